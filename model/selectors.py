@@ -1,0 +1,151 @@
+"""Label selectors, property requirements, taints and tolerations: the matching rules, in pure Python.
+
+These are the reference semantics. The solver's vectorised filters must agree with them, and the
+independent checker uses them directly.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+
+from model.quantity import Quantity
+
+__all__ = [
+    "LabelOperator",
+    "LabelRequirement",
+    "LabelSelector",
+    "PropertyOperator",
+    "PropertyRequirement",
+    "ClusterTerm",
+    "Taint",
+    "Toleration",
+    "TolerationOperator",
+    "first_untolerated",
+]
+
+
+class LabelOperator(str, Enum):
+    IN = "In"
+    NOT_IN = "NotIn"
+    EXISTS = "Exists"
+    DOES_NOT_EXIST = "DoesNotExist"
+
+
+@dataclass(frozen=True, slots=True)
+class LabelRequirement:
+    key: str
+    operator: LabelOperator
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        if self.operator is LabelOperator.IN:
+            return labels.get(self.key) in self.values
+        if self.operator is LabelOperator.NOT_IN:
+            return self.key not in labels or labels[self.key] not in self.values
+        if self.operator is LabelOperator.EXISTS:
+            return self.key in labels
+        return self.key not in labels
+
+
+@dataclass(frozen=True, slots=True)
+class LabelSelector:
+    """matchLabels and matchExpressions, ANDed. The empty selector matches every cluster."""
+
+    match_labels: tuple[tuple[str, str], ...] = ()
+    match_expressions: tuple[LabelRequirement, ...] = ()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        return all(labels.get(k) == v for k, v in self.match_labels) and all(
+            r.matches(labels) for r in self.match_expressions
+        )
+
+    def requirements(self) -> tuple[LabelRequirement, ...]:
+        """Every condition as a requirement (matchLabels become In with one value)."""
+        return tuple(LabelRequirement(k, LabelOperator.IN, (v,)) for k, v in self.match_labels) + tuple(
+            self.match_expressions
+        )
+
+
+class PropertyOperator(str, Enum):
+    GT = "Gt"
+    GE = "Ge"
+    EQ = "Eq"
+    NE = "Ne"
+    LT = "Lt"
+    LE = "Le"
+
+
+_COMPARE = {
+    PropertyOperator.GT: operator.gt,
+    PropertyOperator.GE: operator.ge,
+    PropertyOperator.EQ: operator.eq,
+    PropertyOperator.NE: operator.ne,
+    PropertyOperator.LT: operator.lt,
+    PropertyOperator.LE: operator.le,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PropertyRequirement:
+    """`property <op> value`. A cluster without the property never matches, whatever the operator."""
+
+    name: str
+    operator: PropertyOperator
+    value: Quantity
+
+    def matches(self, properties: Mapping[str, Quantity]) -> bool:
+        actual = properties.get(self.name)
+        if actual is None:
+            return False
+        return _COMPARE[self.operator](actual.nanos, self.value.nanos)
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterTerm:
+    """A label selector AND property requirements. A missing selector matches every cluster."""
+
+    labels: LabelSelector | None = None
+    properties: tuple[PropertyRequirement, ...] = ()
+
+    def matches(self, labels: Mapping[str, str], properties: Mapping[str, Quantity]) -> bool:
+        return (self.labels is None or self.labels.matches(labels)) and all(
+            p.matches(properties) for p in self.properties
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    key: str
+    value: str = ""
+    effect: str = "NoSchedule"
+
+
+class TolerationOperator(str, Enum):
+    EQUAL = "Equal"
+    EXISTS = "Exists"
+
+
+@dataclass(frozen=True, slots=True)
+class Toleration:
+    key: str = ""
+    operator: TolerationOperator = TolerationOperator.EQUAL
+    value: str = ""
+    effect: str = ""
+
+    def tolerates(self, taint: Taint) -> bool:
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.operator is TolerationOperator.EXISTS:
+            return not self.key or self.key == taint.key
+        return self.key == taint.key and self.value == taint.value
+
+
+def first_untolerated(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...]) -> Taint | None:
+    """The first taint no toleration tolerates, or None when all are tolerated."""
+    for taint in taints:
+        if not any(t.tolerates(taint) for t in tolerations):
+            return taint
+    return None

@@ -1,0 +1,106 @@
+"""solve(batch) -> Result: both modes, with statistics."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from model import Batch, RequestResult, Result, SelectionMode, SolveStats
+from solver.decompose import components
+from solver.greedy import solve_greedy
+from solver.objective import combine, evaluate, scale_of
+from solver.optimal import solve_spread
+from solver.prepare import Prepared, prepare
+from solver.solution import Solution, to_result
+from solver.table import ClusterTable
+
+__all__ = ["SolveOptions", "solve", "MODES"]
+
+MODES = ("optimal", "greedy")
+
+
+@dataclass(frozen=True, slots=True)
+class SolveOptions:
+    mode: str = "optimal"
+    time_limit: float = 10.0  # wall seconds for the whole batch; searches past it fall back to greedy
+    seed: int = 0
+    # Work units CP-SAT may spend per model: bounds the search reproducibly, unlike the wall clock.
+    deterministic_budget: float = 5.0
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"unknown mode {self.mode!r}; expected one of {', '.join(MODES)}")
+        if self.time_limit <= 0:
+            raise ValueError("time limit must be positive")
+
+
+def _needs_search(p: Prepared) -> bool:
+    return p.request.mode is SelectionMode.N and bool(p.request.spread) and p.request.count > p.present
+
+
+def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
+    options = options or SolveOptions()
+    started = time.perf_counter()
+    deadline = started + options.time_limit
+    table = ClusterTable(batch)
+    prepared = prepare(batch, table)
+    build_seconds = time.perf_counter() - started
+    solve_seconds = 0.0
+    limit = batch.explain_limit
+
+    objective = bound = 0
+    statuses: set[str] = set()
+    time_limited = False
+    models = 0
+    results: list[RequestResult | None] = [None] * len(prepared)
+    for part in components(prepared):
+        for i in part:
+            p = prepared[i]
+            scale = scale_of(p, table)
+            greedy = solve_greedy(p, table, limit)
+            chosen: Solution = greedy
+            values = evaluate(p, table, scale, greedy.kept, greedy.picks)
+            part_bound = combine(values, scale.spans)
+            if options.mode == "optimal" and _needs_search(p):
+                outcome = solve_spread(
+                    p,
+                    table,
+                    scale,
+                    greedy,
+                    limit,
+                    seed=options.seed,
+                    deterministic_budget=options.deterministic_budget,
+                    deadline=deadline,
+                )
+                chosen, values, part_bound = outcome.solution, outcome.values, outcome.bound
+                build_seconds += outcome.build_seconds
+                solve_seconds += outcome.solve_seconds
+                time_limited |= outcome.time_limited
+                statuses.add(outcome.status)
+                models += 1
+            value = combine(values, scale.spans)
+            objective += value
+            bound += max(part_bound, value)
+            results[i] = to_result(p, table, chosen)
+
+    if options.mode == "greedy":
+        status = "GREEDY"
+    elif statuses - {"OPTIMAL"}:
+        status = "FEASIBLE"
+    else:
+        status = "OPTIMAL"
+    proven = options.mode == "optimal"
+    gap = (bound - objective) / max(1, abs(objective)) if proven else None
+    stats = SolveStats(
+        mode=options.mode,
+        status=status,
+        objective=objective,
+        bound=bound if proven else None,
+        gap=gap,
+        wall_seconds=time.perf_counter() - started,
+        build_seconds=build_seconds,
+        solve_seconds=solve_seconds,
+        time_limited=time_limited,
+        models=models,
+    )
+    return Result(tuple(r for r in results if r is not None), stats)

@@ -1,0 +1,126 @@
+"""An independent checker: re-verifies any Result against its Batch's hard constraints.
+
+Solver-free and deliberately plain: it uses the model's pure-Python matching rules, not the
+vectorised table the solver filters with, so the two implementations check each other.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from model import Batch, Cluster, PlacementRequest, RequestResult, Result, SelectionMode, first_untolerated
+
+__all__ = ["check"]
+
+
+def check(batch: Batch, result: Result) -> list[str]:
+    """Every hard-constraint violation, as readable lines; empty when the result is sound."""
+    clusters = {c.name: c for c in batch.clusters}
+    by_key = result.by_request()
+    problems: list[str] = []
+    for request in batch.requests:
+        got = by_key.get(request.key)
+        if got is None:
+            problems.append(f"{request.key}: no result")
+            continue
+        problems += [f"{request.key}: {p}" for p in _check_request(request, got, clusters, batch.clusters)]
+    extra = set(by_key) - {r.key for r in batch.requests}
+    problems += [f"{key}: result for a request not in the batch" for key in sorted(extra)]
+    return problems
+
+
+def _passes(request: PlacementRequest, cluster: Cluster) -> bool:
+    if not cluster.eligible:
+        return False
+    if request.required and not any(t.matches(cluster.labels, cluster.properties) for t in request.required):
+        return False
+    return first_untolerated(cluster.taints, request.tolerations) is None
+
+
+def _check_request(request: PlacementRequest, got: RequestResult, clusters: dict[str, Cluster], fleet) -> list[str]:
+    problems: list[str] = []
+    names = [c.cluster for c in got.selected]
+    for name, n in Counter(names).items():
+        if n > 1:
+            problems.append(f"cluster {name} selected {n} times")
+    selected = set(names)
+    existing = {d.cluster: d for d in request.existing}
+    live_current = {
+        d.cluster for d in request.existing if d.current and d.cluster in clusters and not clusters[d.cluster].leaving
+    }
+
+    for name in sorted(set(got.released)):
+        if name not in existing:
+            problems.append(f"released {name}, which the request did not hold")
+        if name in selected:
+            problems.append(f"{name} both selected and released")
+    for name in sorted(set(existing) - selected - set(got.released)):
+        problems.append(f"existing decision on {name} neither kept nor released")
+
+    for choice in got.selected:
+        cluster = clusters.get(choice.cluster)
+        if cluster is None:
+            problems.append(f"selected {choice.cluster}, which does not exist")
+            continue
+        if choice.cluster in live_current:
+            continue  # kept: never re-evaluated
+        if cluster.leaving:
+            problems.append(f"selected leaving cluster {cluster.name}")
+        if request.mode is SelectionMode.FIXED:
+            if cluster.name not in request.cluster_names or not cluster.eligible:
+                problems.append(f"selected {cluster.name}, which is not a valid named cluster")
+        elif not _passes(request, cluster):
+            problems.append(f"selected {cluster.name}, which fails the request's filters")
+
+    dropped_current = live_current - selected
+    if request.mode is SelectionMode.N:
+        surplus = max(0, len(live_current) - request.count)
+        if len(dropped_current) > surplus:
+            problems.append(f"dropped {len(dropped_current)} current decisions, only {surplus} surplus")
+        if len(selected) > max(request.count, len(live_current)):
+            problems.append(f"selected {len(selected)} clusters for a request of {request.count}")
+        if got.satisfied != (len(selected) >= request.count):
+            problems.append("satisfied flag disagrees with the count")
+        if selected - live_current:
+            problems += _check_spread(request, selected, live_current, fleet)
+    else:
+        if dropped_current:
+            problems.append(f"dropped current decisions {sorted(dropped_current)}")
+    if request.mode is SelectionMode.ALL:
+        missing = [c.name for c in fleet if _passes(request, c) and c.name not in selected]
+        if missing:
+            problems.append(f"{len(missing)} passing clusters not selected, e.g. {missing[0]}")
+        if not got.satisfied:
+            problems.append("an all-clusters request is always satisfied")
+    if request.mode is SelectionMode.FIXED:
+        valid = all(n in clusters and clusters[n].eligible for n in request.cluster_names)
+        if got.satisfied != valid:
+            problems.append("satisfied flag disagrees with the named clusters' validity")
+    return problems
+
+
+def _skew(request_key: str, members, fleet) -> int:
+    counts: Counter[str] = Counter()
+    domains = {c.labels[request_key] for c in fleet if request_key in c.labels}
+    for cluster in members:
+        if request_key in cluster.labels:
+            counts[cluster.labels[request_key]] += 1
+    if not domains:
+        return 0
+    values = [counts.get(d, 0) for d in domains]
+    return max(values) - min(values)
+
+
+def _check_spread(request: PlacementRequest, selected: set[str], kept: set[str], fleet) -> list[str]:
+    problems = []
+    by_name = {c.name: c for c in fleet}
+    final = [by_name[n] for n in sorted(selected) if n in by_name]
+    before = [by_name[n] for n in sorted(kept) if n in by_name]
+    for constraint in request.spread:
+        if not constraint.hard:
+            continue
+        skew = _skew(constraint.topology_key, final, fleet)
+        allowed = max(constraint.max_skew, _skew(constraint.topology_key, before, fleet))
+        if skew > allowed:
+            problems.append(f"skew {skew} over {constraint.topology_key} exceeds {allowed}")
+    return problems

@@ -1,0 +1,127 @@
+"""The upstream algorithm, exactly: filter, score, sort, take the top N; one pick per cycle under
+topology spread. It is the baseline of every comparison and the hint of every search."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from model import ClusterScore, FilterKind, SelectionMode, Unselected
+from solver.prepare import PASS, Prepared
+from solver.solution import Solution, explain_cycle, explain_filtered, pick_order, score_of
+from solver.spread import SpreadState
+from solver.stickiness import downscale, released_obsolete
+from solver.table import ClusterTable
+
+__all__ = ["solve_greedy", "solve_all", "solve_fixed", "solve_top_n"]
+
+
+def solve_greedy(p: Prepared, table: ClusterTable, limit: int) -> Solution:
+    mode = p.request.mode
+    if mode is SelectionMode.ALL:
+        return solve_all(p, table, limit)
+    if mode is SelectionMode.FIXED:
+        return solve_fixed(p, table)
+    shrunk = downscale(p, table)
+    if shrunk is not None:
+        return shrunk
+    if p.request.spread:
+        return _spread_cycles(p, table, limit)
+    return solve_top_n(p, table, limit)
+
+
+def solve_all(p: Prepared, table: ClusterTable, limit: int) -> Solution:
+    picks = p.candidates
+    return Solution(
+        kept=list(p.kept),
+        picks=[int(r) for r in picks],
+        released=released_obsolete(p, table, picks),
+        unselected=explain_filtered(p, table, limit),
+    )
+
+
+def solve_fixed(p: Prepared, table: ClusterTable) -> Solution:
+    picks, unselected, valid = [], [], set()
+    for name in dict.fromkeys(p.request.cluster_names):
+        row = table.index.get(name)
+        if row is None:
+            unselected.append(Unselected(name, FilterKind.NOT_FOUND))
+            continue
+        cluster = table.cluster(row)
+        if not cluster.eligible:
+            unselected.append(Unselected(name, FilterKind.INELIGIBLE, detail=cluster.ineligible_reason))
+            continue
+        valid.add(row)
+        if row not in p.kept:
+            picks.append(row)
+    return Solution(
+        kept=list(p.kept),
+        picks=sorted(picks),
+        released=released_obsolete(p, table, valid),
+        unselected=unselected,
+        satisfied=not unselected,
+        scored=False,
+    )
+
+
+def solve_top_n(p: Prepared, table: ClusterTable, limit: int) -> Solution:
+    """PickN without spread: one cycle, the best `N - present` candidates."""
+    want = p.request.count - p.present
+    ranked = pick_order(p, table, p.candidates)
+    picks, rest = ranked[:want], ranked[want:]
+    unselected = [
+        Unselected(table.names[r], FilterKind.NOT_PICKED, score=_score(p, r, 0)) for r in rest[:limit]
+    ]
+    unselected += explain_filtered(p, table, limit - len(unselected))
+    return Solution(
+        kept=list(p.kept),
+        picks=[int(r) for r in picks],
+        released=released_obsolete(p, table, picks),
+        unselected=unselected,
+        satisfied=p.present + len(picks) >= p.request.count,
+    )
+
+
+def _score(p: Prepared, row: int, spread: int) -> ClusterScore:
+    return score_of(spread, int(p.affinity[row]))
+
+
+def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
+    """One pick per cycle, domain counts recomputed after each. Obsolete decisions not picked in the
+    first cycle are released at once and lose their preference, as upstream does."""
+    state = SpreadState(table, p.request.spread, list(p.kept))
+    want = p.request.count - p.present
+    available = p.outcome == PASS
+    obsolete = p.obsolete.copy()
+    picks: list[int] = []
+    spread_scores: dict[int, int] = {}
+    first_cycle_obsolete = np.flatnonzero(p.obsolete)
+    unselected: list[Unselected] = []
+    while len(picks) < want:
+        rows = np.flatnonzero(available)
+        topo, violated = state.score(rows)
+        ok = violated < 0
+        scored, scores = rows[ok], topo[ok]
+        chosen = None
+        if len(scored):
+            best = scores.max()
+            top = scored[scores == best]
+            chosen = int(pick_order(p, table, top, obsolete)[0])
+            spread_scores[chosen] = int(best)
+            picks.append(chosen)
+            available[chosen] = False
+            state.add(chosen)
+        obsolete[:] = False  # the first cycle released every obsolete decision it did not re-pick
+        last = chosen is None or len(picks) == want
+        if last:
+            unselected = explain_cycle(p, table, limit, scored, scores, chosen, rows[~ok], violated[~ok], obsolete)
+            break
+    released_rows = [r for r in first_cycle_obsolete if int(r) not in spread_scores]
+    released = [table.names[int(r)] for r in released_rows] + list(p.released)
+    return Solution(
+        kept=list(p.kept),
+        picks=picks,
+        spread_scores=spread_scores,
+        released=released,
+        unselected=unselected,
+        satisfied=p.present + len(picks) >= p.request.count,
+    )

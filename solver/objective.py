@@ -1,0 +1,76 @@
+"""The objective both modes are measured by, per request, lexicographic in this order:
+
+1. clusters: how many clusters the request holds (never fewer than greedy finds);
+2. spread: minus the spread penalty, every constraint's final skew plus 1000 per unit a soft
+   constraint exceeds its max skew (the price upstream's score puts on it);
+3. affinity: the summed preferred-affinity score of the new picks;
+4. obsolete: how many picks keep a cluster that holds a decision of an older policy (less churn);
+5. name: the summed name rank of the picks, so that among equals larger names win, upstream's tie-break.
+
+Each level is shifted to [0, span] and the levels are combined exactly, with Python integers, so a
+higher level always outweighs everything below it. The spans depend only on the request and the
+fleet, never on the answer, so the two modes are compared on one scale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from model import SelectionMode
+from solver.prepare import Prepared
+from solver.spread import SOFT_VIOLATION, SpreadState
+from solver.table import ClusterTable
+
+__all__ = ["LEVELS", "Scale", "scale_of", "evaluate", "combine"]
+
+LEVELS = ("clusters", "spread", "affinity", "obsolete", "name")
+
+
+@dataclass(frozen=True, slots=True)
+class Scale:
+    """How each level is shifted and how wide it is, for one request."""
+
+    picks: int  # the most new picks the request can make
+    spans: tuple[int, ...]  # per level: shifted values lie in [0, span]
+    offsets: tuple[int, ...]  # per level: added to the raw value (new picks, -penalty, sums)
+
+
+def scale_of(p: Prepared, table: ClusterTable) -> Scale:
+    candidates = p.candidates
+    if p.request.mode is SelectionMode.N:
+        picks = max(0, p.request.count - p.present)
+    elif p.request.mode is SelectionMode.FIXED:
+        picks = len(p.request.cluster_names)
+    else:
+        picks = len(candidates)
+    picks = min(picks, max(len(candidates), 0)) if p.request.mode is not SelectionMode.FIXED else picks
+    scores = p.affinity[candidates] if len(candidates) else np.zeros(1, dtype=np.int64)
+    low, high = min(int(scores.min()), 0), max(int(scores.max()), 0)
+    most = p.present + picks
+    spread_ceiling = sum((1 + (0 if s.hard else SOFT_VIOLATION)) * most for s in p.request.spread)
+    spans = (p.present + picks, spread_ceiling, picks * (high - low), picks, picks * table.size)
+    return Scale(picks, spans, (p.present, spread_ceiling, -picks * low, 0, 0))
+
+
+def evaluate(p: Prepared, table: ClusterTable, scale: Scale, kept: list[int], picks: list[int]) -> tuple[int, ...]:
+    """The shifted level values of an answer."""
+    rows = np.asarray(picks, dtype=np.int64)
+    penalty = SpreadState(table, p.request.spread, [*kept, *picks]).penalty() if p.request.spread else 0
+    raw = (
+        len(picks) + len(kept) - p.present,
+        -penalty,
+        int(p.affinity[rows].sum()),
+        int(p.obsolete[rows].sum()),
+        int(table.rank[rows].sum()),
+    )
+    return tuple(r + o for r, o in zip(raw, scale.offsets, strict=True))
+
+
+def combine(values: tuple[int, ...], spans: tuple[int, ...]) -> int:
+    """Levels into one integer, each outweighing all below it."""
+    total = values[0]
+    for value, span in zip(values[1:], spans[1:], strict=True):
+        total = total * (span + 1) + value
+    return total

@@ -1,0 +1,74 @@
+"""Filter and score every request against the cluster table, before any search.
+
+This is the framework's Filter and Score stages for all requests at once. Plugin order decides which
+reason a cluster is reported with: required affinity, then eligibility, then taints, then whether
+the request already holds the cluster under its current policy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from model import Batch, ExistingDecision, PlacementRequest, SelectionMode
+from solver.table import ClusterTable
+
+__all__ = ["Prepared", "prepare", "PASS", "AFFINITY", "INELIGIBLE", "TAINT", "HELD"]
+
+# Per-cluster filter outcome codes, in plugin order.
+PASS, AFFINITY, INELIGIBLE, TAINT, HELD = 0, 1, 2, 3, 4
+
+
+@dataclass(slots=True)
+class Prepared:
+    """One request, filtered and scored against the whole fleet."""
+
+    request: PlacementRequest
+    outcome: np.ndarray  # int8 per cluster: PASS or the first failing filter
+    affinity: np.ndarray  # int64 per cluster: preferred-affinity score (0 where not scored)
+    obsolete: np.ndarray  # bool per cluster: holds a decision of an older policy
+    kept: dict[int, ExistingDecision] = field(default_factory=dict)  # current decisions in force, by row
+    released: list[str] = field(default_factory=list)  # decisions that lapse whatever is chosen
+
+    @property
+    def candidates(self) -> np.ndarray:
+        return np.flatnonzero(self.outcome == PASS)
+
+    @property
+    def present(self) -> int:
+        return len(self.kept)
+
+
+def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
+    requests = batch.requests
+    required = table.required_masks(r.required for r in requests if r.mode is not SelectionMode.FIXED)
+    scored = table.affinity_scores(r.preferences for r in requests if r.mode is SelectionMode.N)
+    zeros = np.zeros(table.size, dtype=np.int64)
+    out = []
+    for request in requests:
+        outcome = np.zeros(table.size, dtype=np.int8)
+        if request.mode is not SelectionMode.FIXED:
+            # Later filters only apply where earlier ones passed, so assign in reverse plugin order.
+            outcome[~table.tolerated(request.tolerations)] = TAINT
+            outcome[~table.eligible] = INELIGIBLE
+            if request.required:
+                outcome[~required[request.required]] = AFFINITY
+        affinity = scored.get(request.preferences, zeros) if request.mode is SelectionMode.N else zeros
+        prepared = Prepared(request, outcome, affinity, np.zeros(table.size, dtype=bool))
+        _classify_existing(prepared, table)
+        out.append(prepared)
+    return out
+
+
+def _classify_existing(prepared: Prepared, table: ClusterTable) -> None:
+    """Sort existing decisions into kept, obsolete (re-evaluated) and lapsed (cluster gone or leaving)."""
+    for decision in sorted(prepared.request.existing, key=lambda d: d.cluster):
+        row = table.index.get(decision.cluster)
+        if row is None or table.leaving[row]:
+            prepared.released.append(decision.cluster)
+        elif decision.current:
+            prepared.kept[row] = decision
+            prepared.outcome[row] = HELD
+        else:
+            prepared.obsolete[row] = True

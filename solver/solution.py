@@ -1,0 +1,120 @@
+"""What a mode decides for one request, before it becomes a model.RequestResult."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from model import Choice, ClusterScore, FilterKind, RequestResult, Unselected, first_untolerated
+from solver.prepare import AFFINITY, INELIGIBLE, TAINT, Prepared
+from solver.table import ClusterTable
+
+__all__ = ["Solution", "explain_cycle", "explain_filtered", "pick_order", "score_of", "to_result"]
+
+
+@dataclass(slots=True)
+class Solution:
+    kept: list[int]  # rows of current decisions that stay
+    picks: list[int]  # rows newly chosen, in decision order
+    spread_scores: dict[int, int] = field(default_factory=dict)  # per pick
+    released: list[str] = field(default_factory=list)
+    unselected: list[Unselected] = field(default_factory=list)
+    satisfied: bool = True
+    scheduled: bool = True
+    scored: bool = True  # picks carry scores (not for FIXED)
+
+
+def pick_order(p: Prepared, table: ClusterTable, rows: np.ndarray, obsolete: np.ndarray | None = None) -> np.ndarray:
+    """Rows sorted best first by (affinity, holds an obsolete decision, name): the upstream order
+    among clusters of equal topology score, where the larger name wins a tie."""
+    obsolete = p.obsolete if obsolete is None else obsolete
+    order = np.lexsort((table.rank[rows], obsolete[rows], p.affinity[rows]))
+    return rows[order[::-1]]
+
+
+_FILTER_KIND = {AFFINITY: FilterKind.AFFINITY, INELIGIBLE: FilterKind.INELIGIBLE, TAINT: FilterKind.TAINT}
+
+
+def explain_filtered(p: Prepared, table: ClusterTable, budget: int, extra: dict[int, Unselected] | None = None):
+    """Up to `budget` filtered clusters, by name, each with the first filter it failed."""
+    out: list[Unselected] = []
+    if budget <= 0:
+        return out
+    filtered = np.flatnonzero((p.outcome == AFFINITY) | (p.outcome == INELIGIBLE) | (p.outcome == TAINT))
+    if extra:
+        filtered = np.union1d(filtered, np.fromiter(extra, dtype=np.int64, count=len(extra)))
+    for row in filtered[:budget]:
+        row = int(row)
+        if extra and row in extra:
+            out.append(extra[row])
+            continue
+        cluster = table.cluster(row)
+        kind = _FILTER_KIND[int(p.outcome[row])]
+        if kind is FilterKind.TAINT:
+            taint = first_untolerated(cluster.taints, p.request.tolerations)
+            out.append(Unselected(cluster.name, kind, taint=taint))
+        elif kind is FilterKind.INELIGIBLE:
+            out.append(Unselected(cluster.name, kind, detail=cluster.ineligible_reason))
+        else:
+            out.append(Unselected(cluster.name, kind))
+    return out
+
+
+_SCORE_CACHE: dict[tuple[int, int], ClusterScore] = {}
+
+
+def score_of(spread: int, affinity: int) -> ClusterScore:
+    key = (spread, affinity)
+    score = _SCORE_CACHE.get(key)
+    if score is None:
+        score = _SCORE_CACHE[key] = ClusterScore(spread, affinity)
+    return score
+
+
+def explain_cycle(
+    p: Prepared,
+    table: ClusterTable,
+    limit: int,
+    scored: np.ndarray,
+    scores: np.ndarray,
+    chosen: int | None,
+    blocked: np.ndarray,
+    violated: np.ndarray,
+    obsolete: np.ndarray,
+) -> list[Unselected]:
+    """The last cycle's report: clusters not picked (best first), then filtered ones by name."""
+    keep = scored != chosen if chosen is not None else np.ones(len(scored), dtype=bool)
+    rows, topo = scored[keep], scores[keep]
+    order = np.lexsort((table.rank[rows], obsolete[rows], p.affinity[rows], topo))[::-1]
+    out = [
+        Unselected(table.names[int(rows[i])], FilterKind.NOT_PICKED, score=score_of(int(topo[i]), int(p.affinity[int(rows[i])])))
+        for i in order[:limit]
+    ]
+    constraints = p.request.spread
+    extra = {
+        int(r): Unselected(
+            table.names[int(r)],
+            FilterKind.SPREAD,
+            detail=constraints[int(k)].topology_key,
+            skew=constraints[int(k)].max_skew,
+        )
+        for r, k in zip(blocked, violated, strict=True)
+    }
+    return out + explain_filtered(p, table, limit - len(out), extra)
+
+
+def to_result(p: Prepared, table: ClusterTable, solution: Solution) -> RequestResult:
+    names = table.names
+    selected = [Choice(names[row], p.kept[row].score, kept=True) for row in solution.kept]
+    for row in solution.picks:
+        score = score_of(solution.spread_scores.get(row, 0), int(p.affinity[row])) if solution.scored else None
+        selected.append(Choice(names[row], score))
+    return RequestResult(
+        request=p.request.key,
+        selected=tuple(selected),
+        released=tuple(sorted(solution.released)),
+        unselected=tuple(solution.unselected),
+        satisfied=solution.satisfied,
+        scheduled=solution.scheduled,
+    )

@@ -1,0 +1,205 @@
+"""The cluster table: every cluster as one row of a polars frame, and vectorised filters and scores.
+
+Selectors, property requirements and preference scores are compiled to polars expressions and
+evaluated for all distinct policies of a batch in one `select`, so the cost of filtering grows
+with the number of distinct policies, not with placements x clusters in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from model import (
+    Batch,
+    ClusterTerm,
+    LabelOperator,
+    LabelRequirement,
+    LabelSelector,
+    Preference,
+    PropertyOperator,
+    PropertyRequirement,
+    Toleration,
+    first_untolerated,
+)
+
+__all__ = ["ClusterTable"]
+
+
+def _label_column(key: str) -> str:
+    return f"l\x00{key}"
+
+
+def _exact_column(name: str) -> str:
+    return f"p\x00{name}"
+
+
+def _float_column(name: str) -> str:
+    return f"f\x00{name}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Columns:
+    labels: frozenset[str]
+    properties: frozenset[str]
+
+
+class ClusterTable:
+    """The batch's clusters as columns: labels, exact property values (nano-units, Int128) and their
+    float64 approximations (for sorter interpolation), plus eligibility and name rank."""
+
+    def __init__(self, batch: Batch) -> None:
+        clusters = batch.clusters
+        self.names: list[str] = [c.name for c in clusters]
+        self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
+        self.size = len(clusters)
+        self.eligible = np.fromiter((c.eligible for c in clusters), dtype=bool, count=self.size)
+        self.leaving = np.fromiter((c.leaving for c in clusters), dtype=bool, count=self.size)
+        # Batch clusters are sorted by name, so the row index is the name rank.
+        self.rank = np.arange(self.size, dtype=np.int64)
+        self.tainted = [i for i, c in enumerate(clusters) if c.taints]
+        self._clusters = clusters
+        self._columns = self._wanted_columns(batch)
+        self.frame = self._build_frame()
+        self._tolerance_cache: dict[tuple[Toleration, ...], np.ndarray] = {}
+
+    # -- construction -------------------------------------------------------------------------
+
+    @staticmethod
+    def _wanted_columns(batch: Batch) -> _Columns:
+        labels: set[str] = set()
+        properties: set[str] = set()
+
+        def selector_keys(selector: LabelSelector | None) -> None:
+            if selector is not None:
+                labels.update(r.key for r in selector.requirements())
+
+        for request in batch.requests:
+            for term in request.required:
+                selector_keys(term.labels)
+                properties.update(p.name for p in term.properties)
+            for pref in request.preferences:
+                selector_keys(pref.labels)
+                if pref.sorter is not None:
+                    properties.add(pref.sorter.name)
+            labels.update(s.topology_key for s in request.spread)
+        return _Columns(frozenset(labels), frozenset(properties))
+
+    def _build_frame(self) -> pl.DataFrame:
+        data: dict[str, pl.Series] = {}
+        for key in sorted(self._columns.labels):
+            data[_label_column(key)] = pl.Series([c.labels.get(key) for c in self._clusters], dtype=pl.String)
+        for name in sorted(self._columns.properties):
+            values = [c.properties.get(name) for c in self._clusters]
+            data[_exact_column(name)] = pl.Series([None if v is None else v.nanos for v in values], dtype=pl.Int128)
+            data[_float_column(name)] = pl.Series(
+                [None if v is None else v.as_float() for v in values], dtype=pl.Float64
+            )
+        return pl.DataFrame(data, height=self.size)
+
+    # -- compiled expressions -----------------------------------------------------------------
+
+    def _label(self, key: str) -> pl.Expr:
+        if key in self._columns.labels:
+            return pl.col(_label_column(key))
+        return pl.lit(None, dtype=pl.String)
+
+    def _requirement(self, req: LabelRequirement) -> pl.Expr:
+        col = self._label(req.key)
+        if req.operator is LabelOperator.IN:
+            return col.is_in(list(req.values)).fill_null(False)
+        if req.operator is LabelOperator.NOT_IN:
+            return col.is_null() | ~col.is_in(list(req.values)).fill_null(False)
+        if req.operator is LabelOperator.EXISTS:
+            return col.is_not_null()
+        return col.is_null()
+
+    def _selector(self, selector: LabelSelector | None) -> pl.Expr:
+        if selector is None:
+            return pl.lit(True)
+        return pl.all_horizontal([pl.lit(True), *(self._requirement(r) for r in selector.requirements())])
+
+    def _property(self, req: PropertyRequirement) -> pl.Expr:
+        col = pl.col(_exact_column(req.name))
+        value = pl.lit(req.value.nanos, dtype=pl.Int128)
+        compare = {
+            PropertyOperator.GT: col > value,
+            PropertyOperator.GE: col >= value,
+            PropertyOperator.EQ: col == value,
+            PropertyOperator.NE: col != value,
+            PropertyOperator.LT: col < value,
+            PropertyOperator.LE: col <= value,
+        }[req.operator]
+        return compare.fill_null(False)  # a missing property matches nothing
+
+    def _term(self, term: ClusterTerm) -> pl.Expr:
+        return pl.all_horizontal([self._selector(term.labels), *(self._property(p) for p in term.properties)])
+
+    def _required(self, terms: tuple[ClusterTerm, ...]) -> pl.Expr:
+        return pl.any_horizontal([self._term(t) for t in terms])
+
+    def _preference_score(self, pref: Preference) -> pl.Expr:
+        if pref.sorter is None:
+            value = pl.lit(pref.weight, dtype=pl.Float64)
+        else:
+            col = pl.col(_float_column(pref.sorter.name))
+            low, high = col.min(), col.max()  # over every cluster, eligible or not
+            ratio = (col - low) / (high - low)
+            if pref.sorter.ascending:
+                ratio = 1.0 - ratio
+            interpolated = (ratio * pref.weight).round(0, mode="half_away_from_zero")
+            value = pl.when(high == low).then(0.0).otherwise(interpolated).fill_null(0.0)
+        return pl.when(self._selector(pref.labels)).then(value).otherwise(0.0).cast(pl.Int64)
+
+    def _preferences(self, prefs: tuple[Preference, ...]) -> pl.Expr:
+        scored = [self._preference_score(p) for p in prefs if p.weight != 0]
+        if not scored:
+            return pl.lit(0, dtype=pl.Int64)
+        return pl.sum_horizontal(scored).cast(pl.Int64)
+
+    # -- bulk evaluation ----------------------------------------------------------------------
+
+    def _evaluate(self, keys: Iterable, compile_one, dtype) -> dict:
+        unique = sorted(set(keys), key=repr)
+        if not unique or self.size == 0:
+            return {k: np.zeros(self.size, dtype=dtype) for k in unique}
+        frame = self.frame.select([compile_one(k).alias(str(i)) for i, k in enumerate(unique)])
+        return {k: frame.get_column(str(i)).to_numpy().astype(dtype, copy=False) for i, k in enumerate(unique)}
+
+    def required_masks(self, term_sets: Iterable[tuple[ClusterTerm, ...]]) -> dict[tuple, np.ndarray]:
+        """For each distinct non-empty tuple of ORed terms: which clusters match."""
+        return self._evaluate((t for t in term_sets if t), self._required, bool)
+
+    def affinity_scores(self, preference_sets: Iterable[tuple[Preference, ...]]) -> dict[tuple, np.ndarray]:
+        """For each distinct non-empty tuple of preferences: every cluster's summed score."""
+        return self._evaluate((p for p in preference_sets if p), self._preferences, np.int64)
+
+    def tolerated(self, tolerations: tuple[Toleration, ...]) -> np.ndarray:
+        """Which clusters have no taint left untolerated; cached per distinct toleration set."""
+        mask = self._tolerance_cache.get(tolerations)
+        if mask is None:
+            mask = np.ones(self.size, dtype=bool)
+            for i in self.tainted:
+                if first_untolerated(self._clusters[i].taints, tolerations) is not None:
+                    mask[i] = False
+            self._tolerance_cache[tolerations] = mask
+        return mask
+
+    def domain_codes(self, key: str) -> tuple[np.ndarray, list[str]]:
+        """The topology domain of every cluster for a label key: codes 0..D-1, -1 without the label."""
+        if key not in self._columns.labels:
+            return np.full(self.size, -1, dtype=np.int64), []
+        values = self.frame.get_column(_label_column(key))
+        domains = sorted(v for v in values.unique().to_list() if v is not None)
+        lookup = {v: i for i, v in enumerate(domains)}
+        codes = np.fromiter((lookup.get(v, -1) if v is not None else -1 for v in values.to_list()), np.int64)
+        return codes, domains
+
+    def cluster(self, i: int):
+        return self._clusters[i]
+
+    def rows(self, names: Sequence[str]) -> np.ndarray:
+        return np.fromiter((self.index[n] for n in names), dtype=np.int64, count=len(names))
