@@ -9,7 +9,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from model.quantity import Quantity
 
@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 
-class LabelOperator(str, Enum):
+class LabelOperator(StrEnum):
     IN = "In"
     NOT_IN = "NotIn"
     EXISTS = "Exists"
@@ -69,7 +69,7 @@ class LabelSelector:
         )
 
 
-class PropertyOperator(str, Enum):
+class PropertyOperator(StrEnum):
     GT = "Gt"
     GE = "Ge"
     EQ = "Eq"
@@ -123,7 +123,7 @@ class Taint:
     effect: str = "NoSchedule"
 
 
-class TolerationOperator(str, Enum):
+class TolerationOperator(StrEnum):
     EQUAL = "Equal"
     EXISTS = "Exists"
 

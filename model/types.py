@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 
 from model.quantity import Quantity
 from model.selectors import ClusterTerm, LabelSelector, Taint, Toleration
@@ -33,7 +33,6 @@ __all__ = [
 ]
 
 
-
 @dataclass(frozen=True, slots=True)
 class Cluster:
     """One member cluster. `eligible` is false (with the reason) when nothing new may land on it;
@@ -48,7 +47,7 @@ class Cluster:
     leaving: bool = False
 
 
-class SelectionMode(str, Enum):
+class SelectionMode(StrEnum):
     ALL = "all"  # every cluster that passes the filters
     N = "n"  # the best `count` clusters
     FIXED = "fixed"  # exactly the named clusters
@@ -135,7 +134,7 @@ class Batch:
         return {c.name: i for i, c in enumerate(self.clusters)}
 
 
-class FilterKind(str, Enum):
+class FilterKind(StrEnum):
     AFFINITY = "affinity"  # matches no required term
     INELIGIBLE = "ineligible"  # detail: the cluster's ineligible_reason
     TAINT = "taint"  # detail: the untolerated taint, as key=value:effect

@@ -37,7 +37,9 @@ def _passes(request: PlacementRequest, cluster: Cluster) -> bool:
     return first_untolerated(cluster.taints, request.tolerations) is None
 
 
-def _check_request(request: PlacementRequest, got: RequestResult, clusters: dict[str, Cluster], fleet) -> list[str]:
+def _check_request(
+    request: PlacementRequest, got: RequestResult, clusters: dict[str, Cluster], fleet
+) -> list[str]:
     problems: list[str] = []
     names = [c.cluster for c in got.selected]
     for name, n in Counter(names).items():
@@ -46,7 +48,9 @@ def _check_request(request: PlacementRequest, got: RequestResult, clusters: dict
     selected = set(names)
     existing = {d.cluster: d for d in request.existing}
     live_current = {
-        d.cluster for d in request.existing if d.current and d.cluster in clusters and not clusters[d.cluster].leaving
+        d.cluster
+        for d in request.existing
+        if d.current and d.cluster in clusters and not clusters[d.cluster].leaving
     }
 
     for name in sorted(set(got.released)):

@@ -113,7 +113,9 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
         obsolete[:] = False  # the first cycle released every obsolete decision it did not re-pick
         last = chosen is None or len(picks) == want
         if last:
-            unselected = explain_cycle(p, table, limit, scored, scores, chosen, rows[~ok], violated[~ok], obsolete)
+            unselected = explain_cycle(
+                p, table, limit, scored, scores, chosen, rows[~ok], violated[~ok], obsolete
+            )
             break
     released_rows = [r for r in first_cycle_obsolete if int(r) not in spread_scores]
     released = [table.names[int(r)] for r in released_rows] + list(p.released)

@@ -54,7 +54,9 @@ def scale_of(p: Prepared, table: ClusterTable) -> Scale:
     return Scale(picks, spans, (p.present, spread_ceiling, -picks * low, 0, 0))
 
 
-def evaluate(p: Prepared, table: ClusterTable, scale: Scale, kept: list[int], picks: list[int]) -> tuple[int, ...]:
+def evaluate(
+    p: Prepared, table: ClusterTable, scale: Scale, kept: list[int], picks: list[int]
+) -> tuple[int, ...]:
     """The shifted level values of an answer."""
     rows = np.asarray(picks, dtype=np.int64)
     penalty = SpreadState(table, p.request.spread, [*kept, *picks]).penalty() if p.request.spread else 0

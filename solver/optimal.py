@@ -37,9 +37,10 @@ class SearchOutcome:
     time_limited: bool
 
 
-def _canonical(p: Prepared, table: ClusterTable, cells: dict[int, list[int]], picks: list[int]) -> list[int]:
-    """The same number of picks per cell, but the cell's best ones: never worse for the objective."""
-    cell_of = {row: cell for cell, rows in cells.items() for row in rows}
+def _canonical(cells: dict[int, list[int]], cell_of: dict[int, int], picks: list[int]) -> list[int]:
+    """The same number of picks per cell, but the cell's best ones: never worse for the objective.
+    `cell_of` covers every candidate: greedy may pick one a truncated cell does not list (after its
+    first cycle it no longer prefers obsolete decisions, which rank first in a cell)."""
     taken: dict[int, int] = {}
     for row in picks:
         taken[cell_of[row]] = taken.get(cell_of[row], 0) + 1
@@ -66,6 +67,7 @@ def solve_spread(
     candidates = np.flatnonzero(p.outcome == PASS)
     cell_ids = state.cells(candidates)
     cells: dict[int, list[int]] = {}
+    cell_of = {int(r): int(c) for r, c in zip(candidates.tolist(), cell_ids.tolist(), strict=True)}
     for cell in np.unique(cell_ids):
         rows = pick_order(p, table, candidates[cell_ids == cell])
         cells[int(cell)] = [int(r) for r in rows[:want]]
@@ -118,7 +120,7 @@ def solve_spread(
         cp_model.LinearExpr.weighted_sum([x[r] for r in rows], [int(table.rank[r]) for r in rows]),
     ]
 
-    hint = _canonical(p, table, cells, greedy.picks) if set(greedy.picks) <= set(rows) else []
+    hint = _canonical(cells, cell_of, greedy.picks)
     hinted = set(hint)
     for r in rows:
         model.add_hint(x[r], r in hinted)
@@ -158,7 +160,7 @@ def solve_spread(
         for r in rows:
             model.add_hint(x[r], r in set(best))
 
-    fallback = _canonical(p, table, cells, greedy.picks)
+    fallback = _canonical(cells, cell_of, greedy.picks)
     picks = fallback if best is None else best
     values = evaluate(p, table, scale, kept, picks)
     fallback_values = evaluate(p, table, scale, kept, fallback)
@@ -229,7 +231,9 @@ def _finish(p: Prepared, table: ClusterTable, picks: list[int], limit: int) -> S
     rest = np.asarray([r for r in p.candidates.tolist() if r not in chosen], dtype=np.int64)
     score, violated = state.score(rest)
     ok = violated < 0
-    unselected = explain_cycle(p, table, limit, rest[ok], score[ok], None, rest[~ok], violated[~ok], p.obsolete)
+    unselected = explain_cycle(
+        p, table, limit, rest[ok], score[ok], None, rest[~ok], violated[~ok], p.obsolete
+    )
     released = [table.names[int(r)] for r in np.flatnonzero(p.obsolete) if int(r) not in chosen]
     return Solution(
         kept=kept,
@@ -239,4 +243,3 @@ def _finish(p: Prepared, table: ClusterTable, picks: list[int], limit: int) -> S
         unselected=unselected,
         satisfied=p.present + len(picks) >= p.request.count,
     )
-

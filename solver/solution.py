@@ -25,7 +25,9 @@ class Solution:
     scored: bool = True  # picks carry scores (not for FIXED)
 
 
-def pick_order(p: Prepared, table: ClusterTable, rows: np.ndarray, obsolete: np.ndarray | None = None) -> np.ndarray:
+def pick_order(
+    p: Prepared, table: ClusterTable, rows: np.ndarray, obsolete: np.ndarray | None = None
+) -> np.ndarray:
     """Rows sorted best first by (affinity, holds an obsolete decision, name): the upstream order
     among clusters of equal topology score, where the larger name wins a tie."""
     obsolete = p.obsolete if obsolete is None else obsolete
@@ -36,7 +38,9 @@ def pick_order(p: Prepared, table: ClusterTable, rows: np.ndarray, obsolete: np.
 _FILTER_KIND = {AFFINITY: FilterKind.AFFINITY, INELIGIBLE: FilterKind.INELIGIBLE, TAINT: FilterKind.TAINT}
 
 
-def explain_filtered(p: Prepared, table: ClusterTable, budget: int, extra: dict[int, Unselected] | None = None):
+def explain_filtered(
+    p: Prepared, table: ClusterTable, budget: int, extra: dict[int, Unselected] | None = None
+):
     """Up to `budget` filtered clusters, by name, each with the first filter it failed."""
     out: list[Unselected] = []
     if budget <= 0:
@@ -88,7 +92,11 @@ def explain_cycle(
     rows, topo = scored[keep], scores[keep]
     order = np.lexsort((table.rank[rows], obsolete[rows], p.affinity[rows], topo))[::-1]
     out = [
-        Unselected(table.names[int(rows[i])], FilterKind.NOT_PICKED, score=score_of(int(topo[i]), int(p.affinity[int(rows[i])])))
+        Unselected(
+            table.names[int(rows[i])],
+            FilterKind.NOT_PICKED,
+            score=score_of(int(topo[i]), int(p.affinity[int(rows[i])])),
+        )
         for i in order[:limit]
     ]
     constraints = p.request.spread
@@ -108,7 +116,9 @@ def to_result(p: Prepared, table: ClusterTable, solution: Solution) -> RequestRe
     names = table.names
     selected = [Choice(names[row], p.kept[row].score, kept=True) for row in solution.kept]
     for row in solution.picks:
-        score = score_of(solution.spread_scores.get(row, 0), int(p.affinity[row])) if solution.scored else None
+        score = (
+            score_of(solution.spread_scores.get(row, 0), int(p.affinity[row])) if solution.scored else None
+        )
         selected.append(Choice(names[row], score))
     return RequestResult(
         request=p.request.key,

@@ -30,7 +30,9 @@ class _Dimension:
 class SpreadState:
     """Domain counts of one request's spread constraints, updated pick by pick."""
 
-    def __init__(self, table: ClusterTable, constraints: tuple[SpreadConstraint, ...], held: list[int]) -> None:
+    def __init__(
+        self, table: ClusterTable, constraints: tuple[SpreadConstraint, ...], held: list[int]
+    ) -> None:
         self.dimensions: list[_Dimension] = []
         for constraint in constraints:
             codes, domains = table.domain_codes(constraint.topology_key)

@@ -98,7 +98,8 @@ class ClusterTable:
             data[_float_column(name)] = pl.Series(
                 [None if v is None else v.as_float() for v in values], dtype=pl.Float64
             )
-        return pl.DataFrame(data, height=self.size)
+        # No columns: still one row per cluster (polars rejects an empty dict with a height).
+        return pl.DataFrame(data or None, height=self.size)
 
     # -- compiled expressions -----------------------------------------------------------------
 
@@ -166,7 +167,8 @@ class ClusterTable:
         unique = sorted(set(keys), key=repr)
         if not unique or self.size == 0:
             return {k: np.zeros(self.size, dtype=dtype) for k in unique}
-        frame = self.frame.select([compile_one(k).alias(str(i)) for i, k in enumerate(unique)])
+        # with_columns, not select: an expression made only of literals must still give one value per row.
+        frame = self.frame.with_columns([compile_one(k).alias(str(i)) for i, k in enumerate(unique)])
         return {k: frame.get_column(str(i)).to_numpy().astype(dtype, copy=False) for i, k in enumerate(unique)}
 
     def required_masks(self, term_sets: Iterable[tuple[ClusterTerm, ...]]) -> dict[tuple, np.ndarray]:

@@ -1,0 +1,115 @@
+"""MemberCluster -> model.Cluster: labels, properties, taints, and eligibility at a given time."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from adapters.errors import InputError
+from adapters.fleet import names as n
+from adapters.fleet.fields import Fields, parse_time
+from adapters.manifests import Manifest
+from model import Cluster, Quantity, QuantityError, Taint, parse_quantity
+
+__all__ = ["load_cluster", "eligibility"]
+
+
+def load_cluster(manifest: Manifest, now: datetime) -> Cluster:
+    f = Fields(manifest)
+    obj = manifest.obj
+    labels = f.string_map(obj.get("metadata", {}).get("labels"), "metadata.labels")
+    spec = f.mapping(obj.get("spec"), "spec")
+    status = f.mapping(obj.get("status"), "status")
+    taints = []
+    for i, raw in enumerate(f.sequence(spec.get("taints"), "spec.taints")):
+        path = f"spec.taints[{i}]"
+        raw = f.mapping(raw, path)
+        effect = f.string(raw.get("effect", "NoSchedule"), f"{path}.effect")
+        if effect != "NoSchedule":
+            raise InputError(
+                f"unsupported effect {effect!r} (only NoSchedule)", where=manifest.ref, field=path
+            )
+        key = f.string(raw.get("key"), f"{path}.key")
+        if not key:
+            raise InputError("a taint needs a key", where=manifest.ref, field=f"{path}.key")
+        taints.append(Taint(key, f.string(raw.get("value", ""), f"{path}.value"), effect))
+    leaving = obj.get("metadata", {}).get("deletionTimestamp") is not None
+    eligible, reason = eligibility(f, status, now, leaving)
+    return Cluster(
+        name=manifest.name,
+        labels=labels,
+        properties=_properties(f, status),
+        taints=tuple(taints),
+        eligible=eligible,
+        ineligible_reason=reason,
+        leaving=leaving,
+    )
+
+
+def _quantity(f: Fields, value: Any, path: str) -> Quantity:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise InputError("expected a quantity", where=f.where, field=path)
+    try:
+        return parse_quantity(str(value))
+    except QuantityError as err:
+        raise InputError(str(err), where=f.where, field=path) from None
+
+
+def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
+    out: dict[str, Quantity] = {}
+    for name, entry in sorted(f.mapping(status.get("properties"), "status.properties").items()):
+        path = f"status.properties[{name}].value"
+        entry = f.mapping(entry, f"status.properties[{name}]")
+        if "value" in entry:
+            out[name] = _quantity(f, entry["value"], path)
+    usage = f.mapping(status.get("resourceUsage"), "status.resourceUsage")
+    for capacity_type, field in n.RESOURCE_CAPACITY_TYPES.items():
+        for resource, value in sorted(f.mapping(usage.get(field), f"status.resourceUsage.{field}").items()):
+            path = f"status.resourceUsage.{field}.{resource}"
+            out[f"{n.RESOURCE_PROPERTY_PREFIX}{capacity_type}-{resource}"] = _quantity(f, value, path)
+    return out
+
+
+def _minutes_since(now: datetime, then: datetime) -> float:
+    return (now - then).total_seconds() / 60.0
+
+
+def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bool) -> tuple[bool, str]:
+    """Whether new placements may land on the cluster, and the upstream reason when not."""
+    if leaving:
+        return False, n.LEFT_FLEET
+    agents = f.sequence(status.get("agentStatus"), "status.agentStatus")
+    agent = None
+    for i, raw in enumerate(agents):
+        raw = f.mapping(raw, f"status.agentStatus[{i}]")
+        if raw.get("type") == n.MEMBER_AGENT:
+            agent, index = raw, i
+            break
+    if agent is None:
+        return False, n.AGENT_MISSING
+    path = f"status.agentStatus[{index}]"
+    # A missing time is Go's zero time: long ago.
+    heartbeat = parse_time(f, agent.get("lastReceivedHeartbeat"), f"{path}.lastReceivedHeartbeat")
+    since = _minutes_since(now, heartbeat)
+    if since > n.HEARTBEAT_TIMEOUT_MINUTES:
+        return False, n.NO_HEARTBEAT.format(since)
+    conditions = {}
+    for i, raw in enumerate(f.sequence(agent.get("conditions"), f"{path}.conditions")):
+        raw = f.mapping(raw, f"{path}.conditions[{i}]")
+        conditions.setdefault(raw.get("type"), (i, raw))
+    joined = conditions.get("Joined")
+    if joined is None or joined[1].get("status") != "True":
+        return False, n.NOT_JOINED
+    healthy = conditions.get("Healthy")
+    if healthy is None:
+        return False, n.NO_HEALTH
+    i, condition = healthy
+    if condition.get("status") != "True":
+        changed = parse_time(
+            f, condition.get("lastTransitionTime"), f"{path}.conditions[{i}].lastTransitionTime"
+        )
+        since = _minutes_since(now, changed)
+        if since > n.HEALTH_TIMEOUT_MINUTES:
+            return False, n.UNHEALTHY.format(since)
+    return True, ""

@@ -1,0 +1,215 @@
+"""model.Result -> the Fleet objects the scheduler writes: bindings and policy snapshot status."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import UTC
+from typing import Any
+
+from adapters.errors import InputError
+from adapters.fleet import names as n
+from adapters.fleet.load import FleetContext, PlacementContext
+from adapters.fleet.snapshots import clean, condition
+from adapters.manifests import object_reference
+from model import Choice, FilterKind, RequestResult, Result, Unselected
+
+__all__ = ["Emitted", "emit", "binding_name"]
+
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_SEGMENT = (63 - 10) // 2  # two dashes and an 8-character suffix leave this much per name
+
+
+@dataclass(frozen=True, slots=True)
+class Emitted:
+    apply: list[dict[str, Any]]
+    delete: list[dict[str, str]]
+
+
+def binding_name(crp: str, cluster: str, seed: int, taken: set[str]) -> str:
+    """`<crp prefix>-<cluster prefix>-<8 hex>`, upstream's scheme; the suffix is derived from the
+    names and the seed instead of a random UUID, so the same input gives the same name."""
+    attempt = 0
+    while True:
+        digest = hashlib.sha256(f"{crp}\x00{cluster}\x00{seed}\x00{attempt}".encode()).hexdigest()[:8]
+        name = f"{crp[:_SEGMENT]}-{cluster[: _SEGMENT + 1]}-{digest}"
+        if name not in taken:
+            break
+        attempt += 1
+    if len(name) > 63 or not _DNS_LABEL.fullmatch(name):
+        raise InputError(
+            f"cannot form a binding name from placement {crp!r} and cluster {cluster!r}: not a DNS-1123 label",
+            where=f"{n.MEMBER_CLUSTER}/{cluster}",
+            field="metadata.name",
+        )
+    return name
+
+
+def _decision(choice: Choice) -> dict[str, Any]:
+    if choice.score is None:
+        return {
+            "clusterName": choice.cluster,
+            "selected": True,
+            "reason": n.PICKED_FIXED.format(cluster=choice.cluster),
+        }
+    score = choice.score
+    return {
+        "clusterName": choice.cluster,
+        "selected": True,
+        "clusterScore": {"affinityScore": score.affinity, "priorityScore": score.spread},
+        "reason": n.PICKED_SCORED.format(
+            cluster=choice.cluster, affinity=score.affinity, spread=score.spread
+        ),
+    }
+
+
+def _unselected(entry: Unselected, fixed: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"clusterName": entry.cluster, "selected": False}
+    if entry.kind is FilterKind.NOT_PICKED:
+        score = entry.score
+        out["clusterScore"] = {"affinityScore": score.affinity, "priorityScore": score.spread}
+        out["reason"] = n.NOT_PICKED.format(
+            cluster=entry.cluster, affinity=score.affinity, spread=score.spread
+        )
+        return out
+    if entry.kind is FilterKind.NOT_FOUND:
+        out["reason"] = n.FIXED_NOT_FOUND.format(cluster=entry.cluster)
+        return out
+    if fixed:
+        out["reason"] = n.FIXED_INVALID.format(cluster=entry.cluster, reason=entry.detail)
+        return out
+    if entry.kind is FilterKind.AFFINITY:
+        reason = n.AFFINITY_MISMATCH
+    elif entry.kind is FilterKind.INELIGIBLE:
+        reason = entry.detail
+    elif entry.kind is FilterKind.TAINT:
+        taint = entry.taint
+        reason = n.TAINT_NOT_TOLERATED.format(key=taint.key, value=taint.value, effect=taint.effect)
+    else:
+        reason = n.SPREAD_VIOLATED.format(key=entry.detail, skew=entry.skew)
+    out["reason"] = f"{n.UNSCHEDULABLE}, {reason}"
+    return out
+
+
+def emit(context: FleetContext, result: Result) -> Emitted:
+    apply: list[dict[str, Any]] = []
+    delete: list[dict[str, str]] = []
+    by_request = result.by_request()
+    taken = {
+        b["metadata"]["name"]
+        for p in context.placements.values()
+        for group in (p.active.values(), p.unscheduled.values(), p.deleting)
+        for b in group
+    }
+    for name in sorted(context.placements):
+        placement = context.placements[name]
+        got = by_request.get(name)
+        if got is None:
+            raise ValueError(f"the result has no answer for placement {name!r}")
+        bindings, status = _placement(placement, got, context, taken)
+        delete += [object_reference(s) for s in placement.deleted_snapshots]
+        apply += placement.older_snapshots
+        snapshot = copy.deepcopy(placement.snapshot)
+        if status is not None:
+            snapshot["status"] = status
+        elif not placement.snapshot_is_new and placement.previous_status is not None:
+            snapshot["status"] = copy.deepcopy(placement.previous_status)
+        apply.append(snapshot)
+        apply += sorted(bindings, key=lambda b: b["metadata"]["name"])
+    return Emitted(apply, delete)
+
+
+def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, taken: set[str]):
+    snapshot_name = p.snapshot["metadata"]["name"]
+    fixed = p.mode == "PickFixed"
+    bindings: list[dict[str, Any]] = []
+    new, patched, kept_scheduled, kept_bound = [], [], [], []
+    restored: set[str] = set()
+    for choice in got.selected:
+        if choice.kept:
+            binding = clean(p.active[choice.cluster])
+            bindings.append(binding)
+            decision = copy.deepcopy(binding["spec"].get("clusterDecision") or {})
+            (kept_bound if binding["spec"].get("state") == n.BOUND else kept_scheduled).append(decision)
+            continue
+        decision = _decision(choice)
+        if choice.cluster in p.active:  # an obsolete binding, re-picked: state kept
+            binding = clean(p.active[choice.cluster])
+            patched.append(decision)
+        elif choice.cluster in p.unscheduled:  # restored to the state it had
+            binding = clean(p.unscheduled[choice.cluster])
+            previous = (binding["metadata"].get("annotations") or {}).get(n.PREVIOUS_STATE_ANNOTATION)
+            binding["spec"]["state"] = previous if previous in (n.SCHEDULED, n.BOUND) else n.SCHEDULED
+            restored.add(choice.cluster)
+            patched.append(decision)
+        else:
+            binding = _new_binding(p, choice, context.seed, taken)
+            new.append(decision)
+        binding["spec"]["schedulingPolicySnapshotName"] = snapshot_name
+        binding["spec"]["clusterDecision"] = decision
+        bindings.append(binding)
+
+    for cluster in got.released:
+        active = p.active.get(cluster)
+        if active is None:
+            continue
+        binding = clean(active)
+        binding["metadata"]["annotations"] = {
+            n.PREVIOUS_STATE_ANNOTATION: binding["spec"].get("state", n.SCHEDULED)
+        }
+        binding["spec"]["state"] = n.UNSCHEDULED
+        bindings.append(binding)
+    bindings += [clean(b) for cluster, b in sorted(p.unscheduled.items()) if cluster not in restored]
+    for b in p.deleting:
+        binding = clean(b)
+        finalizers = [x for x in binding["metadata"].get("finalizers") or [] if x != n.SCHEDULER_FINALIZER]
+        binding["metadata"]["finalizers"] = finalizers
+        bindings.append(binding)
+
+    if fixed and not (p.crp.obj.get("spec", {}).get("policy") or {}).get("clusterNames"):
+        return bindings, None  # upstream writes no status for an empty list of names
+    if got.scheduled:
+        if p.mode == "PickAll":
+            new.sort(key=lambda d: d["clusterName"])
+        selected = new + patched + kept_scheduled + kept_bound
+    elif got.released:
+        selected = kept_scheduled + kept_bound
+    else:
+        selected = kept_bound + kept_scheduled
+    unselected = [_unselected(u, fixed) for u in got.unselected]
+    found = len(got.selected)
+    if fixed:
+        found = len(dict.fromkeys(p.crp.obj["spec"]["policy"]["clusterNames"])) - len(got.unselected)
+    status: dict[str, Any] = {"observedCRPGeneration": p.generation}
+    status["conditions"] = [
+        condition(
+            got.satisfied, found, p.snapshot_generation, p.previous_condition, context.now.astimezone(UTC)
+        )
+    ]
+    decisions = (selected + unselected)[: n.MAX_DECISIONS]
+    if decisions:
+        status["targetClusters"] = decisions
+    return bindings, status
+
+
+def _new_binding(p: PlacementContext, choice: Choice, seed: int, taken: set[str]) -> dict[str, Any]:
+    name = binding_name(p.name, choice.cluster, seed, taken)
+    taken.add(name)
+    return {
+        "apiVersion": n.API_VERSION,
+        "kind": n.BINDING,
+        "metadata": {
+            "name": name,
+            "labels": {n.PARENT_LABEL: p.name},
+            "finalizers": [n.SCHEDULER_FINALIZER],
+        },
+        "spec": {
+            "state": n.SCHEDULED,
+            "resourceSnapshotName": "",
+            "schedulingPolicySnapshotName": "",
+            "targetCluster": choice.cluster,
+            "clusterDecision": {},
+        },
+    }

@@ -1,0 +1,82 @@
+"""Typed access to an object's fields, with errors that name the object and the field."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from adapters.errors import InputError
+from adapters.manifests import Manifest
+
+__all__ = ["Fields", "parse_time", "ZERO_TIME"]
+
+ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
+
+
+class Fields:
+    """Checks field types of one manifest; every failure is an InputError naming kind/name and path."""
+
+    def __init__(self, manifest: Manifest) -> None:
+        self.where = manifest.ref
+
+    def fail(self, message: str, path: str) -> InputError:
+        return InputError(message, where=self.where, field=path)
+
+    def mapping(self, value: Any, path: str) -> Mapping[str, Any]:
+        if value is None:
+            return {}
+        if not isinstance(value, Mapping):
+            raise self.fail(f"expected an object, got {_kind(value)}", path)
+        return value
+
+    def sequence(self, value: Any, path: str) -> list[Any]:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.fail(f"expected a list, got {_kind(value)}", path)
+        return value
+
+    def string(self, value: Any, path: str) -> str:
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            raise self.fail(f"expected a string, got {_kind(value)}", path)
+        return value
+
+    def integer(self, value: Any, path: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(f"expected an integer, got {_kind(value)}", path)
+        return value
+
+    def string_map(self, value: Any, path: str) -> dict[str, str]:
+        out = {}
+        for key, item in self.mapping(value, path).items():
+            out[str(key)] = self.string(item, f"{path}.{key}")
+        return out
+
+    def string_list(self, value: Any, path: str) -> list[str]:
+        return [self.string(v, f"{path}[{i}]") for i, v in enumerate(self.sequence(value, path))]
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list"}.get(
+        type(value), "an object" if isinstance(value, Mapping) else type(value).__name__
+    )
+
+
+def parse_time(f: Fields, value: Any, path: str) -> datetime:
+    """An RFC 3339 time; a missing one is the zero time."""
+    if value is None or value == "":
+        return ZERO_TIME
+    if isinstance(value, datetime):  # YAML may have parsed it already
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if not isinstance(value, str):
+        raise f.fail(f"expected an RFC 3339 time, got {_kind(value)}", path)
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise f.fail(f"expected an RFC 3339 time, got {value!r}", path) from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -1,0 +1,217 @@
+"""Fleet objects -> model.Batch, keeping what emit needs to write the objects back (the inverse data)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from adapters.fleet import names as n
+from adapters.fleet.clusters import load_cluster
+from adapters.fleet.fields import Fields
+from adapters.fleet.policy import normalized_policy, parse_policy
+from adapters.fleet.snapshots import clean, new_snapshot, refresh_snapshot
+from adapters.manifests import Manifest, index_by_kind
+from model import Batch, ClusterScore, ExistingDecision, PlacementRequest
+
+__all__ = ["FleetContext", "PlacementContext", "load"]
+
+
+@dataclass(slots=True)
+class PlacementContext:
+    """One CRP and the objects the scheduler owns for it."""
+
+    crp: Manifest
+    generation: int
+    count: int | None  # PickN's N
+    mode: str  # PickAll / PickN / PickFixed
+    snapshot: dict[str, Any]  # the latest snapshot, as it will be written (status filled by emit)
+    snapshot_is_new: bool
+    snapshot_generation: int
+    previous_condition: dict[str, Any] | None
+    previous_status: dict[str, Any] | None = None
+    older_snapshots: list[dict[str, Any]] = field(default_factory=list)  # relabelled not-latest
+    deleted_snapshots: list[dict[str, Any]] = field(default_factory=list)  # beyond the history limit
+    active: dict[str, dict[str, Any]] = field(default_factory=dict)  # Scheduled/Bound bindings by cluster
+    unscheduled: dict[str, dict[str, Any]] = field(default_factory=dict)  # by cluster
+    deleting: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.crp.name
+
+
+@dataclass(slots=True)
+class FleetContext:
+    placements: dict[str, PlacementContext]
+    now: datetime
+    seed: int
+
+
+def load(manifests: list[Manifest], *, now: datetime, seed: int = 0) -> tuple[Batch, FleetContext]:
+    objects = index_by_kind(manifests, n.KINDS)
+    clusters = tuple(sorted((load_cluster(m, now) for m in objects[n.MEMBER_CLUSTER]), key=lambda c: c.name))
+
+    bindings: dict[str, list[Manifest]] = {}
+    for m in objects[n.BINDING]:
+        parent = (m.obj.get("metadata", {}).get("labels") or {}).get(n.PARENT_LABEL)
+        if parent:
+            bindings.setdefault(parent, []).append(m)
+    snapshots: dict[str, list[Manifest]] = {}
+    for m in objects[n.POLICY_SNAPSHOT]:
+        parent = (m.obj.get("metadata", {}).get("labels") or {}).get(n.PARENT_LABEL)
+        if parent:
+            snapshots.setdefault(parent, []).append(m)
+
+    requests, contexts = [], {}
+    for crp in objects[n.PLACEMENT]:
+        request, context = _load_placement(crp, snapshots.get(crp.name, []), bindings.get(crp.name, []))
+        requests.append(request)
+        contexts[crp.name] = context
+    requests.sort(key=lambda r: r.key)
+    batch = Batch(clusters, tuple(requests), now=now, seed=seed, explain_limit=n.MAX_UNSELECTED_DECISIONS)
+    return batch, FleetContext(contexts, now, seed)
+
+
+def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest]):
+    f = Fields(crp)
+    spec = f.mapping(crp.obj.get("spec"), "spec")
+    raw_policy = spec.get("policy")
+    policy = parse_policy(f, raw_policy)
+    generation = crp.obj.get("metadata", {}).get("generation", 1)
+    generation = f.integer(generation, "metadata.generation")
+    mode = (
+        (f.mapping(raw_policy, "spec.policy").get("placementType") or "PickAll") if raw_policy else "PickAll"
+    )
+
+    context = _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, policy.count)
+    current = context.snapshot["metadata"]["name"]
+    existing = []
+    for b in sorted(bindings, key=lambda m: m.name):
+        bf = Fields(b)
+        bspec = bf.mapping(b.obj.get("spec"), "spec")
+        target = bf.string(bspec.get("targetCluster"), "spec.targetCluster")
+        if not target:
+            raise bf.fail("targetCluster is required", "spec.targetCluster")
+        state = bf.string(bspec.get("state"), "spec.state")
+        if state not in (n.SCHEDULED, n.BOUND, n.UNSCHEDULED):
+            raise bf.fail(f"unknown state {state!r}; expected Scheduled, Bound or Unscheduled", "spec.state")
+        if b.obj.get("metadata", {}).get("deletionTimestamp") is not None:
+            context.deleting.append(b.obj)
+            continue
+        if state == n.UNSCHEDULED:
+            context.unscheduled.setdefault(target, b.obj)
+            continue
+        if target in context.active:
+            other = context.active[target]["metadata"]["name"]
+            raise bf.fail(
+                f"another active binding, {other}, targets the same cluster {target!r}", "spec.targetCluster"
+            )
+        context.active[target] = b.obj
+        existing.append(
+            ExistingDecision(
+                cluster=target,
+                current=bspec.get("schedulingPolicySnapshotName") == current,
+                committed=state == n.BOUND,
+                score=_stored_score(bf, bspec),
+            )
+        )
+    request = PlacementRequest(
+        name=crp.name,
+        mode=policy.mode,
+        count=policy.count,
+        cluster_names=policy.cluster_names,
+        required=policy.required,
+        preferences=policy.preferences,
+        spread=policy.spread,
+        tolerations=policy.tolerations,
+        existing=tuple(existing),
+    )
+    return request, context
+
+
+def _stored_score(f: Fields, spec: dict[str, Any]) -> ClusterScore | None:
+    decision = f.mapping(spec.get("clusterDecision"), "spec.clusterDecision")
+    raw = decision.get("clusterScore")
+    if raw is None:
+        return None
+    raw = f.mapping(raw, "spec.clusterDecision.clusterScore")
+    return ClusterScore(
+        spread=f.integer(raw.get("priorityScore", 0), "spec.clusterDecision.clusterScore.priorityScore"),
+        affinity=f.integer(raw.get("affinityScore", 0), "spec.clusterDecision.clusterScore.affinityScore"),
+    )
+
+
+def _index(m: Manifest) -> int:
+    f = Fields(m)
+    raw = (m.obj.get("metadata", {}).get("labels") or {}).get(n.INDEX_LABEL)
+    if raw is None:
+        suffix = m.name.rsplit("-", 1)[-1]
+        raw = suffix
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        raise f.fail(f"policy index {raw!r} is not an integer", f"metadata.labels[{n.INDEX_LABEL}]") from None
+
+
+def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count) -> PlacementContext:
+    ordered = sorted(snapshots, key=_index)
+    latest = None
+    for m in ordered:
+        if (m.obj.get("metadata", {}).get("labels") or {}).get(n.LATEST_LABEL) == "true":
+            latest = m
+    if latest is None and ordered:
+        latest = ordered[-1]
+    history = spec.get("revisionHistoryLimit", n.DEFAULT_REVISION_HISTORY_LIMIT)
+    history = Fields(crp).integer(history, "spec.revisionHistoryLimit")
+    if history < 1:
+        raise Fields(crp).fail("revisionHistoryLimit must be at least 1", "spec.revisionHistoryLimit")
+
+    same = latest is not None and normalized_policy(
+        Fields(latest).mapping(latest.obj.get("spec"), "spec").get("policy")
+    ) == normalized_policy(raw_policy)
+    count = count if mode == "PickN" else None
+    if same:
+        previous = _scheduled_condition(latest.obj)
+        snapshot = refresh_snapshot(latest.obj, generation, count)
+        older = [
+            _not_latest(m.obj)
+            for m in ordered
+            if m is not latest and (m.obj["metadata"].get("labels") or {}).get(n.LATEST_LABEL) != "false"
+        ]
+        return PlacementContext(
+            crp,
+            generation,
+            count,
+            mode,
+            snapshot,
+            False,
+            latest.obj["metadata"].get("generation", 1),
+            previous,
+            latest.obj.get("status"),
+            older,
+        )
+    index = _index(ordered[-1]) + 1 if ordered else 0
+    snapshot = new_snapshot(crp.obj, index, raw_policy, generation, count)
+    keep = ordered[len(ordered) - (history - 1) :] if history > 1 else []
+    deleted = [m.obj for m in ordered if m not in keep]
+    older = [
+        _not_latest(m.obj)
+        for m in keep
+        if (m.obj["metadata"].get("labels") or {}).get(n.LATEST_LABEL) != "false"
+    ]
+    return PlacementContext(crp, generation, count, mode, snapshot, True, 1, None, None, older, deleted)
+
+
+def _not_latest(obj: dict[str, Any]) -> dict[str, Any]:
+    out = clean(obj, keep_status=True)
+    out["metadata"] = dict(out["metadata"])
+    out["metadata"]["labels"] = {**(out["metadata"].get("labels") or {}), n.LATEST_LABEL: "false"}
+    return out
+
+
+def _scheduled_condition(obj: dict[str, Any]) -> dict[str, Any] | None:
+    for condition in (obj.get("status") or {}).get("conditions") or []:
+        if isinstance(condition, dict) and condition.get("type") == n.CONDITION_SCHEDULED:
+            return condition
+    return None

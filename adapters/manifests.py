@@ -1,0 +1,428 @@
+"""Reading and writing Kubernetes manifests, independent of any scheduler.
+
+Reading turns files, directories and standard input (multi-document YAML or JSON, ``kind: List``
+expanded) into validated :class:`Manifest` objects; writing turns plain objects into byte-identical
+YAML streams or JSON. Every bad input raises :class:`adapters.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from adapters.errors import InputError
+
+__all__ = [
+    "Manifest",
+    "dump_json",
+    "dump_json_list",
+    "dump_yaml_stream",
+    "from_objects",
+    "index_by_kind",
+    "object_reference",
+    "parse_text",
+    "read_sources",
+]
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+STDIN_SOURCE = "<stdin>"
+
+_YAML_WIDTH = 2**16
+_JSON_OBJECT_START = re.compile(r"\s*\{")
+_STR_TAG = "tag:yaml.org,2002:str"
+_INT_TAG = "tag:yaml.org,2002:int"
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_NULL_TAG = "tag:yaml.org,2002:null"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+
+
+# --------------------------------------------------------------------------------------------- model
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """One Kubernetes object as read: the parsed object, its file and 1-based document number.
+
+    ``obj`` is shared with the parser's output and must be treated as read-only.
+    """
+
+    obj: dict[str, Any]
+    source: str
+    index: int
+
+    @property
+    def kind(self) -> str:
+        """The object's ``kind``."""
+        return self.obj["kind"]
+
+    @property
+    def api_version(self) -> str:
+        """The object's ``apiVersion``, e.g. ``apps/v1``."""
+        return self.obj["apiVersion"]
+
+    @property
+    def group(self) -> str:
+        """The API group: the part of apiVersion before ``/``; ``""`` for the core group."""
+        return self.api_version.rpartition("/")[0]
+
+    @property
+    def version(self) -> str:
+        """The API version without the group, e.g. ``v1``."""
+        return self.api_version.rpartition("/")[2]
+
+    @property
+    def name(self) -> str:
+        """``metadata.name``."""
+        return self.obj["metadata"]["name"]
+
+    @property
+    def namespace(self) -> str:
+        """``metadata.namespace``, or ``""`` for cluster-scoped objects."""
+        return self.obj["metadata"].get("namespace") or ""
+
+    @property
+    def ref(self) -> str:
+        """``Kind/name`` or ``Kind/namespace/name``, for error messages."""
+        if self.namespace:
+            return f"{self.kind}/{self.namespace}/{self.name}"
+        return f"{self.kind}/{self.name}"
+
+    @property
+    def location(self) -> str:
+        """``file: document N``, for error messages."""
+        return f"{self.source}: document {self.index}"
+
+
+# ------------------------------------------------------------------------------------------- reading
+
+
+_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """The safe loader, with timestamps kept as strings."""
+
+
+# Kubernetes decodes YAML through JSON, so an unquoted timestamp is a string there; a datetime here
+# would also break JSON output.
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_str)
+
+
+def read_sources(paths: Sequence[str], stdin: TextIO | None = None) -> list[Manifest]:
+    """Read every manifest in ``paths``: files, directories (recursively) or ``-`` for standard input.
+
+    Directories contribute every ``*.yaml``, ``*.yml`` and ``*.json`` file below them, in path order,
+    skipping hidden files and directories. A file reached twice is read once.
+    """
+    manifests: list[Manifest] = []
+    seen: set[str] = set()
+    for path in paths:
+        if path == "-":
+            if "-" in seen:
+                raise InputError("standard input given more than once", where="-")
+            seen.add("-")
+            text = _read_stream(stdin if stdin is not None else sys.stdin)
+            manifests.extend(parse_text(text, STDIN_SOURCE))
+            continue
+        for file in _expand(path):
+            real = os.path.realpath(file)
+            if real in seen:
+                continue
+            seen.add(real)
+            manifests.extend(parse_text(_read_file(file), file))
+    return manifests
+
+
+def parse_text(text: str, source: str) -> list[Manifest]:
+    """Parse one file's text (YAML stream or JSON document) into validated manifests."""
+    return from_objects(_parse_documents(text.removeprefix("\ufeff"), source), source)
+
+
+def from_objects(documents: Iterable[Any], source: str) -> list[Manifest]:
+    """Validate already parsed documents, numbered from 1; ``None`` is skipped, Lists are expanded."""
+    manifests: list[Manifest] = []
+    for index, doc in enumerate(documents, 1):
+        if doc is None:
+            continue
+        if not isinstance(doc, dict):
+            raise InputError(f"document {index} is not an object", where=source)
+        _collect(doc, source, index, "", manifests)
+    return manifests
+
+
+def _expand(path: str) -> list[str]:
+    """The files a command-line path stands for."""
+    if os.path.isdir(path):
+        return _walk(path)
+    if not os.path.exists(path):
+        raise InputError("no such file or directory", where=path)
+    return [path]
+
+
+def _walk(root: str) -> list[str]:
+    """Every manifest file below ``root``, hidden entries skipped, sorted by path components."""
+
+    def fail(err: OSError) -> None:
+        raise InputError(f"cannot read directory: {err.strerror}", where=err.filename or root)
+
+    found: list[tuple[tuple[str, ...], str]] = []
+    for directory, dirs, files in os.walk(root, onerror=fail):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            if name.startswith(".") or not name.lower().endswith(MANIFEST_SUFFIXES):
+                continue
+            file = os.path.join(directory, name)
+            found.append((tuple(os.path.relpath(file, root).split(os.sep)), file))
+    found.sort()
+    return [file for _, file in found]
+
+
+def _read_file(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror or err}", where=path) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"not UTF-8 text (byte {err.start})", where=path) from None
+
+
+def _read_stream(stream: TextIO) -> str:
+    try:
+        return stream.read()
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read: {err}", where=STDIN_SOURCE) from None
+
+
+def _parse_documents(text: str, source: str) -> list[Any]:
+    """The raw documents of one file: JSON when it looks like JSON, YAML otherwise."""
+    if not text or text.isspace():
+        return []
+    is_json_file = source.lower().endswith(".json")
+    if is_json_file or _JSON_OBJECT_START.match(text):
+        try:
+            return [json.loads(text)]
+        except json.JSONDecodeError as err:
+            if is_json_file:
+                raise InputError(
+                    f"malformed JSON at line {err.lineno}, column {err.colno}: {err.msg}", where=source
+                ) from None
+            # Not JSON after all: flow-style YAML or several documents, which YAML reads.
+    try:
+        return list(yaml.load_all(text, Loader=_Loader))
+    except yaml.YAMLError as err:
+        raise InputError(_yaml_problem(err), where=source) from None
+    except RecursionError:
+        raise InputError("malformed YAML: nested too deeply", where=source) from None
+
+
+def _yaml_problem(err: yaml.YAMLError) -> str:
+    if isinstance(err, yaml.MarkedYAMLError) and err.problem_mark is not None:
+        mark = err.problem_mark
+        what = ", ".join(p for p in (err.context, err.problem) if p) or "syntax error"
+        return f"malformed YAML at line {mark.line + 1}, column {mark.column + 1}: {what}"
+    if isinstance(err, yaml.reader.ReaderError):
+        return f"malformed YAML at character {err.position + 1}: {err.reason}"
+    return f"malformed YAML: {err}"
+
+
+def _collect(obj: dict[str, Any], source: str, index: int, path: str, out: list[Manifest]) -> None:
+    """Append ``obj`` (or, for a List, its items recursively) to ``out`` after validation.
+
+    ``path`` is the field path of ``obj`` inside its document ("" or e.g. ``items[3].``).
+    """
+    where = f"{source}: document {index}"
+    if obj.get("kind") == "List":
+        items = obj.get("items")
+        if items is None:
+            return
+        if not isinstance(items, list):
+            raise InputError("must be a list", where=where, field=f"{path}items")
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise InputError("is not an object", where=where, field=f"{path}items[{i}]")
+            _collect(item, source, index, f"{path}items[{i}].", out)
+        return
+    _validate(obj, where, path)
+    out.append(Manifest(obj, source, index))
+
+
+def _validate(obj: dict[str, Any], where: str, path: str) -> None:
+    """Check the fields every object needs: apiVersion, kind, metadata.name (and namespace's type)."""
+    for key in ("apiVersion", "kind"):
+        _require_string(obj.get(key), where, f"{path}{key}")
+    api_version = obj["apiVersion"]
+    parts = api_version.split("/")
+    if len(parts) > 2 or not all(parts):
+        raise InputError(
+            f"invalid apiVersion {api_version!r}: expected 'version' or 'group/version'",
+            where=where,
+            field=f"{path}apiVersion",
+        )
+    metadata = obj.get("metadata")
+    if metadata is None:
+        raise InputError("required field is missing", where=where, field=f"{path}metadata")
+    if not isinstance(metadata, dict):
+        raise InputError("must be an object", where=where, field=f"{path}metadata")
+    _require_string(metadata.get("name"), where, f"{path}metadata.name")
+    namespace = metadata.get("namespace")
+    if namespace is not None and not isinstance(namespace, str):
+        raise InputError("must be a string", where=where, field=f"{path}metadata.namespace")
+
+
+def _require_string(value: Any, where: str, field: str) -> None:
+    if value is None:
+        raise InputError("required field is missing", where=where, field=field)
+    if not isinstance(value, str) or not value:
+        raise InputError("must be a non-empty string", where=where, field=field)
+
+
+def index_by_kind(manifests: Iterable[Manifest], kinds: Mapping[str, set[str]]) -> dict[str, list[Manifest]]:
+    """Group the manifests of the wanted kinds, each list sorted by (namespace, name).
+
+    ``kinds`` maps a kind to its allowed API groups (``""`` for core). Other kinds, and wanted kinds
+    of another group, are ignored. Every wanted kind is a key of the result, even when none is found.
+    Two objects with the same kind, namespace and name are an InputError.
+    """
+    buckets: dict[str, dict[tuple[str, str], Manifest]] = {kind: {} for kind in kinds}
+    for manifest in manifests:
+        groups = kinds.get(manifest.kind)
+        if groups is None or manifest.group not in groups:
+            continue
+        bucket = buckets[manifest.kind]
+        key = (manifest.namespace, manifest.name)
+        other = bucket.get(key)
+        if other is not None:
+            raise InputError(f"duplicate object {manifest.ref} ({_both(other, manifest)})")
+        bucket[key] = manifest
+    return {kind: [bucket[key] for key in sorted(bucket)] for kind, bucket in buckets.items()}
+
+
+def _both(first: Manifest, second: Manifest) -> str:
+    if first.source != second.source:
+        return f"in {first.source} and {second.source}"
+    if first.index != second.index:
+        return f"in {first.source}, documents {first.index} and {second.index}"
+    return f"in {first.source}, document {first.index}"
+
+
+# ------------------------------------------------------------------------------------------- writing
+
+
+_BaseDumper: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
+    """The safe dumper without anchors/aliases, with a fast path for plain JSON-like values.
+
+    The fast path builds the same nodes SafeRepresenter would (with ``default_flow_style=False``)
+    without its per-node alias bookkeeping, a large share of dumping time on large outputs.
+    """
+
+    def ignore_aliases(self, data: Any) -> bool:
+        # Shared sub-objects (e.g. one labels dict reused) must be written out in full, not as
+        # &id001 / *id001, which kubectl users would not expect.
+        return True
+
+    def represent_data(self, data: Any) -> Node:
+        kind = type(data)
+        if kind is str:
+            return ScalarNode(_STR_TAG, data)
+        if kind is dict:
+            represent = self.represent_data
+            pairs = [(represent(k), represent(v)) for k, v in data.items()]
+            return MappingNode(_MAP_TAG, pairs, flow_style=False)
+        if kind is list:
+            return SequenceNode(_SEQ_TAG, [self.represent_data(v) for v in data], flow_style=False)
+        if kind is bool:
+            return ScalarNode(_BOOL_TAG, "true" if data else "false")
+        if kind is int:
+            return ScalarNode(_INT_TAG, str(data))
+        if data is None:
+            return ScalarNode(_NULL_TAG, "null")
+        return super().represent_data(data)
+
+
+def _represent_tuple(dumper: _Dumper, value: tuple[Any, ...]) -> Node:
+    return dumper.represent_list(list(value))
+
+
+def _represent_str_subclass(dumper: _Dumper, value: str) -> Node:
+    return dumper.represent_str(str.__str__(value))
+
+
+def _represent_int_subclass(dumper: _Dumper, value: int) -> Node:
+    return dumper.represent_int(int(value))
+
+
+def _represent_float_subclass(dumper: _Dumper, value: float) -> Node:
+    return dumper.represent_float(float(value))
+
+
+def _represent_dict_subclass(dumper: _Dumper, value: dict[Any, Any]) -> Node:
+    return dumper.represent_dict(value)
+
+
+def _represent_list_subclass(dumper: _Dumper, value: list[Any]) -> Node:
+    return dumper.represent_list(list(value))
+
+
+# json.dumps accepts tuples and subclasses (StrEnum, IntEnum, OrderedDict, ...); YAML output must too.
+_Dumper.add_representer(tuple, _represent_tuple)
+_Dumper.add_multi_representer(str, _represent_str_subclass)
+_Dumper.add_multi_representer(int, _represent_int_subclass)
+_Dumper.add_multi_representer(float, _represent_float_subclass)
+_Dumper.add_multi_representer(dict, _represent_dict_subclass)
+_Dumper.add_multi_representer(list, _represent_list_subclass)
+
+
+def dump_yaml_stream(objects: Sequence[Mapping[str, Any]]) -> str:
+    """A YAML stream of ``objects``, each document starting with ``---``; keys in the given order."""
+    if not objects:
+        return ""
+    # One document at a time so that every document, even an empty mapping, starts with "---\n".
+    return "".join(f"---\n{_dump_yaml(obj)}" for obj in objects)
+
+
+def _dump_yaml(obj: Mapping[str, Any]) -> str:
+    return yaml.dump(
+        obj,
+        Dumper=_Dumper,
+        sort_keys=False,
+        default_flow_style=False,
+        allow_unicode=True,
+        width=_YAML_WIDTH,
+    )
+
+
+def dump_json(obj: Any) -> str:
+    """One JSON document, indented by 2, non-ASCII kept, keys in the given order, newline at the end."""
+    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+
+
+def dump_json_list(objects: Sequence[Mapping[str, Any]]) -> str:
+    """``objects`` as one ``v1`` ``List`` in JSON."""
+    return dump_json({"apiVersion": "v1", "kind": "List", "items": list(objects)})
+
+
+def object_reference(obj: Mapping[str, Any] | Manifest) -> dict[str, str]:
+    """``{"apiVersion", "kind", "namespace" (when set), "name"}`` of an object, for delete lists."""
+    if isinstance(obj, Manifest):
+        obj = obj.obj
+    metadata = obj["metadata"]
+    ref = {"apiVersion": obj["apiVersion"], "kind": obj["kind"]}
+    if metadata.get("namespace"):
+        ref["namespace"] = metadata["namespace"]
+    ref["name"] = metadata["name"]
+    return ref
