@@ -78,8 +78,7 @@ def parse_quantity(text: str) -> Quantity:
     """Parse a Kubernetes quantity string; raise QuantityError when it is not one."""
     if not isinstance(text, str):
         raise QuantityError(f"quantity must be a string, not {type(text).__name__}")
-    stripped = text.strip()
-    match = _GRAMMAR.fullmatch(stripped)
+    match = _GRAMMAR.fullmatch(text)  # no surrounding blanks, as upstream's parser
     if match is None:
         raise QuantityError(f"unable to parse quantity {text!r}")
     number = match["number"]
@@ -96,7 +95,7 @@ def parse_quantity(text: str) -> Quantity:
     nanos = _round_to_nanos(value)
     if abs(nanos) >= _LIMIT:
         raise QuantityError(f"quantity {text!r} is too large")
-    return Quantity(nanos, stripped)
+    return Quantity(nanos, text)
 
 
 def _round_to_nanos(value: Fraction) -> int:

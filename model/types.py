@@ -119,6 +119,19 @@ class PlacementRequest:
     def key(self) -> str:
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
+    def signature(self) -> tuple:
+        """Everything but the identity: requests with equal signatures have equal answers."""
+        return (
+            self.mode,
+            self.count,
+            self.cluster_names,
+            self.required,
+            self.preferences,
+            self.spread,
+            self.tolerations,
+            self.existing,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Batch:
@@ -137,7 +150,7 @@ class Batch:
 class FilterKind(StrEnum):
     AFFINITY = "affinity"  # matches no required term
     INELIGIBLE = "ineligible"  # detail: the cluster's ineligible_reason
-    TAINT = "taint"  # detail: the untolerated taint, as key=value:effect
+    TAINT = "taint"  # the untolerated taint is in Unselected.taint
     SPREAD = "spread"  # detail: the topology key; max_skew in `skew`
     NOT_FOUND = "not-found"  # a named cluster that does not exist
     NOT_PICKED = "not-picked"  # passed the filters, but others scored higher

@@ -53,34 +53,40 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
     time_limited = False
     models = 0
     results: list[RequestResult | None] = [None] * len(prepared)
+    # Requests that ask for the same thing from the same state have the same answer: solve once.
+    solved: dict[tuple, tuple[Solution, int, int]] = {}
     for part in components(prepared):
         for i in part:
             p = prepared[i]
-            scale = scale_of(p, table)
-            greedy = solve_greedy(p, table, limit)
-            chosen: Solution = greedy
-            values = evaluate(p, table, scale, greedy.kept, greedy.picks)
-            part_bound = combine(values, scale.spans)
-            if options.mode == "optimal" and _needs_search(p):
-                outcome = solve_spread(
-                    p,
-                    table,
-                    scale,
-                    greedy,
-                    limit,
-                    seed=options.seed,
-                    deterministic_budget=options.deterministic_budget,
-                    deadline=deadline,
-                )
-                chosen, values, part_bound = outcome.solution, outcome.values, outcome.bound
-                build_seconds += outcome.build_seconds
-                solve_seconds += outcome.solve_seconds
-                time_limited |= outcome.time_limited
-                statuses.add(outcome.status)
-                models += 1
-            value = combine(values, scale.spans)
+            signature = p.request.signature()
+            if signature not in solved:
+                scale = scale_of(p, table)
+                greedy = solve_greedy(p, table, limit)
+                chosen: Solution = greedy
+                values = evaluate(p, table, scale, greedy.kept, greedy.picks)
+                part_bound = combine(values, scale.spans)
+                if options.mode == "optimal" and _needs_search(p):
+                    outcome = solve_spread(
+                        p,
+                        table,
+                        scale,
+                        greedy,
+                        limit,
+                        seed=options.seed,
+                        deterministic_budget=options.deterministic_budget,
+                        deadline=deadline,
+                    )
+                    chosen, values, part_bound = outcome.solution, outcome.values, outcome.bound
+                    build_seconds += outcome.build_seconds
+                    solve_seconds += outcome.solve_seconds
+                    time_limited |= outcome.time_limited
+                    statuses.add(outcome.status)
+                    models += 1
+                value = combine(values, scale.spans)
+                solved[signature] = (chosen, value, max(part_bound, value))
+            chosen, value, request_bound = solved[signature]
             objective += value
-            bound += max(part_bound, value)
+            bound += request_bound
             results[i] = to_result(p, table, chosen)
 
     if options.mode == "greedy":

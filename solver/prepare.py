@@ -7,7 +7,7 @@ the request already holds the cluster under its current policy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -46,7 +46,12 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
     scored = table.affinity_scores(r.preferences for r in requests if r.mode is SelectionMode.N)
     zeros = np.zeros(table.size, dtype=np.int64)
     out = []
+    shared: dict[tuple, Prepared] = {}
     for request in requests:
+        twin = shared.get(request.signature())
+        if twin is not None:  # identical policy and state: share the (read-only) arrays
+            out.append(replace(twin, request=request))
+            continue
         outcome = np.zeros(table.size, dtype=np.int8)
         if request.mode is not SelectionMode.FIXED:
             # Later filters only apply where earlier ones passed, so assign in reverse plugin order.
@@ -57,6 +62,7 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
         affinity = scored.get(request.preferences, zeros) if request.mode is SelectionMode.N else zeros
         prepared = Prepared(request, outcome, affinity, np.zeros(table.size, dtype=bool))
         _classify_existing(prepared, table)
+        shared[request.signature()] = prepared
         out.append(prepared)
     return out
 
@@ -69,6 +75,7 @@ def _classify_existing(prepared: Prepared, table: ClusterTable) -> None:
             prepared.released.append(decision.cluster)
         elif decision.current:
             prepared.kept[row] = decision
-            prepared.outcome[row] = HELD
+            if prepared.outcome[row] == PASS:  # a held cluster failing a filter is still reported as filtered
+                prepared.outcome[row] = HELD
         else:
             prepared.obsolete[row] = True

@@ -50,6 +50,8 @@ def explain_filtered(
         filtered = np.union1d(filtered, np.fromiter(extra, dtype=np.int64, count=len(extra)))
     for row in filtered[:budget]:
         row = int(row)
+        if row in p.kept:
+            continue  # held, so listed as selected: upstream skips it here but it still takes a slot
         if extra and row in extra:
             out.append(extra[row])
             continue

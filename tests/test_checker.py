@@ -1,0 +1,215 @@
+"""The independent checker: silent on sound results, loud on corrupted ones."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from model import Batch, Choice, ClusterScore, RequestResult, Result
+from solver import check
+from tests.builders import (
+    batch,
+    cluster,
+    held,
+    pick_all,
+    pick_fixed,
+    pick_n,
+    pref,
+    run,
+    spread,
+    taint,
+    term,
+)
+from tests.test_greedy import _mixed_fleet, _mixed_request
+from tests.test_optimal import SPREAD_CASES, _no_spread_batch, _stuck_batch
+
+
+def _sound_batches() -> dict[str, Batch]:
+    out = {f"spread-{k}": batch(c, r) for k, (c, r) in SPREAD_CASES.items()}
+    out["no-spread"] = _no_spread_batch()
+    out["stuck"] = _stuck_batch()
+    out["stuck-soft"] = _stuck_batch(hard=False)
+    out["mixed"] = batch(_mixed_fleet(), _mixed_request(3), pick_all(name="all"), explain_limit=3)
+    return out
+
+
+SOUND = _sound_batches()
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+@pytest.mark.parametrize("name", sorted(SOUND))
+def test_sound_results_pass(name: str, mode: str) -> None:
+    run(SOUND[name], mode)  # run() asserts check() == []
+
+
+# -- corruption -------------------------------------------------------------------------------
+
+
+def _fleet():
+    return [
+        cluster("a", {"env": "prod", "zone": "z1"}),
+        cluster("b", {"env": "prod", "zone": "z1"}),
+        cluster("c", {"env": "prod", "zone": "z2"}),
+        cluster("d", {"env": "dev", "zone": "z2"}),
+        cluster("e", {"env": "prod", "zone": "z2"}, taints=[taint("t")]),
+        cluster("f", {"env": "prod", "zone": "z3"}, eligible=False),
+        cluster("g", {"env": "prod"}, leaving=True, eligible=False),
+    ]
+
+
+def _solved(*requests, mode: str = "greedy") -> tuple[Batch, Result]:
+    b = batch(_fleet(), *requests)
+    return b, run(b, mode)
+
+
+def _corrupt(result: Result, key: str, **changes) -> Result:
+    requests = tuple(replace(r, **changes) if r.request == key else r for r in result.requests)
+    return replace(result, requests=requests)
+
+
+def _picked(name: str) -> Choice:
+    return Choice(name, ClusterScore(0, 0))
+
+
+def _problems(b: Batch, result: Result, needle: str) -> list[str]:
+    problems = check(b, result)
+    assert any(needle in p for p in problems), problems
+    return problems
+
+
+PROD = (term({"env": "prod"}),)
+
+
+@pytest.mark.parametrize("bad", ["d", "e", "f"])
+def test_selected_cluster_failing_filters(bad: str) -> None:
+    b, result = _solved(pick_n(2, required=PROD))
+    rr = result.requests[0]
+    corrupted = _corrupt(result, "p", selected=(*rr.selected[:1], _picked(bad)))
+    _problems(b, corrupted, f"selected {bad}, which fails the request's filters")
+
+
+def test_selected_leaving_or_unknown_cluster() -> None:
+    b, result = _solved(pick_n(2))
+    _problems(
+        b, _corrupt(result, "p", selected=(_picked("g"),), satisfied=False), "selected leaving cluster g"
+    )
+    _problems(
+        b, _corrupt(result, "p", selected=(_picked("zz"),), satisfied=False), "zz, which does not exist"
+    )
+
+
+def test_duplicates() -> None:
+    b, result = _solved(pick_n(2, required=PROD))
+    rr = result.requests[0]
+    _problems(b, _corrupt(result, "p", selected=(rr.selected[0], rr.selected[0])), "selected 2 times")
+
+
+def test_dropped_current_decision() -> None:
+    b, result = _solved(pick_n(3, existing=(held("a"), held("b"))))
+    rr = result.requests[0]
+    assert [c.cluster for c in rr.selected][:2] == ["a", "b"]
+    # Silently dropped: neither kept nor released.
+    problems = _problems(b, _corrupt(result, "p", selected=rr.selected[1:], satisfied=False), "neither kept")
+    assert any("dropped 1 current decisions, only 0 surplus" in p for p in problems)
+    # Released without a reason to shrink.
+    _problems(
+        b,
+        _corrupt(result, "p", selected=rr.selected[1:], released=("a",), satisfied=False),
+        "dropped 1 current decisions, only 0 surplus",
+    )
+
+
+def test_dropped_current_decision_pick_all_and_fixed() -> None:
+    b, result = _solved(
+        pick_all(name="all", existing=(held("d"),)), pick_fixed("a", name="fx", existing=(held("a"),))
+    )
+    by = result.by_request()
+    corrupted = _corrupt(result, "all", selected=by["all"].selected[1:], released=("d",))
+    _problems(b, corrupted, "dropped current decisions ['d']")
+    corrupted = _corrupt(result, "fx", selected=(), released=("a",))
+    _problems(b, corrupted, "dropped current decisions ['a']")
+
+
+def test_too_many_clusters() -> None:
+    b, result = _solved(pick_n(2, required=PROD))
+    rr = result.requests[0]
+    assert {c.cluster for c in rr.selected} == {"b", "c"}
+    _problems(
+        b,
+        _corrupt(result, "p", selected=(*rr.selected, _picked("a"))),
+        "selected 3 clusters for a request of 2",
+    )
+
+
+def test_satisfied_flag() -> None:
+    b, result = _solved(pick_n(2, required=PROD))
+    _problems(b, _corrupt(result, "p", satisfied=False), "satisfied flag disagrees with the count")
+    b, result = _solved(pick_all())
+    _problems(b, _corrupt(result, "p", satisfied=False), "always satisfied")
+    b, result = _solved(pick_fixed("a", "f"))
+    assert not result.requests[0].satisfied
+    _problems(b, _corrupt(result, "p", satisfied=True), "named clusters' validity")
+
+
+def test_skew_violation() -> None:
+    request = pick_n(3, spread=(spread("zone"),))
+    b, result = _solved(request)
+    rr = result.requests[0]
+    # Greedy stops at two: the ineligible f holds zone z3 at 0.
+    assert sorted(c.cluster for c in rr.selected) == ["b", "d"] and not rr.satisfied
+    # Two in z1 and none in z3 (ineligible but a domain): skew 2 > 1.
+    corrupted = _corrupt(result, "p", selected=(_picked("a"), _picked("b"), _picked("c")), satisfied=True)
+    _problems(b, corrupted, "skew 2 over zone exceeds 1")
+
+
+def test_skew_violation_found_in_optimal_results_too() -> None:
+    b = _stuck_batch()
+    result = run(b, "optimal")
+    corrupted = _corrupt(result, "p", selected=(_picked("x"), _picked("p")))
+    _problems(b, corrupted, "over zone exceeds 1")
+
+
+def test_soft_spread_is_not_a_hard_violation() -> None:
+    b = _stuck_batch(hard=False)
+    result = run(b, "greedy")
+    assert check(b, _corrupt(result, "p", selected=(_picked("x"), _picked("p")))) == []
+
+
+def test_pick_all_missing_a_passing_cluster() -> None:
+    b, result = _solved(pick_all(required=PROD))
+    rr = result.requests[0]
+    assert [c.cluster for c in rr.selected] == ["a", "b", "c"]
+    _problems(b, _corrupt(result, "p", selected=rr.selected[:2]), "1 passing clusters not selected, e.g. c")
+
+
+def test_released_a_decision_not_held() -> None:
+    b, result = _solved(pick_n(2, existing=(held("a"),)))
+    _problems(b, _corrupt(result, "p", released=("b",)), "released b, which the request did not hold")
+
+
+def test_selected_and_released() -> None:
+    b, result = _solved(pick_n(2, existing=(held("a"),)))
+    _problems(b, _corrupt(result, "p", released=("a",)), "a both selected and released")
+
+
+def test_fixed_selecting_an_unnamed_or_invalid_cluster() -> None:
+    b, result = _solved(pick_fixed("a", "f"))
+    _problems(b, _corrupt(result, "p", selected=(Choice("a"), Choice("b"))), "b, which is not a valid named")
+    _problems(b, _corrupt(result, "p", selected=(Choice("a"), Choice("f"))), "f, which is not a valid named")
+
+
+def test_missing_and_extra_results() -> None:
+    b, result = _solved(pick_n(1), pick_all(name="q"))
+    assert check(b, replace(result, requests=result.requests[:1])) == ["q: no result"]
+    extra = RequestResult("ghost", ())
+    problems = check(b, replace(result, requests=(*result.requests, extra)))
+    assert problems == ["ghost: result for a request not in the batch"]
+
+
+def test_preferences_are_not_checked_as_hard_constraints() -> None:
+    b, result = _solved(pick_n(1, preferences=(pref(100, {"env": "dev"}),)))
+    rr = result.requests[0]
+    assert [c.cluster for c in rr.selected] == ["d"]
+    # Any other passing cluster is still sound, if worse.
+    assert check(b, _corrupt(result, "p", selected=(_picked("a"),))) == []
