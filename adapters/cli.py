@@ -23,6 +23,8 @@ def _parse_now(value: str | None) -> datetime | None:
     if value is None:
         return None
     try:
+        if "t" not in value.lower():  # RFC 3339 needs a time, not just a date
+            raise ValueError
         moment = datetime.fromisoformat(value)
     except ValueError:
         raise InputError(f"not an RFC 3339 time: {value!r}", field="--now") from None

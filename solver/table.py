@@ -65,6 +65,7 @@ class ClusterTable:
         self._columns = self._wanted_columns(batch)
         self.frame = self._build_frame()
         self._tolerance_cache: dict[tuple[Toleration, ...], np.ndarray] = {}
+        self._domain_cache: dict[str, tuple[np.ndarray, list[str]]] = {}
 
     # -- construction -------------------------------------------------------------------------
 
@@ -94,7 +95,9 @@ class ClusterTable:
             data[_label_column(key)] = pl.Series([c.labels.get(key) for c in self._clusters], dtype=pl.String)
         for name in sorted(self._columns.properties):
             values = [c.properties.get(name) for c in self._clusters]
-            data[_exact_column(name)] = pl.Series([None if v is None else v.nanos for v in values], dtype=pl.Int128)
+            data[_exact_column(name)] = pl.Series(
+                [None if v is None else v.nanos for v in values], dtype=pl.Int128
+            )
             data[_float_column(name)] = pl.Series(
                 [None if v is None else v.as_float() for v in values], dtype=pl.Float64
             )
@@ -169,7 +172,9 @@ class ClusterTable:
             return {k: np.zeros(self.size, dtype=dtype) for k in unique}
         # with_columns, not select: an expression made only of literals must still give one value per row.
         frame = self.frame.with_columns([compile_one(k).alias(str(i)) for i, k in enumerate(unique)])
-        return {k: frame.get_column(str(i)).to_numpy().astype(dtype, copy=False) for i, k in enumerate(unique)}
+        return {
+            k: frame.get_column(str(i)).to_numpy().astype(dtype, copy=False) for i, k in enumerate(unique)
+        }
 
     def required_masks(self, term_sets: Iterable[tuple[ClusterTerm, ...]]) -> dict[tuple, np.ndarray]:
         """For each distinct non-empty tuple of ORed terms: which clusters match."""
@@ -191,14 +196,22 @@ class ClusterTable:
         return mask
 
     def domain_codes(self, key: str) -> tuple[np.ndarray, list[str]]:
-        """The topology domain of every cluster for a label key: codes 0..D-1, -1 without the label."""
+        """The topology domain of every cluster for a label key: codes 0..D-1, -1 without the label.
+        Computed once per key; callers must not modify the arrays."""
+        cached = self._domain_cache.get(key)
+        if cached is not None:
+            return cached
         if key not in self._columns.labels:
-            return np.full(self.size, -1, dtype=np.int64), []
-        values = self.frame.get_column(_label_column(key))
-        domains = sorted(v for v in values.unique().to_list() if v is not None)
-        lookup = {v: i for i, v in enumerate(domains)}
-        codes = np.fromiter((lookup.get(v, -1) if v is not None else -1 for v in values.to_list()), np.int64)
-        return codes, domains
+            cached = (np.full(self.size, -1, dtype=np.int64), [])
+        else:
+            values = self.frame.get_column(_label_column(key))
+            domains = sorted(v for v in values.unique().to_list() if v is not None)
+            codes = values.replace_strict(
+                domains, list(range(len(domains))), default=-1, return_dtype=pl.Int64
+            )
+            cached = (codes.to_numpy(), domains)
+        self._domain_cache[key] = cached
+        return cached
 
     def cluster(self, i: int):
         return self._clusters[i]

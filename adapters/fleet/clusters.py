@@ -71,8 +71,13 @@ def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
     return out
 
 
+# Go's time.Since saturates at the longest time.Duration (2^63-1 ns), e.g. for a missing (zero) time.
+_MAX_GO_DURATION_SECONDS = (2**63 - 1) / 1e9
+
+
 def _minutes_since(now: datetime, then: datetime) -> float:
-    return (now - then).total_seconds() / 60.0
+    seconds = (now - then).total_seconds()
+    return max(-_MAX_GO_DURATION_SECONDS, min(seconds, _MAX_GO_DURATION_SECONDS)) / 60.0
 
 
 def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bool) -> tuple[bool, str]:

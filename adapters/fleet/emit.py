@@ -39,9 +39,10 @@ def binding_name(crp: str, cluster: str, seed: int, taken: set[str]) -> str:
             break
         attempt += 1
     if len(name) > 63 or not _DNS_LABEL.fullmatch(name):
+        crp_is_bad = not _DNS_LABEL.fullmatch(f"{crp[:_SEGMENT]}-x")  # blame the name that breaks it
         raise InputError(
-            f"cannot form a binding name from placement {crp!r} and cluster {cluster!r}: not a DNS-1123 label",
-            where=f"{n.MEMBER_CLUSTER}/{cluster}",
+            f"cannot form a binding name from placement {crp!r} and cluster {cluster!r}: not a DNS-1123 label",  # noqa: E501
+            where=f"{n.PLACEMENT}/{crp}" if crp_is_bad else f"{n.MEMBER_CLUSTER}/{cluster}",
             field="metadata.name",
         )
     return name
@@ -181,7 +182,15 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
     unselected = [_unselected(u, fixed) for u in got.unselected]
     found = len(got.selected)
     if fixed:
-        found = len(dict.fromkeys(p.crp.obj["spec"]["policy"]["clusterNames"])) - len(got.unselected)
+        # Upstream builds PickFixed decisions from the names, not the bindings: the valid names in
+        # clusterNames order, then the invalid ones, then those not found. A kept binding on a name
+        # that is no longer valid is listed once, as invalid.
+        names = dict.fromkeys(p.crp.obj["spec"]["policy"]["clusterNames"])
+        skipped = {u.cluster for u in got.unselected}
+        selected = [_decision(Choice(c)) for c in names if c not in skipped]
+        ordered = sorted(got.unselected, key=lambda u: u.kind is FilterKind.NOT_FOUND)
+        unselected = [_unselected(u, fixed) for u in ordered]
+        found = len(selected)
     status: dict[str, Any] = {"observedCRPGeneration": p.generation}
     status["conditions"] = [
         condition(

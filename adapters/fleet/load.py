@@ -52,6 +52,8 @@ def load(manifests: list[Manifest], *, now: datetime, seed: int = 0) -> tuple[Ba
     objects = index_by_kind(manifests, n.KINDS)
     clusters = tuple(sorted((load_cluster(m, now) for m in objects[n.MEMBER_CLUSTER]), key=lambda c: c.name))
 
+    for m in objects[n.BINDING] + objects[n.POLICY_SNAPSHOT]:
+        _check_metadata(m)
     bindings: dict[str, list[Manifest]] = {}
     for m in objects[n.BINDING]:
         parent = (m.obj.get("metadata", {}).get("labels") or {}).get(n.PARENT_LABEL)
@@ -71,6 +73,27 @@ def load(manifests: list[Manifest], *, now: datetime, seed: int = 0) -> tuple[Ba
     requests.sort(key=lambda r: r.key)
     batch = Batch(clusters, tuple(requests), now=now, seed=seed, explain_limit=n.MAX_UNSELECTED_DECISIONS)
     return batch, FleetContext(contexts, now, seed)
+
+
+def _check_metadata(m: Manifest) -> None:
+    """The metadata of a scheduler-owned object that is read or rewritten below."""
+    f = Fields(m)
+    metadata = m.obj["metadata"]
+    f.string_map(metadata.get("labels"), "metadata.labels")
+    f.string_map(metadata.get("annotations"), "metadata.annotations")
+    f.string_list(metadata.get("finalizers"), "metadata.finalizers")
+
+
+def _snapshot_policy(m: Manifest) -> Any:
+    """A snapshot's policy, normalised for comparison with the placement's."""
+    f = Fields(m)
+    raw = f.mapping(m.obj.get("spec"), "spec").get("policy")
+    if raw is None:
+        return None
+    try:
+        return normalized_policy(f.mapping(raw, "spec.policy"))
+    except (TypeError, ValueError, AttributeError):
+        raise f.fail("not a placement policy", "spec.policy") from None
 
 
 def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest]):
@@ -167,9 +190,7 @@ def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count)
     if history < 1:
         raise Fields(crp).fail("revisionHistoryLimit must be at least 1", "spec.revisionHistoryLimit")
 
-    same = latest is not None and normalized_policy(
-        Fields(latest).mapping(latest.obj.get("spec"), "spec").get("policy")
-    ) == normalized_policy(raw_policy)
+    same = latest is not None and _snapshot_policy(latest) == normalized_policy(raw_policy)
     count = count if mode == "PickN" else None
     if same:
         previous = _scheduled_condition(latest.obj)

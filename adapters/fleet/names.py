@@ -60,7 +60,7 @@ PICKED_SCORED = (
     "topology spread score: {spread}): picked by scheduling policy"
 )
 PICKED_FIXED = 'Successfully scheduled resources for placement in "{cluster}": picked by scheduling policy'
-NOT_PICKED = 'Cluster "{cluster}" does not score high enough (affinity score: {affinity}, topology spread score: {spread})'
+NOT_PICKED = 'Cluster "{cluster}" does not score high enough (affinity score: {affinity}, topology spread score: {spread})'  # noqa: E501
 FIXED_INVALID = 'Cluster "{cluster}" is not eligible for resource placement yet: {reason}'
 FIXED_NOT_FOUND = 'Specified cluster "{cluster}" is not found'
 

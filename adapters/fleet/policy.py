@@ -115,7 +115,7 @@ def parse_policy(f: Fields, raw: Any) -> Policy:
     )
     if preferred and policy.mode is SelectionMode.ALL:
         raise f.fail(
-            "PreferredDuringSchedulingIgnoredDuringExecution will be ignored for placement policy type PickAll",
+            "PreferredDuringSchedulingIgnoredDuringExecution will be ignored for placement policy type PickAll",  # noqa: E501
             preferred_path,
         )
     policy.preferences = tuple(_preference(f, p, f"{preferred_path}[{i}]") for i, p in enumerate(preferred))

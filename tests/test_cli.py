@@ -1,0 +1,336 @@
+"""The command line: output formats, determinism, the ways to give input, and the demo."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.fleet_fixtures import (
+    MODES,
+    NOW,
+    PLACEMENT_API,
+    binding,
+    crp,
+    member_cluster,
+    pick_all,
+    pick_fixed,
+    pick_n,
+    run_cli,
+    run_solve,
+    snapshot,
+    solve_args,
+    term,
+    write_yaml,
+)
+
+CLUSTERS = [
+    member_cluster("c1", {"env": "prod"}),
+    member_cluster("c2", {"env": "prod"}),
+    member_cluster("c3", {"env": "dev"}),
+    member_cluster("c4", healthy="False", health_changed=30),
+]
+PLACEMENTS = [
+    crp("all-prod", pick_all(required=[term({"env": "prod"})])),
+    crp("one", pick_n(1)),
+    crp("fixed", pick_fixed("c4")),
+]
+STATE = [
+    snapshot("one", 0, pick_n(1), n=1),
+    binding("one", "c3", state="Bound"),
+    binding("one", "gone", state="Bound"),  # dangling: released
+]
+FLEET = [*CLUSTERS, *PLACEMENTS, *STATE]
+
+SUMMARY_KEYS = {
+    "mode",
+    "status",
+    "objective",
+    "bound",
+    "gap",
+    "wall_seconds",
+    "build_seconds",
+    "solve_seconds",
+    "requests",
+    "clusters",
+    "unsatisfied",
+}
+
+
+def load_stream(text: str) -> list[dict]:
+    return list(yaml.safe_load_all(text))
+
+
+@pytest.fixture
+def fleet_file(tmp_path) -> Path:
+    return write_yaml(tmp_path / "fleet.yaml", FLEET)
+
+
+# ------------------------------------------------------------------------------------ formats
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_yaml_is_a_loadable_stream(tmp_path, mode):
+    text = run_solve(tmp_path, FLEET, mode)
+    assert text.startswith("---\n")
+    objects = load_stream(text)
+    assert all(isinstance(o, dict) for o in objects)
+    kinds = [(o["kind"], o["metadata"]["name"]) for o in objects]
+    # Per placement (by name): its snapshot, then its bindings by name.
+    assert [k for k in kinds if k[0] == "ClusterSchedulingPolicySnapshot"] == [
+        ("ClusterSchedulingPolicySnapshot", "all-prod-0"),
+        ("ClusterSchedulingPolicySnapshot", "fixed-0"),
+        ("ClusterSchedulingPolicySnapshot", "one-0"),
+    ]
+    assert {o["apiVersion"] for o in objects} == {PLACEMENT_API}
+    gone = [
+        o for o in objects if o["kind"] == "ClusterResourceBinding" and o["spec"]["targetCluster"] == "gone"
+    ]
+    assert gone[0]["spec"]["state"] == "Unscheduled"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_json_is_a_v1_list_of_the_same_objects(tmp_path, mode):
+    listed = json.loads(run_solve(tmp_path, FLEET, mode, "json"))
+    assert list(listed) == ["apiVersion", "kind", "items"]
+    assert (listed["apiVersion"], listed["kind"]) == ("v1", "List")
+    assert listed["items"] == load_stream(run_solve(tmp_path, FLEET, mode, "yaml"))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_plan(tmp_path, mode):
+    plan = json.loads(run_solve(tmp_path, FLEET, mode, "plan"))
+    assert set(plan) == {"apply", "delete", "summary"}
+    assert plan["apply"] == load_stream(run_solve(tmp_path, FLEET, mode, "yaml"))
+    assert plan["delete"] == []
+    summary = plan["summary"]
+    assert set(summary) >= SUMMARY_KEYS
+    assert summary["mode"] == mode
+    assert summary["status"] == ("GREEDY" if mode == "greedy" else "OPTIMAL")
+    assert (summary["requests"], summary["clusters"], summary["unsatisfied"]) == (3, 4, 1)
+    assert isinstance(summary["objective"], int)
+    for key in ("wall_seconds", "build_seconds", "solve_seconds"):
+        assert summary[key] >= 0
+    if mode == "greedy":
+        assert summary["bound"] is None and summary["gap"] is None
+    else:
+        assert summary["bound"] == summary["objective"] and summary["gap"] == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_table(tmp_path, mode):
+    lines = run_solve(tmp_path, FLEET, mode, "table").splitlines()
+    assert [line.split() for line in lines[:-2]] == [
+        ["PLACEMENT", "CLUSTER", "DECISION", "AFFINITY", "SPREAD"],
+        ["all-prod", "c1", "new", "0", "0"],
+        ["all-prod", "c2", "new", "0", "0"],
+        ["fixed", "-", "none", "-", "-"],
+        ["one", "c3", "kept", "0", "0"],
+        ["one", "gone", "released", "-", "-"],
+    ]
+    assert lines[0].index("CLUSTER") == lines[1].index("c1")  # aligned columns
+    assert lines[-2] == ""
+    status = "GREEDY" if mode == "greedy" else "OPTIMAL"
+    assert lines[-1] == f"3 placements, 4 clusters; mode {mode}, status {status}; 1 unsatisfied: fixed"
+
+
+def test_pick_fixed_rows_have_no_scores(tmp_path):
+    objects = [*CLUSTERS, crp("f", pick_fixed("c1", "c2"))]
+    rows = [line.split() for line in run_solve(tmp_path, objects, "greedy", "table").splitlines()[1:3]]
+    assert rows == [["f", "c1", "new", "-", "-"], ["f", "c2", "new", "-", "-"]]
+
+
+@pytest.mark.parametrize("output", ["yaml", "json", "table"])
+@pytest.mark.parametrize("mode", MODES)
+def test_repeated_runs_are_byte_identical(fleet_file, mode, output):
+    args = solve_args([fleet_file], mode, output)
+    first, second = run_cli(args), run_cli(args)
+    assert first.exit_code == second.exit_code == 0
+    assert first.stdout_bytes == second.stdout_bytes
+
+
+def test_default_mode_is_optimal_and_default_output_yaml(fleet_file):
+    result = run_cli(["solve", "-f", str(fleet_file), "--now", NOW])
+    assert result.exit_code == 0
+    assert result.stdout == run_cli(solve_args([fleet_file], "optimal", "yaml")).stdout
+    plan = json.loads(run_cli(["solve", "-f", str(fleet_file), "--now", NOW, "-o", "plan"]).stdout)
+    assert plan["summary"]["mode"] == "optimal"
+
+
+def test_nothing_to_schedule_is_empty_output(tmp_path):
+    path = write_yaml(tmp_path / "clusters.yaml", CLUSTERS)
+    result = run_cli(solve_args([path], "greedy", "yaml"))
+    assert (result.exit_code, result.stdout) == (0, "")
+    listed = json.loads(run_cli(solve_args([path], "greedy", "json")).stdout)
+    assert listed["items"] == []
+
+
+# ---------------------------------------------------------------------------------- inputs
+
+
+@pytest.fixture
+def expected(fleet_file) -> str:
+    result = run_cli(solve_args([fleet_file], "greedy"))
+    assert result.exit_code == 0
+    return result.stdout
+
+
+def test_input_from_a_directory(tmp_path, expected):
+    root = tmp_path / "hub"
+    write_yaml(root / "clusters" / "members.yaml", CLUSTERS)
+    write_yaml(root / "placements.yml", PLACEMENTS)
+    (root / "state.json").write_text(
+        json.dumps({"apiVersion": "v1", "kind": "List", "items": STATE}), encoding="utf-8"
+    )
+    (root / ".hidden.yaml").write_text("this: [is not read", encoding="utf-8")
+    (root / ".git").mkdir()
+    (root / ".git" / "x.yaml").write_text(": nor this", encoding="utf-8")
+    (root / "notes.txt").write_text("not a manifest", encoding="utf-8")
+    result = run_cli(solve_args([root], "greedy"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == expected
+
+
+def test_input_from_several_files(tmp_path, expected):
+    paths = [
+        write_yaml(tmp_path / "a.yaml", CLUSTERS),
+        write_yaml(tmp_path / "b.yaml", PLACEMENTS),
+        write_yaml(tmp_path / "c.yaml", STATE),
+    ]
+    result = run_cli(solve_args(paths, "greedy"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == expected
+    # The same file twice is read once (no duplicate-object error).
+    again = run_cli(solve_args([*paths, paths[0]], "greedy"))
+    assert again.exit_code == 0 and again.stdout == expected
+
+
+def test_input_from_stdin(tmp_path, expected):
+    text = yaml.safe_dump_all(FLEET, sort_keys=False)
+    result = run_cli(solve_args(["-"], "greedy"), stdin=text)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == expected
+
+
+def test_stdin_mixed_with_files(tmp_path, expected):
+    clusters = write_yaml(tmp_path / "clusters.yaml", CLUSTERS)
+    text = yaml.safe_dump_all([*PLACEMENTS, *STATE], sort_keys=False)
+    result = run_cli(solve_args([clusters, "-"], "greedy"), stdin=text)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == expected
+
+
+@pytest.mark.parametrize("suffix", ["yaml", "json"])
+def test_kind_list_input(tmp_path, expected, suffix):
+    listed = {"apiVersion": "v1", "kind": "List", "items": FLEET}
+    path = tmp_path / f"list.{suffix}"
+    if suffix == "json":
+        path.write_text(json.dumps(listed), encoding="utf-8")
+    else:
+        write_yaml(path, [listed])
+    result = run_cli(solve_args([path], "greedy"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == expected
+
+
+def test_unknown_kinds_are_ignored(tmp_path, expected):
+    noise = [
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "c1", "namespace": "default"},
+            "data": {"numberOfClusters": "x"},
+        },
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "app", "namespace": "x"},
+            "spec": "not even an object",
+        },
+        # A known kind in another group is not ours either.
+        {"apiVersion": "example.com/v1", "kind": "MemberCluster", "metadata": {"name": "c1"}},
+        {
+            "apiVersion": "example.com/v1",
+            "kind": "ClusterResourcePlacement",
+            "metadata": {"name": "one"},
+            "spec": {"policy": {"placementType": "Nonsense"}},
+        },
+        None,
+    ]
+    path = tmp_path / "noisy.yaml"
+    path.write_text(yaml.safe_dump_all([*noise, *FLEET], sort_keys=False), encoding="utf-8")
+    result = run_cli(solve_args([path], "greedy"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == expected
+
+
+def test_kubectl_style_timestamps_and_server_fields(tmp_path, expected):
+    """Unquoted timestamps and server-populated metadata, as `kubectl get -o yaml` prints them."""
+    text = yaml.safe_dump_all(FLEET, sort_keys=False).replace("'2026-", "2026-").replace("Z'", "Z")
+    assert "lastReceivedHeartbeat: 2026-" in text
+    path = tmp_path / "kubectl.yaml"
+    path.write_text(text, encoding="utf-8")
+    result = run_cli(solve_args([path], "greedy"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == expected
+
+
+# ---------------------------------------------------------------------------------- demo
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_demo_prints_a_table(mode):
+    result = run_cli(["demo", "--mode", mode])
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["PLACEMENT", "CLUSTER", "DECISION", "AFFINITY", "SPREAD"]
+    assert {line.split()[0] for line in lines[1:-2]} == {
+        "batch-jobs",
+        "checkout",
+        "monitoring",
+        "payments",
+        "web-frontend",
+    }
+    assert lines[-1].startswith("5 placements, 12 clusters; mode " + mode)
+
+
+# -------------------------------------------------------------------------- subprocess smoke
+
+
+def _executable() -> str:
+    local = Path(sys.executable).parent / "placement-solver"
+    return str(local) if local.exists() else (shutil.which("placement-solver") or "placement-solver")
+
+
+def test_subprocess_solve_json(fleet_file):
+    done = subprocess.run(
+        [_executable(), *solve_args([fleet_file], "optimal", "json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert json.loads(done.stdout)["kind"] == "List"
+
+
+def test_subprocess_bad_input_exit_status(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("kind: [unclosed", encoding="utf-8")
+    done = subprocess.run(
+        [_executable(), "solve", "-f", str(bad), "--now", NOW],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1 and str(bad) in done.stderr
+    assert "Traceback" not in done.stderr
