@@ -13,17 +13,16 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from ortools.sat.python import cp_model
 
 from solver.objective import Scale, combine, evaluate
 from solver.prepare import PASS, Prepared
+from solver.search import build, run, stage_weights
 from solver.solution import Solution, explain_cycle, pick_order
-from solver.spread import SOFT_VIOLATION, SpreadState
+from solver.spread import SpreadState
+from solver.spread_exact import solve_single_constraint
 from solver.table import ClusterTable
 
 __all__ = ["SearchOutcome", "solve_spread"]
-
-_STAGE_LIMIT = 2**53  # a stage's objective must be exact as a double, which CP-SAT reports
 
 
 @dataclass(slots=True)
@@ -62,142 +61,40 @@ def solve_spread(
     want = p.request.count - p.present
     kept = list(p.kept)
     state = SpreadState(table, p.request.spread, kept)
+    candidates = np.flatnonzero(p.outcome == PASS)
 
     # Cells, each ordered best first; only a cell's best `want` candidates can be in an optimum.
-    candidates = np.flatnonzero(p.outcome == PASS)
     cell_ids = state.cells(candidates)
     cells: dict[int, list[int]] = {}
     cell_of = {int(r): int(c) for r, c in zip(candidates.tolist(), cell_ids.tolist(), strict=True)}
     for cell in np.unique(cell_ids):
         rows = pick_order(p, table, candidates[cell_ids == cell])
         cells[int(cell)] = [int(r) for r in rows[:want]]
-
-    model = cp_model.CpModel()
-    rows = [r for cell in sorted(cells) for r in cells[cell]]
-    x = {r: model.new_bool_var(f"x{r}") for r in rows}
-    for cell in sorted(cells):
-        ordered = cells[cell]
-        for better, worse in zip(ordered, ordered[1:], strict=False):
-            model.add_implication(x[worse], x[better])
-    picked = cp_model.LinearExpr.sum([x[r] for r in rows])
-    model.add(picked <= want)
-
-    most = p.present + want
-    spread_terms: list[tuple[cp_model.LinearExprT, int]] = []
-    for dim, skew0 in zip(state.dimensions, state.initial_skew, strict=True):
-        if not dim.domains:
-            continue
-        members: dict[int, list[int]] = {}
-        for r in rows:
-            code = int(dim.codes[r])
-            if code >= 0:
-                members.setdefault(code, []).append(r)
-        high = model.new_int_var(0, most, "")
-        low = model.new_int_var(0, most, "")
-        for code, base in enumerate(dim.counts.tolist()):
-            count = base + cp_model.LinearExpr.sum([x[r] for r in members.get(code, [])])
-            model.add(high >= count)
-            model.add(low <= count)
-        skew = high - low
-        constraint = dim.constraint
-        if constraint.hard:
-            # Never above max skew, nor above the skew the kept decisions already have.
-            model.add(skew <= max(constraint.max_skew, skew0))
-            spread_terms.append((skew, 1))
-        else:
-            excess = model.new_int_var(0, most, "")
-            model.add(excess >= skew - constraint.max_skew)
-            spread_terms.append((skew, 1))
-            spread_terms.append((excess, SOFT_VIOLATION))
-
-    penalty = cp_model.LinearExpr.weighted_sum([e for e, _ in spread_terms], [c for _, c in spread_terms])
-    # The levels of solver.objective, unshifted (Scale.offsets shifts them).
-    levels = [
-        picked,
-        -penalty,
-        cp_model.LinearExpr.weighted_sum([x[r] for r in rows], [int(p.affinity[r]) for r in rows]),
-        cp_model.LinearExpr.weighted_sum([x[r] for r in rows], [int(p.obsolete[r]) for r in rows]),
-        cp_model.LinearExpr.weighted_sum([x[r] for r in rows], [int(table.rank[r]) for r in rows]),
-    ]
-
-    hint = _canonical(cells, cell_of, greedy.picks)
-    hinted = set(hint)
-    for r in rows:
-        model.add_hint(x[r], r in hinted)
-    build_seconds = time.perf_counter() - started
-
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1  # deterministic; these models are small
-    solver.parameters.random_seed = seed
-    status_names, time_limited, bound_level, solve_seconds = [], False, None, 0.0
-    best: list[int] | None = None
-    for stage in _stages(scale.spans):
-        remaining = deadline - time.perf_counter()
-        if remaining <= 0:
-            time_limited = True
-            break
-        solver.parameters.max_time_in_seconds = remaining
-        solver.parameters.max_deterministic_time = deterministic_budget
-        weights = _stage_weights(scale.spans, stage)
-        objective = sum(w * levels[i] for i, w in zip(stage, weights, strict=True))
-        model.maximize(objective)
-        t0 = time.perf_counter()
-        status = solver.solve(model)
-        solve_seconds += time.perf_counter() - t0
-        status_names.append(solver.status_name(status))
-        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            break
-        best = [r for r in rows if solver.boolean_value(x[r])]
-        value = round(solver.objective_value)
-        if status == cp_model.OPTIMAL:
-            model.add(objective == value)
-        else:
-            time_limited = time_limited or solver.wall_time >= solver.parameters.max_time_in_seconds * 0.99
-            bound_level = (stage, round(solver.best_objective_bound))
-            model.add(objective >= value)
-            break  # lower levels would be solved against an unproven higher level
-        model.clear_hints()
-        for r in rows:
-            model.add_hint(x[r], r in set(best))
-
     fallback = _canonical(cells, cell_of, greedy.picks)
-    picks = fallback if best is None else best
-    values = evaluate(p, table, scale, kept, picks)
+
+    build_seconds = solve_seconds = 0.0
+    time_limited, cut = False, None
+    if len(p.request.spread) == 1:
+        picks: list[int] | None = solve_single_constraint(p, table, state, candidates, want)
+        optimal, status = True, "OPTIMAL"
+        solve_seconds = time.perf_counter() - started
+    else:
+        space = build(p, table, want, cells)
+        build_seconds = time.perf_counter() - started
+        searched = run(space, scale, fallback, seed=seed, budget=deterministic_budget, deadline=deadline)
+        picks, optimal, cut = searched.picks, searched.optimal, searched.cut
+        time_limited, solve_seconds = searched.time_limited, searched.solve_seconds
+        status = "OPTIMAL" if optimal else ("FEASIBLE" if picks is not None else "UNKNOWN")
+
+    values = evaluate(p, table, scale, kept, fallback if picks is None else picks)
     fallback_values = evaluate(p, table, scale, kept, fallback)
-    if combine(fallback_values, scale.spans) > combine(values, scale.spans):
+    if picks is None or combine(fallback_values, scale.spans) > combine(values, scale.spans):
         picks, values = fallback, fallback_values  # never worse than greedy
     objective = combine(values, scale.spans)
-    optimal = best is not None and bound_level is None and len(status_names) == len(_stages(scale.spans))
-    bound = objective if optimal else _bound(scale, values, bound_level)
-    solution = _finish(p, table, picks, limit)
-    status = "OPTIMAL" if optimal else ("FEASIBLE" if best is not None else (status_names or ["GREEDY"])[-1])
-    return SearchOutcome(solution, values, bound, status, build_seconds, solve_seconds, time_limited)
-
-
-def _stages(spans: tuple[int, ...]) -> list[list[int]]:
-    """Consecutive levels grouped so that each group's combined range stays exact."""
-    stages: list[list[int]] = []
-    current: list[int] = []
-    width = 1
-    for i, span in enumerate(spans):
-        if current and width * (span + 1) > _STAGE_LIMIT:
-            stages.append(current)
-            current, width = [], 1
-        current.append(i)
-        width *= span + 1
-    stages.append(current)
-    return stages
-
-
-def _stage_weights(spans: tuple[int, ...], stage: list[int]) -> list[int]:
-    weights = []
-    for i in stage:
-        weight = 1
-        for j in stage:
-            if j > i:
-                weight *= spans[j] + 1
-        weights.append(weight)
-    return weights
+    bound = objective if optimal else max(objective, _bound(scale, values, cut))
+    return SearchOutcome(
+        _finish(p, table, picks, limit), values, bound, status, build_seconds, solve_seconds, time_limited
+    )
 
 
 def _bound(scale: Scale, values: tuple[int, ...], cut: tuple[list[int], int] | None) -> int:
@@ -206,7 +103,7 @@ def _bound(scale: Scale, values: tuple[int, ...], cut: tuple[list[int], int] | N
     if cut is None:
         return combine(scale.spans, scale.spans)
     stage, stage_bound = cut
-    weights = _stage_weights(scale.spans, stage)
+    weights = stage_weights(scale.spans, stage)
     shifted = stage_bound + sum(w * scale.offsets[i] for i, w in zip(stage, weights, strict=True))
     total = 0
     for i in range(stage[0]):

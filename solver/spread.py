@@ -125,3 +125,37 @@ class SpreadState:
         stacked = np.stack([d.codes[rows] for d in self.dimensions], axis=1)
         _, inverse = np.unique(stacked, axis=0, return_inverse=True)
         return inverse.reshape(-1).astype(np.int64)
+
+
+def contribute(space) -> None:
+    """In the joint model: per constraint the final highest and lowest domain counts; hard
+    constraints bound their difference, and the spread level pays for it (and for soft excess)."""
+    p, model, x = space.p, space.model, space.x
+    state = SpreadState(space.table, p.request.spread, list(p.kept))
+    most = p.present + space.want
+    exprs, coefficients = [], []
+    for dim, skew0 in zip(state.dimensions, state.initial_skew, strict=True):
+        if not dim.domains:
+            continue
+        members: dict[int, list] = {}
+        for r in space.rows:
+            code = int(dim.codes[r])
+            if code >= 0:
+                members.setdefault(code, []).append(x[r])
+        high = model.new_int_var(0, most, "")
+        low = model.new_int_var(0, most, "")
+        for code, base in enumerate(dim.counts.tolist()):
+            count = base + sum(members.get(code, []))
+            model.add(high >= count)
+            model.add(low <= count)
+        if dim.constraint.hard:
+            # Never above max skew, nor above the skew the kept decisions already have.
+            model.add(high - low <= max(dim.constraint.max_skew, skew0))
+        else:
+            excess = model.new_int_var(0, most, "")
+            model.add(excess >= high - low - dim.constraint.max_skew)
+            exprs.append(excess)
+            coefficients.append(-SOFT_VIOLATION)
+        exprs += [high, low]
+        coefficients += [-1, 1]
+    space.add("spread", exprs, coefficients)

@@ -49,3 +49,9 @@ def downscale(p: Prepared, table: ClusterTable) -> Solution | None:
     released = [table.names[r] for r in gone] + released_obsolete(p, table, ())
     kept = [r for r in p.kept if r not in set(gone)]
     return Solution(kept=kept, picks=[], released=released, scheduled=False)
+
+
+def contribute(space) -> None:
+    """In the joint model: the level that prefers clusters holding an obsolete decision."""
+    rows = [r for r in space.rows if space.p.obsolete[r]]
+    space.add("obsolete", [space.x[r] for r in rows], [1] * len(rows))

@@ -1,0 +1,150 @@
+"""CP-SAT for one request that needs search: a small model each policy concept fills in.
+
+A concept module contributes through `contribute(space)`: its variables, constraints, and terms of
+the objective's levels (solver.objective.LEVELS). The levels are then solved lexicographically in
+as few stages as keep each stage's objective exact, every stage hinted with the best answer so far.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ortools.sat.python import cp_model
+
+from solver import modes, scores, spread, stickiness
+from solver.objective import LEVELS, Scale
+from solver.prepare import Prepared
+from solver.table import ClusterTable
+
+__all__ = ["Space", "SearchRun", "build", "run", "stages", "stage_weights"]
+
+PLUGINS = (modes, scores, spread, stickiness)
+# A stage's objective must be exact as a double (CP-SAT reports one); small stages also prove
+# optimality much faster than one stage with huge lexicographic weights (measured: 3.6 s against
+# 7.2 s for the 85 searches of a 10,000 x 2,000 fleet).
+_STAGE_LIMIT = 2**20
+
+
+@dataclass(slots=True)
+class Space:
+    """The model under construction: one boolean per modelled candidate, the levels' terms."""
+
+    p: Prepared
+    table: ClusterTable
+    want: int  # how many new picks at most
+    cells: dict[int, list[int]]  # candidates alike for spread, best first
+    model: cp_model.CpModel = field(default_factory=cp_model.CpModel)
+    x: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    terms: list[tuple[list, list[int]]] = field(default_factory=lambda: [([], []) for _ in LEVELS])
+
+    @property
+    def rows(self) -> list[int]:
+        return list(self.x)
+
+    def add(self, level: str, exprs: list, coefficients: list[int]) -> None:
+        bucket = self.terms[LEVELS.index(level)]
+        bucket[0].extend(exprs)
+        bucket[1].extend(coefficients)
+
+    def level(self, i: int) -> cp_model.LinearExprT:
+        exprs, coefficients = self.terms[i]
+        return cp_model.LinearExpr.weighted_sum(exprs, coefficients)
+
+
+def build(p: Prepared, table: ClusterTable, want: int, cells: dict[int, list[int]]) -> Space:
+    space = Space(p, table, want, cells)
+    for cell in sorted(cells):
+        ordered = cells[cell]
+        for row in ordered:
+            space.x[row] = space.model.new_bool_var("")
+        # Inside a cell the better cluster is taken first: no optimum is lost, symmetry is.
+        for better, worse in zip(ordered, ordered[1:], strict=False):
+            space.model.add_implication(space.x[worse], space.x[better])
+    for plugin in PLUGINS:
+        plugin.contribute(space)
+    return space
+
+
+@dataclass(slots=True)
+class SearchRun:
+    picks: list[int] | None  # None when no stage found an answer
+    optimal: bool
+    cut: tuple[list[int], int] | None  # the stage a limit cut, with CP-SAT's bound on it
+    time_limited: bool
+    solve_seconds: float
+
+
+def stages(spans: tuple[int, ...]) -> list[list[int]]:
+    """Consecutive levels grouped so that each group's combined range stays exact."""
+    groups: list[list[int]] = []
+    current: list[int] = []
+    width = 1
+    for i, span in enumerate(spans):
+        if current and width * (span + 1) > _STAGE_LIMIT:
+            groups.append(current)
+            current, width = [], 1
+        current.append(i)
+        width *= span + 1
+    groups.append(current)
+    return groups
+
+
+def stage_weights(spans: tuple[int, ...], stage: list[int]) -> list[int]:
+    weights = []
+    for i in stage:
+        weight = 1
+        for j in stage:
+            if j > i:
+                weight *= spans[j] + 1
+        weights.append(weight)
+    return weights
+
+
+def run(
+    space: Space, scale: Scale, hint: list[int], *, seed: int, budget: float, deadline: float
+) -> SearchRun:
+    model, x = space.model, space.x
+    rows = space.rows
+    chosen = set(hint)
+    for r in rows:
+        model.add_hint(x[r], r in chosen)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1  # deterministic; these models are small
+    solver.parameters.random_seed = seed
+    best: list[int] | None = None
+    solve_seconds = 0.0
+    plan = stages(scale.spans)
+    for number, stage in enumerate(plan):
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            return SearchRun(best, False, (stage, _unsolved_bound(scale, stage)), True, solve_seconds)
+        solver.parameters.max_time_in_seconds = remaining
+        solver.parameters.max_deterministic_time = budget
+        weights = stage_weights(scale.spans, stage)
+        objective = cp_model.LinearExpr.weighted_sum([space.level(i) for i in stage], weights)
+        model.maximize(objective)
+        started = time.perf_counter()
+        status = solver.solve(model)
+        solve_seconds += time.perf_counter() - started
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            limited = solver.wall_time >= remaining * 0.99
+            return SearchRun(best, False, (stage, _unsolved_bound(scale, stage)), limited, solve_seconds)
+        best = [r for r in rows if solver.boolean_value(x[r])]
+        value = round(solver.objective_value)
+        if status == cp_model.FEASIBLE:
+            limited = solver.wall_time >= remaining * 0.99
+            return SearchRun(best, False, (stage, round(solver.best_objective_bound)), limited, solve_seconds)
+        if number + 1 < len(plan):
+            model.add(objective == value)
+            model.clear_hints()
+            picked = set(best)
+            for r in rows:
+                model.add_hint(x[r], r in picked)
+    return SearchRun(best, True, None, False, solve_seconds)
+
+
+def _unsolved_bound(scale: Scale, stage: list[int]) -> int:
+    """The stage's raw objective at most: every level at the top of its span, unshifted."""
+    weights = stage_weights(scale.spans, stage)
+    return sum(w * (scale.spans[i] - scale.offsets[i]) for i, w in zip(stage, weights, strict=True))
