@@ -29,6 +29,12 @@ _DECIMAL_SUFFIXES = {
     "P": Fraction(10**15),
     "E": Fraction(10**18),
 }
+# Per suffix: (power of two, power of ten).
+_SUFFIX_POWERS = {
+    **{suffix: (10 * (i + 1), 0) for i, suffix in enumerate(("Ki", "Mi", "Gi", "Ti", "Pi", "Ei"))},
+    **{"n": (0, -9), "u": (0, -6), "m": (0, -3), "": (0, 0), "k": (0, 3), "M": (0, 6)},
+    **{"G": (0, 9), "T": (0, 12), "P": (0, 15), "E": (0, 18)},
+}
 _GRAMMAR = re.compile(
     r"(?P<sign>[+-]?)(?P<number>\d+(?:\.\d*)?|\.\d+)"
     r"(?:(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE](?P<exponent>[+-]?\d+))?"
@@ -81,18 +87,22 @@ def parse_quantity(text: str) -> Quantity:
     match = _GRAMMAR.fullmatch(text)  # no surrounding blanks, as upstream's parser
     if match is None:
         raise QuantityError(f"unable to parse quantity {text!r}")
-    number = match["number"]
-    if number.endswith("."):
-        number += "0"
-    value = Fraction(number)
+    whole, _, fraction = match["number"].partition(".")
+    # value = mantissa * 2**binary * 10**decimal, in integers: no float, no Fraction on this hot path
+    mantissa = int((whole or "0") + fraction)
+    binary, decimal = 0, -len(fraction) + 9  # + 9: counted in nano-units
     if match["exponent"] is not None:
-        value *= Fraction(10) ** int(match["exponent"])
+        decimal += int(match["exponent"])
     else:
-        suffix = match["suffix"] or ""
-        value *= _BINARY_SUFFIXES.get(suffix) or _DECIMAL_SUFFIXES[suffix]
+        binary, power = _SUFFIX_POWERS[match["suffix"] or ""]
+        decimal += power
     if match["sign"] == "-":
-        value = -value
-    nanos = _round_to_nanos(value)
+        mantissa = -mantissa
+    mantissa <<= binary
+    if decimal >= 0:
+        nanos = mantissa * 10**decimal
+    else:
+        nanos = _round_to_nanos(Fraction(mantissa, 10**-decimal) / _NANO)
     if abs(nanos) >= _LIMIT:
         raise QuantityError(f"quantity {text!r} is too large")
     return Quantity(nanos, text)

@@ -13,9 +13,32 @@ from model import Batch, Cluster, PlacementRequest, RequestResult, Result, Selec
 __all__ = ["check"]
 
 
+class _Fleet:
+    """The batch's clusters, with what several requests ask about them computed once."""
+
+    def __init__(self, clusters: tuple[Cluster, ...]) -> None:
+        self.clusters = clusters
+        self.by_name = {c.name: c for c in clusters}
+        self.eligible = [c for c in clusters if c.eligible]
+        self._passing: dict[tuple, set[str]] = {}
+        self._domains: dict[str, set[str]] = {}
+
+    def passing(self, request: PlacementRequest) -> set[str]:
+        """Names of every cluster passing the request's filters; shared by requests with equal filters."""
+        key = (request.required, request.tolerations)
+        if key not in self._passing:
+            self._passing[key] = {c.name for c in self.eligible if _passes(request, c)}
+        return self._passing[key]
+
+    def domains(self, key: str) -> set[str]:
+        if key not in self._domains:
+            self._domains[key] = {c.labels[key] for c in self.clusters if key in c.labels}
+        return self._domains[key]
+
+
 def check(batch: Batch, result: Result) -> list[str]:
     """Every hard-constraint violation, as readable lines; empty when the result is sound."""
-    clusters = {c.name: c for c in batch.clusters}
+    fleet = _Fleet(batch.clusters)
     by_key = result.by_request()
     problems: list[str] = []
     for request in batch.requests:
@@ -23,7 +46,7 @@ def check(batch: Batch, result: Result) -> list[str]:
         if got is None:
             problems.append(f"{request.key}: no result")
             continue
-        problems += [f"{request.key}: {p}" for p in _check_request(request, got, clusters, batch.clusters)]
+        problems += [f"{request.key}: {p}" for p in _check_request(request, got, fleet)]
     extra = set(by_key) - {r.key for r in batch.requests}
     problems += [f"{key}: result for a request not in the batch" for key in sorted(extra)]
     return problems
@@ -37,9 +60,8 @@ def _passes(request: PlacementRequest, cluster: Cluster) -> bool:
     return first_untolerated(cluster.taints, request.tolerations) is None
 
 
-def _check_request(
-    request: PlacementRequest, got: RequestResult, clusters: dict[str, Cluster], fleet
-) -> list[str]:
+def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet) -> list[str]:
+    clusters = fleet.by_name
     problems: list[str] = []
     names = [c.cluster for c in got.selected]
     for name, n in Counter(names).items():
@@ -91,7 +113,7 @@ def _check_request(
         if dropped_current:
             problems.append(f"dropped current decisions {sorted(dropped_current)}")
     if request.mode is SelectionMode.ALL:
-        missing = [c.name for c in fleet if _passes(request, c) and c.name not in selected]
+        missing = sorted(fleet.passing(request) - selected)
         if missing:
             problems.append(f"{len(missing)} passing clusters not selected, e.g. {missing[0]}")
         if not got.satisfied:
@@ -103,23 +125,19 @@ def _check_request(
     return problems
 
 
-def _skew(request_key: str, members, fleet) -> int:
-    counts: Counter[str] = Counter()
-    domains = {c.labels[request_key] for c in fleet if request_key in c.labels}
-    for cluster in members:
-        if request_key in cluster.labels:
-            counts[cluster.labels[request_key]] += 1
+def _skew(key: str, members: list[Cluster], fleet: _Fleet) -> int:
+    domains = fleet.domains(key)
     if not domains:
         return 0
+    counts = Counter(c.labels[key] for c in members if key in c.labels)
     values = [counts.get(d, 0) for d in domains]
     return max(values) - min(values)
 
 
-def _check_spread(request: PlacementRequest, selected: set[str], kept: set[str], fleet) -> list[str]:
+def _check_spread(request: PlacementRequest, selected: set[str], kept: set[str], fleet: _Fleet) -> list[str]:
     problems = []
-    by_name = {c.name: c for c in fleet}
-    final = [by_name[n] for n in sorted(selected) if n in by_name]
-    before = [by_name[n] for n in sorted(kept) if n in by_name]
+    final = [fleet.by_name[n] for n in sorted(selected) if n in fleet.by_name]
+    before = [fleet.by_name[n] for n in sorted(kept) if n in fleet.by_name]
     for constraint in request.spread:
         if not constraint.hard:
             continue
