@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -130,5 +131,110 @@ def demo(mode: str, output: str) -> None:
         manifests = parse_text(text, "fleet-demo.yaml")
         outcome = schedule_manifests(manifests, now=_parse_now(DEMO_NOW), options=SolveOptions(mode=mode))
         return _render(outcome, output)
+
+    _guard(run)
+
+
+def _count_option(value: str | None, flag: str) -> int:
+    """A required non-negative integer flag; InputError (exit 2, one line) otherwise."""
+    if value is None:
+        raise InputError("required", field=flag)
+    text = value.strip()
+    if not text.isdigit():
+        raise InputError(f"not a non-negative integer: {value!r}", field=flag)
+    return int(text)
+
+
+@main.command()
+@click.option(
+    "--system", "system", default="fleet", show_default=True, help="The system whose objects to make."
+)
+@click.option("--clusters", "clusters_text", metavar="N", help="Member clusters (required).")
+@click.option("--placements", "placements_text", metavar="M", help="Placements (required).")
+@click.option("--seed", "seed_text", metavar="S", default="0", show_default=True, help="Fixes every draw.")
+def generate(system: str, clusters_text: str | None, placements_text: str | None, seed_text: str) -> None:
+    """Print a synthetic hub as a YAML stream: the same arguments give the same bytes."""
+
+    def run() -> str:
+        from bench.generate import SYSTEMS as GENERATORS
+        from bench.generate import generate_yaml
+
+        if system not in GENERATORS:
+            raise InputError(
+                f"unknown system {system!r}; expected one of {', '.join(sorted(GENERATORS))}",
+                field="--system",
+            )
+        clusters = _count_option(clusters_text, "--clusters")
+        placements = _count_option(placements_text, "--placements")
+        seed = _count_option(seed_text, "--seed")
+        return generate_yaml(system, clusters, placements, seed=seed)
+
+    _guard(run)
+
+
+def _list_option(value: str, flag: str) -> list[str]:
+    items = [item.strip() for item in value.split(",") if item.strip()]
+    if not items:
+        raise InputError("empty list", field=flag)
+    return list(dict.fromkeys(items))
+
+
+@main.command()
+@click.option("--system", "systems", multiple=True, help="A system to measure (repeatable; default: all).")
+@click.option(
+    "--sizes",
+    "sizes_text",
+    metavar="CxP,...",
+    help="Sizes (default: the 3x3 grid of 100, 1000, 10000 clusters by 100, 1000, 5000 placements).",
+)
+@click.option("--modes", "modes_text", default="greedy,optimal", show_default=True)
+@click.option("--seed", "seed_text", metavar="S", default="0", show_default=True)
+@click.option(
+    "--time-limit",
+    "limit_text",
+    metavar="SECONDS",
+    default="60",
+    show_default=True,
+    help="Wall-clock bound of each solve.",
+)
+@click.option("--out", "out", default="bench-out", show_default=True, help="Directory for CSV, MD and PNGs.")
+def bench(systems, sizes_text, modes_text, seed_text, limit_text, out) -> None:
+    """Run the benchmark suites; print the Markdown table, write results.csv/.md and PNG plots."""
+
+    def run() -> str:
+        from bench import suite
+
+        chosen = list(dict.fromkeys(systems)) or sorted(suite.SYSTEMS)
+        for system in chosen:
+            if system not in suite.SYSTEMS:
+                raise InputError(
+                    f"unknown system {system!r}; expected one of {', '.join(sorted(suite.SYSTEMS))}",
+                    field="--system",
+                )
+        try:
+            sizes = suite.parse_sizes(sizes_text) if sizes_text is not None else list(suite.DEFAULT_SIZES)
+        except ValueError as err:
+            raise InputError(str(err), field="--sizes") from None
+        modes = _list_option(modes_text, "--modes")
+        for mode in modes:
+            if mode not in MODES:
+                raise InputError(
+                    f"unknown mode {mode!r}; expected one of {', '.join(MODES)}", field="--modes"
+                )
+        seed = _count_option(seed_text, "--seed")
+        try:
+            time_limit = float(limit_text)
+        except ValueError:
+            time_limit = -1.0
+        if not time_limit > 0 or time_limit == float("inf"):
+            raise InputError(f"not a positive number of seconds: {limit_text!r}", field="--time-limit")
+        if not out or (os.path.exists(out) and not os.path.isdir(out)):
+            raise InputError(f"not a directory: {out!r}", field="--out")
+
+        def progress(line: str) -> None:
+            click.echo(line, err=True)
+
+        frame = suite.run_suite(chosen, sizes, modes, seed, out, time_limit=time_limit, progress=progress)
+        return suite.markdown_table(frame)
 
     _guard(run)

@@ -66,11 +66,12 @@ def solve_spread(
     # Cells, each ordered best first; only a cell's best `want` candidates can be in an optimum.
     cell_ids = state.cells(candidates)
     cells: dict[int, list[int]] = {}
-    cell_of = {int(r): int(c) for r, c in zip(candidates.tolist(), cell_ids.tolist(), strict=True)}
-    for cell in np.unique(cell_ids):
+    for cell in np.unique(cell_ids).tolist():
         rows = pick_order(p, table, candidates[cell_ids == cell])
-        cells[int(cell)] = [int(r) for r in rows[:want]]
-    fallback = _canonical(cells, cell_of, greedy.picks)
+        cells[cell] = rows[:want].tolist()
+    # candidates are sorted rows, so a pick's cell is found by binary search
+    greedy_cells = cell_ids[np.searchsorted(candidates, np.asarray(greedy.picks, dtype=np.int64))]
+    fallback = _canonical(cells, dict(zip(greedy.picks, greedy_cells.tolist(), strict=True)), greedy.picks)
 
     build_seconds = solve_seconds = 0.0
     time_limited, cut = False, None

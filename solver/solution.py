@@ -38,18 +38,26 @@ def pick_order(
 _FILTER_KIND = {AFFINITY: FilterKind.AFFINITY, INELIGIBLE: FilterKind.INELIGIBLE, TAINT: FilterKind.TAINT}
 
 
+def _filtered_rows(p: Prepared) -> np.ndarray:
+    return np.flatnonzero((p.outcome == AFFINITY) | (p.outcome == INELIGIBLE) | (p.outcome == TAINT))
+
+
 def explain_filtered(
-    p: Prepared, table: ClusterTable, budget: int, extra: dict[int, Unselected] | None = None
-):
-    """Up to `budget` filtered clusters, by name, each with the first filter it failed."""
+    p: Prepared,
+    table: ClusterTable,
+    budget: int,
+    extra: dict[int, Unselected] | None = None,
+    also: np.ndarray | None = None,
+) -> list[Unselected]:
+    """Up to `budget` filtered clusters, by name, each with the first filter it failed; `also`
+    are more filtered rows (blocked by spread), explained by `extra`."""
     out: list[Unselected] = []
     if budget <= 0:
         return out
-    filtered = np.flatnonzero((p.outcome == AFFINITY) | (p.outcome == INELIGIBLE) | (p.outcome == TAINT))
-    if extra:
-        filtered = np.union1d(filtered, np.fromiter(extra, dtype=np.int64, count=len(extra)))
-    for row in filtered[:budget]:
-        row = int(row)
+    filtered = _filtered_rows(p)
+    if also is not None and len(also):
+        filtered = np.union1d(filtered, also)
+    for row in filtered[:budget].tolist():
         if row in p.kept:
             continue  # held, so listed as selected: upstream skips it here but it still takes a slot
         if extra and row in extra:
@@ -102,6 +110,9 @@ def explain_cycle(
         for i in order[:limit]
     ]
     constraints = p.request.spread
+    budget = limit - len(out)
+    # Only the first `budget` filtered clusters by name are reported: build just those entries.
+    reported = set(np.sort(np.concatenate([_filtered_rows(p), blocked]))[: max(budget, 0)].tolist())
     extra = {
         int(r): Unselected(
             table.names[int(r)],
@@ -109,9 +120,10 @@ def explain_cycle(
             detail=constraints[int(k)].topology_key,
             skew=constraints[int(k)].max_skew,
         )
-        for r, k in zip(blocked, violated, strict=True)
+        for r, k in zip(blocked.tolist(), violated.tolist(), strict=True)
+        if r in reported
     }
-    return out + explain_filtered(p, table, limit - len(out), extra)
+    return out + explain_filtered(p, table, budget, extra, blocked)
 
 
 def to_result(p: Prepared, table: ClusterTable, solution: Solution) -> RequestResult:

@@ -122,9 +122,11 @@ class SpreadState:
         """A cell id per row: rows in the same cell are interchangeable for spread."""
         if not self.dimensions:
             return np.zeros(len(rows), dtype=np.int64)
-        stacked = np.stack([d.codes[rows] for d in self.dimensions], axis=1)
-        _, inverse = np.unique(stacked, axis=0, return_inverse=True)
-        return inverse.reshape(-1).astype(np.int64)
+        combined = np.zeros(len(rows), dtype=np.int64)
+        for d in self.dimensions:  # mixed radix: one integer per combination of domains
+            combined = combined * (len(d.domains) + 1) + (d.codes[rows] + 1)
+        _, inverse = np.unique(combined, return_inverse=True)
+        return inverse.astype(np.int64)
 
 
 def contribute(space) -> None:

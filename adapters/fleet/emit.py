@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import re
 from dataclasses import dataclass
@@ -112,11 +111,11 @@ def emit(context: FleetContext, result: Result) -> Emitted:
         bindings, status = _placement(placement, got, context, taken)
         delete += [object_reference(s) for s in placement.deleted_snapshots]
         apply += placement.older_snapshots
-        snapshot = copy.deepcopy(placement.snapshot)
+        snapshot = dict(placement.snapshot)  # only its status is set here
         if status is not None:
             snapshot["status"] = status
         elif not placement.snapshot_is_new and placement.previous_status is not None:
-            snapshot["status"] = copy.deepcopy(placement.previous_status)
+            snapshot["status"] = placement.previous_status
         apply.append(snapshot)
         apply += sorted(bindings, key=lambda b: b["metadata"]["name"])
     return Emitted(apply, delete)
@@ -132,7 +131,7 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
         if choice.kept:
             binding = clean(p.active[choice.cluster])
             bindings.append(binding)
-            decision = copy.deepcopy(binding["spec"].get("clusterDecision") or {})
+            decision = binding["spec"].get("clusterDecision") or {}
             (kept_bound if binding["spec"].get("state") == n.BOUND else kept_scheduled).append(decision)
             continue
         decision = _decision(choice)

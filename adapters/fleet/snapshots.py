@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import copy
 from datetime import datetime
 from typing import Any
 
@@ -16,9 +15,12 @@ _SERVER_FIELDS = ("resourceVersion", "uid", "creationTimestamp", "generation", "
 
 
 def clean(obj: dict[str, Any], *, keep_status: bool = False) -> dict[str, Any]:
-    """A copy without server-populated metadata, ready to apply."""
-    out = {k: copy.deepcopy(v) for k, v in obj.items() if k != "status" or keep_status}
-    out["metadata"] = {k: v for k, v in out.get("metadata", {}).items() if k not in _SERVER_FIELDS}
+    """A copy without server-populated metadata, ready to apply. Copied one level deep (metadata,
+    spec): callers replace values there, never mutate what lies below, so the rest is shared."""
+    out = {k: v for k, v in obj.items() if k != "status" or keep_status}
+    out["metadata"] = {k: v for k, v in (obj.get("metadata") or {}).items() if k not in _SERVER_FIELDS}
+    if isinstance(out.get("spec"), dict):
+        out["spec"] = dict(out["spec"])
     return out
 
 
@@ -36,7 +38,7 @@ def new_snapshot(
     digest = policy_hash(policy)
     spec: dict[str, Any] = {}
     if policy is not None:
-        spec["policy"] = copy.deepcopy(policy)
+        spec["policy"] = policy  # shared with the placement; never mutated
     spec["policyHash"] = base64.b64encode(digest.encode()).decode()  # bytes of the hex, as Go encodes []byte
     return {
         "apiVersion": n.API_VERSION,
