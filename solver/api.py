@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 
 from model import Batch, RequestResult, Result, SelectionMode, SolveStats
 from solver.decompose import components
@@ -61,16 +62,12 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
             signature = p.request.signature()
             if signature not in solved:
                 scale = scale_of(p, table)
-                greedy = solve_greedy(p, table, limit)
-                chosen: Solution = greedy
-                values = evaluate(p, table, scale, greedy.kept, greedy.picks)
-                part_bound = combine(values, scale.spans)
                 if options.mode == "optimal" and _needs_search(p):
                     outcome = solve_spread(
                         p,
                         table,
                         scale,
-                        greedy,
+                        partial(solve_greedy, p, table, limit),
                         limit,
                         seed=options.seed,
                         deterministic_budget=options.deterministic_budget,
@@ -82,6 +79,12 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
                     time_limited |= outcome.time_limited
                     statuses.add(outcome.status)
                     models += 1
+                else:
+                    # No search needed (or greedy asked for): the greedy answer, measured by the
+                    # same objective; where it needs no search it is also the optimum.
+                    chosen = solve_greedy(p, table, limit)
+                    values = evaluate(p, table, scale, chosen.kept, chosen.picks)
+                    part_bound = combine(values, scale.spans)
                 value = combine(values, scale.spans)
                 solved[signature] = (chosen, value, max(part_bound, value))
             chosen, value, request_bound = solved[signature]

@@ -10,6 +10,7 @@ candidates, in order, and the model decides how many to take from each cell.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,18 +51,29 @@ def solve_spread(
     p: Prepared,
     table: ClusterTable,
     scale: Scale,
-    greedy: Solution,
+    greedy: Callable[[], Solution],
     limit: int,
     *,
     seed: int,
     deterministic_budget: float,
     deadline: float,
 ) -> SearchOutcome:
+    """The best answer for a request of N clusters under spread. `greedy` is called only where a
+    search needs its hint and fallback: one constraint is solved exactly without either."""
     started = time.perf_counter()
     want = p.request.count - p.present
     kept = list(p.kept)
     state = SpreadState(table, p.request.spread, kept)
     candidates = np.flatnonzero(p.outcome == PASS)
+
+    if len(p.request.spread) == 1:
+        picks = solve_single_constraint(p, table, state, candidates, want)
+        values = evaluate(p, table, scale, kept, picks)
+        objective = combine(values, scale.spans)
+        solve_seconds = time.perf_counter() - started
+        return SearchOutcome(
+            _finish(p, table, picks, limit), values, objective, "OPTIMAL", 0.0, solve_seconds, False
+        )
 
     # Cells, each ordered best first; only a cell's best `want` candidates can be in an optimum.
     cell_ids = state.cells(candidates)
@@ -69,32 +81,31 @@ def solve_spread(
     for cell in np.unique(cell_ids).tolist():
         rows = pick_order(p, table, candidates[cell_ids == cell])
         cells[cell] = rows[:want].tolist()
+    first = greedy().picks
     # candidates are sorted rows, so a pick's cell is found by binary search
-    greedy_cells = cell_ids[np.searchsorted(candidates, np.asarray(greedy.picks, dtype=np.int64))]
-    fallback = _canonical(cells, dict(zip(greedy.picks, greedy_cells.tolist(), strict=True)), greedy.picks)
+    greedy_cells = cell_ids[np.searchsorted(candidates, np.asarray(first, dtype=np.int64))]
+    fallback = _canonical(cells, dict(zip(first, greedy_cells.tolist(), strict=True)), first)
 
-    build_seconds = solve_seconds = 0.0
-    time_limited, cut = False, None
-    if len(p.request.spread) == 1:
-        picks: list[int] | None = solve_single_constraint(p, table, state, candidates, want)
-        optimal, status = True, "OPTIMAL"
-        solve_seconds = time.perf_counter() - started
-    else:
-        space = build(p, table, want, cells)
-        build_seconds = time.perf_counter() - started
-        searched = run(space, scale, fallback, seed=seed, budget=deterministic_budget, deadline=deadline)
-        picks, optimal, cut = searched.picks, searched.optimal, searched.cut
-        time_limited, solve_seconds = searched.time_limited, searched.solve_seconds
-        status = "OPTIMAL" if optimal else ("FEASIBLE" if picks is not None else "UNKNOWN")
+    space = build(p, table, want, cells)
+    build_seconds = time.perf_counter() - started
+    searched = run(space, scale, fallback, seed=seed, budget=deterministic_budget, deadline=deadline)
+    picks, optimal = searched.picks, searched.optimal
+    status = "OPTIMAL" if optimal else ("FEASIBLE" if picks is not None else "UNKNOWN")
 
-    values = evaluate(p, table, scale, kept, fallback if picks is None else picks)
     fallback_values = evaluate(p, table, scale, kept, fallback)
+    values = fallback_values if picks is None else evaluate(p, table, scale, kept, picks)
     if picks is None or combine(fallback_values, scale.spans) > combine(values, scale.spans):
         picks, values = fallback, fallback_values  # never worse than greedy
     objective = combine(values, scale.spans)
-    bound = objective if optimal else max(objective, _bound(scale, values, cut))
+    bound = objective if optimal else max(objective, _bound(scale, values, searched.cut))
     return SearchOutcome(
-        _finish(p, table, picks, limit), values, bound, status, build_seconds, solve_seconds, time_limited
+        _finish(p, table, picks, limit),
+        values,
+        bound,
+        status,
+        build_seconds,
+        searched.solve_seconds,
+        searched.time_limited,
     )
 
 
