@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -12,7 +13,7 @@ from adapters.fleet.fields import Fields
 from adapters.fleet.policy import normalized_policy, parse_policy
 from adapters.fleet.snapshots import clean, new_snapshot, refresh_snapshot
 from adapters.manifests import Manifest, index_by_kind
-from model import Batch, ClusterScore, ExistingDecision, PlacementRequest
+from model import Batch, Cluster, ClusterScore, ExistingDecision, PlacementRequest
 
 __all__ = ["FleetContext", "PlacementContext", "load"]
 
@@ -48,9 +49,15 @@ class FleetContext:
     seed: int
 
 
-def load(manifests: list[Manifest], *, now: datetime, seed: int = 0) -> tuple[Batch, FleetContext]:
+def load(
+    manifests: list[Manifest], *, now: datetime, seed: int = 0, clusters: Sequence[Cluster] | None = None
+) -> tuple[Batch, FleetContext]:
+    """The batch and the inverse data emit needs. `clusters`, when given, are the fleet's clusters
+    already read (MemberCluster objects in `manifests` are then not read again)."""
     objects = index_by_kind(manifests, n.KINDS)
-    clusters = tuple(sorted((load_cluster(m, now) for m in objects[n.MEMBER_CLUSTER]), key=lambda c: c.name))
+    if clusters is None:
+        clusters = [load_cluster(m, now) for m in objects[n.MEMBER_CLUSTER]]
+    clusters = tuple(sorted(clusters, key=lambda c: c.name))
 
     for m in objects[n.BINDING] + objects[n.POLICY_SNAPSHOT]:
         _check_metadata(m)
