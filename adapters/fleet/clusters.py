@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from adapters.errors import InputError
@@ -47,11 +48,15 @@ def load_cluster(manifest: Manifest, now: datetime) -> Cluster:
     )
 
 
+# A fleet repeats the same few capacities ("16", "64Gi") thousands of times.
+_parse_cached = lru_cache(maxsize=65536)(parse_quantity)
+
+
 def _quantity(f: Fields, value: Any, path: str) -> Quantity:
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise InputError("expected a quantity", where=f.where, field=path)
     try:
-        return parse_quantity(str(value))
+        return _parse_cached(str(value))
     except QuantityError as err:
         raise InputError(str(err), where=f.where, field=path) from None
 

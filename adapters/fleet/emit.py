@@ -6,6 +6,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from datetime import UTC
+from functools import lru_cache
 from typing import Any
 
 from adapters.errors import InputError
@@ -65,7 +66,10 @@ def _decision(choice: Choice) -> dict[str, Any]:
     }
 
 
+@lru_cache(maxsize=65536)
 def _unselected(entry: Unselected, fixed: bool) -> dict[str, Any]:
+    """The status entry of an unselected cluster. Cached: many placements report the same
+    clusters for the same reasons; entries are shared, never mutated."""
     out: dict[str, Any] = {"clusterName": entry.cluster, "selected": False}
     if entry.kind is FilterKind.NOT_PICKED:
         score = entry.score

@@ -91,6 +91,15 @@ def _check_metadata(m: Manifest) -> None:
     f.string_list(metadata.get("finalizers"), "metadata.finalizers")
 
 
+def _same_numberless(m: Manifest, policy: Any) -> bool:
+    """The common case, cheaply: the snapshot holds the placement's policy as it is, N aside."""
+    stored = (m.obj.get("spec") or {}).get("policy") if isinstance(m.obj.get("spec"), dict) else None
+    if not isinstance(stored, dict) or not isinstance(policy, dict):
+        return stored is None and policy is None
+    strip = "numberOfClusters"
+    return {k: v for k, v in stored.items() if k != strip} == {k: v for k, v in policy.items() if k != strip}
+
+
 def _snapshot_policy(m: Manifest) -> Any:
     """A snapshot's policy, normalised for comparison with the placement's."""
     f = Fields(m)
@@ -197,7 +206,9 @@ def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count)
     if history < 1:
         raise Fields(crp).fail("revisionHistoryLimit must be at least 1", "spec.revisionHistoryLimit")
 
-    same = latest is not None and _snapshot_policy(latest) == normalized_policy(raw_policy)
+    same = latest is not None and (
+        _same_numberless(latest, raw_policy) or _snapshot_policy(latest) == normalized_policy(raw_policy)
+    )
     count = count if mode == "PickN" else None
     if same:
         previous = _scheduled_condition(latest.obj)
