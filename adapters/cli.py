@@ -187,8 +187,10 @@ def _list_option(value: str, flag: str) -> list[str]:
     metavar="CxP,...",
     help="Sizes (default: the 3x3 grid of 100, 1000, 10000 clusters by 100, 1000, 5000 placements).",
 )
-@click.option("--modes", "modes_text", default="greedy,optimal", show_default=True)
-@click.option("--seed", "seed_text", metavar="S", default="0", show_default=True)
+@click.option("--modes", "modes_text", default="greedy,optimal", show_default=True, help="Comma-separated.")
+@click.option(
+    "--seed", "seed_text", metavar="S", default="0", show_default=True, help="Fixes the hubs and events."
+)
 @click.option(
     "--time-limit",
     "limit_text",

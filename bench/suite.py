@@ -1,0 +1,506 @@
+"""Benchmark suites: every system with an adapter, both modes, fleets from 100 to 10,000 clusters.
+
+    from bench.suite import measure, run_suite
+    row = measure("fleet", 1000, 1000, "optimal", seed=0)     # one case, in a fresh process
+    frame = run_suite(["fleet"], [(100, 100), (1000, 1000)], out="bench-out")
+
+Each case runs in its own process (multiprocessing, "spawn"), so its peak resident set size is
+its own. A case generates the hub (not timed), then times the scheduler's own work on it: the
+adapter's load, `solver.solve`, the adapter's emit (together `wall_s`), and apart from that the
+independent checker. Then the churn experiment of :mod:`bench.events` runs on the solved hub, in
+the same mode. :func:`run_suite` collects the rows in a polars frame and writes `results.csv`,
+`results.md`, `time.png` and `quality.png`.
+
+Adding a system (OCM, ...) is one :class:`System` entry in :data:`SYSTEMS`: its generator, its
+adapter's load and emit, and its events.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+import platform
+import resource
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from adapters import fleet
+from adapters.manifests import from_objects
+from adapters.pipeline import Outcome, summary_of
+from bench import events as ev
+from bench.generate import DEFAULT_NOW, generate
+from model import Batch, Result
+from solver import MODES, SolveOptions, check, solve
+
+__all__ = [
+    "COLUMNS",
+    "DEFAULT_SIZES",
+    "SKIPPED",
+    "SYSTEMS",
+    "System",
+    "markdown_table",
+    "measure",
+    "parse_sizes",
+    "run_case",
+    "run_suite",
+    "write_results",
+]
+
+Objects = list[dict[str, Any]]
+
+DEFAULT_SIZES: tuple[tuple[int, int], ...] = tuple(
+    (c, p) for c in (100, 1000, 10_000) for p in (100, 1000, 5000)
+)
+DEFAULT_TIME_LIMIT = 60.0  # wall seconds per solve; reported as time_limited when it cuts a search
+
+# (system, clusters, placements) -> why the combination is not run. Empty: the whole grid runs.
+SKIPPED: dict[tuple[str, int, int], str] = {}
+NO_SKIPS = (
+    "No combination is skipped: each size of the grid is a plausible hub (5,000 placements on 100 "
+    "clusters is a dense multi-tenant fleet, 100 placements on 10,000 clusters an edge fleet), "
+    "and the largest case takes under a minute per mode, churn runs included."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class System:
+    """How the suite drives one system: generate its hub, load it into a Batch, emit a Result
+    as its objects, apply that plan to the hub, and change the hub by an event."""
+
+    name: str
+    generate: Callable[[int, int, int], Objects]  # (clusters, placements, seed) -> objects
+    load: Callable[[Objects, datetime, int], tuple[Batch, Any]]  # (objects, now, seed) -> batch, context
+    emit: Callable[[Any, Result], Any]  # (context, result) -> .apply, .delete
+    advance: Callable[[Objects, Outcome], Objects]
+    apply_event: Callable[[str, Objects, int], Objects]  # (event, objects, seed) -> objects
+    events: tuple[str, ...]
+    now: datetime
+
+
+def _fleet_load(objects: Objects, now: datetime, seed: int) -> tuple[Batch, Any]:
+    return fleet.load(from_objects(objects, "<generated>"), now=now, seed=seed)
+
+
+SYSTEMS: dict[str, System] = {
+    "fleet": System(
+        name="fleet",
+        generate=lambda clusters, placements, seed: generate("fleet", clusters, placements, seed=seed),
+        load=_fleet_load,
+        emit=fleet.emit,
+        advance=ev.advance,
+        apply_event=lambda event, objects, seed: ev.apply_event(event, objects, seed=seed),
+        events=ev.EVENTS,
+        now=datetime.fromisoformat(DEFAULT_NOW),
+    ),
+}
+
+
+def _event_column(event: str) -> str:
+    return event.replace("-", "_")
+
+
+# The frame's columns, in order, with their types (objectives are exact integers: Int128).
+COLUMNS: dict[str, Any] = {
+    "system": pl.String,
+    "clusters": pl.Int64,
+    "placements": pl.Int64,
+    "mode": pl.String,
+    "status": pl.String,
+    "wall_s": pl.Float64,
+    "load_s": pl.Float64,
+    "solver_s": pl.Float64,
+    "build_s": pl.Float64,
+    "solve_s": pl.Float64,
+    "emit_s": pl.Float64,
+    "check_s": pl.Float64,
+    "peak_rss_mb": pl.Float64,
+    "models": pl.Int64,
+    "selected": pl.Int64,
+    "objective": pl.Int128,
+    "objective_gain": pl.Int128,
+    "bound": pl.Int128,
+    "gap": pl.Float64,
+    "unsatisfied": pl.Int64,
+    "violations": pl.Int64,
+    "event_violations": pl.Int64,
+    "time_limited": pl.Boolean,
+    **{f"{kind}_{_event_column(event)}": pl.Int64 for event in ev.EVENTS for kind in ("churn", "forced")},
+    "note": pl.String,
+}
+
+
+# ===================================================================================== one case
+
+
+def _schedule(system: System, objects: Objects, options: SolveOptions) -> tuple[Outcome, dict[str, float]]:
+    started = time.perf_counter()
+    batch, context = system.load(objects, system.now, options.seed)
+    loaded = time.perf_counter()
+    result = solve(batch, options)
+    solved = time.perf_counter()
+    emitted = system.emit(context, result)
+    done = time.perf_counter()
+    outcome = Outcome(emitted.apply, emitted.delete, batch, result, summary_of(batch, result))
+    return outcome, {"load_s": loaded - started, "solver_s": solved - loaded, "emit_s": done - solved}
+
+
+def run_case(
+    system: str,
+    clusters: int,
+    placements: int,
+    mode: str,
+    seed: int = 0,
+    *,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    events: bool = True,
+) -> dict[str, Any]:
+    """One case in this process (see :func:`measure`, which runs it in a fresh one)."""
+    entry = SYSTEMS[system]
+    options = SolveOptions(mode=mode, time_limit=time_limit, seed=seed)
+    objects = entry.generate(clusters, placements, seed)
+    # The hub is long-lived input (a controller's informer cache): out of the cyclic collector's
+    # view, so that its size does not add collector pauses at random points of the timed phases.
+    gc.collect()
+    gc.freeze()
+
+    outcome, times = _schedule(entry, objects, options)
+    started = time.perf_counter()
+    problems = check(outcome.batch, outcome.result)
+    check_s = time.perf_counter() - started
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    stats = outcome.result.stats
+    row: dict[str, Any] = {
+        "system": system,
+        "clusters": clusters,
+        "placements": placements,
+        "mode": mode,
+        "status": stats.status,
+        "wall_s": times["load_s"] + times["solver_s"] + times["emit_s"],
+        **times,
+        "build_s": stats.build_seconds,
+        "solve_s": stats.solve_seconds,
+        "check_s": check_s,
+        "peak_rss_mb": peak_kib / 1024 if sys.platform != "darwin" else peak_kib / 2**20,
+        "models": stats.models,
+        "selected": sum(len(r.selected) for r in outcome.result.requests),
+        "objective": stats.objective,
+        "bound": stats.bound,
+        "gap": stats.gap,
+        "unsatisfied": outcome.summary["unsatisfied"],
+        "violations": len(problems),
+        "time_limited": stats.time_limited,
+        "note": "",
+    }
+    if not events:
+        return row
+
+    state = entry.advance(objects, outcome)
+    del objects
+    event_violations = 0
+    for event in entry.events:
+        changed = entry.apply_event(event, state, seed)
+        after, _ = _schedule(entry, changed, options)
+        event_violations += len(check(after.batch, after.result))
+        moved, forced = ev.churn(outcome.result, after.result, after.batch)
+        row[f"churn_{_event_column(event)}"] = moved
+        row[f"forced_{_event_column(event)}"] = forced
+        row["time_limited"] = row["time_limited"] or after.result.stats.time_limited
+    row["event_violations"] = event_violations
+    return row
+
+
+def measure(
+    system: str,
+    clusters: int,
+    placements: int,
+    mode: str,
+    seed: int = 0,
+    *,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    events: bool = True,
+) -> dict[str, Any]:
+    """Run one case in a fresh process and return its row: timings (seconds), peak RSS of that
+    process (MiB), the objective, bound and gap, unsatisfied placements, checker violations (must
+    be 0; `event_violations` for the events' solves), `time_limited` (a wall-clock limit cut a
+    search in any of the case's solves) and, per event, `churn_<event>` and `forced_<event>`
+    (event names with underscores: churn_cluster_removed, ...)."""
+    if system not in SYSTEMS:
+        raise ValueError(f"unknown system {system!r}; expected one of {', '.join(sorted(SYSTEMS))}")
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        return pool.submit(
+            run_case, system, clusters, placements, mode, seed, time_limit=time_limit, events=events
+        ).result()
+
+
+# ==================================================================================== the suite
+
+
+def parse_sizes(text: str) -> list[tuple[int, int]]:
+    """ "100x100,1000x1000" -> [(100, 100), (1000, 1000)]; ValueError on anything else."""
+    sizes = []
+    for item in text.split(","):
+        item = item.strip().lower()
+        clusters, sep, placements = item.partition("x")
+        if not sep or not clusters.isdigit() or not placements.isdigit():
+            raise ValueError(f"not a size CLUSTERSxPLACEMENTS: {item!r}")
+        size = (int(clusters), int(placements))
+        if size[0] < 1 or size[1] < 1:
+            raise ValueError(f"sizes must be positive: {item!r}")
+        if size not in sizes:
+            sizes.append(size)
+    return sizes
+
+
+def _skipped_row(system: str, clusters: int, placements: int, mode: str, reason: str) -> dict[str, Any]:
+    return {
+        "system": system,
+        "clusters": clusters,
+        "placements": placements,
+        "mode": mode,
+        "status": "SKIPPED",
+        "note": reason,
+    }
+
+
+def _frame(rows: Sequence[Mapping[str, Any]]) -> pl.DataFrame:
+    frame = pl.DataFrame([{c: row.get(c) for c in COLUMNS} for row in rows], schema=COLUMNS)
+    greedy = frame.filter(pl.col("mode") == "greedy").select(
+        "system", "clusters", "placements", pl.col("objective").alias("_greedy")
+    )
+    return (
+        frame.drop("objective_gain")
+        .join(greedy, on=["system", "clusters", "placements"], how="left")
+        .with_columns(objective_gain=pl.col("objective") - pl.col("_greedy"))
+        .drop("_greedy")
+        .select(list(COLUMNS))
+    )
+
+
+def run_suite(
+    systems: Iterable[str] = ("fleet",),
+    sizes: Iterable[tuple[int, int]] = DEFAULT_SIZES,
+    modes: Iterable[str] = ("greedy", "optimal"),
+    seed: int = 0,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    progress: Callable[[str], None] | None = None,
+) -> pl.DataFrame:
+    """Measure every (system, size, mode), one fresh process each, in order; with `out`, write
+    results.csv, results.md, time.png and quality.png there."""
+    systems, sizes, modes = list(systems), list(sizes), list(modes)
+    for system in systems:
+        if system not in SYSTEMS:
+            raise ValueError(f"unknown system {system!r}; expected one of {', '.join(sorted(SYSTEMS))}")
+    for mode in modes:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
+    rows = []
+    total = len(systems) * len(sizes) * len(modes)
+    for system in systems:
+        for clusters, placements in sizes:
+            for mode in modes:
+                reason = SKIPPED.get((system, clusters, placements))
+                if reason is not None:
+                    rows.append(_skipped_row(system, clusters, placements, mode, reason))
+                    continue
+                started = time.perf_counter()
+                row = measure(system, clusters, placements, mode, seed, time_limit=time_limit)
+                rows.append(row)
+                if progress is not None:
+                    progress(
+                        f"[{len(rows)}/{total}] {system} {clusters}x{placements} {mode}: "
+                        f"wall {row['wall_s']:.2f} s, {row['status']}, violations {row['violations']}, "
+                        f"case {time.perf_counter() - started:.1f} s"
+                    )
+    frame = _frame(rows)
+    if out is not None:
+        write_results(frame, out, seed=seed)
+    return frame
+
+
+# ====================================================================================== output
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.3f}" if value < 10 else f"{value:.1f}"
+
+
+def _churn(row: Mapping[str, Any], event: str) -> str:
+    moved, forced = row[f"churn_{_event_column(event)}"], row[f"forced_{_event_column(event)}"]
+    return "-" if moved is None else f"{moved} / {forced}"
+
+
+def _number(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
+# (header, formatter) of the Markdown table; the CSV has every column raw.
+_MARKDOWN: tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...] = (
+    ("system", lambda r: r["system"]),
+    ("clusters", lambda r: str(r["clusters"])),
+    ("placements", lambda r: str(r["placements"])),
+    ("mode", lambda r: r["mode"]),
+    ("status", lambda r: r["status"] + (" (time-limited)" if r["time_limited"] else "")),
+    ("wall s", lambda r: _seconds(r["wall_s"])),
+    ("load s", lambda r: _seconds(r["load_s"])),
+    ("solver s", lambda r: _seconds(r["solver_s"])),
+    ("build s", lambda r: _seconds(r["build_s"])),
+    ("CP-SAT s", lambda r: _seconds(r["solve_s"])),
+    ("emit s", lambda r: _seconds(r["emit_s"])),
+    ("check s", lambda r: _seconds(r["check_s"])),
+    ("peak MiB", lambda r: "-" if r["peak_rss_mb"] is None else f"{r['peak_rss_mb']:.0f}"),
+    ("models", lambda r: _number(r["models"])),
+    ("selected", lambda r: _number(r["selected"])),
+    ("objective", lambda r: _number(r["objective"])),
+    ("gain vs greedy", lambda r: _number(r["objective_gain"])),
+    ("gap", lambda r: "-" if r["gap"] is None else f"{r['gap']:.2g}"),
+    ("unsatisfied", lambda r: _number(r["unsatisfied"])),
+    (
+        "violations",
+        lambda r: (
+            _number(r["violations"])
+            + ("" if r["event_violations"] in (0, None) else f" (+{r['event_violations']} after events)")
+        ),
+    ),
+    *((f"{event} churn / forced", lambda r, e=event: _churn(r, e)) for event in ev.EVENTS),
+)
+
+_RIGHT = {
+    "clusters",
+    "placements",
+    "selected",
+    "objective",
+    "gain vs greedy",
+    "gap",
+    "unsatisfied",
+    "models",
+    "violations",
+    "peak MiB",
+} | {h for h, _ in _MARKDOWN if h.endswith(" s")}
+
+LEGEND = """\
+- **wall** = load + solver + emit: the scheduler's own work on an already generated hub (hub
+  generation and checking excluded; the generated objects are frozen out of Python's cyclic garbage
+  collector with `gc.freeze()`, as a controller's long-lived cache would be, so that collector
+  pauses do not land at random in the timed phases). One run per case, in a fresh process.
+- **solver** = `solver.solve`; **build** (cluster table, filters, scores, CP-SAT models) and
+  **CP-SAT** (search) are the parts its statistics report; the rest is the greedy walk and the
+  closed-form answers. **check** = `solver.check`, the independent re-verification.
+- **peak MiB** = peak RSS of the case's process (hub generation included, churn runs excluded).
+- **models** = CP-SAT models solved; **selected** = (placement, cluster) pairs selected.
+- **objective**: the lexicographic objective combined exactly into one integer (README, "The
+  objective"); **gain vs greedy** = objective minus greedy's on the same hub; **gap** =
+  (bound - objective) / |objective|, proven by optimal mode only.
+- **violations** = `solver.check` problems on the result, must be 0 (the events' solves are
+  checked too; a failure would show as "+N after events"). A status marked "(time-limited)" means
+  the wall-clock limit cut a search in one of the case's solves (none did here if unmarked).
+- **churn / forced**, per event, solved again in the same mode from the state the first plan left:
+  (placement, cluster) pairs selected before the event and not after / how many of those no
+  scheduler could keep (cluster removed or leaving, a re-evaluated decision whose cluster fails
+  the new filters, surplus over N), a lower bound. `cluster-removed` deletes the member cluster
+  holding the most bindings; `label-changed` moves that cluster to another region;
+  `score-updated` redraws per-cpu-core-cost on a quarter of the clusters; `policy-changed` edits
+  the policy of 10% of the placements with spread or preferences (a preference weight moved by 10,
+  or maxSkew raised), so all their bindings are re-evaluated. Current bindings are never moved by
+  a label or property change (the policy is ignored during execution), hence 0 / 0 there.
+"""
+
+
+def markdown_table(frame: pl.DataFrame) -> str:
+    """The frame as a GitHub Markdown table (figures rounded; results.csv has them raw)."""
+    rows = [[fmt(r) for _, fmt in _MARKDOWN] for r in frame.iter_rows(named=True)]
+    headers = [h for h, _ in _MARKDOWN]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        out = [
+            c.rjust(w) if h in _RIGHT else c.ljust(w) for c, w, h in zip(cells, widths, headers, strict=True)
+        ]
+        return "| " + " | ".join(out) + " |"
+
+    rule = (
+        "|"
+        + "|".join(
+            ("-" * (w + 1) + ":") if h in _RIGHT else ("-" * (w + 2))
+            for w, h in zip(widths, headers, strict=True)
+        )
+        + "|"
+    )
+    return "\n".join([line(headers), rule, *(line(r) for r in rows)]) + "\n"
+
+
+def _skip_note(frame: pl.DataFrame) -> str:
+    skipped = frame.filter(pl.col("status") == "SKIPPED")
+    if skipped.is_empty():
+        return NO_SKIPS
+    lines = ["Skipped combinations:"]
+    for r in skipped.unique(["system", "clusters", "placements"], maintain_order=True).iter_rows(named=True):
+        lines.append(f"- {r['system']} {r['clusters']} x {r['placements']}: {r['note']}")
+    return "\n".join(lines)
+
+
+def _environment() -> str:
+    from importlib.metadata import version
+
+    cpus = os.cpu_count()
+    return (
+        f"Python {platform.python_version()} on {platform.system()} {platform.machine()}, {cpus} CPUs; "
+        f"ortools {version('ortools')}, polars {pl.__version__}."
+    )
+
+
+def _command(frame: pl.DataFrame, seed: int, out: str) -> str:
+    systems = list(dict.fromkeys(frame["system"].to_list()))
+    sizes = list(dict.fromkeys(zip(frame["clusters"].to_list(), frame["placements"].to_list(), strict=True)))
+    modes = list(dict.fromkeys(frame["mode"].to_list()))
+    parts = ["placement-solver bench", *(f"--system {s}" for s in systems)]
+    if sizes != list(DEFAULT_SIZES):
+        parts.append("--sizes " + ",".join(f"{c}x{p}" for c, p in sizes))
+    if modes != ["greedy", "optimal"]:
+        parts.append("--modes " + ",".join(modes))
+    if seed:
+        parts.append(f"--seed {seed}")
+    return " ".join([*parts, f"--out {out}"])
+
+
+def write_results(frame: pl.DataFrame, out: str | os.PathLike[str], *, seed: int = 0) -> list[Path]:
+    """results.csv, results.md, time.png and quality.png in `out` (created if needed)."""
+    from bench import plots
+
+    given = os.fspath(out)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    csv, md = out / "results.csv", out / "results.md"
+    frame.write_csv(csv)
+    text = "\n\n".join(
+        [
+            "# placement-solver benchmark results",
+            f"Reproduce with `{_command(frame, seed, given)}` (after `pip install '.[bench]'`). "
+            + _environment(),
+            _skip_note(frame),
+            markdown_table(frame).rstrip("\n"),
+            LEGEND.rstrip("\n"),
+            "![wall time against fleet size](time.png)",
+            "![optimal against greedy: objective and churn](quality.png)",
+        ]
+    )
+    md.write_text(text + "\n", encoding="utf-8")
+    time_png, quality_png = out / "time.png", out / "quality.png"
+    plots.plot_time(frame, time_png)
+    plots.plot_quality(frame, quality_png)
+    return [csv, md, time_png, quality_png]
