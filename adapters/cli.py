@@ -200,11 +200,20 @@ def _list_option(value: str, flag: str) -> list[str]:
     help="Wall-clock bound of each solve.",
 )
 @click.option("--out", "out", default="bench-out", show_default=True, help="Directory for CSV, MD and PNGs.")
-def bench(systems, sizes_text, modes_text, seed_text, limit_text, out) -> None:
+@click.option(
+    "--incremental",
+    "incremental_text",
+    metavar="CxP",
+    help="Instead: feed a long-lived scheduler events on one hub of this size (e.g. 10000x2000).",
+)
+def bench(systems, sizes_text, modes_text, seed_text, limit_text, out, incremental_text) -> None:
     """Run the benchmark suites; print the Markdown table, write results.csv/.md and PNG plots."""
 
     def run() -> str:
         from bench import suite
+
+        if incremental_text is not None:
+            return _bench_incremental(incremental_text, seed_text, out)
 
         chosen = list(dict.fromkeys(systems)) or sorted(suite.SYSTEMS)
         for system in chosen:
@@ -240,3 +249,16 @@ def bench(systems, sizes_text, modes_text, seed_text, limit_text, out) -> None:
         return suite.markdown_table(frame)
 
     _guard(run)
+
+
+def _bench_incremental(size_text: str, seed_text: str, out: str) -> str:
+    from bench import suite
+    from bench.incremental import run_incremental, summarize, write_incremental
+
+    try:
+        ((clusters, placements),) = suite.parse_sizes(size_text)
+    except ValueError as err:
+        raise InputError(str(err), field="--incremental") from None
+    seed = _count_option(seed_text, "--seed")
+    frame = summarize(run_incremental(clusters, placements, seed=seed))
+    return write_incremental(frame, out, clusters=clusters, placements=placements, mode="optimal").read_text()

@@ -91,3 +91,12 @@ def test_a_changed_placement_is_solved_alone(fleet_objects) -> None:
     assert len(scheduler.selected()[crp["metadata"]["name"]]) == 2
     kinds = Counter(o["kind"] for o in delta.apply)
     assert kinds["ClusterSchedulingPolicySnapshot"] >= 1
+
+
+def test_incremental_benchmark_reports_no_moves_beyond_forced() -> None:
+    from bench.incremental import KINDS, run_incremental, summarize
+
+    frame = summarize(run_incremental(200, 60, events=2, seed=1))
+    assert frame.get_column("event").to_list() == list(KINDS)
+    assert frame.get_column("beyond_forced").to_list() == [0, 0, 0, 0]
+    assert frame.filter(frame["event"] == "cluster-removed")["forced"].item() > 0
