@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import time
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from functools import partial
 
 from model import Batch, RequestResult, Result, SelectionMode, SolveStats
 from solver.decompose import components
 from solver.greedy import solve_greedy
 from solver.objective import combine, evaluate, scale_of
-from solver.optimal import solve_spread
+from solver.optimal import SearchOutcome, solve_spread
 from solver.prepare import Prepared, prepare
 from solver.solution import Solution, to_result
 from solver.table import ClusterTable
@@ -27,6 +29,8 @@ class SolveOptions:
     seed: int = 0
     # Work units CP-SAT may spend per model: bounds the search reproducibly, unlike the wall clock.
     deterministic_budget: float = 5.0
+    # Threads running CP-SAT searches side by side; the answers are the same for any number.
+    threads: int = field(default_factory=lambda: min(4, os.cpu_count() or 1))
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -37,6 +41,35 @@ class SolveOptions:
 
 def _needs_search(p: Prepared) -> bool:
     return p.request.mode is SelectionMode.N and bool(p.request.spread) and p.request.count > p.present
+
+
+def _search_in_parallel(
+    prepared: list[Prepared], table: ClusterTable, options: SolveOptions, limit: int, deadline: float
+) -> dict[tuple, SearchOutcome]:
+    """The CP-SAT searches (several spread constraints), on all cores. CP-SAT releases the GIL while
+    it searches, and each model is solved alone and deterministically, so the answers do not depend
+    on how many threads ran them."""
+    todo: dict[tuple, Prepared] = {}
+    for p in prepared:
+        if _needs_search(p) and len(p.request.spread) > 1:
+            todo.setdefault(p.request.signature(), p)
+    if len(todo) < 2 or options.threads < 2:
+        return {}
+
+    def one(p: Prepared) -> SearchOutcome:
+        return solve_spread(
+            p,
+            table,
+            scale_of(p, table),
+            partial(solve_greedy, p, table, limit),
+            limit,
+            seed=options.seed,
+            deterministic_budget=options.deterministic_budget,
+            deadline=deadline,
+        )
+
+    with ThreadPoolExecutor(max_workers=options.threads) as pool:
+        return dict(zip(todo, pool.map(one, todo.values()), strict=True))
 
 
 def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
@@ -54,6 +87,9 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
     time_limited = False
     models = 0
     results: list[RequestResult | None] = [None] * len(prepared)
+    searched = (
+        _search_in_parallel(prepared, table, options, limit, deadline) if options.mode == "optimal" else {}
+    )
     # Requests that ask for the same thing from the same state have the same answer: solve once.
     solved: dict[tuple, tuple[Solution, int, int]] = {}
     for part in components(prepared):
@@ -63,7 +99,7 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
             if signature not in solved:
                 scale = scale_of(p, table)
                 if options.mode == "optimal" and _needs_search(p):
-                    outcome = solve_spread(
+                    outcome = searched.get(signature) or solve_spread(
                         p,
                         table,
                         scale,
