@@ -23,6 +23,7 @@ from adapters import fleet
 from adapters.fleet import names as n
 from adapters.fleet.clusters import load_cluster
 from adapters.manifests import Manifest, from_objects, index_by_kind
+from adapters.pipeline import paused_gc
 from model import Cluster, PlacementRequest, RequestResult, SelectionMode, first_untolerated
 from solver import SolveOptions, check, solve
 
@@ -146,6 +147,10 @@ class FleetScheduler:
     # -- solving ------------------------------------------------------------------------------
 
     def _solve(self, names: list[str], now: datetime) -> Delta:
+        with paused_gc():
+            return self._solve_woken(names, now)
+
+    def _solve_woken(self, names: list[str], now: datetime) -> Delta:
         started = time.perf_counter()
         if not names:
             return Delta([], [], [], 0.0)

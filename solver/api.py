@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -45,7 +45,7 @@ def _needs_search(p: Prepared) -> bool:
 
 def _search_in_parallel(
     prepared: list[Prepared], table: ClusterTable, options: SolveOptions, limit: int, deadline: float
-) -> dict[tuple, SearchOutcome]:
+) -> dict[tuple, Future[SearchOutcome]]:
     """The CP-SAT searches (several spread constraints), on all cores. CP-SAT releases the GIL while
     it searches, and each model is solved alone and deterministically, so the answers do not depend
     on how many threads ran them."""
@@ -68,8 +68,11 @@ def _search_in_parallel(
             deadline=deadline,
         )
 
-    with ThreadPoolExecutor(max_workers=options.threads) as pool:
-        return dict(zip(todo, pool.map(one, todo.values()), strict=True))
+    # Submitted now, collected when needed: the main thread meanwhile solves everything else.
+    pool = ThreadPoolExecutor(max_workers=options.threads)
+    futures = {signature: pool.submit(one, p) for signature, p in todo.items()}
+    pool.shutdown(wait=False)
+    return futures
 
 
 def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
@@ -99,15 +102,20 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
             if signature not in solved:
                 scale = scale_of(p, table)
                 if options.mode == "optimal" and _needs_search(p):
-                    outcome = searched.get(signature) or solve_spread(
-                        p,
-                        table,
-                        scale,
-                        partial(solve_greedy, p, table, limit),
-                        limit,
-                        seed=options.seed,
-                        deterministic_budget=options.deterministic_budget,
-                        deadline=deadline,
+                    future = searched.get(signature)
+                    outcome = (
+                        future.result()
+                        if future is not None
+                        else solve_spread(
+                            p,
+                            table,
+                            scale,
+                            partial(solve_greedy, p, table, limit),
+                            limit,
+                            seed=options.seed,
+                            deterministic_budget=options.deterministic_budget,
+                            deadline=deadline,
+                        )
                     )
                     chosen, values, part_bound = outcome.solution, outcome.values, outcome.bound
                     build_seconds += outcome.build_seconds

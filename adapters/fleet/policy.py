@@ -319,11 +319,12 @@ _FIELD_ORDER = (
 
 
 def policy_hash(raw: Any) -> str:
-    """Lowercase hex SHA-256 of the policy's JSON without numberOfClusters, fields in API order."""
+    """Lowercase hex SHA-256 of the policy's JSON without numberOfClusters, fields in API order.
+    Informative only: snapshots are matched by comparing normalised policies, not hashes."""
     if raw is None:
         encoded = "null"
     else:
-        policy = normalized_policy(raw)
+        policy = {k: v for k, v in raw.items() if k != "numberOfClusters"}
         ordered = {k: policy[k] for k in _FIELD_ORDER if k in policy}
         ordered.update({k: v for k, v in policy.items() if k not in ordered})
         encoded = json.dumps(ordered, separators=(",", ":"), ensure_ascii=False)
