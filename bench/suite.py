@@ -399,8 +399,10 @@ LEGEND = """\
   collector with `gc.freeze()`, as a controller's long-lived cache would be, so that collector
   pauses do not land at random in the timed phases). One run per case, in a fresh process.
 - **solver** = `solver.solve`; **build** (cluster table, filters, scores, CP-SAT models) and
-  **CP-SAT** (search) are the parts its statistics report; the rest is the greedy walk and the
-  closed-form answers. **check** = `solver.check`, the independent re-verification.
+  **CP-SAT** (search, and the exact answers for one spread constraint) are the parts its
+  statistics report, summed over the threads that run searches side by side (so they can exceed
+  **solver**); the rest is the greedy walk and the closed-form answers. **check** =
+  `solver.check`, the independent re-verification.
 - **peak MiB** = peak RSS of the case's process (hub generation included, churn runs excluded).
 - **models** = CP-SAT models solved; **selected** = (placement, cluster) pairs selected.
 - **objective**: the lexicographic objective combined exactly into one integer (README, "The
