@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver.objective import Scale, combine, evaluate
-from solver.prepare import PASS, Prepared
+from solver.prepare import Prepared
 from solver.search import build, run, stage_weights
 from solver.solution import Solution, explain_cycle, pick_order
 from solver.spread import SpreadState
@@ -64,7 +64,7 @@ def solve_spread(
     want = p.request.count - p.present
     kept = list(p.kept)
     state = SpreadState(table, p.request.spread, kept)
-    candidates = np.flatnonzero(p.outcome == PASS)
+    candidates = p.candidates
 
     if len(p.request.spread) == 1:
         picks = solve_single_constraint(p, table, state, candidates, want)
@@ -137,7 +137,7 @@ def _finish(p: Prepared, table: ClusterTable, picks: list[int], limit: int) -> S
     order = sorted(picks, key=lambda r: (topo[r], int(p.affinity[r]), int(p.obsolete[r]), r), reverse=True)
     # What was not picked, scored against the final counts as a next cycle would see it.
     chosen = set(picks)
-    rest = np.asarray([r for r in p.candidates.tolist() if r not in chosen], dtype=np.int64)
+    rest = np.setdiff1d(p.candidates, np.asarray(picks, dtype=np.int64), assume_unique=True)
     score, violated = state.score(rest)
     ok = violated < 0
     unselected = explain_cycle(

@@ -30,10 +30,13 @@ class Prepared:
     obsolete: np.ndarray  # bool per cluster: holds a decision of an older policy
     kept: dict[int, ExistingDecision] = field(default_factory=dict)  # current decisions in force, by row
     released: list[str] = field(default_factory=list)  # decisions that lapse whatever is chosen
+    candidates: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # rows that PASS
+    filtered: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # rows a filter rejects
 
-    @property
-    def candidates(self) -> np.ndarray:
-        return np.flatnonzero(self.outcome == PASS)
+    def settle(self) -> None:
+        """Fix the row lists once the outcome is final."""
+        self.candidates = np.flatnonzero(self.outcome == PASS)
+        self.filtered = np.flatnonzero((self.outcome >= AFFINITY) & (self.outcome <= TAINT))
 
     @property
     def present(self) -> int:
@@ -62,6 +65,7 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
         affinity = scored.get(request.preferences, zeros) if request.mode is SelectionMode.N else zeros
         prepared = Prepared(request, outcome, affinity, np.zeros(table.size, dtype=bool))
         _classify_existing(prepared, table)
+        prepared.settle()
         shared[request.signature()] = prepared
         out.append(prepared)
     return out

@@ -38,10 +38,6 @@ def pick_order(
 _FILTER_KIND = {AFFINITY: FilterKind.AFFINITY, INELIGIBLE: FilterKind.INELIGIBLE, TAINT: FilterKind.TAINT}
 
 
-def _filtered_rows(p: Prepared) -> np.ndarray:
-    return np.flatnonzero((p.outcome == AFFINITY) | (p.outcome == INELIGIBLE) | (p.outcome == TAINT))
-
-
 def explain_filtered(
     p: Prepared,
     table: ClusterTable,
@@ -54,9 +50,10 @@ def explain_filtered(
     out: list[Unselected] = []
     if budget <= 0:
         return out
-    filtered = _filtered_rows(p)
+    filtered = p.filtered[:budget]
     if also is not None and len(also):
-        filtered = np.union1d(filtered, also)
+        # Both are sorted: the first `budget` of their union lie in their first `budget` each.
+        filtered = np.union1d(filtered, np.sort(also)[:budget])
     for row in filtered[:budget].tolist():
         if row in p.kept:
             continue  # held, so listed as selected: upstream skips it here but it still takes a slot
@@ -112,7 +109,8 @@ def explain_cycle(
     constraints = p.request.spread
     budget = limit - len(out)
     # Only the first `budget` filtered clusters by name are reported: build just those entries.
-    reported = set(np.sort(np.concatenate([_filtered_rows(p), blocked]))[: max(budget, 0)].tolist())
+    head = max(budget, 0)
+    reported = set(np.union1d(p.filtered[:head], np.sort(blocked)[:head])[:head].tolist())
     extra = {
         int(r): Unselected(
             table.names[int(r)],
