@@ -163,6 +163,7 @@ class Choice:
     cluster: str
     score: ClusterScore | None = None
     kept: bool = False  # an existing current decision, left as it was
+    restored: bool = False  # an older decision given up earlier in this run and chosen again
 
 
 @dataclass(frozen=True, slots=True)

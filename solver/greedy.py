@@ -126,4 +126,6 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
         released=released,
         unselected=unselected,
         satisfied=p.present + len(picks) >= p.request.count,
+        # Obsolete decisions the first cycle released and a later cycle picked again.
+        restored=frozenset(r for r in picks[1:] if p.obsolete[r]),
     )

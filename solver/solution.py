@@ -23,6 +23,7 @@ class Solution:
     satisfied: bool = True
     scheduled: bool = True
     scored: bool = True  # picks carry scores (not for FIXED)
+    restored: frozenset[int] = frozenset()  # picks released earlier in the run, then chosen again
 
 
 def pick_order(
@@ -131,7 +132,7 @@ def to_result(p: Prepared, table: ClusterTable, solution: Solution) -> RequestRe
         score = (
             score_of(solution.spread_scores.get(row, 0), int(p.affinity[row])) if solution.scored else None
         )
-        selected.append(Choice(names[row], score))
+        selected.append(Choice(names[row], score, restored=row in solution.restored))
     return RequestResult(
         request=p.request.key,
         selected=tuple(selected),

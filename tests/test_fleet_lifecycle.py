@@ -248,6 +248,33 @@ def test_policy_change_under_spread(tmp_path, mode):
         assert written.binding("app", "a1")["spec"]["state"] == "Bound"
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_policy_change_under_spread_restores_what_an_earlier_cycle_released(tmp_path, mode):
+    a1 = binding("app", "a1", state="Bound", annotations={"team": "web"})
+    b1 = binding("app", "b1", state="Bound")
+    objects = [
+        member_cluster("a1", {"zone": "a"}),
+        member_cluster("b1", {"zone": "b"}),
+        member_cluster("b2", {"zone": "b"}),
+        crp("app", pick_n(2, spread_by=[spread("zone")])),
+        snapshot("app", 0, pick_n(2), n=2),
+        a1,
+        b1,
+    ]
+    written = Written.solve(tmp_path, objects, mode)
+    assert written.chosen("app") == ["a1", "b1"]
+    restored = written.binding("app", "a1")
+    assert restored["metadata"]["name"] == a1["metadata"]["name"]
+    assert restored["spec"]["state"] == "Bound"
+    assert restored["spec"]["schedulingPolicySnapshotName"] == "app-1"
+    if mode == "greedy":
+        # Cycle 1 keeps b1 (the larger name) and marks a1 Unscheduled, replacing its annotations;
+        # cycle 2 picks a1 again and restores its state, leaving that annotation behind, as upstream.
+        assert restored["metadata"]["annotations"] == {"kubernetes-fleet.io/previous-binding-state": "Bound"}
+    else:
+        assert restored["metadata"]["annotations"] == {"team": "web"}
+
+
 # ------------------------------------------------------------------------- number of clusters
 
 

@@ -141,6 +141,9 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
         decision = _decision(choice)
         if choice.cluster in p.active:  # an obsolete binding, re-picked: state kept
             binding = clean(p.active[choice.cluster])
+            if choice.restored:  # marked Unscheduled by an earlier cycle, then restored
+                state = binding["spec"].get("state", n.SCHEDULED)
+                binding["metadata"]["annotations"] = {n.PREVIOUS_STATE_ANNOTATION: state}
             patched.append(decision)
         elif choice.cluster in p.unscheduled:  # restored to the state it had
             binding = clean(p.unscheduled[choice.cluster])
