@@ -21,6 +21,7 @@ from solver.search import build, run, stage_weights
 from solver.solution import Solution, explain_cycle, pick_order
 from solver.spread import SpreadState
 from solver.spread_exact import solve_single_constraint
+from solver.spread_nested import solve_nested
 from solver.table import ClusterTable
 
 __all__ = ["SearchOutcome", "solve_spread"]
@@ -59,7 +60,8 @@ def solve_spread(
     deadline: float,
 ) -> SearchOutcome:
     """The best answer for a request of N clusters under spread. `greedy` is called only where a
-    search needs its hint and fallback: one constraint is solved exactly without either."""
+    search needs its hint and fallback: one constraint, or two whose domains nest, is solved exactly
+    without either."""
     started = time.perf_counter()
     want = p.request.count - p.present
     kept = list(p.kept)
@@ -68,6 +70,9 @@ def solve_spread(
 
     if len(p.request.spread) == 1:
         picks = solve_single_constraint(p, table, state, candidates, want)
+    else:  # two constraints whose domains nest (zones in regions); None otherwise
+        picks = solve_nested(p, table, state, candidates, want)
+    if picks is not None:
         values = evaluate(p, table, scale, kept, picks)
         objective = combine(values, scale.spans)
         solve_seconds = time.perf_counter() - started

@@ -14,13 +14,13 @@ import numpy as np
 from model import SpreadConstraint
 from solver.table import ClusterTable
 
-__all__ = ["SpreadState", "SOFT_VIOLATION"]
+__all__ = ["Dimension", "SpreadState", "SOFT_VIOLATION", "contribute"]
 
 SOFT_VIOLATION = 1000  # what exceeding a soft constraint's max skew costs, upstream and here
 
 
 @dataclass(slots=True)
-class _Dimension:
+class Dimension:
     constraint: SpreadConstraint
     codes: np.ndarray  # domain code per cluster row, -1 without the key
     domains: list[str]
@@ -33,13 +33,13 @@ class SpreadState:
     def __init__(
         self, table: ClusterTable, constraints: tuple[SpreadConstraint, ...], held: list[int]
     ) -> None:
-        self.dimensions: list[_Dimension] = []
+        self.dimensions: list[Dimension] = []
         for constraint in constraints:
             codes, domains = table.domain_codes(constraint.topology_key)
             counts = np.zeros(len(domains), dtype=np.int64)
             held_codes = codes[np.asarray(held, dtype=np.int64)] if held else np.empty(0, np.int64)
             np.add.at(counts, held_codes[held_codes >= 0], 1)
-            self.dimensions.append(_Dimension(constraint, codes, domains, counts))
+            self.dimensions.append(Dimension(constraint, codes, domains, counts))
         self.initial_skew = [self._skew(d.counts) for d in self.dimensions]
 
     @staticmethod

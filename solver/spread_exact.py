@@ -17,10 +17,10 @@ from solver.prepare import Prepared
 from solver.spread import SpreadState
 from solver.table import ClusterTable
 
-__all__ = ["solve_single_constraint"]
+__all__ = ["pick_values", "solve_single_constraint"]
 
 
-def _values(p: Prepared, table: ClusterTable, rows: np.ndarray) -> np.ndarray:
+def pick_values(p: Prepared, table: ClusterTable, rows: np.ndarray) -> np.ndarray:
     """One integer per row ordering rows exactly as the objective's lower levels do."""
     size = max(table.size, 1)
     return (p.affinity[rows] * 2 + p.obsolete[rows]) * size + table.rank[rows]
@@ -32,7 +32,7 @@ def solve_single_constraint(
     dim = state.dimensions[0]
     held = dim.counts
     codes = dim.codes[candidates]
-    values = _values(p, table, candidates)
+    values = pick_values(p, table, candidates)
     order = np.argsort(-values, kind="stable")
     candidates, codes, values = candidates[order], codes[order], values[order]
 
