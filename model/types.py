@@ -197,7 +197,7 @@ class SolveStats:
     build_seconds: float = 0.0
     solve_seconds: float = 0.0
     time_limited: bool = False  # a wall-clock limit cut a search
-    models: int = 0  # CP-SAT models solved
+    models: int = 0  # CP-SAT models solved (closed-form answers are not counted)
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,7 +122,7 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
                     solve_seconds += outcome.solve_seconds
                     time_limited |= outcome.time_limited
                     statuses.add(outcome.status)
-                    models += 1
+                    models += outcome.searched
                 else:
                     # No search needed (or greedy asked for): the greedy answer, measured by the
                     # same objective; where it needs no search it is also the optimum.

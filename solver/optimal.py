@@ -36,6 +36,7 @@ class SearchOutcome:
     build_seconds: float
     solve_seconds: float
     time_limited: bool
+    searched: bool = True  # a CP-SAT model was solved (not a closed form)
 
 
 def _canonical(cells: dict[int, list[int]], cell_of: dict[int, int], picks: list[int]) -> list[int]:
@@ -77,7 +78,7 @@ def solve_spread(
         objective = combine(values, scale.spans)
         solve_seconds = time.perf_counter() - started
         return SearchOutcome(
-            _finish(p, table, picks, limit), values, objective, "OPTIMAL", 0.0, solve_seconds, False
+            _finish(p, table, picks, limit), values, objective, "OPTIMAL", 0.0, solve_seconds, False, False
         )
 
     # Cells, each ordered best first; only a cell's best `want` candidates can be in an optimum.

@@ -31,12 +31,14 @@ class Prepared:
     kept: dict[int, ExistingDecision] = field(default_factory=dict)  # current decisions in force, by row
     released: list[str] = field(default_factory=list)  # decisions that lapse whatever is chosen
     candidates: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # rows that PASS
-    filtered: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # rows a filter rejects
+    # The first rows a filter rejects, as many as a report can show: all of them would cost
+    # placements x clusters memory on a large fleet.
+    filtered: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
 
-    def settle(self) -> None:
+    def settle(self, limit: int) -> None:
         """Fix the row lists once the outcome is final."""
         self.candidates = np.flatnonzero(self.outcome == PASS)
-        self.filtered = np.flatnonzero((self.outcome >= AFFINITY) & (self.outcome <= TAINT))
+        self.filtered = np.flatnonzero((self.outcome >= AFFINITY) & (self.outcome <= TAINT))[:limit]
 
     @property
     def present(self) -> int:
@@ -65,7 +67,7 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
         affinity = scored.get(request.preferences, zeros) if request.mode is SelectionMode.N else zeros
         prepared = Prepared(request, outcome, affinity, np.zeros(table.size, dtype=bool))
         _classify_existing(prepared, table)
-        prepared.settle()
+        prepared.settle(batch.explain_limit)
         shared[request.signature()] = prepared
         out.append(prepared)
     return out

@@ -239,7 +239,7 @@ def test_several_requests_add_up() -> None:
     g, o = both(b)
     singles = sum(run(batch(clusters, r), "optimal").stats.objective for r in b.requests)
     assert o.stats.objective == singles
-    assert o.stats.models == 2
+    assert o.stats.models == 0  # one spread constraint each: both answered in closed form
     assert o.stats.objective >= g.stats.objective
     assert o.by_request()["r"] == g.by_request()["r"]
 
