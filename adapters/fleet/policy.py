@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from enum import Enum
 from typing import Any
 
 from adapters.fleet.fields import Fields
@@ -136,6 +137,24 @@ def parse_policy(f: Fields, raw: Any) -> Policy:
     return policy
 
 
+def _name(f: Fields, item: Any, field: str, where: str) -> str:
+    value = f.string(item.get(field), f"{where}.{field}")
+    if not value:
+        raise f.fail(f"a {field} is required", f"{where}.{field}")
+    return value
+
+
+def _operator(f: Fields, kind: type[Enum], item: Any, where: str) -> Any:
+    """The expression's operator as a member of `kind`, or an error listing the valid ones."""
+    name = f.string(item.get("operator"), f"{where}.operator")
+    try:
+        return kind(name)
+    except ValueError:
+        valid = [member.value for member in kind]
+        expected = ", ".join(valid[:-1]) + " or " + valid[-1]
+        raise f.fail(f"unknown operator {name!r}; expected {expected}", f"{where}.operator") from None
+
+
 def _label_selector(f: Fields, raw: Any, path: str) -> LabelSelector | None:
     if raw is None:
         return None
@@ -145,22 +164,13 @@ def _label_selector(f: Fields, raw: Any, path: str) -> LabelSelector | None:
     for i, item in enumerate(f.sequence(raw.get("matchExpressions"), f"{path}.matchExpressions")):
         where = f"{path}.matchExpressions[{i}]"
         item = f.mapping(item, where)
-        key = f.string(item.get("key"), f"{where}.key")
-        if not key:
-            raise f.fail("a key is required", f"{where}.key")
-        operator_name = f.string(item.get("operator"), f"{where}.operator")
-        try:
-            operator = LabelOperator(operator_name)
-        except ValueError:
-            raise f.fail(
-                f"unknown operator {operator_name!r}; expected In, NotIn, Exists or DoesNotExist",
-                f"{where}.operator",
-            ) from None
+        key = _name(f, item, "key", where)
+        operator = _operator(f, LabelOperator, item, where)
         values = tuple(f.string_list(item.get("values"), f"{where}.values"))
         if operator in (LabelOperator.IN, LabelOperator.NOT_IN) and not values:
-            raise f.fail(f"values must be non-empty for operator {operator_name}", f"{where}.values")
+            raise f.fail(f"values must be non-empty for operator {operator.value}", f"{where}.values")
         if operator in (LabelOperator.EXISTS, LabelOperator.DOES_NOT_EXIST) and values:
-            raise f.fail(f"values must be empty for operator {operator_name}", f"{where}.values")
+            raise f.fail(f"values must be empty for operator {operator.value}", f"{where}.values")
         expressions.append(LabelRequirement(key, operator, values))
     return LabelSelector(tuple(sorted(labels.items())), tuple(expressions))
 
@@ -179,16 +189,8 @@ def _required_term(f: Fields, raw: Any, path: str) -> ClusterTerm:
     for i, item in enumerate(f.sequence(prop.get("matchExpressions"), f"{prop_path}.matchExpressions")):
         where = f"{prop_path}.matchExpressions[{i}]"
         item = f.mapping(item, where)
-        name = f.string(item.get("name"), f"{where}.name")
-        if not name:
-            raise f.fail("a property name is required", f"{where}.name")
-        operator_name = f.string(item.get("operator"), f"{where}.operator")
-        try:
-            operator = PropertyOperator(operator_name)
-        except ValueError:
-            raise f.fail(
-                f"unknown operator {operator_name!r}; expected Gt, Ge, Eq, Ne, Lt or Le", f"{where}.operator"
-            ) from None
+        name = _name(f, item, "name", where)
+        operator = _operator(f, PropertyOperator, item, where)
         values = f.sequence(item.get("values"), f"{where}.values")
         if len(values) != 1:
             raise f.fail(f"exactly one value is required, got {len(values)}", f"{where}.values")
