@@ -43,6 +43,19 @@ def _needs_search(p: Prepared) -> bool:
     return p.request.mode is SelectionMode.N and bool(p.request.spread) and p.request.count > p.present
 
 
+def _search(p: Prepared, table: ClusterTable, options: SolveOptions, limit: int, deadline: float):
+    return solve_spread(
+        p,
+        table,
+        scale_of(p, table),
+        partial(solve_greedy, p, table, limit),
+        limit,
+        seed=options.seed,
+        deterministic_budget=options.deterministic_budget,
+        deadline=deadline,
+    )
+
+
 def _search_in_parallel(
     prepared: list[Prepared], table: ClusterTable, options: SolveOptions, limit: int, deadline: float
 ) -> dict[tuple, Future[SearchOutcome]]:
@@ -56,21 +69,11 @@ def _search_in_parallel(
     if len(todo) < 2 or options.threads < 2:
         return {}
 
-    def one(p: Prepared) -> SearchOutcome:
-        return solve_spread(
-            p,
-            table,
-            scale_of(p, table),
-            partial(solve_greedy, p, table, limit),
-            limit,
-            seed=options.seed,
-            deterministic_budget=options.deterministic_budget,
-            deadline=deadline,
-        )
-
     # Submitted now, collected when needed: the main thread meanwhile solves everything else.
     pool = ThreadPoolExecutor(max_workers=options.threads)
-    futures = {signature: pool.submit(one, p) for signature, p in todo.items()}
+    futures = {
+        signature: pool.submit(_search, p, table, options, limit, deadline) for signature, p in todo.items()
+    }
     pool.shutdown(wait=False)
     return futures
 
@@ -104,18 +107,7 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
                 if options.mode == "optimal" and _needs_search(p):
                     future = searched.get(signature)
                     outcome = (
-                        future.result()
-                        if future is not None
-                        else solve_spread(
-                            p,
-                            table,
-                            scale,
-                            partial(solve_greedy, p, table, limit),
-                            limit,
-                            seed=options.seed,
-                            deterministic_budget=options.deterministic_budget,
-                            deadline=deadline,
-                        )
+                        future.result() if future is not None else _search(p, table, options, limit, deadline)
                     )
                     chosen, values, part_bound = outcome.solution, outcome.values, outcome.bound
                     build_seconds += outcome.build_seconds
