@@ -97,7 +97,8 @@ class FleetScheduler:
                 self._owned[parent].append(m.obj)
         self._results: dict[str, RequestResult] = {}
         self._requests: dict[str, PlacementRequest] = {}
-        self.last = self._solve(sorted(self._placements), now)
+        # What the first, full solve writes: a controller applies it before handling events.
+        self.initial = self._solve(sorted(self._placements), now)
 
     # -- events -------------------------------------------------------------------------------
 

@@ -143,9 +143,6 @@ class Batch:
     seed: int = 0
     explain_limit: int = 20  # how many unselected clusters each result explains
 
-    def cluster_index(self) -> dict[str, int]:
-        return {c.name: i for i, c in enumerate(self.clusters)}
-
 
 class FilterKind(StrEnum):
     AFFINITY = "affinity"  # matches no required term

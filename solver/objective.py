@@ -40,12 +40,11 @@ class Scale:
 def scale_of(p: Prepared, table: ClusterTable) -> Scale:
     candidates = p.candidates
     if p.request.mode is SelectionMode.N:
-        picks = max(0, p.request.count - p.present)
+        picks = min(max(0, p.request.count - p.present), len(candidates))
     elif p.request.mode is SelectionMode.FIXED:
         picks = len(p.request.cluster_names)
     else:
         picks = len(candidates)
-    picks = min(picks, max(len(candidates), 0)) if p.request.mode is not SelectionMode.FIXED else picks
     scores = p.affinity[candidates] if len(candidates) else np.zeros(1, dtype=np.int64)
     low, high = min(int(scores.min()), 0), max(int(scores.max()), 0)
     most = p.present + picks

@@ -9,6 +9,7 @@ candidates, in order, and the model decides how many to take from each cell.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -121,17 +122,13 @@ def _bound(scale: Scale, values: tuple[int, ...], cut: tuple[list[int], int] | N
     if cut is None:
         return combine(scale.spans, scale.spans)
     stage, stage_bound = cut
+    first, last = stage[0], stage[-1]
     weights = stage_weights(scale.spans, stage)
     shifted = stage_bound + sum(w * scale.offsets[i] for i, w in zip(stage, weights, strict=True))
-    total = 0
-    for i in range(stage[0]):
-        total = total * (scale.spans[i] + 1) + values[i] if i else values[0]
-    width = 1
-    for i in stage:
-        width *= scale.spans[i] + 1
-    total = total * width + shifted
-    for i in range(stage[-1] + 1, len(scale.spans)):
-        total = total * (scale.spans[i] + 1) + scale.spans[i]
+    total = combine(values[:first], scale.spans[:first]) if first else 0
+    total = total * math.prod(scale.spans[i] + 1 for i in stage) + shifted
+    for span in scale.spans[last + 1 :]:
+        total = total * (span + 1) + span
     return total
 
 

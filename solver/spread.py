@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from ortools.sat.python import cp_model
 
 from model import SpreadConstraint
 from solver.table import ClusterTable
@@ -147,7 +148,7 @@ def contribute(space) -> None:
         high = model.new_int_var(0, most, "")
         low = model.new_int_var(0, most, "")
         for code, base in enumerate(dim.counts.tolist()):
-            count = base + sum(members.get(code, []))
+            count = base + cp_model.LinearExpr.sum(members.get(code, []))
             model.add(high >= count)
             model.add(low <= count)
         if dim.constraint.hard:

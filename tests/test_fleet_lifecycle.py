@@ -221,20 +221,21 @@ def test_policy_change_pick_n_prefers_clusters_holding_obsolete_bindings(tmp_pat
     ]
 
 
+def zone_spread_after_policy_change(clusters: list[str], *bindings: dict) -> list[dict]:
+    """Clusters named <zone><n>, an app now spread over zones, and its bindings of the old policy."""
+    return [
+        *(member_cluster(name, {"zone": name[0]}) for name in clusters),
+        crp("app", pick_n(2, spread_by=[spread("zone")])),
+        snapshot("app", 0, pick_n(2), n=2),
+        *bindings,
+    ]
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_policy_change_under_spread(tmp_path, mode):
     a1 = binding("app", "a1", state="Bound")
     b1 = binding("app", "b1", state="Bound")
-    objects = [
-        member_cluster("a1", {"zone": "a"}),
-        member_cluster("a2", {"zone": "a"}),
-        member_cluster("b1", {"zone": "b"}),
-        member_cluster("b2", {"zone": "b"}),
-        crp("app", pick_n(2, spread_by=[spread("zone")])),
-        snapshot("app", 0, pick_n(2), n=2),
-        a1,
-        b1,
-    ]
+    objects = zone_spread_after_policy_change(["a1", "a2", "b1", "b2"], a1, b1)
     written = Written.solve(tmp_path, objects, mode)
     assert written.binding("app", "b1")["spec"]["state"] == "Bound"
     if mode == "greedy":
@@ -252,15 +253,7 @@ def test_policy_change_under_spread(tmp_path, mode):
 def test_policy_change_under_spread_restores_what_an_earlier_cycle_released(tmp_path, mode):
     a1 = binding("app", "a1", state="Bound", annotations={"team": "web"})
     b1 = binding("app", "b1", state="Bound")
-    objects = [
-        member_cluster("a1", {"zone": "a"}),
-        member_cluster("b1", {"zone": "b"}),
-        member_cluster("b2", {"zone": "b"}),
-        crp("app", pick_n(2, spread_by=[spread("zone")])),
-        snapshot("app", 0, pick_n(2), n=2),
-        a1,
-        b1,
-    ]
+    objects = zone_spread_after_policy_change(["a1", "b1", "b2"], a1, b1)
     written = Written.solve(tmp_path, objects, mode)
     assert written.chosen("app") == ["a1", "b1"]
     restored = written.binding("app", "a1")
