@@ -4,7 +4,9 @@
     outcome = schedule(objects, now=now)            # objects: parsed Kubernetes objects (dicts)
     outcome.apply, outcome.delete, outcome.summary
 
-Each system's adapter reads the objects of its own kinds; the solver sees only the neutral batch.
+Every object goes to the adapter of the system that owns its kind (adapters.systems); each system
+present is loaded, solved, checked and emitted as its own batch, and the outputs are joined. The
+solver sees only neutral batches.
 """
 
 from __future__ import annotations
@@ -16,21 +18,52 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from adapters import fleet
 from adapters.manifests import Manifest, from_objects
-from model import Batch, Result
+from adapters.systems import owned_by, system
+from model import Batch, Result, SolveStats
 from solver import SolveOptions, check, solve
 
-__all__ = ["Outcome", "paused_gc", "schedule", "schedule_manifests", "summary_of"]
+__all__ = ["Outcome", "SystemOutcome", "paused_gc", "schedule", "schedule_manifests", "summary_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class SystemOutcome:
+    """One system's batch and its result."""
+
+    system: str
+    batch: Batch
+    result: Result
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
     apply: list[dict[str, Any]]
     delete: list[dict[str, str]]
-    batch: Batch
-    result: Result
+    parts: tuple[SystemOutcome, ...]
     summary: dict[str, Any]
+
+    @property
+    def batch(self) -> Batch:
+        """The batch, when the input held one system's placements (or none)."""
+        return self._single().batch
+
+    @property
+    def result(self) -> Result:
+        """The result, when the input held one system's placements (or none)."""
+        return self._single().result
+
+    def _single(self) -> SystemOutcome:
+        if len(self.parts) == 1:
+            return self.parts[0]
+        if not self.parts:
+            return SystemOutcome("", Batch((), ()), Result((), SolveStats(mode="", status="")))
+        raise ValueError(f"the input held {len(self.parts)} systems; read Outcome.parts")
+
+    def requests(self) -> Iterator[tuple[str, Any]]:
+        """(system, RequestResult) for every placement of every system, in output order."""
+        for part in self.parts:
+            for got in part.result.requests:
+                yield part.system, got
 
 
 def schedule(
@@ -53,15 +86,27 @@ def schedule_manifests(
 ) -> Outcome:
     options = options or SolveOptions()
     now = now or datetime.now(UTC).replace(microsecond=0)
+    apply: list[dict[str, Any]] = []
+    delete: list[dict[str, str]] = []
+    parts: list[SystemOutcome] = []
     with paused_gc():
-        batch, context = fleet.load(list(manifests), now=now, seed=options.seed)
-        result = solve(batch, options)
-        if verify:
-            problems = check(batch, result)
-            if problems:  # a solver defect, never an input problem
-                raise AssertionError("the checker rejected the result:\n" + "\n".join(problems))
-        emitted = fleet.emit(context, result)
-    return Outcome(emitted.apply, emitted.delete, batch, result, summary_of(batch, result))
+        # Every system is loaded (and so validated) before anything is solved: bad input anywhere
+        # fails the whole run with nothing written.
+        loaded = [
+            (name, *system(name).load(owned, now=now, seed=options.seed))
+            for name, owned in owned_by(list(manifests)).items()
+        ]
+        for name, batch, context in loaded:
+            result = solve(batch, options)
+            if verify:
+                problems = check(batch, result)
+                if problems:  # a solver defect, never an input problem
+                    raise AssertionError(f"the checker rejected the {name} result:\n" + "\n".join(problems))
+            emitted = system(name).emit(context, result)
+            apply += emitted.apply
+            delete += emitted.delete
+            parts.append(SystemOutcome(name, batch, result))
+    return Outcome(apply, delete, tuple(parts), summary_of_parts(parts))
 
 
 @contextmanager
@@ -79,6 +124,7 @@ def paused_gc() -> Iterator[None]:
 
 
 def summary_of(batch: Batch, result: Result) -> dict[str, Any]:
+    """The summary of one batch's solve."""
     stats = result.stats
     return {
         "mode": stats.mode,
@@ -95,3 +141,40 @@ def summary_of(batch: Batch, result: Result) -> dict[str, Any]:
         "clusters": len(batch.clusters),
         "unsatisfied": sum(1 for r in result.requests if not r.satisfied),
     }
+
+
+_STATUS_ORDER = ("OPTIMAL", "GREEDY", "FEASIBLE")
+
+
+def summary_of_parts(parts: Sequence[SystemOutcome]) -> dict[str, Any]:
+    """One summary over every system's solve: totals, plus the counts of each system."""
+    if len(parts) == 1:
+        summary = summary_of(parts[0].batch, parts[0].result)
+    else:
+        each = [summary_of(p.batch, p.result) for p in parts]
+        objective = sum(s["objective"] for s in each)
+        bounds = [s["bound"] for s in each]
+        bound = None if not each or any(b is None for b in bounds) else sum(bounds)
+        statuses = [s["status"] for s in each]
+        summary = {
+            "mode": each[0]["mode"] if each else "",
+            "status": max(statuses, key=_STATUS_ORDER.index) if statuses else "",
+            "objective": objective,
+            "bound": bound,
+            "gap": None if bound is None else round((bound - objective) / max(1, abs(objective)), 9),
+            **{
+                k: round(sum(s[k] for s in each), 4)
+                for k in ("wall_seconds", "build_seconds", "solve_seconds")
+            },
+            "time_limited": any(s["time_limited"] for s in each),
+            **{k: sum(s[k] for s in each) for k in ("models", "requests", "clusters", "unsatisfied")},
+        }
+    summary["systems"] = {
+        p.system: {
+            "requests": len(p.batch.requests),
+            "clusters": len(p.batch.clusters),
+            "unsatisfied": sum(1 for r in p.result.requests if not r.satisfied),
+        }
+        for p in parts
+    }
+    return summary

@@ -35,7 +35,7 @@ import polars as pl
 
 from adapters import fleet
 from adapters.manifests import from_objects
-from adapters.pipeline import Outcome, summary_of
+from adapters.pipeline import Outcome, SystemOutcome, summary_of_parts
 from bench import events as ev
 from bench.generate import DEFAULT_NOW, generate
 from model import Batch, Result
@@ -149,7 +149,8 @@ def _schedule(system: System, objects: Objects, options: SolveOptions) -> tuple[
     solved = time.perf_counter()
     emitted = system.emit(context, result)
     done = time.perf_counter()
-    outcome = Outcome(emitted.apply, emitted.delete, batch, result, summary_of(batch, result))
+    part = SystemOutcome(system.name, batch, result)
+    outcome = Outcome(emitted.apply, emitted.delete, (part,), summary_of_parts([part]))
     return outcome, {"load_s": loaded - started, "solver_s": solved - loaded, "emit_s": done - solved}
 
 

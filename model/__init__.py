@@ -28,6 +28,7 @@ from model.types import (
     SelectionMode,
     SolveStats,
     SpreadConstraint,
+    TieBreak,
     Unselected,
 )
 
@@ -55,6 +56,7 @@ __all__ = [
     "SolveStats",
     "SpreadConstraint",
     "Taint",
+    "TieBreak",
     "Toleration",
     "TolerationOperator",
     "Unselected",

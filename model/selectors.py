@@ -9,6 +9,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from model.quantity import Quantity
@@ -105,22 +106,44 @@ class PropertyRequirement:
 
 @dataclass(frozen=True, slots=True)
 class ClusterTerm:
-    """A label selector AND property requirements. A missing selector matches every cluster."""
+    """A label selector AND property requirements AND a claim selector AND named traits.
+    A missing selector matches every cluster.
+
+    Claims are facts a cluster reports about itself (a second string map beside its labels);
+    traits are named predicates an adapter has already decided per cluster (for example an
+    expression language the solver does not speak): every listed trait must be present.
+    """
 
     labels: LabelSelector | None = None
     properties: tuple[PropertyRequirement, ...] = ()
+    claims: LabelSelector | None = None
+    traits: tuple[str, ...] = ()
 
-    def matches(self, labels: Mapping[str, str], properties: Mapping[str, Quantity]) -> bool:
-        return (self.labels is None or self.labels.matches(labels)) and all(
-            p.matches(properties) for p in self.properties
+    def matches(
+        self,
+        labels: Mapping[str, str],
+        properties: Mapping[str, Quantity],
+        claims: Mapping[str, str] | None = None,
+        traits: frozenset[str] = frozenset(),
+    ) -> bool:
+        return (
+            (self.labels is None or self.labels.matches(labels))
+            and all(p.matches(properties) for p in self.properties)
+            and (self.claims is None or self.claims.matches(claims or {}))
+            and all(t in traits for t in self.traits)
         )
 
 
 @dataclass(frozen=True, slots=True)
 class Taint:
+    """`added` is when the taint appeared (None: unknown, long ago); a `new_only` taint keeps out
+    only requests that do not already hold the cluster."""
+
     key: str
     value: str = ""
     effect: str = "NoSchedule"
+    added: datetime | None = None
+    new_only: bool = False
 
 
 class TolerationOperator(StrEnum):
@@ -130,22 +153,41 @@ class TolerationOperator(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Toleration:
+    """`seconds`: the toleration holds only while now < taint.added + seconds (None: forever; a
+    taint added at an unknown time has then long expired)."""
+
     key: str = ""
     operator: TolerationOperator = TolerationOperator.EQUAL
     value: str = ""
     effect: str = ""
+    seconds: int | None = None
 
-    def tolerates(self, taint: Taint) -> bool:
+    def tolerates(self, taint: Taint, now: datetime | None = None) -> bool:
         if self.effect and self.effect != taint.effect:
             return False
         if self.operator is TolerationOperator.EXISTS:
-            return not self.key or self.key == taint.key
-        return self.key == taint.key and self.value == taint.value
+            if self.key and self.key != taint.key:
+                return False
+        elif self.key != taint.key or self.value != taint.value:
+            return False
+        if self.seconds is None:
+            return True
+        if taint.added is None or now is None:
+            return False
+        return now < taint.added + timedelta(seconds=self.seconds)
 
 
-def first_untolerated(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...]) -> Taint | None:
-    """The first taint no toleration tolerates, or None when all are tolerated."""
+def first_untolerated(
+    taints: tuple[Taint, ...],
+    tolerations: tuple[Toleration, ...],
+    now: datetime | None = None,
+    held: bool = False,
+) -> Taint | None:
+    """The first taint no toleration tolerates, or None when all are tolerated. `held`: the
+    request already holds the cluster, so `new_only` taints do not apply."""
     for taint in taints:
-        if not any(t.tolerates(taint) for t in tolerations):
+        if held and taint.new_only:
+            continue
+        if not any(t.tolerates(taint, now) for t in tolerations):
             return taint
     return None

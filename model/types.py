@@ -17,6 +17,7 @@ from model.selectors import ClusterTerm, LabelSelector, Taint, Toleration
 __all__ = [
     "Cluster",
     "SelectionMode",
+    "TieBreak",
     "PropertySorter",
     "Preference",
     "SpreadConstraint",
@@ -36,7 +37,12 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class Cluster:
     """One member cluster. `eligible` is false (with the reason) when nothing new may land on it;
-    `leaving` means it is going away, so whatever it holds is released."""
+    `leaving` means it is going away, so whatever it holds is released.
+
+    `claims` are facts the cluster reports about itself (selected like labels); `traits` are named
+    predicates the adapter decided for it (pool memberships, expressions the solver does not
+    speak); `scores` are externally supplied scores by name (absent: 0); `load` counts decisions of
+    placements outside the batch that sit on the cluster (for balance scores)."""
 
     name: str
     labels: Mapping[str, str] = field(default_factory=dict, hash=False)
@@ -45,6 +51,10 @@ class Cluster:
     eligible: bool = True
     ineligible_reason: str = ""
     leaving: bool = False
+    claims: Mapping[str, str] = field(default_factory=dict, hash=False)
+    traits: frozenset[str] = frozenset()
+    scores: Mapping[str, int] = field(default_factory=dict, hash=False)
+    load: int = 0
 
 
 class SelectionMode(StrEnum):
@@ -53,20 +63,48 @@ class SelectionMode(StrEnum):
     FIXED = "fixed"  # exactly the named clusters
 
 
+class TieBreak(StrEnum):
+    """Which cluster wins among equal scores."""
+
+    LARGER_NAME = "larger-name"
+    SMALLER_NAME = "smaller-name"
+
+
 @dataclass(frozen=True, slots=True)
 class PropertySorter:
+    """Rank clusters by a numeric property.
+
+    Not centered: the weight interpolated over the property's range across the whole fleet,
+    rounded half away from zero (0 when all values are equal or the property is missing).
+    Centered: trunc(((v - min) / (max - min) - 0.5) * 2 * 100) in float64, min and max over the
+    request's candidates that have the property; 100 when they are all equal; 0 without the
+    property; then multiplied by the weight.
+    """
+
     name: str
     ascending: bool  # smaller values score higher
+    centered: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Preference:
-    """A weighted soft preference: `weight` when the selector matches, or with a sorter the weight
-    interpolated over the property's range across the whole fleet."""
+    """A weighted soft preference. Exactly one of these shapes:
+
+    - `labels` alone (or nothing): `weight` when the selector matches;
+    - `sorter`: see PropertySorter (only where `labels` matches);
+    - `external`: weight x the cluster's external score of that name (0 when absent);
+    - `held`: weight x 100 on the clusters the request already holds;
+    - `balance`: weight x 2 * trunc(100 * (0.5 - n / m)), n the decisions of every other request
+      (and the cluster's outside load) on the cluster and m the largest such count over the
+      fleet; 100 where n is 0. It couples the requests of a batch.
+    """
 
     weight: int
     labels: LabelSelector | None = None
     sorter: PropertySorter | None = None
+    external: str | None = None
+    held: bool = False
+    balance: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +112,7 @@ class SpreadConstraint:
     topology_key: str
     max_skew: int = 1
     hard: bool = True  # hard: never exceed max_skew; soft: exceeding it costs score
+    claims: bool = False  # the topology key names a claim, not a label
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +153,13 @@ class PlacementRequest:
     spread: tuple[SpreadConstraint, ...] = ()
     tolerations: tuple[Toleration, ...] = ()
     existing: tuple[ExistingDecision, ...] = ()
+    # Traits of which a cluster needs one to be visible to the request at all (pools it may draw
+    # from); None: every cluster is visible. Invisible clusters are not reported.
+    scope: tuple[str, ...] | None = None
+    tie_break: TieBreak = TieBreak.LARGER_NAME
+    # Held decisions of an older policy win ties (less churn). Off where the policy already
+    # prices holding a cluster (a `held` preference).
+    prefer_held: bool = True
 
     @property
     def key(self) -> str:
@@ -130,7 +176,15 @@ class PlacementRequest:
             self.spread,
             self.tolerations,
             self.existing,
+            self.scope,
+            self.tie_break,
+            self.prefer_held,
         )
+
+    @property
+    def coupled(self) -> bool:
+        """Its scores depend on the other requests' answers."""
+        return any(p.balance for p in self.preferences)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +203,7 @@ class FilterKind(StrEnum):
     INELIGIBLE = "ineligible"  # detail: the cluster's ineligible_reason
     TAINT = "taint"  # the untolerated taint is in Unselected.taint
     SPREAD = "spread"  # detail: the topology key; max_skew in `skew`
+    SCOPE = "scope"  # outside every pool the request may draw from
     NOT_FOUND = "not-found"  # a named cluster that does not exist
     NOT_PICKED = "not-picked"  # passed the filters, but others scored higher
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from adapters.errors import InputError
 from adapters.fleet import names as n
-from adapters.fleet.fields import Fields, parse_time
+from adapters.fields import Fields, parse_time
 from adapters.manifests import Manifest
 from model import Cluster, Quantity, QuantityError, Taint, parse_quantity
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
-from adapters.fleet.fields import Fields
+from adapters.fields import Fields
 from model import (
     ClusterTerm,
     LabelOperator,
