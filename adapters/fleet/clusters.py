@@ -8,8 +8,8 @@ from functools import lru_cache
 from typing import Any
 
 from adapters.errors import InputError
-from adapters.fleet import names as n
 from adapters.fields import Fields, parse_time
+from adapters.fleet import names as n
 from adapters.manifests import Manifest
 from model import Cluster, Quantity, QuantityError, Taint, parse_quantity
 

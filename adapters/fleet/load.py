@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from adapters.fields import Fields
 from adapters.fleet import names as n
 from adapters.fleet.clusters import load_cluster
-from adapters.fields import Fields
 from adapters.fleet.policy import normalized_policy, parse_policy
 from adapters.fleet.snapshots import clean, new_snapshot, refresh_snapshot
 from adapters.manifests import Manifest, index_by_kind
