@@ -7,6 +7,7 @@ vectorised table the solver filters with, so the two implementations check each 
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime
 
 from model import Batch, Cluster, PlacementRequest, RequestResult, Result, SelectionMode, first_untolerated
 
@@ -16,7 +17,8 @@ __all__ = ["check"]
 class _Fleet:
     """The batch's clusters, with what several requests ask about them computed once."""
 
-    def __init__(self, clusters: tuple[Cluster, ...]) -> None:
+    def __init__(self, clusters: tuple[Cluster, ...], now: datetime | None) -> None:
+        self.now = now
         self.clusters = clusters
         self.by_name = {c.name: c for c in clusters}
         self.eligible = [c for c in clusters if c.eligible]
@@ -25,20 +27,31 @@ class _Fleet:
 
     def passing(self, request: PlacementRequest) -> set[str]:
         """Names of every cluster passing the request's filters; shared by requests with equal filters."""
-        key = (request.required, request.tolerations)
+        key = (request.required, request.tolerations, request.scope)
         if key not in self._passing:
-            self._passing[key] = {c.name for c in self.eligible if _passes(request, c)}
-        return self._passing[key]
+            self._passing[key] = {c.name for c in self.eligible if _passes(request, c, self.now, held=False)}
+        held = {
+            d.cluster
+            for d in request.existing
+            if d.cluster in self.by_name and _passes(request, self.by_name[d.cluster], self.now)
+        }
+        return self._passing[key] | held
 
-    def domains(self, key: str) -> set[str]:
-        if key not in self._domains:
-            self._domains[key] = {c.labels[key] for c in self.clusters if key in c.labels}
-        return self._domains[key]
+    def domains(self, key: str, claims: bool) -> set[str]:
+        if (key, claims) not in self._domains:
+            self._domains[(key, claims)] = {
+                _attributes(c, claims)[key] for c in self.clusters if key in _attributes(c, claims)
+            }
+        return self._domains[(key, claims)]
+
+
+def _attributes(cluster: Cluster, claims: bool):
+    return cluster.claims if claims else cluster.labels
 
 
 def check(batch: Batch, result: Result) -> list[str]:
     """Every hard-constraint violation, as readable lines; empty when the result is sound."""
-    fleet = _Fleet(batch.clusters)
+    fleet = _Fleet(batch.clusters, batch.now)
     by_key = result.by_request()
     problems: list[str] = []
     for request in batch.requests:
@@ -52,12 +65,23 @@ def check(batch: Batch, result: Result) -> list[str]:
     return problems
 
 
-def _passes(request: PlacementRequest, cluster: Cluster) -> bool:
+def _passes(
+    request: PlacementRequest, cluster: Cluster, now: datetime | None, held: bool | None = None
+) -> bool:
+    """Whether the cluster passes the request's filters; `held` defaults to whether the request
+    holds it (taints that keep out only newcomers then do not apply)."""
     if not cluster.eligible:
         return False
-    if request.required and not any(t.matches(cluster.labels, cluster.properties) for t in request.required):
+    if request.scope is not None and not cluster.traits & set(request.scope):
         return False
-    return first_untolerated(cluster.taints, request.tolerations) is None
+    if request.required and not any(
+        t.matches(cluster.labels, cluster.properties, cluster.claims, cluster.traits)
+        for t in request.required
+    ):
+        return False
+    if held is None:
+        held = any(d.cluster == cluster.name for d in request.existing)
+    return first_untolerated(cluster.taints, request.tolerations, now, held=held) is None
 
 
 def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet) -> list[str]:
@@ -95,7 +119,7 @@ def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet)
         if request.mode is SelectionMode.FIXED:
             if cluster.name not in request.cluster_names or not cluster.eligible:
                 problems.append(f"selected {cluster.name}, which is not a valid named cluster")
-        elif not _passes(request, cluster):
+        elif not _passes(request, cluster, fleet.now):
             problems.append(f"selected {cluster.name}, which fails the request's filters")
 
     dropped_current = live_current - selected
@@ -125,11 +149,11 @@ def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet)
     return problems
 
 
-def _skew(key: str, members: list[Cluster], fleet: _Fleet) -> int:
-    domains = fleet.domains(key)
+def _skew(key: str, claims: bool, members: list[Cluster], fleet: _Fleet) -> int:
+    domains = fleet.domains(key, claims)
     if not domains:
         return 0
-    counts = Counter(c.labels[key] for c in members if key in c.labels)
+    counts = Counter(_attributes(c, claims)[key] for c in members if key in _attributes(c, claims))
     values = [counts.get(d, 0) for d in domains]
     return max(values) - min(values)
 
@@ -141,8 +165,8 @@ def _check_spread(request: PlacementRequest, selected: set[str], kept: set[str],
     for constraint in request.spread:
         if not constraint.hard:
             continue
-        skew = _skew(constraint.topology_key, final, fleet)
-        allowed = max(constraint.max_skew, _skew(constraint.topology_key, before, fleet))
+        skew = _skew(constraint.topology_key, constraint.claims, final, fleet)
+        allowed = max(constraint.max_skew, _skew(constraint.topology_key, constraint.claims, before, fleet))
         if skew > allowed:
             problems.append(f"skew {skew} over {constraint.topology_key} exceeds {allowed}")
     return problems

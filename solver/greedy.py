@@ -91,7 +91,7 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
     state = SpreadState(table, p.request.spread, list(p.kept))
     want = p.request.count - p.present
     available = p.outcome == PASS
-    obsolete = p.obsolete.copy()
+    obsolete = p.sticky.copy()
     picks: list[int] = []
     spread_scores: dict[int, int] = {}
     first_cycle_obsolete = np.flatnonzero(p.obsolete)

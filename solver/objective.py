@@ -63,8 +63,8 @@ def evaluate(
         len(picks) + len(kept) - p.present,
         -penalty,
         int(p.affinity[rows].sum()),
-        int(p.obsolete[rows].sum()),
-        int(table.rank[rows].sum()),
+        int(p.sticky[rows].sum()),
+        int(p.rank[rows].sum()),
     )
     return tuple(r + o for r, o in zip(raw, scale.offsets, strict=True))
 

@@ -137,15 +137,15 @@ def _finish(p: Prepared, table: ClusterTable, picks: list[int], limit: int) -> S
     kept = list(p.kept)
     state = SpreadState(table, p.request.spread, [*kept, *picks])
     topo = state.final_scores(picks)
-    order = sorted(picks, key=lambda r: (topo[r], int(p.affinity[r]), int(p.obsolete[r]), r), reverse=True)
+    order = sorted(
+        picks, key=lambda r: (topo[r], int(p.affinity[r]), int(p.sticky[r]), int(p.rank[r])), reverse=True
+    )
     # What was not picked, scored against the final counts as a next cycle would see it.
     chosen = set(picks)
     rest = np.setdiff1d(p.candidates, np.asarray(picks, dtype=np.int64), assume_unique=True)
     score, violated = state.score(rest)
     ok = violated < 0
-    unselected = explain_cycle(
-        p, table, limit, rest[ok], score[ok], None, rest[~ok], violated[~ok], p.obsolete
-    )
+    unselected = explain_cycle(p, table, limit, rest[ok], score[ok], None, rest[~ok], violated[~ok], p.sticky)
     released = [table.names[int(r)] for r in np.flatnonzero(p.obsolete) if int(r) not in chosen]
     return Solution(
         kept=kept,

@@ -14,4 +14,4 @@ def contribute(space: Space) -> None:
     rows = space.rows
     picks = [space.x[r] for r in rows]
     space.add("affinity", picks, [int(space.p.affinity[r]) for r in rows])
-    space.add("name", picks, [int(space.table.rank[r]) for r in rows])
+    space.add("name", picks, [int(space.p.rank[r]) for r in rows])

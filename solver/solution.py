@@ -31,8 +31,8 @@ def pick_order(
 ) -> np.ndarray:
     """Rows sorted best first by (affinity, holds an obsolete decision, name): the upstream order
     among clusters of equal topology score, where the larger name wins a tie."""
-    obsolete = p.obsolete if obsolete is None else obsolete
-    order = np.lexsort((table.rank[rows], obsolete[rows], p.affinity[rows]))
+    obsolete = p.sticky if obsolete is None else obsolete
+    order = np.lexsort((p.rank[rows], obsolete[rows], p.affinity[rows]))
     return rows[order[::-1]]
 
 
@@ -98,7 +98,7 @@ def explain_cycle(
     """The last cycle's report: clusters not picked (best first), then filtered ones by name."""
     keep = scored != chosen if chosen is not None else np.ones(len(scored), dtype=bool)
     rows, topo = scored[keep], scores[keep]
-    order = np.lexsort((table.rank[rows], obsolete[rows], p.affinity[rows], topo))[::-1]
+    order = np.lexsort((p.rank[rows], obsolete[rows], p.affinity[rows], topo))[::-1]
     out = [
         Unselected(
             table.names[int(rows[i])],

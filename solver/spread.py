@@ -36,7 +36,7 @@ class SpreadState:
     ) -> None:
         self.dimensions: list[Dimension] = []
         for constraint in constraints:
-            codes, domains = table.domain_codes(constraint.topology_key)
+            codes, domains = table.domain_codes(constraint.topology_key, constraint.claims)
             counts = np.zeros(len(domains), dtype=np.int64)
             held_codes = codes[np.asarray(held, dtype=np.int64)] if held else np.empty(0, np.int64)
             np.add.at(counts, held_codes[held_codes >= 0], 1)

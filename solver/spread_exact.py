@@ -23,7 +23,7 @@ __all__ = ["pick_values", "solve_single_constraint"]
 def pick_values(p: Prepared, table: ClusterTable, rows: np.ndarray) -> np.ndarray:
     """One integer per row ordering rows exactly as the objective's lower levels do."""
     size = max(table.size, 1)
-    return (p.affinity[rows] * 2 + p.obsolete[rows]) * size + table.rank[rows]
+    return (p.affinity[rows] * 2 + p.sticky[rows]) * size + p.rank[rows]
 
 
 def solve_single_constraint(
@@ -74,7 +74,7 @@ def solve_single_constraint(
         rows = _fill(floor[w], ceiling[w], best_total, rows_by, values_by, free_rows, free_values)
         picked = np.asarray(rows, dtype=np.int64)
         # Sums compared level by level: one scalar sum could carry a lower level into a higher one.
-        value = (int(p.affinity[picked].sum()), int(p.obsolete[picked].sum()), int(table.rank[picked].sum()))
+        value = (int(p.affinity[picked].sum()), int(p.sticky[picked].sum()), int(p.rank[picked].sum()))
         if best_value is None or value > best_value:
             best_rows, best_value = rows, value
     return best_rows

@@ -192,7 +192,7 @@ def solve_nested(
         leaf_low, leaf_high, parent_low, parent_high, best_total, leaf, position, leaf_parent, values
     )
     sums = np.stack(
-        [picked @ p.affinity[rows], picked @ p.obsolete[rows].astype(np.int64), picked @ table.rank[rows]]
+        [picked @ p.affinity[rows], picked @ p.sticky[rows].astype(np.int64), picked @ p.rank[rows]]
     )
     best = int(np.lexsort(sums[::-1])[-1])  # level by level: affinity, then obsolete, then name
     return rows[picked[best].astype(bool)].tolist()

@@ -53,5 +53,5 @@ def downscale(p: Prepared, table: ClusterTable) -> Solution | None:
 
 def contribute(space) -> None:
     """In the joint model: the level that prefers clusters holding an obsolete decision."""
-    rows = [r for r in space.rows if space.p.obsolete[r]]
+    rows = [r for r in space.rows if space.p.sticky[r]]
     space.add("obsolete", [space.x[r] for r in rows], [1] * len(rows))

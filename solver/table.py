@@ -26,7 +26,13 @@ from model import (
     first_untolerated,
 )
 
-__all__ = ["ClusterTable"]
+__all__ = ["ClusterTable", "is_static"]
+
+
+def is_static(pref: Preference) -> bool:
+    """Scored once for the whole fleet: not relative to the request's candidates, its holdings or
+    the other requests' answers."""
+    return not (pref.held or pref.balance or (pref.sorter is not None and pref.sorter.centered))
 
 
 def _label_column(key: str) -> str:
@@ -41,23 +47,41 @@ def _float_column(name: str) -> str:
     return f"f\x00{name}"
 
 
+def _claim_column(key: str) -> str:
+    return f"c\x00{key}"
+
+
+def _trait_column(trait: str) -> str:
+    return f"t\x00{trait}"
+
+
+def _score_column(name: str) -> str:
+    return f"s\x00{name}"
+
+
 @dataclass(frozen=True, slots=True)
 class _Columns:
     labels: frozenset[str]
     properties: frozenset[str]
+    claims: frozenset[str] = frozenset()
+    traits: frozenset[str] = frozenset()
+    scores: frozenset[str] = frozenset()
 
 
 class ClusterTable:
-    """The batch's clusters as columns: labels, exact property values (nano-units, Int128) and their
-    float64 approximations (for sorter interpolation), plus eligibility and name rank."""
+    """The batch's clusters as columns: labels, claims, traits, external scores, exact property
+    values (nano-units, Int128) and their float64 approximations (for sorter interpolation), plus
+    eligibility, outside load and name rank."""
 
     def __init__(self, batch: Batch) -> None:
         clusters = batch.clusters
+        self.now = batch.now
         self.names: list[str] = [c.name for c in clusters]
         self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
         self.size = len(clusters)
         self.eligible = np.fromiter((c.eligible for c in clusters), dtype=bool, count=self.size)
         self.leaving = np.fromiter((c.leaving for c in clusters), dtype=bool, count=self.size)
+        self.load = np.fromiter((c.load for c in clusters), dtype=np.int64, count=self.size)
         # Batch clusters are sorted by name, so the row index is the name rank.
         self.rank = np.arange(self.size, dtype=np.int64)
         self.tainted = [i for i, c in enumerate(clusters) if c.taints]
@@ -65,7 +89,7 @@ class ClusterTable:
         self._columns = self._wanted_columns(batch)
         self.frame = self._build_frame()
         self._tolerance_cache: dict[tuple[Toleration, ...], np.ndarray] = {}
-        self._domain_cache: dict[str, tuple[np.ndarray, list[str]]] = {}
+        self._domain_cache: dict[tuple[str, bool], tuple[np.ndarray, list[str]]] = {}
 
     # -- construction -------------------------------------------------------------------------
 
@@ -73,26 +97,47 @@ class ClusterTable:
     def _wanted_columns(batch: Batch) -> _Columns:
         labels: set[str] = set()
         properties: set[str] = set()
+        claims: set[str] = set()
+        traits: set[str] = set()
+        scores: set[str] = set()
 
-        def selector_keys(selector: LabelSelector | None) -> None:
+        def selector_keys(selector: LabelSelector | None, into: set[str]) -> None:
             if selector is not None:
-                labels.update(r.key for r in selector.requirements())
+                into.update(r.key for r in selector.requirements())
 
         for request in batch.requests:
             for term in request.required:
-                selector_keys(term.labels)
+                selector_keys(term.labels, labels)
+                selector_keys(term.claims, claims)
                 properties.update(p.name for p in term.properties)
+                traits.update(term.traits)
             for pref in request.preferences:
-                selector_keys(pref.labels)
+                selector_keys(pref.labels, labels)
                 if pref.sorter is not None:
                     properties.add(pref.sorter.name)
-            labels.update(s.topology_key for s in request.spread)
-        return _Columns(frozenset(labels), frozenset(properties))
+                if pref.external is not None:
+                    scores.add(pref.external)
+            for spread in request.spread:
+                (claims if spread.claims else labels).add(spread.topology_key)
+            traits.update(request.scope or ())
+        return _Columns(
+            frozenset(labels), frozenset(properties), frozenset(claims), frozenset(traits), frozenset(scores)
+        )
 
     def _build_frame(self) -> pl.DataFrame:
         data: dict[str, pl.Series] = {}
         for key in sorted(self._columns.labels):
             data[_label_column(key)] = pl.Series([c.labels.get(key) for c in self._clusters], dtype=pl.String)
+        for key in sorted(self._columns.claims):
+            data[_claim_column(key)] = pl.Series([c.claims.get(key) for c in self._clusters], dtype=pl.String)
+        for trait in sorted(self._columns.traits):
+            data[_trait_column(trait)] = pl.Series(
+                [trait in c.traits for c in self._clusters], dtype=pl.Boolean
+            )
+        for name in sorted(self._columns.scores):
+            data[_score_column(name)] = pl.Series(
+                [c.scores.get(name, 0) for c in self._clusters], dtype=pl.Int64
+            )
         for name in sorted(self._columns.properties):
             values = [c.properties.get(name) for c in self._clusters]
             data[_exact_column(name)] = pl.Series(
@@ -106,13 +151,17 @@ class ClusterTable:
 
     # -- compiled expressions -----------------------------------------------------------------
 
-    def _label(self, key: str) -> pl.Expr:
+    def _label(self, key: str, claims: bool = False) -> pl.Expr:
+        if claims:
+            return (
+                pl.col(_claim_column(key)) if key in self._columns.claims else pl.lit(None, dtype=pl.String)
+            )
         if key in self._columns.labels:
             return pl.col(_label_column(key))
         return pl.lit(None, dtype=pl.String)
 
-    def _requirement(self, req: LabelRequirement) -> pl.Expr:
-        col = self._label(req.key)
+    def _requirement(self, req: LabelRequirement, claims: bool = False) -> pl.Expr:
+        col = self._label(req.key, claims)
         if req.operator is LabelOperator.IN:
             return col.is_in(list(req.values)).fill_null(False)
         if req.operator is LabelOperator.NOT_IN:
@@ -121,10 +170,12 @@ class ClusterTable:
             return col.is_not_null()
         return col.is_null()
 
-    def _selector(self, selector: LabelSelector | None) -> pl.Expr:
+    def _selector(self, selector: LabelSelector | None, claims: bool = False) -> pl.Expr:
         if selector is None:
             return pl.lit(True)
-        return pl.all_horizontal([pl.lit(True), *(self._requirement(r) for r in selector.requirements())])
+        return pl.all_horizontal(
+            [pl.lit(True), *(self._requirement(r, claims) for r in selector.requirements())]
+        )
 
     def _property(self, req: PropertyRequirement) -> pl.Expr:
         col = pl.col(_exact_column(req.name))
@@ -140,12 +191,24 @@ class ClusterTable:
         return compare.fill_null(False)  # a missing property matches nothing
 
     def _term(self, term: ClusterTerm) -> pl.Expr:
-        return pl.all_horizontal([self._selector(term.labels), *(self._property(p) for p in term.properties)])
+        return pl.all_horizontal(
+            [
+                self._selector(term.labels),
+                self._selector(term.claims, claims=True),
+                *(self._property(p) for p in term.properties),
+                *(pl.col(_trait_column(t)) for t in term.traits),
+            ]
+        )
+
+    def _scope(self, scope: tuple[str, ...]) -> pl.Expr:
+        return pl.any_horizontal([pl.lit(False), *(pl.col(_trait_column(t)) for t in scope)])
 
     def _required(self, terms: tuple[ClusterTerm, ...]) -> pl.Expr:
         return pl.any_horizontal([self._term(t) for t in terms])
 
     def _preference_score(self, pref: Preference) -> pl.Expr:
+        if pref.external is not None:
+            return (pl.col(_score_column(pref.external)) * pref.weight).cast(pl.Int64)
         if pref.sorter is None:
             value = pl.lit(pref.weight, dtype=pl.Float64)
         else:
@@ -159,7 +222,7 @@ class ClusterTable:
         return pl.when(self._selector(pref.labels)).then(value).otherwise(0.0).cast(pl.Int64)
 
     def _preferences(self, prefs: tuple[Preference, ...]) -> pl.Expr:
-        scored = [self._preference_score(p) for p in prefs if p.weight != 0]
+        scored = [self._preference_score(p) for p in prefs if p.weight != 0 and is_static(p)]
         if not scored:
             return pl.lit(0, dtype=pl.Int64)
         return pl.sum_horizontal(scored).cast(pl.Int64)
@@ -181,36 +244,52 @@ class ClusterTable:
         return self._evaluate((t for t in term_sets if t), self._required, bool)
 
     def affinity_scores(self, preference_sets: Iterable[tuple[Preference, ...]]) -> dict[tuple, np.ndarray]:
-        """For each distinct non-empty tuple of preferences: every cluster's summed score."""
+        """For each distinct non-empty tuple of preferences: every cluster's summed static score
+        (the parts that depend on neither the request's candidates nor its holdings)."""
         return self._evaluate((p for p in preference_sets if p), self._preferences, np.int64)
 
+    def scope_masks(self, scopes: Iterable[tuple[str, ...]]) -> dict[tuple, np.ndarray]:
+        """For each distinct scope: which clusters carry one of its traits."""
+        return self._evaluate(scopes, self._scope, bool)
+
+    def float_values(self, name: str) -> np.ndarray:
+        """A property as float64 per cluster, NaN where a cluster lacks it."""
+        column = self.frame.get_column(_float_column(name))
+        return column.fill_null(float("nan")).to_numpy().astype(np.float64, copy=False)
+
     def tolerated(self, tolerations: tuple[Toleration, ...]) -> np.ndarray:
-        """Which clusters have no taint left untolerated; cached per distinct toleration set."""
+        """Which clusters have no taint left untolerated (judged at the batch's time, for a request
+        not holding them); cached per distinct toleration set."""
         mask = self._tolerance_cache.get(tolerations)
         if mask is None:
             mask = np.ones(self.size, dtype=bool)
             for i in self.tainted:
-                if first_untolerated(self._clusters[i].taints, tolerations) is not None:
+                if first_untolerated(self._clusters[i].taints, tolerations, self.now) is not None:
                     mask[i] = False
             self._tolerance_cache[tolerations] = mask
         return mask
 
-    def domain_codes(self, key: str) -> tuple[np.ndarray, list[str]]:
-        """The topology domain of every cluster for a label key: codes 0..D-1, -1 without the label.
-        Computed once per key; callers must not modify the arrays."""
-        cached = self._domain_cache.get(key)
+    def tolerated_held(self, row: int, tolerations: tuple[Toleration, ...]) -> bool:
+        """Whether a cluster the request already holds passes the taint filter."""
+        return first_untolerated(self._clusters[row].taints, tolerations, self.now, held=True) is None
+
+    def domain_codes(self, key: str, claims: bool = False) -> tuple[np.ndarray, list[str]]:
+        """The topology domain of every cluster for a label (or claim) key: codes 0..D-1, -1
+        without it. Computed once per key; callers must not modify the arrays."""
+        cached = self._domain_cache.get((key, claims))
         if cached is not None:
             return cached
-        if key not in self._columns.labels:
+        known = self._columns.claims if claims else self._columns.labels
+        if key not in known:
             cached = (np.full(self.size, -1, dtype=np.int64), [])
         else:
-            values = self.frame.get_column(_label_column(key))
+            values = self.frame.get_column(_claim_column(key) if claims else _label_column(key))
             domains = sorted(v for v in values.unique().to_list() if v is not None)
             codes = values.replace_strict(
                 domains, list(range(len(domains))), default=-1, return_dtype=pl.Int64
             )
             cached = (codes.to_numpy(), domains)
-        self._domain_cache[key] = cached
+        self._domain_cache[(key, claims)] = cached
         return cached
 
     def cluster(self, i: int):
