@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
 from datetime import UTC
 from functools import lru_cache
 from typing import Any
 
+from adapters.emitted import Emitted
 from adapters.errors import InputError
 from adapters.fleet import names as n
 from adapters.fleet.load import FleetContext, PlacementContext
@@ -20,12 +20,6 @@ __all__ = ["Emitted", "emit", "binding_name"]
 
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _SEGMENT = (63 - 10) // 2  # two dashes and an 8-character suffix leave this much per name
-
-
-@dataclass(frozen=True, slots=True)
-class Emitted:
-    apply: list[dict[str, Any]]
-    delete: list[dict[str, str]]
 
 
 def binding_name(crp: str, cluster: str, seed: int, taken: set[str]) -> str:
