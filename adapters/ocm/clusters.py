@@ -1,0 +1,159 @@
+"""ManagedCluster -> what the scheduler reads of it: labels, claims, allocatable resources, taints.
+
+Taints are spec.taints, with PreferNoSelect left out (upstream always tolerates it and gives it no
+score), plus the two the hub's registration controller derives from the Available condition when
+the input lacks them: hand-written or exported clusters then behave as on a live hub.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+from adapters.fields import ZERO_TIME, Fields, parse_time
+from adapters.manifests import Manifest
+from adapters.ocm import names as n
+from model import Cluster, Quantity, QuantityError, Taint, parse_quantity
+
+__all__ = ["ManagedCluster", "read_cluster", "TAINT_KEY"]
+
+# The CRD pattern of a taint (and toleration) key.
+TAINT_KEY = re.compile(
+    r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])"
+)
+_MAX_KEY = 316
+
+
+@dataclass(frozen=True, slots=True)
+class ManagedCluster:
+    """One ManagedCluster as read; `obj` is the object itself (CEL expressions read it whole)."""
+
+    name: str
+    obj: Mapping[str, Any]
+    labels: dict[str, str] = field(default_factory=dict)
+    claims: dict[str, str] = field(default_factory=dict)
+    properties: dict[str, Quantity] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    terminating: bool = False
+
+    def to_model(self, traits: frozenset[str], scores: Mapping[str, int], load: int) -> Cluster:
+        return Cluster(
+            name=self.name,
+            labels=self.labels,
+            properties=self.properties,
+            taints=self.taints,
+            claims=self.claims,
+            traits=traits,
+            scores=scores,
+            load=load,
+        )
+
+
+def read_cluster(manifest: Manifest) -> ManagedCluster:
+    f = Fields(manifest)
+    obj = manifest.obj
+    metadata = obj["metadata"]
+    labels = f.string_map(metadata.get("labels"), "metadata.labels")
+    spec = f.mapping(obj.get("spec"), "spec")
+    status = f.mapping(obj.get("status"), "status")
+    claims: dict[str, str] = {}
+    for i, raw in enumerate(f.sequence(status.get("clusterClaims"), "status.clusterClaims")):
+        path = f"status.clusterClaims[{i}]"
+        raw = f.mapping(raw, path)
+        claims[f.string(raw.get("name"), f"{path}.name")] = f.string(raw.get("value"), f"{path}.value")
+    return ManagedCluster(
+        name=manifest.name,
+        obj=obj,
+        labels=labels,
+        claims=claims,
+        properties=_properties(f, status),
+        taints=_taints(f, spec, status),
+        terminating=metadata.get("deletionTimestamp") is not None,
+    )
+
+
+_parse_cached = lru_cache(maxsize=65536)(parse_quantity)
+
+
+def _quantity(f: Fields, value: Any, path: str) -> Quantity:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise f.fail("expected a quantity", path)
+    try:
+        return _parse_cached(str(value))
+    except QuantityError as err:
+        raise f.fail(str(err), path) from None
+
+
+def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
+    """Allocatable cpu and memory, for a resource that also has a capacity (upstream's Resource
+    prioritizer skips a cluster missing either)."""
+    allocatable = f.mapping(status.get("allocatable"), "status.allocatable")
+    capacity = f.mapping(status.get("capacity"), "status.capacity")
+    for resource, value in capacity.items():
+        _quantity(f, value, f"status.capacity.{resource}")
+    out = {}
+    for resource in sorted(allocatable):
+        quantity = _quantity(f, allocatable[resource], f"status.allocatable.{resource}")
+        if resource in n.RESOURCES.values() and resource in capacity:
+            out[resource] = quantity
+    return out
+
+
+def _taints(f: Fields, spec: Mapping[str, Any], status: Mapping[str, Any]) -> tuple[Taint, ...]:
+    taints = []
+    keys = set()
+    for i, raw in enumerate(f.sequence(spec.get("taints"), "spec.taints")):
+        path = f"spec.taints[{i}]"
+        raw = f.mapping(raw, path)
+        key = f.string(raw.get("key"), f"{path}.key")
+        if not key:
+            raise f.fail("a taint needs a key", f"{path}.key")
+        if len(key) > _MAX_KEY or not TAINT_KEY.fullmatch(key):
+            raise f.fail(f"invalid taint key {key!r}", f"{path}.key")
+        effect = f.string(raw.get("effect"), f"{path}.effect")
+        if effect not in n.TAINT_EFFECTS:
+            raise f.fail(
+                f"unknown effect {effect!r}; expected one of {', '.join(n.TAINT_EFFECTS)}",
+                f"{path}.effect",
+            )
+        value = f.string(raw.get("value"), f"{path}.value")
+        added = parse_time(f, raw.get("timeAdded"), f"{path}.timeAdded")
+        keys.add(key)
+        if effect == n.PREFER_NO_SELECT:
+            continue  # always tolerated, no score
+        taints.append(
+            Taint(
+                key,
+                value,
+                effect,
+                added=None if added == ZERO_TIME else added,
+                new_only=effect == n.NO_SELECT_IF_NEW,
+            )
+        )
+    builtin = _builtin_taint(f, status)
+    if builtin is not None and builtin.key not in keys:
+        taints.append(builtin)
+    return tuple(taints)
+
+
+def _builtin_taint(f: Fields, status: Mapping[str, Any]) -> Taint | None:
+    """The taint hub registration keeps for the Available condition: unavailable when False,
+    unreachable when Unknown or missing, none when True."""
+    for i, raw in enumerate(f.sequence(status.get("conditions"), "status.conditions")):
+        path = f"status.conditions[{i}]"
+        raw = f.mapping(raw, path)
+        if raw.get("type") != n.AVAILABLE_CONDITION:
+            continue
+        state = f.string(raw.get("status"), f"{path}.status")
+        if state == "True":
+            return None
+        changed: datetime | None = parse_time(f, raw.get("lastTransitionTime"), f"{path}.lastTransitionTime")
+        if changed == ZERO_TIME:
+            changed = None
+        key = n.UNAVAILABLE_TAINT if state == "False" else n.UNREACHABLE_TAINT
+        return Taint(key, "", n.NO_SELECT, added=changed)
+    return Taint(n.UNREACHABLE_TAINT, "", n.NO_SELECT, added=None)

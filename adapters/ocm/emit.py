@@ -1,0 +1,187 @@
+"""model.Result -> the objects OCM's placement controller writes: PlacementDecisions and the
+Placement's status.
+
+For each placement, sorted by namespace/name: its PlacementDecisions `<placement>-decision-<k>`
+(k from 1 across the decision groups, at most 100 decisions each, at least one object), then the
+Placement with numberOfSelectedClusters, decisionGroups and the PlacementMisconfigured and
+PlacementSatisfied conditions. Its other PlacementDecisions are listed for deletion.
+
+A decision strategy upstream cannot apply (groups.py) leaves upstream with no decision group at
+all: no PlacementDecision is written (every existing one is deleted) while the status still counts
+the selected clusters; that is reproduced here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from adapters.emitted import Emitted
+from adapters.manifests import object_reference
+from adapters.ocm import names as n
+from adapters.ocm.groups import decision_groups
+from adapters.ocm.load import OcmContext, PlacementContext
+from model import Result
+
+__all__ = ["Emitted", "emit"]
+
+_SERVER_FIELDS = ("resourceVersion", "uid", "creationTimestamp", "generation", "managedFields", "selfLink")
+
+
+def emit(context: OcmContext, result: Result) -> Emitted:
+    apply: list[dict[str, Any]] = []
+    delete: list[dict[str, str]] = []
+    by_request = result.by_request()
+    now = _format_time(context.now)
+    for key in sorted(context.placements):
+        p = context.placements[key]
+        selected: list[str] = []
+        if p.misconfigured is None:
+            got = by_request.get(key)
+            if got is None:
+                raise ValueError(f"the result has no answer for placement {key!r}")
+            selected = [c.cluster for c in got.selected]
+        misconfigured = p.misconfigured
+        if p.groups.error is not None:
+            misconfigured = f"{n.NO_PLUGIN}:{p.groups.error}"
+            groups: list[tuple[str, list[str]]] = []
+        else:
+            groups = decision_groups(p.groups, selected, context.clusters)
+        objects, group_status = _decisions(p, groups)
+        written = {o["metadata"]["name"] for o in objects}
+        delete += [object_reference(d) for d in p.decisions if d.name not in written]
+        apply += objects
+        apply.append(_placement(p, len(selected), group_status, misconfigured, now))
+    return Emitted(apply, delete)
+
+
+def _decisions(
+    p: PlacementContext, groups: list[tuple[str, list[str]]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The PlacementDecision objects of every group and the groups' status entries."""
+    placement = p.placement
+    existing = {d.name: d.obj for d in p.decisions}
+    objects, status = [], []
+    k = 1
+    for index, (name, members) in enumerate(groups):
+        size = n.MAX_DECISIONS_PER_OBJECT
+        chunks = [members[i : i + size] for i in range(0, len(members), size)] or [[]]
+        names = []
+        for chunk in chunks:
+            object_name = f"{placement.name}-decision-{k}"
+            k += 1
+            labels = {
+                n.PLACEMENT_LABEL: placement.name,
+                n.GROUP_NAME_LABEL: name,
+                n.GROUP_INDEX_LABEL: str(index),
+            }
+            objects.append(
+                {
+                    "apiVersion": n.API_VERSION,
+                    "kind": n.DECISION,
+                    "metadata": _decision_metadata(p, object_name, labels, existing.get(object_name)),
+                    "status": {"decisions": [{"clusterName": c, "reason": ""} for c in chunk]},
+                }
+            )
+            names.append(object_name)
+        status.append(
+            {
+                "decisionGroupIndex": index,
+                "decisionGroupName": name,
+                "decisions": names,
+                "clusterCount": len(members),
+            }
+        )
+    return objects, status
+
+
+def _decision_metadata(
+    p: PlacementContext, name: str, labels: dict[str, str], existing: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """Name, namespace, the labels upstream sets (replacing any others) and the owner reference;
+    an existing object keeps its annotations, finalizers and owner references."""
+    old = (existing or {}).get("metadata") or {}
+    metadata: dict[str, Any] = {"name": name, "namespace": p.placement.namespace, "labels": labels}
+    if old.get("annotations"):
+        metadata["annotations"] = old["annotations"]
+    metadata["ownerReferences"] = old.get("ownerReferences") or [_owner(p)]
+    if old.get("finalizers"):
+        metadata["finalizers"] = old["finalizers"]
+    return metadata
+
+
+def _owner(p: PlacementContext) -> dict[str, Any]:
+    placement = p.placement.obj
+    uid = placement["metadata"].get("uid")
+    return {
+        "apiVersion": n.API_VERSION,
+        "kind": n.PLACEMENT,
+        "name": p.placement.name,
+        **({"uid": uid} if uid else {}),
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
+def _placement(
+    p: PlacementContext,
+    selected: int,
+    groups: list[dict[str, Any]],
+    misconfigured: str | None,
+    now: str,
+) -> dict[str, Any]:
+    obj = p.placement.obj
+    out = {k: v for k, v in obj.items() if k != "status"}
+    out["metadata"] = {k: v for k, v in obj["metadata"].items() if k not in _SERVER_FIELDS}
+    previous = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
+    conditions = [dict(c) for c in previous.get("conditions") or [] if isinstance(c, Mapping)]
+    if misconfigured is None:
+        _set_condition(conditions, n.MISCONFIGURED, "False", n.CONFIGURED_REASON, n.CONFIGURED_MESSAGE, now)
+    else:
+        _set_condition(conditions, n.MISCONFIGURED, "True", n.MISCONFIGURED_REASON, misconfigured, now)
+    _set_condition(conditions, n.SATISFIED, *_satisfied(p, selected), now)
+    status: dict[str, Any] = {"numberOfSelectedClusters": selected}
+    if groups:
+        status["decisionGroups"] = groups
+    status["conditions"] = conditions
+    for k, v in previous.items():  # what the scheduler does not write (lastScoreUpdateTime)
+        if k not in ("numberOfSelectedClusters", "decisionGroups", "conditions"):
+            status[k] = v
+    out["status"] = status
+    return out
+
+
+def _satisfied(p: PlacementContext, decided: int) -> tuple[str, str, str]:
+    """PlacementSatisfied: the first row of upstream's table that applies."""
+    if p.bindings == 0:
+        return "False", n.NO_BINDINGS, n.NO_BINDINGS_MESSAGE
+    if not p.eligible:
+        return "False", n.NO_INTERSECTION, n.NO_INTERSECTION_MESSAGE.format(",".join(p.cluster_sets))
+    if p.available == 0:
+        return "False", n.SETS_EMPTY, n.SETS_EMPTY_MESSAGE.format(",".join(p.eligible))
+    if decided == 0:
+        return "False", n.NO_MATCH, n.NO_MATCH_MESSAGE
+    unscheduled = p.count - decided if p.count is not None else 0
+    if unscheduled == 0:
+        return "True", n.ALL_SCHEDULED, n.ALL_SCHEDULED_MESSAGE
+    return "False", n.NOT_ALL_SCHEDULED, n.NOT_ALL_SCHEDULED_MESSAGE.format(unscheduled)
+
+
+def _set_condition(
+    conditions: list[dict[str, Any]], kind: str, status: str, reason: str, message: str, now: str
+) -> None:
+    """Kubernetes' meta.SetStatusCondition: replace the condition of that type in place (its
+    lastTransitionTime kept while the status does not change) or append it."""
+    new = {"type": kind, "status": status, "lastTransitionTime": now, "reason": reason, "message": message}
+    for i, old in enumerate(conditions):
+        if old.get("type") == kind:
+            if old.get("status") == status and old.get("lastTransitionTime"):
+                new["lastTransitionTime"] = old["lastTransitionTime"]
+            conditions[i] = new
+            return
+    conditions.append(new)
+
+
+def _format_time(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

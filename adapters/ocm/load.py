@@ -1,0 +1,284 @@
+"""OCM objects -> model.Batch, keeping what emit needs to write the objects back (the inverse data).
+
+Clusters: every ManagedCluster not terminating, with its set memberships and the CEL expressions it
+satisfies as traits, its valid AddOnPlacementScores as external scores, and as load the decisions
+of placements this batch does not schedule (absent, disabled or deleting ones). Requests: every
+Placement that is neither disabled nor deleting nor misconfigured. A misconfigured placement is
+not solved; emit writes it with no decisions, as upstream does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from adapters.fields import ZERO_TIME, Fields, parse_time
+from adapters.manifests import Manifest, index_by_kind
+from adapters.ocm import names as n
+from adapters.ocm.clusters import ManagedCluster, read_cluster
+from adapters.ocm.groups import GroupStrategy
+from adapters.ocm.policy import Policy, read_policy
+from adapters.ocm.sets import read_bindings, read_set
+from model import (
+    Batch,
+    Cluster,
+    ClusterTerm,
+    ExistingDecision,
+    PlacementRequest,
+    SelectionMode,
+    TieBreak,
+)
+
+__all__ = ["OcmContext", "PlacementContext", "load", "cel_trait"]
+
+
+@dataclass(slots=True)
+class PlacementContext:
+    """One Placement and what its status and decisions are written from."""
+
+    placement: Manifest
+    count: int | None
+    cluster_sets: tuple[str, ...]  # spec.clusterSets
+    bindings: int  # valid ManagedClusterSetBindings in its namespace
+    eligible: tuple[str, ...]  # eligible sets, sorted
+    available: int  # clusters in the eligible sets, terminating ones left out
+    groups: GroupStrategy
+    decisions: list[Manifest] = field(default_factory=list)  # its PlacementDecisions as read
+    misconfigured: str | None = None  # "<plugin>:<message>": not solved, no decisions
+
+    @property
+    def key(self) -> str:
+        return f"{self.placement.namespace}/{self.placement.name}"
+
+
+@dataclass(slots=True)
+class OcmContext:
+    placements: dict[str, PlacementContext]  # by namespace/name
+    clusters: dict[str, Cluster]  # the batch's clusters by name
+    now: datetime
+
+
+def cel_trait(source: str) -> str:
+    """The trait of the clusters satisfying a CEL expression: a short digest of its source."""
+    return n.CEL_TRAIT.format(hashlib.sha256(source.encode()).hexdigest()[:16])
+
+
+def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tuple[Batch, OcmContext]:
+    objects = index_by_kind(manifests, n.KINDS)
+    clusters = [read_cluster(m) for m in objects[n.MANAGED_CLUSTER]]
+    live = [c for c in clusters if not c.terminating]
+    sets = {m.name: read_set(m) for m in objects[n.CLUSTER_SET]}
+    bindings = read_bindings(objects[n.SET_BINDING], sets)
+    valid_scores, all_scores = _scores(objects[n.SCORE], now)
+    decisions = _decisions(objects[n.DECISION])
+
+    policies: dict[str, tuple[Manifest, Policy]] = {}
+    for m in objects[n.PLACEMENT]:
+        f = Fields(m)
+        if not m.namespace:
+            raise f.fail("a Placement is namespaced", "metadata.namespace")
+        metadata = m.obj["metadata"]
+        annotations = f.string_map(metadata.get("annotations"), "metadata.annotations")
+        if metadata.get("deletionTimestamp") is not None or annotations.get(n.DISABLE_ANNOTATION) == "true":
+            continue  # upstream leaves it alone: no decisions, no status
+        policies[f"{m.namespace}/{m.name}"] = (m, read_policy(f, m.obj.get("spec")))
+
+    memberships = {c.name: frozenset(s.trait for s in sets.values() if s.contains(c)) for c in live}
+    cel = _cel_matches(
+        {src for _, p in policies.values() for pred in p.predicates for src in pred.cel}, live, all_scores
+    )
+    satisfied: dict[str, set[str]] = {}
+    for trait, outcome in cel.items():
+        for name in outcome.matched or ():
+            satisfied.setdefault(name, set()).add(trait)
+    traits = {c.name: memberships[c.name] | satisfied.get(c.name, set()) for c in live}
+
+    contexts: dict[str, PlacementContext] = {}
+    requests: list[PlacementRequest] = []
+    for key, (m, policy) in policies.items():
+        eligible = bindings.eligible(m.namespace, policy.cluster_sets)
+        scope = tuple(n.SET_TRAIT.format(s) for s in eligible)
+        available = [c for c in live if memberships[c.name].intersection(scope)]
+        context = PlacementContext(
+            placement=m,
+            count=policy.count,
+            cluster_sets=policy.cluster_sets,
+            bindings=len(bindings.valid(m.namespace)),
+            eligible=eligible,
+            available=len(available),
+            groups=policy.groups,
+            decisions=[d for d, _ in decisions.get((m.namespace, m.name), [])],
+        )
+        contexts[key] = context
+        required = _required(policy, cel)
+        context.misconfigured = _misconfigured(policy, required, available, traits, cel)
+        if context.misconfigured is not None:
+            continue
+        held = sorted({c for _, names in decisions.get((m.namespace, m.name), []) for c in names})
+        requests.append(
+            PlacementRequest(
+                name=m.name,
+                namespace=m.namespace,
+                mode=SelectionMode.ALL if policy.count is None else SelectionMode.N,
+                count=policy.count or 0,
+                required=required or (),
+                preferences=policy.preferences,
+                spread=policy.spread,
+                tolerations=policy.tolerations,
+                existing=tuple(ExistingDecision(c, current=False) for c in held),
+                scope=scope,
+                tie_break=TieBreak.SMALLER_NAME,
+                prefer_held=False,
+            )
+        )
+
+    # Balance counts every PlacementDecision but the placement's own; the batch's placements
+    # (and the misconfigured ones, left without decisions) are counted by the solver.
+    outside = Counter(
+        c
+        for (namespace, placement), items in decisions.items()
+        if f"{namespace}/{placement}" not in contexts
+        for _, names in items
+        for c in names
+    )
+    model_clusters = tuple(
+        c.to_model(traits[c.name], valid_scores.get(c.name, {}), outside.get(c.name, 0))
+        for c in sorted(live, key=lambda c: c.name)
+    )
+    requests.sort(key=lambda r: r.key)
+    batch = Batch(model_clusters, tuple(requests), now=now, seed=seed)
+    return batch, OcmContext(contexts, {c.name: c for c in model_clusters}, now)
+
+
+def _required(policy: Policy, cel: Mapping[str, CelOutcome]) -> tuple[ClusterTerm, ...] | None:
+    """One term per predicate; None when upstream cannot build them (see _misconfigured)."""
+    terms = []
+    for predicate in policy.predicates:
+        if predicate.error is not None:
+            return None
+        ids = tuple(dict.fromkeys(cel_trait(src) for src in predicate.cel))
+        if any(cel[t].error is not None for t in ids):
+            return None
+        terms.append(ClusterTerm(labels=predicate.labels, claims=predicate.claims, traits=ids))
+    return tuple(terms)
+
+
+def _misconfigured(
+    policy: Policy,
+    required: tuple[ClusterTerm, ...] | None,
+    available: list[ManagedCluster],
+    traits: Mapping[str, frozenset[str]],
+    cel: Mapping[str, CelOutcome],
+) -> str | None:
+    """Upstream's Misconfigured status of the scheduling stage, "<plugin>:<message>", or None.
+    Its filters check their configuration only when they have clusters to filter."""
+    if available and required is None:
+        return f"{n.PREDICATE}:{_predicate_error(policy, cel)}"
+    if required:
+        passed = any(
+            any(t.matches(c.labels, {}, c.claims, traits[c.name]) for t in required) for c in available
+        )
+    else:
+        passed = bool(available)
+    if passed and policy.toleration_error is not None:
+        return f"{n.TAINT_TOLERATION}:{policy.toleration_error}"
+    if policy.prioritizer_error is not None:
+        return f"{n.NO_PLUGIN}:{policy.prioritizer_error}"
+    return None
+
+
+def _predicate_error(policy: Policy, cel: Mapping[str, CelOutcome]) -> str:
+    """The first complaint upstream's Predicate filter makes, predicate by predicate."""
+    for predicate in policy.predicates:
+        if predicate.error is not None:
+            return predicate.error
+        for src in predicate.cel:
+            error = cel[cel_trait(src)].error
+            if error is not None:
+                return n.CEL_COMPILE.format(error)
+    raise AssertionError("no predicate error")
+
+
+@dataclass(frozen=True, slots=True)
+class CelOutcome:
+    """One distinct CEL expression: the clusters satisfying it, or why it does not compile."""
+
+    matched: frozenset[str] | None = None
+    error: str | None = None
+
+
+def _cel_matches(
+    sources: Iterable[str], live: list[ManagedCluster], scores: Mapping[str, Mapping[str, list]]
+) -> dict[str, CelOutcome]:
+    """By trait, each distinct expression compiled once and evaluated once over every cluster."""
+    out: dict[str, CelOutcome] = {}
+    sources = sorted(set(sources))
+    if not sources:
+        return out
+    from adapters.ocm import cel  # only inputs with CEL expressions need the CEL library
+
+    objs = [c.obj for c in live]
+    for src in sources:
+        try:
+            program = cel.compile_expression(src)
+        except cel.CelCompileError as err:
+            out[cel_trait(src)] = CelOutcome(error=str(err))
+            continue
+        matched = cel.matching_clusters(program, objs, lambda name: scores.get(name, {}))
+        out[cel_trait(src)] = CelOutcome(frozenset(c.name for c, ok in zip(live, matched, strict=True) if ok))
+    return out
+
+
+def _scores(
+    manifests: Iterable[Manifest], now: datetime
+) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, list[dict[str, Any]]]]]:
+    """By cluster: the valid scores as `addon/<resource>/<score>` -> value (validUntil nil or not
+    before `now`; the last of a duplicated name wins), and every object's score list by resource
+    name for CEL's scores(), which ignores validUntil."""
+    valid: dict[str, dict[str, int]] = {}
+    every: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for m in manifests:
+        f = Fields(m)
+        if not m.namespace:
+            raise f.fail("an AddOnPlacementScore lives in its cluster's namespace", "metadata.namespace")
+        status = f.mapping(m.obj.get("status"), "status")
+        items = []
+        for i, raw in enumerate(f.sequence(status.get("scores"), "status.scores")):
+            path = f"status.scores[{i}]"
+            raw = f.mapping(raw, path)
+            name = f.string(raw.get("name"), f"{path}.name")
+            value = f.integer(raw.get("value", 0), f"{path}.value")
+            if not -n.MAX_SCORE <= value <= n.MAX_SCORE:
+                raise f.fail(f"value {value} is outside [-{n.MAX_SCORE}, {n.MAX_SCORE}]", f"{path}.value")
+            items.append({"name": name, "value": value})
+        every.setdefault(m.namespace, {})[m.name] = items
+        until = parse_time(f, status.get("validUntil"), "status.validUntil")
+        if until != ZERO_TIME and now > until:
+            continue  # expired: as if missing
+        target = valid.setdefault(m.namespace, {})
+        for item in items:
+            target[n.ADDON_SCORE.format(m.name, item["name"])] = item["value"]
+    return valid, every
+
+
+def _decisions(manifests: Iterable[Manifest]) -> dict[tuple[str, str], list[tuple[Manifest, list[str]]]]:
+    """PlacementDecisions by (namespace, placement label), each with its cluster names."""
+    out: dict[tuple[str, str], list[tuple[Manifest, list[str]]]] = {}
+    for m in manifests:
+        f = Fields(m)
+        metadata = m.obj["metadata"]
+        labels = f.string_map(metadata.get("labels"), "metadata.labels")
+        status = f.mapping(m.obj.get("status"), "status")
+        names = []
+        for i, raw in enumerate(f.sequence(status.get("decisions"), "status.decisions")):
+            path = f"status.decisions[{i}]"
+            raw = f.mapping(raw, path)
+            name = f.string(raw.get("clusterName"), f"{path}.clusterName")
+            f.string(raw.get("reason"), f"{path}.reason")
+            names.append(name)
+        out.setdefault((m.namespace, labels.get(n.PLACEMENT_LABEL, "")), []).append((m, names))
+    return out

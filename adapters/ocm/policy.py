@@ -1,0 +1,245 @@
+"""A Placement's spec -> the parts of a model.PlacementRequest, checked in two tiers.
+
+What the CRD schema (and this project's issue: an unknown prioritizer mode) rejects is an
+InputError naming the field. What only upstream's scheduler rejects is kept as the message of a
+Misconfigured status, by the stage that reports it, because whether upstream reaches that stage
+depends on the clusters (load decides):
+
+- Predicate: a label or claim selector Kubernetes cannot build, a CEL expression that does not
+  compile (checked only when the placement has available clusters);
+- TaintToleration: an empty key without Exists, Exists with a value (checked only when a cluster
+  passed the predicates);
+- the prioritizers: an unknown builtIn or an AddOn coordinate without addOn, with non-zero weight;
+- decision groups (groups.py): a non-percentage string, a group selector that cannot be built.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from adapters.fields import Fields
+from adapters.ocm import names as n
+from adapters.ocm.clusters import TAINT_KEY
+from adapters.ocm.groups import GroupStrategy, read_strategy
+from adapters.ocm.selectors import SelectorError, label_selector
+from model import (
+    LabelSelector,
+    Preference,
+    PropertySorter,
+    SpreadConstraint,
+    Toleration,
+    TolerationOperator,
+)
+
+__all__ = ["Predicate", "Policy", "read_policy"]
+
+_TOPOLOGY_KEY = re.compile(
+    r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+)
+_MAX_KEY = 316
+_MAX_VALUE = 1024
+_INT32 = 2**31 - 1
+_INT64 = 2**63 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Predicate:
+    """One requiredClusterSelector: label AND claim selector AND every CEL expression. `error`:
+    upstream cannot build its selectors (the CEL expressions are compiled by load)."""
+
+    labels: LabelSelector | None = None
+    claims: LabelSelector | None = None
+    cel: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    count: int | None  # numberOfClusters; None: every feasible cluster
+    cluster_sets: tuple[str, ...]
+    predicates: tuple[Predicate, ...]
+    tolerations: tuple[Toleration, ...]
+    toleration_error: str | None
+    preferences: tuple[Preference, ...]
+    prioritizer_error: str | None
+    spread: tuple[SpreadConstraint, ...]
+    groups: GroupStrategy
+
+
+def read_policy(f: Fields, spec: Any) -> Policy:
+    spec = f.mapping(spec, "spec")
+    count = spec.get("numberOfClusters")
+    if count is not None:
+        count = f.integer(count, "spec.numberOfClusters")
+        if not 0 <= count <= _INT32:
+            raise f.fail(f"must be between 0 and {_INT32}, got {count}", "spec.numberOfClusters")
+    preferences, prioritizer_error = _prioritizers(f, spec)
+    tolerations, toleration_error = _tolerations(f, spec)
+    return Policy(
+        count=count,
+        cluster_sets=tuple(f.string_list(spec.get("clusterSets"), "spec.clusterSets")),
+        predicates=_predicates(f, spec),
+        tolerations=tolerations,
+        toleration_error=toleration_error,
+        preferences=preferences,
+        prioritizer_error=prioritizer_error,
+        spread=_spread(f, spec),
+        groups=read_strategy(f, spec),
+    )
+
+
+def _predicates(f: Fields, spec: Mapping[str, Any]) -> tuple[Predicate, ...]:
+    out = []
+    for i, raw in enumerate(f.sequence(spec.get("predicates"), "spec.predicates")):
+        path = f"spec.predicates[{i}]"
+        raw = f.mapping(raw, path)
+        path += ".requiredClusterSelector"
+        selector = f.mapping(raw.get("requiredClusterSelector"), path)
+        cel_path = f"{path}.celSelector"
+        cel = f.mapping(selector.get("celSelector"), cel_path)
+        expressions = tuple(f.string_list(cel.get("celExpressions"), f"{cel_path}.celExpressions"))
+        try:
+            labels = label_selector(f, selector.get("labelSelector"), f"{path}.labelSelector")
+            claims = label_selector(f, selector.get("claimSelector"), f"{path}.claimSelector", labels=False)
+        except SelectorError as err:
+            out.append(Predicate(cel=expressions, error=str(err)))
+            continue
+        out.append(Predicate(labels, claims, expressions))
+    return tuple(out)
+
+
+def _tolerations(f: Fields, spec: Mapping[str, Any]) -> tuple[tuple[Toleration, ...], str | None]:
+    """The tolerations that can tolerate something, and upstream's complaint about the first
+    invalid one. A toleration with an operator other than Equal or Exists never matches upstream,
+    so it is left out."""
+    out, error = [], None
+    for i, raw in enumerate(f.sequence(spec.get("tolerations"), "spec.tolerations")):
+        path = f"spec.tolerations[{i}]"
+        raw = f.mapping(raw, path)
+        key = f.string(raw.get("key"), f"{path}.key")
+        if key and (len(key) > _MAX_KEY or not TAINT_KEY.fullmatch(key)):
+            raise f.fail(f"invalid key {key!r}", f"{path}.key")
+        operator = f.string(raw.get("operator", "Equal"), f"{path}.operator")
+        value = f.string(raw.get("value"), f"{path}.value")
+        if len(value) > _MAX_VALUE:
+            raise f.fail(f"at most {_MAX_VALUE} characters", f"{path}.value")
+        effect = f.string(raw.get("effect"), f"{path}.effect")
+        if effect and effect not in n.TAINT_EFFECTS:
+            raise f.fail(
+                f"unknown effect {effect!r}; expected one of {', '.join(n.TAINT_EFFECTS)}",
+                f"{path}.effect",
+            )
+        seconds = raw.get("tolerationSeconds")
+        if seconds is not None:
+            seconds = f.integer(seconds, f"{path}.tolerationSeconds")
+            if abs(seconds) > _INT64:
+                raise f.fail("out of the int64 range", f"{path}.tolerationSeconds")
+        if error is None:
+            if not key and operator != TolerationOperator.EXISTS:
+                error = n.EMPTY_KEY
+            elif operator == TolerationOperator.EXISTS and value:
+                error = n.EXISTS_WITH_VALUE
+        if operator in ("", TolerationOperator.EQUAL):
+            out.append(Toleration(key, TolerationOperator.EQUAL, value, effect, seconds))
+        elif operator == TolerationOperator.EXISTS:
+            out.append(Toleration(key, TolerationOperator.EXISTS, value, effect, seconds))
+    return tuple(out), error
+
+
+def _prioritizers(f: Fields, spec: Mapping[str, Any]) -> tuple[tuple[Preference, ...], str | None]:
+    """Upstream's weights (Additive: Balance 1 and Steady 1, then each configuration overrides or
+    adds the weight of its coordinate; Exact: the configurations only) as preferences, in a
+    stable order: defaults first, then first appearance. Weight 0 disables a coordinate."""
+    base = "spec.prioritizerPolicy"
+    policy = f.mapping(spec.get("prioritizerPolicy"), base)
+    mode = f.string(policy.get("mode", n.ADDITIVE), f"{base}.mode")
+    if mode not in ("", n.ADDITIVE, n.EXACT):
+        raise f.fail(f"unknown prioritizer mode {mode!r}; expected {n.ADDITIVE} or {n.EXACT}", f"{base}.mode")
+    weights: dict[tuple, int] = {}
+    if mode != n.EXACT:
+        weights[(n.BUILT_IN, n.BALANCE, None, None)] = 1
+        weights[(n.BUILT_IN, n.STEADY, None, None)] = 1
+    for i, raw in enumerate(f.sequence(policy.get("configurations"), f"{base}.configurations")):
+        path = f"{base}.configurations[{i}]"
+        raw = f.mapping(raw, path)
+        weight = f.integer(raw.get("weight", 1), f"{path}.weight")
+        if not -n.MAX_WEIGHT <= weight <= n.MAX_WEIGHT:
+            raise f.fail(f"weight {weight} is outside [-{n.MAX_WEIGHT}, {n.MAX_WEIGHT}]", f"{path}.weight")
+        kind, built_in, add_on = _coordinate(f, raw, path)
+        # Upstream keys its weights by the coordinate struct, whose addOn is a pointer: entries
+        # with an addOn never override one another, each one counts.
+        weights[(kind, built_in, add_on, i if add_on is not None else None)] = weight
+    preferences, error = [], None
+    for (kind, built_in, add_on, _), weight in weights.items():
+        if weight == 0:
+            continue
+        if kind == n.ADD_ON:
+            if add_on is None:
+                error = error or n.NO_ADD_ON
+                continue
+            preferences.append(Preference(weight, external=n.ADDON_SCORE.format(*add_on)))
+        elif built_in == n.BALANCE:
+            preferences.append(Preference(weight, balance=True))
+        elif built_in == n.STEADY:
+            preferences.append(Preference(weight, held=True))
+        elif built_in in n.RESOURCES:
+            sorter = PropertySorter(n.RESOURCES[built_in], ascending=False, centered=True)
+            preferences.append(Preference(weight, sorter=sorter))
+        else:
+            error = error or n.UNKNOWN_BUILT_IN.format(built_in)
+    return tuple(preferences), error
+
+
+def _coordinate(f: Fields, raw: Mapping[str, Any], path: str) -> tuple[str, str, tuple[str, str] | None]:
+    """The whole scoreCoordinate, upstream's map key: (type, builtIn, (resourceName, scoreName))."""
+    path += ".scoreCoordinate"
+    if raw.get("scoreCoordinate") is None:
+        raise f.fail("scoreCoordinate is required", path)
+    coordinate = f.mapping(raw["scoreCoordinate"], path)
+    kind = f.string(coordinate.get("type", n.BUILT_IN), f"{path}.type")
+    if kind not in (n.BUILT_IN, n.ADD_ON):
+        raise f.fail(f"unknown type {kind!r}; expected {n.BUILT_IN} or {n.ADD_ON}", f"{path}.type")
+    built_in = f.string(coordinate.get("builtIn"), f"{path}.builtIn")
+    add_on = None
+    if coordinate.get("addOn") is not None:
+        raw_add_on = f.mapping(coordinate["addOn"], f"{path}.addOn")
+        parts = []
+        for field in ("resourceName", "scoreName"):
+            if raw_add_on.get(field) is None:
+                raise f.fail(f"{field} is required", f"{path}.addOn.{field}")
+            parts.append(f.string(raw_add_on[field], f"{path}.addOn.{field}"))
+        add_on = (parts[0], parts[1])
+    return kind, built_in, add_on
+
+
+def _spread(f: Fields, spec: Mapping[str, Any]) -> tuple[SpreadConstraint, ...]:
+    base = "spec.spreadPolicy"
+    policy = f.mapping(spec.get("spreadPolicy"), base)
+    items = f.sequence(policy.get("spreadConstraints"), f"{base}.spreadConstraints")
+    if len(items) > n.MAX_SPREAD_CONSTRAINTS:
+        raise f.fail(f"at most {n.MAX_SPREAD_CONSTRAINTS} spread constraints", f"{base}.spreadConstraints")
+    out = []
+    for i, raw in enumerate(items):
+        path = f"{base}.spreadConstraints[{i}]"
+        raw = f.mapping(raw, path)
+        key = f.string(raw.get("topologyKey"), f"{path}.topologyKey")
+        if len(key) > _MAX_KEY or not _TOPOLOGY_KEY.fullmatch(key):
+            raise f.fail(f"invalid topology key {key!r}", f"{path}.topologyKey")
+        key_type = raw.get("topologyKeyType")
+        if key_type is None:
+            raise f.fail("topologyKeyType is required", f"{path}.topologyKeyType")
+        key_type = f.string(key_type, f"{path}.topologyKeyType")
+        if key_type not in ("Label", "Claim"):
+            raise f.fail(f"unknown type {key_type!r}; expected Label or Claim", f"{path}.topologyKeyType")
+        skew = f.integer(raw.get("maxSkew", 1), f"{path}.maxSkew")
+        if not 1 <= skew <= _INT32:
+            raise f.fail(f"maxSkew must be at least 1, got {skew}", f"{path}.maxSkew")
+        when = f.string(raw.get("whenUnsatisfiable", "ScheduleAnyway"), f"{path}.whenUnsatisfiable")
+        if when not in ("DoNotSchedule", "ScheduleAnyway"):
+            expected = "expected DoNotSchedule or ScheduleAnyway"
+            raise f.fail(f"unknown value {when!r}; {expected}", f"{path}.whenUnsatisfiable")
+        out.append(SpreadConstraint(key, skew, hard=when == "DoNotSchedule", claims=key_type == "Claim"))
+    return tuple(out)

@@ -1,0 +1,156 @@
+"""OCM label and claim selectors -> model.LabelSelector, checked as upstream checks them.
+
+Two kinds of failure: what the CRD schema rejects (a missing key or operator, a non-string value)
+is an InputError; what only Kubernetes' `LabelSelectorAsSelector` rejects at scheduling time (an
+unknown operator, a value list of the wrong length, an invalid key or value) is a SelectorError
+carrying upstream's message, which the caller turns into a Misconfigured status.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from adapters.fields import Fields
+from model import LabelOperator, LabelRequirement, LabelSelector
+
+__all__ = ["SelectorError", "label_selector"]
+
+_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+
+_NAME_MESSAGE = (
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+    "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+)
+_SUBDOMAIN_MESSAGE = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
+    "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+_VALUE_MESSAGE = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
+    "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
+    "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
+_QUALIFIED_MESSAGE = (
+    "a qualified name " + _NAME_MESSAGE + " with an optional DNS subdomain prefix and '/' "
+    "(e.g. 'example.com/MyName')"
+)
+
+
+_IN_EMPTY = "for 'in', 'notin' operators, values set can't be empty"
+_EXISTS_VALUES = "values set must be empty for exists and does not exist"
+
+
+class SelectorError(ValueError):
+    """A selector upstream cannot build; the message is upstream's error text."""
+
+
+def _go_strings(values: list[str]) -> str:
+    """Go's %#v of a []string (what Kubernetes prints for an invalid value list)."""
+    if not values:
+        return "[]string(nil)"
+    return "[]string{" + ", ".join(_go_quote(v) for v in values) + "}"
+
+
+def _go_quote(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def qualified_name_errors(key: str) -> list[str]:
+    """Kubernetes' IsQualifiedName, its messages in its order."""
+    parts = key.split("/")
+    if len(parts) == 1:
+        name, prefix = parts[0], None
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            return ["prefix part must be non-empty"]
+    else:
+        return [_QUALIFIED_MESSAGE]
+    errors = []
+    if prefix is not None:
+        if len(prefix) > 253:
+            errors.append("prefix part must be no more than 253 characters")
+        if not _SUBDOMAIN.fullmatch(prefix):
+            errors.append("prefix part " + _SUBDOMAIN_MESSAGE)
+    if not name:
+        errors.append("name part must be non-empty")
+    elif len(name) > 63:
+        errors.append("name part must be no more than 63 characters")
+    if name and not _NAME.fullmatch(name):
+        errors.append("name part " + _NAME_MESSAGE)
+    return errors
+
+
+def _value_errors(value: str) -> list[str]:
+    errors = []
+    if len(value) > 63:
+        errors.append("must be no more than 63 characters")
+    if not _VALUE.fullmatch(value):
+        errors.append(_VALUE_MESSAGE)
+    return errors
+
+
+def _requirement_errors(key: str, operator: LabelOperator, values: list[str]) -> list[str]:
+    """Kubernetes' NewRequirement checks, as field errors of an empty path."""
+    errors = []
+    if key_errors := qualified_name_errors(key):
+        errors.append(f"key: Invalid value: {_go_quote(key)}: {'; '.join(key_errors)}")
+    if operator in (LabelOperator.IN, LabelOperator.NOT_IN) and not values:
+        errors.append(f"values: Invalid value: {_go_strings(values)}: {_IN_EMPTY}")
+    if operator in (LabelOperator.EXISTS, LabelOperator.DOES_NOT_EXIST) and values:
+        errors.append(f"values: Invalid value: {_go_strings(values)}: {_EXISTS_VALUES}")
+    for i, value in enumerate(values):
+        if value_errors := _value_errors(value):
+            errors.append(f"values[{i}][{key}]: Invalid value: {_go_quote(value)}: {'; '.join(value_errors)}")
+    return errors
+
+
+def _aggregate(errors: list[str]) -> str:
+    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+
+
+def label_selector(f: Fields, raw: Any, path: str, *, labels: bool = True) -> LabelSelector | None:
+    """The selector at `path`; None when it matches every cluster (absent or empty).
+    `labels=False` reads a claim selector: matchExpressions only.
+
+    Raises SelectorError for what upstream cannot build at scheduling time."""
+    if raw is None:
+        return None
+    raw = f.mapping(raw, path)
+    match = f.string_map(raw.get("matchLabels"), f"{path}.matchLabels") if labels else {}
+    expressions = []
+    for i, item in enumerate(f.sequence(raw.get("matchExpressions"), f"{path}.matchExpressions")):
+        where = f"{path}.matchExpressions[{i}]"
+        item = f.mapping(item, where)
+        for required in ("key", "operator"):
+            if item.get(required) is None:
+                raise f.fail(f"{required} is required", f"{where}.{required}")
+        expressions.append(
+            (
+                f.string(item["key"], f"{where}.key"),
+                f.string(item["operator"], f"{where}.operator"),
+                f.string_list(item.get("values"), f"{where}.values"),
+            )
+        )
+    requirements = []
+    for key, value in sorted(match.items()):
+        errors = _requirement_errors(key, LabelOperator.IN, [value])
+        if errors:
+            raise SelectorError(_aggregate(errors))
+    for key, name, values in expressions:
+        try:
+            operator = LabelOperator(name)
+        except ValueError:
+            raise SelectorError(f"{_go_quote(name)} is not a valid label selector operator") from None
+        errors = _requirement_errors(key, operator, values)
+        if errors:
+            raise SelectorError(_aggregate(errors))
+        requirements.append(LabelRequirement(key, operator, tuple(values)))
+    if not match and not requirements:
+        return None
+    return LabelSelector(tuple(sorted(match.items())), tuple(requirements))
