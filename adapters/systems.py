@@ -34,7 +34,13 @@ def _fleet() -> System:
     return System("fleet", fleet.KINDS, fleet.load, fleet.emit)
 
 
-_FACTORIES: dict[str, Callable[[], System]] = {"fleet": _fleet}
+def _ocm() -> System:
+    from adapters import ocm
+
+    return System("ocm", ocm.KINDS, ocm.load, ocm.emit)
+
+
+_FACTORIES: dict[str, Callable[[], System]] = {"fleet": _fleet, "ocm": _ocm}
 SYSTEMS: tuple[str, ...] = tuple(_FACTORIES)
 _LOADED: dict[str, System] = {}
 
