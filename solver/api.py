@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from model import Batch, RequestResult, Result, SelectionMode, SolveStats
+from solver.balance import solve_coupled
 from solver.decompose import components
 from solver.greedy import solve_greedy
-from solver.objective import combine, evaluate, scale_of
+from solver.objective import Scale, combine, evaluate, scale_of
 from solver.optimal import SearchOutcome, solve_spread
 from solver.prepare import Prepared, prepare
 from solver.solution import Solution, to_result
@@ -43,11 +44,22 @@ def _needs_search(p: Prepared) -> bool:
     return p.request.mode is SelectionMode.N and bool(p.request.spread) and p.request.count > p.present
 
 
-def _search(p: Prepared, table: ClusterTable, options: SolveOptions, limit: int, deadline: float):
+def _is_coupled(p: Prepared) -> bool:
+    return p.request.mode is SelectionMode.N and p.request.coupled
+
+
+def _search(
+    p: Prepared,
+    table: ClusterTable,
+    options: SolveOptions,
+    limit: int,
+    deadline: float,
+    scale: Scale | None = None,
+):
     return solve_spread(
         p,
         table,
-        scale_of(p, table),
+        scale or scale_of(p, table),
         partial(solve_greedy, p, table, limit),
         limit,
         seed=options.seed,
@@ -64,7 +76,7 @@ def _search_in_parallel(
     on how many threads ran them."""
     todo: dict[tuple, Prepared] = {}
     for p in prepared:
-        if _needs_search(p) and len(p.request.spread) > 1:
+        if _needs_search(p) and len(p.request.spread) > 1 and not _is_coupled(p):
             todo.setdefault(p.request.signature(), p)
     if len(todo) < 2 or options.threads < 2:
         return {}
@@ -93,6 +105,8 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
     time_limited = False
     models = 0
     results: list[RequestResult | None] = [None] * len(prepared)
+    solutions: dict[int, Solution] = {}
+    coupled = [i for i, p in enumerate(prepared) if _is_coupled(p)]
     searched = (
         _search_in_parallel(prepared, table, options, limit, deadline) if options.mode == "optimal" else {}
     )
@@ -101,6 +115,8 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
     for part in components(prepared):
         for i in part:
             p = prepared[i]
+            if _is_coupled(p):
+                continue  # decided together below, once the others' answers are known
             signature = p.request.signature()
             if signature not in solved:
                 scale = scale_of(p, table)
@@ -126,11 +142,46 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
             chosen, value, request_bound = solved[signature]
             objective += value
             bound += request_bound
+            solutions[i] = chosen
             results[i] = to_result(p, table, chosen)
+
+    if coupled:
+        started_coupled = time.perf_counter()
+
+        def greedy(q: Prepared) -> Solution:
+            return solve_greedy(q, table, limit)
+
+        def best_response(q: Prepared, scale: Scale) -> tuple[Solution, int]:
+            """The request's own optimum with the others fixed, and its proven bound."""
+            nonlocal models, time_limited
+            if _needs_search(q):
+                outcome = _search(q, table, options, limit, deadline, scale)
+                models += outcome.searched
+                time_limited |= outcome.time_limited
+                statuses.add(outcome.status)
+                return outcome.solution, outcome.bound
+            chosen = solve_greedy(q, table, limit)
+            return chosen, combine(evaluate(q, table, scale, chosen.kept, chosen.picks), scale.spans)
+
+        answers, cut = solve_coupled(
+            prepared,
+            table,
+            coupled,
+            solutions,
+            greedy,
+            best_response if options.mode == "optimal" else None,
+            deadline=deadline,
+        )
+        time_limited |= cut
+        for i, answer in answers.items():
+            objective += answer.value
+            bound += answer.bound
+            results[i] = to_result(answer.scored, table, answer.solution)
+        solve_seconds += time.perf_counter() - started_coupled
 
     if options.mode == "greedy":
         status = "GREEDY"
-    elif statuses - {"OPTIMAL"}:
+    elif statuses - {"OPTIMAL"} or bound > objective:
         status = "FEASIBLE"
     else:
         status = "OPTIMAL"

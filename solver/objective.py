@@ -23,7 +23,9 @@ from solver.prepare import Prepared
 from solver.spread import SOFT_VIOLATION, SpreadState
 from solver.table import ClusterTable
 
-__all__ = ["LEVELS", "Scale", "scale_of", "evaluate", "combine"]
+__all__ = ["LEVELS", "BALANCE_RANGE", "Scale", "scale_of", "evaluate", "combine", "affinity_weight"]
+
+BALANCE_RANGE = 100  # balance scores lie in [-100, 100]
 
 LEVELS = ("clusters", "spread", "affinity", "obsolete", "name")
 
@@ -46,7 +48,10 @@ def scale_of(p: Prepared, table: ClusterTable) -> Scale:
     else:
         picks = len(candidates)
     scores = p.affinity[candidates] if len(candidates) else np.zeros(1, dtype=np.int64)
-    low, high = min(int(scores.min()), 0), max(int(scores.max()), 0)
+    # Balance scores depend on the other requests' answers: widen by their whole range, so the
+    # scale stays the same whatever the batch decides (call this on the request without them).
+    swing = BALANCE_RANGE * sum(abs(pref.weight) for pref in p.request.preferences if pref.balance)
+    low, high = min(int(scores.min()), 0) - swing, max(int(scores.max()), 0) + swing
     most = p.present + picks
     spread_ceiling = sum((1 + (0 if s.hard else SOFT_VIOLATION)) * most for s in p.request.spread)
     spans = (p.present + picks, spread_ceiling, picks * (high - low), picks, picks * table.size)
@@ -75,3 +80,11 @@ def combine(values: tuple[int, ...], spans: tuple[int, ...]) -> int:
     for value, span in zip(values[1:], spans[1:], strict=True):
         total = total * (span + 1) + value
     return total
+
+
+def affinity_weight(spans: tuple[int, ...]) -> int:
+    """What one unit of the affinity level is worth in the combined objective."""
+    weight = 1
+    for span in spans[LEVELS.index("affinity") + 1 :]:
+        weight *= span + 1
+    return weight
