@@ -7,7 +7,7 @@ import numpy as np
 
 from model import ClusterScore, FilterKind, SelectionMode, Unselected
 from solver.prepare import PASS, Prepared
-from solver.solution import Solution, explain_cycle, explain_filtered, pick_order, score_of
+from solver.solution import Solution, best_rows, explain_cycle, explain_filtered, pick_order, score_of
 from solver.spread import SpreadState
 from solver.stickiness import downscale, released_obsolete
 from solver.table import ClusterTable
@@ -66,7 +66,7 @@ def solve_fixed(p: Prepared, table: ClusterTable) -> Solution:
 def solve_top_n(p: Prepared, table: ClusterTable, limit: int) -> Solution:
     """PickN without spread: one cycle, the best `N - present` candidates."""
     want = p.request.count - p.present
-    ranked = pick_order(p, table, p.candidates)
+    ranked = best_rows(p, table, p.candidates, want + limit)
     picks, rest = ranked[:want], ranked[want:]
     unselected = [
         Unselected(table.names[r], FilterKind.NOT_PICKED, score=_score(p, r, 0)) for r in rest[:limit]

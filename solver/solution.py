@@ -10,7 +10,16 @@ from model import Choice, ClusterScore, FilterKind, RequestResult, Unselected, f
 from solver.prepare import AFFINITY, INELIGIBLE, TAINT, Prepared
 from solver.table import ClusterTable
 
-__all__ = ["Solution", "explain_cycle", "explain_filtered", "pick_order", "score_of", "to_result"]
+__all__ = [
+    "Solution",
+    "best_rows",
+    "pick_values",
+    "explain_cycle",
+    "explain_filtered",
+    "pick_order",
+    "score_of",
+    "to_result",
+]
 
 
 @dataclass(slots=True)
@@ -34,6 +43,23 @@ def pick_order(
     obsolete = p.sticky if obsolete is None else obsolete
     order = np.lexsort((p.rank[rows], obsolete[rows], p.affinity[rows]))
     return rows[order[::-1]]
+
+
+def pick_values(p: Prepared, table: ClusterTable, rows: np.ndarray) -> np.ndarray:
+    """One integer per row ordering rows exactly as pick_order does (and the objective's lower
+    levels): affinity, then held, then name; exact in int64 for any realistic score."""
+    size = max(table.size, 1)
+    return (p.affinity[rows] * 2 + p.sticky[rows]) * size + p.rank[rows]
+
+
+def best_rows(p: Prepared, table: ClusterTable, rows: np.ndarray, k: int) -> np.ndarray:
+    """The first `k` of pick_order(rows), without sorting all of them: a large fleet has
+    thousands of candidates for a request that wants a few."""
+    if k >= len(rows):
+        return pick_order(p, table, rows)
+    key = pick_values(p, table, rows)
+    top = np.argpartition(-key, k - 1)[:k]
+    return rows[top[np.argsort(-key[top], kind="stable")]]
 
 
 _FILTER_KIND = {AFFINITY: FilterKind.AFFINITY, INELIGIBLE: FilterKind.INELIGIBLE, TAINT: FilterKind.TAINT}

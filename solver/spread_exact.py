@@ -14,16 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from solver.prepare import Prepared
+from solver.solution import pick_values
 from solver.spread import SpreadState
 from solver.table import ClusterTable
 
-__all__ = ["pick_values", "solve_single_constraint"]
-
-
-def pick_values(p: Prepared, table: ClusterTable, rows: np.ndarray) -> np.ndarray:
-    """One integer per row ordering rows exactly as the objective's lower levels do."""
-    size = max(table.size, 1)
-    return (p.affinity[rows] * 2 + p.sticky[rows]) * size + p.rank[rows]
+__all__ = ["solve_single_constraint"]
 
 
 def solve_single_constraint(

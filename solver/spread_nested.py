@@ -31,8 +31,8 @@ from __future__ import annotations
 import numpy as np
 
 from solver.prepare import Prepared
+from solver.solution import pick_values
 from solver.spread import SOFT_VIOLATION, Dimension, SpreadState
-from solver.spread_exact import pick_values
 from solver.table import ClusterTable
 
 __all__ = ["solve_nested", "nesting"]
