@@ -97,12 +97,21 @@ def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tupl
             satisfied.setdefault(name, set()).add(trait)
     traits = {c.name: memberships[c.name] | satisfied.get(c.name, set()) for c in live}
 
+    members: dict[str, list[ManagedCluster]] = {}
+    for c in live:
+        for trait in memberships[c.name]:
+            members.setdefault(trait, []).append(c)
+    available_of: dict[tuple[str, ...], list[ManagedCluster]] = {}  # many placements share their sets
+
     contexts: dict[str, PlacementContext] = {}
     requests: list[PlacementRequest] = []
     for key, (m, policy) in policies.items():
         eligible = bindings.eligible(m.namespace, policy.cluster_sets)
         scope = tuple(n.SET_TRAIT.format(s) for s in eligible)
-        available = [c for c in live if memberships[c.name].intersection(scope)]
+        available = available_of.get(scope)
+        if available is None:
+            seen = {c.name: c for trait in scope for c in members.get(trait, ())}
+            available = available_of[scope] = list(seen.values())
         context = PlacementContext(
             placement=m,
             count=policy.count,
@@ -178,14 +187,13 @@ def _misconfigured(
     Its filters check their configuration only when they have clusters to filter."""
     if available and required is None:
         return f"{n.PREDICATE}:{_predicate_error(policy, cel)}"
-    if required:
+    if policy.toleration_error is not None:
         passed = any(
-            any(t.matches(c.labels, {}, c.claims, traits[c.name]) for t in required) for c in available
+            not required or any(t.matches(c.labels, {}, c.claims, traits[c.name]) for t in required)
+            for c in available
         )
-    else:
-        passed = bool(available)
-    if passed and policy.toleration_error is not None:
-        return f"{n.TAINT_TOLERATION}:{policy.toleration_error}"
+        if passed:
+            return f"{n.TAINT_TOLERATION}:{policy.toleration_error}"
     if policy.prioritizer_error is not None:
         return f"{n.NO_PLUGIN}:{policy.prioritizer_error}"
     return None
