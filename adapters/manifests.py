@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 import yaml
+from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from adapters import codec
 from adapters.errors import InputError
 
 __all__ = [
@@ -109,7 +111,24 @@ _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """The safe loader, with timestamps kept as strings."""
+    """The safe loader, with timestamps kept as strings and duplicate keys refused (as kubectl does)."""
+
+    def construct_mapping(self, node: Node, deep: bool = False) -> dict[Any, Any]:
+        if isinstance(node, MappingNode):
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=deep)
+                try:
+                    typed = (type(key), key)  # 1 and true are different keys
+                    duplicate = typed in seen
+                    seen.add(typed)
+                except TypeError:
+                    continue  # an unhashable key: the base constructor reports it
+                if duplicate:
+                    raise ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
 
 
 # Kubernetes decodes YAML through JSON, so an unquoted timestamp is a string there; a datetime here
@@ -206,25 +225,43 @@ def _read_stream(stream: TextIO) -> str:
 
 
 def _parse_documents(text: str, source: str) -> list[Any]:
-    """The raw documents of one file: JSON when it looks like JSON, YAML otherwise."""
+    """The raw documents of one file: JSON when it looks like JSON, YAML otherwise.
+
+    Each format has a fast path (adapters.codec) that answers only when it is sure to give exactly
+    what the reference parser (json, PyYAML with the rules above) gives; otherwise, and for every
+    error message, the reference parser decides.
+    """
     if not text or text.isspace():
         return []
     is_json_file = source.lower().endswith(".json")
     if is_json_file or _JSON_OBJECT_START.match(text):
+        fast = codec.load_json(text)
+        if fast is not None:
+            return [fast]
         try:
-            return [json.loads(text)]
+            return [_load_json_strict(text)]
         except json.JSONDecodeError as err:
             if is_json_file:
                 raise InputError(
                     f"malformed JSON at line {err.lineno}, column {err.colno}: {err.msg}", where=source
                 ) from None
             # Not JSON after all: flow-style YAML or several documents, which YAML reads.
+        except codec.DuplicateKey as err:
+            raise InputError(f"malformed JSON at line {err.line}: {err}", where=source) from None
+    fast = codec.load_yaml(text)
+    if fast is not None:
+        return fast
     try:
         return list(yaml.load_all(text, Loader=_Loader))
     except yaml.YAMLError as err:
         raise InputError(_yaml_problem(err), where=source) from None
     except RecursionError:
         raise InputError("malformed YAML: nested too deeply", where=source) from None
+
+
+def _load_json_strict(text: str) -> Any:
+    """json.loads, refusing duplicate keys (codec.DuplicateKey, with the line)."""
+    return codec.load_json_checked(text)
 
 
 def _yaml_problem(err: yaml.YAMLError) -> str:
@@ -388,11 +425,24 @@ _Dumper.add_multi_representer(list, _represent_list_subclass)
 
 
 def dump_yaml_stream(objects: Sequence[Mapping[str, Any]]) -> str:
-    """A YAML stream of ``objects``, each document starting with ``---``; keys in the given order."""
+    """A YAML stream of ``objects``, each document starting with ``---``; keys in the given order.
+
+    The bytes are PyYAML's safe dumper's (block style, no aliases, width 65536); adapters.codec
+    writes them without PyYAML for plain JSON-like data and hands anything else back.
+    """
     if not objects:
         return ""
     # One document at a time so that every document, even an empty mapping, starts with "---\n".
-    return "".join(f"---\n{_dump_yaml(obj)}" for obj in objects)
+    memo: dict[Any, str] = {}
+    parts: list[str] = []
+    for obj in objects:
+        try:
+            text = codec.dump_yaml(obj, memo)
+        except codec.Unhandled:
+            text = _dump_yaml(obj)
+        parts.append("---\n")
+        parts.append(text)
+    return "".join(parts)
 
 
 def _dump_yaml(obj: Mapping[str, Any]) -> str:
@@ -408,6 +458,9 @@ def _dump_yaml(obj: Mapping[str, Any]) -> str:
 
 def dump_json(obj: Any) -> str:
     """One JSON document, indented by 2, non-ASCII kept, keys in the given order, newline at the end."""
+    fast = codec.dump_json(obj)
+    if fast is not None:
+        return fast + "\n"
     return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -1,0 +1,389 @@
+"""Fast codecs for manifests, each exact or silent.
+
+The reference behaviour is adapters.manifests': ``json`` and PyYAML's safe loader (YAML 1.1 scalars,
+timestamps kept as strings) for reading, PyYAML's safe dumper and ``json.dumps(indent=2)`` for
+writing. On a 27 MB hub they take most of a command's time. The functions here reach the same
+result several times faster, or return ``None`` when they cannot be sure, and the caller then runs
+the reference code (which also words every error message):
+
+- :func:`load_json`: orjson; the only difference orjson could hide, a duplicate key, is detected
+  by counting keys before and after.
+- :func:`load_yaml`: rapidyaml (C++) parses the stream and writes it as JSON, orjson reads that.
+  rapidyaml writes a plain scalar bare only when it reads as a JSON number, ``true``, ``false`` or
+  ``null``, and everything else as a string; PyYAML resolves plain scalars by YAML 1.1 rules. The
+  answer is used only when nothing in the text or in that JSON could read differently: no tags,
+  anchors, aliases, block scalars, directives, unusual escapes or control characters; every bare
+  number a plain decimal integer; no string (value or key) that YAML 1.1 would resolve to something
+  else had it been plain (``yes``, ``on``, ``0123``, ``0x1F``, ``1_000``, ``12:30``, ``~`` ...);
+  no key that YAML 1.1 would resolve as a number, boolean or null; no duplicate key.
+- :func:`dump_yaml`: writes JSON-like data in the very bytes PyYAML's dumper writes (block style,
+  indent 2, keys in order, width 65536); each distinct string's style is decided once. Anything
+  else (multi-line or very long strings, non-string keys, other types) is handed back to PyYAML.
+  One deliberate difference: strings Kubernetes' YAML reader (go-yaml v2, YAML 1.1) would read as
+  a number or boolean while PyYAML writes them plain (``y``, ``n``, ``1e3``, ``0o17``) are quoted,
+  so that ``kubectl apply`` reads back exactly the strings written.
+- :func:`dump_json`: orjson with 2-space indentation, the bytes ``json.dumps(indent=2,
+  ensure_ascii=False)`` writes for strings, integers, booleans and null.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any
+
+import msgspec
+import orjson
+import yaml
+
+try:  # rapidyaml is a wheel per platform; without it YAML is read by PyYAML alone.
+    import ryml as _ryml
+except ImportError:  # pragma: no cover - depends on the platform
+    _ryml = None
+
+__all__ = ["DuplicateKey", "dump_json", "dump_yaml", "load_json", "load_json_checked", "load_yaml"]
+
+
+class DuplicateKey(ValueError):
+    """A key given twice in one JSON object."""
+
+    def __init__(self, key: str, line: int) -> None:
+        super().__init__(f"duplicate key {key!r}")
+        self.key = key
+        self.line = line
+
+
+# ============================================================================================ JSON
+
+
+def load_json(text: str) -> Any | None:
+    """The document ``json.loads`` gives, or None when msgspec cannot tell (then use the reference)."""
+    try:
+        doc = _JSON_DECODER.decode(text)
+    except (msgspec.DecodeError, UnicodeError):  # malformed, NaN, lone surrogates
+        return None
+    return doc if _no_duplicates(text, doc) else None
+
+
+_JSON_DECODER = msgspec.json.Decoder()
+
+
+def _no_duplicates(text: str, doc: Any) -> bool:
+    """Whether the decoder kept every key of `text`: it keeps the last of duplicates, as json does;
+    the project refuses them. Every key is followed by `":`, and a `":` inside a string is escaped
+    the same way by both encoders; a JSON text spaced otherwise is left to the reference."""
+    return text.count('":') == msgspec.json.encode(doc).count(b'":')
+
+
+def load_json_checked(text: str) -> Any:
+    """``json.loads``, refusing duplicate keys with the line of the second one."""
+    decoder = json.JSONDecoder()
+    plain = json.decoder.JSONObject
+
+    def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None):
+        s, start = s_and_end
+        pairs, end = plain(s_and_end, strict, scan_once, None, lambda p: p, memo if memo is not None else {})
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                found = re.compile(re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:")
+                hits = [m.start() for m in found.finditer(s, start - 1, end)]
+                at = hits[1] if len(hits) > 1 else start
+                raise DuplicateKey(key, s.count("\n", 0, at) + 1)
+            seen.add(key)
+        return dict(pairs), end
+
+    decoder.parse_object = parse_object
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)
+    return decoder.decode(text)
+
+
+_INDENT = orjson.OPT_INDENT_2
+
+
+def dump_json(obj: Any) -> str | None:
+    """``json.dumps(obj, indent=2, ensure_ascii=False)``, or None when orjson might write other
+    bytes (floats, integers beyond 64 bits, non-string keys, other types)."""
+    try:
+        data = orjson.dumps(obj, option=_INDENT)
+    except (orjson.JSONEncodeError, TypeError):
+        return None
+    if _FLOAT_TOKEN.search(data):  # orjson and json spell some floats differently (1e-05, NaN)
+        return None
+    return data.decode("utf-8")
+
+
+# A bare token outside strings that is not an integer, true, false or null: a float.
+_FLOAT_TOKEN = re.compile(rb'(?:[^\\](?:\\\\)*": |\n *)(?!["\[{\]}]|(?:true|false|null|-?[0-9]+)(?:,?\n|$))')
+
+
+# ============================================================================================ YAML
+
+# PyYAML's own implicit resolvers: what a plain scalar reads as under YAML 1.1.
+_RESOLVER = yaml.resolver.Resolver()
+_STR = "tag:yaml.org,2002:str"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
+@lru_cache(maxsize=65536)
+def _plain_tag(value: str) -> str:
+    return _RESOLVER.resolve(yaml.ScalarNode, value, (True, False))
+
+
+# Characters after which (or at the start of a line) the fast reader does not judge the text: tags,
+# anchors, aliases, block scalars, directives, explicit keys, reserved indicators.
+_INDICATORS = b"!&*|>%?@`"
+_NOT_INDICATORS = bytes(b for b in range(256) if b not in _INDICATORS)
+_INDICATOR_AT_TOKEN = re.compile(r"(?:^|(?<=[\s\[\]{},]))[!&*|>%?@`]", re.MULTILINE)
+_PRINTABLE_ASCII_BYTES = bytes([10, *range(0x20, 0x7F)])
+_UNPRINTABLE = re.compile("[^\n\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|\ufeff")
+_ESCAPE = re.compile(r'\\[^"\\nt]')
+# Every JSON string (key or value) that YAML 1.1 might read as another type when plain (a superset:
+# bool and null words, numbers in every YAML 1.1 spelling, merge and value keys).
+_MAYBE_TYPED = re.compile(
+    r'"([-+.~<=0-9][-+.0-9_:xobeEa-fA-FinfaINFA]*|[yYnNtTfFoO][a-zA-Z]{0,4}|~|<<|=)"(:?)'
+)
+# What rapidyaml writes bare when plain: a string with that text was quoted.
+_BARE_SAFE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?|true|false|null")
+
+
+def _float(_: str) -> Any:
+    raise ValueError("a float")  # PyYAML and rapidyaml read some floats differently: let PyYAML
+
+
+_YAML_JSON_DECODER = msgspec.json.Decoder(float_hook=_float)
+
+
+def _unjudged(text: str, data: bytes) -> bool:
+    """Whether the text holds anything the fast reader leaves to PyYAML."""
+    if data.translate(None, _NOT_INDICATORS) and _INDICATOR_AT_TOKEN.search(text):
+        return True
+    if "<<" in text or "\t" in text or "\r" in text or text.startswith("...") or "\n..." in text:
+        return True
+    if "\\" in text and _ESCAPE.search(text):
+        return True
+    return bool(data.translate(None, _PRINTABLE_ASCII_BYTES)) and bool(_UNPRINTABLE.search(text))
+
+
+def _plain_somewhere(text: str, token: str) -> bool:
+    """Whether `token` stands in `text` as a whole plain scalar (not inside quotes or a longer
+    scalar); conservative: a doubt answers True."""
+    for match in re.finditer(re.escape(token), text):
+        start, end = match.span()
+        before = text[max(0, start - 64) : start].rstrip(" ")
+        after = text[end : end + 64].lstrip(" ")
+        opens = not before or before[-1] in "\n[{,:-?"
+        closes = not after or after[0] in "\n,]}#:"
+        if opens and closes:
+            return True
+    return False
+
+
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """File descriptor 2 sent to /dev/null for the duration (C++ code writes to it directly)."""
+    try:
+        saved = os.dup(2)
+    except OSError:  # pragma: no cover - no standard error at all
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def load_yaml(text: str) -> list[Any] | None:
+    """The documents PyYAML's loader (manifests._Loader) gives, or None when unsure."""
+    if _ryml is None:
+        return None
+    data = text.encode("utf-8")
+    if _unjudged(text, data):
+        return None
+    try:
+        with _quiet_stderr():  # rapidyaml prints its parse errors; PyYAML words them for us
+            tree = _ryml.parse_in_arena(data)
+        if tree.size() == 0:
+            return None
+        as_json = _ryml.emit_json_malloc(tree, tree.root_id())
+        is_stream = tree.is_stream(tree.root_id())
+    except Exception:  # noqa: BLE001 - rapidyaml's own exceptions: PyYAML words the error
+        return None
+    if not as_json:
+        return None
+    for token, is_key in set(_MAYBE_TYPED.findall(as_json)):
+        if _plain_tag(token) in (_STR, _TIMESTAMP):
+            continue
+        if is_key:  # JSON keys are strings; PyYAML's plain keys of this text are not
+            return None
+        # rapidyaml's JSON does not say whether this string was quoted: unless rapidyaml would have
+        # written it bare had it been plain, the text must show it never stands plain.
+        if not _BARE_SAFE.fullmatch(token) and _plain_somewhere(text, token):
+            return None
+    try:
+        doc = _YAML_JSON_DECODER.decode(as_json)
+    except (msgspec.DecodeError, ValueError):  # not JSON (e.g. +12 written bare), or a float
+        return None
+    if not _no_duplicates(as_json, doc):  # rapidyaml keeps duplicate keys; PyYAML here refuses them
+        return None
+    documents = doc if is_stream else [doc]
+    if not isinstance(documents, list) or any(d is None for d in documents):
+        return None  # empty documents: PyYAML numbers them, let it
+    return documents
+
+
+# ======================================================================================= writing
+
+
+class Unhandled(Exception):
+    """Raised inside :func:`dump_yaml` for data it leaves to PyYAML."""
+
+
+_GO_YAML_TYPED = re.compile(
+    r"[yYnN]|[-+]?(?:0[xXoObB][0-9a-fA-F_]+|[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?"
+    r"|\.[0-9_]+(?:[eE][-+]?[0-9]+)?)"
+)
+_SIMPLE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*")
+_WORDS = frozenset(
+    {
+        *("yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE"),
+        *("on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL"),
+    }
+)
+_PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*")
+_BLOCK_INDICATORS = re.compile(r"^[#,\[\]{}&*!|>'\"%@`]|^[?:-](?: |$)|: |:$| #|^---|^\.\.\.|^ | $")
+_MAX_PLAIN = 60_000  # below PyYAML's width (65536) with any indentation: never folded
+
+
+@lru_cache(maxsize=1 << 18)
+def _string(value: str) -> str:
+    """The text PyYAML writes for a string value (block context), or raise Unhandled."""
+    if _SIMPLE.fullmatch(value):
+        if value[0].isdigit() or value[0] == "_":
+            tag = _plain_tag(value)
+            plain = tag == _STR and not _GO_YAML_TYPED.fullmatch(value)
+        else:
+            plain = value not in _WORDS and not _GO_YAML_TYPED.fullmatch(value)
+        return value if plain else f"'{value}'"
+    if len(value) > _MAX_PLAIN:
+        raise Unhandled
+    if _PRINTABLE_ASCII.fullmatch(value):
+        plain = (
+            value != ""
+            and not _BLOCK_INDICATORS.search(value)
+            and _plain_tag(value) == _STR
+            and not _GO_YAML_TYPED.fullmatch(value)
+        )
+        return value if plain else "'" + value.replace("'", "''") + "'"
+    # Non-ASCII or control characters: PyYAML decides, for this one string.
+    text = yaml.dump([value], Dumper=_dumper(), allow_unicode=True, width=2**16, default_flow_style=False)
+    if not text.startswith("- ") or text.count("\n") != 1:
+        raise Unhandled
+    body = text[2:-1]
+    if body == value and _GO_YAML_TYPED.fullmatch(value):
+        return f"'{value}'"
+    return body
+
+
+@lru_cache(maxsize=1 << 16)
+def _key(value: str) -> str:
+    if len(value) > 100:  # PyYAML writes long keys as explicit "? key"
+        raise Unhandled
+    return _string(value)
+
+
+_DUMPER: list[type] = []
+
+
+def _dumper() -> type:
+    if not _DUMPER:
+        _DUMPER.append(getattr(yaml, "CSafeDumper", yaml.SafeDumper))
+    return _DUMPER[0]
+
+
+def _scalar(value: Any) -> str:
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return str(value)
+    if value is None:
+        return "null"
+    raise Unhandled
+
+
+def dump_yaml(obj: Mapping[str, Any], memo: dict[Any, str] | None = None) -> str:
+    """One document's body as PyYAML writes it; Unhandled when PyYAML must write it.
+
+    ``memo`` may be shared by the documents of one stream while they are all alive: a dict that
+    several of them hold (by identity) is then rendered once.
+    """
+    if type(obj) is not dict:
+        raise Unhandled
+    if not obj:
+        return "{}\n"
+    out: list[str] = []
+    _mapping(obj, "", out.append, {} if memo is None else memo)
+    return "".join(out)
+
+
+def _mapping(obj: dict[str, Any], indent: str, write: Callable[[str], Any], memo: dict) -> None:
+    """Write `obj`'s entries, each line starting with `indent` (the first one's already written
+    by the caller when it follows "- ")."""
+    first = True
+    for key, value in obj.items():
+        if type(key) is not str:
+            raise Unhandled
+        head = _key(key) if first else indent + _key(key)
+        first = False
+        kind = type(value)
+        if kind is dict:
+            if value:
+                write(head + ":\n" + indent + "  ")
+                _mapping(value, indent + "  ", write, memo)
+            else:
+                write(head + ": {}\n")
+        elif kind is list:
+            if value:
+                write(head + ":\n")
+                _sequence(value, indent, write, memo)
+            else:
+                write(head + ": []\n")
+        else:
+            write(head + ": " + _scalar(value) + "\n")
+
+
+def _sequence(items: list[Any], indent: str, write: Callable[[str], Any], memo: dict) -> None:
+    for item in items:
+        kind = type(item)
+        if kind is dict:
+            if not item:
+                write(indent + "- {}\n")
+                continue
+            key = (id(item), indent)
+            text = memo.get(key)
+            if text is None:  # shared entries (e.g. cached status decisions) are written once
+                parts: list[str] = [indent, "- "]
+                _mapping(item, indent + "  ", parts.append, memo)
+                text = memo[key] = "".join(parts)
+            write(text)
+        elif kind is list:
+            if not item:
+                write(indent + "- []\n")
+                continue
+            write(indent + "- ")
+            inner: list[str] = []
+            _sequence(item, indent + "  ", inner.append, memo)
+            write("".join(inner)[len(indent) + 2 :])
+        else:
+            write(indent + "- " + _scalar(item) + "\n")

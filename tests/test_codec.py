@@ -1,0 +1,118 @@
+"""The fast codecs (adapters.codec): exactly the reference's result, or no answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from adapters import codec
+from adapters.errors import InputError
+from adapters.manifests import _dump_yaml, _Loader, dump_json, dump_yaml_stream, parse_text
+
+TRICKY_YAML = [
+    "a: on\nb: yes\nc: 0123\nd: 1e3\n",
+    "a: 'on'\nb: 'yes'\nc: '0123'\nd: '1e3'\ne: 'True'\nf: \"12:30\"\n",
+    "status: 'True'\nother: True\n",
+    "t: 2024-01-02T03:04:05Z\nd: 2024-01-02\nq: '2024-01-02'\n",
+    "a: 0x1F\nb: 1_000\nc: 12:30\nd: .inf\ne: ~\nf: null\ng:\nh: ''\n",
+    "a: +12\nb: -0\nc: 1.5\nd: .5\ne: 1.\nf: 00\n",
+    "1: a\ntrue: b\n'2': c\n",
+    "a: !!str 12\nb: &x {c: 1}\nd: *x\n",
+    "a: |\n  text\n  more\nb: >\n  folded\n",
+    "a: [x, 'y', 3, on]\nb: {c: d, e: 'f'}\n",
+    "---\n---\na: 1\n---\n# only a comment\n",
+    "- a\n- b\n",
+    'a: \'it\'\'s\'\nb: "q\\"r\\n"\nc: "tab\\there"\nd: café ✓\n',
+    "a: plain text, with: colon\n",
+    "a: 1\nb: 2\na: 3\n",
+    "a: [unclosed\n",
+    "a: multi\n  line plain\nb: x\n",
+    'a: "\\x41\\u00e9"\n',
+    "key with spaces: value # a comment\n",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY_YAML)
+def test_fast_yaml_is_exact_or_silent(text):
+    fast = codec.load_yaml(text)
+    try:
+        reference = list(yaml.load_all(text, Loader=_Loader))
+    except yaml.YAMLError:
+        assert fast is None
+        return
+    assert fast is None or fast == reference
+
+
+def test_fast_yaml_answers_for_plain_manifests():
+    text = (
+        "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n  labels:\n    n: '3'\n"
+        "status:\n  conditions:\n  - type: Ready\n    status: 'True'\n    generation: 2\n"
+    )
+    assert codec.load_yaml(text) == list(yaml.load_all(text, Loader=_Loader))
+
+
+@pytest.mark.parametrize(
+    ("text", "source", "expected"),
+    [
+        ("a: 1\nb: 2\na: 3\n", "d.yaml", "d.yaml: malformed YAML at line 3, column 1: duplicate key 'a'"),
+        (
+            '{\n  "a": 1,\n  "b": {"c": 1,\n "c": 2}\n}\n',
+            "d.json",
+            "d.json: malformed JSON at line 4: duplicate key 'c'",
+        ),
+    ],
+)
+def test_duplicate_keys_are_refused_with_the_line(text, source, expected):
+    with pytest.raises(InputError) as info:
+        parse_text(text, source)
+    assert str(info.value) == expected
+
+
+def test_fast_json_matches_json():
+    text = json.dumps({"a": [1, 2.5, "x", None, True], "b": {"c": "é"}, "big": 2**70}, indent=2)
+    got = codec.load_json(text)
+    assert got is None or got == json.loads(text)
+
+
+def reference_yaml(obj):
+    return _dump_yaml(obj)
+
+
+GO_TYPED = {"y", "Y", "n", "N"}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=12))
+def test_yaml_strings_as_pyyaml_writes_them(value):
+    obj = {"k": value, "l": [value, {"m": value}]}
+    ours = dump_yaml_stream([obj])
+    if codec._GO_YAML_TYPED.fullmatch(value):
+        # Quoted where PyYAML writes plain: Kubernetes' reader would see a number or a boolean.
+        assert yaml.safe_load(ours) == obj
+        assert f"k: '{value}'" in ours
+    else:
+        assert ours == "---\n" + reference_yaml(obj)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+        max_leaves=12,
+    )
+)
+def test_yaml_and_json_structures(value):
+    obj = {"v": value}
+    text = dump_yaml_stream([obj])
+    assert list(yaml.safe_load_all(text)) == [obj]
+    assert dump_json(obj) == json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_kubectl_ambiguous_strings_are_quoted():
+    text = dump_yaml_stream([{"a": "y", "b": "1e3", "c": "0o17", "d": "plain"}])
+    assert text == "---\na: 'y'\nb: '1e3'\nc: '0o17'\nd: plain\n"
