@@ -4,20 +4,28 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from importlib import resources
 
 import click
 
 from adapters.errors import InputError
-from adapters.manifests import dump_json, dump_json_list, dump_yaml_stream, parse_text, read_sources
+from adapters.manifests import (
+    Manifest,
+    dump_json,
+    dump_json_list,
+    dump_yaml_stream,
+    parse_text,
+    read_sources,
+)
 from adapters.pipeline import Outcome, schedule_manifests
+from adapters.plan import diff_of, plan_of
 from solver import MODES, SolveOptions
 
 __all__ = ["main"]
 
-FORMATS = ("yaml", "json", "plan", "table")
+FORMATS = ("yaml", "json", "plan", "diff", "table")
 
 
 def _parse_now(value: str | None) -> datetime | None:
@@ -32,13 +40,16 @@ def _parse_now(value: str | None) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _render(outcome: Outcome, output: str) -> str:
+def _render(outcome: Outcome, output: str, manifests: Sequence[Manifest]) -> str:
+    """yaml/json: the complete desired state; plan/diff: only what changes against the input."""
     if output == "yaml":
         return dump_yaml_stream(outcome.apply)
     if output == "json":
         return dump_json_list(outcome.apply)
     if output == "plan":
-        return dump_json({"apply": outcome.apply, "delete": outcome.delete, "summary": outcome.summary})
+        return dump_json(plan_of(outcome, manifests))
+    if output == "diff":
+        return diff_of(outcome, manifests)
     return render_table(outcome)
 
 
@@ -112,7 +123,7 @@ def solve(paths, mode, now_text, seed, time_limit, config, output) -> None:
                 raise InputError(f"cannot read: {err.strerror}", where=config) from None
         manifests = read_sources(list(paths), stdin=sys.stdin)
         options = SolveOptions(mode=mode, time_limit=time_limit, seed=seed)
-        return _render(schedule_manifests(manifests, now=now, options=options), output)
+        return _render(schedule_manifests(manifests, now=now, options=options), output, manifests)
 
     _guard(run)
 
@@ -130,7 +141,7 @@ def demo(mode: str, output: str) -> None:
         text = resources.files("adapters.examples").joinpath("fleet-demo.yaml").read_text(encoding="utf-8")
         manifests = parse_text(text, "fleet-demo.yaml")
         outcome = schedule_manifests(manifests, now=_parse_now(DEMO_NOW), options=SolveOptions(mode=mode))
-        return _render(outcome, output)
+        return _render(outcome, output, manifests)
 
     _guard(run)
 

@@ -106,19 +106,15 @@ _INDENT = orjson.OPT_INDENT_2
 
 
 def dump_json(obj: Any) -> str | None:
-    """``json.dumps(obj, indent=2, ensure_ascii=False)``, or None when orjson might write other
-    bytes (floats, integers beyond 64 bits, non-string keys, other types)."""
+    """``json.dumps(obj, indent=2, ensure_ascii=False)``, or None when orjson cannot write it
+    (integers beyond 64 bits, non-string keys, other types). Strings, integers, booleans, null and
+    plain fractions are the same bytes; a float json spells with an exponent is spelled orjson's
+    way (``1e-5`` for ``1e-05``: the same number), and NaN or infinity, which JSON has not, is
+    written ``null`` (json writes the invalid ``NaN``)."""
     try:
-        data = orjson.dumps(obj, option=_INDENT)
+        return orjson.dumps(obj, option=_INDENT).decode("utf-8")
     except (orjson.JSONEncodeError, TypeError):
         return None
-    if _FLOAT_TOKEN.search(data):  # orjson and json spell some floats differently (1e-05, NaN)
-        return None
-    return data.decode("utf-8")
-
-
-# A bare token outside strings that is not an integer, true, false or null: a float.
-_FLOAT_TOKEN = re.compile(rb'(?:[^\\](?:\\\\)*": |\n *)(?!["\[{\]}]|(?:true|false|null|-?[0-9]+)(?:,?\n|$))')
 
 
 # ============================================================================================ YAML

@@ -1,0 +1,96 @@
+"""What a run changes on the hub: the desired objects against the input ones.
+
+    plan = plan_of(outcome, manifests)
+    plan["apply"]      # only the objects that are new or differ from the input
+    plan["delete"]     # references of the objects to delete
+    plan["summary"]    # the run's summary, plus "unchanged": desired objects equal to the input
+    diff_of(outcome, manifests)   # a unified diff per changed object, as `kubectl diff` shows it
+
+Objects are matched by API group, kind, namespace and name; "equal" is equality of the whole
+object, every field the scheduler writes included.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from adapters.manifests import Manifest, dump_yaml_stream
+
+__all__ = ["changed_objects", "diff_of", "plan_of"]
+
+Key = tuple[str, str, str, str]
+
+
+def _key(obj: Mapping[str, Any]) -> Key:
+    metadata = obj.get("metadata") or {}
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    return group, obj.get("kind", ""), metadata.get("namespace") or "", metadata.get("name", "")
+
+
+def _inputs(manifests: Iterable[Manifest]) -> dict[Key, dict[str, Any]]:
+    return {_key(m.obj): m.obj for m in manifests}
+
+
+def changed_objects(
+    apply: Sequence[Mapping[str, Any]], manifests: Iterable[Manifest]
+) -> tuple[list[tuple[Mapping[str, Any] | None, Mapping[str, Any]]], int]:
+    """(input object or None, desired object) for each desired object that is new or differs,
+    in output order, and the number of desired objects equal to their input."""
+    inputs = _inputs(manifests)
+    changed = []
+    unchanged = 0
+    for obj in apply:
+        before = inputs.get(_key(obj))
+        if before == obj:
+            unchanged += 1
+        else:
+            changed.append((before, obj))
+    return changed, unchanged
+
+
+def plan_of(outcome: Any, manifests: Iterable[Manifest]) -> dict[str, Any]:
+    """``{"apply": [new or changed objects], "delete": [...], "summary": {..., "unchanged": n}}``."""
+    changed, unchanged = changed_objects(outcome.apply, manifests)
+    summary = {**outcome.summary, "changed": len(changed), "unchanged": unchanged}
+    return {"apply": [obj for _, obj in changed], "delete": outcome.delete, "summary": summary}
+
+
+def _path(obj: Mapping[str, Any]) -> str:
+    """kubectl diff's file name: group.version.Kind[.namespace].name."""
+    api_version = str(obj.get("apiVersion", ""))
+    group, _, version = api_version.rpartition("/")
+    metadata = obj.get("metadata") or {}
+    parts = [group, version, obj.get("kind", "")] if group else [version, obj.get("kind", "")]
+    if metadata.get("namespace"):
+        parts.append(metadata["namespace"])
+    parts.append(metadata.get("name", ""))
+    return ".".join(parts)
+
+
+def _lines(obj: Mapping[str, Any] | None) -> list[str]:
+    if obj is None:
+        return []
+    return dump_yaml_stream([obj]).removeprefix("---\n").splitlines(keepends=True)
+
+
+def _unified(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, path: str) -> str:
+    lines = difflib.unified_diff(
+        _lines(before), _lines(after), fromfile=f"live/{path}", tofile=f"merged/{path}", n=3
+    )
+    text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    return f"diff -u -N live/{path} merged/{path}\n{text}" if text else ""
+
+
+def diff_of(outcome: Any, manifests: Sequence[Manifest]) -> str:
+    """A unified diff of every object the run creates, changes or deletes, as ``kubectl diff``
+    prints it (live against merged; a new object against nothing, a deleted one against nothing)."""
+    changed, _ = changed_objects(outcome.apply, manifests)
+    inputs = _inputs(manifests)
+    out = [_unified(before, after, _path(after)) for before, after in changed]
+    for ref in outcome.delete:
+        group = str(ref.get("apiVersion", "")).rpartition("/")[0]
+        before = inputs.get((group, ref.get("kind", ""), ref.get("namespace") or "", ref.get("name", "")))
+        out.append(_unified(before if before is not None else ref, None, _path(ref)))
+    return "".join(out)
