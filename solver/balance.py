@@ -26,28 +26,36 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
 from solver.objective import BALANCE_RANGE, Scale, affinity_weight, combine, evaluate, scale_of
-from solver.prepare import Prepared
+from solver.prepare import PASS, Prepared
 from solver.solution import Solution
 from solver.table import ClusterTable
 
 __all__ = ["balance_scores", "Coupled", "solve_coupled", "MAX_SWEEPS"]
 
 MAX_SWEEPS = 20
+_NONE = np.empty(0, dtype=np.int64)
+
+
+@lru_cache(maxsize=256)
+def _table_of(most: int) -> np.ndarray:
+    """Balance score for n = 0..most others' decisions, against the busiest count `most`."""
+    out = np.full(most + 1, BALANCE_RANGE, dtype=np.int64)
+    if most > 0:
+        n = np.arange(1, most + 1, dtype=np.float64)
+        out[1:] = 2 * np.trunc(100.0 * (0.5 - n / float(most))).astype(np.int64)
+    out.setflags(write=False)
+    return out
 
 
 def balance_scores(others: np.ndarray, most: int) -> np.ndarray:
-    """Per cluster: 2 * trunc(100 * (0.5 - n / m)) for n others' decisions, 100 where n is 0."""
-    out = np.full(len(others), BALANCE_RANGE, dtype=np.int64)
-    if most <= 0:
-        return out
-    busy = others > 0
-    ratio = others[busy].astype(np.float64) / float(most)
-    out[busy] = 2 * np.trunc(100.0 * (0.5 - ratio)).astype(np.int64)
-    return out
+    """Per cluster: 2 * trunc(100 * (0.5 - n / m)) for n others' decisions (n <= m), 100 where n
+    is 0. Looked up, not computed: there are only m + 1 distinct values."""
+    return _table_of(max(most, 0))[others]
 
 
 def _weight(p: Prepared) -> int:
@@ -76,18 +84,29 @@ class Coupled:
 
 
 class _Batch:
-    """The decision counts of the whole batch and the coupled requests' current answers."""
+    """The decision counts of the whole batch, every request's decisions, and the coupled
+    requests' balance scores, kept up to date move by move."""
 
     def __init__(self, table: ClusterTable, coupled: Sequence[int], base: Sequence[Prepared]) -> None:
         self.table = table
         self.coupled = list(coupled)
+        self.position = {i: k for k, i in enumerate(self.coupled)}
         self.base = base
         self.scales: dict[int, Scale] = {i: scale_of(base[i], table) for i in coupled}
-        self.weights = [_weight(base[i]) for i in coupled]
-        self.worth = [affinity_weight(self.scales[i].spans) for i in coupled]  # Python ints: exact
+        # What one unit of balance score is worth in each coupled request's objective: exact ints.
+        self.worth = [_weight(base[i]) * affinity_weight(self.scales[i].spans) for i in coupled]
         self.totals = table.load.copy()
         self.members: dict[int, np.ndarray] = {}  # every request's decisions (they count)
         self.picks: dict[int, np.ndarray] = {}  # coupled requests' new picks (they are scored)
+        self.scores = [0] * len(self.coupled)  # per coupled request: its picks' balance scores, summed
+        self.holders: dict[int, set[int]] = {}  # row -> coupled positions picking it
+        self.member_holders: dict[int, set[int]] = {}  # row -> coupled positions holding it
+        self.limits: tuple[int, frozenset[int]] = (0, frozenset())
+        self.value = 0  # sum of worth x scores, once scoring has begun
+        self.scoring = False
+        self.most_held = 0  # at least the most decisions any coupled request holds
+
+    # -- the others as one request sees them -------------------------------------------------
 
     def others(self, i: int) -> np.ndarray:
         others = self.totals.copy()
@@ -101,45 +120,101 @@ class _Batch:
         bonus = _weight(p) * balance_scores(others, int(others.max()) if len(others) else 0)
         return replace(p, affinity=p.affinity + bonus)
 
-    def move(self, i: int, solution: Solution | None, rows: np.ndarray | None = None) -> None:
-        """Request i now holds the solution's clusters (or `rows`, before anything is decided)."""
-        rows = selected_rows(solution) if solution is not None else rows
-        old = self.members.get(i)
-        if old is not None:
-            np.subtract.at(self.totals, old, 1)
+    # -- moves ---------------------------------------------------------------------------------
+
+    def hold(self, i: int, rows: np.ndarray) -> None:
+        """Before anything is decided: request i holds these rows (they count, nothing is scored)."""
         np.add.at(self.totals, rows, 1)
         self.members[i] = rows
-        if solution is not None:
-            self.picks[i] = np.asarray(solution.picks, dtype=np.int64)
+        k = self.position.get(i)
+        if k is not None:
+            for row in rows.tolist():
+                self.member_holders.setdefault(row, set()).add(k)
 
-    def balance_value(self) -> int:
-        """Sum over coupled requests of worth x weight x (the balance scores of their picks)."""
-        if not self.coupled or not len(self.totals):
-            return 0
-        k = range(len(self.coupled))
-        totals = self.totals
-        most = int(totals.max())
-        at_most = totals == most
-        # A request holding every busiest cluster sees one less there: its own decisions do not count.
-        held_owner = np.concatenate(
-            [np.full(len(self.members[i]), j, np.int64) for j, i in zip(k, self.coupled, strict=True)]
+    def move(self, i: int, solution: Solution) -> None:
+        """Request i now holds the solution's clusters; the balance value follows."""
+        rows = selected_rows(solution)
+        old = self.members[i]
+        before = self._limits() if self.scoring else None
+        np.subtract.at(self.totals, old, 1)
+        np.add.at(self.totals, rows, 1)
+        self.members[i] = rows
+        k = self.position.get(i)
+        if k is not None:
+            for row in old.tolist():
+                self.member_holders[row].discard(k)
+            for row in rows.tolist():
+                self.member_holders.setdefault(row, set()).add(k)
+            for row in self.picks.get(i, np.empty(0, np.int64)).tolist():
+                self.holders[row].discard(k)
+            self.picks[i] = np.asarray(solution.picks, dtype=np.int64)
+            for row in self.picks[i].tolist():
+                self.holders.setdefault(row, set()).add(k)
+            self.most_held = max(self.most_held, len(rows))
+        if not self.scoring:
+            return
+        self.limits = self._limits()
+        if self.limits == before:
+            # Everyone's busiest count is as it was: only the requests picking a changed cluster
+            # (and the mover) see different scores.
+            changed = np.setxor1d(old, rows).tolist()
+            affected = set().union(*(self.holders.get(r, ()) for r in changed))
+            if k is not None:
+                affected.add(k)
+            self._rescore(sorted(affected))
+        else:
+            self._rescore_all()
+
+    def _limits(self) -> tuple[int, frozenset[int]]:
+        """The fleet's busiest count, and the coupled requests that hold every busiest cluster
+        (their own decisions do not count, so they see one less)."""
+        if not len(self.totals):
+            return 0, frozenset()
+        most = int(self.totals.max())
+        busiest = np.flatnonzero(self.totals == most)
+        if most == 0 or len(busiest) > self.most_held:
+            return most, frozenset()
+        first = self.member_holders.get(int(busiest[0]), set())
+        holding = frozenset(
+            k for k in first if np.isin(busiest, self.members[self.coupled[k]], assume_unique=True).all()
         )
-        held_rows = np.concatenate([self.members[i] for i in self.coupled])
-        holds_all = np.bincount(held_owner, weights=at_most[held_rows], minlength=len(self.coupled))
-        own_most = most - (holds_all >= int(at_most.sum())).astype(np.int64)
-        owner = np.concatenate(
-            [np.full(len(self.picks[i]), j, np.int64) for j, i in zip(k, self.coupled, strict=True)]
-        )
-        rows = np.concatenate([self.picks[i] for i in self.coupled])
-        others = totals[rows] - 1
+        return most, holding
+
+    def begin_scoring(self) -> None:
+        """From now on keep the balance value up to date (the greedy pass needs none)."""
+        self.scoring = True
+        self.most_held = max((len(self.members[i]) for i in self.coupled), default=0)
+        self.limits = self._limits()
+        self._rescore_all()
+
+    def _rescore_all(self) -> None:
+        """Every coupled request's balance scores at once (someone's busiest count changed)."""
+        if not len(self.totals) or not self.coupled:
+            return
+        most, holding = self.limits
+        picks = [self.picks.get(i, _NONE) for i in self.coupled]
+        owner = np.repeat(np.arange(len(picks)), [len(x) for x in picks])
+        rows = np.concatenate(picks)
+        own_most = np.full(len(picks), most, dtype=np.int64)
+        own_most[list(holding)] -= 1
+        others = self.totals[rows] - 1
         limit = own_most[owner]
         scores = np.full(len(rows), BALANCE_RANGE, dtype=np.int64)
         busy = (others > 0) & (limit > 0)
         scores[busy] = 2 * np.trunc(100.0 * (0.5 - others[busy] / limit[busy])).astype(np.int64)
-        per_request = np.bincount(owner, weights=scores, minlength=len(self.coupled)).astype(np.int64)
-        return sum(
-            w * v * int(s) for w, v, s in zip(self.worth, self.weights, per_request.tolist(), strict=True)
-        )
+        self.scores = np.bincount(owner, weights=scores, minlength=len(picks)).astype(np.int64).tolist()
+        self.value = sum(w * v for w, v in zip(self.worth, self.scores, strict=True))
+
+    def _rescore(self, positions) -> None:
+        most, holding = self.limits
+        for k in positions:
+            picks = self.picks.get(self.coupled[k])
+            if picks is None:
+                continue
+            own_most = most - (k in holding)
+            score = int(balance_scores(self.totals[picks] - 1, own_most).sum())
+            self.value += self.worth[k] * (score - self.scores[k])
+            self.scores[k] = score
 
     def static_value(self, i: int, solution: Solution) -> int:
         """The request's combined objective without its balance scores."""
@@ -167,7 +242,7 @@ def solve_coupled(
     state = _Batch(table, coupled, prepared)
     is_coupled = set(coupled)
     for i, p in enumerate(prepared):  # before anything is decided, everyone holds what it held
-        state.move(i, None, holdings(p, table))
+        state.hold(i, holdings(p, table))
 
     answers: dict[int, Solution] = {}
     seen: dict[int, Prepared] = {}
@@ -200,23 +275,41 @@ def solve_coupled(
 
 
 def _improve(state: _Batch, answers: dict[int, Solution], best_response: Respond, deadline: float) -> bool:
-    """Best responses, each kept only where the batch objective strictly rises. True when the
-    wall clock cut the search."""
+    """Best responses, each kept only where the batch objective strictly rises. A request is
+    asked again only when an accepted move since it was last asked touched one of its candidates
+    or changed the busiest count. True when the wall clock cut the search."""
+    state.begin_scoring()
     own = {i: state.static_value(i, answers[i]) for i in state.coupled}
+    passing = {i: state.base[i].outcome == PASS for i in state.coupled}
+    log: list[np.ndarray] = []  # rows each accepted move changed
+    asked = dict.fromkeys(state.coupled, -1)  # log length when last asked
+    limits = state.limits
+    limits_changed_at = 0
     for _ in range(MAX_SWEEPS):
         improved = False
         for i in state.coupled:
+            since = asked[i]
+            if since >= 0 and limits_changed_at <= since:
+                changed = log[since:]
+                if not changed or not passing[i][np.concatenate(changed)].any():
+                    continue
             if time.perf_counter() > deadline:
                 return True
+            asked[i] = len(log)
             candidate, _ = best_response(state.scored(i), state.scales[i])
-            if np.array_equal(selected_rows(candidate), state.members[i]):
+            rows = selected_rows(candidate)
+            old = state.members[i]
+            if np.array_equal(rows, old):
                 continue
-            current = answers[i]
-            before = state.balance_value()
+            current, before = answers[i], state.value
             state.move(i, candidate)
             value = state.static_value(i, candidate)
-            if value - own[i] + state.balance_value() - before > 0:
+            if value - own[i] + state.value - before > 0:
                 answers[i], own[i] = candidate, value
+                log.append(np.setxor1d(old, rows))
+                asked[i] = len(log)
+                if state.limits != limits:
+                    limits, limits_changed_at = state.limits, len(log)
                 improved = True
             else:
                 state.move(i, current)
