@@ -163,13 +163,21 @@ def _count_option(value: str | None, flag: str) -> int:
 @click.option("--clusters", "clusters_text", metavar="N", help="Member clusters (required).")
 @click.option("--placements", "placements_text", metavar="M", help="Placements (required).")
 @click.option("--seed", "seed_text", metavar="S", default="0", show_default=True, help="Fixes every draw.")
-def generate(system: str, clusters_text: str | None, placements_text: str | None, seed_text: str) -> None:
-    """Print a synthetic hub as a YAML stream: the same arguments give the same bytes."""
+@click.option(
+    "--now",
+    "now_text",
+    metavar="RFC3339",
+    help="The moment heartbeats and transitions are relative to (default: now, rounded down to the minute).",
+)
+def generate(
+    system: str, clusters_text: str | None, placements_text: str | None, seed_text: str, now_text: str | None
+) -> None:
+    """Print a synthetic hub as a YAML stream: the same arguments (and --now) give the same bytes."""
 
     def run() -> str:
-        from bench.generate import SYSTEMS as GENERATORS
-        from bench.generate import generate_yaml
+        from adapters.generate import GENERATORS, current_minute, generate_yaml
 
+        now = _parse_now(now_text) or current_minute()
         if system not in GENERATORS:
             raise InputError(
                 f"unknown system {system!r}; expected one of {', '.join(sorted(GENERATORS))}",
@@ -178,7 +186,7 @@ def generate(system: str, clusters_text: str | None, placements_text: str | None
         clusters = _count_option(clusters_text, "--clusters")
         placements = _count_option(placements_text, "--placements")
         seed = _count_option(seed_text, "--seed")
-        return generate_yaml(system, clusters, placements, seed=seed)
+        return generate_yaml(system, clusters, placements, seed=seed, now=now)
 
     _guard(run)
 

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from adapters.generate import DEFAULT_NOW, generate
 from adapters.incremental import ClusterAdded, ClusterChanged, ClusterRemoved, FleetScheduler
-from bench.generate import DEFAULT_NOW, generate
 from solver import SolveOptions
 
 __all__ = ["KINDS", "run_incremental", "summarize", "write_incremental"]

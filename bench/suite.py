@@ -34,10 +34,10 @@ from typing import Any
 import polars as pl
 
 from adapters import fleet
+from adapters.generate import DEFAULT_NOW, generate
 from adapters.manifests import from_objects
 from adapters.pipeline import Outcome, SystemOutcome, summary_of_parts
 from bench import events as ev
-from bench.generate import DEFAULT_NOW, generate
 from model import Batch, Result
 from solver import MODES, SolveOptions, check, solve
 

@@ -8,8 +8,8 @@ from datetime import datetime
 
 import pytest
 
+from adapters.generate import DEFAULT_NOW, generate
 from adapters.incremental import ClusterChanged, FleetScheduler
-from bench.generate import DEFAULT_NOW, generate
 
 
 @pytest.fixture(scope="module")

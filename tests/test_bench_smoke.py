@@ -95,8 +95,23 @@ def test_parse_sizes():
 # ------------------------------------------------------------------------------------- generate
 
 
+def test_generate_then_solve_as_the_readme_shows_finds_a_healthy_fleet(tmp_path):
+    """No --now on either command: generate stamps the current minute, solve judges by the clock."""
+    hub = run_cli(["generate", "--system", "fleet", "--clusters", "200", "--placements", "60"])
+    assert hub.exit_code == 0
+    path = tmp_path / "hub.yaml"
+    path.write_text(hub.stdout, encoding="utf-8")
+    fresh = json.loads(run_cli(["solve", "-f", str(path), "-o", "plan"]).stdout)["summary"]
+    at_generation = generate("fleet", 200, 60, seed=0)
+    path.write_text(generate_yaml("fleet", 200, 60, seed=0), encoding="utf-8")
+    reference = json.loads(run_cli(["solve", "-f", str(path), "--now", DEFAULT_NOW, "-o", "plan"]).stdout)
+    assert at_generation
+    assert fresh["unsatisfied"] <= reference["summary"]["unsatisfied"] + 2
+
+
 def test_generate_prints_a_deterministic_loadable_stream():
     args = ["generate", "--system", "fleet", "--clusters", "40", "--placements", "25", "--seed", "3"]
+    args += ["--now", DEFAULT_NOW]
     first, second = run_cli(args), run_cli(args)
     assert first.exit_code == 0 and second.exit_code == 0
     assert first.stdout == second.stdout

@@ -1,4 +1,4 @@
-"""The synthetic-fleet generator: bench.generate."""
+"""The synthetic-fleet generator: adapters.generate (registry) and adapters.fleet.generate."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ import pytest
 
 from adapters import fleet
 from adapters.fleet import names as n
+from adapters.fleet.generate import PICK_ALL_LIMIT, generate_fleet
 from adapters.fleet.policy import normalized_policy
+from adapters.generate import GENERATORS as SYSTEMS
+from adapters.generate import generate, generate_yaml
 from adapters.manifests import from_objects, parse_text
 from adapters.pipeline import schedule, schedule_manifests
-from bench.generate import PICK_ALL_LIMIT, SYSTEMS, generate, generate_fleet, generate_yaml
 from model import SelectionMode
 from solver import SolveOptions
 
@@ -57,7 +59,7 @@ def medium_batch(medium):
 
 def test_registry_and_dispatch():
     assert set(SYSTEMS) == {"fleet"}
-    assert SYSTEMS["fleet"] is generate_fleet
+    assert SYSTEMS["fleet"](5, 4, seed=3, now="2026-11-21T12:00:00Z") == generate_fleet(5, 4, seed=3)
     assert generate("fleet", 5, 4, seed=3) == generate_fleet(5, 4, seed=3)
 
 

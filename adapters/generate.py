@@ -1,0 +1,442 @@
+"""Deterministic synthetic hubs: every system's objects as a real hub would hold them.
+
+    from adapters.generate import generate, generate_yaml
+    objects = generate("fleet", clusters=10_000, placements=2_000, seed=0)
+    text = generate_yaml("fleet", 1_000, 200, now="2026-11-21T12:00:00Z")   # the same bytes per arguments
+
+Two layers:
+
+- the shared layer here (system-neutral): :func:`cluster_table` draws the tabular cluster attributes
+  (topology labels with Zipf-like sizes, team/tier/compliance labels, node counts, CPU and memory
+  capacity/allocatable/available, cost, taints, health) as vectorised numpy columns in a polars frame,
+  and :class:`Matcher` evaluates label selectors, property selectors, tolerations and preference
+  scores on those columns (with caches, since placements reuse a limited vocabulary of policies);
+- one generator per system, beside its adapter (``adapters/<system>/generate.py``), registered in
+  :data:`GENERATORS` as ``generate(clusters, placements, *, seed, now) -> objects``, that turns the
+  table's rows into the system's objects and adds placements and the state an earlier scheduler
+  run left behind.
+
+Everything is drawn from ``np.random.default_rng`` seeded by ``(seed, section)``, so the same
+arguments give the same objects, and the clusters do not depend on the number of placements. Times
+(heartbeats, transitions) are relative to ``now``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from adapters.manifests import dump_yaml_stream
+from model import parse_quantity
+
+__all__ = [
+    "DEFAULT_NOW",
+    "GENERATORS",
+    "ClusterTable",
+    "Matcher",
+    "cluster_table",
+    "current_minute",
+    "generate",
+    "generate_yaml",
+    "zipf_weights",
+]
+
+DEFAULT_NOW = "2026-11-21T12:00:00Z"
+
+# =================================================================================== shared layer
+
+# (region, provider, zones), in order of size: region k gets a share proportional to 1/k.
+REGIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("eastus", "azure", ("eastus-1", "eastus-2", "eastus-3")),
+    ("us-east-1", "aws", ("us-east-1a", "us-east-1b", "us-east-1c")),
+    ("westeurope", "azure", ("westeurope-1", "westeurope-2", "westeurope-3")),
+    ("us-central1", "gcp", ("us-central1-a", "us-central1-b", "us-central1-c")),
+    ("eu-west-1", "aws", ("eu-west-1a", "eu-west-1b")),
+    ("westus2", "azure", ("westus2-1", "westus2-2")),
+    ("europe-west1", "gcp", ("europe-west1-b", "europe-west1-c", "europe-west1-d")),
+    ("ap-northeast-1", "aws", ("ap-northeast-1a", "ap-northeast-1c")),
+    ("southeastasia", "azure", ("southeastasia-1", "southeastasia-2")),
+    ("asia-east1", "gcp", ("asia-east1-a", "asia-east1-b")),
+    ("northeurope", "azure", ("northeurope-1", "northeurope-2", "northeurope-3")),
+    ("us-west-2", "aws", ("us-west-2a", "us-west-2b")),
+)
+PROVIDERS = ("azure", "aws", "gcp")
+ENVIRONMENTS = ("production", "staging", "dev")
+ENVIRONMENT_SHARES = (0.60, 0.25, 0.15)
+TEAMS = ("payments", "search", "identity", "platform", "data", "ml", "checkout", "media", "ads", "infra")
+TIERS = ("gold", "silver", "bronze")
+TIER_SHARES = (0.2, 0.5, 0.3)
+COMPLIANCE = ("", "pci", "hipaa", "sox")  # "" = no label
+COMPLIANCE_SHARES = (0.85, 0.06, 0.05, 0.04)
+ZONE_SHARES = {2: (0.6, 0.4), 3: (0.45, 0.35, 0.2)}
+
+TAINTED_SHARE = 0.03
+TAINT_KEYS = ("maintenance", "gpu", "dedicated")
+TAINT_KEY_SHARES = (0.5, 0.25, 0.25)
+MAINTENANCE_REASONS = ("kernel-upgrade", "node-drain")
+
+# Health states: eligible ones first.
+HEALTHY, BLIP, UNHEALTHY, STALE, LEAVING = range(5)
+HEALTH_SHARES = (0.955, 0.005, 0.02, 0.01, 0.01)  # BLIP = unhealthy for < 5 min, still eligible
+
+# Label keys the table carries, each a column of the same name ("" where the label is absent).
+LABEL_KEYS = ("region", "zone", "provider", "environment", "team", "tier", "compliance", "accelerator")
+
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def zipf_weights(k: int, s: float = 1.0) -> np.ndarray:
+    """Probabilities proportional to 1/rank**s for ranks 1..k."""
+    w = 1.0 / np.arange(1, k + 1, dtype=np.float64) ** s
+    return w / w.sum()
+
+
+def rng_for(seed: int, section: int) -> np.random.Generator:
+    return np.random.default_rng([seed, section])
+
+
+@dataclass(slots=True)
+class ClusterTable:
+    """The clusters' attributes: one polars row per cluster, plus numpy views for matching."""
+
+    frame: pl.DataFrame
+    labels: dict[str, np.ndarray] = field(init=False)  # label key -> values ("" = absent)
+    numbers: dict[str, np.ndarray] = field(init=False)  # numeric column -> int64 values
+
+    def __post_init__(self) -> None:
+        self.labels = {k: self.frame[k].to_numpy().astype(str) for k in LABEL_KEYS}
+        self.numbers = {
+            c: self.frame[c].to_numpy()
+            for c, dtype in self.frame.schema.items()
+            if dtype.is_integer() and c != "index"
+        }
+
+    def __len__(self) -> int:
+        return self.frame.height
+
+    @property
+    def names(self) -> np.ndarray:
+        return self.frame["name"].to_numpy().astype(str)
+
+    @property
+    def eligible(self) -> np.ndarray:
+        return self.numbers["health"] <= BLIP
+
+    def label(self, key: str) -> np.ndarray:
+        """The values of a label key; "" for every cluster when no cluster has it."""
+        got = self.labels.get(key)
+        return got if got is not None else np.full(len(self), "", dtype=str)
+
+
+def cluster_table(clusters: int, seed: int, now: datetime) -> ClusterTable:
+    """Draw `clusters` clusters' attributes, vectorised; names are `member-<region>-<nnnnn>`."""
+    rng = rng_for(seed, 1)
+    size = clusters
+    region_names = np.array([r for r, _, _ in REGIONS])
+    region_providers = np.array([p for _, p, _ in REGIONS])
+    width = max(len(z) for _, _, z in REGIONS)
+    zone_names = np.array([list(z) + [""] * (width - len(z)) for _, _, z in REGIONS])
+    zone_counts = np.array([len(z) for _, _, z in REGIONS])
+
+    region = rng.choice(len(REGIONS), size=size, p=zipf_weights(len(REGIONS)))
+    u = rng.random(size)
+    zone = np.where(
+        zone_counts[region] == 3,
+        np.searchsorted(np.cumsum(ZONE_SHARES[3])[:-1], u, side="right"),
+        np.searchsorted(np.cumsum(ZONE_SHARES[2])[:-1], u, side="right"),
+    )
+    environment = rng.choice(len(ENVIRONMENTS), size=size, p=ENVIRONMENT_SHARES)
+    team = rng.choice(len(TEAMS), size=size, p=zipf_weights(len(TEAMS), 0.8))
+    tier = rng.choice(len(TIERS), size=size, p=TIER_SHARES)
+    compliance = rng.choice(len(COMPLIANCE), size=size, p=COMPLIANCE_SHARES)
+
+    # Capacity: node counts lognormal around an environment median, a few machine shapes.
+    median_nodes = np.array([8.0, 4.0, 2.0])[environment]
+    nodes = np.clip(np.rint(median_nodes * np.exp(0.7 * rng.standard_normal(size))), 1, 500).astype(np.int64)
+    cores = rng.choice(np.array([4, 8, 16, 32, 64]), size=size, p=[0.15, 0.35, 0.3, 0.15, 0.05])
+    gib_per_core = rng.choice(np.array([2, 4, 8]), size=size, p=[0.2, 0.6, 0.2])
+    cpu_capacity = nodes * cores * 1000  # millicores
+    cpu_allocatable = nodes * (cores * 1000 - (100 + 20 * cores))
+    cpu_available = (cpu_allocatable * (1.0 - rng.beta(2.0, 3.0, size)) // 10).astype(np.int64) * 10
+    node_mib = cores * gib_per_core * 1024
+    memory_capacity = nodes * node_mib  # MiB
+    memory_allocatable = nodes * (node_mib - (750 + node_mib // 10))
+    memory_available = (memory_allocatable * (1.0 - rng.beta(2.0, 2.5, size))).astype(np.int64)
+    provider_index = np.array([PROVIDERS.index(p) for _, p, _ in REGIONS])
+    base_cost = np.array([48, 45, 42])[provider_index[region]]  # thousandths per core-hour
+    cost_milli = np.clip(base_cost + np.rint(5.0 * rng.standard_normal(size)), 20, 120).astype(np.int64)
+
+    # Taints, on ~3%: maintenance windows, GPU pools, clusters dedicated to one team.
+    tainted = rng.random(size) < TAINTED_SHARE
+    taint_kind = rng.choice(len(TAINT_KEYS), size=size, p=TAINT_KEY_SHARES)
+    taint_key = np.where(tainted, np.array(TAINT_KEYS)[taint_kind], "")
+    maintenance = np.array(MAINTENANCE_REASONS)[rng.integers(0, len(MAINTENANCE_REASONS), size)]
+    taint_value = np.select(
+        [taint_key == "maintenance", taint_key == "gpu", taint_key == "dedicated"],
+        [maintenance, np.full(size, "true"), np.array(TEAMS)[team]],
+        "",
+    )
+    accelerator = np.where(taint_key == "gpu", "nvidia", "")
+
+    # Health and times (seconds before now).
+    health = rng.choice(len(HEALTH_SHARES), size=size, p=HEALTH_SHARES)
+    heartbeat_age = np.where(health == STALE, rng.integers(6 * 60, 6 * 3600, size), rng.integers(0, 60, size))
+    health_age = np.select(
+        [health == UNHEALTHY, health == BLIP],
+        [rng.integers(6 * 60, 3 * 86400, size), rng.integers(10, 4 * 60, size)],
+        rng.integers(3600, 30 * 86400, size),
+    )
+    joined_age = health_age + rng.integers(0, 90 * 86400, size)
+    deletion_age = rng.integers(60, 3600, size)
+
+    frame = pl.DataFrame(
+        {
+            "index": np.arange(size, dtype=np.int64),
+            "region": region_names[region],
+            "zone": zone_names[region, zone],
+            "provider": region_providers[region],
+            "environment": np.array(ENVIRONMENTS)[environment],
+            "team": np.array(TEAMS)[team],
+            "tier": np.array(TIERS)[tier],
+            "compliance": np.array(COMPLIANCE)[compliance],
+            "accelerator": accelerator,
+            "taint_key": taint_key,
+            "taint_value": taint_value,
+            "health": health.astype(np.int64),
+            "node_count": nodes,
+            "cost_milli": cost_milli,
+            "cpu_capacity_m": cpu_capacity.astype(np.int64),
+            "cpu_allocatable_m": cpu_allocatable.astype(np.int64),
+            "cpu_available_m": cpu_available,
+            "memory_capacity_mi": memory_capacity.astype(np.int64),
+            "memory_allocatable_mi": memory_allocatable.astype(np.int64),
+            "memory_available_mi": memory_available,
+            "heartbeat_age": heartbeat_age.astype(np.int64),
+            "health_age": health_age.astype(np.int64),
+            "joined_age": joined_age.astype(np.int64),
+            "deletion_age": deletion_age.astype(np.int64),
+        },
+        schema_overrides={k: pl.String for k in (*LABEL_KEYS, "taint_key", "taint_value")},
+    )
+    ago = pl.lit(now)
+
+    def time_of(column: str) -> pl.Expr:
+        return (ago - pl.duration(seconds=pl.col(column))).dt.strftime(TIME_FORMAT)
+
+    def cpu(column: str) -> pl.Expr:
+        c = pl.col(column)
+        return pl.when(c % 1000 == 0).then((c // 1000).cast(pl.String)).otherwise(c.cast(pl.String) + "m")
+
+    def memory(column: str) -> pl.Expr:
+        c = pl.col(column)
+        return (
+            pl.when(c % 1024 == 0)
+            .then((c // 1024).cast(pl.String) + "Gi")
+            .otherwise(c.cast(pl.String) + "Mi")
+        )
+
+    frame = frame.with_columns(
+        name=pl.concat_str(
+            [pl.lit("member-"), pl.col("region"), pl.lit("-"), pl.col("index").cast(pl.String).str.zfill(5)]
+        ),
+        cost=pl.lit("0.") + pl.col("cost_milli").cast(pl.String).str.zfill(3),
+        cpu_capacity=cpu("cpu_capacity_m"),
+        cpu_allocatable=cpu("cpu_allocatable_m"),
+        cpu_available=cpu("cpu_available_m"),
+        memory_capacity=memory("memory_capacity_mi"),
+        memory_allocatable=memory("memory_allocatable_mi"),
+        memory_available=memory("memory_available_mi"),
+        heartbeat=time_of("heartbeat_age"),
+        health_since=time_of("health_age"),
+        joined_since=time_of("joined_age"),
+        deleted_at=pl.when(pl.col("health") == LEAVING).then(time_of("deletion_age")),
+    )
+    return ClusterTable(frame)
+
+
+def round_half_away(x: np.ndarray) -> np.ndarray:
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+class Matcher:
+    """Vectorised, cached evaluation of selectors over a ClusterTable.
+
+    `properties` maps a property name to (numeric column, nano-units per column unit), so that a
+    selector value such as "64Gi" compares exactly with a MiB column.
+    """
+
+    def __init__(self, table: ClusterTable, properties: Mapping[str, tuple[str, int]]) -> None:
+        self.table = table
+        self.properties = properties
+        self._cache: dict[str, np.ndarray] = {}
+
+    def _cached(self, kind: str, value: Any, compute: Callable[[], np.ndarray]) -> np.ndarray:
+        key = kind + json.dumps(value, sort_keys=True)
+        got = self._cache.get(key)
+        if got is None:
+            got = self._cache[key] = compute()
+        return got
+
+    def property_values(self, name: str) -> np.ndarray | None:
+        """A property in its column unit as float64, or None when no cluster has it."""
+        spec = self.properties.get(name)
+        if spec is None:
+            return None
+        return self.table.numbers[spec[0]].astype(np.float64)
+
+    def selector(self, selector: Mapping[str, Any] | None) -> np.ndarray:
+        """Kubernetes label selector semantics; None (and {}) match every cluster."""
+        return self._cached("labels", selector, lambda: self._selector(selector or {}))
+
+    def _selector(self, selector: Mapping[str, Any]) -> np.ndarray:
+        mask = np.ones(len(self.table), dtype=bool)
+        for key, value in (selector.get("matchLabels") or {}).items():
+            mask &= self.table.label(key) == value
+        for item in selector.get("matchExpressions") or []:
+            values = self.table.label(item["key"])
+            present = values != ""
+            op = item["operator"]
+            if op == "In":
+                mask &= present & np.isin(values, item["values"])
+            elif op == "NotIn":
+                mask &= ~(present & np.isin(values, item["values"]))
+            elif op == "Exists":
+                mask &= present
+            elif op == "DoesNotExist":
+                mask &= ~present
+            else:
+                raise ValueError(f"unknown label operator {op!r}")
+        return mask
+
+    def term(self, term: Mapping[str, Any]) -> np.ndarray:
+        """A required cluster selector term: labelSelector AND every property expression."""
+        return self._cached("term", term, lambda: self._term(term))
+
+    def _term(self, term: Mapping[str, Any]) -> np.ndarray:
+        mask = self.selector(term.get("labelSelector")).copy()
+        for item in (term.get("propertySelector") or {}).get("matchExpressions") or []:
+            values = self.property_values(item["name"])
+            if values is None:
+                mask[:] = False  # a missing property never matches
+                continue
+            threshold = parse_quantity(str(item["values"][0])).nanos / self.properties[item["name"]][1]
+            compare = {
+                "Gt": np.greater,
+                "Ge": np.greater_equal,
+                "Eq": np.equal,
+                "Ne": np.not_equal,
+                "Lt": np.less,
+                "Le": np.less_equal,
+            }[item["operator"]]
+            mask &= compare(values, threshold)
+        return mask
+
+    def terms(self, terms: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """ORed terms; no terms match every cluster."""
+        if not terms:
+            return np.ones(len(self.table), dtype=bool)
+        mask = np.zeros(len(self.table), dtype=bool)
+        for term in terms:
+            mask |= self.term(term)
+        return mask
+
+    def tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """Clusters whose (single, NoSchedule) taint, if any, some toleration tolerates."""
+        return self._cached("tolerations", tolerations, lambda: self._tolerated(tolerations))
+
+    def _tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        key = self.table.frame["taint_key"].to_numpy().astype(str)
+        value = self.table.frame["taint_value"].to_numpy().astype(str)
+        ok = key == ""
+        for t in tolerations:
+            if t.get("effect", "") not in ("", "NoSchedule"):
+                continue
+            if t.get("operator", "Equal") == "Exists":
+                ok |= (key == t["key"]) if t.get("key") else np.ones_like(ok)
+            else:
+                ok |= (key == t.get("key", "")) & (value == t.get("value", ""))
+        return ok
+
+    def preference_scores(self, preferences: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """Upstream's affinity score per cluster: label weights plus interpolated sorters, rounded
+        per term, min and max over every cluster."""
+        return self._cached("preferences", preferences, lambda: self._preference_scores(preferences))
+
+    def _preference_scores(self, preferences: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        total = np.zeros(len(self.table), dtype=np.int64)
+        for item in preferences:
+            weight = item["weight"]
+            term = item.get("preference") or {}
+            if weight == 0:
+                continue
+            matched = self.selector(term.get("labelSelector"))
+            sorter = term.get("propertySorter")
+            if sorter is None:
+                total += np.where(matched, weight, 0)
+                continue
+            values = self.property_values(sorter["name"])
+            if values is None or len(values) == 0 or values.max() == values.min():
+                continue
+            fraction = (values - values.min()) / (values.max() - values.min())
+            if sorter["sortOrder"] == "Ascending":
+                fraction = 1.0 - fraction
+            total += np.where(matched, round_half_away(fraction * weight), 0).astype(np.int64)
+        return total
+
+
+# =================================================================================== registry
+
+
+def _fleet(clusters: int, placements: int, *, seed: int, now: str | datetime) -> list[dict[str, Any]]:
+    from adapters.fleet.generate import generate_fleet
+
+    return generate_fleet(clusters, placements, seed=seed, now=now)
+
+
+# system name -> generate(clusters, placements, *, seed, now) -> objects. One line per system.
+GENERATORS: dict[str, Callable[..., list[dict[str, Any]]]] = {
+    "fleet": _fleet,
+    # "ocm": _ocm,  (adapters/ocm/generate.py: generate_ocm)
+}
+
+
+def check_sizes(clusters: int, placements: int, seed: int) -> None:
+    for label, value in (("clusters", clusters), ("placements", placements), ("seed", seed)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+            raise ValueError(f"{label} must be a non-negative integer, got {value!r}")
+
+
+def parse_now(now: str | datetime) -> datetime:
+    moment = now if isinstance(now, datetime) else datetime.fromisoformat(now)
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).replace(microsecond=0)
+
+
+def current_minute() -> datetime:
+    """The wall clock rounded down to the minute: the command line's default ``now``, so that a hub
+    generated and then solved at once is judged healthy, and one minute's runs give the same bytes."""
+    return datetime.now(UTC).replace(second=0, microsecond=0)
+
+
+def generate(
+    system: str, clusters: int, placements: int, seed: int = 0, now: str | datetime = DEFAULT_NOW
+) -> list[dict[str, Any]]:
+    """The upstream objects of a synthetic `system` hub with `clusters` clusters and `placements`
+    placements; the same arguments always give the same objects."""
+    make = GENERATORS.get(system)
+    if make is None:
+        raise ValueError(f"unknown system {system!r}; expected one of {', '.join(sorted(GENERATORS))}")
+    return make(clusters, placements, seed=seed, now=now)
+
+
+def generate_yaml(
+    system: str, clusters: int, placements: int, seed: int = 0, now: str | datetime = DEFAULT_NOW
+) -> str:
+    """:func:`generate` as a YAML stream (every document starts with ``---``)."""
+    return dump_yaml_stream(generate(system, clusters, placements, seed=seed, now=now))
