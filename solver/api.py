@@ -5,15 +5,15 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from model import Batch, RequestResult, Result, SelectionMode, SolveStats
 from solver.balance import solve_coupled
 from solver.decompose import components
-from solver.greedy import solve_greedy
+from solver.greedy import explain_top_n, solve_greedy
 from solver.objective import Scale, combine, evaluate, scale_of
-from solver.optimal import SearchOutcome, solve_spread
+from solver.optimal import SearchOutcome, finish, solve_spread
 from solver.prepare import Prepared, prepare
 from solver.solution import Solution, to_result
 from solver.table import ClusterTable
@@ -152,16 +152,25 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
             return solve_greedy(q, table, limit)
 
         def best_response(q: Prepared, scale: Scale) -> tuple[Solution, int]:
-            """The request's own optimum with the others fixed, and its proven bound."""
+            """The request's own optimum with the others fixed, and its proven bound; unexplained
+            (the search asks many times, and only the last answer is reported)."""
             nonlocal models, time_limited
             if _needs_search(q):
-                outcome = _search(q, table, options, limit, deadline, scale)
+                outcome = _search(q, table, options, 0, deadline, scale)
                 models += outcome.searched
                 time_limited |= outcome.time_limited
                 statuses.add(outcome.status)
                 return outcome.solution, outcome.bound
-            chosen = solve_greedy(q, table, limit)
+            chosen = solve_greedy(q, table, 0)
             return chosen, combine(evaluate(q, table, scale, chosen.kept, chosen.picks), scale.spans)
+
+        def explain(q: Prepared, chosen: Solution) -> Solution:
+            """The report of an answer the search settled on, against the final scores."""
+            if not chosen.scheduled:
+                return chosen
+            if q.request.spread:
+                return finish(q, table, chosen.picks, limit)
+            return replace(chosen, unselected=explain_top_n(q, table, chosen.picks, limit))
 
         answers, cut = solve_coupled(
             prepared,
@@ -170,6 +179,7 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
             solutions,
             greedy,
             best_response if options.mode == "optimal" else None,
+            explain,
             deadline=deadline,
         )
         time_limited |= cut

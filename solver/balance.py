@@ -30,9 +30,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from model import SelectionMode
 from solver.objective import BALANCE_RANGE, Scale, affinity_weight, combine, evaluate, scale_of
 from solver.prepare import PASS, Prepared
-from solver.solution import Solution
+from solver.solution import Solution, pick_values
 from solver.table import ClusterTable
 
 __all__ = ["balance_scores", "Coupled", "solve_coupled", "MAX_SWEEPS"]
@@ -232,6 +233,7 @@ def solve_coupled(
     fixed: dict[int, Solution],
     greedy: Callable[[Prepared], Solution],
     best_response: Respond | None,
+    explain: Callable[[Prepared, Solution], Solution],
     *,
     deadline: float,
 ) -> tuple[dict[int, Coupled], bool]:
@@ -267,6 +269,7 @@ def solve_coupled(
         )
         bound = value
         if best_response is not None:
+            solution = explain(final, solution)
             p = prepared[i]
             ceiling = replace(p, affinity=p.affinity + BALANCE_RANGE * abs(_weight(p)))
             bound = max(value, best_response(ceiling, state.scales[i])[1])
@@ -281,6 +284,10 @@ def _improve(state: _Batch, answers: dict[int, Solution], best_response: Respond
     state.begin_scoring()
     own = {i: state.static_value(i, answers[i]) for i in state.coupled}
     passing = {i: state.base[i].outcome == PASS for i in state.coupled}
+    # When last asked: the worst pick's value of its best response (top-N only), and the rows whose
+    # counts bear on it (what it holds and what it would take).
+    threshold: dict[int, int | None] = {}
+    watch: dict[int, np.ndarray] = {}
     log: list[np.ndarray] = []  # rows each accepted move changed
     asked = dict.fromkeys(state.coupled, -1)  # log length when last asked
     limits = state.limits
@@ -291,14 +298,21 @@ def _improve(state: _Batch, answers: dict[int, Solution], best_response: Respond
             since = asked[i]
             if since >= 0 and limits_changed_at <= since:
                 changed = log[since:]
-                if not changed or not passing[i][np.concatenate(changed)].any():
+                if not changed:
+                    continue
+                rows = np.unique(np.concatenate(changed))
+                rows = rows[passing[i][rows]]
+                if not len(rows) or not _may_enter(state, i, rows, threshold[i], watch[i]):
                     continue
             if time.perf_counter() > deadline:
                 return True
             asked[i] = len(log)
-            candidate, _ = best_response(state.scored(i), state.scales[i])
+            scored = state.scored(i)
+            candidate, _ = best_response(scored, state.scales[i])
+            threshold[i] = _worst_pick(scored, state.table, candidate)
             rows = selected_rows(candidate)
             old = state.members[i]
+            watch[i] = np.union1d(old, rows)
             if np.array_equal(rows, old):
                 continue
             current, before = answers[i], state.value
@@ -316,3 +330,34 @@ def _improve(state: _Batch, answers: dict[int, Solution], best_response: Respond
         if not improved:
             break
     return False
+
+
+def _worst_pick(p: Prepared, table: ClusterTable, solution: Solution) -> int | None:
+    """For a top-N answer that left candidates out: the value (pick order) of its worst pick,
+    which a cluster must beat to get in. None where the answer is not a plain top N."""
+    if p.request.spread or p.request.mode is not SelectionMode.N or not solution.picks:
+        return None
+    if len(solution.picks) >= len(p.candidates):
+        return _NOTHING_ENTERS
+    return int(pick_values(p, table, np.asarray(solution.picks, dtype=np.int64)).min())
+
+
+_NOTHING_ENTERS = 2**62
+
+
+def _may_enter(state: _Batch, i: int, rows: np.ndarray, threshold: int | None, watch: np.ndarray) -> bool:
+    """Whether clusters whose counts changed can change what asking request i again gives: one it
+    holds or would take changed (its score, or the gain of moving, moved), or one it left out now
+    beats the worst pick of its best response."""
+    if threshold is None or np.isin(rows, watch).any():
+        return True
+    if threshold == _NOTHING_ENTERS:
+        return False
+    p = state.base[i]
+    most, holding = state.limits
+    own_most = most - (state.position[i] in holding)
+    # Rows it does not hold: the others' count is the total.
+    bonus = _weight(p) * balance_scores(state.totals[rows], own_most)
+    size = max(state.table.size, 1)
+    values = ((p.affinity[rows] + bonus) * 2 + p.sticky[rows]) * size + p.rank[rows]
+    return bool(values.max() >= threshold)

@@ -12,7 +12,7 @@ from solver.spread import SpreadState
 from solver.stickiness import downscale, released_obsolete
 from solver.table import ClusterTable
 
-__all__ = ["solve_greedy", "solve_all", "solve_fixed", "solve_top_n"]
+__all__ = ["explain_top_n", "solve_greedy", "solve_all", "solve_fixed", "solve_top_n"]
 
 
 def solve_greedy(p: Prepared, table: ClusterTable, limit: int) -> Solution:
@@ -68,17 +68,27 @@ def solve_top_n(p: Prepared, table: ClusterTable, limit: int) -> Solution:
     want = p.request.count - p.present
     ranked = best_rows(p, table, p.candidates, want + limit)
     picks, rest = ranked[:want], ranked[want:]
-    unselected = [
-        Unselected(table.names[r], FilterKind.NOT_PICKED, score=_score(p, r, 0)) for r in rest[:limit]
-    ]
-    unselected += explain_filtered(p, table, limit - len(unselected))
     return Solution(
         kept=list(p.kept),
         picks=[int(r) for r in picks],
         released=released_obsolete(p, table, picks),
-        unselected=unselected,
+        unselected=_not_picked(p, table, rest[:limit], limit),
         satisfied=p.present + len(picks) >= p.request.count,
     )
+
+
+def explain_top_n(p: Prepared, table: ClusterTable, picks: list[int], limit: int) -> list[Unselected]:
+    """The report of a top-N answer chosen elsewhere: the best candidates left out, then filtered
+    clusters by name."""
+    rest = np.setdiff1d(p.candidates, np.asarray(picks, dtype=np.int64), assume_unique=True)
+    return _not_picked(p, table, best_rows(p, table, rest, limit)[:limit], limit)
+
+
+def _not_picked(p: Prepared, table: ClusterTable, rest: np.ndarray, limit: int) -> list[Unselected]:
+    unselected = [
+        Unselected(table.names[r], FilterKind.NOT_PICKED, score=_score(p, r, 0)) for r in rest.tolist()
+    ]
+    return unselected + explain_filtered(p, table, limit - len(unselected))
 
 
 def _score(p: Prepared, row: int, spread: int) -> ClusterScore:

@@ -25,7 +25,7 @@ from solver.spread_exact import solve_single_constraint
 from solver.spread_nested import solve_nested
 from solver.table import ClusterTable
 
-__all__ = ["SearchOutcome", "solve_spread"]
+__all__ = ["SearchOutcome", "finish", "solve_spread"]
 
 
 @dataclass(slots=True)
@@ -79,7 +79,7 @@ def solve_spread(
         objective = combine(values, scale.spans)
         solve_seconds = time.perf_counter() - started
         return SearchOutcome(
-            _finish(p, table, picks, limit), values, objective, "OPTIMAL", 0.0, solve_seconds, False, False
+            finish(p, table, picks, limit), values, objective, "OPTIMAL", 0.0, solve_seconds, False, False
         )
 
     # Cells, each ordered best first; only a cell's best `want` candidates can be in an optimum.
@@ -106,7 +106,7 @@ def solve_spread(
     objective = combine(values, scale.spans)
     bound = objective if optimal else max(objective, _bound(scale, values, searched.cut))
     return SearchOutcome(
-        _finish(p, table, picks, limit),
+        finish(p, table, picks, limit),
         values,
         bound,
         status,
@@ -132,7 +132,7 @@ def _bound(scale: Scale, values: tuple[int, ...], cut: tuple[list[int], int] | N
     return total
 
 
-def _finish(p: Prepared, table: ClusterTable, picks: list[int], limit: int) -> Solution:
+def finish(p: Prepared, table: ClusterTable, picks: list[int], limit: int) -> Solution:
     """Scores and report for the chosen picks, each scored as if it were the last pick."""
     kept = list(p.kept)
     state = SpreadState(table, p.request.spread, [*kept, *picks])
