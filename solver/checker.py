@@ -33,7 +33,7 @@ class _Fleet:
         held = {
             d.cluster
             for d in request.existing
-            if d.cluster in self.by_name and _passes(request, self.by_name[d.cluster], self.now)
+            if d.cluster in self.by_name and _passes(request, self.by_name[d.cluster], self.now, held=True)
         }
         return self._passing[key] | held
 
@@ -65,22 +65,18 @@ def check(batch: Batch, result: Result) -> list[str]:
     return problems
 
 
-def _passes(
-    request: PlacementRequest, cluster: Cluster, now: datetime | None, held: bool | None = None
-) -> bool:
-    """Whether the cluster passes the request's filters; `held` defaults to whether the request
-    holds it (taints that keep out only newcomers then do not apply)."""
+def _passes(request: PlacementRequest, cluster: Cluster, now: datetime | None, *, held: bool) -> bool:
+    """Whether the cluster passes the request's filters; `held`: the request holds it (taints
+    that keep out only newcomers then do not apply)."""
     if not cluster.eligible:
         return False
-    if request.scope is not None and not cluster.traits & set(request.scope):
+    if request.scope is not None and cluster.traits.isdisjoint(request.scope):
         return False
     if request.required and not any(
         t.matches(cluster.labels, cluster.properties, cluster.claims, cluster.traits)
         for t in request.required
     ):
         return False
-    if held is None:
-        held = any(d.cluster == cluster.name for d in request.existing)
     return first_untolerated(cluster.taints, request.tolerations, now, held=held) is None
 
 
@@ -119,7 +115,7 @@ def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet)
         if request.mode is SelectionMode.FIXED:
             if cluster.name not in request.cluster_names or not cluster.eligible:
                 problems.append(f"selected {cluster.name}, which is not a valid named cluster")
-        elif not _passes(request, cluster, fleet.now):
+        elif not _passes(request, cluster, fleet.now, held=choice.cluster in existing):
             problems.append(f"selected {cluster.name}, which fails the request's filters")
 
     dropped_current = live_current - selected
