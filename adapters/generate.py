@@ -399,10 +399,16 @@ def _fleet(clusters: int, placements: int, *, seed: int, now: str | datetime) ->
     return generate_fleet(clusters, placements, seed=seed, now=now)
 
 
+def _ocm(clusters: int, placements: int, *, seed: int, now: str | datetime) -> list[dict[str, Any]]:
+    from adapters.ocm.generate import generate_ocm
+
+    return generate_ocm(clusters, placements, seed=seed, now=parse_now(now))
+
+
 # system name -> generate(clusters, placements, *, seed, now) -> objects. One line per system.
 GENERATORS: dict[str, Callable[..., list[dict[str, Any]]]] = {
     "fleet": _fleet,
-    # "ocm": _ocm,  (adapters/ocm/generate.py: generate_ocm)
+    "ocm": _ocm,
 }
 
 
