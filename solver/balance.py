@@ -175,11 +175,13 @@ class _Batch:
         busiest = np.flatnonzero(self.totals == most)
         if most == 0 or len(busiest) > self.most_held:
             return most, frozenset()
-        first = self.member_holders.get(int(busiest[0]), set())
-        holding = frozenset(
-            k for k in first if np.isin(busiest, self.members[self.coupled[k]], assume_unique=True).all()
-        )
-        return most, holding
+        holding: set[int] | None = None
+        for row in busiest.tolist():  # those holding every busiest row: intersect until none is left
+            holders = self.member_holders.get(row, set())
+            holding = set(holders) if holding is None else holding & holders
+            if not holding:
+                break
+        return most, frozenset(holding or ())
 
     def begin_scoring(self) -> None:
         """From now on keep the balance value up to date (the greedy pass needs none)."""
