@@ -54,26 +54,37 @@ def _render(outcome: Outcome, output: str, manifests: Sequence[Manifest]) -> str
 
 
 def render_table(outcome: Outcome) -> str:
-    rows = [("PLACEMENT", "CLUSTER", "DECISION", "AFFINITY", "SPREAD")]
-    for got in outcome.result.requests:
-        for choice in got.selected:
-            score = choice.score
-            rows.append(
-                (
-                    got.request,
-                    choice.cluster,
-                    "kept" if choice.kept else "new",
-                    "-" if score is None else str(score.affinity),
-                    "-" if score is None else str(score.spread),
+    """One row per placement and chosen cluster. Fleet alone keeps its own words (affinity score);
+    otherwise a SYSTEM column leads and the score is the system's total score."""
+    fleet_only = all(part.system == "fleet" for part in outcome.parts)
+    head = ("PLACEMENT", "CLUSTER", "DECISION", "AFFINITY" if fleet_only else "SCORE", "SPREAD")
+    rows = [head if fleet_only else ("SYSTEM", *head)]
+    unsatisfied = []
+    for part in outcome.parts:
+        prefix = () if fleet_only else (part.system,)
+        held = {r.key: {d.cluster for d in r.existing} for r in part.batch.requests}
+        for got in part.result.requests:
+            had = held.get(got.request, set())
+            for choice in got.selected:
+                score = choice.score
+                rows.append(
+                    (
+                        *prefix,
+                        got.request,
+                        choice.cluster,
+                        "kept" if choice.kept or choice.cluster in had else "new",
+                        "-" if score is None else str(score.affinity),
+                        "-" if score is None else str(score.spread),
+                    )
                 )
-            )
-        rows += [(got.request, cluster, "released", "-", "-") for cluster in got.released]
-        if not got.selected and not got.released:
-            rows.append((got.request, "-", "none", "-", "-"))
+            rows += [(*prefix, got.request, cluster, "released", "-", "-") for cluster in got.released]
+            if not got.selected and not got.released:
+                rows.append((*prefix, got.request, "-", "none", "-", "-"))
+            if not got.satisfied:
+                unsatisfied.append(got.request)
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     s = outcome.summary
-    unsatisfied = [r.request for r in outcome.result.requests if not r.satisfied]
     lines.append("")
     lines.append(
         f"{s['requests']} placements, {s['clusters']} clusters; mode {s['mode']}, status {s['status']}; "

@@ -1,0 +1,137 @@
+"""Several systems in one input, and the batch-level behaviour only a joint solve shows."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from adapters.cli import main
+from adapters.pipeline import schedule
+from adapters.systems import SYSTEMS, owned_by
+from solver import SolveOptions
+from tests.ocm_fixtures import NOW, NOW_TIME, Written, builtin, decision, hub, managed_cluster, placement
+
+
+def fleet_demo() -> list[dict]:
+    text = resources.files("adapters.examples").joinpath("fleet-demo.yaml").read_text(encoding="utf-8")
+    return [d for d in yaml.safe_load_all(text) if d]
+
+
+def ocm_hub() -> list[dict]:
+    clusters = [managed_cluster(f"c{i}") for i in range(1, 5)]
+    return [*hub(*clusters), placement("web", n=2), placement("db", n=1)]
+
+
+def write(tmp_path, objects) -> str:
+    path = tmp_path / "hub.yaml"
+    path.write_text(yaml.safe_dump_all(objects, sort_keys=False), encoding="utf-8")
+    return str(path)
+
+
+def test_registry_routes_each_kind_to_its_system() -> None:
+    assert SYSTEMS == ("fleet", "ocm")
+    from adapters.manifests import from_objects
+
+    owned = owned_by(
+        from_objects(
+            [*fleet_demo(), *ocm_hub(), {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}],
+            "<t>",
+        )
+    )
+    assert set(owned) == {"fleet", "ocm"}
+    assert {m.kind for m in owned["ocm"]} == {
+        "ManagedCluster",
+        "ManagedClusterSet",
+        "ManagedClusterSetBinding",
+        "Placement",
+    }
+    assert "ConfigMap" not in {m.kind for ms in owned.values() for m in ms}
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_one_input_with_fleet_and_ocm_solves_both(tmp_path, mode) -> None:
+    path = write(tmp_path, [*fleet_demo(), *ocm_hub()])
+    result = CliRunner().invoke(main, ["solve", "-f", path, "--now", NOW, "--mode", mode, "-o", "plan"])
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.stdout)
+    kinds = {o["kind"] for o in plan["apply"]}
+    assert {
+        "ClusterResourceBinding",
+        "ClusterSchedulingPolicySnapshot",
+        "PlacementDecision",
+        "Placement",
+    } <= kinds
+    systems = plan["summary"]["systems"]
+    assert systems["ocm"] == {"requests": 2, "clusters": 4, "unsatisfied": 0}
+    assert systems["fleet"]["requests"] == 5
+    assert plan["summary"]["requests"] == 7
+    # Each system's result equals what it gives alone.
+    alone = CliRunner().invoke(
+        main, ["solve", "-f", write(tmp_path, ocm_hub()), "--now", NOW, "--mode", mode, "-o", "plan"]
+    )
+    ocm_alone = [o for o in json.loads(alone.stdout)["apply"]]
+    assert [
+        o for o in plan["apply"] if o["apiVersion"].startswith("cluster.open-cluster-management.io")
+    ] == ocm_alone
+
+
+def test_table_names_the_system_when_several_are_present(tmp_path) -> None:
+    path = write(tmp_path, [*fleet_demo(), *ocm_hub()])
+    result = CliRunner().invoke(main, ["solve", "-f", path, "--now", NOW, "-o", "table"])
+    assert result.exit_code == 0, result.output
+    header, *rows = result.stdout.splitlines()
+    assert header.split() == ["SYSTEM", "PLACEMENT", "CLUSTER", "DECISION", "SCORE", "SPREAD"]
+    assert any(r.startswith("ocm") and "ns1/web" in r for r in rows)
+    assert any(r.startswith("fleet") for r in rows)
+
+
+def test_bad_input_in_one_system_writes_nothing_for_any(tmp_path) -> None:
+    bad = placement("web", n=-1)  # numberOfClusters < 0: the CRD refuses it
+    path = write(tmp_path, [*fleet_demo(), *hub(managed_cluster("c1")), bad])
+    result = CliRunner().invoke(main, ["solve", "-f", path, "--now", NOW])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "Placement/ns1/web" in result.stderr and "numberOfClusters" in result.stderr
+
+
+def test_joint_balance_sees_the_batch_final_decisions(tmp_path) -> None:
+    # p0 (Balance) is decided first and sees p1's old decision on c3, so greedy leaves c3 for c4;
+    # p1 (Balance 2, Steady 2) then moves to c1 (ties with c3, the smaller name wins). Judged on
+    # the final decisions c3 is as free as c4, and the smaller name: optimal takes it.
+    clusters = [managed_cluster(f"c{i}") for i in range(1, 5)]
+    objects = [
+        *hub(*clusters),
+        placement("p0", mode="Exact", prioritizers=[builtin("Balance")], n=2),
+        decision("p0", 1, ["c1", "c4"]),
+        placement("p1", mode="Exact", prioritizers=[builtin("Balance", 2), builtin("Steady", 2)], n=1),
+        decision("p1", 1, ["c1", "c3"]),
+    ]
+    greedy = Written.solve(tmp_path, objects, "greedy")
+    optimal = Written.solve(tmp_path, objects, "optimal")
+    assert greedy.chosen("p0") == ["c2", "c4"]
+    assert optimal.chosen("p0") == ["c2", "c3"]
+    assert greedy.chosen("p1") == optimal.chosen("p1") == ["c1"]
+    assert optimal.summary["objective"] > greedy.summary["objective"]
+    assert optimal.summary["bound"] >= optimal.summary["objective"]
+    # Alone, each placement sees fixed others: both modes agree.
+    single = [
+        *hub(*clusters),
+        placement("p0", mode="Exact", prioritizers=[builtin("Balance")], n=2),
+        decision("p0", 1, ["c1", "c4"]),
+        decision("gone", 1, ["c1", "c3"]),
+    ]
+    assert Written.solve(tmp_path, single, "greedy").chosen("p0") == Written.solve(
+        tmp_path, single, "optimal"
+    ).chosen("p0")
+
+
+def test_library_outcome_parts_per_system() -> None:
+    outcome = schedule([*fleet_demo(), *ocm_hub()], now=NOW_TIME, options=SolveOptions(mode="greedy"))
+    assert [p.system for p in outcome.parts] == ["fleet", "ocm"]
+    with pytest.raises(ValueError, match="2 systems"):
+        outcome.batch  # noqa: B018
+    assert sum(1 for _ in outcome.requests()) == 7
