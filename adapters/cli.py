@@ -142,15 +142,33 @@ def solve(paths, mode, now_text, seed, time_limit, config, output) -> None:
 DEMO_NOW = "2026-11-21T12:00:00Z"
 
 
+DEMOS = {
+    "fleet": ("fleet-demo.yaml",),
+    "ocm": ("ocm-demo.yaml",),
+    "all": ("fleet-demo.yaml", "ocm-demo.yaml"),
+}
+
+
 @main.command()
 @click.option("--mode", type=click.Choice(MODES), default="optimal", show_default=True)
 @click.option("-o", "--output", type=click.Choice(FORMATS), default="table", show_default=True)
-def demo(mode: str, output: str) -> None:
-    """Solve the bundled example fleet and print the decisions."""
+@click.option(
+    "--system",
+    type=click.Choice(sorted(DEMOS)),
+    default="fleet",
+    show_default=True,
+    help="Which bundled hub.",
+)
+def demo(mode: str, output: str, system: str) -> None:
+    """Solve a bundled example hub and print the decisions."""
 
     def run() -> str:
-        text = resources.files("adapters.examples").joinpath("fleet-demo.yaml").read_text(encoding="utf-8")
-        manifests = parse_text(text, "fleet-demo.yaml")
+        examples = resources.files("adapters.examples")
+        manifests = [
+            m
+            for name in DEMOS[system]
+            for m in parse_text(examples.joinpath(name).read_text(encoding="utf-8"), name)
+        ]
         outcome = schedule_manifests(manifests, now=_parse_now(DEMO_NOW), options=SolveOptions(mode=mode))
         return _render(outcome, output, manifests)
 

@@ -135,3 +135,14 @@ def test_library_outcome_parts_per_system() -> None:
     with pytest.raises(ValueError, match="2 systems"):
         outcome.batch  # noqa: B018
     assert sum(1 for _ in outcome.requests()) == 7
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_demo_ocm_and_all(mode) -> None:
+    ocm = CliRunner().invoke(main, ["demo", "--system", "ocm", "--mode", mode])
+    assert ocm.exit_code == 0, ocm.output
+    assert "payments/ledger" in ocm.stdout and "apps/web" in ocm.stdout
+    assert "7 placements, 8 clusters" in ocm.stdout
+    both = CliRunner().invoke(main, ["demo", "--system", "all", "--mode", mode, "-o", "plan"])
+    assert both.exit_code == 0, both.output
+    assert set(json.loads(both.stdout)["summary"]["systems"]) == {"fleet", "ocm"}
