@@ -11,8 +11,9 @@ independent checker. Then the churn experiment of :mod:`bench.events` runs on th
 the same mode. :func:`run_suite` collects the rows in a polars frame and writes `results.csv`,
 `results.md`, `time.png` and `quality.png`.
 
-Adding a system (OCM, ...) is one :class:`System` entry in :data:`SYSTEMS`: its generator, its
-adapter's load and emit, and its events.
+Adding a system is one :class:`System` entry in :data:`SYSTEMS`: its generator, its adapter's
+load and emit, and its events (KubeFleet's in :mod:`bench.events`, OCM's in
+:mod:`bench.ocm_events`, under the same four names so that the churn columns serve both).
 """
 
 from __future__ import annotations
@@ -33,11 +34,12 @@ from typing import Any
 
 import polars as pl
 
-from adapters import fleet
+from adapters import fleet, ocm
 from adapters.generate import DEFAULT_NOW, generate
 from adapters.manifests import dump_yaml_stream, from_objects, parse_text
 from adapters.pipeline import Outcome, SystemOutcome, schedule_manifests, summary_of_parts
 from bench import events as ev
+from bench import ocm_events
 from model import Batch, Result
 from solver import MODES, SolveOptions, check, solve
 
@@ -84,10 +86,19 @@ class System:
     apply_event: Callable[[str, Objects, int], Objects]  # (event, objects, seed) -> objects
     events: tuple[str, ...]
     now: datetime
+    # (before, after, batch after the event) -> (moved, forced)
+    churn: Callable[[Result, Result, Batch], tuple[int, int]] = ev.churn
+    # Re-solve the applied plan with no event too, and note what moves (a system that re-evaluates
+    # every decision on every sync moves some even then).
+    resync: bool = False
 
 
 def _fleet_load(objects: Objects, now: datetime, seed: int) -> tuple[Batch, Any]:
     return fleet.load(from_objects(objects, "<generated>"), now=now, seed=seed)
+
+
+def _ocm_load(objects: Objects, now: datetime, seed: int) -> tuple[Batch, Any]:
+    return ocm.load(from_objects(objects, "<generated>"), now=now, seed=seed)
 
 
 SYSTEMS: dict[str, System] = {
@@ -100,6 +111,18 @@ SYSTEMS: dict[str, System] = {
         apply_event=lambda event, objects, seed: ev.apply_event(event, objects, seed=seed),
         events=ev.EVENTS,
         now=datetime.fromisoformat(DEFAULT_NOW),
+    ),
+    "ocm": System(
+        name="ocm",
+        generate=lambda clusters, placements, seed: generate("ocm", clusters, placements, seed=seed),
+        load=_ocm_load,
+        emit=ocm.emit,
+        advance=ocm_events.advance,
+        apply_event=lambda event, objects, seed: ocm_events.apply_event(event, objects, seed=seed),
+        events=ocm_events.EVENTS,
+        now=datetime.fromisoformat(DEFAULT_NOW),
+        churn=ocm_events.churn,
+        resync=True,
     ),
 }
 
@@ -227,11 +250,16 @@ def run_case(
     state = entry.advance(objects, outcome)
     del objects
     event_violations = 0
+    if entry.resync:
+        again, _ = _schedule(entry, state, options)
+        event_violations += len(check(again.batch, again.result))
+        moved, forced = entry.churn(outcome.result, again.result, again.batch)
+        row["note"] = f"no-event re-solve: churn {moved} / forced {forced}"
     for event in entry.events:
         changed = entry.apply_event(event, state, seed)
         after, _ = _schedule(entry, changed, options)
         event_violations += len(check(after.batch, after.result))
-        moved, forced = ev.churn(outcome.result, after.result, after.batch)
+        moved, forced = entry.churn(outcome.result, after.result, after.batch)
         row[f"churn_{_event_column(event)}"] = moved
         row[f"forced_{_event_column(event)}"] = forced
         row["time_limited"] = row["time_limited"] or after.result.stats.time_limited
@@ -452,6 +480,32 @@ LEGEND = """\
 """
 
 
+OCM_LEGEND = """\
+- **OCM rows** (`system` ocm): **selected** counts PlacementDecision entries and **unsatisfied**
+  the Placements whose PlacementSatisfied would not be True (misconfigured ones, shown with no
+  decisions, are not in the batch). The events are OCM's (`bench/ocm_events.py`):
+  `cluster-removed` deletes the ManagedCluster named in the most PlacementDecisions (and its
+  AddOnPlacementScores); `label-changed` moves that cluster to another region (and zone);
+  `score-updated` redraws the resource-usage-score AddOnPlacementScore of a quarter of the
+  clusters that have one; `policy-changed` edits 10% of the Placements (numberOfClusters one up or
+  down, or the first predicate narrowed). **forced** = decisions on a removed cluster, on a cluster
+  that no longer passes the placement's filters (sets, predicates, taints), of a placement now
+  misconfigured, or beyond a lowered numberOfClusters. OCM keeps nothing by policy: every sync
+  re-scores every decision, and Steady only prices holding a cluster, so moves beyond the forced
+  ones are expected after any event, in both modes; the table below gives, per row, what re-solving
+  the applied plan with no event at all moves (the re-evaluation itself: Balance judged on the
+  decisions just written).
+"""
+
+
+def _ocm_notes(frame: pl.DataFrame) -> str:
+    rows = frame.filter((pl.col("system") == "ocm") & (pl.col("status") != "SKIPPED"))
+    lines = ["| OCM clusters x placements | mode | re-solved with no event |", "|---|---|---|"]
+    for r in rows.iter_rows(named=True):
+        lines.append(f"| {r['clusters']} x {r['placements']} | {r['mode']} | {r['note'] or '-'} |")
+    return "\n".join(lines)
+
+
 def markdown_table(frame: pl.DataFrame) -> str:
     """The frame as a GitHub Markdown table (figures rounded; results.csv has them raw)."""
     rows = [[fmt(r) for _, fmt in _MARKDOWN] for r in frame.iter_rows(named=True)]
@@ -518,6 +572,7 @@ def write_results(frame: pl.DataFrame, out: str | os.PathLike[str], *, seed: int
     out.mkdir(parents=True, exist_ok=True)
     csv, md = out / "results.csv", out / "results.md"
     frame.write_csv(csv)
+    ocm_rows = "ocm" in set(frame["system"].to_list())
     text = "\n\n".join(
         [
             "# placement-solver benchmark results",
@@ -526,6 +581,7 @@ def write_results(frame: pl.DataFrame, out: str | os.PathLike[str], *, seed: int
             _skip_note(frame),
             markdown_table(frame).rstrip("\n"),
             LEGEND.rstrip("\n"),
+            *((OCM_LEGEND.rstrip("\n"), _ocm_notes(frame)) if ocm_rows else ()),
             "![wall time against fleet size](time.png)",
             "![optimal against greedy: objective and churn](quality.png)",
         ]

@@ -14,13 +14,16 @@ import polars as pl
 import pytest
 import yaml
 
-from adapters import fleet
+from adapters import fleet, ocm
 from adapters.fleet import names as n
 from adapters.manifests import from_objects, parse_text
+from adapters.ocm import names as on
 from adapters.pipeline import schedule
 from bench import events as ev
+from bench import ocm_events as oev
 from bench.generate import DEFAULT_NOW, generate, generate_yaml
 from bench.suite import COLUMNS, parse_sizes
+from model import SelectionMode
 from solver import SolveOptions, check
 from tests.fleet_fixtures import run_cli
 
@@ -76,7 +79,7 @@ def test_bench_bad_arguments_exit_2_with_one_line(tmp_path):
         ["--sizes", "100"],
         ["--sizes", "0x10"],
         ["--modes", "fastest"],
-        ["--system", "ocm"],
+        ["--system", "kcp"],
         ["--seed", "-1"],
         ["--time-limit", "0"],
     ):
@@ -221,3 +224,139 @@ def test_policy_changed_makes_bindings_obsolete(solved):
     for request in batch.requests:
         if request.key in names:
             assert not any(d.current for d in request.existing)
+
+
+# ------------------------------------------------------------------------------------------ OCM
+
+
+OCM_SIZE = (120, 60)
+
+
+@pytest.fixture(scope="module")
+def ocm_rows():
+    """Both modes of one small OCM case, in this process (the suite runs each in a fresh one)."""
+    from bench.suite import run_case
+
+    return [run_case("ocm", *OCM_SIZE, mode, seed=0) for mode in ("greedy", "optimal")]
+
+
+def test_ocm_case_figures_hold(ocm_rows):
+    greedy, optimal = ocm_rows
+    assert greedy["status"] == "GREEDY" and optimal["status"] in ("OPTIMAL", "FEASIBLE")
+    assert optimal["objective"] >= greedy["objective"]
+    for row in (greedy, optimal):
+        assert row["system"] == "ocm" and row["violations"] == 0 and row["event_violations"] == 0
+        assert row["wall_s"] == pytest.approx(row["load_s"] + row["solver_s"] + row["emit_s"])
+        assert row["e2e_s"] >= row["read_s"] + row["write_s"]
+        assert row["selected"] > 0 and row["unsatisfied"] < OCM_SIZE[1] // 4
+        for event in oev.EVENTS:
+            column = event.replace("-", "_")
+            assert row[f"churn_{column}"] >= row[f"forced_{column}"] >= 0, event
+        assert row["forced_cluster_removed"] > 0  # the busiest cluster held decisions
+        assert row["note"].startswith("no-event re-solve: churn ")
+
+
+def test_ocm_results_are_written_with_their_legend(ocm_rows, tmp_path):
+    from bench.suite import _frame, write_results
+
+    frame = _frame(ocm_rows)
+    write_results(frame, tmp_path)
+    md = (tmp_path / "results.md").read_text()
+    assert "placement-solver bench --system ocm --sizes 120x60 --out" in md
+    assert "**OCM rows**" in md and "| 120 x 60 | greedy | no-event re-solve: churn" in md
+    again = pl.read_csv(tmp_path / "results.csv", schema=COLUMNS)
+    assert again["system"].to_list() == ["ocm", "ocm"]
+    assert again["objective_gain"][1] == again["objective"][1] - again["objective"][0]
+
+
+def test_fleet_results_have_no_ocm_legend(bench_run):
+    _, out = bench_run
+    assert "OCM" not in (out / "results.md").read_text()
+
+
+@pytest.fixture(scope="module")
+def ocm_solved():
+    objects = generate("ocm", 150, 60, seed=1)
+    options = SolveOptions(mode="greedy")
+    outcome = schedule(objects, now=NOW, options=options)
+    return objects, outcome, oev.advance(objects, outcome), options
+
+
+def test_ocm_advance_writes_the_plan(ocm_solved):
+    objects, outcome, state, options = ocm_solved
+    before = _canonical(objects)
+    assert _canonical(oev.advance(objects, outcome)) == _canonical(state)
+    assert _canonical(objects) == before
+    decisions = [o for o in state if o["kind"] == on.DECISION]
+    deleted = {(d["namespace"], d["name"]) for d in outcome.delete}
+    assert not deleted & {(o["metadata"]["namespace"], o["metadata"]["name"]) for o in decisions}
+    written: dict[str, set[str]] = {}
+    for o in decisions:
+        key = f"{o['metadata']['namespace']}/{o['metadata']['labels'][on.PLACEMENT_LABEL]}"
+        written.setdefault(key, set()).update(d["clusterName"] for d in o["status"]["decisions"])
+    for got in outcome.result.requests:
+        assert written.get(got.request, set()) == {c.cluster for c in got.selected}
+    placements = {
+        f"{o['metadata']['namespace']}/{o['metadata']['name']}": o for o in state if o["kind"] == on.PLACEMENT
+    }
+    for got in outcome.result.requests:
+        status = placements[got.request]["status"]
+        assert status["numberOfSelectedClusters"] == len(got.selected)
+        assert placements[got.request]["metadata"].get("uid")  # server fields kept
+    # Solving the written state again: nothing is forced, and the answer is checked clean.
+    again = schedule(state, now=NOW, options=options)
+    moved, forced = oev.churn(outcome.result, again.result, again.batch)
+    assert forced == 0 and moved >= 0
+
+
+@pytest.mark.parametrize("event", oev.EVENTS)
+def test_ocm_events_are_deterministic_and_pure(ocm_solved, event):
+    _, outcome, state, options = ocm_solved
+    frozen = copy.deepcopy(state)
+    changed = oev.apply_event(event, state, seed=5)
+    assert _canonical(changed) == _canonical(oev.apply_event(event, state, seed=5))
+    assert _canonical(state) == _canonical(frozen)
+    assert _canonical(changed) != _canonical(state)
+    after = schedule(changed, now=NOW, options=options)
+    assert check(after.batch, after.result) == []
+    moved, forced = oev.churn(outcome.result, after.result, after.batch)
+    assert moved >= forced >= 0
+
+
+def test_ocm_cluster_removed_forces_exactly_its_decisions(ocm_solved):
+    _, outcome, state, options = ocm_solved
+    target = oev.busiest_cluster(state)
+    held = sum(1 for _, cluster in oev.selected_pairs(outcome.result) if cluster == target)
+    assert held == oev.decision_counts(state)[target] > 0
+    changed = oev.apply_event("cluster-removed", state)
+    assert target not in {o["metadata"]["name"] for o in changed if o["kind"] == on.MANAGED_CLUSTER}
+    assert not [o for o in changed if o["kind"] == on.SCORE and o["metadata"]["namespace"] == target]
+    after = schedule(changed, now=NOW, options=options)
+    moved, forced = oev.churn(outcome.result, after.result, after.batch)
+    assert forced == held and moved >= held
+    assert target not in {c for _, c in oev.selected_pairs(after.result)}
+
+
+def test_ocm_policy_changed_edits_specs_and_forces_surplus(ocm_solved):
+    _, outcome, state, _ = ocm_solved
+    changed = oev.apply_event("policy-changed", state, seed=0)
+    old = {(o["metadata"]["namespace"], o["metadata"]["name"]): o for o in state if o["kind"] == on.PLACEMENT}
+    edited = [
+        o
+        for o in changed
+        if o["kind"] == on.PLACEMENT
+        and o["spec"] != old[(o["metadata"]["namespace"], o["metadata"]["name"])]["spec"]
+    ]
+    assert len(edited) == round(0.1 * len(old))
+    for o in edited:
+        assert (
+            o["metadata"]["generation"]
+            == old[(o["metadata"]["namespace"], o["metadata"]["name"])]["metadata"]["generation"] + 1
+        )
+    # A placement cut to fewer clusters than it holds must give up the surplus.
+    batch, _ = ocm.load(from_objects(changed, "<changed>"), now=NOW)
+    pairs = oev.selected_pairs(outcome.result)
+    for request in batch.requests:
+        held = {(p, c) for p, c in pairs if p == request.key}
+        if request.mode is SelectionMode.N and len(held) > request.count:
+            assert oev.forced_pairs(held, batch) >= len(held) - request.count
