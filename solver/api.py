@@ -8,6 +8,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+import numpy as np
+
 from model import Batch, RequestResult, Result, SelectionMode, SolveStats
 from solver.balance import solve_coupled
 from solver.decompose import components
@@ -15,7 +17,7 @@ from solver.greedy import explain_top_n, solve_greedy
 from solver.objective import Scale, combine, evaluate, scale_of
 from solver.optimal import SearchOutcome, finish, solve_spread
 from solver.prepare import Prepared, prepare
-from solver.solution import Solution, to_result
+from solver.solution import Solution, pick_order, to_result
 from solver.table import ClusterTable
 
 __all__ = ["SolveOptions", "solve", "MODES"]
@@ -170,7 +172,8 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
                 return chosen
             if q.request.spread:
                 return finish(q, table, chosen.picks, limit)
-            return replace(chosen, unselected=explain_top_n(q, table, chosen.picks, limit))
+            picks = [int(r) for r in pick_order(q, table, np.asarray(chosen.picks, dtype=np.int64))]
+            return replace(chosen, picks=picks, unselected=explain_top_n(q, table, picks, limit))
 
         answers, cut = solve_coupled(
             prepared,

@@ -33,7 +33,8 @@ import numpy as np
 from model import SelectionMode
 from solver.objective import BALANCE_RANGE, Scale, affinity_weight, combine, evaluate, scale_of
 from solver.prepare import PASS, Prepared
-from solver.solution import Solution, pick_values
+from solver.solution import Solution, pick_order, pick_values
+from solver.stickiness import released_obsolete
 from solver.table import ClusterTable
 
 __all__ = ["balance_scores", "Coupled", "solve_coupled", "MAX_SWEEPS"]
@@ -95,7 +96,13 @@ class _Batch:
         self.base = base
         self.scales: dict[int, Scale] = {i: scale_of(base[i], table) for i in coupled}
         # What one unit of balance score is worth in each coupled request's objective: exact ints.
-        self.worth = [_weight(base[i]) * affinity_weight(self.scales[i].spans) for i in coupled]
+        self.unit = [affinity_weight(self.scales[i].spans) for i in coupled]  # one affinity point
+        self.worth = [
+            _weight(base[i]) * u for i, u in zip(coupled, self.unit, strict=True)
+        ]  # one balance point
+        # Per cluster: the worth of one balance point summed over the coupled requests picking it,
+        # what one more decision there costs them per point their scores drop.
+        self.pull = np.zeros(table.size, dtype=np.int64)
         self.totals = table.load.copy()
         self.members: dict[int, np.ndarray] = {}  # every request's decisions (they count)
         self.picks: dict[int, np.ndarray] = {}  # coupled requests' new picks (they are scored)
@@ -146,20 +153,24 @@ class _Batch:
                 self.member_holders[row].discard(k)
             for row in rows.tolist():
                 self.member_holders.setdefault(row, set()).add(k)
-            for row in self.picks.get(i, np.empty(0, np.int64)).tolist():
+            gone = self.picks.get(i, _NONE)
+            for row in gone.tolist():
                 self.holders[row].discard(k)
+            np.subtract.at(self.pull, gone, self.worth[k])
             self.picks[i] = np.asarray(solution.picks, dtype=np.int64)
             for row in self.picks[i].tolist():
                 self.holders.setdefault(row, set()).add(k)
+            np.add.at(self.pull, self.picks[i], self.worth[k])
             self.most_held = max(self.most_held, len(rows))
         if not self.scoring:
             return
         self.limits = self._limits()
-        if self.limits == before:
-            # Everyone's busiest count is as it was: only the requests picking a changed cluster
-            # (and the mover) see different scores.
+        if before is not None and self.limits[0] == before[0]:
+            # The busiest count is as it was: only the requests picking a changed cluster, the
+            # mover, and those now holding (or no longer holding) every busiest cluster see
+            # different scores.
             changed = np.setxor1d(old, rows).tolist()
-            affected = set().union(*(self.holders.get(r, ()) for r in changed))
+            affected = set().union(*(self.holders.get(r, ()) for r in changed), self.limits[1] ^ before[1])
             if k is not None:
                 affected.add(k)
             self._rescore(sorted(affected))
@@ -219,6 +230,18 @@ class _Batch:
             self.value += self.worth[k] * (score - self.scores[k])
             self.scores[k] = score
 
+    def considerate(self, i: int, scored: Prepared, rows: np.ndarray) -> np.ndarray:
+        """What picking each row is worth to the batch, not only to request i: its own score, less
+        what one more decision there takes from the balance scores of the others picking it
+        (against the busiest count as it stands)."""
+        k = self.position[i]
+        mine = np.isin(rows, self.picks.get(i, _NONE))
+        count = self.totals[rows] - np.isin(rows, self.members[i])  # decisions there without i
+        table = _table_of(max(self.limits[0], 0))
+        drop = table[np.minimum(count, len(table) - 1)] - table[np.maximum(count - 1, 0)]
+        pull = self.pull[rows] - np.where(mine, self.worth[k], 0)
+        return self.unit[k] * scored.affinity[rows] + np.where(count > 0, drop * pull, 0)
+
     def static_value(self, i: int, solution: Solution) -> int:
         """The request's combined objective without its balance scores."""
         scale = self.scales[i]
@@ -243,23 +266,25 @@ def solve_coupled(
     other request's solution in `fixed`. With `best_response` (a request's own optimum and proven
     bound, others fixed) the greedy answer is improved; without it, greedy is the answer. Returns
     the answers and whether the wall clock cut the search."""
-    state = _Batch(table, coupled, prepared)
-    is_coupled = set(coupled)
-    for i, p in enumerate(prepared):  # before anything is decided, everyone holds what it held
-        state.hold(i, holdings(p, table))
-
-    answers: dict[int, Solution] = {}
     seen: dict[int, Prepared] = {}
-    for i in range(len(prepared)):  # greedy, as upstream: one request at a time in batch order
-        if i in is_coupled:
-            seen[i] = state.scored(i)
-            answers[i] = greedy(seen[i])
-            state.move(i, answers[i])
-        else:
-            state.move(i, fixed[i])
 
+    def as_upstream(i: int, state: _Batch) -> Solution:  # greedy: one at a time in batch order
+        seen[i] = state.scored(i)
+        return greedy(seen[i])
+
+    state, answers = _decide(prepared, table, coupled, fixed, as_upstream)
     time_limited = False
     if best_response is not None:
+        # Start from what the requests hold where that is at least as good as greedy's answer
+        # (less churn: an answer fed back in mostly stays), else from greedy's answer; the search
+        # only climbs, so the answer is never worse than greedy.
+        held = {i: _holding(prepared[i], table) for i in coupled}
+        if any(h is not None for h in held.values()):
+            kept, kept_answers = _decide(
+                prepared, table, coupled, fixed, lambda i, _: held[i] if held[i] is not None else answers[i]
+            )
+            if _total(kept, kept_answers) >= _total(state, answers):
+                state, answers = kept, kept_answers
         time_limited = _improve(state, answers, best_response, deadline)
 
     out: dict[int, Coupled] = {}
@@ -279,21 +304,85 @@ def solve_coupled(
     return out, time_limited
 
 
-def _improve(state: _Batch, answers: dict[int, Solution], best_response: Respond, deadline: float) -> bool:
-    """Best responses, each kept only where the batch objective strictly rises. A request is
-    asked again only when an accepted move since it was last asked touched one of its candidates
-    or changed the busiest count. True when the wall clock cut the search."""
+def _decide(
+    prepared: Sequence[Prepared],
+    table: ClusterTable,
+    coupled: Sequence[int],
+    fixed: dict[int, Solution],
+    choose: Callable[[int, _Batch], Solution],
+) -> tuple[_Batch, dict[int, Solution]]:
+    """A batch state where every request first holds what it held, then, in batch order, each
+    coupled request takes `choose(i, state)` and every other its fixed solution."""
+    state = _Batch(table, coupled, prepared)
+    for i, p in enumerate(prepared):
+        state.hold(i, holdings(p, table))
+    answers: dict[int, Solution] = {}
+    is_coupled = set(coupled)
+    for i in range(len(prepared)):
+        if i in is_coupled:
+            answers[i] = choose(i, state)
+            state.move(i, answers[i])
+        else:
+            state.move(i, fixed[i])
     state.begin_scoring()
+    return state, answers
+
+
+def _total(state: _Batch, answers: dict[int, Solution]) -> int:
+    """The coupled requests' objective summed, balance judged on the state's decisions."""
+    return sum(state.static_value(i, answers[i]) for i in state.coupled) + state.value
+
+
+def _holding(p: Prepared, table: ClusterTable) -> Solution | None:
+    """Keeping exactly what the request holds, where that is a valid answer of a top-N request
+    (every held cluster still passes, and there are as many as it can take); None otherwise."""
+    if p.request.spread or p.request.mode is not SelectionMode.N or p.kept:
+        return None
+    rows = holdings(p, table)
+    rows = rows[p.outcome[rows] == PASS]
+    want = min(p.request.count, len(p.candidates))
+    if len(rows) != want or not want:
+        return None
+    picks = [int(r) for r in pick_order(p, table, rows)]
+    return Solution(
+        kept=[],
+        picks=picks,
+        released=released_obsolete(p, table, picks),
+        satisfied=len(picks) >= p.request.count,
+    )
+
+
+def _improve(state: _Batch, answers: dict[int, Solution], best_response: Respond, deadline: float) -> bool:
+    """Moves kept only where the batch objective strictly rises: each request in turn tries its
+    own best response, then (top-N requests) the answer best for the batch as it stands, which
+    also counts what its picks take from the others' balance scores. A request is asked again
+    only when a move since it was last asked changed a cluster that can change either answer,
+    or the busiest count. True when the wall clock cut the search."""
     own = {i: state.static_value(i, answers[i]) for i in state.coupled}
     passing = {i: state.base[i].outcome == PASS for i in state.coupled}
-    # When last asked: the worst pick's value of its best response (top-N only), and the rows whose
-    # counts bear on it (what it holds and what it would take).
-    threshold: dict[int, int | None] = {}
-    watch: dict[int, np.ndarray] = {}
+    asks: dict[int, _Ask] = {}
     log: list[np.ndarray] = []  # rows each accepted move changed
     asked = dict.fromkeys(state.coupled, -1)  # log length when last asked
     limits = state.limits
     limits_changed_at = 0
+
+    def accept(i: int, candidate: Solution) -> bool:
+        nonlocal limits, limits_changed_at
+        old, rows = state.members[i], selected_rows(candidate)
+        if np.array_equal(rows, old):
+            return False
+        current, before = answers[i], state.value
+        state.move(i, candidate)
+        value = state.static_value(i, candidate)
+        if value - own[i] + state.value - before <= 0:
+            state.move(i, current)
+            return False
+        answers[i], own[i] = candidate, value
+        log.append(np.setxor1d(old, rows))
+        if state.limits != limits:
+            limits, limits_changed_at = state.limits, len(log)
+        return True
+
     for _ in range(MAX_SWEEPS):
         improved = False
         for i in state.coupled:
@@ -304,34 +393,89 @@ def _improve(state: _Batch, answers: dict[int, Solution], best_response: Respond
                     continue
                 rows = np.unique(np.concatenate(changed))
                 rows = rows[passing[i][rows]]
-                if not len(rows) or not _may_enter(state, i, rows, threshold[i], watch[i]):
+                if not len(rows) or not asks[i].may_change(state, i, rows):
                     continue
             if time.perf_counter() > deadline:
                 return True
-            asked[i] = len(log)
             scored = state.scored(i)
-            candidate, _ = best_response(scored, state.scales[i])
-            threshold[i] = _worst_pick(scored, state.table, candidate)
-            rows = selected_rows(candidate)
-            old = state.members[i]
-            watch[i] = np.union1d(old, rows)
-            if np.array_equal(rows, old):
-                continue
-            current, before = answers[i], state.value
-            state.move(i, candidate)
-            value = state.static_value(i, candidate)
-            if value - own[i] + state.value - before > 0:
-                answers[i], own[i] = candidate, value
-                log.append(np.setxor1d(old, rows))
-                asked[i] = len(log)
-                if state.limits != limits:
-                    limits, limits_changed_at = state.limits, len(log)
-                improved = True
-            else:
-                state.move(i, current)
+            selfish, _ = best_response(scored, state.scales[i])
+            considerate = _considerate(state, i, scored)
+            asks[i] = _Ask.of(state, i, scored, selfish, considerate)
+            moved = accept(i, selfish)
+            if not moved and considerate is not None:
+                moved = accept(i, considerate)
+            asked[i] = len(log)
+            improved |= moved
         if not improved:
             break
     return False
+
+
+def _plain(p: Prepared) -> bool:
+    """A plain top-N request: N clusters, no spread, nothing kept whatever is chosen."""
+    return not p.request.spread and p.request.mode is SelectionMode.N and not p.kept
+
+
+def _considerate(state: _Batch, i: int, scored: Prepared) -> Solution | None:
+    """For a plain top-N request: its best picks for the batch (state.considerate), ties broken
+    as its own order breaks them. None for other requests."""
+    p = scored
+    if not _plain(p):
+        return None
+    candidates = p.candidates
+    want = min(p.request.count, len(candidates))
+    if not want or want == len(candidates):
+        return None  # nothing to choose
+    values = state.considerate(i, p, candidates)
+    cut = np.partition(values, len(values) - want)[len(values) - want]
+    near = candidates[values >= cut]
+    order = np.lexsort((p.rank[near], p.sticky[near], values[values >= cut]))[::-1]
+    picks = [int(r) for r in near[order[:want]]]
+    return Solution(
+        kept=[],
+        picks=picks,
+        released=released_obsolete(p, state.table, picks),
+        satisfied=want >= p.request.count,
+    )
+
+
+@dataclass(slots=True)
+class _Ask:
+    """What a request's last ask depended on: the rows its answers hold or would take, and for
+    each kind of answer the value its worst pick had (None: any change may matter)."""
+
+    watch: np.ndarray
+    selfish: int | None
+    considerate: int | None
+
+    @classmethod
+    def of(
+        cls, state: _Batch, i: int, scored: Prepared, selfish: Solution, considerate: Solution | None
+    ) -> _Ask:
+        rows = [state.members[i], selected_rows(selfish)]
+        worst = None
+        if considerate is not None:
+            rows.append(selected_rows(considerate))
+            picked = np.asarray(considerate.picks, dtype=np.int64)
+            worst = int(state.considerate(i, scored, picked).min())
+        elif not (scored.request.spread or scored.request.mode is not SelectionMode.N):
+            worst = _NOTHING_ENTERS  # takes every candidate
+        return cls(np.unique(np.concatenate(rows)), _worst_pick(scored, state.table, selfish), worst)
+
+    def may_change(self, state: _Batch, i: int, rows: np.ndarray) -> bool:
+        """Whether clusters whose counts changed can change what asking request i gives: one it
+        holds or would take changed, or one it left out now beats the worst pick of an answer."""
+        if self.selfish is None or self.considerate is None or np.isin(rows, self.watch).any():
+            return True
+        if self.selfish == self.considerate == _NOTHING_ENTERS:
+            return False
+        scored = state.scored(i)
+        if self.selfish != _NOTHING_ENTERS and pick_values(scored, state.table, rows).max() >= self.selfish:
+            return True
+        return (
+            self.considerate != _NOTHING_ENTERS
+            and state.considerate(i, scored, rows).max() >= self.considerate
+        )
 
 
 def _worst_pick(p: Prepared, table: ClusterTable, solution: Solution) -> int | None:
@@ -345,21 +489,3 @@ def _worst_pick(p: Prepared, table: ClusterTable, solution: Solution) -> int | N
 
 
 _NOTHING_ENTERS = 2**62
-
-
-def _may_enter(state: _Batch, i: int, rows: np.ndarray, threshold: int | None, watch: np.ndarray) -> bool:
-    """Whether clusters whose counts changed can change what asking request i again gives: one it
-    holds or would take changed (its score, or the gain of moving, moved), or one it left out now
-    beats the worst pick of its best response."""
-    if threshold is None or np.isin(rows, watch).any():
-        return True
-    if threshold == _NOTHING_ENTERS:
-        return False
-    p = state.base[i]
-    most, holding = state.limits
-    own_most = most - (state.position[i] in holding)
-    # Rows it does not hold: the others' count is the total.
-    bonus = _weight(p) * balance_scores(state.totals[rows], own_most)
-    size = max(state.table.size, 1)
-    values = ((p.affinity[rows] + bonus) * 2 + p.sticky[rows]) * size + p.rank[rows]
-    return bool(values.max() >= threshold)
