@@ -113,6 +113,18 @@ class _Batch:
         self.value = 0  # sum of worth x scores, once scoring has begun
         self.scoring = False
         self.most_held = 0  # at least the most decisions any coupled request holds
+        # Every coupled request's picks side by side in fixed slots (-1: empty), so that rescoring
+        # them all is one vectorised pass with no per-request Python.
+        sizes = [
+            max(
+                0,
+                min(base[i].request.count - base[i].present, int(np.count_nonzero(base[i].outcome == PASS))),
+            )
+            for i in coupled
+        ]
+        self.slot = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self.flat = np.full(int(self.slot[-1]), -1, dtype=np.int64)
+        self.owner = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
 
     # -- the others as one request sees them -------------------------------------------------
 
@@ -158,6 +170,9 @@ class _Batch:
                 self.holders[row].discard(k)
             np.subtract.at(self.pull, gone, self.worth[k])
             self.picks[i] = np.asarray(solution.picks, dtype=np.int64)
+            start = int(self.slot[k])
+            self.flat[start : int(self.slot[k + 1])] = -1
+            self.flat[start : start + len(self.picks[i])] = self.picks[i]
             for row in self.picks[i].tolist():
                 self.holders.setdefault(row, set()).add(k)
             np.add.at(self.pull, self.picks[i], self.worth[k])
@@ -206,9 +221,9 @@ class _Batch:
         if not len(self.totals) or not self.coupled:
             return
         most, holding = self.limits
-        picks = [self.picks.get(i, _NONE) for i in self.coupled]
-        owner = np.repeat(np.arange(len(picks)), [len(x) for x in picks])
-        rows = np.concatenate(picks)
+        used = self.flat >= 0
+        rows, owner = self.flat[used], self.owner[used]
+        picks = self.coupled
         own_most = np.full(len(picks), most, dtype=np.int64)
         own_most[list(holding)] -= 1
         others = self.totals[rows] - 1
