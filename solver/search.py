@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-
-from ortools.sat.python import cp_model
+from typing import TYPE_CHECKING
 
 from solver import modes, scores, spread, stickiness
 from solver.objective import LEVELS, Scale
 from solver.prepare import Prepared
 from solver.table import ClusterTable
+
+if TYPE_CHECKING:  # ortools (and the pandas it imports) loads only when a model is built
+    from ortools.sat.python import cp_model
 
 __all__ = ["Space", "SearchRun", "build", "run", "stages", "stage_weights"]
 
@@ -34,7 +36,7 @@ class Space:
     table: ClusterTable
     want: int  # how many new picks at most
     cells: dict[int, list[int]]  # candidates alike for spread, best first
-    model: cp_model.CpModel = field(default_factory=cp_model.CpModel)
+    model: cp_model.CpModel = field(default_factory=lambda: _cp_model().CpModel())
     x: dict[int, cp_model.IntVar] = field(default_factory=dict)
     terms: list[tuple[list, list[int]]] = field(default_factory=lambda: [([], []) for _ in LEVELS])
 
@@ -49,7 +51,15 @@ class Space:
 
     def level(self, i: int) -> cp_model.LinearExprT:
         exprs, coefficients = self.terms[i]
-        return cp_model.LinearExpr.weighted_sum(exprs, coefficients)
+        return _cp_model().LinearExpr.weighted_sum(exprs, coefficients)
+
+
+def _cp_model():
+    """ortools' CP-SAT module, imported on first use: most batches need no model at all, and the
+    import (with pandas, which it pulls in) costs about half a second of every command's start."""
+    from ortools.sat.python import cp_model
+
+    return cp_model
 
 
 def build(p: Prepared, table: ClusterTable, want: int, cells: dict[int, list[int]]) -> Space:
@@ -109,6 +119,7 @@ def run(
     chosen = set(hint)
     for r in rows:
         model.add_hint(x[r], r in chosen)
+    cp_model = _cp_model()
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1  # deterministic; these models are small
     # Presolve costs more than it saves on models this small (measured: 1.9 s against 3.8 s for

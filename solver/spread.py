@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from ortools.sat.python import cp_model
 
 from model import SpreadConstraint
 from solver.table import ClusterTable
@@ -133,6 +132,8 @@ class SpreadState:
 def contribute(space) -> None:
     """In the joint model: per constraint the final highest and lowest domain counts; hard
     constraints bound their difference, and the spread level pays for it (and for soft excess)."""
+    from ortools.sat.python import cp_model  # only when a model is built (see solver.search)
+
     p, model, x = space.p, space.model, space.x
     state = SpreadState(space.table, p.request.spread, list(p.kept))
     most = p.present + space.want
