@@ -24,18 +24,47 @@ class _Fleet:
         self.eligible = [c for c in clusters if c.eligible]
         self._passing: dict[tuple, set[str]] = {}
         self._domains: dict[str, set[str]] = {}
+        self._with_label: dict[tuple[str, str], set[str]] | None = None
 
-    def passing(self, request: PlacementRequest) -> set[str]:
-        """Names of every cluster passing the request's filters; shared by requests with equal filters."""
-        key = (request.required, request.tolerations, request.scope)
-        if key not in self._passing:
-            self._passing[key] = {c.name for c in self.eligible if _passes(request, c, self.now, held=False)}
+    def passing(self, request: PlacementRequest, key: tuple) -> set[str]:
+        """Names of every cluster passing the request's filters; shared by requests with equal
+        filters (`key`, see _filters)."""
+        shared = self._passing.get(key)
+        if shared is None:
+            shared = self._passing[key] = {
+                c.name for c in self._candidates(request) if _passes(request, c, self.now, held=False)
+            }
         held = {
             d.cluster
             for d in request.existing
-            if d.cluster in self.by_name and _passes(request, self.by_name[d.cluster], self.now, held=True)
+            if d.cluster not in shared
+            and d.cluster in self.by_name
+            and _passes(request, self.by_name[d.cluster], self.now, held=True)
         }
-        return self._passing[key] | held
+        return shared | held
+
+    def _candidates(self, request: PlacementRequest) -> list[Cluster]:
+        """The eligible clusters that may pass: a term matches only clusters carrying every pair
+        of its matchLabels (LabelSelector.matches), so only those are judged, each by _passes in
+        full."""
+        if not request.required:
+            return self.eligible
+        names: set[str] = set()
+        for term in request.required:
+            pairs = term.labels.match_labels if term.labels is not None else ()
+            if not pairs:
+                return self.eligible
+            names |= set.intersection(*(self._labelled(pair) for pair in pairs))
+        return [self.by_name[name] for name in names]
+
+    def _labelled(self, pair: tuple[str, str]) -> set[str]:
+        """Names of the eligible clusters whose label pair[0] is pair[1]."""
+        if self._with_label is None:
+            self._with_label = {}
+            for c in self.eligible:
+                for item in c.labels.items():
+                    self._with_label.setdefault(item, set()).add(c.name)
+        return self._with_label.get(pair, set())
 
     def domains(self, key: str, claims: bool) -> set[str]:
         if (key, claims) not in self._domains:
@@ -43,6 +72,11 @@ class _Fleet:
                 _attributes(c, claims)[key] for c in self.clusters if key in _attributes(c, claims)
             }
         return self._domains[(key, claims)]
+
+
+def _filters(request: PlacementRequest) -> tuple:
+    """What a request's verdict on a cluster depends on besides the cluster (and held)."""
+    return (request.required, request.tolerations, request.scope)
 
 
 def _attributes(cluster: Cluster, claims: bool):
@@ -82,6 +116,10 @@ def _passes(request: PlacementRequest, cluster: Cluster, now: datetime | None, *
 
 def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet) -> list[str]:
     clusters = fleet.by_name
+    filters = _filters(request)
+    # An all-clusters request's passing set first: its selected clusters are then judged from it
+    # (the set holds the held clusters that pass for their holder too).
+    passing = fleet.passing(request, filters) if request.mode is SelectionMode.ALL else set()
     problems: list[str] = []
     names = [c.cluster for c in got.selected]
     for name, n in Counter(names).items():
@@ -115,7 +153,9 @@ def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet)
         if request.mode is SelectionMode.FIXED:
             if cluster.name not in request.cluster_names or not cluster.eligible:
                 problems.append(f"selected {cluster.name}, which is not a valid named cluster")
-        elif not _passes(request, cluster, fleet.now, held=choice.cluster in existing):
+        elif cluster.name not in passing and not _passes(
+            request, cluster, fleet.now, held=choice.cluster in existing
+        ):
             problems.append(f"selected {cluster.name}, which fails the request's filters")
 
     dropped_current = live_current - selected
@@ -133,7 +173,7 @@ def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet)
         if dropped_current:
             problems.append(f"dropped current decisions {sorted(dropped_current)}")
     if request.mode is SelectionMode.ALL:
-        missing = sorted(fleet.passing(request) - selected)
+        missing = sorted(passing - selected)
         if missing:
             problems.append(f"{len(missing)} passing clusters not selected, e.g. {missing[0]}")
         if not got.satisfied:
