@@ -19,7 +19,7 @@ from adapters.manifests import (
     parse_text,
     read_sources,
 )
-from adapters.pipeline import Outcome, schedule_manifests
+from adapters.pipeline import Outcome, paused_gc, schedule_manifests
 from adapters.plan import diff_of, plan_of
 from solver import MODES, SolveOptions
 
@@ -132,9 +132,12 @@ def solve(paths, mode, now_text, seed, time_limit, config, output) -> None:
                     pass
             except OSError as err:
                 raise InputError(f"cannot read: {err.strerror}", where=config) from None
-        manifests = read_sources(list(paths), stdin=sys.stdin)
-        options = SolveOptions(mode=mode, time_limit=time_limit, seed=seed)
-        return _render(schedule_manifests(manifests, now=now, options=options), output, manifests)
+        # Reading, scheduling and writing allocate millions of objects and make no cycles: the
+        # collector's passes over them would cost a third of the command (about 3 s at 10,000 x 2,000).
+        with paused_gc():
+            manifests = read_sources(list(paths), stdin=sys.stdin)
+            options = SolveOptions(mode=mode, time_limit=time_limit, seed=seed)
+            return _render(schedule_manifests(manifests, now=now, options=options), output, manifests)
 
     _guard(run)
 
