@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
@@ -130,8 +130,8 @@ def _plain_tag(value: str) -> str:
     return _RESOLVER.resolve(yaml.ScalarNode, value, (True, False))
 
 
-# Characters after which (or at the start of a line) the fast reader does not judge the text: tags,
-# anchors, aliases, block scalars, directives, explicit keys, reserved indicators.
+# Characters which, where a node may begin (see _starts_node), the fast reader leaves to PyYAML:
+# tags, anchors, aliases, block scalars, directives, explicit keys, reserved indicators.
 _INDICATORS = b"!&*|>%?@`"
 _NOT_INDICATORS = bytes(b for b in range(256) if b not in _INDICATORS)
 _INDICATOR_AT_TOKEN = re.compile(r"(?:^|(?<=[\s\[\]{},]))[!&*|>%?@`]", re.MULTILINE)
@@ -156,13 +156,41 @@ _YAML_JSON_DECODER = msgspec.json.Decoder(float_hook=_float)
 
 def _unjudged(text: str, data: bytes) -> bool:
     """Whether the text holds anything the fast reader leaves to PyYAML."""
-    if data.translate(None, _NOT_INDICATORS) and _INDICATOR_AT_TOKEN.search(text):
+    if data.translate(None, _NOT_INDICATORS) and any(
+        _starts_node(text, m.start()) for m in _INDICATOR_AT_TOKEN.finditer(text)
+    ):
         return True
     if "<<" in text or "\t" in text or "\r" in text or text.startswith("...") or "\n..." in text:
         return True
     if "\\" in text and _ESCAPE.search(text):
         return True
     return bool(data.translate(None, _PRINTABLE_ASCII_BYTES)) and bool(_UNPRINTABLE.search(text))
+
+
+def _starts_node(text: str, at: int) -> bool:
+    """Whether the indicator at `at` (after a space or a flow character) may begin a node, a tag,
+    anchor, alias, block scalar or directive: at the start of a line, after a key's colon, a
+    sequence dash, an explicit key, a flow character or a quoted scalar. Otherwise it stands
+    inside a plain scalar (``e.value > 0``, ``c.name == "x" && y``) or a comment, where both
+    parsers read it as a character. Conservative: a doubt answers True."""
+    line = text.rfind("\n", 0, at) + 1
+    before = text[line:at].rstrip(" ")
+    if not before or before[-1] in _NODE_OPENERS or not _FLOW.isdisjoint(before):
+        return True
+    if before[-1] not in "'\"":
+        return False
+    # After a quote: only inside a plain scalar (one that does not begin with a quote).
+    node = before.lstrip(" ")
+    while node.startswith("- "):
+        node = node[2:].lstrip(" ")
+    if node[:1] in ("'", '"'):
+        return True
+    _, colon, value = node.partition(": ")
+    return bool(colon) and value.lstrip(" ")[:1] in ("", "'", '"')
+
+
+_NODE_OPENERS = frozenset(":-?,!&*|>%@`")
+_FLOW = frozenset("[]{}")
 
 
 def _plain_somewhere(text: str, token: str) -> bool:
@@ -324,62 +352,119 @@ def dump_yaml(obj: Mapping[str, Any], memo: dict[Any, str] | None = None) -> str
     ``memo`` may be shared by the documents of one stream while they are all alive: a dict that
     several of them hold (by identity) is then rendered once.
     """
-    if type(obj) is not dict:
-        raise Unhandled
-    if not obj:
-        return "{}\n"
     out: list[str] = []
-    _mapping(obj, "", out.append, {} if memo is None else memo)
+    _document(obj, out, {} if memo is None else memo)
     return "".join(out)
 
 
-def _mapping(obj: dict[str, Any], indent: str, write: Callable[[str], Any], memo: dict) -> None:
+def dump_yaml_stream(objects: Iterable[Any], fallback: Callable[[Any], str]) -> str:
+    """The documents of a YAML stream, each after ``---``, written into one buffer; a document
+    this writer leaves to PyYAML is written by ``fallback`` instead (whatever it had written of
+    that document is dropped). Dicts shared by several documents are rendered once."""
+    out: list[str] = []
+    memo: dict[Any, str] = {}
+    for obj in objects:
+        out.append("---\n")
+        mark = len(out)
+        try:
+            _document(obj, out, memo)
+        except Unhandled:
+            del out[mark:]
+            out.append(fallback(obj))
+    return "".join(out)
+
+
+def _document(obj: Any, out: list[str], memo: dict) -> None:
+    if type(obj) is not dict:
+        raise Unhandled
+    if not obj:
+        out.append("{}\n")
+        return
+    _mapping(obj, "", out, memo)
+
+
+# Per indentation, a key's rendered head (indentation and key); per string value, the rest of its
+# line (": value\n"). A stream repeats the same few keys and many values; both are bounded, for
+# long-lived callers.
+_HEADS: dict[str, dict[str, str]] = {}
+_TAILS: dict[str, str] = {}
+_HEADS_LIMIT = 1 << 14
+_TAILS_LIMIT = 1 << 18
+
+
+def _mapping(obj: dict[str, Any], indent: str, out: list[str], memo: dict) -> None:
     """Write `obj`'s entries, each line starting with `indent` (the first one's already written
     by the caller when it follows "- ")."""
+    append = out.append
+    heads = _HEADS.get(indent)
+    if heads is None:
+        heads = _HEADS[indent] = {}
+    tails = _TAILS
     first = True
+    deeper = ""
     for key, value in obj.items():
-        if type(key) is not str:
-            raise Unhandled
-        head = _key(key) if first else indent + _key(key)
-        first = False
+        if first:
+            if type(key) is not str:
+                raise Unhandled
+            head = _key(key)
+            first = False
+        else:
+            head = heads.get(key)  # type: ignore[assignment]
+            if head is None:
+                if type(key) is not str:
+                    raise Unhandled
+                head = indent + _key(key)
+                if len(heads) < _HEADS_LIMIT:
+                    heads[key] = head
         kind = type(value)
-        if kind is dict:
+        if kind is str:
+            tail = tails.get(value)
+            if tail is None:
+                tail = f": {_string(value)}\n"
+                if len(tails) < _TAILS_LIMIT:
+                    tails[value] = tail
+            append(head + tail)
+        elif kind is dict:
             if value:
-                write(head + ":\n" + indent + "  ")
-                _mapping(value, indent + "  ", write, memo)
+                deeper = deeper or indent + "  "
+                append(f"{head}:\n{deeper}")
+                _mapping(value, deeper, out, memo)
             else:
-                write(head + ": {}\n")
+                append(f"{head}: {{}}\n")
         elif kind is list:
             if value:
-                write(head + ":\n")
-                _sequence(value, indent, write, memo)
+                append(f"{head}:\n")
+                _sequence(value, indent, out, memo)
             else:
-                write(head + ": []\n")
+                append(f"{head}: []\n")
         else:
-            write(head + ": " + _scalar(value) + "\n")
+            append(f"{head}: {_scalar(value)}\n")
 
 
-def _sequence(items: list[Any], indent: str, write: Callable[[str], Any], memo: dict) -> None:
+def _sequence(items: list[Any], indent: str, out: list[str], memo: dict) -> None:
+    append = out.append
+    dash = indent + "- "
     for item in items:
         kind = type(item)
-        if kind is dict:
+        if kind is str:
+            append(f"{dash}{_string(item)}\n")
+        elif kind is dict:
             if not item:
-                write(indent + "- {}\n")
+                append(f"{dash}{{}}\n")
                 continue
             key = (id(item), indent)
             text = memo.get(key)
             if text is None:  # shared entries (e.g. cached status decisions) are written once
-                parts: list[str] = [indent, "- "]
-                _mapping(item, indent + "  ", parts.append, memo)
+                parts: list[str] = [dash]
+                _mapping(item, indent + "  ", parts, memo)
                 text = memo[key] = "".join(parts)
-            write(text)
+            append(text)
         elif kind is list:
             if not item:
-                write(indent + "- []\n")
+                append(f"{dash}[]\n")
                 continue
-            write(indent + "- ")
             inner: list[str] = []
-            _sequence(item, indent + "  ", inner.append, memo)
-            write("".join(inner)[len(indent) + 2 :])
+            _sequence(item, indent + "  ", inner, memo)
+            append(dash + "".join(inner)[len(indent) + 2 :])
         else:
-            write(indent + "- " + _scalar(item) + "\n")
+            append(f"{dash}{_scalar(item)}\n")

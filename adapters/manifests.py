@@ -94,9 +94,12 @@ class Manifest:
     @property
     def ref(self) -> str:
         """``Kind/name`` or ``Kind/namespace/name``, for error messages."""
-        if self.namespace:
-            return f"{self.kind}/{self.namespace}/{self.name}"
-        return f"{self.kind}/{self.name}"
+        obj = self.obj
+        metadata = obj["metadata"]
+        namespace = metadata.get("namespace")
+        if namespace:
+            return f"{obj['kind']}/{namespace}/{metadata['name']}"
+        return f"{obj['kind']}/{metadata['name']}"
 
     @property
     def location(self) -> str:
@@ -334,11 +337,14 @@ def index_by_kind(manifests: Iterable[Manifest], kinds: Mapping[str, set[str]]) 
     """
     buckets: dict[str, dict[tuple[str, str], Manifest]] = {kind: {} for kind in kinds}
     for manifest in manifests:
-        groups = kinds.get(manifest.kind)
-        if groups is None or manifest.group not in groups:
+        obj = manifest.obj  # validated on reading: kind and apiVersion strings, metadata a dict
+        kind = obj["kind"]
+        groups = kinds.get(kind)
+        if groups is None or obj["apiVersion"].rpartition("/")[0] not in groups:
             continue
-        bucket = buckets[manifest.kind]
-        key = (manifest.namespace, manifest.name)
+        bucket = buckets[kind]
+        metadata = obj["metadata"]
+        key = (metadata.get("namespace") or "", metadata["name"])
         other = bucket.get(key)
         if other is not None:
             raise InputError(f"duplicate object {manifest.ref} ({_both(other, manifest)})")
@@ -432,17 +438,7 @@ def dump_yaml_stream(objects: Sequence[Mapping[str, Any]]) -> str:
     """
     if not objects:
         return ""
-    # One document at a time so that every document, even an empty mapping, starts with "---\n".
-    memo: dict[Any, str] = {}
-    parts: list[str] = []
-    for obj in objects:
-        try:
-            text = codec.dump_yaml(obj, memo)
-        except codec.Unhandled:
-            text = _dump_yaml(obj)
-        parts.append("---\n")
-        parts.append(text)
-    return "".join(parts)
+    return codec.dump_yaml_stream(objects, _dump_yaml)
 
 
 def _dump_yaml(obj: Mapping[str, Any]) -> str:

@@ -33,6 +33,14 @@ TRICKY_YAML = [
     "a: multi\n  line plain\nb: x\n",
     'a: "\\x41\\u00e9"\n',
     "key with spaces: value # a comment\n",
+    "a: e.value > 0\nb: x && y\nc: b |\nd: v # > c\n",
+    'a: x "y" && z\n- a "b" &c\n',
+    'a: "x" && y\n',
+    'a: "b" &c\n',
+    "a: [x, y &z]\n",
+    "a: >-\n  x\nb:  |2\n   y\n",
+    "a: foo\n  > bar\n",
+    "- &a x\n- *a\n",
 ]
 
 
@@ -53,6 +61,19 @@ def test_fast_yaml_answers_for_plain_manifests():
         "status:\n  conditions:\n  - type: Ready\n    status: 'True'\n    generation: 2\n"
     )
     assert codec.load_yaml(text) == list(yaml.load_all(text, Loader=_Loader))
+
+
+def test_fast_yaml_answers_for_indicators_inside_plain_scalars():
+    """A CEL expression's `>` or `&&` inside a plain scalar is no block scalar or anchor: the
+    fast reader answers (an OCM hub fell back to PyYAML whole for it)."""
+    text = (
+        "kind: Placement\nspec:\n  celSelector:\n    celExpressions:\n"
+        '    - managedCluster.scores("s").all(e, e.value > 0)\n'
+        '    - c.name == "product.example.io" && c.value == "OpenShift"\n'
+    )
+    fast = codec.load_yaml(text)
+    assert fast is not None
+    assert fast == list(yaml.load_all(text, Loader=_Loader))
 
 
 @pytest.mark.parametrize(
