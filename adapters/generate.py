@@ -295,24 +295,7 @@ class Matcher:
         return self._cached("labels", selector, lambda: self._selector(selector or {}))
 
     def _selector(self, selector: Mapping[str, Any]) -> np.ndarray:
-        mask = np.ones(len(self.table), dtype=bool)
-        for key, value in (selector.get("matchLabels") or {}).items():
-            mask &= self.table.label(key) == value
-        for item in selector.get("matchExpressions") or []:
-            values = self.table.label(item["key"])
-            present = values != ""
-            op = item["operator"]
-            if op == "In":
-                mask &= present & np.isin(values, item["values"])
-            elif op == "NotIn":
-                mask &= ~(present & np.isin(values, item["values"]))
-            elif op == "Exists":
-                mask &= present
-            elif op == "DoesNotExist":
-                mask &= ~present
-            else:
-                raise ValueError(f"unknown label operator {op!r}")
-        return mask
+        return match_selector(selector, self.table.label, len(self.table))
 
     def term(self, term: Mapping[str, Any]) -> np.ndarray:
         """A required cluster selector term: labelSelector AND every property expression."""
@@ -388,6 +371,37 @@ class Matcher:
                 fraction = 1.0 - fraction
             total += np.where(matched, round_half_away(fraction * weight), 0).astype(np.int64)
         return total
+
+
+def match_selector(selector: Mapping[str, Any], column: Callable[[str], np.ndarray], size: int) -> np.ndarray:
+    """A Kubernetes label selector over a column of string values ("" where absent), vectorised:
+    which of `size` rows match."""
+    mask = np.ones(size, dtype=bool)
+    for key, value in (selector.get("matchLabels") or {}).items():
+        mask &= column(key) == value
+    for item in selector.get("matchExpressions") or []:
+        values = column(item["key"])
+        present = values != ""
+        op = item["operator"]
+        if op == "In":
+            mask &= present & np.isin(values, item["values"])
+        elif op == "NotIn":
+            mask &= ~(present & np.isin(values, item["values"]))
+        elif op == "Exists":
+            mask &= present
+        elif op == "DoesNotExist":
+            mask &= ~present
+        else:
+            raise ValueError(f"unknown label operator {op!r}")
+    return mask
+
+
+def expression(key: str, operator: str, *values: str) -> dict[str, Any]:
+    """One matchExpressions entry."""
+    out: dict[str, Any] = {"key": key, "operator": operator}
+    if values:
+        out["values"] = list(values)
+    return out
 
 
 # =================================================================================== registry

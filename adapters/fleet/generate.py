@@ -34,6 +34,7 @@ from adapters.generate import (
     Matcher,
     check_sizes,
     cluster_table,
+    expression,
     parse_now,
     rng_for,
     zipf_weights,
@@ -98,13 +99,6 @@ def _term(
             "matchExpressions": [{"name": p, "operator": op, "values": [v]} for p, op, v in properties]
         }
     return term
-
-
-def _expr(key: str, operator: str, *values: str) -> dict[str, Any]:
-    out: dict[str, Any] = {"key": key, "operator": operator}
-    if values:
-        out["values"] = list(values)
-    return out
 
 
 def _sorter(name: str, order: str) -> dict[str, Any]:
@@ -179,9 +173,16 @@ class _Vocabulary:
             return [_term({"environment": env, "provider": pick(PROVIDERS)})]
         if template == 2:
             chosen = pick(regions, int(rng.integers(2, 5)))
-            return [_term({"environment": env}, [_expr("region", "In", *chosen)])]
+            return [_term({"environment": env}, [expression("region", "In", *chosen)])]
         if template == 3:
-            return [_term(expressions=[_expr("environment", "NotIn", "dev"), _expr("compliance", "Exists")])]
+            return [
+                _term(
+                    expressions=[
+                        expression("environment", "NotIn", "dev"),
+                        expression("compliance", "Exists"),
+                    ]
+                )
+            ]
         if template == 4:
             cpu = pick(("16", "32", "64", "128"))
             return [_term({"environment": env}, properties=[(_cpu("allocatable"), "Ge", cpu)])]
@@ -200,15 +201,17 @@ class _Vocabulary:
             a, b = pick(regions, 2)
             return [_term({"region": a, "environment": env}), _term({"region": b, "environment": env})]
         if template == 7:
-            return [_term({"team": pick(TEAMS[:6])}, [_expr("environment", "In", "production", "staging")])]
+            return [
+                _term({"team": pick(TEAMS[:6])}, [expression("environment", "In", "production", "staging")])
+            ]
         if template == 8:
             return [
                 _term(
-                    expressions=[_expr("tier", "In", "gold", "silver")],
+                    expressions=[expression("tier", "In", "gold", "silver")],
                     properties=[(_memory("total"), "Ge", "256Gi")],
                 )
             ]
-        return [_term({"environment": env}, [_expr("accelerator", "DoesNotExist")])]
+        return [_term({"environment": env}, [expression("accelerator", "DoesNotExist")])]
 
     def _preferred(self, template: int, regions: list[str]) -> list[dict[str, Any]]:
         rng, pick = self.rng, self._pick
@@ -237,7 +240,7 @@ class _Vocabulary:
             return [pref(weight(), {"region": pick(regions)})]
         if template == 4:
             return [
-                pref(weight(), expressions=[_expr("tier", "In", "gold")]),
+                pref(weight(), expressions=[expression("tier", "In", "gold")]),
                 pref(weight(), sorter=(_memory("available"), "Descending")),
             ]
         if template == 5:
@@ -270,7 +273,15 @@ class _Vocabulary:
                 candidates.append((1, [_term({"environment": env, "region": region})]))
                 candidates.append((3, [_term({"environment": env, "region": region, "tier": "gold"})]))
                 candidates.append(
-                    (3, [_term({"environment": env, "region": region}, [_expr("tier", "NotIn", "bronze")])])
+                    (
+                        3,
+                        [
+                            _term(
+                                {"environment": env, "region": region},
+                                [expression("tier", "NotIn", "bronze")],
+                            )
+                        ],
+                    )
                 )
             for zone in zones:
                 candidates.append((2, [_term({"environment": env, "zone": zone})]))

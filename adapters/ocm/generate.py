@@ -38,6 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from adapters.generate import expression, match_selector
+
 __all__ = ["generate_ocm"]
 
 # ------------------------------------------------------------------------------------- API names
@@ -445,34 +447,13 @@ class _Matcher:
             got = self._cache[key] = compute()
         return got
 
-    @staticmethod
-    def _match(selector: Mapping[str, Any], column: Callable[[str], np.ndarray], size: int) -> np.ndarray:
-        mask = np.ones(size, dtype=bool)
-        for key, value in (selector.get("matchLabels") or {}).items():
-            mask &= column(key) == value
-        for item in selector.get("matchExpressions") or []:
-            values = column(item["key"])
-            present = values != ""
-            op = item["operator"]
-            if op == "In":
-                mask &= present & np.isin(values, item["values"])
-            elif op == "NotIn":
-                mask &= ~(present & np.isin(values, item["values"]))
-            elif op == "Exists":
-                mask &= present
-            elif op == "DoesNotExist":
-                mask &= ~present
-            else:  # pragma: no cover - the vocabulary uses only these
-                raise ValueError(f"unknown operator {op!r}")
-        return mask
-
     def labels(self, selector: Mapping[str, Any] | None) -> np.ndarray:
         size = len(self.fleet)
-        return self._cached("l", selector, lambda: self._match(selector or {}, self.fleet.label, size))
+        return self._cached("l", selector, lambda: match_selector(selector or {}, self.fleet.label, size))
 
     def claims(self, selector: Mapping[str, Any] | None) -> np.ndarray:
         size = len(self.fleet)
-        return self._cached("c", selector, lambda: self._match(selector or {}, self.fleet.claim, size))
+        return self._cached("c", selector, lambda: match_selector(selector or {}, self.fleet.claim, size))
 
     def cel(self, expression: str) -> np.ndarray:
         return self._cached("x", expression, lambda: CEL[expression](self.fleet))
@@ -482,8 +463,8 @@ class _Matcher:
 
         def compute() -> np.ndarray:
             mask = self.labels(selector.get("labelSelector")) & self.claims(selector.get("claimSelector"))
-            for expression in (selector.get("celSelector") or {}).get("celExpressions") or []:
-                mask = mask & self.cel(expression)
+            for source in (selector.get("celSelector") or {}).get("celExpressions") or []:
+                mask = mask & self.cel(source)
             return mask
 
         return self._cached("s", selector, compute)
@@ -724,13 +705,6 @@ def _cluster_sets() -> list[dict[str, Any]]:
 # ====================================================================================== placements
 
 
-def _expr(key: str, operator: str, *values: str) -> dict[str, Any]:
-    out: dict[str, Any] = {"key": key, "operator": operator}
-    if values:
-        out["values"] = list(values)
-    return out
-
-
 def _label_selector(labels: dict[str, str] | None = None, expressions: list | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if labels:
@@ -901,13 +875,16 @@ class _Generator:
         if template == 2:
             return {
                 "labelSelector": _label_selector(
-                    {"environment": env}, [_expr("region", "In", *self._some(regions, 2, 4))]
+                    {"environment": env}, [expression("region", "In", *self._some(regions, 2, 4))]
                 )
             }
         if template == 3:
             return {
                 "labelSelector": _label_selector(
-                    expressions=[_expr("environment", "NotIn", "dev"), _expr("tier", "In", "gold", "silver")]
+                    expressions=[
+                        expression("environment", "NotIn", "dev"),
+                        expression("tier", "In", "gold", "silver"),
+                    ]
                 )
             }
         if template == 4:
@@ -915,7 +892,9 @@ class _Generator:
                 "labelSelector": _label_selector({"vendor": "OpenShift"}),
                 "claimSelector": {
                     "matchExpressions": [
-                        _expr(CLAIM_PLATFORM, "In", *self._some(["AWS", "Azure", "GCP", "BareMetal"], 1, 3))
+                        expression(
+                            CLAIM_PLATFORM, "In", *self._some(["AWS", "Azure", "GCP", "BareMetal"], 1, 3)
+                        )
                     ]
                 },
             }
@@ -925,15 +904,15 @@ class _Generator:
             return {
                 "labelSelector": _label_selector({"environment": env}),
                 "claimSelector": {
-                    "matchExpressions": [_expr(CLAIM_REGION, "In", *self._some(regions, 2, 5))]
+                    "matchExpressions": [expression(CLAIM_REGION, "In", *self._some(regions, 2, 5))]
                 },
             }
         if template == 7:
             return {
                 "labelSelector": _label_selector(
                     expressions=[
-                        _expr("accelerator", "DoesNotExist"),
-                        _expr("environment", "In", "prod", "staging"),
+                        expression("accelerator", "DoesNotExist"),
+                        expression("environment", "In", "prod", "staging"),
                     ]
                 )
             }
@@ -941,7 +920,7 @@ class _Generator:
             return {
                 "claimSelector": {
                     "matchExpressions": [
-                        _expr(CLAIM_PRODUCT, "In", *self._some(["OpenShift", "EKS", "AKS", "GKE"], 2, 3))
+                        expression(CLAIM_PRODUCT, "In", *self._some(["OpenShift", "EKS", "AKS", "GKE"], 2, 3))
                     ]
                 }
             }
@@ -966,13 +945,13 @@ class _Generator:
         if template == 3:
             return {
                 "labelSelector": _label_selector({"environment": env, "region": region}),
-                "claimSelector": {"matchExpressions": [_expr(CLAIM_OPENSHIFT_VERSION, "Exists")]},
+                "claimSelector": {"matchExpressions": [expression(CLAIM_OPENSHIFT_VERSION, "Exists")]},
             }
         if template == 4:
             return {"labelSelector": _label_selector({"region": region, "tier": "gold"})}
         return {
             "labelSelector": _label_selector(
-                {"environment": env, "region": region}, [_expr("tier", "NotIn", "bronze")]
+                {"environment": env, "region": region}, [expression("tier", "NotIn", "bronze")]
             )
         }
 
@@ -1109,7 +1088,7 @@ class _Generator:
                 {
                     "groupName": "openshift",
                     "groupClusterSelector": {
-                        "claimSelector": {"matchExpressions": [_expr(CLAIM_PRODUCT, "In", "OpenShift")]}
+                        "claimSelector": {"matchExpressions": [expression(CLAIM_PRODUCT, "In", "OpenShift")]}
                     },
                 }
             ],
