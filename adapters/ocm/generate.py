@@ -39,25 +39,26 @@ from typing import Any
 import numpy as np
 
 from adapters.generate import expression, match_selector
+from adapters.ocm import names as n
 
 __all__ = ["generate_ocm"]
 
 # ------------------------------------------------------------------------------------- API names
 
-GROUP = "cluster.open-cluster-management.io"
+GROUP = n.GROUP
 CLUSTER_API = f"{GROUP}/v1"
 SET_API = f"{GROUP}/v1beta2"
-PLACEMENT_API = f"{GROUP}/v1beta1"
+PLACEMENT_API = n.API_VERSION
 SCORE_API = f"{GROUP}/v1alpha1"
 
-SET_LABEL = f"{GROUP}/clusterset"
-PLACEMENT_LABEL = f"{GROUP}/placement"
-GROUP_NAME_LABEL = f"{GROUP}/decision-group-name"
-GROUP_INDEX_LABEL = f"{GROUP}/decision-group-index"
-UNAVAILABLE_TAINT = f"{GROUP}/unavailable"
-UNREACHABLE_TAINT = f"{GROUP}/unreachable"
-AVAILABLE = "ManagedClusterConditionAvailable"
-MAX_DECISIONS_PER_OBJECT = 100
+SET_LABEL = n.CLUSTERSET_LABEL
+PLACEMENT_LABEL = n.PLACEMENT_LABEL
+GROUP_NAME_LABEL = n.GROUP_NAME_LABEL
+GROUP_INDEX_LABEL = n.GROUP_INDEX_LABEL
+UNAVAILABLE_TAINT = n.UNAVAILABLE_TAINT
+UNREACHABLE_TAINT = n.UNREACHABLE_TAINT
+AVAILABLE = n.AVAILABLE_CONDITION
+MAX_DECISIONS_PER_OBJECT = n.MAX_DECISIONS_PER_OBJECT
 
 CLAIM_ID = "id.k8s.io"
 CLAIM_PLATFORM = "platform.open-cluster-management.io"
