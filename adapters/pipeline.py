@@ -37,6 +37,9 @@ class SystemOutcome:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
+    """What to write. An object written back unchanged may be the input object itself, and
+    objects share unchanged parts with the input: treat them as read-only (copy to change)."""
+
     apply: list[dict[str, Any]]
     delete: list[dict[str, str]]
     parts: tuple[SystemOutcome, ...]

@@ -20,8 +20,8 @@ def load_cluster(manifest: Manifest, now: datetime) -> Cluster:
     f = Fields(manifest)
     obj = manifest.obj
     labels = f.string_map(obj.get("metadata", {}).get("labels"), "metadata.labels")
-    spec = f.mapping(obj.get("spec"), "spec")
-    status = f.mapping(obj.get("status"), "status")
+    spec = _mapping(f, obj.get("spec"), "spec")
+    status = _mapping(f, obj.get("status"), "status")
     taints = []
     for i, raw in enumerate(f.sequence(spec.get("taints"), "spec.taints")):
         path = f"spec.taints[{i}]"
@@ -61,18 +61,42 @@ def _quantity(f: Fields, value: Any, path: str) -> Quantity:
         raise InputError(str(err), where=f.where, field=path) from None
 
 
+def _plain_quantity(value: Any) -> Quantity | None:
+    """The quantity a well-formed string gives, or None: then _quantity judges it (and names
+    the field)."""
+    if type(value) is str:
+        try:
+            return _parse_cached(value)
+        except QuantityError:
+            return None
+    return None
+
+
+def _mapping(f: Fields, value: Any, path: str) -> Mapping[str, Any]:
+    """f.mapping, without its checks for the plain dict every parser gives."""
+    return value if type(value) is dict else f.mapping(value, path)
+
+
 def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
     out: dict[str, Quantity] = {}
-    for name, entry in sorted(f.mapping(status.get("properties"), "status.properties").items()):
-        path = f"status.properties[{name}].value"
-        entry = f.mapping(entry, f"status.properties[{name}]")
+    for name, entry in sorted(_mapping(f, status.get("properties"), "status.properties").items()):
+        if type(entry) is not dict:
+            entry = f.mapping(entry, f"status.properties[{name}]")
         if "value" in entry:
-            out[name] = _quantity(f, entry["value"], path)
-    usage = f.mapping(status.get("resourceUsage"), "status.resourceUsage")
+            value = entry["value"]
+            quantity = _plain_quantity(value)
+            if quantity is None:
+                quantity = _quantity(f, value, f"status.properties[{name}].value")
+            out[name] = quantity
+    usage = _mapping(f, status.get("resourceUsage"), "status.resourceUsage")
     for capacity_type, field in n.RESOURCE_CAPACITY_TYPES.items():
-        for resource, value in sorted(f.mapping(usage.get(field), f"status.resourceUsage.{field}").items()):
-            path = f"status.resourceUsage.{field}.{resource}"
-            out[f"{n.RESOURCE_PROPERTY_PREFIX}{capacity_type}-{resource}"] = _quantity(f, value, path)
+        prefix = f"{n.RESOURCE_PROPERTY_PREFIX}{capacity_type}-"
+        amounts = _mapping(f, usage.get(field), f"status.resourceUsage.{field}")
+        for resource, value in sorted(amounts.items()):
+            quantity = _plain_quantity(value)
+            if quantity is None:
+                quantity = _quantity(f, value, f"status.resourceUsage.{field}.{resource}")
+            out[prefix + resource] = quantity
     return out
 
 

@@ -12,7 +12,7 @@ from adapters.emitted import Emitted
 from adapters.errors import InputError
 from adapters.fleet import names as n
 from adapters.fleet.load import FleetContext, PlacementContext
-from adapters.fleet.snapshots import clean, condition
+from adapters.fleet.snapshots import clean, clean_or_same, condition
 from adapters.manifests import object_reference
 from model import Choice, FilterKind, RequestResult, Result, Unselected
 
@@ -126,8 +126,8 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
     new, patched, kept_scheduled, kept_bound = [], [], [], []
     restored: set[str] = set()
     for choice in got.selected:
-        if choice.kept:
-            binding = clean(p.active[choice.cluster])
+        if choice.kept:  # written back as it is: never mutated below
+            binding = clean_or_same(p.active[choice.cluster])
             bindings.append(binding)
             decision = binding["spec"].get("clusterDecision") or {}
             (kept_bound if binding["spec"].get("state") == n.BOUND else kept_scheduled).append(decision)
@@ -162,7 +162,7 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
         }
         binding["spec"]["state"] = n.UNSCHEDULED
         bindings.append(binding)
-    bindings += [clean(b) for cluster, b in sorted(p.unscheduled.items()) if cluster not in restored]
+    bindings += [clean_or_same(b) for cluster, b in sorted(p.unscheduled.items()) if cluster not in restored]
     for b in p.deleting:
         binding = clean(b)
         finalizers = [x for x in binding["metadata"].get("finalizers") or [] if x != n.SCHEDULER_FINALIZER]

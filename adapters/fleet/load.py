@@ -84,11 +84,27 @@ def load(
 
 def _check_metadata(m: Manifest) -> None:
     """The metadata of a scheduler-owned object that is read or rewritten below."""
-    f = Fields(m)
     metadata = m.obj["metadata"]
+    if (
+        _strings(metadata.get("labels"))
+        and _strings(metadata.get("annotations"))
+        and _string_list(metadata.get("finalizers"))
+    ):
+        return  # the common case, without building what the checks below build
+    f = Fields(m)
     f.string_map(metadata.get("labels"), "metadata.labels")
     f.string_map(metadata.get("annotations"), "metadata.annotations")
     f.string_list(metadata.get("finalizers"), "metadata.finalizers")
+
+
+def _strings(value: Any) -> bool:
+    """None, or a dict of strings (a subset of what Fields.string_map accepts)."""
+    return value is None or (type(value) is dict and all(type(v) is str for v in value.values()))
+
+
+def _string_list(value: Any) -> bool:
+    """None, or a list of strings (a subset of what Fields.string_list accepts)."""
+    return value is None or (type(value) is list and all(type(v) is str for v in value))
 
 
 def _same_numberless(m: Manifest, policy: Any) -> bool:

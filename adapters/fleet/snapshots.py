@@ -9,7 +9,7 @@ from typing import Any
 from adapters.fleet import names as n
 from adapters.fleet.policy import policy_hash
 
-__all__ = ["clean", "new_snapshot", "refresh_snapshot", "condition", "format_time"]
+__all__ = ["clean", "clean_or_same", "new_snapshot", "refresh_snapshot", "condition", "format_time"]
 
 _SERVER_FIELDS = ("resourceVersion", "uid", "creationTimestamp", "generation", "managedFields", "selfLink")
 
@@ -22,6 +22,21 @@ def clean(obj: dict[str, Any], *, keep_status: bool = False) -> dict[str, Any]:
     if isinstance(out.get("spec"), dict):
         out["spec"] = dict(out["spec"])
     return out
+
+
+def clean_or_same(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` itself when :func:`clean` would only copy it (no status, no server-populated
+    metadata), else the clean copy: for objects written back unchanged, which nobody mutates.
+    A large hub's unchanged bindings are then neither rebuilt nor compared field by field."""
+    metadata = obj.get("metadata")
+    if (
+        "status" in obj
+        or type(metadata) is not dict
+        or not metadata.keys().isdisjoint(_SERVER_FIELDS)
+        or ("spec" in obj and type(obj["spec"]) is not dict)
+    ):
+        return clean(obj)
+    return obj
 
 
 def _annotations(generation: int, count: int | None) -> dict[str, str]:
