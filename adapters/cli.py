@@ -10,6 +10,7 @@ from importlib import resources
 
 import click
 
+from adapters.difference import differences, render_differences
 from adapters.errors import InputError
 from adapters.manifests import (
     Manifest,
@@ -50,12 +51,21 @@ def _render(outcome: Outcome, output: str, manifests: Sequence[Manifest]) -> str
         return dump_json(plan_of(outcome, manifests))
     if output == "diff":
         return diff_of(outcome, manifests)
-    return render_table(outcome)
+    return render_table(outcome, _greedy_beside(outcome, manifests))
 
 
-def render_table(outcome: Outcome) -> str:
+def _greedy_beside(outcome: Outcome, manifests: Sequence[Manifest]) -> Outcome | None:
+    """For people: an optimal answer is shown beside what greedy (upstream) would have done."""
+    if outcome.summary.get("mode") != "optimal" or not outcome.parts:
+        return None
+    batch = outcome.parts[0].batch
+    return schedule_manifests(manifests, now=batch.now, options=SolveOptions(mode="greedy", seed=batch.seed))
+
+
+def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
     """One row per placement and chosen cluster. Fleet alone keeps its own words (affinity score);
-    otherwise a SYSTEM column leads and the score is the system's total score."""
+    otherwise a SYSTEM column leads and the score is the system's total score. With `greedy`, the
+    placements where optimal chose differently follow, with what it gained."""
     fleet_only = all(part.system == "fleet" for part in outcome.parts)
     head = ("PLACEMENT", "CLUSTER", "DECISION", "AFFINITY" if fleet_only else "SCORE", "SPREAD")
     rows = [head if fleet_only else ("SYSTEM", *head)]
@@ -90,7 +100,10 @@ def render_table(outcome: Outcome) -> str:
         f"{s['requests']} placements, {s['clusters']} clusters; mode {s['mode']}, status {s['status']}; "
         f"{len(unsatisfied)} unsatisfied{': ' + ', '.join(unsatisfied) if unsatisfied else ''}"
     )
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    if greedy is not None:
+        text += "\n" + render_differences(differences(outcome, greedy))
+    return text
 
 
 def _guard(action: Callable[[], str]) -> None:

@@ -125,6 +125,9 @@ def test_plan(tmp_path, mode):
 @pytest.mark.parametrize("mode", MODES)
 def test_table(tmp_path, mode):
     lines = run_solve(tmp_path, FLEET, mode, "table").splitlines()
+    if mode == "optimal":  # what optimal gained over greedy closes the table
+        assert lines[-2:] == ["", "Optimal chose as greedy did for every placement."]
+        lines = lines[:-2]
     assert [line.split() for line in lines[:-2]] == [
         ["PLACEMENT", "CLUSTER", "DECISION", "AFFINITY", "SPREAD"],
         ["all-prod", "c1", "new", "0", "0"],
@@ -289,14 +292,27 @@ def test_demo_prints_a_table(mode):
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["PLACEMENT", "CLUSTER", "DECISION", "AFFINITY", "SPREAD"]
-    assert {line.split()[0] for line in lines[1:-2]} == {
+    summary = next(
+        i for i, line in enumerate(lines) if line.startswith("6 placements, 12 clusters; mode " + mode)
+    )
+    assert {line.split()[0] for line in lines[1 : summary - 1]} == {
         "batch-jobs",
         "checkout",
+        "ml-training",
         "monitoring",
         "payments",
         "web-frontend",
     }
-    assert lines[-1].startswith("5 placements, 12 clusters; mode " + mode)
+    # Optimal mode shows what it gained over greedy: ml-training's spread, which greedy misses.
+    rest = "\n".join(lines[summary + 1 :])
+    if mode == "optimal":
+        assert (
+            "ml-training: greedy [aks-westeu-stage-1] -> optimal [aks-eastus-prod-1, aks-westeu-prod-1]"
+            in rest
+        )
+        assert "the policy is satisfied, greedy's answer is not" in rest
+    else:
+        assert rest == ""
 
 
 # -------------------------------------------------------------------------- subprocess smoke

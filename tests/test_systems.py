@@ -67,8 +67,8 @@ def test_one_input_with_fleet_and_ocm_solves_both(tmp_path, mode) -> None:
     } <= kinds
     systems = plan["summary"]["systems"]
     assert systems["ocm"] == {"requests": 2, "clusters": 4, "unsatisfied": 0}
-    assert systems["fleet"]["requests"] == 5
-    assert plan["summary"]["requests"] == 7
+    assert systems["fleet"]["requests"] == 6
+    assert plan["summary"]["requests"] == 8
     # Each system's result equals what it gives alone.
     alone = CliRunner().invoke(
         main, ["solve", "-f", write(tmp_path, ocm_hub()), "--now", NOW, "--mode", mode, "-o", "plan"]
@@ -134,7 +134,7 @@ def test_library_outcome_parts_per_system() -> None:
     assert [p.system for p in outcome.parts] == ["fleet", "ocm"]
     with pytest.raises(ValueError, match="2 systems"):
         outcome.batch  # noqa: B018
-    assert sum(1 for _ in outcome.requests()) == 7
+    assert sum(1 for _ in outcome.requests()) == 8
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
@@ -146,3 +146,27 @@ def test_demo_ocm_and_all(mode) -> None:
     both = CliRunner().invoke(main, ["demo", "--system", "all", "--mode", mode, "-o", "plan"])
     assert both.exit_code == 0, both.output
     assert set(json.loads(both.stdout)["summary"]["systems"]) == {"fleet", "ocm"}
+
+
+def test_table_shows_what_joint_balance_changed(tmp_path) -> None:
+    clusters = [managed_cluster(f"c{i}") for i in range(1, 5)]
+    objects = [
+        *hub(*clusters),
+        placement("p0", mode="Exact", prioritizers=[builtin("Balance")], n=2),
+        decision("p0", 1, ["c1", "c4"]),
+        placement("p1", mode="Exact", prioritizers=[builtin("Balance", 2), builtin("Steady", 2)], n=1),
+        decision("p1", 1, ["c1", "c3"]),
+    ]
+    result = CliRunner().invoke(main, ["solve", "-f", write(tmp_path, objects), "--now", NOW, "-o", "table"])
+    assert result.exit_code == 0, result.output
+    tail = result.stdout.split("\n\n")[-1]
+    assert tail.splitlines() == [
+        "Where optimal chose differently from greedy (1 placement):",
+        "  ns1/p0: greedy [c2, c4] -> optimal [c2, c3]",
+        "    releases 2 existing decisions (greedy 1)",  # p0 has no Steady: holding is not priced
+        "    Balance judged on the batch's final decisions, not on the order placements are visited in",
+    ]
+    greedy = CliRunner().invoke(
+        main, ["solve", "-f", write(tmp_path, objects), "--now", NOW, "-o", "table", "--mode", "greedy"]
+    )
+    assert "Where optimal" not in greedy.stdout
