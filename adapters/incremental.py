@@ -9,20 +9,32 @@ Which placements an event wakes follows the upstream watcher: any cluster event 
 PickAll placement and every placement not yet fully scheduled, and a cluster that is removed or
 leaving also wakes the placements holding a binding on it. Bindings are sticky, so the previous
 answer stays in force wherever the policy lets it: nothing moves but what the event forces.
+
+Time alone changes one thing: a cluster whose heartbeat (or a spell of ill health) gets older than
+upstream's timeout turns ineligible with no event at all. Upstream's watcher ignores that
+transition, so it wakes nothing here either; but every later solve judges the cluster at its own
+`now`, as upstream's next cycle would.
+
+A deleted placement (`PlacementRemoved`) takes its bindings and policy snapshots with it, as
+upstream's scheduler and placement controller clean up behind their finalizers; no other
+placement is solved.
 """
 
 from __future__ import annotations
 
+import copy
+import heapq
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from adapters import fleet
+from adapters.fields import Fields, parse_time
 from adapters.fleet import names as n
 from adapters.fleet.clusters import load_cluster
-from adapters.manifests import Manifest, from_objects, index_by_kind
+from adapters.manifests import Manifest, from_objects, index_by_kind, object_reference
 from adapters.pipeline import paused_gc
 from model import Cluster, PlacementRequest, RequestResult, SelectionMode, first_untolerated
 from solver import SolveOptions, check, solve
@@ -32,6 +44,7 @@ __all__ = [
     "ClusterChanged",
     "ClusterRemoved",
     "PlacementChanged",
+    "PlacementRemoved",
     "Delta",
     "FleetScheduler",
 ]
@@ -57,12 +70,18 @@ class PlacementChanged:
     obj: dict[str, Any]  # a ClusterResourcePlacement, new or changed
 
 
-Event = ClusterAdded | ClusterChanged | ClusterRemoved | PlacementChanged
+@dataclass(frozen=True, slots=True)
+class PlacementRemoved:
+    name: str  # a ClusterResourcePlacement that was deleted
+
+
+Event = ClusterAdded | ClusterChanged | ClusterRemoved | PlacementChanged | PlacementRemoved
 
 
 @dataclass(frozen=True, slots=True)
 class Delta:
-    """What one event changes: the objects to write and delete, and which placements were solved."""
+    """What one event changes: the objects to write, then the ones to delete, and which placements
+    were solved (for `PlacementRemoved`, the one removed)."""
 
     apply: list[dict[str, Any]]
     delete: list[dict[str, str]]
@@ -88,7 +107,13 @@ class FleetScheduler:
         now = now or datetime.now(UTC).replace(microsecond=0)
         by_kind = index_by_kind(from_objects(objects, "<objects>"), fleet.KINDS)
         self._members: dict[str, dict[str, Any]] = {m.name: m.obj for m in by_kind[n.MEMBER_CLUSTER]}
-        self._clusters: dict[str, Cluster] = {m.name: load_cluster(m, now) for m in by_kind[n.MEMBER_CLUSTER]}
+        self._clusters: dict[str, Cluster] = {}
+        # When each eligible cluster turns ineligible if nothing is heard from it (a min-heap of
+        # (time, name); an entry counts only while it matches `_until`).
+        self._until: dict[str, datetime] = {}
+        self._expiring: list[tuple[datetime, str]] = []
+        for m in by_kind[n.MEMBER_CLUSTER]:
+            self._load_cluster(m, now)
         self._placements: dict[str, dict[str, Any]] = {m.name: m.obj for m in by_kind[n.PLACEMENT]}
         self._owned: dict[str, list[dict[str, Any]]] = {name: [] for name in self._placements}
         for m in by_kind[n.BINDING] + by_kind[n.POLICY_SNAPSHOT]:
@@ -104,23 +129,69 @@ class FleetScheduler:
 
     def handle(self, event: Event, *, now: datetime | None = None) -> Delta:
         now = now or datetime.now(UTC).replace(microsecond=0)
+        self._expire(now)
         if isinstance(event, PlacementChanged):
             name = Manifest(event.obj, "<event>", 1).name
             self._placements[name] = event.obj
             self._owned.setdefault(name, [])
             return self._solve([name], now)
+        if isinstance(event, PlacementRemoved):
+            return self._remove_placement(event.name)
         if isinstance(event, ClusterRemoved):
             self._members.pop(event.name, None)
+            self._until.pop(event.name, None)
             before = self._clusters.pop(event.name, None)
             return self._solve(self._woken(event.name, gone=True, before=before), now)
         manifest = Manifest(event.obj, "<event>", 1)
         before = self._clusters.get(manifest.name)
         self._members[manifest.name] = event.obj
-        cluster = load_cluster(manifest, now)
-        self._clusters[manifest.name] = cluster
+        cluster = self._load_cluster(manifest, now)
         return self._solve(
             self._woken(manifest.name, gone=cluster.leaving, before=before, after=cluster), now
         )
+
+    def _remove_placement(self, name: str) -> Delta:
+        """Upstream's cleanup of a deleted placement: the scheduler drops its finalizer from every
+        binding of the placement and deletes them (whatever their state), the placement controller
+        deletes its policy snapshots. Nothing is solved, so nothing else moves."""
+        started = time.perf_counter()
+        if name not in self._placements:
+            return Delta([], [], [], 0.0)
+        del self._placements[name]
+        self._results.pop(name, None)
+        self._requests.pop(name, None)
+        owned = self._owned.pop(name, [])
+        apply = []
+        for obj in owned:
+            finalizers = (obj.get("metadata") or {}).get("finalizers") or []
+            if obj["kind"] == n.BINDING and n.SCHEDULER_FINALIZER in finalizers:
+                released = copy.copy(obj)
+                released["metadata"] = {
+                    **obj["metadata"],
+                    "finalizers": [x for x in finalizers if x != n.SCHEDULER_FINALIZER],
+                }
+                apply.append(released)
+        delete = [object_reference(obj) for obj in owned]
+        return Delta(apply, delete, [name], time.perf_counter() - started)
+
+    def _load_cluster(self, manifest: Manifest, now: datetime) -> Cluster:
+        cluster = load_cluster(manifest, now)
+        self._clusters[manifest.name] = cluster
+        until = _eligible_until(manifest) if cluster.eligible else None
+        if until is None:
+            self._until.pop(manifest.name, None)
+        else:
+            self._until[manifest.name] = until
+            heapq.heappush(self._expiring, (until, manifest.name))
+        return cluster
+
+    def _expire(self, now: datetime) -> None:
+        """Judge again, at `now`, the clusters whose heartbeat or health has timed out since they
+        were last loaded. Upstream ignores an eligible->ineligible transition: nothing is woken."""
+        while self._expiring and self._expiring[0][0] < now:
+            until, name = heapq.heappop(self._expiring)
+            if self._until.get(name) == until:
+                self._load_cluster(Manifest(self._members[name], "<state>", 1), now)
 
     def _woken(
         self, cluster: str, *, gone: bool, before: Cluster | None = None, after: Cluster | None = None
@@ -192,6 +263,27 @@ class FleetScheduler:
     def selected(self) -> dict[str, list[str]]:
         """Per placement, the clusters it holds now."""
         return {name: sorted(c.cluster for c in r.selected) for name, r in sorted(self._results.items())}
+
+
+def _eligible_until(manifest: Manifest) -> datetime | None:
+    """When an eligible cluster turns ineligible if its object does not change: its member
+    agent's last heartbeat, or the start of an unhealthy spell, older than upstream's timeout
+    (adapters.fleet.clusters.eligibility judges it; this only says when to ask again)."""
+    f = Fields(manifest)
+    status = manifest.obj.get("status") or {}
+    for agent in status.get("agentStatus") or []:
+        if agent.get("type") != n.MEMBER_AGENT:
+            continue
+        heartbeat = parse_time(f, agent.get("lastReceivedHeartbeat"), "lastReceivedHeartbeat")
+        until = heartbeat + timedelta(minutes=n.HEARTBEAT_TIMEOUT_MINUTES)
+        for condition in agent.get("conditions") or []:
+            if condition.get("type") == "Healthy":
+                if condition.get("status") != "True":
+                    since = parse_time(f, condition.get("lastTransitionTime"), "lastTransitionTime")
+                    until = min(until, since + timedelta(minutes=n.HEALTH_TIMEOUT_MINUTES))
+                break
+        return until
+    return None
 
 
 def _passes(request: PlacementRequest, cluster: Cluster) -> bool:

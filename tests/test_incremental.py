@@ -15,6 +15,7 @@ from adapters.incremental import (
     ClusterRemoved,
     FleetScheduler,
     PlacementChanged,
+    PlacementRemoved,
 )
 from adapters.pipeline import schedule
 from bench.generate import generate
@@ -100,3 +101,129 @@ def test_incremental_benchmark_reports_no_moves_beyond_forced() -> None:
     assert frame.get_column("event").to_list() == list(KINDS)
     assert frame.get_column("beyond_forced").to_list() == [0, 0, 0, 0]
     assert frame.filter(frame["event"] == "cluster-removed")["forced"].item() > 0
+
+
+# -- placement deletion -------------------------------------------------------------------------
+
+
+def _owned_by(objects, name):
+    return [
+        o
+        for o in objects
+        if o["kind"] in ("ClusterResourceBinding", "ClusterSchedulingPolicySnapshot")
+        and o["metadata"].get("labels", {}).get("kubernetes-fleet.io/parent-CRP") == name
+    ]
+
+
+def test_a_removed_placement_takes_its_bindings_and_snapshots_and_nothing_else_moves(fleet_objects) -> None:
+    scheduler = FleetScheduler(fleet_objects, now=NOW, verify=True)
+    before = scheduler.selected()
+    name = max(before, key=lambda p: len(before[p]))  # the placement holding the most clusters
+    owned = _owned_by(scheduler.objects(), name)
+    assert any(o["kind"] == "ClusterResourceBinding" for o in owned)
+    delta = scheduler.handle(PlacementRemoved(name), now=NOW)
+    assert delta.placements == [name]
+    assert sorted((d["kind"], d["name"]) for d in delta.delete) == sorted(
+        (o["kind"], o["metadata"]["name"]) for o in owned
+    )
+    # upstream's scheduler drops its finalizer from each binding before deleting it
+    assert {o["metadata"]["name"] for o in delta.apply} == {
+        o["metadata"]["name"] for o in owned if o["kind"] == "ClusterResourceBinding"
+    }
+    finalizer = "kubernetes-fleet.io/scheduler-crb-cleanup"
+    assert all(finalizer not in o["metadata"]["finalizers"] for o in delta.apply)
+    after = scheduler.selected()
+    assert name not in after
+    assert after == {p: clusters for p, clusters in before.items() if p != name}
+    assert not _owned_by(scheduler.objects(), name)
+    placements = [o for o in scheduler.objects() if o["kind"] == "ClusterResourcePlacement"]
+    assert name not in {o["metadata"]["name"] for o in placements}
+    assert after == _full(scheduler.objects(), "optimal")
+    again = scheduler.handle(PlacementRemoved(name), now=NOW)  # a second delete, or an unknown name
+    assert (again.apply, again.delete, again.placements) == ([], [], [])
+
+
+def test_a_placement_created_again_after_removal_starts_from_nothing(fleet_objects) -> None:
+    scheduler = FleetScheduler(fleet_objects, now=NOW, verify=True)
+    crp = next(
+        o
+        for o in fleet_objects
+        if o["kind"] == "ClusterResourcePlacement" and _owned_by(fleet_objects, o["metadata"]["name"])
+    )
+    name = crp["metadata"]["name"]
+    scheduler.handle(PlacementRemoved(name), now=NOW)
+    delta = scheduler.handle(PlacementChanged(crp), now=NOW)
+    assert delta.placements == [name]
+    bindings = [o for o in delta.apply if o["kind"] == "ClusterResourceBinding"]
+    assert all(b["spec"]["state"] == "Scheduled" for b in bindings)  # new, none restored or kept
+    assert scheduler.selected() == _full(scheduler.objects(), "optimal")
+
+
+# -- time ---------------------------------------------------------------------------------------
+
+
+def _member(name: str, heartbeat: str) -> dict:
+    long_ago = "2026-11-01T00:00:00Z"
+    return {
+        "apiVersion": "cluster.kubernetes-fleet.io/v1beta1",
+        "kind": "MemberCluster",
+        "metadata": {"name": name, "labels": {"environment": "production"}},
+        "spec": {"identity": {"kind": "ServiceAccount", "name": "agent", "namespace": "fleet-system"}},
+        "status": {
+            "agentStatus": [
+                {
+                    "type": "MemberAgent",
+                    "lastReceivedHeartbeat": heartbeat,
+                    "conditions": [
+                        {"type": "Joined", "status": "True", "lastTransitionTime": long_ago},
+                        {"type": "Healthy", "status": "True", "lastTransitionTime": long_ago},
+                    ],
+                }
+            ]
+        },
+    }
+
+
+def _pick_all(name: str) -> dict:
+    return {
+        "apiVersion": "placement.kubernetes-fleet.io/v1beta1",
+        "kind": "ClusterResourcePlacement",
+        "metadata": {"name": name, "generation": 1},
+        "spec": {
+            "resourceSelectors": [{"group": "", "version": "v1", "kind": "Namespace", "name": name}],
+            "policy": {"placementType": "PickAll"},
+        },
+    }
+
+
+def test_a_cluster_whose_heartbeat_times_out_with_no_event_is_not_picked_later() -> None:
+    from datetime import timedelta
+
+    heard = "2026-11-21T12:00:00Z"
+    hub = [_member("a", heard), _member("b", heard), _pick_all("old")]
+    scheduler = FleetScheduler(hub, now=NOW, verify=True)
+    assert scheduler.selected() == {"old": ["a", "b"]}
+    later = NOW + timedelta(minutes=10)  # b's agent went silent; a heartbeats on
+    alive = _member("a", "2026-11-21T12:09:30Z")
+    delta = scheduler.handle(ClusterChanged(alive), now=later)
+    assert delta.placements == []  # a is held already; b's timeout wakes nothing (upstream ignores it)
+    scheduler.handle(PlacementChanged(_pick_all("new")), now=later)
+    assert scheduler.selected() == {"new": ["a"], "old": ["a", "b"]}  # old keeps b: bindings are sticky
+    assert scheduler.selected() == _full_at(scheduler.objects(), later)
+
+
+def test_a_silent_cluster_heard_again_is_picked_again() -> None:
+    from datetime import timedelta
+
+    scheduler = FleetScheduler([_member("a", "2026-11-21T11:50:00Z")], now=NOW, verify=True)
+    scheduler.handle(PlacementChanged(_pick_all("web")), now=NOW)
+    assert scheduler.selected() == {"web": []}
+    later = NOW + timedelta(minutes=1)
+    delta = scheduler.handle(ClusterChanged(_member("a", "2026-11-21T12:01:00Z")), now=later)
+    assert delta.placements == ["web"]
+    assert scheduler.selected() == {"web": ["a"]} == _full_at(scheduler.objects(), later)
+
+
+def _full_at(objects, now):
+    outcome = schedule(objects, now=now, options=SolveOptions())
+    return {r.request: sorted(c.cluster for c in r.selected) for r in outcome.result.requests}
