@@ -22,6 +22,7 @@ from adapters.manifests import (
 )
 from adapters.pipeline import Outcome, paused_gc, schedule_manifests
 from adapters.plan import diff_of, plan_of
+from adapters.progress import TerminalProgress
 from solver import MODES, SolveOptions
 
 __all__ = ["main"]
@@ -134,7 +135,8 @@ def main() -> None:
     "--config", "config", type=click.Path(dir_okay=False), help="Scheduler configuration (openMCP)."
 )
 @click.option("-o", "--output", type=click.Choice(FORMATS), default="yaml", show_default=True)
-def solve(paths, mode, now_text, seed, time_limit, config, output) -> None:
+@click.option("-q", "--quiet", is_flag=True, help="No live progress on a terminal's standard error.")
+def solve(paths, mode, now_text, seed, time_limit, config, output, quiet) -> None:
     """Schedule every placement in the input and print the objects to write."""
 
     def run() -> str:
@@ -149,7 +151,9 @@ def solve(paths, mode, now_text, seed, time_limit, config, output) -> None:
         # collector's passes over them would cost a third of the command (about 3 s at 10,000 x 2,000).
         with paused_gc():
             manifests = read_sources(list(paths), stdin=sys.stdin)
-            options = SolveOptions(mode=mode, time_limit=time_limit, seed=seed)
+            options = SolveOptions(
+                mode=mode, time_limit=time_limit, seed=seed, progress=None if quiet else TerminalProgress()
+            )
             return _render(schedule_manifests(manifests, now=now, options=options), output, manifests)
 
     _guard(run)

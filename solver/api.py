@@ -11,12 +11,13 @@ from functools import partial
 import numpy as np
 
 from model import Batch, RequestResult, Result, SelectionMode, SolveStats
-from solver.balance import solve_coupled
+from solver.balance import MAX_SWEEPS, solve_coupled
 from solver.decompose import components
 from solver.greedy import explain_top_n, solve_greedy
 from solver.objective import Scale, combine, evaluate, scale_of
 from solver.optimal import SearchOutcome, finish, solve_spread
 from solver.prepare import Prepared, prepare
+from solver.progress import Progress, Report
 from solver.solution import Solution, pick_order, to_result
 from solver.table import ClusterTable
 
@@ -34,6 +35,8 @@ class SolveOptions:
     deterministic_budget: float = 5.0
     # Threads running CP-SAT searches side by side; the answers are the same for any number.
     threads: int = field(default_factory=lambda: min(4, os.cpu_count() or 1))
+    # Called as the solve goes (solver.progress.Progress); never changes an answer.
+    progress: Report | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -96,9 +99,12 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
     options = options or SolveOptions()
     started = time.perf_counter()
     deadline = started + options.time_limit
+    report = options.progress or _silent
     table = ClusterTable(batch)
     prepared = prepare(batch, table)
     build_seconds = time.perf_counter() - started
+    total = len(prepared)
+    report(Progress("filtered", 0, total, build_seconds))
     solve_seconds = 0.0
     limit = batch.explain_limit
 
@@ -114,11 +120,15 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
     )
     # Requests that ask for the same thing from the same state have the same answer: solve once.
     solved: dict[tuple, tuple[Solution, int, int]] = {}
+    done = 0
     for part in components(prepared):
         for i in part:
             p = prepared[i]
             if _is_coupled(p):
                 continue  # decided together below, once the others' answers are known
+            done += 1
+            if done % 256 == 0:
+                report(Progress("deciding", done, total, time.perf_counter() - started, objective))
             signature = p.request.signature()
             if signature not in solved:
                 scale = scale_of(p, table)
@@ -175,6 +185,9 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
             picks = [int(r) for r in pick_order(q, table, np.asarray(chosen.picks, dtype=np.int64))]
             return replace(chosen, picks=picks, unselected=explain_top_n(q, table, picks, limit))
 
+        def sweep(number: int, value: int) -> None:
+            report(Progress("balance", number, MAX_SWEEPS, time.perf_counter() - started, objective + value))
+
         answers, cut = solve_coupled(
             prepared,
             table,
@@ -184,6 +197,7 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
             best_response if options.mode == "optimal" else None,
             explain,
             deadline=deadline,
+            on_sweep=sweep,
         )
         time_limited |= cut
         for i, answer in answers.items():
@@ -200,6 +214,17 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
         status = "OPTIMAL"
     proven = options.mode == "optimal"
     gap = (bound - objective) / max(1, abs(objective)) if proven else None
+    report(
+        Progress(
+            "done",
+            total,
+            total,
+            time.perf_counter() - started,
+            objective,
+            bound if proven else None,
+            time_limited,
+        )
+    )
     stats = SolveStats(
         mode=options.mode,
         status=status,
@@ -213,3 +238,7 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
         models=models,
     )
     return Result(tuple(r for r in results if r is not None), stats)
+
+
+def _silent(_: Progress) -> None:
+    pass

@@ -276,6 +276,7 @@ def solve_coupled(
     explain: Callable[[Prepared, Solution], Solution],
     *,
     deadline: float,
+    on_sweep: Callable[[int, int], None] | None = None,
 ) -> tuple[dict[int, Coupled], bool]:
     """Answers for the coupled requests (indices into `prepared`, in batch order), given every
     other request's solution in `fixed`. With `best_response` (a request's own optimum and proven
@@ -300,7 +301,7 @@ def solve_coupled(
             )
             if _total(kept, kept_answers) >= _total(state, answers):
                 state, answers = kept, kept_answers
-        time_limited = _improve(state, answers, best_response, deadline)
+        time_limited = _improve(state, answers, best_response, deadline, on_sweep)
 
     out: dict[int, Coupled] = {}
     for i in coupled:
@@ -367,7 +368,13 @@ def _holding(p: Prepared, table: ClusterTable) -> Solution | None:
     )
 
 
-def _improve(state: _Batch, answers: dict[int, Solution], best_response: Respond, deadline: float) -> bool:
+def _improve(
+    state: _Batch,
+    answers: dict[int, Solution],
+    best_response: Respond,
+    deadline: float,
+    on_sweep: Callable[[int, int], None] | None = None,
+) -> bool:
     """Moves kept only where the batch objective strictly rises: each request in turn tries its
     own best response, then (top-N requests) the answer best for the batch as it stands, which
     also counts what its picks take from the others' balance scores. A request is asked again
@@ -398,7 +405,9 @@ def _improve(state: _Batch, answers: dict[int, Solution], best_response: Respond
             limits, limits_changed_at = state.limits, len(log)
         return True
 
-    for _ in range(MAX_SWEEPS):
+    for number in range(MAX_SWEEPS):
+        if on_sweep is not None:  # the coupled requests' objective as it stands
+            on_sweep(number, sum(own.values()) + state.value)
         improved = False
         for i in state.coupled:
             since = asked[i]
