@@ -330,3 +330,34 @@ def _bench_incremental(size_text: str, seed_text: str, out: str) -> str:
     seed = _count_option(seed_text, "--seed")
     frame = summarize(run_incremental(clusters, placements, seed=seed))
     return write_incremental(frame, out, clusters=clusters, placements=placements, mode="optimal").read_text()
+
+
+@main.command()
+@click.option(
+    "-f", "--filename", "paths", multiple=True, required=True, help="File, directory, or - for stdin."
+)
+@click.argument("placement", metavar="KIND/[NAMESPACE/]NAME")
+@click.option("--cluster", "cluster", metavar="NAME", help="Explain only this cluster.")
+@click.option("--mode", "mode", default="optimal", show_default=True, help="optimal or greedy.")
+@click.option("--now", "now_text", metavar="RFC3339", help="The time to judge heartbeats and health by.")
+@click.option("-o", "--output", "output", default="table", show_default=True, help="table or yaml.")
+def explain(paths, placement, cluster, mode, now_text, output) -> None:
+    """Why each cluster was or was not chosen for one placement (ClusterResourcePlacement, crp, or
+    Placement), in the placement system's own words, and what would let it in."""
+
+    def run() -> str:
+        from adapters.explain import OUTPUTS, explain_document, render
+
+        if mode not in MODES:
+            raise InputError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}", field="--mode")
+        if output not in OUTPUTS:
+            raise InputError(f"unknown output {output!r}; expected one of {', '.join(OUTPUTS)}", field="-o")
+        now = _parse_now(now_text)
+        with paused_gc():
+            manifests = read_sources(list(paths), stdin=sys.stdin)
+            document = explain_document(
+                manifests, placement, cluster=cluster, now=now, options=SolveOptions(mode=mode)
+            )
+            return render(document, output)
+
+    _guard(run)
