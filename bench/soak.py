@@ -172,13 +172,14 @@ class _Hub:
         pool = generate_fleet(max(clusters, 50), max(3 * placements, 50), seed=seed + 7919, now=now)
         self.pool = [o for o in pool if o["kind"] == n.PLACEMENT]
         self.templates = [copy.deepcopy(o) for o in pool if o["kind"] == n.MEMBER_CLUSTER]
-        self.required_pool = [
-            t
-            for o in self.pool
-            if (
-                t := ((o["spec"]["policy"].get("affinity") or {}).get("clusterAffinity") or {}).get(_REQUIRED)
-            )
-        ]
+        # Required affinities to change to, per placement type: a PickAll one matches at most the
+        # generator's PICK_ALL_LIMIT clusters, a PickN one may match most of the fleet.
+        self.required_pool: dict[str, list[dict[str, Any]]] = {"PickAll": [], "PickN": []}
+        for o in self.pool:
+            policy = o["spec"]["policy"]
+            terms = ((policy.get("affinity") or {}).get("clusterAffinity") or {}).get(_REQUIRED)
+            if terms and policy["placementType"] in self.required_pool:
+                self.required_pool[policy["placementType"]].append(terms)
         self.created = 0
         self.joined = 0
         self.left: list[str] = []  # removed clusters that may join again
@@ -406,9 +407,8 @@ class _Hub:
                 spread["maxSkew"] = int(spread.get("maxSkew", 1)) % 3 + 1
         else:  # another required affinity
             affinity = policy.setdefault("affinity", {}).setdefault("clusterAffinity", {})
-            affinity[_REQUIRED] = copy.deepcopy(
-                self.required_pool[int(self.rng.integers(len(self.required_pool)))]
-            )
+            pool = self.required_pool[kind] or self.required_pool["PickN"]
+            affinity[_REQUIRED] = copy.deepcopy(pool[int(self.rng.integers(len(pool)))])
         obj["metadata"]["generation"] = int(obj["metadata"].get("generation", 1)) + 1
         self.placements[name] = obj
         return PlacementChanged(obj)
@@ -760,7 +760,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     def progress(index: int, report: SoakReport, sample: dict[str, float]) -> None:
-        print(f"[{index}] {sample}", file=sys.stderr, flush=True)
+        print(f"[{index}] {sample} failures {len(report.failures)}", file=sys.stderr, flush=True)
 
     try:
         report = run_soak(
