@@ -45,7 +45,15 @@ try:  # rapidyaml is a wheel per platform; without it YAML is read by PyYAML alo
 except ImportError:  # pragma: no cover - depends on the platform
     _ryml = None
 
-__all__ = ["DuplicateKey", "dump_json", "dump_yaml", "load_json", "load_json_checked", "load_yaml"]
+__all__ = [
+    "DuplicateKey",
+    "dump_json",
+    "dump_yaml",
+    "load_json",
+    "load_json_checked",
+    "load_yaml",
+    "load_yaml_by_document",
+]
 
 
 class DuplicateKey(ValueError):
@@ -261,6 +269,49 @@ def load_yaml(text: str) -> list[Any] | None:
     documents = doc if is_stream else [doc]
     if not isinstance(documents, list) or any(d is None for d in documents):
         return None  # empty documents: PyYAML numbers them, let it
+    return documents
+
+
+# A document start marker: "---" at the start of a line, then a space, a line break or the end. It
+# ends whatever precedes it (PyYAML closes every open block there, and refuses one inside a
+# quoted or flow scalar), so the documents between two markers may be read apart.
+_DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|\Z)", re.MULTILINE)
+_DIRECTIVE = re.compile(r"^%", re.MULTILINE)
+
+
+def _comments_only(text: str) -> bool:
+    return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
+
+
+def load_yaml_by_document(text: str, reference: Callable[[str], list[Any]]) -> list[Any] | None:
+    """The documents of a stream :func:`load_yaml` refused as a whole: each run of documents it
+    can judge is read fast, the others by ``reference`` (PyYAML). None when the stream cannot be
+    cut safely (no markers, directives). An error of ``reference`` is raised as it comes; the
+    caller then reads the whole text with the reference, which words it with the right line."""
+    if _ryml is None or _DIRECTIVE.search(text):
+        return None
+    starts = [m.start() for m in _DOCUMENT_START.finditer(text)]
+    if not starts:
+        return None
+    chunks = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+    if starts[0] and not _comments_only(text[: starts[0]]):
+        chunks.insert(0, text[: starts[0]])  # a first document without a marker
+    runs: list[tuple[bool, list[str]]] = []
+    for chunk in chunks:
+        fast = not _unjudged(chunk, chunk.encode("utf-8"))
+        if runs and runs[-1][0] == fast:
+            runs[-1][1].append(chunk)
+        else:
+            runs.append((fast, [chunk]))
+    documents: list[Any] = []
+    for fast, run in runs:
+        joined = "".join(run)
+        got = load_yaml(joined) if fast else None
+        if got is None:
+            got = reference(joined)
+        if len(got) != len(run):
+            return None
+        documents += got
     return documents
 
 

@@ -254,12 +254,22 @@ def _parse_documents(text: str, source: str) -> list[Any]:
     fast = codec.load_yaml(text)
     if fast is not None:
         return fast
+    try:  # document by document: only those that need PyYAML go to it
+        fast = codec.load_yaml_by_document(text, _load_all)
+    except (yaml.YAMLError, RecursionError):
+        fast = None  # the whole text, below, words the error with its line
+    if fast is not None:
+        return fast
     try:
-        return list(yaml.load_all(text, Loader=_Loader))
+        return _load_all(text)
     except yaml.YAMLError as err:
         raise InputError(_yaml_problem(err), where=source) from None
     except RecursionError:
         raise InputError("malformed YAML: nested too deeply", where=source) from None
+
+
+def _load_all(text: str) -> list[Any]:
+    return list(yaml.load_all(text, Loader=_Loader))
 
 
 def _load_json_strict(text: str) -> Any:

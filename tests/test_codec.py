@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from adapters import codec
 from adapters.errors import InputError
-from adapters.manifests import _dump_yaml, _Loader, dump_json, dump_yaml_stream, parse_text
+from adapters.manifests import _dump_yaml, _Loader, _parse_documents, dump_json, dump_yaml_stream, parse_text
 
 TRICKY_YAML = [
     "a: on\nb: yes\nc: 0123\nd: 1e3\n",
@@ -137,3 +137,43 @@ def test_yaml_and_json_structures(value):
 def test_kubectl_ambiguous_strings_are_quoted():
     text = dump_yaml_stream([{"a": "y", "b": "1e3", "c": "0o17", "d": "plain"}])
     assert text == "---\na: 'y'\nb: '1e3'\nc: '0o17'\nd: plain\n"
+
+
+MIXED_STREAMS = [
+    "---\na: 1\n---\nb: &x {c: 1}\nd: *x\n---\ne: 'on'\n",
+    "# preamble\n---\na: 1\n---\nb: |\n  text\n---\nc: 2\n",
+    "a: 1\n---\nb: !!str 3\n---\n---\nc: x\n",
+    "---\na: 1\n---\nb: [1, &y 2]\n...\n---\nc: 3\n",
+    "\ufeff---\na: 1\n---\nb: &z 1\n",
+    "%YAML 1.1\n---\na: 1\n---\nb: &z 1\n",
+    "---\na: 1\n---\nb: &z 1\nc: 'unclosed\n---\nd: 2\n",
+    "---\na: 1\n---\nb: &z 1\n---\na: 1\na: 2\n",
+]
+
+
+@pytest.mark.parametrize("text", MIXED_STREAMS)
+def test_streams_are_read_document_by_document_exactly(text):
+    try:
+        reference = list(yaml.load_all(text, Loader=_Loader))
+    except yaml.YAMLError as err:
+        with pytest.raises(InputError) as info:
+            _parse_documents(text, "s.yaml")
+        mark = err.problem_mark
+        assert f"line {mark.line + 1}, column {mark.column + 1}" in str(info.value)
+        return
+    assert _parse_documents(text, "s.yaml") == reference
+
+
+def test_only_the_documents_that_need_pyyaml_go_to_it():
+    plain = "".join(f"---\nkind: K\nmetadata:\n  name: n{i}\n" for i in range(50))
+    text = plain + "---\nkind: K\nmetadata:\n  name: a\n  labels: &l {x: y}\n" + plain.replace("n", "m")
+    seen: list[str] = []
+
+    def reference(chunk: str) -> list:
+        seen.append(chunk)
+        return list(yaml.load_all(chunk, Loader=_Loader))
+
+    assert codec.load_yaml(text) is None
+    got = codec.load_yaml_by_document(text, reference)
+    assert got == list(yaml.load_all(text, Loader=_Loader))
+    assert len(seen) == 1 and seen[0].count("---") == 1
