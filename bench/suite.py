@@ -481,9 +481,12 @@ LEGEND = """\
 
 
 OCM_LEGEND = """\
-- **OCM rows** (`system` ocm): **selected** counts PlacementDecision entries and **unsatisfied**
-  the Placements whose PlacementSatisfied would not be True (misconfigured ones, shown with no
-  decisions, are not in the batch). The events are OCM's (`bench/ocm_events.py`):
+- **OCM rows** (`system` ocm): **selected** counts PlacementDecision entries; **unsatisfied** the
+  batch's placements the solver reports unsatisfied (fewer decisions than numberOfClusters, or
+  none). It leaves out the misconfigured placements (not solved) and placements without
+  numberOfClusters left with no decision, whose PlacementSatisfied is False all the same (see
+  docs/bench/ocm/README.md for the conditions written). The events are OCM's
+  (`bench/ocm_events.py`):
   `cluster-removed` deletes the ManagedCluster named in the most PlacementDecisions (and its
   AddOnPlacementScores); `label-changed` moves that cluster to another region (and zone);
   `score-updated` redraws the resource-usage-score AddOnPlacementScore of a quarter of the
