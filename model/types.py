@@ -196,6 +196,9 @@ class Batch:
     now: datetime | None = None
     seed: int = 0
     explain_limit: int = 20  # how many unselected clusters each result explains
+    # Decisions of requests outside the batch on clusters that are not in it (gone, going), by
+    # cluster name: nothing lands there, but they still count toward balance's busiest count.
+    absent_load: Mapping[str, int] = field(default_factory=dict, hash=False)
 
 
 class FilterKind(StrEnum):

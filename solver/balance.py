@@ -68,10 +68,20 @@ def _weight(p: Prepared) -> int:
     return sum(pref.weight for pref in p.request.preferences if pref.balance)
 
 
-def holdings(p: Prepared, table: ClusterTable) -> np.ndarray:
-    """The rows a request holds before this solve (its decisions as the others see them)."""
-    rows = [table.index[d.cluster] for d in p.request.existing if d.cluster in table.index]
-    return np.asarray(sorted(set(rows)), dtype=np.int64)
+def holdings(p: Prepared, table: ClusterTable, absent: dict[str, int] | None = None) -> np.ndarray:
+    """The rows a request holds before this solve (its decisions as the others see them); with
+    `absent` (cluster name -> slot past the table), its decisions on clusters not in the batch too."""
+    rows = {table.index.get(d.cluster, (absent or {}).get(d.cluster, -1)) for d in p.request.existing}
+    rows.discard(-1)
+    return np.asarray(sorted(rows), dtype=np.int64)
+
+
+def absent_slots(prepared: Sequence[Prepared], table: ClusterTable) -> dict[str, int]:
+    """Clusters not in the batch that still count toward the busiest count (their outside load,
+    or decisions the requests held there), each given a slot after the table's rows."""
+    names = set(table.absent_load)
+    names.update(d.cluster for p in prepared for d in p.request.existing if d.cluster not in table.index)
+    return {name: table.size + j for j, name in enumerate(sorted(names))}
 
 
 def selected_rows(solution: Solution) -> np.ndarray:
@@ -107,7 +117,11 @@ class _Batch:
         # Per cluster: the worth of one balance point summed over the coupled requests picking it,
         # what one more decision there costs them per point their scores drop.
         self.pull = np.zeros(table.size, dtype=np.int64)
-        self.totals = table.load.copy()
+        # Counts per cluster row, then per cluster not in the batch (they only raise the busiest).
+        self.absent = absent_slots(base, table)
+        self.totals = np.concatenate(
+            [table.load, np.asarray([table.absent_load.get(n, 0) for n in self.absent], dtype=np.int64)]
+        )
         self.members: dict[int, np.ndarray] = {}  # every request's decisions (they count)
         self.picks: dict[int, np.ndarray] = {}  # coupled requests' new picks (they are scored)
         self.scores = [0] * len(self.coupled)  # per coupled request: its picks' balance scores, summed
@@ -141,7 +155,8 @@ class _Batch:
         """Request i with its balance scores against the others as they stand."""
         p = self.base[i]
         others = self.others(i)
-        bonus = _weight(p) * balance_scores(others, int(others.max()) if len(others) else 0)
+        most = int(others.max()) if len(others) else 0
+        bonus = _weight(p) * balance_scores(others[: self.table.size], most)
         return replace(p, affinity=p.affinity + bonus)
 
     # -- moves ---------------------------------------------------------------------------------
@@ -346,7 +361,7 @@ def _decide(
     coupled request takes `choose(i, state)` and every other its fixed solution."""
     state = _Batch(table, coupled, prepared)
     for i, p in enumerate(prepared):
-        state.hold(i, holdings(p, table))
+        state.hold(i, holdings(p, table, state.absent))
     answers: dict[int, Solution] = {}
     is_coupled = set(coupled)
     for i in range(len(prepared)):
@@ -369,7 +384,7 @@ def _holding(p: Prepared, table: ClusterTable) -> Solution | None:
     (every held cluster still passes, and there are as many as it can take); None otherwise."""
     if p.request.spread or p.request.mode is not SelectionMode.N or p.kept:
         return None
-    rows = holdings(p, table)
+    rows = holdings(p, table)  # clusters in the batch only
     rows = rows[p.outcome[rows] == PASS]
     want = min(p.request.count, len(p.candidates))
     if len(rows) != want or not want:

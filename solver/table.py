@@ -82,6 +82,7 @@ class ClusterTable:
         self.eligible = np.fromiter((c.eligible for c in clusters), dtype=bool, count=self.size)
         self.leaving = np.fromiter((c.leaving for c in clusters), dtype=bool, count=self.size)
         self.load = np.fromiter((c.load for c in clusters), dtype=np.int64, count=self.size)
+        self.absent_load = dict(batch.absent_load)
         # Batch clusters are sorted by name, so the row index is the name rank.
         self.rank = np.arange(self.size, dtype=np.int64)
         self.tainted = [i for i, c in enumerate(clusters) if c.taints]

@@ -375,3 +375,28 @@ def test_expired_scores_between_runs(tmp_path):
     )
     assert Written.solve(tmp_path, objects, "greedy").chosen() == ["c3"]
     assert Written.solve(tmp_path, objects, "greedy", now="2026-11-21T12:02:00Z").chosen() == ["c1"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_balance_counts_decisions_on_clusters_that_are_gone(tmp_path, mode):
+    # Upstream counts every PlacementDecision entry toward the busiest count, whatever cluster it
+    # names: "ghost" (deleted) holds 2, a 1, so maxCount is 2 and a's Balance is 0, not -100.
+    # Totals (Balance 1, Steady 1, AddOn x2): a 0, b and c 100 - 120 = -20: a wins.
+    objects = [
+        *hub(
+            managed_cluster("a"),
+            managed_cluster("b"),
+            managed_cluster("c"),
+            managed_cluster("t", terminating=True),
+        ),
+        score("a", "res", {"x": 0}),
+        score("b", "res", {"x": -60}),
+        score("c", "res", {"x": -60}),
+        placement("p", n=1, mode="Additive", prioritizers=[addon("res", "x", 2)]),
+        decision("gone", 1, ["ghost", "a"]),
+        decision("gone2", 1, ["ghost"]),
+        decision("p", 1, ["t"]),  # its own decision on a terminating cluster: released, not counted
+    ]
+    written = Written.solve(tmp_path, objects, mode)
+    assert written.chosen() == ["a"]
+    assert written.summary["clusters"] == 3  # gone and terminating clusters are not clusters of the batch

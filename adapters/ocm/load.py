@@ -159,7 +159,11 @@ def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tupl
         for c in sorted(live, key=lambda c: c.name)
     )
     requests.sort(key=lambda r: r.key)
-    batch = Batch(model_clusters, tuple(requests), now=now, seed=seed)
+    # Upstream counts decisions on clusters that are gone or terminating as well: they still raise
+    # the busiest count Balance divides by.
+    live_names = {c.name for c in model_clusters}
+    absent = {name: count for name, count in sorted(outside.items()) if name not in live_names}
+    batch = Batch(model_clusters, tuple(requests), now=now, seed=seed, absent_load=absent)
     return batch, OcmContext(contexts, {c.name: c for c in model_clusters}, now)
 
 
