@@ -91,8 +91,9 @@ def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
             rows += [(*prefix, got.request, cluster, "released", "-", "-") for cluster in got.released]
             if not got.selected and not got.released:
                 rows.append((*prefix, got.request, "-", "none", "-", "-"))
-            if not got.satisfied:
+            if part.unsatisfied is None and not got.satisfied:
                 unsatisfied.append(got.request)
+        unsatisfied += part.unsatisfied or ()
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     s = outcome.summary

@@ -12,3 +12,7 @@ __all__ = ["Emitted"]
 class Emitted:
     apply: list[dict[str, Any]]
     delete: list[dict[str, str]]
+    # Where the system's own status says more than the neutral result: every placement written
+    # (some never reach the solver, e.g. misconfigured ones) and those its status calls unsatisfied.
+    placements: tuple[str, ...] | None = None
+    unsatisfied: tuple[str, ...] | None = None

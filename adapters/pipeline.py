@@ -28,11 +28,22 @@ __all__ = ["Outcome", "SystemOutcome", "paused_gc", "schedule", "schedule_manife
 
 @dataclass(frozen=True, slots=True)
 class SystemOutcome:
-    """One system's batch and its result."""
+    """One system's batch and its result; `placements` and `unsatisfied` where the system's own
+    status counts differently from the neutral result (adapters.emitted.Emitted)."""
 
     system: str
     batch: Batch
     result: Result
+    placements: tuple[str, ...] | None = None
+    unsatisfied: tuple[str, ...] | None = None
+
+    def counts(self) -> dict[str, int]:
+        """Placements, clusters and unsatisfied placements, as the system counts them."""
+        unsatisfied = self.unsatisfied
+        if unsatisfied is None:
+            unsatisfied = tuple(r.request for r in self.result.requests if not r.satisfied)
+        placements = len(self.batch.requests) if self.placements is None else len(self.placements)
+        return {"requests": placements, "clusters": len(self.batch.clusters), "unsatisfied": len(unsatisfied)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +119,7 @@ def schedule_manifests(
             emitted = system(name).emit(context, result)
             apply += emitted.apply
             delete += emitted.delete
-            parts.append(SystemOutcome(name, batch, result))
+            parts.append(SystemOutcome(name, batch, result, emitted.placements, emitted.unsatisfied))
     return Outcome(apply, delete, tuple(parts), summary_of_parts(parts))
 
 
@@ -126,9 +137,9 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def summary_of(batch: Batch, result: Result) -> dict[str, Any]:
-    """The summary of one batch's solve."""
-    stats = result.stats
+def summary_of(part: SystemOutcome) -> dict[str, Any]:
+    """The summary of one system's solve."""
+    stats = part.result.stats
     return {
         "mode": stats.mode,
         "status": stats.status,
@@ -140,9 +151,7 @@ def summary_of(batch: Batch, result: Result) -> dict[str, Any]:
         "solve_seconds": round(stats.solve_seconds, 4),
         "time_limited": stats.time_limited,
         "models": stats.models,
-        "requests": len(batch.requests),
-        "clusters": len(batch.clusters),
-        "unsatisfied": sum(1 for r in result.requests if not r.satisfied),
+        **part.counts(),
     }
 
 
@@ -152,9 +161,9 @@ _STATUS_ORDER = ("OPTIMAL", "GREEDY", "FEASIBLE")
 def summary_of_parts(parts: Sequence[SystemOutcome]) -> dict[str, Any]:
     """One summary over every system's solve: totals, plus the counts of each system."""
     if len(parts) == 1:
-        summary = summary_of(parts[0].batch, parts[0].result)
+        summary = summary_of(parts[0])
     else:
-        each = [summary_of(p.batch, p.result) for p in parts]
+        each = [summary_of(p) for p in parts]
         objective = sum(s["objective"] for s in each)
         bounds = [s["bound"] for s in each]
         bound = None if not each or any(b is None for b in bounds) else sum(bounds)
@@ -172,12 +181,5 @@ def summary_of_parts(parts: Sequence[SystemOutcome]) -> dict[str, Any]:
             "time_limited": any(s["time_limited"] for s in each),
             **{k: sum(s[k] for s in each) for k in ("models", "requests", "clusters", "unsatisfied")},
         }
-    summary["systems"] = {
-        p.system: {
-            "requests": len(p.batch.requests),
-            "clusters": len(p.batch.clusters),
-            "unsatisfied": sum(1 for r in p.result.requests if not r.satisfied),
-        }
-        for p in parts
-    }
+    summary["systems"] = {p.system: p.counts() for p in parts}
     return summary

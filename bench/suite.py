@@ -175,7 +175,7 @@ def _schedule(system: System, objects: Objects, options: SolveOptions) -> tuple[
     solved = time.perf_counter()
     emitted = system.emit(context, result)
     done = time.perf_counter()
-    part = SystemOutcome(system.name, batch, result)
+    part = SystemOutcome(system.name, batch, result, emitted.placements, emitted.unsatisfied)
     outcome = Outcome(emitted.apply, emitted.delete, (part,), summary_of_parts([part]))
     return outcome, {"load_s": loaded - started, "solver_s": solved - loaded, "emit_s": done - solved}
 

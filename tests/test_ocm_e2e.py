@@ -400,3 +400,18 @@ def test_balance_counts_decisions_on_clusters_that_are_gone(tmp_path, mode):
     written = Written.solve(tmp_path, objects, mode)
     assert written.chosen() == ["a"]
     assert written.summary["clusters"] == 3  # gone and terminating clusters are not clusters of the batch
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_summary_counts_placements_as_their_status_does(tmp_path, mode):
+    # All clusters wanted but none matches: PlacementSatisfied False, so the summary counts it
+    # unsatisfied; a misconfigured placement never reaches the solver but is a placement too.
+    objects = [
+        *hub(managed_cluster("a", {"env": "prod"})),
+        placement("none", predicates=[predicate({"matchLabels": {"env": "dev"}})]),
+        placement("bad", n=1, mode="Exact", prioritizers=[builtin("Spread", 2)]),
+        placement("ok", n=1),
+    ]
+    summary = Written.solve(tmp_path, objects, mode).summary
+    assert (summary["requests"], summary["unsatisfied"]) == (3, 2)
+    assert summary["systems"]["ocm"] == {"requests": 3, "clusters": 1, "unsatisfied": 2}

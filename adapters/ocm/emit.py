@@ -34,6 +34,7 @@ def emit(context: OcmContext, result: Result) -> Emitted:
     delete: list[dict[str, str]] = []
     by_request = result.by_request()
     now = _format_time(context.now)
+    unsatisfied: list[str] = []
     for key in sorted(context.placements):
         p = context.placements[key]
         selected: list[str] = []
@@ -52,8 +53,11 @@ def emit(context: OcmContext, result: Result) -> Emitted:
         written = {o["metadata"]["name"] for o in objects}
         delete += [object_reference(d) for d in p.decisions if d.name not in written]
         apply += objects
-        apply.append(_placement(p, len(selected), group_status, misconfigured, now))
-    return Emitted(apply, delete)
+        placement = _placement(p, len(selected), group_status, misconfigured, now)
+        apply.append(placement)
+        if any(c["type"] == n.SATISFIED and c["status"] != "True" for c in placement["status"]["conditions"]):
+            unsatisfied.append(key)
+    return Emitted(apply, delete, tuple(sorted(context.placements)), tuple(unsatisfied))
 
 
 def _decisions(
