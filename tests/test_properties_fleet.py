@@ -61,8 +61,8 @@ TAINTS = ({"key": "gpu", "effect": "NoSchedule"}, {"key": "team", "value": "x", 
 
 
 @st.composite
-def member_clusters(draw) -> list[dict[str, Any]]:
-    names = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=8, unique=True))
+def member_clusters(draw, least: int = 1) -> list[dict[str, Any]]:
+    names = draw(st.lists(st.sampled_from(NAMES), min_size=least, max_size=8, unique=True))
     out = []
     for name in sorted(names):
         labels = {}
@@ -130,20 +130,33 @@ preferences = st.lists(
     ),
     max_size=2,
 )
-spreads = st.lists(
-    st.builds(
-        spread,
-        st.sampled_from(("zone", "env", "tier")),
-        st.integers(1, 2),
-        st.sampled_from(("DoNotSchedule", "ScheduleAnyway")),
-    ),
-    max_size=2,
-    unique_by=lambda s: s["topologyKey"],
-)
+
+
+def spreads(least: int = 0) -> st.SearchStrategy:
+    return st.lists(
+        st.builds(
+            spread,
+            st.sampled_from(("zone", "env", "tier")),
+            st.integers(1, 2),
+            st.sampled_from(("DoNotSchedule", "ScheduleAnyway")),
+        ),
+        min_size=least,
+        max_size=2,
+        unique_by=lambda s: s["topologyKey"],
+    )
 
 
 @st.composite
-def policies(draw, names: Sequence[str]) -> dict[str, Any] | None:
+def policies(draw, names: Sequence[str], busy: bool = False) -> dict[str, Any] | None:
+    """A placement policy; `busy`: PickN with topology spread, where greedy can get stuck."""
+    if busy:
+        return pick_n(
+            draw(st.integers(2, 6)),
+            required=draw(st.none() | required),
+            prefer=draw(preferences) or None,
+            spread_by=draw(spreads(1)),
+            tolerations=draw(tolerations),
+        )
     kind = draw(st.sampled_from(("none", "PickAll", "PickN", "PickN", "PickN", "PickFixed")))
     if kind == "none":
         return None
@@ -156,7 +169,7 @@ def policies(draw, names: Sequence[str]) -> dict[str, Any] | None:
         draw(st.integers(0, 5)),
         required=draw(required),
         prefer=draw(preferences) or None,
-        spread_by=draw(spreads) or None,
+        spread_by=draw(spreads()) or None,
         tolerations=draw(tolerations),
     )
 
@@ -165,16 +178,16 @@ def policies(draw, names: Sequence[str]) -> dict[str, Any] | None:
 
 
 @st.composite
-def hubs(draw) -> list[dict[str, Any]]:
+def hubs(draw, busy: bool = False) -> list[dict[str, Any]]:
     """MemberClusters, placements, and for some placements the snapshots and bindings of an
     earlier run: the latest snapshot holds the placement's policy (possibly with another N) or an
     older policy (the bindings become obsolete); bindings point at the latest snapshot or at an
-    older one."""
-    clusters = draw(member_clusters())
+    older one. `busy`: at least 5 clusters and every placement PickN with topology spread."""
+    clusters = draw(member_clusters(5 if busy else 1))
     names = [c["metadata"]["name"] for c in clusters]
     objects: list[dict[str, Any]] = [*clusters]
     for name in draw(st.lists(st.sampled_from(PLACEMENTS), min_size=1, max_size=4, unique=True)):
-        policy = draw(policies(names))
+        policy = draw(policies(names, busy))
         generation = draw(st.integers(1, 3))
         objects.append(crp(name, policy, generation=generation))
         history = draw(st.sampled_from(("fresh", "same", "same", "changed")))
@@ -285,7 +298,7 @@ def assert_same_bytes_across_processes(hubs_: Sequence[Sequence[dict[str, Any]]]
 # ----------------------------------------------------------------------------------- properties
 
 
-@given(hubs())
+@given(hubs() | hubs(busy=True))
 def test_both_modes_pass_the_checker_repeat_byte_for_byte_and_optimal_is_never_below_greedy(
     objects,
 ) -> None:
@@ -326,11 +339,14 @@ def test_feeding_the_output_back_changes_nothing(objects, options) -> None:
     assert changes(hub, third) == []
 
 
-@given(hubs())
+@given(hubs(busy=True))
 def test_a_tiny_time_limit_still_gives_a_valid_answer_no_worse_than_greedy(objects) -> None:
     greedy = run(objects, GREEDY)
     rushed = run(objects, TINY)
     assert rushed.summary["objective"] >= greedy.summary["objective"]
+    event(
+        f"time limited: {rushed.summary['time_limited']}, CP-SAT models: {min(rushed.summary['models'], 2)}"
+    )
 
 
 # Two runs in one process share the string hash seed; the byte-identity the command line promises

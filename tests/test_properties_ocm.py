@@ -79,8 +79,8 @@ TAINTS = (
 
 
 @st.composite
-def managed_clusters(draw) -> list[dict[str, Any]]:
-    names = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=8, unique=True))
+def managed_clusters(draw, least: int = 1) -> list[dict[str, Any]]:
+    names = draw(st.lists(st.sampled_from(NAMES), min_size=least, max_size=8, unique=True))
     out = []
     for name in sorted(names):
         labels = {}
@@ -208,9 +208,10 @@ def prioritizers(draw, balance: bool = True, steady: int = -10) -> dict[str, Any
 
 
 @st.composite
-def placements(draw, name: str, namespace: str, **policy: Any) -> dict[str, Any]:
+def placements(draw, name: str, namespace: str, busy: bool = False, **policy: Any) -> dict[str, Any]:
+    """A Placement; `busy`: 2 to 5 clusters under spread constraints, where greedy can get stuck."""
     spreads = None
-    if draw(st.booleans()):
+    if busy or draw(st.booleans()):
         spreads = [
             {
                 **s,
@@ -230,7 +231,7 @@ def placements(draw, name: str, namespace: str, **policy: Any) -> dict[str, Any]
     return placement(
         name,
         namespace,
-        n=draw(st.none() | st.integers(0, 5)),
+        n=draw(st.integers(2, 5) if busy else st.none() | st.integers(0, 5)),
         predicates=draw(st.none() | some_of(PREDICATES)),
         tolerations=draw(st.none() | some_of(TOLERATIONS)),
         cluster_sets=draw(st.sampled_from((None, None, ["global"], ["prod", "edge"], ["missing"]))),
@@ -243,15 +244,16 @@ def placements(draw, name: str, namespace: str, **policy: Any) -> dict[str, Any]
 
 
 @st.composite
-def hubs(draw, **policy: Any) -> list[dict[str, Any]]:
+def hubs(draw, busy: bool = False, **policy: Any) -> list[dict[str, Any]]:
     """Clusters, sets, scores, placements, and for some placements the PlacementDecisions of an
-    earlier run (one or two objects, clusters that may no longer pass or exist)."""
-    clusters = draw(managed_clusters())
+    earlier run (one or two objects, clusters that may no longer pass or exist). `busy`: at least 5
+    clusters and every placement under spread constraints."""
+    clusters = draw(managed_clusters(5 if busy else 1))
     names = [c["metadata"]["name"] for c in clusters]
     objects = [*cluster_sets(), *clusters, *draw(addon_scores(names))]
     for name in draw(st.lists(st.sampled_from(PLACEMENTS), min_size=1, max_size=4, unique=True)):
         namespace = draw(st.sampled_from(NAMESPACES))
-        objects.append(draw(placements(name, namespace, **policy)))
+        objects.append(draw(placements(name, namespace, busy, **policy)))
         held = draw(st.lists(st.sampled_from([*names, GHOST]), max_size=4, unique=True))
         if held:
             split = draw(st.integers(0, len(held)))
@@ -306,7 +308,7 @@ def written(outcome: Outcome) -> str:
 # ----------------------------------------------------------------------------------- properties
 
 
-@given(hubs())
+@given(hubs() | hubs(busy=True))
 def test_both_modes_pass_the_checker_repeat_byte_for_byte_and_optimal_is_never_below_greedy(
     objects,
 ) -> None:
@@ -347,11 +349,14 @@ def test_feeding_the_output_back_changes_nothing_optimal(objects) -> None:
     assert_fixed_point(objects, OPTIMAL)
 
 
-@given(hubs())
+@given(hubs(busy=True))
 def test_a_tiny_time_limit_still_gives_a_valid_answer_no_worse_than_greedy(objects) -> None:
     greedy = run(objects, GREEDY)
     rushed = run(objects, TINY)
     assert rushed.summary["objective"] >= greedy.summary["objective"]
+    event(
+        f"time limited: {rushed.summary['time_limited']}, CP-SAT models: {min(rushed.summary['models'], 2)}"
+    )
 
 
 @settings(max_examples=max(1, settings().max_examples // 100))
