@@ -2,7 +2,7 @@
 
 `ci` (the default) bounds the examples of every property test that does not fix its own count, so
 the suite stays fast; `HYPOTHESIS_PROFILE=thorough python -m pytest tests/test_properties_fleet.py
-tests/test_properties_ocm.py` runs ten times as many. Tests that pass `max_examples` themselves keep
+tests/test_properties_ocm.py` runs 400 per property. Tests that pass `max_examples` themselves keep
 their own count under either profile.
 """
 
@@ -14,6 +14,6 @@ from hypothesis import HealthCheck, settings
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
-settings.register_profile("ci", max_examples=40, deadline=None, suppress_health_check=_QUIET)
+settings.register_profile("ci", max_examples=30, deadline=None, suppress_health_check=_QUIET)
 settings.register_profile("thorough", max_examples=400, deadline=None, suppress_health_check=_QUIET)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
