@@ -49,8 +49,12 @@ def _needs_search(p: Prepared) -> bool:
     return p.request.mode is SelectionMode.N and bool(p.request.spread) and p.request.count > p.present
 
 
-def _is_coupled(p: Prepared) -> bool:
-    return p.request.mode is SelectionMode.N and p.request.coupled
+def _coupled(prepared: list[Prepared]) -> list[int]:
+    """The requests decided together: when some request's scores depend on the others' answers
+    (Balance), every request with a choice to make (N clusters) is one of them, since what it
+    picks moves those scores even where its own do not depend on them."""
+    choosing = [i for i, p in enumerate(prepared) if p.request.mode is SelectionMode.N]
+    return choosing if any(prepared[i].request.coupled for i in choosing) else []
 
 
 def _search(
@@ -74,14 +78,19 @@ def _search(
 
 
 def _search_in_parallel(
-    prepared: list[Prepared], table: ClusterTable, options: SolveOptions, limit: int, deadline: float
+    prepared: list[Prepared],
+    table: ClusterTable,
+    options: SolveOptions,
+    limit: int,
+    deadline: float,
+    coupled: set[int],
 ) -> dict[tuple, Future[SearchOutcome]]:
     """The CP-SAT searches (several spread constraints), on all cores. CP-SAT releases the GIL while
     it searches, and each model is solved alone and deterministically, so the answers do not depend
     on how many threads ran them."""
     todo: dict[tuple, Prepared] = {}
-    for p in prepared:
-        if _needs_search(p) and len(p.request.spread) > 1 and not _is_coupled(p):
+    for i, p in enumerate(prepared):
+        if _needs_search(p) and len(p.request.spread) > 1 and i not in coupled:
             todo.setdefault(p.request.signature(), p)
     if len(todo) < 2 or options.threads < 2:
         return {}
@@ -114,9 +123,12 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
     models = 0
     results: list[RequestResult | None] = [None] * len(prepared)
     solutions: dict[int, Solution] = {}
-    coupled = [i for i, p in enumerate(prepared) if _is_coupled(p)]
+    coupled = _coupled(prepared)
+    is_coupled = set(coupled)
     searched = (
-        _search_in_parallel(prepared, table, options, limit, deadline) if options.mode == "optimal" else {}
+        _search_in_parallel(prepared, table, options, limit, deadline, is_coupled)
+        if options.mode == "optimal"
+        else {}
     )
     # Requests that ask for the same thing from the same state have the same answer: solve once.
     solved: dict[tuple, tuple[Solution, int, int]] = {}
@@ -124,7 +136,7 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
     for part in components(prepared):
         for i in part:
             p = prepared[i]
-            if _is_coupled(p):
+            if i in is_coupled:
                 continue  # decided together below, once the others' answers are known
             done += 1
             if done % 256 == 0:
