@@ -479,7 +479,10 @@ def _mapping(obj: dict[str, Any], indent: str, out: list[str], memo: dict) -> No
             if value:
                 deeper = deeper or indent + "  "
                 append(f"{head}:\n{deeper}")
-                _mapping(value, deeper, out, memo)
+                if len(value) < _SHARED_MIN:
+                    _mapping(value, deeper, out, memo)
+                else:
+                    append(_body(value, deeper, memo))
             else:
                 append(f"{head}: {{}}\n")
         elif kind is list:
@@ -490,6 +493,24 @@ def _mapping(obj: dict[str, Any], indent: str, out: list[str], memo: dict) -> No
                 append(f"{head}: []\n")
         else:
             append(f"{head}: {_scalar(value)}\n")
+
+
+# A mapping of this many entries or more is rendered once per indentation and kept by identity:
+# the same dict often stands in several places (a decision in its binding and in the policy
+# snapshot's status, cached status entries shared by placements).
+_SHARED_MIN = 4
+
+
+def _body(obj: dict[str, Any], indent: str, memo: dict) -> str:
+    """A non-empty mapping's entries at `indent` (its first line's indentation written by the
+    caller), rendered once per object and indentation while the stream is written."""
+    key = (id(obj), indent)
+    text = memo.get(key)
+    if text is None:
+        parts: list[str] = []
+        _mapping(obj, indent, parts, memo)
+        text = memo[key] = "".join(parts)
+    return text
 
 
 def _sequence(items: list[Any], indent: str, out: list[str], memo: dict) -> None:
@@ -503,13 +524,7 @@ def _sequence(items: list[Any], indent: str, out: list[str], memo: dict) -> None
             if not item:
                 append(f"{dash}{{}}\n")
                 continue
-            key = (id(item), indent)
-            text = memo.get(key)
-            if text is None:  # shared entries (e.g. cached status decisions) are written once
-                parts: list[str] = [dash]
-                _mapping(item, indent + "  ", parts, memo)
-                text = memo[key] = "".join(parts)
-            append(text)
+            append(dash + _body(item, indent + "  ", memo))
         elif kind is list:
             if not item:
                 append(f"{dash}[]\n")
