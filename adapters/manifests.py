@@ -214,17 +214,31 @@ def _read_file(path: str) -> str:
             data = handle.read()
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", where=path) from None
+    return _utf8(data, path)
+
+
+def _utf8(data: bytes, where: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise InputError(f"not UTF-8 text (byte {err.start})", where=path) from None
+        raise InputError(f"not UTF-8 text (byte {err.start})", where=where) from None
 
 
 def _read_stream(stream: TextIO) -> str:
+    """Standard input, judged as a file's bytes are: the text layer's own decoding would let
+    undecodable bytes through as surrogates that fail later with a traceback."""
+    raw = getattr(stream, "buffer", None)
     try:
-        return stream.read()
-    except (OSError, UnicodeDecodeError) as err:
+        if raw is not None:
+            return _utf8(raw.read(), STDIN_SOURCE)
+        text = stream.read()
+    except OSError as err:
         raise InputError(f"cannot read: {err}", where=STDIN_SOURCE) from None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise InputError(f"not UTF-8 text (character {err.start})", where=STDIN_SOURCE) from None
+    return text
 
 
 def _parse_documents(text: str, source: str) -> list[Any]:
@@ -268,8 +282,64 @@ def _parse_documents(text: str, source: str) -> list[Any]:
         raise InputError("malformed YAML: nested too deeply", where=source) from None
 
 
+# What one document may stand for once its aliases are expanded (Kubernetes converts YAML to JSON,
+# expanding them): past this it is an alias bomb, refused before anything is built.
+MAX_EXPANDED_NODES = 1_000_000
+
+
+class AliasBomb(yaml.YAMLError):
+    pass
+
+
 def _load_all(text: str) -> list[Any]:
-    return list(yaml.load_all(text, Loader=_Loader))
+    if "*" not in text:  # no alias can stand in the text
+        return list(yaml.load_all(text, Loader=_Loader))
+    loader = _Loader(text)
+    try:
+        documents = []
+        while loader.check_node():
+            node = loader.get_node()
+            _check_expansion(node)
+            documents.append(loader.construct_document(node))
+        return documents
+    finally:
+        loader.dispose()
+
+
+def _check_expansion(root: Node) -> None:
+    """Refuse a document whose aliases would expand past MAX_EXPANDED_NODES, or refer to
+    themselves (no JSON can hold that). Each node's expanded size is counted once."""
+    size: dict[int, int] = {}
+    open_: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            open_.discard(key)
+            children = _children(node)
+            size[key] = 1 + sum(size[id(c)] for c in children)
+            if size[key] > MAX_EXPANDED_NODES:
+                raise AliasBomb(
+                    f"a document standing for more than {MAX_EXPANDED_NODES:,} values "
+                    "once its aliases are expanded"
+                )
+            continue
+        if key in size:
+            continue
+        if key in open_:
+            raise AliasBomb("an alias refers to a node that contains it")
+        open_.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in _children(node) if id(c) not in size)
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
 
 
 def _load_json_strict(text: str) -> Any:
@@ -278,6 +348,8 @@ def _load_json_strict(text: str) -> Any:
 
 
 def _yaml_problem(err: yaml.YAMLError) -> str:
+    if isinstance(err, AliasBomb):
+        return f"refused YAML: {err}"
     if isinstance(err, yaml.MarkedYAMLError) and err.problem_mark is not None:
         mark = err.problem_mark
         what = ", ".join(p for p in (err.context, err.problem) if p) or "syntax error"
