@@ -50,13 +50,19 @@ ASKS_PER_REQUEST, MIN_ASKS = 3, 5000
 _NONE = np.empty(0, dtype=np.int64)
 
 
+def _scores(others: np.ndarray, most: np.ndarray | int) -> np.ndarray:
+    """2 * trunc(100 * (0.5 - n / m)) in float64, elementwise; 100 where n (or m) is 0."""
+    out = np.full(len(others), BALANCE_RANGE, dtype=np.int64)
+    most = np.broadcast_to(np.asarray(most, dtype=np.int64), others.shape)
+    busy = (others > 0) & (most > 0)
+    out[busy] = 2 * np.trunc(100.0 * (0.5 - others[busy] / most[busy])).astype(np.int64)
+    return out
+
+
 @lru_cache(maxsize=256)
 def _table_of(most: int) -> np.ndarray:
     """Balance score for n = 0..most others' decisions, against the busiest count `most`."""
-    out = np.full(most + 1, BALANCE_RANGE, dtype=np.int64)
-    if most > 0:
-        n = np.arange(1, most + 1, dtype=np.float64)
-        out[1:] = 2 * np.trunc(100.0 * (0.5 - n / float(most))).astype(np.int64)
+    out = _scores(np.arange(most + 1, dtype=np.int64), most)
     out.setflags(write=False)
     return out
 
@@ -232,25 +238,13 @@ class _Batch:
 
     def _rescore_all(self) -> None:
         """Every coupled request's balance scores at once (someone's busiest count changed)."""
-        if not len(self.totals) or not self.coupled:
-            return
-        most, holding = self.limits
-        used = self.flat >= 0
-        rows, owner = self.flat[used], self.owner[used]
-        picks = self.coupled
-        own_most = np.full(len(picks), most, dtype=np.int64)
-        own_most[list(holding)] -= 1
-        others = self.totals[rows] - 1
-        limit = own_most[owner]
-        scores = np.full(len(rows), BALANCE_RANGE, dtype=np.int64)
-        busy = (others > 0) & (limit > 0)
-        scores[busy] = 2 * np.trunc(100.0 * (0.5 - others[busy] / limit[busy])).astype(np.int64)
-        self.scores = np.bincount(owner, weights=scores, minlength=len(picks)).astype(np.int64).tolist()
-        self.value = sum(w * v for w, v in zip(self.worth, self.scores, strict=True))
+        self.scores = [0] * len(self.coupled)
+        self.value = 0
+        self._rescore(list(range(len(self.coupled))))
 
     def _rescore(self, positions: list[int]) -> None:
         """The balance scores of some coupled requests (by position), in one vectorised pass."""
-        if not positions:
+        if not positions or not len(self.totals):
             return
         most, holding = self.limits
         chosen = np.zeros(len(self.coupled), dtype=bool)
@@ -258,12 +252,8 @@ class _Batch:
         used = (self.flat >= 0) & chosen[self.owner]
         rows, owner = self.flat[used], self.owner[used]
         own_most = np.full(len(self.coupled), most, dtype=np.int64)
-        own_most[list(holding)] -= 1
-        limit = own_most[owner]
-        others = self.totals[rows] - 1
-        scores = np.full(len(rows), BALANCE_RANGE, dtype=np.int64)
-        busy = (others > 0) & (limit > 0)
-        scores[busy] = 2 * np.trunc(100.0 * (0.5 - others[busy] / limit[busy])).astype(np.int64)
+        own_most[list(holding)] -= 1  # they see one less: their own decisions do not count
+        scores = _scores(self.totals[rows] - 1, own_most[owner])
         sums = np.bincount(owner, weights=scores, minlength=len(self.coupled)).astype(np.int64)
         for k in positions:
             score = int(sums[k])
