@@ -274,14 +274,7 @@ class Matcher:
     def __init__(self, table: ClusterTable, properties: Mapping[str, tuple[str, int]]) -> None:
         self.table = table
         self.properties = properties
-        self._cache: dict[str, np.ndarray] = {}
-
-    def _cached(self, kind: str, value: Any, compute: Callable[[], np.ndarray]) -> np.ndarray:
-        key = kind + json.dumps(value, sort_keys=True)
-        got = self._cache.get(key)
-        if got is None:
-            got = self._cache[key] = compute()
-        return got
+        self._cached = MaskCache()
 
     def property_values(self, name: str) -> np.ndarray | None:
         """A property in its column unit as float64, or None when no cluster has it."""
@@ -371,6 +364,20 @@ class Matcher:
                 fraction = 1.0 - fraction
             total += np.where(matched, round_half_away(fraction * weight), 0).astype(np.int64)
         return total
+
+
+class MaskCache:
+    """Masks computed once per kind and value (selectors are plain JSON-like data)."""
+
+    def __init__(self) -> None:
+        self._masks: dict[str, np.ndarray] = {}
+
+    def __call__(self, kind: str, value: Any, compute: Callable[[], np.ndarray]) -> np.ndarray:
+        key = kind + json.dumps(value, sort_keys=True)
+        got = self._masks.get(key)
+        if got is None:
+            got = self._masks[key] = compute()
+        return got
 
 
 def match_selector(selector: Mapping[str, Any], column: Callable[[str], np.ndarray], size: int) -> np.ndarray:

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from adapters.generate import expression, match_selector
+from adapters.generate import MaskCache, expression, match_selector
 from adapters.ocm import names as n
 
 __all__ = ["generate_ocm"]
@@ -439,14 +439,7 @@ class _Matcher:
 
     def __init__(self, fleet: _Fleet) -> None:
         self.fleet = fleet
-        self._cache: dict[str, np.ndarray] = {}
-
-    def _cached(self, kind: str, value: Any, compute: Callable[[], np.ndarray]) -> np.ndarray:
-        key = kind + json.dumps(value, sort_keys=True)
-        got = self._cache.get(key)
-        if got is None:
-            got = self._cache[key] = compute()
-        return got
+        self._cached = MaskCache()
 
     def labels(self, selector: Mapping[str, Any] | None) -> np.ndarray:
         size = len(self.fleet)
