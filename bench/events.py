@@ -41,7 +41,8 @@ from typing import Any
 import numpy as np
 
 from adapters.fleet import names as n
-from model import Batch, Cluster, PlacementRequest, Result, SelectionMode, first_untolerated
+from model import Batch, Cluster, PlacementRequest, Result, SelectionMode
+from solver.checker import passes
 
 __all__ = [
     "EVENTS",
@@ -253,9 +254,7 @@ def _passes(request: PlacementRequest, cluster: Cluster) -> bool:
         return False
     if request.mode is SelectionMode.FIXED:
         return cluster.name in request.cluster_names
-    if request.required and not any(t.matches(cluster.labels, cluster.properties) for t in request.required):
-        return False
-    return first_untolerated(cluster.taints, request.tolerations) is None
+    return passes(request, cluster, None, held=False)
 
 
 def forced_pairs(before: set[tuple[str, str]], batch: Batch) -> int:

@@ -48,7 +48,8 @@ import numpy as np
 
 from adapters.ocm import names as n
 from bench import events as fleet_events
-from model import Batch, Cluster, PlacementRequest, Result, SelectionMode, first_untolerated
+from model import Batch, Result, SelectionMode
+from solver.checker import passes
 
 __all__ = [
     "EVENTS",
@@ -238,20 +239,6 @@ def selected_pairs(result: Result) -> set[tuple[str, str]]:
     return fleet_events.selected_pairs(result)
 
 
-def _passes(request: PlacementRequest, cluster: Cluster, batch: Batch, held: bool) -> bool:
-    """Whether upstream's filters let the placement select (or keep) the cluster."""
-    if not cluster.eligible or cluster.leaving:
-        return False
-    if request.scope is not None and not any(t in cluster.traits for t in request.scope):
-        return False
-    if request.required and not any(
-        t.matches(cluster.labels, cluster.properties, cluster.claims, cluster.traits)
-        for t in request.required
-    ):
-        return False
-    return first_untolerated(cluster.taints, request.tolerations, batch.now, held=held) is None
-
-
 def forced_pairs(before: set[tuple[str, str]], batch: Batch) -> int:
     """How many of the `before` decisions cannot survive in `batch` (the state after the event),
     whatever the scheduler does; see the module docstring."""
@@ -270,7 +257,11 @@ def forced_pairs(before: set[tuple[str, str]], batch: Batch) -> int:
         keepable = 0
         for name in names:
             cluster = clusters.get(name)
-            if cluster is not None and _passes(request, cluster, batch, name in holding):
+            if (
+                cluster is not None
+                and not cluster.leaving
+                and passes(request, cluster, batch.now, held=name in holding)
+            ):
                 keepable += 1
             else:
                 forced += 1

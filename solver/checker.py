@@ -11,7 +11,7 @@ from datetime import datetime
 
 from model import Batch, Cluster, PlacementRequest, RequestResult, Result, SelectionMode, first_untolerated
 
-__all__ = ["check"]
+__all__ = ["check", "passes"]
 
 
 class _Fleet:
@@ -32,20 +32,20 @@ class _Fleet:
         shared = self._passing.get(key)
         if shared is None:
             shared = self._passing[key] = {
-                c.name for c in self._candidates(request) if _passes(request, c, self.now, held=False)
+                c.name for c in self._candidates(request) if passes(request, c, self.now, held=False)
             }
         held = {
             d.cluster
             for d in request.existing
             if d.cluster not in shared
             and d.cluster in self.by_name
-            and _passes(request, self.by_name[d.cluster], self.now, held=True)
+            and passes(request, self.by_name[d.cluster], self.now, held=True)
         }
         return shared | held
 
     def _candidates(self, request: PlacementRequest) -> list[Cluster]:
         """The eligible clusters that may pass: a term matches only clusters carrying every pair
-        of its matchLabels (LabelSelector.matches), so only those are judged, each by _passes in
+        of its matchLabels (LabelSelector.matches), so only those are judged, each by passes in
         full."""
         if not request.required:
             return self.eligible
@@ -99,7 +99,7 @@ def check(batch: Batch, result: Result) -> list[str]:
     return problems
 
 
-def _passes(request: PlacementRequest, cluster: Cluster, now: datetime | None, *, held: bool) -> bool:
+def passes(request: PlacementRequest, cluster: Cluster, now: datetime | None, *, held: bool) -> bool:
     """Whether the cluster passes the request's filters; `held`: the request holds it (taints
     that keep out only newcomers then do not apply)."""
     if not cluster.eligible:
@@ -153,7 +153,7 @@ def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet)
         if request.mode is SelectionMode.FIXED:
             if cluster.name not in request.cluster_names or not cluster.eligible:
                 problems.append(f"selected {cluster.name}, which is not a valid named cluster")
-        elif cluster.name not in passing and not _passes(
+        elif cluster.name not in passing and not passes(
             request, cluster, fleet.now, held=choice.cluster in existing
         ):
             problems.append(f"selected {cluster.name}, which fails the request's filters")
