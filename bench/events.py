@@ -232,12 +232,22 @@ FLEET_EVENTS: dict[str, Callable[[Objects, np.random.Generator], Objects]] = {
 }
 
 
-def apply_event(event: str, objects: Sequence[dict[str, Any]], *, seed: int = 0) -> Objects:
-    """A copy of the KubeFleet hub `objects` with one event applied; `objects` is not modified."""
-    make = FLEET_EVENTS.get(event)
-    if make is None:
-        raise ValueError(f"unknown event {event!r}; expected one of {', '.join(EVENTS)}")
-    return make(list(objects), np.random.default_rng([seed, 7, EVENTS.index(event)]))
+def event_applier(
+    events: Mapping[str, Callable[[Objects, np.random.Generator], Objects]], salt: int
+) -> Callable[..., Objects]:
+    """`apply_event(event, objects, *, seed=0)` for one system's events: a copy of the hub with
+    the event applied (`objects` is not modified), drawn from a generator seeded per event."""
+
+    def apply_event(event: str, objects: Sequence[dict[str, Any]], *, seed: int = 0) -> Objects:
+        make = events.get(event)
+        if make is None:
+            raise ValueError(f"unknown event {event!r}; expected one of {', '.join(EVENTS)}")
+        return make(list(objects), np.random.default_rng([seed, salt, EVENTS.index(event)]))
+
+    return apply_event
+
+
+apply_event = event_applier(FLEET_EVENTS, 7)
 
 
 # ========================================================================================= churn

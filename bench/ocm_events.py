@@ -223,12 +223,7 @@ OCM_EVENTS: dict[str, Callable[[Objects, np.random.Generator], Objects]] = {
 }
 
 
-def apply_event(event: str, objects: Sequence[dict[str, Any]], *, seed: int = 0) -> Objects:
-    """A copy of the OCM hub `objects` with one event applied; `objects` is not modified."""
-    make = OCM_EVENTS.get(event)
-    if make is None:
-        raise ValueError(f"unknown event {event!r}; expected one of {', '.join(EVENTS)}")
-    return make(list(objects), np.random.default_rng([seed, 11, EVENTS.index(event)]))
+apply_event = fleet_events.event_applier(OCM_EVENTS, 11)
 
 
 # ========================================================================================= churn
