@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from importlib import resources
 
 from click.testing import CliRunner
 
@@ -40,11 +41,23 @@ def test_lines_rewritten_in_place_and_the_last_one_kept() -> None:
     ]
 
 
-def test_quiet_and_piped_runs_print_no_progress(tmp_path) -> None:
+def test_quiet_and_piped_runs_print_no_progress(tmp_path, monkeypatch) -> None:
     for args in (["demo"], ["demo", "--mode", "greedy"]):
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 0 and result.stderr == ""
     path = tmp_path / "x.yaml"
-    path.write_text("", encoding="utf-8")
-    result = CliRunner().invoke(main, ["solve", "-f", str(path), "--quiet", "-o", "plan"])
+    path.write_text(resources.files("adapters.examples").joinpath("fleet-demo.yaml").read_text(), "utf-8")
+    seen: list[Progress] = []
+
+    class Recorder:  # stands for the terminal printer: what would it have been told?
+        def __call__(self, progress: Progress) -> None:
+            seen.append(progress)
+
+    monkeypatch.setattr("adapters.cli.TerminalProgress", Recorder)
+    args = ["solve", "-f", str(path), "--now", "2026-11-21T12:00:00Z", "-o", "plan"]
+    result = CliRunner().invoke(main, args)
     assert result.exit_code == 0 and result.stderr == ""
+    assert [p.phase for p in seen][0] == "filtered" and seen[-1].phase == "done"
+    seen.clear()
+    result = CliRunner().invoke(main, [*args, "--quiet"])
+    assert result.exit_code == 0 and result.stderr == "" and seen == []
