@@ -14,27 +14,16 @@ The example counts come from the hypothesis profile (tests/conftest.py): `ci` by
 from __future__ import annotations
 
 import copy
-import json
-import os
-import subprocess
-import sys
-import tempfile
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from adapters.manifests import dump_yaml_stream, from_objects
-from adapters.pipeline import Outcome, schedule
-from adapters.plan import changed_objects
 from solver import SolveOptions
 from tests.fleet_fixtures import (
     AVAILABLE_CPU,
     NODE_COUNT,
-    NOW,
-    NOW_TIME,
     binding,
     crp,
     member_cluster,
@@ -45,6 +34,15 @@ from tests.fleet_fixtures import (
     spread,
     term,
     toleration,
+)
+from tests.pipeline_properties import (
+    applied,
+    assert_same_bytes_across_processes,
+    changes,
+    object_key,
+    run,
+    selections,
+    written,
 )
 
 GREEDY = SolveOptions(mode="greedy")
@@ -217,84 +215,6 @@ def hubs(draw, busy: bool = False) -> list[dict[str, Any]]:
 # -------------------------------------------------------------------------------------- helpers
 
 
-def run(objects: Sequence[dict[str, Any]], options: SolveOptions) -> Outcome:
-    """The library pipeline, checker included (it raises AssertionError on any violation)."""
-    return schedule(copy.deepcopy(list(objects)), now=NOW_TIME, options=options)
-
-
-def _key(obj: dict[str, Any]) -> tuple[str, str, str, str]:
-    metadata = obj.get("metadata") or {}
-    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
-    return group, obj.get("kind", ""), metadata.get("namespace") or "", metadata.get("name", "")
-
-
-def applied(objects: Sequence[dict[str, Any]], outcome: Outcome) -> list[dict[str, Any]]:
-    """The hub after `kubectl apply` of the output and deletion of what it names: the owned objects
-    (bindings, snapshots) replaced by the desired ones, the rest as it was."""
-    hub = {_key(o): o for o in objects}
-    for ref in outcome.delete:
-        hub.pop(_key({"apiVersion": ref["apiVersion"], "kind": ref["kind"], "metadata": ref}), None)
-    for obj in outcome.apply:
-        hub[_key(obj)] = copy.deepcopy(obj)
-    return list(hub.values())
-
-
-def changes(objects: Sequence[dict[str, Any]], outcome: Outcome) -> list[str]:
-    """What applying `outcome` to `objects` would change: changed objects and deletions."""
-    changed, _ = changed_objects(outcome.apply, from_objects(objects, "<hub>"))
-    return [f"{after['kind']}/{after['metadata']['name']}" for _, after in changed] + [
-        f"delete {ref['kind']}/{ref['name']}" for ref in outcome.delete
-    ]
-
-
-def selections(outcome: Outcome) -> dict[str, list[str]]:
-    return {got.request: sorted(c.cluster for c in got.selected) for _, got in outcome.requests()}
-
-
-def written(outcome: Outcome) -> str:
-    """The bytes `solve -o yaml` prints, and the deletions."""
-    return dump_yaml_stream(outcome.apply) + json.dumps(outcome.delete)
-
-
-_SOLVE_EACH = """
-import json, sys
-from click.testing import CliRunner
-from adapters.cli import main
-for objects in json.load(open(sys.argv[1])):
-    for mode in ("greedy", "optimal"):
-        result = CliRunner().invoke(
-            main, ["solve", "-f", "-", "--now", sys.argv[2], "--mode", mode, "-o", "yaml"],
-            input=json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}),
-        )
-        assert result.exit_code == 0, (result.output, result.exception)
-        sys.stdout.write(result.stdout + "\\n=====\\n")
-"""
-
-
-def assert_same_bytes_across_processes(hubs_: Sequence[Sequence[dict[str, Any]]]) -> None:
-    """`solve -o yaml` in both modes on every hub, in two interpreters with different string hash
-    seeds: the same bytes."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "hubs.json"
-        path.write_text(json.dumps([list(h) for h in hubs_]), encoding="utf-8")
-        root = str(Path(__file__).resolve().parent.parent)
-        runs = [
-            subprocess.Popen(
-                [sys.executable, "-c", _SOLVE_EACH, str(path), NOW],
-                cwd=root,
-                env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": root},
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-            for seed in ("1", "2")
-        ]
-        outputs = [run_.communicate(timeout=120) for run_ in runs]
-    for run_, (_, err) in zip(runs, outputs, strict=True):
-        assert run_.returncode == 0, err.decode()
-    assert outputs[0][0] == outputs[1][0]
-    assert outputs[0][0].count(b"=====") == 2 * len(hubs_)
-
-
 # ----------------------------------------------------------------------------------- properties
 
 
@@ -330,7 +250,7 @@ def test_feeding_the_output_back_changes_nothing(objects, options) -> None:
     assert moved == []
     for obj in second.apply:
         if obj["kind"] == "ClusterSchedulingPolicySnapshot":
-            before = next(o for o in hub if _key(o) == _key(obj))
+            before = next(o for o in hub if object_key(o) == object_key(obj))
             assert {k: v for k, v in obj.items() if k != "status"} == {
                 k: v for k, v in before.items() if k != "status"
             }

@@ -17,20 +17,15 @@ The example counts come from the hypothesis profile (tests/conftest.py): `ci` by
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from adapters.manifests import dump_yaml_stream, from_objects
-from adapters.pipeline import Outcome, schedule
-from adapters.plan import changed_objects
 from solver import SolveOptions
 from tests.ocm_fixtures import (
     CLUSTERSET_LABEL,
-    NOW_TIME,
     UNREACHABLE,
     addon,
     ago,
@@ -47,7 +42,14 @@ from tests.ocm_fixtures import (
     taint,
     toleration,
 )
-from tests.test_properties_fleet import assert_same_bytes_across_processes
+from tests.pipeline_properties import (
+    applied,
+    assert_same_bytes_across_processes,
+    changes,
+    run,
+    selections,
+    written,
+)
 
 GREEDY = SolveOptions(mode="greedy")
 OPTIMAL = SolveOptions(mode="optimal")
@@ -264,45 +266,6 @@ def hubs(draw, busy: bool = False, **policy: Any) -> list[dict[str, Any]]:
 
 
 # -------------------------------------------------------------------------------------- helpers
-
-
-def run(objects: Sequence[dict[str, Any]], options: SolveOptions) -> Outcome:
-    """The library pipeline, checker included (it raises AssertionError on any violation)."""
-    return schedule(copy.deepcopy(list(objects)), now=NOW_TIME, options=options)
-
-
-def _key(obj: dict[str, Any]) -> tuple[str, str, str, str]:
-    metadata = obj.get("metadata") or {}
-    group_ = str(obj.get("apiVersion", "")).rpartition("/")[0]
-    return group_, obj.get("kind", ""), metadata.get("namespace") or "", metadata.get("name", "")
-
-
-def applied(objects: Sequence[dict[str, Any]], outcome: Outcome) -> list[dict[str, Any]]:
-    """The hub after `kubectl apply` of the output and deletion of what it names: PlacementDecisions
-    and Placement status replaced by the desired ones, the rest as it was."""
-    hub = {_key(o): o for o in objects}
-    for ref in outcome.delete:
-        hub.pop(_key({"apiVersion": ref["apiVersion"], "kind": ref["kind"], "metadata": ref}), None)
-    for obj in outcome.apply:
-        hub[_key(obj)] = copy.deepcopy(obj)
-    return list(hub.values())
-
-
-def changes(objects: Sequence[dict[str, Any]], outcome: Outcome) -> list[str]:
-    """What applying `outcome` to `objects` would change: changed objects and deletions."""
-    changed, _ = changed_objects(outcome.apply, from_objects(objects, "<hub>"))
-    return [f"{after['kind']}/{after['metadata']['name']}" for _, after in changed] + [
-        f"delete {ref['kind']}/{ref['name']}" for ref in outcome.delete
-    ]
-
-
-def selections(outcome: Outcome) -> dict[str, list[str]]:
-    return {got.request: sorted(c.cluster for c in got.selected) for _, got in outcome.requests()}
-
-
-def written(outcome: Outcome) -> str:
-    """The bytes `solve -o yaml` prints, and the deletions."""
-    return dump_yaml_stream(outcome.apply) + json.dumps(outcome.delete)
 
 
 # ----------------------------------------------------------------------------------- properties
