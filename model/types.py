@@ -21,6 +21,8 @@ __all__ = [
     "PropertySorter",
     "Preference",
     "SpreadConstraint",
+    "Packing",
+    "Tenancy",
     "ExistingDecision",
     "ClusterScore",
     "PlacementRequest",
@@ -115,6 +117,36 @@ class SpreadConstraint:
     claims: bool = False  # the topology key names a claim, not a label
 
 
+class Packing(StrEnum):
+    """How a tenancy request picks among the existing clusters with room for it."""
+
+    FEWEST = "fewest"  # the fewest tenants; the first in cluster order on ties
+    FIRST = "first"  # the first in cluster order
+    RANDOM = "random"  # uniformly at random, from the batch's seed
+
+
+@dataclass(frozen=True, slots=True)
+class Tenancy:
+    """The request takes one tenancy slot on exactly one cluster: an existing one it may use
+    (eligible, matching `required` and `scope`), or a new one from its pool.
+
+    A cluster's tenants are its `load` (slots held outside the batch) plus the batch's requests
+    on it. Requests are decided one at a time in `order` (upstream's queue), and a request joins a
+    cluster only while fewer than `limit` slots are taken there (0: no limit). New clusters come
+    from a pool shared by the requests with the same `pool` key (None: the request may create
+    none); a new cluster is named after the request that opens it (`new_cluster`), except in an
+    unlimited pool, whose one cluster every request names alike. An `exclusive` request never
+    shares: it takes a new cluster of its own.
+    """
+
+    order: int
+    limit: int = 0
+    packing: Packing = Packing.FEWEST
+    pool: str | None = None
+    new_cluster: str = ""
+    exclusive: bool = False
+
+
 @dataclass(frozen=True, slots=True)
 class ClusterScore:
     """Score parts of one cluster for one request: spread ranks above affinity."""
@@ -160,6 +192,8 @@ class PlacementRequest:
     # Held decisions of an older policy win ties (less churn). Off where the policy already
     # prices holding a cluster (a `held` preference).
     prefer_held: bool = True
+    # Set when the request asks for a tenancy slot (mode N, count 1) rather than scored clusters.
+    tenancy: Tenancy | None = None
 
     @property
     def key(self) -> str:
@@ -179,6 +213,7 @@ class PlacementRequest:
             self.scope,
             self.tie_break,
             self.prefer_held,
+            self.tenancy,
         )
 
     @property
@@ -209,6 +244,8 @@ class FilterKind(StrEnum):
     SCOPE = "scope"  # outside every pool the request may draw from
     NOT_FOUND = "not-found"  # a named cluster that does not exist
     NOT_PICKED = "not-picked"  # passed the filters, but others scored higher
+    FULL = "full"  # no tenancy slot left for the request (detail: tenants/limit)
+    EXCLUSIVE = "exclusive"  # the request takes a new cluster of its own
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +256,7 @@ class Choice:
     score: ClusterScore | None = None
     kept: bool = False  # an existing current decision, left as it was
     restored: bool = False  # an older decision given up earlier in this run and chosen again
+    created: bool = False  # a cluster that does not exist yet: writing the result creates it
 
 
 @dataclass(frozen=True, slots=True)
