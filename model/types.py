@@ -133,10 +133,11 @@ class Tenancy:
     A cluster's tenants are its `load` (slots held outside the batch) plus the batch's requests
     on it. Requests are decided one at a time in `order` (upstream's queue), and a request joins a
     cluster only while fewer than `limit` slots are taken there (0: no limit). New clusters come
-    from a pool shared by the requests with the same `pool` key (None: the request may create
-    none); a new cluster is named after the request that opens it (`new_cluster`), except in an
-    unlimited pool, whose one cluster every request names alike. An `exclusive` request never
-    shares: it takes a new cluster of its own.
+    from a pool: requests with the same `pool` key may join each other's new clusters (so the key
+    is what decides whether a new cluster would be a candidate, e.g. the purpose alone when
+    candidates span every namespace); None: the request may create none and join none. A new
+    cluster is named after the request that opens it (`new_cluster`); an unlimited pool opens
+    at most one. An `exclusive` request never shares: it takes a new cluster of its own.
     """
 
     order: int

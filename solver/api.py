@@ -106,6 +106,53 @@ def _search_in_parallel(
 
 def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
     options = options or SolveOptions()
+    if any(r.tenancy is not None for r in batch.requests):
+        return _solve_with_tenancy(batch, options)
+    return _solve_scored(batch, options)
+
+
+def _solve_with_tenancy(batch: Batch, options: SolveOptions) -> Result:
+    """Tenancy requests (solver.tenancy) beside scored ones; one result in batch order."""
+    from solver.tenancy import solve_tenancy
+
+    started = time.perf_counter()
+    tenancy = [r for r in batch.requests if r.tenancy is not None]
+    results, stats = solve_tenancy(
+        batch,
+        tenancy,
+        mode=options.mode,
+        seed=options.seed,
+        budget=options.deterministic_budget,
+        deadline=started + options.time_limit,
+    )
+    scored = tuple(r for r in batch.requests if r.tenancy is None)
+    if scored:
+        rest = _solve_scored(replace(batch, requests=scored), options)
+        order = {r.key: i for i, r in enumerate(batch.requests)}
+        results = sorted([*results, *rest.requests], key=lambda got: order[got.request])
+        stats = _joined(stats, rest.stats)
+    return Result(tuple(results), replace(stats, wall_seconds=time.perf_counter() - started))
+
+
+def _joined(a: SolveStats, b: SolveStats) -> SolveStats:
+    statuses = {a.status, b.status}
+    proven = a.bound is not None and b.bound is not None
+    objective = a.objective + b.objective
+    bound = a.bound + b.bound if proven else None
+    return SolveStats(
+        mode=a.mode,
+        status="GREEDY" if "GREEDY" in statuses else ("OPTIMAL" if statuses == {"OPTIMAL"} else "FEASIBLE"),
+        objective=objective,
+        bound=bound,
+        gap=None if bound is None else (bound - objective) / max(1, abs(objective)),
+        build_seconds=a.build_seconds + b.build_seconds,
+        solve_seconds=a.solve_seconds + b.solve_seconds,
+        time_limited=a.time_limited or b.time_limited,
+        models=a.models + b.models,
+    )
+
+
+def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
     started = time.perf_counter()
     deadline = started + options.time_limit
     report = options.progress or _silent

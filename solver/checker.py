@@ -87,8 +87,10 @@ def check(batch: Batch, result: Result) -> list[str]:
     """Every hard-constraint violation, as readable lines; empty when the result is sound."""
     fleet = _Fleet(batch.clusters, batch.now)
     by_key = result.by_request()
-    problems: list[str] = []
+    problems: list[str] = _check_tenancy(batch, by_key)
     for request in batch.requests:
+        if request.tenancy is not None:
+            continue
         got = by_key.get(request.key)
         if got is None:
             problems.append(f"{request.key}: no result")
@@ -182,6 +184,71 @@ def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet)
         valid = all(n in clusters and clusters[n].eligible for n in request.cluster_names)
         if got.satisfied != valid:
             problems.append("satisfied flag disagrees with the named clusters' validity")
+    return problems
+
+
+def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
+    """Tenancy requests: one cluster each; granted ones never move; existing clusters pass the
+    filters and, walking the queue in order, had room when each request joined; new clusters come
+    from the request's pool, are named after the request that opened them, and hold no more than
+    the limit (one, when exclusive)."""
+    requests = [r for r in batch.requests if r.tenancy is not None and r.key in by_key]
+    problems: list[str] = []
+    clusters = {c.name: c for c in batch.clusters}
+    count = {c.name: c.load for c in batch.clusters}
+    for r in requests:
+        if r.existing and r.existing[0].cluster in count:
+            count[r.existing[0].cluster] += 1
+    on_new: dict[str, list[PlacementRequest]] = {}
+    for r in sorted(requests, key=lambda r: (r.tenancy.order, r.key)):
+        got = by_key[r.key]
+        tenancy = r.tenancy
+        names = [c.cluster for c in got.selected]
+        if len(names) > 1:
+            problems.append(f"{r.key}: {len(names)} clusters for one tenancy slot")
+            continue
+        if got.satisfied != bool(names):
+            problems.append(f"{r.key}: satisfied flag disagrees with the placement")
+        if r.existing:
+            if names != [r.existing[0].cluster]:
+                problems.append(f"{r.key}: granted on {r.existing[0].cluster}, moved to {names}")
+            continue
+        if not names:
+            if tenancy.pool is not None:
+                problems.append(f"{r.key}: left without a cluster although its pool can create one")
+            continue
+        choice = got.selected[0]
+        if choice.created:
+            if tenancy.pool is None:
+                problems.append(f"{r.key}: on new cluster {choice.cluster} without a pool to create it")
+            on_new.setdefault(choice.cluster, []).append(r)
+            continue
+        cluster = clusters.get(choice.cluster)
+        if cluster is None:
+            problems.append(f"{r.key}: selected {choice.cluster}, which does not exist")
+            continue
+        if tenancy.exclusive:
+            problems.append(f"{r.key}: exclusive, yet placed on existing cluster {cluster.name}")
+        if cluster.leaving or not passes(r, cluster, batch.now, held=False):
+            problems.append(f"{r.key}: selected {cluster.name}, which fails the request's filters")
+        if tenancy.limit and count[cluster.name] >= tenancy.limit:
+            problems.append(
+                f"{r.key}: joined {cluster.name} with {count[cluster.name]} of {tenancy.limit} slots taken"
+            )
+        count[cluster.name] += 1
+    for name, members in sorted(on_new.items()):
+        opener = members[0]
+        pools = {m.tenancy.pool for m in members}
+        if len(pools) > 1:
+            problems.append(f"new cluster {name} serves several pools {sorted(map(str, pools))}")
+        if name != opener.tenancy.new_cluster:
+            problems.append(f"new cluster {name} is not the name {opener.key} gives new clusters")
+        if opener.tenancy.exclusive and len(members) > 1:
+            problems.append(f"exclusive new cluster {name} holds {len(members)} requests")
+        for at, m in enumerate(members):
+            if m.tenancy.limit and at >= m.tenancy.limit:
+                taken = f"{at} of {m.tenancy.limit} slots taken"
+                problems.append(f"{m.key}: joined new cluster {name} with {taken}")
     return problems
 
 

@@ -1,0 +1,685 @@
+"""Tenancy requests: one slot each, on an existing cluster with room or on a new cluster of a pool.
+
+Greedy is the upstream queue: requests one at a time in their order, each taking the cluster its
+packing rule picks among those with room (existing and opened this run), a new cluster of its pool
+when none has room. Optimal decides all pending requests of a coupled part jointly, lexicographic:
+
+1. unplaced: requests left without a cluster (only those that may create none can be);
+2. created: new clusters;
+3. aim: FEWEST (Balanced) the sum of squared tenant counts of existing clusters, which makes the
+   busiest cluster as light as it can be and levels the rest; FIRST (Simple) the summed cluster
+   rank (earlier clusters first); RANDOM nothing (the seeded draw is the preference, level 4);
+4. agreement: requests placed where greedy's seeded queue placed them, maximised.
+
+All levels are minimised (agreement negated). Requests asking for the same thing (a class: same
+candidates, limit, packing, pool) are interchangeable, so the model counts how many of a class go
+to each cluster instead of deciding each request; the counts are then handed out to the requests
+in queue order (the request-order tie-break). Parts that couple no two classes are answered by
+greedy, which is optimal on a single class: it fills every slot before creating a cluster, fills
+a new cluster before opening the next, and for FEWEST levels the counts like water.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+import time
+from bisect import bisect_left, insort
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from model import (
+    Batch,
+    Choice,
+    FilterKind,
+    Packing,
+    PlacementRequest,
+    RequestResult,
+    SolveStats,
+    Unselected,
+)
+
+__all__ = ["solve_tenancy", "LEVELS"]
+
+LEVELS = ("unplaced", "created", "aim", "agreement")
+_STAGE_LIMIT = 2**50  # a stage's objective must stay exact as a double
+_UNARY_LIMIT = 64  # tenant counts of at most this many more slots are encoded in unary
+
+
+@dataclass(slots=True)
+class _Class:
+    """Interchangeable pending requests."""
+
+    index: int
+    requests: list[int]  # indices into the pending list, in queue order
+    candidates: list[int]  # existing cluster indices (batch order = name order)
+    limit: int
+    packing: Packing
+    pool: str | None
+    exclusive: bool
+
+
+@dataclass(slots=True)
+class _Placement:
+    """Where each pending request went: an existing cluster index, a created cluster name, or
+    nothing."""
+
+    existing: dict[int, int] = field(default_factory=dict)  # request -> cluster index
+    created: dict[int, str] = field(default_factory=dict)  # request -> new cluster name
+    opened: set[str] = field(default_factory=set)  # new clusters
+
+
+class _Problem:
+    """The batch's tenancy requests, sorted into kept (granted) and pending ones and classes."""
+
+    def __init__(self, batch: Batch, requests: Sequence[PlacementRequest]) -> None:
+        self.batch = batch
+        self.names = [c.name for c in batch.clusters]
+        self.index = {name: i for i, name in enumerate(self.names)}
+        self.requests = list(requests)
+        self.base = [c.load for c in batch.clusters]
+        self.kept: list[int] = []
+        pending: list[int] = []
+        for i, r in enumerate(self.requests):
+            if r.existing:
+                self.kept.append(i)
+                row = self.index.get(r.existing[0].cluster)
+                if row is not None:
+                    self.base[row] += 1
+            else:
+                pending.append(i)
+        pending.sort(key=lambda i: (self.requests[i].tenancy.order, self.requests[i].key))
+        self.pending = pending  # request indices, queue order
+        self.classes: list[_Class] = []
+        by_key: dict[tuple, _Class] = {}
+        self.class_of: list[int] = []
+        for position, i in enumerate(pending):
+            r = self.requests[i]
+            t = r.tenancy
+            key = (r.required, r.scope, r.tolerations, t.limit, t.packing, t.pool, t.exclusive)
+            cls = by_key.get(key)
+            if cls is None:
+                cls = by_key[key] = _Class(
+                    len(self.classes), [], self._candidates(r), t.limit, t.packing, t.pool, t.exclusive
+                )
+                self.classes.append(cls)
+            cls.requests.append(position)
+            self.class_of.append(cls.index)
+
+    def _candidates(self, r: PlacementRequest) -> list[int]:
+        if r.tenancy.exclusive:
+            return []
+        out = []
+        for row, c in enumerate(self.batch.clusters):
+            if not c.eligible or c.leaving:
+                continue
+            if r.scope is not None and c.traits.isdisjoint(r.scope):
+                continue
+            if r.required and not any(
+                t.matches(c.labels, c.properties, c.claims, c.traits) for t in r.required
+            ):
+                continue
+            out.append(row)
+        return out
+
+    def request(self, position: int) -> PlacementRequest:
+        return self.requests[self.pending[position]]
+
+
+class _Rooms:
+    """The clusters with room for each class as the queue runs, existing and created alike, kept
+    in name order; a cluster is full for a class at the class's limit (counts only grow)."""
+
+    def __init__(self, problem: _Problem, seed: int) -> None:
+        self.p = problem
+        self.rng = random.Random(seed)
+        self.count: dict[str, int] = {name: problem.base[i] for i, name in enumerate(problem.names)}
+        self.room: list[list[str]] = []  # per class, names with room, sorted
+        self.heaps: list[list[tuple[int, str]]] = []  # FEWEST classes: (count, name), lazy
+        self.members: dict[str, list[int]] = defaultdict(list)  # cluster -> classes seeing it
+        self.pool_classes: dict[str, list[int]] = defaultdict(list)
+        for cls in problem.classes:
+            names = [problem.names[row] for row in cls.candidates]
+            names = [n for n in names if cls.limit == 0 or self.count[n] < cls.limit]
+            self.room.append(names)
+            self.heaps.append([(self.count[n], n) for n in names] if cls.packing is Packing.FEWEST else [])
+            heapq.heapify(self.heaps[-1])
+            for n in names:
+                self.members[n].append(cls.index)
+            if cls.pool is not None and not cls.exclusive:
+                self.pool_classes[cls.pool].append(cls.index)
+
+    def pick(self, cls: _Class) -> str | None:
+        """The cluster the class's packing rule takes now, among those with room."""
+        names = self.room[cls.index]
+        if not names:
+            return None
+        if cls.packing is Packing.FEWEST:
+            heap = self.heaps[cls.index]
+            while heap:
+                count, name = heap[0]
+                now = self.count[name]
+                if cls.limit and now >= cls.limit:
+                    heapq.heappop(heap)  # full for this class, for good: counts only grow
+                elif now == count:
+                    return name
+                else:
+                    heapq.heapreplace(heap, (now, name))
+            return None
+        if cls.packing is Packing.RANDOM and len(names) > 1:
+            return names[self.rng.randrange(len(names))]
+        return names[0]
+
+    def take(self, name: str) -> None:
+        self.count[name] += 1
+        count = self.count[name]
+        for k in self.members[name]:
+            cls = self.p.classes[k]
+            if cls.limit and count >= cls.limit:
+                names = self.room[k]
+                at = bisect_left(names, name)
+                if at < len(names) and names[at] == name:
+                    del names[at]
+
+    def open(self, name: str, cls: _Class) -> None:
+        """A new cluster, holding one request: every class of the pool may join it."""
+        self.count[name] = self.count.get(name, 0) + 1
+        if cls.exclusive or cls.pool is None:
+            return
+        for k in self.pool_classes[cls.pool]:
+            other = self.p.classes[k]
+            if other.limit and self.count[name] >= other.limit:
+                continue
+            insort(self.room[k], name)
+            self.members[name].append(k)
+            if other.packing is Packing.FEWEST:
+                heapq.heappush(self.heaps[k], (self.count[name], name))
+
+
+def _new_name(r: PlacementRequest) -> str:
+    return r.tenancy.new_cluster
+
+
+def _greedy(problem: _Problem, seed: int) -> _Placement:
+    """Upstream's queue, one request at a time."""
+    rooms = _Rooms(problem, seed)
+    out = _Placement()
+    for position in range(len(problem.pending)):
+        cls = problem.classes[problem.class_of[position]]
+        name = rooms.pick(cls)
+        if name is not None:
+            _record(problem, out, position, name)
+            rooms.take(name)
+        elif cls.pool is not None:
+            name = _new_name(problem.request(position))
+            out.created[position] = name
+            out.opened.add(name)
+            rooms.open(name, cls)
+    return out
+
+
+def _record(problem: _Problem, out: _Placement, position: int, name: str) -> None:
+    row = problem.index.get(name)
+    if row is not None and name not in out.opened:
+        out.existing[position] = row
+    else:
+        out.created[position] = name
+
+
+# ---------------------------------------------------------------------------------------------
+# Measuring an answer
+
+
+def _allotment(problem: _Problem, placement: _Placement) -> dict[tuple[int, int], int]:
+    counts: dict[tuple[int, int], int] = defaultdict(int)
+    for position, row in placement.existing.items():
+        counts[(problem.class_of[position], row)] += 1
+    return counts
+
+
+def _levels(
+    problem: _Problem, part: Sequence[int], placement: _Placement, reference: dict[tuple[int, int], int]
+) -> tuple[int, int, int, int]:
+    """The part's levels (all minimised) for an answer; `reference` is greedy's allotment."""
+    positions = [p for k in part for p in problem.classes[k].requests]
+    unplaced = sum(1 for p in positions if p not in placement.existing and p not in placement.created)
+    created = len({placement.created[p] for p in positions if p in placement.created})
+    allot = _allotment(problem, placement)
+    members = set(part)
+    mine = {key: n for key, n in allot.items() if key[0] in members}
+    aim = 0
+    packing = problem.classes[part[0]].packing
+    rows = _rows_of(problem, part)
+    if packing is Packing.FEWEST:
+        load = {row: problem.base[row] for row in rows}
+        for (_, row), n in mine.items():
+            load[row] += n
+        aim = sum(v * v for v in load.values())
+    elif packing is Packing.FIRST:
+        rank = {row: i for i, row in enumerate(rows)}
+        aim = sum(rank[row] * n for (_, row), n in mine.items())
+    agreement = sum(min(n, reference.get(key, 0)) for key, n in mine.items())
+    return unplaced, created, aim, -agreement
+
+
+def _rows_of(problem: _Problem, part: Sequence[int]) -> list[int]:
+    return sorted({row for k in part for row in problem.classes[k].candidates})
+
+
+def _parts(problem: _Problem) -> list[list[int]]:
+    """Classes coupled through a shared existing cluster or a shared pool. Parts of one packing
+    only: the packing is the scheduler's strategy, one per batch."""
+    graph = nx.Graph()
+    graph.add_nodes_from(range(len(problem.classes)))
+    for cls in problem.classes:
+        graph.add_edges_from((cls.index, ("cluster", row)) for row in cls.candidates)
+        if cls.pool is not None and not cls.exclusive:
+            graph.add_edge(cls.index, ("pool", cls.pool))
+    parts = [sorted(n for n in nodes if isinstance(n, int)) for nodes in nx.connected_components(graph)]
+    return sorted((p for p in parts if p), key=lambda p: p[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# The joint model
+
+
+@dataclass(slots=True)
+class _Joint:
+    allot: dict[tuple[int, int], int]  # (class, row) -> requests
+    proven: bool
+    bound: tuple[int, ...] | None
+    time_limited: bool
+    seconds: float
+    build_seconds: float
+
+
+def _joint(
+    problem: _Problem,
+    part: list[int],
+    greedy: _Placement,
+    reference: dict[tuple[int, int], int],
+    *,
+    seed: int,
+    budget: float,
+    deadline: float,
+) -> _Joint | None:
+    from ortools.sat.python import cp_model
+
+    started = time.perf_counter()
+    classes = [problem.classes[k] for k in part]
+    packing = classes[0].packing
+    rows = _rows_of(problem, part)
+    rank = {row: i for i, row in enumerate(rows)}
+    total_of = cp_model.LinearExpr.sum
+    model = cp_model.CpModel()
+    y: dict[tuple[int, int], cp_model.IntVar] = {}
+    top: dict[tuple[int, int], int] = {}
+    of_class: dict[int, list[cp_model.IntVar]] = defaultdict(list)
+    on: dict[int, list[tuple[_Class, cp_model.IntVar]]] = defaultdict(list)
+    for cls in classes:
+        n = len(cls.requests)
+        for row in cls.candidates:
+            room = n if cls.limit == 0 else min(n, cls.limit - problem.base[row])
+            if room <= 0:
+                continue
+            var = model.new_int_var(0, room, "")
+            y[(cls.index, row)] = var
+            top[(cls.index, row)] = room
+            of_class[cls.index].append(var)
+            on[row].append((cls, var))
+
+    # Capacity: a cluster's final count stays within the limit of every class placed on it (the
+    # queue then admits each request in any order).
+    for row, members in on.items():
+        limits = {cls.limit for cls, _ in members}
+        total = total_of([var for _, var in members]) + problem.base[row]
+        if 0 not in limits and len(limits) == 1:
+            model.add(total <= limits.pop())
+            continue
+        for cls, var in members:
+            if cls.limit == 0:
+                continue
+            used = model.new_bool_var("")
+            model.add(var <= len(cls.requests) * used)
+            model.add(total <= cls.limit).only_enforce_if(used)
+
+    # Every request is placed: on an existing cluster, else on a new one of its pool.
+    unplaced_terms, created_terms = [], []
+    spill: dict[str, list] = defaultdict(list)
+    pool_limit: dict[str, int] = {}
+    for cls in classes:
+        n = len(cls.requests)
+        rest = model.new_int_var(0, n, "")
+        model.add(rest + total_of(of_class[cls.index]) == n)
+        if cls.exclusive:
+            created_terms.append(rest)
+        elif cls.pool is None:
+            unplaced_terms.append(rest)
+        else:
+            spill[cls.pool].append(rest)
+            pool_limit[cls.pool] = cls.limit
+    for pool, rests in spill.items():
+        limit = pool_limit[pool]
+        demand = sum(len(problem.classes[k].requests) for k in part if problem.classes[k].pool == pool)
+        if limit == 0:
+            opened = model.new_bool_var("")
+            model.add(total_of(rests) <= demand * opened)
+        else:
+            opened = model.new_int_var(0, -(-demand // limit), "")
+            model.add(total_of(rests) <= limit * opened)
+        created_terms.append(opened)
+
+    aim_terms, aim_span = [], 0
+    if packing is Packing.FEWEST:
+        for row, members in on.items():
+            base = problem.base[row]
+            extra = total_of([var for _, var in members])
+            most = sum(len(cls.requests) for cls, _ in members)
+            cap = max((cls.limit for cls, _ in members), default=0)
+            if cap and all(cls.limit for cls, _ in members):
+                most = min(most, max(0, cap - base))
+            if most <= _UNARY_LIMIT:
+                steps = [model.new_bool_var("") for _ in range(most)]
+                model.add(extra == total_of(steps))
+                for a, b in zip(steps, steps[1:], strict=False):
+                    model.add_implication(b, a)
+                aim_terms += [(2 * (base + j) + 1) * s for j, s in enumerate(steps)]
+            else:
+                load = model.new_int_var(base, base + most, "")
+                model.add(load == base + extra)
+                square = model.new_int_var(0, (base + most) ** 2, "")
+                model.add_multiplication_equality(square, [load, load])
+                aim_terms.append(square - base * base)
+            aim_span += (base + most) ** 2
+    elif packing is Packing.FIRST:
+        for (k, row), var in y.items():
+            aim_terms.append(rank[row] * var)
+            aim_span += rank[row] * top[(k, row)]
+
+    agree_terms = []
+    for key, n in reference.items():
+        if key in y:
+            a = model.new_int_var(0, n, "")
+            model.add(a <= y[key])
+            agree_terms.append(a)
+
+    total_requests = sum(len(c.requests) for c in classes)
+    spans = (total_requests, total_requests, aim_span, total_requests)
+    levels = [total_of(unplaced_terms), total_of(created_terms), total_of(aim_terms), -total_of(agree_terms)]
+
+    # Hint: greedy's counts.
+    greedy_allot = _allotment(problem, greedy)
+    for key, var in y.items():
+        model.add_hint(var, min(greedy_allot.get(key, 0), top[key]))
+
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1  # deterministic
+    solver.parameters.random_seed = seed
+    build_seconds = time.perf_counter() - started
+    seconds = 0.0
+    best: dict[tuple[int, int], int] | None = None
+    proven, time_limited = True, False
+    bound: list[int] = []
+    for stage in _stages(spans):
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            return _Joint(best, False, None, True, seconds, build_seconds) if best else None
+        weights = _weights(spans, stage)
+        objective = cp_model.LinearExpr.weighted_sum([levels[i] for i in stage], weights)
+        model.minimize(objective)
+        solver.parameters.max_time_in_seconds = remaining
+        solver.parameters.max_deterministic_time = budget
+        began = time.perf_counter()
+        status = solver.solve(model)
+        seconds += time.perf_counter() - began
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            limited = solver.wall_time >= remaining * 0.99
+            return _Joint(best, False, None, limited, seconds, build_seconds) if best else None
+        best = {key: solver.value(var) for key, var in y.items() if solver.value(var)}
+        if status == cp_model.FEASIBLE:
+            proven = False
+            time_limited = solver.wall_time >= remaining * 0.99
+            bound.append(round(solver.best_objective_bound))
+            break
+        value = round(solver.objective_value)
+        bound.append(value)
+        model.add(objective == value)
+        model.clear_hints()
+        for key, var in y.items():
+            model.add_hint(var, best.get(key, 0))
+    return _Joint(best, proven, None, time_limited, seconds, build_seconds)
+
+
+def _stages(spans: tuple[int, ...]) -> list[list[int]]:
+    groups: list[list[int]] = []
+    current: list[int] = []
+    width = 1
+    for i, span in enumerate(spans):
+        if current and width * (span + 1) > _STAGE_LIMIT:
+            groups.append(current)
+            current, width = [], 1
+        current.append(i)
+        width *= span + 1
+    groups.append(current)
+    return groups
+
+
+def _weights(spans: tuple[int, ...], stage: list[int]) -> list[int]:
+    weights = []
+    for i in stage:
+        weight = 1
+        for j in stage:
+            if j > i:
+                weight *= spans[j] + 1
+        weights.append(weight)
+    return weights
+
+
+def _hand_out(
+    problem: _Problem,
+    part: list[int],
+    allot: dict[tuple[int, int], int],
+    greedy: _Placement,
+    seed: int,
+) -> _Placement:
+    """The counts, handed to the part's requests in queue order: each takes greedy's cluster when
+    its class has allotment left there, else the one its packing rule picks among those with
+    allotment left; the rest fill new clusters of their pool in turn."""
+    out = _Placement()
+    count = {name: problem.base[i] for i, name in enumerate(problem.names)}
+    left: dict[int, _Allotted] = {}
+    for (k, row), n in sorted(allot.items()):
+        if n > 0 and k in part:
+            left.setdefault(k, _Allotted(problem.classes[k].packing, count)).add(problem.names[row], n)
+    rng = random.Random(seed)
+    filling: dict[str, tuple[str, int]] = {}  # pool -> the open new cluster and its count
+    positions = sorted(p for k in part for p in problem.classes[k].requests)
+    for position in positions:
+        k = problem.class_of[position]
+        cls = problem.classes[k]
+        allotted = left.get(k)
+        name = None
+        if allotted is not None:
+            wanted = greedy.existing.get(position)
+            name = allotted.take(problem.names[wanted] if wanted is not None else None, rng)
+        if name is not None:
+            out.existing[position] = problem.index[name]
+            count[name] += 1
+            continue
+        if cls.pool is None:
+            continue
+        current = filling.get(cls.pool)
+        if not cls.exclusive and current is not None and (cls.limit == 0 or current[1] < cls.limit):
+            out.created[position] = current[0]
+            filling[cls.pool] = (current[0], current[1] + 1)
+            continue
+        new = _new_name(problem.request(position))
+        out.created[position] = new
+        out.opened.add(new)
+        if not cls.exclusive:
+            filling[cls.pool] = (new, 1)
+    return out
+
+
+class _Allotted:
+    """One class's allotment left per cluster, picked by its packing rule on live counts."""
+
+    def __init__(self, packing: Packing, count: dict[str, int]) -> None:
+        self.packing = packing
+        self.count = count
+        self.left: dict[str, int] = {}
+        self.names: list[str] = []  # with allotment left, sorted
+        self.heap: list[tuple[int, str]] = []
+
+    def add(self, name: str, n: int) -> None:
+        self.left[name] = n
+        insort(self.names, name)
+        heapq.heappush(self.heap, (self.count[name], name))
+
+    def take(self, wanted: str | None, rng: random.Random) -> str | None:
+        if wanted is None or self.left.get(wanted, 0) <= 0:
+            wanted = self._pick(rng)
+        if wanted is None:
+            return None
+        self.left[wanted] -= 1
+        if self.left[wanted] == 0:
+            del self.names[bisect_left(self.names, wanted)]
+        return wanted
+
+    def _pick(self, rng: random.Random) -> str | None:
+        if not self.names:
+            return None
+        if self.packing is Packing.FEWEST:
+            while self.heap:
+                count, name = self.heap[0]
+                if self.left.get(name, 0) <= 0:
+                    heapq.heappop(self.heap)
+                elif self.count[name] != count:
+                    heapq.heapreplace(self.heap, (self.count[name], name))
+                else:
+                    return name
+            return None
+        if self.packing is Packing.RANDOM and len(self.names) > 1:
+            return self.names[rng.randrange(len(self.names))]
+        return self.names[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry point
+
+
+def solve_tenancy(
+    batch: Batch,
+    requests: Sequence[PlacementRequest],
+    *,
+    mode: str,
+    seed: int,
+    budget: float,
+    deadline: float,
+) -> tuple[list[RequestResult], SolveStats]:
+    """Results for the tenancy requests (in the given order) and the statistics of their solve."""
+    started = time.perf_counter()
+    problem = _Problem(batch, requests)
+    greedy = _greedy(problem, seed)
+    reference = _allotment(problem, greedy)
+    build_seconds = time.perf_counter() - started
+    solve_seconds = 0.0
+    final = _Placement(dict(greedy.existing), dict(greedy.created), set(greedy.opened))
+    objective: list[int] = [0, 0, 0, 0]
+    bound: list[int] = [0, 0, 0, 0]
+    models = 0
+    proven = True
+    time_limited = False
+    for part in _parts(problem):
+        greedy_levels = _levels(problem, part, greedy, reference)
+        chosen_levels = greedy_levels
+        if mode == "optimal" and len(part) > 1:
+            joint = _joint(problem, part, greedy, reference, seed=seed, budget=budget, deadline=deadline)
+            models += 1
+            if joint is None:
+                proven = False
+            else:
+                build_seconds += joint.build_seconds
+                solve_seconds += joint.seconds
+                time_limited |= joint.time_limited
+                proven &= joint.proven
+                answer = _hand_out(problem, part, joint.allot, greedy, seed)
+                levels = _levels(problem, part, answer, reference)
+                if levels < greedy_levels:  # never worse than greedy: else greedy stands
+                    chosen_levels = levels
+                    _replace(problem, part, final, answer)
+        objective = [a + b for a, b in zip(objective, chosen_levels, strict=True)]
+    results = _results(problem, final)
+    value = _combined(objective, problem)
+    stats = SolveStats(
+        mode=mode,
+        status="GREEDY" if mode == "greedy" else ("OPTIMAL" if proven else "FEASIBLE"),
+        objective=value,
+        bound=(value if proven else None) if mode == "optimal" else None,
+        gap=(0.0 if proven else None) if mode == "optimal" else None,
+        wall_seconds=time.perf_counter() - started,
+        build_seconds=build_seconds,
+        solve_seconds=solve_seconds,
+        time_limited=time_limited,
+        models=models,
+    )
+    del bound
+    return results, stats
+
+
+def _combined(levels: list[int], problem: _Problem) -> int:
+    """The levels as one number to maximise (the summary's objective): minus the levels weighed
+    exactly, each level's weight above the widest the levels below it can be for this batch."""
+    n = len(problem.pending)
+    most = max(problem.base, default=0) + n
+    aim_span = len(problem.names) * max(most * most, most * len(problem.names))
+    unplaced, created, aim, agreement = levels
+    return -((((unplaced * (n + 1)) + created) * (aim_span + 1) + aim) * (n + 1) + agreement + n)
+
+
+def _replace(problem: _Problem, part: list[int], final: _Placement, answer: _Placement) -> None:
+    for k in part:
+        for position in problem.classes[k].requests:
+            final.existing.pop(position, None)
+            final.created.pop(position, None)
+    final.existing.update(answer.existing)
+    final.created.update(answer.created)
+
+
+def _results(problem: _Problem, placement: _Placement) -> list[RequestResult]:
+    out: list[RequestResult | None] = [None] * len(problem.requests)
+    count = list(problem.base)
+    for row in placement.existing.values():
+        count[row] += 1
+    for i in problem.kept:
+        r = problem.requests[i]
+        name = r.existing[0].cluster
+        out[i] = RequestResult(
+            r.key, (Choice(name, kept=True, created=name not in problem.index),), scheduled=False
+        )
+    for position, i in enumerate(problem.pending):
+        r = problem.requests[i]
+        if position in placement.existing:
+            choice = Choice(problem.names[placement.existing[position]])
+        elif position in placement.created:
+            choice = Choice(placement.created[position], created=True)
+        else:
+            out[i] = RequestResult(r.key, (), unselected=_full(problem, position, count), satisfied=False)
+            continue
+        out[i] = RequestResult(r.key, (choice,))
+    return [r for r in out if r is not None]
+
+
+def _full(problem: _Problem, position: int, count: list[int]) -> tuple[Unselected, ...]:
+    """Why an unplaced request found no cluster: its candidates, each full."""
+    cls = problem.classes[problem.class_of[position]]
+    limit = problem.batch.explain_limit
+    if cls.exclusive:
+        return ()
+    return tuple(
+        Unselected(problem.names[row], FilterKind.FULL, detail=f"{count[row]}/{cls.limit}")
+        for row in cls.candidates[:limit]
+    )

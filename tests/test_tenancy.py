@@ -1,0 +1,282 @@
+"""Tenancy requests in the neutral model: greedy is the upstream queue, optimal the joint model.
+
+Unit cases pin the queue's rules (Balanced, Simple, Random; limits; pools; exclusive; granted
+requests) and show a batch where the joint answer creates fewer clusters than the queue; property
+tests draw small batches and assert the checker in both modes, optimal never below greedy, the
+same answer twice, and greedy's answer wherever a batch couples no two classes.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from model import (
+    Batch,
+    Cluster,
+    ClusterTerm,
+    ExistingDecision,
+    Packing,
+    PlacementRequest,
+    SelectionMode,
+    Tenancy,
+)
+from solver import SolveOptions, check, solve
+from solver.tenancy import solve_tenancy
+
+
+def cluster(name: str, *purposes: str, load: int = 0, eligible: bool = True) -> Cluster:
+    return Cluster(
+        f"ns/{name}",
+        traits=frozenset(f"purpose:{p}" for p in purposes),
+        load=load,
+        eligible=eligible,
+        ineligible_reason="" if eligible else "being deleted",
+    )
+
+
+def request(
+    name: str,
+    order: int,
+    purpose: str,
+    *,
+    limit: int = 0,
+    packing: Packing = Packing.FEWEST,
+    pool: str | None = "",
+    exclusive: bool = False,
+    held: str | None = None,
+) -> PlacementRequest:
+    return PlacementRequest(
+        name,
+        "ns",
+        mode=SelectionMode.N,
+        count=1,
+        required=(ClusterTerm(traits=(f"purpose:{purpose}",)),),
+        existing=(ExistingDecision(held),) if held else (),
+        tenancy=Tenancy(
+            order=order,
+            limit=limit,
+            packing=packing,
+            pool=purpose if pool == "" else pool,
+            new_cluster=f"ns/{purpose}-{name}" if limit or exclusive else f"ns/{purpose}",
+            exclusive=exclusive,
+        ),
+    )
+
+
+def batch(clusters, requests, seed: int = 0) -> Batch:
+    return Batch(
+        tuple(sorted(clusters, key=lambda c: c.name)),
+        tuple(sorted(requests, key=lambda r: r.key)),
+        seed=seed,
+    )
+
+
+def placed(b: Batch, mode: str, seed: int = 0) -> dict[str, tuple[str, bool] | None]:
+    result = solve(b, SolveOptions(mode=mode, seed=seed))
+    assert check(b, result) == []
+    return {
+        r.request: (r.selected[0].cluster, r.selected[0].created) if r.selected else None
+        for r in result.requests
+    }
+
+
+def test_balanced_takes_the_fewest_tenants_first_in_order_on_ties():
+    b = batch(
+        [cluster("a", "p", load=2), cluster("b", "p", load=1), cluster("c", "p", load=1)],
+        [request("r1", 1, "p", limit=5), request("r2", 2, "p", limit=5), request("r3", 3, "p", limit=5)],
+    )
+    assert placed(b, "greedy") == {
+        "ns/r1": ("ns/b", False),  # b and c tie at 1: b comes first
+        "ns/r2": ("ns/c", False),
+        "ns/r3": ("ns/a", False),  # all at 2: the first
+    }
+    assert placed(b, "optimal") == placed(b, "greedy")
+
+
+def test_simple_takes_the_first_with_room_and_full_clusters_are_skipped():
+    b = batch(
+        [cluster("a", "p", load=2), cluster("b", "p"), cluster("c", "p")],
+        [request(f"r{i}", i, "p", limit=2, packing=Packing.FIRST) for i in range(1, 4)],
+    )
+    got = placed(b, "greedy")
+    assert got == {"ns/r1": ("ns/b", False), "ns/r2": ("ns/b", False), "ns/r3": ("ns/c", False)}
+    assert placed(b, "optimal") == got
+
+
+def test_random_is_reproducible_and_varies_with_the_seed():
+    clusters = [cluster(n, "p") for n in "abcdefgh"]
+    requests = [request(f"r{i}", i, "p", packing=Packing.RANDOM) for i in range(8)]
+    draws = {tuple(sorted(placed(batch(clusters, requests), "greedy", seed).values())) for seed in range(6)}
+    assert len(draws) > 1
+    for seed in range(3):
+        b = batch(clusters, requests)
+        assert placed(b, "greedy", seed) == placed(b, "greedy", seed)
+        assert placed(b, "optimal", seed) == placed(b, "greedy", seed)  # one class: greedy's answer
+
+
+def test_queue_order_not_name_order():
+    b = batch([cluster("a", "p")], [request("z", 1, "p", limit=1), request("y", 2, "p", limit=1)])
+    got = placed(b, "greedy")
+    assert got["ns/z"] == ("ns/a", False)
+    assert got["ns/y"] == ("ns/p-y", True)
+
+
+def test_full_clusters_overflow_into_new_clusters_filled_before_the_next_opens():
+    b = batch([cluster("a", "p", load=1)], [request(f"r{i}", i, "p", limit=2) for i in range(1, 6)])
+    got = placed(b, "greedy")
+    assert got == {
+        "ns/r1": ("ns/a", False),
+        "ns/r2": ("ns/p-r2", True),
+        "ns/r3": ("ns/p-r2", True),
+        "ns/r4": ("ns/p-r4", True),
+        "ns/r5": ("ns/p-r4", True),
+    }
+    assert placed(b, "optimal") == got
+
+
+def test_unlimited_pool_creates_one_shared_cluster():
+    b = batch([], [request(f"r{i}", i, "p") for i in range(3)])
+    assert set(placed(b, "greedy").values()) == {("ns/p", True)}
+
+
+def test_exclusive_never_shares():
+    b = batch(
+        [cluster("a", "x")],
+        [request("r1", 1, "x", exclusive=True), request("r2", 2, "x", exclusive=True)],
+    )
+    for mode in ("greedy", "optimal"):
+        assert placed(b, mode) == {"ns/r1": ("ns/x-r1", True), "ns/r2": ("ns/x-r2", True)}
+
+
+def test_granted_requests_never_move_and_count():
+    b = batch(
+        [cluster("a", "p"), cluster("b", "p", eligible=False)],
+        [
+            request("g1", 1, "p", limit=1, held="ns/b"),  # on a cluster being deleted: stays
+            request("g2", 2, "p", limit=1, held="ns/gone"),  # its cluster is lost: re-created
+            request("r", 3, "p", limit=2, held="ns/a"),
+            request("s", 4, "p", limit=1),
+        ],
+    )
+    result = solve(b, SolveOptions(mode="optimal"))
+    assert check(b, result) == []
+    got = result.by_request()
+    assert got["ns/g1"].selected[0].cluster == "ns/b" and got["ns/g1"].selected[0].kept
+    assert got["ns/g2"].selected[0].created and got["ns/g2"].selected[0].kept
+    assert got["ns/s"].selected[0].cluster == "ns/p-s"  # a holds r: full at limit 1
+
+
+def test_no_pool_and_no_room_leaves_the_request_unsatisfied_with_the_full_clusters():
+    b = batch([cluster("a", "p", load=3)], [request("r", 1, "p", limit=3, pool=None)])
+    result = solve(b, SolveOptions(mode="greedy"))
+    got = result.requests[0]
+    assert not got.satisfied and got.selected == ()
+    assert [(u.cluster, u.kind.value, u.detail) for u in got.unselected] == [("ns/a", "full", "3/3")]
+    assert check(b, result) == []
+
+
+def test_joint_assignment_creates_fewer_clusters_than_the_queue():
+    """c0 serves purposes a and b; c1 and c2 only a. The queue puts the first a request on c0 (the
+    first of the emptiest), so the b requests find c0 full and open a cluster; jointly, a stays on
+    c1 and c2 and both b requests fit on c0."""
+    b = batch(
+        [cluster("c0", "a", "b"), cluster("c1", "a"), cluster("c2", "a")],
+        [request(f"r{i}", i, "a", limit=2) for i in range(1, 4)]
+        + [request(f"s{i}", 3 + i, "b", limit=2) for i in range(1, 3)],
+    )
+    greedy, optimal = placed(b, "greedy"), placed(b, "optimal")
+    created = lambda got: {v[0] for v in got.values() if v and v[1]}  # noqa: E731
+    assert created(greedy) == {"ns/b-s2"}
+    assert created(optimal) == set()
+    assert optimal["ns/s1"] == optimal["ns/s2"] == ("ns/c0", False)
+    g = solve(b, SolveOptions(mode="greedy")).stats
+    o = solve(b, SolveOptions(mode="optimal")).stats
+    assert o.objective > g.objective and o.status == "OPTIMAL"
+
+
+def test_joint_balanced_levels_shared_clusters():
+    """Mixed limits on one cluster: its final count stays within every placed class's limit."""
+    b = batch(
+        [cluster("c0", "a", "b"), cluster("c1", "b")],
+        [request(f"r{i}", i, "a", limit=1) for i in range(1, 2)]
+        + [request(f"s{i}", 1 + i, "b", limit=3) for i in range(1, 5)],
+    )
+    for mode in ("greedy", "optimal"):
+        result = solve(b, SolveOptions(mode=mode))
+        assert check(b, result) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Properties
+
+PURPOSES = ("a", "b", "c")
+
+
+@st.composite
+def tenancy_batches(draw):
+    packing = draw(st.sampled_from(list(Packing)))
+    limits = {p: draw(st.integers(0, 3)) for p in PURPOSES}
+    exclusive = draw(st.sampled_from([None, "c"]))
+    if exclusive:
+        limits[exclusive] = 0
+    clusters = []
+    for i in range(draw(st.integers(0, 5))):
+        purposes = draw(st.sets(st.sampled_from(PURPOSES), min_size=1))
+        clusters.append(
+            cluster(
+                f"c{i}",
+                *sorted(purposes),
+                load=draw(st.integers(0, 3)),
+                eligible=draw(st.booleans()) or i % 2 == 0,
+            )
+        )
+    names = [c.name for c in clusters]
+    requests = []
+    for i in range(draw(st.integers(1, 9))):
+        purpose = draw(st.sampled_from(PURPOSES))
+        held = draw(st.sampled_from([None, None, None, *names, "ns/gone"]))
+        requests.append(
+            request(
+                f"r{i}",
+                draw(st.integers(0, 4)),
+                purpose,
+                limit=limits[purpose],
+                packing=packing,
+                pool=draw(st.sampled_from(["", "", "", None])),
+                exclusive=purpose == exclusive,
+                held=held,
+            )
+        )
+    return batch(clusters, requests, seed=draw(st.integers(0, 3)))
+
+
+@settings(deadline=None)
+@given(tenancy_batches())
+def test_property_checker_optimal_at_least_greedy_and_deterministic(b):
+    greedy = solve(b, SolveOptions(mode="greedy", seed=b.seed))
+    optimal = solve(b, SolveOptions(mode="optimal", seed=b.seed))
+    assert check(b, greedy) == []
+    assert check(b, optimal) == []
+    assert optimal.stats.objective >= greedy.stats.objective
+    again = solve(b, SolveOptions(mode="optimal", seed=b.seed))
+    assert again.requests == optimal.requests
+
+
+@settings(deadline=None)
+@given(tenancy_batches())
+def test_property_one_purpose_alone_gets_greedys_answer(b):
+    purpose = b.requests[0].required[0].traits
+    alone = Batch(b.clusters, tuple(r for r in b.requests if r.required[0].traits == purpose), seed=b.seed)
+    greedy = solve(alone, SolveOptions(mode="greedy", seed=b.seed))
+    optimal = solve(alone, SolveOptions(mode="optimal", seed=b.seed))
+    pools = {r.tenancy.pool for r in alone.requests if not r.existing}
+    if len(pools) <= 1:  # one class: nothing couples
+        assert optimal.requests == greedy.requests
+
+
+def test_solve_tenancy_reports_per_request_in_the_given_order():
+    b = batch([cluster("a", "p")], [request("r2", 2, "p"), request("r1", 1, "p")])
+    results, stats = solve_tenancy(b, b.requests, mode="greedy", seed=0, budget=1.0, deadline=1e18)
+    assert [r.request for r in results] == ["ns/r1", "ns/r2"]
+    assert stats.status == "GREEDY"
