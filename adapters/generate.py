@@ -426,10 +426,17 @@ def _ocm(clusters: int, placements: int, *, seed: int, now: str | datetime) -> l
     return generate_ocm(clusters, placements, seed=seed, now=parse_now(now))
 
 
+def _openmcp(clusters: int, placements: int, *, seed: int, now: str | datetime) -> list[dict[str, Any]]:
+    from adapters.openmcp.generate import generate as generate_openmcp
+
+    return generate_openmcp(clusters, placements, seed=seed, now=parse_now(now))
+
+
 # system name -> generate(clusters, placements, *, seed, now) -> objects. One line per system.
 GENERATORS: dict[str, Callable[..., list[dict[str, Any]]]] = {
     "fleet": _fleet,
     "ocm": _ocm,
+    "openmcp": _openmcp,
 }
 
 
