@@ -12,7 +12,7 @@ solver sees only neutral batches.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -86,9 +86,14 @@ def schedule(
     now: datetime | None = None,
     options: SolveOptions | None = None,
     verify: bool = True,
+    config: Mapping[str, Any] | None = None,
 ) -> Outcome:
-    """Schedule every placement among `objects` (as `kubectl get -o json` items would give them)."""
-    return schedule_manifests(from_objects(objects, "<objects>"), now=now, options=options, verify=verify)
+    """Schedule every placement among `objects` (as `kubectl get -o json` items would give them).
+    `config` is the scheduler config document of the systems that read one (openMCP's operator
+    config, with its `scheduler:` block); None: their defaults."""
+    return schedule_manifests(
+        from_objects(objects, "<objects>"), now=now, options=options, verify=verify, config=config
+    )
 
 
 def schedule_manifests(
@@ -97,6 +102,7 @@ def schedule_manifests(
     now: datetime | None = None,
     options: SolveOptions | None = None,
     verify: bool = True,
+    config: Mapping[str, Any] | None = None,
 ) -> Outcome:
     options = options or SolveOptions()
     now = now or datetime.now(UTC).replace(microsecond=0)
@@ -107,7 +113,7 @@ def schedule_manifests(
         # Every system is loaded (and so validated) before anything is solved: bad input anywhere
         # fails the whole run with nothing written.
         loaded = [
-            (name, *system(name).load(owned, now=now, seed=options.seed))
+            (name, *system(name).load(owned, now=now, seed=options.seed, **_configured(name, config)))
             for name, owned in owned_by(list(manifests)).items()
         ]
         for name, batch, context in loaded:
@@ -121,6 +127,11 @@ def schedule_manifests(
             delete += emitted.delete
             parts.append(SystemOutcome(name, batch, result, emitted.placements, emitted.unsatisfied))
     return Outcome(apply, delete, tuple(parts), summary_of_parts(parts))
+
+
+def _configured(name: str, config: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The config argument, for the systems that read one."""
+    return {"config": config} if system(name).configured else {}
 
 
 @contextmanager

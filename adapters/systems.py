@@ -20,12 +20,14 @@ __all__ = ["System", "SYSTEMS", "owned_by"]
 @dataclass(frozen=True, slots=True)
 class System:
     """One upstream system: the kinds it reads (kind -> API groups), its apply (`load`) and its
-    invert (`emit`)."""
+    invert (`emit`). A system `configured` by a scheduler config document (openMCP's) gets it as
+    `load(..., config=document)`."""
 
     name: str
     kinds: Mapping[str, set[str]]
-    load: Callable[..., tuple[Batch, Any]]  # (manifests, *, now, seed) -> (batch, context)
+    load: Callable[..., tuple[Batch, Any]]  # (manifests, *, now, seed[, config]) -> (batch, context)
     emit: Callable[[Any, Result], Any]  # (context, result) -> .apply, .delete
+    configured: bool = False
 
 
 def _fleet() -> System:
@@ -40,7 +42,13 @@ def _ocm() -> System:
     return System("ocm", ocm.KINDS, ocm.load, ocm.emit)
 
 
-_FACTORIES: dict[str, Callable[[], System]] = {"fleet": _fleet, "ocm": _ocm}
+def _openmcp() -> System:
+    from adapters import openmcp
+
+    return System("openmcp", openmcp.KINDS, openmcp.load, openmcp.emit, configured=True)
+
+
+_FACTORIES: dict[str, Callable[[], System]] = {"fleet": _fleet, "ocm": _ocm, "openmcp": _openmcp}
 SYSTEMS: tuple[str, ...] = tuple(_FACTORIES)
 _LOADED: dict[str, System] = {}
 

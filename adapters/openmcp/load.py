@@ -1,0 +1,265 @@
+"""openMCP objects -> model.Batch, keeping what emit needs to write the objects back.
+
+Clusters: every Cluster, named "<namespace>/<name>" (so the batch's name order is the API
+server's list order), with its labels, `purpose:<p>` for each of its spec.purposes and
+`namespace:<ns>` as traits, ineligible while being deleted. Its load is the number of distinct
+requests whose finalizer it carries, stale ones included, except the batch's own requests that
+hold it (they count through their decision) and the requests being deleted in this run (their
+finalizers come off first).
+
+Requests: every ClusterRequest the scheduler reconciles (it matches selectors.requests and is not
+annotated `openmcp.cloud/operation: ignore`), not being deleted, whose purpose has a mapping. Each
+asks for one tenancy slot on a cluster its purpose's completed selector, the purpose and (in
+Namespaced scope) the list namespace admit; it holds the cluster of its status.cluster, or the
+listed cluster that already carries its finalizer (a status that was lost). Its order is the
+queue upstream works through: creationTimestamp, then namespace/name. It may create the cluster
+its purpose's template names for it (see naming.py), unless that name is taken by a cluster
+another live request uses (upstream's ClusterConflict) or no name fits.
+
+Requests with an unknown purpose are not solved: emit writes them Pending, or Granted when they
+already hold a cluster that exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from adapters.fields import Fields
+from adapters.manifests import Manifest, index_by_kind
+from adapters.openmcp import names as n
+from adapters.openmcp.config import PurposeMapping, SchedulerConfig, parse_config
+from adapters.openmcp.naming import NamingError, generated_name
+from adapters.openmcp.objects import ClusterObject, RequestObject, read_cluster, read_request
+from model import (
+    Batch,
+    Cluster,
+    ClusterTerm,
+    ExistingDecision,
+    LabelSelector,
+    Packing,
+    PlacementRequest,
+    SelectionMode,
+    Tenancy,
+)
+
+__all__ = ["NewCluster", "OpenMcpContext", "RequestContext", "load"]
+
+PACKING = {n.BALANCED: Packing.FEWEST, n.SIMPLE: Packing.FIRST, n.RANDOM: Packing.RANDOM}
+
+
+@dataclass(frozen=True, slots=True)
+class NewCluster:
+    """A cluster a result may create: where, under which name (or generateName, for a request
+    with the randomize label), from which purpose's template."""
+
+    namespace: str
+    name: str  # "" when the API server makes the name from generate_name
+    generate_name: str
+    mapping: PurposeMapping
+
+
+@dataclass(slots=True)
+class RequestContext:
+    """One reconciled request, not being deleted."""
+
+    request: RequestObject
+    mapping: PurposeMapping | None  # None: no mapping for its purpose (not solved)
+    order: int = -1  # its place in the queue (solved requests only)
+    recovered: str | None = None  # the listed cluster carrying its finalizer, when status.cluster is unset
+    new_cluster: str = ""  # the neutral name of the cluster it would create
+    conflict: str | None = None  # why it cannot create one
+
+    @property
+    def held(self) -> str | None:
+        """The cluster it holds: status.cluster, else the recovered one."""
+        return self.request.cluster_key or self.recovered
+
+
+@dataclass(slots=True)
+class OpenMcpContext:
+    config: SchedulerConfig
+    clusters: dict[str, ClusterObject]  # every Cluster, by namespace/name
+    requests: dict[str, RequestContext]  # by namespace/name
+    deleting: list[RequestObject]  # reconciled requests being deleted
+    new_clusters: dict[str, NewCluster] = field(default_factory=dict)  # by neutral name
+    live_uids: frozenset[str] = frozenset()  # requests that still exist after this run's deletions
+    now: datetime | None = None
+
+    def tenants(self, cluster: ClusterObject) -> frozenset[str]:
+        """The request uids on a cluster once this run's deletions took theirs off."""
+        if selected(self.config.clusters, cluster.labels):
+            return cluster.uids - {r.uid for r in self.deleting}
+        return cluster.uids
+
+
+def selected(selector: LabelSelector | None, labels: Mapping[str, str]) -> bool:
+    return selector is None or selector.matches(labels)
+
+
+def load(
+    manifests: Sequence[Manifest],
+    *,
+    now: datetime,
+    seed: int = 0,
+    config: Mapping[str, Any] | SchedulerConfig | None = None,
+) -> tuple[Batch, OpenMcpContext]:
+    cfg = config if isinstance(config, SchedulerConfig) else parse_config(config)
+    objects = index_by_kind(manifests, n.KINDS)
+    clusters = {c.key: c for c in map(read_cluster, objects[n.CLUSTER])}
+    requests = [read_request(m) for m in objects[n.REQUEST]]
+
+    reconciled = []
+    for r in requests:
+        if not selected(cfg.requests, r.labels) or r.annotations.get(n.OPERATION) == n.IGNORE:
+            continue  # upstream never reconciles it
+        if not r.uid:
+            raise Fields(r.manifest).fail(
+                "required: the request's finalizer on its cluster names it", "metadata.uid"
+            )
+        reconciled.append(r)
+    deleting = [r for r in reconciled if r.deleting]
+    gone = {r.uid for r in deleting}
+    context = OpenMcpContext(
+        cfg,
+        clusters,
+        {},
+        deleting,
+        live_uids=frozenset(r.uid for r in requests if r.uid and r.uid not in gone),
+        now=now,
+    )
+    tenants = {key: context.tenants(c) for key, c in clusters.items()}
+    listing = sorted(clusters.values(), key=lambda c: c.key)
+
+    for r in reconciled:
+        if r.deleting:
+            continue
+        ctx = context.requests[r.key] = RequestContext(r, cfg.purposes.get(r.purpose))
+        if ctx.mapping is None:
+            continue
+        if r.cluster is None:
+            ctx.recovered = next(
+                (c.key for c in listing if r.finalizer in c.finalizers and _listed(cfg, ctx.mapping, r, c)),
+                None,
+            )
+        _plan_new_cluster(context, ctx, tenants)
+
+    solved = sorted(
+        (ctx for ctx in context.requests.values() if ctx.mapping is not None),
+        key=lambda ctx: (ctx.request.created, ctx.request.key),
+    )
+    load = {key: len(uids) for key, uids in tenants.items()}
+    for order, ctx in enumerate(solved):
+        ctx.order = order
+        held = ctx.held
+        if held in clusters and ctx.request.uid in tenants[held]:
+            load[held] -= 1  # counted through its decision
+        elif held is not None and held not in clusters:
+            context.new_clusters.setdefault(held, _lost(ctx, held))
+    for ctx in context.requests.values():
+        held = ctx.request.cluster_key
+        if ctx.mapping is None and held in clusters and ctx.request.uid not in tenants[held]:
+            load[held] += 1  # emit restores its finalizer
+
+    model_clusters = tuple(_model_cluster(clusters[key], load[key]) for key in sorted(clusters))
+    model_requests = sorted((_model_request(cfg, ctx) for ctx in solved), key=lambda r: r.key)
+    return Batch(model_clusters, tuple(model_requests), now=now, seed=seed), context
+
+
+def _listed(cfg: SchedulerConfig, mapping: PurposeMapping, r: RequestObject, c: ClusterObject) -> bool:
+    """Whether upstream's list of candidates for the request holds the cluster (deletion aside)."""
+    if cfg.namespaced and c.namespace != _list_namespace(mapping, r):
+        return False
+    return r.purpose in c.purposes and selected(mapping.selector, c.labels)
+
+
+def _list_namespace(mapping: PurposeMapping, r: RequestObject) -> str:
+    return mapping.template.namespace or r.namespace
+
+
+def _plan_new_cluster(
+    context: OpenMcpContext, ctx: RequestContext, tenants: Mapping[str, frozenset[str]]
+) -> None:
+    """The cluster the request would create: its neutral name, or why it cannot create one."""
+    r, mapping = ctx.request, ctx.mapping
+    assert mapping is not None
+    template = mapping.template
+    namespace = template.namespace or r.namespace
+    randomize = r.labels.get(n.RANDOMIZE_NAME) == "true"
+    if mapping.unlimited and not template.generate_name:
+        prefix, name = "", template.name or r.purpose
+    else:
+        prefix = template.generate_name or f"{r.purpose}-"
+        name = ""
+        if not randomize:
+            try:
+                name = generated_name(prefix, r.namespace, r.name)
+            except NamingError as err:
+                ctx.conflict = str(err)
+                return
+    if not name:
+        key = f"{namespace}/{prefix}*({r.key})"  # no name until the API server makes one
+        context.new_clusters.setdefault(key, NewCluster(namespace, "", prefix, mapping))
+        ctx.new_cluster = key
+        return
+    key = f"{namespace}/{name}"
+    existing = context.clusters.get(key)
+    if existing is not None and r.finalizer not in existing.finalizers and tenants[key] & context.live_uids:
+        ctx.conflict = (
+            f"cluster '{key}' already exists and is used by a different ClusterRequest (the "
+            f"'{n.RANDOMIZE_NAME}' label with value 'true' can be set on the ClusterRequest to "
+            "randomize the cluster name and avoid this conflict)"
+        )
+        return
+    context.new_clusters.setdefault(key, NewCluster(namespace, name, "", mapping))
+    ctx.new_cluster = key
+
+
+def _lost(ctx: RequestContext, held: str) -> NewCluster:
+    """A held cluster that is gone: made again under the same name."""
+    assert ctx.mapping is not None
+    namespace, _, name = held.partition("/")
+    return NewCluster(namespace, name, "", ctx.mapping)
+
+
+def _model_cluster(c: ClusterObject, load: int) -> Cluster:
+    traits = {n.PURPOSE_TRAIT.format(p) for p in c.purposes} | {n.NAMESPACE_TRAIT.format(c.namespace)}
+    return Cluster(
+        name=c.key,
+        labels=c.labels,
+        eligible=not c.deleting,
+        ineligible_reason=n.BEING_DELETED if c.deleting else "",
+        traits=frozenset(traits),
+        load=load,
+    )
+
+
+def _model_request(cfg: SchedulerConfig, ctx: RequestContext) -> PlacementRequest:
+    r, mapping = ctx.request, ctx.mapping
+    assert mapping is not None
+    traits = (n.PURPOSE_TRAIT.format(r.purpose),)
+    if cfg.namespaced:
+        traits += (n.NAMESPACE_TRAIT.format(_list_namespace(mapping, r)),)
+    pool = None
+    if ctx.conflict is None:
+        # Requests whose new clusters are each other's candidates share a pool.
+        pool = f"{r.purpose}@{_list_namespace(mapping, r)}" if cfg.namespaced else r.purpose
+    held = ctx.held
+    return PlacementRequest(
+        name=r.name,
+        namespace=r.namespace,
+        mode=SelectionMode.N,
+        count=1,
+        required=(ClusterTerm(labels=mapping.selector, traits=traits),),
+        existing=(ExistingDecision(held),) if held is not None else (),
+        tenancy=Tenancy(
+            order=ctx.order,
+            limit=0 if mapping.exclusive else mapping.tenancy_count,
+            packing=PACKING[cfg.strategy],
+            pool=pool,
+            new_cluster=ctx.new_cluster if pool is not None else "",
+            exclusive=mapping.exclusive,
+        ),
+    )

@@ -1,0 +1,126 @@
+"""Cluster and ClusterRequest -> what the scheduler reads of them, every field checked.
+
+A cluster's tenants are the distinct request uids among its `request.clusters.openmcp.cloud/<uid>`
+finalizers, whether or not those requests still exist: the finalizers are the only record of who
+uses a cluster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from adapters.fields import ZERO_TIME, Fields, parse_time
+from adapters.manifests import Manifest
+from adapters.openmcp import names as n
+
+__all__ = ["ClusterObject", "RequestObject", "read_cluster", "read_request", "request_uids"]
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterObject:
+    manifest: Manifest
+    labels: Mapping[str, str]
+    finalizers: tuple[str, ...]
+    purposes: tuple[str, ...]
+    tenancy: str
+    deleting: bool
+
+    @property
+    def key(self) -> str:
+        return f"{self.manifest.namespace}/{self.manifest.name}"
+
+    @property
+    def namespace(self) -> str:
+        return self.manifest.namespace
+
+    @property
+    def uids(self) -> frozenset[str]:
+        """The uids of the requests whose finalizer the cluster carries."""
+        return request_uids(self.finalizers)
+
+
+@dataclass(frozen=True, slots=True)
+class RequestObject:
+    manifest: Manifest
+    uid: str
+    purpose: str
+    labels: Mapping[str, str]
+    annotations: Mapping[str, str]
+    created: datetime
+    deleting: bool
+    cluster: tuple[str, str] | None  # status.cluster (namespace, name)
+
+    @property
+    def key(self) -> str:
+        return f"{self.manifest.namespace}/{self.manifest.name}"
+
+    @property
+    def namespace(self) -> str:
+        return self.manifest.namespace
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @property
+    def finalizer(self) -> str:
+        """The finalizer it puts on its cluster."""
+        return n.ON_CLUSTER_PREFIX + self.uid
+
+    @property
+    def cluster_key(self) -> str | None:
+        return None if self.cluster is None else f"{self.cluster[0]}/{self.cluster[1]}"
+
+
+def request_uids(finalizers: tuple[str, ...] | list[str]) -> frozenset[str]:
+    return frozenset(
+        f.removeprefix(n.ON_CLUSTER_PREFIX) for f in finalizers if f.startswith(n.ON_CLUSTER_PREFIX)
+    )
+
+
+def _metadata(f: Fields, manifest: Manifest) -> tuple[dict[str, str], dict[str, str], tuple[str, ...], bool]:
+    metadata = manifest.obj["metadata"]
+    if not manifest.namespace:
+        raise f.fail(f"a {manifest.kind} is namespaced", "metadata.namespace")
+    labels = f.string_map(metadata.get("labels"), "metadata.labels")
+    annotations = f.string_map(metadata.get("annotations"), "metadata.annotations")
+    finalizers = tuple(f.string_list(metadata.get("finalizers"), "metadata.finalizers"))
+    deleting = parse_time(f, metadata.get("deletionTimestamp"), "metadata.deletionTimestamp") != ZERO_TIME
+    return labels, annotations, finalizers, deleting
+
+
+def read_cluster(manifest: Manifest) -> ClusterObject:
+    f = Fields(manifest)
+    labels, _, finalizers, deleting = _metadata(f, manifest)
+    spec = f.mapping(manifest.obj.get("spec"), "spec")
+    purposes = tuple(f.string_list(spec.get("purposes"), "spec.purposes"))
+    tenancy = f.string(spec.get("tenancy"), "spec.tenancy")
+    f.string(spec.get("profile"), "spec.profile")
+    return ClusterObject(manifest, labels, finalizers, purposes, tenancy, deleting)
+
+
+def read_request(manifest: Manifest) -> RequestObject:
+    f = Fields(manifest)
+    labels, annotations, _, deleting = _metadata(f, manifest)
+    metadata = manifest.obj["metadata"]
+    uid = f.string(metadata.get("uid"), "metadata.uid")
+    created = parse_time(f, metadata.get("creationTimestamp"), "metadata.creationTimestamp")
+    spec = f.mapping(manifest.obj.get("spec"), "spec")
+    purpose = f.string(spec.get("purpose"), "spec.purpose")
+    if not purpose:
+        raise f.fail("required (a non-empty string)", "spec.purpose")
+    f.mapping(manifest.obj.get("status"), "status")
+    status: Mapping[str, Any] = manifest.obj.get("status") or {}
+    f.string(status.get("phase"), "status.phase")
+    cluster = None
+    if status.get("cluster") is not None:
+        ref = f.mapping(status["cluster"], "status.cluster")
+        name = f.string(ref.get("name"), "status.cluster.name")
+        namespace = f.string(ref.get("namespace"), "status.cluster.namespace")
+        if not name:
+            raise f.fail("required", "status.cluster.name")
+        cluster = (namespace or manifest.namespace, name)
+    return RequestObject(manifest, uid, purpose, labels, annotations, created, deleting, cluster)
