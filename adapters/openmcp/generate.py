@@ -26,21 +26,25 @@ The hub holds ``clusters`` Clusters, sorted by namespace and name:
   clusters, and ``onboarding`` singletons in a few tenant namespaces; their ``spec.purposes`` lists
   overlap (1 to 3 purposes), so purposes compete for the same tenancy slots;
 - request finalizers ``request.clusters.openmcp.cloud/<uid>`` from 0 up to and beyond the tenancy
-  counts (some clusters full, a few over a count lowered since), drawn so that the free slots of the
-  existing clusters cover about 60% of the pending demand per purpose: solved, most pending requests
-  go to existing clusters and some new clusters are made. Most of the finalizers belong to requests
-  the hub does not hold (other tenants' requests, or stale ones): they count all the same;
+  counts (some clusters full, a few over a count lowered since, a few empty), drawn against the
+  pending demand: the free slots of the clusters that can take a purpose are about 60% (platform)
+  and 70% (workload, counting the room on platform, shared and singleton clusters listing it) of
+  its pending requests. Solved at 300 clusters x 1,250 requests, nearly every pending request is
+  granted, more than half of them on existing clusters, and one in six opens a new cluster (every
+  Exclusive one does). Most finalizers belong to requests the hub does not hold
+  (other tenants' requests, or stale ones): they count all the same;
 - a few clusters outside the selectors (another landscape, in maintenance, out of the platform
   purpose's regions) and a few being deleted.
 
 And ``placements`` ClusterRequests, sorted by namespace and name, in a handful of namespaces:
 
-- exactly ``round(0.80 * placements)`` pending and reconciled (no ``status.cluster``), created in the
-  last six hours, purposes in a Zipf-like mix (workload, platform, onboarding, mcp), a few with an
-  unknown purpose, a few with the randomize-cluster-name label, some already seen (phase Pending,
-  the request finalizer), a few annotated ``openmcp.cloud/operation: reconcile``;
+- exactly ``round(0.80 * placements)`` pending and reconciled (no ``status.cluster``; more where the
+  clusters hold fewer finalizers than there are requests to grant), created in the last six hours,
+  purposes in a Zipf-like mix (workload, platform, onboarding, mcp), a few with an unknown purpose,
+  a few with the randomize-cluster-name label, some already seen (phase Pending, the request
+  finalizer), a few annotated ``openmcp.cloud/operation: reconcile``;
 - granted requests (``status.cluster``, phase Granted, their finalizer on that cluster; a few whose
-  cluster lost the finalizer or is gone altogether);
+  cluster lost the finalizer or is gone altogether, to be restored or recreated);
 - requests being deleted (``deletionTimestamp`` and the ``clusters.openmcp.cloud/request`` finalizer),
   most of them granted;
 - requests annotated ``openmcp.cloud/operation: ignore`` and requests the request selector leaves
@@ -127,7 +131,7 @@ SINGLETON_MAX_LOAD = 40
 BASE32 = np.array(list("abcdefghijklmnopqrstuvwxyz234567"))
 
 # rng sections
-_CONFIG, _CLUSTERS, _LOADS, _REQUESTS, _UIDS = 70, 71, 72, 73, 74
+_CLUSTERS, _LOADS, _REQUESTS, _UIDS = 71, 72, 73, 74
 
 
 def _selector(labels: dict[str, str] | None = None, *expressions: dict[str, Any]) -> dict[str, Any]:
@@ -463,7 +467,22 @@ class _Hub:
         self.held_by: dict[int, int] = {}
         for request, slot in zip(holders.tolist(), chosen.tolist(), strict=True):
             self.held_by[request] = int(slots[slot])
-        lost = rng.random(total)
+        # A few granted requests lost their finalizer on the cluster, a few name a cluster that is
+        # gone (made under an older naming scheme): their slot is free either way. At least one of
+        # each once there are 20 granted requests.
+        granted = np.array(
+            [r for r in holders.tolist() if state[r] == states.index("granted")], dtype=np.int64
+        )
+        lost_suffix = _suffixes(rng, total)
+        order = rng.permutation(granted)
+
+        def few(share: float) -> int:
+            return max(round(share * len(granted)), 1 if len(granted) >= 20 else 0)
+
+        lost_finalizer = set(order[: few(LOST_FINALIZER_SHARE)].tolist())
+        gone = order[few(LOST_FINALIZER_SHARE) : few(LOST_FINALIZER_SHARE) + few(LOST_CLUSTER_SHARE)]
+        self.lost_cluster: dict[int, str] = {r: lost_suffix[r] for r in gone.tolist()}  # -> name suffix
+        unplaced = lost_finalizer | set(self.lost_cluster)
 
         foreign = _uids(rng_for(self.seed, _UIDS), int(self.loads.sum()))
         used = 0
@@ -473,19 +492,11 @@ class _Hub:
         for c in range(self.size):
             mine = holders_of.get(c, [])
             for request in mine:
-                if lost[request] >= LOST_FINALIZER_SHARE:
+                if request not in unplaced:
                     self.finalizers[c].append(REQUEST_FINALIZER_PREFIX + uids[request])
             others = int(self.loads[c]) - len(mine)
             self.finalizers[c].extend(REQUEST_FINALIZER_PREFIX + x for x in foreign[used : used + others])
             used += others
-
-        gone = {
-            c
-            for request, c in self.held_by.items()
-            if LOST_FINALIZER_SHARE <= lost[request] < LOST_FINALIZER_SHARE + LOST_CLUSTER_SHARE
-            and state[request] == states.index("granted")
-        }
-        self.gone = gone
 
         pending_index = np.flatnonzero((state == 0) & ~held)
         picked = rng.permutation(len(pending_index))[: round(UNKNOWN_SHARE * len(pending_index))]
@@ -508,11 +519,15 @@ class _Hub:
             if held[i]:
                 c = self.held_by[i]
                 purpose = self._held_purpose(c, home[c], u[i, 1])
-                status = {
-                    "phase": n.GRANTED,
-                    "cluster": {"name": self.names[c], "namespace": self.namespaces[c]},
-                    "observedGeneration": 1,
-                }
+                cluster = {"name": self.names[c], "namespace": self.namespaces[c]}
+                if i in self.lost_cluster:
+                    template = self.config["scheduler"]["purposeMappings"][purpose]["template"]["metadata"]
+                    prefix = template.get("generateName") or f"{purpose}-"
+                    cluster = {
+                        "name": prefix + self.lost_cluster[i],
+                        "namespace": template.get("namespace") or ns,
+                    }
+                status = {"phase": n.GRANTED, "cluster": cluster, "observedGeneration": 1}
                 finalizers.append(REQUEST_OWN_FINALIZER)
             else:
                 purpose = UNKNOWN_PURPOSE if i in unknown else PURPOSES[int(purpose_of[i])]
@@ -571,8 +586,6 @@ class _Hub:
         home = self._home()
         out = []
         for c in range(self.size):
-            if c in self.gone:
-                continue
             template = mappings[home[c]]["template"] if self.kind[c] != KINDS.index("shared") else None
             meta: dict[str, Any] = {
                 "name": self.names[c],
