@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from importlib import resources
+from typing import Any
 
 import click
+import yaml
 
 from adapters.difference import differences, render_differences
 from adapters.errors import InputError
@@ -23,6 +25,7 @@ from adapters.manifests import (
 from adapters.pipeline import Outcome, paused_gc, schedule_manifests
 from adapters.plan import diff_of, plan_of
 from adapters.progress import TerminalProgress
+from model import Choice
 from solver import MODES, SolveOptions
 
 __all__ = ["main"]
@@ -42,7 +45,9 @@ def _parse_now(value: str | None) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _render(outcome: Outcome, output: str, manifests: Sequence[Manifest]) -> str:
+def _render(
+    outcome: Outcome, output: str, manifests: Sequence[Manifest], config: Mapping[str, Any] | None = None
+) -> str:
     """yaml/json: the complete desired state; plan/diff: only what changes against the input."""
     if output == "yaml":
         return dump_yaml_stream(outcome.apply)
@@ -52,15 +57,18 @@ def _render(outcome: Outcome, output: str, manifests: Sequence[Manifest]) -> str
         return dump_json(plan_of(outcome, manifests))
     if output == "diff":
         return diff_of(outcome, manifests)
-    return render_table(outcome, _greedy_beside(outcome, manifests))
+    return render_table(outcome, _greedy_beside(outcome, manifests, config))
 
 
-def _greedy_beside(outcome: Outcome, manifests: Sequence[Manifest]) -> Outcome | None:
+def _greedy_beside(
+    outcome: Outcome, manifests: Sequence[Manifest], config: Mapping[str, Any] | None = None
+) -> Outcome | None:
     """For people: an optimal answer is shown beside what greedy (upstream) would have done."""
     if outcome.summary.get("mode") != "optimal" or not outcome.parts:
         return None
     batch = outcome.parts[0].batch
-    return schedule_manifests(manifests, now=batch.now, options=SolveOptions(mode="greedy", seed=batch.seed))
+    options = SolveOptions(mode="greedy", seed=batch.seed)
+    return schedule_manifests(manifests, now=batch.now, options=options, config=config)
 
 
 def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
@@ -83,7 +91,7 @@ def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
                         *prefix,
                         got.request,
                         choice.cluster,
-                        "kept" if choice.kept or choice.cluster in had else "new",
+                        _decision(choice, had),
                         "-" if score is None else str(score.affinity),
                         "-" if score is None else str(score.spread),
                     )
@@ -105,7 +113,35 @@ def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
     text = "\n".join(lines) + "\n"
     if greedy is not None:
         text += "\n" + render_differences(differences(outcome, greedy))
+        text += _created_beside(outcome, greedy)
     return text
+
+
+def _decision(choice: Choice, had: set[str]) -> str:
+    """kept, new (an existing cluster), created (a new one), recreated (a held one that is gone)."""
+    if choice.created:
+        return "recreated" if choice.kept else "created"
+    return "kept" if choice.kept or choice.cluster in had else "new"
+
+
+def _created(outcome: Outcome) -> dict[str, int]:
+    """New clusters per system, where a system creates any."""
+    out: dict[str, int] = {}
+    for part in outcome.parts:
+        names = {c.cluster for got in part.result.requests for c in got.selected if c.created and not c.kept}
+        if names or any(r.tenancy is not None for r in part.batch.requests):
+            out[part.system] = len(names)
+    return out
+
+
+def _created_beside(optimal: Outcome, greedy: Outcome) -> str:
+    """Systems that create clusters (openMCP): how many each mode creates."""
+    mine, theirs = _created(optimal), _created(greedy)
+    return "".join(
+        f"{system}: optimal creates {count} new cluster{'s' if count != 1 else ''}, "
+        f"greedy {theirs.get(system, 0)}\n"
+        for system, count in mine.items()
+    )
 
 
 def _guard(action: Callable[[], str]) -> None:
@@ -133,21 +169,20 @@ def main() -> None:
 @click.option("--seed", type=int, default=0, show_default=True, help="Fixes every random choice.")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True)
 @click.option(
-    "--config", "config", type=click.Path(dir_okay=False), help="Scheduler configuration (openMCP)."
+    "--config",
+    "configs",
+    multiple=True,
+    metavar="FILE",
+    help="The operator config with the scheduler: block (openMCP); repeatable, later files override.",
 )
 @click.option("-o", "--output", type=click.Choice(FORMATS), default="yaml", show_default=True)
 @click.option("-q", "--quiet", is_flag=True, help="No live progress on a terminal's standard error.")
-def solve(paths, mode, now_text, seed, time_limit, config, output, quiet) -> None:
+def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> None:
     """Schedule every placement in the input and print the objects to write."""
 
     def run() -> str:
         now = _parse_now(now_text)
-        if config is not None:
-            try:
-                with open(config, encoding="utf-8"):
-                    pass
-            except OSError as err:
-                raise InputError(f"cannot read: {err.strerror}", where=config) from None
+        config = _read_config(configs)
         # Reading, scheduling and writing allocate millions of objects and make no cycles: the
         # collector's passes over them would cost a third of the command (about 3 s at 10,000 x 2,000).
         with paused_gc():
@@ -155,9 +190,22 @@ def solve(paths, mode, now_text, seed, time_limit, config, output, quiet) -> Non
             options = SolveOptions(
                 mode=mode, time_limit=time_limit, seed=seed, progress=None if quiet else TerminalProgress()
             )
-            return _render(schedule_manifests(manifests, now=now, options=options), output, manifests)
+            outcome = schedule_manifests(manifests, now=now, options=options, config=config)
+            return _render(outcome, output, manifests, config)
 
     _guard(run)
+
+
+def _read_config(paths: Sequence[str]) -> dict[str, Any] | None:
+    """The scheduler config files merged (later ones override), checked before anything is read:
+    a bad config is an error whether or not the input holds the objects it is for."""
+    if not paths:
+        return None
+    from adapters.openmcp import parse_config, read_config_files
+
+    document = read_config_files(list(paths))
+    parse_config(document, where=", ".join(paths))
+    return document
 
 
 DEMO_NOW = "2026-11-21T12:00:00Z"
@@ -166,8 +214,11 @@ DEMO_NOW = "2026-11-21T12:00:00Z"
 DEMOS = {
     "fleet": ("fleet-demo.yaml",),
     "ocm": ("ocm-demo.yaml",),
-    "all": ("fleet-demo.yaml", "ocm-demo.yaml"),
+    "openmcp": ("openmcp-demo.yaml",),
+    "all": ("fleet-demo.yaml", "ocm-demo.yaml", "openmcp-demo.yaml"),
 }
+# The scheduler config a bundled hub is meant for (openMCP's operator config is not an object).
+DEMO_CONFIG = "openmcp-demo-config.yaml"
 
 
 @main.command()
@@ -190,8 +241,10 @@ def demo(mode: str, output: str, system: str) -> None:
             for name in DEMOS[system]
             for m in parse_text(examples.joinpath(name).read_text(encoding="utf-8"), name)
         ]
-        outcome = schedule_manifests(manifests, now=_parse_now(DEMO_NOW), options=SolveOptions(mode=mode))
-        return _render(outcome, output, manifests)
+        config = yaml.safe_load(examples.joinpath(DEMO_CONFIG).read_text(encoding="utf-8"))
+        options = SolveOptions(mode=mode)
+        outcome = schedule_manifests(manifests, now=_parse_now(DEMO_NOW), options=options, config=config)
+        return _render(outcome, output, manifests, config)
 
     _guard(run)
 
@@ -219,8 +272,19 @@ def _count_option(value: str | None, flag: str) -> int:
     metavar="RFC3339",
     help="The moment heartbeats and transitions are relative to (default: now, rounded down to the minute).",
 )
+@click.option(
+    "--config-out",
+    "config_out",
+    metavar="FILE",
+    help="Also write the scheduler config the hub is made for (openMCP) to FILE.",
+)
 def generate(
-    system: str, clusters_text: str | None, placements_text: str | None, seed_text: str, now_text: str | None
+    system: str,
+    clusters_text: str | None,
+    placements_text: str | None,
+    seed_text: str,
+    now_text: str | None,
+    config_out: str | None,
 ) -> None:
     """Print a synthetic hub as a YAML stream: the same arguments (and --now) give the same bytes."""
 
@@ -236,9 +300,33 @@ def generate(
         clusters = _count_option(clusters_text, "--clusters")
         placements = _count_option(placements_text, "--placements")
         seed = _count_option(seed_text, "--seed")
-        return generate_yaml(system, clusters, placements, seed=seed, now=now)
+        if config_out is not None and system not in CONFIGURED_GENERATORS:
+            raise InputError(f"the {system} system reads no scheduler config", field="--config-out")
+        text = generate_yaml(system, clusters, placements, seed=seed, now=now)
+        if config_out is not None:
+            config = CONFIGURED_GENERATORS[system](clusters, placements, seed=seed)
+            _write_file(config_out, dump_yaml_stream([config]).removeprefix("---\n"))
+        return text
 
     _guard(run)
+
+
+def _openmcp_config(clusters: int, placements: int, *, seed: int) -> dict[str, Any]:
+    from adapters.openmcp.generate import generate_config
+
+    return generate_config(clusters, placements, seed=seed)
+
+
+# Generators whose hubs are made for a scheduler config (`generate --config-out`).
+CONFIGURED_GENERATORS: dict[str, Callable[..., dict[str, Any]]] = {"openmcp": _openmcp_config}
+
+
+def _write_file(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", where=path) from None
 
 
 def _list_option(value: str, flag: str) -> list[str]:
