@@ -13,7 +13,9 @@ the same mode. :func:`run_suite` collects the rows in a polars frame and writes 
 
 Adding a system is one :class:`System` entry in :data:`SYSTEMS`: its generator, its adapter's
 load and emit, and its events (KubeFleet's in :mod:`bench.events`, OCM's in
-:mod:`bench.ocm_events`, under the same four names so that the churn columns serve both).
+:mod:`bench.ocm_events`, under the same four names so that the churn columns serve both). openMCP
+has no events (a granted request never moves); it brings the scheduler config its generated hub is
+made for and counts the clusters each plan creates (:mod:`bench.openmcp_hub`).
 """
 
 from __future__ import annotations
@@ -34,12 +36,12 @@ from typing import Any
 
 import polars as pl
 
-from adapters import fleet, ocm
+from adapters import fleet, ocm, openmcp
 from adapters.generate import DEFAULT_NOW, generate
 from adapters.manifests import dump_yaml_stream, from_objects, parse_text
 from adapters.pipeline import Outcome, SystemOutcome, schedule_manifests, summary_of_parts
 from bench import events as ev
-from bench import ocm_events
+from bench import ocm_events, openmcp_hub
 from model import Batch, Result
 from solver import MODES, SolveOptions, check, solve
 
@@ -80,7 +82,8 @@ class System:
 
     name: str
     generate: Callable[[int, int, int], Objects]  # (clusters, placements, seed) -> objects
-    load: Callable[[Objects, datetime, int], tuple[Batch, Any]]  # (objects, now, seed) -> batch, context
+    # (objects, now, seed, config) -> batch, context; config: see `config` below
+    load: Callable[[Objects, datetime, int, Any], tuple[Batch, Any]]
     emit: Callable[[Any, Result], Any]  # (context, result) -> .apply, .delete
     advance: Callable[[Objects, Outcome], Objects]
     apply_event: Callable[[str, Objects, int], Objects]  # (event, objects, seed) -> objects
@@ -91,14 +94,23 @@ class System:
     # Re-solve the applied plan with no event too, and note what moves (a system that re-evaluates
     # every decision on every sync moves some even then).
     resync: bool = False
+    # (clusters, placements, seed) -> the scheduler config the generated hub is made for, for the
+    # systems that read one (openMCP); None: no config.
+    config: Callable[[int, int, int], Any] | None = None
+    # (objects, outcome) -> clusters the plan creates, for the systems that create clusters.
+    created: Callable[[Objects, Outcome], int] | None = None
 
 
-def _fleet_load(objects: Objects, now: datetime, seed: int) -> tuple[Batch, Any]:
+def _fleet_load(objects: Objects, now: datetime, seed: int, config: Any = None) -> tuple[Batch, Any]:
     return fleet.load(from_objects(objects, "<generated>"), now=now, seed=seed)
 
 
-def _ocm_load(objects: Objects, now: datetime, seed: int) -> tuple[Batch, Any]:
+def _ocm_load(objects: Objects, now: datetime, seed: int, config: Any = None) -> tuple[Batch, Any]:
     return ocm.load(from_objects(objects, "<generated>"), now=now, seed=seed)
+
+
+def _openmcp_load(objects: Objects, now: datetime, seed: int, config: Any = None) -> tuple[Batch, Any]:
+    return openmcp.load(from_objects(objects, "<generated>"), now=now, seed=seed, config=config)
 
 
 SYSTEMS: dict[str, System] = {
@@ -123,6 +135,19 @@ SYSTEMS: dict[str, System] = {
         now=datetime.fromisoformat(DEFAULT_NOW),
         churn=ocm_events.churn,
         resync=True,
+    ),
+    # No churn experiment: a granted request never moves, whatever changes.
+    "openmcp": System(
+        name="openmcp",
+        generate=lambda clusters, placements, seed: generate("openmcp", clusters, placements, seed=seed),
+        load=_openmcp_load,
+        emit=openmcp.emit,
+        advance=ev.advance,
+        apply_event=lambda event, objects, seed: objects,
+        events=(),
+        now=openmcp_hub.NOW,
+        config=openmcp_hub.config,
+        created=openmcp_hub.created,
     ),
 }
 
@@ -156,6 +181,7 @@ COLUMNS: dict[str, Any] = {
     "bound": pl.Int128,
     "gap": pl.Float64,
     "unsatisfied": pl.Int64,
+    "created": pl.Int64,
     "violations": pl.Int64,
     "event_violations": pl.Int64,
     "time_limited": pl.Boolean,
@@ -167,9 +193,11 @@ COLUMNS: dict[str, Any] = {
 # ===================================================================================== one case
 
 
-def _schedule(system: System, objects: Objects, options: SolveOptions) -> tuple[Outcome, dict[str, float]]:
+def _schedule(
+    system: System, objects: Objects, options: SolveOptions, config: Any = None
+) -> tuple[Outcome, dict[str, float]]:
     started = time.perf_counter()
-    batch, context = system.load(objects, system.now, options.seed)
+    batch, context = system.load(objects, system.now, options.seed, config)
     loaded = time.perf_counter()
     result = solve(batch, options)
     solved = time.perf_counter()
@@ -180,15 +208,18 @@ def _schedule(system: System, objects: Objects, options: SolveOptions) -> tuple[
     return outcome, {"load_s": loaded - started, "solver_s": solved - loaded, "emit_s": done - solved}
 
 
-def _command_times(objects: Objects, now: datetime, options: SolveOptions) -> dict[str, float]:
-    """What `placement-solver solve -f hub.yaml` spends on the hub, in this process: reading the
-    YAML text, scheduling (every system present) and writing the YAML stream (`e2e_s`, beside
-    `read_s` and `write_s`). Interpreter start-up and imports are not included."""
+def _command_times(
+    objects: Objects, now: datetime, options: SolveOptions, config: Any = None
+) -> dict[str, float]:
+    """What `placement-solver solve -f hub.yaml [--config config.yaml]` spends on the hub, in this
+    process: reading the YAML text, scheduling (every system present) and writing the YAML stream
+    (`e2e_s`, beside `read_s` and `write_s`). Interpreter start-up and imports are not included,
+    nor is reading the (small) config file."""
     text = dump_yaml_stream(objects)
     started = time.perf_counter()
     manifests = parse_text(text, "hub.yaml")
     read = time.perf_counter()
-    outcome = schedule_manifests(manifests, now=now, options=options, verify=False)
+    outcome = schedule_manifests(manifests, now=now, options=options, verify=False, config=config)
     scheduled = time.perf_counter()
     dump_yaml_stream(outcome.apply)
     done = time.perf_counter()
@@ -209,13 +240,14 @@ def run_case(
     entry = SYSTEMS[system]
     options = SolveOptions(mode=mode, time_limit=time_limit, seed=seed)
     objects = entry.generate(clusters, placements, seed)
+    config = entry.config(clusters, placements, seed) if entry.config is not None else None
     # The hub is long-lived input (a controller's informer cache): out of the cyclic collector's
     # view, so that its size does not add collector pauses at random points of the timed phases.
     gc.collect()
     gc.freeze()
 
-    outcome, times = _schedule(entry, objects, options)
-    command = _command_times(objects, entry.now, options)
+    outcome, times = _schedule(entry, objects, options, config)
+    command = _command_times(objects, entry.now, options, config)
     started = time.perf_counter()
     problems = check(outcome.batch, outcome.result)
     check_s = time.perf_counter() - started
@@ -240,24 +272,25 @@ def run_case(
         "bound": stats.bound,
         "gap": stats.gap,
         "unsatisfied": outcome.summary["unsatisfied"],
+        "created": entry.created(objects, outcome) if entry.created is not None else None,
         "violations": len(problems),
         "time_limited": stats.time_limited,
         "note": "",
     }
-    if not events:
+    if not events or not (entry.events or entry.resync):
         return row
 
     state = entry.advance(objects, outcome)
     del objects
     event_violations = 0
     if entry.resync:
-        again, _ = _schedule(entry, state, options)
+        again, _ = _schedule(entry, state, options, config)
         event_violations += len(check(again.batch, again.result))
         moved, forced = entry.churn(outcome.result, again.result, again.batch)
         row["note"] = f"no-event re-solve: churn {moved} / forced {forced}"
     for event in entry.events:
         changed = entry.apply_event(event, state, seed)
-        after, _ = _schedule(entry, changed, options)
+        after, _ = _schedule(entry, changed, options, config)
         event_violations += len(check(after.batch, after.result))
         moved, forced = entry.churn(outcome.result, after.result, after.batch)
         row[f"churn_{_event_column(event)}"] = moved
@@ -423,6 +456,7 @@ _MARKDOWN: tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...] = (
     ("gain vs greedy", lambda r: _number(r["objective_gain"])),
     ("gap", lambda r: "-" if r["gap"] is None else f"{r['gap']:.2g}"),
     ("unsatisfied", lambda r: _number(r["unsatisfied"])),
+    ("created", lambda r: _number(r["created"])),
     (
         "violations",
         lambda r: (
@@ -441,6 +475,7 @@ _RIGHT = {
     "gain vs greedy",
     "gap",
     "unsatisfied",
+    "created",
     "models",
     "violations",
     "peak MiB",
@@ -498,6 +533,21 @@ OCM_LEGEND = """\
   ones are expected after any event, in both modes; the table below gives, per row, what re-solving
   the applied plan with no event at all moves (the re-evaluation itself: Balance judged on the
   decisions just written).
+"""
+
+
+OPENMCP_LEGEND = """\
+- **openMCP rows** (`system` openmcp): the hub of `placement-solver generate --system openmcp`
+  (`placements` ClusterRequests, 80% of them pending, over `clusters` Clusters and four purposes),
+  solved with the scheduler config the generator makes for that size
+  (`adapters.openmcp.generate.generate_config`; the end-to-end time takes it already parsed, as
+  `--config` gives it). **created** = Clusters the plan makes (new ones, lost ones made again,
+  and ones the API server is to name from generateName): the figure that matters, a cluster
+  someone has to build and pay for. Optimal mode minimises it, after the requests left waiting;
+  greedy is upstream's one-at-a-time queue. **selected** = (request, cluster) pairs of the result:
+  granted requests kept and new grants; **unsatisfied** = reconciled requests left Pending (an
+  unknown purpose, or a cluster the API server has to name first). No churn experiment: a
+  granted request never moves.
 """
 
 
@@ -575,7 +625,8 @@ def write_results(frame: pl.DataFrame, out: str | os.PathLike[str], *, seed: int
     out.mkdir(parents=True, exist_ok=True)
     csv, md = out / "results.csv", out / "results.md"
     frame.write_csv(csv)
-    ocm_rows = "ocm" in set(frame["system"].to_list())
+    systems = set(frame["system"].to_list())
+    ocm_rows = "ocm" in systems
     text = "\n\n".join(
         [
             "# placement-solver benchmark results",
@@ -585,6 +636,7 @@ def write_results(frame: pl.DataFrame, out: str | os.PathLike[str], *, seed: int
             markdown_table(frame).rstrip("\n"),
             LEGEND.rstrip("\n"),
             *((OCM_LEGEND.rstrip("\n"), _ocm_notes(frame)) if ocm_rows else ()),
+            *((OPENMCP_LEGEND.rstrip("\n"),) if "openmcp" in systems else ()),
             "![wall time against fleet size](time.png)",
             "![optimal against greedy: objective and churn](quality.png)",
         ]
