@@ -131,8 +131,9 @@ class Tenancy:
     (eligible, matching `required` and `scope`), or a new one from its pool.
 
     A cluster's tenants are its `load` (slots held outside the batch) plus the batch's requests
-    on it. Requests are decided one at a time in `order` (upstream's queue), and a request joins a
-    cluster only while fewer than `limit` slots are taken there (0: no limit). New clusters come
+    on it. A request joins a cluster only while fewer than `limit` slots are taken there (0: no
+    limit): upstream decides requests one at a time in `order` (its queue); a joint answer must
+    admit a cluster's requests in some order (smallest limits first, then). New clusters come
     from a pool: requests with the same `pool` key may join each other's new clusters (so the key
     is what decides whether a new cluster would be a candidate, e.g. the purpose alone when
     candidates span every namespace); None: the request may create none and join none. A new

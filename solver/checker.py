@@ -189,9 +189,10 @@ def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet)
 
 def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
     """Tenancy requests: one cluster each; granted ones never move; existing clusters pass the
-    filters and, walking the queue in order, had room when each request joined; new clusters come
-    from the request's pool, are named after the request that opened them, and hold no more than
-    the limit (one, when exclusive)."""
+    filters and admit their new requests one at a time, each while fewer than its limit are
+    taken (checked in the order that admits them if any does: smallest limits first); new
+    clusters come from the request's pool, are named after the request that opened them, and hold
+    no more than the limit (one, when exclusive)."""
     requests = [r for r in batch.requests if r.tenancy is not None and r.key in by_key]
     problems: list[str] = []
     clusters = {c.name: c for c in batch.clusters}
@@ -200,6 +201,7 @@ def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
         if r.existing and r.existing[0].cluster in count:
             count[r.existing[0].cluster] += 1
     on_new: dict[str, list[PlacementRequest]] = {}
+    joined: dict[str, list[PlacementRequest]] = {}
     for r in sorted(requests, key=lambda r: (r.tenancy.order, r.key)):
         got = by_key[r.key]
         tenancy = r.tenancy
@@ -231,11 +233,13 @@ def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
             problems.append(f"{r.key}: exclusive, yet placed on existing cluster {cluster.name}")
         if cluster.leaving or not passes(r, cluster, batch.now, held=False):
             problems.append(f"{r.key}: selected {cluster.name}, which fails the request's filters")
-        if tenancy.limit and count[cluster.name] >= tenancy.limit:
-            problems.append(
-                f"{r.key}: joined {cluster.name} with {count[cluster.name]} of {tenancy.limit} slots taken"
-            )
-        count[cluster.name] += 1
+        joined.setdefault(cluster.name, []).append(r)
+    for name, members in sorted(joined.items()):
+        taken = count[name]
+        for r in sorted(members, key=lambda r: (r.tenancy.limit or float("inf"), r.tenancy.order, r.key)):
+            if r.tenancy.limit and taken >= r.tenancy.limit:
+                problems.append(f"{r.key}: joined {name} with {taken} of {r.tenancy.limit} slots taken")
+            taken += 1
     for name, members in sorted(on_new.items()):
         opener = members[0]
         pools = {m.tenancy.pool for m in members}

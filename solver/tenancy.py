@@ -8,15 +8,21 @@ when none has room. Optimal decides all pending requests of a coupled part joint
 2. created: new clusters;
 3. aim: FEWEST (Balanced) the sum of squared tenant counts of existing clusters, which makes the
    busiest cluster as light as it can be and levels the rest; FIRST (Simple) the summed cluster
-   rank (earlier clusters first); RANDOM nothing (the seeded draw is the preference, level 4);
-4. agreement: requests placed where greedy's seeded queue placed them, maximised.
+   rank (earlier clusters first); RANDOM nothing: its preference is the seeded draw itself.
 
-All levels are minimised (agreement negated). Requests asking for the same thing (a class: same
-candidates, limit, packing, pool) are interchangeable, so the model counts how many of a class go
-to each cluster instead of deciding each request; the counts are then handed out to the requests
-in queue order (the request-order tie-break). Parts that couple no two classes are answered by
-greedy, which is optimal on a single class: it fills every slot before creating a cluster, fills
-a new cluster before opening the next, and for FEWEST levels the counts like water.
+All levels are minimised. Requests asking for the same thing (a class: same candidates, limit,
+packing, pool) are interchangeable, so the model counts how many of a class go to each cluster
+instead of deciding each request. CP-SAT decides levels 1 and 2 (it proves them in a fraction of a
+second at 10,000 requests); level 3 is then a min-cost flow (convex unit arcs for the squares),
+exact for a given split of the new clusters over pools, tried for every split when there are few
+(proven optimal) and for CP-SAT's split otherwise (status FEASIBLE: the aim is unproven). CP-SAT
+took seconds to tens of seconds on level 3 and proved nothing at 10,000 requests. The counts are
+then handed out to the requests in queue order (the request-order tie-break), each request
+keeping greedy's seeded pick where its class has allotment left there; the model is hinted with
+greedy's counts, so among equal answers it stays near greedy's. Parts that couple no two classes
+are answered by greedy, which is optimal on a single class: it fills every slot before creating
+a cluster, fills a new cluster before opening the next, and for FEWEST levels the counts like
+water.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
+import numpy as np
 
 from model import (
     Batch,
@@ -44,9 +51,8 @@ from model import (
 
 __all__ = ["solve_tenancy", "LEVELS"]
 
-LEVELS = ("unplaced", "created", "aim", "agreement")
-_STAGE_LIMIT = 2**50  # a stage's objective must stay exact as a double
-_UNARY_LIMIT = 64  # tenant counts of at most this many more slots are encoded in unary
+LEVELS = ("unplaced", "created", "aim")
+_STAGE_LIMIT = 2**20  # small stages prove much faster than one with huge weights (cf. solver.search)
 
 
 @dataclass(slots=True)
@@ -240,10 +246,8 @@ def _allotment(problem: _Problem, placement: _Placement) -> dict[tuple[int, int]
     return counts
 
 
-def _levels(
-    problem: _Problem, part: Sequence[int], placement: _Placement, reference: dict[tuple[int, int], int]
-) -> tuple[int, int, int, int]:
-    """The part's levels (all minimised) for an answer; `reference` is greedy's allotment."""
+def _levels(problem: _Problem, part: Sequence[int], placement: _Placement) -> tuple[int, int, int]:
+    """The part's levels (all minimised) for an answer."""
     positions = [p for k in part for p in problem.classes[k].requests]
     unplaced = sum(1 for p in positions if p not in placement.existing and p not in placement.created)
     created = len({placement.created[p] for p in positions if p in placement.created})
@@ -261,8 +265,7 @@ def _levels(
     elif packing is Packing.FIRST:
         rank = {row: i for i, row in enumerate(rows)}
         aim = sum(rank[row] * n for (_, row), n in mine.items())
-    agreement = sum(min(n, reference.get(key, 0)) for key, n in mine.items())
-    return unplaced, created, aim, -agreement
+    return unplaced, created, aim
 
 
 def _rows_of(problem: _Problem, part: Sequence[int]) -> list[int]:
@@ -300,56 +303,39 @@ def _joint(
     problem: _Problem,
     part: list[int],
     greedy: _Placement,
-    reference: dict[tuple[int, int], int],
     *,
     seed: int,
     budget: float,
     deadline: float,
 ) -> _Joint | None:
+    """Levels 1 and 2 by CP-SAT (how many requests each cluster and pool takes, in counts), then
+    the aim by a min-cost flow with the new clusters per pool fixed at CP-SAT's answer."""
     from ortools.sat.python import cp_model
 
     started = time.perf_counter()
     classes = [problem.classes[k] for k in part]
-    packing = classes[0].packing
-    rows = _rows_of(problem, part)
-    rank = {row: i for i, row in enumerate(rows)}
     total_of = cp_model.LinearExpr.sum
     model = cp_model.CpModel()
-    y: dict[tuple[int, int], cp_model.IntVar] = {}
-    top: dict[tuple[int, int], int] = {}
+    arcs = _arcs(problem, classes)
+    y = {key: model.new_int_var(0, room, "") for key, room in arcs.items()}
     of_class: dict[int, list[cp_model.IntVar]] = defaultdict(list)
     on: dict[int, list[tuple[_Class, cp_model.IntVar]]] = defaultdict(list)
-    for cls in classes:
-        n = len(cls.requests)
-        for row in cls.candidates:
-            room = n if cls.limit == 0 else min(n, cls.limit - problem.base[row])
-            if room <= 0:
-                continue
-            var = model.new_int_var(0, room, "")
-            y[(cls.index, row)] = var
-            top[(cls.index, row)] = room
-            of_class[cls.index].append(var)
-            on[row].append((cls, var))
+    for (k, row), var in y.items():
+        of_class[k].append(var)
+        on[row].append((problem.classes[k], var))
 
-    # Capacity: a cluster's final count stays within the limit of every class placed on it (the
-    # queue then admits each request in any order).
+    # Capacity: the requests on a cluster must be admissible one at a time, each while fewer than
+    # its limit are taken. Some order admits them exactly when the smallest limits first does
+    # (earliest deadline first), so: for every limit L, the cluster's tenants plus the requests
+    # of limit at most L stay within L. Greedy's queue always passes; unlimited requests go last.
     for row, members in on.items():
-        limits = {cls.limit for cls, _ in members}
-        total = total_of([var for _, var in members]) + problem.base[row]
-        if 0 not in limits and len(limits) == 1:
-            model.add(total <= limits.pop())
-            continue
-        for cls, var in members:
-            if cls.limit == 0:
-                continue
-            used = model.new_bool_var("")
-            model.add(var <= len(cls.requests) * used)
-            model.add(total <= cls.limit).only_enforce_if(used)
+        for limit, within in _tiers(members):
+            model.add(total_of(within) + problem.base[row] <= limit)
 
     # Every request is placed: on an existing cluster, else on a new one of its pool.
     unplaced_terms, created_terms = [], []
     spill: dict[str, list] = defaultdict(list)
-    pool_limit: dict[str, int] = {}
+    opened: dict[str, cp_model.IntVar] = {}
     for cls in classes:
         n = len(cls.requests)
         rest = model.new_int_var(0, n, "")
@@ -360,73 +346,37 @@ def _joint(
             unplaced_terms.append(rest)
         else:
             spill[cls.pool].append(rest)
-            pool_limit[cls.pool] = cls.limit
     for pool, rests in spill.items():
-        limit = pool_limit[pool]
-        demand = sum(len(problem.classes[k].requests) for k in part if problem.classes[k].pool == pool)
+        limit = _pool_limit(problem, part, pool)
+        demand = _pool_demand(problem, part, pool)
         if limit == 0:
-            opened = model.new_bool_var("")
-            model.add(total_of(rests) <= demand * opened)
+            opened[pool] = model.new_bool_var("")
+            model.add(total_of(rests) <= demand * opened[pool])
         else:
-            opened = model.new_int_var(0, -(-demand // limit), "")
-            model.add(total_of(rests) <= limit * opened)
-        created_terms.append(opened)
-
-    aim_terms, aim_span = [], 0
-    if packing is Packing.FEWEST:
-        for row, members in on.items():
-            base = problem.base[row]
-            extra = total_of([var for _, var in members])
-            most = sum(len(cls.requests) for cls, _ in members)
-            cap = max((cls.limit for cls, _ in members), default=0)
-            if cap and all(cls.limit for cls, _ in members):
-                most = min(most, max(0, cap - base))
-            if most <= _UNARY_LIMIT:
-                steps = [model.new_bool_var("") for _ in range(most)]
-                model.add(extra == total_of(steps))
-                for a, b in zip(steps, steps[1:], strict=False):
-                    model.add_implication(b, a)
-                aim_terms += [(2 * (base + j) + 1) * s for j, s in enumerate(steps)]
-            else:
-                load = model.new_int_var(base, base + most, "")
-                model.add(load == base + extra)
-                square = model.new_int_var(0, (base + most) ** 2, "")
-                model.add_multiplication_equality(square, [load, load])
-                aim_terms.append(square - base * base)
-            aim_span += (base + most) ** 2
-    elif packing is Packing.FIRST:
-        for (k, row), var in y.items():
-            aim_terms.append(rank[row] * var)
-            aim_span += rank[row] * top[(k, row)]
-
-    agree_terms = []
-    for key, n in reference.items():
-        if key in y:
-            a = model.new_int_var(0, n, "")
-            model.add(a <= y[key])
-            agree_terms.append(a)
+            opened[pool] = model.new_int_var(0, -(-demand // limit), "")
+            model.add(total_of(rests) <= limit * opened[pool])
+        created_terms.append(opened[pool])
 
     total_requests = sum(len(c.requests) for c in classes)
-    spans = (total_requests, total_requests, aim_span, total_requests)
-    levels = [total_of(unplaced_terms), total_of(created_terms), total_of(aim_terms), -total_of(agree_terms)]
+    spans = (total_requests, total_requests)
+    levels = [total_of(unplaced_terms), total_of(created_terms)]
 
-    # Hint: greedy's counts.
     greedy_allot = _allotment(problem, greedy)
     for key, var in y.items():
-        model.add_hint(var, min(greedy_allot.get(key, 0), top[key]))
+        model.add_hint(var, min(greedy_allot.get(key, 0), arcs[key]))
 
+    every = [model.get_int_var_from_proto_index(i) for i in range(len(model.proto.variables))]
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1  # deterministic
     solver.parameters.random_seed = seed
     build_seconds = time.perf_counter() - started
     seconds = 0.0
     best: dict[tuple[int, int], int] | None = None
-    proven, time_limited = True, False
-    bound: list[int] = []
+    values: list[int] = []
     for stage in _stages(spans):
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
-            return _Joint(best, False, None, True, seconds, build_seconds) if best else None
+            return None
         weights = _weights(spans, stage)
         objective = cp_model.LinearExpr.weighted_sum([levels[i] for i in stage], weights)
         model.minimize(objective)
@@ -436,21 +386,224 @@ def _joint(
         status = solver.solve(model)
         seconds += time.perf_counter() - began
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            limited = solver.wall_time >= remaining * 0.99
-            return _Joint(best, False, None, limited, seconds, build_seconds) if best else None
+            return None
+        values = [solver.value(var) for var in every]
         best = {key: solver.value(var) for key, var in y.items() if solver.value(var)}
-        if status == cp_model.FEASIBLE:
-            proven = False
-            time_limited = solver.wall_time >= remaining * 0.99
-            bound.append(round(solver.best_objective_bound))
-            break
-        value = round(solver.objective_value)
-        bound.append(value)
-        model.add(objective == value)
+        if status == cp_model.FEASIBLE:  # a limit cut the search: its answer, unproven
+            limited = solver.wall_time >= remaining * 0.99
+            return _Joint(best, False, None, limited, seconds, build_seconds)
+        model.add(objective == round(solver.objective_value))
+        # The next stage starts from this answer in full: hinting the counts alone leaves CP-SAT
+        # to complete the rest under the new equality, which it may not manage in its budget.
         model.clear_hints()
-        for key, var in y.items():
-            model.add_hint(var, best.get(key, 0))
-    return _Joint(best, proven, None, time_limited, seconds, build_seconds)
+        for var, v in zip(every, values, strict=True):
+            model.add_hint(var, v)
+    assert best is not None
+    packing = classes[0].packing
+    if packing is Packing.RANDOM:
+        return _Joint(best, True, None, False, seconds, build_seconds)
+    began = time.perf_counter()
+    unplaced = sum(solver.value(t) for t in unplaced_terms)
+    split = {pool: solver.value(var) for pool, var in opened.items()}
+    flowed, proven = _best_split(problem, part, arcs, split, unplaced)
+    seconds += time.perf_counter() - began
+    return _Joint(flowed or best, proven and flowed is not None, None, False, seconds, build_seconds)
+
+
+_SPLITS = 64  # the most ways to split the new clusters over pools that are all tried
+
+
+def _best_split(
+    problem: _Problem,
+    part: list[int],
+    arcs: dict[tuple[int, int], int],
+    split: dict[str, int],
+    unplaced: int,
+) -> tuple[dict[tuple[int, int], int] | None, bool]:
+    """The aim's optimum over the ways to split the optimal number of new clusters over the
+    pools, when there are few (proven: each way is one exact flow); else for CP-SAT's split."""
+    pools = sorted(split)
+    tops = [
+        1
+        if _pool_limit(problem, part, p) == 0
+        else -(-_pool_demand(problem, part, p) // _pool_limit(problem, part, p))
+        for p in pools
+    ]
+    ways = list(_compositions(sum(split.values()), tops, _SPLITS + 1))
+    if len(ways) > _SPLITS:
+        flowed = _aim_flow(problem, part, arcs, split, unplaced)
+        return (flowed[0] if flowed else None), False
+    best: tuple[int, dict[tuple[int, int], int]] | None = None
+    mine = tuple(split[p] for p in pools)
+    for way in sorted(ways, key=lambda w: w != mine):  # CP-SAT's split first: it wins ties
+        flowed = _aim_flow(problem, part, arcs, dict(zip(pools, way, strict=True)), unplaced)
+        if flowed is not None and (best is None or flowed[1] < best[0]):
+            best = (flowed[1], flowed[0])
+    return (best[1] if best else None), best is not None
+
+
+def _compositions(total: int, tops: list[int], most: int):
+    """Ways to write total as a sum of len(tops) parts, part i in [0, tops[i]]; stops after most."""
+    found = 0
+
+    def walk(i: int, left: int, prefix: tuple[int, ...]):
+        nonlocal found
+        if found >= most:
+            return
+        if i == len(tops):
+            if left == 0:
+                found += 1
+                yield prefix
+            return
+        for v in range(min(left, tops[i]) + 1):
+            yield from walk(i + 1, left - v, (*prefix, v))
+
+    yield from walk(0, total, ())
+
+
+def _arcs(problem: _Problem, classes: list[_Class]) -> dict[tuple[int, int], int]:
+    """(class, cluster) -> the most requests of the class the cluster can take."""
+    ceiling = _balanced_ceilings(problem, classes) if classes[0].packing is Packing.FEWEST else {}
+    out = {}
+    for cls in classes:
+        n = len(cls.requests)
+        for row in cls.candidates:
+            limit = cls.limit or ceiling.get(cls.index, 0)
+            room = n if limit == 0 else min(n, limit - problem.base[row])
+            if room > 0:
+                out[(cls.index, row)] = room
+    return out
+
+
+def _tiers(members):
+    """For each distinct limit L on a cluster, the members (class, x) of limit at most L."""
+    by_limit = sorted(((cls.limit, x) for cls, x in members if cls.limit), key=lambda m: m[0])
+    within: list = []
+    for at, (limit, x) in enumerate(by_limit):
+        within.append(x)
+        if at + 1 == len(by_limit) or by_limit[at + 1][0] != limit:
+            yield limit, list(within)
+
+
+def _pool_limit(problem: _Problem, part: list[int], pool: str) -> int:
+    return next(problem.classes[k].limit for k in part if problem.classes[k].pool == pool)
+
+
+def _pool_demand(problem: _Problem, part: list[int], pool: str) -> int:
+    return sum(
+        len(problem.classes[k].requests)
+        for k in part
+        if problem.classes[k].pool == pool and not problem.classes[k].exclusive
+    )
+
+
+def _aim_flow(
+    problem: _Problem,
+    part: list[int],
+    arcs: dict[tuple[int, int], int],
+    pools: dict[str, int],
+    unplaced: int,
+) -> tuple[dict[tuple[int, int], int], int] | None:
+    """The aim's optimum for fixed new clusters per pool, as a min-cost flow: each request flows
+    from its class to a cluster, a pool's new clusters, or (if it may create none) nowhere. A
+    cluster is a chain of its limit tiers (the arc out of tier L carries every request of limit
+    at most L, so its capacity is L minus the tenants) ending in unit arcs priced by the square's
+    increments (Balanced: convex, so taken cheapest first) or one free arc (Simple: the price is
+    the cluster's rank, on the way in)."""
+    from ortools.graph.python import min_cost_flow
+
+    classes = [problem.classes[k] for k in part]
+    packing = classes[0].packing
+    rows = _rows_of(problem, part)
+    rank = {row: i for i, row in enumerate(rows)}
+    node = iter(range(1 << 62))
+    source, sink, nowhere = next(node), next(node), next(node)
+    class_node = {cls.index: next(node) for cls in classes}
+    pool_node = {pool: next(node) for pool in pools}
+    tails: list[int] = []
+    heads: list[int] = []
+    caps: list[int] = []
+    costs: list[int] = []
+
+    def arc(tail: int, head: int, cap: int, cost: int = 0) -> int:
+        tails.append(tail)
+        heads.append(head)
+        caps.append(cap)
+        costs.append(cost)
+        return len(tails) - 1
+
+    total = 0
+    for cls in classes:
+        n = len(cls.requests)
+        total += n
+        arc(source, class_node[cls.index], n)
+        if cls.exclusive:
+            arc(class_node[cls.index], sink, n)
+        elif cls.pool is None:
+            arc(class_node[cls.index], nowhere, n)
+        else:
+            arc(class_node[cls.index], pool_node[cls.pool], n)
+    arc(nowhere, sink, unplaced)
+    for pool, count in pools.items():
+        limit = _pool_limit(problem, part, pool)
+        arc(pool_node[pool], sink, (_pool_demand(problem, part, pool) if limit == 0 else limit) * count)
+
+    on: dict[int, list[tuple[_Class, int]]] = defaultdict(list)
+    for (k, row), room in arcs.items():
+        on[row].append((problem.classes[k], room))
+    placed: dict[tuple[int, int], int] = {}
+    for row in rows:
+        members = on.get(row)
+        if not members:
+            continue
+        base = problem.base[row]
+        top = next(node)
+        tier_node: dict[int, int] = {}
+        limits = sorted({cls.limit for cls, _ in members if cls.limit})
+        for limit in limits:
+            tier_node[limit] = next(node)
+        for here, after in zip(limits, [*limits[1:], None], strict=False):
+            arc(tier_node[here], tier_node[after] if after is not None else top, max(0, here - base))
+        for cls, room in members:
+            entry = tier_node[cls.limit] if cls.limit else top
+            price = rank[row] if packing is Packing.FIRST else 0
+            placed[(cls.index, row)] = arc(class_node[cls.index], entry, room, price)
+        most = sum(room for _, room in members)
+        if packing is Packing.FEWEST:
+            for step in range(most):
+                arc(top, sink, 1, 2 * (base + step) + 1)
+        else:
+            arc(top, sink, most)
+
+    flow = min_cost_flow.SimpleMinCostFlow()
+    flow.add_arcs_with_capacity_and_unit_cost(
+        np.asarray(tails, dtype=np.int32),
+        np.asarray(heads, dtype=np.int32),
+        np.asarray(caps, dtype=np.int64),
+        np.asarray(costs, dtype=np.int64),
+    )
+    supplies = np.zeros(max(max(tails), max(heads)) + 1, dtype=np.int64)
+    supplies[source], supplies[sink] = total, -total
+    flow.set_nodes_supplies(np.arange(len(supplies), dtype=np.int32), supplies)
+    if flow.solve() != flow.OPTIMAL:
+        return None
+    return {key: int(flow.flow(a)) for key, a in placed.items() if flow.flow(a)}, flow.optimal_cost()
+
+
+def _balanced_ceilings(problem: _Problem, classes: list[_Class]) -> dict[int, int]:
+    """For each unlimited class, a tenant count no cluster holding one of its requests exceeds in
+    any Balanced optimum: its requests may move to any of its candidates (no limit binds them,
+    and the limited classes' admission counts only limited requests), so one sitting on a cluster
+    more than one above the class's emptiest candidate would lower the sum of squares by moving.
+    The emptiest candidate holds at most the average of the candidates' tenants, with every
+    request of the part counted."""
+    requests = sum(len(cls.requests) for cls in classes)
+    out = {}
+    for cls in classes:
+        if cls.limit == 0 and cls.candidates:
+            tenants = sum(problem.base[row] for row in cls.candidates) + requests
+            out[cls.index] = tenants // len(cls.candidates) + 1
+    return out
 
 
 def _stages(spans: tuple[int, ...]) -> list[list[int]]:
@@ -584,20 +737,18 @@ def solve_tenancy(
     started = time.perf_counter()
     problem = _Problem(batch, requests)
     greedy = _greedy(problem, seed)
-    reference = _allotment(problem, greedy)
     build_seconds = time.perf_counter() - started
     solve_seconds = 0.0
     final = _Placement(dict(greedy.existing), dict(greedy.created), set(greedy.opened))
-    objective: list[int] = [0, 0, 0, 0]
-    bound: list[int] = [0, 0, 0, 0]
+    objective: list[int] = [0, 0, 0]
     models = 0
     proven = True
     time_limited = False
     for part in _parts(problem):
-        greedy_levels = _levels(problem, part, greedy, reference)
+        greedy_levels = _levels(problem, part, greedy)
         chosen_levels = greedy_levels
         if mode == "optimal" and len(part) > 1:
-            joint = _joint(problem, part, greedy, reference, seed=seed, budget=budget, deadline=deadline)
+            joint = _joint(problem, part, greedy, seed=seed, budget=budget, deadline=deadline)
             models += 1
             if joint is None:
                 proven = False
@@ -607,7 +758,7 @@ def solve_tenancy(
                 time_limited |= joint.time_limited
                 proven &= joint.proven
                 answer = _hand_out(problem, part, joint.allot, greedy, seed)
-                levels = _levels(problem, part, answer, reference)
+                levels = _levels(problem, part, answer)
                 if levels < greedy_levels:  # never worse than greedy: else greedy stands
                     chosen_levels = levels
                     _replace(problem, part, final, answer)
@@ -626,7 +777,6 @@ def solve_tenancy(
         time_limited=time_limited,
         models=models,
     )
-    del bound
     return results, stats
 
 
@@ -636,8 +786,8 @@ def _combined(levels: list[int], problem: _Problem) -> int:
     n = len(problem.pending)
     most = max(problem.base, default=0) + n
     aim_span = len(problem.names) * max(most * most, most * len(problem.names))
-    unplaced, created, aim, agreement = levels
-    return -((((unplaced * (n + 1)) + created) * (aim_span + 1) + aim) * (n + 1) + agreement + n)
+    unplaced, created, aim = levels
+    return -(((unplaced * (n + 1)) + created) * (aim_span + 1) + aim)
 
 
 def _replace(problem: _Problem, part: list[int], final: _Placement, answer: _Placement) -> None:
