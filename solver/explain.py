@@ -67,6 +67,8 @@ class Verdict(StrEnum):
     JOINT = "joint"  # ranks above the last chosen, left out by the joint optimum (spread, balance)
     FULL = "full"  # nothing was scheduled: the request already holds enough
     NOT_LISTED = "not-listed"  # a request for named clusters that does not name it
+    NO_ROOM = "no-room"  # a tenancy candidate whose slots were taken (`tenants` of `limit`)
+    EXCLUSIVE = "exclusive"  # the request takes a new cluster of its own: no existing one serves
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +143,10 @@ class ClusterExplanation:
     term_fix: TermFix | None = None  # for a cluster failing the required terms
     spread_block: SpreadBlock | None = None
     traits: tuple[str, ...] = ()  # for a cluster out of scope: the traits it has
+    # Tenancy: the cluster's tenants when the request's turn came (greedy) or in the joint answer
+    # without the request (optimal), and the request's limit (0: none).
+    tenants: int | None = None
+    limit: int | None = None
 
     @property
     def chosen(self) -> bool:
@@ -164,6 +170,8 @@ def explain(batch: Batch, result: Result, key: str) -> Explanation:
     position = {r.key: i for i, r in enumerate(batch.requests)}[key]
     request = batch.requests[position]
     got = result.by_request()[key]
+    if request.tenancy is not None:
+        return _explain_tenancy(batch, result, request)
     alone = Batch(batch.clusters, (request,), now=batch.now, seed=batch.seed, explain_limit=0)
     table = ClusterTable(alone)
     (p,) = prepare(alone, table)
@@ -229,6 +237,113 @@ def explain(batch: Batch, result: Result, key: str) -> Explanation:
         missing=missing,
         clusters=tuple(out),
     )
+
+
+def _explain_tenancy(batch: Batch, result: Result, request: PlacementRequest) -> Explanation:
+    """A tenancy request: per cluster, the filter it fails, or whether a slot was left for the
+    request, and for a candidate with room that was not taken, what the packing rule preferred
+    (greedy: ranked by tenants when its turn came, or name; optimal: the joint answer)."""
+    got = result.by_request()[request.key]
+    tenancy = request.tenancy
+    mode = result.stats.mode
+    chosen = {c.cluster for c in got.selected}
+    by_key = result.by_request()
+    # Tenants per cluster as the request found them: granted requests and outside load always; the
+    # batch's other new placements, greedy: those before it in the queue; optimal: all of them.
+    tenants = {c.name: c.load for c in batch.clusters}
+    turn = (tenancy.order, request.key)
+    for other in batch.requests:
+        if other.tenancy is None or other.key == request.key:
+            continue
+        answer = by_key.get(other.key)
+        if answer is None or not answer.selected:
+            continue
+        name = answer.selected[0].cluster
+        if name not in tenants:
+            continue
+        before = (other.tenancy.order, other.key) < turn
+        if other.existing or mode != "greedy" or before:
+            tenants[name] += 1
+    filters = [_tenancy_filters(request, c) for c in batch.clusters]
+    candidates = [
+        c.name
+        for c, failed in zip(batch.clusters, filters, strict=True)
+        if not failed and not tenancy.exclusive and _has_room(tenancy.limit, tenants[c.name])
+    ]
+    rank = _tenancy_ranks(tenancy.packing, candidates, tenants)
+    pick = next((c.cluster for c in got.selected if not c.kept), None)
+    out = []
+    for cluster, failed in zip(batch.clusters, filters, strict=True):
+        name = cluster.name
+        if name in chosen:
+            verdict = Verdict.KEPT if request.existing else Verdict.CHOSEN
+        elif request.existing:
+            verdict = Verdict.FULL  # granted: never moves, nothing was scheduled
+        elif failed:
+            verdict = Verdict.FILTERED
+        elif tenancy.exclusive:
+            verdict = Verdict.EXCLUSIVE
+        elif not _has_room(tenancy.limit, tenants[name]):
+            verdict = Verdict.NO_ROOM
+        elif mode == "greedy":
+            verdict = Verdict.BELOW_CUT
+        else:
+            verdict = Verdict.JOINT
+        out.append(
+            ClusterExplanation(
+                cluster=name,
+                verdict=verdict,
+                filters=failed,
+                detail=cluster.ineligible_reason if FilterKind.INELIGIBLE in failed else "",
+                held=any(d.cluster == name for d in request.existing),
+                rank=rank.get(name),
+                last_chosen=pick if verdict in (Verdict.BELOW_CUT, Verdict.JOINT) else None,
+                gap=(tenants[name] - tenants[pick])
+                if verdict is Verdict.BELOW_CUT and pick in tenants and tenancy.packing.value == "fewest"
+                else None,
+                term_fix=_term_fix(request.required, cluster) if FilterKind.AFFINITY in failed else None,
+                traits=tuple(sorted(cluster.traits)) if FilterKind.SCOPE in failed else (),
+                tenants=tenants[name],
+                limit=tenancy.limit,
+            )
+        )
+    return Explanation(
+        request=request,
+        mode=mode,
+        chosen=tuple(c.cluster for c in got.selected),
+        released=(),
+        satisfied=got.satisfied,
+        scheduled=got.scheduled,
+        missing=(),
+        clusters=tuple(out),
+    )
+
+
+def _has_room(limit: int, tenants: int) -> bool:
+    return limit == 0 or tenants < limit
+
+
+def _tenancy_filters(request: PlacementRequest, cluster: Cluster) -> tuple[FilterKind, ...]:
+    failed = []
+    if cluster.leaving or not cluster.eligible:
+        failed.append(FilterKind.INELIGIBLE)
+    if request.scope is not None and cluster.traits.isdisjoint(request.scope):
+        failed.append(FilterKind.SCOPE)
+    if request.required and not any(
+        t.matches(cluster.labels, cluster.properties, cluster.claims, cluster.traits)
+        for t in request.required
+    ):
+        failed.append(FilterKind.AFFINITY)
+    return tuple(failed)
+
+
+def _tenancy_ranks(packing, candidates: list[str], tenants: Mapping[str, int]) -> dict[str, int]:
+    """1-based ranks of the candidates with room as the packing rule orders them (Random: by name,
+    the draw being uniform)."""
+    order = (
+        sorted(candidates, key=lambda n: (tenants[n], n)) if packing.value == "fewest" else sorted(candidates)
+    )
+    return {name: i + 1 for i, name in enumerate(order)}
 
 
 # -- scores ---------------------------------------------------------------------------------------

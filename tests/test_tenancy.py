@@ -280,3 +280,50 @@ def test_solve_tenancy_reports_per_request_in_the_given_order():
     results, stats = solve_tenancy(b, b.requests, mode="greedy", seed=0, budget=1.0, deadline=1e18)
     assert [r.request for r in results] == ["ns/r1", "ns/r2"]
     assert stats.status == "GREEDY"
+
+
+def test_explain_says_which_filter_which_cluster_was_full_and_what_the_rule_preferred():
+    from solver.explain import Verdict, explain
+
+    b = batch(
+        [
+            cluster("a", "p", load=2),
+            cluster("b", "p", load=1),
+            cluster("c", "p", load=0),
+            cluster("d", "q"),
+            cluster("e", "p", eligible=False),
+        ],
+        [request("r1", 1, "p", limit=2), request("r2", 2, "p", limit=2)],
+    )
+    for mode in ("greedy", "optimal"):
+        result = solve(b, SolveOptions(mode=mode))
+        got = explain(b, result, "ns/r2")
+        by = {c.cluster: c for c in got.clusters}
+        assert by["ns/a"].verdict is Verdict.NO_ROOM and (by["ns/a"].tenants, by["ns/a"].limit) == (2, 2)
+        assert by["ns/d"].verdict is Verdict.FILTERED and by["ns/d"].term_fix.traits == ("purpose:p",)
+        assert by["ns/e"].verdict is Verdict.FILTERED and by["ns/e"].detail == "being deleted"
+        chosen = got.chosen[0]
+        assert by[chosen].verdict is Verdict.CHOSEN
+        other = ({"ns/b", "ns/c"} - {chosen}).pop()
+        assert by[other].verdict is (Verdict.BELOW_CUT if mode == "greedy" else Verdict.JOINT)
+        assert by[other].last_chosen == chosen
+    # greedy: r1 took c (0 tenants), then b and c tie at 1 for r2: b comes first
+    greedy = explain(b, solve(b, SolveOptions(mode="greedy")), "ns/r2")
+    assert greedy.chosen == ("ns/b",)
+    by = {c.cluster: c for c in greedy.clusters}
+    assert (by["ns/b"].tenants, by["ns/c"].tenants, by["ns/c"].rank, by["ns/c"].gap) == (1, 1, 2, 0)
+
+
+def test_explain_exclusive_and_granted():
+    from solver.explain import Verdict, explain
+
+    b = batch(
+        [cluster("a", "x"), cluster("b", "p")],
+        [request("r", 1, "x", exclusive=True), request("g", 2, "p", held="ns/b")],
+    )
+    result = solve(b, SolveOptions(mode="optimal"))
+    got = explain(b, result, "ns/r")
+    assert got.chosen == ("ns/x-r",)
+    assert {c.cluster: c.verdict for c in got.clusters}["ns/a"] is Verdict.EXCLUSIVE
+    granted = explain(b, result, "ns/g")
+    assert {c.cluster: c.verdict for c in granted.clusters} == {"ns/a": Verdict.FULL, "ns/b": Verdict.KEPT}
