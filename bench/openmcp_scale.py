@@ -1,0 +1,269 @@
+"""openMCP at scale: clusters created and time taken by each mode, for the batches issue 7 names.
+
+    python -m bench.openmcp_scale                        # 300x1250 and 3000x12500, both modes
+    python -m bench.openmcp_scale --sizes 300x1250 --out /tmp/openmcp
+
+A size CxP is the hub of `placement-solver generate --system openmcp --clusters C --placements P`:
+P ClusterRequests of which exactly 80% are pending (300x1250: 1,000 pending requests over 300
+clusters and four purposes; 3000x12500: 10,000 over 3,000), with the scheduler config the
+generator makes for that size. Per size and mode, three measurements:
+
+- **command**: the wall time of `placement-solver solve -f hub.yaml --config config.yaml --mode M
+  --now ...` in a fresh interpreter, YAML out to a file: what a user waits for, interpreter start
+  and imports included. Its output is read back for the outcome: requests granted (on existing
+  clusters, on new ones), requests left pending, clusters created;
+- **end to end** (in a fresh process, :func:`bench.suite.run_case` after a warm-up on a tiny hub):
+  reading the YAML text, the library pipeline and writing the YAML stream, without interpreter
+  start-up, imports or CP-SAT's first model;
+- **solver**: `solver.solve` alone on the loaded batch (inside that same process), beside the
+  scheduler's own work (**wall** = load + solve + emit) and the CP-SAT status and gap.
+
+Writes `README.md` (the table and how to read it) and `results.csv` to `--out`
+(docs/bench/openmcp by default). The cases run one after the other, each in its own process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from adapters.generate import DEFAULT_NOW, generate
+from adapters.manifests import dump_yaml_stream, parse_text
+from bench import openmcp_hub
+from bench.suite import parse_sizes, run_case
+
+__all__ = ["DEFAULT_SIZES", "main", "run", "write_report"]
+
+DEFAULT_SIZES: tuple[tuple[int, int], ...] = ((300, 1250), (3000, 12_500))
+MODES = ("greedy", "optimal")
+TIME_LIMIT = 60.0
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class _Applied:
+    """The command's YAML output as something with `apply` (the complete desired state)."""
+
+    def __init__(self, objects: list[dict[str, Any]]) -> None:
+        self.apply = objects
+        self.delete: list[dict[str, Any]] = []
+
+
+def _command(hub: Path, config: Path, mode: str, seed: int, out: Path) -> float:
+    """Wall seconds of `placement-solver solve` on the files, its YAML written to `out`."""
+    args = [
+        sys.executable,
+        "-c",
+        "from adapters.cli import main; main()",
+        "solve",
+        "-f",
+        str(hub),
+        "--config",
+        str(config),
+        "--mode",
+        mode,
+        "--now",
+        DEFAULT_NOW,
+        "--seed",
+        str(seed),
+        "--time-limit",
+        str(TIME_LIMIT),
+    ]
+    with out.open("wb") as sink:
+        started = time.perf_counter()
+        done = subprocess.run(args, stdout=sink, stderr=subprocess.PIPE, cwd=ROOT, check=False)
+        elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"placement-solver solve exited {done.returncode}: {done.stderr.decode()[-2000:]}")
+    return elapsed
+
+
+def _warm_case(clusters: int, placements: int, mode: str, seed: int) -> dict[str, Any]:
+    """:func:`bench.suite.run_case` without churn, after the same on a tiny hub: the imports and
+    CP-SAT's first model stay out of the figures, as they would in a long-lived controller."""
+    run_case("openmcp", 20, 25, mode, seed, time_limit=TIME_LIMIT, events=False)
+    return run_case("openmcp", clusters, placements, mode, seed, time_limit=TIME_LIMIT, events=False)
+
+
+def measure(clusters: int, placements: int, mode: str, seed: int) -> dict[str, Any]:
+    """:func:`_warm_case` in a fresh process (its peak memory its own)."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        return pool.submit(_warm_case, clusters, placements, mode, seed).result()
+
+
+def run(
+    sizes: Sequence[tuple[int, int]] = DEFAULT_SIZES,
+    modes: Sequence[str] = MODES,
+    seed: int = 0,
+    progress: Any = None,
+) -> pl.DataFrame:
+    """One row per (size, mode)."""
+    rows = []
+    for clusters, placements in sizes:
+        objects = generate("openmcp", clusters, placements, seed=seed)
+        config = openmcp_hub.config(clusters, placements, seed)
+        waiting = openmcp_hub.pending(objects)
+        with tempfile.TemporaryDirectory(prefix="openmcp-scale-") as tmp:
+            hub, config_file = Path(tmp) / "hub.yaml", Path(tmp) / "config.yaml"
+            hub.write_text(dump_yaml_stream(objects), encoding="utf-8")
+            config_file.write_text(dump_yaml_stream([config]).removeprefix("---\n"), encoding="utf-8")
+            for mode in modes:
+                output = Path(tmp) / f"out-{mode}.yaml"
+                command_s = _command(hub, config_file, mode, seed, output)
+                applied = [m.obj for m in parse_text(output.read_text(encoding="utf-8"), str(output))]
+                granted, on_existing = openmcp_hub.granted(objects, _Applied(applied))
+                row = measure(clusters, placements, mode, seed)
+                rows.append(
+                    {
+                        "clusters": clusters,
+                        "requests": placements,
+                        "pending": waiting,
+                        "mode": mode,
+                        "granted": granted,
+                        "granted_existing": on_existing,
+                        "granted_new": granted - on_existing,
+                        "left_pending": waiting - granted,
+                        "created": openmcp_hub.created(objects, _Applied(applied)),
+                        "created_in_process": row["created"],
+                        "command_s": command_s,
+                        "e2e_s": row["e2e_s"],
+                        "read_s": row["read_s"],
+                        "write_s": row["write_s"],
+                        "wall_s": row["wall_s"],
+                        "solver_s": row["solver_s"],
+                        "solve_s": row["solve_s"],
+                        "status": row["status"],
+                        "gap": row["gap"],
+                        "time_limited": row["time_limited"],
+                        "peak_rss_mb": row["peak_rss_mb"],
+                        "violations": row["violations"],
+                    }
+                )
+                if progress is not None:
+                    progress(
+                        f"openmcp {clusters}x{placements} {mode}: created {rows[-1]['created']}, command "
+                        f"{command_s:.2f} s, end to end {row['e2e_s']:.2f} s, solver {row['solver_s']:.2f} s"
+                    )
+    return pl.DataFrame(rows)
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}"
+
+
+def markdown(frame: pl.DataFrame) -> str:
+    headers = (
+        "clusters", "requests (pending)", "mode", "clusters created", "granted: existing / new",
+        "left pending", "command s", "end to end s", "wall s", "solver s", "CP-SAT s", "status",
+        "peak MiB",
+    )  # fmt: skip
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---:" for _ in headers) + "|"]
+    for r in frame.iter_rows(named=True):
+        status = r["status"] + (" (time-limited)" if r["time_limited"] else "")
+        if r["gap"] is not None and r["status"] != "GREEDY":
+            status += f", gap {r['gap']:.2g}"
+        cells = (
+            f"{r['clusters']:,}",
+            f"{r['requests']:,} ({r['pending']:,})",
+            r["mode"],
+            f"**{r['created']:,}**",
+            f"{r['granted_existing']:,} / {r['granted_new']:,}",
+            f"{r['left_pending']:,}",
+            _seconds(r["command_s"]),
+            _seconds(r["e2e_s"]),
+            _seconds(r["wall_s"]),
+            _seconds(r["solver_s"]),
+            _seconds(r["solve_s"]),
+            status,
+            f"{r['peak_rss_mb']:.0f}",
+        )
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _environment() -> str:
+    from importlib.metadata import version
+
+    return (
+        f"Python {platform.python_version()} on {platform.system()} {platform.machine()}, "
+        f"{os.cpu_count()} CPUs; ortools {version('ortools')}."
+    )
+
+
+LEGEND = """\
+- **clusters created**: Clusters the plan makes (new ones from the purposes' templates, lost ones
+  made again, and ones the API server names from generateName). Every Exclusive (`mcp`) request
+  takes one in both modes; the difference between the modes is in the Shared purposes.
+- **granted: existing / new**: pending requests the plan grants, on clusters that already exist /
+  on clusters it creates. **left pending**: requests still waiting (an unknown purpose; a request
+  whose cluster the API server must name first, from generateName, stays Pending until the next
+  run finds the cluster by its finalizer).
+- **command**: `placement-solver solve -f hub.yaml --config config.yaml --mode M` in a fresh
+  interpreter, YAML out to a file: the figure a user waits for, interpreter start-up and imports
+  included. **end to end**: the same read, schedule and write inside a running process (warmed up
+  on a tiny hub first: no imports, no first CP-SAT model).
+  **wall**: the scheduler's own work (load + solve + emit) on parsed input. **solver**:
+  `solver.solve` alone; **CP-SAT**: the search inside it (summed over parts searched side by side).
+- **status**: GREEDY, or the CP-SAT status of optimal mode with its proven gap; a time-limited
+  solve would say so.
+- **peak MiB**: peak resident memory of the in-process measurement (hub generation included).
+"""
+
+
+def write_report(frame: pl.DataFrame, out: str | os.PathLike[str], *, seed: int = 0) -> list[Path]:
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    csv, md = out / "results.csv", out / "README.md"
+    frame.write_csv(csv)
+    sizes = ",".join(
+        f"{c}x{p}" for c, p in dict.fromkeys(zip(frame["clusters"], frame["requests"], strict=True))
+    )
+    command = "python -m bench.openmcp_scale" + (f" --sizes {sizes}" if sizes else "")
+    command += f" --seed {seed}" if seed else ""
+    text = "\n\n".join(
+        [
+            "# openMCP: clusters created and time taken, greedy against optimal",
+            "Issue 7's batches: 1,000 pending ClusterRequests over 300 Clusters and four purposes, and "
+            "10,000 over 3,000, each the hub of `placement-solver generate --system openmcp` (80% of "
+            "its ClusterRequests pending; the rest granted, being deleted, ignored or outside the "
+            "request selector) with the scheduler config `generate --config-out` writes for it. "
+            f"Reproduce with `{command}`. " + _environment(),
+            markdown(frame).rstrip("\n"),
+            LEGEND.rstrip("\n"),
+        ]
+    )
+    md.write_text(text + "\n", encoding="utf-8")
+    return [csv, md]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.openmcp_scale", description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default=",".join(f"{c}x{p}" for c, p in DEFAULT_SIZES))
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=str(ROOT / "docs" / "bench" / "openmcp"))
+    args = parser.parse_args(argv)
+    sizes = parse_sizes(args.sizes)
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    frame = run(sizes, modes, args.seed, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    write_report(frame, args.out, seed=args.seed)
+    print(markdown(frame), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
