@@ -32,6 +32,7 @@ def differences(optimal: Outcome, greedy: Outcome) -> list[Difference]:
             continue
         requests = {r.key: r for r in part.batch.requests}
         before = other.result.by_request()
+        tenancy = _Tenancy(part.batch, part.result.requests, other.result.requests)
         for got in part.result.requests:
             was = before.get(got.request)
             if was is None:
@@ -39,9 +40,57 @@ def differences(optimal: Outcome, greedy: Outcome) -> list[Difference]:
             chosen, had = _names(got), _names(was)
             if chosen == had:
                 continue
-            gains = _gains(requests[got.request], part.batch, got, was)
+            request = requests[got.request]
+            gains = (
+                tenancy.gains(got, was)
+                if request.tenancy is not None
+                else _gains(request, part.batch, got, was)
+            )
             out.append(Difference(part.system, got.request, had, chosen, gains))
     return out
+
+
+class _Tenancy:
+    """The batch-wide figures a tenancy placement's difference is told by: clusters created and
+    tenants per existing cluster, in each mode."""
+
+    def __init__(self, batch: Batch, optimal, greedy) -> None:
+        self.created = [_created(results) for results in (optimal, greedy)]
+        self.tenants = [_tenants(batch, results) for results in (optimal, greedy)]
+
+    def gains(self, got: RequestResult, was: RequestResult) -> tuple[str, ...]:
+        mine, theirs = (r.selected[0] if r.selected else None for r in (got, was))
+        n = self.created[0]
+        created = f"the batch creates {n} new cluster{'' if n == 1 else 's'}, greedy {self.created[1]}"
+        if mine is None or theirs is None:
+            return ("placed where greedy found no cluster",) if mine else ("left unplaced; " + created,)
+        if theirs.created and not mine.created:
+            return (f"joins an existing cluster where greedy created {theirs.cluster}; {created}",)
+        if mine.created and not theirs.created:
+            return (
+                f"a new cluster leaves {theirs.cluster}'s slots to placements with nowhere else; {created}",
+            )
+        if mine.created:
+            return (f"new clusters shared differently; {created}",)
+        ends = self.tenants[0].get(mine.cluster, 0), self.tenants[1].get(theirs.cluster, 0)
+        busiest = [max(t.values(), default=0) for t in self.tenants]
+        return (
+            f"{mine.cluster} ends with {ends[0]} tenants (greedy's {theirs.cluster}: {ends[1]}); the busiest "
+            f"cluster holds {busiest[0]} (greedy {busiest[1]}); {created}",
+        )
+
+
+def _created(results) -> int:
+    return len({c.cluster for r in results for c in r.selected if c.created and not c.kept})
+
+
+def _tenants(batch: Batch, results) -> dict[str, int]:
+    count = {c.name: c.load for c in batch.clusters}
+    for r in results:
+        for c in r.selected:
+            if c.cluster in count:
+                count[c.cluster] += 1
+    return count
 
 
 def _names(got: RequestResult) -> tuple[str, ...]:
