@@ -378,3 +378,41 @@ def test_realistic_outcome(objects, solved):
         assert exclusive < len(new) <= 0.3 * pending, mode  # Exclusive ones and more
         assert sum(target in existing for target in granted) >= 0.5 * pending, mode  # absorbed
     assert made["optimal"] <= made["greedy"]
+
+
+# -- in the benchmarks ---------------------------------------------------------------------------
+
+
+def test_bench_suite_rows(tmp_path):
+    import polars as pl
+
+    from bench.suite import COLUMNS, _frame, run_case, write_results
+
+    rows = [run_case("openmcp", 60, 75, mode, seed=0) for mode in ("greedy", "optimal")]
+    greedy, optimal = rows
+    for row in rows:
+        assert row["violations"] == 0 and row.get("event_violations") is None
+        assert row["e2e_s"] >= row["read_s"] + row["write_s"] and row["solver_s"] > 0
+        assert row["created"] > 0 and row["selected"] > 0
+        assert row.get("churn_cluster_removed") is None  # no churn experiment for openMCP
+    assert greedy["status"] == "GREEDY" and optimal["status"] in ("OPTIMAL", "FEASIBLE")
+    assert optimal["created"] <= greedy["created"]
+    write_results(_frame(rows), tmp_path)
+    md = (tmp_path / "results.md").read_text()
+    assert "**openMCP rows**" in md and "| created |" in md.replace("  ", " ").replace("  ", " ")
+    again = pl.read_csv(tmp_path / "results.csv", schema=COLUMNS)
+    assert again["created"].to_list() == [greedy["created"], optimal["created"]]
+
+
+def test_bench_scale_report(tmp_path):
+    from bench import openmcp_scale
+
+    frame = openmcp_scale.run([(40, 50)], ["greedy"], seed=0)
+    row = frame.row(0, named=True)
+    assert row["pending"] == 40 and row["granted"] + row["left_pending"] == 40
+    assert row["created"] == row["created_in_process"] > 0
+    assert row["command_s"] > row["e2e_s"] > 0 and row["violations"] == 0
+    csv, md = openmcp_scale.write_report(frame, tmp_path)
+    text = md.read_text()
+    assert "python -m bench.openmcp_scale --sizes 40x50" in text
+    assert "| 40 | 50 (40) | greedy | **" in text and csv.is_file()
