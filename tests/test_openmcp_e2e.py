@@ -551,6 +551,7 @@ def test_deletion_flow(tmp_path, mode) -> None:
     ]
     written = Written.solve(tmp_path, hub, cfg, mode)
     assert written.deleted() == ["ns/alone"]
+    assert written.finalizers("ns/alone") == ["provider.io/x"]  # written without it, then deleted
     assert written.finalizers("ns/keep-label") == []
     assert written.finalizers("ns/no-label") == []
     assert written.finalizers("ns/shared") == [stale("1")]  # a stale finalizer still holds it

@@ -287,20 +287,25 @@ def apply_output(
     objects: Sequence[dict[str, Any]], delete: Sequence[dict[str, str]], apply: Sequence[dict]
 ) -> list:
     """The hub after the output is applied, as the API server would leave it: written objects
-    replace the stored ones (the server keeps uid and creationTimestamp; a new object gets a uid),
-    deleted ones go (one with finalizers left only gets a deletionTimestamp), and a request being
-    deleted whose finalizers are all gone disappears."""
+    replace the stored ones (the server keeps uid and creationTimestamp; a new object gets a uid,
+    and a name `<generateName>srv<k>` when it asks for one), deleted ones go (one with finalizers
+    left only gets a deletionTimestamp), and an object being deleted whose finalizers are all gone
+    disappears."""
     hub = {_key(o): copy.deepcopy(o) for o in objects}
+    generated = 0
     for obj in apply:
-        key = _key(obj)
         new = copy.deepcopy(obj)
-        old = hub.get(key)
         metadata = new["metadata"]
+        if "name" not in metadata:
+            generated += 1
+            metadata["name"] = f"{metadata.pop('generateName')}srv{generated}"
+        key = _key(new)
+        old = hub.get(key)
         if old is not None:
             for field in ("uid", "creationTimestamp"):
                 if field in old["metadata"]:
                     metadata[field] = old["metadata"][field]
-        elif "name" in metadata:
+        else:
             metadata.setdefault("uid", f"uid-{metadata['namespace']}-{metadata['name']}")
         hub[key] = new
     for ref in delete:
@@ -319,7 +324,7 @@ def apply_output(
 
 def _key(obj: Mapping[str, Any]) -> tuple[str, str, str]:
     metadata = obj["metadata"]
-    return obj["kind"], metadata["namespace"], metadata.get("name") or metadata.get("generateName", "")
+    return obj["kind"], metadata["namespace"], metadata["name"]
 
 
 def outcome_bytes(outcome: Outcome) -> str:

@@ -5,8 +5,8 @@ Written as upstream's queue would leave them after one reconcile of every reques
 
 - requests being deleted first: their finalizer comes off every cluster the global selector
   admits, and a cluster left with no request finalizer whose `delete-without-requests` label is
-  exactly "true" is deleted (unless a request of this run took it); the request is written
-  without its own finalizer;
+  exactly "true" is written so and deleted (unless a request of this run took it); the request
+  is written without its own finalizer;
 - then every other reconciled request in queue order: it gets the finalizer
   `clusters.openmcp.cloud/request`; its cluster carries `request.clusters.openmcp.cloud/<uid>`
   (restored when lost; a lost cluster is made again under the same name); a new cluster takes the
@@ -100,12 +100,13 @@ def emit(context: OpenMcpContext, result: Result) -> Emitted:
         else:
             statuses[r.key] = (n.PENDING, r.cluster)
 
-    delete = []
-    for key in sorted(touched):
-        write = writes[key]
-        if not write.created and not request_uids(write.finalizers) and write.deletable:
-            delete.append(object_reference(context.clusters[key].manifest))
-            del writes[key]
+    # A cluster left without requests is written without their finalizers (or its deletion would
+    # wait on them for ever), then deleted.
+    delete = [
+        object_reference(context.clusters[key].manifest)
+        for key in sorted(touched)
+        if not writes[key].created and not request_uids(writes[key].finalizers) and writes[key].deletable
+    ]
 
     apply = [w.render() for w in sorted(writes.values(), key=lambda w: w.order)]
     requests = [*((ctx.request, statuses[key]) for key, ctx in context.requests.items())]
