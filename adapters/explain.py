@@ -4,8 +4,9 @@ words of the placement's own system.
 The input is scheduled exactly as `solve` schedules it (adapters.pipeline); solver.explain reads
 the placement's request back against the cluster table and the result, and the system's renderer
 (adapters/<system>/explain.py) words the records as upstream does: Fleet's reason strings and
-scores, OCM's plugins and prioritizers. The renderer gives a document (the records as data, what
-`-o yaml` prints) and words it as a table.
+scores, OCM's plugins and prioritizers, openMCP's candidate rules, tenancy counts and strategies.
+The renderer gives a document (the records as data, what `-o yaml` prints) and words it as a
+table.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ OUTPUTS = ("table", "yaml")
 _KINDS: dict[str, tuple[str, str, bool]] = {
     **{k: ("fleet", "ClusterResourcePlacement", False) for k in ("clusterresourceplacement", "crp")},
     **{k: ("ocm", "Placement", True) for k in ("placement",)},
+    **{k: ("openmcp", "ClusterRequest", True) for k in ("clusterrequest", "cr", "creq")},
 }
 
 
@@ -54,7 +56,7 @@ def parse_target(text: str) -> Target:
     kind = parts[0].lower()
     known = _KINDS.get(kind) or (_KINDS.get(kind[:-1]) if kind.endswith("s") else None)
     if known is None:
-        expected = "ClusterResourcePlacement (crp) or Placement"
+        expected = "ClusterResourcePlacement (crp), Placement or ClusterRequest (cr)"
         raise InputError(f"unknown kind {parts[0]!r}; expected {expected}", field="PLACEMENT")
     system, upstream_kind, namespaced = known
     if len(parts) == 3 and not namespaced:
@@ -92,12 +94,14 @@ def explain_document(
     cluster: str | None = None,
     now: datetime | None = None,
     options: SolveOptions | None = None,
+    config: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The explanation of one placement (and one cluster, when given) as data."""
+    """The explanation of one placement (and one cluster, when given) as data; `config`: the
+    openMCP scheduler config, as for solve."""
     target = parse_target(target_text)
     owned = owned_by(list(manifests)).get(target.system, [])
     target = _find(owned, target)
-    outcome = schedule_manifests(manifests, now=now, options=options)
+    outcome = schedule_manifests(manifests, now=now, options=options, config=config)
     (part,) = [p for p in outcome.parts if p.system == target.system]
     names = {c.name for c in part.batch.clusters}
     if cluster is not None and cluster not in names:
@@ -127,6 +131,10 @@ def _renderer(system: str) -> _Renderer:
         from adapters.fleet import explain as fleet
 
         return _Renderer(fleet.document, fleet.table)
+    if system == "openmcp":
+        from adapters.openmcp import explain as openmcp
+
+        return _Renderer(openmcp.document, openmcp.table)
     from adapters.ocm import explain as ocm
 
     return _Renderer(ocm.document, ocm.table)
