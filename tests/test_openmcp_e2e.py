@@ -614,6 +614,15 @@ def test_bad_objects_name_object_and_field(tmp_path) -> None:
         ),
         ({**cluster("ns", "c", "p"), "spec": {"purposes": "p"}}, "Cluster/ns/c: spec.purposes"),
         ({**cluster("ns", "c", "p"), "spec": {"tenancy": 1}}, "spec.tenancy"),
+        (
+            {**cluster("ns", "c", "p"), "spec": {"tenancy": "Private"}},
+            "Cluster/ns/c: spec.tenancy: unsupported",
+        ),
+        (
+            request("foo", "a", "p")
+            | {"metadata": {"name": "a", "namespace": "foo", "uid": "u", "finalizers": [1]}},
+            "metadata.finalizers[0]",
+        ),
         ({**request("foo", "a", "p"), "status": {"cluster": "c"}}, "status.cluster"),
         (request("foo", "a", "p") | {"metadata": {"name": "a", "namespace": "foo"}}, "metadata.uid"),
         ({**cluster("ns", "c", "p"), "metadata": {"name": "c"}}, "metadata.namespace"),

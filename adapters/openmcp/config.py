@@ -271,9 +271,9 @@ def _purpose(
             f"{path}.tenancyCount: Invalid value: {count}: tenancyCount must be greater than or equal to 0"
         )
     if not profile:
-        errors.append(f'{path}.template.spec.profile: Required value')
+        errors.append(f"{path}.template.spec.profile: Required value")
     if not tenancy:
-        errors.append(f'{path}.template.spec.tenancy: Required value')
+        errors.append(f"{path}.template.spec.tenancy: Required value")
         return None
     if tenancy not in n.TENANCIES:
         errors.append(_unsupported(f"{path}.template.spec.tenancy", tenancy, n.TENANCIES))

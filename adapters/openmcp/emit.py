@@ -51,12 +51,14 @@ def emit(context: OpenMcpContext, result: Result) -> Emitted:
 
     # Deletions first: the requests they free count for nobody.
     touched: set[str] = set()
-    for r in context.deleting:
-        for key in sorted(context.clusters):
-            c = context.clusters[key]
-            if r.finalizer in c.finalizers and selected(context.config.clusters, c.labels):
+    gone = {r.uid: r for r in context.deleting}
+    for key in sorted(context.clusters) if gone else ():
+        c = context.clusters[key]
+        leaving = [gone[uid] for uid in sorted(c.uids & gone.keys())]
+        if leaving and selected(context.config.clusters, c.labels):
+            for r in leaving:
                 existing(key).remove(r.finalizer)
-                touched.add(key)
+            touched.add(key)
 
     by_request = result.by_request()
     statuses: dict[str, tuple[str, tuple[str, str] | None]] = {}

@@ -88,10 +88,13 @@ class OpenMcpContext:
     live_uids: frozenset[str] = frozenset()  # requests that still exist after this run's deletions
     now: datetime | None = None
 
-    def tenants(self, cluster: ClusterObject) -> frozenset[str]:
-        """The request uids on a cluster once this run's deletions took theirs off."""
-        if selected(self.config.clusters, cluster.labels):
-            return cluster.uids - {r.uid for r in self.deleting}
+    def tenants(self, cluster: ClusterObject, gone: frozenset[str] | None = None) -> frozenset[str]:
+        """The request uids on a cluster once this run's deletions (`gone`: their uids) took
+        theirs off."""
+        if gone is None:
+            gone = frozenset(r.uid for r in self.deleting)
+        if gone and selected(self.config.clusters, cluster.labels):
+            return cluster.uids - gone
         return cluster.uids
 
 
@@ -121,7 +124,7 @@ def load(
             )
         reconciled.append(r)
     deleting = [r for r in reconciled if r.deleting]
-    gone = {r.uid for r in deleting}
+    gone = frozenset(r.uid for r in deleting)
     context = OpenMcpContext(
         cfg,
         clusters,
@@ -130,8 +133,11 @@ def load(
         live_uids=frozenset(r.uid for r in requests if r.uid and r.uid not in gone),
         now=now,
     )
-    tenants = {key: context.tenants(c) for key, c in clusters.items()}
-    listing = sorted(clusters.values(), key=lambda c: c.key)
+    tenants = {key: context.tenants(c, gone) for key, c in clusters.items()}
+    carrying: dict[str, list[ClusterObject]] = {}  # request uid -> the clusters with its finalizer, in order
+    for key in sorted(clusters):
+        for uid in clusters[key].uids:
+            carrying.setdefault(uid, []).append(clusters[key])
 
     for r in reconciled:
         if r.deleting:
@@ -140,10 +146,8 @@ def load(
         if ctx.mapping is None:
             continue
         if r.cluster is None:
-            ctx.recovered = next(
-                (c.key for c in listing if r.finalizer in c.finalizers and _listed(cfg, ctx.mapping, r, c)),
-                None,
-            )
+            listed = (c.key for c in carrying.get(r.uid, ()) if _listed(cfg, ctx.mapping, r, c))
+            ctx.recovered = next(listed, None)
         _plan_new_cluster(context, ctx, tenants)
 
     solved = sorted(

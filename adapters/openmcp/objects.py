@@ -22,29 +22,22 @@ __all__ = ["ClusterObject", "RequestObject", "read_cluster", "read_request", "re
 @dataclass(frozen=True, slots=True)
 class ClusterObject:
     manifest: Manifest
+    key: str  # namespace/name
+    namespace: str
     labels: Mapping[str, str]
     finalizers: tuple[str, ...]
+    uids: frozenset[str]  # of the requests whose finalizer it carries
     purposes: tuple[str, ...]
     tenancy: str
     deleting: bool
-
-    @property
-    def key(self) -> str:
-        return f"{self.manifest.namespace}/{self.manifest.name}"
-
-    @property
-    def namespace(self) -> str:
-        return self.manifest.namespace
-
-    @property
-    def uids(self) -> frozenset[str]:
-        """The uids of the requests whose finalizer the cluster carries."""
-        return request_uids(self.finalizers)
 
 
 @dataclass(frozen=True, slots=True)
 class RequestObject:
     manifest: Manifest
+    key: str  # namespace/name
+    namespace: str
+    name: str
     uid: str
     purpose: str
     labels: Mapping[str, str]
@@ -52,18 +45,6 @@ class RequestObject:
     created: datetime
     deleting: bool
     cluster: tuple[str, str] | None  # status.cluster (namespace, name)
-
-    @property
-    def key(self) -> str:
-        return f"{self.manifest.namespace}/{self.manifest.name}"
-
-    @property
-    def namespace(self) -> str:
-        return self.manifest.namespace
-
-    @property
-    def name(self) -> str:
-        return self.manifest.name
 
     @property
     def finalizer(self) -> str:
@@ -98,8 +79,23 @@ def read_cluster(manifest: Manifest) -> ClusterObject:
     spec = f.mapping(manifest.obj.get("spec"), "spec")
     purposes = tuple(f.string_list(spec.get("purposes"), "spec.purposes"))
     tenancy = f.string(spec.get("tenancy"), "spec.tenancy")
+    if tenancy and tenancy not in n.TENANCIES:
+        raise f.fail(
+            f"unsupported value {tenancy!r}: expected one of {', '.join(n.TENANCIES)}", "spec.tenancy"
+        )
     f.string(spec.get("profile"), "spec.profile")
-    return ClusterObject(manifest, labels, finalizers, purposes, tenancy, deleting)
+    namespace = manifest.namespace
+    return ClusterObject(
+        manifest,
+        f"{namespace}/{manifest.name}",
+        namespace,
+        labels,
+        finalizers,
+        request_uids(finalizers),
+        purposes,
+        tenancy,
+        deleting,
+    )
 
 
 def read_request(manifest: Manifest) -> RequestObject:
@@ -123,4 +119,17 @@ def read_request(manifest: Manifest) -> RequestObject:
         if not name:
             raise f.fail("required", "status.cluster.name")
         cluster = (namespace or manifest.namespace, name)
-    return RequestObject(manifest, uid, purpose, labels, annotations, created, deleting, cluster)
+    namespace, name = manifest.namespace, manifest.name
+    return RequestObject(
+        manifest,
+        f"{namespace}/{name}",
+        namespace,
+        name,
+        uid,
+        purpose,
+        labels,
+        annotations,
+        created,
+        deleting,
+        cluster,
+    )
