@@ -598,9 +598,13 @@ def test_requests_outside_the_selector_or_ignored_are_left_alone(tmp_path, mode)
     assert written.finalizers("ns/c") == [fin("foo", "manual"), fin("foo", "gone"), fin("foo", "a")]
     reconcile = [
         cluster("ns", "c", "p"),
-        request("foo", "r", "p", labels={"managed": "yes"}, annotations={OPERATION: "reconcile"}),
+        request(
+            "foo", "r", "p", labels={"managed": "yes"}, annotations={OPERATION: "reconcile", "keep": "me"}
+        ),
     ]
-    assert Written.solve(tmp_path, reconcile, cfg, mode).granted("foo/r") == "ns/c"
+    written = Written.solve(tmp_path, reconcile, cfg, mode)
+    assert written.granted("foo/r") == "ns/c"
+    assert written.requests()["foo/r"]["metadata"]["annotations"] == {"keep": "me"}  # reconcile done
 
 
 def test_bad_objects_name_object_and_field(tmp_path) -> None:

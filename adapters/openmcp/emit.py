@@ -16,7 +16,8 @@ Written as upstream's queue would leave them after one reconcile of every reques
   upstream does: stale request finalizers dropped, labels and annotations merged, spec replaced;
 - an Exclusive cluster also gets the request's `metadata.open-control-plane.io/*` labels and
   annotations, when made and whenever the request that holds it is reconciled;
-- status: observedGeneration, phase Granted with status.cluster {name, namespace}, or Pending.
+- status: observedGeneration, phase Granted with status.cluster {name, namespace}, or Pending;
+  an `openmcp.cloud/operation: reconcile` annotation, having done its job, is taken off.
   A request whose cluster needs a generated name (the randomize label) stays Pending: the name is
   the API server's; the cluster's finalizer lets the next run find it.
 
@@ -130,6 +131,9 @@ def _request(r: RequestObject, status: tuple[str, tuple[str, str] | None] | None
     out = dict(obj)
     if finalizers != list(metadata.get("finalizers") or []):
         out["metadata"] = {**metadata, "finalizers": finalizers}
+    if r.annotations.get(n.OPERATION) == n.RECONCILE:  # done: upstream takes the annotation off
+        annotations = {k: v for k, v in r.annotations.items() if k != n.OPERATION}
+        out["metadata"] = {**out["metadata"], "annotations": annotations}
     if status is None:
         return out  # upstream writes no status for a request it lets go
     phase, cluster = status

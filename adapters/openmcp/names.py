@@ -20,6 +20,7 @@ DELETE_WITHOUT_REQUESTS = f"{GROUP}/delete-without-requests"
 RANDOMIZE_NAME = f"{GROUP}/randomize-cluster-name"
 OPERATION = "openmcp.cloud/operation"
 IGNORE = "ignore"
+RECONCILE = "reconcile"  # forces a reconcile; the scheduler then removes the annotation
 PROPAGATED_PREFIX = "metadata.open-control-plane.io/"
 
 # Request phases the scheduler writes.
