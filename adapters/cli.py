@@ -430,9 +430,16 @@ def _bench_incremental(size_text: str, seed_text: str, out: str) -> str:
 @click.option("--mode", "mode", default="optimal", show_default=True, help="optimal or greedy.")
 @click.option("--now", "now_text", metavar="RFC3339", help="The time to judge heartbeats and health by.")
 @click.option("-o", "--output", "output", default="table", show_default=True, help="table or yaml.")
-def explain(paths, placement, cluster, mode, now_text, output) -> None:
-    """Why each cluster was or was not chosen for one placement (ClusterResourcePlacement, crp, or
-    Placement), in the placement system's own words, and what would let it in."""
+@click.option(
+    "--config",
+    "configs",
+    multiple=True,
+    metavar="FILE",
+    help="The operator config with the scheduler: block (openMCP); repeatable, later files override.",
+)
+def explain(paths, placement, cluster, mode, now_text, output, configs) -> None:
+    """Why each cluster was or was not chosen for one placement (ClusterResourcePlacement, crp,
+    Placement, or ClusterRequest, cr), in the placement system's own words, and what would let it in."""
 
     def run() -> str:
         from adapters.explain import OUTPUTS, explain_document, render
@@ -442,10 +449,11 @@ def explain(paths, placement, cluster, mode, now_text, output) -> None:
         if output not in OUTPUTS:
             raise InputError(f"unknown output {output!r}; expected one of {', '.join(OUTPUTS)}", field="-o")
         now = _parse_now(now_text)
+        config = _read_config(configs)
         with paused_gc():
             manifests = read_sources(list(paths), stdin=sys.stdin)
             document = explain_document(
-                manifests, placement, cluster=cluster, now=now, options=SolveOptions(mode=mode)
+                manifests, placement, cluster=cluster, now=now, options=SolveOptions(mode=mode), config=config
             )
             return render(document, output)
 

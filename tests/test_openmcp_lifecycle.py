@@ -378,3 +378,14 @@ def test_created_request_order_is_kept_with_equal_times(tmp_path) -> None:
     first = "shared-twice/" + generated_name("shared-twice-", "a", "y")
     assert written.granted("a/y") == written.granted("a/z") == first
     assert REQUEST_FINALIZER in written.requests()["b/x"]["metadata"]["finalizers"]
+
+
+def test_explain_reads_the_config(tmp_path) -> None:
+    hub = write_yaml(tmp_path / "hub.yaml", _overlap_hub())
+    cfg = write_yaml(tmp_path / "config.yaml", [OVERLAP])
+    result = CliRunner().invoke(main, ["explain", "-f", hub, "--config", cfg, "--now", NOW, "cr/team-b/web"])
+    assert result.exit_code == 0, result.output
+    assert "workload/workload-1" in result.stdout and "tenancyCount 2" in result.stdout
+    bad = write_yaml(tmp_path / "bad.yaml", [{"scheduler": {"scope": "Global"}}])
+    refused = CliRunner().invoke(main, ["explain", "-f", hub, "--config", bad, "--now", NOW, "cr/team-b/web"])
+    assert refused.exit_code == 2 and "scheduler.scope" in refused.stderr
