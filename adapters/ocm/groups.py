@@ -17,7 +17,7 @@ from typing import Any
 
 from adapters.fields import Fields
 from adapters.ocm import names as n
-from adapters.ocm.selectors import SelectorError, label_selector
+from adapters.selectors import SelectorError, label_selector
 from model import Cluster, LabelSelector
 
 __all__ = ["DecisionGroup", "GroupStrategy", "read_strategy", "decision_groups"]

@@ -24,7 +24,7 @@ from adapters.fields import Fields
 from adapters.ocm import names as n
 from adapters.ocm.clusters import TAINT_KEY
 from adapters.ocm.groups import GroupStrategy, read_strategy
-from adapters.ocm.selectors import SelectorError, label_selector
+from adapters.selectors import SelectorError, label_selector
 from model import (
     LabelSelector,
     Preference,

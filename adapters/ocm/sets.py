@@ -15,7 +15,7 @@ from adapters.fields import Fields
 from adapters.manifests import Manifest
 from adapters.ocm import names as n
 from adapters.ocm.clusters import ManagedCluster
-from adapters.ocm.selectors import SelectorError, label_selector
+from adapters.selectors import SelectorError, label_selector
 from model import LabelSelector
 
 __all__ = ["ClusterSet", "Bindings", "read_set", "read_bindings"]

@@ -31,8 +31,8 @@ import yaml
 
 from adapters.errors import InputError
 from adapters.fields import Fields
-from adapters.ocm.selectors import SelectorError, label_selector
 from adapters.openmcp import names as n
+from adapters.selectors import SelectorError, label_selector
 from model import LabelSelector
 
 __all__ = [

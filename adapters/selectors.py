@@ -1,9 +1,12 @@
-"""OCM label and claim selectors -> model.LabelSelector, checked as upstream checks them.
+"""Kubernetes label selectors (metav1.LabelSelector; OCM's claim selectors too) ->
+model.LabelSelector, checked as Kubernetes checks them. Every system's adapter reads its selectors
+here.
 
 Two kinds of failure: what the CRD schema rejects (a missing key or operator, a non-string value)
 is an InputError; what only Kubernetes' `LabelSelectorAsSelector` rejects at scheduling time (an
 unknown operator, a value list of the wrong length, an invalid key or value) is a SelectorError
-carrying upstream's message, which the caller turns into a Misconfigured status.
+carrying upstream's message, which the caller reports as its system does (OCM: a Misconfigured
+status; openMCP: a config error).
 """
 
 from __future__ import annotations
