@@ -38,9 +38,10 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import yaml
 
 from adapters.generate import DEFAULT_NOW, generate
-from adapters.manifests import dump_yaml_stream, parse_text
+from adapters.manifests import dump_yaml_stream
 from bench import openmcp_hub
 from bench.suite import parse_sizes, run_case
 
@@ -58,6 +59,14 @@ class _Applied:
     def __init__(self, objects: list[dict[str, Any]]) -> None:
         self.apply = objects
         self.delete: list[dict[str, Any]] = []
+
+
+def _read_output(path: Path) -> list[dict[str, Any]]:
+    """The command's YAML stream (a plain load: a Cluster to be named from generateName has no
+    name, which the input reader would refuse)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    with path.open(encoding="utf-8") as stream:
+        return [doc for doc in yaml.load_all(stream, Loader=loader) if doc]
 
 
 def _command(hub: Path, config: Path, mode: str, seed: int, out: Path) -> float:
@@ -122,7 +131,7 @@ def run(
             for mode in modes:
                 output = Path(tmp) / f"out-{mode}.yaml"
                 command_s = _command(hub, config_file, mode, seed, output)
-                applied = [m.obj for m in parse_text(output.read_text(encoding="utf-8"), str(output))]
+                applied = _read_output(output)
                 granted, on_existing = openmcp_hub.granted(objects, _Applied(applied))
                 row = measure(clusters, placements, mode, seed)
                 rows.append(

@@ -416,3 +416,9 @@ def test_bench_scale_report(tmp_path):
     text = md.read_text()
     assert "python -m bench.openmcp_scale --sizes 40x50" in text
     assert "| 40 | 50 (40) | greedy | **" in text and csv.is_file()
+    # The command's output may hold a Cluster the API server is to name (generateName).
+    out = tmp_path / "out.yaml"
+    out.write_text(
+        "---\nkind: Cluster\nmetadata:\n  generateName: wl-\n  namespace: x\n---\nkind: ClusterRequest\n"
+    )
+    assert [d["kind"] for d in openmcp_scale._read_output(out)] == ["Cluster", "ClusterRequest"]
