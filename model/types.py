@@ -139,6 +139,12 @@ class Tenancy:
     candidates span every namespace); None: the request may create none and join none. A new
     cluster is named after the request that opens it (`new_cluster`); an unlimited pool opens
     at most one. An `exclusive` request never shares: it takes a new cluster of its own.
+
+    A request holding a cluster (`existing`) keeps it; when `movable`, only while the cluster
+    still passes its filters (held: taints that keep out only newcomers do not apply), else the
+    hold is given up and the request placed again (a forced move). `demand` is the slots (units
+    of load) it takes. With `balance`, optimal mode levels the clusters' loads whatever greedy's
+    packing rule (upstream picks at random; the optimum spreads evenly).
     """
 
     order: int
@@ -147,6 +153,9 @@ class Tenancy:
     pool: str | None = None
     new_cluster: str = ""
     exclusive: bool = False
+    movable: bool = False
+    demand: int = 1
+    balance: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -188,7 +188,8 @@ def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet)
 
 
 def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
-    """Tenancy requests: one cluster each; granted ones never move; existing clusters pass the
+    """Tenancy requests: one cluster each; a held cluster is kept unless the request is movable
+    and the hold no longer passes its filters (then it is released); existing clusters pass the
     filters and admit their new requests one at a time, each while fewer than its limit are
     taken (checked in the order that admits them if any does: smallest limits first); new
     clusters come from the request's pool, are named after the request that opened them, and hold
@@ -197,9 +198,14 @@ def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
     problems: list[str] = []
     clusters = {c.name: c for c in batch.clusters}
     count = {c.name: c.load for c in batch.clusters}
+    valid_hold = {}
     for r in requests:
-        if r.existing and r.existing[0].cluster in count:
-            count[r.existing[0].cluster] += 1
+        if not r.existing:
+            continue
+        held = clusters.get(r.existing[0].cluster)
+        valid_hold[r.key] = held is not None and not held.leaving and passes(r, held, batch.now, held=True)
+        if held is not None and (valid_hold[r.key] or not r.tenancy.movable):
+            count[held.name] += r.tenancy.demand
     on_new: dict[str, list[PlacementRequest]] = {}
     joined: dict[str, list[PlacementRequest]] = {}
     for r in sorted(requests, key=lambda r: (r.tenancy.order, r.key)):
@@ -211,10 +217,16 @@ def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
             continue
         if got.satisfied != bool(names):
             problems.append(f"{r.key}: satisfied flag disagrees with the placement")
-        if r.existing:
+        if r.existing and (not tenancy.movable or valid_hold[r.key]):
             if names != [r.existing[0].cluster]:
-                problems.append(f"{r.key}: granted on {r.existing[0].cluster}, moved to {names}")
+                problems.append(f"{r.key}: holds {r.existing[0].cluster}, moved to {names} unforced")
             continue
+        if r.existing:  # a movable hold no longer valid: given up, placed anew
+            if tuple(got.released) != (r.existing[0].cluster,):
+                problems.append(f"{r.key}: {r.existing[0].cluster} no longer valid, yet not released")
+            if names == [r.existing[0].cluster]:
+                problems.append(f"{r.key}: kept {r.existing[0].cluster}, which it may no longer hold")
+                continue
         if not names:
             if tenancy.pool is not None:
                 problems.append(f"{r.key}: left without a cluster although its pool can create one")
@@ -237,9 +249,9 @@ def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
     for name, members in sorted(joined.items()):
         taken = count[name]
         for r in sorted(members, key=lambda r: (r.tenancy.limit or float("inf"), r.tenancy.order, r.key)):
-            if r.tenancy.limit and taken >= r.tenancy.limit:
+            if r.tenancy.limit and taken + r.tenancy.demand > r.tenancy.limit:
                 problems.append(f"{r.key}: joined {name} with {taken} of {r.tenancy.limit} slots taken")
-            taken += 1
+            taken += r.tenancy.demand
     for name, members in sorted(on_new.items()):
         opener = members[0]
         pools = {m.tenancy.pool for m in members}
@@ -249,10 +261,12 @@ def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
             problems.append(f"new cluster {name} is not the name {opener.key} gives new clusters")
         if opener.tenancy.exclusive and len(members) > 1:
             problems.append(f"exclusive new cluster {name} holds {len(members)} requests")
-        for at, m in enumerate(members):
-            if m.tenancy.limit and at >= m.tenancy.limit:
-                taken = f"{at} of {m.tenancy.limit} slots taken"
+        held = 0
+        for m in members:
+            if m.tenancy.limit and held + m.tenancy.demand > m.tenancy.limit:
+                taken = f"{held} of {m.tenancy.limit} slots taken"
                 problems.append(f"{m.key}: joined new cluster {name} with {taken}")
+            held += m.tenancy.demand
     return problems
 
 

@@ -47,6 +47,7 @@ from model import (
     RequestResult,
     SolveStats,
     Unselected,
+    first_untolerated,
 )
 
 __all__ = ["solve_tenancy", "LEVELS"]
@@ -66,6 +67,8 @@ class _Class:
     packing: Packing
     pool: str | None
     exclusive: bool
+    demand: int = 1
+    aim: str = "none"  # what optimal mode minimises on level 3: "squares", "rank" or "none"
 
 
 @dataclass(slots=True)
@@ -88,13 +91,19 @@ class _Problem:
         self.requests = list(requests)
         self.base = [c.load for c in batch.clusters]
         self.kept: list[int] = []
+        self.forced: dict[int, str] = {}  # request -> the hold it gives up (movable, no longer valid)
         pending: list[int] = []
         for i, r in enumerate(self.requests):
             if r.existing:
+                held = r.existing[0].cluster
+                row = self.index.get(held)
+                if r.tenancy.movable and (row is None or not self._passes(r, batch.clusters[row], held=True)):
+                    self.forced[i] = held
+                    pending.append(i)
+                    continue
                 self.kept.append(i)
-                row = self.index.get(r.existing[0].cluster)
                 if row is not None:
-                    self.base[row] += 1
+                    self.base[row] += r.tenancy.demand
             else:
                 pending.append(i)
         pending.sort(key=lambda i: (self.requests[i].tenancy.order, self.requests[i].key))
@@ -105,11 +114,22 @@ class _Problem:
         for position, i in enumerate(pending):
             r = self.requests[i]
             t = r.tenancy
-            key = (r.required, r.scope, r.tolerations, t.limit, t.packing, t.pool, t.exclusive)
+            aim = "squares" if t.balance or t.packing is Packing.FEWEST else "none"
+            if t.packing is Packing.FIRST and not t.balance:
+                aim = "rank"
+            key = (r.required, r.scope, r.tolerations, t.limit, t.packing, t.pool, t.exclusive, t.demand, aim)
             cls = by_key.get(key)
             if cls is None:
                 cls = by_key[key] = _Class(
-                    len(self.classes), [], self._candidates(r), t.limit, t.packing, t.pool, t.exclusive
+                    len(self.classes),
+                    [],
+                    self._candidates(r),
+                    t.limit,
+                    t.packing,
+                    t.pool,
+                    t.exclusive,
+                    t.demand,
+                    aim,
                 )
                 self.classes.append(cls)
             cls.requests.append(position)
@@ -118,18 +138,16 @@ class _Problem:
     def _candidates(self, r: PlacementRequest) -> list[int]:
         if r.tenancy.exclusive:
             return []
-        out = []
-        for row, c in enumerate(self.batch.clusters):
-            if not c.eligible or c.leaving:
-                continue
-            if r.scope is not None and c.traits.isdisjoint(r.scope):
-                continue
-            if r.required and not any(
-                t.matches(c.labels, c.properties, c.claims, c.traits) for t in r.required
-            ):
-                continue
-            out.append(row)
-        return out
+        return [row for row, c in enumerate(self.batch.clusters) if self._passes(r, c, held=False)]
+
+    def _passes(self, r: PlacementRequest, c, *, held: bool) -> bool:
+        if not c.eligible or c.leaving:
+            return False
+        if r.scope is not None and c.traits.isdisjoint(r.scope):
+            return False
+        if r.required and not any(t.matches(c.labels, c.properties, c.claims, c.traits) for t in r.required):
+            return False
+        return not c.taints or first_untolerated(c.taints, r.tolerations, self.batch.now, held=held) is None
 
     def request(self, position: int) -> PlacementRequest:
         return self.requests[self.pending[position]]
@@ -149,7 +167,7 @@ class _Rooms:
         self.pool_classes: dict[str, list[int]] = defaultdict(list)
         for cls in problem.classes:
             names = [problem.names[row] for row in cls.candidates]
-            names = [n for n in names if cls.limit == 0 or self.count[n] < cls.limit]
+            names = [n for n in names if _fits(cls, self.count[n])]
             self.room.append(names)
             self.heaps.append([(self.count[n], n) for n in names] if cls.packing is Packing.FEWEST else [])
             heapq.heapify(self.heaps[-1])
@@ -168,7 +186,7 @@ class _Rooms:
             while heap:
                 count, name = heap[0]
                 now = self.count[name]
-                if cls.limit and now >= cls.limit:
+                if not _fits(cls, now):
                     heapq.heappop(heap)  # full for this class, for good: counts only grow
                 elif now == count:
                     return name
@@ -179,12 +197,12 @@ class _Rooms:
             return names[self.rng.randrange(len(names))]
         return names[0]
 
-    def take(self, name: str) -> None:
-        self.count[name] += 1
+    def take(self, name: str, demand: int) -> None:
+        self.count[name] += demand
         count = self.count[name]
         for k in self.members[name]:
             cls = self.p.classes[k]
-            if cls.limit and count >= cls.limit:
+            if not _fits(cls, count):
                 names = self.room[k]
                 at = bisect_left(names, name)
                 if at < len(names) and names[at] == name:
@@ -192,17 +210,22 @@ class _Rooms:
 
     def open(self, name: str, cls: _Class) -> None:
         """A new cluster, holding one request: every class of the pool may join it."""
-        self.count[name] = self.count.get(name, 0) + 1
+        self.count[name] = self.count.get(name, 0) + cls.demand
         if cls.exclusive or cls.pool is None:
             return
         for k in self.pool_classes[cls.pool]:
             other = self.p.classes[k]
-            if other.limit and self.count[name] >= other.limit:
+            if not _fits(other, self.count[name]):
                 continue
             insort(self.room[k], name)
             self.members[name].append(k)
             if other.packing is Packing.FEWEST:
                 heapq.heappush(self.heaps[k], (self.count[name], name))
+
+
+def _fits(cls: _Class, count: int) -> bool:
+    """Whether one more request of the class may join a cluster holding `count`."""
+    return cls.limit == 0 or count + cls.demand <= cls.limit
 
 
 def _new_name(r: PlacementRequest) -> str:
@@ -218,7 +241,7 @@ def _greedy(problem: _Problem, seed: int) -> _Placement:
         name = rooms.pick(cls)
         if name is not None:
             _record(problem, out, position, name)
-            rooms.take(name)
+            rooms.take(name, cls.demand)
         elif cls.pool is not None:
             name = _new_name(problem.request(position))
             out.created[position] = name
@@ -255,14 +278,14 @@ def _levels(problem: _Problem, part: Sequence[int], placement: _Placement) -> tu
     members = set(part)
     mine = {key: n for key, n in allot.items() if key[0] in members}
     aim = 0
-    packing = problem.classes[part[0]].packing
+    kind = problem.classes[part[0]].aim
     rows = _rows_of(problem, part)
-    if packing is Packing.FEWEST:
+    if kind == "squares":
         load = {row: problem.base[row] for row in rows}
-        for (_, row), n in mine.items():
-            load[row] += n
+        for (k, row), n in mine.items():
+            load[row] += n * problem.classes[k].demand
         aim = sum(v * v for v in load.values())
-    elif packing is Packing.FIRST:
+    elif kind == "rank":
         rank = {row: i for i, row in enumerate(rows)}
         aim = sum(rank[row] * n for (_, row), n in mine.items())
     return unplaced, created, aim
@@ -330,7 +353,8 @@ def _joint(
     # of limit at most L stay within L. Greedy's queue always passes; unlimited requests go last.
     for row, members in on.items():
         for limit, within in _tiers(members):
-            model.add(total_of(within) + problem.base[row] <= limit)
+            xs, demands = [x for x, _ in within], [d for _, d in within]
+            model.add(cp_model.LinearExpr.weighted_sum(xs, demands) + problem.base[row] <= limit)
 
     # Every request is placed: on an existing cluster, else on a new one of its pool.
     unplaced_terms, created_terms = [], []
@@ -345,7 +369,7 @@ def _joint(
         elif cls.pool is None:
             unplaced_terms.append(rest)
         else:
-            spill[cls.pool].append(rest)
+            spill[cls.pool].append(cls.demand * rest)
     for pool, rests in spill.items():
         limit = _pool_limit(problem, part, pool)
         demand = _pool_demand(problem, part, pool)
@@ -399,15 +423,60 @@ def _joint(
         for var, v in zip(every, values, strict=True):
             model.add_hint(var, v)
     assert best is not None
-    packing = classes[0].packing
-    if packing is Packing.RANDOM:
+    kind = classes[0].aim
+    if kind == "none":
         return _Joint(best, True, None, False, seconds, build_seconds)
+    if any(cls.demand != 1 for cls in classes):
+        # Requests of several slots do not split: no flow; CP-SAT with the square's tangents.
+        aim = _squares(model, on, problem, classes) if kind == "squares" else _ranks(y, problem, part)
+        model.minimize(aim)
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            return _Joint(best, False, None, True, seconds, build_seconds)
+        solver.parameters.max_time_in_seconds = remaining
+        began = time.perf_counter()
+        status = solver.solve(model)
+        seconds += time.perf_counter() - began
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return _Joint(best, False, None, solver.wall_time >= remaining * 0.99, seconds, build_seconds)
+        answer = {key: solver.value(var) for key, var in y.items() if solver.value(var)}
+        limited = status != cp_model.OPTIMAL and solver.wall_time >= remaining * 0.99
+        return _Joint(answer, status == cp_model.OPTIMAL, None, limited, seconds, build_seconds)
     began = time.perf_counter()
     unplaced = sum(solver.value(t) for t in unplaced_terms)
     split = {pool: solver.value(var) for pool, var in opened.items()}
     flowed, proven = _best_split(problem, part, arcs, split, unplaced)
     seconds += time.perf_counter() - began
     return _Joint(flowed or best, proven and flowed is not None, None, False, seconds, build_seconds)
+
+
+def _squares(model, on, problem: _Problem, classes: list[_Class]):
+    """The sum over clusters of (load^2 - tenants^2), each square as its tangents at the integers
+    (exact where the load is an integer, a convex envelope for the LP)."""
+    from ortools.sat.python import cp_model
+
+    ceiling = _balanced_ceilings(problem, classes)
+    terms = []
+    for row, members in on.items():
+        base = problem.base[row]
+        extra = cp_model.LinearExpr.weighted_sum([x for _, x in members], [cls.demand for cls, _ in members])
+        most = min(
+            sum(cls.demand * len(cls.requests) for cls, _ in members),
+            max(0, max(cls.limit or ceiling[cls.index] for cls, _ in members) - base),
+        )
+        square = model.new_int_var(0, (base + most) ** 2 - base * base, "")
+        for a in range(base, base + most):
+            model.add(square >= (2 * a + 1) * (base + extra) - a * (a + 1) - base * base)
+        terms.append(square)
+    return cp_model.LinearExpr.sum(terms)
+
+
+def _ranks(y, problem: _Problem, part: list[int]):
+    from ortools.sat.python import cp_model
+
+    rank = {row: i for i, row in enumerate(_rows_of(problem, part))}
+    keys = sorted(y)
+    return cp_model.LinearExpr.weighted_sum([y[k] for k in keys], [rank[k[1]] for k in keys])
 
 
 _SPLITS = 64  # the most ways to split the new clusters over pools that are all tried
@@ -463,24 +532,24 @@ def _compositions(total: int, tops: list[int], most: int):
 
 def _arcs(problem: _Problem, classes: list[_Class]) -> dict[tuple[int, int], int]:
     """(class, cluster) -> the most requests of the class the cluster can take."""
-    ceiling = _balanced_ceilings(problem, classes) if classes[0].packing is Packing.FEWEST else {}
+    ceiling = _balanced_ceilings(problem, classes) if classes[0].aim == "squares" else {}
     out = {}
     for cls in classes:
         n = len(cls.requests)
         for row in cls.candidates:
             limit = cls.limit or ceiling.get(cls.index, 0)
-            room = n if limit == 0 else min(n, limit - problem.base[row])
+            room = n if limit == 0 else min(n, (limit - problem.base[row]) // cls.demand)
             if room > 0:
                 out[(cls.index, row)] = room
     return out
 
 
 def _tiers(members):
-    """For each distinct limit L on a cluster, the members (class, x) of limit at most L."""
-    by_limit = sorted(((cls.limit, x) for cls, x in members if cls.limit), key=lambda m: m[0])
+    """For each distinct limit L on a cluster, the members of limit at most L, as (x, demand)."""
+    by_limit = sorted(((cls.limit, x, cls.demand) for cls, x in members if cls.limit), key=lambda m: m[0])
     within: list = []
-    for at, (limit, x) in enumerate(by_limit):
-        within.append(x)
+    for at, (limit, x, demand) in enumerate(by_limit):
+        within.append((x, demand))
         if at + 1 == len(by_limit) or by_limit[at + 1][0] != limit:
             yield limit, list(within)
 
@@ -513,7 +582,7 @@ def _aim_flow(
     from ortools.graph.python import min_cost_flow
 
     classes = [problem.classes[k] for k in part]
-    packing = classes[0].packing
+    kind = classes[0].aim
     rows = _rows_of(problem, part)
     rank = {row: i for i, row in enumerate(rows)}
     node = iter(range(1 << 62))
@@ -566,10 +635,10 @@ def _aim_flow(
             arc(tier_node[here], tier_node[after] if after is not None else top, max(0, here - base))
         for cls, room in members:
             entry = tier_node[cls.limit] if cls.limit else top
-            price = rank[row] if packing is Packing.FIRST else 0
+            price = rank[row] if kind == "rank" else 0
             placed[(cls.index, row)] = arc(class_node[cls.index], entry, room, price)
         most = sum(room for _, room in members)
-        if packing is Packing.FEWEST:
+        if kind == "squares":
             for step in range(most):
                 arc(top, sink, 1, 2 * (base + step) + 1)
         else:
@@ -597,12 +666,12 @@ def _balanced_ceilings(problem: _Problem, classes: list[_Class]) -> dict[int, in
     more than one above the class's emptiest candidate would lower the sum of squares by moving.
     The emptiest candidate holds at most the average of the candidates' tenants, with every
     request of the part counted."""
-    requests = sum(len(cls.requests) for cls in classes)
+    load = sum(len(cls.requests) * cls.demand for cls in classes)
     out = {}
     for cls in classes:
         if cls.limit == 0 and cls.candidates:
-            tenants = sum(problem.base[row] for row in cls.candidates) + requests
-            out[cls.index] = tenants // len(cls.candidates) + 1
+            tenants = sum(problem.base[row] for row in cls.candidates) + load
+            out[cls.index] = tenants // len(cls.candidates) + cls.demand
     return out
 
 
@@ -660,7 +729,7 @@ def _hand_out(
             name = allotted.take(problem.names[wanted] if wanted is not None else None, rng)
         if name is not None:
             out.existing[position] = problem.index[name]
-            count[name] += 1
+            count[name] += cls.demand
             continue
         if cls.pool is None:
             continue
@@ -747,7 +816,7 @@ def solve_tenancy(
     for part in _parts(problem):
         greedy_levels = _levels(problem, part, greedy)
         chosen_levels = greedy_levels
-        if mode == "optimal" and len(part) > 1:
+        if mode == "optimal" and not _greedy_is_optimal(problem, part):
             joint = _joint(problem, part, greedy, seed=seed, budget=budget, deadline=deadline)
             models += 1
             if joint is None:
@@ -780,6 +849,17 @@ def solve_tenancy(
     return results, stats
 
 
+def _greedy_is_optimal(problem: _Problem, part: list[int]) -> bool:
+    """On one class of one-slot requests, greedy's queue is the optimum when its packing rule is
+    the aim: it fills every slot before creating, a new cluster before the next, and Balanced's
+    fewest-first is water filling."""
+    if len(part) > 1:
+        return False
+    cls = problem.classes[part[0]]
+    rule = {Packing.FEWEST: "squares", Packing.FIRST: "rank", Packing.RANDOM: "none"}[cls.packing]
+    return cls.demand == 1 and cls.aim == rule
+
+
 def _combined(levels: list[int], problem: _Problem) -> int:
     """The levels as one number to maximise (the summary's objective): minus the levels weighed
     exactly, each level's weight above the widest the levels below it can be for this batch."""
@@ -802,8 +882,8 @@ def _replace(problem: _Problem, part: list[int], final: _Placement, answer: _Pla
 def _results(problem: _Problem, placement: _Placement) -> list[RequestResult]:
     out: list[RequestResult | None] = [None] * len(problem.requests)
     count = list(problem.base)
-    for row in placement.existing.values():
-        count[row] += 1
+    for position, row in placement.existing.items():
+        count[row] += problem.request(position).tenancy.demand
     for i in problem.kept:
         r = problem.requests[i]
         name = r.existing[0].cluster
@@ -812,14 +892,17 @@ def _results(problem: _Problem, placement: _Placement) -> list[RequestResult]:
         )
     for position, i in enumerate(problem.pending):
         r = problem.requests[i]
+        released = (problem.forced[i],) if i in problem.forced else ()
         if position in placement.existing:
             choice = Choice(problem.names[placement.existing[position]])
         elif position in placement.created:
             choice = Choice(placement.created[position], created=True)
         else:
-            out[i] = RequestResult(r.key, (), unselected=_full(problem, position, count), satisfied=False)
+            out[i] = RequestResult(
+                r.key, (), released, unselected=_full(problem, position, count), satisfied=False
+            )
             continue
-        out[i] = RequestResult(r.key, (choice,))
+        out[i] = RequestResult(r.key, (choice,), released)
     return [r for r in out if r is not None]
 
 

@@ -45,6 +45,9 @@ def request(
     pool: str | None = "",
     exclusive: bool = False,
     held: str | None = None,
+    movable: bool = False,
+    demand: int = 1,
+    balance: bool = False,
 ) -> PlacementRequest:
     return PlacementRequest(
         name,
@@ -60,6 +63,9 @@ def request(
             pool=purpose if pool == "" else pool,
             new_cluster=f"ns/{purpose}-{name}" if limit or exclusive else f"ns/{purpose}",
             exclusive=exclusive,
+            movable=movable,
+            demand=demand,
+            balance=balance,
         ),
     )
 
@@ -215,23 +221,32 @@ PURPOSES = ("a", "b", "c")
 
 @st.composite
 def tenancy_batches(draw):
+    """openMCP-like batches (limits, pools, exclusive, granted requests that never move) or
+    kcp-like ones (movable holds, several-slot units, balance, clusters cordoned for newcomers)."""
+    from model import Taint
+
     packing = draw(st.sampled_from(list(Packing)))
+    kcp = draw(st.booleans())
     limits = {p: draw(st.integers(0, 3)) for p in PURPOSES}
-    exclusive = draw(st.sampled_from([None, "c"]))
+    exclusive = None if kcp else draw(st.sampled_from([None, "c"]))
     if exclusive:
         limits[exclusive] = 0
+    cordoned = Taint("cordoned", "", "NoSchedule", new_only=True)
     clusters = []
     for i in range(draw(st.integers(0, 5))):
         purposes = draw(st.sets(st.sampled_from(PURPOSES), min_size=1))
         clusters.append(
-            cluster(
-                f"c{i}",
-                *sorted(purposes),
+            Cluster(
+                f"ns/c{i}",
+                traits=frozenset(f"purpose:{p}" for p in sorted(purposes)),
                 load=draw(st.integers(0, 3)),
                 eligible=draw(st.booleans()) or i % 2 == 0,
+                ineligible_reason="gone",
+                taints=(cordoned,) if kcp and draw(st.integers(0, 3)) == 0 else (),
             )
         )
     names = [c.name for c in clusters]
+    balance = kcp and draw(st.booleans())
     requests = []
     for i in range(draw(st.integers(1, 9))):
         purpose = draw(st.sampled_from(PURPOSES))
@@ -243,9 +258,12 @@ def tenancy_batches(draw):
                 purpose,
                 limit=limits[purpose],
                 packing=packing,
-                pool=draw(st.sampled_from(["", "", "", None])),
+                pool=None if kcp else draw(st.sampled_from(["", "", "", None])),
                 exclusive=purpose == exclusive,
                 held=held,
+                movable=kcp,
+                demand=draw(st.integers(1, 3)) if kcp else 1,
+                balance=balance,
             )
         )
     return batch(clusters, requests, seed=draw(st.integers(0, 3)))
@@ -270,9 +288,11 @@ def test_property_one_purpose_alone_gets_greedys_answer(b):
     alone = Batch(b.clusters, tuple(r for r in b.requests if r.required[0].traits == purpose), seed=b.seed)
     greedy = solve(alone, SolveOptions(mode="greedy", seed=b.seed))
     optimal = solve(alone, SolveOptions(mode="optimal", seed=b.seed))
-    pools = {r.tenancy.pool for r in alone.requests if not r.existing}
-    if len(pools) <= 1:  # one class: nothing couples
-        assert optimal.requests == greedy.requests
+    pending = [r.tenancy for r in alone.requests if not r.existing or r.tenancy.movable]
+    one_class = len({(t.pool, t.demand) for t in pending}) <= 1
+    packing_is_the_aim = not any(t.balance and t.packing is not Packing.FEWEST for t in pending)
+    if one_class and packing_is_the_aim and all(t.demand == 1 for t in pending):
+        assert optimal.requests == greedy.requests  # nothing couples: greedy's queue is optimal
 
 
 def test_solve_tenancy_reports_per_request_in_the_given_order():
@@ -327,3 +347,84 @@ def test_explain_exclusive_and_granted():
     assert {c.cluster: c.verdict for c in got.clusters}["ns/a"] is Verdict.EXCLUSIVE
     granted = explain(b, result, "ns/g")
     assert {c.cluster: c.verdict for c in granted.clusters} == {"ns/a": Verdict.FULL, "ns/b": Verdict.KEPT}
+
+
+# ---------------------------------------------------------------------------------------------
+# Movable holds, demand and balance (kcp's units: a namespace, or a Placement of several)
+
+
+def unit(name, order, location, *, held=None, demand=1, packing=Packing.RANDOM):
+    return PlacementRequest(
+        name,
+        "ws",
+        mode=SelectionMode.N,
+        count=1,
+        required=(ClusterTerm(traits=(f"location:{location}",)),),
+        existing=(ExistingDecision(held),) if held else (),
+        tenancy=Tenancy(order=order, packing=packing, movable=True, demand=demand, balance=True),
+    )
+
+
+def site(name, *locations, eligible=True, taints=()):
+    from model import Cluster as C
+
+    return C(
+        f"ws/{name}",
+        traits=frozenset(f"location:{loc}" for loc in locations),
+        eligible=eligible,
+        ineligible_reason="" if eligible else "evicting",
+        taints=tuple(taints),
+    )
+
+
+def test_a_movable_hold_stays_while_valid_and_moves_within_its_location_when_not():
+    from model import Taint
+
+    cordoned = Taint("kcp/unschedulable", "", "NoSchedule", new_only=True)
+    b = batch(
+        [
+            site("a", "east"),
+            site("b", "east", eligible=False),
+            site("c", "east", taints=[cordoned]),
+            site("d", "west"),
+        ],
+        [
+            unit("n1", 1, "east", held="ws/a"),
+            unit("n2", 2, "east", held="ws/b"),
+            unit("n3", 3, "east", held="ws/c"),
+        ],
+    )
+    for mode in ("greedy", "optimal"):
+        result = solve(b, SolveOptions(mode=mode))
+        assert check(b, result) == []
+        got = result.by_request()
+        assert got["ws/n1"].selected[0].cluster == "ws/a" and got["ws/n1"].selected[0].kept
+        assert got["ws/n3"].selected[0].cluster == "ws/c"  # cordoned: keeps what it holds
+        moved = got["ws/n2"]
+        assert moved.released == ("ws/b",)
+        assert moved.selected[0].cluster == "ws/a"  # the only valid newcomer's cluster in east
+
+
+def test_no_valid_cluster_left_releases_and_is_unsatisfied():
+    b = batch([site("b", "east", eligible=False)], [unit("n", 1, "east", held="ws/b")])
+    result = solve(b, SolveOptions(mode="optimal"))
+    got = result.requests[0]
+    assert (got.selected, got.released, got.satisfied) == ((), ("ws/b",), False)
+    assert check(b, result) == []
+
+
+def test_balance_levels_weighted_units_where_greedy_draws_at_random():
+    clusters = [site(n, "east") for n in "abc"]
+    units = [unit(f"p{i}", i, "east", demand=d) for i, d in enumerate([6, 3, 3, 2, 2, 2])]
+    b = batch(clusters, units)
+    optimal = solve(b, SolveOptions(mode="optimal"))
+    assert check(b, optimal) == []
+    load = {c.name: 0 for c in clusters}
+    demand = {r.key: r.tenancy.demand for r in units}
+    for got in optimal.requests:
+        load[got.selected[0].cluster] += demand[got.request]
+    assert sorted(load.values()) == [6, 6, 6]
+    for seed in range(5):
+        greedy = solve(b, SolveOptions(mode="greedy", seed=seed))
+        assert optimal.stats.objective >= greedy.stats.objective
+        assert check(b, greedy) == []
