@@ -247,6 +247,7 @@ def _explain_tenancy(batch: Batch, result: Result, request: PlacementRequest) ->
     tenancy = request.tenancy
     mode = result.stats.mode
     chosen = {c.cluster for c in got.selected}
+    granted = any(c.kept for c in got.selected)  # holds, kept: nothing was decided
     by_key = result.by_request()
     # Tenants per cluster as the request found them: granted requests and outside load always; the
     # batch's other new placements, greedy: those before it in the queue; optimal: all of them.
@@ -262,15 +263,15 @@ def _explain_tenancy(batch: Batch, result: Result, request: PlacementRequest) ->
         if name not in tenants:
             continue
         before = (other.tenancy.order, other.key) < turn
-        if other.existing or mode != "greedy" or before:
-            tenants[name] += 1
+        if answer.selected[0].kept or mode != "greedy" or before:
+            tenants[name] += other.tenancy.demand
     filters = [_tenancy_filters(request, c) for c in batch.clusters]
     candidates = [
         c.name
         for c, failed in zip(batch.clusters, filters, strict=True)
         if not failed
         and not tenancy.exclusive
-        and not request.existing
+        and not granted
         and _has_room(tenancy.limit, tenants[c.name])
     ]
     rank = _tenancy_ranks(tenancy.packing, candidates, tenants)
@@ -279,8 +280,10 @@ def _explain_tenancy(batch: Batch, result: Result, request: PlacementRequest) ->
     for cluster, failed in zip(batch.clusters, filters, strict=True):
         name = cluster.name
         if name in chosen:
-            verdict = Verdict.KEPT if request.existing else Verdict.CHOSEN
-        elif request.existing:
+            verdict = Verdict.KEPT if granted else Verdict.CHOSEN
+        elif name in got.released:
+            verdict = Verdict.RELEASED  # a hold no longer valid, given up (a forced move)
+        elif granted:
             verdict = Verdict.FULL  # granted: never moves, nothing was scheduled
         elif failed:
             verdict = Verdict.FILTERED

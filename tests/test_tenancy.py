@@ -428,3 +428,13 @@ def test_balance_levels_weighted_units_where_greedy_draws_at_random():
         greedy = solve(b, SolveOptions(mode="greedy", seed=seed))
         assert optimal.stats.objective >= greedy.stats.objective
         assert check(b, greedy) == []
+
+
+def test_explain_a_forced_move():
+    from solver.explain import Verdict, explain
+
+    b = batch([site("a", "east"), site("b", "east", eligible=False)], [unit("n", 1, "east", held="ws/b")])
+    result = solve(b, SolveOptions(mode="optimal"))
+    got = explain(b, result, "ws/n")
+    verdicts = {c.cluster: c.verdict for c in got.clusters}
+    assert verdicts == {"ws/a": Verdict.CHOSEN, "ws/b": Verdict.RELEASED}
