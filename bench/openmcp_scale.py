@@ -204,13 +204,28 @@ def markdown(frame: pl.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _revision() -> str:
+    """The commit measured, and the packages with uncommitted changes to tracked files, if any."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+        return done.stdout if done.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short", "HEAD").strip()
+    if not commit:
+        return ""
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", "adapters", "model", "solver")
+    dirty = sorted({"/".join(line[3:].split("/")[:2]) for line in changed.splitlines() if line.strip()})
+    return f"Measured at {commit}" + (f", with uncommitted changes in {', '.join(dirty)}." if dirty else ".")
+
+
 def _environment() -> str:
     from importlib.metadata import version
 
     return (
         f"Python {platform.python_version()} on {platform.system()} {platform.machine()}, "
-        f"{os.cpu_count()} CPUs; ortools {version('ortools')}."
-    )
+        f"{os.cpu_count()} CPUs; ortools {version('ortools')}. {_revision()}"
+    ).rstrip()
 
 
 LEGEND = """\
@@ -227,8 +242,11 @@ LEGEND = """\
   on a tiny hub first: no imports, no first CP-SAT model).
   **wall**: the scheduler's own work (load + solve + emit) on parsed input. **solver**:
   `solver.solve` alone; **CP-SAT**: the search inside it (summed over parts searched side by side).
-- **status**: GREEDY, or the CP-SAT status of optimal mode with its proven gap; a time-limited
-  solve would say so.
+- **status**: GREEDY, or optimal mode's status: OPTIMAL (every level proven), FEASIBLE (CP-SAT
+  proved the first two levels, the requests left without a cluster and the clusters created;
+  the strategy's aim after them, Balanced here, is exact for CP-SAT's split of the new clusters
+  over pools but not proven over every split: see solver/tenancy.py). A time-limited solve
+  would say so.
 - **peak MiB**: peak resident memory of the in-process measurement (hub generation included).
 """
 
