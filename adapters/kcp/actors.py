@@ -86,6 +86,7 @@ __all__ = [
     "describe",
     "diff_objects",
     "facets",
+    "generation_of",
     "identity",
     "label_losses",
     "namespace_controller_v05",
@@ -164,6 +165,13 @@ class Acted:
 
 
 # ================================================================================ object helpers
+
+
+def generation_of(objects: Iterable[Mapping[str, Any]]) -> str:
+    """The API generation a set of objects is in: v0.5 when it holds WorkloadClusters and no
+    SyncTarget or Placement, else v0.8."""
+    kinds = {o.get("kind") for o in objects}
+    return "v0.5" if "WorkloadCluster" in kinds and not kinds & {"SyncTarget", "Placement"} else "v0.8"
 
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -1,0 +1,161 @@
+"""The kcp workspace-set generator (adapters.kcp.generate), both generations: determinism, sizes,
+the shape of every kind as the adapter reads it, the cluster-state mix, placed and new namespaces,
+and that the set loads and solves in both modes with the unplaceable namespaces reported."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import UTC, datetime
+
+import pytest
+
+from adapters.kcp import names as n
+from adapters.kcp.annotation import parse_placement
+from adapters.kcp.generate import GENERATIONS, generate
+from adapters.kcp.keys import sync_target_key
+from adapters.manifests import dump_yaml_stream, parse_text
+
+NOW = datetime(2026, 11, 21, 12, tzinfo=UTC)
+
+
+def kinds(objects):
+    return Counter(o["kind"] for o in objects)
+
+
+def of(objects, kind):
+    return [o for o in objects if o["kind"] == kind]
+
+
+@pytest.fixture(scope="module", params=GENERATIONS)
+def medium(request):
+    return request.param, generate(200, 600, seed=0, now=NOW, generation=request.param)
+
+
+def test_same_arguments_same_bytes_and_seeds_differ():
+    for generation in GENERATIONS:
+        first = dump_yaml_stream(generate(60, 90, seed=4, now=NOW, generation=generation))
+        assert first == dump_yaml_stream(generate(60, 90, seed=4, now=NOW, generation=generation))
+        assert first != dump_yaml_stream(generate(60, 90, seed=5, now=NOW, generation=generation))
+    assert generate(60, 90, seed=4, now=NOW) == generate(60, 90, seed=4, now=NOW, generation="v0.8")
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="generation"):
+        generate(5, 5, seed=0, now=NOW, generation="v0.6")
+    with pytest.raises(ValueError, match="non-negative"):
+        generate(-1, 5, seed=0, now=NOW)
+    with pytest.raises(TypeError):
+        generate(5, 5, seed=0, now="2026-11-21T12:00:00Z")
+    assert generate(0, 0, seed=0, now=NOW) == []
+
+
+@pytest.mark.parametrize("generation", GENERATIONS)
+@pytest.mark.parametrize(("clusters", "placements"), [(0, 7), (6, 0), (1, 1), (3, 40), (25, 30)])
+def test_small_and_empty_sizes_round_trip(generation, clusters, placements):
+    objects = generate(clusters, placements, seed=1, now=NOW, generation=generation)
+    cluster_kind = n.WORKLOAD_CLUSTER if generation == "v0.5" else n.SYNC_TARGET
+    assert kinds(objects)[cluster_kind] == clusters
+    assert kinds(objects)[n.NAMESPACE] == placements
+    assert [m.obj for m in parse_text(dump_yaml_stream(objects), "set.yaml")] == objects
+
+
+def test_sizes_and_locations(medium):
+    generation, objects = medium
+    counted = kinds(objects)
+    cluster_kind = n.WORKLOAD_CLUSTER if generation == "v0.5" else n.SYNC_TARGET
+    assert counted[cluster_kind] == 200 and counted[n.NAMESPACE] == 600
+    assert counted[n.LOCATION] == 20  # one per ten clusters, the lab's included
+    resource = "workloadclusters" if generation == "v0.5" else "synctargets"
+    for location in of(objects, n.LOCATION):
+        assert location["spec"]["resource"] == {
+            "group": n.WORKLOAD_GROUP,
+            "version": "v1alpha1",
+            "resource": resource,
+        }
+        assert location["spec"]["instanceSelector"]["matchLabels"]
+        assert {"region", "provider", "environment", "tier"} <= set(location["metadata"]["labels"])
+    names = [(o["metadata"]["clusterName"], o["kind"], o["metadata"]["name"]) for o in objects]
+    assert len(names) == len(set(names))  # unique within a workspace
+
+
+def test_cluster_state_mix(medium):
+    generation, objects = medium
+    cluster_kind = n.WORKLOAD_CLUSTER if generation == "v0.5" else n.SYNC_TARGET
+    clusters = of(objects, cluster_kind)
+    unready = [c for c in clusters if c["status"]["conditions"][0]["status"] == "False"]
+    cordoned = [c for c in clusters if c["spec"].get("unschedulable")]
+    evicting = [c for c in clusters if c["spec"].get("evictAfter", "9999") <= "2026-11-21T12:00:00Z"]
+    announced = [c for c in clusters if c["spec"].get("evictAfter", "") > "2026-11-21T12:00:00Z"]
+    # 198 main clusters (3%, 2%, 1.5%, 0.5% of them exactly) and the lab's two (unready, evicting).
+    assert (len(unready), len(cordoned), len(evicting), len(announced)) == (6 + 1, 4, 3 + 1, 1)
+    lab = [c for c in clusters if c["metadata"]["clusterName"].endswith("compute-lab")]
+    assert len(lab) == 2 and all(c in unready or c in evicting for c in lab)
+
+
+def test_bindings(medium):
+    generation, objects = medium
+    bindings = of(objects, n.API_BINDING)
+    workspaces = {ns["metadata"]["clusterName"] for ns in of(objects, n.NAMESPACE)}
+    assert len(workspaces) - len(bindings) >= 1  # some workspaces are not bound
+    for binding in bindings:
+        reference = binding["spec"]["reference"]["workspace"]
+        assert reference["exportName"] == "kubernetes"
+        assert ("workspaceName" in reference) == (generation == "v0.5")
+    not_ready = [b for b in bindings if b["status"]["conditions"][1]["status"] == "False"]
+    assert len(not_ready) >= 1
+
+
+def test_v05_namespaces_placed_and_new():
+    objects = generate(200, 600, seed=0, now=NOW, generation="v0.5")
+    spaces = of(objects, n.NAMESPACE)
+    states = Counter()
+    clusters = {c["metadata"]["name"] for c in of(objects, n.WORKLOAD_CLUSTER)}
+    locations = {(o["metadata"]["clusterName"], o["metadata"]["name"]) for o in of(objects, n.LOCATION)}
+    malformed = 0
+    for ns in spaces:
+        annotations = ns["metadata"].get("annotations", {})
+        parsed = parse_placement(annotations.get(n.PLACEMENT_ANNOTATION))
+        assert not parsed.invalid
+        malformed += bool(parsed.malformed)
+        for entry, state in parsed.entries.values():
+            states[state] += 1
+            assert entry.cluster in clusters and (entry.workspace, entry.location) in locations
+            label = ns["metadata"]["labels"].get(n.V05_STATE_LABEL + entry.cluster)
+            assert label == ("Sync" if state != n.State.UNBOUND else None)
+        if parsed.entries:
+            assert annotations[n.NEGOTIATION_ANNOTATION] == "root:acme:compute"
+    placed = sum(1 for ns in spaces if n.PLACEMENT_ANNOTATION in ns["metadata"].get("annotations", {}))
+    assert 0.6 < placed / len(spaces) < 0.8
+    assert states[n.State.BOUND] > 300 and min(states.values()) >= 5 and len(states) == 4
+    assert malformed >= 1
+    assert any(n.SCHEDULING_DISABLED in ns["metadata"]["labels"] for ns in spaces)
+
+
+def test_v08_placements_and_namespaces():
+    objects = generate(200, 600, seed=0, now=NOW, generation="v0.8")
+    placements = of(objects, n.PLACEMENT)
+    targets = {
+        sync_target_key(c["metadata"]["clusterName"], c["metadata"]["name"])
+        for c in of(objects, n.SYNC_TARGET)
+    }
+    bound = [p for p in placements if p.get("status", {}).get("phase") == "Bound"]
+    assert 0.7 < len(bound) / len(placements) < 0.95
+    for p in bound:
+        assert p["metadata"]["annotations"][n.SYNC_TARGET_ANNOTATION] in targets
+        assert p["status"]["selectedLocation"]["path"] in ("root:compute", "root:compute-lab")
+    assert {p["metadata"]["name"] for p in placements} == {"default", "gpu"}
+    assert any(p["spec"]["namespaceSelector"] == {} for p in placements)
+    spaces = of(objects, n.NAMESPACE)
+    marked = [ns for ns in spaces if ns["metadata"].get("annotations", {}).get(n.PLACEMENT_ANNOTATION) == ""]
+    assert 0.5 < len(marked) / len(spaces) < 0.9
+    for ns in marked:
+        keys = [k for k in ns["metadata"]["labels"] if k.startswith(n.STATE_LABEL)]
+        assert keys and all(k[len(n.STATE_LABEL) :] in targets for k in keys)
+    moving = [
+        ns
+        for ns in spaces
+        if any(k.startswith(n.DELETION_ANNOTATION) for k in ns["metadata"].get("annotations", {}))
+    ]
+    assert moving
+    assert json.dumps(objects)  # plain data
