@@ -21,13 +21,13 @@ from adapters.kcp.actors import (
     Transition,
     describe,
     diff_objects,
-    dump_placement,
     label_losses,
     namespace_controller_v05,
     namespace_controller_v08,
     resource_controller,
     syncer,
 )
+from adapters.kcp.annotation import format_placement
 
 T0 = datetime(2026, 11, 21, 12, tzinfo=UTC)
 WS = "root:org:team"
@@ -47,7 +47,7 @@ def loc(cluster: str, location: str = "us-east") -> str:
 def namespace(name="app", *, entries=None, labels=None, annotations=None, finalizers=None, ws=WS):
     meta = {"name": name, "annotations": {"kcp.io/cluster": ws, **(annotations or {})}}
     if entries is not None:
-        meta["annotations"][PLACEMENT] = dump_placement(entries)
+        meta["annotations"][PLACEMENT] = format_placement(entries)
     if labels:
         meta["labels"] = dict(labels)
     if finalizers:
@@ -161,7 +161,7 @@ def test_v05_removing_waits_for_the_syncer_then_unbound():
     objects, _, _ = run_actors(v05_hub("Bound"), "v0.5", T0)
     removing = copy.deepcopy(objects)
     ns = find(removing, "Namespace", "app")
-    ns["metadata"]["annotations"][PLACEMENT] = dump_placement({loc("c1"): "Removing"})
+    ns["metadata"]["annotations"][PLACEMENT] = format_placement({loc("c1"): "Removing"})
     later = T0 + timedelta(minutes=1)
     after = namespace_controller_v05(removing, later)
     ns = find(after.objects, "Namespace", "app")
@@ -192,7 +192,7 @@ def test_v05_removing_waits_for_the_syncer_then_unbound():
 def test_v05_coordination_finalizers_hold_the_removal_back():
     objects, _, _ = run_actors(v05_hub("Bound", coordination="ingress.example.com/drain"), "v0.5", T0)
     ns = find(objects, "Namespace", "app")
-    ns["metadata"]["annotations"][PLACEMENT] = dump_placement({loc("c1"): "Removing"})
+    ns["metadata"]["annotations"][PLACEMENT] = format_placement({loc("c1"): "Removing"})
     objects, _, _ = run_actors(objects, "v0.5", T0)
     held = find(objects, "ConfigMap", "cfg")
     assert labels(held) == {V05.state + "c1": "Sync"}
@@ -226,7 +226,7 @@ def test_v05_a_label_no_entry_names_is_taken_down_like_removing():
     objects = v05_hub("Pending")
     objects, _, _ = run_actors(objects, "v0.5", T0)
     ns = find(objects, "Namespace", "app")
-    ns["metadata"]["annotations"][PLACEMENT] = dump_placement({loc("c2"): "Pending"})  # c1 dropped
+    ns["metadata"]["annotations"][PLACEMENT] = format_placement({loc("c2"): "Pending"})  # c1 dropped
     objects, _, _ = run_actors(objects, "v0.5", T0)
     ns = find(objects, "Namespace", "app")
     assert labels(ns) == {V05.state + "c2": "Sync"}
@@ -239,13 +239,13 @@ def test_v05_a_label_no_entry_names_is_taken_down_like_removing():
 def test_v05_revival_calls_the_removal_off():
     objects, _, _ = run_actors(v05_hub("Bound", coordination="hold"), "v0.5", T0)
     ns = find(objects, "Namespace", "app")
-    ns["metadata"]["annotations"][PLACEMENT] = dump_placement({loc("c1"): "Removing"})
+    ns["metadata"]["annotations"][PLACEMENT] = format_placement({loc("c1"): "Removing"})
     objects, _, _ = run_actors(objects, "v0.5", T0)
     assert V05.deletion + "c1" in annotations(find(objects, "Deployment", "web"))
     assert "labels" not in find(objects, "Deployment", "web")["metadata"]
     # The scheduler revives c1 under another location that selects it too.
     ns = find(objects, "Namespace", "app")
-    ns["metadata"]["annotations"][PLACEMENT] = dump_placement({loc("c1", "eu"): "Bound"})
+    ns["metadata"]["annotations"][PLACEMENT] = format_placement({loc("c1", "eu"): "Bound"})
     objects, _, _ = run_actors(objects, "v0.5", T0)
     for kind, name in (("ConfigMap", "cfg"), ("Deployment", "web"), ("Namespace", "app")):
         obj = find(objects, kind, name)
@@ -422,10 +422,13 @@ def test_v08_several_placements_give_one_label_per_target():
     assert labels(acted.objects[-1]) == {V08.state + K1: "Sync", V08.state + K2: "Sync"}
 
 
-def test_v08_an_unreadable_deletion_time_counts_as_long_past():
-    ns = namespace(labels={V08.state + K1: "Sync"}, annotations={V08.deletion + K1: "yesterday"})
-    acted = namespace_controller_v08([ns], T0)
-    assert "labels" not in acted.objects[0]["metadata"]
+def test_v08_an_unreadable_deletion_time_starts_the_grace_again():
+    for text in ("yesterday", "2026-11-21T11:00:00"):  # no offset: unreadable too
+        ns = namespace(labels={V08.state + K1: "Sync"}, annotations={V08.deletion + K1: text})
+        acted = namespace_controller_v08([ns], T0)
+        assert labels(acted.objects[0]) == {V08.state + K1: "Sync"}
+        assert annotations(acted.objects[0])[V08.deletion + K1] == stamp(T0)
+        assert acted.wake == T0 + REMOVING_GRACE
 
 
 # ============================================================================ the invariant, randomly
@@ -447,7 +450,7 @@ def test_v05_no_workload_object_loses_its_label_before_the_signal(schedule, hold
     now = T0
     for c1, c2 in schedule:
         ns = find(objects, "Namespace", "app")
-        ns["metadata"]["annotations"][PLACEMENT] = dump_placement(
+        ns["metadata"]["annotations"][PLACEMENT] = format_placement(
             {k: v for k, v in ((loc("c1"), c1), (loc("c2", "eu"), c2)) if v is not None}
         )
         for hold, name in zip(holds, ("cfg", "web", "token"), strict=True):

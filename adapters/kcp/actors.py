@@ -26,7 +26,8 @@ state}` written by the scheduler):
   unbound workspace) is taken down the same way as a Removing entry (deletion annotation, then the
   syncer removes the label, then the annotation goes), so that no namespace keeps syncing to a
   cluster it is not placed on. A namespace whose annotation is not a JSON object of strings is left
-  alone (the scheduler reports it).
+  alone (the scheduler reports it), and malformed entries are kept as they are and otherwise
+  ignored.
 - resource-controller (`workload/resource`): every namespaced object of a namespace follows the
   namespace's state labels and deletion annotations (below).
 - syncer (one per cluster): on every object whose state label is `Sync` and that carries no
@@ -45,7 +46,8 @@ v0.8 (SyncTarget and Placement; the cluster in a key is the SyncTargetKey):
   `internal.workload.kcp.dev/synctarget` of every valid Placement, `synced` = state labels without
   a deletion annotation, `removing` = with one; a synced key no longer scheduled gets the deletion
   annotation (now); a removing key more than 5 s old (`REMOVING_GRACE`) loses label and annotation
-  (until then the actor `wake`s at its end); a scheduled key neither synced nor removing gets the
+  (until then the actor `wake`s at its end; an unreadable time starts the grace again); a
+  scheduled key neither synced nor removing gets the
   label `Sync` (a removing key is not revived inside the grace window). One merge per namespace.
   A Placement is valid when its phase is not Pending, its Ready condition not False and its
   namespaceSelector matches the namespace's labels (a missing selector matches nothing).
@@ -74,6 +76,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from adapters.kcp import names as n
+from adapters.kcp.annotation import format_placement, parse_placement
+from adapters.kcp.names import State
+
 __all__ = [
     "ACTORS",
     "GENERATIONS",
@@ -99,14 +105,11 @@ __all__ = [
 Obj = dict[str, Any]
 
 GENERATIONS = ("v0.5", "v0.8")
-REMOVING_GRACE = timedelta(seconds=5)  # Controller C's removingGracePeriod (v0.8)
+REMOVING_GRACE = timedelta(seconds=n.REMOVING_GRACE_SECONDS)  # Controller C's removingGracePeriod
 
-WORKSPACE_ANNOTATION = "kcp.io/cluster"
-PLACEMENT_ANNOTATION = "scheduling.kcp.dev/placement"
-SYNCTARGET_ANNOTATION = "internal.workload.kcp.dev/synctarget"
-SCHEDULING_GROUP = "scheduling.kcp.dev"
-PENDING, BOUND, REMOVING, UNBOUND = "Pending", "Bound", "Removing", "Unbound"
-SYNC = "Sync"
+PENDING, BOUND, REMOVING, UNBOUND = (
+    str(s) for s in (State.PENDING, State.BOUND, State.REMOVING, State.UNBOUND)
+)
 ABSENT = "-"  # a facet's value in a transition when it is not there
 
 
@@ -127,16 +130,16 @@ class Keys:
 
 
 V05 = Keys(
-    state="state.internal.workloads.kcp.dev/",
-    deletion="deletion.internal.workloads.kcp.dev/",
-    finalizers="finalizers.workloads.kcp.dev/",
-    syncer="workloads.kcp.dev/syncer-",
+    state=n.V05_STATE_LABEL,
+    deletion=n.V05_DELETION_ANNOTATION,
+    finalizers=n.V05_FINALIZERS_ANNOTATION,
+    syncer=n.V05_SYNCER_FINALIZER,
 )
 V08 = Keys(
-    state="state.workload.kcp.dev/",
-    deletion="deletion.internal.workload.kcp.dev/",
-    finalizers="finalizers.workload.kcp.dev/",
-    syncer="workload.kcp.dev/syncer-",
+    state=n.STATE_LABEL,
+    deletion=n.DELETION_ANNOTATION,
+    finalizers=n.FINALIZERS_ANNOTATION,
+    syncer=n.SYNCER_FINALIZER,
 )
 KEYS = {"v0.5": V05, "v0.8": V08}
 
@@ -145,7 +148,7 @@ KEYS = {"v0.5": V05, "v0.8": V08}
 class Transition:
     """One facet of one object changed by one actor: `detail` names the facet (`label <key>`,
     `annotation <key>`, `finalizer <name>`, `placement <ws+location+cluster>`, `phase`, ...),
-    `before` and `after` its values (`-` when absent)."""
+    `before` and `after` its values (`-` when absent, `""` when empty)."""
 
     actor: str
     object: str
@@ -205,7 +208,7 @@ def _group(obj: Mapping[str, Any]) -> str:
 def workspace_of(obj: Mapping[str, Any]) -> str:
     """The object's logical cluster (workspace): the `kcp.io/cluster` annotation, else
     `metadata.clusterName`, else "" (the default workspace)."""
-    return _annotations(obj).get(WORKSPACE_ANNOTATION) or str(_meta(obj).get("clusterName") or "")
+    return _annotations(obj).get(n.WORKSPACE_ANNOTATION) or str(_meta(obj).get("clusterName") or "")
 
 
 def identity(obj: Mapping[str, Any]) -> tuple[str, str, str, str, str]:
@@ -237,36 +240,12 @@ def _now_text(now: datetime) -> str:
 
 
 def _parse_time(text: str) -> datetime | None:
+    """An RFC 3339 time; None when unreadable (a time without an offset included)."""
     try:
-        moment = datetime.fromisoformat(text.strip())
+        moment = datetime.fromisoformat(text)
     except ValueError:
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def parse_placement(raw: str | None) -> dict[str, str] | None:
-    """The v0.5 placement annotation as {location string: state}; {} when absent; None when it is
-    not a JSON object of strings (left to the scheduler to report)."""
-    if raw is None:
-        return {}
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return None
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        return None
-    return value
-
-
-def dump_placement(entries: Mapping[str, str]) -> str:
-    """As Go marshals a map[string]string: keys sorted, no spaces."""
-    return json.dumps(dict(sorted(entries.items())), separators=(",", ":"), ensure_ascii=False)
-
-
-def cluster_of(location: str) -> str | None:
-    """The cluster of `<ws>+<location>+<cluster>`; None when malformed."""
-    parts = location.split("+")
-    return parts[2] if len(parts) == 3 and all(parts) else None
+    return moment if moment.tzinfo else None
 
 
 def coordination_finalizers(obj: Mapping[str, Any], keys: Keys, cluster: str) -> list[str]:
@@ -280,28 +259,30 @@ def coordination_finalizers(obj: Mapping[str, Any], keys: Keys, cluster: str) ->
 
 def facets(obj: Mapping[str, Any]) -> dict[str, str]:
     """What a transition log shows of an object: every label, annotation and finalizer, the v0.5
-    placement annotation entry by entry (when it parses), a Placement's phase, selected location
-    and conditions."""
+    placement annotation entry by entry (when it is a JSON object), a Placement's phase and
+    selected location, a Placement's or Namespace's conditions (status and reason)."""
     out: dict[str, str] = {}
     for key, value in _labels(obj).items():
         out[f"label {key}"] = value
     for key, value in _annotations(obj).items():
-        if key == PLACEMENT_ANNOTATION and value:
-            entries = parse_placement(value)
-            if entries is not None:
-                for location, state in entries.items():
-                    out[f"placement {location}"] = state
+        if key == n.PLACEMENT_ANNOTATION and value:
+            parsed = parse_placement(value)
+            if not parsed.invalid:
+                for location, (_, state) in parsed.entries.items():
+                    out[f"placement {location}"] = str(state)
+                for location, raw in parsed.malformed.items():
+                    out[f"placement {location}"] = json.dumps(raw) + " (malformed)"
                 continue
         out[f"annotation {key}"] = value
     for name in _finalizers(obj):
         out[f"finalizer {name}"] = "present"
     status = obj.get("status")
-    if isinstance(status, Mapping) and obj.get("kind") == "Placement":
-        if isinstance(status.get("phase"), str):
+    if isinstance(status, Mapping) and obj.get("kind") in ("Placement", "Namespace"):
+        if isinstance(status.get("phase"), str) and obj.get("kind") == "Placement":
             out["phase"] = status["phase"]
         selected = status.get("selectedLocation")
         if isinstance(selected, Mapping):
-            out["selectedLocation"] = f"{selected.get('path', '')}+{selected.get('locationName', '')}"
+            out["selectedLocation"] = f"{selected.get('path', '')}:{selected.get('locationName', '')}"
         for condition in status.get("conditions") or ():
             if isinstance(condition, Mapping) and condition.get("type"):
                 reason = condition.get("reason")
@@ -325,13 +306,20 @@ def diff_objects(
         return [Transition(actor, name, "object", "present", "deleted")]
     old, new = facets(before), facets(after)
     out = [
-        Transition(actor, name, key, old.get(key, ABSENT), new.get(key, ABSENT))
+        Transition(actor, name, key, _shown(old.get(key)), _shown(new.get(key)))
         for key in sorted(old.keys() | new.keys())
         if old.get(key) != new.get(key)
     ]
     if not out and before != after:
         out.append(Transition(actor, name, "object", "present", "changed"))
     return out
+
+
+def _shown(value: str | None) -> str:
+    """A facet's value in a transition: `-` when absent, `""` when empty."""
+    if value is None:
+        return ABSENT
+    return value or '""'
 
 
 class _Editor:
@@ -407,28 +395,27 @@ def namespace_controller_v05(objects: Sequence[Obj], now: datetime) -> Acted:
         if not _is_namespace(obj):
             continue
         annotations = _annotations(obj)
-        entries = parse_placement(annotations.get(PLACEMENT_ANNOTATION))
-        if entries is None:
+        parsed = parse_placement(annotations.get(n.PLACEMENT_ANNOTATION))
+        if parsed.invalid:
             continue
+        entries = {key: str(state) for key, (_, state) in parsed.entries.items()}
         labels = keys.of(keys.state, _labels(obj))
         deleting = keys.of(keys.deletion, annotations)
         adopted = {f[len(keys.syncer) :] for f in _finalizers(obj) if f.startswith(keys.syncer)}
         by_cluster: dict[str, list[str]] = {}
-        for location in sorted(entries):
-            cluster = cluster_of(location)
-            if cluster is not None:
-                by_cluster.setdefault(cluster, []).append(location)
+        for location, (entry, _) in sorted(parsed.entries.items()):
+            by_cluster.setdefault(entry.cluster, []).append(location)
         new_entries = dict(entries)
         wanted_label: dict[str, str | None] = {}
         wanted_deletion: dict[str, str | None] = {}
         for cluster, locations in sorted(by_cluster.items()):
             states = {entries[loc] for loc in locations}
             if states & {PENDING, BOUND}:  # syncing (wins over a Removing entry of the same cluster)
-                if labels.get(cluster) != SYNC:
-                    wanted_label[cluster] = SYNC
+                if labels.get(cluster) != n.SYNC:
+                    wanted_label[cluster] = n.SYNC
                 if cluster in deleting:
                     wanted_deletion[cluster] = None  # a removal called off
-                if cluster in adopted and labels.get(cluster) == SYNC:
+                if cluster in adopted and labels.get(cluster) == n.SYNC:
                     for loc in locations:
                         if entries[loc] == PENDING:
                             new_entries[loc] = BOUND
@@ -456,7 +443,7 @@ def namespace_controller_v05(objects: Sequence[Obj], now: datetime) -> Acted:
             continue
         out = ed.edit(index)
         if new_entries != entries:
-            _set(out, "annotations", PLACEMENT_ANNOTATION, dump_placement(new_entries))
+            _set(out, "annotations", n.PLACEMENT_ANNOTATION, format_placement(new_entries, parsed.malformed))
         for cluster, value in wanted_label.items():
             _set(out, "labels", keys.state + cluster, value)
         for cluster, value in wanted_deletion.items():
@@ -514,7 +501,7 @@ def namespace_controller_v08(objects: Sequence[Obj], now: datetime) -> Acted:
     keys = V08
     placements: dict[str, list[Obj]] = {}
     for obj in objects:
-        if obj.get("kind") == "Placement" and _group(obj) == SCHEDULING_GROUP:
+        if obj.get("kind") == "Placement" and _group(obj) == n.SCHEDULING_GROUP:
             placements.setdefault(workspace_of(obj), []).append(obj)
     wake: datetime | None = None
     for index, obj in enumerate(objects):
@@ -523,7 +510,7 @@ def namespace_controller_v08(objects: Sequence[Obj], now: datetime) -> Acted:
         labels_all = _labels(obj)
         annotations = _annotations(obj)
         valid = [p for p in placements.get(workspace_of(obj), ()) if _valid_placement(p, labels_all)]
-        marked = PLACEMENT_ANNOTATION in annotations
+        marked = n.PLACEMENT_ANNOTATION in annotations
         bind: bool | None = None
         if valid and not marked:
             bind, marked = True, True
@@ -532,7 +519,7 @@ def namespace_controller_v08(objects: Sequence[Obj], now: datetime) -> Acted:
         scheduled = set()
         if marked:
             for p in valid:
-                target = _annotations(p).get(SYNCTARGET_ANNOTATION)
+                target = _annotations(p).get(n.SYNC_TARGET_ANNOTATION)
                 if target:
                     scheduled.add(target)
         labels = keys.of(keys.state, labels_all)
@@ -545,19 +532,22 @@ def namespace_controller_v08(objects: Sequence[Obj], now: datetime) -> Acted:
             wanted_deletion[key] = stamp
         for key, text in sorted(removing.items()):
             since = _parse_time(text)
-            if since is None or now - since > REMOVING_GRACE:  # an unreadable time counts as long past
+            if since is None:  # unreadable: the grace starts again, as the scheduler's run has it
+                wanted_deletion[key] = stamp
+                wake = now + REMOVING_GRACE if wake is None else min(wake, now + REMOVING_GRACE)
+            elif now - since > REMOVING_GRACE:
                 wanted_label[key] = None
                 wanted_deletion[key] = None
             else:
                 end = since + REMOVING_GRACE
                 wake = end if wake is None else min(wake, end)
         for key in sorted(scheduled - synced - removing.keys()):
-            wanted_label[key] = SYNC
+            wanted_label[key] = n.SYNC
         if bind is None and not wanted_label and not wanted_deletion:
             continue
         out = ed.edit(index)
         if bind is not None:
-            _set(out, "annotations", PLACEMENT_ANNOTATION, "" if bind else None)
+            _set(out, "annotations", n.PLACEMENT_ANNOTATION, "" if bind else None)
         for key, value in wanted_label.items():
             _set(out, "labels", keys.state + key, value)
         for key, value in wanted_deletion.items():
@@ -634,7 +624,7 @@ def syncer(objects: Sequence[Obj], now: datetime, *, generation: str) -> Acted:
         for cluster in sorted(labels):
             mine = keys.syncer + cluster
             if cluster not in deleting:
-                if labels[cluster] == SYNC and mine not in finalizers:
+                if labels[cluster] == n.SYNC and mine not in finalizers:
                     _finalize(ed.edit(index), mine, True)
                 continue
             if coordination_finalizers(obj, keys, cluster):
