@@ -20,7 +20,7 @@ from adapters.generate import DEFAULT_NOW
 from adapters.openmcp import names as n
 from adapters.openmcp.generate import generate_config
 
-__all__ = ["NOW", "config", "created", "granted", "pending"]
+__all__ = ["NOW", "config", "created", "created_by_tenancy", "granted", "new_clusters", "pending"]
 
 NOW = datetime.fromisoformat(DEFAULT_NOW)
 MANUAL = ("openmcp.cloud/scheduler", "manual")  # the generated request selector leaves these out
@@ -36,15 +36,28 @@ def _key(obj: Mapping[str, Any]) -> tuple[str, str]:
     return meta.get("namespace") or "", meta.get("name") or ""
 
 
-def created(objects: Iterable[Mapping[str, Any]], outcome: Any) -> int:
+def new_clusters(objects: Iterable[Mapping[str, Any]], outcome: Any) -> list[Mapping[str, Any]]:
     """Clusters the plan makes: applied Clusters that are not in the hub (new ones, lost ones made
     again, and the ones the API server is to name from generateName)."""
     existing = {_key(o) for o in objects if o["kind"] == n.CLUSTER}
-    return sum(
-        1
+    return [
+        o
         for o in outcome.apply
         if o["kind"] == n.CLUSTER and (not o["metadata"].get("name") or _key(o) not in existing)
-    )
+    ]
+
+
+def created(objects: Iterable[Mapping[str, Any]], outcome: Any) -> int:
+    """How many clusters the plan makes (:func:`new_clusters`)."""
+    return len(new_clusters(objects, outcome))
+
+
+def created_by_tenancy(objects: Iterable[Mapping[str, Any]], outcome: Any) -> tuple[int, int]:
+    """(Exclusive, Shared) clusters the plan makes: one per Exclusive request in every mode; the
+    Shared ones are where modes differ."""
+    new = new_clusters(objects, outcome)
+    exclusive = sum((o.get("spec") or {}).get("tenancy") == n.EXCLUSIVE for o in new)
+    return exclusive, len(new) - exclusive
 
 
 def pending(objects: Iterable[Mapping[str, Any]]) -> int:

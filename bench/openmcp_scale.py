@@ -145,6 +145,7 @@ def run(
                         "granted_new": granted - on_existing,
                         "left_pending": waiting - granted,
                         "created": openmcp_hub.created(objects, _Applied(applied)),
+                        "created_exclusive": openmcp_hub.created_by_tenancy(objects, _Applied(applied))[0],
                         "created_in_process": row["created"],
                         "command_s": command_s,
                         "e2e_s": row["e2e_s"],
@@ -176,7 +177,8 @@ def _seconds(value: float | None) -> str:
 
 def markdown(frame: pl.DataFrame) -> str:
     headers = (
-        "clusters", "requests (pending)", "mode", "clusters created", "granted: existing / new",
+        "clusters", "requests (pending)", "mode", "clusters created", "of which Exclusive / Shared",
+        "granted: existing / new",
         "left pending", "command s", "end to end s", "wall s", "solver s", "CP-SAT s", "status",
         "peak MiB",
     )  # fmt: skip
@@ -190,6 +192,7 @@ def markdown(frame: pl.DataFrame) -> str:
             f"{r['requests']:,} ({r['pending']:,})",
             r["mode"],
             f"**{r['created']:,}**",
+            f"{r['created_exclusive']:,} / {r['created'] - r['created_exclusive']:,}",
             f"{r['granted_existing']:,} / {r['granted_new']:,}",
             f"{r['left_pending']:,}",
             _seconds(r["command_s"]),
@@ -231,7 +234,8 @@ def _environment() -> str:
 LEGEND = """\
 - **clusters created**: Clusters the plan makes (new ones from the purposes' templates, lost ones
   made again, and ones the API server names from generateName). Every Exclusive (`mcp`) request
-  takes one in both modes; the difference between the modes is in the Shared purposes.
+  takes one in both modes; the difference between the modes is in the Shared purposes
+  (**of which Exclusive / Shared**).
 - **granted: existing / new**: pending requests the plan grants, on clusters that already exist /
   on clusters it creates. **left pending**: requests still waiting (an unknown purpose; a request
   whose cluster the API server must name first, from generateName, stays Pending until the next
