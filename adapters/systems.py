@@ -8,7 +8,7 @@ inventories are distinct). Adding a system is one entry in :data:`SYSTEMS`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.manifests import Manifest
@@ -21,13 +21,15 @@ __all__ = ["System", "SYSTEMS", "owned_by"]
 class System:
     """One upstream system: the kinds it reads (kind -> API groups), its apply (`load`) and its
     invert (`emit`). A system `configured` by a scheduler config document (openMCP's) gets it as
-    `load(..., config=document)`."""
+    `load(..., config=document)`. `shared` kinds (core ones, such as kcp's Namespaces) are read
+    too, but only beside at least one object of its own kinds: alone they make no input of it."""
 
     name: str
     kinds: Mapping[str, set[str]]
     load: Callable[..., tuple[Batch, Any]]  # (manifests, *, now, seed[, config]) -> (batch, context)
     emit: Callable[[Any, Result], Any]  # (context, result) -> .apply, .delete
     configured: bool = False
+    shared: Mapping[str, set[str]] = field(default_factory=dict)
 
 
 def _fleet() -> System:
@@ -48,7 +50,13 @@ def _openmcp() -> System:
     return System("openmcp", openmcp.KINDS, openmcp.load, openmcp.emit, configured=True)
 
 
-_FACTORIES: dict[str, Callable[[], System]] = {"fleet": _fleet, "ocm": _ocm, "openmcp": _openmcp}
+def _kcp() -> System:
+    from adapters import kcp
+
+    return System("kcp", kcp.KINDS, kcp.load, kcp.emit, shared=kcp.SHARED_KINDS)
+
+
+_FACTORIES: dict[str, Callable[[], System]] = {"fleet": _fleet, "ocm": _ocm, "openmcp": _openmcp, "kcp": _kcp}
 SYSTEMS: tuple[str, ...] = tuple(_FACTORIES)
 _LOADED: dict[str, System] = {}
 
@@ -62,12 +70,14 @@ def system(name: str) -> System:
 
 
 def owned_by(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
-    """The manifests each system owns, for every system owning at least one object of the input,
-    in registry order. Objects no system owns are left out (ignored)."""
+    """The manifests each system owns, for every system owning at least one object of the input
+    (its shared kinds aside), in registry order. Objects no system owns are left out (ignored)."""
     out: dict[str, list[Manifest]] = {}
     for name in SYSTEMS:
-        kinds = system(name).kinds
-        owned = [m for m in manifests if m.group in kinds.get(m.kind, ())]
-        if owned:
-            out[name] = owned
+        kinds, shared = system(name).kinds, system(name).shared
+        if not any(m.group in kinds.get(m.kind, ()) for m in manifests):
+            continue
+        out[name] = [
+            m for m in manifests if m.group in kinds.get(m.kind, ()) or m.group in shared.get(m.kind, ())
+        ]
     return out

@@ -33,7 +33,7 @@ def write(tmp_path, objects) -> str:
 
 
 def test_registry_routes_each_kind_to_its_system() -> None:
-    assert SYSTEMS == ("fleet", "ocm", "openmcp")
+    assert SYSTEMS == ("fleet", "ocm", "openmcp", "kcp")
     from adapters.manifests import from_objects
 
     owned = owned_by(

@@ -1,0 +1,276 @@
+"""kcp objects -> model.Batch, keeping what emit needs to write the objects back.
+
+The generation of the input decides everything read and written (names.Generation): WorkloadCluster
+objects make a v0.5 input, SyncTarget or Placement objects a v0.8 one (both kinds at once is an
+error); without either, the Locations' spec.resource decides, then the namespaces' annotations
+(a JSON placement map: v0.5), else v0.8.
+
+Clusters: every WorkloadCluster (v0.5) or SyncTarget (v0.8), named `<workspace>/<name>` and sorted
+so, with its labels and the traits `location:<ws>+<location>` for every Location of its workspace
+whose spec.instanceSelector selects it (nil selects nothing, {} everything; in v0.5 a workspace
+without Locations stands for one Location `default` selecting all its clusters) and
+`workspace:<ws>`. Nothing new lands on a cluster that is evicting (spec.evictAfter reached) or
+being deleted, nor, in v0.8, on one that is not Ready or is cordoned (spec.unschedulable): those
+are ineligible, and what they hold is moved. In v0.5 a not-Ready or cordoned cluster keeps what
+it holds and takes nothing new: taints `kcp/not-ready` and `kcp/unschedulable` that keep out
+newcomers only. Its load counts what namespaces outside the batch hold there (normally nothing).
+
+Requests are the units to place: v0.5 a namespace in one location (v05.py), v0.8 a Placement
+(v08.py); each asks for one cluster of its location, holds the cluster it has now (movable: a
+hold on a cluster that no longer passes the filters is given up, a forced move), is picked at
+random by greedy (upstream) and levelled by optimal (balance).
+
+Random choices the adapter makes itself (the location of a v0.5 namespace, of a v0.8 Placement)
+come from `random.Random("<seed>/<workspace>/<name>")` per namespace or placement: the same seed
+gives the same choice whatever else is in the input.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from adapters.errors import InputError
+from adapters.fields import Fields
+from adapters.kcp import names as n
+from adapters.kcp.names import Generation
+from adapters.kcp.objects import (
+    BindingObject,
+    ClusterObject,
+    LocationObject,
+    NamespaceObject,
+    PlacementObject,
+    read_binding,
+    read_cluster,
+    read_location,
+    read_namespace,
+    read_placement,
+    selects,
+    workspace_of,
+)
+from adapters.manifests import Manifest
+from model import Batch, Cluster, Taint
+
+__all__ = ["KcpContext", "World", "load", "rfc3339", "seeded"]
+
+
+@dataclass(slots=True)
+class World:
+    """Everything read, indexed the ways both generations need it."""
+
+    generation: Generation
+    now: datetime
+    seed: int
+    namespaces: list[NamespaceObject]  # by workspace, name
+    bindings: dict[str, list[BindingObject]]  # workspace -> its APIBindings by name
+    locations: dict[str, list[LocationObject]]  # workspace -> its Locations (of the generation) by name
+    clusters: dict[str, ClusterObject]  # neutral name -> cluster, sorted
+    in_workspace: dict[str, dict[str, ClusterObject]]  # workspace -> name -> cluster
+    traits: dict[str, frozenset[str]]  # neutral name -> traits
+    placements: list[PlacementObject] = field(default_factory=list)  # by workspace, name (v0.8)
+
+    def location(self, workspace: str, name: str) -> LocationObject | None:
+        for location in self.locations.get(workspace, ()):
+            if location.name == name:
+                return location
+        return None
+
+    def in_location(self, cluster: ClusterObject, workspace: str, location: str) -> bool:
+        return n.LOCATION_TRAIT.format(workspace, location) in self.traits[cluster.neutral]
+
+    def workload_binding(self, workspace: str) -> BindingObject | None:
+        """The binding that makes the workspace's namespaces subject to placement: the first by name
+        of the ready bindings to the compute export whose workspace holds clusters or Locations."""
+        for binding in self.bindings.get(workspace, ()):
+            where = binding.export_workspace
+            if (
+                binding.ready
+                and binding.to_compute
+                and (self.in_workspace.get(where) or self.locations.get(where))
+            ):
+                return binding
+        return None
+
+    def schedulable(self, c: ClusterObject) -> bool:
+        """A new placement may land on it: Ready, not cordoned, not evicting, not being deleted."""
+        return c.ready and not c.unschedulable and self.admissible(c)
+
+    def admissible(self, c: ClusterObject) -> bool:
+        """What it holds stays (v0.5): not evicting, not being deleted."""
+        return not c.evicting(self.now) and not c.deleting
+
+
+@dataclass(slots=True)
+class KcpContext:
+    world: World
+    plan: Any  # v05.Plan or v08.Plan
+
+
+def seeded(seed: int, *parts: str) -> random.Random:
+    """The random source of one choice the adapter makes (str seeds hash the same in every process)."""
+    return random.Random("/".join((str(seed), *parts)))
+
+
+def rfc3339(moment: datetime) -> str:
+    """As Go's time.RFC3339 writes a UTC time."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tuple[Batch, KcpContext]:
+    from adapters.kcp import v05, v08
+
+    objects = _index(manifests)
+    generation = _generation(objects)
+    world = _world(objects, generation, now, seed)
+    plan = v05.plan(world) if generation is Generation.V05 else v08.plan(world)
+    clusters = tuple(_model_cluster(world, c, plan.load.get(name, 0)) for name, c in world.clusters.items())
+    return Batch(clusters, tuple(plan.requests), now=now, seed=seed), KcpContext(world, plan)
+
+
+def _index(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
+    """The kcp objects by kind, each sorted by (workspace, name); the same kind, workspace and name
+    twice is an error (one WorkloadCluster under both of its group spellings too)."""
+    wanted = {**n.KINDS, **n.SHARED_KINDS}
+    seen: dict[tuple[str, str, str], Manifest] = {}
+    out: dict[str, list[tuple[str, str, Manifest]]] = defaultdict(list)
+    for m in manifests:
+        if m.group not in wanted.get(m.kind, ()):
+            continue
+        workspace = workspace_of(m)
+        key = (m.kind, workspace, m.name)
+        other = seen.get(key)
+        if other is not None:
+            where = f" in workspace {workspace!r}" if workspace else ""
+            raise InputError(f"duplicate object {m.ref}{where} ({other.location} and {m.location})")
+        seen[key] = m
+        out[m.kind].append((workspace, m.name, m))
+    return {kind: [m for *_, m in sorted(items, key=lambda i: i[:2])] for kind, items in out.items()}
+
+
+def _generation(objects: Mapping[str, list[Manifest]]) -> Generation:
+    old, new = objects.get(n.WORKLOAD_CLUSTER), objects.get(n.SYNC_TARGET) or objects.get(n.PLACEMENT)
+    if old and new:
+        raise InputError(
+            f"the input mixes kcp generations: {old[0].ref} (v0.5) and {new[0].ref} (v0.8); "
+            "give one generation's objects"
+        )
+    if old:
+        return Generation.V05
+    if new:
+        return Generation.V08
+    for m in objects.get(n.LOCATION, ()):
+        resource = (m.obj.get("spec") or {}).get("resource")
+        if isinstance(resource, Mapping) and resource.get("resource") == n.LOCATION_RESOURCE[Generation.V05]:
+            return Generation.V05
+        if isinstance(resource, Mapping) and resource.get("resource") == n.LOCATION_RESOURCE[Generation.V08]:
+            return Generation.V08
+    for m in objects.get(n.NAMESPACE, ()):
+        annotations = m.obj["metadata"].get("annotations") or {}
+        text = annotations.get(n.PLACEMENT_ANNOTATION) if isinstance(annotations, Mapping) else None
+        if isinstance(text, str) and text.strip().startswith("{"):
+            return Generation.V05
+    return Generation.V08
+
+
+def _world(objects: Mapping[str, list[Manifest]], generation: Generation, now: datetime, seed: int) -> World:
+    kind = n.WORKLOAD_CLUSTER if generation is Generation.V05 else n.SYNC_TARGET
+    clusters = {c.neutral: c for c in map(read_cluster, objects.get(kind, ()))}
+    clusters = dict(sorted(clusters.items()))
+    in_workspace: dict[str, dict[str, ClusterObject]] = defaultdict(dict)
+    for c in clusters.values():
+        in_workspace[c.workspace][c.name] = c
+    locations: dict[str, list[LocationObject]] = defaultdict(list)
+    for m in objects.get(n.LOCATION, ()):
+        location = read_location(m)
+        _check_resource(m, location, generation)
+        locations[location.workspace].append(location)
+    bindings: dict[str, list[BindingObject]] = defaultdict(list)
+    for b in map(read_binding, objects.get(n.API_BINDING, ())):
+        bindings[b.workspace].append(b)
+    traits = {name: _traits(c, locations.get(c.workspace, []), generation) for name, c in clusters.items()}
+    placements = [read_placement(m) for m in objects.get(n.PLACEMENT, ())]
+    for p in placements:
+        _check_placement_resource(p)
+    return World(
+        generation,
+        now,
+        seed,
+        [read_namespace(m) for m in objects.get(n.NAMESPACE, ())],
+        dict(bindings),
+        dict(locations),
+        clusters,
+        dict(in_workspace),
+        traits,
+        placements,
+    )
+
+
+def _check_resource(m: Manifest, location: LocationObject, generation: Generation) -> None:
+    """The Location CRD's enum: the generation's cluster resource only."""
+    resource = location.resource
+    wanted = (n.WORKLOAD_GROUP, n.VERSION, n.LOCATION_RESOURCE[generation])
+    if (resource.group, resource.version, resource.resource) != wanted:
+        raise Fields(m).fail(
+            f"a {generation} Location spans {'/'.join(wanted)} only, got "
+            f"{resource.group}/{resource.version}/{resource.resource}",
+            "spec.resource",
+        )
+
+
+def _check_placement_resource(p: PlacementObject) -> None:
+    """The Placement CRD's enums (group may be left out)."""
+    r = p.location_resource
+    for part, value, allowed in (
+        ("group", r.group, ("", n.WORKLOAD_GROUP)),
+        ("version", r.version, (n.VERSION,)),
+        ("resource", r.resource, (n.LOCATION_RESOURCE[Generation.V08],)),
+    ):
+        if value not in allowed:
+            expected = " or ".join(repr(a) for a in allowed if a)
+            raise Fields(p.manifest).fail(
+                f"unsupported value {value!r}: expected {expected}", f"spec.locationResource.{part}"
+            )
+
+
+def _traits(c: ClusterObject, locations: list[LocationObject], generation: Generation) -> frozenset[str]:
+    traits = {n.WORKSPACE_TRAIT.format(c.workspace)}
+    if not locations and generation is Generation.V05:
+        traits.add(n.LOCATION_TRAIT.format(c.workspace, n.DEFAULT_LOCATION))
+    for location in locations:
+        if selects(location.instance_selector, c.labels):
+            traits.add(n.LOCATION_TRAIT.format(location.workspace, location.name))
+    return frozenset(traits)
+
+
+def _model_cluster(world: World, c: ClusterObject, load: int) -> Cluster:
+    reason = ""
+    if c.evicting(world.now):
+        assert c.evict_after is not None
+        reason = f"evicting since {rfc3339(c.evict_after)}"
+    elif c.deleting:
+        reason = "being deleted"
+    taints: tuple[Taint, ...] = ()
+    if world.generation is Generation.V08 and not reason:
+        if not c.ready:
+            reason = "not Ready"
+        elif c.unschedulable:
+            reason = "unschedulable (spec.unschedulable)"
+    elif world.generation is Generation.V05:
+        if not c.ready:
+            taints += (Taint(n.NOT_READY_TAINT, new_only=True),)
+        if c.unschedulable:
+            taints += (Taint(n.UNSCHEDULABLE_TAINT, new_only=True),)
+    return Cluster(
+        name=c.neutral,
+        labels=c.labels,
+        taints=taints,
+        eligible=not reason,
+        ineligible_reason=reason,
+        claims={n.NAME_CLAIM: c.neutral},
+        traits=world.traits[c.neutral],
+        load=load,
+    )

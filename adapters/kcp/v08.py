@@ -1,0 +1,295 @@
+"""v0.8: kcp's Placement API, its three controllers run to rest in one pass (semantics reference,
+section 2.4).
+
+- Controller A (scheduling/placement) chooses a Placement's Location: the Locations of its
+  locationWorkspace (default: its own) whose spec.resource equals its locationResource and whose
+  labels match one of its locationSelectors are valid. A Bound placement keeps its selection
+  (Ready=False/LocationInvalid when it is no longer valid, else True); an Unbound one keeps a
+  still-valid selection; otherwise one valid Location is drawn uniformly at random (phase Unbound,
+  Ready=True), or, with none, phase Pending, no selection and Ready=False/LocationNoMatch. Then
+  the phase: Pending without a selection, else Bound when a namespace of its workspace carries the
+  `scheduling.kcp.dev/placement` annotation and matches its namespaceSelector, else Unbound.
+- Controller C's bind step marks a namespace (`scheduling.kcp.dev/placement: ""`) while a valid
+  placement of its workspace (not Pending, Ready not False) selects it by namespaceSelector (nil
+  selects none), and takes the mark off when none does.
+- Controller B (workload/placement) chooses the SyncTarget within the selected Location, into
+  the annotation `internal.workload.kcp.dev/synctarget` (the SyncTargetKey): this is the solver's
+  request, one per placement with a selection, keyed `<workspace>/<name>`, whose demand is the
+  number of namespaces it syncs (at least 1). Valid targets are the Location's ready,
+  schedulable, non-evicting SyncTargets; the current one stays while it is valid (a forced move
+  otherwise), and the annotation comes off when no target is valid.
+- Controller C's scheduling step, judged at `now`, on every namespace under placement: the keys
+  its valid placements now hold are scheduled; a `state.workload.kcp.dev/<key>` label no longer
+  scheduled gets `deletion.internal.workload.kcp.dev/<key>: <now>`; a label whose deletion
+  annotation is more than 5 s old loses both; a scheduled key with neither gets the label `Sync`
+  (a key inside its grace period is added back by a later run, as upstream's next reconcile does).
+
+Written back: every Namespace under placement (in a workspace with a Placement or a workload
+binding, or carrying the mark, a state label or a deletion annotation) and every Placement
+(annotation and status: phase, selectedLocation, the Ready condition), unchanged ones included.
+LocationNotFound (upstream: listing the Locations failed) never happens in a snapshot.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from adapters.emitted import Emitted
+from adapters.kcp import names as n
+from adapters.kcp.load import World, rfc3339, seeded
+from adapters.kcp.objects import ClusterObject, LocationObject, NamespaceObject, PlacementObject, selects
+from adapters.kcp.status import set_condition
+from model import ClusterTerm, ExistingDecision, Packing, PlacementRequest, Result, SelectionMode, Tenancy
+
+__all__ = ["NamespaceState", "Plan", "PlacementPlan", "emit", "plan"]
+
+_GRACE = timedelta(seconds=n.REMOVING_GRACE_SECONDS)
+
+
+@dataclass(slots=True)
+class PlacementPlan:
+    placement: PlacementObject
+    phase: str
+    selected: tuple[str, str] | None  # (path, locationName)
+    ready: tuple[str, str, str]  # the Ready condition: status, reason, message
+    valid_locations: tuple[str, ...]
+    location: LocationObject | None = None  # the selected Location, when it exists
+    key: str | None = None  # its request's key, when it asks for a SyncTarget
+    held: ClusterObject | None = None  # the SyncTarget its annotation names
+    lost: str = ""  # an annotation naming no SyncTarget of the input
+    namespaces: list[str] = field(default_factory=list)  # the namespaces it syncs (workspace/name)
+
+    @property
+    def valid(self) -> bool:
+        """Controller C counts it: not Pending, Ready not False."""
+        return self.phase != n.PHASE_PENDING and self.ready[0] != "False"
+
+
+@dataclass(slots=True)
+class NamespaceState:
+    namespace: NamespaceObject
+    marked: bool  # carries the placement annotation after the bind step
+    placements: list[PlacementPlan]  # the valid placements that select it
+
+
+@dataclass(slots=True)
+class Plan:
+    placements: list[PlacementPlan]
+    namespaces: list[NamespaceState]
+    requests: list[PlacementRequest]
+    load: dict[str, int]
+
+
+def plan(world: World) -> Plan:
+    placements = [_controller_a(world, p) for p in world.placements]
+    by_workspace: dict[str, list[PlacementPlan]] = defaultdict(list)
+    for pp in placements:
+        by_workspace[pp.placement.workspace].append(pp)
+
+    namespaces = []
+    for ns in world.namespaces:
+        if not _under_placement(world, ns, by_workspace):
+            continue
+        valid = [
+            pp
+            for pp in by_workspace.get(ns.workspace, ())
+            if pp.valid and selects(pp.placement.namespace_selector, ns.labels)
+        ]
+        namespaces.append(NamespaceState(ns, bool(valid), valid))
+        for pp in valid:
+            pp.namespaces.append(ns.key)
+
+    # The phase after the namespace sub-reconciler.
+    marked = defaultdict(list)
+    for state in namespaces:
+        if state.marked:
+            marked[state.namespace.workspace].append(state.namespace)
+    for pp in placements:
+        if pp.phase == n.PHASE_PENDING or pp.selected is None:
+            pp.phase = n.PHASE_PENDING
+            continue
+        selector = pp.placement.namespace_selector
+        bound = any(selects(selector, ns.labels) for ns in marked.get(pp.placement.workspace, ()))
+        pp.phase = n.PHASE_BOUND if bound else n.PHASE_UNBOUND
+
+    by_key = {c.key: c for c in world.clusters.values()}
+    asking = [pp for pp in placements if pp.phase != n.PHASE_PENDING and pp.selected is not None]
+    ordered = sorted(asking, key=lambda pp: (pp.placement.created, pp.placement.key))
+    requests = []
+    for order, pp in enumerate(ordered):
+        assert pp.selected is not None
+        path, name = pp.selected
+        pp.location = world.location(path, name)
+        pp.key = pp.placement.key
+        target = pp.placement.target
+        pp.held = by_key.get(target) if target else None
+        pp.lost = target if target and pp.held is None else ""
+        requests.append(
+            PlacementRequest(
+                name=pp.placement.name,
+                namespace=pp.placement.workspace,
+                mode=SelectionMode.N,
+                count=1,
+                required=(ClusterTerm(traits=(n.LOCATION_TRAIT.format(path, name),)),),
+                existing=(ExistingDecision(pp.held.neutral),) if pp.held is not None else (),
+                tenancy=Tenancy(
+                    order=order,
+                    packing=Packing.RANDOM,
+                    movable=True,
+                    demand=max(1, len(pp.namespaces)),
+                    balance=True,
+                ),
+            )
+        )
+    return Plan(placements, namespaces, sorted(requests, key=lambda r: r.key), {})
+
+
+def _controller_a(world: World, p: PlacementObject) -> PlacementPlan:
+    valid = tuple(
+        location.name
+        for location in world.locations.get(p.location_workspace, ())
+        if location.resource == p.location_resource
+        and any(s.matches(location.labels) for s in p.location_selectors)
+    )
+    selected = p.selected
+    still = selected is not None and selected[0] == p.location_workspace and selected[1] in valid
+    if p.phase == n.PHASE_BOUND and selected is not None:
+        if still:
+            return PlacementPlan(p, n.PHASE_BOUND, selected, ("True", "", ""), valid)
+        why = f"the selected location {selected[0]}:{selected[1]} no longer matches the placement"
+        return PlacementPlan(p, n.PHASE_BOUND, selected, ("False", n.LOCATION_INVALID, why), valid)
+    if p.phase == n.PHASE_UNBOUND and still:
+        return PlacementPlan(p, n.PHASE_UNBOUND, selected, ("True", "", ""), valid)
+    if not valid:
+        why = f"no Location in workspace {p.location_workspace!r} matches the placement's locationSelectors"
+        return PlacementPlan(p, n.PHASE_PENDING, None, ("False", n.LOCATION_NO_MATCH, why), valid)
+    pick = seeded(world.seed, p.workspace, p.name).choice(sorted(valid))
+    return PlacementPlan(p, n.PHASE_UNBOUND, (p.location_workspace, pick), ("True", "", ""), valid)
+
+
+def _under_placement(
+    world: World, ns: NamespaceObject, by_workspace: Mapping[str, list[PlacementPlan]]
+) -> bool:
+    if ns.workspace in by_workspace or world.workload_binding(ns.workspace) is not None:
+        return True
+    if n.PLACEMENT_ANNOTATION in ns.annotations:
+        return True
+    return any(k.startswith(n.STATE_LABEL) for k in ns.labels) or any(
+        k.startswith(n.DELETION_ANNOTATION) for k in ns.annotations
+    )
+
+
+# ------------------------------------------------------------------------------------------- emit
+
+
+def emit(world: World, plan: Plan, result: Result) -> Emitted:
+    by_request = result.by_request()
+    target: dict[str, str] = {}  # placement key -> the SyncTargetKey it holds after Controller B
+    for pp in plan.placements:
+        if pp.key is None:
+            continue
+        got = by_request.get(pp.key)
+        if got is None:
+            raise ValueError(f"the result has no answer for Placement {pp.key!r}")
+        if got.selected:
+            target[pp.key] = world.clusters[got.selected[0].cluster].key
+    now = rfc3339(world.now)
+    apply = [_namespace(world, state, target, now) for state in plan.namespaces]
+    apply += [_placement(pp, target.get(pp.placement.key, ""), now) for pp in plan.placements]
+    unsatisfied = tuple(
+        pp.placement.key for pp in plan.placements if pp.placement.key not in target or pp.ready[0] == "False"
+    )
+    return Emitted(apply, [], tuple(pp.placement.key for pp in plan.placements), unsatisfied)
+
+
+def _namespace(world: World, state: NamespaceState, target: Mapping[str, str], now: str) -> dict[str, Any]:
+    ns = state.namespace
+    labels = dict(ns.labels)
+    annotations = dict(ns.annotations)
+    if state.marked:
+        annotations.setdefault(n.PLACEMENT_ANNOTATION, "")
+    else:
+        annotations.pop(n.PLACEMENT_ANNOTATION, None)
+    scheduled = set()
+    if state.marked:
+        scheduled = {target[pp.placement.key] for pp in state.placements if pp.placement.key in target}
+    keys = sorted(_suffixes(ns.labels, n.STATE_LABEL))
+    removing: dict[str, datetime | None] = {}
+    synced = []
+    for key in keys:
+        stamp = ns.annotations.get(n.DELETION_ANNOTATION + key)
+        if stamp is None:
+            synced.append(key)
+        else:
+            removing[key] = _parse(stamp)
+    for key in synced:
+        if key not in scheduled:
+            annotations[n.DELETION_ANNOTATION + key] = now
+    for key, since in removing.items():
+        if since is None:
+            annotations[n.DELETION_ANNOTATION + key] = now  # unreadable: the grace starts again
+        elif world.now - since > _GRACE:
+            del labels[n.STATE_LABEL + key]
+            del annotations[n.DELETION_ANNOTATION + key]
+    for key in sorted(scheduled - set(synced) - removing.keys()):
+        labels[n.STATE_LABEL + key] = n.SYNC
+    return _with_metadata(ns.manifest.obj, labels, annotations)
+
+
+def _parse(text: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else None
+
+
+def _suffixes(mapping: Mapping[str, str], prefix: str) -> set[str]:
+    return {k[len(prefix) :] for k in mapping if k.startswith(prefix) and len(k) > len(prefix)}
+
+
+def _with_metadata(
+    obj: Mapping[str, Any], labels: dict[str, str], annotations: dict[str, str]
+) -> dict[str, Any]:
+    out = dict(obj)
+    metadata = obj["metadata"]
+    written = dict(metadata)
+    for name, value in (("labels", labels), ("annotations", annotations)):
+        if value != (metadata.get(name) or {}):
+            if value:
+                written[name] = value
+            else:
+                written.pop(name, None)
+    if written != metadata:
+        out["metadata"] = written
+    return out
+
+
+def _placement(pp: PlacementPlan, target: str, now: str) -> dict[str, Any]:
+    p = pp.placement
+    obj = p.manifest.obj
+    annotations = dict(p.annotations)
+    if target:
+        annotations[n.SYNC_TARGET_ANNOTATION] = target
+    else:
+        annotations.pop(n.SYNC_TARGET_ANNOTATION, None)
+    out = _with_metadata(obj, dict(p.labels), annotations)
+    status = dict(obj.get("status") or {})
+    written = dict(status)
+    written["phase"] = pp.phase
+    if pp.selected is None:
+        written.pop("selectedLocation", None)
+    else:
+        selected = {"path": pp.selected[0], "locationName": pp.selected[1]}
+        if dict(status.get("selectedLocation") or {}) != selected:
+            written["selectedLocation"] = selected
+    conditions = set_condition(list(status.get("conditions") or []), n.READY, pp.ready, now, severity="Error")
+    if conditions:
+        written["conditions"] = conditions
+    if written != status:
+        out["status"] = written
+    return out
