@@ -159,3 +159,59 @@ def test_v08_placements_and_namespaces():
     ]
     assert moving
     assert json.dumps(objects)  # plain data
+
+
+# ============================================================================== the bench's helpers
+
+
+def test_moves_and_spread_count_namespace_cluster_pairs():
+    from bench import kcp_hub
+
+    for generation in GENERATIONS:
+        objects = kcp_hub.workspace_set(40, 120, 3, generation)
+        on = kcp_hub.placed(objects)
+        assert on and kcp_hub.moves(objects, objects) == (0, 0)
+        target = kcp_hub.busiest_cluster(objects)
+        held = sum(1 for clusters in on.values() if target in clusters)
+        removed = kcp_hub.apply_event("cluster-removed", objects, seed=0)
+        assert len(removed) == len(objects) - 1 and removed != objects
+        assert kcp_hub.apply_event("cluster-removed", objects, seed=0) == removed  # deterministic
+        # The namespaces' own state still names the cluster: nothing moved until a scheduler runs.
+        assert kcp_hub.moves(objects, removed) == (0, 0)
+        relabelled = kcp_hub.apply_event("label-changed", objects, seed=0)
+        changed = [a for a, b in zip(objects, relabelled, strict=True) if a != b]
+        assert len(changed) == 1 and changed[0]["kind"] in ("WorkloadCluster", "SyncTarget")
+        spread = kcp_hub.spread(objects)
+        assert held >= spread["max"] >= spread["mean"] > 0  # the busiest may be unavailable
+
+
+@pytest.mark.parametrize("generation", GENERATIONS)
+def test_a_plan_moves_only_what_it_must(generation):
+    from adapters.manifests import from_objects
+    from adapters.pipeline import schedule_manifests
+    from bench import kcp_hub
+    from solver import SolveOptions
+
+    objects = kcp_hub.workspace_set(60, 200, 1, generation)
+    for mode in ("greedy", "optimal"):
+        outcome = schedule_manifests(
+            from_objects(objects, "x"), now=kcp_hub.NOW, options=SolveOptions(mode=mode)
+        )
+        moved, forced = kcp_hub.moves(objects, kcp_hub.advance(objects, outcome))
+        assert moved == forced > 0  # the generated set holds namespaces on clusters now unavailable
+        assert kcp_hub.move_note(objects, outcome) == f"namespace moves {moved} / forced {forced}"
+
+
+def test_eviction_report_at_a_small_size(tmp_path):
+    from bench import kcp_evict
+
+    frame = kcp_evict.run(60, 200, 0.1, 0)
+    assert frame.height == 4
+    for row in frame.iter_rows(named=True):
+        assert row["converged"] and row["violations"] == 0
+        assert row["moves"] == row["forced"] <= row["on_evicted"] and row["forced"] > 0
+        assert row["evicted"] == 5
+    files = kcp_evict.write_report(frame, tmp_path, clusters=60, namespaces=200, share=0.1, seed=0)
+    text = (tmp_path / "README.md").read_text()
+    assert [f.name for f in files] == ["results.csv", "README.md"]
+    assert "| v0.8 | optimal |" in text and "--clusters 60 --namespaces 200" in text

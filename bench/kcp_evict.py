@@ -1,0 +1,304 @@
+"""kcp: evict 10% of the clusters and count the moves each mode makes against the forced minimum.
+
+    python -m bench.kcp_evict                         # 2,000 namespaces, 50 Locations, 500 clusters
+    python -m bench.kcp_evict --clusters 100 --namespaces 400 --out /tmp/kcp
+
+Per generation (v0.5: namespaces placed by the annotation state machine; v0.8: Placements) and
+mode (greedy: upstream's random picks, seeded; optimal: the joint answer):
+
+1. the workspace set of `placement-solver generate --system kcp --generation G` (clusters/10
+   Locations, the lab's included) is settled: `simulate` runs the scheduler in that mode and the
+   other actors to a fixed point, as if that mode had been kcp's scheduler all along;
+2. 10% of the clusters that are available (Ready, schedulable, not evicting; the same clusters in
+   both modes, drawn with the seed) get `spec.evictAfter` one second before the next moment;
+3. one scheduler run (the whole pipeline) at that moment: **moves** = (namespace, cluster) pairs
+   the namespaces were on and are not any more, **forced** = those no scheduler could keep (on an
+   evicted cluster, or otherwise unavailable), the minimum; the spread of namespaces over the
+   available clusters after it (max, mean, standard deviation);
+4. `simulate` from there to the fixed point: the steps it takes and that the invariants held.
+
+Writes README.md (the table and how to read it) and results.csv to `--out` (docs/bench/kcp).
+Both generations and modes run one after the other in this process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import platform
+import sys
+import time
+from collections.abc import Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from adapters.kcp import names as n
+from adapters.kcp.actors import workspace_of
+from adapters.kcp.simulate import STEP, run_simulation
+from adapters.manifests import from_objects
+from adapters.pipeline import schedule_manifests
+from bench import kcp_hub
+from solver import SolveOptions
+
+__all__ = ["main", "run", "write_report"]
+
+ROOT = Path(__file__).resolve().parent.parent
+MODES = ("greedy", "optimal")
+GENERATIONS = ("v0.5", "v0.8")
+TIME_LIMIT = 60.0
+
+
+def _evicted(objects: Sequence[dict[str, Any]], share: float, seed: int) -> list[tuple[str, str]]:
+    """`share` of the available clusters (at least one), drawn with the seed, sorted."""
+    generation = "v0.5" if any(o["kind"] == n.WORKLOAD_CLUSTER for o in objects) else "v0.8"
+    available = sorted(
+        (workspace_of(o), o["metadata"]["name"])
+        for o in objects
+        if o["kind"] in (n.WORKLOAD_CLUSTER, n.SYNC_TARGET)
+        and kcp_hub._available(o, generation, kcp_hub.NOW)[1]
+    )
+    count = max(1, round(share * len(available))) if available else 0
+    rng = np.random.default_rng([seed, 91])
+    return sorted(available[i] for i in rng.choice(len(available), size=count, replace=False).tolist())
+
+
+def _evict(
+    objects: Sequence[dict[str, Any]], clusters: set[tuple[str, str]], at: str
+) -> list[dict[str, Any]]:
+    out = []
+    for o in objects:
+        if (
+            o["kind"] in (n.WORKLOAD_CLUSTER, n.SYNC_TARGET)
+            and (workspace_of(o), o["metadata"]["name"]) in clusters
+        ):
+            o = copy.deepcopy(o)
+            o.setdefault("spec", {})["evictAfter"] = at
+        out.append(o)
+    return out
+
+
+def _on(objects: Sequence[dict[str, Any]], clusters: set[tuple[str, str]]) -> int:
+    """(namespace, cluster) pairs on these clusters."""
+    return sum(1 for on in kcp_hub.placed(objects).values() for c in on if c in clusters)
+
+
+def case(
+    generation: str, mode: str, clusters: int, namespaces: int, share: float, seed: int
+) -> dict[str, Any]:
+    objects = kcp_hub.workspace_set(clusters, namespaces, seed, generation)
+    options = SolveOptions(mode=mode, seed=seed, time_limit=TIME_LIMIT)
+    started = time.perf_counter()
+    settled = run_simulation(from_objects(objects, "<generated>"), now=kcp_hub.NOW, options=options)
+    settle_s = time.perf_counter() - started
+    assert settled.converged and not settled.violations, (generation, mode)
+    before = settled.objects
+    moment = settled.ended + STEP
+    evicted = set(_evicted(objects, share, seed))
+    at = (moment - timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    state = _evict(before, evicted, at)
+    on_evicted = _on(state, evicted)
+    spread_before = kcp_hub.spread(before)
+
+    manifests = from_objects(state, "<evicted>")
+    started = time.perf_counter()
+    outcome = schedule_manifests(manifests, now=moment, options=options)
+    scheduler_s = time.perf_counter() - started
+    after = kcp_hub.advance(state, outcome)
+    moved, forced = kcp_hub.moves(state, after, now=moment)
+    spread_after = kcp_hub.spread(after, now=moment)
+    summary = outcome.summary
+
+    started = time.perf_counter()
+    rest = run_simulation(from_objects(state, "<evicted>"), now=moment, options=options)
+    simulate_s = time.perf_counter() - started
+    final = kcp_hub.spread(rest.objects, now=rest.ended)
+    return {
+        "generation": generation,
+        "mode": mode,
+        "clusters": clusters,
+        "namespaces": namespaces,
+        "locations": sum(1 for o in objects if o["kind"] == n.LOCATION),
+        "placed": len(kcp_hub.placed(before)),
+        "evicted": len(evicted),
+        "on_evicted": on_evicted,
+        "forced": forced,
+        "moves": moved,
+        "beyond_forced": moved - forced,
+        "max_before": spread_before["max"],
+        "max_after": spread_after["max"],
+        "mean_after": spread_after["mean"],
+        "std_after": spread_after["std"],
+        "max_final": final["max"],
+        "settle_steps": settled.steps,
+        "steps_after": rest.steps,
+        "converged": rest.converged,
+        "violations": len(rest.violations),
+        "requests": summary["requests"],
+        "status": summary["status"],
+        "gap": summary["gap"],
+        "scheduler_s": scheduler_s,
+        "solver_s": summary["wall_seconds"],
+        "settle_s": settle_s,
+        "simulate_s": simulate_s,
+    }
+
+
+def run(
+    clusters: int = 500,
+    namespaces: int = 2000,
+    share: float = 0.10,
+    seed: int = 0,
+    generations: Sequence[str] = GENERATIONS,
+    modes: Sequence[str] = MODES,
+    progress: Any = None,
+) -> pl.DataFrame:
+    rows = []
+    for generation in generations:
+        for mode in modes:
+            row = case(generation, mode, clusters, namespaces, share, seed)
+            rows.append(row)
+            if progress is not None:
+                progress(
+                    f"kcp {generation} {mode}: moves {row['moves']} / forced {row['forced']} "
+                    f"(on evicted {row['on_evicted']}), max {row['max_after']} mean {row['mean_after']:.2f}, "
+                    f"scheduler {row['scheduler_s']:.2f} s"
+                )
+    return pl.DataFrame(rows)
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}"
+
+
+def markdown(frame: pl.DataFrame) -> str:
+    headers = (
+        "generation", "mode", "requests", "on evicted clusters", "moves", "forced", "beyond forced",
+        "max / mean / std per cluster after", "max before", "scheduler s", "solver s", "status",
+        "steps to settle after",
+    )  # fmt: skip
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---:" for _ in headers) + "|"]
+    for r in frame.iter_rows(named=True):
+        status = r["status"] + (
+            "" if r["gap"] in (None, 0) or r["status"] == "GREEDY" else f", gap {r['gap']:.2g}"
+        )
+        cells = (
+            r["generation"],
+            r["mode"],
+            f"{r['requests']:,}",
+            f"{r['on_evicted']:,}",
+            f"**{r['moves']:,}**",
+            f"{r['forced']:,}",
+            f"{r['beyond_forced']:,}",
+            f"**{r['max_after']}** / {r['mean_after']:.2f} / {r['std_after']:.2f}",
+            str(r["max_before"]),
+            _seconds(r["scheduler_s"]),
+            _seconds(r["solver_s"]),
+            status,
+            f"{r['steps_after']}" + ("" if r["converged"] else " (not converged)"),
+        )
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+LEGEND = """\
+- **requests**: the units the scheduler decides: v0.5 one per namespace and location (a namespace
+  placed by the annotation state machine), v0.8 one per Placement (all the namespaces a Placement
+  selects move together, to the one SyncTarget it holds).
+- **on evicted clusters**: (namespace, cluster) pairs on the clusters evicted, in the state the
+  mode itself settled to (so it differs a little between the modes); **forced**: the moves no
+  scheduler could avoid (those pairs, plus any other pair whose cluster is unavailable), the
+  minimum; **moves**: the pairs the plan takes away; **beyond forced** = moves - forced (both modes
+  keep every namespace whose cluster is still valid: the placement onto a cluster is sticky while
+  the cluster is valid, upstream and here).
+- **max / mean / std per cluster after**: namespaces per available cluster of the compute
+  workspace (Ready, schedulable, not evicting) right after the plan; **max before**: the busiest
+  cluster of the settled state, before the eviction. Greedy is upstream's uniform random pick
+  (seeded); optimal levels the namespaces over the clusters of each Location (the most loaded
+  cluster as light as possible) with the moves it is forced to make and the new namespaces, never
+  moving one that may stay.
+- **scheduler s**: the whole pipeline in process (load, solve, emit of `schedule_manifests` on the
+  parsed objects; YAML reading and writing and interpreter start-up not included): end to end for a
+  controller. **solver s**: `solver.solve` alone (the pipeline's summary `wall_seconds`).
+- **steps to settle after**: `simulate` from the evicted state to its fixed point (5 s a step; v0.8's
+  5 s grace takes two of them); the invariants (no workload object loses its state label before the
+  signal) held in every step of every run.
+"""
+
+
+def _environment() -> str:
+    from importlib.metadata import version
+
+    return (
+        f"Python {platform.python_version()} on {platform.system()} {platform.machine()}, "
+        f"{os.cpu_count()} CPUs; ortools {version('ortools')}."
+    )
+
+
+def write_report(
+    frame: pl.DataFrame,
+    out: str | os.PathLike[str],
+    *,
+    clusters: int,
+    namespaces: int,
+    share: float,
+    seed: int,
+) -> list[Path]:
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    csv, md = out / "results.csv", out / "README.md"
+    frame.write_csv(csv)
+    locations = frame["locations"][0] if frame.height else 0
+    command = "python -m bench.kcp_evict"
+    if (clusters, namespaces, share, seed) != (500, 2000, 0.10, 0):
+        command += f" --clusters {clusters} --namespaces {namespaces} --share {share} --seed {seed}"
+    text = "\n\n".join(
+        [
+            "# kcp: evicting 10% of the clusters, greedy against optimal",
+            f"The workspace set of `placement-solver generate --system kcp --clusters {clusters} "
+            f"--placements {namespaces}` in both API generations: {namespaces:,} namespaces over "
+            f"{locations} Locations and {clusters:,} clusters; {share:.0%} of the available clusters "
+            f"evicted (`spec.evictAfter` in the past) after each mode settled the set itself. "
+            f"Reproduce with `{command}`. " + _environment(),
+            markdown(frame).rstrip("\n"),
+            LEGEND.rstrip("\n"),
+        ]
+    )
+    md.write_text(text + "\n", encoding="utf-8")
+    return [csv, md]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.kcp_evict", description=__doc__.split("\n")[0])
+    parser.add_argument("--clusters", type=int, default=500)
+    parser.add_argument("--namespaces", type=int, default=2000)
+    parser.add_argument("--share", type=float, default=0.10)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--generations", default=",".join(GENERATIONS))
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--out", default=str(ROOT / "docs" / "bench" / "kcp"))
+    args = parser.parse_args(argv)
+    generations = [g.strip() for g in args.generations.split(",") if g.strip()]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    frame = run(
+        args.clusters,
+        args.namespaces,
+        args.share,
+        args.seed,
+        generations,
+        modes,
+        progress=lambda line: print(line, file=sys.stderr, flush=True),
+    )
+    write_report(
+        frame, args.out, clusters=args.clusters, namespaces=args.namespaces, share=args.share, seed=args.seed
+    )
+    print(markdown(frame), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
