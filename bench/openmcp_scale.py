@@ -255,6 +255,46 @@ LEGEND = """\
 """
 
 
+def _purposes(frame: pl.DataFrame, seed: int) -> str:
+    """The purposes of each size's scheduler config, with their tenancy and count."""
+    lines = []
+    for clusters, requests in dict.fromkeys(zip(frame["clusters"], frame["requests"], strict=True)):
+        mappings = openmcp_hub.config(clusters, requests, seed)["scheduler"]["purposeMappings"]
+        kinds = []
+        for purpose, m in mappings.items():
+            tenancy, count = m["template"]["spec"]["tenancy"], m["tenancyCount"]
+            kinds.append(
+                f"`{purpose}` {tenancy}"
+                + ("" if tenancy != "Shared" else f" {count}" if count else " unlimited")
+            )
+        lines.append(f"{clusters:,} x {requests:,}: " + ", ".join(kinds))
+    return "Purposes (tenancy, tenancyCount) per size: " + "; ".join(lines) + "."
+
+
+def _comparison(frame: pl.DataFrame) -> str:
+    """Per size with both modes: how many clusters optimal saves against greedy."""
+    lines = []
+    rows = {(r["clusters"], r["requests"], r["mode"]): r for r in frame.iter_rows(named=True)}
+    for clusters, requests in dict.fromkeys(zip(frame["clusters"], frame["requests"], strict=True)):
+        greedy, optimal = rows.get((clusters, requests, "greedy")), rows.get((clusters, requests, "optimal"))
+        if greedy is None or optimal is None:
+            continue
+        saved = greedy["created"] - optimal["created"]
+        shared_greedy = greedy["created"] - greedy["created_exclusive"]
+        shared_optimal = optimal["created"] - optimal["created_exclusive"]
+        share = f" ({(shared_greedy - shared_optimal) / shared_greedy:.0%} of greedy's Shared ones)"
+        lines.append(
+            f"- {greedy['pending']:,} pending requests over {clusters:,} clusters: optimal creates "
+            f"{optimal['created']:,} clusters, greedy {greedy['created']:,}: {saved:,} fewer"
+            + (share if shared_greedy and saved > 0 else "")
+            + f"; it grants {optimal['granted_existing']:,} requests on existing clusters against "
+            f"greedy's {greedy['granted_existing']:,}. Command: optimal {_seconds(optimal['command_s'])} s, "
+            f"greedy {_seconds(greedy['command_s'])} s; solver alone: optimal "
+            f"{_seconds(optimal['solver_s'])} s, greedy {_seconds(greedy['solver_s'])} s."
+        )
+    return "\n".join(lines)
+
+
 def write_report(frame: pl.DataFrame, out: str | os.PathLike[str], *, seed: int = 0) -> list[Path]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -265,18 +305,25 @@ def write_report(frame: pl.DataFrame, out: str | os.PathLike[str], *, seed: int 
     )
     command = "python -m bench.openmcp_scale" + (f" --sizes {sizes}" if sizes else "")
     command += f" --seed {seed}" if seed else ""
-    text = "\n\n".join(
-        [
-            "# openMCP: clusters created and time taken, greedy against optimal",
-            "Issue 7's batches: 1,000 pending ClusterRequests over 300 Clusters and four purposes, and "
-            "10,000 over 3,000, each the hub of `placement-solver generate --system openmcp` (80% of "
-            "its ClusterRequests pending; the rest granted, being deleted, ignored or outside the "
-            "request selector) with the scheduler config `generate --config-out` writes for it. "
-            f"Reproduce with `{command}`. " + _environment(),
-            markdown(frame).rstrip("\n"),
-            LEGEND.rstrip("\n"),
-        ]
-    )
+    parts = [
+        "# openMCP: clusters created and time taken, greedy against optimal",
+        "Issue 7's batches: 1,000 pending ClusterRequests over 300 Clusters and four purposes, and "
+        "10,000 over 3,000, each the hub of `placement-solver generate --system openmcp` (80% of "
+        "its ClusterRequests pending; the rest granted, being deleted, ignored or outside the "
+        "request selector) with the scheduler config `generate --config-out` writes for it. "
+        f"Reproduce with `{command}`. " + _environment(),
+        _purposes(frame, seed),
+        _comparison(frame),
+        markdown(frame).rstrip("\n"),
+        LEGEND.rstrip("\n"),
+    ]
+    text = "\n\n".join(part for part in parts if part)
+    if (out / "grid" / "results.md").is_file():
+        text += (
+            "\n\nThe suite's grid for openMCP (both modes, 100 to 10,000 clusters by 100 to 5,000 "
+            "ClusterRequests, with the phases and a **created** column): [grid/results.md](grid/results.md), "
+            "from `placement-solver bench --system openmcp --out docs/bench/openmcp/grid`."
+        )
     md.write_text(text + "\n", encoding="utf-8")
     return [csv, md]
 
