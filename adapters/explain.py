@@ -28,12 +28,16 @@ __all__ = ["Target", "parse_target", "explain_document", "render", "OUTPUTS"]
 
 OUTPUTS = ("table", "yaml")
 
-# Every spelling of a placement kind: (system, kind, namespaced).
+# Every spelling of a placement kind: (system, kind, namespaced). kcp's objects live in logical
+# workspaces: KIND/WORKSPACE/NAME, the workspace where others have a namespace.
 _KINDS: dict[str, tuple[str, str, bool]] = {
     **{k: ("fleet", "ClusterResourcePlacement", False) for k in ("clusterresourceplacement", "crp")},
-    **{k: ("ocm", "Placement", True) for k in ("placement",)},
+    **{k: ("ocm", "Placement", True) for k in ("placement", "placement.cluster.open-cluster-management.io")},
     **{k: ("openmcp", "ClusterRequest", True) for k in ("clusterrequest", "cr", "creq")},
+    **{k: ("kcp", "Placement", True) for k in ("placement.scheduling.kcp.dev",)},
+    **{k: ("kcp", "Namespace", True) for k in ("namespace", "ns")},
 }
+_AMBIGUOUS = {"placement": ("ocm", "kcp")}  # a bare kind two systems spell alike: where the object is
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +57,10 @@ def parse_target(text: str) -> Target:
     parts = text.split("/")
     if len(parts) not in (2, 3) or not all(parts):
         raise InputError(f"expected KIND/[NAMESPACE/]NAME, got {text!r}", field="PLACEMENT")
-    kind = parts[0].lower()
-    known = _KINDS.get(kind) or (_KINDS.get(kind[:-1]) if kind.endswith("s") else None)
+    kind = _singular(parts[0].lower())
+    known = _KINDS.get(kind)
     if known is None:
-        expected = "ClusterResourcePlacement (crp), Placement or ClusterRequest (cr)"
+        expected = "ClusterResourcePlacement (crp), Placement, ClusterRequest (cr) or Namespace (ns)"
         raise InputError(f"unknown kind {parts[0]!r}; expected {expected}", field="PLACEMENT")
     system, upstream_kind, namespaced = known
     if len(parts) == 3 and not namespaced:
@@ -65,26 +69,71 @@ def parse_target(text: str) -> Target:
     return Target(system, upstream_kind, namespace, parts[-1])
 
 
+def _singular(kind: str) -> str:
+    """kubectl's spellings: plural, and resource.group (placements.scheduling.kcp.dev)."""
+    resource, dot, group = kind.partition(".")
+    if resource not in _KINDS and f"{resource}{dot}{group}" not in _KINDS and resource.endswith("s"):
+        resource = resource[:-1]
+    return f"{resource}{dot}{group}"
+
+
+def _scope(system: str, m: Manifest) -> str:
+    """Where the object lives: its namespace, or for kcp its logical workspace."""
+    if system == "kcp":
+        from adapters.kcp.objects import workspace_of
+
+        return workspace_of(m)
+    return m.namespace
+
+
 def _find(owned: Sequence[Manifest], target: Target) -> Target:
     """The placement the target names (a namespaced one given without its namespace: the only
     one of that name); InputError when there is none or several."""
-    found = [
-        m
-        for m in owned
-        if m.kind == target.kind
-        and m.name == target.name
-        and (not target.namespace or m.namespace == target.namespace)
-    ]
+    found = _matches(owned, target)
     where = f"{target.kind} {target.key}"
     if not found:
         raise InputError(f"{where} is not in the input", field="PLACEMENT")
-    namespaces = sorted({m.namespace for m in found})
+    namespaces = sorted(found)
     if len(namespaces) > 1:
         listed = ", ".join(namespaces)
+        scope = "workspaces" if target.system == "kcp" else "namespaces"
         raise InputError(
-            f"{where} is in several namespaces ({listed}): give KIND/NAMESPACE/NAME", field="PLACEMENT"
+            f"{where} is in several {scope} ({listed}): give KIND/{scope[:-1].upper()}/NAME",
+            field="PLACEMENT",
         )
     return Target(target.system, target.kind, namespaces[0], target.name)
+
+
+def _matches(owned: Sequence[Manifest], target: Target) -> set[str]:
+    """The namespaces (workspaces) of the objects the target may name."""
+    return {
+        _scope(target.system, m)
+        for m in owned
+        if m.kind == target.kind
+        and m.name == target.name
+        and (not target.namespace or _scope(target.system, m) == target.namespace)
+    }
+
+
+def _resolve(target_text: str, owned: Mapping[str, Sequence[Manifest]]) -> Target:
+    """The target, a bare kind two systems share (Placement: OCM's and kcp's) given to the
+    system that has such an object."""
+    target = parse_target(target_text)
+    systems = _AMBIGUOUS.get(_singular(target_text.split("/")[0].lower()))
+    if systems is None:
+        return target
+    having = [
+        s
+        for s in systems
+        if _matches(owned.get(s, []), Target(s, target.kind, target.namespace, target.name))
+    ]
+    if len(having) > 1:
+        raise InputError(
+            f"both OCM and kcp have a Placement {target.key}: give "
+            "placement.cluster.open-cluster-management.io/... or placement.scheduling.kcp.dev/...",
+            field="PLACEMENT",
+        )
+    return Target(having[0] if having else target.system, target.kind, target.namespace, target.name)
 
 
 def explain_document(
@@ -98,8 +147,9 @@ def explain_document(
 ) -> dict[str, Any]:
     """The explanation of one placement (and one cluster, when given) as data; `config`: the
     openMCP scheduler config, as for solve."""
-    target = parse_target(target_text)
-    owned = owned_by(list(manifests)).get(target.system, [])
+    by_system = owned_by(list(manifests))
+    target = _resolve(target_text, by_system)
+    owned = by_system.get(target.system, [])
     target = _find(owned, target)
     outcome = schedule_manifests(manifests, now=now, options=options, config=config)
     (part,) = [p for p in outcome.parts if p.system == target.system]
@@ -135,6 +185,10 @@ def _renderer(system: str) -> _Renderer:
         from adapters.openmcp import explain as openmcp
 
         return _Renderer(openmcp.document, openmcp.table)
+    if system == "kcp":
+        from adapters.kcp import explain as kcp
+
+        return _Renderer(kcp.document, kcp.table)
     from adapters.ocm import explain as ocm
 
     return _Renderer(ocm.document, ocm.table)

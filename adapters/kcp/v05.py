@@ -246,7 +246,8 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
                 if entries[k].location == location and entries[k].cluster in p.removed
             )
             held = clusters[given_up[0]] if given_up else None
-            p.units.append(Unit(_key(p, location), location, RESCHEDULE, held, taken))
+            others = tuple(name for name in taken if held is None or name != held.neutral)
+            p.units.append(Unit(_key(p, location), location, RESCHEDULE, held, others))
     elif not active:
         rng = seeded(world.seed, ws, p.namespace.key)
         order = list(locations)
