@@ -8,7 +8,8 @@ mode (greedy: upstream's random picks, seeded; optimal: the joint answer):
 
 1. the workspace set of `placement-solver generate --system kcp --generation G` (clusters/10
    Locations, the lab's included) is settled: `simulate` runs the scheduler in that mode and the
-   other actors to a fixed point, as if that mode had been kcp's scheduler all along;
+   other actors to a fixed point, as if that mode had been kcp's scheduler all along (and, for
+   optimal, once more from greedy's settled state: both modes' answers to the same eviction);
 2. 10% of the clusters that are available (Ready, schedulable, not evicting; the same clusters in
    both modes, drawn with the seed) get `spec.evictAfter` one second before the next moment;
 3. one scheduler run (the whole pipeline) at that moment: **moves** = (namespace, cluster) pairs
@@ -88,12 +89,21 @@ def _on(objects: Sequence[dict[str, Any]], clusters: set[tuple[str, str]]) -> in
 
 
 def case(
-    generation: str, mode: str, clusters: int, namespaces: int, share: float, seed: int
+    generation: str,
+    mode: str,
+    clusters: int,
+    namespaces: int,
+    share: float,
+    seed: int,
+    *,
+    history: str | None = None,
 ) -> dict[str, Any]:
+    """One row: the set settled by `history` (default: `mode` itself), evicted, solved in `mode`."""
     objects = kcp_hub.workspace_set(clusters, namespaces, seed, generation)
     options = SolveOptions(mode=mode, seed=seed, time_limit=TIME_LIMIT)
+    settling = SolveOptions(mode=history or mode, seed=seed, time_limit=TIME_LIMIT)
     started = time.perf_counter()
-    settled = run_simulation(from_objects(objects, "<generated>"), now=kcp_hub.NOW, options=options)
+    settled = run_simulation(from_objects(objects, "<generated>"), now=kcp_hub.NOW, options=settling)
     settle_s = time.perf_counter() - started
     assert settled.converged and not settled.violations, (generation, mode)
     before = settled.objects
@@ -120,6 +130,7 @@ def case(
     return {
         "generation": generation,
         "mode": mode,
+        "history": history or mode,
         "clusters": clusters,
         "namespaces": namespaces,
         "locations": sum(1 for o in objects if o["kind"] == n.LOCATION),
@@ -130,6 +141,7 @@ def case(
         "moves": moved,
         "beyond_forced": moved - forced,
         "max_before": spread_before["max"],
+        "std_before": spread_before["std"],
         "max_after": spread_after["max"],
         "mean_after": spread_after["mean"],
         "std_after": spread_after["std"],
@@ -158,13 +170,15 @@ def run(
     progress: Any = None,
 ) -> pl.DataFrame:
     rows = []
+    runs = [(m, None) for m in modes] + ([("optimal", "greedy")] if set(modes) == set(MODES) else [])
     for generation in generations:
-        for mode in modes:
-            row = case(generation, mode, clusters, namespaces, share, seed)
+        for mode, history in runs:
+            row = case(generation, mode, clusters, namespaces, share, seed, history=history)
             rows.append(row)
             if progress is not None:
                 progress(
-                    f"kcp {generation} {mode}: moves {row['moves']} / forced {row['forced']} "
+                    f"kcp {generation} {mode} settled by {history or mode}: moves {row['moves']} / "
+                    f"forced {row['forced']} "
                     f"(on evicted {row['on_evicted']}), max {row['max_after']} mean {row['mean_after']:.2f}, "
                     f"scheduler {row['scheduler_s']:.2f} s"
                 )
@@ -177,9 +191,9 @@ def _seconds(value: float) -> str:
 
 def markdown(frame: pl.DataFrame) -> str:
     headers = (
-        "generation", "mode", "requests", "on evicted clusters", "moves", "forced", "beyond forced",
-        "max / mean / std per cluster after", "max before", "scheduler s", "solver s", "status",
-        "steps to settle after",
+        "generation", "mode", "settled by", "requests", "on evicted clusters", "moves", "forced",
+        "beyond forced", "max / mean / std per cluster after", "max / std before", "scheduler s", "solver s",
+        "status", "steps to settle after",
     )  # fmt: skip
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---:" for _ in headers) + "|"]
     for r in frame.iter_rows(named=True):
@@ -189,13 +203,14 @@ def markdown(frame: pl.DataFrame) -> str:
         cells = (
             r["generation"],
             r["mode"],
+            r["history"],
             f"{r['requests']:,}",
             f"{r['on_evicted']:,}",
             f"**{r['moves']:,}**",
             f"{r['forced']:,}",
             f"{r['beyond_forced']:,}",
             f"**{r['max_after']}** / {r['mean_after']:.2f} / {r['std_after']:.2f}",
-            str(r["max_before"]),
+            f"{r['max_before']} / {r['std_before']:.2f}",
             _seconds(r["scheduler_s"]),
             _seconds(r["solver_s"]),
             status,
@@ -206,6 +221,10 @@ def markdown(frame: pl.DataFrame) -> str:
 
 
 LEGEND = """\
+- **settled by**: the mode that scheduled the set before the eviction (simulate to the fixed point
+  from the generated set). A mode settled by itself is that mode run as kcp's scheduler all along;
+  the row "optimal, settled by greedy" starts from exactly greedy's state (the same namespaces on
+  the evicted clusters): the two modes' answers to the same eviction.
 - **requests**: the units the scheduler decides: v0.5 one per namespace and location (a namespace
   placed by the annotation state machine), v0.8 one per Placement (all the namespaces a Placement
   selects move together, to the one SyncTarget it holds).
@@ -216,11 +235,13 @@ LEGEND = """\
   keep every namespace whose cluster is still valid: the placement onto a cluster is sticky while
   the cluster is valid, upstream and here).
 - **max / mean / std per cluster after**: namespaces per available cluster of the compute
-  workspace (Ready, schedulable, not evicting) right after the plan; **max before**: the busiest
-  cluster of the settled state, before the eviction. Greedy is upstream's uniform random pick
-  (seeded); optimal levels the namespaces over the clusters of each Location (the most loaded
-  cluster as light as possible) with the moves it is forced to make and the new namespaces, never
-  moving one that may stay.
+  workspace (Ready, schedulable, not evicting) right after the plan; **max / std before**: the
+  same of the settled state, before the eviction. A Location whose clusters are mostly unavailable
+  (cordoned, not Ready, evicted) leaves its namespaces one or two clusters to go to, in both
+  modes: the maximum after the eviction is often that cluster's, the standard deviation says more.
+  Greedy is upstream's uniform random pick (seeded); optimal levels the namespaces over the
+  clusters of each Location (the most loaded cluster as light as possible) with the moves it is
+  forced to make and the new namespaces, never moving one that may stay.
 - **scheduler s**: the whole pipeline in process (load, solve, emit of `schedule_manifests` on the
   parsed objects; YAML reading and writing and interpreter start-up not included): end to end for a
   controller. **solver s**: `solver.solve` alone (the pipeline's summary `wall_seconds`).

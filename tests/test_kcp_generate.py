@@ -206,11 +206,19 @@ def test_eviction_report_at_a_small_size(tmp_path):
     from bench import kcp_evict
 
     frame = kcp_evict.run(60, 200, 0.1, 0)
-    assert frame.height == 4
+    assert frame.height == 6  # greedy, optimal, optimal from greedy's state; per generation
     for row in frame.iter_rows(named=True):
         assert row["converged"] and row["violations"] == 0
         assert row["moves"] == row["forced"] <= row["on_evicted"] and row["forced"] > 0
         assert row["evicted"] == 5
+    for generation in GENERATIONS:  # from greedy's state, optimal answers the same eviction
+        rows = {
+            r["history"] + "/" + r["mode"]: r
+            for r in frame.iter_rows(named=True)
+            if r["generation"] == generation
+        }
+        assert rows["greedy/optimal"]["on_evicted"] == rows["greedy/greedy"]["on_evicted"]
+        assert rows["greedy/optimal"]["max_before"] == rows["greedy/greedy"]["max_before"]
     files = kcp_evict.write_report(frame, tmp_path, clusters=60, namespaces=200, share=0.1, seed=0)
     text = (tmp_path / "README.md").read_text()
     assert [f.name for f in files] == ["results.csv", "README.md"]
