@@ -247,12 +247,54 @@ def test_a_valid_target_never_moves(tmp_path, mode) -> None:
 # ----------------------------------------------------------------------------- locations and phase
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_a_bound_placement_keeps_its_location_when_it_stops_matching(tmp_path, mode) -> None:
-    hub = [
-        *compute_v08(sync_target("c1", "us"), sync_target("c3", "eu")),
+def regions(*clusters):
+    return [
+        *compute_v08(*clusters),
         location("us", labels={"region": "us"}, generation="v0.8"),
         location("eu", labels={"region": "eu"}, generation="v0.8"),
+    ]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bound_placement_keeps_its_location_while_another_keeps_the_namespace(tmp_path, mode) -> None:
+    # "default" no longer matches us: Ready=False/LocationInvalid, but "other" keeps the namespace
+    # marked, so it stays Bound there (sticky) and Controller C no longer counts it.
+    hub = [
+        *regions(sync_target("c1", "us"), sync_target("c3", "eu")),
+        namespace("default", labels={state("c1"): "Sync", state("c3"): "Sync"}, annotations={PLACEMENT: ""}),
+        placement(
+            "default",
+            locations=[{"matchLabels": {"region": "eu"}}],
+            phase="Bound",
+            selected="us",
+            target=k("c1"),
+            ready="True",
+        ),
+        placement(
+            "other",
+            locations=[{"matchLabels": {"region": "eu"}}],
+            phase="Bound",
+            selected="eu",
+            target=k("c3"),
+            ready="True",
+        ),
+    ]
+    written = Written.solve(tmp_path, hub, mode)
+    assert written.status("default")["phase"] == "Bound"
+    assert written.status("default")["selectedLocation"]["locationName"] == "us"
+    assert ready(written, "default") == ("False", "LocationInvalid")
+    assert written.target("default") == k("c1")  # Controller B still serves the location
+    assert written.annotations("default")[PLACEMENT] == ""
+    assert written.annotations("default")[deletion("c1")] == NOW
+    assert written.labels("default") == {state("c1"): "Sync", state("c3"): "Sync"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_placement_whose_location_stops_matching_rebinds_elsewhere(tmp_path, mode) -> None:
+    # Alone, it unmarks its namespace (LocationInvalid), turns Unbound, and being Unbound with an
+    # invalid selection picks again: the controllers come to rest on eu within the run.
+    hub = [
+        *regions(sync_target("c1", "us"), sync_target("c3", "eu")),
         namespace("default", labels={state("c1"): "Sync"}, annotations={PLACEMENT: ""}),
         placement(
             "default",
@@ -264,13 +306,12 @@ def test_a_bound_placement_keeps_its_location_when_it_stops_matching(tmp_path, m
         ),
     ]
     written = Written.solve(tmp_path, hub, mode)
-    assert written.status("default")["selectedLocation"]["locationName"] == "us"
-    assert ready(written, "default") == ("False", "LocationInvalid")
-    assert written.target("default") == k("c1")  # Controller B still serves the location
-    # Controller C no longer counts it: the mark comes off and the namespace unsyncs.
-    assert PLACEMENT not in written.annotations("default")
-    assert written.annotations("default")[deletion("c1")] == NOW
-    assert written.status("default")["phase"] == "Unbound"
+    assert written.status("default")["phase"] == "Bound"
+    assert written.status("default")["selectedLocation"]["locationName"] == "eu"
+    assert ready(written, "default") == ("True", "")
+    assert written.target("default") == k("c3")
+    assert written.labels("default") == {state("c1"): "Sync", state("c3"): "Sync"}
+    assert written.annotations("default") == {PLACEMENT: "", deletion("c1"): NOW}
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -281,9 +322,16 @@ def test_a_location_disappearing(tmp_path, mode) -> None:
         placement("default", phase="Bound", selected="us", target=k("c1"), ready="True"),
     ]
     written = Written.solve(tmp_path, hub, mode)
-    assert ready(written, "default") == ("False", "LocationInvalid")
-    assert written.target("default") is None
+    assert written.status("default")["selectedLocation"]["locationName"] == "eu"
+    assert written.target("default") == k("c3")
     assert written.annotations("default")[deletion("c1")] == NOW
+    # With no location left at all it goes back to Pending, and the namespace unsyncs.
+    hub = [*compute_v08(sync_target("c1", "us")), *hub[-2:]]
+    written = Written.solve(tmp_path, hub, mode)
+    assert written.status("default")["phase"] == "Pending"
+    assert ready(written, "default") == ("False", "LocationNoMatch")
+    assert written.target("default") is None
+    assert written.annotations("default") == {deletion("c1"): NOW}
 
 
 @pytest.mark.parametrize("mode", MODES)

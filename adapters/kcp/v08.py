@@ -9,6 +9,9 @@ section 2.4).
   Ready=True), or, with none, phase Pending, no selection and Ready=False/LocationNoMatch. Then
   the phase: Pending without a selection, else Bound when a namespace of its workspace carries the
   `scheduling.kcp.dev/placement` annotation and matches its namespaceSelector, else Unbound.
+  Every status change is an event upstream, so A and C's bind step run until nothing changes: a
+  Bound placement whose location stopped matching unmarks the namespaces only it selected, turns
+  Unbound for want of them and, Unbound with an invalid selection, draws a location again.
 - Controller C's bind step marks a namespace (`scheduling.kcp.dev/placement: ""`) while a valid
   placement of its workspace (not Pending, Ready not False) selects it by namespaceSelector (nil
   selects none), and takes the mark off when none does.
@@ -48,6 +51,7 @@ from model import ClusterTerm, ExistingDecision, Packing, PlacementRequest, Resu
 __all__ = ["NamespaceState", "Plan", "PlacementPlan", "emit", "plan"]
 
 _GRACE = timedelta(seconds=n.REMOVING_GRACE_SECONDS)
+_ROUNDS = 10
 
 
 @dataclass(slots=True)
@@ -85,36 +89,17 @@ class Plan:
 
 
 def plan(world: World) -> Plan:
-    placements = [_controller_a(world, p) for p in world.placements]
-    by_workspace: dict[str, list[PlacementPlan]] = defaultdict(list)
-    for pp in placements:
-        by_workspace[pp.placement.workspace].append(pp)
-
-    namespaces = []
-    for ns in world.namespaces:
-        if not _under_placement(world, ns, by_workspace):
-            continue
-        valid = [
-            pp
-            for pp in by_workspace.get(ns.workspace, ())
-            if pp.valid and selects(pp.placement.namespace_selector, ns.labels)
-        ]
-        namespaces.append(NamespaceState(ns, bool(valid), valid))
-        for pp in valid:
-            pp.namespaces.append(ns.key)
-
-    # The phase after the namespace sub-reconciler.
-    marked = defaultdict(list)
-    for state in namespaces:
-        if state.marked:
-            marked[state.namespace.workspace].append(state.namespace)
-    for pp in placements:
-        if pp.phase == n.PHASE_PENDING or pp.selected is None:
-            pp.phase = n.PHASE_PENDING
-            continue
-        selector = pp.placement.namespace_selector
-        bound = any(selects(selector, ns.labels) for ns in marked.get(pp.placement.workspace, ()))
-        pp.phase = n.PHASE_BOUND if bound else n.PHASE_UNBOUND
+    spaces = {p.workspace for p in world.placements}
+    owned = [ns for ns in world.namespaces if _under_placement(world, ns, spaces)]
+    current = {p.key: (p.phase, p.selected) for p in world.placements}
+    for _ in range(_ROUNDS):  # every status change is an event upstream: to rest
+        placements, namespaces = _round(world, owned, current)
+        after = {pp.placement.key: (pp.phase, pp.selected) for pp in placements}
+        if after == current:
+            break
+        current = after
+    else:
+        raise AssertionError("kcp's placement controllers did not come to rest")
 
     by_key = {c.key: c for c in world.clusters.values()}
     asking = [pp for pp in placements if pp.phase != n.PHASE_PENDING and pp.selected is not None]
@@ -148,21 +133,55 @@ def plan(world: World) -> Plan:
     return Plan(placements, namespaces, sorted(requests, key=lambda r: r.key), {})
 
 
-def _controller_a(world: World, p: PlacementObject) -> PlacementPlan:
+def _round(
+    world: World, owned: list[NamespaceObject], current: Mapping[str, tuple[str, tuple[str, str] | None]]
+) -> tuple[list[PlacementPlan], list[NamespaceState]]:
+    """One pass of Controller A's scheduling step, C's bind step and A's namespace step, from the
+    placements' current phase and selection."""
+    placements = [_controller_a(world, p, *current[p.key]) for p in world.placements]
+    by_workspace: dict[str, list[PlacementPlan]] = defaultdict(list)
+    for pp in placements:
+        by_workspace[pp.placement.workspace].append(pp)
+    namespaces = []
+    for ns in owned:
+        valid = [
+            pp
+            for pp in by_workspace.get(ns.workspace, ())
+            if pp.valid and selects(pp.placement.namespace_selector, ns.labels)
+        ]
+        namespaces.append(NamespaceState(ns, bool(valid), valid))
+        for pp in valid:
+            pp.namespaces.append(ns.key)
+    marked = defaultdict(list)
+    for state in namespaces:
+        if state.marked:
+            marked[state.namespace.workspace].append(state.namespace)
+    for pp in placements:
+        if pp.phase == n.PHASE_PENDING or pp.selected is None:
+            pp.phase = n.PHASE_PENDING
+            continue
+        selector = pp.placement.namespace_selector
+        bound = any(selects(selector, ns.labels) for ns in marked.get(pp.placement.workspace, ()))
+        pp.phase = n.PHASE_BOUND if bound else n.PHASE_UNBOUND
+    return placements, namespaces
+
+
+def _controller_a(
+    world: World, p: PlacementObject, phase: str, selected: tuple[str, str] | None
+) -> PlacementPlan:
     valid = tuple(
         location.name
         for location in world.locations.get(p.location_workspace, ())
         if location.resource == p.location_resource
         and any(s.matches(location.labels) for s in p.location_selectors)
     )
-    selected = p.selected
     still = selected is not None and selected[0] == p.location_workspace and selected[1] in valid
-    if p.phase == n.PHASE_BOUND and selected is not None:
+    if phase == n.PHASE_BOUND and selected is not None:
         if still:
             return PlacementPlan(p, n.PHASE_BOUND, selected, ("True", "", ""), valid)
         why = f"the selected location {selected[0]}:{selected[1]} no longer matches the placement"
         return PlacementPlan(p, n.PHASE_BOUND, selected, ("False", n.LOCATION_INVALID, why), valid)
-    if p.phase == n.PHASE_UNBOUND and still:
+    if phase == n.PHASE_UNBOUND and still:
         return PlacementPlan(p, n.PHASE_UNBOUND, selected, ("True", "", ""), valid)
     if not valid:
         why = f"no Location in workspace {p.location_workspace!r} matches the placement's locationSelectors"
@@ -171,10 +190,8 @@ def _controller_a(world: World, p: PlacementObject) -> PlacementPlan:
     return PlacementPlan(p, n.PHASE_UNBOUND, (p.location_workspace, pick), ("True", "", ""), valid)
 
 
-def _under_placement(
-    world: World, ns: NamespaceObject, by_workspace: Mapping[str, list[PlacementPlan]]
-) -> bool:
-    if ns.workspace in by_workspace or world.workload_binding(ns.workspace) is not None:
+def _under_placement(world: World, ns: NamespaceObject, spaces: set[str]) -> bool:
+    if ns.workspace in spaces or world.workload_binding(ns.workspace) is not None:
         return True
     if n.PLACEMENT_ANNOTATION in ns.annotations:
         return True
