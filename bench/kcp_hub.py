@@ -44,8 +44,9 @@ from adapters.kcp.generate import generate as generate_kcp
 from adapters.kcp.keys import sync_target_key
 from adapters.kcp.simulate import apply_outcome
 from adapters.manifests import from_objects
-from bench.events import event_applier
-from model import Batch
+from bench.events import event_applier, selected_pairs
+from model import Batch, Result
+from solver.checker import passes
 
 __all__ = [
     "EVENTS",
@@ -54,6 +55,7 @@ __all__ = [
     "advance",
     "apply_event",
     "busiest_cluster",
+    "churn",
     "load",
     "move_note",
     "moves",
@@ -231,6 +233,24 @@ def move_note(objects: Sequence[dict[str, Any]], outcome: Any) -> str:
     """The suite's note for a kcp row: what the plan moves on the generated set."""
     moved, forced = moves(objects, advance(objects, outcome))
     return f"namespace moves {moved} / forced {forced}"
+
+
+def churn(before: Result, after: Result, batch_after: Batch) -> tuple[int, int]:
+    """The suite's churn columns for kcp: (request, cluster) pairs selected before and not after,
+    and how many of those no scheduler could keep: the request is gone, or the cluster is gone or no
+    longer passes the request's filters as a held cluster (kcp gives up a hold on a cluster that
+    is evicting, outside the location, or in v0.8 not Ready or cordoned: unlike Fleet, whose
+    current decisions stay whatever their labels say)."""
+    old = selected_pairs(before)
+    moved = len(old - selected_pairs(after))
+    clusters = {c.name: c for c in batch_after.clusters}
+    requests = {r.key: r for r in batch_after.requests}
+    forced = 0
+    for key, name in old:
+        request, cluster = requests.get(key), clusters.get(name)
+        if request is None or cluster is None or not passes(request, cluster, batch_after.now, held=True):
+            forced += 1
+    return moved, forced
 
 
 # ==================================================================================== events

@@ -79,6 +79,15 @@ def test_sizes_and_locations(medium):
     assert len(names) == len(set(names))  # unique within a workspace
 
 
+@pytest.mark.parametrize("generation", GENERATIONS)
+def test_names_stay_unique_at_scale(generation):
+    objects = generate(2000, 50, seed=0, now=NOW, generation=generation)
+    names = Counter((o["kind"], o["metadata"]["clusterName"], o["metadata"]["name"]) for o in objects)
+    assert max(names.values()) == 1
+    wide = [o for o in objects if o["kind"] == n.LOCATION and o["metadata"]["name"].endswith("-any")]
+    assert 1 <= len(wide) <= 8  # up to one region-wide Location per region
+
+
 def test_cluster_state_mix(medium):
     generation, objects = medium
     cluster_kind = n.WORKLOAD_CLUSTER if generation == "v0.5" else n.SYNC_TARGET

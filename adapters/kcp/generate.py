@@ -7,12 +7,13 @@
 
 - compute workspaces holding the `kubernetes` APIExport, the clusters and the Locations over them:
   the main one (one Location per ten clusters, each over a pool of clusters of one region and
-  environment, pools of lognormal sizes; every tenth Location spans a whole region, so some clusters
-  are in two Locations) and, from 20 clusters on, a small lab whose two clusters are never
-  available (not Ready, or evicting): what binds there cannot be placed. Locations expose region,
-  provider, environment and tier labels, some `gpu: "true"`. Clusters: 93% Ready and schedulable,
-  3% not Ready, 2% unschedulable (cordoned), 1.5% evicting (`evictAfter` in the past), 0.5% with an
-  eviction announced for later (exact shares, at random positions);
+  environment, pools of lognormal sizes; every tenth Location spans a whole region, up to one per
+  region, so some clusters are in two Locations) and, from 20 clusters on, a small lab whose two
+  clusters are never available (not Ready, or evicting): what binds there cannot be placed.
+  Locations expose region, provider, environment and tier labels, some `gpu: "true"`. Clusters:
+  93% Ready and schedulable, 3% not Ready, 2% unschedulable (cordoned), 1.5% evicting
+  (`evictAfter` in the past), 0.5% with an eviction announced for later (exact shares, at random
+  positions);
 - user workspaces (v0.5 about 20 namespaces each, in one organization whose compute workspace is a
   sibling, bound by `workspaceName`; v0.8 about 5, in several organizations, bound by `path`), each
   with an APIBinding to the compute service's `kubernetes` export (2% have none, 1% one that is
@@ -151,7 +152,13 @@ class _Set:
         main = self.size - (2 if self.has_lab else 0)
         count = max(1, round(self.size / CLUSTERS_PER_LOCATION)) - (1 if self.has_lab else 0)
         count = max(1, count) if main else 0
-        wide = [k % REGION_WIDE_EVERY == REGION_WIDE_EVERY - 1 for k in range(count)]
+        # Every tenth Location spans its region, up to one per region.
+        wide, spanned = [], set()
+        for k in range(count):
+            region = k % len(REGIONS)
+            wide.append(k % REGION_WIDE_EVERY == REGION_WIDE_EVERY - 1 and region not in spanned)
+            if wide[-1]:
+                spanned.add(region)
         pools = [k for k in range(count) if not wide[k]] or list(range(min(count, 1)))
         if pools and wide[pools[0]]:
             wide[pools[0]] = False
