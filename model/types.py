@@ -144,7 +144,10 @@ class Tenancy:
     still passes its filters (held: taints that keep out only newcomers do not apply), else the
     hold is given up and the request placed again (a forced move). `demand` is the slots (units
     of load) it takes. With `balance`, optimal mode levels the clusters' loads whatever greedy's
-    packing rule (upstream picks at random; the optimum spreads evenly).
+    packing rule (upstream picks at random; the optimum spreads evenly). A cluster a
+    `named_later` request creates gets its name from elsewhere after the run (the API server), so
+    requests joining it wait a run to learn it: the joint answer lets such requests open new
+    clusters last.
     """
 
     order: int
@@ -156,6 +159,7 @@ class Tenancy:
     movable: bool = False
     demand: int = 1
     balance: bool = False
+    named_later: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -192,7 +192,7 @@ def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
     and the hold no longer passes its filters (then it is released); existing clusters pass the
     filters and admit their new requests one at a time, each while fewer than its limit are
     taken (checked in the order that admits them if any does: smallest limits first); new
-    clusters come from the request's pool, are named after the request that opened them, and hold
+    clusters come from the request's pool, are named after a request on them that may open one, and hold
     no more than the limit (one, when exclusive)."""
     requests = [r for r in batch.requests if r.tenancy is not None and r.key in by_key]
     problems: list[str] = []
@@ -257,8 +257,8 @@ def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
         pools = {m.tenancy.pool for m in members}
         if len(pools) > 1:
             problems.append(f"new cluster {name} serves several pools {sorted(map(str, pools))}")
-        if name != opener.tenancy.new_cluster:
-            problems.append(f"new cluster {name} is not the name {opener.key} gives new clusters")
+        if not any(m.tenancy.new_cluster == name and m.tenancy.pool is not None for m in members):
+            problems.append(f"new cluster {name} is named after none of its requests")
         if opener.tenancy.exclusive and len(members) > 1:
             problems.append(f"exclusive new cluster {name} holds {len(members)} requests")
         held = 0

@@ -6,7 +6,9 @@ when none has room. Optimal decides all pending requests of a coupled part joint
 
 1. unplaced: requests left without a cluster (only those that may create none can be);
 2. created: new clusters;
-3. aim: FEWEST (Balanced) the sum of squared tenant counts of existing clusters, which makes the
+3. waiting: requests on new clusters named only after the run (they learn the name a run later;
+   the counts leave it alone, the hand-out below lets such requests open clusters last);
+4. aim: FEWEST (Balanced) the sum of squared tenant counts of existing clusters, which makes the
    busiest cluster as light as it can be and levels the rest; FIRST (Simple) the summed cluster
    rank (earlier clusters first); RANDOM nothing: its preference is the seeded draw itself.
 
@@ -52,7 +54,7 @@ from model import (
 
 __all__ = ["solve_tenancy", "LEVELS"]
 
-LEVELS = ("unplaced", "created", "aim")
+LEVELS = ("unplaced", "created", "waiting", "aim")
 _STAGE_LIMIT = 2**20  # small stages prove much faster than one with huge weights (cf. solver.search)
 
 
@@ -108,6 +110,10 @@ class _Problem:
                 pending.append(i)
         pending.sort(key=lambda i: (self.requests[i].tenancy.order, self.requests[i].key))
         self.pending = pending  # request indices, queue order
+        # New clusters named after the run: everyone placed on one waits a run to learn its name.
+        self.named_later = {
+            self.requests[i].tenancy.new_cluster for i in pending if self.requests[i].tenancy.named_later
+        }
         self.classes: list[_Class] = []
         by_key: dict[tuple, _Class] = {}
         self.class_of: list[int] = []
@@ -269,11 +275,12 @@ def _allotment(problem: _Problem, placement: _Placement) -> dict[tuple[int, int]
     return counts
 
 
-def _levels(problem: _Problem, part: Sequence[int], placement: _Placement) -> tuple[int, int, int]:
+def _levels(problem: _Problem, part: Sequence[int], placement: _Placement) -> tuple[int, int, int, int]:
     """The part's levels (all minimised) for an answer."""
     positions = [p for k in part for p in problem.classes[k].requests]
     unplaced = sum(1 for p in positions if p not in placement.existing and p not in placement.created)
     created = len({placement.created[p] for p in positions if p in placement.created})
+    waiting = sum(1 for p in positions if placement.created.get(p) in problem.named_later)
     allot = _allotment(problem, placement)
     members = set(part)
     mine = {key: n for key, n in allot.items() if key[0] in members}
@@ -288,7 +295,7 @@ def _levels(problem: _Problem, part: Sequence[int], placement: _Placement) -> tu
     elif kind == "rank":
         rank = {row: i for i, row in enumerate(rows)}
         aim = sum(rank[row] * n for (_, row), n in mine.items())
-    return unplaced, created, aim
+    return unplaced, created, waiting, aim
 
 
 def _rows_of(problem: _Problem, part: Sequence[int]) -> list[int]:
@@ -719,6 +726,7 @@ def _hand_out(
     rng = random.Random(seed)
     filling: dict[str, tuple[str, int]] = {}  # pool -> the open new cluster and its count
     positions = sorted(p for k in part for p in problem.classes[k].requests)
+    spilled = []
     for position in positions:
         k = problem.class_of[position]
         cls = problem.classes[k]
@@ -730,19 +738,24 @@ def _hand_out(
         if name is not None:
             out.existing[position] = problem.index[name]
             count[name] += cls.demand
-            continue
-        if cls.pool is None:
-            continue
+        elif cls.pool is not None:
+            spilled.append(position)
+    # New clusters: requests that name the cluster they open go first, so a cluster named later
+    # (and so everyone joining it) is opened only where no one else could.
+    spilled.sort(key=lambda position: problem.request(position).tenancy.named_later)
+    for position in spilled:
+        cls = problem.classes[problem.class_of[position]]
+        assert cls.pool is not None
         current = filling.get(cls.pool)
-        if not cls.exclusive and current is not None and (cls.limit == 0 or current[1] < cls.limit):
+        if not cls.exclusive and current is not None and _fits(cls, current[1]):
             out.created[position] = current[0]
-            filling[cls.pool] = (current[0], current[1] + 1)
+            filling[cls.pool] = (current[0], current[1] + cls.demand)
             continue
         new = _new_name(problem.request(position))
         out.created[position] = new
         out.opened.add(new)
         if not cls.exclusive:
-            filling[cls.pool] = (new, 1)
+            filling[cls.pool] = (new, cls.demand)
     return out
 
 
@@ -809,7 +822,7 @@ def solve_tenancy(
     build_seconds = time.perf_counter() - started
     solve_seconds = 0.0
     final = _Placement(dict(greedy.existing), dict(greedy.created), set(greedy.opened))
-    objective: list[int] = [0, 0, 0]
+    objective: list[int] = [0, 0, 0, 0]
     models = 0
     proven = True
     time_limited = False
@@ -857,7 +870,8 @@ def _greedy_is_optimal(problem: _Problem, part: list[int]) -> bool:
         return False
     cls = problem.classes[part[0]]
     rule = {Packing.FEWEST: "squares", Packing.FIRST: "rank", Packing.RANDOM: "none"}[cls.packing]
-    return cls.demand == 1 and cls.aim == rule
+    later = any(problem.request(p).tenancy.named_later for p in cls.requests)
+    return cls.demand == 1 and cls.aim == rule and not later
 
 
 def _combined(levels: list[int], problem: _Problem) -> int:
@@ -866,8 +880,8 @@ def _combined(levels: list[int], problem: _Problem) -> int:
     n = len(problem.pending)
     most = max(problem.base, default=0) + n
     aim_span = len(problem.names) * max(most * most, most * len(problem.names))
-    unplaced, created, aim = levels
-    return -(((unplaced * (n + 1)) + created) * (aim_span + 1) + aim)
+    unplaced, created, waiting, aim = levels
+    return -((((unplaced * (n + 1)) + created) * (n + 1) + waiting) * (aim_span + 1) + aim)
 
 
 def _replace(problem: _Problem, part: list[int], final: _Placement, answer: _Placement) -> None:

@@ -265,5 +265,6 @@ def _model_request(cfg: SchedulerConfig, ctx: RequestContext) -> PlacementReques
             pool=pool,
             new_cluster=ctx.new_cluster if pool is not None else "",
             exclusive=mapping.exclusive,
+            named_later=r.labels.get(n.RANDOMIZE_NAME) == "true",
         ),
     )
