@@ -269,10 +269,7 @@ def _explain_tenancy(batch: Batch, result: Result, request: PlacementRequest) ->
     candidates = [
         c.name
         for c, failed in zip(batch.clusters, filters, strict=True)
-        if not failed
-        and not tenancy.exclusive
-        and not granted
-        and _has_room(tenancy.limit, tenants[c.name])
+        if not failed and not tenancy.exclusive and not granted and _has_room(tenancy.limit, tenants[c.name])
     ]
     rank = _tenancy_ranks(tenancy.packing, candidates, tenants)
     pick = next((c.cluster for c in got.selected if not c.kept), None)
