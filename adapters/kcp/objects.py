@@ -87,12 +87,14 @@ def condition_status(f: Fields, status: Mapping[str, Any], kind: str) -> str:
     return ""
 
 
-def _conditions(f: Fields, status: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
+def _conditions(f: Fields, status: Mapping[str, Any], *, strict: bool) -> tuple[Mapping[str, Any], ...]:
+    """The conditions; `strict`: type and status required (a CRD's schema; a Namespace's is the
+    API server's own, read leniently: it may be another system's input)."""
     out = []
     for i, item in enumerate(f.sequence(status.get("conditions"), "status.conditions")):
         item = f.mapping(item, f"status.conditions[{i}]")
         for key in ("type", "status"):
-            if not f.string(item.get(key), f"status.conditions[{i}].{key}"):
+            if not f.string(item.get(key), f"status.conditions[{i}].{key}") and strict:
                 raise f.fail("required", f"status.conditions[{i}].{key}")
         out.append(item)
     return tuple(out)
@@ -149,7 +151,7 @@ def read_namespace(manifest: Manifest) -> NamespaceObject:
         meta.annotations,
         meta.created,
         meta.deleting,
-        _conditions(f, status),
+        _conditions(f, status, strict=False),
     )
 
 
@@ -393,5 +395,5 @@ def read_placement(manifest: Manifest) -> PlacementObject:
         phase,
         selected,
         condition_status(f, status, n.READY),
-        _conditions(f, status),
+        _conditions(f, status, strict=True),
     )
