@@ -28,6 +28,7 @@ import argparse
 import copy
 import os
 import platform
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -251,13 +252,28 @@ LEGEND = """\
 """
 
 
+def _revision() -> str:
+    """The commit measured, and the packages with uncommitted changes to tracked files, if any."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+        return done.stdout if done.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short", "HEAD").strip()
+    if not commit:
+        return ""
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", "adapters", "model", "solver")
+    dirty = sorted({"/".join(line[3:].split("/")[:2]) for line in changed.splitlines() if line.strip()})
+    return f"Measured at {commit}" + (f", with uncommitted changes in {', '.join(dirty)}." if dirty else ".")
+
+
 def _environment() -> str:
     from importlib.metadata import version
 
     return (
         f"Python {platform.python_version()} on {platform.system()} {platform.machine()}, "
-        f"{os.cpu_count()} CPUs; ortools {version('ortools')}."
-    )
+        f"{os.cpu_count()} CPUs; ortools {version('ortools')}. {_revision()}"
+    ).rstrip()
 
 
 def write_report(
@@ -289,6 +305,13 @@ def write_report(
             LEGEND.rstrip("\n"),
         ]
     )
+    if (out / "grid" / "results.md").is_file():
+        text += (
+            "\n\nThe suite's kcp rows (both generations, both modes, with the phases, the churn of "
+            "kcp's events and the namespace moves on each generated set): "
+            "[grid/results.md](grid/results.md), from `placement-solver bench --system kcp --system "
+            "kcp-v0.5 --sizes 100x100,1000x1000,500x2000,1000x5000 --out docs/bench/kcp/grid`."
+        )
     md.write_text(text + "\n", encoding="utf-8")
     return [csv, md]
 
