@@ -432,11 +432,21 @@ def _openmcp(clusters: int, placements: int, *, seed: int, now: str | datetime) 
     return generate_openmcp(clusters, placements, seed=seed, now=parse_now(now))
 
 
+def _kcp(
+    clusters: int, placements: int, *, seed: int, now: str | datetime, generation: str = "v0.8"
+) -> list[dict[str, Any]]:
+    from adapters.kcp.generate import generate as generate_kcp
+
+    return generate_kcp(clusters, placements, seed=seed, now=parse_now(now), generation=generation)
+
+
 # system name -> generate(clusters, placements, *, seed, now) -> objects. One line per system.
+# kcp takes `generation="v0.5"|"v0.8"` too (default v0.8); `placements` are its namespaces.
 GENERATORS: dict[str, Callable[..., list[dict[str, Any]]]] = {
     "fleet": _fleet,
     "ocm": _ocm,
     "openmcp": _openmcp,
+    "kcp": _kcp,
 }
 
 

@@ -15,7 +15,9 @@ Adding a system is one :class:`System` entry in :data:`SYSTEMS`: its generator, 
 load and emit, and its events (KubeFleet's in :mod:`bench.events`, OCM's in
 :mod:`bench.ocm_events`, under the same four names so that the churn columns serve both). openMCP
 has no events (a granted request never moves); it brings the scheduler config its generated hub is
-made for and counts the clusters each plan creates (:mod:`bench.openmcp_hub`).
+made for and counts the clusters each plan creates (:mod:`bench.openmcp_hub`). kcp comes in its two
+API generations ("kcp": v0.8, "kcp-v0.5"), with its own events and the namespace moves of each plan
+in the row's note (:mod:`bench.kcp_hub`).
 """
 
 from __future__ import annotations
@@ -36,12 +38,12 @@ from typing import Any
 
 import polars as pl
 
-from adapters import fleet, ocm, openmcp
+from adapters import fleet, kcp, ocm, openmcp
 from adapters.generate import DEFAULT_NOW, generate
 from adapters.manifests import dump_yaml_stream, from_objects, parse_text
 from adapters.pipeline import Outcome, SystemOutcome, schedule_manifests, summary_of_parts
 from bench import events as ev
-from bench import ocm_events, openmcp_hub
+from bench import kcp_hub, ocm_events, openmcp_hub
 from model import Batch, Result
 from solver import MODES, SolveOptions, check, solve
 
@@ -99,6 +101,8 @@ class System:
     config: Callable[[int, int, int], Any] | None = None
     # (objects, outcome) -> clusters the plan creates, for the systems that create clusters.
     created: Callable[[Objects, Outcome], int] | None = None
+    # (objects, outcome) -> the row's note: what else the plan did to the hub (kcp: namespace moves).
+    note: Callable[[Objects, Outcome], str] | None = None
 
 
 def _fleet_load(objects: Objects, now: datetime, seed: int, config: Any = None) -> tuple[Batch, Any]:
@@ -150,6 +154,30 @@ SYSTEMS: dict[str, System] = {
         created=openmcp_hub.created,
     ),
 }
+
+
+def _kcp_system(name: str) -> System:
+    """kcp in one API generation (bench.kcp_hub): the generated workspace set, its events, and the
+    namespace moves of the plan in the row's note."""
+    generation = kcp_hub.GENERATIONS[name]
+    return System(
+        name=name,
+        generate=lambda clusters, placements, seed: kcp_hub.workspace_set(
+            clusters, placements, seed, generation
+        ),
+        load=kcp_hub.load,
+        emit=kcp.emit,
+        advance=kcp_hub.advance,
+        apply_event=lambda event, objects, seed: kcp_hub.apply_event(event, objects, seed=seed),
+        events=kcp_hub.EVENTS,
+        now=kcp_hub.NOW,
+        churn=kcp_hub.churn,
+        note=kcp_hub.move_note,
+    )
+
+
+# kcp: "kcp" is the later generation (SyncTargets, Placements), "kcp-v0.5" the annotation's.
+SYSTEMS.update({name: _kcp_system(name) for name in kcp_hub.GENERATIONS})
 
 
 def _event_column(event: str) -> str:
@@ -275,7 +303,7 @@ def run_case(
         "created": entry.created(objects, outcome) if entry.created is not None else None,
         "violations": len(problems),
         "time_limited": stats.time_limited,
-        "note": "",
+        "note": entry.note(objects, outcome) if entry.note is not None else "",
     }
     if not events or not (entry.events or entry.resync):
         return row
@@ -551,11 +579,36 @@ OPENMCP_LEGEND = """\
 """
 
 
+KCP_LEGEND = """\
+- **kcp rows** (`system` kcp: API generation v0.8, SyncTargets and Placements; kcp-v0.5: the
+  placement annotation's state machine over WorkloadClusters): the workspace set of
+  `placement-solver generate --system kcp [--generation v0.5]` (`placements` namespaces over
+  `clusters` clusters and clusters/10 Locations; bench/kcp_hub.py). **selected** counts (request,
+  cluster) pairs: a v0.5 request is a namespace in a location, a v0.8 request a Placement with all
+  the namespaces it selects. The note gives the **namespace moves** the plan makes on the
+  generated set (namespaces on clusters since evicted, not Ready or cordoned, the latter two in
+  v0.8 only) against the **forced** minimum; both modes move only what they must. The events are
+  kcp's: `cluster-removed` deletes the cluster holding the most namespaces, `label-changed` moves
+  it out of its Location (its pool label); there is no score or policy event (kcp has neither).
+  The eviction experiment of issue 8 (10% of the clusters) is docs/bench/kcp/README.md.
+"""
+
+
 def _ocm_notes(frame: pl.DataFrame) -> str:
     rows = frame.filter((pl.col("system") == "ocm") & (pl.col("status") != "SKIPPED"))
     lines = ["| OCM clusters x placements | mode | re-solved with no event |", "|---|---|---|"]
     for r in rows.iter_rows(named=True):
         lines.append(f"| {r['clusters']} x {r['placements']} | {r['mode']} | {r['note'] or '-'} |")
+    return "\n".join(lines)
+
+
+def _kcp_notes(frame: pl.DataFrame) -> str:
+    rows = frame.filter(pl.col("system").is_in(list(kcp_hub.GENERATIONS)) & (pl.col("status") != "SKIPPED"))
+    lines = ["| kcp system | clusters x namespaces | mode | on the generated set |", "|---|---|---|---|"]
+    for r in rows.iter_rows(named=True):
+        lines.append(
+            f"| {r['system']} | {r['clusters']} x {r['placements']} | {r['mode']} | {r['note'] or '-'} |"
+        )
     return "\n".join(lines)
 
 
@@ -637,6 +690,7 @@ def write_results(frame: pl.DataFrame, out: str | os.PathLike[str], *, seed: int
             LEGEND.rstrip("\n"),
             *((OCM_LEGEND.rstrip("\n"), _ocm_notes(frame)) if ocm_rows else ()),
             *((OPENMCP_LEGEND.rstrip("\n"),) if "openmcp" in systems else ()),
+            *((KCP_LEGEND.rstrip("\n"), _kcp_notes(frame)) if systems & set(kcp_hub.GENERATIONS) else ()),
             "![wall time against fleet size](time.png)",
             "![optimal against greedy: objective and churn](quality.png)",
         ]

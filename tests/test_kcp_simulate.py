@@ -1,9 +1,9 @@
-"""`simulate` end to end (adapters.kcp.simulate): the scheduler and kcp's other actors run to a fixed
-point, in both generations and both modes. The happy case; an eviction moving a namespace within
-its location, the old cluster's objects removed only after the deletion is signalled (and held by
-a coordination finalizer); a location disappearing; generated workspace sets converging within a
-bound number of steps with every placeable namespace placed; determinism; the output formats;
---steps; bad input."""
+"""`simulate` end to end (adapters.kcp.simulate; the command once adapters/cli.py has it): the
+scheduler and kcp's other actors run to a fixed point, in both generations and both modes. The
+happy case; an eviction moving a namespace within its location, the old cluster's objects removed
+only after the deletion is signalled (and held by a coordination finalizer); a location
+disappearing; generated workspace sets converging within a bound number of steps with every
+placeable namespace placed; determinism; the output formats; --steps; bad input."""
 
 from __future__ import annotations
 
@@ -13,13 +13,15 @@ from datetime import timedelta
 
 import pytest
 import yaml
+from click.testing import CliRunner
 
+from adapters.cli import main
 from adapters.errors import InputError
 from adapters.kcp.actors import V05, V08, label_losses
 from adapters.kcp.generate import generate
 from adapters.kcp.keys import sync_target_key
 from adapters.kcp.simulate import MAX_STEPS, STEP, render, run_simulation
-from adapters.manifests import from_objects, parse_text
+from adapters.manifests import dump_yaml_stream, from_objects, parse_text
 from solver import SolveOptions
 from tests.test_kcp_fixtures import (
     COMPUTE,
@@ -484,3 +486,63 @@ def test_label_losses_never_happen_along_a_generated_run():
     extra = [w for ns in spaces for w in workloads(ns["metadata"]["name"], ns["metadata"]["clusterName"])]
     sim = simulate(objects + extra)
     assert sim.converged and label_losses(objects + extra, sim.objects, generation="v0.5") == []
+
+
+# ================================================================== the command line (once wired)
+
+_WIRED = "simulate" in main.commands
+needs_cli = pytest.mark.skipif(not _WIRED, reason="adapters/cli.py has no simulate command yet")
+
+
+def _cli(args, stdin=None):
+    return CliRunner().invoke(main, args, input=stdin)
+
+
+@needs_cli
+def test_cli_simulate_prints_the_final_objects_and_the_log(tmp_path):
+    path = tmp_path / "set.yaml"
+    path.write_text(dump_yaml_stream(evict(us_placed(v05_world()), "c1")), encoding="utf-8")
+    args = ["simulate", "-f", str(path), "--now", "2026-11-21T12:00:00Z", "--mode", "greedy", "--seed", "2"]
+    first, second = _cli(args), _cli(args)
+    assert first.exit_code == 0, first.output
+    assert first.stdout == second.stdout  # same bytes twice
+    objects = [m.obj for m in parse_text(first.stdout, "out.yaml")]
+    sim = simulate(evict(us_placed(v05_world()), "c1"), "greedy", seed=2)
+    assert objects == sim.objects and first.stdout == render(sim, "yaml")
+    log = _cli([*args, "-o", "log"]).stdout.splitlines()
+    assert log[0].startswith("kcp v0.5: ") and any(" syncer " in line for line in log)
+    document = json.loads(_cli([*args, "-o", "json"]).stdout)
+    assert document["converged"] and document["objects"] == objects
+    one = _cli([*args, "--steps", "1", "-o", "log"])
+    assert one.exit_code == 0 and "stopped after 1 step without converging" in one.stdout
+
+
+@needs_cli
+def test_cli_simulate_reads_generated_sets_from_stdin():
+    for generation in ("v0.5", "v0.8"):
+        made = _cli(["generate", "--system", "kcp", "--generation", generation, "--clusters", "30",
+                     "--placements", "40", "--now", "2026-11-21T12:00:00Z"])  # fmt: skip
+        assert made.exit_code == 0, made.output
+        done = _cli(["simulate", "-f", "-", "--now", "2026-11-21T12:00:00Z", "-o", "json"], made.stdout)
+        assert done.exit_code == 0, done.output
+        document = json.loads(done.stdout)
+        assert document["generation"] == generation and document["converged"] and not document["violations"]
+
+
+@needs_cli
+def test_cli_simulate_and_generate_bad_arguments_exit_2(tmp_path):
+    path = tmp_path / "set.yaml"
+    path.write_text(dump_yaml_stream(v05_world()), encoding="utf-8")
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(dump_yaml_stream([namespace("app")]), encoding="utf-8")
+    for args in (
+        ["simulate", "-f", str(path), "--steps", "0"],
+        ["simulate", "-f", str(path), "--steps", "many"],
+        ["simulate", "-f", str(path), "--now", "yesterday"],
+        ["simulate", "-f", str(plain)],
+        ["generate", "--system", "fleet", "--generation", "v0.5", "--clusters", "3", "--placements", "3"],
+    ):
+        result = _cli(args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+        assert result.stdout == ""
