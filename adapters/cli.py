@@ -129,7 +129,7 @@ def _created(outcome: Outcome) -> dict[str, int]:
     out: dict[str, int] = {}
     for part in outcome.parts:
         names = {c.cluster for got in part.result.requests for c in got.selected if c.created and not c.kept}
-        if names or any(r.tenancy is not None for r in part.batch.requests):
+        if names or any(r.tenancy is not None and r.tenancy.pool is not None for r in part.batch.requests):
             out[part.system] = len(names)
     return out
 
@@ -438,8 +438,10 @@ def _bench_incremental(size_text: str, seed_text: str, out: str) -> str:
     help="The operator config with the scheduler: block (openMCP); repeatable, later files override.",
 )
 def explain(paths, placement, cluster, mode, now_text, output, configs) -> None:
-    """Why each cluster was or was not chosen for one placement (ClusterResourcePlacement, crp,
-    Placement, or ClusterRequest, cr), in the placement system's own words, and what would let it in."""
+    """Why each cluster was or was not chosen for one placement (ClusterResourcePlacement, crp;
+    Placement, OCM's or kcp's, placement.scheduling.kcp.dev where both have one; ClusterRequest, cr;
+    a kcp Namespace, ns/[WORKSPACE/]NAME), in the placement system's own words, and what would let
+    it in."""
 
     def run() -> str:
         from adapters.explain import OUTPUTS, explain_document, render

@@ -6,7 +6,8 @@
     plan["summary"]    # the run's summary, plus "unchanged": desired objects equal to the input
     diff_of(outcome, manifests)   # a unified diff per changed object, as `kubectl diff` shows it
 
-Objects are matched by API group, kind, namespace and name; "equal" is equality of the whole
+Objects are matched by API group, kind, logical workspace (kcp: `metadata.clusterName` or the
+`kcp.io/cluster` annotation; "" elsewhere), namespace and name; "equal" is equality of the whole
 object, every field the scheduler writes included.
 """
 
@@ -20,13 +21,26 @@ from adapters.manifests import Manifest, dump_yaml_stream
 
 __all__ = ["changed_objects", "diff_of", "plan_of"]
 
-Key = tuple[str, str, str, str]
+Key = tuple[str, str, str, str, str]
 
 
 def _key(obj: Mapping[str, Any]) -> Key:
     metadata = obj.get("metadata") or {}
     group = str(obj.get("apiVersion", "")).rpartition("/")[0]
-    return group, obj.get("kind", ""), metadata.get("namespace") or "", metadata.get("name", "")
+    return (
+        group,
+        obj.get("kind", ""),
+        _workspace(metadata),
+        metadata.get("namespace") or "",
+        metadata.get("name", ""),
+    )
+
+
+def _workspace(metadata: Mapping[str, Any]) -> str:
+    """kcp's logical cluster of an object: objects of one name may live in several workspaces."""
+    annotations = metadata.get("annotations")
+    annotated = annotations.get("kcp.io/cluster") if isinstance(annotations, Mapping) else None
+    return str(metadata.get("clusterName") or annotated or "")
 
 
 def _inputs(manifests: Iterable[Manifest]) -> dict[Key, dict[str, Any]]:
@@ -90,7 +104,8 @@ def diff_of(outcome: Any, manifests: Sequence[Manifest]) -> str:
     inputs = _inputs(manifests)
     out = [_unified(before, after, _path(after)) for before, after in changed]
     for ref in outcome.delete:
-        group = str(ref.get("apiVersion", "")).rpartition("/")[0]
-        before = inputs.get((group, ref.get("kind", ""), ref.get("namespace") or "", ref.get("name", "")))
+        before = inputs.get(
+            _key({"apiVersion": ref.get("apiVersion", ""), "kind": ref.get("kind", ""), "metadata": ref})
+        )
         out.append(_unified(before if before is not None else ref, None, _path(ref)))
     return "".join(out)

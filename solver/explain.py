@@ -265,7 +265,8 @@ def _explain_tenancy(batch: Batch, result: Result, request: PlacementRequest) ->
         before = (other.tenancy.order, other.key) < turn
         if answer.selected[0].kept or mode != "greedy" or before:
             tenants[name] += other.tenancy.demand
-    filters = [_tenancy_filters(request, c) for c in batch.clusters]
+    holds = {d.cluster for d in request.existing}
+    filters = [_tenancy_filters(request, c, batch, c.name in holds) for c in batch.clusters]
     candidates = [
         c.name
         for c, failed in zip(batch.clusters, filters, strict=True)
@@ -298,7 +299,10 @@ def _explain_tenancy(batch: Batch, result: Result, request: PlacementRequest) ->
                 verdict=verdict,
                 filters=failed,
                 detail=cluster.ineligible_reason if FilterKind.INELIGIBLE in failed else "",
-                held=any(d.cluster == name for d in request.existing),
+                taints=_untolerated(cluster, request, batch, name in holds)
+                if FilterKind.TAINT in failed
+                else (),
+                held=name in holds,
                 rank=rank.get(name),
                 last_chosen=pick if verdict in (Verdict.BELOW_CUT, Verdict.JOINT) else None,
                 gap=(tenants[name] - tenants[pick])
@@ -326,7 +330,9 @@ def _has_room(limit: int, tenants: int) -> bool:
     return limit == 0 or tenants < limit
 
 
-def _tenancy_filters(request: PlacementRequest, cluster: Cluster) -> tuple[FilterKind, ...]:
+def _tenancy_filters(
+    request: PlacementRequest, cluster: Cluster, batch: Batch, held: bool
+) -> tuple[FilterKind, ...]:
     failed = []
     if cluster.leaving or not cluster.eligible:
         failed.append(FilterKind.INELIGIBLE)
@@ -337,6 +343,8 @@ def _tenancy_filters(request: PlacementRequest, cluster: Cluster) -> tuple[Filte
         for t in request.required
     ):
         failed.append(FilterKind.AFFINITY)
+    if cluster.taints and first_untolerated(cluster.taints, request.tolerations, batch.now, held=held):
+        failed.append(FilterKind.TAINT)
     return tuple(failed)
 
 

@@ -455,3 +455,17 @@ def test_a_cluster_named_after_the_run_is_opened_last():
     b = batch([], [later, request("r2", 2, "p", limit=2)])
     assert placed(b, "greedy") == {"ns/r1": ("ns/p-*(r1)", True), "ns/r2": ("ns/p-*(r1)", True)}
     assert placed(b, "optimal") == {"ns/r1": ("ns/p-r2", True), "ns/r2": ("ns/p-r2", True)}
+
+
+def test_explain_names_the_taint_that_keeps_newcomers_out():
+    from model import Taint
+    from solver.explain import Verdict, explain
+
+    cordoned = Taint("kcp/unschedulable", "", "NoSchedule", new_only=True)
+    b = batch([site("a", "east"), site("c", "east", taints=[cordoned])], [unit("n", 1, "east")])
+    got = explain(b, solve(b, SolveOptions(mode="optimal")), "ws/n")
+    by = {c.cluster: c for c in got.clusters}
+    assert by["ws/c"].verdict is Verdict.FILTERED and by["ws/c"].taints == (cordoned,)
+    held = batch([site("c", "east", taints=[cordoned])], [unit("n", 1, "east", held="ws/c")])
+    kept = explain(held, solve(held, SolveOptions(mode="optimal")), "ws/n")
+    assert kept.clusters[0].verdict is Verdict.KEPT and kept.clusters[0].filters == ()

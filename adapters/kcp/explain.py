@@ -224,7 +224,7 @@ def _records(batch: Batch, result: Result, key: str, unit: str, workspace: str) 
         cluster = clusters[c.cluster]
         if trait not in cluster.traits:
             continue
-        result_word, why = _why(c, cluster.taints, e.request.existing)
+        result_word, why = _why(c)
         record: dict[str, Any] = {
             "unit": unit,
             "cluster": c.cluster,
@@ -237,13 +237,13 @@ def _records(batch: Batch, result: Result, key: str, unit: str, workspace: str) 
     return out
 
 
-def _why(c: ClusterExplanation, taints, existing) -> tuple[str, list[str]]:
-    held = any(d.cluster == c.cluster for d in existing)
+def _why(c: ClusterExplanation) -> tuple[str, list[str]]:
     word = _RESULTS.get(c.verdict, c.verdict.value)
     why: list[str] = []
     if c.verdict in (Verdict.FILTERED, Verdict.RELEASED):
         if FilterKind.INELIGIBLE in c.filters:
             why.append(c.detail)
+        why += [_TAINTS.get(t.key, t.key) for t in c.taints]
         fix = c.term_fix
         if FilterKind.AFFINITY in c.filters and fix is not None:
             for trait in fix.traits:
@@ -255,9 +255,6 @@ def _why(c: ClusterExplanation, taints, existing) -> tuple[str, list[str]]:
                 why.append("already in the namespace's placement annotation")
         if c.verdict is Verdict.RELEASED:
             why.append("a forced move: the placement no longer holds there")
-    elif c.verdict in (Verdict.BELOW_CUT, Verdict.JOINT) and not held and any(t.new_only for t in taints):
-        word = _RESULTS[Verdict.FILTERED]
-        why += [_TAINTS.get(t.key, t.key) for t in taints if t.new_only]
     elif c.verdict is Verdict.BELOW_CUT:
         why.append(f"upstream's random draw (seeded) picked {c.last_chosen}")
     elif c.verdict is Verdict.JOINT:

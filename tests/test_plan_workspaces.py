@@ -1,0 +1,37 @@
+"""-o plan and -o diff match objects by workspace too: kcp objects of one name may live in several
+logical clusters."""
+
+from adapters.manifests import from_objects
+from adapters.plan import changed_objects
+
+
+def namespace(workspace: str, label: str) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": "default", "clusterName": workspace, "labels": {"x": label}},
+    }
+
+
+def test_same_name_in_two_workspaces_is_two_objects():
+    hub = [namespace("root:a", "1"), namespace("root:b", "2")]
+    changed, unchanged = changed_objects(hub, from_objects(hub, "<hub>"))
+    assert (changed, unchanged) == ([], 2)
+    desired = [namespace("root:a", "1"), namespace("root:b", "3")]
+    changed, unchanged = changed_objects(desired, from_objects(hub, "<hub>"))
+    assert unchanged == 1 and [after["metadata"]["clusterName"] for _, after in changed] == ["root:b"]
+
+
+def test_the_kcp_cluster_annotation_names_the_workspace_too():
+    a = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": "n", "annotations": {"kcp.io/cluster": "w1"}},
+    }
+    b = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": "n", "annotations": {"kcp.io/cluster": "w2"}},
+    }
+    changed, unchanged = changed_objects([a, b], from_objects([a, b], "<hub>"))
+    assert (changed, unchanged) == ([], 2)
