@@ -469,18 +469,29 @@ def current_minute() -> datetime:
 
 
 def generate(
-    system: str, clusters: int, placements: int, seed: int = 0, now: str | datetime = DEFAULT_NOW
+    system: str,
+    clusters: int,
+    placements: int,
+    seed: int = 0,
+    now: str | datetime = DEFAULT_NOW,
+    **options: Any,
 ) -> list[dict[str, Any]]:
     """The upstream objects of a synthetic `system` hub with `clusters` clusters and `placements`
-    placements; the same arguments always give the same objects."""
+    placements; the same arguments always give the same objects. `options` go to the system's
+    generator (kcp: `generation`)."""
     make = GENERATORS.get(system)
     if make is None:
         raise ValueError(f"unknown system {system!r}; expected one of {', '.join(sorted(GENERATORS))}")
-    return make(clusters, placements, seed=seed, now=now)
+    return make(clusters, placements, seed=seed, now=now, **options)
 
 
 def generate_yaml(
-    system: str, clusters: int, placements: int, seed: int = 0, now: str | datetime = DEFAULT_NOW
+    system: str,
+    clusters: int,
+    placements: int,
+    seed: int = 0,
+    now: str | datetime = DEFAULT_NOW,
+    **options: Any,
 ) -> str:
     """:func:`generate` as a YAML stream (every document starts with ``---``)."""
-    return dump_yaml_stream(generate(system, clusters, placements, seed=seed, now=now))
+    return dump_yaml_stream(generate(system, clusters, placements, seed=seed, now=now, **options))
