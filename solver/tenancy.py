@@ -91,6 +91,7 @@ class _Problem:
         self.names = [c.name for c in batch.clusters]
         self.index = {name: i for i, name in enumerate(self.names)}
         self.requests = list(requests)
+        self._with_trait: dict[str, set[int]] | None = None
         self.base = [c.load for c in batch.clusters]
         self.kept: list[int] = []
         self.forced: dict[int, str] = {}  # request -> the hold it gives up (movable, no longer valid)
@@ -144,7 +145,23 @@ class _Problem:
     def _candidates(self, r: PlacementRequest) -> list[int]:
         if r.tenancy.exclusive:
             return []
-        return [row for row, c in enumerate(self.batch.clusters) if self._passes(r, c, held=False)]
+        clusters = self.batch.clusters
+        return [row for row in self._may_pass(r) if self._passes(r, clusters[row], held=False)]
+
+    def _may_pass(self, r: PlacementRequest) -> list[int]:
+        """The rows that can pass: a term matches only clusters with every trait it names, so
+        where every term names traits only those clusters are judged (kcp: one location's)."""
+        if not r.required or any(not t.traits for t in r.required):
+            return list(range(len(self.batch.clusters)))
+        if self._with_trait is None:
+            self._with_trait = defaultdict(set)
+            for row, c in enumerate(self.batch.clusters):
+                for trait in c.traits:
+                    self._with_trait[trait].add(row)
+        rows: set[int] = set()
+        for term in r.required:
+            rows |= set.intersection(*(self._with_trait.get(t, set()) for t in term.traits))
+        return sorted(rows)
 
     def _passes(self, r: PlacementRequest, c, *, held: bool) -> bool:
         if not c.eligible or c.leaving:
@@ -829,7 +846,14 @@ def solve_tenancy(
     for part in _parts(problem):
         greedy_levels = _levels(problem, part, greedy)
         chosen_levels = greedy_levels
-        if mode == "optimal" and not _greedy_is_optimal(problem, part):
+        if mode == "optimal" and _free_weighted(problem, part):
+            answer = _free_balance(problem, part, greedy)
+            proven = False  # a local optimum: no bound is proven
+            levels = _levels(problem, part, answer)
+            if levels < greedy_levels:
+                chosen_levels = levels
+                _replace(problem, part, final, answer)
+        elif mode == "optimal" and not _greedy_is_optimal(problem, part):
             joint = _joint(problem, part, greedy, seed=seed, budget=budget, deadline=deadline)
             models += 1
             if joint is None:
@@ -860,6 +884,83 @@ def solve_tenancy(
         models=models,
     )
     return results, stats
+
+
+def _free_weighted(problem: _Problem, part: list[int]) -> bool:
+    """Units of several slots levelled with nothing else to decide (no limits, no pools: kcp's
+    Placements): every unit that has a candidate is placed and nothing is created, so only the
+    aim is left, and it does not split into a flow."""
+    classes = [problem.classes[k] for k in part]
+    return any(c.demand != 1 for c in classes) and all(
+        c.limit == 0 and c.pool is None and not c.exclusive and c.aim == "squares" for c in classes
+    )
+
+
+_SWEEPS = 50  # local search passes at most (each strictly lowers the sum of squares)
+_SWAPS = 400  # pairwise exchanges are tried for parts of at most this many units
+
+
+def _free_balance(problem: _Problem, part: list[int], greedy: _Placement) -> _Placement:
+    """A local optimum of the sum of squared loads: from the better of greedy's answer and the
+    largest-first placement (each unit, heaviest first, on its emptiest candidate), units move to
+    a candidate where the sum falls and pairs of units swap clusters where it falls, until
+    neither helps. Moving d from load a to load b changes the sum by 2d(b - a + d); swapping d1
+    (at a) with d2 (at b) by 2t(a - b + t), t = d2 - d1."""
+    units = sorted(p for k in part for p in problem.classes[k].requests)
+    demand = {p: problem.classes[problem.class_of[p]].demand for p in units}
+    cands = {p: problem.classes[problem.class_of[p]].candidates for p in units}
+    units = [p for p in units if cands[p]]
+
+    def squares(where: dict[int, int]) -> int:
+        load = dict.fromkeys(_rows_of(problem, part), 0)
+        for row in load:
+            load[row] = problem.base[row]
+        for p, row in where.items():
+            load[row] += demand[p]
+        return sum(v * v for v in load.values())
+
+    load = list(problem.base)
+    largest_first: dict[int, int] = {}
+    for p in sorted(units, key=lambda p: (-demand[p], p)):
+        row = min(cands[p], key=lambda r: (load[r], r))
+        largest_first[p] = row
+        load[row] += demand[p]
+    start = {p: row for p, row in greedy.existing.items() if p in demand}
+    where = largest_first if squares(largest_first) < squares(start) else start
+    load = list(problem.base)
+    for p, row in where.items():
+        load[row] += demand[p]
+
+    for _ in range(_SWEEPS):
+        improved = False
+        for p in units:
+            here, d = where[p], demand[p]
+            best, gain = here, 0
+            for row in cands[p]:
+                delta = 2 * d * (load[row] - load[here] + d)
+                if delta < gain:
+                    best, gain = row, delta
+            if best != here:
+                where[p] = best
+                load[here] -= d
+                load[best] += d
+                improved = True
+        if len(units) <= _SWAPS:
+            allowed = {p: set(cands[p]) for p in units}
+            for i, p in enumerate(units):
+                for q in units[i + 1 :]:
+                    a, b = where[p], where[q]
+                    t = demand[q] - demand[p]
+                    if a == b or t == 0 or b not in allowed[p] or a not in allowed[q]:
+                        continue
+                    if 2 * t * (load[a] - load[b] + t) < 0:
+                        where[p], where[q] = b, a
+                        load[a] += t
+                        load[b] -= t
+                        improved = True
+        if not improved:
+            break
+    return _Placement(existing=dict(where))
 
 
 def _greedy_is_optimal(problem: _Problem, part: list[int]) -> bool:
