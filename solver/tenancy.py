@@ -298,9 +298,11 @@ def _levels(problem: _Problem, part: Sequence[int], placement: _Placement) -> tu
     unplaced = sum(1 for p in positions if p not in placement.existing and p not in placement.created)
     created = len({placement.created[p] for p in positions if p in placement.created})
     waiting = sum(1 for p in positions if placement.created.get(p) in problem.named_later)
-    allot = _allotment(problem, placement)
-    members = set(part)
-    mine = {key: n for key, n in allot.items() if key[0] in members}
+    mine: dict[tuple[int, int], int] = defaultdict(int)
+    for p in positions:
+        row = placement.existing.get(p)
+        if row is not None:
+            mine[(problem.class_of[p], row)] += 1
     aim = 0
     kind = problem.classes[part[0]].aim
     rows = _rows_of(problem, part)
@@ -340,7 +342,7 @@ def _parts(problem: _Problem) -> list[list[int]]:
 class _Joint:
     allot: dict[tuple[int, int], int]  # (class, row) -> requests
     proven: bool
-    bound: tuple[int, ...] | None
+    models: int  # CP-SAT models solved (a flow alone is none)
     time_limited: bool
     seconds: float
     build_seconds: float
@@ -361,6 +363,16 @@ def _joint(
 
     started = time.perf_counter()
     classes = [problem.classes[k] for k in part]
+    if all(c.limit == 0 and c.pool is None and not c.exclusive for c in classes) and classes[0].aim != "none":
+        # Nothing to count (no limits, nothing to create: every request with a candidate is
+        # placed): the aim's flow alone (kcp's namespaces).
+        arcs = _arcs(problem, classes)
+        unplaced = sum(
+            len(c.requests) for c in classes if not any((c.index, row) in arcs for row in c.candidates)
+        )
+        flowed, proven = _best_split(problem, part, arcs, {}, unplaced)
+        seconds = time.perf_counter() - started
+        return None if flowed is None else _Joint(flowed, proven, 0, False, seconds, 0.0)
     total_of = cp_model.LinearExpr.sum
     model = cp_model.CpModel()
     arcs = _arcs(problem, classes)
@@ -439,7 +451,7 @@ def _joint(
         best = {key: solver.value(var) for key, var in y.items() if solver.value(var)}
         if status == cp_model.FEASIBLE:  # a limit cut the search: its answer, unproven
             limited = solver.wall_time >= remaining * 0.99
-            return _Joint(best, False, None, limited, seconds, build_seconds)
+            return _Joint(best, False, 1, limited, seconds, build_seconds)
         model.add(objective == round(solver.objective_value))
         # The next stage starts from this answer in full: hinting the counts alone leaves CP-SAT
         # to complete the rest under the new equality, which it may not manage in its budget.
@@ -449,29 +461,29 @@ def _joint(
     assert best is not None
     kind = classes[0].aim
     if kind == "none":
-        return _Joint(best, True, None, False, seconds, build_seconds)
+        return _Joint(best, True, 1, False, seconds, build_seconds)
     if any(cls.demand != 1 for cls in classes):
         # Requests of several slots do not split: no flow; CP-SAT with the square's tangents.
         aim = _squares(model, on, problem, classes) if kind == "squares" else _ranks(y, problem, part)
         model.minimize(aim)
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
-            return _Joint(best, False, None, True, seconds, build_seconds)
+            return _Joint(best, False, 1, True, seconds, build_seconds)
         solver.parameters.max_time_in_seconds = remaining
         began = time.perf_counter()
         status = solver.solve(model)
         seconds += time.perf_counter() - began
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return _Joint(best, False, None, solver.wall_time >= remaining * 0.99, seconds, build_seconds)
+            return _Joint(best, False, 1, solver.wall_time >= remaining * 0.99, seconds, build_seconds)
         answer = {key: solver.value(var) for key, var in y.items() if solver.value(var)}
         limited = status != cp_model.OPTIMAL and solver.wall_time >= remaining * 0.99
-        return _Joint(answer, status == cp_model.OPTIMAL, None, limited, seconds, build_seconds)
+        return _Joint(answer, status == cp_model.OPTIMAL, 1, limited, seconds, build_seconds)
     began = time.perf_counter()
     unplaced = sum(solver.value(t) for t in unplaced_terms)
     split = {pool: solver.value(var) for pool, var in opened.items()}
     flowed, proven = _best_split(problem, part, arcs, split, unplaced)
     seconds += time.perf_counter() - began
-    return _Joint(flowed or best, proven and flowed is not None, None, False, seconds, build_seconds)
+    return _Joint(flowed or best, proven and flowed is not None, 1, False, seconds, build_seconds)
 
 
 def _squares(model, on, problem: _Problem, classes: list[_Class]):
@@ -855,7 +867,7 @@ def solve_tenancy(
                 _replace(problem, part, final, answer)
         elif mode == "optimal" and not _greedy_is_optimal(problem, part):
             joint = _joint(problem, part, greedy, seed=seed, budget=budget, deadline=deadline)
-            models += 1
+            models += 1 if joint is None else joint.models
             if joint is None:
                 proven = False
             else:

@@ -137,9 +137,7 @@ class _Candidates:
         if got is None:
             world = self.world
             got = self.cache[(workspace, location)] = tuple(
-                c.neutral
-                for c in world.in_workspace.get(workspace, {}).values()
-                if world.schedulable(c) and world.in_location(c, workspace, location)
+                c.neutral for c in world.members.get((workspace, location), ()) if world.schedulable(c)
             )
         return got
 
@@ -253,13 +251,19 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
         order = list(locations)
         rng.shuffle(order)
         chosen: Unit | None = None
-        for location in order:
-            revived = revival(location)
-            if revived is not None:
-                chosen = Unit(_key(p, location), location, REVIVE, revived)
-                break
-            if any(name not in taken for name in candidates(ws, location)):
-                chosen = Unit(_key(p, location), location, NEW, None, taken)  # the last one wins
+        if p.removed:
+            for location in order:
+                revived = revival(location)
+                if revived is not None:
+                    chosen = Unit(_key(p, location), location, REVIVE, revived)
+                    break
+                if any(name not in taken for name in candidates(ws, location)):
+                    chosen = Unit(_key(p, location), location, NEW, None, taken)  # the last one wins
+        else:  # nothing to revive: the last location of the permutation that can take it wins
+            for location in reversed(order):
+                if any(name not in taken for name in candidates(ws, location)):
+                    chosen = Unit(_key(p, location), location, NEW, None, taken)
+                    break
         if chosen is None:
             p.unplaced = True
         else:

@@ -169,12 +169,15 @@ def _round(
 def _controller_a(
     world: World, p: PlacementObject, phase: str, selected: tuple[str, str] | None
 ) -> PlacementPlan:
-    valid = tuple(
-        location.name
-        for location in world.locations.get(p.location_workspace, ())
-        if location.resource == p.location_resource
-        and any(s.matches(location.labels) for s in p.location_selectors)
-    )
+    asked = ("valid-locations", p.location_workspace, p.location_resource, p.location_selectors)
+    valid = world.memo.get(asked)
+    if valid is None:  # placements mostly share their selectors: judged once per set
+        valid = world.memo[asked] = tuple(
+            location.name
+            for location in world.locations.get(p.location_workspace, ())
+            if location.resource == p.location_resource
+            and any(s.matches(location.labels) for s in p.location_selectors)
+        )
     still = selected is not None and selected[0] == p.location_workspace and selected[1] in valid
     if phase == n.PHASE_BOUND and selected is not None:
         if still:
