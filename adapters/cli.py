@@ -217,7 +217,8 @@ DEMOS = {
     "fleet": ("fleet-demo.yaml",),
     "ocm": ("ocm-demo.yaml",),
     "openmcp": ("openmcp-demo.yaml",),
-    "all": ("fleet-demo.yaml", "ocm-demo.yaml", "openmcp-demo.yaml"),
+    "kcp": ("kcp-demo.yaml",),
+    "all": ("fleet-demo.yaml", "ocm-demo.yaml", "openmcp-demo.yaml", "kcp-demo.yaml"),
 }
 # The scheduler config a bundled hub is meant for (openMCP's operator config is not an object).
 DEMO_CONFIG = "openmcp-demo-config.yaml"

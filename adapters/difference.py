@@ -62,6 +62,8 @@ class _Tenancy:
         mine, theirs = (r.selected[0] if r.selected else None for r in (got, was))
         n = self.created[0]
         created = f"the batch creates {n} new cluster{'' if n == 1 else 's'}, greedy {self.created[1]}"
+        if not any(self.created):  # a system that creates none (kcp) or a batch that needed none
+            created = "no new clusters in either mode"
         if mine is None or theirs is None:
             return ("placed where greedy found no cluster",) if mine else ("left unplaced; " + created,)
         if theirs.created and not mine.created:

@@ -145,7 +145,7 @@ def test_demo_ocm_and_all(mode) -> None:
     assert "7 placements, 8 clusters" in ocm.stdout
     both = CliRunner().invoke(main, ["demo", "--system", "all", "--mode", mode, "-o", "plan"])
     assert both.exit_code == 0, both.output
-    assert set(json.loads(both.stdout)["summary"]["systems"]) == {"fleet", "ocm", "openmcp"}
+    assert set(json.loads(both.stdout)["summary"]["systems"]) == {"fleet", "ocm", "openmcp", "kcp"}
 
 
 def test_table_shows_what_joint_balance_changed(tmp_path) -> None:
