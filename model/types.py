@@ -160,6 +160,10 @@ class Tenancy:
     demand: int = 1
     balance: bool = False
     named_later: bool = False
+    # Pools whose new clusters the request may join besides its own pool's (a template listing
+    # the request's purpose makes clusters it can use); a request that may create none may still
+    # join these.
+    joins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

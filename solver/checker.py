@@ -233,8 +233,8 @@ def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
             continue
         choice = got.selected[0]
         if choice.created:
-            if tenancy.pool is None:
-                problems.append(f"{r.key}: on new cluster {choice.cluster} without a pool to create it")
+            if tenancy.pool is None and not tenancy.joins:
+                problems.append(f"{r.key}: on new cluster {choice.cluster} without a pool to create or join")
             on_new.setdefault(choice.cluster, []).append(r)
             continue
         cluster = clusters.get(choice.cluster)
@@ -253,16 +253,18 @@ def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
                 problems.append(f"{r.key}: joined {name} with {taken} of {r.tenancy.limit} slots taken")
             taken += r.tenancy.demand
     for name, members in sorted(on_new.items()):
-        opener = members[0]
-        pools = {m.tenancy.pool for m in members}
-        if len(pools) > 1:
-            problems.append(f"new cluster {name} serves several pools {sorted(map(str, pools))}")
-        if not any(m.tenancy.new_cluster == name and m.tenancy.pool is not None for m in members):
+        namers = [m for m in members if m.tenancy.new_cluster == name and m.tenancy.pool is not None]
+        if not namers:
             problems.append(f"new cluster {name} is named after none of its requests")
-        if opener.tenancy.exclusive and len(members) > 1:
+            continue
+        pool = namers[0].tenancy.pool
+        for m in members:
+            if m.tenancy.pool != pool and pool not in m.tenancy.joins:
+                problems.append(f"{m.key}: on new cluster {name} of pool {pool}, which it may not join")
+        if any(m.tenancy.exclusive for m in members) and len(members) > 1:
             problems.append(f"exclusive new cluster {name} holds {len(members)} requests")
         held = 0
-        for m in members:
+        for m in sorted(members, key=lambda m: (m.tenancy.limit or float("inf"), m.tenancy.order, m.key)):
             if m.tenancy.limit and held + m.tenancy.demand > m.tenancy.limit:
                 taken = f"{held} of {m.tenancy.limit} slots taken"
                 problems.append(f"{m.key}: joined new cluster {name} with {taken}")

@@ -71,6 +71,13 @@ class _Class:
     exclusive: bool
     demand: int = 1
     aim: str = "none"  # what optimal mode minimises on level 3: "squares", "rank" or "none"
+    joins: tuple[str, ...] = ()  # other pools whose new clusters it may join
+
+    @property
+    def pools(self) -> tuple[str, ...]:
+        """Every pool whose new clusters the class may go to: its own first, then those it joins."""
+        own = (self.pool,) if self.pool is not None and not self.exclusive else ()
+        return own + tuple(p for p in self.joins if p not in own)
 
 
 @dataclass(slots=True)
@@ -124,7 +131,9 @@ class _Problem:
             aim = "squares" if t.balance or t.packing is Packing.FEWEST else "none"
             if t.packing is Packing.FIRST and not t.balance:
                 aim = "rank"
-            key = (r.required, r.scope, r.tolerations, t.limit, t.packing, t.pool, t.exclusive, t.demand, aim)
+            joins = () if t.exclusive else tuple(sorted(set(t.joins)))
+            key = (r.required, r.scope, r.tolerations, t.limit, t.packing, t.pool, t.exclusive)
+            key += (t.demand, aim, joins)
             cls = by_key.get(key)
             if cls is None:
                 cls = by_key[key] = _Class(
@@ -137,6 +146,7 @@ class _Problem:
                     t.exclusive,
                     t.demand,
                     aim,
+                    joins,
                 )
                 self.classes.append(cls)
             cls.requests.append(position)
@@ -196,8 +206,8 @@ class _Rooms:
             heapq.heapify(self.heaps[-1])
             for n in names:
                 self.members[n].append(cls.index)
-            if cls.pool is not None and not cls.exclusive:
-                self.pool_classes[cls.pool].append(cls.index)
+            for pool in cls.pools:
+                self.pool_classes[pool].append(cls.index)
 
     def pick(self, cls: _Class) -> str | None:
         """The cluster the class's packing rule takes now, among those with room."""
@@ -328,8 +338,7 @@ def _parts(problem: _Problem) -> list[list[int]]:
     graph.add_nodes_from(range(len(problem.classes)))
     for cls in problem.classes:
         graph.add_edges_from((cls.index, ("cluster", row)) for row in cls.candidates)
-        if cls.pool is not None and not cls.exclusive:
-            graph.add_edge(cls.index, ("pool", cls.pool))
+        graph.add_edges_from((cls.index, ("pool", pool)) for pool in cls.pools)
     parts = [sorted(n for n in nodes if isinstance(n, int)) for nodes in nx.connected_components(graph)]
     return sorted((p for p in parts if p), key=lambda p: p[0])
 
@@ -346,6 +355,10 @@ class _Joint:
     time_limited: bool
     seconds: float
     build_seconds: float
+    # Where joins couple pools: how many of each class go to each pool's new clusters, and how
+    # many clusters each pool opens (else the hand-out fills each class's own pool in turn).
+    pools: dict[tuple[int, str], int] | None = None
+    opened: dict[str, int] | None = None
 
 
 def _joint(
@@ -393,8 +406,9 @@ def _joint(
             model.add(cp_model.LinearExpr.weighted_sum(xs, demands) + problem.base[row] <= limit)
 
     # Every request is placed: on an existing cluster, else on a new one of its pool.
+    # Those left over go to new clusters: of their own pool, or of a pool they may join.
     unplaced_terms, created_terms = [], []
-    spill: dict[str, list] = defaultdict(list)
+    to_pool: dict[tuple[int, str], cp_model.IntVar] = {}
     opened: dict[str, cp_model.IntVar] = {}
     for cls in classes:
         n = len(cls.requests)
@@ -402,19 +416,37 @@ def _joint(
         model.add(rest + total_of(of_class[cls.index]) == n)
         if cls.exclusive:
             created_terms.append(rest)
-        elif cls.pool is None:
-            unplaced_terms.append(rest)
+            continue
+        spills = []
+        for pool in cls.pools:
+            to_pool[(cls.index, pool)] = model.new_int_var(0, n, "")
+            spills.append(to_pool[(cls.index, pool)])
+        if cls.pool is None:  # it may join others' new clusters, not open one
+            left = model.new_int_var(0, n, "")
+            model.add(left + total_of(spills) == rest)
+            unplaced_terms.append(left)
         else:
-            spill[cls.pool].append(cls.demand * rest)
-    for pool, rests in spill.items():
+            model.add(total_of(spills) == rest)
+    for pool in sorted({pool for cls in classes for pool in cls.pools}):
+        members = [(problem.classes[k], x) for (k, p), x in to_pool.items() if p == pool]
+        own = [x for cls, x in members if cls.pool == pool]
+        if not own:  # nobody here may open one: nothing to join
+            model.add(total_of([x for _, x in members]) == 0)
+            continue
         limit = _pool_limit(problem, part, pool)
-        demand = _pool_demand(problem, part, pool)
-        if limit == 0:
-            opened[pool] = model.new_bool_var("")
-            model.add(total_of(rests) <= demand * opened[pool])
-        else:
-            opened[pool] = model.new_int_var(0, -(-demand // limit), "")
-            model.add(total_of(rests) <= limit * opened[pool])
+        openers = _pool_demand(problem, part, pool)
+        opened[pool] = model.new_bool_var("") if limit == 0 else model.new_int_var(0, openers, "")
+        # Every new cluster is opened by a request of the pool (it is named after it), and takes
+        # what the earliest-deadline order admits: per limit L, L per cluster.
+        model.add(opened[pool] <= total_of(own))
+        load = sum(cls.demand * len(cls.requests) for cls, _ in members)
+        model.add(
+            cp_model.LinearExpr.weighted_sum([x for _, x in members], [cls.demand for cls, _ in members])
+            <= load * opened[pool]
+        )
+        for tier, within in _tiers(members):
+            xs, demands = [x for x, _ in within], [d for _, d in within]
+            model.add(cp_model.LinearExpr.weighted_sum(xs, demands) <= tier * opened[pool])
         created_terms.append(opened[pool])
 
     total_requests = sum(len(c.requests) for c in classes)
@@ -481,6 +513,18 @@ def _joint(
     began = time.perf_counter()
     unplaced = sum(solver.value(t) for t in unplaced_terms)
     split = {pool: solver.value(var) for pool, var in opened.items()}
+    pools = {key: solver.value(x) for key, x in to_pool.items() if solver.value(x)}
+    if any(cls.joins for cls in classes):
+        # Who goes to which pool stays CP-SAT's; the flow levels the rest on existing clusters
+        # (exact for those spills, so unproven).
+        away = {
+            cls.index: len(cls.requests) - sum(best.get((cls.index, row), 0) for row in cls.candidates)
+            for cls in classes
+        }
+        flowed = _aim_flow(problem, part, arcs, {}, 0, away=away)
+        seconds += time.perf_counter() - began
+        answer = flowed[0] if flowed else best
+        return _Joint(answer, False, 1, False, seconds, build_seconds, pools, split)
     flowed, proven = _best_split(problem, part, arcs, split, unplaced)
     seconds += time.perf_counter() - began
     return _Joint(flowed or best, proven and flowed is not None, 1, False, seconds, build_seconds)
@@ -608,6 +652,8 @@ def _aim_flow(
     arcs: dict[tuple[int, int], int],
     pools: dict[str, int],
     unplaced: int,
+    *,
+    away: dict[int, int] | None = None,
 ) -> tuple[dict[tuple[int, int], int], int] | None:
     """The aim's optimum for fixed new clusters per pool, as a min-cost flow: each request flows
     from its class to a cluster, a pool's new clusters, or (if it may create none) nowhere. A
@@ -642,7 +688,9 @@ def _aim_flow(
         n = len(cls.requests)
         total += n
         arc(source, class_node[cls.index], n)
-        if cls.exclusive:
+        if away is not None:  # what does not stay on existing clusters is fixed already
+            arc(class_node[cls.index], sink, away[cls.index])
+        elif cls.exclusive:
             arc(class_node[cls.index], sink, n)
         elif cls.pool is None:
             arc(class_node[cls.index], nowhere, n)
@@ -788,6 +836,73 @@ def _hand_out(
     return out
 
 
+def _hand_out_pools(
+    problem: _Problem, part: list[int], joint: _Joint, greedy: _Placement, seed: int
+) -> _Placement | None:
+    """As _hand_out, where requests may join other pools' new clusters: the existing clusters'
+    counts as there; then per pool, CP-SAT's number of clusters, each opened by a request of the
+    pool (those naming their cluster first), and the other requests, smallest limits first, each
+    on the emptiest of them that admits it. None if some request fits nowhere (greedy stands)."""
+    assert joint.pools is not None and joint.opened is not None
+    base = _hand_out(problem, part, joint.allot, greedy, seed)
+    spilled = sorted(p for k in part for p in problem.classes[k].requests if p not in base.existing)
+    out = _Placement(existing=dict(base.existing))
+    by_class: dict[int, list[int]] = defaultdict(list)
+    for position in spilled:
+        by_class[problem.class_of[position]].append(position)
+    going: dict[str, list[int]] = defaultdict(list)
+    for k, positions in by_class.items():
+        cls = problem.classes[k]
+        if cls.exclusive:
+            for position in positions:
+                new = _new_name(problem.request(position))
+                out.created[position] = new
+                out.opened.add(new)
+            continue
+        queue = list(positions)
+        for pool in cls.pools:
+            count = joint.pools.get((k, pool), 0)
+            going[pool] += queue[:count]
+            queue = queue[count:]
+    for pool in sorted(going):
+        members = going[pool]
+        own = sorted(
+            (p for p in members if problem.classes[problem.class_of[p]].pool == pool),
+            key=lambda p: (problem.request(p).tenancy.named_later, p),
+        )
+        openers = own[: joint.opened.get(pool, 0)]
+        if not openers and members:
+            return None
+        clusters: list[tuple[str, list[int]]] = []  # name, the limits of its requests
+        for position in openers:
+            new = _new_name(problem.request(position))
+            out.created[position] = new
+            out.opened.add(new)
+            clusters.append((new, [problem.classes[problem.class_of[position]].limit]))
+        rest = sorted(
+            (p for p in members if p not in set(openers)),
+            key=lambda p: (problem.classes[problem.class_of[p]].limit or 1 << 62, p),
+        )
+        for position in rest:
+            cls = problem.classes[problem.class_of[position]]
+            fitting = [
+                (len(limits), i) for i, (_, limits) in enumerate(clusters) if _admits(limits, cls.limit)
+            ]
+            if not fitting:
+                return None
+            _, i = min(fitting)
+            clusters[i][1].append(cls.limit)
+            out.created[position] = clusters[i][0]
+    return out
+
+
+def _admits(limits: list[int], limit: int) -> bool:
+    """Whether a cluster holding requests of these limits admits one more of `limit`, in the
+    earliest-deadline order (smallest limits first, unlimited last; one slot each)."""
+    ordered = sorted([*limits, limit], key=lambda v: v or 1 << 62)
+    return all(v == 0 or at + 1 <= v for at, v in enumerate(ordered))
+
+
 class _Allotted:
     """One class's allotment left per cluster, picked by its packing rule on live counts."""
 
@@ -875,7 +990,10 @@ def solve_tenancy(
                 solve_seconds += joint.seconds
                 time_limited |= joint.time_limited
                 proven &= joint.proven
-                answer = _hand_out(problem, part, joint.allot, greedy, seed)
+                if joint.pools is not None:
+                    answer = _hand_out_pools(problem, part, joint, greedy, seed)
+                else:
+                    answer = _hand_out(problem, part, joint.allot, greedy, seed)
                 levels = _levels(problem, part, answer)
                 if levels < greedy_levels:  # never worse than greedy: else greedy stands
                     chosen_levels = levels

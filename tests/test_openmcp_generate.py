@@ -376,7 +376,9 @@ def test_realistic_outcome(objects, solved):
         ]
         assert len(granted) >= 0.95 * pending, mode
         assert exclusive < len(new) <= 0.3 * pending, mode  # Exclusive ones and more
-        assert sum(target in existing for target in granted) >= 0.5 * pending, mode  # absorbed
+        # absorbed (upstream also puts some requests on clusters created in the same run: a template
+        # listing another purpose makes clusters Balanced finds emptiest)
+        assert sum(target in existing for target in granted) >= 0.45 * pending, mode
     assert made["optimal"] <= made["greedy"]
 
 

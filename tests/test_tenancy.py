@@ -48,6 +48,7 @@ def request(
     movable: bool = False,
     demand: int = 1,
     balance: bool = False,
+    joins: tuple[str, ...] = (),
 ) -> PlacementRequest:
     return PlacementRequest(
         name,
@@ -66,6 +67,7 @@ def request(
             movable=movable,
             demand=demand,
             balance=balance,
+            joins=joins,
         ),
     )
 
@@ -247,6 +249,12 @@ def tenancy_batches(draw):
         )
     names = [c.name for c in clusters]
     balance = kcp and draw(st.booleans())
+    # Templates listing other purposes: their new clusters are candidates for those purposes too.
+    joins = {
+        p: tuple(sorted(draw(st.sets(st.sampled_from([q for q in PURPOSES if q != p and q != exclusive])))))
+        for p in PURPOSES
+    }
+    joins = {p: () if kcp or p == exclusive else js for p, js in joins.items()}
     requests = []
     for i in range(draw(st.integers(1, 9))):
         purpose = draw(st.sampled_from(PURPOSES))
@@ -264,6 +272,7 @@ def tenancy_batches(draw):
                 movable=kcp,
                 demand=draw(st.integers(1, 3)) if kcp else 1,
                 balance=balance,
+                joins=joins[purpose],
             )
         )
     return batch(clusters, requests, seed=draw(st.integers(0, 3)))
@@ -469,3 +478,30 @@ def test_explain_names_the_taint_that_keeps_newcomers_out():
     held = batch([site("c", "east", taints=[cordoned])], [unit("n", 1, "east", held="ws/c")])
     kept = explain(held, solve(held, SolveOptions(mode="optimal")), "ws/n")
     assert kept.clusters[0].verdict is Verdict.KEPT and kept.clusters[0].filters == ()
+
+
+def test_a_template_listing_another_purpose_makes_clusters_that_purpose_joins():
+    """Purpose a's new clusters list purpose b too: upstream's queue puts b's request on the
+    cluster a's request just created (it is a candidate by then); b's own clusters do not take
+    a's requests."""
+    b = batch(
+        [],
+        [
+            request("r1", 1, "a", limit=2),
+            request("s1", 2, "b", limit=2, joins=("a",)),
+            request("s2", 3, "b", limit=2, joins=("a",)),
+            request("r2", 4, "a", limit=2),
+        ],
+    )
+    greedy = placed(b, "greedy")
+    assert greedy == {
+        "ns/r1": ("ns/a-r1", True),
+        "ns/s1": ("ns/a-r1", True),
+        "ns/s2": ("ns/b-s2", True),
+        "ns/r2": ("ns/a-r2", True),
+    }
+    optimal = placed(b, "optimal")
+    assert len({v[0] for v in optimal.values()}) == 2  # as few as the queue: two clusters of two
+    g = solve(b, SolveOptions(mode="greedy")).stats
+    o = solve(b, SolveOptions(mode="optimal")).stats
+    assert o.objective >= g.objective

@@ -179,6 +179,32 @@ def _listed(cfg: SchedulerConfig, mapping: PurposeMapping, r: RequestObject, c: 
     return r.purpose in c.purposes and selected(mapping.selector, c.labels)
 
 
+def _joins(cfg: SchedulerConfig, mapping: PurposeMapping, r: RequestObject) -> tuple[str, ...]:
+    """The other purposes' pools whose new clusters would be candidates for the request: Shared
+    templates listing its purpose (upstream appends a template's own purpose to the rest), with
+    labels its purpose's selector accepts, created where the request lists clusters."""
+    if mapping.exclusive:
+        return ()
+    out = []
+    for other in sorted(cfg.purposes.values(), key=lambda m: m.purpose):
+        template = other.template
+        if other.purpose == r.purpose or other.exclusive:
+            continue
+        if r.purpose not in (template.spec.get("purposes") or ()):
+            continue
+        labels = {n.DELETE_WITHOUT_REQUESTS: "true", **template.labels}  # as created
+        if mapping.selector is not None and not mapping.selector.matches(labels):
+            continue
+        if cfg.namespaced:
+            where = _list_namespace(mapping, r)
+            if template.namespace and template.namespace != where:
+                continue
+            out.append(f"{other.purpose}@{where}")
+        else:
+            out.append(other.purpose)
+    return tuple(out)
+
+
 def _list_namespace(mapping: PurposeMapping, r: RequestObject) -> str:
     return mapping.template.namespace or r.namespace
 
@@ -246,10 +272,11 @@ def _model_request(cfg: SchedulerConfig, ctx: RequestContext) -> PlacementReques
     traits = (n.PURPOSE_TRAIT.format(r.purpose),)
     if cfg.namespaced:
         traits += (n.NAMESPACE_TRAIT.format(_list_namespace(mapping, r)),)
-    pool = None
-    if ctx.conflict is None:
-        # Requests whose new clusters are each other's candidates share a pool.
-        pool = f"{r.purpose}@{_list_namespace(mapping, r)}" if cfg.namespaced else r.purpose
+    own = f"{r.purpose}@{_list_namespace(mapping, r)}" if cfg.namespaced else r.purpose
+    # Requests whose new clusters are each other's candidates share a pool; one that cannot name
+    # a cluster (a conflict) creates none, but still joins those others create.
+    pool = own if ctx.conflict is None else None
+    joins = _joins(cfg, mapping, r) + (() if pool is not None or mapping.exclusive else (own,))
     held = ctx.held
     return PlacementRequest(
         name=r.name,
@@ -266,5 +293,6 @@ def _model_request(cfg: SchedulerConfig, ctx: RequestContext) -> PlacementReques
             new_cluster=ctx.new_cluster if pool is not None else "",
             exclusive=mapping.exclusive,
             named_later=r.labels.get(n.RANDOMIZE_NAME) == "true",
+            joins=joins,
         ),
     )
