@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import networkx as nx
-
 from solver.prepare import Prepared
 
 __all__ = ["components"]
@@ -21,6 +19,10 @@ def components(prepared: Sequence[Prepared], shared: dict[int, set[int]] | None 
 
     `shared` maps a request index to the cluster rows whose limited resources it would draw on.
     """
+    if not shared:  # nothing shared: every request is its own part (and networkx need not load)
+        return [[i] for i in range(len(prepared))]
+    import networkx as nx  # on first use: its import costs a tenth of a second of every command
+
     graph = nx.Graph()
     graph.add_nodes_from(range(len(prepared)))
     for i, rows in (shared or {}).items():

@@ -37,7 +37,6 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import networkx as nx
 import numpy as np
 
 from model import (
@@ -334,6 +333,8 @@ def _rows_of(problem: _Problem, part: Sequence[int]) -> list[int]:
 def _parts(problem: _Problem) -> list[list[int]]:
     """Classes coupled through a shared existing cluster or a shared pool. Parts of one packing
     only: the packing is the scheduler's strategy, one per batch."""
+    import networkx as nx  # on first use: its import costs a tenth of a second of every command
+
     graph = nx.Graph()
     graph.add_nodes_from(range(len(problem.classes)))
     for cls in problem.classes:
