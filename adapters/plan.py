@@ -19,12 +19,13 @@ from typing import Any
 
 from adapters.manifests import Manifest, dump_yaml_stream
 
-__all__ = ["changed_objects", "diff_of", "plan_of"]
+__all__ = ["Key", "changed_objects", "diff_of", "object_key", "plan_of"]
 
 Key = tuple[str, str, str, str, str]
 
 
-def _key(obj: Mapping[str, Any]) -> Key:
+def object_key(obj: Mapping[str, Any]) -> Key:
+    """(API group, kind, kcp workspace, namespace, name): how plans match objects."""
     metadata = obj.get("metadata") or {}
     group = str(obj.get("apiVersion", "")).rpartition("/")[0]
     return (
@@ -44,7 +45,7 @@ def _workspace(metadata: Mapping[str, Any]) -> str:
 
 
 def _inputs(manifests: Iterable[Manifest]) -> dict[Key, dict[str, Any]]:
-    return {_key(m.obj): m.obj for m in manifests}
+    return {object_key(m.obj): m.obj for m in manifests}
 
 
 def changed_objects(
@@ -56,7 +57,7 @@ def changed_objects(
     changed = []
     unchanged = 0
     for obj in apply:
-        before = inputs.get(_key(obj))
+        before = inputs.get(object_key(obj))
         if before == obj:
             unchanged += 1
         else:
@@ -105,7 +106,7 @@ def diff_of(outcome: Any, manifests: Sequence[Manifest]) -> str:
     out = [_unified(before, after, _path(after)) for before, after in changed]
     for ref in outcome.delete:
         before = inputs.get(
-            _key({"apiVersion": ref.get("apiVersion", ""), "kind": ref.get("kind", ""), "metadata": ref})
+            object_key({"apiVersion": ref.get("apiVersion", ""), "kind": ref.get("kind", ""), "metadata": ref})
         )
         out.append(_unified(before if before is not None else ref, None, _path(ref)))
     return "".join(out)
