@@ -1,0 +1,354 @@
+"""A long-lived scheduler for any system's hub: it keeps the hub's objects as the API server stores
+them, applies the scheduler's own output to them, and re-solves only the system an event concerns.
+
+    hub = HubScheduler(objects, now=now, config=config)     # the first, full solve (hub.initial)
+    delta = hub.handle(Applied(request), now=now)           # delta.apply, delta.delete: what to write
+    delta = hub.handle(Deleted("ManagedCluster", "c7"))
+    hub.objects()                                           # the hub as the scheduler sees it
+    hub.outcome["ocm"]                                      # the last Outcome of each system
+
+Objects are kept by adapters.plan.object_key (API group, kind, kcp workspace, namespace, name).
+An event changes one object, as a user's write would: `Applied` creates or replaces it (the server
+keeps the metadata it owns: uid, creationTimestamp, a deletionTimestamp already set, the
+resourceVersion; it counts `generation` up when the spec changes, and gives a new object a uid, a
+creationTimestamp and generation 1), `Deleted` deletes it (one with finalizers only gets a
+deletionTimestamp).
+Then every system owning the object's kind is solved again over its own objects only (a shared
+kind, such as kcp's Namespace, wakes its system only while that system has objects of its own),
+through the same pipeline as `adapters.pipeline.schedule`, and the output is applied as the API
+server applies it: written objects replace the stored ones by key (a `generateName` object gets
+the name `<generateName>` plus a deterministic five-character suffix, and a uid), deleted
+references go or, with finalizers left, get a deletionTimestamp; an object being deleted whose
+finalizers are all gone disappears, and so do the objects whose every ownerReference named it
+(the garbage collector's work). The Delta of an event holds the objects that solve changed
+(adapters.plan.changed_objects against the state before the solve) and its deletions.
+
+This path is system-neutral: it serves OCM, openMCP and kcp, and Fleet too (a Fleet hub's kinds
+route to the fleet adapter like any other), though `adapters.incremental.FleetScheduler` is the
+finer choice for Fleet: it re-solves only the placements an event can change, not the system.
+Nothing here depends on wall time except the default `now`: the same objects and events at the
+same `now`s give the same deltas (suffixes and uids are counted, not drawn).
+
+Returned objects share structure with the kept state: treat them as read-only (copy to change).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from adapters.manifests import from_objects
+from adapters.pipeline import Outcome, schedule_manifests
+from adapters.plan import Key, changed_objects, object_key
+from adapters.systems import SYSTEMS, system
+from solver import SolveOptions
+
+__all__ = ["Applied", "Deleted", "Delta", "HubScheduler", "HubEvent"]
+
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # the API server's generateName alphabet
+# Metadata the API server owns: a write does not change it (a write that leaves it out keeps it).
+_SERVER_FIELDS = (
+    "uid",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "resourceVersion",
+    "generation",
+    "managedFields",
+    "selfLink",
+)
+_UID_NAMESPACE = uuid.UUID("6f1c9a52-3c1e-4d55-9a43-7c0de0b1a7e5")
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """A user creates or updates an object."""
+
+    obj: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Deleted:
+    """A user deletes an object. `api_version` "" matches the kind in any API group (an error when
+    two groups hold it); `workspace` is kcp's logical cluster ("" elsewhere)."""
+
+    kind: str
+    name: str
+    namespace: str = ""
+    api_version: str = ""
+    workspace: str = ""
+
+
+HubEvent = Applied | Deleted
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    """What one event makes the scheduler write: new or changed objects, then deletions; which
+    systems were solved, and how long the event took."""
+
+    apply: list[dict[str, Any]]
+    delete: list[dict[str, str]]
+    systems: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+
+def _stamp(now: datetime) -> str:
+    return now.astimezone(UTC).strftime(_TIME_FORMAT)
+
+
+def _group(api_version: str) -> str:
+    return api_version.rpartition("/")[0]
+
+
+class HubScheduler:
+    def __init__(
+        self,
+        objects: Iterable[dict[str, Any]],
+        *,
+        now: datetime | None = None,
+        options: SolveOptions | None = None,
+        config: Mapping[str, Any] | None = None,
+        verify: bool = False,
+    ) -> None:
+        self.options = options or SolveOptions()
+        self.config = config
+        self.verify = verify
+        now = now or datetime.now(UTC).replace(microsecond=0)
+        objects = list(objects)
+        from_objects(objects, "<objects>")  # validated before anything is kept
+        self._state: dict[Key, dict[str, Any]] = {}
+        for obj in objects:
+            self._state[object_key(obj)] = copy.deepcopy(obj)
+        self._created = 0  # objects the server created (uids) and names it generated, counted
+        self.outcome: dict[str, Outcome] = {}
+        start = time.perf_counter()
+        present = self._present()
+        apply: list[dict[str, Any]] = []
+        delete: list[dict[str, str]] = []
+        for name in present:
+            a, d = self._solve(name, now)
+            apply += a
+            delete += d
+        # What the first, full solve writes: a controller applies it before handling events.
+        self.initial = Delta(apply, delete, tuple(present), time.perf_counter() - start)
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def objects(self) -> list[dict[str, Any]]:
+        """The hub as the API server holds it after every event and write so far."""
+        return list(self._state.values())
+
+    def get(self, key: Key) -> dict[str, Any] | None:
+        return self._state.get(key)
+
+    def resolve(self, *, now: datetime | None = None) -> Delta:
+        """What a full solve of the kept state from scratch (adapters.pipeline.schedule, every
+        system at once) would write, as the server would take it; the state is left as it is. Empty
+        when the state is a fixed point of the scheduler, as it should be after every event."""
+        now = now or datetime.now(UTC).replace(microsecond=0)
+        start = time.perf_counter()
+        manifests = from_objects(self.objects(), "<hub>")
+        outcome = schedule_manifests(
+            manifests, now=now, options=self.options, verify=self.verify, config=self.config
+        )
+        changed, _ = changed_objects([self._served(obj) for obj in outcome.apply], manifests)
+        systems = tuple(p.system for p in outcome.parts)
+        return Delta([obj for _, obj in changed], list(outcome.delete), systems, time.perf_counter() - start)
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def handle(self, event: HubEvent, *, now: datetime | None = None) -> Delta:
+        now = now or datetime.now(UTC).replace(microsecond=0)
+        start = time.perf_counter()
+        if isinstance(event, Applied):
+            from_objects([event.obj], "<event>")  # a clear InputError for a malformed object
+            obj = copy.deepcopy(event.obj)
+            group, kind = _group(str(obj["apiVersion"])), obj["kind"]
+            self._write(obj, now)
+        elif isinstance(event, Deleted):
+            key = self._find(event)
+            group, kind = _group(event.api_version), event.kind
+            if key is not None:
+                group = key[0]
+                self._delete(key, now)
+        else:
+            raise TypeError(f"not a hub event: {event!r}")
+        woken = self._woken(group, kind)
+        apply: list[dict[str, Any]] = []
+        delete: list[dict[str, str]] = []
+        for name in woken:
+            a, d = self._solve(name, now)
+            apply += a
+            delete += d
+        for name in [s for s in self.outcome if s not in self._present()]:
+            del self.outcome[name]  # its last own object went
+        return Delta(apply, delete, tuple(woken), time.perf_counter() - start)
+
+    def _find(self, event: Deleted) -> Key | None:
+        if event.api_version:
+            key = (_group(event.api_version), event.kind, event.workspace, event.namespace, event.name)
+            return key if key in self._state else None
+        found = [
+            k for k in self._state if k[1:] == (event.kind, event.workspace, event.namespace, event.name)
+        ]
+        if len(found) > 1:
+            raise ValueError(f"{event.kind} {event.name!r} exists in several API groups: name api_version")
+        return found[0] if found else None
+
+    # -- systems --------------------------------------------------------------------------------
+
+    def _present(self) -> list[str]:
+        """The systems owning at least one kept object, in registry order."""
+        own = {(k[0], k[1]) for k in self._state}
+        return [
+            name for name in SYSTEMS if any(group in system(name).kinds.get(kind, ()) for group, kind in own)
+        ]
+
+    def _woken(self, group: str, kind: str) -> list[str]:
+        """The systems an object of (group, kind) concerns: those owning the kind, and those sharing
+        it that have objects of their own."""
+        present = None
+        out = []
+        for name in SYSTEMS:
+            s = system(name)
+            if group in s.kinds.get(kind, ()):
+                out.append(name)
+            elif group in s.shared.get(kind, ()):
+                present = self._present() if present is None else present
+                if name in present:
+                    out.append(name)
+        return out
+
+    def _solve(self, name: str, now: datetime) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+        """Solve one system over its objects, apply the output to the state, and return what
+        changed and the deletions."""
+        s = system(name)
+        mine = [
+            obj
+            for (group, kind, *_), obj in self._state.items()
+            if group in s.kinds.get(kind, ()) or group in s.shared.get(kind, ())
+        ]
+        if not any(_group(str(o["apiVersion"])) in s.kinds.get(o["kind"], ()) for o in mine):
+            self.outcome.pop(name, None)
+            return [], []
+        manifests = from_objects(mine, "<hub>")
+        outcome = schedule_manifests(
+            manifests, now=now, options=self.options, verify=self.verify, config=self.config
+        )
+        self.outcome[name] = outcome
+        changed, _ = changed_objects([self._served(obj) for obj in outcome.apply], manifests)
+        written = [obj for _, obj in changed]
+        for obj in written:
+            self._write(obj, now)
+        for ref in outcome.delete:
+            key = self._reference_key(ref)
+            if key is not None:
+                self._delete(key, now)
+        return written, list(outcome.delete)
+
+    # -- the API server -------------------------------------------------------------------------
+
+    def _reference_key(self, ref: Mapping[str, str]) -> Key | None:
+        key = (
+            _group(ref.get("apiVersion", "")),
+            ref.get("kind", ""),
+            "",
+            ref.get("namespace", ""),
+            ref["name"],
+        )
+        if key in self._state:
+            return key
+        # A reference names no workspace (kcp): the object of that group, kind, namespace and name.
+        found = [k for k in self._state if (k[0], k[1], k[3], k[4]) == (key[0], key[1], key[3], key[4])]
+        return found[0] if len(found) == 1 else None
+
+    def _served(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """`obj` with the metadata the server owns (uid, creationTimestamp, deletionTimestamp,
+        resourceVersion, ...) taken from the stored object of its key: what the write leaves."""
+        metadata = obj.get("metadata") or {}
+        if not metadata.get("name"):
+            return obj
+        old = self._state.get(object_key(obj))
+        if old is None:
+            return obj
+        kept = old.get("metadata") or {}
+        missing = {f: kept[f] for f in _SERVER_FIELDS if f in kept and metadata.get(f) != kept[f]}
+        return {**obj, "metadata": {**metadata, **missing}} if missing else obj
+
+    def _new_uid(self) -> str:
+        self._created += 1
+        return str(uuid.uuid5(_UID_NAMESPACE, str(self._created)))
+
+    def _generated_name(self, prefix: str, key_of: Any) -> str:
+        while True:
+            self._created += 1
+            k, suffix = self._created, ""
+            for _ in range(5):
+                k, digit = divmod(k, len(_SUFFIX_ALPHABET))
+                suffix += _SUFFIX_ALPHABET[digit]
+            if key_of(prefix + suffix) not in self._state:
+                return prefix + suffix
+
+    def _write(self, obj: dict[str, Any], now: datetime) -> dict[str, Any]:
+        """Create or replace `obj` as the server would; the stored object."""
+        metadata = dict(obj.get("metadata") or {})
+        obj = {**obj, "metadata": metadata}
+        if not metadata.get("name") and metadata.get("generateName"):
+            prefix = metadata["generateName"]
+            metadata["name"] = self._generated_name(
+                prefix, lambda name: object_key({**obj, "metadata": {**metadata, "name": name}})
+            )
+        key = object_key(obj)
+        old = self._state.get(key)
+        if old is not None:
+            kept = old.get("metadata") or {}
+            for field in _SERVER_FIELDS:
+                if field in kept:
+                    metadata[field] = kept[field]
+            if isinstance(kept.get("generation"), int) and obj.get("spec") != old.get("spec"):
+                metadata["generation"] = kept["generation"] + 1
+        else:
+            metadata.setdefault("uid", self._new_uid())
+            metadata.setdefault("creationTimestamp", _stamp(now))
+            metadata.setdefault("generation", 1)
+        if metadata.get("deletionTimestamp") and not metadata.get("finalizers"):
+            self._remove(key, now)
+            return obj
+        self._state[key] = obj
+        return obj
+
+    def _delete(self, key: Key, now: datetime) -> None:
+        obj = self._state[key]
+        metadata = obj.get("metadata") or {}
+        if metadata.get("finalizers"):
+            if not metadata.get("deletionTimestamp"):
+                self._state[key] = {**obj, "metadata": {**metadata, "deletionTimestamp": _stamp(now)}}
+            return
+        self._remove(key, now)
+
+    def _remove(self, key: Key, now: datetime) -> None:
+        """The object goes, and with it every object all of whose owners are gone."""
+        gone = self._state.pop(key, None)
+        if gone is None:
+            return
+        uid = (gone.get("metadata") or {}).get("uid")
+        if not uid:
+            return
+        live = {(o.get("metadata") or {}).get("uid") for o in self._state.values()}
+        orphans = [
+            k
+            for k, o in self._state.items()
+            if (refs := (o.get("metadata") or {}).get("ownerReferences"))
+            and any(r.get("uid") == uid for r in refs)
+            and not any(r.get("uid") in live for r in refs)
+        ]
+        for k in orphans:
+            if k in self._state:
+                self._delete(k, now)
