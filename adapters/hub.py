@@ -168,8 +168,8 @@ class HubScheduler:
         now = now or datetime.now(UTC).replace(microsecond=0)
         start = time.perf_counter()
         if isinstance(event, Applied):
-            from_objects([event.obj], "<event>")  # a clear InputError for a malformed object
-            obj = copy.deepcopy(event.obj)
+            obj = self._named(copy.deepcopy(event.obj))
+            from_objects([obj], "<event>")  # a clear InputError for a malformed object
             group, kind = _group(str(obj["apiVersion"])), obj["kind"]
             self._write(obj, now)
         elif isinstance(event, Deleted):
@@ -296,15 +296,22 @@ class HubScheduler:
             if key_of(prefix + suffix) not in self._state:
                 return prefix + suffix
 
+    def _named(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """`obj`, named by the server when it asks for a generated name."""
+        metadata = obj.get("metadata")
+        if not isinstance(metadata, dict) or metadata.get("name") or not metadata.get("generateName"):
+            return obj
+        metadata = dict(metadata)
+        metadata["name"] = self._generated_name(
+            metadata["generateName"], lambda name: object_key({**obj, "metadata": {**metadata, "name": name}})
+        )
+        return {**obj, "metadata": metadata}
+
     def _write(self, obj: dict[str, Any], now: datetime) -> dict[str, Any]:
         """Create or replace `obj` as the server would; the stored object."""
+        obj = self._named(obj)
         metadata = dict(obj.get("metadata") or {})
         obj = {**obj, "metadata": metadata}
-        if not metadata.get("name") and metadata.get("generateName"):
-            prefix = metadata["generateName"]
-            metadata["name"] = self._generated_name(
-                prefix, lambda name: object_key({**obj, "metadata": {**metadata, "name": name}})
-            )
         key = object_key(obj)
         old = self._state.get(key)
         if old is not None:
@@ -334,21 +341,46 @@ class HubScheduler:
         self._remove(key, now)
 
     def _remove(self, key: Key, now: datetime) -> None:
-        """The object goes, and with it every object all of whose owners are gone."""
+        """The object goes, and with it (the garbage collector's work) every object all of whose
+        ownerReferences name objects that are gone: by uid, or, for a reference or owner without
+        one (hand-written input), by group, kind and name in the dependent's workspace and
+        namespace."""
         gone = self._state.pop(key, None)
         if gone is None:
             return
-        uid = (gone.get("metadata") or {}).get("uid")
-        if not uid:
-            return
-        live = {(o.get("metadata") or {}).get("uid") for o in self._state.values()}
         orphans = [
             k
             for k, o in self._state.items()
             if (refs := (o.get("metadata") or {}).get("ownerReferences"))
-            and any(r.get("uid") == uid for r in refs)
-            and not any(r.get("uid") in live for r in refs)
+            and any(_names(r, k, gone, key) for r in refs)
+            and not any(self._owner_alive(r, k) for r in refs)
         ]
         for k in orphans:
             if k in self._state:
                 self._delete(k, now)
+
+    def _owner_alive(self, ref: Mapping[str, Any], dependent: Key) -> bool:
+        owner = (
+            _group(str(ref.get("apiVersion", ""))),
+            ref.get("kind", ""),
+            *dependent[2:4],
+            ref.get("name", ""),
+        )
+        for key in (owner, (*owner[:3], "", owner[4])):  # namespaced, or cluster-scoped owner
+            obj = self._state.get(key)
+            if obj is not None and _names(ref, key, obj, key):
+                return True
+        return False
+
+
+def _names(ref: Mapping[str, Any], dependent: Key, owner: Mapping[str, Any], owner_key: Key) -> bool:
+    """Whether an ownerReference names the object `owner` (stored under `owner_key`)."""
+    uid, owner_uid = ref.get("uid"), (owner.get("metadata") or {}).get("uid")
+    if uid and owner_uid:
+        return uid == owner_uid
+    return (
+        (_group(str(ref.get("apiVersion", ""))), ref.get("kind", ""), ref.get("name", ""))
+        == (owner_key[0], owner_key[1], owner_key[4])
+        and owner_key[2] == dependent[2]
+        and owner_key[3] in ("", dependent[3])
+    )
