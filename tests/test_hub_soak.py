@@ -1,0 +1,40 @@
+"""The hub soak's short profile: each system's small hub (OCM, openMCP, kcp v0.5 and v0.8) driven
+through 200 seeded random events by adapters.hub.HubScheduler, with every check of bench/hub_soak.py
+(the state a fixed point of a full solve every 100 events, no move beyond the forced ones after
+every event, memory flat). The long profile runs from bench/: `python -m bench.hub_soak --events
+10000`."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.hub_soak import MEMORY_FACTOR, PROFILES, render, run_hub_soak
+
+EVENTS = 200
+
+
+@pytest.fixture(scope="module", params=PROFILES)
+def report(request):
+    return run_hub_soak(request.param, events=EVENTS, clusters=10, placements=12, seed=1, check_every=100)
+
+
+def test_a_short_soak_passes_every_check(report) -> None:
+    assert report.failures == []
+    assert report.checks["fixed point"] == EVENTS // 100
+    assert report.checks["moves"] == EVENTS
+    assert report.checks["memory flat"] == 1
+    assert report.memory_ratio <= MEMORY_FACTOR
+
+
+def test_the_stream_holds_every_kind_of_event(report) -> None:
+    assert sum(report.kinds.values()) == EVENTS
+    assert all(count > 0 for count in report.kinds.values())
+    assert len(report.kinds) >= 4
+    assert "| " + report.profile + " |" in render([report])
+
+
+def test_the_stream_and_the_deltas_are_deterministic() -> None:
+    a = run_hub_soak("openmcp", events=40, seed=4, check_every=20)
+    b = run_hub_soak("openmcp", events=40, seed=4, check_every=20)
+    assert (a.kinds, a.hub_end, a.checks, a.digest) == (b.kinds, b.hub_end, b.checks, b.digest)
+    assert a.digest
