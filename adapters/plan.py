@@ -106,7 +106,9 @@ def diff_of(outcome: Any, manifests: Sequence[Manifest]) -> str:
     out = [_unified(before, after, _path(after)) for before, after in changed]
     for ref in outcome.delete:
         before = inputs.get(
-            object_key({"apiVersion": ref.get("apiVersion", ""), "kind": ref.get("kind", ""), "metadata": ref})
+            object_key(
+                {"apiVersion": ref.get("apiVersion", ""), "kind": ref.get("kind", ""), "metadata": ref}
+            )
         )
         out.append(_unified(before if before is not None else ref, None, _path(ref)))
     return "".join(out)
