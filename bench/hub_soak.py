@@ -495,13 +495,22 @@ def render(reports: list[HubSoakReport]) -> str:
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
     r0 = reports[0]
+    runs = {}
+    for r in reports:
+        runs.setdefault(r.events, []).append(r.profile)
+    commands = "; ".join(
+        f"`python -m bench.hub_soak --events {events} --clusters {r0.clusters} --placements {r0.placements} "
+        f"--seed {r0.seed} --profiles {' '.join(profiles)}`"
+        for events, profiles in runs.items()
+    )
     lines = [
         "# Soak: the long-lived hub scheduler (adapters.hub)",
         "",
-        f"`python -m bench.hub_soak --events {r0.events} --clusters {r0.clusters} "
-        f"--placements {r0.placements} --seed {r0.seed}` at commit {commit or '?'}, "
-        "in one process with the default solve options (optimal mode). Every hub starts from "
-        "its generator; the events and the checks are described in bench/hub_soak.py.",
+        f"{commands} at commit {commit or '?'}, in one process per profile with the default solve "
+        "options (optimal mode). Every hub starts from its system's generator; the events and the "
+        "checks are described in bench/hub_soak.py. Events/s and latency are `HubScheduler.handle` "
+        "alone, under tracemalloc (which slows allocation-heavy code severalfold); the checks' "
+        "time is apart.",
         "",
         "| profile | events | objects start/end | first solve s | events/s | latency ms mean / p95 / max "
         "| fixed-point checks | move checks | peak KiB first/last window | retained KiB first/last "
