@@ -140,11 +140,12 @@ class Tenancy:
     cluster is named after the request that opens it (`new_cluster`); an unlimited pool opens
     at most one. An `exclusive` request never shares: it takes a new cluster of its own.
 
-    A request holding a cluster (`existing`) keeps it; when `movable`, only while the cluster
-    still passes its filters (held: taints that keep out only newcomers do not apply), else the
-    hold is given up and the request placed again (a forced move). `demand` is the slots (units
-    of load) it takes. With `balance`, optimal mode levels the clusters' loads whatever greedy's
-    packing rule (upstream picks at random; the optimum spreads evenly). A cluster a
+    A request holding a cluster (`existing`) keeps it; when `movable`, only while the hold is
+    current and the cluster still passes its filters (held: taints that keep out only newcomers
+    do not apply), else the hold is given up and the request placed again (a forced move).
+    `demand` is the slots (units of load) it takes. With `balance`, optimal mode levels the
+    clusters' loads whatever greedy's packing rule (upstream picks at random; the optimum spreads
+    evenly). A cluster a
     `named_later` request creates gets its name from elsewhere after the run (the API server), so
     requests joining it wait a run to learn it: the joint answer lets such requests open new
     clusters last.

@@ -203,7 +203,12 @@ def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
         if not r.existing:
             continue
         held = clusters.get(r.existing[0].cluster)
-        valid_hold[r.key] = held is not None and not held.leaving and passes(r, held, batch.now, held=True)
+        valid_hold[r.key] = (
+            r.existing[0].current
+            and held is not None
+            and not held.leaving
+            and passes(r, held, batch.now, held=True)
+        )
         if held is not None and (valid_hold[r.key] or not r.tenancy.movable):
             count[held.name] += r.tenancy.demand
     on_new: dict[str, list[PlacementRequest]] = {}

@@ -106,7 +106,8 @@ class _Problem:
             if r.existing:
                 held = r.existing[0].cluster
                 row = self.index.get(held)
-                if r.tenancy.movable and (row is None or not self._passes(r, batch.clusters[row], held=True)):
+                valid = row is not None and r.existing[0].current
+                if r.tenancy.movable and not (valid and self._passes(r, batch.clusters[row], held=True)):
                     self.forced[i] = held
                     pending.append(i)
                     continue

@@ -148,14 +148,14 @@ def test_v05_requests_keys_holds_order_and_tenancy() -> None:
     requests = {r.key: r for r in batch.requests}
     assert list(requests) == [f"{TEAM}/early@us", f"{TEAM}/late@eu"]
     moved, kept = requests[f"{TEAM}/early@us"], requests[f"{TEAM}/late@eu"]
-    assert [d.cluster for d in moved.existing] == [c("a")]
-    assert [d.cluster for d in kept.existing] == [c("e")]
+    assert [(d.cluster, d.current) for d in moved.existing] == [(c("a"), False)]  # given up for good
+    assert [(d.cluster, d.current) for d in kept.existing] == [(c("e"), True)]
     assert moved.required[0].traits == (f"location:{COMPUTE}+us",)
     (keep_off,) = moved.required[0].claims.match_expressions
     assert (keep_off.key, keep_off.operator, keep_off.values) == (
         "kcp/cluster",
         LabelOperator.NOT_IN,
-        (c("b"),),
+        (c("a"), c("b")),  # never the cluster just removed, nor one the annotation names
     )
     assert kept.required[0].claims is None
     for r in (moved, kept):

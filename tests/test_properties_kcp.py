@@ -10,7 +10,8 @@ malformed). v0.8: up to 3 Placements (location selectors, namespace selectors, B
 selected location and a sync target, or new) over labelled namespaces. The pipeline runs the
 independent checker on every result (`verify=True` raises AssertionError when it objects).
 
-Asserted: the checker in both modes; optimal's objective never below greedy's; the same bytes
+Asserted: the checker in both modes; v0.5 entries move only as the state machine lets the
+scheduler move them (adapters.kcp.legality); optimal's objective never below greedy's; the same bytes
 twice; applying the output and solving again changes nothing (idempotence); a tiny time limit
 still answers validly and no worse than greedy.
 
@@ -143,6 +144,22 @@ def test_checker_passes_and_optimal_is_never_below_greedy(objects):
     greedy = run(objects, GREEDY)
     optimal = run(objects, OPTIMAL)
     assert optimal.summary["objective"] >= greedy.summary["objective"]
+
+
+@given(hubs_v05())
+def test_the_scheduler_takes_only_its_own_state_steps(objects):
+    """Every v0.5 annotation entry moves only as the state machine lets the scheduler move it."""
+    from adapters.kcp.legality import illegal_transitions
+
+    annotation = "scheduling.kcp.dev/placement"
+    before = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Namespace"}
+    for options in (GREEDY, OPTIMAL):
+        for obj in run(objects, options).apply:
+            if obj["kind"] != "Namespace":
+                continue
+            was = (before[obj["metadata"]["name"]]["metadata"].get("annotations") or {}).get(annotation)
+            now = (obj["metadata"].get("annotations") or {}).get(annotation)
+            assert illegal_transitions(was, now, actor="scheduler") == []
 
 
 @given(hubs)

@@ -39,6 +39,8 @@ from typing import Any
 
 from adapters.errors import InputError
 from adapters.kcp.actors import ACTORS, Transition, diff_objects, generation_of, identity, label_losses
+from adapters.kcp.legality import ALLOWED, illegal_transitions
+from adapters.kcp.names import PLACEMENT_ANNOTATION
 from adapters.manifests import Manifest, dump_json, dump_yaml_stream, from_objects
 from adapters.pipeline import schedule_manifests
 from solver import SolveOptions
@@ -149,6 +151,30 @@ def apply_outcome(
     return out, transitions
 
 
+def _illegal(before: list[dict], after: list[dict], actor: str, generation: str) -> list[str]:
+    """v0.5 placement-state steps the actor may not take (adapters.kcp.legality), per namespace."""
+    if generation != "v0.5" or actor not in ALLOWED:
+        return []
+    old = {_namespace_key(o): o for o in before if o.get("kind") == "Namespace"}
+    out = []
+    for obj in after:
+        if obj.get("kind") != "Namespace":
+            continue
+        key = _namespace_key(obj)
+        was = ((old.get(key) or {}).get("metadata") or {}).get("annotations") or {}
+        now = (obj.get("metadata") or {}).get("annotations") or {}
+        annotation = PLACEMENT_ANNOTATION
+        steps = illegal_transitions(was.get(annotation), now.get(annotation), actor=actor)
+        out += [f"Namespace {key[0]}|{key[1]}: {p}" for p in steps]
+    return out
+
+
+def _namespace_key(obj: dict) -> tuple[str, str]:
+    metadata = obj.get("metadata") or {}
+    workspace = (metadata.get("annotations") or {}).get("kcp.io/cluster") or metadata.get("clusterName") or ""
+    return workspace, metadata.get("name", "")
+
+
 def run_simulation(
     manifests: Sequence[Manifest],
     *,
@@ -189,6 +215,7 @@ def run_simulation(
         violations += [
             f"step {count}, {SCHEDULER}: {p}" for p in label_losses(objects, after, generation=generation)
         ]
+        violations += [f"step {count}: {p}" for p in _illegal(objects, after, "scheduler", generation)]
         changed = bool(transitions)
         log += [Logged(count, stamp, t) for t in transitions]
         objects = after
@@ -199,6 +226,7 @@ def run_simulation(
                 f"step {count}, {name}: {p}"
                 for p in label_losses(objects, acted.objects, generation=generation)
             ]
+            violations += [f"step {count}: {p}" for p in _illegal(objects, acted.objects, name, generation)]
             changed |= bool(acted.transitions)
             waiting |= acted.wake is not None
             log += [Logged(count, stamp, t) for t in acted.transitions]

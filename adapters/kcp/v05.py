@@ -244,8 +244,7 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
                 if entries[k].location == location and entries[k].cluster in p.removed
             )
             held = clusters[given_up[0]] if given_up else None
-            others = tuple(name for name in taken if held is None or name != held.neutral)
-            p.units.append(Unit(_key(p, location), location, RESCHEDULE, held, others))
+            p.units.append(Unit(_key(p, location), location, RESCHEDULE, held, taken))
     elif not active:
         rng = seeded(world.seed, ws, p.namespace.key)
         order = list(locations)
@@ -286,7 +285,11 @@ def _request(p: NamespacePlan, u: Unit, order: int) -> PlacementRequest:
         mode=SelectionMode.N,
         count=1,
         required=(term,),
-        existing=(ExistingDecision(u.held.neutral),) if u.held is not None else (),
+        # A location to reschedule gives its cluster up for good ("never the cluster just
+        # removed"): a hold no longer current, released whatever the cluster's state.
+        existing=(ExistingDecision(u.held.neutral, current=u.kind != RESCHEDULE),)
+        if u.held is not None
+        else (),
         tenancy=Tenancy(order=order, packing=Packing.RANDOM, movable=True, demand=1, balance=True),
     )
 
