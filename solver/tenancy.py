@@ -50,11 +50,11 @@ from model import (
     Unselected,
     first_untolerated,
 )
+from solver.search import stage_weights, stages
 
 __all__ = ["solve_tenancy", "LEVELS"]
 
 LEVELS = ("unplaced", "created", "waiting", "aim")
-_STAGE_LIMIT = 2**20  # small stages prove much faster than one with huge weights (cf. solver.search)
 
 
 @dataclass(slots=True)
@@ -160,7 +160,7 @@ class _Problem:
 
     def _may_pass(self, r: PlacementRequest) -> list[int]:
         """The rows that can pass: a term matches only clusters with every trait it names, so
-        where every term names traits only those clusters are judged (kcp: one location's)."""
+        where every term names traits only those clusters are judged (a pool's, a location's)."""
         if not r.required or any(not t.traits for t in r.required):
             return list(range(len(self.batch.clusters)))
         if self._with_trait is None:
@@ -380,7 +380,7 @@ def _joint(
     classes = [problem.classes[k] for k in part]
     if all(c.limit == 0 and c.pool is None and not c.exclusive for c in classes) and classes[0].aim != "none":
         # Nothing to count (no limits, nothing to create: every request with a candidate is
-        # placed): the aim's flow alone (kcp's namespaces).
+        # placed): the aim's flow alone.
         arcs = _arcs(problem, classes)
         unplaced = sum(
             len(c.requests) for c in classes if not any((c.index, row) in arcs for row in c.candidates)
@@ -467,11 +467,11 @@ def _joint(
     seconds = 0.0
     best: dict[tuple[int, int], int] | None = None
     values: list[int] = []
-    for stage in _stages(spans):
+    for stage in stages(spans):
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
             return None
-        weights = _weights(spans, stage)
+        weights = stage_weights(spans, stage)
         objective = cp_model.LinearExpr.weighted_sum([levels[i] for i in stage], weights)
         model.minimize(objective)
         solver.parameters.max_time_in_seconds = remaining
@@ -761,31 +761,6 @@ def _balanced_ceilings(problem: _Problem, classes: list[_Class]) -> dict[int, in
     return out
 
 
-def _stages(spans: tuple[int, ...]) -> list[list[int]]:
-    groups: list[list[int]] = []
-    current: list[int] = []
-    width = 1
-    for i, span in enumerate(spans):
-        if current and width * (span + 1) > _STAGE_LIMIT:
-            groups.append(current)
-            current, width = [], 1
-        current.append(i)
-        width *= span + 1
-    groups.append(current)
-    return groups
-
-
-def _weights(spans: tuple[int, ...], stage: list[int]) -> list[int]:
-    weights = []
-    for i in stage:
-        weight = 1
-        for j in stage:
-            if j > i:
-                weight *= spans[j] + 1
-        weights.append(weight)
-    return weights
-
-
 def _hand_out(
     problem: _Problem,
     part: list[int],
@@ -1019,8 +994,7 @@ def solve_tenancy(
 
 
 def _free_weighted(problem: _Problem, part: list[int]) -> bool:
-    """Units of several slots levelled with nothing else to decide (no limits, no pools: kcp's
-    Placements): every unit that has a candidate is placed and nothing is created, so only the
+    """Units of several slots levelled with nothing else to decide (no limits, no pools): every unit that has a candidate is placed and nothing is created, so only the
     aim is left, and it does not split into a flow."""
     classes = [problem.classes[k] for k in part]
     return any(c.demand != 1 for c in classes) and all(
