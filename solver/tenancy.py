@@ -994,8 +994,9 @@ def solve_tenancy(
 
 
 def _free_weighted(problem: _Problem, part: list[int]) -> bool:
-    """Units of several slots levelled with nothing else to decide (no limits, no pools): every unit that has a candidate is placed and nothing is created, so only the
-    aim is left, and it does not split into a flow."""
+    """Units of several slots levelled with nothing else to decide (no limits, no pools): every
+    unit that has a candidate is placed and nothing is created, so only the aim is left, and it
+    does not split into a flow."""
     classes = [problem.classes[k] for k in part]
     return any(c.demand != 1 for c in classes) and all(
         c.limit == 0 and c.pool is None and not c.exclusive and c.aim == "squares" for c in classes
