@@ -27,8 +27,6 @@ from __future__ import annotations
 import argparse
 import copy
 import os
-import platform
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -45,6 +43,7 @@ from adapters.kcp.simulate import STEP, run_simulation
 from adapters.manifests import from_objects
 from adapters.pipeline import schedule_manifests
 from bench import kcp_hub
+from bench.environment import machine, revision
 from solver import SolveOptions
 
 __all__ = ["main", "run", "write_report"]
@@ -252,28 +251,8 @@ LEGEND = """\
 """
 
 
-def _revision() -> str:
-    """The commit measured, and the packages with uncommitted changes to tracked files, if any."""
-
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
-        return done.stdout if done.returncode == 0 else ""
-
-    commit = git("rev-parse", "--short", "HEAD").strip()
-    if not commit:
-        return ""
-    changed = git("status", "--porcelain", "--untracked-files=no", "--", "adapters", "model", "solver")
-    dirty = sorted({"/".join(line[3:].split("/")[:2]) for line in changed.splitlines() if line.strip()})
-    return f"Measured at {commit}" + (f", with uncommitted changes in {', '.join(dirty)}." if dirty else ".")
-
-
 def _environment() -> str:
-    from importlib.metadata import version
-
-    return (
-        f"Python {platform.python_version()} on {platform.system()} {platform.machine()}, "
-        f"{os.cpu_count()} CPUs; ortools {version('ortools')}. {_revision()}"
-    ).rstrip()
+    return f"{machine()} {revision()}".rstrip()
 
 
 def write_report(

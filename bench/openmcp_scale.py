@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -43,6 +42,7 @@ import yaml
 from adapters.generate import DEFAULT_NOW, generate
 from adapters.manifests import dump_yaml_stream
 from bench import openmcp_hub
+from bench.environment import machine, revision
 from bench.suite import parse_sizes, run_case
 
 __all__ = ["DEFAULT_SIZES", "main", "run", "write_report"]
@@ -207,28 +207,8 @@ def markdown(frame: pl.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _revision() -> str:
-    """The commit measured, and the packages with uncommitted changes to tracked files, if any."""
-
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
-        return done.stdout if done.returncode == 0 else ""
-
-    commit = git("rev-parse", "--short", "HEAD").strip()
-    if not commit:
-        return ""
-    changed = git("status", "--porcelain", "--untracked-files=no", "--", "adapters", "model", "solver")
-    dirty = sorted({"/".join(line[3:].split("/")[:2]) for line in changed.splitlines() if line.strip()})
-    return f"Measured at {commit}" + (f", with uncommitted changes in {', '.join(dirty)}." if dirty else ".")
-
-
 def _environment() -> str:
-    from importlib.metadata import version
-
-    return (
-        f"Python {platform.python_version()} on {platform.system()} {platform.machine()}, "
-        f"{os.cpu_count()} CPUs; ortools {version('ortools')}. {_revision()}"
-    ).rstrip()
+    return f"{machine()} {revision()}".rstrip()
 
 
 LEGEND = """\

@@ -25,7 +25,6 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import platform
 import resource
 import sys
 import time
@@ -44,6 +43,7 @@ from adapters.manifests import dump_yaml_stream, from_objects, parse_text
 from adapters.pipeline import Outcome, SystemOutcome, schedule_manifests, summary_of_parts
 from bench import events as ev
 from bench import kcp_hub, ocm_events, openmcp_hub
+from bench.environment import machine
 from model import Batch, Result
 from solver import MODES, SolveOptions, check, solve
 
@@ -646,13 +646,7 @@ def _skip_note(frame: pl.DataFrame) -> str:
 
 
 def _environment() -> str:
-    from importlib.metadata import version
-
-    cpus = os.cpu_count()
-    return (
-        f"Python {platform.python_version()} on {platform.system()} {platform.machine()}, {cpus} CPUs; "
-        f"ortools {version('ortools')}, polars {pl.__version__}."
-    )
+    return machine(("ortools", "polars"))
 
 
 def _command(frame: pl.DataFrame, seed: int, out: str) -> str:
