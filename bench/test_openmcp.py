@@ -27,17 +27,12 @@ import pytest
 
 from adapters import openmcp
 from adapters.generate import generate
-from adapters.manifests import dump_yaml_stream, from_objects, parse_text
-from adapters.pipeline import schedule_manifests
 from bench import openmcp_hub
+from bench.phases import MODE_PHASES, MODES, SHARED_PHASES, PhaseHub, case_id, run_phase
 from bench.suite import DEFAULT_SIZES
-from solver import SolveOptions, check, solve
 
 NOW = openmcp_hub.NOW
-MODES = ("greedy", "optimal")
 SIZES = (*DEFAULT_SIZES, (300, 1250), (3000, 12_500))
-SHARED_PHASES = ("read", "load")
-MODE_PHASES = ("solve", "emit", "write", "e2e")
 CASES = [
     (clusters, placements, mode, phase)
     for clusters, placements in SIZES
@@ -45,112 +40,26 @@ CASES = [
 ]
 
 
-def _id(clusters: int, placements: int, mode: str | None, phase: str) -> str:
-    return f"openmcp-{clusters}x{placements}-" + (f"{mode}-" if mode else "") + phase
-
-
-def _options(mode: str) -> SolveOptions:
-    return SolveOptions(mode=mode, time_limit=60.0, seed=0)
-
-
 @cache
-def hub(clusters: int, placements: int) -> tuple[dict, ...]:
-    return tuple(generate("openmcp", clusters, placements, seed=0))
+def hub(clusters: int, placements: int) -> PhaseHub:
+    config = openmcp_hub.config(clusters, placements, 0)
+    return PhaseHub(
+        tuple(generate("openmcp", clusters, placements, seed=0)),
+        load=lambda manifests: openmcp.load(manifests, now=NOW, seed=0, config=config),
+        emit=openmcp.emit,
+        now=NOW,
+        config=config,
+    )
 
 
-@cache
-def config(clusters: int, placements: int) -> dict:
-    return openmcp_hub.config(clusters, placements, 0)
-
-
-@cache
-def text(clusters: int, placements: int) -> str:
-    return dump_yaml_stream(list(hub(clusters, placements)))
-
-
-@cache
-def loaded(clusters: int, placements: int):
-    manifests = from_objects(hub(clusters, placements), "<generated>")
-    return openmcp.load(manifests, now=NOW, seed=0, config=config(clusters, placements))
-
-
-@cache
-def solved(clusters: int, placements: int, mode: str):
-    batch, _ = loaded(clusters, placements)
-    result = solve(batch, _options(mode))
-    assert check(batch, result) == []
-    return result
-
-
-@cache
-def emitted(clusters: int, placements: int, mode: str):
-    _, context = loaded(clusters, placements)
-    return openmcp.emit(context, solved(clusters, placements, mode))
-
-
-@pytest.mark.parametrize(("clusters", "placements", "mode", "phase"), CASES, ids=[_id(*c) for c in CASES])
+@pytest.mark.parametrize(
+    ("clusters", "placements", "mode", "phase"), CASES, ids=[case_id("openmcp", *c) for c in CASES]
+)
 def test_openmcp_phase(benchmark, clusters, placements, mode, phase):
-    size = (clusters, placements)
-    outputs = []
-    if phase == "read":
-        source = text(*size)
-
-        def run():
-            outputs.append(parse_text(source, "hub.yaml"))
-    elif phase == "load":
-        manifests = from_objects(hub(*size), "<generated>")
-        document = config(*size)
-
-        def run():
-            outputs.append(openmcp.load(manifests, now=NOW, seed=0, config=document))
-    elif phase == "solve":
-        batch, _ = loaded(*size)
-        options = _options(mode)
-
-        def run():
-            outputs.append(solve(batch, options))
-    elif phase == "emit":
-        _, context = loaded(*size)
-        result = solved(*size, mode)
-
-        def run():
-            outputs.append(openmcp.emit(context, result))
-    elif phase == "write":
-        apply = emitted(*size, mode).apply
-
-        def run():
-            outputs.append(dump_yaml_stream(apply))
-    else:
-        source = text(*size)
-        options = _options(mode)
-        document = config(*size)
-
-        def run():
-            manifests = parse_text(source, "hub.yaml")
-            outcome = schedule_manifests(manifests, now=NOW, options=options, verify=False, config=document)
-            outputs.append((outcome, dump_yaml_stream(outcome.apply)))
-
-    benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=0)
-    last = outputs[-1]
+    this = hub(clusters, placements)
+    last, _ = run_phase(benchmark, this, mode, phase)
     if phase == "solve":
-        batch, _ = loaded(*size)
-        assert check(batch, last) == []
-        assert len({r.stats.objective for r in outputs}) == 1  # deterministic across rounds
-        stats = last.stats
-        _, context = loaded(*size)
-        benchmark.extra_info.update(
-            {
-                "status": stats.status,
-                "objective": stats.objective,
-                "bound": stats.bound,
-                "gap": stats.gap,
-                "unsatisfied": sum(1 for r in last.requests if not r.satisfied),
-                "created": openmcp_hub.created(hub(*size), openmcp.emit(context, last)),
-            }
-        )
+        _, context = this.loaded()
+        benchmark.extra_info["created"] = openmcp_hub.created(this.objects, openmcp.emit(context, last))
     elif phase == "e2e":
-        outcome, stream = last
-        assert check(outcome.batch, outcome.result) == []
-        assert len({o[1] for o in outputs}) == 1  # the same bytes every round
-        benchmark.extra_info.update({k: outcome.summary[k] for k in ("status", "objective", "unsatisfied")})
-        benchmark.extra_info["created"] = openmcp_hub.created(hub(*size), outcome)
+        benchmark.extra_info["created"] = openmcp_hub.created(this.objects, last[0])
