@@ -17,13 +17,24 @@ ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
 class Fields:
     """Checks field types of one manifest; every failure is an InputError naming kind/name and path."""
 
+    # Made for every object read (tens of thousands on a large hub), so each check starts with the
+    # exact type a parser gives and the object's name is spelt only when a check fails.
+    __slots__ = ("_manifest",)
+
     def __init__(self, manifest: Manifest) -> None:
-        self.where = manifest.ref
+        self._manifest = manifest
+
+    @property
+    def where(self) -> str:
+        """``Kind/name`` of the object, for messages."""
+        return self._manifest.ref
 
     def fail(self, message: str, path: str) -> InputError:
         return InputError(message, where=self.where, field=path)
 
     def mapping(self, value: Any, path: str) -> Mapping[str, Any]:
+        if type(value) is dict:
+            return value
         if value is None:
             return {}
         if not isinstance(value, Mapping):
@@ -31,6 +42,8 @@ class Fields:
         return value
 
     def sequence(self, value: Any, path: str) -> list[Any]:
+        if type(value) is list:
+            return value
         if value is None:
             return []
         if not isinstance(value, list):
@@ -38,6 +51,8 @@ class Fields:
         return value
 
     def string(self, value: Any, path: str) -> str:
+        if type(value) is str:
+            return value
         if value is None:
             return ""
         if not isinstance(value, str):
@@ -45,11 +60,15 @@ class Fields:
         return value
 
     def integer(self, value: Any, path: str) -> int:
+        if type(value) is int:
+            return value
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(f"expected an integer, got {_kind(value)}", path)
         return value
 
     def string_map(self, value: Any, path: str) -> dict[str, str]:
+        if type(value) is dict and all(type(k) is str and type(v) is str for k, v in value.items()):
+            return dict(value)
         out = {}
         for key, item in self.mapping(value, path).items():
             out[str(key)] = self.string(item, f"{path}.{key}")

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from adapters.cli import main
 from adapters.pipeline import schedule
-from adapters.systems import SYSTEMS, owned_by
+from adapters.systems import GROUPS, SYSTEMS, owned_by, system
 from solver import SolveOptions
 from tests.ocm_fixtures import NOW, NOW_TIME, Written, builtin, decision, hub, managed_cluster, placement
 
@@ -50,6 +50,13 @@ def test_registry_routes_each_kind_to_its_system() -> None:
         "Placement",
     }
     assert "ConfigMap" not in {m.kind for ms in owned.values() for m in ms}
+
+
+def test_registry_groups_are_the_adapters_own() -> None:
+    # owned_by imports only the adapters whose groups the input holds: the two must agree
+    for name in SYSTEMS:
+        declared = {group for groups in system(name).kinds.values() for group in groups}
+        assert GROUPS[name] == declared, name
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])

@@ -190,8 +190,14 @@ def _empty(value: Any) -> bool:
 class _ConfigFields(Fields):
     """Fields' type checks, with errors naming the config rather than an object."""
 
+    __slots__ = ("_where",)
+
     def __init__(self, where: str) -> None:
-        self.where = where
+        self._where = where
+
+    @property
+    def where(self) -> str:
+        return self._where
 
 
 def parse_config(document: Mapping[str, Any] | None, *, where: str = _WHERE) -> SchedulerConfig:
