@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -166,10 +167,8 @@ def entry() -> None:
     if code is not None and not isinstance(code, int):
         print(code, file=sys.stderr)
         code = 1
-    try:
+    with contextlib.suppress(BrokenPipeError):  # the reader went away (| head): it took all it wanted
         sys.stdout.flush()
-    except BrokenPipeError:  # the reader went away (| head): what it took is all it wanted
-        pass
     sys.stderr.flush()
     os._exit(code or 0)
 
