@@ -235,6 +235,28 @@ def _quiet_stderr() -> Iterator[None]:
 
 def load_yaml(text: str) -> list[Any] | None:
     """The documents PyYAML's loader (manifests._Loader) gives, or None when unsure."""
+    judged = _judged_yaml(text)
+    return None if judged is None else judged[1]
+
+
+def load_yaml_as_json(text: str) -> bytes:
+    """The documents :func:`load_yaml` gives, as a JSON array (for msgspec to read); empty when
+    unsure. Meant for a forked child: what it sends back is bytes."""
+    judged = _judged_yaml(text)
+    if judged is None:
+        return b""
+    as_json, _, is_stream = judged
+    return as_json.encode("utf-8") if is_stream else b"[" + as_json.encode("utf-8") + b"]"
+
+
+def load_yaml_json(data: bytes) -> list[Any]:
+    """The documents of :func:`load_yaml_as_json`'s answer (already judged)."""
+    return _YAML_JSON_DECODER.decode(data)
+
+
+def _judged_yaml(text: str) -> tuple[str, list[Any], bool] | None:
+    """rapidyaml's JSON of the text, the documents it holds, and whether the text was a stream;
+    None when anything could read differently from PyYAML."""
     if _ryml is None:
         return None
     data = text.encode("utf-8")
@@ -269,7 +291,7 @@ def load_yaml(text: str) -> list[Any] | None:
     documents = doc if is_stream else [doc]
     if not isinstance(documents, list) or any(d is None for d in documents):
         return None  # empty documents: PyYAML numbers them, let it
-    return documents
+    return as_json, documents, is_stream
 
 
 # A document start marker: "---" at the start of a line, then a space, a line break or the end. It
@@ -283,12 +305,10 @@ def _comments_only(text: str) -> bool:
     return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
-def load_yaml_by_document(text: str, reference: Callable[[str], list[Any]]) -> list[Any] | None:
-    """The documents of a stream :func:`load_yaml` refused as a whole: each run of documents it
-    can judge is read fast, the others by ``reference`` (PyYAML). None when the stream cannot be
-    cut safely (no markers, directives). An error of ``reference`` is raised as it comes; the
-    caller then reads the whole text with the reference, which words it with the right line."""
-    if _ryml is None or _DIRECTIVE.search(text):
+def document_runs(text: str) -> list[str] | None:
+    """The text cut before each document start marker (a first part without one kept when it
+    holds more than comments); None when it cannot be cut safely (no markers, directives)."""
+    if _DIRECTIVE.search(text):
         return None
     starts = [m.start() for m in _DOCUMENT_START.finditer(text)]
     if not starts:
@@ -296,6 +316,17 @@ def load_yaml_by_document(text: str, reference: Callable[[str], list[Any]]) -> l
     chunks = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
     if starts[0] and not _comments_only(text[: starts[0]]):
         chunks.insert(0, text[: starts[0]])  # a first document without a marker
+    return chunks
+
+
+def load_yaml_by_document(text: str, reference: Callable[[str], list[Any]]) -> list[Any] | None:
+    """The documents of a stream :func:`load_yaml` refused as a whole: each run of documents it
+    can judge is read fast, the others by ``reference`` (PyYAML). None when the stream cannot be
+    cut safely (no markers, directives). An error of ``reference`` is raised as it comes; the
+    caller then reads the whole text with the reference, which words it with the right line."""
+    chunks = document_runs(text) if _ryml is not None else None
+    if chunks is None:
+        return None
     runs: list[tuple[bool, list[str]]] = []
     for chunk in chunks:
         fast = not _unjudged(chunk, chunk.encode("utf-8"))

@@ -19,7 +19,7 @@ import yaml
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from adapters import codec
+from adapters import codec, forked
 from adapters.errors import InputError
 
 __all__ = [
@@ -265,7 +265,8 @@ def _parse_documents(text: str, source: str) -> list[Any]:
             # Not JSON after all: flow-style YAML or several documents, which YAML reads.
         except codec.DuplicateKey as err:
             raise InputError(f"malformed JSON at line {err.line}: {err}", where=source) from None
-    fast = codec.load_yaml(text)
+    split = len(text) >= _SPLIT_READ and forked.workers() > 1
+    fast = _load_yaml_split(text) if split else codec.load_yaml(text)
     if fast is not None:
         return fast
     try:  # document by document: only those that need PyYAML go to it
@@ -280,6 +281,42 @@ def _parse_documents(text: str, source: str) -> list[Any]:
         raise InputError(_yaml_problem(err), where=source) from None
     except RecursionError:
         raise InputError("malformed YAML: nested too deeply", where=source) from None
+
+
+# A YAML text this long (a few thousand objects) is read by several processes at once.
+_SPLIT_READ = 4 << 20
+
+
+def _load_yaml_split(text: str) -> list[Any] | None:
+    """codec.load_yaml's answer, each run of documents judged and parsed in its own process (the
+    documents between two start markers are read apart anyway); None when any run is refused."""
+    chunks = codec.document_runs(text)
+    if chunks is None:
+        return codec.load_yaml(text)
+    runs = _runs_of_size(chunks, forked.workers())
+    answers = forked.map_bytes(codec.load_yaml_as_json, runs)
+    if not all(answers):
+        return None
+    documents: list[Any] = []
+    for answer in answers:
+        documents += codec.load_yaml_json(answer)
+    return documents
+
+
+def _runs_of_size(chunks: Sequence[str], parts: int) -> list[str]:
+    """`chunks` joined into at most `parts` contiguous runs of about equal work. Parsing time
+    follows the number of nodes (about one colon each) more closely than bytes: a cluster's
+    status has twice the keys per byte of a binding."""
+    weights = [chunk.count(":") + 1 for chunk in chunks]
+    total = sum(weights)
+    runs: list[str] = []
+    start = done = 0
+    for i, weight in enumerate(weights):
+        done += weight
+        if done * parts >= total * (len(runs) + 1) or i == len(chunks) - 1:
+            runs.append("".join(chunks[start : i + 1]))
+            start = i + 1
+    return runs
 
 
 # What one document may stand for once its aliases are expanded (Kubernetes converts YAML to JSON,
@@ -520,7 +557,19 @@ def dump_yaml_stream(objects: Sequence[Mapping[str, Any]]) -> str:
     """
     if not objects:
         return ""
-    return codec.dump_yaml_stream(objects, _dump_yaml)
+    runs = forked.split_evenly(objects, forked.workers()) if len(objects) >= _SPLIT_WRITE else [objects]
+    if len(runs) == 1:
+        return codec.dump_yaml_stream(objects, _dump_yaml)
+    # Documents are written independently of each other: the runs' texts joined are the same bytes.
+    return b"".join(forked.map_bytes(_dump_yaml_run, runs)).decode("utf-8")
+
+
+# Fewer objects than this are written in one process: a fork costs milliseconds.
+_SPLIT_WRITE = 4096
+
+
+def _dump_yaml_run(objects: Sequence[Mapping[str, Any]]) -> bytes:
+    return codec.dump_yaml_stream(objects, _dump_yaml).encode("utf-8")
 
 
 def _dump_yaml(obj: Mapping[str, Any]) -> str:

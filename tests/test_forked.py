@@ -1,0 +1,80 @@
+"""Work split over forked processes: the same bytes as in one process, and a failed child redone."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import yaml
+
+from adapters import forked, manifests
+from adapters.fleet.generate import generate_fleet
+
+
+def _double(value: int) -> bytes:
+    return str(value * 2).encode()
+
+
+def _fails_in_a_child(value: int) -> bytes:
+    if os.getpid() != PARENT:
+        raise RuntimeError("a child failed")
+    return str(value).encode()
+
+
+PARENT = os.getpid()
+
+
+def test_map_bytes_answers_in_order() -> None:
+    assert forked.map_bytes(_double, [1, 2, 3, 4]) == [b"2", b"4", b"6", b"8"]
+    assert forked.map_bytes(_double, []) == []
+
+
+def test_a_failed_child_is_redone_here() -> None:
+    assert forked.map_bytes(_fails_in_a_child, [1, 2, 3]) == [b"1", b"2", b"3"]
+
+
+def test_split_evenly_keeps_order_and_drops_nothing() -> None:
+    items = list(range(11))
+    runs = forked.split_evenly(items, 3)
+    assert [len(r) for r in runs] == [4, 4, 3]
+    assert [x for r in runs for x in r] == items
+    assert forked.split_evenly([1], 4) == [[1]]
+
+
+@pytest.mark.parametrize("setting, expected", [("1", 1), ("3", 3), ("0", None), ("x", None)])
+def test_workers_setting(monkeypatch, setting, expected) -> None:
+    monkeypatch.setenv(forked.ENVIRONMENT, setting)
+    got = forked.workers()
+    if expected is None:  # ignored: the machine's CPUs decide
+        assert 1 <= got <= forked.MAX_WORKERS
+    else:
+        assert got == expected
+
+
+@pytest.fixture
+def hub_text() -> str:
+    objects = generate_fleet(clusters=60, placements=30, seed=3)
+    return yaml.safe_dump_all(objects, sort_keys=False)
+
+
+def test_split_read_and_write_are_the_sequential_bytes(monkeypatch, hub_text) -> None:
+    monkeypatch.setenv(forked.ENVIRONMENT, "1")
+    alone = manifests.parse_text(hub_text, "hub.yaml")
+    written_alone = manifests.dump_yaml_stream([m.obj for m in alone])
+    monkeypatch.setenv(forked.ENVIRONMENT, "3")
+    monkeypatch.setattr(manifests, "_SPLIT_READ", 1)
+    monkeypatch.setattr(manifests, "_SPLIT_WRITE", 1)
+    split = manifests.parse_text(hub_text, "hub.yaml")
+    assert [m.obj for m in split] == [m.obj for m in alone]
+    assert manifests.dump_yaml_stream([m.obj for m in split]) == written_alone
+
+
+def test_a_split_read_with_one_run_the_fast_reader_refuses(monkeypatch, hub_text) -> None:
+    # An anchor in the last document: that run goes to PyYAML, the answer is PyYAML's
+    text = hub_text + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: &m\n  name: odd\ndata: {a: '1'}\n"
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    monkeypatch.setattr(manifests, "_SPLIT_READ", 1)
+    split = manifests.parse_text(text, "hub.yaml")
+    monkeypatch.setenv(forked.ENVIRONMENT, "1")
+    assert [m.obj for m in split] == [m.obj for m in manifests.parse_text(text, "hub.yaml")]
+    assert split[-1].obj["metadata"] == {"name": "odd"}
