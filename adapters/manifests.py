@@ -401,20 +401,51 @@ def _collect(obj: dict[str, Any], source: str, index: int, path: str, out: list[
 
     ``path`` is the field path of ``obj`` inside its document ("" or e.g. ``items[3].``).
     """
-    where = f"{source}: document {index}"
     if obj.get("kind") == "List":
         items = obj.get("items")
         if items is None:
             return
         if not isinstance(items, list):
-            raise InputError("must be a list", where=where, field=f"{path}items")
+            raise InputError("must be a list", where=_document(source, index), field=f"{path}items")
         for i, item in enumerate(items):
+            if _well_formed(item):  # the common case, without spelling its path
+                out.append(Manifest(item, source, index))
+                continue
             if not isinstance(item, dict):
+                where = _document(source, index)
                 raise InputError("is not an object", where=where, field=f"{path}items[{i}]")
             _collect(item, source, index, f"{path}items[{i}].", out)
         return
-    _validate(obj, where, path)
+    if not _well_formed(obj):
+        _validate(obj, _document(source, index), path)
     out.append(Manifest(obj, source, index))
+
+
+def _document(source: str, index: int) -> str:
+    return f"{source}: document {index}"
+
+
+def _well_formed(obj: Any) -> bool:
+    """Whether `obj` is an object _validate accepts and not a List, by a quick look: a subset
+    of what it accepts, so that a hub's tens of thousands of objects need not be validated
+    field by field (nor their paths spelt)."""
+    if type(obj) is not dict:
+        return False
+    api_version, kind, metadata = obj.get("apiVersion"), obj.get("kind"), obj.get("metadata")
+    if type(api_version) is not str or type(kind) is not str or type(metadata) is not dict:
+        return False
+    name, namespace = metadata.get("name"), metadata.get("namespace")
+    return (
+        kind != ""
+        and kind != "List"
+        and type(name) is str
+        and name != ""
+        and (namespace is None or type(namespace) is str)
+        and api_version != ""
+        and api_version[0] != "/"
+        and api_version[-1] != "/"
+        and api_version.count("/") <= 1
+    )
 
 
 def _validate(obj: dict[str, Any], where: str, path: str) -> None:
