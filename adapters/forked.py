@@ -11,12 +11,15 @@ everything runs in the calling process.
 from __future__ import annotations
 
 import os
+import select
+import signal
 import sys
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-__all__ = ["map_bytes", "split_evenly", "workers"]
+__all__ = ["Pending", "background", "map_bytes", "split_evenly", "workers"]
 
 T = TypeVar("T")
 
@@ -55,14 +58,46 @@ def split_evenly(items: Sequence[T], parts: int) -> list[Sequence[T]]:
 def map_bytes(func: Callable[[T], bytes], items: Sequence[T]) -> list[bytes]:
     """``[func(item) for item in items]``: the first item in this process, each other in a forked
     child at the same time. `func` must be pure (its effects in a child are lost)."""
-    children: list[tuple[int, int] | None] = []
-    for item in items[1:]:
-        children.append(_start(func, item))
+    pending = [background(func, item) for item in items[1:]]
     answers = [func(items[0])] if items else []
-    for item, child in zip(items[1:], children, strict=True):
-        answer = _collect(child) if child is not None else None
-        answers.append(func(item) if answer is None else answer)
-    return answers
+    return answers + [p.result() for p in pending]
+
+
+class Pending:
+    """``func(item)`` under way in a forked child; :meth:`result` waits for it (or, when the child
+    failed or could not start, computes it here)."""
+
+    def __init__(self, func: Callable[[T], bytes], item: T) -> None:
+        self._func, self._item = func, item
+        self._started = time.monotonic()
+        self._child = _start(func, item) if workers() > 1 else None
+
+    @classmethod
+    def done(cls, answer: bytes) -> Pending:
+        """An answer already computed, behind the same interface."""
+        pending = cls.__new__(cls)
+        pending._func, pending._item, pending._child = (lambda _: answer), None, None
+        pending._started = time.monotonic()
+        return pending
+
+    def result(self) -> bytes:
+        child, self._child = self._child, None
+        answer = _collect(child, self._deadline()) if child is not None else None
+        return self._func(self._item) if answer is None else answer
+
+    def _deadline(self) -> float:
+        # A child cannot hang on a lock another thread held at the fork (it takes none), but if it
+        # ever did, the parent would wait forever: past a generous bound it is killed and redone.
+        return max(STALL_SECONDS, 10 * (time.monotonic() - self._started))
+
+
+# The least time a child is given before it is taken for stuck and its work redone here.
+STALL_SECONDS = 60.0
+
+
+def background(func: Callable[[T], bytes], item: T) -> Pending:
+    """Start ``func(item)`` in a forked child (or nowhere yet, with one worker); see Pending."""
+    return Pending(func, item)
 
 
 def _start(func: Callable[[T], bytes], item: T) -> tuple[int, int] | None:
@@ -97,24 +132,29 @@ def _start(func: Callable[[T], bytes], item: T) -> tuple[int, int] | None:
     return pid, read
 
 
-def _collect(child: tuple[int, int]) -> bytes | None:
-    """The child's answer, or None when it failed."""
+def _collect(child: tuple[int, int], stall: float) -> bytes | None:
+    """The child's answer, or None when it failed or sent nothing for `stall` seconds."""
     pid, read = child
     chunks = []
     try:
         while True:
+            ready, _, _ = select.select([read], [], [], stall)
+            if not ready:  # stuck: give up on it
+                os.kill(pid, signal.SIGKILL)
+                chunks = None
+                break
             chunk = os.read(read, 1 << 20)
             if not chunk:
                 break
             chunks.append(chunk)
     except OSError:
-        chunks = []
+        chunks = None
     finally:
         os.close(read)
     try:
         _, status = os.waitpid(pid, 0)
     except ChildProcessError:  # pragma: no cover - reaped elsewhere
         return None
-    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+    if chunks is None or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
         return None
     return b"".join(chunks)

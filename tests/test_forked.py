@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 import yaml
@@ -78,3 +79,33 @@ def test_a_split_read_with_one_run_the_fast_reader_refuses(monkeypatch, hub_text
     monkeypatch.setenv(forked.ENVIRONMENT, "1")
     assert [m.obj for m in split] == [m.obj for m in manifests.parse_text(text, "hub.yaml")]
     assert split[-1].obj["metadata"] == {"name": "odd"}
+
+
+def _stalls_in_a_child(value: int) -> bytes:
+    if os.getpid() != PARENT:
+        time.sleep(30)
+    return str(value).encode()
+
+
+def test_a_stuck_child_is_killed_and_redone_here(monkeypatch) -> None:
+    monkeypatch.setattr(forked, "STALL_SECONDS", 0.2)
+    started = time.monotonic()
+    assert forked.map_bytes(_stalls_in_a_child, [1, 2]) == [b"1", b"2"]
+    assert time.monotonic() - started < 10
+
+
+def test_background_answers_later() -> None:
+    pending = forked.background(_double, 21)
+    assert pending.result() == b"42"
+
+
+@pytest.mark.parametrize("beside", [0, 10**12])  # checked in a child / in this process
+def test_the_checker_verdict_is_awaited_either_way(monkeypatch, beside) -> None:
+    from adapters import pipeline
+
+    monkeypatch.setattr(pipeline, "_CHECK_BESIDE", beside)
+    monkeypatch.setattr(pipeline, "check", lambda batch, result: ["cluster c1 chosen twice"])
+    with pytest.raises(AssertionError, match="cluster c1 chosen twice"):
+        pipeline.schedule(generate_fleet(clusters=20, placements=5, seed=1))
+    monkeypatch.setattr(pipeline, "check", lambda batch, result: [])
+    assert pipeline.schedule(generate_fleet(clusters=20, placements=5, seed=1)).apply
