@@ -17,9 +17,10 @@ from adapters.difference import differences, render_differences
 from adapters.errors import InputError
 from adapters.manifests import (
     Manifest,
-    dump_json,
-    dump_json_list,
     dump_yaml_stream,
+    encode_json,
+    encode_json_list,
+    encode_yaml_stream,
     parse_text,
     read_sources,
 )
@@ -48,14 +49,15 @@ def _parse_now(value: str | None) -> datetime | None:
 
 def _render(
     outcome: Outcome, output: str, manifests: Sequence[Manifest], config: Mapping[str, Any] | None = None
-) -> str:
-    """yaml/json: the complete desired state; plan/diff: only what changes against the input."""
+) -> str | bytes:
+    """yaml/json: the complete desired state; plan/diff: only what changes against the input.
+    The large formats come as UTF-8 bytes, written as they are."""
     if output == "yaml":
-        return dump_yaml_stream(outcome.apply)
+        return encode_yaml_stream(outcome.apply)
     if output == "json":
-        return dump_json_list(outcome.apply)
+        return encode_json_list(outcome.apply)
     if output == "plan":
-        return dump_json(plan_of(outcome, manifests))
+        return encode_json(plan_of(outcome, manifests))
     if output == "diff":
         return diff_of(outcome, manifests)
     return render_table(outcome, _greedy_beside(outcome, manifests, config))
@@ -145,14 +147,23 @@ def _created_beside(optimal: Outcome, greedy: Outcome) -> str:
     )
 
 
-def _guard(action: Callable[[], str]) -> None:
+def _guard(action: Callable[[], str | bytes]) -> None:
     """Run, and print only when everything succeeded: nothing is written on error."""
     try:
         text = action()
     except InputError as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(2)
-    sys.stdout.write(text)
+    if isinstance(text, str):
+        sys.stdout.write(text)
+        return
+    binary = getattr(sys.stdout, "buffer", None)
+    if binary is None:  # a text-only stream (tests capture so)
+        sys.stdout.write(text.decode("utf-8"))
+        return
+    sys.stdout.flush()
+    binary.write(text)
+    binary.flush()
 
 
 def entry() -> None:
@@ -199,7 +210,7 @@ def main() -> None:
 def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> None:
     """Schedule every placement in the input and print the objects to write."""
 
-    def run() -> str:
+    def run() -> str | bytes:
         now = _parse_now(now_text)
         config = _read_config(configs)
         # Reading, scheduling and writing allocate millions of objects and make no cycles: the
@@ -256,7 +267,7 @@ DEMO_CONFIG = "openmcp-demo-config.yaml"
 def demo(mode: str, output: str, system: str) -> None:
     """Solve a bundled example hub and print the decisions."""
 
-    def run() -> str:
+    def run() -> str | bytes:
         examples = resources.files("adapters.examples")
         manifests = [
             m

@@ -49,6 +49,7 @@ __all__ = [
     "DuplicateKey",
     "dump_json",
     "dump_yaml",
+    "encode_json",
     "load_json",
     "load_json_checked",
     "load_yaml",
@@ -119,8 +120,14 @@ def dump_json(obj: Any) -> str | None:
     plain fractions are the same bytes; a float json spells with an exponent is spelled orjson's
     way (``1e-5`` for ``1e-05``: the same number), and NaN or infinity, which JSON has not, is
     written ``null`` (json writes the invalid ``NaN``)."""
+    encoded = encode_json(obj)
+    return None if encoded is None else encoded.decode("utf-8")
+
+
+def encode_json(obj: Any) -> bytes | None:
+    """:func:`dump_json`'s text in UTF-8 (orjson's own output, not decoded), or None."""
     try:
-        return orjson.dumps(obj, option=_INDENT).decode("utf-8")
+        return orjson.dumps(obj, option=_INDENT)
     except (orjson.JSONEncodeError, TypeError):
         return None
 

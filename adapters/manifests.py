@@ -27,6 +27,9 @@ __all__ = [
     "dump_json",
     "dump_json_list",
     "dump_yaml_stream",
+    "encode_json",
+    "encode_json_list",
+    "encode_yaml_stream",
     "from_objects",
     "index_by_kind",
     "object_reference",
@@ -586,13 +589,16 @@ def dump_yaml_stream(objects: Sequence[Mapping[str, Any]]) -> str:
     The bytes are PyYAML's safe dumper's (block style, no aliases, width 65536); adapters.codec
     writes them without PyYAML for plain JSON-like data and hands anything else back.
     """
+    return encode_yaml_stream(objects).decode("utf-8")
+
+
+def encode_yaml_stream(objects: Sequence[Mapping[str, Any]]) -> bytes:
+    """:func:`dump_yaml_stream`'s text in UTF-8, as a command writes it."""
     if not objects:
-        return ""
+        return b""
     runs = forked.split_evenly(objects, forked.workers()) if len(objects) >= _SPLIT_WRITE else [objects]
-    if len(runs) == 1:
-        return codec.dump_yaml_stream(objects, _dump_yaml)
     # Documents are written independently of each other: the runs' texts joined are the same bytes.
-    return b"".join(forked.map_bytes(_dump_yaml_run, runs)).decode("utf-8")
+    return b"".join(forked.map_bytes(_dump_yaml_run, runs))
 
 
 # Fewer objects than this are written in one process: a fork costs milliseconds.
@@ -616,15 +622,29 @@ def _dump_yaml(obj: Mapping[str, Any]) -> str:
 
 def dump_json(obj: Any) -> str:
     """One JSON document, indented by 2, non-ASCII kept, keys in the given order, newline at the end."""
-    fast = codec.dump_json(obj)
+    return encode_json(obj).decode("utf-8")
+
+
+def encode_json(obj: Any) -> bytes:
+    """:func:`dump_json`'s text in UTF-8, as a command writes it."""
+    fast = codec.encode_json(obj)
     if fast is not None:
-        return fast + "\n"
-    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+        return fast + b"\n"
+    return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def dump_json_list(objects: Sequence[Mapping[str, Any]]) -> str:
     """``objects`` as one ``v1`` ``List`` in JSON."""
-    return dump_json({"apiVersion": "v1", "kind": "List", "items": list(objects)})
+    return dump_json(_json_list(objects))
+
+
+def encode_json_list(objects: Sequence[Mapping[str, Any]]) -> bytes:
+    """:func:`dump_json_list`'s text in UTF-8, as a command writes it."""
+    return encode_json(_json_list(objects))
+
+
+def _json_list(objects: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "List", "items": list(objects)}
 
 
 def object_reference(obj: Mapping[str, Any] | Manifest) -> dict[str, str]:
