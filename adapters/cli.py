@@ -8,13 +8,13 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import yaml
 
-from adapters.difference import differences, render_differences
 from adapters.errors import InputError
+from adapters.heap import paused_gc
 from adapters.manifests import (
     Manifest,
     dump_yaml_stream,
@@ -23,16 +23,20 @@ from adapters.manifests import (
     encode_yaml_stream,
     parse_text,
     read_sources,
+    start_reading,
 )
-from adapters.pipeline import Outcome, paused_gc, schedule_manifests
-from adapters.plan import diff_of, plan_of
-from adapters.progress import TerminalProgress
-from model import Choice
-from solver import MODES, SolveOptions
+
+if TYPE_CHECKING:
+    from adapters.pipeline import Outcome
+    from model import Choice
+
+# The scheduler (polars, numpy: a third of a second) is imported where it is used: `solve` imports
+# it while forked children parse a large input.
 
 __all__ = ["entry", "main"]
 
 FORMATS = ("yaml", "json", "plan", "diff", "table")
+MODES = ("optimal", "greedy")  # solver.MODES (a test holds them equal), spelt here to start light
 
 
 def _parse_now(value: str | None) -> datetime | None:
@@ -52,6 +56,8 @@ def _render(
 ) -> str | bytes:
     """yaml/json: the complete desired state; plan/diff: only what changes against the input.
     The large formats come as UTF-8 bytes, written as they are."""
+    from adapters.plan import diff_of, plan_of
+
     if output == "yaml":
         return encode_yaml_stream(outcome.apply)
     if output == "json":
@@ -67,6 +73,9 @@ def _greedy_beside(
     outcome: Outcome, manifests: Sequence[Manifest], config: Mapping[str, Any] | None = None
 ) -> Outcome | None:
     """For people: an optimal answer is shown beside what greedy (upstream) would have done."""
+    from adapters.pipeline import schedule_manifests
+    from solver import SolveOptions
+
     if outcome.summary.get("mode") != "optimal" or not outcome.parts:
         return None
     batch = outcome.parts[0].batch
@@ -115,6 +124,8 @@ def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
     )
     text = "\n".join(lines) + "\n"
     if greedy is not None:
+        from adapters.difference import differences, render_differences
+
         text += "\n" + render_differences(differences(outcome, greedy))
         text += _created_beside(outcome, greedy)
     return text
@@ -216,7 +227,12 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
         # Reading, scheduling and writing allocate millions of objects and make no cycles: the
         # collector's passes over them would cost a third of the command (about 3 s at 10,000 x 2,000).
         with paused_gc():
-            manifests = read_sources(list(paths), stdin=sys.stdin)
+            reading = start_reading(list(paths), stdin=sys.stdin)
+            from adapters.pipeline import schedule_manifests  # while large inputs are parsed
+            from adapters.progress import TerminalProgress
+            from solver import SolveOptions
+
+            manifests = reading.manifests()
             options = SolveOptions(
                 mode=mode, time_limit=time_limit, seed=seed, progress=None if quiet else TerminalProgress()
             )
@@ -268,6 +284,9 @@ def demo(mode: str, output: str, system: str) -> None:
     """Solve a bundled example hub and print the decisions."""
 
     def run() -> str | bytes:
+        from adapters.pipeline import schedule_manifests
+        from solver import SolveOptions
+
         examples = resources.files("adapters.examples")
         manifests = [
             m
@@ -488,6 +507,7 @@ def explain(paths, placement, cluster, mode, now_text, output, configs) -> None:
 
     def run() -> str:
         from adapters.explain import OUTPUTS, explain_document, render
+        from solver import SolveOptions
 
         if mode not in MODES:
             raise InputError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}", field="--mode")
@@ -532,6 +552,7 @@ def simulate(paths, steps_text, mode, now_text, seed, time_limit, output) -> Non
 
     def run() -> str:
         from adapters.kcp.simulate import render, run_simulation
+        from solver import SolveOptions
 
         steps = None if steps_text is None else _count_option(steps_text, "--steps")
         now = _parse_now(now_text)

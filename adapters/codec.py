@@ -47,9 +47,11 @@ except ImportError:  # pragma: no cover - depends on the platform
 
 __all__ = [
     "DuplicateKey",
+    "decode_json",
     "dump_json",
     "dump_yaml",
     "encode_json",
+    "keeps_every_key",
     "load_json",
     "load_json_checked",
     "load_yaml",
@@ -71,11 +73,22 @@ class DuplicateKey(ValueError):
 
 def load_json(text: str) -> Any | None:
     """The document ``json.loads`` gives, or None when msgspec cannot tell (then use the reference)."""
+    doc = decode_json(text)
+    return doc if doc is not None and keeps_every_key(text, doc) else None
+
+
+def decode_json(text: str) -> Any | None:
+    """msgspec's document, duplicate keys not yet judged (:func:`keeps_every_key`); None when
+    msgspec cannot read it (malformed, NaN, lone surrogates) or it is JSON's null."""
     try:
-        doc = _JSON_DECODER.decode(text)
-    except (msgspec.DecodeError, UnicodeError):  # malformed, NaN, lone surrogates
+        return _JSON_DECODER.decode(text)
+    except (msgspec.DecodeError, UnicodeError):
         return None
-    return doc if _no_duplicates(text, doc) else None
+
+
+def keeps_every_key(text: str, doc: Any) -> bool:
+    """Whether `doc`, decoded from `text`, holds every key of it (no duplicate dropped)."""
+    return _no_duplicates(text, doc)
 
 
 _JSON_DECODER = msgspec.json.Decoder()

@@ -7,11 +7,12 @@ YAML streams or JSON. Every bad input raises :class:`adapters.errors.InputError`
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -35,6 +36,8 @@ __all__ = [
     "object_reference",
     "parse_text",
     "read_sources",
+    "start_reading",
+    "Reading",
 ]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -148,28 +151,67 @@ def read_sources(paths: Sequence[str], stdin: TextIO | None = None) -> list[Mani
     Directories contribute every ``*.yaml``, ``*.yml`` and ``*.json`` file below them, in path order,
     skipping hidden files and directories. A file reached twice is read once.
     """
-    manifests: list[Manifest] = []
+    return start_reading(paths, stdin).manifests()
+
+
+class Reading:
+    """Sources read, their parsing under way: a large text is parsed by forked children (adapters.
+    forked) while the caller does something else, such as importing the scheduler. Errors come
+    from :meth:`manifests`, in the order of the sources, as :func:`read_sources` raises them."""
+
+    def __init__(self, steps: list[Callable[[], list[Manifest]]]) -> None:
+        self._steps = steps
+
+    def manifests(self) -> list[Manifest]:
+        """Every manifest, validated; InputError for the first source that has a problem."""
+        manifests: list[Manifest] = []
+        for step in self._steps:
+            manifests.extend(step())
+        return manifests
+
+
+def start_reading(paths: Sequence[str], stdin: TextIO | None = None) -> Reading:
+    """:func:`read_sources`, begun: the files are read and the parsing of large ones started."""
+    steps: list[Callable[[], list[Manifest]]] = []
     seen: set[str] = set()
-    for path in paths:
-        if path == "-":
-            if "-" in seen:
-                raise InputError("standard input given more than once", where="-")
-            seen.add("-")
-            text = _read_stream(stdin if stdin is not None else sys.stdin)
-            manifests.extend(parse_text(text, STDIN_SOURCE))
-            continue
-        for file in _expand(path):
-            real = os.path.realpath(file)
-            if real in seen:
+    try:
+        for path in paths:
+            if path == "-":
+                if "-" in seen:
+                    raise InputError("standard input given more than once", where="-")
+                seen.add("-")
+                text = _read_stream(stdin if stdin is not None else sys.stdin)
+                steps.append(_start_parsing(text, STDIN_SOURCE))
                 continue
-            seen.add(real)
-            manifests.extend(parse_text(_read_file(file), file))
-    return manifests
+            for file in _expand(path):
+                real = os.path.realpath(file)
+                if real in seen:
+                    continue
+                seen.add(real)
+                steps.append(_start_parsing(_read_file(file), file))
+    except InputError as err:  # raised after whatever the sources before it raise
+        steps.append(functools.partial(_raise, err))
+    return Reading(steps)
+
+
+def _raise(err: InputError) -> list[Manifest]:
+    raise err
 
 
 def parse_text(text: str, source: str) -> list[Manifest]:
     """Parse one file's text (YAML stream or JSON document) into validated manifests."""
-    return from_objects(_parse_documents(text.removeprefix("\ufeff"), source), source)
+    return _start_parsing(text, source)()
+
+
+def _start_parsing(text: str, source: str) -> Callable[[], list[Manifest]]:
+    """The manifests of one text, as a call; the work on a large text already under way."""
+    text = text.removeprefix("\ufeff")
+    early = _start_early(text, source) if len(text) >= _SPLIT_READ and forked.workers() > 1 else None
+    return functools.partial(_parsed, text, source, early)
+
+
+def _parsed(text: str, source: str, early: _Early | None) -> list[Manifest]:
+    return from_objects(_parse_documents(text, source, early), source)
 
 
 def from_objects(documents: Iterable[Any], source: str) -> list[Manifest]:
@@ -244,18 +286,23 @@ def _read_stream(stream: TextIO) -> str:
     return text
 
 
-def _parse_documents(text: str, source: str) -> list[Any]:
+def _parse_documents(text: str, source: str, early: _Early | None = None) -> list[Any]:
     """The raw documents of one file: JSON when it looks like JSON, YAML otherwise.
 
     Each format has a fast path (adapters.codec) that answers only when it is sure to give exactly
     what the reference parser (json, PyYAML with the rules above) gives; otherwise, and for every
-    error message, the reference parser decides.
+    error message, the reference parser decides. `early`: the fast path's work already started.
     """
     if not text or text.isspace():
         return []
     is_json_file = source.lower().endswith(".json")
-    if is_json_file or _JSON_OBJECT_START.match(text):
-        fast = codec.load_json(text)
+    if _looks_like_json(text, source):
+        if early is not None and early.json_keys is not None:
+            doc = codec.decode_json(text)
+            kept = early.json_keys.result() == _YES  # the child's verdict, reaped either way
+            fast = doc if doc is not None and kept else None
+        else:
+            fast = codec.load_json(text)
         if fast is not None:
             return [fast]
         try:
@@ -268,8 +315,10 @@ def _parse_documents(text: str, source: str) -> list[Any]:
             # Not JSON after all: flow-style YAML or several documents, which YAML reads.
         except codec.DuplicateKey as err:
             raise InputError(f"malformed JSON at line {err.line}: {err}", where=source) from None
-    split = len(text) >= _SPLIT_READ and forked.workers() > 1
-    fast = _load_yaml_split(text) if split else codec.load_yaml(text)
+    if early is not None and early.yaml_runs is not None:
+        fast = _yaml_of_runs(early.yaml_runs)
+    else:
+        fast = codec.load_yaml(text)
     if fast is not None:
         return fast
     try:  # document by document: only those that need PyYAML go to it
@@ -286,18 +335,43 @@ def _parse_documents(text: str, source: str) -> list[Any]:
         raise InputError("malformed YAML: nested too deeply", where=source) from None
 
 
-# A YAML text this long (a few thousand objects) is read by several processes at once.
+def _looks_like_json(text: str, source: str) -> bool:
+    return source.lower().endswith(".json") or bool(_JSON_OBJECT_START.match(text))
+
+
+# A text this long (a few thousand objects) is parsed with forked children's help: a YAML stream
+# cut at its document markers, each run judged and parsed by rapidyaml in its own process; a JSON
+# text's keys counted by a child (duplicates are refused) while this process decodes it.
 _SPLIT_READ = 4 << 20
+_YES = b"1"
 
 
-def _load_yaml_split(text: str) -> list[Any] | None:
-    """codec.load_yaml's answer, each run of documents judged and parsed in its own process (the
-    documents between two start markers are read apart anyway); None when any run is refused."""
+@dataclass(frozen=True, slots=True)
+class _Early:
+    """The fast path's work on one large text, under way in forked children."""
+
+    json_keys: forked.Pending | None = None  # _YES when decoding keeps every key
+    yaml_runs: list[forked.Pending] | None = None  # each run's documents as JSON, b"" if refused
+
+
+def _start_early(text: str, source: str) -> _Early | None:
+    if _looks_like_json(text, source):
+        return _Early(json_keys=forked.background(_json_keys_kept, text))
     chunks = codec.document_runs(text)
     if chunks is None:
-        return codec.load_yaml(text)
+        return None
     runs = _runs_of_size(chunks, forked.workers())
-    answers = forked.map_bytes(codec.load_yaml_as_json, runs)
+    return _Early(yaml_runs=[forked.background(codec.load_yaml_as_json, run) for run in runs])
+
+
+def _json_keys_kept(text: str) -> bytes:
+    doc = codec.decode_json(text)
+    return _YES if doc is not None and codec.keeps_every_key(text, doc) else b"0"
+
+
+def _yaml_of_runs(runs: list[forked.Pending]) -> list[Any] | None:
+    """The documents of every run, or None when any run was refused."""
+    answers = [run.result() for run in runs]
     if not all(answers):
         return None
     documents: list[Any] = []

@@ -11,14 +11,13 @@ solver sees only neutral batches.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from adapters import forked
+from adapters.heap import paused_gc
 from adapters.manifests import Manifest, from_objects
 from adapters.systems import owned_by, system
 from model import Batch, Result, SolveStats
@@ -152,20 +151,6 @@ def _problems(work: tuple[Batch, Result]) -> bytes:
 def _configured(name: str, config: Mapping[str, Any] | None) -> dict[str, Any]:
     """The config argument, for the systems that read one."""
     return {"config": config} if system(name).configured else {}
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """No cyclic garbage collection while a batch is built and written: the pipeline allocates
-    hundreds of thousands of long-lived objects and makes no cycles, so the collector's repeated
-    full passes over them are pure cost (up to a third of emit's time on large hubs)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def summary_of(part: SystemOutcome) -> dict[str, Any]:

@@ -350,3 +350,11 @@ def test_subprocess_bad_input_exit_status(tmp_path):
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1 and str(bad) in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_command_line_modes_are_the_solver_modes() -> None:
+    # spelt twice so that the command line starts without importing the solver
+    from adapters import cli
+    from solver import MODES
+
+    assert cli.MODES == MODES

@@ -109,3 +109,27 @@ def test_the_checker_verdict_is_awaited_either_way(monkeypatch, beside) -> None:
         pipeline.schedule(generate_fleet(clusters=20, placements=5, seed=1))
     monkeypatch.setattr(pipeline, "check", lambda batch, result: [])
     assert pipeline.schedule(generate_fleet(clusters=20, placements=5, seed=1)).apply
+
+
+def _error_of(paths) -> str:
+    with pytest.raises(manifests.InputError) as caught:
+        manifests.read_sources(paths)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_duplicate_json_key_is_refused_alike_when_a_child_counts(monkeypatch, tmp_path, workers) -> None:
+    path = tmp_path / "hub.json"
+    path.write_text('{"kind": "List", "apiVersion": "v1",\n "items": [], "items": []}\n', encoding="utf-8")
+    monkeypatch.setenv(forked.ENVIRONMENT, workers)
+    monkeypatch.setattr(manifests, "_SPLIT_READ", 1)
+    assert _error_of([str(path)]) == f"{path}: malformed JSON at line 2: duplicate key 'items'"
+
+
+def test_sources_fail_in_their_order_when_read_ahead(monkeypatch, tmp_path, hub_text) -> None:
+    bad = tmp_path / "a.yaml"
+    bad.write_text(hub_text + "---\nkind: [\n", encoding="utf-8")
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    monkeypatch.setattr(manifests, "_SPLIT_READ", 1)
+    message = _error_of([str(bad), str(tmp_path / "missing.yaml")])
+    assert message.startswith(f"{bad}: malformed YAML at line")
