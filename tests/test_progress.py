@@ -53,7 +53,7 @@ def test_quiet_and_piped_runs_print_no_progress(tmp_path, monkeypatch) -> None:
         def __call__(self, progress: Progress) -> None:
             seen.append(progress)
 
-    monkeypatch.setattr("adapters.cli.TerminalProgress", Recorder)
+    monkeypatch.setattr("adapters.progress.TerminalProgress", Recorder)
     args = ["solve", "-f", str(path), "--now", "2026-11-21T12:00:00Z", "-o", "plan"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0 and result.stderr == ""
