@@ -79,25 +79,42 @@ def _mapping(f: Fields, value: Any, path: str) -> Mapping[str, Any]:
 
 def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
     out: dict[str, Quantity] = {}
-    for name, entry in sorted(_mapping(f, status.get("properties"), "status.properties").items()):
-        if type(entry) is not dict:
-            entry = f.mapping(entry, f"status.properties[{name}]")
-        if "value" in entry:
-            value = entry["value"]
-            quantity = _plain_quantity(value)
-            if quantity is None:
-                quantity = _quantity(f, value, f"status.properties[{name}].value")
-            out[name] = quantity
-    usage = _mapping(f, status.get("resourceUsage"), "status.resourceUsage")
-    for capacity_type, field in n.RESOURCE_CAPACITY_TYPES.items():
-        prefix = f"{n.RESOURCE_PROPERTY_PREFIX}{capacity_type}-"
-        amounts = _mapping(f, usage.get(field), f"status.resourceUsage.{field}")
-        for resource, value in sorted(amounts.items()):
+    properties = status.get("properties")
+    if properties is not None:
+        properties = _mapping(f, properties, "status.properties")
+        for name in sorted(properties):
+            entry = properties[name]
+            if type(entry) is not dict:
+                entry = f.mapping(entry, f"status.properties[{name}]")
+            if "value" in entry:
+                value = entry["value"]
+                quantity = _plain_quantity(value)
+                if quantity is None:
+                    quantity = _quantity(f, value, f"status.properties[{name}].value")
+                out[name] = quantity
+    usage = status.get("resourceUsage")
+    if usage is None:
+        return out
+    usage = _mapping(f, usage, "status.resourceUsage")
+    for field, prefix in _CAPACITY_PREFIXES:
+        amounts = usage.get(field)
+        if amounts is None:
+            continue
+        amounts = _mapping(f, amounts, f"status.resourceUsage.{field}")
+        for resource in sorted(amounts):
+            value = amounts[resource]
             quantity = _plain_quantity(value)
             if quantity is None:
                 quantity = _quantity(f, value, f"status.resourceUsage.{field}.{resource}")
             out[prefix + resource] = quantity
     return out
+
+
+# (resourceUsage field, the property-name prefix of its amounts), in upstream's order.
+_CAPACITY_PREFIXES = tuple(
+    (field, f"{n.RESOURCE_PROPERTY_PREFIX}{capacity_type}-")
+    for capacity_type, field in n.RESOURCE_CAPACITY_TYPES.items()
+)
 
 
 # Go's time.Since saturates at the longest time.Duration (2^63-1 ns), e.g. for a missing (zero) time.
