@@ -15,7 +15,7 @@ from solver.balance import MAX_SWEEPS, solve_coupled
 from solver.decompose import components
 from solver.greedy import explain_top_n, solve_greedy
 from solver.objective import Scale, combine, evaluate, scale_of
-from solver.optimal import SearchOutcome, finish, solve_spread
+from solver.optimal import SearchOutcome, closed_form, finish, solve_spread
 from solver.prepare import Prepared, prepare
 from solver.progress import Progress, Report
 from solver.solution import Solution, pick_order, to_result
@@ -85,12 +85,13 @@ def _search_in_parallel(
     deadline: float,
     coupled: set[int],
 ) -> dict[tuple, Future[SearchOutcome]]:
-    """The CP-SAT searches (several spread constraints), on all cores. CP-SAT releases the GIL while
-    it searches, and each model is solved alone and deterministically, so the answers do not depend
-    on how many threads ran them."""
+    """The CP-SAT searches (several spread constraints that do not nest), on all cores. CP-SAT
+    releases the GIL while it searches, and each model is solved alone and deterministically, so the
+    answers do not depend on how many threads ran them. Closed forms hold the GIL: on a thread they
+    only slow the main one down."""
     todo: dict[tuple, Prepared] = {}
     for i, p in enumerate(prepared):
-        if _needs_search(p) and len(p.request.spread) > 1 and i not in coupled:
+        if _needs_search(p) and i not in coupled and not closed_form(p, table):
             todo.setdefault(p.request.signature(), p)
     if len(todo) < 2 or options.threads < 2:
         return {}

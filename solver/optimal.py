@@ -22,10 +22,10 @@ from solver.search import build, run, stage_weights
 from solver.solution import Solution, explain_cycle, pick_order
 from solver.spread import SpreadState
 from solver.spread_exact import solve_single_constraint
-from solver.spread_nested import solve_nested
+from solver.spread_nested import nests, solve_nested
 from solver.table import ClusterTable
 
-__all__ = ["SearchOutcome", "finish", "solve_spread"]
+__all__ = ["SearchOutcome", "closed_form", "finish", "solve_spread"]
 
 
 @dataclass(slots=True)
@@ -48,6 +48,12 @@ def _canonical(cells: dict[int, list[int]], cell_of: dict[int, int], picks: list
     for row in picks:
         taken[cell_of[row]] = taken.get(cell_of[row], 0) + 1
     return [row for cell, count in sorted(taken.items()) for row in cells[cell][:count]]
+
+
+def closed_form(p: Prepared, table: ClusterTable) -> bool:
+    """Whether solve_spread answers without a model: one constraint, or two whose domains nest."""
+    spread = p.request.spread
+    return len(spread) == 1 or nests(table, SpreadState(table, spread, []))
 
 
 def solve_spread(

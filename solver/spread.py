@@ -25,6 +25,7 @@ class Dimension:
     codes: np.ndarray  # domain code per cluster row, -1 without the key
     domains: list[str]
     counts: np.ndarray  # clusters held per domain
+    slots: np.ndarray  # codes + 1: index 0 is "without the key", so per-domain tables need no mask
 
 
 class SpreadState:
@@ -34,13 +35,17 @@ class SpreadState:
         self, table: ClusterTable, constraints: tuple[SpreadConstraint, ...], held: list[int]
     ) -> None:
         self.dimensions: list[Dimension] = []
+        held_rows = np.asarray(held, dtype=np.int64)
         for constraint in constraints:
             codes, domains = table.domain_codes(constraint.topology_key, constraint.claims)
-            counts = np.zeros(len(domains), dtype=np.int64)
-            held_codes = codes[np.asarray(held, dtype=np.int64)] if held else np.empty(0, np.int64)
-            np.add.at(counts, held_codes[held_codes >= 0], 1)
-            self.dimensions.append(Dimension(constraint, codes, domains, counts))
-        self.initial_skew = [self._skew(d.counts) for d in self.dimensions]
+            slots = table.domain_slots(constraint.topology_key, constraint.claims)
+            # Slot 0 counts the clusters without the key; it is dropped.
+            counts = np.bincount(slots[held_rows], minlength=len(domains) + 1)[1:].astype(np.int64)
+            self.dimensions.append(Dimension(constraint, codes, domains, counts, slots))
+        self.initial_skew = self.skews()
+        # Hard constraints first: a row reports the first hard one it would violate.
+        self._order = [i for i, d in enumerate(self.dimensions) if d.constraint.hard and d.domains]
+        self._order += [i for i, d in enumerate(self.dimensions) if not d.constraint.hard and d.domains]
 
     @staticmethod
     def _skew(counts: np.ndarray) -> int:
@@ -60,53 +65,51 @@ class SpreadState:
                 d.counts[d.codes[row]] -= 1
 
     @staticmethod
-    def _per_domain(counts: np.ndarray, max_skew: int) -> tuple[np.ndarray, np.ndarray]:
-        """Upstream's skew change and violation of one more cluster in each domain."""
-        ordered = np.sort(counts)
-        smallest, largest = ordered[0], ordered[-1]
-        second = ordered[1] if len(ordered) > 1 else smallest
-        skew = int(largest - smallest)
-        if largest == smallest:
-            change = np.ones(len(counts), dtype=np.int64)
-        else:
-            change = np.zeros(len(counts), dtype=np.int64)
-            change[counts == largest] = 1
-            if smallest != second:
-                change[counts == smallest] = -1
-        return change, (skew + change) > max_skew
+    def _per_domain(counts: list[int], max_skew: int) -> tuple[list[int], list[bool]]:
+        """Upstream's skew change and violation of one more cluster in each domain. In plain
+        Python: a fleet has a few dozen domains, where numpy's per-call cost dominates."""
+        smallest, second, largest = _extremes(counts)
+        change = [_change(c, smallest, second, largest) for c in counts]
+        return change, [largest - smallest + c > max_skew for c in change]
 
     def score(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Topology score of adding each row, and the index of the first hard constraint it would
         violate (-1 for none), as upstream computes them against the current counts."""
         score = np.zeros(len(rows), dtype=np.int64)
         violated = np.full(len(rows), -1, dtype=np.int64)
-        order = [i for i, d in enumerate(self.dimensions) if d.constraint.hard]
-        order += [i for i, d in enumerate(self.dimensions) if not d.constraint.hard]
-        for i in order:
+        for i in self._order:
             d = self.dimensions[i]
-            if not len(d.domains):
-                continue
-            codes = d.codes[rows]
-            keyed = codes >= 0
-            change, violation = self._per_domain(d.counts, d.constraint.max_skew)
-            row_change = np.where(keyed, change[np.maximum(codes, 0)], 0)
-            row_violation = keyed & violation[np.maximum(codes, 0)]
+            change, violation = self._per_domain(d.counts.tolist(), d.constraint.max_skew)
+            slots = d.slots[rows]
             if d.constraint.hard:
-                newly = row_violation & (violated < 0)
+                score -= np.array([0, *change], dtype=np.int64)[slots]
+                newly = np.array([False, *violation])[slots] & (violated < 0)
                 violated[newly] = i
-                score -= row_change
             else:
-                score += np.where(row_violation, -SOFT_VIOLATION, -row_change)
+                soft = [-SOFT_VIOLATION if v else -c for c, v in zip(change, violation, strict=True)]
+                score += np.array([0, *soft], dtype=np.int64)[slots]
         return score, violated
 
     def final_scores(self, rows: list[int]) -> dict[int, int]:
-        """Each selected row's topology score as if it had been the last pick."""
+        """Each selected row's topology score as if it had been the last pick: `score` of that one
+        row with it removed, in plain Python (a handful of rows against a few dozen domains)."""
+        dimensions = [(d.codes, d.counts.tolist(), d.constraint) for d in self.dimensions if d.domains]
         out = {}
         for row in rows:
-            self.remove(row)
-            score, _ = self.score(np.asarray([row], dtype=np.int64))
-            self.add(row)
-            out[row] = int(score[0])
+            total = 0
+            for codes, counts, constraint in dimensions:
+                code = int(codes[row])
+                if code < 0:
+                    continue
+                counts[code] -= 1
+                smallest, second, largest = _extremes(counts)
+                change = _change(counts[code], smallest, second, largest)
+                counts[code] += 1
+                if not constraint.hard and largest - smallest + change > constraint.max_skew:
+                    total -= SOFT_VIOLATION
+                else:
+                    total -= change
+            out[row] = total
         return out
 
     def penalty(self) -> int:
@@ -127,6 +130,20 @@ class SpreadState:
             combined = combined * (len(d.domains) + 1) + (d.codes[rows] + 1)
         _, inverse = np.unique(combined, return_inverse=True)
         return inverse.astype(np.int64)
+
+
+def _extremes(counts: list[int]) -> tuple[int, int, int]:
+    """The smallest, second smallest and largest of the domain counts."""
+    ordered = sorted(counts)
+    return ordered[0], (ordered[1] if len(ordered) > 1 else ordered[0]), ordered[-1]
+
+
+def _change(count: int, smallest: int, second: int, largest: int) -> int:
+    """How one more cluster in a domain holding `count` changes the skew, as upstream scores it:
+    +1 in a largest domain (or when all are equal), -1 in the only smallest one."""
+    if largest == smallest or count == largest:
+        return 1
+    return -1 if count == smallest and smallest != second else 0
 
 
 def contribute(space) -> None:

@@ -35,7 +35,7 @@ from solver.solution import pick_values
 from solver.spread import SOFT_VIOLATION, Dimension, SpreadState
 from solver.table import ClusterTable
 
-__all__ = ["solve_nested", "nesting"]
+__all__ = ["solve_nested", "nesting", "nests"]
 
 
 def nesting(outer: Dimension, inner: Dimension) -> np.ndarray | None:
@@ -52,6 +52,30 @@ def nesting(outer: Dimension, inner: Dimension) -> np.ndarray | None:
     if bool((parent < 0).any()) or not bool((parent[inner_codes] == outer_codes).all()):
         return None
     return parent
+
+
+def _nested(table: ClusterTable, first: Dimension, second: Dimension) -> tuple[bool, np.ndarray] | None:
+    """Whether the first dimension is the outer one, and the parent of each inner domain, when
+    the two nest; None when they do not. It depends on the clusters alone: computed once per
+    pair of keys."""
+
+    def compute() -> tuple[bool, np.ndarray] | None:
+        first_outer = True
+        parent = nesting(first, second)
+        if parent is None:
+            first_outer, parent = False, nesting(second, first)
+        if parent is None:
+            return None
+        parent.setflags(write=False)
+        return first_outer, parent
+
+    keys = tuple((d.constraint.topology_key, d.constraint.claims) for d in (first, second))
+    return table.derived(("spread_nested", keys), compute)
+
+
+def nests(table: ClusterTable, state: SpreadState) -> bool:
+    """Whether solve_nested answers for these constraints (two whose domains nest)."""
+    return len(state.dimensions) == 2 and _nested(table, *state.dimensions) is not None
 
 
 def _penalty(dim: Dimension, widths: np.ndarray) -> np.ndarray:
@@ -95,13 +119,13 @@ def solve_nested(
         max(d.constraint.max_skew, skew0) if d.constraint.hard else None
         for d, skew0 in zip(state.dimensions, state.initial_skew, strict=True)
     ]
-    parent = nesting(first, second)
-    if parent is not None:
+    nested = _nested(table, first, second)
+    if nested is None:
+        return None
+    first_outer, parent = nested
+    if first_outer:
         outer, inner, cap_a, cap_b = first, second, caps[0], caps[1]
     else:
-        parent = nesting(second, first)
-        if parent is None:
-            return None
         outer, inner, cap_a, cap_b = second, first, caps[1], caps[0]
     if want <= 0 or len(candidates) == 0:
         return []

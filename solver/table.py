@@ -7,8 +7,9 @@ with the number of distinct policies, not with placements x clusters in Python.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -91,6 +92,8 @@ class ClusterTable:
         self.frame = self._build_frame()
         self._tolerance_cache: dict[tuple[Toleration, ...], np.ndarray] = {}
         self._domain_cache: dict[tuple[str, bool], tuple[np.ndarray, list[str]]] = {}
+        self._slot_cache: dict[tuple[str, bool], np.ndarray] = {}
+        self._derived: dict[tuple, Any] = {}
 
     # -- construction -------------------------------------------------------------------------
 
@@ -292,6 +295,23 @@ class ClusterTable:
             cached = (codes.to_numpy(), domains)
         self._domain_cache[(key, claims)] = cached
         return cached
+
+    def domain_slots(self, key: str, claims: bool = False) -> np.ndarray:
+        """domain_codes plus one (0 without the key): an index into per-domain tables led by the
+        value for clusters without the key. Computed once per key; read-only."""
+        slots = self._slot_cache.get((key, claims))
+        if slots is None:
+            slots = self.domain_codes(key, claims)[0] + 1
+            slots.setflags(write=False)
+            self._slot_cache[(key, claims)] = slots
+        return slots
+
+    def derived(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """A value derived from the clusters alone, computed once per table: `key` names it (led
+        by what computes it) and callers must not modify it."""
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
 
     def cluster(self, i: int):
         return self._clusters[i]
