@@ -27,10 +27,8 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -42,6 +40,7 @@ import yaml
 from adapters.generate import DEFAULT_NOW, generate
 from adapters.manifests import dump_yaml_stream
 from bench import openmcp_hub
+from bench.command import ROOT, solve_seconds
 from bench.environment import machine, revision
 from bench.suite import parse_sizes, run_case
 
@@ -50,7 +49,6 @@ __all__ = ["DEFAULT_SIZES", "main", "run", "write_report"]
 DEFAULT_SIZES: tuple[tuple[int, int], ...] = ((300, 1250), (3000, 12_500))
 MODES = ("greedy", "optimal")
 TIME_LIMIT = 60.0
-ROOT = Path(__file__).resolve().parent.parent
 
 
 class _Applied:
@@ -71,31 +69,8 @@ def _read_output(path: Path) -> list[dict[str, Any]]:
 
 def _command(hub: Path, config: Path, mode: str, seed: int, out: Path) -> float:
     """Wall seconds of `placement-solver solve` on the files, its YAML written to `out`."""
-    args = [
-        sys.executable,
-        "-c",
-        "from adapters.cli import main; main()",
-        "solve",
-        "-f",
-        str(hub),
-        "--config",
-        str(config),
-        "--mode",
-        mode,
-        "--now",
-        DEFAULT_NOW,
-        "--seed",
-        str(seed),
-        "--time-limit",
-        str(TIME_LIMIT),
-    ]
-    with out.open("wb") as sink:
-        started = time.perf_counter()
-        done = subprocess.run(args, stdout=sink, stderr=subprocess.PIPE, cwd=ROOT, check=False)
-        elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        raise RuntimeError(f"placement-solver solve exited {done.returncode}: {done.stderr.decode()[-2000:]}")
-    return elapsed
+    flags = ["--config", str(config), "--mode", mode, "--now", DEFAULT_NOW, "--seed", str(seed)]
+    return solve_seconds(hub, out, [*flags, "--time-limit", str(TIME_LIMIT)])
 
 
 def _warm_case(clusters: int, placements: int, mode: str, seed: int) -> dict[str, Any]:

@@ -67,6 +67,7 @@ def test_bench_figures_hold(bench_run):
     for row in (greedy, optimal):
         assert row["wall_s"] == pytest.approx(row["load_s"] + row["solver_s"] + row["emit_s"])
         assert row["e2e_s"] >= row["read_s"] + row["write_s"]
+        assert row["command_s"] > 0  # the real command, in its own interpreter
         assert row["peak_rss_mb"] > 0
         for event in ev.EVENTS:
             column = event.replace("-", "_")
