@@ -43,20 +43,27 @@ def binding_name(crp: str, cluster: str, seed: int, taken: set[str]) -> str:
 
 
 def _decision(choice: Choice) -> dict[str, Any]:
-    if choice.score is None:
-        return {
-            "clusterName": choice.cluster,
-            "selected": True,
-            "reason": n.PICKED_FIXED.format(cluster=choice.cluster),
-        }
     score = choice.score
+    if score is None:
+        return _fixed_decision(choice.cluster)
+    return _scored_decision(choice.cluster, score.affinity, score.spread)
+
+
+# Decisions are cached like status entries (_unselected): a cluster picked by many placements with
+# the same scores gets one dict, shared by their bindings and statuses and never mutated, which
+# the YAML writer then renders once.
+@lru_cache(maxsize=1 << 17)
+def _fixed_decision(cluster: str) -> dict[str, Any]:
+    return {"clusterName": cluster, "selected": True, "reason": n.PICKED_FIXED.format(cluster=cluster)}
+
+
+@lru_cache(maxsize=1 << 17)
+def _scored_decision(cluster: str, affinity: int, spread: int) -> dict[str, Any]:
     return {
-        "clusterName": choice.cluster,
+        "clusterName": cluster,
         "selected": True,
-        "clusterScore": {"affinityScore": score.affinity, "priorityScore": score.spread},
-        "reason": n.PICKED_SCORED.format(
-            cluster=choice.cluster, affinity=score.affinity, spread=score.spread
-        ),
+        "clusterScore": {"affinityScore": affinity, "priorityScore": spread},
+        "reason": n.PICKED_SCORED.format(cluster=cluster, affinity=affinity, spread=spread),
     }
 
 
