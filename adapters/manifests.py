@@ -357,10 +357,10 @@ class _Early:
 def _start_early(text: str, source: str) -> _Early | None:
     if _looks_like_json(text, source):
         return _Early(json_keys=forked.background(_json_keys_kept, text))
-    chunks = codec.document_runs(text)
-    if chunks is None:
+    starts = codec.document_starts(text)
+    if starts is None:
         return None
-    runs = _runs_of_size(chunks, forked.workers())
+    runs = _runs_of_size(text, starts, forked.workers())
     return _Early(yaml_runs=[forked.background(codec.load_yaml_as_json, run) for run in runs])
 
 
@@ -380,19 +380,20 @@ def _yaml_of_runs(runs: list[forked.Pending]) -> list[Any] | None:
     return documents
 
 
-def _runs_of_size(chunks: Sequence[str], parts: int) -> list[str]:
-    """`chunks` joined into at most `parts` contiguous runs of about equal work. Parsing time
-    follows the number of nodes (about one colon each) more closely than bytes: a cluster's
-    status has twice the keys per byte of a binding."""
-    weights = [chunk.count(":") + 1 for chunk in chunks]
+def _runs_of_size(text: str, starts: Sequence[int], parts: int) -> list[str]:
+    """The text cut at some of `starts` (document boundaries) into at most `parts` runs of about
+    equal work. Parsing time follows the number of nodes (about one colon each) more closely than
+    bytes: a cluster's status has twice the keys per byte of a binding."""
+    ends = [*starts[1:], len(text)]
+    weights = [text.count(":", a, b) + 1 for a, b in zip(starts, ends, strict=True)]
     total = sum(weights)
     runs: list[str] = []
-    start = done = 0
+    begin = done = 0
     for i, weight in enumerate(weights):
         done += weight
-        if done * parts >= total * (len(runs) + 1) or i == len(chunks) - 1:
-            runs.append("".join(chunks[start : i + 1]))
-            start = i + 1
+        if done * parts >= total * (len(runs) + 1) or i == len(weights) - 1:
+            runs.append(text[starts[begin] : ends[i]])
+            begin = i + 1
     return runs
 
 
