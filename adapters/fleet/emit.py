@@ -32,7 +32,9 @@ def binding_name(crp: str, cluster: str, seed: int, taken: set[str]) -> str:
         if name not in taken:
             break
         attempt += 1
-    if len(name) > 63 or not _DNS_LABEL.fullmatch(name):
+    # At most 63 characters by construction; a DNS-1123 label when both prefixes are made of its
+    # characters and the first begins with a letter or digit (the suffix is hex).
+    if not (_label_start(crp[:_SEGMENT]) and _label_part(cluster[: _SEGMENT + 1])):
         crp_is_bad = not _DNS_LABEL.fullmatch(f"{crp[:_SEGMENT]}-x")  # blame the name that breaks it
         raise InputError(
             f"cannot form a binding name from placement {crp!r} and cluster {cluster!r}: not a DNS-1123 label",  # noqa: E501
@@ -40,6 +42,19 @@ def binding_name(crp: str, cluster: str, seed: int, taken: set[str]) -> str:
             field="metadata.name",
         )
     return name
+
+
+_LABEL_PART = re.compile(r"[-a-z0-9]*")
+
+
+@lru_cache(maxsize=1 << 16)
+def _label_start(part: str) -> bool:
+    return part[:1].isalnum() and part[:1].isascii() and _label_part(part)
+
+
+@lru_cache(maxsize=1 << 16)
+def _label_part(part: str) -> bool:
+    return _LABEL_PART.fullmatch(part) is not None
 
 
 def _decision(choice: Choice) -> dict[str, Any]:
@@ -128,6 +143,7 @@ def emit(context: FleetContext, result: Result) -> Emitted:
 
 def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, taken: set[str]):
     snapshot_name = p.snapshot["metadata"]["name"]
+    placement_name = p.name
     fixed = p.mode == "PickFixed"
     bindings: list[dict[str, Any]] = []
     new, patched, kept_scheduled, kept_bound = [], [], [], []
@@ -153,7 +169,7 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
             restored.add(choice.cluster)
             patched.append(decision)
         else:
-            binding = _new_binding(p, choice, context.seed, taken)
+            binding = _new_binding(placement_name, snapshot_name, choice, decision, context.seed, taken)
             new.append(decision)
         binding["spec"]["schedulingPolicySnapshotName"] = snapshot_name
         binding["spec"]["clusterDecision"] = decision
@@ -210,22 +226,24 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
     return bindings, status
 
 
-def _new_binding(p: PlacementContext, choice: Choice, seed: int, taken: set[str]) -> dict[str, Any]:
-    name = binding_name(p.name, choice.cluster, seed, taken)
+def _new_binding(
+    placement: str, snapshot: str, choice: Choice, decision: dict[str, Any], seed: int, taken: set[str]
+) -> dict[str, Any]:
+    name = binding_name(placement, choice.cluster, seed, taken)
     taken.add(name)
     return {
         "apiVersion": n.API_VERSION,
         "kind": n.BINDING,
         "metadata": {
             "name": name,
-            "labels": {n.PARENT_LABEL: p.name},
+            "labels": {n.PARENT_LABEL: placement},
             "finalizers": [n.SCHEDULER_FINALIZER],
         },
         "spec": {
             "state": n.SCHEDULED,
             "resourceSnapshotName": "",
-            "schedulingPolicySnapshotName": "",
+            "schedulingPolicySnapshotName": snapshot,
             "targetCluster": choice.cluster,
-            "clusterDecision": {},
+            "clusterDecision": decision,
         },
     }
