@@ -818,3 +818,19 @@ def test_binding_names_are_dns_labels(tmp_path):
     for b in written.of_kind("ClusterResourceBinding"):
         assert len(b["metadata"]["name"]) <= 63
         assert label.fullmatch(b["metadata"]["name"])
+
+
+def test_binding_names_refuse_what_is_no_dns_label() -> None:
+    from adapters.errors import InputError
+    from adapters.fleet.emit import binding_name
+
+    name = binding_name("web", "member-1", 0, set())
+    assert name.startswith("web-member-1-") and len(name) == len("web-member-1-") + 8
+    with pytest.raises(InputError) as caught:
+        binding_name("web", "member.one", 0, set())
+    assert caught.value.where == "MemberCluster/member.one"
+    with pytest.raises(InputError) as caught:
+        binding_name("-web", "member-1", 0, set())
+    assert caught.value.where == "ClusterResourcePlacement/-web"
+    taken = {name}
+    assert binding_name("web", "member-1", 0, taken) != name  # the next attempt
