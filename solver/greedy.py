@@ -7,7 +7,15 @@ import numpy as np
 
 from model import ClusterScore, FilterKind, SelectionMode, Unselected
 from solver.prepare import PASS, Prepared
-from solver.solution import Solution, best_rows, explain_cycle, explain_filtered, pick_order, score_of
+from solver.solution import (
+    Solution,
+    best_rows,
+    explain_cycle,
+    explain_filtered,
+    pick_order,
+    score_of,
+    without,
+)
 from solver.spread import SpreadState
 from solver.stickiness import downscale, released_obsolete
 from solver.table import ClusterTable
@@ -80,7 +88,7 @@ def solve_top_n(p: Prepared, table: ClusterTable, limit: int) -> Solution:
 def explain_top_n(p: Prepared, table: ClusterTable, picks: list[int], limit: int) -> list[Unselected]:
     """The report of a top-N answer chosen elsewhere: the best candidates left out, then filtered
     clusters by name."""
-    rest = np.setdiff1d(p.candidates, np.asarray(picks, dtype=np.int64), assume_unique=True)
+    rest = without(p.candidates, picks)
     return _not_picked(p, table, best_rows(p, table, rest, limit)[:limit], limit)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from solver.objective import Scale, combine, evaluate
 from solver.prepare import Prepared
 from solver.search import build, run, stage_weights
-from solver.solution import Solution, explain_cycle, pick_order
+from solver.solution import Solution, explain_cycle, pick_order, without
 from solver.spread import SpreadState
 from solver.spread_exact import solve_single_constraint
 from solver.spread_nested import nests, solve_nested
@@ -148,7 +148,7 @@ def finish(p: Prepared, table: ClusterTable, picks: list[int], limit: int) -> So
     )
     # What was not picked, scored against the final counts as a next cycle would see it.
     chosen = set(picks)
-    rest = np.setdiff1d(p.candidates, np.asarray(picks, dtype=np.int64), assume_unique=True)
+    rest = without(p.candidates, picks)
     score, violated = state.score(rest)
     ok = violated < 0
     unselected = explain_cycle(p, table, limit, rest[ok], score[ok], None, rest[~ok], violated[~ok], p.sticky)

@@ -12,6 +12,7 @@ from solver.table import ClusterTable
 
 __all__ = [
     "Solution",
+    "best_first",
     "best_rows",
     "pick_values",
     "explain_cycle",
@@ -19,6 +20,7 @@ __all__ = [
     "pick_order",
     "score_of",
     "to_result",
+    "without",
 ]
 
 
@@ -60,6 +62,39 @@ def best_rows(p: Prepared, table: ClusterTable, rows: np.ndarray, k: int) -> np.
     key = pick_values(p, table, rows)
     top = np.argpartition(-key, k - 1)[:k]
     return rows[top[np.argsort(-key[top], kind="stable")]]
+
+
+def best_first(
+    p: Prepared, table: ClusterTable, rows: np.ndarray, topo: np.ndarray, obsolete: np.ndarray, k: int
+) -> np.ndarray:
+    """Indices of the first `k` rows by (topology score, affinity, obsolete, name), best first,
+    without sorting all of them: only the rows tied at the k-th best topology score need their
+    lower levels compared, and pick values (exact as in pick_values) pick the best of those."""
+    if k == 0:
+        return np.empty(0, dtype=np.int64)
+    if len(rows) <= 4 * k:  # (and a negative k: all but the last -k, as slicing gives)
+        return np.lexsort((p.rank[rows], obsolete[rows], p.affinity[rows], topo))[::-1][:k]
+    threshold = np.partition(topo, len(topo) - k)[len(topo) - k]
+    above = np.flatnonzero(topo > threshold)
+    tied = np.flatnonzero(topo == threshold)
+    tied_rows = rows[tied]
+    size = max(table.size, 1)
+    value = (p.affinity[tied_rows] * 2 + obsolete[tied_rows]) * size + p.rank[tied_rows]
+    need = k - len(above)
+    if need < len(tied):
+        tied = tied[np.argpartition(-value, need - 1)[:need]]
+    top = np.concatenate([above, tied])
+    top_rows = rows[top]
+    return top[np.lexsort((p.rank[top_rows], obsolete[top_rows], p.affinity[top_rows], topo[top]))[::-1]]
+
+
+def without(rows: np.ndarray, drop: list[int]) -> np.ndarray:
+    """Sorted unique `rows` less `drop` (np.setdiff1d for a few rows, without sorting them all)."""
+    if not drop:
+        return rows
+    at = np.searchsorted(rows, drop).tolist()
+    found = [i for i, row in zip(at, drop, strict=True) if i < len(rows) and rows[i] == row]
+    return np.delete(rows, found)
 
 
 _FILTER_KIND = {AFFINITY: FilterKind.AFFINITY, INELIGIBLE: FilterKind.INELIGIBLE, TAINT: FilterKind.TAINT}
@@ -122,43 +157,57 @@ def explain_cycle(
     obsolete: np.ndarray,
 ) -> list[Unselected]:
     """The last cycle's report: clusters not picked (best first), then filtered ones by name."""
-    keep = scored != chosen if chosen is not None else np.ones(len(scored), dtype=bool)
-    rows, topo = scored[keep], scores[keep]
-    order = np.lexsort((p.rank[rows], obsolete[rows], p.affinity[rows], topo))[::-1]
+    if chosen is not None:
+        keep = scored != chosen
+        scored, scores = scored[keep], scores[keep]
+    best = best_first(p, table, scored, scores, obsolete, limit)
+    rows, topo = scored[best].tolist(), scores[best].tolist()
     out = [
-        Unselected(
-            table.names[int(rows[i])],
-            FilterKind.NOT_PICKED,
-            score=score_of(int(topo[i]), int(p.affinity[int(rows[i])])),
-        )
-        for i in order[:limit]
+        Unselected(table.names[row], FilterKind.NOT_PICKED, score=score_of(spread, affinity))
+        for row, spread, affinity in zip(rows, topo, p.affinity[rows].tolist(), strict=True)
     ]
-    constraints = p.request.spread
     budget = limit - len(out)
+    if budget <= 0:
+        return out
     # Only the first `budget` filtered clusters by name are reported: build just those entries.
-    head = max(budget, 0)
-    reported = set(np.union1d(p.filtered[:head], np.sort(blocked)[:head])[:head].tolist())
-    extra = {
-        int(r): Unselected(
-            table.names[int(r)],
-            FilterKind.SPREAD,
-            detail=constraints[int(k)].topology_key,
-            skew=constraints[int(k)].max_skew,
+    reported = np.union1d(p.filtered[:budget], np.sort(blocked)[:budget])[:budget]
+    constraints = p.request.spread
+    extra = {}
+    for i in np.flatnonzero(np.isin(blocked, reported)).tolist():
+        constraint = constraints[int(violated[i])]
+        row = int(blocked[i])
+        extra[row] = Unselected(
+            table.names[row], FilterKind.SPREAD, detail=constraint.topology_key, skew=constraint.max_skew
         )
-        for r, k in zip(blocked.tolist(), violated.tolist(), strict=True)
-        if r in reported
-    }
     return out + explain_filtered(p, table, budget, extra, blocked)
 
 
 def to_result(p: Prepared, table: ClusterTable, solution: Solution) -> RequestResult:
+    # Equal choices are one object, shared by every request making them (they are frozen): a large
+    # batch makes tens of thousands of choices, one in seven of them distinct (measured).
+    kept_choices = table.derived(("solution", "kept choices"), dict)
+    picked_choices = table.derived(("solution", "picked choices"), dict)
     names = table.names
-    selected = [Choice(names[row], p.kept[row].score, kept=True) for row in solution.kept]
-    for row in solution.picks:
-        score = (
-            score_of(solution.spread_scores.get(row, 0), int(p.affinity[row])) if solution.scored else None
-        )
-        selected.append(Choice(names[row], score, restored=row in solution.restored))
+    selected = []
+    for row in solution.kept:
+        score = p.kept[row].score
+        key = (row,) if score is None else (row, score.spread, score.affinity)
+        choice = kept_choices.get(key)
+        if choice is None:
+            choice = kept_choices[key] = Choice(names[row], score, kept=True)
+        selected.append(choice)
+    picks, spread, restored = solution.picks, solution.spread_scores, solution.restored
+    if not solution.scored:
+        selected += [Choice(names[row], None, restored=row in restored) for row in picks]
+    else:
+        # One gather for the many picks of an all-clusters request.
+        affinity = p.affinity[picks].tolist() if len(picks) > 8 else [int(p.affinity[row]) for row in picks]
+        for row, value in zip(picks, affinity, strict=True):
+            key = (row, spread.get(row, 0), value, row in restored)
+            choice = picked_choices.get(key)
+            if choice is None:
+                choice = picked_choices[key] = Choice(names[row], score_of(key[1], value), restored=key[3])
+            selected.append(choice)
     return RequestResult(
         request=p.request.key,
         selected=tuple(selected),

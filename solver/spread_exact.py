@@ -31,12 +31,16 @@ def solve_single_constraint(
     order = np.argsort(-values, kind="stable")
     candidates, codes, values = candidates[order], codes[order], values[order]
 
-    free_rows, free_values = candidates[codes < 0][:want], values[codes < 0][:want]
     domains = len(held)
+    # Grouped by domain (the free clusters first), best first inside each: a stable sort by code.
+    grouped = np.argsort(codes, kind="stable")
+    candidates, values = candidates[grouped], values[grouped]
+    starts = np.searchsorted(codes[grouped], np.arange(-1, domains + 1)).tolist()
+    rows_by = [candidates[a : min(b, a + want)] for a, b in zip(starts, starts[1:], strict=False)]
+    values_by = [values[a : min(b, a + want)] for a, b in zip(starts, starts[1:], strict=False)]
+    (free_rows, *rows_by), (free_values, *values_by) = rows_by, values_by
     if domains == 0:
         return free_rows.tolist()
-    rows_by = [candidates[codes == d][:want] for d in range(domains)]
-    values_by = [values[codes == d][:want] for d in range(domains)]
     available = np.fromiter((len(r) for r in rows_by), dtype=np.int64, count=domains)
 
     hard = dim.constraint.hard
@@ -46,8 +50,7 @@ def solve_single_constraint(
     # high from the current maximum (and low) up to the highest reachable count.
     lows = np.arange(int(held.min()), int((held + available).min()) + 1)
     highs = np.arange(int(held.max()), int((held + available).max()) + 1)
-    low_grid, high_grid = np.meshgrid(lows, highs, indexing="ij")
-    low_grid, high_grid = low_grid.ravel(), high_grid.ravel()
+    low_grid, high_grid = np.repeat(lows, len(highs)), np.tile(highs, len(lows))  # every pair
     keep = high_grid >= low_grid
     if cap is not None:
         keep &= high_grid - low_grid <= cap

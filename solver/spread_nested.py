@@ -94,8 +94,7 @@ def _windows(held: np.ndarray, reach: np.ndarray, want: int, cap: int | None) ->
     needed = np.maximum(lows[:, None] - held[None, :], 0).sum(axis=1)
     lows = lows[needed <= want]
     highs = np.arange(int(held.max()), int(reach.max()) + 1)
-    low, high = np.meshgrid(lows, highs, indexing="ij")
-    low, high = low.ravel(), high.ravel()
+    low, high = np.repeat(lows, len(highs)), np.tile(highs, len(lows))  # every pair
     keep = high >= low
     if cap is not None:
         keep &= high - low <= cap

@@ -307,8 +307,8 @@ class ClusterTable:
         return slots
 
     def derived(self, key: tuple, compute: Callable[[], Any]) -> Any:
-        """A value derived from the clusters alone, computed once per table: `key` names it (led
-        by what computes it) and callers must not modify it."""
+        """A value computed once per table (from the clusters alone, or a cache of what the batch
+        makes again and again): `key` names it, led by the module computing it."""
         if key not in self._derived:
             self._derived[key] = compute()
         return self._derived[key]
