@@ -49,6 +49,12 @@ def _needs_search(p: Prepared) -> bool:
     return p.request.mode is SelectionMode.N and bool(p.request.spread) and p.request.count > p.present
 
 
+def _signature(p: Prepared) -> int | tuple:
+    """What requests with the same answer share: the first such request's index, where prepare
+    found it (hashed once), else the signature itself."""
+    return p.request.signature() if p.twin is None else p.twin
+
+
 def _coupled(prepared: list[Prepared]) -> list[int]:
     """The requests decided together: when some request's scores depend on the others' answers
     (Balance), every request with a choice to make (N clusters) is one of them, since what it
@@ -84,15 +90,15 @@ def _search_in_parallel(
     limit: int,
     deadline: float,
     coupled: set[int],
-) -> dict[tuple, Future[SearchOutcome]]:
+) -> dict[int | tuple, Future[SearchOutcome]]:
     """The CP-SAT searches (several spread constraints that do not nest), on all cores. CP-SAT
     releases the GIL while it searches, and each model is solved alone and deterministically, so the
     answers do not depend on how many threads ran them. Closed forms hold the GIL: on a thread they
     only slow the main one down."""
-    todo: dict[tuple, Prepared] = {}
+    todo: dict[int | tuple, Prepared] = {}
     for i, p in enumerate(prepared):
         if _needs_search(p) and i not in coupled and not closed_form(p, table):
-            todo.setdefault(p.request.signature(), p)
+            todo.setdefault(_signature(p), p)
     if len(todo) < 2 or options.threads < 2:
         return {}
 
@@ -179,7 +185,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
         else {}
     )
     # Requests that ask for the same thing from the same state have the same answer: solve once.
-    solved: dict[tuple, tuple[Solution, int, int]] = {}
+    solved: dict[int | tuple, tuple[Solution, int, int]] = {}
     done = 0
     for part in components(prepared):
         for i in part:
@@ -189,7 +195,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
             done += 1
             if done % 256 == 0:
                 report(Progress("deciding", done, total, time.perf_counter() - started, objective))
-            signature = p.request.signature()
+            signature = _signature(p)
             if signature not in solved:
                 scale = scale_of(p, table)
                 if options.mode == "optimal" and _needs_search(p):

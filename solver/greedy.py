@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from model import ClusterScore, FilterKind, SelectionMode, Unselected
+from model import FilterKind, SelectionMode, Unselected
 from solver.prepare import PASS, Prepared
 from solver.solution import (
     Solution,
     best_rows,
     explain_cycle,
     explain_filtered,
+    not_picked,
     pick_order,
-    score_of,
     without,
 )
 from solver.spread import SpreadState
@@ -93,14 +93,8 @@ def explain_top_n(p: Prepared, table: ClusterTable, picks: list[int], limit: int
 
 
 def _not_picked(p: Prepared, table: ClusterTable, rest: np.ndarray, limit: int) -> list[Unselected]:
-    unselected = [
-        Unselected(table.names[r], FilterKind.NOT_PICKED, score=_score(p, r, 0)) for r in rest.tolist()
-    ]
+    unselected = not_picked(p, table, rest.tolist(), [0] * len(rest))
     return unselected + explain_filtered(p, table, limit - len(unselected))
-
-
-def _score(p: Prepared, row: int, spread: int) -> ClusterScore:
-    return score_of(spread, int(p.affinity[row]))
 
 
 def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:

@@ -62,16 +62,23 @@ def evaluate(
     p: Prepared, table: ClusterTable, scale: Scale, kept: list[int], picks: list[int]
 ) -> tuple[int, ...]:
     """The shifted level values of an answer."""
-    rows = np.asarray(picks, dtype=np.int64)
     penalty = SpreadState(table, p.request.spread, [*kept, *picks]).penalty() if p.request.spread else 0
-    raw = (
-        len(picks) + len(kept) - p.present,
-        -penalty,
-        int(p.affinity[rows].sum()),
-        int(p.sticky[rows].sum()),
-        int(p.rank[rows].sum()),
-    )
+    raw = (len(picks) + len(kept) - p.present, -penalty, *_sums(p, picks))
     return tuple(r + o for r, o in zip(raw, scale.offsets, strict=True))
+
+
+def _sums(p: Prepared, picks: list[int]) -> tuple[int, int, int]:
+    """The picks' summed affinity, obsolete holdings and name rank: gathered for many picks, read
+    one by one for a few (numpy's cost per call outweighs a handful of reads)."""
+    if len(picks) > 8:
+        rows = np.asarray(picks, dtype=np.int64)
+        return int(p.affinity[rows].sum()), int(p.sticky[rows].sum()), int(p.rank[rows].sum())
+    affinity, sticky, rank = p.affinity, p.sticky, p.rank
+    return (
+        sum(int(affinity[r]) for r in picks),
+        sum(int(sticky[r]) for r in picks),
+        sum(int(rank[r]) for r in picks),
+    )
 
 
 def combine(values: tuple[int, ...], spans: tuple[int, ...]) -> int:

@@ -15,12 +15,52 @@ import numpy as np
 from model import Batch, ExistingDecision, PlacementRequest, SelectionMode, TieBreak
 from solver.table import ClusterTable
 
-__all__ = ["Prepared", "prepare", "PASS", "AFFINITY", "INELIGIBLE", "TAINT", "HELD", "OUT_OF_SCOPE"]
+__all__ = [
+    "Prepared",
+    "Ranking",
+    "first_rows",
+    "pick_key",
+    "prepare",
+    "PASS",
+    "AFFINITY",
+    "INELIGIBLE",
+    "TAINT",
+    "HELD",
+    "OUT_OF_SCOPE",
+]
 
 # Per-cluster filter outcome codes, in plugin order (OUT_OF_SCOPE is never reported).
 PASS, AFFINITY, INELIGIBLE, TAINT, HELD, OUT_OF_SCOPE = 0, 1, 2, 3, 4, 5
 
 HELD_SCORE = 100  # what a `held` preference gives per unit of weight
+
+
+def pick_key(affinity: np.ndarray, sticky: np.ndarray, rank: np.ndarray, size: int) -> np.ndarray:
+    """One integer per row ordering rows as upstream picks them: affinity, then held, then name;
+    exact in int64 for any realistic score (and unique per row, as the name rank is)."""
+    return (affinity * 2 + sticky) * max(size, 1) + rank
+
+
+@dataclass(eq=False, slots=True)
+class Ranking:
+    """Every cluster best first in pick order, for the requests that score alike (the same
+    affinity and tie-break, nothing sticky): sorted once, when first asked, for all of them."""
+
+    affinity: np.ndarray
+    sticky: np.ndarray
+    rank: np.ndarray
+    _order: np.ndarray | None = None
+
+    def serves(self, p: Prepared) -> bool:
+        """Whether it orders this request (whose arrays a solve may have replaced since)."""
+        return p.affinity is self.affinity and p.sticky is self.sticky and p.rank is self.rank
+
+    @property
+    def order(self) -> np.ndarray:
+        if self._order is None:
+            key = pick_key(self.affinity, self.sticky, self.rank, len(self.rank))
+            self._order = _read_only(np.argsort(-key))  # keys are unique: any sort gives this order
+        return self._order
 
 
 @dataclass(slots=True)
@@ -41,6 +81,10 @@ class Prepared:
     # The rows of `outcome` that PASS, when they are the same for every request with the same
     # filters (shared, read-only); None when the request's holdings changed them.
     passing: np.ndarray | None = None
+    # The index of the batch's first request with an equal signature (the same answer): signatures
+    # are deep tuples, costly to hash again and again.
+    twin: int | None = None
+    ranking: Ranking | None = None  # the shared pick order, where it serves (Ranking.serves)
 
     @property
     def candidates(self) -> np.ndarray:
@@ -56,7 +100,7 @@ class Prepared:
         return len(self.kept)
 
 
-def _first_rows(mask: np.ndarray, limit: int) -> np.ndarray:
+def first_rows(mask: np.ndarray, limit: int) -> np.ndarray:
     """The first `limit` true rows, reading only as far as needed: usually a few dozen rows."""
     start, chunk = 0, max(64, 4 * limit)
     found: list[np.ndarray] = []
@@ -95,12 +139,13 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
     nowhere = _read_only(np.zeros(table.size, dtype=bool))
     reverse_rank = _read_only(table.rank[::-1].copy())
     verdicts: dict[tuple, _Verdict] = {}
-    out = []
-    shared: dict[tuple, Prepared] = {}
-    for request in requests:
-        twin = shared.get(request.signature())
-        if twin is not None:  # identical policy and state: share the (read-only) arrays
-            out.append(replace(twin, request=request))
+    rankings: dict[tuple[int, int], Ranking] = {}  # by the identity of the shared affinity and rank
+    out: list[Prepared] = []
+    first: dict[tuple, int] = {}
+    for i, request in enumerate(requests):
+        twin = first.setdefault(request.signature(), i)
+        if twin != i:  # identical policy and state: share the (read-only) arrays
+            out.append(replace(out[twin], request=request))
             continue
         key = _filters(request)
         verdict = verdicts.get(key)
@@ -119,14 +164,17 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
             nowhere,
             filtered=verdict.filtered,
             passing=verdict.passing,
+            twin=i,
         )
+        prepared.ranking = rankings.get((id(affinity), id(rank)))
+        if prepared.ranking is None:
+            prepared.ranking = rankings[(id(affinity), id(rank))] = Ranking(affinity, nowhere, rank)
         if request.existing:
             _classify_existing(prepared, table, batch.explain_limit)
         if request.prefer_held:
             prepared.sticky = prepared.obsolete
         if request.mode is SelectionMode.N:  # the other modes take every valid cluster: no scores
             prepared.affinity = _relative_scores(prepared, table)
-        shared[request.signature()] = prepared
         out.append(prepared)
     return out
 
@@ -163,19 +211,7 @@ def _verdict(
 
 def _reported(outcome: np.ndarray, limit: int) -> np.ndarray:
     """The first `limit` rows a reported filter rejects (held and out-of-scope rows are not)."""
-    return _first_rows((outcome.view(np.uint8) - np.uint8(AFFINITY)) <= TAINT - AFFINITY, limit)
-
-
-def _untaint_held(outcome: np.ndarray, request: PlacementRequest, table: ClusterTable) -> bool:
-    """A cluster the request holds passes taints that keep out only newcomers (where every other
-    filter passes). Whether any did."""
-    untainted = False
-    for decision in request.existing:
-        row = table.index.get(decision.cluster)
-        if row is not None and outcome[row] == TAINT and table.tolerated_held(row, request.tolerations):
-            outcome[row] = PASS
-            untainted = True
-    return untainted
+    return first_rows((outcome.view(np.uint8) - np.uint8(AFFINITY)) <= TAINT - AFFINITY, limit)
 
 
 def _relative_scores(p: Prepared, table: ClusterTable) -> np.ndarray:
@@ -226,15 +262,21 @@ def centered_scores(values: np.ndarray, feasible: np.ndarray, ascending: bool = 
 
 def _classify_existing(prepared: Prepared, table: ClusterTable, limit: int) -> None:
     """Sort existing decisions into kept, obsolete (re-evaluated) and lapsed (cluster gone or
-    leaving); the request's own copy of the filters' verdict then differs where it holds."""
+    leaving); the request's own copy of the filters' verdict then differs where it holds: a held
+    cluster passes taints that keep out only newcomers (where every other filter passes)."""
     request = prepared.request
     outcome = prepared.outcome.copy()
-    untainted = _untaint_held(outcome, request, table)
-    changed = untainted
+    untainted = changed = False
     obsolete = None
     for decision in sorted(request.existing, key=lambda d: d.cluster):
         row = table.index.get(decision.cluster)
-        if row is None or table.leaving[row]:
+        if row is None:
+            prepared.released.append(decision.cluster)
+            continue
+        if outcome[row] == TAINT and table.tolerated_held(row, request.tolerations):
+            outcome[row] = PASS
+            untainted = changed = True
+        if table.leaving[row]:
             prepared.released.append(decision.cluster)
         elif decision.current:
             prepared.kept[row] = decision

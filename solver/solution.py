@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from model import Choice, ClusterScore, FilterKind, RequestResult, Unselected, first_untolerated
-from solver.prepare import AFFINITY, INELIGIBLE, TAINT, Prepared
+from solver.prepare import AFFINITY, INELIGIBLE, TAINT, Prepared, Ranking, first_rows, pick_key
 from solver.table import ClusterTable
 
 __all__ = [
@@ -17,7 +17,10 @@ __all__ = [
     "pick_values",
     "explain_cycle",
     "explain_filtered",
+    "not_picked",
     "pick_order",
+    "ranked",
+    "stable_groups",
     "score_of",
     "to_result",
     "without",
@@ -50,8 +53,32 @@ def pick_order(
 def pick_values(p: Prepared, table: ClusterTable, rows: np.ndarray) -> np.ndarray:
     """One integer per row ordering rows exactly as pick_order does (and the objective's lower
     levels): affinity, then held, then name; exact in int64 for any realistic score."""
-    size = max(table.size, 1)
-    return (p.affinity[rows] * 2 + p.sticky[rows]) * size + p.rank[rows]
+    return pick_key(p.affinity[rows], p.sticky[rows], p.rank[rows], table.size)
+
+
+# Below this many rows sorting them costs less than reading the shared ranking of every cluster.
+_FEW = 256
+
+
+def _serving(p: Prepared) -> Ranking | None:
+    ranking = p.ranking
+    return ranking if ranking is not None and ranking.serves(p) else None
+
+
+def _members(table: ClusterTable, rows: np.ndarray) -> np.ndarray:
+    member = np.zeros(table.size, dtype=bool)
+    member[rows] = True
+    return member
+
+
+def ranked(p: Prepared, table: ClusterTable, rows: np.ndarray) -> np.ndarray:
+    """Unique rows in pick order, as pick_order sorts them: read off the ranking the request
+    shares with those that score alike, where it serves (no sort), else sorted."""
+    ranking = _serving(p)
+    if ranking is None or len(rows) < _FEW:
+        return pick_order(p, table, rows)
+    order = ranking.order
+    return order[_members(table, rows)[order]]
 
 
 def best_rows(p: Prepared, table: ClusterTable, rows: np.ndarray, k: int) -> np.ndarray:
@@ -59,9 +86,21 @@ def best_rows(p: Prepared, table: ClusterTable, rows: np.ndarray, k: int) -> np.
     thousands of candidates for a request that wants a few."""
     if k >= len(rows):
         return pick_order(p, table, rows)
+    ranking = _serving(p)
+    if ranking is not None and k > 0:  # the first k members of the shared ranking
+        order = ranking.order
+        return order[first_rows(_members(table, rows)[order], k)]
     key = pick_values(p, table, rows)
     top = np.argpartition(-key, k - 1)[:k]
     return rows[top[np.argsort(-key[top], kind="stable")]]
+
+
+def stable_groups(codes: np.ndarray, groups: int) -> np.ndarray:
+    """np.argsort(codes, kind="stable") for codes in [-1, groups): in int16 where they fit,
+    which numpy sorts by radix, in linear time."""
+    if groups < 2**15 - 1:
+        codes = codes.astype(np.int16)
+    return np.argsort(codes, kind="stable")
 
 
 def best_first(
@@ -112,6 +151,7 @@ def explain_filtered(
     out: list[Unselected] = []
     if budget <= 0:
         return out
+    shared = _shared_entries(table)
     filtered = p.filtered[:budget]
     if also is not None and len(also):
         # Both are sorted: the first `budget` of their union lie in their first `budget` each.
@@ -122,16 +162,39 @@ def explain_filtered(
         if extra and row in extra:
             out.append(extra[row])
             continue
-        cluster = table.cluster(row)
         kind = _FILTER_KIND[int(p.outcome[row])]
-        if kind is FilterKind.TAINT:
+        if kind is FilterKind.TAINT:  # the taint depends on the request's tolerations
+            cluster = table.cluster(row)
             taint = first_untolerated(cluster.taints, p.request.tolerations)
             out.append(Unselected(cluster.name, kind, taint=taint))
-        elif kind is FilterKind.INELIGIBLE:
-            out.append(Unselected(cluster.name, kind, detail=cluster.ineligible_reason))
-        else:
-            out.append(Unselected(cluster.name, kind))
+            continue
+        entry = shared.get((row, kind))
+        if entry is None:
+            cluster = table.cluster(row)
+            detail = cluster.ineligible_reason if kind is FilterKind.INELIGIBLE else ""
+            entry = shared[(row, kind)] = Unselected(cluster.name, kind, detail=detail)
+        out.append(entry)
     return out
+
+
+def not_picked(p: Prepared, table: ClusterTable, rows: list[int], spreads: list[int]) -> list[Unselected]:
+    """The entries of candidates left out, in the given order, each with its score."""
+    shared = _shared_entries(table)
+    names = table.names
+    out = []
+    for row, spread, affinity in zip(rows, spreads, p.affinity[rows].tolist(), strict=True):
+        entry = shared.get((row, spread, affinity))
+        if entry is None:
+            entry = Unselected(names[row], FilterKind.NOT_PICKED, score=score_of(spread, affinity))
+            shared[(row, spread, affinity)] = entry
+        out.append(entry)
+    return out
+
+
+def _shared_entries(table: ClusterTable) -> dict[tuple, Unselected]:
+    """Equal report entries are one object per table (they are frozen): a large batch reports
+    tens of thousands, one in ten of them distinct (measured)."""
+    return table.derived(("solution", "unselected"), dict)
 
 
 _SCORE_CACHE: dict[tuple[int, int], ClusterScore] = {}
@@ -161,11 +224,7 @@ def explain_cycle(
         keep = scored != chosen
         scored, scores = scored[keep], scores[keep]
     best = best_first(p, table, scored, scores, obsolete, limit)
-    rows, topo = scored[best].tolist(), scores[best].tolist()
-    out = [
-        Unselected(table.names[row], FilterKind.NOT_PICKED, score=score_of(spread, affinity))
-        for row, spread, affinity in zip(rows, topo, p.affinity[rows].tolist(), strict=True)
-    ]
+    out = not_picked(p, table, scored[best].tolist(), scores[best].tolist())
     budget = limit - len(out)
     if budget <= 0:
         return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.prepare import Prepared
-from solver.solution import pick_values
+from solver.solution import pick_values, ranked, stable_groups
 from solver.spread import SpreadState
 from solver.table import ClusterTable
 
@@ -26,14 +26,13 @@ def solve_single_constraint(
 ) -> list[int]:
     dim = state.dimensions[0]
     held = dim.counts
+    candidates = ranked(p, table, candidates)
     codes = dim.codes[candidates]
     values = pick_values(p, table, candidates)
-    order = np.argsort(-values, kind="stable")
-    candidates, codes, values = candidates[order], codes[order], values[order]
 
     domains = len(held)
     # Grouped by domain (the free clusters first), best first inside each: a stable sort by code.
-    grouped = np.argsort(codes, kind="stable")
+    grouped = stable_groups(codes, domains)
     candidates, values = candidates[grouped], values[grouped]
     starts = np.searchsorted(codes[grouped], np.arange(-1, domains + 1)).tolist()
     rows_by = [candidates[a : min(b, a + want)] for a, b in zip(starts, starts[1:], strict=False)]

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.prepare import Prepared
-from solver.solution import pick_values
+from solver.solution import pick_values, ranked, stable_groups
 from solver.spread import SOFT_VIOLATION, Dimension, SpreadState
 from solver.table import ClusterTable
 
@@ -134,10 +134,11 @@ def solve_nested(
     # Leaves: zones 0..Z-1, then each region's region-only clusters, then the free clusters.
     leaves = zones + regions + 1
     leaf_parent = np.concatenate([parent, np.arange(regions + 1, dtype=np.int64)])
+    candidates = ranked(p, table, candidates)  # best first; then grouped by leaf, stably
     code_a, code_b = outer.codes[candidates], inner.codes[candidates]
     leaf = np.where(code_b >= 0, code_b, np.where(code_a >= 0, zones + code_a, zones + regions))
     values = pick_values(p, table, candidates)
-    order = np.lexsort((-values, leaf))
+    order = stable_groups(leaf, leaves)
     rows, leaf, values = candidates[order], leaf[order], values[order]
     count = np.bincount(leaf, minlength=leaves)
     start = np.concatenate([[0], np.cumsum(count)[:-1]])
