@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from model import SelectionMode
-from solver.prepare import Prepared
+from solver.prepare import Prepared, affinity_extremes
 from solver.spread import SOFT_VIOLATION, SpreadState
 from solver.table import ClusterTable
 
@@ -47,15 +47,24 @@ def scale_of(p: Prepared, table: ClusterTable) -> Scale:
         picks = len(p.request.cluster_names)
     else:
         picks = len(candidates)
-    scores = p.affinity[candidates] if len(candidates) else np.zeros(1, dtype=np.int64)
+    lowest, highest = _affinity_extremes(p, candidates)
     # Balance scores depend on the other requests' answers: widen by their whole range, so the
     # scale stays the same whatever the batch decides (call this on the request without them).
     swing = BALANCE_RANGE * sum(abs(pref.weight) for pref in p.request.preferences if pref.balance)
-    low, high = min(int(scores.min()), 0) - swing, max(int(scores.max()), 0) + swing
+    low, high = min(lowest, 0) - swing, max(highest, 0) + swing
     most = p.present + picks
     spread_ceiling = sum((1 + (0 if s.hard else SOFT_VIOLATION)) * most for s in p.request.spread)
     spans = (p.present + picks, spread_ceiling, picks * (high - low), picks, picks * table.size)
     return Scale(picks, spans, (p.present, spread_ceiling, -picks * low, 0, 0))
+
+
+def _affinity_extremes(p: Prepared, candidates: np.ndarray) -> tuple[int, int]:
+    """The candidates' lowest and highest affinity: found once for the requests that share their
+    filters' verdict and their scores."""
+    ranking = p.ranking
+    if p.passing is not None and ranking is not None and ranking.serves(p):
+        return ranking.extremes(p.passing)
+    return affinity_extremes(p.affinity, candidates)
 
 
 def evaluate(

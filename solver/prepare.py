@@ -18,6 +18,7 @@ from solver.table import ClusterTable
 __all__ = [
     "Prepared",
     "Ranking",
+    "affinity_extremes",
     "first_rows",
     "pick_key",
     "prepare",
@@ -50,6 +51,8 @@ class Ranking:
     sticky: np.ndarray
     rank: np.ndarray
     _order: np.ndarray | None = None
+    # Per shared set of candidates (by identity, kept alive here): their lowest and highest affinity.
+    _extremes: dict[int, tuple[np.ndarray, int, int]] = field(default_factory=dict)
 
     def serves(self, p: Prepared) -> bool:
         """Whether it orders this request (whose arrays a solve may have replaced since)."""
@@ -61,6 +64,22 @@ class Ranking:
             key = pick_key(self.affinity, self.sticky, self.rank, len(self.rank))
             self._order = _read_only(np.argsort(-key))  # keys are unique: any sort gives this order
         return self._order
+
+    def extremes(self, rows: np.ndarray) -> tuple[int, int]:
+        """The lowest and highest affinity over rows that many requests share (a filter
+        verdict's passing rows); (0, 0) for none."""
+        known = self._extremes.get(id(rows))
+        if known is None:
+            known = self._extremes[id(rows)] = (rows, *affinity_extremes(self.affinity, rows))
+        return known[1], known[2]
+
+
+def affinity_extremes(affinity: np.ndarray, rows: np.ndarray) -> tuple[int, int]:
+    """The lowest and highest affinity over the rows; (0, 0) for none."""
+    if not len(rows):
+        return 0, 0
+    scores = affinity[rows]
+    return int(scores.min()), int(scores.max())
 
 
 @dataclass(slots=True)

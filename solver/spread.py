@@ -35,21 +35,27 @@ class SpreadState:
         self, table: ClusterTable, constraints: tuple[SpreadConstraint, ...], held: list[int]
     ) -> None:
         self.dimensions: list[Dimension] = []
+        self.initial_skew: list[int] = []
         held_rows = np.asarray(held, dtype=np.int64)
         for constraint in constraints:
             codes, domains = table.domain_codes(constraint.topology_key, constraint.claims)
             slots = table.domain_slots(constraint.topology_key, constraint.claims)
-            # Slot 0 counts the clusters without the key; it is dropped.
-            counts = np.bincount(slots[held_rows], minlength=len(domains) + 1)[1:].astype(np.int64)
-            self.dimensions.append(Dimension(constraint, codes, domains, counts, slots))
-        self.initial_skew = self.skews()
+            # Counted in plain Python: a request holds a few clusters in a few dozen domains.
+            tally = [0] * (len(domains) + 1)
+            for slot in slots[held_rows].tolist():
+                tally[slot] += 1
+            counts = tally[1:]  # slot 0 counted the clusters without the key
+            held_counts = np.array(counts, dtype=np.int64)
+            self.dimensions.append(Dimension(constraint, codes, domains, held_counts, slots))
+            self.initial_skew.append(max(counts) - min(counts) if counts else 0)
         # Hard constraints first: a row reports the first hard one it would violate.
         self._order = [i for i, d in enumerate(self.dimensions) if d.constraint.hard and d.domains]
         self._order += [i for i, d in enumerate(self.dimensions) if not d.constraint.hard and d.domains]
 
     @staticmethod
     def _skew(counts: np.ndarray) -> int:
-        return int(counts.max() - counts.min()) if len(counts) else 0
+        listed = counts.tolist()  # a few dozen domains: faster than two numpy reductions
+        return max(listed) - min(listed) if listed else 0
 
     def skews(self) -> list[int]:
         return [self._skew(d.counts) for d in self.dimensions]
