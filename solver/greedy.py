@@ -3,10 +3,12 @@ topology spread. It is the baseline of every comparison and the hint of every se
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from model import FilterKind, SelectionMode, Unselected
-from solver.prepare import PASS, Prepared
+from solver.prepare import PASS, Prepared, pick_key
 from solver.solution import (
     Solution,
     best_rows,
@@ -14,6 +16,8 @@ from solver.solution import (
     explain_filtered,
     not_picked,
     pick_order,
+    ranked,
+    stable_groups,
     without,
 )
 from solver.spread import SpreadState
@@ -21,6 +25,9 @@ from solver.stickiness import downscale, released_obsolete
 from solver.table import ClusterTable
 
 __all__ = ["explain_top_n", "solve_greedy", "solve_all", "solve_fixed", "solve_top_n"]
+
+# Spread cells numbered by their combination of domains, up to this many combinations.
+_DIRECT_CELLS = 2**15 - 2
 
 
 def solve_greedy(p: Prepared, table: ClusterTable, limit: int) -> Solution:
@@ -108,7 +115,19 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
     spread_scores: dict[int, int] = {}
     first_cycle_obsolete = np.flatnonzero(p.obsolete)
     unselected: list[Unselected] = []
+    cells: _Cells | None = None
     while len(picks) < want:
+        # Every cycle but the last (which also explains) picks by cells, once nothing obsolete is
+        # preferred; a cycle that finds nothing falls through, to be explained.
+        if len(picks) < want - 1 and not obsolete.any():
+            cells = cells or _Cells(p, table, state, np.flatnonzero(available))
+            step = cells.pick(state)
+            if step is not None:
+                chosen, spread_scores[step[0]] = step
+                picks.append(chosen)
+                available[chosen] = False
+                state.add(chosen)
+                continue
         rows = np.flatnonzero(available)
         topo, violated = state.score(rows)
         ok = violated < 0
@@ -141,3 +160,51 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
         # Obsolete decisions the first cycle released and a later cycle picked again.
         restored=frozenset(r for r in picks[1:] if p.obsolete[r]),
     )
+
+
+class _Cells:
+    """Available candidates grouped in cells (alike in every spread dimension, so alike in score),
+    each cell best first by affinity, then name. With nothing obsolete preferred, a cycle's pick is
+    the best head among the cells of the best score: what scoring and sorting every candidate
+    would pick, at a cost per cell, not per candidate."""
+
+    def __init__(self, p: Prepared, table: ClusterTable, state: SpreadState, rows: np.ndarray) -> None:
+        if p.sticky[rows].any():  # the shared ranking prefers them: sort without
+            rows = rows[np.lexsort((p.rank[rows], p.affinity[rows]))[::-1]]
+        else:
+            rows = ranked(p, table, rows)
+        cell = np.zeros(len(rows), dtype=np.int64)
+        for d in state.dimensions:  # mixed radix: one integer per combination of slots
+            cell = cell * (len(d.domains) + 1) + d.slots[rows]
+        count = math.prod(len(d.domains) + 1 for d in state.dimensions)
+        if count > _DIRECT_CELLS:  # too many combinations to index directly: number those present
+            _, cell = np.unique(cell, return_inverse=True)
+            count = int(cell.max()) + 1 if len(cell) else 0
+        rows = rows[stable_groups(cell, count)]
+        sizes = np.bincount(cell, minlength=count)
+        ends = np.cumsum(sizes)
+        present = np.flatnonzero(sizes)
+        self.heads, self.ends = (ends - sizes)[present].tolist(), ends[present].tolist()
+        first = rows[self.heads]
+        self.slots = list(zip(*(d.slots[first].tolist() for d in state.dimensions), strict=True))
+        self.rows = rows
+        self.values = pick_key(p.affinity[rows], 0, p.rank[rows], table.size)  # nothing obsolete
+        self.head_values = self.values[self.heads].tolist()
+
+    def pick(self, state: SpreadState) -> tuple[int, int] | None:
+        """The cycle's pick and its topology score, taken from its cell; None when no available
+        candidate violates no hard constraint."""
+        best: tuple[int, int] | None = None
+        chosen = -1
+        for cell, (score, violated) in enumerate(state.cell_scores(self.slots)):
+            if violated >= 0 or self.heads[cell] == self.ends[cell]:
+                continue
+            if best is None or (score, self.head_values[cell]) > best:
+                best, chosen = (score, self.head_values[cell]), cell
+        if best is None:
+            return None
+        head = self.heads[chosen]
+        self.heads[chosen] = head + 1
+        if head + 1 < self.ends[chosen]:
+            self.head_values[chosen] = int(self.values[head + 1])
+        return int(self.rows[head]), best[0]

@@ -96,6 +96,30 @@ class SpreadState:
                 score += np.array([0, *soft], dtype=np.int64)[slots]
         return score, violated
 
+    def cell_scores(self, cells: list[tuple[int, ...]]) -> list[tuple[int, int]]:
+        """`score` for rows alike in every dimension, given as their slots (one per dimension, in
+        dimension order): (score, first violated hard constraint or -1) for each, in plain Python."""
+        tables = []
+        for i in self._order:
+            d = self.dimensions[i]
+            change, violation = self._per_domain(d.counts.tolist(), d.constraint.max_skew)
+            tables.append((i, d.constraint.hard, change, violation))
+        out = []
+        for slots in cells:
+            score, violated = 0, -1
+            for i, hard, change, violation in tables:
+                slot = slots[i]
+                if slot == 0:  # without the key: neutral
+                    continue
+                if hard:
+                    score -= change[slot - 1]
+                    if violated < 0 and violation[slot - 1]:
+                        violated = i
+                else:
+                    score -= SOFT_VIOLATION if violation[slot - 1] else change[slot - 1]
+            out.append((score, violated))
+        return out
+
     def final_scores(self, rows: list[int]) -> dict[int, int]:
         """Each selected row's topology score as if it had been the last pick: `score` of that one
         row with it removed, in plain Python (a handful of rows against a few dozen domains)."""
