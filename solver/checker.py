@@ -23,6 +23,7 @@ class _Fleet:
         self.by_name = {c.name: c for c in clusters}
         self.eligible = [c for c in clusters if c.eligible]
         self._passing: dict[tuple, set[str]] = {}
+        self._verdicts: dict[tuple, dict[tuple[str, bool], bool]] = {}
         self._domains: dict[str, set[str]] = {}
         self._with_label: dict[tuple[str, str], set[str]] | None = None
 
@@ -42,6 +43,11 @@ class _Fleet:
             and passes(request, self.by_name[d.cluster], self.now, held=True)
         }
         return shared | held
+
+    def verdicts(self, key: tuple) -> dict[tuple[str, bool], bool]:
+        """passes' answers for the requests with equal filters (`key`), by cluster name and held:
+        such requests select many of the same clusters."""
+        return self._verdicts.setdefault(key, {})
 
     def _candidates(self, request: PlacementRequest) -> list[Cluster]:
         """The eligible clusters that may pass: a term matches only clusters carrying every pair
@@ -122,6 +128,7 @@ def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet)
     # An all-clusters request's passing set first: its selected clusters are then judged from it
     # (the set holds the held clusters that pass for their holder too).
     passing = fleet.passing(request, filters) if request.mode is SelectionMode.ALL else set()
+    verdicts = fleet.verdicts(filters)
     problems: list[str] = []
     names = [c.cluster for c in got.selected]
     for name, n in Counter(names).items():
@@ -155,10 +162,13 @@ def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet)
         if request.mode is SelectionMode.FIXED:
             if cluster.name not in request.cluster_names or not cluster.eligible:
                 problems.append(f"selected {cluster.name}, which is not a valid named cluster")
-        elif cluster.name not in passing and not passes(
-            request, cluster, fleet.now, held=choice.cluster in existing
-        ):
-            problems.append(f"selected {cluster.name}, which fails the request's filters")
+        elif cluster.name not in passing:
+            held = choice.cluster in existing
+            verdict = verdicts.get((cluster.name, held))
+            if verdict is None:
+                verdict = verdicts[(cluster.name, held)] = passes(request, cluster, fleet.now, held=held)
+            if not verdict:
+                problems.append(f"selected {cluster.name}, which fails the request's filters")
 
     dropped_current = live_current - selected
     if request.mode is SelectionMode.N:
