@@ -123,7 +123,8 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
             cells = cells or _Cells(p, table, state, np.flatnonzero(available))
             step = cells.pick(state)
             if step is not None:
-                chosen, spread_scores[step[0]] = step
+                chosen, score = step
+                spread_scores[chosen] = score
                 picks.append(chosen)
                 available[chosen] = False
                 state.add(chosen)
