@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from adapters.fields import Fields
@@ -142,16 +143,19 @@ def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Man
     context = _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, policy.count)
     current = context.snapshot["metadata"]["name"]
     existing = []
-    for b in sorted(bindings, key=lambda m: m.name):
+    for b in sorted(bindings, key=_name):
         bf = Fields(b)
-        bspec = bf.mapping(b.obj.get("spec"), "spec")
-        target = bf.string(bspec.get("targetCluster"), "spec.targetCluster")
-        if not target:
+        bspec = b.obj.get("spec")
+        if type(bspec) is not dict:
+            bspec = bf.mapping(bspec, "spec")
+        target = bspec.get("targetCluster")
+        if (type(target) is not str or not target) and not bf.string(target, "spec.targetCluster"):
             raise bf.fail("targetCluster is required", "spec.targetCluster")
-        state = bf.string(bspec.get("state"), "spec.state")
-        if state not in (n.SCHEDULED, n.BOUND, n.UNSCHEDULED):
+        state = bspec.get("state")
+        if type(state) is not str or state not in _STATES:
+            state = bf.string(state, "spec.state")
             raise bf.fail(f"unknown state {state!r}; expected Scheduled, Bound or Unscheduled", "spec.state")
-        if b.obj.get("metadata", {}).get("deletionTimestamp") is not None:
+        if b.obj["metadata"].get("deletionTimestamp") is not None:
             context.deleting.append(b.obj)
             continue
         if state == n.UNSCHEDULED:
@@ -185,16 +189,35 @@ def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Man
     return request, context
 
 
+def _name(m: Manifest) -> str:
+    return m.obj["metadata"]["name"]
+
+
+_STATES = frozenset({n.SCHEDULED, n.BOUND, n.UNSCHEDULED})
+
+
 def _stored_score(f: Fields, spec: dict[str, Any]) -> ClusterScore | None:
-    decision = f.mapping(spec.get("clusterDecision"), "spec.clusterDecision")
+    decision = spec.get("clusterDecision")
+    raw = decision.get("clusterScore") if type(decision) is dict else None
+    if type(raw) is dict:  # the common case: two plain integers (a bool is no integer)
+        spread, affinity = raw.get("priorityScore", 0), raw.get("affinityScore", 0)
+        if type(spread) is int and type(affinity) is int:
+            return _score(spread, affinity)
+    decision = f.mapping(decision, "spec.clusterDecision")
     raw = decision.get("clusterScore")
     if raw is None:
         return None
     raw = f.mapping(raw, "spec.clusterDecision.clusterScore")
-    return ClusterScore(
-        spread=f.integer(raw.get("priorityScore", 0), "spec.clusterDecision.clusterScore.priorityScore"),
-        affinity=f.integer(raw.get("affinityScore", 0), "spec.clusterDecision.clusterScore.affinityScore"),
+    return _score(
+        f.integer(raw.get("priorityScore", 0), "spec.clusterDecision.clusterScore.priorityScore"),
+        f.integer(raw.get("affinityScore", 0), "spec.clusterDecision.clusterScore.affinityScore"),
     )
+
+
+@lru_cache(maxsize=4096)
+def _score(spread: int, affinity: int) -> ClusterScore:
+    """One ClusterScore per pair of values: a hub's bindings repeat a few score pairs."""
+    return ClusterScore(spread=spread, affinity=affinity)
 
 
 def _index(m: Manifest) -> int:
