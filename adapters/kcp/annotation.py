@@ -6,13 +6,14 @@ PlacementInvalid), and an entry with a malformed key (not three non-empty parts 
 unknown state or a value that is not a string is kept aside, verbatim, with what is wrong with it,
 while the namespace's other entries are read as usual. Writing is Go's json.Marshal of a string
 map: compact, keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped as \\uXXXX; the entries kept
-aside are written back as they were.
+aside are written back as they were, unless a written entry has the same key (a new placement on
+the cluster of an entry with an unknown state): that entry replaces it, as it does upstream.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,14 +49,19 @@ def entry_key(workspace: str, location: str, cluster: str) -> str:
 @dataclass(frozen=True, slots=True)
 class Parsed:
     """`entries`: the well-formed entries in the annotation's order; `malformed`: the others by key,
-    their raw JSON values, and `problems` saying what is wrong with each; `invalid`: why the whole
-    text is unusable ("" when it is a JSON object). `present`: the annotation exists."""
+    their raw JSON values, and `problems` saying what is wrong with each, by key; `invalid`: why the
+    whole text is unusable ("" when it is a JSON object). `present`: the annotation exists."""
 
     present: bool
     entries: dict[str, tuple[Entry, State]] = field(default_factory=dict)
     malformed: dict[str, Any] = field(default_factory=dict)
-    problems: tuple[str, ...] = ()
+    problems: dict[str, str] = field(default_factory=dict)
     invalid: str = ""
+
+    def described(self, superseded: Collection[str] = ()) -> list[str]:
+        """What is wrong with each malformed entry, in words, but those whose keys are
+        `superseded` (replaced by a written entry of the same key)."""
+        return [f"{key!r}: {problem}" for key, problem in self.problems.items() if key not in superseded]
 
 
 def parse_placement(text: str | None) -> Parsed:
@@ -71,7 +77,7 @@ def parse_placement(text: str | None) -> Parsed:
         return Parsed(present=True, invalid="not a JSON object")
     entries: dict[str, tuple[Entry, State]] = {}
     malformed: dict[str, Any] = {}
-    problems: list[str] = []
+    problems: dict[str, str] = {}
     for key, value in raw.items():
         parts = key.split("+")
         problem = ""
@@ -83,10 +89,10 @@ def parse_placement(text: str | None) -> Parsed:
             problem = f"unknown state {value!r}"
         if problem:
             malformed[key] = value
-            problems.append(f"{key!r}: {problem}")
+            problems[key] = problem
             continue
         entries[key] = (Entry(*parts), _STATES[value])
-    return Parsed(True, entries, malformed, tuple(problems))
+    return Parsed(True, entries, malformed, problems)
 
 
 def _last_wins(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -96,7 +102,7 @@ def _last_wins(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def format_placement(states: Mapping[str, State | str], malformed: Mapping[str, Any] | None = None) -> str:
     merged: dict[str, Any] = {key: str(state) for key, state in states.items()}
     for key, value in (malformed or {}).items():
-        merged.setdefault(key, value)
+        merged.setdefault(key, value)  # an entry of the same key supersedes it
     text = json.dumps(merged, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     for char in "<>&\u2028\u2029":
         text = text.replace(char, f"\\u{ord(char):04x}")

@@ -106,7 +106,7 @@ def _namespace_v05(
     after = ((written.get("metadata") or {}).get("annotations") or {}).get(n.PLACEMENT_ANNOTATION)
     out["placement"] = {"before": _as_map(before), "after": _as_map(after)}
     if p.parsed.problems:
-        out["placement"]["malformed"] = list(p.parsed.problems)
+        out["placement"]["malformed"] = p.parsed.described()
     out["condition"] = _condition(written, n.NAMESPACE_SCHEDULED)
     by_request = result.by_request()
     units, records = [], []

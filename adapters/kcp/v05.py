@@ -35,7 +35,9 @@ NamespaceScheduled condition: True with entries, False/Unschedulable for an empt
 False/PlacementInvalid when the annotation is not a JSON object (it is then left as it is), and
 False/SchedulingDisabled. Malformed entries (a key not `<ws>+<location>+<cluster>`, an unknown
 state, a value not a string) are kept as they are, named in the condition's message (reason
-PlacementInvalid, status as the other entries give it), and otherwise ignored.
+PlacementInvalid, status as the other entries give it), and otherwise ignored: their clusters may
+be picked, as upstream's scheduler, which drops them, may pick them; a new entry then replaces one
+of the same key (`<ws>+<location>+<cluster>` with an unknown state), which is no longer named.
 """
 
 from __future__ import annotations
@@ -352,8 +354,11 @@ def _write(
         annotations[n.PLACEMENT_ANNOTATION] = format_placement(states, p.parsed.malformed)
         annotations[n.NEGOTIATION_ANNOTATION] = p.negotiation
     condition = ("True", "", "") if states else ("False", n.UNSCHEDULABLE, n.UNSCHEDULABLE_MESSAGE)
-    if p.parsed.problems:
-        ignored = "ignored malformed entries: " + "; ".join(p.parsed.problems)
+    # A malformed entry whose key the scheduler has just written (an entry with an unknown state on
+    # the cluster it picked) is replaced by it, as upstream's map is, and no longer reported.
+    problems = p.parsed.described(superseded=states.keys())
+    if problems:
+        ignored = "ignored malformed entries: " + "; ".join(problems)
         condition = (condition[0], n.PLACEMENT_INVALID, "; ".join(x for x in (condition[2], ignored) if x))
     return _namespace_object(ns, annotations, condition, now), satisfied and bool(states)
 
