@@ -23,6 +23,7 @@ from tests.test_kcp_fixtures import (
     TEAM,
     Written,
     ago,
+    apply_output,
     binding,
     cluster,
     compute_v05,
@@ -467,6 +468,30 @@ def test_malformed_entries_are_kept_and_reported_beside_the_others(tmp_path, mod
     assert (condition["status"], condition["reason"]) == ("True", "PlacementInvalid")
     assert "unknown state 'Sleeping'" in condition["message"]
     assert "'root:org:compute+us'" in condition["message"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_new_entry_on_the_cluster_of_an_unknown_state_replaces_it_once_and_for_all(tmp_path, mode) -> None:
+    # Found by the idempotence property: the only schedulable cluster, c0, is named by an entry with
+    # an unknown state. That entry is ignored, so c0 is picked (as upstream, which drops the entry),
+    # and the new Pending entry takes its key. The first run wrote the Pending entry but still named
+    # the replaced entry in the condition (PlacementInvalid); the second run, reading no malformed
+    # entry, took the reason off again: not a fixed point.
+    hub = [
+        *compute_v05(
+            cluster("c0", "east"),
+            cluster("c1", "east", unschedulable=True, deleting=True),
+            locations=["east"],
+        ),
+        namespace("ns0", placement=json.dumps({key(COMPUTE, "east", "c0"): "Odd"})),
+    ]
+    first = Written.solve(tmp_path, hub, mode)
+    assert first.placement_map("ns0") == bound("east", "c0", "Pending")
+    condition = first.condition("ns0")
+    assert condition["status"] == "True" and "reason" not in condition and "message" not in condition
+    after = apply_output(hub, first.apply)
+    second = Written.solve(tmp_path, after, mode)
+    assert second.namespace("ns0") == first.namespace("ns0")
 
 
 @pytest.mark.parametrize(
