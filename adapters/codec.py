@@ -28,6 +28,7 @@ the reference code (which also words every error message):
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -47,6 +48,8 @@ except ImportError:  # pragma: no cover - depends on the platform
 
 __all__ = [
     "DuplicateKey",
+    "Shaped",
+    "Template",
     "decode_json",
     "dump_json",
     "document_runs",
@@ -492,7 +495,14 @@ def dump_yaml_stream(objects: Iterable[Any], fallback: Callable[[Any], str]) -> 
 
 
 def _document(obj: Any, out: list[str], memo: dict) -> None:
-    if type(obj) is not dict:
+    kind = type(obj)
+    if kind is Shaped:
+        try:
+            out.append(obj._template.render(obj._values, memo))
+            return
+        except Unhandled:
+            pass  # walked below, as the dict it is
+    elif kind is not dict:
         raise Unhandled
     if not obj:
         out.append("{}\n")
@@ -600,3 +610,81 @@ def _sequence(items: list[Any], indent: str, out: list[str], memo: dict) -> None
             append(dash + "".join(inner)[len(indent) + 2 :])
         else:
             append(f"{dash}{_scalar(item)}\n")
+
+
+# ===================================================================================== templates
+
+
+class Shaped(dict):  # type: ignore[type-arg]
+    """A plain dict in every respect, made by :meth:`Template.fill`: the YAML writer renders it
+    from its template (fixed text and a few values) instead of walking it. Like every emitted
+    object it is read-only: changed after filling, its rendering would be stale."""
+
+    __slots__ = ("_template", "_values")
+
+
+class Template:
+    """One document shape rendered once by this writer: what `build` returns for sentinel
+    arguments, cut at each sentinel into fixed text and holes. Filling it renders each hole's
+    value as the writer would there (a string or other scalar as a mapping value, a non-empty
+    mapping as a nested block), so the text is the writer's own, byte for byte; any other value
+    (a list, an empty mapping) sends the object to the ordinary walk.
+
+        BINDING = Template(lambda name, cluster: {"kind": "B", "metadata": {"name": name}, ...})
+        obj = BINDING.fill("b-1", "c1")   # a dict, rendered without a walk
+    """
+
+    def __init__(self, build: Callable[..., dict[str, Any]]) -> None:
+        self._build = build
+        self._names = tuple(inspect.signature(build).parameters)
+        sentinels = {name: f"zq{i}holefor{name}qz" for i, name in enumerate(self._names)}
+        text = dump_yaml(build(**sentinels))
+        found = sorted((text.find(s), name) for name, s in sentinels.items())
+        self._order: list[int] = []  # each hole's argument, by position
+        self._scalar_heads: list[str] = []  # the fixed text before each hole, for a scalar there
+        self._mapping_heads: list[tuple[str, str]] = []  # ... and for a mapping: (text, its indent)
+        start = 0
+        for at, name in found:
+            sentinel = sentinels[name]
+            end = at + len(sentinel)
+            if at < 0 or text.count(sentinel) != 1 or text[end : end + 1] != "\n":
+                raise ValueError(f"hole {name!r} must stand once, as a mapping value at a line's end")
+            head = text[start:at]
+            line = head[head.rfind("\n") + 1 :]
+            if not line.endswith(": "):
+                raise ValueError(f"hole {name!r} must stand as a mapping value")
+            key = line.lstrip(" ")
+            while key.startswith("- "):
+                key = key[2:]
+            deeper = " " * (len(line) - len(key) + 2)
+            self._order.append(self._names.index(name))
+            self._scalar_heads.append(head)
+            self._mapping_heads.append((f"{head[:-1]}\n{deeper}", deeper))
+            start = end + 1  # past the hole's line break, which render writes
+        self._tail = text[start:]
+
+    def fill(self, *values: Any) -> Shaped:
+        """The object `build` makes of `values` (its arguments, in order), marked for rendering
+        from this template."""
+        obj = Shaped(self._build(*values))
+        obj._template = self
+        obj._values = values
+        return obj
+
+    def render(self, values: tuple[Any, ...], memo: dict) -> str:
+        """The document's text; Unhandled when a value needs the ordinary walk."""
+        parts: list[str] = []
+        for index, head, (mapping_head, deeper) in zip(
+            self._order, self._scalar_heads, self._mapping_heads, strict=True
+        ):
+            value = values[index]
+            if type(value) is str:
+                parts += (head, _string(value))
+            elif type(value) is dict and value:
+                parts += (mapping_head, _body(value, deeper, memo))
+                continue  # a block ends with its own line break
+            else:
+                parts += (head, _scalar(value))
+            parts.append("\n")
+        parts.append(self._tail)
+        return "".join(parts)

@@ -177,3 +177,45 @@ def test_only_the_documents_that_need_pyyaml_go_to_it():
     got = codec.load_yaml_by_document(text, reference)
     assert got == list(yaml.load_all(text, Loader=_Loader))
     assert len(seen) == 1 and seen[0].count("---") == 1
+
+
+# ------------------------------------------------------------------------------------- templates
+
+
+def _shape(name, value, item):
+    return {
+        "kind": "Thing",
+        "metadata": {"name": name, "labels": {"app": "x"}},
+        "spec": {"value": value, "list": [{"first": item, "second": "fixed"}], "after": "tail"},
+    }
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"name": "plain", "value": "v", "item": "i"},
+        {"name": "0123", "value": "true", "item": "a: b"},  # quoted as the walk quotes them
+        {"name": "ünïcode", "value": "'quote'", "item": "y"},
+        {"name": "n", "value": 12, "item": None},
+        {"name": "n", "value": True, "item": False},
+        {"name": "n", "value": {"a": "1", "b": {"c": 2}}, "item": {"k": "v", "l": "w", "m": "x", "n": "y"}},
+        {"name": "n", "value": [1, 2], "item": {}},  # the walk writes these
+        {"name": "n", "value": 1.5, "item": "i"},  # PyYAML writes this one
+    ],
+)
+def test_a_template_fills_to_the_walks_bytes(values) -> None:
+    template = codec.Template(_shape)
+    filled = template.fill(*values.values())
+    assert filled == _shape(**values) and isinstance(filled, dict)
+    expected = dump_yaml_stream([_shape(**values)] * 2)
+    assert dump_yaml_stream([filled, filled]) == expected
+    assert json.loads(dump_json(filled)) == _shape(**values)
+
+
+def test_a_template_refuses_holes_it_cannot_fill() -> None:
+    with pytest.raises(ValueError, match="mapping value"):
+        codec.Template(lambda key: {key: "value"})
+    with pytest.raises(ValueError, match="once"):
+        codec.Template(lambda name: {"a": name, "b": name})
+    with pytest.raises(ValueError, match="mapping value"):
+        codec.Template(lambda item: {"list": [item]})
