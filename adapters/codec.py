@@ -592,6 +592,11 @@ def _body(obj: dict[str, Any], indent: str, memo: dict) -> str:
 def _sequence(items: list[Any], indent: str, out: list[str], memo: dict) -> None:
     append = out.append
     dash = indent + "- "
+    # Mapping items, dash included, by identity (as _body keeps them): a status lists shared
+    # entries by the hundred thousand.
+    entries = memo.get(dash)
+    if entries is None:
+        entries = memo[dash] = {}
     for item in items:
         kind = type(item)
         if kind is str:
@@ -600,7 +605,10 @@ def _sequence(items: list[Any], indent: str, out: list[str], memo: dict) -> None
             if not item:
                 append(f"{dash}{{}}\n")
                 continue
-            append(dash + _body(item, indent + "  ", memo))
+            text = entries.get(id(item))
+            if text is None:
+                text = entries[id(item)] = dash + _body(item, indent + "  ", memo)
+            append(text)
         elif kind is list:
             if not item:
                 append(f"{dash}[]\n")
