@@ -358,3 +358,18 @@ def test_the_command_line_modes_are_the_solver_modes() -> None:
     from solver import MODES
 
     assert cli.MODES == MODES
+
+
+def test_the_command_line_imports_nothing_above_it() -> None:
+    # bench/ registers its command (entry points); adapters never import bench
+    import ast
+
+    from adapters.cli import main
+
+    for path in Path("adapters").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            assert not any(n == "bench" or n.startswith("bench.") for n in names), path
+    assert "bench" in main.list_commands(None)  # from the registry
