@@ -11,7 +11,9 @@ from model import FilterKind, SelectionMode, Unselected
 from solver.prepare import PASS, Prepared, pick_key
 from solver.solution import (
     Solution,
+    best_candidates,
     best_rows,
+    cut_list,
     explain_cycle,
     explain_filtered,
     not_picked,
@@ -48,10 +50,25 @@ def solve_all(p: Prepared, table: ClusterTable, limit: int) -> Solution:
     picks = p.candidates
     return Solution(
         kept=list(p.kept),
-        picks=[int(r) for r in picks],
+        picks=_all_picks(p, table, picks),
         released=released_obsolete(p, table, picks),
         unselected=explain_filtered(p, table, limit),
     )
+
+
+def _all_picks(p: Prepared, table: ClusterTable, candidates: np.ndarray) -> list[int]:
+    """The candidates as a list: one list (read-only by convention) for the requests sharing their
+    filters' verdict, less the rows a request holds, so that what is derived from it is derived
+    once (solution.to_result)."""
+    if p.base is None:
+        return candidates.tolist()
+    shared = table.derived(("greedy", "all picks"), dict)
+    known = shared.get(id(p.base))
+    if known is None or known[0] is not p.base:
+        known = shared[id(p.base)] = (p.base, p.base.tolist())
+    if not p.held_out:
+        return known[1]
+    return cut_list(table, known[1], np.searchsorted(p.base, p.held_out).tolist())
 
 
 def solve_fixed(p: Prepared, table: ClusterTable) -> Solution:
@@ -81,7 +98,7 @@ def solve_fixed(p: Prepared, table: ClusterTable) -> Solution:
 def solve_top_n(p: Prepared, table: ClusterTable, limit: int) -> Solution:
     """PickN without spread: one cycle, the best `N - present` candidates."""
     want = p.request.count - p.present
-    ranked = best_rows(p, table, p.candidates, want + limit)
+    ranked = best_candidates(p, table, want + limit)
     picks, rest = ranked[:want], ranked[want:]
     return Solution(
         kept=list(p.kept),

@@ -72,16 +72,27 @@ def evaluate(
 ) -> tuple[int, ...]:
     """The shifted level values of an answer."""
     penalty = SpreadState(table, p.request.spread, [*kept, *picks]).penalty() if p.request.spread else 0
-    raw = (len(picks) + len(kept) - p.present, -penalty, *_sums(p, picks))
+    raw = (len(picks) + len(kept) - p.present, -penalty, *_sums(p, table, picks))
     return tuple(r + o for r, o in zip(raw, scale.offsets, strict=True))
 
 
-def _sums(p: Prepared, picks: list[int]) -> tuple[int, int, int]:
-    """The picks' summed affinity, obsolete holdings and name rank: gathered for many picks, read
-    one by one for a few (numpy's cost per call outweighs a handful of reads)."""
+def _sums(p: Prepared, table: ClusterTable, picks: list[int]) -> tuple[int, int, int]:
+    """The picks' summed affinity, obsolete holdings and name rank: gathered for many picks (once
+    for a list of picks shared by requests scored alike), read one by one for a few (numpy's cost
+    per call outweighs a handful of reads)."""
     if len(picks) > 8:
-        rows = np.asarray(picks, dtype=np.int64)
-        return int(p.affinity[rows].sum()), int(p.sticky[rows].sum()), int(p.rank[rows].sum())
+        shared = table.derived(("objective", "sums"), dict)
+        known = shared.get(id(picks))
+        arrays = (p.affinity, p.sticky, p.rank)
+        if (
+            known is None
+            or known[0] is not picks
+            or any(a is not b for a, b in zip(known[1], arrays, strict=True))
+        ):
+            rows = np.asarray(picks, dtype=np.int64)
+            sums = int(p.affinity[rows].sum()), int(p.sticky[rows].sum()), int(p.rank[rows].sum())
+            known = shared[id(picks)] = (picks, arrays, sums)
+        return known[2]
     affinity, sticky, rank = p.affinity, p.sticky, p.rank
     return (
         sum(int(affinity[r]) for r in picks),

@@ -19,7 +19,7 @@ import numpy as np
 from solver.objective import Scale, combine, evaluate
 from solver.prepare import Prepared
 from solver.search import build, run, stage_weights
-from solver.solution import Solution, explain_cycle, pick_order, without
+from solver.solution import Solution, explain_cycle, pick_order, ranked_candidates, without
 from solver.spread import SpreadState
 from solver.spread_exact import solve_single_constraint
 from solver.spread_nested import nests, solve_nested
@@ -77,9 +77,11 @@ def solve_spread(
     candidates = p.candidates
 
     if len(p.request.spread) == 1:
-        picks = solve_single_constraint(p, table, state, candidates, want)
+        picks = solve_single_constraint(p, table, state, ranked_candidates(p, table), want, True)
     else:  # two constraints whose domains nest (zones in regions); None otherwise
-        picks = solve_nested(p, table, state, candidates, want)
+        nested = nests(table, state)
+        ordered = ranked_candidates(p, table) if nested else candidates
+        picks = solve_nested(p, table, state, ordered, want, nested)
     if picks is not None:
         values = evaluate(p, table, scale, kept, picks)
         objective = combine(values, scale.spans)

@@ -53,6 +53,8 @@ class Ranking:
     _order: np.ndarray | None = None
     # Per shared set of candidates (by identity, kept alive here): their lowest and highest affinity.
     _extremes: dict[int, tuple[np.ndarray, int, int]] = field(default_factory=dict)
+    # Per shared set of candidates (likewise): those rows in pick order.
+    _ordered: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def serves(self, p: Prepared) -> bool:
         """Whether it orders this request (whose arrays a solve may have replaced since)."""
@@ -72,6 +74,17 @@ class Ranking:
         if known is None:
             known = self._extremes[id(rows)] = (rows, *affinity_extremes(self.affinity, rows))
         return known[1], known[2]
+
+    def ordered(self, rows: np.ndarray) -> np.ndarray:
+        """Rows that many requests share (a filter verdict's passing rows) in pick order, found
+        once for all of them; read-only."""
+        known = self._ordered.get(id(rows))
+        if known is None:
+            order = self.order
+            member = np.zeros(len(order), dtype=bool)
+            member[rows] = True
+            known = self._ordered[id(rows)] = (rows, _read_only(order[member[order]]))
+        return known[1]
 
 
 def affinity_extremes(affinity: np.ndarray, rows: np.ndarray) -> tuple[int, int]:
@@ -104,6 +117,10 @@ class Prepared:
     # are deep tuples, costly to hash again and again.
     twin: int | None = None
     ranking: Ranking | None = None  # the shared pick order, where it serves (Ranking.serves)
+    # The candidates as shared rows (a verdict's `passing`) less the few the request holds
+    # (`held_out`, sorted), where they are that; None where holdings add candidates.
+    base: np.ndarray | None = None
+    held_out: list[int] = field(default_factory=list)
 
     @property
     def candidates(self) -> np.ndarray:
@@ -184,6 +201,7 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
             filtered=verdict.filtered,
             passing=verdict.passing,
             twin=i,
+            base=verdict.passing,
         )
         prepared.ranking = rankings.get((id(affinity), id(rank)))
         if prepared.ranking is None:
@@ -284,8 +302,10 @@ def _classify_existing(prepared: Prepared, table: ClusterTable, limit: int) -> N
     leaving); the request's own copy of the filters' verdict then differs where it holds: a held
     cluster passes taints that keep out only newcomers (where every other filter passes)."""
     request = prepared.request
-    outcome = prepared.outcome.copy()
+    verdict = prepared.outcome
+    outcome = verdict.copy()
     untainted = changed = False
+    held_out = []
     obsolete = None
     for decision in sorted(request.existing, key=lambda d: d.cluster):
         row = table.index.get(decision.cluster)
@@ -302,6 +322,8 @@ def _classify_existing(prepared: Prepared, table: ClusterTable, limit: int) -> N
             if outcome[row] == PASS:  # a held cluster failing a filter is still reported as filtered
                 outcome[row] = HELD
                 changed = True
+                if verdict[row] == PASS:
+                    held_out.append(row)
         else:
             if obsolete is None:
                 obsolete = np.zeros(table.size, dtype=bool)
@@ -310,5 +332,8 @@ def _classify_existing(prepared: Prepared, table: ClusterTable, limit: int) -> N
         prepared.obsolete = obsolete
     if changed:
         prepared.outcome, prepared.passing = outcome, None
+        prepared.held_out = sorted(held_out)
+        if untainted and int((outcome == PASS).sum()) != len(prepared.base) - len(held_out):
+            prepared.base = None  # a held cluster past a taint, not current: a candidate the verdict has not
     if untainted:
         prepared.filtered = _reported(outcome, limit)

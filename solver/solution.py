@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
@@ -12,6 +13,7 @@ from solver.table import ClusterTable
 
 __all__ = [
     "Solution",
+    "best_candidates",
     "best_first",
     "best_rows",
     "pick_values",
@@ -20,10 +22,12 @@ __all__ = [
     "not_picked",
     "pick_order",
     "ranked",
+    "ranked_candidates",
     "stable_groups",
     "score_of",
     "to_result",
     "without",
+    "cut_list",
 ]
 
 
@@ -93,6 +97,32 @@ def best_rows(p: Prepared, table: ClusterTable, rows: np.ndarray, k: int) -> np.
     key = pick_values(p, table, rows)
     top = np.argpartition(-key, k - 1)[:k]
     return rows[top[np.argsort(-key[top], kind="stable")]]
+
+
+def ranked_candidates(p: Prepared, table: ClusterTable) -> np.ndarray:
+    """ranked(p.candidates): off the shared ranking's order of the shared candidates, where both
+    serve (read-only then), less the rows the request holds."""
+    ranking = _serving(p)
+    if ranking is None or p.base is None:
+        return ranked(p, table, p.candidates)
+    ordered = ranking.ordered(p.base)
+    if p.held_out:
+        ordered = ordered[~np.isin(ordered, p.held_out)]
+    return ordered
+
+
+def best_candidates(p: Prepared, table: ClusterTable, k: int) -> np.ndarray:
+    """best_rows(p.candidates, k): a slice of the shared ranking's order of the shared
+    candidates, where both serve (read-only then), less the rows the request holds."""
+    ranking = _serving(p)
+    if ranking is None or p.base is None:
+        return best_rows(p, table, p.candidates, k)
+    ordered = ranking.ordered(p.base)
+    if not p.held_out:
+        return ordered[: max(k, 0)]
+    held = set(p.held_out)
+    head = [row for row in ordered[: max(k, 0) + len(held)].tolist() if row not in held]
+    return np.array(head[:k], dtype=np.int64)
 
 
 def stable_groups(codes: np.ndarray, groups: int) -> np.ndarray:
@@ -242,10 +272,26 @@ def explain_cycle(
 
 
 def to_result(p: Prepared, table: ClusterTable, solution: Solution) -> RequestResult:
+    # A solution shared by requests with the same answer (twins) is turned into choices once.
+    shared = table.derived(("solution", "results"), dict)
+    known = shared.get(id(solution))
+    if known is None or known[0] is not solution or known[1] is not p.kept or known[2] is not p.affinity:
+        known = shared[id(solution)] = (solution, p.kept, p.affinity, *_result_parts(p, table, solution))
+    _, _, _, selected, released, unselected = known
+    return RequestResult(
+        request=p.request.key,
+        selected=selected,
+        released=released,
+        unselected=unselected,
+        satisfied=solution.satisfied,
+        scheduled=solution.scheduled,
+    )
+
+
+def _result_parts(p: Prepared, table: ClusterTable, solution: Solution) -> tuple[tuple, tuple, tuple]:
     # Equal choices are one object, shared by every request making them (they are frozen): a large
     # batch makes tens of thousands of choices, one in seven of them distinct (measured).
     kept_choices = table.derived(("solution", "kept choices"), dict)
-    picked_choices = table.derived(("solution", "picked choices"), dict)
     names = table.names
     selected = []
     for row in solution.kept:
@@ -255,23 +301,63 @@ def to_result(p: Prepared, table: ClusterTable, solution: Solution) -> RequestRe
         if choice is None:
             choice = kept_choices[key] = Choice(names[row], score, kept=True)
         selected.append(choice)
-    picks, spread, restored = solution.picks, solution.spread_scores, solution.restored
+    picks, restored = solution.picks, solution.restored
     if not solution.scored:
         selected += [Choice(names[row], None, restored=row in restored) for row in picks]
+    elif len(picks) > 8 and not solution.spread_scores and not restored:
+        selected += _plain_choices(p, table, picks)
     else:
-        # One gather for the many picks of an all-clusters request.
-        affinity = p.affinity[picks].tolist() if len(picks) > 8 else [int(p.affinity[row]) for row in picks]
-        for row, value in zip(picks, affinity, strict=True):
-            key = (row, spread.get(row, 0), value, row in restored)
-            choice = picked_choices.get(key)
-            if choice is None:
-                choice = picked_choices[key] = Choice(names[row], score_of(key[1], value), restored=key[3])
-            selected.append(choice)
-    return RequestResult(
-        request=p.request.key,
-        selected=tuple(selected),
-        released=tuple(sorted(solution.released)),
-        unselected=tuple(solution.unselected),
-        satisfied=solution.satisfied,
-        scheduled=solution.scheduled,
-    )
+        selected += _scored_choices(p, table, picks, solution.spread_scores, restored)
+    return tuple(selected), tuple(sorted(solution.released)), tuple(solution.unselected)
+
+
+def _scored_choices(
+    p: Prepared, table: ClusterTable, picks: list[int], spread: dict[int, int], restored: frozenset[int]
+) -> list[Choice]:
+    picked_choices = table.derived(("solution", "picked choices"), dict)
+    names = table.names
+    # One gather for the many picks of an all-clusters request.
+    affinity = p.affinity[picks].tolist() if len(picks) > 8 else [int(p.affinity[row]) for row in picks]
+    out = []
+    for row, value in zip(picks, affinity, strict=True):
+        key = (row, spread.get(row, 0), value, row in restored)
+        choice = picked_choices.get(key)
+        if choice is None:
+            choice = picked_choices[key] = Choice(names[row], score_of(key[1], value), restored=key[3])
+        out.append(choice)
+    return out
+
+
+def _plain_choices(p: Prepared, table: ClusterTable, picks: list[int]) -> tuple[Choice, ...]:
+    """The choices of many picks without spread scores (an all-clusters request): the same list
+    of picks (shared by requests with the same candidates) scored alike gives them once."""
+    cut = table.derived(("solution", "cut lists"), dict).get(id(picks))
+    if cut is not None and cut[0] is picks:  # a shared list less a few: its choices less theirs
+        return _cut(_plain_choices(p, table, cut[1]), cut[2])
+    runs = table.derived(("solution", "plain choices"), dict)
+    known = runs.get(id(picks))
+    if known is None or known[0] is not picks or known[1] is not p.affinity:
+        known = runs[id(picks)] = (
+            picks,
+            p.affinity,
+            tuple(_scored_choices(p, table, picks, {}, frozenset())),
+        )
+    return known[2]
+
+
+def cut_list(table: ClusterTable, whole: list[int], at: list[int]) -> list[int]:
+    """`whole` less the items at the sorted positions `at`, remembered as such: the choices of a
+    shared list of picks less a few are then the shared choices less theirs (to_result)."""
+    out = _cut(whole, at)
+    table.derived(("solution", "cut lists"), dict)[id(out)] = (out, whole, at)
+    return out
+
+
+def _cut(whole, at: list[int]):
+    """A list or tuple less the items at the sorted positions `at`, by slices."""
+    parts, start = [], 0
+    for i in at:
+        parts.append(whole[start:i])
+        start = i + 1
+    parts.append(whole[start:])
+    return type(whole)(chain.from_iterable(parts))

@@ -22,11 +22,16 @@ __all__ = ["solve_single_constraint"]
 
 
 def solve_single_constraint(
-    p: Prepared, table: ClusterTable, state: SpreadState, candidates: np.ndarray, want: int
+    p: Prepared,
+    table: ClusterTable,
+    state: SpreadState,
+    candidates: np.ndarray,
+    want: int,
+    ordered: bool = False,  # candidates are in pick order already
 ) -> list[int]:
     dim = state.dimensions[0]
     held = dim.counts
-    candidates = ranked(p, table, candidates)
+    candidates = candidates if ordered else ranked(p, table, candidates)
     codes = dim.codes[candidates]
     values = pick_values(p, table, candidates)
 

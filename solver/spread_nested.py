@@ -108,7 +108,12 @@ def _widest(low: np.ndarray, high: np.ndarray, cap: int | None) -> np.ndarray:
 
 
 def solve_nested(
-    p: Prepared, table: ClusterTable, state: SpreadState, candidates: np.ndarray, want: int
+    p: Prepared,
+    table: ClusterTable,
+    state: SpreadState,
+    candidates: np.ndarray,
+    want: int,
+    ordered: bool = False,  # candidates are in pick order already
 ) -> list[int] | None:
     """The optimal new picks for two nested spread constraints; None when they do not nest."""
     if len(state.dimensions) != 2:
@@ -134,7 +139,8 @@ def solve_nested(
     # Leaves: zones 0..Z-1, then each region's region-only clusters, then the free clusters.
     leaves = zones + regions + 1
     leaf_parent = np.concatenate([parent, np.arange(regions + 1, dtype=np.int64)])
-    candidates = ranked(p, table, candidates)  # best first; then grouped by leaf, stably
+    # Best first; then grouped by leaf, stably.
+    candidates = candidates if ordered else ranked(p, table, candidates)
     code_a, code_b = outer.codes[candidates], inner.codes[candidates]
     leaf = np.where(code_b >= 0, code_b, np.where(code_a >= 0, zones + code_a, zones + regions))
     values = pick_values(p, table, candidates)

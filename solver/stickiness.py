@@ -20,8 +20,11 @@ __all__ = ["downscale", "released_obsolete", "downscale_order"]
 
 def released_obsolete(p: Prepared, table: ClusterTable, chosen: Collection[int] | np.ndarray) -> list[str]:
     """Obsolete decisions not chosen again lapse, as do those whose cluster is gone."""
-    chosen = {int(r) for r in chosen}
-    lapsed = [table.names[int(r)] for r in np.flatnonzero(p.obsolete) if int(r) not in chosen]
+    obsolete = np.flatnonzero(p.obsolete).tolist()
+    if not obsolete:
+        return list(p.released)
+    chosen = set(chosen.tolist() if isinstance(chosen, np.ndarray) else chosen)
+    lapsed = [table.names[r] for r in obsolete if r not in chosen]
     return lapsed + list(p.released)
 
 
