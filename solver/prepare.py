@@ -9,6 +9,7 @@ scope come before all of them and are never reported: the request cannot see the
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 
 import numpy as np
 
@@ -177,9 +178,9 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
     verdicts: dict[tuple, _Verdict] = {}
     rankings: dict[tuple[int, int], Ranking] = {}  # by the identity of the shared affinity and rank
     out: list[Prepared] = []
-    first: dict[tuple, int] = {}
+    first: dict[tuple, list[int]] = {}
     for i, request in enumerate(requests):
-        twin = first.setdefault(request.signature(), i)
+        twin = _twin(requests, i, first)
         if twin != i:  # identical policy and state: share the (read-only) arrays
             out.append(replace(out[twin], request=request))
             continue
@@ -214,6 +215,30 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
             prepared.affinity = _relative_scores(prepared, table)
         out.append(prepared)
     return out
+
+
+_CLUSTER = attrgetter("cluster")
+_EXISTING = 7  # where PlacementRequest.signature() holds the existing decisions
+
+
+def _twin(requests: tuple[PlacementRequest, ...], i: int, first: dict[tuple, list[int]]) -> int:
+    """The index of the first request with a signature equal to request i's. Existing decisions
+    are hashed by their clusters' names only (hashing thousands of decisions field by field costs
+    more than the rest of prepare's loop): requests holding the same clusters are then compared
+    in full."""
+    request = requests[i]
+    signature = request.signature()
+    if not request.existing or signature[_EXISTING] is not request.existing:
+        key = signature
+    else:
+        names = tuple(map(_CLUSTER, request.existing))
+        key = (*signature[:_EXISTING], names, *signature[_EXISTING + 1 :])
+    alike = first.setdefault(key, [])
+    for j in alike:
+        if requests[j].existing == request.existing:
+            return j
+    alike.append(i)
+    return i
 
 
 def _filters(request: PlacementRequest) -> tuple:

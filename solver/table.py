@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,26 @@ def is_static(pref: Preference) -> bool:
     """Scored once for the whole fleet: not relative to the request's candidates, its holdings or
     the other requests' answers."""
     return not (pref.held or pref.balance or (pref.sorter is not None and pref.sorter.centered))
+
+
+_NANO = 10**9  # nano-units per unit, as Quantity.as_float divides them
+
+
+def _lookup(mappings: list, key: str) -> list:
+    """Each mapping's value for the key, None where it has none: by dict.get, without a Python
+    call per cluster, where the mappings are dicts (as the adapters make them)."""
+    if set(map(type, mappings)) <= {dict}:
+        return list(map(dict.get, mappings, repeat(key)))
+    return [m.get(key) for m in mappings]
+
+
+def _strings(mappings: list, keys: frozenset[str], column: Callable[[str], str]) -> dict[str, pl.Series]:
+    """A string column per key of the mappings (null where one lacks it), built in one go by
+    polars; other keys are left out."""
+    if not set(map(type, mappings)) <= {dict}:
+        mappings = [dict(m) for m in mappings]
+    frame = pl.from_dicts(mappings, schema={key: pl.String for key in sorted(keys)})
+    return {column(key): frame.get_column(key) for key in sorted(keys)}
 
 
 def _label_column(key: str) -> str:
@@ -130,25 +151,22 @@ class ClusterTable:
 
     def _build_frame(self) -> pl.DataFrame:
         data: dict[str, pl.Series] = {}
-        for key in sorted(self._columns.labels):
-            data[_label_column(key)] = pl.Series([c.labels.get(key) for c in self._clusters], dtype=pl.String)
-        for key in sorted(self._columns.claims):
-            data[_claim_column(key)] = pl.Series([c.claims.get(key) for c in self._clusters], dtype=pl.String)
+        clusters = self._clusters
+        if self._columns.labels:
+            data.update(_strings([c.labels for c in clusters], self._columns.labels, _label_column))
+        if self._columns.claims:
+            data.update(_strings([c.claims for c in clusters], self._columns.claims, _claim_column))
         for trait in sorted(self._columns.traits):
-            data[_trait_column(trait)] = pl.Series(
-                [trait in c.traits for c in self._clusters], dtype=pl.Boolean
-            )
+            data[_trait_column(trait)] = pl.Series([trait in c.traits for c in clusters], dtype=pl.Boolean)
         for name in sorted(self._columns.scores):
-            data[_score_column(name)] = pl.Series(
-                [c.scores.get(name, 0) for c in self._clusters], dtype=pl.Int64
-            )
+            data[_score_column(name)] = pl.Series([c.scores.get(name, 0) for c in clusters], dtype=pl.Int64)
+        properties = [c.properties for c in clusters] if self._columns.properties else []
         for name in sorted(self._columns.properties):
-            values = [c.properties.get(name) for c in self._clusters]
-            data[_exact_column(name)] = pl.Series(
-                [None if v is None else v.nanos for v in values], dtype=pl.Int128
-            )
+            nanos = [None if v is None else v.nanos for v in _lookup(properties, name)]
+            data[_exact_column(name)] = pl.Series(nanos, dtype=pl.Int128)
+            # Quantity.as_float of each, without a call per cluster.
             data[_float_column(name)] = pl.Series(
-                [None if v is None else v.as_float() for v in values], dtype=pl.Float64
+                [None if n is None else n / _NANO for n in nanos], dtype=pl.Float64
             )
         # No columns: still one row per cluster (polars rejects an empty dict with a height).
         return pl.DataFrame(data or None, height=self.size)
