@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from model import SelectionMode
-from solver.prepare import Prepared, affinity_extremes
+from solver.prepare import Prepared, Ranking, affinity_extremes
 from solver.spread import SOFT_VIOLATION, SpreadState
 from solver.table import ClusterTable
 
@@ -40,14 +40,21 @@ class Scale:
 
 
 def scale_of(p: Prepared, table: ClusterTable) -> Scale:
-    candidates = p.candidates
+    ranking = p.ranking
+    if p.base is not None and ranking is not None and ranking.serves(p):
+        # The shared candidates less the held ones: no array of the request's own.
+        count = len(p.base) - len(p.held_out)
+        lowest, highest = _held_out_extremes(p, ranking)
+    else:
+        candidates = p.candidates
+        count = len(candidates)
+        lowest, highest = affinity_extremes(p.affinity, candidates)
     if p.request.mode is SelectionMode.N:
-        picks = min(max(0, p.request.count - p.present), len(candidates))
+        picks = min(max(0, p.request.count - p.present), count)
     elif p.request.mode is SelectionMode.FIXED:
         picks = len(p.request.cluster_names)
     else:
-        picks = len(candidates)
-    lowest, highest = _affinity_extremes(p, candidates)
+        picks = count
     # Balance scores depend on the other requests' answers: widen by their whole range, so the
     # scale stays the same whatever the batch decides (call this on the request without them).
     swing = BALANCE_RANGE * sum(abs(pref.weight) for pref in p.request.preferences if pref.balance)
@@ -58,13 +65,25 @@ def scale_of(p: Prepared, table: ClusterTable) -> Scale:
     return Scale(picks, spans, (p.present, spread_ceiling, -picks * low, 0, 0))
 
 
-def _affinity_extremes(p: Prepared, candidates: np.ndarray) -> tuple[int, int]:
-    """The candidates' lowest and highest affinity: found once for the requests that share their
-    filters' verdict and their scores."""
-    ranking = p.ranking
-    if p.passing is not None and ranking is not None and ranking.serves(p):
-        return ranking.extremes(p.passing)
-    return affinity_extremes(p.affinity, candidates)
+def _held_out_extremes(p: Prepared, ranking: Ranking) -> tuple[int, int]:
+    """The candidates' lowest and highest affinity, for candidates that are shared rows less a
+    few held ones: found once for the shared rows, else read off their ends in pick order (best
+    first, so by affinity), past the held rows."""
+    low, high, lows, highs = ranking.extreme_counts(p.base)
+    if not p.held_out:
+        return low, high
+    if len(p.held_out) == len(p.base):
+        return 0, 0
+    held = p.affinity[p.held_out].tolist()
+    if held.count(low) < lows and held.count(high) < highs:
+        return low, high  # a candidate still has each
+    ordered = ranking.ordered(p.base)
+    held, reach = set(p.held_out), len(p.held_out) + 1
+    best = [row for row in ordered[:reach].tolist() if row not in held]
+    if not best:
+        return 0, 0
+    worst = [row for row in ordered[-reach:].tolist() if row not in held]
+    return int(p.affinity[worst[-1]]), int(p.affinity[best[0]])
 
 
 def evaluate(

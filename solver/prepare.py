@@ -53,7 +53,7 @@ class Ranking:
     rank: np.ndarray
     _order: np.ndarray | None = None
     # Per shared set of candidates (by identity, kept alive here): their lowest and highest affinity.
-    _extremes: dict[int, tuple[np.ndarray, int, int]] = field(default_factory=dict)
+    _extremes: dict[int, tuple[np.ndarray, int, int, int, int]] = field(default_factory=dict)
     # Per shared set of candidates (likewise): those rows in pick order.
     _ordered: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
@@ -71,10 +71,17 @@ class Ranking:
     def extremes(self, rows: np.ndarray) -> tuple[int, int]:
         """The lowest and highest affinity over rows that many requests share (a filter
         verdict's passing rows); (0, 0) for none."""
+        return self.extreme_counts(rows)[:2]
+
+    def extreme_counts(self, rows: np.ndarray) -> tuple[int, int, int, int]:
+        """extremes, and how many of the rows have the lowest and the highest affinity."""
         known = self._extremes.get(id(rows))
         if known is None:
-            known = self._extremes[id(rows)] = (rows, *affinity_extremes(self.affinity, rows))
-        return known[1], known[2]
+            low, high = affinity_extremes(self.affinity, rows)
+            scores = self.affinity[rows]
+            known = (rows, low, high, int((scores == low).sum()), int((scores == high).sum()))
+            self._extremes[id(rows)] = known
+        return known[1:]
 
     def ordered(self, rows: np.ndarray) -> np.ndarray:
         """Rows that many requests share (a filter verdict's passing rows) in pick order, found
