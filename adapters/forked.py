@@ -4,8 +4,8 @@ Reading and writing a large hub's text (tens of MB) is pure Python or single-thr
 data the process already holds. A forked child sees that data as it is (copy on write), does its
 share, and sends back only bytes; nothing is pickled, nothing is imported anew. Exact or nothing:
 a child that fails, for any reason, is redone by the parent, so the answer is the same bytes as
-the sequential one, only sooner. Where fork is missing, or ``PLACEMENT_SOLVER_WORKERS=1``,
-everything runs in the calling process.
+the sequential one, only sooner. Where fork is missing, or ``PLACEMENT_SOLVER_WORKERS=1``, or
+in a library caller's process that did not :func:`allow` it, everything runs in that process.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-__all__ = ["Pending", "background", "map_bytes", "split_evenly", "workers"]
+__all__ = ["Pending", "allow", "background", "map_bytes", "split_evenly", "workers"]
 
 T = TypeVar("T")
 
@@ -28,14 +28,28 @@ MAX_WORKERS = 4
 ENVIRONMENT = "PLACEMENT_SOLVER_WORKERS"
 
 
+# Forking is the command's choice (adapters.cli.entry allows it): a library caller's process may
+# hold threads of its own, and gets one process unless it allows it too, or sets the variable.
+_allowed = False
+
+
+def allow(allowed: bool = True) -> None:
+    """Let splits use the machine's CPUs in this process (the command line does)."""
+    global _allowed
+    _allowed = allowed
+
+
 def workers() -> int:
-    """How many processes a split may use: the CPUs this process may run on (at most
-    MAX_WORKERS), or ``PLACEMENT_SOLVER_WORKERS``; 1 where fork is missing."""
+    """How many processes a split may use: ``PLACEMENT_SOLVER_WORKERS`` when set; else, where
+    :func:`allow` was called, the CPUs this process may run on (at most MAX_WORKERS); else 1.
+    Always 1 where fork is missing."""
     if not hasattr(os, "fork") or sys.platform == "win32":
         return 1
     setting = os.environ.get(ENVIRONMENT, "").strip()
     if setting.isdigit() and int(setting) >= 1:
         return min(int(setting), 64)
+    if not _allowed:
+        return 1
     try:
         usable = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - platforms without affinity

@@ -52,6 +52,16 @@ def test_workers_setting(monkeypatch, setting, expected) -> None:
         assert got == expected
 
 
+def test_a_library_process_forks_only_when_allowed(monkeypatch) -> None:
+    monkeypatch.delenv(forked.ENVIRONMENT, raising=False)
+    monkeypatch.setattr(forked, "_allowed", False)
+    assert forked.workers() == 1  # a caller's process may hold threads of its own
+    forked.allow()
+    assert 1 <= forked.workers() <= forked.MAX_WORKERS
+    monkeypatch.setenv(forked.ENVIRONMENT, "1")
+    assert forked.workers() == 1
+
+
 @pytest.fixture
 def hub_text() -> str:
     objects = generate_fleet(clusters=60, placements=30, seed=3)
@@ -103,6 +113,7 @@ def test_background_answers_later() -> None:
 def test_the_checker_verdict_is_awaited_either_way(monkeypatch, beside) -> None:
     from adapters import pipeline
 
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
     monkeypatch.setattr(pipeline, "_CHECK_BESIDE", beside)
     monkeypatch.setattr(pipeline, "check", lambda batch, result: ["cluster c1 chosen twice"])
     with pytest.raises(AssertionError, match="cluster c1 chosen twice"):
