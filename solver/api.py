@@ -201,7 +201,9 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
                 if options.mode == "optimal" and _needs_search(p):
                     future = searched.get(signature)
                     outcome = (
-                        future.result() if future is not None else _search(p, table, options, limit, deadline)
+                        future.result()
+                        if future is not None
+                        else _search(p, table, options, limit, deadline, scale)
                     )
                     chosen, values, part_bound = outcome.solution, outcome.values, outcome.bound
                     build_seconds += outcome.build_seconds

@@ -87,10 +87,19 @@ def _held_out_extremes(p: Prepared, ranking: Ranking) -> tuple[int, int]:
 
 
 def evaluate(
-    p: Prepared, table: ClusterTable, scale: Scale, kept: list[int], picks: list[int]
+    p: Prepared,
+    table: ClusterTable,
+    scale: Scale,
+    kept: list[int],
+    picks: list[int],
+    state: SpreadState | None = None,
 ) -> tuple[int, ...]:
-    """The shifted level values of an answer."""
-    penalty = SpreadState(table, p.request.spread, [*kept, *picks]).penalty() if p.request.spread else 0
+    """The shifted level values of an answer; `state`, where given, holds the kept rows and the
+    picks (and is only read)."""
+    if p.request.spread:
+        penalty = (state or SpreadState(table, p.request.spread, [*kept, *picks])).penalty()
+    else:
+        penalty = 0
     raw = (len(picks) + len(kept) - p.present, -penalty, *_sums(p, table, picks))
     return tuple(r + o for r, o in zip(raw, scale.offsets, strict=True))
 

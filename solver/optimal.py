@@ -53,7 +53,12 @@ def _canonical(cells: dict[int, list[int]], cell_of: dict[int, int], picks: list
 def closed_form(p: Prepared, table: ClusterTable) -> bool:
     """Whether solve_spread answers without a model: one constraint, or two whose domains nest."""
     spread = p.request.spread
-    return len(spread) == 1 or nests(table, SpreadState(table, spread, []))
+    if len(spread) == 1:
+        return True
+    # It depends on the constraints' keys and the clusters alone: found once per set of constraints.
+    return table.derived(
+        ("optimal", "closed form", spread), lambda: nests(table, SpreadState(table, spread, []))
+    )
 
 
 def solve_spread(
@@ -83,11 +88,19 @@ def solve_spread(
         ordered = ranked_candidates(p, table) if nested else candidates
         picks = solve_nested(p, table, state, ordered, want, nested)
     if picks is not None:
-        values = evaluate(p, table, scale, kept, picks)
+        final = SpreadState(table, p.request.spread, [*kept, *picks])  # read by both below
+        values = evaluate(p, table, scale, kept, picks, final)
         objective = combine(values, scale.spans)
         solve_seconds = time.perf_counter() - started
         return SearchOutcome(
-            finish(p, table, picks, limit), values, objective, "OPTIMAL", 0.0, solve_seconds, False, False
+            finish(p, table, picks, limit, final),
+            values,
+            objective,
+            "OPTIMAL",
+            0.0,
+            solve_seconds,
+            False,
+            False,
         )
 
     # Cells, each ordered best first; only a cell's best `want` candidates can be in an optimum.
@@ -140,10 +153,13 @@ def _bound(scale: Scale, values: tuple[int, ...], cut: tuple[list[int], int] | N
     return total
 
 
-def finish(p: Prepared, table: ClusterTable, picks: list[int], limit: int) -> Solution:
-    """Scores and report for the chosen picks, each scored as if it were the last pick."""
+def finish(
+    p: Prepared, table: ClusterTable, picks: list[int], limit: int, state: SpreadState | None = None
+) -> Solution:
+    """Scores and report for the chosen picks, each scored as if it were the last pick; `state`,
+    where given, holds the kept rows and the picks (and is only read)."""
     kept = list(p.kept)
-    state = SpreadState(table, p.request.spread, [*kept, *picks])
+    state = state or SpreadState(table, p.request.spread, [*kept, *picks])
     topo = state.final_scores(picks)
     order = sorted(
         picks, key=lambda r: (topo[r], int(p.affinity[r]), int(p.sticky[r]), int(p.rank[r])), reverse=True
