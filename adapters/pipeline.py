@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from adapters import forked
 from adapters.heap import paused_gc
 from adapters.manifests import Manifest, from_objects
 from adapters.systems import owned_by, system
@@ -118,34 +117,15 @@ def schedule_manifests(
         ]
         for name, batch, context in loaded:
             result = solve(batch, options)
-            # The independent checker runs beside emit on a large batch (a forked child: it only
-            # reads), and its verdict is awaited before anything is returned.
-            verdict = _checked(batch, result) if verify else None
-            emitted = system(name).emit(context, result)
-            if verdict is not None:
-                problems = verdict.result().decode("utf-8")
+            if verify:
+                problems = check(batch, result)
                 if problems:  # a solver defect, never an input problem
-                    raise AssertionError(f"the checker rejected the {name} result:\n{problems}")
+                    raise AssertionError(f"the checker rejected the {name} result:\n" + "\n".join(problems))
+            emitted = system(name).emit(context, result)
             apply += emitted.apply
             delete += emitted.delete
             parts.append(SystemOutcome(name, batch, result, emitted.placements, emitted.unsatisfied))
     return Outcome(apply, delete, tuple(parts), summary_of_parts(parts))
-
-
-def _checked(batch: Batch, result: Result) -> forked.Pending:
-    """The checker's problems (lines), under way beside the caller where the batch is large."""
-    work = (batch, result)
-    if len(batch.requests) * len(batch.clusters) < _CHECK_BESIDE:
-        return forked.Pending.done(_problems(work))
-    return forked.background(_problems, work)
-
-
-# Below this many request-cluster pairs the checker takes milliseconds: not worth a fork.
-_CHECK_BESIDE = 1_000_000
-
-
-def _problems(work: tuple[Batch, Result]) -> bytes:
-    return "\n".join(check(*work)).encode("utf-8")
 
 
 def _configured(name: str, config: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -109,19 +109,6 @@ def test_background_answers_later() -> None:
     assert pending.result() == b"42"
 
 
-@pytest.mark.parametrize("beside", [0, 10**12])  # checked in a child / in this process
-def test_the_checker_verdict_is_awaited_either_way(monkeypatch, beside) -> None:
-    from adapters import pipeline
-
-    monkeypatch.setenv(forked.ENVIRONMENT, "2")
-    monkeypatch.setattr(pipeline, "_CHECK_BESIDE", beside)
-    monkeypatch.setattr(pipeline, "check", lambda batch, result: ["cluster c1 chosen twice"])
-    with pytest.raises(AssertionError, match="cluster c1 chosen twice"):
-        pipeline.schedule(generate_fleet(clusters=20, placements=5, seed=1))
-    monkeypatch.setattr(pipeline, "check", lambda batch, result: [])
-    assert pipeline.schedule(generate_fleet(clusters=20, placements=5, seed=1)).apply
-
-
 def _error_of(paths) -> str:
     with pytest.raises(manifests.InputError) as caught:
         manifests.read_sources(paths)
