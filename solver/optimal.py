@@ -17,18 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver.objective import Scale, combine, evaluate
-from solver.prepare import Prepared, Ranking, _read_only
+from solver.prepare import Prepared
 from solver.search import build, run, stage_weights
-from solver.solution import (
-    Solution,
-    explain_cycle,
-    not_picked,
-    pick_order,
-    ranked_candidates,
-    serving,
-    stable_groups,
-    without,
-)
+from solver.solution import Solution, explain_cycle, pick_order, ranked_candidates, without
 from solver.spread import SpreadState
 from solver.spread_exact import solve_single_constraint
 from solver.spread_nested import nests, solve_nested
@@ -175,14 +166,10 @@ def finish(
     )
     # What was not picked, scored against the final counts as a next cycle would see it.
     chosen = set(picks)
-    unselected = _report_by_cells(p, table, state, chosen, limit)
-    if unselected is None:
-        rest = without(p.candidates, picks)
-        score, violated = state.score(rest)
-        ok = violated < 0
-        unselected = explain_cycle(
-            p, table, limit, rest[ok], score[ok], None, rest[~ok], violated[~ok], p.sticky
-        )
+    rest = without(p.candidates, picks)
+    score, violated = state.score(rest)
+    ok = violated < 0
+    unselected = explain_cycle(p, table, limit, rest[ok], score[ok], None, rest[~ok], violated[~ok], p.sticky)
     released = [table.names[int(r)] for r in np.flatnonzero(p.obsolete) if int(r) not in chosen]
     return Solution(
         kept=kept,
@@ -192,108 +179,3 @@ def finish(
         unselected=unselected,
         satisfied=p.present + len(picks) >= p.request.count,
     )
-
-
-def _table_cells(table: ClusterTable, state: SpreadState) -> tuple[np.ndarray, list[tuple[int, ...]]]:
-    """A cell per cluster (alike in every spread dimension) and each cell's slots (one per
-    dimension, in dimension order): found once per set of spread keys."""
-    keys = tuple((d.constraint.topology_key, d.constraint.claims) for d in state.dimensions)
-
-    def compute() -> tuple[np.ndarray, list[tuple[int, ...]]]:
-        combined = np.zeros(table.size, dtype=np.int64)
-        for d in state.dimensions:  # mixed radix: one integer per combination of slots
-            combined = combined * (len(d.domains) + 1) + d.slots
-        _, first, cell = np.unique(combined, return_index=True, return_inverse=True)
-        slots = list(zip(*(d.slots[first].tolist() for d in state.dimensions), strict=True))
-        return _read_only(cell.reshape(-1).astype(np.int64)), slots
-
-    return table.derived(("optimal", "cells", keys), compute)
-
-
-@dataclass(slots=True)
-class _CellGroups:
-    """Shared candidates in pick order grouped by cell: per cell where its rows start and end in
-    `rows` (best first)."""
-
-    ordered: np.ndarray  # kept alive: the cache is keyed by its identity
-    rows: np.ndarray
-    starts: list[int]
-    ends: list[int]
-    present: list[int]  # the cells holding any of them
-
-
-def _cell_groups(table: ClusterTable, cell: np.ndarray, count: int, ordered: np.ndarray) -> _CellGroups:
-    """The cells of shared candidates in pick order: found once per set and spread keys."""
-
-    def compute() -> _CellGroups:
-        codes = cell[ordered]
-        order = stable_groups(codes, count)
-        sizes = np.bincount(codes, minlength=count)
-        ends = np.cumsum(sizes)
-        present = np.flatnonzero(sizes).tolist()
-        return _CellGroups(ordered, ordered[order], (ends - sizes).tolist(), ends.tolist(), present)
-
-    known = table.derived(("optimal", "cell groups", id(cell), id(ordered)), compute)
-    if known.ordered is not ordered:  # (an id reused: never while the ranking keeps it alive)
-        known = compute()
-    return known
-
-
-def _places(table: ClusterTable, ranking: Ranking) -> list[int]:
-    """Each cluster's place in a shared ranking's pick order: found once per ranking."""
-
-    def compute() -> tuple[Ranking, list[int]]:
-        place = np.empty(len(ranking.order), dtype=np.int64)
-        place[ranking.order] = np.arange(len(ranking.order))
-        return ranking, place.tolist()
-
-    known = table.derived(("optimal", "places", id(ranking)), compute)
-    if known[0] is not ranking:  # (an id reused: never while the cache keeps it alive)
-        known = compute()
-    return known[1]
-
-
-def _report_by_cells(
-    p: Prepared, table: ClusterTable, state: SpreadState, chosen: set[int], limit: int
-) -> list | None:
-    """explain_cycle's report of the candidates left out, from the cells of the shared candidates
-    (a few dozen scored in plain Python) instead of scoring every candidate: the best `limit` by
-    (topology score, pick order). None where it does not serve: no shared ranking, or fewer
-    candidates that violate nothing than the report has room for (it then lists filtered ones)."""
-    ranking = serving(p)
-    if ranking is None or p.base is None or limit <= 0 or not state.dimensions:
-        return None
-    cell, slots = _table_cells(table, state)
-    groups = _cell_groups(table, cell, len(slots), ranking.ordered(p.base))
-    place = _places(table, ranking)
-    excluded = chosen | set(p.held_out) if p.held_out else chosen
-    starts, ends = groups.starts, groups.ends
-    levels: dict[int, list[int]] = {}
-    available = 0
-    present = groups.present
-    for c, (score, violated) in zip(present, state.cell_scores([slots[c] for c in present]), strict=True):
-        if violated < 0:
-            levels.setdefault(score, []).append(c)
-            available += ends[c] - starts[c]
-    if available - len(excluded) < limit:  # (excluded may lie outside them: a lower bound)
-        return None
-    rows: list[int] = []
-    spreads: list[int] = []
-    inside: dict[int, int] = {}  # excluded rows per cell: a cell's walk takes that many more
-    for row in excluded:
-        c = int(cell[row])
-        inside[c] = inside.get(c, 0) + 1
-    for score in sorted(levels, reverse=True):
-        need = limit - len(rows)
-        if need <= 0:
-            break
-        merged = []
-        for c in levels[score]:
-            start = starts[c]
-            end = min(ends[c], start + need + inside.get(c, 0))
-            merged += [row for row in groups.rows[start:end].tolist() if row not in excluded]
-        merged.sort(key=place.__getitem__)
-        level_rows = merged[:need]
-        rows += level_rows
-        spreads += [score] * len(level_rows)
-    return not_picked(p, table, rows, spreads)

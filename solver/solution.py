@@ -64,8 +64,7 @@ def pick_values(p: Prepared, table: ClusterTable, rows: np.ndarray) -> np.ndarra
 _FEW = 256
 
 
-def serving(p: Prepared) -> Ranking | None:
-    """The shared ranking ordering this request, if any."""
+def _serving(p: Prepared) -> Ranking | None:
     ranking = p.ranking
     return ranking if ranking is not None and ranking.serves(p) else None
 
@@ -79,7 +78,7 @@ def _members(table: ClusterTable, rows: np.ndarray) -> np.ndarray:
 def ranked(p: Prepared, table: ClusterTable, rows: np.ndarray) -> np.ndarray:
     """Unique rows in pick order, as pick_order sorts them: read off the ranking the request
     shares with those that score alike, where it serves (no sort), else sorted."""
-    ranking = serving(p)
+    ranking = _serving(p)
     if ranking is None or len(rows) < _FEW:
         return pick_order(p, table, rows)
     order = ranking.order
@@ -91,7 +90,7 @@ def best_rows(p: Prepared, table: ClusterTable, rows: np.ndarray, k: int) -> np.
     thousands of candidates for a request that wants a few."""
     if k >= len(rows):
         return pick_order(p, table, rows)
-    ranking = serving(p)
+    ranking = _serving(p)
     if ranking is not None and k > 0:  # the first k members of the shared ranking
         order = ranking.order
         return order[first_rows(_members(table, rows)[order], k)]
@@ -103,7 +102,7 @@ def best_rows(p: Prepared, table: ClusterTable, rows: np.ndarray, k: int) -> np.
 def ranked_candidates(p: Prepared, table: ClusterTable) -> np.ndarray:
     """ranked(p.candidates): off the shared ranking's order of the shared candidates, where both
     serve (read-only then), less the rows the request holds."""
-    ranking = serving(p)
+    ranking = _serving(p)
     if ranking is None or p.base is None:
         return ranked(p, table, p.candidates)
     ordered = ranking.ordered(p.base)
@@ -115,7 +114,7 @@ def ranked_candidates(p: Prepared, table: ClusterTable) -> np.ndarray:
 def best_candidates(p: Prepared, table: ClusterTable, k: int) -> np.ndarray:
     """best_rows(p.candidates, k): a slice of the shared ranking's order of the shared
     candidates, where both serve (read-only then), less the rows the request holds."""
-    ranking = serving(p)
+    ranking = _serving(p)
     if ranking is None or p.base is None:
         return best_rows(p, table, p.candidates, k)
     ordered = ranking.ordered(p.base)

@@ -188,36 +188,3 @@ def test_string_columns_agree_with_one_series_per_key(frozen: bool) -> None:
         assert column.dtype == pl.String
         assert column.to_list() == [c.labels.get(key) for c in clusters]
     assert "l\x00other" not in frame.columns
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_report_by_cells_agrees_with_scoring_every_candidate(seed: int) -> None:
-    from solver.optimal import _report_by_cells
-    from solver.solution import explain_cycle, without
-    from solver.spread import SpreadState
-
-    rng = random.Random(seed)
-    _, table, prepared = _prepared(seed)
-    served = 0
-    for p in prepared:
-        candidates = p.candidates.tolist()
-        for constraints in (
-            (spread("zone", 1, hard=False),),
-            (spread("zone", 1), spread("region", 2, hard=False)),
-            (spread("region", 0), spread("zone", 1)),
-        ):
-            picks = rng.sample(candidates, min(len(candidates), rng.randrange(0, 25)))
-            state = SpreadState(table, constraints, [*p.kept, *picks])
-            for limit in (0, 1, 5, 20, 200):
-                fast = _report_by_cells(p, table, state, set(picks), limit)
-                if fast is None:
-                    continue
-                served += 1
-                rest = without(p.candidates, sorted(picks))
-                score, violated = state.score(rest)
-                ok = violated < 0
-                full = explain_cycle(
-                    p, table, limit, rest[ok], score[ok], None, rest[~ok], violated[~ok], p.sticky
-                )
-                assert fast == full
-    assert served
