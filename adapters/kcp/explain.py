@@ -81,6 +81,21 @@ def _written(applied: Sequence[Mapping[str, Any]], target: Target) -> Mapping[st
     return {}
 
 
+def _namespace_entry(entries: Sequence[Any], target: Target, absent: str) -> tuple[Any, dict[str, Any]]:
+    """The plan's entry for the target namespace (None when it is not under placement, with
+    `absent` as its status) and the explanation begun for it."""
+    found = [
+        e for e in entries if e.namespace.workspace == target.namespace and e.namespace.name == target.name
+    ]
+    out: dict[str, Any] = {"namespace": {"workspace": target.namespace, "name": target.name}}
+    if not found:
+        out["namespace"]["status"] = absent
+        out["clusters"] = []
+        return None, out
+    (entry,) = found
+    return entry, out
+
+
 # -------------------------------------------------------------------------------------------- v0.5
 
 
@@ -88,17 +103,10 @@ def _namespace_v05(
     context: KcpContext, target: Target, batch: Batch, result: Result, written: Mapping[str, Any]
 ) -> dict[str, Any]:
     plan: v05.Plan = context.plan
-    found = [
-        p
-        for p in plan.namespaces
-        if p.namespace.workspace == target.namespace and p.namespace.name == target.name
-    ]
-    out: dict[str, Any] = {"namespace": {"workspace": target.namespace, "name": target.name}}
-    if not found:
-        out["namespace"]["status"] = "not under placement (no workload binding in its workspace)"
-        out["clusters"] = []
+    absent = "not under placement (no workload binding in its workspace)"
+    p, out = _namespace_entry(plan.namespaces, target, absent)
+    if p is None:
         return out
-    (p,) = found
     out["namespace"]["status"] = p.status
     if p.negotiation:
         out["namespace"]["negotiationWorkspace"] = p.negotiation
@@ -179,17 +187,9 @@ def _namespace_v08(
     context: KcpContext, target: Target, batch: Batch, result: Result, written: Mapping[str, Any]
 ) -> dict[str, Any]:
     plan: v08.Plan = context.plan
-    found = [
-        s
-        for s in plan.namespaces
-        if s.namespace.workspace == target.namespace and s.namespace.name == target.name
-    ]
-    out: dict[str, Any] = {"namespace": {"workspace": target.namespace, "name": target.name}}
-    if not found:
-        out["namespace"]["status"] = "not under placement"
-        out["clusters"] = []
+    state, out = _namespace_entry(plan.namespaces, target, "not under placement")
+    if state is None:
         return out
-    (state,) = found
     metadata = written.get("metadata") or {}
     out["namespace"]["marked"] = state.marked
     out["namespace"]["labels"] = {
