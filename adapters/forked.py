@@ -86,14 +86,6 @@ class Pending:
         self._started = time.monotonic()
         self._child = _start(func, item) if workers() > 1 else None
 
-    @classmethod
-    def done(cls, answer: bytes) -> Pending:
-        """An answer already computed, behind the same interface."""
-        pending = cls.__new__(cls)
-        pending._func, pending._item, pending._child = (lambda _: answer), None, None
-        pending._started = time.monotonic()
-        return pending
-
     def result(self) -> bytes:
         child, self._child = self._child, None
         answer = _collect(child, self._deadline()) if child is not None else None
