@@ -22,7 +22,7 @@ the reference code (which also words every error message):
   One deliberate difference: strings Kubernetes' YAML reader (go-yaml v2, YAML 1.1) would read as
   a number or boolean while PyYAML writes them plain (``y``, ``n``, ``1e3``, ``0o17``) are quoted,
   so that ``kubectl apply`` reads back exactly the strings written.
-- :func:`dump_json`: orjson with 2-space indentation, the bytes ``json.dumps(indent=2,
+- :func:`encode_json`: orjson with 2-space indentation, the bytes ``json.dumps(indent=2,
   ensure_ascii=False)`` writes for strings, integers, booleans and null.
 """
 
@@ -51,7 +51,6 @@ __all__ = [
     "Shaped",
     "Template",
     "decode_json",
-    "dump_json",
     "document_runs",
     "document_starts",
     "dump_yaml",
@@ -132,18 +131,12 @@ def load_json_checked(text: str) -> Any:
 _INDENT = orjson.OPT_INDENT_2
 
 
-def dump_json(obj: Any) -> str | None:
-    """``json.dumps(obj, indent=2, ensure_ascii=False)``, or None when orjson cannot write it
-    (integers beyond 64 bits, non-string keys, other types). Strings, integers, booleans, null and
-    plain fractions are the same bytes; a float json spells with an exponent is spelled orjson's
-    way (``1e-5`` for ``1e-05``: the same number), and NaN or infinity, which JSON has not, is
-    written ``null`` (json writes the invalid ``NaN``)."""
-    encoded = encode_json(obj)
-    return None if encoded is None else encoded.decode("utf-8")
-
-
 def encode_json(obj: Any) -> bytes | None:
-    """:func:`dump_json`'s text in UTF-8 (orjson's own output, not decoded), or None."""
+    """``json.dumps(obj, indent=2, ensure_ascii=False)`` in UTF-8 (orjson's own output), or None
+    when orjson cannot write it (integers beyond 64 bits, non-string keys, other types). Strings,
+    integers, booleans, null and plain fractions are the same bytes; a float json spells with an
+    exponent is spelled orjson's way (``1e-5`` for ``1e-05``: the same number), and NaN or
+    infinity, which JSON has not, is written ``null`` (json writes the invalid ``NaN``)."""
     try:
         return orjson.dumps(obj, option=_INDENT)
     except (orjson.JSONEncodeError, TypeError):
