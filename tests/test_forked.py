@@ -44,12 +44,11 @@ def test_split_evenly_keeps_order_and_drops_nothing() -> None:
 
 @pytest.mark.parametrize("setting, expected", [("1", 1), ("3", 3), ("0", None), ("x", None)])
 def test_workers_setting(monkeypatch, setting, expected) -> None:
+    monkeypatch.setattr(forked, "_allowed", True)  # as the command line allows it
+    monkeypatch.delenv(forked.ENVIRONMENT, raising=False)
+    unset = forked.workers()  # the machine's CPUs, at most MAX_WORKERS
     monkeypatch.setenv(forked.ENVIRONMENT, setting)
-    got = forked.workers()
-    if expected is None:  # ignored: the machine's CPUs decide
-        assert 1 <= got <= forked.MAX_WORKERS
-    else:
-        assert got == expected
+    assert forked.workers() == (unset if expected is None else expected)  # a bad value is ignored
 
 
 def test_a_library_process_forks_only_when_allowed(monkeypatch) -> None:
