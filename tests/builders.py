@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from model import (
     Batch,
@@ -28,6 +29,8 @@ from model import (
     parse_quantity,
 )
 from solver import SolveOptions, check, solve
+from solver.prepare import prepare
+from solver.table import ClusterTable
 
 GREEDY = SolveOptions(mode="greedy")
 OPTIMAL = SolveOptions(mode="optimal")
@@ -149,3 +152,10 @@ def chosen(rr: RequestResult) -> list[str]:
 def scores(rr: RequestResult) -> dict[str, tuple[int, int] | None]:
     """Selected cluster -> (spread, affinity), or None when unscored."""
     return {c.cluster: None if c.score is None else (c.score.spread, c.score.affinity) for c in rr.selected}
+
+
+def prepared(b: Batch) -> tuple[Any, list[Any]]:
+    """The batch's cluster table and its prepared requests: the solver's first step, for tests
+    of what comes after it."""
+    table = ClusterTable(b)
+    return table, prepare(b, table)

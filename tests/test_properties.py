@@ -25,9 +25,7 @@ from model import (
 )
 from solver import SolveOptions, check, solve
 from solver.objective import combine, evaluate, scale_of
-from solver.prepare import prepare
-from solver.table import ClusterTable
-from tests.builders import batch, prop, req, sel, term
+from tests.builders import batch, prepared, prop, req, sel, term
 
 GREEDY = SolveOptions(mode="greedy")
 OPTIMAL = SolveOptions(mode="optimal")
@@ -257,8 +255,7 @@ def test_requests_are_independent(b: Batch) -> None:
 @given(spread_batches())
 def test_optimal_spread_matches_brute_force(b: Batch) -> None:
     """The search's optimum equals the best of every feasible set of new picks, enumerated."""
-    table = ClusterTable(b)
-    (p,) = prepare(b, table)
+    table, (p,) = prepared(b)
     want = p.request.count - p.present
     if want <= 0:
         return

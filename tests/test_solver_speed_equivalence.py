@@ -12,11 +12,9 @@ import pytest
 
 from model import Batch, SpreadConstraint
 from solver.greedy import _Cells, solve_greedy
-from solver.prepare import prepare
 from solver.solution import best_first, best_rows, pick_order, ranked, without
 from solver.spread import SpreadState
-from solver.table import ClusterTable
-from tests.builders import batch, cluster, held, pick_n, pref, spread
+from tests.builders import batch, cluster, held, pick_n, pref, prepared, spread
 
 SEEDS = range(6)
 
@@ -57,8 +55,7 @@ def _batch(seed: int) -> Batch:
 
 def _prepared(seed: int):
     b = _batch(seed)
-    table = ClusterTable(b)
-    return b, table, prepare(b, table)
+    return b, *prepared(b)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -124,7 +121,6 @@ def test_a_request_held_under_an_older_policy_is_ranked_without_sharing() -> Non
     clusters = [cluster(f"c{i:03d}", {"zone": f"z{i % 3}"}) for i in range(300)]
     request = pick_n(3, existing=[held("c001", current=False)], prefer_held=True, spread=(spread("zone"),))
     b = batch(clusters, request, pick_n(3, "q", spread=(spread("zone"),)))
-    table = ClusterTable(b)
-    p, q = prepare(b, table)
+    table, (p, q) = prepared(b)
     assert p.ranking is q.ranking and q.ranking.serves(q) and not p.ranking.serves(p)
     assert ranked(p, table, p.candidates)[0] == 1  # the obsolete holding first

@@ -15,10 +15,10 @@ import pytest
 
 from model import Batch, Cluster, SelectionMode
 from solver.objective import Scale, scale_of
-from solver.prepare import PASS, Prepared, _twin, affinity_extremes, prepare
+from solver.prepare import PASS, Prepared, _twin, affinity_extremes
 from solver.solution import best_candidates, best_rows, pick_order, ranked, ranked_candidates, to_result
 from solver.table import ClusterTable
-from tests.builders import batch, cluster, held, pick_all, pick_n, pref, spread, taint
+from tests.builders import batch, cluster, held, pick_all, pick_n, pref, prepared, spread, taint
 from tests.test_solver_speed_equivalence import _fleet
 
 SEEDS = range(6)
@@ -59,8 +59,7 @@ def _batch(seed: int) -> Batch:
 
 def _prepared(seed: int) -> tuple[Batch, ClusterTable, list[Prepared]]:
     b = _batch(seed)
-    table = ClusterTable(b)
-    return b, table, prepare(b, table)
+    return b, *prepared(b)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
