@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import sys
@@ -20,12 +21,12 @@ from adapters.heap import paused_gc
 from adapters.manifests import (
     Manifest,
     dump_yaml_stream,
-    encode_json,
-    encode_json_list,
-    encode_yaml_stream,
     parse_text,
     read_sources,
     start_reading,
+    write_json,
+    write_json_list,
+    write_yaml_stream,
 )
 
 if TYPE_CHECKING:
@@ -53,19 +54,25 @@ def _parse_now(value: str | None) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+# What a command prints: text, or a writer that passes the output to its argument in pieces (a
+# large hub's output is tens of MB, never held whole); either way only once the work succeeded.
+Writer = Callable[[Callable[[bytes], object]], None]
+Output = str | bytes | Writer
+
+
 def _render(
     outcome: Outcome, output: str, manifests: Sequence[Manifest], config: Mapping[str, Any] | None = None
-) -> str | bytes:
+) -> Output:
     """yaml/json: the complete desired state; plan/diff: only what changes against the input.
-    The large formats come as UTF-8 bytes, written as they are."""
+    The large formats come as writers of UTF-8 bytes."""
     from adapters.plan import diff_of, plan_of
 
     if output == "yaml":
-        return encode_yaml_stream(outcome.apply)
+        return functools.partial(write_yaml_stream, outcome.apply)
     if output == "json":
-        return encode_json_list(outcome.apply)
+        return functools.partial(write_json_list, outcome.apply)
     if output == "plan":
-        return encode_json(plan_of(outcome, manifests))
+        return functools.partial(write_json, plan_of(outcome, manifests))
     if output == "diff":
         return diff_of(outcome, manifests)
     return render_table(outcome, _greedy_beside(outcome, manifests, config))
@@ -160,7 +167,7 @@ def _created_beside(optimal: Outcome, greedy: Outcome) -> str:
     )
 
 
-def _guard(action: Callable[[], str | bytes]) -> None:
+def _guard(action: Callable[[], Output]) -> None:
     """Run, and print only when everything succeeded: nothing is written on error."""
     try:
         text = action()
@@ -172,11 +179,20 @@ def _guard(action: Callable[[], str | bytes]) -> None:
         return
     binary = getattr(sys.stdout, "buffer", None)
     if binary is None:  # a text-only stream (tests capture so)
-        sys.stdout.write(text.decode("utf-8"))
+        pieces: list[bytes] = []
+        _write_output(text, pieces.append)
+        sys.stdout.write(b"".join(pieces).decode("utf-8"))
         return
     sys.stdout.flush()
-    binary.write(text)
+    _write_output(text, binary.write)
     binary.flush()
+
+
+def _write_output(output: bytes | Writer, write: Callable[[bytes], object]) -> None:
+    if isinstance(output, bytes):
+        write(output)
+    else:
+        output(write)
 
 
 # Where a command's large objects (the input read, the outcome) are kept until the process ends,

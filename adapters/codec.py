@@ -474,8 +474,15 @@ def dump_yaml_stream(objects: Iterable[Any], fallback: Callable[[Any], str]) -> 
     """The documents of a YAML stream, each after ``---``, written into one buffer; a document
     this writer leaves to PyYAML is written by ``fallback`` instead (whatever it had written of
     that document is dropped). Dicts shared by several documents are rendered once."""
+    return "".join(dump_yaml_pieces(objects, fallback, size=0))
+
+
+def dump_yaml_pieces(objects: Iterable[Any], fallback: Callable[[Any], str], size: int) -> Iterator[str]:
+    """:func:`dump_yaml_stream`'s text in pieces of `size` documents (0: one piece), for a writer
+    that need not hold the whole text at once; the memo of shared dicts spans the pieces."""
     out: list[str] = []
     memo: dict[Any, str] = {}
+    count = 0
     for obj in objects:
         out.append("---\n")
         mark = len(out)
@@ -484,7 +491,13 @@ def dump_yaml_stream(objects: Iterable[Any], fallback: Callable[[Any], str]) -> 
         except Unhandled:
             del out[mark:]
             out.append(fallback(obj))
-    return "".join(out)
+        count += 1
+        if count == size:
+            yield "".join(out)
+            out.clear()
+            count = 0
+    if out or not size:
+        yield "".join(out)
 
 
 def _document(obj: Any, out: list[str], memo: dict) -> None:

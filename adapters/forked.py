@@ -16,10 +16,10 @@ import signal
 import sys
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
-__all__ = ["Pending", "allow", "background", "map_bytes", "split_evenly", "workers"]
+__all__ = ["Pending", "allow", "background", "map_bytes", "split_evenly", "workers", "write_each"]
 
 T = TypeVar("T")
 
@@ -77,9 +77,28 @@ def map_bytes(func: Callable[[T], bytes], items: Sequence[T]) -> list[bytes]:
     return answers + [p.result() for p in pending]
 
 
+def write_each(
+    chunks: Callable[[T], Iterable[bytes]], items: Sequence[T], write: Callable[[bytes], object]
+) -> None:
+    """``for item in items: for chunk in chunks(item): write(chunk)``: the first item's chunks made
+    here and written as they come (so no item's whole text is ever held here), each other item's
+    made at the same time in a forked child and passed through to `write` once the first is done.
+    `chunks` must be pure; their joined bytes are what is written, whatever a child does."""
+    pending = [background(_joined(chunks), item) for item in items[1:]]
+    for item in items[:1]:
+        for chunk in chunks(item):
+            write(chunk)
+    for each in pending:
+        each.write_to(write)
+
+
+def _joined(chunks: Callable[[T], Iterable[bytes]]) -> Callable[[T], bytes]:
+    return lambda item: b"".join(chunks(item))
+
+
 class Pending:
     """``func(item)`` under way in a forked child; :meth:`result` waits for it (or, when the child
-    failed or could not start, computes it here)."""
+    failed or could not start, computes it here), :meth:`write_to` passes it on as it comes."""
 
     def __init__(self, func: Callable[[T], bytes], item: T) -> None:
         self._func, self._item = func, item
@@ -87,9 +106,21 @@ class Pending:
         self._child = _start(func, item) if workers() > 1 else None
 
     def result(self) -> bytes:
+        chunks: list[bytes] = []
+        self.write_to(chunks.append)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    def write_to(self, write: Callable[[bytes], object]) -> None:
+        """Pass the answer to `write` in pieces as they arrive from the child. Exact whatever the
+        child does: if it fails part way, the answer is computed here and only the part not yet
+        written is passed on."""
         child, self._child = self._child, None
-        answer = _collect(child, self._deadline()) if child is not None else None
-        return self._func(self._item) if answer is None else answer
+        written = _relay(child, self._deadline(), write) if child is not None else None
+        if written is None or written < 0:
+            answer = self._func(self._item)
+            done = 0 if written is None else -written - 1
+            if done < len(answer):
+                write(memoryview(answer)[done:] if done else answer)
 
     def _deadline(self) -> float:
         # A child cannot hang on a lock another thread held at the fork (it takes none), but if it
@@ -138,29 +169,34 @@ def _start(func: Callable[[T], bytes], item: T) -> tuple[int, int] | None:
     return pid, read
 
 
-def _collect(child: tuple[int, int], stall: float) -> bytes | None:
-    """The child's answer, or None when it failed or sent nothing for `stall` seconds."""
+def _relay(child: tuple[int, int], stall: float, write: Callable[[bytes], object]) -> int | None:
+    """Pass the child's answer to `write` as it arrives: how many bytes, when the child succeeded;
+    ``-1 - written`` when it failed, or sent nothing for `stall` seconds, after `written` bytes."""
     pid, read = child
-    chunks = []
+    written, failed = 0, False
     try:
         while True:
             ready, _, _ = select.select([read], [], [], stall)
             if not ready:  # stuck: give up on it
                 os.kill(pid, signal.SIGKILL)
-                chunks = None
+                failed = True
                 break
-            chunk = os.read(read, 1 << 20)
+            chunk = os.read(read, _PIPE_READ)
             if not chunk:
                 break
-            chunks.append(chunk)
+            write(chunk)
+            written += len(chunk)
     except OSError:
-        chunks = None
+        failed = True
     finally:
         os.close(read)
     try:
         _, status = os.waitpid(pid, 0)
     except ChildProcessError:  # pragma: no cover - reaped elsewhere
-        return None
-    if chunks is None or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
-        return None
-    return b"".join(chunks)
+        failed = True
+    else:
+        failed = failed or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0
+    return -1 - written if failed else written
+
+
+_PIPE_READ = 1 << 20

@@ -12,7 +12,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -31,6 +31,9 @@ __all__ = [
     "encode_json",
     "encode_json_list",
     "encode_yaml_stream",
+    "write_json",
+    "write_json_list",
+    "write_yaml_stream",
     "from_objects",
     "index_by_kind",
     "object_reference",
@@ -668,20 +671,33 @@ def dump_yaml_stream(objects: Sequence[Mapping[str, Any]]) -> str:
 
 
 def encode_yaml_stream(objects: Sequence[Mapping[str, Any]]) -> bytes:
-    """:func:`dump_yaml_stream`'s text in UTF-8, as a command writes it."""
-    if not objects:
-        return b""
-    runs = forked.split_evenly(objects, forked.workers()) if len(objects) >= _SPLIT_WRITE else [objects]
+    """:func:`dump_yaml_stream`'s text in UTF-8."""
+    pieces: list[bytes] = []
+    write_yaml_stream(objects, pieces.append)
+    return b"".join(pieces)
+
+
+def write_yaml_stream(objects: Sequence[Mapping[str, Any]], write: Callable[[bytes], object]) -> None:
+    """:func:`encode_yaml_stream`'s bytes, passed to `write` in pieces as a command writes them: a
+    large stream is never held whole (its first run is written as it is made, a forked child's
+    passed through), which spares the allocation and copies of its tens of MB."""
+    if len(objects) < _SPLIT_WRITE:
+        runs = [objects] if objects else []
+    else:
+        runs = forked.split_evenly(objects, forked.workers())
     # Documents are written independently of each other: the runs' texts joined are the same bytes.
-    return b"".join(forked.map_bytes(_dump_yaml_run, runs))
+    forked.write_each(_yaml_run_pieces, runs, write)
 
 
 # Fewer objects than this are written in one process: a fork costs milliseconds.
 _SPLIT_WRITE = 4096
+# Documents per piece written: about a megabyte of text, which the allocator reuses piece to piece.
+_YAML_PIECE = 1024
 
 
-def _dump_yaml_run(objects: Sequence[Mapping[str, Any]]) -> bytes:
-    return codec.dump_yaml_stream(objects, _dump_yaml).encode("utf-8")
+def _yaml_run_pieces(objects: Sequence[Mapping[str, Any]]) -> Iterator[bytes]:
+    for text in codec.dump_yaml_pieces(objects, _dump_yaml, _YAML_PIECE):
+        yield text.encode("utf-8")
 
 
 def _dump_yaml(obj: Mapping[str, Any]) -> str:
@@ -714,8 +730,45 @@ def dump_json_list(objects: Sequence[Mapping[str, Any]]) -> str:
 
 
 def encode_json_list(objects: Sequence[Mapping[str, Any]]) -> bytes:
-    """:func:`dump_json_list`'s text in UTF-8, as a command writes it."""
-    return encode_json(_json_list(objects))
+    """:func:`dump_json_list`'s text in UTF-8."""
+    return b"".join(_json_list_pieces(objects))
+
+
+def write_json_list(objects: Sequence[Mapping[str, Any]], write: Callable[[bytes], object]) -> None:
+    """:func:`encode_json_list`'s bytes, passed to `write` in pieces as a command writes them."""
+    for piece in _json_list_pieces(objects):
+        write(piece)
+
+
+def write_json(obj: Any, write: Callable[[bytes], object]) -> None:
+    """:func:`encode_json`'s bytes, passed to `write` (without copying a large text to end it)."""
+    fast = codec.encode_json(obj)
+    if fast is None:
+        write(encode_json(obj))
+    else:
+        write(fast)
+        write(b"\n")
+
+
+# Items per piece of a large List: each piece is rendered as the List's own "items" (at the same
+# depth, so indented alike) and cut out of that, about a megabyte at a time.
+_JSON_PIECE = 1024
+_ITEMS_HEAD = b'{\n  "items": [\n'
+_LIST_HEAD = b'{\n  "apiVersion": "v1",\n  "kind": "List",\n  "items": [\n'
+_ITEMS_TAIL = b"\n  ]\n}\n"
+
+
+def _json_list_pieces(objects: Sequence[Mapping[str, Any]]) -> Iterator[bytes | memoryview]:
+    if len(objects) <= _JSON_PIECE:
+        yield encode_json(_json_list(objects))
+        return
+    yield _LIST_HEAD
+    for start in range(0, len(objects), _JSON_PIECE):
+        if start:
+            yield b",\n"
+        text = encode_json({"items": objects[start : start + _JSON_PIECE]})
+        yield memoryview(text)[len(_ITEMS_HEAD) : -len(_ITEMS_TAIL)]
+    yield _ITEMS_TAIL
 
 
 def _json_list(objects: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

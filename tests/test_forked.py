@@ -34,6 +34,47 @@ def test_a_failed_child_is_redone_here() -> None:
     assert forked.map_bytes(_fails_in_a_child, [1, 2, 3]) == [b"1", b"2", b"3"]
 
 
+def _pieces(value: int) -> list[bytes]:
+    return [f"{value}-{i};".encode() for i in range(value)]
+
+
+def test_write_each_writes_every_piece_in_order() -> None:
+    written: list[bytes] = []
+    forked.write_each(_pieces, [3, 1, 4, 2], written.append)
+    assert b"".join(written) == b"".join(p for v in (3, 1, 4, 2) for p in _pieces(v))
+    assert written[:3] == _pieces(3)  # the first item's pieces are passed on one by one
+    written.clear()
+    forked.write_each(_pieces, [], written.append)
+    assert written == []
+
+
+def _half_then_fail(func, item):
+    """A child that sends the first half of its answer and then dies."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        answer = func(item)
+        os.write(write, answer[: len(answer) // 2])
+        os._exit(1)
+    os.close(write)
+    return pid, read
+
+
+def test_a_child_failing_part_way_is_finished_here(monkeypatch) -> None:
+    monkeypatch.setattr(forked, "_allowed", True)
+    monkeypatch.delenv(forked.ENVIRONMENT, raising=False)
+    monkeypatch.setattr(forked, "_start", _half_then_fail)
+    if forked.workers() < 2:
+        monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    big = b"".join(_pieces(200))
+    written: list[bytes] = []
+    forked.background(lambda item: b"".join(_pieces(item)), 200).write_to(written.append)
+    assert len(written) >= 2  # the child's half, then the rest made here
+    assert b"".join(written) == big
+    assert forked.background(lambda item: b"".join(_pieces(item)), 200).result() == big
+
+
 def test_split_evenly_keeps_order_and_drops_nothing() -> None:
     items = list(range(11))
     runs = forked.split_evenly(items, 3)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from adapters import manifests
 from adapters.errors import InputError
 from adapters.manifests import (
     Manifest,
@@ -524,6 +525,38 @@ def test_json_list_shape() -> None:
     assert json.loads(text) == {"apiVersion": "v1", "kind": "List", "items": objects}
     assert "café ✓" in text
     assert text == dump_json_list(sample_objects())
+
+
+@pytest.mark.parametrize("piece", [1, 2, 3])
+def test_a_json_list_written_in_pieces_is_the_whole_document(monkeypatch, piece) -> None:
+    # Each piece is the List's items rendered at their own depth: joined, the document json writes
+    objects = sample_objects() * 3 + [{"big": 2**70, "float": 1.5}]  # orjson refuses 2**70
+    monkeypatch.setattr(manifests, "_JSON_PIECE", piece)
+    pieces: list[bytes] = []
+    manifests.write_json_list(objects, pieces.append)
+    whole = json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}, indent=2, ensure_ascii=False)
+    assert b"".join(pieces).decode("utf-8") == whole + "\n"
+    assert len(pieces) > 3  # it was written in pieces
+    assert manifests.encode_json_list(objects) == b"".join(pieces)
+
+
+def test_write_json_is_encode_json() -> None:
+    for obj in ({"b": 1, "a": "é"}, {"big": 2**70}):
+        pieces: list[bytes] = []
+        manifests.write_json(obj, pieces.append)
+        assert b"".join(pieces) == manifests.encode_json(obj)
+
+
+@pytest.mark.parametrize("piece", [1, 2, 1024])
+def test_a_yaml_stream_written_in_pieces_is_the_whole_stream(monkeypatch, piece) -> None:
+    objects = sample_objects() * 3 + [{"odd": {1: "a non-string key, left to PyYAML"}}]
+    expected = dump_yaml_stream(objects)
+    monkeypatch.setattr(manifests, "_YAML_PIECE", piece)
+    pieces: list[bytes] = []
+    manifests.write_yaml_stream(objects, pieces.append)
+    assert b"".join(pieces).decode("utf-8") == expected
+    assert len(pieces) == -(-len(objects) // piece)
+    assert manifests.encode_yaml_stream([]) == b""
 
 
 def test_dump_json() -> None:
