@@ -28,7 +28,6 @@ the reference code (which also words every error message):
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import re
@@ -650,7 +649,8 @@ class Template:
 
     def __init__(self, build: Callable[..., dict[str, Any]]) -> None:
         self._build = build
-        self._names = tuple(inspect.signature(build).parameters)
+        code = build.__code__  # a plain function's parameters (inspect costs 6 ms to import)
+        self._names = code.co_varnames[: code.co_argcount]
         sentinels = {name: f"zq{i}holefor{name}qz" for i, name in enumerate(self._names)}
         text = dump_yaml(build(**sentinels))
         found = sorted((text.find(s), name) for name, s in sentinels.items())
