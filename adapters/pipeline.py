@@ -22,7 +22,15 @@ from adapters.systems import owned_by, system
 from model import Batch, Result, SolveStats
 from solver import SolveOptions, check, solve
 
-__all__ = ["Outcome", "SystemOutcome", "paused_gc", "schedule", "schedule_manifests", "summary_of"]
+__all__ = [
+    "Outcome",
+    "SystemOutcome",
+    "paused_gc",
+    "schedule",
+    "schedule_manifests",
+    "summary_of",
+    "verify",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,14 +126,26 @@ def schedule_manifests(
         for name, batch, context in loaded:
             result = solve(batch, options)
             if verify:
-                problems = check(batch, result)
-                if problems:  # a solver defect, never an input problem
-                    raise AssertionError(f"the checker rejected the {name} result:\n" + "\n".join(problems))
+                _verify(name, batch, result)
             emitted = system(name).emit(context, result)
             apply += emitted.apply
             delete += emitted.delete
             parts.append(SystemOutcome(name, batch, result, emitted.placements, emitted.unsatisfied))
     return Outcome(apply, delete, tuple(parts), summary_of_parts(parts))
+
+
+def verify(outcome: Outcome) -> None:
+    """Check every system's result with the independent checker (solver.check), for a caller that
+    scheduled with ``verify=False`` to check later (the command does, beside its writing): an
+    AssertionError names the problems, a solver defect and never an input problem."""
+    for part in outcome.parts:
+        _verify(part.system, part.batch, part.result)
+
+
+def _verify(name: str, batch: Batch, result: Result) -> None:
+    problems = check(batch, result)
+    if problems:
+        raise AssertionError(f"the checker rejected the {name} result:\n" + "\n".join(problems))
 
 
 def _configured(name: str, config: Mapping[str, Any] | None) -> dict[str, Any]:

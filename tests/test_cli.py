@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from adapters import forked, manifests, pipeline
 from tests.fleet_fixtures import (
     MODES,
     NOW,
@@ -155,6 +156,18 @@ def test_repeated_runs_are_byte_identical(fleet_file, mode, output):
     first, second = run_cli(args), run_cli(args)
     assert first.exit_code == second.exit_code == 0
     assert first.stdout_bytes == second.stdout_bytes
+
+
+@pytest.mark.parametrize("output", ["yaml", "json", "plan", "table"])
+def test_a_result_the_checker_rejects_is_never_written(fleet_file, monkeypatch, output):
+    # The command checks after scheduling, beside its writing: still before any byte is written
+    monkeypatch.setattr(pipeline, "check", lambda batch, result: ["a planted problem"])
+    monkeypatch.setattr(manifests, "_SPLIT_WRITE", 1)  # the YAML writer forks at once
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    result = run_cli(solve_args([fleet_file], "optimal", output))
+    assert isinstance(result.exception, AssertionError)
+    assert "a planted problem" in str(result.exception)
+    assert result.stdout == ""
 
 
 def test_default_mode_is_optimal_and_default_output_yaml(fleet_file):
