@@ -59,10 +59,12 @@ def test_meanwhile_runs_before_anything_is_written(monkeypatch) -> None:
 def test_meanwhile_failing_stops_the_children_and_writes_nothing(monkeypatch) -> None:
     monkeypatch.setenv(forked.ENVIRONMENT, "2")
     started: list[forked.Pending] = []
+    pids: list[int] = []
     real = forked.background
 
     def spy(func, item):
         started.append(real(func, item))
+        pids.append(started[-1]._child[0])
         return started[-1]
 
     def objects() -> None:
@@ -73,9 +75,10 @@ def test_meanwhile_failing_stops_the_children_and_writes_nothing(monkeypatch) ->
     with pytest.raises(AssertionError):
         forked.write_each(_pieces, [2, 3, 4], written.append, meanwhile=objects)
     assert written == []
-    assert len(started) == 2 and all(p._child is None for p in started)  # stopped and reaped
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # no child left behind
+    assert len(started) == 2 and all(p._child is None for p in started)  # stopped
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # and reaped: none left behind
 
 
 def _half_then_fail(func, item):
