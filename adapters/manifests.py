@@ -166,10 +166,16 @@ class Reading:
         self._steps = steps
 
     def manifests(self) -> list[Manifest]:
-        """Every manifest, validated; InputError for the first source that has a problem."""
+        """Every manifest, validated; InputError for the first source that has a problem (the
+        children still parsing later sources are then stopped)."""
         manifests: list[Manifest] = []
-        for step in self._steps:
-            manifests.extend(step())
+        for i, step in enumerate(self._steps):
+            try:
+                manifests.extend(step())
+            except BaseException:
+                for later in self._steps[i + 1 :]:
+                    _cancel(later)
+                raise
         return manifests
 
 
@@ -195,6 +201,12 @@ def start_reading(paths: Sequence[str], stdin: TextIO | None = None) -> Reading:
     except InputError as err:  # raised after whatever the sources before it raise
         steps.append(functools.partial(_raise, err))
     return Reading(steps)
+
+
+def _cancel(step: Callable[[], list[Manifest]]) -> None:
+    """Stop the children working for a step that will not run."""
+    if isinstance(step, functools.partial) and step.func is _parsed and step.args[2] is not None:
+        step.args[2].cancel()
 
 
 def _raise(err: InputError) -> list[Manifest]:
@@ -355,6 +367,11 @@ class _Early:
 
     json_keys: forked.Pending | None = None  # _YES when decoding keeps every key
     yaml_runs: list[forked.Pending] | None = None  # each run's documents as JSON, b"" if refused
+
+    def cancel(self) -> None:
+        for pending in [self.json_keys, *(self.yaml_runs or [])]:
+            if pending is not None:
+                pending.cancel()
 
 
 def _start_early(text: str, source: str) -> _Early | None:

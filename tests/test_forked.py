@@ -208,3 +208,27 @@ def test_sources_fail_in_their_order_when_read_ahead(monkeypatch, tmp_path, hub_
     monkeypatch.setattr(manifests, "_SPLIT_READ", 1)
     message = _error_of([str(bad), str(tmp_path / "missing.yaml")])
     assert message.startswith(f"{bad}: malformed YAML at line")
+
+
+def test_children_reading_later_sources_are_stopped_when_an_earlier_one_fails(
+    monkeypatch, tmp_path, hub_text
+) -> None:
+    bad, good = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    bad.write_text("kind: [\n", encoding="utf-8")
+    good.write_text(hub_text, encoding="utf-8")
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    monkeypatch.setattr(manifests, "_SPLIT_READ", 1000)  # the good file only is read ahead
+    pids: list[int] = []
+    real = forked._start
+
+    def spy(func, item):
+        child = real(func, item)
+        pids.append(child[0])
+        return child
+
+    monkeypatch.setattr(forked, "_start", spy)
+    assert _error_of([str(bad), str(good)]).startswith(f"{bad}: malformed YAML")
+    assert pids  # the good file's children were started
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # and are gone, not left as zombies
