@@ -219,3 +219,12 @@ def test_a_template_refuses_holes_it_cannot_fill() -> None:
         codec.Template(lambda name: {"a": name, "b": name})
     with pytest.raises(ValueError, match="mapping value"):
         codec.Template(lambda item: {"list": [item]})
+
+
+def test_rapidyaml_json_is_written_into_a_buffer_of_any_first_size() -> None:
+    text = "items:\n" + "".join(f"- name: n{i}\n  value: '{i}'\n" for i in range(500))
+    tree = codec._ryml.parse_in_arena(text.encode())
+    expected = codec._ryml.emit_json_malloc(tree, tree.root_id()).encode()
+    assert len(expected) > 4096
+    assert codec._emit_json(tree, 0) == expected  # too small at first: written again
+    assert codec._emit_json(tree, len(text)) == expected
