@@ -63,13 +63,22 @@ def _quantity(f: Fields, value: Any, path: str) -> Quantity:
 
 def _plain_quantity(value: Any) -> Quantity | None:
     """The quantity a well-formed string gives, or None: then _quantity judges it (and names
-    the field)."""
-    if type(value) is str:
+    the field). A fleet repeats a few hundred strings: those seen are a dict lookup away."""
+    if type(value) is not str:
+        return None
+    quantity = _SEEN.get(value)
+    if quantity is None:
         try:
-            return _parse_cached(value)
+            quantity = _parse_cached(value)
         except QuantityError:
             return None
-    return None
+        if len(_SEEN) < _SEEN_LIMIT:
+            _SEEN[value] = quantity
+    return quantity
+
+
+_SEEN: dict[str, Quantity] = {}
+_SEEN_LIMIT = 1 << 16
 
 
 def _mapping(f: Fields, value: Any, path: str) -> Mapping[str, Any]:
@@ -79,6 +88,7 @@ def _mapping(f: Fields, value: Any, path: str) -> Mapping[str, Any]:
 
 def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
     out: dict[str, Quantity] = {}
+    seen = _SEEN
     properties = status.get("properties")
     if properties is not None:
         properties = _mapping(f, properties, "status.properties")
@@ -88,7 +98,9 @@ def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
                 entry = f.mapping(entry, f"status.properties[{name}]")
             if "value" in entry:
                 value = entry["value"]
-                quantity = _plain_quantity(value)
+                quantity = seen.get(value) if type(value) is str else None
+                if quantity is None:
+                    quantity = _plain_quantity(value)
                 if quantity is None:
                     quantity = _quantity(f, value, f"status.properties[{name}].value")
                 out[name] = quantity
@@ -100,10 +112,13 @@ def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
         amounts = usage.get(field)
         if amounts is None:
             continue
-        amounts = _mapping(f, amounts, f"status.resourceUsage.{field}")
+        if type(amounts) is not dict:
+            amounts = f.mapping(amounts, f"status.resourceUsage.{field}")
         for resource in sorted(amounts):
             value = amounts[resource]
-            quantity = _plain_quantity(value)
+            quantity = seen.get(value) if type(value) is str else None
+            if quantity is None:
+                quantity = _plain_quantity(value)
             if quantity is None:
                 quantity = _quantity(f, value, f"status.resourceUsage.{field}.{resource}")
             out[prefix + resource] = quantity
@@ -130,10 +145,13 @@ def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bo
     """Whether new placements may land on the cluster, and the upstream reason when not."""
     if leaving:
         return False, n.LEFT_FLEET
-    agents = f.sequence(status.get("agentStatus"), "status.agentStatus")
+    agents = status.get("agentStatus")
+    if type(agents) is not list:
+        agents = f.sequence(agents, "status.agentStatus")
     agent = None
     for i, raw in enumerate(agents):
-        raw = f.mapping(raw, f"status.agentStatus[{i}]")
+        if type(raw) is not dict:  # paths are spelt only for a message
+            raw = f.mapping(raw, f"status.agentStatus[{i}]")
         if raw.get("type") == n.MEMBER_AGENT:
             agent, index = raw, i
             break
@@ -146,8 +164,12 @@ def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bo
     if since > n.HEARTBEAT_TIMEOUT_MINUTES:
         return False, n.NO_HEARTBEAT.format(since)
     conditions = {}
-    for i, raw in enumerate(f.sequence(agent.get("conditions"), f"{path}.conditions")):
-        raw = f.mapping(raw, f"{path}.conditions[{i}]")
+    listed = agent.get("conditions")
+    if type(listed) is not list:
+        listed = f.sequence(listed, f"{path}.conditions")
+    for i, raw in enumerate(listed):
+        if type(raw) is not dict:
+            raw = f.mapping(raw, f"{path}.conditions[{i}]")
         conditions.setdefault(raw.get("type"), (i, raw))
     joined = conditions.get("Joined")
     if joined is None or joined[1].get("status") != "True":
