@@ -12,10 +12,11 @@ bounds): intervals on a tree, so the counts a window allows form an interval too
 the most clusters the window can hold. Every answer lies in its own tight window, with the same
 penalty (each constraint's skew, plus the soft excess), and every answer inside a window has at
 most the window's penalty. So the windows that reach the largest count and, among those, have the
-smallest penalty contain the optimum, and the best of their fillings is it. Pairs of windows are
-looked at in three vectorised passes: the widest pairs give the largest count (every window lies in
-one); the narrowest pairs, widened until one reaches that count, bound the least penalty; then only
-the pairs each of whose windows fits under that bound are looked at.
+smallest penalty contain the optimum, and the best of their fillings is it. Few pairs of windows
+(the usual case) are all looked at in one vectorised pass; many in three: the widest pairs give the
+largest count (every window lies in one); the narrowest pairs, widened until one reaches that
+count, bound the least penalty; then only the pairs each of whose windows fits under that bound
+are looked at.
 
 A window's best filling, for any weights that order the clusters as pick order does (and so for
 the objective's level-by-level sums, which such weights can encode): each leaf's prefix up to its
@@ -76,6 +77,10 @@ def _nested(table: ClusterTable, first: Dimension, second: Dimension) -> tuple[b
 def nests(table: ClusterTable, state: SpreadState) -> bool:
     """Whether solve_nested answers for these constraints (two whose domains nest)."""
     return len(state.dimensions) == 2 and _nested(table, *state.dimensions) is not None
+
+
+# Up to this many pair x region entries, every pair of windows is looked at in one pass.
+ALL_PAIRS = 1 << 14
 
 
 def _penalty(dim: Dimension, widths: np.ndarray) -> np.ndarray:
@@ -179,25 +184,19 @@ def solve_nested(
         total = np.where(feasible, np.minimum(want, region_high.sum(axis=2) + free_size), -1)
         return region_low, region_high, total
 
-    # 1. The most clusters: every window lies in the widest one starting at its low.
-    widest_a = np.flatnonzero(high_a == _widest(low_a, high_a, cap_a))
-    widest_b = np.flatnonzero(high_b == _widest(low_b, high_b, cap_b))
-    best_total = int(pairs(widest_a, widest_b)[2].max())
-    # 2. A bound on the least penalty: the narrowest windows first, wider until a pair holds the
-    # most clusters (at the latest when every window is in).
-    width_a, width_b, width = high_a - low_a, high_b - low_b, 0
-    while True:
-        ia, ib = np.flatnonzero(width_a <= width), np.flatnonzero(width_b <= width)
-        reach = pairs(ia, ib)[2] == best_total
-        if reach.any():
-            bound = int((penalty_a[ia][:, None] + penalty_b[ib][None, :])[reach].min())
-            break
-        width = 2 * width + 1
-    # 3. Every pair within the bound; the least penalty among those holding the most clusters.
-    ia = np.flatnonzero(penalty_a + int(penalty_b.min()) <= bound)
-    ib = np.flatnonzero(penalty_b + int(penalty_a.min()) <= bound)
-    region_low, region_high, total = pairs(ia, ib)
-    penalty = np.where(total == best_total, penalty_a[ia][:, None] + penalty_b[ib][None, :], bound + 1)
+    if len(low_a) * len(low_b) * regions <= ALL_PAIRS:
+        # Few windows (the usual case): every pair in one pass costs less than the passes below.
+        ia, ib = np.arange(len(low_a)), np.arange(len(low_b))
+        region_low, region_high, total = pairs(ia, ib)
+        best_total = int(total.max())
+    else:
+        best_total, ia, ib = _narrowed(
+            pairs, low_a, high_a, low_b, high_b, penalty_a, penalty_b, cap_a, cap_b
+        )
+        region_low, region_high, total = pairs(ia, ib)
+    # The least penalty among the pairs holding the most clusters.
+    unreached = np.iinfo(np.int64).max
+    penalty = np.where(total == best_total, penalty_a[ia][:, None] + penalty_b[ib][None, :], unreached)
     a_pick, b_pick = np.nonzero(penalty == penalty.min())
     b_index = ib[b_pick]
 
@@ -226,6 +225,31 @@ def solve_nested(
     )
     best = int(np.lexsort(sums[::-1])[-1])  # level by level: affinity, then obsolete, then name
     return rows[picked[best].astype(bool)].tolist()
+
+
+def _narrowed(
+    pairs, low_a, high_a, low_b, high_b, penalty_a, penalty_b, cap_a, cap_b
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """The most clusters any pair of windows holds, and the A and B windows of the pairs that may
+    hold them at the least penalty, found without looking at every pair (many windows)."""
+    # 1. The most clusters: every window lies in the widest one starting at its low.
+    widest_a = np.flatnonzero(high_a == _widest(low_a, high_a, cap_a))
+    widest_b = np.flatnonzero(high_b == _widest(low_b, high_b, cap_b))
+    best_total = int(pairs(widest_a, widest_b)[2].max())
+    # 2. A bound on the least penalty: the narrowest windows first, wider until a pair holds the
+    # most clusters (at the latest when every window is in).
+    width_a, width_b, width = high_a - low_a, high_b - low_b, 0
+    while True:
+        ia, ib = np.flatnonzero(width_a <= width), np.flatnonzero(width_b <= width)
+        reach = pairs(ia, ib)[2] == best_total
+        if reach.any():
+            bound = int((penalty_a[ia][:, None] + penalty_b[ib][None, :])[reach].min())
+            break
+        width = 2 * width + 1
+    # 3. Every pair within the bound.
+    ia = np.flatnonzero(penalty_a + int(penalty_b.min()) <= bound)
+    ib = np.flatnonzero(penalty_b + int(penalty_a.min()) <= bound)
+    return best_total, ia, ib
 
 
 def _fill(
