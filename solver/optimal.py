@@ -82,18 +82,19 @@ def solve_spread(
     candidates = p.candidates
 
     if len(p.request.spread) == 1:
-        picks = solve_single_constraint(p, table, state, ranked_candidates(p, table), want, True)
+        ordered = ranked_candidates(p, table)
+        picks = solve_single_constraint(p, table, state, ordered, want, True)
     else:  # two constraints whose domains nest (zones in regions); None otherwise
         nested = nests(table, state)
         ordered = ranked_candidates(p, table) if nested else candidates
         picks = solve_nested(p, table, state, ordered, want, nested)
-    if picks is not None:
+    if picks is not None:  # solved in closed form, from the candidates in pick order
         final = SpreadState(table, p.request.spread, [*kept, *picks])  # read by both below
         values = evaluate(p, table, scale, kept, picks, final)
         objective = combine(values, scale.spans)
         solve_seconds = time.perf_counter() - started
         return SearchOutcome(
-            finish(p, table, picks, limit, final),
+            finish(p, table, picks, limit, final, ordered),
             values,
             objective,
             "OPTIMAL",
@@ -154,10 +155,16 @@ def _bound(scale: Scale, values: tuple[int, ...], cut: tuple[list[int], int] | N
 
 
 def finish(
-    p: Prepared, table: ClusterTable, picks: list[int], limit: int, state: SpreadState | None = None
+    p: Prepared,
+    table: ClusterTable,
+    picks: list[int],
+    limit: int,
+    state: SpreadState | None = None,
+    ordered: np.ndarray | None = None,
 ) -> Solution:
     """Scores and report for the chosen picks, each scored as if it were the last pick; `state`,
-    where given, holds the kept rows and the picks (and is only read)."""
+    where given, holds the kept rows and the picks (and is only read); `ordered`, where given, is
+    the candidates in pick order (the report's best are then found without ranking them)."""
     kept = list(p.kept)
     state = state or SpreadState(table, p.request.spread, [*kept, *picks])
     topo = state.final_scores(picks)
@@ -166,10 +173,17 @@ def finish(
     )
     # What was not picked, scored against the final counts as a next cycle would see it.
     chosen = set(picks)
-    rest = without(p.candidates, picks)
+    if ordered is None:
+        rest = without(p.candidates, picks)
+    else:
+        picked = np.zeros(table.size, dtype=bool)
+        picked[picks] = True
+        rest = ordered[~picked[ordered]]
     score, violated = state.score(rest)
     ok = violated < 0
-    unselected = explain_cycle(p, table, limit, rest[ok], score[ok], None, rest[~ok], violated[~ok], p.sticky)
+    unselected = explain_cycle(
+        p, table, limit, rest[ok], score[ok], None, rest[~ok], violated[~ok], p.sticky, ordered is not None
+    )
     released = [table.names[int(r)] for r in np.flatnonzero(p.obsolete) if int(r) not in chosen]
     return Solution(
         kept=kept,

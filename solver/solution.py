@@ -15,6 +15,7 @@ __all__ = [
     "Solution",
     "best_candidates",
     "best_first",
+    "best_first_in_order",
     "best_rows",
     "pick_values",
     "explain_cycle",
@@ -157,6 +158,21 @@ def best_first(
     return top[np.lexsort((p.rank[top_rows], obsolete[top_rows], p.affinity[top_rows], topo[top]))[::-1]]
 
 
+def best_first_in_order(topo: np.ndarray, k: int) -> np.ndarray:
+    """best_first for rows already in pick order (obsolete being the request's sticky rows): the
+    first `k` by topology score, ties in the given order, which is the order of their lower
+    levels, so none of those are read."""
+    if len(topo) <= 4 * k or k < 0:
+        return np.argsort(-topo, kind="stable")[:k]
+    if k == 0:
+        return np.empty(0, dtype=np.int64)
+    threshold = np.partition(topo, len(topo) - k)[len(topo) - k]
+    above = np.flatnonzero(topo > threshold)
+    tied = np.flatnonzero(topo == threshold)[: k - len(above)]  # the best of them come first
+    top = np.concatenate([above, tied])
+    return top[np.argsort(-topo[top], kind="stable")]
+
+
 def without(rows: np.ndarray, drop: list[int]) -> np.ndarray:
     """Sorted unique `rows` less `drop` (np.setdiff1d for a few rows, without sorting them all)."""
     if not drop:
@@ -248,12 +264,16 @@ def explain_cycle(
     blocked: np.ndarray,
     violated: np.ndarray,
     obsolete: np.ndarray,
+    in_pick_order: bool = False,  # `scored` is in pick order and `obsolete` is p.sticky
 ) -> list[Unselected]:
     """The last cycle's report: clusters not picked (best first), then filtered ones by name."""
     if chosen is not None:
         keep = scored != chosen
         scored, scores = scored[keep], scores[keep]
-    best = best_first(p, table, scored, scores, obsolete, limit)
+    if in_pick_order:
+        best = best_first_in_order(scores, limit)
+    else:
+        best = best_first(p, table, scored, scores, obsolete, limit)
     out = not_picked(p, table, scored[best].tolist(), scores[best].tolist())
     budget = limit - len(out)
     if budget <= 0:

@@ -1,18 +1,23 @@
 """The closed-form spread solves' shortcuts give what the plain computations give: nested windows
-looked at all in one pass against the passes that narrow them down."""
+looked at all in one pass against the passes that narrow them down; the report of a closed-form
+answer read off candidates in pick order against one ranking them."""
 
 from __future__ import annotations
 
 import random
 from unittest import mock
 
+import numpy as np
 import pytest
 
 from model import Batch
 from solver import spread_nested
+from solver.greedy import solve_greedy
+from solver.optimal import finish
+from solver.solution import best_first, best_first_in_order, ranked_candidates
 from solver.spread import SpreadState
 from solver.spread_nested import nests, solve_nested
-from tests.builders import batch, held, pick_n, pref, prepared, spread
+from tests.builders import batch, held, pick_n, pref, prepared, spread, term
 from tests.test_solver_speed_equivalence import _fleet
 
 SEEDS = range(8)
@@ -57,3 +62,50 @@ def test_nested_windows_in_one_pass_agree_with_the_narrowing_passes(seed: int) -
         assert one_pass == narrowed
         solved += bool(one_pass)
     assert solved >= 10
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_best_first_in_order_agrees_with_best_first(seed: int) -> None:
+    table, prepared_requests = prepared(_nested_batch(seed))
+    rng = np.random.default_rng(seed)
+    for p in prepared_requests:
+        ordered = ranked_candidates(p, table)
+        for size in (len(ordered), 30, 3):
+            rows = ordered[np.sort(rng.choice(len(ordered), min(size, len(ordered)), replace=False))]
+            topo = rng.integers(-4, 1, len(rows))
+            for k in (0, 1, 7, 20, len(rows)):
+                expected = best_first(p, table, rows, topo, p.sticky, k)
+                assert best_first_in_order(topo, k).tolist() == expected.tolist()
+
+
+def _spread_batch(seed: int) -> Batch:
+    """The nested requests, and as many under one constraint (hard or soft, tight skews, so that
+    a report has clusters blocked by spread), some with few candidates."""
+    rng = random.Random(seed)
+    nested = _nested_batch(seed)
+    single = [
+        pick_n(
+            rng.choice((1, 4, 12)),
+            f"q{i:02d}",
+            spread=(spread(rng.choice(("zone", "region")), rng.randrange(1, 3), hard=rng.random() < 0.6),),
+            preferences=[pref(rng.randrange(1, 50), {"tier": "a"})] if i % 2 else [],
+            existing=[held(c.name, current=i % 3 == 0) for c in rng.sample(nested.clusters, i % 4)],
+            prefer_held=i % 2 == 0,
+            required=(term(rng.choice(({"region": "r1"}, {"tier": "b"}))),) if i % 3 == 1 else (),
+        )
+        for i in range(12)
+    ]
+    return batch(nested.clusters, *nested.requests, *single)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_report_off_candidates_in_pick_order_agrees_with_ranking_them(seed: int) -> None:
+    b = _spread_batch(seed)
+    table, prepared_requests = prepared(b)
+    for p in prepared_requests:
+        ordered = ranked_candidates(p, table)
+        greedy = solve_greedy(p, table, 0).picks
+        for picks in (greedy, greedy[:1], []):
+            for limit in (0, 3, b.explain_limit):
+                plain = finish(p, table, picks, limit)
+                assert finish(p, table, picks, limit, ordered=ordered) == plain
