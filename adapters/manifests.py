@@ -366,7 +366,7 @@ class _Early:
     """The fast path's work on one large text, under way in forked children."""
 
     json_keys: forked.Pending | None = None  # _YES when decoding keeps every key
-    yaml_runs: list[forked.Pending] | None = None  # each run's documents as JSON, b"" if refused
+    yaml_runs: list[forked.Pending] | None = None  # each run's documents, packed; b"" if refused
 
     def cancel(self) -> None:
         for pending in [self.json_keys, *(self.yaml_runs or [])]:
@@ -381,7 +381,7 @@ def _start_early(text: str, source: str) -> _Early | None:
     if starts is None:
         return None
     runs = _runs_of_size(text, starts, forked.workers())
-    return _Early(yaml_runs=[forked.background(codec.load_yaml_as_json, run) for run in runs])
+    return _Early(yaml_runs=[forked.background(codec.load_yaml_packed, run) for run in runs])
 
 
 def _json_keys_kept(text: str) -> bytes:
@@ -398,7 +398,7 @@ def _yaml_of_runs(runs: list[forked.Pending]) -> list[Any] | None:
         answer = run.result()  # every child reaped, whatever the others answered
         refused = refused or not answer
         if not refused:
-            documents += codec.load_yaml_json(answer)
+            documents += codec.unpack_documents(answer)
     return None if refused else documents
 
 
