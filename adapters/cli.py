@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 # The scheduler (polars, numpy: a third of a second) is imported where it is used: `solve` imports
 # it while forked children parse a large input.
 
-__all__ = ["entry", "main"]
+# `guard` and the option parsers serve the commands other packages register too (bench/cli.py).
+__all__ = ["MODES", "count_option", "entry", "guard", "list_option", "main"]
 
 FORMATS = ("yaml", "json", "plan", "diff", "table")
 MODES = ("optimal", "greedy")  # solver.MODES (a test holds them equal), spelt here to start light
@@ -174,7 +175,7 @@ def _created_beside(optimal: Outcome, greedy: Outcome) -> str:
     )
 
 
-def _guard(action: Callable[[], Output]) -> None:
+def guard(action: Callable[[], Output]) -> None:
     """Run, and print only when everything succeeded: nothing is written on error."""
     try:
         text = action()
@@ -309,7 +310,7 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
             _retain(manifests, outcome)
             return _render(outcome, output, manifests, config, check=functools.partial(verify, outcome))
 
-    _guard(run)
+    guard(run)
 
 
 def _read_config(paths: Sequence[str]) -> dict[str, Any] | None:
@@ -370,10 +371,10 @@ def demo(mode: str, output: str, system: str) -> None:
         outcome = schedule_manifests(manifests, now=_parse_now(DEMO_NOW), options=options, config=config)
         return _render(outcome, output, manifests, config)
 
-    _guard(run)
+    guard(run)
 
 
-def _count_option(value: str | None, flag: str) -> int:
+def count_option(value: str | None, flag: str) -> int:
     """A required non-negative integer flag; InputError (exit 2, one line) otherwise."""
     if value is None:
         raise InputError("required", field=flag)
@@ -428,9 +429,9 @@ def generate(
                 f"unknown system {system!r}; expected one of {', '.join(sorted(GENERATORS))}",
                 field="--system",
             )
-        clusters = _count_option(clusters_text, "--clusters")
-        placements = _count_option(placements_text, "--placements")
-        seed = _count_option(seed_text, "--seed")
+        clusters = count_option(clusters_text, "--clusters")
+        placements = count_option(placements_text, "--placements")
+        seed = count_option(seed_text, "--seed")
         if config_out is not None and system not in CONFIGURED_GENERATORS:
             raise InputError(f"the {system} system reads no scheduler config", field="--config-out")
         if generation is not None and system != "kcp":
@@ -442,7 +443,7 @@ def generate(
             _write_file(config_out, dump_yaml_stream([config]).removeprefix("---\n"))
         return text
 
-    _guard(run)
+    guard(run)
 
 
 def _openmcp_config(clusters: int, placements: int, *, seed: int) -> dict[str, Any]:
@@ -463,7 +464,8 @@ def _write_file(path: str, text: str) -> None:
         raise InputError(f"cannot write: {err.strerror or err}", where=path) from None
 
 
-def _list_option(value: str, flag: str) -> list[str]:
+def list_option(value: str, flag: str) -> list[str]:
+    """A comma-separated flag's non-empty items; InputError (exit 2, one line) when it has none."""
     items = [item.strip() for item in value.split(",") if item.strip()]
     if not items:
         raise InputError("empty list", field=flag)
@@ -509,7 +511,7 @@ def explain(paths, placement, cluster, mode, now_text, output, configs) -> None:
             )
             return render(document, output)
 
-    _guard(run)
+    guard(run)
 
 
 @main.command()
@@ -541,11 +543,11 @@ def simulate(paths, steps_text, mode, now_text, seed, time_limit, output) -> Non
         from adapters.kcp.simulate import render, run_simulation
         from solver import SolveOptions
 
-        steps = None if steps_text is None else _count_option(steps_text, "--steps")
+        steps = None if steps_text is None else count_option(steps_text, "--steps")
         now = _parse_now(now_text)
         with paused_gc():
             manifests = read_sources(list(paths), stdin=sys.stdin)
             options = SolveOptions(mode=mode, time_limit=time_limit, seed=seed)
             return render(run_simulation(manifests, steps=steps, now=now, options=options), output)
 
-    _guard(run)
+    guard(run)

@@ -8,7 +8,7 @@ import os
 
 import click
 
-from adapters.cli import MODES, _count_option, _guard, _list_option
+from adapters.cli import MODES, count_option, guard, list_option
 from adapters.errors import InputError
 from bench import suite
 
@@ -61,13 +61,13 @@ def bench(systems, sizes_text, modes_text, seed_text, limit_text, out, increment
             sizes = suite.parse_sizes(sizes_text) if sizes_text is not None else list(suite.DEFAULT_SIZES)
         except ValueError as err:
             raise InputError(str(err), field="--sizes") from None
-        modes = _list_option(modes_text, "--modes")
+        modes = list_option(modes_text, "--modes")
         for mode in modes:
             if mode not in MODES:
                 raise InputError(
                     f"unknown mode {mode!r}; expected one of {', '.join(MODES)}", field="--modes"
                 )
-        seed = _count_option(seed_text, "--seed")
+        seed = count_option(seed_text, "--seed")
         try:
             time_limit = float(limit_text)
         except ValueError:
@@ -83,7 +83,7 @@ def bench(systems, sizes_text, modes_text, seed_text, limit_text, out, increment
         frame = suite.run_suite(chosen, sizes, modes, seed, out, time_limit=time_limit, progress=progress)
         return suite.markdown_table(frame)
 
-    _guard(run)
+    guard(run)
 
 
 def _bench_incremental(size_text: str, seed_text: str, out: str) -> str:
@@ -93,6 +93,6 @@ def _bench_incremental(size_text: str, seed_text: str, out: str) -> str:
         ((clusters, placements),) = suite.parse_sizes(size_text)
     except ValueError as err:
         raise InputError(str(err), field="--incremental") from None
-    seed = _count_option(seed_text, "--seed")
+    seed = count_option(seed_text, "--seed")
     frame = summarize(run_incremental(clusters, placements, seed=seed))
     return write_incremental(frame, out, clusters=clusters, placements=placements, mode="optimal").read_text()
