@@ -11,6 +11,8 @@ smallest skew, since the penalty grows with it), contain the optimum; the best o
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 
 from solver.prepare import Prepared
@@ -33,15 +35,17 @@ def solve_single_constraint(
     held = dim.counts
     candidates = candidates if ordered else ranked(p, table, candidates)
     codes = dim.codes[candidates]
-    values = pick_values(p, table, candidates)
 
     domains = len(held)
     # Grouped by domain (the free clusters first), best first inside each: a stable sort by code.
     grouped = stable_groups(codes, domains)
-    candidates, values = candidates[grouped], values[grouped]
+    candidates = candidates[grouped]
     starts = np.searchsorted(codes[grouped], np.arange(-1, domains + 1)).tolist()
     rows_by = [candidates[a : min(b, a + want)] for a, b in zip(starts, starts[1:], strict=False)]
-    values_by = [values[a : min(b, a + want)] for a, b in zip(starts, starts[1:], strict=False)]
+    # Values only of each domain's best `want`, the rows an answer can take.
+    values = pick_values(p, table, np.concatenate(rows_by))
+    ends = np.cumsum([len(rows) for rows in rows_by]).tolist()
+    values_by = [values[a:b] for a, b in pairwise([0, *ends])]
     (free_rows, *rows_by), (free_values, *values_by) = rows_by, values_by
     if domains == 0:
         return free_rows.tolist()

@@ -148,14 +148,14 @@ def solve_nested(
     candidates = candidates if ordered else ranked(p, table, candidates)
     code_a, code_b = outer.codes[candidates], inner.codes[candidates]
     leaf = np.where(code_b >= 0, code_b, np.where(code_a >= 0, zones + code_a, zones + regions))
-    values = pick_values(p, table, candidates)
     order = stable_groups(leaf, leaves)
-    rows, leaf, values = candidates[order], leaf[order], values[order]
+    rows, leaf = candidates[order], leaf[order]
     count = np.bincount(leaf, minlength=leaves)
     start = np.concatenate([[0], np.cumsum(count)[:-1]])
     position = np.arange(len(rows)) - start[leaf]
     useful = position < want  # a leaf's picks are its prefix, never longer than `want`
-    rows, leaf, values, position = rows[useful], leaf[useful], values[useful], position[useful]
+    rows, leaf, position = rows[useful], leaf[useful], position[useful]
+    values = pick_values(p, table, rows)  # only for the few rows kept
     size = np.minimum(count, want)  # candidates per leaf worth keeping
 
     zone_size, own_size, free_size = size[:zones], size[zones : zones + regions], int(size[-1])
