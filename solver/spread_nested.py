@@ -74,6 +74,28 @@ def _nested(table: ClusterTable, first: Dimension, second: Dimension) -> tuple[b
     return table.derived(("spread_nested", keys), compute)
 
 
+def _tree(
+    table: ClusterTable, outer: Dimension, inner: Dimension, parent: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The leaf of every cluster row (its zone; else its region's region-only leaf; else the free
+    leaf), each leaf's parent (the free leaf's is last) and the zone x region incidence. They
+    depend on the clusters alone: computed once per pair of keys; read-only."""
+
+    def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        regions, zones = len(outer.domains), len(inner.domains)
+        code_a, code_b = outer.codes, inner.codes
+        leaf = np.where(code_b >= 0, code_b, np.where(code_a >= 0, zones + code_a, zones + regions))
+        leaf_parent = np.concatenate([parent, np.arange(regions + 1, dtype=np.int64)])
+        member = np.zeros((zones, regions), dtype=np.int64)
+        member[np.arange(zones), parent] = 1
+        for array in (leaf, leaf_parent, member):
+            array.setflags(write=False)
+        return leaf, leaf_parent, member
+
+    keys = tuple((d.constraint.topology_key, d.constraint.claims) for d in (outer, inner))
+    return table.derived(("spread_nested", "tree", keys), compute)
+
+
 def nests(table: ClusterTable, state: SpreadState) -> bool:
     """Whether solve_nested answers for these constraints (two whose domains nest)."""
     return len(state.dimensions) == 2 and _nested(table, *state.dimensions) is not None
@@ -143,11 +165,10 @@ def solve_nested(
     held_a, held_b = outer.counts, inner.counts
     # Leaves: zones 0..Z-1, then each region's region-only clusters, then the free clusters.
     leaves = zones + regions + 1
-    leaf_parent = np.concatenate([parent, np.arange(regions + 1, dtype=np.int64)])
+    leaf_of_row, leaf_parent, member = _tree(table, outer, inner, parent)  # member: zone -> region
     # Best first; then grouped by leaf, stably.
     candidates = candidates if ordered else ranked(p, table, candidates)
-    code_a, code_b = outer.codes[candidates], inner.codes[candidates]
-    leaf = np.where(code_b >= 0, code_b, np.where(code_a >= 0, zones + code_a, zones + regions))
+    leaf = leaf_of_row[candidates]
     order = stable_groups(leaf, leaves)
     rows, leaf = candidates[order], leaf[order]
     count = np.bincount(leaf, minlength=leaves)
@@ -159,8 +180,6 @@ def solve_nested(
     size = np.minimum(count, want)  # candidates per leaf worth keeping
 
     zone_size, own_size, free_size = size[:zones], size[zones : zones + regions], int(size[-1])
-    member = np.zeros((zones, regions), dtype=np.int64)  # zone -> region incidence
-    member[np.arange(zones), parent] = 1
     region_size = np.minimum(zone_size @ member + own_size, want)
 
     # Windows of each constraint: per A window the regions' own bounds, per B window the zones'
@@ -220,6 +239,8 @@ def solve_nested(
     picked = _fill(
         leaf_low, leaf_high, parent_low, parent_high, best_total, leaf, position, leaf_parent, values
     )
+    if len(picked) == 1:
+        return rows[picked[0].astype(bool)].tolist()
     sums = np.stack(
         [picked @ p.affinity[rows], picked @ p.sticky[rows].astype(np.int64), picked @ p.rank[rows]]
     )

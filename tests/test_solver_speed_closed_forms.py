@@ -1,5 +1,6 @@
 """The closed-form spread solves' shortcuts give what the plain computations give: nested windows
-looked at all in one pass against the passes that narrow them down; the report of a closed-form
+looked at all in one pass against the passes that narrow them down, leaves found once per table
+against leaves found per request; the report of a closed-form
 answer read off candidates in pick order against one ranking them; closed forms valuing only the
 rows an answer can take against CP-SAT's search over every candidate."""
 
@@ -17,7 +18,7 @@ from solver.greedy import solve_greedy
 from solver.optimal import finish
 from solver.solution import best_first, best_first_in_order, ranked_candidates
 from solver.spread import SpreadState
-from solver.spread_nested import nests, solve_nested
+from solver.spread_nested import _nested, _tree, nests, solve_nested
 from tests.builders import batch, held, pick_n, pref, prepared, spread, term
 from tests.test_solver_speed_equivalence import _fleet
 
@@ -63,6 +64,24 @@ def test_nested_windows_in_one_pass_agree_with_the_narrowing_passes(seed: int) -
         assert one_pass == narrowed
         solved += bool(one_pass)
     assert solved >= 10
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_leaves_found_once_per_table_agree_with_leaves_per_request(seed: int) -> None:
+    table, prepared_requests = prepared(_nested_batch(seed))
+    for p in prepared_requests:
+        state = SpreadState(table, p.request.spread, list(p.kept))
+        first_outer, parent = _nested(table, *state.dimensions)
+        outer, inner = state.dimensions if first_outer else state.dimensions[::-1]
+        regions, zones = len(outer.domains), len(inner.domains)
+        leaf_of_row, leaf_parent, member = _tree(table, outer, inner, parent)
+        rows = p.candidates
+        code_a, code_b = outer.codes[rows], inner.codes[rows]
+        leaf = np.where(code_b >= 0, code_b, np.where(code_a >= 0, zones + code_a, zones + regions))
+        assert leaf_of_row[rows].tolist() == leaf.tolist()
+        assert leaf_parent.tolist() == [*parent.tolist(), *range(regions + 1)]
+        assert [row.index(1) for row in member.tolist()] == parent.tolist()
+        assert member.sum() == zones
 
 
 @pytest.mark.parametrize("seed", SEEDS)
