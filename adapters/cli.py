@@ -61,24 +61,16 @@ Output = str | bytes | Writer
 
 
 def _render(
-    outcome: Outcome,
-    output: str,
-    manifests: Sequence[Manifest],
-    config: Mapping[str, Any] | None = None,
-    check: Callable[[], object] | None = None,
+    outcome: Outcome, output: str, manifests: Sequence[Manifest], config: Mapping[str, Any] | None = None
 ) -> Output:
     """yaml/json: the complete desired state; plan/diff: only what changes against the input.
-    The large formats come as writers of UTF-8 bytes. `check`: the outcome's verification, when it
-    is still to run (adapters.pipeline.verify): always before anything is written, and for YAML
-    while forked children already write their share."""
+    The large formats come as writers of UTF-8 bytes."""
     from adapters.plan import diff_of, plan_of
 
     if output == "yaml":
-        return functools.partial(write_yaml_stream, outcome.apply, meanwhile=check)
+        return functools.partial(write_yaml_stream, outcome.apply)
     if output == "json":
-        return functools.partial(write_json_list, outcome.apply, meanwhile=check)
-    if check is not None:
-        check()
+        return functools.partial(write_json_list, outcome.apply)
     if output == "plan":
         return functools.partial(write_json, plan_of(outcome, manifests))
     if output == "diff":
@@ -297,7 +289,7 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
         # collector's passes over them would cost a third of the command (about 3 s at 10,000 x 2,000).
         with paused_gc():
             reading = start_reading(list(paths), stdin=sys.stdin)
-            from adapters.pipeline import schedule_manifests, verify  # while large inputs are parsed
+            from adapters.pipeline import schedule_manifests  # while large inputs are parsed
             from adapters.progress import TerminalProgress
             from solver import SolveOptions
 
@@ -305,10 +297,9 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
             options = SolveOptions(
                 mode=mode, time_limit=time_limit, seed=seed, progress=None if quiet else TerminalProgress()
             )
-            # Checked later, by _render, beside the writing of a large output.
-            outcome = schedule_manifests(manifests, now=now, options=options, config=config, verify=False)
+            outcome = schedule_manifests(manifests, now=now, options=options, config=config)
             _retain(manifests, outcome)
-            return _render(outcome, output, manifests, config, check=functools.partial(verify, outcome))
+            return _render(outcome, output, manifests, config)
 
     guard(run)
 

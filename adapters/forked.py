@@ -58,17 +58,12 @@ def workers() -> int:
     return max(1, min(usable, MAX_WORKERS))
 
 
-def split_evenly(items: Sequence[T], parts: int, first: float = 1.0) -> list[Sequence[T]]:
-    """`items` in at most `parts` contiguous runs of nearly equal length (none empty); `first`
-    weighs the first run against each other one (0.8: four fifths of their length), for the
-    process that also has other work to do."""
+def split_evenly(items: Sequence[T], parts: int) -> list[Sequence[T]]:
+    """`items` in at most `parts` contiguous runs of nearly equal length (none empty)."""
     parts = max(1, min(parts, len(items)))
-    if parts == 1:
-        return [items]
-    head = min(len(items) - parts + 1, max(1, round(len(items) * first / (first + parts - 1))))
-    size, extra = divmod(len(items) - head, parts - 1)
-    runs, start = [items[:head]], head
-    for i in range(parts - 1):
+    size, extra = divmod(len(items), parts)
+    runs, start = [], 0
+    for i in range(parts):
         end = start + size + (1 if i < extra else 0)
         runs.append(items[start:end])
         start = end
@@ -84,26 +79,13 @@ def map_bytes(func: Callable[[T], bytes], items: Sequence[T]) -> list[bytes]:
 
 
 def write_each(
-    chunks: Callable[[T], Iterable[bytes]],
-    items: Sequence[T],
-    write: Callable[[bytes], object],
-    meanwhile: Callable[[], object] | None = None,
+    chunks: Callable[[T], Iterable[bytes]], items: Sequence[T], write: Callable[[bytes], object]
 ) -> None:
     """``for item in items: for chunk in chunks(item): write(chunk)``: the first item's chunks made
     here and written as they come (so no item's whole text is ever held here), each other item's
     made at the same time in a forked child and passed through to `write` once the first is done.
-    `chunks` must be pure; their joined bytes are what is written, whatever a child does.
-
-    `meanwhile` runs here once the children have started and before anything is written; if it
-    raises, the children are stopped and nothing is written."""
+    `chunks` must be pure; their joined bytes are what is written, whatever a child does."""
     pending = [background(_joined(chunks), item) for item in items[1:]]
-    if meanwhile is not None:
-        try:
-            meanwhile()
-        except BaseException:
-            for each in pending:
-                each.cancel()
-            raise
     for item in items[:1]:
         for chunk in chunks(item):
             write(chunk)

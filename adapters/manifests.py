@@ -697,30 +697,20 @@ def encode_yaml_stream(objects: Sequence[Mapping[str, Any]]) -> bytes:
     return b"".join(pieces)
 
 
-def write_yaml_stream(
-    objects: Sequence[Mapping[str, Any]],
-    write: Callable[[bytes], object],
-    meanwhile: Callable[[], object] | None = None,
-) -> None:
+def write_yaml_stream(objects: Sequence[Mapping[str, Any]], write: Callable[[bytes], object]) -> None:
     """:func:`encode_yaml_stream`'s bytes, passed to `write` in pieces as a command writes them: a
     large stream is never held whole (its first run is written as it is made, a forked child's
-    passed through), which spares the allocation and copies of its tens of MB. `meanwhile` runs
-    before anything is written, while forked children already write their runs (forked.write_each);
-    it is taken to cost what the command's checker does, and this process's run is shortened for it."""
+    passed through), which spares the allocation and copies of its tens of MB."""
     if len(objects) < _SPLIT_WRITE:
         runs = [objects] if objects else []
     else:
-        first = 1.0 if meanwhile is None else _FIRST_BESIDE_CHECK
-        runs = forked.split_evenly(objects, forked.workers(), first)
+        runs = forked.split_evenly(objects, forked.workers())
     # Documents are written independently of each other: the runs' texts joined are the same bytes.
-    forked.write_each(_yaml_run_pieces, runs, write, meanwhile)
+    forked.write_each(_yaml_run_pieces, runs, write)
 
 
 # Fewer objects than this are written in one process: a fork costs milliseconds.
 _SPLIT_WRITE = 4096
-# The checker takes about a ninth of the writing's time (0.1 of 0.9 s at 10,000 x 2,000; 0.2 of
-# 2.3 s at 10,000 x 5,000): the run written here beside it is that much shorter than the others.
-_FIRST_BESIDE_CHECK = 0.8
 # Documents per piece written: about a megabyte of text, which the allocator reuses piece to piece.
 _YAML_PIECE = 1024
 
@@ -764,15 +754,8 @@ def encode_json_list(objects: Sequence[Mapping[str, Any]]) -> bytes:
     return b"".join(_json_list_pieces(objects))
 
 
-def write_json_list(
-    objects: Sequence[Mapping[str, Any]],
-    write: Callable[[bytes], object],
-    meanwhile: Callable[[], object] | None = None,
-) -> None:
-    """:func:`encode_json_list`'s bytes, passed to `write` in pieces as a command writes them;
-    `meanwhile` runs first."""
-    if meanwhile is not None:
-        meanwhile()
+def write_json_list(objects: Sequence[Mapping[str, Any]], write: Callable[[bytes], object]) -> None:
+    """:func:`encode_json_list`'s bytes, passed to `write` in pieces as a command writes them."""
     for piece in _json_list_pieces(objects):
         write(piece)
 

@@ -16,21 +16,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from adapters import forked
 from adapters.heap import paused_gc
 from adapters.manifests import Manifest, from_objects
 from adapters.systems import owned_by, system
 from model import Batch, Result, SolveStats
 from solver import SolveOptions, check, solve
 
-__all__ = [
-    "Outcome",
-    "SystemOutcome",
-    "paused_gc",
-    "schedule",
-    "schedule_manifests",
-    "summary_of",
-    "verify",
-]
+__all__ = ["Outcome", "SystemOutcome", "paused_gc", "schedule", "schedule_manifests", "summary_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,27 +118,27 @@ def schedule_manifests(
         ]
         for name, batch, context in loaded:
             result = solve(batch, options)
-            if verify:
-                _verify(name, batch, result)
+            # Checked beside emit: by a forked child where this process may fork (adapters.forked;
+            # the command's own process may), else here once emit is done. Nothing is returned,
+            # so nothing written, unless the checker passes.
+            verdict = forked.background(_problems, (batch, result)) if verify else None
             emitted = system(name).emit(context, result)
+            if verdict is not None:
+                _raise_problems(name, verdict.result())
             apply += emitted.apply
             delete += emitted.delete
             parts.append(SystemOutcome(name, batch, result, emitted.placements, emitted.unsatisfied))
     return Outcome(apply, delete, tuple(parts), summary_of_parts(parts))
 
 
-def verify(outcome: Outcome) -> None:
-    """Check every system's result with the independent checker (solver.check), for a caller that
-    scheduled with ``verify=False`` to check later (the command does, beside its writing): an
-    AssertionError names the problems, a solver defect and never an input problem."""
-    for part in outcome.parts:
-        _verify(part.system, part.batch, part.result)
+def _problems(solved: tuple[Batch, Result]) -> bytes:
+    """The independent checker's problems with a result (solver.check), one per line."""
+    return "\n".join(check(*solved)).encode("utf-8")
 
 
-def _verify(name: str, batch: Batch, result: Result) -> None:
-    problems = check(batch, result)
-    if problems:
-        raise AssertionError(f"the checker rejected the {name} result:\n" + "\n".join(problems))
+def _raise_problems(name: str, problems: bytes) -> None:
+    if problems:  # a solver defect, never an input problem
+        raise AssertionError(f"the checker rejected the {name} result:\n" + problems.decode("utf-8"))
 
 
 def _configured(name: str, config: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -158,12 +158,13 @@ def test_repeated_runs_are_byte_identical(fleet_file, mode, output):
     assert first.stdout_bytes == second.stdout_bytes
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
 @pytest.mark.parametrize("output", ["yaml", "json", "plan", "table"])
-def test_a_result_the_checker_rejects_is_never_written(fleet_file, monkeypatch, output):
-    # The command checks after scheduling, beside its writing: still before any byte is written
+def test_a_result_the_checker_rejects_is_never_written(fleet_file, monkeypatch, output, workers):
+    # The command checks beside emit (in a forked child with 2 workers): before any byte is written
     monkeypatch.setattr(pipeline, "check", lambda batch, result: ["a planted problem"])
     monkeypatch.setattr(manifests, "_SPLIT_WRITE", 1)  # the YAML writer forks at once
-    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    monkeypatch.setenv(forked.ENVIRONMENT, workers)
     result = run_cli(solve_args([fleet_file], "optimal", output))
     assert isinstance(result.exception, AssertionError)
     assert "a planted problem" in str(result.exception)

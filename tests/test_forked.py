@@ -48,39 +48,6 @@ def test_write_each_writes_every_piece_in_order() -> None:
     assert written == []
 
 
-def test_meanwhile_runs_before_anything_is_written(monkeypatch) -> None:
-    monkeypatch.setenv(forked.ENVIRONMENT, "2")
-    written: list[bytes] = []
-    forked.write_each(_pieces, [2, 3], written.append, meanwhile=lambda: written.append(b"first"))
-    assert written[0] == b"first"
-    assert b"".join(written[1:]) == b"".join(_pieces(2) + _pieces(3))
-
-
-def test_meanwhile_failing_stops_the_children_and_writes_nothing(monkeypatch) -> None:
-    monkeypatch.setenv(forked.ENVIRONMENT, "2")
-    started: list[forked.Pending] = []
-    pids: list[int] = []
-    real = forked.background
-
-    def spy(func, item):
-        started.append(real(func, item))
-        pids.append(started[-1]._child[0])
-        return started[-1]
-
-    def objects() -> None:
-        raise AssertionError("the checker objects")
-
-    monkeypatch.setattr(forked, "background", spy)
-    written: list[bytes] = []
-    with pytest.raises(AssertionError):
-        forked.write_each(_pieces, [2, 3, 4], written.append, meanwhile=objects)
-    assert written == []
-    assert len(started) == 2 and all(p._child is None for p in started)  # stopped
-    for pid in pids:
-        with pytest.raises(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)  # and reaped: none left behind
-
-
 def _half_then_fail(func, item):
     """A child that sends the first half of its answer and then dies."""
     read, write = os.pipe()
@@ -114,10 +81,6 @@ def test_split_evenly_keeps_order_and_drops_nothing() -> None:
     assert [len(r) for r in runs] == [4, 4, 3]
     assert [x for r in runs for x in r] == items
     assert forked.split_evenly([1], 4) == [[1]]
-    runs = forked.split_evenly(items, 2, first=0.8)  # the first run 0.8 / 1.8 of them
-    assert [len(r) for r in runs] == [5, 6] and [x for r in runs for x in r] == items
-    assert [len(r) for r in forked.split_evenly(items, 3, first=0.0)] == [1, 5, 5]  # none empty
-    assert [len(r) for r in forked.split_evenly(items[:3], 3, first=5.0)] == [1, 1, 1]
 
 
 @pytest.mark.parametrize("setting, expected", [("1", 1), ("3", 3), ("0", None), ("x", None)])
