@@ -168,46 +168,72 @@ def _start(func: Callable[[T], bytes], item: T) -> tuple[int, int] | None:
         code = 1
         try:
             os.close(read)
-            data = memoryview(func(item))
-            while data:
-                data = data[os.write(write, data) :]
+            answer = func(item)
+            # Its length first: the parent knows the answer whole when it has that many bytes,
+            # without waiting for this process's exit (tearing down a large heap takes a while).
+            for data in (memoryview(len(answer).to_bytes(_HEADER, "little")), memoryview(answer)):
+                while data:
+                    data = data[os.write(write, data) :]
+            os.close(write)
             code = 0
         except BaseException:  # noqa: BLE001 - any failure: the parent does the work itself
             pass
         finally:
             os._exit(code)
     os.close(write)
+    _reap_finished()
     return pid, read
 
 
-def _relay(child: tuple[int, int], stall: float, write: Callable[[bytes], object]) -> int | None:
-    """Pass the child's answer to `write` as it arrives: how many bytes, when the child succeeded;
-    ``-1 - written`` when it failed, or sent nothing for `stall` seconds, after `written` bytes."""
+_HEADER = 8  # bytes of an answer's length, before the answer
+# Children that sent their whole answer and may still be exiting: reaped when next convenient.
+_exiting: list[int] = []
+
+
+def _reap_finished() -> None:
+    """Reap the children that sent their answer and have exited since (none is waited for)."""
+    for pid in list(_exiting):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # pragma: no cover - reaped elsewhere
+            done = pid
+        if done:
+            _exiting.remove(pid)
+
+
+def _relay(child: tuple[int, int], stall: float, write: Callable[[bytes], object]) -> int:
+    """Pass the child's answer to `write` as it arrives: how many bytes, when the child sent it
+    whole; ``-1 - written`` when it failed, or sent nothing for `stall` seconds, after `written`
+    bytes. A child that sent its whole answer is not waited for (see _reap_finished)."""
     pid, read = child
-    written, failed = 0, False
+    header, size, written = b"", None, 0
     try:
-        while True:
+        while size is None or written < size:
             ready, _, _ = select.select([read], [], [], stall)
             if not ready:  # stuck: give up on it
-                os.kill(pid, signal.SIGKILL)
-                failed = True
                 break
-            chunk = os.read(read, _PIPE_READ)
-            if not chunk:
+            chunk = os.read(read, _PIPE_READ if size is None else min(_PIPE_READ, size - written))
+            if not chunk:  # it ended before its answer did: it failed
                 break
-            write(chunk)
-            written += len(chunk)
+            if size is None:
+                header += chunk
+                if len(header) < _HEADER:
+                    continue
+                size, chunk = int.from_bytes(header[:_HEADER], "little"), header[_HEADER:]
+            if chunk:
+                write(chunk)
+                written += len(chunk)
     except OSError:
-        failed = True
+        pass
     finally:
         os.close(read)
-    try:
-        _, status = os.waitpid(pid, 0)
-    except ChildProcessError:  # pragma: no cover - reaped elsewhere
-        failed = True
-    else:
-        failed = failed or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0
-    return -1 - written if failed else written
+    if size is not None and written == size:
+        _exiting.append(pid)
+        return written
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    return -1 - written
 
 
 _PIPE_READ = 1 << 20

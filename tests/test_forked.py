@@ -49,13 +49,13 @@ def test_write_each_writes_every_piece_in_order() -> None:
 
 
 def _half_then_fail(func, item):
-    """A child that sends the first half of its answer and then dies."""
+    """A child that announces its answer, sends the first half of it and then dies."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read)
         answer = func(item)
-        os.write(write, answer[: len(answer) // 2])
+        os.write(write, len(answer).to_bytes(forked._HEADER, "little") + answer[: len(answer) // 2])
         os._exit(1)
     os.close(write)
     return pid, read
@@ -195,3 +195,22 @@ def test_children_reading_later_sources_are_stopped_when_an_earlier_one_fails(
     for pid in pids:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)  # and are gone, not left as zombies
+
+
+def test_an_answer_is_taken_without_waiting_for_the_child_to_exit(monkeypatch) -> None:
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    real_exit = os._exit
+
+    def slow_exit(code: int) -> None:  # a child's exit that takes long, as a large heap's does
+        time.sleep(3)
+        real_exit(code)
+
+    monkeypatch.setattr(os, "_exit", slow_exit)
+    started = time.monotonic()
+    pending = forked.background(_double, 21)
+    monkeypatch.setattr(os, "_exit", real_exit)  # this process's own exits stay as they are
+    assert pending.result() == b"42"
+    assert time.monotonic() - started < 2
+    pid = forked._exiting[-1]  # still exiting, reaped later
+    os.waitpid(pid, 0)
+    forked._exiting.remove(pid)
