@@ -184,8 +184,9 @@ def guard(action: Callable[[], Output]) -> None:
         sys.stdout.write(b"".join(pieces).decode("utf-8"))
         return
     sys.stdout.flush()
-    _write_output(text, binary.write)
-    binary.flush()
+    with contextlib.suppress(BrokenPipeError):  # the reader went away (| head): it took all it wanted
+        _write_output(text, binary.write)
+        binary.flush()
 
 
 def _write_output(output: bytes | Writer, write: Callable[[bytes], object]) -> None:

@@ -350,6 +350,22 @@ def test_subprocess_solve_json(fleet_file):
     assert json.loads(done.stdout)["kind"] == "List"
 
 
+@pytest.mark.parametrize("output", ["yaml", "json"])
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path, output):
+    # `solve ... | head`: the reader took all it wanted; no traceback, no failure status
+    hub = tmp_path / "hub.yaml"
+    generate = [_executable(), "generate", "--system", "fleet", "--clusters", "300", "--placements"]
+    subprocess.run([*generate, "300", "--now", NOW], stdout=hub.open("wb"), check=True, timeout=120)
+    with subprocess.Popen(
+        [_executable(), *solve_args([hub], "optimal", output)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as command:
+        assert command.stdout.read(100)  # then stop reading, with megabytes still to come
+        command.stdout.close()
+        stderr = command.stderr.read()
+        assert command.wait(timeout=120) == 0, stderr
+    assert stderr == b""
+
+
 def test_subprocess_bad_input_exit_status(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("kind: [unclosed", encoding="utf-8")
