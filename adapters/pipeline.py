@@ -6,7 +6,9 @@
 
 Every object goes to the adapter of the system that owns its kind (adapters.systems); each system
 present is loaded, solved, checked and emitted as its own batch, and the outputs are joined. The
-solver sees only neutral batches.
+solver sees only neutral batches. With ``verify`` (the default) the independent checker
+(solver.check) runs beside emit, in a forked child where the process allows it (adapters.forked),
+and an AssertionError names its problems: a solver defect, never an input problem.
 """
 
 from __future__ import annotations
