@@ -75,13 +75,13 @@ class DuplicateKey(ValueError):
 # ============================================================================================ JSON
 
 
-def load_json(text: str) -> Any | None:
+def load_json(text: str | bytes) -> Any | None:
     """The document ``json.loads`` gives, or None when msgspec cannot tell (then use the reference)."""
     doc = decode_json(text)
     return doc if doc is not None and keeps_every_key(text, doc) else None
 
 
-def decode_json(text: str) -> Any | None:
+def decode_json(text: str | bytes) -> Any | None:
     """msgspec's document, duplicate keys not yet judged (:func:`keeps_every_key`); None when
     msgspec cannot read it (malformed, NaN, lone surrogates) or it is JSON's null."""
     try:
@@ -90,7 +90,7 @@ def decode_json(text: str) -> Any | None:
         return None
 
 
-def keeps_every_key(text: str, doc: Any) -> bool:
+def keeps_every_key(text: str | bytes, doc: Any) -> bool:
     """Whether `doc`, decoded from `text`, holds every key of it (no duplicate dropped)."""
     return _no_duplicates(text, doc)
 

@@ -48,6 +48,8 @@ STDIN_SOURCE = "<stdin>"
 
 _YAML_WIDTH = 2**16
 _JSON_OBJECT_START = re.compile(r"\s*\{")
+_JSON_DATA_START = re.compile(rb"\s*\{")  # ASCII white space: a subset of the text's (above)
+_BOM = "\ufeff".encode()
 _STR_TAG = "tag:yaml.org,2002:str"
 _INT_TAG = "tag:yaml.org,2002:int"
 _BOOL_TAG = "tag:yaml.org,2002:bool"
@@ -218,9 +220,16 @@ def parse_text(text: str, source: str) -> list[Manifest]:
     return _start_parsing(text, source)()
 
 
-def _start_parsing(text: str, source: str) -> Callable[[], list[Manifest]]:
-    """The manifests of one text, as a call; the work on a large text already under way."""
-    text = text.removeprefix("\ufeff")
+def _start_parsing(text: str | bytes, source: str) -> Callable[[], list[Manifest]]:
+    """The manifests of one text, as a call; the work on a large text already under way. A file's
+    bytes that look like JSON stay bytes: msgspec reads them as they are (only valid UTF-8), and
+    the text is made of them only if it cannot; any other bytes are decoded here."""
+    if isinstance(text, bytes):
+        start = len(_BOM) if text.startswith(_BOM) else 0
+        if not (source.lower().endswith(".json") or _JSON_DATA_START.match(text, start)):
+            text = _utf8(text, source)
+    if isinstance(text, str):
+        text = text.removeprefix("\ufeff")
     early = _start_early(text, source) if len(text) >= _SPLIT_READ and forked.workers() > 1 else None
     return functools.partial(_parsed, text, source, early)
 
@@ -268,13 +277,12 @@ def _walk(root: str) -> list[str]:
     return [file for _, file in found]
 
 
-def _read_file(path: str) -> str:
+def _read_file(path: str) -> bytes:
     try:
         with open(path, "rb") as handle:
-            data = handle.read()
+            return handle.read()
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", where=path) from None
-    return _utf8(data, path)
 
 
 def _utf8(data: bytes, where: str) -> str:
@@ -284,13 +292,13 @@ def _utf8(data: bytes, where: str) -> str:
         raise InputError(f"not UTF-8 text (byte {err.start})", where=where) from None
 
 
-def _read_stream(stream: TextIO) -> str:
-    """Standard input, judged as a file's bytes are: the text layer's own decoding would let
-    undecodable bytes through as surrogates that fail later with a traceback."""
+def _read_stream(stream: TextIO) -> str | bytes:
+    """Standard input: its bytes, judged as a file's are (the text layer's own decoding would let
+    undecodable bytes through as surrogates that fail later with a traceback)."""
     raw = getattr(stream, "buffer", None)
     try:
         if raw is not None:
-            return _utf8(raw.read(), STDIN_SOURCE)
+            return raw.read()
         text = stream.read()
     except OSError as err:
         raise InputError(f"cannot read: {err}", where=STDIN_SOURCE) from None
@@ -301,23 +309,24 @@ def _read_stream(stream: TextIO) -> str:
     return text
 
 
-def _parse_documents(text: str, source: str, early: _Early | None = None) -> list[Any]:
+def _parse_documents(text: str | bytes, source: str, early: _Early | None = None) -> list[Any]:
     """The raw documents of one file: JSON when it looks like JSON, YAML otherwise.
 
     Each format has a fast path (adapters.codec) that answers only when it is sure to give exactly
     what the reference parser (json, PyYAML with the rules above) gives; otherwise, and for every
     error message, the reference parser decides. `early`: the fast path's work already started.
+    `text` as bytes: a JSON file as read, made text only when the fast path cannot read it.
     """
+    if isinstance(text, bytes):
+        fast = _fast_json(text, early)
+        if fast is not None:
+            return [fast]
+        return _parse_documents(_utf8(text, source).removeprefix("\ufeff"), source)
     if not text or text.isspace():
         return []
     is_json_file = source.lower().endswith(".json")
     if _looks_like_json(text, source):
-        if early is not None and early.json_keys is not None:
-            doc = codec.decode_json(text)
-            kept = early.json_keys.result() == _YES  # the child's verdict, reaped either way
-            fast = doc if doc is not None and kept else None
-        else:
-            fast = codec.load_json(text)
+        fast = _fast_json(text, early)
         if fast is not None:
             return [fast]
         try:
@@ -350,7 +359,25 @@ def _parse_documents(text: str, source: str, early: _Early | None = None) -> lis
         raise InputError("malformed YAML: nested too deeply", where=source) from None
 
 
-def _looks_like_json(text: str, source: str) -> bool:
+def _fast_json(text: str | bytes, early: _Early | None) -> Any | None:
+    """The JSON document by msgspec, or None when it cannot tell (codec.load_json)."""
+    text = _without_bom(text)
+    if early is not None and early.json_keys is not None:
+        doc = codec.decode_json(text)
+        kept = early.json_keys.result() == _YES  # the child's verdict, reaped either way
+        return doc if doc is not None and kept else None
+    return codec.load_json(text)
+
+
+def _without_bom(text: str | bytes) -> str | bytes:
+    """A file's bytes as msgspec reads them: without the byte order mark (kept until then, so that
+    an error's byte offset counts from the file's start)."""
+    return text.removeprefix(_BOM) if isinstance(text, bytes) else text
+
+
+def _looks_like_json(text: str | bytes, source: str) -> bool:
+    if isinstance(text, bytes):
+        return True  # kept as bytes only when it looks like JSON (_start_parsing)
     return source.lower().endswith(".json") or bool(_JSON_OBJECT_START.match(text))
 
 
@@ -384,7 +411,8 @@ def _start_early(text: str, source: str) -> _Early | None:
     return _Early(yaml_runs=[forked.background(codec.load_yaml_packed, run) for run in runs])
 
 
-def _json_keys_kept(text: str) -> bytes:
+def _json_keys_kept(text: str | bytes) -> bytes:
+    text = _without_bom(text)
     doc = codec.decode_json(text)
     return _YES if doc is not None and codec.keeps_every_key(text, doc) else b"0"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -214,3 +215,16 @@ def test_an_answer_is_taken_without_waiting_for_the_child_to_exit(monkeypatch) -
     pid = forked._exiting[-1]  # still exiting, reaped later
     os.waitpid(pid, 0)
     forked._exiting.remove(pid)
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_large_json_file_is_read_from_its_bytes_alike(monkeypatch, tmp_path, workers) -> None:
+    monkeypatch.setenv(forked.ENVIRONMENT, workers)
+    monkeypatch.setattr(manifests, "_SPLIT_READ", 1)  # a child counts the keys
+    objects = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"n{i}"}} for i in range(3)]
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}, indent=2)
+    path = tmp_path / "hub.json"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())  # a byte order mark first
+    assert [m.obj for m in manifests.read_sources([str(path)])] == objects
+    path.write_bytes(text.encode()[:40] + b"\xff" + text.encode()[40:])
+    assert _error_of([str(path)]) == f"{path}: not UTF-8 text (byte 40)"

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters.errors import InputError
-from adapters.manifests import read_sources
+from adapters.manifests import parse_text, read_sources
 
 YAMLISH = st.sampled_from(
     [
@@ -54,6 +54,50 @@ def test_any_bytes_give_manifests_or_one_input_error(data: bytes) -> None:
         read(data)
     except InputError as err:
         assert "\n" not in str(err) and str(err)
+
+
+JSONISH = st.sampled_from(
+    [
+        b'{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}}',
+        b'{"kind": "List", "apiVersion": "v1", "items": [',
+        b"]}",
+        b'"kind": "Namespace", ',
+        b'"kind": "Namespace"',
+        b", ",
+        b"\n",
+        " \u00a0\u2028".encode(),
+        b"\xef\xbb\xbf",
+        b"\xff",
+        b'"\\ud800"',
+        b"NaN",
+        b"1e400",
+    ]
+)
+
+
+def _outcome(read) -> tuple[str, object]:
+    try:
+        return "read", [(m.obj, m.index) for m in read()]
+    except InputError as err:
+        return "error", str(err)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(st.binary(max_size=100), st.lists(JSONISH, max_size=12).map(b"".join)),
+    st.sampled_from(["in.json", "in.yaml"]),
+)
+def test_a_file_read_as_bytes_reads_as_its_text(tmp_path_factory, data: bytes, name: str) -> None:
+    # JSON-looking bytes stay bytes for msgspec; whatever the bytes, the answer is the text's
+    path = tmp_path_factory.mktemp("bytes") / name
+    path.write_bytes(data)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        expected = ("error", f"{path}: not UTF-8 text (byte {err.start})")
+    else:
+        expected = _outcome(lambda: parse_text(text, str(path)))
+    assert _outcome(lambda: read_sources([str(path)])) == expected
 
 
 def test_undecodable_standard_input_exits_2_with_one_line() -> None:
