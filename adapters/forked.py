@@ -20,7 +20,7 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
-__all__ = ["Pending", "allow", "background", "map_bytes", "split_evenly", "workers", "write_each"]
+__all__ = ["Pending", "allow", "background", "split_evenly", "workers", "write_each"]
 
 T = TypeVar("T")
 
@@ -68,14 +68,6 @@ def split_evenly(items: Sequence[T], parts: int) -> list[Sequence[T]]:
         runs.append(items[start:end])
         start = end
     return runs
-
-
-def map_bytes(func: Callable[[T], bytes], items: Sequence[T]) -> list[bytes]:
-    """``[func(item) for item in items]``: the first item in this process, each other in a forked
-    child at the same time. `func` must be pure (its effects in a child are lost)."""
-    pending = [background(func, item) for item in items[1:]]
-    answers = [func(items[0])] if items else []
-    return answers + [p.result() for p in pending]
 
 
 def write_each(
