@@ -46,7 +46,9 @@ def _pieces(value: int) -> list[bytes]:
     return [f"{value}-{i};".encode() for i in range(value)]
 
 
-def test_write_each_writes_every_piece_in_order() -> None:
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_write_each_writes_every_piece_in_order(monkeypatch, workers) -> None:
+    monkeypatch.setenv(forked.ENVIRONMENT, workers)
     written: list[bytes] = []
     forked.write_each(_pieces, [3, 1, 4, 2], written.append)
     assert b"".join(written) == b"".join(p for v in (3, 1, 4, 2) for p in _pieces(v))
@@ -153,8 +155,11 @@ def test_a_stuck_child_is_killed_and_redone_here(monkeypatch) -> None:
     assert time.monotonic() - started < 10
 
 
-def test_background_answers_later() -> None:
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_background_answers_later(monkeypatch, workers) -> None:
+    monkeypatch.setenv(forked.ENVIRONMENT, workers)
     pending = forked.background(_double, 21)
+    assert (pending._child is not None) == (workers == "2")
     assert pending.result() == b"42"
 
 
