@@ -256,8 +256,7 @@ def _quiet_stderr() -> Iterator[None]:
 
 def load_yaml(text: str) -> list[Any] | None:
     """The documents PyYAML's loader (manifests._Loader) gives, or None when unsure."""
-    judged = _judged_yaml(text)
-    return None if judged is None else judged[1]
+    return _judged_yaml(text)
 
 
 def load_yaml_packed(text: str) -> bytes:
@@ -265,8 +264,8 @@ def load_yaml_packed(text: str) -> bytes:
     unsure. Meant for a forked child: what it sends back is bytes. The child has built the
     documents anyway (to judge them), and marshal's bytes are read back in two thirds of the time
     msgspec takes for the JSON (and are half its size: repeated keys are written once)."""
-    judged = _judged_yaml(text)
-    return b"" if judged is None else marshal.dumps(judged[1])
+    documents = _judged_yaml(text)
+    return b"" if documents is None else marshal.dumps(documents)
 
 
 def unpack_documents(data: bytes) -> list[Any]:
@@ -286,9 +285,9 @@ def _emit_json(tree: Any, size_hint: int) -> bytes:
     return bytes(memoryview(buffer)[:size])
 
 
-def _judged_yaml(text: str) -> tuple[bytes, list[Any], bool] | None:
-    """rapidyaml's JSON of the text, the documents it holds, and whether the text was a stream;
-    None when anything could read differently from PyYAML."""
+def _judged_yaml(text: str) -> list[Any] | None:
+    """The documents of the text, read by rapidyaml through its JSON; None when anything could read
+    differently from PyYAML."""
     if _ryml is None:
         return None
     data = text.encode("utf-8")
@@ -324,7 +323,7 @@ def _judged_yaml(text: str) -> tuple[bytes, list[Any], bool] | None:
     documents = doc if is_stream else [doc]
     if not isinstance(documents, list) or any(d is None for d in documents):
         return None  # empty documents: PyYAML numbers them, let it
-    return as_json, documents, is_stream
+    return documents
 
 
 # A document start marker: "---" at the start of a line, then a space, a line break or the end. It
