@@ -139,7 +139,7 @@ def best_first(
 ) -> np.ndarray:
     """Indices of the first `k` rows by (topology score, affinity, obsolete, name), best first,
     without sorting all of them: only the rows tied at the k-th best topology score need their
-    lower levels compared, and pick values (exact as in pick_values) pick the best of those."""
+    lower levels compared, and pick keys (pick_key, as pick_values) pick the best of those."""
     if k == 0:
         return np.empty(0, dtype=np.int64)
     if len(rows) <= 4 * k:  # (and a negative k: all but the last -k, as slicing gives)
@@ -148,8 +148,7 @@ def best_first(
     above = np.flatnonzero(topo > threshold)
     tied = np.flatnonzero(topo == threshold)
     tied_rows = rows[tied]
-    size = max(table.size, 1)
-    value = (p.affinity[tied_rows] * 2 + obsolete[tied_rows]) * size + p.rank[tied_rows]
+    value = pick_key(p.affinity[tied_rows], obsolete[tied_rows], p.rank[tied_rows], table.size)
     need = k - len(above)
     if need < len(tied):
         tied = tied[np.argpartition(-value, need - 1)[:need]]
