@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from functools import lru_cache
 from typing import Any
 
 from adapters.errors import InputError
@@ -48,35 +47,38 @@ def load_cluster(manifest: Manifest, now: datetime) -> Cluster:
     )
 
 
-# A fleet repeats the same few capacities ("16", "64Gi") thousands of times.
-_parse_cached = lru_cache(maxsize=65536)(parse_quantity)
-
-
 def _quantity(f: Fields, value: Any, path: str) -> Quantity:
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise InputError("expected a quantity", where=f.where, field=path)
     try:
-        return _parse_cached(str(value))
+        return _parsed(str(value))
     except QuantityError as err:
         raise InputError(str(err), where=f.where, field=path) from None
 
 
 def _plain_quantity(value: Any) -> Quantity | None:
     """The quantity a well-formed string gives, or None: then _quantity judges it (and names
-    the field). A fleet repeats a few hundred strings: those seen are a dict lookup away."""
+    the field)."""
     if type(value) is not str:
         return None
-    quantity = _SEEN.get(value)
+    try:
+        return _parsed(value)
+    except QuantityError:
+        return None
+
+
+def _parsed(text: str) -> Quantity:
+    """parse_quantity(text), each text parsed once (QuantityError when it is malformed)."""
+    quantity = _SEEN.get(text)
     if quantity is None:
-        try:
-            quantity = _parse_cached(value)
-        except QuantityError:
-            return None
+        quantity = parse_quantity(text)
         if len(_SEEN) < _SEEN_LIMIT:
-            _SEEN[value] = quantity
+            _SEEN[text] = quantity
     return quantity
 
 
+# A fleet repeats the same few capacities ("16", "64Gi") thousands of times: the quantities of the
+# texts seen, a dict lookup away (_properties looks here first, without a call).
 _SEEN: dict[str, Quantity] = {}
 _SEEN_LIMIT = 1 << 16
 
