@@ -68,13 +68,9 @@ class Ranking:
             self._order = _read_only(np.argsort(-key))  # keys are unique: any sort gives this order
         return self._order
 
-    def extremes(self, rows: np.ndarray) -> tuple[int, int]:
-        """The lowest and highest affinity over rows that many requests share (a filter
-        verdict's passing rows); (0, 0) for none."""
-        return self.extreme_counts(rows)[:2]
-
     def extreme_counts(self, rows: np.ndarray) -> tuple[int, int, int, int]:
-        """extremes, and how many of the rows have the lowest and the highest affinity."""
+        """The lowest and highest affinity over rows that many requests share (a filter
+        verdict's passing rows; (0, 0) for none), and how many of the rows have each."""
         known = self._extremes.get(id(rows))
         if known is None:
             low, high = affinity_extremes(self.affinity, rows)
