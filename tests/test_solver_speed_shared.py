@@ -17,6 +17,7 @@ from model import Batch, Cluster, SelectionMode
 from solver.objective import Scale, scale_of
 from solver.prepare import PASS, Prepared, _twin, affinity_extremes
 from solver.solution import best_candidates, best_rows, pick_order, ranked, ranked_candidates, to_result
+from solver.spread import SOFT_VIOLATION
 from solver.table import ClusterTable
 from tests.builders import batch, cluster, held, pick_all, pick_n, pref, prepared, spread, taint
 from tests.test_solver_speed_equivalence import _fleet
@@ -95,12 +96,13 @@ def _plain_scale(p: Prepared, table: ClusterTable) -> Scale:
     else:
         picks = len(candidates)
     low, high = min(lowest, 0), max(highest, 0)
-    spans, offsets = scale_of(p, table).spans, scale_of(p, table).offsets
-    assert spans[0] == p.present + picks
+    assert scale_of(p, table).spans[0] == p.present + picks
+    most = p.present + picks
+    ceiling = sum((1 + (0 if s.hard else SOFT_VIOLATION)) * most for s in p.request.spread)
     return Scale(
         picks,
-        (*spans[:2], picks * (high - low), picks, picks * table.size),
-        (*offsets[:2], -picks * low, 0, 0),
+        (most, ceiling, picks * (high - low), picks, picks * table.size),
+        (p.present, ceiling, -picks * low, 0, 0),
     )
 
 
