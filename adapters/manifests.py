@@ -766,15 +766,12 @@ def dump_json(obj: Any) -> str:
 
 def encode_json(obj: Any) -> bytes:
     """:func:`dump_json`'s text in UTF-8, as a command writes it."""
-    fast = codec.encode_json(obj)
-    if fast is not None:
-        return fast + b"\n"
-    return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    return b"".join(_json_pieces(obj))
 
 
 def dump_json_list(objects: Sequence[Mapping[str, Any]]) -> str:
     """``objects`` as one ``v1`` ``List`` in JSON."""
-    return dump_json(_json_list(objects))
+    return encode_json_list(objects).decode("utf-8")
 
 
 def encode_json_list(objects: Sequence[Mapping[str, Any]]) -> bytes:
@@ -790,12 +787,16 @@ def write_json_list(objects: Sequence[Mapping[str, Any]], write: Callable[[bytes
 
 def write_json(obj: Any, write: Callable[[bytes], object]) -> None:
     """:func:`encode_json`'s bytes, passed to `write` (without copying a large text to end it)."""
+    for piece in _json_pieces(obj):
+        write(piece)
+
+
+def _json_pieces(obj: Any) -> tuple[bytes, ...]:
+    """The document, then its final line break: orjson's bytes, or json's where orjson cannot."""
     fast = codec.encode_json(obj)
-    if fast is None:
-        write(encode_json(obj))
-    else:
-        write(fast)
-        write(b"\n")
+    if fast is not None:
+        return fast, b"\n"
+    return ((json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),)
 
 
 # Items per piece of a large List: each piece is rendered as the List's own "items" (at the same
