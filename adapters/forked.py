@@ -108,10 +108,9 @@ class Pending:
         child does: if it fails part way, the answer is computed here and only the part not yet
         written is passed on."""
         child, self._child = self._child, None
-        written = _relay(child, self._deadline(), write) if child is not None else None
-        if written is None or written < 0:
+        whole, done = _relay(child, self._deadline(), write) if child is not None else (False, 0)
+        if not whole:
             answer = self._func(self._item)
-            done = 0 if written is None else -written - 1
             if done < len(answer):
                 write(memoryview(answer)[done:] if done else answer)
 
@@ -121,9 +120,7 @@ class Pending:
         if child is not None:
             pid, read = child
             os.close(read)
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
+            _stop(pid)
 
     def _deadline(self) -> float:
         # A child cannot hang on a lock another thread held at the fork (it takes none), but if it
@@ -193,10 +190,10 @@ def _reap_finished() -> None:
             _exiting.remove(pid)
 
 
-def _relay(child: tuple[int, int], stall: float, write: Callable[[bytes], object]) -> int:
-    """Pass the child's answer to `write` as it arrives: how many bytes, when the child sent it
-    whole; ``-1 - written`` when it failed, or sent nothing for `stall` seconds, after `written`
-    bytes. A child that sent its whole answer is not waited for (see _reap_finished)."""
+def _relay(child: tuple[int, int], stall: float, write: Callable[[bytes], object]) -> tuple[bool, int]:
+    """Pass the child's answer to `write` as it arrives: whether it came whole (else the child
+    failed, or sent nothing for `stall` seconds, and is stopped), and how many bytes were written.
+    A child that sent its whole answer is not waited for (see _reap_finished)."""
     pid, read = child
     header, size, written = b"", None, 0
     try:
@@ -221,11 +218,16 @@ def _relay(child: tuple[int, int], stall: float, write: Callable[[bytes], object
         os.close(read)
     if size is not None and written == size:
         _exiting.append(pid)
-        return written
+        return True, written
+    _stop(pid)
+    return False, written
+
+
+def _stop(pid: int) -> None:
+    """Kill a child and reap it."""
     with contextlib.suppress(OSError):
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-    return -1 - written
 
 
 _PIPE_READ = 1 << 20
