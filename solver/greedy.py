@@ -137,7 +137,7 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
         # Every cycle but the last (which also explains) picks by cells, once nothing obsolete is
         # preferred; a cycle that finds nothing falls through, to be explained.
         if len(picks) < want - 1 and not obsolete.any():
-            cells = cells or _Cells(p, table, state, np.flatnonzero(available))
+            cells = cells or _Cells(p, table, state, np.flatnonzero(available), obsolete)
             step = cells.pick(state)
             if step is not None:
                 chosen, score = step
@@ -186,11 +186,11 @@ class _Cells:
     the best head among the cells of the best score: what scoring and sorting every candidate
     would pick, at a cost per cell, not per candidate."""
 
-    def __init__(self, p: Prepared, table: ClusterTable, state: SpreadState, rows: np.ndarray) -> None:
-        if p.sticky[rows].any():  # the shared ranking prefers them: sort without
-            rows = rows[np.lexsort((p.rank[rows], p.affinity[rows]))[::-1]]
-        else:
-            rows = ranked(p, table, rows)
+    def __init__(
+        self, p: Prepared, table: ClusterTable, state: SpreadState, rows: np.ndarray, obsolete: np.ndarray
+    ) -> None:
+        # ranked would put sticky rows first: pick order by `obsolete` (none is, by now) instead.
+        rows = pick_order(p, table, rows, obsolete) if p.sticky[rows].any() else ranked(p, table, rows)
         cell = np.zeros(len(rows), dtype=np.int64)
         for d in state.dimensions:  # mixed radix: one integer per combination of slots
             cell = cell * (len(d.domains) + 1) + d.slots[rows]
