@@ -7,8 +7,9 @@
 Every object goes to the adapter of the system that owns its kind (adapters.systems); each system
 present is loaded, solved, checked and emitted as its own batch, and the outputs are joined. The
 solver sees only neutral batches. With ``verify`` (the default) the independent checker
-(solver.check) runs beside emit, in a forked child where the process allows it (adapters.forked),
-and an AssertionError names its problems: a solver defect, never an input problem.
+(solver.check) runs, for a large batch beside emit in a forked child where the process allows it
+(adapters.forked), and an AssertionError names its problems: a solver defect, never an input
+problem.
 """
 
 from __future__ import annotations
@@ -120,17 +121,22 @@ def schedule_manifests(
         ]
         for name, batch, context in loaded:
             result = solve(batch, options)
-            # Checked beside emit: by a forked child where this process may fork (adapters.forked;
-            # the command's own process may), else here once emit is done. Nothing is returned,
-            # so nothing written, unless the checker passes.
-            verdict = forked.background(_problems, (batch, result)) if verify else None
+            # A large batch is checked beside emit, by a forked child where this process may fork
+            # (adapters.forked; the command's own process may); else here once emit is done.
+            # Nothing is returned, so nothing written, unless the checker passes.
+            beside = verify and len(batch.requests) * len(batch.clusters) >= _CHECK_BESIDE
+            verdict = forked.background(_problems, (batch, result)) if beside else None
             emitted = system(name).emit(context, result)
-            if verdict is not None:
-                _raise_problems(name, verdict.result())
+            if verify:
+                _raise_problems(name, verdict.result() if verdict else _problems((batch, result)))
             apply += emitted.apply
             delete += emitted.delete
             parts.append(SystemOutcome(name, batch, result, emitted.placements, emitted.unsatisfied))
     return Outcome(apply, delete, tuple(parts), summary_of_parts(parts))
+
+
+# Below this many request-cluster pairs the checker takes milliseconds: not worth a fork.
+_CHECK_BESIDE = 1_000_000
 
 
 def _problems(solved: tuple[Batch, Result]) -> bytes:

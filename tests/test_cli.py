@@ -165,6 +165,7 @@ def test_a_result_the_checker_rejects_is_never_written(fleet_file, monkeypatch, 
     monkeypatch.setattr(pipeline, "check", lambda batch, result: ["a planted problem"])
     monkeypatch.setattr(manifests, "_SPLIT_WRITE", 1)  # the YAML writer forks at once
     monkeypatch.setenv(forked.ENVIRONMENT, workers)
+    monkeypatch.setattr(pipeline, "_CHECK_BESIDE", 1)  # so small a hub is checked beside emit too
     result = run_cli(solve_args([fleet_file], "optimal", output))
     assert isinstance(result.exception, AssertionError)
     assert "a planted problem" in str(result.exception)
