@@ -47,18 +47,18 @@ class SpreadState:
             counts = tally[1:]  # slot 0 counted the clusters without the key
             held_counts = np.array(counts, dtype=np.int64)
             self.dimensions.append(Dimension(constraint, codes, domains, held_counts, slots))
-            self.initial_skew.append(max(counts) - min(counts) if counts else 0)
+            self.initial_skew.append(self._skew(counts))
         # Hard constraints first: a row reports the first hard one it would violate.
         self._order = [i for i, d in enumerate(self.dimensions) if d.constraint.hard and d.domains]
         self._order += [i for i, d in enumerate(self.dimensions) if not d.constraint.hard and d.domains]
 
     @staticmethod
-    def _skew(counts: np.ndarray) -> int:
-        listed = counts.tolist()  # a few dozen domains: faster than two numpy reductions
-        return max(listed) - min(listed) if listed else 0
+    def _skew(counts: list[int]) -> int:
+        # A few dozen domains, as a list: faster than two numpy reductions.
+        return max(counts) - min(counts) if counts else 0
 
     def skews(self) -> list[int]:
-        return [self._skew(d.counts) for d in self.dimensions]
+        return [self._skew(d.counts.tolist()) for d in self.dimensions]
 
     def add(self, row: int) -> None:
         for d in self.dimensions:
