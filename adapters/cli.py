@@ -20,12 +20,16 @@ from adapters.heap import paused_gc
 from adapters.manifests import (
     Manifest,
     dump_yaml_stream,
+    json_items,
     parse_text,
     read_sources,
     start_reading,
     write_json,
     write_json_list,
+    write_json_list_runs,
+    write_yaml_runs,
     write_yaml_stream,
+    yaml_items,
 )
 
 if TYPE_CHECKING:
@@ -295,14 +299,32 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
             from solver import SolveOptions
 
             manifests = reading.manifests()
+            progress = None if quiet else TerminalProgress()
             options = SolveOptions(
-                mode=mode, time_limit=time_limit, seed=seed, progress=None if quiet else TerminalProgress()
+                mode=mode,
+                time_limit=time_limit,
+                seed=seed,
+                progress=progress if progress is not None and progress.draws() else None,
             )
+            if output in _ITEMS:  # the complete desired state: a large input in parts, one per core
+                from adapters.parts import schedule_items
+
+                parted = schedule_items(
+                    manifests, now=now, options=options, config=config, items=_ITEMS[output]
+                )
+                if parted is not None:
+                    _retain(manifests, parted)
+                    return functools.partial(_WRITE_RUNS[output], parted.runs)
             outcome = schedule_manifests(manifests, now=now, options=options, config=config)
             _retain(manifests, outcome)
             return _render(outcome, output, manifests, config)
 
     guard(run)
+
+
+# The outputs whose text is their objects' texts joined, so parts made apart can be joined.
+_ITEMS = {"yaml": yaml_items, "json": json_items}
+_WRITE_RUNS = {"yaml": write_yaml_runs, "json": write_json_list_runs}
 
 
 def _read_config(paths: Sequence[str]) -> dict[str, Any] | None:

@@ -17,10 +17,20 @@ import signal
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
-__all__ = ["Pending", "allow", "background", "split_evenly", "workers", "write_each"]
+__all__ = [
+    "Pending",
+    "Stream",
+    "allow",
+    "background",
+    "polars_idle",
+    "split_evenly",
+    "stream",
+    "workers",
+    "write_each",
+]
 
 T = TypeVar("T")
 
@@ -56,6 +66,25 @@ def workers() -> int:
     except (AttributeError, OSError):  # pragma: no cover - platforms without affinity
         usable = os.cpu_count() or 1
     return max(1, min(usable, MAX_WORKERS))
+
+
+def polars_idle() -> bool:
+    """Whether polars has not started its compute pool in this process, so that a forked child
+    may compute with polars (it starts a pool of its own). Once started, the pool's threads
+    (named polars-0, polars-1, ...) are not copied by a fork, and a child's first computation
+    would wait for them forever. Known only where the kernel lists a process's threads (Linux);
+    elsewhere False."""
+    try:
+        tasks = os.listdir("/proc/self/task")
+        names = [_thread_name(task) for task in tasks] if len(tasks) > 1 else []
+    except OSError:
+        return False
+    return not any(name.startswith("polars-") and name[7:8].isdigit() for name in names)
+
+
+def _thread_name(task: str) -> str:
+    with open(f"/proc/self/task/{task}/comm", encoding="utf-8", errors="replace") as comm:
+        return comm.read()
 
 
 def split_evenly(items: Sequence[T], parts: int) -> list[Sequence[T]]:
@@ -137,8 +166,53 @@ def background(func: Callable[[T], bytes], item: T) -> Pending:
     return Pending(func, item)
 
 
-def _start(func: Callable[[T], bytes], item: T) -> tuple[int, int] | None:
-    """A child computing func(item) into a pipe: (pid, read end), or None if none could start."""
+class Stream:
+    """``func(item)``'s messages (an iterable of bytes) made in a forked child, to be taken in
+    order as they arrive: iterating gives them as the child sends them. Exact whatever the child
+    does: if it fails part way, ``func(item)`` is run here and the messages not yet given are
+    given from that. `func` must be pure (the same messages every time)."""
+
+    def __init__(self, func: Callable[[T], Iterable[bytes]], item: T) -> None:
+        self._func, self._item = func, item
+        self._started = time.monotonic()
+        self._child = _start(func, item, framed=True) if workers() > 1 else None
+
+    def __iter__(self) -> Iterator[bytes]:
+        child, self._child = self._child, None
+        given = 0
+        if child is not None:
+            messages = _received(child, max(STALL_SECONDS, 10 * (time.monotonic() - self._started)))
+            try:
+                for message in messages:
+                    yield message
+                    given += 1
+                return
+            except _Broken:
+                pass
+            finally:
+                messages.close()  # taken no further (a failure here, or the caller stopped): stopped
+        for index, message in enumerate(self._func(self._item)):
+            if index >= given:
+                yield message
+
+    def cancel(self) -> None:
+        """Stop the child, if any, and forget its messages."""
+        child, self._child = self._child, None
+        if child is not None:
+            os.close(child[1])
+            _stop(child[0])
+
+
+def stream(func: Callable[[T], Iterable[bytes]], item: T) -> Stream:
+    """Start making ``func(item)``'s messages in a forked child (or nowhere yet, with one
+    worker); see Stream."""
+    return Stream(func, item)
+
+
+def _start(func: Callable[[T], Any], item: T, *, framed: bool = False) -> tuple[int, int] | None:
+    """A child computing func(item) into a pipe: (pid, read end), or None if none could start.
+    The answer goes as its length and its bytes; `framed`, func's messages go so, each in turn,
+    and then _END."""
     try:
         read, write = os.pipe()
     except OSError:
@@ -157,12 +231,12 @@ def _start(func: Callable[[T], bytes], item: T) -> tuple[int, int] | None:
         code = 1
         try:
             os.close(read)
-            answer = func(item)
-            # Its length first: the parent knows the answer whole when it has that many bytes,
-            # without waiting for this process's exit (tearing down a large heap takes a while).
-            for data in (memoryview(len(answer).to_bytes(_HEADER, "little")), memoryview(answer)):
-                while data:
-                    data = data[os.write(write, data) :]
+            if framed:
+                for message in func(item):
+                    _send(write, message)
+                _send_all(write, _END)
+            else:
+                _send(write, func(item))
             os.close(write)
             code = 0
         except BaseException:  # noqa: BLE001 - any failure: the parent does the work itself
@@ -174,7 +248,21 @@ def _start(func: Callable[[T], bytes], item: T) -> tuple[int, int] | None:
     return pid, read
 
 
+def _send(fd: int, message: bytes) -> None:
+    # Its length first: the parent knows a message whole when it has that many bytes, and the
+    # answer whole without waiting for this process's exit (tearing down a large heap takes a while).
+    _send_all(fd, len(message).to_bytes(_HEADER, "little"))
+    _send_all(fd, message)
+
+
+def _send_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 _HEADER = 8  # bytes of an answer's length, before the answer
+_END = b"\xff" * _HEADER  # after a stream's last message: no message is that long
 # Children that sent their whole answer and may still be exiting: reaped when next convenient.
 _exiting: list[int] = []
 
@@ -231,3 +319,48 @@ def _stop(pid: int) -> None:
 
 
 _PIPE_READ = 1 << 20
+
+
+class _Broken(Exception):
+    """A child's stream ended before its end mark, or stalled."""
+
+
+def _received(child: tuple[int, int], stall: float) -> Iterator[bytes]:
+    """The messages of a framed child as they arrive; _Broken if it fails or stalls first. The
+    child is reaped later once its stream is whole, else stopped (also when the caller stops)."""
+    pid, read = child
+    whole = False
+    try:
+        while True:
+            size = int.from_bytes(_read_exactly(read, _HEADER, stall), "little")
+            if size == _END_SIZE:
+                whole = True
+                return
+            yield _read_exactly(read, size, stall)
+    finally:
+        os.close(read)
+        if whole:
+            _exiting.append(pid)
+        else:
+            _stop(pid)
+
+
+_END_SIZE = int.from_bytes(_END, "little")
+
+
+def _read_exactly(read: int, size: int, stall: float) -> bytes:
+    chunks: list[bytes] = []
+    left = size
+    try:
+        while left:
+            ready, _, _ = select.select([read], [], [], stall)
+            if not ready:
+                raise _Broken
+            chunk = os.read(read, min(_PIPE_READ, left))
+            if not chunk:
+                raise _Broken
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError:
+        raise _Broken from None
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)

@@ -31,9 +31,13 @@ __all__ = [
     "encode_json",
     "encode_json_list",
     "encode_yaml_stream",
+    "json_items",
     "write_json",
     "write_json_list",
+    "write_json_list_runs",
+    "write_yaml_runs",
     "write_yaml_stream",
+    "yaml_items",
     "from_objects",
     "index_by_kind",
     "object_reference",
@@ -785,6 +789,49 @@ def write_json_list(objects: Sequence[Mapping[str, Any]], write: Callable[[bytes
         write(piece)
 
 
+def json_items(objects: Sequence[Mapping[str, Any]]) -> Iterator[bytes | memoryview]:
+    """The items of a JSON List of `objects` as the List holds them (indented at its depth,
+    separated by ",\n"), in pieces of about a megabyte; nothing for no objects."""
+    for start in range(0, len(objects), _JSON_PIECE):
+        if start:
+            yield b",\n"
+        text = encode_json({"items": objects[start : start + _JSON_PIECE]})
+        yield memoryview(text)[len(_ITEMS_HEAD) : -len(_ITEMS_TAIL)]
+
+
+def write_json_list_runs(
+    runs: Iterable[Iterable[bytes | memoryview]], write: Callable[[bytes], object]
+) -> None:
+    """One JSON List of the items in `runs` (each what :func:`json_items` makes of a run of
+    objects), passed to `write`: the bytes :func:`write_json_list` writes for the runs' objects
+    joined."""
+    started = False
+    for run in runs:
+        first = True
+        for piece in run:
+            if not piece:
+                continue
+            if first:
+                write(b",\n" if started else _LIST_HEAD)
+                first, started = False, True
+            write(piece)
+    write(_ITEMS_TAIL if started else encode_json(_json_list([])))
+
+
+def write_yaml_runs(runs: Iterable[Iterable[bytes]], write: Callable[[bytes], object]) -> None:
+    """One YAML stream of the documents in `runs` (each what :func:`yaml_items` makes of a run of
+    objects), passed to `write`: documents stand alone, so the runs' texts are simply joined."""
+    for run in runs:
+        for piece in run:
+            write(piece)
+
+
+def yaml_items(objects: Sequence[Mapping[str, Any]]) -> Iterator[bytes]:
+    """The documents of `objects` in a YAML stream, in pieces, made in this process: runs of them
+    joined are the stream of their objects joined (:func:`write_yaml_stream`'s bytes)."""
+    return _yaml_run_pieces(objects)
+
+
 def write_json(obj: Any, write: Callable[[bytes], object]) -> None:
     """:func:`encode_json`'s bytes, passed to `write` (without copying a large text to end it)."""
     for piece in _json_pieces(obj):
@@ -812,11 +859,7 @@ def _json_list_pieces(objects: Sequence[Mapping[str, Any]]) -> Iterator[bytes | 
         yield encode_json(_json_list(objects))
         return
     yield _LIST_HEAD
-    for start in range(0, len(objects), _JSON_PIECE):
-        if start:
-            yield b",\n"
-        text = encode_json({"items": objects[start : start + _JSON_PIECE]})
-        yield memoryview(text)[len(_ITEMS_HEAD) : -len(_ITEMS_TAIL)]
+    yield from json_items(objects)
     yield _ITEMS_TAIL
 
 

@@ -26,7 +26,16 @@ from adapters.systems import owned_by, system
 from model import Batch, Result, SolveStats
 from solver import SolveOptions, check, solve
 
-__all__ = ["Outcome", "SystemOutcome", "paused_gc", "schedule", "schedule_manifests", "summary_of"]
+__all__ = [
+    "NotSeparable",
+    "Outcome",
+    "SystemOutcome",
+    "paused_gc",
+    "schedule",
+    "schedule_manifests",
+    "schedule_part",
+    "summary_of",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,19 +129,50 @@ def schedule_manifests(
             for name, owned in owned_by(list(manifests)).items()
         ]
         for name, batch, context in loaded:
-            result = solve(batch, options)
-            # A large batch is checked beside emit, by a forked child where this process may fork
-            # (adapters.forked; the command's own process may); else here once emit is done.
-            # Nothing is returned, so nothing written, unless the checker passes.
-            beside = verify and len(batch.requests) * len(batch.clusters) >= _CHECK_BESIDE
-            verdict = forked.background(_problems, (batch, result)) if beside else None
-            emitted = system(name).emit(context, result)
-            if verify:
-                _raise_problems(name, verdict.result() if verdict else _problems((batch, result)))
+            emitted, part = _solved(name, batch, context, options, verify, beside=True)
             apply += emitted.apply
             delete += emitted.delete
-            parts.append(SystemOutcome(name, batch, result, emitted.placements, emitted.unsatisfied))
+            parts.append(part)
     return Outcome(apply, delete, tuple(parts), summary_of_parts(parts))
+
+
+class NotSeparable(Exception):
+    """A part's placements are coupled (model.Batch.separable): it cannot be solved on its own."""
+
+
+def schedule_part(
+    name: str,
+    manifests: list[Manifest],
+    *,
+    now: datetime,
+    options: SolveOptions,
+    config: Mapping[str, Any] | None,
+) -> Outcome:
+    """One part of a system's input (adapters.systems.System.cut), scheduled on its own: as
+    :func:`schedule_manifests` would the system's input, in this process only (the parts use
+    the cores). NotSeparable when its batch is coupled, before anything is solved."""
+    with paused_gc():
+        batch, context = system(name).load(manifests, now=now, seed=options.seed, **_configured(name, config))
+        if not batch.separable:
+            raise NotSeparable(name)
+        emitted, part = _solved(name, batch, context, options, verify=True, beside=False)
+    return Outcome(emitted.apply, emitted.delete, (part,), summary_of_parts([part]))
+
+
+def _solved(
+    name: str, batch: Batch, context: Any, options: SolveOptions, verify: bool, *, beside: bool
+) -> tuple[Any, SystemOutcome]:
+    """Solve, check and emit one system's batch: (what its adapter emitted, the outcome)."""
+    result = solve(batch, options)
+    # A large batch is checked beside emit, by a forked child where this process may fork
+    # (adapters.forked; the command's own process may); else here once emit is done.
+    # Nothing is returned, so nothing written, unless the checker passes.
+    beside = beside and verify and len(batch.requests) * len(batch.clusters) >= _CHECK_BESIDE
+    verdict = forked.background(_problems, (batch, result)) if beside else None
+    emitted = system(name).emit(context, result)
+    if verify:
+        _raise_problems(name, verdict.result() if verdict else _problems((batch, result)))
+    return emitted, SystemOutcome(name, batch, result, emitted.placements, emitted.unsatisfied)
 
 
 # Below this many request-cluster pairs the checker takes milliseconds: not worth a fork.

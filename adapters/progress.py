@@ -24,6 +24,10 @@ class TerminalProgress:
         self.shown = False
         self._last = -1.0
 
+    def draws(self) -> bool:
+        """Whether it shows anything at all: only on a terminal."""
+        return _is_terminal(self.stream)
+
     def __call__(self, progress: Progress) -> None:
         if not _is_terminal(self.stream):
             return

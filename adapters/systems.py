@@ -22,7 +22,13 @@ class System:
     """One upstream system: the kinds it reads (kind -> API groups), its apply (`load`) and its
     invert (`emit`). A system `configured` by a scheduler config document (openMCP's) gets it as
     `load(..., config=document)`. `shared` kinds (core ones, such as kcp's Namespaces) are read
-    too, but only beside at least one object of its own kinds: alone they make no input of it."""
+    too, but only beside at least one object of its own kinds: alone they make no input of it.
+
+    A system that can `cut` its input into up to N parts returns groups of its manifests, each
+    loaded and emitted on its own, such that, when each part's batch is separable
+    (model.Batch.separable) and no part writes an object another part reads or writes, the
+    parts' applies joined in order are the whole input's (adapters.parts checks the rest). Objects
+    every part needs (the clusters) are in every group; one group: not worth cutting."""
 
     name: str
     kinds: Mapping[str, set[str]]
@@ -30,12 +36,13 @@ class System:
     emit: Callable[[Any, Result], Any]  # (context, result) -> .apply, .delete
     configured: bool = False
     shared: Mapping[str, set[str]] = field(default_factory=dict)
+    cut: Callable[[list[Manifest], int], list[list[Manifest]]] | None = None
 
 
 def _fleet() -> System:
     from adapters import fleet
 
-    return System("fleet", fleet.KINDS, fleet.load, fleet.emit)
+    return System("fleet", fleet.KINDS, fleet.load, fleet.emit, cut=fleet.cut)
 
 
 def _ocm() -> System:

@@ -255,6 +255,13 @@ class Batch:
     # cluster name: nothing lands there, but they still count toward balance's busiest count.
     absent_load: Mapping[str, int] = field(default_factory=dict, hash=False)
 
+    @property
+    def separable(self) -> bool:
+        """Whether each request's answer is its own, whatever else the batch holds: none takes a
+        tenancy slot (slots are shared) and none scores by Balance (its scores read the others'
+        answers). A separable batch may be solved in parts, and their answers are the batch's."""
+        return not any(r.tenancy is not None or r.coupled for r in self.requests)
+
 
 class FilterKind(StrEnum):
     AFFINITY = "affinity"  # matches no required term

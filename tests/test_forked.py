@@ -241,3 +241,50 @@ def test_a_large_json_file_is_read_from_its_bytes_alike(monkeypatch, tmp_path, w
     assert [m.obj for m in manifests.read_sources([str(path)])] == objects
     path.write_bytes(text.encode()[:40] + b"\xff" + text.encode()[40:])
     assert _error_of([str(path)]) == f"{path}: not UTF-8 text (byte 40)"
+
+
+# -------------------------------------------------------------------------------------- streams
+
+
+def _messages(count: int):
+    for i in range(count):
+        yield bytes([i % 251]) * (i * 997)  # up to tens of kB each: more than a pipe holds
+
+
+def _dies_part_way(count: int):
+    for i, message in enumerate(_messages(count)):
+        if i == count // 2 and os.getpid() != PARENT:
+            os._exit(3)  # gone, mid-stream, as a killed child would be
+        yield message
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_stream_gives_its_messages_in_order(monkeypatch, workers) -> None:
+    monkeypatch.setenv(forked.ENVIRONMENT, workers)
+    assert list(forked.stream(_messages, 40)) == list(_messages(40))
+    assert list(forked.stream(_messages, 0)) == []
+
+
+def test_a_stream_whose_child_dies_is_finished_here(monkeypatch) -> None:
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    given = []
+    for message in forked.stream(_dies_part_way, 30):
+        given.append(message)
+    assert given == list(_messages(30))
+
+
+def test_a_stream_left_part_way_stops_its_child(monkeypatch) -> None:
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    stream = forked.stream(_messages, 200)
+    pid = stream._child[0]
+    messages = iter(stream)
+    assert next(messages) == b""
+    messages.close()  # the reader gave up: the child is killed and reaped, not left behind
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    cancelled = forked.stream(_messages, 200)
+    pid = cancelled._child[0]
+    cancelled.cancel()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert list(cancelled) == list(_messages(200))  # forgotten: made here, if asked after all

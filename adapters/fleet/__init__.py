@@ -7,7 +7,7 @@ ClusterSchedulingPolicySnapshot <-> the neutral model.
 """
 
 from adapters.fleet.emit import Emitted, emit
-from adapters.fleet.load import FleetContext, load
+from adapters.fleet.load import FleetContext, cut, load
 from adapters.fleet.names import KINDS
 
-__all__ = ["KINDS", "Emitted", "FleetContext", "emit", "load"]
+__all__ = ["KINDS", "Emitted", "FleetContext", "cut", "emit", "load"]

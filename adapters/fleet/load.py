@@ -16,7 +16,7 @@ from adapters.fleet.snapshots import clean, new_snapshot, refresh_snapshot
 from adapters.manifests import Manifest, index_by_kind
 from model import Batch, Cluster, ClusterScore, ExistingDecision, PlacementRequest
 
-__all__ = ["FleetContext", "PlacementContext", "load"]
+__all__ = ["CUT_FROM", "FleetContext", "PlacementContext", "cut", "load"]
 
 
 @dataclass(slots=True)
@@ -81,6 +81,40 @@ def load(
     requests.sort(key=lambda r: r.key)
     batch = Batch(clusters, tuple(requests), now=now, seed=seed, explain_limit=n.MAX_UNSELECTED_DECISIONS)
     return batch, FleetContext(contexts, now, seed)
+
+
+# Below this many placement-cluster pairs a fleet is not cut: the parts' fixed costs (each reads
+# every cluster) outweigh what they share out.
+CUT_FROM = 1_000_000
+
+
+def cut(manifests: list[Manifest], parts: int) -> list[list[Manifest]]:
+    """The input in up to `parts` independent parts (systems.System.cut): the placements in runs
+    of their names (emit's order) of about equal work, each with every MemberCluster and the
+    bindings and snapshots whose parent label names one of its placements. Those naming none are
+    read by no placement, only checked: they go with the first part. One part below CUT_FROM."""
+    objects = index_by_kind(manifests, n.KINDS)  # refuses duplicates across parts, as load would
+    placements, clusters = objects[n.PLACEMENT], objects[n.MEMBER_CLUSTER]
+    if parts < 2 or len(placements) < 2 or len(placements) * len(clusters) < CUT_FROM:
+        return [manifests]
+    owned: dict[str, list[Manifest]] = {m.name: [] for m in placements}
+    unowned: list[Manifest] = []
+    for m in objects[n.BINDING] + objects[n.POLICY_SNAPSHOT]:
+        labels = m.obj["metadata"].get("labels")
+        parent = labels.get(n.PARENT_LABEL) if type(labels) is dict else None
+        children = owned.get(parent) if type(parent) is str else None
+        (unowned if children is None else children).append(m)
+    # Work grows with a placement's objects: runs of about equal objects, not equal placements.
+    total = sum(1 + len(children) for children in owned.values())
+    groups: list[list[Manifest]] = [[*clusters, *unowned]]
+    done = 0
+    for m in placements:
+        if done >= total * len(groups) / parts and len(groups) < parts:
+            groups.append(list(clusters))
+        children = owned[m.name]
+        groups[-1] += (m, *children)
+        done += 1 + len(children)
+    return groups
 
 
 def _check_metadata(m: Manifest) -> None:

@@ -1,0 +1,157 @@
+"""A large input scheduled in independent parts at once, one per core, for the command's YAML and
+JSON outputs (the complete desired state, which is the parts' objects joined in order).
+
+A system that can cut its input (adapters.systems.System.cut; Fleet's placements share nothing)
+gives groups of objects. The first is loaded, solved, checked and emitted here, each other one in
+a forked child (adapters.forked.Stream), and every part's objects are rendered where they were
+made: a child sends only its text. Exact or not at all: the parts' text is used only where every
+part succeeded, no part's batch is coupled (model.Batch.separable), and no part writes an object
+another part reads or writes. Otherwise (bad input, a checker failure, a clash, a coupled batch)
+the caller schedules the whole input as one batch, which gives the answer, or the error, a run
+without parts gives. A child that dies is redone here.
+"""
+
+from __future__ import annotations
+
+import marshal
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from adapters import forked
+from adapters.manifests import Manifest
+from adapters.pipeline import Outcome, schedule_part
+from adapters.systems import owned_by, system
+from solver import SolveOptions
+
+__all__ = ["Items", "Parted", "schedule_items"]
+
+# A run of objects -> their text in the output, in pieces (manifests.yaml_items, json_items).
+Items = Callable[[Sequence[Mapping[str, Any]]], Iterable[bytes]]
+
+
+@dataclass(frozen=True, slots=True)
+class Parted:
+    """Each part's text in the output, in order (the first made here as it is taken, the others
+    passed on from their children), and the first part's outcome."""
+
+    runs: list[Iterable[bytes]]
+    first: Outcome
+
+
+def schedule_items(
+    manifests: Sequence[Manifest],
+    *,
+    now: datetime | None,
+    options: SolveOptions,
+    config: Mapping[str, Any] | None,
+    items: Items,
+) -> Parted | None:
+    """The output's text of the scheduled input in parts, or None where it is not cut: one worker,
+    live progress to show (it follows one solve), polars at work in this process (forked.polars_idle;
+    in a command's own process it is not yet), several systems, a system that does not cut, an input too
+    small, or any part that failed or clashed (see the module's note)."""
+    parts = forked.workers()
+    # The parts solve with polars in forked children: only from a process where polars is idle.
+    if parts < 2 or options.progress is not None or not forked.polars_idle():
+        return None
+    owned = owned_by(list(manifests))
+    cut = system(next(iter(owned))).cut if len(owned) == 1 else None
+    if cut is None:
+        return None
+    ((name, objects),) = owned.items()
+    try:
+        groups = cut(objects, parts)
+    except Exception:  # noqa: BLE001 - bad input: the whole run reports it, as it would
+        return None
+    if len(groups) < 2:
+        return None
+    job = _Job(
+        name, groups, _shared(groups), now or datetime.now(UTC).replace(microsecond=0), options, config, items
+    )
+    streams = [forked.stream(_part_messages, (job, index)) for index in range(1, len(groups))]
+    taken: list[Iterator[bytes]] = []
+    try:
+        first = schedule_part(name, groups[0], now=job.now, options=options, config=config)
+        created = [_created(job, 0, first.apply)]
+        for each in streams:
+            messages = iter(each)
+            taken.append(messages)
+            status = marshal.loads(next(messages))
+            if status is None:
+                raise _Failed
+            created.append(status)
+        if sum(map(len, created)) != len(set().union(*created)):
+            raise _Failed  # two parts made the same new object: the whole would have told them apart
+    except Exception:  # noqa: BLE001 - any failure: the whole run gives the answer or the error
+        for messages in taken:
+            messages.close()  # type: ignore[attr-defined]
+        for each in streams[len(taken) :]:
+            each.cancel()
+        return None
+    return Parted([items(first.apply), *taken], first)
+
+
+class _Failed(Exception):
+    """A part failed, or its objects clash with another part's."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    system: str
+    groups: list[list[Manifest]]
+    shared: set[int]  # id() of the objects in more than one group: read by every part, owned by none
+    now: datetime
+    options: SolveOptions
+    config: Mapping[str, Any] | None
+    items: Items
+
+
+def _part_messages(task: tuple[_Job, int]) -> Iterator[bytes]:
+    """A part's status (None if it failed, else the objects it made that it did not read), then
+    its text in the output."""
+    job, index = task
+    try:
+        outcome = schedule_part(
+            job.system, job.groups[index], now=job.now, options=job.options, config=job.config
+        )
+        created = _created(job, index, outcome.apply)
+    except Exception:  # noqa: BLE001 - the parent schedules the whole input, which tells why
+        yield marshal.dumps(None)
+        return
+    yield marshal.dumps(created)
+    # Made whole before the first piece goes: the pipe holds little, and the parent takes none
+    # of it until its own part's text is written; sent piece by piece, this text would wait.
+    yield from list(job.items(outcome.apply))
+
+
+def _created(job: _Job, index: int, apply: list[dict[str, Any]]) -> set[Any]:
+    """The objects a part writes that it did not read; _Failed if it writes one another part reads."""
+    written = {_identity(obj) for obj in apply}
+    for other, group in enumerate(job.groups):
+        if other != index and not written.isdisjoint(_read(group, job.shared)):
+            raise _Failed
+    return written - _read(job.groups[index], job.shared)
+
+
+def _read(group: list[Manifest], shared: set[int]) -> set[Any]:
+    return {_identity(m.obj) for m in group if id(m) not in shared}
+
+
+def _identity(obj: Mapping[str, Any]) -> Any:
+    """An object's namespace and name, kind aside: objects of two kinds that share both are taken
+    for one, which at worst sends the input to the whole run (exact either way), and is cheaper."""
+    metadata = obj["metadata"]
+    namespace = metadata.get("namespace")
+    return (namespace, metadata["name"]) if namespace else metadata["name"]
+
+
+def _shared(groups: list[list[Manifest]]) -> set[int]:
+    seen: set[int] = set()
+    shared: set[int] = set()
+    for group in groups:
+        ids = {id(m) for m in group}
+        shared |= seen & ids
+        seen |= ids
+    return shared

@@ -1,0 +1,306 @@
+"""A large input scheduled in parts at once (adapters.parts): the same bytes as one batch, or the
+whole run where a part fails, clashes or is coupled; Fleet's cut; the writers of joined runs."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import io
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from adapters import cli, forked, manifests, parts, systems
+from adapters.fleet import names as n
+from adapters.fleet.generate import generate_fleet
+from adapters.manifests import from_objects, json_items, write_json_list, write_yaml_stream, yaml_items
+from adapters.pipeline import NotSeparable, schedule_manifests, schedule_part
+from solver import SolveOptions
+from tests import ocm_fixtures as ocm
+from tests.fleet_fixtures import run_cli, write_yaml
+
+fleet_load = importlib.import_module("adapters.fleet.load")  # the module (the package exports its function)
+
+NOW = "2026-11-21T12:00:00Z"
+NOW_TIME = datetime.fromisoformat(NOW)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _fresh(case: str, *args: Any) -> Any:
+    """`case(*args)`, a function of this module, run in a new process with two workers, its answer
+    as JSON. Parts fork children that compute with polars, which a process may do only before
+    polars has started its pool (forked.polars_idle): this test process has long started it."""
+    code = (
+        "import json, sys\n"
+        f"from tests.test_parts import {case}\n"
+        f"print(json.dumps({case}(*json.loads(sys.argv[1]))))\n"
+    )
+    env = {**os.environ, forked.ENVIRONMENT: "2"}
+    done = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(args)], capture_output=True, env=env, cwd=ROOT, timeout=300
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    return json.loads(done.stdout.decode().splitlines()[-1])
+
+
+def _hub(seed: int = 3, clusters: int = 40, placements: int = 30) -> list[dict[str, Any]]:
+    return generate_fleet(clusters, placements, seed=seed, now=NOW)  # made here: it computes with polars
+
+
+def _written(tmp_path: Path, objects: list[dict[str, Any]]) -> str:
+    path = tmp_path / "hub.json"
+    path.write_text(json.dumps(objects), encoding="utf-8")
+    return str(path)
+
+
+def _read(path: str) -> list[dict[str, Any]]:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+_FORMATS = {
+    "yaml": (yaml_items, manifests.write_yaml_runs, write_yaml_stream),
+    "json": (json_items, manifests.write_json_list_runs, write_json_list),
+}
+
+
+def _in_parts(objects: list[dict[str, Any]], output: str, mode: str = "optimal") -> bytes | None:
+    """The output of `objects` scheduled in parts (any fleet of two placements is cut), or None."""
+    fleet_load.CUT_FROM = 1
+    items, runs, _ = _FORMATS[output]
+    options = SolveOptions(mode=mode)
+    parted = parts.schedule_items(
+        from_objects(objects, "hub"), now=NOW_TIME, options=options, config=None, items=items
+    )
+    if parted is None:
+        return None
+    out: list[bytes] = []
+    runs(parted.runs, out.append)
+    return b"".join(bytes(piece) for piece in out)
+
+
+def _whole(objects: list[dict[str, Any]], output: str, mode: str = "optimal") -> bytes:
+    outcome = schedule_manifests(from_objects(objects, "hub"), now=NOW_TIME, options=SolveOptions(mode=mode))
+    out: list[bytes] = []
+    _FORMATS[output][2](outcome.apply, out.append)
+    return b"".join(bytes(piece) for piece in out)
+
+
+# --------------------------------------------------------------------------------- the same bytes
+
+
+def same_bytes(path: str, mode: str, output: str) -> list[bool]:
+    objects = _read(path)
+    text = _in_parts(objects, output, mode)
+    return [text is not None, text == _whole(objects, output, mode)]
+
+
+@pytest.mark.parametrize("mode", ["optimal", "greedy"])
+@pytest.mark.parametrize(("seed", "output"), [(1, "yaml"), (2, "json"), (3, "yaml"), (4, "json")])
+def test_parts_joined_are_the_whole_run(tmp_path, seed, mode, output):
+    assert _fresh("same_bytes", _written(tmp_path, _hub(seed)), mode, output) == [True, True]
+
+
+def dead_child(path: str) -> list[bool]:
+    # Every child's stream breaks at once (as if its process were gone): the parent redoes them.
+    forked._start = lambda *args, **kwargs: None
+    objects = _read(path)
+    text = _in_parts(objects, "json")
+    return [text is not None, text == _whole(objects, "json")]
+
+
+def test_a_child_that_dies_is_redone_here(tmp_path):
+    assert _fresh("dead_child", _written(tmp_path, _hub(5))) == [True, True]
+
+
+def command(args: list[str]) -> list[Any]:
+    fleet_load.CUT_FROM = 1
+    used: list[bool] = []
+    schedule_items = parts.schedule_items
+
+    def spied(*a: Any, **k: Any) -> parts.Parted | None:
+        parted = schedule_items(*a, **k)
+        used.append(parted is not None)
+        return parted
+
+    parts.schedule_items = spied
+    out, err = io.BytesIO(), io.StringIO()
+    with contextlib.redirect_stderr(err):
+        result = CliRunner().invoke(cli.main, args, catch_exceptions=True)
+    out.write(result.stdout_bytes)
+    return [used, result.exit_code, out.getvalue().decode(), result.stderr]
+
+
+@pytest.mark.parametrize("output", ["yaml", "json"])
+@pytest.mark.parametrize(
+    "bad", [None, False, True], ids=["good", "bad in the first part", "bad in the second"]
+)
+def test_the_command_writes_what_it_writes_in_one_batch(tmp_path, monkeypatch, output, bad):
+    objects = _hub(6)
+    if bad is not None:
+        _binding_of(objects, bad)["spec"]["state"] = "Sideways"
+    args = ["solve", "-f", str(write_yaml(tmp_path / "hub.yaml", objects)), "--now", NOW, "-o", output]
+    used, code, stdout, stderr = _fresh("command", args)
+    assert used == [bad is None]
+    monkeypatch.setenv(forked.ENVIRONMENT, "1")
+    whole = run_cli(args)
+    assert code == whole.exit_code == (0 if bad is None else 2)
+    assert (stdout, stderr) == (whole.stdout, whole.stderr)
+    if bad is not None:
+        assert "unknown state 'Sideways'" in stderr
+
+
+# ------------------------------------------------------------------------------ or the whole run
+
+
+def _binding_of(objects: list[dict[str, Any]], last: bool) -> dict[str, Any]:
+    bindings = sorted(
+        (o for o in objects if o["kind"] == n.BINDING), key=lambda o: o["metadata"]["labels"][n.PARENT_LABEL]
+    )
+    assert len({b["metadata"]["labels"][n.PARENT_LABEL] for b in bindings}) > 2
+    return bindings[-1 if last else 0]
+
+
+def refused(path: str, variant: str) -> list[int]:
+    """[whether the input was scheduled in parts, how many parts were started]"""
+    started: list[int] = []
+    stream = forked.stream
+
+    def counted(func: Any, item: Any) -> forked.Stream:
+        started.append(1)
+        return stream(func, item)
+
+    forked.stream = counted
+    objects = _read(path)
+    if variant == "duplicate":  # the same binding name in both parts: one batch refuses it
+        _binding_of(objects, True)["metadata"]["name"] = _binding_of(objects, False)["metadata"]["name"]
+    elif variant == "same new names":  # new bindings named by their cluster: both parts make them
+        emit = importlib.import_module("adapters.fleet.emit")  # the module (the package exports a function)
+        emit.binding_name = lambda crp, cluster, seed, taken: f"b-{cluster}"
+    elif variant == "reads what another writes":  # a cut giving both parts the same placements
+        fleet = systems.system("fleet")
+        systems._LOADED["fleet"] = dataclasses.replace(fleet, cut=lambda ms, k: [ms, list(ms)])
+    elif variant == "coupled":  # OCM's Balance couples placements: parts would change the answer
+        balance = [ocm.builtin("Balance", 2)]
+        objects = ocm.hub(*(ocm.managed_cluster(f"c{i}") for i in range(4))) + [
+            ocm.placement(f"p{i}", n=1, prioritizers=balance, mode="Exact") for i in range(4)
+        ]
+        loaded = from_objects(objects, "ocm")
+        try:
+            schedule_part("ocm", loaded, now=NOW_TIME, options=SolveOptions(), config=None)
+            return [-1, -1]
+        except NotSeparable:
+            pass
+        ocm_system = systems.system("ocm")
+        systems._LOADED["ocm"] = dataclasses.replace(ocm_system, cut=lambda ms, k: [ms, list(ms)])
+    text = _in_parts(objects, "json")
+    return [text is not None, len(started)]
+
+
+@pytest.mark.parametrize(
+    ("variant", "started"),
+    [("duplicate", 0), ("same new names", 1), ("reads what another writes", 1), ("coupled", 1)],
+)
+def test_parts_that_fail_or_clash_leave_the_input_to_one_batch(tmp_path, variant, started):
+    assert _fresh("refused", _written(tmp_path, _hub(7)), variant) == [False, started]
+
+
+def test_no_parts_with_one_worker_live_progress_or_polars_at_work(monkeypatch):
+    monkeypatch.setattr(fleet_load, "CUT_FROM", 1)
+    loaded = from_objects(_hub(), "hub")
+    options = SolveOptions()
+    monkeypatch.setenv(forked.ENVIRONMENT, "1")
+    assert parts.schedule_items(loaded, now=NOW_TIME, options=options, config=None, items=json_items) is None
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    monkeypatch.setattr(forked, "polars_idle", lambda: True)
+    shown = SolveOptions(progress=lambda progress: None)
+    assert parts.schedule_items(loaded, now=NOW_TIME, options=shown, config=None, items=json_items) is None
+    monkeypatch.undo()
+    monkeypatch.setattr(fleet_load, "CUT_FROM", 1)
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    assert not forked.polars_idle()  # this test process has solved before
+    assert parts.schedule_items(loaded, now=NOW_TIME, options=options, config=None, items=json_items) is None
+
+
+def polars_pool() -> list[bool]:
+    import polars as pl
+
+    before = forked.polars_idle()
+    pl.DataFrame({"a": [1, 2]}).lazy().select(pl.col("a").sum()).collect()
+    return [before, forked.polars_idle()]
+
+
+def test_polars_is_idle_until_it_computes():
+    assert _fresh("polars_pool") == [True, False]
+
+
+# ------------------------------------------------------------------------------------ Fleet's cut
+
+
+def test_fleet_cut_keeps_each_placement_with_its_objects_and_every_cluster(monkeypatch):
+    monkeypatch.setattr(fleet_load, "CUT_FROM", 1)
+    objects = _hub(8, clusters=20, placements=40)
+    orphan = dict(
+        _binding_of(objects, False), metadata={"name": "orphan", "labels": {n.PARENT_LABEL: "gone"}}
+    )
+    objects.append(orphan)
+    loaded = from_objects(objects, "hub")
+    groups = fleet_load.cut(loaded, 3)
+    assert len(groups) == 3
+    clusters = [m for m in loaded if m.kind == n.MEMBER_CLUSTER]
+    placed = [sorted(m.name for m in g if m.kind == n.PLACEMENT) for g in groups]
+    assert [name for names in placed for name in names] == sorted(
+        m.name for m in loaded if m.kind == n.PLACEMENT
+    )
+    for index, group in enumerate(groups):
+        assert [m for m in group if m.kind == n.MEMBER_CLUSTER] == sorted(clusters, key=lambda m: m.name)
+        for m in group:
+            if m.kind in (n.BINDING, n.POLICY_SNAPSHOT):
+                parent = m.obj["metadata"]["labels"][n.PARENT_LABEL]
+                assert parent in placed[index] or (index == 0 and m.name == "orphan")
+    counts = Counter(id(m) for g in groups for m in g)
+    assert {id(m) for m in loaded} == set(counts)
+    assert all(counts[id(m)] == (3 if m.kind == n.MEMBER_CLUSTER else 1) for m in loaded)
+    sizes = [len(g) - len(clusters) for g in groups]
+    assert max(sizes) - min(sizes) <= max(sizes) // 2  # about equal work
+
+
+def test_a_small_fleet_is_not_cut():
+    loaded = from_objects(_hub(), "hub")
+    assert fleet_load.cut(loaded, 2) == [loaded]
+
+
+# -------------------------------------------------------------------------------- joined writers
+
+
+@pytest.mark.parametrize("size", [0, 1, 3, 1024, 1025, 2600])
+def test_runs_of_items_joined_are_the_list_and_the_stream(size):
+    objects = [
+        {"apiVersion": "v1", "kind": "K", "metadata": {"name": f"o{i}"}, "data": {"n": i}}
+        for i in range(size)
+    ]
+    for cuts in ([], [0], [size], [size // 2], [1, size // 3, size // 3, size]):
+        bounds = [0, *sorted(min(c, size) for c in cuts), size]
+        runs = [objects[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+        listed: list[bytes] = []
+        manifests.write_json_list_runs((json_items(r) for r in runs), listed.append)
+        whole: list[bytes] = []
+        write_json_list(objects, whole.append)
+        text = b"".join(bytes(p) for p in listed)
+        assert text == b"".join(bytes(p) for p in whole)
+        assert json.loads(text)["items"] == objects
+        streamed: list[bytes] = []
+        manifests.write_yaml_runs((yaml_items(r) for r in runs), streamed.append)
+        assert b"".join(streamed) == manifests.encode_yaml_stream(objects)
+        assert list(yaml.safe_load_all(b"".join(streamed))) == objects
