@@ -50,6 +50,9 @@ def test_quiet_and_piped_runs_print_no_progress(tmp_path, monkeypatch) -> None:
     seen: list[Progress] = []
 
     class Recorder:  # stands for the terminal printer: what would it have been told?
+        def draws(self) -> bool:
+            return True  # as on a terminal
+
         def __call__(self, progress: Progress) -> None:
             seen.append(progress)
 
