@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from adapters import forked
+from adapters.cut import Cut
 from adapters.manifests import Manifest
 from adapters.pipeline import Outcome, schedule_part
 from adapters.systems import owned_by, system
@@ -62,18 +63,16 @@ def schedule_items(
         return None
     ((name, objects),) = owned.items()
     try:
-        groups = cut(objects, parts)
+        pieces = cut(objects, parts)
     except Exception:  # noqa: BLE001 - bad input: the whole run reports it, as it would
         return None
-    if len(groups) < 2:
+    if pieces is None or len(pieces.own) < 2:
         return None
-    job = _Job(
-        name, groups, _shared(groups), now or datetime.now(UTC).replace(microsecond=0), options, config, items
-    )
-    streams = [forked.stream(_part_messages, (job, index)) for index in range(1, len(groups))]
+    job = _Job(name, pieces, now or datetime.now(UTC).replace(microsecond=0), options, config, items)
+    streams = [forked.stream(_part_messages, (job, index)) for index in range(1, len(pieces.own))]
     taken: list[Iterator[bytes]] = []
     try:
-        first = schedule_part(name, groups[0], now=job.now, options=options, config=config)
+        first = schedule_part(name, pieces.part(0), now=job.now, options=options, config=config)
         created = [_created(job, 0, first.apply)]
         for each in streams:
             messages = iter(each)
@@ -100,8 +99,7 @@ class _Failed(Exception):
 @dataclass(frozen=True, slots=True)
 class _Job:
     system: str
-    groups: list[list[Manifest]]
-    shared: set[int]  # id() of the objects in more than one group: read by every part, owned by none
+    cut: Cut
     now: datetime
     options: SolveOptions
     config: Mapping[str, Any] | None
@@ -114,7 +112,7 @@ def _part_messages(task: tuple[_Job, int]) -> Iterator[bytes]:
     job, index = task
     try:
         outcome = schedule_part(
-            job.system, job.groups[index], now=job.now, options=job.options, config=job.config
+            job.system, job.cut.part(index), now=job.now, options=job.options, config=job.config
         )
         created = _created(job, index, outcome.apply)
     except Exception:  # noqa: BLE001 - the parent schedules the whole input, which tells why
@@ -127,31 +125,22 @@ def _part_messages(task: tuple[_Job, int]) -> Iterator[bytes]:
 
 
 def _created(job: _Job, index: int, apply: list[dict[str, Any]]) -> set[Any]:
-    """The objects a part writes that it did not read; _Failed if it writes one another part reads."""
-    written = {_identity(obj) for obj in apply}
-    for other, group in enumerate(job.groups):
-        if other != index and not written.isdisjoint(_read(group, job.shared)):
+    """The objects a part writes that it did not read; _Failed if it writes one another part reads
+    (its own objects: every part reads the shared ones, and may write them alike)."""
+    written = _identities(apply)
+    for other, own in enumerate(job.cut.own):
+        if other != index and not written.isdisjoint(_identities(m.obj for m in own)):
             raise _Failed
-    return written - _read(job.groups[index], job.shared)
+    return written - _identities(m.obj for m in job.cut.own[index])
 
 
-def _read(group: list[Manifest], shared: set[int]) -> set[Any]:
-    return {_identity(m.obj) for m in group if id(m) not in shared}
-
-
-def _identity(obj: Mapping[str, Any]) -> Any:
-    """An object's namespace and name, kind aside: objects of two kinds that share both are taken
-    for one, which at worst sends the input to the whole run (exact either way), and is cheaper."""
-    metadata = obj["metadata"]
-    namespace = metadata.get("namespace")
-    return (namespace, metadata["name"]) if namespace else metadata["name"]
-
-
-def _shared(groups: list[list[Manifest]]) -> set[int]:
-    seen: set[int] = set()
-    shared: set[int] = set()
-    for group in groups:
-        ids = {id(m) for m in group}
-        shared |= seen & ids
-        seen |= ids
-    return shared
+def _identities(objects: Iterable[Mapping[str, Any]]) -> set[Any]:
+    """Objects' namespaces and names, kinds aside: objects of two kinds that share both are taken
+    for one, which at worst sends the input to one batch (exact either way), and is cheaper."""
+    out: set[Any] = set()
+    add = out.add
+    for obj in objects:
+        metadata = obj["metadata"]
+        namespace = metadata.get("namespace")
+        add((namespace, metadata["name"]) if namespace else metadata["name"])
+    return out

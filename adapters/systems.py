@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters.cut import Cut
 from adapters.manifests import Manifest
 from model import Batch, Result
 
@@ -24,11 +25,11 @@ class System:
     `load(..., config=document)`. `shared` kinds (core ones, such as kcp's Namespaces) are read
     too, but only beside at least one object of its own kinds: alone they make no input of it.
 
-    A system that can `cut` its input into up to N parts returns groups of its manifests, each
-    loaded and emitted on its own, such that, when each part's batch is separable
+    A system that can `cut` its input into up to N parts returns a Cut: objects every part reads
+    (the clusters) and each part's own, such that, when each part's batch is separable
     (model.Batch.separable) and no part writes an object another part reads or writes, the
-    parts' applies joined in order are the whole input's (adapters.parts checks the rest). Objects
-    every part needs (the clusters) are in every group; one group: not worth cutting."""
+    parts loaded and emitted on their own give, joined in order, the whole input's applies
+    (adapters.parts checks the rest); None where a cut is not worth it."""
 
     name: str
     kinds: Mapping[str, set[str]]
@@ -36,7 +37,7 @@ class System:
     emit: Callable[[Any, Result], Any]  # (context, result) -> .apply, .delete
     configured: bool = False
     shared: Mapping[str, set[str]] = field(default_factory=dict)
-    cut: Callable[[list[Manifest], int], list[list[Manifest]]] | None = None
+    cut: Callable[[list[Manifest], int], Cut | None] | None = None
 
 
 def _fleet() -> System:

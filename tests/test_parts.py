@@ -21,6 +21,7 @@ import yaml
 from click.testing import CliRunner
 
 from adapters import cli, forked, manifests, parts, systems
+from adapters.cut import Cut
 from adapters.fleet import names as n
 from adapters.fleet.generate import generate_fleet
 from adapters.manifests import from_objects, json_items, write_json_list, write_yaml_stream, yaml_items
@@ -190,7 +191,8 @@ def refused(path: str, variant: str) -> list[int]:
         emit.binding_name = lambda crp, cluster, seed, taken: f"b-{cluster}"
     elif variant == "reads what another writes":  # a cut giving both parts the same placements
         fleet = systems.system("fleet")
-        systems._LOADED["fleet"] = dataclasses.replace(fleet, cut=lambda ms, k: [ms, list(ms)])
+        both = lambda ms, k: Cut([], [list(ms), list(ms)])  # noqa: E731
+        systems._LOADED["fleet"] = dataclasses.replace(fleet, cut=both)
     elif variant == "coupled":  # OCM's Balance couples placements: parts would change the answer
         balance = [ocm.builtin("Balance", 2)]
         objects = ocm.hub(*(ocm.managed_cluster(f"c{i}") for i in range(4))) + [
@@ -203,7 +205,10 @@ def refused(path: str, variant: str) -> list[int]:
         except NotSeparable:
             pass
         ocm_system = systems.system("ocm")
-        systems._LOADED["ocm"] = dataclasses.replace(ocm_system, cut=lambda ms, k: [ms, list(ms)])
+        shared = [m for m in loaded if m.kind != "Placement"]
+        placements = [m for m in loaded if m.kind == "Placement"]  # two to each part: nothing clashes
+        halves = Cut(shared, [placements[:2], placements[2:]])
+        systems._LOADED["ocm"] = dataclasses.replace(ocm_system, cut=lambda ms, k: halves)
     text = _in_parts(objects, "json")
     return [text is not None, len(started)]
 
@@ -256,29 +261,30 @@ def test_fleet_cut_keeps_each_placement_with_its_objects_and_every_cluster(monke
     )
     objects.append(orphan)
     loaded = from_objects(objects, "hub")
-    groups = fleet_load.cut(loaded, 3)
-    assert len(groups) == 3
+    cut = fleet_load.cut(loaded, 3)
+    assert cut is not None and len(cut.own) == 3
     clusters = [m for m in loaded if m.kind == n.MEMBER_CLUSTER]
-    placed = [sorted(m.name for m in g if m.kind == n.PLACEMENT) for g in groups]
+    assert cut.shared == sorted(clusters, key=lambda m: m.name)
+    placed = [sorted(m.name for m in own if m.kind == n.PLACEMENT) for own in cut.own]
     assert [name for names in placed for name in names] == sorted(
         m.name for m in loaded if m.kind == n.PLACEMENT
     )
-    for index, group in enumerate(groups):
-        assert [m for m in group if m.kind == n.MEMBER_CLUSTER] == sorted(clusters, key=lambda m: m.name)
-        for m in group:
+    for index, own in enumerate(cut.own):
+        assert cut.part(index) == [*cut.shared, *own]
+        for m in own:
+            assert m.kind != n.MEMBER_CLUSTER
             if m.kind in (n.BINDING, n.POLICY_SNAPSHOT):
                 parent = m.obj["metadata"]["labels"][n.PARENT_LABEL]
                 assert parent in placed[index] or (index == 0 and m.name == "orphan")
-    counts = Counter(id(m) for g in groups for m in g)
-    assert {id(m) for m in loaded} == set(counts)
-    assert all(counts[id(m)] == (3 if m.kind == n.MEMBER_CLUSTER else 1) for m in loaded)
-    sizes = [len(g) - len(clusters) for g in groups]
+    counts = Counter(id(m) for own in [cut.shared, *cut.own] for m in own)
+    assert {id(m) for m in loaded} == set(counts) and set(counts.values()) == {1}
+    sizes = [len(own) for own in cut.own]
     assert max(sizes) - min(sizes) <= max(sizes) // 2  # about equal work
 
 
 def test_a_small_fleet_is_not_cut():
     loaded = from_objects(_hub(), "hub")
-    assert fleet_load.cut(loaded, 2) == [loaded]
+    assert fleet_load.cut(loaded, 2) is None
 
 
 # -------------------------------------------------------------------------------- joined writers

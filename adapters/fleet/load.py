@@ -8,6 +8,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+from adapters.cut import Cut
 from adapters.fields import Fields
 from adapters.fleet import names as n
 from adapters.fleet.clusters import load_cluster
@@ -88,15 +89,16 @@ def load(
 CUT_FROM = 1_000_000
 
 
-def cut(manifests: list[Manifest], parts: int) -> list[list[Manifest]]:
-    """The input in up to `parts` independent parts (systems.System.cut): the placements in runs
-    of their names (emit's order) of about equal work, each with every MemberCluster and the
-    bindings and snapshots whose parent label names one of its placements. Those naming none are
-    read by no placement, only checked: they go with the first part. One part below CUT_FROM."""
+def cut(manifests: list[Manifest], parts: int) -> Cut | None:
+    """The input in up to `parts` independent parts (systems.System.cut): every MemberCluster
+    shared, and the placements in runs of their names (emit's order) of about equal work, each
+    with the bindings and snapshots whose parent label names it. Those naming none are read by
+    no placement, only checked: the first part has them. None below CUT_FROM placement-cluster
+    pairs."""
     objects = index_by_kind(manifests, n.KINDS)  # refuses duplicates across parts, as load would
     placements, clusters = objects[n.PLACEMENT], objects[n.MEMBER_CLUSTER]
     if parts < 2 or len(placements) < 2 or len(placements) * len(clusters) < CUT_FROM:
-        return [manifests]
+        return None
     owned: dict[str, list[Manifest]] = {m.name: [] for m in placements}
     unowned: list[Manifest] = []
     for m in objects[n.BINDING] + objects[n.POLICY_SNAPSHOT]:
@@ -106,15 +108,15 @@ def cut(manifests: list[Manifest], parts: int) -> list[list[Manifest]]:
         (unowned if children is None else children).append(m)
     # Work grows with a placement's objects: runs of about equal objects, not equal placements.
     total = sum(1 + len(children) for children in owned.values())
-    groups: list[list[Manifest]] = [[*clusters, *unowned]]
+    own: list[list[Manifest]] = [unowned]
     done = 0
     for m in placements:
-        if done >= total * len(groups) / parts and len(groups) < parts:
-            groups.append(list(clusters))
+        if done >= total * len(own) / parts and len(own) < parts:
+            own.append([])
         children = owned[m.name]
-        groups[-1] += (m, *children)
+        own[-1] += (m, *children)
         done += 1 + len(children)
-    return groups
+    return Cut(clusters, own)
 
 
 def _check_metadata(m: Manifest) -> None:
