@@ -78,7 +78,7 @@ _FORMATS = {
 
 def _in_parts(objects: list[dict[str, Any]], output: str, mode: str = "optimal") -> bytes | None:
     """The output of `objects` scheduled in parts (any fleet of two placements is cut), or None."""
-    fleet_load.CUT_FROM = 1
+    fleet_load.CUT_PLACEMENTS = 2
     items, runs, _ = _FORMATS[output]
     options = SolveOptions(mode=mode)
     parted = parts.schedule_items(
@@ -126,7 +126,7 @@ def test_a_child_that_dies_is_redone_here(tmp_path):
 
 
 def command(args: list[str]) -> list[Any]:
-    fleet_load.CUT_FROM = 1
+    fleet_load.CUT_PLACEMENTS = 2
     used: list[bool] = []
     schedule_items = parts.schedule_items
 
@@ -222,7 +222,7 @@ def test_parts_that_fail_or_clash_leave_the_input_to_one_batch(tmp_path, variant
 
 
 def test_no_parts_with_one_worker_live_progress_or_polars_at_work(monkeypatch):
-    monkeypatch.setattr(fleet_load, "CUT_FROM", 1)
+    monkeypatch.setattr(fleet_load, "CUT_PLACEMENTS", 2)
     loaded = from_objects(_hub(), "hub")
     options = SolveOptions()
     monkeypatch.setenv(forked.ENVIRONMENT, "1")
@@ -232,7 +232,7 @@ def test_no_parts_with_one_worker_live_progress_or_polars_at_work(monkeypatch):
     shown = SolveOptions(progress=lambda progress: None)
     assert parts.schedule_items(loaded, now=NOW_TIME, options=shown, config=None, items=json_items) is None
     monkeypatch.undo()
-    monkeypatch.setattr(fleet_load, "CUT_FROM", 1)
+    monkeypatch.setattr(fleet_load, "CUT_PLACEMENTS", 2)
     monkeypatch.setenv(forked.ENVIRONMENT, "2")
     assert not forked.polars_idle()  # this test process has solved before
     assert parts.schedule_items(loaded, now=NOW_TIME, options=options, config=None, items=json_items) is None
@@ -254,7 +254,7 @@ def test_polars_is_idle_until_it_computes():
 
 
 def test_fleet_cut_keeps_each_placement_with_its_objects_and_every_cluster(monkeypatch):
-    monkeypatch.setattr(fleet_load, "CUT_FROM", 1)
+    monkeypatch.setattr(fleet_load, "CUT_PLACEMENTS", 2)
     objects = _hub(8, clusters=20, placements=40)
     orphan = dict(
         _binding_of(objects, False), metadata={"name": "orphan", "labels": {n.PARENT_LABEL: "gone"}}
@@ -282,9 +282,17 @@ def test_fleet_cut_keeps_each_placement_with_its_objects_and_every_cluster(monke
     assert max(sizes) - min(sizes) <= max(sizes) // 2  # about equal work
 
 
-def test_a_small_fleet_is_not_cut():
-    loaded = from_objects(_hub(), "hub")
-    assert fleet_load.cut(loaded, 2) is None
+def test_a_fleet_is_cut_only_where_its_placements_outweigh_its_clusters(monkeypatch):
+    loaded = from_objects(_hub(clusters=40, placements=30), "hub")
+    assert fleet_load.cut(loaded, 2) is None  # fewer than CUT_PLACEMENTS placements
+    monkeypatch.setattr(fleet_load, "CUT_PLACEMENTS", 30)
+    assert fleet_load.cut(loaded, 2) is not None
+    assert fleet_load.cut(loaded, 1) is None  # one worker
+    many_clusters = from_objects(_hub(clusters=40, placements=3), "hub")  # 13 clusters a placement
+    monkeypatch.setattr(fleet_load, "CUT_PLACEMENTS", 2)
+    assert fleet_load.cut(many_clusters, 2) is None
+    monkeypatch.setattr(fleet_load, "CUT_CLUSTERS_PER_PLACEMENT", 14)
+    assert fleet_load.cut(many_clusters, 2) is not None
 
 
 # -------------------------------------------------------------------------------- joined writers

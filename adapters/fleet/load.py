@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,7 +18,7 @@ from adapters.fleet.snapshots import clean, new_snapshot, refresh_snapshot
 from adapters.manifests import Manifest, index_by_kind
 from model import Batch, Cluster, ClusterScore, ExistingDecision, PlacementRequest
 
-__all__ = ["CUT_FROM", "FleetContext", "PlacementContext", "cut", "load"]
+__all__ = ["CUT_CLUSTERS_PER_PLACEMENT", "CUT_PLACEMENTS", "FleetContext", "PlacementContext", "cut", "load"]
 
 
 @dataclass(slots=True)
@@ -84,21 +85,26 @@ def load(
     return batch, FleetContext(contexts, now, seed)
 
 
-# Below this many placement-cluster pairs a fleet is not cut: the parts' fixed costs (each reads
-# every cluster) outweigh what they share out.
-CUT_FROM = 1_000_000
+# A fleet is cut where its placements' work outweighs what every part repeats (each reads every
+# cluster) and a fork's cost. Measured, the command in turns against one batch: 200 placements
+# on 1,000 clusters 0.11 s faster, 300 on 50 0.02 s, 300 on 3,000 0.04 s, 400 on 5,000 0.01 s;
+# 100 on 50 0.02 s slower, 200 on 10,000 0.03 s slower.
+CUT_PLACEMENTS = 200  # at least this many placements
+CUT_CLUSTERS_PER_PLACEMENT = 10  # at most this many clusters per placement
 
 
 def cut(manifests: list[Manifest], parts: int) -> Cut | None:
     """The input in up to `parts` independent parts (systems.System.cut): every MemberCluster
     shared, and the placements in runs of their names (emit's order) of about equal work, each
     with the bindings and snapshots whose parent label names it. Those naming none are read by
-    no placement, only checked: the first part has them. None below CUT_FROM placement-cluster
-    pairs."""
-    objects = index_by_kind(manifests, n.KINDS)  # refuses duplicates across parts, as load would
-    placements, clusters = objects[n.PLACEMENT], objects[n.MEMBER_CLUSTER]
-    if parts < 2 or len(placements) < 2 or len(placements) * len(clusters) < CUT_FROM:
+    no placement, only checked: the first part has them. None where a cut is not worth it (see
+    CUT_PLACEMENTS)."""
+    kinds = Counter(m.obj["kind"] for m in manifests)  # owned_by gave this system's kinds only
+    placing, clusters = kinds[n.PLACEMENT], kinds[n.MEMBER_CLUSTER]
+    if parts < 2 or placing < max(2, CUT_PLACEMENTS) or clusters > CUT_CLUSTERS_PER_PLACEMENT * placing:
         return None
+    objects = index_by_kind(manifests, n.KINDS)  # refuses duplicates across parts, as load would
+    placements = objects[n.PLACEMENT]
     owned: dict[str, list[Manifest]] = {m.name: [] for m in placements}
     unowned: list[Manifest] = []
     for m in objects[n.BINDING] + objects[n.POLICY_SNAPSHOT]:
@@ -116,7 +122,7 @@ def cut(manifests: list[Manifest], parts: int) -> Cut | None:
         children = owned[m.name]
         own[-1] += (m, *children)
         done += 1 + len(children)
-    return Cut(clusters, own)
+    return Cut(objects[n.MEMBER_CLUSTER], own)
 
 
 def _check_metadata(m: Manifest) -> None:
