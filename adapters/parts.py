@@ -73,16 +73,20 @@ def schedule_items(
     taken: list[Iterator[bytes]] = []
     try:
         first = schedule_part(name, pieces.part(0), now=job.now, options=options, config=config)
-        created = [_created(job, 0, first.apply)]
-        for each in streams:
+        # The objects each part reads (the shared aside) or writes must be its own: then no
+        # part's answer could have told another's apart (module note). Read while children work.
+        seen = _identities(m.obj for m in pieces.own[0]) | _identities(first.apply)
+        reads = [_identities(m.obj for m in own) for own in pieces.own[1:]]
+        for each, read in zip(streams, reads, strict=True):
             messages = iter(each)
             taken.append(messages)
-            status = marshal.loads(next(messages))
-            if status is None:
+            written = marshal.loads(next(messages))
+            if written is None:
                 raise _Failed
-            created.append(status)
-        if sum(map(len, created)) != len(set().union(*created)):
-            raise _Failed  # two parts made the same new object: the whole would have told them apart
+            touched = read | written
+            if not seen.isdisjoint(touched):
+                raise _Failed
+            seen |= touched
     except Exception:  # noqa: BLE001 - any failure: the whole run gives the answer or the error
         for messages in taken:
             messages.close()  # type: ignore[attr-defined]
@@ -93,7 +97,7 @@ def schedule_items(
 
 
 class _Failed(Exception):
-    """A part failed, or its objects clash with another part's."""
+    """A part failed, or it reads or writes an object another part reads or writes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,31 +111,19 @@ class _Job:
 
 
 def _part_messages(task: tuple[_Job, int]) -> Iterator[bytes]:
-    """A part's status (None if it failed, else the objects it made that it did not read), then
-    its text in the output."""
+    """A part's status (None if it failed, else the objects it writes), then its text."""
     job, index = task
     try:
         outcome = schedule_part(
             job.system, job.cut.part(index), now=job.now, options=job.options, config=job.config
         )
-        created = _created(job, index, outcome.apply)
     except Exception:  # noqa: BLE001 - the parent schedules the whole input, which tells why
         yield marshal.dumps(None)
         return
-    yield marshal.dumps(created)
+    yield marshal.dumps(_identities(outcome.apply))
     # Made whole before the first piece goes: the pipe holds little, and the parent takes none
     # of it until its own part's text is written; sent piece by piece, this text would wait.
     yield from list(job.items(outcome.apply))
-
-
-def _created(job: _Job, index: int, apply: list[dict[str, Any]]) -> set[Any]:
-    """The objects a part writes that it did not read; _Failed if it writes one another part reads
-    (its own objects: every part reads the shared ones, and may write them alike)."""
-    written = _identities(apply)
-    for other, own in enumerate(job.cut.own):
-        if other != index and not written.isdisjoint(_identities(m.obj for m in own)):
-            raise _Failed
-    return written - _identities(m.obj for m in job.cut.own[index])
 
 
 def _identities(objects: Iterable[Mapping[str, Any]]) -> set[Any]:

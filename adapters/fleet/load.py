@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -99,12 +98,19 @@ def cut(manifests: list[Manifest], parts: int) -> Cut | None:
     with the bindings and snapshots whose parent label names it. Those naming none are read by
     no placement, only checked: the first part has them. None where a cut is not worth it (see
     CUT_PLACEMENTS)."""
-    kinds = Counter(m.obj["kind"] for m in manifests)  # owned_by gave this system's kinds only
-    placing, clusters = kinds[n.PLACEMENT], kinds[n.MEMBER_CLUSTER]
-    if parts < 2 or placing < max(2, CUT_PLACEMENTS) or clusters > CUT_CLUSTERS_PER_PLACEMENT * placing:
+    objects: dict[str, list[Manifest]] = {kind: [] for kind in n.KINDS}
+    for m in manifests:  # owned_by gave this system's kinds only
+        objects[m.obj["kind"]].append(m)
+    placements, clusters = objects[n.PLACEMENT], objects[n.MEMBER_CLUSTER]
+    if (
+        parts < 2
+        or len(placements) < max(2, CUT_PLACEMENTS)
+        or len(clusters) > CUT_CLUSTERS_PER_PLACEMENT * len(placements)
+    ):
         return None
-    objects = index_by_kind(manifests, n.KINDS)  # refuses duplicates across parts, as load would
-    placements = objects[n.PLACEMENT]
+    # Not indexed (each part's load is): a duplicate within a part fails its load, and one across
+    # parts is an object two parts read, which adapters.parts refuses; either way one batch runs.
+    placements.sort(key=_name)  # emit's order
     owned: dict[str, list[Manifest]] = {m.name: [] for m in placements}
     unowned: list[Manifest] = []
     for m in objects[n.BINDING] + objects[n.POLICY_SNAPSHOT]:
@@ -122,7 +128,7 @@ def cut(manifests: list[Manifest], parts: int) -> Cut | None:
         children = owned[m.name]
         own[-1] += (m, *children)
         done += 1 + len(children)
-    return Cut(objects[n.MEMBER_CLUSTER], own)
+    return Cut(clusters, own)
 
 
 def _check_metadata(m: Manifest) -> None:
