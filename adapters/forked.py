@@ -172,8 +172,8 @@ class Stream:
     does: if it fails part way, ``func(item)`` is run here and the messages not yet given are
     given from that. `func` must be pure (the same messages every time)."""
 
-    def __init__(self, func: Callable[[T], Iterable[bytes]], item: T) -> None:
-        self._func, self._item = func, item
+    def __init__(self, func: Callable[[T], Iterable[bytes]], item: T, patience: float = 0.0) -> None:
+        self._func, self._item, self._patience = func, item, patience
         self._started = time.monotonic()
         self._child = _start(func, item, framed=True) if workers() > 1 else None
 
@@ -181,7 +181,8 @@ class Stream:
         child, self._child = self._child, None
         given = 0
         if child is not None:
-            messages = _received(child, max(STALL_SECONDS, 10 * (time.monotonic() - self._started)))
+            stall = max(STALL_SECONDS + self._patience, 10 * (time.monotonic() - self._started))
+            messages = _received(child, stall)
             try:
                 for message in messages:
                     yield message
@@ -203,10 +204,12 @@ class Stream:
             _stop(child[0])
 
 
-def stream(func: Callable[[T], Iterable[bytes]], item: T) -> Stream:
+def stream(func: Callable[[T], Iterable[bytes]], item: T, patience: float = 0.0) -> Stream:
     """Start making ``func(item)``'s messages in a forked child (or nowhere yet, with one
-    worker); see Stream."""
-    return Stream(func, item)
+    worker); see Stream. A child silent for longer than STALL_SECONDS plus `patience` (a search
+    it may run that long without a word), or ten times as long as it had run when first asked,
+    is taken for stuck: stopped, and its work redone here."""
+    return Stream(func, item, patience)
 
 
 def _start(func: Callable[[T], Any], item: T, *, framed: bool = False) -> tuple[int, int] | None:

@@ -69,7 +69,11 @@ def schedule_items(
     if pieces is None or len(pieces.own) < 2:
         return None
     job = _Job(name, pieces, now or datetime.now(UTC).replace(microsecond=0), options, config, items)
-    streams = [forked.stream(_part_messages, (job, index)) for index in range(1, len(pieces.own))]
+    # A child says nothing while it solves: as long as the solve's own time limit, and more.
+    streams = [
+        forked.stream(_part_messages, (job, index), patience=options.time_limit)
+        for index in range(1, len(pieces.own))
+    ]
     taken: list[Iterator[bytes]] = []
     try:
         first = schedule_part(name, pieces.part(0), now=job.now, options=options, config=config)

@@ -288,3 +288,24 @@ def test_a_stream_left_part_way_stops_its_child(monkeypatch) -> None:
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     assert list(cancelled) == list(_messages(200))  # forgotten: made here, if asked after all
+
+
+RAN_HERE: list[int] = []
+
+
+def _silent_a_while(value: int):
+    if os.getpid() != PARENT:
+        time.sleep(0.8)
+    else:
+        RAN_HERE.append(value)
+    yield str(value).encode()
+
+
+def test_a_patient_stream_waits_for_a_silent_child(monkeypatch) -> None:
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    monkeypatch.setattr(forked, "STALL_SECONDS", 0.2)
+    RAN_HERE.clear()
+    assert list(forked.stream(_silent_a_while, 1, patience=5.0)) == [b"1"]
+    assert RAN_HERE == []  # the child's answer, though it said nothing for 0.8 s
+    assert list(forked.stream(_silent_a_while, 2)) == [b"2"]
+    assert RAN_HERE == [2]  # without patience: taken for stuck, stopped and redone here

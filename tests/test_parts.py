@@ -178,9 +178,9 @@ def refused(path: str, variant: str) -> list[int]:
     started: list[int] = []
     stream = forked.stream
 
-    def counted(func: Any, item: Any) -> forked.Stream:
+    def counted(func: Any, item: Any, **options: Any) -> forked.Stream:
         started.append(1)
-        return stream(func, item)
+        return stream(func, item, **options)
 
     forked.stream = counted
     objects = _read(path)
