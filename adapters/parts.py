@@ -1,14 +1,15 @@
 """A large input scheduled in independent parts at once, one per core, for the command's YAML and
-JSON outputs (the complete desired state, which is the parts' objects joined in order).
+JSON outputs (the complete desired state, whose text is its objects' texts joined in order).
 
 A system that can cut its input (adapters.systems.System.cut; Fleet's placements share nothing)
-gives groups of objects. The first is loaded, solved, checked and emitted here, each other one in
-a forked child (adapters.forked.Stream), and every part's objects are rendered where they were
-made: a child sends only its text. Exact or not at all: the parts' text is used only where every
-part succeeded, no part's batch is coupled (model.Batch.separable), and no part writes an object
-another part reads or writes. Otherwise (bad input, a checker failure, a clash, a coupled batch)
-the caller schedules the whole input as one batch, which gives the answer, or the error, a run
-without parts gives. A child that dies is redone here.
+gives what every part reads (the clusters) and each part's own objects. The first part is loaded,
+solved, checked and emitted here, each other one at the same time in a forked child
+(adapters.forked.Stream), and every part's objects are rendered where they were made: a child
+sends only what it wrote and its text. Exact or not at all: the parts' text is used only where
+every part succeeded, no part's batch is coupled (model.Batch.separable), and the objects each
+part reads or writes are its own. Otherwise (bad input, a checker failure, a clash, a coupled
+batch) the caller schedules the whole input as one batch, which gives the answer, or the error,
+a run without parts gives. A child that dies is redone here.
 """
 
 from __future__ import annotations
@@ -49,10 +50,10 @@ def schedule_items(
     config: Mapping[str, Any] | None,
     items: Items,
 ) -> Parted | None:
-    """The output's text of the scheduled input in parts, or None where it is not cut: one worker,
-    live progress to show (it follows one solve), polars at work in this process (forked.polars_idle;
-    in a command's own process it is not yet), several systems, a system that does not cut, an input too
-    small, or any part that failed or clashed (see the module's note)."""
+    """The output's text of the scheduled input in parts, or None where it is not cut: one
+    worker, live progress to show (it follows one solve), polars at work in this process
+    (forked.polars_idle; in a command's own process it is not yet), several systems, a system
+    that does not cut or an input it does not cut, or a part that failed or clashed."""
     parts = forked.workers()
     # The parts solve with polars in forked children: only from a process where polars is idle.
     if parts < 2 or options.progress is not None or not forked.polars_idle():
