@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adapters import cli, forked, manifests, parts, systems
 from adapters.cut import Cut
@@ -79,6 +81,7 @@ _FORMATS = {
 def _in_parts(objects: list[dict[str, Any]], output: str, mode: str = "optimal") -> bytes | None:
     """The output of `objects` scheduled in parts (any fleet of two placements is cut), or None."""
     fleet_load.CUT_PLACEMENTS = 2
+    fleet_load.CUT_CLUSTERS_PER_PLACEMENT = 1 << 30
     items, runs, _ = _FORMATS[output]
     options = SolveOptions(mode=mode)
     parted = parts.schedule_items(
@@ -111,6 +114,55 @@ def same_bytes(path: str, mode: str, output: str) -> list[bool]:
 @pytest.mark.parametrize(("seed", "output"), [(1, "yaml"), (2, "json"), (3, "yaml"), (4, "json")])
 def test_parts_joined_are_the_whole_run(tmp_path, seed, mode, output):
     assert _fresh("same_bytes", _written(tmp_path, _hub(seed)), mode, output) == [True, True]
+
+
+def each_in_a_fork(cases: list[list[Any]]) -> list[list[bool]]:
+    """same_bytes(*case) for each case, each in a forked child of this (polars-idle) process, so
+    that every case may cut its input: a process that has scheduled once has polars at work."""
+    answers = []
+    for case in cases:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                os.write(write, json.dumps(same_bytes(*case)).encode())
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write)
+        with os.fdopen(read, "rb") as answer:
+            text = answer.read()
+        _, status = os.waitpid(pid, 0)
+        assert status == 0, f"case {case} failed"
+        answers.append(json.loads(text))
+    return answers
+
+
+@settings(max_examples=max(2, settings().max_examples // 50), deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(2, 60),  # clusters
+            st.integers(2, 40),  # placements
+            st.integers(0, 10_000),  # seed
+            st.sampled_from(["optimal", "greedy"]),
+            st.sampled_from(["yaml", "json"]),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_any_fleet_in_parts_is_the_whole_runs_bytes(tmp_path_factory, drawn):
+    # Hubs of any size and state (the generator gives about 40% of the placements bindings and
+    # snapshots of an earlier run), each cut wherever its placements fall.
+    folder = tmp_path_factory.mktemp("hubs")
+    cases = []
+    for number, (clusters, placements, seed, mode, output) in enumerate(drawn):
+        path = folder / f"hub{number}.json"
+        path.write_text(json.dumps(_hub(seed, clusters=clusters, placements=placements)), encoding="utf-8")
+        cases.append([str(path), mode, output])
+    assert _fresh("each_in_a_fork", cases) == [[True, True]] * len(cases)
 
 
 def dead_child(path: str) -> list[bool]:
@@ -280,6 +332,17 @@ def test_fleet_cut_keeps_each_placement_with_its_objects_and_every_cluster(monke
     assert {id(m) for m in loaded} == set(counts) and set(counts.values()) == {1}
     sizes = [len(own) for own in cut.own]
     assert max(sizes) - min(sizes) <= max(sizes) // 2  # about equal work
+
+
+def test_every_part_gets_a_placement_whatever_their_work(monkeypatch):
+    monkeypatch.setattr(fleet_load, "CUT_PLACEMENTS", 2)
+    for seed in range(6):
+        for placements, parts_wanted in ((2, 2), (3, 3), (5, 3)):
+            loaded = from_objects(_hub(seed, clusters=10, placements=placements), "hub")
+            cut = fleet_load.cut(loaded, parts_wanted)
+            assert cut is not None
+            assert len(cut.own) == parts_wanted
+            assert all(any(m.kind == n.PLACEMENT for m in own) for own in cut.own)
 
 
 def test_a_fleet_is_cut_only_where_its_placements_outweigh_its_clusters(monkeypatch):

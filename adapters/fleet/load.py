@@ -122,8 +122,11 @@ def cut(manifests: list[Manifest], parts: int) -> Cut | None:
     total = sum(1 + len(children) for children in owned.values())
     own: list[list[Manifest]] = [unowned]
     done = 0
-    for m in placements:
-        if done >= total * len(own) / parts and len(own) < parts:
+    for index, m in enumerate(placements):
+        # A new part at its share of the work, or where each part left needs what remains.
+        if len(own) < parts and (
+            done >= total * len(own) / parts or len(placements) - index <= parts - len(own)
+        ):
             own.append([])
         children = owned[m.name]
         own[-1] += (m, *children)
