@@ -139,7 +139,7 @@ def each_in_a_fork(cases: list[list[Any]]) -> list[list[bool]]:
     return answers
 
 
-@settings(max_examples=max(2, settings().max_examples // 50), deadline=None)
+@settings(max_examples=max(3, settings().max_examples // 10), deadline=None)
 @given(
     st.lists(
         st.tuples(
