@@ -738,7 +738,7 @@ def write_yaml_stream(objects: Sequence[Mapping[str, Any]], write: Callable[[byt
     else:
         runs = forked.split_evenly(objects, forked.workers())
     # Documents are written independently of each other: the runs' texts joined are the same bytes.
-    forked.write_each(_yaml_run_pieces, runs, write)
+    forked.write_each(yaml_items, runs, write)
 
 
 # Fewer objects than this are written in one process: a fork costs milliseconds.
@@ -747,7 +747,9 @@ _SPLIT_WRITE = 4096
 _YAML_PIECE = 1024
 
 
-def _yaml_run_pieces(objects: Sequence[Mapping[str, Any]]) -> Iterator[bytes]:
+def yaml_items(objects: Sequence[Mapping[str, Any]]) -> Iterator[bytes]:
+    """The documents of `objects` in a YAML stream, in pieces, made in this process: runs of them
+    joined are the stream of their objects joined (:func:`write_yaml_stream` writes its runs so)."""
     for text in codec.dump_yaml_pieces(objects, _dump_yaml, _YAML_PIECE):
         yield text.encode("utf-8")
 
@@ -780,13 +782,14 @@ def dump_json_list(objects: Sequence[Mapping[str, Any]]) -> str:
 
 def encode_json_list(objects: Sequence[Mapping[str, Any]]) -> bytes:
     """:func:`dump_json_list`'s text in UTF-8."""
-    return b"".join(_json_list_pieces(objects))
+    pieces: list[bytes] = []
+    write_json_list(objects, pieces.append)
+    return b"".join(pieces)
 
 
 def write_json_list(objects: Sequence[Mapping[str, Any]], write: Callable[[bytes], object]) -> None:
     """:func:`encode_json_list`'s bytes, passed to `write` in pieces as a command writes them."""
-    for piece in _json_list_pieces(objects):
-        write(piece)
+    write_json_list_runs([json_items(objects)], write)
 
 
 def json_items(objects: Sequence[Mapping[str, Any]]) -> Iterator[bytes | memoryview]:
@@ -803,8 +806,8 @@ def write_json_list_runs(
     runs: Iterable[Iterable[bytes | memoryview]], write: Callable[[bytes], object]
 ) -> None:
     """One JSON List of the items in `runs` (each what :func:`json_items` makes of a run of
-    objects), passed to `write`: the bytes :func:`write_json_list` writes for the runs' objects
-    joined."""
+    objects), passed to `write`: the runs' objects joined, as one List (json.dumps' bytes with
+    indent 2, as :func:`encode_json` writes any document)."""
     started = False
     for run in runs:
         first = True
@@ -824,12 +827,6 @@ def write_yaml_runs(runs: Iterable[Iterable[bytes]], write: Callable[[bytes], ob
     for run in runs:
         for piece in run:
             write(piece)
-
-
-def yaml_items(objects: Sequence[Mapping[str, Any]]) -> Iterator[bytes]:
-    """The documents of `objects` in a YAML stream, in pieces, made in this process: runs of them
-    joined are the stream of their objects joined (:func:`write_yaml_stream`'s bytes)."""
-    return _yaml_run_pieces(objects)
 
 
 def write_json(obj: Any, write: Callable[[bytes], object]) -> None:
@@ -852,15 +849,6 @@ _JSON_PIECE = 1024
 _ITEMS_HEAD = b'{\n  "items": [\n'
 _LIST_HEAD = b'{\n  "apiVersion": "v1",\n  "kind": "List",\n  "items": [\n'
 _ITEMS_TAIL = b"\n  ]\n}\n"
-
-
-def _json_list_pieces(objects: Sequence[Mapping[str, Any]]) -> Iterator[bytes | memoryview]:
-    if len(objects) <= _JSON_PIECE:
-        yield encode_json(_json_list(objects))
-        return
-    yield _LIST_HEAD
-    yield from json_items(objects)
-    yield _ITEMS_TAIL
 
 
 def _json_list(objects: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

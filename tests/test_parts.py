@@ -377,6 +377,9 @@ def test_runs_of_items_joined_are_the_list_and_the_stream(size):
         text = b"".join(bytes(p) for p in listed)
         assert text == b"".join(bytes(p) for p in whole)
         assert json.loads(text)["items"] == objects
+        # ... and the List as json.dumps writes it, which no piece of the writers makes
+        reference = json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}, indent=2) + "\n"
+        assert text == reference.encode("utf-8")
         streamed: list[bytes] = []
         manifests.write_yaml_runs((yaml_items(r) for r in runs), streamed.append)
         assert b"".join(streamed) == manifests.encode_yaml_stream(objects)
