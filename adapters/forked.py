@@ -137,7 +137,7 @@ class Pending:
         child does: if it fails part way, the answer is computed here and only the part not yet
         written is passed on."""
         child, self._child = self._child, None
-        whole, done = _relay(child, self._deadline(), write) if child is not None else (False, 0)
+        whole, done = _relay(child, _stall(self._started), write) if child is not None else (False, 0)
         if not whole:
             answer = self._func(self._item)
             if done < len(answer):
@@ -146,19 +146,24 @@ class Pending:
     def cancel(self) -> None:
         """Stop the child, if any, and forget its answer."""
         child, self._child = self._child, None
-        if child is not None:
-            pid, read = child
-            os.close(read)
-            _stop(pid)
-
-    def _deadline(self) -> float:
-        # A child cannot hang on a lock another thread held at the fork (it takes none), but if it
-        # ever did, the parent would wait forever: past a generous bound it is killed and redone.
-        return max(STALL_SECONDS, 10 * (time.monotonic() - self._started))
+        _cancel(child)
 
 
 # The least time a child is given before it is taken for stuck and its work redone here.
 STALL_SECONDS = 60.0
+
+
+def _stall(started: float, patience: float = 0.0) -> float:
+    """How long a child started at `started` may send nothing. It cannot hang on a lock another
+    thread held at the fork (it takes none), but if it ever did, the parent would wait forever:
+    past a generous bound it is killed and its work redone."""
+    return max(STALL_SECONDS + patience, 10 * (time.monotonic() - started))
+
+
+def _cancel(child: tuple[int, int] | None) -> None:
+    if child is not None:
+        os.close(child[1])
+        _stop(child[0])
 
 
 def background(func: Callable[[T], bytes], item: T) -> Pending:
@@ -181,8 +186,7 @@ class Stream:
         child, self._child = self._child, None
         given = 0
         if child is not None:
-            stall = max(STALL_SECONDS + self._patience, 10 * (time.monotonic() - self._started))
-            messages = _received(child, stall)
+            messages = _received(child, _stall(self._started, self._patience))
             try:
                 for message in messages:
                     yield message
@@ -199,9 +203,7 @@ class Stream:
     def cancel(self) -> None:
         """Stop the child, if any, and forget its messages."""
         child, self._child = self._child, None
-        if child is not None:
-            os.close(child[1])
-            _stop(child[0])
+        _cancel(child)
 
 
 def stream(func: Callable[[T], Iterable[bytes]], item: T, patience: float = 0.0) -> Stream:
@@ -286,32 +288,22 @@ def _relay(child: tuple[int, int], stall: float, write: Callable[[bytes], object
     failed, or sent nothing for `stall` seconds, and is stopped), and how many bytes were written.
     A child that sent its whole answer is not waited for (see _reap_finished)."""
     pid, read = child
-    header, size, written = b"", None, 0
+    written = 0
     try:
-        while size is None or written < size:
-            ready, _, _ = select.select([read], [], [], stall)
-            if not ready:  # stuck: give up on it
-                break
-            chunk = os.read(read, _PIPE_READ if size is None else min(_PIPE_READ, size - written))
-            if not chunk:  # it ended before its answer did: it failed
-                break
-            if size is None:
-                header += chunk
-                if len(header) < _HEADER:
-                    continue
-                size, chunk = int.from_bytes(header[:_HEADER], "little"), header[_HEADER:]
-            if chunk:
-                write(chunk)
-                written += len(chunk)
-    except OSError:
-        pass
+        size = int.from_bytes(_read_exactly(read, _HEADER, stall), "little")
+        for chunk in _arriving(read, size, stall):
+            write(chunk)
+            written += len(chunk)
+    except _Broken:
+        _stop(pid)
+        return False, written
+    except BaseException:  # `write` failed (a reader gone): the child's answer is of no use now
+        _stop(pid)
+        raise
     finally:
         os.close(read)
-    if size is not None and written == size:
-        _exiting.append(pid)
-        return True, written
-    _stop(pid)
-    return False, written
+    _exiting.append(pid)
+    return True, written
 
 
 def _stop(pid: int) -> None:
@@ -352,7 +344,13 @@ _END_SIZE = int.from_bytes(_END, "little")
 
 
 def _read_exactly(read: int, size: int, stall: float) -> bytes:
-    chunks: list[bytes] = []
+    chunks = list(_arriving(read, size, stall))
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _arriving(read: int, size: int, stall: float) -> Iterator[bytes]:
+    """The next `size` bytes from a child's pipe, as they arrive; _Broken if it ends first, or
+    sends nothing for `stall` seconds."""
     left = size
     try:
         while left:
@@ -362,8 +360,7 @@ def _read_exactly(read: int, size: int, stall: float) -> bytes:
             chunk = os.read(read, min(_PIPE_READ, left))
             if not chunk:
                 raise _Broken
-            chunks.append(chunk)
             left -= len(chunk)
+            yield chunk
     except OSError:
         raise _Broken from None
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)

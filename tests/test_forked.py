@@ -309,3 +309,26 @@ def test_a_patient_stream_waits_for_a_silent_child(monkeypatch) -> None:
     assert RAN_HERE == []  # the child's answer, though it said nothing for 0.8 s
     assert list(forked.stream(_silent_a_while, 2)) == [b"2"]
     assert RAN_HERE == [2]  # without patience: taken for stuck, stopped and redone here
+
+
+def _recorded(value: int) -> bytes:
+    if os.getpid() == PARENT:
+        RAN_HERE.append(value)
+    return b"x" * 200_000
+
+
+def test_a_failed_write_stops_the_child_and_redoes_nothing(monkeypatch) -> None:
+    # The reader went away (| head): the answer is of no use, so it is not computed here again.
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    RAN_HERE.clear()
+    pending = forked.background(_recorded, 3)
+    pid = pending._child[0]
+
+    def gone(chunk: bytes) -> None:
+        raise BrokenPipeError
+
+    with pytest.raises(BrokenPipeError):
+        pending.write_to(gone)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert RAN_HERE == []
