@@ -306,15 +306,14 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
                 seed=seed,
                 progress=progress if progress is not None and progress.draws() else None,
             )
-            if output in _ITEMS:  # the complete desired state: a large input in parts, one per core
+            if output in _JOINED:  # the complete desired state: a large input in parts, one per core
                 from adapters.parts import schedule_items
 
-                parted = schedule_items(
-                    manifests, now=now, options=options, config=config, items=_ITEMS[output]
-                )
+                items, write_runs = _JOINED[output]
+                parted = schedule_items(manifests, now=now, options=options, config=config, items=items)
                 if parted is not None:
                     _retain(manifests, parted)
-                    return functools.partial(_WRITE_RUNS[output], parted.runs)
+                    return functools.partial(write_runs, parted.runs)
             outcome = schedule_manifests(manifests, now=now, options=options, config=config)
             _retain(manifests, outcome)
             return _render(outcome, output, manifests, config)
@@ -322,9 +321,9 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
     guard(run)
 
 
-# The outputs whose text is their objects' texts joined, so parts made apart can be joined.
-_ITEMS = {"yaml": yaml_items, "json": json_items}
-_WRITE_RUNS = {"yaml": write_yaml_runs, "json": write_json_list_runs}
+# The outputs whose text is their objects' texts joined, so parts made apart can be joined: how
+# a run of objects is rendered, and how rendered runs are written as one output.
+_JOINED = {"yaml": (yaml_items, write_yaml_runs), "json": (json_items, write_json_list_runs)}
 
 
 def _read_config(paths: Sequence[str]) -> dict[str, Any] | None:
