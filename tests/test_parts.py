@@ -165,16 +165,27 @@ def test_any_fleet_in_parts_is_the_whole_runs_bytes(tmp_path_factory, drawn):
     assert _fresh("each_in_a_fork", cases) == [[True, True]] * len(cases)
 
 
-def dead_child(path: str) -> list[bool]:
-    # Every child's stream breaks at once (as if its process were gone): the parent redoes them.
-    forked._start = lambda *args, **kwargs: None
+def lost_child(path: str, how: str) -> list[bool]:
+    if how == "never started":  # no fork to be had: the parent makes that part itself
+        forked._start = lambda *args, **kwargs: None
+    else:  # the child sends its status, then is gone: the parent finishes its part from there
+        parent, messages = os.getpid(), parts._part_messages
+
+        def dies_after_its_status(task: Any) -> Any:
+            for number, message in enumerate(messages(task)):
+                if number == 1 and os.getpid() != parent:
+                    os._exit(9)
+                yield message
+
+        parts._part_messages = dies_after_its_status
     objects = _read(path)
     text = _in_parts(objects, "json")
     return [text is not None, text == _whole(objects, "json")]
 
 
-def test_a_child_that_dies_is_redone_here(tmp_path):
-    assert _fresh("dead_child", _written(tmp_path, _hub(5))) == [True, True]
+@pytest.mark.parametrize("how", ["never started", "gone after its status"])
+def test_a_child_lost_is_made_up_here(tmp_path, how):
+    assert _fresh("lost_child", _written(tmp_path, _hub(5)), how) == [True, True]
 
 
 def command(args: list[str]) -> list[Any]:
