@@ -63,16 +63,7 @@ def load(
 
     for m in objects[n.BINDING] + objects[n.POLICY_SNAPSHOT]:
         _check_metadata(m)
-    bindings: dict[str, list[Manifest]] = {}
-    for m in objects[n.BINDING]:
-        parent = (m.obj.get("metadata", {}).get("labels") or {}).get(n.PARENT_LABEL)
-        if parent:
-            bindings.setdefault(parent, []).append(m)
-    snapshots: dict[str, list[Manifest]] = {}
-    for m in objects[n.POLICY_SNAPSHOT]:
-        parent = (m.obj.get("metadata", {}).get("labels") or {}).get(n.PARENT_LABEL)
-        if parent:
-            snapshots.setdefault(parent, []).append(m)
+    bindings, snapshots = _by_parent(objects[n.BINDING]), _by_parent(objects[n.POLICY_SNAPSHOT])
 
     requests, contexts = [], {}
     for crp in objects[n.PLACEMENT]:
@@ -111,13 +102,9 @@ def cut(manifests: list[Manifest], parts: int) -> Cut | None:
     # Not indexed (each part's load is): a duplicate within a part fails its load, and one across
     # parts is an object two parts read, which adapters.parts refuses; either way one batch runs.
     placements.sort(key=_name)  # emit's order
-    owned: dict[str, list[Manifest]] = {m.name: [] for m in placements}
-    unowned: list[Manifest] = []
-    for m in objects[n.BINDING] + objects[n.POLICY_SNAPSHOT]:
-        labels = m.obj["metadata"].get("labels")
-        parent = labels.get(n.PARENT_LABEL) if type(labels) is dict else None
-        children = owned.get(parent) if type(parent) is str else None
-        (unowned if children is None else children).append(m)
+    by_parent = _by_parent(objects[n.BINDING] + objects[n.POLICY_SNAPSHOT])
+    owned = {m.name: by_parent.get(m.name, []) for m in placements}
+    unowned = [m for parent, children in by_parent.items() if parent not in owned for m in children]
     # Work grows with a placement's objects: runs of about equal objects, not equal placements.
     total = sum(1 + len(children) for children in owned.values())
     own: list[list[Manifest]] = [unowned]
@@ -132,6 +119,17 @@ def cut(manifests: list[Manifest], parts: int) -> Cut | None:
         own[-1] += (m, *children)
         done += 1 + len(children)
     return Cut(clusters, own)
+
+
+def _by_parent(manifests: list[Manifest]) -> dict[str | None, list[Manifest]]:
+    """Manifests by the placement their parent label names, in their order; None: no such label
+    (or, before the metadata is checked, not a string)."""
+    out: dict[str | None, list[Manifest]] = {}
+    for m in manifests:
+        labels = m.obj["metadata"].get("labels")
+        parent = labels.get(n.PARENT_LABEL) if type(labels) is dict else None
+        out.setdefault(parent if type(parent) is str and parent else None, []).append(m)
+    return out
 
 
 def _check_metadata(m: Manifest) -> None:
