@@ -9,9 +9,13 @@ from typing import Any
 from adapters.errors import InputError
 from adapters.manifests import Manifest
 
-__all__ = ["Fields", "parse_time", "ZERO_TIME"]
+__all__ = ["INT32", "INT64", "Fields", "parse_time", "ZERO_TIME"]
 
 ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
+# The widths the APIs declare (an OpenAPI `format: int32` / `int64`, a Go int): the API server
+# refuses a number outside them, so a loader does too.
+INT32 = 2**31 - 1
+INT64 = 2**63 - 1
 
 
 class Fields:
@@ -59,11 +63,16 @@ class Fields:
             raise self.fail(f"expected a string, got {_kind(value)}", path)
         return value
 
-    def integer(self, value: Any, path: str) -> int:
-        if type(value) is int:
-            return value
-        if isinstance(value, bool) or not isinstance(value, int):
+    def integer(
+        self, value: Any, path: str, *, minimum: int | None = None, maximum: int = INT64
+    ) -> int:
+        """An integer within [minimum, maximum]; `maximum` is the field's declared width (INT32
+        where the API says int32), `minimum` its own lower bound (else minus the width, minus one)."""
+        if type(value) is not int and (isinstance(value, bool) or not isinstance(value, int)):
             raise self.fail(f"expected an integer, got {_kind(value)}", path)
+        low = -maximum - 1 if minimum is None else minimum
+        if not low <= value <= maximum:
+            raise self.fail(f"must be between {low} and {maximum}, got {value}", path)
         return value
 
     def string_map(self, value: Any, path: str) -> dict[str, str]:
