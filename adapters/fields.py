@@ -8,6 +8,7 @@ from typing import Any
 
 from adapters.errors import InputError
 from adapters.manifests import Manifest
+from adapters.validation import label_problem
 
 __all__ = ["INT32", "INT64", "Fields", "parse_time", "ZERO_TIME"]
 
@@ -82,6 +83,14 @@ class Fields:
         for key, item in self.mapping(value, path).items():
             out[str(key)] = self.string(item, f"{path}.{key}")
         return out
+
+    def labels(self, value: Any, path: str) -> dict[str, str]:
+        """An object's labels, refused as the API server refuses them (key and value rules)."""
+        labels = self.string_map(value, path)
+        for key, item in labels.items():
+            if problem := label_problem(key, item):
+                raise self.fail(problem, path)
+        return labels
 
     def string_list(self, value: Any, path: str) -> list[str]:
         return [self.string(v, f"{path}[{i}]") for i, v in enumerate(self.sequence(value, path))]

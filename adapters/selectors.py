@@ -11,38 +11,13 @@ status; openMCP: a config error).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from adapters.fields import Fields
+from adapters.validation import label_value_errors, qualified_name_errors
 from model import LabelOperator, LabelRequirement, LabelSelector
 
 __all__ = ["SelectorError", "label_selector"]
-
-_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
-
-_NAME_MESSAGE = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
-    "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-)
-_SUBDOMAIN_MESSAGE = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
-    "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
-    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-)
-_VALUE_MESSAGE = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
-    "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
-    "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
-)
-_QUALIFIED_MESSAGE = (
-    "a qualified name " + _NAME_MESSAGE + " with an optional DNS subdomain prefix and '/' "
-    "(e.g. 'example.com/MyName')"
-)
-
 
 _IN_EMPTY = "for 'in', 'notin' operators, values set can't be empty"
 _EXISTS_VALUES = "values set must be empty for exists and does not exist"
@@ -63,41 +38,6 @@ def _go_quote(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def qualified_name_errors(key: str) -> list[str]:
-    """Kubernetes' IsQualifiedName, its messages in its order."""
-    parts = key.split("/")
-    if len(parts) == 1:
-        name, prefix = parts[0], None
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            return ["prefix part must be non-empty"]
-    else:
-        return [_QUALIFIED_MESSAGE]
-    errors = []
-    if prefix is not None:
-        if len(prefix) > 253:
-            errors.append("prefix part must be no more than 253 characters")
-        if not _SUBDOMAIN.fullmatch(prefix):
-            errors.append("prefix part " + _SUBDOMAIN_MESSAGE)
-    if not name:
-        errors.append("name part must be non-empty")
-    elif len(name) > 63:
-        errors.append("name part must be no more than 63 characters")
-    if name and not _NAME.fullmatch(name):
-        errors.append("name part " + _NAME_MESSAGE)
-    return errors
-
-
-def _value_errors(value: str) -> list[str]:
-    errors = []
-    if len(value) > 63:
-        errors.append("must be no more than 63 characters")
-    if not _VALUE.fullmatch(value):
-        errors.append(_VALUE_MESSAGE)
-    return errors
-
-
 def _requirement_errors(key: str, operator: LabelOperator, values: list[str]) -> list[str]:
     """Kubernetes' NewRequirement checks, as field errors of an empty path."""
     errors = []
@@ -108,7 +48,7 @@ def _requirement_errors(key: str, operator: LabelOperator, values: list[str]) ->
     if operator in (LabelOperator.EXISTS, LabelOperator.DOES_NOT_EXIST) and values:
         errors.append(f"values: Invalid value: {_go_strings(values)}: {_EXISTS_VALUES}")
     for i, value in enumerate(values):
-        if value_errors := _value_errors(value):
+        if value_errors := label_value_errors(value):
             errors.append(f"values[{i}][{key}]: Invalid value: {_go_quote(value)}: {'; '.join(value_errors)}")
     return errors
 

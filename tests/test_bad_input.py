@@ -91,6 +91,30 @@ OBJECT_CASES: dict[str, tuple[list[dict], list[str]]] = {
         placement({"placementType": "PickN", "numberOfClusters": "3"}),
         [CRP, "spec.policy.numberOfClusters", "integer"],
     ),
+    "number-past-int32": (
+        placement(pick_n(3_000_000_000)),
+        [CRP, "spec.policy.numberOfClusters", "2147483647", "3000000000"],
+    ),
+    "number-past-int64": (
+        placement(pick_n(99999999999999999999)),
+        [CRP, "spec.policy.numberOfClusters", "99999999999999999999"],
+    ),
+    "label-key-not-qualified": (
+        [member_cluster("c2", {"bad key": "x"})],
+        ["MemberCluster/c2", "metadata.labels", "invalid label key 'bad key'"],
+    ),
+    "label-key-name-too-long": (
+        [member_cluster("c2", {"a" * 64: "x"})],
+        ["MemberCluster/c2", "metadata.labels", "no more than 63 characters"],
+    ),
+    "label-value-too-long": (
+        [member_cluster("c2", {"env": "v" * 64})],
+        ["MemberCluster/c2", "metadata.labels", "invalid value"],
+    ),
+    "label-value-bad-characters": (
+        [member_cluster("c2", {"env": "-prod"})],
+        ["MemberCluster/c2", "metadata.labels", "invalid value '-prod'"],
+    ),
     "unknown-placement-type": (
         placement({"placementType": "PickSome"}),
         [CRP, "spec.policy.placementType", "PickSome"],

@@ -18,7 +18,7 @@ __all__ = ["load_cluster", "eligibility"]
 def load_cluster(manifest: Manifest, now: datetime) -> Cluster:
     f = Fields(manifest)
     obj = manifest.obj
-    labels = f.string_map(obj.get("metadata", {}).get("labels"), "metadata.labels")
+    labels = f.labels(obj.get("metadata", {}).get("labels"), "metadata.labels")
     spec = _mapping(f, obj.get("spec"), "spec")
     status = _mapping(f, obj.get("status"), "status")
     taints = []

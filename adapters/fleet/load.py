@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from adapters.cut import Cut
-from adapters.fields import Fields
+from adapters.fields import INT32, Fields
 from adapters.fleet import names as n
 from adapters.fleet.clusters import load_cluster
 from adapters.fleet.policy import normalized_policy, parse_policy
@@ -142,7 +142,7 @@ def _check_metadata(m: Manifest) -> None:
     ):
         return  # the common case, without building what the checks below build
     f = Fields(m)
-    f.string_map(metadata.get("labels"), "metadata.labels")
+    f.labels(metadata.get("labels"), "metadata.labels")
     f.string_map(metadata.get("annotations"), "metadata.annotations")
     f.string_list(metadata.get("finalizers"), "metadata.finalizers")
 
@@ -257,9 +257,10 @@ def _stored_score(f: Fields, spec: dict[str, Any]) -> ClusterScore | None:
     if raw is None:
         return None
     raw = f.mapping(raw, "spec.clusterDecision.clusterScore")
+    path = "spec.clusterDecision.clusterScore"
     return _score(
-        f.integer(raw.get("priorityScore", 0), "spec.clusterDecision.clusterScore.priorityScore"),
-        f.integer(raw.get("affinityScore", 0), "spec.clusterDecision.clusterScore.affinityScore"),
+        f.integer(raw.get("priorityScore", 0), f"{path}.priorityScore", maximum=INT32),
+        f.integer(raw.get("affinityScore", 0), f"{path}.affinityScore", maximum=INT32),
     )
 
 
@@ -290,7 +291,7 @@ def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count)
     if latest is None and ordered:
         latest = ordered[-1]
     history = spec.get("revisionHistoryLimit", n.DEFAULT_REVISION_HISTORY_LIMIT)
-    history = Fields(crp).integer(history, "spec.revisionHistoryLimit")
+    history = Fields(crp).integer(history, "spec.revisionHistoryLimit", maximum=INT32)
     if history < 1:
         raise Fields(crp).fail("revisionHistoryLimit must be at least 1", "spec.revisionHistoryLimit")
 

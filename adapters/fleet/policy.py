@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
-from adapters.fields import Fields
+from adapters.fields import INT32, Fields
 from model import (
     ClusterTerm,
     LabelOperator,
@@ -93,7 +93,7 @@ def parse_policy(f: Fields, raw: Any) -> Policy:
     if policy.mode is SelectionMode.N:
         if count is None:
             raise f.fail("numberOfClusters is required for placement type PickN", f"{base}.numberOfClusters")
-        policy.count = f.integer(count, f"{base}.numberOfClusters")
+        policy.count = f.integer(count, f"{base}.numberOfClusters", maximum=INT32)
         if policy.count < 0:
             raise f.fail("numberOfClusters must not be negative", f"{base}.numberOfClusters")
     elif count is not None:
@@ -207,7 +207,7 @@ def _required_term(f: Fields, raw: Any, path: str) -> ClusterTerm:
 
 def _preference(f: Fields, raw: Any, path: str) -> Preference:
     raw = f.mapping(raw, path)
-    weight = f.integer(raw.get("weight"), f"{path}.weight")
+    weight = f.integer(raw.get("weight"), f"{path}.weight", maximum=INT32)
     if not -100 <= weight <= 100:
         raise f.fail(f"weight {weight} is outside [-100, 100]", f"{path}.weight")
     term_path = f"{path}.preference"
@@ -236,7 +236,7 @@ def _preference(f: Fields, raw: Any, path: str) -> Preference:
 
 def _spread(f: Fields, raw: Any, path: str) -> SpreadConstraint:
     raw = f.mapping(raw, path)
-    skew = f.integer(raw.get("maxSkew", 1), f"{path}.maxSkew")
+    skew = f.integer(raw.get("maxSkew", 1), f"{path}.maxSkew", maximum=INT32)
     if skew < 1:
         raise f.fail(f"maxSkew must be at least 1, got {skew}", f"{path}.maxSkew")
     key = f.string(raw.get("topologyKey"), f"{path}.topologyKey")

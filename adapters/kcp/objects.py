@@ -113,7 +113,7 @@ def _meta(f: Fields, manifest: Manifest) -> _Meta:
     metadata = manifest.obj["metadata"]
     if manifest.namespace:
         raise f.fail(f"a {manifest.kind} is cluster-scoped (within its workspace)", "metadata.namespace")
-    labels = f.string_map(metadata.get("labels"), "metadata.labels")
+    labels = f.labels(metadata.get("labels"), "metadata.labels")
     annotations = f.string_map(metadata.get("annotations"), "metadata.annotations")
     created = parse_time(f, metadata.get("creationTimestamp"), "metadata.creationTimestamp")
     deleting = parse_time(f, metadata.get("deletionTimestamp"), "metadata.deletionTimestamp") != ZERO_TIME

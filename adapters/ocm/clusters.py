@@ -57,7 +57,7 @@ def read_cluster(manifest: Manifest) -> ManagedCluster:
     f = Fields(manifest)
     obj = manifest.obj
     metadata = obj["metadata"]
-    labels = f.string_map(metadata.get("labels"), "metadata.labels")
+    labels = f.labels(metadata.get("labels"), "metadata.labels")
     spec = f.mapping(obj.get("spec"), "spec")
     status = f.mapping(obj.get("status"), "status")
     claims: dict[str, str] = {}

@@ -283,7 +283,7 @@ def _decisions(manifests: Iterable[Manifest]) -> dict[tuple[str, str], list[tupl
     for m in manifests:
         f = Fields(m)
         metadata = m.obj["metadata"]
-        labels = f.string_map(metadata.get("labels"), "metadata.labels")
+        labels = f.labels(metadata.get("labels"), "metadata.labels")
         status = f.mapping(m.obj.get("status"), "status")
         names = []
         for i, raw in enumerate(f.sequence(status.get("decisions"), "status.decisions")):

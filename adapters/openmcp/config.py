@@ -262,7 +262,7 @@ def _purpose(
         name=f.string(metadata.get("name"), f"{path}.template.metadata.name"),
         generate_name=f.string(metadata.get("generateName"), f"{path}.template.metadata.generateName"),
         namespace=f.string(metadata.get("namespace"), f"{path}.template.metadata.namespace"),
-        labels=f.string_map(metadata.get("labels"), f"{path}.template.metadata.labels"),
+        labels=f.labels(metadata.get("labels"), f"{path}.template.metadata.labels"),
         annotations=f.string_map(metadata.get("annotations"), f"{path}.template.metadata.annotations"),
         spec=spec,
     )

@@ -66,7 +66,7 @@ def _metadata(f: Fields, manifest: Manifest) -> tuple[dict[str, str], dict[str, 
     metadata = manifest.obj["metadata"]
     if not manifest.namespace:
         raise f.fail(f"a {manifest.kind} is namespaced", "metadata.namespace")
-    labels = f.string_map(metadata.get("labels"), "metadata.labels")
+    labels = f.labels(metadata.get("labels"), "metadata.labels")
     annotations = f.string_map(metadata.get("annotations"), "metadata.annotations")
     finalizers = tuple(f.string_list(metadata.get("finalizers"), "metadata.finalizers"))
     deleting = parse_time(f, metadata.get("deletionTimestamp"), "metadata.deletionTimestamp") != ZERO_TIME
