@@ -6,9 +6,7 @@ when none has room. Optimal decides all pending requests of a coupled part joint
 
 1. unplaced: requests left without a cluster (only those that may create none can be);
 2. created: new clusters;
-3. waiting: requests on new clusters named only after the run (they learn the name a run later;
-   the counts leave it alone, the hand-out below lets such requests open clusters last);
-4. aim: FEWEST (Balanced) the sum of squared tenant counts of existing clusters, which makes the
+3. aim: FEWEST (Balanced) the sum of squared tenant counts of existing clusters, which makes the
    busiest cluster as light as it can be and levels the rest; FIRST (Simple) the summed cluster
    rank (earlier clusters first); RANDOM nothing: its preference is the seeded draw itself.
 
@@ -54,7 +52,7 @@ from solver.search import stage_weights, stages
 
 __all__ = ["solve_tenancy", "LEVELS"]
 
-LEVELS = ("unplaced", "created", "waiting", "aim")
+LEVELS = ("unplaced", "created", "aim")
 
 
 @dataclass(slots=True)
@@ -118,10 +116,6 @@ class _Problem:
                 pending.append(i)
         pending.sort(key=lambda i: (self.requests[i].tenancy.order, self.requests[i].key))
         self.pending = pending  # request indices, queue order
-        # New clusters named after the run: everyone placed on one waits a run to learn its name.
-        self.named_later = {
-            self.requests[i].tenancy.new_cluster for i in pending if self.requests[i].tenancy.named_later
-        }
         self.classes: list[_Class] = []
         by_key: dict[tuple, _Class] = {}
         self.class_of: list[int] = []
@@ -302,12 +296,11 @@ def _allotment(problem: _Problem, placement: _Placement) -> dict[tuple[int, int]
     return counts
 
 
-def _levels(problem: _Problem, part: Sequence[int], placement: _Placement) -> tuple[int, int, int, int]:
+def _levels(problem: _Problem, part: Sequence[int], placement: _Placement) -> tuple[int, int, int]:
     """The part's levels (all minimised) for an answer."""
     positions = [p for k in part for p in problem.classes[k].requests]
     unplaced = sum(1 for p in positions if p not in placement.existing and p not in placement.created)
     created = len({placement.created[p] for p in positions if p in placement.created})
-    waiting = sum(1 for p in positions if placement.created.get(p) in problem.named_later)
     mine: dict[tuple[int, int], int] = defaultdict(int)
     for p in positions:
         row = placement.existing.get(p)
@@ -324,7 +317,7 @@ def _levels(problem: _Problem, part: Sequence[int], placement: _Placement) -> tu
     elif kind == "rank":
         rank = {row: i for i, row in enumerate(rows)}
         aim = sum(rank[row] * n for (_, row), n in mine.items())
-    return unplaced, created, waiting, aim
+    return unplaced, created, aim
 
 
 def _rows_of(problem: _Problem, part: Sequence[int]) -> list[int]:
@@ -794,9 +787,6 @@ def _hand_out(
             count[name] += cls.demand
         elif cls.pool is not None:
             spilled.append(position)
-    # New clusters: requests that name the cluster they open go first, so a cluster named later
-    # (and so everyone joining it) is opened only where no one else could.
-    spilled.sort(key=lambda position: problem.request(position).tenancy.named_later)
     for position in spilled:
         cls = problem.classes[problem.class_of[position]]
         assert cls.pool is not None
@@ -818,7 +808,7 @@ def _hand_out_pools(
 ) -> _Placement | None:
     """As _hand_out, where requests may join other pools' new clusters: the existing clusters'
     counts as there; then per pool, CP-SAT's number of clusters, each opened by a request of the
-    pool (those naming their cluster first), and the other requests, smallest limits first, each
+    pool, and the other requests, smallest limits first, each
     on the emptiest of them that admits it. None if some request fits nowhere (greedy stands)."""
     assert joint.pools is not None and joint.opened is not None
     base = _hand_out(problem, part, joint.allot, greedy, seed)
@@ -843,10 +833,7 @@ def _hand_out_pools(
             queue = queue[count:]
     for pool in sorted(going):
         members = going[pool]
-        own = sorted(
-            (p for p in members if problem.classes[problem.class_of[p]].pool == pool),
-            key=lambda p: (problem.request(p).tenancy.named_later, p),
-        )
+        own = sorted(p for p in members if problem.classes[problem.class_of[p]].pool == pool)
         openers = own[: joint.opened.get(pool, 0)]
         if not openers and members:
             return None
@@ -943,7 +930,7 @@ def solve_tenancy(
     build_seconds = time.perf_counter() - started
     solve_seconds = 0.0
     final = _Placement(dict(greedy.existing), dict(greedy.created), set(greedy.opened))
-    objective: list[int] = [0, 0, 0, 0]
+    objective: list[int] = [0] * len(LEVELS)
     models = 0
     proven = True
     time_limited = False
@@ -1078,8 +1065,7 @@ def _greedy_is_optimal(problem: _Problem, part: list[int]) -> bool:
         return False
     cls = problem.classes[part[0]]
     rule = {Packing.FEWEST: "squares", Packing.FIRST: "rank", Packing.RANDOM: "none"}[cls.packing]
-    later = any(problem.request(p).tenancy.named_later for p in cls.requests)
-    return cls.demand == 1 and cls.aim == rule and not later
+    return cls.demand == 1 and cls.aim == rule
 
 
 def _combined(levels: list[int], problem: _Problem) -> int:
@@ -1088,8 +1074,8 @@ def _combined(levels: list[int], problem: _Problem) -> int:
     n = len(problem.pending)
     most = max(problem.base, default=0) + n
     aim_span = len(problem.names) * max(most * most, most * len(problem.names))
-    unplaced, created, waiting, aim = levels
-    return -((((unplaced * (n + 1)) + created) * (n + 1) + waiting) * (aim_span + 1) + aim)
+    unplaced, created, aim = levels
+    return -(((unplaced * (n + 1)) + created) * (aim_span + 1) + aim)
 
 
 def _replace(problem: _Problem, part: list[int], final: _Placement, answer: _Placement) -> None:
