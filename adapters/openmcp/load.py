@@ -35,7 +35,7 @@ from typing import Any
 from adapters.fields import Fields
 from adapters.manifests import Manifest, index_by_kind
 from adapters.openmcp import names as n
-from adapters.openmcp.config import PurposeMapping, SchedulerConfig, parse_config
+from adapters.openmcp.config import PurposeMapping, SchedulerConfig, parse_config, required_config
 from adapters.openmcp.naming import NamingError, generated_name, server_names
 from adapters.openmcp.objects import ClusterObject, RequestObject, read_cluster, read_request
 from model import (
@@ -115,8 +115,11 @@ def load(
     seed: int = 0,
     config: Mapping[str, Any] | SchedulerConfig | None = None,
 ) -> tuple[Batch, OpenMcpContext]:
-    cfg = config if isinstance(config, SchedulerConfig) else parse_config(config)
     objects = index_by_kind(manifests, n.KINDS)
+    if isinstance(config, SchedulerConfig):
+        cfg = config
+    else:  # without ClusterRequests the config decides nothing, and need not be given
+        cfg = required_config(config) if objects[n.REQUEST] else parse_config(config)
     clusters = {c.key: c for c in map(read_cluster, objects[n.CLUSTER])}
     requests = [read_request(m) for m in objects[n.REQUEST]]
 
