@@ -48,7 +48,7 @@ from model import (
     Unselected,
     first_untolerated,
 )
-from solver.search import stage_weights, stages
+from solver.search import cp_seed, stage_weights, stages
 
 __all__ = ["solve_tenancy", "LEVELS"]
 
@@ -116,6 +116,10 @@ class _Problem:
                 pending.append(i)
         pending.sort(key=lambda i: (self.requests[i].tenancy.order, self.requests[i].key))
         self.pending = pending  # request indices, queue order
+        # No cluster, existing or new, can hold more than this: a limit above it binds nothing and
+        # is taken as it, so the model's constants stay small (an int64 limit made CP-SAT's model
+        # invalid, and optimal mode fell back to greedy's answer without a word).
+        ceiling = max(1, max(self.base, default=0) + sum(self.requests[i].tenancy.demand for i in pending))
         self.classes: list[_Class] = []
         by_key: dict[tuple, _Class] = {}
         self.class_of: list[int] = []
@@ -126,7 +130,8 @@ class _Problem:
             if t.packing is Packing.FIRST and not t.balance:
                 aim = "rank"
             joins = () if t.exclusive else tuple(sorted(set(t.joins)))
-            key = (r.required, r.scope, r.tolerations, t.limit, t.packing, t.pool, t.exclusive)
+            limit = min(t.limit, ceiling)  # 0 (no limit) stays 0
+            key = (r.required, r.scope, r.tolerations, limit, t.packing, t.pool, t.exclusive)
             key += (t.demand, aim, joins)
             cls = by_key.get(key)
             if cls is None:
@@ -134,7 +139,7 @@ class _Problem:
                     len(self.classes),
                     [],
                     self._candidates(r),
-                    t.limit,
+                    limit,
                     t.packing,
                     t.pool,
                     t.exclusive,
@@ -455,7 +460,7 @@ def _joint(
     every = [model.get_int_var_from_proto_index(i) for i in range(len(model.proto.variables))]
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1  # deterministic
-    solver.parameters.random_seed = seed
+    solver.parameters.random_seed = cp_seed(seed)
     build_seconds = time.perf_counter() - started
     seconds = 0.0
     best: dict[tuple[int, int], int] | None = None
