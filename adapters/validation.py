@@ -1,12 +1,12 @@
 """Kubernetes' own rules for names and labels (apimachinery's IsQualifiedName and
 IsValidLabelValue), with its messages: what the API server refuses in any object's labels and
-what a label selector refuses at scheduling time."""
+what a label selector refuses at scheduling time; and the names it makes from generateName."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["label_problem", "label_value_errors", "qualified_name_errors"]
+__all__ = ["label_problem", "label_value_errors", "name_from_generate_name", "qualified_name_errors"]
 
 _NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
@@ -84,3 +84,20 @@ def label_problem(key: str, value: str) -> str | None:
             return f"invalid value {value!r} of label {key!r}: {'; '.join(errors)}"
         _GOOD_VALUES.add(value)
     return None
+
+
+# k8s.io/apiserver pkg/storage/names (SimpleNameGenerator): the generateName cut to 58 characters,
+# then five characters of apimachinery's util/rand alphabet (no vowels, no 0, 1 or 3).
+_GENERATED_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_GENERATED_LENGTH = 5
+_MAX_GENERATE_NAME = 63 - _GENERATED_LENGTH
+
+
+def name_from_generate_name(generate_name: str, draw: int) -> str:
+    """The name the API server makes from `generateName` when its random source gives `draw` (a
+    non-negative integer; its base-27 digits, lowest first, pick the suffix)."""
+    suffix = []
+    for _ in range(_GENERATED_LENGTH):
+        draw, digit = divmod(draw, len(_GENERATED_ALPHABET))
+        suffix.append(_GENERATED_ALPHABET[digit])
+    return generate_name[:_MAX_GENERATE_NAME] + "".join(suffix)

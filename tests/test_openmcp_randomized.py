@@ -15,7 +15,7 @@ from itertools import islice
 import pytest
 
 from adapters.hub import Applied, HubScheduler
-from adapters.openmcp.naming import SUFFIX_ALPHABET, generated_name, server_names
+from adapters.openmcp.naming import generated_name, server_names
 from adapters.pipeline import schedule
 from solver import SolveOptions
 from tests.test_openmcp_fixtures import (
@@ -36,6 +36,7 @@ from tests.test_openmcp_fixtures import (
 )
 
 RANDOM = {RANDOMIZE: "true"}
+ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery pkg/util/rand
 
 
 def draws(prefix: str, namespace: str, name: str, seed: int = 0, k: int = 3) -> list[str]:
@@ -49,7 +50,7 @@ def draws(prefix: str, namespace: str, name: str, seed: int = 0, k: int = 3) -> 
 def test_a_draw_is_the_prefix_and_five_characters_of_the_servers_alphabet() -> None:
     for name in draws("exclusive-", "foo", "a", k=20):
         assert name.startswith("exclusive-") and len(name) == len("exclusive-") + 5
-        assert set(name.removeprefix("exclusive-")) <= set(SUFFIX_ALPHABET)
+        assert set(name.removeprefix("exclusive-")) <= set(ALPHABET)
     assert len(set(draws("p-", "foo", "a", k=20))) == 20  # each attempt draws again
 
 
@@ -277,3 +278,16 @@ def test_plan_table_and_explain_show_the_name(tmp_path) -> None:
             doc["request"]["cluster"] == doc["request"]["creates"] == {"namespace": "exclusive", "name": name}
         )
         assert f"cluster exclusive/{name}, which it creates" in render(doc, "table")
+
+
+def test_the_hub_names_a_long_generate_name_as_the_server_does() -> None:
+    # Any object applied with only a generateName (here not openMCP's: it names its clusters
+    # itself) gets the prefix cut to 58 characters and five characters of the alphabet.
+    hub = HubScheduler([], now=NOW_TIME)
+    for prefix in ("t-", "x" * 70):
+        thing = {"apiVersion": "x.io/v1", "kind": "Thing", "metadata": {"generateName": prefix}}
+        hub.handle(Applied(thing), now=NOW_TIME)
+    names = sorted(o["metadata"]["name"] for o in hub.objects())
+    assert [len(name) for name in names] == [7, 63]
+    assert names[0].startswith("t-") and names[1].startswith("x" * 58)
+    assert all(set(name[-5:]) <= set(ALPHABET) for name in names)

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from itertools import count
 
 from adapters.openmcp import names as n
+from adapters.validation import name_from_generate_name
 
 __all__ = ["NamingError", "name_hash", "shorten", "generated_name", "server_names"]
 
@@ -55,21 +56,9 @@ def generated_name(prefix: str, namespace: str, name: str) -> str:
     return prefix + shorten(name_hash(namespace, name), n.MAX_NAME_LENGTH - len(prefix))
 
 
-# apimachinery pkg/util/rand: the characters of a generated suffix (no vowels, no 0, 1 or 3).
-SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-SUFFIX_LENGTH = 5
-MAX_GENERATE_NAME_LENGTH = n.MAX_NAME_LENGTH - SUFFIX_LENGTH  # the server cuts a longer prefix
-
-
 def server_names(generate_name: str, seed: int, namespace: str, name: str, uid: str) -> Iterator[str]:
     """The names the API server draws for a cluster with `generateName: generate_name` made for
     the request namespace/name (uid), attempt after attempt: endless, one per attempt."""
-    base = generate_name[:MAX_GENERATE_NAME_LENGTH]
     for attempt in count():
         digest = hashlib.sha256(f"{seed}/{namespace}/{name}/{uid}/{attempt}".encode()).digest()
-        draw = int.from_bytes(digest[:8], "big")
-        suffix = []
-        for _ in range(SUFFIX_LENGTH):
-            draw, digit = divmod(draw, len(SUFFIX_ALPHABET))
-            suffix.append(SUFFIX_ALPHABET[digit])
-        yield base + "".join(suffix)
+        yield name_from_generate_name(generate_name, int.from_bytes(digest[:8], "big"))
