@@ -6,10 +6,19 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["label_problem", "label_value_errors", "name_from_generate_name", "qualified_name_errors"]
+__all__ = [
+    "dns_label_errors",
+    "generate_name_errors",
+    "label_problem",
+    "label_value_errors",
+    "name_from_generate_name",
+    "qualified_name_errors",
+    "subdomain_errors",
+]
 
 _NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 
 _NAME_MESSAGE = (
@@ -21,6 +30,11 @@ _SUBDOMAIN_MESSAGE = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
     "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+_LABEL_MESSAGE = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+    "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
 )
 _VALUE_MESSAGE = (
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
@@ -56,6 +70,35 @@ def qualified_name_errors(key: str) -> list[str]:
         errors.append("name part must be no more than 63 characters")
     if name and not _NAME.fullmatch(name):
         errors.append("name part " + _NAME_MESSAGE)
+    return errors
+
+
+def subdomain_errors(name: str) -> list[str]:
+    """Kubernetes' IsDNS1123Subdomain: the rule for the names of most kinds (custom resources'
+    included: apiextensions-apiserver validates them with NameIsDNSSubdomain)."""
+    errors = []
+    if len(name) > 253:
+        errors.append("must be no more than 253 characters")
+    if not _SUBDOMAIN.fullmatch(name):
+        errors.append(_SUBDOMAIN_MESSAGE)
+    return errors
+
+
+def generate_name_errors(generate_name: str) -> list[str]:
+    """A generateName as ValidateObjectMeta judges it: a name prefix, whose trailing '-' is
+    allowed (apimachinery's maskTrailingDash: the last two characters become "a")."""
+    if len(generate_name) > 1 and generate_name.endswith("-"):
+        generate_name = generate_name[:-2] + "a"
+    return subdomain_errors(generate_name)
+
+
+def dns_label_errors(name: str) -> list[str]:
+    """Kubernetes' IsDNS1123Label: the rule for a namespace's name."""
+    errors = []
+    if len(name) > 63:
+        errors.append("must be no more than 63 characters")
+    if not _LABEL.fullmatch(name):
+        errors.append(_LABEL_MESSAGE)
     return errors
 
 

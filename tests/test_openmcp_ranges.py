@@ -195,3 +195,49 @@ def test_the_library_refuses_the_same() -> None:
     obj = _with(request("foo", "a", "p"), "metadata.generation", INT64 + 1)
     with pytest.raises(InputError, match="metadata.generation"):
         schedule([obj], now=NOW_TIME, config=TEST_01)
+
+
+# ------------------------------------------------------------------ names the API server refuses
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_cluster_the_api_server_would_refuse_is_not_made(tmp_path, mode) -> None:
+    # Upstream's create fails (the name of a custom resource is a DNS-1123 subdomain, its
+    # namespace a DNS-1123 label, a generateName a subdomain but for a trailing '-'), the
+    # reconcile errs and the request waits: it is written Pending, and no Cluster is written.
+    cases = {
+        "purpose-as-name": (config(Upper=purpose()), request("foo", "a", "Upper"), "name 'Upper'"),
+        "template-name": (config(p=purpose(name="the_one")), request("foo", "a", "p"), "name 'the_one'"),
+        "prefix": (
+            config(p=purpose("Exclusive", generate_name="Mcp-")),
+            request("foo", "a", "p"),
+            "name 'Mcp-",
+        ),
+        "generate-name": (
+            config(p=purpose("Exclusive", generate_name="mcp_")),
+            request("foo", "a", "p", labels={"clusters.openmcp.cloud/randomize-cluster-name": "true"}),
+            "generateName 'mcp_'",
+        ),
+        "namespace": (
+            config(p=purpose("Exclusive", namespace="Clusters")),
+            request("foo", "a", "p"),
+            "namespace",
+        ),
+    }
+    for cfg, obj, needle in cases.values():
+        written = Written.solve(tmp_path, [obj], cfg, mode)
+        assert written.phase("foo/a") == "Pending" and written.clusters() == {}
+        assert f"the API server would refuse a Cluster with {needle}" in _why_waiting(obj, cfg)
+    # A generateName may end in '-', and a name may hold dots.
+    fine = config(p=purpose("Exclusive", generate_name="mcp.v1-"))
+    hub = [request("foo", "a", "p", labels={"clusters.openmcp.cloud/randomize-cluster-name": "true"})]
+    assert Written.solve(tmp_path, hub, fine, mode).phase("foo/a") == "Granted"
+
+
+def _why_waiting(obj: dict, cfg: dict) -> str:
+    """Why the request cannot make its cluster (upstream's reconcile error)."""
+    from adapters import openmcp
+    from adapters.manifests import from_objects
+
+    _, context = openmcp.load(from_objects([obj], "<test>"), now=NOW_TIME, config=cfg)
+    return context.requests["foo/a"].conflict or ""

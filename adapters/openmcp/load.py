@@ -38,6 +38,7 @@ from adapters.openmcp import names as n
 from adapters.openmcp.config import PurposeMapping, SchedulerConfig, parse_config, required_config
 from adapters.openmcp.naming import NamingError, generated_name, server_names
 from adapters.openmcp.objects import ClusterObject, RequestObject, read_cluster, read_request
+from adapters.validation import dns_label_errors, generate_name_errors, subdomain_errors
 from model import (
     Batch,
     Cluster,
@@ -241,6 +242,9 @@ def _plan_new_cluster(
             except NamingError as err:
                 ctx.conflict = str(err)
                 return
+    if refusal := _refusal(namespace, name, prefix):
+        ctx.conflict = refusal
+        return
     if not name:
         ctx.generate_name = prefix  # named once every other new name is known (_name_by_server)
         return
@@ -255,6 +259,21 @@ def _plan_new_cluster(
         return
     context.new_clusters.setdefault(key, NewCluster(namespace, name, "", mapping))
     ctx.new_cluster = key
+
+
+def _refusal(namespace: str, name: str, generate_name: str) -> str | None:
+    """Why the API server would refuse to make the Cluster (upstream's create fails, and the
+    request waits): its namespace, its name, or (no name) the generateName it is made from."""
+    judged = (
+        ("namespace", namespace, dns_label_errors(namespace)),
+        ("name", name, subdomain_errors(name))
+        if name
+        else ("generateName", generate_name, generate_name_errors(generate_name)),
+    )
+    for what, value, errors in judged:
+        if errors:
+            return f"the API server would refuse a Cluster with {what} {value!r}: {'; '.join(errors)}"
+    return None
 
 
 def _name_by_server(context: OpenMcpContext, ctx: RequestContext, seed: int) -> None:
