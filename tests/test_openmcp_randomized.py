@@ -277,7 +277,7 @@ def test_plan_table_and_explain_show_the_name(tmp_path) -> None:
         assert (
             doc["request"]["cluster"] == doc["request"]["creates"] == {"namespace": "exclusive", "name": name}
         )
-        assert f"cluster exclusive/{name}, which it creates" in render(doc, "table")
+        assert f"cluster exclusive/{name}, which the run creates" in render(doc, "table")
 
 
 def test_the_hub_names_a_long_generate_name_as_the_server_does() -> None:
@@ -291,3 +291,15 @@ def test_the_hub_names_a_long_generate_name_as_the_server_does() -> None:
     assert [len(name) for name in names] == [7, 63]
     assert names[0].startswith("t-") and names[1].startswith("x" * 58)
     assert all(set(name[-5:]) <= set(ALPHABET) for name in names)
+
+
+def test_explain_does_not_say_a_joining_request_creates_the_cluster() -> None:
+    from adapters.explain import explain_document, render
+    from adapters.manifests import from_objects
+
+    cfg = config(p=purpose(count=2, generate_name="pool-"))
+    hub = [request("foo", "a", "p", labels=RANDOM, at_minute=0), request("foo", "b", "p", at_minute=1)]
+    options = SolveOptions(mode="greedy")
+    doc = explain_document(from_objects(hub, "<hub>"), "cr/foo/b", now=NOW_TIME, options=options, config=cfg)
+    name = draws("pool-", "foo", "a")[0]
+    assert f"cluster foo/{name}, which the run creates\n" in render(doc, "table")
