@@ -17,7 +17,7 @@ Then every system owning the object's kind is solved again over its own objects 
 kind, such as kcp's Namespace, wakes its system only while that system has objects of its own),
 through the same pipeline as `adapters.pipeline.schedule`, and the output is applied as the API
 server applies it: written objects replace the stored ones by key (a `generateName` object gets
-the name `<generateName>` plus a deterministic five-character suffix, and a uid), deleted
+the name the server makes of it, its suffix counted rather than drawn, and a uid), deleted
 references go or, with finalizers left, get a deletionTimestamp; an object being deleted whose
 finalizers are all gone disappears, and so do the objects whose every ownerReference named it
 (the garbage collector's work). The Delta of an event holds the objects that solve changed
@@ -46,12 +46,12 @@ from adapters.manifests import from_objects
 from adapters.pipeline import Outcome, schedule_manifests
 from adapters.plan import Key, changed_objects, object_key
 from adapters.systems import SYSTEMS, system
+from adapters.validation import name_from_generate_name
 from solver import SolveOptions
 
 __all__ = ["Applied", "Deleted", "Delta", "HubScheduler", "HubEvent"]
 
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
-_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # the API server's generateName alphabet
 # Metadata the API server owns: a write does not change it (a write that leaves it out keeps it).
 _SERVER_FIELDS = (
     "uid",
@@ -289,12 +289,9 @@ class HubScheduler:
     def _generated_name(self, prefix: str, key_of: Any) -> str:
         while True:
             self._created += 1
-            k, suffix = self._created, ""
-            for _ in range(5):
-                k, digit = divmod(k, len(_SUFFIX_ALPHABET))
-                suffix += _SUFFIX_ALPHABET[digit]
-            if key_of(prefix + suffix) not in self._state:
-                return prefix + suffix
+            name = name_from_generate_name(prefix, self._created)
+            if key_of(name) not in self._state:
+                return name
 
     def _named(self, obj: dict[str, Any]) -> dict[str, Any]:
         """`obj`, named by the server when it asks for a generated name."""

@@ -1,15 +1,24 @@
 """Kubernetes' own rules for names and labels (apimachinery's IsQualifiedName and
 IsValidLabelValue), with its messages: what the API server refuses in any object's labels and
-what a label selector refuses at scheduling time."""
+what a label selector refuses at scheduling time; and the names it makes from generateName."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["label_problem", "label_value_errors", "qualified_name_errors"]
+__all__ = [
+    "dns_label_errors",
+    "generate_name_errors",
+    "label_problem",
+    "label_value_errors",
+    "name_from_generate_name",
+    "qualified_name_errors",
+    "subdomain_errors",
+]
 
 _NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 
 _NAME_MESSAGE = (
@@ -21,6 +30,11 @@ _SUBDOMAIN_MESSAGE = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
     "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+_LABEL_MESSAGE = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+    "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
 )
 _VALUE_MESSAGE = (
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
@@ -59,6 +73,35 @@ def qualified_name_errors(key: str) -> list[str]:
     return errors
 
 
+def subdomain_errors(name: str) -> list[str]:
+    """Kubernetes' IsDNS1123Subdomain: the rule for the names of most kinds (custom resources'
+    included: apiextensions-apiserver validates them with NameIsDNSSubdomain)."""
+    errors = []
+    if len(name) > 253:
+        errors.append("must be no more than 253 characters")
+    if not _SUBDOMAIN.fullmatch(name):
+        errors.append(_SUBDOMAIN_MESSAGE)
+    return errors
+
+
+def generate_name_errors(generate_name: str) -> list[str]:
+    """A generateName as ValidateObjectMeta judges it: a name prefix, whose trailing '-' is
+    allowed (apimachinery's maskTrailingDash: the last two characters become "a")."""
+    if len(generate_name) > 1 and generate_name.endswith("-"):
+        generate_name = generate_name[:-2] + "a"
+    return subdomain_errors(generate_name)
+
+
+def dns_label_errors(name: str) -> list[str]:
+    """Kubernetes' IsDNS1123Label: the rule for a namespace's name."""
+    errors = []
+    if len(name) > 63:
+        errors.append("must be no more than 63 characters")
+    if not _LABEL.fullmatch(name):
+        errors.append(_LABEL_MESSAGE)
+    return errors
+
+
 def label_value_errors(value: str) -> list[str]:
     errors = []
     if len(value) > 63:
@@ -84,3 +127,20 @@ def label_problem(key: str, value: str) -> str | None:
             return f"invalid value {value!r} of label {key!r}: {'; '.join(errors)}"
         _GOOD_VALUES.add(value)
     return None
+
+
+# k8s.io/apiserver pkg/storage/names (SimpleNameGenerator): the generateName cut to 58 characters,
+# then five characters of apimachinery's util/rand alphabet (no vowels, no 0, 1 or 3).
+_GENERATED_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_GENERATED_LENGTH = 5
+_MAX_GENERATE_NAME = 63 - _GENERATED_LENGTH
+
+
+def name_from_generate_name(generate_name: str, draw: int) -> str:
+    """The name the API server makes from `generateName` when its random source gives `draw` (a
+    non-negative integer; its base-27 digits, lowest first, pick the suffix)."""
+    suffix = []
+    for _ in range(_GENERATED_LENGTH):
+        draw, digit = divmod(draw, len(_GENERATED_ALPHABET))
+        suffix.append(_GENERATED_ALPHABET[digit])
+    return generate_name[:_MAX_GENERATE_NAME] + "".join(suffix)

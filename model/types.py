@@ -145,10 +145,7 @@ class Tenancy:
     do not apply), else the hold is given up and the request placed again (a forced move).
     `demand` is the slots (units of load) it takes. With `balance`, optimal mode levels the
     clusters' loads whatever greedy's packing rule (upstream picks at random; the optimum spreads
-    evenly). A cluster a
-    `named_later` request creates gets its name from elsewhere after the run (the API server), so
-    requests joining it wait a run to learn it: the joint answer lets such requests open new
-    clusters last.
+    evenly).
     """
 
     order: int
@@ -160,7 +157,6 @@ class Tenancy:
     movable: bool = False
     demand: int = 1
     balance: bool = False
-    named_later: bool = False
     # Pools whose new clusters the request may join besides its own pool's (a template listing
     # the request's purpose makes clusters it can use); a request that may create none may still
     # join these.

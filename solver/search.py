@@ -19,7 +19,7 @@ from solver.table import ClusterTable
 if TYPE_CHECKING:  # ortools (and the pandas it imports) loads only when a model is built
     from ortools.sat.python import cp_model
 
-__all__ = ["Space", "SearchRun", "build", "run", "stages", "stage_weights"]
+__all__ = ["Space", "SearchRun", "build", "cp_seed", "run", "stages", "stage_weights"]
 
 PLUGINS = (modes, scores, spread, stickiness)
 # A stage's objective must be exact as a double (CP-SAT reports one); small stages also prove
@@ -60,6 +60,12 @@ def _cp_model():
     from ortools.sat.python import cp_model
 
     return cp_model
+
+
+def cp_seed(seed: int) -> int:
+    """The seed as CP-SAT takes it: its random_seed is an int32, and any integer fixes a run
+    (`--seed`), so it is folded into that range (the same for every seed that already fits)."""
+    return seed % 2**31
 
 
 def build(p: Prepared, table: ClusterTable, want: int, cells: dict[int, list[int]]) -> Space:
@@ -125,7 +131,7 @@ def run(
     # Presolve costs more than it saves on models this small (measured: 1.9 s against 3.8 s for
     # the 216 stage solves of a 10,000 x 2,000 fleet).
     solver.parameters.cp_model_presolve = False
-    solver.parameters.random_seed = seed
+    solver.parameters.random_seed = cp_seed(seed)
     best: list[int] | None = None
     solve_seconds = 0.0
     plan = stages(scale.spans)

@@ -6,9 +6,7 @@ when none has room. Optimal decides all pending requests of a coupled part joint
 
 1. unplaced: requests left without a cluster (only those that may create none can be);
 2. created: new clusters;
-3. waiting: requests on new clusters named only after the run (they learn the name a run later;
-   the counts leave it alone, the hand-out below lets such requests open clusters last);
-4. aim: FEWEST (Balanced) the sum of squared tenant counts of existing clusters, which makes the
+3. aim: FEWEST (Balanced) the sum of squared tenant counts of existing clusters, which makes the
    busiest cluster as light as it can be and levels the rest; FIRST (Simple) the summed cluster
    rank (earlier clusters first); RANDOM nothing: its preference is the seeded draw itself.
 
@@ -50,11 +48,11 @@ from model import (
     Unselected,
     first_untolerated,
 )
-from solver.search import stage_weights, stages
+from solver.search import cp_seed, stage_weights, stages
 
 __all__ = ["solve_tenancy", "LEVELS"]
 
-LEVELS = ("unplaced", "created", "waiting", "aim")
+LEVELS = ("unplaced", "created", "aim")
 
 
 @dataclass(slots=True)
@@ -118,10 +116,10 @@ class _Problem:
                 pending.append(i)
         pending.sort(key=lambda i: (self.requests[i].tenancy.order, self.requests[i].key))
         self.pending = pending  # request indices, queue order
-        # New clusters named after the run: everyone placed on one waits a run to learn its name.
-        self.named_later = {
-            self.requests[i].tenancy.new_cluster for i in pending if self.requests[i].tenancy.named_later
-        }
+        # No cluster, existing or new, can hold more than this: a limit above it binds nothing and
+        # is taken as it, so the model's constants stay small (an int64 limit made CP-SAT's model
+        # invalid, and optimal mode fell back to greedy's answer without a word).
+        ceiling = max(1, max(self.base, default=0) + sum(self.requests[i].tenancy.demand for i in pending))
         self.classes: list[_Class] = []
         by_key: dict[tuple, _Class] = {}
         self.class_of: list[int] = []
@@ -132,7 +130,8 @@ class _Problem:
             if t.packing is Packing.FIRST and not t.balance:
                 aim = "rank"
             joins = () if t.exclusive else tuple(sorted(set(t.joins)))
-            key = (r.required, r.scope, r.tolerations, t.limit, t.packing, t.pool, t.exclusive)
+            limit = min(t.limit, ceiling)  # 0 (no limit) stays 0
+            key = (r.required, r.scope, r.tolerations, limit, t.packing, t.pool, t.exclusive)
             key += (t.demand, aim, joins)
             cls = by_key.get(key)
             if cls is None:
@@ -140,7 +139,7 @@ class _Problem:
                     len(self.classes),
                     [],
                     self._candidates(r),
-                    t.limit,
+                    limit,
                     t.packing,
                     t.pool,
                     t.exclusive,
@@ -302,12 +301,11 @@ def _allotment(problem: _Problem, placement: _Placement) -> dict[tuple[int, int]
     return counts
 
 
-def _levels(problem: _Problem, part: Sequence[int], placement: _Placement) -> tuple[int, int, int, int]:
+def _levels(problem: _Problem, part: Sequence[int], placement: _Placement) -> tuple[int, int, int]:
     """The part's levels (all minimised) for an answer."""
     positions = [p for k in part for p in problem.classes[k].requests]
     unplaced = sum(1 for p in positions if p not in placement.existing and p not in placement.created)
     created = len({placement.created[p] for p in positions if p in placement.created})
-    waiting = sum(1 for p in positions if placement.created.get(p) in problem.named_later)
     mine: dict[tuple[int, int], int] = defaultdict(int)
     for p in positions:
         row = placement.existing.get(p)
@@ -324,7 +322,7 @@ def _levels(problem: _Problem, part: Sequence[int], placement: _Placement) -> tu
     elif kind == "rank":
         rank = {row: i for i, row in enumerate(rows)}
         aim = sum(rank[row] * n for (_, row), n in mine.items())
-    return unplaced, created, waiting, aim
+    return unplaced, created, aim
 
 
 def _rows_of(problem: _Problem, part: Sequence[int]) -> list[int]:
@@ -462,7 +460,7 @@ def _joint(
     every = [model.get_int_var_from_proto_index(i) for i in range(len(model.proto.variables))]
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1  # deterministic
-    solver.parameters.random_seed = seed
+    solver.parameters.random_seed = cp_seed(seed)
     build_seconds = time.perf_counter() - started
     seconds = 0.0
     best: dict[tuple[int, int], int] | None = None
@@ -794,9 +792,6 @@ def _hand_out(
             count[name] += cls.demand
         elif cls.pool is not None:
             spilled.append(position)
-    # New clusters: requests that name the cluster they open go first, so a cluster named later
-    # (and so everyone joining it) is opened only where no one else could.
-    spilled.sort(key=lambda position: problem.request(position).tenancy.named_later)
     for position in spilled:
         cls = problem.classes[problem.class_of[position]]
         assert cls.pool is not None
@@ -818,7 +813,7 @@ def _hand_out_pools(
 ) -> _Placement | None:
     """As _hand_out, where requests may join other pools' new clusters: the existing clusters'
     counts as there; then per pool, CP-SAT's number of clusters, each opened by a request of the
-    pool (those naming their cluster first), and the other requests, smallest limits first, each
+    pool, and the other requests, smallest limits first, each
     on the emptiest of them that admits it. None if some request fits nowhere (greedy stands)."""
     assert joint.pools is not None and joint.opened is not None
     base = _hand_out(problem, part, joint.allot, greedy, seed)
@@ -843,10 +838,7 @@ def _hand_out_pools(
             queue = queue[count:]
     for pool in sorted(going):
         members = going[pool]
-        own = sorted(
-            (p for p in members if problem.classes[problem.class_of[p]].pool == pool),
-            key=lambda p: (problem.request(p).tenancy.named_later, p),
-        )
+        own = sorted(p for p in members if problem.classes[problem.class_of[p]].pool == pool)
         openers = own[: joint.opened.get(pool, 0)]
         if not openers and members:
             return None
@@ -943,7 +935,7 @@ def solve_tenancy(
     build_seconds = time.perf_counter() - started
     solve_seconds = 0.0
     final = _Placement(dict(greedy.existing), dict(greedy.created), set(greedy.opened))
-    objective: list[int] = [0, 0, 0, 0]
+    objective: list[int] = [0] * len(LEVELS)
     models = 0
     proven = True
     time_limited = False
@@ -1078,8 +1070,7 @@ def _greedy_is_optimal(problem: _Problem, part: list[int]) -> bool:
         return False
     cls = problem.classes[part[0]]
     rule = {Packing.FEWEST: "squares", Packing.FIRST: "rank", Packing.RANDOM: "none"}[cls.packing]
-    later = any(problem.request(p).tenancy.named_later for p in cls.requests)
-    return cls.demand == 1 and cls.aim == rule and not later
+    return cls.demand == 1 and cls.aim == rule
 
 
 def _combined(levels: list[int], problem: _Problem) -> int:
@@ -1088,8 +1079,8 @@ def _combined(levels: list[int], problem: _Problem) -> int:
     n = len(problem.pending)
     most = max(problem.base, default=0) + n
     aim_span = len(problem.names) * max(most * most, most * len(problem.names))
-    unplaced, created, waiting, aim = levels
-    return -((((unplaced * (n + 1)) + created) * (n + 1) + waiting) * (aim_span + 1) + aim)
+    unplaced, created, aim = levels
+    return -(((unplaced * (n + 1)) + created) * (aim_span + 1) + aim)
 
 
 def _replace(problem: _Problem, part: list[int], final: _Placement, answer: _Placement) -> None:

@@ -49,23 +49,49 @@ def test_defaults_cluster_scope_balanced(tmp_path, mode) -> None:
     assert written.granted("foo/a") == "other/c2"
 
 
+MISSING = "give --config FILE (in the library: config=) with a `scheduler:` block"
+
+
+def test_no_config_is_refused_when_there_are_requests(tmp_path) -> None:
+    # Upstream's scheduler does not start without its config (NewClusterScheduler: "scheduler
+    # config must not be nil"); its requests would wait for ever, without a word.
+    stderr = fails(tmp_path, None, "scheduler config: missing: ", MISSING)
+    assert stderr.count("\n") == 1
+    for document in ({}, {"other": {"x": 1}}, {"scheduler": None}):  # no block, or a null one
+        stderr = fails(tmp_path, document, "scheduler config: no `scheduler:` block: ", MISSING)
+        assert stderr.count("\n") == 1
+
+
+def test_the_library_refuses_the_same() -> None:
+    from adapters.errors import InputError
+    from adapters.hub import HubScheduler
+    from adapters.pipeline import schedule
+
+    for document in (None, {"other": {"x": 1}}):
+        with pytest.raises(InputError, match="give --config FILE"):
+            schedule(HUB, config=document)
+        with pytest.raises(InputError, match="give --config FILE"):
+            HubScheduler(HUB, config=document)
+
+
 @pytest.mark.parametrize("mode", MODES)
-def test_no_config_means_no_purposes(tmp_path, mode) -> None:
-    # purposeMappings defaults to {}: every request is Pending ("no cluster definition").
-    written = Written.solve(tmp_path, HUB, None, mode)
+def test_an_empty_block_is_all_defaults(tmp_path, mode) -> None:
+    # `scheduler: {}` is a config: purposeMappings defaults to {}, so every request is Pending
+    # ("no cluster definition found for purpose").
+    written = Written.solve(tmp_path, HUB, {"scheduler": {}}, mode)
     assert written.phase("foo/a") == "Pending"
     assert written.granted("foo/a") is None
     assert written.clusters() == {}
     assert written.plan["summary"]["unsatisfied"] == 1
-
-
-def test_empty_document_and_missing_block_are_defaults(tmp_path) -> None:
-    for document in ({}, {"other": {"x": 1}}, {"scheduler": None}):
-        result = run_cli(tmp_path, HUB, document, "-o", "plan")
-        assert result.exit_code == 0, result.output
     assert parse_config({"scheduler": {}}).scope == "Cluster"
-    assert parse_config(None).strategy == "Balanced"
+    assert parse_config({"scheduler": {}}).strategy == "Balanced"
     assert parse_config({"scheduler": {}}).purposes == {}
+
+
+def test_clusters_alone_need_no_config(tmp_path) -> None:
+    # Nothing to schedule: the config decides nothing (an input of other systems may hold them).
+    result = run_cli(tmp_path, [cluster("other", "c1", "p")], None, "-o", "plan")
+    assert result.exit_code == 0, result.output
 
 
 # ---------------------------------------------------------------------------------------- validation

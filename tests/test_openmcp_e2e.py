@@ -16,7 +16,6 @@ from tests.test_openmcp_fixtures import (
     MODES,
     OPERATION,
     PROPAGATED,
-    RANDOMIZE,
     REQUEST_FINALIZER,
     TEST_01,
     Written,
@@ -300,25 +299,6 @@ def test_a_prefix_too_long_for_a_name_leaves_the_request_pending(tmp_path, mode)
     cfg = config(p=purpose("Exclusive", generate_name="x" * 56))
     written = Written.solve(tmp_path, [request("foo", "a", "p")], cfg, mode)
     assert written.phase("foo/a") == "Pending" and written.clusters() == {}
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_randomize_label_uses_generate_name(tmp_path, mode) -> None:
-    hub = [request("foo", "exclusive", "exclusive", labels={RANDOMIZE: "true"})]
-    written = Written.solve(tmp_path, hub, TEST_01, mode)
-    (key,) = written.clusters()
-    new = written.clusters()[key]
-    assert new["metadata"]["generateName"] == "exclusive-" and "name" not in new["metadata"]
-    assert new["metadata"]["namespace"] == "exclusive"
-    assert new["metadata"]["finalizers"] == [fin("foo", "exclusive")]
-    # The name is the API server's: the request waits, its finalizer lets the next run find it.
-    assert written.phase("foo/exclusive") == "Pending" and written.granted("foo/exclusive") is None
-    assert REQUEST_FINALIZER in written.requests()["foo/exclusive"]["metadata"]["finalizers"]
-    # Only "true" randomizes.
-    hub = [request("foo", "exclusive", "exclusive", labels={RANDOMIZE: "yes"})]
-    assert (
-        Written.solve(tmp_path, hub, TEST_01, mode).granted("foo/exclusive") == "exclusive/exclusive-qilq5nsb"
-    )
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -244,13 +244,12 @@ class Written:
         return cls(json.loads(plan.stdout), apply, result.stdout)
 
     def clusters(self) -> dict[str, dict[str, Any]]:
-        """Written Clusters by namespace/name (generateName ones by namespace/<generateName>*)."""
-        out = {}
-        for o in self.apply:
-            if o["kind"] == "Cluster":
-                m = o["metadata"]
-                out[f"{m['namespace']}/{m.get('name') or m['generateName'] + '*'}"] = o
-        return out
+        """Written Clusters by namespace/name."""
+        return {
+            f"{o['metadata']['namespace']}/{o['metadata']['name']}": o
+            for o in self.apply
+            if o["kind"] == "Cluster"
+        }
 
     def requests(self) -> dict[str, dict[str, Any]]:
         return {
@@ -287,18 +286,13 @@ def apply_output(
     objects: Sequence[dict[str, Any]], delete: Sequence[dict[str, str]], apply: Sequence[dict]
 ) -> list:
     """The hub after the output is applied, as the API server would leave it: written objects
-    replace the stored ones (the server keeps uid and creationTimestamp; a new object gets a uid,
-    and a name `<generateName>srv<k>` when it asks for one), deleted ones go (one with finalizers
-    left only gets a deletionTimestamp), and an object being deleted whose finalizers are all gone
-    disappears."""
+    replace the stored ones (the server keeps uid and creationTimestamp; a new object gets a uid),
+    deleted ones go (one with finalizers left only gets a deletionTimestamp), and an object being
+    deleted whose finalizers are all gone disappears."""
     hub = {_key(o): copy.deepcopy(o) for o in objects}
-    generated = 0
     for obj in apply:
         new = copy.deepcopy(obj)
         metadata = new["metadata"]
-        if "name" not in metadata:
-            generated += 1
-            metadata["name"] = f"{metadata.pop('generateName')}srv{generated}"
         key = _key(new)
         old = hub.get(key)
         if old is not None:

@@ -116,18 +116,6 @@ def test_a_cluster_kept_without_requests_is_reused(tmp_path, mode) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_randomized_name_is_granted_on_the_next_run(tmp_path, mode) -> None:
-    hub = [request("foo", "exclusive", "exclusive", labels={RANDOMIZE: "true"})]
-    written, hub = step(tmp_path, hub, TEST_01, mode)
-    assert written.phase("foo/exclusive") == "Pending"
-    # The API server named it exclusive-srv1; the request's finalizer on it is found again.
-    written, hub = step(tmp_path, hub, TEST_01, mode)
-    assert written.granted("foo/exclusive") == "exclusive/exclusive-srv1"
-    assert written.phase("foo/exclusive") == "Granted"
-    assert Written.solve(tmp_path, hub, TEST_01, mode).plan["summary"]["changed"] == 0
-
-
-@pytest.mark.parametrize("mode", MODES)
 def test_a_lost_cluster_comes_back_and_settles(tmp_path, mode) -> None:
     written, hub = step(tmp_path, [request("foo", "shared", "shared-twice")], TEST_01, mode)
     name = "shared-twice/shared-twice-urf5rng2"

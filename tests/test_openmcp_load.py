@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from adapters import openmcp
 from adapters.manifests import from_objects
+from adapters.openmcp.naming import server_names
 from model import (
     Choice,
     ClusterTerm,
@@ -30,6 +31,7 @@ from tests.test_openmcp_fixtures import (
     purpose,
     request,
     stale,
+    uid,
 )
 
 
@@ -177,9 +179,10 @@ def test_randomized_and_conflicting_names() -> None:
     assert (by_key["foo/exclusive"].pool, by_key["foo/exclusive"].new_cluster) == (None, "")
     assert "already exists" in context.requests["foo/exclusive"].conflict
     random = by_key["foo/random"]
-    assert random.pool == "exclusive@exclusive" and random.new_cluster == "exclusive/exclusive-*(foo/random)"
+    name = next(server_names("exclusive-", 7, "foo", "random", uid("foo", "random")))
+    assert random.pool == "exclusive@exclusive" and random.new_cluster == f"exclusive/{name}"
     plan = context.new_clusters[random.new_cluster]
-    assert (plan.namespace, plan.name, plan.generate_name) == ("exclusive", "", "exclusive-")
+    assert (plan.namespace, plan.name, plan.generate_name) == ("exclusive", name, "exclusive-")
 
 
 # ------------------------------------------------------------------------------ emit, results by hand

@@ -449,23 +449,6 @@ def test_explain_a_forced_move():
     assert verdicts == {"ws/a": Verdict.CHOSEN, "ws/b": Verdict.RELEASED}
 
 
-def test_a_cluster_named_after_the_run_is_opened_last():
-    """r1's cluster would get its name from the API server: greedy (the queue) opens it and r2
-    joins it, both waiting a run; the joint answer lets r2 open a named cluster and r1 join it."""
-    later = request("r1", 1, "p", limit=2)
-    later = PlacementRequest(
-        later.name,
-        later.namespace,
-        mode=later.mode,
-        count=1,
-        required=later.required,
-        tenancy=Tenancy(order=1, limit=2, pool="p", new_cluster="ns/p-*(r1)", named_later=True),
-    )
-    b = batch([], [later, request("r2", 2, "p", limit=2)])
-    assert placed(b, "greedy") == {"ns/r1": ("ns/p-*(r1)", True), "ns/r2": ("ns/p-*(r1)", True)}
-    assert placed(b, "optimal") == {"ns/r1": ("ns/p-r2", True), "ns/r2": ("ns/p-r2", True)}
-
-
 def test_explain_names_the_taint_that_keeps_newcomers_out():
     from model import Taint
     from solver.explain import Verdict, explain

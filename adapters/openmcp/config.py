@@ -18,6 +18,11 @@ purpose's own cluster selector (else the scheduler would create clusters it cann
 
 Completion gives every purpose one selector, its own AND the global one: matchLabels united (the
 global value wins on a shared key), matchExpressions the purpose's followed by the global ones.
+
+ClusterRequests are scheduled only under a config (`required_config`): upstream's scheduler does
+not start without one (openmcp-operator internal/controllers/scheduler/controller.go,
+NewClusterScheduler: "scheduler config must not be nil"; a config file without `scheduler:`
+leaves it nil). `scheduler: {}` is a config, all defaults.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ __all__ = [
     "merge_documents",
     "parse_config",
     "read_config_files",
+    "required_config",
 ]
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
@@ -233,6 +239,18 @@ def parse_config(document: Mapping[str, Any] | None, *, where: str = _WHERE) -> 
             raise InputError(errors[0], where=where)
         raise InputError(f"{len(errors)} errors: " + "; ".join(errors), where=where)
     return SchedulerConfig(scope, strategy, clusters, requests, purposes)
+
+
+def required_config(document: Mapping[str, Any] | None, *, where: str = _WHERE) -> SchedulerConfig:
+    """The config of a document that must give one (ClusterRequests are to be scheduled): as
+    parse_config, but no document, or none with a `scheduler:` block, is an InputError."""
+    why = "openMCP's Cluster Scheduler does not start without it, and the input holds ClusterRequests"
+    how = f"give --config FILE (in the library: config=) with a `{n.CONFIG_KEY}:` block"
+    if document is None:
+        raise InputError(f"missing: {why}; {how}", where=where)
+    if isinstance(document, Mapping) and document.get(n.CONFIG_KEY) is None:
+        raise InputError(f"no `{n.CONFIG_KEY}:` block: {why}; {how}", where=where)
+    return parse_config(document, where=where)
 
 
 def _purpose(

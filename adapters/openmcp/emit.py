@@ -18,8 +18,8 @@ Written as upstream's queue would leave them after one reconcile of every reques
   annotations, when made and whenever the request that holds it is reconciled;
 - status: observedGeneration, phase Granted with status.cluster {name, namespace}, or Pending;
   an `openmcp.cloud/operation: reconcile` annotation, having done its job, is taken off.
-  A request whose cluster needs a generated name (the randomize label) stays Pending: the name is
-  the API server's; the cluster's finalizer lets the next run find it.
+  A cluster made for a request with the randomize label carries its generateName beside the
+  name the API server would give it (load.py), and the request is granted with that name.
 
 Every written object keeps the rest of its metadata and status as read. Output: the Clusters by
 namespace and name, then the ClusterRequests by namespace and name; deletions as references.
@@ -87,7 +87,7 @@ def emit(context: OpenMcpContext, result: Result) -> Emitted:
             write.add(r.finalizer)
             if r.cluster is not None and write.exclusive:
                 write.propagate(r)
-        statuses[r.key] = (n.GRANTED, write.reference) if write.reference else (n.PENDING, r.cluster)
+        statuses[r.key] = (n.GRANTED, write.reference)
 
     for ctx in context.requests.values():
         if ctx.mapping is not None:
@@ -111,7 +111,7 @@ def emit(context: OpenMcpContext, result: Result) -> Emitted:
         if not writes[key].created and not request_uids(writes[key].finalizers) and writes[key].deletable
     ]
 
-    apply = [w.render() for w in sorted(writes.values(), key=lambda w: w.order)]
+    apply = [w.render() for w in sorted(writes.values(), key=lambda w: w.reference)]
     requests = [*((ctx.request, statuses[key]) for key, ctx in context.requests.items())]
     requests += [(r, None) for r in context.deleting]
     apply += [_request(r, status) for r, status in sorted(requests, key=lambda item: item[0].key)]
@@ -184,7 +184,7 @@ class _ClusterWrite:
         if opener.purpose not in purposes:
             purposes.append(opener.purpose)
         spec["purposes"] = purposes
-        found = clusters.get(f"{plan.namespace}/{plan.name}") if plan.name else None
+        found = clusters.get(f"{plan.namespace}/{plan.name}")
         if found is not None:
             write = cls.of(found)
             write.finalizers = sorted(
@@ -197,7 +197,9 @@ class _ClusterWrite:
             write.spec = spec
             write.tenancy = template.tenancy
             return write
-        metadata: dict[str, Any] = {"name": plan.name} if plan.name else {"generateName": plan.generate_name}
+        metadata: dict[str, Any] = {"name": plan.name}
+        if plan.generate_name:
+            metadata["generateName"] = plan.generate_name
         metadata["namespace"] = plan.namespace
         obj = {"apiVersion": n.API_VERSION, "kind": n.CLUSTER, "metadata": metadata, "spec": spec}
         write = cls(obj, template.tenancy, created=True)
@@ -214,15 +216,10 @@ class _ClusterWrite:
         return self.labels.get(n.DELETE_WITHOUT_REQUESTS) == "true"
 
     @property
-    def reference(self) -> tuple[str, str] | None:
-        """(namespace, name) a request's status points to; None until the API server names it."""
+    def reference(self) -> tuple[str, str]:
+        """(namespace, name): what a request's status points to, and the output's order."""
         metadata = self.obj["metadata"]
-        return (metadata["namespace"], metadata["name"]) if metadata.get("name") else None
-
-    @property
-    def order(self) -> tuple[str, str, str]:
-        metadata = self.obj["metadata"]
-        return metadata.get("namespace") or "", metadata.get("name") or "", metadata.get("generateName") or ""
+        return metadata["namespace"], metadata["name"]
 
     def add(self, finalizer: str) -> None:
         if finalizer not in self.finalizers:

@@ -173,10 +173,12 @@ def table(doc: dict[str, Any]) -> str:
     cluster = request.get("cluster")
     where = f"{cluster['namespace']}/{cluster['name']}" if cluster else "none (Pending)"
     made = request.get("creates") or request.get("recreates")
-    verb = "creates" if "creates" in request else "recreates"
+    # The run makes the cluster; the request may be the one it is made for or one that joins it.
+    verb = "creates" if "creates" in request else "makes again"
     lines.append(
         f"mode {request['mode']}, strategy {request['strategy']}, tenancy {request['tenancy']}"
-        f" (tenancyCount {request['tenancyCount']}): cluster {where}" + (f", which it {verb}" if made else "")
+        f" (tenancyCount {request['tenancyCount']}): cluster {where}"
+        + (f", which the run {verb}" if made else "")
     )
     rows = [("CLUSTER", "RESULT", "REQUESTS", "RANK", "WHY", "WOULD LET IN")]
     for record in doc["clusters"]:

@@ -14,7 +14,12 @@ Namespaced scope) the list namespace admit; it holds the cluster of its status.c
 listed cluster that already carries its finalizer (a status that was lost). Its order is the
 queue upstream works through: creationTimestamp, then namespace/name. It may create the cluster
 its purpose's template names for it (see naming.py), unless that name is taken by a cluster
-another live request uses (upstream's ClusterConflict) or no name fits.
+another live request uses (upstream's ClusterConflict) or no name fits. A request with the
+randomize label that holds no cluster gets the name the API server would give its cluster from
+generateName (naming.server_names, drawn from `seed`): the first draw that no Cluster of the input
+and no cluster this run may make (named by the template, made again, or drawn for a request
+earlier in the queue) already has, so every cluster the run makes can be made; its request is
+granted in the same run, as upstream grants it with the name the server answered.
 
 Requests with an unknown purpose are not solved: emit writes them Pending, or Granted when they
 already hold a cluster that exists.
@@ -30,9 +35,10 @@ from typing import Any
 from adapters.fields import Fields
 from adapters.manifests import Manifest, index_by_kind
 from adapters.openmcp import names as n
-from adapters.openmcp.config import PurposeMapping, SchedulerConfig, parse_config
-from adapters.openmcp.naming import NamingError, generated_name
+from adapters.openmcp.config import PurposeMapping, SchedulerConfig, parse_config, required_config
+from adapters.openmcp.naming import NamingError, generated_name, server_names
 from adapters.openmcp.objects import ClusterObject, RequestObject, read_cluster, read_request
+from adapters.validation import dns_label_errors, generate_name_errors, subdomain_errors
 from model import (
     Batch,
     Cluster,
@@ -52,11 +58,11 @@ PACKING = {n.BALANCED: Packing.FEWEST, n.SIMPLE: Packing.FIRST, n.RANDOM: Packin
 
 @dataclass(frozen=True, slots=True)
 class NewCluster:
-    """A cluster a result may create: where, under which name (or generateName, for a request
-    with the randomize label), from which purpose's template."""
+    """A cluster a result may create: where, under which name, from which purpose's template;
+    `generate_name` for a request with the randomize label (its name the server's draw)."""
 
     namespace: str
-    name: str  # "" when the API server makes the name from generate_name
+    name: str
     generate_name: str
     mapping: PurposeMapping
 
@@ -70,6 +76,7 @@ class RequestContext:
     order: int = -1  # its place in the queue (solved requests only)
     recovered: str | None = None  # the listed cluster carrying its finalizer, when status.cluster is unset
     new_cluster: str = ""  # the neutral name of the cluster it would create
+    generate_name: str = ""  # the prefix the API server names its new cluster from (randomize label)
     conflict: str | None = None  # why it cannot create one
 
     @property
@@ -109,8 +116,11 @@ def load(
     seed: int = 0,
     config: Mapping[str, Any] | SchedulerConfig | None = None,
 ) -> tuple[Batch, OpenMcpContext]:
-    cfg = config if isinstance(config, SchedulerConfig) else parse_config(config)
     objects = index_by_kind(manifests, n.KINDS)
+    if isinstance(config, SchedulerConfig):
+        cfg = config
+    else:  # without ClusterRequests the config decides nothing, and need not be given
+        cfg = required_config(config) if objects[n.REQUEST] else parse_config(config)
     clusters = {c.key: c for c in map(read_cluster, objects[n.CLUSTER])}
     requests = [read_request(m) for m in objects[n.REQUEST]]
 
@@ -162,6 +172,9 @@ def load(
             load[held] -= 1  # counted through its decision
         elif held is not None and held not in clusters:
             context.new_clusters.setdefault(held, _lost(ctx, held))
+    for ctx in solved:  # once every other new name is known; in queue order, as the server sees creates
+        if ctx.generate_name and ctx.held is None:
+            _name_by_server(context, ctx, seed)
     for ctx in context.requests.values():
         held = ctx.request.cluster_key
         if ctx.mapping is None and held in clusters and ctx.request.uid not in tenants[held]:
@@ -229,10 +242,11 @@ def _plan_new_cluster(
             except NamingError as err:
                 ctx.conflict = str(err)
                 return
+    if refusal := _refusal(namespace, name, prefix):
+        ctx.conflict = refusal
+        return
     if not name:
-        key = f"{namespace}/{prefix}*({r.key})"  # no name until the API server makes one
-        context.new_clusters.setdefault(key, NewCluster(namespace, "", prefix, mapping))
-        ctx.new_cluster = key
+        ctx.generate_name = prefix  # named once every other new name is known (_name_by_server)
         return
     key = f"{namespace}/{name}"
     existing = context.clusters.get(key)
@@ -245,6 +259,34 @@ def _plan_new_cluster(
         return
     context.new_clusters.setdefault(key, NewCluster(namespace, name, "", mapping))
     ctx.new_cluster = key
+
+
+def _refusal(namespace: str, name: str, generate_name: str) -> str | None:
+    """Why the API server would refuse to make the Cluster (upstream's create fails, and the
+    request waits): its namespace, its name, or (no name) the generateName it is made from."""
+    judged = (
+        ("namespace", namespace, dns_label_errors(namespace)),
+        ("name", name, subdomain_errors(name))
+        if name
+        else ("generateName", generate_name, generate_name_errors(generate_name)),
+    )
+    for what, value, errors in judged:
+        if errors:
+            return f"the API server would refuse a Cluster with {what} {value!r}: {'; '.join(errors)}"
+    return None
+
+
+def _name_by_server(context: OpenMcpContext, ctx: RequestContext, seed: int) -> None:
+    """The name the API server gives the request's new cluster: its first draw not taken."""
+    r, mapping = ctx.request, ctx.mapping
+    assert mapping is not None
+    namespace = mapping.template.namespace or r.namespace
+    for name in server_names(ctx.generate_name, seed, r.namespace, r.name, r.uid):
+        key = f"{namespace}/{name}"
+        if key not in context.clusters and key not in context.new_clusters:
+            context.new_clusters[key] = NewCluster(namespace, name, ctx.generate_name, mapping)
+            ctx.new_cluster = key
+            return
 
 
 def _lost(ctx: RequestContext, held: str) -> NewCluster:
@@ -292,7 +334,6 @@ def _model_request(cfg: SchedulerConfig, ctx: RequestContext) -> PlacementReques
             pool=pool,
             new_cluster=ctx.new_cluster if pool is not None else "",
             exclusive=mapping.exclusive,
-            named_later=r.labels.get(n.RANDOMIZE_NAME) == "true",
             joins=joins,
         ),
     )

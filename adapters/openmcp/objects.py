@@ -3,6 +3,13 @@
 A cluster's tenants are the distinct request uids among its `request.clusters.openmcp.cloud/<uid>`
 finalizers, whether or not those requests still exist: the finalizers are the only record of who
 uses a cluster.
+
+What the API server would refuse is refused here (openmcp-operator api/crds/manifests/
+clusters.openmcp.cloud_{clusters,clusterrequests}.yaml, and ObjectMeta's own rules): a Cluster's
+spec.profile and spec.tenancy are required, the tenancy Exclusive or Shared, spec.purposes not
+empty when given; metadata.generation is an int64 of at least 0, status.observedGeneration an
+int64, each of status.conditions has an int64 observedGeneration of at least 0 and a status of
+True, False or Unknown.
 """
 
 from __future__ import annotations
@@ -62,10 +69,15 @@ def request_uids(finalizers: tuple[str, ...] | list[str]) -> frozenset[str]:
     )
 
 
+_CONDITION_STATUSES = ("True", "False", "Unknown")
+
+
 def _metadata(f: Fields, manifest: Manifest) -> tuple[dict[str, str], dict[str, str], tuple[str, ...], bool]:
     metadata = manifest.obj["metadata"]
     if not manifest.namespace:
         raise f.fail(f"a {manifest.kind} is namespaced", "metadata.namespace")
+    if metadata.get("generation") is not None:
+        f.integer(metadata["generation"], "metadata.generation", minimum=0)
     labels = f.labels(metadata.get("labels"), "metadata.labels")
     annotations = f.string_map(metadata.get("annotations"), "metadata.annotations")
     finalizers = tuple(f.string_list(metadata.get("finalizers"), "metadata.finalizers"))
@@ -73,17 +85,40 @@ def _metadata(f: Fields, manifest: Manifest) -> tuple[dict[str, str], dict[str, 
     return labels, annotations, finalizers, deleting
 
 
+def _status(f: Fields, manifest: Manifest) -> Mapping[str, Any]:
+    """status, its integers and enums checked as the CRDs declare them."""
+    status = f.mapping(manifest.obj.get("status"), "status")
+    if status.get("observedGeneration") is not None:
+        f.integer(status["observedGeneration"], "status.observedGeneration")
+    for i, item in enumerate(f.sequence(status.get("conditions"), "status.conditions")):
+        path = f"status.conditions[{i}]"
+        item = f.mapping(item, path)
+        if item.get("observedGeneration") is not None:
+            f.integer(item["observedGeneration"], f"{path}.observedGeneration", minimum=0)
+        _one_of(f, f.string(item.get("status"), f"{path}.status"), _CONDITION_STATUSES, f"{path}.status")
+    return status
+
+
+def _one_of(f: Fields, value: str, allowed: tuple[str, ...], path: str) -> str:
+    """A required enum's value."""
+    if not value:
+        raise f.fail(f"required: one of {', '.join(allowed)}", path)
+    if value not in allowed:
+        raise f.fail(f"unsupported value {value!r}: expected one of {', '.join(allowed)}", path)
+    return value
+
+
 def read_cluster(manifest: Manifest) -> ClusterObject:
     f = Fields(manifest)
     labels, _, finalizers, deleting = _metadata(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
     purposes = tuple(f.string_list(spec.get("purposes"), "spec.purposes"))
-    tenancy = f.string(spec.get("tenancy"), "spec.tenancy")
-    if tenancy and tenancy not in n.TENANCIES:
-        raise f.fail(
-            f"unsupported value {tenancy!r}: expected one of {', '.join(n.TENANCIES)}", "spec.tenancy"
-        )
-    f.string(spec.get("profile"), "spec.profile")
+    if spec.get("purposes") == []:
+        raise f.fail("must have at least 1 item", "spec.purposes")
+    tenancy = _one_of(f, f.string(spec.get("tenancy"), "spec.tenancy"), n.TENANCIES, "spec.tenancy")
+    if not f.string(spec.get("profile"), "spec.profile"):
+        raise f.fail("required", "spec.profile")
+    _status(f, manifest)
     namespace = manifest.namespace
     return ClusterObject(
         manifest,
@@ -108,8 +143,7 @@ def read_request(manifest: Manifest) -> RequestObject:
     purpose = f.string(spec.get("purpose"), "spec.purpose")
     if not purpose:
         raise f.fail("required (a non-empty string)", "spec.purpose")
-    f.mapping(manifest.obj.get("status"), "status")
-    status: Mapping[str, Any] = manifest.obj.get("status") or {}
+    status = _status(f, manifest)
     f.string(status.get("phase"), "status.phase")
     cluster = None
     if status.get("cluster") is not None:
