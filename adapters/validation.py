@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["label_problem", "label_value_errors", "qualified_name_errors"]
+__all__ = ["label_problem", "label_value_errors", "qualified_name_errors", "subdomain_errors"]
 
 _NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
@@ -56,6 +56,16 @@ def qualified_name_errors(key: str) -> list[str]:
         errors.append("name part must be no more than 63 characters")
     if name and not _NAME.fullmatch(name):
         errors.append("name part " + _NAME_MESSAGE)
+    return errors
+
+
+def subdomain_errors(name: str) -> list[str]:
+    """Kubernetes' IsDNS1123Subdomain (what most objects' names must be), its messages."""
+    errors = []
+    if len(name) > 253:
+        errors.append("must be no more than 253 characters")
+    if not _SUBDOMAIN.fullmatch(name):
+        errors.append(_SUBDOMAIN_MESSAGE)
     return errors
 
 
