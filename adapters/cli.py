@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 # `guard` and the option parsers serve the commands other packages register too (bench/cli.py).
 __all__ = ["MODES", "count_option", "entry", "guard", "list_option", "main"]
 
-FORMATS = ("yaml", "json", "plan", "diff", "table")
+FORMATS = ("yaml", "json", "plan", "diff", "table", "apply-script")
 MODES = ("optimal", "greedy")  # solver.MODES (a test holds them equal), spelt here to start light
 
 
@@ -79,6 +79,10 @@ def _render(
         return functools.partial(write_json, plan_of(outcome, manifests))
     if output == "diff":
         return diff_of(outcome, manifests)
+    if output == "apply-script":
+        from adapters.writeback import apply_script
+
+        return apply_script(outcome, manifests)
     return render_table(outcome, _greedy_beside(outcome, manifests, config))
 
 
