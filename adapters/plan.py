@@ -6,9 +6,9 @@
     plan["summary"]    # the run's summary, plus "unchanged": desired objects equal to the input
     diff_of(outcome, manifests)   # a unified diff per changed object, as `kubectl diff` shows it
 
-Objects are matched by API group, kind, logical workspace (kcp: `metadata.clusterName` or the
-`kcp.io/cluster` annotation; "" elsewhere), namespace and name; "equal" is equality of the whole
-object, every field the scheduler writes included.
+Objects are matched by API group, kind, logical workspace (kcp's, adapters.kcp.workspace; ""
+elsewhere), namespace and name; "equal" is equality of the whole object, every field the
+scheduler writes included.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from adapters.kcp.workspace import workspace_of
 from adapters.manifests import Manifest, dump_yaml_stream
 
 __all__ = ["Key", "changed_objects", "diff_of", "object_key", "plan_of"]
@@ -25,23 +26,17 @@ Key = tuple[str, str, str, str, str]
 
 
 def object_key(obj: Mapping[str, Any]) -> Key:
-    """(API group, kind, kcp workspace, namespace, name): how plans match objects."""
+    """(API group, kind, kcp workspace, namespace, name): how plans match objects (objects of one
+    name may live in several kcp workspaces)."""
     metadata = obj.get("metadata") or {}
     group = str(obj.get("apiVersion", "")).rpartition("/")[0]
     return (
         group,
         obj.get("kind", ""),
-        _workspace(metadata),
+        workspace_of(obj),
         metadata.get("namespace") or "",
         metadata.get("name", ""),
     )
-
-
-def _workspace(metadata: Mapping[str, Any]) -> str:
-    """kcp's logical cluster of an object: objects of one name may live in several workspaces."""
-    annotations = metadata.get("annotations")
-    annotated = annotations.get("kcp.io/cluster") if isinstance(annotations, Mapping) else None
-    return str(metadata.get("clusterName") or annotated or "")
 
 
 def _inputs(manifests: Iterable[Manifest]) -> dict[Key, dict[str, Any]]:

@@ -510,8 +510,10 @@ def test_objects_the_crd_rejects_exit_2(tmp_path, obj, field) -> None:
         hub = [o for o in hub if (o["kind"], o["metadata"]["name"]) != (obj["kind"], obj["metadata"]["name"])]
     result = run_cli(tmp_path, [*hub, obj])
     assert result.exit_code == 2, result.output
-    assert result.stdout == ""
-    assert f"{obj['kind']}/{obj['metadata']['name']}" in result.stderr and field in result.stderr
+    assert result.stdout == "" and result.stderr.count("\n") == 1
+    # named with its workspace, as kcp names an object in a logical cluster, then the field
+    workspace = TEAM if obj["kind"] == "APIBinding" else COMPUTE
+    assert f"{obj['kind']} {workspace}|{obj['metadata']['name']}: {field}" in result.stderr
 
 
 def test_duplicate_objects_in_one_workspace_exit_2_and_other_workspaces_may_repeat_names(tmp_path) -> None:
@@ -519,7 +521,7 @@ def test_duplicate_objects_in_one_workspace_exit_2_and_other_workspaces_may_repe
     other = namespace("default", workspace="root:org:other")
     assert run_cli(tmp_path, [*hub, other]).exit_code == 0
     result = run_cli(tmp_path, [*hub, namespace("default")])
-    assert result.exit_code == 2 and "duplicate object Namespace/default" in result.stderr
+    assert result.exit_code == 2 and f"duplicate object Namespace {TEAM}|default" in result.stderr
 
 
 # -------------------------------------------------------------------------------- the whole batch

@@ -25,11 +25,11 @@ from tests.test_kcp_fixtures import (
     ago,
     compute_v08,
     location,
-    namespace,
     placement,
     run_cli,
     sync_target,
 )
+from tests.test_kcp_fixtures import namespace_v08 as namespace
 
 EVICTED = ago(60)
 
@@ -422,7 +422,8 @@ def test_placements_the_crd_rejects_exit_2(tmp_path, change, field) -> None:
     change(p)
     result = run_cli(tmp_path, [*compute_v08(sync_target("c1", "us"), locations=["us"]), p])
     assert result.exit_code == 2, result.output
-    assert "Placement/default" in result.stderr and field in result.stderr
+    assert result.stdout == "" and result.stderr.count("\n") == 1
+    assert f"Placement {TEAM}|default: " in result.stderr and field in result.stderr
 
 
 def test_mixed_generations_exit_2(tmp_path) -> None:
@@ -512,5 +513,5 @@ def test_v08_workspaces_stay_apart(tmp_path) -> None:
     written = Written.solve(tmp_path, hub, "optimal")
     assert written.labels("default") == {state("c1"): "Sync"}
     assert ("Namespace", other, "default") not in written.objects
-    assert written.namespace("default", TEAM)["metadata"]["clusterName"] == TEAM
+    assert written.namespace("default", TEAM)["metadata"]["annotations"]["kcp.dev/cluster"] == TEAM
     assert SYNCTARGET in written.placement("default")["metadata"]["annotations"]

@@ -1,8 +1,8 @@
 """kcp objects -> what the placement controllers read of them, every field checked as the CRD
-schema checks it (an InputError names the object and the field).
+schema checks it (an InputError names the object with its workspace, and the field).
 
-Every kcp object lives in a logical workspace: `metadata.clusterName` (kcp up to v0.8) or the
-`kcp.io/cluster` annotation (later kcp); an object with neither is in the workspace "". Selectors
+Every kcp object lives in the logical workspace its markers name (workspace.read_workspace: one
+name, or the object is refused). Selectors
 keep Kubernetes' nil/empty distinction: None matches nothing, an empty LabelSelector everything;
 a selector Kubernetes cannot build (adapters.selectors.SelectorError) matches nothing, as upstream
 skips it.
@@ -19,6 +19,7 @@ from typing import Any
 from adapters.fields import ZERO_TIME, Fields, parse_time
 from adapters.kcp import names as n
 from adapters.kcp.keys import sync_target_key
+from adapters.kcp.workspace import KcpFields, kcp_fields
 from adapters.manifests import Manifest
 from adapters.selectors import SelectorError, label_selector
 from model import LabelSelector
@@ -37,29 +38,11 @@ __all__ = [
     "read_namespace",
     "read_placement",
     "selects",
-    "workspace_of",
 ]
 
 _PATH = re.compile(r"root(:[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _NOT_A_PATH = "{!r} is not an absolute workspace path (root:...)"
 _RESOURCE_NAME = re.compile(r"[a-z][-a-z0-9]*[a-z0-9]")
-
-
-def workspace_of(manifest: Manifest) -> str:
-    """The logical workspace an object lives in ("" when it names none)."""
-    f = Fields(manifest)
-    metadata = manifest.obj["metadata"]
-    cluster_name = f.string(metadata.get("clusterName"), "metadata.clusterName")
-    annotations = f.mapping(metadata.get("annotations"), "metadata.annotations")
-    annotated = f.string(
-        annotations.get(n.WORKSPACE_ANNOTATION), f"metadata.annotations.{n.WORKSPACE_ANNOTATION}"
-    )
-    if cluster_name and annotated and cluster_name != annotated:
-        raise f.fail(
-            f"names workspace {cluster_name!r}, but the {n.WORKSPACE_ANNOTATION} annotation {annotated!r}",
-            "metadata.clusterName",
-        )
-    return cluster_name or annotated
 
 
 def selects(selector: LabelSelector | None, labels: Mapping[str, str]) -> bool:
@@ -109,7 +92,7 @@ class _Meta:
     deleting: bool
 
 
-def _meta(f: Fields, manifest: Manifest) -> _Meta:
+def _meta(f: KcpFields, manifest: Manifest) -> _Meta:
     metadata = manifest.obj["metadata"]
     if manifest.namespace:
         raise f.fail(f"a {manifest.kind} is cluster-scoped (within its workspace)", "metadata.namespace")
@@ -117,7 +100,8 @@ def _meta(f: Fields, manifest: Manifest) -> _Meta:
     annotations = f.string_map(metadata.get("annotations"), "metadata.annotations")
     created = parse_time(f, metadata.get("creationTimestamp"), "metadata.creationTimestamp")
     deleting = parse_time(f, metadata.get("deletionTimestamp"), "metadata.deletionTimestamp") != ZERO_TIME
-    return _Meta(workspace_of(manifest), labels, annotations, created, deleting)
+    assert f.workspace is not None
+    return _Meta(f.workspace, labels, annotations, created, deleting)
 
 
 # ----------------------------------------------------------------------------------------- Namespace
@@ -140,7 +124,7 @@ class NamespaceObject:
 
 
 def read_namespace(manifest: Manifest) -> NamespaceObject:
-    f = Fields(manifest)
+    f = kcp_fields(manifest)
     meta = _meta(f, manifest)
     status = f.mapping(manifest.obj.get("status"), "status")
     return NamespaceObject(
@@ -173,7 +157,7 @@ class BindingObject:
 
 
 def read_binding(manifest: Manifest) -> BindingObject:
-    f = Fields(manifest)
+    f = kcp_fields(manifest)
     meta = _meta(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
     if spec.get("reference") is None:
@@ -248,7 +232,7 @@ def _resource(f: Fields, raw: Any, path: str) -> Resource:
 
 
 def read_location(manifest: Manifest) -> LocationObject:
-    f = Fields(manifest)
+    f = kcp_fields(manifest)
     meta = _meta(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
     resource = _resource(f, spec.get("resource"), "spec.resource")
@@ -298,7 +282,7 @@ class ClusterObject:
 
 
 def read_cluster(manifest: Manifest) -> ClusterObject:
-    f = Fields(manifest)
+    f = kcp_fields(manifest)
     meta = _meta(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
     unschedulable = spec.get("unschedulable", False)
@@ -353,7 +337,7 @@ class PlacementObject:
 
 
 def read_placement(manifest: Manifest) -> PlacementObject:
-    f = Fields(manifest)
+    f = kcp_fields(manifest)
     meta = _meta(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
     resource = _resource(f, spec.get("locationResource"), "spec.locationResource")

@@ -109,27 +109,26 @@ def plan(world: World) -> Plan:
         assert pp.selected is not None
         path, name = pp.selected
         pp.location = world.location(path, name)
-        pp.key = pp.placement.key
         target = pp.placement.target
         pp.held = by_key.get(target) if target else None
         pp.lost = target if target and pp.held is None else ""
-        requests.append(
-            PlacementRequest(
-                name=pp.placement.name,
-                namespace=pp.placement.workspace,
-                mode=SelectionMode.N,
-                count=1,
-                required=(ClusterTerm(traits=(n.LOCATION_TRAIT.format(path, name),)),),
-                existing=(ExistingDecision(pp.held.neutral),) if pp.held is not None else (),
-                tenancy=Tenancy(
-                    order=order,
-                    packing=Packing.RANDOM,
-                    movable=True,
-                    demand=max(1, len(pp.namespaces)),
-                    balance=True,
-                ),
-            )
+        request = PlacementRequest(
+            name=pp.placement.name,
+            namespace=pp.placement.workspace,
+            mode=SelectionMode.N,
+            count=1,
+            required=(ClusterTerm(traits=(n.LOCATION_TRAIT.format(path, name),)),),
+            existing=(ExistingDecision(pp.held.neutral),) if pp.held is not None else (),
+            tenancy=Tenancy(
+                order=order,
+                packing=Packing.RANDOM,
+                movable=True,
+                demand=max(1, len(pp.namespaces)),
+                balance=True,
+            ),
         )
+        pp.key = request.key  # the answer is found by the request's own key, whatever it is
+        requests.append(request)
     return Plan(placements, namespaces, sorted(requests, key=lambda r: r.key), {})
 
 
@@ -216,7 +215,7 @@ def emit(world: World, plan: Plan, result: Result) -> Emitted:
         if got is None:
             raise ValueError(f"the result has no answer for Placement {pp.key!r}")
         if got.selected:
-            target[pp.key] = world.clusters[got.selected[0].cluster].key
+            target[pp.placement.key] = world.clusters[got.selected[0].cluster].key
     now = rfc3339(world.now)
     apply = [_namespace(world, state, target, now) for state in plan.namespaces]
     apply += [_placement(pp, target.get(pp.placement.key, ""), now) for pp in plan.placements]
