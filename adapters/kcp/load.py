@@ -43,6 +43,7 @@ from adapters.kcp.objects import (
     LocationObject,
     NamespaceObject,
     PlacementObject,
+    Resource,
     read_binding,
     read_cluster,
     read_location,
@@ -223,30 +224,21 @@ def _world(objects: Mapping[str, list[Manifest]], generation: Generation, now: d
 
 
 def _check_resource(m: Manifest, location: LocationObject, generation: Generation) -> None:
-    """The Location CRD's enum: the generation's cluster resource only."""
-    resource = location.resource
-    wanted = (n.WORKLOAD_GROUP, n.VERSION, n.LOCATION_RESOURCE[generation])
-    if (resource.group, resource.version, resource.resource) != wanted:
-        raise KcpFields(m, location.workspace).fail(
-            f"a {generation} Location spans {'/'.join(wanted)} only, got "
-            f"{resource.group}/{resource.version}/{resource.resource}",
-            "spec.resource",
-        )
+    """The Location CRD's enum of the generation: its cluster resource only."""
+    _resource_enum(KcpFields(m, location.workspace), location.resource, "spec.resource", generation)
 
 
 def _check_placement_resource(p: PlacementObject) -> None:
-    """The Placement CRD's enums (group may be left out)."""
-    r = p.location_resource
-    for part, value, allowed in (
-        ("group", r.group, ("", n.WORKLOAD_GROUP)),
-        ("version", r.version, (n.VERSION,)),
-        ("resource", r.resource, (n.LOCATION_RESOURCE[Generation.V08],)),
-    ):
-        if value not in allowed:
-            expected = " or ".join(repr(a) for a in allowed if a)
-            raise KcpFields(p.manifest, p.workspace).fail(
-                f"unsupported value {value!r}: expected {expected}", f"spec.locationResource.{part}"
-            )
+    """The Placement CRD's enum (a v0.8 kind): synctargets only."""
+    f = KcpFields(p.manifest, p.workspace)
+    _resource_enum(f, p.location_resource, "spec.locationResource", Generation.V08)
+
+
+def _resource_enum(f: KcpFields, resource: Resource, path: str, generation: Generation) -> None:
+    """objects.py checked the group and version, the same in both generations."""
+    allowed = n.LOCATION_RESOURCE[generation]
+    if resource.resource != allowed:
+        raise f.fail(f"unsupported value {resource.resource!r}: expected {allowed!r}", f"{path}.resource")
 
 
 def _members(
