@@ -51,6 +51,12 @@ def ready(written: Written, name: str) -> tuple[str, str]:
     return condition["status"], condition.get("reason", "")
 
 
+def ready_message(written: Written, name: str) -> str:
+    """The Ready condition's message: Controller A's own words (placement_reconcile_scheduling.go)."""
+    (condition,) = [c for c in written.status(name)["conditions"] if c["type"] == "Ready"]
+    return condition.get("message", "")
+
+
 # ------------------------------------------------------------------------------------------ happy
 
 
@@ -85,6 +91,7 @@ def test_no_matching_location_leaves_the_placement_pending(tmp_path, mode) -> No
     assert written.status("default")["phase"] == "Pending"
     assert "selectedLocation" not in written.status("default")
     assert ready(written, "default") == ("False", "LocationNoMatch")
+    assert ready_message(written, "default") == "No valid location is found"
     assert written.target("default") is None
     assert PLACEMENT not in written.annotations("default")
     assert written.labels("default") == {}
@@ -283,6 +290,7 @@ def test_a_bound_placement_keeps_its_location_while_another_keeps_the_namespace(
     assert written.status("default")["phase"] == "Bound"
     assert written.status("default")["selectedLocation"]["locationName"] == "us"
     assert ready(written, "default") == ("False", "LocationInvalid")
+    assert ready_message(written, "default") == "Selected location is invalid for current placement"
     assert written.target("default") == k("c1")  # Controller B still serves the location
     assert written.annotations("default")[PLACEMENT] == ""
     assert written.annotations("default")[deletion("c1")] == NOW

@@ -52,6 +52,9 @@ __all__ = ["NamespaceState", "Plan", "PlacementPlan", "emit", "plan"]
 
 _GRACE = timedelta(seconds=n.REMOVING_GRACE_SECONDS)
 _ROUNDS = 10
+# Controller A's Ready messages (pkg/reconciler/scheduling/placement/placement_reconcile_scheduling.go).
+_INVALID = "Selected location is invalid for current placement"
+_NO_MATCH = "No valid location is found"
 
 
 @dataclass(slots=True)
@@ -181,13 +184,11 @@ def _controller_a(
     if phase == n.PHASE_BOUND and selected is not None:
         if still:
             return PlacementPlan(p, n.PHASE_BOUND, selected, ("True", "", ""), valid)
-        why = f"the selected location {selected[0]}:{selected[1]} no longer matches the placement"
-        return PlacementPlan(p, n.PHASE_BOUND, selected, ("False", n.LOCATION_INVALID, why), valid)
+        return PlacementPlan(p, n.PHASE_BOUND, selected, ("False", n.LOCATION_INVALID, _INVALID), valid)
     if phase == n.PHASE_UNBOUND and still:
         return PlacementPlan(p, n.PHASE_UNBOUND, selected, ("True", "", ""), valid)
     if not valid:
-        why = f"no Location in workspace {p.location_workspace!r} matches the placement's locationSelectors"
-        return PlacementPlan(p, n.PHASE_PENDING, None, ("False", n.LOCATION_NO_MATCH, why), valid)
+        return PlacementPlan(p, n.PHASE_PENDING, None, ("False", n.LOCATION_NO_MATCH, _NO_MATCH), valid)
     pick = seeded(world.seed, p.workspace, p.name).choice(sorted(valid))
     return PlacementPlan(p, n.PHASE_UNBOUND, (p.location_workspace, pick), ("True", "", ""), valid)
 
