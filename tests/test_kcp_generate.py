@@ -111,7 +111,7 @@ def test_bindings(medium):
     for binding in bindings:
         reference = binding["spec"]["reference"]["workspace"]
         assert reference["exportName"] == "kubernetes"
-        assert ("workspaceName" in reference) == (generation == "v0.5")
+        assert reference["path"].startswith("root:") and set(reference) == {"path", "exportName"}
     not_ready = [b for b in bindings if b["status"]["conditions"][1]["status"] == "False"]
     assert len(not_ready) >= 1
 

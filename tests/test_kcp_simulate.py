@@ -356,10 +356,10 @@ def placeable_v05(objects, sim_objects):
     not opted out, with a valid annotation; and those that end without an entry on a non-evicting
     cluster."""
     bound = {
-        o["metadata"]["clusterName"]
+        workspace_of(o)
         for o in objects
         if o["kind"] == "APIBinding"
-        and o["spec"]["reference"]["workspace"].get("workspaceName") == "compute"
+        and o["spec"]["reference"]["workspace"]["path"] == "root:acme:compute"
         and all(c["status"] == "True" for c in o["status"]["conditions"])
     }
     evicting = {
@@ -371,7 +371,7 @@ def placeable_v05(objects, sim_objects):
     }
     must, missing = 0, []
     for ns in sim_objects:
-        if ns["kind"] != "Namespace" or ns["metadata"]["clusterName"] not in bound:
+        if ns["kind"] != "Namespace" or workspace_of(ns) not in bound:
             continue
         if ns["metadata"]["labels"].get("experimental.workloads.kcp.dev/scheduling-disabled") == "true":
             continue

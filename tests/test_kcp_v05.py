@@ -394,11 +394,20 @@ def test_the_first_workload_binding_by_name_is_used(tmp_path) -> None:
     assert written.placement_map("default") == bound("us", "c1", "Pending")
 
 
-def test_a_v05_binding_names_a_sibling_workspace(tmp_path) -> None:
-    sibling = binding()
-    sibling["spec"]["reference"]["workspace"] = {"workspaceName": "compute", "exportName": "kubernetes"}
-    hub = [sibling, location("us"), cluster("c1", "us"), namespace("default")]
-    assert Written.solve(tmp_path, hub, "optimal").placement_map("default") == bound("us", "c1", "Pending")
+@pytest.mark.parametrize(
+    "reference",
+    [{"workspaceName": "compute"}, {"name": "compute"}, {}, {"path": ""}],
+    ids=["workspaceName", "v0.4-name", "none", "empty"],
+)
+def test_a_binding_names_its_export_workspace_by_path(tmp_path, reference) -> None:
+    """v0.5.0-alpha.1's (and v0.8's) APIBinding schema requires the export's workspace as an
+    absolute `path` (`oneOf: [required: [path]]`); a sibling's name was v0.4's field, since gone."""
+    named = binding()
+    named["spec"]["reference"]["workspace"] = {**reference, "exportName": "kubernetes"}
+    hub = [named, location("us"), cluster("c1", "us"), namespace("default")]
+    result = run_cli(tmp_path, hub)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert f"APIBinding {TEAM}|kubernetes: spec.reference.workspace.path: " in result.stderr
 
 
 @pytest.mark.parametrize("mode", MODES)

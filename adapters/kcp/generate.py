@@ -14,8 +14,8 @@
   93% Ready and schedulable, 3% not Ready, 2% unschedulable (cordoned), 1.5% evicting
   (`evictAfter` in the past), 0.5% with an eviction announced for later (exact shares, at random
   positions);
-- user workspaces (v0.5 about 20 namespaces each, in one organization whose compute workspace is a
-  sibling, bound by `workspaceName`; v0.8 about 5, in several organizations, bound by `path`), each
+- user workspaces (v0.5 about 20 namespaces each, in one organization with its compute workspace;
+  v0.8 about 5, in several organizations; bound by the compute workspace's `path`), each
   with an APIBinding to the compute service's `kubernetes` export (2% have none, 1% one that is
   not ready), 1% bound to the lab;
 - v0.5: namespaces with the scheduler's annotation `scheduling.kcp.dev/placement` as earlier runs
@@ -378,10 +378,7 @@ class _Set:
 
     def _binding(self, ws: dict[str, Any]) -> Obj:
         target = self.lab if ws["binding"] == "lab" else self.compute
-        if self.v05:
-            reference = {"workspaceName": target.rpartition(":")[2], "exportName": n.COMPUTE_EXPORT}
-        else:
-            reference = {"path": target, "exportName": n.COMPUTE_EXPORT}
+        reference = {"path": target, "exportName": n.COMPUTE_EXPORT}
         ready = ws["binding"] != "not-ready"
         at = self.now - timedelta(days=30)
         return {

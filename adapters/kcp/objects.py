@@ -232,15 +232,11 @@ def read_binding(manifest: Manifest) -> BindingObject:
     export_name = f.string(ref.get("exportName"), f"{base}.exportName")
     if not export_name:
         raise f.fail("required", f"{base}.exportName")
-    path = _workspace_path(f, ref.get("path"), f"{base}.path")
-    sibling = f.string(ref.get("workspaceName"), f"{base}.workspaceName")
-    if path:
-        where = path
-    elif sibling:  # v0.5: a workspace of the same organization (a sibling of the binding's)
-        parent, colon, _ = meta.workspace.rpartition(":")
-        where = f"{parent}{colon}{sibling}"
-    else:
-        where = meta.workspace
+    # Both generations' schemas require the path (a `oneOf: [required: [path]]`); v0.4's sibling
+    # `name` is no field of theirs.
+    path = _workspace_path(f, _required(f, ref, "path", f"{base}.path"), f"{base}.path")
+    if not path:
+        raise f.fail("'' is not an absolute workspace path (root:...)", f"{base}.path")
     for i, claim in enumerate(f.sequence(spec.get("permissionClaims"), "spec.permissionClaims")):
         at = f"spec.permissionClaims[{i}]"
         claim = f.mapping(claim, at)
@@ -260,7 +256,7 @@ def read_binding(manifest: Manifest) -> BindingObject:
         condition_status(conditions, kind) == "True"
         for kind in (n.INITIAL_BINDING_COMPLETED, n.API_EXPORT_VALID)
     )
-    return BindingObject(manifest, meta.workspace, manifest.name, where, export_name, ready)
+    return BindingObject(manifest, meta.workspace, manifest.name, path, export_name, ready)
 
 
 # ----------------------------------------------------------------------------------------- Location
