@@ -110,7 +110,7 @@ def test_a_namespace_not_under_placement() -> None:
 
 V08 = [
     *compute_v08(sync_target("c1", "us"), sync_target("c2", "us", ready=False), locations=["us"]),
-    namespace("default"),
+    namespace("default", generation="v0.8"),
     placement("web", phase="Bound", selected="us", target=sync_target_key(COMPUTE, "c2"), ready="True"),
 ]
 
