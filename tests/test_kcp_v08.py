@@ -439,6 +439,7 @@ def test_mixed_generations_exit_2(tmp_path) -> None:
 
     result = run_cli(tmp_path, [*compute_v08(sync_target("c1", "us"), locations=["us"]), cluster("c2", "us")])
     assert result.exit_code == 2 and "mixes kcp generations" in result.stderr
+    assert f"WorkloadCluster {COMPUTE}|c2 (v0.5) and SyncTarget {COMPUTE}|c1 (v0.8)" in result.stderr
 
 
 def test_an_unreadable_deletion_time_starts_the_grace_again(tmp_path) -> None:
