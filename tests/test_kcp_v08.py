@@ -524,3 +524,26 @@ def test_v08_workspaces_stay_apart(tmp_path) -> None:
     assert ("Namespace", other, "default") not in written.objects
     assert written.namespace("default", TEAM)["metadata"]["annotations"]["kcp.dev/cluster"] == TEAM
     assert SYNCTARGET in written.placement("default")["metadata"]["annotations"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_namespace_selector_upstream_cannot_build_leaves_the_phase_as_it_was(tmp_path, mode) -> None:
+    # Controller A's namespace step fails on LabelSelectorAsSelector (placement_reconcile_namespace.go)
+    # and leaves the phase as its scheduling step left it: Bound stays Bound. Controller C counts
+    # the placement for no namespace (isPlacementValidForNS): the mark comes off.
+    unbuildable = {"matchExpressions": [{"key": "team", "operator": "In", "values": []}]}
+    hub = [
+        *compute_v08(sync_target("c1", "us"), locations=["us"]),
+        namespace("default", labels={state("c1"): "Sync"}, annotations={PLACEMENT: ""}),
+        placement(
+            "default", namespaces=unbuildable, phase="Bound", selected="us", target=k("c1"), ready="True"
+        ),
+    ]
+    written = Written.solve(tmp_path, hub, mode)
+    assert written.status("default")["phase"] == "Bound"
+    assert ready(written, "default") == ("True", "")
+    assert written.target("default") == k("c1")  # Controller B serves a Bound placement's location
+    assert PLACEMENT not in written.annotations("default")
+    # Unbound, it draws a location and stays Unbound.
+    hub[-1]["status"] = {"phase": "Unbound"}
+    assert Written.solve(tmp_path, hub, mode).status("default")["phase"] == "Unbound"

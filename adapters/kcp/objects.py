@@ -456,6 +456,7 @@ class PlacementObject:
     location_selectors: tuple[LabelSelector, ...]  # ORed; those upstream cannot build are left out
     location_resource: Resource
     namespace_selector: LabelSelector | None  # None: matches no namespace
+    namespace_selector_error: str  # why upstream cannot build it ("" when it can)
     location_workspace: str
     phase: str
     selected: tuple[str, str] | None  # status.selectedLocation (path, locationName)
@@ -482,7 +483,7 @@ def read_placement(manifest: Manifest) -> PlacementObject:
         selector, _ = _selector(f, raw, f"spec.locationSelectors[{i}]")
         if selector is not None:
             selectors.append(selector)
-    namespace_selector, _ = _selector(f, spec.get("namespaceSelector"), "spec.namespaceSelector")
+    namespace_selector, error = _selector(f, spec.get("namespaceSelector"), "spec.namespaceSelector")
     location_workspace = _workspace_path(f, spec.get("locationWorkspace"), "spec.locationWorkspace")
     status = f.mapping(manifest.obj.get("status"), "status")
     phase = (
@@ -510,6 +511,7 @@ def read_placement(manifest: Manifest) -> PlacementObject:
         tuple(selectors),
         resource,
         namespace_selector,
+        error,
         location_workspace or meta.workspace,
         phase,
         selected,

@@ -8,7 +8,8 @@ section 2.4).
   still-valid selection; otherwise one valid Location is drawn uniformly at random (phase Unbound,
   Ready=True), or, with none, phase Pending, no selection and Ready=False/LocationNoMatch. Then
   the phase: Pending without a selection, else Bound when a namespace of its workspace carries the
-  `scheduling.kcp.dev/placement` annotation and matches its namespaceSelector, else Unbound.
+  `scheduling.kcp.dev/placement` annotation and matches its namespaceSelector, else Unbound (a
+  namespaceSelector upstream cannot build fails that step: the phase stays as it was).
   Every status change is an event upstream, so A and C's bind step run until nothing changes: a
   Bound placement whose location stopped matching unmarks the namespaces only it selected, turns
   Unbound for want of them and, Unbound with an invalid selection, draws a location again.
@@ -162,6 +163,8 @@ def _round(
         if pp.phase == n.PHASE_PENDING or pp.selected is None:
             pp.phase = n.PHASE_PENDING
             continue
+        if pp.placement.namespace_selector_error:
+            continue  # A's namespace step fails building it: the phase stays as A's scheduling step left it
         selector = pp.placement.namespace_selector
         bound = any(selects(selector, ns.labels) for ns in marked.get(pp.placement.workspace, ()))
         pp.phase = n.PHASE_BOUND if bound else n.PHASE_UNBOUND
