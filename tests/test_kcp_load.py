@@ -66,9 +66,10 @@ def test_v05_clusters_traits_taints_and_eligibility() -> None:
             locations=["eu", "us"],
         ),
         location("all", selector={}),
-        location("none", selector=None),
-    ]
-    hub[-1]["spec"].pop("instanceSelector")  # nil: selects nothing
+        location(
+            "none", selector={"matchExpressions": [{"key": "location", "operator": "In", "values": []}]}
+        ),
+    ]  # "none": a selector upstream cannot build selects nothing
     batch, _ = loaded(hub)
     clusters = {x.name: x for x in batch.clusters}
     assert [x.name for x in batch.clusters] == [c("a"), c("b"), c("c"), c("d")]
@@ -94,6 +95,18 @@ def test_v08_unready_and_cordoned_targets_are_ineligible() -> None:
         (False, "not Ready", ()),
         (False, "unschedulable (spec.unschedulable)", ()),
     ]
+
+
+@pytest.mark.parametrize("absent", ["missing", "null"])
+def test_an_absent_instance_selector_is_the_crds_default_and_selects_every_cluster(absent) -> None:
+    # config/crds/scheduling.kcp.dev_locations.yaml-patch: instanceSelector defaults to {} (v0.5, v0.8).
+    hub = [*compute_v08(sync_target("a", "us"), sync_target("b", "eu")), location("all", generation="v0.8")]
+    if absent == "missing":
+        del hub[-1]["spec"]["instanceSelector"]
+    else:
+        hub[-1]["spec"]["instanceSelector"] = None
+    batch, _ = loaded(hub)
+    assert all(f"location:{COMPUTE}+all" in x.traits for x in batch.clusters)
 
 
 def test_a_workspace_without_locations_has_the_default_location_in_v05_only() -> None:

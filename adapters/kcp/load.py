@@ -7,7 +7,7 @@ error); without either, the Locations' spec.resource decides, then the namespace
 
 Clusters: every WorkloadCluster (v0.5) or SyncTarget (v0.8), named `<workspace>/<name>` and sorted
 so, with its labels and the traits `location:<ws>+<location>` for every Location of its workspace
-whose spec.instanceSelector selects it (nil selects nothing, {} everything; in v0.5 a workspace
+whose spec.instanceSelector selects it ({}, the CRD's default, everything; in v0.5 a workspace
 without Locations stands for one Location `default` selecting all its clusters) and
 `workspace:<ws>`. Nothing new lands on a cluster that is evicting (spec.evictAfter reached) or
 being deleted, nor, in v0.8, on one that is not Ready or is cordoned (spec.unschedulable): those

@@ -276,7 +276,7 @@ class LocationObject:
     name: str
     labels: Mapping[str, str]
     resource: Resource
-    instance_selector: LabelSelector | None  # None: matches nothing
+    instance_selector: LabelSelector | None  # None: upstream cannot build it, matches nothing
     selector_error: str
 
     @property
@@ -331,7 +331,9 @@ def read_location(manifest: Manifest) -> LocationObject:
     resource = _resource(f, spec, "resource")
     f.string(spec.get("description"), "spec.description")
     _selector_labels(f, spec)
-    selector, error = _selector(f, spec.get("instanceSelector"), "spec.instanceSelector")
+    # The CRD defaults an absent (or null) instanceSelector to {}: every cluster of the workspace.
+    raw_selector = spec.get("instanceSelector")
+    selector, error = _selector(f, {} if raw_selector is None else raw_selector, "spec.instanceSelector")
     status = f.mapping(manifest.obj.get("status"), "status")
     for key in ("instances", "availableInstances"):
         _int32(f, status, key, f"status.{key}")
