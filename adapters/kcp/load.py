@@ -235,7 +235,8 @@ def _check_placement_resource(p: PlacementObject) -> None:
 
 
 def _resource_enum(f: KcpFields, resource: Resource, path: str, generation: Generation) -> None:
-    """objects.py checked the group and version, the same in both generations."""
+    """The resource's enum, the generation's cluster resource (objects.py checked the group and
+    version, the same in both generations)."""
     allowed = n.LOCATION_RESOURCE[generation]
     if resource.resource != allowed:
         raise f.fail(f"unsupported value {resource.resource!r}: expected {allowed!r}", f"{path}.resource")
