@@ -547,3 +547,23 @@ def test_a_namespace_selector_upstream_cannot_build_leaves_the_phase_as_it_was(t
     # Unbound, it draws a location and stays Unbound.
     hub[-1]["status"] = {"phase": "Unbound"}
     assert Written.solve(tmp_path, hub, mode).status("default")["phase"] == "Unbound"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_location_selector_upstream_cannot_build_leaves_the_sync_target_as_it_was(tmp_path, mode) -> None:
+    # Controller B's LocationSyncTargets returns LabelSelectorAsSelector's error
+    # (scheduling/location/workloadcluster_helpers.go): it patches nothing, so the annotation it
+    # holds stays, unready target or not, and the namespace keeps syncing there.
+    unbuildable = {"matchExpressions": [{"key": "location", "operator": "In", "values": []}]}
+    hub = [
+        *compute_v08(sync_target("c1", "us", ready=False), sync_target("c2", "us")),
+        location("us", selector=unbuildable, generation="v0.8"),
+        namespace("default", labels={state("c1"): "Sync"}, annotations={PLACEMENT: ""}),
+        placement("default", phase="Bound", selected="us", target=k("c1"), ready="True"),
+    ]
+    written = Written.solve(tmp_path, hub, mode)
+    assert written.target("default") == k("c1")
+    assert written.labels("default") == {state("c1"): "Sync"}
+    assert written.annotations("default") == {PLACEMENT: ""}
+    hub[-1]["metadata"]["annotations"].pop(SYNCTARGET)  # and none stays none
+    assert Written.solve(tmp_path, hub, mode).target("default") is None

@@ -166,7 +166,10 @@ def _placement(
         }
     }
     if pp.key is None:
-        out["placement"]["why"] = "no location selected: Controller B chooses no SyncTarget"
+        why = "no location selected: Controller B chooses no SyncTarget"
+        if pp.failed:
+            why = f"Controller B fails ({pp.failed}): the SyncTarget annotation stays as it is"
+        out["placement"]["why"] = why
         out["clusters"] = []
         return out
     got = result.by_request()[pp.key]

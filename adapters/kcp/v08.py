@@ -21,7 +21,9 @@ section 2.4).
   request, one per placement with a selection, keyed `<workspace>/<name>`, whose demand is the
   number of namespaces it syncs (at least 1). Valid targets are the Location's ready,
   schedulable, non-evicting SyncTargets; the current one stays while it is valid (a forced move
-  otherwise), and the annotation comes off when no target is valid.
+  otherwise), and the annotation comes off when no target is valid. A Location whose
+  instanceSelector upstream cannot build makes Controller B fail: no request, the annotation
+  stays as it is (and what it holds counts as load).
 - Controller C's scheduling step, judged at `now`, on every namespace under placement: the keys
   its valid placements now hold are scheduled; a `state.workload.kcp.dev/<key>` label no longer
   scheduled gets `deletion.internal.workload.kcp.dev/<key>: <now>`; a label whose deletion
@@ -69,6 +71,7 @@ class PlacementPlan:
     key: str | None = None  # its request's key, when it asks for a SyncTarget
     held: ClusterObject | None = None  # the SyncTarget its annotation names
     lost: str = ""  # an annotation naming no SyncTarget of the input
+    failed: str = ""  # why Controller B fails on it (its annotation then stays as it is)
     namespaces: list[str] = field(default_factory=list)  # the namespaces it syncs (workspace/name)
 
     @property
@@ -106,16 +109,28 @@ def plan(world: World) -> Plan:
         raise AssertionError("kcp's placement controllers did not come to rest")
 
     by_key = {c.key: c for c in world.clusters.values()}
-    asking = [pp for pp in placements if pp.phase != n.PHASE_PENDING and pp.selected is not None]
+    asking = []
+    load: dict[str, int] = defaultdict(int)
+    for pp in placements:
+        if pp.phase == n.PHASE_PENDING or pp.selected is None:
+            continue
+        pp.location = world.location(*pp.selected)
+        target = pp.placement.target
+        pp.held = by_key.get(target) if target else None
+        pp.lost = target if target and pp.held is None else ""
+        if pp.location is not None and pp.location.selector_error:
+            # LocationSyncTargets cannot build the instanceSelector: Controller B returns the
+            # error and patches nothing. What it holds stays, and counts as load.
+            pp.failed = f"Location {pp.location.name}'s instanceSelector: {pp.location.selector_error}"
+            if pp.held is not None:
+                load[pp.held.neutral] += max(1, len(pp.namespaces))
+            continue
+        asking.append(pp)
     ordered = sorted(asking, key=lambda pp: (pp.placement.created, pp.placement.key))
     requests = []
     for order, pp in enumerate(ordered):
         assert pp.selected is not None
         path, name = pp.selected
-        pp.location = world.location(path, name)
-        target = pp.placement.target
-        pp.held = by_key.get(target) if target else None
-        pp.lost = target if target and pp.held is None else ""
         request = PlacementRequest(
             name=pp.placement.name,
             namespace=pp.placement.workspace,
@@ -133,7 +148,7 @@ def plan(world: World) -> Plan:
         )
         pp.key = request.key  # the answer is found by the request's own key, whatever it is
         requests.append(request)
-    return Plan(placements, namespaces, sorted(requests, key=lambda r: r.key), {})
+    return Plan(placements, namespaces, sorted(requests, key=lambda r: r.key), dict(load))
 
 
 def _round(
@@ -213,6 +228,8 @@ def emit(world: World, plan: Plan, result: Result) -> Emitted:
     by_request = result.by_request()
     target: dict[str, str] = {}  # placement key -> the SyncTargetKey it holds after Controller B
     for pp in plan.placements:
+        if pp.failed and pp.placement.target:
+            target[pp.placement.key] = pp.placement.target  # Controller B failed: as it was
         if pp.key is None:
             continue
         got = by_request.get(pp.key)
