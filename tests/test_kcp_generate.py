@@ -145,10 +145,7 @@ def test_v05_namespaces_placed_and_new():
 def test_v08_placements_and_namespaces():
     objects = generate(200, 600, seed=0, now=NOW, generation="v0.8")
     placements = of(objects, n.PLACEMENT)
-    targets = {
-        sync_target_key(workspace_of(c), c["metadata"]["name"])
-        for c in of(objects, n.SYNC_TARGET)
-    }
+    targets = {sync_target_key(workspace_of(c), c["metadata"]["name"]) for c in of(objects, n.SYNC_TARGET)}
     bound = [p for p in placements if p.get("status", {}).get("phase") == "Bound"]
     assert 0.7 < len(bound) / len(placements) < 0.95
     for p in bound:
