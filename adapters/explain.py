@@ -80,9 +80,9 @@ def _singular(kind: str) -> str:
 def _scope(system: str, m: Manifest) -> str:
     """Where the object lives: its namespace, or for kcp its logical workspace."""
     if system == "kcp":
-        from adapters.kcp.objects import workspace_of
+        from adapters.kcp.workspace import workspace_of
 
-        return workspace_of(m)
+        return workspace_of(m.obj)
     return m.namespace
 
 

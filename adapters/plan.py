@@ -6,9 +6,9 @@
     plan["summary"]    # the run's summary, plus "unchanged": desired objects equal to the input
     diff_of(outcome, manifests)   # a unified diff per changed object, as `kubectl diff` shows it
 
-Objects are matched by API group, kind, logical workspace (kcp: `metadata.clusterName` or the
-`kcp.io/cluster` annotation; "" elsewhere), namespace and name; "equal" is equality of the whole
-object, every field the scheduler writes included.
+Objects are matched by API group, kind, logical workspace (kcp's, adapters.kcp.workspace; ""
+elsewhere), namespace and name; "equal" is equality of the whole object, every field the
+scheduler writes included.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from adapters.kcp.workspace import workspace_of
 from adapters.manifests import Manifest, dump_yaml_stream
 
 __all__ = ["Key", "changed_objects", "diff_of", "object_key", "plan_of"]
@@ -25,23 +26,17 @@ Key = tuple[str, str, str, str, str]
 
 
 def object_key(obj: Mapping[str, Any]) -> Key:
-    """(API group, kind, kcp workspace, namespace, name): how plans match objects."""
+    """(API group, kind, kcp workspace, namespace, name): how plans match objects (objects of one
+    name may live in several kcp workspaces)."""
     metadata = obj.get("metadata") or {}
     group = str(obj.get("apiVersion", "")).rpartition("/")[0]
     return (
         group,
         obj.get("kind", ""),
-        _workspace(metadata),
+        workspace_of(obj),
         metadata.get("namespace") or "",
         metadata.get("name", ""),
     )
-
-
-def _workspace(metadata: Mapping[str, Any]) -> str:
-    """kcp's logical cluster of an object: objects of one name may live in several workspaces."""
-    annotations = metadata.get("annotations")
-    annotated = annotations.get("kcp.io/cluster") if isinstance(annotations, Mapping) else None
-    return str(metadata.get("clusterName") or annotated or "")
 
 
 def _inputs(manifests: Iterable[Manifest]) -> dict[Key, dict[str, Any]]:
@@ -73,15 +68,13 @@ def plan_of(outcome: Any, manifests: Iterable[Manifest]) -> dict[str, Any]:
 
 
 def _path(obj: Mapping[str, Any]) -> str:
-    """kubectl diff's file name: group.version.Kind[.namespace].name."""
-    api_version = str(obj.get("apiVersion", ""))
-    group, _, version = api_version.rpartition("/")
-    metadata = obj.get("metadata") or {}
-    parts = [group, version, obj.get("kind", "")] if group else [version, obj.get("kind", "")]
-    if metadata.get("namespace"):
-        parts.append(metadata["namespace"])
-    parts.append(metadata.get("name", ""))
-    return ".".join(parts)
+    """kubectl diff's file name, `[group.]version.Kind.namespace.name` (the namespace empty for a
+    cluster-scoped object), under a directory of its kcp workspace when it has one: kubectl diffs
+    one workspace at a time."""
+    group, _, version = str(obj.get("apiVersion", "")).rpartition("/")
+    _, kind, workspace, namespace, name = object_key(obj)
+    name = ".".join([*([group] if group else []), version, kind, namespace, name])
+    return f"{workspace}/{name}" if workspace else name
 
 
 def _lines(obj: Mapping[str, Any] | None) -> list[str]:
@@ -100,15 +93,19 @@ def _unified(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, 
 
 def diff_of(outcome: Any, manifests: Sequence[Manifest]) -> str:
     """A unified diff of every object the run creates, changes or deletes, as ``kubectl diff``
-    prints it (live against merged; a new object against nothing, a deleted one against nothing)."""
-    changed, _ = changed_objects(outcome.apply, manifests)
+    prints it (live against merged; a new object against nothing, a deleted one against nothing).
+    One diff per object: one written and then deleted (openMCP's cluster released of its last
+    finalizer) is shown deleted."""
     inputs = _inputs(manifests)
-    out = [_unified(before, after, _path(after)) for before, after in changed]
+    deleted = {}
     for ref in outcome.delete:
-        before = inputs.get(
-            object_key(
-                {"apiVersion": ref.get("apiVersion", ""), "kind": ref.get("kind", ""), "metadata": ref}
-            )
-        )
-        out.append(_unified(before if before is not None else ref, None, _path(ref)))
+        named = {"apiVersion": ref.get("apiVersion", ""), "kind": ref.get("kind", ""), "metadata": ref}
+        deleted[object_key(named)] = (ref, named)
+    changed, _ = changed_objects(outcome.apply, manifests)
+    out = [
+        _unified(before, after, _path(after)) for before, after in changed if object_key(after) not in deleted
+    ]
+    for key, (ref, named) in deleted.items():
+        before = inputs.get(key)
+        out.append(_unified(before if before is not None else ref, None, _path(named)))
     return "".join(out)

@@ -22,6 +22,7 @@ from tests.test_kcp_fixtures import (
     compute_v05,
     compute_v08,
     key,
+    location,
     namespace,
     placement,
     sync_target,
@@ -110,7 +111,7 @@ def test_a_namespace_not_under_placement() -> None:
 
 V08 = [
     *compute_v08(sync_target("c1", "us"), sync_target("c2", "us", ready=False), locations=["us"]),
-    namespace("default"),
+    namespace("default", generation="v0.8"),
     placement("web", phase="Bound", selected="us", target=sync_target_key(COMPUTE, "c2"), ready="True"),
 ]
 
@@ -127,6 +128,17 @@ def test_a_v08_placement_moved_off_an_unready_target(target) -> None:
         "a forced move: the placement no longer holds there",
     ]
     assert render(d, "table").startswith(f"Placement {TEAM}|web (v0.8): phase Bound\n")
+
+
+def test_a_placement_whose_location_selector_cannot_be_built_says_controller_b_fails() -> None:
+    hub = [o for o in V08 if o["kind"] != "Location"]
+    broken = location(
+        "us", selector={"matchExpressions": [{"key": "x", "operator": "Near"}]}, generation="v0.8"
+    )
+    p = doc([*hub, broken], "placement/web")["placement"]
+    assert p["syncTarget"] == sync_target_key(COMPUTE, "c2")  # as it was
+    assert p["why"].startswith("Controller B fails (Location us's instanceSelector: ")
+    assert p["why"].endswith("): the SyncTarget annotation stays as it is")
 
 
 def test_a_v08_namespace_lists_its_placements() -> None:

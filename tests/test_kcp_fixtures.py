@@ -2,7 +2,11 @@
 line on them and read what it writes. (A module of helpers: the few tests here check the helpers.)
 
 Workspaces: users live in `root:org:team` (TEAM), the compute service in `root:org:compute`
-(COMPUTE). Every object names its workspace with `metadata.clusterName`, as kcp v0.5-v0.8 did.
+(COMPUTE). Every object names its workspace as its generation's kcp marks it
+(adapters.kcp.workspace.mark): v0.5 objects with `metadata.clusterName`, v0.8 ones with the
+annotation `kcp.dev/cluster`. The kinds of one generation (WorkloadCluster; SyncTarget, Placement)
+carry its marker; the others take `generation=` (v0.5 by default), and the `*_v08` builders are
+those of v0.8.
 Creation times count minutes from a fixed start: `namespace(..., at=3)` is created three minutes
 after `at=0`.
 """
@@ -19,6 +23,8 @@ import yaml
 from click.testing import CliRunner
 
 from adapters.cli import main
+from adapters.kcp.names import V08_WORKSPACE_ANNOTATION, Generation
+from adapters.kcp.workspace import mark, workspace_of
 
 NOW = "2026-11-21T12:00:00Z"
 NOW_TIME = datetime(2026, 11, 21, 12, tzinfo=UTC)
@@ -43,15 +49,17 @@ def ago(seconds: float) -> str:
     return (NOW_TIME - timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _metadata(workspace: str, name: str, labels=None, annotations=None, created: float | None = None) -> dict:
-    metadata: dict[str, Any] = {"name": name, "clusterName": workspace}
+def _metadata(
+    workspace: str, name: str, generation: str, labels=None, annotations=None, created: float | None = None
+) -> dict:
+    metadata: dict[str, Any] = {"name": name}
     if labels:
         metadata["labels"] = dict(labels)
     if annotations:
         metadata["annotations"] = dict(annotations)
     if created is not None:
         metadata["creationTimestamp"] = at(created)
-    return metadata
+    return mark(metadata, workspace, Generation(generation))
 
 
 # ------------------------------------------------------------------------------------------ objects
@@ -65,6 +73,7 @@ def namespace(
     placement: Mapping[str, str] | str | None = None,
     annotations: Mapping[str, str] | None = None,
     created: float = 0,
+    generation: str = "v0.5",
 ) -> dict[str, Any]:
     """A Namespace; `placement` is the v0.5 annotation's map (or its raw text)."""
     notes = dict(annotations or {})
@@ -73,7 +82,7 @@ def namespace(
     return {
         "apiVersion": "v1",
         "kind": "Namespace",
-        "metadata": _metadata(workspace, name, labels, notes, created),
+        "metadata": _metadata(workspace, name, generation, labels, notes, created),
     }
 
 
@@ -84,13 +93,14 @@ def binding(
     name: str = "kubernetes",
     export: str = "kubernetes",
     ready: bool = True,
+    generation: str = "v0.5",
 ) -> dict[str, Any]:
     """An APIBinding to `export` in `export_workspace`, its conditions True when `ready`."""
     status = "True" if ready else "False"
     return {
         "apiVersion": "apis.kcp.dev/v1alpha1",
         "kind": "APIBinding",
-        "metadata": _metadata(workspace, name),
+        "metadata": _metadata(workspace, name, generation),
         "spec": {"reference": {"workspace": {"path": export_workspace, "exportName": export}}},
         "status": {
             "conditions": [
@@ -118,7 +128,7 @@ def location(
     return {
         "apiVersion": "scheduling.kcp.dev/v1alpha1",
         "kind": "Location",
-        "metadata": _metadata(workspace, name, labels),
+        "metadata": _metadata(workspace, name, generation, labels),
         "spec": spec,
     }
 
@@ -139,7 +149,7 @@ def cluster(
     all_labels = dict(labels or {})
     if where is not None:
         all_labels["location"] = where
-    metadata = _metadata(workspace, name, all_labels)
+    metadata = _metadata(workspace, name, "v0.5" if kind == "WorkloadCluster" else "v0.8", all_labels)
     if deleting:
         metadata["deletionTimestamp"] = at(100)
     spec: dict[str, Any] = {}
@@ -160,6 +170,14 @@ def cluster(
 
 def sync_target(name: str, where: str | None = None, **kwargs: Any) -> dict[str, Any]:
     return cluster(name, where, kind="SyncTarget", **kwargs)
+
+
+def namespace_v08(name: str, **kwargs: Any) -> dict[str, Any]:
+    return namespace(name, generation="v0.8", **kwargs)
+
+
+def binding_v08(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    return binding(*args, generation="v0.8", **kwargs)
 
 
 def placement(
@@ -189,7 +207,7 @@ def placement(
     obj: dict[str, Any] = {
         "apiVersion": "scheduling.kcp.dev/v1alpha1",
         "kind": "Placement",
-        "metadata": _metadata(workspace, name, None, annotations, created),
+        "metadata": _metadata(workspace, name, "v0.8", None, annotations, created),
         "spec": spec,
     }
     status: dict[str, Any] = {}
@@ -210,7 +228,7 @@ def compute_v05(*clusters: dict[str, Any], locations: Iterable[str] = ()) -> lis
 
 
 def compute_v08(*clusters: dict[str, Any], locations: Iterable[str] = ()) -> list[dict[str, Any]]:
-    return [binding(), *(location(name, generation="v0.8") for name in locations), *clusters]
+    return [binding_v08(), *(location(name, generation="v0.8") for name in locations), *clusters]
 
 
 def key(workspace: str, location_name: str, cluster_name: str) -> str:
@@ -232,9 +250,7 @@ def run_cli(tmp_path: Path, objects: Sequence[dict[str, Any]], *args: str):
 
 
 def _identity(obj: Mapping[str, Any]) -> tuple[str, str, str]:
-    metadata = obj["metadata"]
-    workspace = (metadata.get("annotations") or {}).get("kcp.io/cluster") or metadata.get("clusterName") or ""
-    return obj["kind"], workspace, metadata["name"]
+    return obj["kind"], workspace_of(obj), obj["metadata"]["name"]
 
 
 class Written:
@@ -270,7 +286,10 @@ class Written:
         return dict(self.namespace(name, workspace)["metadata"].get("labels") or {})
 
     def annotations(self, name: str, workspace: str = TEAM) -> dict[str, str]:
-        return dict(self.namespace(name, workspace)["metadata"].get("annotations") or {})
+        """The namespace's annotations but its workspace's marker (kept as read, never asserted)."""
+        annotations = dict(self.namespace(name, workspace)["metadata"].get("annotations") or {})
+        annotations.pop(V08_WORKSPACE_ANNOTATION, None)
+        return annotations
 
     def placement(self, name: str, workspace: str = TEAM) -> dict[str, Any]:
         return self.objects[("Placement", workspace, name)]

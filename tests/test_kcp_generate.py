@@ -14,6 +14,7 @@ from adapters.kcp import names as n
 from adapters.kcp.annotation import parse_placement
 from adapters.kcp.generate import GENERATIONS, generate
 from adapters.kcp.keys import sync_target_key
+from adapters.kcp.workspace import workspace_of
 from adapters.manifests import dump_yaml_stream, parse_text
 
 NOW = datetime(2026, 11, 21, 12, tzinfo=UTC)
@@ -75,14 +76,14 @@ def test_sizes_and_locations(medium):
         }
         assert location["spec"]["instanceSelector"]["matchLabels"]
         assert {"region", "provider", "environment", "tier"} <= set(location["metadata"]["labels"])
-    names = [(o["metadata"]["clusterName"], o["kind"], o["metadata"]["name"]) for o in objects]
+    names = [(workspace_of(o), o["kind"], o["metadata"]["name"]) for o in objects]
     assert len(names) == len(set(names))  # unique within a workspace
 
 
 @pytest.mark.parametrize("generation", GENERATIONS)
 def test_names_stay_unique_at_scale(generation):
     objects = generate(2000, 50, seed=0, now=NOW, generation=generation)
-    names = Counter((o["kind"], o["metadata"]["clusterName"], o["metadata"]["name"]) for o in objects)
+    names = Counter((o["kind"], workspace_of(o), o["metadata"]["name"]) for o in objects)
     assert max(names.values()) == 1
     wide = [o for o in objects if o["kind"] == n.LOCATION and o["metadata"]["name"].endswith("-any")]
     assert 1 <= len(wide) <= 8  # up to one region-wide Location per region
@@ -98,19 +99,19 @@ def test_cluster_state_mix(medium):
     announced = [c for c in clusters if c["spec"].get("evictAfter", "") > "2026-11-21T12:00:00Z"]
     # 198 main clusters (3%, 2%, 1.5%, 0.5% of them exactly) and the lab's two (unready, evicting).
     assert (len(unready), len(cordoned), len(evicting), len(announced)) == (6 + 1, 4, 3 + 1, 1)
-    lab = [c for c in clusters if c["metadata"]["clusterName"].endswith("compute-lab")]
+    lab = [c for c in clusters if workspace_of(c).endswith("compute-lab")]
     assert len(lab) == 2 and all(c in unready or c in evicting for c in lab)
 
 
 def test_bindings(medium):
     generation, objects = medium
     bindings = of(objects, n.API_BINDING)
-    workspaces = {ns["metadata"]["clusterName"] for ns in of(objects, n.NAMESPACE)}
+    workspaces = {workspace_of(ns) for ns in of(objects, n.NAMESPACE)}
     assert len(workspaces) - len(bindings) >= 1  # some workspaces are not bound
     for binding in bindings:
         reference = binding["spec"]["reference"]["workspace"]
         assert reference["exportName"] == "kubernetes"
-        assert ("workspaceName" in reference) == (generation == "v0.5")
+        assert reference["path"].startswith("root:") and set(reference) == {"path", "exportName"}
     not_ready = [b for b in bindings if b["status"]["conditions"][1]["status"] == "False"]
     assert len(not_ready) >= 1
 
@@ -120,7 +121,7 @@ def test_v05_namespaces_placed_and_new():
     spaces = of(objects, n.NAMESPACE)
     states = Counter()
     clusters = {c["metadata"]["name"] for c in of(objects, n.WORKLOAD_CLUSTER)}
-    locations = {(o["metadata"]["clusterName"], o["metadata"]["name"]) for o in of(objects, n.LOCATION)}
+    locations = {(workspace_of(o), o["metadata"]["name"]) for o in of(objects, n.LOCATION)}
     malformed = 0
     for ns in spaces:
         annotations = ns["metadata"].get("annotations", {})
@@ -144,10 +145,7 @@ def test_v05_namespaces_placed_and_new():
 def test_v08_placements_and_namespaces():
     objects = generate(200, 600, seed=0, now=NOW, generation="v0.8")
     placements = of(objects, n.PLACEMENT)
-    targets = {
-        sync_target_key(c["metadata"]["clusterName"], c["metadata"]["name"])
-        for c in of(objects, n.SYNC_TARGET)
-    }
+    targets = {sync_target_key(workspace_of(c), c["metadata"]["name"]) for c in of(objects, n.SYNC_TARGET)}
     bound = [p for p in placements if p.get("status", {}).get("phase") == "Bound"]
     assert 0.7 < len(bound) / len(placements) < 0.95
     for p in bound:
@@ -232,3 +230,29 @@ def test_eviction_report_at_a_small_size(tmp_path):
     text = (tmp_path / "README.md").read_text()
     assert [f.name for f in files] == ["results.csv", "README.md"]
     assert "| v0.8 | optimal |" in text and "--clusters 60 --namespaces 200" in text
+
+
+@pytest.mark.parametrize(
+    ("generation", "marker"),
+    [("v0.5", ("clusterName", None)), ("v0.8", (None, "kcp.dev/cluster"))],
+)
+def test_generate_marks_every_workspace_as_its_generation_does(generation, marker):
+    """`generate --system kcp --generation G`: v0.5 objects name their workspace with
+    metadata.clusterName (logicalcluster v1), v0.8 ones with the kcp.dev/cluster annotation
+    (logicalcluster/v2 alpha.1, pinned by kcp v0.8.0), and nothing else; every one names one."""
+    from click.testing import CliRunner
+
+    from adapters.cli import main
+
+    args = ["generate", "--system", "kcp", "--generation", generation, "--clusters", "25"]
+    result = CliRunner().invoke(main, [*args, "--placements", "30", "--now", "2026-11-21T12:00:00Z"])
+    assert result.exit_code == 0, result.output
+    objects = [m.obj for m in parse_text(result.stdout, "set.yaml")]
+    field, annotation = marker
+    for o in objects:
+        metadata = o["metadata"]
+        annotations = metadata.get("annotations") or {}
+        assert (field in metadata) if field else "clusterName" not in metadata, metadata
+        assert (annotation in annotations) if annotation else "kcp.dev/cluster" not in annotations, metadata
+        assert "kcp.io/cluster" not in annotations
+        assert workspace_of(o).startswith("root:")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -27,12 +28,14 @@ from tests.test_kcp_fixtures import (
     TEAM,
     ago,
     binding,
+    binding_v08,
     cluster,
     compute_v05,
     compute_v08,
     key,
     location,
     namespace,
+    namespace_v08,
     placement,
     sync_target,
 )
@@ -63,9 +66,10 @@ def test_v05_clusters_traits_taints_and_eligibility() -> None:
             locations=["eu", "us"],
         ),
         location("all", selector={}),
-        location("none", selector=None),
-    ]
-    hub[-1]["spec"].pop("instanceSelector")  # nil: selects nothing
+        location(
+            "none", selector={"matchExpressions": [{"key": "location", "operator": "In", "values": []}]}
+        ),
+    ]  # "none": a selector upstream cannot build selects nothing
     batch, _ = loaded(hub)
     clusters = {x.name: x for x in batch.clusters}
     assert [x.name for x in batch.clusters] == [c("a"), c("b"), c("c"), c("d")]
@@ -93,6 +97,18 @@ def test_v08_unready_and_cordoned_targets_are_ineligible() -> None:
     ]
 
 
+@pytest.mark.parametrize("absent", ["missing", "null"])
+def test_an_absent_instance_selector_is_the_crds_default_and_selects_every_cluster(absent) -> None:
+    # config/crds/scheduling.kcp.dev_locations.yaml-patch: instanceSelector defaults to {} (v0.5, v0.8).
+    hub = [*compute_v08(sync_target("a", "us"), sync_target("b", "eu")), location("all", generation="v0.8")]
+    if absent == "missing":
+        del hub[-1]["spec"]["instanceSelector"]
+    else:
+        hub[-1]["spec"]["instanceSelector"] = None
+    batch, _ = loaded(hub)
+    assert all(f"location:{COMPUTE}+all" in x.traits for x in batch.clusters)
+
+
 def test_a_workspace_without_locations_has_the_default_location_in_v05_only() -> None:
     batch, _ = loaded(compute_v05(cluster("a")))
     assert f"location:{COMPUTE}+default" in batch.clusters[0].traits
@@ -112,7 +128,7 @@ def test_a_workspace_without_locations_has_the_default_location_in_v05_only() ->
         ([location("us")], Generation.V05),
         ([location("us", generation="v0.8")], Generation.V08),
         ([binding(), namespace("n", placement={})], Generation.V05),
-        ([binding(), namespace("n")], Generation.V08),
+        ([binding_v08(), namespace_v08("n")], Generation.V08),
     ],
 )
 def test_the_generation_of_an_input(objects, generation) -> None:
@@ -122,7 +138,8 @@ def test_the_generation_of_an_input(objects, generation) -> None:
 
 def test_a_workspace_named_twice_differently_is_refused() -> None:
     ns = namespace("n", annotations={"kcp.io/cluster": "root:org:else"})
-    with pytest.raises(InputError, match="Namespace/n: metadata.clusterName"):
+    named = "metadata.annotations[kcp.io/cluster]: names workspace 'root:org:else', but metadata.clusterName"
+    with pytest.raises(InputError, match=re.escape(f"Namespace n (<test>: document 2): {named}")):
         loaded([binding(), ns])
 
 
@@ -191,7 +208,7 @@ def test_v05_no_location_with_a_schedulable_cluster_makes_no_request() -> None:
 def test_v08_requests_demand_holds_and_lost_targets() -> None:
     hub = [
         *compute_v08(sync_target("a", "us"), locations=["us"]),
-        *(namespace(f"web{i}", labels={"app": "web"}) for i in range(3)),
+        *(namespace_v08(f"web{i}", labels={"app": "web"}) for i in range(3)),
         placement(
             "web",
             namespaces={"matchLabels": {"app": "web"}},
@@ -253,17 +270,18 @@ def test_v05_emit_from_a_result_built_by_hand() -> None:
 def test_v08_emit_from_a_result_built_by_hand() -> None:
     hub = [
         *compute_v08(sync_target("a", "us"), sync_target("b", "us"), locations=["us"]),
-        namespace("n"),
+        namespace_v08("n"),
         placement("p"),
     ]
     _, context = loaded(hub)
     out = emit(context, result(RequestResult(f"{TEAM}/p", (Choice(c("b")),))))
     ns, p = out.apply
+    marker = {"kcp.dev/cluster": TEAM}  # the workspace's marker, kept as read
     assert ns["metadata"]["labels"] == {STATE + sync_target_key(COMPUTE, "b"): "Sync"}
-    assert ns["metadata"]["annotations"] == {PLACEMENT: ""}
-    assert p["metadata"]["annotations"] == {SYNCTARGET: sync_target_key(COMPUTE, "b")}
+    assert ns["metadata"]["annotations"] == {**marker, PLACEMENT: ""}
+    assert p["metadata"]["annotations"] == {**marker, SYNCTARGET: sync_target_key(COMPUTE, "b")}
     assert p["status"]["phase"] == "Bound"
     out = emit(context, result(RequestResult(f"{TEAM}/p", (), satisfied=False)))
     ns, p = out.apply
-    assert "labels" not in ns["metadata"] and "annotations" not in p["metadata"]
+    assert "labels" not in ns["metadata"] and p["metadata"]["annotations"] == marker
     assert out.unsatisfied == (f"{TEAM}/p",)

@@ -20,7 +20,9 @@ from adapters.errors import InputError
 from adapters.kcp.actors import V05, V08, label_losses
 from adapters.kcp.generate import generate
 from adapters.kcp.keys import sync_target_key
+from adapters.kcp.names import Generation
 from adapters.kcp.simulate import MAX_STEPS, STEP, render, run_simulation
+from adapters.kcp.workspace import mark, workspace_of
 from adapters.manifests import dump_yaml_stream, from_objects, parse_text
 from solver import SolveOptions
 from tests.test_kcp_fixtures import (
@@ -33,6 +35,7 @@ from tests.test_kcp_fixtures import (
     compute_v05,
     compute_v08,
     namespace,
+    namespace_v08,
     placement,
     sync_target,
 )
@@ -42,18 +45,19 @@ SYNCTARGET = "internal.workload.kcp.dev/synctarget"
 BOUND_LIMIT = 8  # steps within which every scenario here converges
 
 
-def workloads(ns: str = "app", workspace: str = TEAM) -> list[dict]:
+def workloads(ns: str = "app", workspace: str = TEAM, generation: str = "v0.5") -> list[dict]:
+    """A namespace's objects, their workspace marked as the generation marks it."""
     return [
         {
             "apiVersion": "v1",
             "kind": "ConfigMap",
-            "metadata": {"name": "settings", "namespace": ns, "clusterName": workspace},
+            "metadata": mark({"name": "settings", "namespace": ns}, workspace, Generation(generation)),
             "data": {"level": "info"},
         },
         {
             "apiVersion": "apps/v1",
             "kind": "Deployment",
-            "metadata": {"name": "web", "namespace": ns, "clusterName": workspace},
+            "metadata": mark({"name": "web", "namespace": ns}, workspace, Generation(generation)),
             "spec": {"replicas": 2},
         },
     ]
@@ -74,9 +78,7 @@ def find(objects, kind, name, workspace=TEAM):
     (obj,) = [
         o
         for o in objects
-        if o["kind"] == kind
-        and o["metadata"]["name"] == name
-        and o["metadata"].get("clusterName") == workspace
+        if o["kind"] == kind and o["metadata"]["name"] == name and workspace_of(o) == workspace
     ]
     return obj
 
@@ -244,8 +246,8 @@ def v08_world():
     return [
         *compute_v08(*targets, locations=["us", "eu"]),
         placement("default", locations=[{"matchLabels": {"region": "us"}}]),
-        namespace("app"),
-        *workloads(),
+        namespace_v08("app"),
+        *workloads(generation="v0.8"),
     ]
 
 
@@ -354,10 +356,10 @@ def placeable_v05(objects, sim_objects):
     not opted out, with a valid annotation; and those that end without an entry on a non-evicting
     cluster."""
     bound = {
-        o["metadata"]["clusterName"]
+        workspace_of(o)
         for o in objects
         if o["kind"] == "APIBinding"
-        and o["spec"]["reference"]["workspace"].get("workspaceName") == "compute"
+        and o["spec"]["reference"]["workspace"]["path"] == "root:acme:compute"
         and all(c["status"] == "True" for c in o["status"]["conditions"])
     }
     evicting = {
@@ -369,7 +371,7 @@ def placeable_v05(objects, sim_objects):
     }
     must, missing = 0, []
     for ns in sim_objects:
-        if ns["kind"] != "Namespace" or ns["metadata"]["clusterName"] not in bound:
+        if ns["kind"] != "Namespace" or workspace_of(ns) not in bound:
             continue
         if ns["metadata"]["labels"].get("experimental.workloads.kcp.dev/scheduling-disabled") == "true":
             continue
@@ -382,7 +384,7 @@ def placeable_v05(objects, sim_objects):
             if v == "Bound" and k.count("+") == 2 and k.rpartition("+")[2] not in evicting
         ]
         if not good or "Pending" in states.values():
-            missing.append((ns["metadata"]["clusterName"], ns["metadata"]["name"], states))
+            missing.append((workspace_of(ns), ns["metadata"]["name"], states))
     return must, missing
 
 
@@ -404,7 +406,7 @@ def test_generated_v08_set_converges_with_every_valid_placement_synced(mode):
     sim = simulate(objects, mode)
     assert sim.converged and sim.steps <= BOUND_LIMIT
     available = {
-        sync_target_key(o["metadata"]["clusterName"], o["metadata"]["name"])
+        sync_target_key(workspace_of(o), o["metadata"]["name"])
         for o in sim.objects
         if o["kind"] == "SyncTarget"
         and o["status"]["conditions"][0]["status"] == "True"
@@ -483,7 +485,7 @@ def test_no_kcp_objects_and_bad_input_are_input_errors():
 def test_label_losses_never_happen_along_a_generated_run():
     objects = generate(30, 60, seed=5, now=NOW_TIME, generation="v0.5")
     spaces = [o for o in objects if o["kind"] == "Namespace"]
-    extra = [w for ns in spaces for w in workloads(ns["metadata"]["name"], ns["metadata"]["clusterName"])]
+    extra = [w for ns in spaces for w in workloads(ns["metadata"]["name"], workspace_of(ns))]
     sim = simulate(objects + extra)
     assert sim.converged and label_losses(objects + extra, sim.objects, generation="v0.5") == []
 

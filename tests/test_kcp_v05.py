@@ -394,11 +394,20 @@ def test_the_first_workload_binding_by_name_is_used(tmp_path) -> None:
     assert written.placement_map("default") == bound("us", "c1", "Pending")
 
 
-def test_a_v05_binding_names_a_sibling_workspace(tmp_path) -> None:
-    sibling = binding()
-    sibling["spec"]["reference"]["workspace"] = {"workspaceName": "compute", "exportName": "kubernetes"}
-    hub = [sibling, location("us"), cluster("c1", "us"), namespace("default")]
-    assert Written.solve(tmp_path, hub, "optimal").placement_map("default") == bound("us", "c1", "Pending")
+@pytest.mark.parametrize(
+    "reference",
+    [{"workspaceName": "compute"}, {"name": "compute"}, {}, {"path": ""}],
+    ids=["workspaceName", "v0.4-name", "none", "empty"],
+)
+def test_a_binding_names_its_export_workspace_by_path(tmp_path, reference) -> None:
+    """v0.5.0-alpha.1's (and v0.8's) APIBinding schema requires the export's workspace as an
+    absolute `path` (`oneOf: [required: [path]]`); a sibling's name was v0.4's field, since gone."""
+    named = binding()
+    named["spec"]["reference"]["workspace"] = {**reference, "exportName": "kubernetes"}
+    hub = [named, location("us"), cluster("c1", "us"), namespace("default")]
+    result = run_cli(tmp_path, hub)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert f"APIBinding {TEAM}|kubernetes: spec.reference.workspace.path: " in result.stderr
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -510,8 +519,10 @@ def test_objects_the_crd_rejects_exit_2(tmp_path, obj, field) -> None:
         hub = [o for o in hub if (o["kind"], o["metadata"]["name"]) != (obj["kind"], obj["metadata"]["name"])]
     result = run_cli(tmp_path, [*hub, obj])
     assert result.exit_code == 2, result.output
-    assert result.stdout == ""
-    assert f"{obj['kind']}/{obj['metadata']['name']}" in result.stderr and field in result.stderr
+    assert result.stdout == "" and result.stderr.count("\n") == 1
+    # named with its workspace, as kcp names an object in a logical cluster, then the field
+    workspace = TEAM if obj["kind"] == "APIBinding" else COMPUTE
+    assert f"{obj['kind']} {workspace}|{obj['metadata']['name']}: {field}" in result.stderr
 
 
 def test_duplicate_objects_in_one_workspace_exit_2_and_other_workspaces_may_repeat_names(tmp_path) -> None:
@@ -519,7 +530,7 @@ def test_duplicate_objects_in_one_workspace_exit_2_and_other_workspaces_may_repe
     other = namespace("default", workspace="root:org:other")
     assert run_cli(tmp_path, [*hub, other]).exit_code == 0
     result = run_cli(tmp_path, [*hub, namespace("default")])
-    assert result.exit_code == 2 and "duplicate object Namespace/default" in result.stderr
+    assert result.exit_code == 2 and f"duplicate object Namespace {TEAM}|default" in result.stderr
 
 
 # -------------------------------------------------------------------------------- the whole batch

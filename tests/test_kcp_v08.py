@@ -25,11 +25,11 @@ from tests.test_kcp_fixtures import (
     ago,
     compute_v08,
     location,
-    namespace,
     placement,
     run_cli,
     sync_target,
 )
+from tests.test_kcp_fixtures import namespace_v08 as namespace
 
 EVICTED = ago(60)
 
@@ -49,6 +49,12 @@ def deletion(name: str) -> str:
 def ready(written: Written, name: str) -> tuple[str, str]:
     (condition,) = [c for c in written.status(name)["conditions"] if c["type"] == "Ready"]
     return condition["status"], condition.get("reason", "")
+
+
+def ready_message(written: Written, name: str) -> str:
+    """The Ready condition's message: Controller A's own words (placement_reconcile_scheduling.go)."""
+    (condition,) = [c for c in written.status(name)["conditions"] if c["type"] == "Ready"]
+    return condition.get("message", "")
 
 
 # ------------------------------------------------------------------------------------------ happy
@@ -85,6 +91,7 @@ def test_no_matching_location_leaves_the_placement_pending(tmp_path, mode) -> No
     assert written.status("default")["phase"] == "Pending"
     assert "selectedLocation" not in written.status("default")
     assert ready(written, "default") == ("False", "LocationNoMatch")
+    assert ready_message(written, "default") == "No valid location is found"
     assert written.target("default") is None
     assert PLACEMENT not in written.annotations("default")
     assert written.labels("default") == {}
@@ -283,6 +290,7 @@ def test_a_bound_placement_keeps_its_location_while_another_keeps_the_namespace(
     assert written.status("default")["phase"] == "Bound"
     assert written.status("default")["selectedLocation"]["locationName"] == "us"
     assert ready(written, "default") == ("False", "LocationInvalid")
+    assert ready_message(written, "default") == "Selected location is invalid for current placement"
     assert written.target("default") == k("c1")  # Controller B still serves the location
     assert written.annotations("default")[PLACEMENT] == ""
     assert written.annotations("default")[deletion("c1")] == NOW
@@ -422,7 +430,8 @@ def test_placements_the_crd_rejects_exit_2(tmp_path, change, field) -> None:
     change(p)
     result = run_cli(tmp_path, [*compute_v08(sync_target("c1", "us"), locations=["us"]), p])
     assert result.exit_code == 2, result.output
-    assert "Placement/default" in result.stderr and field in result.stderr
+    assert result.stdout == "" and result.stderr.count("\n") == 1
+    assert f"Placement {TEAM}|default: " in result.stderr and field in result.stderr
 
 
 def test_mixed_generations_exit_2(tmp_path) -> None:
@@ -430,6 +439,7 @@ def test_mixed_generations_exit_2(tmp_path) -> None:
 
     result = run_cli(tmp_path, [*compute_v08(sync_target("c1", "us"), locations=["us"]), cluster("c2", "us")])
     assert result.exit_code == 2 and "mixes kcp generations" in result.stderr
+    assert f"WorkloadCluster {COMPUTE}|c2 (v0.5) and SyncTarget {COMPUTE}|c1 (v0.8)" in result.stderr
 
 
 def test_an_unreadable_deletion_time_starts_the_grace_again(tmp_path) -> None:
@@ -512,5 +522,48 @@ def test_v08_workspaces_stay_apart(tmp_path) -> None:
     written = Written.solve(tmp_path, hub, "optimal")
     assert written.labels("default") == {state("c1"): "Sync"}
     assert ("Namespace", other, "default") not in written.objects
-    assert written.namespace("default", TEAM)["metadata"]["clusterName"] == TEAM
+    assert written.namespace("default", TEAM)["metadata"]["annotations"]["kcp.dev/cluster"] == TEAM
     assert SYNCTARGET in written.placement("default")["metadata"]["annotations"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_namespace_selector_upstream_cannot_build_leaves_the_phase_as_it_was(tmp_path, mode) -> None:
+    # Controller A's namespace step fails on LabelSelectorAsSelector (placement_reconcile_namespace.go)
+    # and leaves the phase as its scheduling step left it: Bound stays Bound. Controller C counts
+    # the placement for no namespace (isPlacementValidForNS): the mark comes off.
+    unbuildable = {"matchExpressions": [{"key": "team", "operator": "In", "values": []}]}
+    hub = [
+        *compute_v08(sync_target("c1", "us"), locations=["us"]),
+        namespace("default", labels={state("c1"): "Sync"}, annotations={PLACEMENT: ""}),
+        placement(
+            "default", namespaces=unbuildable, phase="Bound", selected="us", target=k("c1"), ready="True"
+        ),
+    ]
+    written = Written.solve(tmp_path, hub, mode)
+    assert written.status("default")["phase"] == "Bound"
+    assert ready(written, "default") == ("True", "")
+    assert written.target("default") == k("c1")  # Controller B serves a Bound placement's location
+    assert PLACEMENT not in written.annotations("default")
+    # Unbound, it draws a location and stays Unbound.
+    hub[-1]["status"] = {"phase": "Unbound"}
+    assert Written.solve(tmp_path, hub, mode).status("default")["phase"] == "Unbound"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_location_selector_upstream_cannot_build_leaves_the_sync_target_as_it_was(tmp_path, mode) -> None:
+    # Controller B's LocationSyncTargets returns LabelSelectorAsSelector's error
+    # (scheduling/location/workloadcluster_helpers.go): it patches nothing, so the annotation it
+    # holds stays, unready target or not, and the namespace keeps syncing there.
+    unbuildable = {"matchExpressions": [{"key": "location", "operator": "In", "values": []}]}
+    hub = [
+        *compute_v08(sync_target("c1", "us", ready=False), sync_target("c2", "us")),
+        location("us", selector=unbuildable, generation="v0.8"),
+        namespace("default", labels={state("c1"): "Sync"}, annotations={PLACEMENT: ""}),
+        placement("default", phase="Bound", selected="us", target=k("c1"), ready="True"),
+    ]
+    written = Written.solve(tmp_path, hub, mode)
+    assert written.target("default") == k("c1")
+    assert written.labels("default") == {state("c1"): "Sync"}
+    assert written.annotations("default") == {PLACEMENT: ""}
+    hub[-1]["metadata"]["annotations"].pop(SYNCTARGET)  # and none stays none
+    assert Written.solve(tmp_path, hub, mode).target("default") is None

@@ -53,6 +53,7 @@ def test_diff_shows_each_changed_object(tmp_path):
     headers = [line for line in diff.splitlines() if line.startswith("diff -u -N ")]
     assert len(headers) == len(plan["apply"]) + len(plan["delete"])
     first = plan["apply"][0]
-    path = f"{first['apiVersion'].replace('/', '.')}.{first['kind']}.{first['metadata']['name']}"
+    namespace = first["metadata"].get("namespace", "")  # kubectl diff: empty for a cluster-scoped object
+    path = f"{first['apiVersion'].replace('/', '.')}.{first['kind']}.{namespace}.{first['metadata']['name']}"
     assert f"--- live/{path}\n+++ merged/{path}\n" in diff
     assert diff == solve(tmp_path, FLEET, "diff")  # deterministic

@@ -1,6 +1,8 @@
 """-o plan and -o diff match objects by workspace too: kcp objects of one name may live in several
 logical clusters."""
 
+import pytest
+
 from adapters.manifests import from_objects
 from adapters.plan import changed_objects
 
@@ -22,16 +24,17 @@ def test_same_name_in_two_workspaces_is_two_objects():
     assert unchanged == 1 and [after["metadata"]["clusterName"] for _, after in changed] == ["root:b"]
 
 
-def test_the_kcp_cluster_annotation_names_the_workspace_too():
+@pytest.mark.parametrize("annotation", ["kcp.dev/cluster", "kcp.io/cluster"])  # kcp v0.7-v0.10, v0.11 on
+def test_the_kcp_cluster_annotations_name_the_workspace_too(annotation):
     a = {
         "apiVersion": "v1",
         "kind": "Namespace",
-        "metadata": {"name": "n", "annotations": {"kcp.io/cluster": "w1"}},
+        "metadata": {"name": "n", "annotations": {annotation: "w1"}},
     }
     b = {
         "apiVersion": "v1",
         "kind": "Namespace",
-        "metadata": {"name": "n", "annotations": {"kcp.io/cluster": "w2"}},
+        "metadata": {"name": "n", "annotations": {annotation: "w2"}},
     }
     changed, unchanged = changed_objects([a, b], from_objects([a, b], "<hub>"))
     assert (changed, unchanged) == ([], 2)

@@ -110,7 +110,7 @@ def hubs_v08(draw) -> list[dict[str, Any]]:
     names = [c["metadata"]["name"] for c in compute] + ["gone"]
     locations = draw(st.lists(st.sampled_from(LOCATIONS), unique=True, max_size=3))
     objects: list[dict[str, Any]] = [
-        binding(),
+        binding(generation="v0.8"),
         *(location(n, labels={"region": n}, generation="v0.8") for n in locations),
         *compute,
     ]
@@ -131,7 +131,7 @@ def hubs_v08(draw) -> list[dict[str, Any]]:
         )
     for i in range(draw(st.integers(1, 6))):
         labels = draw(st.sampled_from([None, {"team": "a"}, {"team": "b"}]))
-        objects.append(namespace(f"ns{i}", labels=labels, created=i))
+        objects.append(namespace(f"ns{i}", labels=labels, created=i, generation="v0.8"))
     event(f"v0.8 {len(compute)} clusters")
     return objects
 

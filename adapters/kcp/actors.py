@@ -63,8 +63,8 @@ syncer does, once removal is signalled and the coordination finalizers are empty
 invariant `label_losses` checks.
 
 Every pass visits objects in input order and keys in sorted order, so the same input gives the same
-output. Objects are identified by workspace (`kcp.io/cluster` annotation, else
-`metadata.clusterName`), API group, kind, namespace and name.
+output. Objects are identified by workspace (adapters.kcp.workspace.workspace_of), API group, kind,
+namespace and name.
 """
 
 from __future__ import annotations
@@ -79,6 +79,7 @@ from typing import Any
 from adapters.kcp import names as n
 from adapters.kcp.annotation import format_placement, parse_placement
 from adapters.kcp.names import State
+from adapters.kcp.workspace import reference, workspace_of
 
 __all__ = [
     "ACTORS",
@@ -205,12 +206,6 @@ def _group(obj: Mapping[str, Any]) -> str:
     return str(obj.get("apiVersion") or "").rpartition("/")[0]
 
 
-def workspace_of(obj: Mapping[str, Any]) -> str:
-    """The object's logical cluster (workspace): the `kcp.io/cluster` annotation, else
-    `metadata.clusterName`, else "" (the default workspace)."""
-    return _annotations(obj).get(n.WORKSPACE_ANNOTATION) or str(_meta(obj).get("clusterName") or "")
-
-
 def identity(obj: Mapping[str, Any]) -> tuple[str, str, str, str, str]:
     """(workspace, API group, kind, namespace, name): what the API server keys an object by."""
     meta = _meta(obj)
@@ -227,7 +222,7 @@ def describe(obj: Mapping[str, Any]) -> str:
     """`Kind workspace|name` or `Kind workspace|namespace/name` (kcp's own notation for a key in a
     logical cluster)."""
     ws, _, kind, namespace, name = identity(obj)
-    return f"{kind} {ws}|{namespace + '/' if namespace else ''}{name}"
+    return reference(kind, ws, name, namespace)
 
 
 def _is_namespace(obj: Mapping[str, Any]) -> bool:

@@ -16,6 +16,7 @@ from adapters.explain import Target, cell, grid
 from adapters.kcp import names as n
 from adapters.kcp import v05, v08
 from adapters.kcp.load import KcpContext, load
+from adapters.kcp.workspace import workspace_of
 from adapters.manifests import Manifest
 from adapters.pipeline import SystemOutcome
 from model import Batch, FilterKind, Result
@@ -68,14 +69,10 @@ def document(
 
 def _written(applied: Sequence[Mapping[str, Any]], target: Target) -> Mapping[str, Any]:
     for obj in applied:
-        metadata = obj.get("metadata") or {}
-        workspace = (metadata.get("annotations") or {}).get(n.WORKSPACE_ANNOTATION) or metadata.get(
-            "clusterName", ""
-        )
         if (
             obj.get("kind") == target.kind
-            and metadata.get("name") == target.name
-            and workspace == target.namespace
+            and (obj.get("metadata") or {}).get("name") == target.name
+            and workspace_of(obj) == target.namespace
         ):
             return obj
     return {}
@@ -169,7 +166,10 @@ def _placement(
         }
     }
     if pp.key is None:
-        out["placement"]["why"] = "no location selected: Controller B chooses no SyncTarget"
+        why = "no location selected: Controller B chooses no SyncTarget"
+        if pp.failed:
+            why = f"Controller B fails ({pp.failed}): the SyncTarget annotation stays as it is"
+        out["placement"]["why"] = why
         out["clusters"] = []
         return out
     got = result.by_request()[pp.key]

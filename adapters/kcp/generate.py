@@ -14,8 +14,8 @@
   93% Ready and schedulable, 3% not Ready, 2% unschedulable (cordoned), 1.5% evicting
   (`evictAfter` in the past), 0.5% with an eviction announced for later (exact shares, at random
   positions);
-- user workspaces (v0.5 about 20 namespaces each, in one organization whose compute workspace is a
-  sibling, bound by `workspaceName`; v0.8 about 5, in several organizations, bound by `path`), each
+- user workspaces (v0.5 about 20 namespaces each, in one organization with its compute workspace;
+  v0.8 about 5, in several organizations; bound by the compute workspace's `path`), each
   with an APIBinding to the compute service's `kubernetes` export (2% have none, 1% one that is
   not ready), 1% bound to the lab;
 - v0.5: namespaces with the scheduler's annotation `scheduling.kcp.dev/placement` as earlier runs
@@ -49,6 +49,7 @@ from adapters.generate import check_sizes, rng_for
 from adapters.kcp import names as n
 from adapters.kcp.annotation import format_placement
 from adapters.kcp.keys import sync_target_key
+from adapters.kcp.workspace import mark
 
 __all__ = ["GENERATIONS", "generate"]
 
@@ -144,6 +145,17 @@ class _Set:
         self.cluster_kind = n.WORKLOAD_CLUSTER if self.v05 else n.SYNC_TARGET
         self.resource = n.LOCATION_RESOURCE[n.Generation(generation)]
         self.objects: list[Obj] = []
+
+    def _metadata(self, workspace: str, name: str, **fields: Any) -> Obj:
+        """An object's metadata, its workspace marked as kcp of the generation marks it (v0.5:
+        metadata.clusterName, v0.8: the kcp.dev/cluster annotation, beside any other)."""
+        metadata = mark({"name": name}, workspace, n.Generation(self.generation))
+        for key, value in fields.items():
+            if key == "annotations":
+                metadata.setdefault(key, {}).update(value)
+            else:
+                metadata[key] = value
+        return metadata
 
     # -- compute ---------------------------------------------------------------------------------
 
@@ -259,7 +271,7 @@ class _Set:
                 {
                     "apiVersion": f"{n.APIS_GROUP}/{n.VERSION}",
                     "kind": "APIExport",
-                    "metadata": {"name": n.COMPUTE_EXPORT, "clusterName": ws},
+                    "metadata": self._metadata(ws, n.COMPUTE_EXPORT),
                     "spec": {"latestResourceSchemas": ["v1.deployments.apps", "v1.services.core"]},
                 }
             )
@@ -280,14 +292,14 @@ class _Set:
         return {
             "apiVersion": n.SCHEDULING_API,
             "kind": n.LOCATION,
-            "metadata": {
-                "name": location["name"],
-                "clusterName": location["workspace"],
-                "labels": dict(labels),
-                "annotations": {
+            "metadata": self._metadata(
+                location["workspace"],
+                location["name"],
+                labels=dict(labels),
+                annotations={
                     "scheduling.kcp.dev/labels": " ".join(f"{k}={v}" for k, v in sorted(labels.items()))
                 },
-            },
+            ),
             "spec": {
                 "resource": {"group": n.WORKLOAD_GROUP, "version": n.VERSION, "resource": self.resource},
                 "description": f"{labels['environment']} clusters in {location['region']}",
@@ -330,7 +342,7 @@ class _Set:
         return {
             "apiVersion": f"{n.WORKLOAD_GROUP}/{n.VERSION}",
             "kind": self.cluster_kind,
-            "metadata": {"name": cluster["name"], "clusterName": cluster["workspace"], "labels": labels},
+            "metadata": self._metadata(cluster["workspace"], cluster["name"], labels=labels),
             "spec": spec,
             "status": {"conditions": conditions, "lastSyncerHeartbeatTime": _time(heartbeat)},
         }
@@ -366,16 +378,13 @@ class _Set:
 
     def _binding(self, ws: dict[str, Any]) -> Obj:
         target = self.lab if ws["binding"] == "lab" else self.compute
-        if self.v05:
-            reference = {"workspaceName": target.rpartition(":")[2], "exportName": n.COMPUTE_EXPORT}
-        else:
-            reference = {"path": target, "exportName": n.COMPUTE_EXPORT}
+        reference = {"path": target, "exportName": n.COMPUTE_EXPORT}
         ready = ws["binding"] != "not-ready"
         at = self.now - timedelta(days=30)
         return {
             "apiVersion": f"{n.APIS_GROUP}/{n.VERSION}",
             "kind": n.API_BINDING,
-            "metadata": {"name": n.COMPUTE_EXPORT, "clusterName": ws["path"]},
+            "metadata": self._metadata(ws["path"], n.COMPUTE_EXPORT),
             "spec": {"reference": {"workspace": reference}},
             "status": {
                 "phase": "Bound" if ready else "Binding",
@@ -390,12 +399,12 @@ class _Set:
         return {
             "apiVersion": "v1",
             "kind": n.NAMESPACE,
-            "metadata": {
-                "name": name,
-                "clusterName": ws["path"],
-                "labels": {"kubernetes.io/metadata.name": name, **labels},
-                "creationTimestamp": _time(created),
-            },
+            "metadata": self._metadata(
+                ws["path"],
+                name,
+                labels={"kubernetes.io/metadata.name": name, **labels},
+                creationTimestamp=_time(created),
+            ),
             "status": {"phase": "Active"},
         }
 
@@ -547,11 +556,9 @@ class _Set:
             obj: Obj = {
                 "apiVersion": n.SCHEDULING_API,
                 "kind": n.PLACEMENT,
-                "metadata": {
-                    "name": name,
-                    "clusterName": ws["path"],
-                    "creationTimestamp": _time(self.now - timedelta(days=20)),
-                },
+                "metadata": self._metadata(
+                    ws["path"], name, creationTimestamp=_time(self.now - timedelta(days=20))
+                ),
                 "spec": {
                     "locationSelectors": selectors,
                     "locationResource": {
@@ -577,7 +584,7 @@ class _Set:
                 }
                 if clusters:
                     target = clusters[int(rng.integers(0, len(clusters)))]
-                    obj["metadata"]["annotations"] = {n.SYNC_TARGET_ANNOTATION: target["key"]}
+                    obj["metadata"].setdefault("annotations", {})[n.SYNC_TARGET_ANNOTATION] = target["key"]
                     for i in selected:
                         placed.setdefault(i, []).append(target["key"])
                         if rng.random() < MOVING_SHARE:

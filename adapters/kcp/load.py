@@ -7,7 +7,7 @@ error); without either, the Locations' spec.resource decides, then the namespace
 
 Clusters: every WorkloadCluster (v0.5) or SyncTarget (v0.8), named `<workspace>/<name>` and sorted
 so, with its labels and the traits `location:<ws>+<location>` for every Location of its workspace
-whose spec.instanceSelector selects it (nil selects nothing, {} everything; in v0.5 a workspace
+whose spec.instanceSelector selects it ({}, the CRD's default, everything; in v0.5 a workspace
 without Locations stands for one Location `default` selecting all its clusters) and
 `workspace:<ws>`. Nothing new lands on a cluster that is evicting (spec.evictAfter reached) or
 being deleted, nor, in v0.8, on one that is not Ready or is cordoned (spec.unschedulable): those
@@ -35,7 +35,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from adapters.errors import InputError
-from adapters.fields import Fields
 from adapters.kcp import names as n
 from adapters.kcp.names import Generation
 from adapters.kcp.objects import (
@@ -44,14 +43,15 @@ from adapters.kcp.objects import (
     LocationObject,
     NamespaceObject,
     PlacementObject,
+    Resource,
     read_binding,
     read_cluster,
     read_location,
     read_namespace,
     read_placement,
     selects,
-    workspace_of,
 )
+from adapters.kcp.workspace import KcpFields, read_workspace, reference
 from adapters.manifests import Manifest
 from model import Batch, Cluster, Taint
 
@@ -136,20 +136,21 @@ def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tupl
 
 
 def _index(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
-    """The kcp objects by kind, each sorted by (workspace, name); the same kind, workspace and name
-    twice is an error (one WorkloadCluster under both of its group spellings too)."""
+    """The kcp objects by kind, each sorted by (workspace, name); every one names its workspace;
+    the same kind, workspace and name twice is an error (one WorkloadCluster under both of its
+    group spellings too)."""
     wanted = {**n.KINDS, **n.SHARED_KINDS}
     seen: dict[tuple[str, str, str], Manifest] = {}
     out: dict[str, list[tuple[str, str, Manifest]]] = defaultdict(list)
     for m in manifests:
         if m.group not in wanted.get(m.kind, ()):
             continue
-        workspace = workspace_of(m)
+        workspace = read_workspace(m)
         key = (m.kind, workspace, m.name)
         other = seen.get(key)
         if other is not None:
-            where = f" in workspace {workspace!r}" if workspace else ""
-            raise InputError(f"duplicate object {m.ref}{where} ({other.location} and {m.location})")
+            where = reference(m.kind, workspace, m.name)
+            raise InputError(f"duplicate object {where} ({other.location} and {m.location})")
         seen[key] = m
         out[m.kind].append((workspace, m.name, m))
     return {kind: [m for *_, m in sorted(items, key=lambda i: i[:2])] for kind, items in out.items()}
@@ -158,8 +159,9 @@ def _index(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
 def _generation(objects: Mapping[str, list[Manifest]]) -> Generation:
     old, new = objects.get(n.WORKLOAD_CLUSTER), objects.get(n.SYNC_TARGET) or objects.get(n.PLACEMENT)
     if old and new:
+        first_old, first_new = (reference(m.kind, read_workspace(m), m.name) for m in (old[0], new[0]))
         raise InputError(
-            f"the input mixes kcp generations: {old[0].ref} (v0.5) and {new[0].ref} (v0.8); "
+            f"the input mixes kcp generations: {first_old} (v0.5) and {first_new} (v0.8); "
             "give one generation's objects"
         )
     if old:
@@ -222,30 +224,22 @@ def _world(objects: Mapping[str, list[Manifest]], generation: Generation, now: d
 
 
 def _check_resource(m: Manifest, location: LocationObject, generation: Generation) -> None:
-    """The Location CRD's enum: the generation's cluster resource only."""
-    resource = location.resource
-    wanted = (n.WORKLOAD_GROUP, n.VERSION, n.LOCATION_RESOURCE[generation])
-    if (resource.group, resource.version, resource.resource) != wanted:
-        raise Fields(m).fail(
-            f"a {generation} Location spans {'/'.join(wanted)} only, got "
-            f"{resource.group}/{resource.version}/{resource.resource}",
-            "spec.resource",
-        )
+    """The Location CRD's enum of the generation: its cluster resource only."""
+    _resource_enum(KcpFields(m, location.workspace), location.resource, "spec.resource", generation)
 
 
 def _check_placement_resource(p: PlacementObject) -> None:
-    """The Placement CRD's enums (group may be left out)."""
-    r = p.location_resource
-    for part, value, allowed in (
-        ("group", r.group, ("", n.WORKLOAD_GROUP)),
-        ("version", r.version, (n.VERSION,)),
-        ("resource", r.resource, (n.LOCATION_RESOURCE[Generation.V08],)),
-    ):
-        if value not in allowed:
-            expected = " or ".join(repr(a) for a in allowed if a)
-            raise Fields(p.manifest).fail(
-                f"unsupported value {value!r}: expected {expected}", f"spec.locationResource.{part}"
-            )
+    """The Placement CRD's enum (a v0.8 kind): synctargets only."""
+    f = KcpFields(p.manifest, p.workspace)
+    _resource_enum(f, p.location_resource, "spec.locationResource", Generation.V08)
+
+
+def _resource_enum(f: KcpFields, resource: Resource, path: str, generation: Generation) -> None:
+    """The resource's enum, the generation's cluster resource (objects.py checked the group and
+    version, the same in both generations)."""
+    allowed = n.LOCATION_RESOURCE[generation]
+    if resource.resource != allowed:
+        raise f.fail(f"unsupported value {resource.resource!r}: expected {allowed!r}", f"{path}.resource")
 
 
 def _members(

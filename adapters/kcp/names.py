@@ -47,8 +47,10 @@ class Generation(StrEnum):
 # The resource a Location spans, as its CRD's enum allows it in each generation.
 LOCATION_RESOURCE = {Generation.V05: "workloadclusters", Generation.V08: "synctargets"}
 
-# -- workspaces ----------------------------------------------------------------------------------
-WORKSPACE_ANNOTATION = "kcp.io/cluster"  # newer kcp; older objects carry metadata.clusterName
+# -- workspaces (workspace.py: which generation marks an object's workspace how) ------------------
+WORKSPACE_ANNOTATION = "kcp.io/cluster"  # kcp v0.11 on (logicalcluster v3)
+V08_WORKSPACE_ANNOTATION = "kcp.dev/cluster"  # kcp v0.7 to v0.10 (logicalcluster v2)
+# kcp v0.5 and v0.6 (logicalcluster v1) mark it with metadata.clusterName
 
 # -- the compute service's export -----------------------------------------------------------------
 COMPUTE_EXPORT = "kubernetes"

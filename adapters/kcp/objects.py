@@ -1,11 +1,11 @@
 """kcp objects -> what the placement controllers read of them, every field checked as the CRD
-schema checks it (an InputError names the object and the field).
+schema checks it (kcp v0.5.0-alpha.1 and v0.8.0 `config/crds`: required fields, patterns, enums,
+int32 ranges); an InputError names the object with its workspace, and the field.
 
-Every kcp object lives in a logical workspace: `metadata.clusterName` (kcp up to v0.8) or the
-`kcp.io/cluster` annotation (later kcp); an object with neither is in the workspace "". Selectors
-keep Kubernetes' nil/empty distinction: None matches nothing, an empty LabelSelector everything;
-a selector Kubernetes cannot build (adapters.selectors.SelectorError) matches nothing, as upstream
-skips it.
+Every kcp object lives in the logical workspace its markers name (workspace.read_workspace: one
+name, or the object is refused). Selectors keep Kubernetes' nil/empty distinction: None matches
+nothing, an empty LabelSelector everything; a selector Kubernetes cannot build
+(adapters.selectors.SelectorError) matches nothing, as upstream skips it.
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from adapters.fields import ZERO_TIME, Fields, parse_time
+from adapters.fields import INT32, ZERO_TIME, Fields, parse_time
 from adapters.kcp import names as n
 from adapters.kcp.keys import sync_target_key
+from adapters.kcp.workspace import KcpFields, kcp_fields
 from adapters.manifests import Manifest
 from adapters.selectors import SelectorError, label_selector
-from model import LabelSelector
+from model import LabelSelector, QuantityError, parse_quantity
 
 __all__ = [
     "BindingObject",
@@ -37,29 +38,22 @@ __all__ = [
     "read_namespace",
     "read_placement",
     "selects",
-    "workspace_of",
 ]
 
 _PATH = re.compile(r"root(:[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_NOT_A_PATH = "{!r} is not an absolute workspace path (root:...)"
 _RESOURCE_NAME = re.compile(r"[a-z][-a-z0-9]*[a-z0-9]")
-
-
-def workspace_of(manifest: Manifest) -> str:
-    """The logical workspace an object lives in ("" when it names none)."""
-    f = Fields(manifest)
-    metadata = manifest.obj["metadata"]
-    cluster_name = f.string(metadata.get("clusterName"), "metadata.clusterName")
-    annotations = f.mapping(metadata.get("annotations"), "metadata.annotations")
-    annotated = f.string(
-        annotations.get(n.WORKSPACE_ANNOTATION), f"metadata.annotations.{n.WORKSPACE_ANNOTATION}"
-    )
-    if cluster_name and annotated and cluster_name != annotated:
-        raise f.fail(
-            f"names workspace {cluster_name!r}, but the {n.WORKSPACE_ANNOTATION} annotation {annotated!r}",
-            "metadata.clusterName",
-        )
-    return cluster_name or annotated
+_GROUP = re.compile(r"(|[a-z0-9]([-a-z0-9]*[a-z0-9](\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?)")
+# The Location CRD's patterns for availableSelectorLabels (a label key, a label value).
+_LABEL_KEY = re.compile(
+    r"([a-z0-9]([-a-z0-9]*[a-z0-9](\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?/)?([a-zA-Z0-9][-a-zA-Z0-9_.]{0,61})?[a-zA-Z0-9]"
+)
+_LABEL_VALUE = re.compile(
+    r"(|([a-z0-9]([-a-z0-9]*[a-z0-9](\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?/)?([a-zA-Z0-9][-a-zA-Z0-9_.]{0,61})?[a-zA-Z0-9])"
+)
+_SYNC_TARGET_NAME_MAX = 234  # the SyncTarget CRD's patch: 253 - 10 (prefix) - 9 (hash)
+BINDING_PHASES = ("", "Binding", "Bound")
+CLAIM_STATES = ("Accepted", "Rejected")
+SYNCED_STATES = ("Pending", "Accepted", "Incompatible")
 
 
 def selects(selector: LabelSelector | None, labels: Mapping[str, str]) -> bool:
@@ -78,24 +72,79 @@ def _selector(f: Fields, raw: Any, path: str) -> tuple[LabelSelector | None, str
         return None, str(err)
 
 
-def condition_status(f: Fields, status: Mapping[str, Any], kind: str) -> str:
+def _required(f: Fields, raw: Mapping[str, Any], key: str, path: str) -> Any:
+    """A field the schema requires (present, not null)."""
+    if raw.get(key) is None:
+        raise f.fail("required", path)
+    return raw[key]
+
+
+def _enum(f: Fields, value: Any, allowed: tuple[str, ...], path: str) -> str:
+    """A string the schema restricts to `allowed`."""
+    text = f.string(value, path)
+    if text not in allowed:
+        expected = ", ".join(repr(a) for a in allowed)
+        raise f.fail(f"unsupported value {text!r}: expected one of {expected}", path)
+    return text
+
+
+def _pattern(f: Fields, value: Any, pattern: re.Pattern[str], path: str, what: str) -> str:
+    text = f.string(value, path)
+    if not pattern.fullmatch(text):
+        raise f.fail(f"{text!r} is not {what}", path)
+    return text
+
+
+def _workspace_path(f: Fields, value: Any, path: str) -> str:
+    """An absolute workspace path (root:...), "" when absent."""
+    text = f.string(value, path)
+    return _pattern(f, text, _PATH, path, "an absolute workspace path (root:...)") if text else ""
+
+
+def _int32(f: Fields, raw: Mapping[str, Any], key: str, path: str) -> None:
+    if raw.get(key) is not None:
+        f.integer(raw[key], path, maximum=INT32)
+
+
+def _quantities(f: Fields, raw: Mapping[str, Any], key: str) -> None:
+    """status.capacity / status.allocatable: resource quantities (an integer or a quantity string)."""
+    for resource, value in f.mapping(raw.get(key), f"status.{key}").items():
+        path = f"status.{key}.{resource}"
+        if isinstance(value, bool) or not isinstance(value, str | int):
+            raise f.fail("expected a quantity", path)
+        try:
+            parse_quantity(str(value))
+        except QuantityError as err:
+            raise f.fail(str(err), path) from None
+
+
+def condition_status(conditions: tuple[Mapping[str, Any], ...], kind: str) -> str:
     """The status of the condition of that type ("" when it is absent)."""
-    for i, item in enumerate(f.sequence(status.get("conditions"), "status.conditions")):
-        item = f.mapping(item, f"status.conditions[{i}]")
-        if f.string(item.get("type"), f"status.conditions[{i}].type") == kind:
-            return f.string(item.get("status"), f"status.conditions[{i}].status")
+    for item in conditions:
+        if item.get("type") == kind:
+            return item.get("status") or ""
     return ""
 
 
 def _conditions(f: Fields, status: Mapping[str, Any], *, strict: bool) -> tuple[Mapping[str, Any], ...]:
-    """The conditions; `strict`: type and status required (a CRD's schema; a Namespace's is the
-    API server's own, read leniently: it may be another system's input)."""
+    """The conditions; `strict`: as a kcp CRD's schema has them (type, status and an RFC 3339
+    lastTransitionTime required); a Namespace's are the API server's own, read leniently: it may be
+    another system's input."""
     out = []
     for i, item in enumerate(f.sequence(status.get("conditions"), "status.conditions")):
-        item = f.mapping(item, f"status.conditions[{i}]")
+        where = f"status.conditions[{i}]"
+        item = f.mapping(item, where)
         for key in ("type", "status"):
-            if not f.string(item.get(key), f"status.conditions[{i}].{key}") and strict:
-                raise f.fail("required", f"status.conditions[{i}].{key}")
+            if not f.string(item.get(key), f"{where}.{key}") and strict:
+                raise f.fail("required", f"{where}.{key}")
+        if strict:
+            parse_time(
+                f,
+                _required(f, item, "lastTransitionTime", f"{where}.lastTransitionTime"),
+                f"{where}.lastTransitionTime",
+            )
+            for key in ("reason", "message", "severity"):
+                f.string(item.get(key), f"{where}.{key}")
         out.append(item)
     return tuple(out)
 
@@ -109,7 +158,7 @@ class _Meta:
     deleting: bool
 
 
-def _meta(f: Fields, manifest: Manifest) -> _Meta:
+def _meta(f: KcpFields, manifest: Manifest) -> _Meta:
     metadata = manifest.obj["metadata"]
     if manifest.namespace:
         raise f.fail(f"a {manifest.kind} is cluster-scoped (within its workspace)", "metadata.namespace")
@@ -117,7 +166,8 @@ def _meta(f: Fields, manifest: Manifest) -> _Meta:
     annotations = f.string_map(metadata.get("annotations"), "metadata.annotations")
     created = parse_time(f, metadata.get("creationTimestamp"), "metadata.creationTimestamp")
     deleting = parse_time(f, metadata.get("deletionTimestamp"), "metadata.deletionTimestamp") != ZERO_TIME
-    return _Meta(workspace_of(manifest), labels, annotations, created, deleting)
+    assert f.workspace is not None
+    return _Meta(f.workspace, labels, annotations, created, deleting)
 
 
 # ----------------------------------------------------------------------------------------- Namespace
@@ -140,7 +190,7 @@ class NamespaceObject:
 
 
 def read_namespace(manifest: Manifest) -> NamespaceObject:
-    f = Fields(manifest)
+    f = kcp_fields(manifest)
     meta = _meta(f, manifest)
     status = f.mapping(manifest.obj.get("status"), "status")
     return NamespaceObject(
@@ -173,37 +223,40 @@ class BindingObject:
 
 
 def read_binding(manifest: Manifest) -> BindingObject:
-    f = Fields(manifest)
+    f = kcp_fields(manifest)
     meta = _meta(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
-    if spec.get("reference") is None:
-        raise f.fail("required", "spec.reference")
-    reference = f.mapping(spec["reference"], "spec.reference")
-    if reference.get("workspace") is None:
-        raise f.fail("required", "spec.reference.workspace")
-    ref = f.mapping(reference["workspace"], "spec.reference.workspace")
-    export_name = f.string(ref.get("exportName"), "spec.reference.workspace.exportName")
+    reference = f.mapping(_required(f, spec, "reference", "spec.reference"), "spec.reference")
+    base = "spec.reference.workspace"
+    ref = f.mapping(_required(f, reference, "workspace", base), base)
+    export_name = f.string(ref.get("exportName"), f"{base}.exportName")
     if not export_name:
-        raise f.fail("required", "spec.reference.workspace.exportName")
-    path = f.string(ref.get("path"), "spec.reference.workspace.path")
-    sibling = f.string(ref.get("workspaceName"), "spec.reference.workspace.workspaceName")
-    if path and not _PATH.fullmatch(path):
-        raise f.fail(
-            f"{path!r} is not an absolute workspace path (root:...)", "spec.reference.workspace.path"
+        raise f.fail("required", f"{base}.exportName")
+    # Both generations' schemas require the path (a `oneOf: [required: [path]]`); v0.4's sibling
+    # `name` is no field of theirs.
+    path = _workspace_path(f, _required(f, ref, "path", f"{base}.path"), f"{base}.path")
+    if not path:
+        raise f.fail("'' is not an absolute workspace path (root:...)", f"{base}.path")
+    for i, claim in enumerate(f.sequence(spec.get("permissionClaims"), "spec.permissionClaims")):
+        at = f"spec.permissionClaims[{i}]"
+        claim = f.mapping(claim, at)
+        _pattern(
+            f,
+            _required(f, claim, "resource", f"{at}.resource"),
+            _RESOURCE_NAME,
+            f"{at}.resource",
+            "a resource name",
         )
-    if path:
-        where = path
-    elif sibling:  # v0.5: a workspace of the same organization (a sibling of the binding's)
-        parent, colon, _ = meta.workspace.rpartition(":")
-        where = f"{parent}{colon}{sibling}"
-    else:
-        where = meta.workspace
+        _pattern(f, claim.get("group"), _GROUP, f"{at}.group", "an API group")
+        _enum(f, _required(f, claim, "state", f"{at}.state"), CLAIM_STATES, f"{at}.state")
     status = f.mapping(manifest.obj.get("status"), "status")
+    _enum(f, status.get("phase"), BINDING_PHASES, "status.phase")
+    conditions = _conditions(f, status, strict=True)
     ready = all(
-        condition_status(f, status, kind) == "True"
+        condition_status(conditions, kind) == "True"
         for kind in (n.INITIAL_BINDING_COMPLETED, n.API_EXPORT_VALID)
     )
-    return BindingObject(manifest, meta.workspace, manifest.name, where, export_name, ready)
+    return BindingObject(manifest, meta.workspace, manifest.name, path, export_name, ready)
 
 
 # ----------------------------------------------------------------------------------------- Location
@@ -223,7 +276,7 @@ class LocationObject:
     name: str
     labels: Mapping[str, str]
     resource: Resource
-    instance_selector: LabelSelector | None  # None: matches nothing
+    instance_selector: LabelSelector | None  # None: upstream cannot build it, matches nothing
     selector_error: str
 
     @property
@@ -232,35 +285,58 @@ class LocationObject:
         return f"{self.workspace}+{self.name}"
 
 
-def _resource(f: Fields, raw: Any, path: str) -> Resource:
-    if raw is None:
-        raise f.fail("required", path)
-    raw = f.mapping(raw, path)
-    values = []
-    for part in ("group", "version", "resource"):
-        value = f.string(raw.get(part), f"{path}.{part}")
-        if part != "group" and not value:
-            raise f.fail("required", f"{path}.{part}")
-        if part != "group" and not _RESOURCE_NAME.fullmatch(value):
-            raise f.fail(f"{value!r} is not a resource or version name", f"{path}.{part}")
-        values.append(value)
-    return Resource(*values)
+def _resource(f: Fields, spec: Mapping[str, Any], key: str) -> Resource:
+    """A GroupVersionResource as both CRDs (Location, Placement) declare it: group optional but
+    only workload.kcp.dev (an empty one is refused, an absent one reads as ""), version
+    v1alpha1, resource required (its enum is the generation's: load.py)."""
+    path = f"spec.{key}"
+    raw = f.mapping(_required(f, spec, key, path), path)
+    group = "" if raw.get("group") is None else _enum(f, raw["group"], (n.WORKLOAD_GROUP,), f"{path}.group")
+    version = _enum(f, _required(f, raw, "version", f"{path}.version"), (n.VERSION,), f"{path}.version")
+    resource = f.string(_required(f, raw, "resource", f"{path}.resource"), f"{path}.resource")
+    _pattern(f, resource, _RESOURCE_NAME, f"{path}.resource", "a resource name")
+    return Resource(group, version, resource)
 
 
-def read_location(manifest: Manifest) -> LocationObject:
-    f = Fields(manifest)
-    meta = _meta(f, manifest)
-    spec = f.mapping(manifest.obj.get("spec"), "spec")
-    resource = _resource(f, spec.get("resource"), "spec.resource")
-    f.string(spec.get("description"), "spec.description")
+def _selector_labels(f: Fields, spec: Mapping[str, Any]) -> None:
+    """spec.availableSelectorLabels: a list keyed by `key` (a label key), each with a set of at
+    least one label value."""
+    seen: set[str] = set()
     for i, item in enumerate(f.sequence(spec.get("availableSelectorLabels"), "spec.availableSelectorLabels")):
         where = f"spec.availableSelectorLabels[{i}]"
         item = f.mapping(item, where)
-        if not f.string(item.get("key"), f"{where}.key"):
-            raise f.fail("required", f"{where}.key")
-        if not f.string_list(item.get("values"), f"{where}.values"):
+        key = f.string(_required(f, item, "key", f"{where}.key"), f"{where}.key")
+        if len(key) > 255:
+            raise f.fail(f"must be at most 255 characters, got {len(key)}", f"{where}.key")
+        _pattern(f, key, _LABEL_KEY, f"{where}.key", "a label key")
+        if key in seen:
+            raise f.fail(f"duplicate key {key!r}", f"{where}.key")
+        seen.add(key)
+        values = f.string_list(_required(f, item, "values", f"{where}.values"), f"{where}.values")
+        if not values:
             raise f.fail("at least one value is required", f"{where}.values")
-    selector, error = _selector(f, spec.get("instanceSelector"), "spec.instanceSelector")
+        for j, value in enumerate(values):
+            if len(value) > 63:
+                raise f.fail(f"must be at most 63 characters, got {len(value)}", f"{where}.values[{j}]")
+            _pattern(f, value, _LABEL_VALUE, f"{where}.values[{j}]", "a label value")
+        if len(set(values)) != len(values):
+            raise f.fail("duplicate values (a set)", f"{where}.values")
+        f.string(item.get("description"), f"{where}.description")
+
+
+def read_location(manifest: Manifest) -> LocationObject:
+    f = kcp_fields(manifest)
+    meta = _meta(f, manifest)
+    spec = f.mapping(manifest.obj.get("spec"), "spec")
+    resource = _resource(f, spec, "resource")
+    f.string(spec.get("description"), "spec.description")
+    _selector_labels(f, spec)
+    # The CRD defaults an absent (or null) instanceSelector to {}: every cluster of the workspace.
+    raw_selector = spec.get("instanceSelector")
+    selector, error = _selector(f, {} if raw_selector is None else raw_selector, "spec.instanceSelector")
+    status = f.mapping(manifest.obj.get("status"), "status")
+    for key in ("instances", "availableInstances"):
+        _int32(f, status, key, f"status.{key}")
     return LocationObject(manifest, meta.workspace, manifest.name, meta.labels, resource, selector, error)
 
 
@@ -297,8 +373,44 @@ class ClusterObject:
         return self.evict_after is not None and now >= self.evict_after
 
 
+def _sync_target_fields(
+    f: Fields, manifest: Manifest, spec: Mapping[str, Any], status: Mapping[str, Any]
+) -> None:
+    """What only a SyncTarget's schema has: its name's length, supportedAPIExports, cells and
+    status.syncedResources."""
+    if len(manifest.name) > _SYNC_TARGET_NAME_MAX:
+        raise f.fail(
+            f"must be at most {_SYNC_TARGET_NAME_MAX} characters, got {len(manifest.name)}", "metadata.name"
+        )
+    for i, item in enumerate(f.sequence(spec.get("supportedAPIExports"), "spec.supportedAPIExports")):
+        where = f"spec.supportedAPIExports[{i}]"
+        ref = f.mapping(f.mapping(item, where).get("workspace"), f"{where}.workspace")
+        if ref:
+            f.string(
+                _required(f, ref, "exportName", f"{where}.workspace.exportName"),
+                f"{where}.workspace.exportName",
+            )
+            _workspace_path(f, ref.get("path"), f"{where}.workspace.path")
+    f.string_map(spec.get("cells"), "spec.cells")
+    for i, item in enumerate(f.sequence(status.get("syncedResources"), "status.syncedResources")):
+        where = f"status.syncedResources[{i}]"
+        item = f.mapping(item, where)
+        _pattern(
+            f,
+            _required(f, item, "resource", f"{where}.resource"),
+            _RESOURCE_NAME,
+            f"{where}.resource",
+            "a resource name",
+        )
+        _pattern(f, item.get("group"), _GROUP, f"{where}.group", "an API group")
+        if not f.string_list(_required(f, item, "versions", f"{where}.versions"), f"{where}.versions"):
+            raise f.fail("at least one version is required", f"{where}.versions")
+        if item.get("state") is not None:
+            _enum(f, item["state"], SYNCED_STATES, f"{where}.state")
+
+
 def read_cluster(manifest: Manifest) -> ClusterObject:
-    f = Fields(manifest)
+    f = kcp_fields(manifest)
     meta = _meta(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
     unschedulable = spec.get("unschedulable", False)
@@ -308,7 +420,17 @@ def read_cluster(manifest: Manifest) -> ClusterObject:
     if spec.get("evictAfter") is not None:
         evict_after = parse_time(f, spec["evictAfter"], "spec.evictAfter")
     status = f.mapping(manifest.obj.get("status"), "status")
-    ready = condition_status(f, status, n.READY) == "True"
+    for key in ("capacity", "allocatable"):
+        _quantities(f, status, key)
+    parse_time(f, status.get("lastSyncerHeartbeatTime"), "status.lastSyncerHeartbeatTime")
+    for i, item in enumerate(f.sequence(status.get("virtualWorkspaces"), "status.virtualWorkspaces")):
+        if not f.string(
+            f.mapping(item, f"status.virtualWorkspaces[{i}]").get("url"), f"status.virtualWorkspaces[{i}].url"
+        ):
+            raise f.fail("required", f"status.virtualWorkspaces[{i}].url")
+    if manifest.kind == n.SYNC_TARGET:
+        _sync_target_fields(f, manifest, spec, status)
+    ready = condition_status(_conditions(f, status, strict=True), n.READY) == "True"
     return ClusterObject(
         manifest,
         manifest.kind,
@@ -336,6 +458,7 @@ class PlacementObject:
     location_selectors: tuple[LabelSelector, ...]  # ORed; those upstream cannot build are left out
     location_resource: Resource
     namespace_selector: LabelSelector | None  # None: matches no namespace
+    namespace_selector_error: str  # why upstream cannot build it ("" when it can)
     location_workspace: str
     phase: str
     selected: tuple[str, str] | None  # status.selectedLocation (path, locationName)
@@ -353,34 +476,33 @@ class PlacementObject:
 
 
 def read_placement(manifest: Manifest) -> PlacementObject:
-    f = Fields(manifest)
+    f = kcp_fields(manifest)
     meta = _meta(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
-    resource = _resource(f, spec.get("locationResource"), "spec.locationResource")
+    resource = _resource(f, spec, "locationResource")
     selectors = []
     for i, raw in enumerate(f.sequence(spec.get("locationSelectors"), "spec.locationSelectors")):
         selector, _ = _selector(f, raw, f"spec.locationSelectors[{i}]")
         if selector is not None:
             selectors.append(selector)
-    namespace_selector, _ = _selector(f, spec.get("namespaceSelector"), "spec.namespaceSelector")
-    location_workspace = f.string(spec.get("locationWorkspace"), "spec.locationWorkspace")
-    if location_workspace and not _PATH.fullmatch(location_workspace):
-        raise f.fail(
-            f"{location_workspace!r} is not an absolute workspace path (root:...)", "spec.locationWorkspace"
-        )
+    namespace_selector, error = _selector(f, spec.get("namespaceSelector"), "spec.namespaceSelector")
+    location_workspace = _workspace_path(f, spec.get("locationWorkspace"), "spec.locationWorkspace")
     status = f.mapping(manifest.obj.get("status"), "status")
-    phase = f.string(status.get("phase"), "status.phase") or n.PHASE_PENDING
-    if phase not in n.PHASES:
-        raise f.fail(f"unsupported value {phase!r}: expected one of {', '.join(n.PHASES)}", "status.phase")
+    phase = (
+        n.PHASE_PENDING
+        if status.get("phase") is None
+        else _enum(f, status["phase"], n.PHASES, "status.phase")
+    )
     selected = None
     if status.get("selectedLocation") is not None:
-        ref = f.mapping(status["selectedLocation"], "status.selectedLocation")
-        path = f.string(ref.get("path"), "status.selectedLocation.path")
-        name = f.string(ref.get("locationName"), "status.selectedLocation.locationName")
-        if not name:
-            raise f.fail("required", "status.selectedLocation.locationName")
+        base = "status.selectedLocation"
+        ref = f.mapping(status["selectedLocation"], base)
+        path = _workspace_path(f, _required(f, ref, "path", f"{base}.path"), f"{base}.path")
+        if not path:
+            raise f.fail("'' is not an absolute workspace path (root:...)", f"{base}.path")
+        name = f.string(_required(f, ref, "locationName", f"{base}.locationName"), f"{base}.locationName")
         selected = (path, name)
-    f.string(meta.annotations.get(n.SYNC_TARGET_ANNOTATION), "metadata.annotations")
+    conditions = _conditions(f, status, strict=True)
     return PlacementObject(
         manifest,
         meta.workspace,
@@ -391,9 +513,10 @@ def read_placement(manifest: Manifest) -> PlacementObject:
         tuple(selectors),
         resource,
         namespace_selector,
+        error,
         location_workspace or meta.workspace,
         phase,
         selected,
-        condition_status(f, status, n.READY),
-        _conditions(f, status, strict=True),
+        condition_status(conditions, n.READY),
+        conditions,
     )

@@ -41,6 +41,7 @@ from adapters.errors import InputError
 from adapters.kcp.actors import ACTORS, Transition, diff_objects, generation_of, identity, label_losses
 from adapters.kcp.legality import ALLOWED, illegal_transitions
 from adapters.kcp.names import PLACEMENT_ANNOTATION
+from adapters.kcp.workspace import read_workspace, workspace_of
 from adapters.manifests import Manifest, dump_json, dump_yaml_stream, from_objects
 from adapters.pipeline import schedule_manifests
 from solver import SolveOptions
@@ -170,9 +171,7 @@ def _illegal(before: list[dict], after: list[dict], actor: str, generation: str)
 
 
 def _namespace_key(obj: dict) -> tuple[str, str]:
-    metadata = obj.get("metadata") or {}
-    workspace = (metadata.get("annotations") or {}).get("kcp.io/cluster") or metadata.get("clusterName") or ""
-    return workspace, metadata.get("name", "")
+    return workspace_of(obj), (obj.get("metadata") or {}).get("name", "")
 
 
 def run_simulation(
@@ -185,7 +184,8 @@ def run_simulation(
 ) -> Simulation:
     """Run the scheduler and the other actors step by step (see the module docstring) until a step
     changes nothing and nobody waits, or `steps` steps. InputError on bad input (found by the first
-    step's scheduler run), or when the input holds no kcp object."""
+    step's scheduler run; a Namespace or namespaced object naming no workspace, or two, before it),
+    or when the input holds no kcp object."""
     if steps is not None and steps < 1:
         raise InputError(f"must be at least 1, got {steps}", field="--steps")
     objects = [m.obj for m in manifests]
@@ -194,6 +194,9 @@ def run_simulation(
             "simulate runs kcp's placement actors: the input holds no WorkloadCluster, SyncTarget, "
             "Location or Placement"
         )
+    for m in manifests:  # the actors find a namespace's objects by workspace: each must name one
+        if m.namespace or (m.kind == "Namespace" and m.group == ""):
+            read_workspace(m)
     options = options or SolveOptions()
     start = (now or datetime.now(UTC)).replace(microsecond=0)
     start = start if start.tzinfo else start.replace(tzinfo=UTC)

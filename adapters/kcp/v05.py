@@ -86,11 +86,11 @@ REVIVE = "revive"  # a cluster just set to Removing, Bound again under this loca
 class Unit:
     """One request: a namespace in one location."""
 
-    key: str
     location: str  # the location's name (in the negotiation workspace)
     kind: str  # KEPT, RESCHEDULE, NEW or REVIVE
     held: ClusterObject | None = None  # the cluster it holds (kept, given up, or revived)
     excluded: tuple[str, ...] = ()  # neutral names of the clusters already in the annotation
+    key: str = ""  # its request's key (set with the request)
 
 
 @dataclass(slots=True)
@@ -122,9 +122,12 @@ def plan(world: World) -> Plan:
             namespaces.append(p)
     units = [(p, u) for p in namespaces for u in p.units]
     ordered = sorted(units, key=lambda pu: (pu[0].namespace.created, pu[0].namespace.key, pu[1].location))
-    order = {id(u): i for i, (_, u) in enumerate(ordered)}
-    requests = sorted((_request(p, u, order[id(u)]) for p, u in units), key=lambda r: r.key)
-    return Plan(namespaces, requests, dict(load))
+    requests = []
+    for order, (p, u) in enumerate(ordered):
+        request = _request(p, u, order)
+        u.key = request.key  # the answer is found by the request's own key, whatever it is
+        requests.append(request)
+    return Plan(namespaces, sorted(requests, key=lambda r: r.key), dict(load))
 
 
 class _Candidates:
@@ -222,7 +225,7 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
 
     for location in sorted(active):
         first, *others = sorted(active[location])
-        p.units.append(Unit(_key(p, location), location, KEPT, clusters[entries[first].cluster]))
+        p.units.append(Unit(location, KEPT, clusters[entries[first].cluster]))
         for key in others:
             load[clusters[entries[key].cluster].neutral] += 1
 
@@ -238,7 +241,7 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
         for location in reschedule:
             revived = revival(location)
             if revived is not None:
-                p.units.append(Unit(_key(p, location), location, REVIVE, revived))
+                p.units.append(Unit(location, REVIVE, revived))
                 continue
             given_up = sorted(
                 entries[k].cluster
@@ -246,7 +249,7 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
                 if entries[k].location == location and entries[k].cluster in p.removed
             )
             held = clusters[given_up[0]] if given_up else None
-            p.units.append(Unit(_key(p, location), location, RESCHEDULE, held, taken))
+            p.units.append(Unit(location, RESCHEDULE, held, taken))
     elif not active:
         rng = seeded(world.seed, ws, p.namespace.key)
         order = list(locations)
@@ -256,14 +259,14 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
             for location in order:
                 revived = revival(location)
                 if revived is not None:
-                    chosen = Unit(_key(p, location), location, REVIVE, revived)
+                    chosen = Unit(location, REVIVE, revived)
                     break
                 if any(name not in taken for name in candidates(ws, location)):
-                    chosen = Unit(_key(p, location), location, NEW, None, taken)  # the last one wins
+                    chosen = Unit(location, NEW, None, taken)  # the last one wins
         else:  # nothing to revive: the last location of the permutation that can take it wins
             for location in reversed(order):
                 if any(name not in taken for name in candidates(ws, location)):
-                    chosen = Unit(_key(p, location), location, NEW, None, taken)
+                    chosen = Unit(location, NEW, None, taken)
                     break
         if chosen is None:
             p.unplaced = True
@@ -271,19 +274,14 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
             p.units.append(chosen)
 
 
-def _key(p: NamespacePlan, location: str) -> str:
-    return f"{p.namespace.workspace}/{p.namespace.name}@{location}"
-
-
 def _request(p: NamespacePlan, u: Unit, order: int) -> PlacementRequest:
     term = ClusterTerm(traits=(n.LOCATION_TRAIT.format(p.negotiation, u.location),))
     if u.excluded and u.kind in (NEW, RESCHEDULE):
         keep_off = LabelRequirement(n.NAME_CLAIM, LabelOperator.NOT_IN, u.excluded)
         term = ClusterTerm(claims=LabelSelector(match_expressions=(keep_off,)), traits=term.traits)
-    workspace, _, name = u.key.partition("/")
     return PlacementRequest(
-        name=name,
-        namespace=workspace,
+        name=f"{p.namespace.name}@{u.location}",
+        namespace=p.namespace.workspace,
         mode=SelectionMode.N,
         count=1,
         required=(term,),

@@ -8,7 +8,8 @@ section 2.4).
   still-valid selection; otherwise one valid Location is drawn uniformly at random (phase Unbound,
   Ready=True), or, with none, phase Pending, no selection and Ready=False/LocationNoMatch. Then
   the phase: Pending without a selection, else Bound when a namespace of its workspace carries the
-  `scheduling.kcp.dev/placement` annotation and matches its namespaceSelector, else Unbound.
+  `scheduling.kcp.dev/placement` annotation and matches its namespaceSelector, else Unbound (a
+  namespaceSelector upstream cannot build fails that step: the phase stays as it was).
   Every status change is an event upstream, so A and C's bind step run until nothing changes: a
   Bound placement whose location stopped matching unmarks the namespaces only it selected, turns
   Unbound for want of them and, Unbound with an invalid selection, draws a location again.
@@ -20,7 +21,9 @@ section 2.4).
   request, one per placement with a selection, keyed `<workspace>/<name>`, whose demand is the
   number of namespaces it syncs (at least 1). Valid targets are the Location's ready,
   schedulable, non-evicting SyncTargets; the current one stays while it is valid (a forced move
-  otherwise), and the annotation comes off when no target is valid.
+  otherwise), and the annotation comes off when no target is valid. A Location whose
+  instanceSelector upstream cannot build makes Controller B fail: no request, the annotation
+  stays as it is (and what it holds counts as load).
 - Controller C's scheduling step, judged at `now`, on every namespace under placement: the keys
   its valid placements now hold are scheduled; a `state.workload.kcp.dev/<key>` label no longer
   scheduled gets `deletion.internal.workload.kcp.dev/<key>: <now>`; a label whose deletion
@@ -52,6 +55,9 @@ __all__ = ["NamespaceState", "Plan", "PlacementPlan", "emit", "plan"]
 
 _GRACE = timedelta(seconds=n.REMOVING_GRACE_SECONDS)
 _ROUNDS = 10
+# Controller A's Ready messages (pkg/reconciler/scheduling/placement/placement_reconcile_scheduling.go).
+_INVALID = "Selected location is invalid for current placement"
+_NO_MATCH = "No valid location is found"
 
 
 @dataclass(slots=True)
@@ -65,6 +71,7 @@ class PlacementPlan:
     key: str | None = None  # its request's key, when it asks for a SyncTarget
     held: ClusterObject | None = None  # the SyncTarget its annotation names
     lost: str = ""  # an annotation naming no SyncTarget of the input
+    failed: str = ""  # why Controller B fails on it (its annotation then stays as it is)
     namespaces: list[str] = field(default_factory=list)  # the namespaces it syncs (workspace/name)
 
     @property
@@ -102,35 +109,46 @@ def plan(world: World) -> Plan:
         raise AssertionError("kcp's placement controllers did not come to rest")
 
     by_key = {c.key: c for c in world.clusters.values()}
-    asking = [pp for pp in placements if pp.phase != n.PHASE_PENDING and pp.selected is not None]
+    asking = []
+    load: dict[str, int] = defaultdict(int)
+    for pp in placements:
+        if pp.phase == n.PHASE_PENDING or pp.selected is None:
+            continue
+        pp.location = world.location(*pp.selected)
+        target = pp.placement.target
+        pp.held = by_key.get(target) if target else None
+        pp.lost = target if target and pp.held is None else ""
+        if pp.location is not None and pp.location.selector_error:
+            # LocationSyncTargets cannot build the instanceSelector: Controller B returns the
+            # error and patches nothing. What it holds stays, and counts as load.
+            pp.failed = f"Location {pp.location.name}'s instanceSelector: {pp.location.selector_error}"
+            if pp.held is not None:
+                load[pp.held.neutral] += max(1, len(pp.namespaces))
+            continue
+        asking.append(pp)
     ordered = sorted(asking, key=lambda pp: (pp.placement.created, pp.placement.key))
     requests = []
     for order, pp in enumerate(ordered):
         assert pp.selected is not None
         path, name = pp.selected
-        pp.location = world.location(path, name)
-        pp.key = pp.placement.key
-        target = pp.placement.target
-        pp.held = by_key.get(target) if target else None
-        pp.lost = target if target and pp.held is None else ""
-        requests.append(
-            PlacementRequest(
-                name=pp.placement.name,
-                namespace=pp.placement.workspace,
-                mode=SelectionMode.N,
-                count=1,
-                required=(ClusterTerm(traits=(n.LOCATION_TRAIT.format(path, name),)),),
-                existing=(ExistingDecision(pp.held.neutral),) if pp.held is not None else (),
-                tenancy=Tenancy(
-                    order=order,
-                    packing=Packing.RANDOM,
-                    movable=True,
-                    demand=max(1, len(pp.namespaces)),
-                    balance=True,
-                ),
-            )
+        request = PlacementRequest(
+            name=pp.placement.name,
+            namespace=pp.placement.workspace,
+            mode=SelectionMode.N,
+            count=1,
+            required=(ClusterTerm(traits=(n.LOCATION_TRAIT.format(path, name),)),),
+            existing=(ExistingDecision(pp.held.neutral),) if pp.held is not None else (),
+            tenancy=Tenancy(
+                order=order,
+                packing=Packing.RANDOM,
+                movable=True,
+                demand=max(1, len(pp.namespaces)),
+                balance=True,
+            ),
         )
-    return Plan(placements, namespaces, sorted(requests, key=lambda r: r.key), {})
+        pp.key = request.key  # the answer is found by the request's own key, whatever it is
+        requests.append(request)
+    return Plan(placements, namespaces, sorted(requests, key=lambda r: r.key), dict(load))
 
 
 def _round(
@@ -160,6 +178,8 @@ def _round(
         if pp.phase == n.PHASE_PENDING or pp.selected is None:
             pp.phase = n.PHASE_PENDING
             continue
+        if pp.placement.namespace_selector_error:
+            continue  # A's namespace step fails building it: the phase stays as A's scheduling step left it
         selector = pp.placement.namespace_selector
         bound = any(selects(selector, ns.labels) for ns in marked.get(pp.placement.workspace, ()))
         pp.phase = n.PHASE_BOUND if bound else n.PHASE_UNBOUND
@@ -182,13 +202,11 @@ def _controller_a(
     if phase == n.PHASE_BOUND and selected is not None:
         if still:
             return PlacementPlan(p, n.PHASE_BOUND, selected, ("True", "", ""), valid)
-        why = f"the selected location {selected[0]}:{selected[1]} no longer matches the placement"
-        return PlacementPlan(p, n.PHASE_BOUND, selected, ("False", n.LOCATION_INVALID, why), valid)
+        return PlacementPlan(p, n.PHASE_BOUND, selected, ("False", n.LOCATION_INVALID, _INVALID), valid)
     if phase == n.PHASE_UNBOUND and still:
         return PlacementPlan(p, n.PHASE_UNBOUND, selected, ("True", "", ""), valid)
     if not valid:
-        why = f"no Location in workspace {p.location_workspace!r} matches the placement's locationSelectors"
-        return PlacementPlan(p, n.PHASE_PENDING, None, ("False", n.LOCATION_NO_MATCH, why), valid)
+        return PlacementPlan(p, n.PHASE_PENDING, None, ("False", n.LOCATION_NO_MATCH, _NO_MATCH), valid)
     pick = seeded(world.seed, p.workspace, p.name).choice(sorted(valid))
     return PlacementPlan(p, n.PHASE_UNBOUND, (p.location_workspace, pick), ("True", "", ""), valid)
 
@@ -210,13 +228,15 @@ def emit(world: World, plan: Plan, result: Result) -> Emitted:
     by_request = result.by_request()
     target: dict[str, str] = {}  # placement key -> the SyncTargetKey it holds after Controller B
     for pp in plan.placements:
+        if pp.failed and pp.placement.target:
+            target[pp.placement.key] = pp.placement.target  # Controller B failed: as it was
         if pp.key is None:
             continue
         got = by_request.get(pp.key)
         if got is None:
             raise ValueError(f"the result has no answer for Placement {pp.key!r}")
         if got.selected:
-            target[pp.key] = world.clusters[got.selected[0].cluster].key
+            target[pp.placement.key] = world.clusters[got.selected[0].cluster].key
     now = rfc3339(world.now)
     apply = [_namespace(world, state, target, now) for state in plan.namespaces]
     apply += [_placement(pp, target.get(pp.placement.key, ""), now) for pp in plan.placements]
