@@ -163,7 +163,7 @@ def _label_selector(f: Fields, raw: Any, path: str) -> LabelSelector | None:
     try:
         return label_selector(f, raw, path) or LabelSelector()
     except SelectorError as err:
-        raise f.fail(f"the labelSelector is invalid: {err}", path) from None
+        raise f.fail(f"the labelSelector is invalid: {err}", err.field) from None
 
 
 def _required_term(f: Fields, raw: Any, path: str) -> ClusterTerm:
