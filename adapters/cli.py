@@ -8,7 +8,7 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -16,6 +16,7 @@ import yaml
 
 from adapters import forked
 from adapters.errors import InputError
+from adapters.fields import rfc3339
 from adapters.heap import paused_gc
 from adapters.manifests import (
     Manifest,
@@ -47,15 +48,16 @@ MODES = ("optimal", "greedy")  # solver.MODES (a test holds them equal), spelt h
 
 
 def _parse_now(value: str | None) -> datetime | None:
+    """`--now`: an RFC 3339 time, as Kubernetes reads the times in objects (fields.rfc3339)."""
     if value is None:
         return None
-    try:
-        if "t" not in value.lower():  # RFC 3339 needs a time, not just a date
-            raise ValueError
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        raise InputError(f"not an RFC 3339 time: {value!r}", field="--now") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    moment = rfc3339(value)
+    if moment is None:
+        raise InputError(
+            f"not an RFC 3339 time: {value!r} (a date, T, a time, then Z or an offset: 2026-11-21T12:00:00Z)",
+            field="--now",
+        )
+    return moment
 
 
 # What a command prints: text, or a writer that passes the output to its argument in pieces (a
