@@ -318,9 +318,23 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
                     return functools.partial(write_runs, parted.runs)
             outcome = schedule_manifests(manifests, now=now, options=options, config=config)
             _retain(manifests, outcome)
+            _note_nothing_read(outcome)
             return _render(outcome, output, manifests, config)
 
     guard(run)
+
+
+def _note(text: str) -> None:
+    """A remark for the person running the command, on standard error (never part of the output)."""
+    click.echo(f"note: {text}", err=True)
+
+
+def _note_nothing_read(outcome: Outcome) -> None:
+    """An input that holds no object of any system: say so, an empty output alone would not."""
+    if not outcome.parts:
+        from adapters.systems import SYSTEMS
+
+        _note(f"the input holds no object of any system ({', '.join(SYSTEMS)}): nothing was scheduled")
 
 
 # The outputs whose text is their objects' texts joined, so parts made apart can be joined: how

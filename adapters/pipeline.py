@@ -27,6 +27,7 @@ from model import Batch, Result, SolveStats
 from solver import SolveOptions, check, solve
 
 __all__ = [
+    "NO_INPUT",
     "NotSeparable",
     "Outcome",
     "SystemOutcome",
@@ -82,7 +83,8 @@ class Outcome:
         if len(self.parts) == 1:
             return self.parts[0]
         if not self.parts:
-            return SystemOutcome("", Batch((), ()), Result((), SolveStats(mode="", status="")))
+            stats = SolveStats(mode=self.summary["mode"], status=self.summary["status"])
+            return SystemOutcome("", Batch((), ()), Result((), stats))
         raise ValueError(f"the input held {len(self.parts)} systems; read Outcome.parts")
 
     def requests(self) -> Iterator[tuple[str, Any]]:
@@ -133,7 +135,8 @@ def schedule_manifests(
             apply += emitted.apply
             delete += emitted.delete
             parts.append(part)
-    return Outcome(apply, delete, tuple(parts), summary_of_parts(parts))
+    summary = summary_of_parts(parts) if parts else _nothing_solved(options.mode)
+    return Outcome(apply, delete, tuple(parts), summary)
 
 
 class NotSeparable(Exception):
@@ -213,21 +216,30 @@ def summary_of(part: SystemOutcome) -> dict[str, Any]:
 
 
 _STATUS_ORDER = ("OPTIMAL", "GREEDY", "FEASIBLE")
+# The status of a run whose input holds no object of any system: nothing was solved.
+NO_INPUT = "NO_INPUT"
+
+
+def _nothing_solved(mode: str) -> dict[str, Any]:
+    """The summary of a run with no system's objects: the mode asked for, status NO_INPUT, no
+    bound (nothing was proven), zero of everything else."""
+    stats = SolveStats(mode=mode, status=NO_INPUT)
+    return {**summary_of(SystemOutcome("", Batch((), ()), Result((), stats))), "systems": {}}
 
 
 def summary_of_parts(parts: Sequence[SystemOutcome]) -> dict[str, Any]:
-    """One summary over every system's solve: totals, plus the counts of each system."""
+    """One summary over every system's solve (at least one): totals, plus the counts of each system."""
     if len(parts) == 1:
         summary = summary_of(parts[0])
     else:
         each = [summary_of(p) for p in parts]
         objective = sum(s["objective"] for s in each)
         bounds = [s["bound"] for s in each]
-        bound = None if not each or any(b is None for b in bounds) else sum(bounds)
+        bound = None if any(b is None for b in bounds) else sum(bounds)
         statuses = [s["status"] for s in each]
         summary = {
-            "mode": each[0]["mode"] if each else "",
-            "status": max(statuses, key=_STATUS_ORDER.index) if statuses else "",
+            "mode": each[0]["mode"],
+            "status": max(statuses, key=_STATUS_ORDER.index),
             "objective": objective,
             "bound": bound,
             "gap": None if bound is None else round((bound - objective) / max(1, abs(objective)), 9),

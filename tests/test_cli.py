@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from adapters import forked, manifests, pipeline
+from solver import SolveOptions
 from tests.fleet_fixtures import (
     MODES,
     NOW,
@@ -186,6 +187,42 @@ def test_nothing_to_schedule_is_empty_output(tmp_path):
     assert (result.exit_code, result.stdout) == (0, "")
     listed = json.loads(run_cli(solve_args([path], "greedy", "json")).stdout)
     assert listed["items"] == []
+
+
+@pytest.mark.parametrize("source", ["file", "directory", "stdin", "foreign"])
+@pytest.mark.parametrize("mode", MODES)
+def test_an_input_of_no_system_says_so_and_keeps_the_summary_well_formed(tmp_path, source, mode):
+    """Nothing to read: a note on standard error; the summary has the mode asked for and the
+    status NO_INPUT (nothing was solved), with every key a run's summary has."""
+    stdin = None
+    if source == "file":
+        path = tmp_path / "empty.yaml"
+        path.write_text("", encoding="utf-8")
+    elif source == "directory":
+        path = tmp_path / "empty"
+        path.mkdir()
+    elif source == "foreign":
+        path = write_yaml(
+            tmp_path / "cm.yaml", [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}]
+        )
+    else:
+        path, stdin = "-", ""
+    normal = json.loads(run_solve(tmp_path, FLEET, mode, "plan"))["summary"]
+    result = run_cli(solve_args([path], mode, "plan"), stdin=stdin)
+    assert result.exit_code == 0, result.stderr
+    assert (
+        result.stderr
+        == "note: the input holds no object of any system (fleet, ocm, openmcp, kcp): nothing was scheduled\n"
+    )
+    summary = json.loads(result.stdout)["summary"]
+    assert set(summary) == set(normal)
+    assert (summary["mode"], summary["status"]) == (mode, "NO_INPUT")
+    assert (summary["requests"], summary["clusters"], summary["systems"]) == (0, 0, {})
+    assert [type(summary[k]) for k in ("wall_seconds", "build_seconds", "solve_seconds")] == [float] * 3
+    # The library says the same.
+    outcome = pipeline.schedule([], options=SolveOptions(mode=mode))
+    assert (outcome.summary["mode"], outcome.summary["status"]) == (mode, "NO_INPUT")
+    assert (outcome.result.stats.mode, outcome.result.stats.status) == (mode, "NO_INPUT")
 
 
 # ---------------------------------------------------------------------------------- inputs
