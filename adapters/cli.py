@@ -315,10 +315,13 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
                 parted = schedule_items(manifests, now=now, options=options, config=config, items=items)
                 if parted is not None:
                     _retain(manifests, parted)
+                    _note_deletions(parted.deletions, output)
                     return functools.partial(write_runs, parted.runs)
             outcome = schedule_manifests(manifests, now=now, options=options, config=config)
             _retain(manifests, outcome)
             _note_nothing_read(outcome)
+            if output in _JOINED:
+                _note_deletions(len(outcome.delete), output)
             return _render(outcome, output, manifests, config)
 
     guard(run)
@@ -327,6 +330,14 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
 def _note(text: str) -> None:
     """A remark for the person running the command, on standard error (never part of the output)."""
     click.echo(f"note: {text}", err=True)
+
+
+def _note_deletions(count: int, output: str) -> None:
+    """The objects to write cannot say what to delete: say how many, and where they are listed."""
+    if count:
+        objects = f"{count} object{'' if count == 1 else 's'}"
+        listed = "-o plan and -o diff list them"
+        _note(f"this run also deletes {objects}, which -o {output} cannot express; {listed}")
 
 
 def _note_nothing_read(outcome: Outcome) -> None:

@@ -225,6 +225,45 @@ def test_an_input_of_no_system_says_so_and_keeps_the_summary_well_formed(tmp_pat
     assert (outcome.result.stats.mode, outcome.result.stats.status) == (mode, "NO_INPUT")
 
 
+def _superseded(names: tuple[str, ...] = ("a", "b")) -> list[dict]:
+    """Placements whose policy changed, each with 11 snapshots of the old one: a new snapshot is
+    made and the two oldest fall out of the history of 10, so the run deletes 2 per placement."""
+    objects = [member_cluster("c1"), member_cluster("c2")]
+    for name in names:
+        objects.append(crp(name, pick_n(1)))
+        objects += [snapshot(name, i, pick_all(), latest=i == 10) for i in range(11)]
+    return objects
+
+
+DELETES_NOTE = (
+    "note: this run also deletes {} objects, which -o {} cannot express; -o plan and -o diff list them\n"
+)
+
+
+@pytest.mark.parametrize("output", ["yaml", "json", "plan", "diff", "table"])
+def test_outputs_that_cannot_express_deletions_say_how_many_there_are(tmp_path, output):
+    path = write_yaml(tmp_path / "hub.yaml", _superseded())
+    result = run_cli(solve_args([path], "optimal", output))
+    assert result.exit_code == 0, result.stderr
+    if output in ("yaml", "json"):
+        assert result.stderr == DELETES_NOTE.format(4, output)
+    else:  # plan and diff list them; the table is for people
+        assert result.stderr == ""
+    plan = json.loads(run_cli(solve_args([path], "optimal", "plan")).stdout)
+    assert len(plan["delete"]) == 4
+    # No deletions, no note.
+    assert run_cli(solve_args([write_yaml(tmp_path / "fleet.yaml", FLEET)], "optimal", output)).stderr == ""
+
+
+def test_a_run_in_parts_counts_the_deletions_of_every_part(tmp_path):
+    from tests.test_parts import _fresh
+
+    path = write_yaml(tmp_path / "hub.yaml", _superseded(("a", "b", "c", "d")))
+    used, code, stdout, stderr = _fresh("command", ["solve", "-f", str(path), "--now", NOW, "-o", "yaml"])
+    assert (used, code) == ([True], 0)
+    assert stderr == DELETES_NOTE.format(8, "yaml")
+
+
 # ---------------------------------------------------------------------------------- inputs
 
 
