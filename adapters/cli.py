@@ -20,10 +20,10 @@ from adapters.fields import rfc3339
 from adapters.heap import paused_gc
 from adapters.manifests import (
     Manifest,
+    Reading,
     dump_yaml_stream,
     json_items,
     parse_text,
-    read_sources,
     start_reading,
     write_json,
     write_json_list,
@@ -174,12 +174,18 @@ def _created_beside(optimal: Outcome, greedy: Outcome) -> str:
 
 
 def guard(action: Callable[[], Output]) -> None:
-    """Run, and print only when everything succeeded: nothing is written on error."""
+    """Run, and print only when everything succeeded: nothing is written on error, and the error
+    is the one line on standard error (the notes the run made are said only when it succeeds)."""
+    _notes.clear()
     try:
         text = action()
     except InputError as err:
+        _notes.clear()
         click.echo(f"error: {err}", err=True)
         sys.exit(2)
+    for note in _notes:
+        click.echo(f"note: {note}", err=True)
+    _notes.clear()
     if isinstance(text, str):
         sys.stdout.write(text)
         return
@@ -295,12 +301,12 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
         # Reading, scheduling and writing allocate millions of objects and make no cycles: the
         # collector's passes over them would cost a third of the command (about 3 s at 10,000 x 2,000).
         with paused_gc():
-            reading = start_reading(list(paths), stdin=sys.stdin)
+            reading = start_reading(list(paths), stdin=sys.stdin, reads=_reads)
             from adapters.pipeline import schedule_manifests  # while large inputs are parsed
             from adapters.progress import TerminalProgress
             from solver import SolveOptions
 
-            manifests = reading.manifests()
+            manifests = _read(reading)
             progress = None if quiet else TerminalProgress()
             options = SolveOptions(
                 mode=mode,
@@ -327,9 +333,27 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
     guard(run)
 
 
+# Remarks for the person running the command, said on standard error (never part of the output)
+# once the command has succeeded (guard).
+_notes: list[str] = []
+
+
 def _note(text: str) -> None:
-    """A remark for the person running the command, on standard error (never part of the output)."""
-    click.echo(f"note: {text}", err=True)
+    _notes.append(text)
+
+
+def _read(reading: Reading) -> list[Manifest]:
+    """The manifests of the sources, and a note for what a directory held that was left out."""
+    manifests = reading.manifests()
+    _notes.extend(reading.notes)
+    return manifests
+
+
+def _reads(kind: str, api_version: str) -> bool:
+    """adapters.systems.reads, imported when first asked (the registry imports the model)."""
+    from adapters.systems import reads
+
+    return reads(kind, api_version)
 
 
 def _note_deletions(count: int, output: str) -> None:
@@ -545,7 +569,7 @@ def explain(paths, placement, cluster, mode, now_text, output, configs) -> None:
         now = _parse_now(now_text)
         config = _read_config(configs)
         with paused_gc():
-            manifests = read_sources(list(paths), stdin=sys.stdin)
+            manifests = _read(start_reading(list(paths), stdin=sys.stdin, reads=_reads))
             document = explain_document(
                 manifests, placement, cluster=cluster, now=now, options=SolveOptions(mode=mode), config=config
             )
@@ -586,7 +610,7 @@ def simulate(paths, steps_text, mode, now_text, seed, time_limit, output) -> Non
         steps = None if steps_text is None else count_option(steps_text, "--steps")
         now = _parse_now(now_text)
         with paused_gc():
-            manifests = read_sources(list(paths), stdin=sys.stdin)
+            manifests = _read(start_reading(list(paths), stdin=sys.stdin, reads=_reads))
             options = SolveOptions(mode=mode, time_limit=time_limit, seed=seed)
             return render(run_simulation(manifests, steps=steps, now=now, options=options), output)
 

@@ -22,7 +22,7 @@ from typing import Any
 from adapters import forked
 from adapters.heap import paused_gc
 from adapters.manifests import Manifest, from_objects
-from adapters.systems import owned_by, system
+from adapters.systems import owned_by, reads, system
 from model import Batch, Result, SolveStats
 from solver import SolveOptions, check, solve
 
@@ -102,12 +102,12 @@ def schedule(
     verify: bool = True,
     config: Mapping[str, Any] | None = None,
 ) -> Outcome:
-    """Schedule every placement among `objects` (as `kubectl get -o json` items would give them).
-    `config` is the scheduler config document of the systems that read one (openMCP's operator
-    config, with its `scheduler:` block); None: their defaults."""
-    return schedule_manifests(
-        from_objects(objects, "<objects>"), now=now, options=options, verify=verify, config=config
-    )
+    """Schedule every placement among `objects` (as `kubectl get -o json` items would give them);
+    objects of kinds no system reads are ignored, unvalidated. `config` is the scheduler config
+    document of the systems that read one (openMCP's operator config, with its `scheduler:`
+    block); None: their defaults."""
+    manifests = from_objects(objects, "<objects>", reads=reads)
+    return schedule_manifests(manifests, now=now, options=options, verify=verify, config=config)
 
 
 def schedule_manifests(

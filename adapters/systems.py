@@ -17,7 +17,7 @@ from adapters.fields import Fields
 from adapters.manifests import Manifest
 from model import Batch, Result
 
-__all__ = ["GROUPS", "System", "SYSTEMS", "owned_by"]
+__all__ = ["GROUPS", "SHARED_GROUPS", "System", "SYSTEMS", "owned_by", "reads"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +85,8 @@ GROUPS: dict[str, frozenset[str]] = {
     "openmcp": frozenset({"clusters.openmcp.cloud"}),
     "kcp": frozenset({"apis.kcp.dev", "scheduling.kcp.dev", "workload.kcp.dev", "workloads.kcp.dev"}),
 }
+# The API groups of the kinds each system reads without owning them (tests hold them equal too).
+SHARED_GROUPS: dict[str, frozenset[str]] = {"kcp": frozenset({""})}
 _LOADED: dict[str, System] = {}
 
 
@@ -94,6 +96,19 @@ def system(name: str) -> System:
     if loaded is None:
         loaded = _LOADED[name] = _FACTORIES[name]()
     return loaded
+
+
+def reads(kind: str, api_version: str) -> bool:
+    """Whether any system reads objects of this kind in this apiVersion's group (as its own or as
+    a shared kind), whatever the version: manifests.from_objects leaves the others unvalidated.
+    Only the adapters whose groups match are imported."""
+    group = api_version.rpartition("/")[0]
+    for name in SYSTEMS:
+        if group in GROUPS[name] or group in SHARED_GROUPS.get(name, ()):
+            read = system(name)
+            if group in read.kinds.get(kind, ()) or group in read.shared.get(kind, ()):
+                return True
+    return False
 
 
 def owned_by(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:

@@ -290,6 +290,45 @@ def test_input_from_a_directory(tmp_path, expected):
     assert result.stdout == expected
 
 
+LEFT_OUT = "document 1 left out: neither apiVersion nor kind, not a Kubernetes object"
+
+
+def test_a_directory_with_other_tools_yaml(tmp_path, expected):
+    """A kustomization.yaml (apiVersion and kind, no metadata) is ignored; a Helm values.yaml (neither)
+    is left out with a note naming it; the objects read are scheduled as ever."""
+    root = tmp_path / "hub"
+    write_yaml(root / "fleet.yaml", FLEET)
+    (root / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [fleet.yaml]\n",
+        encoding="utf-8",
+    )
+    (root / "values.yaml").write_text("replicas: 3\n", encoding="utf-8")
+    result = run_cli(solve_args([root], "greedy"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == expected
+    assert result.stderr == f"note: {root / 'values.yaml'}: {LEFT_OUT}\n"
+    # Bad input beside them: the one line of the error, and no note.
+    write_yaml(root / "bad.yaml", [{"apiVersion": PLACEMENT_API, "kind": "ClusterResourcePlacement"}])
+    bad = run_cli(solve_args([root], "greedy"))
+    assert (bad.exit_code, bad.stdout) == (2, "")
+    assert bad.stderr == f"error: {root / 'bad.yaml'}: document 1: metadata: required field is missing\n"
+    # The file given by name is read strictly.
+    named = run_cli(solve_args([root / "values.yaml"], "greedy"))
+    assert named.exit_code == 2 and "apiVersion: required field is missing" in named.stderr
+
+
+def test_the_bundled_examples_directory_is_an_input(tmp_path):
+    examples = Path(manifests.__file__).parent / "examples"
+    config = examples / "openmcp-demo-config.yaml"
+    result = run_cli([*solve_args([examples], "greedy", "plan"), "--config", str(config)])
+    assert result.exit_code == 0, result.stderr
+    assert set(json.loads(result.stdout)["summary"]["systems"]) == {"fleet", "ocm", "openmcp", "kcp"}
+    assert (
+        result.stderr
+        == f"note: {config}: document 1 left out: neither apiVersion nor kind, not a Kubernetes object\n"
+    )
+
+
 def test_input_from_several_files(tmp_path, expected):
     paths = [
         write_yaml(tmp_path / "a.yaml", CLUSTERS),
