@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from adapters.cli import main
 from adapters.pipeline import schedule
-from adapters.systems import GROUPS, SYSTEMS, owned_by, system
+from adapters.systems import GROUPS, SHARED_GROUPS, SYSTEMS, owned_by, system
 from solver import SolveOptions
 from tests.ocm_fixtures import NOW, NOW_TIME, Written, builtin, decision, hub, managed_cluster, placement
 
@@ -57,6 +57,8 @@ def test_registry_groups_are_the_adapters_own() -> None:
     for name in SYSTEMS:
         declared = {group for groups in system(name).kinds.values() for group in groups}
         assert GROUPS[name] == declared, name
+        shared = {group for groups in system(name).shared.values() for group in groups}
+        assert SHARED_GROUPS.get(name, frozenset()) == shared, name
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
