@@ -34,7 +34,7 @@ from adapters.manifests import (
 )
 
 if TYPE_CHECKING:
-    from adapters.pipeline import Outcome
+    from adapters.pipeline import Outcome, SystemOutcome
     from model import Choice
 
 # The scheduler (polars, numpy: a third of a second) is imported where it is used: `solve` imports
@@ -100,12 +100,17 @@ def _greedy_beside(
 
 def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
     """One row per placement and chosen cluster. Fleet alone keeps its own words (affinity score);
-    otherwise a SYSTEM column leads and the score is the system's total score. With `greedy`, the
-    placements where optimal chose differently follow, with what it gained."""
+    otherwise a SYSTEM column leads and the score is the system's total score. Then the counts,
+    and every unsatisfied placement with the reason (adapters.unsatisfied), those the solver never
+    saw included. With `greedy`, the placements where optimal chose differently follow, with
+    what it gained."""
+    from adapters.explain import counted
+    from adapters.unsatisfied import Reasons
+
     fleet_only = all(part.system == "fleet" for part in outcome.parts)
     head = ("PLACEMENT", "CLUSTER", "DECISION", "AFFINITY" if fleet_only else "SCORE", "SPREAD")
     rows = [head if fleet_only else ("SYSTEM", *head)]
-    unsatisfied = []
+    unsatisfied: list[tuple[SystemOutcome, str]] = []
     for part in outcome.parts:
         prefix = () if fleet_only else (part.system,)
         held = {r.key: {d.cluster for d in r.existing} for r in part.batch.requests}
@@ -126,17 +131,25 @@ def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
             rows += [(*prefix, got.request, cluster, "released", "-", "-") for cluster in got.released]
             if not got.selected and not got.released:
                 rows.append((*prefix, got.request, "-", "none", "-", "-"))
-            if part.unsatisfied is None and not got.satisfied:
-                unsatisfied.append(got.request)
-        unsatisfied += part.unsatisfied or ()
+        keys = part.unsatisfied
+        if keys is None:
+            keys = tuple(got.request for got in part.result.requests if not got.satisfied)
+        unsatisfied += [(part, key) for key in keys]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     s = outcome.summary
     lines.append("")
     lines.append(
-        f"{s['requests']} placements, {s['clusters']} clusters; mode {s['mode']}, status {s['status']}; "
-        f"{len(unsatisfied)} unsatisfied{': ' + ', '.join(unsatisfied) if unsatisfied else ''}"
+        f"{counted(s['requests'], 'placement')}, {counted(s['clusters'], 'cluster')}; mode {s['mode']}, "
+        f"status {s['status']}; {len(unsatisfied)} unsatisfied{':' if unsatisfied else ''}"
     )
+    if unsatisfied:
+        reasons = Reasons(outcome.apply)
+        several = len(outcome.parts) > 1
+        lines += [
+            f"  {part.system + ' ' if several else ''}{key}: {reasons.why(part, key)}"
+            for part, key in unsatisfied
+        ]
     text = "\n".join(lines) + "\n"
     if greedy is not None:
         from adapters.difference import differences, render_differences
@@ -165,10 +178,11 @@ def _created(outcome: Outcome) -> dict[str, int]:
 
 def _created_beside(optimal: Outcome, greedy: Outcome) -> str:
     """Systems that create clusters (openMCP): how many each mode creates."""
+    from adapters.explain import counted
+
     mine, theirs = _created(optimal), _created(greedy)
     return "".join(
-        f"{system}: optimal creates {count} new cluster{'s' if count != 1 else ''}, "
-        f"greedy {theirs.get(system, 0)}\n"
+        f"{system}: optimal creates {counted(count, 'new cluster')}, greedy {theirs.get(system, 0)}\n"
         for system, count in mine.items()
     )
 

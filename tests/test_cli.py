@@ -130,7 +130,7 @@ def test_table(tmp_path, mode):
     if mode == "optimal":  # what optimal gained over greedy closes the table
         assert lines[-2:] == ["", "Optimal chose as greedy did for every placement."]
         lines = lines[:-2]
-    assert [line.split() for line in lines[:-2]] == [
+    assert [line.split() for line in lines[:-3]] == [
         ["PLACEMENT", "CLUSTER", "DECISION", "AFFINITY", "SPREAD"],
         ["all-prod", "c1", "new", "0", "0"],
         ["all-prod", "c2", "new", "0", "0"],
@@ -139,9 +139,13 @@ def test_table(tmp_path, mode):
         ["one", "gone", "released", "-", "-"],
     ]
     assert lines[0].index("CLUSTER") == lines[1].index("c1")  # aligned columns
-    assert lines[-2] == ""
+    assert lines[-3] == ""
     status = "GREEDY" if mode == "greedy" else "OPTIMAL"
-    assert lines[-1] == f"3 placements, 4 clusters; mode {mode}, status {status}; 1 unsatisfied: fixed"
+    assert lines[-2:] == [
+        f"3 placements, 4 clusters; mode {mode}, status {status}; 1 unsatisfied:",
+        "  fixed: Scheduled False, SchedulingPolicyUnfulfilled: could not find all clusters needed as "
+        "specified by the scheduling policy, found 0 cluster(s) instead",
+    ]
 
 
 def test_pick_fixed_rows_have_no_scores(tmp_path):
@@ -433,8 +437,14 @@ def test_demo_prints_a_table(mode):
         "payments",
         "web-frontend",
     }
+    unsatisfied = ["payments"] if mode == "optimal" else ["ml-training", "payments"]
+    reason = "Scheduled False, SchedulingPolicyUnfulfilled: could not find all clusters needed as specified"
+    assert lines[summary].endswith(f"; {len(unsatisfied)} unsatisfied:")
+    assert lines[summary + 1 : summary + 1 + len(unsatisfied)] == [
+        f"  {name}: {reason} by the scheduling policy, found 1 cluster(s) instead" for name in unsatisfied
+    ]
     # Optimal mode shows what it gained over greedy: ml-training's spread, which greedy misses.
-    rest = "\n".join(lines[summary + 1 :])
+    rest = "\n".join(lines[summary + 1 + len(unsatisfied) :])
     if mode == "optimal":
         assert (
             "ml-training: greedy [aks-westeu-stage-1] -> optimal [aks-eastus-prod-1, aks-westeu-prod-1]"
