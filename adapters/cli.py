@@ -340,8 +340,7 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
             outcome = schedule_manifests(manifests, now=now, options=options, config=config)
             _retain(manifests, outcome)
             _note_nothing_read(outcome)
-            if output in _JOINED:
-                _note_deletions(len(outcome.delete), output)
+            _note_deletions(len(outcome.delete), output)
             return _render(outcome, output, manifests, config)
 
     guard(run)
@@ -371,8 +370,9 @@ def _reads(kind: str, api_version: str) -> bool:
 
 
 def _note_deletions(count: int, output: str) -> None:
-    """The objects to write cannot say what to delete: say how many, and where they are listed."""
-    if count:
+    """The objects to write (yaml, json) cannot say what to delete: say how many, and where they
+    are listed."""
+    if count and output in _JOINED:
         objects = f"{count} object{'' if count == 1 else 's'}"
         listed = "-o plan and -o diff list them"
         _note(f"this run also deletes {objects}, which -o {output} cannot express; {listed}")
@@ -447,6 +447,7 @@ def demo(mode: str, output: str, system: str) -> None:
         config = yaml.safe_load(examples.joinpath(DEMO_CONFIG).read_text(encoding="utf-8"))
         options = SolveOptions(mode=mode)
         outcome = schedule_manifests(manifests, now=_parse_now(DEMO_NOW), options=options, config=config)
+        _note_deletions(len(outcome.delete), output)
         return _render(outcome, output, manifests, config)
 
     guard(run)

@@ -259,6 +259,16 @@ def test_outputs_that_cannot_express_deletions_say_how_many_there_are(tmp_path, 
     assert run_cli(solve_args([write_yaml(tmp_path / "fleet.yaml", FLEET)], "optimal", output)).stderr == ""
 
 
+@pytest.mark.parametrize("output", ["yaml", "json", "plan"])
+def test_the_demo_says_so_too(output):
+    result = run_cli(["demo", "--system", "openmcp", "-o", output])  # the old mcp request's cluster goes
+    assert result.exit_code == 0, result.stderr
+    expected = (
+        "note: this run also deletes 1 object, which -o {} cannot express; -o plan and -o diff list them\n"
+    )
+    assert result.stderr == (expected.format(output) if output != "plan" else "")
+
+
 def test_a_run_in_parts_counts_the_deletions_of_every_part(tmp_path):
     from tests.test_parts import _fresh
 
