@@ -8,7 +8,7 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -16,13 +16,14 @@ import yaml
 
 from adapters import forked
 from adapters.errors import InputError
+from adapters.fields import rfc3339
 from adapters.heap import paused_gc
 from adapters.manifests import (
     Manifest,
+    Reading,
     dump_yaml_stream,
     json_items,
     parse_text,
-    read_sources,
     start_reading,
     write_json,
     write_json_list,
@@ -33,7 +34,7 @@ from adapters.manifests import (
 )
 
 if TYPE_CHECKING:
-    from adapters.pipeline import Outcome
+    from adapters.pipeline import Outcome, SystemOutcome
     from model import Choice
 
 # The scheduler (polars, numpy: a third of a second) is imported where it is used: `solve` imports
@@ -47,15 +48,16 @@ MODES = ("optimal", "greedy")  # solver.MODES (a test holds them equal), spelt h
 
 
 def _parse_now(value: str | None) -> datetime | None:
+    """`--now`: an RFC 3339 time, as Kubernetes reads the times in objects (fields.rfc3339)."""
     if value is None:
         return None
-    try:
-        if "t" not in value.lower():  # RFC 3339 needs a time, not just a date
-            raise ValueError
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        raise InputError(f"not an RFC 3339 time: {value!r}", field="--now") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    moment = rfc3339(value)
+    if moment is None:
+        raise InputError(
+            f"not an RFC 3339 time: {value!r} (a date, T, a time, then Z or an offset: 2026-11-21T12:00:00Z)",
+            field="--now",
+        )
+    return moment
 
 
 # What a command prints: text, or a writer that passes the output to its argument in pieces (a
@@ -102,12 +104,17 @@ def _greedy_beside(
 
 def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
     """One row per placement and chosen cluster. Fleet alone keeps its own words (affinity score);
-    otherwise a SYSTEM column leads and the score is the system's total score. With `greedy`, the
-    placements where optimal chose differently follow, with what it gained."""
+    otherwise a SYSTEM column leads and the score is the system's total score. Then the counts,
+    and every unsatisfied placement with the reason (adapters.unsatisfied), those the solver never
+    saw included. With `greedy`, the placements where optimal chose differently follow, with
+    what it gained."""
+    from adapters.explain import counted
+    from adapters.unsatisfied import Reasons
+
     fleet_only = all(part.system == "fleet" for part in outcome.parts)
     head = ("PLACEMENT", "CLUSTER", "DECISION", "AFFINITY" if fleet_only else "SCORE", "SPREAD")
     rows = [head if fleet_only else ("SYSTEM", *head)]
-    unsatisfied = []
+    unsatisfied: list[tuple[SystemOutcome, str]] = []
     for part in outcome.parts:
         prefix = () if fleet_only else (part.system,)
         held = {r.key: {d.cluster for d in r.existing} for r in part.batch.requests}
@@ -128,17 +135,25 @@ def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
             rows += [(*prefix, got.request, cluster, "released", "-", "-") for cluster in got.released]
             if not got.selected and not got.released:
                 rows.append((*prefix, got.request, "-", "none", "-", "-"))
-            if part.unsatisfied is None and not got.satisfied:
-                unsatisfied.append(got.request)
-        unsatisfied += part.unsatisfied or ()
+        keys = part.unsatisfied
+        if keys is None:
+            keys = tuple(got.request for got in part.result.requests if not got.satisfied)
+        unsatisfied += [(part, key) for key in keys]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     s = outcome.summary
     lines.append("")
     lines.append(
-        f"{s['requests']} placements, {s['clusters']} clusters; mode {s['mode']}, status {s['status']}; "
-        f"{len(unsatisfied)} unsatisfied{': ' + ', '.join(unsatisfied) if unsatisfied else ''}"
+        f"{counted(s['requests'], 'placement')}, {counted(s['clusters'], 'cluster')}; mode {s['mode']}, "
+        f"status {s['status']}; {len(unsatisfied)} unsatisfied{':' if unsatisfied else ''}"
     )
+    if unsatisfied:
+        reasons = Reasons(outcome.apply)
+        several = len(outcome.parts) > 1
+        lines += [
+            f"  {part.system + ' ' if several else ''}{key}: {reasons.why(part, key)}"
+            for part, key in unsatisfied
+        ]
     text = "\n".join(lines) + "\n"
     if greedy is not None:
         from adapters.difference import differences, render_differences
@@ -167,21 +182,28 @@ def _created(outcome: Outcome) -> dict[str, int]:
 
 def _created_beside(optimal: Outcome, greedy: Outcome) -> str:
     """Systems that create clusters (openMCP): how many each mode creates."""
+    from adapters.explain import counted
+
     mine, theirs = _created(optimal), _created(greedy)
     return "".join(
-        f"{system}: optimal creates {count} new cluster{'s' if count != 1 else ''}, "
-        f"greedy {theirs.get(system, 0)}\n"
+        f"{system}: optimal creates {counted(count, 'new cluster')}, greedy {theirs.get(system, 0)}\n"
         for system, count in mine.items()
     )
 
 
 def guard(action: Callable[[], Output]) -> None:
-    """Run, and print only when everything succeeded: nothing is written on error."""
+    """Run, and print only when everything succeeded: nothing is written on error, and the error
+    is the one line on standard error (the notes the run made are said only when it succeeds)."""
+    _notes.clear()
     try:
         text = action()
     except InputError as err:
+        _notes.clear()
         click.echo(f"error: {err}", err=True)
         sys.exit(2)
+    for note in _notes:
+        click.echo(f"note: {note}", err=True)
+    _notes.clear()
     if isinstance(text, str):
         sys.stdout.write(text)
         return
@@ -297,12 +319,12 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
         # Reading, scheduling and writing allocate millions of objects and make no cycles: the
         # collector's passes over them would cost a third of the command (about 3 s at 10,000 x 2,000).
         with paused_gc():
-            reading = start_reading(list(paths), stdin=sys.stdin)
+            reading = start_reading(list(paths), stdin=sys.stdin, reads=_reads)
             from adapters.pipeline import schedule_manifests  # while large inputs are parsed
             from adapters.progress import TerminalProgress
             from solver import SolveOptions
 
-            manifests = reading.manifests()
+            manifests = _read(reading)
             progress = None if quiet else TerminalProgress()
             options = SolveOptions(
                 mode=mode,
@@ -317,12 +339,55 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
                 parted = schedule_items(manifests, now=now, options=options, config=config, items=items)
                 if parted is not None:
                     _retain(manifests, parted)
+                    _note_deletions(parted.deletions, output)
                     return functools.partial(write_runs, parted.runs)
             outcome = schedule_manifests(manifests, now=now, options=options, config=config)
             _retain(manifests, outcome)
+            _note_nothing_read(outcome)
+            _note_deletions(len(outcome.delete), output)
             return _render(outcome, output, manifests, config)
 
     guard(run)
+
+
+# Remarks for the person running the command, said on standard error (never part of the output)
+# once the command has succeeded (guard).
+_notes: list[str] = []
+
+
+def _note(text: str) -> None:
+    _notes.append(text)
+
+
+def _read(reading: Reading) -> list[Manifest]:
+    """The manifests of the sources, and a note for what a directory held that was left out."""
+    manifests = reading.manifests()
+    _notes.extend(reading.notes)
+    return manifests
+
+
+def _reads(kind: str, api_version: str) -> bool:
+    """adapters.systems.reads, imported when first asked (the registry imports the model)."""
+    from adapters.systems import reads
+
+    return reads(kind, api_version)
+
+
+def _note_deletions(count: int, output: str) -> None:
+    """The objects to write (yaml, json) cannot say what to delete: say how many, and where they
+    are listed."""
+    if count and output in _JOINED:
+        objects = f"{count} object{'' if count == 1 else 's'}"
+        listed = "-o plan and -o diff list them"
+        _note(f"this run also deletes {objects}, which -o {output} cannot express; {listed}")
+
+
+def _note_nothing_read(outcome: Outcome) -> None:
+    """An input that holds no object of any system: say so, an empty output alone would not."""
+    if not outcome.parts:
+        from adapters.systems import SYSTEMS
+
+        _note(f"the input holds no object of any system ({', '.join(SYSTEMS)}): nothing was scheduled")
 
 
 # The outputs whose text is their objects' texts joined, so parts made apart can be joined: how
@@ -386,6 +451,7 @@ def demo(mode: str, output: str, system: str) -> None:
         config = yaml.safe_load(examples.joinpath(DEMO_CONFIG).read_text(encoding="utf-8"))
         options = SolveOptions(mode=mode)
         outcome = schedule_manifests(manifests, now=_parse_now(DEMO_NOW), options=options, config=config)
+        _note_deletions(len(outcome.delete), output)
         return _render(outcome, output, manifests, config)
 
     guard(run)
@@ -522,7 +588,7 @@ def explain(paths, placement, cluster, mode, now_text, output, configs) -> None:
         now = _parse_now(now_text)
         config = _read_config(configs)
         with paused_gc():
-            manifests = read_sources(list(paths), stdin=sys.stdin)
+            manifests = _read(start_reading(list(paths), stdin=sys.stdin, reads=_reads))
             document = explain_document(
                 manifests, placement, cluster=cluster, now=now, options=SolveOptions(mode=mode), config=config
             )
@@ -563,7 +629,7 @@ def simulate(paths, steps_text, mode, now_text, seed, time_limit, output) -> Non
         steps = None if steps_text is None else count_option(steps_text, "--steps")
         now = _parse_now(now_text)
         with paused_gc():
-            manifests = read_sources(list(paths), stdin=sys.stdin)
+            manifests = _read(start_reading(list(paths), stdin=sys.stdin, reads=_reads))
             options = SolveOptions(mode=mode, time_limit=time_limit, seed=seed)
             return render(run_simulation(manifests, steps=steps, now=now, options=options), output)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from adapters.explain import counted
 from adapters.pipeline import Outcome
 from model import Batch, PlacementRequest, RequestResult
 
@@ -61,7 +62,7 @@ class _Tenancy:
     def gains(self, got: RequestResult, was: RequestResult) -> tuple[str, ...]:
         mine, theirs = (r.selected[0] if r.selected else None for r in (got, was))
         n = self.created[0]
-        created = f"the batch creates {n} new cluster{'' if n == 1 else 's'}, greedy {self.created[1]}"
+        created = f"the batch creates {counted(n, 'new cluster')}, greedy {self.created[1]}"
         if not any(self.created):  # a system that creates none (kcp) or a batch that needed none
             created = "no new clusters in either mode"
         if mine is None or theirs is None:
@@ -76,8 +77,9 @@ class _Tenancy:
             return (f"new clusters shared differently; {created}",)
         ends = self.tenants[0].get(mine.cluster, 0), self.tenants[1].get(theirs.cluster, 0)
         busiest = [max(t.values(), default=0) for t in self.tenants]
+        tenants = counted(ends[0], "tenant")
         return (
-            f"{mine.cluster} ends with {ends[0]} tenants (greedy's {theirs.cluster}: {ends[1]}); the busiest "
+            f"{mine.cluster} ends with {tenants} (greedy's {theirs.cluster}: {ends[1]}); the busiest "
             f"cluster holds {busiest[0]} (greedy {busiest[1]}); {created}",
         )
 
@@ -104,7 +106,7 @@ def _gains(
 ) -> tuple[str, ...]:
     gains: list[str] = []
     if len(got.selected) != len(was.selected):
-        gains.append(f"{len(got.selected)} clusters where greedy found {len(was.selected)}")
+        gains.append(f"{counted(len(got.selected), 'cluster')} where greedy found {len(was.selected)}")
     if got.satisfied and not was.satisfied:
         gains.append("the policy is satisfied, greedy's answer is not")
     by_name = {c.name: c for c in batch.clusters}
@@ -120,7 +122,7 @@ def _gains(
             )
     moved = len(got.released), len(was.released)
     if moved[0] != moved[1]:
-        gains.append(f"releases {moved[0]} existing decisions (greedy {moved[1]})")
+        gains.append(f"releases {counted(moved[0], 'existing decision')} (greedy {moved[1]})")
     if request.coupled:
         gains.append(
             "Balance judged on the batch's final decisions, not on the order placements are visited in"
@@ -151,8 +153,7 @@ def render_differences(found: list[Difference]) -> str:
     if not found:
         return "Optimal chose as greedy did for every placement.\n"
     several = len({d.system for d in found}) > 1
-    count = f"{len(found)} placement{'s' if len(found) != 1 else ''}"
-    lines = [f"Where optimal chose differently from greedy ({count}):"]
+    lines = [f"Where optimal chose differently from greedy ({counted(len(found), 'placement')}):"]
     for d in found:
         name = f"{d.system} {d.request}" if several else d.request
         lines.append(f"  {name}: greedy [{', '.join(d.greedy)}] -> optimal [{', '.join(d.optimal)}]")

@@ -24,7 +24,7 @@ from model import LabelOperator, LabelSelector, Taint
 from solver import SolveOptions
 from solver.explain import LabelChange, explain
 
-__all__ = ["Target", "parse_target", "explain_document", "render", "OUTPUTS"]
+__all__ = ["Target", "counted", "parse_target", "explain_document", "render", "OUTPUTS"]
 
 OUTPUTS = ("table", "yaml")
 
@@ -232,6 +232,11 @@ def toleration(taint: Taint) -> dict[str, str]:
     if taint.value:
         return {"key": taint.key, "operator": "Equal", "value": taint.value, "effect": taint.effect}
     return {"key": taint.key, "operator": "Exists", "effect": taint.effect}
+
+
+def counted(number: int, noun: str) -> str:
+    """`1 cluster`, `2 clusters`: a count and its noun, in the plural but for one."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def flow(mapping: Mapping[str, Any]) -> str:

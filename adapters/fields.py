@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from adapters.errors import InputError
 from adapters.manifests import Manifest
 from adapters.validation import label_problem
 
-__all__ = ["INT32", "INT64", "Fields", "parse_time", "ZERO_TIME"]
+__all__ = ["INT32", "INT64", "Fields", "parse_time", "rfc3339", "ZERO_TIME"]
 
 ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
 # The widths the APIs declare (an OpenAPI `format: int32` / `int64`, a Go int): the API server
@@ -64,9 +65,7 @@ class Fields:
             raise self.fail(f"expected a string, got {_kind(value)}", path)
         return value
 
-    def integer(
-        self, value: Any, path: str, *, minimum: int | None = None, maximum: int = INT64
-    ) -> int:
+    def integer(self, value: Any, path: str, *, minimum: int | None = None, maximum: int = INT64) -> int:
         """An integer within [minimum, maximum]; `maximum` is the field's declared width (INT32
         where the API says int32), `minimum` its own lower bound (else minus the width, minus one)."""
         if type(value) is not int and (isinstance(value, bool) or not isinstance(value, int)):
@@ -105,15 +104,50 @@ def _kind(value: Any) -> str:
 
 
 def parse_time(f: Fields, value: Any, path: str) -> datetime:
-    """An RFC 3339 time; a missing one is the zero time."""
-    if value is None or value == "":
+    """An RFC 3339 time as Kubernetes reads one (:func:`rfc3339`); a missing one is the zero time."""
+    if value is None:
         return ZERO_TIME
-    if isinstance(value, datetime):  # YAML may have parsed it already
+    if isinstance(value, datetime):  # a library caller's object may hold one already
         return value if value.tzinfo else value.replace(tzinfo=UTC)
     if not isinstance(value, str):
         raise f.fail(f"expected an RFC 3339 time, got {_kind(value)}", path)
+    moment = rfc3339(value)
+    if moment is None:
+        raise f.fail(f"expected an RFC 3339 time, got {value!r}", path)
+    return moment
+
+
+# What Go's time.Parse(time.RFC3339, text) reads, which metav1.Time's JSON decoding calls: a
+# four-digit year, two-digit month and day, "T", a one- or two-digit hour, two-digit minutes and
+# seconds, a fraction after "." or "," (any number of digits), then "Z" or an offset "+hh:mm" /
+# "-hh:mm"; nothing before or after. Not a date alone, a week date, a space, a lower-case "t" or
+# "z", nor a time without an offset, which datetime.fromisoformat all takes.
+_RFC3339 = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:[.,]([0-9]+))?"
+    r"(?:(Z)|([+-])([0-9]{2}):([0-9]{2}))"
+)
+
+
+def rfc3339(text: str) -> datetime | None:
+    """The moment `text` names, in UTC, where Kubernetes (metav1.Time) reads it; None where it
+    refuses it: a field out of range (month 13, 30 February, hour 24, second 60, an offset hour
+    past 24 or minute past 60, as Go checks them) or a form other than the one above. Fractions
+    are kept to the microsecond. Year 0, which Go reads, has no datetime: refused too."""
+    match = _RFC3339.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second = (int(match[i]) for i in range(1, 7))
+    fraction, zulu, sign = match[7] or "", match[8], match[9]
+    if hour > 23 or minute > 59 or second > 59:
+        return None
+    offset = timedelta(0)
+    if zulu is None:
+        offset_hours, offset_minutes = int(match[10]), int(match[11])
+        if offset_hours > 24 or offset_minutes > 60:
+            return None
+        offset = timedelta(hours=offset_hours, minutes=offset_minutes) * (1 if sign == "+" else -1)
     try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise f.fail(f"expected an RFC 3339 time, got {value!r}", path) from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+        moment = datetime(year, month, day, hour, minute, second, int(fraction[:6].ljust(6, "0")), tzinfo=UTC)
+    except ValueError:  # a month or day out of range, year 0
+        return None
+    return moment - offset

@@ -154,22 +154,32 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_str)
 
 
-def read_sources(paths: Sequence[str], stdin: TextIO | None = None) -> list[Manifest]:
+# Whether a reader reads objects of a kind and apiVersion at all (adapters.systems.reads).
+Reads = Callable[[str, str], bool]
+
+
+def read_sources(
+    paths: Sequence[str], stdin: TextIO | None = None, *, reads: Reads | None = None
+) -> list[Manifest]:
     """Read every manifest in ``paths``: files, directories (recursively) or ``-`` for standard input.
 
     Directories contribute every ``*.yaml``, ``*.yml`` and ``*.json`` file below them, in path order,
-    skipping hidden files and directories. A file reached twice is read once.
+    skipping hidden files and directories. A file reached twice is read once. With `reads`, an
+    object of a kind it does not read is not validated (from_objects); a directory's documents
+    that are not Kubernetes objects are left out (:attr:`Reading.notes` says which).
     """
-    return start_reading(paths, stdin).manifests()
+    return start_reading(paths, stdin, reads=reads).manifests()
 
 
 class Reading:
     """Sources read, their parsing under way: a large text is parsed by forked children (adapters.
     forked) while the caller does something else, such as importing the scheduler. Errors come
-    from :meth:`manifests`, in the order of the sources, as :func:`read_sources` raises them."""
+    from :meth:`manifests`, in the order of the sources, as :func:`read_sources` raises them;
+    `notes`, once it has run, say what a directory held that was left out."""
 
-    def __init__(self, steps: list[Callable[[], list[Manifest]]]) -> None:
+    def __init__(self, steps: list[Callable[[], list[Manifest]]], notes: list[str]) -> None:
         self._steps = steps
+        self.notes = notes
 
     def manifests(self) -> list[Manifest]:
         """Every manifest, validated; InputError for the first source that has a problem (the
@@ -185,9 +195,14 @@ class Reading:
         return manifests
 
 
-def start_reading(paths: Sequence[str], stdin: TextIO | None = None) -> Reading:
-    """:func:`read_sources`, begun: the files are read and the parsing of large ones started."""
+def start_reading(
+    paths: Sequence[str], stdin: TextIO | None = None, *, reads: Reads | None = None
+) -> Reading:
+    """:func:`read_sources`, begun: the files are read and the parsing of large ones started. A
+    file named is read strictly; one found in a directory may hold other tools' YAML (a Helm
+    values file), whose documents without apiVersion and kind are left out with a note."""
     steps: list[Callable[[], list[Manifest]]] = []
+    notes: list[str] = []
     seen: set[str] = set()
     try:
         for path in paths:
@@ -196,17 +211,18 @@ def start_reading(paths: Sequence[str], stdin: TextIO | None = None) -> Reading:
                     raise InputError("standard input given more than once", where="-")
                 seen.add("-")
                 text = _read_stream(stdin if stdin is not None else sys.stdin)
-                steps.append(_start_parsing(text, STDIN_SOURCE))
+                steps.append(_start_parsing(text, STDIN_SOURCE, reads))
                 continue
-            for file in _expand(path):
+            found = os.path.isdir(path)
+            for file in _walk(path) if found else _named(path):
                 real = os.path.realpath(file)
                 if real in seen:
                     continue
                 seen.add(real)
-                steps.append(_start_parsing(_read_file(file), file))
+                steps.append(_start_parsing(_read_file(file), file, reads, notes if found else None))
     except InputError as err:  # raised after whatever the sources before it raise
         steps.append(functools.partial(_raise, err))
-    return Reading(steps)
+    return Reading(steps, notes)
 
 
 def _cancel(step: Callable[[], list[Manifest]]) -> None:
@@ -219,15 +235,18 @@ def _raise(err: InputError) -> list[Manifest]:
     raise err
 
 
-def parse_text(text: str, source: str) -> list[Manifest]:
+def parse_text(text: str, source: str, *, reads: Reads | None = None) -> list[Manifest]:
     """Parse one file's text (YAML stream or JSON document) into validated manifests."""
-    return _start_parsing(text, source)()
+    return _start_parsing(text, source, reads)()
 
 
-def _start_parsing(text: str | bytes, source: str) -> Callable[[], list[Manifest]]:
+def _start_parsing(
+    text: str | bytes, source: str, reads: Reads | None = None, skipped: list[str] | None = None
+) -> Callable[[], list[Manifest]]:
     """The manifests of one text, as a call; the work on a large text already under way. A file's
     bytes that look like JSON stay bytes: msgspec reads them as they are (only valid UTF-8), and
-    the text is made of them only if it cannot; any other bytes are decoded here."""
+    the text is made of them only if it cannot; any other bytes are decoded here. `reads` and
+    `skipped` as for from_objects."""
     if isinstance(text, bytes):
         start = len(_BOM) if text.startswith(_BOM) else 0
         if not (source.lower().endswith(".json") or _JSON_DATA_START.match(text, start)):
@@ -235,29 +254,54 @@ def _start_parsing(text: str | bytes, source: str) -> Callable[[], list[Manifest
     if isinstance(text, str):
         text = text.removeprefix("\ufeff")
     early = _start_early(text, source) if len(text) >= _SPLIT_READ and forked.workers() > 1 else None
-    return functools.partial(_parsed, text, source, early)
+    return functools.partial(_parsed, text, source, early, reads, skipped)
 
 
-def _parsed(text: str, source: str, early: _Early | None) -> list[Manifest]:
-    return from_objects(_parse_documents(text, source, early), source)
+def _parsed(
+    text: str, source: str, early: _Early | None, reads: Reads | None, skipped: list[str] | None
+) -> list[Manifest]:
+    return from_objects(_parse_documents(text, source, early), source, reads=reads, skipped=skipped)
 
 
-def from_objects(documents: Iterable[Any], source: str) -> list[Manifest]:
-    """Validate already parsed documents, numbered from 1; ``None`` is skipped, Lists are expanded."""
+def from_objects(
+    documents: Iterable[Any], source: str, *, reads: Reads | None = None, skipped: list[str] | None = None
+) -> list[Manifest]:
+    """Validate already parsed documents, numbered from 1; ``None`` is skipped, Lists are expanded.
+
+    `reads(kind, apiVersion)`: whether the caller reads such objects at all. An object it does not
+    read, of a kind and apiVersion given as strings, is left out where it would fail validation
+    (a kustomization.yaml has no metadata): only the objects read must be well formed.
+    `skipped`: where a document that is not a Kubernetes object (neither apiVersion nor kind: a
+    Helm values file, a tool's config) is noted as left out, for a directory's files; without
+    it such a document is an error.
+    """
     manifests: list[Manifest] = []
+    others: list[int] = []
     for index, doc in enumerate(documents, 1):
         if doc is None:
             continue
+        if skipped is not None and _not_an_object(doc):
+            others.append(index)
+            continue
         if not isinstance(doc, dict):
             raise InputError(f"document {index} is not an object", where=source)
-        _collect(doc, source, index, "", manifests)
+        _collect(doc, source, index, "", manifests, reads)
+    if others:
+        listed = ", ".join(map(str, others))
+        skipped.append(
+            f"{source}: document{'s' if len(others) > 1 else ''} {listed} left out: "
+            "neither apiVersion nor kind, not a Kubernetes object"
+        )
     return manifests
 
 
-def _expand(path: str) -> list[str]:
-    """The files a command-line path stands for."""
-    if os.path.isdir(path):
-        return _walk(path)
+def _not_an_object(doc: Any) -> bool:
+    """A document with neither apiVersion nor kind: another tool's YAML."""
+    return not isinstance(doc, dict) or (doc.get("apiVersion") is None and doc.get("kind") is None)
+
+
+def _named(path: str) -> list[str]:
+    """A command-line path that is not a directory: the file itself."""
     if not os.path.exists(path):
         raise InputError("no such file or directory", where=path)
     return [path]
@@ -529,8 +573,11 @@ def _yaml_problem(err: yaml.YAMLError) -> str:
     return f"malformed YAML: {err}"
 
 
-def _collect(obj: dict[str, Any], source: str, index: int, path: str, out: list[Manifest]) -> None:
-    """Append ``obj`` (or, for a List, its items recursively) to ``out`` after validation.
+def _collect(
+    obj: dict[str, Any], source: str, index: int, path: str, out: list[Manifest], reads: Reads | None
+) -> None:
+    """Append ``obj`` (or, for a List, its items recursively) to ``out`` after validation; an
+    object `reads` does not read is left out instead where it is not well formed.
 
     ``path`` is the field path of ``obj`` inside its document ("" or e.g. ``items[3].``).
     """
@@ -547,11 +594,19 @@ def _collect(obj: dict[str, Any], source: str, index: int, path: str, out: list[
             if not isinstance(item, dict):
                 where = _document(source, index)
                 raise InputError("is not an object", where=where, field=f"{path}items[{i}]")
-            _collect(item, source, index, f"{path}items[{i}].", out)
+            _collect(item, source, index, f"{path}items[{i}].", out, reads)
         return
     if not _well_formed(obj):
+        if reads is not None and _foreign(obj, reads):
+            return
         _validate(obj, _document(source, index), path)
     out.append(Manifest(obj, source, index))
+
+
+def _foreign(obj: dict[str, Any], reads: Reads) -> bool:
+    """An object of a kind and apiVersion (both strings) no reader reads: never validated."""
+    kind, api_version = obj.get("kind"), obj.get("apiVersion")
+    return type(kind) is str and type(api_version) is str and not reads(kind, api_version)
 
 
 def _document(source: str, index: int) -> str:

@@ -36,10 +36,12 @@ Items = Callable[[Sequence[Mapping[str, Any]]], Iterable[bytes]]
 @dataclass(frozen=True, slots=True)
 class Parted:
     """Each part's text in the output, in order (the first made here as it is taken, the others
-    passed on from their children), and the first part's outcome."""
+    passed on from their children), the first part's outcome, and how many objects the parts
+    delete together (which the text, the objects to write, does not hold)."""
 
     runs: list[Iterable[bytes]]
     first: Outcome
+    deletions: int
 
 
 def schedule_items(
@@ -76,6 +78,7 @@ def schedule_items(
         for index in range(1, len(pieces.own))
     ]
     taken: list[Iterator[bytes]] = []
+    deletions = 0
     try:
         first = schedule_part(name, pieces.part(0), now=job.now, options=options, config=config)
         # The objects each part reads (the shared aside) or writes must be its own: then no
@@ -85,9 +88,11 @@ def schedule_items(
         for each, read in zip(streams, reads, strict=True):
             messages = iter(each)
             taken.append(messages)
-            written = marshal.loads(next(messages))
-            if written is None:
+            status = marshal.loads(next(messages))
+            if status is None:
                 raise _Failed
+            written, deleted = status
+            deletions += deleted
             touched = read | written
             if not seen.isdisjoint(touched):
                 raise _Failed
@@ -98,7 +103,7 @@ def schedule_items(
         for each in streams[len(taken) :]:
             each.cancel()
         return None
-    return Parted([items(first.apply), *taken], first)
+    return Parted([items(first.apply), *taken], first, deletions + len(first.delete))
 
 
 class _Failed(Exception):
@@ -116,7 +121,8 @@ class _Job:
 
 
 def _part_messages(task: tuple[_Job, int]) -> Iterator[bytes]:
-    """A part's status (None if it failed, else the objects it writes), then its text."""
+    """A part's status (None if it failed, else the objects it writes and how many it deletes),
+    then its text."""
     job, index = task
     try:
         outcome = schedule_part(
@@ -125,7 +131,7 @@ def _part_messages(task: tuple[_Job, int]) -> Iterator[bytes]:
     except Exception:  # noqa: BLE001 - the parent schedules the whole input, which tells why
         yield marshal.dumps(None)
         return
-    yield marshal.dumps(_identities(outcome.apply))
+    yield marshal.dumps((_identities(outcome.apply), len(outcome.delete)))
     # Made whole before the first piece goes: the pipe holds little, and the parent takes none
     # of it until its own part's text is written; sent piece by piece, this text would wait.
     yield from list(job.items(outcome.apply))

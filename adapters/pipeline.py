@@ -22,11 +22,12 @@ from typing import Any
 from adapters import forked
 from adapters.heap import paused_gc
 from adapters.manifests import Manifest, from_objects
-from adapters.systems import owned_by, system
+from adapters.systems import owned_by, reads, system
 from model import Batch, Result, SolveStats
 from solver import SolveOptions, check, solve
 
 __all__ = [
+    "NO_INPUT",
     "NotSeparable",
     "Outcome",
     "SystemOutcome",
@@ -82,7 +83,8 @@ class Outcome:
         if len(self.parts) == 1:
             return self.parts[0]
         if not self.parts:
-            return SystemOutcome("", Batch((), ()), Result((), SolveStats(mode="", status="")))
+            stats = SolveStats(mode=self.summary["mode"], status=self.summary["status"])
+            return SystemOutcome("", Batch((), ()), Result((), stats))
         raise ValueError(f"the input held {len(self.parts)} systems; read Outcome.parts")
 
     def requests(self) -> Iterator[tuple[str, Any]]:
@@ -100,12 +102,12 @@ def schedule(
     verify: bool = True,
     config: Mapping[str, Any] | None = None,
 ) -> Outcome:
-    """Schedule every placement among `objects` (as `kubectl get -o json` items would give them).
-    `config` is the scheduler config document of the systems that read one (openMCP's operator
-    config, with its `scheduler:` block); None: their defaults."""
-    return schedule_manifests(
-        from_objects(objects, "<objects>"), now=now, options=options, verify=verify, config=config
-    )
+    """Schedule every placement among `objects` (as `kubectl get -o json` items would give them);
+    objects of kinds no system reads are ignored, unvalidated. `config` is the scheduler config
+    document of the systems that read one (openMCP's operator config, with its `scheduler:`
+    block); None: their defaults."""
+    manifests = from_objects(objects, "<objects>", reads=reads)
+    return schedule_manifests(manifests, now=now, options=options, verify=verify, config=config)
 
 
 def schedule_manifests(
@@ -133,7 +135,8 @@ def schedule_manifests(
             apply += emitted.apply
             delete += emitted.delete
             parts.append(part)
-    return Outcome(apply, delete, tuple(parts), summary_of_parts(parts))
+    summary = summary_of_parts(parts) if parts else _nothing_solved(options.mode)
+    return Outcome(apply, delete, tuple(parts), summary)
 
 
 class NotSeparable(Exception):
@@ -213,21 +216,30 @@ def summary_of(part: SystemOutcome) -> dict[str, Any]:
 
 
 _STATUS_ORDER = ("OPTIMAL", "GREEDY", "FEASIBLE")
+# The status of a run whose input holds no object of any system: nothing was solved.
+NO_INPUT = "NO_INPUT"
+
+
+def _nothing_solved(mode: str) -> dict[str, Any]:
+    """The summary of a run with no system's objects: the mode asked for, status NO_INPUT, no
+    bound (nothing was proven), zero of everything else."""
+    stats = SolveStats(mode=mode, status=NO_INPUT)
+    return {**summary_of(SystemOutcome("", Batch((), ()), Result((), stats))), "systems": {}}
 
 
 def summary_of_parts(parts: Sequence[SystemOutcome]) -> dict[str, Any]:
-    """One summary over every system's solve: totals, plus the counts of each system."""
+    """One summary over every system's solve (at least one): totals, plus the counts of each system."""
     if len(parts) == 1:
         summary = summary_of(parts[0])
     else:
         each = [summary_of(p) for p in parts]
         objective = sum(s["objective"] for s in each)
         bounds = [s["bound"] for s in each]
-        bound = None if not each or any(b is None for b in bounds) else sum(bounds)
+        bound = None if any(b is None for b in bounds) else sum(bounds)
         statuses = [s["status"] for s in each]
         summary = {
-            "mode": each[0]["mode"] if each else "",
-            "status": max(statuses, key=_STATUS_ORDER.index) if statuses else "",
+            "mode": each[0]["mode"],
+            "status": max(statuses, key=_STATUS_ORDER.index),
             "objective": objective,
             "bound": bound,
             "gap": None if bound is None else round((bound - objective) / max(1, abs(objective)), 9),

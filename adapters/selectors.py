@@ -24,7 +24,12 @@ _EXISTS_VALUES = "values set must be empty for exists and does not exist"
 
 
 class SelectorError(ValueError):
-    """A selector upstream cannot build; the message is upstream's error text."""
+    """A selector upstream cannot build; the message is upstream's error text, `field` the path
+    of the part it refused (for callers that report bad input by field)."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def _go_strings(values: list[str]) -> str:
@@ -84,15 +89,17 @@ def label_selector(f: Fields, raw: Any, path: str, *, labels: bool = True) -> La
     for key, value in sorted(match.items()):
         errors = _requirement_errors(key, LabelOperator.IN, [value])
         if errors:
-            raise SelectorError(_aggregate(errors))
-    for key, name, values in expressions:
+            raise SelectorError(_aggregate(errors), f"{path}.matchLabels")
+    for i, (key, name, values) in enumerate(expressions):
+        where = f"{path}.matchExpressions[{i}]"
         try:
             operator = LabelOperator(name)
         except ValueError:
-            raise SelectorError(f"{_go_quote(name)} is not a valid label selector operator") from None
+            message = f"{_go_quote(name)} is not a valid label selector operator"
+            raise SelectorError(message, f"{where}.operator") from None
         errors = _requirement_errors(key, operator, values)
         if errors:
-            raise SelectorError(_aggregate(errors))
+            raise SelectorError(_aggregate(errors), where)
         requirements.append(LabelRequirement(key, operator, tuple(values)))
     if not match and not requirements:
         return None

@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.cut import Cut
+from adapters.errors import InputError
+from adapters.fields import Fields
 from adapters.manifests import Manifest
 from model import Batch, Result
 
-__all__ = ["GROUPS", "System", "SYSTEMS", "owned_by"]
+__all__ = ["GROUPS", "SHARED_GROUPS", "System", "SYSTEMS", "owned_by", "reads"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +26,8 @@ class System:
     invert (`emit`). A system `configured` by a scheduler config document (openMCP's) gets it as
     `load(..., config=document)`. `shared` kinds (core ones, such as kcp's Namespaces) are read
     too, but only beside at least one object of its own kinds: alone they make no input of it.
+    `served` gives the API versions upstream serves of each kind it reads (its own and shared):
+    an object of another version is refused, as the API server would refuse it.
 
     A system that can `cut` its input into up to N parts returns a Cut: objects every part reads
     (the clusters) and each part's own, such that, when each part's batch is separable
@@ -35,6 +39,7 @@ class System:
     kinds: Mapping[str, set[str]]
     load: Callable[..., tuple[Batch, Any]]  # (manifests, *, now, seed[, config]) -> (batch, context)
     emit: Callable[[Any, Result], Any]  # (context, result) -> .apply, .delete
+    served: Mapping[str, tuple[str, ...]]
     configured: bool = False
     shared: Mapping[str, set[str]] = field(default_factory=dict)
     cut: Callable[[list[Manifest], int], Cut | None] | None = None
@@ -42,26 +47,32 @@ class System:
 
 def _fleet() -> System:
     from adapters import fleet
+    from adapters.fleet import names
 
-    return System("fleet", fleet.KINDS, fleet.load, fleet.emit, cut=fleet.cut)
+    return System("fleet", fleet.KINDS, fleet.load, fleet.emit, names.SERVED_VERSIONS, cut=fleet.cut)
 
 
 def _ocm() -> System:
     from adapters import ocm
+    from adapters.ocm import names
 
-    return System("ocm", ocm.KINDS, ocm.load, ocm.emit)
+    return System("ocm", ocm.KINDS, ocm.load, ocm.emit, names.SERVED_VERSIONS)
 
 
 def _openmcp() -> System:
     from adapters import openmcp
+    from adapters.openmcp import names
 
-    return System("openmcp", openmcp.KINDS, openmcp.load, openmcp.emit, configured=True)
+    return System(
+        "openmcp", openmcp.KINDS, openmcp.load, openmcp.emit, names.SERVED_VERSIONS, configured=True
+    )
 
 
 def _kcp() -> System:
     from adapters import kcp
+    from adapters.kcp import names
 
-    return System("kcp", kcp.KINDS, kcp.load, kcp.emit, shared=kcp.SHARED_KINDS)
+    return System("kcp", kcp.KINDS, kcp.load, kcp.emit, names.SERVED_VERSIONS, shared=kcp.SHARED_KINDS)
 
 
 _FACTORIES: dict[str, Callable[[], System]] = {"fleet": _fleet, "ocm": _ocm, "openmcp": _openmcp, "kcp": _kcp}
@@ -74,6 +85,8 @@ GROUPS: dict[str, frozenset[str]] = {
     "openmcp": frozenset({"clusters.openmcp.cloud"}),
     "kcp": frozenset({"apis.kcp.dev", "scheduling.kcp.dev", "workload.kcp.dev", "workloads.kcp.dev"}),
 }
+# The API groups of the kinds each system reads without owning them (tests hold them equal too).
+SHARED_GROUPS: dict[str, frozenset[str]] = {"kcp": frozenset({""})}
 _LOADED: dict[str, System] = {}
 
 
@@ -85,20 +98,49 @@ def system(name: str) -> System:
     return loaded
 
 
+def reads(kind: str, api_version: str) -> bool:
+    """Whether any system reads objects of this kind in this apiVersion's group (as its own or as
+    a shared kind), whatever the version: manifests.from_objects leaves the others unvalidated.
+    Only the adapters whose groups match are imported."""
+    group = api_version.rpartition("/")[0]
+    for name in SYSTEMS:
+        if group in GROUPS[name] or group in SHARED_GROUPS.get(name, ()):
+            read = system(name)
+            if group in read.kinds.get(kind, ()) or group in read.shared.get(kind, ()):
+                return True
+    return False
+
+
 def owned_by(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
     """The manifests each system owns, for every system owning at least one object of the input
-    (its shared kinds aside), in registry order. Objects no system owns are left out (ignored)."""
+    (its shared kinds aside), in registry order. Objects no system owns are left out (ignored);
+    an object of a kind a system reads, in a version upstream does not serve, is an InputError."""
     # One pass over the input: a large hub holds tens of thousands of objects of a few types.
-    types = [(m.obj["kind"], m.obj["apiVersion"].rpartition("/")[0]) for m in manifests]
-    present = set(types)
-    groups = {t[1] for t in present}
+    types = [(m.obj["kind"], m.obj["apiVersion"]) for m in manifests]
+    present = {t: t[1].rpartition("/") for t in set(types)}  # (kind, apiVersion) -> (group, /, version)
+    groups = {split[0] for split in present.values()}
     out: dict[str, list[Manifest]] = {}
     for name in SYSTEMS:
         if groups.isdisjoint(GROUPS[name]):
             continue
         kinds, shared = system(name).kinds, system(name).shared
-        owns = {t for t in present if t[1] in kinds.get(t[0], ())}
+        owns = {t for t, split in present.items() if split[0] in kinds.get(t[0], ())}
         if owns:
-            reads = owns | {t for t in present if t[1] in shared.get(t[0], ())}
+            reads = owns | {t for t, split in present.items() if split[0] in shared.get(t[0], ())}
+            served = system(name).served
+            unserved = {t for t in reads if present[t][2] not in served[t[0]]}
+            if unserved:
+                raise _unserved(
+                    next(m for m, t in zip(manifests, types, strict=True) if t in unserved), served
+                )
             out[name] = [m for m, t in zip(manifests, types, strict=True) if t in reads]
     return out
+
+
+def _unserved(manifest: Manifest, served: Mapping[str, tuple[str, ...]]) -> InputError:
+    """The error of an object whose version is not one upstream serves of its kind."""
+    kind, api_version = manifest.obj["kind"], manifest.obj["apiVersion"]
+    versions = ", ".join(served[kind])
+    return Fields(manifest).fail(
+        f"{api_version} is not a served version of {kind} (served: {versions})", "apiVersion"
+    )

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from adapters import forked, manifests, pipeline
+from solver import SolveOptions
 from tests.fleet_fixtures import (
     MODES,
     NOW,
@@ -129,7 +130,7 @@ def test_table(tmp_path, mode):
     if mode == "optimal":  # what optimal gained over greedy closes the table
         assert lines[-2:] == ["", "Optimal chose as greedy did for every placement."]
         lines = lines[:-2]
-    assert [line.split() for line in lines[:-2]] == [
+    assert [line.split() for line in lines[:-3]] == [
         ["PLACEMENT", "CLUSTER", "DECISION", "AFFINITY", "SPREAD"],
         ["all-prod", "c1", "new", "0", "0"],
         ["all-prod", "c2", "new", "0", "0"],
@@ -138,9 +139,13 @@ def test_table(tmp_path, mode):
         ["one", "gone", "released", "-", "-"],
     ]
     assert lines[0].index("CLUSTER") == lines[1].index("c1")  # aligned columns
-    assert lines[-2] == ""
+    assert lines[-3] == ""
     status = "GREEDY" if mode == "greedy" else "OPTIMAL"
-    assert lines[-1] == f"3 placements, 4 clusters; mode {mode}, status {status}; 1 unsatisfied: fixed"
+    assert lines[-2:] == [
+        f"3 placements, 4 clusters; mode {mode}, status {status}; 1 unsatisfied:",
+        "  fixed: Scheduled False, SchedulingPolicyUnfulfilled: could not find all clusters needed as "
+        "specified by the scheduling policy, found 0 cluster(s) instead",
+    ]
 
 
 def test_pick_fixed_rows_have_no_scores(tmp_path):
@@ -188,6 +193,91 @@ def test_nothing_to_schedule_is_empty_output(tmp_path):
     assert listed["items"] == []
 
 
+@pytest.mark.parametrize("source", ["file", "directory", "stdin", "foreign"])
+@pytest.mark.parametrize("mode", MODES)
+def test_an_input_of_no_system_says_so_and_keeps_the_summary_well_formed(tmp_path, source, mode):
+    """Nothing to read: a note on standard error; the summary has the mode asked for and the
+    status NO_INPUT (nothing was solved), with every key a run's summary has."""
+    stdin = None
+    if source == "file":
+        path = tmp_path / "empty.yaml"
+        path.write_text("", encoding="utf-8")
+    elif source == "directory":
+        path = tmp_path / "empty"
+        path.mkdir()
+    elif source == "foreign":
+        path = write_yaml(
+            tmp_path / "cm.yaml", [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}]
+        )
+    else:
+        path, stdin = "-", ""
+    normal = json.loads(run_solve(tmp_path, FLEET, mode, "plan"))["summary"]
+    result = run_cli(solve_args([path], mode, "plan"), stdin=stdin)
+    assert result.exit_code == 0, result.stderr
+    assert (
+        result.stderr
+        == "note: the input holds no object of any system (fleet, ocm, openmcp, kcp): nothing was scheduled\n"
+    )
+    summary = json.loads(result.stdout)["summary"]
+    assert set(summary) == set(normal)
+    assert (summary["mode"], summary["status"]) == (mode, "NO_INPUT")
+    assert (summary["requests"], summary["clusters"], summary["systems"]) == (0, 0, {})
+    assert [type(summary[k]) for k in ("wall_seconds", "build_seconds", "solve_seconds")] == [float] * 3
+    # The library says the same.
+    outcome = pipeline.schedule([], options=SolveOptions(mode=mode))
+    assert (outcome.summary["mode"], outcome.summary["status"]) == (mode, "NO_INPUT")
+    assert (outcome.result.stats.mode, outcome.result.stats.status) == (mode, "NO_INPUT")
+
+
+def _superseded(names: tuple[str, ...] = ("a", "b")) -> list[dict]:
+    """Placements whose policy changed, each with 11 snapshots of the old one: a new snapshot is
+    made and the two oldest fall out of the history of 10, so the run deletes 2 per placement."""
+    objects = [member_cluster("c1"), member_cluster("c2")]
+    for name in names:
+        objects.append(crp(name, pick_n(1)))
+        objects += [snapshot(name, i, pick_all(), latest=i == 10) for i in range(11)]
+    return objects
+
+
+DELETES_NOTE = (
+    "note: this run also deletes {} objects, which -o {} cannot express; -o plan and -o diff list them\n"
+)
+
+
+@pytest.mark.parametrize("output", ["yaml", "json", "plan", "diff", "table"])
+def test_outputs_that_cannot_express_deletions_say_how_many_there_are(tmp_path, output):
+    path = write_yaml(tmp_path / "hub.yaml", _superseded())
+    result = run_cli(solve_args([path], "optimal", output))
+    assert result.exit_code == 0, result.stderr
+    if output in ("yaml", "json"):
+        assert result.stderr == DELETES_NOTE.format(4, output)
+    else:  # plan and diff list them; the table is for people
+        assert result.stderr == ""
+    plan = json.loads(run_cli(solve_args([path], "optimal", "plan")).stdout)
+    assert len(plan["delete"]) == 4
+    # No deletions, no note.
+    assert run_cli(solve_args([write_yaml(tmp_path / "fleet.yaml", FLEET)], "optimal", output)).stderr == ""
+
+
+@pytest.mark.parametrize("output", ["yaml", "json", "plan"])
+def test_the_demo_says_so_too(output):
+    result = run_cli(["demo", "--system", "openmcp", "-o", output])  # the old mcp request's cluster goes
+    assert result.exit_code == 0, result.stderr
+    expected = (
+        "note: this run also deletes 1 object, which -o {} cannot express; -o plan and -o diff list them\n"
+    )
+    assert result.stderr == (expected.format(output) if output != "plan" else "")
+
+
+def test_a_run_in_parts_counts_the_deletions_of_every_part(tmp_path):
+    from tests.test_parts import _fresh
+
+    path = write_yaml(tmp_path / "hub.yaml", _superseded(("a", "b", "c", "d")))
+    used, code, stdout, stderr = _fresh("command", ["solve", "-f", str(path), "--now", NOW, "-o", "yaml"])
+    assert (used, code) == ([True], 0)
+    assert stderr == DELETES_NOTE.format(8, "yaml")
+
+
 # ---------------------------------------------------------------------------------- inputs
 
 
@@ -212,6 +302,45 @@ def test_input_from_a_directory(tmp_path, expected):
     result = run_cli(solve_args([root], "greedy"))
     assert result.exit_code == 0, result.stderr
     assert result.stdout == expected
+
+
+LEFT_OUT = "document 1 left out: neither apiVersion nor kind, not a Kubernetes object"
+
+
+def test_a_directory_with_other_tools_yaml(tmp_path, expected):
+    """A kustomization.yaml (apiVersion and kind, no metadata) is ignored; a Helm values.yaml (neither)
+    is left out with a note naming it; the objects read are scheduled as ever."""
+    root = tmp_path / "hub"
+    write_yaml(root / "fleet.yaml", FLEET)
+    (root / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [fleet.yaml]\n",
+        encoding="utf-8",
+    )
+    (root / "values.yaml").write_text("replicas: 3\n", encoding="utf-8")
+    result = run_cli(solve_args([root], "greedy"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == expected
+    assert result.stderr == f"note: {root / 'values.yaml'}: {LEFT_OUT}\n"
+    # Bad input beside them: the one line of the error, and no note.
+    write_yaml(root / "bad.yaml", [{"apiVersion": PLACEMENT_API, "kind": "ClusterResourcePlacement"}])
+    bad = run_cli(solve_args([root], "greedy"))
+    assert (bad.exit_code, bad.stdout) == (2, "")
+    assert bad.stderr == f"error: {root / 'bad.yaml'}: document 1: metadata: required field is missing\n"
+    # The file given by name is read strictly.
+    named = run_cli(solve_args([root / "values.yaml"], "greedy"))
+    assert named.exit_code == 2 and "apiVersion: required field is missing" in named.stderr
+
+
+def test_the_bundled_examples_directory_is_an_input(tmp_path):
+    examples = Path(manifests.__file__).parent / "examples"
+    config = examples / "openmcp-demo-config.yaml"
+    result = run_cli([*solve_args([examples], "greedy", "plan"), "--config", str(config)])
+    assert result.exit_code == 0, result.stderr
+    assert set(json.loads(result.stdout)["summary"]["systems"]) == {"fleet", "ocm", "openmcp", "kcp"}
+    assert (
+        result.stderr
+        == f"note: {config}: document 1 left out: neither apiVersion nor kind, not a Kubernetes object\n"
+    )
 
 
 def test_input_from_several_files(tmp_path, expected):
@@ -318,8 +447,14 @@ def test_demo_prints_a_table(mode):
         "payments",
         "web-frontend",
     }
+    unsatisfied = ["payments"] if mode == "optimal" else ["ml-training", "payments"]
+    reason = "Scheduled False, SchedulingPolicyUnfulfilled: could not find all clusters needed as specified"
+    assert lines[summary].endswith(f"; {len(unsatisfied)} unsatisfied:")
+    assert lines[summary + 1 : summary + 1 + len(unsatisfied)] == [
+        f"  {name}: {reason} by the scheduling policy, found 1 cluster(s) instead" for name in unsatisfied
+    ]
     # Optimal mode shows what it gained over greedy: ml-training's spread, which greedy misses.
-    rest = "\n".join(lines[summary + 1 :])
+    rest = "\n".join(lines[summary + 1 + len(unsatisfied) :])
     if mode == "optimal":
         assert (
             "ml-training: greedy [aks-westeu-stage-1] -> optimal [aks-eastus-prod-1, aks-westeu-prod-1]"

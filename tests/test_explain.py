@@ -258,3 +258,28 @@ def test_unknown_ocm_placement(files):
     result = run(files["ocm"], "Placement/ns2/p")
     assert (result.exit_code, result.stdout) == (2, "")
     assert "Placement ns2/p is not in the input" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("selector", "field"),
+    [
+        (fl.term({"Bad Key!": "x"}), "requiredDuringSchedulingIgnoredDuringExecution"),
+        (fl.term({"env": "not a value!"}), "requiredDuringSchedulingIgnoredDuringExecution"),
+        (
+            fl.term(expressions=[("example.com/a/b", "Exists", ())]),
+            "requiredDuringSchedulingIgnoredDuringExecution",
+        ),
+    ],
+)
+def test_a_fleet_selector_kubernetes_cannot_build_is_refused_not_explained(tmp_path, selector, field):
+    """Fleet's webhook refuses a CRP whose cluster selector LabelSelectorAsSelector cannot build
+    (kubefleet pkg/utils/validator/placement.go, validateLabelSelector): explain suggested
+    setting the label `Bad Key!`, which no MemberCluster can carry."""
+    objects = [fl.member_cluster("c1", {"env": "dev"}), fl.crp("web", fl.pick_n(1, required=[selector]))]
+    path = fl.write_yaml(tmp_path / "hub.yaml", objects)
+    for args in (["explain", "-f", str(path), "crp/web"], ["solve", "-f", str(path)]):
+        result = CliRunner().invoke(main, [*args, "--now", fl.NOW])
+        assert (result.exit_code, result.stdout) == (2, ""), result.stdout
+        (line,) = result.stderr.splitlines()
+        assert line.startswith("error: ClusterResourcePlacement/web: ") and field in line, line
+        assert "labelSelector is invalid" in line, line

@@ -579,3 +579,71 @@ def test_object_reference() -> None:
     }
     (manifest,) = parse_text(dump_json(namespaced), "d.json")
     assert object_reference(manifest) == ref
+
+
+# ------------------------------------------------------------------------- other tools' YAML
+
+
+KUSTOMIZATION = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- hub.yaml\n"
+VALUES = "replicas: 3\nimage:\n  tag: v1\n"
+
+
+def _reads(kind: str, api_version: str) -> bool:
+    from adapters.systems import reads
+
+    return reads(kind, api_version)
+
+
+def test_objects_of_kinds_no_system_reads_are_not_validated() -> None:
+    # A kustomization.yaml has apiVersion and kind, no metadata; a ConfigMap in a List neither.
+    text = (
+        KUSTOMIZATION + "---\n" + "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap}\n"
+    )
+    assert parse_text(text + "---\n" + CRP.format(name="a"), "x.yaml", reads=_reads)[0].name == "a"
+    with pytest.raises(InputError, match="metadata: required field is missing"):
+        parse_text(text, "x.yaml")  # without a reader's kinds, every object is validated
+    # A kind a system reads is validated as ever, whatever its version.
+    with pytest.raises(InputError, match="document 1: metadata: required field is missing"):
+        parse_text(
+            "apiVersion: cluster.kubernetes-fleet.io/v1beta1\nkind: MemberCluster\n", "x", reads=_reads
+        )
+    with pytest.raises(InputError, match="metadata: required field is missing"):
+        parse_text("apiVersion: v1\nkind: Namespace\n", "x", reads=_reads)  # kcp reads Namespaces
+
+
+def test_a_directory_leaves_out_documents_that_are_not_kubernetes_objects(tmp_path: Path) -> None:
+    root = tmp_path / "chart"
+    write(root, "values.yaml", VALUES)
+    write(root, "kustomization.yaml", KUSTOMIZATION)
+    write(root, "list.yaml", "- a\n- b\n")
+    write(root, "hub.yaml", "kind: null\nnote: x\n---\n" + CRP.format(name="a") + "---\nreplicas: 1\n")
+    reading = manifests.start_reading([str(root)], reads=_reads)
+    assert names(reading.manifests()) == ["a"]
+    assert reading.notes == [
+        f"{root / 'hub.yaml'}: documents 1, 3 left out: neither apiVersion nor kind, not a Kubernetes object",
+        f"{root / 'list.yaml'}: document 1 left out: neither apiVersion nor kind, not a Kubernetes object",
+        f"{root / 'values.yaml'}: document 1 left out: neither apiVersion nor kind, not a Kubernetes object",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        (VALUES, "apiVersion"),
+        ("kind: MemberCluster\nmetadata: {name: a}\n", "apiVersion"),
+        ("apiVersion: v1\n", "kind"),
+    ],
+)
+def test_a_file_named_is_read_strictly(tmp_path: Path, text: str, field: str) -> None:
+    path = write(tmp_path, "values.yaml", text)
+    err = read_error_with(path)
+    assert str(err) == f"{path}: document 1: {field}: required field is missing"
+    # In a directory, only a document with neither is left out: one with either is validated.
+    if text != VALUES:
+        assert str(read_error_with(str(tmp_path))) == str(err)
+
+
+def read_error_with(path: str) -> InputError:
+    with pytest.raises(InputError) as info:
+        read_sources([path], reads=_reads)
+    return info.value

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from adapters.cli import main
 from adapters.pipeline import schedule
-from adapters.systems import GROUPS, SYSTEMS, owned_by, system
+from adapters.systems import GROUPS, SHARED_GROUPS, SYSTEMS, owned_by, system
 from solver import SolveOptions
 from tests.ocm_fixtures import NOW, NOW_TIME, Written, builtin, decision, hub, managed_cluster, placement
 
@@ -57,6 +57,8 @@ def test_registry_groups_are_the_adapters_own() -> None:
     for name in SYSTEMS:
         declared = {group for groups in system(name).kinds.values() for group in groups}
         assert GROUPS[name] == declared, name
+        shared = {group for groups in system(name).shared.values() for group in groups}
+        assert SHARED_GROUPS.get(name, frozenset()) == shared, name
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
@@ -177,3 +179,77 @@ def test_table_shows_what_joint_balance_changed(tmp_path) -> None:
         main, ["solve", "-f", write(tmp_path, objects), "--now", NOW, "-o", "table", "--mode", "greedy"]
     )
     assert "Where optimal" not in greedy.stdout
+
+
+# -------------------------------------------------------------------------------- served versions
+
+
+def test_every_kind_a_system_reads_declares_its_served_versions() -> None:
+    for name in SYSTEMS:
+        read = system(name)
+        assert set(read.served) == set(read.kinds) | set(read.shared), name
+        assert all(read.served.values()), name
+
+
+def _with_version(objects: list[dict], kind: str, api_version: str) -> list[dict]:
+    """The objects, the first of `kind` given `api_version`."""
+    out, done = [], False
+    for o in objects:
+        if not done and o["kind"] == kind:
+            o, done = {**o, "apiVersion": api_version}, True
+        out.append(o)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("objects", "kind", "api_version", "where", "served"),
+    [
+        (
+            fleet_demo,
+            "MemberCluster",
+            "cluster.kubernetes-fleet.io/v7",
+            "MemberCluster/aks-eastus-prod-1",
+            "v1, v1beta1",
+        ),
+        (
+            fleet_demo,
+            "ClusterResourcePlacement",
+            "placement.kubernetes-fleet.io/v1alpha1",
+            "ClusterResourcePlacement/monitoring",
+            "v1, v1beta1",
+        ),
+        (
+            ocm_hub,
+            "ManagedClusterSet",
+            "cluster.open-cluster-management.io/v1beta1",
+            "ManagedClusterSet/global",
+            "v1beta2",
+        ),
+        (ocm_hub, "Placement", "cluster.open-cluster-management.io/v1", "Placement/ns1/web", "v1beta1"),
+    ],
+)
+def test_an_unserved_version_of_a_known_kind_is_refused(
+    tmp_path, objects, kind, api_version, where, served
+) -> None:
+    path = write(tmp_path, _with_version(objects(), kind, api_version))
+    result = CliRunner().invoke(main, ["solve", "-f", path, "--now", NOW])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"error: {where}: apiVersion: {api_version} is not a served version of {kind} (served: {served})\n"
+    )
+
+
+def test_a_shared_kind_in_an_unserved_version_is_refused_beside_its_system(tmp_path) -> None:
+    from tests.test_kcp_fixtures import cluster as kcp_cluster
+    from tests.test_kcp_fixtures import compute_v05, namespace
+
+    team = namespace("web")
+    objects = [*compute_v05(kcp_cluster("east-1", "east"), locations=["east"]), {**team, "apiVersion": "v2"}]
+    result = CliRunner().invoke(main, ["solve", "-f", write(tmp_path, objects), "--now", NOW])
+    assert result.exit_code == 2
+    assert "Namespace/web: apiVersion: v2 is not a served version of Namespace (served: v1)" in result.stderr
+    # Without any kcp object a Namespace is nobody's input, whatever its version.
+    alone = CliRunner().invoke(
+        main, ["solve", "-f", write(tmp_path, [*fleet_demo(), {**team, "apiVersion": "v2"}]), "--now", NOW]
+    )
+    assert alone.exit_code == 0, alone.stderr

@@ -17,6 +17,9 @@ KINDS = {
     BINDING: {PLACEMENT_GROUP},
     POLICY_SNAPSHOT: {PLACEMENT_GROUP},
 }
+# The versions upstream's CRDs serve (kubefleet config/crd/bases/*.yaml at e160c1cd): an object of
+# another version is refused, as the API server would.
+SERVED_VERSIONS = {kind: ("v1", "v1beta1") for kind in KINDS}
 
 PARENT_LABEL = "kubernetes-fleet.io/parent-CRP"
 LATEST_LABEL = "kubernetes-fleet.io/is-latest-snapshot"

@@ -10,10 +10,9 @@ from enum import Enum
 from typing import Any
 
 from adapters.fields import INT32, Fields
+from adapters.selectors import SelectorError, label_selector
 from model import (
     ClusterTerm,
-    LabelOperator,
-    LabelRequirement,
     LabelSelector,
     Preference,
     PropertyOperator,
@@ -156,23 +155,15 @@ def _operator(f: Fields, kind: type[Enum], item: Any, where: str) -> Any:
 
 
 def _label_selector(f: Fields, raw: Any, path: str) -> LabelSelector | None:
+    """The selector at `path` (None: absent). One Kubernetes cannot build (an invalid key or
+    value, a bad operator or value list) is refused, as Fleet's webhook refuses the placement
+    (pkg/utils/validator/placement.go, validateLabelSelector)."""
     if raw is None:
         return None
-    raw = f.mapping(raw, path)
-    labels = f.string_map(raw.get("matchLabels"), f"{path}.matchLabels")
-    expressions = []
-    for i, item in enumerate(f.sequence(raw.get("matchExpressions"), f"{path}.matchExpressions")):
-        where = f"{path}.matchExpressions[{i}]"
-        item = f.mapping(item, where)
-        key = _name(f, item, "key", where)
-        operator = _operator(f, LabelOperator, item, where)
-        values = tuple(f.string_list(item.get("values"), f"{where}.values"))
-        if operator in (LabelOperator.IN, LabelOperator.NOT_IN) and not values:
-            raise f.fail(f"values must be non-empty for operator {operator.value}", f"{where}.values")
-        if operator in (LabelOperator.EXISTS, LabelOperator.DOES_NOT_EXIST) and values:
-            raise f.fail(f"values must be empty for operator {operator.value}", f"{where}.values")
-        expressions.append(LabelRequirement(key, operator, values))
-    return LabelSelector(tuple(sorted(labels.items())), tuple(expressions))
+    try:
+        return label_selector(f, raw, path) or LabelSelector()
+    except SelectorError as err:
+        raise f.fail(f"the labelSelector is invalid: {err}", err.field) from None
 
 
 def _required_term(f: Fields, raw: Any, path: str) -> ClusterTerm:

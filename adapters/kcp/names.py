@@ -37,6 +37,9 @@ KINDS: dict[str, set[str]] = {
 }
 # Core kinds kcp reads beside others' inputs: they make no kcp input by themselves.
 SHARED_KINDS: dict[str, set[str]] = {NAMESPACE: {""}}
+# The versions served (kcp's config/crds at v0.5.0-alpha.1, v0.8.0 and v0.11.0: v1alpha1 only;
+# Namespaces are core v1): an object of another version is refused, as the API server would.
+SERVED_VERSIONS = {**{kind: (VERSION,) for kind in KINDS}, NAMESPACE: ("v1",)}
 
 
 class Generation(StrEnum):

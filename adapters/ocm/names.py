@@ -14,6 +14,16 @@ SCORE = "AddOnPlacementScore"
 DECISION = "PlacementDecision"
 
 KINDS = {kind: {GROUP} for kind in (MANAGED_CLUSTER, CLUSTER_SET, SET_BINDING, PLACEMENT, SCORE, DECISION)}
+# The versions upstream's CRDs serve (open-cluster-management-io/api at 1845fd8,
+# cluster/<version>/*.crd.yaml): an object of another version is refused, as the API server would.
+SERVED_VERSIONS = {
+    MANAGED_CLUSTER: ("v1",),
+    CLUSTER_SET: ("v1beta2",),
+    SET_BINDING: ("v1beta2",),
+    PLACEMENT: ("v1beta1",),
+    SCORE: ("v1alpha1",),
+    DECISION: ("v1beta1",),
+}
 
 # Labels and annotations.
 CLUSTERSET_LABEL = f"{GROUP}/clusterset"

@@ -10,6 +10,9 @@ CLUSTER = "Cluster"
 REQUEST = "ClusterRequest"
 
 KINDS = {kind: {GROUP} for kind in (CLUSTER, REQUEST)}
+# The versions upstream's CRDs serve (openmcp-operator api/crds/manifests at a131d2f): an object of
+# another version is refused, as the API server would.
+SERVED_VERSIONS = {kind: ("v1alpha1",) for kind in KINDS}
 
 # Finalizers: the request's own, and the back reference every request puts on its cluster.
 REQUEST_FINALIZER = f"{GROUP}/request"
