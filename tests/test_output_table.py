@@ -66,8 +66,7 @@ def test_kcp_units_without_a_cluster_are_listed_with_upstreams_words(tmp_path) -
     assert _footer(lines) == [
         "2 placements, 1 cluster; mode optimal, status OPTIMAL; 2 unsatisfied:",
         "  root:org:team/p1: no cluster chosen: 1 cluster ineligible (not Ready)",  # kcp writes no reason
-        "  root:org:team/p2: Ready False, LocationNoMatch: no Location in workspace 'root:org:compute' "
-        "matches the placement's locationSelectors",
+        "  root:org:team/p2: Ready False, LocationNoMatch: No valid location is found",
     ]
 
 
