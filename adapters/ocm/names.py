@@ -22,9 +22,11 @@ GROUP_NAME_LABEL = f"{GROUP}/decision-group-name"
 GROUP_INDEX_LABEL = f"{GROUP}/decision-group-index"
 DISABLE_ANNOTATION = f"{GROUP}/experimental-scheduling-disable"
 
-# Taints the hub's registration controller keeps on clusters (synthesised here from conditions).
+# Taints the hub's registration controller writes into spec.taints from the Available condition
+# (False: unavailable; Unknown or missing: unreachable). The scheduler reads only spec.taints.
 UNAVAILABLE_TAINT = f"{GROUP}/unavailable"
 UNREACHABLE_TAINT = f"{GROUP}/unreachable"
+REGISTRATION_TAINTS = (UNAVAILABLE_TAINT, UNREACHABLE_TAINT)
 AVAILABLE_CONDITION = "ManagedClusterConditionAvailable"
 NO_SELECT, PREFER_NO_SELECT, NO_SELECT_IF_NEW = "NoSelect", "PreferNoSelect", "NoSelectIfNew"
 TAINT_EFFECTS = (NO_SELECT, PREFER_NO_SELECT, NO_SELECT_IF_NEW)
