@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from adapters.fields import ZERO_TIME, Fields, parse_time
+from adapters.fields import INT32, ZERO_TIME, Fields, parse_time
 from adapters.manifests import Manifest
 from adapters.ocm import names as n
+from adapters.ocm.checks import conditions, enum
 from model import Cluster, Quantity, QuantityError, Taint, parse_quantity
 
 __all__ = ["ManagedCluster", "read_cluster", "TAINT_KEY"]
@@ -66,6 +67,7 @@ def read_cluster(manifest: Manifest) -> ManagedCluster:
         path = f"status.clusterClaims[{i}]"
         raw = f.mapping(raw, path)
         claims[f.string(raw.get("name"), f"{path}.name")] = f.string(raw.get("value"), f"{path}.value")
+    _check_unread(f, spec, status)
     return ManagedCluster(
         name=manifest.name,
         obj=obj,
@@ -75,6 +77,16 @@ def read_cluster(manifest: Manifest) -> ManagedCluster:
         taints=_taints(f, spec),
         terminating=metadata.get("deletionTimestamp") is not None,
     )
+
+
+def _check_unread(f: Fields, spec: Mapping[str, Any], status: Mapping[str, Any]) -> None:
+    """What the CRD refuses in fields the scheduler does not read."""
+    if spec.get("leaseDurationSeconds") is not None:
+        f.integer(spec["leaseDurationSeconds"], "spec.leaseDurationSeconds", maximum=INT32)
+    conditions(f, status)
+    for i, raw in enumerate(f.sequence(status.get("managedNamespaces"), "status.managedNamespaces")):
+        path = f"status.managedNamespaces[{i}]"
+        conditions(f, f.mapping(raw, path), f"{path}.conditions")
 
 
 _parse_cached = lru_cache(maxsize=65536)(parse_quantity)
@@ -114,12 +126,9 @@ def _taints(f: Fields, spec: Mapping[str, Any]) -> tuple[Taint, ...]:
             raise f.fail("a taint needs a key", f"{path}.key")
         if len(key) > _MAX_KEY or not TAINT_KEY.fullmatch(key):
             raise f.fail(f"invalid taint key {key!r}", f"{path}.key")
-        effect = f.string(raw.get("effect"), f"{path}.effect")
-        if effect not in n.TAINT_EFFECTS:
-            raise f.fail(
-                f"unknown effect {effect!r}; expected one of {', '.join(n.TAINT_EFFECTS)}",
-                f"{path}.effect",
-            )
+        if raw.get("effect") is None:
+            raise f.fail("a taint needs an effect", f"{path}.effect")
+        effect = enum(f, raw, "effect", f"{path}.effect", n.TAINT_EFFECTS, "")
         value = f.string(raw.get("value"), f"{path}.value")
         added = parse_time(f, raw.get("timeAdded"), f"{path}.timeAdded")
         if effect == n.PREFER_NO_SELECT:

@@ -43,6 +43,8 @@ RESOURCE_CPU, RESOURCE_MEMORY = "ResourceAllocatableCPU", "ResourceAllocatableMe
 RESOURCES = {RESOURCE_CPU: "cpu", RESOURCE_MEMORY: "memory"}
 MAX_WEIGHT = 10
 MAX_SPREAD_CONSTRAINTS = 8
+WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")  # the CRD's default: the second
+SORT_BY = ("ClusterName", "Score")  # the CRD's default: the first
 MAX_SCORE = 100
 
 # Names the neutral model carries (traits, external scores).
