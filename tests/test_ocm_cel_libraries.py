@@ -385,8 +385,20 @@ STRINGS = [
         '"true bool: %s - false bool: %s\\nbinary bool: %b".format([true, false, true])',
         '"true bool: true - false bool: false\\nbinary bool: 1"',
     ),
-    ('"%d %d".format([1])', RUNTIME_ERROR),
-    ('"%b".format(["a"])', RUNTIME_ERROR),
+    # cel-go's format validator checks a constant template over a list literal at compile time
+    ('"%d %d".format([1])', CompileError("index 1 out of range")),
+    (
+        '"%b".format(["a"])',
+        CompileError("only ints, uints, and bools can be formatted as binary, was given string"),
+    ),
+    ('"%d".format([1, 2])', CompileError("too many arguments supplied to string.format (expected 1, got 2)")),
+    (
+        '"%q".format([1])',
+        CompileError('could not parse formatting clause: unrecognized formatting clause "q"'),
+    ),
+    ('"%s".format([[quantity("1")]])', CompileError("string clause can only be used on")),
+    ('"%d".format(managedCluster.metadata.labels.values)', RUNTIME_ERROR),  # not a list literal: at run time
+    ('"%b".format([managedCluster.metadata.name])', RUNTIME_ERROR),  # dyn passes the check, fails at run time
     ('"%.2f|%.3e".format([2.5, 1234.5])', '"2.50|1.234e+03"'),
     ("'hello mellow'.indexOf('')", "0"),
     ("'hello mellow'.indexOf('ello')", "1"),

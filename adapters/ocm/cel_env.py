@@ -221,6 +221,37 @@ class _Checker:
             self.fail(n, f"found no matching overload for '{n.name}' applied to '{_signature(n)}'")
         if decl.ours is None or len(n.args) in decl.ours:
             n.impl = cel_library.impl_name(n.name if decl.ours is None else f"{n.name}@tz")
+        if n.name == "format" and isinstance(n.target, Literal) and isinstance(n.args[0], MakeList):
+            self.format_call(n, n.target, n.args[0])
+
+    def format_call(self, n: Call, template: Literal, args: MakeList) -> None:
+        """cel-go's string format validator: a constant template formatting a list literal is
+        checked at compile time, clause by clause, and every argument must be used."""
+        if template.kind != "string":
+            return
+        requested = 0
+        try:
+            for _, verb, _, index in cel_library.format_clauses(template.value, len(args.items)):
+                if verb is not None:
+                    requested += 1
+                    self.format_argument(verb, args.items[index])
+        except cel_library.CelError as err:
+            self.fail(n, str(err))
+        if len(args.items) > requested:
+            got = len(args.items)
+            self.fail(n, f"too many arguments supplied to string.format (expected {requested}, got {got})")
+
+    def format_argument(self, verb: str, arg: Node) -> None:
+        kind = _literal_kind(arg)
+        if kind is not None and kind not in cel_library.CLAUSE_TYPES[verb]:
+            message = f"error during formatting: {cel_library.CLAUSE_ERRORS[verb]}, was given {kind}"
+            self.fail(arg, message)
+        if verb == "s":  # a list or map written out: its elements too
+            inner = arg.items if isinstance(arg, MakeList) else []
+            if isinstance(arg, MakeMap):
+                inner = [x for k, v, _ in arg.entries for x in (k, v)]
+            for item in inner:
+                self.format_argument(verb, item)
 
 
 def _root(n: Node) -> str | None:

@@ -17,7 +17,7 @@ import json
 import math
 import re
 import zoneinfo
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta, timezone
 from functools import lru_cache
 from typing import Any
@@ -28,7 +28,7 @@ from cel import OptionalValue
 from adapters.ocm import cel_kube
 from adapters.ocm.cel_go import CelError, format_float
 
-__all__ = ["FUNCTIONS", "equal", "not_equal"]
+__all__ = ["CLAUSE_ERRORS", "CLAUSE_TYPES", "FUNCTIONS", "CelError", "equal", "format_clauses", "not_equal"]
 
 _INT64 = 2**63
 
@@ -303,29 +303,36 @@ def _format(template: Any, args: Any) -> str:
     template = _str(template)
     if type(args) is not list:
         raise CelError("no such overload")
-    out, i, index = [], 0, 0
-    while i < len(template):
-        ch = template[i]
-        if ch != "%":
-            out.append(ch)
-            i += 1
-            continue
-        if template[i + 1 : i + 2] == "%":
-            out.append("%")
-            i += 2
-            continue
-        if i + 1 >= len(template):
-            raise CelError("unexpected end of string")
-        if index >= len(args):
-            raise CelError(f"index {index} out of range")
-        read, clause = _clause(template[i + 1 :])
-        out.append(clause(args[index]))
-        i += 1 + read
-        index += 1
+    out = []
+    for text, verb, precision, index in format_clauses(template, len(args)):
+        out.append(text if verb is None else _CLAUSES[verb](args[index], precision))
     return "".join(out)
 
 
-def _clause(rest: str) -> tuple[int, Callable[[Any], str]]:
+def format_clauses(template: str, count: int) -> Iterator[tuple[str, str | None, int, int]]:
+    """parseFormatStringV2's walk over a template with `count` arguments: (text, None, 0, 0) for
+    text, ("", verb, precision, argument index) for a clause; its errors raised where it meets them."""
+    i, index = 0, 0
+    while i < len(template):
+        if template[i] != "%":
+            yield template[i], None, 0, 0
+            i += 1
+        elif template[i + 1 : i + 2] == "%":
+            yield "%", None, 0, 0
+            i += 2
+        else:
+            if i + 1 >= len(template):
+                raise CelError("unexpected end of string")
+            if index >= count:
+                raise CelError(f"index {index} out of range")
+            read, verb, precision = _clause(template[i + 1 :])
+            yield "", verb, precision, index
+            i += 1 + read
+            index += 1
+
+
+def _clause(rest: str) -> tuple[int, str, int]:
+    """The characters a clause reads after its '%', its verb and its precision (default 6)."""
     i, precision = 0, 6
     if rest[0] == ".":
         j = 1
@@ -341,16 +348,9 @@ def _clause(rest: str) -> tuple[int, Callable[[Any], str]]:
             raise CelError(f"{_PRECISION}: precision {precision} exceeds maximum allowed precision 100")
         i = j
     verb = rest[i]
-    clauses: dict[str, Callable[[Any], str]] = {
-        "s": _format_string, "d": _format_decimal,
-        "f": lambda v: _format_number(v, "f", precision, "fixed-point clause"),
-        "e": lambda v: _format_number(v, "e", precision, "scientific clause"),
-        "b": _format_binary, "x": lambda v: _format_hex(v, False), "X": lambda v: _format_hex(v, True),
-        "o": _format_octal,
-    }  # fmt: skip
-    if verb not in clauses:
+    if verb not in _CLAUSES:
         raise CelError(f'could not parse formatting clause: unrecognized formatting clause "{verb}"')
-    return i + 1, clauses[verb]
+    return i + 1, verb, precision
 
 
 _PRECISION = "could not parse formatting clause: error while parsing precision"
@@ -380,46 +380,34 @@ def _format_string(value: Any) -> str:
         return "{" + ", ".join(f"{k}: {v}" for k, v in entries) + "}"
     if type(value) in (str, int) or isinstance(value, datetime | timedelta):
         return _string(value)
-    raise CelError(
-        _clause_error(
-            "string clause",
-            "strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps",
-            value,
-        )
-    )  # noqa: E501
+    raise _wrong("s", value)
+
+
+_TYPE_NAMES = {
+    bool: "bool",
+    int: "int",
+    float: "double",
+    str: "string",
+    bytes: "bytes",
+    list: "list",
+    dict: "map",
+}
 
 
 def _type_name(value: Any) -> str:
     if value is None:
         return "null_type"
-    kind = cel_kube.opaque_kind(value)
-    if kind is not None:
-        return kind
-    names = {
-        bool: "bool",
-        int: "int",
-        float: "double",
-        str: "string",
-        bytes: "bytes",
-        list: "list",
-        dict: "map",
-    }
-    if type(value) in names:
-        return names[type(value)]
+    if type(value) in _TYPE_NAMES:
+        return cel_kube.opaque_kind(value) or _TYPE_NAMES[type(value)]
     if isinstance(value, datetime):
         return "google.protobuf.Timestamp"
     if isinstance(value, timedelta):
         return "google.protobuf.Duration"
-    if isinstance(value, OptionalValue):
-        return "optional_type"
-    return type(value).__name__
+    return "optional_type" if isinstance(value, OptionalValue) else type(value).__name__
 
 
-def _clause_error(clause: str, allowed: str, value: Any) -> str:
-    given = _type_name(value)
-    if clause == "string clause":
-        return f"error during formatting: string clause can only be used on {allowed}, was given {given}"
-    return f"error during formatting: {clause} can only be used on {allowed}, was given {given}"
+def _wrong(verb: str, value: Any) -> CelError:
+    return CelError(f"error during formatting: {CLAUSE_ERRORS[verb]}, was given {_type_name(value)}")
 
 
 def _format_decimal(value: Any) -> str:
@@ -427,14 +415,14 @@ def _format_decimal(value: Any) -> str:
         return str(value)
     if type(value) is float:
         return _special(value) or format_float(value, "f")
-    raise CelError(_clause_error("decimal clause", "ints, uints, and doubles", value))
+    raise _wrong("d", value)
 
 
-def _format_number(value: Any, verb: str, precision: int, clause: str) -> str:
+def _format_number(value: Any, verb: str, precision: int) -> str:
     if type(value) in (int, float):
         number = float(value)
         return _special(number) or format_float(number, verb, precision)
-    raise CelError(_clause_error(clause, "ints, uints, and doubles", value))
+    raise _wrong(verb, value)
 
 
 def _format_binary(value: Any) -> str:
@@ -442,10 +430,10 @@ def _format_binary(value: Any) -> str:
         return "1" if value else "0"
     if type(value) is int:
         return format(value, "b")
-    raise CelError(_clause_error("only ints, uints, and bools can be formatted as binary", "", value))
+    raise _wrong("b", value)
 
 
-def _format_hex(value: Any, upper: bool) -> str:
+def _format_hex(value: Any, verb: str) -> str:
     if type(value) is int:
         text = format(value, "x")
     elif type(value) is str:
@@ -453,16 +441,46 @@ def _format_hex(value: Any, upper: bool) -> str:
     elif type(value) is bytes:
         text = value.hex()
     else:
-        raise CelError(
-            _clause_error("only ints, uints, bytes, and strings can be formatted as hex", "", value)
-        )
-    return text.upper() if upper else text
+        raise _wrong(verb, value)
+    return text.upper() if verb == "X" else text
 
 
 def _format_octal(value: Any) -> str:
     if type(value) is int:
         return format(value, "o")
-    raise CelError(_clause_error("octal clause", "ints and uints", value))
+    raise _wrong("o", value)
+
+
+_CLAUSES: dict[str, Callable[[Any, int], str]] = {
+    "s": lambda v, _: _format_string(v),
+    "d": lambda v, _: _format_decimal(v),
+    "f": lambda v, p: _format_number(v, "f", p),
+    "e": lambda v, p: _format_number(v, "e", p),
+    "b": lambda v, _: _format_binary(v),
+    "x": lambda v, _: _format_hex(v, "x"),
+    "X": lambda v, _: _format_hex(v, "X"),
+    "o": lambda v, _: _format_octal(v),
+}
+# The types each clause takes (cel-go's stringFormatCheckerV2), for the compile-time check.
+CLAUSE_TYPES: dict[str, frozenset[str]] = {
+    "s": frozenset({"list", "map", "int", "uint", "double", "bool", "string", "google.protobuf.Timestamp",
+                    "bytes", "google.protobuf.Duration", "type", "null_type"}),
+    "d": frozenset({"int", "uint", "double"}), "f": frozenset({"int", "uint", "double"}),
+    "e": frozenset({"int", "uint", "double"}), "b": frozenset({"bool", "int", "uint"}),
+    "x": frozenset({"int", "uint", "string", "bytes"}), "X": frozenset({"int", "uint", "string", "bytes"}),
+    "o": frozenset({"int", "uint"}),
+}  # fmt: skip
+CLAUSE_ERRORS = {
+    "s": "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, "
+    "durations, and timestamps",
+    "d": "decimal clause can only be used on ints, uints, and doubles",
+    "f": "fixed-point clause can only be used on ints, uints, and doubles",
+    "e": "scientific clause can only be used on ints, uints, and doubles",
+    "b": "only ints, uints, and bools can be formatted as binary",
+    "x": "only ints, uints, bytes, and strings can be formatted as hex",
+    "X": "only ints, uints, bytes, and strings can be formatted as hex",
+    "o": "octal clause can only be used on ints and uints",
+}
 
 
 # ---------------------------------------------------------------------------- lists and regex
