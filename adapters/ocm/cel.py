@@ -219,21 +219,38 @@ def _widest(value: Any) -> int:
     return widest
 
 
+def _all_functions(scores: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
+    """Every function a rendered expression may call, by the name it calls it."""
+    functions = cel_library.registered(cel_env.REGISTERED)
+    functions[cel_library.impl_name("scores")] = cel_library.quiet(scores)
+    functions[cel_library.impl_name("equal")] = cel_library.quiet(cel_library.equal)
+    functions[cel_library.impl_name("not_equal")] = cel_library.quiet(cel_library.not_equal)
+    for name, fn in cel_library.FUNCTIONS_OPTIONAL.items():  # what the optional syntax is lowered onto
+        functions[name] = cel_library.quiet(fn)
+    for name in cel_env.FALLBACKS:  # the interpreter calls these where its own do not apply
+        functions[name] = cel_library.quiet(cel_library.FUNCTIONS[name])
+    return functions
+
+
+_FUNCTION_NAMES = frozenset(_all_functions(lambda *_: None))
+
+
 class _Bound:
-    """The per-thread evaluation context: one `cel.Context` whose `scores` reads the current
-    lookup from here, so nothing is rebuilt per cluster but the variable."""
+    """The per-thread evaluation contexts, one per set of functions the programs call (the
+    interpreter's cost per evaluation grows with the functions a context holds); `scores` reads
+    the current lookup from here, so nothing is rebuilt per cluster but the variable."""
 
     def __init__(self) -> None:
         self.scores_of: Callable[[str], Mapping[str, list[Mapping[str, Any]]]] = _no_scores
-        functions = cel_library.registered(cel_env.REGISTERED)
-        functions[cel_library.impl_name("scores")] = cel_library.quiet(self._scores)
-        functions[cel_library.impl_name("equal")] = cel_library.quiet(cel_library.equal)
-        functions[cel_library.impl_name("not_equal")] = cel_library.quiet(cel_library.not_equal)
-        for name, fn in cel_library.FUNCTIONS_OPTIONAL.items():  # what the optional syntax is lowered onto
-            functions[name] = cel_library.quiet(fn)
-        for name in cel_env.FALLBACKS:  # the interpreter calls these where its own do not apply
-            functions[name] = cel_library.quiet(cel_library.FUNCTIONS[name])
-        self.context = _cel.Context(functions=functions)
+        self.functions = _all_functions(self._scores)
+        self.contexts: dict[frozenset[str], Any] = {}
+
+    def context(self, names: frozenset[str]) -> Any:
+        context = self.contexts.get(names)
+        if context is None:
+            functions = {n: self.functions[n] for n in names}
+            context = self.contexts[names] = _cel.Context(functions=functions)
+        return context
 
     def _scores(self, receiver: Any, name: Any) -> Any:
         """sdk-go's clusterScores: the object `name` in the namespace the receiver names."""
@@ -267,6 +284,7 @@ class CelProgram:
     source: str
     _program: Any = field(repr=False)
     _shape: _Shape = field(repr=False)
+    _functions: frozenset[str] = field(repr=False, default=frozenset())  # the registered ones it calls
 
     def matches(self, cluster: Mapping[str, Any], scores: Mapping[str, list[Mapping[str, Any]]]) -> bool:
         """Whether `cluster` (a ManagedCluster as a dict) satisfies the expression; `scores` maps an
@@ -298,8 +316,9 @@ def _evaluate(
             return False
     b.scores_of = scores_of
     try:
-        b.context.add_variable(_VARIABLE, cluster)
-        result = program._program.execute(b.context)
+        context = b.context(program._functions)
+        context.add_variable(_VARIABLE, cluster)
+        result = program._program.execute(context)
     except Exception:  # the library raises RuntimeError, KeyError, ValueError, ZeroDivisionError...
         return False
     finally:
@@ -323,7 +342,8 @@ def compile_expression(source: str) -> CelProgram:
     except CelSyntaxError as err:
         raise CelCompileError(str(source), str(err)) from None
     compiled = _cel.compile(render(tree, cel_env.optional_kind))
-    program = CelProgram(source, compiled, _shape(tree))
+    functions = frozenset(compiled.references()["functions"]) & _FUNCTION_NAMES
+    program = CelProgram(source, compiled, _shape(tree), functions)
     with _cache_lock:
         _cache.setdefault(source, program)
     return _cache[source]
