@@ -92,3 +92,18 @@ def test_scores_reads_the_namespace_its_receiver_names(tmp_path, mode):
         placement("p", predicates=[predicate(cel=[expression])]),
     )
     assert Written.solve(tmp_path, objects, mode).chosen() == ["c1", "c2"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_variable_has_no_type_meta_as_upstream_converts_its_typed_cluster(tmp_path, mode):
+    expressions = [
+        "has(managedCluster.kind) || has(managedCluster.apiVersion)",
+        'managedCluster.metadata.name == "c1"',
+    ]
+    objects = hub(
+        managed_cluster("c1"),
+        placement("p", predicates=[predicate(cel=[expressions[0]]), predicate(cel=[expressions[1]])]),
+    )
+    assert Written.solve(tmp_path, objects, mode).chosen() == ["c1"]  # by the second predicate only
+    objects = hub(managed_cluster("c1"), placement("p", predicates=[predicate(cel=[expressions[0]])]))
+    assert Written.solve(tmp_path, objects, mode).chosen() == []

@@ -49,11 +49,15 @@ optional syntax); the strings extension (`charAt`, `indexOf`, `lastIndexOf`, `lo
 `containsCIDR`, `ip`, `prefixLength`, `masked`, `string`), format (`format.named`,
 `format.<name>()`, `validate`) and semver (`semver`, `isSemver`, `major`, `minor`, `patch`,
 `isGreaterThan`, `isLessThan`, `compareTo`); OCM's `scores` and `parseJSON`.
-Not exactly as upstream: the checker's type errors (run-time errors here, see above); `type()` of
-a Kubernetes value is `map` here; `==` between Kubernetes values found only through variables
-(`[quantity("1")].all(q, q == r)`) compares them as maps; the string form of a timestamp keeps
-microseconds, not nanoseconds; message construction (`google.protobuf.Int64Value{...}`) does not
-evaluate. Not in upstream's environment, so refused: `math.*`, `sets.*`, `base64.*`, `lists.*`,
+Not exactly as upstream: the checker's type errors beyond literals (run-time errors here, see
+above); `type()` of a Kubernetes value other than an IP or CIDR is `map` here; `==` and `in`
+between Kubernetes values found only through variables (`[quantity("1")].all(q, q == r)`) compare
+them as maps; the string form of a timestamp keeps microseconds, not nanoseconds; message
+construction (`google.protobuf.Int64Value{...}`) does not evaluate; and `managedCluster` is the
+object as given, where upstream converts its typed ManagedCluster (so there `apiVersion` and
+`kind` are absent, `spec.hubAcceptsClient` and `status.version` always present, quantities
+canonical and unknown fields gone; objects exported from a hub differ only in the first).
+Not in upstream's environment, so refused: `math.*`, `sets.*`, `base64.*`, `lists.*`,
 two-variable comprehensions, `cel.bind`, `semver(s, normalize)`.
 """
 

@@ -248,7 +248,9 @@ def _cel_matches(
         return out
     from adapters.ocm import cel  # only inputs with CEL expressions need the CEL library
 
-    objs = [c.obj for c in live]
+    # The lister's typed objects have no apiVersion or kind (client-go's decoder clears them), so
+    # upstream's CEL variable, converted from them, has neither.
+    objs = [{k: v for k, v in c.obj.items() if k not in ("apiVersion", "kind")} for c in live]
     for src in sources:
         try:
             program = cel.compile_expression(src)
