@@ -254,12 +254,31 @@ def test_untolerated_and_prefer_no_select_taints(tmp_path, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_builtin_unreachable_taint(tmp_path, mode):
-    clusters = [managed_cluster("c1", available="Unknown", available_since=ago(2)), managed_cluster("c2")]
+    # As hub registration writes it: the taint in spec.taints, added when Available turned Unknown.
+    unreachable = [taint(UNREACHABLE, added=ago(2))]
+    clusters = [
+        managed_cluster("c1", available="Unknown", available_since=ago(2), taints=unreachable),
+        managed_cluster("c2"),
+    ]
     plain = Written.solve(tmp_path, hub(*clusters, placement("p")), mode)
     assert plain.chosen() == ["c2"]
     for seconds, expected in ((300, ["c1", "c2"]), (60, ["c2"])):
         p = placement("p", tolerations=[toleration(UNREACHABLE, "Exists", seconds=seconds)])
         assert Written.solve(tmp_path, hub(*clusters, p), mode).chosen() == expected
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_no_condition_and_no_taint_is_selectable(tmp_path, mode):
+    # Upstream's own scheduling tests build clusters with neither conditions nor taints; the
+    # scheduler never reads the Available condition, so they are selected.
+    clusters = [
+        managed_cluster("c1", available=None),
+        managed_cluster("c2", available="Unknown"),
+        managed_cluster("c3", available="False"),
+    ]
+    written = Written.solve(tmp_path, hub(*clusters, placement("p")), mode)
+    assert written.chosen() == ["c1", "c2", "c3"]
+    assert written.satisfied()[:2] == ("True", "AllDecisionsScheduled")
 
 
 @pytest.mark.parametrize("mode", MODES)

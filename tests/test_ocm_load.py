@@ -29,7 +29,6 @@ from tests.ocm_fixtures import (
     DISABLE,
     NOW_TIME,
     UNAVAILABLE,
-    UNREACHABLE,
     addon,
     ago,
     binding,
@@ -124,27 +123,14 @@ def test_taints_effects_and_times():
     )
 
 
-@pytest.mark.parametrize(
-    ("available", "key", "added"),
-    [
-        ("False", UNAVAILABLE, "2026-01-01T00:00:00Z"),
-        ("Unknown", UNREACHABLE, "2026-01-01T00:00:00Z"),
-        (None, UNREACHABLE, None),
-    ],
-)
-def test_builtin_taints_from_the_available_condition(available, key, added):
-    c = cluster_of(hub(managed_cluster("a", available=available)), "a")
-    when = None if added is None else datetime.fromisoformat(added)
-    assert c.taints == (Taint(key, "", "NoSelect", added=when),)
-
-
-def test_builtin_taint_not_doubled_and_none_when_available():
-    assert cluster_of(hub(managed_cluster("a")), "a").taints == ()
-    c = cluster_of(
-        hub(managed_cluster("a", available="False", taints=[taint(UNAVAILABLE, added=ago(3))])), "a"
-    )
-    assert [t.key for t in c.taints] == [UNAVAILABLE]
-    assert c.taints[0].added == datetime.fromisoformat(ago(3))
+@pytest.mark.parametrize("available", ["True", "False", "Unknown", None])
+def test_taints_are_spec_taints_only_whatever_the_available_condition(available):
+    # Upstream's scheduler reads spec.taints; the registration controller writes the built-in
+    # taints there. A cluster without them is selectable, whatever its conditions say.
+    assert cluster_of(hub(managed_cluster("a", available=available)), "a").taints == ()
+    tainted = managed_cluster("a", available=available, taints=[taint(UNAVAILABLE, added=ago(3))])
+    c = cluster_of(hub(tainted), "a")
+    assert c.taints == (Taint(UNAVAILABLE, "", "NoSelect", added=datetime.fromisoformat(ago(3))),)
 
 
 def test_bad_taint_effect_is_input_error():

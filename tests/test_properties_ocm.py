@@ -2,8 +2,9 @@
 objects.
 
 Each example is an OCM hub of at most 8 ManagedClusters (labels, claims, allocatable and capacity,
-taints NoSelect / PreferNoSelect / NoSelectIfNew with or without timeAdded, the Available
-condition), cluster sets (label selector and exclusive) bound into two namespaces,
+taints NoSelect / PreferNoSelect / NoSelectIfNew with or without timeAdded, hub registration's
+unreachable taint among them, and an Available condition the scheduler never reads), cluster sets
+(label selector and exclusive) bound into two namespaces,
 AddOnPlacementScores (some expired), at most 4 Placements (label, claim and CEL predicates, every
 prioritizer in Additive or Exact mode with weights in [-10, 10], tolerations with
 tolerationSeconds, decision groups, spread constraints) and the PlacementDecisions an earlier run

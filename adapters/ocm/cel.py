@@ -1,54 +1,90 @@
 """OCM Placement CEL selectors: `requiredClusterSelector.celSelector.celExpressions`.
 
-Upstream (ocm `pkg/placement/helpers/cel.go` with the sdk-go ManagedCluster library) compiles each
-expression once in a cel-go environment that declares the variable `managedCluster` (the whole
-ManagedCluster as unstructured data) and the member function `managedCluster.scores(name)` (the
-`status.scores` of the AddOnPlacementScore `name` in the cluster's namespace, as `{name, value}`
-maps; `validUntil` is ignored; a missing object is an evaluation error). A cluster matches an
-expression only when it evaluates to boolean true: an evaluation error, a non-bool result or an
-exhausted cost budget all mean "no match", never an error. A compile error makes the whole
-placement Misconfigured.
+Upstream (ocm `pkg/placement/helpers/cel.go`) compiles each expression once in the environment
+cel_env describes (cel-go's standard library, the optional types, cel-go's strings extension,
+Kubernetes' lists, regex, URL, quantity, IP, CIDR, format and semver libraries, and OCM's
+`managedCluster` variable, `managedCluster.scores(name)` and `parseJSON()`), and evaluates it
+against each cluster. A cluster matches an expression only when it evaluates to boolean true: an
+evaluation error, a non-bool result or an exhausted cost budget all mean "no match", never an
+error. A compile error makes the whole placement Misconfigured.
+
+`scores(name)` gives the `status.scores` of the AddOnPlacementScore `name` in the namespace the
+receiver's metadata.name names, as `{name, value}` maps; `validUntil` is ignored; a missing object
+is an evaluation error.
 
 The evaluator is the Rust CEL interpreter of `common-expression-language` (module `cel`), chosen
-over the pure-Python `cel-python` by measurement (README, "Why these libraries"). It parses CEL
-and treats `x.f(a)` as `f(x, a)`, so `managedCluster.scores("n")` is a plain registered function
-whose first argument is the receiver: the upstream syntax works as written, with no rewriting.
-
-What the library lacks, this module adds:
-* cel-go's checker rejects undeclared identifiers and functions at compile time (`invalid.expr`
-  is a compile error upstream); cel-rust only fails at run time. `compile_expression` checks the
-  references the library reports against what the environment declares, so those stay
-  CelCompileErrors. Operand type errors (`1 + "a"`) still surface only at run time (no match).
-* cel-go has a runtime cost budget; cel-rust has none and cannot be interrupted. The guard here
-  is static: the comprehension nesting depth of the source is known at compile time, and before
-  an evaluation whose nesting is 2 or more the work is bounded from above by
+over the pure-Python `cel-python` by measurement (README, "Why these libraries"). What it lacks,
+this module and its neighbours add:
+* the checker (cel_syntax parses as cel-go does, cel_env resolves): an undeclared identifier or
+  function, or a call in a form no overload has (`semver("1.0", true)`: SemverLib is at version
+  0 upstream), is a compile error, displayed as cel-go displays its issues. Operand type errors
+  (`1 + "a"`) surface only at run time (no match), where cel-go's checker refuses them.
+* the optional syntax (`a.?b`, `a[?i]`, `[?x]`, `{?k: v}`, `optMap`, `optFlatMap`), lowered by
+  cel_syntax onto the interpreter's optional values;
+* the functions it lacks or evaluates otherwise than cel-go (cel_library, cel_kube): the
+  Kubernetes libraries, the strings extension, `size` of a string in code points, Go's `string()`
+  formatting, RE2 for `matches`, `int(timestamp)`, `timestamp(int)`, getters with a time zone.
+* cel-go's runtime cost budget: the interpreter has none and cannot be interrupted. The guard here
+  is static: the comprehension nesting depth of the source is known at compile time, and before an
+  evaluation whose nesting is 2 or more the work is bounded from above by
   `comprehensions * n ** depth`, n being the largest list or map in the input (cluster, scores,
   list literals). Above `COST_LIMIT` the cluster does not match, as when upstream's budget runs
   out. Depth 0 or 1 is linear in the input and the expression and is never refused. Not bounded:
   values that double along a chain of `map` calls over one-element lists (2^k for k links).
 
-Supported: the CEL core of cel-rust (operators, `in`, ternary, `has()`, `all`/`exists`/
-`exists_one`/`map`/`filter`, `size`, `int`/`uint`/`double`/`string`/`bytes`/`timestamp`/
-`duration`/`dyn`/`type`, `contains`/`startsWith`/`endsWith`/`matches`, timestamp getters);
-from the library's cel-go-style extensions: the strings (`charAt`, `indexOf`, `lastIndexOf`,
-`substring`, `replace`, `split`, `join`, `lowerAscii`, `upperAscii`, `trim`, `reverse`,
-`strings.quote`), math (`math.greatest`, `math.least`, `math.abs`, ...), sets (`sets.contains`,
-`sets.equivalent`, `sets.intersects`) and list aggregates `min`/`max`/`sum` (Kubernetes'
-spelling) plus `bool()`; and the JSON helper `s.parseJSON()` (a JSON string to CEL values).
-Not supported: optional syntax (`a.?b`, `[?i]`), two-variable comprehensions, `fold`, the
-Kubernetes `quantity`/`semver`/`url`/`ip`/`cidr` libraries, `lists.range` (unbounded work).
+Supported: everything upstream's environment declares. cel-go's standard library (operators,
+`in`, ternary, `has()`, `all`/`exists`/`exists_one`/`map` (two and three arguments)/`filter`,
+`size`, conversions `int`/`uint`/`double`/`string`/`bytes`/`bool`/`timestamp`/`duration`/`dyn`/
+`type`, `contains`/`startsWith`/`endsWith`/`matches`, timestamp getters with or without a time
+zone); the optional library (`optional.of`/`ofNonZeroValue`/`none`, `value`, `hasValue`, `or`,
+`orValue`, `optMap`, `optFlatMap`, `first`, `last`, `optional.unwrap`, `unwrapOpt` and the
+optional syntax); the strings extension (`charAt`, `indexOf`, `lastIndexOf`, `lowerAscii`,
+`upperAscii`, `replace`, `split`, `substring`, `trim`, `join`, `reverse`, `strings.quote`,
+`format`); Kubernetes lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), regex
+(`find`, `findAll`), URLs (`url`, `isURL`, `getScheme`, `getHost`, `getHostname`, `getPort`,
+`getEscapedPath`, `getQuery`), quantity (`quantity`, `isQuantity`, `sign`, `isGreaterThan`,
+`isLessThan`, `compareTo`, `asApproximateFloat`, `asInteger`, `isInteger`, `add`, `sub`), IP
+(`ip`, `isIP`, `ip.isCanonical`, `family`, `isUnspecified`, `isLoopback`, `isLinkLocalMulticast`,
+`isLinkLocalUnicast`, `isGlobalUnicast`, `string`), CIDR (`cidr`, `isCIDR`, `containsIP`,
+`containsCIDR`, `ip`, `prefixLength`, `masked`, `string`), format (`format.named`,
+`format.<name>()`, `validate`) and semver (`semver`, `isSemver`, `major`, `minor`, `patch`,
+`isGreaterThan`, `isLessThan`, `compareTo`); OCM's `scores` and `parseJSON`.
+Not exactly as upstream: the checker's type errors beyond literals (run-time errors here, see
+above); `type()` of a Kubernetes value other than an IP or CIDR is `map` here; `==` and `in`
+between Kubernetes values found only through variables (`[quantity("1")].all(q, q == r)`) compare
+them as maps; the string form of a timestamp keeps microseconds, not nanoseconds; message
+construction (`google.protobuf.Int64Value{...}`) does not evaluate; and `managedCluster` is the
+object as given, where upstream converts its typed ManagedCluster (so there `apiVersion` and
+`kind` are absent, `spec.hubAcceptsClient` and `status.version` always present, quantities
+canonical and unknown fields gone; objects exported from a hub differ only in the first).
+Not in upstream's environment, so refused: `math.*`, `sets.*`, `base64.*`, `lists.*`,
+two-variable comprehensions, `cel.bind`, `semver(s, normalize)`.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import cel as _cel
-from cel import stdlib as _stdlib
+
+from adapters.ocm import cel_env, cel_library
+from adapters.ocm.cel_syntax import (
+    Call,
+    CelSyntaxError,
+    Comprehension,
+    Ident,
+    Index,
+    Literal,
+    MakeList,
+    Node,
+    Select,
+    children,
+    parse,
+    render,
+)
 
 __all__ = ["COST_LIMIT", "CelCompileError", "CelProgram", "compile_expression", "matching_clusters"]
 
@@ -56,60 +92,12 @@ __all__ = ["COST_LIMIT", "CelCompileError", "CelProgram", "compile_expression", 
 #: cost limit in the Kubernetes apiserver is 1,000,000 units; one iteration costs at least one).
 COST_LIMIT = 1_000_000
 
-_VARIABLE = "managedCluster"
-_MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
-
-# Extensions from the library, minus those that would shadow a native function (the lists
-# `contains`, which is slower and differs on strings) or allow unbounded work (`lists.range`).
-_EXTENSIONS: dict[str, Callable[..., Any]] = {
-    name: fn for lib in ("core", "strings", "math", "sets") for name, fn in _stdlib.EXTENSIONS[lib].items()
-}
-
-
-class _Unconvertible:
-    """Returned by a bound function to make the call an evaluation error. cel-rust logs a warning
-    for every Python exception a function raises; a value it cannot convert fails silently."""
-
-    __slots__ = ()
-
-
-_ERROR = _Unconvertible()
-
-
-def _parse_json(text: Any) -> Any:
-    if not isinstance(text, str):
-        return _ERROR
-    try:
-        return json.loads(text)
-    except ValueError:
-        return _ERROR
-
-
-# Native functions and operators as `Program.functions()` names them; anything else must be one
-# of ours or the call is an undeclared reference (a compile error, as with cel-go's checker).
-_NATIVE_FUNCTIONS = frozenset(
-    {
-        "_+_", "_-_", "_*_", "_/_", "_%_", "-_", "!_", "_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_",
-        "_&&_", "_||_", "_?_:_", "_[_]", "@in", "@not_strictly_false",
-        "size", "int", "uint", "double", "string", "bytes", "bool", "timestamp", "duration", "dyn",
-        "type", "contains", "startsWith", "endsWith", "matches", "has",
-        "getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate", "getDayOfWeek",
-        "getHours", "getMinutes", "getSeconds", "getMilliseconds",
-    }
-)  # fmt: skip
-_OWN_FUNCTIONS = frozenset({"scores", "parseJSON"})
-# A namespaced call `math.greatest(x)` is reported as variable `math`, function `greatest`.
-_NAMESPACES = frozenset(name.split(".", 1)[0] for name in _EXTENSIONS if "." in name)
-_KNOWN_FUNCTIONS = _NATIVE_FUNCTIONS | _OWN_FUNCTIONS | {name.rsplit(".", 1)[-1] for name in _EXTENSIONS}
-_TYPE_NAMES = frozenset(
-    {"int", "uint", "double", "string", "bool", "bytes", "list", "map", "null_type", "type",
-     "timestamp", "duration", "dyn"}
-)  # fmt: skip
-_KNOWN_VARIABLES = frozenset({_VARIABLE}) | _TYPE_NAMES | _NAMESPACES
+_VARIABLE = cel_env.VARIABLE
+_ITERATING = frozenset({"all", "exists", "exists_one", "map", "filter"})
 
 
 class CelCompileError(Exception):
-    """A CEL expression that does not compile; `str(err)` is the library's readable message.
+    """A CEL expression that does not compile; `str(err)` is the issue as cel-go displays it.
     Upstream reports it in the Placement status as Misconfigured."""
 
     def __init__(self, source: str, message: str) -> None:
@@ -132,55 +120,57 @@ class _Shape:
     keep: Mapping[str, frozenset[str] | None] | None
 
 
-def _scan(source: str) -> _Shape:
-    """Scan tokens (string literals skipped) for comprehension macros `.m(v, ...)`: the names they
-    bind, how deeply they nest and how many there are, and the longest list literal. The library
-    has parsed the source already; this reads only what its API does not report."""
-    tokens = _tokens(source)
+def _shape(tree: Node) -> _Shape:
+    """What the tree tells about the work and the data: comprehension variables, nesting, the
+    longest list literal, and the parts of the cluster the expression can see."""
     bound: set[str] = set()
-    stack: list[str] = []  # one entry per open bracket: "m" (a macro's paren), "(", "[" or "{"
-    commas: list[int] = []  # per open bracket: commas seen directly inside it
-    depth = comprehensions = widest = 0
-    for i, tok in enumerate(tokens):
-        if tok in _OPEN:
-            macro = tok == "(" and i >= 2 and tokens[i - 2] == "." and tokens[i - 1] in _MACROS
-            if macro:
+    comprehensions = widest = 0
+    depth = 0
+    todo: list[tuple[Node, int]] = [(tree, 0)]
+    while todo:
+        node, nesting = todo.pop()
+        if isinstance(node, Comprehension):
+            bound.add(node.variable)
+            if node.macro in _ITERATING:
                 comprehensions += 1
-                if i + 2 < len(tokens) and tokens[i + 2] == "," and tokens[i + 1].isidentifier():
-                    bound.add(tokens[i + 1])
-            stack.append("m" if macro else tok)
-            commas.append(0)
-            depth = max(depth, stack.count("m"))
-        elif tok in _CLOSE:
-            if stack:
-                opened = stack.pop()
-                n = commas.pop()
-                if opened == "[":
-                    widest = max(widest, n + 1)
-        elif tok == "," and commas:
-            commas[-1] += 1
-    keep = None if _VARIABLE in bound else _visible(tokens)
+                depth = max(depth, nesting + 1)
+                todo.append((node.target, nesting))
+                todo.extend((arg, nesting + 1) for arg in node.args)
+                continue
+        if isinstance(node, MakeList):
+            widest = max(widest, len(node.items))
+        todo.extend((child, nesting) for child in children(node))
+    keep = None if _VARIABLE in bound else _visible(tree)
     return _Shape(frozenset(bound), depth, comprehensions, widest, keep)
 
 
-def _visible(tokens: list[str]) -> dict[str, frozenset[str] | None] | None:
+def _visible(tree: Node) -> dict[str, frozenset[str] | None] | None:
     """The fields of `managedCluster`, two levels deep, that the expression can observe; None when
     it may observe the whole object. A map is narrowed only where every use of it is a select
-    of a constant key (`m.k`, `m["k"]`): then no operation (size, iteration, `in`, equality, a
-    computed index, a function call) sees the keys left out, and the result cannot change. The
-    receiver of our own `scores` reads only metadata.name. Dropping the rest saves converting
-    it into the library's values, the main cost of an evaluation."""
+    of a constant key (`m.k`, `m["k"]`, `m.?k`): then no operation (size, iteration, `in`,
+    equality, a computed index, a function call) sees the keys left out, and the result cannot
+    change. The receiver of `scores` reads only metadata.name. Dropping the rest saves
+    converting it into the library's values, the main cost of an evaluation."""
     keep: dict[str, set[str] | None] = {}
-    for i, tok in enumerate(tokens):
-        if tok != _VARIABLE or (i > 0 and tokens[i - 1] == "."):
-            continue
-        if tokens[i + 1 : i + 4] == [".", "scores", "("]:
-            first, second, j = "metadata", "name", i
+    parents: dict[int, Node] = {}
+    uses: list[Ident] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, Ident) and node.name == _VARIABLE:
+            uses.append(node)
+        for child in children(node):
+            parents[id(child)] = node
+            todo.append(child)
+    for use in uses:
+        parent = parents.get(id(use))
+        if isinstance(parent, Call) and parent.name == "scores" and parent.target is use:
+            first, second = "metadata", "name"
         else:
-            first, j = _constant_select(tokens, i + 1)
+            first = _constant_key(parent, use)
             if first is None:
                 return None
-            second, j = _constant_select(tokens, j)
+            second = _constant_key(parents.get(id(parent)), parent)
         if second is None:
             keep[first] = _WHOLE
         elif keep.setdefault(first, set()) is not _WHOLE:
@@ -188,68 +178,18 @@ def _visible(tokens: list[str]) -> dict[str, frozenset[str] | None] | None:
     return {k: (v if v is _WHOLE else frozenset(v)) for k, v in keep.items()}
 
 
-def _constant_select(tokens: list[str], i: int) -> tuple[str | None, int]:
-    """The key of a constant select starting at tokens[i] and the index after it, or (None, i)."""
-    rest = tokens[i : i + 3]
-    if len(rest) >= 2 and rest[0] == "." and rest[1].isidentifier() and rest[2:3] != ["("]:
-        return rest[1], i + 2
-    if len(rest) == 3 and rest[0] == "[" and rest[1][:1] == '"' and rest[2] == "]":
-        return rest[1][1:], i + 3
-    return None, i
-
-
-_OPEN = frozenset("([{")
-_CLOSE = frozenset(")]}")
-
-
-def _tokens(source: str) -> list[str]:
-    """Identifiers, single punctuation characters, "0" for a number, '"' + value for a string
-    literal without escapes, and "\\" for one with escapes (its value is not read here)."""
-    out: list[str] = []
-    i, n = 0, len(source)
-    while i < n:
-        ch = source[i]
-        if ch.isspace():
-            i += 1
-        elif ch.isalpha() or ch == "_":
-            j = i + 1
-            while j < n and (source[j].isalnum() or source[j] == "_"):
-                j += 1
-            word = source[i:j]
-            if j < n and source[j] in "'\"" and word.lower() in ("r", "b", "rb", "br"):
-                i = _string(source, j, raw="r" in word.lower(), out=out, plain="b" not in word.lower())
-            else:
-                out.append(word)
-                i = j
-        elif ch in "'\"":
-            i = _string(source, i, raw=False, out=out, plain=True)
-        elif ch.isdigit():
-            j = i + 1
-            while j < n and (source[j].isalnum() or source[j] in "._"):
-                j += 1
-            out.append("0")
-            i = j
-        else:
-            out.append(ch)
-            i += 1
-    return out
-
-
-def _string(source: str, i: int, *, raw: bool, out: list[str], plain: bool) -> int:
-    """Append the token of the string literal opening at source[i]; return the index after it."""
-    quote = source[i] * 3 if source.startswith(source[i] * 3, i) else source[i]
-    start = j = i + len(quote)
-    escaped = False
-    while j < len(source):
-        if not raw and source[j] == "\\":
-            escaped = True
-            j += 2
-        elif source.startswith(quote, j):
-            break
-        else:
-            j += 1
-    out.append('"' + source[start:j] if plain and not escaped else "\\")
-    return j + len(quote)
+def _constant_key(node: Node | None, operand: Node) -> str | None:
+    """The key `node` selects from `operand` when it is a constant select, else None."""
+    if isinstance(node, Select) and node.operand is operand:
+        return node.name
+    if (
+        isinstance(node, Index)
+        and node.operand is operand
+        and isinstance(node.index, Literal)
+        and node.index.kind == "string"
+    ):
+        return node.index.value  # type: ignore[return-value]
+    return None
 
 
 def _narrow(cluster: Mapping[str, Any], keep: Mapping[str, frozenset[str] | None]) -> dict[str, Any]:
@@ -283,28 +223,52 @@ def _widest(value: Any) -> int:
     return widest
 
 
+def _all_functions(scores: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
+    """Every function a rendered expression may call, by the name it calls it."""
+    functions = cel_library.registered(cel_env.REGISTERED)
+    functions[cel_library.impl_name("scores")] = cel_library.quiet(scores)
+    functions[cel_library.impl_name("equal")] = cel_library.quiet(cel_library.equal)
+    functions[cel_library.impl_name("not_equal")] = cel_library.quiet(cel_library.not_equal)
+    for name, fn in cel_library.FUNCTIONS_OPTIONAL.items():  # what the optional syntax is lowered onto
+        functions[name] = cel_library.quiet(fn)
+    for name in cel_env.FALLBACKS:  # the interpreter calls these where its own do not apply
+        functions[name] = cel_library.quiet(cel_library.FUNCTIONS[name])
+    return functions
+
+
+_FUNCTION_NAMES = frozenset(_all_functions(lambda *_: None))
+
+
 class _Bound:
-    """The per-thread evaluation context: one `cel.Context` whose functions read the current
-    cluster's name and scores from here, so nothing is rebuilt per cluster but the variable."""
+    """The per-thread evaluation contexts, one per set of functions the programs call (the
+    interpreter's cost per evaluation grows with the functions a context holds); `scores` reads
+    the current lookup from here, so nothing is rebuilt per cluster but the variable."""
 
     def __init__(self) -> None:
-        self.name: Any = None
-        self.scores: Mapping[str, list[Mapping[str, Any]]] = {}
-        self.context = _cel.Context(
-            functions={**_EXTENSIONS, "scores": self._scores, "parseJSON": _parse_json}
-        )
+        self.scores_of: Callable[[str], Mapping[str, list[Mapping[str, Any]]]] = _no_scores
+        self.functions = _all_functions(self._scores)
+        self.contexts: dict[frozenset[str], Any] = {}
+
+    def context(self, names: frozenset[str]) -> Any:
+        context = self.contexts.get(names)
+        if context is None:
+            functions = {n: self.functions[n] for n in names}
+            context = self.contexts[names] = _cel.Context(functions=functions)
+        return context
 
     def _scores(self, receiver: Any, name: Any) -> Any:
-        # Upstream looks the object up in the namespace named by the receiver's metadata.name.
-        try:
-            if receiver["metadata"]["name"] != self.name:
-                return _ERROR
-        except (KeyError, TypeError):
-            return _ERROR
-        items = self.scores.get(name) if isinstance(name, str) else None
+        """sdk-go's clusterScores: the object `name` in the namespace the receiver names."""
+        cluster = receiver["metadata"]["name"]
+        if type(cluster) is not str or type(name) is not str:
+            raise TypeError("no such overload")
+        items = self.scores_of(cluster).get(name)
         if items is None:
-            return _ERROR
+            raise LookupError(f"failed to get score: addonplacementscore {name!r} not found")
         return [{"name": s.get("name"), "value": s.get("value")} for s in items]
+
+
+def _no_scores(_: str) -> Mapping[str, list[Mapping[str, Any]]]:
+    return {}
 
 
 _local = threading.local()
@@ -324,33 +288,45 @@ class CelProgram:
     source: str
     _program: Any = field(repr=False)
     _shape: _Shape = field(repr=False)
+    _functions: frozenset[str] = field(repr=False, default=frozenset())  # the registered ones it calls
 
     def matches(self, cluster: Mapping[str, Any], scores: Mapping[str, list[Mapping[str, Any]]]) -> bool:
         """Whether `cluster` (a ManagedCluster as a dict) satisfies the expression; `scores` maps an
-        AddOnPlacementScore name to its status.scores for this cluster (absent: object missing)."""
-        return _evaluate(self, _bound(), cluster, scores)
+        AddOnPlacementScore name to its status.scores in this cluster's namespace (absent: the
+        object is missing)."""
+        name = _name_of(cluster)
+        return _evaluate(self, _bound(), cluster, lambda n: scores if n == name else {})
 
 
-def _evaluate(program: CelProgram, b: _Bound, cluster: Mapping[str, Any], scores: Mapping[str, Any]) -> bool:
+def _name_of(cluster: Any) -> Any:
     try:
-        b.name = cluster["metadata"]["name"]
+        return cluster["metadata"]["name"]
     except (KeyError, TypeError):
-        b.name = None
+        return None
+
+
+def _evaluate(
+    program: CelProgram,
+    b: _Bound,
+    cluster: Mapping[str, Any],
+    scores_of: Callable[[str], Mapping[str, Any]],
+) -> bool:
     shape = program._shape
     if shape.keep is not None and isinstance(cluster, Mapping):
         cluster = _narrow(cluster, shape.keep)
     if shape.depth >= 2:
-        n = max(_widest(cluster), _widest(scores), shape.widest_literal, 1)
+        n = max(_widest(cluster), _widest(scores_of(_name_of(cluster))), shape.widest_literal, 1)
         if shape.comprehensions * n**shape.depth > COST_LIMIT:
             return False
-    b.scores = scores
+    b.scores_of = scores_of
     try:
-        b.context.add_variable(_VARIABLE, cluster)
-        result = program._program.execute(b.context)
+        context = b.context(program._functions)
+        context.add_variable(_VARIABLE, cluster)
+        result = program._program.execute(context)
     except Exception:  # the library raises RuntimeError, KeyError, ValueError, ZeroDivisionError...
         return False
     finally:
-        b.scores = {}
+        b.scores_of = _no_scores
     return result is True
 
 
@@ -359,25 +335,19 @@ _cache_lock = threading.Lock()
 
 
 def compile_expression(source: str) -> CelProgram:
-    """Compile one CEL expression (cached by source). Raises CelCompileError for a syntax error or
-    a reference to an undeclared variable or function."""
+    """Compile one CEL expression (cached by source). Raises CelCompileError where upstream's
+    compilation fails: a syntax error, an undeclared reference, a call no overload takes."""
     program = _cache.get(source)
     if program is not None:
         return program
-    if not isinstance(source, str):
-        raise CelCompileError(str(source), f"CEL expression must be a string, not {type(source).__name__}")
     try:
-        compiled = _cel.compile(source)
-    except Exception as err:  # ValueError with the parser's positioned message
-        raise CelCompileError(source, str(err)) from None
-    shape = _scan(source)
-    refs = compiled.references()
-    unknown_vars = sorted(set(refs["variables"]) - _KNOWN_VARIABLES - shape.bound)
-    unknown_fns = sorted(set(refs["functions"]) - _KNOWN_FUNCTIONS)
-    if unknown_vars or unknown_fns:
-        names = ", ".join(f"'{n}'" for n in unknown_vars + unknown_fns)
-        raise CelCompileError(source, f"undeclared reference to {names} in {source!r}")
-    program = CelProgram(source, compiled, shape)
+        tree = parse(source)
+        cel_env.check(source, tree)
+    except CelSyntaxError as err:
+        raise CelCompileError(str(source), str(err)) from None
+    compiled = _cel.compile(render(tree, cel_env.optional_kind))
+    functions = frozenset(compiled.references()["functions"]) & _FUNCTION_NAMES
+    program = CelProgram(source, compiled, _shape(tree), functions)
     with _cache_lock:
         _cache.setdefault(source, program)
     return _cache[source]
@@ -388,16 +358,15 @@ def matching_clusters(
     clusters: Sequence[Mapping[str, Any]],
     scores_of: Callable[[str], Mapping[str, list[Mapping[str, Any]]]],
 ) -> list[bool]:
-    """`program.matches` over many clusters, in order; `scores_of(cluster name)` gives the scores
-    of one cluster. Only the variable changes between clusters (one context per thread)."""
+    """`program.matches` over many clusters, in order; `scores_of(namespace)` gives the
+    AddOnPlacementScores of a namespace (a cluster's, by upstream's convention) by name. Only the
+    variable changes between clusters (one context per thread)."""
     b = _bound()
     out: list[bool] = []
     append = out.append
     for cluster in clusters:
-        try:
-            name = cluster["metadata"]["name"]
-        except (KeyError, TypeError):
+        if _name_of(cluster) is None:
             append(False)
             continue
-        append(_evaluate(program, b, cluster, scores_of(name)))
+        append(_evaluate(program, b, cluster, scores_of))
     return out

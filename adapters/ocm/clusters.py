@@ -1,8 +1,10 @@
 """ManagedCluster -> what the scheduler reads of it: labels, claims, allocatable resources, taints.
 
-Taints are spec.taints, with PreferNoSelect left out (upstream always tolerates it and gives it no
-score), plus the two the hub's registration controller derives from the Available condition when
-the input lacks them: hand-written or exported clusters then behave as on a live hub.
+Taints are spec.taints as given, with PreferNoSelect left out (upstream always tolerates it and
+gives it no score). Nothing is derived from the conditions: the hub's registration controller
+writes the unavailable/unreachable taints into spec.taints, and upstream's placement scheduler
+sees only what stands there (ocm pkg/placement/plugins/tainttoleration reads cluster.Spec.Taints;
+a cluster with no conditions and no taints is selectable, as in upstream's scheduling tests).
 """
 
 from __future__ import annotations
@@ -10,13 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from adapters.fields import ZERO_TIME, Fields, parse_time
+from adapters.fields import INT32, ZERO_TIME, Fields, parse_time
 from adapters.manifests import Manifest
 from adapters.ocm import names as n
+from adapters.ocm.checks import conditions, enum
 from model import Cluster, Quantity, QuantityError, Taint, parse_quantity
 
 __all__ = ["ManagedCluster", "read_cluster", "TAINT_KEY"]
@@ -65,15 +67,26 @@ def read_cluster(manifest: Manifest) -> ManagedCluster:
         path = f"status.clusterClaims[{i}]"
         raw = f.mapping(raw, path)
         claims[f.string(raw.get("name"), f"{path}.name")] = f.string(raw.get("value"), f"{path}.value")
+    _check_unread(f, spec, status)
     return ManagedCluster(
         name=manifest.name,
         obj=obj,
         labels=labels,
         claims=claims,
         properties=_properties(f, status),
-        taints=_taints(f, spec, status),
+        taints=_taints(f, spec),
         terminating=metadata.get("deletionTimestamp") is not None,
     )
+
+
+def _check_unread(f: Fields, spec: Mapping[str, Any], status: Mapping[str, Any]) -> None:
+    """What the CRD refuses in fields the scheduler does not read."""
+    if spec.get("leaseDurationSeconds") is not None:
+        f.integer(spec["leaseDurationSeconds"], "spec.leaseDurationSeconds", maximum=INT32)
+    conditions(f, status)
+    for i, raw in enumerate(f.sequence(status.get("managedNamespaces"), "status.managedNamespaces")):
+        path = f"status.managedNamespaces[{i}]"
+        conditions(f, f.mapping(raw, path), f"{path}.conditions")
 
 
 _parse_cached = lru_cache(maxsize=65536)(parse_quantity)
@@ -103,9 +116,8 @@ def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
     return out
 
 
-def _taints(f: Fields, spec: Mapping[str, Any], status: Mapping[str, Any]) -> tuple[Taint, ...]:
+def _taints(f: Fields, spec: Mapping[str, Any]) -> tuple[Taint, ...]:
     taints = []
-    keys = set()
     for i, raw in enumerate(f.sequence(spec.get("taints"), "spec.taints")):
         path = f"spec.taints[{i}]"
         raw = f.mapping(raw, path)
@@ -114,15 +126,11 @@ def _taints(f: Fields, spec: Mapping[str, Any], status: Mapping[str, Any]) -> tu
             raise f.fail("a taint needs a key", f"{path}.key")
         if len(key) > _MAX_KEY or not TAINT_KEY.fullmatch(key):
             raise f.fail(f"invalid taint key {key!r}", f"{path}.key")
-        effect = f.string(raw.get("effect"), f"{path}.effect")
-        if effect not in n.TAINT_EFFECTS:
-            raise f.fail(
-                f"unknown effect {effect!r}; expected one of {', '.join(n.TAINT_EFFECTS)}",
-                f"{path}.effect",
-            )
+        if raw.get("effect") is None:
+            raise f.fail("a taint needs an effect", f"{path}.effect")
+        effect = enum(f, raw, "effect", f"{path}.effect", n.TAINT_EFFECTS, "")
         value = f.string(raw.get("value"), f"{path}.value")
         added = parse_time(f, raw.get("timeAdded"), f"{path}.timeAdded")
-        keys.add(key)
         if effect == n.PREFER_NO_SELECT:
             continue  # always tolerated, no score
         taints.append(
@@ -134,26 +142,4 @@ def _taints(f: Fields, spec: Mapping[str, Any], status: Mapping[str, Any]) -> tu
                 new_only=effect == n.NO_SELECT_IF_NEW,
             )
         )
-    builtin = _builtin_taint(f, status)
-    if builtin is not None and builtin.key not in keys:
-        taints.append(builtin)
     return tuple(taints)
-
-
-def _builtin_taint(f: Fields, status: Mapping[str, Any]) -> Taint | None:
-    """The taint hub registration keeps for the Available condition: unavailable when False,
-    unreachable when Unknown or missing, none when True."""
-    for i, raw in enumerate(f.sequence(status.get("conditions"), "status.conditions")):
-        path = f"status.conditions[{i}]"
-        raw = f.mapping(raw, path)
-        if raw.get("type") != n.AVAILABLE_CONDITION:
-            continue
-        state = f.string(raw.get("status"), f"{path}.status")
-        if state == "True":
-            return None
-        changed: datetime | None = parse_time(f, raw.get("lastTransitionTime"), f"{path}.lastTransitionTime")
-        if changed == ZERO_TIME:
-            changed = None
-        key = n.UNAVAILABLE_TAINT if state == "False" else n.UNREACHABLE_TAINT
-        return Taint(key, "", n.NO_SELECT, added=changed)
-    return Taint(n.UNREACHABLE_TAINT, "", n.NO_SELECT, added=None)

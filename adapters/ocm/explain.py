@@ -125,6 +125,8 @@ class _Hub:
             }
         )
         self.requested = list((self.placement.obj.get("spec") or {}).get("clusterSets") or [])
+        # Context only: the scheduler reads spec.taints, never the condition behind the built-in ones.
+        self.available = {m.name: _available(m) for m in owned if m.kind == n.MANAGED_CLUSTER}
         self.cel: dict[str, str] = {}
         for predicate in (self.placement.obj.get("spec") or {}).get("predicates") or []:
             selector = (predicate or {}).get("requiredClusterSelector") or {}
@@ -162,6 +164,14 @@ class _Hub:
                 "change": f"label the ManagedCluster {label}",
             }
         return None
+
+
+def _available(cluster: Manifest) -> str:
+    """The status of a ManagedCluster's Available condition, or "missing"."""
+    for condition in (cluster.obj.get("status") or {}).get("conditions") or []:
+        if isinstance(condition, Mapping) and condition.get("type") == n.AVAILABLE_CONDITION:
+            return str(condition.get("status"))
+    return "missing"
 
 
 def _status(applied: Sequence[Mapping[str, Any]], target: Target) -> list[dict[str, Any]]:
@@ -234,6 +244,9 @@ def _filter_reason(kind: FilterKind, c: ClusterExplanation, e: Explanation, hub:
         text = f"taint {_taint_text(t)} is not tolerated"
         if _expired(t, e):
             text += " (its toleration's tolerationSeconds have passed)"
+        if t.key in n.REGISTRATION_TAINTS:
+            state = hub.available.get(c.cluster, "missing")
+            text += f" (hub registration's taint; the cluster's Available condition is {state})"
         said.append(text)
     return f"{n.TAINT_TOLERATION}: " + "; ".join(said)
 

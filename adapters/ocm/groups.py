@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.fields import Fields
+from adapters.fields import INT32, Fields
 from adapters.ocm import names as n
 from adapters.selectors import SelectorError, label_selector
 from model import Cluster, LabelSelector
@@ -62,7 +62,11 @@ def read_strategy(f: Fields, spec: Mapping[str, Any]) -> GroupStrategy:
     error = None
     if isinstance(raw, bool) or not isinstance(raw, int | str):
         raise f.fail("expected an integer or a string", path)
-    if isinstance(raw, str):
+    if isinstance(raw, int):
+        # An IntOrString holds an int32: past it upstream cannot decode the Placement. The pattern
+        # applies to strings only, so zero and negatives pass (and mean "all", as upstream reads them).
+        f.integer(raw, path, maximum=INT32)
+    else:
         if not _PER_GROUP.fullmatch(raw):
             raise f.fail(f"{raw!r} is neither a positive number nor a percentage from 1% to 100%", path)
         if not raw.endswith("%"):  # passes the schema, but upstream takes only "<p>%" strings

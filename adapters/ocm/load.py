@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from adapters.fields import ZERO_TIME, Fields, parse_time
+from adapters.fields import INT32, ZERO_TIME, Fields, parse_time
 from adapters.manifests import Manifest, index_by_kind
 from adapters.ocm import names as n
+from adapters.ocm.checks import conditions
 from adapters.ocm.clusters import ManagedCluster, read_cluster
 from adapters.ocm.groups import GroupStrategy
 from adapters.ocm.policy import Policy, read_policy
@@ -85,6 +86,7 @@ def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tupl
         annotations = f.string_map(metadata.get("annotations"), "metadata.annotations")
         if metadata.get("deletionTimestamp") is not None or annotations.get(n.DISABLE_ANNOTATION) == "true":
             continue  # upstream leaves it alone: no decisions, no status
+        _check_status(f, f.mapping(m.obj.get("status"), "status"))
         policies[f"{m.namespace}/{m.name}"] = (m, read_policy(f, m.obj.get("spec")))
 
     memberships = {c.name: frozenset(s.trait for s in sets.values() if s.contains(c)) for c in live}
@@ -167,6 +169,19 @@ def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tupl
     return batch, OcmContext(contexts, {c.name: c for c in model_clusters}, now)
 
 
+def _check_status(f: Fields, status: Mapping[str, Any]) -> None:
+    """The Placement status emit keeps from, as the CRD bounds it."""
+    if status.get("numberOfSelectedClusters") is not None:
+        f.integer(status["numberOfSelectedClusters"], "status.numberOfSelectedClusters", maximum=INT32)
+    for i, raw in enumerate(f.sequence(status.get("decisionGroups"), "status.decisionGroups")):
+        path = f"status.decisionGroups[{i}]"
+        raw = f.mapping(raw, path)
+        for key in ("decisionGroupIndex", "clusterCount"):
+            if raw.get(key) is not None:
+                f.integer(raw[key], f"{path}.{key}", maximum=INT32)
+    conditions(f, status)
+
+
 def _required(policy: Policy, cel: Mapping[str, CelOutcome]) -> tuple[ClusterTerm, ...] | None:
     """One term per predicate; None when upstream cannot build them (see _misconfigured)."""
     terms = []
@@ -233,7 +248,9 @@ def _cel_matches(
         return out
     from adapters.ocm import cel  # only inputs with CEL expressions need the CEL library
 
-    objs = [c.obj for c in live]
+    # The lister's typed objects have no apiVersion or kind (client-go's decoder clears them), so
+    # upstream's CEL variable, converted from them, has neither.
+    objs = [{k: v for k, v in c.obj.items() if k not in ("apiVersion", "kind")} for c in live]
     for src in sources:
         try:
             program = cel.compile_expression(src)
@@ -258,14 +275,16 @@ def _scores(
         if not m.namespace:
             raise f.fail("an AddOnPlacementScore lives in its cluster's namespace", "metadata.namespace")
         status = f.mapping(m.obj.get("status"), "status")
+        conditions(f, status)
         items = []
         for i, raw in enumerate(f.sequence(status.get("scores"), "status.scores")):
             path = f"status.scores[{i}]"
             raw = f.mapping(raw, path)
-            name = f.string(raw.get("name"), f"{path}.name")
-            value = f.integer(raw.get("value", 0), f"{path}.value")
-            if not -n.MAX_SCORE <= value <= n.MAX_SCORE:
-                raise f.fail(f"value {value} is outside [-{n.MAX_SCORE}, {n.MAX_SCORE}]", f"{path}.value")
+            for key in ("name", "value"):
+                if raw.get(key) is None:
+                    raise f.fail(f"{key} is required", f"{path}.{key}")
+            name = f.string(raw["name"], f"{path}.name")
+            value = f.integer(raw["value"], f"{path}.value", minimum=-n.MAX_SCORE, maximum=n.MAX_SCORE)
             items.append({"name": name, "value": value})
         every.setdefault(m.namespace, {})[m.name] = items
         until = parse_time(f, status.get("validUntil"), "status.validUntil")
@@ -289,8 +308,13 @@ def _decisions(manifests: Iterable[Manifest]) -> dict[tuple[str, str], list[tupl
         for i, raw in enumerate(f.sequence(status.get("decisions"), "status.decisions")):
             path = f"status.decisions[{i}]"
             raw = f.mapping(raw, path)
-            name = f.string(raw.get("clusterName"), f"{path}.clusterName")
-            f.string(raw.get("reason"), f"{path}.reason")
+            for key in ("clusterName", "reason"):
+                if raw.get(key) is None:
+                    raise f.fail(f"{key} is required", f"{path}.{key}")
+            name = f.string(raw["clusterName"], f"{path}.clusterName")
+            f.string(raw["reason"], f"{path}.reason")
+            if raw.get("score") is not None:
+                f.integer(raw["score"], f"{path}.score")
             names.append(name)
         out.setdefault((m.namespace, labels.get(n.PLACEMENT_LABEL, "")), []).append((m, names))
     return out

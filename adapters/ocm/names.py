@@ -32,9 +32,11 @@ GROUP_NAME_LABEL = f"{GROUP}/decision-group-name"
 GROUP_INDEX_LABEL = f"{GROUP}/decision-group-index"
 DISABLE_ANNOTATION = f"{GROUP}/experimental-scheduling-disable"
 
-# Taints the hub's registration controller keeps on clusters (synthesised here from conditions).
+# Taints the hub's registration controller writes into spec.taints from the Available condition
+# (False: unavailable; Unknown or missing: unreachable). The scheduler reads only spec.taints.
 UNAVAILABLE_TAINT = f"{GROUP}/unavailable"
 UNREACHABLE_TAINT = f"{GROUP}/unreachable"
+REGISTRATION_TAINTS = (UNAVAILABLE_TAINT, UNREACHABLE_TAINT)
 AVAILABLE_CONDITION = "ManagedClusterConditionAvailable"
 NO_SELECT, PREFER_NO_SELECT, NO_SELECT_IF_NEW = "NoSelect", "PreferNoSelect", "NoSelectIfNew"
 TAINT_EFFECTS = (NO_SELECT, PREFER_NO_SELECT, NO_SELECT_IF_NEW)
@@ -51,6 +53,8 @@ RESOURCE_CPU, RESOURCE_MEMORY = "ResourceAllocatableCPU", "ResourceAllocatableMe
 RESOURCES = {RESOURCE_CPU: "cpu", RESOURCE_MEMORY: "memory"}
 MAX_WEIGHT = 10
 MAX_SPREAD_CONSTRAINTS = 8
+WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")  # the CRD's default: the second
+SORT_BY = ("ClusterName", "Score")  # the CRD's default: the first
 MAX_SCORE = 100
 
 # Names the neutral model carries (traits, external scores).

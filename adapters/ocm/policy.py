@@ -20,8 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.fields import Fields
+from adapters.fields import INT32, Fields
 from adapters.ocm import names as n
+from adapters.ocm.checks import enum
 from adapters.ocm.clusters import TAINT_KEY
 from adapters.ocm.groups import GroupStrategy, read_strategy
 from adapters.selectors import SelectorError, label_selector
@@ -41,8 +42,7 @@ _TOPOLOGY_KEY = re.compile(
 )
 _MAX_KEY = 316
 _MAX_VALUE = 1024
-_INT32 = 2**31 - 1
-_INT64 = 2**63 - 1
+_RATE_LIMIT = re.compile(r"[0-9]+[hms]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +73,13 @@ def read_policy(f: Fields, spec: Any) -> Policy:
     spec = f.mapping(spec, "spec")
     count = spec.get("numberOfClusters")
     if count is not None:
-        count = f.integer(count, "spec.numberOfClusters")
-        if not 0 <= count <= _INT32:
-            raise f.fail(f"must be between 0 and {_INT32}, got {count}", "spec.numberOfClusters")
+        # int32 in the CRD, with no minimum; upstream's selectClusters slices its candidates with
+        # it, so a negative count panics the controller: refused here.
+        count = f.integer(count, "spec.numberOfClusters", minimum=0, maximum=INT32)
+    enum(f, spec, "sortBy", "spec.sortBy", n.SORT_BY, n.SORT_BY[0])
+    rate = spec.get("scoreRateLimit")
+    if rate is not None and not _RATE_LIMIT.fullmatch(f.string(rate, "spec.scoreRateLimit")):
+        raise f.fail(f"{rate!r} does not match ^[0-9]+[hms]$", "spec.scoreRateLimit")
     preferences, prioritizer_error = _prioritizers(f, spec)
     tolerations, toleration_error = _tolerations(f, spec)
     return Policy(
@@ -126,17 +130,10 @@ def _tolerations(f: Fields, spec: Mapping[str, Any]) -> tuple[tuple[Toleration, 
         value = f.string(raw.get("value"), f"{path}.value")
         if len(value) > _MAX_VALUE:
             raise f.fail(f"at most {_MAX_VALUE} characters", f"{path}.value")
-        effect = f.string(raw.get("effect"), f"{path}.effect")
-        if effect and effect not in n.TAINT_EFFECTS:
-            raise f.fail(
-                f"unknown effect {effect!r}; expected one of {', '.join(n.TAINT_EFFECTS)}",
-                f"{path}.effect",
-            )
+        effect = enum(f, raw, "effect", f"{path}.effect", n.TAINT_EFFECTS, "")
         seconds = raw.get("tolerationSeconds")
         if seconds is not None:
             seconds = f.integer(seconds, f"{path}.tolerationSeconds")
-            if abs(seconds) > _INT64:
-                raise f.fail("out of the int64 range", f"{path}.tolerationSeconds")
         if error is None:
             if not key and operator != TolerationOperator.EXISTS:
                 error = n.EMPTY_KEY
@@ -165,9 +162,11 @@ def _prioritizers(f: Fields, spec: Mapping[str, Any]) -> tuple[tuple[Preference,
     for i, raw in enumerate(f.sequence(policy.get("configurations"), f"{base}.configurations")):
         path = f"{base}.configurations[{i}]"
         raw = f.mapping(raw, path)
-        weight = f.integer(raw.get("weight", 1), f"{path}.weight")
-        if not -n.MAX_WEIGHT <= weight <= n.MAX_WEIGHT:
-            raise f.fail(f"weight {weight} is outside [-{n.MAX_WEIGHT}, {n.MAX_WEIGHT}]", f"{path}.weight")
+        weight = raw.get("weight")
+        if weight is not None:
+            weight = f.integer(weight, f"{path}.weight", minimum=-n.MAX_WEIGHT, maximum=n.MAX_WEIGHT)
+        else:
+            weight = 1
         kind, built_in, add_on = _coordinate(f, raw, path)
         # Upstream keys its weights by the coordinate struct, whose addOn is a pointer: entries
         # with an addOn never override one another, each one counts.
@@ -199,9 +198,7 @@ def _coordinate(f: Fields, raw: Mapping[str, Any], path: str) -> tuple[str, str,
     if raw.get("scoreCoordinate") is None:
         raise f.fail("scoreCoordinate is required", path)
     coordinate = f.mapping(raw["scoreCoordinate"], path)
-    kind = f.string(coordinate.get("type", n.BUILT_IN), f"{path}.type")
-    if kind not in (n.BUILT_IN, n.ADD_ON):
-        raise f.fail(f"unknown type {kind!r}; expected {n.BUILT_IN} or {n.ADD_ON}", f"{path}.type")
+    kind = enum(f, coordinate, "type", f"{path}.type", (n.BUILT_IN, n.ADD_ON), n.BUILT_IN)
     built_in = f.string(coordinate.get("builtIn"), f"{path}.builtIn")
     add_on = None
     if coordinate.get("addOn") is not None:
@@ -228,18 +225,12 @@ def _spread(f: Fields, spec: Mapping[str, Any]) -> tuple[SpreadConstraint, ...]:
         key = f.string(raw.get("topologyKey"), f"{path}.topologyKey")
         if len(key) > _MAX_KEY or not _TOPOLOGY_KEY.fullmatch(key):
             raise f.fail(f"invalid topology key {key!r}", f"{path}.topologyKey")
-        key_type = raw.get("topologyKeyType")
-        if key_type is None:
+        if raw.get("topologyKeyType") is None:
             raise f.fail("topologyKeyType is required", f"{path}.topologyKeyType")
-        key_type = f.string(key_type, f"{path}.topologyKeyType")
-        if key_type not in ("Label", "Claim"):
-            raise f.fail(f"unknown type {key_type!r}; expected Label or Claim", f"{path}.topologyKeyType")
-        skew = f.integer(raw.get("maxSkew", 1), f"{path}.maxSkew")
-        if not 1 <= skew <= _INT32:
-            raise f.fail(f"maxSkew must be at least 1, got {skew}", f"{path}.maxSkew")
-        when = f.string(raw.get("whenUnsatisfiable", "ScheduleAnyway"), f"{path}.whenUnsatisfiable")
-        if when not in ("DoNotSchedule", "ScheduleAnyway"):
-            expected = "expected DoNotSchedule or ScheduleAnyway"
-            raise f.fail(f"unknown value {when!r}; {expected}", f"{path}.whenUnsatisfiable")
+        key_type = enum(f, raw, "topologyKeyType", f"{path}.topologyKeyType", ("Label", "Claim"), "")
+        skew = raw.get("maxSkew")
+        skew = 1 if skew is None else f.integer(skew, f"{path}.maxSkew", minimum=1, maximum=INT32)
+        when_path = f"{path}.whenUnsatisfiable"
+        when = enum(f, raw, "whenUnsatisfiable", when_path, n.WHEN_UNSATISFIABLE, n.WHEN_UNSATISFIABLE[1])
         out.append(SpreadConstraint(key, skew, hard=when == "DoNotSchedule", claims=key_type == "Claim"))
     return tuple(out)

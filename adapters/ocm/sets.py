@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from adapters.fields import Fields
 from adapters.manifests import Manifest
 from adapters.ocm import names as n
+from adapters.ocm.checks import conditions, enum
 from adapters.ocm.clusters import ManagedCluster
 from adapters.selectors import SelectorError, label_selector
 from model import LabelSelector
@@ -44,14 +45,11 @@ def read_set(manifest: Manifest) -> ClusterSet:
     f = Fields(manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
     selector = f.mapping(spec.get("clusterSelector"), "spec.clusterSelector")
-    kind = f.string(selector.get("selectorType"), "spec.clusterSelector.selectorType") or n.EXCLUSIVE
+    conditions(f, f.mapping(manifest.obj.get("status"), "status"))
+    path = "spec.clusterSelector.selectorType"
+    kind = enum(f, selector, "selectorType", path, (n.EXCLUSIVE, n.LABEL_SELECTOR), n.EXCLUSIVE)
     if kind == n.EXCLUSIVE:
         return ClusterSet(manifest.name, exclusive=True)
-    if kind != n.LABEL_SELECTOR:
-        raise f.fail(
-            f"unknown selector type {kind!r}; expected {n.EXCLUSIVE} or {n.LABEL_SELECTOR}",
-            "spec.clusterSelector.selectorType",
-        )
     raw = selector.get("labelSelector")
     if raw is None:
         return ClusterSet(manifest.name, exclusive=False, nothing=True)
@@ -85,6 +83,7 @@ def read_bindings(manifests: Iterable[Manifest], sets: Mapping[str, ClusterSet])
         f = Fields(m)
         if not m.namespace:
             raise f.fail("a ManagedClusterSetBinding is namespaced", "metadata.namespace")
+        conditions(f, f.mapping(m.obj.get("status"), "status"))
         spec = f.mapping(m.obj.get("spec"), "spec")
         target = f.string(spec.get("clusterSet"), "spec.clusterSet")
         if target != m.name:
