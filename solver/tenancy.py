@@ -686,16 +686,17 @@ def _aim_flow(
     total = 0
     for cls in classes:
         n = len(cls.requests)
+        if away is not None:  # what does not stay on existing clusters is fixed already: exactly
+            n -= away[cls.index]  # that many leave, the rest all flow to existing clusters
         total += n
         arc(source, class_node[cls.index], n)
-        if away is not None:  # what does not stay on existing clusters is fixed already
-            arc(class_node[cls.index], sink, away[cls.index])
-        elif cls.exclusive:
-            arc(class_node[cls.index], sink, n)
-        elif cls.pool is None:
-            arc(class_node[cls.index], nowhere, n)
-        else:
-            arc(class_node[cls.index], pool_node[cls.pool], n)
+        if away is None:
+            if cls.exclusive:
+                arc(class_node[cls.index], sink, n)
+            elif cls.pool is None:
+                arc(class_node[cls.index], nowhere, n)
+            else:
+                arc(class_node[cls.index], pool_node[cls.pool], n)
     arc(nowhere, sink, unplaced)
     for pool, count in pools.items():
         limit = _pool_limit(problem, part, pool)
@@ -963,10 +964,13 @@ def solve_tenancy(
                     answer = _hand_out_pools(problem, part, joint, greedy, seed)
                 else:
                     answer = _hand_out(problem, part, joint.allot, greedy, seed)
-                levels = _levels(problem, part, answer)
-                if levels < greedy_levels:  # never worse than greedy: else greedy stands
-                    chosen_levels = levels
-                    _replace(problem, part, final, answer)
+                if answer is None:  # the counts could not be handed out: greedy stands, unproven
+                    proven = False
+                else:
+                    levels = _levels(problem, part, answer)
+                    if levels < greedy_levels:  # never worse than greedy: else greedy stands
+                        chosen_levels = levels
+                        _replace(problem, part, final, answer)
         objective = [a + b for a, b in zip(objective, chosen_levels, strict=True)]
     results = _results(problem, final)
     value = _combined(objective, problem)

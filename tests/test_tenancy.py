@@ -488,3 +488,22 @@ def test_a_template_listing_another_purpose_makes_clusters_that_purpose_joins():
     g = solve(b, SolveOptions(mode="greedy")).stats
     o = solve(b, SolveOptions(mode="optimal")).stats
     assert o.objective >= g.objective
+
+
+def test_a_request_the_joint_model_sends_to_open_its_pools_cluster_is_not_levelled_away():
+    """Pool a's requests fit existing clusters; c's request may join a's new clusters. The joint
+    model may have one of a's requests open a new cluster for c's to join; the levelling flow
+    after it must keep exactly that many of a's requests off the existing clusters, or the
+    hand-out finds no request to open the cluster (it crashed on an answer of None)."""
+    b = batch(
+        [cluster("c0", "a"), cluster("c1", "a", eligible=False), cluster("c2", "a")],
+        [
+            request("r0", 0, "a", packing=Packing.FIRST),
+            request("r1", 0, "a", packing=Packing.FIRST),
+            request("r2", 0, "c", packing=Packing.FIRST, joins=("a",)),
+        ],
+    )
+    g, o = solve(b, SolveOptions(mode="greedy")), solve(b, SolveOptions(mode="optimal"))
+    assert not check(b, o)
+    assert all(r.satisfied for r in o.requests)
+    assert o.stats.objective >= g.stats.objective
