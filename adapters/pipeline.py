@@ -105,7 +105,8 @@ def schedule(
     """Schedule every placement among `objects` (as `kubectl get -o json` items would give them);
     objects of kinds no system reads are ignored, unvalidated. `config` is the scheduler config
     document of the systems that read one (openMCP's operator config, with its `scheduler:`
-    block); None: their defaults."""
+    block); None: none given (openMCP then refuses ClusterRequests: its scheduler does not start
+    without its config)."""
     manifests = from_objects(objects, "<objects>", reads=reads)
     return schedule_manifests(manifests, now=now, options=options, verify=verify, config=config)
 

@@ -539,3 +539,13 @@ def test_the_command_line_imports_nothing_above_it() -> None:
                 names = [node.module or ""]
             assert not any(n == "bench" or n.startswith("bench.") for n in names), path
     assert "bench" in main.list_commands(None)  # from the registry
+
+
+@pytest.mark.parametrize("command", ["solve", "simulate"])
+@pytest.mark.parametrize("limit", ["nan", "NaN", "0", "-1"])
+def test_a_time_limit_that_is_no_positive_number_of_seconds_is_refused(tmp_path: Path, command, limit):
+    """NaN passes every bound of a float range (it compares false), and cut every search short."""
+    path = write_yaml(tmp_path / "hub.yaml", FLEET)
+    result = run_cli([command, "-f", str(path), "--now", NOW, "--time-limit", limit])
+    assert result.exit_code == 2, result.output
+    assert "--time-limit" in result.stderr and not result.stdout
