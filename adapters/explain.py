@@ -244,7 +244,8 @@ def flow(mapping: Mapping[str, Any]) -> str:
 
 
 def label_changes(changes: Sequence[LabelChange]) -> tuple[dict[str, Any], list[str]]:
-    """As data ({key: value or None to remove}) and as words."""
+    """As data ({key: value, None to remove, or {"anyValueExcept": [...]} where any value but
+    those will do: not a value a user could apply by mistake}) and as words."""
     data: dict[str, Any] = {}
     words = []
     for ch in changes:
@@ -253,7 +254,7 @@ def label_changes(changes: Sequence[LabelChange]) -> tuple[dict[str, Any], list[
             data[ch.key] = None
             words.append(f"remove {ch.key}{was}")
         elif ch.any_value:
-            data[ch.key] = "<any value>"
+            data[ch.key] = {"anyValueExcept": list(ch.excluded)}
             but = f" but {', '.join(ch.excluded)}" if ch.excluded else ""
             words.append(f"{ch.key}=<any value{but}>{was}")
         else:

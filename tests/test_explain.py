@@ -283,3 +283,22 @@ def test_a_fleet_selector_kubernetes_cannot_build_is_refused_not_explained(tmp_p
         (line,) = result.stderr.splitlines()
         assert line.startswith("error: ClusterResourcePlacement/web: ") and field in line, line
         assert "labelSelector is invalid" in line, line
+
+
+def test_a_label_any_value_but_some_will_set_is_data_no_one_could_apply_as_a_value(tmp_path):
+    """`tier` must exist and not be bronze: the fix is any value but bronze. As data it was the
+    string "<any value>", which `kubectl label` would take literally (and refuse)."""
+    hub = [
+        fl.member_cluster("c1", {"tier": "bronze"}),
+        fl.crp(
+            "app",
+            fl.pick_all(
+                required=[fl.term(expressions=[("tier", "Exists", []), ("tier", "NotIn", ["bronze"])])]
+            ),
+        ),
+    ]
+    path = str(fl.write_yaml(tmp_path / "hub.yaml", hub))
+    _, by = records(path, "crp/app")
+    assert by["c1"]["fix"]["clusterSelectorTerm"]["labels"] == {"tier": {"anyValueExcept": ["bronze"]}}
+    table = run(path, "crp/app").stdout
+    assert "tier=<any value but bronze> (was bronze)" in table

@@ -3,6 +3,7 @@ command line: candidate rules, full clusters, Exclusive, granted requests, both 
 
 from __future__ import annotations
 
+import copy
 from datetime import UTC, datetime
 from importlib import resources
 
@@ -70,3 +71,11 @@ def test_one_cluster_and_yaml():
     d = doc("cr/team-c/ops", "greedy", cluster="platform-clusters/shared-1")
     assert [r["cluster"] for r in d["clusters"]] == ["platform-clusters/shared-1"]
     assert yaml.safe_load(render(d, "yaml"))["system"] == "openmcp"
+
+
+def test_a_cluster_full_with_one_request_says_one_request():
+    config = copy.deepcopy(CONFIG)
+    config["scheduler"]["purposeMappings"]["workload"]["tenancyCount"] = 1
+    d = explain_document(HUB, "cr/team-b/web", now=NOW, options=SolveOptions(mode="greedy"), config=config)
+    assert by_cluster(d)["workload-clusters/workload-1"]["result"] == "full"
+    assert "1 request of tenancyCount 1 (request finalizers)" in render(d, "table")

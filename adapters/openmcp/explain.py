@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.explain import Target, cell, grid, label_changes
+from adapters.explain import Target, cell, counted, grid, label_changes
 from adapters.manifests import Manifest
 from adapters.openmcp import names as n
 from adapters.pipeline import SystemOutcome
@@ -139,7 +139,7 @@ def _why(c: ClusterExplanation, e: Explanation, purpose: str, namespace: str) ->
                 del changed
                 fixes += words
     elif c.verdict is Verdict.NO_ROOM:
-        reasons.append(f"{c.tenants} requests of tenancyCount {c.limit} (request finalizers)")
+        reasons.append(f"{counted(c.tenants, 'request')} of tenancyCount {c.limit} (request finalizers)")
         fixes.append(f"tenancyCount {c.tenants + 1} for purpose {purpose!r}, or fewer requests on it")
     elif c.verdict is Verdict.EXCLUSIVE:
         reasons.append("an Exclusive purpose never reuses a cluster: each request gets a new one")
