@@ -15,6 +15,7 @@ from adapters.cut import Cut
 from adapters.errors import InputError
 from adapters.fields import Fields
 from adapters.manifests import Manifest
+from adapters.validation import name_problem
 from model import Batch, Result
 
 __all__ = ["GROUPS", "SHARED_GROUPS", "System", "SYSTEMS", "owned_by", "reads"]
@@ -27,7 +28,9 @@ class System:
     `load(..., config=document)`. `shared` kinds (core ones, such as kcp's Namespaces) are read
     too, but only beside at least one object of its own kinds: alone they make no input of it.
     `served` gives the API versions upstream serves of each kind it reads (its own and shared):
-    an object of another version is refused, as the API server would refuse it.
+    an object of another version is refused, as the API server would refuse it, as is a name or
+    namespace it would refuse. `fields` makes the typed reader of one object, whose errors name it
+    as the system names its objects (kcp: with the workspace).
 
     A system that can `cut` its input into up to N parts returns a Cut: objects every part reads
     (the clusters) and each part's own, such that, when each part's batch is separable
@@ -43,6 +46,7 @@ class System:
     configured: bool = False
     shared: Mapping[str, set[str]] = field(default_factory=dict)
     cut: Callable[[list[Manifest], int], Cut | None] | None = None
+    fields: Callable[[Manifest], Fields] = Fields
 
 
 def _fleet() -> System:
@@ -71,8 +75,17 @@ def _openmcp() -> System:
 def _kcp() -> System:
     from adapters import kcp
     from adapters.kcp import names
+    from adapters.kcp.workspace import kcp_fields
 
-    return System("kcp", kcp.KINDS, kcp.load, kcp.emit, names.SERVED_VERSIONS, shared=kcp.SHARED_KINDS)
+    return System(
+        "kcp",
+        kcp.KINDS,
+        kcp.load,
+        kcp.emit,
+        names.SERVED_VERSIONS,
+        shared=kcp.SHARED_KINDS,
+        fields=kcp_fields,
+    )
 
 
 _FACTORIES: dict[str, Callable[[], System]] = {"fleet": _fleet, "ocm": _ocm, "openmcp": _openmcp, "kcp": _kcp}
@@ -131,16 +144,27 @@ def owned_by(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
             unserved = {t for t in reads if present[t][2] not in served[t[0]]}
             if unserved:
                 raise _unserved(
-                    next(m for m, t in zip(manifests, types, strict=True) if t in unserved), served
+                    next(m for m, t in zip(manifests, types, strict=True) if t in unserved), system(name)
                 )
             out[name] = [m for m, t in zip(manifests, types, strict=True) if t in reads]
+            _check_names(out[name], system(name))
     return out
 
 
-def _unserved(manifest: Manifest, served: Mapping[str, tuple[str, ...]]) -> InputError:
+def _unserved(manifest: Manifest, read: System) -> InputError:
     """The error of an object whose version is not one upstream serves of its kind."""
     kind, api_version = manifest.obj["kind"], manifest.obj["apiVersion"]
-    versions = ", ".join(served[kind])
-    return Fields(manifest).fail(
+    versions = ", ".join(read.served[kind])
+    return read.fields(manifest).fail(
         f"{api_version} is not a served version of {kind} (served: {versions})", "apiVersion"
     )
+
+
+def _check_names(manifests: Sequence[Manifest], read: System) -> None:
+    """Every object's name and namespace as the API server takes them."""
+    for m in manifests:
+        metadata = m.obj["metadata"]
+        problem = name_problem(m.obj["kind"], metadata["name"], metadata.get("namespace"))
+        if problem is not None:
+            field, message = problem
+            raise read.fields(m).fail(f"invalid name {message}", field)

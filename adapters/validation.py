@@ -11,6 +11,7 @@ __all__ = [
     "generate_name_errors",
     "label_problem",
     "label_value_errors",
+    "name_problem",
     "name_from_generate_name",
     "qualified_name_errors",
     "subdomain_errors",
@@ -144,3 +145,22 @@ def name_from_generate_name(generate_name: str, draw: int) -> str:
         draw, digit = divmod(draw, len(_GENERATED_ALPHABET))
         suffix.append(_GENERATED_ALPHABET[digit])
     return generate_name[:_MAX_GENERATE_NAME] + "".join(suffix)
+
+
+_GOOD_NAMESPACES: set[str] = set()
+
+
+def name_problem(kind: str, name: str, namespace: str | None) -> tuple[str, str] | None:
+    """(field, message) of what the API server refuses in an object's name or namespace: a
+    Namespace's name and every namespace must be a DNS-1123 label, every other name (custom
+    resources': apiextensions validates them with NameIsDNSSubdomain) a DNS-1123 subdomain."""
+    if kind == "Namespace":
+        if len(name) > 63 or not _LABEL.fullmatch(name):
+            return "metadata.name", f"{name!r}: {'; '.join(dns_label_errors(name))}"
+    elif len(name) > 253 or not _SUBDOMAIN.fullmatch(name):
+        return "metadata.name", f"{name!r}: {'; '.join(subdomain_errors(name))}"
+    if namespace and namespace not in _GOOD_NAMESPACES:
+        if errors := dns_label_errors(namespace):
+            return "metadata.namespace", f"{namespace!r}: {'; '.join(errors)}"
+        _GOOD_NAMESPACES.add(namespace)
+    return None

@@ -247,9 +247,90 @@ def test_a_shared_kind_in_an_unserved_version_is_refused_beside_its_system(tmp_p
     objects = [*compute_v05(kcp_cluster("east-1", "east"), locations=["east"]), {**team, "apiVersion": "v2"}]
     result = CliRunner().invoke(main, ["solve", "-f", write(tmp_path, objects), "--now", NOW])
     assert result.exit_code == 2
-    assert "Namespace/web: apiVersion: v2 is not a served version of Namespace (served: v1)" in result.stderr
+    assert (
+        "Namespace root:org:team|web: apiVersion: v2 is not a served version of Namespace (served: v1)"
+        in result.stderr
+    )
     # Without any kcp object a Namespace is nobody's input, whatever its version.
     alone = CliRunner().invoke(
         main, ["solve", "-f", write(tmp_path, [*fleet_demo(), {**team, "apiVersion": "v2"}]), "--now", NOW]
     )
     assert alone.exit_code == 0, alone.stderr
+
+
+# -------------------------------------------------------------------------------- object names
+
+
+def _renamed(objects: list[dict], kind: str, *, name: str | None = None, namespace: str | None = None):
+    """The objects, the first of `kind` renamed (or moved to another namespace)."""
+    out, done = [], False
+    for o in objects:
+        if not done and o["kind"] == kind:
+            metadata = dict(o["metadata"])
+            if name is not None:
+                metadata["name"] = name
+            if namespace is not None:
+                metadata["namespace"] = namespace
+            o, done = {**o, "metadata": metadata}, True
+        out.append(o)
+    return out
+
+
+def _kcp_hub() -> list[dict]:
+    from tests.test_kcp_fixtures import cluster as kcp_cluster
+    from tests.test_kcp_fixtures import compute_v05, namespace
+
+    return [*compute_v05(kcp_cluster("east-1", "east"), locations=["east"]), namespace("web")]
+
+
+@pytest.mark.parametrize(
+    ("objects", "kind", "change", "where", "field", "wrong"),
+    [
+        (
+            fleet_demo,
+            "MemberCluster",
+            {"name": "Bad_Name"},
+            "MemberCluster/Bad_Name",
+            "metadata.name",
+            "'Bad_Name'",
+        ),
+        (
+            fleet_demo,
+            "ClusterResourcePlacement",
+            {"name": "a" * 254},
+            "ClusterResourcePlacement/",
+            "metadata.name",
+            "no more than 253 characters",
+        ),
+        (
+            ocm_hub,
+            "Placement",
+            {"name": "api';touch x;'"},
+            "Placement/ns1/api';touch x;'",
+            "metadata.name",
+            "lowercase RFC 1123 subdomain",
+        ),
+        (ocm_hub, "Placement", {"namespace": "a.b"}, "Placement/a.b/web", "metadata.namespace", "'a.b'"),
+        (
+            _kcp_hub,
+            "Namespace",
+            {"name": "web.team"},
+            "Namespace root:org:team|web.team",
+            "metadata.name",
+            "RFC 1123 label",
+        ),
+    ],
+)
+def test_a_name_the_api_server_refuses_is_refused(
+    tmp_path, objects, kind, change, where, field, wrong
+) -> None:
+    """The API server takes a DNS-1123 subdomain as a custom resource's name, a DNS-1123 label as a
+    namespace (and a Namespace's name): others never reach a hub, and a name like a shell command
+    must not reach the output either."""
+    path = write(tmp_path, _renamed(objects(), kind, **change))
+    result = CliRunner().invoke(main, ["solve", "-f", path, "--now", NOW])
+    assert (result.exit_code, result.stdout) == (2, "")
+    line = result.stderr
+    assert line.count("\n") == 1 and where in line and f": {field}: invalid name" in line and wrong in line, (
+        line
+    )
