@@ -10,7 +10,8 @@ checkout's `adapters/` (the README's paths are the checkout's), with this enviro
 
 The rule for what is not run (and only this): a step that installs (`python3 -m venv`,
 `. .venv/bin/activate`, `pip install`), runs the test suite (`python -m pytest`: this is part of
-it), needs a live cluster (`kubectl`), or runs the benchmarks (`placement-solver bench`: minutes).
+it), needs a live cluster (`kubectl`, and every later step of its block, which reads what it read
+from the cluster or writes to it), or runs the benchmarks (`placement-solver bench`: minutes).
 """
 
 from __future__ import annotations
@@ -73,6 +74,15 @@ def _runs(step: str) -> bool:
     return not _SKIPPED.match(step) and not _LIVE.search(step)
 
 
+def _running(body: str) -> list[tuple[str, bool]]:
+    """Each step of a shell block and whether it runs here: from a live step on, none does."""
+    out, live = [], False
+    for step in _steps(body):
+        live = live or bool(_LIVE.search(step))
+        out.append((step, _runs(step) and not live))
+    return out
+
+
 SHELL = [b for b in _blocks(README) if b.language == "bash"]
 PYTHON = [b for b in _blocks(README) if b.language == "python"]
 
@@ -99,9 +109,12 @@ def test_every_subcommand_is_in_the_reference() -> None:
 
 
 def test_the_rule_skips_only_what_cannot_run_here() -> None:
-    skipped = [s for b in SHELL for s in _steps(b.text) if not _runs(s)]
-    assert all(_SKIPPED.match(s) or _LIVE.search(s) for s in skipped)
-    ran = [s for b in SHELL for s in _steps(b.text) if _runs(s)]
+    for block in SHELL:
+        steps = _running(block.text)
+        for i, (step, runs) in enumerate(steps):
+            after_live = any(_LIVE.search(before) for before, _ in steps[:i])
+            assert runs or _SKIPPED.match(step) or _LIVE.search(step) or after_live, step
+    ran = [s for b in SHELL for s, runs in _running(b.text) if runs]
     assert "placement-solver demo" in ran  # the set-up command's last step runs
     assert len(ran) >= 10
 
@@ -110,8 +123,8 @@ def test_the_rule_skips_only_what_cannot_run_here() -> None:
 def test_shell_block(block: Block, checkout: Path) -> None:
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     printed = []
-    for step in _steps(block.text):
-        if not _runs(step):
+    for step, runs in _running(block.text):
+        if not runs:
             continue
         done = subprocess.run(
             ["bash", "-c", f"set -eo pipefail\n{step}"], cwd=checkout, env=env, capture_output=True, text=True
