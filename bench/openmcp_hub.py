@@ -37,14 +37,10 @@ def _key(obj: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def new_clusters(objects: Iterable[Mapping[str, Any]], outcome: Any) -> list[Mapping[str, Any]]:
-    """Clusters the plan makes: applied Clusters that are not in the hub (new ones, lost ones made
-    again, and the ones the API server is to name from generateName)."""
+    """Clusters the plan makes: applied Clusters that are not in the hub (new ones, some named
+    from generateName, and lost ones made again)."""
     existing = {_key(o) for o in objects if o["kind"] == n.CLUSTER}
-    return [
-        o
-        for o in outcome.apply
-        if o["kind"] == n.CLUSTER and (not o["metadata"].get("name") or _key(o) not in existing)
-    ]
+    return [o for o in outcome.apply if o["kind"] == n.CLUSTER and _key(o) not in existing]
 
 
 def created(objects: Iterable[Mapping[str, Any]], outcome: Any) -> int:

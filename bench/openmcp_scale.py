@@ -60,8 +60,7 @@ class _Applied:
 
 
 def _read_output(path: Path) -> list[dict[str, Any]]:
-    """The command's YAML stream (a plain load: a Cluster to be named from generateName has no
-    name, which the input reader would refuse)."""
+    """The command's YAML stream, read plainly (the output is not an input to validate)."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     with path.open(encoding="utf-8") as stream:
         return [doc for doc in yaml.load_all(stream, Loader=loader) if doc]
@@ -187,14 +186,13 @@ def _environment() -> str:
 
 
 LEGEND = """\
-- **clusters created**: Clusters the plan makes (new ones from the purposes' templates, lost ones
-  made again, and ones the API server names from generateName). Every Exclusive (`mcp`) request
+- **clusters created**: Clusters the plan makes (new ones from the purposes' templates, named from
+  generateName where a request asks, and lost ones made again). Every Exclusive (`mcp`) request
   takes one in both modes; the difference between the modes is in the Shared purposes
   (**of which Exclusive / Shared**).
 - **granted: existing / new**: pending requests the plan grants, on clusters that already exist /
-  on clusters it creates. **left pending**: requests still waiting (an unknown purpose; a request
-  whose cluster the API server must name first, from generateName, stays Pending until the next
-  run finds the cluster by its finalizer).
+  on clusters it creates. **left pending**: requests still waiting (an unknown purpose, a cluster
+  the API server would refuse to make).
 - **command**: `placement-solver solve -f hub.yaml --config config.yaml --mode M` in a fresh
   interpreter, YAML out to a file: the figure a user waits for, interpreter start-up and imports
   included. **end to end**: the same read, schedule and write inside a running process (warmed up

@@ -585,12 +585,12 @@ OPENMCP_LEGEND = """\
   (`placements` ClusterRequests, 80% of them pending, over `clusters` Clusters and four purposes),
   solved with the scheduler config the generator makes for that size
   (`adapters.openmcp.generate.generate_config`; the end-to-end time takes it already parsed, as
-  `--config` gives it). **created** = Clusters the plan makes (new ones, lost ones made again,
-  and ones the API server is to name from generateName): the figure that matters, a cluster
-  someone has to build and pay for. Optimal mode minimises it, after the requests left waiting;
+  `--config` gives it). **created** = Clusters the plan makes (new ones, some named from
+  generateName, and lost ones made again): the figure that matters, a cluster
+  someone has to build and pay for. Optimal mode minimises it, after the requests left out;
   greedy is upstream's one-at-a-time queue. **selected** = (request, cluster) pairs of the result:
   granted requests kept and new grants; **unsatisfied** = reconciled requests left Pending (an
-  unknown purpose, or a cluster the API server has to name first). No churn experiment: a
+  unknown purpose, or a cluster the API server would refuse to make). No churn experiment: a
   granted request never moves.
 """
 
