@@ -31,8 +31,7 @@ class PlacementContext:
     snapshot: dict[str, Any]  # the latest snapshot, as it will be written (status filled by emit)
     snapshot_is_new: bool
     snapshot_generation: int
-    previous_condition: dict[str, Any] | None
-    previous_status: dict[str, Any] | None = None
+    previous_status: Any = None  # the latest snapshot's status as read (None for a new snapshot)
     older_snapshots: list[dict[str, Any]] = field(default_factory=list)  # relabelled not-latest
     deleted_snapshots: list[dict[str, Any]] = field(default_factory=list)  # beyond the history limit
     active: dict[str, dict[str, Any]] = field(default_factory=dict)  # Scheduled/Bound bindings by cluster
@@ -300,7 +299,6 @@ def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count)
     )
     count = count if mode == "PickN" else None
     if same:
-        previous = _scheduled_condition(latest.obj)
         snapshot = refresh_snapshot(latest.obj, generation, count)
         older = [
             _not_latest(m.obj)
@@ -315,7 +313,6 @@ def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count)
             snapshot,
             False,
             latest.obj["metadata"].get("generation", 1),
-            previous,
             latest.obj.get("status"),
             older,
         )
@@ -328,7 +325,7 @@ def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count)
         for m in keep
         if (m.obj["metadata"].get("labels") or {}).get(n.LATEST_LABEL) != "false"
     ]
-    return PlacementContext(crp, generation, count, mode, snapshot, True, 1, None, None, older, deleted)
+    return PlacementContext(crp, generation, count, mode, snapshot, True, 1, None, older, deleted)
 
 
 def _not_latest(obj: dict[str, Any]) -> dict[str, Any]:
@@ -336,10 +333,3 @@ def _not_latest(obj: dict[str, Any]) -> dict[str, Any]:
     out["metadata"] = dict(out["metadata"])
     out["metadata"]["labels"] = {**(out["metadata"].get("labels") or {}), n.LATEST_LABEL: "false"}
     return out
-
-
-def _scheduled_condition(obj: dict[str, Any]) -> dict[str, Any] | None:
-    for condition in (obj.get("status") or {}).get("conditions") or []:
-        if isinstance(condition, dict) and condition.get("type") == n.CONDITION_SCHEDULED:
-            return condition
-    return None
