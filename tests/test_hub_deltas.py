@@ -1,7 +1,7 @@
 """A delta holds only changes, and every change: both long-lived schedulers (adapters.hub.HubScheduler
 and adapters.incremental.FleetScheduler) on the same Fleet hub and the same events write only
 objects that are new or differ from what the hub holds, and the hub after the event is the hub
-before it with the delta applied."""
+before it with the delta applied, a fixed point of a full solve."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 from adapters import hub as hub_module
 from adapters import incremental
 from adapters.generate import generate
+from adapters.pipeline import schedule
 from adapters.plan import Key, object_key
 from solver import SolveOptions
 
@@ -163,6 +164,15 @@ def test_a_delta_holds_only_changes_and_every_change(fleet_objects, scheduler, e
     for key in {k for k in (*before, *after) if k[1] in OWNED}:
         expected = None if key in deleted else written.get(key, before.get(key))
         assert after.get(key) == expected, key
+    assert _full_solve_changes(s.objects(), mode) == []
+
+
+def _full_solve_changes(objects: list[dict[str, Any]], mode: str) -> list[Key]:
+    """What a full solve of the hub from scratch would change: nothing at a fixed point."""
+    held = {object_key(o): o for o in objects}
+    outcome = schedule(copy.deepcopy(objects), now=NOW, options=SolveOptions(mode=mode))
+    changed = [k for o in outcome.apply if hub_module.served(o, held.get(k := object_key(o))) != held.get(k)]
+    return changed + [_reference_key(r) for r in outcome.delete]
 
 
 @pytest.mark.parametrize("scheduler", [_Hub, _Fleet], ids=["HubScheduler", "FleetScheduler"])
