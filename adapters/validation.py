@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["label_problem", "label_value_errors", "qualified_name_errors"]
+__all__ = ["label_problem", "label_value_errors", "qualified_name_errors", "subdomain_errors"]
 
 _NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
@@ -44,18 +44,23 @@ def qualified_name_errors(key: str) -> list[str]:
             return ["prefix part must be non-empty"]
     else:
         return [_QUALIFIED_MESSAGE]
-    errors = []
-    if prefix is not None:
-        if len(prefix) > 253:
-            errors.append("prefix part must be no more than 253 characters")
-        if not _SUBDOMAIN.fullmatch(prefix):
-            errors.append("prefix part " + _SUBDOMAIN_MESSAGE)
+    errors = [] if prefix is None else ["prefix part " + e for e in subdomain_errors(prefix)]
     if not name:
         errors.append("name part must be non-empty")
     elif len(name) > 63:
         errors.append("name part must be no more than 63 characters")
     if name and not _NAME.fullmatch(name):
         errors.append("name part " + _NAME_MESSAGE)
+    return errors
+
+
+def subdomain_errors(name: str) -> list[str]:
+    """Kubernetes' IsDNS1123Subdomain, its messages in its order."""
+    errors = []
+    if len(name) > 253:
+        errors.append("must be no more than 253 characters")
+    if not _SUBDOMAIN.fullmatch(name):
+        errors.append(_SUBDOMAIN_MESSAGE)
     return errors
 
 
