@@ -637,6 +637,12 @@ EDGES: dict[str, tuple] = {
         ],
         ["ClusterSchedulingPolicySnapshot/app-0", "spec.policy."],
     ),
+    "names": (
+        lambda name: [member_cluster(name), crp(name, pick_all())],
+        ["a" * 63],
+        ["a" * 64],
+        ["metadata.name", "longer than 63"],
+    ),
     "placementLabels": (
         _with_placement("metadata.labels"),
         [{"example.com/a": "b"}],

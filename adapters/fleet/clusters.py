@@ -21,6 +21,8 @@ __all__ = ["load_cluster", "eligibility"]
 def load_cluster(manifest: Manifest, now: datetime) -> Cluster:
     f = Fields(manifest)
     obj = manifest.obj
+    if len(manifest.name) > n.MAX_NAME_LENGTH:  # the CRD's rule (size(self.metadata.name) < 64)
+        raise f.fail(f"longer than {n.MAX_NAME_LENGTH} characters", "metadata.name")
     labels = f.labels(obj.get("metadata", {}).get("labels"), "metadata.labels")
     spec = _mapping(f, obj.get("spec"), "spec")
     status = _mapping(f, obj.get("status"), "status")

@@ -200,6 +200,8 @@ def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Man
     f = Fields(crp)
     spec = f.mapping(crp.obj.get("spec"), "spec")
     f.labels(crp.obj["metadata"].get("labels"), "metadata.labels")
+    if len(crp.name) > n.MAX_NAME_LENGTH:  # the webhook's (validatePlacement)
+        raise f.fail(f"longer than {n.MAX_NAME_LENGTH} characters", "metadata.name")
     schema.check(f, crp.obj, n.PLACEMENT)
     raw_policy = spec.get("policy")
     policy = parse_policy(f, raw_policy)
