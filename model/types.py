@@ -209,7 +209,8 @@ class Tenancy:
 
     def __post_init__(self) -> None:
         _within("tenancy", "demand", self.demand, 1, MAX_TENANCY)
-        _within("tenancy", "limit", self.limit, 0, MAX_TENANCY)
+        if type(self.limit) is not int or self.limit < 0:  # only compared: any size holds
+            raise ValueError(f"tenancy: limit must be an integer at least 0, got {self.limit!r}")
 
 
 @dataclass(frozen=True, slots=True)

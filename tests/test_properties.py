@@ -347,3 +347,17 @@ def test_a_hand_built_batch_at_the_limits_is_solved_soundly(options) -> None:
     assert check(b, result) == []
     chosen = {r.request: sorted(c.cluster for c in r.selected) for r in result.requests}
     assert chosen == {"many": [c.name for c in ZONES], "scored": ["c3", "c4", "c5"]}
+
+
+def test_a_tenancy_limit_of_any_size_is_taken() -> None:
+    # A limit is only compared with counts (openMCP's tenancyCount is any non-negative integer).
+    clusters = tuple(Cluster(f"c{i}", load=i) for i in range(3))
+    requests = tuple(
+        PlacementRequest(
+            f"r{i}", mode=SelectionMode.N, count=1, tenancy=Tenancy(order=i, limit=2**40, pool="p")
+        )
+        for i in range(3)
+    )
+    for options in (GREEDY, OPTIMAL):
+        b = Batch(clusters, requests)
+        assert check(b, solve(b, options)) == []
