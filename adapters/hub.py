@@ -49,7 +49,7 @@ from adapters.systems import SYSTEMS, system
 from adapters.validation import name_from_generate_name
 from solver import SolveOptions
 
-__all__ = ["Applied", "Deleted", "Delta", "HubScheduler", "HubEvent"]
+__all__ = ["Applied", "Deleted", "Delta", "HubScheduler", "HubEvent", "served"]
 
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 # Metadata the API server owns: a write does not change it (a write that leaves it out keeps it).
@@ -270,17 +270,10 @@ class HubScheduler:
         return found[0] if len(found) == 1 else None
 
     def _served(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """`obj` with the metadata the server owns (uid, creationTimestamp, deletionTimestamp,
-        resourceVersion, ...) taken from the stored object of its key: what the write leaves."""
-        metadata = obj.get("metadata") or {}
-        if not metadata.get("name"):
+        """`obj` as the server stores it over the stored object of its key (see `served`)."""
+        if not (obj.get("metadata") or {}).get("name"):
             return obj
-        old = self._state.get(object_key(obj))
-        if old is None:
-            return obj
-        kept = old.get("metadata") or {}
-        missing = {f: kept[f] for f in _SERVER_FIELDS if f in kept and metadata.get(f) != kept[f]}
-        return {**obj, "metadata": {**metadata, **missing}} if missing else obj
+        return served(obj, self._state.get(object_key(obj)))
 
     def _new_uid(self) -> str:
         self._created += 1
@@ -368,6 +361,18 @@ class HubScheduler:
             if obj is not None and _names(ref, key, obj, key):
                 return True
         return False
+
+
+def served(obj: dict[str, Any], stored: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`obj` with the metadata the server owns (uid, creationTimestamp, deletionTimestamp,
+    resourceVersion, ...) taken from `stored`, the object it replaces: what the write leaves, and
+    what a comparison with `stored` must see (a write that leaves them out changes nothing)."""
+    if stored is None:
+        return obj
+    metadata = obj.get("metadata") or {}
+    kept = stored.get("metadata") or {}
+    missing = {f: kept[f] for f in _SERVER_FIELDS if f in kept and metadata.get(f) != kept[f]}
+    return {**obj, "metadata": {**metadata, **missing}} if missing else obj
 
 
 def _names(ref: Mapping[str, Any], dependent: Key, owner: Mapping[str, Any], owner_key: Key) -> bool:

@@ -2,7 +2,7 @@
 reconciles, and re-solves only the placements an event can change.
 
     scheduler = FleetScheduler(objects, now=now)           # the first, full solve
-    delta = scheduler.handle(ClusterRemoved("member-7"))   # objects to write for this event
+    delta = scheduler.handle(ClusterRemoved("member-7"))   # what this event changes, to write
     scheduler.objects()                                    # the whole hub as the scheduler sees it
 
 Which placements an event wakes follows the upstream watcher: any cluster event wakes every
@@ -34,6 +34,7 @@ from adapters import fleet
 from adapters.fields import Fields, parse_time
 from adapters.fleet import names as n
 from adapters.fleet.clusters import load_cluster
+from adapters.hub import served
 from adapters.manifests import Manifest, from_objects, index_by_kind, object_reference
 from adapters.pipeline import paused_gc
 from model import Cluster, PlacementRequest, RequestResult, SelectionMode, first_untolerated
@@ -80,13 +81,18 @@ Event = ClusterAdded | ClusterChanged | ClusterRemoved | PlacementChanged | Plac
 
 @dataclass(frozen=True, slots=True)
 class Delta:
-    """What one event changes: the objects to write, then the ones to delete, and which placements
-    were solved (for `PlacementRemoved`, the one removed)."""
+    """What one event changes: the objects to write (new, or different from what the hub holds;
+    never one it holds already), then the ones to delete, and which placements were solved (for
+    `PlacementRemoved`, the one removed)."""
 
     apply: list[dict[str, Any]]
     delete: list[dict[str, str]]
     placements: list[str]
     seconds: float
+
+
+def _key(obj: dict[str, Any]) -> tuple[str, str]:
+    return obj["kind"], obj["metadata"]["name"]
 
 
 def _parent(obj: dict[str, Any]) -> str | None:
@@ -240,16 +246,33 @@ class FleetScheduler:
             if problems:
                 raise AssertionError("the checker rejected the result:\n" + "\n".join(problems))
         emitted = fleet.emit(context, result)
-        deleted = {(d["kind"], d["name"]) for d in emitted.delete}
-        for name in names:
-            self._owned[name] = []
-        for obj in emitted.apply:
-            parent = _parent(obj)
-            if parent in self._owned and (obj["kind"], obj["metadata"]["name"]) not in deleted:
-                self._owned[parent].append(obj)
+        changed = self._apply(names, emitted.apply, emitted.delete)
         self._results.update(result.by_request())
         self._requests.update({r.key: r for r in batch.requests})
-        return Delta(emitted.apply, emitted.delete, names, time.perf_counter() - started)
+        return Delta(changed, emitted.delete, names, time.perf_counter() - started)
+
+    def _apply(
+        self, names: list[str], written: list[dict[str, Any]], deleted: list[dict[str, str]]
+    ) -> list[dict[str, Any]]:
+        """Apply what the woken placements' solve wrote to what they own, as the API server would
+        (an object replaced by key keeping the metadata the server owns, one not written kept as
+        it is); the objects that changed, new ones included."""
+        held = {_key(obj): obj for name in names for obj in self._owned[name]}
+        gone = {(d["kind"], d["name"]) for d in deleted}
+        changed = []
+        for obj in written:
+            key, old = _key(obj), held.get(_key(obj))
+            obj = served(obj, old)
+            if obj != old:
+                changed.append(obj)
+                held[key] = obj
+        for name in names:
+            self._owned[name] = []
+        for key, obj in held.items():
+            parent = _parent(obj)
+            if parent in self._owned and key not in gone:
+                self._owned[parent].append(obj)
+        return changed
 
     # -- state --------------------------------------------------------------------------------
 

@@ -59,12 +59,7 @@ def qualified_name_errors(key: str) -> list[str]:
             return ["prefix part must be non-empty"]
     else:
         return [_QUALIFIED_MESSAGE]
-    errors = []
-    if prefix is not None:
-        if len(prefix) > 253:
-            errors.append("prefix part must be no more than 253 characters")
-        if not _SUBDOMAIN.fullmatch(prefix):
-            errors.append("prefix part " + _SUBDOMAIN_MESSAGE)
+    errors = [] if prefix is None else ["prefix part " + e for e in subdomain_errors(prefix)]
     if not name:
         errors.append("name part must be non-empty")
     elif len(name) > 63:

@@ -15,6 +15,9 @@ from model.quantity import Quantity
 from model.selectors import ClusterTerm, LabelSelector, Taint, Toleration
 
 __all__ = [
+    "INT32_MAX",
+    "MAX_AFFINITY",
+    "MAX_TENANCY",
     "Cluster",
     "SelectionMode",
     "TieBreak",
@@ -34,6 +37,21 @@ __all__ = [
     "SolveStats",
     "Result",
 ]
+
+
+# What the solver's arithmetic holds exactly, so the values it is given are refused past it (a
+# ValueError naming the field, where the value is made). Every system's API declares its counts,
+# skews, weights and scores int32; the solver keeps each objective level exact in a double (2^53:
+# a level is the picks times the affinity range) and its pick keys (affinity x 2 x clusters) in
+# int64; squares of tenants per cluster must fit int64 too.
+INT32_MAX = 2**31 - 1
+MAX_AFFINITY = INT32_MAX  # the most affinity a request's preferences can give one cluster, +/-
+MAX_TENANCY = INT32_MAX  # a cluster's tenants at most: its load and every request's demand
+
+
+def _within(owner: str, name: str, value: object, low: int, high: int) -> None:
+    if type(value) is not int or not low <= value <= high:
+        raise ValueError(f"{owner}: {name} must be an integer between {low} and {high}, got {value!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +75,13 @@ class Cluster:
     traits: frozenset[str] = frozenset()
     scores: Mapping[str, int] = field(default_factory=dict, hash=False)
     load: int = 0
+
+    def __post_init__(self) -> None:
+        if self.load:
+            _within(f"cluster {self.name!r}", "load", self.load, 0, MAX_TENANCY)
+        for name, score in self.scores.items():
+            if type(score) is not int or not -INT32_MAX - 1 <= score <= INT32_MAX:
+                _within(f"cluster {self.name!r}", f"scores[{name!r}]", score, -INT32_MAX - 1, INT32_MAX)
 
 
 class SelectionMode(StrEnum):
@@ -108,6 +133,19 @@ class Preference:
     held: bool = False
     balance: bool = False
 
+    def __post_init__(self) -> None:
+        _within("preference", "weight", self.weight, -INT32_MAX - 1, INT32_MAX)
+
+    def most(self) -> int:
+        """The most this preference gives one cluster, in absolute value, but for an external
+        score's (the weight per unit of score)."""
+        unit = HELD_UNIT if self.held else BALANCE_UNIT if self.balance else 1
+        return abs(self.weight) * unit
+
+
+# What a `held` and a `balance` preference give per unit of weight, at most.
+HELD_UNIT, BALANCE_UNIT = 100, 200
+
 
 @dataclass(frozen=True, slots=True)
 class SpreadConstraint:
@@ -115,6 +153,9 @@ class SpreadConstraint:
     max_skew: int = 1
     hard: bool = True  # hard: never exceed max_skew; soft: exceeding it costs score
     claims: bool = False  # the topology key names a claim, not a label
+
+    def __post_init__(self) -> None:
+        _within(f"spread constraint {self.topology_key!r}", "max_skew", self.max_skew, 1, INT32_MAX)
 
 
 class Packing(StrEnum):
@@ -161,6 +202,11 @@ class Tenancy:
     # the request's purpose makes clusters it can use); a request that may create none may still
     # join these.
     joins: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _within("tenancy", "demand", self.demand, 1, MAX_TENANCY)
+        if type(self.limit) is not int or self.limit < 0:  # only compared: any size holds
+            raise ValueError(f"tenancy: limit must be an integer at least 0, got {self.limit!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +257,15 @@ class PlacementRequest:
     # Set when the request asks for a tenancy slot (mode N, count 1) rather than scored clusters.
     tenancy: Tenancy | None = None
 
+    def __post_init__(self) -> None:
+        _within(f"request {self.key!r}", "count", self.count, 0, INT32_MAX)
+        fixed = sum(p.most() for p in self.preferences if p.external is None)
+        if fixed > MAX_AFFINITY:
+            raise ValueError(
+                f"request {self.key!r}: preferences can give a cluster {fixed} affinity, "
+                f"more than {MAX_AFFINITY}"
+            )
+
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
@@ -250,6 +305,43 @@ class Batch:
     # Decisions of requests outside the batch on clusters that are not in it (gone, going), by
     # cluster name: nothing lands there, but they still count toward balance's busiest count.
     absent_load: Mapping[str, int] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        _within("batch", "explain_limit", self.explain_limit, 0, INT32_MAX)
+        self._check_external_affinity()
+        self._check_tenancy()
+
+    def _check_external_affinity(self) -> None:
+        """External scores multiply weights: a request's most affinity depends on the fleet's
+        highest score of each name."""
+        named = {p.external for r in self.requests for p in r.preferences if p.external is not None}
+        if not named:
+            return
+        highest = dict.fromkeys(named, 0)
+        for c in self.clusters:
+            for name in named & c.scores.keys():
+                highest[name] = max(highest[name], abs(c.scores[name]))
+        for r in self.requests:
+            most = sum(
+                abs(p.weight) * highest[p.external] if p.external is not None else p.most()
+                for p in r.preferences
+            )
+            if most > MAX_AFFINITY:
+                raise ValueError(
+                    f"request {r.key!r}: preferences can give a cluster {most} affinity, "
+                    f"more than {MAX_AFFINITY}"
+                )
+
+    def _check_tenancy(self) -> None:
+        demand = sum(r.tenancy.demand for r in self.requests if r.tenancy is not None)
+        if not demand:
+            return
+        busiest = max((c.load for c in self.clusters), default=0)
+        if busiest + demand > MAX_TENANCY:
+            raise ValueError(
+                f"batch: a cluster's load ({busiest}) and the requests' demand ({demand}) "
+                f"exceed {MAX_TENANCY} tenants"
+            )
 
     @property
     def separable(self) -> bool:

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from hypothesis import event
+
 from adapters.manifests import dump_yaml_stream, from_objects
 from adapters.pipeline import Outcome, schedule
 from adapters.plan import changed_objects
@@ -48,6 +50,17 @@ def changes(objects: Sequence[dict[str, Any]], outcome: Outcome) -> list[str]:
     return [f"{after['kind']}/{after['metadata']['name']}" for _, after in changed] + [
         f"delete {ref['kind']}/{ref['name']}" for ref in outcome.delete
     ]
+
+
+def assert_fixed_point(objects: Sequence[dict[str, Any]], options: SolveOptions) -> None:
+    """One apply reaches the fixed point: solving the hub the first run's output leaves keeps
+    every decision and writes nothing (`-o plan`: nothing to apply, nothing to delete)."""
+    first = run(objects, options)
+    hub = applied(objects, first)
+    second = run(hub, options)
+    event(f"objects the first run changes: {min(len(changes(objects, first)), 3)}")
+    assert selections(second) == selections(first)
+    assert changes(hub, second) == []
 
 
 def selections(outcome: Outcome) -> dict[str, list[str]]:

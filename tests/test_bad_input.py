@@ -15,6 +15,7 @@ from tests.fleet_fixtures import (
     INDEX,
     MODES,
     NOW,
+    PARENT,
     binding,
     checked_outcome,
     crp,
@@ -42,8 +43,8 @@ def placement(policy) -> list[dict]:
     return [CLUSTER, crp("app", policy)]
 
 
-def with_property_expression(expression: dict) -> dict:
-    return pick_all(required=[{"propertySelector": {"matchExpressions": [expression]}}])
+def with_property_expression(*expressions: dict) -> dict:
+    return pick_all(required=[{"propertySelector": {"matchExpressions": list(expressions)}}])
 
 
 def bad_cluster(**status_changes) -> dict:
@@ -86,7 +87,7 @@ OBJECT_CASES: dict[str, tuple[list[dict], list[str]]] = {
         placement({"placementType": "PickN"}),
         [CRP, "spec.policy.numberOfClusters", "required"],
     ),
-    "negative-number": (placement(pick_n(-1)), [CRP, "spec.policy.numberOfClusters", "negative"]),
+    "negative-number": (placement(pick_n(-1)), [CRP, "spec.policy.numberOfClusters", "got -1"]),
     "number-as-string": (
         placement({"placementType": "PickN", "numberOfClusters": "3"}),
         [CRP, "spec.policy.numberOfClusters", "integer"],
@@ -153,7 +154,7 @@ OBJECT_CASES: dict[str, tuple[list[dict], list[str]]] = {
     ),
     "unknown-label-operator": (
         placement(pick_all(required=[term(expressions=[("a", "Like", ["b"])])])),
-        [CRP, f"{TERM0}.labelSelector.matchExpressions[0].operator", "Like"],
+        [CRP, f"{TERM0}.labelSelector", '"Like" is not a valid label selector operator'],
     ),
     "unknown-property-operator": (
         placement(with_property_expression({"name": "x", "operator": "Gte", "values": ["1"]})),
@@ -224,6 +225,472 @@ OBJECT_CASES: dict[str, tuple[list[dict], list[str]]] = {
         ["MemberCluster/c1.example.com", "metadata.name"],
     ),
 }
+
+# ----------------------------------------------------------------- the CRDs' and webhook's edges
+# Every range, enum and list length of the Fleet CRDs (config/crd/bases) and what the webhook
+# (pkg/utils/validator) refuses: the values at an edge are taken, those past it are refused.
+
+INT32 = 2**31 - 1
+INT64 = 2**63 - 1
+
+
+def _set(obj: dict, path: str, value) -> dict:
+    """A copy of `obj` with the dotted `path` set to `value` (list items by index)."""
+    out = copy.deepcopy(obj)
+    *parents, last = path.split(".")
+    node = out
+    for key in parents:
+        node = node[int(key)] if isinstance(node, list) else node.setdefault(key, {})
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+    return out
+
+
+def _with_placement(path: str, policy=None):
+    """A builder: the placement `app` with `path` set to the value."""
+    base = crp("app", policy if policy is not None else pick_n(1))
+    return lambda value: [CLUSTER, _set(base, path, value)]
+
+
+def _with_cluster(path: str):
+    return lambda value: [_set(member_cluster("c2"), path, value)]
+
+
+def _with_binding(path: str):
+    return lambda value: [CLUSTER, crp("app", pick_n(1)), _set(binding("app", "c1"), path, value)]
+
+
+def _with_snapshot(path: str):
+    return lambda value: [
+        CLUSTER,
+        crp("app", pick_n(1)),
+        _set(snapshot("app", 0, pick_n(1), n=1), path, value),
+    ]
+
+
+def _tolerations(count: int) -> list[dict]:
+    return [{"key": f"k{i}", "operator": "Exists"} for i in range(count)]
+
+
+def _status(**changes) -> dict:
+    status = {
+        "observedCRPGeneration": 1,
+        "conditions": [
+            {
+                "type": "Scheduled",
+                "status": "True",
+                "reason": "R",
+                "message": "",
+                "observedGeneration": 1,
+                "lastTransitionTime": NOW,
+            }
+        ],
+        "targetClusters": [
+            {
+                "clusterName": "c1",
+                "selected": True,
+                "reason": "r",
+                "clusterScore": {"affinityScore": 0, "priorityScore": 0},
+            }
+        ],
+    }
+    for path, value in changes.items():
+        status = _set(status, path.replace("__", "."), value)
+    return status
+
+
+def _score_expression(*pairs) -> dict:
+    return with_property_expression(
+        *({"name": "kubernetes-fleet.io/node-count", "operator": op, "values": [v]} for op, v in pairs)
+    )
+
+
+SPREAD0 = "spec.policy.topologySpreadConstraints.0"
+TOLERATION0 = "spec.policy.tolerations.0"
+SORTER = "spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution.0.preference"
+SORTED = pick_n(
+    1, prefer=[preferred(5, {"a": "b"}, sort="kubernetes-fleet.io/node-count", order="Ascending")]
+)
+STRATEGY = "spec.strategy"
+
+# name -> (builder of the objects from one value, values at the edge, values past it, what the error names)
+EDGES: dict[str, tuple] = {
+    "numberOfClusters": (
+        _with_placement("spec.policy.numberOfClusters"),
+        [0, INT32],
+        [-1, INT32 + 1],
+        [CRP, "numberOfClusters"],
+    ),
+    "weight": (
+        lambda w: placement(pick_n(1, prefer=[preferred(w, {"a": "b"})])),
+        [-100, 100],
+        [-101, 101],
+        [CRP, f"{PREFERRED0}.weight"],
+    ),
+    "maxSkew": (
+        lambda k: placement(pick_n(1, spread_by=[spread("zone", k)])),
+        [1, INT32],
+        [0, INT32 + 1],
+        [CRP, "topologySpreadConstraints[0].maxSkew"],
+    ),
+    "whenUnsatisfiable": (
+        lambda w: placement(pick_n(1, spread_by=[spread("zone", 1, w)])),
+        ["DoNotSchedule", "ScheduleAnyway"],
+        ["", "doNotSchedule"],
+        [CRP, "topologySpreadConstraints[0].whenUnsatisfiable"],
+    ),
+    "placementType": (
+        _with_placement("spec.policy.placementType", pick_all()),
+        ["PickAll"],
+        ["", "pickAll"],
+        [CRP, "spec.policy.placementType"],
+    ),
+    "tolerationOperator": (
+        lambda op: placement(pick_all(tolerations=[{"key": "k", "operator": op}])),
+        ["Equal", "Exists"],
+        ["", "In"],
+        [CRP, "tolerations[0].operator"],
+    ),
+    "tolerationEffect": (
+        lambda e: placement(pick_all(tolerations=[{"key": "k", "operator": "Exists", "effect": e}])),
+        ["NoSchedule"],
+        ["", "NoExecute"],
+        [CRP, "tolerations[0].effect"],
+    ),
+    "tolerationKey": (
+        lambda k: placement(pick_all(tolerations=[{"key": k, "operator": "Exists"}])),
+        ["example.com/" + "k" * 63],
+        ["bad key", "k" * 64],
+        [CRP, "tolerations[0].key"],
+    ),
+    "tolerationValue": (
+        lambda v: placement(pick_all(tolerations=[{"key": "k", "value": v}])),
+        ["", "v" * 63],
+        ["-v", "v" * 64],
+        [CRP, "tolerations[0].value"],
+    ),
+    "tolerationsUnique": (
+        lambda t: placement(pick_all(tolerations=t)),
+        [[{"key": "k", "operator": "Exists"}, {"key": "k", "operator": "Exists", "effect": "NoSchedule"}]],
+        [[{"key": "k", "value": "v"}, {"key": "k", "operator": "Equal", "value": "v"}]],
+        [CRP, "tolerations[1]", "unique"],
+    ),
+    "tolerationsCount": (
+        lambda count: placement(pick_all(tolerations=_tolerations(count))),
+        [100],
+        [101],
+        [CRP, "tolerations"],
+    ),
+    "sortOrder": (
+        _with_placement(f"{SORTER}.propertySorter.sortOrder", SORTED),
+        ["Ascending", "Descending"],
+        ["", "ascending", None],
+        [CRP, "propertySorter.sortOrder"],
+    ),
+    "sorterName": (
+        _with_placement(f"{SORTER}.propertySorter.name", SORTED),
+        [
+            "resources.kubernetes-fleet.io/available-memory",
+            "kubernetes.azure.com/vm-sizes/Standard_D2s_v3/count",
+        ],
+        ["resources.kubernetes-fleet.io/used-cpu", "resources.kubernetes-fleet.io/cpu", "bad name", "a/-b"],
+        [CRP, "propertySorter.name"],
+    ),
+    "requirementsConsistent": (
+        lambda pairs: placement(_score_expression(*pairs)),
+        [[("Ge", "3"), ("Le", "3")], [("Eq", "3"), ("Ne", "4"), ("Gt", "2")]],
+        [
+            [("Gt", "5"), ("Lt", "3")],
+            [("Gt", "3"), ("Le", "3")],
+            [("Eq", "1"), ("Eq", "2")],
+            [("Eq", "1"), ("Ne", "1000m")],
+            [("Eq", "5"), ("Lt", "5")],
+            [("Eq", "1"), ("Ge", "2")],
+        ],
+        [CRP, f"{TERM0}.propertySelector.matchExpressions", "inconsistent"],
+    ),
+    "requiredTerms": (
+        lambda count: placement(pick_all(required=[term({"a": str(i)}) for i in range(count)])),
+        [10],
+        [11],
+        [CRP, "clusterSelectorTerms"],
+    ),
+    "labelSelector": (
+        lambda labels: placement(pick_all(required=[term(labels)])),
+        [{"example.com/a": "b"}],
+        [{"bad key": "b"}, {"a": "-b"}],
+        [CRP, f"{TERM0}.labelSelector"],
+    ),
+    "pickFixedNames": (
+        lambda names: placement(pick_fixed(*names)),
+        [["c1", "a" * 63], [f"c{i}" for i in range(100)]],
+        [["C1"], ["a" * 64], [f"c{i}" for i in range(101)], ["c1", "c1"]],
+        [CRP, "spec.policy.clusterNames"],
+    ),
+    "pickFixedTolerationsSet": (
+        _with_placement("spec.policy.tolerations", pick_fixed("c1")),
+        [None],
+        [[]],
+        [CRP, "spec.policy.tolerations"],
+    ),
+    "pickAllClusterNamesSet": (
+        _with_placement("spec.policy.clusterNames", pick_all()),
+        [None],
+        [[]],
+        [CRP, "spec.policy.clusterNames"],
+    ),
+    "revisionHistoryLimit": (
+        _with_placement("spec.revisionHistoryLimit"),
+        [1, 1000],
+        [0, 1001],
+        [CRP, "spec.revisionHistoryLimit"],
+    ),
+    "statusReportingScope": (
+        _with_placement("spec.statusReportingScope"),
+        ["ClusterScopeOnly", "NamespaceAccessible"],
+        ["", "Namespace"],
+        [CRP, "spec.statusReportingScope"],
+    ),
+    "resourceSelectors": (
+        _with_placement("spec.resourceSelectors"),
+        [[{"group": "", "version": "v1", "kind": "Namespace", "name": f"n{i}"} for i in range(100)]],
+        [
+            None,
+            [],
+            [{"group": "", "version": "v1", "kind": "Namespace", "name": f"n{i}"} for i in range(101)],
+            [{"version": "v1", "kind": "Namespace", "name": "n"}],
+        ],
+        [CRP, "spec.resourceSelectors"],
+    ),
+    "selectionScope": (
+        _with_placement("spec.resourceSelectors.0.selectionScope"),
+        ["NamespaceOnly"],
+        ["All"],
+        [CRP, "spec.resourceSelectors[0].selectionScope"],
+    ),
+    "strategyType": (
+        _with_placement(f"{STRATEGY}.type"),
+        ["RollingUpdate", "External"],
+        ["Recreate"],
+        [CRP, f"{STRATEGY}.type"],
+    ),
+    "unavailablePeriodSeconds": (
+        _with_placement(f"{STRATEGY}.rollingUpdate.unavailablePeriodSeconds"),
+        [0, INT64],
+        [-1, INT64 + 1],
+        [CRP, "unavailablePeriodSeconds"],
+    ),
+    "maxUnavailable": (
+        _with_placement(f"{STRATEGY}.rollingUpdate.maxUnavailable"),
+        ["0%", "100%", "7", 0, INT32],
+        ["101%", "1.5", "-1", -1, INT32 + 1],
+        [CRP, "rollingUpdate.maxUnavailable"],
+    ),
+    "maxSurge": (
+        _with_placement(f"{STRATEGY}.rollingUpdate.maxSurge"),
+        ["25%"],
+        ["25 %"],
+        [CRP, "rollingUpdate.maxSurge"],
+    ),
+    "rollingUpdateForExternal": (
+        _with_placement(STRATEGY),
+        [{"type": "External"}],
+        [{"type": "External", "rollingUpdate": {}}],
+        [CRP, f"{STRATEGY}.rollingUpdate"],
+    ),
+    "applyStrategy": (
+        _with_placement(f"{STRATEGY}.applyStrategy"),
+        [{"type": "ServerSideApply", "serverSideApplyConfig": {"force": True}, "whenToTakeOver": "IfNoDiff"}],
+        [
+            {"type": "Apply"},
+            {"comparisonOption": "Partial"},
+            {"whenToApply": ""},
+            {"whenToTakeOver": "Sometimes"},
+            {"serverSideApplyConfig": {"force": True}},
+        ],
+        [CRP, f"{STRATEGY}.applyStrategy."],
+    ),
+    "deleteStrategy": (
+        _with_placement(f"{STRATEGY}.deleteStrategy.propagationPolicy"),
+        ["Abandon", "Delete"],
+        ["Orphan"],
+        [CRP, "propagationPolicy"],
+    ),
+    "reportBackStrategy": (
+        _with_placement(f"{STRATEGY}.reportBackStrategy"),
+        [{"type": "Disabled"}, {"type": "Mirror", "destination": "WorkAPI"}],
+        [
+            {"type": "Mirror"},
+            {"type": "Off"},
+            {"destination": "WorkAPI"},
+            {"type": "Mirror", "destination": "Here"},
+        ],
+        [CRP, "reportBackStrategy"],
+    ),
+    "propertyValueType": (
+        _with_cluster("status.properties"),
+        [{"kubernetes-fleet.io/node-count": {"value": "3", "observationTime": NOW}}],
+        [
+            {"kubernetes-fleet.io/node-count": {"value": 3}},
+            {"kubernetes-fleet.io/node-count": {"observationTime": NOW}},
+        ],
+        ["MemberCluster/c2", "status.properties[kubernetes-fleet.io/node-count].value"],
+    ),
+    "resourceUsageType": (
+        _with_cluster("status.resourceUsage.available"),
+        [{"cpu": 4, "memory": "1Gi"}],
+        [{"cpu": 1.5}, {"cpu": True}],
+        ["MemberCluster/c2", "status.resourceUsage.available.cpu"],
+    ),
+    "selectorValueType": (
+        lambda value: placement(with_property_expression({"name": "x", "operator": "Gt", "values": [value]})),
+        ["4", "1.5Gi"],
+        [4, 1.5],
+        [CRP, f"{TERM0}.propertySelector.matchExpressions[0].values[0]"],
+    ),
+    "heartbeatPeriodSeconds": (
+        _with_cluster("spec.heartbeatPeriodSeconds"),
+        [1, 600],
+        [0, 601],
+        ["MemberCluster/c2", "heartbeatPeriodSeconds"],
+    ),
+    "validationMode": (
+        _with_cluster("spec.deleteOptions.validationMode"),
+        ["Skip", "Strict"],
+        ["Lax"],
+        ["MemberCluster/c2", "spec.deleteOptions.validationMode"],
+    ),
+    "taintEffect": (
+        _with_cluster("spec.taints"),
+        [[{"key": "k", "effect": "NoSchedule"}]],
+        [[{"key": "k"}], [{"key": "k", "effect": ""}], [{"key": "k", "effect": "NoExecute"}]],
+        ["MemberCluster/c2", "spec.taints[0].effect"],
+    ),
+    "taintKeyAndValue": (
+        _with_cluster("spec.taints"),
+        [[{"key": "example.com/k", "value": "v" * 63, "effect": "NoSchedule"}]],
+        [
+            [{"key": "", "effect": "NoSchedule"}],
+            [{"key": "bad key", "effect": "NoSchedule"}],
+            [{"key": "k", "value": "v" * 64, "effect": "NoSchedule"}],
+        ],
+        ["MemberCluster/c2", "spec.taints[0]"],
+    ),
+    "taintsUnique": (
+        _with_cluster("spec.taints"),
+        [[{"key": "k", "effect": "NoSchedule"}, {"key": "k", "value": "v", "effect": "NoSchedule"}]],
+        [[{"key": "k", "effect": "NoSchedule"}, {"key": "k", "value": "", "effect": "NoSchedule"}]],
+        ["MemberCluster/c2", "spec.taints[1]", "unique"],
+    ),
+    "taintsCount": (
+        lambda count: [
+            _set(
+                member_cluster("c2"),
+                "spec.taints",
+                [{"key": f"k{i}", "effect": "NoSchedule"} for i in range(count)],
+            )
+        ],
+        [100],
+        [101],
+        ["MemberCluster/c2", "spec.taints"],
+    ),
+    "agentConditionStatus": (
+        _with_cluster("status.agentStatus.0.conditions.0.status"),
+        ["Unknown", "False"],
+        ["Yes", ""],
+        ["MemberCluster/c2", "status.agentStatus[0].conditions[0].status"],
+    ),
+    "bindingScore": (
+        _with_binding("spec.clusterDecision.clusterScore.affinityScore"),
+        [-INT32 - 1, INT32],
+        [-INT32 - 2, INT32 + 1],
+        ["ClusterResourceBinding/app-c1-0000abcd", "clusterScore.affinityScore"],
+    ),
+    "bindingApplyStrategy": (
+        _with_binding("spec.applyStrategy.whenToApply"),
+        ["IfNotDrifted"],
+        ["Never"],
+        ["ClusterResourceBinding/app-c1-0000abcd", "spec.applyStrategy.whenToApply"],
+    ),
+    "snapshotStatus": (
+        lambda status: [CLUSTER, crp("app", pick_n(1)), snapshot("app", 0, pick_n(1), n=1, status=status)],
+        [_status(), _status(conditions__0__observedGeneration=0, observedCRPGeneration=INT64)],
+        [
+            _status(conditions__0__status="Maybe"),
+            _status(conditions__0__observedGeneration=-1),
+            _status(observedCRPGeneration=INT64 + 1),
+            _status(targetClusters__0__clusterScore__priorityScore=INT32 + 1),
+            _status(targetClusters=[{"clusterName": "c1", "selected": False, "reason": "r"}] * 1001),
+        ],
+        ["ClusterSchedulingPolicySnapshot/app-0", "status."],
+    ),
+    "snapshotPolicy": (
+        _with_snapshot("spec.policy"),
+        [pick_n(INT32), {**pick_n(0), "tolerations": _tolerations(100)}],
+        [
+            pick_n(-1),
+            {"placementType": "PickSome"},
+            pick_n(1, spread_by=[spread("zone", 0)]),
+            {**pick_n(0), "tolerations": _tolerations(101)},
+        ],
+        ["ClusterSchedulingPolicySnapshot/app-0", "spec.policy."],
+    ),
+    "names": (
+        lambda name: [member_cluster(name), crp(name, pick_all())],
+        ["a" * 63],
+        ["a" * 64],
+        ["metadata.name", "longer than 63"],
+    ),
+    "placementLabels": (
+        _with_placement("metadata.labels"),
+        [{"example.com/a": "b"}],
+        [{"bad key": "b"}],
+        [CRP, "metadata.labels"],
+    ),
+    "bindingLabels": (
+        _with_binding("metadata.labels"),
+        [{PARENT: "app", "example.com/a": "b"}],
+        [{PARENT: "app", "bad key": "b"}, {PARENT: "app", "a": "-b"}],
+        ["ClusterResourceBinding/app-c1-0000abcd", "metadata.labels"],
+    ),
+    "snapshotLabels": (
+        _with_snapshot("metadata.labels.a"),
+        ["b"],
+        ["b" * 64],
+        ["ClusterSchedulingPolicySnapshot/app-0", "metadata.labels"],
+    ),
+    "snapshotGeneration": (
+        _with_snapshot("metadata.generation"),
+        [0, INT64],
+        [-1, "1"],
+        ["ClusterSchedulingPolicySnapshot/app-0", "metadata.generation"],
+    ),
+}
+
+
+def _edge_cases(kind: int) -> list:
+    return [
+        pytest.param(name, value, id=f"{name}-{i}")
+        for name, edge in EDGES.items()
+        for i, value in enumerate(edge[kind])
+    ]
+
+
+@pytest.mark.parametrize(("edge", "value"), _edge_cases(1))
+def test_a_value_at_an_edge_is_taken(edge, value):
+    build, *_ = EDGES[edge]
+    checked_outcome(build(value), "greedy")
+
+
+@pytest.mark.parametrize(("edge", "value"), _edge_cases(2))
+def test_a_value_past_an_edge_is_refused(tmp_path, edge, value):
+    build, _, _, expected = EDGES[edge]
+    path = tmp_path / "fleet.yaml"
+    path.write_text(yaml.safe_dump_all(build(value), sort_keys=False), encoding="utf-8")
+    assert_usage_error(run_cli(["solve", "-f", str(path), "--now", NOW]), *expected)
+
 
 TEXT_CASES: dict[str, tuple[str, str, list[str]]] = {
     "malformed-yaml": ("kind: MemberCluster\nmetadata: [name: c1\n", "yaml", ["malformed YAML", "line"]),

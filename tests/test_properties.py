@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from itertools import combinations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +21,7 @@ from model import (
     SelectionMode,
     SpreadConstraint,
     Taint,
+    Tenancy,
     Toleration,
     TolerationOperator,
     parse_quantity,
@@ -276,3 +279,85 @@ def test_optimal_spread_matches_brute_force(b: Batch) -> None:
             value = combine(evaluate(p, table, scale, kept, list(picks)), scale.spans)
             best = value if best is None else max(best, value)
     assert solve(b, OPTIMAL).stats.objective == best
+
+
+# ------------------------------------------------------------- numbers the solver can hold
+# The model refuses, where a value is made, what the solver's arithmetic cannot hold (model.types:
+# INT32_MAX, MAX_AFFINITY, MAX_TENANCY); a hand-built batch got past the adapters' checks to an
+# OverflowError (a count past int64 with spread), an IndexError (a negative load), a wrong
+# optimum (weights times external scores past a double's precision) or a wrong answer (a
+# negative explain limit dropped a pick).
+
+I32 = 2**31 - 1
+ZONES = tuple(Cluster(f"c{i}", labels={"zone": "abc"[i % 3]}, scores={"s": i}) for i in range(6))
+
+
+@pytest.mark.parametrize(
+    ("make", "field"),
+    [
+        (lambda: PlacementRequest("r", mode=SelectionMode.N, count=2**63), "count"),
+        (lambda: PlacementRequest("r", mode=SelectionMode.N, count=-1), "count"),
+        (lambda: SpreadConstraint("zone", 0), "max_skew"),
+        (lambda: SpreadConstraint("zone", I32 + 1), "max_skew"),
+        (lambda: Preference(-I32 - 2), "weight"),
+        (lambda: PlacementRequest("r", preferences=(Preference(I32, held=True),)), "affinity"),
+        (lambda: PlacementRequest("r", preferences=(Preference(I32), Preference(1))), "affinity"),
+        (lambda: Cluster("c", load=-1), "load"),
+        (lambda: Cluster("c", scores={"s": I32 + 1}), "scores['s']"),
+        (lambda: Tenancy(order=0, demand=0), "demand"),
+        (lambda: Tenancy(order=0, limit=-1), "limit"),
+        (lambda: Batch(ZONES, (), explain_limit=-1), "explain_limit"),
+        (
+            lambda: Batch(ZONES, (PlacementRequest("r", preferences=(Preference(I32 // 4, external="s"),)),)),
+            "affinity",
+        ),
+        (
+            lambda: Batch(
+                (Cluster("c", load=I32 - 1),),
+                tuple(PlacementRequest(f"r{i}", tenancy=Tenancy(order=i)) for i in range(2)),
+            ),
+            "tenants",
+        ),
+    ],
+)
+def test_the_model_refuses_what_the_solver_cannot_hold(make, field) -> None:
+    with pytest.raises(ValueError, match=re.escape(field)):
+        make()
+
+
+@pytest.mark.parametrize("options", [GREEDY, OPTIMAL], ids=["greedy", "optimal"])
+def test_a_hand_built_batch_at_the_limits_is_solved_soundly(options) -> None:
+    weight = I32 // 5  # external scores up to 5: the most affinity the model takes
+    b = Batch(
+        ZONES,
+        (
+            PlacementRequest(
+                "many", mode=SelectionMode.N, count=I32, spread=(SpreadConstraint("zone", I32),)
+            ),
+            PlacementRequest(
+                "scored",
+                mode=SelectionMode.N,
+                count=3,
+                preferences=(Preference(weight, external="s"),),
+                spread=(SpreadConstraint("zone", 1),),
+            ),
+        ),
+    )
+    result = solve(b, options)
+    assert check(b, result) == []
+    chosen = {r.request: sorted(c.cluster for c in r.selected) for r in result.requests}
+    assert chosen == {"many": [c.name for c in ZONES], "scored": ["c3", "c4", "c5"]}
+
+
+def test_a_tenancy_limit_of_any_size_is_taken() -> None:
+    # A limit is only compared with counts (openMCP's tenancyCount is any non-negative integer).
+    clusters = tuple(Cluster(f"c{i}", load=i) for i in range(3))
+    requests = tuple(
+        PlacementRequest(
+            f"r{i}", mode=SelectionMode.N, count=1, tenancy=Tenancy(order=i, limit=2**40, pool="p")
+        )
+        for i in range(3)
+    )
+    for options in (GREEDY, OPTIMAL):
+        b = Batch(clusters, requests)
+        assert check(b, solve(b, options)) == []

@@ -9,7 +9,10 @@ from typing import Any
 from adapters.errors import InputError
 from adapters.fields import Fields, parse_time
 from adapters.fleet import names as n
+from adapters.fleet import schema
+from adapters.fleet.schema import TAINT_EFFECTS, enum
 from adapters.manifests import Manifest
+from adapters.validation import label_value_errors, qualified_name_errors
 from model import Cluster, Quantity, QuantityError, Taint, parse_quantity
 
 __all__ = ["load_cluster", "eligibility"]
@@ -18,38 +21,63 @@ __all__ = ["load_cluster", "eligibility"]
 def load_cluster(manifest: Manifest, now: datetime) -> Cluster:
     f = Fields(manifest)
     obj = manifest.obj
+    if len(manifest.name) > n.MAX_NAME_LENGTH:  # the CRD's rule (size(self.metadata.name) < 64)
+        raise f.fail(f"longer than {n.MAX_NAME_LENGTH} characters", "metadata.name")
     labels = f.labels(obj.get("metadata", {}).get("labels"), "metadata.labels")
     spec = _mapping(f, obj.get("spec"), "spec")
     status = _mapping(f, obj.get("status"), "status")
-    taints = []
-    for i, raw in enumerate(f.sequence(spec.get("taints"), "spec.taints")):
-        path = f"spec.taints[{i}]"
-        raw = f.mapping(raw, path)
-        effect = f.string(raw.get("effect", "NoSchedule"), f"{path}.effect")
-        if effect != "NoSchedule":
-            raise InputError(
-                f"unsupported effect {effect!r} (only NoSchedule)", where=manifest.ref, field=path
-            )
-        key = f.string(raw.get("key"), f"{path}.key")
-        if not key:
-            raise InputError("a taint needs a key", where=manifest.ref, field=f"{path}.key")
-        taints.append(Taint(key, f.string(raw.get("value", ""), f"{path}.value"), effect))
+    taints = _taints(f, spec.get("taints"))
+    schema.check(f, obj, n.MEMBER_CLUSTER)
     leaving = obj.get("metadata", {}).get("deletionTimestamp") is not None
     eligible, reason = eligibility(f, status, now, leaving)
     return Cluster(
         name=manifest.name,
         labels=labels,
         properties=_properties(f, status),
-        taints=tuple(taints),
+        taints=taints,
         eligible=eligible,
         ineligible_reason=reason,
         leaving=leaving,
     )
 
 
-def _quantity(f: Fields, value: Any, path: str) -> Quantity:
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise InputError("expected a quantity", where=f.where, field=path)
+_MAX_TAINTS = 100
+
+
+def _taints(f: Fields, raw: Any) -> tuple[Taint, ...]:
+    """spec.taints, refused as the CRD (a key and an effect, NoSchedule only, at most 100) and the
+    webhook (validateTaints: a qualified key, a label value, no taint twice) refuse them."""
+    items = f.sequence(raw, "spec.taints")
+    if len(items) > _MAX_TAINTS:
+        raise f.fail(f"at most {_MAX_TAINTS} taints", "spec.taints")
+    taints: list[Taint] = []
+    for i, item in enumerate(items):
+        path = f"spec.taints[{i}]"
+        item = f.mapping(item, path)
+        effect = enum(f, item.get("effect"), f"{path}.effect", TAINT_EFFECTS)
+        if effect is None:
+            raise f.fail("effect is required", f"{path}.effect")
+        key = f.string(item.get("key"), f"{path}.key")
+        if errors := qualified_name_errors(key):
+            raise f.fail(f"invalid taint key {key!r}: {'; '.join(errors)}", f"{path}.key")
+        value = f.string(item.get("value"), f"{path}.value")
+        if value and (errors := label_value_errors(value)):
+            raise f.fail(f"invalid taint value {value!r}: {'; '.join(errors)}", f"{path}.value")
+        taint = Taint(key, value, effect)
+        if taint in taints:
+            raise f.fail("taints must be unique", path)
+        taints.append(taint)
+    return tuple(taints)
+
+
+def _quantity(f: Fields, value: Any, path: str, *, integers: bool) -> Quantity:
+    """A quantity written as a string, or as an integer where the field is an int-or-string
+    (a ResourceList's); the CRD refuses any other type."""
+    if value is None:
+        raise InputError("a value is required", where=f.where, field=path)
+    if not (type(value) is str or (integers and type(value) is int)):
+        kind = "a string or an integer" if integers else "a string"
+        raise InputError(f"expected a quantity as {kind}", where=f.where, field=path)
     try:
         return _parsed(str(value))
     except QuantityError as err:
@@ -98,14 +126,13 @@ def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
             entry = properties[name]
             if type(entry) is not dict:
                 entry = f.mapping(entry, f"status.properties[{name}]")
-            if "value" in entry:
-                value = entry["value"]
-                quantity = seen.get(value) if type(value) is str else None
-                if quantity is None:
-                    quantity = _plain_quantity(value)
-                if quantity is None:
-                    quantity = _quantity(f, value, f"status.properties[{name}].value")
-                out[name] = quantity
+            value = entry.get("value")
+            quantity = seen.get(value) if type(value) is str else None
+            if quantity is None:
+                quantity = _plain_quantity(value)
+            if quantity is None:
+                quantity = _quantity(f, value, f"status.properties[{name}].value", integers=False)
+            out[name] = quantity
     usage = status.get("resourceUsage")
     if usage is None:
         return out
@@ -122,7 +149,7 @@ def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
             if quantity is None:
                 quantity = _plain_quantity(value)
             if quantity is None:
-                quantity = _quantity(f, value, f"status.resourceUsage.{field}.{resource}")
+                quantity = _quantity(f, value, f"status.resourceUsage.{field}.{resource}", integers=True)
             out[prefix + resource] = quantity
     return out
 
@@ -141,6 +168,14 @@ _MAX_GO_DURATION_SECONDS = (2**63 - 1) / 1e9
 def _minutes_since(now: datetime, then: datetime) -> float:
     seconds = (now - then).total_seconds()
     return max(-_MAX_GO_DURATION_SECONDS, min(seconds, _MAX_GO_DURATION_SECONDS)) / 60.0
+
+
+def _condition_status(f: Fields, indexed: tuple[int, Mapping[str, Any]], agent: str) -> None:
+    """A condition's status is True, False or Unknown (metav1.Condition's enum)."""
+    i, condition = indexed
+    path = f"{agent}.conditions[{i}].status"
+    if enum(f, condition.get("status"), path, ("True", "False", "Unknown")) is None:
+        raise f.fail("status is required", path)
 
 
 def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bool) -> tuple[bool, str]:
@@ -175,12 +210,15 @@ def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bo
         conditions.setdefault(raw.get("type"), (i, raw))
     joined = conditions.get("Joined")
     if joined is None or joined[1].get("status") != "True":
+        if joined is not None:
+            _condition_status(f, joined, path)
         return False, n.NOT_JOINED
     healthy = conditions.get("Healthy")
     if healthy is None:
         return False, n.NO_HEALTH
     i, condition = healthy
     if condition.get("status") != "True":
+        _condition_status(f, healthy, path)
         changed = parse_time(
             f, condition.get("lastTransitionTime"), f"{path}.conditions[{i}].lastTransitionTime"
         )

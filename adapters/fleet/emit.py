@@ -13,7 +13,7 @@ from adapters.emitted import Emitted
 from adapters.errors import InputError
 from adapters.fleet import names as n
 from adapters.fleet.load import FleetContext, PlacementContext
-from adapters.fleet.snapshots import clean, clean_or_same, condition
+from adapters.fleet.snapshots import clean, clean_or_same, scheduled_condition, written_status
 from adapters.manifests import object_reference
 from model import Choice, FilterKind, RequestResult, Result, Unselected
 
@@ -217,15 +217,15 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
         ordered = sorted(got.unselected, key=lambda u: u.kind is FilterKind.NOT_FOUND)
         unselected = [_unselected(u, fixed) for u in ordered]
         found = len(selected)
-    status: dict[str, Any] = {"observedCRPGeneration": p.generation}
-    status["conditions"] = [
-        condition(
-            got.satisfied, found, p.snapshot_generation, p.previous_condition, context.now.astimezone(UTC)
-        )
-    ]
     decisions = (selected + unselected)[: n.MAX_DECISIONS]
-    if decisions:
-        status["targetClusters"] = decisions
+    status = written_status(
+        p.previous_status,
+        p.generation,
+        decisions,
+        scheduled_condition(got.satisfied, found, p.snapshot_generation),
+        context.now.astimezone(UTC),
+        refresh=not (got.scheduled or got.released),
+    )
     return bindings, status
 
 

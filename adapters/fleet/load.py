@@ -11,10 +11,12 @@ from typing import Any
 from adapters.cut import Cut
 from adapters.fields import INT32, Fields
 from adapters.fleet import names as n
+from adapters.fleet import schema
 from adapters.fleet.clusters import load_cluster
 from adapters.fleet.policy import normalized_policy, parse_policy
 from adapters.fleet.snapshots import clean, new_snapshot, refresh_snapshot
 from adapters.manifests import Manifest, index_by_kind
+from adapters.validation import label_problem
 from model import Batch, Cluster, ClusterScore, ExistingDecision, PlacementRequest
 
 __all__ = ["CUT_CLUSTERS_PER_PLACEMENT", "CUT_PLACEMENTS", "FleetContext", "PlacementContext", "cut", "load"]
@@ -31,8 +33,7 @@ class PlacementContext:
     snapshot: dict[str, Any]  # the latest snapshot, as it will be written (status filled by emit)
     snapshot_is_new: bool
     snapshot_generation: int
-    previous_condition: dict[str, Any] | None
-    previous_status: dict[str, Any] | None = None
+    previous_status: Any = None  # the latest snapshot's status as read (None for a new snapshot)
     older_snapshots: list[dict[str, Any]] = field(default_factory=list)  # relabelled not-latest
     deleted_snapshots: list[dict[str, Any]] = field(default_factory=list)  # beyond the history limit
     active: dict[str, dict[str, Any]] = field(default_factory=dict)  # Scheduled/Bound bindings by cluster
@@ -61,8 +62,12 @@ def load(
         clusters = [load_cluster(m, now) for m in objects[n.MEMBER_CLUSTER]]
     clusters = tuple(sorted(clusters, key=lambda c: c.name))
 
-    for m in objects[n.BINDING] + objects[n.POLICY_SNAPSHOT]:
-        _check_metadata(m)
+    for kind in (n.BINDING, n.POLICY_SNAPSHOT):
+        for m in objects[kind]:
+            _check_metadata(m)
+            schema.check(Fields(m), m.obj, kind)
+    for m in objects[n.POLICY_SNAPSHOT]:
+        _check_snapshot(m)
     bindings, snapshots = _by_parent(objects[n.BINDING]), _by_parent(objects[n.POLICY_SNAPSHOT])
 
     requests, contexts = [], {}
@@ -135,16 +140,29 @@ def _by_parent(manifests: list[Manifest]) -> dict[str | None, list[Manifest]]:
 def _check_metadata(m: Manifest) -> None:
     """The metadata of a scheduler-owned object that is read or rewritten below."""
     metadata = m.obj["metadata"]
+    labels = metadata.get("labels")
     if (
-        _strings(metadata.get("labels"))
+        _strings(labels)
+        and (labels is None or all(type(k) is str and label_problem(k, v) is None for k, v in labels.items()))
         and _strings(metadata.get("annotations"))
         and _string_list(metadata.get("finalizers"))
     ):
         return  # the common case, without building what the checks below build
     f = Fields(m)
-    f.labels(metadata.get("labels"), "metadata.labels")
+    f.labels(labels, "metadata.labels")
     f.string_map(metadata.get("annotations"), "metadata.annotations")
     f.string_list(metadata.get("finalizers"), "metadata.finalizers")
+
+
+def _check_snapshot(m: Manifest) -> None:
+    """What the CRD refuses in a policy snapshot's policy: its enums and ranges, as in a
+    placement's (schema.RULES[schema.POLICY]; the webhook's rules are a placement's only), and a
+    generation its status names."""
+    f = Fields(m)
+    f.integer(m.obj["metadata"].get("generation", 1), "metadata.generation", minimum=0)
+    spec = f.mapping(m.obj.get("spec"), "spec")
+    if spec.get("policy") is not None:
+        schema.check(f, spec["policy"], schema.POLICY, at="spec.policy")
 
 
 def _strings(value: Any) -> bool:
@@ -181,6 +199,10 @@ def _snapshot_policy(m: Manifest) -> Any:
 def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest]):
     f = Fields(crp)
     spec = f.mapping(crp.obj.get("spec"), "spec")
+    f.labels(crp.obj["metadata"].get("labels"), "metadata.labels")
+    if len(crp.name) > n.MAX_NAME_LENGTH:  # the webhook's (validatePlacement)
+        raise f.fail(f"longer than {n.MAX_NAME_LENGTH} characters", "metadata.name")
+    schema.check(f, crp.obj, n.PLACEMENT)
     raw_policy = spec.get("policy")
     policy = parse_policy(f, raw_policy)
     generation = crp.obj.get("metadata", {}).get("generation", 1)
@@ -245,12 +267,16 @@ def _name(m: Manifest) -> str:
 _STATES = frozenset({n.SCHEDULED, n.BOUND, n.UNSCHEDULED})
 
 
+def _fits_int32(value: int) -> bool:
+    return -INT32 - 1 <= value <= INT32
+
+
 def _stored_score(f: Fields, spec: dict[str, Any]) -> ClusterScore | None:
     decision = spec.get("clusterDecision")
     raw = decision.get("clusterScore") if type(decision) is dict else None
     if type(raw) is dict:  # the common case: two plain integers (a bool is no integer)
         spread, affinity = raw.get("priorityScore", 0), raw.get("affinityScore", 0)
-        if type(spread) is int and type(affinity) is int:
+        if type(spread) is int and type(affinity) is int and _fits_int32(spread) and _fits_int32(affinity):
             return _score(spread, affinity)
     decision = f.mapping(decision, "spec.clusterDecision")
     raw = decision.get("clusterScore")
@@ -291,16 +317,13 @@ def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count)
     if latest is None and ordered:
         latest = ordered[-1]
     history = spec.get("revisionHistoryLimit", n.DEFAULT_REVISION_HISTORY_LIMIT)
-    history = Fields(crp).integer(history, "spec.revisionHistoryLimit", maximum=INT32)
-    if history < 1:
-        raise Fields(crp).fail("revisionHistoryLimit must be at least 1", "spec.revisionHistoryLimit")
+    history = Fields(crp).integer(history, "spec.revisionHistoryLimit", minimum=1, maximum=1000)
 
     same = latest is not None and (
         _same_numberless(latest, raw_policy) or _snapshot_policy(latest) == normalized_policy(raw_policy)
     )
     count = count if mode == "PickN" else None
     if same:
-        previous = _scheduled_condition(latest.obj)
         snapshot = refresh_snapshot(latest.obj, generation, count)
         older = [
             _not_latest(m.obj)
@@ -314,8 +337,7 @@ def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count)
             mode,
             snapshot,
             False,
-            latest.obj["metadata"].get("generation", 1),
-            previous,
+            latest.obj["metadata"].get("generation", 1),  # checked: _check_snapshot
             latest.obj.get("status"),
             older,
         )
@@ -328,7 +350,7 @@ def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count)
         for m in keep
         if (m.obj["metadata"].get("labels") or {}).get(n.LATEST_LABEL) != "false"
     ]
-    return PlacementContext(crp, generation, count, mode, snapshot, True, 1, None, None, older, deleted)
+    return PlacementContext(crp, generation, count, mode, snapshot, True, 1, None, older, deleted)
 
 
 def _not_latest(obj: dict[str, Any]) -> dict[str, Any]:
@@ -336,10 +358,3 @@ def _not_latest(obj: dict[str, Any]) -> dict[str, Any]:
     out["metadata"] = dict(out["metadata"])
     out["metadata"]["labels"] = {**(out["metadata"].get("labels") or {}), n.LATEST_LABEL: "false"}
     return out
-
-
-def _scheduled_condition(obj: dict[str, Any]) -> dict[str, Any] | None:
-    for condition in (obj.get("status") or {}).get("conditions") or []:
-        if isinstance(condition, dict) and condition.get("type") == n.CONDITION_SCHEDULED:
-            return condition
-    return None

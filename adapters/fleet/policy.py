@@ -10,7 +10,17 @@ from enum import Enum
 from typing import Any
 
 from adapters.fields import INT32, Fields
+from adapters.fleet import names as n
+from adapters.fleet.schema import (
+    PLACEMENT_TYPES,
+    SORT_ORDERS,
+    TAINT_EFFECTS,
+    TOLERATION_OPERATORS,
+    WHEN_UNSATISFIABLE,
+    enum,
+)
 from adapters.selectors import SelectorError, label_selector
+from adapters.validation import label_value_errors, qualified_name_errors, subdomain_errors
 from model import (
     ClusterTerm,
     LabelSelector,
@@ -28,10 +38,18 @@ from model import (
 
 __all__ = ["Policy", "parse_policy", "normalized_policy", "policy_hash"]
 
-_TYPES = {"PickAll": SelectionMode.ALL, "PickN": SelectionMode.N, "PickFixed": SelectionMode.FIXED}
+_TYPES = dict(zip(PLACEMENT_TYPES, (SelectionMode.ALL, SelectionMode.N, SelectionMode.FIXED), strict=True))
 _MAX_REQUIRED_TERMS = 10
 _MAX_FIXED_NAMES = 100
 _MAX_TOLERATIONS = 100
+# Fields only some placement types may set (the CRD's rules on spec.policy, the webhook's after them).
+_ONLY_FOR = {
+    "clusterNames": ("PickFixed",),
+    "numberOfClusters": ("PickN",),
+    "affinity": ("PickAll", "PickN"),
+    "topologySpreadConstraints": ("PickN",),
+    "tolerations": ("PickAll", "PickN"),
+}
 
 
 class Policy:
@@ -53,58 +71,46 @@ def parse_policy(f: Fields, raw: Any) -> Policy:
         return policy  # no policy: every cluster, no affinity
     base = "spec.policy"
     raw = f.mapping(raw, base)
-    kind = f.string(raw.get("placementType", "PickAll"), f"{base}.placementType") or "PickAll"
-    if kind not in _TYPES:
-        raise f.fail(
-            f"unknown placement type {kind!r}; expected PickAll, PickN or PickFixed", f"{base}.placementType"
-        )
+    kind = enum(f, raw.get("placementType"), f"{base}.placementType", PLACEMENT_TYPES, "PickAll")
     policy.mode = _TYPES[kind]
     affinity = f.mapping(raw.get("affinity"), f"{base}.affinity")
     cluster_affinity = f.mapping(affinity.get("clusterAffinity"), f"{base}.affinity.clusterAffinity")
-    has_affinity = bool(cluster_affinity)
     count = raw.get("numberOfClusters")
-    names = raw.get("clusterNames")
-    spread = raw.get("topologySpreadConstraints")
-    tolerations = raw.get("tolerations")
+    # The CRD's rules (x-kubernetes-validations on spec.policy) ask whether a field is set at all:
+    # an empty list or object is set; a null one is pruned.
+    for field, allowed in _ONLY_FOR.items():
+        if raw.get(field) is not None and kind not in allowed:
+            raise f.fail(f"{field} is not allowed for placement type {kind}", f"{base}.{field}")
 
     if policy.mode is SelectionMode.FIXED:
-        for field, value in (
-            ("affinity", has_affinity),
-            ("numberOfClusters", count is not None),
-            ("topologySpreadConstraints", bool(spread)),
-            ("tolerations", bool(tolerations)),
-        ):
-            if value:
-                raise f.fail(f"{field} is not allowed for placement type PickFixed", f"{base}.{field}")
+        names = raw.get("clusterNames")
         policy.cluster_names = tuple(f.string_list(names, f"{base}.clusterNames"))
         if len(policy.cluster_names) > _MAX_FIXED_NAMES:
             raise f.fail(f"at most {_MAX_FIXED_NAMES} cluster names", f"{base}.clusterNames")
+        for i, name in enumerate(policy.cluster_names):
+            where = f"{base}.clusterNames[{i}]"
+            if errors := subdomain_errors(name):
+                raise f.fail(f"{name!r} is not a valid member name: {'; '.join(errors)}", where)
+            if len(name) > 63:
+                raise f.fail(f"{name!r} is longer than 63 characters", where)
         if len(set(policy.cluster_names)) != len(policy.cluster_names):
             raise f.fail("cluster names must be unique", f"{base}.clusterNames")
-        if any(not name for name in policy.cluster_names):
-            raise f.fail("a cluster name must not be empty", f"{base}.clusterNames")
         return policy
 
-    if names:
-        raise f.fail(
-            f"clusterNames is only allowed for placement type PickFixed, not {kind}", f"{base}.clusterNames"
-        )
     if policy.mode is SelectionMode.N:
         if count is None:
             raise f.fail("numberOfClusters is required for placement type PickN", f"{base}.numberOfClusters")
-        policy.count = f.integer(count, f"{base}.numberOfClusters", maximum=INT32)
-        if policy.count < 0:
-            raise f.fail("numberOfClusters must not be negative", f"{base}.numberOfClusters")
-    elif count is not None:
-        raise f.fail("numberOfClusters is only allowed for placement type PickN", f"{base}.numberOfClusters")
+        policy.count = f.integer(count, f"{base}.numberOfClusters", minimum=0, maximum=INT32)
 
     path = f"{base}.affinity.clusterAffinity"
     required = f.mapping(
         cluster_affinity.get("requiredDuringSchedulingIgnoredDuringExecution"),
         f"{path}.requiredDuringSchedulingIgnoredDuringExecution",
     )
-    if required:
+    if cluster_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") is not None:
         terms_path = f"{path}.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms"
+        if required.get("clusterSelectorTerms") is None:
+            raise f.fail("clusterSelectorTerms is required", terms_path)
         terms = f.sequence(required.get("clusterSelectorTerms"), terms_path)
         if len(terms) > _MAX_REQUIRED_TERMS:
             raise f.fail(f"at most {_MAX_REQUIRED_TERMS} terms", terms_path)
@@ -121,26 +127,18 @@ def parse_policy(f: Fields, raw: Any) -> Policy:
     policy.preferences = tuple(_preference(f, p, f"{preferred_path}[{i}]") for i, p in enumerate(preferred))
 
     spread_path = f"{base}.topologySpreadConstraints"
-    spread_items = f.sequence(spread, spread_path)
-    if spread_items and policy.mode is not SelectionMode.N:
-        raise f.fail(
-            f"topology spread constraints are only allowed for placement type PickN, not {kind}", spread_path
-        )
+    spread_items = f.sequence(raw.get("topologySpreadConstraints"), spread_path)
     policy.spread = tuple(_spread(f, s, f"{spread_path}[{i}]") for i, s in enumerate(spread_items))
 
     tolerations_path = f"{base}.tolerations"
-    items = f.sequence(tolerations, tolerations_path)
+    items = f.sequence(raw.get("tolerations"), tolerations_path)
     if len(items) > _MAX_TOLERATIONS:
         raise f.fail(f"at most {_MAX_TOLERATIONS} tolerations", tolerations_path)
     policy.tolerations = tuple(_toleration(f, t, f"{tolerations_path}[{i}]") for i, t in enumerate(items))
+    for i, toleration in enumerate(policy.tolerations):
+        if toleration in policy.tolerations[:i]:
+            raise f.fail("tolerations must be unique", f"{tolerations_path}[{i}]")
     return policy
-
-
-def _name(f: Fields, item: Any, field: str, where: str) -> str:
-    value = f.string(item.get(field), f"{where}.{field}")
-    if not value:
-        raise f.fail(f"a {field} is required", f"{where}.{field}")
-    return value
 
 
 def _operator(f: Fields, kind: type[Enum], item: Any, where: str) -> Any:
@@ -177,32 +175,100 @@ def _required_term(f: Fields, raw: Any, path: str) -> ClusterTerm:
     requirements = []
     prop_path = f"{path}.propertySelector"
     prop = f.mapping(raw.get("propertySelector"), prop_path)
+    if raw.get("propertySelector") is not None and prop.get("matchExpressions") is None:
+        raise f.fail("matchExpressions is required", f"{prop_path}.matchExpressions")
     for i, item in enumerate(f.sequence(prop.get("matchExpressions"), f"{prop_path}.matchExpressions")):
         where = f"{prop_path}.matchExpressions[{i}]"
         item = f.mapping(item, where)
-        name = _name(f, item, "name", where)
+        name = _property_name(f, item.get("name"), f"{where}.name")
         operator = _operator(f, PropertyOperator, item, where)
         values = f.sequence(item.get("values"), f"{where}.values")
         if len(values) != 1:
             raise f.fail(f"exactly one value is required, got {len(values)}", f"{where}.values")
         value = values[0]
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
-            raise f.fail("expected a quantity", f"{where}.values[0]")
+        if type(value) is not str:
+            raise f.fail("expected a quantity as a string", f"{where}.values[0]")
         try:
-            quantity = parse_quantity(str(value))
+            quantity = parse_quantity(value)
         except QuantityError as err:
             raise f.fail(str(err), f"{where}.values[0]") from None
         requirements.append(PropertyRequirement(name, operator, quantity))
+    if problem := _contradiction(requirements):
+        raise f.fail(problem, f"{prop_path}.matchExpressions")
     return ClusterTerm(selector, tuple(requirements))
+
+
+def _property_name(f: Fields, value: Any, path: str) -> str:
+    """A property name the webhook takes (validateName): a resource property
+    `resources.kubernetes-fleet.io/<total|allocatable|available>-<resource>` that is a qualified
+    name, or segments split by '/', each a qualified name, the first a DNS subdomain or one."""
+    name = f.string(value, path)
+    if not name:
+        raise f.fail("a property name is required", path)
+    if name.startswith(n.RESOURCE_PROPERTY_PREFIX):
+        capacity, dash, _ = name.removeprefix(n.RESOURCE_PROPERTY_PREFIX).partition("-")
+        if not dash:
+            raise f.fail(f"{name!r} is not of the form {n.RESOURCE_PROPERTY_PREFIX}<capacity>-<name>", path)
+        if capacity not in n.RESOURCE_CAPACITY_TYPES:
+            expected = ", ".join(sorted(n.RESOURCE_CAPACITY_TYPES))
+            raise f.fail(f"unknown capacity type {capacity!r} in {name!r}; expected one of {expected}", path)
+        errors = qualified_name_errors(name)
+    else:
+        first, *rest = name.split("/")
+        errors = [] if not rest or not subdomain_errors(first) else qualified_name_errors(first)
+        errors = errors or [e for segment in (rest or [first]) for e in qualified_name_errors(segment)]
+    if errors:
+        raise f.fail(f"invalid property name {name!r}: {'; '.join(errors)}", path)
+    return name
+
+
+def _contradiction(requirements: list[PropertyRequirement]) -> str | None:
+    """Why no value satisfies every requirement on one property (the webhook's
+    validateRequirementsConsistency, property by property in the order they first appear)."""
+    by_name: dict[str, list[PropertyRequirement]] = {}
+    for r in requirements:
+        by_name.setdefault(r.name, []).append(r)
+    for name, group in by_name.items():
+        if len(group) > 1 and (problem := _bounds_problem(group)):
+            return f"inconsistent requirements on property {name}: {problem}"
+    return None
+
+
+def _bounds_problem(group: list[PropertyRequirement]) -> str | None:
+    equal, unequal = None, []
+    lower = upper = None  # (quantity, strict): the tightest bounds
+    for r in group:
+        q, op = r.value, r.operator
+        if op is PropertyOperator.EQ:
+            if equal is not None and equal != q:
+                return f"conflicting Eq values {equal} and {q}"
+            equal = q
+        elif op is PropertyOperator.NE:
+            unequal.append(q)
+        elif op in (PropertyOperator.GT, PropertyOperator.GE):
+            bound = (q, op is PropertyOperator.GT)
+            if lower is None or (q.nanos, bound[1]) > (lower[0].nanos, lower[1]):
+                lower = bound
+        elif upper is None or (-q.nanos, op is PropertyOperator.LT) > (-upper[0].nanos, upper[1]):
+            upper = (q, op is PropertyOperator.LT)
+    if equal is not None and equal in unequal:
+        return f"conflicting Eq and Ne on same value {equal}"
+    if lower and upper and (lower[0] > upper[0] or (lower[0] == upper[0] and (lower[1] or upper[1]))):
+        return f"lower bound ({lower[0]}) and upper bound ({upper[0]}) exclude all values"
+    if equal is not None and lower and (equal < lower[0] or (equal == lower[0] and lower[1])):
+        return f"eq value {equal} violates lower bound {lower[0]}"
+    if equal is not None and upper and (equal > upper[0] or (equal == upper[0] and upper[1])):
+        return f"eq value {equal} violates upper bound {upper[0]}"
+    return None
 
 
 def _preference(f: Fields, raw: Any, path: str) -> Preference:
     raw = f.mapping(raw, path)
-    weight = f.integer(raw.get("weight"), f"{path}.weight", maximum=INT32)
-    if not -100 <= weight <= 100:
-        raise f.fail(f"weight {weight} is outside [-100, 100]", f"{path}.weight")
+    weight = f.integer(raw.get("weight"), f"{path}.weight", minimum=-100, maximum=100)
     term_path = f"{path}.preference"
-    term = f.mapping(raw.get("preference"), term_path)
+    if raw.get("preference") is None:
+        raise f.fail("preference is required", term_path)
+    term = f.mapping(raw["preference"], term_path)
     if term.get("propertySelector") is not None:
         raise f.fail(
             "PropertySelector is not allowed for PreferredDuringSchedulingIgnoredDuringExecution affinity",
@@ -213,55 +279,42 @@ def _preference(f: Fields, raw: Any, path: str) -> Preference:
     if term.get("propertySorter") is not None:
         sorter_path = f"{term_path}.propertySorter"
         raw_sorter = f.mapping(term.get("propertySorter"), sorter_path)
-        name = f.string(raw_sorter.get("name"), f"{sorter_path}.name")
-        if not name:
-            raise f.fail("a property name is required", f"{sorter_path}.name")
-        order = f.string(raw_sorter.get("sortOrder"), f"{sorter_path}.sortOrder")
-        if order not in ("Ascending", "Descending"):
-            raise f.fail(
-                f"unknown sort order {order!r}; expected Ascending or Descending", f"{sorter_path}.sortOrder"
-            )
+        name = _property_name(f, raw_sorter.get("name"), f"{sorter_path}.name")
+        order = enum(f, raw_sorter.get("sortOrder"), f"{sorter_path}.sortOrder", SORT_ORDERS)
+        if order is None:
+            raise f.fail("sortOrder is required", f"{sorter_path}.sortOrder")
         sorter = PropertySorter(name, ascending=order == "Ascending")
     return Preference(weight, selector, sorter)
 
 
 def _spread(f: Fields, raw: Any, path: str) -> SpreadConstraint:
     raw = f.mapping(raw, path)
-    skew = f.integer(raw.get("maxSkew", 1), f"{path}.maxSkew", maximum=INT32)
-    if skew < 1:
-        raise f.fail(f"maxSkew must be at least 1, got {skew}", f"{path}.maxSkew")
+    skew = f.integer(raw.get("maxSkew", 1), f"{path}.maxSkew", minimum=1, maximum=INT32)
     key = f.string(raw.get("topologyKey"), f"{path}.topologyKey")
     if not key:
         raise f.fail("topologyKey is required", f"{path}.topologyKey")
-    when = (
-        f.string(raw.get("whenUnsatisfiable", "DoNotSchedule"), f"{path}.whenUnsatisfiable")
-        or "DoNotSchedule"
-    )
-    if when not in ("DoNotSchedule", "ScheduleAnyway"):
-        raise f.fail(
-            f"unknown value {when!r}; expected DoNotSchedule or ScheduleAnyway", f"{path}.whenUnsatisfiable"
-        )
+    when_path = f"{path}.whenUnsatisfiable"
+    when = enum(f, raw.get("whenUnsatisfiable"), when_path, WHEN_UNSATISFIABLE, "DoNotSchedule")
     return SpreadConstraint(key, skew, hard=when == "DoNotSchedule")
 
 
 def _toleration(f: Fields, raw: Any, path: str) -> Toleration:
+    """A toleration, refused as the CRD (enums, its CEL rules) and the webhook (validateTolerations:
+    a qualified key, a label value) refuse it."""
     raw = f.mapping(raw, path)
     key = f.string(raw.get("key"), f"{path}.key")
-    operator_name = f.string(raw.get("operator", "Equal"), f"{path}.operator") or "Equal"
-    try:
-        operator = TolerationOperator(operator_name)
-    except ValueError:
-        raise f.fail(
-            f"unknown operator {operator_name!r}; expected Equal or Exists", f"{path}.operator"
-        ) from None
+    operator_name = enum(f, raw.get("operator"), f"{path}.operator", TOLERATION_OPERATORS, "Equal")
+    operator = TolerationOperator(operator_name)
     value = f.string(raw.get("value"), f"{path}.value")
-    effect = f.string(raw.get("effect"), f"{path}.effect")
-    if effect not in ("", "NoSchedule"):
-        raise f.fail(f"unsupported effect {effect!r}; expected NoSchedule", f"{path}.effect")
+    effect = enum(f, raw.get("effect"), f"{path}.effect", TAINT_EFFECTS, "")
     if operator is TolerationOperator.EXISTS and value:
         raise f.fail("value must be empty when operator is Exists", f"{path}.value")
     if not key and operator is not TolerationOperator.EXISTS:
         raise f.fail("operator must be Exists when key is empty", f"{path}.operator")
+    if key and (errors := qualified_name_errors(key)):
+        raise f.fail(f"invalid toleration key {key!r}: {'; '.join(errors)}", f"{path}.key")
+    if operator is TolerationOperator.EQUAL and (errors := label_value_errors(value)):
+        raise f.fail(f"invalid toleration value {value!r}: {'; '.join(errors)}", f"{path}.value")
     return Toleration(key, operator, value, effect)
 
 

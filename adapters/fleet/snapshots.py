@@ -9,7 +9,15 @@ from typing import Any
 from adapters.fleet import names as n
 from adapters.fleet.policy import policy_hash
 
-__all__ = ["clean", "clean_or_same", "new_snapshot", "refresh_snapshot", "condition", "format_time"]
+__all__ = [
+    "clean",
+    "clean_or_same",
+    "format_time",
+    "new_snapshot",
+    "refresh_snapshot",
+    "scheduled_condition",
+    "written_status",
+]
 
 _SERVER_FIELDS = ("resourceVersion", "uid", "creationTimestamp", "generation", "managedFields", "selfLink")
 
@@ -94,14 +102,82 @@ def format_time(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def condition(satisfied: bool, found: int, generation: int, previous: dict[str, Any] | None, now: datetime):
-    status = "True" if satisfied else "False"
-    changed = previous is None or previous.get("status") != status or not previous.get("lastTransitionTime")
+def written_status(
+    previous: Any,
+    observed: int,
+    decisions: list[dict[str, Any]],
+    scheduled: dict[str, Any],
+    now: datetime,
+    *,
+    refresh: bool = False,
+) -> Any:
+    """The status a scheduling cycle leaves on the latest snapshot: `previous` itself where upstream
+    skips the write, that is where the observed placement generation is the same, the decisions
+    are equal as a set and the Scheduled condition is equal but for its message and time
+    (framework.go updatePolicySnapshotStatusFromBindings and ...ForPickFixedPlacementType,
+    frameworkutils.go equalDecisions, pkg/utils/condition EqualCondition); else the new status,
+    the Scheduled condition set as meta.SetStatusCondition sets it (in place, the others kept,
+    its transition time kept while its status holds).
+
+    `scheduled` is the new Scheduled condition without lastTransitionTime. `refresh`: a cycle of
+    a PickN that needs no pick, which lists the selected clusters only. Upstream's watchers start
+    none for a fully scheduled PickN unless its snapshot's annotations change (watchers/
+    membercluster/utils.go classifyPlacements, watchers/schedulingpolicysnapshot), so the
+    unselected entries its last scheduling cycle wrote stay while the rest holds."""
+    before = previous if type(previous) is dict else {}
+    conditions = before.get("conditions")
+    conditions = [c for c in conditions if type(c) is dict] if type(conditions) is list else []
+    current = next((c for c in conditions if c.get("type") == n.CONDITION_SCHEDULED), None)
+    listed = before.get("targetClusters")
+    listed = listed if type(listed) is list else []
+    if refresh:
+        listed = [d for d in listed if type(d) is not dict or d.get("selected") is not False]
+    if (
+        before.get("observedCRPGeneration") == observed
+        and _same_decisions(listed, decisions)
+        and _same_condition(current, scheduled)
+    ):
+        return previous
+    kept = current is not None and current.get("status") == scheduled["status"]
+    when = current.get("lastTransitionTime") if kept else None
+    scheduled = {**scheduled, "lastTransitionTime": when or format_time(now)}
+    if current is None:
+        conditions.append(scheduled)
+    else:
+        conditions[conditions.index(current)] = scheduled
+    out: dict[str, Any] = {"observedCRPGeneration": observed, "conditions": conditions}
+    if decisions:
+        out["targetClusters"] = decisions
+    return out
+
+
+def scheduled_condition(satisfied: bool, found: int, generation: int) -> dict[str, Any]:
+    """The Scheduled condition a cycle sets, before its transition time is known."""
     return {
         "type": n.CONDITION_SCHEDULED,
-        "status": status,
+        "status": "True" if satisfied else "False",
         "reason": n.FULFILLED if satisfied else n.UNFULFILLED,
         "message": (n.FULFILLED_MESSAGE if satisfied else n.UNFULFILLED_MESSAGE).format(found),
         "observedGeneration": generation,
-        "lastTransitionTime": format_time(now) if changed else previous["lastTransitionTime"],
     }
+
+
+def _same_decisions(current: list[Any], desired: list[dict[str, Any]]) -> bool:
+    """equalDecisions: the same length, and each current decision equal to the desired one of
+    its cluster."""
+    by_cluster = {d["clusterName"]: d for d in desired}
+    return len(current) == len(desired) and all(
+        type(d) is dict and by_cluster.get(d.get("clusterName")) == d for d in current
+    )
+
+
+def _same_condition(current: dict[str, Any] | None, desired: dict[str, Any]) -> bool:
+    """EqualCondition: type, status and reason equal, and an observedGeneration at least as new."""
+    if current is None:
+        return False
+    generation = current.get("observedGeneration")
+    return (
+        all(current.get(key) == desired[key] for key in ("type", "status", "reason"))
+        and type(generation) is int
+        and generation >= desired["observedGeneration"]
+    )

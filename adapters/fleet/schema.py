@@ -1,0 +1,345 @@
+"""What the Fleet CRDs' schemas (config/crd/bases in kubefleet-dev/kubefleet) and the placement
+webhook (pkg/utils/validator/placement.go validateRolloutStrategy) refuse in the fields the
+scheduler does not read: enums, integer ranges, list lengths. The API server refuses such an
+object, so no hub holds one and neither does our input. The fields the scheduler reads are
+checked where they are read (policy.py, clusters.py, load.py), with `enum` below."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from adapters.fields import INT32, Fields
+from adapters.fleet import names as n
+
+__all__ = [
+    "PLACEMENT_TYPES",
+    "POLICY",
+    "RULES",
+    "SORT_ORDERS",
+    "TAINT_EFFECTS",
+    "TOLERATION_OPERATORS",
+    "WHEN_UNSATISFIABLE",
+    "check",
+    "enum",
+]
+
+# The enums of the fields the scheduler reads, in the CRDs' order.
+PLACEMENT_TYPES = ("PickAll", "PickN", "PickFixed")
+WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
+TOLERATION_OPERATORS = ("Equal", "Exists")
+TAINT_EFFECTS = ("NoSchedule",)
+SORT_ORDERS = ("Ascending", "Descending")
+
+
+def enum(
+    f: Fields, value: Any, path: str, allowed: tuple[str, ...], default: str | None = None
+) -> str | None:
+    """A string of `allowed`, or `default` when the field is absent (or null, which the API server
+    prunes). An empty string is a value like any other: the CRD's enum refuses it."""
+    if value is None:
+        return default
+    if type(value) is str and value in allowed:
+        return value
+    value = f.string(value, path)
+    expected = ", ".join(allowed[:-1]) + " or " + allowed[-1] if len(allowed) > 1 else allowed[0]
+    raise f.fail(f"unsupported value {value!r}; expected {expected}", path)
+
+
+@dataclass(frozen=True, slots=True)
+class Enum:
+    values: tuple[str, ...]
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        enum(f, value, path, self.values)
+
+    def fine(self, value: Any) -> bool:
+        return value in self.values if type(value) is str else value is None
+
+
+@dataclass(frozen=True, slots=True)
+class Integer:
+    minimum: int | None = None
+    maximum: int = 2**63 - 1
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        f.integer(value, path, minimum=self.minimum, maximum=self.maximum)
+
+    def fine(self, value: Any) -> bool:
+        low = -self.maximum - 1 if self.minimum is None else self.minimum
+        return type(value) is int and low <= value <= self.maximum
+
+
+@dataclass(frozen=True, slots=True)
+class MaxItems:
+    limit: int
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        if len(f.sequence(value, path)) > self.limit:
+            raise f.fail(f"at most {self.limit} items", path)
+
+    def fine(self, value: Any) -> bool:
+        return type(value) is list and len(value) <= self.limit
+
+
+_PERCENT_OR_COUNT = re.compile(r"((100|[0-9]{1,2})%|[0-9]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class IntOrPercent:
+    """An int-or-string: a string matching the CRD's pattern, or an integer the webhook takes (an
+    int32, since intstr holds one, and not negative)."""
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        if type(value) is str:
+            if not _PERCENT_OR_COUNT.fullmatch(value):
+                raise f.fail(f"{value!r} is neither a count nor a percentage up to 100%", path)
+            return
+        f.integer(value, path, minimum=0, maximum=INT32)
+
+
+def _strategy(f: Fields, value: Any, path: str) -> None:
+    """The rollout strategy's rules across fields: the webhook's (validateRolloutStrategy) and the
+    CRD's (a Mirror report-back names its destination)."""
+    strategy = f.mapping(value, path)
+    if strategy.get("type") == "External" and strategy.get("rollingUpdate") is not None:
+        raise f.fail("rollingUpdate is not valid for the External strategy type", f"{path}.rollingUpdate")
+    apply = f.mapping(strategy.get("applyStrategy"), f"{path}.applyStrategy")
+    if apply.get("serverSideApplyConfig") is not None and apply.get("type") != "ServerSideApply":
+        raise f.fail(
+            "serverSideApplyConfig is only valid for the ServerSideApply strategy type",
+            f"{path}.applyStrategy.serverSideApplyConfig",
+        )
+
+
+def _resource_selectors(f: Fields, value: Any, path: str) -> None:
+    """Required, 1 to 100 selectors, each naming its group, version and kind, by name or by labels."""
+    selectors = f.sequence(value, path)
+    if not 1 <= len(selectors) <= 100:
+        raise f.fail(f"between 1 and 100 resource selectors are required, got {len(selectors)}", path)
+    for i, raw in enumerate(selectors):
+        selector = f.mapping(raw, f"{path}[{i}]")
+        for name in ("group", "version", "kind"):
+            if selector.get(name) is None:
+                raise f.fail(f"{name} is required", f"{path}[{i}].{name}")
+            f.string(selector[name], f"{path}[{i}].{name}")
+        if selector.get("name") and selector.get("labelSelector") is not None:
+            raise f.fail("name and labelSelector are mutually exclusive", f"{path}[{i}]")
+
+
+def _report_back(f: Fields, value: Any, path: str) -> None:
+    report = f.mapping(value, path)
+    if report.get("type") is None:
+        raise f.fail("type is required", f"{path}.type")
+    if report.get("type") == "Mirror" and not report.get("destination"):
+        raise f.fail("a Mirror report-back strategy needs a destination", f"{path}.destination")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    path: str  # dotted; a segment ending in [] stands for each item of that list
+    check: Any  # (Fields, value, path) -> None, raising InputError
+    version: str | None = None  # only objects of this API version have the field (others prune it)
+    required: bool = False  # checked when absent too (as None)
+
+
+_CONDITIONS = (
+    ("status", Enum(("True", "False", "Unknown"))),
+    ("observedGeneration", Integer(minimum=0)),
+)
+_APPLY_STRATEGY = (
+    ("type", Enum(("ClientSideApply", "ServerSideApply", "ReportDiff"))),
+    ("comparisonOption", Enum(("PartialComparison", "FullComparison"))),
+    ("whenToApply", Enum(("Always", "IfNotDrifted"))),
+    ("whenToTakeOver", Enum(("Always", "IfNoDiff", "Never"))),
+)
+
+
+class _Decisions:
+    """targetClusters: at most 1000, their scores int32."""
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        decisions = f.sequence(value, path)
+        if len(decisions) > n.MAX_DECISIONS:
+            raise f.fail(f"at most {n.MAX_DECISIONS} items", path)
+        for i, decision in enumerate(decisions):
+            where = f"{path}[{i}].clusterScore"
+            score = f.mapping(f.mapping(decision, f"{path}[{i}]").get("clusterScore"), where)
+            for name in ("affinityScore", "priorityScore"):
+                if score.get(name) is not None:
+                    f.integer(score[name], f"{where}.{name}", maximum=INT32)
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        """A loop of its own: a hub holds thousands of snapshots with dozens of decisions each."""
+        if type(value) is not list or len(value) > n.MAX_DECISIONS:
+            return False
+        for decision in value:
+            score = decision.get("clusterScore") if type(decision) is dict else False
+            if score is not None and not (
+                type(score) is dict
+                and all(type(v) is int and -INT32 - 1 <= v <= INT32 for v in score.values())
+            ):
+                return False
+        return True
+
+
+_AFFINITY = "affinity.clusterAffinity"
+_REQUIRED_TERMS = f"{_AFFINITY}.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms"
+_PREFERRED = f"{_AFFINITY}.preferredDuringSchedulingIgnoredDuringExecution"
+POLICY = "policy"  # the rules of a placement policy, below spec.policy (of a snapshot)
+
+RULES: dict[str, tuple[Rule, ...]] = {
+    POLICY: (
+        Rule("placementType", Enum(PLACEMENT_TYPES)),
+        Rule("clusterNames", MaxItems(100)),
+        Rule("numberOfClusters", Integer(minimum=0, maximum=INT32)),
+        Rule(_REQUIRED_TERMS, MaxItems(10)),
+        Rule(f"{_REQUIRED_TERMS}[].propertySelector.matchExpressions[].values", MaxItems(1)),
+        Rule(f"{_REQUIRED_TERMS}[].propertySorter.sortOrder", Enum(SORT_ORDERS)),
+        Rule(f"{_PREFERRED}[].weight", Integer(minimum=-100, maximum=100)),
+        Rule(f"{_PREFERRED}[].preference.propertySelector.matchExpressions[].values", MaxItems(1)),
+        Rule(f"{_PREFERRED}[].preference.propertySorter.sortOrder", Enum(SORT_ORDERS)),
+        Rule("topologySpreadConstraints[].maxSkew", Integer(minimum=1, maximum=INT32)),
+        Rule("topologySpreadConstraints[].whenUnsatisfiable", Enum(WHEN_UNSATISFIABLE)),
+        Rule("tolerations", MaxItems(100)),
+        Rule("tolerations[].operator", Enum(TOLERATION_OPERATORS)),
+        Rule("tolerations[].effect", Enum(TAINT_EFFECTS)),
+    ),
+    n.PLACEMENT: (
+        Rule("spec.resourceSelectors", _resource_selectors, required=True),
+        Rule(
+            "spec.resourceSelectors[].selectionScope",
+            Enum(("NamespaceOnly", "NamespaceWithResources", "NamespaceWithResourceSelectors")),
+        ),
+        Rule("spec.statusReportingScope", Enum(("ClusterScopeOnly", "NamespaceAccessible"))),
+        Rule("spec.strategy", _strategy),
+        Rule("spec.strategy.type", Enum(("RollingUpdate", "External"))),
+        Rule("spec.strategy.rollingUpdate.unavailablePeriodSeconds", Integer(minimum=0)),
+        Rule("spec.strategy.rollingUpdate.maxUnavailable", IntOrPercent()),
+        Rule("spec.strategy.rollingUpdate.maxSurge", IntOrPercent()),
+        *(Rule(f"spec.strategy.applyStrategy.{name}", check) for name, check in _APPLY_STRATEGY),
+        Rule("spec.strategy.deleteStrategy.propagationPolicy", Enum(("Abandon", "Delete")), "v1beta1"),
+        Rule("spec.strategy.reportBackStrategy", _report_back, "v1beta1"),
+        Rule("spec.strategy.reportBackStrategy.type", Enum(("Disabled", "Mirror")), "v1beta1"),
+        Rule(
+            "spec.strategy.reportBackStrategy.destination", Enum(("OriginalResource", "WorkAPI")), "v1beta1"
+        ),
+    ),
+    n.MEMBER_CLUSTER: (
+        Rule("spec.heartbeatPeriodSeconds", Integer(minimum=1, maximum=600)),
+        Rule("spec.deleteOptions.validationMode", Enum(("Skip", "Strict")), "v1beta1"),
+    ),
+    n.BINDING: tuple(Rule(f"spec.applyStrategy.{name}", check) for name, check in _APPLY_STRATEGY),
+    n.POLICY_SNAPSHOT: (
+        Rule("status.observedCRPGeneration", Integer()),
+        *(Rule(f"status.conditions[].{name}", check) for name, check in _CONDITIONS),
+        Rule("status.targetClusters", _Decisions()),
+    ),
+}
+
+
+@dataclass(slots=True)
+class _Node:
+    """The rules of one field, and those of the fields below it (a list's items share one node)."""
+
+    rules: list[Rule] = field(default_factory=list)
+    children: dict[str, _Node] = field(default_factory=dict)
+    listed: bool = False  # the field is a list; its children apply to each item
+    fines: list[Any] = field(default_factory=list)  # each rule's quick test; None: it has none
+    required: bool = False  # a rule here runs when the field is absent too
+
+
+def _tree(rules: tuple[Rule, ...]) -> _Node:
+    """The rules as a tree of their paths: an object walks each field once, and stops where its
+    fields are absent (most objects hold none of them)."""
+    root = _Node()
+    for rule in rules:
+        node = root
+        for segment in rule.path.split("."):
+            name = segment.removesuffix("[]")
+            node = node.children.setdefault(name, _Node())
+            node.listed = node.listed or segment.endswith("[]")
+        node.rules.append(rule)
+        node.fines.append(getattr(rule.check, "fine", None))
+        node.required = node.required or rule.required
+    return root
+
+
+_TREES = {kind: _tree(rules) for kind, rules in RULES.items()}
+
+
+def _gates(root: _Node) -> tuple[tuple[str, str], ...] | None:
+    """The fields two levels down that hold every rule of a tree, for a quick look whether an
+    object has any of them; None when a rule sits higher or is required."""
+    gates = []
+    for name, child in root.children.items():
+        if child.rules or child.listed:
+            return None
+        for below, grandchild in child.children.items():
+            if any(rule.required for rule in grandchild.rules):
+                return None
+            gates.append((name, below))
+    return tuple(gates)
+
+
+_GATES = {kind: _gates(tree) for kind, tree in _TREES.items()}
+
+
+def check(f: Fields, obj: Any, kind: str, *, at: str = "", version: str = "") -> None:
+    """Every rule of `kind` on `obj`, found at path `at` of its object (for messages); `version`:
+    the object's API version, if `obj` is not the object."""
+    gates = _GATES[kind]
+    if gates is not None and isinstance(obj, dict) and not any(_holds(obj, a, b) for a, b in gates):
+        return  # the common case: none of the fields with rules (a binding without applyStrategy)
+    tree = _TREES[kind]
+    if _fine(obj, tree):
+        return
+    if not version and isinstance(obj, dict):
+        version = str(obj.get("apiVersion", "")).rpartition("/")[2]
+    _walk(f, obj, tree, at, version)
+
+
+def _fine(value: Any, node: _Node) -> bool:
+    """Whether every rule below `node` surely holds (each rule's quick test, every API version's
+    rules alike); False sends the object to the walk, which judges it and names what fails."""
+    for fine in node.fines:
+        if fine is None or not fine(value):
+            return False
+    if not node.children or value is None:
+        return True
+    for item in value if node.listed else (value,):
+        if not isinstance(item, dict):
+            return False
+        for name, child in node.children.items():
+            found = item.get(name)
+            if (found is not None or child.required) and not _fine(found, child):
+                return False
+    return True
+
+
+def _holds(obj: dict[str, Any], field: str, below: str) -> bool:
+    value = obj.get(field)
+    return value is not None and (not isinstance(value, dict) or value.get(below) is not None)
+
+
+def _walk(f: Fields, value: Any, node: _Node, path: str, version: str) -> None:
+    for rule in node.rules:
+        if rule.version is None or rule.version == version:
+            rule.check(f, value, path)
+    if not node.children or value is None:
+        return
+    if path and node.listed:
+        for i, item in enumerate(f.sequence(value, path)):
+            _walk_children(f, item, node, f"{path}[{i}]", version)
+    else:
+        _walk_children(f, value, node, path, version)
+
+
+def _walk_children(f: Fields, value: Any, node: _Node, path: str, version: str) -> None:
+    fields = value if type(value) is dict else f.mapping(value, path)
+    for name, child in node.children.items():
+        found = fields.get(name)
+        if found is not None or child.required:
+            _walk(f, found, child, f"{path}.{name}" if path else name, version)
