@@ -44,25 +44,14 @@ from typing import Any
 
 from adapters.manifests import from_objects
 from adapters.pipeline import Outcome, schedule_manifests
-from adapters.plan import Key, changed_objects, object_key
+from adapters.plan import SERVER_FIELDS, Key, changed_objects, object_key, served
 from adapters.systems import SYSTEMS, system
 from adapters.validation import name_from_generate_name
 from solver import SolveOptions
 
-__all__ = ["Applied", "Deleted", "Delta", "HubScheduler", "HubEvent", "served"]
+__all__ = ["Applied", "Deleted", "Delta", "HubScheduler", "HubEvent"]
 
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
-# Metadata the API server owns: a write does not change it (a write that leaves it out keeps it).
-_SERVER_FIELDS = (
-    "uid",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "resourceVersion",
-    "generation",
-    "managedFields",
-    "selfLink",
-)
 _UID_NAMESPACE = uuid.UUID("6f1c9a52-3c1e-4d55-9a43-7c0de0b1a7e5")
 
 
@@ -306,7 +295,7 @@ class HubScheduler:
         old = self._state.get(key)
         if old is not None:
             kept = old.get("metadata") or {}
-            for field in _SERVER_FIELDS:
+            for field in SERVER_FIELDS:
                 if field in kept:
                     metadata[field] = kept[field]
             if isinstance(kept.get("generation"), int) and obj.get("spec") != old.get("spec"):
@@ -361,18 +350,6 @@ class HubScheduler:
             if obj is not None and _names(ref, key, obj, key):
                 return True
         return False
-
-
-def served(obj: dict[str, Any], stored: Mapping[str, Any] | None) -> dict[str, Any]:
-    """`obj` with the metadata the server owns (uid, creationTimestamp, deletionTimestamp,
-    resourceVersion, ...) taken from `stored`, the object it replaces: what the write leaves, and
-    what a comparison with `stored` must see (a write that leaves them out changes nothing)."""
-    if stored is None:
-        return obj
-    metadata = obj.get("metadata") or {}
-    kept = stored.get("metadata") or {}
-    missing = {f: kept[f] for f in _SERVER_FIELDS if f in kept and metadata.get(f) != kept[f]}
-    return {**obj, "metadata": {**metadata, **missing}} if missing else obj
 
 
 def _names(ref: Mapping[str, Any], dependent: Key, owner: Mapping[str, Any], owner_key: Key) -> bool:

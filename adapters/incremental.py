@@ -34,9 +34,9 @@ from adapters import fleet
 from adapters.fields import Fields, parse_time
 from adapters.fleet import names as n
 from adapters.fleet.clusters import load_cluster
-from adapters.hub import served
 from adapters.manifests import Manifest, from_objects, index_by_kind, object_reference
 from adapters.pipeline import paused_gc
+from adapters.plan import served
 from model import Cluster, PlacementRequest, RequestResult, SelectionMode, first_untolerated
 from solver import SolveOptions, check, solve
 

@@ -8,7 +8,9 @@
 
 Objects are matched by API group, kind, logical workspace (kcp's, adapters.kcp.workspace; ""
 elsewhere), namespace and name; "equal" is equality of the whole object, every field the
-scheduler writes included.
+scheduler writes included, the metadata the API server owns aside: a desired object leaves it
+out (uid, resourceVersion, ...), and a write that leaves it out keeps it (input read with `kubectl
+get` carries it).
 """
 
 from __future__ import annotations
@@ -20,9 +22,21 @@ from typing import Any
 from adapters.kcp.workspace import workspace_of
 from adapters.manifests import Manifest, dump_yaml_stream
 
-__all__ = ["Key", "changed_objects", "diff_of", "object_key", "plan_of"]
+__all__ = ["SERVER_FIELDS", "Key", "changed_objects", "diff_of", "object_key", "plan_of", "served"]
 
 Key = tuple[str, str, str, str, str]
+
+# Metadata the API server owns: a write does not change it (a write that leaves it out keeps it).
+SERVER_FIELDS = (
+    "uid",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "resourceVersion",
+    "generation",
+    "managedFields",
+    "selfLink",
+)
 
 
 def object_key(obj: Mapping[str, Any]) -> Key:
@@ -39,6 +53,18 @@ def object_key(obj: Mapping[str, Any]) -> Key:
     )
 
 
+def served(obj: dict[str, Any], stored: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`obj` with the metadata the server owns (uid, creationTimestamp, deletionTimestamp,
+    resourceVersion, ...) taken from `stored`, the object it replaces: what the write leaves, and
+    what a comparison with `stored` must see (a write that leaves them out changes nothing)."""
+    if stored is None:
+        return obj
+    metadata = obj.get("metadata") or {}
+    kept = stored.get("metadata") or {}
+    missing = {f: kept[f] for f in SERVER_FIELDS if f in kept and metadata.get(f) != kept[f]}
+    return {**obj, "metadata": {**metadata, **missing}} if missing else obj
+
+
 def _inputs(manifests: Iterable[Manifest]) -> dict[Key, dict[str, Any]]:
     return {object_key(m.obj): m.obj for m in manifests}
 
@@ -47,13 +73,14 @@ def changed_objects(
     apply: Sequence[Mapping[str, Any]], manifests: Iterable[Manifest]
 ) -> tuple[list[tuple[Mapping[str, Any] | None, Mapping[str, Any]]], int]:
     """(input object or None, desired object) for each desired object that is new or differs,
-    in output order, and the number of desired objects equal to their input."""
+    in output order, and the number of desired objects equal to their input (the server's
+    metadata aside: :func:`served`)."""
     inputs = _inputs(manifests)
     changed = []
     unchanged = 0
     for obj in apply:
         before = inputs.get(object_key(obj))
-        if before == obj:
+        if before == obj or (before is not None and served(obj, before) == before):
             unchanged += 1
         else:
             changed.append((before, obj))
@@ -103,7 +130,9 @@ def diff_of(outcome: Any, manifests: Sequence[Manifest]) -> str:
         deleted[object_key(named)] = (ref, named)
     changed, _ = changed_objects(outcome.apply, manifests)
     out = [
-        _unified(before, after, _path(after)) for before, after in changed if object_key(after) not in deleted
+        _unified(before, served(after, before), _path(after))
+        for before, after in changed
+        if object_key(after) not in deleted
     ]
     for key, (ref, named) in deleted.items():
         before = inputs.get(key)

@@ -17,7 +17,7 @@ from adapters import hub as hub_module
 from adapters import incremental
 from adapters.generate import generate
 from adapters.pipeline import schedule
-from adapters.plan import Key, object_key
+from adapters.plan import SERVER_FIELDS, Key, object_key
 from solver import SolveOptions
 
 NOW = datetime(2026, 11, 21, 12, tzinfo=UTC)
@@ -26,7 +26,7 @@ OWNED = ("ClusterResourceBinding", "ClusterSchedulingPolicySnapshot")
 
 def _stored(obj: dict[str, Any]) -> dict[str, Any]:
     """An object as a comparison sees it: without the metadata the API server keeps for itself."""
-    metadata = {k: v for k, v in obj["metadata"].items() if k not in hub_module._SERVER_FIELDS}
+    metadata = {k: v for k, v in obj["metadata"].items() if k not in SERVER_FIELDS}
     return {**obj, "metadata": metadata}
 
 

@@ -6,6 +6,7 @@ import json
 
 import yaml
 
+from adapters.plan import served
 from tests.fleet_fixtures import run_cli, solve_args, write_yaml
 from tests.test_cli import FLEET
 
@@ -31,7 +32,10 @@ def applied(objects, written):
 def test_plan_lists_only_new_or_changed_objects(tmp_path):
     full = list(yaml.safe_load_all(solve(tmp_path, FLEET, "yaml")))
     plan = json.loads(solve(tmp_path, FLEET, "plan"))
-    assert plan["apply"] == [o for o in full if o not in FLEET]
+    inputs = {key(o): o for o in FLEET}
+    # An object equal to its input but for the server's metadata (resourceVersion) is unchanged.
+    assert plan["apply"] == [o for o in full if served(o, inputs.get(key(o))) != inputs.get(key(o))]
+    assert ("ClusterResourceBinding", "", "one-c3-0000abcd") not in {key(o) for o in plan["apply"]}
     assert plan["summary"]["unchanged"] == len(full) - len(plan["apply"])
     assert plan["summary"]["changed"] == len(plan["apply"])
 
@@ -57,3 +61,40 @@ def test_diff_shows_each_changed_object(tmp_path):
     path = f"{first['apiVersion'].replace('/', '.')}.{first['kind']}.{namespace}.{first['metadata']['name']}"
     assert f"--- live/{path}\n+++ merged/{path}\n" in diff
     assert diff == solve(tmp_path, FLEET, "diff")  # deterministic
+
+
+def as_served(objects, written):
+    """The hub after `kubectl apply` of the written objects, read back with `kubectl get`: every
+    object carries the metadata the API server owns, kept across writes (resourceVersion bumped)."""
+    state = {}
+    for i, o in enumerate(objects):
+        meta = {**o["metadata"], "uid": f"uid-{i}", "resourceVersion": str(100 + i), "generation": 1}
+        state[key(o)] = {**o, "metadata": {**meta, "creationTimestamp": "2026-11-01T00:00:00Z"}}
+    for i, o in enumerate(written):
+        old = state.get(key(o), {"metadata": {"uid": f"new-{i}", "resourceVersion": "0", "generation": 1}})
+        kept = {
+            k: old["metadata"][k] for k in ("uid", "generation", "creationTimestamp") if k in old["metadata"]
+        }
+        version = str(int(old["metadata"]["resourceVersion"]) + 1000)
+        state[key(o)] = {**o, "metadata": {**o["metadata"], **kept, "resourceVersion": version}}
+    return list(state.values())
+
+
+def test_a_settled_hub_read_with_its_server_metadata_plans_nothing(tmp_path):
+    """A desired object leaves out what the API server owns (uid, resourceVersion, generation,
+    creationTimestamp); a hub read with `kubectl get` carries it. Compared whole, every object the
+    scheduler writes back looked changed, and -o diff showed its metadata removed."""
+    full = list(yaml.safe_load_all(solve(tmp_path, FLEET, "yaml")))
+    settled = as_served(FLEET, full)
+    plan = json.loads(solve(tmp_path, settled, "plan"))
+    assert (plan["apply"], plan["summary"]["unchanged"]) == ([], len(full))
+    assert solve(tmp_path, settled, "diff") == ""
+    # A real change still shows, and its diff does not show the server's metadata going away.
+    changed = [
+        {**o, "spec": {**o["spec"], "policy": {"placementType": "PickN", "numberOfClusters": 2}}}
+        if o["kind"] == "ClusterResourcePlacement" and o["metadata"]["name"] == "one"
+        else o
+        for o in settled
+    ]
+    diff = solve(tmp_path, changed, "diff")
+    assert diff and "-  uid:" not in diff and "-  resourceVersion:" not in diff
