@@ -444,9 +444,15 @@ def _string(value: str) -> str:
     return body
 
 
+_LINE_BREAKS = re.compile("[\n\r\x85\u2028\u2029]")
+
+
 @lru_cache(maxsize=1 << 16)
 def _key(value: str) -> str:
-    if len(value) > 100:  # PyYAML writes long keys as explicit "? key"
+    # PyYAML writes a long key, or one holding a line break (YAML's: NEL, LS and PS too, even
+    # where it writes them quoted on one line), as an explicit "? key": a simple key must be one
+    # line, and read back as one.
+    if len(value) > 100 or _LINE_BREAKS.search(value):
         raise Unhandled
     return _string(value)
 

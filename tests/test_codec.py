@@ -134,6 +134,27 @@ def test_yaml_and_json_structures(value):
     assert dump_json(obj) == json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
 
 
+@pytest.mark.parametrize("key", ["\u2028", "a\u2029b", "\x85", "a\nb", "x\r", "\u2028" * 3])
+def test_a_key_holding_a_line_break_is_written_as_pyyaml_writes_it(key):
+    """YAML counts NEL, LS and PS as line breaks: PyYAML writes such a key as an explicit "? key".
+    Written as a simple key, it could not be read back (a ScannerError)."""
+    obj = {key: None, "a": {key: 1}}
+    text = dump_yaml_stream([obj])
+    assert text == "---\n" + reference_yaml(obj)
+    assert list(yaml.safe_load_all(text)) == [obj]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(
+        st.text(alphabet="a \n\r\x85\u2028\u2029\u00e9\ufeff'\":#-", max_size=5), st.none(), max_size=3
+    )
+)
+def test_keys_of_any_characters_are_written_as_pyyaml_writes_them(obj):
+    text = dump_yaml_stream([obj])
+    assert list(yaml.safe_load_all(text)) == [obj]
+
+
 def test_kubectl_ambiguous_strings_are_quoted():
     text = dump_yaml_stream([{"a": "y", "b": "1e3", "c": "0o17", "d": "plain"}])
     assert text == "---\na: 'y'\nb: '1e3'\nc: '0o17'\nd: plain\n"
