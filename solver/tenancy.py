@@ -530,9 +530,16 @@ def _joint(
     return _Joint(flowed or best, proven and flowed is not None, 1, False, seconds, build_seconds)
 
 
+# Tangents per square at most: past this many a cluster's square is CP-SAT's own product, with
+# this many tangents spread over its range for the LP (one per integer would cost the model's
+# build a constraint per unit of load: minutes for loads in the millions, past any time limit).
+_TANGENTS = 256
+
+
 def _squares(model, on, problem: _Problem, classes: list[_Class]):
     """The sum over clusters of (load^2 - tenants^2), each square as its tangents at the integers
-    (exact where the load is an integer, a convex envelope for the LP)."""
+    (exact where the load is an integer, a convex envelope for the LP); over a range wider than
+    _TANGENTS, the exact product and _TANGENTS of those tangents."""
     from ortools.sat.python import cp_model
 
     ceiling = _balanced_ceilings(problem, classes)
@@ -545,7 +552,16 @@ def _squares(model, on, problem: _Problem, classes: list[_Class]):
             max(0, max(cls.limit or ceiling[cls.index] for cls, _ in members) - base),
         )
         square = model.new_int_var(0, (base + most) ** 2 - base * base, "")
-        for a in range(base, base + most):
+        if most <= _TANGENTS:
+            points = range(base, base + most)
+        else:
+            load = model.new_int_var(base, base + most, "")
+            model.add(load == base + extra)
+            product = model.new_int_var(base * base, (base + most) ** 2, "")
+            model.add_multiplication_equality(product, [load, load])
+            model.add(square == product - base * base)
+            points = sorted({base + most * i // _TANGENTS for i in range(_TANGENTS)})
+        for a in points:
             model.add(square >= (2 * a + 1) * (base + extra) - a * (a + 1) - base * base)
         terms.append(square)
     return cp_model.LinearExpr.sum(terms)
