@@ -1,7 +1,7 @@
 """A kcp placement's explanation in kcp's words: a Namespace (both generations) or a v0.8
 Placement. Per unit (a namespace in one location; a Placement), what the scheduler did with it
 (kept, moved within its location, placed afresh, revived) and per cluster of its location's
-workspace the rule that keeps it out (evicting, being deleted, not Ready, cordoned, outside the
+workspace the rule that keeps it out (evicting, not Ready, cordoned, outside the
 location, already in the namespace's placement annotation) or what chose among the candidates
 (greedy: upstream's random draw; optimal: the location's loads levelled).
 """
@@ -110,8 +110,10 @@ def _namespace_v05(
     before = p.namespace.annotations.get(n.PLACEMENT_ANNOTATION)
     after = ((written.get("metadata") or {}).get("annotations") or {}).get(n.PLACEMENT_ANNOTATION)
     out["placement"] = {"before": _as_map(before), "after": _as_map(after)}
-    if p.parsed.problems:
-        out["placement"]["malformed"] = p.parsed.described()
+    if p.parsed.invalid:
+        out["placement"]["invalid"] = f"{p.parsed.invalid}: read as an empty map"
+    if p.parsed.malformed:
+        out["placement"]["malformed"] = sorted(p.parsed.malformed)  # dropped by a write
     out["condition"] = _condition(written, n.NAMESPACE_SCHEDULED)
     by_request = result.by_request()
     units, records = [], []
@@ -125,8 +127,10 @@ def _namespace_v05(
             unit["released"] = list(got.released)
         units.append(unit)
         records += _records(batch, result, u.key, u.location, p.negotiation)
+    if p.unchanged:
+        units.append({"location": None, "action": "nothing to reschedule: the annotation stays as read"})
     if p.unplaced:
-        units.append({"location": None, "action": "no location has a schedulable cluster", "cluster": None})
+        units.append({"location": None, "action": "a location found no cluster to take", "cluster": None})
     out["units"] = units
     out["clusters"] = records
     return out

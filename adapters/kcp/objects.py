@@ -216,6 +216,7 @@ class BindingObject:
     export_workspace: str  # the workspace of the APIExport it binds to
     export_name: str
     ready: bool  # InitialBindingCompleted and APIExportValid are True
+    completed: bool  # InitialBindingCompleted is True (what v0.5's event filter asks)
 
     @property
     def to_compute(self) -> bool:
@@ -252,11 +253,9 @@ def read_binding(manifest: Manifest) -> BindingObject:
     status = f.mapping(manifest.obj.get("status"), "status")
     _enum(f, status.get("phase"), BINDING_PHASES, "status.phase")
     conditions = _conditions(f, status, strict=True)
-    ready = all(
-        condition_status(conditions, kind) == "True"
-        for kind in (n.INITIAL_BINDING_COMPLETED, n.API_EXPORT_VALID)
-    )
-    return BindingObject(manifest, meta.workspace, manifest.name, path, export_name, ready)
+    completed = condition_status(conditions, n.INITIAL_BINDING_COMPLETED) == "True"
+    ready = completed and condition_status(conditions, n.API_EXPORT_VALID) == "True"
+    return BindingObject(manifest, meta.workspace, manifest.name, path, export_name, ready, completed)
 
 
 # ----------------------------------------------------------------------------------------- Location
