@@ -83,7 +83,8 @@ def test_v05_clusters_traits_taints_and_eligibility() -> None:
     assert clusters[c("b")].taints == (Taint("kcp/not-ready", new_only=True),)
     assert clusters[c("a")].eligible and clusters[c("b")].eligible
     assert not clusters[c("c")].eligible and clusters[c("c")].ineligible_reason.startswith("evicting since")
-    assert clusters[c("d")].ineligible_reason == "being deleted"
+    # a deletionTimestamp counts for nothing upstream (FilterReady, FilterNonEvicting)
+    assert clusters[c("d")].eligible and clusters[c("d")].taints == ()
     assert clusters[c("a")].claims == {"kcp/cluster": c("a")}
 
 

@@ -172,6 +172,28 @@ def test_unchanged_objects_are_written_as_they_were(tmp_path, mode) -> None:
 # ------------------------------------------------------------------------------------ forced moves
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_a_sync_target_being_deleted_keeps_its_placements_and_takes_new_ones(tmp_path, mode) -> None:
+    # FilterReady and FilterNonEvicting (pkg/reconciler/scheduling/location) do not look at a
+    # deletionTimestamp: Controller B keeps the target, and may pick it.
+    hub = [
+        *compute_v08(sync_target("c1", "us", deleting=True), locations=["us"]),
+        namespace("default", labels={"app": "a"}),
+        namespace("other", labels={"app": "b"}),
+        placement(
+            "held",
+            phase="Bound",
+            selected="us",
+            target=k("c1"),
+            ready="True",
+            namespaces={"matchLabels": {"app": "a"}},
+        ),
+        placement("fresh", namespaces={"matchLabels": {"app": "b"}}),
+    ]
+    written = Written.solve(tmp_path, hub, mode)
+    assert written.target("held") == written.target("fresh") == k("c1")
+
+
 @pytest.mark.parametrize(
     "broken",
     [
@@ -179,7 +201,6 @@ def test_unchanged_objects_are_written_as_they_were(tmp_path, mode) -> None:
         {"ready": None},  # no conditions
         {"unschedulable": True},
         {"evict_after": EVICTED},
-        {"deleting": True},
     ],
 )
 @pytest.mark.parametrize("mode", MODES)

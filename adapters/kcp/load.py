@@ -9,11 +9,12 @@ Clusters: every WorkloadCluster (v0.5) or SyncTarget (v0.8), named `<workspace>/
 so, with its labels and the traits `location:<ws>+<location>` for every Location of its workspace
 whose spec.instanceSelector selects it ({}, the CRD's default, everything; in v0.5 a workspace
 without Locations stands for one Location `default` selecting all its clusters) and
-`workspace:<ws>`. Nothing new lands on a cluster that is evicting (spec.evictAfter reached) or
-being deleted, nor, in v0.8, on one that is not Ready or is cordoned (spec.unschedulable): those
-are ineligible, and what they hold is moved. In v0.5 a not-Ready or cordoned cluster keeps what
-it holds and takes nothing new: taints `kcp/not-ready` and `kcp/unschedulable` that keep out
-newcomers only. Its load counts what namespaces outside the batch hold there (normally nothing).
+`workspace:<ws>`. Nothing new lands on a cluster that is evicting (spec.evictAfter reached), nor,
+in v0.8, on one that is not Ready or is cordoned (spec.unschedulable): those are ineligible, and
+what they hold is moved (a deletionTimestamp counts for nothing, as upstream's filters have it).
+In v0.5 a not-Ready or cordoned cluster keeps what it holds and takes nothing new: taints
+`kcp/not-ready` and `kcp/unschedulable` that keep out newcomers only. Its load counts what
+namespaces outside the batch hold there.
 
 Requests are the units to place: v0.5 a namespace in one location (v05.py), v0.8 a Placement
 (v08.py); each asks for one cluster of its location, holds the cluster it has now (movable: a
@@ -100,12 +101,13 @@ class World:
         return None
 
     def schedulable(self, c: ClusterObject) -> bool:
-        """A new placement may land on it: Ready, not cordoned, not evicting, not being deleted."""
+        """A new placement may land on it: Ready, not cordoned, not evicting (FilterReady and
+        FilterNonEvicting; a deletionTimestamp counts for nothing)."""
         return c.ready and not c.unschedulable and self.admissible(c)
 
     def admissible(self, c: ClusterObject) -> bool:
-        """What it holds stays (v0.5): not evicting, not being deleted."""
-        return not c.evicting(self.now) and not c.deleting
+        """What it holds stays (v0.5): not evicting."""
+        return not c.evicting(self.now)
 
 
 @dataclass(slots=True)
@@ -280,8 +282,6 @@ def _model_cluster(world: World, c: ClusterObject, load: int) -> Cluster:
     if c.evicting(world.now):
         assert c.evict_after is not None
         reason = f"evicting since {rfc3339(c.evict_after)}"
-    elif c.deleting:
-        reason = "being deleted"
     taints: tuple[Taint, ...] = ()
     if world.generation is Generation.V08 and not reason:
         if not c.ready:
