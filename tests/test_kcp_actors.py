@@ -359,12 +359,19 @@ def test_v08_bind_and_sync_in_one_merge():
     assert "finalizers" not in find(objects, "Namespace", "app")["metadata"]  # v0.8: objects only
 
 
+def unscheduled(acted):
+    """The transitions but the NamespaceScheduled conditions, which must be False (no mark)."""
+    conditions = [t for t in acted.transitions if t.detail == "condition NamespaceScheduled"]
+    assert all(t.after == "False (Unschedulable)" for t in conditions)
+    return [t for t in acted.transitions if t not in conditions]
+
+
 def test_v08_invalid_placements_select_nothing():
     for kw in ({"phase": "Pending"}, {"ready": "False"}):
         acted = namespace_controller_v08(v08_hub(**kw), T0)
-        assert acted.transitions == []
+        assert unscheduled(acted) == []
     nil_selector = [placement(target=K1), namespace(labels={"team": "a"}, gen=V08_GEN)]
-    assert namespace_controller_v08(nil_selector, T0).transitions == []
+    assert unscheduled(namespace_controller_v08(nil_selector, T0)) == []
     everything = [placement(target=K1, selector={}), namespace(labels={"team": "a"}, gen=V08_GEN)]
     assert labels(namespace_controller_v08(everything, T0).objects[1])[V08.state + K1] == "Sync"
     # A namespace that no valid placement selects any more loses the marker, then its labels.
@@ -438,13 +445,38 @@ def test_v08_several_placements_give_one_label_per_target():
     assert labels(acted.objects[-1]) == {V08.state + K1: "Sync", V08.state + K2: "Sync"}
 
 
-def test_v08_an_unreadable_deletion_time_starts_the_grace_again():
-    for text in ("yesterday", "2026-11-21T11:00:00"):  # no offset: unreadable too
+def test_v08_an_unreadable_deletion_time_is_gos_zero_time_and_removes_at_once():
+    for text in ("yesterday", "2026-11-21T11:59:59"):  # no offset: time.Parse fails too
         ns = namespace(labels={V08.state + K1: "Sync"}, annotations={V08.deletion + K1: text}, gen=V08_GEN)
         acted = namespace_controller_v08([ns], T0)
-        assert labels(acted.objects[0]) == {V08.state + K1: "Sync"}
-        assert annotations(acted.objects[0])[V08.deletion + K1] == stamp(T0)
-        assert acted.wake == T0 + REMOVING_GRACE
+        assert labels(acted.objects[0]) == {}
+        assert V08.deletion + K1 not in annotations(acted.objects[0])
+        assert acted.wake is None
+
+
+def test_v08_the_status_step_sets_namespace_scheduled_and_skips_blocklisted_namespaces():
+    objects = [*v08_hub(), namespace("kube-system", ws="root:org:lone", gen=V08_GEN)]
+    acted = namespace_controller_v08(objects, T0)
+    conditions = {
+        describe(o): o["status"]["conditions"]
+        for o in acted.objects
+        if o["kind"] == "Namespace" and "status" in o
+    }
+    assert conditions == {
+        f"Namespace {WS}|app": [
+            {"type": "NamespaceScheduled", "status": "True", "lastTransitionTime": stamp(T0)}
+        ],
+        f"Namespace {WS}|other": [
+            {
+                "type": "NamespaceScheduled",
+                "status": "False",
+                "lastTransitionTime": stamp(T0),
+                "reason": "Unschedulable",
+                "message": "No available placements",
+            }
+        ],
+    }
+    assert namespace_controller_v08(acted.objects, T0).transitions == []
 
 
 # ============================================================================ the invariant, randomly

@@ -29,10 +29,11 @@ gives the same choice whatever else is in the input.
 from __future__ import annotations
 
 import random
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from adapters.errors import InputError
@@ -56,7 +57,7 @@ from adapters.kcp.workspace import KcpFields, read_workspace, reference
 from adapters.manifests import Manifest
 from model import Batch, Cluster, Taint
 
-__all__ = ["KcpContext", "World", "load", "rfc3339", "seeded"]
+__all__ = ["KcpContext", "World", "load", "parse_rfc3339", "rfc3339", "seeded"]
 
 
 @dataclass(slots=True)
@@ -124,6 +125,31 @@ def seeded(seed: int, *parts: str) -> random.Random:
 def rfc3339(moment: datetime) -> str:
     """As Go's time.RFC3339 writes a UTC time."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# Go's time.Parse(time.RFC3339, ...): four-digit year, two-digit month, day, minute and second, a
+# one- or two-digit hour, an upper-case T, an optional fraction after "." or ",", then Z or ±hh:mm.
+_GO_RFC3339 = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{1,2}):([0-9]{2}):([0-9]{2})([.,][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})"
+)
+
+
+def parse_rfc3339(text: str) -> datetime | None:
+    """The moment Go's time.Parse(time.RFC3339, text) reads; None when it fails (kcp's callers then
+    go on with Go's zero time)."""
+    found = _GO_RFC3339.fullmatch(text)
+    if found is None:
+        return None
+    year, month, day, hour, minute, second = (int(found[i]) for i in range(1, 7))
+    fraction, zone = found[7], found[8]
+    offset = timedelta(0)
+    if zone != "Z":
+        offset = timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])) * (-1 if zone[0] == "-" else 1)
+    try:
+        micro = int((fraction[1:] + "000000")[:6]) if fraction else 0
+        return datetime(year, month, day, hour, minute, second, micro, tzinfo=timezone(offset))
+    except ValueError:  # out of range (Go too refuses a 60th second, a 31st of April, ...)
+        return None
 
 
 def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tuple[Batch, KcpContext]:

@@ -17,8 +17,10 @@ placement controller (pkg/reconciler/workload/placement/placement_reconcile_sche
 merge-patches the `internal.workload.kcp.dev/synctarget` annotation; the workload namespace
 controller (pkg/reconciler/workload/namespace/namespace_reconcile_placementbind.go, then
 namespace_reconcile_scheduling.go) merge-patches the `scheduling.kcp.dev/placement` mark, then the
-`state.workload.kcp.dev/<key>` labels and `deletion.internal.workload.kcp.dev/<key>` annotations;
-none of these carries preconditions. Nothing is created or deleted.
+`state.workload.kcp.dev/<key>` labels and `deletion.internal.workload.kcp.dev/<key>` annotations
+(none of these carries preconditions), and its status reconciler (namespace_reconcile_status.go)
+the NamespaceScheduled condition, a status patch with the uid and resourceVersion of the namespace
+as the previous patch returned it. Nothing is created or deleted.
 
 Field manager: the controllers run inside the kcp server, each with rest.AddUserAgent(config,
 <controller name>) (pkg/server/controllers.go), which appends "/<controller name>" to client-go's
@@ -107,6 +109,14 @@ V08 = Writes(
                 entries("metadata", "labels", prefixes=(n.STATE_LABEL,)),
                 entries("metadata", "annotations", prefixes=(n.DELETION_ANNOTATION,)),
             ),
+        ),
+        Write(
+            n.NAMESPACE,
+            Verb.PATCH,
+            f"{_V08}/workload/namespace/namespace_reconcile_status.go reconcile",
+            (field_at("status", "conditions"),),
+            status=True,
+            preconditions=_VERSIONED,
         ),
     ),
     workspace_path=_WORKSPACES,
