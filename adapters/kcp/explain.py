@@ -100,7 +100,7 @@ def _namespace_v05(
     context: KcpContext, target: Target, batch: Batch, result: Result, written: Mapping[str, Any]
 ) -> dict[str, Any]:
     plan: v05.Plan = context.plan
-    absent = "not under placement (no workload binding in its workspace)"
+    absent = "not under placement (no workload binding, placement annotation or disabled label)"
     p, out = _namespace_entry(plan.namespaces, target, absent)
     if p is None:
         return out
@@ -191,7 +191,9 @@ def _namespace_v08(
     context: KcpContext, target: Target, batch: Batch, result: Result, written: Mapping[str, Any]
 ) -> dict[str, Any]:
     plan: v08.Plan = context.plan
-    state, out = _namespace_entry(plan.namespaces, target, "not under placement")
+    state, out = _namespace_entry(
+        plan.namespaces, target, "not reconciled (blocklisted, no Placement beside it)"
+    )
     if state is None:
         return out
     metadata = written.get("metadata") or {}

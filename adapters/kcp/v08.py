@@ -12,7 +12,9 @@ section 2.4).
   namespaceSelector upstream cannot build fails that step: the phase stays as it was).
   Every status change is an event upstream, so A and C's bind step run until nothing changes: a
   Bound placement whose location stopped matching unmarks the namespaces only it selected, turns
-  Unbound for want of them and, Unbound with an invalid selection, draws a location again.
+  Unbound for want of them and, Unbound with an invalid selection, draws a location again. Its
+  Ready condition is written in every round as kcp sets conditions (status.py), so a False on
+  the way moves its lastTransitionTime.
 - Controller C's bind step marks a namespace (`scheduling.kcp.dev/placement: ""`) while a valid
   placement of its workspace (not Pending, Ready not False) selects it by namespaceSelector (nil
   selects none), and takes the mark off when none does.
@@ -24,16 +26,20 @@ section 2.4).
   otherwise), and the annotation comes off when no target is valid. A Location whose
   instanceSelector upstream cannot build makes Controller B fail: no request, the annotation
   stays as it is (and what it holds counts as load).
-- Controller C's scheduling step, judged at `now`, on every namespace under placement: the keys
-  its valid placements now hold are scheduled; a `state.workload.kcp.dev/<key>` label no longer
-  scheduled gets `deletion.internal.workload.kcp.dev/<key>: <now>`; a label whose deletion
-  annotation is more than 5 s old loses both; a scheduled key with neither gets the label `Sync`
-  (a key inside its grace period is added back by a later run, as upstream's next reconcile does).
+- Controller C's scheduling step, judged at `now`: the keys the valid placements of a marked
+  namespace now hold are scheduled; a `state.workload.kcp.dev/<key>` label no longer scheduled
+  gets `deletion.internal.workload.kcp.dev/<key>: <now>`; a label whose deletion annotation is
+  more than 5 s old loses both (a time Go's time.Parse cannot read is its zero time: at once); a
+  scheduled key with neither gets the label `Sync` (a key inside its grace period is added back
+  by a later run, as upstream's next reconcile does). Then its status step: NamespaceScheduled
+  False "No available placements" without the mark, False "No available sync targets" without
+  a synced key, else True (namespace_reconcile_status.go).
 
-Written back: every Namespace under placement (in a workspace with a Placement or a workload
-binding, or carrying the mark, a state label or a deletion annotation) and every Placement
-(annotation and status: phase, selectedLocation, the Ready condition), unchanged ones included.
-LocationNotFound (upstream: listing the Locations failed) never happens in a snapshot.
+Controller C reconciles every namespace of every workspace but kube-system, kube-public and
+kube-node-lease, which its event filter leaves out unless a Placement of their workspace
+enqueues them. Written back: every namespace it reconciles and every Placement (annotation and
+status: phase, selectedLocation, the Ready condition), unchanged ones included. LocationNotFound
+(upstream: listing the Locations failed) never happens in a snapshot.
 """
 
 from __future__ import annotations
