@@ -39,6 +39,12 @@ _KIND_WORDS = {
     v05.NEW: "placed in a location drawn at random among those with a schedulable cluster",
     v05.REVIVE: "revives a cluster it was leaving, under this location",
 }
+_STATUS_WORDS = {
+    v05.OUTSIDE: "its workspace is not under root: only the status reconciler runs",
+    v05.DISABLED: "scheduling is disabled by its label: only the status reconciler runs",
+    v05.UNBOUND: "no workload binding: upstream's removal patch is not valid JSON, nothing is written",
+    v05.CRASHED: "a location's schedulable clusters are all in its annotation: upstream's draw panics",
+}
 _TAINTS = {
     n.NOT_READY_TAINT: "not Ready: takes no new namespace (keeps those it holds)",
     n.UNSCHEDULABLE_TAINT: "cordoned (spec.unschedulable): takes no new namespace (keeps those it holds)",
@@ -105,6 +111,8 @@ def _namespace_v05(
     if p is None:
         return out
     out["namespace"]["status"] = p.status
+    if p.status in _STATUS_WORDS:
+        out["namespace"]["why"] = _STATUS_WORDS[p.status]
     if p.negotiation:
         out["namespace"]["negotiationWorkspace"] = p.negotiation
     before = p.namespace.annotations.get(n.PLACEMENT_ANNOTATION)
@@ -293,7 +301,8 @@ def table(doc: dict[str, Any]) -> str:
     else:
         ns = doc["namespace"]
         status = f": {ns['status']}" if ns.get("status") else ""
-        lines.append(f"Namespace {ns['workspace']}|{ns['name']} ({doc['generation']}){status}")
+        why = f" ({ns['why']})" if ns.get("why") else ""
+        lines.append(f"Namespace {ns['workspace']}|{ns['name']} ({doc['generation']}){status}{why}")
         for unit in doc.get("units", []):
             where = unit.get("location") or "-"
             lines.append(f"  {where}: {unit['action']} -> {unit.get('cluster') or 'none'}")
