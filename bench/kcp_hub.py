@@ -139,11 +139,11 @@ def _available(obj: Mapping[str, Any], generation: str, now: datetime) -> tuple[
     spec = obj.get("spec") or {}
     evict = spec.get("evictAfter")
     evicting = bool(evict) and datetime.fromisoformat(evict.replace("Z", "+00:00")) <= now
-    deleting = bool((obj.get("metadata") or {}).get("deletionTimestamp"))
     conditions = (obj.get("status") or {}).get("conditions") or []
     ready = any(c.get("type") == n.READY and c.get("status") == "True" for c in conditions)
-    schedulable = ready and not spec.get("unschedulable") and not evicting and not deleting
-    keeps = schedulable if generation == "v0.8" else not evicting and not deleting
+    # upstream's filters do not look at a deletionTimestamp
+    schedulable = ready and not spec.get("unschedulable") and not evicting
+    keeps = schedulable if generation == "v0.8" else not evicting
     return keeps, schedulable
 
 

@@ -28,12 +28,15 @@ from adapters.kcp.actors import (
     syncer,
 )
 from adapters.kcp.annotation import format_placement
+from adapters.kcp.names import Generation
+from adapters.kcp.workspace import mark
 
 T0 = datetime(2026, 11, 21, 12, tzinfo=UTC)
 WS = "root:org:team"
 COMPUTE = "root:compute"
 PLACEMENT = "scheduling.kcp.dev/placement"
 SYNCTARGET = "internal.workload.kcp.dev/synctarget"
+V05_GEN, V08_GEN = "v0.5", "v0.8"
 
 
 def stamp(moment: datetime) -> str:
@@ -44,8 +47,21 @@ def loc(cluster: str, location: str = "us-east") -> str:
     return f"{COMPUTE}+{location}+{cluster}"
 
 
-def namespace(name="app", *, entries=None, labels=None, annotations=None, finalizers=None, ws=WS):
-    meta = {"name": name, "annotations": {"kcp.io/cluster": ws, **(annotations or {})}}
+def _meta(name, ws, gen, annotations, namespace=None):
+    """Metadata marked with the workspace as kcp of generation `gen` marks it (v0.5:
+    metadata.clusterName; v0.8: the annotation kcp.dev/cluster)."""
+    meta = {
+        "name": name,
+        **({"namespace": namespace} if namespace else {}),
+        "annotations": dict(annotations or {}),
+    }
+    return mark(meta, ws, Generation(gen))
+
+
+def namespace(
+    name="app", *, entries=None, labels=None, annotations=None, finalizers=None, ws=WS, gen=V05_GEN
+):
+    meta = _meta(name, ws, gen, annotations)
     if entries is not None:
         meta["annotations"][PLACEMENT] = format_placement(entries)
     if labels:
@@ -55,16 +71,16 @@ def namespace(name="app", *, entries=None, labels=None, annotations=None, finali
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": meta}
 
 
-def workload(kind="ConfigMap", name="cfg", ns="app", *, labels=None, annotations=None, ws=WS):
+def workload(kind="ConfigMap", name="cfg", ns="app", *, labels=None, annotations=None, ws=WS, gen=V05_GEN):
     api = "apps/v1" if kind == "Deployment" else "v1"
-    meta = {"name": name, "namespace": ns, "annotations": {"kcp.io/cluster": ws, **(annotations or {})}}
+    meta = _meta(name, ws, gen, annotations, namespace=ns)
     if labels:
         meta["labels"] = dict(labels)
     return {"apiVersion": api, "kind": kind, "metadata": meta}
 
 
 def placement(name="default", *, phase="Bound", target=None, selector=None, ready="True", ws=WS):
-    meta = {"name": name, "annotations": {"kcp.io/cluster": ws}}
+    meta = _meta(name, ws, V08_GEN, None)
     if target is not None:
         meta["annotations"][SYNCTARGET] = target
     status = {"phase": phase, "conditions": [{"type": "Ready", "status": ready}]}
@@ -231,7 +247,7 @@ def test_v05_a_label_no_entry_names_is_taken_down_like_removing():
     ns = find(objects, "Namespace", "app")
     assert labels(ns) == {V05.state + "c2": "Sync"}
     assert entries(ns) == {loc("c2"): "Bound"}
-    assert set(annotations(ns)) == {"kcp.io/cluster", PLACEMENT}
+    assert set(annotations(ns)) == {PLACEMENT}  # v0.5 marks the workspace in metadata.clusterName
     assert labels(find(objects, "ConfigMap", "cfg")) == {V05.state + "c2": "Sync"}
     assert finalizers(find(objects, "ConfigMap", "cfg")) == [V05.syncer + "c2"]
 
@@ -322,10 +338,10 @@ K1, K2 = "aQtdeEWVcqU7h7AKnYMm3KRQ96U4oU2W04yeOa", "aPkhvUbGK0xoZIjMnM2pA0AuV1g7
 def v08_hub(target=K1, **kw):
     return [
         placement(target=target, selector={"matchLabels": {"team": "a"}}, **kw),
-        namespace(labels={"team": "a"}),
-        workload("ConfigMap", "cfg"),
-        workload("Deployment", "web"),
-        namespace(name="other", labels={"team": "b"}),
+        namespace(labels={"team": "a"}, gen=V08_GEN),
+        workload("ConfigMap", "cfg", gen=V08_GEN),
+        workload("Deployment", "web", gen=V08_GEN),
+        namespace(name="other", labels={"team": "b"}, gen=V08_GEN),
     ]
 
 
@@ -343,13 +359,20 @@ def test_v08_bind_and_sync_in_one_merge():
     assert "finalizers" not in find(objects, "Namespace", "app")["metadata"]  # v0.8: objects only
 
 
+def unscheduled(acted):
+    """The transitions but the NamespaceScheduled conditions, which must be False (no mark)."""
+    conditions = [t for t in acted.transitions if t.detail == "condition NamespaceScheduled"]
+    assert all(t.after == "False (Unschedulable)" for t in conditions)
+    return [t for t in acted.transitions if t not in conditions]
+
+
 def test_v08_invalid_placements_select_nothing():
     for kw in ({"phase": "Pending"}, {"ready": "False"}):
         acted = namespace_controller_v08(v08_hub(**kw), T0)
-        assert acted.transitions == []
-    nil_selector = [placement(target=K1), namespace(labels={"team": "a"})]
-    assert namespace_controller_v08(nil_selector, T0).transitions == []
-    everything = [placement(target=K1, selector={}), namespace(labels={"team": "a"})]
+        assert unscheduled(acted) == []
+    nil_selector = [placement(target=K1), namespace(labels={"team": "a"}, gen=V08_GEN)]
+    assert unscheduled(namespace_controller_v08(nil_selector, T0)) == []
+    everything = [placement(target=K1, selector={}), namespace(labels={"team": "a"}, gen=V08_GEN)]
     assert labels(namespace_controller_v08(everything, T0).objects[1])[V08.state + K1] == "Sync"
     # A namespace that no valid placement selects any more loses the marker, then its labels.
     objects, _, _ = run_actors(namespace_controller_v08(v08_hub(), T0).objects, "v0.8", T0)
@@ -407,7 +430,7 @@ def test_v08_a_removing_key_is_not_revived_inside_the_grace_window():
     objects, _, _ = run_actors(inside.objects, "v0.8", T0 + timedelta(seconds=3))
     ns = find(objects, "Namespace", "app")
     assert labels(ns) == {"team": "a", V08.state + K1: "Sync"}  # re-added on a later pass
-    assert set(annotations(ns)) == {"kcp.io/cluster", PLACEMENT}
+    assert set(annotations(ns)) == {"kcp.dev/cluster", PLACEMENT}
 
 
 def test_v08_several_placements_give_one_label_per_target():
@@ -416,19 +439,44 @@ def test_v08_several_placements_give_one_label_per_target():
         placement("b", target=K2, selector={}),
         placement("c", target=K1, selector={}),
         placement("elsewhere", target="zzz", selector={}, ws="root:org:other"),
-        namespace(),
+        namespace(gen=V08_GEN),
     ]
     acted = namespace_controller_v08(objects, T0)
     assert labels(acted.objects[-1]) == {V08.state + K1: "Sync", V08.state + K2: "Sync"}
 
 
-def test_v08_an_unreadable_deletion_time_starts_the_grace_again():
-    for text in ("yesterday", "2026-11-21T11:00:00"):  # no offset: unreadable too
-        ns = namespace(labels={V08.state + K1: "Sync"}, annotations={V08.deletion + K1: text})
+def test_v08_an_unreadable_deletion_time_is_gos_zero_time_and_removes_at_once():
+    for text in ("yesterday", "2026-11-21T11:59:59"):  # no offset: time.Parse fails too
+        ns = namespace(labels={V08.state + K1: "Sync"}, annotations={V08.deletion + K1: text}, gen=V08_GEN)
         acted = namespace_controller_v08([ns], T0)
-        assert labels(acted.objects[0]) == {V08.state + K1: "Sync"}
-        assert annotations(acted.objects[0])[V08.deletion + K1] == stamp(T0)
-        assert acted.wake == T0 + REMOVING_GRACE
+        assert labels(acted.objects[0]) == {}
+        assert V08.deletion + K1 not in annotations(acted.objects[0])
+        assert acted.wake is None
+
+
+def test_v08_the_status_step_sets_namespace_scheduled_and_skips_blocklisted_namespaces():
+    objects = [*v08_hub(), namespace("kube-system", ws="root:org:lone", gen=V08_GEN)]
+    acted = namespace_controller_v08(objects, T0)
+    conditions = {
+        describe(o): o["status"]["conditions"]
+        for o in acted.objects
+        if o["kind"] == "Namespace" and "status" in o
+    }
+    assert conditions == {
+        f"Namespace {WS}|app": [
+            {"type": "NamespaceScheduled", "status": "True", "lastTransitionTime": stamp(T0)}
+        ],
+        f"Namespace {WS}|other": [
+            {
+                "type": "NamespaceScheduled",
+                "status": "False",
+                "lastTransitionTime": stamp(T0),
+                "reason": "Unschedulable",
+                "message": "No available placements",
+            }
+        ],
+    }
+    assert namespace_controller_v08(acted.objects, T0).transitions == []
 
 
 # ============================================================================ the invariant, randomly

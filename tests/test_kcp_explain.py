@@ -109,6 +109,17 @@ def test_a_namespace_not_under_placement() -> None:
     assert d["clusters"] == []
 
 
+def test_a_namespace_upstream_writes_nothing_for_says_why() -> None:
+    hub = [
+        *compute_v05(cluster("c1", "us"), locations=["us"]),
+        namespace("again", placement={key(COMPUTE, "us", "c1"): "Removing"}),
+    ]
+    d = doc(hub, "ns/again")
+    assert d["namespace"]["status"] == "crashed"
+    assert "upstream's draw panics" in d["namespace"]["why"]
+    assert "upstream's draw panics" in render(d, "table")
+
+
 V08 = [
     *compute_v08(sync_target("c1", "us"), sync_target("c2", "us", ready=False), locations=["us"]),
     namespace("default", generation="v0.8"),

@@ -14,6 +14,7 @@ import pytest
 
 from adapters.errors import InputError
 from adapters.kcp import emit, load, sync_target_key
+from adapters.kcp.annotation import parse_placement
 from adapters.kcp.load import seeded
 from adapters.kcp.names import Generation
 from adapters.manifests import from_objects
@@ -82,7 +83,8 @@ def test_v05_clusters_traits_taints_and_eligibility() -> None:
     assert clusters[c("b")].taints == (Taint("kcp/not-ready", new_only=True),)
     assert clusters[c("a")].eligible and clusters[c("b")].eligible
     assert not clusters[c("c")].eligible and clusters[c("c")].ineligible_reason.startswith("evicting since")
-    assert clusters[c("d")].ineligible_reason == "being deleted"
+    # a deletionTimestamp counts for nothing upstream (FilterReady, FilterNonEvicting)
+    assert clusters[c("d")].eligible and clusters[c("d")].taints == ()
     assert clusters[c("a")].claims == {"kcp/cluster": c("a")}
 
 
@@ -143,6 +145,17 @@ def test_a_workspace_named_twice_differently_is_refused() -> None:
         loaded([binding(), ns])
 
 
+def test_the_placement_annotation_is_read_as_go_unmarshals_it() -> None:
+    # encoding/json into map[string]PlacementState: a repeated key keeps its last value, but a type
+    # error on any repetition fails the whole map; null is a nil map, a null state "".
+    assert parse_placement('{"a+b+c": 1, "a+b+c": "Bound"}').invalid
+    parsed = parse_placement('{"a++c": "Bound", "x": null, "a+b+c": "Odd", "a+b+c+d": "Bound"}')
+    assert list(parsed.entries) == ["a++c"]  # ParsePlacementString: three parts, empty ones too
+    assert parsed.states == {"a++c": "Bound", "x": "", "a+b+c": "Odd", "a+b+c+d": "Bound"}
+    assert parse_placement("null").as_read is None and parse_placement(None).as_read is None
+    assert parse_placement("[]").invalid and parse_placement("{").as_read == {}
+
+
 # ------------------------------------------------------------------------------------------ requests
 
 
@@ -151,6 +164,7 @@ def test_v05_requests_keys_holds_order_and_tenancy() -> None:
         *compute_v05(
             cluster("a", "us", evict_after=ago(1)),
             cluster("b", "us"),
+            cluster("d", "us"),
             cluster("e", "eu"),
             locations=["eu", "us"],
         ),

@@ -164,21 +164,23 @@ def test_v05_eviction_moves_within_the_location_removing_only_after_the_signal(m
     sim = simulate(objects, mode)
     assert sim.converged and sim.steps <= BOUND_LIMIT
     ns = find(sim.objects, "Namespace", "app")
-    ((where, state),) = entries(ns).items()
-    assert state == "Bound" and where.startswith(f"{COMPUTE}+us+") and not where.endswith("+c1")
+    old = f"{COMPUTE}+us+c1"
+    # The Unbound entry stays: with us active and nothing to reschedule, upstream's scheduler
+    # returns before its patch, so nothing collects it.
+    ((where, state),) = [(k, v) for k, v in entries(ns).items() if k != old]
+    assert entries(ns)[old] == "Unbound"
+    assert state == "Bound" and where.startswith(f"{COMPUTE}+us+")
     new = where.rpartition("+")[2]
     for obj in (ns, find(sim.objects, "ConfigMap", "settings"), find(sim.objects, "Deployment", "web")):
         assert labels(obj) == {V05.state + new: "Sync"}
         assert finalizers(obj) == [V05.syncer + new]
         assert not any(k.startswith(V05.deletion) for k in obj["metadata"].get("annotations") or {})
     # Removing by the scheduler, then the deletion annotation, then the syncer's removal, then Unbound.
-    old = f"{COMPUTE}+us+c1"
     removing = first_step(sim, "scheduler", "|app", f"placement {old}", "Removing")
     signalled = first_step(sim, "resource-controller", "app/web", f"annotation {V05.deletion}c1")
     removed = first_step(sim, "syncer", "app/web", f"label {V05.state}c1", "-")
     unbound = first_step(sim, "namespace-controller", "|app", f"placement {old}", "Unbound")
-    dropped = first_step(sim, "scheduler", "|app", f"placement {old}", "-")
-    assert removing == 1 and removing <= signalled <= removed < unbound < dropped
+    assert removing == 1 and removing <= signalled <= removed < unbound
     pending = first_step(sim, "scheduler", "|app", f"placement {where}", "Pending")
     assert pending == 1  # the replacement is chosen at once, beside the removal
 
@@ -202,7 +204,7 @@ def test_v05_a_coordination_finalizer_holds_the_old_cluster(mode):
     # The coordination controller lets go: the removal completes.
     del web["metadata"]["annotations"][V05.finalizers + "c1"]
     done = simulate(sim.objects, mode, now=sim.ended + STEP)
-    assert list(entries(find(done.objects, "Namespace", "app")).values()) == ["Bound"]
+    assert sorted(entries(find(done.objects, "Namespace", "app")).values()) == ["Bound", "Unbound"]
     assert V05.state + "c1" not in labels(find(done.objects, "Deployment", "web"))
 
 
@@ -214,7 +216,8 @@ def test_v05_a_location_disappearing_moves_the_namespace_to_another(mode):
     sim = simulate(objects, mode)
     assert sim.converged and sim.steps <= BOUND_LIMIT
     ns = find(sim.objects, "Namespace", "app")
-    ((where, state),) = entries(ns).items()
+    ((where, state),) = [(k, v) for k, v in entries(ns).items() if v != "Unbound"]
+    assert entries(ns)[f"{COMPUTE}+us+c1"] == "Unbound"  # nothing collects it (see above)
     assert state == "Bound" and where.startswith(f"{COMPUTE}+eu+")
     assert set(labels(find(sim.objects, "Deployment", "web"))) == {V05.state + where.rpartition("+")[2]}
 

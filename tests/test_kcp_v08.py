@@ -158,9 +158,13 @@ def test_namespace_selector_nil_selects_no_namespace(tmp_path, mode) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_unchanged_objects_are_written_as_they_were(tmp_path, mode) -> None:
+    synced = namespace("default", labels={state("c1"): "Sync"}, annotations={PLACEMENT: ""})
+    synced["status"] = {
+        "conditions": [{"type": "NamespaceScheduled", "status": "True", "lastTransitionTime": NOW}]
+    }
     hub = [
         *compute_v08(sync_target("c1", "us"), sync_target("c2", "us"), locations=["us"]),
-        namespace("default", labels={state("c1"): "Sync"}, annotations={PLACEMENT: ""}),
+        synced,
         placement("default", phase="Bound", selected="us", target=k("c1"), ready="True"),
     ]
     written = Written.solve(tmp_path, hub, mode)
@@ -172,6 +176,28 @@ def test_unchanged_objects_are_written_as_they_were(tmp_path, mode) -> None:
 # ------------------------------------------------------------------------------------ forced moves
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_a_sync_target_being_deleted_keeps_its_placements_and_takes_new_ones(tmp_path, mode) -> None:
+    # FilterReady and FilterNonEvicting (pkg/reconciler/scheduling/location) do not look at a
+    # deletionTimestamp: Controller B keeps the target, and may pick it.
+    hub = [
+        *compute_v08(sync_target("c1", "us", deleting=True), locations=["us"]),
+        namespace("default", labels={"app": "a"}),
+        namespace("other", labels={"app": "b"}),
+        placement(
+            "held",
+            phase="Bound",
+            selected="us",
+            target=k("c1"),
+            ready="True",
+            namespaces={"matchLabels": {"app": "a"}},
+        ),
+        placement("fresh", namespaces={"matchLabels": {"app": "b"}}),
+    ]
+    written = Written.solve(tmp_path, hub, mode)
+    assert written.target("held") == written.target("fresh") == k("c1")
+
+
 @pytest.mark.parametrize(
     "broken",
     [
@@ -179,7 +205,6 @@ def test_unchanged_objects_are_written_as_they_were(tmp_path, mode) -> None:
         {"ready": None},  # no conditions
         {"unschedulable": True},
         {"evict_after": EVICTED},
-        {"deleting": True},
     ],
 )
 @pytest.mark.parametrize("mode", MODES)
@@ -317,6 +342,8 @@ def test_a_placement_whose_location_stops_matching_rebinds_elsewhere(tmp_path, m
     assert written.status("default")["phase"] == "Bound"
     assert written.status("default")["selectedLocation"]["locationName"] == "eu"
     assert ready(written, "default") == ("True", "")
+    # Ready went False (LocationInvalid) and True again on the way: each write moved its time.
+    assert written.status("default")["conditions"][0]["lastTransitionTime"] == NOW
     assert written.target("default") == k("c3")
     assert written.labels("default") == {state("c1"): "Sync", state("c3"): "Sync"}
     assert written.annotations("default") == {PLACEMENT: "", deletion("c1"): NOW}
@@ -409,6 +436,90 @@ def test_several_placements_sync_one_namespace_to_several_targets(tmp_path, mode
     assert written.target("west") == written.target("also-west") == k("c3")
 
 
+# ------------------------------------------------------------------------ Controller C's condition
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_every_namespace_gets_controller_cs_condition(tmp_path, mode) -> None:
+    """namespace_reconcile_status.go, from the namespace as the bind and scheduling steps leave it:
+    no mark, "No available placements"; a mark but no synced key, "No available sync targets";
+    else True. Every namespace Controller C reconciles gets it, in any workspace."""
+    hub = [
+        *compute_v08(sync_target("c1", "us", ready=False), sync_target("c2", "eu")),
+        location("us", labels={"name": "us"}, generation="v0.8"),
+        location("eu", labels={"name": "eu"}, generation="v0.8"),
+        namespace("synced", labels={"app": "b"}),
+        namespace("waiting", labels={"app": "a"}),
+        namespace("alone", labels={"app": "c"}),
+        namespace("elsewhere", workspace="root:org:other"),
+        placement(
+            "east", locations=[{"matchLabels": {"name": "us"}}], namespaces={"matchLabels": {"app": "a"}}
+        ),
+        placement(
+            "west", locations=[{"matchLabels": {"name": "eu"}}], namespaces={"matchLabels": {"app": "b"}}
+        ),
+    ]
+    written = Written.solve(tmp_path, hub, mode)
+    expected = {
+        ("synced", TEAM): ("True", None, None),
+        ("waiting", TEAM): ("False", "Unschedulable", "No available sync targets"),
+        ("alone", TEAM): ("False", "Unschedulable", "No available placements"),
+        ("elsewhere", "root:org:other"): ("False", "Unschedulable", "No available placements"),
+    }
+    for (name, workspace), (status, reason, message) in expected.items():
+        condition = written.condition(name, workspace)
+        assert (condition["status"], condition.get("reason"), condition.get("message")) == (
+            status,
+            reason,
+            message,
+        )
+        assert condition["lastTransitionTime"] == NOW
+
+
+def test_blocklisted_namespaces_are_reconciled_only_beside_a_placement(tmp_path) -> None:
+    """Controller C's namespace event filter leaves kube-system, kube-public and kube-node-lease
+    out; a Placement event enqueues every namespace of its workspace."""
+    hub = [
+        *compute_v08(sync_target("c1", "us"), locations=["us"]),
+        namespace("kube-system"),
+        namespace("kube-system", workspace="root:org:other"),
+        placement("default"),
+    ]
+    written = Written.solve(tmp_path, hub, "greedy")
+    assert written.labels("kube-system") == {state("c1"): "Sync"}
+    assert ("Namespace", "root:org:other", "kube-system") not in written.objects
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_placement_conditions_are_set_as_kcp_sets_them(tmp_path, mode) -> None:
+    """conditions.Set: a new message moves lastTransitionTime although the status stays; the list is
+    sorted, Ready first."""
+    stale = placement("default", ready="False")
+    other = {"type": "Alpha", "status": "True", "lastTransitionTime": "2026-11-20T09:00:00Z"}
+    stale["status"]["conditions"] = [
+        other,
+        {
+            **stale["status"]["conditions"][0],
+            "reason": "LocationNoMatch",
+            "message": "older words",
+            "severity": "Error",
+        },
+    ]
+    hub = [*compute_v08(sync_target("c1", "us")), stale]
+    written = Written.solve(tmp_path, hub, mode)
+    assert written.status("default")["conditions"] == [
+        {
+            "type": "Ready",
+            "status": "False",
+            "severity": "Error",
+            "lastTransitionTime": NOW,
+            "reason": "LocationNoMatch",
+            "message": "No valid location is found",
+        },
+        other,
+    ]
+
+
 # ------------------------------------------------------------------------------------ bad input
 
 
@@ -442,14 +553,22 @@ def test_mixed_generations_exit_2(tmp_path) -> None:
     assert f"WorkloadCluster {COMPUTE}|c2 (v0.5) and SyncTarget {COMPUTE}|c1 (v0.8)" in result.stderr
 
 
-def test_an_unreadable_deletion_time_starts_the_grace_again(tmp_path) -> None:
+@pytest.mark.parametrize(
+    "text",
+    ["yesterday", "2026-11-21T11:59:58", "2026-11-21 11:59:58Z", "2026-11-21T11:59Z", "2026-11-31T11:59:58Z"],
+)
+def test_an_unreadable_deletion_time_is_gos_zero_time_and_removes_at_once(tmp_path, text) -> None:
+    # syncedRemovingCluster ignores time.Parse's error: the zero time, whose grace is long over.
     hub = [
         *compute_v08(sync_target("c1", "us"), locations=["us"]),
-        namespace("default", labels={state("c1"): "Sync"}, annotations={deletion("c1"): "yesterday"}),
+        namespace("default", labels={state("c1"): "Sync"}, annotations={deletion("c1"): text}),
+        namespace(
+            "read", labels={state("c1"): "Sync"}, annotations={deletion("c1"): "2026-11-21T11:59:58.5+00:00"}
+        ),
     ]
     written = Written.solve(tmp_path, hub, "optimal")
-    assert written.annotations("default")[deletion("c1")] == NOW
-    assert written.labels("default") == {state("c1"): "Sync"}
+    assert written.labels("default") == {} and written.annotations("default") == {}
+    assert written.labels("read") == {state("c1"): "Sync"}  # 1.5 s ago: inside the grace
 
 
 # -------------------------------------------------------------------------------- the whole batch
@@ -521,7 +640,8 @@ def test_v08_workspaces_stay_apart(tmp_path) -> None:
     ]
     written = Written.solve(tmp_path, hub, "optimal")
     assert written.labels("default") == {state("c1"): "Sync"}
-    assert ("Namespace", other, "default") not in written.objects
+    assert written.labels("default", other) == {} and written.annotations("default", other) == {}
+    assert written.condition("default", other)["message"] == "No available placements"
     assert written.namespace("default", TEAM)["metadata"]["annotations"]["kcp.dev/cluster"] == TEAM
     assert SYNCTARGET in written.placement("default")["metadata"]["annotations"]
 

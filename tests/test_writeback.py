@@ -148,6 +148,7 @@ NAMESPACE_OWNED = {
         "metadata.annotations[scheduling.kcp.dev/placement]",
         "metadata.annotations[deletion.internal.workload.kcp.dev/*]",
         "metadata.labels[state.workload.kcp.dev/*]",
+        "status.conditions",
     ),
 }
 RESOURCES = {
@@ -184,8 +185,8 @@ def openmcp_preconditions(kind: str, status: bool, body: Mapping[str, Any]) -> f
 
 
 def kcp_preconditions(kind: str, status: bool, body: Mapping[str, Any]) -> frozenset[str]:
-    """v0.5: the placement annotation patch and the status patch carry both, the removal none;
-    v0.8: only the Placement status patch carries them."""
+    """v0.5: the placement annotation patch and the status patch carry both; v0.8: only the status
+    patches (a Placement's, a Namespace's) carry them."""
     if status:
         return BOTH
     annotations = (body.get("metadata") or {}).get("annotations") or {}
@@ -309,7 +310,7 @@ def kcp_v05_hub() -> list[dict[str, Any]]:
             placement={kc.key(kc.COMPUTE, "us-east", "gone"): "Bound"},
             annotations={kc.NEGOTIATION: kc.COMPUTE},
         ),
-        kc.namespace(  # no binding in its workspace: the annotations come off
+        kc.namespace(  # no binding in its workspace: alpha.1's removal patch is refused, nothing written
             "orphan",
             workspace="root:org:other",
             placement={kc.key(kc.COMPUTE, "us-east", "east-1"): "Bound"},
@@ -729,8 +730,9 @@ def test_status_only_through_the_subresource_and_preconditions_as_upstream(runs,
 
 # Where upstream writes an object twice in a row, the second conditional on the first's version:
 # Fleet's new snapshot then its status, OCM's new decision then its status and an existing
-# decision's status then labels, kcp v0.5's placement annotation then the namespace's status.
-CHAINED = {"fleet", "ocm", "kcp-v0.5"}
+# decision's status then labels, kcp v0.5's placement annotation then the namespace's status, kcp
+# v0.8's mark or state labels then the namespace's status.
+CHAINED = {"fleet", "ocm", "kcp-v0.5", "kcp-v0.8"}
 
 
 @pytest.mark.parametrize("name", SCENARIOS)

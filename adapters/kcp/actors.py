@@ -46,9 +46,11 @@ v0.8 (SyncTarget and Placement; the cluster in a key is the SyncTargetKey):
   `internal.workload.kcp.dev/synctarget` of every valid Placement, `synced` = state labels without
   a deletion annotation, `removing` = with one; a synced key no longer scheduled gets the deletion
   annotation (now); a removing key more than 5 s old (`REMOVING_GRACE`) loses label and annotation
-  (until then the actor `wake`s at its end; an unreadable time starts the grace again); a
-  scheduled key neither synced nor removing gets the
-  label `Sync` (a removing key is not revived inside the grace window). One merge per namespace.
+  (until then the actor `wake`s at its end; a time Go's time.Parse cannot read is its zero time,
+  long past); a scheduled key neither synced nor removing gets the label `Sync` (a removing key
+  is not revived inside the grace window). One merge per namespace. Then the status step: the
+  NamespaceScheduled condition (v08.scheduled_condition). kube-system, kube-public and
+  kube-node-lease only in a workspace with a Placement (whose events enqueue them).
   A Placement is valid when its phase is not Pending, its Ready condition not False and its
   namespaceSelector matches the namespace's labels (a missing selector matches nothing).
 - resource-controller and syncer as in v0.5 with the v0.8 key names; the syncer works on the
@@ -78,7 +80,10 @@ from typing import Any
 
 from adapters.kcp import names as n
 from adapters.kcp.annotation import format_placement, parse_placement
+from adapters.kcp.load import parse_rfc3339
 from adapters.kcp.names import State
+from adapters.kcp.status import set_condition
+from adapters.kcp.v08 import scheduled_condition
 from adapters.kcp.workspace import reference, workspace_of
 
 __all__ = [
@@ -232,15 +237,6 @@ def _is_namespace(obj: Mapping[str, Any]) -> bool:
 def _now_text(now: datetime) -> str:
     moment = now if now.tzinfo else now.replace(tzinfo=UTC)
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _parse_time(text: str) -> datetime | None:
-    """An RFC 3339 time; None when unreadable (a time without an offset included)."""
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else None
 
 
 def coordination_finalizers(obj: Mapping[str, Any], keys: Keys, cluster: str) -> list[str]:
@@ -502,6 +498,8 @@ def namespace_controller_v08(objects: Sequence[Obj], now: datetime) -> Acted:
     for index, obj in enumerate(objects):
         if not _is_namespace(obj):
             continue
+        if _meta(obj).get("name") in n.NAMESPACE_BLOCKLIST and workspace_of(obj) not in placements:
+            continue  # its event filter leaves it out, and no Placement's event enqueues it
         labels_all = _labels(obj)
         annotations = _annotations(obj)
         valid = [p for p in placements.get(workspace_of(obj), ()) if _valid_placement(p, labels_all)]
@@ -526,11 +524,8 @@ def namespace_controller_v08(objects: Sequence[Obj], now: datetime) -> Acted:
         for key in sorted(synced - scheduled):
             wanted_deletion[key] = stamp
         for key, text in sorted(removing.items()):
-            since = _parse_time(text)
-            if since is None:  # unreadable: the grace starts again, as the scheduler's run has it
-                wanted_deletion[key] = stamp
-                wake = now + REMOVING_GRACE if wake is None else min(wake, now + REMOVING_GRACE)
-            elif now - since > REMOVING_GRACE:
+            since = parse_rfc3339(text)
+            if since is None or now - since > REMOVING_GRACE:  # unreadable: Go's zero time
                 wanted_label[key] = None
                 wanted_deletion[key] = None
             else:
@@ -538,15 +533,25 @@ def namespace_controller_v08(objects: Sequence[Obj], now: datetime) -> Acted:
                 wake = end if wake is None else min(wake, end)
         for key in sorted(scheduled - synced - removing.keys()):
             wanted_label[key] = n.SYNC
-        if bind is None and not wanted_label and not wanted_deletion:
+        changes = [("labels", keys.state + key, value) for key, value in wanted_label.items()]
+        changes += [("annotations", keys.deletion + key, value) for key, value in wanted_deletion.items()]
+        if bind is not None:
+            changes.insert(0, ("annotations", n.PLACEMENT_ANNOTATION, "" if bind else None))
+        # The status sub-reconciler, from the namespace as the two steps before left it.
+        after = {"labels": dict(labels_all), "annotations": dict(annotations)}
+        for field, key, value in changes:
+            _set({"metadata": after}, field, key, value)
+        condition = scheduled_condition(after["labels"], after["annotations"])
+        status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
+        before = list(status.get("conditions") or [])
+        conditions = set_condition(before, n.NAMESPACE_SCHEDULED, condition, stamp)
+        if not changes and conditions == before:
             continue
         out = ed.edit(index)
-        if bind is not None:
-            _set(out, "annotations", n.PLACEMENT_ANNOTATION, "" if bind else None)
-        for key, value in wanted_label.items():
-            _set(out, "labels", keys.state + key, value)
-        for key, value in wanted_deletion.items():
-            _set(out, "annotations", keys.deletion + key, value)
+        for field, key, value in changes:
+            _set(out, field, key, value)
+        if conditions != before:
+            out["status"] = {**status, "conditions": conditions}
     return ed.done(wake)
 
 

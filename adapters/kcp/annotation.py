@@ -1,19 +1,27 @@
 """The v0.5 placement annotation: `scheduling.kcp.dev/placement` on a namespace, a JSON object
 from `<locationWorkspace>+<locationName>+<clusterName>` to Pending, Bound, Removing or Unbound.
 
-Reading never fails: text that is not a JSON object makes the whole annotation invalid (upstream's
-PlacementInvalid), and an entry with a malformed key (not three non-empty parts joined by `+`), an
-unknown state or a value that is not a string is kept aside, verbatim, with what is wrong with it,
-while the namespace's other entries are read as usual. Writing is Go's json.Marshal of a string
-map: compact, keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped as \\uXXXX; the entries kept
-aside are written back as they were, unless a written entry has the same key (a new placement on
-the cluster of an entry with an unknown state): that entry replaces it, as it does upstream.
+Read as upstream reads it, with Go's json.Unmarshal into its map[string]PlacementState
+(kcp v0.5.0-alpha.1 pkg/apis/scheduling/v1alpha1/types_location.go):
+
+- text that is not JSON, a JSON value that is neither an object nor null, or an entry whose value
+  is neither a string nor null (any of its repetitions) fails to unmarshal: the annotation is
+  `invalid` (upstream's scheduler then starts from an empty map, its status reconciler reports
+  PlacementInvalid);
+- JSON null unmarshals into a nil map (`null`), a null value into the empty state "";
+- a key that upstream's ParsePlacementString splits into three parts (empty ones allowed) and
+  whose state is one of the four is an entry; every other key is `malformed` (not three parts,
+  or an unknown state): the scheduler drops it, but it is part of the map as read (its length,
+  whether the map changed). A repeated key keeps its last value, as in Go.
+
+Writing is Go's json.Marshal of a string map: compact, keys sorted, `<`, `>`, `&`, U+2028 and
+U+2029 escaped as \\uXXXX.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +34,7 @@ _STATES = {s.value: s for s in State}
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One well-formed entry's key, split."""
+    """One entry's key, split (a part may be empty, as upstream splits it)."""
 
     workspace: str
     location: str
@@ -48,61 +56,64 @@ def entry_key(workspace: str, location: str, cluster: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Parsed:
-    """`entries`: the well-formed entries in the annotation's order; `malformed`: the others by key,
-    their raw JSON values, and `problems` saying what is wrong with each, by key; `invalid`: why the
-    whole text is unusable ("" when it is a JSON object). `present`: the annotation exists."""
+    """`states`: every key of the map as read, with its state, in the annotation's order;
+    `entries`: those that are entries, split; `invalid`: why the text does not unmarshal ("" when
+    it does); `null`: it is JSON null; `present`: the annotation exists."""
 
     present: bool
+    states: dict[str, str] = field(default_factory=dict)
     entries: dict[str, tuple[Entry, State]] = field(default_factory=dict)
-    malformed: dict[str, Any] = field(default_factory=dict)
-    problems: dict[str, str] = field(default_factory=dict)
     invalid: str = ""
+    null: bool = False
 
-    def described(self, superseded: Collection[str] = ()) -> list[str]:
-        """What is wrong with each malformed entry, in words, but those whose keys are
-        `superseded` (replaced by a written entry of the same key)."""
-        return [f"{key!r}: {problem}" for key, problem in self.problems.items() if key not in superseded]
+    @property
+    def malformed(self) -> dict[str, str]:
+        """The keys that are no entry, with their states as read."""
+        return {key: state for key, state in self.states.items() if key not in self.entries}
+
+    @property
+    def as_read(self) -> dict[str, str] | None:
+        """The map upstream's scheduler compares its result with: None (a nil map) when the
+        annotation is absent or JSON null, empty when it does not unmarshal."""
+        if not self.present or self.null:
+            return None
+        return dict(self.states)
+
+
+class _Pairs(list):
+    """A JSON object's members as read, every repetition of a key included."""
 
 
 def parse_placement(text: str | None) -> Parsed:
     if text is None:
         return Parsed(present=False)
     try:
-        raw = json.loads(text, object_pairs_hook=_last_wins)
+        raw = json.loads(text, object_pairs_hook=_Pairs)
     except (json.JSONDecodeError, RecursionError) as err:
         return Parsed(present=True, invalid=f"invalid JSON: {getattr(err, 'msg', err)}")
-    if raw is None:  # Go unmarshals JSON null into a nil map
-        return Parsed(present=True)
-    if not isinstance(raw, dict):
+    if raw is None:
+        return Parsed(present=True, null=True)
+    if not isinstance(raw, _Pairs):
         return Parsed(present=True, invalid="not a JSON object")
-    entries: dict[str, tuple[Entry, State]] = {}
-    malformed: dict[str, Any] = {}
-    problems: dict[str, str] = {}
-    for key, value in raw.items():
+    states: dict[str, str] = {}
+    for key, value in raw:
+        if value is not None and not isinstance(value, str):
+            return Parsed(present=True, invalid=f"the state of {key!r} is not a string")
+        states[key] = value or ""
+    entries = {}
+    for key, state in states.items():
         parts = key.split("+")
-        problem = ""
-        if len(parts) != 3 or not all(parts):
-            problem = "not <locationWorkspace>+<locationName>+<cluster>"
-        elif not isinstance(value, str):
-            problem = f"state {json.dumps(value)} is not a string"
-        elif value not in _STATES:
-            problem = f"unknown state {value!r}"
-        if problem:
-            malformed[key] = value
-            problems[key] = problem
-            continue
-        entries[key] = (Entry(*parts), _STATES[value])
-    return Parsed(True, entries, malformed, problems)
-
-
-def _last_wins(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    return dict(pairs)  # as Go's decoder: a repeated key keeps its last value
+        if len(parts) == 3 and state in _STATES:
+            entries[key] = (Entry(*parts), _STATES[state])
+    return Parsed(True, states, entries)
 
 
 def format_placement(states: Mapping[str, State | str], malformed: Mapping[str, Any] | None = None) -> str:
+    """The annotation's text for these states; `malformed` entries (the workload namespace
+    controller keeps them) are written beside them unless a state of the same key replaces them."""
     merged: dict[str, Any] = {key: str(state) for key, state in states.items()}
     for key, value in (malformed or {}).items():
-        merged.setdefault(key, value)  # an entry of the same key supersedes it
+        merged.setdefault(key, value)
     text = json.dumps(merged, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     for char in "<>&\u2028\u2029":
         text = text.replace(char, f"\\u{ord(char):04x}")

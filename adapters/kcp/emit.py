@@ -1,8 +1,8 @@
 """model.Result -> the objects kcp's placement controllers write, in the input's generation:
 v0.5 the Namespaces under placement with their placement annotation and NamespaceScheduled
-condition (v05.emit); v0.8 the Namespaces under placement with Controller C's mark, state labels
-and deletion annotations, then every Placement with its SyncTarget annotation and status
-(v08.emit). Nothing is deleted. Every written object keeps the rest of what was read.
+condition (v05.emit); v0.8 the Namespaces Controller C reconciles with its mark, state labels,
+deletion annotations and NamespaceScheduled condition, then every Placement with its SyncTarget
+annotation and status (v08.emit). Nothing is deleted. Every written object keeps the rest of what was read.
 """
 
 from __future__ import annotations

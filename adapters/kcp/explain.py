@@ -1,7 +1,7 @@
 """A kcp placement's explanation in kcp's words: a Namespace (both generations) or a v0.8
 Placement. Per unit (a namespace in one location; a Placement), what the scheduler did with it
 (kept, moved within its location, placed afresh, revived) and per cluster of its location's
-workspace the rule that keeps it out (evicting, being deleted, not Ready, cordoned, outside the
+workspace the rule that keeps it out (evicting, not Ready, cordoned, outside the
 location, already in the namespace's placement annotation) or what chose among the candidates
 (greedy: upstream's random draw; optimal: the location's loads levelled).
 """
@@ -38,6 +38,12 @@ _KIND_WORDS = {
     v05.RESCHEDULE: "its cluster is replaced in the same location",
     v05.NEW: "placed in a location drawn at random among those with a schedulable cluster",
     v05.REVIVE: "revives a cluster it was leaving, under this location",
+}
+_STATUS_WORDS = {
+    v05.OUTSIDE: "its workspace is not under root: only the status reconciler runs",
+    v05.DISABLED: "scheduling is disabled by its label: only the status reconciler runs",
+    v05.UNBOUND: "no workload binding: upstream's removal patch is not valid JSON, nothing is written",
+    v05.CRASHED: "a location's schedulable clusters are all in its annotation: upstream's draw panics",
 }
 _TAINTS = {
     n.NOT_READY_TAINT: "not Ready: takes no new namespace (keeps those it holds)",
@@ -100,18 +106,22 @@ def _namespace_v05(
     context: KcpContext, target: Target, batch: Batch, result: Result, written: Mapping[str, Any]
 ) -> dict[str, Any]:
     plan: v05.Plan = context.plan
-    absent = "not under placement (no workload binding in its workspace)"
+    absent = "not under placement (no workload binding, placement annotation or disabled label)"
     p, out = _namespace_entry(plan.namespaces, target, absent)
     if p is None:
         return out
     out["namespace"]["status"] = p.status
+    if p.status in _STATUS_WORDS:
+        out["namespace"]["why"] = _STATUS_WORDS[p.status]
     if p.negotiation:
         out["namespace"]["negotiationWorkspace"] = p.negotiation
     before = p.namespace.annotations.get(n.PLACEMENT_ANNOTATION)
     after = ((written.get("metadata") or {}).get("annotations") or {}).get(n.PLACEMENT_ANNOTATION)
     out["placement"] = {"before": _as_map(before), "after": _as_map(after)}
-    if p.parsed.problems:
-        out["placement"]["malformed"] = p.parsed.described()
+    if p.parsed.invalid:
+        out["placement"]["invalid"] = f"{p.parsed.invalid}: read as an empty map"
+    if p.parsed.malformed:
+        out["placement"]["malformed"] = sorted(p.parsed.malformed)  # dropped by a write
     out["condition"] = _condition(written, n.NAMESPACE_SCHEDULED)
     by_request = result.by_request()
     units, records = [], []
@@ -125,8 +135,10 @@ def _namespace_v05(
             unit["released"] = list(got.released)
         units.append(unit)
         records += _records(batch, result, u.key, u.location, p.negotiation)
+    if p.unchanged:
+        units.append({"location": None, "action": "nothing to reschedule: the annotation stays as read"})
     if p.unplaced:
-        units.append({"location": None, "action": "no location has a schedulable cluster", "cluster": None})
+        units.append({"location": None, "action": "a location found no cluster to take", "cluster": None})
     out["units"] = units
     out["clusters"] = records
     return out
@@ -187,7 +199,9 @@ def _namespace_v08(
     context: KcpContext, target: Target, batch: Batch, result: Result, written: Mapping[str, Any]
 ) -> dict[str, Any]:
     plan: v08.Plan = context.plan
-    state, out = _namespace_entry(plan.namespaces, target, "not under placement")
+    state, out = _namespace_entry(
+        plan.namespaces, target, "not reconciled (blocklisted, no Placement beside it)"
+    )
     if state is None:
         return out
     metadata = written.get("metadata") or {}
@@ -287,7 +301,8 @@ def table(doc: dict[str, Any]) -> str:
     else:
         ns = doc["namespace"]
         status = f": {ns['status']}" if ns.get("status") else ""
-        lines.append(f"Namespace {ns['workspace']}|{ns['name']} ({doc['generation']}){status}")
+        why = f" ({ns['why']})" if ns.get("why") else ""
+        lines.append(f"Namespace {ns['workspace']}|{ns['name']} ({doc['generation']}){status}{why}")
         for unit in doc.get("units", []):
             where = unit.get("location") or "-"
             lines.append(f"  {where}: {unit['action']} -> {unit.get('cluster') or 'none'}")

@@ -9,11 +9,12 @@ Clusters: every WorkloadCluster (v0.5) or SyncTarget (v0.8), named `<workspace>/
 so, with its labels and the traits `location:<ws>+<location>` for every Location of its workspace
 whose spec.instanceSelector selects it ({}, the CRD's default, everything; in v0.5 a workspace
 without Locations stands for one Location `default` selecting all its clusters) and
-`workspace:<ws>`. Nothing new lands on a cluster that is evicting (spec.evictAfter reached) or
-being deleted, nor, in v0.8, on one that is not Ready or is cordoned (spec.unschedulable): those
-are ineligible, and what they hold is moved. In v0.5 a not-Ready or cordoned cluster keeps what
-it holds and takes nothing new: taints `kcp/not-ready` and `kcp/unschedulable` that keep out
-newcomers only. Its load counts what namespaces outside the batch hold there (normally nothing).
+`workspace:<ws>`. Nothing new lands on a cluster that is evicting (spec.evictAfter reached), nor,
+in v0.8, on one that is not Ready or is cordoned (spec.unschedulable): those are ineligible, and
+what they hold is moved (a deletionTimestamp counts for nothing, as upstream's filters have it).
+In v0.5 a not-Ready or cordoned cluster keeps what it holds and takes nothing new: taints
+`kcp/not-ready` and `kcp/unschedulable` that keep out newcomers only. Its load counts what
+namespaces outside the batch hold there.
 
 Requests are the units to place: v0.5 a namespace in one location (v05.py), v0.8 a Placement
 (v08.py); each asks for one cluster of its location, holds the cluster it has now (movable: a
@@ -28,10 +29,11 @@ gives the same choice whatever else is in the input.
 from __future__ import annotations
 
 import random
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from adapters.errors import InputError
@@ -55,7 +57,7 @@ from adapters.kcp.workspace import KcpFields, read_workspace, reference
 from adapters.manifests import Manifest
 from model import Batch, Cluster, Taint
 
-__all__ = ["KcpContext", "World", "load", "rfc3339", "seeded"]
+__all__ = ["KcpContext", "World", "load", "parse_rfc3339", "rfc3339", "seeded"]
 
 
 @dataclass(slots=True)
@@ -100,12 +102,13 @@ class World:
         return None
 
     def schedulable(self, c: ClusterObject) -> bool:
-        """A new placement may land on it: Ready, not cordoned, not evicting, not being deleted."""
+        """A new placement may land on it: Ready, not cordoned, not evicting (FilterReady and
+        FilterNonEvicting; a deletionTimestamp counts for nothing)."""
         return c.ready and not c.unschedulable and self.admissible(c)
 
     def admissible(self, c: ClusterObject) -> bool:
-        """What it holds stays (v0.5): not evicting, not being deleted."""
-        return not c.evicting(self.now) and not c.deleting
+        """What it holds stays (v0.5): not evicting."""
+        return not c.evicting(self.now)
 
 
 @dataclass(slots=True)
@@ -122,6 +125,31 @@ def seeded(seed: int, *parts: str) -> random.Random:
 def rfc3339(moment: datetime) -> str:
     """As Go's time.RFC3339 writes a UTC time."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# Go's time.Parse(time.RFC3339, ...): four-digit year, two-digit month, day, minute and second, a
+# one- or two-digit hour, an upper-case T, an optional fraction after "." or ",", then Z or ±hh:mm.
+_GO_RFC3339 = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{1,2}):([0-9]{2}):([0-9]{2})([.,][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})"
+)
+
+
+def parse_rfc3339(text: str) -> datetime | None:
+    """The moment Go's time.Parse(time.RFC3339, text) reads; None when it fails (kcp's callers then
+    go on with Go's zero time)."""
+    found = _GO_RFC3339.fullmatch(text)
+    if found is None:
+        return None
+    year, month, day, hour, minute, second = (int(found[i]) for i in range(1, 7))
+    fraction, zone = found[7], found[8]
+    offset = timedelta(0)
+    if zone != "Z":
+        offset = timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])) * (-1 if zone[0] == "-" else 1)
+    try:
+        micro = int((fraction[1:] + "000000")[:6]) if fraction else 0
+        return datetime(year, month, day, hour, minute, second, micro, tzinfo=timezone(offset))
+    except ValueError:  # out of range (Go too refuses a 60th second, a 31st of April, ...)
+        return None
 
 
 def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tuple[Batch, KcpContext]:
@@ -280,8 +308,6 @@ def _model_cluster(world: World, c: ClusterObject, load: int) -> Cluster:
     if c.evicting(world.now):
         assert c.evict_after is not None
         reason = f"evicting since {rfc3339(c.evict_after)}"
-    elif c.deleting:
-        reason = "being deleted"
     taints: tuple[Taint, ...] = ()
     if world.generation is Generation.V08 and not reason:
         if not c.ready:

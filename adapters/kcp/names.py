@@ -78,11 +78,22 @@ class State(StrEnum):
     UNBOUND = "Unbound"
 
 
+ROOT_WORKSPACE = "root"  # v0.5 schedules namespaces only in logical clusters whose name begins so
+# Namespaces kcp's placement controllers' event filters leave out (they are reconciled only when
+# another object's event enqueues them).
+NAMESPACE_BLOCKLIST = frozenset({"kube-system", "kube-public", "kube-node-lease"})
+
+# The NamespaceScheduled condition: v0.5's scheduling/placement and v0.8's workload/namespace
+# status reconcilers (placement_reconcile_status.go, namespace_reconcile_status.go), their words.
 NAMESPACE_SCHEDULED = "NamespaceScheduled"
 SCHEDULING_DISABLED_REASON = "SchedulingDisabled"
+SCHEDULING_DISABLED_MESSAGE = f"Automatic scheduling disabled via {SCHEDULING_DISABLED}=true label"
 PLACEMENT_INVALID = "PlacementInvalid"
+PLACEMENT_INVALID_MESSAGE = f"Invalid placement annotation {PLACEMENT_ANNOTATION}"
 UNSCHEDULABLE = "Unschedulable"
 UNSCHEDULABLE_MESSAGE = "No workload clusters available under given placement constraints"
+NO_PLACEMENTS_MESSAGE = "No available placements"  # v0.8
+NO_SYNC_TARGETS_MESSAGE = "No available sync targets"  # v0.8
 
 # -- v0.8: the Placement API ------------------------------------------------------------------------
 SYNC_TARGET_ANNOTATION = f"internal.{WORKLOAD_GROUP}/synctarget"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from adapters.fields import INT32, ZERO_TIME, Fields, parse_time
+from adapters.fields import INT32, Fields, parse_time
 from adapters.kcp import names as n
 from adapters.kcp.keys import sync_target_key
 from adapters.kcp.workspace import KcpFields, kcp_fields
@@ -155,7 +155,6 @@ class _Meta:
     labels: dict[str, str]
     annotations: dict[str, str]
     created: datetime
-    deleting: bool
 
 
 def _meta(f: KcpFields, manifest: Manifest) -> _Meta:
@@ -165,9 +164,12 @@ def _meta(f: KcpFields, manifest: Manifest) -> _Meta:
     labels = f.labels(metadata.get("labels"), "metadata.labels")
     annotations = f.string_map(metadata.get("annotations"), "metadata.annotations")
     created = parse_time(f, metadata.get("creationTimestamp"), "metadata.creationTimestamp")
-    deleting = parse_time(f, metadata.get("deletionTimestamp"), "metadata.deletionTimestamp") != ZERO_TIME
+    # Checked as the API server reads it; no placement controller of either generation looks at
+    # it (a SyncTarget or WorkloadCluster being deleted is still a candidate, FilterReady and
+    # FilterNonEvicting in pkg/reconciler/scheduling/location).
+    parse_time(f, metadata.get("deletionTimestamp"), "metadata.deletionTimestamp")
     assert f.workspace is not None
-    return _Meta(f.workspace, labels, annotations, created, deleting)
+    return _Meta(f.workspace, labels, annotations, created)
 
 
 # ----------------------------------------------------------------------------------------- Namespace
@@ -181,7 +183,6 @@ class NamespaceObject:
     labels: Mapping[str, str]
     annotations: Mapping[str, str]
     created: datetime
-    deleting: bool
     conditions: tuple[Mapping[str, Any], ...]
 
     @property
@@ -200,7 +201,6 @@ def read_namespace(manifest: Manifest) -> NamespaceObject:
         meta.labels,
         meta.annotations,
         meta.created,
-        meta.deleting,
         _conditions(f, status, strict=False),
     )
 
@@ -216,6 +216,7 @@ class BindingObject:
     export_workspace: str  # the workspace of the APIExport it binds to
     export_name: str
     ready: bool  # InitialBindingCompleted and APIExportValid are True
+    completed: bool  # InitialBindingCompleted is True (what v0.5's event filter asks)
 
     @property
     def to_compute(self) -> bool:
@@ -252,11 +253,9 @@ def read_binding(manifest: Manifest) -> BindingObject:
     status = f.mapping(manifest.obj.get("status"), "status")
     _enum(f, status.get("phase"), BINDING_PHASES, "status.phase")
     conditions = _conditions(f, status, strict=True)
-    ready = all(
-        condition_status(conditions, kind) == "True"
-        for kind in (n.INITIAL_BINDING_COMPLETED, n.API_EXPORT_VALID)
-    )
-    return BindingObject(manifest, meta.workspace, manifest.name, path, export_name, ready)
+    completed = condition_status(conditions, n.INITIAL_BINDING_COMPLETED) == "True"
+    ready = completed and condition_status(conditions, n.API_EXPORT_VALID) == "True"
+    return BindingObject(manifest, meta.workspace, manifest.name, path, export_name, ready, completed)
 
 
 # ----------------------------------------------------------------------------------------- Location
@@ -355,7 +354,6 @@ class ClusterObject:
     ready: bool  # the Ready condition is True
     unschedulable: bool
     evict_after: datetime | None
-    deleting: bool
 
     @property
     def neutral(self) -> str:
@@ -440,7 +438,6 @@ def read_cluster(manifest: Manifest) -> ClusterObject:
         ready,
         unschedulable,
         evict_after,
-        meta.deleting,
     )
 
 

@@ -1,49 +1,68 @@
 """v0.5: kcp's namespace scheduler and its placement annotation, as one batch.
 
-Per namespace, as upstream's scheduler reconciles it (semantics reference, section 2.3):
+Per namespace, as upstream's placement reconciler and then its status reconciler run it (kcp
+v0.5.0-alpha.1 pkg/reconciler/scheduling/placement: placement_controller.go,
+placement_reconcile_scheduling.go, placement_reconcile_status.go; semantics reference 2.3):
 
-1. a namespace labelled `experimental.workloads.kcp.dev/scheduling-disabled: "true"` is left
-   alone (NamespaceScheduled=False, SchedulingDisabled);
-2. its workspace's workload binding (world.workload_binding) names the negotiation workspace;
-   without one the placement and negotiation annotations are taken off;
+0. kube-system, kube-public and kube-node-lease pass the controller's event filter only when an
+   APIBinding of their workspace to the compute export (InitialBindingCompleted) or a Location or
+   WorkloadCluster of the workspace their negotiation annotation names enqueues them; otherwise
+   they are never reconciled (and not written);
+1. a namespace is scheduled only in a logical cluster whose name begins with `root` (logicalcluster's
+   HasPrefix, a plain string prefix: `rootbeer:x` passes, `org:ws` does not) and without the label
+   `experimental.workloads.kcp.dev/scheduling-disabled: "true"`; the others are left to the status
+   reconciler (OUTSIDE, DISABLED);
+2. its workspace's workload binding (world.workload_binding) names the negotiation workspace.
+   Without one (UNBOUND) upstream patches the placement annotation away with
+   `{"metadata":{"annotations":{...:null}}}}`, one brace too many: the API server refuses it (fixed
+   after alpha.1, kcp 0254f45), the reconcile stops on the error and nothing is written;
 3. the negotiation workspace's Locations (a workspace without Locations stands for one Location
    `default` over all its clusters);
-4. the entries of its annotation (another negotiation workspace's are dropped): Pending stays
-   while its cluster is admissible in that location (not evicting, in the location), else it is
-   dropped; Bound stays while admissible, else becomes Removing while the cluster exists (dropped
-   when it is gone); Removing stays while the cluster exists; Unbound is dropped;
+4. the entries of its annotation (annotation.py: an annotation that does not unmarshal counts as
+   an empty map; another negotiation workspace's entries, keys not of three parts and unknown
+   states are dropped): Pending stays while its cluster is admissible in that location (in the
+   location, not evicting), else it is dropped; Bound stays while admissible, else becomes Removing
+   while the cluster exists (dropped when it is gone); Removing stays while the cluster exists;
+   Unbound is dropped;
 5. locations with a Pending or Bound entry are active; an existing location with only Removing
    entries is to be rescheduled;
-6. nothing to reschedule and something active: done. Each location to reschedule gets a new
-   cluster of its own (location stickiness). Nothing active and nothing to reschedule: a new
-   location, drawn as upstream draws it: the locations in a random permutation, the last one with
-   a schedulable cluster wins, except that a cluster just set to Removing and schedulable in a
-   location is revived there (Bound again, its Removing entry dropped) and stops the search.
-   Clusters already in the annotation are never picked anew.
+6. nothing to reschedule and something active: upstream returns before its patch, so nothing of
+   steps 4 and 5 is written (a dropped or demoted entry stays as it was). Nothing active and
+   nothing to reschedule: a new location, drawn as upstream draws it: the locations in a random
+   permutation, the last one with a schedulable cluster wins, except that a cluster just set to
+   Removing and schedulable in a location is revived there (Bound again, its Removing entry
+   dropped) and stops the search. Otherwise each location to reschedule, in random order, gets a
+   new cluster of its own (location stickiness), except that a revivable cluster there makes
+   upstream drop its Removing entry, write no entry for it and stop: its next pass (its own patch
+   enqueues it again) reschedules the locations still left, barring only what its entries name.
+   Clusters in the annotation are never picked anew; a location whose schedulable clusters are
+   all in it makes upstream's draw panic (rand.Intn(0)): kcp crashes on the namespace, and what
+   that pass would have written is not (CRASHED when it is the first pass).
+7. if the map changed (a nil map as read, an absent annotation or JSON null, always has), the
+   annotation is written as Go marshals it with the negotiation-workspace annotation.
+
+Then the status reconciler, from the annotation as written: SchedulingDisabled for the label;
+else, for a non-empty annotation, PlacementInvalid when it does not unmarshal, Unschedulable for an
+empty map, True otherwise; the condition stays as it is without an annotation. Conditions are set
+as kcp sets them (status.py).
 
 The cluster picks are the solver's: one request per unit, keyed `<workspace>/<namespace>@<location>`
 (a stable key: the same namespace in the same location keeps it run after run). A unit holding
 a cluster (a Pending or Bound entry it keeps, a revival) asks to keep it; a unit to reschedule
 holds the cluster it just set to Removing, which no longer passes its filters, so the solver
 gives it up (a forced move) and picks another. A second kept entry in one location (rare) is not
-a unit: it counts as load on its cluster.
+a unit: it counts as load on its cluster, as do the entries of namespaces the scheduler leaves.
+Upstream's random orders (its map iteration, its permutations) come from `seeded` per namespace.
 
-Written back (emit): every namespace under placement (a workload binding, or the annotations),
-with its annotation (the JSON map; the text as read when the map did not change, as upstream
-patches only a change), the negotiation-workspace annotation with every change, and the
-NamespaceScheduled condition: True with entries, False/Unschedulable for an empty map,
-False/PlacementInvalid when the annotation is not a JSON object (it is then left as it is), and
-False/SchedulingDisabled. Malformed entries (a key not `<ws>+<location>+<cluster>`, an unknown
-state, a value not a string) are kept as they are, named in the condition's message (reason
-PlacementInvalid, status as the other entries give it), and otherwise ignored: their clusters may
-be picked, as upstream's scheduler, which drops them, may pick them; a new entry then replaces one
-of the same key (`<ws>+<location>+<cluster>` with an unknown state), which is no longer named.
+Written back (emit): every namespace under placement (a workload binding, either annotation, or
+the disabled label; outside `root` only the last two), unchanged ones included.
 """
 
 from __future__ import annotations
 
+import random
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,7 +72,7 @@ from adapters.kcp.annotation import Entry, Parsed, entry_key, format_placement, 
 from adapters.kcp.load import World, rfc3339, seeded
 from adapters.kcp.names import State
 from adapters.kcp.objects import ClusterObject, NamespaceObject
-from adapters.kcp.status import set_condition
+from adapters.kcp.status import namespace_object
 from model import (
     ClusterTerm,
     ExistingDecision,
@@ -71,9 +90,10 @@ from model import (
 __all__ = ["Plan", "NamespacePlan", "Unit", "emit", "plan"]
 
 # What a namespace under placement is, for the scheduler.
-UNBOUND = "unbound"  # no workload binding: its annotations come off
+OUTSIDE = "outside root"  # not in a workspace under root: only the status reconciler runs
 DISABLED = "disabled"
-INVALID = "invalid"  # its annotation is not a JSON object
+UNBOUND = "unbound"  # no workload binding: upstream's patch fails, nothing is written
+CRASHED = "crashed"  # upstream's draw panics on its first pass: nothing is written
 SCHEDULED = "scheduled"
 
 KEPT = "kept"  # holds a cluster it keeps
@@ -89,20 +109,22 @@ class Unit:
     location: str  # the location's name (in the negotiation workspace)
     kind: str  # KEPT, RESCHEDULE, NEW or REVIVE
     held: ClusterObject | None = None  # the cluster it holds (kept, given up, or revived)
-    excluded: tuple[str, ...] = ()  # neutral names of the clusters already in the annotation
+    excluded: tuple[str, ...] = ()  # neutral names of the clusters it may not take
     key: str = ""  # its request's key (set with the request)
 
 
 @dataclass(slots=True)
 class NamespacePlan:
     namespace: NamespaceObject
-    status: str  # UNBOUND, DISABLED, INVALID or SCHEDULED
+    status: str  # OUTSIDE, DISABLED, UNBOUND, CRASHED or SCHEDULED
     parsed: Parsed
     negotiation: str = ""
     states: dict[str, State] = field(default_factory=dict)  # after the entry rules (step 4)
-    removed: dict[str, list[str]] = field(default_factory=dict)  # cluster -> entries just set Removing
+    removed: dict[str, str] = field(default_factory=dict)  # cluster -> the entry just set Removing
+    dropped: list[str] = field(default_factory=list)  # Removing entries a reschedule's revival drops
     units: list[Unit] = field(default_factory=list)
-    unplaced: bool = False  # a new location was needed and none has a schedulable cluster
+    unchanged: bool = False  # upstream returns before its patch (step 6)
+    unplaced: bool = False  # a location found no cluster, or a later pass panicked
 
 
 @dataclass(slots=True)
@@ -147,28 +169,51 @@ class _Candidates:
         return got
 
 
+def _reconciled(world: World, ns: NamespaceObject) -> bool:
+    """Whether upstream's controller ever reconciles the namespace (step 0)."""
+    if ns.name not in n.NAMESPACE_BLOCKLIST:
+        return True
+    if any(b.to_compute and b.completed for b in world.bindings.get(ns.workspace, ())):
+        return True
+    negotiation = ns.annotations.get(n.NEGOTIATION_ANNOTATION)
+    return bool(negotiation) and bool(world.in_workspace.get(negotiation) or world.locations.get(negotiation))
+
+
 def _namespace(
     world: World, ns: NamespaceObject, load: dict[str, int], candidates: _Candidates
 ) -> NamespacePlan | None:
-    binding = world.workload_binding(ns.workspace)
-    annotated = n.PLACEMENT_ANNOTATION in ns.annotations or n.NEGOTIATION_ANNOTATION in ns.annotations
-    if binding is None and not annotated:
-        return None  # not under placement: not ours to write
+    if not _reconciled(world, ns):
+        return None
     parsed = parse_placement(ns.annotations.get(n.PLACEMENT_ANNOTATION))
-    if ns.labels.get(n.SCHEDULING_DISABLED) == "true":
-        p = NamespacePlan(ns, DISABLED, parsed)
-        for entry, state in parsed.entries.values():  # frozen where they are
-            c = world.in_workspace.get(entry.workspace, {}).get(entry.cluster)
-            if c is not None and state in (State.PENDING, State.BOUND):
-                load[c.neutral] += 1
-        return p
+    disabled = ns.labels.get(n.SCHEDULING_DISABLED) == "true"
+    rooted = ns.workspace.startswith(n.ROOT_WORKSPACE)
+    binding = world.workload_binding(ns.workspace) if rooted and not disabled else None
+    annotated = n.PLACEMENT_ANNOTATION in ns.annotations or n.NEGOTIATION_ANNOTATION in ns.annotations
+    if binding is None and not annotated and not disabled:
+        return None  # nothing upstream writes, and not under placement
     if binding is None:
-        return NamespacePlan(ns, UNBOUND, parsed)
-    if parsed.invalid:
-        return NamespacePlan(ns, INVALID, parsed, binding.export_workspace)
+        status = DISABLED if disabled else UNBOUND if rooted else OUTSIDE
+        _hold(world, parsed.entries.values(), load)
+        return NamespacePlan(ns, status, parsed)
     p = NamespacePlan(ns, SCHEDULED, parsed, binding.export_workspace)
-    _schedule(world, p, load, candidates)
+    held: dict[str, int] = defaultdict(int)
+    _schedule(world, p, held, candidates)
+    if p.status == CRASHED:  # the annotation stays as read: no unit, its entries are load
+        p.units.clear()
+        held.clear()
+        _hold(world, parsed.entries.values(), held)
+    for name, count in held.items():
+        load[name] += count
     return p
+
+
+def _hold(world: World, entries: Iterable[tuple[Entry, State]], load: dict[str, int]) -> None:
+    """Entries that stay as they are: every Pending or Bound one holds its cluster (the workload
+    namespace controller syncs there) and counts as load."""
+    for entry, state in entries:
+        c = world.in_workspace.get(entry.workspace, {}).get(entry.cluster)
+        if c is not None and state in (State.PENDING, State.BOUND):
+            load[c.neutral] += 1
 
 
 def _location_names(world: World, negotiation: str) -> list[str]:
@@ -180,6 +225,7 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
     clusters = world.in_workspace.get(ws, {})
     locations = _location_names(world, ws)
     existing = set(locations)
+    draws = seeded(world.seed, ws, p.namespace.key, "draws")  # upstream's map orders
 
     def here(c: ClusterObject | None, location: str) -> bool:
         return (
@@ -189,9 +235,13 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
             and world.admissible(c)
         )
 
-    # Step 4: the entry rules.
+    # Step 4: the entry rules, in Go's (random) map order: of two Bound entries of one cluster set
+    # Removing, upstream remembers the later one.
     entries: dict[str, Entry] = {}
-    for key, (entry, state) in p.parsed.entries.items():
+    keys = sorted(p.parsed.entries)
+    draws.shuffle(keys)
+    for key in keys:
+        entry, state = p.parsed.entries[key]
         if entry.workspace != ws:
             continue
         c = clusters.get(entry.cluster)
@@ -205,7 +255,7 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
                 if c is None:
                     continue
                 state = State.REMOVING
-                p.removed.setdefault(entry.cluster, []).append(key)
+                p.removed[entry.cluster] = key
         elif c is None:  # Removing: while the cluster exists
             continue
         p.states[key] = state
@@ -213,65 +263,139 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
 
     # Step 5: active locations and locations to reschedule.
     active: dict[str, list[str]] = defaultdict(list)
-    removing: set[str] = set()
     for key, state in p.states.items():
-        location = entries[key].location
         if state in (State.PENDING, State.BOUND):
-            active[location].append(key)
-        elif location in existing:
-            removing.add(location)
-    reschedule = sorted(removing - active.keys())
+            active[entries[key].location].append(key)
+    reschedule = _to_reschedule(p.states, entries, existing, active)
     taken = tuple(sorted({clusters[e.cluster].neutral for e in entries.values()}))
 
+    kept: set[str] = set()
     for location in sorted(active):
-        first, *others = sorted(active[location])
+        first = min(active[location])
         p.units.append(Unit(location, KEPT, clusters[entries[first].cluster]))
-        for key in others:
-            load[clusters[entries[key].cluster].neutral] += 1
+        kept.add(first)
 
-    # Step 6: scheduling.
-    def revival(location: str) -> ClusterObject | None:
-        for name in sorted(p.removed):
-            c = clusters[name]
-            if world.schedulable(c) and world.in_location(c, ws, location):
-                return c
-        return None
+    # Step 6: scheduling. The entries that stay beside the units are load: every other one as read
+    # when nothing is written, else the other active ones.
+    if not reschedule and active:
+        p.unchanged = True
+        _hold(world, (v for k, v in p.parsed.entries.items() if k not in kept), load)
+        return
+    _hold(world, ((entries[k], p.states[k]) for keys in active.values() for k in keys if k not in kept), load)
+    revivable = {clusters[name].neutral: name for name in p.removed}
+    if not reschedule:
+        _new_location(world, p, locations, revivable, taken, candidates)
+    else:
+        _reschedule(p, reschedule, entries, clusters, active, draws, revivable, taken, candidates)
 
-    if reschedule:
-        for location in reschedule:
-            revived = revival(location)
-            if revived is not None:
-                p.units.append(Unit(location, REVIVE, revived))
-                continue
-            given_up = sorted(
-                entries[k].cluster
-                for k in p.states
-                if entries[k].location == location and entries[k].cluster in p.removed
-            )
-            held = clusters[given_up[0]] if given_up else None
-            p.units.append(Unit(location, RESCHEDULE, held, taken))
-    elif not active:
-        rng = seeded(world.seed, ws, p.namespace.key)
-        order = list(locations)
-        rng.shuffle(order)
-        chosen: Unit | None = None
-        if p.removed:
-            for location in order:
-                revived = revival(location)
-                if revived is not None:
-                    chosen = Unit(location, REVIVE, revived)
-                    break
-                if any(name not in taken for name in candidates(ws, location)):
-                    chosen = Unit(location, NEW, None, taken)  # the last one wins
-        else:  # nothing to revive: the last location of the permutation that can take it wins
-            for location in reversed(order):
-                if any(name not in taken for name in candidates(ws, location)):
-                    chosen = Unit(location, NEW, None, taken)
-                    break
-        if chosen is None:
-            p.unplaced = True
-        else:
-            p.units.append(chosen)
+
+def _to_reschedule(
+    states: Mapping[str, State], entries: Mapping[str, Entry], existing: set[str], active: Collection[str]
+) -> list[str]:
+    """The existing locations with a Removing entry and none `active`, sorted."""
+    removing = {entries[k].location for k, s in states.items() if s is State.REMOVING}
+    return sorted((removing & existing) - set(active))
+
+
+def _new_location(
+    world: World,
+    p: NamespacePlan,
+    locations: list[str],
+    revivable: Mapping[str, str],
+    taken: tuple[str, ...],
+    candidates: _Candidates,
+) -> None:
+    """Nothing active and nothing to reschedule: the locations in a random permutation; a revival
+    stops the search, otherwise the last location with a schedulable cluster wins."""
+    ws = p.negotiation
+    order = list(locations)
+    seeded(world.seed, ws, p.namespace.key).shuffle(order)
+    pick = seeded(world.seed, ws, p.namespace.key, "revive")
+    chosen: Unit | None = None
+    for location in order:
+        found = candidates(ws, location)
+        if not found:
+            continue
+        revived = [name for name in found if name in revivable]
+        if revived:
+            cluster = world.clusters[pick.choice(revived)]
+            chosen = Unit(location, REVIVE, cluster)
+            break
+        if set(found) <= set(taken):
+            p.status = CRASHED
+            return
+        chosen = Unit(location, NEW, None, taken)
+    if chosen is None:
+        p.unplaced = True
+    else:
+        p.units.append(chosen)
+
+
+def _reschedule(
+    p: NamespacePlan,
+    reschedule: list[str],
+    entries: Mapping[str, Entry],
+    clusters: Mapping[str, ClusterObject],
+    active: Mapping[str, Any],
+    draws: random.Random,
+    revivable: Mapping[str, str],
+    taken: tuple[str, ...],
+    candidates: _Candidates,
+) -> None:
+    """Each location to reschedule, in random order, gets a unit of its own; a revivable cluster
+    ends the first pass (its Removing entry dropped, nothing written for it), and the second pass
+    takes the locations still to reschedule."""
+    ws = p.negotiation
+    order = list(reschedule)
+    draws.shuffle(order)
+    first: list[Unit] = []
+    revived = ""
+    for location in order:
+        found = candidates(ws, location)
+        if not found:  # upstream requeues: its Removing entries stay (the unit finds nothing)
+            first.append(_replacement(p, location, entries, clusters, taken))
+            continue
+        hits = sorted(name for name in found if name in revivable)
+        if hits:
+            revived = draws.choice(hits)
+            p.dropped.append(p.removed[revivable[revived]])
+            break
+        if set(found) <= set(taken):
+            p.status = CRASHED
+            return
+        first.append(_replacement(p, location, entries, clusters, taken))
+    p.units += first
+    if not revived:
+        return
+    states = {k: s for k, s in p.states.items() if k not in p.dropped}
+    placed = active.keys() | {u.location for u in first}
+    second = _to_reschedule(states, entries, set(reschedule), placed)
+    draws.shuffle(second)
+    # The second pass bars the clusters its entries name (the revived one only if another of its
+    # entries stays) and sets nothing Removing: its units give nothing up.
+    barred = tuple(sorted({clusters[entries[k].cluster].neutral for k in states}))
+    later = []
+    for location in second:
+        found = candidates(ws, location)
+        if found and set(found) <= set(barred):
+            p.unplaced = True  # the second pass panics: the first pass's writes stand
+            return
+        later.append(Unit(location, RESCHEDULE, None, barred))
+    p.units += later
+
+
+def _replacement(
+    p: NamespacePlan,
+    location: str,
+    entries: Mapping[str, Entry],
+    clusters: Mapping[str, ClusterObject],
+    barred: tuple[str, ...],
+) -> Unit:
+    """A unit giving up, in its location, the first cluster by name it just set Removing."""
+    given_up = sorted(
+        e.cluster for e in entries.values() if e.location == location and e.cluster in p.removed
+    )
+    return Unit(location, RESCHEDULE, clusters[given_up[0]] if given_up else None, barred)
 
 
 def _request(p: NamespacePlan, u: Unit, order: int) -> PlacementRequest:
@@ -303,7 +427,7 @@ def emit(world: World, plan: Plan, result: Result) -> Emitted:
     unsatisfied = []
     now = rfc3339(world.now)
     for p in plan.namespaces:
-        obj, ok = _write(world, p, by_request, now)
+        obj, ok = _write(p, by_request, now)
         apply.append(obj)
         if not ok:
             unsatisfied.append(p.namespace.key)
@@ -311,22 +435,26 @@ def emit(world: World, plan: Plan, result: Result) -> Emitted:
 
 
 def _write(
-    world: World, p: NamespacePlan, by_request: Mapping[str, RequestResult], now: str
+    p: NamespacePlan, by_request: Mapping[str, RequestResult], now: str
 ) -> tuple[dict[str, Any], bool]:
     ns = p.namespace
+    if p.status in (UNBOUND, CRASHED):  # the reconcile fails before it writes anything
+        return ns.manifest.obj, False
     annotations = dict(ns.annotations)
-    if p.status == UNBOUND:
-        annotations.pop(n.PLACEMENT_ANNOTATION, None)
-        annotations.pop(n.NEGOTIATION_ANNOTATION, None)
-        return _namespace_object(ns, annotations, None, now), False
-    if p.status == DISABLED:
-        condition = ("False", n.SCHEDULING_DISABLED_REASON, "Scheduling is disabled for this namespace")
-        return _namespace_object(ns, annotations, condition, now), False
-    if p.status == INVALID:
-        condition = ("False", n.PLACEMENT_INVALID, f"{n.PLACEMENT_ANNOTATION}: {p.parsed.invalid}")
-        return _namespace_object(ns, annotations, condition, now), False
+    satisfied = False
+    if p.status == SCHEDULED:
+        states, satisfied = _states(p, by_request)
+        if not p.unchanged and states != p.parsed.as_read:
+            annotations[n.PLACEMENT_ANNOTATION] = format_placement(states)
+            annotations[n.NEGOTIATION_ANNOTATION] = p.negotiation
+        satisfied = satisfied and bool(states)
+    condition = scheduled_condition(ns.labels, annotations.get(n.PLACEMENT_ANNOTATION))
+    return namespace_object(ns.manifest.obj, ns.labels, annotations, condition, now), satisfied
 
-    states = dict(p.states)
+
+def _states(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> tuple[dict[str, str], bool]:
+    """The map upstream writes: the entry rules' result, the scheduler's picks (step 6)."""
+    states = {key: str(state) for key, state in p.states.items() if key not in p.dropped}
     satisfied = not p.unplaced
     for u in p.units:
         got = by_request.get(u.key)
@@ -341,45 +469,22 @@ def _write(
             continue
         key = entry_key(p.negotiation, u.location, cluster)
         if u.kind == REVIVE and choice.kept:
-            for old in p.removed.get(cluster, ()):
-                states.pop(old, None)
-            states[key] = State.BOUND
+            states.pop(p.removed[cluster], None)
+            states[key] = str(State.BOUND)
         else:
-            states[key] = State.PENDING
-    before = {key: state for key, (_, state) in p.parsed.entries.items()}
-    changed = not p.parsed.present or states != before
-    if changed:
-        annotations[n.PLACEMENT_ANNOTATION] = format_placement(states, p.parsed.malformed)
-        annotations[n.NEGOTIATION_ANNOTATION] = p.negotiation
-    condition = ("True", "", "") if states else ("False", n.UNSCHEDULABLE, n.UNSCHEDULABLE_MESSAGE)
-    # A malformed entry whose key the scheduler has just written (an entry with an unknown state on
-    # the cluster it picked) is replaced by it, as upstream's map is, and no longer reported.
-    problems = p.parsed.described(superseded=states.keys())
-    if problems:
-        ignored = "ignored malformed entries: " + "; ".join(problems)
-        condition = (condition[0], n.PLACEMENT_INVALID, "; ".join(x for x in (condition[2], ignored) if x))
-    return _namespace_object(ns, annotations, condition, now), satisfied and bool(states)
+            states[key] = str(State.PENDING)
+    return states, satisfied
 
 
-def _namespace_object(
-    ns: NamespaceObject,
-    annotations: dict[str, str],
-    condition: tuple[str, str, str] | None,
-    now: str,
-) -> dict[str, Any]:
-    """The namespace with these annotations and its NamespaceScheduled condition (None: none)."""
-    obj = ns.manifest.obj
-    out = dict(obj)
-    metadata = obj["metadata"]
-    if annotations != (metadata.get("annotations") or {}):
-        out["metadata"] = {**metadata, "annotations": annotations}
-        if not annotations:
-            del out["metadata"]["annotations"]
-    status = obj.get("status") or {}
-    conditions = set_condition(list(status.get("conditions") or []), n.NAMESPACE_SCHEDULED, condition, now)
-    if conditions != list(status.get("conditions") or []):
-        written = {**status, "conditions": conditions}
-        if not conditions:
-            del written["conditions"]
-        out["status"] = written
-    return out
+def scheduled_condition(labels: Mapping[str, str], text: str | None) -> tuple[str, str, str] | None:
+    """The NamespaceScheduled condition v0.5's status reconciler sets (None: it leaves it as it is)."""
+    if labels.get(n.SCHEDULING_DISABLED) == "true":
+        return "False", n.SCHEDULING_DISABLED_REASON, n.SCHEDULING_DISABLED_MESSAGE
+    if not text:
+        return None
+    parsed = parse_placement(text)
+    if parsed.invalid:
+        return "False", n.PLACEMENT_INVALID, n.PLACEMENT_INVALID_MESSAGE
+    if not parsed.states:
+        return "False", n.UNSCHEDULABLE, n.UNSCHEDULABLE_MESSAGE
+    return "True", "", ""

@@ -12,7 +12,9 @@ section 2.4).
   namespaceSelector upstream cannot build fails that step: the phase stays as it was).
   Every status change is an event upstream, so A and C's bind step run until nothing changes: a
   Bound placement whose location stopped matching unmarks the namespaces only it selected, turns
-  Unbound for want of them and, Unbound with an invalid selection, draws a location again.
+  Unbound for want of them and, Unbound with an invalid selection, draws a location again. Its
+  Ready condition is written in every round as kcp sets conditions (status.py), so a False on
+  the way moves its lastTransitionTime.
 - Controller C's bind step marks a namespace (`scheduling.kcp.dev/placement: ""`) while a valid
   placement of its workspace (not Pending, Ready not False) selects it by namespaceSelector (nil
   selects none), and takes the mark off when none does.
@@ -24,16 +26,20 @@ section 2.4).
   otherwise), and the annotation comes off when no target is valid. A Location whose
   instanceSelector upstream cannot build makes Controller B fail: no request, the annotation
   stays as it is (and what it holds counts as load).
-- Controller C's scheduling step, judged at `now`, on every namespace under placement: the keys
-  its valid placements now hold are scheduled; a `state.workload.kcp.dev/<key>` label no longer
-  scheduled gets `deletion.internal.workload.kcp.dev/<key>: <now>`; a label whose deletion
-  annotation is more than 5 s old loses both; a scheduled key with neither gets the label `Sync`
-  (a key inside its grace period is added back by a later run, as upstream's next reconcile does).
+- Controller C's scheduling step, judged at `now`: the keys the valid placements of a marked
+  namespace now hold are scheduled; a `state.workload.kcp.dev/<key>` label no longer scheduled
+  gets `deletion.internal.workload.kcp.dev/<key>: <now>`; a label whose deletion annotation is
+  more than 5 s old loses both (a time Go's time.Parse cannot read is its zero time: at once); a
+  scheduled key with neither gets the label `Sync` (a key inside its grace period is added back
+  by a later run, as upstream's next reconcile does). Then its status step: NamespaceScheduled
+  False "No available placements" without the mark, False "No available sync targets" without
+  a synced key, else True (namespace_reconcile_status.go).
 
-Written back: every Namespace under placement (in a workspace with a Placement or a workload
-binding, or carrying the mark, a state label or a deletion annotation) and every Placement
-(annotation and status: phase, selectedLocation, the Ready condition), unchanged ones included.
-LocationNotFound (upstream: listing the Locations failed) never happens in a snapshot.
+Controller C reconciles every namespace of every workspace but kube-system, kube-public and
+kube-node-lease, which its event filter leaves out unless a Placement of their workspace
+enqueues them. Written back: every namespace it reconciles and every Placement (annotation and
+status: phase, selectedLocation, the Ready condition), unchanged ones included. LocationNotFound
+(upstream: listing the Locations failed) never happens in a snapshot.
 """
 
 from __future__ import annotations
@@ -46,15 +52,16 @@ from typing import Any
 
 from adapters.emitted import Emitted
 from adapters.kcp import names as n
-from adapters.kcp.load import World, rfc3339, seeded
+from adapters.kcp.load import World, parse_rfc3339, rfc3339, seeded
 from adapters.kcp.objects import ClusterObject, LocationObject, NamespaceObject, PlacementObject, selects
-from adapters.kcp.status import set_condition
+from adapters.kcp.status import namespace_object, set_condition, with_metadata
 from model import ClusterTerm, ExistingDecision, Packing, PlacementRequest, Result, SelectionMode, Tenancy
 
 __all__ = ["NamespaceState", "Plan", "PlacementPlan", "emit", "plan"]
 
 _GRACE = timedelta(seconds=n.REMOVING_GRACE_SECONDS)
 _ROUNDS = 10
+_Status = tuple[str, tuple[str, str] | None, list[Any]]  # phase, selectedLocation, conditions
 # Controller A's Ready messages (pkg/reconciler/scheduling/placement/placement_reconcile_scheduling.go).
 _INVALID = "Selected location is invalid for current placement"
 _NO_MATCH = "No valid location is found"
@@ -67,6 +74,7 @@ class PlacementPlan:
     selected: tuple[str, str] | None  # (path, locationName)
     ready: tuple[str, str, str]  # the Ready condition: status, reason, message
     valid_locations: tuple[str, ...]
+    conditions: list[Any] = field(default_factory=list)  # its status.conditions as written
     location: LocationObject | None = None  # the selected Location, when it exists
     key: str | None = None  # its request's key, when it asks for a SyncTarget
     held: ClusterObject | None = None  # the SyncTarget its annotation names
@@ -97,11 +105,11 @@ class Plan:
 
 def plan(world: World) -> Plan:
     spaces = {p.workspace for p in world.placements}
-    owned = [ns for ns in world.namespaces if _under_placement(world, ns, spaces)]
-    current = {p.key: (p.phase, p.selected) for p in world.placements}
+    owned = [ns for ns in world.namespaces if ns.name not in n.NAMESPACE_BLOCKLIST or ns.workspace in spaces]
+    current = {p.key: (p.phase, p.selected, list(p.conditions)) for p in world.placements}
     for _ in range(_ROUNDS):  # every status change is an event upstream: to rest
         placements, namespaces = _round(world, owned, current)
-        after = {pp.placement.key: (pp.phase, pp.selected) for pp in placements}
+        after = {pp.placement.key: (pp.phase, pp.selected, pp.conditions) for pp in placements}
         if after == current:
             break
         current = after
@@ -152,11 +160,17 @@ def plan(world: World) -> Plan:
 
 
 def _round(
-    world: World, owned: list[NamespaceObject], current: Mapping[str, tuple[str, tuple[str, str] | None]]
+    world: World, owned: list[NamespaceObject], current: Mapping[str, _Status]
 ) -> tuple[list[PlacementPlan], list[NamespaceState]]:
     """One pass of Controller A's scheduling step, C's bind step and A's namespace step, from the
-    placements' current phase and selection."""
-    placements = [_controller_a(world, p, *current[p.key]) for p in world.placements]
+    placements' current status (its Ready condition written as each pass writes it)."""
+    now = rfc3339(world.now)
+    placements = []
+    for p in world.placements:
+        phase, selected, conditions = current[p.key]
+        pp = _controller_a(world, p, phase, selected)
+        pp.conditions = set_condition(conditions, n.READY, pp.ready, now, severity="Error")
+        placements.append(pp)
     by_workspace: dict[str, list[PlacementPlan]] = defaultdict(list)
     for pp in placements:
         by_workspace[pp.placement.workspace].append(pp)
@@ -199,7 +213,7 @@ def _controller_a(
             and any(s.matches(location.labels) for s in p.location_selectors)
         )
     still = selected is not None and selected[0] == p.location_workspace and selected[1] in valid
-    if phase == n.PHASE_BOUND and selected is not None:
+    if phase == n.PHASE_BOUND:  # without a selection too: its namespace step makes it Pending
         if still:
             return PlacementPlan(p, n.PHASE_BOUND, selected, ("True", "", ""), valid)
         return PlacementPlan(p, n.PHASE_BOUND, selected, ("False", n.LOCATION_INVALID, _INVALID), valid)
@@ -209,16 +223,6 @@ def _controller_a(
         return PlacementPlan(p, n.PHASE_PENDING, None, ("False", n.LOCATION_NO_MATCH, _NO_MATCH), valid)
     pick = seeded(world.seed, p.workspace, p.name).choice(sorted(valid))
     return PlacementPlan(p, n.PHASE_UNBOUND, (p.location_workspace, pick), ("True", "", ""), valid)
-
-
-def _under_placement(world: World, ns: NamespaceObject, spaces: set[str]) -> bool:
-    if ns.workspace in spaces or world.workload_binding(ns.workspace) is not None:
-        return True
-    if n.PLACEMENT_ANNOTATION in ns.annotations:
-        return True
-    return any(k.startswith(n.STATE_LABEL) for k in ns.labels) or any(
-        k.startswith(n.DELETION_ANNOTATION) for k in ns.annotations
-    )
 
 
 # ------------------------------------------------------------------------------------------- emit
@@ -239,7 +243,7 @@ def emit(world: World, plan: Plan, result: Result) -> Emitted:
             target[pp.placement.key] = world.clusters[got.selected[0].cluster].key
     now = rfc3339(world.now)
     apply = [_namespace(world, state, target, now) for state in plan.namespaces]
-    apply += [_placement(pp, target.get(pp.placement.key, ""), now) for pp in plan.placements]
+    apply += [_placement(pp, target.get(pp.placement.key, "")) for pp in plan.placements]
     unsatisfied = tuple(
         pp.placement.key for pp in plan.placements if pp.placement.key not in target or pp.ready[0] == "False"
     )
@@ -265,51 +269,35 @@ def _namespace(world: World, state: NamespaceState, target: Mapping[str, str], n
         if stamp is None:
             synced.append(key)
         else:
-            removing[key] = _parse(stamp)
+            removing[key] = parse_rfc3339(stamp)
     for key in synced:
         if key not in scheduled:
             annotations[n.DELETION_ANNOTATION + key] = now
     for key, since in removing.items():
-        if since is None:
-            annotations[n.DELETION_ANNOTATION + key] = now  # unreadable: the grace starts again
-        elif world.now - since > _GRACE:
+        if since is None or world.now - since > _GRACE:  # unreadable: Go's zero time, long past
             del labels[n.STATE_LABEL + key]
             del annotations[n.DELETION_ANNOTATION + key]
     for key in sorted(scheduled - set(synced) - removing.keys()):
         labels[n.STATE_LABEL + key] = n.SYNC
-    return _with_metadata(ns.manifest.obj, labels, annotations)
+    condition = scheduled_condition(labels, annotations)
+    return namespace_object(ns.manifest.obj, labels, annotations, condition, now)
 
 
-def _parse(text: str) -> datetime | None:
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else None
+def scheduled_condition(labels: Mapping[str, str], annotations: Mapping[str, str]) -> tuple[str, str, str]:
+    """The NamespaceScheduled condition Controller C's status reconciler sets, from the namespace
+    as its bind and scheduling steps left it (namespace_reconcile_status.go)."""
+    if n.PLACEMENT_ANNOTATION not in annotations:
+        return "False", n.UNSCHEDULABLE, n.NO_PLACEMENTS_MESSAGE
+    if not any(n.DELETION_ANNOTATION + key not in annotations for key in _suffixes(labels, n.STATE_LABEL)):
+        return "False", n.UNSCHEDULABLE, n.NO_SYNC_TARGETS_MESSAGE
+    return "True", "", ""
 
 
 def _suffixes(mapping: Mapping[str, str], prefix: str) -> set[str]:
     return {k[len(prefix) :] for k in mapping if k.startswith(prefix) and len(k) > len(prefix)}
 
 
-def _with_metadata(
-    obj: Mapping[str, Any], labels: dict[str, str], annotations: dict[str, str]
-) -> dict[str, Any]:
-    out = dict(obj)
-    metadata = obj["metadata"]
-    written = dict(metadata)
-    for name, value in (("labels", labels), ("annotations", annotations)):
-        if value != (metadata.get(name) or {}):
-            if value:
-                written[name] = value
-            else:
-                written.pop(name, None)
-    if written != metadata:
-        out["metadata"] = written
-    return out
-
-
-def _placement(pp: PlacementPlan, target: str, now: str) -> dict[str, Any]:
+def _placement(pp: PlacementPlan, target: str) -> dict[str, Any]:
     p = pp.placement
     obj = p.manifest.obj
     annotations = dict(p.annotations)
@@ -317,7 +305,7 @@ def _placement(pp: PlacementPlan, target: str, now: str) -> dict[str, Any]:
         annotations[n.SYNC_TARGET_ANNOTATION] = target
     else:
         annotations.pop(n.SYNC_TARGET_ANNOTATION, None)
-    out = _with_metadata(obj, dict(p.labels), annotations)
+    out = with_metadata(obj, dict(p.labels), annotations)
     status = dict(obj.get("status") or {})
     written = dict(status)
     written["phase"] = pp.phase
@@ -327,9 +315,7 @@ def _placement(pp: PlacementPlan, target: str, now: str) -> dict[str, Any]:
         selected = {"path": pp.selected[0], "locationName": pp.selected[1]}
         if dict(status.get("selectedLocation") or {}) != selected:
             written["selectedLocation"] = selected
-    conditions = set_condition(list(status.get("conditions") or []), n.READY, pp.ready, now, severity="Error")
-    if conditions:
-        written["conditions"] = conditions
+    written["conditions"] = pp.conditions
     if written != status:
         out["status"] = written
     return out

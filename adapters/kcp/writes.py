@@ -4,10 +4,9 @@
 v0.5 (kcp-dev/kcp v0.5.0-alpha.1, pkg/reconciler/scheduling/placement): the namespace scheduler
 (placement_reconcile_scheduling.go) merge-patches the `scheduling.kcp.dev/placement` and
 `internal.scheduling.kcp.dev/negotiation-workspace` annotations with the namespace's
-resourceVersion and uid in the patch; with no workload binding left it deletes both from the
-namespace it holds and sends a merge patch without preconditions (whose literal, upstream, nulls
-only the placement annotation and is not valid JSON: `}}}}`; the script sends the well-formed patch
-of what the controller removed). The status reconciler (placement_reconcile_status.go) then
+resourceVersion and uid in the patch (with no workload binding left, its removal patch is not
+valid JSON, `}}}}`, and the API server refuses it: nothing is written, so the script sends
+nothing). The status reconciler (placement_reconcile_status.go) then
 merge-patches the status subresource, the NamespaceScheduled condition among the conditions, with
 the uid and resourceVersion of the namespace as the previous patch returned it.
 
@@ -18,8 +17,10 @@ placement controller (pkg/reconciler/workload/placement/placement_reconcile_sche
 merge-patches the `internal.workload.kcp.dev/synctarget` annotation; the workload namespace
 controller (pkg/reconciler/workload/namespace/namespace_reconcile_placementbind.go, then
 namespace_reconcile_scheduling.go) merge-patches the `scheduling.kcp.dev/placement` mark, then the
-`state.workload.kcp.dev/<key>` labels and `deletion.internal.workload.kcp.dev/<key>` annotations;
-none of these carries preconditions. Nothing is created or deleted.
+`state.workload.kcp.dev/<key>` labels and `deletion.internal.workload.kcp.dev/<key>` annotations
+(none of these carries preconditions), and its status reconciler (namespace_reconcile_status.go)
+the NamespaceScheduled condition, a status patch with the uid and resourceVersion of the namespace
+as the previous patch returned it. Nothing is created or deleted.
 
 Field manager: the controllers run inside the kcp server, each with rest.AddUserAgent(config,
 <controller name>) (pkg/server/controllers.go), which appends "/<controller name>" to client-go's
@@ -30,8 +31,7 @@ endpoints/handlers: managerOrUserAgent), which is the binary's name (rest.Defaul
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from adapters.kcp import names as n
 from adapters.kcp.load import _generation, _index
@@ -50,10 +50,6 @@ _PLACEMENTS = {n.PLACEMENT: (n.SCHEDULING_GROUP, "placements")}
 _WORKSPACES = "/clusters/{}"
 
 
-def _placed(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
-    return n.PLACEMENT_ANNOTATION in ((after.get("metadata") or {}).get("annotations") or {})
-
-
 V05 = Writes(
     manager="kcp",
     kinds=_NAMESPACES,
@@ -64,14 +60,6 @@ V05 = Writes(
             f"{_V05_SCHEDULING} reconcile",
             (_NEGOTIATION,),
             preconditions=_VERSIONED,
-            when=_placed,
-        ),
-        Write(
-            n.NAMESPACE,
-            Verb.PATCH,
-            f"{_V05_SCHEDULING} deletePlacementAnnotation",
-            (_NEGOTIATION,),
-            when=lambda before, after: not _placed(before, after),
         ),
         Write(
             n.NAMESPACE,
@@ -121,6 +109,14 @@ V08 = Writes(
                 entries("metadata", "labels", prefixes=(n.STATE_LABEL,)),
                 entries("metadata", "annotations", prefixes=(n.DELETION_ANNOTATION,)),
             ),
+        ),
+        Write(
+            n.NAMESPACE,
+            Verb.PATCH,
+            f"{_V08}/workload/namespace/namespace_reconcile_status.go reconcile",
+            (field_at("status", "conditions"),),
+            status=True,
+            preconditions=_VERSIONED,
         ),
     ),
     workspace_path=_WORKSPACES,
