@@ -1,5 +1,5 @@
 """`placement-solver bench`: the benchmark suites from the command line. Registered in the
-entry-point group ``placement_solver.commands`` (pyproject.toml), which adapters.cli reads: the
+entry-point group ``placement_solver.commands`` (pyproject.toml), which adapters.cli.main reads: the
 command line imports nothing of bench/."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 
 import click
 
-from adapters.cli import MODES, count_option, guard, list_option
+from adapters.cli.main import MODES, count_option, guard, list_option
 from adapters.errors import InputError
 from bench import suite
 

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def solve_seconds(hub: Path, out: Path, flags: Sequence[str] = ()) -> float:
     """Wall seconds of `placement-solver solve -f HUB -q FLAGS...`, standard output to `out`
     (the console script's own entry, so its exit is the command's)."""
-    entry = "from adapters.cli import entry; entry()"
+    entry = "from adapters.cli.main import entry; entry()"
     args = [sys.executable, "-c", entry, "solve", "-f", str(hub), "-q", *flags]
     with out.open("wb") as sink:
         started = time.perf_counter()

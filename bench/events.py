@@ -76,7 +76,7 @@ def _key(obj: Mapping[str, Any]) -> tuple[str, str, str]:
 
 
 def advance(objects: Iterable[dict[str, Any]], outcome: Any) -> Objects:
-    """The hub's state after `outcome` (an adapters.pipeline.Outcome, or anything with `apply` and
+    """The hub's state after `outcome` (an adapters.run.pipeline.Outcome, or anything with `apply` and
     `delete`) was applied to `objects`: applied objects replace (or add to) the ones of the same
     kind and name, deleted references go, and an object that is being deleted and has no
     finalizer left is gone. As the API server does, an applied object keeps the old one's server

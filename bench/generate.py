@@ -1,4 +1,4 @@
-"""The synthetic hubs, for the benchmarks: a re-export of :mod:`adapters.generate` (the registry
+"""The synthetic hubs, for the benchmarks: a re-export of :mod:`adapters.generate.common` (the registry
 and shared layer) and :mod:`adapters.fleet.generate` (the KubeFleet generator), kept so that
 ``python -m bench.generate`` and older imports work.
 """
@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from adapters.fleet.generate import PICK_ALL_LIMIT, generate_fleet
-from adapters.generate import (
+from adapters.generate.common import (
     DEFAULT_NOW,
     GENERATORS,
     ClusterTable,

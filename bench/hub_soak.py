@@ -1,10 +1,10 @@
-"""The soak test of the system-neutral long-lived scheduler (adapters.hub.HubScheduler): an OCM,
+"""The soak test of the system-neutral long-lived scheduler (adapters.live.hub.HubScheduler): an OCM,
 an openMCP and a kcp hub (both generations) each driven through thousands of random events.
 
     report = run_hub_soak("ocm", events=10_000, seed=0)
     python -m bench.hub_soak --events 10000                 # every system; the figures as Markdown
 
-Each hub starts from the system's generator (adapters.generate.GENERATORS; openMCP with its
+Each hub starts from the system's generator (adapters.generate.common.GENERATORS; openMCP with its
 generated scheduler config). The events are drawn from a seeded numpy generator, each one a user's
 write to an object as the scheduler's state holds it (`Applied`) or a deletion (`Deleted`); the
 clock moves 15 seconds per event. Creations and deletions are steered so that the hub keeps about
@@ -35,14 +35,19 @@ Checked:
       a PickN placement without spread constraints, while it still holds numberOfClusters
       clusters (a swap); a PickAll placement never drops a cluster that passes;
 (c) memory (tracemalloc, traced from before the first solve; CP-SAT's lazy import done before):
-    the peak over the last `check_every` events is at most `MEMORY_FACTOR` times the peak over
-    the first `check_every`.
+    what the process retains after a full collection at the last checkpoint is at most
+    `MEMORY_FACTOR` times what it retained at the first, plus `MEMORY_SLACK_KIB` (a library's
+    one-time allocation, such as the 3.7 MB polars made once in a test run's second window, is
+    not a leak; a leak grows with every event and passes the slack in the long profile). Each
+    window's peak is reported, not judged: it counts garbage the collector has not reached yet,
+    which depends on the whole process's heap.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import gc
 import hashlib
 import json
 import subprocess
@@ -57,19 +62,20 @@ from typing import Any
 
 import numpy as np
 
-from adapters.generate import DEFAULT_NOW, GENERATORS
-from adapters.hub import Applied, Deleted, HubScheduler
+from adapters.generate.common import DEFAULT_NOW, GENERATORS
+from adapters.live.hub import Applied, Deleted, HubScheduler
 from adapters.openmcp.generate import generate_config
-from adapters.plan import object_key
+from adapters.run.changes import object_key
 from bench.events import selected_pairs
 from bench.kcp_hub import moves
 from model import SelectionMode
 from solver.checker import passes
 
-__all__ = ["MEMORY_FACTOR", "PROFILES", "HubSoakReport", "render", "run_hub_soak"]
+__all__ = ["MEMORY_FACTOR", "MEMORY_SLACK_KIB", "PROFILES", "HubSoakReport", "render", "run_hub_soak"]
 
 PROFILES = ("ocm", "openmcp", "kcp-v0.5", "kcp-v0.8")
 MEMORY_FACTOR = 1.5
+MEMORY_SLACK_KIB = 8 * 1024
 STEP = timedelta(seconds=15)
 NOW = datetime.fromisoformat(DEFAULT_NOW)
 _SERVER = ("uid", "creationTimestamp", "deletionTimestamp", "resourceVersion", "generation", "managedFields")
@@ -94,7 +100,7 @@ class HubSoakReport:
     hub_start: int = 0
     hub_end: int = 0
     memory_kib: list[float] = field(default_factory=list)  # peak per window of check_every events
-    retained_kib: list[float] = field(default_factory=list)  # traced at each checkpoint
+    retained_kib: list[float] = field(default_factory=list)  # traced at each checkpoint, collected
     failures: list[str] = field(default_factory=list)
     digest: str = ""  # sha256 of every delta written, in order: the same events, the same deltas
 
@@ -104,7 +110,15 @@ class HubSoakReport:
 
     @property
     def memory_ratio(self) -> float:
-        return self.memory_kib[-1] / self.memory_kib[0] if self.memory_kib and self.memory_kib[0] else 0.0
+        """What the last checkpoint retains against the first."""
+        first = self.retained_kib[0] if self.retained_kib else 0.0
+        return self.retained_kib[-1] / first if first else 0.0
+
+    @property
+    def memory_flat(self) -> bool:
+        return not self.retained_kib or (
+            self.retained_kib[-1] <= MEMORY_FACTOR * self.retained_kib[0] + MEMORY_SLACK_KIB
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "events_per_s": self.events_per_s, "memory_ratio": self.memory_ratio}
@@ -453,17 +467,18 @@ def run_hub_soak(
             else:
                 checks["fixed point"] += 1
             report.memory_kib.append(tracemalloc.get_traced_memory()[1] / 1024)
+            gc.collect()
             report.retained_kib.append(tracemalloc.get_traced_memory()[0] / 1024)
             tracemalloc.reset_peak()
             report.check_s += time.perf_counter() - t0
     tracemalloc.stop()
-    if len(report.memory_kib) >= 2:
-        if report.memory_ratio <= MEMORY_FACTOR:
+    if len(report.retained_kib) >= 2:
+        if report.memory_flat:
             checks["memory flat"] += 1
         else:
             report.failures.append(
-                f"memory: the last window's peak is {report.memory_ratio:.2f} times the first's "
-                f"({report.memory_kib[-1]:.0f} against {report.memory_kib[0]:.0f} KiB)"
+                f"memory: the last checkpoint retains {report.memory_ratio:.2f} times the first's "
+                f"({report.retained_kib[-1]:.0f} against {report.retained_kib[0]:.0f} KiB)"
             )
     report.digest = digest.hexdigest()
     report.wall_s = sum(latency)
@@ -504,7 +519,7 @@ def render(reports: list[HubSoakReport]) -> str:
         for events, profiles in runs.items()
     )
     lines = [
-        "# Soak: the long-lived hub scheduler (adapters.hub)",
+        "# Soak: the long-lived hub scheduler (adapters.live.hub)",
         "",
         f"{commands} at commit {commit or '?'}, in one process per profile with the default solve "
         "options (optimal mode). Every hub starts from its system's generator; the events and the "
@@ -523,8 +538,9 @@ def render(reports: list[HubSoakReport]) -> str:
             f"| {r.profile} | {r.events} | {r.hub_start} / {r.hub_end} | {r.first_solve_s:.2f} | "
             f"{r.events_per_s:.1f} | {lat['mean']:.1f} / {lat['p95']:.1f} / {lat['max']:.1f} | "
             f"{r.checks.get('fixed point', 0)} | {r.checks.get('moves', 0)} | "
-            f"{r.memory_kib[0]:.0f} / {r.memory_kib[-1]:.0f} ({r.memory_ratio:.2f}x) | "
-            f"{r.retained_kib[0]:.0f} / {r.retained_kib[-1]:.0f} | {len(r.failures)} |"
+            f"{r.memory_kib[0]:.0f} / {r.memory_kib[-1]:.0f} | "
+            f"{r.retained_kib[0]:.0f} / {r.retained_kib[-1]:.0f} ({r.memory_ratio:.2f}x) | "
+            f"{len(r.failures)} |"
         )
     lines += ["", "Event mix:", ""]
     for r in reports:

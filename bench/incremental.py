@@ -2,7 +2,7 @@
 
     rows = run_incremental(10000, 2000, events=10)     # per event: latency, moves, forced moves
 
-Each event goes to `adapters.incremental.FleetScheduler.handle`; the latency is that call (load of
+Each event goes to `adapters.live.incremental.FleetScheduler.handle`; the latency is that call (load of
 the woken placements, solve, emit), the moves are (placement, cluster) pairs held before and not
 after, the forced ones those whose cluster was removed. Events are drawn with a fixed seed.
 """
@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from adapters.generate import DEFAULT_NOW, generate
-from adapters.incremental import ClusterAdded, ClusterChanged, ClusterRemoved, FleetScheduler
+from adapters.generate.common import DEFAULT_NOW, generate
+from adapters.live.incremental import ClusterAdded, ClusterChanged, ClusterRemoved, FleetScheduler
 from solver import SolveOptions
 
 __all__ = ["KINDS", "run_incremental", "summarize", "write_incremental"]

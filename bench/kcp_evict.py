@@ -40,8 +40,8 @@ import polars as pl
 from adapters.kcp import names as n
 from adapters.kcp.actors import workspace_of
 from adapters.kcp.simulate import STEP, run_simulation
-from adapters.manifests import from_objects
-from adapters.pipeline import schedule_manifests
+from adapters.kube.manifests import from_objects
+from adapters.run.pipeline import schedule_manifests
 from bench import kcp_hub
 from bench.environment import machine, revision
 from solver import SolveOptions

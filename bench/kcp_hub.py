@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from adapters import kcp
-from adapters.generate import DEFAULT_NOW
+from adapters.generate.common import DEFAULT_NOW
 from adapters.kcp import names as n
 from adapters.kcp.actors import workspace_of
 from adapters.kcp.annotation import parse_placement
@@ -43,7 +43,7 @@ from adapters.kcp.generate import POOL
 from adapters.kcp.generate import generate as generate_kcp
 from adapters.kcp.keys import sync_target_key
 from adapters.kcp.simulate import apply_outcome
-from adapters.manifests import from_objects
+from adapters.kube.manifests import from_objects
 from bench.events import event_applier, selected_pairs
 from model import Batch, Result
 from solver.checker import passes

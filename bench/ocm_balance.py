@@ -43,8 +43,8 @@ from typing import Any
 import numpy as np
 
 from adapters import ocm
-from adapters.generate import DEFAULT_NOW, generate, parse_now
-from adapters.manifests import from_objects
+from adapters.generate.common import DEFAULT_NOW, generate, parse_now
+from adapters.kube.manifests import from_objects
 from model import Batch, Result, SelectionMode
 from solver import SolveOptions, check, solve
 from solver.prepare import prepare

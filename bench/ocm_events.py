@@ -87,7 +87,7 @@ _key = fleet_events._key  # (kind, namespace, name)
 
 
 def advance(objects: Iterable[dict[str, Any]], outcome: Any) -> Objects:
-    """The hub's state after `outcome` (an adapters.pipeline.Outcome, or anything with `apply` and
+    """The hub's state after `outcome` (an adapters.run.pipeline.Outcome, or anything with `apply` and
     `delete`) was applied to `objects`: the emitted PlacementDecisions replace (or add to) the
     ones of the same namespace and name, the ones listed for deletion go, and each Placement takes
     the emitted status (the emitted object carries its spec unchanged). As the API server does, a

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from adapters.generate import DEFAULT_NOW
+from adapters.generate.common import DEFAULT_NOW
 from adapters.openmcp import names as n
 from adapters.openmcp.generate import generate_config
 

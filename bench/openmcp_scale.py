@@ -37,8 +37,8 @@ from typing import Any
 import polars as pl
 import yaml
 
-from adapters.generate import DEFAULT_NOW, generate
-from adapters.manifests import dump_yaml_stream
+from adapters.generate.common import DEFAULT_NOW, generate
+from adapters.kube.manifests import dump_yaml_stream
 from bench import openmcp_hub
 from bench.command import ROOT, solve_seconds
 from bench.environment import machine, revision

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from adapters.manifests import Manifest, dump_yaml_stream, from_objects, parse_text
-from adapters.pipeline import schedule_manifests
+from adapters.kube.manifests import Manifest, dump_yaml_stream, from_objects, parse_text
+from adapters.run.pipeline import schedule_manifests
 from solver import SolveOptions, check, solve
 
 __all__ = ["MODES", "SHARED_PHASES", "MODE_PHASES", "PhaseHub", "run_phase", "case_id"]

@@ -1,5 +1,5 @@
 """The soak test of the long-lived scheduler: a KubeFleet hub driven through thousands of random
-events by `adapters.incremental.FleetScheduler`, checked every hundred events.
+events by `adapters.live.incremental.FleetScheduler`, checked every hundred events.
 
     report = run_soak(events=10_000, clusters=2_000, placements=400, seed=0)
     python -m bench.soak --events 10000 --clusters 2000 --placements 400 --seed 0
@@ -25,7 +25,7 @@ generator (adapters.fleet.generate): PickAll, PickN with and without topology sp
 
 Checked after every `check_every` events:
 
-1. state: the scheduler's selections equal a full solve (adapters.pipeline.schedule) of
+1. state: the scheduler's selections equal a full solve (adapters.run.pipeline.schedule) of
    `scheduler.objects()` at the same time, and so do the bindings it holds (cluster and state);
    and the checkpoint's own event, applied to the hub as it was before it and solved from scratch,
    gives the same selections as the scheduler's answer to it (a full solve of the state after can
@@ -61,8 +61,9 @@ from adapters import fleet
 from adapters.fleet import names as n
 from adapters.fleet.generate import generate_fleet
 from adapters.fleet.policy import normalized_policy
-from adapters.generate import DEFAULT_NOW, TEAMS, TIERS, TIME_FORMAT
-from adapters.incremental import (
+from adapters.generate.common import DEFAULT_NOW, TEAMS, TIERS, TIME_FORMAT
+from adapters.kube.manifests import from_objects
+from adapters.live.incremental import (
     ClusterAdded,
     ClusterChanged,
     ClusterRemoved,
@@ -70,8 +71,7 @@ from adapters.incremental import (
     PlacementChanged,
     PlacementRemoved,
 )
-from adapters.manifests import from_objects
-from adapters.pipeline import schedule
+from adapters.run.pipeline import schedule
 from model import SelectionMode, first_untolerated
 from solver import SolveOptions
 

@@ -39,9 +39,9 @@ from typing import Any
 import polars as pl
 
 from adapters import fleet, kcp, ocm, openmcp
-from adapters.generate import DEFAULT_NOW, generate
-from adapters.manifests import dump_yaml_stream, from_objects, parse_text
-from adapters.pipeline import Outcome, SystemOutcome, schedule_manifests, summary_of_parts
+from adapters.generate.common import DEFAULT_NOW, generate
+from adapters.kube.manifests import dump_yaml_stream, from_objects, parse_text
+from adapters.run.pipeline import Outcome, SystemOutcome, schedule_manifests, summary_of_parts
 from bench import events as ev
 from bench import kcp_hub, ocm_events, openmcp_hub
 from bench.command import solve_seconds

@@ -12,8 +12,8 @@ from functools import cache
 
 import pytest
 
-from adapters.generate import DEFAULT_NOW, generate
-from adapters.pipeline import schedule
+from adapters.generate.common import DEFAULT_NOW, generate
+from adapters.run.pipeline import schedule
 from bench.suite import DEFAULT_SIZES
 from solver import SolveOptions, check
 

@@ -8,8 +8,8 @@ from datetime import datetime
 
 import pytest
 
-from adapters.generate import DEFAULT_NOW, generate
-from adapters.incremental import ClusterChanged, FleetScheduler
+from adapters.generate.common import DEFAULT_NOW, generate
+from adapters.live.incremental import ClusterChanged, FleetScheduler
 
 
 @pytest.fixture(scope="module")

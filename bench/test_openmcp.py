@@ -26,7 +26,7 @@ from functools import cache
 import pytest
 
 from adapters import openmcp
-from adapters.generate import generate
+from adapters.generate.common import generate
 from bench import openmcp_hub
 from bench.phases import MODE_PHASES, MODES, SHARED_PHASES, PhaseHub, case_id, run_phase
 from bench.suite import DEFAULT_SIZES

@@ -17,9 +17,9 @@ from typing import Any
 import yaml
 from click.testing import CliRunner, Result
 
-from adapters.cli import main
-from adapters.manifests import parse_text
-from adapters.pipeline import Outcome, schedule_manifests
+from adapters.cli.main import main
+from adapters.kube.manifests import parse_text
+from adapters.run.pipeline import Outcome, schedule_manifests
 from solver import SolveOptions, check
 
 NOW = "2026-11-21T12:00:00Z"

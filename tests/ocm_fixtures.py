@@ -16,8 +16,8 @@ import yaml
 from click.testing import CliRunner
 
 from adapters import ocm
-from adapters.cli import main
-from adapters.manifests import parse_text
+from adapters.cli.main import main
+from adapters.kube.manifests import parse_text
 
 NOW = "2026-11-21T12:00:00Z"
 NOW_TIME = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)

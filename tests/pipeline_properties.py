@@ -15,9 +15,9 @@ from typing import Any
 
 from hypothesis import event
 
-from adapters.manifests import dump_yaml_stream, from_objects
-from adapters.pipeline import Outcome, schedule
-from adapters.plan import changed_objects
+from adapters.kube.manifests import dump_yaml_stream, from_objects
+from adapters.run.changes import changed_objects
+from adapters.run.pipeline import Outcome, schedule
 from solver import SolveOptions
 from tests.fleet_fixtures import NOW, NOW_TIME
 
@@ -75,7 +75,7 @@ def written(outcome: Outcome) -> str:
 _SOLVE_EACH = """
 import json, sys
 from click.testing import CliRunner
-from adapters.cli import main
+from adapters.cli.main import main
 for objects in json.load(open(sys.argv[1])):
     for mode in ("greedy", "optimal"):
         result = CliRunner().invoke(

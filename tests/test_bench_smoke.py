@@ -16,9 +16,9 @@ import yaml
 
 from adapters import fleet, ocm
 from adapters.fleet import names as n
-from adapters.manifests import from_objects, parse_text
+from adapters.kube.manifests import from_objects, parse_text
 from adapters.ocm import names as on
-from adapters.pipeline import schedule
+from adapters.run.pipeline import schedule
 from bench import events as ev
 from bench import ocm_events as oev
 from bench.generate import DEFAULT_NOW, generate, generate_yaml

@@ -1,4 +1,4 @@
-"""The fast codecs (adapters.codec): exactly the reference's result, or no answer."""
+"""The fast codecs (adapters.kube.codec): exactly the reference's result, or no answer."""
 
 from __future__ import annotations
 
@@ -9,9 +9,16 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters import codec
 from adapters.errors import InputError
-from adapters.manifests import _dump_yaml, _Loader, _parse_documents, dump_json, dump_yaml_stream, parse_text
+from adapters.kube import codec
+from adapters.kube.manifests import (
+    _dump_yaml,
+    _Loader,
+    _parse_documents,
+    dump_json,
+    dump_yaml_stream,
+    parse_text,
+)
 
 TRICKY_YAML = [
     "a: on\nb: yes\nc: 0123\nd: 1e3\n",

@@ -2,7 +2,7 @@
 
 from click.testing import CliRunner
 
-from adapters.cli import main
+from adapters.cli.main import main
 
 
 def test_demo_says_optimal_joins_an_existing_cluster_where_greedy_created_one():

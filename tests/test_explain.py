@@ -9,9 +9,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from adapters.cli import main
-from adapters.manifests import parse_text
-from adapters.pipeline import schedule_manifests
+from adapters.cli.main import main
+from adapters.kube.manifests import parse_text
+from adapters.run.pipeline import schedule_manifests
 from solver import SolveOptions
 from solver.explain import Verdict, explain
 from tests import fleet_fixtures as fl

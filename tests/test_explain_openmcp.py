@@ -9,8 +9,8 @@ from importlib import resources
 
 import yaml
 
-from adapters.explain import explain_document, parse_target, render
-from adapters.manifests import parse_text
+from adapters.cli.explain import explain_document, parse_target, render
+from adapters.kube.manifests import parse_text
 from solver import SolveOptions
 
 NOW = datetime(2026, 11, 21, 12, tzinfo=UTC)

@@ -20,8 +20,8 @@ from importlib import resources
 import pytest
 import yaml
 
-from adapters.cli import DEMO_NOW
-from adapters.pipeline import schedule
+from adapters.cli.main import DEMO_NOW
+from adapters.run.pipeline import schedule
 from solver import SolveOptions
 from tests.fleet_fixtures import (
     MODES,

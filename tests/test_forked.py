@@ -9,8 +9,9 @@ import time
 import pytest
 import yaml
 
-from adapters import forked, manifests
 from adapters.fleet.generate import generate_fleet
+from adapters.kube import manifests
+from adapters.run import forked
 
 
 def _double(value: int) -> bytes:

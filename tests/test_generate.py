@@ -1,4 +1,4 @@
-"""The synthetic-fleet generator: adapters.generate (registry) and adapters.fleet.generate."""
+"""The synthetic-fleet generator: adapters.generate.common (registry) and adapters.fleet.generate."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from adapters import fleet
 from adapters.fleet import names as n
 from adapters.fleet.generate import PICK_ALL_LIMIT, generate_fleet
 from adapters.fleet.policy import normalized_policy
-from adapters.generate import GENERATORS as SYSTEMS
-from adapters.generate import generate, generate_yaml
-from adapters.manifests import from_objects, parse_text
-from adapters.pipeline import schedule, schedule_manifests
+from adapters.generate.common import GENERATORS as SYSTEMS
+from adapters.generate.common import generate, generate_yaml
+from adapters.kube.manifests import from_objects, parse_text
+from adapters.run.pipeline import schedule, schedule_manifests
 from model import SelectionMode
 from solver import SolveOptions
 

@@ -1,4 +1,4 @@
-"""adapters.hub.HubScheduler on small OCM, openMCP and kcp hubs: the first solve is the pipeline's,
+"""adapters.live.hub.HubScheduler on small OCM, openMCP and kcp hubs: the first solve is the pipeline's,
 an event writes only what it changes, the kept state is a fixed point of a full solve, the API
 server's part (finalizers, deletion, generateName) is played, and the same events give the same
 deltas."""
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from adapters.hub import Applied, Deleted, HubScheduler
-from adapters.pipeline import schedule
-from adapters.plan import object_key
+from adapters.live.hub import Applied, Deleted, HubScheduler
+from adapters.run.changes import object_key
+from adapters.run.pipeline import schedule
 from tests import ocm_fixtures as ocm
 from tests import test_kcp_fixtures as kcp
 from tests import test_openmcp_fixtures as mcp

@@ -1,5 +1,5 @@
-"""A delta holds only changes, and every change: both long-lived schedulers (adapters.hub.HubScheduler
-and adapters.incremental.FleetScheduler) on the same Fleet hub and the same events write only
+"""A delta holds only changes, and every change: both long-lived schedulers (adapters.live.hub.HubScheduler
+and adapters.live.incremental.FleetScheduler) on the same Fleet hub and the same events write only
 objects that are new or differ from what the hub holds, and the hub after the event is the hub
 before it with the delta applied, a fixed point of a full solve."""
 
@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from adapters import hub as hub_module
-from adapters import incremental
-from adapters.generate import generate
-from adapters.pipeline import schedule
-from adapters.plan import SERVER_FIELDS, Key, object_key
+from adapters.generate.common import generate
+from adapters.live import hub as hub_module
+from adapters.live import incremental
+from adapters.run.changes import SERVER_FIELDS, Key, object_key
+from adapters.run.pipeline import schedule
 from solver import SolveOptions
 
 NOW = datetime(2026, 11, 21, 12, tzinfo=UTC)

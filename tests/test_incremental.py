@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from adapters.incremental import (
+from adapters.live.incremental import (
     ClusterAdded,
     ClusterChanged,
     ClusterRemoved,
@@ -17,7 +17,7 @@ from adapters.incremental import (
     PlacementChanged,
     PlacementRemoved,
 )
-from adapters.pipeline import schedule
+from adapters.run.pipeline import schedule
 from bench.generate import generate
 from solver import SolveOptions
 

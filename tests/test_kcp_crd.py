@@ -14,7 +14,7 @@ import pytest
 
 from adapters.errors import InputError
 from adapters.kcp import load
-from adapters.manifests import from_objects
+from adapters.kube.manifests import from_objects
 from tests.test_kcp_fixtures import (
     COMPUTE,
     NOW_TIME,

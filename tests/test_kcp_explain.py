@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from adapters.cli import main
+from adapters.cli.explain import explain_document, parse_target, render
+from adapters.cli.main import main
 from adapters.errors import InputError
-from adapters.explain import explain_document, parse_target, render
 from adapters.kcp import sync_target_key
-from adapters.manifests import from_objects
+from adapters.kube.manifests import from_objects
 from solver import SolveOptions
 from tests.test_kcp_fixtures import (
     COMPUTE,

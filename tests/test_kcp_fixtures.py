@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 from click.testing import CliRunner
 
-from adapters.cli import main
+from adapters.cli.main import main
 from adapters.kcp.names import V08_WORKSPACE_ANNOTATION, Generation
 from adapters.kcp.workspace import mark, workspace_of
 

@@ -15,7 +15,7 @@ from adapters.kcp.annotation import parse_placement
 from adapters.kcp.generate import GENERATIONS, generate
 from adapters.kcp.keys import sync_target_key
 from adapters.kcp.workspace import workspace_of
-from adapters.manifests import dump_yaml_stream, parse_text
+from adapters.kube.manifests import dump_yaml_stream, parse_text
 
 NOW = datetime(2026, 11, 21, 12, tzinfo=UTC)
 
@@ -194,8 +194,8 @@ def test_moves_and_spread_count_namespace_cluster_pairs():
 
 @pytest.mark.parametrize("generation", GENERATIONS)
 def test_a_plan_moves_only_what_it_must(generation):
-    from adapters.manifests import from_objects
-    from adapters.pipeline import schedule_manifests
+    from adapters.kube.manifests import from_objects
+    from adapters.run.pipeline import schedule_manifests
     from bench import kcp_hub
     from solver import SolveOptions
 
@@ -242,7 +242,7 @@ def test_generate_marks_every_workspace_as_its_generation_does(generation, marke
     (logicalcluster/v2 alpha.1, pinned by kcp v0.8.0), and nothing else; every one names one."""
     from click.testing import CliRunner
 
-    from adapters.cli import main
+    from adapters.cli.main import main
 
     args = ["generate", "--system", "kcp", "--generation", generation, "--clusters", "25"]
     result = CliRunner().invoke(main, [*args, "--placements", "30", "--now", "2026-11-21T12:00:00Z"])

@@ -17,7 +17,7 @@ from adapters.kcp import emit, load, sync_target_key
 from adapters.kcp.annotation import parse_placement
 from adapters.kcp.load import seeded
 from adapters.kcp.names import Generation
-from adapters.manifests import from_objects
+from adapters.kube.manifests import from_objects
 from model import Choice, LabelOperator, Packing, RequestResult, Result, SolveStats, Taint
 from tests.test_kcp_fixtures import (
     COMPUTE,

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from adapters.cli import main
+from adapters.cli.main import main
 from adapters.errors import InputError
 from adapters.kcp.actors import V05, V08, label_losses
 from adapters.kcp.generate import generate
@@ -23,7 +23,7 @@ from adapters.kcp.keys import sync_target_key
 from adapters.kcp.names import Generation
 from adapters.kcp.simulate import MAX_STEPS, STEP, render, run_simulation
 from adapters.kcp.workspace import mark, workspace_of
-from adapters.manifests import dump_yaml_stream, from_objects, parse_text
+from adapters.kube.manifests import dump_yaml_stream, from_objects, parse_text
 from solver import SolveOptions
 from tests.test_kcp_fixtures import (
     COMPUTE,

@@ -16,8 +16,8 @@ from adapters.kcp import load, sync_target_key
 from adapters.kcp.actors import identity
 from adapters.kcp.simulate import run_simulation
 from adapters.kcp.workspace import workspace_of
-from adapters.manifests import from_objects
-from adapters.plan import object_key
+from adapters.kube.manifests import from_objects
+from adapters.run.changes import object_key
 from solver import SolveOptions
 from tests.test_kcp_fixtures import (
     COMPUTE,

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters.errors import InputError
-from adapters.manifests import parse_text, read_sources
+from adapters.kube.manifests import parse_text, read_sources
 
 YAMLISH = st.sampled_from(
     [
@@ -102,7 +102,7 @@ def test_a_file_read_as_bytes_reads_as_its_text(tmp_path_factory, data: bytes, n
 
 def test_undecodable_standard_input_exits_2_with_one_line() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "from adapters.cli import main; main()", "solve", "-f", "-"],
+        [sys.executable, "-c", "from adapters.cli.main import main; main()", "solve", "-f", "-"],
         input=b"\x00\xff\xfe",
         capture_output=True,
         timeout=60,

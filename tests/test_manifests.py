@@ -1,4 +1,4 @@
-"""Reading and writing manifests: adapters.manifests."""
+"""Reading and writing manifests: adapters.kube.manifests."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from adapters import manifests
 from adapters.errors import InputError
-from adapters.manifests import (
+from adapters.kube import manifests
+from adapters.kube.manifests import (
     Manifest,
     dump_json,
     dump_json_list,
@@ -589,7 +589,7 @@ VALUES = "replicas: 3\nimage:\n  tag: v1\n"
 
 
 def _reads(kind: str, api_version: str) -> bool:
-    from adapters.systems import reads
+    from adapters.registry import reads
 
     return reads(kind, api_version)
 

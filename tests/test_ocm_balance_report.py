@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from adapters import ocm
-from adapters.generate import DEFAULT_NOW, generate, parse_now
-from adapters.manifests import from_objects
+from adapters.generate.common import DEFAULT_NOW, generate, parse_now
+from adapters.kube.manifests import from_objects
 from bench import ocm_balance as ob
 from solver import SolveOptions, solve
 

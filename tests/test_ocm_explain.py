@@ -7,7 +7,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from adapters.cli import main
+from adapters.cli.main import main
 from tests import ocm_fixtures as oc
 
 MODES = ("greedy", "optimal")

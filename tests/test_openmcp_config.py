@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from adapters.cli import main
+from adapters.cli.main import main
 from adapters.openmcp.config import combine, merge_documents, parse_config
 from model import LabelOperator, LabelRequirement, LabelSelector
 from tests.test_openmcp_fixtures import (
@@ -64,8 +64,8 @@ def test_no_config_is_refused_when_there_are_requests(tmp_path) -> None:
 
 def test_the_library_refuses_the_same() -> None:
     from adapters.errors import InputError
-    from adapters.hub import HubScheduler
-    from adapters.pipeline import schedule
+    from adapters.live.hub import HubScheduler
+    from adapters.run.pipeline import schedule
 
     for document in (None, {"other": {"x": 1}}):
         with pytest.raises(InputError, match="give --config FILE"):

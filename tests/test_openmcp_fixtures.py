@@ -18,8 +18,8 @@ from typing import Any
 import yaml
 from click.testing import CliRunner
 
-from adapters.cli import main
-from adapters.pipeline import Outcome
+from adapters.cli.main import main
+from adapters.run.pipeline import Outcome
 
 NOW = "2026-11-21T12:00:00Z"
 NOW_TIME = datetime(2026, 11, 21, 12, tzinfo=UTC)

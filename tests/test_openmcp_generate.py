@@ -10,12 +10,12 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from adapters.generate import GENERATORS, generate, generate_yaml
+from adapters.generate.common import GENERATORS, generate, generate_yaml
 from adapters.openmcp import names as n
 from adapters.openmcp.config import parse_config
 from adapters.openmcp.generate import PENDING_SHARE, PURPOSES, generate_config
 from adapters.openmcp.generate import generate as generate_openmcp
-from adapters.pipeline import schedule
+from adapters.run.pipeline import schedule
 from solver import SolveOptions, check
 
 NOW = datetime(2026, 11, 21, 12, tzinfo=UTC)

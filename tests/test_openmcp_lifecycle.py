@@ -14,9 +14,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from adapters.cli import main
+from adapters.cli.main import main
 from adapters.openmcp.naming import generated_name
-from adapters.pipeline import schedule
+from adapters.run.pipeline import schedule
 from solver import SolveOptions
 from tests.test_openmcp_fixtures import (
     DELETE_LABEL,
@@ -216,7 +216,7 @@ def test_same_bytes_twice(tmp_path, mode) -> None:
 _SOLVE = """
 import sys
 from click.testing import CliRunner
-from adapters.cli import main
+from adapters.cli.main import main
 hub, config, now, mode = sys.argv[1:5]
 result = CliRunner().invoke(main, ["solve", "-f", hub, "--config", config, "--now", now, "--mode", mode])
 assert result.exit_code == 0, result.output

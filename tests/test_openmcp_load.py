@@ -5,7 +5,7 @@ built by hand."""
 from __future__ import annotations
 
 from adapters import openmcp
-from adapters.manifests import from_objects
+from adapters.kube.manifests import from_objects
 from adapters.openmcp.naming import server_names
 from model import (
     Choice,

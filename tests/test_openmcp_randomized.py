@@ -14,9 +14,9 @@ from itertools import islice
 
 import pytest
 
-from adapters.hub import Applied, HubScheduler
+from adapters.live.hub import Applied, HubScheduler
 from adapters.openmcp.naming import generated_name, server_names
-from adapters.pipeline import schedule
+from adapters.run.pipeline import schedule
 from solver import SolveOptions
 from tests.test_openmcp_fixtures import (
     MODES,
@@ -263,8 +263,8 @@ def test_plan_table_and_explain_show_the_name(tmp_path) -> None:
     table = run_cli(tmp_path, hub, TEST_01, "-o", "table").stdout
     assert f"foo/exclusive  exclusive/{name}  created" in table and "0 unsatisfied" in table
 
-    from adapters.explain import explain_document, render
-    from adapters.manifests import from_objects
+    from adapters.cli.explain import explain_document, render
+    from adapters.kube.manifests import from_objects
 
     for mode in MODES:
         doc = explain_document(
@@ -294,8 +294,8 @@ def test_the_hub_names_a_long_generate_name_as_the_server_does() -> None:
 
 
 def test_explain_does_not_say_a_joining_request_creates_the_cluster() -> None:
-    from adapters.explain import explain_document, render
-    from adapters.manifests import from_objects
+    from adapters.cli.explain import explain_document, render
+    from adapters.kube.manifests import from_objects
 
     cfg = config(p=purpose(count=2, generate_name="pool-"))
     hub = [request("foo", "a", "p", labels=RANDOM, at_minute=0), request("foo", "b", "p", at_minute=1)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.pipeline import schedule
+from adapters.run.pipeline import schedule
 from solver import SolveOptions
 from tests.test_openmcp_fixtures import (
     MODES,
@@ -237,7 +237,7 @@ def test_a_cluster_the_api_server_would_refuse_is_not_made(tmp_path, mode) -> No
 def _why_waiting(obj: dict, cfg: dict) -> str:
     """Why the request cannot make its cluster (upstream's reconcile error)."""
     from adapters import openmcp
-    from adapters.manifests import from_objects
+    from adapters.kube.manifests import from_objects
 
     _, context = openmcp.load(from_objects([obj], "<test>"), now=NOW_TIME, config=cfg)
     return context.requests["foo/a"].conflict or ""

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from adapters.cli import main
-from adapters.difference import differences, render_differences
-from adapters.pipeline import Outcome, SystemOutcome
+from adapters.cli.difference import differences, render_differences
+from adapters.cli.main import main
+from adapters.run.pipeline import Outcome, SystemOutcome
 from model import Choice, RequestResult, Result, SolveStats, Tenancy
 from tests import fleet_fixtures as fl
 from tests import test_kcp_fixtures as kcp

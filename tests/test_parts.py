@@ -1,4 +1,4 @@
-"""A large input scheduled in parts at once (adapters.parts): the same bytes as one batch, or the
+"""A large input scheduled in parts at once (adapters.run.parts): the same bytes as one batch, or the
 whole run where a part fails, clashes or is coupled; Fleet's cut; the writers of joined runs."""
 
 from __future__ import annotations
@@ -22,12 +22,15 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters import cli, forked, manifests, parts, systems
-from adapters.cut import Cut
+from adapters import registry as systems
+from adapters.cli import main as cli
+from adapters.contract import Cut
 from adapters.fleet import names as n
 from adapters.fleet.generate import generate_fleet
-from adapters.manifests import from_objects, json_items, write_json_list, write_yaml_stream, yaml_items
-from adapters.pipeline import NotSeparable, schedule_manifests, schedule_part
+from adapters.kube import manifests
+from adapters.kube.manifests import from_objects, json_items, write_json_list, write_yaml_stream, yaml_items
+from adapters.run import forked, parts
+from adapters.run.pipeline import NotSeparable, schedule_manifests, schedule_part
 from solver import SolveOptions
 from tests import ocm_fixtures as ocm
 from tests.fleet_fixtures import run_cli, write_yaml

@@ -6,7 +6,7 @@ import json
 
 import yaml
 
-from adapters.plan import served
+from adapters.run.changes import served
 from tests.fleet_fixtures import run_cli, solve_args, write_yaml
 from tests.test_cli import FLEET
 

@@ -3,8 +3,8 @@ logical clusters."""
 
 import pytest
 
-from adapters.manifests import from_objects
-from adapters.plan import changed_objects
+from adapters.kube.manifests import from_objects
+from adapters.run.changes import changed_objects
 
 
 def namespace(workspace: str, label: str) -> dict:

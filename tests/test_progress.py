@@ -7,8 +7,8 @@ from importlib import resources
 
 from click.testing import CliRunner
 
-from adapters.cli import main
-from adapters.progress import TerminalProgress
+from adapters.cli.main import main
+from adapters.cli.progress import TerminalProgress
 from solver.progress import Progress
 
 
@@ -56,7 +56,7 @@ def test_quiet_and_piped_runs_print_no_progress(tmp_path, monkeypatch) -> None:
         def __call__(self, progress: Progress) -> None:
             seen.append(progress)
 
-    monkeypatch.setattr("adapters.progress.TerminalProgress", Recorder)
+    monkeypatch.setattr("adapters.cli.progress.TerminalProgress", Recorder)
     args = ["solve", "-f", str(path), "--now", "2026-11-21T12:00:00Z", "-o", "plan"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0 and result.stderr == ""

@@ -30,7 +30,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from adapters.kcp.keys import sync_target_key
-from adapters.pipeline import Outcome, schedule
+from adapters.run.pipeline import Outcome, schedule
 from solver import SolveOptions
 from tests.pipeline_properties import changes, written
 from tests.test_kcp_fixtures import (

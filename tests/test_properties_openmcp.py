@@ -26,7 +26,7 @@ from typing import Any
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from adapters.pipeline import Outcome, schedule
+from adapters.run.pipeline import Outcome, schedule
 from solver import SolveOptions
 from tests.pipeline_properties import changes, written
 from tests.test_openmcp_fixtures import (

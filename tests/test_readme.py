@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.cli import main
+from adapters.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

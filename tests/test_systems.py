@@ -9,9 +9,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from adapters.cli import main
-from adapters.pipeline import schedule
-from adapters.systems import GROUPS, SHARED_GROUPS, SYSTEMS, owned_by, system
+from adapters.cli.main import main
+from adapters.registry import GROUPS, SHARED_GROUPS, SYSTEMS, owned_by, system
+from adapters.run.pipeline import schedule
 from solver import SolveOptions
 from tests.ocm_fixtures import NOW, NOW_TIME, Written, builtin, decision, hub, managed_cluster, placement
 
@@ -34,7 +34,7 @@ def write(tmp_path, objects) -> str:
 
 def test_registry_routes_each_kind_to_its_system() -> None:
     assert SYSTEMS == ("fleet", "ocm", "openmcp", "kcp")
-    from adapters.manifests import from_objects
+    from adapters.kube.manifests import from_objects
 
     owned = owned_by(
         from_objects(

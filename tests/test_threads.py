@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from adapters import fleet
-from adapters.manifests import from_objects
+from adapters.kube.manifests import from_objects
 from bench.generate import generate
 from solver import SolveOptions, solve
 

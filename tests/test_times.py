@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from adapters.fields import rfc3339
+from adapters.kube.fields import rfc3339
 from tests.fleet_fixtures import crp, member_cluster, pick_n, run_cli, solve_args, write_yaml
 
 NOON = datetime(2026, 11, 21, 12, tzinfo=UTC)

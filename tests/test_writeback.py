@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 import yaml
 
-from adapters.manifests import parse_text
-from adapters.pipeline import schedule_manifests
-from adapters.plan import changed_objects, object_key
-from adapters.writeback import apply_script
+from adapters.cli.writeback import apply_script
+from adapters.kube.manifests import parse_text
+from adapters.run.changes import changed_objects, object_key
+from adapters.run.pipeline import schedule_manifests
 from solver import SolveOptions
 from tests import fleet_fixtures as fl
 from tests import ocm_fixtures as oc

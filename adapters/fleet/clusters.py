@@ -7,12 +7,12 @@ from datetime import datetime
 from typing import Any
 
 from adapters.errors import InputError
-from adapters.fields import Fields, parse_time
 from adapters.fleet import names as n
 from adapters.fleet import schema
 from adapters.fleet.schema import TAINT_EFFECTS, enum
-from adapters.manifests import Manifest
-from adapters.validation import label_value_errors, qualified_name_errors
+from adapters.kube.fields import Fields, parse_time
+from adapters.kube.manifests import Manifest
+from adapters.kube.validation import label_value_errors, qualified_name_errors
 from model import Cluster, Quantity, QuantityError, Taint, parse_quantity
 
 __all__ = ["load_cluster", "eligibility"]

@@ -8,13 +8,13 @@ from datetime import UTC
 from functools import lru_cache
 from typing import Any
 
-from adapters.codec import Template
-from adapters.emitted import Emitted
+from adapters.contract import Emitted
 from adapters.errors import InputError
 from adapters.fleet import names as n
 from adapters.fleet.load import FleetContext, PlacementContext
 from adapters.fleet.snapshots import clean, clean_or_same, scheduled_condition, written_status
-from adapters.manifests import object_reference
+from adapters.kube.codec import Template
+from adapters.kube.manifests import object_reference
 from model import Choice, FilterKind, RequestResult, Result, Unselected
 
 __all__ = ["Emitted", "emit", "binding_name"]

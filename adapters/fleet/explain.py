@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.explain import Target, cell, flow, grid, label_changes, selector_text, toleration
+from adapters.cli.explain import Target, cell, flow, grid, label_changes, selector_text, toleration
 from adapters.fleet import names as n
-from adapters.pipeline import SystemOutcome
+from adapters.run.pipeline import SystemOutcome
 from model import (
     Cluster,
     FilterKind,

@@ -1,7 +1,7 @@
 """The synthetic KubeFleet hub: MemberClusters, ClusterResourcePlacements, and for part of the
 placements the ClusterSchedulingPolicySnapshot and ClusterResourceBindings of an earlier run.
 
-Built on the shared layer of :mod:`adapters.generate` (cluster table, selector matcher) and
+Built on the shared layer of :mod:`adapters.generate.common` (cluster table, selector matcher) and
 registered there as ``"fleet"``.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from adapters.fleet import names as n
 from adapters.fleet.policy import normalized_policy, policy_hash
-from adapters.generate import (
+from adapters.generate.common import (
     COMPLIANCE,
     DEFAULT_NOW,
     ENVIRONMENT_SHARES,

@@ -8,15 +8,15 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from adapters.cut import Cut
-from adapters.fields import INT32, Fields
+from adapters.contract import Cut
 from adapters.fleet import names as n
 from adapters.fleet import schema
 from adapters.fleet.clusters import load_cluster
 from adapters.fleet.policy import normalized_policy, parse_policy
 from adapters.fleet.snapshots import clean, new_snapshot, refresh_snapshot
-from adapters.manifests import Manifest, index_by_kind
-from adapters.validation import label_problem
+from adapters.kube.fields import INT32, Fields
+from adapters.kube.manifests import Manifest, index_by_kind
+from adapters.kube.validation import label_problem
 from model import Batch, Cluster, ClusterScore, ExistingDecision, PlacementRequest
 
 __all__ = ["CUT_CLUSTERS_PER_PLACEMENT", "CUT_PLACEMENTS", "FleetContext", "PlacementContext", "cut", "load"]
@@ -105,7 +105,7 @@ def cut(manifests: list[Manifest], parts: int) -> Cut | None:
     ):
         return None
     # Not indexed (each part's load is): a duplicate within a part fails its load, and one across
-    # parts is an object two parts read, which adapters.parts refuses; either way one batch runs.
+    # parts is an object two parts read, which adapters.run.parts refuses; either way one batch runs.
     placements.sort(key=_name)  # emit's order
     by_parent = _by_parent(objects[n.BINDING] + objects[n.POLICY_SNAPSHOT])
     owned = {m.name: by_parent.get(m.name, []) for m in placements}

@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
-from adapters.fields import INT32, Fields
 from adapters.fleet import names as n
 from adapters.fleet.schema import (
     PLACEMENT_TYPES,
@@ -19,8 +18,9 @@ from adapters.fleet.schema import (
     WHEN_UNSATISFIABLE,
     enum,
 )
-from adapters.selectors import SelectorError, label_selector
-from adapters.validation import label_value_errors, qualified_name_errors, subdomain_errors
+from adapters.kube.fields import INT32, Fields
+from adapters.kube.selectors import SelectorError, label_selector
+from adapters.kube.validation import label_value_errors, qualified_name_errors, subdomain_errors
 from model import (
     ClusterTerm,
     LabelSelector,

@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.fields import INT32, Fields
 from adapters.fleet import names as n
+from adapters.kube.fields import INT32, Fields
 
 __all__ = [
     "PLACEMENT_TYPES",

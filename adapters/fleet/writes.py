@@ -1,4 +1,4 @@
-"""The requests KubeFleet's hub agent sends for what a run changes (adapters.writeback renders them).
+"""The requests KubeFleet's hub agent sends for what a run changes (adapters.cli.writeback renders them).
 
 Read from kubefleet-dev/kubefleet at e160c1cd (controller-runtime v0.22.4):
 
@@ -35,9 +35,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from adapters.cli.writeback import Verb, Write, Writes, entries, field_at
 from adapters.fleet import names as n
-from adapters.manifests import Manifest
-from adapters.writeback import Verb, Write, Writes, entries, field_at
+from adapters.kube.manifests import Manifest
 
 __all__ = ["WRITES", "writes"]
 

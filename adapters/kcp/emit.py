@@ -7,7 +7,7 @@ annotation and status (v08.emit). Nothing is deleted. Every written object keeps
 
 from __future__ import annotations
 
-from adapters.emitted import Emitted
+from adapters.contract import Emitted
 from adapters.kcp import v05, v08
 from adapters.kcp.load import KcpContext
 from adapters.kcp.names import Generation

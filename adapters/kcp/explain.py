@@ -12,13 +12,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.explain import Target, cell, grid
+from adapters.cli.explain import Target, cell, grid
 from adapters.kcp import names as n
 from adapters.kcp import v05, v08
 from adapters.kcp.load import KcpContext, load
 from adapters.kcp.workspace import workspace_of
-from adapters.manifests import Manifest
-from adapters.pipeline import SystemOutcome
+from adapters.kube.manifests import Manifest
+from adapters.run.pipeline import SystemOutcome
 from model import Batch, FilterKind, Result
 from solver.explain import ClusterExplanation, Verdict, explain
 

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from adapters.generate import check_sizes, rng_for
+from adapters.generate.common import check_sizes, rng_for
 from adapters.kcp import names as n
 from adapters.kcp.annotation import format_placement
 from adapters.kcp.keys import sync_target_key

@@ -54,7 +54,7 @@ from adapters.kcp.objects import (
     selects,
 )
 from adapters.kcp.workspace import KcpFields, read_workspace, reference
-from adapters.manifests import Manifest
+from adapters.kube.manifests import Manifest
 from model import Batch, Cluster, Taint
 
 __all__ = ["KcpContext", "World", "load", "parse_rfc3339", "rfc3339", "seeded"]

@@ -5,7 +5,7 @@ int32 ranges); an InputError names the object with its workspace, and the field.
 Every kcp object lives in the logical workspace its markers name (workspace.read_workspace: one
 name, or the object is refused). Selectors keep Kubernetes' nil/empty distinction: None matches
 nothing, an empty LabelSelector everything; a selector Kubernetes cannot build
-(adapters.selectors.SelectorError) matches nothing, as upstream skips it.
+(adapters.kube.selectors.SelectorError) matches nothing, as upstream skips it.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from adapters.fields import INT32, Fields, parse_time
 from adapters.kcp import names as n
 from adapters.kcp.keys import sync_target_key
 from adapters.kcp.workspace import KcpFields, kcp_fields
-from adapters.manifests import Manifest
-from adapters.selectors import SelectorError, label_selector
+from adapters.kube.fields import INT32, Fields, parse_time
+from adapters.kube.manifests import Manifest
+from adapters.kube.selectors import SelectorError, label_selector
 from model import LabelSelector, QuantityError, parse_quantity
 
 __all__ = [

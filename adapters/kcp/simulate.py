@@ -6,7 +6,7 @@
 
 One step, at one moment:
 
-1. the scheduler: the whole pipeline (`adapters.pipeline.schedule_manifests`) on the current
+1. the scheduler: the whole pipeline (`adapters.run.pipeline.schedule_manifests`) on the current
    objects, its output applied as the API server would (every object it writes replaces the object
    of the same workspace, group, kind, namespace and name, or is created; every reference it
    deletes goes);
@@ -42,8 +42,8 @@ from adapters.kcp.actors import ACTORS, Transition, diff_objects, generation_of,
 from adapters.kcp.legality import ALLOWED, illegal_transitions
 from adapters.kcp.names import PLACEMENT_ANNOTATION
 from adapters.kcp.workspace import read_workspace, workspace_of
-from adapters.manifests import Manifest, dump_json, dump_yaml_stream, from_objects
-from adapters.pipeline import schedule_manifests
+from adapters.kube.manifests import Manifest, dump_json, dump_yaml_stream, from_objects
+from adapters.run.pipeline import schedule_manifests
 from solver import SolveOptions
 
 __all__ = [

@@ -66,7 +66,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.emitted import Emitted
+from adapters.contract import Emitted
 from adapters.kcp import names as n
 from adapters.kcp.annotation import Entry, Parsed, entry_key, format_placement, parse_placement
 from adapters.kcp.load import World, rfc3339, seeded

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from adapters.emitted import Emitted
+from adapters.contract import Emitted
 from adapters.kcp import names as n
 from adapters.kcp.load import World, parse_rfc3339, rfc3339, seeded
 from adapters.kcp.objects import ClusterObject, LocationObject, NamespaceObject, PlacementObject, selects

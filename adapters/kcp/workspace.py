@@ -25,9 +25,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from adapters.fields import Fields
 from adapters.kcp import names as n
-from adapters.manifests import Manifest
+from adapters.kube.fields import Fields
+from adapters.kube.manifests import Manifest
 
 __all__ = ["KcpFields", "kcp_fields", "mark", "read_workspace", "reference", "workspace_of"]
 

@@ -1,5 +1,5 @@
 """The requests kcp's placement controllers send for what a run changes, in the input's generation
-(adapters.writeback renders them).
+(adapters.cli.writeback renders them).
 
 v0.5 (kcp-dev/kcp v0.5.0-alpha.1, pkg/reconciler/scheduling/placement): the namespace scheduler
 (placement_reconcile_scheduling.go) merge-patches the `scheduling.kcp.dev/placement` and
@@ -33,11 +33,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from adapters.cli.writeback import Verb, Write, Writes, entries, field_at
 from adapters.kcp import names as n
 from adapters.kcp.load import _generation, _index
 from adapters.kcp.names import Generation
-from adapters.manifests import Manifest
-from adapters.writeback import Verb, Write, Writes, entries, field_at
+from adapters.kube.manifests import Manifest
 
 __all__ = ["V05", "V08", "writes"]
 

@@ -19,8 +19,8 @@ from fractions import Fraction
 from typing import Any
 from urllib.parse import unquote
 
+from adapters.kube.validation import label_value_errors, qualified_name_errors
 from adapters.ocm.cel_go import CelError, go_error, net_ip, net_prefix, url_parse
-from adapters.validation import label_value_errors, qualified_name_errors
 
 __all__ = ["FUNCTIONS", "OPAQUE_KINDS", "equal", "opaque_kind"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.fields import Fields
+from adapters.kube.fields import Fields
 
 __all__ = ["conditions", "enum"]
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from adapters.fields import INT32, ZERO_TIME, Fields, parse_time
-from adapters.manifests import Manifest
+from adapters.kube.fields import INT32, ZERO_TIME, Fields, parse_time
+from adapters.kube.manifests import Manifest
 from adapters.ocm import names as n
 from adapters.ocm.checks import conditions, enum
 from model import Cluster, Quantity, QuantityError, Taint, parse_quantity

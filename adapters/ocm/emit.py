@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from adapters.emitted import Emitted
-from adapters.manifests import object_reference
+from adapters.contract import Emitted
+from adapters.kube.manifests import object_reference
 from adapters.ocm import names as n
 from adapters.ocm.groups import decision_groups
 from adapters.ocm.load import OcmContext, PlacementContext

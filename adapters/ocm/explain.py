@@ -10,11 +10,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from adapters.explain import Target, cell, flow, grid, label_changes, toleration
-from adapters.manifests import Manifest
+from adapters.cli.explain import Target, cell, flow, grid, label_changes, toleration
+from adapters.kube.manifests import Manifest
 from adapters.ocm import names as n
 from adapters.ocm.load import cel_trait
-from adapters.pipeline import SystemOutcome
+from adapters.run.pipeline import SystemOutcome
 from model import Cluster, FilterKind, Preference, SelectionMode, Taint
 from solver.explain import ClusterExplanation, Explanation, Verdict
 

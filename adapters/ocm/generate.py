@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from adapters.generate import MaskCache, expression, match_selector
+from adapters.generate.common import MaskCache, expression, match_selector
 from adapters.ocm import names as n
 
 __all__ = ["generate_ocm"]

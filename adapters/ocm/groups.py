@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.fields import INT32, Fields
+from adapters.kube.fields import INT32, Fields
+from adapters.kube.selectors import SelectorError, label_selector
 from adapters.ocm import names as n
-from adapters.selectors import SelectorError, label_selector
 from model import Cluster, LabelSelector
 
 __all__ = ["DecisionGroup", "GroupStrategy", "read_strategy", "decision_groups"]

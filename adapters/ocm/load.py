@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from adapters.fields import INT32, ZERO_TIME, Fields, parse_time
-from adapters.manifests import Manifest, index_by_kind
+from adapters.kube.fields import INT32, ZERO_TIME, Fields, parse_time
+from adapters.kube.manifests import Manifest, index_by_kind
 from adapters.ocm import names as n
 from adapters.ocm.checks import conditions
 from adapters.ocm.clusters import ManagedCluster, read_cluster

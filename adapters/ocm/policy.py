@@ -20,12 +20,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.fields import INT32, Fields
+from adapters.kube.fields import INT32, Fields
+from adapters.kube.selectors import SelectorError, label_selector
 from adapters.ocm import names as n
 from adapters.ocm.checks import enum
 from adapters.ocm.clusters import TAINT_KEY
 from adapters.ocm.groups import GroupStrategy, read_strategy
-from adapters.selectors import SelectorError, label_selector
 from model import (
     LabelSelector,
     Preference,

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from adapters.fields import Fields
-from adapters.manifests import Manifest
+from adapters.kube.fields import Fields
+from adapters.kube.manifests import Manifest
+from adapters.kube.selectors import SelectorError, label_selector
 from adapters.ocm import names as n
 from adapters.ocm.checks import conditions, enum
 from adapters.ocm.clusters import ManagedCluster
-from adapters.selectors import SelectorError, label_selector
 from model import LabelSelector
 
 __all__ = ["ClusterSet", "Bindings", "read_set", "read_bindings"]

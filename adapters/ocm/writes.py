@@ -1,4 +1,4 @@
-"""The requests OCM's placement controller sends for what a run changes (adapters.writeback renders
+"""The requests OCM's placement controller sends for what a run changes (adapters.cli.writeback renders
 them).
 
 Read from open-cluster-management-io/ocm at 00f84c32 (pkg/placement/controllers/scheduling/
@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adapters.manifests import Manifest
+from adapters.cli.writeback import Verb, Write, Writes, field_at
+from adapters.kube.manifests import Manifest
 from adapters.ocm import names as n
-from adapters.writeback import Verb, Write, Writes, field_at
 
 __all__ = ["WRITES", "writes"]
 

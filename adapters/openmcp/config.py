@@ -35,9 +35,9 @@ from typing import Any
 import yaml
 
 from adapters.errors import InputError
-from adapters.fields import Fields
+from adapters.kube.fields import Fields
+from adapters.kube.selectors import SelectorError, label_selector
 from adapters.openmcp import names as n
-from adapters.selectors import SelectorError, label_selector
 from model import LabelSelector
 
 __all__ = [

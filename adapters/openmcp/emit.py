@@ -31,8 +31,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from adapters.emitted import Emitted
-from adapters.manifests import object_reference
+from adapters.contract import Emitted
+from adapters.kube.manifests import object_reference
 from adapters.openmcp import names as n
 from adapters.openmcp.load import NewCluster, OpenMcpContext, selected
 from adapters.openmcp.objects import ClusterObject, RequestObject, request_uids

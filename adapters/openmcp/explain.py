@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.explain import Target, cell, counted, grid, label_changes
-from adapters.manifests import Manifest
+from adapters.cli.explain import Target, cell, counted, grid, label_changes
+from adapters.kube.manifests import Manifest
 from adapters.openmcp import names as n
-from adapters.pipeline import SystemOutcome
+from adapters.run.pipeline import SystemOutcome
 from model import FilterKind, Packing
 from solver.explain import ClusterExplanation, Explanation, Verdict
 

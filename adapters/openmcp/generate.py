@@ -50,7 +50,7 @@ And ``placements`` ClusterRequests, sorted by namespace and name, in a handful o
 - requests annotated ``openmcp.cloud/operation: ignore`` and requests the request selector leaves
   out (``openmcp.cloud/scheduler: manual``), granted or not.
 
-Draws come from ``np.random.default_rng((seed, section))`` (:func:`adapters.generate.rng_for`); the
+Draws come from ``np.random.default_rng((seed, section))`` (:func:`adapters.generate.common.rng_for`); the
 same arguments give the same objects; times are relative to ``now``.
 """
 
@@ -63,7 +63,7 @@ from typing import Any
 
 import numpy as np
 
-from adapters.generate import check_sizes, rng_for, zipf_weights
+from adapters.generate.common import check_sizes, rng_for, zipf_weights
 from adapters.openmcp import names as n
 
 __all__ = [

@@ -32,13 +32,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from adapters.fields import Fields
-from adapters.manifests import Manifest, index_by_kind
+from adapters.kube.fields import Fields
+from adapters.kube.manifests import Manifest, index_by_kind
+from adapters.kube.validation import dns_label_errors, generate_name_errors, subdomain_errors
 from adapters.openmcp import names as n
 from adapters.openmcp.config import PurposeMapping, SchedulerConfig, parse_config, required_config
 from adapters.openmcp.naming import NamingError, generated_name, server_names
 from adapters.openmcp.objects import ClusterObject, RequestObject, read_cluster, read_request
-from adapters.validation import dns_label_errors, generate_name_errors, subdomain_errors
 from model import (
     Batch,
     Cluster,

@@ -24,8 +24,8 @@ import hashlib
 from collections.abc import Iterator
 from itertools import count
 
+from adapters.kube.validation import name_from_generate_name
 from adapters.openmcp import names as n
-from adapters.validation import name_from_generate_name
 
 __all__ = ["NamingError", "name_hash", "shorten", "generated_name", "server_names"]
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from adapters.fields import ZERO_TIME, Fields, parse_time
-from adapters.manifests import Manifest
+from adapters.kube.fields import ZERO_TIME, Fields, parse_time
+from adapters.kube.manifests import Manifest
 from adapters.openmcp import names as n
 
 __all__ = ["ClusterObject", "RequestObject", "read_cluster", "read_request", "request_uids"]

@@ -1,4 +1,4 @@
-"""The requests openMCP's Cluster Scheduler sends for what a run changes (adapters.writeback renders
+"""The requests openMCP's Cluster Scheduler sends for what a run changes (adapters.cli.writeback renders
 them).
 
 Read from openmcp-project/openmcp-operator at a131d2f (internal/controllers/scheduler/controller.go)
@@ -36,9 +36,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.manifests import Manifest
+from adapters.cli.writeback import Verb, Write, Writes, entries, field_at
+from adapters.kube.manifests import Manifest
 from adapters.openmcp import names as n
-from adapters.writeback import Verb, Write, Writes, entries, field_at
 
 __all__ = ["WRITES", "writes"]
 

@@ -11,11 +11,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.cut import Cut
+from adapters.contract import Cut
 from adapters.errors import InputError
-from adapters.fields import Fields
-from adapters.manifests import Manifest
-from adapters.validation import name_problem
+from adapters.kube.fields import Fields
+from adapters.kube.manifests import Manifest
+from adapters.kube.validation import name_problem
 from model import Batch, Result
 
 __all__ = ["GROUPS", "SHARED_GROUPS", "System", "SYSTEMS", "owned_by", "reads"]
@@ -36,7 +36,7 @@ class System:
     (the clusters) and each part's own, such that, when each part's batch is separable
     (model.Batch.separable) and no part writes an object another part reads or writes, the
     parts loaded and emitted on their own give, joined in order, the whole input's applies
-    (adapters.parts checks the rest); None where a cut is not worth it."""
+    (adapters.run.parts checks the rest); None where a cut is not worth it."""
 
     name: str
     kinds: Mapping[str, set[str]]

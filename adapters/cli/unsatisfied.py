@@ -10,7 +10,7 @@ where it writes none.
 3. The written object's `status.phase` (`phase Pending`).
 
 A placement is found by its key, `[scope/]name`, the scope being its namespace or its logical
-workspace (adapters.plan.object_key).
+workspace (adapters.run.changes.object_key).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.explain import counted
-from adapters.pipeline import SystemOutcome
-from adapters.plan import object_key
+from adapters.cli.explain import counted
+from adapters.run.changes import object_key
+from adapters.run.pipeline import SystemOutcome
 from solver.explain import ClusterExplanation, Verdict, explain
 
 __all__ = ["Reasons"]

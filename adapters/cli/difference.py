@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from adapters.explain import counted
-from adapters.pipeline import Outcome
+from adapters.cli.explain import counted
+from adapters.run.pipeline import Outcome
 from model import Batch, PlacementRequest, RequestResult
 
 __all__ = ["Difference", "differences", "render_differences"]

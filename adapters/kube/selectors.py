@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.fields import Fields
-from adapters.validation import label_value_errors, qualified_name_errors
+from adapters.kube.fields import Fields
+from adapters.kube.validation import label_value_errors, qualified_name_errors
 from model import LabelOperator, LabelRequirement, LabelSelector
 
 __all__ = ["SelectorError", "label_selector"]

@@ -20,8 +20,9 @@ import yaml
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from adapters import codec, forked
 from adapters.errors import InputError
+from adapters.kube import codec
+from adapters.run import forked
 
 __all__ = [
     "Manifest",
@@ -154,7 +155,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_str)
 
 
-# Whether a reader reads objects of a kind and apiVersion at all (adapters.systems.reads).
+# Whether a reader reads objects of a kind and apiVersion at all (adapters.registry.reads).
 Reads = Callable[[str, str], bool]
 
 
@@ -360,7 +361,7 @@ def _read_stream(stream: TextIO) -> str | bytes:
 def _parse_documents(text: str | bytes, source: str, early: _Early | None = None) -> list[Any]:
     """The raw documents of one file: JSON when it looks like JSON, YAML otherwise.
 
-    Each format has a fast path (adapters.codec) that answers only when it is sure to give exactly
+    Each format has a fast path (adapters.kube.codec) that answers only when it is sure to give exactly
     what the reference parser (json, PyYAML with the rules above) gives; otherwise, and for every
     error message, the reference parser decides. `early`: the fast path's work already started.
     `text` as bytes: a JSON file as read, made text only when the fast path cannot read it.
@@ -771,7 +772,7 @@ _Dumper.add_multi_representer(list, _represent_list_subclass)
 def dump_yaml_stream(objects: Sequence[Mapping[str, Any]]) -> str:
     """A YAML stream of ``objects``, each document starting with ``---``; keys in the given order.
 
-    The bytes are PyYAML's safe dumper's (block style, no aliases, width 65536); adapters.codec
+    The bytes are PyYAML's safe dumper's (block style, no aliases, width 65536); adapters.kube.codec
     writes them without PyYAML for plain JSON-like data and hands anything else back.
     """
     return encode_yaml_stream(objects).decode("utf-8")

@@ -1,6 +1,6 @@
 """Deterministic synthetic hubs: every system's objects as a real hub would hold them.
 
-    from adapters.generate import generate, generate_yaml
+    from adapters.generate.common import generate, generate_yaml
     objects = generate("fleet", clusters=10_000, placements=2_000, seed=0)
     text = generate_yaml("fleet", 1_000, 200, now="2026-11-21T12:00:00Z")   # the same bytes per arguments
 
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from adapters.manifests import dump_yaml_stream
+from adapters.kube.manifests import dump_yaml_stream
 from model import parse_quantity
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Fast codecs for manifests, each exact or silent.
 
-The reference behaviour is adapters.manifests': ``json`` and PyYAML's safe loader (YAML 1.1 scalars,
+The reference behaviour is adapters.kube.manifests': ``json`` and PyYAML's safe loader (YAML 1.1 scalars,
 timestamps kept as strings) for reading, PyYAML's safe dumper and ``json.dumps(indent=2)`` for
 writing. On a 27 MB hub they take most of a command's time. The functions here reach the same
 result several times faster, or return ``None`` when they cannot be sure, and the caller then runs

@@ -7,7 +7,7 @@ system declares, in `adapters/<system>/writes.py`, the requests its upstream con
 each kind they write, in upstream's order: what each request carries (which fields of spec, status,
 labels, annotations, finalizers), its verb, whether it goes through the status subresource, the
 preconditions it carries (uid, resourceVersion) and the field manager the API server records for it.
-This module renders those declarations against the run's plan (adapters.plan.changed_objects: the
+This module renders those declarations against the run's plan (adapters.run.changes.changed_objects: the
 objects new or different from the input; the outcome's deletions):
 
 - create: `kubectl create` of the new object, its status left out (the API server drops it there);
@@ -36,9 +36,9 @@ from enum import StrEnum
 from typing import Any
 
 from adapters.errors import InputError
-from adapters.manifests import Manifest
-from adapters.plan import changed_objects, object_key
-from adapters.validation import subdomain_errors
+from adapters.kube.manifests import Manifest
+from adapters.kube.validation import subdomain_errors
+from adapters.run.changes import changed_objects, object_key
 
 __all__ = ["Field", "Verb", "Write", "Writes", "apply_script", "entries", "field_at"]
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from adapters.errors import InputError
-from adapters.manifests import Manifest
-from adapters.validation import label_problem
+from adapters.kube.manifests import Manifest
+from adapters.kube.validation import label_problem
 
 __all__ = ["INT32", "INT64", "Fields", "parse_time", "rfc3339", "ZERO_TIME"]
 

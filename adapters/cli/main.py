@@ -15,11 +15,9 @@ from typing import TYPE_CHECKING, Any
 import click
 import yaml
 
-from adapters import forked
 from adapters.errors import InputError
-from adapters.fields import rfc3339
-from adapters.heap import paused_gc
-from adapters.manifests import (
+from adapters.kube.fields import rfc3339
+from adapters.kube.manifests import (
     Manifest,
     Reading,
     dump_yaml_stream,
@@ -33,9 +31,11 @@ from adapters.manifests import (
     write_yaml_stream,
     yaml_items,
 )
+from adapters.run import forked
+from adapters.run.heap import paused_gc
 
 if TYPE_CHECKING:
-    from adapters.pipeline import Outcome, SystemOutcome
+    from adapters.run.pipeline import Outcome, SystemOutcome
     from model import Choice
 
 # The scheduler (polars, numpy: a third of a second) is imported where it is used: `solve` imports
@@ -84,7 +84,7 @@ def _render(
 ) -> Output:
     """yaml/json: the complete desired state; plan/diff: only what changes against the input.
     The large formats come as writers of UTF-8 bytes."""
-    from adapters.plan import diff_of, plan_of
+    from adapters.run.changes import diff_of, plan_of
 
     if output == "yaml":
         return functools.partial(write_yaml_stream, outcome.apply)
@@ -95,7 +95,7 @@ def _render(
     if output == "diff":
         return diff_of(outcome, manifests)
     if output == "apply-script":
-        from adapters.writeback import apply_script
+        from adapters.cli.writeback import apply_script
 
         return apply_script(outcome, manifests)
     return render_table(outcome, _greedy_beside(outcome, manifests, config))
@@ -105,7 +105,7 @@ def _greedy_beside(
     outcome: Outcome, manifests: Sequence[Manifest], config: Mapping[str, Any] | None = None
 ) -> Outcome | None:
     """For people: an optimal answer is shown beside what greedy (upstream) would have done."""
-    from adapters.pipeline import schedule_manifests
+    from adapters.run.pipeline import schedule_manifests
     from solver import SolveOptions
 
     if outcome.summary.get("mode") != "optimal" or not outcome.parts:
@@ -118,11 +118,11 @@ def _greedy_beside(
 def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
     """One row per placement and chosen cluster. Fleet alone keeps its own words (affinity score);
     otherwise a SYSTEM column leads and the score is the system's total score. Then the counts,
-    and every unsatisfied placement with the reason (adapters.unsatisfied), those the solver never
+    and every unsatisfied placement with the reason (adapters.cli.unsatisfied), those the solver never
     saw included. With `greedy`, the placements where optimal chose differently follow, with
     what it gained."""
-    from adapters.explain import counted
-    from adapters.unsatisfied import Reasons
+    from adapters.cli.explain import counted
+    from adapters.cli.unsatisfied import Reasons
 
     fleet_only = all(part.system == "fleet" for part in outcome.parts)
     head = ("PLACEMENT", "CLUSTER", "DECISION", "AFFINITY" if fleet_only else "SCORE", "SPREAD")
@@ -169,7 +169,7 @@ def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
         ]
     text = "\n".join(lines) + "\n"
     if greedy is not None:
-        from adapters.difference import differences, render_differences
+        from adapters.cli.difference import differences, render_differences
 
         text += "\n" + render_differences(differences(outcome, greedy))
         text += _created_beside(outcome, greedy)
@@ -195,7 +195,7 @@ def _created(outcome: Outcome) -> dict[str, int]:
 
 def _created_beside(optimal: Outcome, greedy: Outcome) -> str:
     """Systems that create clusters (openMCP): how many each mode creates."""
-    from adapters.explain import counted
+    from adapters.cli.explain import counted
 
     mine, theirs = _created(optimal), _created(greedy)
     return "".join(
@@ -333,8 +333,8 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
         # collector's passes over them would cost a third of the command (about 3 s at 10,000 x 2,000).
         with paused_gc():
             reading = start_reading(list(paths), stdin=sys.stdin, reads=_reads)
-            from adapters.pipeline import schedule_manifests  # while large inputs are parsed
-            from adapters.progress import TerminalProgress
+            from adapters.cli.progress import TerminalProgress
+            from adapters.run.pipeline import schedule_manifests  # while large inputs are parsed
             from solver import SolveOptions
 
             manifests = _read(reading)
@@ -346,7 +346,7 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
                 progress=progress if progress is not None and progress.draws() else None,
             )
             if output in _JOINED:  # the complete desired state: a large input in parts, one per core
-                from adapters.parts import schedule_items
+                from adapters.run.parts import schedule_items
 
                 items, write_runs = _JOINED[output]
                 parted = schedule_items(manifests, now=now, options=options, config=config, items=items)
@@ -380,8 +380,8 @@ def _read(reading: Reading) -> list[Manifest]:
 
 
 def _reads(kind: str, api_version: str) -> bool:
-    """adapters.systems.reads, imported when first asked (the registry imports the model)."""
-    from adapters.systems import reads
+    """adapters.registry.reads, imported when first asked (the registry imports the model)."""
+    from adapters.registry import reads
 
     return reads(kind, api_version)
 
@@ -398,7 +398,7 @@ def _note_deletions(count: int, output: str) -> None:
 def _note_nothing_read(outcome: Outcome) -> None:
     """An input that holds no object of any system: say so, an empty output alone would not."""
     if not outcome.parts:
-        from adapters.systems import SYSTEMS
+        from adapters.registry import SYSTEMS
 
         _note(f"the input holds no object of any system ({', '.join(SYSTEMS)}): nothing was scheduled")
 
@@ -452,7 +452,7 @@ def demo(mode: str, output: str, system: str) -> None:
     def run() -> str | bytes:
         from importlib import resources  # here only: 18 ms of every command's start
 
-        from adapters.pipeline import schedule_manifests
+        from adapters.run.pipeline import schedule_manifests
         from solver import SolveOptions
 
         examples = resources.files("adapters.examples")
@@ -517,7 +517,7 @@ def generate(
     """Print a synthetic hub as a YAML stream: the same arguments (and --now) give the same bytes."""
 
     def run() -> str:
-        from adapters.generate import GENERATORS, current_minute, generate_yaml
+        from adapters.generate.common import GENERATORS, current_minute, generate_yaml
 
         now = _parse_now(now_text) or current_minute()
         if system not in GENERATORS:
@@ -591,7 +591,7 @@ def explain(paths, placement, cluster, mode, now_text, output, configs) -> None:
     it in."""
 
     def run() -> str:
-        from adapters.explain import OUTPUTS, explain_document, render
+        from adapters.cli.explain import OUTPUTS, explain_document, render
         from solver import SolveOptions
 
         if mode not in MODES:

@@ -39,7 +39,7 @@ MAX_WORKERS = 4
 ENVIRONMENT = "PLACEMENT_SOLVER_WORKERS"
 
 
-# Forking is the command's choice (adapters.cli.entry allows it): a library caller's process may
+# Forking is the command's choice (adapters.cli.main.entry allows it): a library caller's process may
 # hold threads of its own, and gets one process unless it allows it too, or sets the variable.
 _allowed = False
 

@@ -7,7 +7,7 @@ them, applies the scheduler's own output to them, and re-solves only the system 
     hub.objects()                                           # the hub as the scheduler sees it
     hub.outcome["ocm"]                                      # the last Outcome of each system
 
-Objects are kept by adapters.plan.object_key (API group, kind, kcp workspace, namespace, name).
+Objects are kept by adapters.run.changes.object_key (API group, kind, kcp workspace, namespace, name).
 An event changes one object, as a user's write would: `Applied` creates or replaces it (the server
 keeps the metadata it owns: uid, creationTimestamp, a deletionTimestamp already set, the
 resourceVersion; it counts `generation` up when the spec changes, and gives a new object a uid, a
@@ -15,16 +15,16 @@ creationTimestamp and generation 1), `Deleted` deletes it (one with finalizers o
 deletionTimestamp).
 Then every system owning the object's kind is solved again over its own objects only (a shared
 kind, such as kcp's Namespace, wakes its system only while that system has objects of its own),
-through the same pipeline as `adapters.pipeline.schedule`, and the output is applied as the API
+through the same pipeline as `adapters.run.pipeline.schedule`, and the output is applied as the API
 server applies it: written objects replace the stored ones by key (a `generateName` object gets
 the name the server makes of it, its suffix counted rather than drawn, and a uid), deleted
 references go or, with finalizers left, get a deletionTimestamp; an object being deleted whose
 finalizers are all gone disappears, and so do the objects whose every ownerReference named it
 (the garbage collector's work). The Delta of an event holds the objects that solve changed
-(adapters.plan.changed_objects against the state before the solve) and its deletions.
+(adapters.run.changes.changed_objects against the state before the solve) and its deletions.
 
 This path is system-neutral: it serves OCM, openMCP and kcp, and Fleet too (a Fleet hub's kinds
-route to the fleet adapter like any other), though `adapters.incremental.FleetScheduler` is the
+route to the fleet adapter like any other), though `adapters.live.incremental.FleetScheduler` is the
 finer choice for Fleet: it re-solves only the placements an event can change, not the system.
 Nothing here depends on wall time except the default `now`: the same objects and events at the
 same `now`s give the same deltas (suffixes and uids are counted, not drawn).
@@ -42,11 +42,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from adapters.manifests import from_objects
-from adapters.pipeline import Outcome, schedule_manifests
-from adapters.plan import SERVER_FIELDS, Key, changed_objects, object_key, served
-from adapters.systems import SYSTEMS, system
-from adapters.validation import name_from_generate_name
+from adapters.kube.manifests import from_objects
+from adapters.kube.validation import name_from_generate_name
+from adapters.registry import SYSTEMS, system
+from adapters.run.changes import SERVER_FIELDS, Key, changed_objects, object_key, served
+from adapters.run.pipeline import Outcome, schedule_manifests
 from solver import SolveOptions
 
 __all__ = ["Applied", "Deleted", "Delta", "HubScheduler", "HubEvent"]
@@ -138,7 +138,7 @@ class HubScheduler:
         return self._state.get(key)
 
     def resolve(self, *, now: datetime | None = None) -> Delta:
-        """What a full solve of the kept state from scratch (adapters.pipeline.schedule, every
+        """What a full solve of the kept state from scratch (adapters.run.pipeline.schedule, every
         system at once) would write, as the server would take it; the state is left as it is. Empty
         when the state is a fixed point of the scheduler, as it should be after every event."""
         now = now or datetime.now(UTC).replace(microsecond=0)

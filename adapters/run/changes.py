@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from adapters.kcp.workspace import workspace_of
-from adapters.manifests import Manifest, dump_yaml_stream
+from adapters.kube.manifests import Manifest, dump_yaml_stream
 
 __all__ = ["SERVER_FIELDS", "Key", "changed_objects", "diff_of", "object_key", "plan_of", "served"]
 

@@ -1,10 +1,10 @@
 """A large input scheduled in independent parts at once, one per core, for the command's YAML and
 JSON outputs (the complete desired state, whose text is its objects' texts joined in order).
 
-A system that can cut its input (adapters.systems.System.cut; Fleet's placements share nothing)
+A system that can cut its input (adapters.registry.System.cut; Fleet's placements share nothing)
 gives what every part reads (the clusters) and each part's own objects. The first part is loaded,
 solved, checked and emitted here, each other one at the same time in a forked child
-(adapters.forked.Stream), and every part's objects are rendered where they were made: a child
+(adapters.run.forked.Stream), and every part's objects are rendered where they were made: a child
 sends only what it wrote and its text. Exact or not at all: the parts' text is used only where
 every part succeeded, no part's batch is coupled (model.Batch.separable), and the objects each
 part reads or writes are its own. Otherwise (bad input, a checker failure, a clash, a coupled
@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from adapters import forked
-from adapters.cut import Cut
-from adapters.manifests import Manifest
-from adapters.pipeline import Outcome, schedule_part
-from adapters.systems import owned_by, system
+from adapters.contract import Cut
+from adapters.kube.manifests import Manifest
+from adapters.registry import owned_by, system
+from adapters.run import forked
+from adapters.run.pipeline import Outcome, schedule_part
 from solver import SolveOptions
 
 __all__ = ["Items", "Parted", "schedule_items"]

@@ -1,7 +1,7 @@
 """`placement-solver explain`: why each cluster was or was not chosen for one placement, in the
 words of the placement's own system.
 
-The input is scheduled exactly as `solve` schedules it (adapters.pipeline); solver.explain reads
+The input is scheduled exactly as `solve` schedules it (adapters.run.pipeline); solver.explain reads
 the placement's request back against the cluster table and the result, and the system's renderer
 (adapters/<system>/explain.py) words the records as upstream does: Fleet's reason strings and
 scores, OCM's plugins and prioritizers, openMCP's candidate rules, tenancy counts and strategies.
@@ -17,9 +17,9 @@ from datetime import datetime
 from typing import Any
 
 from adapters.errors import InputError
-from adapters.manifests import Manifest, dump_yaml_stream
-from adapters.pipeline import schedule_manifests
-from adapters.systems import owned_by
+from adapters.kube.manifests import Manifest, dump_yaml_stream
+from adapters.registry import owned_by
+from adapters.run.pipeline import schedule_manifests
 from model import LabelOperator, LabelSelector, Taint
 from solver import SolveOptions
 from solver.explain import LabelChange, explain

@@ -1,14 +1,14 @@
 """The whole pipeline as a library call: objects in, objects to write out.
 
-    from adapters.pipeline import schedule
+    from adapters.run.pipeline import schedule
     outcome = schedule(objects, now=now)            # objects: parsed Kubernetes objects (dicts)
     outcome.apply, outcome.delete, outcome.summary
 
-Every object goes to the adapter of the system that owns its kind (adapters.systems); each system
+Every object goes to the adapter of the system that owns its kind (adapters.registry); each system
 present is loaded, solved, checked and emitted as its own batch, and the outputs are joined. The
 solver sees only neutral batches. With ``verify`` (the default) the independent checker
 (solver.check) runs, for a large batch beside emit in a forked child where the process allows it
-(adapters.forked), and an AssertionError names its problems: a solver defect, never an input
+(adapters.run.forked), and an AssertionError names its problems: a solver defect, never an input
 problem.
 """
 
@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from adapters import forked
-from adapters.heap import paused_gc
-from adapters.manifests import Manifest, from_objects
-from adapters.systems import owned_by, reads, system
+from adapters.kube.manifests import Manifest, from_objects
+from adapters.registry import owned_by, reads, system
+from adapters.run import forked
+from adapters.run.heap import paused_gc
 from model import Batch, Result, SolveStats
 from solver import SolveOptions, check, solve
 
@@ -42,7 +42,7 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class SystemOutcome:
     """One system's batch and its result; `placements` and `unsatisfied` where the system's own
-    status counts differently from the neutral result (adapters.emitted.Emitted)."""
+    status counts differently from the neutral result (adapters.contract.Emitted)."""
 
     system: str
     batch: Batch
@@ -152,7 +152,7 @@ def schedule_part(
     options: SolveOptions,
     config: Mapping[str, Any] | None,
 ) -> Outcome:
-    """One part of a system's input (adapters.systems.System.cut), scheduled on its own: as
+    """One part of a system's input (adapters.registry.System.cut), scheduled on its own: as
     :func:`schedule_manifests` would the system's input, in this process only (the parts use
     the cores). NotSeparable when its batch is coupled, before anything is solved."""
     with paused_gc():
@@ -169,7 +169,7 @@ def _solved(
     """Solve, check and emit one system's batch: (what its adapter emitted, the outcome)."""
     result = solve(batch, options)
     # A large batch is checked beside emit, by a forked child where this process may fork
-    # (adapters.forked; the command's own process may); else here once emit is done.
+    # (adapters.run.forked; the command's own process may); else here once emit is done.
     # Nothing is returned, so nothing written, unless the checker passes.
     beside = beside and verify and len(batch.requests) * len(batch.clusters) >= _CHECK_BESIDE
     verdict = forked.background(_problems, (batch, result)) if beside else None

@@ -31,12 +31,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from adapters import fleet
-from adapters.fields import Fields, parse_time
 from adapters.fleet import names as n
 from adapters.fleet.clusters import load_cluster
-from adapters.manifests import Manifest, from_objects, index_by_kind, object_reference
-from adapters.pipeline import paused_gc
-from adapters.plan import served
+from adapters.kube.fields import Fields, parse_time
+from adapters.kube.manifests import Manifest, from_objects, index_by_kind, object_reference
+from adapters.run.changes import served
+from adapters.run.pipeline import paused_gc
 from model import Cluster, PlacementRequest, RequestResult, SelectionMode, first_untolerated
 from solver import SolveOptions, check, solve
 

@@ -1,0 +1,1 @@
+"""Deterministic synthetic hubs: the shared layer (common) and the registry's generators (hubs)."""
