@@ -1,15 +1,41 @@
-"""What a system's adapter gives back to the rest of the program: what its emit returns
-(Emitted) and what its cut returns (Cut). The record that carries a system's every facet is
-adapters.registry.System."""
+"""What a system gives the rest of the program: one record (System) carrying every facet the
+command line, the pipeline, explain, plan, the generators and the benchmarks ask about; the values
+its adapter returns (Emitted from emit, Cut from cut); and the vocabulary it declares its upstream
+controllers' writes in (Write, Writes).
+
+A system's record lives in its own folder (``adapters/<system>/system.py``) and the registry
+(adapters.registry) lists the records; nothing else names a system.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import importlib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
 
-from adapters.kube.manifests import Manifest
+if TYPE_CHECKING:
+    from adapters.kube.fields import Fields
+    from adapters.kube.manifests import Manifest
+    from model import Batch, Result
 
-__all__ = ["Cut", "Emitted"]
+__all__ = [
+    "Adapter",
+    "Cut",
+    "Emitted",
+    "ExplainKind",
+    "Field",
+    "Identity",
+    "System",
+    "Table",
+    "Verb",
+    "Write",
+    "Writes",
+    "entries",
+    "field_at",
+    "resolve",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,3 +61,189 @@ class Cut:
     def part(self, index: int) -> list[Manifest]:
         """The objects the part reads."""
         return [*self.shared, *self.own[index]]
+
+
+@dataclass(frozen=True, slots=True)
+class Adapter:
+    """The system's apply (`load`: manifests -> batch and the context emit needs) and invert
+    (`emit`: context and result -> Emitted). A system read with a scheduler config gets it as
+    `load(..., config=document)`.
+
+    A system that can `cut` its input into up to N parts returns a Cut: objects every part reads
+    (the clusters) and each part's own, such that, when each part's batch is separable
+    (model.Batch.separable) and no part writes an object another part reads or writes, the parts
+    loaded and emitted on their own give, joined in order, the whole input's applies
+    (adapters.run.parts checks the rest); None where a cut is not worth it."""
+
+    load: Callable[..., tuple[Batch, Any]]  # (manifests, *, now, seed[, config]) -> (batch, context)
+    emit: Callable[[Any, Result], Emitted]
+    cut: Callable[[list[Manifest], int], Cut | None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """How a system names its objects: `fields` makes the typed reader of one object, whose errors
+    name it as the system does; `scope` is the logical workspace an object lives in ("" where the
+    system has none), which plans, diffs and explain tell objects apart by; `word` is what the
+    middle part of an explain target names (KIND/NAMESPACE/NAME or KIND/WORKSPACE/NAME)."""
+
+    fields: Callable[[Manifest], Fields]
+    scope: Callable[[Mapping[str, Any]], str]
+    word: str = "namespace"
+
+
+@dataclass(frozen=True, slots=True)
+class ExplainKind:
+    """A kind `explain` takes, as kubectl spells it: the lower-case singular and short names in
+    `spellings`; the plural and `kind.group` are understood too."""
+
+    kind: str
+    group: str
+    spellings: tuple[str, ...]
+    namespaced: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The system's `-o table`: the header of its score column, and whether, alone in the input,
+    it leaves out the SYSTEM column (and keeps its own words)."""
+
+    score: str = "SCORE"
+    alone: bool = False
+
+
+def resolve(reference: str) -> Any:
+    """What a record's `module:attribute` reference names (or, without an attribute, the module),
+    its module imported on first use."""
+    module, _, attribute = reference.partition(":")
+    found = importlib.import_module(module)
+    return getattr(found, attribute) if attribute else found
+
+
+@dataclass(frozen=True, slots=True)
+class System:
+    """One upstream system, every facet of it, as data: the facets that are code are
+    `module:attribute` references (see :func:`resolve`), so that a record is light to import, a
+    command imports a system's code only when the input holds its objects, and the records, which
+    the pipeline routes by, depend on none of the code they name (the adapters.registry gives them
+    resolved, typed and cached).
+
+    - `name` (the command line's and the summary's), `title` (as people write it);
+    - `kinds`: the kinds it owns, kind -> API groups; `shared`: kinds it reads without owning
+      them (kcp's core Namespaces), read only beside at least one object of its own kinds;
+      `served`: the API versions upstream serves of each (others are refused, as the API server
+      refuses them);
+    - `load`, `emit`, `cut`: its Adapter; `config_read` and `config_check`: its scheduler config
+      (`read(paths) -> document`, `check(document, where)`), for a system that reads one;
+    - `fields` and `scope`, `scope_word`: its Identity (default: Fields, no workspaces);
+    - `targets` and `explainer` (a module with `document(target, explanation, part, owned,
+      applied)` and `table(document)`): what `explain` takes and how it words it;
+    - `generator` (`generate(clusters, placements, *, seed, now[, generation])`),
+      `generator_config` (`(clusters, placements, *, seed)` -> the config a hub is made for) and
+      `generations` (the API generations it writes, the first the default);
+    - `demo`: its bundled example files (adapters/examples), `demo_config` the config they need;
+    - `table`: its `-o table` layout; `writes` (`(manifests) -> Writes`): what its upstream
+      controllers write, and how (the apply script); `commands`: subcommands it adds (name ->
+      click command).
+    """
+
+    name: str
+    title: str
+    kinds: Mapping[str, frozenset[str]]
+    served: Mapping[str, tuple[str, ...]]
+    load: str
+    emit: str
+    cut: str | None = None
+    shared: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    config_read: str | None = None
+    config_check: str | None = None
+    fields: str = "adapters.kube.fields:Fields"
+    scope: str | None = None
+    scope_word: str = "namespace"
+    targets: tuple[ExplainKind, ...] = ()
+    explainer: str | None = None
+    generator: str | None = None
+    generator_config: str | None = None
+    generations: tuple[str, ...] = ()
+    demo: tuple[str, ...] = ()
+    demo_config: str | None = None
+    table: Table = Table()
+    writes: str | None = None
+    commands: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def groups(self) -> frozenset[str]:
+        """The API groups of its own kinds."""
+        return frozenset(g for groups in self.kinds.values() for g in groups)
+
+    @property
+    def shared_groups(self) -> frozenset[str]:
+        return frozenset(g for groups in self.shared.values() for g in groups)
+
+
+# ---------------------------------------------------------------------------------------- writes
+# The vocabulary a system declares its upstream controllers' writes in (adapters/<system>/writes.py),
+# which the apply script (adapters.cli.writeback) renders against a run's changes.
+
+
+class Verb(StrEnum):
+    CREATE = "create"
+    UPDATE = "update"  # upstream PUTs the object as it read it: its uid and resourceVersion come along
+    PATCH = "patch"  # a JSON merge patch (RFC 7386)
+    DELETE = "delete"
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """What a request writes at `path`: the whole value there (a map, merged key by key; a list or
+    a scalar, replaced), or, with `keys` or `prefixes`, only the map's entries of those keys."""
+
+    path: tuple[str, ...]
+    keys: tuple[str, ...] = ()
+    prefixes: tuple[str, ...] = ()
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.keys or self.prefixes)
+
+    def admits(self, key: str) -> bool:
+        return key in self.keys or key.startswith(self.prefixes)
+
+
+def field_at(*path: str) -> Field:
+    return Field(path)
+
+
+def entries(*path: str, keys: Iterable[str] = (), prefixes: Iterable[str] = ()) -> Field:
+    return Field(path, tuple(keys), tuple(prefixes))
+
+
+# (the object as read, the object as the run leaves it) -> whether upstream makes this request
+Predicate = Callable[[Mapping[str, Any], Mapping[str, Any]], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """One request an upstream controller sends for objects of one kind. `call` cites it (upstream
+    file and function). Without `when`, an update or patch is made when one of its fields changes;
+    each changed field goes with the first request made that carries it."""
+
+    kind: str
+    verb: Verb
+    call: str
+    fields: tuple[Field, ...] = ()
+    status: bool = False  # through the status subresource
+    preconditions: tuple[str, ...] = ()  # metadata fields the request carries as conditions
+    when: Predicate | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Writes:
+    """One system's writes: the field manager its controllers write under, the resource of each kind
+    it writes (kind -> (API group, plural)), its requests in upstream's order, and where an object's
+    logical workspace is addressed under the server's URL (kcp: "/clusters/{}"; "" where none)."""
+
+    manager: str
+    kinds: Mapping[str, tuple[str, str]]
+    writes: tuple[Write, ...]
+    workspace_path: str = ""

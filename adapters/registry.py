@@ -1,153 +1,156 @@
-"""The systems placement-solver speaks, each as one adapter that declares the kinds it owns.
+"""The systems placement-solver speaks: one record each (adapters.contract.System, defined in the
+system's own folder), listed here and nowhere else. Adding a system is its folder plus one line in
+:func:`_builtin`.
 
-The pipeline routes every input object to the adapter whose kinds it is, so one input may hold the
+The pipeline routes every input object to the system whose kinds it is, so one input may hold the
 objects of several systems; each system's placements are solved as their own batch (their cluster
-inventories are distinct). Adding a system is one entry in :data:`SYSTEMS`.
+inventories are distinct). The command line, explain, plan, the generators and the benchmarks ask
+the registry for what they need of a system; the records are light, and each facet imports its
+system's code on first use.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
-from adapters.contract import Cut
+from adapters.contract import Adapter, Identity, System, resolve
 from adapters.errors import InputError
-from adapters.kube.fields import Fields
 from adapters.kube.manifests import Manifest
 from adapters.kube.validation import name_problem
-from model import Batch, Result
 
-__all__ = ["GROUPS", "SHARED_GROUPS", "System", "SYSTEMS", "owned_by", "reads"]
-
-
-@dataclass(frozen=True, slots=True)
-class System:
-    """One upstream system: the kinds it reads (kind -> API groups), its apply (`load`) and its
-    invert (`emit`). A system `configured` by a scheduler config document (openMCP's) gets it as
-    `load(..., config=document)`. `shared` kinds (core ones, such as kcp's Namespaces) are read
-    too, but only beside at least one object of its own kinds: alone they make no input of it.
-    `served` gives the API versions upstream serves of each kind it reads (its own and shared):
-    an object of another version is refused, as the API server would refuse it, as is a name or
-    namespace it would refuse. `fields` makes the typed reader of one object, whose errors name it
-    as the system names its objects (kcp: with the workspace).
-
-    A system that can `cut` its input into up to N parts returns a Cut: objects every part reads
-    (the clusters) and each part's own, such that, when each part's batch is separable
-    (model.Batch.separable) and no part writes an object another part reads or writes, the
-    parts loaded and emitted on their own give, joined in order, the whole input's applies
-    (adapters.run.parts checks the rest); None where a cut is not worth it."""
-
-    name: str
-    kinds: Mapping[str, set[str]]
-    load: Callable[..., tuple[Batch, Any]]  # (manifests, *, now, seed[, config]) -> (batch, context)
-    emit: Callable[[Any, Result], Any]  # (context, result) -> .apply, .delete
-    served: Mapping[str, tuple[str, ...]]
-    configured: bool = False
-    shared: Mapping[str, set[str]] = field(default_factory=dict)
-    cut: Callable[[list[Manifest], int], Cut | None] | None = None
-    fields: Callable[[Manifest], Fields] = Fields
+__all__ = [
+    "System",
+    "adapter",
+    "facet",
+    "identity",
+    "names",
+    "owned_by",
+    "read_config",
+    "reads",
+    "register",
+    "scope_of",
+    "system",
+    "systems",
+]
 
 
-def _fleet() -> System:
-    from adapters import fleet
-    from adapters.fleet import names
+def _builtin() -> tuple[System, ...]:
+    """The bundled systems, in registry order (the order of outputs and summaries)."""
+    from adapters.fleet.system import SYSTEM as fleet
+    from adapters.kcp.system import SYSTEM as kcp
+    from adapters.ocm.system import SYSTEM as ocm
+    from adapters.openmcp.system import SYSTEM as openmcp
 
-    return System("fleet", fleet.KINDS, fleet.load, fleet.emit, names.SERVED_VERSIONS, cut=fleet.cut)
-
-
-def _ocm() -> System:
-    from adapters import ocm
-    from adapters.ocm import names
-
-    return System("ocm", ocm.KINDS, ocm.load, ocm.emit, names.SERVED_VERSIONS)
+    return (fleet, ocm, openmcp, kcp)
 
 
-def _openmcp() -> System:
-    from adapters import openmcp
-    from adapters.openmcp import names
-
-    return System(
-        "openmcp", openmcp.KINDS, openmcp.load, openmcp.emit, names.SERVED_VERSIONS, configured=True
-    )
+_RECORDS: dict[str, System] = {}
 
 
-def _kcp() -> System:
-    from adapters import kcp
-    from adapters.kcp import names
-    from adapters.kcp.workspace import kcp_fields
-
-    return System(
-        "kcp",
-        kcp.KINDS,
-        kcp.load,
-        kcp.emit,
-        names.SERVED_VERSIONS,
-        shared=kcp.SHARED_KINDS,
-        fields=kcp_fields,
-    )
+def _records() -> dict[str, System]:
+    if not _RECORDS:
+        _RECORDS.update((record.name, record) for record in _builtin())
+    return _RECORDS
 
 
-_FACTORIES: dict[str, Callable[[], System]] = {"fleet": _fleet, "ocm": _ocm, "openmcp": _openmcp, "kcp": _kcp}
-SYSTEMS: tuple[str, ...] = tuple(_FACTORIES)
-# The API groups of each system's own kinds (tests hold them equal to its adapter's): an input
-# with no object of these groups needs not import that adapter (a tenth of a second each).
-GROUPS: dict[str, frozenset[str]] = {
-    "fleet": frozenset({"placement.kubernetes-fleet.io", "cluster.kubernetes-fleet.io"}),
-    "ocm": frozenset({"cluster.open-cluster-management.io"}),
-    "openmcp": frozenset({"clusters.openmcp.cloud"}),
-    "kcp": frozenset({"apis.kcp.dev", "scheduling.kcp.dev", "workload.kcp.dev", "workloads.kcp.dev"}),
-}
-# The API groups of the kinds each system reads without owning them (tests hold them equal too).
-SHARED_GROUPS: dict[str, frozenset[str]] = {"kcp": frozenset({""})}
-_LOADED: dict[str, System] = {}
+def register(record: System) -> None:
+    """Add a system after the bundled ones (a plugin, a test's toy system); its name must be new."""
+    records = _records()
+    if record.name in records:
+        raise ValueError(f"a system named {record.name!r} is registered already")
+    records[record.name] = record
+    for facet in (adapter, identity, _scope):
+        facet.cache_clear()
+
+
+def systems() -> tuple[System, ...]:
+    """Every registered system, in registry order."""
+    return tuple(_records().values())
+
+
+def names() -> tuple[str, ...]:
+    return tuple(_records())
 
 
 def system(name: str) -> System:
-    """The named system's adapter, imported on first use."""
-    loaded = _LOADED.get(name)
-    if loaded is None:
-        loaded = _LOADED[name] = _FACTORIES[name]()
-    return loaded
+    """The named system's record."""
+    return _records()[name]
+
+
+@cache
+def adapter(name: str) -> Adapter:
+    """The named system's load, emit and cut, imported on first use."""
+    record = system(name)
+    return Adapter(resolve(record.load), resolve(record.emit), resolve(record.cut) if record.cut else None)
+
+
+@cache
+def identity(name: str) -> Identity:
+    """How the named system names its objects."""
+    record = system(name)
+    scope = resolve(record.scope) if record.scope else _no_workspace
+    return Identity(resolve(record.fields), scope, record.scope_word)
+
+
+def _no_workspace(obj: Mapping[str, Any]) -> str:
+    return ""
+
+
+def facet(name: str, reference: str | None) -> Any:
+    """What one of the named system's code facets names (its explainer, generator, writes, a
+    command: adapters.contract.System), imported on first use; None where the system has none."""
+    return None if reference is None else resolve(reference)
+
+
+def _group(api_version: str) -> str:
+    return api_version.rpartition("/")[0]
 
 
 def reads(kind: str, api_version: str) -> bool:
     """Whether any system reads objects of this kind in this apiVersion's group (as its own or as
-    a shared kind), whatever the version: manifests.from_objects leaves the others unvalidated.
-    Only the adapters whose groups match are imported."""
-    group = api_version.rpartition("/")[0]
-    for name in SYSTEMS:
-        if group in GROUPS[name] or group in SHARED_GROUPS.get(name, ()):
-            read = system(name)
-            if group in read.kinds.get(kind, ()) or group in read.shared.get(kind, ()):
-                return True
-    return False
+    a shared kind), whatever the version: manifests.from_objects leaves the others unvalidated."""
+    group = _group(api_version)
+    return any(group in s.kinds.get(kind, ()) or group in s.shared.get(kind, ()) for s in systems())
+
+
+def scope_of(obj: Mapping[str, Any]) -> str:
+    """The logical workspace an object lives in, by the rule of the system that reads its kind
+    ("" for systems without workspaces and for kinds no system reads)."""
+    scope = _scope(obj.get("kind", ""), _group(str(obj.get("apiVersion", ""))))
+    return "" if scope is None else scope(obj)
+
+
+@cache
+def _scope(kind: str, group: str) -> Callable[[Mapping[str, Any]], str] | None:
+    for s in systems():
+        if group in s.kinds.get(kind, ()) or group in s.shared.get(kind, ()):
+            return identity(s.name).scope
+    return None
 
 
 def owned_by(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
-    """The manifests each system owns, for every system owning at least one object of the input
-    (its shared kinds aside), in registry order. Objects no system owns are left out (ignored);
-    an object of a kind a system reads, in a version upstream does not serve, is an InputError."""
+    """The manifests each system reads, for every system owning at least one object of the input
+    (its shared kinds aside), in registry order. Objects no system reads are left out (ignored);
+    an object of a kind a system reads, in a version upstream does not serve or under a name the
+    API server refuses, is an InputError."""
     # One pass over the input: a large hub holds tens of thousands of objects of a few types.
     types = [(m.obj["kind"], m.obj["apiVersion"]) for m in manifests]
     present = {t: t[1].rpartition("/") for t in set(types)}  # (kind, apiVersion) -> (group, /, version)
     groups = {split[0] for split in present.values()}
     out: dict[str, list[Manifest]] = {}
-    for name in SYSTEMS:
-        if groups.isdisjoint(GROUPS[name]):
+    for s in systems():
+        if groups.isdisjoint(s.groups):
             continue
-        kinds, shared = system(name).kinds, system(name).shared
-        owns = {t for t, split in present.items() if split[0] in kinds.get(t[0], ())}
+        owns = {t for t, split in present.items() if split[0] in s.kinds.get(t[0], ())}
         if owns:
-            reads = owns | {t for t, split in present.items() if split[0] in shared.get(t[0], ())}
-            served = system(name).served
-            unserved = {t for t in reads if present[t][2] not in served[t[0]]}
+            reading = owns | {t for t, split in present.items() if split[0] in s.shared.get(t[0], ())}
+            unserved = {t for t in reading if present[t][2] not in s.served[t[0]]}
             if unserved:
-                raise _unserved(
-                    next(m for m, t in zip(manifests, types, strict=True) if t in unserved), system(name)
-                )
-            out[name] = [m for m, t in zip(manifests, types, strict=True) if t in reads]
-            _check_names(out[name], system(name))
+                raise _unserved(next(m for m, t in zip(manifests, types, strict=True) if t in unserved), s)
+            out[s.name] = [m for m, t in zip(manifests, types, strict=True) if t in reading]
+            _check_names(out[s.name], s)
     return out
 
 
@@ -155,7 +158,7 @@ def _unserved(manifest: Manifest, read: System) -> InputError:
     """The error of an object whose version is not one upstream serves of its kind."""
     kind, api_version = manifest.obj["kind"], manifest.obj["apiVersion"]
     versions = ", ".join(read.served[kind])
-    return read.fields(manifest).fail(
+    return identity(read.name).fields(manifest).fail(
         f"{api_version} is not a served version of {kind} (served: {versions})", "apiVersion"
     )
 
@@ -167,4 +170,17 @@ def _check_names(manifests: Sequence[Manifest], read: System) -> None:
         problem = name_problem(m.obj["kind"], metadata["name"], metadata.get("namespace"))
         if problem is not None:
             field, message = problem
-            raise read.fields(m).fail(f"invalid name {message}", field)
+            raise identity(read.name).fields(m).fail(f"invalid name {message}", field)
+
+
+def read_config(paths: Sequence[str]) -> dict[str, Any]:
+    """The scheduler config files merged (later ones override), checked by every system that reads
+    one: a bad config is an error whether or not the input holds the objects it is for."""
+    readers = [s for s in systems() if s.config_read is not None]
+    if not readers:
+        raise InputError("no system reads a scheduler config", field="--config")
+    document = resolve(readers[0].config_read)(list(paths))
+    for s in readers:
+        if s.config_check is not None:
+            resolve(s.config_check)(document, ", ".join(paths))
+    return document

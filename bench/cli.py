@@ -8,7 +8,7 @@ import os
 
 import click
 
-from adapters.cli.main import MODES, count_option, guard, list_option
+from adapters.cli.options import MODES, count_option, guard, list_option
 from adapters.errors import InputError
 from bench import suite
 

@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from adapters import kcp
 from adapters.generate.common import DEFAULT_NOW
+from adapters.kcp import api as kcp
 from adapters.kcp import names as n
 from adapters.kcp.actors import workspace_of
 from adapters.kcp.annotation import parse_placement

@@ -42,9 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from adapters import ocm
 from adapters.generate.common import DEFAULT_NOW, generate, parse_now
 from adapters.kube.manifests import from_objects
+from adapters.ocm import api as ocm
 from model import Batch, Result, SelectionMode
 from solver import SolveOptions, check, solve
 from solver.prepare import prepare

@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from adapters import fleet
+from adapters.fleet import api as fleet
 from adapters.fleet import names as n
 from adapters.fleet.generate import generate_fleet
 from adapters.fleet.policy import normalized_policy

@@ -38,9 +38,12 @@ from typing import Any
 
 import polars as pl
 
-from adapters import fleet, kcp, ocm, openmcp
+from adapters.fleet import api as fleet
 from adapters.generate.common import DEFAULT_NOW, generate
+from adapters.kcp import api as kcp
 from adapters.kube.manifests import dump_yaml_stream, from_objects, parse_text
+from adapters.ocm import api as ocm
+from adapters.openmcp import api as openmcp
 from adapters.run.pipeline import Outcome, SystemOutcome, schedule_manifests, summary_of_parts
 from bench import events as ev
 from bench import kcp_hub, ocm_events, openmcp_hub

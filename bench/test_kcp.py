@@ -25,7 +25,7 @@ from functools import cache
 
 import pytest
 
-from adapters import kcp
+from adapters.kcp import api as kcp
 from adapters.kcp.simulate import run_simulation
 from bench import kcp_hub
 from bench.phases import MODE_PHASES, MODES, SHARED_PHASES, PhaseHub, case_id, options, run_phase

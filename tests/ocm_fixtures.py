@@ -15,9 +15,9 @@ from typing import Any
 import yaml
 from click.testing import CliRunner
 
-from adapters import ocm
 from adapters.cli.main import main
 from adapters.kube.manifests import parse_text
+from adapters.ocm import api as ocm
 
 NOW = "2026-11-21T12:00:00Z"
 NOW_TIME = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)

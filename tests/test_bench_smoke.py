@@ -14,9 +14,10 @@ import polars as pl
 import pytest
 import yaml
 
-from adapters import fleet, ocm
+from adapters.fleet import api as fleet
 from adapters.fleet import names as n
 from adapters.kube.manifests import from_objects, parse_text
+from adapters.ocm import api as ocm
 from adapters.ocm import names as on
 from adapters.run.pipeline import schedule
 from bench import events as ev

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from adapters import fleet
+from adapters.fleet import api as fleet
 from adapters.fleet import names as n
 from adapters.fleet.generate import PICK_ALL_LIMIT, generate_fleet
 from adapters.fleet.policy import normalized_policy

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from adapters.errors import InputError
-from adapters.kcp import load
+from adapters.kcp.api import load
 from adapters.kube.manifests import from_objects
 from tests.test_kcp_fixtures import (
     COMPUTE,

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from adapters.cli.explain import explain_document, parse_target, render
 from adapters.cli.main import main
 from adapters.errors import InputError
-from adapters.kcp import sync_target_key
+from adapters.kcp.api import sync_target_key
 from adapters.kube.manifests import from_objects
 from solver import SolveOptions
 from tests.test_kcp_fixtures import (

@@ -13,10 +13,10 @@ import sys
 import pytest
 
 from adapters.errors import InputError
-from adapters.kcp import emit, load, sync_target_key
 from adapters.kcp.annotation import parse_placement
-from adapters.kcp.load import seeded
+from adapters.kcp.api import emit, load, sync_target_key
 from adapters.kcp.names import Generation
+from adapters.kcp.world import seeded
 from adapters.kube.manifests import from_objects
 from model import Choice, LabelOperator, Packing, RequestResult, Result, SolveStats, Taint
 from tests.test_kcp_fixtures import (
@@ -247,7 +247,7 @@ def test_the_adapters_draws_are_reproducible() -> None:
     assert seeded(7, "ws", "ns").random() == seeded(7, "ws", "ns").random()
     assert seeded(7, "ws", "ns").random() != seeded(8, "ws", "ns").random()
     # str seeds hash the same in every process (not Python's randomized hash).
-    code = "from adapters.kcp.load import seeded; print(repr(seeded(0, 'ws', 'ns').random()))"
+    code = "from adapters.kcp.world import seeded; print(repr(seeded(0, 'ws', 'ns').random()))"
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert float(other.stdout) == seeded(0, "ws", "ns").random()

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from adapters.kcp import sync_target_key
+from adapters.kcp.api import sync_target_key
 from tests.test_kcp_fixtures import (
     COMPUTE,
     DELETION,

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from adapters.errors import InputError
-from adapters.kcp import load, sync_target_key
 from adapters.kcp.actors import identity
+from adapters.kcp.api import load, sync_target_key
 from adapters.kcp.simulate import run_simulation
 from adapters.kcp.workspace import workspace_of
 from adapters.kube.manifests import from_objects

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from adapters import ocm
 from adapters.generate.common import DEFAULT_NOW, generate, parse_now
 from adapters.kube.manifests import from_objects
+from adapters.ocm import api as ocm
 from bench import ocm_balance as ob
 from solver import SolveOptions, solve
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from adapters import ocm
+from adapters.ocm import api as ocm
 from model import Choice, RequestResult, Result, SolveStats
 from tests.ocm_fixtures import (
     GROUP_INDEX_LABEL,

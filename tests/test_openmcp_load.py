@@ -4,8 +4,8 @@ built by hand."""
 
 from __future__ import annotations
 
-from adapters import openmcp
 from adapters.kube.manifests import from_objects
+from adapters.openmcp import api as openmcp
 from adapters.openmcp.naming import server_names
 from model import (
     Choice,

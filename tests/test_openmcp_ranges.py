@@ -236,8 +236,8 @@ def test_a_cluster_the_api_server_would_refuse_is_not_made(tmp_path, mode) -> No
 
 def _why_waiting(obj: dict, cfg: dict) -> str:
     """Why the request cannot make its cluster (upstream's reconcile error)."""
-    from adapters import openmcp
     from adapters.kube.manifests import from_objects
+    from adapters.openmcp import api as openmcp
 
     _, context = openmcp.load(from_objects([obj], "<test>"), now=NOW_TIME, config=cfg)
     return context.requests["foo/a"].conflict or ""

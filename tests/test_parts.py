@@ -256,9 +256,8 @@ def refused(path: str, variant: str) -> list[int]:
         emit = importlib.import_module("adapters.fleet.emit")  # the module (the package exports a function)
         emit.binding_name = lambda crp, cluster, seed, taken: f"b-{cluster}"
     elif variant == "reads what another writes":  # a cut giving both parts the same placements
-        fleet = systems.system("fleet")
         both = lambda ms, k: Cut([], [list(ms), list(ms)])  # noqa: E731
-        systems._LOADED["fleet"] = dataclasses.replace(fleet, cut=both)
+        _cut_by("fleet", both)
     elif variant == "coupled":  # OCM's Balance couples placements: parts would change the answer
         balance = [ocm.builtin("Balance", 2)]
         objects = ocm.hub(*(ocm.managed_cluster(f"c{i}") for i in range(4))) + [
@@ -270,13 +269,26 @@ def refused(path: str, variant: str) -> list[int]:
             return [-1, -1]
         except NotSeparable:
             pass
-        ocm_system = systems.system("ocm")
         shared = [m for m in loaded if m.kind != "Placement"]
         placements = [m for m in loaded if m.kind == "Placement"]  # two to each part: nothing clashes
         halves = Cut(shared, [placements[:2], placements[2:]])
-        systems._LOADED["ocm"] = dataclasses.replace(ocm_system, cut=lambda ms, k: halves)
+        _cut_by("ocm", lambda ms, k: halves)
     text = _in_parts(objects, "json")
     return [text is not None, len(started)]
+
+
+_CUT: dict[str, Any] = {}
+
+
+def _test_cut(manifests: Any, parts: int) -> Any:
+    return _CUT["cut"](manifests, parts)
+
+
+def _cut_by(name: str, cut: Any) -> None:
+    """The system's record, cutting by `cut` (in this fresh process only)."""
+    _CUT["cut"] = cut
+    systems._RECORDS[name] = dataclasses.replace(systems.system(name), cut="tests.test_parts:_test_cut")
+    systems.adapter.cache_clear()
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from adapters import fleet
+from adapters.fleet import api as fleet
 from adapters.kube.manifests import from_objects
 from bench.generate import generate
 from solver import SolveOptions, solve

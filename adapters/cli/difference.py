@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from adapters.cli.explain import counted
+from adapters.cli.words import counted
 from adapters.run.pipeline import Outcome
 from model import Batch, PlacementRequest, RequestResult
 

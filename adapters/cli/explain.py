@@ -3,87 +3,86 @@ words of the placement's own system.
 
 The input is scheduled exactly as `solve` schedules it (adapters.run.pipeline); solver.explain reads
 the placement's request back against the cluster table and the result, and the system's renderer
-(adapters/<system>/explain.py) words the records as upstream does: Fleet's reason strings and
-scores, OCM's plugins and prioritizers, openMCP's candidate rules, tenancy counts and strategies.
-The renderer gives a document (the records as data, what `-o yaml` prints) and words it as a
-table.
+(its record's explainer: adapters/<system>/explain.py) words the records as upstream does. The
+renderer gives a document (the records as data, what `-o yaml` prints) and words it as a table.
+The kinds a target may name, and how, are the registry's (each system's ExplainKinds).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from adapters.cli.words import Target
+from adapters.contract import ExplainKind, System
 from adapters.errors import InputError
 from adapters.kube.manifests import Manifest, dump_yaml_stream
-from adapters.registry import owned_by
+from adapters.registry import facet, identity, owned_by, system, systems
 from adapters.run.pipeline import schedule_manifests
-from model import LabelOperator, LabelSelector, Taint
 from solver import SolveOptions
-from solver.explain import LabelChange, explain
+from solver.explain import explain
 
-__all__ = ["Target", "counted", "parse_target", "explain_document", "render", "OUTPUTS"]
+__all__ = ["OUTPUTS", "explain_document", "parse_target", "render"]
 
 OUTPUTS = ("table", "yaml")
 
-# Every spelling of a placement kind: (system, kind, namespaced). kcp's objects live in logical
-# workspaces: KIND/WORKSPACE/NAME, the workspace where others have a namespace.
-_KINDS: dict[str, tuple[str, str, bool]] = {
-    **{k: ("fleet", "ClusterResourcePlacement", False) for k in ("clusterresourceplacement", "crp")},
-    **{k: ("ocm", "Placement", True) for k in ("placement", "placement.cluster.open-cluster-management.io")},
-    **{k: ("openmcp", "ClusterRequest", True) for k in ("clusterrequest", "cr", "creq")},
-    **{k: ("kcp", "Placement", True) for k in ("placement.scheduling.kcp.dev",)},
-    **{k: ("kcp", "Namespace", True) for k in ("namespace", "ns")},
-}
-_AMBIGUOUS = {"placement": ("ocm", "kcp")}  # a bare kind two systems spell alike: where the object is
+
+def _spellings() -> dict[str, list[tuple[System, ExplainKind]]]:
+    """Every spelling of every kind explain takes -> the systems' kinds so spelt: as each system
+    declares them, the kind itself, and `kind.group` (placement.scheduling.kcp.dev)."""
+    out: dict[str, list[tuple[System, ExplainKind]]] = {}
+    for s in systems():
+        for k in s.targets:
+            lower = k.kind.lower()
+            for spelling in dict.fromkeys((*k.spellings, lower, f"{lower}.{k.group}" if k.group else lower)):
+                out.setdefault(spelling, []).append((s, k))
+    return out
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
-    system: str
-    kind: str
-    namespace: str
-    name: str
+def _expected() -> str:
+    """The kinds explain takes, for a message: `Kind (short, ...)` each."""
+    kinds: dict[str, list[str]] = {}
+    for s in systems():
+        for k in s.targets:
+            short = [x for x in k.spellings if x not in (k.kind.lower(), f"{k.kind.lower()}.{k.group}")]
+            kinds.setdefault(k.kind, [])
+            kinds[k.kind] += [x for x in short if x not in kinds[k.kind]]
+    words = [f"{kind} ({', '.join(short)})" if short else kind for kind, short in kinds.items()]
+    return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else "".join(words)
 
-    @property
-    def key(self) -> str:
-        return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
-
-def parse_target(text: str) -> Target:
-    """KIND/NAME or KIND/NAMESPACE/NAME; the kind as upstream spells it, in any case, plural or short."""
+def _candidates(text: str) -> tuple[list[tuple[System, ExplainKind]], list[str]]:
+    """The systems' kinds the target's KIND may name, and its other parts."""
     parts = text.split("/")
     if len(parts) not in (2, 3) or not all(parts):
         raise InputError(f"expected KIND/[NAMESPACE/]NAME, got {text!r}", field="PLACEMENT")
-    kind = _singular(parts[0].lower())
-    known = _KINDS.get(kind)
-    if known is None:
-        expected = "ClusterResourcePlacement (crp), Placement, ClusterRequest (cr) or Namespace (ns)"
-        raise InputError(f"unknown kind {parts[0]!r}; expected {expected}", field="PLACEMENT")
-    system, upstream_kind, namespaced = known
-    if len(parts) == 3 and not namespaced:
-        raise InputError(f"a {upstream_kind} is cluster-scoped: give {parts[0]}/NAME", field="PLACEMENT")
+    spellings = _spellings()
+    spelt = parts[0].lower()
+    resource, dot, group = spelt.partition(".")
+    if spelt not in spellings and resource.endswith("s"):  # kubectl's plural
+        spelt = f"{resource[:-1]}{dot}{group}"
+    found = spellings.get(spelt)
+    if not found:
+        raise InputError(f"unknown kind {parts[0]!r}; expected {_expected()}", field="PLACEMENT")
+    return found, parts
+
+
+def parse_target(text: str) -> Target:
+    """KIND/NAME or KIND/NAMESPACE/NAME; the kind as upstream spells it, in any case, plural or
+    short. A kind two systems spell alike is given to the first in registry order (explain gives it
+    to the one that has the object)."""
+    found, parts = _candidates(text)
+    s, kind = found[0]
+    if len(parts) == 3 and not kind.namespaced:
+        raise InputError(f"a {kind.kind} is cluster-scoped: give {parts[0]}/NAME", field="PLACEMENT")
     namespace = parts[1] if len(parts) == 3 else ""
-    return Target(system, upstream_kind, namespace, parts[-1])
+    return Target(s.name, kind.kind, namespace, parts[-1])
 
 
-def _singular(kind: str) -> str:
-    """kubectl's spellings: plural, and resource.group (placements.scheduling.kcp.dev)."""
-    resource, dot, group = kind.partition(".")
-    if resource not in _KINDS and f"{resource}{dot}{group}" not in _KINDS and resource.endswith("s"):
-        resource = resource[:-1]
-    return f"{resource}{dot}{group}"
-
-
-def _scope(system: str, m: Manifest) -> str:
-    """Where the object lives: its namespace, or for kcp its logical workspace."""
-    if system == "kcp":
-        from adapters.kcp.workspace import workspace_of
-
-        return workspace_of(m.obj)
-    return m.namespace
+def _scope(name: str, m: Manifest) -> str:
+    """Where the object lives: its namespace, or its logical workspace where its system has them."""
+    return identity(name).scope(m.obj) or m.namespace
 
 
 def _find(owned: Sequence[Manifest], target: Target) -> Target:
@@ -96,10 +95,9 @@ def _find(owned: Sequence[Manifest], target: Target) -> Target:
     namespaces = sorted(found)
     if len(namespaces) > 1:
         listed = ", ".join(namespaces)
-        scope = "workspaces" if target.system == "kcp" else "namespaces"
+        word = identity(target.system).word
         raise InputError(
-            f"{where} is in several {scope} ({listed}): give KIND/{scope[:-1].upper()}/NAME",
-            field="PLACEMENT",
+            f"{where} is in several {word}s ({listed}): give KIND/{word.upper()}/NAME", field="PLACEMENT"
         )
     return Target(target.system, target.kind, namespaces[0], target.name)
 
@@ -116,24 +114,25 @@ def _matches(owned: Sequence[Manifest], target: Target) -> set[str]:
 
 
 def _resolve(target_text: str, owned: Mapping[str, Sequence[Manifest]]) -> Target:
-    """The target, a bare kind two systems share (Placement: OCM's and kcp's) given to the
+    """The target; a kind several systems spell alike (OCM's and kcp's Placement) is given to the
     system that has such an object."""
     target = parse_target(target_text)
-    systems = _AMBIGUOUS.get(_singular(target_text.split("/")[0].lower()))
-    if systems is None:
+    found, _ = _candidates(target_text)
+    if len(found) == 1:
         return target
     having = [
-        s
-        for s in systems
-        if _matches(owned.get(s, []), Target(s, target.kind, target.namespace, target.name))
+        (s, kind)
+        for s, kind in found
+        if _matches(owned.get(s.name, []), Target(s.name, kind.kind, target.namespace, target.name))
     ]
     if len(having) > 1:
-        raise InputError(
-            f"both OCM and kcp have a Placement {target.key}: give "
-            "placement.cluster.open-cluster-management.io/... or placement.scheduling.kcp.dev/...",
-            field="PLACEMENT",
-        )
-    return Target(having[0] if having else target.system, target.kind, target.namespace, target.name)
+        titles = " and ".join(s.title for s, _ in having)
+        spelt = " or ".join(f"{kind.kind.lower()}.{kind.group}/..." for _, kind in having)
+        raise InputError(f"both {titles} have a {target.kind} {target.key}: give {spelt}", field="PLACEMENT")
+    if not having:
+        return target
+    s, kind = having[0]
+    return Target(s.name, kind.kind, target.namespace, target.name)
 
 
 def explain_document(
@@ -170,94 +169,9 @@ def render(document: dict[str, Any], output: str) -> str:
     return _renderer(document["system"]).table(document)
 
 
-@dataclass(frozen=True, slots=True)
-class _Renderer:
-    document: Callable[..., dict[str, Any]]
-    table: Callable[[dict[str, Any]], str]
-
-
-def _renderer(system: str) -> _Renderer:
-    if system == "fleet":
-        from adapters.fleet import explain as fleet
-
-        return _Renderer(fleet.document, fleet.table)
-    if system == "openmcp":
-        from adapters.openmcp import explain as openmcp
-
-        return _Renderer(openmcp.document, openmcp.table)
-    if system == "kcp":
-        from adapters.kcp import explain as kcp
-
-        return _Renderer(kcp.document, kcp.table)
-    from adapters.ocm import explain as ocm
-
-    return _Renderer(ocm.document, ocm.table)
-
-
-def grid(rows: Sequence[Sequence[str]]) -> list[str]:
-    """Rows as left-aligned columns two spaces apart, trailing blanks trimmed."""
-    if not rows:
-        return []
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
-
-
-def cell(value: Any) -> str:
-    """A table cell: '-' for nothing."""
-    return "-" if value is None else str(value)
-
-
-# -- words the systems' renderers share -------------------------------------------------------------
-
-
-def selector_text(selector: LabelSelector) -> str:
-    """A label selector as kubectl writes one: k=v, k in (a,b), k notin (a), k, !k."""
-    parts = []
-    for r in selector.requirements():
-        if r.operator is LabelOperator.IN:
-            parts.append(
-                f"{r.key}={r.values[0]}" if len(r.values) == 1 else f"{r.key} in ({','.join(r.values)})"
-            )
-        elif r.operator is LabelOperator.NOT_IN:
-            parts.append(f"{r.key} notin ({','.join(r.values)})")
-        elif r.operator is LabelOperator.EXISTS:
-            parts.append(r.key)
-        else:
-            parts.append(f"!{r.key}")
-    return ",".join(parts) or "(everything)"
-
-
-def toleration(taint: Taint) -> dict[str, str]:
-    """The toleration of exactly this taint."""
-    if taint.value:
-        return {"key": taint.key, "operator": "Equal", "value": taint.value, "effect": taint.effect}
-    return {"key": taint.key, "operator": "Exists", "effect": taint.effect}
-
-
-def counted(number: int, noun: str) -> str:
-    """`1 cluster`, `2 clusters`: a count and its noun, in the plural but for one."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
-
-
-def flow(mapping: Mapping[str, Any]) -> str:
-    return "{" + ", ".join(f"{k}: {v}" for k, v in mapping.items()) + "}"
-
-
-def label_changes(changes: Sequence[LabelChange]) -> tuple[dict[str, Any], list[str]]:
-    """As data ({key: value, None to remove, or {"anyValueExcept": [...]} where any value but
-    those will do: not a value a user could apply by mistake}) and as words."""
-    data: dict[str, Any] = {}
-    words = []
-    for ch in changes:
-        was = "" if ch.was is None else f" (was {ch.was})"
-        if ch.remove:
-            data[ch.key] = None
-            words.append(f"remove {ch.key}{was}")
-        elif ch.any_value:
-            data[ch.key] = {"anyValueExcept": list(ch.excluded)}
-            but = f" but {', '.join(ch.excluded)}" if ch.excluded else ""
-            words.append(f"{ch.key}=<any value{but}>{was}")
-        else:
-            data[ch.key] = ch.value
-            words.append(f"{ch.key}={ch.value}{was}")
-    return data, words
+def _renderer(name: str) -> Any:
+    """The named system's explain renderer (a module with `document` and `table`)."""
+    explainer = facet(name, system(name).explainer)
+    if explainer is None:
+        raise InputError(f"the {name} system explains nothing", field="PLACEMENT")
+    return explainer

@@ -5,21 +5,30 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import math
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
 import yaml
 
+from adapters import registry
+from adapters.cli.options import (
+    MODES,
+    TIME_LIMIT,
+    Output,
+    count_option,
+    guard,
+    note,
+    parse_now,
+    read_all,
+    write_file,
+)
+from adapters.contract import resolve
 from adapters.errors import InputError
-from adapters.kube.fields import rfc3339
 from adapters.kube.manifests import (
     Manifest,
-    Reading,
     dump_yaml_stream,
     json_items,
     parse_text,
@@ -31,52 +40,20 @@ from adapters.kube.manifests import (
     write_yaml_stream,
     yaml_items,
 )
+from adapters.registry import names, reads, systems
 from adapters.run import forked
 from adapters.run.heap import paused_gc
 
 if TYPE_CHECKING:
-    from adapters.run.pipeline import Outcome, SystemOutcome
-    from model import Choice
+    from adapters.run.pipeline import Outcome
 
 # The scheduler (polars, numpy: a third of a second) is imported where it is used: `solve` imports
-# it while forked children parse a large input.
+# it while forked children parse a large input. The registry's records are light (each system's
+# modules load on first use), so the commands' choices come from it.
 
-# `guard` and the option parsers serve the commands other packages register too (bench/cli.py).
-__all__ = ["MODES", "count_option", "entry", "guard", "list_option", "main"]
+__all__ = ["FORMATS", "entry", "main"]
 
-class _Seconds(click.FloatRange):
-    """A positive number of seconds (inf: no wall limit). NaN compares false with every bound, so
-    FloatRange alone lets it through, and a NaN limit quietly cut every search."""
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        seconds = super().convert(value, param, ctx)
-        if math.isnan(seconds):
-            self.fail(f"{value!r} is not a number of seconds.", param, ctx)
-        return seconds
-
-
-TIME_LIMIT = _Seconds(min=0, min_open=True)
 FORMATS = ("yaml", "json", "plan", "diff", "table", "apply-script")
-MODES = ("optimal", "greedy")  # solver.MODES (a test holds them equal), spelt here to start light
-
-
-def _parse_now(value: str | None) -> datetime | None:
-    """`--now`: an RFC 3339 time, as Kubernetes reads the times in objects (fields.rfc3339)."""
-    if value is None:
-        return None
-    moment = rfc3339(value)
-    if moment is None:
-        raise InputError(
-            f"not an RFC 3339 time: {value!r} (a date, T, a time, then Z or an offset: 2026-11-21T12:00:00Z)",
-            field="--now",
-        )
-    return moment
-
-
-# What a command prints: text, or a writer that passes the output to its argument in pieces (a
-# large hub's output is tens of MB, never held whole); either way only once the work succeeded.
-Writer = Callable[[Callable[[bytes], object]], None]
-Output = str | bytes | Writer
 
 
 def _render(
@@ -98,145 +75,9 @@ def _render(
         from adapters.cli.writeback import apply_script
 
         return apply_script(outcome, manifests)
-    return render_table(outcome, _greedy_beside(outcome, manifests, config))
+    from adapters.cli.table import greedy_beside, render_table
 
-
-def _greedy_beside(
-    outcome: Outcome, manifests: Sequence[Manifest], config: Mapping[str, Any] | None = None
-) -> Outcome | None:
-    """For people: an optimal answer is shown beside what greedy (upstream) would have done."""
-    from adapters.run.pipeline import schedule_manifests
-    from solver import SolveOptions
-
-    if outcome.summary.get("mode") != "optimal" or not outcome.parts:
-        return None
-    batch = outcome.parts[0].batch
-    options = SolveOptions(mode="greedy", seed=batch.seed)
-    return schedule_manifests(manifests, now=batch.now, options=options, config=config)
-
-
-def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
-    """One row per placement and chosen cluster. Fleet alone keeps its own words (affinity score);
-    otherwise a SYSTEM column leads and the score is the system's total score. Then the counts,
-    and every unsatisfied placement with the reason (adapters.cli.unsatisfied), those the solver never
-    saw included. With `greedy`, the placements where optimal chose differently follow, with
-    what it gained."""
-    from adapters.cli.explain import counted
-    from adapters.cli.unsatisfied import Reasons
-
-    fleet_only = all(part.system == "fleet" for part in outcome.parts)
-    head = ("PLACEMENT", "CLUSTER", "DECISION", "AFFINITY" if fleet_only else "SCORE", "SPREAD")
-    rows = [head if fleet_only else ("SYSTEM", *head)]
-    unsatisfied: list[tuple[SystemOutcome, str]] = []
-    for part in outcome.parts:
-        prefix = () if fleet_only else (part.system,)
-        held = {r.key: {d.cluster for d in r.existing} for r in part.batch.requests}
-        for got in part.result.requests:
-            had = held.get(got.request, set())
-            for choice in got.selected:
-                score = choice.score
-                rows.append(
-                    (
-                        *prefix,
-                        got.request,
-                        choice.cluster,
-                        _decision(choice, had),
-                        "-" if score is None else str(score.affinity),
-                        "-" if score is None else str(score.spread),
-                    )
-                )
-            rows += [(*prefix, got.request, cluster, "released", "-", "-") for cluster in got.released]
-            if not got.selected and not got.released:
-                rows.append((*prefix, got.request, "-", "none", "-", "-"))
-        keys = part.unsatisfied
-        if keys is None:
-            keys = tuple(got.request for got in part.result.requests if not got.satisfied)
-        unsatisfied += [(part, key) for key in keys]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
-    s = outcome.summary
-    lines.append("")
-    lines.append(
-        f"{counted(s['requests'], 'placement')}, {counted(s['clusters'], 'cluster')}; mode {s['mode']}, "
-        f"status {s['status']}; {len(unsatisfied)} unsatisfied{':' if unsatisfied else ''}"
-    )
-    if unsatisfied:
-        reasons = Reasons(outcome.apply)
-        several = len(outcome.parts) > 1
-        lines += [
-            f"  {part.system + ' ' if several else ''}{key}: {reasons.why(part, key)}"
-            for part, key in unsatisfied
-        ]
-    text = "\n".join(lines) + "\n"
-    if greedy is not None:
-        from adapters.cli.difference import differences, render_differences
-
-        text += "\n" + render_differences(differences(outcome, greedy))
-        text += _created_beside(outcome, greedy)
-    return text
-
-
-def _decision(choice: Choice, had: set[str]) -> str:
-    """kept, new (an existing cluster), created (a new one), recreated (a held one that is gone)."""
-    if choice.created:
-        return "recreated" if choice.kept else "created"
-    return "kept" if choice.kept or choice.cluster in had else "new"
-
-
-def _created(outcome: Outcome) -> dict[str, int]:
-    """New clusters per system, where a system creates any."""
-    out: dict[str, int] = {}
-    for part in outcome.parts:
-        names = {c.cluster for got in part.result.requests for c in got.selected if c.created and not c.kept}
-        if names or any(r.tenancy is not None and r.tenancy.pool is not None for r in part.batch.requests):
-            out[part.system] = len(names)
-    return out
-
-
-def _created_beside(optimal: Outcome, greedy: Outcome) -> str:
-    """Systems that create clusters (openMCP): how many each mode creates."""
-    from adapters.cli.explain import counted
-
-    mine, theirs = _created(optimal), _created(greedy)
-    return "".join(
-        f"{system}: optimal creates {counted(count, 'new cluster')}, greedy {theirs.get(system, 0)}\n"
-        for system, count in mine.items()
-    )
-
-
-def guard(action: Callable[[], Output]) -> None:
-    """Run, and print only when everything succeeded: nothing is written on error, and the error
-    is the one line on standard error (the notes the run made are said only when it succeeds)."""
-    _notes.clear()
-    try:
-        text = action()
-    except InputError as err:
-        _notes.clear()
-        click.echo(f"error: {err}", err=True)
-        sys.exit(2)
-    for note in _notes:
-        click.echo(f"note: {note}", err=True)
-    _notes.clear()
-    if isinstance(text, str):
-        sys.stdout.write(text)
-        return
-    binary = getattr(sys.stdout, "buffer", None)
-    if binary is None:  # a text-only stream (tests capture so)
-        pieces: list[bytes] = []
-        _write_output(text, pieces.append)
-        sys.stdout.write(b"".join(pieces).decode("utf-8"))
-        return
-    sys.stdout.flush()
-    with contextlib.suppress(BrokenPipeError):  # the reader went away (| head): it took all it wanted
-        _write_output(text, binary.write)
-        binary.flush()
-
-
-def _write_output(output: bytes | Writer, write: Callable[[bytes], object]) -> None:
-    if isinstance(output, bytes):
-        write(output)
-    else:
-        output(write)
+    return render_table(outcome, greedy_beside(outcome, manifests, config))
 
 
 # Where a command's large objects (the input read, the outcome) are kept until the process ends,
@@ -276,19 +117,24 @@ def entry() -> None:
 
 
 class _Commands(click.Group):
-    """The commands defined here, and those other packages register in the entry-point group
+    """The commands defined here, those the systems add (their records' `commands`: kcp's
+    `simulate`), and those other packages register in the entry-point group
     ``placement_solver.commands`` (the benchmarks' `bench`, from bench/): the command line names
-    no package above it, and reads the registry only for a command it does not define."""
+    no package above it, and imports a command's code only when it runs."""
 
     GROUP = "placement_solver.commands"
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *(e.name for e in self._registered())})
+        added = {name for s in systems() for name in s.commands}
+        return sorted({*super().list_commands(ctx), *added, *(e.name for e in self._registered())})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         command = super().get_command(ctx, name)
         if command is not None:
             return command
+        for s in systems():
+            if name in s.commands:
+                return resolve(s.commands[name])
         for registered in self._registered():
             if registered.name == name:
                 return registered.load()
@@ -319,7 +165,7 @@ def main() -> None:
     "configs",
     multiple=True,
     metavar="FILE",
-    help="The operator config with the scheduler: block (openMCP); repeatable, later files override.",
+    help="The scheduler config of the systems that read one; repeatable, later files override.",
 )
 @click.option("-o", "--output", type=click.Choice(FORMATS), default="yaml", show_default=True)
 @click.option("-q", "--quiet", is_flag=True, help="No live progress on a terminal's standard error.")
@@ -327,17 +173,17 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
     """Schedule every placement in the input and print the objects to write."""
 
     def run() -> str | bytes:
-        now = _parse_now(now_text)
+        now = parse_now(now_text)
         config = _read_config(configs)
         # Reading, scheduling and writing allocate millions of objects and make no cycles: the
         # collector's passes over them would cost a third of the command (about 3 s at 10,000 x 2,000).
         with paused_gc():
-            reading = start_reading(list(paths), stdin=sys.stdin, reads=_reads)
+            reading = start_reading(list(paths), stdin=sys.stdin, reads=reads)
             from adapters.cli.progress import TerminalProgress
             from adapters.run.pipeline import schedule_manifests  # while large inputs are parsed
             from solver import SolveOptions
 
-            manifests = _read(reading)
+            manifests = read_all(reading)
             progress = None if quiet else TerminalProgress()
             options = SolveOptions(
                 mode=mode,
@@ -363,44 +209,19 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
     guard(run)
 
 
-# Remarks for the person running the command, said on standard error (never part of the output)
-# once the command has succeeded (guard).
-_notes: list[str] = []
-
-
-def _note(text: str) -> None:
-    _notes.append(text)
-
-
-def _read(reading: Reading) -> list[Manifest]:
-    """The manifests of the sources, and a note for what a directory held that was left out."""
-    manifests = reading.manifests()
-    _notes.extend(reading.notes)
-    return manifests
-
-
-def _reads(kind: str, api_version: str) -> bool:
-    """adapters.registry.reads, imported when first asked (the registry imports the model)."""
-    from adapters.registry import reads
-
-    return reads(kind, api_version)
-
-
 def _note_deletions(count: int, output: str) -> None:
     """The objects to write (yaml, json) cannot say what to delete: say how many, and where they
     are listed."""
     if count and output in _JOINED:
         objects = f"{count} object{'' if count == 1 else 's'}"
         listed = "-o plan and -o diff list them"
-        _note(f"this run also deletes {objects}, which -o {output} cannot express; {listed}")
+        note(f"this run also deletes {objects}, which -o {output} cannot express; {listed}")
 
 
 def _note_nothing_read(outcome: Outcome) -> None:
     """An input that holds no object of any system: say so, an empty output alone would not."""
     if not outcome.parts:
-        from adapters.registry import SYSTEMS
-
-        _note(f"the input holds no object of any system ({', '.join(SYSTEMS)}): nothing was scheduled")
+        note(f"the input holds no object of any system ({', '.join(names())}): nothing was scheduled")
 
 
 # The outputs whose text is their objects' texts joined, so parts made apart can be joined: how
@@ -409,31 +230,22 @@ _JOINED = {"yaml": (yaml_items, write_yaml_runs), "json": (json_items, write_jso
 
 
 def _read_config(paths: Sequence[str]) -> dict[str, Any] | None:
-    """The scheduler config files merged (later ones override), checked before anything is read:
-    a bad config is an error whether or not the input holds the objects it is for."""
-    if not paths:
-        return None
-    from adapters.openmcp import parse_config, read_config_files
-
-    document = read_config_files(list(paths))
-    parse_config(document, where=", ".join(paths))
-    return document
+    """The scheduler config, read and checked before anything else (adapters.registry.read_config)."""
+    return registry.read_config(paths) if paths else None
 
 
-KCP_GENERATIONS = ("v0.5", "v0.8")  # `generate --system kcp --generation`
-SIMULATE_OUTPUTS = ("yaml", "json", "log")
+# The moment the bundled examples (adapters/examples) were taken at: they are judged at it.
 DEMO_NOW = "2026-11-21T12:00:00Z"
 
 
-DEMOS = {
-    "fleet": ("fleet-demo.yaml",),
-    "ocm": ("ocm-demo.yaml",),
-    "openmcp": ("openmcp-demo.yaml",),
-    "kcp": ("kcp-demo.yaml",),
-    "all": ("fleet-demo.yaml", "ocm-demo.yaml", "openmcp-demo.yaml", "kcp-demo.yaml"),
-}
-# The scheduler config a bundled hub is meant for (openMCP's operator config is not an object).
-DEMO_CONFIG = "openmcp-demo-config.yaml"
+def _demos() -> dict[str, tuple[str, ...]]:
+    """Each system's bundled hub, and all of them together."""
+    own = {s.name: s.demo for s in systems() if s.demo}
+    return {**own, "all": tuple(f for files in own.values() for f in files)}
+
+
+def _generations() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(g for s in systems() for g in s.generations))
 
 
 @main.command()
@@ -441,8 +253,8 @@ DEMO_CONFIG = "openmcp-demo-config.yaml"
 @click.option("-o", "--output", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option(
     "--system",
-    type=click.Choice(sorted(DEMOS)),
-    default="fleet",
+    type=click.Choice(sorted(_demos())),
+    default=names()[0],
     show_default=True,
     help="Which bundled hub.",
 )
@@ -458,31 +270,24 @@ def demo(mode: str, output: str, system: str) -> None:
         examples = resources.files("adapters.examples")
         manifests = [
             m
-            for name in DEMOS[system]
+            for name in _demos()[system]
             for m in parse_text(examples.joinpath(name).read_text(encoding="utf-8"), name)
         ]
-        config = yaml.safe_load(examples.joinpath(DEMO_CONFIG).read_text(encoding="utf-8"))
+        configs = [s.demo_config for s in systems() if s.demo_config]
+        config = None
+        if configs:  # the scheduler config the bundled hubs are meant for
+            config = yaml.safe_load(examples.joinpath(configs[0]).read_text(encoding="utf-8"))
         options = SolveOptions(mode=mode)
-        outcome = schedule_manifests(manifests, now=_parse_now(DEMO_NOW), options=options, config=config)
+        outcome = schedule_manifests(manifests, now=parse_now(DEMO_NOW), options=options, config=config)
         _note_deletions(len(outcome.delete), output)
         return _render(outcome, output, manifests, config)
 
     guard(run)
 
 
-def count_option(value: str | None, flag: str) -> int:
-    """A required non-negative integer flag; InputError (exit 2, one line) otherwise."""
-    if value is None:
-        raise InputError("required", field=flag)
-    text = value.strip()
-    if not text.isdigit():
-        raise InputError(f"not a non-negative integer: {value!r}", field=flag)
-    return int(text)
-
-
 @main.command()
 @click.option(
-    "--system", "system", default="fleet", show_default=True, help="The system whose objects to make."
+    "--system", "system", default=names()[0], show_default=True, help="The system whose objects to make."
 )
 @click.option("--clusters", "clusters_text", metavar="N", help="Member clusters (required).")
 @click.option("--placements", "placements_text", metavar="M", help="Placements (required).")
@@ -497,13 +302,14 @@ def count_option(value: str | None, flag: str) -> int:
     "--config-out",
     "config_out",
     metavar="FILE",
-    help="Also write the scheduler config the hub is made for (openMCP) to FILE.",
+    help="Also write the scheduler config the hub is made for to FILE (a system that reads one).",
 )
 @click.option(
     "--generation",
-    type=click.Choice(KCP_GENERATIONS),
-    help="kcp: the API generation, v0.5 (WorkloadClusters, the placement annotation) or v0.8 "
-    "(SyncTargets, Placements; the default).",
+    type=click.Choice(_generations()),
+    help="The API generation, for a system that has several ("
+    + "; ".join(f"{s.name}: {', '.join(s.generations)}" for s in systems() if s.generations)
+    + "; the first is the default).",
 )
 def generate(
     system: str,
@@ -517,55 +323,26 @@ def generate(
     """Print a synthetic hub as a YAML stream: the same arguments (and --now) give the same bytes."""
 
     def run() -> str:
-        from adapters.generate.common import GENERATORS, current_minute, generate_yaml
+        from adapters.generate import hubs
 
-        now = _parse_now(now_text) or current_minute()
-        if system not in GENERATORS:
-            raise InputError(
-                f"unknown system {system!r}; expected one of {', '.join(sorted(GENERATORS))}",
-                field="--system",
-            )
+        now = parse_now(now_text) or hubs.current_minute()
+        if system not in hubs.generating():
+            expected = ", ".join(hubs.generating())
+            raise InputError(f"unknown system {system!r}; expected one of {expected}", field="--system")
         clusters = count_option(clusters_text, "--clusters")
         placements = count_option(placements_text, "--placements")
         seed = count_option(seed_text, "--seed")
-        if config_out is not None and system not in CONFIGURED_GENERATORS:
+        config = hubs.generate_config(system, clusters, placements, seed=seed) if config_out else None
+        if config_out is not None and config is None:
             raise InputError(f"the {system} system reads no scheduler config", field="--config-out")
-        if generation is not None and system != "kcp":
+        if generation is not None and generation not in registry.system(system).generations:
             raise InputError(f"the {system} system has one API generation", field="--generation")
-        options = {"generation": generation} if generation is not None else {}
-        text = generate_yaml(system, clusters, placements, seed=seed, now=now, **options)
+        text = hubs.generate_yaml(system, clusters, placements, seed=seed, now=now, generation=generation)
         if config_out is not None:
-            config = CONFIGURED_GENERATORS[system](clusters, placements, seed=seed)
-            _write_file(config_out, dump_yaml_stream([config]).removeprefix("---\n"))
+            write_file(config_out, dump_yaml_stream([config]).removeprefix("---\n"))
         return text
 
     guard(run)
-
-
-def _openmcp_config(clusters: int, placements: int, *, seed: int) -> dict[str, Any]:
-    from adapters.openmcp.generate import generate_config
-
-    return generate_config(clusters, placements, seed=seed)
-
-
-# Generators whose hubs are made for a scheduler config (`generate --config-out`).
-CONFIGURED_GENERATORS: dict[str, Callable[..., dict[str, Any]]] = {"openmcp": _openmcp_config}
-
-
-def _write_file(path: str, text: str) -> None:
-    try:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as err:
-        raise InputError(f"cannot write: {err.strerror or err}", where=path) from None
-
-
-def list_option(value: str, flag: str) -> list[str]:
-    """A comma-separated flag's non-empty items; InputError (exit 2, one line) when it has none."""
-    items = [item.strip() for item in value.split(",") if item.strip()]
-    if not items:
-        raise InputError("empty list", field=flag)
-    return list(dict.fromkeys(items))
 
 
 @main.command()
@@ -582,13 +359,13 @@ def list_option(value: str, flag: str) -> list[str]:
     "configs",
     multiple=True,
     metavar="FILE",
-    help="The operator config with the scheduler: block (openMCP); repeatable, later files override.",
+    help="The scheduler config of the systems that read one; repeatable, later files override.",
 )
 def explain(paths, placement, cluster, mode, now_text, output, configs) -> None:
-    """Why each cluster was or was not chosen for one placement (ClusterResourcePlacement, crp;
-    Placement, OCM's or kcp's, placement.scheduling.kcp.dev where both have one; ClusterRequest, cr;
-    a kcp Namespace, ns/[WORKSPACE/]NAME), in the placement system's own words, and what would let
-    it in."""
+    """Why each cluster was or was not chosen for one placement (KIND/[NAMESPACE/]NAME, the
+    middle part a workspace where the system has them: each system's placement kinds, as kubectl
+    spells them, or kind.group where two systems spell one alike), in the placement system's own
+    words, and what would let it in."""
 
     def run() -> str:
         from adapters.cli.explain import OUTPUTS, explain_document, render
@@ -598,10 +375,10 @@ def explain(paths, placement, cluster, mode, now_text, output, configs) -> None:
             raise InputError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}", field="--mode")
         if output not in OUTPUTS:
             raise InputError(f"unknown output {output!r}; expected one of {', '.join(OUTPUTS)}", field="-o")
-        now = _parse_now(now_text)
+        now = parse_now(now_text)
         config = _read_config(configs)
         with paused_gc():
-            manifests = _read(start_reading(list(paths), stdin=sys.stdin, reads=_reads))
+            manifests = read_all(start_reading(list(paths), stdin=sys.stdin, reads=reads))
             document = explain_document(
                 manifests, placement, cluster=cluster, now=now, options=SolveOptions(mode=mode), config=config
             )
@@ -610,40 +387,3 @@ def explain(paths, placement, cluster, mode, now_text, output, configs) -> None:
     guard(run)
 
 
-@main.command()
-@click.option(
-    "-f", "--filename", "paths", multiple=True, required=True, help="File, directory, or - for stdin."
-)
-@click.option(
-    "--steps",
-    "steps_text",
-    metavar="N",
-    help="Stop after N steps (default: at the fixed point, at most 100 steps).",
-)
-@click.option("--mode", type=click.Choice(MODES), default="optimal", show_default=True)
-@click.option(
-    "--now",
-    "now_text",
-    metavar="RFC3339",
-    help="The first step's moment; each later step runs 5 s after the one before.",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Fixes every random choice.")
-@click.option("--time-limit", type=TIME_LIMIT, default=10.0, show_default=True, help="Wall seconds.")
-@click.option("-o", "--output", type=click.Choice(SIMULATE_OUTPUTS), default="yaml", show_default=True)
-def simulate(paths, steps_text, mode, now_text, seed, time_limit, output) -> None:
-    """Run kcp's scheduler and its other actors (namespace controller, resource controller,
-    syncer) step by step to a fixed point; print the final objects and the transition log (yaml:
-    the log as comments after the stream; log: the log alone; json: both)."""
-
-    def run() -> str:
-        from adapters.kcp.simulate import render, run_simulation
-        from solver import SolveOptions
-
-        steps = None if steps_text is None else count_option(steps_text, "--steps")
-        now = _parse_now(now_text)
-        with paused_gc():
-            manifests = _read(start_reading(list(paths), stdin=sys.stdin, reads=_reads))
-            options = SolveOptions(mode=mode, time_limit=time_limit, seed=seed)
-            return render(run_simulation(manifests, steps=steps, now=now, options=options), output)
-
-    guard(run)

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.cli.explain import counted
+from adapters.cli.words import counted
 from adapters.run.changes import object_key
 from adapters.run.pipeline import SystemOutcome
 from solver.explain import ClusterExplanation, Verdict, explain

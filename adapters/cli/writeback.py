@@ -27,83 +27,20 @@ API server checks them and every argument is quoted. The same run gives the same
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
+from adapters.contract import Field, Verb, Write, Writes
 from adapters.errors import InputError
 from adapters.kube.manifests import Manifest
 from adapters.kube.validation import subdomain_errors
+from adapters.registry import facet, system
 from adapters.run.changes import changed_objects, object_key
 
-__all__ = ["Field", "Verb", "Write", "Writes", "apply_script", "entries", "field_at"]
-
-
-class Verb(StrEnum):
-    CREATE = "create"
-    UPDATE = "update"  # upstream PUTs the object as it read it: its uid and resourceVersion come along
-    PATCH = "patch"  # a JSON merge patch (RFC 7386)
-    DELETE = "delete"
-
-
-@dataclass(frozen=True, slots=True)
-class Field:
-    """What a request writes at `path`: the whole value there (a map, merged key by key; a list or
-    a scalar, replaced), or, with `keys` or `prefixes`, only the map's entries of those keys."""
-
-    path: tuple[str, ...]
-    keys: tuple[str, ...] = ()
-    prefixes: tuple[str, ...] = ()
-
-    @property
-    def filtered(self) -> bool:
-        return bool(self.keys or self.prefixes)
-
-    def admits(self, key: str) -> bool:
-        return key in self.keys or key.startswith(self.prefixes)
-
-
-def field_at(*path: str) -> Field:
-    return Field(path)
-
-
-def entries(*path: str, keys: Iterable[str] = (), prefixes: Iterable[str] = ()) -> Field:
-    return Field(path, tuple(keys), tuple(prefixes))
-
-
-# (the object as read, the object as the run leaves it) -> whether upstream makes this request
-Predicate = Callable[[Mapping[str, Any], Mapping[str, Any]], bool]
-
-
-@dataclass(frozen=True, slots=True)
-class Write:
-    """One request an upstream controller sends for objects of one kind. `call` cites it (upstream
-    file and function). Without `when`, an update or patch is made when one of its fields changes;
-    each changed field goes with the first request made that carries it."""
-
-    kind: str
-    verb: Verb
-    call: str
-    fields: tuple[Field, ...] = ()
-    status: bool = False  # through the status subresource
-    preconditions: tuple[str, ...] = ()  # metadata fields the request carries as conditions
-    when: Predicate | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Writes:
-    """One system's writes: the field manager its controllers write under, the resource of each kind
-    it writes (kind -> (API group, plural)), its requests in upstream's order, and where an object's
-    logical workspace is addressed under the server's URL (kcp: "/clusters/{}"; "" where none)."""
-
-    manager: str
-    kinds: Mapping[str, tuple[str, str]]
-    writes: tuple[Write, ...]
-    workspace_path: str = ""
+__all__ = ["apply_script"]
 
 
 # ------------------------------------------------------------------------------------------- diffs
@@ -212,16 +149,13 @@ class _Request:
 
 
 def _tables(outcome: Any, manifests: Sequence[Manifest]) -> list[Writes]:
-    """The writes of each system of the run, in the run's order: `adapters.<system>.writes`."""
+    """The writes of each system of the run, in the run's order (adapters.contract.System.writes)."""
     out = []
-    for system in dict.fromkeys(part.system for part in outcome.parts):
-        try:
-            module = importlib.import_module(f"adapters.{system}.writes")
-        except ModuleNotFoundError:
-            raise InputError(
-                f"the {system} system declares no writes to script", field="-o apply-script"
-            ) from None
-        out.append(module.writes(manifests))
+    for name in dict.fromkeys(part.system for part in outcome.parts):
+        declared = facet(name, system(name).writes)
+        if declared is None:
+            raise InputError(f"the {name} system declares no writes to script", field="-o apply-script")
+        out.append(declared(manifests))
     return out
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.cli.explain import Target, cell, flow, grid, label_changes, selector_text, toleration
+from adapters.cli.words import Target, cell, flow, grid, label_changes, selector_text, toleration
 from adapters.fleet import names as n
 from adapters.run.pipeline import SystemOutcome
 from model import (

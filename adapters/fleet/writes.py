@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.cli.writeback import Verb, Write, Writes, entries, field_at
+from adapters.contract import Verb, Write, Writes, entries, field_at
 from adapters.fleet import names as n
 from adapters.kube.manifests import Manifest
 

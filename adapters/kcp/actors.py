@@ -80,11 +80,11 @@ from typing import Any
 
 from adapters.kcp import names as n
 from adapters.kcp.annotation import format_placement, parse_placement
-from adapters.kcp.load import parse_rfc3339
 from adapters.kcp.names import State
 from adapters.kcp.status import set_condition
 from adapters.kcp.v08 import scheduled_condition
 from adapters.kcp.workspace import reference, workspace_of
+from adapters.kcp.world import parse_rfc3339
 
 __all__ = [
     "ACTORS",

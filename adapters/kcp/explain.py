@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.cli.explain import Target, cell, grid
+from adapters.cli.words import Target, cell, grid
 from adapters.kcp import names as n
 from adapters.kcp import v05, v08
 from adapters.kcp.load import KcpContext, load

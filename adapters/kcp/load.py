@@ -28,12 +28,10 @@ gives the same choice whatever else is in the input.
 
 from __future__ import annotations
 
-import random
-import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, timezone
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from adapters.errors import InputError
@@ -43,7 +41,6 @@ from adapters.kcp.objects import (
     BindingObject,
     ClusterObject,
     LocationObject,
-    NamespaceObject,
     PlacementObject,
     Resource,
     read_binding,
@@ -54,102 +51,17 @@ from adapters.kcp.objects import (
     selects,
 )
 from adapters.kcp.workspace import KcpFields, read_workspace, reference
+from adapters.kcp.world import World, rfc3339
 from adapters.kube.manifests import Manifest
 from model import Batch, Cluster, Taint
 
-__all__ = ["KcpContext", "World", "load", "parse_rfc3339", "rfc3339", "seeded"]
-
-
-@dataclass(slots=True)
-class World:
-    """Everything read, indexed the ways both generations need it."""
-
-    generation: Generation
-    now: datetime
-    seed: int
-    namespaces: list[NamespaceObject]  # by workspace, name
-    bindings: dict[str, list[BindingObject]]  # workspace -> its APIBindings by name
-    locations: dict[str, list[LocationObject]]  # workspace -> its Locations (of the generation) by name
-    clusters: dict[str, ClusterObject]  # neutral name -> cluster, sorted
-    in_workspace: dict[str, dict[str, ClusterObject]]  # workspace -> name -> cluster
-    traits: dict[str, frozenset[str]]  # neutral name -> traits
-    placements: list[PlacementObject] = field(default_factory=list)  # by workspace, name (v0.8)
-    # (workspace, location) -> the clusters its instanceSelector selects, in name order
-    members: dict[tuple[str, str], list[ClusterObject]] = field(default_factory=dict)
-    # Answers several placements share, computed once (v0.8: valid locations per selector set).
-    memo: dict[Any, Any] = field(default_factory=dict)
-
-    def location(self, workspace: str, name: str) -> LocationObject | None:
-        for location in self.locations.get(workspace, ()):
-            if location.name == name:
-                return location
-        return None
-
-    def in_location(self, cluster: ClusterObject, workspace: str, location: str) -> bool:
-        return n.LOCATION_TRAIT.format(workspace, location) in self.traits[cluster.neutral]
-
-    def workload_binding(self, workspace: str) -> BindingObject | None:
-        """The binding that makes the workspace's namespaces subject to placement: the first by name
-        of the ready bindings to the compute export whose workspace holds clusters or Locations."""
-        for binding in self.bindings.get(workspace, ()):
-            where = binding.export_workspace
-            if (
-                binding.ready
-                and binding.to_compute
-                and (self.in_workspace.get(where) or self.locations.get(where))
-            ):
-                return binding
-        return None
-
-    def schedulable(self, c: ClusterObject) -> bool:
-        """A new placement may land on it: Ready, not cordoned, not evicting (FilterReady and
-        FilterNonEvicting; a deletionTimestamp counts for nothing)."""
-        return c.ready and not c.unschedulable and self.admissible(c)
-
-    def admissible(self, c: ClusterObject) -> bool:
-        """What it holds stays (v0.5): not evicting."""
-        return not c.evicting(self.now)
+__all__ = ["KcpContext", "load"]
 
 
 @dataclass(slots=True)
 class KcpContext:
     world: World
     plan: Any  # v05.Plan or v08.Plan
-
-
-def seeded(seed: int, *parts: str) -> random.Random:
-    """The random source of one choice the adapter makes (str seeds hash the same in every process)."""
-    return random.Random("/".join((str(seed), *parts)))
-
-
-def rfc3339(moment: datetime) -> str:
-    """As Go's time.RFC3339 writes a UTC time."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-# Go's time.Parse(time.RFC3339, ...): four-digit year, two-digit month, day, minute and second, a
-# one- or two-digit hour, an upper-case T, an optional fraction after "." or ",", then Z or ±hh:mm.
-_GO_RFC3339 = re.compile(
-    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{1,2}):([0-9]{2}):([0-9]{2})([.,][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})"
-)
-
-
-def parse_rfc3339(text: str) -> datetime | None:
-    """The moment Go's time.Parse(time.RFC3339, text) reads; None when it fails (kcp's callers then
-    go on with Go's zero time)."""
-    found = _GO_RFC3339.fullmatch(text)
-    if found is None:
-        return None
-    year, month, day, hour, minute, second = (int(found[i]) for i in range(1, 7))
-    fraction, zone = found[7], found[8]
-    offset = timedelta(0)
-    if zone != "Z":
-        offset = timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])) * (-1 if zone[0] == "-" else 1)
-    try:
-        micro = int((fraction[1:] + "000000")[:6]) if fraction else 0
-        return datetime(year, month, day, hour, minute, second, micro, tzinfo=timezone(offset))
-    except ValueError:  # out of range (Go too refuses a 60th second, a 31st of April, ...)
-        return None
 
 
 def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tuple[Batch, KcpContext]:

@@ -69,10 +69,10 @@ from typing import Any
 from adapters.contract import Emitted
 from adapters.kcp import names as n
 from adapters.kcp.annotation import Entry, Parsed, entry_key, format_placement, parse_placement
-from adapters.kcp.load import World, rfc3339, seeded
 from adapters.kcp.names import State
 from adapters.kcp.objects import ClusterObject, NamespaceObject
 from adapters.kcp.status import namespace_object
+from adapters.kcp.world import World, rfc3339, seeded
 from model import (
     ClusterTerm,
     ExistingDecision,

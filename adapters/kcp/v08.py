@@ -52,9 +52,9 @@ from typing import Any
 
 from adapters.contract import Emitted
 from adapters.kcp import names as n
-from adapters.kcp.load import World, parse_rfc3339, rfc3339, seeded
 from adapters.kcp.objects import ClusterObject, LocationObject, NamespaceObject, PlacementObject, selects
 from adapters.kcp.status import namespace_object, set_condition, with_metadata
+from adapters.kcp.world import World, parse_rfc3339, rfc3339, seeded
 from model import ClusterTerm, ExistingDecision, Packing, PlacementRequest, Result, SelectionMode, Tenancy
 
 __all__ = ["NamespaceState", "Plan", "PlacementPlan", "emit", "plan"]

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adapters.cli.writeback import Verb, Write, Writes, entries, field_at
+from adapters.contract import Verb, Write, Writes, entries, field_at
 from adapters.kcp import names as n
 from adapters.kcp.load import _generation, _index
 from adapters.kcp.names import Generation

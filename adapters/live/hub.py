@@ -44,7 +44,7 @@ from typing import Any
 
 from adapters.kube.manifests import from_objects
 from adapters.kube.validation import name_from_generate_name
-from adapters.registry import SYSTEMS, system
+from adapters.registry import system, systems
 from adapters.run.changes import SERVER_FIELDS, Key, changed_objects, object_key, served
 from adapters.run.pipeline import Outcome, schedule_manifests
 from solver import SolveOptions
@@ -196,23 +196,20 @@ class HubScheduler:
     def _present(self) -> list[str]:
         """The systems owning at least one kept object, in registry order."""
         own = {(k[0], k[1]) for k in self._state}
-        return [
-            name for name in SYSTEMS if any(group in system(name).kinds.get(kind, ()) for group, kind in own)
-        ]
+        return [s.name for s in systems() if any(group in s.kinds.get(kind, ()) for group, kind in own)]
 
     def _woken(self, group: str, kind: str) -> list[str]:
         """The systems an object of (group, kind) concerns: those owning the kind, and those sharing
         it that have objects of their own."""
         present = None
         out = []
-        for name in SYSTEMS:
-            s = system(name)
+        for s in systems():
             if group in s.kinds.get(kind, ()):
-                out.append(name)
+                out.append(s.name)
             elif group in s.shared.get(kind, ()):
                 present = self._present() if present is None else present
-                if name in present:
-                    out.append(name)
+                if s.name in present:
+                    out.append(s.name)
         return out
 
     def _solve(self, name: str, now: datetime) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from adapters import fleet
+from adapters.fleet import api as fleet
 from adapters.fleet import names as n
 from adapters.fleet.clusters import load_cluster
 from adapters.kube.fields import Fields, parse_time

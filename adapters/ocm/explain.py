@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from adapters.cli.explain import Target, cell, flow, grid, label_changes, toleration
+from adapters.cli.words import Target, cell, flow, grid, label_changes, toleration
 from adapters.kube.manifests import Manifest
 from adapters.ocm import names as n
 from adapters.ocm.load import cel_trait

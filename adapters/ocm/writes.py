@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adapters.cli.writeback import Verb, Write, Writes, field_at
+from adapters.contract import Verb, Write, Writes, field_at
 from adapters.kube.manifests import Manifest
 from adapters.ocm import names as n
 

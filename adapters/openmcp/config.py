@@ -44,6 +44,7 @@ __all__ = [
     "PurposeMapping",
     "SchedulerConfig",
     "Template",
+    "check_config",
     "combine",
     "merge_documents",
     "parse_config",
@@ -204,6 +205,12 @@ class _ConfigFields(Fields):
     @property
     def where(self) -> str:
         return self._where
+
+
+def check_config(document: Mapping[str, Any], where: str) -> None:
+    """The config refused as the scheduler refuses it (an InputError naming `where`): the
+    registry's check of a config given on the command line (adapters.contract.System)."""
+    parse_config(document, where=where)
 
 
 def parse_config(document: Mapping[str, Any] | None, *, where: str = _WHERE) -> SchedulerConfig:

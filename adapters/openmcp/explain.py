@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.cli.explain import Target, cell, counted, grid, label_changes
+from adapters.cli.words import Target, cell, counted, grid, label_changes
 from adapters.kube.manifests import Manifest
 from adapters.openmcp import names as n
 from adapters.run.pipeline import SystemOutcome

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.cli.writeback import Verb, Write, Writes, entries, field_at
+from adapters.contract import Verb, Write, Writes, entries, field_at
 from adapters.kube.manifests import Manifest
 from adapters.openmcp import names as n
 

@@ -6,8 +6,9 @@
     plan["summary"]    # the run's summary, plus "unchanged": desired objects equal to the input
     diff_of(outcome, manifests)   # a unified diff per changed object, as `kubectl diff` shows it
 
-Objects are matched by API group, kind, logical workspace (kcp's, adapters.kcp.workspace; ""
-elsewhere), namespace and name; "equal" is equality of the whole object, every field the
+Objects are matched by API group, kind, logical workspace (by the rule of the system that reads
+the kind: adapters.registry.scope_of; "" for systems without workspaces), namespace and name;
+"equal" is equality of the whole object, every field the
 scheduler writes included, the metadata the API server owns aside: a desired object leaves it
 out (uid, resourceVersion, ...), and a write that leaves it out keeps it (input read with `kubectl
 get` carries it).
@@ -19,8 +20,8 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from adapters.kcp.workspace import workspace_of
 from adapters.kube.manifests import Manifest, dump_yaml_stream
+from adapters.registry import scope_of
 
 __all__ = ["SERVER_FIELDS", "Key", "changed_objects", "diff_of", "object_key", "plan_of", "served"]
 
@@ -40,14 +41,14 @@ SERVER_FIELDS = (
 
 
 def object_key(obj: Mapping[str, Any]) -> Key:
-    """(API group, kind, kcp workspace, namespace, name): how plans match objects (objects of one
-    name may live in several kcp workspaces)."""
+    """(API group, kind, logical workspace, namespace, name): how plans match objects (objects of
+    one name may live in several workspaces)."""
     metadata = obj.get("metadata") or {}
     group = str(obj.get("apiVersion", "")).rpartition("/")[0]
     return (
         group,
         obj.get("kind", ""),
-        workspace_of(obj),
+        scope_of(obj),
         metadata.get("namespace") or "",
         metadata.get("name", ""),
     )
@@ -96,8 +97,8 @@ def plan_of(outcome: Any, manifests: Iterable[Manifest]) -> dict[str, Any]:
 
 def _path(obj: Mapping[str, Any]) -> str:
     """kubectl diff's file name, `[group.]version.Kind.namespace.name` (the namespace empty for a
-    cluster-scoped object), under a directory of its kcp workspace when it has one: kubectl diffs
-    one workspace at a time."""
+    cluster-scoped object), under a directory of its logical workspace when it has one: kubectl
+    diffs one workspace at a time."""
     group, _, version = str(obj.get("apiVersion", "")).rpartition("/")
     _, kind, workspace, namespace, name = object_key(obj)
     name = ".".join([*([group] if group else []), version, kind, namespace, name])

@@ -1,7 +1,7 @@
 """A large input scheduled in independent parts at once, one per core, for the command's YAML and
 JSON outputs (the complete desired state, whose text is its objects' texts joined in order).
 
-A system that can cut its input (adapters.registry.System.cut; Fleet's placements share nothing)
+A system that can cut its input (adapters.contract.Adapter.cut; Fleet's placements share nothing)
 gives what every part reads (the clusters) and each part's own objects. The first part is loaded,
 solved, checked and emitted here, each other one at the same time in a forked child
 (adapters.run.forked.Stream), and every part's objects are rendered where they were made: a child
@@ -22,7 +22,7 @@ from typing import Any
 
 from adapters.contract import Cut
 from adapters.kube.manifests import Manifest
-from adapters.registry import owned_by, system
+from adapters.registry import adapter, owned_by
 from adapters.run import forked
 from adapters.run.pipeline import Outcome, schedule_part
 from solver import SolveOptions
@@ -61,7 +61,7 @@ def schedule_items(
     if parts < 2 or options.progress is not None or not forked.polars_idle():
         return None
     owned = owned_by(list(manifests))
-    cut = system(next(iter(owned))).cut if len(owned) == 1 else None
+    cut = adapter(next(iter(owned))).cut if len(owned) == 1 else None
     if cut is None:
         return None
     ((name, objects),) = owned.items()

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from adapters.kube.manifests import Manifest, from_objects
-from adapters.registry import owned_by, reads, system
+from adapters.registry import adapter, owned_by, reads, system
 from adapters.run import forked
 from adapters.run.heap import paused_gc
 from model import Batch, Result, SolveStats
@@ -128,7 +128,7 @@ def schedule_manifests(
         # Every system is loaded (and so validated) before anything is solved: bad input anywhere
         # fails the whole run with nothing written.
         loaded = [
-            (name, *system(name).load(owned, now=now, seed=options.seed, **_configured(name, config)))
+            (name, *adapter(name).load(owned, now=now, seed=options.seed, **_configured(name, config)))
             for name, owned in owned_by(list(manifests)).items()
         ]
         for name, batch, context in loaded:
@@ -152,11 +152,13 @@ def schedule_part(
     options: SolveOptions,
     config: Mapping[str, Any] | None,
 ) -> Outcome:
-    """One part of a system's input (adapters.registry.System.cut), scheduled on its own: as
+    """One part of a system's input (adapters.contract.Adapter.cut), scheduled on its own: as
     :func:`schedule_manifests` would the system's input, in this process only (the parts use
     the cores). NotSeparable when its batch is coupled, before anything is solved."""
     with paused_gc():
-        batch, context = system(name).load(manifests, now=now, seed=options.seed, **_configured(name, config))
+        batch, context = adapter(name).load(
+            manifests, now=now, seed=options.seed, **_configured(name, config)
+        )
         if not batch.separable:
             raise NotSeparable(name)
         emitted, part = _solved(name, batch, context, options, verify=True, beside=False)
@@ -173,7 +175,7 @@ def _solved(
     # Nothing is returned, so nothing written, unless the checker passes.
     beside = beside and verify and len(batch.requests) * len(batch.clusters) >= _CHECK_BESIDE
     verdict = forked.background(_problems, (batch, result)) if beside else None
-    emitted = system(name).emit(context, result)
+    emitted = adapter(name).emit(context, result)
     if verify:
         _raise_problems(name, verdict.result() if verdict else _problems((batch, result)))
     return emitted, SystemOutcome(name, batch, result, emitted.placements, emitted.unsatisfied)
@@ -195,7 +197,7 @@ def _raise_problems(name: str, problems: bytes) -> None:
 
 def _configured(name: str, config: Mapping[str, Any] | None) -> dict[str, Any]:
     """The config argument, for the systems that read one."""
-    return {"config": config} if system(name).configured else {}
+    return {"config": config} if system(name).config_read is not None else {}
 
 
 def summary_of(part: SystemOutcome) -> dict[str, Any]:

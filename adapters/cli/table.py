@@ -1,0 +1,120 @@
+"""`-o table`, for people: one row per placement and chosen cluster, the counts, every unsatisfied
+placement with its reason, and, for an optimal run, where optimal chose differently from greedy."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from adapters.cli.words import counted
+from adapters.registry import system
+
+if TYPE_CHECKING:
+    from adapters.kube.manifests import Manifest
+    from adapters.run.pipeline import Outcome, SystemOutcome
+    from model import Choice
+
+__all__ = ["greedy_beside", "render_table"]
+
+
+def greedy_beside(
+    outcome: Outcome, manifests: Sequence[Manifest], config: Mapping[str, Any] | None = None
+) -> Outcome | None:
+    """For people: an optimal answer is shown beside what greedy (upstream) would have done."""
+    from adapters.run.pipeline import schedule_manifests
+    from solver import SolveOptions
+
+    if outcome.summary.get("mode") != "optimal" or not outcome.parts:
+        return None
+    batch = outcome.parts[0].batch
+    options = SolveOptions(mode="greedy", seed=batch.seed)
+    return schedule_manifests(manifests, now=batch.now, options=options, config=config)
+
+
+def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
+    """One row per placement and chosen cluster. A system alone in the input whose table says so
+    (adapters.contract.Table) keeps its own words (its score column, no SYSTEM column); otherwise a
+    SYSTEM column leads and the score is the system's total score. Then the counts,
+    and every unsatisfied placement with the reason (adapters.cli.unsatisfied), those the solver never
+    saw included. With `greedy`, the placements where optimal chose differently follow, with
+    what it gained."""
+    from adapters.cli.unsatisfied import Reasons
+
+    present = {part.system for part in outcome.parts}
+    layout = system(present.pop()).table if len(present) == 1 else None
+    alone = layout is not None and layout.alone
+    head = ("PLACEMENT", "CLUSTER", "DECISION", layout.score if alone else "SCORE", "SPREAD")
+    rows = [head if alone else ("SYSTEM", *head)]
+    unsatisfied: list[tuple[SystemOutcome, str]] = []
+    for part in outcome.parts:
+        prefix = () if alone else (part.system,)
+        held = {r.key: {d.cluster for d in r.existing} for r in part.batch.requests}
+        for got in part.result.requests:
+            had = held.get(got.request, set())
+            for choice in got.selected:
+                score = choice.score
+                rows.append(
+                    (
+                        *prefix,
+                        got.request,
+                        choice.cluster,
+                        _decision(choice, had),
+                        "-" if score is None else str(score.affinity),
+                        "-" if score is None else str(score.spread),
+                    )
+                )
+            rows += [(*prefix, got.request, cluster, "released", "-", "-") for cluster in got.released]
+            if not got.selected and not got.released:
+                rows.append((*prefix, got.request, "-", "none", "-", "-"))
+        keys = part.unsatisfied
+        if keys is None:
+            keys = tuple(got.request for got in part.result.requests if not got.satisfied)
+        unsatisfied += [(part, key) for key in keys]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    s = outcome.summary
+    lines.append("")
+    lines.append(
+        f"{counted(s['requests'], 'placement')}, {counted(s['clusters'], 'cluster')}; mode {s['mode']}, "
+        f"status {s['status']}; {len(unsatisfied)} unsatisfied{':' if unsatisfied else ''}"
+    )
+    if unsatisfied:
+        reasons = Reasons(outcome.apply)
+        several = len(outcome.parts) > 1
+        lines += [
+            f"  {part.system + ' ' if several else ''}{key}: {reasons.why(part, key)}"
+            for part, key in unsatisfied
+        ]
+    text = "\n".join(lines) + "\n"
+    if greedy is not None:
+        from adapters.cli.difference import differences, render_differences
+
+        text += "\n" + render_differences(differences(outcome, greedy))
+        text += _created_beside(outcome, greedy)
+    return text
+
+
+def _decision(choice: Choice, had: set[str]) -> str:
+    """kept, new (an existing cluster), created (a new one), recreated (a held one that is gone)."""
+    if choice.created:
+        return "recreated" if choice.kept else "created"
+    return "kept" if choice.kept or choice.cluster in had else "new"
+
+
+def _created(outcome: Outcome) -> dict[str, int]:
+    """New clusters per system, where a system creates any."""
+    out: dict[str, int] = {}
+    for part in outcome.parts:
+        names = {c.cluster for got in part.result.requests for c in got.selected if c.created and not c.kept}
+        if names or any(r.tenancy is not None and r.tenancy.pool is not None for r in part.batch.requests):
+            out[part.system] = len(names)
+    return out
+
+
+def _created_beside(optimal: Outcome, greedy: Outcome) -> str:
+    """Systems that create clusters: how many each mode creates."""
+    mine, theirs = _created(optimal), _created(greedy)
+    return "".join(
+        f"{name}: optimal creates {counted(count, 'new cluster')}, greedy {theirs.get(name, 0)}\n"
+        for name, count in mine.items()
+    )
