@@ -50,11 +50,11 @@ def bench(systems, sizes_text, modes_text, seed_text, limit_text, out, increment
         if incremental_text is not None:
             return _bench_incremental(incremental_text, seed_text, out)
 
-        chosen = list(dict.fromkeys(systems)) or sorted(suite.SYSTEMS)
+        chosen = list(dict.fromkeys(systems)) or sorted(suite.PROFILES)
         for system in chosen:
-            if system not in suite.SYSTEMS:
+            if system not in suite.PROFILES:
                 raise InputError(
-                    f"unknown system {system!r}; expected one of {', '.join(sorted(suite.SYSTEMS))}",
+                    f"unknown system {system!r}; expected one of {', '.join(sorted(suite.PROFILES))}",
                     field="--system",
                 )
         try:

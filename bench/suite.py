@@ -11,8 +11,9 @@ independent checker. Then the churn experiment of :mod:`bench.events` runs on th
 the same mode. :func:`run_suite` collects the rows in a polars frame and writes `results.csv`,
 `results.md`, `time.png` and `quality.png`.
 
-Adding a system is one :class:`System` entry in :data:`SYSTEMS`: its generator, its adapter's
-load and emit, and its events (KubeFleet's in :mod:`bench.events`, OCM's in
+Each system the suite drives is one :class:`Profile` in :data:`PROFILES` (named as the bench's
+`--systems` spell it): its hub (the registry's generator), its adapter's load and emit (the
+registry's), and its events (KubeFleet's in :mod:`bench.events`, OCM's in
 :mod:`bench.ocm_events`, under the same four names so that the churn columns serve both). openMCP
 has no events (a granted request never moves); it brings the scheduler config its generated hub is
 made for and counts the clusters each plan creates (:mod:`bench.openmcp_hub`). kcp comes in its two
@@ -38,12 +39,9 @@ from typing import Any
 
 import polars as pl
 
-from adapters.fleet import api as fleet
-from adapters.generate.common import DEFAULT_NOW, generate
-from adapters.kcp import api as kcp
+from adapters import registry
+from adapters.generate.hubs import DEFAULT_NOW, generate
 from adapters.kube.manifests import dump_yaml_stream, from_objects, parse_text
-from adapters.ocm import api as ocm
-from adapters.openmcp import api as openmcp
 from adapters.run.pipeline import Outcome, SystemOutcome, schedule_manifests, summary_of_parts
 from bench import events as ev
 from bench import kcp_hub, ocm_events, openmcp_hub
@@ -56,8 +54,8 @@ __all__ = [
     "COLUMNS",
     "DEFAULT_SIZES",
     "SKIPPED",
-    "SYSTEMS",
-    "System",
+    "PROFILES",
+    "Profile",
     "markdown_table",
     "measure",
     "parse_sizes",
@@ -83,7 +81,7 @@ NO_SKIPS = (
 
 
 @dataclass(frozen=True, slots=True)
-class System:
+class Profile:
     """How the suite drives one system: generate its hub, load it into a Batch, emit a Result
     as its objects, apply that plan to the hub, and change the hub by an event."""
 
@@ -110,34 +108,39 @@ class System:
     note: Callable[[Objects, Outcome], str] | None = None
 
 
-def _fleet_load(objects: Objects, now: datetime, seed: int, config: Any = None) -> tuple[Batch, Any]:
-    return fleet.load(from_objects(objects, "<generated>"), now=now, seed=seed)
+def _loader(name: str) -> Callable[[Objects, datetime, int, Any], tuple[Batch, Any]]:
+    """The registry's load of system `name`, on generated objects (with the config, for a system
+    that reads one)."""
+
+    def load(objects: Objects, now: datetime, seed: int, config: Any = None) -> tuple[Batch, Any]:
+        configured = {"config": config} if registry.system(name).config_read is not None else {}
+        return registry.adapter(name).load(
+            from_objects(objects, "<generated>"), now=now, seed=seed, **configured
+        )
+
+    return load
 
 
-def _ocm_load(objects: Objects, now: datetime, seed: int, config: Any = None) -> tuple[Batch, Any]:
-    return ocm.load(from_objects(objects, "<generated>"), now=now, seed=seed)
+def _hub(name: str) -> Callable[[int, int, int], Objects]:
+    return lambda clusters, placements, seed: generate(name, clusters, placements, seed=seed)
 
 
-def _openmcp_load(objects: Objects, now: datetime, seed: int, config: Any = None) -> tuple[Batch, Any]:
-    return openmcp.load(from_objects(objects, "<generated>"), now=now, seed=seed, config=config)
-
-
-SYSTEMS: dict[str, System] = {
-    "fleet": System(
+PROFILES: dict[str, Profile] = {
+    "fleet": Profile(
         name="fleet",
-        generate=lambda clusters, placements, seed: generate("fleet", clusters, placements, seed=seed),
-        load=_fleet_load,
-        emit=fleet.emit,
+        generate=_hub("fleet"),
+        load=_loader("fleet"),
+        emit=registry.adapter("fleet").emit,
         advance=ev.advance,
         apply_event=lambda event, objects, seed: ev.apply_event(event, objects, seed=seed),
         events=ev.EVENTS,
         now=datetime.fromisoformat(DEFAULT_NOW),
     ),
-    "ocm": System(
+    "ocm": Profile(
         name="ocm",
-        generate=lambda clusters, placements, seed: generate("ocm", clusters, placements, seed=seed),
-        load=_ocm_load,
-        emit=ocm.emit,
+        generate=_hub("ocm"),
+        load=_loader("ocm"),
+        emit=registry.adapter("ocm").emit,
         advance=ocm_events.advance,
         apply_event=lambda event, objects, seed: ocm_events.apply_event(event, objects, seed=seed),
         events=ocm_events.EVENTS,
@@ -146,11 +149,11 @@ SYSTEMS: dict[str, System] = {
         resync=True,
     ),
     # No churn experiment: a granted request never moves, whatever changes.
-    "openmcp": System(
+    "openmcp": Profile(
         name="openmcp",
-        generate=lambda clusters, placements, seed: generate("openmcp", clusters, placements, seed=seed),
-        load=_openmcp_load,
-        emit=openmcp.emit,
+        generate=_hub("openmcp"),
+        load=_loader("openmcp"),
+        emit=registry.adapter("openmcp").emit,
         advance=ev.advance,
         apply_event=lambda event, objects, seed: objects,
         events=(),
@@ -161,17 +164,17 @@ SYSTEMS: dict[str, System] = {
 }
 
 
-def _kcp_system(name: str) -> System:
+def _kcp_profile(name: str) -> Profile:
     """kcp in one API generation (bench.kcp_hub): the generated workspace set, its events, and the
     namespace moves of the plan in the row's note."""
     generation = kcp_hub.GENERATIONS[name]
-    return System(
+    return Profile(
         name=name,
         generate=lambda clusters, placements, seed: kcp_hub.workspace_set(
             clusters, placements, seed, generation
         ),
         load=kcp_hub.load,
-        emit=kcp.emit,
+        emit=registry.adapter("kcp").emit,
         advance=kcp_hub.advance,
         apply_event=lambda event, objects, seed: kcp_hub.apply_event(event, objects, seed=seed),
         events=kcp_hub.EVENTS,
@@ -182,7 +185,7 @@ def _kcp_system(name: str) -> System:
 
 
 # kcp: "kcp" is the later generation (SyncTargets, Placements), "kcp-v0.5" the annotation's.
-SYSTEMS.update({name: _kcp_system(name) for name in kcp_hub.GENERATIONS})
+PROFILES.update({name: _kcp_profile(name) for name in kcp_hub.GENERATIONS})
 
 
 def _event_column(event: str) -> str:
@@ -228,7 +231,7 @@ COLUMNS: dict[str, Any] = {
 
 
 def _schedule(
-    system: System, objects: Objects, options: SolveOptions, config: Any = None
+    system: Profile, objects: Objects, options: SolveOptions, config: Any = None
 ) -> tuple[Outcome, dict[str, float]]:
     started = time.perf_counter()
     batch, context = system.load(objects, system.now, options.seed, config)
@@ -282,7 +285,7 @@ def run_case(
     events: bool = True,
 ) -> dict[str, Any]:
     """One case in this process (see :func:`measure`, which runs it in a fresh one)."""
-    entry = SYSTEMS[system]
+    entry = PROFILES[system]
     options = SolveOptions(mode=mode, time_limit=time_limit, seed=seed)
     objects = entry.generate(clusters, placements, seed)
     config = entry.config(clusters, placements, seed) if entry.config is not None else None
@@ -360,8 +363,8 @@ def measure(
     be 0; `event_violations` for the events' solves), `time_limited` (a wall-clock limit cut a
     search in any of the case's solves) and, per event, `churn_<event>` and `forced_<event>`
     (event names with underscores: churn_cluster_removed, ...)."""
-    if system not in SYSTEMS:
-        raise ValueError(f"unknown system {system!r}; expected one of {', '.join(sorted(SYSTEMS))}")
+    if system not in PROFILES:
+        raise ValueError(f"unknown system {system!r}; expected one of {', '.join(sorted(PROFILES))}")
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
     context = multiprocessing.get_context("spawn")
@@ -429,8 +432,8 @@ def run_suite(
     results.csv, results.md, time.png and quality.png there."""
     systems, sizes, modes = list(systems), list(sizes), list(modes)
     for system in systems:
-        if system not in SYSTEMS:
-            raise ValueError(f"unknown system {system!r}; expected one of {', '.join(sorted(SYSTEMS))}")
+        if system not in PROFILES:
+            raise ValueError(f"unknown system {system!r}; expected one of {', '.join(sorted(PROFILES))}")
     for mode in modes:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
