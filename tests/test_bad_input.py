@@ -661,6 +661,12 @@ EDGES: dict[str, tuple] = {
         ["b" * 64],
         ["ClusterSchedulingPolicySnapshot/app-0", "metadata.labels"],
     ),
+    "agentConditionType": (  # a list, once a key of a dict: TypeError
+        _with_cluster("status.agentStatus.0.conditions.0.type"),
+        ["Joined", "Anything"],
+        [[], {"a": "b"}, 1],
+        ["MemberCluster/c2", "status.agentStatus[0].conditions[0].type", "expected a string"],
+    ),
     "snapshotGeneration": (
         _with_snapshot("metadata.generation"),
         [0, INT64],

@@ -207,7 +207,10 @@ def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bo
     for i, raw in enumerate(listed):
         if type(raw) is not dict:
             raw = f.mapping(raw, f"{path}.conditions[{i}]")
-        conditions.setdefault(raw.get("type"), (i, raw))
+        kind = raw.get("type")
+        if type(kind) is not str:  # a list or a map would not even key the dict
+            kind = f.string(kind, f"{path}.conditions[{i}].type")
+        conditions.setdefault(kind, (i, raw))
     joined = conditions.get("Joined")
     if joined is None or joined[1].get("status") != "True":
         if joined is not None:
