@@ -738,6 +738,16 @@ def test_bad_objects(tmp_path, case, mode):
         assert str(path) in line
 
 
+@pytest.mark.parametrize("name", ["a\nb", "a\rb", "a\u2028b", "a\x85b", "a\x1cb"])
+def test_an_error_is_one_line_whatever_the_input_holds(tmp_path, name):
+    # The name is refused, and the error names the object by it: as it was, its line break broke
+    # the error line in two. Now written as repr writes it.
+    path = tmp_path / "fleet.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [member_cluster(name)]}))
+    escaped = repr(name)[1:-1]
+    assert_usage_error(run_cli(["solve", "-f", str(path)]), f"MemberCluster/{escaped}: metadata.name: ")
+
+
 @pytest.mark.parametrize("case", sorted(TEXT_CASES))
 def test_bad_text(tmp_path, case):
     text, suffix, expected = TEXT_CASES[case]
