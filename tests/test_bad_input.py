@@ -319,8 +319,8 @@ STRATEGY = "spec.strategy"
 EDGES: dict[str, tuple] = {
     "numberOfClusters": (
         _with_placement("spec.policy.numberOfClusters"),
-        [0, INT32],
-        [-1, INT32 + 1],
+        [0, INT32, 2.0],  # a whole float the API server stores as its integer
+        [-1, INT32 + 1, 1.5, float(INT32 + 1), True],
         [CRP, "numberOfClusters"],
     ),
     "weight": (
@@ -540,7 +540,7 @@ EDGES: dict[str, tuple] = {
     ),
     "resourceUsageType": (
         _with_cluster("status.resourceUsage.available"),
-        [{"cpu": 4, "memory": "1Gi"}],
+        [{"cpu": 4, "memory": "1Gi"}, {"cpu": 4.0}],
         [{"cpu": 1.5}, {"cpu": True}],
         ["MemberCluster/c2", "status.resourceUsage.available.cpu"],
     ),

@@ -43,7 +43,7 @@ def _placement() -> dict[str, Any]:
 
 
 def _cluster() -> dict[str, Any]:
-    c = managed_cluster("c1", taints=[taint("k")])
+    c = managed_cluster("c1", taints=[taint("k")], allocatable={"cpu": "4"}, capacity={"cpu": "4"})
     c["status"]["managedNamespaces"] = [{"clusterSet": "s", "name": "ns", "conditions": [dict(CONDITION)]}]
     return c
 
@@ -98,7 +98,8 @@ def _load_with(where: str, path: str, value: Any) -> None:
 
 # (object, field, values accepted, values refused)
 FIELDS = [
-    (P, "spec.numberOfClusters", [0, INT32], [-1, INT32 + 1]),
+    # a whole float the API server stores as its integer; another float it refuses
+    (P, "spec.numberOfClusters", [0, INT32, 2.0], [-1, INT32 + 1, 1.5, True]),
     (P, "spec.prioritizerPolicy.configurations[0].weight", [-10, 10], [-11, 11]),
     (P, "spec.spreadPolicy.spreadConstraints[0].maxSkew", [1, INT32], [0, INT32 + 1]),
     (
@@ -110,8 +111,8 @@ FIELDS = [
     (
         P,
         "spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup",
-        [-INT32 - 1, 0, INT32, "1%", "100%", "7"],
-        [-INT32 - 2, INT32 + 1, "0%", "101%", "07", "", "x"],
+        [-INT32 - 1, 0, INT32, "1%", "100%", "7", 2.0],
+        [-INT32 - 2, INT32 + 1, "0%", "101%", "07", "", "x", 2.5],
     ),
     (P, "status.numberOfSelectedClusters", [0, INT32], [INT32 + 1]),
     (P, "status.decisionGroups[0].decisionGroupIndex", [-INT32 - 1, INT32], [INT32 + 1]),
@@ -139,6 +140,7 @@ FIELDS = [
         ["DoNotSchedule", "ScheduleAnyway", None],
         ["", "Never"],
     ),
+    ("ManagedCluster/c1", "status.allocatable.cpu", ["4", 4, 4.0], [1.5, True, "4 cores"]),
     ("ManagedCluster/c1", "spec.leaseDurationSeconds", [-INT32 - 1, 0, INT32], [-INT32 - 2, INT32 + 1]),
     ("ManagedCluster/c1", "spec.taints[0].effect", ["PreferNoSelect"], ["", "NoSchedule", _ABSENT]),
     ("ManagedCluster/c1", "status.conditions[0].status", ["Unknown"], ["", "Maybe", _ABSENT]),

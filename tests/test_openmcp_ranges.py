@@ -135,11 +135,20 @@ OBJECTS = {
 @pytest.mark.parametrize("where", sorted(OBJECTS))
 def test_generation_is_a_nonnegative_int64(tmp_path, where) -> None:
     cfg = config(p=purpose())
-    for value in (0, INT64):
+    for value in (0, INT64, 2.0):  # 2.0: the API server's 2
         accepted(tmp_path, [_with(OBJECTS[where](), "metadata.generation", value)], cfg)
     for value in (-1, INT64 + 1):
         obj = _with(OBJECTS[where](), "metadata.generation", value)
         refused(tmp_path, [obj], cfg, f"{where}: metadata.generation: must be between 0 and {INT64}")
+    obj = _with(OBJECTS[where](), "metadata.generation", 1.5)
+    refused(tmp_path, [obj], cfg, f"{where}: metadata.generation: expected an integer, got a number")
+
+
+def test_a_whole_float_generation_is_observed_as_its_integer(tmp_path) -> None:
+    asked = _with(request("foo", "a", "p"), "metadata.generation", 3.0)
+    written = Written.solve(tmp_path, [cluster("ns", "c", "p"), asked], config(p=purpose()), "greedy")
+    observed = written.requests()["foo/a"]["status"]["observedGeneration"]
+    assert observed == 3 and type(observed) is int
 
 
 @pytest.mark.parametrize("where", sorted(OBJECTS))

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from adapters.errors import InputError
-from adapters.fields import Fields, parse_time
+from adapters.fields import Fields, parse_time, whole
 from adapters.fleet import names as n
 from adapters.fleet import schema
 from adapters.fleet.schema import TAINT_EFFECTS, enum
@@ -75,6 +75,8 @@ def _quantity(f: Fields, value: Any, path: str, *, integers: bool) -> Quantity:
     (a ResourceList's); the CRD refuses any other type."""
     if value is None:
         raise InputError("a value is required", where=f.where, field=path)
+    if integers:
+        value = whole(value)
     if not (type(value) is str or (integers and type(value) is int)):
         kind = "a string or an integer" if integers else "a string"
         raise InputError(f"expected a quantity as {kind}", where=f.where, field=path)

@@ -6,6 +6,7 @@ import base64
 from datetime import datetime
 from typing import Any
 
+from adapters.fields import whole
 from adapters.fleet import names as n
 from adapters.fleet.policy import policy_hash
 
@@ -175,7 +176,7 @@ def _same_condition(current: dict[str, Any] | None, desired: dict[str, Any]) -> 
     """EqualCondition: type, status and reason equal, and an observedGeneration at least as new."""
     if current is None:
         return False
-    generation = current.get("observedGeneration")
+    generation = whole(current.get("observedGeneration"))  # 2.0 is the API server's 2
     return (
         all(current.get(key) == desired[key] for key in ("type", "status", "reason"))
         and type(generation) is int

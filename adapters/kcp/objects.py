@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from adapters.fields import INT32, Fields, parse_time
+from adapters.fields import INT32, Fields, parse_time, whole
 from adapters.kcp import names as n
 from adapters.kcp.keys import sync_target_key
 from adapters.kcp.workspace import KcpFields, kcp_fields
@@ -110,6 +110,7 @@ def _quantities(f: Fields, raw: Mapping[str, Any], key: str) -> None:
     """status.capacity / status.allocatable: resource quantities (an integer or a quantity string)."""
     for resource, value in f.mapping(raw.get(key), f"status.{key}").items():
         path = f"status.{key}.{resource}"
+        value = whole(value)
         if isinstance(value, bool) or not isinstance(value, str | int):
             raise f.fail("expected a quantity", path)
         try:

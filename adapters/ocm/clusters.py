@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from adapters.fields import INT32, ZERO_TIME, Fields, parse_time
+from adapters.fields import INT32, ZERO_TIME, Fields, parse_time, whole
 from adapters.manifests import Manifest
 from adapters.ocm import names as n
 from adapters.ocm.checks import conditions, enum
@@ -93,7 +93,9 @@ _parse_cached = lru_cache(maxsize=65536)(parse_quantity)
 
 
 def _quantity(f: Fields, value: Any, path: str) -> Quantity:
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
+    """An int-or-string quantity (a ResourceList's): a float only where it is a whole number."""
+    value = whole(value)
+    if isinstance(value, bool) or not isinstance(value, str | int):
         raise f.fail("expected a quantity", path)
     try:
         return _parse_cached(str(value))
