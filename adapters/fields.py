@@ -9,7 +9,7 @@ from typing import Any
 
 from adapters.errors import InputError
 from adapters.manifests import Manifest
-from adapters.validation import label_problem
+from adapters.validation import annotation_problem, finalizer_problem, label_problem
 
 __all__ = ["INT32", "INT64", "Fields", "parse_time", "rfc3339", "whole", "ZERO_TIME"]
 
@@ -102,6 +102,22 @@ class Fields:
             if problem := label_problem(key, item):
                 raise self.fail(problem, path)
         return labels
+
+    def annotations(self, value: Any, path: str) -> dict[str, str]:
+        """An object's annotations, their keys refused as the API server refuses them."""
+        annotations = self.string_map(value, path)
+        for key in annotations:
+            if problem := annotation_problem(key):
+                raise self.fail(problem, path)
+        return annotations
+
+    def finalizers(self, value: Any, path: str) -> list[str]:
+        """An object's finalizers, each refused as the API server refuses it."""
+        finalizers = self.string_list(value, path)
+        for i, name in enumerate(finalizers):
+            if problem := finalizer_problem(name):
+                raise self.fail(problem, f"{path}[{i}]")
+        return finalizers
 
     def string_list(self, value: Any, path: str) -> list[str]:
         return [self.string(v, f"{path}[{i}]") for i, v in enumerate(self.sequence(value, path))]

@@ -15,7 +15,7 @@ from adapters.cut import Cut
 from adapters.errors import InputError
 from adapters.fields import Fields
 from adapters.manifests import Manifest
-from adapters.validation import name_problem
+from adapters.validation import judged_metadata, name_problem
 from model import Batch, Result
 
 __all__ = ["GROUPS", "SHARED_GROUPS", "System", "SYSTEMS", "owned_by", "reads"]
@@ -147,7 +147,7 @@ def owned_by(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
                     next(m for m, t in zip(manifests, types, strict=True) if t in unserved), system(name)
                 )
             out[name] = [m for m, t in zip(manifests, types, strict=True) if t in reads]
-            _check_names(out[name], system(name))
+            _check_metadata(out[name], system(name))
     return out
 
 
@@ -160,11 +160,23 @@ def _unserved(manifest: Manifest, read: System) -> InputError:
     )
 
 
-def _check_names(manifests: Sequence[Manifest], read: System) -> None:
-    """Every object's name and namespace as the API server takes them."""
+def _check_metadata(manifests: Sequence[Manifest], read: System) -> None:
+    """Every object's metadata as the API server takes it (ValidateObjectMeta): its name and
+    namespace, labels, annotation keys, finalizers and generation, whichever kind it is and
+    whether or not its adapter reads them."""
     for m in manifests:
         metadata = m.obj["metadata"]
         problem = name_problem(m.obj["kind"], metadata["name"], metadata.get("namespace"))
         if problem is not None:
             field, message = problem
             raise read.fields(m).fail(f"invalid name {message}", field)
+        labels, annotations = metadata.get("labels"), metadata.get("annotations")
+        finalizers, generation = metadata.get("finalizers"), metadata.get("generation")
+        if judged_metadata(labels, annotations, finalizers, generation):
+            continue
+        f = read.fields(m)
+        f.labels(labels, "metadata.labels")
+        f.annotations(annotations, "metadata.annotations")
+        f.finalizers(finalizers, "metadata.finalizers")
+        if generation is not None:
+            f.integer(generation, "metadata.generation", minimum=0)
