@@ -120,7 +120,14 @@ class Fields:
         return finalizers
 
     def string_list(self, value: Any, path: str) -> list[str]:
-        return [self.string(v, f"{path}[{i}]") for i, v in enumerate(self.sequence(value, path))]
+        """A list of strings; a null item is refused (the API server prunes a null field, not a
+        null item of a list)."""
+        out = []
+        for i, item in enumerate(self.sequence(value, path)):
+            if item is None:
+                raise self.fail("expected a string, got null", f"{path}[{i}]")
+            out.append(self.string(item, f"{path}[{i}]"))
+        return out
 
 
 def _kind(value: Any) -> str:

@@ -426,7 +426,7 @@ EDGES: dict[str, tuple] = {
     "pickFixedNames": (
         lambda names: placement(pick_fixed(*names)),
         [["c1", "a" * 63], [f"c{i}" for i in range(100)]],
-        [["C1"], ["a" * 64], [f"c{i}" for i in range(101)], ["c1", "c1"]],
+        [["C1"], ["a" * 64], [f"c{i}" for i in range(101)], ["c1", "c1"], ["c1", None]],
         [CRP, "spec.policy.clusterNames"],
     ),
     "pickFixedTolerationsSet": (

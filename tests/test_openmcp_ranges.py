@@ -184,12 +184,13 @@ def test_cluster_spec_as_its_crd_requires(tmp_path) -> None:
     cfg = config(p=purpose())
     for tenancy in ("Exclusive", "Shared"):
         accepted(tmp_path, [cluster("ns", "c", "p", tenancy=tenancy)], cfg)
-    cases = {
-        "tenancy": ("shared", "spec.tenancy: unsupported value 'shared'"),
-        "profile": ("", "spec.profile: required"),
-        "purposes": ([], "spec.purposes: must have at least 1 item"),
-    }
-    for field, (value, needle) in cases.items():
+    cases = [
+        ("tenancy", "shared", "spec.tenancy: unsupported value 'shared'"),
+        ("profile", "", "spec.profile: required"),
+        ("purposes", [], "spec.purposes: must have at least 1 item"),
+        ("purposes", [None], "spec.purposes[0]: expected a string, got null"),  # was read as ""
+    ]
+    for field, value, needle in cases:
         refused(
             tmp_path, [_with(cluster("ns", "c", "p"), f"spec.{field}", value)], cfg, "Cluster/ns/c: " + needle
         )
