@@ -184,9 +184,11 @@ def test_cluster_spec_as_its_crd_requires(tmp_path) -> None:
     cfg = config(p=purpose())
     for tenancy in ("Exclusive", "Shared"):
         accepted(tmp_path, [cluster("ns", "c", "p", tenancy=tenancy)], cfg)
+    accepted(tmp_path, [_with(cluster("ns", "c", "p"), "spec.profile", "")], cfg)  # any string, "" too
     cases = [
         ("tenancy", "shared", "spec.tenancy: unsupported value 'shared'"),
-        ("profile", "", "spec.profile: required"),
+        ("profile", None, "spec.profile: required"),
+        ("profile", 1, "spec.profile: expected a string"),
         ("purposes", [], "spec.purposes: must have at least 1 item"),
         ("purposes", [None], "spec.purposes[0]: expected a string, got null"),  # was read as ""
     ]
