@@ -207,6 +207,16 @@ def test_conditions_need_their_lastTransitionTime() -> None:
         read(hub)
 
 
+def test_a_placements_location_workspace_if_given_is_an_absolute_path() -> None:
+    def placed(**spec: Any) -> list[Obj]:
+        return changed(v08_hub(), "Placement", lambda o: o["spec"].update(spec))
+
+    read(placed(locationWorkspace=COMPUTE))
+    read(placed(locationWorkspace=None))  # absent: the Placement's own workspace
+    for path in ("", "org:compute", "root:Org"):  # "" was read as absent
+        refused(placed(locationWorkspace=path), WHERE["Placement"], "spec.locationWorkspace")
+
+
 # ------------------------------------------------------------------- required fields and patterns
 
 

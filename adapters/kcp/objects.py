@@ -96,9 +96,10 @@ def _pattern(f: Fields, value: Any, pattern: re.Pattern[str], path: str, what: s
 
 
 def _workspace_path(f: Fields, value: Any, path: str) -> str:
-    """An absolute workspace path (root:...), "" when absent."""
-    text = f.string(value, path)
-    return _pattern(f, text, _PATH, path, "an absolute workspace path (root:...)") if text else ""
+    """An absolute workspace path (root:...), "" when absent (a present "" fails the pattern)."""
+    if value is None:
+        return ""
+    return _pattern(f, value, _PATH, path, "an absolute workspace path (root:...)")
 
 
 def _int32(f: Fields, raw: Mapping[str, Any], key: str, path: str) -> None:
@@ -237,8 +238,6 @@ def read_binding(manifest: Manifest) -> BindingObject:
     # Both generations' schemas require the path (a `oneOf: [required: [path]]`); v0.4's sibling
     # `name` is no field of theirs.
     path = _workspace_path(f, _required(f, ref, "path", f"{base}.path"), f"{base}.path")
-    if not path:
-        raise f.fail("'' is not an absolute workspace path (root:...)", f"{base}.path")
     for i, claim in enumerate(f.sequence(spec.get("permissionClaims"), "spec.permissionClaims")):
         at = f"spec.permissionClaims[{i}]"
         claim = f.mapping(claim, at)
@@ -496,8 +495,6 @@ def read_placement(manifest: Manifest) -> PlacementObject:
         base = "status.selectedLocation"
         ref = f.mapping(status["selectedLocation"], base)
         path = _workspace_path(f, _required(f, ref, "path", f"{base}.path"), f"{base}.path")
-        if not path:
-            raise f.fail("'' is not an absolute workspace path (root:...)", f"{base}.path")
         name = f.string(_required(f, ref, "locationName", f"{base}.locationName"), f"{base}.locationName")
         selected = (path, name)
     conditions = _conditions(f, status, strict=True)
