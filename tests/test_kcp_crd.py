@@ -205,6 +205,12 @@ def test_conditions_need_their_lastTransitionTime() -> None:
         refused(hub, WHERE[kind], "status.conditions[0].lastTransitionTime")
         condition["lastTransitionTime"] = at(0)
         read(hub)
+        for key in ("type", "status"):  # required: present, but any string ("" was refused)
+            condition[key] = ""
+            read(hub)
+            del condition[key]
+            refused(hub, WHERE[kind], f"status.conditions[0].{key}")
+            condition[key] = "True"
 
 
 def test_a_placements_location_workspace_if_given_is_an_absolute_path() -> None:

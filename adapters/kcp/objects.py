@@ -136,9 +136,10 @@ def _conditions(f: Fields, status: Mapping[str, Any], *, strict: bool) -> tuple[
     for i, item in enumerate(f.sequence(status.get("conditions"), "status.conditions")):
         where = f"status.conditions[{i}]"
         item = f.mapping(item, where)
-        for key in ("type", "status"):
-            if not f.string(item.get(key), f"{where}.{key}") and strict:
+        for key in ("type", "status"):  # required: present, any string ("" too)
+            if item.get(key) is None and strict:
                 raise f.fail("required", f"{where}.{key}")
+            f.string(item.get(key), f"{where}.{key}")
         if strict:
             parse_time(
                 f,
