@@ -276,3 +276,14 @@ def test_a_clusters_virtual_workspaces_need_a_url(hub, kind) -> None:
     read(urls({"url": "https://kcp.example/services/syncer/c1"}))
     refused(urls({"url": ""}), WHERE[kind], "status.virtualWorkspaces[0].url")
     refused(urls({}), WHERE[kind], "status.virtualWorkspaces[0].url")
+
+
+@pytest.mark.parametrize("hub", [v05_hub, v08_hub], ids=["v0.5", "v0.8"])
+def test_a_bindings_export_name_is_required_but_may_be_empty(hub) -> None:
+    def named(name: str | None) -> list[Obj]:
+        return changed(
+            hub(), "APIBinding", lambda o: o["spec"]["reference"]["workspace"].update(exportName=name)
+        )
+
+    read(named(""))  # the CRD requires it present, of any length ("" was refused as missing)
+    refused(named(None), WHERE["APIBinding"], "spec.reference.workspace.exportName")

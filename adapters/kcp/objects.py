@@ -233,9 +233,8 @@ def read_binding(manifest: Manifest) -> BindingObject:
     reference = f.mapping(_required(f, spec, "reference", "spec.reference"), "spec.reference")
     base = "spec.reference.workspace"
     ref = f.mapping(_required(f, reference, "workspace", base), base)
-    export_name = f.string(ref.get("exportName"), f"{base}.exportName")
-    if not export_name:
-        raise f.fail("required", f"{base}.exportName")
+    # required: present, any string ("" too, which binds to no export anyone serves)
+    export_name = f.string(_required(f, ref, "exportName", f"{base}.exportName"), f"{base}.exportName")
     # Both generations' schemas require the path (a `oneOf: [required: [path]]`); v0.4's sibling
     # `name` is no field of theirs.
     path = _workspace_path(f, _required(f, ref, "path", f"{base}.path"), f"{base}.path")
