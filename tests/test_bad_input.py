@@ -531,7 +531,10 @@ EDGES: dict[str, tuple] = {
     ),
     "propertyValueType": (
         _with_cluster("status.properties"),
-        [{"kubernetes-fleet.io/node-count": {"value": "3", "observationTime": NOW}}],
+        [
+            {"kubernetes-fleet.io/node-count": {"value": "3", "observationTime": NOW}},
+            {"kubernetes-fleet.io/node-count": None},  # a null in a map: pruned, no such property
+        ],
         [
             {"kubernetes-fleet.io/node-count": {"value": 3}},
             {"kubernetes-fleet.io/node-count": {"observationTime": NOW}},
@@ -540,7 +543,7 @@ EDGES: dict[str, tuple] = {
     ),
     "resourceUsageType": (
         _with_cluster("status.resourceUsage.available"),
-        [{"cpu": 4, "memory": "1Gi"}, {"cpu": 4.0}],
+        [{"cpu": 4, "memory": "1Gi"}, {"cpu": 4.0}, {"cpu": None, "memory": "1Gi"}],  # null: pruned
         [{"cpu": 1.5}, {"cpu": True}],
         ["MemberCluster/c2", "status.resourceUsage.available.cpu"],
     ),

@@ -126,6 +126,8 @@ def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
         properties = _mapping(f, properties, "status.properties")
         for name in sorted(properties):
             entry = properties[name]
+            if entry is None:  # the API server prunes a null in a map: no such property
+                continue
             if type(entry) is not dict:
                 entry = f.mapping(entry, f"status.properties[{name}]")
             value = entry.get("value")
@@ -147,6 +149,8 @@ def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
             amounts = f.mapping(amounts, f"status.resourceUsage.{field}")
         for resource in sorted(amounts):
             value = amounts[resource]
+            if value is None:  # the API server prunes a null in a map: no such resource
+                continue
             quantity = seen.get(value) if type(value) is str else None
             if quantity is None:
                 quantity = _plain_quantity(value)
