@@ -173,7 +173,7 @@ def test_a_locations_int32_counts_are_read_to_their_ends_and_refused_past(hub, f
 )
 @pytest.mark.parametrize("field", ["status.capacity.cpu", "status.allocatable.memory"])
 def test_a_clusters_quantities_are_integers_or_quantity_strings(hub, kind, name, field) -> None:
-    for value in (0, 4, -2, 2**40, "4", "500m", "16Gi", "1.5e3", "+1", 4.0):
+    for value in (0, 4, -2, 2**40, "4", "500m", "16Gi", "1.5e3", "+1", 4.0, None):  # None: pruned
         read(changed(hub(), kind, lambda o, v=value: at_path(o, field, v)))
     for value in (1.5, True, "", "4 cores", "1.5.2", "Gi"):
         refused(

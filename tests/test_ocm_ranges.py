@@ -140,7 +140,8 @@ FIELDS = [
         ["DoNotSchedule", "ScheduleAnyway", None],
         ["", "Never"],
     ),
-    ("ManagedCluster/c1", "status.allocatable.cpu", ["4", 4, 4.0], [1.5, True, "4 cores"]),
+    # a null amount: pruned by the API server, no amount
+    ("ManagedCluster/c1", "status.allocatable.cpu", ["4", 4, 4.0, None], [1.5, True, "4 cores"]),
     ("ManagedCluster/c1", "spec.leaseDurationSeconds", [-INT32 - 1, 0, INT32], [-INT32 - 2, INT32 + 1]),
     ("ManagedCluster/c1", "spec.taints[0].effect", ["PreferNoSelect"], ["", "NoSchedule", _ABSENT]),
     ("ManagedCluster/c1", "status.conditions[0].status", ["Unknown"], ["", "Maybe", _ABSENT]),

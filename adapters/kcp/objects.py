@@ -110,6 +110,8 @@ def _int32(f: Fields, raw: Mapping[str, Any], key: str, path: str) -> None:
 def _quantities(f: Fields, raw: Mapping[str, Any], key: str) -> None:
     """status.capacity / status.allocatable: resource quantities (an integer or a quantity string)."""
     for resource, value in f.mapping(raw.get(key), f"status.{key}").items():
+        if value is None:  # the API server prunes a null in a map: no such resource
+            continue
         path = f"status.{key}.{resource}"
         value = whole(value)
         if isinstance(value, bool) or not isinstance(value, str | int):

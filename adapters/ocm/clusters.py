@@ -106,8 +106,9 @@ def _quantity(f: Fields, value: Any, path: str) -> Quantity:
 def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
     """Allocatable cpu and memory, for a resource that also has a capacity (upstream's Resource
     prioritizer skips a cluster missing either)."""
-    allocatable = f.mapping(status.get("allocatable"), "status.allocatable")
-    capacity = f.mapping(status.get("capacity"), "status.capacity")
+    # A null amount is no amount: the API server prunes a null in a map.
+    allocatable = _present(f.mapping(status.get("allocatable"), "status.allocatable"))
+    capacity = _present(f.mapping(status.get("capacity"), "status.capacity"))
     for resource, value in capacity.items():
         _quantity(f, value, f"status.capacity.{resource}")
     out = {}
@@ -116,6 +117,12 @@ def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
         if resource in n.RESOURCES.values() and resource in capacity:
             out[resource] = quantity
     return out
+
+
+def _present(amounts: Mapping[str, Any]) -> Mapping[str, Any]:
+    if all(value is not None for value in amounts.values()):
+        return amounts
+    return {resource: value for resource, value in amounts.items() if value is not None}
 
 
 def _taints(f: Fields, spec: Mapping[str, Any]) -> tuple[Taint, ...]:
