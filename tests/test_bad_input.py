@@ -670,6 +670,26 @@ EDGES: dict[str, tuple] = {
         [[], {"a": "b"}, 1],
         ["MemberCluster/c2", "status.agentStatus[0].conditions[0].type", "expected a string"],
     ),
+    # conditions the scheduler does not consult: another agent's, the cluster's own (an enum was
+    # checked only where it was read)
+    "otherAgentConditionStatus": (
+        _with_cluster("status.agentStatus.1.conditions.0.status"),
+        ["True", "False", "Unknown"],
+        ["true", "", None, 1],
+        ["MemberCluster/c2", "status.agentStatus[1].conditions[0].status"],
+    ),
+    "clusterConditionStatus": (
+        _with_cluster("status.conditions.0.status"),
+        ["True", "Unknown"],
+        ["Yes", None],
+        ["MemberCluster/c2", "status.conditions[0].status"],
+    ),
+    "clusterConditionGeneration": (
+        _with_cluster("status.conditions.0.observedGeneration"),
+        [0, INT64, 3.0],
+        [-1, INT64 + 1, 1.5],
+        ["MemberCluster/c2", "status.conditions[0].observedGeneration"],
+    ),
     "snapshotGeneration": (
         _with_snapshot("metadata.generation"),
         [0, INT64],

@@ -156,6 +156,37 @@ _APPLY_STRATEGY = (
 )
 
 
+_STATUSES = ("True", "False", "Unknown")
+
+
+class _Conditions:
+    """A list of metav1.Condition: each status required, True, False or Unknown; each
+    observedGeneration a non-negative int64. A loop of its own: every MemberCluster has some."""
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        for i, raw in enumerate(f.sequence(value, path)):
+            condition = f.mapping(raw, f"{path}[{i}]")
+            if condition.get("status") is None:
+                raise f.fail("status is required", f"{path}[{i}].status")
+            enum(f, condition["status"], f"{path}[{i}].status", _STATUSES)
+            if condition.get("observedGeneration") is not None:
+                f.integer(condition["observedGeneration"], f"{path}[{i}].observedGeneration", minimum=0)
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        if value is None:
+            return True
+        if type(value) is not list:
+            return False
+        for condition in value:
+            if type(condition) is not dict or condition.get("status") not in _STATUSES:
+                return False
+            generation = condition.get("observedGeneration")
+            if generation is not None and not (type(generation) is int and 0 <= generation <= 2**63 - 1):
+                return False
+        return True
+
+
 class _Decisions:
     """targetClusters: at most 1000, their scores int32."""
 
@@ -230,6 +261,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
     n.MEMBER_CLUSTER: (
         Rule("spec.heartbeatPeriodSeconds", Integer(minimum=1, maximum=600)),
         Rule("spec.deleteOptions.validationMode", Enum(("Skip", "Strict")), "v1beta1"),
+        # every condition, not only the two the scheduler consults (clusters.eligibility)
+        Rule("status.conditions", _Conditions()),
+        Rule("status.agentStatus[].conditions", _Conditions()),
     ),
     n.BINDING: tuple(Rule(f"spec.applyStrategy.{name}", check) for name, check in _APPLY_STRATEGY),
     n.POLICY_SNAPSHOT: (
