@@ -176,16 +176,9 @@ def _minutes_since(now: datetime, then: datetime) -> float:
     return max(-_MAX_GO_DURATION_SECONDS, min(seconds, _MAX_GO_DURATION_SECONDS)) / 60.0
 
 
-def _condition_status(f: Fields, indexed: tuple[int, Mapping[str, Any]], agent: str) -> None:
-    """A condition's status is True, False or Unknown (metav1.Condition's enum)."""
-    i, condition = indexed
-    path = f"{agent}.conditions[{i}].status"
-    if enum(f, condition.get("status"), path, ("True", "False", "Unknown")) is None:
-        raise f.fail("status is required", path)
-
-
 def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bool) -> tuple[bool, str]:
-    """Whether new placements may land on the cluster, and the upstream reason when not."""
+    """Whether new placements may land on the cluster, and the upstream reason when not (its
+    conditions' statuses checked already: schema.RULES)."""
     if leaving:
         return False, n.LEFT_FLEET
     agents = status.get("agentStatus")
@@ -219,15 +212,12 @@ def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bo
         conditions.setdefault(kind, (i, raw))
     joined = conditions.get("Joined")
     if joined is None or joined[1].get("status") != "True":
-        if joined is not None:
-            _condition_status(f, joined, path)
         return False, n.NOT_JOINED
     healthy = conditions.get("Healthy")
     if healthy is None:
         return False, n.NO_HEALTH
     i, condition = healthy
     if condition.get("status") != "True":
-        _condition_status(f, healthy, path)
         changed = parse_time(
             f, condition.get("lastTransitionTime"), f"{path}.conditions[{i}].lastTransitionTime"
         )
