@@ -464,6 +464,12 @@ EDGES: dict[str, tuple] = {
         ],
         [CRP, "spec.resourceSelectors"],
     ),
+    "resourceSelectorName": (  # a number was taken
+        _with_placement("spec.resourceSelectors.0.name"),
+        ["app", ""],
+        [5, ["app"]],
+        [CRP, "spec.resourceSelectors[0].name", "expected a string"],
+    ),
     "selectionScope": (
         _with_placement("spec.resourceSelectors.0.selectionScope"),
         ["NamespaceOnly"],

@@ -124,6 +124,7 @@ def _resource_selectors(f: Fields, value: Any, path: str) -> None:
             if selector.get(name) is None:
                 raise f.fail(f"{name} is required", f"{path}[{i}].{name}")
             f.string(selector[name], f"{path}[{i}].{name}")
+        f.string(selector.get("name"), f"{path}[{i}].name")
         if selector.get("name") and selector.get("labelSelector") is not None:
             raise f.fail("name and labelSelector are mutually exclusive", f"{path}[{i}]")
 
