@@ -470,6 +470,12 @@ EDGES: dict[str, tuple] = {
         [5, ["app"]],
         [CRP, "spec.resourceSelectors[0].name", "expected a string"],
     ),
+    "placementSpec": (  # the spec is required, and with it the resource selectors: a null one was taken
+        _with_placement("spec"),
+        [{"resourceSelectors": [{"group": "", "version": "v1", "kind": "Namespace"}]}],
+        [None, {}],
+        [CRP, "spec.resourceSelectors", "between 1 and 100 resource selectors are required"],
+    ),
     "selectionScope": (
         _with_placement("spec.resourceSelectors.0.selectionScope"),
         ["NamespaceOnly"],

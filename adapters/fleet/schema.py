@@ -283,7 +283,7 @@ class _Node:
     children: dict[str, _Node] = field(default_factory=dict)
     listed: bool = False  # the field is a list; its children apply to each item
     fines: list[Any] = field(default_factory=list)  # each rule's quick test; None: it has none
-    required: bool = False  # a rule here runs when the field is absent too
+    required: bool = False  # a rule here or below runs when the field is absent too
 
 
 def _tree(rules: tuple[Rule, ...]) -> _Node:
@@ -296,9 +296,11 @@ def _tree(rules: tuple[Rule, ...]) -> _Node:
             name = segment.removesuffix("[]")
             node = node.children.setdefault(name, _Node())
             node.listed = node.listed or segment.endswith("[]")
+            # a required field's parents are walked when absent too (a placement without spec
+            # still lacks its resource selectors)
+            node.required = node.required or rule.required
         node.rules.append(rule)
         node.fines.append(getattr(rule.check, "fine", None))
-        node.required = node.required or rule.required
     return root
 
 
@@ -342,8 +344,10 @@ def _fine(value: Any, node: _Node) -> bool:
     for fine in node.fines:
         if fine is None or not fine(value):
             return False
-    if not node.children or value is None:
+    if not node.children:
         return True
+    if value is None:
+        return not node.required
     for item in value if node.listed else (value,):
         if not isinstance(item, dict):
             return False
@@ -363,7 +367,7 @@ def _walk(f: Fields, value: Any, node: _Node, path: str, version: str) -> None:
     for rule in node.rules:
         if rule.version is None or rule.version == version:
             rule.check(f, value, path)
-    if not node.children or value is None:
+    if not node.children or (value is None and not node.required):
         return
     if path and node.listed:
         for i, item in enumerate(f.sequence(value, path)):
