@@ -704,9 +704,15 @@ EDGES: dict[str, tuple] = {
     ),
     "snapshotGeneration": (
         _with_snapshot("metadata.generation"),
-        [0, INT64],
+        [0, INT64, None],  # null: as absent (it was refused)
         [-1, "1"],
         ["ClusterSchedulingPolicySnapshot/app-0", "metadata.generation"],
+    ),
+    "placementGeneration": (
+        _with_placement("metadata.generation"),
+        [0, INT64, None],  # null: as absent (it was refused)
+        [-1, "1", INT64 + 1],
+        [CRP, "metadata.generation"],
     ),
 }
 
