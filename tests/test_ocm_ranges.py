@@ -43,7 +43,9 @@ def _placement() -> dict[str, Any]:
 
 
 def _cluster() -> dict[str, Any]:
-    c = managed_cluster("c1", taints=[taint("k")], allocatable={"cpu": "4"}, capacity={"cpu": "4"})
+    c = managed_cluster(
+        "c1", taints=[taint("k")], allocatable={"cpu": "4"}, capacity={"cpu": "4"}, claims={"region": "east"}
+    )
     c["status"]["managedNamespaces"] = [{"clusterSet": "s", "name": "ns", "conditions": [dict(CONDITION)]}]
     return c
 
@@ -142,6 +144,10 @@ FIELDS = [
     ),
     # a null amount: pruned by the API server, no amount
     ("ManagedCluster/c1", "status.allocatable.cpu", ["4", 4, 4.0, None], [1.5, True, "4 cores"]),
+    # a claim's name and value, 1 to 253 and 1 to 1024 characters (any length was taken), no null
+    ("ManagedCluster/c1", "status.clusterClaims[0].name", ["r", "r" * 253], ["", "r" * 254, 1]),
+    ("ManagedCluster/c1", "status.clusterClaims[0].value", ["v", "v" * 1024], ["", "v" * 1025]),
+    ("ManagedCluster/c1", "status.clusterClaims[0]", [{"name": "r", "value": "v"}], [None]),
     ("ManagedCluster/c1", "spec.leaseDurationSeconds", [-INT32 - 1, 0, INT32], [-INT32 - 2, INT32 + 1]),
     ("ManagedCluster/c1", "spec.taints[0].effect", ["PreferNoSelect"], ["", "NoSchedule", _ABSENT]),
     ("ManagedCluster/c1", "status.conditions[0].status", ["Unknown"], ["", "Maybe", _ABSENT]),

@@ -65,8 +65,11 @@ def read_cluster(manifest: Manifest) -> ManagedCluster:
     claims: dict[str, str] = {}
     for i, raw in enumerate(f.sequence(status.get("clusterClaims"), "status.clusterClaims")):
         path = f"status.clusterClaims[{i}]"
+        if raw is None:
+            raise f.fail("expected an object, got null", path)
         raw = f.mapping(raw, path)
-        claims[f.string(raw.get("name"), f"{path}.name")] = f.string(raw.get("value"), f"{path}.value")
+        name = _claim_part(f, raw, "name", path, _MAX_CLAIM_NAME)
+        claims[name] = _claim_part(f, raw, "value", path, _MAX_CLAIM_VALUE)
     _check_unread(f, spec, status)
     return ManagedCluster(
         name=manifest.name,
@@ -77,6 +80,19 @@ def read_cluster(manifest: Manifest) -> ManagedCluster:
         taints=_taints(f, spec),
         terminating=metadata.get("deletionTimestamp") is not None,
     )
+
+
+_MAX_CLAIM_NAME, _MAX_CLAIM_VALUE = 253, 1024
+
+
+def _claim_part(f: Fields, raw: Mapping[str, Any], key: str, path: str, longest: int) -> str:
+    """A claim's name or value: when given, 1 to `longest` characters (the CRD's bounds)."""
+    if raw.get(key) is None:
+        return ""
+    text = f.string(raw[key], f"{path}.{key}")
+    if not 1 <= len(text) <= longest:
+        raise f.fail(f"must be 1 to {longest} characters, got {len(text)}", f"{path}.{key}")
+    return text
 
 
 def _check_unread(f: Fields, spec: Mapping[str, Any], status: Mapping[str, Any]) -> None:
