@@ -148,6 +148,7 @@ FIELDS = [
     ("ManagedCluster/c1", "status.clusterClaims[0].name", ["r", "r" * 253], ["", "r" * 254, 1]),
     ("ManagedCluster/c1", "status.clusterClaims[0].value", ["v", "v" * 1024], ["", "v" * 1025]),
     ("ManagedCluster/c1", "status.clusterClaims[0]", [{"name": "r", "value": "v"}], [None]),
+    ("ManagedCluster/c1", "spec.hubAcceptsClient", [True, False, None], ["true", 1]),  # a boolean
     ("ManagedCluster/c1", "spec.leaseDurationSeconds", [-INT32 - 1, 0, INT32], [-INT32 - 2, INT32 + 1]),
     ("ManagedCluster/c1", "spec.taints[0].effect", ["PreferNoSelect"], ["", "NoSchedule", _ABSENT]),
     ("ManagedCluster/c1", "status.conditions[0].status", ["Unknown"], ["", "Maybe", _ABSENT]),

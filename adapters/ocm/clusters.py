@@ -97,6 +97,9 @@ def _claim_part(f: Fields, raw: Mapping[str, Any], key: str, path: str, longest:
 
 def _check_unread(f: Fields, spec: Mapping[str, Any], status: Mapping[str, Any]) -> None:
     """What the CRD refuses in fields the scheduler does not read."""
+    accepts = spec.get("hubAcceptsClient")
+    if accepts is not None and not isinstance(accepts, bool):
+        raise f.fail(f"expected a boolean, got {accepts!r}", "spec.hubAcceptsClient")
     if spec.get("leaseDurationSeconds") is not None:
         f.integer(spec["leaseDurationSeconds"], "spec.leaseDurationSeconds", maximum=INT32)
     conditions(f, status)
