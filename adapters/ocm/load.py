@@ -82,6 +82,8 @@ def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tupl
         f = Fields(m)
         if not m.namespace:
             raise f.fail("a Placement is namespaced", "metadata.namespace")
+        if m.obj.get("spec") is None:  # the CRD requires it, {} at least
+            raise f.fail("required", "spec")
         metadata = m.obj["metadata"]
         annotations = f.string_map(metadata.get("annotations"), "metadata.annotations")
         if metadata.get("deletionTimestamp") is not None or annotations.get(n.DISABLE_ANNOTATION) == "true":
