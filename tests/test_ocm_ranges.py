@@ -177,6 +177,8 @@ FIELDS = [
     ("AddOnPlacementScore/c1/demo", "status.scores[0].name", ["x"], [_ABSENT]),
     ("AddOnPlacementScore/c1/demo", "status.conditions[0].observedGeneration", [0, INT64], [-1, INT64 + 1]),
     (P, "spec", [{}], [None]),  # required, {} at least (a null one was taken)
+    # required in a status, [] at least (a status without decisions was taken)
+    ("PlacementDecision/ns1/p-decision-1", "status.decisions", [[]], [None, _ABSENT]),
     ("PlacementDecision/ns1/p-decision-1", "status.decisions[0].score", [-INT64 - 1, INT64], [INT64 + 1]),
     ("PlacementDecision/ns1/p-decision-1", "status.decisions[0].reason", ["", "why"], [_ABSENT]),
     ("PlacementDecision/ns1/p-decision-1", "status.decisions[0].clusterName", ["c9"], [_ABSENT]),

@@ -306,6 +306,8 @@ def _decisions(manifests: Iterable[Manifest]) -> dict[tuple[str, str], list[tupl
         metadata = m.obj["metadata"]
         labels = f.labels(metadata.get("labels"), "metadata.labels")
         status = f.mapping(m.obj.get("status"), "status")
+        if m.obj.get("status") is not None and status.get("decisions") is None:  # the CRD's: [] at least
+            raise f.fail("required", "status.decisions")
         names = []
         for i, raw in enumerate(f.sequence(status.get("decisions"), "status.decisions")):
             path = f"status.decisions[{i}]"
