@@ -162,14 +162,17 @@ def _unserved(manifest: Manifest, read: System) -> InputError:
 
 def _check_metadata(manifests: Sequence[Manifest], read: System) -> None:
     """Every object's metadata as the API server takes it (ValidateObjectMeta): its name and
-    namespace, labels, annotation keys, finalizers and generation, whichever kind it is and
-    whether or not its adapter reads them."""
+    namespace, labels, annotation keys, finalizers, generation and uid (a string), whichever kind
+    it is and whether or not its adapter reads them."""
     for m in manifests:
         metadata = m.obj["metadata"]
         problem = name_problem(m.obj["kind"], metadata["name"], metadata.get("namespace"))
         if problem is not None:
             field, message = problem
             raise read.fields(m).fail(f"invalid name {message}", field)
+        uid = metadata.get("uid")
+        if uid is not None and type(uid) is not str:
+            read.fields(m).string(uid, "metadata.uid")
         labels, annotations = metadata.get("labels"), metadata.get("annotations")
         finalizers, generation = metadata.get("finalizers"), metadata.get("generation")
         if judged_metadata(labels, annotations, finalizers, generation):

@@ -376,6 +376,7 @@ def _with_metadata(objects: list[dict], kind: str, **fields) -> list[dict]:
         ({"finalizers": [""]}, "metadata.finalizers[0]", "invalid finalizer ''"),
         ({"generation": -1}, "metadata.generation", "must be between 0 and"),
         ({"generation": 2**63}, "metadata.generation", "must be between 0 and"),
+        ({"uid": 5}, "metadata.uid", "expected a string"),
     ],
 )
 def test_metadata_the_api_server_refuses_is_refused_in_every_kind(
