@@ -708,6 +708,12 @@ EDGES: dict[str, tuple] = {
         [-1, "1"],
         ["ClusterSchedulingPolicySnapshot/app-0", "metadata.generation"],
     ),
+    "snapshotSpreadList": (  # a number was a TypeError (exit 1); "" and {} were taken as no list
+        _with_snapshot("spec.policy.topologySpreadConstraints"),
+        [[], [{"topologyKey": "zone", "maxSkew": 1}]],
+        [-1, "", {}, "zone"],
+        ["ClusterSchedulingPolicySnapshot/app-0", "spec.policy.topologySpreadConstraints"],
+    ),
     "placementGeneration": (
         _with_placement("metadata.generation"),
         [0, INT64, None],  # null: as absent (it was refused)

@@ -348,6 +348,8 @@ def _fine(value: Any, node: _Node) -> bool:
         return True
     if value is None:
         return not node.required
+    if node.listed and type(value) is not list:  # the walk names it (a number is no list to loop)
+        return False
     for item in value if node.listed else (value,):
         if not isinstance(item, dict):
             return False
