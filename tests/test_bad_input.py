@@ -619,7 +619,7 @@ EDGES: dict[str, tuple] = {
     ),
     "bindingScore": (
         _with_binding("spec.clusterDecision.clusterScore.affinityScore"),
-        [-INT32 - 1, INT32],
+        [-INT32 - 1, INT32, None],  # null: pruned, 0 (it was refused)
         [-INT32 - 2, INT32 + 1],
         ["ClusterResourceBinding/app-c1-0000abcd", "clusterScore.affinityScore"],
     ),

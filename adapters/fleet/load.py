@@ -289,10 +289,12 @@ def _stored_score(f: Fields, spec: dict[str, Any]) -> ClusterScore | None:
         return None
     raw = f.mapping(raw, "spec.clusterDecision.clusterScore")
     path = "spec.clusterDecision.clusterScore"
-    return _score(
-        f.integer(raw.get("priorityScore", 0), f"{path}.priorityScore", maximum=INT32),
-        f.integer(raw.get("affinityScore", 0), f"{path}.affinityScore", maximum=INT32),
-    )
+
+    def part(key: str) -> int:  # absent or null (which the API server prunes): 0
+        value = raw.get(key)
+        return 0 if value is None else f.integer(value, f"{path}.{key}", maximum=INT32)
+
+    return _score(part("priorityScore"), part("affinityScore"))
 
 
 @lru_cache(maxsize=4096)
