@@ -714,6 +714,37 @@ EDGES: dict[str, tuple] = {
         [-1, "", {}, "zone"],
         ["ClusterSchedulingPolicySnapshot/app-0", "spec.policy.topologySpreadConstraints"],
     ),
+    # status conditions other controllers write (rollout, work applier): metav1.Condition's schema
+    "placementConditionStatus": (
+        _with_placement("status"),
+        [{"conditions": [{"type": "Scheduled", "status": "True"}]}],
+        [{"conditions": [{"type": "Scheduled", "status": "true"}]}, {"conditions": [{"type": "Scheduled"}]}],
+        [CRP, "status.conditions[0].status"],
+    ),
+    "placementStatusesConditionGeneration": (
+        _with_placement("status"),
+        [
+            {
+                "placementStatuses": [
+                    {"clusterName": "c1", "conditions": [{"status": "True", "observedGeneration": 2}]}
+                ]
+            }
+        ],
+        [
+            {
+                "placementStatuses": [
+                    {"clusterName": "c1", "conditions": [{"status": "True", "observedGeneration": -1}]}
+                ]
+            }
+        ],
+        [CRP, "status.placementStatuses[0].conditions[0].observedGeneration"],
+    ),
+    "bindingConditionStatus": (
+        _with_binding("status"),
+        [{"conditions": [{"type": "Applied", "status": "Unknown"}]}],
+        [{"conditions": [{"type": "Applied", "status": "Maybe"}]}],
+        ["ClusterResourceBinding/app-c1-0000abcd", "status.conditions[0].status"],
+    ),
     "placementGeneration": (
         _with_placement("metadata.generation"),
         [0, INT64, None],  # null: as absent (it was refused)

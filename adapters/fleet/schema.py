@@ -14,6 +14,7 @@ from adapters.fields import INT32, Fields
 from adapters.fleet import names as n
 
 __all__ = [
+    "Conditions",
     "PLACEMENT_TYPES",
     "POLICY",
     "RULES",
@@ -160,7 +161,7 @@ _APPLY_STRATEGY = (
 _STATUSES = ("True", "False", "Unknown")
 
 
-class _Conditions:
+class Conditions:
     """A list of metav1.Condition: each status required, True, False or Unknown; each
     observedGeneration a non-negative int64. A loop of its own: every MemberCluster has some."""
 
@@ -241,6 +242,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
     ),
     n.PLACEMENT: (
         Rule("spec.resourceSelectors", _resource_selectors, required=True),
+        # its status, which other controllers write (rollout, work applier)
+        Rule("status.conditions", Conditions()),
+        Rule("status.placementStatuses[].conditions", Conditions()),
         Rule(
             "spec.resourceSelectors[].selectionScope",
             Enum(("NamespaceOnly", "NamespaceWithResources", "NamespaceWithResourceSelectors")),
@@ -263,10 +267,13 @@ RULES: dict[str, tuple[Rule, ...]] = {
         Rule("spec.heartbeatPeriodSeconds", Integer(minimum=1, maximum=600)),
         Rule("spec.deleteOptions.validationMode", Enum(("Skip", "Strict")), "v1beta1"),
         # every condition, not only the two the scheduler consults (clusters.eligibility)
-        Rule("status.conditions", _Conditions()),
-        Rule("status.agentStatus[].conditions", _Conditions()),
+        Rule("status.conditions", Conditions()),
+        Rule("status.agentStatus[].conditions", Conditions()),
     ),
-    n.BINDING: tuple(Rule(f"spec.applyStrategy.{name}", check) for name, check in _APPLY_STRATEGY),
+    n.BINDING: (
+        *(Rule(f"spec.applyStrategy.{name}", check) for name, check in _APPLY_STRATEGY),
+        Rule("status.conditions", Conditions()),  # the rollout controller's and work applier's
+    ),
     n.POLICY_SNAPSHOT: (
         Rule("status.observedCRPGeneration", Integer()),
         *(Rule(f"status.conditions[].{name}", check) for name, check in _CONDITIONS),
