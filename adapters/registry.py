@@ -18,7 +18,7 @@ from typing import Any
 from adapters.contract import Adapter, Identity, System, resolve
 from adapters.errors import InputError
 from adapters.kube.manifests import Manifest
-from adapters.kube.validation import name_problem
+from adapters.kube.validation import judged_metadata, name_problem
 
 __all__ = [
     "System",
@@ -150,7 +150,7 @@ def owned_by(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
             if unserved:
                 raise _unserved(next(m for m, t in zip(manifests, types, strict=True) if t in unserved), s)
             out[s.name] = [m for m, t in zip(manifests, types, strict=True) if t in reading]
-            _check_names(out[s.name], s)
+            _check_metadata(out[s.name], s)
     return out
 
 
@@ -163,14 +163,30 @@ def _unserved(manifest: Manifest, read: System) -> InputError:
     )
 
 
-def _check_names(manifests: Sequence[Manifest], read: System) -> None:
-    """Every object's name and namespace as the API server takes them."""
+def _check_metadata(manifests: Sequence[Manifest], read: System) -> None:
+    """Every object's metadata as the API server takes it (ValidateObjectMeta): its name and
+    namespace, labels, annotation keys, finalizers, generation and uid (a string), whichever kind
+    it is and whether or not its adapter reads them."""
+    fields = identity(read.name).fields
     for m in manifests:
         metadata = m.obj["metadata"]
         problem = name_problem(m.obj["kind"], metadata["name"], metadata.get("namespace"))
         if problem is not None:
             field, message = problem
-            raise identity(read.name).fields(m).fail(f"invalid name {message}", field)
+            raise fields(m).fail(f"invalid name {message}", field)
+        uid = metadata.get("uid")
+        if uid is not None and type(uid) is not str:
+            fields(m).string(uid, "metadata.uid")
+        labels, annotations = metadata.get("labels"), metadata.get("annotations")
+        finalizers, generation = metadata.get("finalizers"), metadata.get("generation")
+        if judged_metadata(labels, annotations, finalizers, generation):
+            continue
+        f = fields(m)
+        f.labels(labels, "metadata.labels")
+        f.annotations(annotations, "metadata.annotations")
+        f.finalizers(finalizers, "metadata.finalizers")
+        if generation is not None:
+            f.integer(generation, "metadata.generation", minimum=0)
 
 
 def read_config(paths: Sequence[str]) -> dict[str, Any]:

@@ -151,6 +151,9 @@ class TolerationOperator(StrEnum):
     EXISTS = "Exists"
 
 
+_MICROSECOND = timedelta(microseconds=1)
+
+
 @dataclass(frozen=True, slots=True)
 class Toleration:
     """`seconds`: the toleration holds only while now < taint.added + seconds (None: forever; a
@@ -174,7 +177,9 @@ class Toleration:
             return True
         if taint.added is None or now is None:
             return False
-        return now < taint.added + timedelta(seconds=self.seconds)
+        # now < added + seconds, in whole microseconds: exact, and no time out of datetime's range
+        # (a taint added in year 9999, seconds past timedelta's 10**9 days)
+        return (now - taint.added) // _MICROSECOND < self.seconds * 1_000_000
 
 
 def first_untolerated(

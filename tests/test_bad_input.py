@@ -319,8 +319,8 @@ STRATEGY = "spec.strategy"
 EDGES: dict[str, tuple] = {
     "numberOfClusters": (
         _with_placement("spec.policy.numberOfClusters"),
-        [0, INT32],
-        [-1, INT32 + 1],
+        [0, INT32, 2.0],  # a whole float the API server stores as its integer
+        [-1, INT32 + 1, 1.5, float(INT32 + 1), True],
         [CRP, "numberOfClusters"],
     ),
     "weight": (
@@ -426,7 +426,7 @@ EDGES: dict[str, tuple] = {
     "pickFixedNames": (
         lambda names: placement(pick_fixed(*names)),
         [["c1", "a" * 63], [f"c{i}" for i in range(100)]],
-        [["C1"], ["a" * 64], [f"c{i}" for i in range(101)], ["c1", "c1"]],
+        [["C1"], ["a" * 64], [f"c{i}" for i in range(101)], ["c1", "c1"], ["c1", None]],
         [CRP, "spec.policy.clusterNames"],
     ),
     "pickFixedTolerationsSet": (
@@ -463,6 +463,18 @@ EDGES: dict[str, tuple] = {
             [{"version": "v1", "kind": "Namespace", "name": "n"}],
         ],
         [CRP, "spec.resourceSelectors"],
+    ),
+    "resourceSelectorName": (  # a number was taken
+        _with_placement("spec.resourceSelectors.0.name"),
+        ["app", ""],
+        [5, ["app"]],
+        [CRP, "spec.resourceSelectors[0].name", "expected a string"],
+    ),
+    "placementSpec": (  # the spec is required, and with it the resource selectors: a null one was taken
+        _with_placement("spec"),
+        [{"resourceSelectors": [{"group": "", "version": "v1", "kind": "Namespace"}]}],
+        [None, {}],
+        [CRP, "spec.resourceSelectors", "between 1 and 100 resource selectors are required"],
     ),
     "selectionScope": (
         _with_placement("spec.resourceSelectors.0.selectionScope"),
@@ -531,7 +543,10 @@ EDGES: dict[str, tuple] = {
     ),
     "propertyValueType": (
         _with_cluster("status.properties"),
-        [{"kubernetes-fleet.io/node-count": {"value": "3", "observationTime": NOW}}],
+        [
+            {"kubernetes-fleet.io/node-count": {"value": "3", "observationTime": NOW}},
+            {"kubernetes-fleet.io/node-count": None},  # a null in a map: pruned, no such property
+        ],
         [
             {"kubernetes-fleet.io/node-count": {"value": 3}},
             {"kubernetes-fleet.io/node-count": {"observationTime": NOW}},
@@ -540,7 +555,7 @@ EDGES: dict[str, tuple] = {
     ),
     "resourceUsageType": (
         _with_cluster("status.resourceUsage.available"),
-        [{"cpu": 4, "memory": "1Gi"}],
+        [{"cpu": 4, "memory": "1Gi"}, {"cpu": 4.0}, {"cpu": None, "memory": "1Gi"}],  # null: pruned
         [{"cpu": 1.5}, {"cpu": True}],
         ["MemberCluster/c2", "status.resourceUsage.available.cpu"],
     ),
@@ -604,7 +619,7 @@ EDGES: dict[str, tuple] = {
     ),
     "bindingScore": (
         _with_binding("spec.clusterDecision.clusterScore.affinityScore"),
-        [-INT32 - 1, INT32],
+        [-INT32 - 1, INT32, None],  # null: pruned, 0 (it was refused)
         [-INT32 - 2, INT32 + 1],
         ["ClusterResourceBinding/app-c1-0000abcd", "clusterScore.affinityScore"],
     ),
@@ -661,11 +676,80 @@ EDGES: dict[str, tuple] = {
         ["b" * 64],
         ["ClusterSchedulingPolicySnapshot/app-0", "metadata.labels"],
     ),
+    "agentConditionType": (  # a list, once a key of a dict: TypeError
+        _with_cluster("status.agentStatus.0.conditions.0.type"),
+        ["Joined", "Anything"],
+        [[], {"a": "b"}, 1],
+        ["MemberCluster/c2", "status.agentStatus[0].conditions[0].type", "expected a string"],
+    ),
+    # conditions the scheduler does not consult: another agent's, the cluster's own (an enum was
+    # checked only where it was read)
+    "otherAgentConditionStatus": (
+        _with_cluster("status.agentStatus.1.conditions.0.status"),
+        ["True", "False", "Unknown"],
+        ["true", "", None, 1],
+        ["MemberCluster/c2", "status.agentStatus[1].conditions[0].status"],
+    ),
+    "clusterConditionStatus": (
+        _with_cluster("status.conditions.0.status"),
+        ["True", "Unknown"],
+        ["Yes", None],
+        ["MemberCluster/c2", "status.conditions[0].status"],
+    ),
+    "clusterConditionGeneration": (
+        _with_cluster("status.conditions.0.observedGeneration"),
+        [0, INT64, 3.0],
+        [-1, INT64 + 1, 1.5],
+        ["MemberCluster/c2", "status.conditions[0].observedGeneration"],
+    ),
     "snapshotGeneration": (
         _with_snapshot("metadata.generation"),
-        [0, INT64],
+        [0, INT64, None],  # null: as absent (it was refused)
         [-1, "1"],
         ["ClusterSchedulingPolicySnapshot/app-0", "metadata.generation"],
+    ),
+    "snapshotSpreadList": (  # a number was a TypeError (exit 1); "" and {} were taken as no list
+        _with_snapshot("spec.policy.topologySpreadConstraints"),
+        [[], [{"topologyKey": "zone", "maxSkew": 1}]],
+        [-1, "", {}, "zone"],
+        ["ClusterSchedulingPolicySnapshot/app-0", "spec.policy.topologySpreadConstraints"],
+    ),
+    # status conditions other controllers write (rollout, work applier): metav1.Condition's schema
+    "placementConditionStatus": (
+        _with_placement("status"),
+        [{"conditions": [{"type": "Scheduled", "status": "True"}]}],
+        [{"conditions": [{"type": "Scheduled", "status": "true"}]}, {"conditions": [{"type": "Scheduled"}]}],
+        [CRP, "status.conditions[0].status"],
+    ),
+    "placementStatusesConditionGeneration": (
+        _with_placement("status"),
+        [
+            {
+                "placementStatuses": [
+                    {"clusterName": "c1", "conditions": [{"status": "True", "observedGeneration": 2}]}
+                ]
+            }
+        ],
+        [
+            {
+                "placementStatuses": [
+                    {"clusterName": "c1", "conditions": [{"status": "True", "observedGeneration": -1}]}
+                ]
+            }
+        ],
+        [CRP, "status.placementStatuses[0].conditions[0].observedGeneration"],
+    ),
+    "bindingConditionStatus": (
+        _with_binding("status"),
+        [{"conditions": [{"type": "Applied", "status": "Unknown"}]}],
+        [{"conditions": [{"type": "Applied", "status": "Maybe"}]}],
+        ["ClusterResourceBinding/app-c1-0000abcd", "status.conditions[0].status"],
+    ),
+    "placementGeneration": (
+        _with_placement("metadata.generation"),
+        [0, INT64, None],  # null: as absent (it was refused)
+        [-1, "1", INT64 + 1],
+        [CRP, "metadata.generation"],
     ),
 }
 
@@ -730,6 +814,16 @@ def test_bad_objects(tmp_path, case, mode):
     line = assert_usage_error(result, *expected)
     if "document" in " ".join(expected) or case == "duplicate":
         assert str(path) in line
+
+
+@pytest.mark.parametrize("name", ["a\nb", "a\rb", "a\u2028b", "a\x85b", "a\x1cb"])
+def test_an_error_is_one_line_whatever_the_input_holds(tmp_path, name):
+    # The name is refused, and the error names the object by it: as it was, its line break broke
+    # the error line in two. Now written as repr writes it.
+    path = tmp_path / "fleet.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [member_cluster(name)]}))
+    escaped = repr(name)[1:-1]
+    assert_usage_error(run_cli(["solve", "-f", str(path)]), f"MemberCluster/{escaped}: metadata.name: ")
 
 
 @pytest.mark.parametrize("case", sorted(TEXT_CASES))

@@ -48,6 +48,11 @@ TRICKY_YAML = [
     "a: >-\n  x\nb:  |2\n   y\n",
     "a: foo\n  > bar\n",
     "- &a x\n- *a\n",
+    # YAML 1.1's other line breaks (NEL, LS, PS), which PyYAML folds and rapidyaml (YAML 1.2) keeps
+    "a: 'x\u2028  y'\n",
+    'a: "x\u2029  y"\n',
+    "a: x\x85  y\n",
+    "a: 'x\x85\n  y'\n",
 ]
 
 

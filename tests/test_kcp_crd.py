@@ -173,7 +173,7 @@ def test_a_locations_int32_counts_are_read_to_their_ends_and_refused_past(hub, f
 )
 @pytest.mark.parametrize("field", ["status.capacity.cpu", "status.allocatable.memory"])
 def test_a_clusters_quantities_are_integers_or_quantity_strings(hub, kind, name, field) -> None:
-    for value in (0, 4, -2, 2**40, "4", "500m", "16Gi", "1.5e3", "+1"):
+    for value in (0, 4, -2, 2**40, "4", "500m", "16Gi", "1.5e3", "+1", 4.0, None):  # None: pruned
         read(changed(hub(), kind, lambda o, v=value: at_path(o, field, v)))
     for value in (1.5, True, "", "4 cores", "1.5.2", "Gi"):
         refused(
@@ -205,6 +205,22 @@ def test_conditions_need_their_lastTransitionTime() -> None:
         refused(hub, WHERE[kind], "status.conditions[0].lastTransitionTime")
         condition["lastTransitionTime"] = at(0)
         read(hub)
+        for key in ("type", "status"):  # required: present, but any string ("" was refused)
+            condition[key] = ""
+            read(hub)
+            del condition[key]
+            refused(hub, WHERE[kind], f"status.conditions[0].{key}")
+            condition[key] = "True"
+
+
+def test_a_placements_location_workspace_if_given_is_an_absolute_path() -> None:
+    def placed(**spec: Any) -> list[Obj]:
+        return changed(v08_hub(), "Placement", lambda o: o["spec"].update(spec))
+
+    read(placed(locationWorkspace=COMPUTE))
+    read(placed(locationWorkspace=None))  # absent: the Placement's own workspace
+    for path in ("", "org:compute", "root:Org"):  # "" was read as absent
+        refused(placed(locationWorkspace=path), WHERE["Placement"], "spec.locationWorkspace")
 
 
 # ------------------------------------------------------------------- required fields and patterns
@@ -260,3 +276,14 @@ def test_a_clusters_virtual_workspaces_need_a_url(hub, kind) -> None:
     read(urls({"url": "https://kcp.example/services/syncer/c1"}))
     refused(urls({"url": ""}), WHERE[kind], "status.virtualWorkspaces[0].url")
     refused(urls({}), WHERE[kind], "status.virtualWorkspaces[0].url")
+
+
+@pytest.mark.parametrize("hub", [v05_hub, v08_hub], ids=["v0.5", "v0.8"])
+def test_a_bindings_export_name_is_required_but_may_be_empty(hub) -> None:
+    def named(name: str | None) -> list[Obj]:
+        return changed(
+            hub(), "APIBinding", lambda o: o["spec"]["reference"]["workspace"].update(exportName=name)
+        )
+
+    read(named(""))  # the CRD requires it present, of any length ("" was refused as missing)
+    refused(named(None), WHERE["APIBinding"], "spec.reference.workspace.exportName")

@@ -231,7 +231,21 @@ def test_cluster_sets_scope(tmp_path, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(("seconds", "kept"), [(None, True), (900, True), (600, False), (300, False)])
+@pytest.mark.parametrize(
+    ("seconds", "kept"),
+    [
+        (None, True),
+        (900, True),
+        (600, False),
+        (300, False),
+        # Upstream's time.Duration(seconds) * time.Second wraps around int64 nanoseconds: 292 years
+        # hold, a second more is a negative duration, 2**62 seconds none at all.
+        (9_223_372_036, True),
+        (9_223_372_037, False),
+        (2**62, False),
+        (2**63 - 1, False),
+    ],
+)
 def test_toleration_seconds(tmp_path, mode, seconds, kept):
     clusters = [managed_cluster("c1", taints=[taint("maint", added=ago(10))]), managed_cluster("c2")]
     p = placement("p", tolerations=[toleration("maint", "Exists", seconds=seconds)])

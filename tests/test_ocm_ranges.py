@@ -43,7 +43,9 @@ def _placement() -> dict[str, Any]:
 
 
 def _cluster() -> dict[str, Any]:
-    c = managed_cluster("c1", taints=[taint("k")])
+    c = managed_cluster(
+        "c1", taints=[taint("k")], allocatable={"cpu": "4"}, capacity={"cpu": "4"}, claims={"region": "east"}
+    )
     c["status"]["managedNamespaces"] = [{"clusterSet": "s", "name": "ns", "conditions": [dict(CONDITION)]}]
     return c
 
@@ -98,7 +100,8 @@ def _load_with(where: str, path: str, value: Any) -> None:
 
 # (object, field, values accepted, values refused)
 FIELDS = [
-    (P, "spec.numberOfClusters", [0, INT32], [-1, INT32 + 1]),
+    # a whole float the API server stores as its integer; another float it refuses
+    (P, "spec.numberOfClusters", [0, INT32, 2.0], [-1, INT32 + 1, 1.5, True]),
     (P, "spec.prioritizerPolicy.configurations[0].weight", [-10, 10], [-11, 11]),
     (P, "spec.spreadPolicy.spreadConstraints[0].maxSkew", [1, INT32], [0, INT32 + 1]),
     (
@@ -110,8 +113,8 @@ FIELDS = [
     (
         P,
         "spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup",
-        [-INT32 - 1, 0, INT32, "1%", "100%", "7"],
-        [-INT32 - 2, INT32 + 1, "0%", "101%", "07", "", "x"],
+        [-INT32 - 1, 0, INT32, "1%", "100%", "7", 2.0],
+        [-INT32 - 2, INT32 + 1, "0%", "101%", "07", "", "x", 2.5],
     ),
     (P, "status.numberOfSelectedClusters", [0, INT32], [INT32 + 1]),
     (P, "status.decisionGroups[0].decisionGroupIndex", [-INT32 - 1, INT32], [INT32 + 1]),
@@ -139,6 +142,13 @@ FIELDS = [
         ["DoNotSchedule", "ScheduleAnyway", None],
         ["", "Never"],
     ),
+    # a null amount: pruned by the API server, no amount
+    ("ManagedCluster/c1", "status.allocatable.cpu", ["4", 4, 4.0, None], [1.5, True, "4 cores"]),
+    # a claim's name and value, 1 to 253 and 1 to 1024 characters (any length was taken), no null
+    ("ManagedCluster/c1", "status.clusterClaims[0].name", ["r", "r" * 253], ["", "r" * 254, 1]),
+    ("ManagedCluster/c1", "status.clusterClaims[0].value", ["v", "v" * 1024], ["", "v" * 1025]),
+    ("ManagedCluster/c1", "status.clusterClaims[0]", [{"name": "r", "value": "v"}], [None]),
+    ("ManagedCluster/c1", "spec.hubAcceptsClient", [True, False, None], ["true", 1]),  # a boolean
     ("ManagedCluster/c1", "spec.leaseDurationSeconds", [-INT32 - 1, 0, INT32], [-INT32 - 2, INT32 + 1]),
     ("ManagedCluster/c1", "spec.taints[0].effect", ["PreferNoSelect"], ["", "NoSchedule", _ABSENT]),
     ("ManagedCluster/c1", "status.conditions[0].status", ["Unknown"], ["", "Maybe", _ABSENT]),
@@ -166,6 +176,9 @@ FIELDS = [
     ("AddOnPlacementScore/c1/demo", "status.scores[0].value", [-100, 0, 100], [-101, 101, _ABSENT, None]),
     ("AddOnPlacementScore/c1/demo", "status.scores[0].name", ["x"], [_ABSENT]),
     ("AddOnPlacementScore/c1/demo", "status.conditions[0].observedGeneration", [0, INT64], [-1, INT64 + 1]),
+    (P, "spec", [{}], [None]),  # required, {} at least (a null one was taken)
+    # required in a status, [] at least (a status without decisions was taken)
+    ("PlacementDecision/ns1/p-decision-1", "status.decisions", [[]], [None, _ABSENT]),
     ("PlacementDecision/ns1/p-decision-1", "status.decisions[0].score", [-INT64 - 1, INT64], [INT64 + 1]),
     ("PlacementDecision/ns1/p-decision-1", "status.decisions[0].reason", ["", "why"], [_ABSENT]),
     ("PlacementDecision/ns1/p-decision-1", "status.decisions[0].clusterName", ["c9"], [_ABSENT]),

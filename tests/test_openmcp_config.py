@@ -58,7 +58,8 @@ def test_no_config_is_refused_when_there_are_requests(tmp_path) -> None:
     stderr = fails(tmp_path, None, "scheduler config: missing: ", MISSING)
     assert stderr.count("\n") == 1
     for document in ({}, {"other": {"x": 1}}, {"scheduler": None}):  # no block, or a null one
-        stderr = fails(tmp_path, document, "scheduler config: no `scheduler:` block: ", MISSING)
+        # the field named as every other error of the config names its field
+        stderr = fails(tmp_path, document, "scheduler config: scheduler: required: ", MISSING)
         assert stderr.count("\n") == 1
 
 

@@ -135,11 +135,20 @@ OBJECTS = {
 @pytest.mark.parametrize("where", sorted(OBJECTS))
 def test_generation_is_a_nonnegative_int64(tmp_path, where) -> None:
     cfg = config(p=purpose())
-    for value in (0, INT64):
+    for value in (0, INT64, 2.0):  # 2.0: the API server's 2
         accepted(tmp_path, [_with(OBJECTS[where](), "metadata.generation", value)], cfg)
     for value in (-1, INT64 + 1):
         obj = _with(OBJECTS[where](), "metadata.generation", value)
         refused(tmp_path, [obj], cfg, f"{where}: metadata.generation: must be between 0 and {INT64}")
+    obj = _with(OBJECTS[where](), "metadata.generation", 1.5)
+    refused(tmp_path, [obj], cfg, f"{where}: metadata.generation: expected an integer, got a number")
+
+
+def test_a_whole_float_generation_is_observed_as_its_integer(tmp_path) -> None:
+    asked = _with(request("foo", "a", "p"), "metadata.generation", 3.0)
+    written = Written.solve(tmp_path, [cluster("ns", "c", "p"), asked], config(p=purpose()), "greedy")
+    observed = written.requests()["foo/a"]["status"]["observedGeneration"]
+    assert observed == 3 and type(observed) is int
 
 
 @pytest.mark.parametrize("where", sorted(OBJECTS))
@@ -175,12 +184,15 @@ def test_cluster_spec_as_its_crd_requires(tmp_path) -> None:
     cfg = config(p=purpose())
     for tenancy in ("Exclusive", "Shared"):
         accepted(tmp_path, [cluster("ns", "c", "p", tenancy=tenancy)], cfg)
-    cases = {
-        "tenancy": ("shared", "spec.tenancy: unsupported value 'shared'"),
-        "profile": ("", "spec.profile: required"),
-        "purposes": ([], "spec.purposes: must have at least 1 item"),
-    }
-    for field, (value, needle) in cases.items():
+    accepted(tmp_path, [_with(cluster("ns", "c", "p"), "spec.profile", "")], cfg)  # any string, "" too
+    cases = [
+        ("tenancy", "shared", "spec.tenancy: unsupported value 'shared'"),
+        ("profile", None, "spec.profile: required"),
+        ("profile", 1, "spec.profile: expected a string"),
+        ("purposes", [], "spec.purposes: must have at least 1 item"),
+        ("purposes", [None], "spec.purposes[0]: expected a string, got null"),  # was read as ""
+    ]
+    for field, value, needle in cases:
         refused(
             tmp_path, [_with(cluster("ns", "c", "p"), f"spec.{field}", value)], cfg, "Cluster/ns/c: " + needle
         )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from model import (
@@ -151,6 +153,19 @@ def test_toleration_effect_must_equal_taint_effect() -> None:
     assert not Toleration("a", TolerationOperator.EQUAL, "1", "NoSchedule").tolerates(t)
     assert Toleration("a", TolerationOperator.EQUAL, "1", "PreferNoSchedule").tolerates(t)
     assert Toleration("a", TolerationOperator.EQUAL, "1").tolerates(t)
+
+
+def test_a_timed_toleration_holds_strictly_before_its_end_at_any_size() -> None:
+    added = datetime(2026, 11, 21, 12, tzinfo=UTC)
+    t = Taint("a", "", "NoSelect", added=added)
+    timed = Toleration("a", TolerationOperator.EXISTS, "", "", 60)
+    assert timed.tolerates(t, added + timedelta(seconds=59, microseconds=999999))
+    assert not timed.tolerates(t, added + timedelta(seconds=60))
+    # past datetime's and timedelta's ranges: added + seconds was an OverflowError
+    for seconds, held in ((2**63 - 1, True), (-(2**63), False), (10**12, True)):
+        assert Toleration("a", TolerationOperator.EXISTS, seconds=seconds).tolerates(t, added) is held
+    late = Taint("a", "", "NoSelect", added=datetime(9999, 12, 31, tzinfo=UTC))
+    assert timed.tolerates(late, added)
 
 
 def test_first_untolerated_in_taint_order() -> None:

@@ -358,3 +358,70 @@ def test_a_name_the_api_server_refuses_is_refused(
     assert line.count("\n") == 1 and where in line and f": {field}: invalid name" in line and wrong in line, (
         line
     )
+
+
+# ------------------------------------------------------------------------------- object metadata
+
+
+def _with_metadata(objects: list[dict], kind: str, **fields) -> list[dict]:
+    """The objects, the first of `kind` with these metadata fields."""
+    out, done = [], False
+    for o in objects:
+        if not done and o["kind"] == kind:
+            o, done = {**o, "metadata": {**o["metadata"], **fields}}, True
+        out.append(o)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("objects", "kind", "where"),
+    [
+        (
+            fleet_demo,
+            "ClusterResourceBinding",
+            "ClusterResourceBinding/web-frontend-aks-eastus-prod-1-0f3a9c21",
+        ),
+        (ocm_hub, "ManagedClusterSet", "ManagedClusterSet/global"),
+        (ocm_hub, "ManagedClusterSetBinding", "ManagedClusterSetBinding/ns1/global"),
+        (ocm_hub, "Placement", "Placement/ns1/web"),
+        (_kcp_hub, "APIBinding", "APIBinding root:org:team|kubernetes"),
+        (_kcp_hub, "Location", "Location root:org:compute|east"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("fields", "field", "wrong"),
+    [
+        ({"labels": {"-a": "b"}}, "metadata.labels", "invalid label key '-a'"),
+        ({"labels": {"a": "b" * 64}}, "metadata.labels", "invalid value"),
+        ({"labels": {"a": 1}}, "metadata.labels.a", "expected a string"),
+        ({"annotations": {"a b": "c"}}, "metadata.annotations", "invalid annotation key 'a b'"),
+        ({"annotations": {"x/" + "a" * 64: ""}}, "metadata.annotations", "no more than 63 characters"),
+        ({"finalizers": ["Example.com/x"]}, "metadata.finalizers[0]", "invalid finalizer 'Example.com/x'"),
+        ({"finalizers": [""]}, "metadata.finalizers[0]", "invalid finalizer ''"),
+        ({"generation": -1}, "metadata.generation", "must be between 0 and"),
+        ({"generation": 2**63}, "metadata.generation", "must be between 0 and"),
+        ({"uid": 5}, "metadata.uid", "expected a string"),
+    ],
+)
+def test_metadata_the_api_server_refuses_is_refused_in_every_kind(
+    tmp_path, objects, kind, where, fields, field, wrong
+) -> None:
+    """ValidateObjectMeta's rules hold for every object of every system, whether or not its adapter
+    reads the field (an OCM ManagedClusterSet's labels, a kcp Location's finalizers were taken)."""
+    path = write(tmp_path, _with_metadata(objects(), kind, **fields))
+    result = CliRunner().invoke(main, ["solve", "-f", path, "--now", NOW])
+    assert (result.exit_code, result.stdout) == (2, ""), result.stderr
+    assert result.stderr.startswith(f"error: {where}: {field}: ") and wrong in result.stderr, result.stderr
+
+
+def test_metadata_the_api_server_takes_is_taken(tmp_path) -> None:
+    metadata = {
+        "labels": {"example.com/" + "a" * 63: "b" * 63, "c": ""},
+        "annotations": {"Example.com/Any_Thing": "any value\nat all"},  # keys are judged lower-cased
+        "finalizers": ["example.com/x", "kubernetes"],
+        "generation": 2**63 - 1,
+    }
+    for objects, kind in ((fleet_demo, "ClusterResourceBinding"), (ocm_hub, "ManagedClusterSet")):
+        path = write(tmp_path, _with_metadata(objects(), kind, **metadata))
+        result = CliRunner().invoke(main, ["solve", "-f", path, "--now", NOW])
+        assert result.exit_code == 0, result.stderr

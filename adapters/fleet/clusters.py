@@ -10,7 +10,7 @@ from adapters.errors import InputError
 from adapters.fleet import names as n
 from adapters.fleet import schema
 from adapters.fleet.schema import TAINT_EFFECTS, enum
-from adapters.kube.fields import Fields, parse_time
+from adapters.kube.fields import Fields, parse_time, whole
 from adapters.kube.manifests import Manifest
 from adapters.kube.validation import label_value_errors, qualified_name_errors
 from model import Cluster, Quantity, QuantityError, Taint, parse_quantity
@@ -75,6 +75,8 @@ def _quantity(f: Fields, value: Any, path: str, *, integers: bool) -> Quantity:
     (a ResourceList's); the CRD refuses any other type."""
     if value is None:
         raise InputError("a value is required", where=f.where, field=path)
+    if integers:
+        value = whole(value)
     if not (type(value) is str or (integers and type(value) is int)):
         kind = "a string or an integer" if integers else "a string"
         raise InputError(f"expected a quantity as {kind}", where=f.where, field=path)
@@ -124,6 +126,8 @@ def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
         properties = _mapping(f, properties, "status.properties")
         for name in sorted(properties):
             entry = properties[name]
+            if entry is None:  # the API server prunes a null in a map: no such property
+                continue
             if type(entry) is not dict:
                 entry = f.mapping(entry, f"status.properties[{name}]")
             value = entry.get("value")
@@ -145,6 +149,8 @@ def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
             amounts = f.mapping(amounts, f"status.resourceUsage.{field}")
         for resource in sorted(amounts):
             value = amounts[resource]
+            if value is None:  # the API server prunes a null in a map: no such resource
+                continue
             quantity = seen.get(value) if type(value) is str else None
             if quantity is None:
                 quantity = _plain_quantity(value)
@@ -170,16 +176,9 @@ def _minutes_since(now: datetime, then: datetime) -> float:
     return max(-_MAX_GO_DURATION_SECONDS, min(seconds, _MAX_GO_DURATION_SECONDS)) / 60.0
 
 
-def _condition_status(f: Fields, indexed: tuple[int, Mapping[str, Any]], agent: str) -> None:
-    """A condition's status is True, False or Unknown (metav1.Condition's enum)."""
-    i, condition = indexed
-    path = f"{agent}.conditions[{i}].status"
-    if enum(f, condition.get("status"), path, ("True", "False", "Unknown")) is None:
-        raise f.fail("status is required", path)
-
-
 def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bool) -> tuple[bool, str]:
-    """Whether new placements may land on the cluster, and the upstream reason when not."""
+    """Whether new placements may land on the cluster, and the upstream reason when not (its
+    conditions' statuses checked already: schema.RULES)."""
     if leaving:
         return False, n.LEFT_FLEET
     agents = status.get("agentStatus")
@@ -207,18 +206,18 @@ def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bo
     for i, raw in enumerate(listed):
         if type(raw) is not dict:
             raw = f.mapping(raw, f"{path}.conditions[{i}]")
-        conditions.setdefault(raw.get("type"), (i, raw))
+        kind = raw.get("type")
+        if type(kind) is not str:  # a list or a map would not even key the dict
+            kind = f.string(kind, f"{path}.conditions[{i}].type")
+        conditions.setdefault(kind, (i, raw))
     joined = conditions.get("Joined")
     if joined is None or joined[1].get("status") != "True":
-        if joined is not None:
-            _condition_status(f, joined, path)
         return False, n.NOT_JOINED
     healthy = conditions.get("Healthy")
     if healthy is None:
         return False, n.NO_HEALTH
     i, condition = healthy
     if condition.get("status") != "True":
-        _condition_status(f, healthy, path)
         changed = parse_time(
             f, condition.get("lastTransitionTime"), f"{path}.conditions[{i}].lastTransitionTime"
         )

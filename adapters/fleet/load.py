@@ -159,10 +159,16 @@ def _check_snapshot(m: Manifest) -> None:
     placement's (schema.RULES[schema.POLICY]; the webhook's rules are a placement's only), and a
     generation its status names."""
     f = Fields(m)
-    f.integer(m.obj["metadata"].get("generation", 1), "metadata.generation", minimum=0)
+    f.integer(_generation(m), "metadata.generation", minimum=0)
     spec = f.mapping(m.obj.get("spec"), "spec")
     if spec.get("policy") is not None:
         schema.check(f, spec["policy"], schema.POLICY, at="spec.policy")
+
+
+def _generation(m: Manifest) -> Any:
+    """metadata.generation, 1 when absent or null (ObjectMeta reads a null as none)."""
+    generation = m.obj["metadata"].get("generation")
+    return 1 if generation is None else generation
 
 
 def _strings(value: Any) -> bool:
@@ -205,8 +211,7 @@ def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Man
     schema.check(f, crp.obj, n.PLACEMENT)
     raw_policy = spec.get("policy")
     policy = parse_policy(f, raw_policy)
-    generation = crp.obj.get("metadata", {}).get("generation", 1)
-    generation = f.integer(generation, "metadata.generation")
+    generation = f.integer(_generation(crp), "metadata.generation")
     mode = (
         (f.mapping(raw_policy, "spec.policy").get("placementType") or "PickAll") if raw_policy else "PickAll"
     )
@@ -284,10 +289,12 @@ def _stored_score(f: Fields, spec: dict[str, Any]) -> ClusterScore | None:
         return None
     raw = f.mapping(raw, "spec.clusterDecision.clusterScore")
     path = "spec.clusterDecision.clusterScore"
-    return _score(
-        f.integer(raw.get("priorityScore", 0), f"{path}.priorityScore", maximum=INT32),
-        f.integer(raw.get("affinityScore", 0), f"{path}.affinityScore", maximum=INT32),
-    )
+
+    def part(key: str) -> int:  # absent or null (which the API server prunes): 0
+        value = raw.get(key)
+        return 0 if value is None else f.integer(value, f"{path}.{key}", maximum=INT32)
+
+    return _score(part("priorityScore"), part("affinityScore"))
 
 
 @lru_cache(maxsize=4096)

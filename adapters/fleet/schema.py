@@ -14,6 +14,7 @@ from adapters.fleet import names as n
 from adapters.kube.fields import INT32, Fields
 
 __all__ = [
+    "Conditions",
     "PLACEMENT_TYPES",
     "POLICY",
     "RULES",
@@ -124,6 +125,7 @@ def _resource_selectors(f: Fields, value: Any, path: str) -> None:
             if selector.get(name) is None:
                 raise f.fail(f"{name} is required", f"{path}[{i}].{name}")
             f.string(selector[name], f"{path}[{i}].{name}")
+        f.string(selector.get("name"), f"{path}[{i}].name")
         if selector.get("name") and selector.get("labelSelector") is not None:
             raise f.fail("name and labelSelector are mutually exclusive", f"{path}[{i}]")
 
@@ -154,6 +156,37 @@ _APPLY_STRATEGY = (
     ("whenToApply", Enum(("Always", "IfNotDrifted"))),
     ("whenToTakeOver", Enum(("Always", "IfNoDiff", "Never"))),
 )
+
+
+_STATUSES = ("True", "False", "Unknown")
+
+
+class Conditions:
+    """A list of metav1.Condition: each status required, True, False or Unknown; each
+    observedGeneration a non-negative int64. A loop of its own: every MemberCluster has some."""
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        for i, raw in enumerate(f.sequence(value, path)):
+            condition = f.mapping(raw, f"{path}[{i}]")
+            if condition.get("status") is None:
+                raise f.fail("status is required", f"{path}[{i}].status")
+            enum(f, condition["status"], f"{path}[{i}].status", _STATUSES)
+            if condition.get("observedGeneration") is not None:
+                f.integer(condition["observedGeneration"], f"{path}[{i}].observedGeneration", minimum=0)
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        if value is None:
+            return True
+        if type(value) is not list:
+            return False
+        for condition in value:
+            if type(condition) is not dict or condition.get("status") not in _STATUSES:
+                return False
+            generation = condition.get("observedGeneration")
+            if generation is not None and not (type(generation) is int and 0 <= generation <= 2**63 - 1):
+                return False
+        return True
 
 
 class _Decisions:
@@ -209,6 +242,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
     ),
     n.PLACEMENT: (
         Rule("spec.resourceSelectors", _resource_selectors, required=True),
+        # its status, which other controllers write (rollout, work applier)
+        Rule("status.conditions", Conditions()),
+        Rule("status.placementStatuses[].conditions", Conditions()),
         Rule(
             "spec.resourceSelectors[].selectionScope",
             Enum(("NamespaceOnly", "NamespaceWithResources", "NamespaceWithResourceSelectors")),
@@ -230,8 +266,14 @@ RULES: dict[str, tuple[Rule, ...]] = {
     n.MEMBER_CLUSTER: (
         Rule("spec.heartbeatPeriodSeconds", Integer(minimum=1, maximum=600)),
         Rule("spec.deleteOptions.validationMode", Enum(("Skip", "Strict")), "v1beta1"),
+        # every condition, not only the two the scheduler consults (clusters.eligibility)
+        Rule("status.conditions", Conditions()),
+        Rule("status.agentStatus[].conditions", Conditions()),
     ),
-    n.BINDING: tuple(Rule(f"spec.applyStrategy.{name}", check) for name, check in _APPLY_STRATEGY),
+    n.BINDING: (
+        *(Rule(f"spec.applyStrategy.{name}", check) for name, check in _APPLY_STRATEGY),
+        Rule("status.conditions", Conditions()),  # the rollout controller's and work applier's
+    ),
     n.POLICY_SNAPSHOT: (
         Rule("status.observedCRPGeneration", Integer()),
         *(Rule(f"status.conditions[].{name}", check) for name, check in _CONDITIONS),
@@ -248,7 +290,7 @@ class _Node:
     children: dict[str, _Node] = field(default_factory=dict)
     listed: bool = False  # the field is a list; its children apply to each item
     fines: list[Any] = field(default_factory=list)  # each rule's quick test; None: it has none
-    required: bool = False  # a rule here runs when the field is absent too
+    required: bool = False  # a rule here or below runs when the field is absent too
 
 
 def _tree(rules: tuple[Rule, ...]) -> _Node:
@@ -261,9 +303,11 @@ def _tree(rules: tuple[Rule, ...]) -> _Node:
             name = segment.removesuffix("[]")
             node = node.children.setdefault(name, _Node())
             node.listed = node.listed or segment.endswith("[]")
+            # a required field's parents are walked when absent too (a placement without spec
+            # still lacks its resource selectors)
+            node.required = node.required or rule.required
         node.rules.append(rule)
         node.fines.append(getattr(rule.check, "fine", None))
-        node.required = node.required or rule.required
     return root
 
 
@@ -307,8 +351,12 @@ def _fine(value: Any, node: _Node) -> bool:
     for fine in node.fines:
         if fine is None or not fine(value):
             return False
-    if not node.children or value is None:
+    if not node.children:
         return True
+    if value is None:
+        return not node.required
+    if node.listed and type(value) is not list:  # the walk names it (a number is no list to loop)
+        return False
     for item in value if node.listed else (value,):
         if not isinstance(item, dict):
             return False
@@ -328,7 +376,7 @@ def _walk(f: Fields, value: Any, node: _Node, path: str, version: str) -> None:
     for rule in node.rules:
         if rule.version is None or rule.version == version:
             rule.check(f, value, path)
-    if not node.children or value is None:
+    if not node.children or (value is None and not node.required):
         return
     if path and node.listed:
         for i, item in enumerate(f.sequence(value, path)):

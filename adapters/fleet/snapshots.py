@@ -8,6 +8,7 @@ from typing import Any
 
 from adapters.fleet import names as n
 from adapters.fleet.policy import policy_hash
+from adapters.kube.fields import whole
 
 __all__ = [
     "clean",
@@ -175,7 +176,7 @@ def _same_condition(current: dict[str, Any] | None, desired: dict[str, Any]) -> 
     """EqualCondition: type, status and reason equal, and an observedGeneration at least as new."""
     if current is None:
         return False
-    generation = current.get("observedGeneration")
+    generation = whole(current.get("observedGeneration"))  # 2.0 is the API server's 2
     return (
         all(current.get(key) == desired[key] for key in ("type", "status", "reason"))
         and type(generation) is int

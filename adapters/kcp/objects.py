@@ -19,7 +19,7 @@ from typing import Any
 from adapters.kcp import names as n
 from adapters.kcp.keys import sync_target_key
 from adapters.kcp.workspace import KcpFields, kcp_fields
-from adapters.kube.fields import INT32, Fields, parse_time
+from adapters.kube.fields import INT32, Fields, parse_time, whole
 from adapters.kube.manifests import Manifest
 from adapters.kube.selectors import SelectorError, label_selector
 from model import LabelSelector, QuantityError, parse_quantity
@@ -96,9 +96,10 @@ def _pattern(f: Fields, value: Any, pattern: re.Pattern[str], path: str, what: s
 
 
 def _workspace_path(f: Fields, value: Any, path: str) -> str:
-    """An absolute workspace path (root:...), "" when absent."""
-    text = f.string(value, path)
-    return _pattern(f, text, _PATH, path, "an absolute workspace path (root:...)") if text else ""
+    """An absolute workspace path (root:...), "" when absent (a present "" fails the pattern)."""
+    if value is None:
+        return ""
+    return _pattern(f, value, _PATH, path, "an absolute workspace path (root:...)")
 
 
 def _int32(f: Fields, raw: Mapping[str, Any], key: str, path: str) -> None:
@@ -109,7 +110,10 @@ def _int32(f: Fields, raw: Mapping[str, Any], key: str, path: str) -> None:
 def _quantities(f: Fields, raw: Mapping[str, Any], key: str) -> None:
     """status.capacity / status.allocatable: resource quantities (an integer or a quantity string)."""
     for resource, value in f.mapping(raw.get(key), f"status.{key}").items():
+        if value is None:  # the API server prunes a null in a map: no such resource
+            continue
         path = f"status.{key}.{resource}"
+        value = whole(value)
         if isinstance(value, bool) or not isinstance(value, str | int):
             raise f.fail("expected a quantity", path)
         try:
@@ -134,9 +138,10 @@ def _conditions(f: Fields, status: Mapping[str, Any], *, strict: bool) -> tuple[
     for i, item in enumerate(f.sequence(status.get("conditions"), "status.conditions")):
         where = f"status.conditions[{i}]"
         item = f.mapping(item, where)
-        for key in ("type", "status"):
-            if not f.string(item.get(key), f"{where}.{key}") and strict:
+        for key in ("type", "status"):  # required: present, any string ("" too)
+            if item.get(key) is None and strict:
                 raise f.fail("required", f"{where}.{key}")
+            f.string(item.get(key), f"{where}.{key}")
         if strict:
             parse_time(
                 f,
@@ -230,14 +235,11 @@ def read_binding(manifest: Manifest) -> BindingObject:
     reference = f.mapping(_required(f, spec, "reference", "spec.reference"), "spec.reference")
     base = "spec.reference.workspace"
     ref = f.mapping(_required(f, reference, "workspace", base), base)
-    export_name = f.string(ref.get("exportName"), f"{base}.exportName")
-    if not export_name:
-        raise f.fail("required", f"{base}.exportName")
+    # required: present, any string ("" too, which binds to no export anyone serves)
+    export_name = f.string(_required(f, ref, "exportName", f"{base}.exportName"), f"{base}.exportName")
     # Both generations' schemas require the path (a `oneOf: [required: [path]]`); v0.4's sibling
     # `name` is no field of theirs.
     path = _workspace_path(f, _required(f, ref, "path", f"{base}.path"), f"{base}.path")
-    if not path:
-        raise f.fail("'' is not an absolute workspace path (root:...)", f"{base}.path")
     for i, claim in enumerate(f.sequence(spec.get("permissionClaims"), "spec.permissionClaims")):
         at = f"spec.permissionClaims[{i}]"
         claim = f.mapping(claim, at)
@@ -495,8 +497,6 @@ def read_placement(manifest: Manifest) -> PlacementObject:
         base = "status.selectedLocation"
         ref = f.mapping(status["selectedLocation"], base)
         path = _workspace_path(f, _required(f, ref, "path", f"{base}.path"), f"{base}.path")
-        if not path:
-            raise f.fail("'' is not an absolute workspace path (root:...)", f"{base}.path")
         name = f.string(_required(f, ref, "locationName", f"{base}.locationName"), f"{base}.locationName")
         selected = (path, name)
     conditions = _conditions(f, status, strict=True)

@@ -164,7 +164,9 @@ _INDICATORS = b"!&*|>%?@`"
 _NOT_INDICATORS = bytes(b for b in range(256) if b not in _INDICATORS)
 _INDICATOR_AT_TOKEN = re.compile(r"(?:^|(?<=[\s\[\]{},]))[!&*|>%?@`]", re.MULTILINE)
 _PRINTABLE_ASCII_BYTES = bytes([10, *range(0x20, 0x7F)])
-_UNPRINTABLE = re.compile("[^\n\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|\ufeff")
+# Besides what YAML cannot hold, its 1.1 line breaks NEL, LS and PS: PyYAML folds them in scalars,
+# rapidyaml (YAML 1.2) reads them as characters.
+_UNPRINTABLE = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|\ufeff")
 _ESCAPE = re.compile(r'\\[^"\\nt]')
 # Every JSON string (key or value) that YAML 1.1 might read as another type when plain (a superset:
 # bool and null words, numbers in every YAML 1.1 spelling, merge and value keys).

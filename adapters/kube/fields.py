@@ -9,15 +9,25 @@ from typing import Any
 
 from adapters.errors import InputError
 from adapters.kube.manifests import Manifest
-from adapters.kube.validation import label_problem
+from adapters.kube.validation import annotation_problem, finalizer_problem, label_problem
 
-__all__ = ["INT32", "INT64", "Fields", "parse_time", "rfc3339", "ZERO_TIME"]
+__all__ = ["INT32", "INT64", "Fields", "parse_time", "rfc3339", "whole", "ZERO_TIME"]
 
 ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
 # The widths the APIs declare (an OpenAPI `format: int32` / `int64`, a Go int): the API server
 # refuses a number outside them, so a loader does too.
 INT32 = 2**31 - 1
 INT64 = 2**63 - 1
+_JSON_INTEGER = 2**53 - 1  # the largest integer a JSON number (a float64) holds exactly
+
+
+def whole(value: Any) -> Any:
+    """`value`, or the integer a float without a fraction stands for. The API server takes such a
+    float where an integer belongs (kube-openapi's type validator, isFloatInt: up to 2**53 - 1)
+    and stores it as that integer; another float it refuses there."""
+    if type(value) is float and value.is_integer() and abs(value) <= _JSON_INTEGER:
+        return int(value)
+    return value
 
 
 class Fields:
@@ -68,8 +78,10 @@ class Fields:
     def integer(self, value: Any, path: str, *, minimum: int | None = None, maximum: int = INT64) -> int:
         """An integer within [minimum, maximum]; `maximum` is the field's declared width (INT32
         where the API says int32), `minimum` its own lower bound (else minus the width, minus one)."""
-        if type(value) is not int and (isinstance(value, bool) or not isinstance(value, int)):
-            raise self.fail(f"expected an integer, got {_kind(value)}", path)
+        if type(value) is not int:
+            value = whole(value)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise self.fail(f"expected an integer, got {_kind(value)}", path)
         low = -maximum - 1 if minimum is None else minimum
         if not low <= value <= maximum:
             raise self.fail(f"must be between {low} and {maximum}, got {value}", path)
@@ -91,8 +103,31 @@ class Fields:
                 raise self.fail(problem, path)
         return labels
 
+    def annotations(self, value: Any, path: str) -> dict[str, str]:
+        """An object's annotations, their keys refused as the API server refuses them."""
+        annotations = self.string_map(value, path)
+        for key in annotations:
+            if problem := annotation_problem(key):
+                raise self.fail(problem, path)
+        return annotations
+
+    def finalizers(self, value: Any, path: str) -> list[str]:
+        """An object's finalizers, each refused as the API server refuses it."""
+        finalizers = self.string_list(value, path)
+        for i, name in enumerate(finalizers):
+            if problem := finalizer_problem(name):
+                raise self.fail(problem, f"{path}[{i}]")
+        return finalizers
+
     def string_list(self, value: Any, path: str) -> list[str]:
-        return [self.string(v, f"{path}[{i}]") for i, v in enumerate(self.sequence(value, path))]
+        """A list of strings; a null item is refused (the API server prunes a null field, not a
+        null item of a list)."""
+        out = []
+        for i, item in enumerate(self.sequence(value, path)):
+            if item is None:
+                raise self.fail("expected a string, got null", f"{path}[{i}]")
+            out.append(self.string(item, f"{path}[{i}]"))
+        return out
 
 
 def _kind(value: Any) -> str:

@@ -5,10 +5,14 @@ what a label selector refuses at scheduling time; and the names it makes from ge
 from __future__ import annotations
 
 import re
+from typing import Any
 
 __all__ = [
+    "annotation_problem",
     "dns_label_errors",
+    "finalizer_problem",
     "generate_name_errors",
+    "judged_metadata",
     "label_problem",
     "label_value_errors",
     "name_problem",
@@ -123,6 +127,65 @@ def label_problem(key: str, value: str) -> str | None:
             return f"invalid value {value!r} of label {key!r}: {'; '.join(errors)}"
         _GOOD_VALUES.add(value)
     return None
+
+
+_GOOD_ANNOTATION_KEYS: set[str] = set()
+_GOOD_FINALIZERS: set[str] = set()
+
+
+def annotation_problem(key: str) -> str | None:
+    """Why the API server refuses `key` as an annotation's key (apimachinery's ValidateAnnotations:
+    a qualified name once lower-cased); None if it does not."""
+    if key not in _GOOD_ANNOTATION_KEYS:
+        if errors := qualified_name_errors(key.lower()):
+            return f"invalid annotation key {key!r}: {'; '.join(errors)}"
+        _GOOD_ANNOTATION_KEYS.add(key)
+    return None
+
+
+def finalizer_problem(name: str) -> str | None:
+    """Why the API server refuses `name` as a finalizer (apimachinery's ValidateFinalizerName: a
+    qualified name); None if it does not."""
+    if name not in _GOOD_FINALIZERS:
+        if errors := qualified_name_errors(name):
+            return f"invalid finalizer {name!r}: {'; '.join(errors)}"
+        _GOOD_FINALIZERS.add(name)
+    return None
+
+
+def judged_metadata(labels: Any, annotations: Any, finalizers: Any, generation: Any) -> bool:
+    """Whether an object's labels, annotations, finalizers and generation are surely fine: each
+    label, annotation key and finalizer already judged good, the generation a plain non-negative
+    int64. A quick look (a hub repeats a few of each over thousands of objects); False sends the
+    object to the checks, which name what is wrong, if anything."""
+    return (
+        _judged_labels(labels)
+        and _judged_annotations(annotations)
+        and _judged_finalizers(finalizers)
+        and (generation is None or (type(generation) is int and 0 <= generation < 2**63))
+    )
+
+
+def _judged_labels(labels: Any) -> bool:
+    if labels is None:
+        return True
+    return type(labels) is dict and all(
+        k in _GOOD_KEYS and type(v) is str and v in _GOOD_VALUES for k, v in labels.items()
+    )
+
+
+def _judged_annotations(annotations: Any) -> bool:
+    if annotations is None:
+        return True
+    return type(annotations) is dict and all(
+        k in _GOOD_ANNOTATION_KEYS and type(v) is str for k, v in annotations.items()
+    )
+
+
+def _judged_finalizers(finalizers: Any) -> bool:
+    if finalizers is None:
+        return True
+    return type(finalizers) is list and all(type(f) is str and f in _GOOD_FINALIZERS for f in finalizers)
 
 
 # k8s.io/apiserver pkg/storage/names (SimpleNameGenerator): the generateName cut to 58 characters,

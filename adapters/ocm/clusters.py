@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from adapters.kube.fields import INT32, ZERO_TIME, Fields, parse_time
+from adapters.kube.fields import INT32, ZERO_TIME, Fields, parse_time, whole
 from adapters.kube.manifests import Manifest
 from adapters.ocm import names as n
 from adapters.ocm.checks import conditions, enum
@@ -65,8 +65,11 @@ def read_cluster(manifest: Manifest) -> ManagedCluster:
     claims: dict[str, str] = {}
     for i, raw in enumerate(f.sequence(status.get("clusterClaims"), "status.clusterClaims")):
         path = f"status.clusterClaims[{i}]"
+        if raw is None:
+            raise f.fail("expected an object, got null", path)
         raw = f.mapping(raw, path)
-        claims[f.string(raw.get("name"), f"{path}.name")] = f.string(raw.get("value"), f"{path}.value")
+        name = _claim_part(f, raw, "name", path, _MAX_CLAIM_NAME)
+        claims[name] = _claim_part(f, raw, "value", path, _MAX_CLAIM_VALUE)
     _check_unread(f, spec, status)
     return ManagedCluster(
         name=manifest.name,
@@ -79,8 +82,24 @@ def read_cluster(manifest: Manifest) -> ManagedCluster:
     )
 
 
+_MAX_CLAIM_NAME, _MAX_CLAIM_VALUE = 253, 1024
+
+
+def _claim_part(f: Fields, raw: Mapping[str, Any], key: str, path: str, longest: int) -> str:
+    """A claim's name or value: when given, 1 to `longest` characters (the CRD's bounds)."""
+    if raw.get(key) is None:
+        return ""
+    text = f.string(raw[key], f"{path}.{key}")
+    if not 1 <= len(text) <= longest:
+        raise f.fail(f"must be 1 to {longest} characters, got {len(text)}", f"{path}.{key}")
+    return text
+
+
 def _check_unread(f: Fields, spec: Mapping[str, Any], status: Mapping[str, Any]) -> None:
     """What the CRD refuses in fields the scheduler does not read."""
+    accepts = spec.get("hubAcceptsClient")
+    if accepts is not None and not isinstance(accepts, bool):
+        raise f.fail(f"expected a boolean, got {accepts!r}", "spec.hubAcceptsClient")
     if spec.get("leaseDurationSeconds") is not None:
         f.integer(spec["leaseDurationSeconds"], "spec.leaseDurationSeconds", maximum=INT32)
     conditions(f, status)
@@ -93,7 +112,9 @@ _parse_cached = lru_cache(maxsize=65536)(parse_quantity)
 
 
 def _quantity(f: Fields, value: Any, path: str) -> Quantity:
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
+    """An int-or-string quantity (a ResourceList's): a float only where it is a whole number."""
+    value = whole(value)
+    if isinstance(value, bool) or not isinstance(value, str | int):
         raise f.fail("expected a quantity", path)
     try:
         return _parse_cached(str(value))
@@ -104,8 +125,9 @@ def _quantity(f: Fields, value: Any, path: str) -> Quantity:
 def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
     """Allocatable cpu and memory, for a resource that also has a capacity (upstream's Resource
     prioritizer skips a cluster missing either)."""
-    allocatable = f.mapping(status.get("allocatable"), "status.allocatable")
-    capacity = f.mapping(status.get("capacity"), "status.capacity")
+    # A null amount is no amount: the API server prunes a null in a map.
+    allocatable = _present(f.mapping(status.get("allocatable"), "status.allocatable"))
+    capacity = _present(f.mapping(status.get("capacity"), "status.capacity"))
     for resource, value in capacity.items():
         _quantity(f, value, f"status.capacity.{resource}")
     out = {}
@@ -114,6 +136,12 @@ def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
         if resource in n.RESOURCES.values() and resource in capacity:
             out[resource] = quantity
     return out
+
+
+def _present(amounts: Mapping[str, Any]) -> Mapping[str, Any]:
+    if all(value is not None for value in amounts.values()):
+        return amounts
+    return {resource: value for resource, value in amounts.items() if value is not None}
 
 
 def _taints(f: Fields, spec: Mapping[str, Any]) -> tuple[Taint, ...]:

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.kube.fields import INT32, Fields
+from adapters.kube.fields import INT32, Fields, whole
 from adapters.kube.selectors import SelectorError, label_selector
 from adapters.ocm import names as n
 from model import Cluster, LabelSelector
@@ -57,7 +57,7 @@ def read_strategy(f: Fields, spec: Mapping[str, Any]) -> GroupStrategy:
     decision_strategy = f.mapping(spec.get("decisionStrategy"), base)
     base += ".groupStrategy"
     strategy = f.mapping(decision_strategy.get("groupStrategy"), base)
-    raw = strategy.get("clustersPerDecisionGroup", "100%")
+    raw = whole(strategy.get("clustersPerDecisionGroup", "100%"))
     path = f"{base}.clustersPerDecisionGroup"
     error = None
     if isinstance(raw, bool) or not isinstance(raw, int | str):

@@ -82,6 +82,8 @@ def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tupl
         f = Fields(m)
         if not m.namespace:
             raise f.fail("a Placement is namespaced", "metadata.namespace")
+        if m.obj.get("spec") is None:  # the CRD requires it, {} at least
+            raise f.fail("required", "spec")
         metadata = m.obj["metadata"]
         annotations = f.string_map(metadata.get("annotations"), "metadata.annotations")
         if metadata.get("deletionTimestamp") is not None or annotations.get(n.DISABLE_ANNOTATION) == "true":
@@ -304,6 +306,8 @@ def _decisions(manifests: Iterable[Manifest]) -> dict[tuple[str, str], list[tupl
         metadata = m.obj["metadata"]
         labels = f.labels(metadata.get("labels"), "metadata.labels")
         status = f.mapping(m.obj.get("status"), "status")
+        if m.obj.get("status") is not None and status.get("decisions") is None:  # the CRD's: [] at least
+            raise f.fail("required", "status.decisions")
         names = []
         for i, raw in enumerate(f.sequence(status.get("decisions"), "status.decisions")):
             path = f"status.decisions[{i}]"

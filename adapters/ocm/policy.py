@@ -133,7 +133,7 @@ def _tolerations(f: Fields, spec: Mapping[str, Any]) -> tuple[tuple[Toleration, 
         effect = enum(f, raw, "effect", f"{path}.effect", n.TAINT_EFFECTS, "")
         seconds = raw.get("tolerationSeconds")
         if seconds is not None:
-            seconds = f.integer(seconds, f"{path}.tolerationSeconds")
+            seconds = _go_duration_seconds(f.integer(seconds, f"{path}.tolerationSeconds"))
         if error is None:
             if not key and operator != TolerationOperator.EXISTS:
                 error = n.EMPTY_KEY
@@ -144,6 +144,15 @@ def _tolerations(f: Fields, spec: Mapping[str, Any]) -> tuple[tuple[Toleration, 
         elif operator == TolerationOperator.EXISTS:
             out.append(Toleration(key, TolerationOperator.EXISTS, value, effect, seconds))
     return tuple(out), error
+
+
+def _go_duration_seconds(seconds: int) -> int:
+    """The seconds upstream's `time.Duration(seconds) * time.Second` stands for
+    (tainttoleration's isTolerationTimeExpired): the product wraps around int64 nanoseconds as Go's
+    integer arithmetic does (2**62 seconds are no time at all), rounded up to a second, the
+    resolution of the times it is compared with (metav1.Time)."""
+    nanoseconds = (seconds * 10**9 + 2**63) % 2**64 - 2**63
+    return -(-nanoseconds // 10**9)
 
 
 def _prioritizers(f: Fields, spec: Mapping[str, Any]) -> tuple[tuple[Preference, ...], str | None]:

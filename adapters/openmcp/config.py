@@ -256,7 +256,7 @@ def required_config(document: Mapping[str, Any] | None, *, where: str = _WHERE) 
     if document is None:
         raise InputError(f"missing: {why}; {how}", where=where)
     if isinstance(document, Mapping) and document.get(n.CONFIG_KEY) is None:
-        raise InputError(f"no `{n.CONFIG_KEY}:` block: {why}; {how}", where=where)
+        raise InputError(f"required: {why}; {how}", where=where, field=n.CONFIG_KEY)
     return parse_config(document, where=where)
 
 

@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapters.contract import Emitted
+from adapters.kube.fields import whole
 from adapters.kube.manifests import object_reference
 from adapters.openmcp import names as n
 from adapters.openmcp.load import NewCluster, OpenMcpContext, selected
@@ -138,7 +139,7 @@ def _request(r: RequestObject, status: tuple[str, tuple[str, str] | None] | None
         return out  # upstream writes no status for a request it lets go
     phase, cluster = status
     written = dict(obj.get("status") or {})
-    generation = metadata.get("generation")
+    generation = whole(metadata.get("generation"))  # 2.0 is the API server's 2
     if isinstance(generation, int) and not isinstance(generation, bool):
         written["observedGeneration"] = generation
     written["phase"] = phase

@@ -116,8 +116,9 @@ def read_cluster(manifest: Manifest) -> ClusterObject:
     if spec.get("purposes") == []:
         raise f.fail("must have at least 1 item", "spec.purposes")
     tenancy = _one_of(f, f.string(spec.get("tenancy"), "spec.tenancy"), n.TENANCIES, "spec.tenancy")
-    if not f.string(spec.get("profile"), "spec.profile"):
+    if spec.get("profile") is None:  # required, but any string: "" too
         raise f.fail("required", "spec.profile")
+    f.string(spec["profile"], "spec.profile")
     _status(f, manifest)
     namespace = manifest.namespace
     return ClusterObject(
