@@ -36,6 +36,10 @@ NUMBER = "kubernetes-fleet.io/number-of-clusters"
 CRP_GENERATION = "kubernetes-fleet.io/CRP-generation"
 PREVIOUS_STATE = "kubernetes-fleet.io/previous-binding-state"
 FINALIZER = "kubernetes-fleet.io/scheduler-crb-cleanup"
+SCHEDULER_CLEANUP = "kubernetes-fleet.io/scheduler-cleanup"
+PLACEMENT_CLEANUP = "kubernetes-fleet.io/crp-cleanup"
+# A placement's finalizers once the placement controller and the scheduler have acted on it.
+HELD = (PLACEMENT_CLEANUP, SCHEDULER_CLEANUP)
 
 TOTAL_CPU = "resources.kubernetes-fleet.io/total-cpu"
 ALLOCATABLE_CPU = "resources.kubernetes-fleet.io/allocatable-cpu"
@@ -228,18 +232,27 @@ def pick_fixed(*names: str) -> dict[str, Any]:
     return {"placementType": "PickFixed", "clusterNames": list(names)}
 
 
-def crp(name: str, policy: Mapping[str, Any] | None = None, *, generation: int = 1) -> dict[str, Any]:
+def crp(
+    name: str,
+    policy: Mapping[str, Any] | None = None,
+    *,
+    generation: int = 1,
+    finalizers: Sequence[str] = (),
+    deleting: bool = False,
+) -> dict[str, Any]:
+    """A placement; `finalizers=HELD` as a hub's once it was scheduled, `deleting` being deleted."""
     spec: dict[str, Any] = {
         "resourceSelectors": [{"group": "", "version": "v1", "kind": "Namespace", "name": name}]
     }
     if policy is not None:
         spec["policy"] = copy.deepcopy(dict(policy))
-    return {
-        "apiVersion": PLACEMENT_API,
-        "kind": "ClusterResourcePlacement",
-        "metadata": {"name": name, "generation": generation},
-        "spec": spec,
-    }
+    metadata: dict[str, Any] = {"name": name, "generation": generation}
+    if finalizers:
+        metadata["finalizers"] = list(finalizers)
+    if deleting:
+        metadata["deletionTimestamp"] = ago(2)
+    kind = "ClusterResourcePlacement"
+    return {"apiVersion": PLACEMENT_API, "kind": kind, "metadata": metadata, "spec": spec}
 
 
 # ------------------------------------------------------------------------- scheduler-owned objects

@@ -24,6 +24,7 @@ from adapters.cli import DEMO_NOW
 from adapters.pipeline import schedule
 from solver import SolveOptions
 from tests.fleet_fixtures import (
+    HELD,
     MODES,
     NOW,
     Written,
@@ -88,7 +89,7 @@ def _pick_all_hub(status: dict) -> list[dict]:
         member_cluster("a", {"env": "prod"}),
         member_cluster("b", {"env": "prod"}),
         member_cluster("c", {"env": "dev"}),
-        crp("web", policy),
+        crp("web", policy, finalizers=HELD),
         snapshot("web", 0, policy, status=status),
         binding("web", "a", state="Bound"),
         binding("web", "b"),
@@ -140,7 +141,7 @@ def _pick_n_hub(status: dict | None, *, crp_generation: int = 1) -> list[dict]:
         member_cluster("a", {"tier": "1"}),
         member_cluster("b", {"tier": "1"}),
         member_cluster("c"),
-        crp("web", policy, generation=crp_generation),
+        crp("web", policy, generation=crp_generation, finalizers=HELD),
         snapshot("web", 0, policy, n=2, status=status),
         binding("web", "a", state="Bound", score=(10, 0)),
         binding("web", "b", score=(10, 0)),
@@ -173,7 +174,7 @@ def test_pick_fixed_in_another_order_is_not_rewritten(tmp_path, mode):
     objects = [
         member_cluster("a"),
         member_cluster("b"),
-        crp("web", policy),
+        crp("web", policy, finalizers=HELD),
         snapshot("web", 0, policy, status=status),
         binding("web", "a", score=None),
         binding("web", "b", score=None),

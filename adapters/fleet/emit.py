@@ -12,7 +12,7 @@ from adapters.codec import Template
 from adapters.emitted import Emitted
 from adapters.errors import InputError
 from adapters.fleet import names as n
-from adapters.fleet.load import FleetContext, PlacementContext
+from adapters.fleet.load import DeletingPlacement, FleetContext, PlacementContext
 from adapters.fleet.snapshots import clean, clean_or_same, scheduled_condition, written_status
 from adapters.manifests import object_reference
 from model import Choice, FilterKind, RequestResult, Result, Unselected
@@ -124,7 +124,11 @@ def emit(context: FleetContext, result: Result) -> Emitted:
         for group in (p.active.values(), p.unscheduled.values(), p.deleting)
         for b in group
     }
-    for name in sorted(context.placements):
+    taken.update(b["metadata"]["name"] for p in context.deleting.values() for b in p.bindings)
+    for name in sorted(context.placements.keys() | context.deleting.keys()):
+        if name in context.deleting:
+            _cleaned_up(context.deleting[name], apply, delete)
+            continue
         placement = context.placements[name]
         got = by_request.get(name)
         if got is None:
@@ -138,8 +142,56 @@ def emit(context: FleetContext, result: Result) -> Emitted:
         elif not placement.snapshot_is_new and placement.previous_status is not None:
             snapshot["status"] = placement.previous_status
         apply.append(snapshot)
+        # scheduleOnce: the scheduler's finalizer, added once a latest snapshot exists, before the cycle
+        apply.append(_finalized(placement.crp.obj, add=True))
         apply += sorted(bindings, key=lambda b: b["metadata"]["name"])
     return Emitted(apply, delete)
+
+
+def _cleaned_up(p: DeletingPlacement, apply: list[dict[str, Any]], delete: list[dict[str, str]]) -> None:
+    """What upstream writes for a placement being deleted. The placement controller, holding its
+    finalizer, deletes the policy snapshots (controller.go handleDelete; it removes its finalizer
+    only once the resource snapshots, which are not read here, are gone too). The scheduler,
+    holding its finalizer, takes its binding finalizer off every binding of the placement and
+    deletes those not being deleted yet, whatever their state, then takes its own finalizer off
+    the placement (scheduler.go cleanUpAllBindingsFor). Without their finalizers they write nothing."""
+    finalizers = p.crp.obj["metadata"].get("finalizers") or ()
+    if n.PLACEMENT_CLEANUP_FINALIZER in finalizers:
+        delete += [object_reference(s) for s in p.snapshots]
+    else:
+        apply += [clean(s, keep_status=True) for s in p.snapshots]
+    if n.SCHEDULER_CLEANUP_FINALIZER not in finalizers:
+        apply += [clean_or_same(b) for b in p.bindings]
+        apply.append(_finalized(p.crp.obj, add=False))
+        return
+    for b in p.bindings:
+        apply.append(_without(clean(b), n.SCHEDULER_FINALIZER))
+        if b["metadata"].get("deletionTimestamp") is None:
+            delete.append(object_reference(b))
+    apply.append(_finalized(p.crp.obj, add=False))
+
+
+def _finalized(crp: dict[str, Any], *, add: bool) -> dict[str, Any]:
+    """The placement as read (its status too: the scheduler writes none of it) with the
+    scheduler's finalizer added (controllerutil.AddFinalizer: appended when missing) or removed."""
+    out = clean(crp, keep_status=True)
+    if add:
+        finalizers = out["metadata"].get("finalizers") or []
+        if n.SCHEDULER_CLEANUP_FINALIZER not in finalizers:
+            out["metadata"]["finalizers"] = [*finalizers, n.SCHEDULER_CLEANUP_FINALIZER]
+        return out
+    return _without(out, n.SCHEDULER_CLEANUP_FINALIZER)
+
+
+def _without(obj: dict[str, Any], finalizer: str) -> dict[str, Any]:
+    """`obj` (a copy made to be changed) without `finalizer` (controllerutil.RemoveFinalizer: every
+    occurrence); no finalizers left is none at all, as the API server stores it."""
+    finalizers = [x for x in obj["metadata"].get("finalizers") or () if x != finalizer]
+    if finalizers:
+        obj["metadata"]["finalizers"] = finalizers
+    else:
+        obj["metadata"].pop("finalizers", None)
+    return obj
 
 
 def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, taken: set[str]):
@@ -189,11 +241,7 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
         binding["spec"]["state"] = n.UNSCHEDULED
         bindings.append(binding)
     bindings += [clean_or_same(b) for cluster, b in sorted(p.unscheduled.items()) if cluster not in restored]
-    for b in p.deleting:
-        binding = clean(b)
-        finalizers = [x for x in binding["metadata"].get("finalizers") or [] if x != n.SCHEDULER_FINALIZER]
-        binding["metadata"]["finalizers"] = finalizers
-        bindings.append(binding)
+    bindings += [_without(clean(b), n.SCHEDULER_FINALIZER) for b in p.deleting]
 
     if fixed and not (p.crp.obj.get("spec", {}).get("policy") or {}).get("clusterNames"):
         return bindings, None  # upstream writes no status for an empty list of names

@@ -13,13 +13,21 @@ from adapters.fields import INT32, Fields
 from adapters.fleet import names as n
 from adapters.fleet import schema
 from adapters.fleet.clusters import load_cluster
-from adapters.fleet.policy import normalized_policy, parse_policy
+from adapters.fleet.policy import Policy, normalized_policy, parse_policy
 from adapters.fleet.snapshots import clean, new_snapshot, refresh_snapshot
 from adapters.manifests import Manifest, index_by_kind
 from adapters.validation import label_problem
 from model import Batch, Cluster, ClusterScore, ExistingDecision, PlacementRequest
 
-__all__ = ["CUT_CLUSTERS_PER_PLACEMENT", "CUT_PLACEMENTS", "FleetContext", "PlacementContext", "cut", "load"]
+__all__ = [
+    "CUT_CLUSTERS_PER_PLACEMENT",
+    "CUT_PLACEMENTS",
+    "DeletingPlacement",
+    "FleetContext",
+    "PlacementContext",
+    "cut",
+    "load",
+]
 
 
 @dataclass(slots=True)
@@ -46,10 +54,26 @@ class PlacementContext:
 
 
 @dataclass(slots=True)
+class DeletingPlacement:
+    """A CRP being deleted (a deletionTimestamp set): no scheduling cycle runs for it and the
+    placement controller keeps no snapshot for it (pkg/scheduler/scheduler.go scheduleOnce,
+    pkg/controllers/placement/controller.go Reconcile); their finalizers say what they clean up."""
+
+    crp: Manifest
+    bindings: list[dict[str, Any]]  # every binding whose parent label names it, by name
+    snapshots: list[dict[str, Any]]  # every policy snapshot whose parent label names it, by name
+
+    @property
+    def name(self) -> str:
+        return self.crp.name
+
+
+@dataclass(slots=True)
 class FleetContext:
     placements: dict[str, PlacementContext]
     now: datetime
     seed: int
+    deleting: dict[str, DeletingPlacement] = field(default_factory=dict)
 
 
 def load(
@@ -70,14 +94,18 @@ def load(
         _check_snapshot(m)
     bindings, snapshots = _by_parent(objects[n.BINDING]), _by_parent(objects[n.POLICY_SNAPSHOT])
 
-    requests, contexts = [], {}
+    requests, contexts, deleting = [], {}, {}
     for crp in objects[n.PLACEMENT]:
-        request, context = _load_placement(crp, snapshots.get(crp.name, []), bindings.get(crp.name, []))
+        owned_snapshots, owned_bindings = snapshots.get(crp.name, []), bindings.get(crp.name, [])
+        if crp.obj["metadata"].get("deletionTimestamp") is not None:
+            deleting[crp.name] = _load_deleting(crp, owned_snapshots, owned_bindings)
+            continue
+        request, context = _load_placement(crp, owned_snapshots, owned_bindings)
         requests.append(request)
         contexts[crp.name] = context
     requests.sort(key=lambda r: r.key)
     batch = Batch(clusters, tuple(requests), now=now, seed=seed, explain_limit=n.MAX_UNSELECTED_DECISIONS)
-    return batch, FleetContext(contexts, now, seed)
+    return batch, FleetContext(contexts, now, seed, deleting)
 
 
 # A fleet is cut where its placements' work outweighs what every part repeats (each reads every
@@ -196,7 +224,18 @@ def _snapshot_policy(m: Manifest) -> Any:
         raise f.fail("not a placement policy", "spec.policy") from None
 
 
-def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest]):
+@dataclass(frozen=True, slots=True)
+class _Placement:
+    """What a CRP says, checked as the API server and Fleet's webhook check it."""
+
+    spec: Any
+    raw_policy: Any
+    policy: Policy
+    generation: int
+    mode: str
+
+
+def _placement(crp: Manifest) -> _Placement:
     f = Fields(crp)
     spec = f.mapping(crp.obj.get("spec"), "spec")
     f.labels(crp.obj["metadata"].get("labels"), "metadata.labels")
@@ -210,22 +249,44 @@ def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Man
     mode = (
         (f.mapping(raw_policy, "spec.policy").get("placementType") or "PickAll") if raw_policy else "PickAll"
     )
+    return _Placement(spec, raw_policy, policy, generation, mode)
 
-    context = _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, policy.count)
+
+def _binding_fields(b: Manifest) -> tuple[Fields, dict[str, Any], str, str]:
+    """A binding's checker, spec, target cluster and state, as the CRD requires them."""
+    bf = Fields(b)
+    bspec = b.obj.get("spec")
+    if type(bspec) is not dict:
+        bspec = bf.mapping(bspec, "spec")
+    target = bspec.get("targetCluster")
+    if (type(target) is not str or not target) and not bf.string(target, "spec.targetCluster"):
+        raise bf.fail("targetCluster is required", "spec.targetCluster")
+    state = bspec.get("state")
+    if type(state) is not str or state not in _STATES:
+        state = bf.string(state, "spec.state")
+        raise bf.fail(f"unknown state {state!r}; expected Scheduled, Bound or Unscheduled", "spec.state")
+    return bf, bspec, target, state
+
+
+def _load_deleting(crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest]) -> DeletingPlacement:
+    _placement(crp)  # checked as any other
+    for b in bindings:
+        _binding_fields(b)
+    return DeletingPlacement(
+        crp, [b.obj for b in sorted(bindings, key=_name)], [m.obj for m in sorted(snapshots, key=_name)]
+    )
+
+
+def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest]):
+    read = _placement(crp)
+    policy, mode = read.policy, read.mode
+    context = _snapshot_context(
+        crp, read.spec, read.raw_policy, snapshots, read.generation, mode, policy.count
+    )
     current = context.snapshot["metadata"]["name"]
     existing = []
     for b in sorted(bindings, key=_name):
-        bf = Fields(b)
-        bspec = b.obj.get("spec")
-        if type(bspec) is not dict:
-            bspec = bf.mapping(bspec, "spec")
-        target = bspec.get("targetCluster")
-        if (type(target) is not str or not target) and not bf.string(target, "spec.targetCluster"):
-            raise bf.fail("targetCluster is required", "spec.targetCluster")
-        state = bspec.get("state")
-        if type(state) is not str or state not in _STATES:
-            state = bf.string(state, "spec.state")
-            raise bf.fail(f"unknown state {state!r}; expected Scheduled, Bound or Unscheduled", "spec.state")
+        bf, bspec, target, state = _binding_fields(b)
         if b.obj["metadata"].get("deletionTimestamp") is not None:
             context.deleting.append(b.obj)
             continue
