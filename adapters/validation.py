@@ -7,7 +7,12 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "MAX_ANNOTATIONS_BYTES",
+    "annotations_problem",
+    "condition_reason_errors",
+    "condition_type_errors",
     "dns_label_errors",
+    "finalizer_problem",
     "generate_name_errors",
     "label_problem",
     "label_value_errors",
@@ -123,6 +128,74 @@ def label_problem(key: str, value: str) -> str | None:
             return f"invalid value {value!r} of label {key!r}: {'; '.join(errors)}"
         _GOOD_VALUES.add(value)
     return None
+
+
+# apimachinery's ValidateAnnotations (every object's metadata): each key a qualified name, case
+# aside, and keys and values together at most 256 KiB (their bytes in UTF-8).
+MAX_ANNOTATIONS_BYTES = 256 * (1 << 10)
+_GOOD_ANNOTATION_KEYS: set[str] = set()
+
+
+def annotations_problem(annotations: dict[str, str]) -> str | None:
+    """Why the API server refuses these annotations of an object; None if it does not."""
+    size = 0
+    for key, value in annotations.items():
+        if key not in _GOOD_ANNOTATION_KEYS:
+            if errors := qualified_name_errors(key.lower()):
+                return f"invalid annotation key {key!r}: {'; '.join(errors)}"
+            _GOOD_ANNOTATION_KEYS.add(key)
+        size += len(key) + len(value) if key.isascii() and value.isascii() else _utf8(key) + _utf8(value)
+    if size > MAX_ANNOTATIONS_BYTES:
+        return f"annotations may not be longer than {MAX_ANNOTATIONS_BYTES} bytes in total, got {size}"
+    return None
+
+
+def _utf8(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def finalizer_problem(finalizers: list[str]) -> str | None:
+    """Why the API server refuses these finalizers of an object (apimachinery's
+    ValidateFinalizerName: each a qualified name); None if it does not."""
+    for finalizer in finalizers:
+        if finalizer not in _GOOD_FINALIZERS:
+            if errors := qualified_name_errors(finalizer):
+                return f"invalid finalizer {finalizer!r}: {'; '.join(errors)}"
+            _GOOD_FINALIZERS.add(finalizer)
+    return None
+
+
+_GOOD_FINALIZERS: set[str] = set()
+
+# metav1.Condition as controller-gen writes its schema into every CRD that holds conditions.
+_CONDITION_TYPE = re.compile(
+    r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])"
+)
+_CONDITION_REASON = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")
+_MAX_CONDITION_TYPE = 316
+_MAX_CONDITION_REASON = 1024
+
+
+def condition_type_errors(value: str) -> list[str]:
+    """What the CRD schema says of a condition's type (pattern, at most 316 characters)."""
+    errors = []
+    if len(value) > _MAX_CONDITION_TYPE:
+        errors.append(f"may not be longer than {_MAX_CONDITION_TYPE}")
+    if not _CONDITION_TYPE.fullmatch(value):
+        errors.append(f"should match '^{_CONDITION_TYPE.pattern}$'")
+    return errors
+
+
+def condition_reason_errors(value: str) -> list[str]:
+    """What the CRD schema says of a condition's reason (1 to 1024 characters, pattern)."""
+    errors = []
+    if not value:
+        errors.append("should be at least 1 chars long")
+    elif len(value) > _MAX_CONDITION_REASON:
+        errors.append(f"may not be longer than {_MAX_CONDITION_REASON}")
+    if value and not _CONDITION_REASON.fullmatch(value):
+        errors.append(f"should match '^{_CONDITION_REASON.pattern}$'")
+    return errors
 
 
 # k8s.io/apiserver pkg/storage/names (SimpleNameGenerator): the generateName cut to 58 characters,

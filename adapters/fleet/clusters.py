@@ -23,7 +23,7 @@ def load_cluster(manifest: Manifest, now: datetime) -> Cluster:
     obj = manifest.obj
     if len(manifest.name) > n.MAX_NAME_LENGTH:  # the CRD's rule (size(self.metadata.name) < 64)
         raise f.fail(f"longer than {n.MAX_NAME_LENGTH} characters", "metadata.name")
-    labels = f.labels(obj.get("metadata", {}).get("labels"), "metadata.labels")
+    labels = f.metadata(obj["metadata"])
     spec = _mapping(f, obj.get("spec"), "spec")
     status = _mapping(f, obj.get("status"), "status")
     taints = _taints(f, spec.get("taints"))
@@ -170,14 +170,6 @@ def _minutes_since(now: datetime, then: datetime) -> float:
     return max(-_MAX_GO_DURATION_SECONDS, min(seconds, _MAX_GO_DURATION_SECONDS)) / 60.0
 
 
-def _condition_status(f: Fields, indexed: tuple[int, Mapping[str, Any]], agent: str) -> None:
-    """A condition's status is True, False or Unknown (metav1.Condition's enum)."""
-    i, condition = indexed
-    path = f"{agent}.conditions[{i}].status"
-    if enum(f, condition.get("status"), path, ("True", "False", "Unknown")) is None:
-        raise f.fail("status is required", path)
-
-
 def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bool) -> tuple[bool, str]:
     """Whether new placements may land on the cluster, and the upstream reason when not."""
     if leaving:
@@ -210,15 +202,12 @@ def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bo
         conditions.setdefault(raw.get("type"), (i, raw))
     joined = conditions.get("Joined")
     if joined is None or joined[1].get("status") != "True":
-        if joined is not None:
-            _condition_status(f, joined, path)
         return False, n.NOT_JOINED
     healthy = conditions.get("Healthy")
     if healthy is None:
         return False, n.NO_HEALTH
     i, condition = healthy
-    if condition.get("status") != "True":
-        _condition_status(f, healthy, path)
+    if condition.get("status") != "True":  # its status and time checked (schema.py: Conditions)
         changed = parse_time(
             f, condition.get("lastTransitionTime"), f"{path}.conditions[{i}].lastTransitionTime"
         )

@@ -335,12 +335,21 @@ def _fleet_member(row: dict[str, Any]) -> dict[str, Any]:
                 {
                     "type": n.MEMBER_AGENT,
                     "lastReceivedHeartbeat": seen,
+                    # the member agent's reasons (internalmembercluster/v1beta1/member_controller.go)
                     "conditions": [
-                        {"type": "Joined", "status": "True", "lastTransitionTime": row["joined_since"]},
+                        {
+                            "type": "Joined",
+                            "status": "True",
+                            "lastTransitionTime": row["joined_since"],
+                            "reason": "InternalMemberClusterJoined",
+                            "message": "",
+                        },
                         {
                             "type": "Healthy",
                             "status": "True" if healthy else "False",
                             "lastTransitionTime": row["health_since"],
+                            "reason": f"InternalMemberCluster{'Healthy' if healthy else 'Unhealthy'}",
+                            "message": "",
                         },
                     ],
                 }

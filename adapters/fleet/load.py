@@ -16,7 +16,6 @@ from adapters.fleet.clusters import load_cluster
 from adapters.fleet.policy import Policy, normalized_policy, parse_policy
 from adapters.fleet.snapshots import clean, new_snapshot, refresh_snapshot
 from adapters.manifests import Manifest, index_by_kind
-from adapters.validation import label_problem
 from model import Batch, Cluster, ClusterScore, ExistingDecision, PlacementRequest
 
 __all__ = [
@@ -167,19 +166,7 @@ def _by_parent(manifests: list[Manifest]) -> dict[str | None, list[Manifest]]:
 
 def _check_metadata(m: Manifest) -> None:
     """The metadata of a scheduler-owned object that is read or rewritten below."""
-    metadata = m.obj["metadata"]
-    labels = metadata.get("labels")
-    if (
-        _strings(labels)
-        and (labels is None or all(type(k) is str and label_problem(k, v) is None for k, v in labels.items()))
-        and _strings(metadata.get("annotations"))
-        and _string_list(metadata.get("finalizers"))
-    ):
-        return  # the common case, without building what the checks below build
-    f = Fields(m)
-    f.labels(labels, "metadata.labels")
-    f.string_map(metadata.get("annotations"), "metadata.annotations")
-    f.string_list(metadata.get("finalizers"), "metadata.finalizers")
+    Fields(m).metadata(m.obj["metadata"])
 
 
 def _check_snapshot(m: Manifest) -> None:
@@ -191,16 +178,6 @@ def _check_snapshot(m: Manifest) -> None:
     spec = f.mapping(m.obj.get("spec"), "spec")
     if spec.get("policy") is not None:
         schema.check(f, spec["policy"], schema.POLICY, at="spec.policy")
-
-
-def _strings(value: Any) -> bool:
-    """None, or a dict of strings (a subset of what Fields.string_map accepts)."""
-    return value is None or (type(value) is dict and all(type(v) is str for v in value.values()))
-
-
-def _string_list(value: Any) -> bool:
-    """None, or a list of strings (a subset of what Fields.string_list accepts)."""
-    return value is None or (type(value) is list and all(type(v) is str for v in value))
 
 
 def _same_numberless(m: Manifest, policy: Any) -> bool:
@@ -238,7 +215,7 @@ class _Placement:
 def _placement(crp: Manifest) -> _Placement:
     f = Fields(crp)
     spec = f.mapping(crp.obj.get("spec"), "spec")
-    f.labels(crp.obj["metadata"].get("labels"), "metadata.labels")
+    f.metadata(crp.obj["metadata"])
     if len(crp.name) > n.MAX_NAME_LENGTH:  # the webhook's (validatePlacement)
         raise f.fail(f"longer than {n.MAX_NAME_LENGTH} characters", "metadata.name")
     schema.check(f, crp.obj, n.PLACEMENT)

@@ -1,17 +1,26 @@
 """What the Fleet CRDs' schemas (config/crd/bases in kubefleet-dev/kubefleet) and the placement
-webhook (pkg/utils/validator/placement.go validateRolloutStrategy) refuse in the fields the
-scheduler does not read: enums, integer ranges, list lengths. The API server refuses such an
+webhook (pkg/utils/validator/placement.go) refuse in the fields the scheduler does not read, or
+reads only in part: enums, integer ranges, list lengths, required fields, formats (date-time,
+byte), conditions (metav1.Condition's schema: adapters.fields.Fields.conditions), the placement
+spec's CEL rules and its resource selectors' label selectors. The API server refuses such an
 object, so no hub holds one and neither does our input. The fields the scheduler reads are
-checked where they are read (policy.py, clusters.py, load.py), with `enum` below."""
+checked where they are read (policy.py, clusters.py, load.py), with `enum` below.
+
+Not checked: the webhook's look-ups in the hub's discovery (a resource selector's kind must be
+served, and cluster-scoped unless a namespace is selected with NamespaceWithResourceSelectors),
+which need the hub itself, and the CRD's transition rules (they compare with an older object)."""
 
 from __future__ import annotations
 
+import binascii
 import re
+from base64 import b64decode
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.fields import INT32, Fields
+from adapters.fields import INT32, Fields, conditions_fine, parse_time, rfc3339
 from adapters.fleet import names as n
+from adapters.selectors import SelectorError, label_selector
 
 __all__ = [
     "PLACEMENT_TYPES",
@@ -83,6 +92,91 @@ class MaxItems:
         return type(value) is list and len(value) <= self.limit
 
 
+@dataclass(frozen=True, slots=True)
+class Required:
+    """A field the CRD requires (a null is pruned: absent); `kind`: the type it must have."""
+
+    kind: type | None = None
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        if value is None:
+            raise f.fail(f"{path.rpartition('.')[2]} is required", path)
+        if self.kind is str:
+            f.string(value, path)
+        elif self.kind is bool and type(value) is not bool:
+            raise f.fail("expected a boolean", path)
+        elif self.kind is dict:
+            f.mapping(value, path)
+
+    def fine(self, value: Any) -> bool:
+        return value is not None and (self.kind is None or type(value) is self.kind)
+
+
+@dataclass(frozen=True, slots=True)
+class Time:
+    """A `format: date-time` string: RFC 3339, as Kubernetes reads one (adapters.fields.rfc3339)."""
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        parse_time(f, value, path)
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        return type(value) is str and rfc3339(value) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Conditions:
+    """A list of metav1.Condition (adapters.fields.Fields.conditions)."""
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        f.conditions(value, path)
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        return conditions_fine(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Base64:
+    """A `format: byte` string: standard base64 with its padding, as Go's base64.StdEncoding
+    decodes it (line breaks skipped)."""
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        text = f.string(value, path)
+        try:
+            b64decode(text.replace("\r", "").replace("\n", ""), validate=True)
+        except (binascii.Error, ValueError):
+            raise f.fail(f"{text!r} is not base64 (format byte)", path) from None
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        if type(value) is not str:
+            return False
+        try:
+            b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            return False
+        return True
+
+
+class _PropertyEntries:
+    """status.properties: each entry with its value and an RFC 3339 observationTime."""
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        for name, entry in f.mapping(value, path).items():
+            entry = f.mapping(entry, f"{path}[{name}]")
+            for field_name in ("value", "observationTime"):
+                Required(str)(f, entry.get(field_name), f"{path}[{name}].{field_name}")
+            parse_time(f, entry["observationTime"], f"{path}[{name}].observationTime")
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        return type(value) is dict and all(
+            type(e) is dict and type(e.get("value")) is str and Time.fine(e.get("observationTime"))
+            for e in value.values()
+        )
+
+
 _PERCENT_OR_COUNT = re.compile(r"((100|[0-9]{1,2})%|[0-9]+)")
 
 
@@ -128,6 +222,65 @@ def _resource_selectors(f: Fields, value: Any, path: str) -> None:
             raise f.fail("name and labelSelector are mutually exclusive", f"{path}[{i}]")
 
 
+def _selector_labels(f: Fields, value: Any, path: str) -> None:
+    """A resource selector's label selector, one Kubernetes can build (the webhook's
+    validateLabelSelector)."""
+    try:
+        label_selector(f, value, path)
+    except SelectorError as err:
+        raise f.fail(f"the labelSelector in resource selector is invalid: {err}", err.field) from None
+
+
+class _NamespaceSelectors:
+    """The CRD's rules on spec across its resource selectors (x-kubernetes-validations): a
+    NamespaceAccessible status needs exactly one Namespace selector; NamespaceWithResourceSelectors
+    is allowed on one Namespace selector (core v1) only, which then names its namespace without a
+    label selector and is the only Namespace selector of the placement."""
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        spec = f.mapping(value, path)
+        selectors = f.sequence(spec.get("resourceSelectors"), f"{path}.resourceSelectors")
+        namespaces = [s for s in selectors if isinstance(s, dict) and s.get("kind") == "Namespace"]
+        if spec.get("statusReportingScope") == "NamespaceAccessible" and len(namespaces) != 1:
+            raise f.fail(
+                "a NamespaceAccessible status reporting scope needs exactly one Namespace resource selector",
+                f"{path}.statusReportingScope",
+            )
+        core = [s for s in namespaces if s.get("group") == "" and s.get("version") == "v1"]
+        scoped = [s for s in core if s.get("selectionScope", _DEFAULT_SCOPE) == _WITH_SELECTORS]
+        if not scoped:
+            return
+        where = f"{path}.resourceSelectors"
+        if len(scoped) > 1:
+            raise f.fail(f"at most one Namespace resource selector may be {_WITH_SELECTORS}", where)
+        if not scoped[0].get("name") or scoped[0].get("labelSelector") is not None:
+            raise f.fail(
+                f"the {_WITH_SELECTORS} Namespace resource selector must name its namespace, "
+                "without a labelSelector",
+                where,
+            )
+        if len(core) != 1:
+            raise f.fail(
+                f"with a {_WITH_SELECTORS} Namespace resource selector, no other Namespace resource selector",
+                where,
+            )
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        """No NamespaceAccessible scope, no Namespace selector of NamespaceWithResourceSelectors."""
+        if type(value) is not dict or value.get("statusReportingScope") == "NamespaceAccessible":
+            return False
+        selectors = value.get("resourceSelectors")
+        return type(selectors) is list and not any(
+            type(s) is dict and s.get("kind") == "Namespace" and s.get("selectionScope") == _WITH_SELECTORS
+            for s in selectors
+        )
+
+
+_DEFAULT_SCOPE = "NamespaceWithResources"
+_WITH_SELECTORS = "NamespaceWithResourceSelectors"
+
+
 def _report_back(f: Fields, value: Any, path: str) -> None:
     report = f.mapping(value, path)
     if report.get("type") is None:
@@ -144,10 +297,6 @@ class Rule:
     required: bool = False  # checked when absent too (as None)
 
 
-_CONDITIONS = (
-    ("status", Enum(("True", "False", "Unknown"))),
-    ("observedGeneration", Integer(minimum=0)),
-)
 _APPLY_STRATEGY = (
     ("type", Enum(("ClientSideApply", "ServerSideApply", "ReportDiff"))),
     ("comparisonOption", Enum(("PartialComparison", "FullComparison"))),
@@ -208,7 +357,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
         Rule("tolerations[].effect", Enum(TAINT_EFFECTS)),
     ),
     n.PLACEMENT: (
+        Rule("spec", Required(dict), required=True),
+        Rule("spec", _NamespaceSelectors()),
         Rule("spec.resourceSelectors", _resource_selectors, required=True),
+        Rule("spec.resourceSelectors[].labelSelector", _selector_labels),
         Rule(
             "spec.resourceSelectors[].selectionScope",
             Enum(("NamespaceOnly", "NamespaceWithResources", "NamespaceWithResourceSelectors")),
@@ -226,16 +378,46 @@ RULES: dict[str, tuple[Rule, ...]] = {
         Rule(
             "spec.strategy.reportBackStrategy.destination", Enum(("OriginalResource", "WorkAPI")), "v1beta1"
         ),
+        Rule("status.conditions", Conditions()),
     ),
     n.MEMBER_CLUSTER: (
+        Rule("spec", Required(dict), required=True),
+        Rule("spec.identity", Required(dict), required=True),
+        Rule("spec.identity.kind", Required(str), required=True),
+        Rule("spec.identity.name", Required(str), required=True),
         Rule("spec.heartbeatPeriodSeconds", Integer(minimum=1, maximum=600)),
         Rule("spec.deleteOptions.validationMode", Enum(("Skip", "Strict")), "v1beta1"),
+        Rule("status.conditions", Conditions()),
+        Rule("status.agentStatus[].type", Required(str), required=True),
+        Rule("status.agentStatus[].conditions", Conditions()),
+        Rule("status.agentStatus[].lastReceivedHeartbeat", Time()),
+        Rule("status.properties", _PropertyEntries()),
+        Rule("status.resourceUsage.observationTime", Time()),
     ),
-    n.BINDING: tuple(Rule(f"spec.applyStrategy.{name}", check) for name, check in _APPLY_STRATEGY),
+    n.BINDING: (
+        Rule("spec", Required(dict), required=True),
+        *(
+            Rule(f"spec.{name}", Required(str), required=True)
+            for name in ("resourceSnapshotName", "schedulingPolicySnapshotName", "state", "targetCluster")
+        ),
+        Rule("spec.clusterDecision", Required(dict), required=True),
+        Rule("spec.clusterDecision.clusterName", Required(str), required=True),
+        Rule("spec.clusterDecision.reason", Required(str), required=True),
+        Rule("spec.clusterDecision.selected", Required(bool), required=True),
+        *(Rule(f"spec.applyStrategy.{name}", check) for name, check in _APPLY_STRATEGY),
+        Rule("status.conditions", Conditions()),
+    ),
     n.POLICY_SNAPSHOT: (
+        Rule("spec", Required(dict), required=True),
+        Rule("spec.policyHash", Required(str), required=True),
+        Rule("spec.policyHash", Base64()),
+        Rule("status.observedCRPGeneration", Required(int), required=True),
         Rule("status.observedCRPGeneration", Integer()),
-        *(Rule(f"status.conditions[].{name}", check) for name, check in _CONDITIONS),
+        Rule("status.conditions", Conditions()),
         Rule("status.targetClusters", _Decisions()),
+        Rule("status.targetClusters[].clusterName", Required(str), required=True),
+        Rule("status.targetClusters[].reason", Required(str), required=True),
+        Rule("status.targetClusters[].selected", Required(bool), required=True),
     ),
 }
 
