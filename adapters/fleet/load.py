@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -13,7 +14,7 @@ from adapters.fields import INT32, Fields
 from adapters.fleet import names as n
 from adapters.fleet import schema
 from adapters.fleet.clusters import load_cluster
-from adapters.fleet.policy import Policy, normalized_policy, parse_policy
+from adapters.fleet.policy import Policy, parse_policy, policy_hash
 from adapters.fleet.snapshots import clean, new_snapshot, refresh_snapshot
 from adapters.manifests import Manifest, index_by_kind
 from model import Batch, Cluster, ClusterScore, ExistingDecision, PlacementRequest
@@ -180,25 +181,11 @@ def _check_snapshot(m: Manifest) -> None:
         schema.check(f, spec["policy"], schema.POLICY, at="spec.policy")
 
 
-def _same_numberless(m: Manifest, policy: Any) -> bool:
-    """The common case, cheaply: the snapshot holds the placement's policy as it is, N aside."""
-    stored = (m.obj.get("spec") or {}).get("policy") if isinstance(m.obj.get("spec"), dict) else None
-    if not isinstance(stored, dict) or not isinstance(policy, dict):
-        return stored is None and policy is None
-    strip = "numberOfClusters"
-    return {k: v for k, v in stored.items() if k != strip} == {k: v for k, v in policy.items() if k != strip}
-
-
-def _snapshot_policy(m: Manifest) -> Any:
-    """A snapshot's policy, normalised for comparison with the placement's."""
-    f = Fields(m)
-    raw = f.mapping(m.obj.get("spec"), "spec").get("policy")
-    if raw is None:
-        return None
-    try:
-        return normalized_policy(f.mapping(raw, "spec.policy"))
-    except (TypeError, ValueError, AttributeError):
-        raise f.fail("not a placement policy", "spec.policy") from None
+def _holds_hash(m: Manifest, digest: str) -> bool:
+    """Whether the snapshot's spec.policyHash (base64, checked: schema.py) holds the bytes of
+    `digest`, as the placement controller compares them (getOrCreateSchedulingPolicySnapshot)."""
+    stored = m.obj["spec"]["policyHash"].replace("\r", "").replace("\n", "")
+    return base64.b64decode(stored) == digest.encode()
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,9 +344,7 @@ def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count)
     history = spec.get("revisionHistoryLimit", n.DEFAULT_REVISION_HISTORY_LIMIT)
     history = Fields(crp).integer(history, "spec.revisionHistoryLimit", minimum=1, maximum=1000)
 
-    same = latest is not None and (
-        _same_numberless(latest, raw_policy) or _snapshot_policy(latest) == normalized_policy(raw_policy)
-    )
+    same = latest is not None and _holds_hash(latest, policy_hash(raw_policy))
     count = count if mode == "PickN" else None
     if same:
         snapshot = refresh_snapshot(latest.obj, generation, count)

@@ -72,8 +72,8 @@ def new_snapshot(
             "labels": {n.PARENT_LABEL: name, n.LATEST_LABEL: "true", n.INDEX_LABEL: str(index)},
             "annotations": _annotations(generation, count),
             "ownerReferences": [
-                {
-                    "apiVersion": crp.get("apiVersion", n.API_VERSION),
+                {  # SetControllerReference names the Go type's group and version: v1beta1's
+                    "apiVersion": n.API_VERSION,
                     "kind": n.PLACEMENT,
                     "name": name,
                     **({"uid": crp["metadata"]["uid"]} if crp.get("metadata", {}).get("uid") else {}),
