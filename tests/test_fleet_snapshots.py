@@ -13,9 +13,11 @@ from adapters.fleet.snapshots import clean, clean_or_same
 from tests.fleet_fixtures import (
     CRP_GENERATION,
     HELD,
+    LATEST,
     MODES,
     NUMBER,
     Written,
+    as_json,
     binding,
     crp,
     member_cluster,
@@ -23,6 +25,7 @@ from tests.fleet_fixtures import (
     pick_fixed,
     pick_n,
     policy_hash_of,
+    run_solve,
     snapshot,
     term,
 )
@@ -151,3 +154,30 @@ def test_the_latest_snapshot_is_the_one_whose_hash_matches(tmp_path, mode):
     other["spec"]["policyHash"] = policy_hash_of(policy)
     written = Written.solve(tmp_path, [member_cluster("a"), crp("web", policy, finalizers=HELD), other], mode)
     assert [s["metadata"]["name"] for s in written.snapshots("web")] == ["web-0"]
+
+
+def _unlabelled(obj: dict) -> dict:
+    del obj["metadata"]["labels"][LATEST]
+    return obj
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("changed", [False, True], ids=["same policy", "new policy"])
+def test_only_the_latest_snapshot_is_relabelled(tmp_path, mode, changed):
+    # getOrCreateSchedulingPolicySnapshot labels the one labelled latest "false" before it makes a
+    # new one, and ensureLatestPolicySnapshot writes the latest only: an older snapshot without the
+    # label (written by hand) is left as it is either way.
+    policy = pick_n(1)
+    objects = [
+        member_cluster("a"),
+        crp("web", pick_n(2) if not changed else pick_all(), finalizers=HELD),
+        _unlabelled(snapshot("web", 0, pick_fixed("a"))),
+        snapshot("web", 1, policy, n=1),
+    ]
+    plan = as_json(run_solve(tmp_path, objects, mode, "plan"))
+    written = {
+        o["metadata"]["name"]: o for o in plan["apply"] if o["kind"] == "ClusterSchedulingPolicySnapshot"
+    }
+    assert "web-0" not in written
+    assert written["web-1"]["metadata"]["labels"][LATEST] == ("false" if changed else "true")
+    assert ("web-2" in written) == changed

@@ -346,13 +346,8 @@ def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count)
 
     same = latest is not None and _holds_hash(latest, policy_hash(raw_policy))
     count = count if mode == "PickN" else None
-    if same:
+    if same:  # ensureLatestPolicySnapshot: only the latest is written
         snapshot = refresh_snapshot(latest.obj, generation, count)
-        older = [
-            _not_latest(m.obj)
-            for m in ordered
-            if m is not latest and (m.obj["metadata"].get("labels") or {}).get(n.LATEST_LABEL) != "false"
-        ]
         return PlacementContext(
             crp,
             generation,
@@ -362,16 +357,16 @@ def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count)
             False,
             latest.obj["metadata"].get("generation", 1),  # checked: _check_snapshot
             latest.obj.get("status"),
-            older,
         )
     index = _index(ordered[-1]) + 1 if ordered else 0
     snapshot = new_snapshot(crp.obj, index, raw_policy, generation, count)
     keep = ordered[len(ordered) - (history - 1) :] if history > 1 else []
     deleted = [m.obj for m in ordered if m not in keep]
+    # The latest one, labelled so, is labelled not latest first; the others are not touched.
     older = [
         _not_latest(m.obj)
         for m in keep
-        if (m.obj["metadata"].get("labels") or {}).get(n.LATEST_LABEL) != "false"
+        if m is latest and (m.obj["metadata"].get("labels") or {}).get(n.LATEST_LABEL) == "true"
     ]
     return PlacementContext(crp, generation, count, mode, snapshot, True, 1, None, older, deleted)
 
