@@ -192,14 +192,6 @@ OBJECT_CASES: dict[str, tuple[list[dict], list[str]]] = {
         [CLUSTER, crp("app", pick_n(1)), binding_with(annotations=["x"])],
         ["ClusterResourceBinding/app-c1-0000abcd", "metadata.annotations"],
     ),
-    "binding-state": (
-        [
-            CLUSTER,
-            crp("app", pick_n(1)),
-            {**binding("app", "c1"), "spec": {**binding("app", "c1")["spec"], "state": "Pending"}},
-        ],
-        ["ClusterResourceBinding/app-c1-0000abcd", "spec.state", "Pending"],
-    ),
     "snapshot-labels-not-a-map": (
         [CLUSTER, crp("app", pick_n(1)), snapshot_with(labels="x")],
         ["ClusterSchedulingPolicySnapshot/app-0", "metadata.labels"],
@@ -857,6 +849,18 @@ EDGES.update(
                 {"clusterName": "c1", "selected": True},
             ],
             [BINDING, "spec.clusterDecision"],
+        ),
+        "bindingState": (  # the CRD has no enum for it: any string (binding_states tests its semantics)
+            _without(_with_binding("spec.state"), "spec.state"),
+            ["Pending", "", "Bound"],
+            [None, 3],
+            [BINDING, "spec.state"],
+        ),
+        "bindingTarget": (
+            _without(_with_binding("spec.targetCluster"), "spec.targetCluster"),
+            ["", "c9"],
+            [None, 3],
+            [BINDING, "spec.targetCluster"],
         ),
         "bindingSpec": (
             _with_binding("spec"),

@@ -217,8 +217,10 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
             patched.append(decision)
         elif choice.cluster in p.unscheduled:  # restored to the state it had
             binding = clean(p.unscheduled[choice.cluster])
+            # the state the annotation names, whatever it is (crossReferencePickedClustersAndDeDupBindings);
+            # the annotation stays: the merge patch is made after it is taken off both sides
             previous = (binding["metadata"].get("annotations") or {}).get(n.PREVIOUS_STATE_ANNOTATION)
-            binding["spec"]["state"] = previous if previous in (n.SCHEDULED, n.BOUND) else n.SCHEDULED
+            binding["spec"]["state"] = n.SCHEDULED if previous is None else previous
             restored.add(choice.cluster)
             patched.append(decision)
         else:  # made whole: never changed after (its rendering is fixed when it is made)
@@ -241,6 +243,7 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
         binding["spec"]["state"] = n.UNSCHEDULED
         bindings.append(binding)
     bindings += [clean_or_same(b) for cluster, b in sorted(p.unscheduled.items()) if cluster not in restored]
+    bindings += [clean_or_same(b) for b in p.passed_by]
     bindings += [_without(clean(b), n.SCHEDULER_FINALIZER) for b in p.deleting]
 
     if fixed and not (p.crp.obj.get("spec", {}).get("policy") or {}).get("clusterNames"):

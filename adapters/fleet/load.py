@@ -47,6 +47,10 @@ class PlacementContext:
     active: dict[str, dict[str, Any]] = field(default_factory=dict)  # Scheduled/Bound bindings by cluster
     unscheduled: dict[str, dict[str, Any]] = field(default_factory=dict)  # by cluster
     deleting: list[dict[str, Any]] = field(default_factory=list)
+    # Of a state neither Scheduled, Bound nor Unscheduled (the CRD has no enum), on the current
+    # snapshot and a cluster still there: classifyBindings puts them in no group, so the cycle
+    # passes them by (their cluster is free to pick) and they are written back as they are.
+    passed_by: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -95,12 +99,13 @@ def load(
     bindings, snapshots = _by_parent(objects[n.BINDING]), _by_parent(objects[n.POLICY_SNAPSHOT])
 
     requests, contexts, deleting = [], {}, {}
+    present = {c.name for c in clusters if not c.leaving}
     for crp in objects[n.PLACEMENT]:
         owned_snapshots, owned_bindings = snapshots.get(crp.name, []), bindings.get(crp.name, [])
         if crp.obj["metadata"].get("deletionTimestamp") is not None:
             deleting[crp.name] = _load_deleting(crp, owned_snapshots, owned_bindings)
             continue
-        request, context = _load_placement(crp, owned_snapshots, owned_bindings)
+        request, context = _load_placement(crp, owned_snapshots, owned_bindings, present)
         requests.append(request)
         contexts[crp.name] = context
     requests.sort(key=lambda r: r.key)
@@ -217,19 +222,10 @@ def _placement(crp: Manifest) -> _Placement:
 
 
 def _binding_fields(b: Manifest) -> tuple[Fields, dict[str, Any], str, str]:
-    """A binding's checker, spec, target cluster and state, as the CRD requires them."""
-    bf = Fields(b)
-    bspec = b.obj.get("spec")
-    if type(bspec) is not dict:
-        bspec = bf.mapping(bspec, "spec")
-    target = bspec.get("targetCluster")
-    if (type(target) is not str or not target) and not bf.string(target, "spec.targetCluster"):
-        raise bf.fail("targetCluster is required", "spec.targetCluster")
-    state = bspec.get("state")
-    if type(state) is not str or state not in _STATES:
-        state = bf.string(state, "spec.state")
-        raise bf.fail(f"unknown state {state!r}; expected Scheduled, Bound or Unscheduled", "spec.state")
-    return bf, bspec, target, state
+    """A binding's checker, spec, target cluster and state (strings the CRD requires, any of
+    them: no enum, no pattern; an empty target names no cluster, so the binding dangles)."""
+    bspec = b.obj["spec"]  # checked: schema.py
+    return Fields(b), bspec, bspec["targetCluster"], bspec["state"]
 
 
 def _load_deleting(crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest]) -> DeletingPlacement:
@@ -241,7 +237,9 @@ def _load_deleting(crp: Manifest, snapshots: list[Manifest], bindings: list[Mani
     )
 
 
-def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest]):
+def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest], present: set[str]):
+    """The placement's request and context. `present`: the clusters not leaving the fleet; a
+    binding on another is dangling (classifyBindings), whatever its state but Unscheduled."""
     read = _placement(crp)
     policy, mode = read.policy, read.mode
     context = _snapshot_context(
@@ -257,6 +255,10 @@ def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Man
         if state == n.UNSCHEDULED:
             context.unscheduled.setdefault(target, b.obj)
             continue
+        is_current = bspec.get("schedulingPolicySnapshotName") == current
+        if state not in _HELD and is_current and target in present:
+            context.passed_by.append(b.obj)
+            continue
         if target in context.active:
             other = context.active[target]["metadata"]["name"]
             raise bf.fail(
@@ -266,7 +268,7 @@ def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Man
         existing.append(
             ExistingDecision(
                 cluster=target,
-                current=bspec.get("schedulingPolicySnapshotName") == current,
+                current=is_current,
                 committed=state == n.BOUND,
                 score=_stored_score(bf, bspec),
             )
@@ -289,7 +291,7 @@ def _name(m: Manifest) -> str:
     return m.obj["metadata"]["name"]
 
 
-_STATES = frozenset({n.SCHEDULED, n.BOUND, n.UNSCHEDULED})
+_HELD = frozenset({n.SCHEDULED, n.BOUND})
 
 
 def _fits_int32(value: int) -> bool:
