@@ -191,3 +191,30 @@ def test_the_demo_reaches_its_fixed_point_in_one_apply(mode):
     assert changes(objects, first)  # the demo holds work to do
     hub = applied(objects, first)
     assert changes(hub, schedule(copy.deepcopy(hub), now=now, options=options)) == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_pick_n_needing_no_pick_after_a_dangling_binding_lists_bound_first(tmp_path, mode):
+    # The binding on the cluster gone is marked Unscheduled before the cycle (classifyBindings:
+    # dangling); two remain for N=2, so no scale-down and no pick: the status is written from the
+    # bound bindings, then the scheduled ones (runSchedulingCycleForPickNPlacementType's
+    # no-scheduling path). A scale-down lists the scheduled first.
+    policy = pick_n(2)
+    stale = {"observedCRPGeneration": 1, "conditions": [scheduled_condition("True", 2, when=NOW)]}
+    objects = [
+        member_cluster("a"),
+        member_cluster("b"),
+        crp("web", policy, generation=2, finalizers=HELD),
+        snapshot("web", 0, policy, n=2, status=stale),
+        binding("web", "a", state="Bound"),
+        binding("web", "b"),
+        binding("web", "gone"),
+    ]
+    written = Written.solve(tmp_path, objects, mode)
+    assert [t["clusterName"] for t in written.targets("web")] == ["a", "b"]
+    objects[2] = crp("web", pick_n(1), generation=2, finalizers=HELD)  # now a scale-down: b goes
+    objects[4] = binding("web", "a", state="Bound")
+    objects.append(binding("web", "z"))  # scheduled, kept
+    objects.append(member_cluster("z"))
+    written = Written.solve(tmp_path, objects, mode)
+    assert [t["clusterName"] for t in written.targets("web")] == ["a"]

@@ -252,9 +252,9 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
         if p.mode == "PickAll":
             new.sort(key=lambda d: d["clusterName"])
         selected = new + patched + kept_scheduled + kept_bound
-    elif got.released:
+    elif any(cluster not in p.dangling for cluster in got.released):  # a scale-down: scheduled first
         selected = kept_scheduled + kept_bound
-    else:
+    else:  # no scheduling needed (dangling ones were marked before the cycle): bound first
         selected = kept_bound + kept_scheduled
     unselected = [_unselected(u, fixed) for u in got.unselected]
     found = len(got.selected)

@@ -51,6 +51,7 @@ class PlacementContext:
     # snapshot and a cluster still there: classifyBindings puts them in no group, so the cycle
     # passes them by (their cluster is free to pick) and they are written back as they are.
     passed_by: list[dict[str, Any]] = field(default_factory=list)
+    dangling: set[str] = field(default_factory=set)  # clusters of active bindings not there or leaving
 
     @property
     def name(self) -> str:
@@ -265,6 +266,8 @@ def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Man
                 f"another active binding, {other}, targets the same cluster {target!r}", "spec.targetCluster"
             )
         context.active[target] = b.obj
+        if target not in present:
+            context.dangling.add(target)
         existing.append(
             ExistingDecision(
                 cluster=target,
