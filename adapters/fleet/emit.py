@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 from datetime import UTC
 from functools import lru_cache
 from typing import Any
@@ -194,19 +195,37 @@ def _without(obj: dict[str, Any], finalizer: str) -> dict[str, Any]:
     return obj
 
 
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """A binding the status may list: its name, state, target and decision, and how the run left
+    it: kept (current, as it was), made, patched (obsolete, picked again) or restored (from
+    Unscheduled, picked again)."""
+
+    name: str
+    state: str
+    cluster: str
+    decision: dict[str, Any]
+    how: str
+    score: Any = None  # the stored clusterScore of a kept binding (a scale-down's order)
+
+
 def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, taken: set[str]):
     snapshot_name = p.snapshot["metadata"]["name"]
     placement_name = p.name
     fixed = p.mode == "PickFixed"
     bindings: list[dict[str, Any]] = []
-    new, patched, kept_scheduled, kept_bound = [], [], [], []
+    held: list[_Held] = []
     restored: set[str] = set()
     for choice in got.selected:
         if choice.kept:  # written back as it is: never mutated below
             binding = clean_or_same(p.active[choice.cluster])
             bindings.append(binding)
-            decision = binding["spec"].get("clusterDecision") or {}
-            (kept_bound if binding["spec"].get("state") == n.BOUND else kept_scheduled).append(decision)
+            spec = binding["spec"]
+            decision = spec.get("clusterDecision") or {}
+            score = decision.get("clusterScore")
+            held.append(
+                _Held(binding["metadata"]["name"], spec["state"], choice.cluster, decision, "kept", score)
+            )
             continue
         decision = _decision(choice)
         if choice.cluster in p.active:  # an obsolete binding, re-picked: state kept
@@ -214,7 +233,7 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
             if choice.restored:  # marked Unscheduled by an earlier cycle, then restored
                 state = binding["spec"].get("state", n.SCHEDULED)
                 binding["metadata"]["annotations"] = {n.PREVIOUS_STATE_ANNOTATION: state}
-            patched.append(decision)
+            how = "patched"
         elif choice.cluster in p.unscheduled:  # restored to the state it had
             binding = clean(p.unscheduled[choice.cluster])
             # the state the annotation names, whatever it is (crossReferencePickedClustersAndDeDupBindings);
@@ -222,15 +241,18 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
             previous = (binding["metadata"].get("annotations") or {}).get(n.PREVIOUS_STATE_ANNOTATION)
             binding["spec"]["state"] = n.SCHEDULED if previous is None else previous
             restored.add(choice.cluster)
-            patched.append(decision)
+            how = "restored"
         else:  # made whole: never changed after (its rendering is fixed when it is made)
             binding = _new_binding(placement_name, snapshot_name, choice, decision, context.seed, taken)
             bindings.append(binding)
-            new.append(decision)
+            held.append(_Held(binding["metadata"]["name"], n.SCHEDULED, choice.cluster, decision, "made"))
             continue
         binding["spec"]["schedulingPolicySnapshotName"] = snapshot_name
         binding["spec"]["clusterDecision"] = decision
         bindings.append(binding)
+        held.append(
+            _Held(binding["metadata"]["name"], binding["spec"]["state"], choice.cluster, decision, how)
+        )
 
     for cluster in got.released:
         active = p.active.get(cluster)
@@ -248,14 +270,7 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
 
     if fixed and not (p.crp.obj.get("spec", {}).get("policy") or {}).get("clusterNames"):
         return bindings, None  # upstream writes no status for an empty list of names
-    if got.scheduled:
-        if p.mode == "PickAll":
-            new.sort(key=lambda d: d["clusterName"])
-        selected = new + patched + kept_scheduled + kept_bound
-    elif any(cluster not in p.dangling for cluster in got.released):  # a scale-down: scheduled first
-        selected = kept_scheduled + kept_bound
-    else:  # no scheduling needed (dangling ones were marked before the cycle): bound first
-        selected = kept_bound + kept_scheduled
+    selected = _listed(p, got, held)
     unselected = [_unselected(u, fixed) for u in got.unselected]
     found = len(got.selected)
     if fixed:
@@ -278,6 +293,76 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
         refresh=not (got.scheduled or got.released),
     )
     return bindings, status
+
+
+def _listed(p: PlacementContext, got: RequestResult, held: list[_Held]) -> list[dict[str, Any]]:
+    """The selected entries of the status, in the order the last cycle lists its bindings
+    (framework.go updatePolicySnapshotStatusFromBindings): a cycle that picks lists the bindings
+    it made (in pick order), those it patched (obsolete ones, then restored ones, by binding name,
+    as listed from the API server), then the scheduled and the bound ones it found (by name); a
+    scale-down lists the scheduled then the bound ones left, in the order it trimmed them where it
+    trimmed some; a cycle needing no pick lists the bound then the scheduled ones. Under topology
+    spread a cycle picks one cluster: the status is the last cycle's, which made the last pick if
+    it was the last one needed (else none), the earlier picks being bindings it found."""
+    by_name = sorted(held, key=lambda h: h.name)
+    if not got.scheduled:
+        if not any(cluster not in p.dangling for cluster in got.released):  # no pick needed
+            return [h.decision for h in by_name if h.state == n.BOUND] + [
+                h.decision for h in by_name if h.state == n.SCHEDULED
+            ]
+        return _scaled_down(p, got, by_name)
+    picks = [h for h in held if h.how != "kept"]
+    if p.mode == "PickAll":
+        picks.sort(key=lambda h: h.cluster)
+    last: list[_Held] = picks
+    if p.mode == "PickN" and _spread(p):
+        desired = (p.count or 0) - (len(held) - len(picks))
+        last = picks[-1:] if len(picks) == desired else []
+    found = [h for h in by_name if h not in last]
+    made = [h for h in last if h.how == "made"]
+    patched = sorted((h for h in last if h.how == "patched"), key=lambda h: h.name)
+    patched += sorted((h for h in last if h.how == "restored"), key=lambda h: h.name)
+    return [
+        h.decision
+        for h in (
+            *made,
+            *patched,
+            *(h for h in found if h.state == n.SCHEDULED),
+            *(h for h in found if h.state == n.BOUND),
+        )
+    ]
+
+
+def _spread(p: PlacementContext) -> bool:
+    """Whether the policy has topology spread constraints: a batch of one cluster per cycle."""
+    return bool((p.crp.obj.get("spec", {}).get("policy") or {}).get("topologySpreadConstraints"))
+
+
+def _scaled_down(p: PlacementContext, got: RequestResult, by_name: list[_Held]) -> list[dict[str, Any]]:
+    """framework.go downscale: the scheduled ones left, then the bound ones left; a group it
+    trimmed some of (not all) is left in its trimming order (sortByClusterScoreAndName: a binding
+    without a score first, then by topology spread and affinity score, then by target name)."""
+    trimmed = {n.SCHEDULED: 0, n.BOUND: 0}
+    for cluster in got.released:
+        binding = p.active.get(cluster)
+        if binding is not None and cluster not in p.dangling:
+            spec = binding["spec"]
+            if spec.get("schedulingPolicySnapshotName") == p.snapshot["metadata"]["name"]:
+                trimmed[spec["state"]] = trimmed.get(spec["state"], 0) + 1
+    out: list[dict[str, Any]] = []
+    for state in (n.SCHEDULED, n.BOUND):
+        group = [h for h in by_name if h.state == state]
+        if trimmed[state]:
+            group.sort(key=_trim_order)
+        out += [h.decision for h in group]
+    return out
+
+
+def _trim_order(h: _Held) -> tuple[Any, ...]:
+    score = h.score if isinstance(h.score, dict) else None
+    if score is None:
+        return (False, 0, 0, h.cluster)
+    return (True, score.get("priorityScore", 0), score.get("affinityScore", 0), h.cluster)
 
 
 def _new_binding(
