@@ -182,9 +182,7 @@ def _check_metadata(manifests: Sequence[Manifest], read: System) -> None:
         if judged_metadata(labels, annotations, finalizers, generation):
             continue
         f = fields(m)
-        f.labels(labels, "metadata.labels")
-        f.annotations(annotations, "metadata.annotations")
-        f.finalizers(finalizers, "metadata.finalizers")
+        f.metadata(metadata)
         if generation is not None:
             f.integer(generation, "metadata.generation", minimum=0)
 

@@ -73,7 +73,11 @@ def run_incremental(
             else:
                 obj = copy.deepcopy(members[name])
                 cost = f"0.{int(rng.integers(10, 99)):02d}"
-                obj.setdefault("status", {}).setdefault("properties", {})[_COST] = {"value": cost}
+                seen = now.strftime("%Y-%m-%dT%H:%M:%SZ")  # the CRD requires the observation time
+                obj.setdefault("status", {}).setdefault("properties", {})[_COST] = {
+                    "value": cost,
+                    "observationTime": seen,
+                }
                 members[name] = obj
                 event = ClusterChanged(obj)
             delta = scheduler.handle(event, now=now)

@@ -138,6 +138,17 @@ class SoakReport:
 # ========================================================================================= world
 
 
+def _agent_condition(kind: str, stamp: str) -> dict[str, Any]:
+    """A member agent's condition, as the CRD requires one (a reason, a message)."""
+    return {
+        "type": kind,
+        "status": "True",
+        "lastTransitionTime": stamp,
+        "reason": f"InternalMemberCluster{kind}",
+        "message": "",
+    }
+
+
 def _stamp(t: datetime) -> str:
     return t.strftime(TIME_FORMAT)
 
@@ -262,10 +273,10 @@ class _Hub:
             status["resourceUsage"]["observationTime"] = stamp
         conditions = agent.setdefault("conditions", [])
         if not any(c.get("type") == "Joined" for c in conditions):
-            conditions.append({"type": "Joined", "status": "True", "lastTransitionTime": stamp})
+            conditions.append(_agent_condition("Joined", stamp))
         healthy = next((c for c in conditions if c.get("type") == "Healthy"), None)
         if healthy is None:
-            conditions.append({"type": "Healthy", "status": "True", "lastTransitionTime": stamp})
+            conditions.append(_agent_condition("Healthy", stamp))
         elif self.rng.random() < HEALTH_FLIP_SHARE:
             healthy["status"] = "False" if healthy.get("status") == "True" else "True"
             healthy["lastTransitionTime"] = stamp
@@ -299,9 +310,11 @@ class _Hub:
         else:
             properties = obj.setdefault("status", {}).setdefault("properties", {})
             if self.rng.random() < 0.5:
-                properties[_CPU_COST] = {"value": f"0.{int(self.rng.integers(20, 121)):03d}"}
+                value = f"0.{int(self.rng.integers(20, 121)):03d}"
+                properties[_CPU_COST] = {"value": value, "observationTime": _stamp(self.now)}
             else:
-                properties[_NODE_COUNT] = {"value": str(int(self.rng.integers(1, 40)))}
+                value = str(int(self.rng.integers(1, 40)))
+                properties[_NODE_COUNT] = {"value": value, "observationTime": _stamp(self.now)}
         return ClusterChanged(obj)
 
     def cluster_joined(self) -> Any:
@@ -321,10 +334,7 @@ class _Hub:
             {
                 "type": n.MEMBER_AGENT,
                 "lastReceivedHeartbeat": stamp,
-                "conditions": [
-                    {"type": "Joined", "status": "True", "lastTransitionTime": stamp},
-                    {"type": "Healthy", "status": "True", "lastTransitionTime": stamp},
-                ],
+                "conditions": [_agent_condition("Joined", stamp), _agent_condition("Healthy", stamp)],
             }
         ]
         self.members[name] = obj

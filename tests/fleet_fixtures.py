@@ -7,6 +7,7 @@ before NOW". Every solve also runs the independent checker on the batch and resu
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -18,6 +19,7 @@ import yaml
 from click.testing import CliRunner, Result
 
 from adapters.cli.main import main
+from adapters.fleet.policy import policy_hash
 from adapters.kube.manifests import parse_text
 from adapters.run.pipeline import Outcome, schedule_manifests
 from solver import SolveOptions, check
@@ -36,6 +38,10 @@ NUMBER = "kubernetes-fleet.io/number-of-clusters"
 CRP_GENERATION = "kubernetes-fleet.io/CRP-generation"
 PREVIOUS_STATE = "kubernetes-fleet.io/previous-binding-state"
 FINALIZER = "kubernetes-fleet.io/scheduler-crb-cleanup"
+SCHEDULER_CLEANUP = "kubernetes-fleet.io/scheduler-cleanup"
+PLACEMENT_CLEANUP = "kubernetes-fleet.io/crp-cleanup"
+# A placement's finalizers once the placement controller and the scheduler have acted on it.
+HELD = (PLACEMENT_CLEANUP, SCHEDULER_CLEANUP)
 
 TOTAL_CPU = "resources.kubernetes-fleet.io/total-cpu"
 ALLOCATABLE_CPU = "resources.kubernetes-fleet.io/allocatable-cpu"
@@ -102,14 +108,14 @@ def member_cluster(
         status["resourceUsage"] = {**usage, "observationTime": ago(1)}
     conditions = []
     if joined is not None:
-        conditions.append({"type": "Joined", "status": joined, "lastTransitionTime": ago(60 * 24)})
+        conditions.append(agent_condition("Joined", joined, ago(60 * 24)))
     if healthy is not None:
-        conditions.append({"type": "Healthy", "status": healthy, "lastTransitionTime": ago(health_changed)})
+        conditions.append(agent_condition("Healthy", healthy, ago(health_changed)))
     agents: list[dict[str, Any]] = [
         {
             "type": "AppliedWorkAgent",
             "lastReceivedHeartbeat": ago(0.1),
-            "conditions": [{"type": "Joined", "status": "True", "lastTransitionTime": ago(600)}],
+            "conditions": [agent_condition("Joined", "True", ago(600))],
         }
     ]
     if agent:
@@ -119,13 +125,27 @@ def member_cluster(
         agents.insert(0, member)
     status["agentStatus"] = agents
     # The top-level conditions are never consulted: say the opposite of the agent on purpose.
-    status["conditions"] = [{"type": "Joined", "status": "Unknown", "lastTransitionTime": ago(600)}]
+    status["conditions"] = [agent_condition("Joined", "Unknown", ago(600))]
     return {
         "apiVersion": CLUSTER_API,
         "kind": "MemberCluster",
         "metadata": metadata,
         "spec": spec,
         "status": status,
+    }
+
+
+def agent_condition(kind: str, status: str, when: str) -> dict[str, Any]:
+    """A condition as the member agent reports one (a reason, an empty message)."""
+    reason = {"True": "InternalMemberCluster" + kind, "False": "InternalMemberClusterNot" + kind}
+    if kind == "Healthy":
+        reason["False"] = "InternalMemberClusterUnhealthy"
+    return {
+        "type": kind,
+        "status": status,
+        "lastTransitionTime": when,
+        "reason": reason.get(status, "InternalMemberClusterUnknown"),
+        "message": "",
     }
 
 
@@ -228,18 +248,27 @@ def pick_fixed(*names: str) -> dict[str, Any]:
     return {"placementType": "PickFixed", "clusterNames": list(names)}
 
 
-def crp(name: str, policy: Mapping[str, Any] | None = None, *, generation: int = 1) -> dict[str, Any]:
+def crp(
+    name: str,
+    policy: Mapping[str, Any] | None = None,
+    *,
+    generation: int = 1,
+    finalizers: Sequence[str] = (),
+    deleting: bool = False,
+) -> dict[str, Any]:
+    """A placement; `finalizers=HELD` as a hub's once it was scheduled, `deleting` being deleted."""
     spec: dict[str, Any] = {
         "resourceSelectors": [{"group": "", "version": "v1", "kind": "Namespace", "name": name}]
     }
     if policy is not None:
         spec["policy"] = copy.deepcopy(dict(policy))
-    return {
-        "apiVersion": PLACEMENT_API,
-        "kind": "ClusterResourcePlacement",
-        "metadata": {"name": name, "generation": generation},
-        "spec": spec,
-    }
+    metadata: dict[str, Any] = {"name": name, "generation": generation}
+    if finalizers:
+        metadata["finalizers"] = list(finalizers)
+    if deleting:
+        metadata["deletionTimestamp"] = ago(2)
+    kind = "ClusterResourcePlacement"
+    return {"apiVersion": PLACEMENT_API, "kind": kind, "metadata": metadata, "spec": spec}
 
 
 # ------------------------------------------------------------------------- scheduler-owned objects
@@ -269,11 +298,18 @@ def snapshot(
             "labels": {PARENT: crp_name, LATEST: "true" if latest else "false", INDEX: str(index)},
             "annotations": annotations,
         },
-        "spec": {"policy": copy.deepcopy(dict(policy))} if policy is not None else {},
+        "spec": {"policyHash": policy_hash_of(policy)},
     }
+    if policy is not None:
+        obj["spec"] = {"policy": copy.deepcopy(dict(policy)), **obj["spec"]}
     if status is not None:
         obj["status"] = copy.deepcopy(dict(status))
     return obj
+
+
+def policy_hash_of(policy: Mapping[str, Any] | None) -> str:
+    """spec.policyHash as the placement controller writes it: the bytes of the hex digest, base64."""
+    return base64.b64encode(policy_hash(policy).encode()).decode()
 
 
 def scheduled_condition(status: str, found: int, *, when: str, generation: int = 1) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import event
 
 from adapters.kube.manifests import dump_yaml_stream, from_objects
-from adapters.run.changes import changed_objects
+from adapters.run.changes import changed_objects, served
 from adapters.run.pipeline import Outcome, schedule
 from solver import SolveOptions
 from tests.fleet_fixtures import NOW, NOW_TIME
@@ -34,13 +34,15 @@ def object_key(obj: dict[str, Any]) -> tuple[str, str, str, str]:
 
 
 def applied(objects: Sequence[dict[str, Any]], outcome: Outcome) -> list[dict[str, Any]]:
-    """The hub after `kubectl apply` of the output and deletion of what it names: the objects the
-    scheduler owns replaced by the desired ones, the rest as it was."""
+    """The hub after `kubectl apply` of the output, then deletion of what it names: the objects the
+    scheduler writes replaced by the desired ones, keeping the metadata the API server owns (a
+    placement's generation among it), the rest as it was."""
     hub = {object_key(o): o for o in objects}
-    for ref in outcome.delete:
-        hub.pop(object_key({"apiVersion": ref["apiVersion"], "kind": ref["kind"], "metadata": ref}), None)
     for obj in outcome.apply:
-        hub[object_key(obj)] = copy.deepcopy(obj)
+        key = object_key(obj)
+        hub[key] = served(copy.deepcopy(obj), hub.get(key))
+    for ref in outcome.delete:  # after the writes: an object may be written (its finalizers), then deleted
+        hub.pop(object_key({"apiVersion": ref["apiVersion"], "kind": ref["kind"], "metadata": ref}), None)
     return list(hub.values())
 
 

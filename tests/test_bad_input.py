@@ -145,7 +145,11 @@ OBJECT_CASES: dict[str, tuple[list[dict], list[str]]] = {
         [CRP, f"{TERM0}.propertySelector.matchExpressions[0].values[0]", "lots"],
     ),
     "quantity-in-status-property": (
-        [bad_cluster(properties={"kubernetes-fleet.io/node-count": {"value": "1.2.3"}})],
+        [
+            bad_cluster(
+                properties={"kubernetes-fleet.io/node-count": {"value": "1.2.3", "observationTime": NOW}}
+            )
+        ],
         ["MemberCluster/c2", "status.properties[kubernetes-fleet.io/node-count].value", "1.2.3"],
     ),
     "quantity-in-resource-usage": (
@@ -187,14 +191,6 @@ OBJECT_CASES: dict[str, tuple[list[dict], list[str]]] = {
     "binding-annotations-not-a-map": (
         [CLUSTER, crp("app", pick_n(1)), binding_with(annotations=["x"])],
         ["ClusterResourceBinding/app-c1-0000abcd", "metadata.annotations"],
-    ),
-    "binding-state": (
-        [
-            CLUSTER,
-            crp("app", pick_n(1)),
-            {**binding("app", "c1"), "spec": {**binding("app", "c1")["spec"], "state": "Pending"}},
-        ],
-        ["ClusterResourceBinding/app-c1-0000abcd", "spec.state", "Pending"],
     ),
     "snapshot-labels-not-a-map": (
         [CLUSTER, crp("app", pick_n(1)), snapshot_with(labels="x")],
@@ -268,6 +264,12 @@ def _with_snapshot(path: str):
         crp("app", pick_n(1)),
         _set(snapshot("app", 0, pick_n(1), n=1), path, value),
     ]
+
+
+def _condition(kind: str, status: str | None, **more) -> dict:
+    """A metav1.Condition with every field its CRD schema requires (`status` None: left out)."""
+    out = {"type": kind, "lastTransitionTime": NOW, "reason": "Reason", "message": "", **more}
+    return out if status is None else {**out, "status": status}
 
 
 def _tolerations(count: int) -> list[dict]:
@@ -717,8 +719,8 @@ EDGES: dict[str, tuple] = {
     # status conditions other controllers write (rollout, work applier): metav1.Condition's schema
     "placementConditionStatus": (
         _with_placement("status"),
-        [{"conditions": [{"type": "Scheduled", "status": "True"}]}],
-        [{"conditions": [{"type": "Scheduled", "status": "true"}]}, {"conditions": [{"type": "Scheduled"}]}],
+        [{"conditions": [_condition("Scheduled", "True")]}],
+        [{"conditions": [_condition("Scheduled", "true")]}, {"conditions": [_condition("Scheduled", None)]}],
         [CRP, "status.conditions[0].status"],
     ),
     "placementStatusesConditionGeneration": (
@@ -726,14 +728,17 @@ EDGES: dict[str, tuple] = {
         [
             {
                 "placementStatuses": [
-                    {"clusterName": "c1", "conditions": [{"status": "True", "observedGeneration": 2}]}
+                    {"clusterName": "c1", "conditions": [_condition("Applied", "True", observedGeneration=2)]}
                 ]
             }
         ],
         [
             {
                 "placementStatuses": [
-                    {"clusterName": "c1", "conditions": [{"status": "True", "observedGeneration": -1}]}
+                    {
+                        "clusterName": "c1",
+                        "conditions": [_condition("Applied", "True", observedGeneration=-1)],
+                    }
                 ]
             }
         ],
@@ -741,8 +746,8 @@ EDGES: dict[str, tuple] = {
     ),
     "bindingConditionStatus": (
         _with_binding("status"),
-        [{"conditions": [{"type": "Applied", "status": "Unknown"}]}],
-        [{"conditions": [{"type": "Applied", "status": "Maybe"}]}],
+        [{"conditions": [_condition("Applied", "Unknown")]}],
+        [{"conditions": [_condition("Applied", "Maybe")]}],
         ["ClusterResourceBinding/app-c1-0000abcd", "status.conditions[0].status"],
     ),
     "placementGeneration": (
@@ -752,6 +757,290 @@ EDGES: dict[str, tuple] = {
         [CRP, "metadata.generation"],
     ),
 }
+
+
+def _condition(**changes) -> dict:
+    """A condition at the edges metav1.Condition's schema allows, with `changes` (None: left out)."""
+    out = {
+        "type": "example.com/Ready" + "y" * (316 - 17),
+        "status": "True",
+        "lastTransitionTime": "2026-11-21T12:00:00.123456789+01:00",
+        "reason": "A,b:c_9" + "d" * (1024 - 7),
+        "message": "m" * 32768,
+        "observedGeneration": INT64,
+    }
+    out.update(changes)
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _conditions(**changes) -> list[dict]:
+    return [_condition(**changes), _condition(type="Other")]
+
+
+# The conditions past an edge of metav1.Condition's schema: a required field left out, a type or a
+# reason off its pattern or too long, a status off its enum, a message too long, a time that is no
+# RFC 3339 time, a negative observedGeneration, a type listed twice.
+BAD_CONDITIONS = [
+    *(_conditions(**{name: None}) for name in ("type", "status", "lastTransitionTime", "reason", "message")),
+    _conditions(type="y" * 317),
+    _conditions(type="bad type"),
+    _conditions(type="example.com/"),
+    _conditions(status="Maybe"),
+    _conditions(reason=""),
+    _conditions(reason="a" * 1025),
+    _conditions(reason="1a"),
+    _conditions(reason="a,"),
+    _conditions(reason="a b"),
+    _conditions(message="m" * 32769),
+    _conditions(lastTransitionTime="2026-11-21"),
+    _conditions(lastTransitionTime="2026-11-21 12:00:00Z"),
+    _conditions(observedGeneration=-1),
+    [_condition(), _condition()],
+]
+GOOD_CONDITIONS = [_conditions(), _conditions(message="", observedGeneration=None, reason="R")]
+NAMESPACE = {"group": "", "version": "v1", "kind": "Namespace"}
+WITH_SELECTORS = {**NAMESPACE, "name": "web", "selectionScope": "NamespaceWithResourceSelectors"}
+DEPLOYMENTS = {"group": "apps", "version": "v1", "kind": "Deployment", "name": "web"}
+BINDING = "ClusterResourceBinding/app-c1-0000abcd"
+SNAPSHOT = "ClusterSchedulingPolicySnapshot/app-0"
+
+
+def _without(build, path: str):
+    """A builder whose value `None` leaves the field at `path` out."""
+    return lambda value: build(value) if value is not None else _dropped(build("x"), path)
+
+
+def _dropped(objects: list[dict], path: str) -> list[dict]:
+    *parents, last = path.split(".")
+    node = objects[-1]
+    for key in parents:
+        node = node[key]
+    del node[last]
+    return objects
+
+
+EDGES.update(
+    {
+        "clusterSpec": (
+            lambda spec: [_set(member_cluster("c2"), "spec", spec)],
+            [{"identity": {"kind": "User", "name": ""}}],
+            [None, {}, {"identity": None}, {"identity": {"kind": "User"}}, {"identity": {"name": "u"}}],
+            ["MemberCluster/c2", "spec"],
+        ),
+        "identityType": (
+            _with_cluster("spec.identity.name"),
+            ["u"],
+            [3],
+            ["MemberCluster/c2", "spec.identity.name"],
+        ),
+        "propertyObservationTime": (
+            _with_cluster("status.properties"),
+            [{"x": {"value": "3", "observationTime": "2026-11-21T12:00:00.5+01:00"}}],
+            [{"x": {"value": "3"}}, {"x": {"value": "3", "observationTime": "yesterday"}}],
+            ["MemberCluster/c2", "status.properties[x].observationTime"],
+        ),
+        "usageObservationTime": (
+            _with_cluster("status.resourceUsage.observationTime"),
+            [NOW],
+            ["2026-11-21T12:00Z"],
+            ["MemberCluster/c2", "status.resourceUsage.observationTime"],
+        ),
+        "agentType": (
+            _with_cluster("status.agentStatus.1.type"),
+            ["SomeAgent"],
+            [None, 1],
+            ["MemberCluster/c2", "status.agentStatus[1].type"],
+        ),
+        "agentHeartbeat": (  # an agent the scheduler does not read: the API server checks it all the same
+            _with_cluster("status.agentStatus.1.lastReceivedHeartbeat"),
+            [NOW],
+            ["now"],
+            ["MemberCluster/c2", "status.agentStatus[1].lastReceivedHeartbeat"],
+        ),
+        "agentConditions": (
+            _with_cluster("status.agentStatus.1.conditions"),
+            GOOD_CONDITIONS,
+            BAD_CONDITIONS,
+            ["MemberCluster/c2", "status.agentStatus[1].conditions["],
+        ),
+        "clusterConditions": (
+            _with_cluster("status.conditions"),
+            GOOD_CONDITIONS,
+            BAD_CONDITIONS,
+            ["MemberCluster/c2", "status.conditions["],
+        ),
+        "placementConditions": (
+            _with_placement("status.conditions"),
+            GOOD_CONDITIONS,
+            BAD_CONDITIONS,
+            [CRP, "status.conditions["],
+        ),
+        "bindingConditions": (
+            _with_binding("status.conditions"),
+            GOOD_CONDITIONS,
+            BAD_CONDITIONS,
+            [BINDING, "status.conditions["],
+        ),
+        "snapshotConditions": (
+            _with_snapshot("status"),
+            [_status(conditions=c) for c in GOOD_CONDITIONS],
+            [_status(conditions=c) for c in BAD_CONDITIONS],
+            [SNAPSHOT, "status.conditions["],
+        ),
+        # apimachinery's ValidateAnnotations: qualified keys (case aside), 256 KiB of UTF-8 in all
+        "annotations": (
+            _with_cluster("metadata.annotations"),
+            [
+                {"Example.COM/Key_1": "v", "k": "x" * (262144 - 1 - 18 - 1)},
+                {"k": "é" * 131071},
+            ],
+            [
+                {"k": "x" * 262144},
+                {"k": "é" * 131072},
+                {"bad key": "v"},
+                {"a/b/c": ""},
+                {"-a": ""},
+                {"example.com/" + "n" * 64: ""},
+            ],
+            ["MemberCluster/c2", "metadata.annotations"],
+        ),
+        "snapshotAnnotations": (
+            _with_snapshot("metadata.annotations.bad key"),
+            [],
+            ["v"],
+            [SNAPSHOT, "metadata.annotations"],
+        ),
+        "finalizers": (
+            _with_placement("metadata.finalizers"),
+            [["example.com/cleanup", "kubernetes"]],
+            [["bad finalizer"], ["a/b/c"], ["example.com/"]],
+            [CRP, "metadata.finalizers"],
+        ),
+        "bindingFinalizers": (
+            _with_binding("metadata.finalizers"),
+            [["kubernetes-fleet.io/scheduler-crb-cleanup"]],
+            [["-x"]],
+            [BINDING, "metadata.finalizers"],
+        ),
+        **{
+            f"binding-{field}": (
+                _without(_with_binding(f"spec.{field}"), f"spec.{field}"),
+                [""],
+                [None, 7],
+                [BINDING, f"spec.{field}"],
+            )
+            for field in ("resourceSnapshotName", "schedulingPolicySnapshotName")
+        },
+        "bindingDecision": (
+            _with_binding("spec.clusterDecision"),
+            [{"clusterName": "c1", "selected": True, "reason": ""}],
+            [
+                None,
+                {"selected": True, "reason": ""},
+                {"clusterName": "c1", "reason": ""},
+                {"clusterName": "c1", "selected": "yes", "reason": ""},
+                {"clusterName": "c1", "selected": True},
+            ],
+            [BINDING, "spec.clusterDecision"],
+        ),
+        "bindingState": (  # the CRD has no enum for it: any string (binding_states tests its semantics)
+            _without(_with_binding("spec.state"), "spec.state"),
+            ["Pending", "", "Bound"],
+            [None, 3],
+            [BINDING, "spec.state"],
+        ),
+        "bindingTarget": (
+            _without(_with_binding("spec.targetCluster"), "spec.targetCluster"),
+            ["", "c9"],
+            [None, 3],
+            [BINDING, "spec.targetCluster"],
+        ),
+        "bindingSpec": (
+            _with_binding("spec"),
+            [],
+            [None],
+            [BINDING, "spec"],
+        ),
+        "policyHash": (
+            _without(_with_snapshot("spec.policyHash"), "spec.policyHash"),
+            ["", "YWJj", "YW\nJj", "YQ=="],
+            [None, "abc", "YQ", "YQ=", "!!!!", 5],
+            [SNAPSHOT, "spec.policyHash"],
+        ),
+        "snapshotSpec": (
+            _with_snapshot("spec"),
+            [],
+            [None],
+            [SNAPSHOT, "spec"],
+        ),
+        "observedCRPGeneration": (
+            _with_snapshot("status"),
+            [{"observedCRPGeneration": 0}],
+            [{}, {"conditions": []}, {"observedCRPGeneration": "1"}],
+            [SNAPSHOT, "status.observedCRPGeneration"],
+        ),
+        "targetClusterFields": (
+            lambda targets: _with_snapshot("status")(_status(targetClusters=targets)),
+            [[{"clusterName": "c1", "selected": False, "reason": ""}]],
+            [
+                [{"selected": False, "reason": ""}],
+                [{"clusterName": "c1", "reason": ""}],
+                [{"clusterName": "c1", "selected": False}],
+            ],
+            [SNAPSHOT, "status.targetClusters[0]."],
+        ),
+        "placementSpec": (
+            _with_placement("spec"),
+            [],
+            [None],
+            [CRP, "spec"],
+        ),
+        "resourceSelectorLabels": (
+            _with_placement("spec.resourceSelectors"),
+            [[{**DEPLOYMENTS, "name": "", "labelSelector": {"matchLabels": {"app": "web"}}}]],
+            [
+                [{**NAMESPACE, "labelSelector": {"matchLabels": {"bad key": "v"}}}],
+                [{**NAMESPACE, "labelSelector": {"matchExpressions": [{"key": "a", "operator": "In"}]}}],
+                [{**NAMESPACE, "labelSelector": {"matchExpressions": [{"key": "a", "operator": "Near"}]}}],
+            ],
+            [CRP, "spec.resourceSelectors[0].labelSelector"],
+        ),
+        # the CRD's rules across spec.resourceSelectors and spec.statusReportingScope
+        "namespaceAccessible": (
+            lambda selectors: [
+                CLUSTER,
+                _set(
+                    _set(crp("app", pick_n(1)), "spec.resourceSelectors", selectors),
+                    "spec.statusReportingScope",
+                    "NamespaceAccessible",
+                ),
+            ],
+            [
+                [{**NAMESPACE, "name": "web"}, DEPLOYMENTS],
+                [{"group": "x.io", "version": "v1", "kind": "Namespace"}],
+            ],
+            [[DEPLOYMENTS], [{**NAMESPACE, "name": "a"}, {**NAMESPACE, "name": "b"}]],
+            [CRP, "spec.statusReportingScope"],
+        ),
+        "namespaceWithResourceSelectors": (
+            _with_placement("spec.resourceSelectors"),
+            [
+                [WITH_SELECTORS, DEPLOYMENTS],
+                [WITH_SELECTORS, {**NAMESPACE, "group": "x.io", "name": "other"}],
+                [{**WITH_SELECTORS, "version": "v2"}, {**NAMESPACE, "name": "b"}],
+            ],
+            [
+                [WITH_SELECTORS, {**WITH_SELECTORS, "name": "other"}],
+                [{**WITH_SELECTORS, "name": ""}],
+                [{k: v for k, v in WITH_SELECTORS.items() if k != "name"}],
+                [{**WITH_SELECTORS, "name": "", "labelSelector": {}}],
+                [WITH_SELECTORS, {**NAMESPACE, "name": "other"}],
+                [WITH_SELECTORS, {**NAMESPACE, "name": "other", "selectionScope": "NamespaceOnly"}],
+            ],
+            [CRP, "spec.resourceSelectors"],
+        ),
+    }
+)
 
 
 def _edge_cases(kind: int) -> list:

@@ -24,6 +24,7 @@ from adapters.cli.main import DEMO_NOW
 from adapters.run.pipeline import schedule
 from solver import SolveOptions
 from tests.fleet_fixtures import (
+    HELD,
     MODES,
     NOW,
     Written,
@@ -41,6 +42,7 @@ from tests.fleet_fixtures import (
     run_solve,
     scheduled_condition,
     snapshot,
+    spread,
     term,
 )
 from tests.pipeline_properties import applied, changes
@@ -88,7 +90,7 @@ def _pick_all_hub(status: dict) -> list[dict]:
         member_cluster("a", {"env": "prod"}),
         member_cluster("b", {"env": "prod"}),
         member_cluster("c", {"env": "dev"}),
-        crp("web", policy),
+        crp("web", policy, finalizers=HELD),
         snapshot("web", 0, policy, status=status),
         binding("web", "a", state="Bound"),
         binding("web", "b"),
@@ -140,7 +142,7 @@ def _pick_n_hub(status: dict | None, *, crp_generation: int = 1) -> list[dict]:
         member_cluster("a", {"tier": "1"}),
         member_cluster("b", {"tier": "1"}),
         member_cluster("c"),
-        crp("web", policy, generation=crp_generation),
+        crp("web", policy, generation=crp_generation, finalizers=HELD),
         snapshot("web", 0, policy, n=2, status=status),
         binding("web", "a", state="Bound", score=(10, 0)),
         binding("web", "b", score=(10, 0)),
@@ -173,7 +175,7 @@ def test_pick_fixed_in_another_order_is_not_rewritten(tmp_path, mode):
     objects = [
         member_cluster("a"),
         member_cluster("b"),
-        crp("web", policy),
+        crp("web", policy, finalizers=HELD),
         snapshot("web", 0, policy, status=status),
         binding("web", "a", score=None),
         binding("web", "b", score=None),
@@ -190,3 +192,100 @@ def test_the_demo_reaches_its_fixed_point_in_one_apply(mode):
     assert changes(objects, first)  # the demo holds work to do
     hub = applied(objects, first)
     assert changes(hub, schedule(copy.deepcopy(hub), now=now, options=options)) == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_pick_n_needing_no_pick_after_a_dangling_binding_lists_bound_first(tmp_path, mode):
+    # The binding on the cluster gone is marked Unscheduled before the cycle (classifyBindings:
+    # dangling); two remain for N=2, so no scale-down and no pick: the status is written from the
+    # bound bindings, then the scheduled ones (runSchedulingCycleForPickNPlacementType's
+    # no-scheduling path). A scale-down lists the scheduled first.
+    policy = pick_n(2)
+    stale = {"observedCRPGeneration": 1, "conditions": [scheduled_condition("True", 2, when=NOW)]}
+    objects = [
+        member_cluster("a"),
+        member_cluster("b"),
+        crp("web", policy, generation=2, finalizers=HELD),
+        snapshot("web", 0, policy, n=2, status=stale),
+        binding("web", "a", state="Bound"),
+        binding("web", "b"),
+        binding("web", "gone"),
+    ]
+    written = Written.solve(tmp_path, objects, mode)
+    assert [t["clusterName"] for t in written.targets("web")] == ["a", "b"]
+    objects[2] = crp("web", pick_n(1), generation=2, finalizers=HELD)  # now a scale-down: b goes
+    objects[4] = binding("web", "a", state="Bound")
+    objects.append(binding("web", "z"))  # scheduled, kept
+    objects.append(member_cluster("z"))
+    written = Written.solve(tmp_path, objects, mode)
+    assert [t["clusterName"] for t in written.targets("web")] == ["a"]
+
+
+# The order of the selected entries: the last cycle's made bindings (in pick order), its patched
+# ones (obsolete, then restored, by binding name: ListBindingsFromKey sorts by name), then the
+# scheduled and bound ones it found (by binding name). Order matters once the status is written.
+
+
+def _order(tmp_path, objects, mode, name="web") -> list[str]:
+    return [t["clusterName"] for t in Written.solve(tmp_path, objects, mode).targets(name) if t["selected"]]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_patched_bindings_are_listed_by_binding_name_not_by_pick(tmp_path, mode):
+    policy = pick_n(2, prefer=[preferred(10, {"tier": "1"})])
+    objects = [
+        member_cluster("a"),
+        member_cluster("b", {"tier": "1"}),
+        member_cluster("c"),
+        crp("web", policy, finalizers=HELD),
+        snapshot("web", 0, pick_n(2), n=2),
+        binding("web", "a", policy_snapshot="web-0"),
+        binding("web", "b", policy_snapshot="web-0"),
+    ]
+    assert _order(tmp_path, objects, mode) == ["a", "b"]  # b is picked first (affinity 10)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_found_bindings_are_listed_by_binding_name(tmp_path, mode):
+    policy = pick_n(3)
+    objects = [
+        *(member_cluster(c) for c in "abc"),
+        crp("web", policy, finalizers=HELD),
+        snapshot("web", 0, policy, n=3),
+        binding("web", "a", name="web-2"),
+        binding("web", "b", name="web-1"),
+    ]
+    assert _order(tmp_path, objects, mode) == ["c", "b", "a"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_under_topology_spread_the_last_cycles_pick_comes_first(tmp_path, mode):
+    # One cluster per cycle: the status is written by the second cycle, which made the binding on
+    # its pick and found the first cycle's. With a third cluster wanted and none left, the third
+    # cycle picks nothing and finds both.
+    clusters = [member_cluster("a", {"zone": "1"}), member_cluster("b", {"zone": "2"})]
+    for wanted, listed in ((2, 2), (3, 2)):
+        policy = pick_n(wanted, spread_by=[spread("zone")])
+        written = Written.solve(tmp_path, [*clusters, crp("web", policy)], mode)
+        entries = [t for t in written.targets("web") if t["selected"]]
+        names = {b["spec"]["targetCluster"]: b["metadata"]["name"] for b in written.bindings("web")}
+        assert len(entries) == listed
+        first, second = (e["clusterName"] for e in entries)
+        if wanted == 2:
+            assert (first, second) == ("a", "b")  # b picked first (the larger name), a last
+        else:
+            assert names[first] < names[second]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_scale_down_lists_the_ones_left_in_its_trimming_order(tmp_path, mode):
+    policy = pick_n(2)
+    objects = [
+        *(member_cluster(c) for c in "abc"),
+        crp("web", policy, generation=2, finalizers=HELD),
+        snapshot("web", 0, policy, n=3),
+        binding("web", "a", score=(10, 0)),
+        binding("web", "b", score=(5, 0)),
+        binding("web", "c", score=(7, 0)),
+    ]
+    assert _order(tmp_path, objects, mode) == ["c", "a"]  # b trimmed; the rest by score

@@ -34,6 +34,9 @@ def test_v1_input_gives_the_same_decisions_as_v1beta1(tmp_path: Path, mode: str)
     # The kept binding keeps its own version; new objects are written as v1beta1.
     kept = next(o for o in v1 if o["kind"] == "ClusterResourceBinding" and o["spec"]["targetCluster"] == "c1")
     assert kept["apiVersion"].endswith("/v1")
+    # the new snapshot's owner is named as the placement controller's Go type names it: v1beta1
+    (made,) = [o for o in v1 if o["kind"] == "ClusterSchedulingPolicySnapshot"]
+    assert made["metadata"]["ownerReferences"][0]["apiVersion"] == "placement.kubernetes-fleet.io/v1beta1"
     for a, b in zip(v1, beta, strict=True):
         assert a["spec"] == b["spec"]
 

@@ -20,6 +20,7 @@ from adapters.live.incremental import (
 from adapters.run.pipeline import schedule
 from bench.generate import generate
 from solver import SolveOptions
+from tests.fleet_fixtures import agent_condition
 
 NOW = datetime(2026, 11, 21, 12, tzinfo=UTC)
 
@@ -61,7 +62,8 @@ def test_label_and_score_changes_move_nothing(fleet_objects, mode) -> None:
     relabelled["metadata"]["labels"]["region"] = "somewhere-else"
     scheduler.handle(ClusterChanged(relabelled), now=NOW)
     rescored = copy.deepcopy(members[11])
-    rescored["status"]["properties"]["kubernetes.azure.com/per-cpu-core-cost"] = {"value": "0.001"}
+    cost = rescored["status"]["properties"]["kubernetes.azure.com/per-cpu-core-cost"]
+    cost["value"] = "0.001"
     scheduler.handle(ClusterChanged(rescored), now=NOW)
     after = scheduler.selected()
     assert _moves(before, after) == 0
@@ -175,8 +177,8 @@ def _member(name: str, heartbeat: str) -> dict:
                     "type": "MemberAgent",
                     "lastReceivedHeartbeat": heartbeat,
                     "conditions": [
-                        {"type": "Joined", "status": "True", "lastTransitionTime": long_ago},
-                        {"type": "Healthy", "status": "True", "lastTransitionTime": long_ago},
+                        agent_condition("Joined", "True", long_ago),
+                        agent_condition("Healthy", "True", long_ago),
                     ],
                 }
             ]

@@ -216,7 +216,7 @@ def command(args: list[str]) -> list[Any]:
 def test_the_command_writes_what_it_writes_in_one_batch(tmp_path, monkeypatch, output, bad):
     objects = _hub(6)
     if bad is not None:
-        _binding_of(objects, bad)["spec"]["state"] = "Sideways"
+        _binding_of(objects, bad)["spec"]["state"] = 7  # any string is a state; a number is none
     args = ["solve", "-f", str(write_yaml(tmp_path / "hub.yaml", objects)), "--now", NOW, "-o", output]
     used, code, stdout, stderr = _fresh("command", args)
     assert used == [bad is None]
@@ -225,7 +225,7 @@ def test_the_command_writes_what_it_writes_in_one_batch(tmp_path, monkeypatch, o
     assert code == whole.exit_code == (0 if bad is None else 2)
     assert (stdout, stderr) == (whole.stdout, whole.stderr)
     if bad is not None:
-        assert "unknown state 'Sideways'" in stderr
+        assert "spec.state: expected a string, got an integer" in stderr
 
 
 # ------------------------------------------------------------------------------ or the whole run

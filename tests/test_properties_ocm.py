@@ -44,11 +44,9 @@ from tests.ocm_fixtures import (
     toleration,
 )
 from tests.pipeline_properties import (
-    applied,
+    assert_fixed_point,
     assert_same_bytes_across_processes,
-    changes,
     run,
-    selections,
     written,
 )
 
@@ -284,15 +282,6 @@ def test_both_modes_pass_the_checker_repeat_byte_for_byte_and_optimal_is_never_b
     for options, before in ((GREEDY, greedy), (OPTIMAL, optimal)):
         again = run(objects, options)
         assert written(again) == written(before)
-
-
-def assert_fixed_point(objects: Sequence[dict[str, Any]], options: SolveOptions) -> None:
-    first = run(objects, options)
-    hub = applied(objects, first)
-    second = run(hub, options)
-    event(f"objects the first run changes: {min(len(changes(objects, first)), 3)}")
-    assert selections(second) == selections(first)
-    assert changes(hub, second) == []
 
 
 # Steady's weight is never negative here: a negative Steady asks to leave whatever is held, so

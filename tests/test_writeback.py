@@ -92,7 +92,9 @@ POSITIONAL = {"create": 0, "patch": 2, "delete": 2, "config view": 0}
 # Per kind, the fields its upstream controller writes ("path", or "path[key]" for one map entry,
 # "path[prefix*]" for the entries of a prefix); read from the sources the writes modules cite.
 OWNED: dict[tuple[str, str], tuple[str, ...]] = {
-    # kubefleet pkg/scheduler/framework/{framework,frameworkutils}.go, pkg/controllers/placement/controller.go
+    # kubefleet pkg/scheduler/{scheduler.go,framework/framework.go,framework/frameworkutils.go},
+    # pkg/controllers/placement/controller.go
+    ("placement.kubernetes-fleet.io", "ClusterResourcePlacement"): ("metadata.finalizers",),
     ("placement.kubernetes-fleet.io", "ClusterResourceBinding"): (
         "metadata.finalizers",
         "metadata.annotations",
@@ -152,6 +154,7 @@ NAMESPACE_OWNED = {
     ),
 }
 RESOURCES = {
+    ("placement.kubernetes-fleet.io", "ClusterResourcePlacement"): "clusterresourceplacements",
     ("placement.kubernetes-fleet.io", "ClusterResourceBinding"): "clusterresourcebindings",
     ("placement.kubernetes-fleet.io", "ClusterSchedulingPolicySnapshot"): "clusterschedulingpolicysnapshots",
     ("cluster.open-cluster-management.io", "PlacementDecision"): "placementdecisions",
@@ -250,6 +253,10 @@ def fleet_hub() -> list[dict[str, Any]]:
         fl.crp("crp-c", everywhere, generation=3),
         fl.snapshot("crp-c", 0, everywhere, crp_generation=2, status=stale),
         fl.binding("crp-c", "m3", policy_snapshot="crp-c-0", deleting=True, name="crp-c-m3-gone"),
+        # being deleted: its binding released and deleted, its snapshot deleted, then its finalizer
+        fl.crp("crp-d", everywhere, finalizers=fl.HELD, deleting=True),
+        fl.snapshot("crp-d", 0, everywhere),
+        fl.binding("crp-d", "m1", policy_snapshot="crp-d-0"),
     ]
 
 

@@ -23,7 +23,7 @@ def load_cluster(manifest: Manifest, now: datetime) -> Cluster:
     obj = manifest.obj
     if len(manifest.name) > n.MAX_NAME_LENGTH:  # the CRD's rule (size(self.metadata.name) < 64)
         raise f.fail(f"longer than {n.MAX_NAME_LENGTH} characters", "metadata.name")
-    labels = f.labels(obj.get("metadata", {}).get("labels"), "metadata.labels")
+    labels = f.metadata(obj["metadata"])
     spec = _mapping(f, obj.get("spec"), "spec")
     status = _mapping(f, obj.get("status"), "status")
     taints = _taints(f, spec.get("taints"))
@@ -217,7 +217,7 @@ def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bo
     if healthy is None:
         return False, n.NO_HEALTH
     i, condition = healthy
-    if condition.get("status") != "True":
+    if condition.get("status") != "True":  # its status and time checked (schema.py: Conditions)
         changed = parse_time(
             f, condition.get("lastTransitionTime"), f"{path}.conditions[{i}].lastTransitionTime"
         )

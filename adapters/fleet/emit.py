@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 from datetime import UTC
 from functools import lru_cache
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 from adapters.contract import Emitted
 from adapters.errors import InputError
 from adapters.fleet import names as n
-from adapters.fleet.load import FleetContext, PlacementContext
+from adapters.fleet.load import DeletingPlacement, FleetContext, PlacementContext
 from adapters.fleet.snapshots import clean, clean_or_same, scheduled_condition, written_status
 from adapters.kube.codec import Template
 from adapters.kube.manifests import object_reference
@@ -124,7 +125,11 @@ def emit(context: FleetContext, result: Result) -> Emitted:
         for group in (p.active.values(), p.unscheduled.values(), p.deleting)
         for b in group
     }
-    for name in sorted(context.placements):
+    taken.update(b["metadata"]["name"] for p in context.deleting.values() for b in p.bindings)
+    for name in sorted(context.placements.keys() | context.deleting.keys()):
+        if name in context.deleting:
+            _cleaned_up(context.deleting[name], apply, delete)
+            continue
         placement = context.placements[name]
         got = by_request.get(name)
         if got is None:
@@ -138,8 +143,70 @@ def emit(context: FleetContext, result: Result) -> Emitted:
         elif not placement.snapshot_is_new and placement.previous_status is not None:
             snapshot["status"] = placement.previous_status
         apply.append(snapshot)
+        # scheduleOnce: the scheduler's finalizer, added once a latest snapshot exists, before the cycle
+        apply.append(_finalized(placement.crp.obj, add=True))
         apply += sorted(bindings, key=lambda b: b["metadata"]["name"])
     return Emitted(apply, delete)
+
+
+def _cleaned_up(p: DeletingPlacement, apply: list[dict[str, Any]], delete: list[dict[str, str]]) -> None:
+    """What upstream writes for a placement being deleted. The placement controller, holding its
+    finalizer, deletes the policy snapshots (controller.go handleDelete; it removes its finalizer
+    only once the resource snapshots, which are not read here, are gone too). The scheduler,
+    holding its finalizer, takes its binding finalizer off every binding of the placement and
+    deletes those not being deleted yet, whatever their state, then takes its own finalizer off
+    the placement (scheduler.go cleanUpAllBindingsFor). Without their finalizers they write nothing."""
+    finalizers = p.crp.obj["metadata"].get("finalizers") or ()
+    if n.PLACEMENT_CLEANUP_FINALIZER in finalizers:
+        delete += [object_reference(s) for s in p.snapshots]
+    else:
+        apply += [clean(s, keep_status=True) for s in p.snapshots]
+    if n.SCHEDULER_CLEANUP_FINALIZER not in finalizers:
+        apply += [clean_or_same(b) for b in p.bindings]
+        apply.append(_finalized(p.crp.obj, add=False))
+        return
+    for b in p.bindings:
+        apply.append(_without(clean(b), n.SCHEDULER_FINALIZER))
+        if b["metadata"].get("deletionTimestamp") is None:
+            delete.append(object_reference(b))
+    apply.append(_finalized(p.crp.obj, add=False))
+
+
+def _finalized(crp: dict[str, Any], *, add: bool) -> dict[str, Any]:
+    """The placement as read (its status too: the scheduler writes none of it) with the
+    scheduler's finalizer added (controllerutil.AddFinalizer: appended when missing) or removed."""
+    out = clean(crp, keep_status=True)
+    if add:
+        finalizers = out["metadata"].get("finalizers") or []
+        if n.SCHEDULER_CLEANUP_FINALIZER not in finalizers:
+            out["metadata"]["finalizers"] = [*finalizers, n.SCHEDULER_CLEANUP_FINALIZER]
+        return out
+    return _without(out, n.SCHEDULER_CLEANUP_FINALIZER)
+
+
+def _without(obj: dict[str, Any], finalizer: str) -> dict[str, Any]:
+    """`obj` (a copy made to be changed) without `finalizer` (controllerutil.RemoveFinalizer: every
+    occurrence); no finalizers left is none at all, as the API server stores it."""
+    finalizers = [x for x in obj["metadata"].get("finalizers") or () if x != finalizer]
+    if finalizers:
+        obj["metadata"]["finalizers"] = finalizers
+    else:
+        obj["metadata"].pop("finalizers", None)
+    return obj
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """A binding the status may list: its name, state, target and decision, and how the run left
+    it: kept (current, as it was), made, patched (obsolete, picked again) or restored (from
+    Unscheduled, picked again)."""
+
+    name: str
+    state: str
+    cluster: str
+    decision: dict[str, Any]
+    how: str
+    score: Any = None  # the stored clusterScore of a kept binding (a scale-down's order)
 
 
 def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, taken: set[str]):
@@ -147,14 +214,18 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
     placement_name = p.name
     fixed = p.mode == "PickFixed"
     bindings: list[dict[str, Any]] = []
-    new, patched, kept_scheduled, kept_bound = [], [], [], []
+    held: list[_Held] = []
     restored: set[str] = set()
     for choice in got.selected:
         if choice.kept:  # written back as it is: never mutated below
             binding = clean_or_same(p.active[choice.cluster])
             bindings.append(binding)
-            decision = binding["spec"].get("clusterDecision") or {}
-            (kept_bound if binding["spec"].get("state") == n.BOUND else kept_scheduled).append(decision)
+            spec = binding["spec"]
+            decision = spec.get("clusterDecision") or {}
+            score = decision.get("clusterScore")
+            held.append(
+                _Held(binding["metadata"]["name"], spec["state"], choice.cluster, decision, "kept", score)
+            )
             continue
         decision = _decision(choice)
         if choice.cluster in p.active:  # an obsolete binding, re-picked: state kept
@@ -162,21 +233,26 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
             if choice.restored:  # marked Unscheduled by an earlier cycle, then restored
                 state = binding["spec"].get("state", n.SCHEDULED)
                 binding["metadata"]["annotations"] = {n.PREVIOUS_STATE_ANNOTATION: state}
-            patched.append(decision)
+            how = "patched"
         elif choice.cluster in p.unscheduled:  # restored to the state it had
             binding = clean(p.unscheduled[choice.cluster])
+            # the state the annotation names, whatever it is (crossReferencePickedClustersAndDeDupBindings);
+            # the annotation stays: the merge patch is made after it is taken off both sides
             previous = (binding["metadata"].get("annotations") or {}).get(n.PREVIOUS_STATE_ANNOTATION)
-            binding["spec"]["state"] = previous if previous in (n.SCHEDULED, n.BOUND) else n.SCHEDULED
+            binding["spec"]["state"] = n.SCHEDULED if previous is None else previous
             restored.add(choice.cluster)
-            patched.append(decision)
+            how = "restored"
         else:  # made whole: never changed after (its rendering is fixed when it is made)
             binding = _new_binding(placement_name, snapshot_name, choice, decision, context.seed, taken)
             bindings.append(binding)
-            new.append(decision)
+            held.append(_Held(binding["metadata"]["name"], n.SCHEDULED, choice.cluster, decision, "made"))
             continue
         binding["spec"]["schedulingPolicySnapshotName"] = snapshot_name
         binding["spec"]["clusterDecision"] = decision
         bindings.append(binding)
+        held.append(
+            _Held(binding["metadata"]["name"], binding["spec"]["state"], choice.cluster, decision, how)
+        )
 
     for cluster in got.released:
         active = p.active.get(cluster)
@@ -189,22 +265,12 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
         binding["spec"]["state"] = n.UNSCHEDULED
         bindings.append(binding)
     bindings += [clean_or_same(b) for cluster, b in sorted(p.unscheduled.items()) if cluster not in restored]
-    for b in p.deleting:
-        binding = clean(b)
-        finalizers = [x for x in binding["metadata"].get("finalizers") or [] if x != n.SCHEDULER_FINALIZER]
-        binding["metadata"]["finalizers"] = finalizers
-        bindings.append(binding)
+    bindings += [clean_or_same(b) for b in p.passed_by]
+    bindings += [_without(clean(b), n.SCHEDULER_FINALIZER) for b in p.deleting]
 
     if fixed and not (p.crp.obj.get("spec", {}).get("policy") or {}).get("clusterNames"):
         return bindings, None  # upstream writes no status for an empty list of names
-    if got.scheduled:
-        if p.mode == "PickAll":
-            new.sort(key=lambda d: d["clusterName"])
-        selected = new + patched + kept_scheduled + kept_bound
-    elif got.released:
-        selected = kept_scheduled + kept_bound
-    else:
-        selected = kept_bound + kept_scheduled
+    selected = _listed(p, got, held)
     unselected = [_unselected(u, fixed) for u in got.unselected]
     found = len(got.selected)
     if fixed:
@@ -227,6 +293,76 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
         refresh=not (got.scheduled or got.released),
     )
     return bindings, status
+
+
+def _listed(p: PlacementContext, got: RequestResult, held: list[_Held]) -> list[dict[str, Any]]:
+    """The selected entries of the status, in the order the last cycle lists its bindings
+    (framework.go updatePolicySnapshotStatusFromBindings): a cycle that picks lists the bindings
+    it made (in pick order), those it patched (obsolete ones, then restored ones, by binding name,
+    as listed from the API server), then the scheduled and the bound ones it found (by name); a
+    scale-down lists the scheduled then the bound ones left, in the order it trimmed them where it
+    trimmed some; a cycle needing no pick lists the bound then the scheduled ones. Under topology
+    spread a cycle picks one cluster: the status is the last cycle's, which made the last pick if
+    it was the last one needed (else none), the earlier picks being bindings it found."""
+    by_name = sorted(held, key=lambda h: h.name)
+    if not got.scheduled:
+        if not any(cluster not in p.dangling for cluster in got.released):  # no pick needed
+            return [h.decision for h in by_name if h.state == n.BOUND] + [
+                h.decision for h in by_name if h.state == n.SCHEDULED
+            ]
+        return _scaled_down(p, got, by_name)
+    picks = [h for h in held if h.how != "kept"]
+    if p.mode == "PickAll":
+        picks.sort(key=lambda h: h.cluster)
+    last: list[_Held] = picks
+    if p.mode == "PickN" and _spread(p):
+        desired = (p.count or 0) - (len(held) - len(picks))
+        last = picks[-1:] if len(picks) == desired else []
+    found = [h for h in by_name if h not in last]
+    made = [h for h in last if h.how == "made"]
+    patched = sorted((h for h in last if h.how == "patched"), key=lambda h: h.name)
+    patched += sorted((h for h in last if h.how == "restored"), key=lambda h: h.name)
+    return [
+        h.decision
+        for h in (
+            *made,
+            *patched,
+            *(h for h in found if h.state == n.SCHEDULED),
+            *(h for h in found if h.state == n.BOUND),
+        )
+    ]
+
+
+def _spread(p: PlacementContext) -> bool:
+    """Whether the policy has topology spread constraints: a batch of one cluster per cycle."""
+    return bool((p.crp.obj.get("spec", {}).get("policy") or {}).get("topologySpreadConstraints"))
+
+
+def _scaled_down(p: PlacementContext, got: RequestResult, by_name: list[_Held]) -> list[dict[str, Any]]:
+    """framework.go downscale: the scheduled ones left, then the bound ones left; a group it
+    trimmed some of (not all) is left in its trimming order (sortByClusterScoreAndName: a binding
+    without a score first, then by topology spread and affinity score, then by target name)."""
+    trimmed = {n.SCHEDULED: 0, n.BOUND: 0}
+    for cluster in got.released:
+        binding = p.active.get(cluster)
+        if binding is not None and cluster not in p.dangling:
+            spec = binding["spec"]
+            if spec.get("schedulingPolicySnapshotName") == p.snapshot["metadata"]["name"]:
+                trimmed[spec["state"]] = trimmed.get(spec["state"], 0) + 1
+    out: list[dict[str, Any]] = []
+    for state in (n.SCHEDULED, n.BOUND):
+        group = [h for h in by_name if h.state == state]
+        if trimmed[state]:
+            group.sort(key=_trim_order)
+        out += [h.decision for h in group]
+    return out
+
+
+def _trim_order(h: _Held) -> tuple[Any, ...]:
+    score = h.score if isinstance(h.score, dict) else None
+    if score is None:
+        return (False, 0, 0, h.cluster)
+    return (True, score.get("priorityScore", 0), score.get("affinityScore", 0), h.cluster)
 
 
 def _new_binding(

@@ -38,7 +38,8 @@ _RESULTS = {
 def document(
     target: Target, e: Explanation | None, part: SystemOutcome, owned: Sequence[Any], applied: Sequence[Any]
 ) -> dict[str, Any]:
-    assert e is not None, "every ClusterResourcePlacement is a request"
+    if e is None:  # the only ClusterResourcePlacement that is no request
+        return _being_deleted(target, owned)
     request = e.request
     clusters = {c.name: c for c in part.batch.clusters}
     placement: dict[str, Any] = {
@@ -76,6 +77,25 @@ def document(
     by_name = {c.cluster: c for c in e.clusters}
     doc["clusters"] = [_record(c, e, clusters[c.cluster], by_name) for c in e.clusters]
     return doc
+
+
+def _being_deleted(target: Target, owned: Sequence[Any]) -> dict[str, Any]:
+    """A placement being deleted: no cycle runs for it; what the scheduler's clean-up does."""
+    crp = next(m for m in owned if m.kind == n.PLACEMENT and m.name == target.name)
+    bindings = sorted(
+        m.name
+        for m in owned
+        if m.kind == n.BINDING and (m.obj["metadata"].get("labels") or {}).get(n.PARENT_LABEL) == target.name
+    )
+    if n.SCHEDULER_CLEANUP_FINALIZER in (crp.obj["metadata"].get("finalizers") or ()):
+        cleanup = (
+            f"the scheduler takes its finalizer off the placement's {len(bindings)} binding(s), deletes "
+            "them, then takes its own finalizer off the placement"
+        )
+    else:
+        cleanup = "it does not hold the scheduler's finalizer: the scheduler writes nothing for it"
+    placement = {"kind": n.PLACEMENT, "name": target.name, "deleting": True, "cleanup": cleanup}
+    return {"system": "fleet", "placement": placement, "bindings": bindings, "clusters": []}
 
 
 def _preference(i: int, pref) -> dict[str, Any]:
@@ -251,6 +271,8 @@ def term_fix(fix: TermFix, cluster: Cluster) -> dict[str, Any]:
 
 def table(doc: dict[str, Any]) -> str:
     p = doc["placement"]
+    if p.get("deleting"):
+        return f"{p['kind']} {p['name']}: being deleted, no scheduling cycle runs for it; {p['cleanup']}\n"
     head = f"{p['kind']} {p['name']}: {p['placementType']}"
     if "numberOfClusters" in p:
         head += f", numberOfClusters {p['numberOfClusters']}"

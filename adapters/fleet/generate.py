@@ -335,12 +335,21 @@ def _fleet_member(row: dict[str, Any]) -> dict[str, Any]:
                 {
                     "type": n.MEMBER_AGENT,
                     "lastReceivedHeartbeat": seen,
+                    # the member agent's reasons (internalmembercluster/v1beta1/member_controller.go)
                     "conditions": [
-                        {"type": "Joined", "status": "True", "lastTransitionTime": row["joined_since"]},
+                        {
+                            "type": "Joined",
+                            "status": "True",
+                            "lastTransitionTime": row["joined_since"],
+                            "reason": "InternalMemberClusterJoined",
+                            "message": "",
+                        },
                         {
                             "type": "Healthy",
                             "status": "True" if healthy else "False",
                             "lastTransitionTime": row["health_since"],
+                            "reason": f"InternalMemberCluster{'Healthy' if healthy else 'Unhealthy'}",
+                            "message": "",
                         },
                     ],
                 }
@@ -448,12 +457,16 @@ class _FleetGenerator:
         return out
 
     @staticmethod
-    def placement_object(p: _Placement) -> dict[str, Any]:
+    def placement_object(p: _Placement, scheduled: bool) -> dict[str, Any]:
+        """The placement; `scheduled`: one the controllers have acted on, which holds their finalizers."""
         workload = p.name.rsplit("-", 1)[0]
+        metadata: dict[str, Any] = {"name": p.name, "generation": p.generation, "uid": p.uid}
+        if scheduled:
+            metadata["finalizers"] = [n.PLACEMENT_CLEANUP_FINALIZER, n.SCHEDULER_CLEANUP_FINALIZER]
         return {
             "apiVersion": n.API_VERSION,
             "kind": n.PLACEMENT,
-            "metadata": {"name": p.name, "generation": p.generation, "uid": p.uid},
+            "metadata": metadata,
             "spec": {
                 "resourceSelectors": [{"group": "", "version": "v1", "kind": "Namespace", "name": workload}],
                 "policy": p.policy,
@@ -671,7 +684,9 @@ class _FleetGenerator:
             snapshot, *made = self.existing_state(placements[i], i in obsolete)
             snapshots.append(snapshot)
             bindings.extend(made)
-        return [*members, *(self.placement_object(p) for p in placements), *snapshots, *bindings]
+        held = set(existing.tolist())
+        placed = [self.placement_object(p, i in held) for i, p in enumerate(placements)]
+        return [*members, *placed, *snapshots, *bindings]
 
 
 def generate_fleet(

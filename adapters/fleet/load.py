@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -12,14 +13,21 @@ from adapters.contract import Cut
 from adapters.fleet import names as n
 from adapters.fleet import schema
 from adapters.fleet.clusters import load_cluster
-from adapters.fleet.policy import normalized_policy, parse_policy
+from adapters.fleet.policy import Policy, parse_policy, policy_hash
 from adapters.fleet.snapshots import clean, new_snapshot, refresh_snapshot
 from adapters.kube.fields import INT32, Fields
 from adapters.kube.manifests import Manifest, index_by_kind
-from adapters.kube.validation import label_problem
 from model import Batch, Cluster, ClusterScore, ExistingDecision, PlacementRequest
 
-__all__ = ["CUT_CLUSTERS_PER_PLACEMENT", "CUT_PLACEMENTS", "FleetContext", "PlacementContext", "cut", "load"]
+__all__ = [
+    "CUT_CLUSTERS_PER_PLACEMENT",
+    "CUT_PLACEMENTS",
+    "DeletingPlacement",
+    "FleetContext",
+    "PlacementContext",
+    "cut",
+    "load",
+]
 
 
 @dataclass(slots=True)
@@ -39,6 +47,26 @@ class PlacementContext:
     active: dict[str, dict[str, Any]] = field(default_factory=dict)  # Scheduled/Bound bindings by cluster
     unscheduled: dict[str, dict[str, Any]] = field(default_factory=dict)  # by cluster
     deleting: list[dict[str, Any]] = field(default_factory=list)
+    # Of a state neither Scheduled, Bound nor Unscheduled (the CRD has no enum), on the current
+    # snapshot and a cluster still there: classifyBindings puts them in no group, so the cycle
+    # passes them by (their cluster is free to pick) and they are written back as they are.
+    passed_by: list[dict[str, Any]] = field(default_factory=list)
+    dangling: set[str] = field(default_factory=set)  # clusters of active bindings not there or leaving
+
+    @property
+    def name(self) -> str:
+        return self.crp.name
+
+
+@dataclass(slots=True)
+class DeletingPlacement:
+    """A CRP being deleted (a deletionTimestamp set): no scheduling cycle runs for it and the
+    placement controller keeps no snapshot for it (pkg/scheduler/scheduler.go scheduleOnce,
+    pkg/controllers/placement/controller.go Reconcile); their finalizers say what they clean up."""
+
+    crp: Manifest
+    bindings: list[dict[str, Any]]  # every binding whose parent label names it, by name
+    snapshots: list[dict[str, Any]]  # every policy snapshot whose parent label names it, by name
 
     @property
     def name(self) -> str:
@@ -50,6 +78,7 @@ class FleetContext:
     placements: dict[str, PlacementContext]
     now: datetime
     seed: int
+    deleting: dict[str, DeletingPlacement] = field(default_factory=dict)
 
 
 def load(
@@ -70,14 +99,19 @@ def load(
         _check_snapshot(m)
     bindings, snapshots = _by_parent(objects[n.BINDING]), _by_parent(objects[n.POLICY_SNAPSHOT])
 
-    requests, contexts = [], {}
+    requests, contexts, deleting = [], {}, {}
+    present = {c.name for c in clusters if not c.leaving}
     for crp in objects[n.PLACEMENT]:
-        request, context = _load_placement(crp, snapshots.get(crp.name, []), bindings.get(crp.name, []))
+        owned_snapshots, owned_bindings = snapshots.get(crp.name, []), bindings.get(crp.name, [])
+        if crp.obj["metadata"].get("deletionTimestamp") is not None:
+            deleting[crp.name] = _load_deleting(crp, owned_snapshots, owned_bindings)
+            continue
+        request, context = _load_placement(crp, owned_snapshots, owned_bindings, present)
         requests.append(request)
         contexts[crp.name] = context
     requests.sort(key=lambda r: r.key)
     batch = Batch(clusters, tuple(requests), now=now, seed=seed, explain_limit=n.MAX_UNSELECTED_DECISIONS)
-    return batch, FleetContext(contexts, now, seed)
+    return batch, FleetContext(contexts, now, seed, deleting)
 
 
 # A fleet is cut where its placements' work outweighs what every part repeats (each reads every
@@ -139,19 +173,7 @@ def _by_parent(manifests: list[Manifest]) -> dict[str | None, list[Manifest]]:
 
 def _check_metadata(m: Manifest) -> None:
     """The metadata of a scheduler-owned object that is read or rewritten below."""
-    metadata = m.obj["metadata"]
-    labels = metadata.get("labels")
-    if (
-        _strings(labels)
-        and (labels is None or all(type(k) is str and label_problem(k, v) is None for k, v in labels.items()))
-        and _strings(metadata.get("annotations"))
-        and _string_list(metadata.get("finalizers"))
-    ):
-        return  # the common case, without building what the checks below build
-    f = Fields(m)
-    f.labels(labels, "metadata.labels")
-    f.string_map(metadata.get("annotations"), "metadata.annotations")
-    f.string_list(metadata.get("finalizers"), "metadata.finalizers")
+    Fields(m).metadata(m.obj["metadata"])
 
 
 def _check_snapshot(m: Manifest) -> None:
@@ -176,36 +198,28 @@ def _strings(value: Any) -> bool:
     return value is None or (type(value) is dict and all(type(v) is str for v in value.values()))
 
 
-def _string_list(value: Any) -> bool:
-    """None, or a list of strings (a subset of what Fields.string_list accepts)."""
-    return value is None or (type(value) is list and all(type(v) is str for v in value))
+def _holds_hash(m: Manifest, digest: str) -> bool:
+    """Whether the snapshot's spec.policyHash (base64, checked: schema.py) holds the bytes of
+    `digest`, as the placement controller compares them (getOrCreateSchedulingPolicySnapshot)."""
+    stored = m.obj["spec"]["policyHash"].replace("\r", "").replace("\n", "")
+    return base64.b64decode(stored) == digest.encode()
 
 
-def _same_numberless(m: Manifest, policy: Any) -> bool:
-    """The common case, cheaply: the snapshot holds the placement's policy as it is, N aside."""
-    stored = (m.obj.get("spec") or {}).get("policy") if isinstance(m.obj.get("spec"), dict) else None
-    if not isinstance(stored, dict) or not isinstance(policy, dict):
-        return stored is None and policy is None
-    strip = "numberOfClusters"
-    return {k: v for k, v in stored.items() if k != strip} == {k: v for k, v in policy.items() if k != strip}
+@dataclass(frozen=True, slots=True)
+class _Placement:
+    """What a CRP says, checked as the API server and Fleet's webhook check it."""
+
+    spec: Any
+    raw_policy: Any
+    policy: Policy
+    generation: int
+    mode: str
 
 
-def _snapshot_policy(m: Manifest) -> Any:
-    """A snapshot's policy, normalised for comparison with the placement's."""
-    f = Fields(m)
-    raw = f.mapping(m.obj.get("spec"), "spec").get("policy")
-    if raw is None:
-        return None
-    try:
-        return normalized_policy(f.mapping(raw, "spec.policy"))
-    except (TypeError, ValueError, AttributeError):
-        raise f.fail("not a placement policy", "spec.policy") from None
-
-
-def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest]):
+def _placement(crp: Manifest) -> _Placement:
     f = Fields(crp)
     spec = f.mapping(crp.obj.get("spec"), "spec")
-    f.labels(crp.obj["metadata"].get("labels"), "metadata.labels")
+    f.metadata(crp.obj["metadata"])
     if len(crp.name) > n.MAX_NAME_LENGTH:  # the webhook's (validatePlacement)
         raise f.fail(f"longer than {n.MAX_NAME_LENGTH} characters", "metadata.name")
     schema.check(f, crp.obj, n.PLACEMENT)
@@ -215,27 +229,46 @@ def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Man
     mode = (
         (f.mapping(raw_policy, "spec.policy").get("placementType") or "PickAll") if raw_policy else "PickAll"
     )
+    return _Placement(spec, raw_policy, policy, generation, mode)
 
-    context = _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, policy.count)
+
+def _binding_fields(b: Manifest) -> tuple[Fields, dict[str, Any], str, str]:
+    """A binding's checker, spec, target cluster and state (strings the CRD requires, any of
+    them: no enum, no pattern; an empty target names no cluster, so the binding dangles)."""
+    bspec = b.obj["spec"]  # checked: schema.py
+    return Fields(b), bspec, bspec["targetCluster"], bspec["state"]
+
+
+def _load_deleting(crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest]) -> DeletingPlacement:
+    _placement(crp)  # checked as any other
+    for b in bindings:
+        _binding_fields(b)
+    return DeletingPlacement(
+        crp, [b.obj for b in sorted(bindings, key=_name)], [m.obj for m in sorted(snapshots, key=_name)]
+    )
+
+
+def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest], present: set[str]):
+    """The placement's request and context. `present`: the clusters not leaving the fleet; a
+    binding on another is dangling (classifyBindings), whatever its state but Unscheduled."""
+    read = _placement(crp)
+    policy, mode = read.policy, read.mode
+    context = _snapshot_context(
+        crp, read.spec, read.raw_policy, snapshots, read.generation, mode, policy.count
+    )
     current = context.snapshot["metadata"]["name"]
     existing = []
     for b in sorted(bindings, key=_name):
-        bf = Fields(b)
-        bspec = b.obj.get("spec")
-        if type(bspec) is not dict:
-            bspec = bf.mapping(bspec, "spec")
-        target = bspec.get("targetCluster")
-        if (type(target) is not str or not target) and not bf.string(target, "spec.targetCluster"):
-            raise bf.fail("targetCluster is required", "spec.targetCluster")
-        state = bspec.get("state")
-        if type(state) is not str or state not in _STATES:
-            state = bf.string(state, "spec.state")
-            raise bf.fail(f"unknown state {state!r}; expected Scheduled, Bound or Unscheduled", "spec.state")
+        bf, bspec, target, state = _binding_fields(b)
         if b.obj["metadata"].get("deletionTimestamp") is not None:
             context.deleting.append(b.obj)
             continue
         if state == n.UNSCHEDULED:
             context.unscheduled.setdefault(target, b.obj)
+            continue
+        is_current = bspec.get("schedulingPolicySnapshotName") == current
+        if state not in _HELD and is_current and target in present:
+            context.passed_by.append(b.obj)
             continue
         if target in context.active:
             other = context.active[target]["metadata"]["name"]
@@ -243,10 +276,12 @@ def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Man
                 f"another active binding, {other}, targets the same cluster {target!r}", "spec.targetCluster"
             )
         context.active[target] = b.obj
+        if target not in present:
+            context.dangling.add(target)
         existing.append(
             ExistingDecision(
                 cluster=target,
-                current=bspec.get("schedulingPolicySnapshotName") == current,
+                current=is_current,
                 committed=state == n.BOUND,
                 score=_stored_score(bf, bspec),
             )
@@ -269,7 +304,7 @@ def _name(m: Manifest) -> str:
     return m.obj["metadata"]["name"]
 
 
-_STATES = frozenset({n.SCHEDULED, n.BOUND, n.UNSCHEDULED})
+_HELD = frozenset({n.SCHEDULED, n.BOUND})
 
 
 def _fits_int32(value: int) -> bool:
@@ -326,17 +361,10 @@ def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count)
     history = spec.get("revisionHistoryLimit", n.DEFAULT_REVISION_HISTORY_LIMIT)
     history = Fields(crp).integer(history, "spec.revisionHistoryLimit", minimum=1, maximum=1000)
 
-    same = latest is not None and (
-        _same_numberless(latest, raw_policy) or _snapshot_policy(latest) == normalized_policy(raw_policy)
-    )
+    same = latest is not None and _holds_hash(latest, policy_hash(raw_policy))
     count = count if mode == "PickN" else None
-    if same:
+    if same:  # ensureLatestPolicySnapshot: only the latest is written
         snapshot = refresh_snapshot(latest.obj, generation, count)
-        older = [
-            _not_latest(m.obj)
-            for m in ordered
-            if m is not latest and (m.obj["metadata"].get("labels") or {}).get(n.LATEST_LABEL) != "false"
-        ]
         return PlacementContext(
             crp,
             generation,
@@ -346,16 +374,16 @@ def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count)
             False,
             latest.obj["metadata"].get("generation", 1),  # checked: _check_snapshot
             latest.obj.get("status"),
-            older,
         )
     index = _index(ordered[-1]) + 1 if ordered else 0
     snapshot = new_snapshot(crp.obj, index, raw_policy, generation, count)
     keep = ordered[len(ordered) - (history - 1) :] if history > 1 else []
     deleted = [m.obj for m in ordered if m not in keep]
+    # The latest one, labelled so, is labelled not latest first; the others are not touched.
     older = [
         _not_latest(m.obj)
         for m in keep
-        if (m.obj["metadata"].get("labels") or {}).get(n.LATEST_LABEL) != "false"
+        if m is latest and (m.obj["metadata"].get("labels") or {}).get(n.LATEST_LABEL) == "true"
     ]
     return PlacementContext(crp, generation, count, mode, snapshot, True, 1, None, older, deleted)
 

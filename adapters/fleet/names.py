@@ -27,7 +27,11 @@ INDEX_LABEL = "kubernetes-fleet.io/policy-index"
 NUMBER_OF_CLUSTERS_ANNOTATION = "kubernetes-fleet.io/number-of-clusters"
 GENERATION_ANNOTATION = "kubernetes-fleet.io/CRP-generation"
 PREVIOUS_STATE_ANNOTATION = "kubernetes-fleet.io/previous-binding-state"
-SCHEDULER_FINALIZER = "kubernetes-fleet.io/scheduler-crb-cleanup"
+SCHEDULER_FINALIZER = "kubernetes-fleet.io/scheduler-crb-cleanup"  # on a binding
+# On a placement: the scheduler's (it cleans up the bindings) and the placement controller's (it
+# deletes the snapshots), each added before its controller first acts on the placement.
+SCHEDULER_CLEANUP_FINALIZER = "kubernetes-fleet.io/scheduler-cleanup"
+PLACEMENT_CLEANUP_FINALIZER = "kubernetes-fleet.io/crp-cleanup"
 
 RESOURCE_PROPERTY_PREFIX = "resources.kubernetes-fleet.io/"
 RESOURCE_CAPACITY_TYPES = {"total": "capacity", "allocatable": "allocatable", "available": "available"}

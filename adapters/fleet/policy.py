@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -354,24 +356,210 @@ def _drop_empty(value: Any) -> Any:
     return value
 
 
-_FIELD_ORDER = (
-    "placementType",
-    "clusterNames",
-    "numberOfClusters",
-    "affinity",
-    "topologySpreadConstraints",
-    "tolerations",
+# The Go types of a placement policy (apis/placement/v1beta1/clusterresourceplacement_types.go,
+# metav1.LabelSelector) as encoding/json writes them: a struct's fields in declaration order, each
+# with its JSON name and whether it is `omitempty`.
+@dataclass(frozen=True, slots=True)
+class _Scalar:
+    name: str  # "string", "int" or "map" (a map[string]string)
+
+
+@dataclass(frozen=True, slots=True)
+class _Pointer:
+    of: Any
+
+
+@dataclass(frozen=True, slots=True)
+class _Slice:
+    of: Any
+
+
+@dataclass(frozen=True, slots=True)
+class _Struct:
+    fields: tuple[tuple[str, Any, bool], ...]  # (JSON name, type, omitempty)
+
+
+_STRING, _INT, _MAP = _Scalar("string"), _Scalar("int"), _Scalar("map")
+_TERM = _Struct(
+    (
+        (
+            "labelSelector",
+            _Pointer(
+                _Struct(
+                    (
+                        ("matchLabels", _MAP, True),
+                        (
+                            "matchExpressions",
+                            _Slice(
+                                _Struct(
+                                    (
+                                        ("key", _STRING, False),
+                                        ("operator", _STRING, False),
+                                        ("values", _Slice(_STRING), True),
+                                    )
+                                )
+                            ),
+                            True,
+                        ),
+                    )
+                )
+            ),
+            True,
+        ),
+        (
+            "propertySelector",
+            _Pointer(
+                _Struct(
+                    (
+                        (
+                            "matchExpressions",
+                            _Slice(
+                                _Struct(
+                                    (
+                                        ("name", _STRING, False),
+                                        ("operator", _STRING, False),
+                                        ("values", _Slice(_STRING), False),
+                                    )
+                                )
+                            ),
+                            False,
+                        ),
+                    )
+                )
+            ),
+            True,
+        ),
+        (
+            "propertySorter",
+            _Pointer(_Struct((("name", _STRING, False), ("sortOrder", _STRING, False)))),
+            True,
+        ),
+    )
+)
+_AFFINITY = _Struct(
+    (
+        (
+            "clusterAffinity",
+            _Pointer(
+                _Struct(
+                    (
+                        (
+                            "requiredDuringSchedulingIgnoredDuringExecution",
+                            _Pointer(_Struct((("clusterSelectorTerms", _Slice(_TERM), False),))),
+                            True,
+                        ),
+                        (
+                            "preferredDuringSchedulingIgnoredDuringExecution",
+                            _Slice(_Struct((("weight", _INT, False), ("preference", _TERM, False)))),
+                            True,
+                        ),
+                    )
+                )
+            ),
+            True,
+        ),
+    )
+)
+_POLICY = _Struct(
+    (
+        ("placementType", _STRING, True),
+        ("clusterNames", _Slice(_STRING), True),
+        ("numberOfClusters", _Pointer(_INT), True),
+        ("affinity", _Pointer(_AFFINITY), True),
+        (
+            "topologySpreadConstraints",
+            _Slice(
+                _Struct(
+                    (
+                        ("maxSkew", _Pointer(_INT), True),
+                        ("topologyKey", _STRING, False),
+                        ("whenUnsatisfiable", _STRING, True),
+                    )
+                )
+            ),
+            True,
+        ),
+        (
+            "tolerations",
+            _Slice(_Struct(tuple((name, _STRING, True) for name in ("key", "operator", "value", "effect")))),
+            True,
+        ),
+    )
 )
 
 
 def policy_hash(raw: Any) -> str:
-    """Lowercase hex SHA-256 of the policy's JSON without numberOfClusters, fields in API order.
-    Informative only: snapshots are matched by comparing normalised policies, not hashes."""
+    """What the placement controller writes as a snapshot's hash of the policy (hex; the snapshot
+    holds its bytes): resource.HashOf, the lowercase hex SHA-256 of encoding/json's bytes of the
+    policy as the API server stores it (the CRD's defaults filled in) without numberOfClusters
+    (controller.go getOrCreateSchedulingPolicySnapshot)."""
     if raw is None:
-        encoded = "null"
-    else:
-        policy = {k: v for k, v in raw.items() if k != "numberOfClusters"}
-        ordered = {k: policy[k] for k in _FIELD_ORDER if k in policy}
-        ordered.update({k: v for k, v in policy.items() if k not in ordered})
-        encoded = json.dumps(ordered, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(encoded.encode()).hexdigest()
+        return hashlib.sha256(b"null").hexdigest()
+    policy = _defaulted({k: v for k, v in raw.items() if k != "numberOfClusters"})
+    return hashlib.sha256(_go_json(policy, _POLICY).encode()).hexdigest()
+
+
+def _defaulted(policy: dict[str, Any]) -> dict[str, Any]:
+    """The CRD's defaults inside a policy: placementType, a toleration's operator, a spread
+    constraint's maxSkew and whenUnsatisfiable (each where the field is absent)."""
+    out = {**policy, "placementType": policy.get("placementType", "PickAll")}
+    for field, defaults in _ITEM_DEFAULTS.items():
+        if isinstance(policy.get(field), list):
+            out[field] = [{**defaults, **i} if isinstance(i, dict) else i for i in policy[field]]
+    return out
+
+
+_ITEM_DEFAULTS = {
+    "tolerations": {"operator": "Equal"},
+    "topologySpreadConstraints": {"maxSkew": 1, "whenUnsatisfiable": "DoNotSchedule"},
+}
+
+
+def _go_json(value: Any, kind: Any) -> str:
+    """`value` (decoded JSON, of Go type `kind`) as encoding/json marshals it: a nil pointer, slice
+    or map is null, an absent string or int its zero value."""
+    if isinstance(kind, _Pointer):
+        return "null" if value is None else _go_json(value, kind.of)
+    if isinstance(kind, _Slice):
+        return "null" if value is None else "[" + ",".join(_go_json(v, kind.of) for v in value) + "]"
+    if kind is _STRING:
+        return _go_string("" if value is None else value)
+    if kind is _INT:
+        return str(0 if value is None else value)
+    if kind is _MAP:
+        if value is None:
+            return "null"
+        return "{" + ",".join(f"{_go_string(k)}:{_go_string(value[k])}" for k in sorted(value)) + "}"
+    fields = value if isinstance(value, Mapping) else {}
+    parts = []
+    for name, field_kind, omitempty in kind.fields:
+        item = fields.get(name)
+        if omitempty and _empty(item, field_kind):
+            continue
+        parts.append(f"{_go_string(name)}:{_go_json(item, field_kind)}")
+    return "{" + ",".join(parts) + "}"
+
+
+def _empty(value: Any, kind: Any) -> bool:
+    """omitempty's test: a nil pointer, an empty string, slice or map (a pointer to an empty
+    struct is not nil)."""
+    if value is None:
+        return True
+    return not isinstance(kind, _Pointer) and value in ("", [], {})
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _go_string(text: str) -> str:
+    r"""A JSON string as encoding/json writes one: <, > and & escaped for HTML, U+2028 and U+2029
+    escaped, other characters as they are but the quote, the backslash and the control
+    characters (\b, \f, \n, \r, \t short, the rest \u00XX, as json.dumps writes them); a lone
+    surrogate, which Go's decoder reads as U+FFFD, as that."""
+    encoded = json.dumps(_LONE_SURROGATE.sub("\ufffd", text), ensure_ascii=False)
+    for raw, escaped in _GO_ESCAPES:
+        encoded = encoded.replace(raw, escaped)
+    return encoded
+
+
+_GO_ESCAPES = tuple((c, f"\\u{ord(c):04x}") for c in "<>&\u2028\u2029")

@@ -1,17 +1,26 @@
 """What the Fleet CRDs' schemas (config/crd/bases in kubefleet-dev/kubefleet) and the placement
-webhook (pkg/utils/validator/placement.go validateRolloutStrategy) refuse in the fields the
-scheduler does not read: enums, integer ranges, list lengths. The API server refuses such an
+webhook (pkg/utils/validator/placement.go) refuse in the fields the scheduler does not read, or
+reads only in part: enums, integer ranges, list lengths, required fields, formats (date-time,
+byte), conditions (metav1.Condition's schema: adapters.kube.fields.Fields.conditions), the placement
+spec's CEL rules and its resource selectors' label selectors. The API server refuses such an
 object, so no hub holds one and neither does our input. The fields the scheduler reads are
-checked where they are read (policy.py, clusters.py, load.py), with `enum` below."""
+checked where they are read (policy.py, clusters.py, load.py), with `enum` below.
+
+Not checked: the webhook's look-ups in the hub's discovery (a resource selector's kind must be
+served, and cluster-scoped unless a namespace is selected with NamespaceWithResourceSelectors),
+which need the hub itself, and the CRD's transition rules (they compare with an older object)."""
 
 from __future__ import annotations
 
+import binascii
 import re
+from base64 import b64decode
 from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.fleet import names as n
-from adapters.kube.fields import INT32, Fields
+from adapters.kube.fields import INT32, Fields, conditions_fine, parse_time, rfc3339
+from adapters.kube.selectors import SelectorError, label_selector
 
 __all__ = [
     "Conditions",
@@ -84,6 +93,95 @@ class MaxItems:
         return type(value) is list and len(value) <= self.limit
 
 
+@dataclass(frozen=True, slots=True)
+class Required:
+    """A field the CRD requires (a null is pruned: absent); `kind`: the type it must have."""
+
+    kind: type | None = None
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        if value is None:
+            raise f.fail(f"{path.rpartition('.')[2]} is required", path)
+        if self.kind is str:
+            f.string(value, path)
+        elif self.kind is bool and type(value) is not bool:
+            raise f.fail("expected a boolean", path)
+        elif self.kind is dict:
+            f.mapping(value, path)
+
+    def fine(self, value: Any) -> bool:
+        return value is not None and (self.kind is None or type(value) is self.kind)
+
+
+@dataclass(frozen=True, slots=True)
+class Time:
+    """A `format: date-time` string: RFC 3339, as Kubernetes reads one (adapters.kube.fields.rfc3339)."""
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        parse_time(f, value, path)
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        return type(value) is str and rfc3339(value) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Conditions:
+    """A list of metav1.Condition (adapters.kube.fields.Fields.conditions)."""
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        f.conditions(value, path)
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        return conditions_fine(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Base64:
+    """A `format: byte` string: standard base64 with its padding, as Go's base64.StdEncoding
+    decodes it (line breaks skipped)."""
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        text = f.string(value, path)
+        try:
+            b64decode(text.replace("\r", "").replace("\n", ""), validate=True)
+        except (binascii.Error, ValueError):
+            raise f.fail(f"{text!r} is not base64 (format byte)", path) from None
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        if type(value) is not str:
+            return False
+        try:
+            b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            return False
+        return True
+
+
+class _PropertyEntries:
+    """status.properties: each entry with its value and an RFC 3339 observationTime (a null entry
+    is pruned by the API server: no such property)."""
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        for name, entry in f.mapping(value, path).items():
+            if entry is None:
+                continue
+            entry = f.mapping(entry, f"{path}[{name}]")
+            for field_name in ("value", "observationTime"):
+                Required(str)(f, entry.get(field_name), f"{path}[{name}].{field_name}")
+            parse_time(f, entry["observationTime"], f"{path}[{name}].observationTime")
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        return type(value) is dict and all(
+            e is None
+            or (type(e) is dict and type(e.get("value")) is str and Time.fine(e.get("observationTime")))
+            for e in value.values()
+        )
+
+
 _PERCENT_OR_COUNT = re.compile(r"((100|[0-9]{1,2})%|[0-9]+)")
 
 
@@ -130,6 +228,65 @@ def _resource_selectors(f: Fields, value: Any, path: str) -> None:
             raise f.fail("name and labelSelector are mutually exclusive", f"{path}[{i}]")
 
 
+def _selector_labels(f: Fields, value: Any, path: str) -> None:
+    """A resource selector's label selector, one Kubernetes can build (the webhook's
+    validateLabelSelector)."""
+    try:
+        label_selector(f, value, path)
+    except SelectorError as err:
+        raise f.fail(f"the labelSelector in resource selector is invalid: {err}", err.field) from None
+
+
+class _NamespaceSelectors:
+    """The CRD's rules on spec across its resource selectors (x-kubernetes-validations): a
+    NamespaceAccessible status needs exactly one Namespace selector; NamespaceWithResourceSelectors
+    is allowed on one Namespace selector (core v1) only, which then names its namespace without a
+    label selector and is the only Namespace selector of the placement."""
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        spec = f.mapping(value, path)
+        selectors = f.sequence(spec.get("resourceSelectors"), f"{path}.resourceSelectors")
+        namespaces = [s for s in selectors if isinstance(s, dict) and s.get("kind") == "Namespace"]
+        if spec.get("statusReportingScope") == "NamespaceAccessible" and len(namespaces) != 1:
+            raise f.fail(
+                "a NamespaceAccessible status reporting scope needs exactly one Namespace resource selector",
+                f"{path}.statusReportingScope",
+            )
+        core = [s for s in namespaces if s.get("group") == "" and s.get("version") == "v1"]
+        scoped = [s for s in core if s.get("selectionScope", _DEFAULT_SCOPE) == _WITH_SELECTORS]
+        if not scoped:
+            return
+        where = f"{path}.resourceSelectors"
+        if len(scoped) > 1:
+            raise f.fail(f"at most one Namespace resource selector may be {_WITH_SELECTORS}", where)
+        if not scoped[0].get("name") or scoped[0].get("labelSelector") is not None:
+            raise f.fail(
+                f"the {_WITH_SELECTORS} Namespace resource selector must name its namespace, "
+                "without a labelSelector",
+                where,
+            )
+        if len(core) != 1:
+            raise f.fail(
+                f"with a {_WITH_SELECTORS} Namespace resource selector, no other Namespace resource selector",
+                where,
+            )
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        """No NamespaceAccessible scope, no Namespace selector of NamespaceWithResourceSelectors."""
+        if type(value) is not dict or value.get("statusReportingScope") == "NamespaceAccessible":
+            return False
+        selectors = value.get("resourceSelectors")
+        return type(selectors) is list and not any(
+            type(s) is dict and s.get("kind") == "Namespace" and s.get("selectionScope") == _WITH_SELECTORS
+            for s in selectors
+        )
+
+
+_DEFAULT_SCOPE = "NamespaceWithResources"
+_WITH_SELECTORS = "NamespaceWithResourceSelectors"
+
+
 def _report_back(f: Fields, value: Any, path: str) -> None:
     report = f.mapping(value, path)
     if report.get("type") is None:
@@ -146,47 +303,12 @@ class Rule:
     required: bool = False  # checked when absent too (as None)
 
 
-_CONDITIONS = (
-    ("status", Enum(("True", "False", "Unknown"))),
-    ("observedGeneration", Integer(minimum=0)),
-)
 _APPLY_STRATEGY = (
     ("type", Enum(("ClientSideApply", "ServerSideApply", "ReportDiff"))),
     ("comparisonOption", Enum(("PartialComparison", "FullComparison"))),
     ("whenToApply", Enum(("Always", "IfNotDrifted"))),
     ("whenToTakeOver", Enum(("Always", "IfNoDiff", "Never"))),
 )
-
-
-_STATUSES = ("True", "False", "Unknown")
-
-
-class Conditions:
-    """A list of metav1.Condition: each status required, True, False or Unknown; each
-    observedGeneration a non-negative int64. A loop of its own: every MemberCluster has some."""
-
-    def __call__(self, f: Fields, value: Any, path: str) -> None:
-        for i, raw in enumerate(f.sequence(value, path)):
-            condition = f.mapping(raw, f"{path}[{i}]")
-            if condition.get("status") is None:
-                raise f.fail("status is required", f"{path}[{i}].status")
-            enum(f, condition["status"], f"{path}[{i}].status", _STATUSES)
-            if condition.get("observedGeneration") is not None:
-                f.integer(condition["observedGeneration"], f"{path}[{i}].observedGeneration", minimum=0)
-
-    @staticmethod
-    def fine(value: Any) -> bool:
-        if value is None:
-            return True
-        if type(value) is not list:
-            return False
-        for condition in value:
-            if type(condition) is not dict or condition.get("status") not in _STATUSES:
-                return False
-            generation = condition.get("observedGeneration")
-            if generation is not None and not (type(generation) is int and 0 <= generation <= 2**63 - 1):
-                return False
-        return True
 
 
 class _Decisions:
@@ -241,10 +363,13 @@ RULES: dict[str, tuple[Rule, ...]] = {
         Rule("tolerations[].effect", Enum(TAINT_EFFECTS)),
     ),
     n.PLACEMENT: (
+        Rule("spec", Required(dict), required=True),
+        Rule("spec", _NamespaceSelectors()),
         Rule("spec.resourceSelectors", _resource_selectors, required=True),
         # its status, which other controllers write (rollout, work applier)
         Rule("status.conditions", Conditions()),
         Rule("status.placementStatuses[].conditions", Conditions()),
+        Rule("spec.resourceSelectors[].labelSelector", _selector_labels),
         Rule(
             "spec.resourceSelectors[].selectionScope",
             Enum(("NamespaceOnly", "NamespaceWithResources", "NamespaceWithResourceSelectors")),
@@ -262,22 +387,46 @@ RULES: dict[str, tuple[Rule, ...]] = {
         Rule(
             "spec.strategy.reportBackStrategy.destination", Enum(("OriginalResource", "WorkAPI")), "v1beta1"
         ),
+        Rule("status.conditions", Conditions()),
     ),
     n.MEMBER_CLUSTER: (
+        Rule("spec", Required(dict), required=True),
+        Rule("spec.identity", Required(dict), required=True),
+        Rule("spec.identity.kind", Required(str), required=True),
+        Rule("spec.identity.name", Required(str), required=True),
         Rule("spec.heartbeatPeriodSeconds", Integer(minimum=1, maximum=600)),
         Rule("spec.deleteOptions.validationMode", Enum(("Skip", "Strict")), "v1beta1"),
-        # every condition, not only the two the scheduler consults (clusters.eligibility)
         Rule("status.conditions", Conditions()),
+        Rule("status.agentStatus[].type", Required(str), required=True),
         Rule("status.agentStatus[].conditions", Conditions()),
+        Rule("status.agentStatus[].lastReceivedHeartbeat", Time()),
+        Rule("status.properties", _PropertyEntries()),
+        Rule("status.resourceUsage.observationTime", Time()),
     ),
     n.BINDING: (
+        Rule("spec", Required(dict), required=True),
+        *(
+            Rule(f"spec.{name}", Required(str), required=True)
+            for name in ("resourceSnapshotName", "schedulingPolicySnapshotName", "state", "targetCluster")
+        ),
+        Rule("spec.clusterDecision", Required(dict), required=True),
+        Rule("spec.clusterDecision.clusterName", Required(str), required=True),
+        Rule("spec.clusterDecision.reason", Required(str), required=True),
+        Rule("spec.clusterDecision.selected", Required(bool), required=True),
         *(Rule(f"spec.applyStrategy.{name}", check) for name, check in _APPLY_STRATEGY),
-        Rule("status.conditions", Conditions()),  # the rollout controller's and work applier's
+        Rule("status.conditions", Conditions()),
     ),
     n.POLICY_SNAPSHOT: (
+        Rule("spec", Required(dict), required=True),
+        Rule("spec.policyHash", Required(str), required=True),
+        Rule("spec.policyHash", Base64()),
+        Rule("status.observedCRPGeneration", Required(int), required=True),
         Rule("status.observedCRPGeneration", Integer()),
-        *(Rule(f"status.conditions[].{name}", check) for name, check in _CONDITIONS),
+        Rule("status.conditions", Conditions()),
         Rule("status.targetClusters", _Decisions()),
+        Rule("status.targetClusters[].clusterName", Required(str), required=True),
+        Rule("status.targetClusters[].reason", Required(str), required=True),
+        Rule("status.targetClusters[].selected", Required(bool), required=True),
     ),
 }
 
@@ -303,11 +452,11 @@ def _tree(rules: tuple[Rule, ...]) -> _Node:
             name = segment.removesuffix("[]")
             node = node.children.setdefault(name, _Node())
             node.listed = node.listed or segment.endswith("[]")
-            # a required field's parents are walked when absent too (a placement without spec
-            # still lacks its resource selectors)
-            node.required = node.required or rule.required
         node.rules.append(rule)
         node.fines.append(getattr(rule.check, "fine", None))
+        # Required within its parent: judged where the parent is (an absent parent that is
+        # required itself has its own rule: the placement's spec).
+        node.required = node.required or rule.required
     return root
 
 

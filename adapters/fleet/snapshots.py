@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 from datetime import datetime
 from typing import Any
 
@@ -72,8 +73,8 @@ def new_snapshot(
             "labels": {n.PARENT_LABEL: name, n.LATEST_LABEL: "true", n.INDEX_LABEL: str(index)},
             "annotations": _annotations(generation, count),
             "ownerReferences": [
-                {
-                    "apiVersion": crp.get("apiVersion", n.API_VERSION),
+                {  # SetControllerReference names the Go type's group and version: v1beta1's
+                    "apiVersion": n.API_VERSION,
                     "kind": n.PLACEMENT,
                     "name": name,
                     **({"uid": crp["metadata"]["uid"]} if crp.get("metadata", {}).get("uid") else {}),
@@ -87,16 +88,32 @@ def new_snapshot(
 
 
 def refresh_snapshot(obj: dict[str, Any], generation: int, count: int | None) -> dict[str, Any]:
-    """The latest snapshot with the annotations the placement controller keeps up to date."""
+    """The latest snapshot as ensureLatestPolicySnapshot leaves it (pkg/controllers/placement/
+    controller.go): labelled latest, its CRP-generation annotation set where the number it holds
+    differs from the placement's generation, and, for PickN (`count`), its number-of-clusters
+    annotation where the number it holds differs from N. Numbers are read as strconv.Atoi reads
+    them ("03" holds 3, and stays); no annotation is ever removed, a non-PickN snapshot's
+    number-of-clusters included."""
     out = clean(obj)
     meta = out["metadata"]
-    annotations = {
-        k: v for k, v in (meta.get("annotations") or {}).items() if k != n.NUMBER_OF_CLUSTERS_ANNOTATION
-    }
-    annotations.update(_annotations(generation, count))
+    annotations = dict(meta.get("annotations") or {})
+    for key, value in _annotations(generation, count).items():
+        if _atoi(annotations.get(key)) != int(value):
+            annotations[key] = value
     meta["annotations"] = annotations
     meta["labels"] = {**(meta.get("labels") or {}), n.LATEST_LABEL: "true"}
     return out
+
+
+_ATOI = re.compile(r"[+-]?[0-9]+")
+
+
+def _atoi(text: Any) -> int | None:
+    """The number Go's strconv.Atoi reads in `text` (decimal, an optional sign, nothing else), or
+    None where it reads none."""
+    if type(text) is not str or not _ATOI.fullmatch(text):
+        return None
+    return int(text)
 
 
 def format_time(moment: datetime) -> str:

@@ -7,6 +7,13 @@ Read from kubefleet-dev/kubefleet at e160c1cd (controller-runtime v0.22.4):
   replaces, and ensureLatestPolicySnapshot's is-latest label, CRP-generation and number-of-clusters
   annotations, are `Update`s of the object read; deleteRedundantSchedulingPolicySnapshots `Delete`s
   those past the revision history limit (no preconditions; NotFound ignored).
+- The scheduler (pkg/scheduler/scheduler.go scheduleOnce) `Update`s a placement with a latest policy
+  snapshot to add its cleanup finalizer before its first cycle (addSchedulerCleanUpFinalizer); for
+  a placement being deleted that holds it, cleanUpAllBindingsFor `Update`s every binding of the
+  placement without the binding finalizer, `Delete`s each not being deleted yet, then `Update`s
+  the placement without its finalizer. The placement controller, holding its own finalizer on a
+  placement being deleted, deletes its policy snapshots (handleDelete: a DeleteAllOf by the
+  parent label; here one delete per snapshot read).
 - The scheduler (pkg/scheduler/framework/framework.go, frameworkutils.go) writes the bindings:
   createBindings `Create`s new ones (AlreadyExists ignored: its names carry a random suffix and a
   create is retried; names here come from the input and the seed, so a create that finds the name
@@ -42,6 +49,7 @@ from adapters.kube.manifests import Manifest
 __all__ = ["WRITES", "writes"]
 
 _CONTROLLER = "pkg/controllers/placement/controller.go"
+_SCHEDULER = "pkg/scheduler/scheduler.go"
 _FRAMEWORK = "pkg/scheduler/framework/framework.go"
 _VERSIONED = ("uid", "resourceVersion")
 
@@ -54,6 +62,10 @@ def _annotations(obj: Mapping[str, Any]) -> Any:
     return (obj.get("metadata") or {}).get("annotations")
 
 
+def _holds_cleanup(obj: Mapping[str, Any]) -> bool:
+    return n.SCHEDULER_CLEANUP_FINALIZER in ((obj.get("metadata") or {}).get("finalizers") or ())
+
+
 def _marked_unscheduled(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
     """markUnscheduledForAndUpdate: the binding becomes Unscheduled, or (re-picked since) keeps the
     previous-state annotation that marking wrote."""
@@ -64,6 +76,7 @@ def _marked_unscheduled(before: Mapping[str, Any], after: Mapping[str, Any]) -> 
 WRITES = Writes(
     manager="hubagent",
     kinds={
+        n.PLACEMENT: (n.PLACEMENT_GROUP, "clusterresourceplacements"),
         n.POLICY_SNAPSHOT: (n.PLACEMENT_GROUP, "clusterschedulingpolicysnapshots"),
         n.BINDING: (n.PLACEMENT_GROUP, "clusterresourcebindings"),
     },
@@ -80,14 +93,35 @@ WRITES = Writes(
             ),
             preconditions=_VERSIONED,
         ),
-        Write(n.POLICY_SNAPSHOT, Verb.DELETE, f"{_CONTROLLER} deleteRedundantSchedulingPolicySnapshots"),
+        Write(
+            n.POLICY_SNAPSHOT,
+            Verb.DELETE,
+            f"{_CONTROLLER} deleteRedundantSchedulingPolicySnapshots/handleDelete",
+        ),
         Write(n.POLICY_SNAPSHOT, Verb.CREATE, f"{_CONTROLLER} getOrCreateSchedulingPolicySnapshot"),
+        Write(
+            n.PLACEMENT,
+            Verb.UPDATE,
+            f"{_SCHEDULER} addSchedulerCleanUpFinalizer",
+            (field_at("metadata", "finalizers"),),
+            preconditions=_VERSIONED,
+            when=lambda before, after: _holds_cleanup(after) and not _holds_cleanup(before),
+        ),
         Write(
             n.BINDING,
             Verb.UPDATE,
-            f"{_FRAMEWORK} removeFinalizerAndUpdate",
+            f"{_FRAMEWORK} removeFinalizerAndUpdate/{_SCHEDULER} cleanUpAllBindingsFor",
             (field_at("metadata", "finalizers"),),
             preconditions=_VERSIONED,
+        ),
+        Write(n.BINDING, Verb.DELETE, f"{_SCHEDULER} cleanUpAllBindingsFor"),
+        Write(
+            n.PLACEMENT,
+            Verb.UPDATE,
+            f"{_SCHEDULER} cleanUpAllBindingsFor",
+            (field_at("metadata", "finalizers"),),
+            preconditions=_VERSIONED,
+            when=lambda before, after: _holds_cleanup(before) and not _holds_cleanup(after),
         ),
         Write(n.BINDING, Verb.CREATE, f"{_FRAMEWORK} createBindings"),
         Write(

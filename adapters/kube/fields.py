@@ -9,9 +9,15 @@ from typing import Any
 
 from adapters.errors import InputError
 from adapters.kube.manifests import Manifest
-from adapters.kube.validation import annotation_problem, finalizer_problem, label_problem
+from adapters.kube.validation import (
+    annotations_problem,
+    condition_reason_errors,
+    condition_type_errors,
+    finalizer_problem,
+    label_problem,
+)
 
-__all__ = ["INT32", "INT64", "Fields", "parse_time", "rfc3339", "whole", "ZERO_TIME"]
+__all__ = ["INT32", "INT64", "Fields", "conditions_fine", "parse_time", "rfc3339", "whole", "ZERO_TIME"]
 
 ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
 # The widths the APIs declare (an OpenAPI `format: int32` / `int64`, a Go int): the API server
@@ -103,22 +109,6 @@ class Fields:
                 raise self.fail(problem, path)
         return labels
 
-    def annotations(self, value: Any, path: str) -> dict[str, str]:
-        """An object's annotations, their keys refused as the API server refuses them."""
-        annotations = self.string_map(value, path)
-        for key in annotations:
-            if problem := annotation_problem(key):
-                raise self.fail(problem, path)
-        return annotations
-
-    def finalizers(self, value: Any, path: str) -> list[str]:
-        """An object's finalizers, each refused as the API server refuses it."""
-        finalizers = self.string_list(value, path)
-        for i, name in enumerate(finalizers):
-            if problem := finalizer_problem(name):
-                raise self.fail(problem, f"{path}[{i}]")
-        return finalizers
-
     def string_list(self, value: Any, path: str) -> list[str]:
         """A list of strings; a null item is refused (the API server prunes a null field, not a
         null item of a list)."""
@@ -128,6 +118,119 @@ class Fields:
                 raise self.fail("expected a string, got null", f"{path}[{i}]")
             out.append(self.string(item, f"{path}[{i}]"))
         return out
+
+    def metadata(self, metadata: Mapping[str, Any]) -> dict[str, str]:
+        """What apimachinery's ValidateObjectMeta refuses in any object's labels, annotations and
+        finalizers (see labels, annotations, finalizers); the labels."""
+        labels = self.labels(metadata.get("labels"), "metadata.labels")
+        self.annotations(metadata.get("annotations"), "metadata.annotations")
+        self.finalizers(metadata.get("finalizers"), "metadata.finalizers")
+        return labels
+
+    def annotations(self, value: Any, path: str) -> dict[str, str]:
+        """An object's annotations, refused as the API server refuses them (ValidateAnnotations:
+        qualified keys, case aside; 256 KiB in all)."""
+        annotations = self.string_map(value, path)
+        if problem := annotations_problem(annotations):
+            raise self.fail(problem, path)
+        return annotations
+
+    def finalizers(self, value: Any, path: str) -> list[str]:
+        """An object's finalizers, refused as the API server refuses them (qualified names)."""
+        finalizers = self.string_list(value, path)
+        for i, finalizer in enumerate(finalizers):
+            if problem := finalizer_problem(finalizer):
+                raise self.fail(problem, f"{path}[{i}]")
+        return finalizers
+
+    def conditions(self, value: Any, path: str) -> list[Mapping[str, Any]]:
+        """A list of metav1.Condition, refused as the CRD schema controller-gen writes for it
+        refuses one: type, status, lastTransitionTime, reason and message required; the type and
+        reason patterns and lengths; status True, False or Unknown; a message of at most 32768
+        characters; an RFC 3339 time; an observedGeneration not negative; no type twice (a list
+        map keyed by type)."""
+        items = self.sequence(value, path)
+        seen: set[str] = set()
+        for i, item in enumerate(items):
+            where = f"{path}[{i}]"
+            condition = self.mapping(item, where)
+            if not _fine_condition(condition):
+                self._condition(condition, where)
+            kind = condition["type"]
+            if kind in seen:
+                raise self.fail(f"duplicate condition type {kind!r}", f"{where}.type")
+            seen.add(kind)
+        return items
+
+    def _condition(self, condition: Mapping[str, Any], where: str) -> None:
+        for name in ("type", "status", "lastTransitionTime", "reason", "message"):
+            if condition.get(name) is None:
+                raise self.fail(f"{name} is required", f"{where}.{name}")
+        kind = self.string(condition["type"], f"{where}.type")
+        if errors := condition_type_errors(kind):
+            raise self.fail(f"invalid condition type {kind!r}: {'; '.join(errors)}", f"{where}.type")
+        status = self.string(condition["status"], f"{where}.status")
+        if status not in _CONDITION_STATUSES:
+            expected = "expected True, False or Unknown"
+            raise self.fail(f"unsupported value {status!r}; {expected}", f"{where}.status")
+        reason = self.string(condition["reason"], f"{where}.reason")
+        if errors := condition_reason_errors(reason):
+            raise self.fail(f"invalid reason {reason!r}: {'; '.join(errors)}", f"{where}.reason")
+        message = self.string(condition["message"], f"{where}.message")
+        if len(message) > _MAX_CONDITION_MESSAGE:
+            raise self.fail(f"may not be longer than {_MAX_CONDITION_MESSAGE}", f"{where}.message")
+        parse_time(self, condition["lastTransitionTime"], f"{where}.lastTransitionTime")
+        if condition.get("observedGeneration") is not None:
+            self.integer(condition["observedGeneration"], f"{where}.observedGeneration", minimum=0)
+
+
+_CONDITION_STATUSES = frozenset({"True", "False", "Unknown"})
+_MAX_CONDITION_MESSAGE = 32768
+# (type, reason) pairs and times judged good: a fleet repeats a few of each thousands of times.
+_GOOD_CONDITIONS: set[tuple[str, str]] = set()
+_GOOD_TIMES: set[str] = set()
+_GOOD_LIMIT = 1 << 16
+
+
+def conditions_fine(value: Any) -> bool:
+    """Whether Fields.conditions surely accepts `value`, cheaply (False: let it judge)."""
+    if type(value) is not list:
+        return False
+    types = set()
+    for c in value:
+        if type(c) is not dict or not _fine_condition(c) or c["type"] in types:
+            return False
+        types.add(c["type"])
+    return True
+
+
+def _fine_condition(c: Mapping[str, Any]) -> bool:
+    """Whether the condition surely holds (every check of Fields._condition), cheaply; False
+    sends it to those checks, which judge it and name what fails."""
+    kind, reason, message = c.get("type"), c.get("reason"), c.get("message")
+    when, generation = c.get("lastTransitionTime"), c.get("observedGeneration")
+    if not (
+        type(kind) is str
+        and type(reason) is str
+        and type(message) is str
+        and type(when) is str
+        and type(c.get("status")) is str
+        and c["status"] in _CONDITION_STATUSES
+        and len(message) <= _MAX_CONDITION_MESSAGE
+        and (generation is None or (type(generation) is int and 0 <= generation <= INT64))
+    ):
+        return False
+    if (kind, reason) not in _GOOD_CONDITIONS:
+        if condition_type_errors(kind) or condition_reason_errors(reason):
+            return False
+        if len(_GOOD_CONDITIONS) < _GOOD_LIMIT:
+            _GOOD_CONDITIONS.add((kind, reason))
+    if when not in _GOOD_TIMES:
+        if rfc3339(when) is None:
+            return False
+        if len(_GOOD_TIMES) < _GOOD_LIMIT:
+            _GOOD_TIMES.add(when)
+    return True
 
 
 def _kind(value: Any) -> str:

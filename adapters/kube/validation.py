@@ -8,7 +8,10 @@ import re
 from typing import Any
 
 __all__ = [
-    "annotation_problem",
+    "MAX_ANNOTATIONS_BYTES",
+    "annotations_problem",
+    "condition_reason_errors",
+    "condition_type_errors",
     "dns_label_errors",
     "finalizer_problem",
     "generate_name_errors",
@@ -129,35 +132,79 @@ def label_problem(key: str, value: str) -> str | None:
     return None
 
 
+# apimachinery's ValidateAnnotations (every object's metadata): each key a qualified name, case
+# aside, and keys and values together at most 256 KiB (their bytes in UTF-8).
+MAX_ANNOTATIONS_BYTES = 256 * (1 << 10)
 _GOOD_ANNOTATION_KEYS: set[str] = set()
+
+
+def annotations_problem(annotations: dict[str, str]) -> str | None:
+    """Why the API server refuses these annotations of an object; None if it does not."""
+    size = 0
+    for key, value in annotations.items():
+        if key not in _GOOD_ANNOTATION_KEYS:
+            if errors := qualified_name_errors(key.lower()):
+                return f"invalid annotation key {key!r}: {'; '.join(errors)}"
+            _GOOD_ANNOTATION_KEYS.add(key)
+        size += len(key) + len(value) if key.isascii() and value.isascii() else _utf8(key) + _utf8(value)
+    if size > MAX_ANNOTATIONS_BYTES:
+        return f"annotations may not be longer than {MAX_ANNOTATIONS_BYTES} bytes in total, got {size}"
+    return None
+
+
+def _utf8(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def finalizer_problem(finalizer: str) -> str | None:
+    """Why the API server refuses `finalizer` (apimachinery's ValidateFinalizerName: a qualified
+    name); None if it does not."""
+    if finalizer not in _GOOD_FINALIZERS:
+        if errors := qualified_name_errors(finalizer):
+            return f"invalid finalizer {finalizer!r}: {'; '.join(errors)}"
+        _GOOD_FINALIZERS.add(finalizer)
+    return None
+
+
 _GOOD_FINALIZERS: set[str] = set()
 
-
-def annotation_problem(key: str) -> str | None:
-    """Why the API server refuses `key` as an annotation's key (apimachinery's ValidateAnnotations:
-    a qualified name once lower-cased); None if it does not."""
-    if key not in _GOOD_ANNOTATION_KEYS:
-        if errors := qualified_name_errors(key.lower()):
-            return f"invalid annotation key {key!r}: {'; '.join(errors)}"
-        _GOOD_ANNOTATION_KEYS.add(key)
-    return None
+# metav1.Condition as controller-gen writes its schema into every CRD that holds conditions.
+_CONDITION_TYPE = re.compile(
+    r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])"
+)
+_CONDITION_REASON = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")
+_MAX_CONDITION_TYPE = 316
+_MAX_CONDITION_REASON = 1024
 
 
-def finalizer_problem(name: str) -> str | None:
-    """Why the API server refuses `name` as a finalizer (apimachinery's ValidateFinalizerName: a
-    qualified name); None if it does not."""
-    if name not in _GOOD_FINALIZERS:
-        if errors := qualified_name_errors(name):
-            return f"invalid finalizer {name!r}: {'; '.join(errors)}"
-        _GOOD_FINALIZERS.add(name)
-    return None
+def condition_type_errors(value: str) -> list[str]:
+    """What the CRD schema says of a condition's type (pattern, at most 316 characters)."""
+    errors = []
+    if len(value) > _MAX_CONDITION_TYPE:
+        errors.append(f"may not be longer than {_MAX_CONDITION_TYPE}")
+    if not _CONDITION_TYPE.fullmatch(value):
+        errors.append(f"should match '^{_CONDITION_TYPE.pattern}$'")
+    return errors
+
+
+def condition_reason_errors(value: str) -> list[str]:
+    """What the CRD schema says of a condition's reason (1 to 1024 characters, pattern)."""
+    errors = []
+    if not value:
+        errors.append("should be at least 1 chars long")
+    elif len(value) > _MAX_CONDITION_REASON:
+        errors.append(f"may not be longer than {_MAX_CONDITION_REASON}")
+    if value and not _CONDITION_REASON.fullmatch(value):
+        errors.append(f"should match '^{_CONDITION_REASON.pattern}$'")
+    return errors
 
 
 def judged_metadata(labels: Any, annotations: Any, finalizers: Any, generation: Any) -> bool:
     """Whether an object's labels, annotations, finalizers and generation are surely fine: each
-    label, annotation key and finalizer already judged good, the generation a plain non-negative
-    int64. A quick look (a hub repeats a few of each over thousands of objects); False sends the
-    object to the checks, which name what is wrong, if anything."""
+    label, annotation key and finalizer already judged good (and the annotations well within their
+    size), the generation a plain non-negative int64. A quick look (a hub repeats a few of each over
+    thousands of objects); False sends the object to the checks, which name what is wrong, if
+    anything."""
     return (
         _judged_labels(labels)
         and _judged_annotations(annotations)
@@ -177,9 +224,14 @@ def _judged_labels(labels: Any) -> bool:
 def _judged_annotations(annotations: Any) -> bool:
     if annotations is None:
         return True
-    return type(annotations) is dict and all(
-        k in _GOOD_ANNOTATION_KEYS and type(v) is str for k, v in annotations.items()
-    )
+    if type(annotations) is not dict:
+        return False
+    size = 0
+    for k, v in annotations.items():
+        if k not in _GOOD_ANNOTATION_KEYS or type(v) is not str or not v.isascii():
+            return False
+        size += len(k) + len(v)
+    return size <= MAX_ANNOTATIONS_BYTES
 
 
 def _judged_finalizers(finalizers: Any) -> bool:

@@ -258,6 +258,7 @@ class FleetScheduler:
         (an object replaced by key keeping the metadata the server owns, one not written kept as
         it is); the objects that changed, new ones included."""
         held = {_key(obj): obj for name in names for obj in self._owned[name]}
+        held.update({(n.PLACEMENT, name): self._placements[name] for name in names})  # its finalizer
         gone = {(d["kind"], d["name"]) for d in deleted}
         changed = []
         for obj in written:
@@ -268,6 +269,7 @@ class FleetScheduler:
                 held[key] = obj
         for name in names:
             self._owned[name] = []
+            self._placements[name] = held[n.PLACEMENT, name]
         for key, obj in held.items():
             parent = _parent(obj)
             if parent in self._owned and key not in gone:
