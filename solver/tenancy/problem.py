@@ -178,17 +178,3 @@ def allotment(problem: Problem, placement: Placement) -> dict[tuple[int, int], i
     for position, row in placement.existing.items():
         counts[(problem.class_of[position], row)] += 1
     return counts
-
-
-def parts_of(problem: Problem) -> list[list[int]]:
-    """Classes coupled through a shared existing cluster or a shared pool. Parts of one packing
-    only: the packing is the scheduler's strategy, one per batch."""
-    import networkx as nx  # on first use: its import costs a tenth of a second of every command
-
-    graph = nx.Graph()
-    graph.add_nodes_from(range(len(problem.classes)))
-    for cls in problem.classes:
-        graph.add_edges_from((cls.index, ("cluster", row)) for row in cls.candidates)
-        graph.add_edges_from((cls.index, ("pool", pool)) for pool in cls.pools)
-    parts = [sorted(n for n in nodes if isinstance(n, int)) for nodes in nx.connected_components(graph)]
-    return sorted((p for p in parts if p), key=lambda p: p[0])

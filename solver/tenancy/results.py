@@ -51,13 +51,14 @@ def combined(levels: list[int], problem: Problem) -> int:
     return -(((unplaced * (n + 1)) + created) * (aim_span + 1) + aim)
 
 
-def replace_part(problem: Problem, part: list[int], final: Placement, answer: Placement) -> None:
+def adopt(problem: Problem, part: list[int], final: Placement, answer: Placement) -> None:
+    """Where the answer puts the part's requests, into the final placement."""
     for k in part:
         for position in problem.classes[k].requests:
-            final.existing.pop(position, None)
-            final.created.pop(position, None)
-    final.existing.update(answer.existing)
-    final.created.update(answer.created)
+            if position in answer.existing:
+                final.existing[position] = answer.existing[position]
+            elif position in answer.created:
+                final.created[position] = answer.created[position]
 
 
 def to_results(problem: Problem, placement: Placement) -> list[RequestResult]:
