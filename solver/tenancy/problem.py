@@ -15,7 +15,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from model import Batch, Packing, PlacementRequest, first_untolerated
+from model import Batch, Packing, PlacementRequest
+from solver.admits import admits
 
 
 @dataclass(slots=True)
@@ -68,7 +69,7 @@ class Problem:
                 held = r.existing[0].cluster
                 row = self.index.get(held)
                 valid = row is not None and r.existing[0].current
-                if r.tenancy.movable and not (valid and self._passes(r, batch.clusters[row], held=True)):
+                if r.tenancy.movable and not (valid and admits(r, batch.clusters[row], batch.now, held=True)):
                     self.forced[i] = held
                     pending.append(i)
                     continue
@@ -118,7 +119,7 @@ class Problem:
         if r.tenancy.exclusive:
             return []
         clusters = self.batch.clusters
-        return [row for row in self._may_pass(r) if self._passes(r, clusters[row], held=False)]
+        return [row for row in self._may_pass(r) if admits(r, clusters[row], self.batch.now)]
 
     def _may_pass(self, r: PlacementRequest) -> list[int]:
         """The rows that can pass: a term matches only clusters with every trait it names, so
@@ -134,15 +135,6 @@ class Problem:
         for term in r.required:
             rows |= set.intersection(*(self._with_trait.get(t, set()) for t in term.traits))
         return sorted(rows)
-
-    def _passes(self, r: PlacementRequest, c, *, held: bool) -> bool:
-        if not c.eligible or c.leaving:
-            return False
-        if r.scope is not None and c.traits.isdisjoint(r.scope):
-            return False
-        if r.required and not any(t.matches(c.labels, c.properties, c.claims, c.traits) for t in r.required):
-            return False
-        return not c.taints or first_untolerated(c.taints, r.tolerations, self.batch.now, held=held) is None
 
     def request(self, position: int) -> PlacementRequest:
         return self.requests[self.pending[position]]
