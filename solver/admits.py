@@ -105,18 +105,15 @@ def refusals(
     """Every rule the cluster fails for the request, in plugin order (the first is the reason it is
     reported with); empty when it admits the request. `held`: the request already holds it."""
     if request.mode is SelectionMode.FIXED:
-        rules, checks = FIXED_RULES, (cluster.name in request.cluster_names, takes_new(cluster))
-    else:
-        rules, checks = (
-            RULES,
-            (
-                in_scope(request, cluster),
-                matches_required(request, cluster),
-                takes_new(cluster),
-                untolerated(cluster, request.tolerations, now, held=held) is None,
-            ),
-        )
-    return tuple(kind for kind, passed in zip(rules, checks, strict=True) if not passed)
+        named = (cluster.name in request.cluster_names, takes_new(cluster))
+        return tuple(kind for kind, passed in zip(FIXED_RULES, named, strict=True) if not passed)
+    checks = (
+        in_scope(request, cluster),
+        matches_required(request, cluster),
+        takes_new(cluster),
+        untolerated(cluster, request.tolerations, now, held=held) is None,
+    )
+    return tuple(kind for kind, passed in zip(RULES, checks, strict=True) if not passed)
 
 
 def admits(request: PlacementRequest, cluster: Cluster, now: datetime | None, *, held: bool = False) -> bool:
