@@ -258,9 +258,10 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
             on_sweep=sweep,
         )
         for part, answer in decide(balance, options.mode == "optimal"):
+            levels = balance.levels(part, answer)  # minimised: minus the objective
+            objective -= levels.values[0]
+            bound -= (levels.bound or levels.values)[0]  # greedy proves nothing: its value, unused
             for i, settled in balance.settle(part, answer).items():
-                objective += settled.value
-                bound += settled.bound
                 results[i] = to_result(settled.scored, table, settled.solution)
         time_limited |= balance.time_limited
         solve_seconds += time.perf_counter() - started_coupled
