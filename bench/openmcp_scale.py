@@ -202,7 +202,7 @@ LEGEND = """\
 - **status**: GREEDY, or optimal mode's status: OPTIMAL (every level proven), FEASIBLE (CP-SAT
   proved the first two levels, the requests left without a cluster and the clusters created;
   the strategy's aim after them, Balanced here, is exact for CP-SAT's split of the new clusters
-  over pools but not proven over every split: see solver/tenancy.py). A time-limited solve
+  over pools but not proven over every split: see solver/tenancy/). A time-limited solve
   would say so.
 - **peak MiB**: peak resident memory of the in-process measurement (hub generation included).
 """

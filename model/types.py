@@ -358,6 +358,7 @@ class FilterKind(StrEnum):
     SPREAD = "spread"  # detail: the topology key; max_skew in `skew`
     SCOPE = "scope"  # outside every pool the request may draw from
     NOT_FOUND = "not-found"  # a named cluster that does not exist
+    NOT_LISTED = "not-listed"  # a request for named clusters that does not name it
     NOT_PICKED = "not-picked"  # passed the filters, but others scored higher
     FULL = "full"  # no tenancy slot left for the request (detail: tenants/limit)
     EXCLUSIVE = "exclusive"  # the request takes a new cluster of its own

@@ -11,8 +11,8 @@ from functools import partial
 import numpy as np
 
 from model import Batch, RequestResult, Result, SelectionMode, SolveStats
-from solver.balance import MAX_SWEEPS, solve_coupled
-from solver.decompose import components
+from solver.balance import MAX_SWEEPS, Balance, coupled_requests
+from solver.coupling import decide
 from solver.greedy import explain_top_n, solve_greedy
 from solver.objective import Scale, combine, evaluate, scale_of
 from solver.optimal import SearchOutcome, closed_form, finish, solve_spread
@@ -53,14 +53,6 @@ def _signature(p: Prepared) -> int | tuple:
     """What requests with the same answer share: the first such request's index, where prepare
     found it (hashed once), else the signature itself."""
     return p.request.signature() if p.twin is None else p.twin
-
-
-def _coupled(prepared: list[Prepared]) -> list[int]:
-    """The requests decided together: when some request's scores depend on the others' answers
-    (Balance), every request with a choice to make (N clusters) is one of them, since what it
-    picks moves those scores even where its own do not depend on them."""
-    choosing = [i for i, p in enumerate(prepared) if p.request.mode is SelectionMode.N]
-    return choosing if any(prepared[i].request.coupled for i in choosing) else []
 
 
 def _search(
@@ -177,7 +169,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
     models = 0
     results: list[RequestResult | None] = [None] * len(prepared)
     solutions: dict[int, Solution] = {}
-    coupled = _coupled(prepared)
+    coupled = coupled_requests(prepared)
     is_coupled = set(coupled)
     searched = (
         _search_in_parallel(prepared, table, options, limit, deadline, is_coupled)
@@ -187,43 +179,41 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
     # Requests that ask for the same thing from the same state have the same answer: solve once.
     solved: dict[int | tuple, tuple[Solution, int, int]] = {}
     done = 0
-    for part in components(prepared):
-        for i in part:
-            p = prepared[i]
-            if i in is_coupled:
-                continue  # decided together below, once the others' answers are known
-            done += 1
-            if done % 256 == 0:
-                report(Progress("deciding", done, total, time.perf_counter() - started, objective))
-            signature = _signature(p)
-            if signature not in solved:
-                scale = scale_of(p, table)
-                if options.mode == "optimal" and _needs_search(p):
-                    future = searched.get(signature)
-                    outcome = (
-                        future.result()
-                        if future is not None
-                        else _search(p, table, options, limit, deadline, scale)
-                    )
-                    chosen, values, part_bound = outcome.solution, outcome.values, outcome.bound
-                    build_seconds += outcome.build_seconds
-                    solve_seconds += outcome.solve_seconds
-                    time_limited |= outcome.time_limited
-                    statuses.add(outcome.status)
-                    models += outcome.searched
-                else:
-                    # No search needed (or greedy asked for): the greedy answer, measured by the
-                    # same objective; where it needs no search it is also the optimum.
-                    chosen = solve_greedy(p, table, limit)
-                    values = evaluate(p, table, scale, chosen.kept, chosen.picks)
-                    part_bound = combine(values, scale.spans)
-                value = combine(values, scale.spans)
-                solved[signature] = (chosen, value, max(part_bound, value))
-            chosen, value, request_bound = solved[signature]
-            objective += value
-            bound += request_bound
-            solutions[i] = chosen
-            results[i] = to_result(p, table, chosen)
+    for i, p in enumerate(prepared):  # the requests no coupling holds: each a part of its own
+        if i in is_coupled:
+            continue  # decided together below, once the others' answers are known
+        done += 1
+        if done % 256 == 0:
+            report(Progress("deciding", done, total, time.perf_counter() - started, objective))
+        signature = _signature(p)
+        if signature not in solved:
+            scale = scale_of(p, table)
+            if options.mode == "optimal" and _needs_search(p):
+                future = searched.get(signature)
+                outcome = (
+                    future.result()
+                    if future is not None
+                    else _search(p, table, options, limit, deadline, scale)
+                )
+                chosen, values, part_bound = outcome.solution, outcome.values, outcome.bound
+                build_seconds += outcome.build_seconds
+                solve_seconds += outcome.solve_seconds
+                time_limited |= outcome.time_limited
+                statuses.add(outcome.status)
+                models += outcome.searched
+            else:
+                # No search needed (or greedy asked for): the greedy answer, measured by the
+                # same objective; where it needs no search it is also the optimum.
+                chosen = solve_greedy(p, table, limit)
+                values = evaluate(p, table, scale, chosen.kept, chosen.picks)
+                part_bound = combine(values, scale.spans)
+            value = combine(values, scale.spans)
+            solved[signature] = (chosen, value, max(part_bound, value))
+        chosen, value, request_bound = solved[signature]
+        objective += value
+        bound += request_bound
+        solutions[i] = chosen
+        results[i] = to_result(p, table, chosen)
 
     if coupled:
         started_coupled = time.perf_counter()
@@ -256,7 +246,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
         def sweep(number: int, value: int) -> None:
             report(Progress("balance", number, MAX_SWEEPS, time.perf_counter() - started, objective + value))
 
-        answers, cut = solve_coupled(
+        balance = Balance(
             prepared,
             table,
             coupled,
@@ -267,11 +257,13 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
             deadline=deadline,
             on_sweep=sweep,
         )
-        time_limited |= cut
-        for i, answer in answers.items():
-            objective += answer.value
-            bound += answer.bound
-            results[i] = to_result(answer.scored, table, answer.solution)
+        for part, answer in decide(balance, options.mode == "optimal"):
+            levels = balance.levels(part, answer)  # minimised: minus the objective
+            objective -= levels.values[0]
+            bound -= (levels.bound or levels.values)[0]  # greedy proves nothing: its value, unused
+            for i, settled in balance.settle(part, answer).items():
+                results[i] = to_result(settled.scored, table, settled.solution)
+        time_limited |= balance.time_limited
         solve_seconds += time.perf_counter() - started_coupled
 
     if options.mode == "greedy":

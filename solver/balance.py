@@ -22,6 +22,9 @@ It stops at a fixed point (no request alone can raise the batch objective) or af
 deterministic number of asks. The proven bound takes every balance score at its best
 (100 x |weight|), so a gap usually remains. A request alone in its batch sees fixed others, so
 there both modes give the same answer.
+
+It is a coupling (solver.coupling): every request with a choice draws on the busiest count, so
+solver.decompose finds them one part; greedy is the pass in batch order, joint the local search.
 """
 
 from __future__ import annotations
@@ -34,13 +37,14 @@ from functools import lru_cache
 import numpy as np
 
 from model import SelectionMode
+from solver.coupling import Levels
 from solver.objective import BALANCE_RANGE, Scale, affinity_weight, combine, evaluate, scale_of
 from solver.prepare import PASS, Prepared
 from solver.solution import Solution, pick_order, pick_values
 from solver.stickiness import released_obsolete
 from solver.table import ClusterTable
 
-__all__ = ["balance_scores", "Coupled", "solve_coupled", "MAX_SWEEPS"]
+__all__ = ["balance_scores", "Balance", "Coupled", "coupled_requests", "MAX_SWEEPS"]
 
 MAX_SWEEPS = 20
 # Asks (a request's best responses tried) per search, deterministic unlike the wall clock: small
@@ -268,59 +272,117 @@ class _Batch:
 
 Respond = Callable[[Prepared, Scale], tuple[Solution, int]]
 
+# What every coupled request draws on: the fleet's decision counts, read through the busiest count.
+BUSIEST = ("balance", "busiest")
 
-def solve_coupled(
-    prepared: Sequence[Prepared],
-    table: ClusterTable,
-    coupled: Sequence[int],
-    fixed: dict[int, Solution],
-    greedy: Callable[[Prepared], Solution],
-    best_response: Respond | None,
-    explain: Callable[[Prepared, Solution], Solution],
-    *,
-    deadline: float,
-    on_sweep: Callable[[int, int], None] | None = None,
-) -> tuple[dict[int, Coupled], bool]:
-    """Answers for the coupled requests (indices into `prepared`, in batch order), given every
-    other request's solution in `fixed`. With `best_response` (a request's own optimum and proven
-    bound, others fixed) the greedy answer is improved; without it, greedy is the answer. Returns
-    the answers and whether the wall clock cut the search."""
-    seen: dict[int, Prepared] = {}
 
-    def as_upstream(i: int, state: _Batch) -> Solution:  # greedy: one at a time in batch order
-        seen[i] = state.scored(i)
-        return greedy(seen[i])
+def coupled_requests(prepared: Sequence[Prepared]) -> list[int]:
+    """The requests decided together: when some request's scores depend on the others' answers
+    (Balance), every request with a choice to make (N clusters) is one of them, since what it
+    picks moves those scores even where its own do not depend on them."""
+    choosing = [i for i, p in enumerate(prepared) if p.request.mode is SelectionMode.N]
+    return choosing if any(prepared[i].request.coupled for i in choosing) else []
 
-    state, answers = _decide(prepared, table, coupled, fixed, as_upstream)
-    time_limited = False
-    if best_response is not None:
-        # Start from what the requests hold where that is at least as good as greedy's answer
-        # (less churn: an answer fed back in mostly stays), else from greedy's answer; the search
-        # only climbs, so the answer is never worse than greedy.
+
+@dataclass(slots=True)
+class Answer:
+    """The batch state and the coupled requests' solutions (by request index), and, once asked,
+    each coupled request's settled answer."""
+
+    state: _Batch
+    solutions: dict[int, Solution]
+    settled: dict[int, Coupled] | None = None
+
+
+class Balance:
+    """The Balance coupling (solver.coupling.Coupling). Its units are the coupled requests
+    (indices into `coupled`); every other request's solution is fixed (`fixed`, filled in before
+    greedy is asked). Every unit draws on the busiest count, so there is one part: all of them.
+
+    With `best_response` (a request's own optimum and proven bound, others fixed) the joint
+    answer improves greedy's; without it (greedy mode) greedy is the answer."""
+
+    def __init__(
+        self,
+        prepared: Sequence[Prepared],
+        table: ClusterTable,
+        coupled: Sequence[int],
+        fixed: dict[int, Solution],
+        greedy: Callable[[Prepared], Solution],
+        best_response: Respond | None,
+        explain: Callable[[Prepared, Solution], Solution],
+        *,
+        deadline: float,
+        on_sweep: Callable[[int, int], None] | None = None,
+    ) -> None:
+        self.prepared, self.table, self.coupled, self.fixed = prepared, table, list(coupled), fixed
+        self.respond_as_upstream, self.best_response, self.explain = greedy, best_response, explain
+        self.deadline, self.on_sweep = deadline, on_sweep
+        self.time_limited = False  # the wall clock cut the search
+        self.seen: dict[int, Prepared] = {}  # each request as greedy scored it
+
+    def draws(self) -> list[tuple[tuple[str, str]]]:
+        return [(BUSIEST,)] * len(self.coupled)
+
+    def greedy(self) -> Answer:
+        """One at a time in batch order, each against the others as they stand."""
+
+        def as_upstream(i: int, state: _Batch) -> Solution:
+            self.seen[i] = state.scored(i)
+            return self.respond_as_upstream(self.seen[i])
+
+        return Answer(*_decide(self.prepared, self.table, self.coupled, self.fixed, as_upstream))
+
+    def joint(self, part: list[int], greedy: Answer) -> Answer:
+        """Best responses from what the requests hold where that is at least as good as greedy's
+        answer (less churn: an answer fed back in mostly stays), else from greedy's answer; the
+        search only climbs, so the answer is never worse than greedy. Continues greedy's state."""
+        assert self.best_response is not None and len(part) == len(self.coupled)
+        prepared, table, coupled = self.prepared, self.table, self.coupled
+        state, answers = greedy.state, greedy.solutions
         held = {i: _holding(prepared[i], table) for i in coupled}
         if any(h is not None for h in held.values()):
             kept, kept_answers = _decide(
-                prepared, table, coupled, fixed, lambda i, _: held[i] if held[i] is not None else answers[i]
+                prepared,
+                table,
+                coupled,
+                self.fixed,
+                lambda i, _: held[i] if held[i] is not None else answers[i],
             )
             if _total(kept, kept_answers) >= _total(state, answers):
                 state, answers = kept, kept_answers
-        time_limited = _improve(state, answers, best_response, deadline, on_sweep)
+        self.time_limited = _improve(state, answers, self.best_response, self.deadline, self.on_sweep)
+        return Answer(state, answers)
 
-    out: dict[int, Coupled] = {}
-    for i in coupled:
-        final = state.scored(i)  # judged on everyone else's final decisions
-        solution = answers[i]
-        value = combine(
-            evaluate(final, table, state.scales[i], solution.kept, solution.picks), state.scales[i].spans
-        )
-        bound = value
-        if best_response is not None:
-            solution = explain(final, solution)
-            p = prepared[i]
-            ceiling = replace(p, affinity=p.affinity + BALANCE_RANGE * abs(_weight(p)))
-            bound = max(value, best_response(ceiling, state.scales[i])[1])
-        out[i] = Coupled(solution, final if best_response is not None else seen[i], value, bound)
-    return out, time_limited
+    def levels(self, part: list[int], answer: Answer) -> Levels:
+        settled = self.settle(part, answer).values()
+        value = sum(c.value for c in settled)
+        return Levels((-value,), (-sum(c.bound for c in settled),) if self.best_response else None)
+
+    def settle(self, part: list[int], answer: Answer) -> dict[int, Coupled]:
+        """Each coupled request's answer judged on everyone else's final decisions, with its value
+        and bound (in optimal mode explained against the final scores)."""
+        if answer.settled is not None:
+            return answer.settled
+        state, table = answer.state, self.table
+        out: dict[int, Coupled] = {}
+        for i in (self.coupled[u] for u in part):
+            final = state.scored(i)  # judged on everyone else's final decisions
+            solution = answer.solutions[i]
+            value = combine(
+                evaluate(final, table, state.scales[i], solution.kept, solution.picks), state.scales[i].spans
+            )
+            bound = value
+            if self.best_response is not None:
+                solution = self.explain(final, solution)
+                p = self.prepared[i]
+                ceiling = replace(p, affinity=p.affinity + BALANCE_RANGE * abs(_weight(p)))
+                bound = max(value, self.best_response(ceiling, state.scales[i])[1])
+            out[i] = Coupled(
+                solution, final if self.best_response is not None else self.seen[i], value, bound
+            )
+        answer.settled = out
+        return out
 
 
 def _decide(

@@ -39,6 +39,7 @@ from model import (
     Taint,
     first_untolerated,
 )
+from solver.admits import refusals, rule_masks
 from solver.balance import balance_scores
 from solver.prepare import HELD, HELD_SCORE, PASS, Prepared, centered_scores, prepare
 from solver.spread import SpreadState
@@ -266,7 +267,7 @@ def _explain_tenancy(batch: Batch, result: Result, request: PlacementRequest) ->
         if answer.selected[0].kept or mode != "greedy" or before:
             tenants[name] += other.tenancy.demand
     holds = {d.cluster for d in request.existing}
-    filters = [_tenancy_filters(request, c, batch, c.name in holds) for c in batch.clusters]
+    filters = [refusals(request, c, batch.now, held=c.name in holds) for c in batch.clusters]
     candidates = [
         c.name
         for c, failed in zip(batch.clusters, filters, strict=True)
@@ -328,24 +329,6 @@ def _explain_tenancy(batch: Batch, result: Result, request: PlacementRequest) ->
 
 def _has_room(limit: int, tenants: int) -> bool:
     return limit == 0 or tenants < limit
-
-
-def _tenancy_filters(
-    request: PlacementRequest, cluster: Cluster, batch: Batch, held: bool
-) -> tuple[FilterKind, ...]:
-    failed = []
-    if cluster.leaving or not cluster.eligible:
-        failed.append(FilterKind.INELIGIBLE)
-    if request.scope is not None and cluster.traits.isdisjoint(request.scope):
-        failed.append(FilterKind.SCOPE)
-    if request.required and not any(
-        t.matches(cluster.labels, cluster.properties, cluster.claims, cluster.traits)
-        for t in request.required
-    ):
-        failed.append(FilterKind.AFFINITY)
-    if cluster.taints and first_untolerated(cluster.taints, request.tolerations, batch.now, held=held):
-        failed.append(FilterKind.TAINT)
-    return tuple(failed)
 
 
 def _tenancy_ranks(packing, candidates: list[str], tenants: Mapping[str, int]) -> dict[str, int]:
@@ -425,21 +408,21 @@ def _balance(batch: Batch, result: Result, position: int, table: ClusterTable, m
 
 
 def _filters(request: PlacementRequest, table: ClusterTable, held: set[str]) -> list[tuple[FilterKind, ...]]:
-    """Every filter each cluster fails, in plugin order: scope, required terms, eligibility, taints."""
+    """Every admission rule each cluster fails, in plugin order (solver.admits); a request of named
+    clusters is told apart by its verdict (not listed), so only eligibility is listed for it."""
     if request.mode is SelectionMode.FIXED:
-        return [() if table.cluster(r).eligible else (FilterKind.INELIGIBLE,) for r in range(table.size)]
-    masks: list[tuple[FilterKind, np.ndarray]] = []
-    if request.scope is not None:
-        masks.append((FilterKind.SCOPE, table.scope_masks([request.scope])[request.scope]))
-    if request.required:
-        masks.append((FilterKind.AFFINITY, table.required_masks([request.required])[request.required]))
-    masks.append((FilterKind.INELIGIBLE, table.eligible))
-    tolerated = table.tolerated(request.tolerations).copy()
+        return [
+            tuple(k for k in refusals(request, table.cluster(r), table.now) if k is not FilterKind.NOT_LISTED)
+            for r in range(table.size)
+        ]
+    masks = rule_masks(request, table)
+    kind, tolerated = masks[-1]
+    tolerated = tolerated.copy()
     for name in held:
         row = table.index.get(name)
         if row is not None and not tolerated[row]:
             tolerated[row] = table.tolerated_held(row, request.tolerations)
-    masks.append((FilterKind.TAINT, tolerated))
+    masks[-1] = (kind, tolerated)
     return [tuple(kind for kind, mask in masks if not mask[r]) for r in range(table.size)]
 
 

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from model import FilterKind, SelectionMode, Unselected
+from solver.admits import takes_new
 from solver.prepare import PASS, Prepared, pick_key
 from solver.solution import (
     Solution,
@@ -79,7 +80,7 @@ def solve_fixed(p: Prepared, table: ClusterTable) -> Solution:
             unselected.append(Unselected(name, FilterKind.NOT_FOUND))
             continue
         cluster = table.cluster(row)
-        if not cluster.eligible:
+        if not takes_new(cluster):
             unselected.append(Unselected(name, FilterKind.INELIGIBLE, detail=cluster.ineligible_reason))
             continue
         valid.add(row)

@@ -1,9 +1,9 @@
 """Filter and score every request against the cluster table, before any search.
 
-This is the framework's Filter and Score stages for all requests at once. Plugin order decides which
-reason a cluster is reported with: required affinity, then eligibility, then taints, then whether
-the request already holds the cluster under its current policy. Clusters outside the request's
-scope come before all of them and are never reported: the request cannot see them.
+This is the framework's Filter and Score stages for all requests at once. The rules and their order
+are solver.admits': the first a cluster fails is the reason it is reported with (scope, never
+reported; required affinity; eligibility; taints), then whether the request already holds the
+cluster under its current policy.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from operator import attrgetter
 
 import numpy as np
 
-from model import Batch, ExistingDecision, PlacementRequest, SelectionMode, TieBreak
+from model import Batch, ExistingDecision, FilterKind, PlacementRequest, SelectionMode, TieBreak
+from solver.admits import rule_masks
 from solver.table import ClusterTable
 
 __all__ = [
@@ -33,6 +34,14 @@ __all__ = [
 
 # Per-cluster filter outcome codes, in plugin order (OUT_OF_SCOPE is never reported).
 PASS, AFFINITY, INELIGIBLE, TAINT, HELD, OUT_OF_SCOPE = 0, 1, 2, 3, 4, 5
+
+# The code of each admission rule's reason (solver.admits).
+_CODE = {
+    FilterKind.SCOPE: OUT_OF_SCOPE,
+    FilterKind.AFFINITY: AFFINITY,
+    FilterKind.INELIGIBLE: INELIGIBLE,
+    FilterKind.TAINT: TAINT,
+}
 
 HELD_SCORE = 100  # what a `held` preference gives per unit of weight
 
@@ -259,14 +268,10 @@ def _verdict(
     limit: int,
 ) -> _Verdict:
     outcome = np.zeros(table.size, dtype=np.int8)
-    if request.mode is not SelectionMode.FIXED:
-        # Later filters only apply where earlier ones passed, so assign in reverse plugin order.
-        outcome[~table.tolerated(request.tolerations)] = TAINT
-        outcome[~table.eligible] = INELIGIBLE
-        if request.required:
-            outcome[~required[request.required]] = AFFINITY
-        if request.scope is not None:
-            outcome[~scopes[request.scope]] = OUT_OF_SCOPE
+    if request.mode is not SelectionMode.FIXED:  # named clusters are judged by solve_fixed
+        # Later rules only apply where earlier ones passed, so assign in reverse plugin order.
+        for kind, passing in reversed(rule_masks(request, table, required, scopes)):
+            outcome[~passing] = _CODE[kind]
     return _Verdict(
         _read_only(outcome),
         _read_only(np.flatnonzero(outcome == PASS)),

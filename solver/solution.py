@@ -7,7 +7,8 @@ from itertools import chain
 
 import numpy as np
 
-from model import Choice, ClusterScore, FilterKind, RequestResult, Unselected, first_untolerated
+from model import Choice, ClusterScore, FilterKind, RequestResult, Unselected
+from solver.admits import untolerated
 from solver.prepare import AFFINITY, INELIGIBLE, TAINT, Prepared, Ranking, first_rows, pick_key
 from solver.table import ClusterTable
 
@@ -208,9 +209,9 @@ def explain_filtered(
             out.append(extra[row])
             continue
         kind = _FILTER_KIND[int(p.outcome[row])]
-        if kind is FilterKind.TAINT:  # the taint depends on the request's tolerations
+        if kind is FilterKind.TAINT:  # the taint depends on the request's tolerations and holdings
             cluster = table.cluster(row)
-            taint = first_untolerated(cluster.taints, p.request.tolerations)
+            taint = untolerated(cluster, p.request.tolerations, table.now, held=bool(p.obsolete[row]))
             out.append(Unselected(cluster.name, kind, taint=taint))
             continue
         entry = shared.get((row, kind))

@@ -15,18 +15,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from model import (
-    Batch,
-    ClusterTerm,
-    LabelOperator,
-    LabelRequirement,
-    LabelSelector,
-    Preference,
-    PropertyOperator,
-    PropertyRequirement,
-    Toleration,
-    first_untolerated,
-)
+from model import Batch, ClusterTerm, LabelSelector, Preference, Toleration
+from solver.admits import required_expression, scope_expression, selector_expression, takes_new, untolerated
 
 __all__ = ["ClusterTable", "is_static"]
 
@@ -101,7 +91,8 @@ class ClusterTable:
         self.names: list[str] = [c.name for c in clusters]
         self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
         self.size = len(clusters)
-        self.eligible = np.fromiter((c.eligible for c in clusters), dtype=bool, count=self.size)
+        # Eligibility as the admission rules have it (solver.admits): ineligible or leaving, nothing new.
+        self.eligible = np.fromiter((takes_new(c) for c in clusters), dtype=bool, count=self.size)
         self.leaving = np.fromiter((c.leaving for c in clusters), dtype=bool, count=self.size)
         self.load = np.fromiter((c.load for c in clusters), dtype=np.int64, count=self.size)
         self.absent_load = dict(batch.absent_load)
@@ -182,51 +173,23 @@ class ClusterTable:
             return pl.col(_label_column(key))
         return pl.lit(None, dtype=pl.String)
 
-    def _requirement(self, req: LabelRequirement, claims: bool = False) -> pl.Expr:
-        col = self._label(req.key, claims)
-        if req.operator is LabelOperator.IN:
-            return col.is_in(list(req.values)).fill_null(False)
-        if req.operator is LabelOperator.NOT_IN:
-            return col.is_null() | ~col.is_in(list(req.values)).fill_null(False)
-        if req.operator is LabelOperator.EXISTS:
-            return col.is_not_null()
-        return col.is_null()
+    def _claim(self, key: str) -> pl.Expr:
+        return self._label(key, claims=True)
 
-    def _selector(self, selector: LabelSelector | None, claims: bool = False) -> pl.Expr:
-        if selector is None:
-            return pl.lit(True)
-        return pl.all_horizontal(
-            [pl.lit(True), *(self._requirement(r, claims) for r in selector.requirements())]
-        )
+    def _exact(self, name: str) -> pl.Expr:
+        return pl.col(_exact_column(name))
 
-    def _property(self, req: PropertyRequirement) -> pl.Expr:
-        col = pl.col(_exact_column(req.name))
-        value = pl.lit(req.value.nanos, dtype=pl.Int128)
-        compare = {
-            PropertyOperator.GT: col > value,
-            PropertyOperator.GE: col >= value,
-            PropertyOperator.EQ: col == value,
-            PropertyOperator.NE: col != value,
-            PropertyOperator.LT: col < value,
-            PropertyOperator.LE: col <= value,
-        }[req.operator]
-        return compare.fill_null(False)  # a missing property matches nothing
+    def _trait(self, trait: str) -> pl.Expr:
+        return pl.col(_trait_column(trait))
 
-    def _term(self, term: ClusterTerm) -> pl.Expr:
-        return pl.all_horizontal(
-            [
-                self._selector(term.labels),
-                self._selector(term.claims, claims=True),
-                *(self._property(p) for p in term.properties),
-                *(pl.col(_trait_column(t)) for t in term.traits),
-            ]
-        )
+    def _selector(self, selector: LabelSelector | None) -> pl.Expr:
+        return selector_expression(selector, self._label)
 
     def _scope(self, scope: tuple[str, ...]) -> pl.Expr:
-        return pl.any_horizontal([pl.lit(False), *(pl.col(_trait_column(t)) for t in scope)])
+        return scope_expression(scope, self._trait)
 
     def _required(self, terms: tuple[ClusterTerm, ...]) -> pl.Expr:
-        return pl.any_horizontal([self._term(t) for t in terms])
+        return required_expression(terms, self._label, self._claim, self._exact, self._trait)
 
     def _preference_score(self, pref: Preference) -> pl.Expr:
         if pref.external is not None:
@@ -286,14 +249,14 @@ class ClusterTable:
         if mask is None:
             mask = np.ones(self.size, dtype=bool)
             for i in self.tainted:
-                if first_untolerated(self._clusters[i].taints, tolerations, self.now) is not None:
+                if untolerated(self._clusters[i], tolerations, self.now) is not None:
                     mask[i] = False
             self._tolerance_cache[tolerations] = mask
         return mask
 
     def tolerated_held(self, row: int, tolerations: tuple[Toleration, ...]) -> bool:
         """Whether a cluster the request already holds passes the taint filter."""
-        return first_untolerated(self._clusters[row].taints, tolerations, self.now, held=True) is None
+        return untolerated(self._clusters[row], tolerations, self.now, held=True) is None
 
     def domain_codes(self, key: str, claims: bool = False) -> tuple[np.ndarray, list[str]]:
         """The topology domain of every cluster for a label (or claim) key: codes 0..D-1, -1

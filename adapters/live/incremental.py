@@ -37,8 +37,9 @@ from adapters.kube.fields import Fields, parse_time
 from adapters.kube.manifests import Manifest, from_objects, index_by_kind, object_reference
 from adapters.run.changes import served
 from adapters.run.pipeline import paused_gc
-from model import Cluster, PlacementRequest, RequestResult, SelectionMode, first_untolerated
+from model import Cluster, PlacementRequest, RequestResult, SelectionMode
 from solver import SolveOptions, check, solve
+from solver.admits import admits
 
 __all__ = [
     "ClusterAdded",
@@ -147,13 +148,13 @@ class FleetScheduler:
             self._members.pop(event.name, None)
             self._until.pop(event.name, None)
             before = self._clusters.pop(event.name, None)
-            return self._solve(self._woken(event.name, gone=True, before=before), now)
+            return self._solve(self._woken(event.name, now, gone=True, before=before), now)
         manifest = Manifest(event.obj, "<event>", 1)
         before = self._clusters.get(manifest.name)
         self._members[manifest.name] = event.obj
         cluster = self._load_cluster(manifest, now)
         return self._solve(
-            self._woken(manifest.name, gone=cluster.leaving, before=before, after=cluster), now
+            self._woken(manifest.name, now, gone=cluster.leaving, before=before, after=cluster), now
         )
 
     def _remove_placement(self, name: str) -> Delta:
@@ -200,11 +201,18 @@ class FleetScheduler:
                 self._load_cluster(Manifest(self._members[name], "<state>", 1), now)
 
     def _woken(
-        self, cluster: str, *, gone: bool, before: Cluster | None = None, after: Cluster | None = None
+        self,
+        cluster: str,
+        now: datetime,
+        *,
+        gone: bool,
+        before: Cluster | None = None,
+        after: Cluster | None = None,
     ) -> list[str]:
         """Placements whose answer the event can change: of those upstream would re-run (PickAll,
         not fully scheduled, holders of a cluster that went away), the ones the cluster touches:
-        it held their binding, now passes their filters, is named by them, or changed spread domain."""
+        it held their binding, now passes their filters (solver.admits, at the event's time), is
+        named by them, or changed spread domain."""
         woken = set()
         for name, result in self._results.items():
             request = self._requests[name]
@@ -217,7 +225,7 @@ class FleetScheduler:
                 if cluster in request.cluster_names:
                     woken.add(name)
             else:
-                now_passes = not gone and not holds and after is not None and _passes(request, after)
+                now_passes = not gone and not holds and after is not None and admits(request, after, now)
                 if now_passes or (request.spread and _domains_moved(request, before, after)):
                     woken.add(name)
         return sorted(woken)
@@ -309,17 +317,6 @@ def _eligible_until(manifest: Manifest) -> datetime | None:
                 break
         return until
     return None
-
-
-def _passes(request: PlacementRequest, cluster: Cluster) -> bool:
-    return (
-        cluster.eligible
-        and (
-            not request.required
-            or any(t.matches(cluster.labels, cluster.properties) for t in request.required)
-        )
-        and first_untolerated(cluster.taints, request.tolerations) is None
-    )
 
 
 def _domains_moved(request: PlacementRequest, before: Cluster | None, after: Cluster | None) -> bool:

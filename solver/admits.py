@@ -1,0 +1,230 @@
+"""Whether a cluster admits a request: the one rule set every use but the independent checker shares.
+
+The rules, in the order upstream's filter plugins run them, so that the first a cluster fails is
+the reason it is reported with (model.FilterKind):
+
+1. scope (SCOPE): outside every pool the request may draw from; never reported, the request
+   cannot see the cluster;
+2. required terms (AFFINITY): one of the ORed terms matches the cluster's labels, properties,
+   claims and traits;
+3. eligibility (INELIGIBLE, with the cluster's reason): nothing new lands on an ineligible or
+   leaving cluster;
+4. taints (TAINT, with the first taint left untolerated): judged at the batch's clock, a
+   toleration with seconds holding only that long after the taint was added; a cluster the request
+   already holds ignores the taints that keep out only newcomers.
+
+A request for named clusters (FIXED) is judged by two rules only: the cluster is named
+(NOT_LISTED), and eligibility.
+
+The rules are written twice, from this one place: compiled to polars expressions over the
+cluster table (solver.table evaluates every distinct policy of a batch in one select: the scope
+and the required terms; eligibility and taints are per-cluster columns and lists there), and as a
+scalar check of one cluster (`refusals`, `admits`: explain, tenancy and the long-lived
+scheduler). The independent checker (solver.checker) keeps its own plain rules; a property test
+holds the two equal on generated batches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import numpy as np
+import polars as pl
+
+from model import (
+    Cluster,
+    ClusterTerm,
+    FilterKind,
+    LabelOperator,
+    LabelRequirement,
+    LabelSelector,
+    PlacementRequest,
+    PropertyOperator,
+    PropertyRequirement,
+    SelectionMode,
+    Taint,
+    Toleration,
+    first_untolerated,
+)
+
+if TYPE_CHECKING:
+    from solver.table import ClusterTable
+
+__all__ = [
+    "RULES",
+    "FIXED_RULES",
+    "admits",
+    "refusals",
+    "rule_masks",
+    "takes_new",
+    "untolerated",
+    "selector_expression",
+    "required_expression",
+    "scope_expression",
+]
+
+# The rules in plugin order, for a request that filters and for one of named clusters.
+RULES = (FilterKind.SCOPE, FilterKind.AFFINITY, FilterKind.INELIGIBLE, FilterKind.TAINT)
+FIXED_RULES = (FilterKind.NOT_LISTED, FilterKind.INELIGIBLE)
+
+
+# -- the scalar check -----------------------------------------------------------------------------
+
+
+def in_scope(request: PlacementRequest, cluster: Cluster) -> bool:
+    return request.scope is None or not cluster.traits.isdisjoint(request.scope)
+
+
+def matches_required(request: PlacementRequest, cluster: Cluster) -> bool:
+    return not request.required or any(
+        t.matches(cluster.labels, cluster.properties, cluster.claims, cluster.traits)
+        for t in request.required
+    )
+
+
+def takes_new(cluster: Cluster) -> bool:
+    """Eligibility: the cluster may take something new."""
+    return cluster.eligible and not cluster.leaving
+
+
+def untolerated(
+    cluster: Cluster, tolerations: tuple[Toleration, ...], now: datetime | None, *, held: bool = False
+) -> Taint | None:
+    """The first taint of the cluster the tolerations leave untolerated at `now` (the reason it is
+    reported with), None when they tolerate them all."""
+    if not cluster.taints:
+        return None
+    return first_untolerated(cluster.taints, tolerations, now, held=held)
+
+
+def refusals(
+    request: PlacementRequest, cluster: Cluster, now: datetime | None, *, held: bool = False
+) -> tuple[FilterKind, ...]:
+    """Every rule the cluster fails for the request, in plugin order (the first is the reason it is
+    reported with); empty when it admits the request. `held`: the request already holds it."""
+    if request.mode is SelectionMode.FIXED:
+        named = (cluster.name in request.cluster_names, takes_new(cluster))
+        return tuple(kind for kind, passed in zip(FIXED_RULES, named, strict=True) if not passed)
+    checks = (
+        in_scope(request, cluster),
+        matches_required(request, cluster),
+        takes_new(cluster),
+        untolerated(cluster, request.tolerations, now, held=held) is None,
+    )
+    return tuple(kind for kind, passed in zip(RULES, checks, strict=True) if not passed)
+
+
+def admits(request: PlacementRequest, cluster: Cluster, now: datetime | None, *, held: bool = False) -> bool:
+    """Whether the cluster passes every rule for the request: `refusals` is empty, found without
+    judging the rules past the first that fails."""
+    if request.mode is SelectionMode.FIXED:
+        return cluster.name in request.cluster_names and takes_new(cluster)
+    return (
+        in_scope(request, cluster)
+        and matches_required(request, cluster)
+        and takes_new(cluster)
+        and untolerated(cluster, request.tolerations, now, held=held) is None
+    )
+
+
+# -- over the cluster table ----------------------------------------------------------------------
+
+
+def rule_masks(
+    request: PlacementRequest,
+    table: ClusterTable,
+    required: Mapping[tuple, np.ndarray] | None = None,
+    scopes: Mapping[tuple, np.ndarray] | None = None,
+) -> list[tuple[FilterKind, np.ndarray]]:
+    """Each rule's verdict on every cluster of the table (True: it passes), in plugin order, for a
+    request that filters and holds none of them; the rules that bind nothing (no scope, no
+    required terms) left out. `required` and `scopes`: the masks of a whole batch, evaluated in
+    one select (ClusterTable.required_masks, scope_masks); else this request's own."""
+    out = []
+    if request.scope is not None:
+        scope = (scopes if scopes is not None else table.scope_masks([request.scope]))[request.scope]
+        out.append((FilterKind.SCOPE, scope))
+    if request.required:
+        terms = request.required
+        out.append(
+            (
+                FilterKind.AFFINITY,
+                (required if required is not None else table.required_masks([terms]))[terms],
+            )
+        )
+    out.append((FilterKind.INELIGIBLE, table.eligible))
+    out.append((FilterKind.TAINT, table.tolerated(request.tolerations)))
+    return out
+
+
+# -- compiled to polars -----------------------------------------------------------------------------
+
+
+def _requirement(r: LabelRequirement, column: pl.Expr) -> pl.Expr:
+    if r.operator is LabelOperator.IN:
+        return column.is_in(list(r.values)).fill_null(False)
+    if r.operator is LabelOperator.NOT_IN:
+        return column.is_null() | ~column.is_in(list(r.values)).fill_null(False)
+    if r.operator is LabelOperator.EXISTS:
+        return column.is_not_null()
+    return column.is_null()
+
+
+def selector_expression(selector: LabelSelector | None, label: Callable[[str], pl.Expr]) -> pl.Expr:
+    """Whether each cluster's labels (or claims: `label` reads the column of a key) match."""
+    if selector is None:
+        return pl.lit(True)
+    return pl.all_horizontal(
+        [pl.lit(True), *(_requirement(r, label(r.key)) for r in selector.requirements())]
+    )
+
+
+_COMPARE = {
+    PropertyOperator.GT: pl.Expr.gt,
+    PropertyOperator.GE: pl.Expr.ge,
+    PropertyOperator.EQ: pl.Expr.eq,
+    PropertyOperator.NE: pl.Expr.ne,
+    PropertyOperator.LT: pl.Expr.lt,
+    PropertyOperator.LE: pl.Expr.le,
+}
+
+
+def _property(r: PropertyRequirement, exact: Callable[[str], pl.Expr]) -> pl.Expr:
+    compared = _COMPARE[r.operator](exact(r.name), pl.lit(r.value.nanos, dtype=pl.Int128))
+    return compared.fill_null(False)  # a missing property matches nothing
+
+
+def _term(
+    term: ClusterTerm,
+    label: Callable[[str], pl.Expr],
+    claim: Callable[[str], pl.Expr],
+    exact: Callable[[str], pl.Expr],
+    trait: Callable[[str], pl.Expr],
+) -> pl.Expr:
+    return pl.all_horizontal(
+        [
+            selector_expression(term.labels, label),
+            selector_expression(term.claims, claim),
+            *(_property(p, exact) for p in term.properties),
+            *(trait(t) for t in term.traits),
+        ]
+    )
+
+
+def required_expression(
+    terms: tuple[ClusterTerm, ...],
+    label: Callable[[str], pl.Expr],
+    claim: Callable[[str], pl.Expr],
+    exact: Callable[[str], pl.Expr],
+    trait: Callable[[str], pl.Expr],
+) -> pl.Expr:
+    """Rule 2 over the table: whether one of the ORed terms matches, given how to read a label,
+    a claim, a property's exact value and a trait."""
+    return pl.any_horizontal([_term(t, label, claim, exact, trait) for t in terms])
+
+
+def scope_expression(scope: tuple[str, ...], trait: Callable[[str], pl.Expr]) -> pl.Expr:
+    """Rule 1 over the table: whether each cluster carries one of the scope's traits."""
+    return pl.any_horizontal([pl.lit(False), *(trait(t) for t in scope)])

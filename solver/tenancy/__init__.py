@@ -1,0 +1,150 @@
+"""Tenancy requests: one slot each, on an existing cluster with room or on a new cluster of a pool.
+
+Greedy is the upstream queue: requests one at a time in their order, each taking the cluster its
+packing rule picks among those with room (existing and opened this run), a new cluster of its pool
+when none has room. Optimal decides all pending requests of a coupled part jointly, lexicographic:
+
+1. unplaced: requests left without a cluster (only those that may create none can be);
+2. created: new clusters;
+3. aim: FEWEST (Balanced) the sum of squared tenant counts of existing clusters, which makes the
+   busiest cluster as light as it can be and levels the rest; FIRST (Simple) the summed cluster
+   rank (earlier clusters first); RANDOM nothing: its preference is the seeded draw itself.
+
+All levels are minimised. Requests asking for the same thing (a class: same candidates, limit,
+packing, pool) are interchangeable, so the model counts how many of a class go to each cluster
+instead of deciding each request. CP-SAT decides levels 1 and 2 (it proves them in a fraction of a
+second at 10,000 requests); level 3 is then a min-cost flow (convex unit arcs for the squares),
+exact for a given split of the new clusters over pools, tried for every split when there are few
+(proven optimal) and for CP-SAT's split otherwise (status FEASIBLE: the aim is unproven). CP-SAT
+took seconds to tens of seconds on level 3 and proved nothing at 10,000 requests. The counts are
+then handed out to the requests in queue order (the request-order tie-break), each request
+keeping greedy's seeded pick where its class has allotment left there; the model is hinted with
+greedy's counts, so among equal answers it stays near greedy's. Parts that couple no two classes
+are answered by greedy, which is optimal on a single class: it fills every slot before creating
+a cluster, fills a new cluster before opening the next, and for FEWEST levels the counts like
+water.
+
+The package is laid out by job: `problem` (the requests and their classes), `queue` (greedy),
+`joint` (CP-SAT for the counts), `flow` (min-cost flows for the aim), `hand_out` (counts to
+requests), `local_search` (units of several slots), `results` (levels and results); this module
+runs them part by part, as the tenancy coupling (solver.coupling) its parts from solver.decompose.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from model import Batch, PlacementRequest, RequestResult, SolveStats
+from solver.coupling import Levels, decide
+from solver.tenancy.hand_out import hand_out, hand_out_pools
+from solver.tenancy.joint import solve_joint
+from solver.tenancy.local_search import free_balance, free_weighted
+from solver.tenancy.problem import Placement, Problem
+from solver.tenancy.queue import greedy_is_optimal, run_queue
+from solver.tenancy.results import LEVELS, adopt, combined, measure, to_results
+
+__all__ = ["solve_tenancy", "LEVELS"]
+
+
+class TenancySlots:
+    """The tenancy coupling (solver.coupling.Coupling): its units are the problem's classes, and
+    what it proves and spends is kept here as the parts are solved."""
+
+    def __init__(self, problem: Problem, *, seed: int, budget: float, deadline: float) -> None:
+        self.problem = problem
+        self.seed, self.budget, self.deadline = seed, budget, deadline
+        self.proven: set[int] = set()  # the parts (by first class) whose joint answer is proven
+        self.models = 0
+        self.time_limited = False
+        self.build_seconds = 0.0
+        self.solve_seconds = 0.0
+
+    def draws(self) -> list[list[tuple[str, int | str]]]:
+        """A class draws on its candidates' slots and on the new clusters of the pools it may
+        open or join."""
+        return [
+            [("cluster", row) for row in cls.candidates] + [("pool", pool) for pool in cls.pools]
+            for cls in self.problem.classes
+        ]
+
+    def greedy(self) -> Placement:
+        started = time.perf_counter()
+        placement = run_queue(self.problem, self.seed)
+        self.build_seconds += time.perf_counter() - started
+        return placement
+
+    def joint(self, part: list[int], greedy: Placement) -> Placement:
+        """The part's joint answer where it beats greedy's levels, else greedy's: a local search
+        for units of several slots with nothing else to decide, greedy itself where it is the
+        optimum, else CP-SAT's counts (and the flows') handed out to the requests."""
+        problem = self.problem
+        if greedy_is_optimal(problem, part):
+            self.proven.add(part[0])
+            return greedy
+        if free_weighted(problem, part):  # a local optimum: no bound is proven
+            return _better(problem, part, free_balance(problem, part, greedy), greedy)
+        joint = solve_joint(problem, part, greedy, seed=self.seed, budget=self.budget, deadline=self.deadline)
+        self.models += 1 if joint is None else joint.models
+        if joint is None:
+            return greedy
+        self.build_seconds += joint.build_seconds
+        self.solve_seconds += joint.seconds
+        self.time_limited |= joint.time_limited
+        if joint.pools is not None:
+            answer = hand_out_pools(problem, part, joint, greedy, self.seed)
+        else:
+            answer = hand_out(problem, part, joint.allot, greedy, self.seed)
+        if answer is None:  # the counts could not be handed out: greedy stands, unproven
+            return greedy
+        if joint.proven:
+            self.proven.add(part[0])
+        return _better(problem, part, answer, greedy)
+
+    def levels(self, part: list[int], answer: Placement) -> Levels:
+        values = measure(self.problem, part, answer)
+        return Levels(values, values if part[0] in self.proven else None)
+
+
+def _better(problem: Problem, part: list[int], answer: Placement, greedy: Placement) -> Placement:
+    """The answer where its levels are below greedy's: never worse than greedy, else greedy stands."""
+    return answer if measure(problem, part, answer) < measure(problem, part, greedy) else greedy
+
+
+def solve_tenancy(
+    batch: Batch,
+    requests: Sequence[PlacementRequest],
+    *,
+    mode: str,
+    seed: int,
+    budget: float,
+    deadline: float,
+) -> tuple[list[RequestResult], SolveStats]:
+    """Results for the tenancy requests (in the given order) and the statistics of their solve."""
+    started = time.perf_counter()
+    problem = Problem(batch, requests)
+    slots = TenancySlots(problem, seed=seed, budget=budget, deadline=deadline)
+    slots.build_seconds = time.perf_counter() - started
+    final = Placement()
+    objective: list[int] = [0] * len(LEVELS)
+    proven = True
+    for part, answer in decide(slots, mode == "optimal"):
+        adopt(problem, part, final, answer)
+        levels = slots.levels(part, answer)
+        proven &= levels.bound is not None
+        objective = [a + b for a, b in zip(objective, levels.values, strict=True)]
+    results = to_results(problem, final)
+    value = combined(objective, problem)
+    stats = SolveStats(
+        mode=mode,
+        status="GREEDY" if mode == "greedy" else ("OPTIMAL" if proven else "FEASIBLE"),
+        objective=value,
+        bound=(value if proven else None) if mode == "optimal" else None,
+        gap=(0.0 if proven else None) if mode == "optimal" else None,
+        wall_seconds=time.perf_counter() - started,
+        build_seconds=slots.build_seconds,
+        solve_seconds=slots.solve_seconds,
+        time_limited=slots.time_limited,
+        models=slots.models,
+    )
+    return results, stats

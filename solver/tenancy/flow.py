@@ -1,0 +1,196 @@
+"""The aim (level 3) as min-cost flows: levelled loads (a sum of squares: convex unit arcs priced by
+the square's increments) or the earliest clusters (the rank, priced on the way in), for a given
+number of new clusters per pool.
+
+Separate from the joint model because it is exact where CP-SAT is not fast: CP-SAT took seconds
+to tens of seconds on level 3 and proved nothing at 10,000 requests, while one flow per way of
+splitting the new clusters over pools is exact, and when there are few ways they are all tried
+(proven optimal).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from solver.tenancy.problem import Problem, RequestClass, pool_demand, pool_limit, rows_of
+
+
+def arcs_of(problem: Problem, classes: list[RequestClass]) -> dict[tuple[int, int], int]:
+    """(class, cluster) -> the most requests of the class the cluster can take."""
+    ceiling = balanced_ceilings(problem, classes) if classes[0].aim == "squares" else {}
+    out = {}
+    for cls in classes:
+        n = len(cls.requests)
+        for row in cls.candidates:
+            limit = cls.limit or ceiling.get(cls.index, 0)
+            room = n if limit == 0 else min(n, (limit - problem.base[row]) // cls.demand)
+            if room > 0:
+                out[(cls.index, row)] = room
+    return out
+
+
+def balanced_ceilings(problem: Problem, classes: list[RequestClass]) -> dict[int, int]:
+    """For each unlimited class, a tenant count no cluster holding one of its requests exceeds in
+    any Balanced optimum: its requests may move to any of its candidates (no limit binds them,
+    and the limited classes' admission counts only limited requests), so one sitting on a cluster
+    more than one above the class's emptiest candidate would lower the sum of squares by moving.
+    The emptiest candidate holds at most the average of the candidates' tenants, with every
+    request of the part counted."""
+    load = sum(len(cls.requests) * cls.demand for cls in classes)
+    out = {}
+    for cls in classes:
+        if cls.limit == 0 and cls.candidates:
+            tenants = sum(problem.base[row] for row in cls.candidates) + load
+            out[cls.index] = tenants // len(cls.candidates) + cls.demand
+    return out
+
+
+_SPLITS = 64  # the most ways to split the new clusters over pools that are all tried
+
+
+def best_split(
+    problem: Problem,
+    part: list[int],
+    arcs: dict[tuple[int, int], int],
+    split: dict[str, int],
+    unplaced: int,
+) -> tuple[dict[tuple[int, int], int] | None, bool]:
+    """The aim's optimum over the ways to split the optimal number of new clusters over the
+    pools, when there are few (proven: each way is one exact flow); else for CP-SAT's split."""
+    pools = sorted(split)
+    tops = [
+        1
+        if pool_limit(problem, part, p) == 0
+        else -(-pool_demand(problem, part, p) // pool_limit(problem, part, p))
+        for p in pools
+    ]
+    ways = list(_compositions(sum(split.values()), tops, _SPLITS + 1))
+    if len(ways) > _SPLITS:
+        flowed = aim_flow(problem, part, arcs, split, unplaced)
+        return (flowed[0] if flowed else None), False
+    best: tuple[int, dict[tuple[int, int], int]] | None = None
+    mine = tuple(split[p] for p in pools)
+    for way in sorted(ways, key=lambda w: w != mine):  # CP-SAT's split first: it wins ties
+        flowed = aim_flow(problem, part, arcs, dict(zip(pools, way, strict=True)), unplaced)
+        if flowed is not None and (best is None or flowed[1] < best[0]):
+            best = (flowed[1], flowed[0])
+    return (best[1] if best else None), best is not None
+
+
+def _compositions(total: int, tops: list[int], most: int):
+    """Ways to write total as a sum of len(tops) parts, part i in [0, tops[i]]; stops after most."""
+    found = 0
+
+    def walk(i: int, left: int, prefix: tuple[int, ...]):
+        nonlocal found
+        if found >= most:
+            return
+        if i == len(tops):
+            if left == 0:
+                found += 1
+                yield prefix
+            return
+        for v in range(min(left, tops[i]) + 1):
+            yield from walk(i + 1, left - v, (*prefix, v))
+
+    yield from walk(0, total, ())
+
+
+def aim_flow(
+    problem: Problem,
+    part: list[int],
+    arcs: dict[tuple[int, int], int],
+    pools: dict[str, int],
+    unplaced: int,
+    *,
+    away: dict[int, int] | None = None,
+) -> tuple[dict[tuple[int, int], int], int] | None:
+    """The aim's optimum for fixed new clusters per pool, as a min-cost flow: each request flows
+    from its class to a cluster, a pool's new clusters, or (if it may create none) nowhere. A
+    cluster is a chain of its limit tiers (the arc out of tier L carries every request of limit
+    at most L, so its capacity is L minus the tenants) ending in unit arcs priced by the square's
+    increments (Balanced: convex, so taken cheapest first) or one free arc (Simple: the price is
+    the cluster's rank, on the way in)."""
+    from ortools.graph.python import min_cost_flow
+
+    classes = [problem.classes[k] for k in part]
+    kind = classes[0].aim
+    rows = rows_of(problem, part)
+    rank = {row: i for i, row in enumerate(rows)}
+    node = iter(range(1 << 62))
+    source, sink, nowhere = next(node), next(node), next(node)
+    class_node = {cls.index: next(node) for cls in classes}
+    pool_node = {pool: next(node) for pool in pools}
+    tails: list[int] = []
+    heads: list[int] = []
+    caps: list[int] = []
+    costs: list[int] = []
+
+    def arc(tail: int, head: int, cap: int, cost: int = 0) -> int:
+        tails.append(tail)
+        heads.append(head)
+        caps.append(cap)
+        costs.append(cost)
+        return len(tails) - 1
+
+    total = 0
+    for cls in classes:
+        n = len(cls.requests)
+        if away is not None:  # what does not stay on existing clusters is fixed already: exactly
+            n -= away[cls.index]  # that many leave, the rest all flow to existing clusters
+        total += n
+        arc(source, class_node[cls.index], n)
+        if away is None:
+            if cls.exclusive:
+                arc(class_node[cls.index], sink, n)
+            elif cls.pool is None:
+                arc(class_node[cls.index], nowhere, n)
+            else:
+                arc(class_node[cls.index], pool_node[cls.pool], n)
+    arc(nowhere, sink, unplaced)
+    for pool, count in pools.items():
+        limit = pool_limit(problem, part, pool)
+        arc(pool_node[pool], sink, (pool_demand(problem, part, pool) if limit == 0 else limit) * count)
+
+    on: dict[int, list[tuple[RequestClass, int]]] = defaultdict(list)
+    for (k, row), room in arcs.items():
+        on[row].append((problem.classes[k], room))
+    placed: dict[tuple[int, int], int] = {}
+    for row in rows:
+        members = on.get(row)
+        if not members:
+            continue
+        base = problem.base[row]
+        top = next(node)
+        tier_node: dict[int, int] = {}
+        limits = sorted({cls.limit for cls, _ in members if cls.limit})
+        for limit in limits:
+            tier_node[limit] = next(node)
+        for here, after in zip(limits, [*limits[1:], None], strict=False):
+            arc(tier_node[here], tier_node[after] if after is not None else top, max(0, here - base))
+        for cls, room in members:
+            entry = tier_node[cls.limit] if cls.limit else top
+            price = rank[row] if kind == "rank" else 0
+            placed[(cls.index, row)] = arc(class_node[cls.index], entry, room, price)
+        most = sum(room for _, room in members)
+        if kind == "squares":
+            for step in range(most):
+                arc(top, sink, 1, 2 * (base + step) + 1)
+        else:
+            arc(top, sink, most)
+
+    flow = min_cost_flow.SimpleMinCostFlow()
+    flow.add_arcs_with_capacity_and_unit_cost(
+        np.asarray(tails, dtype=np.int32),
+        np.asarray(heads, dtype=np.int32),
+        np.asarray(caps, dtype=np.int64),
+        np.asarray(costs, dtype=np.int64),
+    )
+    supplies = np.zeros(max(max(tails), max(heads)) + 1, dtype=np.int64)
+    supplies[source], supplies[sink] = total, -total
+    flow.set_nodes_supplies(np.arange(len(supplies), dtype=np.int32), supplies)
+    if flow.solve() != flow.OPTIMAL:
+        return None
+    return {key: int(flow.flow(a)) for key, a in placed.items() if flow.flow(a)}, flow.optimal_cost()
