@@ -15,6 +15,7 @@ from adapters.fleet.generate import PICK_ALL_LIMIT, generate_fleet
 from adapters.fleet.policy import normalized_policy
 from adapters.generate.common import GENERATORS as SYSTEMS
 from adapters.generate.common import generate, generate_yaml
+from adapters.kube.fields import rfc3339
 from adapters.kube.manifests import from_objects, parse_text
 from adapters.run.pipeline import schedule, schedule_manifests
 from model import SelectionMode
@@ -104,6 +105,29 @@ def test_now_moves_every_time():
     assert later != earlier
     beats = [o["status"]["agentStatus"][0]["lastReceivedHeartbeat"] for o in by_kind(later)[n.MEMBER_CLUSTER]]
     assert "2026-12-31T23:58" < max(beats) <= "2027-01-01T00:00:00Z"
+
+
+TIME = re.compile(r"-?[0-9]+-[0-9]{2}-[0-9]{2}T")
+
+
+def times(value):
+    """Every string in a JSON-like value that reads as a date and time."""
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in times(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in times(v)]
+    return [value] if isinstance(value, str) and TIME.match(value) else []
+
+
+@pytest.mark.parametrize(
+    ("system", "options"), [(s, {}) for s in SYSTEMS] + [("kcp", {"generation": "v0.5"})]
+)
+def test_times_are_rfc3339_before_the_year_1000(system, options):
+    """A hub generated before the year 1000 writes four-digit years, as RFC 3339 wants and Kubernetes
+    (and this tool's loaders) read them: kcp's times and Fleet's snapshot times had three."""
+    written = times(generate(system, 30, 10, now="0500-06-01T00:00:00Z", **options))
+    assert written
+    assert [t for t in written if rfc3339(t) is None] == []
 
 
 def test_clusters_do_not_depend_on_placements():

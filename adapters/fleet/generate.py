@@ -11,7 +11,7 @@ import base64
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -30,13 +30,13 @@ from adapters.generate.common import (
     REGIONS,
     STALE,
     TEAMS,
-    TIME_FORMAT,
     Matcher,
     check_sizes,
     cluster_table,
     expression,
     parse_now,
     rng_for,
+    time_text,
     zipf_weights,
 )
 
@@ -621,7 +621,7 @@ class _FleetGenerator:
         else:
             satisfied = True
         message = n.FULFILLED_MESSAGE if satisfied else n.UNFULFILLED_MESSAGE
-        changed = self.now.timestamp() - int(rng.integers(600, 7 * 86400))
+        changed = self.now - timedelta(seconds=int(rng.integers(600, 7 * 86400)))
         snapshot = {
             "apiVersion": n.API_VERSION,
             "kind": n.POLICY_SNAPSHOT,
@@ -654,7 +654,7 @@ class _FleetGenerator:
                         "reason": n.FULFILLED if satisfied else n.UNFULFILLED,
                         "message": message.format(found),
                         "observedGeneration": 1,
-                        "lastTransitionTime": datetime.fromtimestamp(changed, UTC).strftime(TIME_FORMAT),
+                        "lastTransitionTime": time_text(changed),
                     }
                 ],
             },

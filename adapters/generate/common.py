@@ -44,6 +44,7 @@ __all__ = [
     "current_minute",
     "generate",
     "generate_yaml",
+    "time_text",
     "zipf_weights",
 ]
 
@@ -89,6 +90,12 @@ HEALTH_SHARES = (0.955, 0.005, 0.02, 0.01, 0.01)  # BLIP = unhealthy for < 5 min
 LABEL_KEYS = ("region", "zone", "provider", "environment", "team", "tier", "compliance", "accelerator")
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def time_text(moment: datetime) -> str:
+    """`moment` as Kubernetes writes a time: UTC, whole seconds, a four-digit year (which
+    ``strftime("%Y")`` does not give before the year 1000)."""
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
 
 
 def zipf_weights(k: int, s: float = 1.0) -> np.ndarray:

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from adapters.generate.common import check_sizes, rng_for
+from adapters.generate.common import check_sizes, rng_for, time_text
 from adapters.kcp import names as n
 from adapters.kcp.annotation import format_placement
 from adapters.kcp.keys import sync_target_key
@@ -98,10 +98,6 @@ MOVING_SHARE = 0.02
 _CLUSTERS, _WORKSPACES, _NAMESPACES, _STATE = 81, 82, 83, 84
 
 
-def _time(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def _exact(rng: np.random.Generator, total: int, shares: tuple[float, ...]) -> np.ndarray:
     """A category per item, exactly round(share * total) of each but the first, which takes the
     rest, at random positions."""
@@ -125,7 +121,7 @@ def _sizes(rng: np.random.Generator, total: int, parts: int, sigma: float = 0.5)
 
 
 def _condition(kind: str, status: str, at: datetime, reason: str = "", message: str = "") -> Obj:
-    out: Obj = {"type": kind, "status": status, "lastTransitionTime": _time(at)}
+    out: Obj = {"type": kind, "status": status, "lastTransitionTime": time_text(at)}
     if reason:
         out["reason"] = reason
     if message:
@@ -322,9 +318,9 @@ class _Set:
         if state == CORDONED:
             spec["unschedulable"] = True
         if state == EVICTING:
-            spec["evictAfter"] = _time(now - timedelta(seconds=cluster["age"]))
+            spec["evictAfter"] = time_text(now - timedelta(seconds=cluster["age"]))
         if state == ANNOUNCED:
-            spec["evictAfter"] = _time(now + timedelta(seconds=cluster["ahead"]))
+            spec["evictAfter"] = time_text(now + timedelta(seconds=cluster["ahead"]))
         if not self.v05:
             spec["supportedAPIExports"] = [{"exportName": n.COMPUTE_EXPORT, "path": self.compute}]
         ready = state != UNREADY
@@ -333,7 +329,7 @@ class _Set:
             _condition(n.READY, "True", now - timedelta(days=3))
             if ready
             else _condition(
-                n.READY, "False", heartbeat, "ErrorHeartbeat", "No heartbeat since " + _time(heartbeat)
+                n.READY, "False", heartbeat, "ErrorHeartbeat", "No heartbeat since " + time_text(heartbeat)
             )
         ]
         labels = {"region": cluster["region"], "provider": cluster["provider"], "environment": cluster["env"]}
@@ -344,7 +340,7 @@ class _Set:
             "kind": self.cluster_kind,
             "metadata": self._metadata(cluster["workspace"], cluster["name"], labels=labels),
             "spec": spec,
-            "status": {"conditions": conditions, "lastSyncerHeartbeatTime": _time(heartbeat)},
+            "status": {"conditions": conditions, "lastSyncerHeartbeatTime": time_text(heartbeat)},
         }
 
     # -- users -----------------------------------------------------------------------------------
@@ -403,7 +399,7 @@ class _Set:
                 ws["path"],
                 name,
                 labels={"kubernetes.io/metadata.name": name, **labels},
-                creationTimestamp=_time(created),
+                creationTimestamp=time_text(created),
             ),
             "status": {"phase": "Active"},
         }
@@ -487,7 +483,9 @@ class _Set:
                 if value in (n.State.BOUND, n.State.REMOVING):
                     finalizers.append(n.V05_SYNCER_FINALIZER + cluster)
                 if value == n.State.REMOVING:
-                    annotations[n.V05_DELETION_ANNOTATION + cluster] = _time(self.now - timedelta(seconds=30))
+                    annotations[n.V05_DELETION_ANNOTATION + cluster] = time_text(
+                        self.now - timedelta(seconds=30)
+                    )
             if finalizers:
                 meta["finalizers"] = sorted(set(finalizers))
         self.objects.extend(spaces)
@@ -557,7 +555,7 @@ class _Set:
                 "apiVersion": n.SCHEDULING_API,
                 "kind": n.PLACEMENT,
                 "metadata": self._metadata(
-                    ws["path"], name, creationTimestamp=_time(self.now - timedelta(days=20))
+                    ws["path"], name, creationTimestamp=time_text(self.now - timedelta(days=20))
                 ),
                 "spec": {
                     "locationSelectors": selectors,
@@ -602,7 +600,7 @@ class _Set:
                 meta["labels"][n.STATE_LABEL + key] = n.SYNC
             if i in moving:
                 meta["labels"][n.STATE_LABEL + moving[i]] = n.SYNC
-                meta["annotations"][n.DELETION_ANNOTATION + moving[i]] = _time(
+                meta["annotations"][n.DELETION_ANNOTATION + moving[i]] = time_text(
                     self.now - timedelta(seconds=2)
                 )
         self.objects.extend(spaces)
