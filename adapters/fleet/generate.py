@@ -33,9 +33,11 @@ from adapters.generate.common import (
     Matcher,
     check_sizes,
     cluster_table,
+    exact_categories,
     expression,
     parse_now,
     rng_for,
+    sample_share,
     time_text,
     zipf_weights,
 )
@@ -63,6 +65,7 @@ FLEET_PROPERTIES: dict[str, tuple[str, int]] = {
 
 # The mix of placements.
 PICK_ALL_SHARE, PICK_FIXED_SHARE = 0.15, 0.05  # the rest is PickN
+PLACEMENT_TYPE_SHARES = (PICK_ALL_SHARE, PICK_FIXED_SHARE, 1 - PICK_ALL_SHARE - PICK_FIXED_SHARE)
 PICK_ALL_LIMIT = 300  # no PickAll affinity matches more clusters than this
 EXISTING_SHARE = 0.40  # placements with a policy snapshot and bindings from an earlier run
 OBSOLETE_SHARE = 0.10  # of those: the snapshot holds an older, different policy
@@ -363,14 +366,6 @@ class _Placement:
     uid: str = ""
 
 
-def _split(rng: np.random.Generator, total: int, shares: Sequence[float]) -> np.ndarray:
-    """Exactly round(share * total) items of each kind (the last kind takes the rest), shuffled."""
-    counts = [round(s * total) for s in shares]
-    counts.append(total - sum(counts))
-    kinds = np.repeat(np.arange(len(counts)), counts)
-    return rng.permutation(kinds)
-
-
 class _FleetGenerator:
     def __init__(self, clusters: int, placements: int, seed: int, now: datetime) -> None:
         self.now = now
@@ -430,7 +425,7 @@ class _FleetGenerator:
 
     def placements(self) -> list[_Placement]:
         rng = self.rng
-        kinds = _split(rng, self.placement_count, (PICK_ALL_SHARE, PICK_FIXED_SHARE))
+        kinds = exact_categories(rng, self.placement_count, PLACEMENT_TYPE_SHARES)
         workloads = rng.choice(len(WORKLOADS), size=self.placement_count)
         out = []
         for i, (kind, workload) in enumerate(zip(kinds, workloads, strict=True)):
@@ -664,7 +659,7 @@ class _FleetGenerator:
     def objects(self) -> list[dict[str, Any]]:
         members = [_fleet_member(row) for row in self.table.frame.iter_rows(named=True)]
         placements = self.placements()
-        existing = self.state_rng.permutation(len(placements))[: round(EXISTING_SHARE * len(placements))]
+        existing = sample_share(self.state_rng, len(placements), EXISTING_SHARE)
         obsolete = set(existing[: round(OBSOLETE_SHARE * len(existing))].tolist())
         snapshots, bindings = [], []
         for i in sorted(existing.tolist()):

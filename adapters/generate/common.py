@@ -108,6 +108,38 @@ def rng_for(seed: int, section: int) -> np.random.Generator:
     return np.random.default_rng([seed, section])
 
 
+def categories_of(draws: np.ndarray, shares: Sequence[float]) -> np.ndarray:
+    """The category of each uniform draw under `shares` (what they leave of 1 is the last's)."""
+    return np.searchsorted(np.cumsum(shares)[:-1], draws, side="right")
+
+
+def categories(rng: np.random.Generator, size: int, shares: Sequence[float]) -> np.ndarray:
+    """`size` categories drawn with the given shares."""
+    return categories_of(rng.random(size), shares)
+
+
+def exact_categories(
+    rng: np.random.Generator, total: int, shares: Sequence[float], *, rest: int = -1
+) -> np.ndarray:
+    """A category per item, at random positions: exactly round(share * total) items of each
+    category but `rest` (an index), which takes what the others leave (its own share is not read).
+    Where the others' rounding takes more than `total`, the last categories lose the excess."""
+    rest %= len(shares)
+    counts = [0 if k == rest else round(share * total) for k, share in enumerate(shares)]
+    counts[rest] = max(total - sum(counts), 0)
+    return scattered(rng, counts, total)
+
+
+def scattered(rng: np.random.Generator, counts: Sequence[int], total: int) -> np.ndarray:
+    """The first `total` of counts[k] items of category k, in category order, shuffled."""
+    return np.repeat(np.arange(len(counts)), counts)[:total][rng.permutation(total)]
+
+
+def sample_share(rng: np.random.Generator, total: int, share: float) -> np.ndarray:
+    """round(share * total) distinct indices below `total`, in random order."""
+    return rng.permutation(total)[: round(share * total)]
+
+
 @dataclass(slots=True)
 class ClusterTable:
     """The clusters' attributes: one polars row per cluster, plus numpy views for matching."""

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from adapters.generate.common import check_sizes, rng_for, time_text
+from adapters.generate.common import check_sizes, exact_categories, rng_for, scattered, time_text
 from adapters.kcp import names as n
 from adapters.kcp.annotation import format_placement
 from adapters.kcp.keys import sync_target_key
@@ -68,7 +68,8 @@ REGION_WIDE_EVERY = 10  # every tenth Location spans its whole region
 CLUSTERS_PER_LOCATION = 10
 LAB_FROM = 20  # clusters from which the unavailable lab exists
 
-# Cluster states, exact shares: available, not ready, unschedulable, evicting, eviction announced.
+# Cluster states, exact shares: available (what the others leave), not ready, unschedulable, evicting,
+# eviction announced.
 AVAILABLE, UNREADY, CORDONED, EVICTING, ANNOUNCED = range(5)
 CLUSTER_SHARES = (0.93, 0.03, 0.02, 0.015, 0.005)
 
@@ -84,7 +85,7 @@ TEAMS = (
 APPS = ("api", "web", "worker", "db", "cache", "queue", "batch", "ui", "auth", "cron", "etl", "gateway")
 NO_BINDING_SHARE, BINDING_NOT_READY_SHARE, LAB_BINDING_SHARE = 0.02, 0.01, 0.01
 
-# v0.5 namespace states (of namespaces in bound workspaces), exact shares.
+# v0.5 namespace states (of namespaces in bound workspaces), exact shares (new ones: what the others leave).
 V05_STATES = ("new", "bound", "pending", "moving", "unbound-leftover", "two-locations")
 V05_SHARES = (0.28, 0.62, 0.03, 0.03, 0.02, 0.02)
 DISABLED_SHARE, MALFORMED_SHARE = 0.01, 0.003
@@ -96,17 +97,6 @@ MOVING_SHARE = 0.02
 
 # rng sections
 _CLUSTERS, _WORKSPACES, _NAMESPACES, _STATE = 81, 82, 83, 84
-
-
-def _exact(rng: np.random.Generator, total: int, shares: tuple[float, ...]) -> np.ndarray:
-    """A category per item, exactly round(share * total) of each but the first, which takes the
-    rest, at random positions."""
-    counts = [round(s * total) for s in shares[1:]]
-    first = max(total - sum(counts), 0)
-    labels = np.repeat(np.arange(len(shares)), [first, *counts])[:total]
-    if len(labels) < total:
-        labels = np.concatenate([labels, np.zeros(total - len(labels), dtype=labels.dtype)])
-    return labels[rng.permutation(total)]
 
 
 def _sizes(rng: np.random.Generator, total: int, parts: int, sigma: float = 0.5) -> list[int]:
@@ -196,7 +186,7 @@ class _Set:
                 }
             )
         sizes = _sizes(rng, main, len(pools))
-        state = _exact(rng, main, CLUSTER_SHARES)
+        state = exact_categories(rng, main, CLUSTER_SHARES, rest=AVAILABLE)
         ages = rng.integers(1, 600, size=max(main, 1))
         ahead = rng.integers(3600, 86400, size=max(main, 1))
         self.clusters: list[dict[str, Any]] = []
@@ -354,7 +344,7 @@ class _Set:
         # ten workspaces on.
         shares = (NO_BINDING_SHARE, BINDING_NOT_READY_SHARE, LAB_BINDING_SHARE)
         odd = [max(round(share * count), 1 if count >= 10 else 0) for share in shares]
-        kind = np.repeat(np.arange(4), [count - sum(odd), *odd])[rng.permutation(count)]
+        kind = scattered(rng, [count - sum(odd), *odd], count)
         if not self.has_lab:
             kind = np.where(kind == 3, 0, kind)
         orgs = rng.integers(0, len(ORGS), size=count)
@@ -434,7 +424,7 @@ class _Set:
         return self.locations[int(rng.integers(0, len(self.locations)))]
 
     def _v05_state(self, ws: dict[str, Any], spaces: list[Obj], rng: np.random.Generator) -> None:
-        states = _exact(rng, len(spaces), V05_SHARES)
+        states = exact_categories(rng, len(spaces), V05_SHARES, rest=0)
         disabled = rng.random(len(spaces)) < DISABLED_SHARE
         malformed = rng.random(len(spaces)) < MALFORMED_SHARE
         bound = ws["binding"] not in ("none", "not-ready")

@@ -22,7 +22,7 @@ The hub holds, in this order:
 - ``PlacementDecision`` (v1beta1) for ~40% of the placements, as an earlier scheduler run wrote them
   (with the Placement's status), some naming clusters that no longer fit.
 
-Per-cluster work is vectorised numpy; clusters are drawn from ``np.random.default_rng((seed, section))``
+Per-cluster work is vectorised numpy; clusters are drawn from ``np.random.defaultrng_for((seed, section))``
 so they do not depend on the number of placements. Every value is a plain str/int/bool/list/dict/None,
 times are RFC 3339 strings in UTC; the same arguments give identical objects.
 """
@@ -38,7 +38,15 @@ from typing import Any
 
 import numpy as np
 
-from adapters.generate.common import MaskCache, expression, match_selector
+from adapters.generate.common import (
+    MaskCache,
+    categories,
+    expression,
+    match_selector,
+    rng_for,
+    sample_share,
+    zipf_weights,
+)
 from adapters.ocm import names as n
 
 __all__ = ["generate_ocm"]
@@ -160,21 +168,6 @@ MODE_SHARES = (0.45, 0.33, 0.15, 0.07)  # absent, Additive, Exact, configuration
 _SECONDS = np.timedelta64(1, "s")
 
 
-def _rng(seed: int, section: int) -> np.random.Generator:
-    return np.random.default_rng([seed, section])
-
-
-def _zipf(k: int, s: float = 1.0) -> np.ndarray:
-    w = 1.0 / np.arange(1, k + 1, dtype=np.float64) ** s
-    return w / w.sum()
-
-
-def _shares(rng: np.random.Generator, size: int, shares: Sequence[float]) -> np.ndarray:
-    """Category indices drawn with the given shares (the rest, if any, is the last category)."""
-    edges = np.cumsum(shares)[:-1]
-    return np.searchsorted(edges, rng.random(size), side="right")
-
-
 def _uuids(rng: np.random.Generator, size: int) -> list[str]:
     raw = rng.integers(0, 2**63, size=(size, 2), dtype=np.int64).view(np.uint64)
     out = []
@@ -255,7 +248,7 @@ def _cpu(millis: np.ndarray) -> list[str]:
 
 
 def _fleet(clusters: int, seed: int) -> _Fleet:
-    rng = _rng(seed, 1)
+    rng = rng_for(seed, 1)
     size = clusters
     region_names = np.array([r for r, _, _ in REGIONS], dtype=object)
     region_clouds = np.array([c for _, c, _ in REGIONS], dtype=object)
@@ -263,7 +256,7 @@ def _fleet(clusters: int, seed: int) -> _Fleet:
     zone_names = np.array([list(z) + [""] * (width - len(z)) for _, _, z in REGIONS], dtype=object)
     zone_counts = np.array([len(z) for _, _, z in REGIONS])
 
-    region = rng.choice(len(REGIONS), size=size, p=_zipf(len(REGIONS)))
+    region = rng.choice(len(REGIONS), size=size, p=zipf_weights(len(REGIONS)))
     u = rng.random(size)
     zone = np.where(
         zone_counts[region] == 3,
@@ -276,16 +269,16 @@ def _fleet(clusters: int, seed: int) -> _Fleet:
     openshift = rng.random(size) < np.array([CLOUDS[c][2] for c in cloud_keys])[cloud_index]
     product = np.where(openshift, "OpenShift", np.array([CLOUDS[c][1] for c in cloud_keys])[cloud_index])
     platform = np.array([CLOUDS[c][0] for c in cloud_keys], dtype=object)[cloud_index]
-    env_index = _shares(rng, size, ENVIRONMENT_SHARES)
+    env_index = categories(rng, size, ENVIRONMENT_SHARES)
     environment = np.array(ENVIRONMENTS, dtype=object)[env_index]
-    tier = np.array(TIERS, dtype=object)[_shares(rng, size, TIER_SHARES)]
+    tier = np.array(TIERS, dtype=object)[categories(rng, size, TIER_SHARES)]
     gpu = rng.random(size) < GPU_SHARE
-    set_index = rng.choice(len(EXCLUSIVE_SETS), size=size, p=_zipf(len(EXCLUSIVE_SETS)))
+    set_index = rng.choice(len(EXCLUSIVE_SETS), size=size, p=zipf_weights(len(EXCLUSIVE_SETS)))
     clusterset = np.where(
         rng.random(size) < UNSET_SHARE, "", np.array(EXCLUSIVE_SETS, dtype=object)[set_index]
     )
 
-    minor = np.array(KUBE_MINORS)[_shares(rng, size, KUBE_MINOR_SHARES)]
+    minor = np.array(KUBE_MINORS)[categories(rng, size, KUBE_MINOR_SHARES)]
     patch = rng.integers(1, 13, size)
     build = rng.integers(0, 16**7, size)
     kube = [
@@ -321,7 +314,7 @@ def _fleet(clusters: int, seed: int) -> _Fleet:
     ]
 
     # Health and times (seconds before now).
-    available = _shares(rng, size, AVAILABLE_SHARES)
+    available = categories(rng, size, AVAILABLE_SHARES)
     available_age = np.select(
         [available == 1, available == 2],
         [
@@ -372,9 +365,9 @@ def _fleet(clusters: int, seed: int) -> _Fleet:
     has_memory_score = rng.random(size) < 0.95
     latency = rng.random(size) < 0.4
     p99 = rng.integers(-100, 101, size)
-    score_state = _shares(rng, size, (0.8, 0.05, 0.15))
+    score_state = categories(rng, size, (0.8, 0.05, 0.15))
     score_until = np.where(score_state == 1, rng.integers(60, 86400, size), -rng.integers(300, 7200, size))
-    latency_state = _shares(rng, size, (0.8, 0.05, 0.15))
+    latency_state = categories(rng, size, (0.8, 0.05, 0.15))
     latency_until = np.where(
         latency_state == 1, rng.integers(60, 86400, size), -rng.integers(300, 7200, size)
     )
@@ -737,8 +730,8 @@ class _Generator:
         self.matcher = _Matcher(self.fleet)
         self.name_rank = np.argsort(np.argsort(self.fleet.names.astype(str), kind="stable"))
         self._cumulative: dict[tuple[int, float], np.ndarray] = {}
-        self.rng = _rng(seed, 2)
-        self.state_rng = _rng(seed, 3)
+        self.rng = rng_for(seed, 2)
+        self.state_rng = rng_for(seed, 3)
         self.placement_count = placements
         self.namespaces = self._namespaces(placements)
         self.bindings: dict[str, list[str]] = self._bindings()
@@ -771,7 +764,7 @@ class _Generator:
             home = (
                 base
                 if base in EXCLUSIVE_SETS
-                else EXCLUSIVE_SETS[int(rng.choice(len(EXCLUSIVE_SETS), p=_zipf(8)))]
+                else EXCLUSIVE_SETS[int(rng.choice(len(EXCLUSIVE_SETS), p=zipf_weights(8)))]
             )
             sets = {home}
             if rng.random() < 0.4:
@@ -854,7 +847,7 @@ class _Generator:
         return sorted(options[i] for i in chosen.tolist())
 
     def _env(self) -> str:
-        return ENVIRONMENTS[int(_shares(self.rng, 1, ENVIRONMENT_SHARES)[0])]
+        return ENVIRONMENTS[int(categories(self.rng, 1, ENVIRONMENT_SHARES)[0])]
 
     def _wide_selector(self, regions: list[str]) -> dict[str, Any]:
         """A requiredClusterSelector meant for top-N placements: tens of percent of the fleet."""
@@ -953,7 +946,7 @@ class _Generator:
         """A fresh copy of an entry, the first ones more likely (Zipf with exponent `s`)."""
         cumulative = self._cumulative.get((len(entries), s))
         if cumulative is None:
-            cumulative = self._cumulative[len(entries), s] = np.cumsum(_zipf(len(entries), s))
+            cumulative = self._cumulative[len(entries), s] = np.cumsum(zipf_weights(len(entries), s))
         i = min(int(np.searchsorted(cumulative, self.rng.random(), side="right")), len(entries) - 1)
         return json.loads(entries[i])
 
@@ -991,7 +984,7 @@ class _Generator:
 
     def _prioritizer_policy(self) -> dict[str, Any] | None:
         rng = self.rng
-        mode = int(_shares(rng, 1, MODE_SHARES)[0])
+        mode = int(categories(rng, 1, MODE_SHARES)[0])
         if mode == 0:
             return None
 
@@ -1144,10 +1137,10 @@ class _Generator:
         total = self.placement_count
         if total == 0:
             return []
-        ns_weights = _zipf(len(self.namespaces), 0.7)
+        ns_weights = zipf_weights(len(self.namespaces), 0.7)
         namespace_of = rng.choice(len(self.namespaces), size=total, p=ns_weights)
         all_kind = rng.permutation(total) < round(ALL_SHARE * total)
-        broken = set(rng.permutation(total)[: round(MISCONFIGURED_SHARE * total)].tolist())
+        broken = set(sample_share(rng, total, MISCONFIGURED_SHARE).tolist())
         workloads = rng.integers(0, len(WORKLOADS), total)
         uids = _uuids(rng, total)
         out = []
@@ -1357,7 +1350,7 @@ class _Generator:
         clusters = _managed_clusters(f, self.clock)
         scores = _scores(f, self.clock)
         placements = self.placements()
-        existing = self.state_rng.permutation(len(placements))[: round(EXISTING_SHARE * len(placements))]
+        existing = sample_share(self.state_rng, len(placements), EXISTING_SHARE)
         decisions: list[dict[str, Any]] = []
         for i in sorted(existing.tolist()):
             decisions.extend(self.existing_state(placements[i]))

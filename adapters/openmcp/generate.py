@@ -57,13 +57,12 @@ same arguments give the same objects; times are relative to ``now``.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 
-from adapters.generate.common import check_sizes, rng_for, zipf_weights
+from adapters.generate.common import check_sizes, exact_categories, rng_for, sample_share, zipf_weights
 from adapters.openmcp import names as n
 
 __all__ = [
@@ -295,15 +294,6 @@ def _suffixes(rng: np.random.Generator, size: int) -> list[str]:
     return ["".join(row) for row in letters.tolist()]
 
 
-def _exact(rng: np.random.Generator, total: int, shares: Sequence[float]) -> np.ndarray:
-    """A category per item with exactly round(share * total) items of each category but the
-    last, which takes the rest, in random positions."""
-    counts = [round(s * total) for s in shares[:-1]]
-    counts.append(max(total - sum(counts), 0))
-    labels = np.repeat(np.arange(len(shares)), counts)[:total]
-    return labels[rng.permutation(total)]
-
-
 # ==================================================================================== the hub
 
 
@@ -322,7 +312,7 @@ class _Hub:
         rng, size = rng_for(self.seed, _CLUSTERS), self.size
         singletons = min(len(NAMESPACES), max(1, round(SINGLETON_SHARE * size))) if size else 0
         kind = np.concatenate(
-            [_exact(rng, size - singletons, KIND_SHARES), np.full(singletons, len(KINDS))]
+            [exact_categories(rng, size - singletons, KIND_SHARES), np.full(singletons, len(KINDS))]
         ).astype(np.int64)  # len(KINDS): onboarding singleton
         region = rng.choice(len(REGIONS), size=size, p=REGION_SHARES)
         version = rng.choice(len(K8S_VERSIONS), size=size, p=K8S_SHARES)
@@ -438,7 +428,7 @@ class _Hub:
     def requests(self) -> None:
         rng, total = rng_for(self.seed, _REQUESTS), self.total
         states = ("pending", *STATE_SHARES)
-        state = _exact(rng, total, (PENDING_SHARE, *STATE_SHARES.values()))
+        state = exact_categories(rng, total, (PENDING_SHARE, *STATE_SHARES.values()))
         namespace = rng.choice(len(NAMESPACES), size=total, p=zipf_weights(len(NAMESPACES), 0.8))
         team = rng.integers(0, len(TEAMS), total)
         u = rng.random((total, 6))
@@ -499,7 +489,7 @@ class _Hub:
             used += others
 
         pending_index = np.flatnonzero((state == 0) & ~held)
-        picked = rng.permutation(len(pending_index))[: round(UNKNOWN_SHARE * len(pending_index))]
+        picked = sample_share(rng, len(pending_index), UNKNOWN_SHARE)
         unknown = set(pending_index[picked].tolist())
 
         is_pending = state == states.index("pending")
