@@ -39,6 +39,7 @@ from adapters.generate.common import (
     rng_for,
     sample_share,
     time_text,
+    uuid_text,
     zipf_weights,
 )
 
@@ -353,8 +354,7 @@ def _fleet_member(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _uid(rng: np.random.Generator) -> str:
-    h = "".join(f"{int(x):08x}" for x in rng.integers(0, 2**32, 4))
-    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}"
+    return uuid_text("".join(f"{int(x):08x}" for x in rng.integers(0, 2**32, 4)))
 
 
 @dataclass(slots=True)

@@ -38,6 +38,7 @@ from model import parse_quantity
 __all__ = [
     "DEFAULT_NOW",
     "GENERATORS",
+    "Clock",
     "ClusterTable",
     "Matcher",
     "cluster_table",
@@ -45,6 +46,8 @@ __all__ = [
     "generate",
     "generate_yaml",
     "time_text",
+    "utc_moment",
+    "uuid_text",
     "zipf_weights",
 ]
 
@@ -90,6 +93,28 @@ HEALTH_SHARES = (0.955, 0.005, 0.02, 0.01, 0.01)  # BLIP = unhealthy for < 5 min
 LABEL_KEYS = ("region", "zone", "provider", "environment", "team", "tier", "compliance", "accelerator")
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def uuid_text(digits: str) -> str:
+    """A version-4 UUID made of 32 random hex digits: the version digit set to 4, the variant
+    digit to one of 8, 9, a, b (RFC 4122)."""
+    h = digits
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}"
+
+
+class Clock:
+    """RFC 3339 texts of the times `age` seconds before `now` (after it, where negative), for
+    arrays of ages at once; `now` in UTC, as :func:`utc_moment` gives it."""
+
+    def __init__(self, now: datetime) -> None:
+        self.epoch = np.datetime64(now.replace(tzinfo=None), "s")
+
+    def before(self, ages: np.ndarray) -> list[str]:
+        stamps = np.datetime_as_string(self.epoch - ages.astype("timedelta64[s]"), unit="s")
+        return [f"{s}Z" for s in stamps.tolist()]
+
+    def one(self, age: int) -> str:
+        return f"{np.datetime_as_string(self.epoch - np.timedelta64(age, 's'), unit='s')}Z"
 
 
 def time_text(moment: datetime) -> str:
@@ -496,8 +521,14 @@ def check_sizes(clusters: int, placements: int, seed: int) -> None:
 
 
 def parse_now(now: str | datetime) -> datetime:
-    moment = now if isinstance(now, datetime) else datetime.fromisoformat(now)
-    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return utc_moment(now if isinstance(now, datetime) else datetime.fromisoformat(now))
+
+
+def utc_moment(now: datetime) -> datetime:
+    """`now` in UTC to the second (a naive one read as UTC); TypeError for what is no datetime."""
+    if not isinstance(now, datetime):
+        raise TypeError(f"now must be a datetime, got {type(now).__name__}")
+    moment = now if now.tzinfo else now.replace(tzinfo=UTC)
     return moment.astimezone(UTC).replace(microsecond=0)
 
 

@@ -40,12 +40,12 @@ arguments give the same objects; times are relative to ``now``.
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 
-from adapters.generate.common import check_sizes, exact_categories, rng_for, scattered, time_text
+from adapters.generate.common import check_sizes, exact_categories, rng_for, scattered, time_text, utc_moment
 from adapters.kcp import names as n
 from adapters.kcp.annotation import format_placement
 from adapters.kcp.keys import sync_target_key
@@ -617,9 +617,7 @@ def generate(
     check_sizes(clusters, placements, seed)
     if generation not in GENERATIONS:
         raise ValueError(f"unknown generation {generation!r}; expected one of {', '.join(GENERATIONS)}")
-    if not isinstance(now, datetime):
-        raise TypeError(f"now must be a datetime, got {type(now).__name__}")
-    now = (now if now.tzinfo else now.replace(tzinfo=UTC)).astimezone(UTC).replace(microsecond=0)
+    now = utc_moment(now)
     if not clusters and not placements:
         return []
     hub = _Set(int(clusters), int(placements), int(seed), now, generation)

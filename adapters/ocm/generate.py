@@ -33,18 +33,22 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 
 from adapters.generate.common import (
+    Clock,
     MaskCache,
     categories,
+    check_sizes,
     expression,
     match_selector,
     rng_for,
     sample_share,
+    utc_moment,
+    uuid_text,
     zipf_weights,
 )
 from adapters.ocm import names as n
@@ -165,31 +169,10 @@ PREDICATE_SHARE, TWO_PREDICATES_SHARE, CEL_SHARE = 0.88, 0.15, 0.1
 TOLERATION_SHARE, GROUPS_SHARE, SPREAD_SHARE = 0.15, 0.2, 0.1
 MODE_SHARES = (0.45, 0.33, 0.15, 0.07)  # absent, Additive, Exact, configurations without a mode
 
-_SECONDS = np.timedelta64(1, "s")
-
 
 def _uuids(rng: np.random.Generator, size: int) -> list[str]:
     raw = rng.integers(0, 2**63, size=(size, 2), dtype=np.int64).view(np.uint64)
-    out = []
-    for hi, lo in raw.tolist():
-        h = f"{hi:016x}{lo:016x}"
-        out.append(f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}")
-    return out
-
-
-class _Clock:
-    """RFC 3339 strings of times `age` seconds before (or after, when negative) now."""
-
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-        self.epoch = np.datetime64(now.replace(tzinfo=None), "s")
-
-    def before(self, ages: np.ndarray) -> list[str]:
-        stamps = np.datetime_as_string(self.epoch - ages.astype(np.int64) * _SECONDS, unit="s")
-        return [f"{s}Z" for s in stamps.tolist()]
-
-    def one(self, age: int) -> str:
-        return f"{np.datetime_as_string(self.epoch - age * _SECONDS, unit='s')}Z"
+    return [uuid_text(f"{hi:016x}{lo:016x}") for hi, lo in raw.tolist()]
 
 
 # =================================================================================== cluster table
@@ -529,7 +512,7 @@ _CEL_EXPRESSIONS = tuple(CEL)
 # ===================================================================================== the objects
 
 
-def _managed_clusters(f: _Fleet, clock: _Clock) -> list[dict[str, Any]]:
+def _managed_clusters(f: _Fleet, clock: Clock) -> list[dict[str, Any]]:
     size = len(f)
     joined = clock.before(f.joined_age)
     transition = clock.before(f.available_age)
@@ -619,7 +602,7 @@ def _managed_clusters(f: _Fleet, clock: _Clock) -> list[dict[str, Any]]:
     return out
 
 
-def _scores(f: _Fleet, clock: _Clock) -> list[dict[str, Any]]:
+def _scores(f: _Fleet, clock: Clock) -> list[dict[str, Any]]:
     score_until = clock.before(f.score_until)
     latency_until = clock.before(f.latency_until)
     updated = clock.before(np.zeros(len(f), dtype=np.int64) + 120)
@@ -725,7 +708,7 @@ class _Placement:
 
 class _Generator:
     def __init__(self, clusters: int, placements: int, seed: int, now: datetime) -> None:
-        self.clock = _Clock(now)
+        self.clock = Clock(now)
         self.fleet = _fleet(clusters, seed)
         self.matcher = _Matcher(self.fleet)
         self.name_rank = np.argsort(np.argsort(self.fleet.names.astype(str), kind="stable"))
@@ -1364,18 +1347,9 @@ class _Generator:
         ]
 
 
-def _check(clusters: int, placements: int, seed: int, now: datetime) -> datetime:
-    for label, value in (("clusters", clusters), ("placements", placements), ("seed", seed)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-            raise ValueError(f"{label} must be a non-negative integer, got {value!r}")
-    if not isinstance(now, datetime):
-        raise TypeError(f"now must be a datetime, got {type(now).__name__}")
-    moment = now if now.tzinfo else now.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).replace(microsecond=0)
-
-
 def generate_ocm(clusters: int, placements: int, *, seed: int = 0, now: datetime) -> list[dict[str, Any]]:
     """A synthetic OCM hub with `clusters` ManagedClusters and `placements` Placements, as plain
     JSON-like objects; the same arguments always give the same objects."""
-    moment = _check(clusters, placements, seed, now)
+    check_sizes(clusters, placements, seed)
+    moment = utc_moment(now)
     return _Generator(int(clusters), int(placements), int(seed), moment).objects()

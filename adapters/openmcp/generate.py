@@ -57,12 +57,21 @@ same arguments give the same objects; times are relative to ``now``.
 from __future__ import annotations
 
 import copy
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 
-from adapters.generate.common import check_sizes, exact_categories, rng_for, sample_share, zipf_weights
+from adapters.generate.common import (
+    Clock,
+    check_sizes,
+    exact_categories,
+    rng_for,
+    sample_share,
+    utc_moment,
+    uuid_text,
+    zipf_weights,
+)
 from adapters.openmcp import names as n
 
 __all__ = [
@@ -260,32 +269,10 @@ def generate_config(
 # ==================================================================================== helpers
 
 
-def _check_now(now: datetime) -> datetime:
-    if not isinstance(now, datetime):
-        raise TypeError(f"now must be a datetime, got {type(now).__name__}")
-    moment = now if now.tzinfo else now.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).replace(microsecond=0)
-
-
-class _Clock:
-    """RFC 3339 strings of moments `age` seconds before now."""
-
-    def __init__(self, now: datetime) -> None:
-        self.epoch = np.datetime64(now.replace(tzinfo=None), "s")
-
-    def before(self, ages: np.ndarray) -> list[str]:
-        stamps = np.datetime_as_string(self.epoch - ages.astype("timedelta64[s]"), unit="s")
-        return [f"{s}Z" for s in stamps.tolist()]
-
-
 def _uids(rng: np.random.Generator, size: int) -> list[str]:
     """Random (version 4) UUIDs."""
     raw = rng.bytes(16 * size).hex()
-    out = []
-    for k in range(0, 32 * size, 32):
-        h = raw[k : k + 32]
-        out.append(f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}")
-    return out
+    return [uuid_text(raw[k : k + 32]) for k in range(0, 32 * size, 32)]
 
 
 def _suffixes(rng: np.random.Generator, size: int) -> list[str]:
@@ -300,7 +287,7 @@ def _suffixes(rng: np.random.Generator, size: int) -> list[str]:
 class _Hub:
     def __init__(self, clusters: int, placements: int, seed: int, now: datetime) -> None:
         self.size, self.total, self.seed = clusters, placements, seed
-        self.clock = _Clock(now)
+        self.clock = Clock(now)
         self.config = generate_config(clusters, placements, seed=seed)
         self.counts = tenancy_counts(clusters, placements)
         self.pending = round(PENDING_SHARE * placements)
@@ -618,5 +605,5 @@ def generate(clusters: int, placements: int, *, seed: int = 0, now: datetime) ->
     `clusters` Clusters and `placements` ClusterRequests as plain JSON-like objects; the same
     arguments always give the same objects."""
     check_sizes(clusters, placements, seed)
-    moment = _check_now(now)
+    moment = utc_moment(now)
     return _Hub(int(clusters), int(placements), int(seed), moment).objects()
