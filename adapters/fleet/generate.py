@@ -35,6 +35,7 @@ from adapters.generate.common import (
     cluster_table,
     exact_categories,
     expression,
+    label_selector,
     parse_now,
     rng_for,
     sample_share,
@@ -91,11 +92,7 @@ def _term(
     labels: dict[str, str] | None = None, expressions: list | None = None, properties: list | None = None
 ) -> dict[str, Any]:
     term: dict[str, Any] = {}
-    selector: dict[str, Any] = {}
-    if labels:
-        selector["matchLabels"] = labels
-    if expressions:
-        selector["matchExpressions"] = expressions
+    selector = label_selector(labels, *(expressions or ()))
     if selector:
         term["labelSelector"] = selector
     if properties:
@@ -226,7 +223,7 @@ class _Vocabulary:
         def pref(weight: int, labels=None, expressions=None, sorter=None) -> dict[str, Any]:
             term: dict[str, Any] = {}
             if labels or expressions:
-                term["labelSelector"] = _term(labels, expressions)["labelSelector"]
+                term["labelSelector"] = label_selector(labels, *(expressions or ()))
             if sorter:
                 term.update(_sorter(*sorter))
             return {"weight": weight, "preference": term}

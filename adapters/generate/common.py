@@ -45,6 +45,7 @@ __all__ = [
     "current_minute",
     "generate",
     "generate_yaml",
+    "label_selector",
     "time_text",
     "utc_moment",
     "uuid_text",
@@ -472,6 +473,19 @@ def expression(key: str, operator: str, *values: str) -> dict[str, Any]:
     out: dict[str, Any] = {"key": key, "operator": operator}
     if values:
         out["values"] = list(values)
+    return out
+
+
+def label_selector(
+    labels: Mapping[str, str] | None = None, *expressions: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A label selector of copies of `labels` (matchLabels) and `expressions` (matchExpressions),
+    each left out where empty."""
+    out: dict[str, Any] = {}
+    if labels:
+        out["matchLabels"] = dict(labels)
+    if expressions:
+        out["matchExpressions"] = [dict(e) for e in expressions]
     return out
 
 

@@ -44,6 +44,7 @@ from adapters.generate.common import (
     categories,
     check_sizes,
     expression,
+    label_selector,
     match_selector,
     rng_for,
     sample_share,
@@ -675,15 +676,6 @@ def _cluster_sets() -> list[dict[str, Any]]:
 # ====================================================================================== placements
 
 
-def _label_selector(labels: dict[str, str] | None = None, expressions: list | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if labels:
-        out["matchLabels"] = labels
-    if expressions:
-        out["matchExpressions"] = expressions
-    return out
-
-
 def _builtin(name: str, weight: int) -> dict[str, Any]:
     return {"scoreCoordinate": {"type": "BuiltIn", "builtIn": name}, "weight": weight}
 
@@ -837,29 +829,28 @@ class _Generator:
         template = int(self.rng.integers(10))
         env = self._env()
         if template == 0:
-            return {"labelSelector": _label_selector({"environment": env})}
+            return {"labelSelector": label_selector({"environment": env})}
         if template == 1:
             return {
-                "labelSelector": _label_selector({"environment": env, "cloud": self._pick(list(CLOUDS)[:3])})
+                "labelSelector": label_selector({"environment": env, "cloud": self._pick(list(CLOUDS)[:3])})
             }
         if template == 2:
             return {
-                "labelSelector": _label_selector(
-                    {"environment": env}, [expression("region", "In", *self._some(regions, 2, 4))]
+                "labelSelector": label_selector(
+                    {"environment": env}, expression("region", "In", *self._some(regions, 2, 4))
                 )
             }
         if template == 3:
             return {
-                "labelSelector": _label_selector(
-                    expressions=[
-                        expression("environment", "NotIn", "dev"),
-                        expression("tier", "In", "gold", "silver"),
-                    ]
+                "labelSelector": label_selector(
+                    None,
+                    expression("environment", "NotIn", "dev"),
+                    expression("tier", "In", "gold", "silver"),
                 )
             }
         if template == 4:
             return {
-                "labelSelector": _label_selector({"vendor": "OpenShift"}),
+                "labelSelector": label_selector({"vendor": "OpenShift"}),
                 "claimSelector": {
                     "matchExpressions": [
                         expression(
@@ -869,21 +860,20 @@ class _Generator:
                 },
             }
         if template == 5:
-            return {"labelSelector": _label_selector({"region": self._pick(regions[:6])})}
+            return {"labelSelector": label_selector({"region": self._pick(regions[:6])})}
         if template == 6:
             return {
-                "labelSelector": _label_selector({"environment": env}),
+                "labelSelector": label_selector({"environment": env}),
                 "claimSelector": {
                     "matchExpressions": [expression(CLAIM_REGION, "In", *self._some(regions, 2, 5))]
                 },
             }
         if template == 7:
             return {
-                "labelSelector": _label_selector(
-                    expressions=[
-                        expression("accelerator", "DoesNotExist"),
-                        expression("environment", "In", "prod", "staging"),
-                    ]
+                "labelSelector": label_selector(
+                    None,
+                    expression("accelerator", "DoesNotExist"),
+                    expression("environment", "In", "prod", "staging"),
                 )
             }
         if template == 8:
@@ -894,7 +884,7 @@ class _Generator:
                     ]
                 }
             }
-        return {"labelSelector": _label_selector({"tier": self._pick(TIERS[:2])})}
+        return {"labelSelector": label_selector({"tier": self._pick(TIERS[:2])})}
 
     def _narrow_selector(self, regions: list[str]) -> dict[str, Any]:
         """A selector for placements without numberOfClusters: one slice of the fleet."""
@@ -903,25 +893,25 @@ class _Generator:
         region = self._pick(regions)
         if template == 0:
             return {
-                "labelSelector": _label_selector(
+                "labelSelector": label_selector(
                     {"environment": env, "region": region, "tier": self._pick(TIERS)}
                 )
             }
         if template == 1:
             zone = self._pick([z for _, _, zs in REGIONS for z in zs])
-            return {"labelSelector": _label_selector({"environment": env, "zone": zone})}
+            return {"labelSelector": label_selector({"environment": env, "zone": zone})}
         if template == 2:
-            return {"labelSelector": _label_selector({"accelerator": "nvidia"})}
+            return {"labelSelector": label_selector({"accelerator": "nvidia"})}
         if template == 3:
             return {
-                "labelSelector": _label_selector({"environment": env, "region": region}),
+                "labelSelector": label_selector({"environment": env, "region": region}),
                 "claimSelector": {"matchExpressions": [expression(CLAIM_OPENSHIFT_VERSION, "Exists")]},
             }
         if template == 4:
-            return {"labelSelector": _label_selector({"region": region, "tier": "gold"})}
+            return {"labelSelector": label_selector({"region": region, "tier": "gold"})}
         return {
-            "labelSelector": _label_selector(
-                {"environment": env, "region": region}, [expression("tier", "NotIn", "bronze")]
+            "labelSelector": label_selector(
+                {"environment": env, "region": region}, expression("tier", "NotIn", "bronze")
             )
         }
 
@@ -1035,23 +1025,23 @@ class _Generator:
             [
                 {
                     "groupName": "canary",
-                    "groupClusterSelector": {"labelSelector": _label_selector({"environment": "staging"})},
+                    "groupClusterSelector": {"labelSelector": label_selector({"environment": "staging"})},
                 }
             ],
             [
                 {
                     "groupName": "canary",
-                    "groupClusterSelector": {"labelSelector": _label_selector({"cloud": "Azure"})},
+                    "groupClusterSelector": {"labelSelector": label_selector({"cloud": "Azure"})},
                 }
             ],
             [
                 {
                     "groupName": "wave-1",
-                    "groupClusterSelector": {"labelSelector": _label_selector({"environment": "dev"})},
+                    "groupClusterSelector": {"labelSelector": label_selector({"environment": "dev"})},
                 },
                 {
                     "groupName": "wave-2",
-                    "groupClusterSelector": {"labelSelector": _label_selector({"environment": "staging"})},
+                    "groupClusterSelector": {"labelSelector": label_selector({"environment": "staging"})},
                 },
             ],
             [

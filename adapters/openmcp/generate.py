@@ -66,6 +66,8 @@ from adapters.generate.common import (
     Clock,
     check_sizes,
     exact_categories,
+    expression,
+    label_selector,
     rng_for,
     sample_share,
     utc_moment,
@@ -142,22 +144,6 @@ BASE32 = np.array(list("abcdefghijklmnopqrstuvwxyz234567"))
 _CLUSTERS, _LOADS, _REQUESTS, _UIDS = 71, 72, 73, 74
 
 
-def _selector(labels: dict[str, str] | None = None, *expressions: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if labels:
-        out["matchLabels"] = dict(labels)
-    if expressions:
-        out["matchExpressions"] = [dict(e) for e in expressions]
-    return out
-
-
-def _expression(key: str, operator: str, *values: str) -> dict[str, Any]:
-    out: dict[str, Any] = {"key": key, "operator": operator}
-    if values:
-        out["values"] = list(values)
-    return out
-
-
 def tenancy_counts(clusters: int, placements: int) -> dict[str, int]:
     """tenancyCount per purpose: larger where requests far outnumber clusters."""
     ratio = placements / max(clusters, 1)
@@ -188,7 +174,7 @@ def generate_config(
     mappings: dict[str, Any] = {
         WORKLOAD: {
             "tenancyCount": counts[WORKLOAD],
-            "selector": _selector(None, _expression(POOL, "In", "general", "platform")),
+            "selector": label_selector(None, expression(POOL, "In", "general", "platform")),
             "template": {
                 "metadata": {
                     "namespace": "workload-clusters",
@@ -201,10 +187,10 @@ def generate_config(
         },
         PLATFORM: {
             "tenancyCount": counts[PLATFORM],
-            "selector": _selector(
+            "selector": label_selector(
                 None,
-                _expression(POOL, "In", "general", "platform"),
-                _expression(REGION, "In", *PLATFORM_REGIONS),
+                expression(POOL, "In", "general", "platform"),
+                expression(REGION, "In", *PLATFORM_REGIONS),
             ),
             "template": {
                 "metadata": {
@@ -241,7 +227,7 @@ def generate_config(
         },
         MCP: {
             "tenancyCount": 0,
-            "selector": _selector({POOL: "mcp"}),
+            "selector": label_selector({POOL: "mcp"}),
             "template": {
                 "metadata": {
                     "namespace": "mcp-clusters",
@@ -258,8 +244,8 @@ def generate_config(
             "scope": scope,
             "strategy": strategy,
             "selectors": {
-                "clusters": _selector(live, _expression(MAINTENANCE, "DoesNotExist")),
-                "requests": _selector(None, _expression(SCHEDULER, "NotIn", "manual")),
+                "clusters": label_selector(live, expression(MAINTENANCE, "DoesNotExist")),
+                "requests": label_selector(None, expression(SCHEDULER, "NotIn", "manual")),
             },
             "purposeMappings": mappings,
         }
