@@ -31,17 +31,19 @@ from adapters.generate.common import (
     STALE,
     TEAMS,
     Matcher,
+    Picker,
     check_sizes,
     cluster_table,
+    distinct,
     exact_categories,
     expression,
+    gone_cluster_name,
     label_selector,
     parse_now,
     rng_for,
     sample_share,
     time_text,
     uuid_text,
-    zipf_weights,
 )
 
 __all__ = ["FLEET_PROPERTIES", "PICK_ALL_LIMIT", "generate_fleet"]
@@ -75,6 +77,7 @@ RESCALED_SHARE = 0.15  # of the current PickN snapshots: N changed since
 SPREAD_SHARE, TOLERATION_SHARE = 0.30, 0.10  # of PickN
 REQUIRED_SHARE, PREFERRED_SHARE = 0.75, 0.65  # of PickN
 BOUND_SHARE = 0.8  # of existing bindings; the rest are Scheduled
+PICK_N_EXPONENT = 1.1  # Zipf exponent of PickN policies' draws from the vocabulary
 
 WORKLOADS = (
     "web-frontend", "checkout", "payments", "search-api", "identity", "monitoring", "logging",
@@ -114,14 +117,13 @@ def _memory(kind: str) -> str:
     return f"{n.RESOURCE_PROPERTY_PREFIX}{kind}-memory"
 
 
-class _Vocabulary:
+class _Vocabulary(Picker):
     """A limited set of policy parts that placements draw from with Zipf-like weights, so that many
     placements share identical selectors. Entries are JSON strings: each use gets a fresh copy."""
 
     def __init__(self, rng: np.random.Generator, matcher: Matcher) -> None:
-        self.rng = rng
+        super().__init__(rng)
         self.matcher = matcher
-        self._cumulative: dict[tuple[int, float], np.ndarray] = {}
         regions = [r for r, _, _ in REGIONS]
         required_mix = (0.2, 0.12, 0.12, 0.08, 0.14, 0.1, 0.06, 0.08, 0.05, 0.05)
         self.required = self._distinct(24, required_mix, lambda t: self._required(t, regions))
@@ -142,38 +144,19 @@ class _Vocabulary:
 
     def _distinct(self, count: int, mix: Sequence[float], make: Callable[[int], Any]) -> list[str]:
         """`count` distinct entries: every template once (in a random order), then by `mix`."""
-        seen: dict[str, None] = {}
-        for template in self.rng.permutation(len(mix)).tolist():
-            seen.setdefault(json.dumps(make(template)), None)
-        for _ in range(count * 20):
-            if len(seen) >= count:
-                break
-            seen.setdefault(json.dumps(make(int(self.rng.choice(len(mix), p=mix)))), None)
-        return list(seen)
-
-    def _pick(self, options: Sequence[Any], k: int | None = None) -> Any:
-        if k is None:
-            return options[int(self.rng.integers(len(options)))]
-        chosen = self.rng.choice(len(options), size=k, replace=False)
-        return sorted(options[i] for i in chosen)
-
-    def draw(self, entries: Sequence[str], s: float = 1.1) -> Any:
-        """A fresh copy of an entry, the first ones more likely."""
-        cumulative = self._cumulative.get((len(entries), s))
-        if cumulative is None:
-            cumulative = self._cumulative[len(entries), s] = np.cumsum(zipf_weights(len(entries), s))
-        i = min(int(np.searchsorted(cumulative, self.rng.random(), side="right")), len(entries) - 1)
-        return json.loads(entries[i])
+        rng = self.rng
+        every = (make(template) for template in rng.permutation(len(mix)).tolist())
+        return distinct(lambda: make(int(rng.choice(len(mix), p=mix))), count, count * 20, first=every)
 
     def _required(self, template: int, regions: list[str]) -> list[dict[str, Any]]:
-        rng, pick = self.rng, self._pick
+        rng, pick = self.rng, self.pick
         env = str(rng.choice(ENVIRONMENTS, p=ENVIRONMENT_SHARES))
         if template == 0:
             return [_term({"environment": env})]
         if template == 1:
             return [_term({"environment": env, "provider": pick(PROVIDERS)})]
         if template == 2:
-            chosen = pick(regions, int(rng.integers(2, 5)))
+            chosen = self.some(regions, 2, 4)
             return [_term({"environment": env}, [expression("region", "In", *chosen)])]
         if template == 3:
             return [
@@ -199,7 +182,7 @@ class _Vocabulary:
             )
             return [_term(properties=[(name, op, value)])]
         if template == 6:
-            a, b = pick(regions, 2)
+            a, b = self.sample(regions, 2)
             return [_term({"region": a, "environment": env}), _term({"region": b, "environment": env})]
         if template == 7:
             return [
@@ -215,7 +198,7 @@ class _Vocabulary:
         return [_term({"environment": env}, [expression("accelerator", "DoesNotExist")])]
 
     def _preferred(self, template: int, regions: list[str]) -> list[dict[str, Any]]:
-        rng, pick = self.rng, self._pick
+        rng, pick = self.rng, self.pick
 
         def weight() -> int:
             return int(rng.integers(1, 11)) * 10
@@ -250,7 +233,7 @@ class _Vocabulary:
         return [pref(weight(), {"zone": zone}, sorter=(_cpu("available"), "Descending"))]
 
     def _spread(self, template: int) -> list[dict[str, Any]]:
-        rng, pick = self.rng, self._pick
+        rng, pick = self.rng, self.pick
 
         def one(key: str) -> dict[str, Any]:
             if rng.random() < 0.25:
@@ -385,13 +368,13 @@ class _FleetGenerator:
         policy: dict[str, Any] = {"placementType": "PickN", "numberOfClusters": count}
         affinity: dict[str, Any] = {}
         if rng.random() < REQUIRED_SHARE:
-            affinity[_REQUIRED] = {"clusterSelectorTerms": vocab.draw(vocab.required)}
+            affinity[_REQUIRED] = {"clusterSelectorTerms": vocab.draw(vocab.required, PICK_N_EXPONENT)}
         if rng.random() < PREFERRED_SHARE:
-            affinity[_PREFERRED] = vocab.draw(vocab.preferred)
+            affinity[_PREFERRED] = vocab.draw(vocab.preferred, PICK_N_EXPONENT)
         if affinity:
             policy["affinity"] = {"clusterAffinity": affinity}
         if rng.random() < SPREAD_SHARE:
-            policy["topologySpreadConstraints"] = vocab.draw(vocab.spread)
+            policy["topologySpreadConstraints"] = vocab.draw(vocab.spread, PICK_N_EXPONENT)
         if rng.random() < TOLERATION_SHARE:
             policy["tolerations"] = vocab.draw(vocab.tolerations, 1.5)
         return policy
@@ -404,8 +387,7 @@ class _FleetGenerator:
         }
 
     def _missing_name(self) -> str:
-        region = REGIONS[int(self.rng.integers(len(REGIONS)))][0]
-        return f"member-{region}-{len(self.table) + int(self.rng.integers(0, 1000)):05d}"
+        return gone_cluster_name(self.rng, "member", [r for r, _, _ in REGIONS], len(self.table))
 
     def _pick_fixed(self) -> dict[str, Any]:
         rng = self.rng

@@ -24,7 +24,7 @@ arguments give the same objects, and the clusters do not depend on the number of
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -41,8 +41,10 @@ __all__ = [
     "Clock",
     "ClusterTable",
     "Matcher",
+    "Picker",
     "cluster_table",
     "current_minute",
+    "distinct",
     "generate",
     "generate_yaml",
     "label_selector",
@@ -164,6 +166,55 @@ def scattered(rng: np.random.Generator, counts: Sequence[int], total: int) -> np
 def sample_share(rng: np.random.Generator, total: int, share: float) -> np.ndarray:
     """round(share * total) distinct indices below `total`, in random order."""
     return rng.permutation(total)[: round(share * total)]
+
+
+class Picker:
+    """Choices drawn from one generator: a uniform pick, a sorted sample, and an entry of a
+    vocabulary (distinct JSON texts that many placements share, the first ones more likely)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self._cumulative: dict[tuple[int, float], np.ndarray] = {}
+
+    def pick(self, options: Sequence[Any]) -> Any:
+        return options[int(self.rng.integers(len(options)))]
+
+    def sample(self, options: Sequence[Any], k: int) -> list[Any]:
+        """`k` distinct options, sorted."""
+        chosen = self.rng.choice(len(options), size=k, replace=False)
+        return sorted(options[i] for i in chosen.tolist())
+
+    def some(self, options: Sequence[Any], low: int, high: int) -> list[Any]:
+        """Between `low` and `high` distinct options (all of them at most), sorted."""
+        return self.sample(options, min(int(self.rng.integers(low, high + 1)), len(options)))
+
+    def draw(self, entries: Sequence[str], s: float) -> Any:
+        """A fresh copy of an entry, the first ones more likely (Zipf with exponent `s`)."""
+        cumulative = self._cumulative.get((len(entries), s))
+        if cumulative is None:
+            cumulative = self._cumulative[len(entries), s] = np.cumsum(zipf_weights(len(entries), s))
+        i = min(int(np.searchsorted(cumulative, self.rng.random(), side="right")), len(entries) - 1)
+        return json.loads(entries[i])
+
+
+def distinct(
+    make: Callable[[], Any], count: int, attempts: int, *, first: Iterable[Any] = (), sort_keys: bool = False
+) -> list[str]:
+    """A vocabulary: the values of `first`, then of `make()` until `count` of them are distinct
+    (or `attempts` calls are made), as JSON texts in the order found."""
+    seen = dict.fromkeys(json.dumps(value, sort_keys=sort_keys) for value in first)
+    for _ in range(attempts):
+        if len(seen) >= count:
+            break
+        seen.setdefault(json.dumps(make(), sort_keys=sort_keys), None)
+    return list(seen)
+
+
+def gone_cluster_name(rng: np.random.Generator, prefix: str, regions: Sequence[str], clusters: int) -> str:
+    """The name of a cluster the hub no longer holds: `<prefix>-<region>-<number>`, numbered past
+    its `clusters` clusters."""
+    region = regions[int(rng.integers(len(regions)))]
+    return f"{prefix}-{region}-{clusters + int(rng.integers(0, 1000)):05d}"
 
 
 @dataclass(slots=True)

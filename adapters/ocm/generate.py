@@ -29,7 +29,6 @@ times are RFC 3339 strings in UTC; the same arguments give identical objects.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,9 +40,12 @@ import numpy as np
 from adapters.generate.common import (
     Clock,
     MaskCache,
+    Picker,
     categories,
     check_sizes,
+    distinct,
     expression,
+    gone_cluster_name,
     label_selector,
     match_selector,
     rng_for,
@@ -698,14 +700,13 @@ class _Placement:
     status: dict[str, Any] | None = None  # written with an earlier run's decisions
 
 
-class _Generator:
+class _Generator(Picker):
     def __init__(self, clusters: int, placements: int, seed: int, now: datetime) -> None:
+        super().__init__(rng_for(seed, 2))
         self.clock = Clock(now)
         self.fleet = _fleet(clusters, seed)
         self.matcher = _Matcher(self.fleet)
         self.name_rank = np.argsort(np.argsort(self.fleet.names.astype(str), kind="stable"))
-        self._cumulative: dict[tuple[int, float], np.ndarray] = {}
-        self.rng = rng_for(seed, 2)
         self.state_rng = rng_for(seed, 3)
         self.placement_count = placements
         self.namespaces = self._namespaces(placements)
@@ -713,8 +714,8 @@ class _Generator:
         self.set_masks = self._set_masks()
         self._visible: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
         regions = [r for r, _, _ in REGIONS]
-        self.wide = self._vocabulary(28, lambda: self._wide_selector(regions))
-        self.narrow = self._vocabulary(40, lambda: self._narrow_selector(regions))
+        self.wide = distinct(lambda: self._wide_selector(regions), 28, 28 * 10, sort_keys=True)
+        self.narrow = distinct(lambda: self._narrow_selector(regions), 40, 40 * 10, sort_keys=True)
 
     # -- tenancy ---------------------------------------------------------------------------------
 
@@ -804,23 +805,6 @@ class _Generator:
 
     # -- the policy vocabulary -------------------------------------------------------------------
 
-    def _vocabulary(self, count: int, make: Callable[[], dict[str, Any]]) -> list[str]:
-        """`count` distinct selectors (JSON), drawn once so that placements share them."""
-        seen: dict[str, None] = {}
-        for _ in range(count * 10):
-            if len(seen) >= count:
-                break
-            seen.setdefault(json.dumps(make(), sort_keys=True), None)
-        return list(seen)
-
-    def _pick(self, options: Sequence[Any]) -> Any:
-        return options[int(self.rng.integers(len(options)))]
-
-    def _some(self, options: Sequence[str], low: int, high: int) -> list[str]:
-        k = int(self.rng.integers(low, high + 1))
-        chosen = self.rng.choice(len(options), size=min(k, len(options)), replace=False)
-        return sorted(options[i] for i in chosen.tolist())
-
     def _env(self) -> str:
         return ENVIRONMENTS[int(categories(self.rng, 1, ENVIRONMENT_SHARES)[0])]
 
@@ -832,12 +816,12 @@ class _Generator:
             return {"labelSelector": label_selector({"environment": env})}
         if template == 1:
             return {
-                "labelSelector": label_selector({"environment": env, "cloud": self._pick(list(CLOUDS)[:3])})
+                "labelSelector": label_selector({"environment": env, "cloud": self.pick(list(CLOUDS)[:3])})
             }
         if template == 2:
             return {
                 "labelSelector": label_selector(
-                    {"environment": env}, expression("region", "In", *self._some(regions, 2, 4))
+                    {"environment": env}, expression("region", "In", *self.some(regions, 2, 4))
                 )
             }
         if template == 3:
@@ -854,18 +838,18 @@ class _Generator:
                 "claimSelector": {
                     "matchExpressions": [
                         expression(
-                            CLAIM_PLATFORM, "In", *self._some(["AWS", "Azure", "GCP", "BareMetal"], 1, 3)
+                            CLAIM_PLATFORM, "In", *self.some(["AWS", "Azure", "GCP", "BareMetal"], 1, 3)
                         )
                     ]
                 },
             }
         if template == 5:
-            return {"labelSelector": label_selector({"region": self._pick(regions[:6])})}
+            return {"labelSelector": label_selector({"region": self.pick(regions[:6])})}
         if template == 6:
             return {
                 "labelSelector": label_selector({"environment": env}),
                 "claimSelector": {
-                    "matchExpressions": [expression(CLAIM_REGION, "In", *self._some(regions, 2, 5))]
+                    "matchExpressions": [expression(CLAIM_REGION, "In", *self.some(regions, 2, 5))]
                 },
             }
         if template == 7:
@@ -880,25 +864,25 @@ class _Generator:
             return {
                 "claimSelector": {
                     "matchExpressions": [
-                        expression(CLAIM_PRODUCT, "In", *self._some(["OpenShift", "EKS", "AKS", "GKE"], 2, 3))
+                        expression(CLAIM_PRODUCT, "In", *self.some(["OpenShift", "EKS", "AKS", "GKE"], 2, 3))
                     ]
                 }
             }
-        return {"labelSelector": label_selector({"tier": self._pick(TIERS[:2])})}
+        return {"labelSelector": label_selector({"tier": self.pick(TIERS[:2])})}
 
     def _narrow_selector(self, regions: list[str]) -> dict[str, Any]:
         """A selector for placements without numberOfClusters: one slice of the fleet."""
         template = int(self.rng.integers(6))
         env = self._env()
-        region = self._pick(regions)
+        region = self.pick(regions)
         if template == 0:
             return {
                 "labelSelector": label_selector(
-                    {"environment": env, "region": region, "tier": self._pick(TIERS)}
+                    {"environment": env, "region": region, "tier": self.pick(TIERS)}
                 )
             }
         if template == 1:
-            zone = self._pick([z for _, _, zs in REGIONS for z in zs])
+            zone = self.pick([z for _, _, zs in REGIONS for z in zs])
             return {"labelSelector": label_selector({"environment": env, "zone": zone})}
         if template == 2:
             return {"labelSelector": label_selector({"accelerator": "nvidia"})}
@@ -915,14 +899,6 @@ class _Generator:
             )
         }
 
-    def _draw(self, entries: Sequence[str], s: float = 1.0) -> dict[str, Any]:
-        """A fresh copy of an entry, the first ones more likely (Zipf with exponent `s`)."""
-        cumulative = self._cumulative.get((len(entries), s))
-        if cumulative is None:
-            cumulative = self._cumulative[len(entries), s] = np.cumsum(zipf_weights(len(entries), s))
-        i = min(int(np.searchsorted(cumulative, self.rng.random(), side="right")), len(entries) - 1)
-        return json.loads(entries[i])
-
     def _predicates(self, visible: np.ndarray, count: int | None) -> list[dict[str, Any]]:
         """Predicates a tenant would write, tried a few times until they fit: at least `count`
         visible clusters match, or, with no count, between 1 and ALL_LIMIT (except the few
@@ -936,11 +912,11 @@ class _Generator:
             n_predicates = 2 if rng.random() < TWO_PREDICATES_SHARE else 1
             predicates = []
             for _ in range(n_predicates):
-                selector = self._draw(vocabulary, 0.8)
+                selector = self.draw(vocabulary, 0.8)
                 if rng.random() < CEL_SHARE / n_predicates:
                     if count is not None and rng.random() < 0.5:
                         selector = {}  # CEL alone
-                    selector["celSelector"] = {"celExpressions": [self._pick(_CEL_EXPRESSIONS)]}
+                    selector["celSelector"] = {"celExpressions": [self.pick(_CEL_EXPRESSIONS)]}
                 predicates.append({"requiredClusterSelector": selector})
             matched = int((self.matcher.predicates(predicates) & visible).sum())
             if count is None:
@@ -977,7 +953,7 @@ class _Generator:
                 [addons[2]],
                 [_builtin("Balance", w(1, 10)), _builtin("ResourceAllocatableMemory", w(-10, 10))],
             ]
-            return {"mode": "Exact", "configurations": self._pick(choices)}
+            return {"mode": "Exact", "configurations": self.pick(choices)}
         choices = [
             [_builtin("ResourceAllocatableCPU", w())],
             [_builtin("ResourceAllocatableMemory", w()), _builtin("Balance", 0)],
@@ -986,7 +962,7 @@ class _Generator:
             [_builtin("Balance", w(-10, 10)), _builtin("ResourceAllocatableCPU", w(-10, 10))],
             [addons[0]],
         ]
-        policy: dict[str, Any] = {"configurations": self._pick(choices)}
+        policy: dict[str, Any] = {"configurations": self.pick(choices)}
         if mode == 1:
             policy = {"mode": "Additive", **policy}
         return policy
@@ -1006,7 +982,7 @@ class _Generator:
                 {
                     "key": "example.com/dedicated",
                     "operator": "Equal",
-                    "value": self._pick(DEDICATED_TEAMS),
+                    "value": self.pick(DEDICATED_TEAMS),
                     "effect": "NoSelect",
                 }
             ],
@@ -1016,7 +992,7 @@ class _Generator:
                 {"key": UNREACHABLE_TAINT, "operator": "Exists", "tolerationSeconds": 300},
             ],
         ]
-        return self._pick(choices)
+        return self.pick(choices)
 
     def _decision_strategy(self, count: int | None) -> dict[str, Any] | None:
         if self.rng.random() >= GROUPS_SHARE:
@@ -1058,10 +1034,10 @@ class _Generator:
         if count is not None:
             per_group += [1, 2, 3, 5]  # fixed group sizes only where the selection is small
         strategy: dict[str, Any] = {}
-        groups = self._pick(groups_choices)
+        groups = self.pick(groups_choices)
         if groups:
             strategy["decisionGroups"] = groups
-        size = self._pick(per_group)
+        size = self.pick(per_group)
         if size is not None or not groups:
             strategy["clustersPerDecisionGroup"] = size if size is not None else "20%"
         return {"groupStrategy": strategy}
@@ -1078,7 +1054,7 @@ class _Generator:
                 "topologyKey": key,
                 "topologyKeyType": key_type,
                 "maxSkew": int(rng.integers(1, 3)),
-                "whenUnsatisfiable": self._pick(("DoNotSchedule", "ScheduleAnyway")),
+                "whenUnsatisfiable": self.pick(("DoNotSchedule", "ScheduleAnyway")),
             }
 
         choice = int(rng.integers(4))
@@ -1124,9 +1100,9 @@ class _Generator:
             valid = [s for s in bound if s in self.set_masks]
             u = rng.random()
             if u < UNBOUND_SET_SHARE:
-                spec["clusterSets"] = [self._pick([s for s in self.set_masks if s not in bound])]
+                spec["clusterSets"] = [self.pick([s for s in self.set_masks if s not in bound])]
             elif u < CLUSTER_SETS_SHARE and valid:
-                spec["clusterSets"] = self._some(valid, 1, min(2, len(valid)))
+                spec["clusterSets"] = self.some(valid, 1, min(2, len(valid)))
             count: int | None = None
             if not all_kind[i]:
                 count = int(rng.integers(1, 4)) if rng.random() < 0.5 else int(rng.integers(1, 11))
@@ -1184,8 +1160,9 @@ class _Generator:
             if len(others) and rng.random() < 0.75:
                 picks[k] = int(others[int(rng.integers(len(others)))])  # no longer fits the policy
             else:
-                region = REGIONS[int(rng.integers(len(REGIONS)))][0]
-                picks[k] = f"cluster-{region}-{len(f) + int(rng.integers(0, 1000)):05d}"  # deleted since
+                picks[k] = gone_cluster_name(
+                    rng, "cluster", [r for r, _, _ in REGIONS], len(f)
+                )  # deleted since
         return picks
 
     def _groups(self, spec: dict[str, Any], picks: list[int | str]) -> list[tuple[str, list[str]]]:
