@@ -168,6 +168,42 @@ def sample_share(rng: np.random.Generator, total: int, share: float) -> np.ndarr
     return rng.permutation(total)[: round(share * total)]
 
 
+def draw_places(
+    rng: np.random.Generator, size: int, regions: Sequence[tuple[str, str, Sequence[str]]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each cluster's region, as an index into `regions` ((name, provider, zones) in order of size:
+    region k's share is proportional to 1/k), and zone, as its name (two or three per region,
+    sized by ZONE_SHARES)."""
+    width = max(len(z) for _, _, z in regions)
+    zone_names = np.array([list(z) + [""] * (width - len(z)) for _, _, z in regions])
+    zone_counts = np.array([len(z) for _, _, z in regions])
+    region = rng.choice(len(regions), size=size, p=zipf_weights(len(regions)))
+    u = rng.random(size)
+    zone = np.where(
+        zone_counts[region] == 3, categories_of(u, ZONE_SHARES[3]), categories_of(u, ZONE_SHARES[2])
+    )
+    return region, zone_names[region, zone]
+
+
+def draw_machines(
+    rng: np.random.Generator, environment: np.ndarray, max_nodes: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each cluster's node count (lognormal around a median of 8, 4, 2 for environments 0, 1, 2;
+    from 1 to `max_nodes`), cores per node and GiB of memory per core: a few machine shapes."""
+    size = len(environment)
+    median_nodes = np.array([8.0, 4.0, 2.0])[environment]
+    nodes = np.clip(np.rint(median_nodes * np.exp(0.7 * rng.standard_normal(size))), 1, max_nodes)
+    cores = rng.choice(np.array([4, 8, 16, 32, 64]), size=size, p=[0.15, 0.35, 0.3, 0.15, 0.05])
+    gib_per_core = rng.choice(np.array([2, 4, 8]), size=size, p=[0.2, 0.6, 0.2])
+    return nodes.astype(np.int64), cores, gib_per_core
+
+
+def column(columns: Mapping[str, np.ndarray], key: str, size: int) -> np.ndarray:
+    """A string column of a table of `size` rows; "" in every row where the table has none."""
+    got = columns.get(key)
+    return got if got is not None else np.full(size, "", dtype=str)
+
+
 class Picker:
     """Choices drawn from one generator: a uniform pick, a sorted sample, and an entry of a
     vocabulary (distinct JSON texts that many placements share, the first ones more likely)."""
@@ -246,8 +282,7 @@ class ClusterTable:
 
     def label(self, key: str) -> np.ndarray:
         """The values of a label key; "" for every cluster when no cluster has it."""
-        got = self.labels.get(key)
-        return got if got is not None else np.full(len(self), "", dtype=str)
+        return column(self.labels, key, len(self))
 
 
 def cluster_table(clusters: int, seed: int, now: datetime) -> ClusterTable:
@@ -256,27 +291,14 @@ def cluster_table(clusters: int, seed: int, now: datetime) -> ClusterTable:
     size = clusters
     region_names = np.array([r for r, _, _ in REGIONS])
     region_providers = np.array([p for _, p, _ in REGIONS])
-    width = max(len(z) for _, _, z in REGIONS)
-    zone_names = np.array([list(z) + [""] * (width - len(z)) for _, _, z in REGIONS])
-    zone_counts = np.array([len(z) for _, _, z in REGIONS])
-
-    region = rng.choice(len(REGIONS), size=size, p=zipf_weights(len(REGIONS)))
-    u = rng.random(size)
-    zone = np.where(
-        zone_counts[region] == 3,
-        np.searchsorted(np.cumsum(ZONE_SHARES[3])[:-1], u, side="right"),
-        np.searchsorted(np.cumsum(ZONE_SHARES[2])[:-1], u, side="right"),
-    )
+    region, zone = draw_places(rng, size, REGIONS)
     environment = rng.choice(len(ENVIRONMENTS), size=size, p=ENVIRONMENT_SHARES)
     team = rng.choice(len(TEAMS), size=size, p=zipf_weights(len(TEAMS), 0.8))
     tier = rng.choice(len(TIERS), size=size, p=TIER_SHARES)
     compliance = rng.choice(len(COMPLIANCE), size=size, p=COMPLIANCE_SHARES)
 
     # Capacity: node counts lognormal around an environment median, a few machine shapes.
-    median_nodes = np.array([8.0, 4.0, 2.0])[environment]
-    nodes = np.clip(np.rint(median_nodes * np.exp(0.7 * rng.standard_normal(size))), 1, 500).astype(np.int64)
-    cores = rng.choice(np.array([4, 8, 16, 32, 64]), size=size, p=[0.15, 0.35, 0.3, 0.15, 0.05])
-    gib_per_core = rng.choice(np.array([2, 4, 8]), size=size, p=[0.2, 0.6, 0.2])
+    nodes, cores, gib_per_core = draw_machines(rng, environment, 500)
     cpu_capacity = nodes * cores * 1000  # millicores
     cpu_allocatable = nodes * (cores * 1000 - (100 + 20 * cores))
     cpu_available = (cpu_allocatable * (1.0 - rng.beta(2.0, 3.0, size)) // 10).astype(np.int64) * 10
@@ -315,7 +337,7 @@ def cluster_table(clusters: int, seed: int, now: datetime) -> ClusterTable:
         {
             "index": np.arange(size, dtype=np.int64),
             "region": region_names[region],
-            "zone": zone_names[region, zone],
+            "zone": zone,
             "provider": region_providers[region],
             "environment": np.array(ENVIRONMENTS)[environment],
             "team": np.array(TEAMS)[team],

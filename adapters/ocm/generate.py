@@ -43,7 +43,10 @@ from adapters.generate.common import (
     Picker,
     categories,
     check_sizes,
+    column,
     distinct,
+    draw_machines,
+    draw_places,
     expression,
     gone_cluster_name,
     label_selector,
@@ -102,7 +105,6 @@ REGIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("us-west-2", "Amazon", ("us-west-2a", "us-west-2b")),
 )
 EMEA = ("eu-west-1", "westeurope", "dc-frankfurt", "europe-west4")
-ZONE_SHARES = {2: (0.6, 0.4), 3: (0.45, 0.35, 0.2)}
 # cloud -> (platform claim, managed Kubernetes product, share of OpenShift)
 CLOUDS: dict[str, tuple[str, str, float]] = {
     "Amazon": ("AWS", "EKS", 0.55),
@@ -217,12 +219,10 @@ class _Fleet:
         return len(self.names)
 
     def label(self, key: str) -> np.ndarray:
-        got = self.labels.get(key)
-        return got if got is not None else np.full(len(self), "", dtype=object)
+        return column(self.labels, key, len(self))
 
     def claim(self, name: str) -> np.ndarray:
-        got = self.claims.get(name)
-        return got if got is not None else np.full(len(self), "", dtype=object)
+        return column(self.claims, name, len(self))
 
     @property
     def builtin_taint(self) -> np.ndarray:
@@ -238,17 +238,7 @@ def _fleet(clusters: int, seed: int) -> _Fleet:
     size = clusters
     region_names = np.array([r for r, _, _ in REGIONS], dtype=object)
     region_clouds = np.array([c for _, c, _ in REGIONS], dtype=object)
-    width = max(len(z) for _, _, z in REGIONS)
-    zone_names = np.array([list(z) + [""] * (width - len(z)) for _, _, z in REGIONS], dtype=object)
-    zone_counts = np.array([len(z) for _, _, z in REGIONS])
-
-    region = rng.choice(len(REGIONS), size=size, p=zipf_weights(len(REGIONS)))
-    u = rng.random(size)
-    zone = np.where(
-        zone_counts[region] == 3,
-        np.searchsorted(np.cumsum(ZONE_SHARES[3])[:-1], u, side="right"),
-        np.searchsorted(np.cumsum(ZONE_SHARES[2])[:-1], u, side="right"),
-    )
+    region, zone = draw_places(rng, size, REGIONS)
     cloud = region_clouds[region]
     cloud_keys = list(CLOUDS)
     cloud_index = np.array([cloud_keys.index(c) for _, c, _ in REGIONS])[region]
@@ -278,10 +268,7 @@ def _fleet(clusters: int, seed: int) -> _Fleet:
     ]
 
     # Capacity: node counts lognormal around an environment median, a few machine shapes.
-    median_nodes = np.array([8.0, 4.0, 2.0])[env_index]
-    nodes = np.clip(np.rint(median_nodes * np.exp(0.7 * rng.standard_normal(size))), 1, 300).astype(np.int64)
-    cores = rng.choice(np.array([4, 8, 16, 32, 64]), size=size, p=[0.15, 0.35, 0.3, 0.15, 0.05])
-    gib_per_core = rng.choice(np.array([2, 4, 8]), size=size, p=[0.2, 0.6, 0.2])
+    nodes, cores, gib_per_core = draw_machines(rng, env_index, 300)
     cpu_capacity = nodes * cores * 1000
     cpu_allocatable = nodes * (cores * 1000 - (100 + 10 * cores)) - rng.integers(0, 4, size) * 250
     node_gib = cores * gib_per_core
@@ -365,7 +352,7 @@ def _fleet(clusters: int, seed: int) -> _Fleet:
         "cloud": cloud,
         "vendor": product.astype(object),
         "region": region_of,
-        "zone": zone_names[region, zone],
+        "zone": zone,
         "environment": environment,
         "tier": tier,
         "accelerator": np.where(gpu, "nvidia", "").astype(object),
