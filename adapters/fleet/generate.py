@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -30,6 +30,7 @@ from adapters.generate.common import (
     REGIONS,
     STALE,
     TEAMS,
+    ClusterTable,
     Matcher,
     Picker,
     check_sizes,
@@ -45,6 +46,7 @@ from adapters.generate.common import (
     time_text,
     uuid_text,
 )
+from model import parse_quantity
 
 __all__ = ["FLEET_PROPERTIES", "PICK_ALL_LIMIT", "generate_fleet"]
 
@@ -117,11 +119,105 @@ def _memory(kind: str) -> str:
     return f"{n.RESOURCE_PROPERTY_PREFIX}{kind}-memory"
 
 
+class _FleetMatcher(Matcher):
+    """Fleet's selectors over the shared cluster table: property selectors, NoSchedule tolerations
+    and affinity preference scores, beside the shared label selectors.
+
+    `properties` maps a property name to (numeric column, nano-units per column unit), so that a
+    selector value such as "64Gi" compares exactly with a MiB column.
+    """
+
+    def __init__(self, table: ClusterTable, properties: Mapping[str, tuple[str, int]]) -> None:
+        super().__init__(table)
+        self.properties = properties
+
+    def property_values(self, name: str) -> np.ndarray | None:
+        """A property in its column unit as float64, or None when no cluster has it."""
+        spec = self.properties.get(name)
+        if spec is None:
+            return None
+        return self.table.numbers[spec[0]].astype(np.float64)
+
+    def term(self, term: Mapping[str, Any]) -> np.ndarray:
+        """A required cluster selector term: labelSelector AND every property expression."""
+        return self._cached("term", term, lambda: self._term(term))
+
+    def _term(self, term: Mapping[str, Any]) -> np.ndarray:
+        mask = self.selector(term.get("labelSelector")).copy()
+        for item in (term.get("propertySelector") or {}).get("matchExpressions") or []:
+            values = self.property_values(item["name"])
+            if values is None:
+                mask[:] = False  # a missing property never matches
+                continue
+            threshold = parse_quantity(str(item["values"][0])).nanos / self.properties[item["name"]][1]
+            compare = {
+                "Gt": np.greater,
+                "Ge": np.greater_equal,
+                "Eq": np.equal,
+                "Ne": np.not_equal,
+                "Lt": np.less,
+                "Le": np.less_equal,
+            }[item["operator"]]
+            mask &= compare(values, threshold)
+        return mask
+
+    def terms(self, terms: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """ORed terms; no terms match every cluster."""
+        return self.any_of(terms, self.term)
+
+    def tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """Clusters whose (single, NoSchedule) taint, if any, some toleration tolerates."""
+        return self._cached("tolerations", tolerations, lambda: self._tolerated(tolerations))
+
+    def _tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        key = self.table.frame["taint_key"].to_numpy().astype(str)
+        value = self.table.frame["taint_value"].to_numpy().astype(str)
+        ok = key == ""
+        for t in tolerations:
+            if t.get("effect", "") not in ("", "NoSchedule"):
+                continue
+            if t.get("operator", "Equal") == "Exists":
+                ok |= (key == t["key"]) if t.get("key") else np.ones_like(ok)
+            else:
+                ok |= (key == t.get("key", "")) & (value == t.get("value", ""))
+        return ok
+
+    def preference_scores(self, preferences: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """Upstream's affinity score per cluster: label weights plus interpolated sorters, rounded
+        per term, min and max over every cluster."""
+        return self._cached("preferences", preferences, lambda: self._preference_scores(preferences))
+
+    def _preference_scores(self, preferences: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        total = np.zeros(len(self.table), dtype=np.int64)
+        for item in preferences:
+            weight = item["weight"]
+            term = item.get("preference") or {}
+            if weight == 0:
+                continue
+            matched = self.selector(term.get("labelSelector"))
+            sorter = term.get("propertySorter")
+            if sorter is None:
+                total += np.where(matched, weight, 0)
+                continue
+            values = self.property_values(sorter["name"])
+            if values is None or len(values) == 0 or values.max() == values.min():
+                continue
+            fraction = (values - values.min()) / (values.max() - values.min())
+            if sorter["sortOrder"] == "Ascending":
+                fraction = 1.0 - fraction
+            total += np.where(matched, _round_half_away(fraction * weight), 0).astype(np.int64)
+        return total
+
+
+def _round_half_away(x: np.ndarray) -> np.ndarray:
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
 class _Vocabulary(Picker):
     """A limited set of policy parts that placements draw from with Zipf-like weights, so that many
     placements share identical selectors. Entries are JSON strings: each use gets a fresh copy."""
 
-    def __init__(self, rng: np.random.Generator, matcher: Matcher) -> None:
+    def __init__(self, rng: np.random.Generator, matcher: _FleetMatcher) -> None:
         super().__init__(rng)
         self.matcher = matcher
         regions = [r for r, _, _ in REGIONS]
@@ -353,7 +449,7 @@ class _FleetGenerator:
         self.names = self.table.names
         self.index = {str(name): i for i, name in enumerate(self.names)}
         self._domains: dict[str, np.ndarray] = {}
-        self.matcher = Matcher(self.table, FLEET_PROPERTIES)
+        self.matcher = _FleetMatcher(self.table, FLEET_PROPERTIES)
         self.rng = rng_for(seed, 2)
         self.state_rng = rng_for(seed, 3)
         self.vocabulary = _Vocabulary(self.rng, self.matcher)

@@ -6,11 +6,15 @@
 
 Two layers:
 
-- the shared layer here (system-neutral): :func:`cluster_table` draws the tabular cluster attributes
-  (topology labels with Zipf-like sizes, team/tier/compliance labels, node counts, CPU and memory
+- the shared layer here (system-neutral): the draws every generator makes (a generator per section,
+  Zipf weights, categories by share or by exact count, regions and zones, machine shapes, a
+  :class:`Picker` for choices and vocabularies of policies), the texts they write (UUIDs, RFC 3339
+  times), :func:`cluster_table`, which draws the tabular cluster attributes (topology labels with
+  Zipf-like sizes, team/tier/compliance labels, node counts, CPU and memory
   capacity/allocatable/available, cost, taints, health) as vectorised numpy columns in a polars frame,
-  and :class:`Matcher` evaluates label selectors, property selectors, tolerations and preference
-  scores on those columns (with caches, since placements reuse a limited vocabulary of policies);
+  and :class:`Matcher`, which evaluates label selectors on a table's columns (with caches, since
+  placements reuse a limited vocabulary of policies) and which a system's generator extends with
+  what its API selects by (Fleet: properties, tolerations, preference scores; OCM: claims, CEL, taints);
 - one generator per system, beside its adapter (``adapters/<system>/generate.py``), registered in
   :data:`GENERATORS` as ``generate(clusters, placements, *, seed, now) -> objects``, that turns the
   table's rows into the system's objects and adds placements and the state an earlier scheduler
@@ -33,7 +37,6 @@ import numpy as np
 import polars as pl
 
 from adapters.kube.manifests import dump_yaml_stream
-from model import parse_quantity
 
 __all__ = [
     "DEFAULT_NOW",
@@ -96,34 +99,6 @@ HEALTH_SHARES = (0.955, 0.005, 0.02, 0.01, 0.01)  # BLIP = unhealthy for < 5 min
 LABEL_KEYS = ("region", "zone", "provider", "environment", "team", "tier", "compliance", "accelerator")
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
-
-
-def uuid_text(digits: str) -> str:
-    """A version-4 UUID made of 32 random hex digits: the version digit set to 4, the variant
-    digit to one of 8, 9, a, b (RFC 4122)."""
-    h = digits
-    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}"
-
-
-class Clock:
-    """RFC 3339 texts of the times `age` seconds before `now` (after it, where negative), for
-    arrays of ages at once; `now` in UTC, as :func:`utc_moment` gives it."""
-
-    def __init__(self, now: datetime) -> None:
-        self.epoch = np.datetime64(now.replace(tzinfo=None), "s")
-
-    def before(self, ages: np.ndarray) -> list[str]:
-        stamps = np.datetime_as_string(self.epoch - ages.astype("timedelta64[s]"), unit="s")
-        return [f"{s}Z" for s in stamps.tolist()]
-
-    def one(self, age: int) -> str:
-        return f"{np.datetime_as_string(self.epoch - np.timedelta64(age, 's'), unit='s')}Z"
-
-
-def time_text(moment: datetime) -> str:
-    """`moment` as Kubernetes writes a time: UTC, whole seconds, a four-digit year (which
-    ``strftime("%Y")`` does not give before the year 1000)."""
-    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
 
 
 def zipf_weights(k: int, s: float = 1.0) -> np.ndarray:
@@ -198,12 +173,6 @@ def draw_machines(
     return nodes.astype(np.int64), cores, gib_per_core
 
 
-def column(columns: Mapping[str, np.ndarray], key: str, size: int) -> np.ndarray:
-    """A string column of a table of `size` rows; "" in every row where the table has none."""
-    got = columns.get(key)
-    return got if got is not None else np.full(size, "", dtype=str)
-
-
 class Picker:
     """Choices drawn from one generator: a uniform pick, a sorted sample, and an entry of a
     vocabulary (distinct JSON texts that many placements share, the first ones more likely)."""
@@ -251,6 +220,48 @@ def gone_cluster_name(rng: np.random.Generator, prefix: str, regions: Sequence[s
     its `clusters` clusters."""
     region = regions[int(rng.integers(len(regions)))]
     return f"{prefix}-{region}-{clusters + int(rng.integers(0, 1000)):05d}"
+
+
+def uuid_text(digits: str) -> str:
+    """A version-4 UUID made of 32 random hex digits: the version digit set to 4, the variant
+    digit to one of 8, 9, a, b (RFC 4122)."""
+    h = digits
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}"
+
+
+class Clock:
+    """RFC 3339 texts of the times `age` seconds before `now` (after it, where negative), for
+    arrays of ages at once; `now` in UTC, as :func:`utc_moment` gives it."""
+
+    def __init__(self, now: datetime) -> None:
+        self.epoch = np.datetime64(now.replace(tzinfo=None), "s")
+
+    def before(self, ages: np.ndarray) -> list[str]:
+        stamps = np.datetime_as_string(self.epoch - ages.astype("timedelta64[s]"), unit="s")
+        return [f"{s}Z" for s in stamps.tolist()]
+
+    def one(self, age: int) -> str:
+        return f"{np.datetime_as_string(self.epoch - np.timedelta64(age, 's'), unit='s')}Z"
+
+
+def time_text(moment: datetime) -> str:
+    """`moment` as Kubernetes writes a time: UTC, whole seconds, a four-digit year (which
+    ``strftime("%Y")`` does not give before the year 1000)."""
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
+
+
+def utc_moment(now: datetime) -> datetime:
+    """`now` in UTC to the second (a naive one read as UTC); TypeError for what is no datetime."""
+    if not isinstance(now, datetime):
+        raise TypeError(f"now must be a datetime, got {type(now).__name__}")
+    moment = now if now.tzinfo else now.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).replace(microsecond=0)
+
+
+def column(columns: Mapping[str, np.ndarray], key: str, size: int) -> np.ndarray:
+    """A string column of a table of `size` rows; "" in every row where the table has none."""
+    got = columns.get(key)
+    return got if got is not None else np.full(size, "", dtype=str)
 
 
 @dataclass(slots=True)
@@ -398,110 +409,34 @@ def cluster_table(clusters: int, seed: int, now: datetime) -> ClusterTable:
     return ClusterTable(frame)
 
 
-def round_half_away(x: np.ndarray) -> np.ndarray:
-    return np.sign(x) * np.floor(np.abs(x) + 0.5)
-
-
 class Matcher:
-    """Vectorised, cached evaluation of selectors over a ClusterTable.
+    """Vectorised, cached evaluation of selectors over a table of clusters (anything with a length
+    and `label(key)`, as :class:`ClusterTable`): label selectors and ORed terms here, what else a
+    system selects by (properties, claims, CEL, its own taints) in the system's subclass."""
 
-    `properties` maps a property name to (numeric column, nano-units per column unit), so that a
-    selector value such as "64Gi" compares exactly with a MiB column.
-    """
-
-    def __init__(self, table: ClusterTable, properties: Mapping[str, tuple[str, int]]) -> None:
+    def __init__(self, table: Any) -> None:
         self.table = table
-        self.properties = properties
         self._cached = MaskCache()
-
-    def property_values(self, name: str) -> np.ndarray | None:
-        """A property in its column unit as float64, or None when no cluster has it."""
-        spec = self.properties.get(name)
-        if spec is None:
-            return None
-        return self.table.numbers[spec[0]].astype(np.float64)
 
     def selector(self, selector: Mapping[str, Any] | None) -> np.ndarray:
         """Kubernetes label selector semantics; None (and {}) match every cluster."""
-        return self._cached("labels", selector, lambda: self._selector(selector or {}))
+        return self.selector_over("labels", self.table.label, selector)
 
-    def _selector(self, selector: Mapping[str, Any]) -> np.ndarray:
-        return match_selector(selector, self.table.label, len(self.table))
+    def selector_over(
+        self, kind: str, column: Callable[[str], np.ndarray], selector: Mapping[str, Any] | None
+    ) -> np.ndarray:
+        """A label selector's semantics over other string columns (`column(key)`, "" where absent),
+        cached as `kind`."""
+        return self._cached(kind, selector, lambda: match_selector(selector or {}, column, len(self.table)))
 
-    def term(self, term: Mapping[str, Any]) -> np.ndarray:
-        """A required cluster selector term: labelSelector AND every property expression."""
-        return self._cached("term", term, lambda: self._term(term))
-
-    def _term(self, term: Mapping[str, Any]) -> np.ndarray:
-        mask = self.selector(term.get("labelSelector")).copy()
-        for item in (term.get("propertySelector") or {}).get("matchExpressions") or []:
-            values = self.property_values(item["name"])
-            if values is None:
-                mask[:] = False  # a missing property never matches
-                continue
-            threshold = parse_quantity(str(item["values"][0])).nanos / self.properties[item["name"]][1]
-            compare = {
-                "Gt": np.greater,
-                "Ge": np.greater_equal,
-                "Eq": np.equal,
-                "Ne": np.not_equal,
-                "Lt": np.less,
-                "Le": np.less_equal,
-            }[item["operator"]]
-            mask &= compare(values, threshold)
-        return mask
-
-    def terms(self, terms: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        """ORed terms; no terms match every cluster."""
-        if not terms:
+    def any_of(self, items: Sequence[Any], mask_of: Callable[[Any], np.ndarray]) -> np.ndarray:
+        """The clusters some item's mask holds; no items match every cluster."""
+        if not items:
             return np.ones(len(self.table), dtype=bool)
         mask = np.zeros(len(self.table), dtype=bool)
-        for term in terms:
-            mask |= self.term(term)
+        for item in items:
+            mask |= mask_of(item)
         return mask
-
-    def tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        """Clusters whose (single, NoSchedule) taint, if any, some toleration tolerates."""
-        return self._cached("tolerations", tolerations, lambda: self._tolerated(tolerations))
-
-    def _tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        key = self.table.frame["taint_key"].to_numpy().astype(str)
-        value = self.table.frame["taint_value"].to_numpy().astype(str)
-        ok = key == ""
-        for t in tolerations:
-            if t.get("effect", "") not in ("", "NoSchedule"):
-                continue
-            if t.get("operator", "Equal") == "Exists":
-                ok |= (key == t["key"]) if t.get("key") else np.ones_like(ok)
-            else:
-                ok |= (key == t.get("key", "")) & (value == t.get("value", ""))
-        return ok
-
-    def preference_scores(self, preferences: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        """Upstream's affinity score per cluster: label weights plus interpolated sorters, rounded
-        per term, min and max over every cluster."""
-        return self._cached("preferences", preferences, lambda: self._preference_scores(preferences))
-
-    def _preference_scores(self, preferences: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        total = np.zeros(len(self.table), dtype=np.int64)
-        for item in preferences:
-            weight = item["weight"]
-            term = item.get("preference") or {}
-            if weight == 0:
-                continue
-            matched = self.selector(term.get("labelSelector"))
-            sorter = term.get("propertySorter")
-            if sorter is None:
-                total += np.where(matched, weight, 0)
-                continue
-            values = self.property_values(sorter["name"])
-            if values is None or len(values) == 0 or values.max() == values.min():
-                continue
-            fraction = (values - values.min()) / (values.max() - values.min())
-            if sorter["sortOrder"] == "Ascending":
-                fraction = 1.0 - fraction
-            total += np.where(matched, round_half_away(fraction * weight), 0).astype(np.int64)
-        return total
 
 
 class MaskCache:
@@ -609,14 +544,6 @@ def check_sizes(clusters: int, placements: int, seed: int) -> None:
 
 def parse_now(now: str | datetime) -> datetime:
     return utc_moment(now if isinstance(now, datetime) else datetime.fromisoformat(now))
-
-
-def utc_moment(now: datetime) -> datetime:
-    """`now` in UTC to the second (a naive one read as UTC); TypeError for what is no datetime."""
-    if not isinstance(now, datetime):
-        raise TypeError(f"now must be a datetime, got {type(now).__name__}")
-    moment = now if now.tzinfo else now.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).replace(microsecond=0)
 
 
 def current_minute() -> datetime:

@@ -39,7 +39,7 @@ import numpy as np
 
 from adapters.generate.common import (
     Clock,
-    MaskCache,
+    Matcher,
     Picker,
     categories,
     check_sizes,
@@ -50,7 +50,6 @@ from adapters.generate.common import (
     expression,
     gone_cluster_name,
     label_selector,
-    match_selector,
     rng_for,
     sample_share,
     utc_moment,
@@ -400,49 +399,41 @@ def _fleet(clusters: int, seed: int) -> _Fleet:
 # ======================================================================================== matching
 
 
-class _Matcher:
-    """Vectorised, cached selector evaluation over the fleet's columns."""
-
-    def __init__(self, fleet: _Fleet) -> None:
-        self.fleet = fleet
-        self._cached = MaskCache()
-
-    def labels(self, selector: Mapping[str, Any] | None) -> np.ndarray:
-        size = len(self.fleet)
-        return self._cached("l", selector, lambda: match_selector(selector or {}, self.fleet.label, size))
+class _Matcher(Matcher):
+    """OCM's selectors over its cluster table: claim selectors, CEL expressions and cluster
+    selectors (label AND claim AND CEL), predicates, and its taints, beside the shared label
+    selectors."""
 
     def claims(self, selector: Mapping[str, Any] | None) -> np.ndarray:
-        size = len(self.fleet)
-        return self._cached("c", selector, lambda: match_selector(selector or {}, self.fleet.claim, size))
+        return self.selector_over("claims", self.table.claim, selector)
 
     def cel(self, expression: str) -> np.ndarray:
-        return self._cached("x", expression, lambda: CEL[expression](self.fleet))
+        return self._cached("cel", expression, lambda: CEL[expression](self.table))
 
-    def selector(self, selector: Mapping[str, Any]) -> np.ndarray:
+    def cluster_selector(self, selector: Mapping[str, Any]) -> np.ndarray:
         """A requiredClusterSelector / groupClusterSelector: label AND claim AND every CEL expression."""
 
         def compute() -> np.ndarray:
-            mask = self.labels(selector.get("labelSelector")) & self.claims(selector.get("claimSelector"))
+            mask = self.selector(selector.get("labelSelector")) & self.claims(selector.get("claimSelector"))
             for source in (selector.get("celSelector") or {}).get("celExpressions") or []:
                 mask = mask & self.cel(source)
             return mask
 
-        return self._cached("s", selector, compute)
+        return self._cached("cluster", selector, compute)
 
     def predicates(self, predicates: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        if not predicates:
-            return np.ones(len(self.fleet), dtype=bool)
-        mask = np.zeros(len(self.fleet), dtype=bool)
-        for p in predicates:
-            mask |= self.selector(p.get("requiredClusterSelector") or {})
-        return mask
+        """ORed predicates; none match every cluster."""
+        return self.any_of(predicates, self._required)
+
+    def _required(self, predicate: Mapping[str, Any]) -> np.ndarray:
+        return self.cluster_selector(predicate.get("requiredClusterSelector") or {})
 
     def tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> np.ndarray:
         """Clusters whose NoSelect / NoSelectIfNew taints (custom and built-in) are all tolerated now."""
-        return self._cached("t", tolerations, lambda: self._tolerated(tolerations))
+        return self._cached("tolerations", tolerations, lambda: self._tolerated(tolerations))
 
     def _tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        f = self.fleet
+        f = self.table
         slots = (
             (f.taint_key, f.taint_value, f.taint_effect, f.taint_age),
             (f.builtin_taint, np.full(len(f), "", dtype=object), np.where(f.available > 0, "NoSelect", ""),
@@ -746,7 +737,7 @@ class _Generator(Picker):
     def _set_masks(self) -> dict[str, np.ndarray]:
         f = self.fleet
         masks = {name: f.label(SET_LABEL) == name for name in (*EXCLUSIVE_SETS, EMPTY_SET)}
-        masks.update({name: self.matcher.labels(sel) for name, sel in LABEL_SETS.items()})
+        masks.update({name: self.matcher.selector(sel) for name, sel in LABEL_SETS.items()})
         masks[GLOBAL_SET] = np.ones(len(f), dtype=bool)
         return masks
 
@@ -1171,7 +1162,7 @@ class _Generator(Picker):
                 groups.append((group, members[start : start + length]))
 
         for g in strategy.get("decisionGroups") or []:
-            mask = self.matcher.selector(g.get("groupClusterSelector") or {})
+            mask = self.matcher.cluster_selector(g.get("groupClusterSelector") or {})
             members = []
             for k, c in enumerate(picks):
                 if not claimed[k] and isinstance(c, int) and mask[c]:
