@@ -7,7 +7,6 @@ registered there as ``"fleet"``.
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -17,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from adapters.fleet import names as n
-from adapters.fleet.policy import normalized_policy, policy_hash
+from adapters.fleet.policy import normalized_policy
+from adapters.fleet.snapshots import new_snapshot, scheduled_condition
 from adapters.generate.common import (
     COMPLIANCE,
     DEFAULT_NOW,
@@ -654,10 +654,16 @@ class _FleetGenerator:
             policy["numberOfClusters"] = max(1, old + int(rng.choice([-3, -2, -1, 1, 2, 4])))
             if policy["numberOfClusters"] != old:
                 p.generation = snapshot_generation + 1
-        name = f"{p.name}-0"
-        annotations = {n.GENERATION_ANNOTATION: str(snapshot_generation)}
-        if p.kind == "PickN":
-            annotations[n.NUMBER_OF_CLUSTERS_ANNOTATION] = str(policy["numberOfClusters"])
+        snapshot = new_snapshot(
+            self.placement_object(p),
+            0,
+            policy,
+            snapshot_generation,
+            policy["numberOfClusters"] if p.kind == "PickN" else None,
+        )
+        name = snapshot["metadata"]["name"]
+        # As the hub holds it: the API server's generation beside the name.
+        snapshot["metadata"] = {"name": name, "generation": 1, **snapshot["metadata"]}
 
         candidates = self._candidates(policy)
         scores = self.matcher.preference_scores(
@@ -690,45 +696,9 @@ class _FleetGenerator:
             satisfied = len(candidates) == len(policy["clusterNames"]) and bool(eligible[candidates].all())
         else:
             satisfied = True
-        message = n.FULFILLED_MESSAGE if satisfied else n.UNFULFILLED_MESSAGE
         changed = self.now - timedelta(seconds=int(rng.integers(600, 7 * 86400)))
-        snapshot = {
-            "apiVersion": n.API_VERSION,
-            "kind": n.POLICY_SNAPSHOT,
-            "metadata": {
-                "name": name,
-                "generation": 1,
-                "labels": {n.PARENT_LABEL: p.name, n.LATEST_LABEL: "true", n.INDEX_LABEL: "0"},
-                "annotations": annotations,
-                "ownerReferences": [
-                    {
-                        "apiVersion": n.API_VERSION,
-                        "kind": n.PLACEMENT,
-                        "name": p.name,
-                        "uid": p.uid,
-                        "controller": True,
-                        "blockOwnerDeletion": True,
-                    }
-                ],
-            },
-            "spec": {
-                "policy": policy,
-                "policyHash": base64.b64encode(policy_hash(policy).encode()).decode(),
-            },
-            "status": {
-                "observedCRPGeneration": snapshot_generation,
-                "conditions": [
-                    {
-                        "type": n.CONDITION_SCHEDULED,
-                        "status": "True" if satisfied else "False",
-                        "reason": n.FULFILLED if satisfied else n.UNFULFILLED,
-                        "message": message.format(found),
-                        "observedGeneration": 1,
-                        "lastTransitionTime": time_text(changed),
-                    }
-                ],
-            },
-        }
+        scheduled = {**scheduled_condition(satisfied, found, 1), "lastTransitionTime": time_text(changed)}
+        snapshot["status"] = {"observedCRPGeneration": snapshot_generation, "conditions": [scheduled]}
         return [snapshot, *bindings]
 
     def objects(self) -> list[dict[str, Any]]:
