@@ -183,8 +183,10 @@ def _uuids(rng: np.random.Generator, size: int) -> list[str]:
 
 
 @dataclass(slots=True)
-class _Fleet:
-    """Every cluster attribute as a numpy column; labels and claims use "" for absent."""
+class _Clusters:
+    """OCM's cluster table: every ManagedCluster attribute (labels, claims, the Available condition,
+    taints, AddOnPlacementScores) as a numpy column; labels and claims use "" for absent. Drawn with
+    the shared layer's draws; its columns are OCM's own (the shared ClusterTable holds Fleet's)."""
 
     names: np.ndarray
     labels: dict[str, np.ndarray]
@@ -232,7 +234,7 @@ def _cpu(millis: np.ndarray) -> list[str]:
     return [str(m // 1000) if m % 1000 == 0 else f"{m}m" for m in millis.tolist()]
 
 
-def _fleet(clusters: int, seed: int) -> _Fleet:
+def _clusters(clusters: int, seed: int) -> _Clusters:
     rng = rng_for(seed, 1)
     size = clusters
     region_names = np.array([r for r, _, _ in REGIONS], dtype=object)
@@ -365,7 +367,7 @@ def _fleet(clusters: int, seed: int) -> _Fleet:
         CLAIM_KUBE_VERSION: np.array(kube, dtype=object),
         CLAIM_OPENSHIFT_VERSION: np.array(ocp_version, dtype=object),
     }
-    return _Fleet(
+    return _Clusters(
         names=names,
         labels=labels,
         claims=claims,
@@ -464,12 +466,12 @@ def _valid_toleration(t: Mapping[str, Any]) -> bool:
     return (bool(t.get("key")) or exists) and not (exists and t.get("value"))
 
 
-def _startswith(prefix: str) -> Callable[[_Fleet], np.ndarray]:
+def _startswith(prefix: str) -> Callable[[_Clusters], np.ndarray]:
     return lambda f: np.array([v.startswith(prefix) for v in f.kube.tolist()], dtype=bool)
 
 
 # CEL expressions placements use, each with its meaning over the fleet (for the earlier run's decisions).
-CEL: dict[str, Callable[[_Fleet], np.ndarray]] = {
+CEL: dict[str, Callable[[_Clusters], np.ndarray]] = {
     'managedCluster.metadata.labels["environment"] == "prod"': lambda f: f.label("environment") == "prod",
     'managedCluster.status.version.kubernetes.startsWith("v1.3")': _startswith("v1.3"),
     'managedCluster.scores("resource-usage-score").filter(s, s.name == "cpuAvailable").all(e, e.value > 0)': (
@@ -493,7 +495,7 @@ _CEL_EXPRESSIONS = tuple(CEL)
 # ===================================================================================== the objects
 
 
-def _managed_clusters(f: _Fleet, clock: Clock) -> list[dict[str, Any]]:
+def _managed_clusters(f: _Clusters, clock: Clock) -> list[dict[str, Any]]:
     size = len(f)
     joined = clock.before(f.joined_age)
     transition = clock.before(f.available_age)
@@ -583,7 +585,7 @@ def _managed_clusters(f: _Fleet, clock: Clock) -> list[dict[str, Any]]:
     return out
 
 
-def _scores(f: _Fleet, clock: Clock) -> list[dict[str, Any]]:
+def _scores(f: _Clusters, clock: Clock) -> list[dict[str, Any]]:
     score_until = clock.before(f.score_until)
     latency_until = clock.before(f.latency_until)
     updated = clock.before(np.zeros(len(f), dtype=np.int64) + 120)
@@ -682,7 +684,7 @@ class _Generator(Picker):
     def __init__(self, clusters: int, placements: int, seed: int, now: datetime) -> None:
         super().__init__(rng_for(seed, 2))
         self.clock = Clock(now)
-        self.fleet = _fleet(clusters, seed)
+        self.fleet = _clusters(clusters, seed)
         self.matcher = _Matcher(self.fleet)
         self.name_rank = np.argsort(np.argsort(self.fleet.names.astype(str), kind="stable"))
         self.state_rng = rng_for(seed, 3)
