@@ -51,6 +51,7 @@ __all__ = [
     "generate",
     "generate_yaml",
     "label_selector",
+    "pick",
     "time_text",
     "utc_moment",
     "uuid_text",
@@ -173,6 +174,11 @@ def draw_machines(
     return nodes.astype(np.int64), cores, gib_per_core
 
 
+def pick(rng: np.random.Generator, options: Sequence[Any]) -> Any:
+    """One of `options`, uniformly."""
+    return options[int(rng.integers(len(options)))]
+
+
 class Picker:
     """Choices drawn from one generator: a uniform pick, a sorted sample, and an entry of a
     vocabulary (distinct JSON texts that many placements share, the first ones more likely)."""
@@ -182,7 +188,7 @@ class Picker:
         self._cumulative: dict[tuple[int, float], np.ndarray] = {}
 
     def pick(self, options: Sequence[Any]) -> Any:
-        return options[int(self.rng.integers(len(options)))]
+        return pick(self.rng, options)
 
     def sample(self, options: Sequence[Any], k: int) -> list[Any]:
         """`k` distinct options, sorted."""
@@ -218,7 +224,7 @@ def distinct(
 def gone_cluster_name(rng: np.random.Generator, prefix: str, regions: Sequence[str], clusters: int) -> str:
     """The name of a cluster the hub no longer holds: `<prefix>-<region>-<number>`, numbered past
     its `clusters` clusters."""
-    region = regions[int(rng.integers(len(regions)))]
+    region = pick(rng, regions)
     return f"{prefix}-{region}-{clusters + int(rng.integers(0, 1000)):05d}"
 
 

@@ -45,7 +45,15 @@ from typing import Any
 
 import numpy as np
 
-from adapters.generate.common import check_sizes, exact_categories, rng_for, scattered, time_text, utc_moment
+from adapters.generate.common import (
+    check_sizes,
+    exact_categories,
+    pick,
+    rng_for,
+    scattered,
+    time_text,
+    utc_moment,
+)
 from adapters.kcp import names as n
 from adapters.kcp.annotation import format_placement
 from adapters.kcp.keys import sync_target_key
@@ -421,7 +429,7 @@ class _Set:
             return self.lab_location
         if not self.locations:
             return None
-        return self.locations[int(rng.integers(0, len(self.locations)))]
+        return pick(rng, self.locations)
 
     def _v05_state(self, ws: dict[str, Any], spaces: list[Obj], rng: np.random.Generator) -> None:
         states = exact_categories(rng, len(spaces), V05_SHARES, rest=0)
@@ -438,8 +446,8 @@ class _Set:
                 continue
             if not bound and j % 3:
                 continue  # mostly nothing; sometimes a leftover of an earlier binding
-            pick = location["clusters"]
-            first = pick[int(rng.integers(0, len(pick)))]
+            members = location["clusters"]
+            first = pick(rng, members)
             entries: dict[str, str] = {}
             negotiation = location["workspace"]
 
@@ -451,16 +459,16 @@ class _Set:
             elif state == "pending":
                 entries[key(location, first)] = n.State.PENDING
             elif state in ("moving", "unbound-leftover"):
-                others = [c for c in pick if c is not first]
+                others = [c for c in members if c is not first]
                 entries[key(location, first)] = n.State.REMOVING if state == "moving" else n.State.UNBOUND
                 if others:
-                    entries[key(location, others[int(rng.integers(0, len(others)))])] = n.State.BOUND
+                    entries[key(location, pick(rng, others))] = n.State.BOUND
             else:  # two locations
                 entries[key(location, first)] = n.State.BOUND
-                other = self.locations[int(rng.integers(0, len(self.locations)))]
+                other = pick(rng, self.locations)
                 clusters = [c for c in other["clusters"] if c["key"] != first["key"]]
                 if clusters:
-                    entries[key(other, clusters[int(rng.integers(0, len(clusters)))])] = n.State.BOUND
+                    entries[key(other, pick(rng, clusters))] = n.State.BOUND
             malformed_entries = {"legacy+cluster": "Bound"} if malformed[j] else {}
             annotations = meta.setdefault("annotations", {})
             annotations[n.PLACEMENT_ANNOTATION] = format_placement(entries, malformed_entries)
@@ -485,7 +493,7 @@ class _Set:
     def _selectors(self, rng: np.random.Generator) -> list[Obj]:
         """A Placement's locationSelectors (ORed)."""
         draw = rng.random()
-        region = REGIONS[int(rng.integers(0, len(REGIONS)))][0]
+        region = pick(rng, REGIONS)[0]
         if draw < NOWHERE_SHARE:
             return [{"matchLabels": {"region": "mars-1"}}]
         if draw < 0.50:
@@ -563,7 +571,7 @@ class _Set:
                 i for i, ns in enumerate(spaces) if _selected(namespace_selector, ns["metadata"]["labels"])
             ]
             if active and matching and selected and rng.random() < BOUND_SHARE:
-                location = matching[int(rng.integers(0, len(matching)))]
+                location = pick(rng, matching)
                 clusters = location["clusters"]
                 obj["status"] = {
                     "phase": n.PHASE_BOUND,
@@ -571,12 +579,12 @@ class _Set:
                     "conditions": [_condition(n.READY, "True", self.now - timedelta(days=20))],
                 }
                 if clusters:
-                    target = clusters[int(rng.integers(0, len(clusters)))]
+                    target = pick(rng, clusters)
                     obj["metadata"].setdefault("annotations", {})[n.SYNC_TARGET_ANNOTATION] = target["key"]
                     for i in selected:
                         placed.setdefault(i, []).append(target["key"])
                         if rng.random() < MOVING_SHARE:
-                            old = clusters[int(rng.integers(0, len(clusters)))]["key"]
+                            old = pick(rng, clusters)["key"]
                             if old != target["key"]:
                                 moving[i] = old
             self.objects.append(obj)

@@ -50,6 +50,7 @@ from adapters.generate.common import (
     expression,
     gone_cluster_name,
     label_selector,
+    pick,
     rng_for,
     sample_share,
     utc_moment,
@@ -724,9 +725,9 @@ class _Generator(Picker):
             )
             sets = {home}
             if rng.random() < 0.4:
-                sets.add(EXCLUSIVE_SETS[int(rng.integers(len(EXCLUSIVE_SETS)))])
+                sets.add(self.pick(EXCLUSIVE_SETS))
             if rng.random() < 0.3:
-                sets.add(label_sets[int(rng.integers(len(label_sets)))])
+                sets.add(self.pick(label_sets))
             if i == 2 or (count >= 8 and i == count // 2):
                 sets.add(GLOBAL_SET)
             if i == min(3, count - 1):
@@ -1138,7 +1139,7 @@ class _Generator(Picker):
             others = np.flatnonzero(~feasible)
             k = int(rng.integers(0, len(picks)))
             if len(others) and rng.random() < 0.75:
-                picks[k] = int(others[int(rng.integers(len(others)))])  # no longer fits the policy
+                picks[k] = int(pick(rng, others))  # no longer fits the policy
             else:
                 picks[k] = gone_cluster_name(
                     rng, "cluster", [r for r, _, _ in REGIONS], len(f)
