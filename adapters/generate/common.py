@@ -52,6 +52,7 @@ __all__ = [
     "generate_yaml",
     "label_selector",
     "pick",
+    "share_count",
     "time_text",
     "utc_moment",
     "uuid_text",
@@ -137,6 +138,11 @@ def exact_categories(
 def scattered(rng: np.random.Generator, counts: Sequence[int], total: int) -> np.ndarray:
     """The first `total` of counts[k] items of category k, in category order, shuffled."""
     return np.repeat(np.arange(len(counts)), counts)[:total][rng.permutation(total)]
+
+
+def share_count(share: float, total: int, *, one_from: int) -> int:
+    """round(share * total), but at least one from `one_from` items on: a rare kind that still shows."""
+    return max(round(share * total), 1 if total >= one_from else 0)
 
 
 def sample_share(rng: np.random.Generator, total: int, share: float) -> np.ndarray:

@@ -51,6 +51,7 @@ from adapters.generate.common import (
     pick,
     rng_for,
     scattered,
+    share_count,
     time_text,
     utc_moment,
 )
@@ -351,7 +352,7 @@ class _Set:
         # No binding, a binding not ready, bound to the lab: their shares, at least one each from
         # ten workspaces on.
         shares = (NO_BINDING_SHARE, BINDING_NOT_READY_SHARE, LAB_BINDING_SHARE)
-        odd = [max(round(share * count), 1 if count >= 10 else 0) for share in shares]
+        odd = [share_count(share, count, one_from=10) for share in shares]
         kind = scattered(rng, [count - sum(odd), *odd], count)
         if not self.has_lab:
             kind = np.where(kind == 3, 0, kind)

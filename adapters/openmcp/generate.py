@@ -70,6 +70,7 @@ from adapters.generate.common import (
     label_selector,
     rng_for,
     sample_share,
+    share_count,
     utc_moment,
     uuid_text,
     zipf_weights,
@@ -439,11 +440,9 @@ class _Hub:
         lost_suffix = _suffixes(rng, total)
         order = rng.permutation(granted)
 
-        def few(share: float) -> int:
-            return max(round(share * len(granted)), 1 if len(granted) >= 20 else 0)
-
-        lost_finalizer = set(order[: few(LOST_FINALIZER_SHARE)].tolist())
-        gone = order[few(LOST_FINALIZER_SHARE) : few(LOST_FINALIZER_SHARE) + few(LOST_CLUSTER_SHARE)]
+        lost = share_count(LOST_FINALIZER_SHARE, len(granted), one_from=20)
+        lost_finalizer = set(order[:lost].tolist())
+        gone = order[lost : lost + share_count(LOST_CLUSTER_SHARE, len(granted), one_from=20)]
         self.lost_cluster: dict[int, str] = {r: lost_suffix[r] for r in gone.tolist()}  # -> name suffix
         unplaced = lost_finalizer | set(self.lost_cluster)
 
