@@ -58,6 +58,7 @@ from adapters.generate.common import (
 from adapters.kcp import names as n
 from adapters.kcp.annotation import format_placement
 from adapters.kcp.keys import sync_target_key
+from adapters.kcp.status import set_condition
 from adapters.kcp.workspace import mark
 
 __all__ = ["GENERATIONS", "generate"]
@@ -120,12 +121,8 @@ def _sizes(rng: np.random.Generator, total: int, parts: int, sigma: float = 0.5)
 
 
 def _condition(kind: str, status: str, at: datetime, reason: str = "", message: str = "") -> Obj:
-    out: Obj = {"type": kind, "status": status, "lastTransitionTime": time_text(at)}
-    if reason:
-        out["reason"] = reason
-    if message:
-        out["message"] = message
-    return out
+    """A condition set at `at`, as kcp's conditions.Set writes it."""
+    return set_condition([], kind, (status, reason, message), time_text(at))[0]
 
 
 class _Set:
