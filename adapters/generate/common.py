@@ -234,10 +234,9 @@ def gone_cluster_name(rng: np.random.Generator, prefix: str, regions: Sequence[s
     return f"{prefix}-{region}-{clusters + int(rng.integers(0, 1000)):05d}"
 
 
-def uuid_text(digits: str) -> str:
-    """A version-4 UUID made of 32 random hex digits: the version digit set to 4, the variant
+def uuid_text(h: str) -> str:
+    """A version-4 UUID made of `h`, 32 random hex digits: the version digit set to 4, the variant
     digit to one of 8, 9, a, b (RFC 4122)."""
-    h = digits
     return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}"
 
 
