@@ -22,9 +22,10 @@ The hub holds, in this order:
 - ``PlacementDecision`` (v1beta1) for ~40% of the placements, as an earlier scheduler run wrote them
   (with the Placement's status), some naming clusters that no longer fit.
 
-Per-cluster work is vectorised numpy; clusters are drawn from ``np.random.defaultrng_for((seed, section))``
-so they do not depend on the number of placements. Every value is a plain str/int/bool/list/dict/None,
-times are RFC 3339 strings in UTC; the same arguments give identical objects.
+Per-cluster work is vectorised numpy; clusters are drawn from ``np.random.default_rng((seed, section))``
+(:func:`adapters.generate.common.rng_for`) so they do not depend on the number of placements. Every
+value is a plain str/int/bool/list/dict/None, times are RFC 3339 strings in UTC; the same arguments
+give identical objects.
 """
 
 from __future__ import annotations
