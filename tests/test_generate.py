@@ -7,6 +7,7 @@ import json
 import re
 from datetime import UTC, datetime
 
+import numpy as np
 import pytest
 
 from adapters.fleet import api as fleet
@@ -14,7 +15,8 @@ from adapters.fleet import names as n
 from adapters.fleet.generate import PICK_ALL_LIMIT, generate_fleet
 from adapters.fleet.policy import normalized_policy
 from adapters.generate.common import GENERATORS as SYSTEMS
-from adapters.generate.common import generate, generate_yaml
+from adapters.generate.common import exact_categories, generate, generate_yaml
+from adapters.kube.fields import rfc3339
 from adapters.kube.manifests import from_objects, parse_text
 from adapters.run.pipeline import schedule, schedule_manifests
 from model import SelectionMode
@@ -106,10 +108,53 @@ def test_now_moves_every_time():
     assert "2026-12-31T23:58" < max(beats) <= "2027-01-01T00:00:00Z"
 
 
+TIME = re.compile(r"-?[0-9]+-[0-9]{2}-[0-9]{2}T")
+
+
+def times(value):
+    """Every string in a JSON-like value that reads as a date and time."""
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in times(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in times(v)]
+    return [value] if isinstance(value, str) and TIME.match(value) else []
+
+
+@pytest.mark.parametrize(
+    ("system", "options"), [(s, {}) for s in SYSTEMS] + [("kcp", {"generation": "v0.5"})]
+)
+def test_times_are_rfc3339_before_the_year_1000(system, options):
+    """A hub generated before the year 1000 writes four-digit years, as RFC 3339 wants and Kubernetes
+    (and this tool's loaders) read them: kcp's times and Fleet's snapshot times had three."""
+    written = times(generate(system, 30, 10, now="0500-06-01T00:00:00Z", **options))
+    assert written
+    assert [t for t in written if rfc3339(t) is None] == []
+
+
 def test_clusters_do_not_depend_on_placements():
     few = by_kind(generate("fleet", 40, 5, seed=2))[n.MEMBER_CLUSTER]
     many = by_kind(generate("fleet", 40, 60, seed=2))[n.MEMBER_CLUSTER]
     assert few == many
+
+
+@pytest.mark.parametrize("rest", [0, -1])
+def test_exact_categories_count_exactly_and_the_rest_takes_what_is_left(rest):
+    """The shared layer's exact shares (openMCP's and kcp's states, Fleet's placement types): every
+    category but `rest` exactly round(share * total); where the rounding takes more than there is,
+    the last categories lose the excess."""
+    shares = (0.8, 0.13, 0.03, 0.02, 0.02)
+    for total in range(60):
+        got = np.bincount(
+            exact_categories(np.random.default_rng(total), total, shares, rest=rest), minlength=5
+        )
+        counts = [round(share * total) for share in shares]
+        counts[rest] = 0
+        counts[rest] = max(total - sum(counts), 0)
+        want, left = [], total
+        for count in counts:  # in category order: the excess, if any, comes off the last ones
+            want.append(min(count, left))
+            left -= want[-1]
+        assert got.tolist() == want, total
 
 
 def test_yaml_round_trip(small):

@@ -7,17 +7,17 @@ registered there as ``"fleet"``.
 
 from __future__ import annotations
 
-import base64
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 
 from adapters.fleet import names as n
-from adapters.fleet.policy import normalized_policy, policy_hash
+from adapters.fleet.policy import normalized_policy
+from adapters.fleet.snapshots import new_snapshot, scheduled_condition
 from adapters.generate.common import (
     COMPLIANCE,
     DEFAULT_NOW,
@@ -30,15 +30,23 @@ from adapters.generate.common import (
     REGIONS,
     STALE,
     TEAMS,
-    TIME_FORMAT,
+    ClusterTable,
     Matcher,
+    Picker,
     check_sizes,
     cluster_table,
+    distinct,
+    exact_categories,
     expression,
+    gone_cluster_name,
+    label_selector,
     parse_now,
     rng_for,
-    zipf_weights,
+    sample_share,
+    time_text,
+    uuid_text,
 )
+from model import parse_quantity
 
 __all__ = ["FLEET_PROPERTIES", "PICK_ALL_LIMIT", "generate_fleet"]
 
@@ -63,6 +71,7 @@ FLEET_PROPERTIES: dict[str, tuple[str, int]] = {
 
 # The mix of placements.
 PICK_ALL_SHARE, PICK_FIXED_SHARE = 0.15, 0.05  # the rest is PickN
+PLACEMENT_TYPE_SHARES = (PICK_ALL_SHARE, PICK_FIXED_SHARE, 1 - PICK_ALL_SHARE - PICK_FIXED_SHARE)
 PICK_ALL_LIMIT = 300  # no PickAll affinity matches more clusters than this
 EXISTING_SHARE = 0.40  # placements with a policy snapshot and bindings from an earlier run
 OBSOLETE_SHARE = 0.10  # of those: the snapshot holds an older, different policy
@@ -70,6 +79,7 @@ RESCALED_SHARE = 0.15  # of the current PickN snapshots: N changed since
 SPREAD_SHARE, TOLERATION_SHARE = 0.30, 0.10  # of PickN
 REQUIRED_SHARE, PREFERRED_SHARE = 0.75, 0.65  # of PickN
 BOUND_SHARE = 0.8  # of existing bindings; the rest are Scheduled
+PICK_N_EXPONENT = 1.1  # Zipf exponent of PickN policies' draws from the vocabulary
 
 WORKLOADS = (
     "web-frontend", "checkout", "payments", "search-api", "identity", "monitoring", "logging",
@@ -87,11 +97,7 @@ def _term(
     labels: dict[str, str] | None = None, expressions: list | None = None, properties: list | None = None
 ) -> dict[str, Any]:
     term: dict[str, Any] = {}
-    selector: dict[str, Any] = {}
-    if labels:
-        selector["matchLabels"] = labels
-    if expressions:
-        selector["matchExpressions"] = expressions
+    selector = label_selector(labels, *(expressions or ()))
     if selector:
         term["labelSelector"] = selector
     if properties:
@@ -113,14 +119,107 @@ def _memory(kind: str) -> str:
     return f"{n.RESOURCE_PROPERTY_PREFIX}{kind}-memory"
 
 
-class _Vocabulary:
+class _FleetMatcher(Matcher):
+    """Fleet's selectors over the shared cluster table: property selectors, NoSchedule tolerations
+    and affinity preference scores, beside the shared label selectors.
+
+    `properties` maps a property name to (numeric column, nano-units per column unit), so that a
+    selector value such as "64Gi" compares exactly with a MiB column.
+    """
+
+    def __init__(self, table: ClusterTable, properties: Mapping[str, tuple[str, int]]) -> None:
+        super().__init__(table)
+        self.properties = properties
+
+    def property_values(self, name: str) -> np.ndarray | None:
+        """A property in its column unit as float64, or None when no cluster has it."""
+        spec = self.properties.get(name)
+        if spec is None:
+            return None
+        return self.table.numbers[spec[0]].astype(np.float64)
+
+    def term(self, term: Mapping[str, Any]) -> np.ndarray:
+        """A required cluster selector term: labelSelector AND every property expression."""
+        return self._cached("term", term, lambda: self._term(term))
+
+    def _term(self, term: Mapping[str, Any]) -> np.ndarray:
+        mask = self.selector(term.get("labelSelector")).copy()
+        for item in (term.get("propertySelector") or {}).get("matchExpressions") or []:
+            values = self.property_values(item["name"])
+            if values is None:
+                mask[:] = False  # a missing property never matches
+                continue
+            threshold = parse_quantity(str(item["values"][0])).nanos / self.properties[item["name"]][1]
+            compare = {
+                "Gt": np.greater,
+                "Ge": np.greater_equal,
+                "Eq": np.equal,
+                "Ne": np.not_equal,
+                "Lt": np.less,
+                "Le": np.less_equal,
+            }[item["operator"]]
+            mask &= compare(values, threshold)
+        return mask
+
+    def terms(self, terms: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """ORed terms; no terms match every cluster."""
+        return self.any_of(terms, self.term)
+
+    def tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """Clusters whose (single, NoSchedule) taint, if any, some toleration tolerates."""
+        return self._cached("tolerations", tolerations, lambda: self._tolerated(tolerations))
+
+    def _tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        key = self.table.frame["taint_key"].to_numpy().astype(str)
+        value = self.table.frame["taint_value"].to_numpy().astype(str)
+        ok = key == ""
+        for t in tolerations:
+            if t.get("effect", "") not in ("", "NoSchedule"):
+                continue
+            if t.get("operator", "Equal") == "Exists":
+                ok |= (key == t["key"]) if t.get("key") else np.ones_like(ok)
+            else:
+                ok |= (key == t.get("key", "")) & (value == t.get("value", ""))
+        return ok
+
+    def preference_scores(self, preferences: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """Upstream's affinity score per cluster: label weights plus interpolated sorters, rounded
+        per term, min and max over every cluster."""
+        return self._cached("preferences", preferences, lambda: self._preference_scores(preferences))
+
+    def _preference_scores(self, preferences: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        total = np.zeros(len(self.table), dtype=np.int64)
+        for item in preferences:
+            weight = item["weight"]
+            term = item.get("preference") or {}
+            if weight == 0:
+                continue
+            matched = self.selector(term.get("labelSelector"))
+            sorter = term.get("propertySorter")
+            if sorter is None:
+                total += np.where(matched, weight, 0)
+                continue
+            values = self.property_values(sorter["name"])
+            if values is None or len(values) == 0 or values.max() == values.min():
+                continue
+            fraction = (values - values.min()) / (values.max() - values.min())
+            if sorter["sortOrder"] == "Ascending":
+                fraction = 1.0 - fraction
+            total += np.where(matched, _round_half_away(fraction * weight), 0).astype(np.int64)
+        return total
+
+
+def _round_half_away(x: np.ndarray) -> np.ndarray:
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+class _Vocabulary(Picker):
     """A limited set of policy parts that placements draw from with Zipf-like weights, so that many
     placements share identical selectors. Entries are JSON strings: each use gets a fresh copy."""
 
-    def __init__(self, rng: np.random.Generator, matcher: Matcher) -> None:
-        self.rng = rng
+    def __init__(self, rng: np.random.Generator, matcher: _FleetMatcher) -> None:
+        super().__init__(rng)
         self.matcher = matcher
-        self._cumulative: dict[tuple[int, float], np.ndarray] = {}
         regions = [r for r, _, _ in REGIONS]
         required_mix = (0.2, 0.12, 0.12, 0.08, 0.14, 0.1, 0.06, 0.08, 0.05, 0.05)
         self.required = self._distinct(24, required_mix, lambda t: self._required(t, regions))
@@ -141,38 +240,19 @@ class _Vocabulary:
 
     def _distinct(self, count: int, mix: Sequence[float], make: Callable[[int], Any]) -> list[str]:
         """`count` distinct entries: every template once (in a random order), then by `mix`."""
-        seen: dict[str, None] = {}
-        for template in self.rng.permutation(len(mix)).tolist():
-            seen.setdefault(json.dumps(make(template)), None)
-        for _ in range(count * 20):
-            if len(seen) >= count:
-                break
-            seen.setdefault(json.dumps(make(int(self.rng.choice(len(mix), p=mix)))), None)
-        return list(seen)
-
-    def _pick(self, options: Sequence[Any], k: int | None = None) -> Any:
-        if k is None:
-            return options[int(self.rng.integers(len(options)))]
-        chosen = self.rng.choice(len(options), size=k, replace=False)
-        return sorted(options[i] for i in chosen)
-
-    def draw(self, entries: Sequence[str], s: float = 1.1) -> Any:
-        """A fresh copy of an entry, the first ones more likely."""
-        cumulative = self._cumulative.get((len(entries), s))
-        if cumulative is None:
-            cumulative = self._cumulative[len(entries), s] = np.cumsum(zipf_weights(len(entries), s))
-        i = min(int(np.searchsorted(cumulative, self.rng.random(), side="right")), len(entries) - 1)
-        return json.loads(entries[i])
+        rng = self.rng
+        every = (make(template) for template in rng.permutation(len(mix)).tolist())
+        return distinct(lambda: make(int(rng.choice(len(mix), p=mix))), count, count * 20, first=every)
 
     def _required(self, template: int, regions: list[str]) -> list[dict[str, Any]]:
-        rng, pick = self.rng, self._pick
+        rng, pick = self.rng, self.pick
         env = str(rng.choice(ENVIRONMENTS, p=ENVIRONMENT_SHARES))
         if template == 0:
             return [_term({"environment": env})]
         if template == 1:
             return [_term({"environment": env, "provider": pick(PROVIDERS)})]
         if template == 2:
-            chosen = pick(regions, int(rng.integers(2, 5)))
+            chosen = self.some(regions, 2, 4)
             return [_term({"environment": env}, [expression("region", "In", *chosen)])]
         if template == 3:
             return [
@@ -198,7 +278,7 @@ class _Vocabulary:
             )
             return [_term(properties=[(name, op, value)])]
         if template == 6:
-            a, b = pick(regions, 2)
+            a, b = self.sample(regions, 2)
             return [_term({"region": a, "environment": env}), _term({"region": b, "environment": env})]
         if template == 7:
             return [
@@ -214,7 +294,7 @@ class _Vocabulary:
         return [_term({"environment": env}, [expression("accelerator", "DoesNotExist")])]
 
     def _preferred(self, template: int, regions: list[str]) -> list[dict[str, Any]]:
-        rng, pick = self.rng, self._pick
+        rng, pick = self.rng, self.pick
 
         def weight() -> int:
             return int(rng.integers(1, 11)) * 10
@@ -222,7 +302,7 @@ class _Vocabulary:
         def pref(weight: int, labels=None, expressions=None, sorter=None) -> dict[str, Any]:
             term: dict[str, Any] = {}
             if labels or expressions:
-                term["labelSelector"] = _term(labels, expressions)["labelSelector"]
+                term["labelSelector"] = label_selector(labels, *(expressions or ()))
             if sorter:
                 term.update(_sorter(*sorter))
             return {"weight": weight, "preference": term}
@@ -249,7 +329,7 @@ class _Vocabulary:
         return [pref(weight(), {"zone": zone}, sorter=(_cpu("available"), "Descending"))]
 
     def _spread(self, template: int) -> list[dict[str, Any]]:
-        rng, pick = self.rng, self._pick
+        rng, pick = self.rng, self.pick
 
         def one(key: str) -> dict[str, Any]:
             if rng.random() < 0.25:
@@ -359,8 +439,7 @@ def _fleet_member(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _uid(rng: np.random.Generator) -> str:
-    h = "".join(f"{int(x):08x}" for x in rng.integers(0, 2**32, 4))
-    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}"
+    return uuid_text("".join(f"{int(x):08x}" for x in rng.integers(0, 2**32, 4)))
 
 
 @dataclass(slots=True)
@@ -372,14 +451,6 @@ class _Placement:
     uid: str = ""
 
 
-def _split(rng: np.random.Generator, total: int, shares: Sequence[float]) -> np.ndarray:
-    """Exactly round(share * total) items of each kind (the last kind takes the rest), shuffled."""
-    counts = [round(s * total) for s in shares]
-    counts.append(total - sum(counts))
-    kinds = np.repeat(np.arange(len(counts)), counts)
-    return rng.permutation(kinds)
-
-
 class _FleetGenerator:
     def __init__(self, clusters: int, placements: int, seed: int, now: datetime) -> None:
         self.now = now
@@ -387,7 +458,7 @@ class _FleetGenerator:
         self.names = self.table.names
         self.index = {str(name): i for i, name in enumerate(self.names)}
         self._domains: dict[str, np.ndarray] = {}
-        self.matcher = Matcher(self.table, FLEET_PROPERTIES)
+        self.matcher = _FleetMatcher(self.table, FLEET_PROPERTIES)
         self.rng = rng_for(seed, 2)
         self.state_rng = rng_for(seed, 3)
         self.vocabulary = _Vocabulary(self.rng, self.matcher)
@@ -402,13 +473,13 @@ class _FleetGenerator:
         policy: dict[str, Any] = {"placementType": "PickN", "numberOfClusters": count}
         affinity: dict[str, Any] = {}
         if rng.random() < REQUIRED_SHARE:
-            affinity[_REQUIRED] = {"clusterSelectorTerms": vocab.draw(vocab.required)}
+            affinity[_REQUIRED] = {"clusterSelectorTerms": vocab.draw(vocab.required, PICK_N_EXPONENT)}
         if rng.random() < PREFERRED_SHARE:
-            affinity[_PREFERRED] = vocab.draw(vocab.preferred)
+            affinity[_PREFERRED] = vocab.draw(vocab.preferred, PICK_N_EXPONENT)
         if affinity:
             policy["affinity"] = {"clusterAffinity": affinity}
         if rng.random() < SPREAD_SHARE:
-            policy["topologySpreadConstraints"] = vocab.draw(vocab.spread)
+            policy["topologySpreadConstraints"] = vocab.draw(vocab.spread, PICK_N_EXPONENT)
         if rng.random() < TOLERATION_SHARE:
             policy["tolerations"] = vocab.draw(vocab.tolerations, 1.5)
         return policy
@@ -421,8 +492,7 @@ class _FleetGenerator:
         }
 
     def _missing_name(self) -> str:
-        region = REGIONS[int(self.rng.integers(len(REGIONS)))][0]
-        return f"member-{region}-{len(self.table) + int(self.rng.integers(0, 1000)):05d}"
+        return gone_cluster_name(self.rng, "member", [r for r, _, _ in REGIONS], len(self.table))
 
     def _pick_fixed(self) -> dict[str, Any]:
         rng = self.rng
@@ -439,7 +509,7 @@ class _FleetGenerator:
 
     def placements(self) -> list[_Placement]:
         rng = self.rng
-        kinds = _split(rng, self.placement_count, (PICK_ALL_SHARE, PICK_FIXED_SHARE))
+        kinds = exact_categories(rng, self.placement_count, PLACEMENT_TYPE_SHARES)
         workloads = rng.choice(len(WORKLOADS), size=self.placement_count)
         out = []
         for i, (kind, workload) in enumerate(zip(kinds, workloads, strict=True)):
@@ -597,10 +667,16 @@ class _FleetGenerator:
             policy["numberOfClusters"] = max(1, old + int(rng.choice([-3, -2, -1, 1, 2, 4])))
             if policy["numberOfClusters"] != old:
                 p.generation = snapshot_generation + 1
-        name = f"{p.name}-0"
-        annotations = {n.GENERATION_ANNOTATION: str(snapshot_generation)}
-        if p.kind == "PickN":
-            annotations[n.NUMBER_OF_CLUSTERS_ANNOTATION] = str(policy["numberOfClusters"])
+        snapshot = new_snapshot(
+            self.placement_object(p),
+            0,
+            policy,
+            snapshot_generation,
+            policy["numberOfClusters"] if p.kind == "PickN" else None,
+        )
+        name = snapshot["metadata"]["name"]
+        # As the hub holds it: the API server's generation beside the name.
+        snapshot["metadata"] = {"name": name, "generation": 1, **snapshot["metadata"]}
 
         candidates = self._candidates(policy)
         scores = self.matcher.preference_scores(
@@ -633,51 +709,15 @@ class _FleetGenerator:
             satisfied = len(candidates) == len(policy["clusterNames"]) and bool(eligible[candidates].all())
         else:
             satisfied = True
-        message = n.FULFILLED_MESSAGE if satisfied else n.UNFULFILLED_MESSAGE
-        changed = self.now.timestamp() - int(rng.integers(600, 7 * 86400))
-        snapshot = {
-            "apiVersion": n.API_VERSION,
-            "kind": n.POLICY_SNAPSHOT,
-            "metadata": {
-                "name": name,
-                "generation": 1,
-                "labels": {n.PARENT_LABEL: p.name, n.LATEST_LABEL: "true", n.INDEX_LABEL: "0"},
-                "annotations": annotations,
-                "ownerReferences": [
-                    {
-                        "apiVersion": n.API_VERSION,
-                        "kind": n.PLACEMENT,
-                        "name": p.name,
-                        "uid": p.uid,
-                        "controller": True,
-                        "blockOwnerDeletion": True,
-                    }
-                ],
-            },
-            "spec": {
-                "policy": policy,
-                "policyHash": base64.b64encode(policy_hash(policy).encode()).decode(),
-            },
-            "status": {
-                "observedCRPGeneration": snapshot_generation,
-                "conditions": [
-                    {
-                        "type": n.CONDITION_SCHEDULED,
-                        "status": "True" if satisfied else "False",
-                        "reason": n.FULFILLED if satisfied else n.UNFULFILLED,
-                        "message": message.format(found),
-                        "observedGeneration": 1,
-                        "lastTransitionTime": datetime.fromtimestamp(changed, UTC).strftime(TIME_FORMAT),
-                    }
-                ],
-            },
-        }
+        changed = self.now - timedelta(seconds=int(rng.integers(600, 7 * 86400)))
+        scheduled = {**scheduled_condition(satisfied, found, 1), "lastTransitionTime": time_text(changed)}
+        snapshot["status"] = {"observedCRPGeneration": snapshot_generation, "conditions": [scheduled]}
         return [snapshot, *bindings]
 
     def objects(self) -> list[dict[str, Any]]:
         members = [_fleet_member(row) for row in self.table.frame.iter_rows(named=True)]
         placements = self.placements()
-        existing = self.state_rng.permutation(len(placements))[: round(EXISTING_SHARE * len(placements))]
+        existing = sample_share(self.state_rng, len(placements), EXISTING_SHARE)
         obsolete = set(existing[: round(OBSOLETE_SHARE * len(existing))].tolist())
         snapshots, bindings = [], []
         for i in sorted(existing.tolist()):

@@ -6,11 +6,15 @@
 
 Two layers:
 
-- the shared layer here (system-neutral): :func:`cluster_table` draws the tabular cluster attributes
-  (topology labels with Zipf-like sizes, team/tier/compliance labels, node counts, CPU and memory
+- the shared layer here (system-neutral): the draws every generator makes (a generator per section,
+  Zipf weights, categories by share or by exact count, regions and zones, machine shapes, a
+  :class:`Picker` for choices and vocabularies of policies), the texts they write (UUIDs, RFC 3339
+  times), :func:`cluster_table`, which draws the tabular cluster attributes (topology labels with
+  Zipf-like sizes, team/tier/compliance labels, node counts, CPU and memory
   capacity/allocatable/available, cost, taints, health) as vectorised numpy columns in a polars frame,
-  and :class:`Matcher` evaluates label selectors, property selectors, tolerations and preference
-  scores on those columns (with caches, since placements reuse a limited vocabulary of policies);
+  and :class:`Matcher`, which evaluates label selectors on a table's columns (with caches, since
+  placements reuse a limited vocabulary of policies) and which a system's generator extends with
+  what its API selects by (Fleet: properties, tolerations, preference scores; OCM: claims, CEL, taints);
 - one generator per system, beside its adapter (``adapters/<system>/generate.py``), registered in
   :data:`GENERATORS` as ``generate(clusters, placements, *, seed, now) -> objects``, that turns the
   table's rows into the system's objects and adds placements and the state an earlier scheduler
@@ -24,7 +28,7 @@ arguments give the same objects, and the clusters do not depend on the number of
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -33,17 +37,25 @@ import numpy as np
 import polars as pl
 
 from adapters.kube.manifests import dump_yaml_stream
-from model import parse_quantity
 
 __all__ = [
     "DEFAULT_NOW",
     "GENERATORS",
+    "Clock",
     "ClusterTable",
     "Matcher",
+    "Picker",
     "cluster_table",
     "current_minute",
+    "distinct",
     "generate",
     "generate_yaml",
+    "label_selector",
+    "pick",
+    "share_count",
+    "time_text",
+    "utc_moment",
+    "uuid_text",
     "zipf_weights",
 ]
 
@@ -101,6 +113,168 @@ def rng_for(seed: int, section: int) -> np.random.Generator:
     return np.random.default_rng([seed, section])
 
 
+def categories_of(draws: np.ndarray, shares: Sequence[float]) -> np.ndarray:
+    """The category of each uniform draw under `shares` (what they leave of 1 is the last's)."""
+    return np.searchsorted(np.cumsum(shares)[:-1], draws, side="right")
+
+
+def categories(rng: np.random.Generator, size: int, shares: Sequence[float]) -> np.ndarray:
+    """`size` categories drawn with the given shares."""
+    return categories_of(rng.random(size), shares)
+
+
+def exact_categories(
+    rng: np.random.Generator, total: int, shares: Sequence[float], *, rest: int = -1
+) -> np.ndarray:
+    """A category per item, at random positions: exactly round(share * total) items of each
+    category but `rest` (an index), which takes what the others leave (its own share is not read).
+    Where the others' rounding takes more than `total`, the last categories lose the excess."""
+    rest %= len(shares)
+    counts = [0 if k == rest else round(share * total) for k, share in enumerate(shares)]
+    counts[rest] = max(total - sum(counts), 0)
+    return scattered(rng, counts, total)
+
+
+def scattered(rng: np.random.Generator, counts: Sequence[int], total: int) -> np.ndarray:
+    """The first `total` of counts[k] items of category k, in category order, shuffled."""
+    return np.repeat(np.arange(len(counts)), counts)[:total][rng.permutation(total)]
+
+
+def share_count(share: float, total: int, *, one_from: int) -> int:
+    """round(share * total), but at least one from `one_from` items on: a rare kind that still shows."""
+    return max(round(share * total), 1 if total >= one_from else 0)
+
+
+def sample_share(rng: np.random.Generator, total: int, share: float) -> np.ndarray:
+    """round(share * total) distinct indices below `total`, in random order."""
+    return rng.permutation(total)[: round(share * total)]
+
+
+def draw_places(
+    rng: np.random.Generator, size: int, regions: Sequence[tuple[str, str, Sequence[str]]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each cluster's region, as an index into `regions` ((name, provider, zones) in order of size:
+    region k's share is proportional to 1/k), and zone, as its name (two or three per region,
+    sized by ZONE_SHARES)."""
+    width = max(len(z) for _, _, z in regions)
+    zone_names = np.array([list(z) + [""] * (width - len(z)) for _, _, z in regions])
+    zone_counts = np.array([len(z) for _, _, z in regions])
+    region = rng.choice(len(regions), size=size, p=zipf_weights(len(regions)))
+    u = rng.random(size)
+    zone = np.where(
+        zone_counts[region] == 3, categories_of(u, ZONE_SHARES[3]), categories_of(u, ZONE_SHARES[2])
+    )
+    return region, zone_names[region, zone]
+
+
+def draw_machines(
+    rng: np.random.Generator, environment: np.ndarray, max_nodes: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each cluster's node count (lognormal around a median of 8, 4, 2 for environments 0, 1, 2;
+    from 1 to `max_nodes`), cores per node and GiB of memory per core: a few machine shapes."""
+    size = len(environment)
+    median_nodes = np.array([8.0, 4.0, 2.0])[environment]
+    nodes = np.clip(np.rint(median_nodes * np.exp(0.7 * rng.standard_normal(size))), 1, max_nodes)
+    cores = rng.choice(np.array([4, 8, 16, 32, 64]), size=size, p=[0.15, 0.35, 0.3, 0.15, 0.05])
+    gib_per_core = rng.choice(np.array([2, 4, 8]), size=size, p=[0.2, 0.6, 0.2])
+    return nodes.astype(np.int64), cores, gib_per_core
+
+
+def pick(rng: np.random.Generator, options: Sequence[Any]) -> Any:
+    """One of `options`, uniformly."""
+    return options[int(rng.integers(len(options)))]
+
+
+class Picker:
+    """Choices drawn from one generator: a uniform pick, a sorted sample, and an entry of a
+    vocabulary (distinct JSON texts that many placements share, the first ones more likely)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self._cumulative: dict[tuple[int, float], np.ndarray] = {}
+
+    def pick(self, options: Sequence[Any]) -> Any:
+        return pick(self.rng, options)
+
+    def sample(self, options: Sequence[Any], k: int) -> list[Any]:
+        """`k` distinct options, sorted."""
+        chosen = self.rng.choice(len(options), size=k, replace=False)
+        return sorted(options[i] for i in chosen.tolist())
+
+    def some(self, options: Sequence[Any], low: int, high: int) -> list[Any]:
+        """Between `low` and `high` distinct options (all of them at most), sorted."""
+        return self.sample(options, min(int(self.rng.integers(low, high + 1)), len(options)))
+
+    def draw(self, entries: Sequence[str], s: float) -> Any:
+        """A fresh copy of an entry, the first ones more likely (Zipf with exponent `s`)."""
+        cumulative = self._cumulative.get((len(entries), s))
+        if cumulative is None:
+            cumulative = self._cumulative[len(entries), s] = np.cumsum(zipf_weights(len(entries), s))
+        i = min(int(np.searchsorted(cumulative, self.rng.random(), side="right")), len(entries) - 1)
+        return json.loads(entries[i])
+
+
+def distinct(
+    make: Callable[[], Any], count: int, attempts: int, *, first: Iterable[Any] = (), sort_keys: bool = False
+) -> list[str]:
+    """A vocabulary: the values of `first`, then of `make()` until `count` of them are distinct
+    (or `attempts` calls are made), as JSON texts in the order found."""
+    seen = dict.fromkeys(json.dumps(value, sort_keys=sort_keys) for value in first)
+    for _ in range(attempts):
+        if len(seen) >= count:
+            break
+        seen.setdefault(json.dumps(make(), sort_keys=sort_keys), None)
+    return list(seen)
+
+
+def gone_cluster_name(rng: np.random.Generator, prefix: str, regions: Sequence[str], clusters: int) -> str:
+    """The name of a cluster the hub no longer holds: `<prefix>-<region>-<number>`, numbered past
+    its `clusters` clusters."""
+    region = pick(rng, regions)
+    return f"{prefix}-{region}-{clusters + int(rng.integers(0, 1000)):05d}"
+
+
+def uuid_text(h: str) -> str:
+    """A version-4 UUID made of `h`, 32 random hex digits: the version digit set to 4, the variant
+    digit to one of 8, 9, a, b (RFC 4122)."""
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}"
+
+
+class Clock:
+    """RFC 3339 texts of the times `age` seconds before `now` (after it, where negative), for
+    arrays of ages at once; `now` in UTC, as :func:`utc_moment` gives it."""
+
+    def __init__(self, now: datetime) -> None:
+        self.epoch = np.datetime64(now.replace(tzinfo=None), "s")
+
+    def before(self, ages: np.ndarray) -> list[str]:
+        stamps = np.datetime_as_string(self.epoch - ages.astype("timedelta64[s]"), unit="s")
+        return [f"{s}Z" for s in stamps.tolist()]
+
+    def one(self, age: int) -> str:
+        return f"{np.datetime_as_string(self.epoch - np.timedelta64(age, 's'), unit='s')}Z"
+
+
+def time_text(moment: datetime) -> str:
+    """`moment` as Kubernetes writes a time: UTC, whole seconds, a four-digit year (which
+    ``strftime("%Y")`` does not give before the year 1000)."""
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
+
+
+def utc_moment(now: datetime) -> datetime:
+    """`now` in UTC to the second (a naive one read as UTC); TypeError for what is no datetime."""
+    if not isinstance(now, datetime):
+        raise TypeError(f"now must be a datetime, got {type(now).__name__}")
+    moment = now if now.tzinfo else now.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).replace(microsecond=0)
+
+
+def column(columns: Mapping[str, np.ndarray], key: str, size: int) -> np.ndarray:
+    """A string column of a table of `size` rows; "" in every row where the table has none."""
+    got = columns.get(key)
+    return got if got is not None else np.full(size, "", dtype=str)
+
+
 @dataclass(slots=True)
 class ClusterTable:
     """The clusters' attributes: one polars row per cluster, plus numpy views for matching."""
@@ -130,8 +304,7 @@ class ClusterTable:
 
     def label(self, key: str) -> np.ndarray:
         """The values of a label key; "" for every cluster when no cluster has it."""
-        got = self.labels.get(key)
-        return got if got is not None else np.full(len(self), "", dtype=str)
+        return column(self.labels, key, len(self))
 
 
 def cluster_table(clusters: int, seed: int, now: datetime) -> ClusterTable:
@@ -140,27 +313,14 @@ def cluster_table(clusters: int, seed: int, now: datetime) -> ClusterTable:
     size = clusters
     region_names = np.array([r for r, _, _ in REGIONS])
     region_providers = np.array([p for _, p, _ in REGIONS])
-    width = max(len(z) for _, _, z in REGIONS)
-    zone_names = np.array([list(z) + [""] * (width - len(z)) for _, _, z in REGIONS])
-    zone_counts = np.array([len(z) for _, _, z in REGIONS])
-
-    region = rng.choice(len(REGIONS), size=size, p=zipf_weights(len(REGIONS)))
-    u = rng.random(size)
-    zone = np.where(
-        zone_counts[region] == 3,
-        np.searchsorted(np.cumsum(ZONE_SHARES[3])[:-1], u, side="right"),
-        np.searchsorted(np.cumsum(ZONE_SHARES[2])[:-1], u, side="right"),
-    )
+    region, zone = draw_places(rng, size, REGIONS)
     environment = rng.choice(len(ENVIRONMENTS), size=size, p=ENVIRONMENT_SHARES)
     team = rng.choice(len(TEAMS), size=size, p=zipf_weights(len(TEAMS), 0.8))
     tier = rng.choice(len(TIERS), size=size, p=TIER_SHARES)
     compliance = rng.choice(len(COMPLIANCE), size=size, p=COMPLIANCE_SHARES)
 
     # Capacity: node counts lognormal around an environment median, a few machine shapes.
-    median_nodes = np.array([8.0, 4.0, 2.0])[environment]
-    nodes = np.clip(np.rint(median_nodes * np.exp(0.7 * rng.standard_normal(size))), 1, 500).astype(np.int64)
-    cores = rng.choice(np.array([4, 8, 16, 32, 64]), size=size, p=[0.15, 0.35, 0.3, 0.15, 0.05])
-    gib_per_core = rng.choice(np.array([2, 4, 8]), size=size, p=[0.2, 0.6, 0.2])
+    nodes, cores, gib_per_core = draw_machines(rng, environment, 500)
     cpu_capacity = nodes * cores * 1000  # millicores
     cpu_allocatable = nodes * (cores * 1000 - (100 + 20 * cores))
     cpu_available = (cpu_allocatable * (1.0 - rng.beta(2.0, 3.0, size)) // 10).astype(np.int64) * 10
@@ -199,7 +359,7 @@ def cluster_table(clusters: int, seed: int, now: datetime) -> ClusterTable:
         {
             "index": np.arange(size, dtype=np.int64),
             "region": region_names[region],
-            "zone": zone_names[region, zone],
+            "zone": zone,
             "provider": region_providers[region],
             "environment": np.array(ENVIRONMENTS)[environment],
             "team": np.array(TEAMS)[team],
@@ -260,110 +420,34 @@ def cluster_table(clusters: int, seed: int, now: datetime) -> ClusterTable:
     return ClusterTable(frame)
 
 
-def round_half_away(x: np.ndarray) -> np.ndarray:
-    return np.sign(x) * np.floor(np.abs(x) + 0.5)
-
-
 class Matcher:
-    """Vectorised, cached evaluation of selectors over a ClusterTable.
+    """Vectorised, cached evaluation of selectors over a table of clusters (anything with a length
+    and `label(key)`, as :class:`ClusterTable`): label selectors and ORed terms here, what else a
+    system selects by (properties, claims, CEL, its own taints) in the system's subclass."""
 
-    `properties` maps a property name to (numeric column, nano-units per column unit), so that a
-    selector value such as "64Gi" compares exactly with a MiB column.
-    """
-
-    def __init__(self, table: ClusterTable, properties: Mapping[str, tuple[str, int]]) -> None:
+    def __init__(self, table: Any) -> None:
         self.table = table
-        self.properties = properties
         self._cached = MaskCache()
-
-    def property_values(self, name: str) -> np.ndarray | None:
-        """A property in its column unit as float64, or None when no cluster has it."""
-        spec = self.properties.get(name)
-        if spec is None:
-            return None
-        return self.table.numbers[spec[0]].astype(np.float64)
 
     def selector(self, selector: Mapping[str, Any] | None) -> np.ndarray:
         """Kubernetes label selector semantics; None (and {}) match every cluster."""
-        return self._cached("labels", selector, lambda: self._selector(selector or {}))
+        return self.selector_over("labels", self.table.label, selector)
 
-    def _selector(self, selector: Mapping[str, Any]) -> np.ndarray:
-        return match_selector(selector, self.table.label, len(self.table))
+    def selector_over(
+        self, kind: str, column: Callable[[str], np.ndarray], selector: Mapping[str, Any] | None
+    ) -> np.ndarray:
+        """A label selector's semantics over other string columns (`column(key)`, "" where absent),
+        cached as `kind`."""
+        return self._cached(kind, selector, lambda: match_selector(selector or {}, column, len(self.table)))
 
-    def term(self, term: Mapping[str, Any]) -> np.ndarray:
-        """A required cluster selector term: labelSelector AND every property expression."""
-        return self._cached("term", term, lambda: self._term(term))
-
-    def _term(self, term: Mapping[str, Any]) -> np.ndarray:
-        mask = self.selector(term.get("labelSelector")).copy()
-        for item in (term.get("propertySelector") or {}).get("matchExpressions") or []:
-            values = self.property_values(item["name"])
-            if values is None:
-                mask[:] = False  # a missing property never matches
-                continue
-            threshold = parse_quantity(str(item["values"][0])).nanos / self.properties[item["name"]][1]
-            compare = {
-                "Gt": np.greater,
-                "Ge": np.greater_equal,
-                "Eq": np.equal,
-                "Ne": np.not_equal,
-                "Lt": np.less,
-                "Le": np.less_equal,
-            }[item["operator"]]
-            mask &= compare(values, threshold)
-        return mask
-
-    def terms(self, terms: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        """ORed terms; no terms match every cluster."""
-        if not terms:
+    def any_of(self, items: Sequence[Any], mask_of: Callable[[Any], np.ndarray]) -> np.ndarray:
+        """The clusters some item's mask holds; no items match every cluster."""
+        if not items:
             return np.ones(len(self.table), dtype=bool)
         mask = np.zeros(len(self.table), dtype=bool)
-        for term in terms:
-            mask |= self.term(term)
+        for item in items:
+            mask |= mask_of(item)
         return mask
-
-    def tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        """Clusters whose (single, NoSchedule) taint, if any, some toleration tolerates."""
-        return self._cached("tolerations", tolerations, lambda: self._tolerated(tolerations))
-
-    def _tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        key = self.table.frame["taint_key"].to_numpy().astype(str)
-        value = self.table.frame["taint_value"].to_numpy().astype(str)
-        ok = key == ""
-        for t in tolerations:
-            if t.get("effect", "") not in ("", "NoSchedule"):
-                continue
-            if t.get("operator", "Equal") == "Exists":
-                ok |= (key == t["key"]) if t.get("key") else np.ones_like(ok)
-            else:
-                ok |= (key == t.get("key", "")) & (value == t.get("value", ""))
-        return ok
-
-    def preference_scores(self, preferences: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        """Upstream's affinity score per cluster: label weights plus interpolated sorters, rounded
-        per term, min and max over every cluster."""
-        return self._cached("preferences", preferences, lambda: self._preference_scores(preferences))
-
-    def _preference_scores(self, preferences: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        total = np.zeros(len(self.table), dtype=np.int64)
-        for item in preferences:
-            weight = item["weight"]
-            term = item.get("preference") or {}
-            if weight == 0:
-                continue
-            matched = self.selector(term.get("labelSelector"))
-            sorter = term.get("propertySorter")
-            if sorter is None:
-                total += np.where(matched, weight, 0)
-                continue
-            values = self.property_values(sorter["name"])
-            if values is None or len(values) == 0 or values.max() == values.min():
-                continue
-            fraction = (values - values.min()) / (values.max() - values.min())
-            if sorter["sortOrder"] == "Ascending":
-                fraction = 1.0 - fraction
-            total += np.where(matched, round_half_away(fraction * weight), 0).astype(np.int64)
-        return total
 
 
 class MaskCache:
@@ -408,6 +492,19 @@ def expression(key: str, operator: str, *values: str) -> dict[str, Any]:
     out: dict[str, Any] = {"key": key, "operator": operator}
     if values:
         out["values"] = list(values)
+    return out
+
+
+def label_selector(
+    labels: Mapping[str, str] | None = None, *expressions: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A label selector of copies of `labels` (matchLabels) and `expressions` (matchExpressions),
+    each left out where empty."""
+    out: dict[str, Any] = {}
+    if labels:
+        out["matchLabels"] = dict(labels)
+    if expressions:
+        out["matchExpressions"] = [dict(e) for e in expressions]
     return out
 
 
@@ -457,9 +554,7 @@ def check_sizes(clusters: int, placements: int, seed: int) -> None:
 
 
 def parse_now(now: str | datetime) -> datetime:
-    moment = now if isinstance(now, datetime) else datetime.fromisoformat(now)
-    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).replace(microsecond=0)
+    return utc_moment(now if isinstance(now, datetime) else datetime.fromisoformat(now))
 
 
 def current_minute() -> datetime:

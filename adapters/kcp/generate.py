@@ -40,15 +40,25 @@ arguments give the same objects; times are relative to ``now``.
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 
-from adapters.generate.common import check_sizes, rng_for
+from adapters.generate.common import (
+    check_sizes,
+    exact_categories,
+    pick,
+    rng_for,
+    scattered,
+    share_count,
+    time_text,
+    utc_moment,
+)
 from adapters.kcp import names as n
 from adapters.kcp.annotation import format_placement
 from adapters.kcp.keys import sync_target_key
+from adapters.kcp.status import set_condition
 from adapters.kcp.workspace import mark
 
 __all__ = ["GENERATIONS", "generate"]
@@ -68,7 +78,8 @@ REGION_WIDE_EVERY = 10  # every tenth Location spans its whole region
 CLUSTERS_PER_LOCATION = 10
 LAB_FROM = 20  # clusters from which the unavailable lab exists
 
-# Cluster states, exact shares: available, not ready, unschedulable, evicting, eviction announced.
+# Cluster states, exact shares: available (what the others leave), not ready, unschedulable, evicting,
+# eviction announced.
 AVAILABLE, UNREADY, CORDONED, EVICTING, ANNOUNCED = range(5)
 CLUSTER_SHARES = (0.93, 0.03, 0.02, 0.015, 0.005)
 
@@ -84,7 +95,7 @@ TEAMS = (
 APPS = ("api", "web", "worker", "db", "cache", "queue", "batch", "ui", "auth", "cron", "etl", "gateway")
 NO_BINDING_SHARE, BINDING_NOT_READY_SHARE, LAB_BINDING_SHARE = 0.02, 0.01, 0.01
 
-# v0.5 namespace states (of namespaces in bound workspaces), exact shares.
+# v0.5 namespace states (of namespaces in bound workspaces), exact shares (new ones: what the others leave).
 V05_STATES = ("new", "bound", "pending", "moving", "unbound-leftover", "two-locations")
 V05_SHARES = (0.28, 0.62, 0.03, 0.03, 0.02, 0.02)
 DISABLED_SHARE, MALFORMED_SHARE = 0.01, 0.003
@@ -96,21 +107,6 @@ MOVING_SHARE = 0.02
 
 # rng sections
 _CLUSTERS, _WORKSPACES, _NAMESPACES, _STATE = 81, 82, 83, 84
-
-
-def _time(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _exact(rng: np.random.Generator, total: int, shares: tuple[float, ...]) -> np.ndarray:
-    """A category per item, exactly round(share * total) of each but the first, which takes the
-    rest, at random positions."""
-    counts = [round(s * total) for s in shares[1:]]
-    first = max(total - sum(counts), 0)
-    labels = np.repeat(np.arange(len(shares)), [first, *counts])[:total]
-    if len(labels) < total:
-        labels = np.concatenate([labels, np.zeros(total - len(labels), dtype=labels.dtype)])
-    return labels[rng.permutation(total)]
 
 
 def _sizes(rng: np.random.Generator, total: int, parts: int, sigma: float = 0.5) -> list[int]:
@@ -125,12 +121,8 @@ def _sizes(rng: np.random.Generator, total: int, parts: int, sigma: float = 0.5)
 
 
 def _condition(kind: str, status: str, at: datetime, reason: str = "", message: str = "") -> Obj:
-    out: Obj = {"type": kind, "status": status, "lastTransitionTime": _time(at)}
-    if reason:
-        out["reason"] = reason
-    if message:
-        out["message"] = message
-    return out
+    """A condition set at `at`, as kcp's conditions.Set writes it."""
+    return set_condition([], kind, (status, reason, message), time_text(at))[0]
 
 
 class _Set:
@@ -200,7 +192,7 @@ class _Set:
                 }
             )
         sizes = _sizes(rng, main, len(pools))
-        state = _exact(rng, main, CLUSTER_SHARES)
+        state = exact_categories(rng, main, CLUSTER_SHARES, rest=AVAILABLE)
         ages = rng.integers(1, 600, size=max(main, 1))
         ahead = rng.integers(3600, 86400, size=max(main, 1))
         self.clusters: list[dict[str, Any]] = []
@@ -322,9 +314,9 @@ class _Set:
         if state == CORDONED:
             spec["unschedulable"] = True
         if state == EVICTING:
-            spec["evictAfter"] = _time(now - timedelta(seconds=cluster["age"]))
+            spec["evictAfter"] = time_text(now - timedelta(seconds=cluster["age"]))
         if state == ANNOUNCED:
-            spec["evictAfter"] = _time(now + timedelta(seconds=cluster["ahead"]))
+            spec["evictAfter"] = time_text(now + timedelta(seconds=cluster["ahead"]))
         if not self.v05:
             spec["supportedAPIExports"] = [{"exportName": n.COMPUTE_EXPORT, "path": self.compute}]
         ready = state != UNREADY
@@ -333,7 +325,7 @@ class _Set:
             _condition(n.READY, "True", now - timedelta(days=3))
             if ready
             else _condition(
-                n.READY, "False", heartbeat, "ErrorHeartbeat", "No heartbeat since " + _time(heartbeat)
+                n.READY, "False", heartbeat, "ErrorHeartbeat", "No heartbeat since " + time_text(heartbeat)
             )
         ]
         labels = {"region": cluster["region"], "provider": cluster["provider"], "environment": cluster["env"]}
@@ -344,7 +336,7 @@ class _Set:
             "kind": self.cluster_kind,
             "metadata": self._metadata(cluster["workspace"], cluster["name"], labels=labels),
             "spec": spec,
-            "status": {"conditions": conditions, "lastSyncerHeartbeatTime": _time(heartbeat)},
+            "status": {"conditions": conditions, "lastSyncerHeartbeatTime": time_text(heartbeat)},
         }
 
     # -- users -----------------------------------------------------------------------------------
@@ -357,8 +349,8 @@ class _Set:
         # No binding, a binding not ready, bound to the lab: their shares, at least one each from
         # ten workspaces on.
         shares = (NO_BINDING_SHARE, BINDING_NOT_READY_SHARE, LAB_BINDING_SHARE)
-        odd = [max(round(share * count), 1 if count >= 10 else 0) for share in shares]
-        kind = np.repeat(np.arange(4), [count - sum(odd), *odd])[rng.permutation(count)]
+        odd = [share_count(share, count, one_from=10) for share in shares]
+        kind = scattered(rng, [count - sum(odd), *odd], count)
         if not self.has_lab:
             kind = np.where(kind == 3, 0, kind)
         orgs = rng.integers(0, len(ORGS), size=count)
@@ -403,7 +395,7 @@ class _Set:
                 ws["path"],
                 name,
                 labels={"kubernetes.io/metadata.name": name, **labels},
-                creationTimestamp=_time(created),
+                creationTimestamp=time_text(created),
             ),
             "status": {"phase": "Active"},
         }
@@ -435,10 +427,10 @@ class _Set:
             return self.lab_location
         if not self.locations:
             return None
-        return self.locations[int(rng.integers(0, len(self.locations)))]
+        return pick(rng, self.locations)
 
     def _v05_state(self, ws: dict[str, Any], spaces: list[Obj], rng: np.random.Generator) -> None:
-        states = _exact(rng, len(spaces), V05_SHARES)
+        states = exact_categories(rng, len(spaces), V05_SHARES, rest=0)
         disabled = rng.random(len(spaces)) < DISABLED_SHARE
         malformed = rng.random(len(spaces)) < MALFORMED_SHARE
         bound = ws["binding"] not in ("none", "not-ready")
@@ -452,8 +444,8 @@ class _Set:
                 continue
             if not bound and j % 3:
                 continue  # mostly nothing; sometimes a leftover of an earlier binding
-            pick = location["clusters"]
-            first = pick[int(rng.integers(0, len(pick)))]
+            members = location["clusters"]
+            first = pick(rng, members)
             entries: dict[str, str] = {}
             negotiation = location["workspace"]
 
@@ -465,16 +457,16 @@ class _Set:
             elif state == "pending":
                 entries[key(location, first)] = n.State.PENDING
             elif state in ("moving", "unbound-leftover"):
-                others = [c for c in pick if c is not first]
+                others = [c for c in members if c is not first]
                 entries[key(location, first)] = n.State.REMOVING if state == "moving" else n.State.UNBOUND
                 if others:
-                    entries[key(location, others[int(rng.integers(0, len(others)))])] = n.State.BOUND
+                    entries[key(location, pick(rng, others))] = n.State.BOUND
             else:  # two locations
                 entries[key(location, first)] = n.State.BOUND
-                other = self.locations[int(rng.integers(0, len(self.locations)))]
+                other = pick(rng, self.locations)
                 clusters = [c for c in other["clusters"] if c["key"] != first["key"]]
                 if clusters:
-                    entries[key(other, clusters[int(rng.integers(0, len(clusters)))])] = n.State.BOUND
+                    entries[key(other, pick(rng, clusters))] = n.State.BOUND
             malformed_entries = {"legacy+cluster": "Bound"} if malformed[j] else {}
             annotations = meta.setdefault("annotations", {})
             annotations[n.PLACEMENT_ANNOTATION] = format_placement(entries, malformed_entries)
@@ -487,7 +479,9 @@ class _Set:
                 if value in (n.State.BOUND, n.State.REMOVING):
                     finalizers.append(n.V05_SYNCER_FINALIZER + cluster)
                 if value == n.State.REMOVING:
-                    annotations[n.V05_DELETION_ANNOTATION + cluster] = _time(self.now - timedelta(seconds=30))
+                    annotations[n.V05_DELETION_ANNOTATION + cluster] = time_text(
+                        self.now - timedelta(seconds=30)
+                    )
             if finalizers:
                 meta["finalizers"] = sorted(set(finalizers))
         self.objects.extend(spaces)
@@ -497,7 +491,7 @@ class _Set:
     def _selectors(self, rng: np.random.Generator) -> list[Obj]:
         """A Placement's locationSelectors (ORed)."""
         draw = rng.random()
-        region = REGIONS[int(rng.integers(0, len(REGIONS)))][0]
+        region = pick(rng, REGIONS)[0]
         if draw < NOWHERE_SHARE:
             return [{"matchLabels": {"region": "mars-1"}}]
         if draw < 0.50:
@@ -557,7 +551,7 @@ class _Set:
                 "apiVersion": n.SCHEDULING_API,
                 "kind": n.PLACEMENT,
                 "metadata": self._metadata(
-                    ws["path"], name, creationTimestamp=_time(self.now - timedelta(days=20))
+                    ws["path"], name, creationTimestamp=time_text(self.now - timedelta(days=20))
                 ),
                 "spec": {
                     "locationSelectors": selectors,
@@ -575,7 +569,7 @@ class _Set:
                 i for i, ns in enumerate(spaces) if _selected(namespace_selector, ns["metadata"]["labels"])
             ]
             if active and matching and selected and rng.random() < BOUND_SHARE:
-                location = matching[int(rng.integers(0, len(matching)))]
+                location = pick(rng, matching)
                 clusters = location["clusters"]
                 obj["status"] = {
                     "phase": n.PHASE_BOUND,
@@ -583,12 +577,12 @@ class _Set:
                     "conditions": [_condition(n.READY, "True", self.now - timedelta(days=20))],
                 }
                 if clusters:
-                    target = clusters[int(rng.integers(0, len(clusters)))]
+                    target = pick(rng, clusters)
                     obj["metadata"].setdefault("annotations", {})[n.SYNC_TARGET_ANNOTATION] = target["key"]
                     for i in selected:
                         placed.setdefault(i, []).append(target["key"])
                         if rng.random() < MOVING_SHARE:
-                            old = clusters[int(rng.integers(0, len(clusters)))]["key"]
+                            old = pick(rng, clusters)["key"]
                             if old != target["key"]:
                                 moving[i] = old
             self.objects.append(obj)
@@ -602,7 +596,7 @@ class _Set:
                 meta["labels"][n.STATE_LABEL + key] = n.SYNC
             if i in moving:
                 meta["labels"][n.STATE_LABEL + moving[i]] = n.SYNC
-                meta["annotations"][n.DELETION_ANNOTATION + moving[i]] = _time(
+                meta["annotations"][n.DELETION_ANNOTATION + moving[i]] = time_text(
                     self.now - timedelta(seconds=2)
                 )
         self.objects.extend(spaces)
@@ -629,9 +623,7 @@ def generate(
     check_sizes(clusters, placements, seed)
     if generation not in GENERATIONS:
         raise ValueError(f"unknown generation {generation!r}; expected one of {', '.join(GENERATIONS)}")
-    if not isinstance(now, datetime):
-        raise TypeError(f"now must be a datetime, got {type(now).__name__}")
-    now = (now if now.tzinfo else now.replace(tzinfo=UTC)).astimezone(UTC).replace(microsecond=0)
+    now = utc_moment(now)
     if not clusters and not placements:
         return []
     hub = _Set(int(clusters), int(placements), int(seed), now, generation)

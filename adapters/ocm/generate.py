@@ -23,22 +23,41 @@ The hub holds, in this order:
   (with the Placement's status), some naming clusters that no longer fit.
 
 Per-cluster work is vectorised numpy; clusters are drawn from ``np.random.default_rng((seed, section))``
-so they do not depend on the number of placements. Every value is a plain str/int/bool/list/dict/None,
-times are RFC 3339 strings in UTC; the same arguments give identical objects.
+(:func:`adapters.generate.common.rng_for`) so they do not depend on the number of placements. Every
+value is a plain str/int/bool/list/dict/None, times are RFC 3339 strings in UTC; the same arguments
+give identical objects.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 
-from adapters.generate.common import MaskCache, expression, match_selector
+from adapters.generate.common import (
+    Clock,
+    Matcher,
+    Picker,
+    categories,
+    check_sizes,
+    column,
+    distinct,
+    draw_machines,
+    draw_places,
+    expression,
+    gone_cluster_name,
+    label_selector,
+    pick,
+    rng_for,
+    sample_share,
+    utc_moment,
+    uuid_text,
+    zipf_weights,
+)
 from adapters.ocm import names as n
 
 __all__ = ["generate_ocm"]
@@ -87,7 +106,6 @@ REGIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("us-west-2", "Amazon", ("us-west-2a", "us-west-2b")),
 )
 EMEA = ("eu-west-1", "westeurope", "dc-frankfurt", "europe-west4")
-ZONE_SHARES = {2: (0.6, 0.4), 3: (0.45, 0.35, 0.2)}
 # cloud -> (platform claim, managed Kubernetes product, share of OpenShift)
 CLOUDS: dict[str, tuple[str, str, float]] = {
     "Amazon": ("AWS", "EKS", 0.55),
@@ -157,54 +175,20 @@ PREDICATE_SHARE, TWO_PREDICATES_SHARE, CEL_SHARE = 0.88, 0.15, 0.1
 TOLERATION_SHARE, GROUPS_SHARE, SPREAD_SHARE = 0.15, 0.2, 0.1
 MODE_SHARES = (0.45, 0.33, 0.15, 0.07)  # absent, Additive, Exact, configurations without a mode
 
-_SECONDS = np.timedelta64(1, "s")
-
-
-def _rng(seed: int, section: int) -> np.random.Generator:
-    return np.random.default_rng([seed, section])
-
-
-def _zipf(k: int, s: float = 1.0) -> np.ndarray:
-    w = 1.0 / np.arange(1, k + 1, dtype=np.float64) ** s
-    return w / w.sum()
-
-
-def _shares(rng: np.random.Generator, size: int, shares: Sequence[float]) -> np.ndarray:
-    """Category indices drawn with the given shares (the rest, if any, is the last category)."""
-    edges = np.cumsum(shares)[:-1]
-    return np.searchsorted(edges, rng.random(size), side="right")
-
 
 def _uuids(rng: np.random.Generator, size: int) -> list[str]:
     raw = rng.integers(0, 2**63, size=(size, 2), dtype=np.int64).view(np.uint64)
-    out = []
-    for hi, lo in raw.tolist():
-        h = f"{hi:016x}{lo:016x}"
-        out.append(f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}")
-    return out
-
-
-class _Clock:
-    """RFC 3339 strings of times `age` seconds before (or after, when negative) now."""
-
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-        self.epoch = np.datetime64(now.replace(tzinfo=None), "s")
-
-    def before(self, ages: np.ndarray) -> list[str]:
-        stamps = np.datetime_as_string(self.epoch - ages.astype(np.int64) * _SECONDS, unit="s")
-        return [f"{s}Z" for s in stamps.tolist()]
-
-    def one(self, age: int) -> str:
-        return f"{np.datetime_as_string(self.epoch - age * _SECONDS, unit='s')}Z"
+    return [uuid_text(f"{hi:016x}{lo:016x}") for hi, lo in raw.tolist()]
 
 
 # =================================================================================== cluster table
 
 
 @dataclass(slots=True)
-class _Fleet:
-    """Every cluster attribute as a numpy column; labels and claims use "" for absent."""
+class _Clusters:
+    """OCM's cluster table: every ManagedCluster attribute (labels, claims, the Available condition,
+    taints, AddOnPlacementScores) as a numpy column; labels and claims use "" for absent. Drawn with
+    the shared layer's draws; its columns are OCM's own (the shared ClusterTable holds Fleet's)."""
 
     names: np.ndarray
     labels: dict[str, np.ndarray]
@@ -238,12 +222,10 @@ class _Fleet:
         return len(self.names)
 
     def label(self, key: str) -> np.ndarray:
-        got = self.labels.get(key)
-        return got if got is not None else np.full(len(self), "", dtype=object)
+        return column(self.labels, key, len(self))
 
     def claim(self, name: str) -> np.ndarray:
-        got = self.claims.get(name)
-        return got if got is not None else np.full(len(self), "", dtype=object)
+        return column(self.claims, name, len(self))
 
     @property
     def builtin_taint(self) -> np.ndarray:
@@ -254,38 +236,28 @@ def _cpu(millis: np.ndarray) -> list[str]:
     return [str(m // 1000) if m % 1000 == 0 else f"{m}m" for m in millis.tolist()]
 
 
-def _fleet(clusters: int, seed: int) -> _Fleet:
-    rng = _rng(seed, 1)
+def _clusters(clusters: int, seed: int) -> _Clusters:
+    rng = rng_for(seed, 1)
     size = clusters
     region_names = np.array([r for r, _, _ in REGIONS], dtype=object)
     region_clouds = np.array([c for _, c, _ in REGIONS], dtype=object)
-    width = max(len(z) for _, _, z in REGIONS)
-    zone_names = np.array([list(z) + [""] * (width - len(z)) for _, _, z in REGIONS], dtype=object)
-    zone_counts = np.array([len(z) for _, _, z in REGIONS])
-
-    region = rng.choice(len(REGIONS), size=size, p=_zipf(len(REGIONS)))
-    u = rng.random(size)
-    zone = np.where(
-        zone_counts[region] == 3,
-        np.searchsorted(np.cumsum(ZONE_SHARES[3])[:-1], u, side="right"),
-        np.searchsorted(np.cumsum(ZONE_SHARES[2])[:-1], u, side="right"),
-    )
+    region, zone = draw_places(rng, size, REGIONS)
     cloud = region_clouds[region]
     cloud_keys = list(CLOUDS)
     cloud_index = np.array([cloud_keys.index(c) for _, c, _ in REGIONS])[region]
     openshift = rng.random(size) < np.array([CLOUDS[c][2] for c in cloud_keys])[cloud_index]
     product = np.where(openshift, "OpenShift", np.array([CLOUDS[c][1] for c in cloud_keys])[cloud_index])
     platform = np.array([CLOUDS[c][0] for c in cloud_keys], dtype=object)[cloud_index]
-    env_index = _shares(rng, size, ENVIRONMENT_SHARES)
+    env_index = categories(rng, size, ENVIRONMENT_SHARES)
     environment = np.array(ENVIRONMENTS, dtype=object)[env_index]
-    tier = np.array(TIERS, dtype=object)[_shares(rng, size, TIER_SHARES)]
+    tier = np.array(TIERS, dtype=object)[categories(rng, size, TIER_SHARES)]
     gpu = rng.random(size) < GPU_SHARE
-    set_index = rng.choice(len(EXCLUSIVE_SETS), size=size, p=_zipf(len(EXCLUSIVE_SETS)))
+    set_index = rng.choice(len(EXCLUSIVE_SETS), size=size, p=zipf_weights(len(EXCLUSIVE_SETS)))
     clusterset = np.where(
         rng.random(size) < UNSET_SHARE, "", np.array(EXCLUSIVE_SETS, dtype=object)[set_index]
     )
 
-    minor = np.array(KUBE_MINORS)[_shares(rng, size, KUBE_MINOR_SHARES)]
+    minor = np.array(KUBE_MINORS)[categories(rng, size, KUBE_MINOR_SHARES)]
     patch = rng.integers(1, 13, size)
     build = rng.integers(0, 16**7, size)
     kube = [
@@ -299,10 +271,7 @@ def _fleet(clusters: int, seed: int) -> _Fleet:
     ]
 
     # Capacity: node counts lognormal around an environment median, a few machine shapes.
-    median_nodes = np.array([8.0, 4.0, 2.0])[env_index]
-    nodes = np.clip(np.rint(median_nodes * np.exp(0.7 * rng.standard_normal(size))), 1, 300).astype(np.int64)
-    cores = rng.choice(np.array([4, 8, 16, 32, 64]), size=size, p=[0.15, 0.35, 0.3, 0.15, 0.05])
-    gib_per_core = rng.choice(np.array([2, 4, 8]), size=size, p=[0.2, 0.6, 0.2])
+    nodes, cores, gib_per_core = draw_machines(rng, env_index, 300)
     cpu_capacity = nodes * cores * 1000
     cpu_allocatable = nodes * (cores * 1000 - (100 + 10 * cores)) - rng.integers(0, 4, size) * 250
     node_gib = cores * gib_per_core
@@ -321,7 +290,7 @@ def _fleet(clusters: int, seed: int) -> _Fleet:
     ]
 
     # Health and times (seconds before now).
-    available = _shares(rng, size, AVAILABLE_SHARES)
+    available = categories(rng, size, AVAILABLE_SHARES)
     available_age = np.select(
         [available == 1, available == 2],
         [
@@ -372,9 +341,9 @@ def _fleet(clusters: int, seed: int) -> _Fleet:
     has_memory_score = rng.random(size) < 0.95
     latency = rng.random(size) < 0.4
     p99 = rng.integers(-100, 101, size)
-    score_state = _shares(rng, size, (0.8, 0.05, 0.15))
+    score_state = categories(rng, size, (0.8, 0.05, 0.15))
     score_until = np.where(score_state == 1, rng.integers(60, 86400, size), -rng.integers(300, 7200, size))
-    latency_state = _shares(rng, size, (0.8, 0.05, 0.15))
+    latency_state = categories(rng, size, (0.8, 0.05, 0.15))
     latency_until = np.where(
         latency_state == 1, rng.integers(60, 86400, size), -rng.integers(300, 7200, size)
     )
@@ -386,7 +355,7 @@ def _fleet(clusters: int, seed: int) -> _Fleet:
         "cloud": cloud,
         "vendor": product.astype(object),
         "region": region_of,
-        "zone": zone_names[region, zone],
+        "zone": zone,
         "environment": environment,
         "tier": tier,
         "accelerator": np.where(gpu, "nvidia", "").astype(object),
@@ -400,7 +369,7 @@ def _fleet(clusters: int, seed: int) -> _Fleet:
         CLAIM_KUBE_VERSION: np.array(kube, dtype=object),
         CLAIM_OPENSHIFT_VERSION: np.array(ocp_version, dtype=object),
     }
-    return _Fleet(
+    return _Clusters(
         names=names,
         labels=labels,
         claims=claims,
@@ -434,49 +403,41 @@ def _fleet(clusters: int, seed: int) -> _Fleet:
 # ======================================================================================== matching
 
 
-class _Matcher:
-    """Vectorised, cached selector evaluation over the fleet's columns."""
-
-    def __init__(self, fleet: _Fleet) -> None:
-        self.fleet = fleet
-        self._cached = MaskCache()
-
-    def labels(self, selector: Mapping[str, Any] | None) -> np.ndarray:
-        size = len(self.fleet)
-        return self._cached("l", selector, lambda: match_selector(selector or {}, self.fleet.label, size))
+class _Matcher(Matcher):
+    """OCM's selectors over its cluster table: claim selectors, CEL expressions and cluster
+    selectors (label AND claim AND CEL), predicates, and its taints, beside the shared label
+    selectors."""
 
     def claims(self, selector: Mapping[str, Any] | None) -> np.ndarray:
-        size = len(self.fleet)
-        return self._cached("c", selector, lambda: match_selector(selector or {}, self.fleet.claim, size))
+        return self.selector_over("claims", self.table.claim, selector)
 
     def cel(self, expression: str) -> np.ndarray:
-        return self._cached("x", expression, lambda: CEL[expression](self.fleet))
+        return self._cached("cel", expression, lambda: CEL[expression](self.table))
 
-    def selector(self, selector: Mapping[str, Any]) -> np.ndarray:
+    def cluster_selector(self, selector: Mapping[str, Any]) -> np.ndarray:
         """A requiredClusterSelector / groupClusterSelector: label AND claim AND every CEL expression."""
 
         def compute() -> np.ndarray:
-            mask = self.labels(selector.get("labelSelector")) & self.claims(selector.get("claimSelector"))
+            mask = self.selector(selector.get("labelSelector")) & self.claims(selector.get("claimSelector"))
             for source in (selector.get("celSelector") or {}).get("celExpressions") or []:
                 mask = mask & self.cel(source)
             return mask
 
-        return self._cached("s", selector, compute)
+        return self._cached("cluster", selector, compute)
 
     def predicates(self, predicates: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        if not predicates:
-            return np.ones(len(self.fleet), dtype=bool)
-        mask = np.zeros(len(self.fleet), dtype=bool)
-        for p in predicates:
-            mask |= self.selector(p.get("requiredClusterSelector") or {})
-        return mask
+        """ORed predicates; none match every cluster."""
+        return self.any_of(predicates, self._required)
+
+    def _required(self, predicate: Mapping[str, Any]) -> np.ndarray:
+        return self.cluster_selector(predicate.get("requiredClusterSelector") or {})
 
     def tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> np.ndarray:
         """Clusters whose NoSelect / NoSelectIfNew taints (custom and built-in) are all tolerated now."""
-        return self._cached("t", tolerations, lambda: self._tolerated(tolerations))
+        return self._cached("tolerations", tolerations, lambda: self._tolerated(tolerations))
 
     def _tolerated(self, tolerations: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        f = self.fleet
+        f = self.table
         slots = (
             (f.taint_key, f.taint_value, f.taint_effect, f.taint_age),
             (f.builtin_taint, np.full(len(f), "", dtype=object), np.where(f.available > 0, "NoSelect", ""),
@@ -507,12 +468,12 @@ def _valid_toleration(t: Mapping[str, Any]) -> bool:
     return (bool(t.get("key")) or exists) and not (exists and t.get("value"))
 
 
-def _startswith(prefix: str) -> Callable[[_Fleet], np.ndarray]:
+def _startswith(prefix: str) -> Callable[[_Clusters], np.ndarray]:
     return lambda f: np.array([v.startswith(prefix) for v in f.kube.tolist()], dtype=bool)
 
 
 # CEL expressions placements use, each with its meaning over the fleet (for the earlier run's decisions).
-CEL: dict[str, Callable[[_Fleet], np.ndarray]] = {
+CEL: dict[str, Callable[[_Clusters], np.ndarray]] = {
     'managedCluster.metadata.labels["environment"] == "prod"': lambda f: f.label("environment") == "prod",
     'managedCluster.status.version.kubernetes.startsWith("v1.3")': _startswith("v1.3"),
     'managedCluster.scores("resource-usage-score").filter(s, s.name == "cpuAvailable").all(e, e.value > 0)': (
@@ -536,7 +497,7 @@ _CEL_EXPRESSIONS = tuple(CEL)
 # ===================================================================================== the objects
 
 
-def _managed_clusters(f: _Fleet, clock: _Clock) -> list[dict[str, Any]]:
+def _managed_clusters(f: _Clusters, clock: Clock) -> list[dict[str, Any]]:
     size = len(f)
     joined = clock.before(f.joined_age)
     transition = clock.before(f.available_age)
@@ -626,7 +587,7 @@ def _managed_clusters(f: _Fleet, clock: _Clock) -> list[dict[str, Any]]:
     return out
 
 
-def _scores(f: _Fleet, clock: _Clock) -> list[dict[str, Any]]:
+def _scores(f: _Clusters, clock: Clock) -> list[dict[str, Any]]:
     score_until = clock.before(f.score_until)
     latency_until = clock.before(f.latency_until)
     updated = clock.before(np.zeros(len(f), dtype=np.int64) + 120)
@@ -699,15 +660,6 @@ def _cluster_sets() -> list[dict[str, Any]]:
 # ====================================================================================== placements
 
 
-def _label_selector(labels: dict[str, str] | None = None, expressions: list | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if labels:
-        out["matchLabels"] = labels
-    if expressions:
-        out["matchExpressions"] = expressions
-    return out
-
-
 def _builtin(name: str, weight: int) -> dict[str, Any]:
     return {"scoreCoordinate": {"type": "BuiltIn", "builtIn": name}, "weight": weight}
 
@@ -730,23 +682,22 @@ class _Placement:
     status: dict[str, Any] | None = None  # written with an earlier run's decisions
 
 
-class _Generator:
+class _Generator(Picker):
     def __init__(self, clusters: int, placements: int, seed: int, now: datetime) -> None:
-        self.clock = _Clock(now)
-        self.fleet = _fleet(clusters, seed)
+        super().__init__(rng_for(seed, 2))
+        self.clock = Clock(now)
+        self.fleet = _clusters(clusters, seed)
         self.matcher = _Matcher(self.fleet)
         self.name_rank = np.argsort(np.argsort(self.fleet.names.astype(str), kind="stable"))
-        self._cumulative: dict[tuple[int, float], np.ndarray] = {}
-        self.rng = _rng(seed, 2)
-        self.state_rng = _rng(seed, 3)
+        self.state_rng = rng_for(seed, 3)
         self.placement_count = placements
         self.namespaces = self._namespaces(placements)
         self.bindings: dict[str, list[str]] = self._bindings()
         self.set_masks = self._set_masks()
         self._visible: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
         regions = [r for r, _, _ in REGIONS]
-        self.wide = self._vocabulary(28, lambda: self._wide_selector(regions))
-        self.narrow = self._vocabulary(40, lambda: self._narrow_selector(regions))
+        self.wide = distinct(lambda: self._wide_selector(regions), 28, 28 * 10, sort_keys=True)
+        self.narrow = distinct(lambda: self._narrow_selector(regions), 40, 40 * 10, sort_keys=True)
 
     # -- tenancy ---------------------------------------------------------------------------------
 
@@ -771,13 +722,13 @@ class _Generator:
             home = (
                 base
                 if base in EXCLUSIVE_SETS
-                else EXCLUSIVE_SETS[int(rng.choice(len(EXCLUSIVE_SETS), p=_zipf(8)))]
+                else EXCLUSIVE_SETS[int(rng.choice(len(EXCLUSIVE_SETS), p=zipf_weights(8)))]
             )
             sets = {home}
             if rng.random() < 0.4:
-                sets.add(EXCLUSIVE_SETS[int(rng.integers(len(EXCLUSIVE_SETS)))])
+                sets.add(self.pick(EXCLUSIVE_SETS))
             if rng.random() < 0.3:
-                sets.add(label_sets[int(rng.integers(len(label_sets)))])
+                sets.add(self.pick(label_sets))
             if i == 2 or (count >= 8 and i == count // 2):
                 sets.add(GLOBAL_SET)
             if i == min(3, count - 1):
@@ -790,7 +741,7 @@ class _Generator:
     def _set_masks(self) -> dict[str, np.ndarray]:
         f = self.fleet
         masks = {name: f.label(SET_LABEL) == name for name in (*EXCLUSIVE_SETS, EMPTY_SET)}
-        masks.update({name: self.matcher.labels(sel) for name, sel in LABEL_SETS.items()})
+        masks.update({name: self.matcher.selector(sel) for name, sel in LABEL_SETS.items()})
         masks[GLOBAL_SET] = np.ones(len(f), dtype=bool)
         return masks
 
@@ -836,126 +787,99 @@ class _Generator:
 
     # -- the policy vocabulary -------------------------------------------------------------------
 
-    def _vocabulary(self, count: int, make: Callable[[], dict[str, Any]]) -> list[str]:
-        """`count` distinct selectors (JSON), drawn once so that placements share them."""
-        seen: dict[str, None] = {}
-        for _ in range(count * 10):
-            if len(seen) >= count:
-                break
-            seen.setdefault(json.dumps(make(), sort_keys=True), None)
-        return list(seen)
-
-    def _pick(self, options: Sequence[Any]) -> Any:
-        return options[int(self.rng.integers(len(options)))]
-
-    def _some(self, options: Sequence[str], low: int, high: int) -> list[str]:
-        k = int(self.rng.integers(low, high + 1))
-        chosen = self.rng.choice(len(options), size=min(k, len(options)), replace=False)
-        return sorted(options[i] for i in chosen.tolist())
-
     def _env(self) -> str:
-        return ENVIRONMENTS[int(_shares(self.rng, 1, ENVIRONMENT_SHARES)[0])]
+        return ENVIRONMENTS[int(categories(self.rng, 1, ENVIRONMENT_SHARES)[0])]
 
     def _wide_selector(self, regions: list[str]) -> dict[str, Any]:
         """A requiredClusterSelector meant for top-N placements: tens of percent of the fleet."""
         template = int(self.rng.integers(10))
         env = self._env()
         if template == 0:
-            return {"labelSelector": _label_selector({"environment": env})}
+            return {"labelSelector": label_selector({"environment": env})}
         if template == 1:
             return {
-                "labelSelector": _label_selector({"environment": env, "cloud": self._pick(list(CLOUDS)[:3])})
+                "labelSelector": label_selector({"environment": env, "cloud": self.pick(list(CLOUDS)[:3])})
             }
         if template == 2:
             return {
-                "labelSelector": _label_selector(
-                    {"environment": env}, [expression("region", "In", *self._some(regions, 2, 4))]
+                "labelSelector": label_selector(
+                    {"environment": env}, expression("region", "In", *self.some(regions, 2, 4))
                 )
             }
         if template == 3:
             return {
-                "labelSelector": _label_selector(
-                    expressions=[
-                        expression("environment", "NotIn", "dev"),
-                        expression("tier", "In", "gold", "silver"),
-                    ]
+                "labelSelector": label_selector(
+                    None,
+                    expression("environment", "NotIn", "dev"),
+                    expression("tier", "In", "gold", "silver"),
                 )
             }
         if template == 4:
             return {
-                "labelSelector": _label_selector({"vendor": "OpenShift"}),
+                "labelSelector": label_selector({"vendor": "OpenShift"}),
                 "claimSelector": {
                     "matchExpressions": [
                         expression(
-                            CLAIM_PLATFORM, "In", *self._some(["AWS", "Azure", "GCP", "BareMetal"], 1, 3)
+                            CLAIM_PLATFORM, "In", *self.some(["AWS", "Azure", "GCP", "BareMetal"], 1, 3)
                         )
                     ]
                 },
             }
         if template == 5:
-            return {"labelSelector": _label_selector({"region": self._pick(regions[:6])})}
+            return {"labelSelector": label_selector({"region": self.pick(regions[:6])})}
         if template == 6:
             return {
-                "labelSelector": _label_selector({"environment": env}),
+                "labelSelector": label_selector({"environment": env}),
                 "claimSelector": {
-                    "matchExpressions": [expression(CLAIM_REGION, "In", *self._some(regions, 2, 5))]
+                    "matchExpressions": [expression(CLAIM_REGION, "In", *self.some(regions, 2, 5))]
                 },
             }
         if template == 7:
             return {
-                "labelSelector": _label_selector(
-                    expressions=[
-                        expression("accelerator", "DoesNotExist"),
-                        expression("environment", "In", "prod", "staging"),
-                    ]
+                "labelSelector": label_selector(
+                    None,
+                    expression("accelerator", "DoesNotExist"),
+                    expression("environment", "In", "prod", "staging"),
                 )
             }
         if template == 8:
             return {
                 "claimSelector": {
                     "matchExpressions": [
-                        expression(CLAIM_PRODUCT, "In", *self._some(["OpenShift", "EKS", "AKS", "GKE"], 2, 3))
+                        expression(CLAIM_PRODUCT, "In", *self.some(["OpenShift", "EKS", "AKS", "GKE"], 2, 3))
                     ]
                 }
             }
-        return {"labelSelector": _label_selector({"tier": self._pick(TIERS[:2])})}
+        return {"labelSelector": label_selector({"tier": self.pick(TIERS[:2])})}
 
     def _narrow_selector(self, regions: list[str]) -> dict[str, Any]:
         """A selector for placements without numberOfClusters: one slice of the fleet."""
         template = int(self.rng.integers(6))
         env = self._env()
-        region = self._pick(regions)
+        region = self.pick(regions)
         if template == 0:
             return {
-                "labelSelector": _label_selector(
-                    {"environment": env, "region": region, "tier": self._pick(TIERS)}
+                "labelSelector": label_selector(
+                    {"environment": env, "region": region, "tier": self.pick(TIERS)}
                 )
             }
         if template == 1:
-            zone = self._pick([z for _, _, zs in REGIONS for z in zs])
-            return {"labelSelector": _label_selector({"environment": env, "zone": zone})}
+            zone = self.pick([z for _, _, zs in REGIONS for z in zs])
+            return {"labelSelector": label_selector({"environment": env, "zone": zone})}
         if template == 2:
-            return {"labelSelector": _label_selector({"accelerator": "nvidia"})}
+            return {"labelSelector": label_selector({"accelerator": "nvidia"})}
         if template == 3:
             return {
-                "labelSelector": _label_selector({"environment": env, "region": region}),
+                "labelSelector": label_selector({"environment": env, "region": region}),
                 "claimSelector": {"matchExpressions": [expression(CLAIM_OPENSHIFT_VERSION, "Exists")]},
             }
         if template == 4:
-            return {"labelSelector": _label_selector({"region": region, "tier": "gold"})}
+            return {"labelSelector": label_selector({"region": region, "tier": "gold"})}
         return {
-            "labelSelector": _label_selector(
-                {"environment": env, "region": region}, [expression("tier", "NotIn", "bronze")]
+            "labelSelector": label_selector(
+                {"environment": env, "region": region}, expression("tier", "NotIn", "bronze")
             )
         }
-
-    def _draw(self, entries: Sequence[str], s: float = 1.0) -> dict[str, Any]:
-        """A fresh copy of an entry, the first ones more likely (Zipf with exponent `s`)."""
-        cumulative = self._cumulative.get((len(entries), s))
-        if cumulative is None:
-            cumulative = self._cumulative[len(entries), s] = np.cumsum(_zipf(len(entries), s))
-        i = min(int(np.searchsorted(cumulative, self.rng.random(), side="right")), len(entries) - 1)
-        return json.loads(entries[i])
 
     def _predicates(self, visible: np.ndarray, count: int | None) -> list[dict[str, Any]]:
         """Predicates a tenant would write, tried a few times until they fit: at least `count`
@@ -970,11 +894,11 @@ class _Generator:
             n_predicates = 2 if rng.random() < TWO_PREDICATES_SHARE else 1
             predicates = []
             for _ in range(n_predicates):
-                selector = self._draw(vocabulary, 0.8)
+                selector = self.draw(vocabulary, 0.8)
                 if rng.random() < CEL_SHARE / n_predicates:
                     if count is not None and rng.random() < 0.5:
                         selector = {}  # CEL alone
-                    selector["celSelector"] = {"celExpressions": [self._pick(_CEL_EXPRESSIONS)]}
+                    selector["celSelector"] = {"celExpressions": [self.pick(_CEL_EXPRESSIONS)]}
                 predicates.append({"requiredClusterSelector": selector})
             matched = int((self.matcher.predicates(predicates) & visible).sum())
             if count is None:
@@ -991,7 +915,7 @@ class _Generator:
 
     def _prioritizer_policy(self) -> dict[str, Any] | None:
         rng = self.rng
-        mode = int(_shares(rng, 1, MODE_SHARES)[0])
+        mode = int(categories(rng, 1, MODE_SHARES)[0])
         if mode == 0:
             return None
 
@@ -1011,7 +935,7 @@ class _Generator:
                 [addons[2]],
                 [_builtin("Balance", w(1, 10)), _builtin("ResourceAllocatableMemory", w(-10, 10))],
             ]
-            return {"mode": "Exact", "configurations": self._pick(choices)}
+            return {"mode": "Exact", "configurations": self.pick(choices)}
         choices = [
             [_builtin("ResourceAllocatableCPU", w())],
             [_builtin("ResourceAllocatableMemory", w()), _builtin("Balance", 0)],
@@ -1020,7 +944,7 @@ class _Generator:
             [_builtin("Balance", w(-10, 10)), _builtin("ResourceAllocatableCPU", w(-10, 10))],
             [addons[0]],
         ]
-        policy: dict[str, Any] = {"configurations": self._pick(choices)}
+        policy: dict[str, Any] = {"configurations": self.pick(choices)}
         if mode == 1:
             policy = {"mode": "Additive", **policy}
         return policy
@@ -1040,7 +964,7 @@ class _Generator:
                 {
                     "key": "example.com/dedicated",
                     "operator": "Equal",
-                    "value": self._pick(DEDICATED_TEAMS),
+                    "value": self.pick(DEDICATED_TEAMS),
                     "effect": "NoSelect",
                 }
             ],
@@ -1050,7 +974,7 @@ class _Generator:
                 {"key": UNREACHABLE_TAINT, "operator": "Exists", "tolerationSeconds": 300},
             ],
         ]
-        return self._pick(choices)
+        return self.pick(choices)
 
     def _decision_strategy(self, count: int | None) -> dict[str, Any] | None:
         if self.rng.random() >= GROUPS_SHARE:
@@ -1059,23 +983,23 @@ class _Generator:
             [
                 {
                     "groupName": "canary",
-                    "groupClusterSelector": {"labelSelector": _label_selector({"environment": "staging"})},
+                    "groupClusterSelector": {"labelSelector": label_selector({"environment": "staging"})},
                 }
             ],
             [
                 {
                     "groupName": "canary",
-                    "groupClusterSelector": {"labelSelector": _label_selector({"cloud": "Azure"})},
+                    "groupClusterSelector": {"labelSelector": label_selector({"cloud": "Azure"})},
                 }
             ],
             [
                 {
                     "groupName": "wave-1",
-                    "groupClusterSelector": {"labelSelector": _label_selector({"environment": "dev"})},
+                    "groupClusterSelector": {"labelSelector": label_selector({"environment": "dev"})},
                 },
                 {
                     "groupName": "wave-2",
-                    "groupClusterSelector": {"labelSelector": _label_selector({"environment": "staging"})},
+                    "groupClusterSelector": {"labelSelector": label_selector({"environment": "staging"})},
                 },
             ],
             [
@@ -1092,10 +1016,10 @@ class _Generator:
         if count is not None:
             per_group += [1, 2, 3, 5]  # fixed group sizes only where the selection is small
         strategy: dict[str, Any] = {}
-        groups = self._pick(groups_choices)
+        groups = self.pick(groups_choices)
         if groups:
             strategy["decisionGroups"] = groups
-        size = self._pick(per_group)
+        size = self.pick(per_group)
         if size is not None or not groups:
             strategy["clustersPerDecisionGroup"] = size if size is not None else "20%"
         return {"groupStrategy": strategy}
@@ -1112,7 +1036,7 @@ class _Generator:
                 "topologyKey": key,
                 "topologyKeyType": key_type,
                 "maxSkew": int(rng.integers(1, 3)),
-                "whenUnsatisfiable": self._pick(("DoNotSchedule", "ScheduleAnyway")),
+                "whenUnsatisfiable": self.pick(("DoNotSchedule", "ScheduleAnyway")),
             }
 
         choice = int(rng.integers(4))
@@ -1144,10 +1068,10 @@ class _Generator:
         total = self.placement_count
         if total == 0:
             return []
-        ns_weights = _zipf(len(self.namespaces), 0.7)
+        ns_weights = zipf_weights(len(self.namespaces), 0.7)
         namespace_of = rng.choice(len(self.namespaces), size=total, p=ns_weights)
         all_kind = rng.permutation(total) < round(ALL_SHARE * total)
-        broken = set(rng.permutation(total)[: round(MISCONFIGURED_SHARE * total)].tolist())
+        broken = set(sample_share(rng, total, MISCONFIGURED_SHARE).tolist())
         workloads = rng.integers(0, len(WORKLOADS), total)
         uids = _uuids(rng, total)
         out = []
@@ -1158,9 +1082,9 @@ class _Generator:
             valid = [s for s in bound if s in self.set_masks]
             u = rng.random()
             if u < UNBOUND_SET_SHARE:
-                spec["clusterSets"] = [self._pick([s for s in self.set_masks if s not in bound])]
+                spec["clusterSets"] = [self.pick([s for s in self.set_masks if s not in bound])]
             elif u < CLUSTER_SETS_SHARE and valid:
-                spec["clusterSets"] = self._some(valid, 1, min(2, len(valid)))
+                spec["clusterSets"] = self.some(valid, 1, min(2, len(valid)))
             count: int | None = None
             if not all_kind[i]:
                 count = int(rng.integers(1, 4)) if rng.random() < 0.5 else int(rng.integers(1, 11))
@@ -1216,10 +1140,11 @@ class _Generator:
             others = np.flatnonzero(~feasible)
             k = int(rng.integers(0, len(picks)))
             if len(others) and rng.random() < 0.75:
-                picks[k] = int(others[int(rng.integers(len(others)))])  # no longer fits the policy
+                picks[k] = int(pick(rng, others))  # no longer fits the policy
             else:
-                region = REGIONS[int(rng.integers(len(REGIONS)))][0]
-                picks[k] = f"cluster-{region}-{len(f) + int(rng.integers(0, 1000)):05d}"  # deleted since
+                picks[k] = gone_cluster_name(
+                    rng, "cluster", [r for r, _, _ in REGIONS], len(f)
+                )  # deleted since
         return picks
 
     def _groups(self, spec: dict[str, Any], picks: list[int | str]) -> list[tuple[str, list[str]]]:
@@ -1241,7 +1166,7 @@ class _Generator:
                 groups.append((group, members[start : start + length]))
 
         for g in strategy.get("decisionGroups") or []:
-            mask = self.matcher.selector(g.get("groupClusterSelector") or {})
+            mask = self.matcher.cluster_selector(g.get("groupClusterSelector") or {})
             members = []
             for k, c in enumerate(picks):
                 if not claimed[k] and isinstance(c, int) and mask[c]:
@@ -1357,7 +1282,7 @@ class _Generator:
         clusters = _managed_clusters(f, self.clock)
         scores = _scores(f, self.clock)
         placements = self.placements()
-        existing = self.state_rng.permutation(len(placements))[: round(EXISTING_SHARE * len(placements))]
+        existing = sample_share(self.state_rng, len(placements), EXISTING_SHARE)
         decisions: list[dict[str, Any]] = []
         for i in sorted(existing.tolist()):
             decisions.extend(self.existing_state(placements[i]))
@@ -1371,18 +1296,9 @@ class _Generator:
         ]
 
 
-def _check(clusters: int, placements: int, seed: int, now: datetime) -> datetime:
-    for label, value in (("clusters", clusters), ("placements", placements), ("seed", seed)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-            raise ValueError(f"{label} must be a non-negative integer, got {value!r}")
-    if not isinstance(now, datetime):
-        raise TypeError(f"now must be a datetime, got {type(now).__name__}")
-    moment = now if now.tzinfo else now.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).replace(microsecond=0)
-
-
 def generate_ocm(clusters: int, placements: int, *, seed: int = 0, now: datetime) -> list[dict[str, Any]]:
     """A synthetic OCM hub with `clusters` ManagedClusters and `placements` Placements, as plain
     JSON-like objects; the same arguments always give the same objects."""
-    moment = _check(clusters, placements, seed, now)
+    check_sizes(clusters, placements, seed)
+    moment = utc_moment(now)
     return _Generator(int(clusters), int(placements), int(seed), moment).objects()

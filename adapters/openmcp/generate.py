@@ -57,13 +57,24 @@ same arguments give the same objects; times are relative to ``now``.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 
-from adapters.generate.common import check_sizes, rng_for, zipf_weights
+from adapters.generate.common import (
+    Clock,
+    check_sizes,
+    exact_categories,
+    expression,
+    label_selector,
+    rng_for,
+    sample_share,
+    share_count,
+    utc_moment,
+    uuid_text,
+    zipf_weights,
+)
 from adapters.openmcp import names as n
 
 __all__ = [
@@ -134,22 +145,6 @@ BASE32 = np.array(list("abcdefghijklmnopqrstuvwxyz234567"))
 _CLUSTERS, _LOADS, _REQUESTS, _UIDS = 71, 72, 73, 74
 
 
-def _selector(labels: dict[str, str] | None = None, *expressions: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if labels:
-        out["matchLabels"] = dict(labels)
-    if expressions:
-        out["matchExpressions"] = [dict(e) for e in expressions]
-    return out
-
-
-def _expression(key: str, operator: str, *values: str) -> dict[str, Any]:
-    out: dict[str, Any] = {"key": key, "operator": operator}
-    if values:
-        out["values"] = list(values)
-    return out
-
-
 def tenancy_counts(clusters: int, placements: int) -> dict[str, int]:
     """tenancyCount per purpose: larger where requests far outnumber clusters."""
     ratio = placements / max(clusters, 1)
@@ -180,7 +175,7 @@ def generate_config(
     mappings: dict[str, Any] = {
         WORKLOAD: {
             "tenancyCount": counts[WORKLOAD],
-            "selector": _selector(None, _expression(POOL, "In", "general", "platform")),
+            "selector": label_selector(None, expression(POOL, "In", "general", "platform")),
             "template": {
                 "metadata": {
                     "namespace": "workload-clusters",
@@ -193,10 +188,10 @@ def generate_config(
         },
         PLATFORM: {
             "tenancyCount": counts[PLATFORM],
-            "selector": _selector(
+            "selector": label_selector(
                 None,
-                _expression(POOL, "In", "general", "platform"),
-                _expression(REGION, "In", *PLATFORM_REGIONS),
+                expression(POOL, "In", "general", "platform"),
+                expression(REGION, "In", *PLATFORM_REGIONS),
             ),
             "template": {
                 "metadata": {
@@ -233,7 +228,7 @@ def generate_config(
         },
         MCP: {
             "tenancyCount": 0,
-            "selector": _selector({POOL: "mcp"}),
+            "selector": label_selector({POOL: "mcp"}),
             "template": {
                 "metadata": {
                     "namespace": "mcp-clusters",
@@ -250,8 +245,8 @@ def generate_config(
             "scope": scope,
             "strategy": strategy,
             "selectors": {
-                "clusters": _selector(live, _expression(MAINTENANCE, "DoesNotExist")),
-                "requests": _selector(None, _expression(SCHEDULER, "NotIn", "manual")),
+                "clusters": label_selector(live, expression(MAINTENANCE, "DoesNotExist")),
+                "requests": label_selector(None, expression(SCHEDULER, "NotIn", "manual")),
             },
             "purposeMappings": mappings,
         }
@@ -261,32 +256,10 @@ def generate_config(
 # ==================================================================================== helpers
 
 
-def _check_now(now: datetime) -> datetime:
-    if not isinstance(now, datetime):
-        raise TypeError(f"now must be a datetime, got {type(now).__name__}")
-    moment = now if now.tzinfo else now.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).replace(microsecond=0)
-
-
-class _Clock:
-    """RFC 3339 strings of moments `age` seconds before now."""
-
-    def __init__(self, now: datetime) -> None:
-        self.epoch = np.datetime64(now.replace(tzinfo=None), "s")
-
-    def before(self, ages: np.ndarray) -> list[str]:
-        stamps = np.datetime_as_string(self.epoch - ages.astype("timedelta64[s]"), unit="s")
-        return [f"{s}Z" for s in stamps.tolist()]
-
-
 def _uids(rng: np.random.Generator, size: int) -> list[str]:
     """Random (version 4) UUIDs."""
     raw = rng.bytes(16 * size).hex()
-    out = []
-    for k in range(0, 32 * size, 32):
-        h = raw[k : k + 32]
-        out.append(f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}")
-    return out
+    return [uuid_text(raw[k : k + 32]) for k in range(0, 32 * size, 32)]
 
 
 def _suffixes(rng: np.random.Generator, size: int) -> list[str]:
@@ -295,22 +268,13 @@ def _suffixes(rng: np.random.Generator, size: int) -> list[str]:
     return ["".join(row) for row in letters.tolist()]
 
 
-def _exact(rng: np.random.Generator, total: int, shares: Sequence[float]) -> np.ndarray:
-    """A category per item with exactly round(share * total) items of each category but the
-    last, which takes the rest, in random positions."""
-    counts = [round(s * total) for s in shares[:-1]]
-    counts.append(max(total - sum(counts), 0))
-    labels = np.repeat(np.arange(len(shares)), counts)[:total]
-    return labels[rng.permutation(total)]
-
-
 # ==================================================================================== the hub
 
 
 class _Hub:
     def __init__(self, clusters: int, placements: int, seed: int, now: datetime) -> None:
         self.size, self.total, self.seed = clusters, placements, seed
-        self.clock = _Clock(now)
+        self.clock = Clock(now)
         self.config = generate_config(clusters, placements, seed=seed)
         self.counts = tenancy_counts(clusters, placements)
         self.pending = round(PENDING_SHARE * placements)
@@ -322,7 +286,7 @@ class _Hub:
         rng, size = rng_for(self.seed, _CLUSTERS), self.size
         singletons = min(len(NAMESPACES), max(1, round(SINGLETON_SHARE * size))) if size else 0
         kind = np.concatenate(
-            [_exact(rng, size - singletons, KIND_SHARES), np.full(singletons, len(KINDS))]
+            [exact_categories(rng, size - singletons, KIND_SHARES), np.full(singletons, len(KINDS))]
         ).astype(np.int64)  # len(KINDS): onboarding singleton
         region = rng.choice(len(REGIONS), size=size, p=REGION_SHARES)
         version = rng.choice(len(K8S_VERSIONS), size=size, p=K8S_SHARES)
@@ -438,7 +402,7 @@ class _Hub:
     def requests(self) -> None:
         rng, total = rng_for(self.seed, _REQUESTS), self.total
         states = ("pending", *STATE_SHARES)
-        state = _exact(rng, total, (PENDING_SHARE, *STATE_SHARES.values()))
+        state = exact_categories(rng, total, (PENDING_SHARE, *STATE_SHARES.values()))
         namespace = rng.choice(len(NAMESPACES), size=total, p=zipf_weights(len(NAMESPACES), 0.8))
         team = rng.integers(0, len(TEAMS), total)
         u = rng.random((total, 6))
@@ -476,11 +440,9 @@ class _Hub:
         lost_suffix = _suffixes(rng, total)
         order = rng.permutation(granted)
 
-        def few(share: float) -> int:
-            return max(round(share * len(granted)), 1 if len(granted) >= 20 else 0)
-
-        lost_finalizer = set(order[: few(LOST_FINALIZER_SHARE)].tolist())
-        gone = order[few(LOST_FINALIZER_SHARE) : few(LOST_FINALIZER_SHARE) + few(LOST_CLUSTER_SHARE)]
+        lost = share_count(LOST_FINALIZER_SHARE, len(granted), one_from=20)
+        lost_finalizer = set(order[:lost].tolist())
+        gone = order[lost : lost + share_count(LOST_CLUSTER_SHARE, len(granted), one_from=20)]
         self.lost_cluster: dict[int, str] = {r: lost_suffix[r] for r in gone.tolist()}  # -> name suffix
         unplaced = lost_finalizer | set(self.lost_cluster)
 
@@ -499,7 +461,7 @@ class _Hub:
             used += others
 
         pending_index = np.flatnonzero((state == 0) & ~held)
-        picked = rng.permutation(len(pending_index))[: round(UNKNOWN_SHARE * len(pending_index))]
+        picked = sample_share(rng, len(pending_index), UNKNOWN_SHARE)
         unknown = set(pending_index[picked].tolist())
 
         is_pending = state == states.index("pending")
@@ -628,5 +590,5 @@ def generate(clusters: int, placements: int, *, seed: int = 0, now: datetime) ->
     `clusters` Clusters and `placements` ClusterRequests as plain JSON-like objects; the same
     arguments always give the same objects."""
     check_sizes(clusters, placements, seed)
-    moment = _check_now(now)
+    moment = utc_moment(now)
     return _Hub(int(clusters), int(placements), int(seed), moment).objects()
