@@ -668,7 +668,7 @@ class _FleetGenerator:
             if policy["numberOfClusters"] != old:
                 p.generation = snapshot_generation + 1
         snapshot = new_snapshot(
-            self.placement_object(p),
+            self.placement_object(p, True),
             0,
             policy,
             snapshot_generation,
