@@ -1,6 +1,6 @@
-"""The synthetic hubs, for the benchmarks: a re-export of :mod:`adapters.generate.common` (the registry
-and shared layer) and :mod:`adapters.fleet.generate` (the KubeFleet generator), kept so that
-``python -m bench.generate`` and older imports work.
+"""The synthetic hubs, for the benchmarks: a re-export of :mod:`adapters.generate.hubs` (every
+system's generator, by name), the shared layer (:mod:`adapters.generate.common`) and the KubeFleet
+generator, kept so that ``python -m bench.generate`` and older imports work.
 """
 
 from __future__ import annotations
@@ -10,18 +10,10 @@ import sys
 from collections.abc import Sequence
 
 from adapters.fleet.generate import PICK_ALL_LIMIT, generate_fleet
-from adapters.generate.common import (
-    DEFAULT_NOW,
-    GENERATORS,
-    ClusterTable,
-    Matcher,
-    cluster_table,
-    generate,
-    generate_yaml,
-    zipf_weights,
-)
+from adapters.generate.common import DEFAULT_NOW, ClusterTable, Matcher, cluster_table, zipf_weights
+from adapters.generate.hubs import generate, generate_yaml, generating
 
-SYSTEMS = GENERATORS
+SYSTEMS = generating()
 
 __all__ = [
     "DEFAULT_NOW",

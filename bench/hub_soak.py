@@ -4,7 +4,7 @@ an openMCP and a kcp hub (both generations) each driven through thousands of ran
     report = run_hub_soak("ocm", events=10_000, seed=0)
     python -m bench.hub_soak --events 10000                 # every system; the figures as Markdown
 
-Each hub starts from the system's generator (adapters.generate.common.GENERATORS; openMCP with its
+Each hub starts from the system's generator (adapters.generate.hubs.generate; openMCP with its
 generated scheduler config). The events are drawn from a seeded numpy generator, each one a user's
 write to an object as the scheduler's state holds it (`Applied`) or a deletion (`Deleted`); the
 clock moves 15 seconds per event. Creations and deletions are steered so that the hub keeps about
@@ -62,7 +62,8 @@ from typing import Any
 
 import numpy as np
 
-from adapters.generate.common import DEFAULT_NOW, GENERATORS
+from adapters.generate.common import DEFAULT_NOW
+from adapters.generate.hubs import generate
 from adapters.live.hub import Applied, Deleted, HubScheduler
 from adapters.openmcp.generate import generate_config
 from adapters.run.changes import object_key
@@ -411,7 +412,7 @@ def run_hub_soak(
     """Drive one profile's hub through `events` events; failures are collected, not raised."""
     system, _, generation = profile.partition("-")
     extra = {"generation": generation} if generation else {}
-    objects = GENERATORS[system](clusters, placements, seed=seed, now=NOW, **extra)
+    objects = generate(system, clusters, placements, seed=seed, now=NOW, **extra)
     config = generate_config(clusters, placements, seed=seed) if system == "openmcp" else None
     report = HubSoakReport(profile, events, clusters, placements, seed, hub_start=len(objects))
     # The solver imports CP-SAT (and through it pandas, some 25 MB) on first use: done before

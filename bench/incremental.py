@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from adapters.generate.common import DEFAULT_NOW, generate
+from adapters.generate.common import DEFAULT_NOW
+from adapters.generate.hubs import generate
 from adapters.live.incremental import ClusterAdded, ClusterChanged, ClusterRemoved, FleetScheduler
 from solver import SolveOptions
 

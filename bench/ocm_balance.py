@@ -42,7 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from adapters.generate.common import DEFAULT_NOW, generate, parse_now
+from adapters.generate.common import DEFAULT_NOW, parse_now
+from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
 from adapters.ocm import api as ocm
 from model import Batch, Result, SelectionMode

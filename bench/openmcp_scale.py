@@ -37,7 +37,8 @@ from typing import Any
 import polars as pl
 import yaml
 
-from adapters.generate.common import DEFAULT_NOW, generate
+from adapters.generate.common import DEFAULT_NOW
+from adapters.generate.hubs import generate
 from adapters.kube.manifests import dump_yaml_stream
 from bench import openmcp_hub
 from bench.command import ROOT, solve_seconds

@@ -12,7 +12,8 @@ from functools import cache
 
 import pytest
 
-from adapters.generate.common import DEFAULT_NOW, generate
+from adapters.generate.common import DEFAULT_NOW
+from adapters.generate.hubs import generate
 from adapters.run.pipeline import schedule
 from bench.suite import DEFAULT_SIZES
 from solver import SolveOptions, check

@@ -8,7 +8,8 @@ from datetime import datetime
 
 import pytest
 
-from adapters.generate.common import DEFAULT_NOW, generate
+from adapters.generate.common import DEFAULT_NOW
+from adapters.generate.hubs import generate
 from adapters.live.incremental import ClusterChanged, FleetScheduler
 
 

@@ -24,7 +24,8 @@ from functools import cache
 
 import pytest
 
-from adapters.generate.common import DEFAULT_NOW, generate
+from adapters.generate.common import DEFAULT_NOW
+from adapters.generate.hubs import generate
 from adapters.ocm import api as ocm
 from bench.phases import MODE_PHASES, MODES, SHARED_PHASES, PhaseHub, case_id, run_phase
 from bench.suite import DEFAULT_SIZES

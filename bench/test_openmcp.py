@@ -25,7 +25,7 @@ from functools import cache
 
 import pytest
 
-from adapters.generate.common import generate
+from adapters.generate.hubs import generate
 from adapters.openmcp import api as openmcp
 from bench import openmcp_hub
 from bench.phases import MODE_PHASES, MODES, SHARED_PHASES, PhaseHub, case_id, run_phase

@@ -14,8 +14,8 @@ from adapters.fleet import api as fleet
 from adapters.fleet import names as n
 from adapters.fleet.generate import PICK_ALL_LIMIT, generate_fleet
 from adapters.fleet.policy import normalized_policy
-from adapters.generate.common import GENERATORS as SYSTEMS
-from adapters.generate.common import exact_categories, generate, generate_yaml
+from adapters.generate.common import exact_categories
+from adapters.generate.hubs import generate, generate_yaml, generating
 from adapters.kube.fields import rfc3339
 from adapters.kube.manifests import from_objects, parse_text
 from adapters.run.pipeline import schedule, schedule_manifests
@@ -60,8 +60,8 @@ def medium_batch(medium):
 
 
 def test_registry_and_dispatch():
-    assert "fleet" in SYSTEMS
-    assert SYSTEMS["fleet"](5, 4, seed=3, now="2026-11-21T12:00:00Z") == generate_fleet(5, 4, seed=3)
+    assert "fleet" in generating()
+    assert generate("fleet", 5, 4, seed=3, now="2026-11-21T12:00:00Z") == generate_fleet(5, 4, seed=3)
     assert generate("fleet", 5, 4, seed=3) == generate_fleet(5, 4, seed=3)
 
 
@@ -121,7 +121,7 @@ def times(value):
 
 
 @pytest.mark.parametrize(
-    ("system", "options"), [(s, {}) for s in SYSTEMS] + [("kcp", {"generation": "v0.5"})]
+    ("system", "options"), [(s, {}) for s in generating()] + [("kcp", {"generation": "v0.5"})]
 )
 def test_times_are_rfc3339_before_the_year_1000(system, options):
     """A hub generated before the year 1000 writes four-digit years, as RFC 3339 wants and Kubernetes

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from adapters.generate.common import generate
+from adapters.generate.hubs import generate
 from adapters.live import hub as hub_module
 from adapters.live import incremental
 from adapters.run.changes import SERVER_FIELDS, Key, object_key

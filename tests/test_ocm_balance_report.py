@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from adapters.generate.common import DEFAULT_NOW, generate, parse_now
+from adapters.generate.common import DEFAULT_NOW, parse_now
+from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
 from adapters.ocm import api as ocm
 from bench import ocm_balance as ob

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from adapters.generate.common import GENERATORS, generate, generate_yaml
+from adapters.generate.hubs import generate, generate_yaml, generating
 from adapters.openmcp import names as n
 from adapters.openmcp.config import parse_config
 from adapters.openmcp.generate import PENDING_SHARE, PURPOSES, generate_config
@@ -80,7 +80,7 @@ def config():
 
 
 def test_registry():
-    assert "openmcp" in GENERATORS
+    assert "openmcp" in generating()
     assert generate("openmcp", 20, 30, seed=2, now=NOW) == generate_openmcp(20, 30, seed=2, now=NOW)
     text = generate_yaml("openmcp", 5, 5, seed=1, now="2026-11-21T12:00:00Z")
     assert text.startswith("---\n") and "kind: ClusterRequest" in text

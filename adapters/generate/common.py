@@ -1,10 +1,5 @@
-"""Deterministic synthetic hubs: every system's objects as a real hub would hold them.
-
-    from adapters.generate.common import generate, generate_yaml
-    objects = generate("fleet", clusters=10_000, placements=2_000, seed=0)
-    text = generate_yaml("fleet", 1_000, 200, now="2026-11-21T12:00:00Z")   # the same bytes per arguments
-
-Two layers:
+"""The shared layer of the deterministic synthetic hubs (adapters.generate.hubs generates a
+system's hub by name). Two layers:
 
 - the shared layer here (system-neutral): the draws every generator makes (a generator per section,
   Zipf weights, categories by share or by exact count, regions and zones, machine shapes, a
@@ -15,8 +10,8 @@ Two layers:
   and :class:`Matcher`, which evaluates label selectors on a table's columns (with caches, since
   placements reuse a limited vocabulary of policies) and which a system's generator extends with
   what its API selects by (Fleet: properties, tolerations, preference scores; OCM: claims, CEL, taints);
-- one generator per system, beside its adapter (``adapters/<system>/generate.py``), registered in
-  :data:`GENERATORS` as ``generate(clusters, placements, *, seed, now) -> objects``, that turns the
+- one generator per system, beside its adapter (``adapters/<system>/generate.py``), named by its
+  registry record as ``generate(clusters, placements, *, seed, now) -> objects``, that turns the
   table's rows into the system's objects and adds placements and the state an earlier scheduler
   run left behind.
 
@@ -36,20 +31,14 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from adapters.kube.manifests import dump_yaml_stream
-
 __all__ = [
     "DEFAULT_NOW",
-    "GENERATORS",
     "Clock",
     "ClusterTable",
     "Matcher",
     "Picker",
     "cluster_table",
-    "current_minute",
     "distinct",
-    "generate",
-    "generate_yaml",
     "label_selector",
     "pick",
     "share_count",
@@ -508,45 +497,6 @@ def label_selector(
     return out
 
 
-# =================================================================================== registry
-
-
-def _fleet(clusters: int, placements: int, *, seed: int, now: str | datetime) -> list[dict[str, Any]]:
-    from adapters.fleet.generate import generate_fleet
-
-    return generate_fleet(clusters, placements, seed=seed, now=now)
-
-
-def _ocm(clusters: int, placements: int, *, seed: int, now: str | datetime) -> list[dict[str, Any]]:
-    from adapters.ocm.generate import generate_ocm
-
-    return generate_ocm(clusters, placements, seed=seed, now=parse_now(now))
-
-
-def _openmcp(clusters: int, placements: int, *, seed: int, now: str | datetime) -> list[dict[str, Any]]:
-    from adapters.openmcp.generate import generate as generate_openmcp
-
-    return generate_openmcp(clusters, placements, seed=seed, now=parse_now(now))
-
-
-def _kcp(
-    clusters: int, placements: int, *, seed: int, now: str | datetime, generation: str = "v0.8"
-) -> list[dict[str, Any]]:
-    from adapters.kcp.generate import generate as generate_kcp
-
-    return generate_kcp(clusters, placements, seed=seed, now=parse_now(now), generation=generation)
-
-
-# system name -> generate(clusters, placements, *, seed, now) -> objects. One line per system.
-# kcp takes `generation="v0.5"|"v0.8"` too (default v0.8); `placements` are its namespaces.
-GENERATORS: dict[str, Callable[..., list[dict[str, Any]]]] = {
-    "fleet": _fleet,
-    "ocm": _ocm,
-    "openmcp": _openmcp,
-    "kcp": _kcp,
-}
-
-
 def check_sizes(clusters: int, placements: int, seed: int) -> None:
     for label, value in (("clusters", clusters), ("placements", placements), ("seed", seed)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
@@ -555,38 +505,3 @@ def check_sizes(clusters: int, placements: int, seed: int) -> None:
 
 def parse_now(now: str | datetime) -> datetime:
     return utc_moment(now if isinstance(now, datetime) else datetime.fromisoformat(now))
-
-
-def current_minute() -> datetime:
-    """The wall clock rounded down to the minute: the command line's default ``now``, so that a hub
-    generated and then solved at once is judged healthy, and one minute's runs give the same bytes."""
-    return datetime.now(UTC).replace(second=0, microsecond=0)
-
-
-def generate(
-    system: str,
-    clusters: int,
-    placements: int,
-    seed: int = 0,
-    now: str | datetime = DEFAULT_NOW,
-    **options: Any,
-) -> list[dict[str, Any]]:
-    """The upstream objects of a synthetic `system` hub with `clusters` clusters and `placements`
-    placements; the same arguments always give the same objects. `options` go to the system's
-    generator (kcp: `generation`)."""
-    make = GENERATORS.get(system)
-    if make is None:
-        raise ValueError(f"unknown system {system!r}; expected one of {', '.join(sorted(GENERATORS))}")
-    return make(clusters, placements, seed=seed, now=now, **options)
-
-
-def generate_yaml(
-    system: str,
-    clusters: int,
-    placements: int,
-    seed: int = 0,
-    now: str | datetime = DEFAULT_NOW,
-    **options: Any,
-) -> str:
-    """:func:`generate` as a YAML stream (every document starts with ``---``)."""
-    return dump_yaml_stream(generate(system, clusters, placements, seed=seed, now=now, **options))

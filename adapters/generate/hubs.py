@@ -1,8 +1,8 @@
 """Every system's synthetic hubs, by name, as the registry lists their generators.
 
-    from adapters.generate.hubs import generate, generate_yaml
-    objects = generate("fleet", clusters=10_000, placements=2_000, seed=0)
-    text = generate_yaml("fleet", 1_000, 200, now="2026-11-21T12:00:00Z")   # the same bytes per arguments
+    from adapters.generate.hubs import generate, generate_yaml, generating
+    objects = generate(name, clusters=10_000, placements=2_000, seed=0)   # name: one of generating()
+    text = generate_yaml(name, 1_000, 200, now="2026-11-21T12:00:00Z")  # the same bytes per arguments
 
 Each system's generator lives beside its adapter (``adapters/<system>/generate.py``, on the shared
 layer of adapters.generate.common) and is its record's `generator` facet; the same arguments always
@@ -11,11 +11,11 @@ give the same objects, and times (heartbeats, transitions) are relative to ``now
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from adapters.contract import resolve
-from adapters.generate.common import DEFAULT_NOW, current_minute, parse_now
+from adapters.generate.common import DEFAULT_NOW, parse_now
 from adapters.kube.manifests import dump_yaml_stream
 from adapters.registry import system, systems
 
@@ -72,3 +72,9 @@ def generate_config(name: str, clusters: int, placements: int, *, seed: int = 0)
     """The scheduler config a hub of system `name` is made for; None for a system that reads none."""
     reference = _record(name).generator_config
     return None if reference is None else resolve(reference)(clusters, placements, seed=seed)
+
+
+def current_minute() -> datetime:
+    """The wall clock rounded down to the minute: the command line's default ``now``, so that a hub
+    generated and then solved at once is judged healthy, and one minute's runs give the same bytes."""
+    return datetime.now(UTC).replace(second=0, microsecond=0)
