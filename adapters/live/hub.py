@@ -3,11 +3,11 @@ them, applies the scheduler's own output to them, and re-solves only the system 
 
     hub = HubScheduler(objects, now=now, config=config)     # the first, full solve (hub.initial)
     delta = hub.handle(Applied(request), now=now)           # delta.apply, delta.delete: what to write
-    delta = hub.handle(Deleted("ManagedCluster", "c7"))
+    delta = hub.handle(Deleted(kind, name))
     hub.objects()                                           # the hub as the scheduler sees it
-    hub.outcome["ocm"]                                      # the last Outcome of each system
+    hub.outcome[system]                                     # the last Outcome of each system
 
-Objects are kept by adapters.run.changes.object_key (API group, kind, kcp workspace, namespace, name).
+Objects are kept by adapters.run.changes.object_key (API group, kind, workspace, namespace, name).
 An event changes one object, as a user's write would: `Applied` creates or replaces it (the server
 keeps the metadata it owns: uid, creationTimestamp, a deletionTimestamp already set, the
 resourceVersion; it counts `generation` up when the spec changes, and gives a new object a uid, a
