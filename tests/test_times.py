@@ -84,3 +84,54 @@ def test_a_time_in_an_object_kubernetes_refuses_is_bad_input(tmp_path, heartbeat
         "error: MemberCluster/c1: status.agentStatus[0].lastReceivedHeartbeat: "
         f"expected an RFC 3339 time, got {heartbeat!r}\n"
     )
+
+
+@pytest.mark.parametrize("demo", ["fleet-demo.yaml", "ocm-demo.yaml", "kcp-demo.yaml"])
+def test_times_written_before_the_year_1000_have_four_digits(demo) -> None:
+    """Every time a system writes (conditions, stamps) is metav1.Time's text: `strftime("%Y")`
+    wrote `500-06-01T...` in the year 500, a time no reader takes."""
+    import re
+    from importlib import resources
+
+    from adapters.kube.fields import time_text
+
+    assert time_text(datetime(500, 6, 1, tzinfo=UTC)) == "0500-06-01T00:00:00Z"
+    example = str(resources.files("adapters.examples").joinpath(demo))
+    written = run_cli(["solve", "-f", example, "--now", "0500-06-01T00:00:00Z"])
+    assert written.exit_code == 0, written.stderr
+    assert "0500-06-01T00:00:00Z" in written.stdout
+    assert re.search(r"(?<![0-9])500-06-01T", written.stdout) is None
+
+
+@pytest.mark.parametrize("system", ["fleet", "ocm", "openmcp", "kcp"])
+def test_a_generated_hub_whose_times_would_fall_before_the_year_1_is_refused(system) -> None:
+    """Its times reach back from --now: Fleet's and kcp's generators failed with an OverflowError
+    traceback, OCM's and openMCP's wrote year-0000 times no reader takes."""
+    early = run_cli(
+        [
+            "generate",
+            "--system",
+            system,
+            "--clusters",
+            "3",
+            "--placements",
+            "2",
+            "--now",
+            "0001-01-01T00:00:00Z",
+        ]
+    )
+    assert early.exit_code == 2 and early.stderr.count("\n") == 1 and "--now" in early.stderr, early.output
+    late = run_cli(
+        [
+            "generate",
+            "--system",
+            system,
+            "--clusters",
+            "3",
+            "--placements",
+            "2",
+            "--now",
+            "0003-01-01T00:00:00Z",
+        ]
+    )
+    assert late.exit_code == 0, late.output

@@ -326,6 +326,10 @@ def generate(
         from adapters.generate import hubs
 
         now = parse_now(now_text) or hubs.current_minute()
+        if now < hubs.EARLIEST_NOW:  # a hub's times reach back from now: none may fall before year 1
+            raise InputError(
+                "a generated hub's times reach back up to two years: give a later --now", field="--now"
+            )
         if system not in hubs.generating():
             expected = ", ".join(hubs.generating())
             raise InputError(f"unknown system {system!r}; expected one of {expected}", field="--system")
@@ -385,5 +389,3 @@ def explain(paths, placement, cluster, mode, now_text, output, configs) -> None:
             return render(document, output)
 
     guard(run)
-
-

@@ -9,7 +9,7 @@ from typing import Any
 
 from adapters.fleet import names as n
 from adapters.fleet.policy import policy_hash
-from adapters.kube.fields import whole
+from adapters.kube.fields import time_text, whole
 
 __all__ = [
     "clean",
@@ -117,7 +117,7 @@ def _atoi(text: Any) -> int | None:
 
 
 def format_time(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return time_text(moment)
 
 
 def written_status(

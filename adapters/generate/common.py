@@ -31,6 +31,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from adapters.kube.fields import time_text
+
 __all__ = [
     "DEFAULT_NOW",
     "Clock",
@@ -242,12 +244,6 @@ class Clock:
 
     def one(self, age: int) -> str:
         return f"{np.datetime_as_string(self.epoch - np.timedelta64(age, 's'), unit='s')}Z"
-
-
-def time_text(moment: datetime) -> str:
-    """`moment` as Kubernetes writes a time: UTC, whole seconds, a four-digit year (which
-    ``strftime("%Y")`` does not give before the year 1000)."""
-    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
 
 
 def utc_moment(now: datetime) -> datetime:

@@ -19,7 +19,19 @@ from adapters.generate.common import DEFAULT_NOW, parse_now
 from adapters.kube.manifests import dump_yaml_stream
 from adapters.registry import system, systems
 
-__all__ = ["DEFAULT_NOW", "current_minute", "generate", "generate_config", "generate_yaml", "generating"]
+__all__ = [
+    "DEFAULT_NOW",
+    "EARLIEST_NOW",
+    "current_minute",
+    "generate",
+    "generate_config",
+    "generate_yaml",
+    "generating",
+]
+
+# The generators stamp times up to a year and a month before `now` (OCM's clusters joined up to a
+# year before they last reported): from this moment on, none falls before the year 1.
+EARLIEST_NOW = datetime(3, 1, 1, tzinfo=UTC)
 
 
 def generating() -> tuple[str, ...]:

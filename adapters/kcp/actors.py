@@ -85,6 +85,7 @@ from adapters.kcp.status import set_condition
 from adapters.kcp.v08 import scheduled_condition
 from adapters.kcp.workspace import reference, workspace_of
 from adapters.kcp.world import parse_rfc3339
+from adapters.kube.fields import time_text
 
 __all__ = [
     "ACTORS",
@@ -235,8 +236,7 @@ def _is_namespace(obj: Mapping[str, Any]) -> bool:
 
 
 def _now_text(now: datetime) -> str:
-    moment = now if now.tzinfo else now.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return time_text(now if now.tzinfo else now.replace(tzinfo=UTC))
 
 
 def coordination_finalizers(obj: Mapping[str, Any], keys: Keys, cluster: str) -> list[str]:

@@ -51,7 +51,8 @@ from adapters.kcp.objects import (
     selects,
 )
 from adapters.kcp.workspace import KcpFields, read_workspace, reference
-from adapters.kcp.world import World, rfc3339
+from adapters.kcp.world import World
+from adapters.kube.fields import time_text
 from adapters.kube.manifests import Manifest
 from model import Batch, Cluster, Taint
 
@@ -219,7 +220,7 @@ def _model_cluster(world: World, c: ClusterObject, load: int) -> Cluster:
     reason = ""
     if c.evicting(world.now):
         assert c.evict_after is not None
-        reason = f"evicting since {rfc3339(c.evict_after)}"
+        reason = f"evicting since {time_text(c.evict_after)}"
     taints: tuple[Taint, ...] = ()
     if world.generation is Generation.V08 and not reason:
         if not c.ready:

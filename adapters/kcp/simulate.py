@@ -42,6 +42,7 @@ from adapters.kcp.actors import ACTORS, Transition, diff_objects, generation_of,
 from adapters.kcp.legality import ALLOWED, illegal_transitions
 from adapters.kcp.names import PLACEMENT_ANNOTATION
 from adapters.kcp.workspace import read_workspace, workspace_of
+from adapters.kube.fields import time_text
 from adapters.kube.manifests import Manifest, dump_json, dump_yaml_stream, from_objects
 from adapters.run.pipeline import schedule_manifests
 from solver import SolveOptions
@@ -106,7 +107,7 @@ class Simulation:
 
 
 def _time(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return time_text(moment)
 
 
 def _reference_key(ref: Mapping[str, Any]) -> tuple[str, str, str, str, str]:

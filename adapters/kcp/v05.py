@@ -72,7 +72,8 @@ from adapters.kcp.annotation import Entry, Parsed, entry_key, format_placement, 
 from adapters.kcp.names import State
 from adapters.kcp.objects import ClusterObject, NamespaceObject
 from adapters.kcp.status import namespace_object
-from adapters.kcp.world import World, rfc3339, seeded
+from adapters.kcp.world import World, seeded
+from adapters.kube.fields import time_text
 from model import (
     ClusterTerm,
     ExistingDecision,
@@ -425,7 +426,7 @@ def emit(world: World, plan: Plan, result: Result) -> Emitted:
     by_request = result.by_request()
     apply = []
     unsatisfied = []
-    now = rfc3339(world.now)
+    now = time_text(world.now)
     for p in plan.namespaces:
         obj, ok = _write(p, by_request, now)
         apply.append(obj)

@@ -54,7 +54,8 @@ from adapters.contract import Emitted
 from adapters.kcp import names as n
 from adapters.kcp.objects import ClusterObject, LocationObject, NamespaceObject, PlacementObject, selects
 from adapters.kcp.status import namespace_object, set_condition, with_metadata
-from adapters.kcp.world import World, parse_rfc3339, rfc3339, seeded
+from adapters.kcp.world import World, parse_rfc3339, seeded
+from adapters.kube.fields import time_text
 from model import ClusterTerm, ExistingDecision, Packing, PlacementRequest, Result, SelectionMode, Tenancy
 
 __all__ = ["NamespaceState", "Plan", "PlacementPlan", "emit", "plan"]
@@ -164,7 +165,7 @@ def _round(
 ) -> tuple[list[PlacementPlan], list[NamespaceState]]:
     """One pass of Controller A's scheduling step, C's bind step and A's namespace step, from the
     placements' current status (its Ready condition written as each pass writes it)."""
-    now = rfc3339(world.now)
+    now = time_text(world.now)
     placements = []
     for p in world.placements:
         phase, selected, conditions = current[p.key]
@@ -241,7 +242,7 @@ def emit(world: World, plan: Plan, result: Result) -> Emitted:
             raise ValueError(f"the result has no answer for Placement {pp.key!r}")
         if got.selected:
             target[pp.placement.key] = world.clusters[got.selected[0].cluster].key
-    now = rfc3339(world.now)
+    now = time_text(world.now)
     apply = [_namespace(world, state, target, now) for state in plan.namespaces]
     apply += [_placement(pp, target.get(pp.placement.key, "")) for pp in plan.placements]
     unsatisfied = tuple(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from adapters.kcp import names as n
@@ -19,7 +19,7 @@ from adapters.kcp.objects import (
     PlacementObject,
 )
 
-__all__ = ["World", "parse_rfc3339", "rfc3339", "seeded"]
+__all__ = ["World", "parse_rfc3339", "seeded"]
 
 
 @dataclass(slots=True)
@@ -78,11 +78,6 @@ def seeded(seed: int, *parts: str) -> random.Random:
     return random.Random("/".join((str(seed), *parts)))
 
 
-def rfc3339(moment: datetime) -> str:
-    """As Go's time.RFC3339 writes a UTC time."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 # Go's time.Parse(time.RFC3339, ...): four-digit year, two-digit month, day, minute and second, a
 # one- or two-digit hour, an upper-case T, an optional fraction after "." or ",", then Z or ±hh:mm.
 _GO_RFC3339 = re.compile(
@@ -106,5 +101,3 @@ def parse_rfc3339(text: str) -> datetime | None:
         return datetime(year, month, day, hour, minute, second, micro, tzinfo=timezone(offset))
     except ValueError:  # out of range (Go too refuses a 60th second, a 31st of April, ...)
         return None
-
-

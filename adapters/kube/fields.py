@@ -17,7 +17,17 @@ from adapters.kube.validation import (
     label_problem,
 )
 
-__all__ = ["INT32", "INT64", "Fields", "conditions_fine", "parse_time", "rfc3339", "whole", "ZERO_TIME"]
+__all__ = [
+    "INT32",
+    "INT64",
+    "Fields",
+    "conditions_fine",
+    "parse_time",
+    "rfc3339",
+    "time_text",
+    "whole",
+    "ZERO_TIME",
+]
 
 ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
 # The widths the APIs declare (an OpenAPI `format: int32` / `int64`, a Go int): the API server
@@ -289,3 +299,10 @@ def rfc3339(text: str) -> datetime | None:
     except ValueError:  # a month or day out of range, year 0
         return None
     return moment - offset
+
+
+def time_text(moment: datetime) -> str:
+    """`moment` as Kubernetes writes a time (metav1.Time, Go's time.RFC3339 in UTC): whole
+    seconds, Z, and a four-digit year, which ``strftime("%Y")`` does not give before the year 1000
+    (it wrote `500-06-01T...`, a time no reader takes)."""
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="seconds") + "Z"

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from adapters.kube.fields import time_text
 from adapters.kube.manifests import from_objects
 from adapters.kube.validation import name_from_generate_name
 from adapters.registry import system, systems
@@ -51,7 +52,6 @@ from solver import SolveOptions
 
 __all__ = ["Applied", "Deleted", "Delta", "HubScheduler", "HubEvent"]
 
-_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 _UID_NAMESPACE = uuid.UUID("6f1c9a52-3c1e-4d55-9a43-7c0de0b1a7e5")
 
 
@@ -86,10 +86,6 @@ class Delta:
     delete: list[dict[str, str]]
     systems: tuple[str, ...] = ()
     seconds: float = 0.0
-
-
-def _stamp(now: datetime) -> str:
-    return now.astimezone(UTC).strftime(_TIME_FORMAT)
 
 
 def _group(api_version: str) -> str:
@@ -299,7 +295,7 @@ class HubScheduler:
                 metadata["generation"] = kept["generation"] + 1
         else:
             metadata.setdefault("uid", self._new_uid())
-            metadata.setdefault("creationTimestamp", _stamp(now))
+            metadata.setdefault("creationTimestamp", time_text(now))
             metadata.setdefault("generation", 1)
         if metadata.get("deletionTimestamp") and not metadata.get("finalizers"):
             self._remove(key, now)
@@ -312,7 +308,7 @@ class HubScheduler:
         metadata = obj.get("metadata") or {}
         if metadata.get("finalizers"):
             if not metadata.get("deletionTimestamp"):
-                self._state[key] = {**obj, "metadata": {**metadata, "deletionTimestamp": _stamp(now)}}
+                self._state[key] = {**obj, "metadata": {**metadata, "deletionTimestamp": time_text(now)}}
             return
         self._remove(key, now)
 

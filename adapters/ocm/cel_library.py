@@ -69,7 +69,7 @@ def _rfc3339(t: datetime) -> str:
     """time.RFC3339Nano in UTC (trailing zeros of the fraction dropped)."""
     t = t.astimezone(UTC)
     fraction = f".{t.microsecond:06d}".rstrip("0").rstrip(".")
-    return t.strftime("%Y-%m-%dT%H:%M:%S") + fraction + "Z"
+    return t.replace(tzinfo=None).isoformat(timespec="seconds") + fraction + "Z"  # four-digit years
 
 
 def _duration_string(d: timedelta) -> str:

@@ -14,10 +14,10 @@ the selected clusters; that is reproduced here.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 from adapters.contract import Emitted
+from adapters.kube.fields import time_text
 from adapters.kube.manifests import object_reference
 from adapters.ocm import names as n
 from adapters.ocm.groups import decision_groups
@@ -33,7 +33,7 @@ def emit(context: OcmContext, result: Result) -> Emitted:
     apply: list[dict[str, Any]] = []
     delete: list[dict[str, str]] = []
     by_request = result.by_request()
-    now = _format_time(context.now)
+    now = time_text(context.now)
     unsatisfied: list[str] = []
     for key in sorted(context.placements):
         p = context.placements[key]
@@ -185,7 +185,3 @@ def _set_condition(
             conditions[i] = new
             return
     conditions.append(new)
-
-
-def _format_time(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
