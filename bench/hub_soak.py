@@ -64,6 +64,7 @@ import numpy as np
 
 from adapters.generate.common import DEFAULT_NOW
 from adapters.generate.hubs import generate
+from adapters.kube.fields import time_text
 from adapters.live.hub import Applied, Deleted, HubScheduler
 from adapters.openmcp.generate import generate_config
 from adapters.run.changes import object_key
@@ -80,7 +81,6 @@ MEMORY_SLACK_KIB = 8 * 1024
 STEP = timedelta(seconds=15)
 NOW = datetime.fromisoformat(DEFAULT_NOW)
 _SERVER = ("uid", "creationTimestamp", "deletionTimestamp", "resourceVersion", "generation", "managedFields")
-_TIME = "%Y-%m-%dT%H:%M:%SZ"
 
 Obj = dict[str, Any]
 
@@ -126,7 +126,7 @@ class HubSoakReport:
 
 
 def _stamp(t: datetime) -> str:
-    return t.strftime(_TIME)
+    return time_text(t)
 
 
 def _fresh(obj: Obj, name: str) -> Obj:

@@ -21,6 +21,7 @@ import polars as pl
 
 from adapters.generate.common import DEFAULT_NOW
 from adapters.generate.hubs import generate
+from adapters.kube.fields import time_text
 from adapters.live.incremental import ClusterAdded, ClusterChanged, ClusterRemoved, FleetScheduler
 from solver import SolveOptions
 
@@ -74,7 +75,7 @@ def run_incremental(
             else:
                 obj = copy.deepcopy(members[name])
                 cost = f"0.{int(rng.integers(10, 99)):02d}"
-                seen = now.strftime("%Y-%m-%dT%H:%M:%SZ")  # the CRD requires the observation time
+                seen = time_text(now)  # the CRD requires the observation time
                 obj.setdefault("status", {}).setdefault("properties", {})[_COST] = {
                     "value": cost,
                     "observationTime": seen,

@@ -40,6 +40,7 @@ import polars as pl
 from adapters.kcp import names as n
 from adapters.kcp.actors import workspace_of
 from adapters.kcp.simulate import STEP, run_simulation
+from adapters.kube.fields import time_text
 from adapters.kube.manifests import from_objects
 from adapters.run.pipeline import schedule_manifests
 from bench import kcp_hub
@@ -109,7 +110,7 @@ def case(
     before = settled.objects
     moment = settled.ended + STEP
     evicted = set(_evicted(objects, share, seed))
-    at = (moment - timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    at = time_text(moment - timedelta(seconds=1))
     state = _evict(before, evicted, at)
     on_evicted = _on(state, evicted)
     spread_before = kcp_hub.spread(before)

@@ -44,6 +44,7 @@ import numpy as np
 
 from adapters.generate.common import DEFAULT_NOW, parse_now
 from adapters.generate.hubs import generate
+from adapters.kube.fields import time_text
 from adapters.kube.manifests import from_objects
 from adapters.ocm import api as ocm
 from model import Batch, Result, SelectionMode
@@ -212,7 +213,7 @@ def measure_balance(
         clusters=clusters,
         placements=placements,
         seed=seed,
-        now=moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        now=time_text(moment),
         batch_clusters=len(batch.clusters),
         batch_placements=len(batch.requests),
         coupled=sum(1 for r in batch.requests if r.mode is SelectionMode.N and _weight(r) != 0),

@@ -61,7 +61,8 @@ from adapters.fleet import api as fleet
 from adapters.fleet import names as n
 from adapters.fleet.generate import generate_fleet
 from adapters.fleet.policy import normalized_policy
-from adapters.generate.common import DEFAULT_NOW, TEAMS, TIERS, TIME_FORMAT
+from adapters.generate.common import DEFAULT_NOW, TEAMS, TIERS
+from adapters.kube.fields import time_text
 from adapters.kube.manifests import from_objects
 from adapters.live.incremental import (
     ClusterAdded,
@@ -150,7 +151,7 @@ def _agent_condition(kind: str, stamp: str) -> dict[str, Any]:
 
 
 def _stamp(t: datetime) -> str:
-    return t.strftime(TIME_FORMAT)
+    return time_text(t)
 
 
 def _rss_mib() -> float:
