@@ -30,8 +30,9 @@ __all__ = [
 ]
 
 ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
-# The widths the APIs declare (an OpenAPI `format: int32` / `int64`, a Go int): the API server
-# refuses a number outside them, so a loader does too.
+# The widths the APIs declare (an OpenAPI `format: int32` / `int64`, a Go int). The API server
+# refuses a number past int64; past a custom resource's int32 it stores it, but the upstream
+# controller, which decodes into a Go int32, cannot read the object: a loader refuses both.
 INT32 = 2**31 - 1
 INT64 = 2**63 - 1
 _JSON_INTEGER = 2**53 - 1  # the largest integer a JSON number (a float64) holds exactly
