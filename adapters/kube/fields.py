@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -83,6 +83,19 @@ class Fields:
             raise self.fail(f"expected a list, got {_kind(value)}", path)
         return value
 
+    def objects(self, value: Any, path: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        """Each item of a list whose items are objects, with its path (`path[i]`). A null item is
+        refused: the API server prunes a null field or map value, but refuses a null item where
+        the schema's items are objects (not nullable)."""
+        for i, item in enumerate(self.sequence(value, path)):
+            where = f"{path}[{i}]"
+            if type(item) is dict:
+                yield where, item
+            elif item is None:
+                raise self.fail("expected an object, got null", where)
+            else:
+                yield where, self.mapping(item, where)
+
     def string(self, value: Any, path: str) -> str:
         if type(value) is str:
             return value
@@ -104,11 +117,19 @@ class Fields:
             raise self.fail(f"must be between {low} and {maximum}, got {value}", path)
         return value
 
-    def string_map(self, value: Any, path: str) -> dict[str, str]:
+    def string_map(self, value: Any, path: str, *, pruned: bool = False) -> dict[str, str]:
+        """A map of strings. A null value is "", as Go's encoding/json decodes it into a
+        map[string]string: so the API server reads any object's metadata.labels and annotations
+        (a custom resource's too: apiextensions-apiserver pkg/apiserver/schema/objectmeta/coerce.go,
+        GetObjectMeta, decodes metadata into metav1.ObjectMeta through JSON), and an upstream
+        controller its config file. `pruned`: a map in a custom resource's own schema, whose
+        null value the API server prunes (the key is absent: PruneNonNullableNullsWithoutDefaults)."""
         if type(value) is dict and all(type(k) is str and type(v) is str for k, v in value.items()):
             return dict(value)
         out = {}
         for key, item in self.mapping(value, path).items():
+            if item is None and pruned:
+                continue
             out[str(key)] = self.string(item, f"{path}.{key}")
         return out
 
@@ -162,9 +183,7 @@ class Fields:
         map keyed by type)."""
         items = self.sequence(value, path)
         seen: set[str] = set()
-        for i, item in enumerate(items):
-            where = f"{path}[{i}]"
-            condition = self.mapping(item, where)
+        for where, condition in self.objects(items, path):
             if not _fine_condition(condition):
                 self._condition(condition, where)
             kind = condition["type"]

@@ -62,19 +62,21 @@ def _aggregate(errors: list[str]) -> str:
     return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
 
 
-def label_selector(f: Fields, raw: Any, path: str, *, labels: bool = True) -> LabelSelector | None:
+def label_selector(
+    f: Fields, raw: Any, path: str, *, labels: bool = True, pruned: bool = True
+) -> LabelSelector | None:
     """The selector at `path`; None when it matches every cluster (absent or empty).
-    `labels=False` reads a claim selector: matchExpressions only.
+    `labels=False` reads a claim selector: matchExpressions only. A null matchLabels value is
+    pruned, as the API server stores a custom resource (Fields.string_map); `pruned=False` reads
+    one as Go's encoding/json decodes a config file, "".
 
     Raises SelectorError for what upstream cannot build at scheduling time."""
     if raw is None:
         return None
     raw = f.mapping(raw, path)
-    match = f.string_map(raw.get("matchLabels"), f"{path}.matchLabels") if labels else {}
+    match = f.string_map(raw.get("matchLabels"), f"{path}.matchLabels", pruned=pruned) if labels else {}
     expressions = []
-    for i, item in enumerate(f.sequence(raw.get("matchExpressions"), f"{path}.matchExpressions")):
-        where = f"{path}.matchExpressions[{i}]"
-        item = f.mapping(item, where)
+    for where, item in f.objects(raw.get("matchExpressions"), f"{path}.matchExpressions"):
         for required in ("key", "operator"):
             if item.get(required) is None:
                 raise f.fail(f"{required} is required", f"{where}.{required}")

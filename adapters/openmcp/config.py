@@ -327,7 +327,7 @@ def _purpose(
 
 def _selector(f: _ConfigFields, raw: Any, path: str, errors: list[str]) -> LabelSelector | None:
     try:
-        return label_selector(f, raw, path)
+        return label_selector(f, raw, path, pruned=False)  # decoded by sigs.k8s.io/yaml
     except SelectorError as err:
         errors.append(f"{path}: Invalid value: {err}")
         return None
