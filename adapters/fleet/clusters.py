@@ -51,9 +51,7 @@ def _taints(f: Fields, raw: Any) -> tuple[Taint, ...]:
     if len(items) > _MAX_TAINTS:
         raise f.fail(f"at most {_MAX_TAINTS} taints", "spec.taints")
     taints: list[Taint] = []
-    for i, item in enumerate(items):
-        path = f"spec.taints[{i}]"
-        item = f.mapping(item, path)
+    for path, item in f.objects(items, "spec.taints"):
         effect = enum(f, item.get("effect"), f"{path}.effect", TAINT_EFFECTS)
         if effect is None:
             raise f.fail("effect is required", f"{path}.effect")
@@ -181,46 +179,33 @@ def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bo
     conditions' statuses checked already: schema.RULES)."""
     if leaving:
         return False, n.LEFT_FLEET
-    agents = status.get("agentStatus")
-    if type(agents) is not list:
-        agents = f.sequence(agents, "status.agentStatus")
-    agent = None
-    for i, raw in enumerate(agents):
-        if type(raw) is not dict:  # paths are spelt only for a message
-            raw = f.mapping(raw, f"status.agentStatus[{i}]")
+    agent = path = None
+    for where, raw in f.objects(status.get("agentStatus"), "status.agentStatus"):
         if raw.get("type") == n.MEMBER_AGENT:
-            agent, index = raw, i
+            agent, path = raw, where
             break
     if agent is None:
         return False, n.AGENT_MISSING
-    path = f"status.agentStatus[{index}]"
     # A missing time is Go's zero time: long ago.
     heartbeat = parse_time(f, agent.get("lastReceivedHeartbeat"), f"{path}.lastReceivedHeartbeat")
     since = _minutes_since(now, heartbeat)
     if since > n.HEARTBEAT_TIMEOUT_MINUTES:
         return False, n.NO_HEARTBEAT.format(since)
     conditions = {}
-    listed = agent.get("conditions")
-    if type(listed) is not list:
-        listed = f.sequence(listed, f"{path}.conditions")
-    for i, raw in enumerate(listed):
-        if type(raw) is not dict:
-            raw = f.mapping(raw, f"{path}.conditions[{i}]")
+    for where, raw in f.objects(agent.get("conditions"), f"{path}.conditions"):
         kind = raw.get("type")
         if type(kind) is not str:  # a list or a map would not even key the dict
-            kind = f.string(kind, f"{path}.conditions[{i}].type")
-        conditions.setdefault(kind, (i, raw))
+            kind = f.string(kind, f"{where}.type")
+        conditions.setdefault(kind, (where, raw))
     joined = conditions.get("Joined")
     if joined is None or joined[1].get("status") != "True":
         return False, n.NOT_JOINED
     healthy = conditions.get("Healthy")
     if healthy is None:
         return False, n.NO_HEALTH
-    i, condition = healthy
+    where, condition = healthy
     if condition.get("status") != "True":  # its status and time checked (schema.py: Conditions)
-        changed = parse_time(
-            f, condition.get("lastTransitionTime"), f"{path}.conditions[{i}].lastTransitionTime"
-        )
+        changed = parse_time(f, condition.get("lastTransitionTime"), f"{where}.lastTransitionTime")
         since = _minutes_since(now, changed)
         if since > n.HEALTH_TIMEOUT_MINUTES:
             return False, n.UNHEALTHY.format(since)

@@ -116,7 +116,7 @@ def parse_policy(f: Fields, raw: Any) -> Policy:
         terms = f.sequence(required.get("clusterSelectorTerms"), terms_path)
         if len(terms) > _MAX_REQUIRED_TERMS:
             raise f.fail(f"at most {_MAX_REQUIRED_TERMS} terms", terms_path)
-        policy.required = tuple(_required_term(f, t, f"{terms_path}[{i}]") for i, t in enumerate(terms))
+        policy.required = tuple(_required_term(f, t, where) for where, t in f.objects(terms, terms_path))
     preferred_path = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
     preferred = f.sequence(
         cluster_affinity.get("preferredDuringSchedulingIgnoredDuringExecution"), preferred_path
@@ -126,17 +126,17 @@ def parse_policy(f: Fields, raw: Any) -> Policy:
             "PreferredDuringSchedulingIgnoredDuringExecution will be ignored for placement policy type PickAll",  # noqa: E501
             preferred_path,
         )
-    policy.preferences = tuple(_preference(f, p, f"{preferred_path}[{i}]") for i, p in enumerate(preferred))
+    policy.preferences = tuple(_preference(f, p, where) for where, p in f.objects(preferred, preferred_path))
 
     spread_path = f"{base}.topologySpreadConstraints"
     spread_items = f.sequence(raw.get("topologySpreadConstraints"), spread_path)
-    policy.spread = tuple(_spread(f, s, f"{spread_path}[{i}]") for i, s in enumerate(spread_items))
+    policy.spread = tuple(_spread(f, s, where) for where, s in f.objects(spread_items, spread_path))
 
     tolerations_path = f"{base}.tolerations"
     items = f.sequence(raw.get("tolerations"), tolerations_path)
     if len(items) > _MAX_TOLERATIONS:
         raise f.fail(f"at most {_MAX_TOLERATIONS} tolerations", tolerations_path)
-    policy.tolerations = tuple(_toleration(f, t, f"{tolerations_path}[{i}]") for i, t in enumerate(items))
+    policy.tolerations = tuple(_toleration(f, t, where) for where, t in f.objects(items, tolerations_path))
     for i, toleration in enumerate(policy.tolerations):
         if toleration in policy.tolerations[:i]:
             raise f.fail("tolerations must be unique", f"{tolerations_path}[{i}]")
@@ -166,8 +166,7 @@ def _label_selector(f: Fields, raw: Any, path: str) -> LabelSelector | None:
         raise f.fail(f"the labelSelector is invalid: {err}", err.field) from None
 
 
-def _required_term(f: Fields, raw: Any, path: str) -> ClusterTerm:
-    raw = f.mapping(raw, path)
+def _required_term(f: Fields, raw: Mapping[str, Any], path: str) -> ClusterTerm:
     if raw.get("propertySorter") is not None:
         raise f.fail(
             "PropertySorter is not allowed for RequiredDuringSchedulingIgnoredDuringExecution affinity",
@@ -179,9 +178,7 @@ def _required_term(f: Fields, raw: Any, path: str) -> ClusterTerm:
     prop = f.mapping(raw.get("propertySelector"), prop_path)
     if raw.get("propertySelector") is not None and prop.get("matchExpressions") is None:
         raise f.fail("matchExpressions is required", f"{prop_path}.matchExpressions")
-    for i, item in enumerate(f.sequence(prop.get("matchExpressions"), f"{prop_path}.matchExpressions")):
-        where = f"{prop_path}.matchExpressions[{i}]"
-        item = f.mapping(item, where)
+    for where, item in f.objects(prop.get("matchExpressions"), f"{prop_path}.matchExpressions"):
         name = _property_name(f, item.get("name"), f"{where}.name")
         operator = _operator(f, PropertyOperator, item, where)
         values = f.sequence(item.get("values"), f"{where}.values")
@@ -264,8 +261,7 @@ def _bounds_problem(group: list[PropertyRequirement]) -> str | None:
     return None
 
 
-def _preference(f: Fields, raw: Any, path: str) -> Preference:
-    raw = f.mapping(raw, path)
+def _preference(f: Fields, raw: Mapping[str, Any], path: str) -> Preference:
     weight = f.integer(raw.get("weight"), f"{path}.weight", minimum=-100, maximum=100)
     term_path = f"{path}.preference"
     if raw.get("preference") is None:
@@ -289,8 +285,7 @@ def _preference(f: Fields, raw: Any, path: str) -> Preference:
     return Preference(weight, selector, sorter)
 
 
-def _spread(f: Fields, raw: Any, path: str) -> SpreadConstraint:
-    raw = f.mapping(raw, path)
+def _spread(f: Fields, raw: Mapping[str, Any], path: str) -> SpreadConstraint:
     skew = f.integer(raw.get("maxSkew", 1), f"{path}.maxSkew", minimum=1, maximum=INT32)
     key = f.string(raw.get("topologyKey"), f"{path}.topologyKey")
     if not key:
@@ -300,10 +295,9 @@ def _spread(f: Fields, raw: Any, path: str) -> SpreadConstraint:
     return SpreadConstraint(key, skew, hard=when == "DoNotSchedule")
 
 
-def _toleration(f: Fields, raw: Any, path: str) -> Toleration:
+def _toleration(f: Fields, raw: Mapping[str, Any], path: str) -> Toleration:
     """A toleration, refused as the CRD (enums, its CEL rules) and the webhook (validateTolerations:
     a qualified key, a label value) refuse it."""
-    raw = f.mapping(raw, path)
     key = f.string(raw.get("key"), f"{path}.key")
     operator_name = enum(f, raw.get("operator"), f"{path}.operator", TOLERATION_OPERATORS, "Equal")
     operator = TolerationOperator(operator_name)
@@ -529,7 +523,9 @@ def _go_json(value: Any, kind: Any) -> str:
     if kind is _MAP:
         if value is None:
             return "null"
-        return "{" + ",".join(f"{_go_string(k)}:{_go_string(value[k])}" for k in sorted(value)) + "}"
+        # a null value the API server pruned: not in the stored policy
+        present = sorted(k for k, v in value.items() if v is not None)
+        return "{" + ",".join(f"{_go_string(k)}:{_go_string(value[k])}" for k in present) + "}"
     fields = value if isinstance(value, Mapping) else {}
     parts = []
     for name, field_kind, omitempty in kind.fields:
@@ -545,6 +541,8 @@ def _empty(value: Any, kind: Any) -> bool:
     struct is not nil)."""
     if value is None:
         return True
+    if kind is _MAP and isinstance(value, Mapping):  # its null values pruned
+        return all(v is None for v in value.values())
     return not isinstance(kind, _Pointer) and value in ("", [], {})
 
 

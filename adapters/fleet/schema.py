@@ -217,15 +217,14 @@ def _resource_selectors(f: Fields, value: Any, path: str) -> None:
     selectors = f.sequence(value, path)
     if not 1 <= len(selectors) <= 100:
         raise f.fail(f"between 1 and 100 resource selectors are required, got {len(selectors)}", path)
-    for i, raw in enumerate(selectors):
-        selector = f.mapping(raw, f"{path}[{i}]")
+    for where, selector in f.objects(selectors, path):
         for name in ("group", "version", "kind"):
             if selector.get(name) is None:
-                raise f.fail(f"{name} is required", f"{path}[{i}].{name}")
-            f.string(selector[name], f"{path}[{i}].{name}")
-        f.string(selector.get("name"), f"{path}[{i}].name")
+                raise f.fail(f"{name} is required", f"{where}.{name}")
+            f.string(selector[name], f"{where}.{name}")
+        f.string(selector.get("name"), f"{where}.name")
         if selector.get("name") and selector.get("labelSelector") is not None:
-            raise f.fail("name and labelSelector are mutually exclusive", f"{path}[{i}]")
+            raise f.fail("name and labelSelector are mutually exclusive", where)
 
 
 def _selector_labels(f: Fields, value: Any, path: str) -> None:
@@ -311,6 +310,9 @@ _APPLY_STRATEGY = (
 )
 
 
+_SCORES = ("affinityScore", "priorityScore")  # a decision's clusterScore: int32s
+
+
 class _Decisions:
     """targetClusters: at most 1000, their scores int32."""
 
@@ -318,12 +320,11 @@ class _Decisions:
         decisions = f.sequence(value, path)
         if len(decisions) > n.MAX_DECISIONS:
             raise f.fail(f"at most {n.MAX_DECISIONS} items", path)
-        for i, decision in enumerate(decisions):
-            where = f"{path}[{i}].clusterScore"
-            score = f.mapping(f.mapping(decision, f"{path}[{i}]").get("clusterScore"), where)
-            for name in ("affinityScore", "priorityScore"):
+        for where, decision in f.objects(decisions, path):
+            score = f.mapping(decision.get("clusterScore"), f"{where}.clusterScore")
+            for name in _SCORES:
                 if score.get(name) is not None:
-                    f.integer(score[name], f"{where}.{name}", maximum=INT32)
+                    f.integer(score[name], f"{where}.clusterScore.{name}", maximum=INT32)
 
     @staticmethod
     def fine(value: Any) -> bool:
@@ -413,6 +414,8 @@ RULES: dict[str, tuple[Rule, ...]] = {
         Rule("spec.clusterDecision.clusterName", Required(str), required=True),
         Rule("spec.clusterDecision.reason", Required(str), required=True),
         Rule("spec.clusterDecision.selected", Required(bool), required=True),
+        # its int32 scores, whatever the binding's state (load.py reads them of the active ones)
+        *(Rule(f"spec.clusterDecision.clusterScore.{name}", Integer(maximum=INT32)) for name in _SCORES),
         *(Rule(f"spec.applyStrategy.{name}", check) for name, check in _APPLY_STRATEGY),
         Rule("status.conditions", Conditions()),
     ),
@@ -528,8 +531,8 @@ def _walk(f: Fields, value: Any, node: _Node, path: str, version: str) -> None:
     if not node.children or (value is None and not node.required):
         return
     if path and node.listed:
-        for i, item in enumerate(f.sequence(value, path)):
-            _walk_children(f, item, node, f"{path}[{i}]", version)
+        for where, item in f.objects(value, path):
+            _walk_children(f, item, node, where, version)
     else:
         _walk_children(f, value, node, path, version)
 
