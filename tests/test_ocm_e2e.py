@@ -391,7 +391,6 @@ def test_yaml_output_matches_plan(tmp_path):
     [
         ({"prioritizers": [builtin("Balance", 11)]}, "spec.prioritizerPolicy.configurations[0].weight"),
         ({"n": -1}, "spec.numberOfClusters"),
-        ({"mode": "Fancy"}, "spec.prioritizerPolicy.mode"),
         ({"per_group": "1.5"}, "spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup"),
     ],
 )

@@ -421,7 +421,6 @@ def test_cel_traits_and_compile_errors():
         ({"prioritizers": [builtin("Balance", 11)]}, "spec.prioritizerPolicy.configurations[0].weight"),
         ({"prioritizers": [builtin("Balance", -11)]}, "spec.prioritizerPolicy.configurations[0].weight"),
         ({"n": -1}, "spec.numberOfClusters"),
-        ({"mode": "Fancy"}, "spec.prioritizerPolicy.mode"),
         ({"prioritizers": [{"weight": 1}]}, "spec.prioritizerPolicy.configurations[0].scoreCoordinate"),
         (
             {"prioritizers": [{"scoreCoordinate": {"type": "Other"}}]},

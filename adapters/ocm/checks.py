@@ -27,9 +27,7 @@ def enum(f: Fields, raw: Mapping[str, Any], key: str, path: str, allowed: Sequen
 
 def conditions(f: Fields, status: Mapping[str, Any], path: str = "status.conditions") -> None:
     """Each condition's status (required, an enum) and observedGeneration (int64, at least 0)."""
-    for i, raw in enumerate(f.sequence(status.get("conditions"), path)):
-        where = f"{path}[{i}]"
-        raw = f.mapping(raw, where)
+    for where, raw in f.objects(status.get("conditions"), path):
         if raw.get("status") is None:
             raise f.fail("a condition needs a status", f"{where}.status")
         enum(f, raw, "status", f"{where}.status", _CONDITION_STATUSES, "")

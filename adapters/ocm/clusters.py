@@ -63,11 +63,7 @@ def read_cluster(manifest: Manifest) -> ManagedCluster:
     spec = f.mapping(obj.get("spec"), "spec")
     status = f.mapping(obj.get("status"), "status")
     claims: dict[str, str] = {}
-    for i, raw in enumerate(f.sequence(status.get("clusterClaims"), "status.clusterClaims")):
-        path = f"status.clusterClaims[{i}]"
-        if raw is None:
-            raise f.fail("expected an object, got null", path)
-        raw = f.mapping(raw, path)
+    for path, raw in f.objects(status.get("clusterClaims"), "status.clusterClaims"):
         name = _claim_part(f, raw, "name", path, _MAX_CLAIM_NAME)
         claims[name] = _claim_part(f, raw, "value", path, _MAX_CLAIM_VALUE)
     _check_unread(f, spec, status)
@@ -103,9 +99,8 @@ def _check_unread(f: Fields, spec: Mapping[str, Any], status: Mapping[str, Any])
     if spec.get("leaseDurationSeconds") is not None:
         f.integer(spec["leaseDurationSeconds"], "spec.leaseDurationSeconds", maximum=INT32)
     conditions(f, status)
-    for i, raw in enumerate(f.sequence(status.get("managedNamespaces"), "status.managedNamespaces")):
-        path = f"status.managedNamespaces[{i}]"
-        conditions(f, f.mapping(raw, path), f"{path}.conditions")
+    for path, raw in f.objects(status.get("managedNamespaces"), "status.managedNamespaces"):
+        conditions(f, raw, f"{path}.conditions")
 
 
 _parse_cached = lru_cache(maxsize=65536)(parse_quantity)
@@ -146,9 +141,7 @@ def _present(amounts: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def _taints(f: Fields, spec: Mapping[str, Any]) -> tuple[Taint, ...]:
     taints = []
-    for i, raw in enumerate(f.sequence(spec.get("taints"), "spec.taints")):
-        path = f"spec.taints[{i}]"
-        raw = f.mapping(raw, path)
+    for path, raw in f.objects(spec.get("taints"), "spec.taints"):
         key = f.string(raw.get("key"), f"{path}.key")
         if not key:
             raise f.fail("a taint needs a key", f"{path}.key")

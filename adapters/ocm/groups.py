@@ -72,9 +72,7 @@ def read_strategy(f: Fields, spec: Mapping[str, Any]) -> GroupStrategy:
         if not raw.endswith("%"):  # passes the schema, but upstream takes only "<p>%" strings
             error = n.NOT_PERCENTAGE.format(raw)
     groups = []
-    for i, item in enumerate(f.sequence(strategy.get("decisionGroups"), f"{base}.decisionGroups")):
-        where = f"{base}.decisionGroups[{i}]"
-        item = f.mapping(item, where)
+    for where, item in f.objects(strategy.get("decisionGroups"), f"{base}.decisionGroups"):
         name = f.string(item.get("groupName"), f"{where}.groupName")
         if not _GROUP_NAME.fullmatch(name):
             raise f.fail(f"invalid group name {name!r}", f"{where}.groupName")

@@ -175,9 +175,7 @@ def _check_status(f: Fields, status: Mapping[str, Any]) -> None:
     """The Placement status emit keeps from, as the CRD bounds it."""
     if status.get("numberOfSelectedClusters") is not None:
         f.integer(status["numberOfSelectedClusters"], "status.numberOfSelectedClusters", maximum=INT32)
-    for i, raw in enumerate(f.sequence(status.get("decisionGroups"), "status.decisionGroups")):
-        path = f"status.decisionGroups[{i}]"
-        raw = f.mapping(raw, path)
+    for path, raw in f.objects(status.get("decisionGroups"), "status.decisionGroups"):
         for key in ("decisionGroupIndex", "clusterCount"):
             if raw.get(key) is not None:
                 f.integer(raw[key], f"{path}.{key}", maximum=INT32)
@@ -279,9 +277,7 @@ def _scores(
         status = f.mapping(m.obj.get("status"), "status")
         conditions(f, status)
         items = []
-        for i, raw in enumerate(f.sequence(status.get("scores"), "status.scores")):
-            path = f"status.scores[{i}]"
-            raw = f.mapping(raw, path)
+        for path, raw in f.objects(status.get("scores"), "status.scores"):
             for key in ("name", "value"):
                 if raw.get(key) is None:
                     raise f.fail(f"{key} is required", f"{path}.{key}")
@@ -309,9 +305,7 @@ def _decisions(manifests: Iterable[Manifest]) -> dict[tuple[str, str], list[tupl
         if m.obj.get("status") is not None and status.get("decisions") is None:  # the CRD's: [] at least
             raise f.fail("required", "status.decisions")
         names = []
-        for i, raw in enumerate(f.sequence(status.get("decisions"), "status.decisions")):
-            path = f"status.decisions[{i}]"
-            raw = f.mapping(raw, path)
+        for path, raw in f.objects(status.get("decisions"), "status.decisions"):
             for key in ("clusterName", "reason"):
                 if raw.get(key) is None:
                     raise f.fail(f"{key} is required", f"{path}.{key}")

@@ -70,6 +70,7 @@ NO_PLUGIN = ""
 # Misconfiguration messages.
 EMPTY_KEY = "If the key is empty, operator must be Exists."
 EXISTS_WITH_VALUE = "If the operator is Exists, the value should be empty."
+UNKNOWN_MODE = "incorrect prioritizer policy mode: {}"
 UNKNOWN_BUILT_IN = "incorrect builtin prioritizer: {}"
 NO_ADD_ON = "addOn should not be empty"
 NOT_PERCENTAGE = "{} invalid type: string is not a percentage"

@@ -1,15 +1,18 @@
 """A Placement's spec -> the parts of a model.PlacementRequest, checked in two tiers.
 
-What the CRD schema (and this project's issue: an unknown prioritizer mode) rejects is an
-InputError naming the field. What only upstream's scheduler rejects is kept as the message of a
-Misconfigured status, by the stage that reports it, because whether upstream reaches that stage
-depends on the clusters (load decides):
+What the CRD schema rejects is an InputError naming the field, and so is a negative
+numberOfClusters, which the CRD takes (an int32 without a minimum) but upstream's scheduler
+cannot: selectClusters slices its candidates with it and panics, so the controller crashes and
+writes nothing. What only upstream's scheduler rejects is kept as the message of a Misconfigured
+status, by the stage that reports it, because whether upstream reaches that stage depends on the
+clusters (load decides):
 
 - Predicate: a label or claim selector Kubernetes cannot build, a CEL expression that does not
   compile (checked only when the placement has available clusters);
 - TaintToleration: an empty key without Exists, Exists with a value (checked only when a cluster
   passed the predicates);
-- the prioritizers: an unknown builtIn or an AddOn coordinate without addOn, with non-zero weight;
+- the prioritizers: an unknown mode (the CRD has no enum), an unknown builtIn or an AddOn
+  coordinate without addOn, with non-zero weight;
 - decision groups (groups.py): a non-percentage string, a group selector that cannot be built.
 """
 
@@ -73,8 +76,9 @@ def read_policy(f: Fields, spec: Any) -> Policy:
     spec = f.mapping(spec, "spec")
     count = spec.get("numberOfClusters")
     if count is not None:
-        # int32 in the CRD, with no minimum; upstream's selectClusters slices its candidates with
-        # it, so a negative count panics the controller: refused here.
+        # int32 in the CRD, with no minimum; upstream's selectClusters (schedule.go) slices its
+        # candidates with it, `clusters[:n]`, so a negative count panics the controller (a crash,
+        # nothing written, at every try): refused here, as no output of upstream's stands for it.
         count = f.integer(count, "spec.numberOfClusters", minimum=0, maximum=INT32)
     enum(f, spec, "sortBy", "spec.sortBy", n.SORT_BY, n.SORT_BY[0])
     rate = spec.get("scoreRateLimit")
@@ -97,9 +101,7 @@ def read_policy(f: Fields, spec: Any) -> Policy:
 
 def _predicates(f: Fields, spec: Mapping[str, Any]) -> tuple[Predicate, ...]:
     out = []
-    for i, raw in enumerate(f.sequence(spec.get("predicates"), "spec.predicates")):
-        path = f"spec.predicates[{i}]"
-        raw = f.mapping(raw, path)
+    for path, raw in f.objects(spec.get("predicates"), "spec.predicates"):
         path += ".requiredClusterSelector"
         selector = f.mapping(raw.get("requiredClusterSelector"), path)
         cel_path = f"{path}.celSelector"
@@ -120,9 +122,7 @@ def _tolerations(f: Fields, spec: Mapping[str, Any]) -> tuple[tuple[Toleration, 
     invalid one. A toleration with an operator other than Equal or Exists never matches upstream,
     so it is left out."""
     out, error = [], None
-    for i, raw in enumerate(f.sequence(spec.get("tolerations"), "spec.tolerations")):
-        path = f"spec.tolerations[{i}]"
-        raw = f.mapping(raw, path)
+    for path, raw in f.objects(spec.get("tolerations"), "spec.tolerations"):
         key = f.string(raw.get("key"), f"{path}.key")
         if key and (len(key) > _MAX_KEY or not TAINT_KEY.fullmatch(key)):
             raise f.fail(f"invalid key {key!r}", f"{path}.key")
@@ -162,15 +162,11 @@ def _prioritizers(f: Fields, spec: Mapping[str, Any]) -> tuple[tuple[Preference,
     base = "spec.prioritizerPolicy"
     policy = f.mapping(spec.get("prioritizerPolicy"), base)
     mode = f.string(policy.get("mode", n.ADDITIVE), f"{base}.mode")
-    if mode not in ("", n.ADDITIVE, n.EXACT):
-        raise f.fail(f"unknown prioritizer mode {mode!r}; expected {n.ADDITIVE} or {n.EXACT}", f"{base}.mode")
     weights: dict[tuple, int] = {}
     if mode != n.EXACT:
         weights[(n.BUILT_IN, n.BALANCE, None, None)] = 1
         weights[(n.BUILT_IN, n.STEADY, None, None)] = 1
-    for i, raw in enumerate(f.sequence(policy.get("configurations"), f"{base}.configurations")):
-        path = f"{base}.configurations[{i}]"
-        raw = f.mapping(raw, path)
+    for i, (path, raw) in enumerate(f.objects(policy.get("configurations"), f"{base}.configurations")):
         weight = raw.get("weight")
         if weight is not None:
             weight = f.integer(weight, f"{path}.weight", minimum=-n.MAX_WEIGHT, maximum=n.MAX_WEIGHT)
@@ -180,6 +176,10 @@ def _prioritizers(f: Fields, spec: Mapping[str, Any]) -> tuple[tuple[Preference,
         # Upstream keys its weights by the coordinate struct, whose addOn is a pointer: entries
         # with an addOn never override one another, each one counts.
         weights[(kind, built_in, add_on, i if add_on is not None else None)] = weight
+    if mode not in ("", n.ADDITIVE, n.EXACT):
+        # The CRD has no enum; upstream's getWeights (schedule.go) refuses any other mode before
+        # it builds a prioritizer: Misconfigured.
+        return (), n.UNKNOWN_MODE.format(mode)
     preferences, error = [], None
     for (kind, built_in, add_on, _), weight in weights.items():
         if weight == 0:
@@ -228,9 +228,7 @@ def _spread(f: Fields, spec: Mapping[str, Any]) -> tuple[SpreadConstraint, ...]:
     if len(items) > n.MAX_SPREAD_CONSTRAINTS:
         raise f.fail(f"at most {n.MAX_SPREAD_CONSTRAINTS} spread constraints", f"{base}.spreadConstraints")
     out = []
-    for i, raw in enumerate(items):
-        path = f"{base}.spreadConstraints[{i}]"
-        raw = f.mapping(raw, path)
+    for path, raw in f.objects(items, f"{base}.spreadConstraints"):
         key = f.string(raw.get("topologyKey"), f"{path}.topologyKey")
         if len(key) > _MAX_KEY or not _TOPOLOGY_KEY.fullmatch(key):
             raise f.fail(f"invalid topology key {key!r}", f"{path}.topologyKey")
