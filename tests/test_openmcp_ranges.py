@@ -126,9 +126,10 @@ def _condition(**fields) -> dict:
     }
 
 
+_STATUS = {"observedGeneration": 1, "phase": ""}  # a status requires both
 OBJECTS = {
-    "ClusterRequest/foo/a": lambda: request("foo", "a", "p"),
-    "Cluster/ns/c": lambda: cluster("ns", "c", "p"),
+    "ClusterRequest/foo/a": lambda: request("foo", "a", "p") | {"status": dict(_STATUS)},
+    "Cluster/ns/c": lambda: cluster("ns", "c", "p") | {"status": dict(_STATUS)},
 }
 
 
@@ -177,7 +178,7 @@ def test_condition_status_is_true_false_or_unknown(tmp_path, where) -> None:
     obj = _with(OBJECTS[where](), "status.conditions", [_condition(status="true")])
     refused(tmp_path, [obj], cfg, f"{where}: status.conditions[0].status: unsupported value 'true'")
     obj = _with(OBJECTS[where](), "status.conditions", [{"type": "Ready"}])
-    refused(tmp_path, [obj], cfg, f"{where}: status.conditions[0].status: required")
+    refused(tmp_path, [obj], cfg, f"{where}: status.conditions[0].status: status is required")
 
 
 def test_cluster_spec_as_its_crd_requires(tmp_path) -> None:

@@ -139,9 +139,11 @@ def _request(r: RequestObject, status: tuple[str, tuple[str, str] | None] | None
         return out  # upstream writes no status for a request it lets go
     phase, cluster = status
     written = dict(obj.get("status") or {})
-    generation = whole(metadata.get("generation"))  # 2.0 is the API server's 2
-    if isinstance(generation, int) and not isinstance(generation, bool):
-        written["observedGeneration"] = generation
+    # The updater sets ObservedGeneration to GetGeneration() (controller-utils status_updater.go),
+    # an int64 the status always carries (`json:"observedGeneration"`, no omitempty): 0 for a
+    # request without a generation. 2.0 is the API server's 2.
+    generation = whole(metadata.get("generation"))
+    written["observedGeneration"] = 0 if generation is None else generation
     written["phase"] = phase
     if cluster is not None:
         written["cluster"] = {"name": cluster[1], "namespace": cluster[0]}

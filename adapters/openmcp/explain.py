@@ -84,6 +84,9 @@ def _unscheduled(request: Manifest, purpose: str) -> str:
         return "being deleted: its finalizers are taken off its clusters"
     if ((metadata.get("annotations") or {}).get(n.OPERATION)) == n.IGNORE:
         return f"annotated {n.OPERATION}: {n.IGNORE}"
+    reference = (request.obj.get("status") or {}).get("cluster")
+    if reference is not None and not (reference.get("name") and reference.get("namespace")):
+        return "its status.cluster has an empty name or namespace: upstream cannot look it up (Pending)"
     return f"no cluster definition found for purpose {purpose!r} (no purposeMappings entry)"
 
 

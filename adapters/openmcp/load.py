@@ -22,7 +22,8 @@ earlier in the queue) already has, so every cluster the run makes can be made; i
 granted in the same run, as upstream grants it with the name the server answered.
 
 Requests with an unknown purpose are not solved: emit writes them Pending, or Granted when they
-already hold a cluster that exists.
+already hold a cluster that exists. Nor are requests whose status.cluster has an empty name or
+namespace (objects.RequestObject.lookup_fails): upstream's every reconcile of one fails, Pending.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ class RequestContext:
     """One reconciled request, not being deleted."""
 
     request: RequestObject
-    mapping: PurposeMapping | None  # None: no mapping for its purpose (not solved)
+    mapping: PurposeMapping | None  # None: no mapping for its purpose, or a lookup that fails (not solved)
     order: int = -1  # its place in the queue (solved requests only)
     recovered: str | None = None  # the listed cluster carrying its finalizer, when status.cluster is unset
     new_cluster: str = ""  # the neutral name of the cluster it would create
@@ -129,8 +130,12 @@ def load(
         if not selected(cfg.requests, r.labels) or r.annotations.get(n.OPERATION) == n.IGNORE:
             continue  # upstream never reconciles it
         if not r.uid:
+            # Kept refused: the API server gives every object it creates a uid, so no stored
+            # request lacks one; and the uid names the request's finalizer on its cluster.
             raise Fields(r.manifest).fail(
-                "required: the request's finalizer on its cluster names it", "metadata.uid"
+                "required: the API server gives every object a uid, and the request's finalizer "
+                "on its cluster names it",
+                "metadata.uid",
             )
         reconciled.append(r)
     deleting = [r for r in reconciled if r.deleting]
@@ -152,7 +157,9 @@ def load(
     for r in reconciled:
         if r.deleting:
             continue
-        ctx = context.requests[r.key] = RequestContext(r, cfg.purposes.get(r.purpose))
+        # A reference upstream cannot look up fails every reconcile first: not solved, Pending.
+        mapping = None if r.lookup_fails else cfg.purposes.get(r.purpose)
+        ctx = context.requests[r.key] = RequestContext(r, mapping)
         if ctx.mapping is None:
             continue
         if r.cluster is None:

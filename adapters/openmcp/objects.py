@@ -7,9 +7,9 @@ uses a cluster.
 What the API server would refuse is refused here (openmcp-operator api/crds/manifests/
 clusters.openmcp.cloud_{clusters,clusterrequests}.yaml, and ObjectMeta's own rules): a Cluster's
 spec.profile and spec.tenancy are required, the tenancy Exclusive or Shared, spec.purposes not
-empty when given; metadata.generation is an int64 of at least 0, status.observedGeneration an
-int64, each of status.conditions has an int64 observedGeneration of at least 0 and a status of
-True, False or Unknown.
+empty when given; metadata.generation is an int64 of at least 0; a status (of either kind)
+requires observedGeneration (an int64) and phase (a string), its conditions are metav1.Conditions
+(Fields.conditions); a request's status.cluster requires name and namespace (strings, "" too).
 """
 
 from __future__ import annotations
@@ -54,6 +54,15 @@ class RequestObject:
     cluster: tuple[str, str] | None  # status.cluster (namespace, name)
 
     @property
+    def lookup_fails(self) -> bool:
+        """Whether its status.cluster names a cluster upstream cannot look up: an empty name
+        (client-go refuses the Get: "resource name may not be empty") or namespace (the API
+        server refuses a namespaced Get without one). Every reconcile then fails before anything
+        else (controller.go handleCreateOrUpdate), so the request stays Pending for good: its
+        reference is immutable (the CRD's `self == oldSelf`)."""
+        return self.cluster is not None and not all(self.cluster)
+
+    @property
     def finalizer(self) -> str:
         """The finalizer it puts on its cluster."""
         return n.ON_CLUSTER_PREFIX + self.uid
@@ -67,9 +76,6 @@ def request_uids(finalizers: tuple[str, ...] | list[str]) -> frozenset[str]:
     return frozenset(
         f.removeprefix(n.ON_CLUSTER_PREFIX) for f in finalizers if f.startswith(n.ON_CLUSTER_PREFIX)
     )
-
-
-_CONDITION_STATUSES = ("True", "False", "Unknown")
 
 
 def _metadata(f: Fields, manifest: Manifest) -> tuple[dict[str, str], dict[str, str], tuple[str, ...], bool]:
@@ -86,17 +92,30 @@ def _metadata(f: Fields, manifest: Manifest) -> tuple[dict[str, str], dict[str, 
 
 
 def _status(f: Fields, manifest: Manifest) -> Mapping[str, Any]:
-    """status, its integers and enums checked as the CRDs declare them."""
+    """status as the CRDs declare it (commonapi.Status): observedGeneration an int64, phase a
+    string, metav1.Conditions. What it requires is asked last (_status_required): a value
+    present and wrong is named first."""
     status = f.mapping(manifest.obj.get("status"), "status")
     if status.get("observedGeneration") is not None:
         f.integer(status["observedGeneration"], "status.observedGeneration")
-    for i, item in enumerate(f.sequence(status.get("conditions"), "status.conditions")):
-        path = f"status.conditions[{i}]"
-        item = f.mapping(item, path)
-        if item.get("observedGeneration") is not None:
-            f.integer(item["observedGeneration"], f"{path}.observedGeneration", minimum=0)
-        _one_of(f, f.string(item.get("status"), f"{path}.status"), _CONDITION_STATUSES, f"{path}.status")
+    f.string(status.get("phase"), "status.phase")
+    f.conditions(status.get("conditions"), "status.conditions")
     return status
+
+
+def _status_required(f: Fields, manifest: Manifest) -> None:
+    """A status, where there is one, holds observedGeneration and phase (the CRDs require both)."""
+    status = manifest.obj.get("status")
+    if status is not None:
+        for key in ("observedGeneration", "phase"):
+            _required(f, status, key, f"status.{key}")
+
+
+def _required(f: Fields, raw: Mapping[str, Any], key: str, path: str) -> Any:
+    """A field the schema requires: present and not null (any string, "" too)."""
+    if raw.get(key) is None:
+        raise f.fail("required", path)
+    return raw[key]
 
 
 def _one_of(f: Fields, value: str, allowed: tuple[str, ...], path: str) -> str:
@@ -120,6 +139,7 @@ def read_cluster(manifest: Manifest) -> ClusterObject:
         raise f.fail("required", "spec.profile")
     f.string(spec["profile"], "spec.profile")
     _status(f, manifest)
+    _status_required(f, manifest)
     namespace = manifest.namespace
     return ClusterObject(
         manifest,
@@ -145,15 +165,15 @@ def read_request(manifest: Manifest) -> RequestObject:
     if not purpose:
         raise f.fail("required (a non-empty string)", "spec.purpose")
     status = _status(f, manifest)
-    f.string(status.get("phase"), "status.phase")
     cluster = None
     if status.get("cluster") is not None:
         ref = f.mapping(status["cluster"], "status.cluster")
-        name = f.string(ref.get("name"), "status.cluster.name")
-        namespace = f.string(ref.get("namespace"), "status.cluster.namespace")
-        if not name:
-            raise f.fail("required", "status.cluster.name")
-        cluster = (namespace or manifest.namespace, name)
+        name, namespace = (
+            f.string(_required(f, ref, key, f"status.cluster.{key}"), f"status.cluster.{key}")
+            for key in ("name", "namespace")
+        )
+        cluster = (namespace, name)
+    _status_required(f, manifest)
     namespace, name = manifest.namespace, manifest.name
     return RequestObject(
         manifest,
