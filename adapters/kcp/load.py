@@ -38,6 +38,7 @@ from adapters.errors import InputError
 from adapters.kcp import names as n
 from adapters.kcp.names import Generation
 from adapters.kcp.objects import (
+    NO_RESOURCE,
     BindingObject,
     ClusterObject,
     LocationObject,
@@ -177,9 +178,9 @@ def _check_placement_resource(p: PlacementObject) -> None:
 
 def _resource_enum(f: KcpFields, resource: Resource, path: str, generation: Generation) -> None:
     """The resource's enum, the generation's cluster resource (objects.py checked the group and
-    version, the same in both generations)."""
+    version, the same in both generations); nothing of an object without a spec."""
     allowed = n.LOCATION_RESOURCE[generation]
-    if resource.resource != allowed:
+    if resource != NO_RESOURCE and resource.resource != allowed:
         raise f.fail(f"unsupported value {resource.resource!r}: expected {allowed!r}", f"{path}.resource")
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "BindingObject",
     "ClusterObject",
     "LocationObject",
+    "NO_RESOURCE",
     "NamespaceObject",
     "PlacementObject",
     "Resource",
@@ -131,13 +132,19 @@ def condition_status(conditions: tuple[Mapping[str, Any], ...], kind: str) -> st
 
 
 def _conditions(f: Fields, status: Mapping[str, Any], *, strict: bool) -> tuple[Mapping[str, Any], ...]:
-    """The conditions; `strict`: as a kcp CRD's schema has them (type, status and an RFC 3339
-    lastTransitionTime required); a Namespace's are the API server's own, read leniently: it may be
-    another system's input."""
+    """The conditions; `strict`: as a kcp CRD's schema has them (no null item, type, status and
+    an RFC 3339 lastTransitionTime required); a Namespace's are the API server's own, read
+    leniently: it may be another system's input, and the API server decodes a core object as Go's
+    encoding/json does, a null item into the zero value (an empty condition)."""
     out = []
-    for i, item in enumerate(f.sequence(status.get("conditions"), "status.conditions")):
-        where = f"status.conditions[{i}]"
-        item = f.mapping(item, where)
+    path = "status.conditions"
+    items = f.sequence(status.get("conditions"), path)
+    listed = (
+        f.objects(items, path)
+        if strict
+        else ((f"{path}[{i}]", f.mapping(item, f"{path}[{i}]")) for i, item in enumerate(items))
+    )
+    for where, item in listed:
         for key in ("type", "status"):  # required: present, any string ("" too)
             if item.get(key) is None and strict:
                 raise f.fail("required", f"{where}.{key}")
@@ -232,17 +239,12 @@ def read_binding(manifest: Manifest) -> BindingObject:
     f = kcp_fields(manifest)
     meta = _meta(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
-    reference = f.mapping(_required(f, spec, "reference", "spec.reference"), "spec.reference")
-    base = "spec.reference.workspace"
-    ref = f.mapping(_required(f, reference, "workspace", base), base)
-    # required: present, any string ("" too, which binds to no export anyone serves)
-    export_name = f.string(_required(f, ref, "exportName", f"{base}.exportName"), f"{base}.exportName")
-    # Both generations' schemas require the path (a `oneOf: [required: [path]]`); v0.4's sibling
-    # `name` is no field of theirs.
-    path = _workspace_path(f, _required(f, ref, "path", f"{base}.path"), f"{base}.path")
-    for i, claim in enumerate(f.sequence(spec.get("permissionClaims"), "spec.permissionClaims")):
-        at = f"spec.permissionClaims[{i}]"
-        claim = f.mapping(claim, at)
+    # The CRD requires spec.reference, but not spec: without one (a null is pruned) the binding
+    # refers to no export, and every placement controller skips it (a nil Workspace reference).
+    path = export_name = ""
+    if manifest.obj.get("spec") is not None:
+        path, export_name = _export(f, spec)
+    for at, claim in f.objects(spec.get("permissionClaims"), "spec.permissionClaims"):
         _pattern(
             f,
             _required(f, claim, "resource", f"{at}.resource"),
@@ -260,6 +262,19 @@ def read_binding(manifest: Manifest) -> BindingObject:
     return BindingObject(manifest, meta.workspace, manifest.name, path, export_name, ready, completed)
 
 
+def _export(f: Fields, spec: Mapping[str, Any]) -> tuple[str, str]:
+    """The workspace path and name of the APIExport the binding's spec refers to."""
+    reference = f.mapping(_required(f, spec, "reference", "spec.reference"), "spec.reference")
+    base = "spec.reference.workspace"
+    ref = f.mapping(_required(f, reference, "workspace", base), base)
+    # required: present, any string ("" too, which binds to no export anyone serves)
+    export_name = f.string(_required(f, ref, "exportName", f"{base}.exportName"), f"{base}.exportName")
+    # Both generations' schemas require the path (a `oneOf: [required: [path]]`); v0.4's sibling
+    # `name` is no field of theirs.
+    path = _workspace_path(f, _required(f, ref, "path", f"{base}.path"), f"{base}.path")
+    return path, export_name
+
+
 # ----------------------------------------------------------------------------------------- Location
 
 
@@ -268,6 +283,11 @@ class Resource:
     group: str
     version: str
     resource: str
+
+
+# The resource of a Location or Placement without a spec (the CRDs require none; a null one is
+# pruned): Go's zero GroupVersionResource, which no Placement's locationResource equals.
+NO_RESOURCE = Resource("", "", "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,9 +323,7 @@ def _selector_labels(f: Fields, spec: Mapping[str, Any]) -> None:
     """spec.availableSelectorLabels: a list keyed by `key` (a label key), each with a set of at
     least one label value."""
     seen: set[str] = set()
-    for i, item in enumerate(f.sequence(spec.get("availableSelectorLabels"), "spec.availableSelectorLabels")):
-        where = f"spec.availableSelectorLabels[{i}]"
-        item = f.mapping(item, where)
+    for where, item in f.objects(spec.get("availableSelectorLabels"), "spec.availableSelectorLabels"):
         key = f.string(_required(f, item, "key", f"{where}.key"), f"{where}.key")
         if len(key) > 255:
             raise f.fail(f"must be at most 255 characters, got {len(key)}", f"{where}.key")
@@ -328,16 +346,18 @@ def _selector_labels(f: Fields, spec: Mapping[str, Any]) -> None:
 def read_location(manifest: Manifest) -> LocationObject:
     f = kcp_fields(manifest)
     meta = _meta(f, manifest)
-    spec = f.mapping(manifest.obj.get("spec"), "spec")
+    status = f.mapping(manifest.obj.get("status"), "status")
+    for key in ("instances", "availableInstances"):
+        _int32(f, status, key, f"status.{key}")
+    if manifest.obj.get("spec") is None:  # no resource, and a nil instanceSelector: no cluster
+        return LocationObject(manifest, meta.workspace, manifest.name, meta.labels, NO_RESOURCE, None, "")
+    spec = f.mapping(manifest.obj["spec"], "spec")
     resource = _resource(f, spec, "resource")
     f.string(spec.get("description"), "spec.description")
     _selector_labels(f, spec)
     # The CRD defaults an absent (or null) instanceSelector to {}: every cluster of the workspace.
     raw_selector = spec.get("instanceSelector")
     selector, error = _selector(f, {} if raw_selector is None else raw_selector, "spec.instanceSelector")
-    status = f.mapping(manifest.obj.get("status"), "status")
-    for key in ("instances", "availableInstances"):
-        _int32(f, status, key, f"status.{key}")
     return LocationObject(manifest, meta.workspace, manifest.name, meta.labels, resource, selector, error)
 
 
@@ -382,19 +402,16 @@ def _sync_target_fields(
         raise f.fail(
             f"must be at most {_SYNC_TARGET_NAME_MAX} characters, got {len(manifest.name)}", "metadata.name"
         )
-    for i, item in enumerate(f.sequence(spec.get("supportedAPIExports"), "spec.supportedAPIExports")):
-        where = f"spec.supportedAPIExports[{i}]"
-        ref = f.mapping(f.mapping(item, where).get("workspace"), f"{where}.workspace")
+    for where, item in f.objects(spec.get("supportedAPIExports"), "spec.supportedAPIExports"):
+        ref = f.mapping(item.get("workspace"), f"{where}.workspace")
         if ref:
             f.string(
                 _required(f, ref, "exportName", f"{where}.workspace.exportName"),
                 f"{where}.workspace.exportName",
             )
             _workspace_path(f, ref.get("path"), f"{where}.workspace.path")
-    f.string_map(spec.get("cells"), "spec.cells")
-    for i, item in enumerate(f.sequence(status.get("syncedResources"), "status.syncedResources")):
-        where = f"status.syncedResources[{i}]"
-        item = f.mapping(item, where)
+    f.string_map(spec.get("cells"), "spec.cells", pruned=True)
+    for where, item in f.objects(status.get("syncedResources"), "status.syncedResources"):
         _pattern(
             f,
             _required(f, item, "resource", f"{where}.resource"),
@@ -423,11 +440,9 @@ def read_cluster(manifest: Manifest) -> ClusterObject:
     for key in ("capacity", "allocatable"):
         _quantities(f, status, key)
     parse_time(f, status.get("lastSyncerHeartbeatTime"), "status.lastSyncerHeartbeatTime")
-    for i, item in enumerate(f.sequence(status.get("virtualWorkspaces"), "status.virtualWorkspaces")):
-        if not f.string(
-            f.mapping(item, f"status.virtualWorkspaces[{i}]").get("url"), f"status.virtualWorkspaces[{i}].url"
-        ):
-            raise f.fail("required", f"status.virtualWorkspaces[{i}].url")
+    for where, item in f.objects(status.get("virtualWorkspaces"), "status.virtualWorkspaces"):
+        if not f.string(item.get("url"), f"{where}.url"):
+            raise f.fail("required", f"{where}.url")
     if manifest.kind == n.SYNC_TARGET:
         _sync_target_fields(f, manifest, spec, status)
     ready = condition_status(_conditions(f, status, strict=True), n.READY) == "True"
@@ -478,10 +493,11 @@ def read_placement(manifest: Manifest) -> PlacementObject:
     f = kcp_fields(manifest)
     meta = _meta(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
-    resource = _resource(f, spec, "locationResource")
+    # Without a spec (the CRD requires none): no resource, no location selector, so no location.
+    resource = NO_RESOURCE if manifest.obj.get("spec") is None else _resource(f, spec, "locationResource")
     selectors = []
-    for i, raw in enumerate(f.sequence(spec.get("locationSelectors"), "spec.locationSelectors")):
-        selector, _ = _selector(f, raw, f"spec.locationSelectors[{i}]")
+    for where, raw in f.objects(spec.get("locationSelectors"), "spec.locationSelectors"):
+        selector, _ = _selector(f, raw, where)
         if selector is not None:
             selectors.append(selector)
     namespace_selector, error = _selector(f, spec.get("namespaceSelector"), "spec.namespaceSelector")
