@@ -18,6 +18,11 @@ transition, so it wakes nothing here either; but every later solve judges the cl
 A deleted placement (`PlacementRemoved`) takes its bindings and policy snapshots with it, as
 upstream's scheduler and placement controller clean up behind their finalizers; no other
 placement is solved.
+
+Every object it takes, at the start or with an event, is checked as any input is (the registry's
+adapters.registry.owned_by: a version upstream serves, a name and metadata the API server takes),
+and an event's object must be of the kind the event is about; bad input is an InputError, and an
+event refused changes nothing.
 """
 
 from __future__ import annotations
@@ -30,11 +35,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from adapters.errors import InputError
 from adapters.fleet import api as fleet
 from adapters.fleet import names as n
 from adapters.fleet.clusters import load_cluster
+from adapters.fleet.system import SYSTEM
 from adapters.kube.fields import Fields, parse_time
 from adapters.kube.manifests import Manifest, from_objects, index_by_kind, object_reference
+from adapters.registry import owned_by
 from adapters.run.changes import served
 from adapters.run.pipeline import paused_gc
 from model import Cluster, PlacementRequest, RequestResult, SelectionMode
@@ -112,7 +120,7 @@ class FleetScheduler:
         self.options = options or SolveOptions()
         self.verify = verify
         now = now or datetime.now(UTC).replace(microsecond=0)
-        by_kind = index_by_kind(from_objects(objects, "<objects>"), fleet.KINDS)
+        by_kind = index_by_kind(_checked(from_objects(objects, "<objects>")), fleet.KINDS)
         self._members: dict[str, dict[str, Any]] = {m.name: m.obj for m in by_kind[n.MEMBER_CLUSTER]}
         self._clusters: dict[str, Cluster] = {}
         # When each eligible cluster turns ineligible if nothing is heard from it (a min-heap of
@@ -138,7 +146,7 @@ class FleetScheduler:
         now = now or datetime.now(UTC).replace(microsecond=0)
         self._expire(now)
         if isinstance(event, PlacementChanged):
-            name = Manifest(event.obj, "<event>", 1).name
+            name = _event_object(event.obj, n.PLACEMENT).name
             self._placements[name] = event.obj
             self._owned.setdefault(name, [])
             return self._solve([name], now)
@@ -149,7 +157,7 @@ class FleetScheduler:
             self._until.pop(event.name, None)
             before = self._clusters.pop(event.name, None)
             return self._solve(self._woken(event.name, now, gone=True, before=before), now)
-        manifest = Manifest(event.obj, "<event>", 1)
+        manifest = _event_object(event.obj, n.MEMBER_CLUSTER)
         before = self._clusters.get(manifest.name)
         self._members[manifest.name] = event.obj
         cluster = self._load_cluster(manifest, now)
@@ -296,6 +304,23 @@ class FleetScheduler:
     def selected(self) -> dict[str, list[str]]:
         """Per placement, the clusters it holds now."""
         return {name: sorted(c.cluster for c in r.selected) for name, r in sorted(self._results.items())}
+
+
+def _checked(manifests: list[Manifest]) -> list[Manifest]:
+    """The Fleet objects among `manifests`, checked as any input is (owned_by: served versions,
+    names, metadata); the others are not Fleet's to judge, and are left out."""
+    own = [m for m in manifests if m.group in fleet.KINDS.get(m.kind, ())]
+    return owned_by(own).get(SYSTEM.name, [])
+
+
+def _event_object(obj: Any, kind: str) -> Manifest:
+    """The one object of an event, a Fleet `kind`, checked as any input is."""
+    manifests = from_objects([obj], "<event>")
+    checked = _checked(manifests)
+    if len(manifests) != 1 or len(checked) != 1 or checked[0].kind != kind:
+        got = ", ".join(f"{m.api_version} {m.kind}" for m in manifests) or "nothing"
+        raise InputError(f"the event takes one Fleet {kind}, got {got}", where="<event>")
+    return checked[0]
 
 
 def _eligible_until(manifest: Manifest) -> datetime | None:
