@@ -10,7 +10,8 @@ accepts) and from upstream's controllers (what they write).
 - openMCP: a status requires observedGeneration and phase, a status.cluster its name and
   namespace; a request without a generation is written observedGeneration 0; a reference with an
   empty name or namespace leaves the request Pending, as upstream's failing lookups do;
-- FleetScheduler's events pass the registry's checks (served version, name, metadata, kind);
+- FleetScheduler's events pass the registry's checks (served version, name, metadata, kind), and
+  an event either scheduler refuses changes nothing;
 - kcp: an APIBinding, Location or Placement without a spec is taken (the CRDs require none);
   OCM: an unknown prioritizer mode is upstream's Misconfigured, not bad input.
 """
@@ -18,6 +19,7 @@ accepts) and from upstream's controllers (what they write).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
 from collections.abc import Sequence
@@ -32,6 +34,7 @@ from adapters.cli.main import main
 from adapters.errors import InputError
 from adapters.kube.fields import INT32, Fields
 from adapters.kube.manifests import Manifest
+from adapters.live.hub import Applied, HubScheduler
 from adapters.live.incremental import ClusterAdded, ClusterChanged, FleetScheduler, PlacementChanged
 from adapters.registry import reads
 from adapters.run.pipeline import schedule
@@ -379,12 +382,44 @@ def test_an_event_of_another_kind_is_refused() -> None:
     _refused_and_unchanged(PlacementChanged(member_cluster("c2")), "")
 
 
+def test_an_event_whose_fields_are_refused_changes_nothing() -> None:
+    # Refused by the adapter (the solve's load, the cluster's load), after the object was stored.
+    _refused_and_unchanged(
+        PlacementChanged(crp("app", {"placementType": "PickSome"})), "spec.policy.placementType"
+    )
+    cluster = member_cluster("c1", taints=[{"key": "k", "effect": "NoExecute"}])
+    _refused_and_unchanged(ClusterChanged(cluster), "spec.taints[0].effect")
+
+
 def test_the_first_objects_are_checked_as_any_input() -> None:
     cluster = member_cluster("c1") | {"apiVersion": "cluster.kubernetes-fleet.io/v1alpha9"}
     with pytest.raises(InputError, match="apiVersion"):
         FleetScheduler([cluster], now=NOW_TIME)
     with pytest.raises(InputError, match="metadata.name"):
         FleetScheduler([member_cluster("Not_A_Name")], now=NOW_TIME)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        member_cluster("c2") | {"apiVersion": "cluster.kubernetes-fleet.io/v1alpha9"},
+        member_cluster("Not_A_Name"),
+        member_cluster("c2", {"bad key": "x"}),
+        crp("web", {"placementType": "PickSome"}),
+    ],
+    ids=["unserved", "name", "labels", "field"],
+)
+def test_a_hub_event_refused_changes_nothing(bad) -> None:
+    # The hub wrote the object before its solve refused it, and every later event failed on it.
+    objects = [member_cluster("c1"), crp("app", pick_all())]
+    hub, untouched = HubScheduler(objects, now=NOW_TIME), HubScheduler(objects, now=NOW_TIME)
+    with pytest.raises(InputError):
+        hub.handle(Applied(bad), now=NOW_TIME)
+    assert hub.objects() == untouched.objects()
+    later = hub.handle(Applied(member_cluster("c3")), now=NOW_TIME)
+    assert later == dataclasses.replace(
+        untouched.handle(Applied(member_cluster("c3")), now=NOW_TIME), seconds=later.seconds
+    )
 
 
 # ---------------------------------------------------------------------- 5. what the CRDs allow

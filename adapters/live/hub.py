@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from adapters.errors import InputError
 from adapters.kube.fields import time_text
 from adapters.kube.manifests import from_objects
 from adapters.kube.validation import name_from_generate_name
@@ -150,7 +151,17 @@ class HubScheduler:
     # -- events ---------------------------------------------------------------------------------
 
     def handle(self, event: HubEvent, *, now: datetime | None = None) -> Delta:
-        now = now or datetime.now(UTC).replace(microsecond=0)
+        """The event applied and the systems it concerns solved again. An event the API server or
+        a system refuses (an InputError, of its object or of the hub it makes) changes nothing: the
+        hub stays as it was, and so do its later events' names and uids."""
+        kept = dict(self._state), dict(self.outcome), self._created
+        try:
+            return self._handle(event, now or datetime.now(UTC).replace(microsecond=0))
+        except InputError:
+            self._state, self.outcome, self._created = kept
+            raise
+
+    def _handle(self, event: HubEvent, now: datetime) -> Delta:
         start = time.perf_counter()
         if isinstance(event, Applied):
             obj = self._named(copy.deepcopy(event.obj))

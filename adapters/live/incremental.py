@@ -108,6 +108,10 @@ def _parent(obj: dict[str, Any]) -> str | None:
     return ((obj.get("metadata") or {}).get("labels") or {}).get(n.PARENT_LABEL)
 
 
+# What an event changes of a FleetScheduler (handle puts it back when the event is refused).
+_STATE = ("_members", "_clusters", "_until", "_expiring", "_placements", "_owned", "_results", "_requests")
+
+
 class FleetScheduler:
     def __init__(
         self,
@@ -143,7 +147,18 @@ class FleetScheduler:
     # -- events -------------------------------------------------------------------------------
 
     def handle(self, event: Event, *, now: datetime | None = None) -> Delta:
-        now = now or datetime.now(UTC).replace(microsecond=0)
+        """What the event changes. An event refused (an InputError: its object, or the placement
+        it makes the solve read) changes nothing: the scheduler stays as it was."""
+        kept = {name: copy.copy(getattr(self, name)) for name in _STATE}
+        kept["_owned"] = {name: list(owned) for name, owned in self._owned.items()}
+        try:
+            return self._handle(event, now or datetime.now(UTC).replace(microsecond=0))
+        except InputError:
+            for name, value in kept.items():
+                setattr(self, name, value)
+            raise
+
+    def _handle(self, event: Event, now: datetime) -> Delta:
         self._expire(now)
         if isinstance(event, PlacementChanged):
             name = _event_object(event.obj, n.PLACEMENT).name
