@@ -1,9 +1,9 @@
 """Shared test configuration: the hypothesis profiles.
 
 `ci` (the default) bounds the examples of every property test that does not fix its own count, so
-the suite stays fast; `HYPOTHESIS_PROFILE=thorough python -m pytest tests/test_properties_fleet.py
-tests/test_properties_ocm.py` runs 400 per property. Tests that pass `max_examples` themselves keep
-their own count under either profile.
+the suite stays fast; `HYPOTHESIS_PROFILE=thorough python -m pytest tests/test_properties_systems.py`
+runs 400 per property. Tests that pass `max_examples` themselves keep their own count under
+either profile.
 """
 
 from __future__ import annotations

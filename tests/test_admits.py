@@ -25,8 +25,8 @@ from solver import SolveOptions, check, solve
 from solver.admits import admits, refusals, rule_masks
 from solver.checker import passes
 from solver.table import ClusterTable
-from tests.builders import batch, cluster, pick_n, sel
-from tests.test_properties import SETTINGS, batches
+from tests.fixtures.batches import SETTINGS, batches
+from tests.fixtures.builders import batch, cluster, pick_n, sel
 
 NOW = datetime(2026, 11, 24, 3, tzinfo=UTC)
 
@@ -52,8 +52,8 @@ def test_the_long_lived_scheduler_wakes_a_placement_by_the_rules_at_the_events_t
     so directly: the wake rule reads it alone."""
     from adapters.live import incremental
     from adapters.live.incremental import ClusterAdded, FleetScheduler
-    from tests.fleet_fixtures import NOW_TIME, crp, member_cluster
-    from tests.fleet_fixtures import pick_n as fleet_pick_n
+    from tests.fixtures.fleet import NOW_TIME, crp, member_cluster
+    from tests.fixtures.fleet import pick_n as fleet_pick_n
 
     scheduler = FleetScheduler([member_cluster("m1"), crp("app", fleet_pick_n(2))], now=NOW_TIME)
     assert scheduler.selected() == {"app": ["m1"]}

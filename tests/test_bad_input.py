@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.fleet_fixtures import (
+from tests.fixtures.fleet import (
     CLUSTER_API,
     INDEX,
     MODES,

@@ -57,10 +57,9 @@ from adapters.kcp.generate import generate as generate_kcp
 from adapters.kcp.workspace import workspace_of
 from adapters.kube.fields import INT32, INT64
 from adapters.registry import reads
-from tests.test_kcp_fixtures import apply_output
+from tests.fixtures.common import MODES, NOW
+from tests.fixtures.pipeline import applied
 
-NOW = "2026-11-21T12:00:00Z"
-MODES = ("greedy", "optimal")
 FieldPath = tuple[str | int, ...]  # a field's path in its object: keys and list indices
 
 # ------------------------------------------------------------------------------------------ values
@@ -440,7 +439,7 @@ def _after_one_run(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
         input=json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}),
     )
     assert result.exit_code == 0, result.output
-    return json.loads(json.dumps(apply_output(objects, json.loads(result.stdout)["items"])))
+    return json.loads(json.dumps(applied(objects, json.loads(result.stdout)["items"])))
 
 
 def _kcp_v08() -> list[dict[str, Any]]:

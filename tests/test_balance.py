@@ -21,7 +21,7 @@ from model import (
 from solver import SolveOptions, check, solve
 from solver.balance import balance_scores
 from solver.prepare import centered_scores
-from tests.builders import batch, cluster
+from tests.fixtures.builders import batch, cluster
 
 BALANCE = Preference(1, balance=True)
 STEADY = Preference(1, held=True)

@@ -26,7 +26,7 @@ from bench.generate import DEFAULT_NOW, generate, generate_yaml
 from bench.suite import COLUMNS, parse_sizes
 from model import SelectionMode
 from solver import SolveOptions, check
-from tests.fleet_fixtures import run_cli
+from tests.fixtures.fleet import run_cli
 
 NOW = datetime.fromisoformat(DEFAULT_NOW)
 SMOKE = ("--sizes", "100x50", "--modes", "greedy,optimal", "--seed", "0")

@@ -8,7 +8,8 @@ import pytest
 
 from model import Batch, Choice, ClusterScore, RequestResult, Result
 from solver import check
-from tests.builders import (
+from tests.fixtures.batches import SPREAD_CASES, mixed_fleet, mixed_request, no_spread_batch, stuck_batch
+from tests.fixtures.builders import (
     batch,
     cluster,
     held,
@@ -21,16 +22,14 @@ from tests.builders import (
     taint,
     term,
 )
-from tests.test_greedy import _mixed_fleet, _mixed_request
-from tests.test_optimal import SPREAD_CASES, _no_spread_batch, _stuck_batch
 
 
 def _sound_batches() -> dict[str, Batch]:
     out = {f"spread-{k}": batch(c, r) for k, (c, r) in SPREAD_CASES.items()}
-    out["no-spread"] = _no_spread_batch()
-    out["stuck"] = _stuck_batch()
-    out["stuck-soft"] = _stuck_batch(hard=False)
-    out["mixed"] = batch(_mixed_fleet(), _mixed_request(3), pick_all(name="all"), explain_limit=3)
+    out["no-spread"] = no_spread_batch()
+    out["stuck"] = stuck_batch()
+    out["stuck-soft"] = stuck_batch(hard=False)
+    out["mixed"] = batch(mixed_fleet(), mixed_request(3), pick_all(name="all"), explain_limit=3)
     return out
 
 
@@ -164,14 +163,14 @@ def test_skew_violation() -> None:
 
 
 def test_skew_violation_found_in_optimal_results_too() -> None:
-    b = _stuck_batch()
+    b = stuck_batch()
     result = run(b, "optimal")
     corrupted = _corrupt(result, "p", selected=(_picked("x"), _picked("p")))
     _problems(b, corrupted, "over zone exceeds 1")
 
 
 def test_soft_spread_is_not_a_hard_violation() -> None:
-    b = _stuck_batch(hard=False)
+    b = stuck_batch(hard=False)
     result = run(b, "greedy")
     assert check(b, _corrupt(result, "p", selected=(_picked("x"), _picked("p")))) == []
 

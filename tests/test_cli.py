@@ -15,11 +15,14 @@ from adapters.kube import manifests
 from adapters.run import forked, pipeline
 from adapters.run.changes import object_key, served
 from solver import SolveOptions
-from tests.fleet_fixtures import (
+from tests.fixtures.fleet import (
     MODES,
     NOW,
     PLACEMENT_API,
-    binding,
+    SAMPLE,
+    SAMPLE_CLUSTERS,
+    SAMPLE_PLACEMENTS,
+    SAMPLE_STATE,
     crp,
     member_cluster,
     pick_all,
@@ -29,27 +32,9 @@ from tests.fleet_fixtures import (
     run_solve,
     snapshot,
     solve_args,
-    term,
     write_yaml,
 )
-
-CLUSTERS = [
-    member_cluster("c1", {"env": "prod"}),
-    member_cluster("c2", {"env": "prod"}),
-    member_cluster("c3", {"env": "dev"}),
-    member_cluster("c4", healthy="False", health_changed=30),
-]
-PLACEMENTS = [
-    crp("all-prod", pick_all(required=[term({"env": "prod"})])),
-    crp("one", pick_n(1)),
-    crp("fixed", pick_fixed("c4")),
-]
-STATE = [
-    snapshot("one", 0, pick_n(1), n=1),
-    binding("one", "c3", state="Bound"),
-    binding("one", "gone", state="Bound"),  # dangling: released
-]
-FLEET = [*CLUSTERS, *PLACEMENTS, *STATE]
+from tests.fixtures.parts import fresh
 
 SUMMARY_KEYS = {
     "mode",
@@ -72,7 +57,7 @@ def load_stream(text: str) -> list[dict]:
 
 @pytest.fixture
 def fleet_file(tmp_path) -> Path:
-    return write_yaml(tmp_path / "fleet.yaml", FLEET)
+    return write_yaml(tmp_path / "fleet.yaml", SAMPLE)
 
 
 # ------------------------------------------------------------------------------------ formats
@@ -80,7 +65,7 @@ def fleet_file(tmp_path) -> Path:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_yaml_is_a_loadable_stream(tmp_path, mode):
-    text = run_solve(tmp_path, FLEET, mode)
+    text = run_solve(tmp_path, SAMPLE, mode)
     assert text.startswith("---\n")
     objects = load_stream(text)
     assert all(isinstance(o, dict) for o in objects)
@@ -100,19 +85,19 @@ def test_yaml_is_a_loadable_stream(tmp_path, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_json_is_a_v1_list_of_the_same_objects(tmp_path, mode):
-    listed = json.loads(run_solve(tmp_path, FLEET, mode, "json"))
+    listed = json.loads(run_solve(tmp_path, SAMPLE, mode, "json"))
     assert list(listed) == ["apiVersion", "kind", "items"]
     assert (listed["apiVersion"], listed["kind"]) == ("v1", "List")
-    assert listed["items"] == load_stream(run_solve(tmp_path, FLEET, mode, "yaml"))
+    assert listed["items"] == load_stream(run_solve(tmp_path, SAMPLE, mode, "yaml"))
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_plan(tmp_path, mode):
-    plan = json.loads(run_solve(tmp_path, FLEET, mode, "plan"))
+    plan = json.loads(run_solve(tmp_path, SAMPLE, mode, "plan"))
     assert set(plan) == {"apply", "delete", "summary"}
-    inputs = {object_key(o): o for o in FLEET}
+    inputs = {object_key(o): o for o in SAMPLE}
     # Every desired object but those equal to their input (the server's metadata aside).
-    desired = load_stream(run_solve(tmp_path, FLEET, mode, "yaml"))
+    desired = load_stream(run_solve(tmp_path, SAMPLE, mode, "yaml"))
     assert plan["apply"] == [
         o for o in desired if served(o, inputs.get(object_key(o))) != inputs.get(object_key(o))
     ]
@@ -134,7 +119,7 @@ def test_plan(tmp_path, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_table(tmp_path, mode):
-    lines = run_solve(tmp_path, FLEET, mode, "table").splitlines()
+    lines = run_solve(tmp_path, SAMPLE, mode, "table").splitlines()
     if mode == "optimal":  # what optimal gained over greedy closes the table
         assert lines[-2:] == ["", "Optimal chose as greedy did for every placement."]
         lines = lines[:-2]
@@ -157,7 +142,7 @@ def test_table(tmp_path, mode):
 
 
 def test_pick_fixed_rows_have_no_scores(tmp_path):
-    objects = [*CLUSTERS, crp("f", pick_fixed("c1", "c2"))]
+    objects = [*SAMPLE_CLUSTERS, crp("f", pick_fixed("c1", "c2"))]
     rows = [line.split() for line in run_solve(tmp_path, objects, "greedy", "table").splitlines()[1:3]]
     assert rows == [["f", "c1", "new", "-", "-"], ["f", "c2", "new", "-", "-"]]
 
@@ -194,7 +179,7 @@ def test_default_mode_is_optimal_and_default_output_yaml(fleet_file):
 
 
 def test_nothing_to_schedule_is_empty_output(tmp_path):
-    path = write_yaml(tmp_path / "clusters.yaml", CLUSTERS)
+    path = write_yaml(tmp_path / "clusters.yaml", SAMPLE_CLUSTERS)
     result = run_cli(solve_args([path], "greedy", "yaml"))
     assert (result.exit_code, result.stdout) == (0, "")
     listed = json.loads(run_cli(solve_args([path], "greedy", "json")).stdout)
@@ -219,7 +204,7 @@ def test_an_input_of_no_system_says_so_and_keeps_the_summary_well_formed(tmp_pat
         )
     else:
         path, stdin = "-", ""
-    normal = json.loads(run_solve(tmp_path, FLEET, mode, "plan"))["summary"]
+    normal = json.loads(run_solve(tmp_path, SAMPLE, mode, "plan"))["summary"]
     result = run_cli(solve_args([path], mode, "plan"), stdin=stdin)
     assert result.exit_code == 0, result.stderr
     assert (
@@ -264,7 +249,7 @@ def test_outputs_that_cannot_express_deletions_say_how_many_there_are(tmp_path, 
     plan = json.loads(run_cli(solve_args([path], "optimal", "plan")).stdout)
     assert len(plan["delete"]) == 4
     # No deletions, no note.
-    assert run_cli(solve_args([write_yaml(tmp_path / "fleet.yaml", FLEET)], "optimal", output)).stderr == ""
+    assert run_cli(solve_args([write_yaml(tmp_path / "fleet.yaml", SAMPLE)], "optimal", output)).stderr == ""
 
 
 @pytest.mark.parametrize("output", ["yaml", "json", "plan"])
@@ -278,10 +263,10 @@ def test_the_demo_says_so_too(output):
 
 
 def test_a_run_in_parts_counts_the_deletions_of_every_part(tmp_path):
-    from tests.test_parts import _fresh
-
     path = write_yaml(tmp_path / "hub.yaml", _superseded(("a", "b", "c", "d")))
-    used, code, stdout, stderr = _fresh("command", ["solve", "-f", str(path), "--now", NOW, "-o", "yaml"])
+    used, code, stdout, stderr = fresh(
+        "tests.fixtures.parts:command", ["solve", "-f", str(path), "--now", NOW, "-o", "yaml"]
+    )
     assert (used, code) == ([True], 0)
     assert stderr == DELETES_NOTE.format(8, "yaml")
 
@@ -298,10 +283,10 @@ def expected(fleet_file) -> str:
 
 def test_input_from_a_directory(tmp_path, expected):
     root = tmp_path / "hub"
-    write_yaml(root / "clusters" / "members.yaml", CLUSTERS)
-    write_yaml(root / "placements.yml", PLACEMENTS)
+    write_yaml(root / "clusters" / "members.yaml", SAMPLE_CLUSTERS)
+    write_yaml(root / "placements.yml", SAMPLE_PLACEMENTS)
     (root / "state.json").write_text(
-        json.dumps({"apiVersion": "v1", "kind": "List", "items": STATE}), encoding="utf-8"
+        json.dumps({"apiVersion": "v1", "kind": "List", "items": SAMPLE_STATE}), encoding="utf-8"
     )
     (root / ".hidden.yaml").write_text("this: [is not read", encoding="utf-8")
     (root / ".git").mkdir()
@@ -319,7 +304,7 @@ def test_a_directory_with_other_tools_yaml(tmp_path, expected):
     """A kustomization.yaml (apiVersion and kind, no metadata) is ignored; a Helm values.yaml (neither)
     is left out with a note naming it; the objects read are scheduled as ever."""
     root = tmp_path / "hub"
-    write_yaml(root / "fleet.yaml", FLEET)
+    write_yaml(root / "fleet.yaml", SAMPLE)
     (root / "kustomization.yaml").write_text(
         "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [fleet.yaml]\n",
         encoding="utf-8",
@@ -353,9 +338,9 @@ def test_the_bundled_examples_directory_is_an_input(tmp_path):
 
 def test_input_from_several_files(tmp_path, expected):
     paths = [
-        write_yaml(tmp_path / "a.yaml", CLUSTERS),
-        write_yaml(tmp_path / "b.yaml", PLACEMENTS),
-        write_yaml(tmp_path / "c.yaml", STATE),
+        write_yaml(tmp_path / "a.yaml", SAMPLE_CLUSTERS),
+        write_yaml(tmp_path / "b.yaml", SAMPLE_PLACEMENTS),
+        write_yaml(tmp_path / "c.yaml", SAMPLE_STATE),
     ]
     result = run_cli(solve_args(paths, "greedy"))
     assert result.exit_code == 0, result.stderr
@@ -366,15 +351,15 @@ def test_input_from_several_files(tmp_path, expected):
 
 
 def test_input_from_stdin(tmp_path, expected):
-    text = yaml.safe_dump_all(FLEET, sort_keys=False)
+    text = yaml.safe_dump_all(SAMPLE, sort_keys=False)
     result = run_cli(solve_args(["-"], "greedy"), stdin=text)
     assert result.exit_code == 0, result.stderr
     assert result.stdout == expected
 
 
 def test_stdin_mixed_with_files(tmp_path, expected):
-    clusters = write_yaml(tmp_path / "clusters.yaml", CLUSTERS)
-    text = yaml.safe_dump_all([*PLACEMENTS, *STATE], sort_keys=False)
+    clusters = write_yaml(tmp_path / "clusters.yaml", SAMPLE_CLUSTERS)
+    text = yaml.safe_dump_all([*SAMPLE_PLACEMENTS, *SAMPLE_STATE], sort_keys=False)
     result = run_cli(solve_args([clusters, "-"], "greedy"), stdin=text)
     assert result.exit_code == 0, result.stderr
     assert result.stdout == expected
@@ -382,7 +367,7 @@ def test_stdin_mixed_with_files(tmp_path, expected):
 
 @pytest.mark.parametrize("suffix", ["yaml", "json"])
 def test_kind_list_input(tmp_path, expected, suffix):
-    listed = {"apiVersion": "v1", "kind": "List", "items": FLEET}
+    listed = {"apiVersion": "v1", "kind": "List", "items": SAMPLE}
     path = tmp_path / f"list.{suffix}"
     if suffix == "json":
         path.write_text(json.dumps(listed), encoding="utf-8")
@@ -418,7 +403,7 @@ def test_unknown_kinds_are_ignored(tmp_path, expected):
         None,
     ]
     path = tmp_path / "noisy.yaml"
-    path.write_text(yaml.safe_dump_all([*noise, *FLEET], sort_keys=False), encoding="utf-8")
+    path.write_text(yaml.safe_dump_all([*noise, *SAMPLE], sort_keys=False), encoding="utf-8")
     result = run_cli(solve_args([path], "greedy"))
     assert result.exit_code == 0, result.stderr
     assert result.stdout == expected
@@ -426,7 +411,7 @@ def test_unknown_kinds_are_ignored(tmp_path, expected):
 
 def test_kubectl_style_timestamps_and_server_fields(tmp_path, expected):
     """Unquoted timestamps and server-populated metadata, as `kubectl get -o yaml` prints them."""
-    text = yaml.safe_dump_all(FLEET, sort_keys=False).replace("'2026-", "2026-").replace("Z'", "Z")
+    text = yaml.safe_dump_all(SAMPLE, sort_keys=False).replace("'2026-", "2026-").replace("Z'", "Z")
     assert "lastReceivedHeartbeat: 2026-" in text
     path = tmp_path / "kubectl.yaml"
     path.write_text(text, encoding="utf-8")
@@ -553,7 +538,7 @@ def test_the_command_line_imports_nothing_above_it() -> None:
 @pytest.mark.parametrize("limit", ["nan", "NaN", "0", "-1"])
 def test_a_time_limit_that_is_no_positive_number_of_seconds_is_refused(tmp_path: Path, command, limit):
     """NaN passes every bound of a float range (it compares false), and cut every search short."""
-    path = write_yaml(tmp_path / "hub.yaml", FLEET)
+    path = write_yaml(tmp_path / "hub.yaml", SAMPLE)
     result = run_cli([command, "-f", str(path), "--now", NOW, "--time-limit", limit])
     assert result.exit_code == 2, result.output
     assert "--time-limit" in result.stderr and not result.stdout

@@ -14,10 +14,9 @@ from adapters.kube.manifests import parse_text
 from adapters.run.pipeline import schedule_manifests
 from solver import SolveOptions
 from solver.explain import Verdict, explain
-from tests import fleet_fixtures as fl
-from tests import ocm_fixtures as oc
-
-MODES = ("greedy", "optimal")
+from tests.fixtures import fleet as fl
+from tests.fixtures import ocm as oc
+from tests.fixtures.common import MODES
 
 # -- Fleet: c1 gold (preferred), c2 and c3 plain, c4 dev (label mismatch), c5 tainted; zones a, a, b, c.
 FLEET = [

@@ -4,7 +4,6 @@ command line: candidate rules, full clusters, Exclusive, granted requests, both 
 from __future__ import annotations
 
 import copy
-from datetime import UTC, datetime
 from importlib import resources
 
 import yaml
@@ -12,8 +11,8 @@ import yaml
 from adapters.cli.explain import explain_document, parse_target, render
 from adapters.kube.manifests import parse_text
 from solver import SolveOptions
+from tests.fixtures.common import NOW_TIME as NOW
 
-NOW = datetime(2026, 11, 21, 12, tzinfo=UTC)
 EXAMPLES = resources.files("adapters.examples")
 HUB = parse_text(EXAMPLES.joinpath("openmcp-demo.yaml").read_text(encoding="utf-8"), "openmcp-demo.yaml")
 CONFIG = yaml.safe_load(EXAMPLES.joinpath("openmcp-demo-config.yaml").read_text(encoding="utf-8"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fleet_fixtures import (
+from tests.fixtures.fleet import (
     HELD,
     MODES,
     PREVIOUS_STATE,

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.fleet_fixtures import (
+from tests.fixtures.fleet import (
     ALLOCATABLE_CPU,
     AVAILABLE_CPU,
     AVAILABLE_MEMORY,
@@ -737,7 +737,7 @@ def test_at_most_20_unselected_entries(tmp_path, mode):
 
 def rich_fleet_without_spread() -> list[dict]:
     """Every placement type, affinity, taints and earlier state; no topology spread anywhere."""
-    from tests.fleet_fixtures import binding, snapshot
+    from tests.fixtures.fleet import binding, snapshot
 
     stateful_policy = pick_n(3, required=[term({"env": "prod"})], prefer=[preferred(50, sort=AVAILABLE_CPU)])
     return [

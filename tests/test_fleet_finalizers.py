@@ -21,7 +21,7 @@ import pytest
 from adapters.live.hub import Deleted, HubScheduler
 from adapters.live.incremental import FleetScheduler, PlacementChanged
 from solver import SolveOptions
-from tests.fleet_fixtures import (
+from tests.fixtures.fleet import (
     FINALIZER,
     HELD,
     MODES,

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.fleet_fixtures import (
+from tests.fixtures.fleet import (
     CRP_GENERATION,
     FINALIZER,
     INDEX,

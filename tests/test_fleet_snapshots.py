@@ -10,7 +10,7 @@ import pytest
 
 from adapters.fleet.policy import policy_hash
 from adapters.fleet.snapshots import clean, clean_or_same
-from tests.fleet_fixtures import (
+from tests.fixtures.fleet import (
     CRP_GENERATION,
     HELD,
     LATEST,

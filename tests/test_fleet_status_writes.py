@@ -23,7 +23,7 @@ import yaml
 from adapters.cli.main import DEMO_NOW
 from adapters.run.pipeline import schedule
 from solver import SolveOptions
-from tests.fleet_fixtures import (
+from tests.fixtures.fleet import (
     HELD,
     MODES,
     NOW,
@@ -45,7 +45,7 @@ from tests.fleet_fixtures import (
     spread,
     term,
 )
-from tests.pipeline_properties import applied, changes
+from tests.fixtures.pipeline import applied, changes
 
 AFFINITY = "ClusterUnschedulable, cluster does not match with any of the required cluster affinity terms"
 
@@ -190,7 +190,7 @@ def test_the_demo_reaches_its_fixed_point_in_one_apply(mode):
     options, now = SolveOptions(mode=mode), datetime.fromisoformat(DEMO_NOW)  # when its heartbeats are fresh
     first = schedule(copy.deepcopy(objects), now=now, options=options)
     assert changes(objects, first)  # the demo holds work to do
-    hub = applied(objects, first)
+    hub = applied(objects, first.apply, first.delete)
     assert changes(hub, schedule(copy.deepcopy(hub), now=now, options=options)) == []
 
 

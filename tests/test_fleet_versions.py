@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.fleet_fixtures import binding, crp, member_cluster, pick_n, run_solve
+from tests.fixtures.fleet import binding, crp, member_cluster, pick_n, run_solve
 
 
 def _fleet() -> list[dict]:

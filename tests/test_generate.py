@@ -5,7 +5,6 @@ from __future__ import annotations
 import collections
 import json
 import re
-from datetime import UTC, datetime
 
 import numpy as np
 import pytest
@@ -21,18 +20,11 @@ from adapters.kube.manifests import from_objects, parse_text
 from adapters.run.pipeline import schedule, schedule_manifests
 from model import SelectionMode
 from solver import SolveOptions
+from tests.fixtures.common import DNS_LABEL, by_kind
+from tests.fixtures.common import NOW_TIME as NOW
 
-NOW = datetime(2026, 11, 21, 12, tzinfo=UTC)
-DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 SMALL = (50, 30)
 MEDIUM = (1000, 500)
-
-
-def by_kind(objects):
-    out = collections.defaultdict(list)
-    for obj in objects:
-        out[obj["kind"]].append(obj)
-    return out
 
 
 def parent(obj):

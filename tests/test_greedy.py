@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from model import FilterKind, Unselected
-from tests.builders import (
+from tests.fixtures.batches import mixed_fleet, mixed_request
+from tests.fixtures.builders import (
     batch,
     chosen,
     cluster,
@@ -253,17 +254,6 @@ def test_required_property_terms() -> None:
 # -- the unselected list ----------------------------------------------------------------------
 
 
-def _mixed_fleet():
-    passing = [cluster(f"p{i}", {"w": str(i)}) for i in range(6)]
-    filtered = [cluster(f"f{i}", eligible=False) for i in range(4)]
-    return passing + filtered
-
-
-def _mixed_request(n: int):
-    # p2 scores highest; the rest tie and fall back to names.
-    return pick_n(n, preferences=(pref(5, {"w": "2"}),))
-
-
 @pytest.mark.parametrize(
     ("limit", "expected"),
     [
@@ -274,7 +264,7 @@ def _mixed_request(n: int):
     ],
 )
 def test_explain_limit_not_picked_first_then_filtered_by_name(limit, expected) -> None:
-    rr = greedy(_mixed_fleet(), _mixed_request(2), explain_limit=limit)
+    rr = greedy(mixed_fleet(), mixed_request(2), explain_limit=limit)
     assert chosen(rr) == ["p2", "p5"]
     assert [u.cluster for u in rr.unselected] == expected
     assert all(u.kind is FilterKind.NOT_PICKED for u in rr.unselected if u.cluster.startswith("p"))
@@ -282,7 +272,7 @@ def test_explain_limit_not_picked_first_then_filtered_by_name(limit, expected) -
 
 
 def test_explain_limit_applies_to_pick_all() -> None:
-    rr = greedy(_mixed_fleet(), pick_all(), explain_limit=2)
+    rr = greedy(mixed_fleet(), pick_all(), explain_limit=2)
     assert [u.cluster for u in rr.unselected] == ["f0", "f1"]
     assert len(chosen(rr)) == 6
 

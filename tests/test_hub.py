@@ -15,9 +15,8 @@ import pytest
 from adapters.live.hub import Applied, Deleted, HubScheduler
 from adapters.run.changes import object_key
 from adapters.run.pipeline import schedule
-from tests import ocm_fixtures as ocm
-from tests import test_kcp_fixtures as kcp
-from tests import test_openmcp_fixtures as mcp
+from tests.fixtures import kcp, ocm
+from tests.fixtures import openmcp as mcp
 
 NOW = ocm.NOW_TIME  # the same instant in every fixture module
 LATER = NOW + timedelta(minutes=1)
@@ -210,7 +209,7 @@ def test_kcp_an_evicting_cluster_moves_only_its_namespaces(build, kind) -> None:
     )
     held = sorted(ns for ns, on in before.items() if name in on)
     assert held
-    evicting = kcp.cluster(name, "us", kind=kind, evict_after=kcp.ago(60))
+    evicting = kcp.cluster(name, "us", kind=kind, evict_after=kcp.ago(seconds=60))
     delta = hub.handle(Applied(evicting), now=LATER)
     assert delta.systems == ("kcp",)
     after = on_clusters(hub)
@@ -241,7 +240,7 @@ def _events() -> list[Any]:
         Deleted("ManagedCluster", "c1", api_version=ocm.V1),
         Applied(mcp.request("ns", "r2", "web", at_minute=2)),
         Applied(mcp.request("ns", "r3", "web", at_minute=3)),
-        Applied(kcp.cluster("c2", "us", evict_after=kcp.ago(60))),
+        Applied(kcp.cluster("c2", "us", evict_after=kcp.ago(seconds=60))),
         Deleted("ClusterRequest", "r1", "ns"),
         Applied(ocm.placement("q", n=1)),
     ]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 from collections import Counter
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -19,8 +18,8 @@ from adapters.live import incremental
 from adapters.run.changes import SERVER_FIELDS, Key, object_key
 from adapters.run.pipeline import schedule
 from solver import SolveOptions
+from tests.fixtures.common import NOW_TIME as NOW
 
-NOW = datetime(2026, 11, 21, 12, tzinfo=UTC)
 OWNED = ("ClusterResourceBinding", "ClusterSchedulingPolicySnapshot")
 
 

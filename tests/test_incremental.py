@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from datetime import UTC, datetime
 
 import pytest
 
@@ -20,9 +19,8 @@ from adapters.live.incremental import (
 from adapters.run.pipeline import schedule
 from bench.generate import generate
 from solver import SolveOptions
-from tests.fleet_fixtures import agent_condition
-
-NOW = datetime(2026, 11, 21, 12, tzinfo=UTC)
+from tests.fixtures.common import NOW_TIME as NOW
+from tests.fixtures.fleet import agent_condition
 
 
 def _full(objects, mode):

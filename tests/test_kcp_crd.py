@@ -15,7 +15,7 @@ import pytest
 from adapters.errors import InputError
 from adapters.kcp.api import load
 from adapters.kube.manifests import from_objects
-from tests.test_kcp_fixtures import (
+from tests.fixtures.kcp import (
     COMPUTE,
     NOW_TIME,
     TEAM,
@@ -25,7 +25,7 @@ from tests.test_kcp_fixtures import (
     location,
     namespace,
     placement,
-    run_cli,
+    solve_cli,
     sync_target,
 )
 
@@ -186,7 +186,7 @@ def test_a_clusters_quantities_are_integers_or_quantity_strings(hub, kind, name,
 
 def test_a_crd_refusal_exits_2_on_one_line(tmp_path) -> None:
     hub = changed(v08_hub(), "Location", lambda o: at_path(o, "status.instances", INT32_MAX + 1))
-    result = run_cli(tmp_path, hub)
+    result = solve_cli(tmp_path, hub)
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr == (
         f"error: Location {COMPUTE}|us: status.instances: must be between {INT32_MIN} and {INT32_MAX}, "

@@ -12,7 +12,7 @@ from adapters.errors import InputError
 from adapters.kcp.api import sync_target_key
 from adapters.kube.manifests import from_objects
 from solver import SolveOptions
-from tests.test_kcp_fixtures import (
+from tests.fixtures.kcp import (
     COMPUTE,
     NOW,
     NOW_TIME,
@@ -29,7 +29,7 @@ from tests.test_kcp_fixtures import (
     write_yaml,
 )
 
-EVICTED = ago(60)
+EVICTED = ago(seconds=60)
 
 
 def doc(objects, target: str, mode: str = "optimal", **kw):
@@ -160,8 +160,8 @@ def test_a_v08_namespace_lists_its_placements() -> None:
 
 
 def test_a_placement_both_systems_have_must_be_named_by_group(tmp_path) -> None:
-    from tests.ocm_fixtures import hub, managed_cluster
-    from tests.ocm_fixtures import placement as ocm_placement
+    from tests.fixtures.ocm import hub, managed_cluster
+    from tests.fixtures.ocm import placement as ocm_placement
 
     ocm = [*hub(managed_cluster("m1")), ocm_placement("web", n=1)]
     with pytest.raises(InputError, match="both OCM and kcp have a Placement"):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import UTC, datetime
 
 import pytest
 
@@ -16,8 +15,7 @@ from adapters.kcp.generate import GENERATIONS, generate
 from adapters.kcp.keys import sync_target_key
 from adapters.kcp.workspace import workspace_of
 from adapters.kube.manifests import dump_yaml_stream, parse_text
-
-NOW = datetime(2026, 11, 21, 12, tzinfo=UTC)
+from tests.fixtures.common import NOW_TIME as NOW
 
 
 def kinds(objects):

@@ -1,9 +1,13 @@
 """The v0.5 state machine's legality check, on its own: each actor's steps, and the steps it may
-not take."""
+not take; and the scheduler's steps on random v0.5 hubs."""
 
 import json
 
+from hypothesis import given
+
 from adapters.kcp.legality import illegal_transitions
+from tests.fixtures.kcp import PLACEMENT, hubs_v05
+from tests.fixtures.pipeline import GREEDY, OPTIMAL, Hub, run
 
 K1, K2 = "ws+east+c1", "ws+west+c1"
 
@@ -40,3 +44,16 @@ def test_namespace_controller_steps():
 
 def test_unreadable_annotations_are_not_judged():
     assert illegal_transitions('{"x":', text({K1: "Bound"}), actor="scheduler") == []
+
+
+@given(hubs_v05())
+def test_the_scheduler_takes_only_its_own_state_steps(objects):
+    """Every v0.5 annotation entry moves only as the state machine lets the scheduler move it."""
+    before = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Namespace"}
+    for options in (GREEDY, OPTIMAL):
+        for obj in run(Hub(objects), options).apply:
+            if obj["kind"] != "Namespace":
+                continue
+            was = (before[obj["metadata"]["name"]]["metadata"].get("annotations") or {}).get(PLACEMENT)
+            now = (obj["metadata"].get("annotations") or {}).get(PLACEMENT)
+            assert illegal_transitions(was, now, actor="scheduler") == []

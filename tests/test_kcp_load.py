@@ -19,7 +19,7 @@ from adapters.kcp.names import Generation
 from adapters.kcp.world import seeded
 from adapters.kube.manifests import from_objects
 from model import Choice, LabelOperator, Packing, RequestResult, Result, SolveStats, Taint
-from tests.test_kcp_fixtures import (
+from tests.fixtures.kcp import (
     COMPUTE,
     DISABLED,
     NOW_TIME,
@@ -62,7 +62,7 @@ def test_v05_clusters_traits_taints_and_eligibility() -> None:
         *compute_v05(
             cluster("b", "us", ready=False),
             cluster("a", "us", unschedulable=True),
-            cluster("c", "eu", evict_after=ago(1)),
+            cluster("c", "eu", evict_after=ago(seconds=1)),
             cluster("d", "eu", deleting=True),
             locations=["eu", "us"],
         ),
@@ -162,7 +162,7 @@ def test_the_placement_annotation_is_read_as_go_unmarshals_it() -> None:
 def test_v05_requests_keys_holds_order_and_tenancy() -> None:
     hub = [
         *compute_v05(
-            cluster("a", "us", evict_after=ago(1)),
+            cluster("a", "us", evict_after=ago(seconds=1)),
             cluster("b", "us"),
             cluster("d", "us"),
             cluster("e", "eu"),
@@ -259,7 +259,10 @@ def test_the_adapters_draws_are_reproducible() -> None:
 def test_v05_emit_from_a_result_built_by_hand() -> None:
     hub = [
         *compute_v05(
-            cluster("a", "us", evict_after=ago(1)), cluster("b", "us"), cluster("d", "us"), locations=["us"]
+            cluster("a", "us", evict_after=ago(seconds=1)),
+            cluster("b", "us"),
+            cluster("d", "us"),
+            locations=["us"],
         ),
         namespace("n", placement={key(COMPUTE, "us", "a"): "Bound"}),
     ]

@@ -25,7 +25,7 @@ from adapters.kcp.simulate import MAX_STEPS, STEP, render, run_simulation
 from adapters.kcp.workspace import mark, workspace_of
 from adapters.kube.manifests import dump_yaml_stream, from_objects, parse_text
 from solver import SolveOptions
-from tests.test_kcp_fixtures import (
+from tests.fixtures.kcp import (
     COMPUTE,
     MODES,
     NOW_TIME,
@@ -97,7 +97,7 @@ def finalizers(obj) -> list[str]:
 
 def evict(objects, name, *, kind="WorkloadCluster", seconds=60):
     out = copy.deepcopy(objects)
-    find(out, kind, name, COMPUTE)["spec"]["evictAfter"] = ago(seconds)
+    find(out, kind, name, COMPUTE)["spec"]["evictAfter"] = ago(seconds=seconds)
     return out
 
 

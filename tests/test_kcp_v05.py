@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from tests.test_kcp_fixtures import (
+from tests.fixtures.kcp import (
     COMPUTE,
     DISABLED,
     MODES,
@@ -23,17 +23,17 @@ from tests.test_kcp_fixtures import (
     TEAM,
     Written,
     ago,
-    apply_output,
     binding,
     cluster,
     compute_v05,
     key,
     location,
     namespace,
-    run_cli,
+    solve_cli,
 )
+from tests.fixtures.pipeline import applied
 
-EVICTED = ago(60)  # evictAfter in the past: the cluster is evicting
+EVICTED = ago(seconds=60)  # evictAfter in the past: the cluster is evicting
 
 
 def bound(location_name: str, cluster_name: str, state: str = "Bound") -> dict[str, str]:
@@ -116,7 +116,7 @@ def test_nothing_schedulable_writes_an_empty_map(tmp_path, mode) -> None:
     condition = written.condition("default")
     assert (condition["status"], condition["reason"]) == ("False", "Unschedulable")
     assert condition["message"] == "No workload clusters available under given placement constraints"
-    plan = json.loads(run_cli(tmp_path, hub, "--mode", mode, "-o", "plan").stdout)
+    plan = json.loads(solve_cli(tmp_path, hub, "--mode", mode, "-o", "plan").stdout)
     assert plan["summary"]["unsatisfied"] == 1
 
 
@@ -137,7 +137,7 @@ def test_valid_entries_are_left_as_they_are(tmp_path, mode) -> None:
     assert written.annotation("a") == text
     assert written.placement_map("b") == bound("us", "c1", "Pending")
     assert NEGOTIATION not in written.annotations("a")
-    result = run_cli(tmp_path, hub, "--mode", mode, "-o", "table")
+    result = solve_cli(tmp_path, hub, "--mode", mode, "-o", "table")
     assert result.stdout.count(" kept") == 2
 
 
@@ -182,7 +182,7 @@ def test_eviction_replaces_the_cluster_in_the_same_location(tmp_path, mode) -> N
         key(COMPUTE, "us", "c2"): "Pending",
     }
     assert written.annotations("default")[NEGOTIATION] == COMPUTE
-    rows = run_cli(tmp_path, hub, "--mode", mode, "-o", "table").stdout
+    rows = solve_cli(tmp_path, hub, "--mode", mode, "-o", "table").stdout
     assert "released" in rows and "root:org:compute/c1" in rows
 
 
@@ -206,7 +206,7 @@ def test_evicted_location_without_a_cluster_keeps_removing(tmp_path, mode) -> No
     written = Written.solve(tmp_path, hub, mode)
     assert written.placement_map("default") == bound("us", "c1", "Removing")
     assert written.condition("default")["status"] == "True"
-    plan = json.loads(run_cli(tmp_path, hub, "--mode", mode, "-o", "plan").stdout)
+    plan = json.loads(solve_cli(tmp_path, hub, "--mode", mode, "-o", "plan").stdout)
     assert plan["summary"]["unsatisfied"] == 1
 
 
@@ -425,7 +425,7 @@ def test_a_binding_names_its_export_workspace_by_path(tmp_path, reference) -> No
     named = binding()
     named["spec"]["reference"]["workspace"] = {**reference, "exportName": "kubernetes"}
     hub = [named, location("us"), cluster("c1", "us"), namespace("default")]
-    result = run_cli(tmp_path, hub)
+    result = solve_cli(tmp_path, hub)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert f"APIBinding {TEAM}|kubernetes: spec.reference.workspace.path: " in result.stderr
 
@@ -463,11 +463,11 @@ def test_the_status_reconciler_marks_every_disabled_namespace(tmp_path, mode) ->
 
 def test_namespaces_of_other_systems_are_not_kcp_input(tmp_path) -> None:
     # A Namespace beside no kcp object makes no kcp input: no kcp part, nothing written for it.
-    from tests.ocm_fixtures import hub, managed_cluster
-    from tests.ocm_fixtures import placement as ocm_placement
+    from tests.fixtures.ocm import hub, managed_cluster
+    from tests.fixtures.ocm import placement as ocm_placement
 
     objects = [*hub(managed_cluster("c1")), ocm_placement("web", n=1), namespace("ns1")]
-    plan = json.loads(run_cli(tmp_path, objects, "-o", "plan").stdout)
+    plan = json.loads(solve_cli(tmp_path, objects, "-o", "plan").stdout)
     assert set(plan["summary"]["systems"]) == {"ocm"}
     assert all(o["kind"] != "Namespace" for o in plan["apply"])
 
@@ -603,7 +603,7 @@ def test_a_location_whose_clusters_are_all_in_the_annotation_crashes_upstream(tm
     written = Written.solve(tmp_path, hub, mode)
     for name in ("again", "stale"):
         assert written.namespace(name) == next(o for o in hub if o["metadata"]["name"] == name)
-    plan = json.loads(run_cli(tmp_path, hub, "--mode", mode, "-o", "plan").stdout)
+    plan = json.loads(solve_cli(tmp_path, hub, "--mode", mode, "-o", "plan").stdout)
     assert plan["summary"]["unsatisfied"] == 2
 
 
@@ -628,7 +628,7 @@ def test_a_revival_while_rescheduling_drops_the_entry_and_the_next_pass_places_a
     for seed in range(8):
         first = Written.solve(tmp_path, hub, mode, "--seed", str(seed))
         seen.append(first.placement_map("default"))
-        again = Written.solve(tmp_path, apply_output(hub, first.apply), mode, "--seed", str(seed))
+        again = Written.solve(tmp_path, applied(hub, first.apply), mode, "--seed", str(seed))
         assert again.namespace("default") == first.namespace("default")
     assert all(got in (west_first, east_first) for got in seen)
     assert west_first in seen and east_first in seen
@@ -646,7 +646,7 @@ def test_a_second_pass_that_panics_leaves_the_first_pass_written(tmp_path, mode)
     written = Written.solve(tmp_path, hub, mode)
     assert written.placement_map("ns0") == bound("west", "c0", "Removing")
     assert written.condition("ns0")["status"] == "True"
-    plan = json.loads(run_cli(tmp_path, hub, "--mode", mode, "-o", "plan").stdout)
+    plan = json.loads(solve_cli(tmp_path, hub, "--mode", mode, "-o", "plan").stdout)
     assert plan["summary"]["unsatisfied"] == 1
 
 
@@ -801,7 +801,7 @@ def test_a_new_entry_on_the_cluster_of_an_unknown_state_replaces_it_once_and_for
     assert first.placement_map("ns0") == bound("east", "c0", "Pending")
     condition = first.condition("ns0")
     assert condition["status"] == "True" and "reason" not in condition and "message" not in condition
-    after = apply_output(hub, first.apply)
+    after = applied(hub, first.apply)
     second = Written.solve(tmp_path, after, mode)
     assert second.namespace("ns0") == first.namespace("ns0")
 
@@ -820,7 +820,7 @@ def test_objects_the_crd_rejects_exit_2(tmp_path, obj, field) -> None:
     kinds = {(o["kind"], o["metadata"]["name"]) for o in hub}
     if (obj["kind"], obj["metadata"]["name"]) in kinds:
         hub = [o for o in hub if (o["kind"], o["metadata"]["name"]) != (obj["kind"], obj["metadata"]["name"])]
-    result = run_cli(tmp_path, [*hub, obj])
+    result = solve_cli(tmp_path, [*hub, obj])
     assert result.exit_code == 2, result.output
     assert result.stdout == "" and result.stderr.count("\n") == 1
     # named with its workspace, as kcp names an object in a logical cluster, then the field
@@ -831,8 +831,8 @@ def test_objects_the_crd_rejects_exit_2(tmp_path, obj, field) -> None:
 def test_duplicate_objects_in_one_workspace_exit_2_and_other_workspaces_may_repeat_names(tmp_path) -> None:
     hub = [*compute_v05(cluster("c1", "us"), locations=["us"]), namespace("default")]
     other = namespace("default", workspace="root:org:other")
-    assert run_cli(tmp_path, [*hub, other]).exit_code == 0
-    result = run_cli(tmp_path, [*hub, namespace("default")])
+    assert solve_cli(tmp_path, [*hub, other]).exit_code == 0
+    result = solve_cli(tmp_path, [*hub, namespace("default")])
     assert result.exit_code == 2 and f"duplicate object Namespace {TEAM}|default" in result.stderr
 
 
@@ -845,8 +845,8 @@ def test_same_bytes_twice(tmp_path, mode) -> None:
         *compute_v05(*(cluster(f"c{i}", "us" if i % 2 else "eu") for i in range(6)), locations=["eu", "us"]),
         *(namespace(f"ns{i}", created=i) for i in range(8)),
     ]
-    first = run_cli(tmp_path, hub, "--mode", mode, "--seed", "3")
-    second = run_cli(tmp_path, hub, "--mode", mode, "--seed", "3")
+    first = solve_cli(tmp_path, hub, "--mode", mode, "--seed", "3")
+    second = solve_cli(tmp_path, hub, "--mode", mode, "--seed", "3")
     assert first.exit_code == 0 and first.stdout == second.stdout
 
 

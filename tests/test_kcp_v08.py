@@ -12,7 +12,7 @@ import json
 import pytest
 
 from adapters.kcp.api import sync_target_key
-from tests.test_kcp_fixtures import (
+from tests.fixtures.kcp import (
     COMPUTE,
     DELETION,
     MODES,
@@ -26,12 +26,12 @@ from tests.test_kcp_fixtures import (
     compute_v08,
     location,
     placement,
-    run_cli,
+    solve_cli,
     sync_target,
 )
-from tests.test_kcp_fixtures import namespace_v08 as namespace
+from tests.fixtures.kcp import namespace_v08 as namespace
 
-EVICTED = ago(60)
+EVICTED = ago(seconds=60)
 
 
 def k(name: str) -> str:
@@ -169,7 +169,7 @@ def test_unchanged_objects_are_written_as_they_were(tmp_path, mode) -> None:
     ]
     written = Written.solve(tmp_path, hub, mode)
     assert written.apply == [hub[-2], hub[-1]]
-    plan = json.loads(run_cli(tmp_path, hub, "--mode", mode, "-o", "plan").stdout)
+    plan = json.loads(solve_cli(tmp_path, hub, "--mode", mode, "-o", "plan").stdout)
     assert plan["apply"] == [] and plan["summary"]["unchanged"] == 2
 
 
@@ -238,7 +238,7 @@ def test_no_valid_target_takes_the_annotation_off(tmp_path, mode) -> None:
     assert written.target("default") is None
     assert written.status("default")["selectedLocation"]["locationName"] == "us"  # sticky
     assert written.annotations("default")[deletion("c1")] == NOW
-    plan = json.loads(run_cli(tmp_path, hub, "--mode", mode, "-o", "plan").stdout)
+    plan = json.loads(solve_cli(tmp_path, hub, "--mode", mode, "-o", "plan").stdout)
     assert plan["summary"]["unsatisfied"] == 1
 
 
@@ -394,13 +394,13 @@ def test_removal_after_the_grace_period(tmp_path, mode) -> None:
         namespace(
             "default",
             labels={state("c1"): "Sync", state("c2"): "Sync", state("c3"): "Sync"},
-            annotations={PLACEMENT: "", deletion("c1"): ago(10), deletion("c2"): ago(3)},
+            annotations={PLACEMENT: "", deletion("c1"): ago(seconds=10), deletion("c2"): ago(seconds=3)},
         ),
         placement("default", phase="Bound", selected="us", target=k("c3"), ready="True"),
     ]
     written = Written.solve(tmp_path, hub, mode)
     assert written.labels("default") == {state("c2"): "Sync", state("c3"): "Sync"}
-    assert written.annotations("default") == {PLACEMENT: "", deletion("c2"): ago(3)}
+    assert written.annotations("default") == {PLACEMENT: "", deletion("c2"): ago(seconds=3)}
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -408,13 +408,15 @@ def test_a_removing_key_is_not_revived_inside_the_grace(tmp_path, mode) -> None:
     hub = [
         *compute_v08(sync_target("c1", "us"), locations=["us"]),
         namespace(
-            "default", labels={state("c1"): "Sync"}, annotations={PLACEMENT: "", deletion("c1"): ago(2)}
+            "default",
+            labels={state("c1"): "Sync"},
+            annotations={PLACEMENT: "", deletion("c1"): ago(seconds=2)},
         ),
         placement("default", phase="Bound", selected="us", target=k("c1"), ready="True"),
     ]
     written = Written.solve(tmp_path, hub, mode)
-    assert written.annotations("default")[deletion("c1")] == ago(2)
-    after = ago(10)
+    assert written.annotations("default")[deletion("c1")] == ago(seconds=2)
+    after = ago(seconds=10)
     hub[-2]["metadata"]["annotations"][deletion("c1")] = after
     written = Written.solve(tmp_path, hub, mode)
     assert state("c1") not in written.labels("default")  # removed now, added back by the next run
@@ -539,16 +541,18 @@ def test_placement_conditions_are_set_as_kcp_sets_them(tmp_path, mode) -> None:
 def test_placements_the_crd_rejects_exit_2(tmp_path, change, field) -> None:
     p = placement("default")
     change(p)
-    result = run_cli(tmp_path, [*compute_v08(sync_target("c1", "us"), locations=["us"]), p])
+    result = solve_cli(tmp_path, [*compute_v08(sync_target("c1", "us"), locations=["us"]), p])
     assert result.exit_code == 2, result.output
     assert result.stdout == "" and result.stderr.count("\n") == 1
     assert f"Placement {TEAM}|default: " in result.stderr and field in result.stderr
 
 
 def test_mixed_generations_exit_2(tmp_path) -> None:
-    from tests.test_kcp_fixtures import cluster
+    from tests.fixtures.kcp import cluster
 
-    result = run_cli(tmp_path, [*compute_v08(sync_target("c1", "us"), locations=["us"]), cluster("c2", "us")])
+    result = solve_cli(
+        tmp_path, [*compute_v08(sync_target("c1", "us"), locations=["us"]), cluster("c2", "us")]
+    )
     assert result.exit_code == 2 and "mixes kcp generations" in result.stderr
     assert f"WorkloadCluster {COMPUTE}|c2 (v0.5) and SyncTarget {COMPUTE}|c1 (v0.8)" in result.stderr
 
@@ -594,8 +598,8 @@ def test_same_bytes_twice(tmp_path, mode) -> None:
         *(namespace(f"ns{i}", labels={"p": str(i % 3)}) for i in range(6)),
         *(placement(f"p{i}", namespaces={"matchLabels": {"p": str(i)}}, created=i) for i in range(3)),
     ]
-    first = run_cli(tmp_path, hub, "--mode", mode, "--seed", "5")
-    second = run_cli(tmp_path, hub, "--mode", mode, "--seed", "5")
+    first = solve_cli(tmp_path, hub, "--mode", mode, "--seed", "5")
+    second = solve_cli(tmp_path, hub, "--mode", mode, "--seed", "5")
     assert first.exit_code == 0 and first.stdout == second.stdout
 
 

@@ -19,7 +19,7 @@ from adapters.kcp.workspace import workspace_of
 from adapters.kube.manifests import from_objects
 from adapters.run.changes import object_key
 from solver import SolveOptions
-from tests.test_kcp_fixtures import (
+from tests.fixtures.kcp import (
     COMPUTE,
     NOW_TIME,
     PLACEMENT,
@@ -30,7 +30,7 @@ from tests.test_kcp_fixtures import (
     location,
     namespace,
     placement,
-    run_cli,
+    solve_cli,
     sync_target,
 )
 
@@ -139,12 +139,12 @@ def test_a_selected_location_of_another_workspace_is_redrawn_not_a_traceback(tmp
 def test_markers_that_disagree_exit_2_and_markers_that_agree_are_one(tmp_path, first, second) -> None:
     *rest, ns, p = v08_hub()
     both = marked(ns, first, second)
-    assert run_cli(tmp_path, [*rest, both, p]).exit_code == 0
+    assert solve_cli(tmp_path, [*rest, both, p]).exit_code == 0
     if second == "clusterName":
         both["metadata"]["clusterName"] = "root:org:else"
     else:
         both["metadata"]["annotations"][second] = "root:org:else"
-    result = run_cli(tmp_path, [*rest, both, p])
+    result = solve_cli(tmp_path, [*rest, both, p])
     assert result.exit_code == 2 and result.stdout == "" and result.stderr.count("\n") == 1
     assert "Namespace app (" in result.stderr and "root:org:else" in result.stderr and TEAM in result.stderr
 
@@ -152,14 +152,14 @@ def test_markers_that_disagree_exit_2_and_markers_that_agree_are_one(tmp_path, f
 @pytest.mark.parametrize("kind", ["APIBinding", "Location", "SyncTarget", "Namespace", "Placement"])
 def test_an_object_naming_no_workspace_exits_2(tmp_path, kind) -> None:
     hub = [unmarked(o) if o["kind"] == kind else o for o in v08_hub()]
-    result = run_cli(tmp_path, hub)
+    result = solve_cli(tmp_path, hub)
     assert result.exit_code == 2 and result.stdout == "" and result.stderr.count("\n") == 1
-    assert f"{kind} " in result.stderr and "kcp.yaml: document" in result.stderr
+    assert f"{kind} " in result.stderr and "hub.yaml: document" in result.stderr
     assert "metadata.annotations[kcp.dev/cluster]: names no logical workspace" in result.stderr
 
 
 def test_a_v05_object_naming_no_workspace_exits_2(tmp_path) -> None:
-    result = run_cli(tmp_path, [binding(), location("us"), unmarked(cluster("c1", "us")), namespace("n")])
+    result = solve_cli(tmp_path, [binding(), location("us"), unmarked(cluster("c1", "us")), namespace("n")])
     assert result.exit_code == 2 and "WorkloadCluster c1 (" in result.stderr
 
 
@@ -170,7 +170,7 @@ def test_a_v05_object_naming_no_workspace_exits_2(tmp_path) -> None:
 def test_a_workspace_that_is_no_logical_cluster_name_exits_2(tmp_path, workspace) -> None:
     hub = v08_hub()
     hub[-2]["metadata"]["annotations"]["kcp.dev/cluster"] = workspace
-    result = run_cli(tmp_path, hub)
+    result = solve_cli(tmp_path, hub)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert "is not a logical cluster name" in result.stderr and repr(workspace) in result.stderr
 
@@ -215,7 +215,7 @@ def test_an_error_names_the_placement_of_its_workspace_among_many(tmp_path) -> N
         *(placement("default", workspace=team) for team in teams),
     ]
     hub[-7]["spec"]["locationWorkspace"] = "compute"
-    result = run_cli(tmp_path, hub)
+    result = solve_cli(tmp_path, hub)
     assert result.exit_code == 2
     assert result.stderr.startswith(
         "error: Placement root:org:team33|default: spec.locationWorkspace: 'compute' is not an absolute"

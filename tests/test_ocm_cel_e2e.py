@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ocm_fixtures import MODES, Written, hub, managed_cluster, placement, predicate, score
+from tests.fixtures.ocm import MODES, Written, hub, managed_cluster, placement, predicate, score
 
 SEMVER = 'semver(managedCluster.metadata.labels["version"]).isLessThan(semver("1.31.0"))'
 

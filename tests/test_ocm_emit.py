@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from adapters.ocm import api as ocm
 from model import Choice, RequestResult, Result, SolveStats
-from tests.ocm_fixtures import (
+from tests.fixtures.ocm import (
     GROUP_INDEX_LABEL,
     GROUP_NAME_LABEL,
     NOW,

@@ -8,9 +8,8 @@ import yaml
 from click.testing import CliRunner
 
 from adapters.cli.main import main
-from tests import ocm_fixtures as oc
-
-MODES = ("greedy", "optimal")
+from tests.fixtures import ocm as oc
+from tests.fixtures.common import MODES
 
 
 def explain(tmp_path, objects, target: str, mode: str) -> dict[str, dict]:

@@ -6,13 +6,14 @@ import collections
 import json
 import re
 import time
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import timedelta, timezone
 
 import pytest
 
 from adapters.ocm.generate import generate_ocm
+from tests.fixtures.common import NOW_TIME as NOW
+from tests.fixtures.common import by_kind, matches, when
 
-NOW = datetime(2026, 11, 21, 12, tzinfo=UTC)
 GROUP = "cluster.open-cluster-management.io"
 API = {
     "ManagedCluster": f"{GROUP}/v1",
@@ -29,7 +30,6 @@ GROUP_NAME_LABEL = f"{GROUP}/decision-group-name"
 GROUP_INDEX_LABEL = f"{GROUP}/decision-group-index"
 UNAVAILABLE, UNREACHABLE = f"{GROUP}/unavailable", f"{GROUP}/unreachable"
 AVAILABLE = "ManagedClusterConditionAvailable"
-RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 PER_GROUP = re.compile(r"^((100|[1-9][0-9]{0,1})%|[1-9][0-9]*)$")
 QUALIFIED = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
 TOLERATION_KEY = re.compile(QUALIFIED + r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$")
@@ -39,37 +39,8 @@ BUILTINS = {"Balance", "Steady", "ResourceAllocatableCPU", "ResourceAllocatableM
 SIZE = (500, 100)
 
 
-def by_kind(objects):
-    out = collections.defaultdict(list)
-    for obj in objects:
-        out[obj["kind"]].append(obj)
-    return out
-
-
-def when(text):
-    assert RFC3339.fullmatch(text), text
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-
-
 def available_status(cluster):
     return next(c["status"] for c in cluster["status"]["conditions"] if c["type"] == AVAILABLE)
-
-
-def matches(selector, values):
-    """Kubernetes label-selector semantics over a plain dict (labels, or claims by name)."""
-    for key, value in (selector.get("matchLabels") or {}).items():
-        if values.get(key) != value:
-            return False
-    for item in selector.get("matchExpressions") or []:
-        has, op = item["key"] in values, item["operator"]
-        if (
-            (op == "In" and not (has and values[item["key"]] in item["values"]))
-            or (op == "NotIn" and has and values[item["key"]] in item["values"])
-            or (op == "Exists" and not has)
-            or (op == "DoesNotExist" and has)
-        ):
-            return False
-    return True
 
 
 class Hub:

@@ -24,7 +24,7 @@ from model import (
     TolerationOperator,
     parse_quantity,
 )
-from tests.ocm_fixtures import (
+from tests.fixtures.ocm import (
     CLUSTERSET_LABEL,
     DISABLE,
     NOW_TIME,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from adapters.errors import InputError
-from tests.ocm_fixtures import (
+from tests.fixtures.ocm import (
     binding,
     builtin,
     cluster_set,

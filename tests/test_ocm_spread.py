@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from tests.ocm_fixtures import (
+from tests.fixtures.ocm import (
     MODES,
     Written,
     addon,

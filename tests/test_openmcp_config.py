@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from adapters.cli.main import main
 from adapters.openmcp.config import combine, merge_documents, parse_config
 from model import LabelOperator, LabelRequirement, LabelSelector
-from tests.test_openmcp_fixtures import (
+from tests.fixtures.openmcp import (
     MODES,
     NOW,
     Written,
@@ -17,7 +17,7 @@ from tests.test_openmcp_fixtures import (
     config,
     purpose,
     request,
-    run_cli,
+    solve_cli,
     write_yaml,
 )
 
@@ -25,7 +25,7 @@ HUB = [cluster("other", "c1", "p"), request("foo", "a", "p")]
 
 
 def fails(tmp_path, cfg, *needles: str) -> str:
-    result = run_cli(tmp_path, HUB, cfg)
+    result = solve_cli(tmp_path, HUB, config=cfg)
     assert result.exit_code == 2, result.output
     assert result.stdout == ""
     for needle in needles:
@@ -91,7 +91,7 @@ def test_an_empty_block_is_all_defaults(tmp_path, mode) -> None:
 
 def test_clusters_alone_need_no_config(tmp_path) -> None:
     # Nothing to schedule: the config decides nothing (an input of other systems may hold them).
-    result = run_cli(tmp_path, [cluster("other", "c1", "p")], None, "-o", "plan")
+    result = solve_cli(tmp_path, [cluster("other", "c1", "p")], "-o", "plan")
     assert result.exit_code == 0, result.output
 
 
@@ -155,7 +155,7 @@ def test_exclusive_needs_tenancy_count_zero(tmp_path) -> None:
         "scheduler.purposeMappings[mcp].tenancyCount: Invalid value: 2: "
         "tenancyCount must be 0 if the template specifies 'Exclusive' tenancy",
     )
-    assert run_cli(tmp_path, HUB, config(mcp=purpose("Exclusive", count=0))).exit_code == 0
+    assert solve_cli(tmp_path, HUB, config=config(mcp=purpose("Exclusive", count=0))).exit_code == 0
 
 
 def test_template_labels_must_match_the_global_selector(tmp_path) -> None:
@@ -167,7 +167,7 @@ def test_template_labels_must_match_the_global_selector(tmp_path) -> None:
         "labels do not match specified global cluster selector",
     )
     ok = config(clusters={"matchLabels": {"landscape": "live"}}, p=purpose(labels={"landscape": "live"}))
-    assert run_cli(tmp_path, HUB, ok).exit_code == 0
+    assert solve_cli(tmp_path, HUB, config=ok).exit_code == 0
 
 
 def test_template_labels_must_match_the_purpose_selector(tmp_path) -> None:
@@ -234,7 +234,7 @@ def test_bad_files(tmp_path) -> None:
 
 
 def test_a_bad_config_fails_even_without_openmcp_objects(tmp_path) -> None:
-    result = run_cli(tmp_path, [], {"scheduler": {"scope": "Global"}})
+    result = solve_cli(tmp_path, [], config={"scheduler": {"scope": "Global"}})
     assert result.exit_code == 2 and "scheduler.scope" in result.stderr
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_openmcp_fixtures import (
+from tests.fixtures.openmcp import (
     DELETE_LABEL,
     MODES,
     OPERATION,
@@ -24,7 +24,7 @@ from tests.test_openmcp_fixtures import (
     fin,
     purpose,
     request,
-    run_cli,
+    solve_cli,
     stale,
 )
 
@@ -612,7 +612,7 @@ def test_bad_objects_name_object_and_field(tmp_path) -> None:
         ({**cluster("ns", "c", "p"), "metadata": {"name": "c"}}, "metadata.namespace"),
     ]
     for obj, needle in cases:
-        result = run_cli(tmp_path, [obj], TEST_01)
+        result = solve_cli(tmp_path, [obj], config=TEST_01)
         assert result.exit_code == 2, (needle, result.output)
         assert needle in result.stderr, (needle, result.stderr)
         assert result.stdout == ""

@@ -6,7 +6,7 @@ import collections
 import json
 import re
 import time
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import timedelta, timezone
 
 import pytest
 
@@ -17,40 +17,11 @@ from adapters.openmcp.generate import PENDING_SHARE, PURPOSES, generate_config
 from adapters.openmcp.generate import generate as generate_openmcp
 from adapters.run.pipeline import schedule
 from solver import SolveOptions, check
+from tests.fixtures.common import DNS_LABEL, by_kind, matches, when
+from tests.fixtures.common import NOW_TIME as NOW
 
-NOW = datetime(2026, 11, 21, 12, tzinfo=UTC)
 SIZE = (300, 1250)  # 1,000 pending requests
-RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
-DNS_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 UID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
-
-
-def by_kind(objects):
-    out = collections.defaultdict(list)
-    for obj in objects:
-        out[obj["kind"]].append(obj)
-    return out
-
-
-def when(text):
-    assert RFC3339.fullmatch(text), text
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-
-
-def matches(selector, labels):
-    """Kubernetes label-selector semantics over a plain dict."""
-    for key, value in (selector.get("matchLabels") or {}).items():
-        if labels.get(key) != value:
-            return False
-    for e in selector.get("matchExpressions") or []:
-        key, op, present = e["key"], e["operator"], e["key"] in labels
-        if op == "In" and not (present and labels[key] in e["values"]):
-            return False
-        if op == "NotIn" and present and labels[key] in e["values"]:
-            return False
-        if (op == "Exists" and not present) or (op == "DoesNotExist" and present):
-            return False
-    return True
 
 
 def tenants(cluster):
@@ -207,8 +178,8 @@ def test_counts_and_identity(objects, hub):
         walk(obj, obj["kind"])
         assert obj["apiVersion"] == n.API_VERSION
         meta = obj["metadata"]
-        assert DNS_NAME.fullmatch(meta["name"]) and len(meta["name"]) <= 63, meta["name"]
-        assert DNS_NAME.fullmatch(meta["namespace"])
+        assert DNS_LABEL.fullmatch(meta["name"]) and len(meta["name"]) <= 63, meta["name"]
+        assert DNS_LABEL.fullmatch(meta["namespace"])
         assert UID.fullmatch(meta["uid"])
         assert when(meta["creationTimestamp"]) <= NOW
         assert (obj["kind"], *key(obj)) not in seen and meta["uid"] not in uids

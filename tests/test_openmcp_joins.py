@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_openmcp_fixtures import MODES, Written, cluster, config, fin, purpose, request, stale
+from tests.fixtures.openmcp import MODES, Written, cluster, config, fin, purpose, request, stale
 
 CONFIG = config(
     platform=purpose(

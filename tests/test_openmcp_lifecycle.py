@@ -18,7 +18,7 @@ from adapters.cli.main import main
 from adapters.openmcp.naming import generated_name
 from adapters.run.pipeline import schedule
 from solver import SolveOptions
-from tests.test_openmcp_fixtures import (
+from tests.fixtures.openmcp import (
     DELETE_LABEL,
     MODES,
     NOW,
@@ -27,25 +27,25 @@ from tests.test_openmcp_fixtures import (
     REQUEST_FINALIZER,
     TEST_01,
     Written,
-    apply_output,
     at,
     cluster,
     config,
     fin,
-    outcome_bytes,
     purpose,
     request,
-    run_cli,
+    solve_cli,
     stale,
     write_yaml,
 )
+from tests.fixtures.pipeline import applied
+from tests.fixtures.pipeline import written as written_bytes
 
 CONFIG = config(p=purpose(count=2, namespace="pool"), mcp=purpose("Exclusive", namespace="mcp"))
 
 
 def step(tmp_path, hub, cfg, mode) -> tuple[Written, list[dict]]:
     written = Written.solve(tmp_path, hub, cfg, mode)
-    return written, apply_output(hub, written.delete, written.apply)
+    return written, applied(hub, written.apply, written.delete)
 
 
 def deleting(hub: list[dict], key: str) -> list[dict]:
@@ -207,8 +207,8 @@ def test_same_bytes_twice(tmp_path, mode) -> None:
         platform=purpose(count=2, namespace="platform"),
         mcp=purpose("Exclusive"),
     )
-    first = run_cli(tmp_path, hub, cfg, "--mode", mode)
-    second = run_cli(tmp_path, hub, cfg, "--mode", mode)
+    first = solve_cli(tmp_path, hub, "--mode", mode, config=cfg)
+    second = solve_cli(tmp_path, hub, "--mode", mode, config=cfg)
     assert first.exit_code == 0, first.output
     assert first.stdout == second.stdout
 
@@ -253,28 +253,28 @@ def test_library_matches_the_command_line(tmp_path, mode) -> None:
     written = Written.solve(tmp_path, hub, OVERLAP, mode)
     assert json.loads(json.dumps(outcome.apply)) == written.apply
     assert outcome.summary["systems"] == {"openmcp": {"requests": 3, "clusters": 2, "unsatisfied": 0}}
-    assert outcome_bytes(outcome) == outcome_bytes(
+    assert written_bytes(outcome) == written_bytes(
         schedule(hub, now=NOW_TIME, options=SolveOptions(mode=mode), config=OVERLAP)
     )
 
 
 def test_openmcp_beside_another_system(tmp_path) -> None:
-    from tests.ocm_fixtures import hub as ocm_hub
-    from tests.ocm_fixtures import managed_cluster, placement
+    from tests.fixtures.ocm import hub as ocm_hub
+    from tests.fixtures.ocm import managed_cluster, placement
 
     objects = [*ocm_hub(managed_cluster("c1"), managed_cluster("c2")), placement("web", n=1), *_overlap_hub()]
-    result = run_cli(tmp_path, objects, OVERLAP, "-o", "plan")
+    result = solve_cli(tmp_path, objects, "-o", "plan", config=OVERLAP)
     assert result.exit_code == 0, result.output
     systems = json.loads(result.stdout)["summary"]["systems"]
     assert set(systems) == {"ocm", "openmcp"} and systems["openmcp"]["requests"] == 3
 
 
 def test_table_shows_created_clusters_and_both_modes(tmp_path) -> None:
-    result = run_cli(tmp_path, _overlap_hub(), OVERLAP, "-o", "table")
+    result = solve_cli(tmp_path, _overlap_hub(), "-o", "table", config=OVERLAP)
     assert result.exit_code == 0, result.output
     assert "openmcp  team-b/web  workload/workload-1  new" in result.stdout
     assert "openmcp: optimal creates 0 new clusters, greedy 1" in result.stdout
-    greedy = run_cli(tmp_path, _overlap_hub(), OVERLAP, "-o", "table", "--mode", "greedy")
+    greedy = solve_cli(tmp_path, _overlap_hub(), "-o", "table", "--mode", "greedy", config=OVERLAP)
     made = "platform/" + generated_name("platform-", "team-c", "ops")
     assert f"team-c/ops  {made}  created" in greedy.stdout
 

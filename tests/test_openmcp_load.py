@@ -18,7 +18,7 @@ from model import (
     SolveStats,
     Tenancy,
 )
-from tests.test_openmcp_fixtures import (
+from tests.fixtures.openmcp import (
     DELETE_LABEL,
     NOW_TIME,
     OPERATION,

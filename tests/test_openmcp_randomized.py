@@ -18,22 +18,22 @@ from adapters.live.hub import Applied, HubScheduler
 from adapters.openmcp.naming import generated_name, server_names
 from adapters.run.pipeline import schedule
 from solver import SolveOptions
-from tests.test_openmcp_fixtures import (
+from tests.fixtures.openmcp import (
     MODES,
     NOW_TIME,
     RANDOMIZE,
     REQUEST_FINALIZER,
     TEST_01,
     Written,
-    apply_output,
     cluster,
     config,
     fin,
     purpose,
     request,
-    run_cli,
+    solve_cli,
     uid,
 )
+from tests.fixtures.pipeline import applied
 
 RANDOM = {RANDOMIZE: "true"}
 ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery pkg/util/rand
@@ -105,7 +105,7 @@ def test_a_second_run_on_the_applied_output_changes_nothing(tmp_path, mode) -> N
     ]
     written = Written.solve(tmp_path, hub, cfg, mode)
     assert all(written.phase(key) == "Granted" for key in written.requests())
-    after = apply_output(hub, written.delete, written.apply)
+    after = applied(hub, written.apply, written.delete)
     again = Written.solve(tmp_path, after, cfg, mode)
     assert again.plan["summary"]["changed"] == 0 and again.plan["apply"] == [] and again.delete == []
     assert again.assignments() == written.assignments()
@@ -240,7 +240,7 @@ def test_other_seeds_draw_other_names_and_each_gives_the_same_bytes(tmp_path) ->
     hub = [request("foo", "exclusive", "exclusive", labels=RANDOM)]
     outputs = {}
     for seed in ("0", "1", "0"):
-        result = run_cli(tmp_path, hub, TEST_01, "--seed", seed, "-o", "json")
+        result = solve_cli(tmp_path, hub, "--seed", seed, "-o", "json", config=TEST_01)
         assert result.exit_code == 0, result.output
         outputs.setdefault(seed, set()).add(result.stdout)
     assert len(outputs["0"]) == 1 and outputs["0"] != outputs["1"]
@@ -256,11 +256,11 @@ def test_other_seeds_draw_other_names_and_each_gives_the_same_bytes(tmp_path) ->
 def test_plan_table_and_explain_show_the_name(tmp_path) -> None:
     hub = [request("foo", "exclusive", "exclusive", labels=RANDOM)]
     name = draws("exclusive-", "foo", "exclusive")[0]
-    plan = json.loads(run_cli(tmp_path, hub, TEST_01, "-o", "plan").stdout)
+    plan = json.loads(solve_cli(tmp_path, hub, "-o", "plan", config=TEST_01).stdout)
     made = [o for o in plan["apply"] if o["kind"] == "Cluster"]
     assert [o["metadata"]["name"] for o in made] == [name]
     assert plan["summary"]["systems"]["openmcp"]["unsatisfied"] == 0
-    table = run_cli(tmp_path, hub, TEST_01, "-o", "table").stdout
+    table = solve_cli(tmp_path, hub, "-o", "table", config=TEST_01).stdout
     assert f"foo/exclusive  exclusive/{name}  created" in table and "0 unsatisfied" in table
 
     from adapters.cli.explain import explain_document, render

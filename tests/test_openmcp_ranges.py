@@ -11,7 +11,7 @@ import pytest
 
 from adapters.run.pipeline import schedule
 from solver import SolveOptions
-from tests.test_openmcp_fixtures import (
+from tests.fixtures.openmcp import (
     MODES,
     NOW_TIME,
     TEST_01,
@@ -20,14 +20,14 @@ from tests.test_openmcp_fixtures import (
     config,
     purpose,
     request,
-    run_cli,
+    solve_cli,
 )
 
 INT64 = 2**63 - 1
 
 
 def refused(tmp_path, objects, cfg, *needles: str) -> str:
-    result = run_cli(tmp_path, objects, cfg)
+    result = solve_cli(tmp_path, objects, config=cfg)
     assert result.exit_code == 2, result.output
     assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
     for needle in needles:
@@ -36,7 +36,7 @@ def refused(tmp_path, objects, cfg, *needles: str) -> str:
 
 
 def accepted(tmp_path, objects, cfg) -> None:
-    result = run_cli(tmp_path, objects, cfg, "-o", "plan")
+    result = solve_cli(tmp_path, objects, "-o", "plan", config=cfg)
     assert result.exit_code == 0, result.output
 
 
@@ -81,11 +81,11 @@ def test_any_seed_fixes_a_run(tmp_path, mode) -> None:
     cfg = config(p=purpose(count=1), q=purpose(count=1))
     outputs = []
     for seed in (str(2**31 - 1), str(2**31), "100000000000000000000", "-100000000000000000000"):
-        result = run_cli(tmp_path, _balance_hub(), cfg, "--mode", mode, "--seed", seed, "-o", "json")
+        result = solve_cli(tmp_path, _balance_hub(), "--mode", mode, "--seed", seed, "-o", "json", config=cfg)
         assert result.exit_code == 0, result.output
         outputs.append(result.stdout)
-    again = run_cli(
-        tmp_path, _balance_hub(), cfg, "--mode", mode, "--seed", "100000000000000000000", "-o", "json"
+    again = solve_cli(
+        tmp_path, _balance_hub(), "--mode", mode, "--seed", "100000000000000000000", "-o", "json", config=cfg
     )
     assert again.stdout == outputs[2]
     outcome = schedule(_balance_hub(), now=NOW_TIME, config=cfg, options=SolveOptions(mode=mode, seed=10**30))

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 
 from model import Batch, FilterKind
 from solver import SolveOptions, solve
-from tests.builders import (
+from tests.fixtures.batches import SPREAD_CASES, no_spread_batch, skew, stuck_batch
+from tests.fixtures.builders import (
     batch,
     chosen,
     cluster,
@@ -16,15 +15,11 @@ from tests.builders import (
     numbered,
     only,
     pick_all,
-    pick_fixed,
     pick_n,
     pref,
     run,
     scores,
     spread,
-    taint,
-    term,
-    tol,
 )
 
 
@@ -32,41 +27,11 @@ def both(b: Batch):
     return run(b, "greedy"), run(b, "optimal")
 
 
-def skew(b: Batch, names, key: str) -> int:
-    domains = {c.labels[key] for c in b.clusters if key in c.labels}
-    by_name = {c.name: c for c in b.clusters}
-    counts = Counter(by_name[n].labels[key] for n in names if key in by_name[n].labels)
-    values = [counts.get(d, 0) for d in domains]
-    return max(values) - min(values) if values else 0
-
-
 # -- without spread: the same answer as greedy ----------------------------------------------
 
 
-def _no_spread_batch() -> Batch:
-    clusters = [
-        cluster("a", {"env": "prod", "tier": "gold"}, {"cost": "3"}),
-        cluster("b", {"env": "prod"}, {"cost": "1"}),
-        cluster("c", {"env": "dev", "tier": "gold"}, {"cost": "7"}),
-        cluster("d", {"env": "prod"}, {"cost": "2"}, taints=[taint("gpu")]),
-        cluster("e", {"env": "prod"}, eligible=False),
-        cluster("f", {"env": "prod", "tier": "gold"}),
-        cluster("g", {"env": "prod"}, {"cost": "5"}),
-    ]
-    prefs = (pref(40, {"tier": "gold"}), pref(60, sort="cost", asc=True), pref(-5, {"env": "dev"}))
-    return batch(
-        clusters,
-        pick_n(3, name="top", preferences=prefs, tolerations=(tol("gpu", exists=True),)),
-        pick_n(2, name="prod", required=(term({"env": "prod"}),), preferences=prefs),
-        pick_n(4, name="sticky", existing=(held("b"), held("c", current=False), held("g", current=False))),
-        pick_n(1, name="shrink", existing=(held("a", score=(0, 3)), held("b", score=(0, 9)))),
-        pick_all(name="all", required=(term({"env": "prod"}),)),
-        pick_fixed("a", "e", "zz", name="fixed"),
-    )
-
-
 def test_optimal_equals_greedy_without_spread() -> None:
-    b = _no_spread_batch()
+    b = no_spread_batch()
     g, o = both(b)
     assert o.requests == g.requests
     assert o.stats.objective == g.stats.objective
@@ -84,19 +49,8 @@ def test_optimal_equals_greedy_on_tie_break() -> None:
 # -- spread: never worse, and better where greedy gets stuck ---------------------------------
 
 
-def _stuck_batch(hard: bool = True) -> Batch:
-    # Greedy's first pick is x (all scores equal, largest name), after which every other cluster
-    # would exceed one of the two constraints. p and q together are perfectly spread.
-    clusters = [
-        cluster("x", {"zone": "a", "rack": "r1"}),
-        cluster("p", {"zone": "a", "rack": "r2"}),
-        cluster("q", {"zone": "b", "rack": "r1"}),
-    ]
-    return batch(clusters, pick_n(2, spread=(spread("zone", 1, hard), spread("rack", 1, hard))))
-
-
 def test_optimal_gets_unstuck_under_do_not_schedule() -> None:
-    b = _stuck_batch()
+    b = stuck_batch()
     g, o = both(b)
     rg, ro = only(g), only(o)
     assert chosen(rg) == ["x"] and not rg.satisfied
@@ -126,7 +80,7 @@ def test_optimal_gets_unstuck_when_affinity_decides_the_first_pick() -> None:
 
 
 def test_optimal_soft_spread_avoids_the_violation_greedy_takes() -> None:
-    b = _stuck_batch(hard=False)
+    b = stuck_batch(hard=False)
     g, o = both(b)
     assert chosen(only(g)) == ["x", "q"]  # -999 each for p and q; the larger name wins
     assert scores(only(g))["q"] == (-999, 0)
@@ -146,42 +100,6 @@ def test_optimal_repairs_a_skew_greedy_cannot_reduce() -> None:
     assert chosen(only(o))[:3] == ["a1", "a2", "a3"]
     assert sorted(chosen(only(o))[3:]) == ["b1", "b2"] and only(o).satisfied
     assert skew(b, chosen(only(o)), "zone") == 1
-
-
-SPREAD_CASES = {
-    "zones": (
-        [cluster(f"{z}{i}", {"zone": z}) for z in "abc" for i in range(3)],
-        pick_n(5, spread=(spread("zone"),)),
-    ),
-    "zones-affinity": (
-        [cluster(f"{z}{i}", {"zone": z, "fast": str(i % 2)}) for z in "abc" for i in range(3)],
-        pick_n(4, spread=(spread("zone"),), preferences=(pref(10, {"fast": "1"}), pref(3, {"zone": "a"}))),
-    ),
-    "empty-domain": (
-        [cluster(f"a{i}", {"zone": "a"}) for i in range(3)] + [cluster("c", {"zone": "c"}, eligible=False)],
-        pick_n(3, spread=(spread("zone"),)),
-    ),
-    "two-keys": (
-        [cluster(f"n{i}", {"zone": "ab"[i % 2], "rack": "rst"[i % 3]}) for i in range(8)],
-        pick_n(5, spread=(spread("zone"), spread("rack", 1, hard=False))),
-    ),
-    "keyless": (
-        [cluster("k1"), cluster("k2"), cluster("a1", {"zone": "a"}), cluster("b1", {"zone": "b"})],
-        pick_n(3, spread=(spread("zone", 2),)),
-    ),
-    "existing": (
-        [cluster(f"{z}{i}", {"zone": z}) for z in "ab" for i in range(4)],
-        pick_n(
-            5,
-            spread=(spread("zone"),),
-            existing=(held("a0"), held("a1", committed=True), held("b3", current=False), held("gone")),
-        ),
-    ),
-    "soft-only": (
-        [cluster(f"a{i}", {"zone": "a"}) for i in range(4)] + [cluster("b0", {"zone": "b"})],
-        pick_n(4, spread=(spread("zone", 1, hard=False),)),
-    ),
-}
 
 
 @pytest.mark.parametrize("case", sorted(SPREAD_CASES))

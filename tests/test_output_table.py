@@ -12,10 +12,10 @@ from adapters.cli.difference import differences, render_differences
 from adapters.cli.main import main
 from adapters.run.pipeline import Outcome, SystemOutcome
 from model import Choice, RequestResult, Result, SolveStats, Tenancy
-from tests import fleet_fixtures as fl
-from tests import test_kcp_fixtures as kcp
-from tests import test_openmcp_fixtures as om
-from tests.builders import batch, cluster, pick_n
+from tests.fixtures import fleet as fl
+from tests.fixtures import kcp
+from tests.fixtures import openmcp as om
+from tests.fixtures.builders import batch, cluster, pick_n
 
 
 def _table(tmp_path: Path, objects: list[dict], *args: str) -> list[str]:

@@ -3,27 +3,20 @@ whole run where a part fails, clashes or is coupled; Fleet's cut; the writers of
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import importlib
-import io
 import json
 import os
-import subprocess
-import sys
 from collections import Counter
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters import registry as systems
-from adapters.cli import main as cli
 from adapters.contract import Cut
 from adapters.fleet import names as n
 from adapters.fleet.generate import generate_fleet
@@ -32,33 +25,16 @@ from adapters.kube.manifests import from_objects, json_items, write_json_list, w
 from adapters.run import forked, parts
 from adapters.run.pipeline import NotSeparable, schedule_manifests, schedule_part
 from solver import SolveOptions
-from tests import ocm_fixtures as ocm
-from tests.fleet_fixtures import run_cli, write_yaml
+from tests.fixtures import ocm
+from tests.fixtures.common import NOW, NOW_TIME, run_cli, write_yaml
+from tests.fixtures.parts import fresh
 
 fleet_load = importlib.import_module("adapters.fleet.load")  # the module (the package exports its function)
 
-NOW = "2026-11-21T12:00:00Z"
-NOW_TIME = datetime.fromisoformat(NOW)
-
-
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def _fresh(case: str, *args: Any) -> Any:
-    """`case(*args)`, a function of this module, run in a new process with two workers, its answer
-    as JSON. Parts fork children that compute with polars, which a process may do only before
-    polars has started its pool (forked.polars_idle): this test process has long started it."""
-    code = (
-        "import json, sys\n"
-        f"from tests.test_parts import {case}\n"
-        f"print(json.dumps({case}(*json.loads(sys.argv[1]))))\n"
-    )
-    env = {**os.environ, forked.ENVIRONMENT: "2"}
-    done = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(args)], capture_output=True, env=env, cwd=ROOT, timeout=300
-    )
-    assert done.returncode == 0, done.stderr.decode()
-    return json.loads(done.stdout.decode().splitlines()[-1])
+    """`case(*args)`, a function of this module, run in a fresh process (tests.fixtures.parts)."""
+    return fresh(f"tests.test_parts:{case}", *args)
 
 
 def _hub(seed: int = 3, clusters: int = 40, placements: int = 30) -> list[dict[str, Any]]:
@@ -191,24 +167,6 @@ def test_a_child_lost_is_made_up_here(tmp_path, how):
     assert _fresh("lost_child", _written(tmp_path, _hub(5)), how) == [True, True]
 
 
-def command(args: list[str]) -> list[Any]:
-    fleet_load.CUT_PLACEMENTS = 2
-    used: list[bool] = []
-    schedule_items = parts.schedule_items
-
-    def spied(*a: Any, **k: Any) -> parts.Parted | None:
-        parted = schedule_items(*a, **k)
-        used.append(parted is not None)
-        return parted
-
-    parts.schedule_items = spied
-    out, err = io.BytesIO(), io.StringIO()
-    with contextlib.redirect_stderr(err):
-        result = CliRunner().invoke(cli.main, args, catch_exceptions=True)
-    out.write(result.stdout_bytes)
-    return [used, result.exit_code, out.getvalue().decode(), result.stderr]
-
-
 @pytest.mark.parametrize("output", ["yaml", "json"])
 @pytest.mark.parametrize(
     "bad", [None, False, True], ids=["good", "bad in the first part", "bad in the second"]
@@ -218,7 +176,7 @@ def test_the_command_writes_what_it_writes_in_one_batch(tmp_path, monkeypatch, o
     if bad is not None:
         _binding_of(objects, bad)["spec"]["state"] = 7  # any string is a state; a number is none
     args = ["solve", "-f", str(write_yaml(tmp_path / "hub.yaml", objects)), "--now", NOW, "-o", output]
-    used, code, stdout, stderr = _fresh("command", args)
+    used, code, stdout, stderr = fresh("tests.fixtures.parts:command", args)
     assert used == [bad is None]
     monkeypatch.setenv(forked.ENVIRONMENT, "1")
     whole = run_cli(args)

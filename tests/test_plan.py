@@ -6,9 +6,12 @@ import json
 
 import yaml
 
+from adapters.run.changes import object_key as key
 from adapters.run.changes import served
-from tests.fleet_fixtures import run_cli, solve_args, write_yaml
-from tests.test_cli import FLEET
+from tests.fixtures.fleet import PLACEMENT_API, SAMPLE, run_cli, solve_args, write_yaml
+from tests.fixtures.pipeline import applied
+
+PLACEMENT_GROUP = PLACEMENT_API.rpartition("/")[0]
 
 
 def solve(tmp_path, objects, output):
@@ -18,31 +21,21 @@ def solve(tmp_path, objects, output):
     return result.stdout
 
 
-def key(obj):
-    return obj["kind"], obj["metadata"].get("namespace", ""), obj["metadata"]["name"]
-
-
-def applied(objects, written):
-    """The hub after `kubectl apply` of the written objects."""
-    state = {key(o): o for o in objects}
-    state.update({key(o): o for o in written})
-    return list(state.values())
-
-
 def test_plan_lists_only_new_or_changed_objects(tmp_path):
-    full = list(yaml.safe_load_all(solve(tmp_path, FLEET, "yaml")))
-    plan = json.loads(solve(tmp_path, FLEET, "plan"))
-    inputs = {key(o): o for o in FLEET}
+    full = list(yaml.safe_load_all(solve(tmp_path, SAMPLE, "yaml")))
+    plan = json.loads(solve(tmp_path, SAMPLE, "plan"))
+    inputs = {key(o): o for o in SAMPLE}
     # An object equal to its input but for the server's metadata (resourceVersion) is unchanged.
     assert plan["apply"] == [o for o in full if served(o, inputs.get(key(o))) != inputs.get(key(o))]
-    assert ("ClusterResourceBinding", "", "one-c3-0000abcd") not in {key(o) for o in plan["apply"]}
+    kept = (PLACEMENT_GROUP, "ClusterResourceBinding", "", "", "one-c3-0000abcd")
+    assert kept in {key(o) for o in full} and kept not in {key(o) for o in plan["apply"]}
     assert plan["summary"]["unchanged"] == len(full) - len(plan["apply"])
     assert plan["summary"]["changed"] == len(plan["apply"])
 
 
 def test_a_settled_hub_plans_nothing(tmp_path):
-    full = list(yaml.safe_load_all(solve(tmp_path, FLEET, "yaml")))
-    settled = applied(FLEET, full)
+    full = list(yaml.safe_load_all(solve(tmp_path, SAMPLE, "yaml")))
+    settled = applied(SAMPLE, full)
     plan = json.loads(solve(tmp_path, settled, "plan"))
     assert plan["apply"] == []
     assert plan["summary"]["unchanged"] == len(full)
@@ -52,15 +45,15 @@ def test_a_settled_hub_plans_nothing(tmp_path):
 
 
 def test_diff_shows_each_changed_object(tmp_path):
-    plan = json.loads(solve(tmp_path, FLEET, "plan"))
-    diff = solve(tmp_path, FLEET, "diff")
+    plan = json.loads(solve(tmp_path, SAMPLE, "plan"))
+    diff = solve(tmp_path, SAMPLE, "diff")
     headers = [line for line in diff.splitlines() if line.startswith("diff -u -N ")]
     assert len(headers) == len(plan["apply"]) + len(plan["delete"])
     first = plan["apply"][0]
     namespace = first["metadata"].get("namespace", "")  # kubectl diff: empty for a cluster-scoped object
     path = f"{first['apiVersion'].replace('/', '.')}.{first['kind']}.{namespace}.{first['metadata']['name']}"
     assert f"--- live/{path}\n+++ merged/{path}\n" in diff
-    assert diff == solve(tmp_path, FLEET, "diff")  # deterministic
+    assert diff == solve(tmp_path, SAMPLE, "diff")  # deterministic
 
 
 def as_served(objects, written):
@@ -84,8 +77,8 @@ def test_a_settled_hub_read_with_its_server_metadata_plans_nothing(tmp_path):
     """A desired object leaves out what the API server owns (uid, resourceVersion, generation,
     creationTimestamp); a hub read with `kubectl get` carries it. Compared whole, every object the
     scheduler writes back looked changed, and -o diff showed its metadata removed."""
-    full = list(yaml.safe_load_all(solve(tmp_path, FLEET, "yaml")))
-    settled = as_served(FLEET, full)
+    full = list(yaml.safe_load_all(solve(tmp_path, SAMPLE, "yaml")))
+    settled = as_served(SAMPLE, full)
     plan = json.loads(solve(tmp_path, settled, "plan"))
     assert (plan["apply"], plan["summary"]["unchanged"]) == ([], len(full))
     assert solve(tmp_path, settled, "diff") == ""

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from tests import test_kcp_fixtures as kcp
-from tests import test_openmcp_fixtures as mcp
+from tests.fixtures import kcp
+from tests.fixtures import openmcp as mcp
 
 HEADER = re.compile(r"^diff -u -N live/(\S+) merged/(\S+)$", re.M)
 
@@ -32,7 +32,7 @@ def test_a_deleted_object_is_named_by_namespace_and_name(tmp_path) -> None:
             "foo", "gone", "p", granted=("ns", "alone"), deleting=True, finalizers=[mcp.REQUEST_FINALIZER]
         ),
     ]
-    result = mcp.run_cli(tmp_path, hub, cfg, "-o", "diff")
+    result = mcp.solve_cli(tmp_path, hub, "-o", "diff", config=cfg)
     assert result.exit_code == 0, result.output
     named = headers(result.stdout)
     assert "clusters.openmcp.cloud.v1alpha1.Cluster.ns.alone" in named  # deleted: against nothing
@@ -49,7 +49,7 @@ def test_kcp_objects_are_named_with_their_workspace_and_never_twice(tmp_path) ->
         kcp.binding("root:org:other"),
         *(kcp.namespace("default", workspace=team) for team in teams),
     ]
-    result = kcp.run_cli(tmp_path, hub, "-o", "diff")
+    result = kcp.solve_cli(tmp_path, hub, "-o", "diff")
     assert result.exit_code == 0, result.output
     assert sorted(headers(result.stdout)) == sorted(f"{team}/v1.Namespace..default" for team in teams)
 
@@ -57,6 +57,6 @@ def test_kcp_objects_are_named_with_their_workspace_and_never_twice(tmp_path) ->
 def test_a_cluster_scoped_object_has_an_empty_namespace_part(tmp_path) -> None:
     placement = kcp.placement("web")
     hub = [*kcp.compute_v08(kcp.sync_target("s1", "us"), locations=["us"]), placement]
-    result = kcp.run_cli(tmp_path, hub, "-o", "diff")
+    result = kcp.solve_cli(tmp_path, hub, "-o", "diff")
     assert result.exit_code == 0, result.output
     assert headers(result.stdout) == [f"{kcp.TEAM}/scheduling.kcp.dev.v1alpha1.Placement..web"]

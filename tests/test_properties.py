@@ -3,175 +3,24 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 from itertools import combinations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from model import (
     Batch,
     Cluster,
-    ClusterScore,
-    ExistingDecision,
     PlacementRequest,
     Preference,
-    PropertySorter,
     SelectionMode,
     SpreadConstraint,
-    Taint,
     Tenancy,
-    Toleration,
-    TolerationOperator,
-    parse_quantity,
 )
 from solver import SolveOptions, check, solve
 from solver.objective import combine, evaluate, scale_of
-from tests.builders import batch, prepared, prop, req, sel, term
-
-GREEDY = SolveOptions(mode="greedy")
-OPTIMAL = SolveOptions(mode="optimal")
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-TAINTS = (Taint("gpu"), Taint("team", "x"), Taint("team", "y"))
-TOLERATIONS = (
-    Toleration("gpu", TolerationOperator.EXISTS),
-    Toleration("team", TolerationOperator.EQUAL, "x"),
-    Toleration("", TolerationOperator.EXISTS),
-)
-
-
-@st.composite
-def clusters(draw) -> list[Cluster]:
-    size = draw(st.integers(1, 7))
-    out = []
-    for i in range(size):
-        labels = {}
-        for key, values in (("zone", "abc"), ("rack", "rs"), ("env", ("prod", "dev"))):
-            value = draw(st.sampled_from((None, *values)))
-            if value is not None:
-                labels[key] = value
-        cpu = draw(st.sampled_from((None, "1", "2", "4", "8", "500m")))
-        eligible = draw(st.sampled_from((True, True, True, False)))
-        leaving = not eligible and draw(st.booleans())
-        out.append(
-            Cluster(
-                f"c{i}",
-                labels=labels,
-                properties={} if cpu is None else {"cpu": parse_quantity(cpu)},
-                taints=tuple(draw(st.lists(st.sampled_from(TAINTS), max_size=2, unique=True))),
-                eligible=eligible,
-                ineligible_reason="" if eligible else "unhealthy",
-                leaving=leaving,
-            )
-        )
-    return out
-
-
-required_terms = st.lists(
-    st.sampled_from(
-        (
-            term({"env": "prod"}),
-            term(None, req("zone", "In", "a", "b")),
-            term(None, req("rack", "NotIn", "s")),
-            term(None, props=[prop("cpu", "Ge", "2")]),
-            term({"env": "dev"}, props=[prop("cpu", "Lt", "4")]),
-            term(None, req("zone", "Exists")),
-        )
-    ),
-    max_size=2,
-    unique=True,
-).map(tuple)
-
-preferences = st.lists(
-    st.one_of(
-        st.builds(
-            Preference, st.integers(-20, 20), st.sampled_from((sel({"env": "prod"}), sel({"zone": "a"})))
-        ),
-        st.builds(
-            Preference,
-            st.integers(-20, 20),
-            st.sampled_from((None, sel({"env": "prod"}))),
-            st.builds(PropertySorter, st.just("cpu"), st.booleans()),
-        ),
-    ),
-    max_size=2,
-).map(tuple)
-
-spread_constraints = st.builds(
-    SpreadConstraint, st.sampled_from(("zone", "rack")), st.integers(1, 2), st.booleans()
-)
-spreads = st.lists(spread_constraints, max_size=2).map(tuple)
-some_spreads = st.lists(spread_constraints, min_size=1, max_size=2).map(tuple)
-
-
-@st.composite
-def existing(draw, names: list[str]) -> tuple[ExistingDecision, ...]:
-    held = draw(st.lists(st.sampled_from([*names, "ghost"]), max_size=4, unique=True))
-    out = []
-    for name in held:
-        score = draw(st.none() | st.builds(ClusterScore, st.integers(-3, 1), st.integers(-20, 20)))
-        out.append(ExistingDecision(name, draw(st.booleans()), draw(st.booleans()), score))
-    return tuple(sorted(out, key=lambda d: d.cluster))
-
-
-@st.composite
-def requests(draw, names: list[str], key: str, allow_spread: bool = True) -> PlacementRequest:
-    mode = draw(st.sampled_from(list(SelectionMode)))
-    held = draw(existing(names))
-    if mode is SelectionMode.FIXED:
-        named = draw(st.lists(st.sampled_from([*names, "ghost"]), max_size=4, unique=True))
-        return PlacementRequest(key, mode=mode, cluster_names=tuple(named), existing=held)
-    tolerations = tuple(draw(st.lists(st.sampled_from(TOLERATIONS), max_size=2, unique=True)))
-    if mode is SelectionMode.ALL:
-        return PlacementRequest(
-            key, mode=mode, required=draw(required_terms), tolerations=tolerations, existing=held
-        )
-    return PlacementRequest(
-        key,
-        mode=mode,
-        count=draw(st.integers(0, 5)),
-        required=draw(required_terms),
-        preferences=draw(preferences),
-        spread=draw(spreads) if allow_spread else (),
-        tolerations=tolerations,
-        existing=held,
-    )
-
-
-@st.composite
-def batches(draw, allow_spread: bool = True) -> Batch:
-    fleet = draw(clusters())
-    names = [c.name for c in fleet]
-    count = draw(st.integers(1, 3))
-    return batch(fleet, *(draw(requests(names, f"r{i}", allow_spread)) for i in range(count)))
-
-
-@st.composite
-def spread_batches(draw) -> Batch:
-    """PickN requests with at least one spread constraint: the ones optimal mode searches."""
-    fleet = draw(clusters())
-    names = [c.name for c in fleet]
-    request = PlacementRequest(
-        "r",
-        mode=SelectionMode.N,
-        count=draw(st.integers(1, 6)),
-        required=draw(required_terms),
-        preferences=draw(preferences),
-        spread=draw(some_spreads),
-        tolerations=tuple(draw(st.lists(st.sampled_from(TOLERATIONS), max_size=2, unique=True))),
-        existing=draw(existing(names)),
-    )
-    return batch(fleet, request)
-
-
-def _skews(b: Batch, names, key: str) -> int:
-    domains = {c.labels[key] for c in b.clusters if key in c.labels}
-    by_name = {c.name: c for c in b.clusters}
-    counts = Counter(by_name[n].labels[key] for n in names if n in by_name and key in by_name[n].labels)
-    values = [counts.get(d, 0) for d in domains]
-    return max(values) - min(values) if values else 0
+from tests.fixtures.batches import SETTINGS, batches, skew, spread_batches
+from tests.fixtures.builders import GREEDY, OPTIMAL, prepared
 
 
 def _assert_sound(b: Batch, mode: SolveOptions):
@@ -210,10 +59,10 @@ def test_spread_requests(b: Batch) -> None:
     assert kept == [c.cluster for c in rg.selected if c.kept]
     for constraint in request.spread:
         if constraint.hard:
-            before = _skews(b, kept, constraint.topology_key)
+            before = skew(b, kept, constraint.topology_key)
             limit = max(constraint.max_skew, before)
-            assert _skews(b, [c.cluster for c in ro.selected], constraint.topology_key) <= limit
-            assert _skews(b, [c.cluster for c in rg.selected], constraint.topology_key) <= limit
+            assert skew(b, [c.cluster for c in ro.selected], constraint.topology_key) <= limit
+            assert skew(b, [c.cluster for c in rg.selected], constraint.topology_key) <= limit
 
 
 @SETTINGS
@@ -271,7 +120,7 @@ def test_optimal_spread_matches_brute_force(b: Batch) -> None:
         for picks in combinations(candidates, size):
             names = kept_names + [table.names[r] for r in picks]
             if any(
-                _skews(b, names, c.topology_key) > max(c.max_skew, _skews(b, kept_names, c.topology_key))
+                skew(b, names, c.topology_key) > max(c.max_skew, skew(b, kept_names, c.topology_key))
                 for c in p.request.spread
                 if c.hard
             ):

@@ -19,7 +19,7 @@ from model import (
     first_untolerated,
     parse_quantity,
 )
-from tests.builders import prop, req, sel, taint, tol
+from tests.fixtures.builders import prop, req, sel, taint, tol
 
 LABELS = {"env": "prod", "zone": "east", "gpu": ""}
 

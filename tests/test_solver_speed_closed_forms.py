@@ -19,8 +19,8 @@ from solver.optimal import finish
 from solver.solution import best_first, best_first_in_order, ranked_candidates
 from solver.spread import SpreadState
 from solver.spread_nested import _nested, _tree, nests, solve_nested
-from tests.builders import batch, held, pick_n, pref, prepared, spread, term
-from tests.test_solver_speed_equivalence import _fleet
+from tests.fixtures.batches import nested_fleet
+from tests.fixtures.builders import batch, held, pick_n, pref, prepared, spread, term
 
 SEEDS = range(8)
 
@@ -29,7 +29,7 @@ def _nested_batch(seed: int) -> Batch:
     """Requests under zone and region constraints (either order, hard or soft, skews 1 to 3),
     wanting a few clusters or many, some holding clusters (current or not)."""
     rng = random.Random(seed)
-    clusters = _fleet(seed, 400)
+    clusters = nested_fleet(seed, 400)
     names = [c.name for c in clusters]
     requests = []
     for i in range(12):

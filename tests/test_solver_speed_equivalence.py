@@ -14,29 +14,15 @@ from model import Batch, SpreadConstraint
 from solver.greedy import _Cells, solve_greedy
 from solver.solution import best_first, best_rows, pick_order, ranked, without
 from solver.spread import SpreadState
-from tests.builders import batch, cluster, held, pick_n, pref, prepared, spread
+from tests.fixtures.batches import nested_fleet
+from tests.fixtures.builders import batch, cluster, held, pick_n, pref, prepared, spread
 
 SEEDS = range(6)
 
 
-def _fleet(seed: int, size: int = 700) -> list:
-    """Clusters in zones nested in regions, some without either, with a few weights."""
-    rng = random.Random(seed)
-    out = []
-    for i in range(size):
-        labels = {"tier": rng.choice("ab")}
-        if rng.random() < 0.9:
-            region = rng.randrange(4)
-            labels["region"] = f"r{region}"
-            if rng.random() < 0.8:
-                labels["zone"] = f"r{region}-z{rng.randrange(3)}"
-        out.append(cluster(f"c{i:04d}", labels, eligible=rng.random() < 0.95))
-    return out
-
-
 def _batch(seed: int) -> Batch:
     rng = random.Random(seed)
-    clusters = _fleet(seed)
+    clusters = nested_fleet(seed)
     names = [c.name for c in clusters]
     constraints: tuple[SpreadConstraint, ...] = (spread("zone", 1, hard=False), spread("region", 2))
     requests = [

@@ -19,8 +19,8 @@ from solver.prepare import PASS, Prepared, _twin, affinity_extremes
 from solver.solution import best_candidates, best_rows, pick_order, ranked, ranked_candidates, to_result
 from solver.spread import SOFT_VIOLATION
 from solver.table import ClusterTable
-from tests.builders import batch, cluster, held, pick_all, pick_n, pref, prepared, spread, taint
-from tests.test_solver_speed_equivalence import _fleet
+from tests.fixtures.batches import nested_fleet
+from tests.fixtures.builders import batch, cluster, held, pick_all, pick_n, pref, prepared, spread, taint
 
 SEEDS = range(6)
 
@@ -29,7 +29,7 @@ def _batch(seed: int) -> Batch:
     """Requests alike in filters and scores that hold different clusters (current or not, some
     tainted, some holding the best clusters), all-clusters ones among them, and twins."""
     rng = random.Random(seed)
-    clusters = _fleet(seed, 300)
+    clusters = nested_fleet(seed, 300)
     clusters = [
         Cluster(c.name, c.labels, taints=(taint("gpu"),)) if rng.random() < 0.05 else c for c in clusters
     ]

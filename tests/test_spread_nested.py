@@ -22,15 +22,14 @@ from model import (
     SpreadConstraint,
     parse_quantity,
 )
-from solver import SolveOptions, check, solve
+from solver import check, solve
 from solver.objective import combine, evaluate, scale_of
 from solver.prepare import prepare
 from solver.spread import SpreadState
 from solver.spread_nested import solve_nested
 from solver.table import ClusterTable
-from tests.builders import batch, cluster, held, pick_n, sel, spread
+from tests.fixtures.builders import OPTIMAL, batch, cluster, held, pick_n, sel, spread
 
-OPTIMAL = SolveOptions(mode="optimal")
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -13,7 +13,7 @@ from adapters.cli.main import main
 from adapters.registry import names, owned_by, system
 from adapters.run.pipeline import schedule
 from solver import SolveOptions
-from tests.ocm_fixtures import NOW, NOW_TIME, Written, builtin, decision, hub, managed_cluster, placement
+from tests.fixtures.ocm import NOW, NOW_TIME, Written, builtin, decision, hub, managed_cluster, placement
 
 
 def fleet_demo() -> list[dict]:
@@ -264,8 +264,8 @@ def test_an_unserved_version_of_a_known_kind_is_refused(
 
 
 def test_a_shared_kind_in_an_unserved_version_is_refused_beside_its_system(tmp_path) -> None:
-    from tests.test_kcp_fixtures import cluster as kcp_cluster
-    from tests.test_kcp_fixtures import compute_v05, namespace
+    from tests.fixtures.kcp import cluster as kcp_cluster
+    from tests.fixtures.kcp import compute_v05, namespace
 
     team = namespace("web")
     objects = [*compute_v05(kcp_cluster("east-1", "east"), locations=["east"]), {**team, "apiVersion": "v2"}]
@@ -301,8 +301,8 @@ def _renamed(objects: list[dict], kind: str, *, name: str | None = None, namespa
 
 
 def _kcp_hub() -> list[dict]:
-    from tests.test_kcp_fixtures import cluster as kcp_cluster
-    from tests.test_kcp_fixtures import compute_v05, namespace
+    from tests.fixtures.kcp import cluster as kcp_cluster
+    from tests.fixtures.kcp import compute_v05, namespace
 
     return [*compute_v05(kcp_cluster("east-1", "east"), locations=["east"]), namespace("web")]
 

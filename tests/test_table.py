@@ -24,7 +24,7 @@ from model import (
     parse_quantity,
 )
 from solver.table import ClusterTable
-from tests.builders import batch, cluster, pick_n, pref, prop, req, spread, term
+from tests.fixtures.builders import batch, cluster, pick_n, pref, prop, req, spread, term
 
 KEYS = ("a", "b", "c")
 VALUES = ("x", "y", "z", "")
@@ -268,7 +268,7 @@ def test_required_terms_are_ored_and_missing_property_fails() -> None:
 
 
 def test_tolerated_and_domain_codes() -> None:
-    from tests.builders import taint, tol
+    from tests.fixtures.builders import taint, tol
 
     clusters = [
         cluster("a", {"zone": "z2"}, taints=[taint("t", "1")]),

@@ -30,10 +30,10 @@ from adapters.kube.manifests import parse_text
 from adapters.run.changes import changed_objects, object_key
 from adapters.run.pipeline import schedule_manifests
 from solver import SolveOptions
-from tests import fleet_fixtures as fl
-from tests import ocm_fixtures as oc
-from tests import test_kcp_fixtures as kc
-from tests import test_openmcp_fixtures as om
+from tests.fixtures import fleet as fl
+from tests.fixtures import kcp as kc
+from tests.fixtures import ocm as oc
+from tests.fixtures import openmcp as om
 
 # --------------------------------------------------------------------------- kubectl's contract
 # The flags the scripts use, as kubectl defines them in kubernetes/kubernetes v1.36.2
@@ -831,7 +831,7 @@ def test_names_the_api_server_would_refuse_are_refused(tmp_path):
     for obj in objects:
         if obj["kind"] == "Placement" and obj["metadata"]["name"] == "api":
             obj["metadata"]["name"] = "api';touch x;'"
-    result = oc.run_cli(tmp_path, objects, "--now", oc.NOW, "-o", "apply-script")
+    result = oc.solve_cli(tmp_path, objects, "-o", "apply-script")
     assert result.exit_code == 2, result.output
     assert "metadata.name" in result.stderr and result.stdout == ""
 
