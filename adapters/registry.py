@@ -158,8 +158,10 @@ def _unserved(manifest: Manifest, read: System) -> InputError:
     """The error of an object whose version is not one upstream serves of its kind."""
     kind, api_version = manifest.obj["kind"], manifest.obj["apiVersion"]
     versions = ", ".join(read.served[kind])
-    return identity(read.name).fields(manifest).fail(
-        f"{api_version} is not a served version of {kind} (served: {versions})", "apiVersion"
+    return (
+        identity(read.name)
+        .fields(manifest)
+        .fail(f"{api_version} is not a served version of {kind} (served: {versions})", "apiVersion")
     )
 
 

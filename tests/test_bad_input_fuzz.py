@@ -37,9 +37,7 @@ import sys
 import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +51,11 @@ from adapters.cli.main import main
 from adapters.errors import InputError
 from adapters.fleet import schema
 from adapters.fleet.names import BINDING, MEMBER_CLUSTER, PLACEMENT, POLICY_SNAPSHOT
-from adapters.kcp.generate import generate as generate_kcp
 from adapters.kcp.workspace import workspace_of
 from adapters.kube.fields import INT32, INT64
 from adapters.registry import reads
 from tests.fixtures.common import MODES, NOW
-from tests.fixtures.pipeline import applied
+from tests.fixtures.hubs import HUB_NAMES, valid_hub
 
 FieldPath = tuple[str | int, ...]  # a field's path in its object: keys and list indices
 
@@ -424,46 +421,20 @@ class Hub:
         return self.config if index == -1 else self.objects[index]  # type: ignore[return-value]
 
 
-def _documents(name: str) -> list[dict[str, Any]]:
-    text = resources.files("adapters.examples").joinpath(name).read_text(encoding="utf-8")
-    # through JSON: the demos share nodes through YAML anchors, which a change must not reach twice
-    return json.loads(json.dumps([d for d in yaml.safe_load_all(text) if d is not None]))
-
-
-def _after_one_run(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The hub after one run of the command applied: every object the scheduler writes holds what
-    it writes (a status whose required fields a change of one of its fields must not lack)."""
-    result = CliRunner().invoke(
-        main,
-        ["solve", "-f", "-", "--now", NOW, "-o", "json"],
-        input=json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}),
-    )
-    assert result.exit_code == 0, result.output
-    return json.loads(json.dumps(applied(objects, json.loads(result.stdout)["items"])))
-
-
-def _kcp_v08() -> list[dict[str, Any]]:
-    """A generated v0.8 hub after one run: Placements bound, namespaces labelled."""
-    return _after_one_run(generate_kcp(4, 3, seed=1, now=datetime.fromisoformat(NOW)))
-
-
 @cache
 def hub_named(name: str) -> Hub:
-    if name == "fleet":
-        return Hub(name, tuple(_after_one_run(_documents("fleet-demo.yaml"))), _fleet_declared())
-    if name == "ocm":
-        return Hub(name, tuple(_documents("ocm-demo.yaml")), OCM_DECLARED)
-    if name == "openmcp":
-        config = _documents("openmcp-demo-config.yaml")[0]
-        return Hub(name, tuple(_documents("openmcp-demo.yaml")), OPENMCP_DECLARED, config=config)
-    if name == "kcp-v0.5":
-        return Hub(
-            name, tuple(_documents("kcp-demo.yaml")), _kcp_declared("workloadclusters"), workspaces=True
-        )
-    return Hub(name, tuple(_kcp_v08()), _kcp_declared("synctargets"), workspaces=True)
+    valid = valid_hub(name)
+    declared = {
+        "fleet": _fleet_declared,
+        "ocm": lambda: OCM_DECLARED,
+        "openmcp": lambda: OPENMCP_DECLARED,
+        "kcp-v0.5": lambda: _kcp_declared("workloadclusters"),
+        "kcp-v0.8": lambda: _kcp_declared("synctargets"),
+    }[name]()
+    return Hub(name, valid.objects, declared, config=valid.config, workspaces=name.startswith("kcp"))
 
 
-HUBS = ("fleet", "ocm", "openmcp", "kcp-v0.5", "kcp-v0.8")
+HUBS = HUB_NAMES
 
 # ------------------------------------------------------------------------------------------ paths
 

@@ -39,11 +39,10 @@ from adapters.live.incremental import ClusterAdded, ClusterChanged, FleetSchedul
 from adapters.registry import reads
 from adapters.run.pipeline import schedule
 from solver import SolveOptions
-from tests import ocm_fixtures as ocm
-from tests import test_kcp_fixtures as kcp
-from tests import test_openmcp_fixtures as openmcp
-from tests.fleet_fixtures import NOW_TIME, binding, crp, member_cluster, pick_all, pick_n, term
-from tests.test_bad_input_fuzz import hub_named
+from tests.fixtures import kcp, ocm, openmcp
+from tests.fixtures.common import NOW_TIME
+from tests.fixtures.fleet import binding, crp, member_cluster, pick_all, pick_n, term
+from tests.fixtures.hubs import valid_hub as hub_named
 
 # ----------------------------------------------------------------------------------------- helpers
 

@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 from adapters.kube.fields import rfc3339
-from tests.fleet_fixtures import crp, member_cluster, pick_n, run_cli, solve_args, write_yaml
+from tests.fixtures.common import run_cli, solve_args, write_yaml
+from tests.fixtures.fleet import crp, member_cluster, pick_n
 
 NOON = datetime(2026, 11, 21, 12, tzinfo=UTC)
 
