@@ -26,6 +26,14 @@ __all__ = [
     "SpreadConstraint",
     "Packing",
     "Tenancy",
+    "Division",
+    "StaticWeight",
+    "GroupSpread",
+    "AffinityTier",
+    "Replicas",
+    "NodeClass",
+    "Capacity",
+    "Failure",
     "ExistingDecision",
     "ClusterScore",
     "PlacementRequest",
@@ -75,6 +83,7 @@ class Cluster:
     traits: frozenset[str] = frozenset()
     scores: Mapping[str, int] = field(default_factory=dict, hash=False)
     load: int = 0
+    capacity: Capacity | None = None  # free room for replicas; None: the cluster reports none
 
     def __post_init__(self) -> None:
         if self.load:
@@ -209,6 +218,120 @@ class Tenancy:
             raise ValueError(f"tenancy: limit must be an integer at least 0, got {self.limit!r}")
 
 
+class Division(StrEnum):
+    """How a request's replicas are divided among the clusters it selects."""
+
+    EVERY = "every"  # nothing to count: every selected cluster, with no replica number
+    DUPLICATED = "duplicated"  # every selected cluster runs all the replicas; capacity-blind
+    WEIGHTED = "weighted"  # in proportion to static weights (Webster); capacity-blind
+    AVAILABLE = "available"  # in proportion to each cluster's available replicas (Webster)
+    AGGREGATED = "aggregated"  # on the fewest clusters, those already used first (then Webster)
+
+
+@dataclass(frozen=True, slots=True)
+class StaticWeight:
+    """A static weight rule: a cluster's weight is the largest weight of the rules whose term it
+    matches, 0 (it gets nothing) when none does."""
+
+    term: ClusterTerm
+    weight: int
+
+    def __post_init__(self) -> None:
+        _within("static weight", "weight", self.weight, 1, INT32_MAX)
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSpread:
+    """Select between `min_groups` and `max_groups` groups, a group being the clusters that share
+    one value of the claim `claim` ("": every cluster a group of its own). A cluster without the
+    claim is filtered out. `selects` is false where the constraint only filters (upstream shapes
+    the selection by some claims only); max_groups 0 selects nothing."""
+
+    claim: str
+    min_groups: int = 1
+    max_groups: int = 0
+    selects: bool = True
+
+    def __post_init__(self) -> None:
+        _within(f"group spread {self.claim!r}", "min_groups", self.min_groups, 0, INT32_MAX)
+        _within(f"group spread {self.claim!r}", "max_groups", self.max_groups, 0, INT32_MAX)
+
+
+@dataclass(frozen=True, slots=True)
+class AffinityTier:
+    """One of a request's ordered failover terms: the request uses one tier at a time, from the
+    one it last observed on, moving on past any failure and never back (unless it is divided
+    afresh). A tier's `overflow` terms, in order, take the replicas its own clusters cannot."""
+
+    name: str
+    term: ClusterTerm = field(default_factory=ClusterTerm)
+    overflow: tuple[ClusterTerm, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class NodeClass:
+    """`count` identical nodes, each with `capacity` free per resource (a replica must fit within
+    one node)."""
+
+    count: int
+    capacity: Mapping[str, int] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Capacity:
+    """A cluster's free room for replicas, in whole units per resource (the units requests'
+    demands are in): what it can hold less what is allocated and being allocated. A resource
+    absent has none free; a value at or below 0 none either. `nodes`, where the cluster reports
+    them, also bound how many replicas fit (each within one node)."""
+
+    free: Mapping[str, int] = field(default_factory=dict, hash=False)
+    nodes: tuple[NodeClass, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Replicas:
+    """The request runs `count` replicas, divided among the clusters it selects as `division`
+    says, each replica taking `demand` (whole units per resource; every resource it names must be
+    free on a cluster for a replica to fit there) out of the clusters' capacity.
+
+    `current` is what the request holds now (cluster and replicas, in the order they were
+    written; `existing` names the same clusters); replicas it keeps are never moved unless the
+    request is divided afresh (`fresh`), or it shrinks, or a cluster stops passing. `weights`
+    (WEIGHTED; None: every candidate weighs 1). `groups`: group spread constraints. `tiers`:
+    ordered failover terms, resumed at `tier`. `needs`: a trait a cluster must have unless the
+    request already holds it there. `evicted`: clusters the request is being moved off, never
+    its candidates. `unlimited`: capacity never limits the request (it has no
+    replicas to fit: every candidate can take `count`). Upstream's queue decides requests in
+    `priority` (higher first) then `order`; `tie_break` settles Webster's equal priorities."""
+
+    count: int
+    division: Division = Division.AVAILABLE
+    demand: Mapping[str, int] = field(default_factory=dict, hash=False)
+    weights: tuple[StaticWeight, ...] | None = None
+    groups: tuple[GroupSpread, ...] = ()
+    tiers: tuple[AffinityTier, ...] = ()
+    tier: int = 0
+    current: tuple[tuple[str, int], ...] = ()
+    fresh: bool = False
+    needs: str = ""
+    evicted: tuple[str, ...] = ()
+    unlimited: bool = False
+    order: int = 0
+    priority: int = 0
+    tie_break: TieBreak = TieBreak.SMALLER_NAME
+
+    def __post_init__(self) -> None:
+        _within("replicas", "count", self.count, 0, INT32_MAX)
+        _within("replicas", "priority", self.priority, -INT32_MAX - 1, INT32_MAX)
+        for name, amount in self.demand.items():
+            if type(amount) is not int or amount < 0:
+                raise ValueError(f"replicas: demand[{name!r}] must be an integer at least 0, got {amount!r}")
+        for cluster, held in self.current:
+            _within(f"replicas on {cluster!r}", "replicas", held, 0, INT32_MAX)
+        if self.tiers and not 0 <= self.tier < len(self.tiers):
+            raise ValueError(f"replicas: tier {self.tier} is not one of {len(self.tiers)} tiers")
+
+
 @dataclass(frozen=True, slots=True)
 class ClusterScore:
     """Score parts of one cluster for one request: spread ranks above affinity."""
@@ -256,6 +379,9 @@ class PlacementRequest:
     prefer_held: bool = True
     # Set when the request asks for a tenancy slot (mode N, count 1) rather than scored clusters.
     tenancy: Tenancy | None = None
+    # Set when the request divides replicas among the clusters it selects (mode ALL: the
+    # division decides which of them get any).
+    replicas: Replicas | None = None
 
     def __post_init__(self) -> None:
         _within(f"request {self.key!r}", "count", self.count, 0, INT32_MAX)
@@ -285,6 +411,7 @@ class PlacementRequest:
             self.tie_break,
             self.prefer_held,
             self.tenancy,
+            self.replicas,
         )
 
     @property
@@ -347,8 +474,9 @@ class Batch:
     def separable(self) -> bool:
         """Whether each request's answer is its own, whatever else the batch holds: none takes a
         tenancy slot (slots are shared) and none scores by Balance (its scores read the others'
-        answers). A separable batch may be solved in parts, and their answers are the batch's."""
-        return not any(r.tenancy is not None or r.coupled for r in self.requests)
+        answers) and none divides replicas (they share the clusters' capacity). A separable batch
+        may be solved in parts, and their answers are the batch's."""
+        return not any(r.tenancy is not None or r.replicas is not None or r.coupled for r in self.requests)
 
 
 class FilterKind(StrEnum):
@@ -362,6 +490,16 @@ class FilterKind(StrEnum):
     NOT_PICKED = "not-picked"  # passed the filters, but others scored higher
     FULL = "full"  # no tenancy slot left for the request (detail: tenants/limit)
     EXCLUSIVE = "exclusive"  # the request takes a new cluster of its own
+    MISSING = "missing"  # lacks the trait the request needs (detail: the trait)
+    EVICTED = "evicted"  # the request is being moved off it
+
+
+class Failure(StrEnum):
+    """Why a request that divides replicas got no answer."""
+
+    NO_FIT = "no-fit"  # no cluster passes the filters
+    SHORT = "short"  # the candidates have room for fewer replicas than asked (detail: how many)
+    SELECTION = "selection"  # the group constraints cannot be met (detail: which, and why)
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,6 +511,7 @@ class Choice:
     kept: bool = False  # an existing current decision, left as it was
     restored: bool = False  # an older decision given up earlier in this run and chosen again
     created: bool = False  # a cluster that does not exist yet: writing the result creates it
+    replicas: int | None = None  # the replicas it runs, for a request that divides them
 
 
 @dataclass(frozen=True, slots=True)
@@ -393,6 +532,9 @@ class RequestResult:
     unselected: tuple[Unselected, ...] = ()  # at most Batch.explain_limit, in report order
     satisfied: bool = True
     scheduled: bool = True  # false when nothing needed scheduling (only a refresh or a scale-down)
+    failure: Failure | None = None  # a request dividing replicas: why it got no answer
+    failure_detail: str = ""
+    tier: str = ""  # a request with failover tiers: the tier its answer (or last failure) used
 
 
 @dataclass(frozen=True, slots=True)
