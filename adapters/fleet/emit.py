@@ -318,7 +318,8 @@ def _listed(p: PlacementContext, got: RequestResult, held: list[_Held]) -> list[
     if p.mode == "PickN" and _spread(p):
         desired = (p.count or 0) - (len(held) - len(picks))
         last = picks[-1:] if len(picks) == desired else []
-    found = [h for h in by_name if h not in last]
+    in_last = {id(h) for h in last}  # by identity: comparing held bindings field by field is quadratic
+    found = [h for h in by_name if id(h) not in in_last]
     made = [h for h in last if h.how == "made"]
     patched = sorted((h for h in last if h.how == "patched"), key=lambda h: h.name)
     patched += sorted((h for h in last if h.how == "restored"), key=lambda h: h.name)

@@ -9,6 +9,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from typing import Any
 
 from adapters.fleet import names as n
@@ -549,6 +550,7 @@ def _empty(value: Any, kind: Any) -> bool:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+@lru_cache(maxsize=1 << 14)  # field names, label keys and values repeat across a hub's policies
 def _go_string(text: str) -> str:
     r"""A JSON string as encoding/json writes one: <, > and & escaped for HTML, U+2028 and U+2029
     escaped, other characters as they are but the quote, the backslash and the control

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.fleet import names as n
-from adapters.kube.fields import INT32, Fields, conditions_fine, parse_time, rfc3339
+from adapters.kube.fields import INT32, Fields, conditions_fine, parse_time, time_fine
 from adapters.kube.selectors import SelectorError, label_selector
 
 __all__ = [
@@ -122,7 +122,7 @@ class Time:
 
     @staticmethod
     def fine(value: Any) -> bool:
-        return type(value) is str and rfc3339(value) is not None
+        return time_fine(value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -255,11 +255,19 @@ def _fine_condition(c: Mapping[str, Any]) -> bool:
             return False
         if len(_GOOD_CONDITIONS) < _GOOD_LIMIT:
             _GOOD_CONDITIONS.add((kind, reason))
-    if when not in _GOOD_TIMES:
-        if rfc3339(when) is None:
+    return time_fine(when)
+
+
+def time_fine(value: Any) -> bool:
+    """Whether `value` is a time Kubernetes reads (:func:`rfc3339`), remembering the texts it has
+    seen read (a hub repeats its heartbeat and transition times across thousands of objects)."""
+    if type(value) is not str:
+        return False
+    if value not in _GOOD_TIMES:
+        if rfc3339(value) is None:
             return False
         if len(_GOOD_TIMES) < _GOOD_LIMIT:
-            _GOOD_TIMES.add(when)
+            _GOOD_TIMES.add(value)
     return True
 
 
