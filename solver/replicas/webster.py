@@ -61,7 +61,9 @@ def webster(
     if not held:
         left -= _sure_seats(seats, vote, have)
     sign = 1 if tie_break is TieBreak.SMALLER_NAME else -1
-    heap = [(-vote[name] / (2 * have[name] + 1), have[name], sign * rank, name) for rank, name in enumerate(names)]
+    heap = [
+        (-vote[name] / (2 * have[name] + 1), have[name], sign * rank, name) for rank, name in enumerate(names)
+    ]
     heapq.heapify(heap)
     for _ in range(left):
         _, s, key, name = heap[0]
