@@ -115,7 +115,7 @@ def _answered(
     request = problem.requests[i]
     before = _entries(request.replicas.current)
     c = answer.candidates
-    position = {name: k for k, name in enumerate(c.names)}
+    position = {c.names[k]: k for k in answer.chosen}
     chosen = []
     for name, n in answer.entries:
         k = position[name]
@@ -123,11 +123,11 @@ def _answered(
         chosen.append(Choice(name, ClusterScore(affinity=int(c.score[k])), kept=kept, replicas=n))
     got = {name for name, _ in answer.entries}
     unselected = filtered(problem, i, answer.tier, limit)
-    for name in c.names:
-        if len(unselected) >= limit:
-            break
-        if name not in got:
-            unselected.append(Unselected(name, FilterKind.NOT_PICKED))
+    room = limit - len(unselected)
+    if room > 0:
+        left_out = np.ones(len(c), dtype=bool)
+        left_out[[position[name] for name in got]] = False
+        unselected += [Unselected(c.names[k], FilterKind.NOT_PICKED) for k in np.flatnonzero(left_out)[:room]]
     return RequestResult(
         request.key,
         tuple(chosen),
