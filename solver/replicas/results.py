@@ -7,7 +7,9 @@
   clears the assignment). `unselected` then lists EVERY cluster, whatever Batch.explain_limit, each
   with the first filter it fails (solver.replicas.order.FILTERS; INELIGIBLE ones are those upstream
   skips before its filters, counted among all clusters with no reason), so that the adapter can
-  count the reasons as upstream's message does; failure_detail is "".
+  count the reasons as upstream's message does ("0/<all clusters> clusters are available: <count>
+  <reason>, ..." with the reasons sorted as strings, or "no cluster exists" when no cluster was
+  filtered, every one INELIGIBLE or none at all); failure_detail is "".
 - SHORT and SELECTION: upstream leaves the assignment as it was, so `selected` is the current
   assignment (kept, with its replicas; None for EVERY), nothing released, satisfied False, and
   failure_detail upstream's message (solver.replicas.messages).
