@@ -139,7 +139,7 @@ def test_generate_bad_arguments_exit_2_with_one_line():
         ["--clusters", "5"],
         ["--clusters", "many", "--placements", "5"],
         ["--clusters", "5", "--placements", "5", "--seed", "x"],
-        ["--system", "karmada", "--clusters", "5", "--placements", "5"],
+        ["--system", "nosuch", "--clusters", "5", "--placements", "5"],
     ):
         result = run_cli(["generate", *args])
         assert result.exit_code == 2, args
