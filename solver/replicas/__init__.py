@@ -1,0 +1,1 @@
+"""Requests that divide replicas among clusters."""
