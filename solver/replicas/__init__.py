@@ -1,1 +1,1 @@
-"""Requests that divide replicas among clusters."""
+"""Requests that divide replicas among clusters (PlacementRequest.replicas)."""
