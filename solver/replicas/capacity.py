@@ -1,0 +1,259 @@
+"""The capacity coupling (solver.coupling.Coupling): requests that divide replicas draw on the
+clusters' free capacity together.
+
+Greedy is upstream's per-request algorithm (solver.replicas.tiers), each request against the
+capacity as given. Jointly, each part is solve_joint's (solver.replicas.joint) over units built
+from what greedy found: a request greedy could not place as given has no option (less room never
+helps it); one whose division does not read capacity (static weights, duplicated, every cluster)
+or that adds nothing (a steady shrink, no change) is fixed at greedy's answer; any other may be
+scheduled under greedy's tier or a later one (never back: upstream's failover order), on the
+tier's candidates, keeping what it holds (steady), each replica it adds within the estimator's
+room for it alone and, with everything else added, within the clusters' free capacity.
+
+The coupling's units are the requests that draw on the same clusters (identical candidate sets
+make one unit, so parts are found over distinct sets, not over requests x clusters); its answer
+is solve_joint's, per request.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from model import Batch, Division, Failure, PlacementRequest, RequestResult, SolveStats
+from solver.coupling import Levels, decide
+from solver.replicas import messages
+from solver.replicas.joint import (
+    CapacityProblem,
+    Groups,
+    Option,
+    Placed,
+    Unit,
+    added,
+    charge,
+    draws,
+    measure,
+    room_after_fixed,
+    solve_joint,
+)
+from solver.replicas.problem import Candidates, ReplicaProblem
+from solver.replicas.results import to_result
+from solver.replicas.tiers import Answer, Failed, attempt, schedule
+
+__all__ = ["ReplicaCapacity", "solve_capacity"]
+
+Joint = list[Placed | None]
+
+
+class ReplicaCapacity:
+    """The capacity coupling over a batch's requests that divide replicas."""
+
+    def __init__(self, problem: ReplicaProblem, *, seed: int, budget: float, deadline: float) -> None:
+        self.problem = problem
+        self.seed, self.budget, self.deadline = seed, budget, deadline
+        n = len(problem.requests)
+        self.outcomes: list[Answer | Failed | None] = [None] * n
+        self.last: list[Failed | None] = [None] * n
+        self.capacity: CapacityProblem | None = None
+        self.members: list[list[int]] = []  # per coupling unit, its requests
+        self.bounds: dict[int, tuple[int, ...]] = {}  # part (first unit) -> proven bound
+        self.models = 0
+        self.time_limited = False
+        self.solve_seconds = 0.0
+
+    def greedy(self) -> Joint:
+        problem = self.problem
+        for i in problem.queue:
+            self.outcomes[i], self.last[i] = schedule(problem, i)
+        self.capacity = _capacity_problem(problem, self.outcomes)
+        return [_placed(problem, i, o) for i, o in enumerate(self.outcomes)]
+
+    def draws(self) -> list[list[tuple[str, int]]]:
+        """One unit per distinct set of clusters drawn on (solver.decompose then works over the
+        sets, not the requests)."""
+        by_key: dict[tuple, int] = {}
+        self.members = []
+        out: list[list[tuple[str, int]]] = []
+        for i, keys in enumerate(draws(self.capacity)):
+            key = tuple(keys) if keys else ("alone", i)
+            unit = by_key.get(key)
+            if unit is None:
+                unit = by_key[key] = len(out)
+                out.append(keys)
+                self.members.append([])
+            self.members[unit].append(i)
+        return out
+
+    def requests_of(self, part: list[int]) -> list[int]:
+        return sorted(i for unit in part for i in self.members[unit])
+
+    def joint(self, part: list[int], greedy: Joint) -> Joint:
+        requests = self.requests_of(part)
+        remaining = self.deadline - time.perf_counter()
+        if remaining <= 0:
+            self.time_limited = True
+            return charge(self.capacity, requests, greedy)
+        outcome = solve_joint(
+            self.capacity, requests, greedy, seed=self.seed, budget=self.budget, deadline=self.deadline
+        )
+        self.models += outcome.models
+        self.time_limited |= outcome.time_limited
+        self.solve_seconds += outcome.solve_seconds
+        self.bounds[part[0]] = outcome.bound
+        return outcome.answer
+
+    def levels(self, part: list[int], answer: Joint) -> Levels:
+        return Levels(measure(self.capacity, self.requests_of(part), answer), self.bounds.get(part[0]))
+
+    def result(self, i: int, answer: Joint, room: np.ndarray) -> RequestResult:
+        """Request i's result for the joint answer: greedy's own where they agree."""
+        problem, outcome, placed = self.problem, self.outcomes[i], answer[i]
+        if placed == _placed(problem, i, outcome) or self.capacity.units[i].fixed is not None:
+            return to_result(problem, i, outcome, self.last[i])
+        assert isinstance(outcome, Answer)
+        tier = outcome.tier + (
+            self.capacity.units[i].options[placed.option].cost if placed is not None else 0
+        )
+        if placed is None:  # it fits nowhere the others left: upstream's Unschedulable
+            c = problem.candidates(i, outcome.tier)
+            unit = self.capacity.units[i]
+            left = int(_fits(room, c.rows, unit.demand).sum() + (c.held.sum() if unit.fresh else 0))
+            text = messages.ASSIGN.format(messages.SHORT.format(left))
+            return to_result(problem, i, Failed(outcome.tier, Failure.SHORT, text), None)
+        c = problem.candidates(i, tier)
+        names = problem.batch.clusters
+        entries = tuple((names[row].name, n) for row, n in placed.replicas)
+        return to_result(problem, i, Answer(tier, entries, c), None)
+
+
+def _fits(room: np.ndarray, rows: np.ndarray, demand: Sequence[int]) -> np.ndarray:
+    from solver.replicas.capacity_fill import fits_on
+
+    return fits_on(room, np.asarray(rows, dtype=np.int64), np.asarray(demand, dtype=np.int64))
+
+
+def _placed(problem: ReplicaProblem, i: int, outcome: Answer | Failed | None) -> Placed | None:
+    """Greedy's answer in the joint's terms: the option is the tier past greedy's own (0), the
+    replicas by row (EVERY: one per cluster, the set it runs)."""
+    if not isinstance(outcome, Answer):
+        return None
+    index = problem.filters.index
+    replicas = [(index[name], 1 if n is None else n) for name, n in outcome.entries]
+    option = 0 if _flexible(problem, i, outcome) else -1
+    return Placed(option, tuple(sorted((row, n) for row, n in replicas if n)))
+
+
+def _flexible(problem: ReplicaProblem, i: int, outcome: Answer) -> bool:
+    """Whether the joint may place the request elsewhere than greedy: a dynamic division that
+    adds replicas (a steady one holding its count or more adds none: it is greedy's)."""
+    replicas = problem.requests[i].replicas
+    if replicas.division not in (Division.AVAILABLE, Division.AGGREGATED) or replicas.unlimited:
+        return False
+    return replicas.fresh or int(outcome.candidates.held.sum()) < replicas.count
+
+
+def _capacity_problem(problem: ReplicaProblem, outcomes: Sequence[Answer | Failed | None]) -> CapacityProblem:
+    estimator = problem.estimator
+    resources = sorted(set(estimator.column) | {name for r in problem.requests for name in r.replicas.demand})
+    free = np.zeros((len(problem.batch.clusters), len(resources)), dtype=np.int64)
+    for j, name in enumerate(resources):
+        if name in estimator.column:
+            free[:, j] = estimator.free[:, estimator.column[name]]
+    free[~estimator.reports] = 0
+    units = [_unit(problem, i, outcome, resources) for i, outcome in enumerate(outcomes)]
+    return CapacityProblem(free, tuple(units))
+
+
+def _unit(problem: ReplicaProblem, i: int, outcome: Answer | Failed | None, resources: list[str]) -> Unit:
+    replicas = problem.requests[i].replicas
+    demand = tuple(0 if replicas.unlimited else replicas.demand.get(name, 0) for name in resources)
+    common = dict(fresh=replicas.fresh, priority=replicas.priority, order=replicas.order)
+    if not isinstance(outcome, Answer):
+        return Unit(replicas.count, demand, replicas.division, **common)
+    greedy = _placed(problem, i, outcome)
+    if greedy.option < 0:
+        held = tuple(sorted(problem.held(i).items()))
+        if replicas.division is Division.EVERY:
+            held = tuple((row, 1) for row, _ in held)
+        return Unit(replicas.count, demand, replicas.division, fixed=greedy.replicas, held=held, **common)
+    options = [_option(problem, i, outcome.candidates, greedy.replicas, 0)]
+    for tier in range(outcome.tier + 1, len(replicas.tiers)):
+        later = attempt(problem, i, tier)
+        if isinstance(later, Answer) and (
+            replicas.fresh or int(later.candidates.held.sum()) <= replicas.count
+        ):
+            split = _placed(problem, i, later).replicas
+            options.append(_option(problem, i, later.candidates, split, tier - outcome.tier))
+    return Unit(replicas.count, demand, replicas.division, tuple(options), **common)
+
+
+def _option(problem: ReplicaProblem, i: int, c: Candidates, target, cost: int) -> Option:
+    rows = tuple(int(r) for r in c.rows)
+    held = tuple(sorted((row, int(n)) for row, n in zip(rows, c.held, strict=True) if n > 0))
+    groups = []
+    clusters = problem.batch.clusters
+    for spread in problem.requests[i].replicas.groups:
+        if not spread.selects:
+            continue
+        if spread.claim:
+            values = sorted({clusters[row].claims.get(spread.claim, "") for row in rows})
+            of = tuple(values.index(clusters[row].claims.get(spread.claim, "")) for row in rows)
+        else:
+            of = tuple(range(len(rows)))
+        groups.append(Groups(of, spread.min_groups, spread.max_groups))
+    most = tuple(int(n) for n in c.estimate)
+    return Option(rows, held, tuple(sorted(target)), most, tuple(groups), cost)
+
+
+def solve_capacity(
+    batch: Batch,
+    requests: Sequence[PlacementRequest],
+    *,
+    mode: str,
+    seed: int,
+    budget: float,
+    deadline: float,
+) -> tuple[list[RequestResult], SolveStats]:
+    """Results for the requests with replicas (in the given order) and the statistics of their
+    solve: greedy as upstream, or (optimal) each part jointly. The statistics' objective is the
+    requests fully scheduled (the first level), its bound the most that can be."""
+    started = time.perf_counter()
+    problem = ReplicaProblem(batch, requests)
+    coupling = ReplicaCapacity(problem, seed=seed, budget=budget, deadline=deadline)
+    optimal = mode == "optimal"
+    final: Joint = [None] * len(problem.requests)
+    scheduled = most = 0
+    proven = True
+    for part, answer in decide(coupling, optimal):
+        requests_of = coupling.requests_of(part)
+        for i in requests_of:
+            final[i] = answer[i]
+        levels = coupling.levels(part, answer)
+        first = len(coupling.capacity.priorities)
+        unscheduled = sum(levels.values[:first])
+        least = sum((levels.bound or (0,) * first)[:first])
+        flexible = sum(1 for i in requests_of if coupling.capacity.units[i].fixed is None)
+        scheduled += flexible - unscheduled
+        most += flexible - least
+        proven &= levels.bound is not None and levels.bound == levels.values
+    room = room_after_fixed(coupling.capacity, range(len(final)))
+    for i, placed in enumerate(final):
+        if placed is not None and coupling.capacity.units[i].fixed is None:
+            for row, n in added(coupling.capacity.units[i], placed):
+                room[row] -= n * np.asarray(coupling.capacity.units[i].demand, dtype=np.int64)
+    results = [coupling.result(i, final, np.maximum(room, 0)) for i in range(len(final))]
+    wall = time.perf_counter() - started
+    stats = SolveStats(
+        mode=mode,
+        status="GREEDY" if not optimal else ("OPTIMAL" if proven else "FEASIBLE"),
+        objective=scheduled if optimal else 0,
+        bound=most if optimal else None,
+        gap=(most - scheduled) / max(1, scheduled) if optimal else None,
+        wall_seconds=wall,
+        solve_seconds=coupling.solve_seconds,
+        time_limited=coupling.time_limited,
+        models=coupling.models,
+    )
+    return results, stats
