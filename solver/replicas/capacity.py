@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -57,6 +58,8 @@ class ReplicaCapacity:
         self.outcomes: list[Answer | Failed | None] = [None] * n
         self.last: list[Failed | None] = [None] * n
         self.capacity: CapacityProblem | None = None
+        self.twin: list[int] = []  # per request, the first request alike (the same greedy answer)
+        self.greedy_results: dict[int, RequestResult] = {}
         self.members: list[list[int]] = []  # per coupling unit, its requests
         self.bounds: dict[int, tuple[int, ...]] = {}  # part (first unit) -> proven bound
         self.models = 0
@@ -64,20 +67,30 @@ class ReplicaCapacity:
         self.solve_seconds = 0.0
 
     def greedy(self) -> Joint:
+        """Upstream's answer per request, decided once per distinct request: a request's answer
+        depends on neither its name nor its queue position (the snapshot is the same for all)."""
         problem = self.problem
+        first: dict[tuple, int] = {}
+        self.twin = [first.setdefault(_alike(r), i) for i, r in enumerate(problem.requests)]
         for i in problem.queue:
-            self.outcomes[i], self.last[i] = schedule(problem, i)
-        self.capacity = _capacity_problem(problem, self.outcomes)
+            twin = self.twin[i]
+            if twin == i:
+                self.outcomes[i], self.last[i] = schedule(problem, i)
+        for i, twin in enumerate(self.twin):
+            if twin != i:
+                self.outcomes[i], self.last[i] = self.outcomes[twin], self.last[twin]
+        self.capacity = _capacity_problem(problem, self.outcomes, self.twin)
         return [_placed(problem, i, o) for i, o in enumerate(self.outcomes)]
 
     def draws(self) -> list[list[tuple[str, int]]]:
         """One unit per distinct set of clusters drawn on (solver.decompose then works over the
         sets, not the requests)."""
-        by_key: dict[tuple, int] = {}
+        by_key: dict[object, int] = {}
         self.members = []
         out: list[list[tuple[str, int]]] = []
+        by_list: dict[int, tuple] = {}  # id(keys) -> the keys as a tuple, made once per list
         for i, keys in enumerate(draws(self.capacity)):
-            key = tuple(keys) if keys else ("alone", i)
+            key = by_list.setdefault(id(keys), tuple(keys)) if keys else ("alone", i)
             unit = by_key.get(key)
             if unit is None:
                 unit = by_key[key] = len(out)
@@ -111,18 +124,22 @@ class ReplicaCapacity:
         """Request i's result for the joint answer: greedy's own where they agree."""
         problem, outcome, placed = self.problem, self.outcomes[i], answer[i]
         if placed == _placed(problem, i, outcome) or self.capacity.units[i].fixed is not None:
-            return to_result(problem, i, outcome, self.last[i])
+            twin = self.twin[i]
+            if twin != i and twin in self.greedy_results:  # the same words but for the key
+                return replace(self.greedy_results[twin], request=problem.requests[i].key)
+            got = self.greedy_results[i] = to_result(problem, i, outcome, self.last[i])
+            return got
         assert isinstance(outcome, Answer)
         tier = outcome.tier + (
             self.capacity.units[i].options[placed.option].cost if placed is not None else 0
         )
         if placed is None:  # it fits nowhere the others left: upstream's Unschedulable
-            c = problem.candidates(i, outcome.tier)
+            c = outcome.candidates
             unit = self.capacity.units[i]
             left = int(_fits(room, c.rows, unit.demand).sum() + (c.held.sum() if unit.fresh else 0))
             text = messages.ASSIGN.format(messages.SHORT.format(left))
             return to_result(problem, i, Failed(outcome.tier, Failure.SHORT, text), None)
-        c = problem.candidates(i, tier)
+        c = outcome.candidates if tier == outcome.tier else problem.candidates(self.twin[i], tier)
         names = problem.batch.clusters
         entries = tuple((names[row].name, n) for row, n in placed.replicas)
         return to_result(problem, i, Answer(tier, entries, c), None)
@@ -154,7 +171,15 @@ def _flexible(problem: ReplicaProblem, i: int, outcome: Answer) -> bool:
     return replicas.fresh or int(outcome.candidates.held.sum()) < replicas.count
 
 
-def _capacity_problem(problem: ReplicaProblem, outcomes: Sequence[Answer | Failed | None]) -> CapacityProblem:
+def _alike(r: PlacementRequest) -> tuple:
+    """What a request's greedy answer and its unit depend on: all but its name and its place in
+    the queue."""
+    return replace(r, name="", namespace="", replicas=replace(r.replicas, order=0, priority=0)).signature()
+
+
+def _capacity_problem(
+    problem: ReplicaProblem, outcomes: Sequence[Answer | Failed | None], twin: Sequence[int]
+) -> CapacityProblem:
     estimator = problem.estimator
     resources = sorted(set(estimator.column) | {name for r in problem.requests for name in r.replicas.demand})
     free = np.zeros((len(problem.batch.clusters), len(resources)), dtype=np.int64)
@@ -162,7 +187,13 @@ def _capacity_problem(problem: ReplicaProblem, outcomes: Sequence[Answer | Faile
         if name in estimator.column:
             free[:, j] = estimator.free[:, estimator.column[name]]
     free[~estimator.reports] = 0
-    units = [_unit(problem, i, outcome, resources) for i, outcome in enumerate(outcomes)]
+    units: list[Unit] = []
+    for i, outcome in enumerate(outcomes):
+        if twin[i] == i:
+            units.append(_unit(problem, i, outcome, resources))
+        else:  # the same unit but for its place in the queue (the options are shared)
+            replicas = problem.requests[i].replicas
+            units.append(replace(units[twin[i]], priority=replicas.priority, order=replicas.order))
     return CapacityProblem(free, tuple(units))
 
 

@@ -26,12 +26,16 @@ def fill(problem: CapacityProblem, part: Sequence[int], baseline: Answer) -> Ans
     """Fixed units as in the baseline, every other unit under its earliest option that fits."""
     answer: Answer = list(baseline)
     room = room_after_fixed(problem, part)
+    arrays: dict[int, _Arrays] = {}  # by id(option): the options of a class are shared
     for u in queue(problem, part):
         unit = problem.units[u]
         answer[u] = None
         demand = np.asarray(unit.demand, dtype=np.int64)
         for o, option in enumerate(unit.options):
-            split = _place(unit, option, room, demand)
+            got = arrays.get(id(option))
+            if got is None:
+                got = arrays[id(option)] = _Arrays(option)
+            split = _place(unit, option, got, room, demand)
             if split is not None:
                 placed = Placed(o, tuple(sorted((row, n) for row, n in split.items() if n)))
                 held = dict(option.held)
@@ -51,22 +55,35 @@ def fits_on(room: np.ndarray, rows: np.ndarray, demand: np.ndarray) -> np.ndarra
     return (room[np.ix_(rows, np.nonzero(asked)[0])] // demand[asked]).min(axis=1)
 
 
-def _place(unit: Unit, option: Option, room: np.ndarray, demand: np.ndarray) -> dict[int, int] | None:
-    rows = np.asarray(option.candidates, dtype=np.int64)
+class _Arrays:
+    """An option's candidates, held replicas, split and caps as arrays aligned on its rows."""
+
+    def __init__(self, option: Option) -> None:
+        self.rows = np.asarray(option.candidates, dtype=np.int64)
+        at = {row: k for k, row in enumerate(option.candidates)}
+        self.held = np.zeros(len(self.rows), dtype=np.int64)
+        for row, n in option.held:
+            self.held[at[row]] = n
+        self.target = np.zeros(len(self.rows), dtype=np.int64)
+        for row, n in option.target:
+            self.target[at[row]] = n
+        self.most = None if option.most is None else np.asarray(option.most, dtype=np.int64)
+
+
+def _place(
+    unit: Unit, option: Option, arrays: _Arrays, room: np.ndarray, demand: np.ndarray
+) -> dict[int, int] | None:
+    rows = arrays.rows
     if not len(rows):
         return None
-    held = dict(option.held)
     limit = fits_on(room, rows, demand)
-    if option.most is not None:
-        limit = np.minimum(limit, np.asarray(option.most, dtype=np.int64))
-    held_now = np.asarray([held.get(int(r), 0) for r in rows], dtype=np.int64)
+    if arrays.most is not None:
+        limit = np.minimum(limit, arrays.most)
+    held_now = arrays.held
     base = np.zeros(len(rows), dtype=np.int64) if unit.fresh else held_now
     limit = limit + (held_now if unit.fresh else 0)  # afresh, a held replica costs nothing to keep
     want = unit.count - int(base.sum())
-    target = dict(option.target)
-    aim = np.asarray(
-        [max(0, target.get(int(r), 0) - b) for r, b in zip(rows, base, strict=True)], dtype=np.int64
-    )
+    aim = np.maximum(arrays.target - base, 0)
     if option.groups:  # greedy's split or nothing
         return _as_split(rows, base + aim) if int(aim.sum()) == want and (aim <= limit).all() else None
     if int(limit.sum()) < want:
@@ -91,4 +108,5 @@ def _place(unit: Unit, option: Option, room: np.ndarray, demand: np.ndarray) -> 
 
 
 def _as_split(rows: np.ndarray, replicas: np.ndarray) -> dict[int, int]:
-    return {int(r): int(n) for r, n in zip(rows, replicas, strict=True) if n}
+    at = np.flatnonzero(replicas)
+    return dict(zip(rows[at].tolist(), replicas[at].tolist(), strict=True))

@@ -236,14 +236,20 @@ def _distance(unit: Unit, option: Option, x: dict[int, int]) -> int:
 
 def draws(problem: CapacityProblem) -> list[list[tuple[str, int]]]:
     """Per unit, one key per cluster it could add a replica on (solver.decompose): a fixed unit's
-    footprint, another's candidates under every option."""
+    footprint, another's candidates under every option (units sharing their options share one
+    list)."""
     out = []
+    shared: dict[int, list[tuple[str, int]]] = {}  # by id(options): a class's members share them
     for unit in problem.units:
         if unit.fixed is not None:
             rows = sorted(row for row, _ in added(unit, Placed(-1, unit.fixed))) if any(unit.demand) else []
-        else:
+            out.append([("capacity", row) for row in rows])
+            continue
+        keys = shared.get(id(unit.options))
+        if keys is None:
             rows = sorted({row for option in unit.options for row in option.candidates})
-        out.append([("capacity", row) for row in rows])
+            keys = shared[id(unit.options)] = [("capacity", row) for row in rows]
+        out.append(keys)
     return out
 
 
