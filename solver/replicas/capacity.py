@@ -60,6 +60,7 @@ class ReplicaCapacity:
         self.capacity: CapacityProblem | None = None
         self.twin: list[int] = []  # per request, the first request alike (the same greedy answer)
         self.greedy_results: dict[int, RequestResult] = {}
+        self.undecided = 0  # requests with something to decide in parts not yet solved
         self.members: list[list[int]] = []  # per coupling unit, its requests
         self.bounds: dict[int, tuple[int, ...]] = {}  # part (first unit) -> proven bound
         self.models = 0
@@ -80,6 +81,7 @@ class ReplicaCapacity:
             if twin != i:
                 self.outcomes[i], self.last[i] = self.outcomes[twin], self.last[twin]
         self.capacity = _capacity_problem(problem, self.outcomes, self.twin)
+        self.undecided = sum(1 for u in self.capacity.units if u.fixed is None and u.options)
         return [_placed(problem, i, o) for i, o in enumerate(self.outcomes)]
 
     def draws(self) -> list[list[tuple[str, int]]]:
@@ -103,13 +105,27 @@ class ReplicaCapacity:
         return sorted(i for unit in part for i in self.members[unit])
 
     def joint(self, part: list[int], greedy: Joint) -> Joint:
+        """The part's joint answer, within its share of the time left (its requests over those
+        still to decide: a part that finishes early leaves its time to the next)."""
         requests = self.requests_of(part)
+        units = self.capacity.units
+        deciding = sum(1 for i in requests if units[i].fixed is None and units[i].options)
+        if not deciding:  # nothing to decide: fixed units and units nothing fits are greedy's
+            self.bounds[part[0]] = measure(self.capacity, requests, greedy)
+            return greedy
         remaining = self.deadline - time.perf_counter()
         if remaining <= 0:
             self.time_limited = True
             return charge(self.capacity, requests, greedy)
+        share = deciding / max(deciding, self.undecided)
+        self.undecided -= deciding
         outcome = solve_joint(
-            self.capacity, requests, greedy, seed=self.seed, budget=self.budget, deadline=self.deadline
+            self.capacity,
+            requests,
+            greedy,
+            seed=self.seed,
+            budget=self.budget,
+            deadline=time.perf_counter() + remaining * share,
         )
         self.models += outcome.models
         self.time_limited |= outcome.time_limited
