@@ -151,3 +151,14 @@ def test_a_class_is_measured_as_its_requests() -> None:
     assert out.values == measure(p, part, out.answer)
     assert not overcommitted(p, part, out.answer)
     assert level(p, out.values, "unscheduled@0") == 0
+
+
+def test_aggregated_afresh_packs_only_where_no_request_adds_beyond_its_class() -> None:
+    # Two requests holding 3 on cluster 0 and 1 on cluster 1, divided afresh with no room left:
+    # packing would give one of them a fourth replica on cluster 0 (room for none).
+    held = Option((0, 1), held=((0, 3), (1, 1)), target=((0, 3), (1, 1)))
+    units = [Unit(4, (0, 1), Division.AGGREGATED, (held,), fresh=True, order=i) for i in range(2)]
+    p = problem([[0, 0], [0, 0]], units)
+    out = solve(p)
+    assert not overcommitted(p, [0, 1], out.answer)
+    assert [placed.replicas for placed in out.answer] == [((0, 3), (1, 1))] * 2

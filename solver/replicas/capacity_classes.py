@@ -98,9 +98,9 @@ def _split(unit: Unit, o: int, scheduled: int, y: dict[int, int]) -> list[dict[i
         extra = {row: n - scheduled * held.get(row, 0) for row, n in y.items()}
     each = unit.count - sum(base.values())
     if unit.division is Division.AGGREGATED:
-        packed = _pack(extra, scheduled, each, held)
-        if _within_caps(unit, o, packed, base):
-            return [_plus(base, split) for split in packed]
+        packed = [_plus(base, split) for split in _pack(extra, scheduled, each, held)]
+        if _within_caps(unit, o, packed) and _adds_no_more(packed, y, held, scheduled):
+            return packed
     return [_plus(base, split) for split in _deal(extra, scheduled, each)]
 
 
@@ -143,15 +143,25 @@ def _pack(extra: dict[int, int], scheduled: int, each: int, held: dict[int, int]
     return out
 
 
-def _within_caps(unit: Unit, o: int, splits: list[dict[int, int]], base: dict[int, int]) -> bool:
+def _within_caps(unit: Unit, o: int, splits: list[dict[int, int]]) -> bool:
     option = unit.options[o]
     if option.most is None:
         return True
     cap = dict(zip(option.candidates, option.most, strict=True))
     held = dict(option.held)
-    return all(
-        base.get(row, 0) + n - held.get(row, 0) <= cap[row] for split in splits for row, n in split.items()
-    )
+    return all(n - held.get(row, 0) <= cap[row] for split in splits for row, n in split.items())
+
+
+def _adds_no_more(
+    splits: list[dict[int, int]], y: dict[int, int], held: dict[int, int], scheduled: int
+) -> bool:
+    """Whether the requests add on each cluster no more than their totals do (afresh, packing
+    may put one request above what it holds where the class as a whole stays below)."""
+    adds: dict[int, int] = {}
+    for split in splits:
+        for row, n in split.items():
+            adds[row] = adds.get(row, 0) + max(0, n - held.get(row, 0))
+    return all(n <= max(0, y.get(row, 0) - scheduled * held.get(row, 0)) for row, n in adds.items())
 
 
 def _plus(a: dict[int, int], b: dict[int, int]) -> dict[int, int]:
