@@ -399,7 +399,9 @@ def _check_groups(request: PlacementRequest, got: RequestResult, fleet: _Fleet) 
     cluster_spread = next((g for g in replicas.groups if g.selects and not g.claim), None)
     group_spread = next((g for g in replicas.groups if g.selects and g.claim), None)
     chosen = [fleet.by_name[c.cluster] for c in got.selected if c.cluster in fleet.by_name]
-    whole = replicas.division in (Division.EVERY, Division.DUPLICATED)  # nothing dropped after selection
+    # nothing dropped after selection (a duplicated count of 0 drops every cluster)
+    division = replicas.division
+    whole = division is Division.EVERY or (division is Division.DUPLICATED and replicas.count > 0)
     problems = []
     if group_spread is not None:
         values = {c.claims.get(group_spread.claim) for c in chosen}

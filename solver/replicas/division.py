@@ -25,7 +25,9 @@ Sorting by count is Go's sort.Sort, stable for up to 12 entries; we sort stably 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+
+import numpy as np
 
 from model import Division, Failure, Replicas
 from solver.replicas import messages
@@ -42,17 +44,17 @@ def divide(
     c: Candidates,
     chosen: Sequence[int],
     replicas: Replicas,
-    weight: Callable[[int], int],
+    weights: np.ndarray,
     overflow: bool,
 ) -> list[tuple[str, int | None]]:
-    """The answer for the chosen candidates (indices into `c`, in selection order). `weight`: a
-    candidate's static weight; `overflow`: the tier has overflow terms."""
+    """The answer for the chosen candidates (indices into `c`, in selection order). `weights`:
+    each candidate's static weight; `overflow`: the tier has overflow terms."""
     if not chosen:
         raise Unplaceable(Failure.SELECTION, messages.ASSIGN.format(messages.NOTHING_SELECTED))
     if replicas.division is Division.EVERY:
         return [(c.names[i], None) for i in chosen]
     if not overflow:
-        return _nonzero(_assign(c, chosen, replicas, replicas.count, weight))
+        return _nonzero(_assign(c, chosen, replicas, replicas.count, weights))
     tiers: dict[int, list[int]] = {}
     for i in chosen:
         tiers.setdefault(int(c.overflow[i]), []).append(i)
@@ -61,7 +63,7 @@ def divide(
     for order in sorted(tiers):
         members = tiers[order]
         share = min(remaining, sum(int(c.available[i]) for i in members))
-        out += _nonzero(_assign(c, members, replicas, share, weight))
+        out += _nonzero(_assign(c, members, replicas, share, weights))
         remaining -= share
         if remaining <= 0:
             break
@@ -74,13 +76,14 @@ def _nonzero(entries: Entries) -> list[tuple[str, int | None]]:
     return [(name, n) for name, n in entries if n > 0]
 
 
-def _assign(c: Candidates, chosen: Sequence[int], replicas: Replicas, count: int, weight) -> Entries:
+def _assign(
+    c: Candidates, chosen: Sequence[int], replicas: Replicas, count: int, weights: np.ndarray
+) -> Entries:
     names = [c.names[i] for i in chosen]
     if replicas.division is Division.DUPLICATED:
         return [(name, count) for name in names]
     if replicas.division is Division.WEIGHTED:
-        weights = [(c.names[i], weight(i)) for i in chosen]
-        weighted = [(name, w) for name, w in weights if w > 0]
+        weighted = [(c.names[i], int(weights[i])) for i in chosen if weights[i] > 0]
         if not weighted:
             weighted = [(name, 1) for name in names]
         return webster(count, weighted, replicas.tie_break)

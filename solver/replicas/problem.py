@@ -30,7 +30,7 @@ class Candidates:
     """One attempt's candidate clusters, in canonical order (arrays aligned with `rows`)."""
 
     rows: np.ndarray  # cluster rows of the batch (batch order is name order)
-    names: tuple[str, ...]
+    names: np.ndarray  # the clusters' names (an object array)
     estimate: np.ndarray  # replicas the cluster has room for (upstream's AllocatableReplicas)
     held: np.ndarray  # replicas the request holds there now
     score: np.ndarray  # locality score: HELD_SCORE where the request holds the cluster
@@ -58,6 +58,7 @@ class ReplicaProblem:
         )
         self.filters = Filters(batch.clusters, batch.now)
         self.estimator = Estimator(batch.clusters)
+        self.names = np.array([c.name for c in batch.clusters], dtype=object)
         self._candidates: dict[tuple[int, int], Candidates] = {}
 
     def held(self, i: int) -> dict[int, int]:
@@ -103,11 +104,10 @@ class ReplicaProblem:
         estimate = available_replicas(self.estimator, request.replicas)[rows]
         overflow = self.filters.overflow_order(request, tier, rows)
         order = canonical(overflow, score, estimate + held, rows)
-        names = self.batch.clusters
         rows = rows[order]
         return Candidates(
             rows=rows,
-            names=tuple(names[int(row)].name for row in rows),
+            names=self.names[rows],
             estimate=estimate[order],
             held=held[order],
             score=score[order],

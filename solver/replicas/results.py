@@ -7,7 +7,9 @@
   clears the assignment). `unselected` then lists EVERY cluster, whatever Batch.explain_limit, each
   with the first filter it fails (solver.replicas.order.FILTERS; INELIGIBLE ones are those upstream
   skips before its filters, counted among all clusters with no reason), so that the adapter can
-  count the reasons as upstream's message does; failure_detail is "".
+  count the reasons as upstream's message does ("0/<all clusters> clusters are available: <count>
+  <reason>, ..." with the reasons sorted as strings, or "no cluster exists" when no cluster was
+  filtered, every one INELIGIBLE or none at all); failure_detail is "".
 - SHORT and SELECTION: upstream leaves the assignment as it was, so `selected` is the current
   assignment (kept, with its replicas; None for EVERY), nothing released, satisfied False, and
   failure_detail upstream's message (solver.replicas.messages).
@@ -115,7 +117,7 @@ def _answered(
     request = problem.requests[i]
     before = _entries(request.replicas.current)
     c = answer.candidates
-    position = {name: k for k, name in enumerate(c.names)}
+    position = {c.names[k]: k for k in answer.chosen}
     chosen = []
     for name, n in answer.entries:
         k = position[name]
@@ -123,11 +125,11 @@ def _answered(
         chosen.append(Choice(name, ClusterScore(affinity=int(c.score[k])), kept=kept, replicas=n))
     got = {name for name, _ in answer.entries}
     unselected = filtered(problem, i, answer.tier, limit)
-    for name in c.names:
-        if len(unselected) >= limit:
-            break
-        if name not in got:
-            unselected.append(Unselected(name, FilterKind.NOT_PICKED))
+    room = limit - len(unselected)
+    if room > 0:
+        left_out = np.ones(len(c), dtype=bool)
+        left_out[[position[name] for name in got]] = False
+        unselected += [Unselected(c.names[k], FilterKind.NOT_PICKED) for k in np.flatnonzero(left_out)[:room]]
     return RequestResult(
         request.key,
         tuple(chosen),

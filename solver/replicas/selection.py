@@ -23,7 +23,7 @@ from model import Division, Failure, GroupSpread, Replicas
 from solver.replicas import messages
 from solver.replicas.problem import Candidates
 
-__all__ = ["Unplaceable", "select", "select_groups", "group_score", "by_cluster", "Group"]
+__all__ = ["Unplaceable", "select", "select_groups", "group_score", "by_cluster", "from_groups", "Group"]
 
 WEIGHT_UNIT = 1000
 
@@ -163,23 +163,29 @@ def by_group(
     for i, value in enumerate(claim_values):
         if value:
             members.setdefault(value, []).append(i)
-    if len(members) < spread.min_groups:
-        raise Unplaceable(Failure.SELECTION, messages.SELECT.format(messages.FEWER_GROUPS_THAN_MIN))
     available, score = c.available, c.score
-    groups = [
-        Group(
-            name,
-            len(rows),
-            group_score(
-                [int(available[i]) for i in rows],
-                [int(score[i]) for i in rows],
-                replicas,
-                spread.min_groups,
-                cluster_spread.min_groups,
-            ),
+    weight = {
+        name: group_score(
+            [int(available[i]) for i in rows],
+            [int(score[i]) for i in rows],
+            replicas,
+            spread.min_groups,
+            cluster_spread.min_groups,
         )
         for name, rows in members.items()
-    ]
+    }
+    return from_groups(members, weight, spread, cluster_spread)
+
+
+def from_groups(
+    members: dict[str, list[int]], weight: dict[str, int], spread: GroupSpread, cluster_spread: GroupSpread
+) -> list[int]:
+    """The selection from the groups (each its members, indices in canonical order, and its
+    score): the chosen groups' best members, then their best others up to the cluster spread's
+    max_groups."""
+    if len(members) < spread.min_groups:
+        raise Unplaceable(Failure.SELECTION, messages.SELECT.format(messages.FEWER_GROUPS_THAN_MIN))
+    groups = [Group(name, len(rows), weight[name]) for name, rows in members.items()]
     chosen = select_groups(groups, spread.min_groups, spread.max_groups, cluster_spread.min_groups)
     if not chosen:
         raise Unplaceable(Failure.SELECTION, messages.SELECT.format(messages.NO_GROUP_PATH))

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from model import Division, Failure
 from solver.replicas.division import divide
 from solver.replicas.problem import Candidates, ReplicaProblem
@@ -25,6 +27,7 @@ class Answer:
     tier: int
     entries: tuple[tuple[str, int | None], ...]  # upstream's write order
     candidates: Candidates
+    chosen: tuple[int, ...]  # the selected candidates (indices into `candidates`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,28 +44,23 @@ def attempt(problem: ReplicaProblem, i: int, tier: int) -> Answer | Failed:
     c = problem.candidates(i, tier)
     if not len(c):
         return Failed(tier, Failure.NO_FIT, "")
-    clusters = problem.batch.clusters
     claim = deciding_claim(replicas)
+    clusters = problem.batch.clusters
     values = [clusters[int(row)].claims.get(claim) for row in c.rows] if claim is not None else []
 
-    def weight(index: int) -> int:
-        if replicas.weights is None:
-            return 1
-        cl = clusters[int(c.rows[index])]
-        matching = (
-            w.weight
-            for w in replicas.weights
-            if w.term.matches(cl.labels, cl.properties, cl.claims, cl.traits)
-        )
-        return max(matching, default=0)
-
+    weights = np.ones(len(c), dtype=np.int64)
+    if replicas.weights is not None:  # the largest weight of the rules a cluster matches, else 0
+        weights[:] = 0
+        for rule in replicas.weights:
+            matches = problem.filters.term(rule.term)[c.rows]
+            np.maximum(weights, np.where(matches, rule.weight, 0), out=weights)
     overflow = bool(replicas.tiers) and bool(replicas.tiers[tier].overflow)
     try:
         chosen = select(c, replicas, values)
-        entries = divide(c, chosen, replicas, weight, overflow and replicas.division is not Division.EVERY)
+        entries = divide(c, chosen, replicas, weights, overflow and replicas.division is not Division.EVERY)
     except Unplaceable as failed:
         return Failed(tier, failed.failure, failed.message)
-    return Answer(tier, tuple(entries), c)
+    return Answer(tier, tuple(entries), c, tuple(chosen))
 
 
 def schedule(problem: ReplicaProblem, i: int) -> tuple[Answer | Failed, Failed | None]:

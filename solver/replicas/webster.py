@@ -14,14 +14,17 @@ tie-break applies, and so does ours.
 Many seats are not handed out one by one: every party first gets the seats it is sure to win
 (those of priority at least V / (2h - n - 2), of which fewer than h exist, V the votes, h the
 seats, n the voted parties: floor((v (2h - n - 2) + V) / 2V) each), and a heap hands out the
-rest, fewer than n / 2 + 2. The answer is the same as one seat at a time, since the sure seats
-are among the h greatest priorities in upstream's order.
+rest, fewer than n / 2 + 2, among the parties that can still win one (the first that many in
+the heap's order: numpy finds them over thousands of parties). The answer is the same as one seat
+at a time, since the sure seats are among the h greatest priorities in upstream's order.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping, Sequence
+
+import numpy as np
 
 from model import TieBreak
 
@@ -61,17 +64,38 @@ def webster(
     if not held:
         left -= _sure_seats(seats, vote, have)
     sign = 1 if tie_break is TieBreak.SMALLER_NAME else -1
+    contenders = _contenders(names, vote, have, left, sign)
     heap = [
-        (-vote[name] / (2 * have[name] + 1), have[name], sign * rank, name) for rank, name in enumerate(names)
+        (_priority(vote[names[k]], have[names[k]]), have[names[k]], sign * k, names[k]) for k in contenders
     ]
     heapq.heapify(heap)
     for _ in range(left):
         _, s, key, name = heap[0]
         s += 1
-        heapq.heapreplace(heap, (-vote[name] / (2 * s + 1), s, key, name))
+        heapq.heapreplace(heap, (_priority(vote[name], s), s, key, name))
     for _, s, _, name in heap:
         have[name] = s
     return [(name, have[name]) for name in names]
+
+
+def _priority(votes: int, seats: int) -> float:
+    """Minus the priority, in float64 as upstream computes it (each integer made a double first)."""
+    return -(float(votes) / float(2 * seats + 1))
+
+
+def _contenders(
+    names: list[str], vote: Mapping[str, int], have: Mapping[str, int], left: int, sign: int
+) -> list[int]:
+    """The parties (indices into `names`) that can win one of the next `left` seats: the `left`
+    first in the order of the heap (a party past them is preceded by one of them until it wins,
+    and each win only moves the winner back). All of them where there are few."""
+    if len(names) <= 2 * left + 16:
+        return list(range(len(names)))
+    votes = np.array([vote[n] for n in names], dtype=np.float64)
+    seats = np.array([have[n] for n in names], dtype=np.int64)
+    rank = sign * np.arange(len(names))
+    first = np.lexsort((rank, seats, -(votes / (2 * seats + 1).astype(np.float64))))[:left]
+    return sorted(first.tolist())
 
 
 def _sure_seats(seats: int, vote: Mapping[str, int], have: dict[str, int]) -> int:
