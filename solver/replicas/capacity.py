@@ -158,7 +158,9 @@ class ReplicaCapacity:
         c = outcome.candidates if tier == outcome.tier else problem.candidates(self.twin[i], tier)
         names = problem.batch.clusters
         entries = tuple((names[row].name, n) for row, n in placed.replicas)
-        return to_result(problem, i, Answer(tier, entries, c), None)
+        at = {int(row): k for k, row in enumerate(c.rows)}
+        chosen = tuple(at[row] for row, _ in placed.replicas)
+        return to_result(problem, i, Answer(tier, entries, c, chosen), None)
 
 
 def _fits(room: np.ndarray, rows: np.ndarray, demand: Sequence[int]) -> np.ndarray:
