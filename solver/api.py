@@ -120,7 +120,14 @@ def _solve_with_replicas(batch: Batch, options: SolveOptions) -> Result:
 
     started = time.perf_counter()
     divided = [r for r in batch.requests if r.replicas is not None]
-    results, stats = solve_replicas(batch, divided, mode=options.mode)
+    if options.mode == "optimal":  # the batch jointly, through the capacity coupling
+        from solver.replicas.capacity import solve_capacity
+
+        deadline = started + options.time_limit
+        joint = dict(seed=options.seed, budget=options.deterministic_budget, deadline=deadline)
+        results, stats = solve_capacity(batch, divided, mode=options.mode, **joint)
+    else:
+        results, stats = solve_replicas(batch, divided, mode=options.mode)
     others = tuple(r for r in batch.requests if r.replicas is None)
     if others:
         rest = solve(replace(batch, requests=others), options)

@@ -18,7 +18,7 @@ def test_replicas_beside_scored_requests_in_both_modes():
         assert check(batch, result) == []
         assert [c.replicas for c in result.requests[0].selected] == [2, 2]
         assert [c.replicas for c in result.requests[1].selected] == [None]
-        assert result.stats.status == ("GREEDY" if mode == "greedy" else "FEASIBLE")
+        assert result.stats.status == ("GREEDY" if mode == "greedy" else "OPTIMAL")  # the joint proves it
 
 
 def test_greedy_over_commits_as_upstream():

@@ -1,0 +1,308 @@
+"""The capacity coupling (solver.coupling.Coupling): requests that divide replicas draw on the
+clusters' free capacity together.
+
+Greedy is upstream's per-request algorithm (solver.replicas.tiers), each request against the
+capacity as given. Jointly, each part is solve_joint's (solver.replicas.joint) over units built
+from what greedy found: a request greedy could not place as given has no option (less room never
+helps it); one whose division does not read capacity (static weights, duplicated, every cluster)
+or that adds nothing (a steady shrink, no change) is fixed at greedy's answer; any other may be
+scheduled under greedy's tier or a later one (never back: upstream's failover order), on the
+tier's candidates, keeping what it holds (steady), each replica it adds within the estimator's
+room for it alone and, with everything else added, within the clusters' free capacity.
+
+The coupling's units are the requests that draw on the same clusters (identical candidate sets
+make one unit, so parts are found over distinct sets, not over requests x clusters); its answer
+is solve_joint's, per request.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from model import Batch, Division, Failure, PlacementRequest, RequestResult, SolveStats
+from solver.coupling import Levels, decide
+from solver.replicas import messages
+from solver.replicas.joint import (
+    CapacityProblem,
+    Groups,
+    Option,
+    Placed,
+    Unit,
+    added,
+    charge,
+    draws,
+    measure,
+    room_after_fixed,
+    solve_joint,
+)
+from solver.replicas.problem import Candidates, ReplicaProblem
+from solver.replicas.results import to_result
+from solver.replicas.tiers import Answer, Failed, attempt, schedule
+
+__all__ = ["ReplicaCapacity", "solve_capacity"]
+
+Joint = list[Placed | None]
+
+
+class ReplicaCapacity:
+    """The capacity coupling over a batch's requests that divide replicas."""
+
+    def __init__(self, problem: ReplicaProblem, *, seed: int, budget: float, deadline: float) -> None:
+        self.problem = problem
+        self.seed, self.budget, self.deadline = seed, budget, deadline
+        n = len(problem.requests)
+        self.outcomes: list[Answer | Failed | None] = [None] * n
+        self.last: list[Failed | None] = [None] * n
+        self.capacity: CapacityProblem | None = None
+        self.twin: list[int] = []  # per request, the first request alike (the same greedy answer)
+        self.greedy_results: dict[int, RequestResult] = {}
+        self.undecided = 0  # requests with something to decide in parts not yet solved
+        self.members: list[list[int]] = []  # per coupling unit, its requests
+        self.bounds: dict[int, tuple[int, ...]] = {}  # part (first unit) -> proven bound
+        self.models = 0
+        self.time_limited = False
+        self.solve_seconds = 0.0
+
+    def greedy(self) -> Joint:
+        """Upstream's answer per request, decided once per distinct request: a request's answer
+        depends on neither its name nor its queue position (the snapshot is the same for all)."""
+        problem = self.problem
+        first: dict[tuple, int] = {}
+        self.twin = [first.setdefault(_alike(r), i) for i, r in enumerate(problem.requests)]
+        for i in problem.queue:
+            twin = self.twin[i]
+            if twin == i:
+                self.outcomes[i], self.last[i] = schedule(problem, i)
+        for i, twin in enumerate(self.twin):
+            if twin != i:
+                self.outcomes[i], self.last[i] = self.outcomes[twin], self.last[twin]
+        self.capacity = _capacity_problem(problem, self.outcomes, self.twin)
+        self.undecided = sum(1 for u in self.capacity.units if u.fixed is None and u.options)
+        return [_placed(problem, i, o) for i, o in enumerate(self.outcomes)]
+
+    def draws(self) -> list[list[tuple[str, int]]]:
+        """One unit per distinct set of clusters drawn on (solver.decompose then works over the
+        sets, not the requests)."""
+        by_key: dict[object, int] = {}
+        self.members = []
+        out: list[list[tuple[str, int]]] = []
+        by_list: dict[int, tuple] = {}  # id(keys) -> the keys as a tuple, made once per list
+        for i, keys in enumerate(draws(self.capacity)):
+            key = by_list.setdefault(id(keys), tuple(keys)) if keys else ("alone", i)
+            unit = by_key.get(key)
+            if unit is None:
+                unit = by_key[key] = len(out)
+                out.append(keys)
+                self.members.append([])
+            self.members[unit].append(i)
+        return out
+
+    def requests_of(self, part: list[int]) -> list[int]:
+        return sorted(i for unit in part for i in self.members[unit])
+
+    def joint(self, part: list[int], greedy: Joint) -> Joint:
+        """The part's joint answer, within its share of the time left (its requests over those
+        still to decide: a part that finishes early leaves its time to the next)."""
+        requests = self.requests_of(part)
+        units = self.capacity.units
+        deciding = sum(1 for i in requests if units[i].fixed is None and units[i].options)
+        if not deciding:  # nothing to decide: fixed units and units nothing fits are greedy's
+            self.bounds[part[0]] = measure(self.capacity, requests, greedy)
+            return greedy
+        remaining = self.deadline - time.perf_counter()
+        if remaining <= 0:
+            self.time_limited = True
+            return charge(self.capacity, requests, greedy)
+        share = deciding / max(deciding, self.undecided)
+        self.undecided -= deciding
+        outcome = solve_joint(
+            self.capacity,
+            requests,
+            greedy,
+            seed=self.seed,
+            budget=self.budget,
+            deadline=time.perf_counter() + remaining * share,
+        )
+        self.models += outcome.models
+        self.time_limited |= outcome.time_limited
+        self.solve_seconds += outcome.solve_seconds
+        self.bounds[part[0]] = outcome.bound
+        return outcome.answer
+
+    def levels(self, part: list[int], answer: Joint) -> Levels:
+        return Levels(measure(self.capacity, self.requests_of(part), answer), self.bounds.get(part[0]))
+
+    def result(self, i: int, answer: Joint, room: np.ndarray) -> RequestResult:
+        """Request i's result for the joint answer: greedy's own where they agree."""
+        problem, outcome, placed = self.problem, self.outcomes[i], answer[i]
+        if placed == _placed(problem, i, outcome) or self.capacity.units[i].fixed is not None:
+            twin = self.twin[i]
+            if twin != i and twin in self.greedy_results:  # the same words but for the key
+                return replace(self.greedy_results[twin], request=problem.requests[i].key)
+            got = self.greedy_results[i] = to_result(problem, i, outcome, self.last[i])
+            return got
+        assert isinstance(outcome, Answer)
+        tier = outcome.tier + (
+            self.capacity.units[i].options[placed.option].cost if placed is not None else 0
+        )
+        if placed is None:  # it fits nowhere the others left: upstream's Unschedulable
+            c = outcome.candidates
+            unit = self.capacity.units[i]
+            left = int(_fits(room, c.rows, unit.demand).sum() + (c.held.sum() if unit.fresh else 0))
+            text = messages.ASSIGN.format(messages.SHORT.format(left))
+            return to_result(problem, i, Failed(outcome.tier, Failure.SHORT, text), None)
+        c = outcome.candidates if tier == outcome.tier else problem.candidates(self.twin[i], tier)
+        names = problem.batch.clusters
+        entries = tuple((names[row].name, n) for row, n in placed.replicas)
+        at = {int(row): k for k, row in enumerate(c.rows)}
+        chosen = tuple(at[row] for row, _ in placed.replicas)
+        return to_result(problem, i, Answer(tier, entries, c, chosen), None)
+
+
+def _fits(room: np.ndarray, rows: np.ndarray, demand: Sequence[int]) -> np.ndarray:
+    from solver.replicas.capacity_fill import fits_on
+
+    return fits_on(room, np.asarray(rows, dtype=np.int64), np.asarray(demand, dtype=np.int64))
+
+
+def _placed(problem: ReplicaProblem, i: int, outcome: Answer | Failed | None) -> Placed | None:
+    """Greedy's answer in the joint's terms: the option is the tier past greedy's own (0), the
+    replicas by row (EVERY: one per cluster, the set it runs)."""
+    if not isinstance(outcome, Answer):
+        return None
+    index = problem.filters.index
+    replicas = [(index[name], 1 if n is None else n) for name, n in outcome.entries]
+    option = 0 if _flexible(problem, i, outcome) else -1
+    return Placed(option, tuple(sorted((row, n) for row, n in replicas if n)))
+
+
+def _flexible(problem: ReplicaProblem, i: int, outcome: Answer) -> bool:
+    """Whether the joint may place the request elsewhere than greedy: a dynamic division that
+    adds replicas (a steady one holding its count or more adds none: it is greedy's)."""
+    replicas = problem.requests[i].replicas
+    if replicas.division not in (Division.AVAILABLE, Division.AGGREGATED) or replicas.unlimited:
+        return False
+    return replicas.fresh or int(outcome.candidates.held.sum()) < replicas.count
+
+
+def _alike(r: PlacementRequest) -> tuple:
+    """What a request's greedy answer and its unit depend on: all but its name and its place in
+    the queue."""
+    return replace(r, name="", namespace="", replicas=replace(r.replicas, order=0, priority=0)).signature()
+
+
+def _capacity_problem(
+    problem: ReplicaProblem, outcomes: Sequence[Answer | Failed | None], twin: Sequence[int]
+) -> CapacityProblem:
+    estimator = problem.estimator
+    resources = sorted(set(estimator.column) | {name for r in problem.requests for name in r.replicas.demand})
+    free = np.zeros((len(problem.batch.clusters), len(resources)), dtype=np.int64)
+    for j, name in enumerate(resources):
+        if name in estimator.column:
+            free[:, j] = estimator.free[:, estimator.column[name]]
+    free[~estimator.reports] = 0
+    units: list[Unit] = []
+    for i, outcome in enumerate(outcomes):
+        if twin[i] == i:
+            units.append(_unit(problem, i, outcome, resources))
+        else:  # the same unit but for its place in the queue (the options are shared)
+            replicas = problem.requests[i].replicas
+            units.append(replace(units[twin[i]], priority=replicas.priority, order=replicas.order))
+    return CapacityProblem(free, tuple(units))
+
+
+def _unit(problem: ReplicaProblem, i: int, outcome: Answer | Failed | None, resources: list[str]) -> Unit:
+    replicas = problem.requests[i].replicas
+    demand = tuple(0 if replicas.unlimited else replicas.demand.get(name, 0) for name in resources)
+    common = dict(fresh=replicas.fresh, priority=replicas.priority, order=replicas.order)
+    if not isinstance(outcome, Answer):
+        return Unit(replicas.count, demand, replicas.division, **common)
+    greedy = _placed(problem, i, outcome)
+    if greedy.option < 0:
+        held = tuple(sorted(problem.held(i).items()))
+        if replicas.division is Division.EVERY:
+            held = tuple((row, 1) for row, _ in held)
+        return Unit(replicas.count, demand, replicas.division, fixed=greedy.replicas, held=held, **common)
+    options = [_option(problem, i, outcome.candidates, greedy.replicas, 0)]
+    for tier in range(outcome.tier + 1, len(replicas.tiers)):
+        later = attempt(problem, i, tier)
+        if isinstance(later, Answer) and (
+            replicas.fresh or int(later.candidates.held.sum()) <= replicas.count
+        ):
+            split = _placed(problem, i, later).replicas
+            options.append(_option(problem, i, later.candidates, split, tier - outcome.tier))
+    return Unit(replicas.count, demand, replicas.division, tuple(options), **common)
+
+
+def _option(problem: ReplicaProblem, i: int, c: Candidates, target, cost: int) -> Option:
+    rows = tuple(int(r) for r in c.rows)
+    held = tuple(sorted((row, int(n)) for row, n in zip(rows, c.held, strict=True) if n > 0))
+    groups = []
+    clusters = problem.batch.clusters
+    for spread in problem.requests[i].replicas.groups:
+        if not spread.selects:
+            continue
+        if spread.claim:
+            values = sorted({clusters[row].claims.get(spread.claim, "") for row in rows})
+            of = tuple(values.index(clusters[row].claims.get(spread.claim, "")) for row in rows)
+        else:
+            of = tuple(range(len(rows)))
+        groups.append(Groups(of, spread.min_groups, spread.max_groups))
+    most = tuple(int(n) for n in c.estimate)
+    return Option(rows, held, tuple(sorted(target)), most, tuple(groups), cost)
+
+
+def solve_capacity(
+    batch: Batch,
+    requests: Sequence[PlacementRequest],
+    *,
+    mode: str,
+    seed: int,
+    budget: float,
+    deadline: float,
+) -> tuple[list[RequestResult], SolveStats]:
+    """Results for the requests with replicas (in the given order) and the statistics of their
+    solve: greedy as upstream, or (optimal) each part jointly. The statistics' objective is the
+    requests fully scheduled (the first level), its bound the most that can be."""
+    started = time.perf_counter()
+    problem = ReplicaProblem(batch, requests)
+    coupling = ReplicaCapacity(problem, seed=seed, budget=budget, deadline=deadline)
+    optimal = mode == "optimal"
+    final: Joint = [None] * len(problem.requests)
+    scheduled = most = 0
+    proven = True
+    for part, answer in decide(coupling, optimal):
+        requests_of = coupling.requests_of(part)
+        for i in requests_of:
+            final[i] = answer[i]
+        levels = coupling.levels(part, answer)
+        first = len(coupling.capacity.priorities)
+        unscheduled = sum(levels.values[:first])
+        least = sum((levels.bound or (0,) * first)[:first])
+        flexible = sum(1 for i in requests_of if coupling.capacity.units[i].fixed is None)
+        scheduled += flexible - unscheduled
+        most += flexible - least
+        proven &= levels.bound is not None and levels.bound == levels.values
+    room = room_after_fixed(coupling.capacity, range(len(final)))
+    for i, placed in enumerate(final):
+        if placed is not None and coupling.capacity.units[i].fixed is None:
+            for row, n in added(coupling.capacity.units[i], placed):
+                room[row] -= n * np.asarray(coupling.capacity.units[i].demand, dtype=np.int64)
+    results = [coupling.result(i, final, np.maximum(room, 0)) for i in range(len(final))]
+    wall = time.perf_counter() - started
+    stats = SolveStats(
+        mode=mode,
+        status="GREEDY" if not optimal else ("OPTIMAL" if proven else "FEASIBLE"),
+        objective=scheduled if optimal else 0,
+        bound=most if optimal else None,
+        gap=(most - scheduled) / max(1, scheduled) if optimal else None,
+        wall_seconds=wall,
+        solve_seconds=coupling.solve_seconds,
+        time_limited=coupling.time_limited,
+        models=coupling.models,
+    )
+    return results, stats

@@ -1,0 +1,264 @@
+"""The class model: CP-SAT over how many of each class are scheduled under each option and how many
+replicas they place on each cluster together, solved level by level (solver.replicas.joint).
+
+Small by construction: integer counts per (class, option, cluster), never per request; a plain
+linear row per (cluster, resource) for capacity, left out where the classes that may use the
+cluster cannot fill it. Where the classes' candidates are too many to model, each (class, option)
+keeps the clusters it holds, greedy's split, the hint's and the ones with the most room for its
+demand: the answer is then no longer proven (its levels have no bound), only never worse than the
+hint. Each level is its own stage with its own objective (one combined integer would overflow and
+hide any gap), bounded in deterministic time (semantics/cp-sat-notes.md, 4.3: one worker, a fixed
+seed, the same answer for the same input), hinted with the best answer so far, fixed at its optimum
+before the next.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from model import Division
+from solver.replicas.capacity_classes import ReplicaClass, hand_out
+from solver.replicas.capacity_fill import fits_on
+from solver.replicas.joint import AIMS, Answer, CapacityProblem, level_names, room_after_fixed
+
+__all__ = ["ModelOutcome", "solve_classes"]
+
+# Arcs (class, option, cluster) modelled in full; past it each (class, option) keeps its own
+# clusters and the _WIDTH with most room; past _MOST_ARCS even so, no model (the fill stands).
+_ARCS = 20_000
+_WIDTH = 12
+_MOST_ARCS = 60_000
+# The levels after the first ones (unscheduled requests) start from a good hint (the fill keeps
+# every request near its own split) and matter less: each gets this share of the budget (at 10,000
+# requests over 1,000 clusters CP-SAT improved them by under 1% in twice this), so a
+# hard aim (measured: the clusters level of 40 classes over 100 clusters, 6 s to prove) cannot
+# take the time the first levels and the other parts need.
+_AIM_SHARE = 0.05
+
+
+@dataclass(slots=True)
+class ModelOutcome:
+    answer: Answer
+    optima: list[int | None]  # per level, the proven optimum given the ones before (None: not proven)
+    time_limited: bool
+    seconds: float
+
+
+def solve_classes(
+    problem: CapacityProblem,
+    part: Sequence[int],
+    classes: list[ReplicaClass],
+    hint: Answer,
+    *,
+    seed: int,
+    budget: float,
+    deadline: float,
+) -> ModelOutcome | None:
+    """The classes' joint answer, or None where there is nothing to decide or no model to build."""
+    from ortools.sat.python import cp_model
+
+    if not classes or time.perf_counter() >= deadline:
+        return None
+    started = time.perf_counter()
+    room = room_after_fixed(problem, part)
+    arcs, pruned = _arcs(problem, classes, hint, room)
+    if arcs is None:
+        return None
+    names = level_names(problem)
+    slot = {p: i for i, p in enumerate(problem.priorities)}
+    aim_at = {True: len(slot), False: len(slot) + len(AIMS) + 1}
+    moved_at = len(slot) + len(AIMS)
+    terms: list[list] = [[] for _ in names]
+    constant = [0] * len(names)
+    for u in part:  # units no option fits are unscheduled whatever happens
+        unit = problem.units[u]
+        if unit.fixed is None and not unit.options:
+            constant[slot[unit.priority]] += 1
+
+    model = cp_model.CpModel()
+    s: dict[tuple[int, int], cp_model.IntVar] = {}
+    y: dict[tuple[int, int, int], cp_model.IntVar] = {}
+    adds_on: dict[int, list[tuple[np.ndarray, object]]] = defaultdict(list)
+    most_on: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(problem.free.shape[1], dtype=np.int64))
+    for cls in classes:
+        unit, n = cls.unit, cls.size
+        demand = np.asarray(unit.demand, dtype=np.int64)
+        chosen = []
+        for o, option in enumerate(unit.options):
+            rows = arcs[(cls.index, o)]
+            key = (cls.index, o)
+            s[key] = count = model.new_int_var(0, n, "")
+            chosen.append(count)
+            held = dict(option.held)
+            target = dict(option.target)
+            cap = dict(zip(option.candidates, option.most, strict=True)) if option.most is not None else {}
+            each = unit.count
+            ys = []
+            for row in rows:
+                top = n * each
+                y[(cls.index, o, row)] = var = model.new_int_var(0, top, "")
+                ys.append(var)
+                h = held.get(row, 0)
+                if unit.fresh:
+                    add = model.new_int_var(0, top, "")
+                    model.add(add >= var - h * count)
+                    terms[moved_at].append(add)
+                else:
+                    model.add(var >= h * count)
+                    add = var - h * count
+                if row in cap:
+                    model.add(add <= cap[row] * count)
+                    top = min(top, n * cap[row])
+                adds_on[row].append((demand, add))
+                most_on[row] += demand * top
+                if unit.division is Division.AVAILABLE and option.target:
+                    far = model.new_int_var(0, top + n * target.get(row, 0), "")
+                    model.add(far >= var - target.get(row, 0) * count)
+                    model.add(far >= target.get(row, 0) * count - var)
+                    terms[aim_at[unit.fresh] + 2].append(far)
+                if unit.division is Division.AGGREGATED:
+                    used = model.new_bool_var("")
+                    model.add(var <= n * each * used)
+                    terms[aim_at[unit.fresh] + 1].append(used)
+            model.add(cp_model.LinearExpr.sum(ys) == each * count)
+            if unit.fresh:
+                terms[moved_at].append(-max(0, unit.count - option.kept) * count)
+            if option.cost:
+                terms[aim_at[unit.fresh]].append(option.cost * count)
+            for groups in option.groups:  # a class of one: its request's groups
+                _groups(model, groups, option.candidates, rows, y, cls.index, o, count, unit.count)
+        model.add(cp_model.LinearExpr.sum(chosen) <= n)
+        constant[slot[unit.priority]] += n
+        terms[slot[unit.priority]].extend(-c for c in chosen)
+    for row, members in adds_on.items():
+        for r in np.nonzero(most_on[row] > room[row])[0]:
+            using = [(int(d[r]), add) for d, add in members if d[r]]
+            model.add(cp_model.LinearExpr.sum([d * add for d, add in using]) <= int(room[row, r]))
+
+    _hint(model, classes, hint, s, y, arcs)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1  # deterministic
+    solver.parameters.random_seed = seed % 2**31
+    optima: list[int | None] = [None] * len(names)
+    found: dict | None = None
+    limited = False
+    every = [model.get_int_var_from_proto_index(k) for k in range(len(model.proto.variables))]
+    for i, level in enumerate(terms):
+        if not level:
+            optima[i] = None if pruned else constant[i]
+            continue
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            limited = True
+            break
+        objective = cp_model.LinearExpr.sum(level)
+        model.minimize(objective)
+        solver.parameters.max_time_in_seconds = remaining
+        first = i < len(slot)
+        solver.parameters.max_deterministic_time = budget if first else budget * _AIM_SHARE
+        status = solver.solve(model)
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            limited |= solver.wall_time >= remaining * 0.99
+            if first:
+                break
+            continue  # no answer to an aim in its share: the one before stands
+        # The next stage starts from this answer in full (every variable): hinting the counts
+        # alone leaves CP-SAT to complete the rest under the new bound, which it may not manage.
+        values = [solver.value(var) for var in every]
+        found = {var.index: v for var, v in zip(every, values, strict=True)}
+        value = round(solver.objective_value)
+        if status == cp_model.FEASIBLE:
+            limited |= solver.wall_time >= remaining * 0.99
+            if first:
+                break
+            # An aim cut short: its answer stands (unproven) and the next aims improve within it.
+            model.add(objective <= value)
+        else:
+            optima[i] = None if pruned else value + constant[i]
+            model.add(objective == value)
+        model.clear_hints()
+        for var, v in zip(every, values, strict=True):
+            model.add_hint(var, v)
+    if found is None:
+        return None
+    totals = {
+        key: (
+            found[count.index],
+            {row: found[y[(*key, row)].index] for row in arcs[key] if found[y[(*key, row)].index]},
+        )
+        for key, count in s.items()
+    }
+    answer = hand_out(problem, classes, totals, hint)
+    return ModelOutcome(answer, optima, limited, time.perf_counter() - started)
+
+
+def _arcs(
+    problem: CapacityProblem, classes: list[ReplicaClass], hint: Answer, room: np.ndarray
+) -> tuple[dict[tuple[int, int], list[int]] | None, bool]:
+    """Per (class, option) the clusters modelled, and whether some candidates were left out."""
+    full = sum(len(option.candidates) for cls in classes for option in cls.unit.options)
+    if full <= _ARCS:
+        return {
+            (cls.index, o): list(option.candidates)
+            for cls in classes
+            for o, option in enumerate(cls.unit.options)
+        }, False
+    out: dict[tuple[int, int], list[int]] = {}
+    total = 0
+    for cls in classes:
+        unit = cls.unit
+        demand = np.asarray(unit.demand, dtype=np.int64)
+        for o, option in enumerate(unit.options):
+            keep = {row for row, _ in option.held} | {row for row, _ in option.target}
+            for u in cls.members:
+                if hint[u] is not None and hint[u].option == o:
+                    keep |= {row for row, _ in hint[u].replicas}
+            rows = np.asarray(option.candidates, dtype=np.int64)
+            if len(rows) > _WIDTH and not option.groups:
+                fits = fits_on(room, rows, demand)
+                best = rows[np.lexsort((rows, -fits))[:_WIDTH]]
+                keep |= {int(r) for r in best}
+                chosen = sorted(keep)
+            else:
+                chosen = list(option.candidates)
+            out[(cls.index, o)] = chosen
+            total += len(chosen)
+    return (out if total <= _MOST_ARCS else None), True
+
+
+def _groups(model, groups, candidates, rows, y, k, o, count, replicas) -> None:
+    """Between least and most groups hold replicas (least: at most one per replica)."""
+    group_of = dict(zip(candidates, groups.of, strict=True))
+    members: dict[int, list] = defaultdict(list)
+    for row in rows:
+        members[group_of[row]].append(y[(k, o, row)])
+    used = {}
+    for g, ys in sorted(members.items()):
+        used[g] = model.new_bool_var("")
+        for var in ys:
+            model.add(var <= replicas * used[g])
+        model.add(used[g] <= sum(ys))
+    model.add(sum(used.values()) <= groups.most * count)
+    model.add(sum(used.values()) >= min(groups.least, replicas) * count)
+
+
+def _hint(model, classes, hint: Answer, s, y, arcs) -> None:
+    totals: dict[tuple[int, int, int], int] = defaultdict(int)
+    counts: dict[tuple[int, int], int] = defaultdict(int)
+    for cls in classes:
+        for u in cls.members:
+            placed = hint[u]
+            if placed is None:
+                continue
+            counts[(cls.index, placed.option)] += 1
+            for row, n in placed.replicas:
+                totals[(cls.index, placed.option, row)] += n
+    for key, var in s.items():
+        model.add_hint(var, counts.get(key, 0))
+    for key, var in y.items():
+        model.add_hint(var, totals.get(key, 0))
