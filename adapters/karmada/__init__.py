@@ -1,0 +1,1 @@
+"""Karmada: ResourceBindings divided over Clusters, with capacity."""
