@@ -39,11 +39,12 @@ __all__ = [
 def _builtin() -> tuple[System, ...]:
     """The bundled systems, in registry order (the order of outputs and summaries)."""
     from adapters.fleet.system import SYSTEM as fleet
+    from adapters.karmada.system import SYSTEM as karmada
     from adapters.kcp.system import SYSTEM as kcp
     from adapters.ocm.system import SYSTEM as ocm
     from adapters.openmcp.system import SYSTEM as openmcp
 
-    return (fleet, ocm, openmcp, kcp)
+    return (fleet, ocm, openmcp, kcp, karmada)
 
 
 _RECORDS: dict[str, System] = {}

@@ -286,6 +286,9 @@ class Capacity:
 
     free: Mapping[str, int] = field(default_factory=dict, hash=False)
     nodes: tuple[NodeClass, ...] = ()
+    # Where `nodes` are given, the resources whose free amount still bounds the replicas beside
+    # them (the nodes bound every resource they name); None: every resource's.
+    free_with_nodes: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

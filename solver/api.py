@@ -105,9 +105,29 @@ def _search_in_parallel(
 
 def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
     options = options or SolveOptions()
+    if any(r.replicas is not None for r in batch.requests):
+        return _solve_with_replicas(batch, options)
     if any(r.tenancy is not None for r in batch.requests):
         return _solve_with_tenancy(batch, options)
     return _solve_scored(batch, options)
+
+
+def _solve_with_replicas(batch: Batch, options: SolveOptions) -> Result:
+    """Requests that divide replicas (solver.replicas) beside the others; one result in batch
+    order. Both modes answer as upstream does for now: the joint capacity solve is to plug in
+    through solver.coupling."""
+    from solver.replicas import solve_replicas
+
+    started = time.perf_counter()
+    divided = [r for r in batch.requests if r.replicas is not None]
+    results, stats = solve_replicas(batch, divided, mode=options.mode)
+    others = tuple(r for r in batch.requests if r.replicas is None)
+    if others:
+        rest = solve(replace(batch, requests=others), options)
+        order = {r.key: i for i, r in enumerate(batch.requests)}
+        results = sorted([*results, *rest.requests], key=lambda got: order[got.request])
+        stats = _joined(stats, rest.stats)
+    return Result(tuple(results), replace(stats, wall_seconds=time.perf_counter() - started))
 
 
 def _solve_with_tenancy(batch: Batch, options: SolveOptions) -> Result:

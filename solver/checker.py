@@ -9,7 +9,17 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime
 
-from model import Batch, Cluster, PlacementRequest, RequestResult, Result, SelectionMode, first_untolerated
+from model import (
+    Batch,
+    Cluster,
+    Division,
+    Failure,
+    PlacementRequest,
+    RequestResult,
+    Result,
+    SelectionMode,
+    first_untolerated,
+)
 
 __all__ = ["check", "passes"]
 
@@ -100,6 +110,9 @@ def check(batch: Batch, result: Result) -> list[str]:
         got = by_key.get(request.key)
         if got is None:
             problems.append(f"{request.key}: no result")
+            continue
+        if request.replicas is not None:
+            problems += [f"{request.key}: {p}" for p in _check_replicas(request, got, fleet)]
             continue
         problems += [f"{request.key}: {p}" for p in _check_request(request, got, fleet)]
     extra = set(by_key) - {r.key for r in batch.requests}
@@ -307,4 +320,114 @@ def _check_spread(request: PlacementRequest, selected: set[str], kept: set[str],
         allowed = max(constraint.max_skew, _skew(constraint.topology_key, constraint.claims, before, fleet))
         if skew > allowed:
             problems.append(f"skew {skew} over {constraint.topology_key} exceeds {allowed}")
+    return problems
+
+
+def _passes_replicas(request: PlacementRequest, cluster: Cluster, tier: int, held: bool, now) -> bool:
+    """The hard filters of a request with replicas under its tier `tier` (solver.replicas.order,
+    in plain words): not leaving, the needed trait (unless held), taints (held: new-only ones
+    exempt), the required terms, the tier's term or (with replicas to fit) an overflow term, every
+    group claim, not being moved off it."""
+    replicas = request.replicas
+    facts = (cluster.labels, cluster.properties, cluster.claims, cluster.traits)
+    if not cluster.eligible or cluster.leaving:
+        return False
+    if replicas.needs and not held and replicas.needs not in cluster.traits:
+        return False
+    if first_untolerated(cluster.taints, request.tolerations, now, held=held) is not None:
+        return False
+    if request.required and not any(t.matches(*facts) for t in request.required):
+        return False
+    if replicas.tiers:
+        chosen = replicas.tiers[tier]
+        terms = (chosen.term,) if replicas.unlimited else (chosen.term, *chosen.overflow)
+        if not any(t.matches(*facts) for t in terms):
+            return False
+    if any(g.claim and g.claim not in cluster.claims for g in replicas.groups):
+        return False
+    return cluster.name not in replicas.evicted
+
+
+def _check_replicas(request: PlacementRequest, got: RequestResult, fleet: _Fleet) -> list[str]:
+    """A request dividing replicas: an answer runs the count as its division says (each cluster
+    the count when duplicated, the count in all when divided, no number when every cluster) on
+    clusters that pass its filters, within its group spreads' maxima (and minima where nothing is
+    divided), under a tier at or after the one it resumes at; a failure selects nothing (no
+    cluster passed) or leaves the current assignment as it was. Capacity is not checked: upstream
+    over-commits."""
+    replicas = request.replicas
+    names = [c.cluster for c in got.selected]
+    problems = [f"cluster {name} selected {n} times" for name, n in Counter(names).items() if n > 1]
+    if got.failure is not None:
+        return problems + _check_replica_failure(request, got)
+    if not got.satisfied:
+        problems.append("an answer is satisfied")
+    held = {name for name, _ in replicas.current} | {d.cluster for d in request.existing}
+    tier = 0
+    if replicas.tiers:
+        tiers = [t.name for t in replicas.tiers]
+        start = 0 if replicas.fresh else replicas.tier
+        if got.tier not in tiers[start:]:
+            return problems + [f"tier {got.tier!r} is not one of {tiers[start:]}"]
+        tier = tiers.index(got.tier, start)
+    for choice in got.selected:
+        cluster = fleet.by_name.get(choice.cluster)
+        if cluster is None:
+            problems.append(f"selected {choice.cluster}, which does not exist")
+        elif not _passes_replicas(request, cluster, tier, choice.cluster in held, fleet.now):
+            problems.append(f"selected {choice.cluster}, which fails the request's filters")
+    counts = [c.replicas for c in got.selected]
+    if replicas.division is Division.EVERY:
+        if any(n is not None for n in counts):
+            problems.append("replicas given to a request that has none to count")
+    elif any(n is None or n <= 0 for n in counts):
+        problems.append(f"replicas {counts} are not all positive")
+    elif replicas.division is Division.DUPLICATED:
+        if any(n != replicas.count for n in counts):
+            problems.append(f"duplicated replicas {counts}, not {replicas.count} on each")
+    elif sum(counts) != replicas.count:
+        problems.append(f"{sum(counts)} replicas placed, not {replicas.count}")
+    problems += _check_groups(request, got, fleet)
+    released = set(got.released)
+    if released != held - set(names):
+        problems.append(f"released {sorted(released)}, not {sorted(held - set(names))}")
+    return problems
+
+
+def _check_groups(request: PlacementRequest, got: RequestResult, fleet: _Fleet) -> list[str]:
+    replicas = request.replicas
+    cluster_spread = next((g for g in replicas.groups if g.selects and not g.claim), None)
+    group_spread = next((g for g in replicas.groups if g.selects and g.claim), None)
+    chosen = [fleet.by_name[c.cluster] for c in got.selected if c.cluster in fleet.by_name]
+    whole = replicas.division in (Division.EVERY, Division.DUPLICATED)  # nothing dropped after selection
+    problems = []
+    if group_spread is not None:
+        values = {c.claims.get(group_spread.claim) for c in chosen}
+        if len(values) > group_spread.max_groups or (whole and len(values) < group_spread.min_groups):
+            problems.append(f"{len(values)} groups of {group_spread.claim!r}, not within the spread")
+        most = max(cluster_spread.max_groups if cluster_spread else 0, len(values))
+        if len(chosen) > most:
+            problems.append(f"{len(chosen)} clusters for at most {most}")
+    elif cluster_spread is not None and (
+        len(chosen) > cluster_spread.max_groups or (whole and len(chosen) < cluster_spread.min_groups)
+    ):
+        problems.append(f"{len(chosen)} clusters, not within the cluster spread")
+    return problems
+
+
+def _check_replica_failure(request: PlacementRequest, got: RequestResult) -> list[str]:
+    problems = []
+    if got.satisfied:
+        problems.append("a failure is not satisfied")
+    if got.failure is Failure.NO_FIT:
+        if got.selected:
+            problems.append("no cluster fits, yet clusters are selected")
+        return problems
+    every = request.replicas.division is Division.EVERY
+    first: dict[str, int] = {}
+    for name, n in request.replicas.current:
+        first.setdefault(name, n)
+    as_was = [(name, None if every else n) for name, n in first.items()]
+    if [(c.cluster, c.replicas) for c in got.selected] != as_was or got.released:
+        problems.append("a failure to select or fit changed the current assignment")
     return problems

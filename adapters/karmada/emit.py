@@ -1,0 +1,162 @@
+"""model.Result -> the ResourceBindings and ClusterResourceBindings as Karmada's scheduler leaves
+them (pkg/scheduler/scheduler.go), every binding it looks at, in (kind, namespace/name) order:
+
+- scheduled, success: spec.clusters (in the division's order; no zero-replica entries for a
+  workload; no replicas field for a binding divided over every cluster), the applied-placement
+  annotation, the Scheduled condition (Success), schedulerObservedGeneration, lastScheduledTime
+  and, with clusterAffinities, schedulerObservingAffinityName;
+- NoClusterFit (no cluster passes the filters): spec.clusters cleared, the annotation, the
+  condition with FitError's message;
+- Unschedulable (not enough replicas fit) and SchedulerError (spread selection and the rest): the
+  condition only;
+- left alone: status.schedulerObservedGeneration set to metadata.generation where they differ
+  (a binding without a placement: nothing at all, as upstream errors out before).
+
+The condition is set as meta.SetStatusCondition sets it: its lastTransitionTime is the run's
+clock only where its status changes.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from adapters.contract import Emitted
+from adapters.karmada import names as n
+from adapters.karmada.filters import fit_error
+from adapters.karmada.load import BindingContext, KarmadaContext
+from adapters.kube.fields import time_text
+from model import Division, Failure, PlacementRequest, RequestResult, Result
+
+__all__ = ["Emitted", "emit", "failure_message"]
+
+_REASONS = {
+    Failure.NO_FIT: n.NO_CLUSTER_FIT,
+    Failure.SHORT: n.UNSCHEDULABLE,
+    Failure.SELECTION: n.SCHEDULER_ERROR,
+}
+_SERVER_FIELDS = ("resourceVersion", "uid", "creationTimestamp", "generation", "managedFields", "selfLink")
+
+
+def emit(context: KarmadaContext, result: Result) -> Emitted:
+    by_request = result.by_request()
+    requests = {r.key: r for r in context.batch.requests}
+    now = time_text(context.now)
+    apply, unsatisfied = [], []
+    for (_, key), b in context.bindings.items():
+        obj = _base(b.binding.manifest.obj)
+        if b.trigger is None:
+            if b.binding.placement is not None and b.binding.generation != b.binding.observed_generation:
+                obj.setdefault("status", {})["schedulerObservedGeneration"] = b.binding.generation
+        elif b.error:
+            _failed(obj, b, n.NO_CLUSTER_FIT if b.fit else n.SCHEDULER_ERROR, b.error, now)
+        else:
+            got = by_request.get(key)
+            if got is None:
+                raise ValueError(f"the result has no answer for binding {key!r}")
+            request = requests[key]
+            if got.failure is None:
+                _succeeded(obj, b, request, got, now)
+            else:
+                message = failure_message(context, b, request, got)
+                _failed(obj, b, _REASONS[got.failure], message, now)
+        if _scheduled_false(obj):
+            unsatisfied.append(key)
+        apply.append(obj)
+    keys = tuple(key for _, key in context.bindings)
+    return Emitted(apply, [], keys, tuple(unsatisfied))
+
+
+def _base(obj: Mapping[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(dict(obj))
+    out["metadata"] = {k: v for k, v in out["metadata"].items() if k not in _SERVER_FIELDS}
+    return out
+
+
+def _scheduled_false(obj: Mapping[str, Any]) -> bool:
+    conditions = (obj.get("status") or {}).get("conditions") or []
+    return any(c.get("type") == n.SCHEDULED and c.get("status") == "False" for c in conditions)
+
+
+def _succeeded(
+    obj: dict[str, Any], b: BindingContext, request: PlacementRequest, got: RequestResult, now: str
+) -> None:
+    every = request.replicas is not None and request.replicas.division is Division.EVERY
+    targets = []
+    for choice in got.selected:
+        if every or choice.replicas is None:
+            targets.append({"name": choice.cluster})
+        elif choice.replicas > 0:
+            targets.append({"name": choice.cluster, "replicas": choice.replicas})
+    _write_clusters(obj, b, targets)
+    status = obj.setdefault("status", {})
+    _set_condition(status, "True", n.SUCCESS, n.SUCCESS_MESSAGE, now)
+    status["schedulerObservedGeneration"] = b.binding.generation
+    status["lastScheduledTime"] = now
+    if b.binding.placement.terms is not None and got.tier:
+        status["schedulerObservingAffinityName"] = got.tier
+
+
+def _failed(obj: dict[str, Any], b: BindingContext, reason: str, message: str, now: str) -> None:
+    """A failed attempt: a FitError clears spec.clusters and writes the annotation (upstream
+    patches the empty result); every failure writes the condition."""
+    if reason == n.NO_CLUSTER_FIT:
+        _write_clusters(obj, b, [])
+    _set_condition(obj.setdefault("status", {}), "False", reason, message, now)
+
+
+def _write_clusters(obj: dict[str, Any], b: BindingContext, targets: list[dict[str, Any]]) -> None:
+    """spec.clusters (none: the field cleared) and the applied-placement annotation."""
+    spec = obj.setdefault("spec", {})
+    if targets:
+        spec["clusters"] = targets
+    else:
+        spec.pop("clusters", None)
+    annotations = dict(obj["metadata"].get("annotations") or {})
+    annotations[n.APPLIED_PLACEMENT] = b.binding.placement.annotation
+    obj["metadata"]["annotations"] = annotations
+
+
+def failure_message(
+    context: KarmadaContext, b: BindingContext, request: PlacementRequest, got: RequestResult
+) -> str:
+    """The error upstream's attempt returns, as the condition's message: FitError's histogram for
+    NO_FIT; for SHORT, the division's wrapped UnschedulableError (`failure_detail` the available
+    replicas, "" where overflow tiers ran out); for SELECTION, the selection's error
+    (`failure_detail` its text)."""
+    if got.failure is Failure.NO_FIT:
+        return fit_error(context.batch.clusters, request, b.start) or n.FIT_ERROR.format(
+            context.clusters, n.NO_CLUSTER_EXISTS
+        )
+    if got.failure is Failure.SHORT:
+        if not got.failure_detail:
+            return n.ASSIGN_FAILED.format(n.TIERS_NOT_ENOUGH)
+        wrap = n.FRESH_FAILED if b.binding.fresh else n.SCALE_UP_FAILED
+        return n.ASSIGN_FAILED.format(wrap.format(n.NOT_ENOUGH.format(got.failure_detail)))
+    detail = got.failure_detail
+    if detail == n.NO_CLUSTERS:
+        return n.ASSIGN_FAILED.format(detail)
+    return n.SELECT_FAILED.format(detail)
+
+
+def _set_condition(status: dict[str, Any], state: str, reason: str, message: str, now: str) -> None:
+    """meta.SetStatusCondition of the Scheduled condition: in place, its lastTransitionTime kept
+    while the status does not change."""
+    conditions = [dict(c) for c in status.get("conditions") or []]
+    new = {
+        "type": n.SCHEDULED,
+        "status": state,
+        "lastTransitionTime": now,
+        "reason": reason,
+        "message": message,
+    }
+    for i, old in enumerate(conditions):
+        if old.get("type") == n.SCHEDULED:
+            if old.get("status") == state and old.get("lastTransitionTime"):
+                new["lastTransitionTime"] = old["lastTransitionTime"]
+            conditions[i] = new
+            break
+    else:
+        conditions.append(new)
+    status["conditions"] = conditions

@@ -1,0 +1,25 @@
+"""Karmada as the registry sees it: every facet, as data."""
+
+from __future__ import annotations
+
+from adapters.contract import ExplainKind, System
+from adapters.karmada import names as n
+
+__all__ = ["SYSTEM"]
+
+SYSTEM = System(
+    name="karmada",
+    title="Karmada",
+    kinds={kind: frozenset(groups) for kind, groups in n.KINDS.items()},
+    served=n.SERVED_VERSIONS,
+    load="adapters.karmada.load:load",
+    emit="adapters.karmada.emit:emit",
+    targets=(
+        ExplainKind(n.RB, n.WORK_GROUP, ("resourcebinding", "rb")),
+        ExplainKind(n.CRB, n.WORK_GROUP, ("clusterresourcebinding", "crb"), namespaced=False),
+    ),
+    explainer="adapters.karmada.explain",
+    generator="adapters.karmada.generate:generate_karmada",
+    demo=("karmada-demo.yaml",),
+    writes="adapters.karmada.writes:writes",
+)

@@ -1,0 +1,115 @@
+"""The replica problem: the batch's requests that divide replicas, each with its candidates per tier.
+
+Shared by the greedy answer (this package) and the joint one (solver.replicas.joint): both read
+the same `Candidates` of an attempt (one request under one of its tiers): the clusters that pass
+its filters, in upstream's canonical order, with what each can take (the estimate), what the
+request holds there, the locality score and the overflow order. Built lazily and cached: greedy
+asks for the tiers it tries, in queue order.
+
+Names kept stable for the joint solver: ReplicaProblem (batch, requests, queue, filters,
+estimator, held(), candidates(), verdicts()), Candidates (rows, names, estimate, held, score,
+overflow, available).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from model import Batch, FilterKind, PlacementRequest
+from solver.replicas.estimate import Estimator, available_replicas
+from solver.replicas.order import HELD_SCORE, Filters, canonical
+
+__all__ = ["Candidates", "ReplicaProblem"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Candidates:
+    """One attempt's candidate clusters, in canonical order (arrays aligned with `rows`)."""
+
+    rows: np.ndarray  # cluster rows of the batch (batch order is name order)
+    names: tuple[str, ...]
+    estimate: np.ndarray  # replicas the cluster has room for (upstream's AllocatableReplicas)
+    held: np.ndarray  # replicas the request holds there now
+    score: np.ndarray  # locality score: HELD_SCORE where the request holds the cluster
+    overflow: np.ndarray  # 0: the tier's own term; i: its i-th overflow term
+
+    @property
+    def available(self) -> np.ndarray:
+        """The estimate plus what the request holds (upstream's AvailableReplicas)."""
+        return self.estimate + self.held
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+class ReplicaProblem:
+    """The requests with replicas of a batch, in upstream's queue order (priority descending, then
+    order), over the batch's clusters."""
+
+    def __init__(self, batch: Batch, requests: Sequence[PlacementRequest]) -> None:
+        self.batch = batch
+        self.requests = list(requests)
+        self.queue = sorted(
+            range(len(self.requests)),
+            key=lambda i: (-self.requests[i].replicas.priority, self.requests[i].replicas.order, i),
+        )
+        self.filters = Filters(batch.clusters, batch.now)
+        self.estimator = Estimator(batch.clusters)
+        self._candidates: dict[tuple[int, int], Candidates] = {}
+
+    def held(self, i: int) -> dict[int, int]:
+        """The rows request i holds (its current replicas and existing decisions), with the
+        replicas it has there (the first entry for a cluster listed twice, as upstream reads)."""
+        r = self.requests[i]
+        index = self.filters.index
+        out: dict[int, int] = {}
+        for name, count in r.replicas.current:
+            row = index.get(name)
+            if row is not None and row not in out:
+                out[row] = count
+        for d in r.existing:
+            row = index.get(d.cluster)
+            if row is not None:
+                out.setdefault(row, 0)
+        return out
+
+    def verdicts(self, i: int, tier: int) -> list[tuple[FilterKind, np.ndarray]]:
+        return self.filters.verdicts(self.requests[i], tier, list(self.held(i)))
+
+    def candidates(self, i: int, tier: int = 0) -> Candidates:
+        key = (i, tier)
+        got = self._candidates.get(key)
+        if got is None:
+            got = self._candidates[key] = self._build(i, tier)
+        return got
+
+    def _build(self, i: int, tier: int) -> Candidates:
+        request = self.requests[i]
+        passing = np.logical_and.reduce([mask for _, mask in self.verdicts(i, tier)])
+        rows = np.flatnonzero(passing)
+        n = len(self.batch.clusters)
+        held_all = np.zeros(n, dtype=np.int64)
+        score_all = np.zeros(n, dtype=np.int64)
+        for row, count in self.held(i).items():
+            held_all[row] = count
+        for name, _ in request.replicas.current:  # upstream scores locality by spec.clusters
+            row = self.filters.index.get(name)
+            if row is not None:
+                score_all[row] = HELD_SCORE
+        held, score = held_all[rows], score_all[rows]
+        estimate = available_replicas(self.estimator, request.replicas)[rows]
+        overflow = self.filters.overflow_order(request, tier, rows)
+        order = canonical(overflow, score, estimate + held, rows)
+        names = self.batch.clusters
+        rows = rows[order]
+        return Candidates(
+            rows=rows,
+            names=tuple(names[int(row)].name for row in rows),
+            estimate=estimate[order],
+            held=held[order],
+            score=score[order],
+            overflow=overflow[order],
+        )

@@ -1,0 +1,89 @@
+"""Webster (Sainte-Laguë) apportionment, as upstream divides replicas (pkg/util/helper/webstermethod.go
+AllocateWebsterSeats, binding.go tieBreakerByUID).
+
+Seats go one at a time to the party of the highest priority votes / (2 * seats + 1); among equal
+priorities the party with fewer seats, then the smaller name (TieBreak.SMALLER_NAME) or the larger
+(LARGER_NAME). Parties are the voted ones and those holding initial seats (0 votes unless voted).
+The answer lists every party, names ascending.
+
+Priorities are compared as upstream computes them, in float64 (a Python float is the same IEEE
+double, and the quotient of two integers is rounded the same way): equal rationals give equal
+floats, and where two distinct rationals round to one float (votes past 2^26 or so) upstream's
+tie-break applies, and so does ours.
+
+Many seats are not handed out one by one: every party first gets the seats it is sure to win
+(those of priority at least V / (2h - n - 2), of which fewer than h exist, V the votes, h the
+seats, n the voted parties: floor((v (2h - n - 2) + V) / 2V) each), and a heap hands out the
+rest, fewer than n / 2 + 2. The answer is the same as one seat at a time, since the sure seats
+are among the h greatest priorities in upstream's order.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping, Sequence
+
+from model import TieBreak
+
+__all__ = ["webster", "prefers_smaller_name", "fnv1a32"]
+
+
+def fnv1a32(text: str) -> int:
+    """The 32-bit FNV-1a hash of the text's UTF-8 bytes (Go's hash/fnv New32a)."""
+    h = 0x811C9DC5
+    for byte in text.encode():
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def prefers_smaller_name(uid: str) -> TieBreak:
+    """Upstream's tie-break for a workload uid: names ascending when the uid is empty or its hash
+    even, descending when odd. (For adapters: the model carries the TieBreak itself.)"""
+    return TieBreak.SMALLER_NAME if not uid or fnv1a32(uid) % 2 == 0 else TieBreak.LARGER_NAME
+
+
+def webster(
+    seats: int,
+    votes: Sequence[tuple[str, int]],
+    tie_break: TieBreak,
+    initial: Mapping[str, int] | None = None,
+) -> list[tuple[str, int]]:
+    """Every party with its seats, names ascending."""
+    held = dict(initial or {})
+    vote = dict.fromkeys(held, 0)
+    for name, v in votes:
+        vote[name] = v
+    names = sorted(vote)
+    if not names:
+        return []
+    have = {name: held.get(name, 0) for name in names}
+    left = seats
+    if not held:
+        left -= _sure_seats(seats, vote, have)
+    sign = 1 if tie_break is TieBreak.SMALLER_NAME else -1
+    heap = [
+        (-vote[name] / (2 * have[name] + 1), have[name], sign * rank, name) for rank, name in enumerate(names)
+    ]
+    heapq.heapify(heap)
+    for _ in range(left):
+        _, s, key, name = heap[0]
+        s += 1
+        heapq.heapreplace(heap, (-vote[name] / (2 * s + 1), s, key, name))
+    for _, s, _, name in heap:
+        have[name] = s
+    return [(name, have[name]) for name in names]
+
+
+def _sure_seats(seats: int, vote: Mapping[str, int], have: dict[str, int]) -> int:
+    """Give each party the seats it wins whatever the order (see the module note); how many."""
+    voted = [name for name, v in vote.items() if v > 0]
+    total = sum(vote[name] for name in voted)
+    span = 2 * seats - len(voted) - 2
+    if total == 0 or span <= 0:
+        return 0
+    given = 0
+    for name in voted:
+        sure = (vote[name] * span + total) // (2 * total)
+        have[name] = sure
+        given += sure
+    return given
