@@ -95,20 +95,17 @@ from adapters.generate.common import (
     uuid_text,
     zipf_weights,
 )
+from adapters.karmada import names as n
+from adapters.karmada.gojson import go_json
 
 __all__ = ["KIND_SHARES", "KINDS", "LOAD", "STATE_SHARES", "STATES", "generate_karmada"]
 
 # ------------------------------------------------------------------------------------- API names
 
-CLUSTER_API = "cluster.karmada.io/v1alpha1"
-BINDING_API = "work.karmada.io/v1alpha2"
-PP_ID_LABEL = "propagationpolicy.karmada.io/permanent-id"
-CPP_ID_LABEL = "clusterpropagationpolicy.karmada.io/permanent-id"
-APPLIED_PLACEMENT = "policy.karmada.io/applied-placement"
-NOT_READY_TAINT = "cluster.karmada.io/not-ready"
+CLUSTER_API = f"{n.CLUSTER_GROUP}/{n.CLUSTER_VERSION}"
+NOT_READY_TAINT = "cluster.karmada.io/not-ready"  # the cluster controller's (cluster_controller.go)
 UNREACHABLE_TAINT = "cluster.karmada.io/unreachable"
 CLUSTER_FINALIZER = "karmada.io/cluster-controller"
-SCHEDULER = "default-scheduler"
 GPU = "nvidia.com/gpu"
 
 # ------------------------------------------------------------------------------------ the mix
@@ -421,7 +418,7 @@ def _cluster_objects(f: _Fleet, clock: Clock) -> list[dict[str, Any]]:
                     {"grade": g, "count": c} for g, c in enumerate(grades[i])
                 ]
             status["resourceSummary"] = resources
-        out.append({"apiVersion": CLUSTER_API, "kind": "Cluster", "metadata": metadata, "spec": spec,
+        out.append({"apiVersion": CLUSTER_API, "kind": n.CLUSTER, "metadata": metadata, "spec": spec,
                     "status": status})  # fmt: skip
     return out
 
@@ -556,7 +553,7 @@ class _Policies:
         ]
         out = []
         for term in candidates:
-            if term is not None and any(not e["values"] for e in term.get("fieldSelector", {}).get(
+            if term is not None and any(not e.get("values") for e in term.get("fieldSelector", {}).get(
                     "matchExpressions", [])):  # fmt: skip
                 continue
             if term is None or self._count(term) >= 2:
@@ -724,17 +721,12 @@ class _Policies:
             placement, named = self._one(kind)
             if kind in (DUPLICATED, STATIC) and not named:
                 continue
-            made.setdefault(_go_json(placement), (placement, named))
+            made.setdefault(go_json(placement), (placement, named))
         ids = _uuids(self.rng, len(made))
         return [
             _Policy(kind, placement, text, tuple(named), ids[k])
             for k, (text, (placement, named)) in enumerate(made.items())
         ]
-
-
-def _go_json(value: Any) -> str:
-    """Go's json.Marshal text of plain data built in its struct order: compact, key order kept."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 # ======================================================================================== bindings
@@ -936,7 +928,8 @@ class _Generator:
         workload = d.kind[i] != NON_WORKLOAD
         replicas = int(d.replicas[i])
         state = int(d.state[i])
-        label = CPP_ID_LABEL if not namespace or i % 7 == 0 else PP_ID_LABEL
+        # Cluster-scoped resources and one namespaced binding in seven come from a ClusterPropagationPolicy.
+        label = n.CPP_ID_LABEL if not namespace or i % 7 == 0 else n.PP_ID_LABEL
         metadata: dict[str, Any] = {"name": name}
         if namespace:
             metadata["namespace"] = namespace
@@ -948,14 +941,14 @@ class _Generator:
                 "resourceRequest": {"cpu": d.cpu_text[i], "memory": d.memory_text[i]}
             }
         spec["placement"] = orjson.loads(policy.text)
-        spec["schedulerName"] = SCHEDULER
+        spec["schedulerName"] = n.DEFAULT_SCHEDULER
         if d.priority[i]:
             spec["schedulePriority"] = {"priority": int(d.priority[i])}
         if d.suspended[i]:
             spec["suspension"] = {"scheduling": True}
         binding = {
-            "apiVersion": BINDING_API,
-            "kind": "ResourceBinding" if namespace else "ClusterResourceBinding",
+            "apiVersion": n.BINDING_API_VERSION,
+            "kind": n.RB if namespace else n.CRB,
             "metadata": metadata,
             "spec": spec,
         }
@@ -1002,7 +995,7 @@ class _Generator:
                 text = others[int(rng.integers(0, len(others)))].text
         changed = state in (SCALED_UP, SCALED_DOWN, FAILED_OVER, RESCHEDULED) or text != policy.text
         metadata["generation"] = generation + int(changed)
-        metadata["annotations"] = {APPLIED_PLACEMENT: text}
+        metadata["annotations"] = {n.APPLIED_PLACEMENT: text}
         names = self.fleet.names
         if assigned:
             spec["clusters"] = [
@@ -1015,10 +1008,10 @@ class _Generator:
         status["lastScheduledTime"] = stamp
         status["conditions"] = [
             {
-                "type": "Scheduled",
+                "type": n.SCHEDULED,
                 "status": "True",
-                "reason": "Success",
-                "message": "Binding has been scheduled successfully.",
+                "reason": n.SUCCESS,
+                "message": n.SUCCESS_MESSAGE,
                 "lastTransitionTime": stamp,
             }
         ]
