@@ -62,6 +62,7 @@ minGroups, no clusterAffinity beside clusterAffinities, overflow tiers only with
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -179,6 +180,11 @@ SPEC_ORDER = ("resource", "replicaRequirements", "replicas", "clusters", "placem
 def _uuids(rng: np.random.Generator, size: int) -> list[str]:
     raw = rng.integers(0, 2**63, size=(size, 2), dtype=np.int64).view(np.uint64)
     return [uuid_text(f"{hi:016x}{lo:016x}") for hi, lo in raw.tolist()]
+
+
+def _namespaced_id(policy_id: str, namespace: str) -> str:
+    """The permanent id of the PropagationPolicy in `namespace` that carries a vocabulary entry."""
+    return uuid_text(hashlib.sha256(f"{policy_id}/{namespace}".encode()).hexdigest()[:32])
 
 
 def _cpu_texts(millis: np.ndarray) -> list[str]:
@@ -930,10 +936,12 @@ class _Generator:
         state = int(d.state[i])
         # Cluster-scoped resources and one namespaced binding in seven come from a ClusterPropagationPolicy.
         label = n.CPP_ID_LABEL if not namespace or i % 7 == 0 else n.PP_ID_LABEL
+        # A PropagationPolicy is namespaced: one placement in two namespaces is two policies.
+        policy_id = policy.id if label == n.CPP_ID_LABEL else _namespaced_id(policy.id, namespace)
         metadata: dict[str, Any] = {"name": name}
         if namespace:
             metadata["namespace"] = namespace
-        metadata.update(uid=uid, generation=1, creationTimestamp=created, labels={label: policy.id})
+        metadata.update(uid=uid, generation=1, creationTimestamp=created, labels={label: policy_id})
         spec: dict[str, Any] = {"resource": resource}
         if workload:
             spec["replicas"] = replicas
