@@ -81,7 +81,7 @@ def test_bench_bad_arguments_exit_2_with_one_line(tmp_path):
         ["--sizes", "100"],
         ["--sizes", "0x10"],
         ["--modes", "fastest"],
-        ["--system", "volcano"],  # no such system
+        ["--system", "nosuch"],
         ["--seed", "-1"],
         ["--time-limit", "0"],
     ):
@@ -139,7 +139,7 @@ def test_generate_bad_arguments_exit_2_with_one_line():
         ["--clusters", "5"],
         ["--clusters", "many", "--placements", "5"],
         ["--clusters", "5", "--placements", "5", "--seed", "x"],
-        ["--system", "volcano", "--clusters", "5", "--placements", "5"],  # no such system
+        ["--system", "nosuch", "--clusters", "5", "--placements", "5"],
     ):
         result = run_cli(["generate", *args])
         assert result.exit_code == 2, args

@@ -219,7 +219,9 @@ def _capacity(f: Fields, raw: Any, grades: Mapping[int, Mapping[str, Quantity]])
         grade = f.integer(item.get("grade"), f"{path}.grade", minimum=0, maximum=INT64)
         count = f.integer(item.get("count"), f"{path}.count")
         counts[grade] = counts.get(grade, 0) + count
-    return Capacity(free, _nodes(grades, counts))
+    nodes = _nodes(grades, counts)
+    # The model estimate stands in for the summary's resources; the pods left still bound it.
+    return Capacity(free, nodes, frozenset({n.PODS}) if nodes else None)
 
 
 def _nodes(grades: Mapping[int, Mapping[str, Quantity]], counts: Mapping[int, int]) -> tuple[NodeClass, ...]:

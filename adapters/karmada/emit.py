@@ -19,12 +19,13 @@ clock only where its status changes.
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from adapters.contract import Emitted
 from adapters.karmada import names as n
-from adapters.karmada.filters import fit_error
+from adapters.karmada.filters import filter_reason
 from adapters.karmada.load import BindingContext, KarmadaContext
 from adapters.kube.fields import time_text
 from model import Division, Failure, PlacementRequest, RequestResult, Result
@@ -59,7 +60,7 @@ def emit(context: KarmadaContext, result: Result) -> Emitted:
             if got.failure is None:
                 _succeeded(obj, b, request, got, now)
             else:
-                message = failure_message(context, b, request, got)
+                message = failure_message(context, got)
                 _failed(obj, b, _REASONS[got.failure], message, now)
         if _scheduled_false(obj):
             unsatisfied.append(key)
@@ -118,26 +119,18 @@ def _write_clusters(obj: dict[str, Any], b: BindingContext, targets: list[dict[s
     obj["metadata"]["annotations"] = annotations
 
 
-def failure_message(
-    context: KarmadaContext, b: BindingContext, request: PlacementRequest, got: RequestResult
-) -> str:
-    """The error upstream's attempt returns, as the condition's message: FitError's histogram for
-    NO_FIT; for SHORT, the division's wrapped UnschedulableError (`failure_detail` the available
-    replicas, "" where overflow tiers ran out); for SELECTION, the selection's error
-    (`failure_detail` its text)."""
-    if got.failure is Failure.NO_FIT:
-        return fit_error(context.batch.clusters, request, b.start) or n.FIT_ERROR.format(
-            context.clusters, n.NO_CLUSTER_EXISTS
-        )
-    if got.failure is Failure.SHORT:
-        if not got.failure_detail:
-            return n.ASSIGN_FAILED.format(n.TIERS_NOT_ENOUGH)
-        wrap = n.FRESH_FAILED if b.binding.fresh else n.SCALE_UP_FAILED
-        return n.ASSIGN_FAILED.format(wrap.format(n.NOT_ENOUGH.format(got.failure_detail)))
-    detail = got.failure_detail
-    if detail == n.NO_CLUSTERS:
-        return n.ASSIGN_FAILED.format(detail)
-    return n.SELECT_FAILED.format(detail)
+def failure_message(context: KarmadaContext, got: RequestResult) -> str:
+    """The error upstream's attempt returns, as the condition's message: for NO_FIT, FitError's
+    histogram of the first failing filter's reason over every cluster not being deleted (the
+    solver lists them all, each with its first failing filter); else the solver's text, which is
+    upstream's."""
+    if got.failure is not Failure.NO_FIT:
+        return got.failure_detail
+    reasons = Counter(said for u in got.unselected if (said := filter_reason(u)))
+    if not reasons:
+        return n.FIT_ERROR.format(context.clusters, n.NO_CLUSTER_EXISTS)
+    histogram = sorted(f"{count} {said}" for said, count in reasons.items())
+    return n.FIT_ERROR.format(context.clusters, ", ".join(histogram))
 
 
 def _set_condition(status: dict[str, Any], state: str, reason: str, message: str, now: str) -> None:

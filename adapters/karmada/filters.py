@@ -11,9 +11,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from adapters.karmada import names as n
-from model import Cluster, ClusterTerm, PlacementRequest, Taint, first_untolerated
+from model import Cluster, ClusterTerm, FilterKind, PlacementRequest, Taint, Unselected, first_untolerated
 
-__all__ = ["fit_error", "reason", "taint_text", "terms"]
+__all__ = ["filter_reason", "fit_error", "reason", "taint_text", "terms"]
 
 
 def taint_text(t: Taint) -> str:
@@ -66,3 +66,19 @@ def fit_error(clusters: Sequence[Cluster], request: PlacementRequest, tier: int)
         return n.FIT_ERROR.format(len(clusters), n.NO_CLUSTER_EXISTS)
     histogram = sorted(f"{count} {said}" for said, count in reasons.items())
     return n.FIT_ERROR.format(len(clusters), ", ".join(histogram))
+
+
+def filter_reason(u: Unselected) -> str | None:
+    """Upstream's reason for a cluster the solver filtered out (None for one it skips: being
+    deleted, or not filtered at all)."""
+    if u.kind is FilterKind.MISSING:
+        return n.NO_API
+    if u.kind is FilterKind.TAINT and u.taint is not None:
+        return n.UNTOLERATED.format(taint_text(u.taint))
+    if u.kind is FilterKind.AFFINITY:
+        return n.NO_AFFINITY
+    if u.kind is FilterKind.SPREAD:
+        return n.NO_FIELD.get(u.detail)
+    if u.kind is FilterKind.EVICTED:
+        return n.EVICTING
+    return None
