@@ -33,7 +33,7 @@ def write(tmp_path, objects) -> str:
 
 
 def test_registry_routes_each_kind_to_its_system() -> None:
-    assert names() == ("fleet", "ocm", "openmcp", "kcp")
+    assert names() == ("fleet", "ocm", "openmcp", "kcp", "karmada")
     from adapters.kube.manifests import from_objects
 
     owned = owned_by(
@@ -178,7 +178,7 @@ def test_demo_ocm_and_all(mode) -> None:
     assert "7 placements, 8 clusters" in ocm.stdout
     both = CliRunner().invoke(main, ["demo", "--system", "all", "--mode", mode, "-o", "plan"])
     assert both.exit_code == 0, both.output
-    assert set(json.loads(both.stdout)["summary"]["systems"]) == {"fleet", "ocm", "openmcp", "kcp"}
+    assert set(json.loads(both.stdout)["summary"]["systems"]) == {"fleet", "ocm", "openmcp", "kcp", "karmada"}
 
 
 def test_table_shows_what_joint_balance_changed(tmp_path) -> None:
