@@ -15,15 +15,20 @@ creationTimestamp and generation 1), `Deleted` deletes it (one with finalizers o
 deletionTimestamp).
 Then every system owning the object's kind is solved again over its own objects only (a shared
 kind, such as kcp's Namespace, wakes its system only while that system has objects of its own),
-through the same pipeline as `adapters.run.pipeline.schedule`, and the output is applied as the API
-server applies it: written objects replace the stored ones by key (a `generateName` object gets
-the name the server makes of it, its suffix counted rather than drawn, and a uid), deleted
-references go or, with finalizers left, get a deletionTimestamp; an object being deleted whose
-finalizers are all gone disappears, and so do the objects whose every ownerReference named it
-(the garbage collector's work). The Delta of an event holds the objects that solve changed
-(adapters.run.changes.changed_objects against the state before the solve) and its deletions.
+through the same pipeline as `adapters.run.pipeline.schedule`; a system whose record names a
+`reach` (adapters.contract.System: Karmada's, adapters/karmada/reach.py) over only the objects the
+event reaches as its upstream controller's event handlers would, the others held as they stand
+(then again over what its own writes reach, as its controller hears them, until they reach
+nothing), the rest over every object. The output is applied as the API server applies it:
+written objects replace the stored ones by key (a `generateName` object gets the name the server
+makes of it, its suffix counted rather than drawn, and a uid), deleted references go or, with
+finalizers left, get a deletionTimestamp; an object being deleted whose finalizers are all gone
+disappears, and so do the objects whose every ownerReference named it (the garbage collector's
+work). The Delta of an event holds the objects that solve changed
+(adapters.run.changes.changed_objects against the state before the solve; each once, as last
+written) and its deletions. `hub.outcome[system]` is the system's last solve, of the objects it took.
 
-This path is system-neutral: it serves OCM, openMCP and kcp, and Fleet too (a Fleet hub's kinds
+This path is system-neutral: it serves OCM, openMCP, kcp and Karmada, and Fleet too (a Fleet hub's kinds
 route to the fleet adapter like any other), though `adapters.live.incremental.FleetScheduler` is the
 finer choice for Fleet: it re-solves only the placements an event can change, not the system.
 Nothing here depends on wall time except the default `now`: the same objects and events at the
