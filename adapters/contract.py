@@ -144,7 +144,13 @@ class System:
     - `demo`: its bundled example files (adapters/examples), `demo_config` the config they need;
     - `table`: its `-o table` layout; `writes` (`(manifests) -> Writes`): what its upstream
       controllers write, and how (the apply script); `commands`: subcommands it adds (name ->
-      click command).
+      click command);
+    - `reach` (`(changes, objects) -> objects`): what the long-lived scheduler
+      (adapters.live.hub) solves after objects of the system change (`changes`: (before, after)
+      pairs as the server stores them, None where absent): the subset of its `objects` the
+      solve takes, that is the objects upstream's controller would take up again and those it
+      reads to decide them (a refusal of a changed object is an InputError); the others are held
+      as they stand. Empty: nothing to solve. Without it every object is solved again.
     """
 
     name: str
@@ -170,6 +176,7 @@ class System:
     table: Table = Table()
     writes: str | None = None
     commands: Mapping[str, str] = field(default_factory=dict)
+    reach: str | None = None
 
     @property
     def groups(self) -> frozenset[str]:

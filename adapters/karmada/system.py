@@ -22,4 +22,5 @@ SYSTEM = System(
     generator="adapters.karmada.generate:generate_karmada",
     demo=("karmada-demo.yaml",),
     writes="adapters.karmada.writes:writes",
+    reach="adapters.karmada.reach:reach",
 )

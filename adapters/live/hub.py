@@ -15,15 +15,20 @@ creationTimestamp and generation 1), `Deleted` deletes it (one with finalizers o
 deletionTimestamp).
 Then every system owning the object's kind is solved again over its own objects only (a shared
 kind, such as kcp's Namespace, wakes its system only while that system has objects of its own),
-through the same pipeline as `adapters.run.pipeline.schedule`, and the output is applied as the API
-server applies it: written objects replace the stored ones by key (a `generateName` object gets
-the name the server makes of it, its suffix counted rather than drawn, and a uid), deleted
-references go or, with finalizers left, get a deletionTimestamp; an object being deleted whose
-finalizers are all gone disappears, and so do the objects whose every ownerReference named it
-(the garbage collector's work). The Delta of an event holds the objects that solve changed
-(adapters.run.changes.changed_objects against the state before the solve) and its deletions.
+through the same pipeline as `adapters.run.pipeline.schedule`; a system whose record names a
+`reach` (adapters.contract.System: Karmada's, adapters/karmada/reach.py) over only the objects the
+event reaches as its upstream controller's event handlers would, the others held as they stand
+(then again over what its own writes reach, as its controller hears them, until they reach
+nothing), the rest over every object. The output is applied as the API server applies it:
+written objects replace the stored ones by key (a `generateName` object gets the name the server
+makes of it, its suffix counted rather than drawn, and a uid), deleted references go or, with
+finalizers left, get a deletionTimestamp; an object being deleted whose finalizers are all gone
+disappears, and so do the objects whose every ownerReference named it (the garbage collector's
+work). The Delta of an event holds the objects that solve changed
+(adapters.run.changes.changed_objects against the state before the solve; each once, as last
+written) and its deletions. `hub.outcome[system]` is the system's last solve, of the objects it took.
 
-This path is system-neutral: it serves OCM, openMCP and kcp, and Fleet too (a Fleet hub's kinds
+This path is system-neutral: it serves OCM, openMCP, kcp and Karmada, and Fleet too (a Fleet hub's kinds
 route to the fleet adapter like any other), though `adapters.live.incremental.FleetScheduler` is the
 finer choice for Fleet: it re-solves only the placements an event can change, not the system.
 Nothing here depends on wall time except the default `now`: the same objects and events at the
@@ -42,11 +47,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from adapters.contract import System
 from adapters.errors import InputError
 from adapters.kube.fields import time_text
 from adapters.kube.manifests import from_objects
 from adapters.kube.validation import name_from_generate_name
-from adapters.registry import system, systems
+from adapters.registry import facet, owned_by, system, systems
 from adapters.run.changes import SERVER_FIELDS, Key, changed_objects, object_key, served
 from adapters.run.pipeline import Outcome, schedule_manifests
 from solver import SolveOptions
@@ -54,6 +60,9 @@ from solver import SolveOptions
 __all__ = ["Applied", "Deleted", "Delta", "HubScheduler", "HubEvent"]
 
 _UID_NAMESPACE = uuid.UUID("6f1c9a52-3c1e-4d55-9a43-7c0de0b1a7e5")
+_ROUNDS = 8  # a system's own writes reaching its objects again: upstream settles in two
+
+Change = dict[str, Any] | None  # an object as stored before or after a change; None: absent
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +128,7 @@ class HubScheduler:
         apply: list[dict[str, Any]] = []
         delete: list[dict[str, str]] = []
         for name in present:
-            a, d = self._solve(name, now)
+            a, d = self._solve(name, now, None)
             apply += a
             delete += d
         # What the first, full solve writes: a controller applies it before handling events.
@@ -163,24 +172,32 @@ class HubScheduler:
 
     def _handle(self, event: HubEvent, now: datetime) -> Delta:
         start = time.perf_counter()
+        before = after = None
         if isinstance(event, Applied):
             obj = self._named(copy.deepcopy(event.obj))
-            from_objects([obj], "<event>")  # a clear InputError for a malformed object
+            # A clear InputError for a malformed object, and the registry's checks (a version not
+            # served, a name refused), whether or not a solve reads the object.
+            owned_by(from_objects([obj], "<event>"))
             group, kind = _group(str(obj["apiVersion"])), obj["kind"]
+            key = object_key(obj)
+            before = self._state.get(key)
             self._write(obj, now)
+            after = self._state.get(key)
         elif isinstance(event, Deleted):
             key = self._find(event)
             group, kind = _group(event.api_version), event.kind
             if key is not None:
                 group = key[0]
+                before = self._state[key]
                 self._delete(key, now)
+                after = self._state.get(key)
         else:
             raise TypeError(f"not a hub event: {event!r}")
         woken = self._woken(group, kind)
         apply: list[dict[str, Any]] = []
         delete: list[dict[str, str]] = []
         for name in woken:
-            a, d = self._solve(name, now)
+            a, d = self._solve(name, now, [(before, after)])
             apply += a
             delete += d
         for name in [s for s in self.outcome if s not in self._present()]:
@@ -219,32 +236,69 @@ class HubScheduler:
                     out.append(s.name)
         return out
 
-    def _solve(self, name: str, now: datetime) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-        """Solve one system over its objects, apply the output to the state, and return what
-        changed and the deletions."""
+    def _solve(
+        self, name: str, now: datetime, changes: list[tuple[Change, Change]] | None
+    ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+        """Solve one system after `changes` (None: the first solve, of every object), apply the
+        output to the state, and return what changed (each object once, as last written) and
+        the deletions. A system with a `reach` facet solves only the objects the changes reach,
+        and then what its own writes reach, as its controller hears its own writes, until they
+        reach nothing; without one, every object of the system, once."""
         s = system(name)
+        reach = facet(name, s.reach)
+        written: dict[Key, dict[str, Any]] = {}
+        deleted: list[dict[str, str]] = []
+        for _ in range(_ROUNDS):
+            mine = self._own(s)
+            if mine is None:
+                self.outcome.pop(name, None)
+                break
+            taken = mine if changes is None or reach is None else reach(changes, mine)
+            if not taken:
+                break
+            writes, deletes = self._pass(name, taken, now)
+            for key, _, obj in writes:
+                written[key] = obj
+            deleted += deletes
+            if reach is None:
+                break
+            changes = [(before, self._state.get(key)) for key, before, _ in writes]
+        else:
+            raise RuntimeError(f"{name}: its own writes still reach its objects after {_ROUNDS} rounds")
+        return list(written.values()), deleted
+
+    def _own(self, s: System) -> list[dict[str, Any]] | None:
+        """The objects the system reads, or None when it owns none of them."""
         mine = [
             obj
             for (group, kind, *_), obj in self._state.items()
             if group in s.kinds.get(kind, ()) or group in s.shared.get(kind, ())
         ]
         if not any(_group(str(o["apiVersion"])) in s.kinds.get(o["kind"], ()) for o in mine):
-            self.outcome.pop(name, None)
-            return [], []
-        manifests = from_objects(mine, "<hub>")
+            return None
+        return mine
+
+    def _pass(
+        self, name: str, objects: list[dict[str, Any]], now: datetime
+    ) -> tuple[list[tuple[Key, Change, dict[str, Any]]], list[dict[str, str]]]:
+        """One solve of the objects through the pipeline, its output applied to the state: for
+        each changed object, its key as stored (named by the server), the stored object it
+        replaced and the object written; and the deletions."""
+        manifests = from_objects(objects, "<hub>")
         outcome = schedule_manifests(
             manifests, now=now, options=self.options, verify=self.verify, config=self.config
         )
         self.outcome[name] = outcome
         changed, _ = changed_objects([self._served(obj) for obj in outcome.apply], manifests)
-        written = [obj for _, obj in changed]
-        for obj in written:
-            self._write(obj, now)
+        writes = []
+        for _, obj in changed:
+            before = self._state.get(object_key(obj))
+            writes.append((object_key(self._write(obj, now)), before, obj))
         for ref in outcome.delete:
             key = self._reference_key(ref)
             if key is not None:
                 self._delete(key, now)
-        return written, list(outcome.delete)
+        return writes, list(outcome.delete)
 
     # -- the API server -------------------------------------------------------------------------
 
