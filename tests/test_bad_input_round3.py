@@ -492,3 +492,26 @@ def _lists(value: Any) -> bool:
     if isinstance(value, list):
         return any(isinstance(v, dict) for v in value) or any(_lists(v) for v in value)
     return False
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_policy_snapshot_with_a_null_generation_reads_as_one_without(tmp_path, mode) -> None:
+    # ObjectMeta reads a null generation as none: the latest snapshot's status is judged as if the
+    # field were absent (it compared None with an int: a TypeError traceback, found by the fuzz).
+    hub = hub_named("fleet")
+    nulled, absent = copy.deepcopy(list(hub.objects)), copy.deepcopy(list(hub.objects))
+    for objects, value in ((nulled, None), (absent, ...)):
+        for obj in objects:
+            if obj["kind"] == "ClusterSchedulingPolicySnapshot":
+                obj["metadata"].pop("generation", None)
+                if value is None:
+                    obj["metadata"]["generation"] = None
+    args = ["solve", "-f", "-", "--now", "2026-11-21T12:00:00Z", "--mode", mode, "-o", "json"]
+    ran = [
+        CliRunner().invoke(
+            main, args, input=json.dumps({"apiVersion": "v1", "kind": "List", "items": objects})
+        )
+        for objects in (nulled, absent)
+    ]
+    assert [r.exit_code for r in ran] == [0, 0], ran[0].output
+    assert ran[0].stdout == ran[1].stdout

@@ -372,7 +372,7 @@ def _snapshot_context(crp, spec, raw_policy, snapshots, generation, mode, count)
             mode,
             snapshot,
             False,
-            latest.obj["metadata"].get("generation", 1),  # checked: _check_snapshot
+            _generation(latest),  # checked: _check_snapshot
             latest.obj.get("status"),
         )
     index = _index(ordered[-1]) + 1 if ordered else 0
