@@ -17,6 +17,7 @@ from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from model import LevelStats
 from solver.decompose import components
 
 __all__ = ["Coupling", "Levels", "decide"]
@@ -27,10 +28,23 @@ Answer = TypeVar("Answer")
 @dataclass(frozen=True, slots=True)
 class Levels:
     """A part's objective levels for one answer, most important first, all minimised (they add up
-    over parts), and the lower bound proven on them (None: nothing proven)."""
+    over parts), and the lower bound proven on them (None: nothing proven; a None level: that
+    level unproven, as every level after one the answer does not hold at its proven optimum)."""
 
     values: tuple[int, ...]
-    bound: tuple[int, ...] | None
+    bound: tuple[int | None, ...] | None
+
+    @property
+    def proven(self) -> bool:
+        """Every level at its proven optimum."""
+        return self.bound is not None and self.bound == self.values
+
+    def stats(self, names: Sequence[str]) -> tuple[LevelStats, ...]:
+        bound = self.bound or (None,) * len(self.values)
+        return tuple(
+            LevelStats.of(name, value, least)
+            for name, value, least in zip(names, self.values, bound, strict=True)
+        )
 
 
 class Coupling(Protocol[Answer]):

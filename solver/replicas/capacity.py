@@ -23,7 +23,16 @@ from dataclasses import replace
 
 import numpy as np
 
-from model import Batch, Division, Failure, PlacementRequest, RequestResult, SolveStats
+from model import (
+    Batch,
+    Division,
+    Failure,
+    LevelStats,
+    PlacementRequest,
+    RequestResult,
+    SolveStats,
+    added_levels,
+)
 from solver.coupling import Levels, decide
 from solver.replicas import messages
 from solver.replicas.joint import (
@@ -35,6 +44,7 @@ from solver.replicas.joint import (
     added,
     charge,
     draws,
+    level_names,
     measure,
     room_after_fixed,
     solve_joint,
@@ -134,6 +144,7 @@ class ReplicaCapacity:
         return outcome.answer
 
     def levels(self, part: list[int], answer: Joint) -> Levels:
+        """Greedy mode proves nothing: its levels have no bound."""
         return Levels(measure(self.capacity, self.requests_of(part), answer), self.bounds.get(part[0]))
 
     def result(self, i: int, answer: Joint, room: np.ndarray) -> RequestResult:
@@ -275,18 +286,20 @@ def solve_capacity(
     final: Joint = [None] * len(problem.requests)
     scheduled = most = 0
     proven = True
+    summed: tuple[LevelStats, ...] = ()
     for part, answer in decide(coupling, optimal):
         requests_of = coupling.requests_of(part)
         for i in requests_of:
             final[i] = answer[i]
         levels = coupling.levels(part, answer)
+        summed = added_levels(summed, levels.stats(level_names(coupling.capacity)))
         first = len(coupling.capacity.priorities)
         unscheduled = sum(levels.values[:first])
-        least = sum((levels.bound or (0,) * first)[:first])
+        least = sum(levels.bound[:first]) if levels.bound is not None else 0
         flexible = sum(1 for i in requests_of if coupling.capacity.units[i].fixed is None)
         scheduled += flexible - unscheduled
         most += flexible - least
-        proven &= levels.bound is not None and levels.bound == levels.values
+        proven &= levels.proven
     room = room_after_fixed(coupling.capacity, range(len(final)))
     for i, placed in enumerate(final):
         if placed is not None and coupling.capacity.units[i].fixed is None:
@@ -304,5 +317,6 @@ def solve_capacity(
         solve_seconds=coupling.solve_seconds,
         time_limited=coupling.time_limited,
         models=coupling.models,
+        levels=summed,
     )
     return results, stats
