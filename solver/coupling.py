@@ -20,7 +20,7 @@ from typing import Protocol, TypeVar
 from model import LevelStats
 from solver.decompose import components
 
-__all__ = ["Coupling", "Levels", "decide"]
+__all__ = ["Coupling", "Levels", "decide", "zero_levels"]
 
 Answer = TypeVar("Answer")
 
@@ -102,3 +102,9 @@ def decide(coupling: Coupling[Answer], optimal: bool) -> list[tuple[list[int], A
     greedy = coupling.greedy()
     parts = components(coupling.draws())
     return [(part, coupling.joint(part, greedy) if optimal else greedy) for part in parts]
+
+
+def zero_levels(names: Sequence[str], *, proven: bool) -> tuple[LevelStats, ...]:
+    """Every level at 0 before any part is added (proven so in optimal mode: with no part there
+    is nothing to prove), so that a solve reports all its levels, in order, even with no part."""
+    return tuple(LevelStats.of(name, 0, 0 if proven else None) for name in names)

@@ -33,7 +33,7 @@ from model import (
     SolveStats,
     added_levels,
 )
-from solver.coupling import Levels, decide
+from solver.coupling import Levels, decide, zero_levels
 from solver.replicas import messages
 from solver.replicas.joint import (
     CapacityProblem,
@@ -300,6 +300,8 @@ def solve_capacity(
         scheduled += flexible - unscheduled
         most += flexible - least
         proven &= levels.proven
+    # Every level, in order, parts or none (decide's greedy has built the problem).
+    summed = added_levels(zero_levels(level_names(coupling.capacity), proven=optimal), summed)
     room = room_after_fixed(coupling.capacity, range(len(final)))
     for i, placed in enumerate(final):
         if placed is not None and coupling.capacity.units[i].fixed is None:
