@@ -10,11 +10,11 @@ from functools import partial
 
 import numpy as np
 
-from model import Batch, RequestResult, Result, SelectionMode, SolveStats
+from model import Batch, RequestResult, Result, SelectionMode, SolveStats, added_levels
 from solver.balance import MAX_SWEEPS, Balance, coupled_requests
 from solver.coupling import decide
 from solver.greedy import explain_top_n, solve_greedy
-from solver.objective import Scale, combine, evaluate, scale_of
+from solver.objective import LevelSums, Scale, bound_shortfalls, combine, evaluate, scale_of, shortfalls
 from solver.optimal import SearchOutcome, closed_form, finish, solve_spread
 from solver.prepare import Prepared, prepare
 from solver.progress import Progress, Report
@@ -175,6 +175,7 @@ def _joined(a: SolveStats, b: SolveStats) -> SolveStats:
         solve_seconds=a.solve_seconds + b.solve_seconds,
         time_limited=a.time_limited or b.time_limited,
         models=a.models + b.models,
+        levels=added_levels(a.levels, b.levels),
     )
 
 
@@ -204,7 +205,8 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
         else {}
     )
     # Requests that ask for the same thing from the same state have the same answer: solve once.
-    solved: dict[int | tuple, tuple[Solution, int, int]] = {}
+    solved: dict[int | tuple, tuple[Solution, int, int, tuple[int, ...], tuple[int | None, ...]]] = {}
+    sums = LevelSums.empty()
     done = 0
     for i, p in enumerate(prepared):  # the requests no coupling holds: each a part of its own
         if i in is_coupled:
@@ -235,10 +237,14 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
                 values = evaluate(p, table, scale, chosen.kept, chosen.picks)
                 part_bound = combine(values, scale.spans)
             value = combine(values, scale.spans)
-            solved[signature] = (chosen, value, max(part_bound, value))
-        chosen, value, request_bound = solved[signature]
+            request_bound = max(part_bound, value)
+            levels = shortfalls(values, scale.spans)
+            least = levels if request_bound == value else bound_shortfalls(values, request_bound, scale.spans)
+            solved[signature] = (chosen, value, request_bound, levels, least)
+        chosen, value, request_bound, levels, least = solved[signature]
         objective += value
         bound += request_bound
+        sums.add(levels, least)
         solutions[i] = chosen
         results[i] = to_result(p, table, chosen)
 
@@ -285,10 +291,11 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
             on_sweep=sweep,
         )
         for part, answer in decide(balance, options.mode == "optimal"):
-            levels = balance.levels(part, answer)  # minimised: minus the objective
-            objective -= levels.values[0]
-            bound -= (levels.bound or levels.values)[0]  # greedy proves nothing: its value, unused
+            levels = balance.levels(part, answer)
+            sums.add(levels.values, levels.bound or levels.values)  # greedy's bound is unused
             for i, settled in balance.settle(part, answer).items():
+                objective += settled.value
+                bound += settled.bound
                 results[i] = to_result(settled.scored, table, settled.solution)
         time_limited |= balance.time_limited
         solve_seconds += time.perf_counter() - started_coupled
@@ -323,6 +330,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
         solve_seconds=solve_seconds,
         time_limited=time_limited,
         models=models,
+        levels=sums.stats(proven),
     )
     return Result(tuple(r for r in results if r is not None), stats)
 

@@ -10,6 +10,9 @@
 Each level is shifted to [0, span] and the levels are combined exactly, with Python integers, so a
 higher level always outweighs everything below it. The spans depend only on the request and the
 fleet, never on the answer, so the two modes are compared on one scale.
+
+The statistics report each level apart (LEVEL_NAMES), minimised like every other coupling's: what
+the request falls short of the level's span by, and the least shortfall the combined bound proves.
 """
 
 from __future__ import annotations
@@ -18,16 +21,36 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model import SelectionMode
+from model import LevelStats, SelectionMode
 from solver.prepare import Prepared, Ranking, affinity_extremes
 from solver.spread import SOFT_VIOLATION, SpreadState
 from solver.table import ClusterTable
 
-__all__ = ["LEVELS", "BALANCE_RANGE", "Scale", "scale_of", "evaluate", "combine", "affinity_weight"]
+__all__ = [
+    "LEVELS",
+    "LEVEL_NAMES",
+    "BALANCE_RANGE",
+    "LevelSums",
+    "Scale",
+    "scale_of",
+    "evaluate",
+    "combine",
+    "affinity_weight",
+]
 
 BALANCE_RANGE = 100  # balance scores lie in [-100, 100]
 
 LEVELS = ("clusters", "spread", "affinity", "obsolete", "name")
+# The levels as the statistics name them, each what falls short of its span: clusters fewer than
+# the request could hold, the spread penalty, the preferred score below the best its picks could
+# have, picks that do not keep a cluster holding an older decision, the name ranks below the top.
+LEVEL_NAMES = (
+    "clusters-short",
+    "spread-penalty",
+    "affinity-forgone",
+    "obsolete-not-kept",
+    "name-rank-forgone",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,3 +166,54 @@ def affinity_weight(spans: tuple[int, ...]) -> int:
     for span in spans[LEVELS.index("affinity") + 1 :]:
         weight *= span + 1
     return weight
+
+
+def shortfalls(values: tuple[int, ...], spans: tuple[int, ...]) -> tuple[int, ...]:
+    """The levels as the statistics count them (LEVEL_NAMES): each span less the level's value."""
+    return tuple(span - value for value, span in zip(values, spans, strict=True))
+
+
+def bound_shortfalls(values: tuple[int, ...], bound: int, spans: tuple[int, ...]) -> tuple[int | None, ...]:
+    """The least shortfall per level that a combined bound (at least the answer's) proves. The
+    combined value is a number whose digits are the levels (each in [0, span]), so the bound's
+    leading digit bounds the first level, and each next digit bounds its level where the answer
+    holds every level before it at the bound's digit (then so does the optimum); past the first
+    level the answer does not hold there, nothing is proven (None)."""
+    digits = []
+    for span in reversed(spans[1:]):
+        bound, digit = divmod(bound, span + 1)
+        digits.append(digit)
+    digits.append(bound)
+    digits.reverse()
+    out: list[int | None] = []
+    held = True
+    for value, digit, span in zip(values, digits, spans, strict=True):
+        out.append(max(0, span - digit) if held else None)
+        held = held and value == digit
+    return tuple(out)
+
+
+@dataclass(slots=True)
+class LevelSums:
+    """Requests' levels (LEVEL_NAMES) summed, with the bounds proven on them (None once any
+    request's is not)."""
+
+    values: list[int]
+    bounds: list[int | None]
+
+    @classmethod
+    def empty(cls) -> LevelSums:
+        return cls([0] * len(LEVELS), [0] * len(LEVELS))
+
+    def add(self, values: tuple[int, ...], bounds: tuple[int | None, ...]) -> None:
+        for i, (value, least) in enumerate(zip(values, bounds, strict=True)):
+            self.values[i] += value
+            known = self.bounds[i]
+            self.bounds[i] = None if known is None or least is None else known + least
+
+    def stats(self, proven: bool) -> tuple[LevelStats, ...]:
+        """Each level; with no bound unless `proven` (greedy mode proves nothing)."""
+        return tuple(
+            LevelStats.of(name, value, least if proven else None)
+            for name, value, least in zip(LEVEL_NAMES, self.values, self.bounds, strict=True)
+        )
