@@ -114,20 +114,16 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
 
 def _solve_with_replicas(batch: Batch, options: SolveOptions) -> Result:
     """Requests that divide replicas (solver.replicas) beside the others; one result in batch
-    order. Both modes answer as upstream does for now: the joint capacity solve is to plug in
-    through solver.coupling."""
-    from solver.replicas import solve_replicas
+    order."""
+    from solver.replicas.capacity import solve_capacity
 
     started = time.perf_counter()
     divided = [r for r in batch.requests if r.replicas is not None]
-    if options.mode == "optimal":  # the batch jointly, through the capacity coupling
-        from solver.replicas.capacity import solve_capacity
-
-        deadline = started + options.time_limit
-        joint = dict(seed=options.seed, budget=options.deterministic_budget, deadline=deadline)
-        results, stats = solve_capacity(batch, divided, mode=options.mode, **joint)
-    else:
-        results, stats = solve_replicas(batch, divided, mode=options.mode)
+    # Through the capacity coupling in both modes: optimal solves the batch jointly, greedy is
+    # upstream's answer, measured on the same levels.
+    deadline = started + options.time_limit
+    joint = dict(seed=options.seed, budget=options.deterministic_budget, deadline=deadline)
+    results, stats = solve_capacity(batch, divided, mode=options.mode, **joint)
     others = tuple(r for r in batch.requests if r.replicas is None)
     if others:
         rest = solve(replace(batch, requests=others), options)
