@@ -14,7 +14,7 @@ from model import Batch, RequestResult, Result, SelectionMode, SolveStats, added
 from solver.balance import MAX_SWEEPS, Balance, coupled_requests
 from solver.coupling import decide
 from solver.greedy import explain_top_n, solve_greedy
-from solver.objective import LevelSums, Scale, bound_shortfalls, combine, evaluate, scale_of, shortfalls
+from solver.objective import LevelSums, Scale, bound_shortfalls, combine, evaluate, scale_of
 from solver.optimal import SearchOutcome, closed_form, finish, solve_spread
 from solver.prepare import Prepared, prepare
 from solver.progress import Progress, Report
@@ -201,8 +201,8 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
         else {}
     )
     # Requests that ask for the same thing from the same state have the same answer: solve once.
-    solved: dict[int | tuple, tuple[Solution, int, int, tuple[int, ...], tuple[int | None, ...]]] = {}
-    sums = LevelSums.empty()
+    solved: dict[int | tuple, tuple[Solution, int, int, tuple[int, ...], tuple[int, ...], tuple | None]] = {}
+    sums = LevelSums()
     done = 0
     for i, p in enumerate(prepared):  # the requests no coupling holds: each a part of its own
         if i in is_coupled:
@@ -234,13 +234,12 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
                 part_bound = combine(values, scale.spans)
             value = combine(values, scale.spans)
             request_bound = max(part_bound, value)
-            levels = shortfalls(values, scale.spans)
-            least = levels if request_bound == value else bound_shortfalls(values, request_bound, scale.spans)
-            solved[signature] = (chosen, value, request_bound, levels, least)
-        chosen, value, request_bound, levels, least = solved[signature]
+            least = None if request_bound == value else bound_shortfalls(values, request_bound, scale.spans)
+            solved[signature] = (chosen, value, request_bound, values, scale.spans, least)
+        chosen, value, request_bound, values, spans, least = solved[signature]
         objective += value
         bound += request_bound
-        sums.add(levels, least)
+        sums.add(values, spans, least)
         solutions[i] = chosen
         results[i] = to_result(p, table, chosen)
 
@@ -287,11 +286,10 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
             on_sweep=sweep,
         )
         for part, answer in decide(balance, options.mode == "optimal"):
-            levels = balance.levels(part, answer)
-            sums.add(levels.values, levels.bound or levels.values)  # greedy's bound is unused
             for i, settled in balance.settle(part, answer).items():
                 objective += settled.value
                 bound += settled.bound
+                sums.add(settled.values, settled.spans, settled.least)
                 results[i] = to_result(settled.scored, table, settled.solution)
         time_limited |= balance.time_limited
         solve_seconds += time.perf_counter() - started_coupled

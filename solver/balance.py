@@ -47,7 +47,6 @@ from solver.objective import (
     combine,
     evaluate,
     scale_of,
-    shortfalls,
 )
 from solver.prepare import PASS, Prepared
 from solver.solution import Solution, pick_order, pick_values
@@ -114,14 +113,15 @@ def selected_rows(solution: Solution) -> np.ndarray:
 @dataclass(slots=True)
 class Coupled:
     """One coupled request's answer: the solution, the request as it was scored for it, its
-    objective value and proven bound, and its levels (solver.objective.LEVEL_NAMES) with theirs."""
+    objective value and proven bound, and its levels with what its bound proves of them."""
 
     solution: Solution
     scored: Prepared
     value: int
     bound: int
-    levels: tuple[int, ...]
-    least: tuple[int | None, ...]
+    values: tuple[int, ...]  # its levels as solver.objective.evaluate gives them
+    spans: tuple[int, ...]
+    least: tuple[int | None, ...] | None  # the shortfalls its bound proves (None: the bound is its value)
 
 
 class _Batch:
@@ -369,10 +369,11 @@ class Balance:
     def levels(self, part: list[int], answer: Answer) -> Levels:
         """The objective's levels (LEVEL_NAMES), summed over the coupled requests; greedy (no
         best response) proves nothing."""
-        sums = LevelSums.empty()
+        sums = LevelSums()
         for c in self.settle(part, answer).values():
-            sums.add(c.levels, c.least)
-        return Levels(tuple(sums.values), tuple(sums.bounds) if self.best_response else None)
+            sums.add(c.values, c.spans, c.least)
+        values, bound = sums.levels()
+        return Levels(values, bound if self.best_response else None)
 
     def settle(self, part: list[int], answer: Answer) -> dict[int, Coupled]:
         """Each coupled request's answer judged on everyone else's final decisions, with its value
@@ -393,14 +394,14 @@ class Balance:
                 p = self.prepared[i]
                 ceiling = replace(p, affinity=p.affinity + BALANCE_RANGE * abs(_weight(p)))
                 bound = max(value, self.best_response(ceiling, state.scales[i])[1])
-            levels = shortfalls(values, spans)
             out[i] = Coupled(
                 solution,
                 final if self.best_response is not None else self.seen[i],
                 value,
                 bound,
-                levels,
-                levels if bound == value else bound_shortfalls(values, bound, spans),
+                values,
+                spans,
+                None if bound == value else bound_shortfalls(values, bound, spans),
             )
         answer.settled = out
         return out

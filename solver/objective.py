@@ -17,7 +17,7 @@ the request falls short of the level's span by, and the least shortfall the comb
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -168,11 +168,6 @@ def affinity_weight(spans: tuple[int, ...]) -> int:
     return weight
 
 
-def shortfalls(values: tuple[int, ...], spans: tuple[int, ...]) -> tuple[int, ...]:
-    """The levels as the statistics count them (LEVEL_NAMES): each span less the level's value."""
-    return tuple(span - value for value, span in zip(values, spans, strict=True))
-
-
 def bound_shortfalls(values: tuple[int, ...], bound: int, spans: tuple[int, ...]) -> tuple[int | None, ...]:
     """The least shortfall per level that a combined bound (at least the answer's) proves. The
     combined value is a number whose digits are the levels (each in [0, span]), so the bound's
@@ -196,24 +191,39 @@ def bound_shortfalls(values: tuple[int, ...], bound: int, spans: tuple[int, ...]
 @dataclass(slots=True)
 class LevelSums:
     """Requests' levels (LEVEL_NAMES) summed, with the bounds proven on them (None once any
-    request's is not)."""
+    request's is not). Each request's values and spans are kept and summed once at the end (a
+    column sum in C, not a Python loop per request: 50,000 requests would take 0.2 s)."""
 
-    values: list[int]
-    bounds: list[int | None]
+    answers: list[tuple[int, ...]] = field(default_factory=list)
+    spans: list[tuple[int, ...]] = field(default_factory=list)
+    # Per level, the bounds less the shortfalls, summed: 0 while every bound is its answer.
+    slack: list[int | None] = field(default_factory=lambda: [0] * len(LEVELS))
 
-    @classmethod
-    def empty(cls) -> LevelSums:
-        return cls([0] * len(LEVELS), [0] * len(LEVELS))
+    def add(
+        self, values: tuple[int, ...], spans: tuple[int, ...], least: tuple[int | None, ...] | None
+    ) -> None:
+        """One request's level values and spans, and the shortfalls its bound proves (None: its
+        bound is its value, every level proven as it is)."""
+        self.answers.append(values)
+        self.spans.append(spans)
+        if least is not None:
+            for i, (bound, value, span) in enumerate(zip(least, values, spans, strict=True)):
+                known = self.slack[i]
+                self.slack[i] = None if known is None or bound is None else known + bound - (span - value)
 
-    def add(self, values: tuple[int, ...], bounds: tuple[int | None, ...]) -> None:
-        for i, (value, least) in enumerate(zip(values, bounds, strict=True)):
-            self.values[i] += value
-            known = self.bounds[i]
-            self.bounds[i] = None if known is None or least is None else known + least
+    def levels(self) -> tuple[tuple[int, ...], tuple[int | None, ...]]:
+        """The summed shortfalls and the bounds proven on them."""
+        if not self.answers:
+            short: tuple[int, ...] = (0,) * len(LEVELS)
+        else:
+            columns = zip(zip(*self.spans, strict=True), zip(*self.answers, strict=True), strict=True)
+            short = tuple(sum(spans) - sum(values) for spans, values in columns)
+        return short, tuple(None if d is None else v + d for v, d in zip(short, self.slack, strict=True))
 
     def stats(self, proven: bool) -> tuple[LevelStats, ...]:
         """Each level; with no bound unless `proven` (greedy mode proves nothing)."""
+        values, bounds = self.levels()
         return tuple(
             LevelStats.of(name, value, least if proven else None)
-            for name, value, least in zip(LEVEL_NAMES, self.values, self.bounds, strict=True)
+            for name, value, least in zip(LEVEL_NAMES, values, bounds, strict=True)
         )
