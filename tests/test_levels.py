@@ -269,3 +269,22 @@ def test_the_summary_adds_up_each_systems_levels() -> None:
     assert [[lv["name"], lv["objective"], lv["bound"]] for lv in together["levels"]] == [
         [name, *values] for name, values in totals.items()
     ]
+
+
+def test_tenancy_levels_keep_what_cp_sat_proved_where_the_aim_is_unproven() -> None:
+    # A generated openMCP hub whose levelled loads the flow settles for CP-SAT's split alone:
+    # FEASIBLE, yet requests left out and new clusters are proven, and only the aim is not.
+    from adapters.generate.hubs import generate
+    from adapters.openmcp.generate import generate_config
+    from adapters.run.pipeline import schedule
+    from tests.fixtures.common import NOW_TIME
+
+    objects = generate("openmcp", 10, 40, seed=1, now=NOW_TIME)
+    config = generate_config(10, 40, seed=1)
+    outcome = schedule(objects, now=NOW_TIME, options=OPTIMAL, config=config)
+    stats = outcome.result.stats
+    assert stats.status == "FEASIBLE"
+    sound(stats.levels, TENANCY_LEVELS, proven=True)
+    unplaced, created, squares, _ = stats.levels
+    assert unplaced.bound == unplaced.objective and created.bound == created.objective > 0
+    assert squares.bound is None and squares.objective > 0

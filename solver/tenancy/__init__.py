@@ -115,9 +115,10 @@ class TenancySlots:
         least = self.optima.get(part[0])
         if least is None or least[0] is None:
             return Levels(values, None)
-        # A level's optimum bounds it where the answer holds every level before it at its own.
+        # A level's optimum bounds it where the answer holds every level before it at its own;
+        # the aims of other kinds are none of the part's (0, whatever the answer).
         second = least[1] if unplaced == least[0] else None
-        return Levels(values, (least[0], second, *(None for _ in AIM_KINDS)))
+        return Levels(values, (least[0], second, *(None if kind == named else 0 for named in AIM_KINDS)))
 
 
 def _better(problem: Problem, part: list[int], answer: Placement, greedy: Placement) -> Placement:
