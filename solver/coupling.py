@@ -90,9 +90,10 @@ class Coupling(Protocol[Answer]):
 
     def levels(self, part: list[int], answer: Answer) -> Levels:
         """The part's levels for the answer and the bound proven on them. Tenancy: requests
-        left unplaced, new clusters, the packing's aim; Balance: minus the coupled requests'
-        summed objective. Capacity: replicas left unscheduled, replicas moved, then the division
-        rule's aim (weights met, spread evenly)."""
+        left unplaced, new clusters, the packing's aim; Balance: the objective's levels as
+        shortfalls (solver.objective.LEVEL_NAMES), summed over the coupled requests. Capacity:
+        requests left unscheduled per priority, replicas moved, then the division rule's aim
+        (the earliest tier, fewest clusters, the split upstream computes)."""
         ...
 
 

@@ -24,7 +24,7 @@ from model import (
     TieBreak,
 )
 from solver import SolveOptions, check, solve
-from solver.objective import LEVEL_NAMES
+from solver.objective import LEVEL_NAMES, bound_shortfalls, combine
 from solver.tenancy import LEVELS as TENANCY_LEVELS
 from tests.fixtures import karmada
 from tests.fixtures.batches import batches, spread_batches
@@ -103,6 +103,13 @@ def test_searched_levels_are_bounded_by_the_combined_bound(b: Batch) -> None:
     optimal = solved(b, OPTIMAL)
     sound(optimal.stats.levels, LEVEL_NAMES, proven=True)
     assert optimal.stats.levels[0].bound is not None  # the leading level is always bounded
+
+
+def test_a_combined_bound_proves_its_levels_up_to_the_first_the_answer_misses() -> None:
+    spans = (3, 5, 4)
+    bound = combine((2, 5, 0), spans)  # level 1 could reach 5; the answer has 3
+    assert bound_shortfalls((2, 3, 1), bound, spans) == (1, 0, None)
+    assert bound_shortfalls((2, 5, 0), bound, spans) == (1, 0, 4)  # the answer is the bound
 
 
 # -- Balance ---------------------------------------------------------------------------------------
