@@ -25,6 +25,7 @@ from model.types import (
     Failure,
     FilterKind,
     GroupSpread,
+    LevelStats,
     NodeClass,
     Packing,
     PlacementRequest,
@@ -40,6 +41,7 @@ from model.types import (
     Tenancy,
     TieBreak,
     Unselected,
+    added_levels,
 )
 
 __all__ = [
@@ -72,6 +74,8 @@ __all__ = [
     "RequestResult",
     "Result",
     "SelectionMode",
+    "LevelStats",
+    "added_levels",
     "SolveStats",
     "SpreadConstraint",
     "Taint",

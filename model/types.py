@@ -6,7 +6,7 @@ objects; the solver turns it into a Result; adapters write the Result back as up
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -42,6 +42,8 @@ __all__ = [
     "Choice",
     "Unselected",
     "RequestResult",
+    "LevelStats",
+    "added_levels",
     "SolveStats",
     "Result",
 ]
@@ -541,10 +543,45 @@ class RequestResult:
 
 
 @dataclass(frozen=True, slots=True)
+class LevelStats:
+    """One lexicographic level of a solve, summed over its parts: what the level counts (`name`),
+    its value, and the lower bound proven on it (every level is minimised); None where nothing is
+    proven (greedy mode, a search cut short, a level after one not at its optimum)."""
+
+    name: str
+    objective: int
+    bound: int | None = None
+    gap: float | None = None  # (objective - bound) / max(1, |objective|)
+
+    @classmethod
+    def of(cls, name: str, objective: int, bound: int | None) -> LevelStats:
+        gap = None if bound is None else (objective - bound) / max(1, abs(objective))
+        return cls(name, objective, bound, gap)
+
+
+def added_levels(a: Sequence[LevelStats], b: Sequence[LevelStats]) -> tuple[LevelStats, ...]:
+    """Two solves' levels added up level by level: a level both have sums (its bound proven where
+    both are), in `a`'s order, then `b`'s other levels in theirs."""
+    theirs = {level.name: level for level in b}
+    out = []
+    for mine in a:
+        other = theirs.pop(mine.name, None)
+        if other is None:
+            out.append(mine)
+            continue
+        proven = mine.bound is not None and other.bound is not None
+        bound = mine.bound + other.bound if proven else None
+        out.append(LevelStats.of(mine.name, mine.objective + other.objective, bound))
+    return (*out, *theirs.values())
+
+
+@dataclass(frozen=True, slots=True)
 class SolveStats:
     mode: str
     status: str  # OPTIMAL or FEASIBLE (optimal mode), GREEDY
-    objective: int = 0  # solver.objective's levels combined, summed over requests
+    # The levels combined, summed over requests (kept for compatibility: `levels` is the figure to
+    # read, since a combined integer's relative gap looks like zero whatever the search found).
+    objective: int = 0
     bound: int | None = None  # proven upper bound on the objective; None when nothing is proven
     gap: float | None = None  # (bound - objective) / max(1, |objective|)
     wall_seconds: float = 0.0
@@ -552,6 +589,7 @@ class SolveStats:
     solve_seconds: float = 0.0
     time_limited: bool = False  # a wall-clock limit cut a search
     models: int = 0  # CP-SAT models solved (closed-form answers are not counted)
+    levels: tuple[LevelStats, ...] = ()  # most important first
 
 
 @dataclass(frozen=True, slots=True)

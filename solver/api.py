@@ -10,11 +10,11 @@ from functools import partial
 
 import numpy as np
 
-from model import Batch, RequestResult, Result, SelectionMode, SolveStats
+from model import Batch, RequestResult, Result, SelectionMode, SolveStats, added_levels
 from solver.balance import MAX_SWEEPS, Balance, coupled_requests
 from solver.coupling import decide
 from solver.greedy import explain_top_n, solve_greedy
-from solver.objective import Scale, combine, evaluate, scale_of
+from solver.objective import LevelSums, Scale, bound_shortfalls, combine, evaluate, scale_of
 from solver.optimal import SearchOutcome, closed_form, finish, solve_spread
 from solver.prepare import Prepared, prepare
 from solver.progress import Progress, Report
@@ -114,20 +114,16 @@ def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
 
 def _solve_with_replicas(batch: Batch, options: SolveOptions) -> Result:
     """Requests that divide replicas (solver.replicas) beside the others; one result in batch
-    order. Both modes answer as upstream does for now: the joint capacity solve is to plug in
-    through solver.coupling."""
-    from solver.replicas import solve_replicas
+    order."""
+    from solver.replicas.capacity import solve_capacity
 
     started = time.perf_counter()
     divided = [r for r in batch.requests if r.replicas is not None]
-    if options.mode == "optimal":  # the batch jointly, through the capacity coupling
-        from solver.replicas.capacity import solve_capacity
-
-        deadline = started + options.time_limit
-        joint = dict(seed=options.seed, budget=options.deterministic_budget, deadline=deadline)
-        results, stats = solve_capacity(batch, divided, mode=options.mode, **joint)
-    else:
-        results, stats = solve_replicas(batch, divided, mode=options.mode)
+    # Through the capacity coupling in both modes: optimal solves the batch jointly, greedy is
+    # upstream's answer, measured on the same levels.
+    deadline = started + options.time_limit
+    joint = dict(seed=options.seed, budget=options.deterministic_budget, deadline=deadline)
+    results, stats = solve_capacity(batch, divided, mode=options.mode, **joint)
     others = tuple(r for r in batch.requests if r.replicas is None)
     if others:
         rest = solve(replace(batch, requests=others), options)
@@ -175,6 +171,7 @@ def _joined(a: SolveStats, b: SolveStats) -> SolveStats:
         solve_seconds=a.solve_seconds + b.solve_seconds,
         time_limited=a.time_limited or b.time_limited,
         models=a.models + b.models,
+        levels=added_levels(a.levels, b.levels),
     )
 
 
@@ -204,7 +201,8 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
         else {}
     )
     # Requests that ask for the same thing from the same state have the same answer: solve once.
-    solved: dict[int | tuple, tuple[Solution, int, int]] = {}
+    solved: dict[int | tuple, tuple[Solution, int, int, tuple[int, ...], tuple[int, ...], tuple | None]] = {}
+    sums = LevelSums()
     done = 0
     for i, p in enumerate(prepared):  # the requests no coupling holds: each a part of its own
         if i in is_coupled:
@@ -235,10 +233,13 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
                 values = evaluate(p, table, scale, chosen.kept, chosen.picks)
                 part_bound = combine(values, scale.spans)
             value = combine(values, scale.spans)
-            solved[signature] = (chosen, value, max(part_bound, value))
-        chosen, value, request_bound = solved[signature]
+            request_bound = max(part_bound, value)
+            least = None if request_bound == value else bound_shortfalls(values, request_bound, scale.spans)
+            solved[signature] = (chosen, value, request_bound, values, scale.spans, least)
+        chosen, value, request_bound, values, spans, least = solved[signature]
         objective += value
         bound += request_bound
+        sums.add(values, spans, least)
         solutions[i] = chosen
         results[i] = to_result(p, table, chosen)
 
@@ -285,10 +286,10 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
             on_sweep=sweep,
         )
         for part, answer in decide(balance, options.mode == "optimal"):
-            levels = balance.levels(part, answer)  # minimised: minus the objective
-            objective -= levels.values[0]
-            bound -= (levels.bound or levels.values)[0]  # greedy proves nothing: its value, unused
             for i, settled in balance.settle(part, answer).items():
+                objective += settled.value
+                bound += settled.bound
+                sums.add(settled.values, settled.spans, settled.least)
                 results[i] = to_result(settled.scored, table, settled.solution)
         time_limited |= balance.time_limited
         solve_seconds += time.perf_counter() - started_coupled
@@ -323,6 +324,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
         solve_seconds=solve_seconds,
         time_limited=time_limited,
         models=models,
+        levels=sums.stats(proven),
     )
     return Result(tuple(r for r in results if r is not None), stats)
 

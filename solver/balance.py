@@ -38,7 +38,16 @@ import numpy as np
 
 from model import SelectionMode
 from solver.coupling import Levels
-from solver.objective import BALANCE_RANGE, Scale, affinity_weight, combine, evaluate, scale_of
+from solver.objective import (
+    BALANCE_RANGE,
+    LevelSums,
+    Scale,
+    affinity_weight,
+    bound_shortfalls,
+    combine,
+    evaluate,
+    scale_of,
+)
 from solver.prepare import PASS, Prepared
 from solver.solution import Solution, pick_order, pick_values
 from solver.stickiness import released_obsolete
@@ -103,13 +112,16 @@ def selected_rows(solution: Solution) -> np.ndarray:
 
 @dataclass(slots=True)
 class Coupled:
-    """One coupled request's answer: the solution, the request as it was scored for it, and its
-    objective value and proven bound."""
+    """One coupled request's answer: the solution, the request as it was scored for it, its
+    objective value and proven bound, and its levels with what its bound proves of them."""
 
     solution: Solution
     scored: Prepared
     value: int
     bound: int
+    values: tuple[int, ...]  # its levels as solver.objective.evaluate gives them
+    spans: tuple[int, ...]
+    least: tuple[int | None, ...] | None  # the shortfalls its bound proves (None: the bound is its value)
 
 
 class _Batch:
@@ -355,9 +367,13 @@ class Balance:
         return Answer(state, answers)
 
     def levels(self, part: list[int], answer: Answer) -> Levels:
-        settled = self.settle(part, answer).values()
-        value = sum(c.value for c in settled)
-        return Levels((-value,), (-sum(c.bound for c in settled),) if self.best_response else None)
+        """The objective's levels (LEVEL_NAMES), summed over the coupled requests; greedy (no
+        best response) proves nothing."""
+        sums = LevelSums()
+        for c in self.settle(part, answer).values():
+            sums.add(c.values, c.spans, c.least)
+        values, bound = sums.levels()
+        return Levels(values, bound if self.best_response else None)
 
     def settle(self, part: list[int], answer: Answer) -> dict[int, Coupled]:
         """Each coupled request's answer judged on everyone else's final decisions, with its value
@@ -369,9 +385,9 @@ class Balance:
         for i in (self.coupled[u] for u in part):
             final = state.scored(i)  # judged on everyone else's final decisions
             solution = answer.solutions[i]
-            value = combine(
-                evaluate(final, table, state.scales[i], solution.kept, solution.picks), state.scales[i].spans
-            )
+            spans = state.scales[i].spans
+            values = evaluate(final, table, state.scales[i], solution.kept, solution.picks)
+            value = combine(values, spans)
             bound = value
             if self.best_response is not None:
                 solution = self.explain(final, solution)
@@ -379,7 +395,13 @@ class Balance:
                 ceiling = replace(p, affinity=p.affinity + BALANCE_RANGE * abs(_weight(p)))
                 bound = max(value, self.best_response(ceiling, state.scales[i])[1])
             out[i] = Coupled(
-                solution, final if self.best_response is not None else self.seen[i], value, bound
+                solution,
+                final if self.best_response is not None else self.seen[i],
+                value,
+                bound,
+                values,
+                spans,
+                None if bound == value else bound_shortfalls(values, bound, spans),
             )
         answer.settled = out
         return out

@@ -17,9 +17,10 @@ from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from model import LevelStats
 from solver.decompose import components
 
-__all__ = ["Coupling", "Levels", "decide"]
+__all__ = ["Coupling", "Levels", "decide", "zero_levels"]
 
 Answer = TypeVar("Answer")
 
@@ -27,10 +28,23 @@ Answer = TypeVar("Answer")
 @dataclass(frozen=True, slots=True)
 class Levels:
     """A part's objective levels for one answer, most important first, all minimised (they add up
-    over parts), and the lower bound proven on them (None: nothing proven)."""
+    over parts), and the lower bound proven on them (None: nothing proven; a None level: that
+    level unproven, as every level after one the answer does not hold at its proven optimum)."""
 
     values: tuple[int, ...]
-    bound: tuple[int, ...] | None
+    bound: tuple[int | None, ...] | None
+
+    @property
+    def proven(self) -> bool:
+        """Every level at its proven optimum."""
+        return self.bound is not None and self.bound == self.values
+
+    def stats(self, names: Sequence[str]) -> tuple[LevelStats, ...]:
+        bound = self.bound or (None,) * len(self.values)
+        return tuple(
+            LevelStats.of(name, value, least)
+            for name, value, least in zip(names, self.values, bound, strict=True)
+        )
 
 
 class Coupling(Protocol[Answer]):
@@ -76,9 +90,10 @@ class Coupling(Protocol[Answer]):
 
     def levels(self, part: list[int], answer: Answer) -> Levels:
         """The part's levels for the answer and the bound proven on them. Tenancy: requests
-        left unplaced, new clusters, the packing's aim; Balance: minus the coupled requests'
-        summed objective. Capacity: replicas left unscheduled, replicas moved, then the division
-        rule's aim (weights met, spread evenly)."""
+        left unplaced, new clusters, the packing's aim; Balance: the objective's levels as
+        shortfalls (solver.objective.LEVEL_NAMES), summed over the coupled requests. Capacity:
+        requests left unscheduled per priority, replicas moved, then the division rule's aim
+        (the earliest tier, fewest clusters, the split upstream computes)."""
         ...
 
 
@@ -88,3 +103,9 @@ def decide(coupling: Coupling[Answer], optimal: bool) -> list[tuple[list[int], A
     greedy = coupling.greedy()
     parts = components(coupling.draws())
     return [(part, coupling.joint(part, greedy) if optimal else greedy) for part in parts]
+
+
+def zero_levels(names: Sequence[str], *, proven: bool) -> tuple[LevelStats, ...]:
+    """Every level at 0 before any part is added (proven so in optimal mode: with no part there
+    is nothing to prove), so that a solve reports all its levels, in order, even with no part."""
+    return tuple(LevelStats.of(name, 0, 0 if proven else None) for name in names)

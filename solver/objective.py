@@ -10,24 +10,47 @@
 Each level is shifted to [0, span] and the levels are combined exactly, with Python integers, so a
 higher level always outweighs everything below it. The spans depend only on the request and the
 fleet, never on the answer, so the two modes are compared on one scale.
+
+The statistics report each level apart (LEVEL_NAMES), minimised like every other coupling's: what
+the request falls short of the level's span by, and the least shortfall the combined bound proves.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from model import SelectionMode
+from model import LevelStats, SelectionMode
 from solver.prepare import Prepared, Ranking, affinity_extremes
 from solver.spread import SOFT_VIOLATION, SpreadState
 from solver.table import ClusterTable
 
-__all__ = ["LEVELS", "BALANCE_RANGE", "Scale", "scale_of", "evaluate", "combine", "affinity_weight"]
+__all__ = [
+    "LEVELS",
+    "LEVEL_NAMES",
+    "BALANCE_RANGE",
+    "LevelSums",
+    "Scale",
+    "scale_of",
+    "evaluate",
+    "combine",
+    "affinity_weight",
+]
 
 BALANCE_RANGE = 100  # balance scores lie in [-100, 100]
 
 LEVELS = ("clusters", "spread", "affinity", "obsolete", "name")
+# The levels as the statistics name them, each what falls short of its span: clusters fewer than
+# the request could hold, the spread penalty, the preferred score below the best its picks could
+# have, picks that do not keep a cluster holding an older decision, the name ranks below the top.
+LEVEL_NAMES = (
+    "clusters-short",
+    "spread-penalty",
+    "affinity-forgone",
+    "obsolete-not-kept",
+    "name-rank-forgone",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,3 +166,64 @@ def affinity_weight(spans: tuple[int, ...]) -> int:
     for span in spans[LEVELS.index("affinity") + 1 :]:
         weight *= span + 1
     return weight
+
+
+def bound_shortfalls(values: tuple[int, ...], bound: int, spans: tuple[int, ...]) -> tuple[int | None, ...]:
+    """The least shortfall per level that a combined bound (at least the answer's) proves. The
+    combined value is a number whose digits are the levels (each in [0, span]), so the bound's
+    leading digit bounds the first level, and each next digit bounds its level where the answer
+    holds every level before it at the bound's digit (then so does the optimum); past the first
+    level the answer does not hold there, nothing is proven (None)."""
+    digits = []
+    for span in reversed(spans[1:]):
+        bound, digit = divmod(bound, span + 1)
+        digits.append(digit)
+    digits.append(bound)
+    digits.reverse()
+    out: list[int | None] = []
+    held = True
+    for value, digit, span in zip(values, digits, spans, strict=True):
+        out.append(max(0, span - digit) if held else None)
+        held = held and value == digit
+    return tuple(out)
+
+
+@dataclass(slots=True)
+class LevelSums:
+    """Requests' levels (LEVEL_NAMES) summed, with the bounds proven on them (None once any
+    request's is not). Each request's values and spans are kept and summed once at the end (a
+    column sum in C, not a Python loop per request: 50,000 requests would take 0.2 s)."""
+
+    answers: list[tuple[int, ...]] = field(default_factory=list)
+    spans: list[tuple[int, ...]] = field(default_factory=list)
+    # Per level, the bounds less the shortfalls, summed: 0 while every bound is its answer.
+    slack: list[int | None] = field(default_factory=lambda: [0] * len(LEVELS))
+
+    def add(
+        self, values: tuple[int, ...], spans: tuple[int, ...], least: tuple[int | None, ...] | None
+    ) -> None:
+        """One request's level values and spans, and the shortfalls its bound proves (None: its
+        bound is its value, every level proven as it is)."""
+        self.answers.append(values)
+        self.spans.append(spans)
+        if least is not None:
+            for i, (bound, value, span) in enumerate(zip(least, values, spans, strict=True)):
+                known = self.slack[i]
+                self.slack[i] = None if known is None or bound is None else known + bound - (span - value)
+
+    def levels(self) -> tuple[tuple[int, ...], tuple[int | None, ...]]:
+        """The summed shortfalls and the bounds proven on them."""
+        if not self.answers:
+            short: tuple[int, ...] = (0,) * len(LEVELS)
+        else:
+            columns = zip(zip(*self.spans, strict=True), zip(*self.answers, strict=True), strict=True)
+            short = tuple(sum(spans) - sum(values) for spans, values in columns)
+        return short, tuple(None if d is None else v + d for v, d in zip(short, self.slack, strict=True))
+
+    def stats(self, proven: bool) -> tuple[LevelStats, ...]:
+        """Each level; with no bound unless `proven` (greedy mode proves nothing)."""
+        values, bounds = self.levels()
+        return tuple(
+            LevelStats.of(name, value, least if proven else None)
+            for name, value, least in zip(LEVEL_NAMES, values, bounds, strict=True)
+        )

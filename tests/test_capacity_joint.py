@@ -78,7 +78,7 @@ def test_karmada_6783_two_aggregated_requests_each_get_a_cluster() -> None:
     p = problem([[2000, 110], [2000, 110]], units)
     out = solve(p)
     assert [placed.replicas for placed in out.answer] == [((x, 2),), ((y, 2),)]
-    assert level(p, out.values, "clusters") == 2
+    assert level(p, out.values, "clusters-used") == 2
 
 
 def test_karmada_1385_twenty_deployments_over_two_small_clusters_all_run() -> None:
@@ -104,7 +104,7 @@ def test_steady_held_replicas_stay_and_only_the_growth_is_charged() -> None:
     p = problem([[0, 10], [2, 10]], [unit])
     out = solve(p)
     assert dict(out.answer[0].replicas) == {0: 2, 1: 2}
-    assert level(p, out.values, "moved") == 0
+    assert level(p, out.values, "replicas-moved") == 0
 
 
 def test_fixed_units_are_charged_first_whatever_their_queue_position() -> None:
@@ -131,7 +131,7 @@ def test_a_later_tier_takes_what_the_first_cannot() -> None:
     p = problem([[2, 10], [2, 10]], units)
     out = solve(p)
     assert [placed.option for placed in out.answer] == [0, 1]
-    assert level(p, out.values, "tier") == 1
+    assert level(p, out.values, "later-tiers") == 1
 
 
 def test_divided_afresh_the_aim_comes_before_moves() -> None:
@@ -140,7 +140,8 @@ def test_divided_afresh_the_aim_comes_before_moves() -> None:
     p = problem([[0, 10], [5, 10]], [unit])
     out = solve(p)
     assert dict(out.answer[0].replicas) == {0: 1, 1: 1}
-    assert level(p, out.values, "fresh-distance") == 0 and level(p, out.values, "moved") == 1
+    assert level(p, out.values, "fresh-replicas-off-split") == 0
+    assert level(p, out.values, "replicas-moved") == 1
 
 
 def test_a_class_is_measured_as_its_requests() -> None:
@@ -150,7 +151,7 @@ def test_a_class_is_measured_as_its_requests() -> None:
     part = list(range(4))
     assert out.values == measure(p, part, out.answer)
     assert not overcommitted(p, part, out.answer)
-    assert level(p, out.values, "unscheduled@0") == 0
+    assert level(p, out.values, "requests-unscheduled@priority=0") == 0
 
 
 def test_aggregated_afresh_packs_only_where_no_request_adds_beyond_its_class() -> None:

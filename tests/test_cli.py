@@ -207,13 +207,13 @@ def test_an_input_of_no_system_says_so_and_keeps_the_summary_well_formed(tmp_pat
     normal = json.loads(run_solve(tmp_path, SAMPLE, mode, "plan"))["summary"]
     result = run_cli(solve_args([path], mode, "plan"), stdin=stdin)
     assert result.exit_code == 0, result.stderr
-    assert (
-        result.stderr == "note: the input holds no object of any system (fleet, ocm, openmcp, kcp, karmada): "
-        "nothing was scheduled\n"
+    assert result.stderr == (
+        "note: the input holds no object of any system (fleet, ocm, openmcp, kcp, karmada):"
+        " nothing was scheduled\n"
     )
     summary = json.loads(result.stdout)["summary"]
     assert set(summary) == set(normal)
-    assert (summary["mode"], summary["status"]) == (mode, "NO_INPUT")
+    assert (summary["mode"], summary["status"], summary["levels"]) == (mode, "NO_INPUT", [])
     assert (summary["requests"], summary["clusters"], summary["systems"]) == (0, 0, {})
     assert [type(summary[k]) for k in ("wall_seconds", "build_seconds", "solve_seconds")] == [float] * 3
     # The library says the same.

@@ -14,6 +14,7 @@ problem.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,7 +24,7 @@ from adapters.kube.manifests import Manifest, from_objects
 from adapters.registry import adapter, owned_by, reads, system
 from adapters.run import forked
 from adapters.run.heap import paused_gc
-from model import Batch, Result, SolveStats
+from model import Batch, LevelStats, Result, SolveStats, added_levels
 from solver import SolveOptions, check, solve
 
 __all__ = [
@@ -209,6 +210,7 @@ def summary_of(part: SystemOutcome) -> dict[str, Any]:
         "objective": stats.objective,
         "bound": stats.bound,
         "gap": None if stats.gap is None else round(stats.gap, 9),
+        "levels": _levels(stats.levels),
         "wall_seconds": round(stats.wall_seconds, 4),
         "build_seconds": round(stats.build_seconds, 4),
         "solve_seconds": round(stats.solve_seconds, 4),
@@ -216,6 +218,20 @@ def summary_of(part: SystemOutcome) -> dict[str, Any]:
         "models": stats.models,
         **part.counts(),
     }
+
+
+def _levels(levels: Sequence[LevelStats]) -> list[dict[str, Any]]:
+    """Each lexicographic level (most important first, every one minimised): its value, the
+    lower bound proven on it (None: not proven) and the gap between them."""
+    return [
+        {
+            "name": level.name,
+            "objective": level.objective,
+            "bound": level.bound,
+            "gap": None if level.gap is None else round(level.gap, 9),
+        }
+        for level in levels
+    ]
 
 
 _STATUS_ORDER = ("OPTIMAL", "GREEDY", "FEASIBLE")
@@ -246,6 +262,7 @@ def summary_of_parts(parts: Sequence[SystemOutcome]) -> dict[str, Any]:
             "objective": objective,
             "bound": bound,
             "gap": None if bound is None else round((bound - objective) / max(1, abs(objective)), 9),
+            "levels": _levels(functools.reduce(added_levels, (p.result.stats.levels for p in parts))),
             **{
                 k: round(sum(s[k] for s in each), 4)
                 for k in ("wall_seconds", "build_seconds", "solve_seconds")

@@ -23,8 +23,17 @@ from dataclasses import replace
 
 import numpy as np
 
-from model import Batch, Division, Failure, PlacementRequest, RequestResult, SolveStats
-from solver.coupling import Levels, decide
+from model import (
+    Batch,
+    Division,
+    Failure,
+    LevelStats,
+    PlacementRequest,
+    RequestResult,
+    SolveStats,
+    added_levels,
+)
+from solver.coupling import Levels, decide, zero_levels
 from solver.replicas import messages
 from solver.replicas.joint import (
     CapacityProblem,
@@ -35,6 +44,7 @@ from solver.replicas.joint import (
     added,
     charge,
     draws,
+    level_names,
     measure,
     room_after_fixed,
     solve_joint,
@@ -51,8 +61,11 @@ Joint = list[Placed | None]
 class ReplicaCapacity:
     """The capacity coupling over a batch's requests that divide replicas."""
 
-    def __init__(self, problem: ReplicaProblem, *, seed: int, budget: float, deadline: float) -> None:
+    def __init__(
+        self, problem: ReplicaProblem, *, seed: int, budget: float, deadline: float, joint: bool = True
+    ) -> None:
         self.problem = problem
+        self.later_tiers = joint  # greedy alone is measured on its own tier: no later one is tried
         self.seed, self.budget, self.deadline = seed, budget, deadline
         n = len(problem.requests)
         self.outcomes: list[Answer | Failed | None] = [None] * n
@@ -80,7 +93,7 @@ class ReplicaCapacity:
         for i, twin in enumerate(self.twin):
             if twin != i:
                 self.outcomes[i], self.last[i] = self.outcomes[twin], self.last[twin]
-        self.capacity = _capacity_problem(problem, self.outcomes, self.twin)
+        self.capacity = _capacity_problem(problem, self.outcomes, self.twin, self.later_tiers)
         self.undecided = sum(1 for u in self.capacity.units if u.fixed is None and u.options)
         return [_placed(problem, i, o) for i, o in enumerate(self.outcomes)]
 
@@ -134,6 +147,7 @@ class ReplicaCapacity:
         return outcome.answer
 
     def levels(self, part: list[int], answer: Joint) -> Levels:
+        """Greedy mode proves nothing: its levels have no bound."""
         return Levels(measure(self.capacity, self.requests_of(part), answer), self.bounds.get(part[0]))
 
     def result(self, i: int, answer: Joint, room: np.ndarray) -> RequestResult:
@@ -196,7 +210,10 @@ def _alike(r: PlacementRequest) -> tuple:
 
 
 def _capacity_problem(
-    problem: ReplicaProblem, outcomes: Sequence[Answer | Failed | None], twin: Sequence[int]
+    problem: ReplicaProblem,
+    outcomes: Sequence[Answer | Failed | None],
+    twin: Sequence[int],
+    later_tiers: bool = True,
 ) -> CapacityProblem:
     estimator = problem.estimator
     resources = sorted(set(estimator.column) | {name for r in problem.requests for name in r.replicas.demand})
@@ -208,14 +225,20 @@ def _capacity_problem(
     units: list[Unit] = []
     for i, outcome in enumerate(outcomes):
         if twin[i] == i:
-            units.append(_unit(problem, i, outcome, resources))
+            units.append(_unit(problem, i, outcome, resources, later_tiers))
         else:  # the same unit but for its place in the queue (the options are shared)
             replicas = problem.requests[i].replicas
             units.append(replace(units[twin[i]], priority=replicas.priority, order=replicas.order))
     return CapacityProblem(free, tuple(units))
 
 
-def _unit(problem: ReplicaProblem, i: int, outcome: Answer | Failed | None, resources: list[str]) -> Unit:
+def _unit(
+    problem: ReplicaProblem,
+    i: int,
+    outcome: Answer | Failed | None,
+    resources: list[str],
+    later_tiers: bool = True,
+) -> Unit:
     replicas = problem.requests[i].replicas
     demand = tuple(0 if replicas.unlimited else replicas.demand.get(name, 0) for name in resources)
     common = dict(fresh=replicas.fresh, priority=replicas.priority, order=replicas.order)
@@ -228,7 +251,7 @@ def _unit(problem: ReplicaProblem, i: int, outcome: Answer | Failed | None, reso
             held = tuple((row, 1) for row, _ in held)
         return Unit(replicas.count, demand, replicas.division, fixed=greedy.replicas, held=held, **common)
     options = [_option(problem, i, outcome.candidates, greedy.replicas, 0)]
-    for tier in range(outcome.tier + 1, len(replicas.tiers)):
+    for tier in range(outcome.tier + 1, len(replicas.tiers) if later_tiers else 0):
         later = attempt(problem, i, tier)
         if isinstance(later, Answer) and (
             replicas.fresh or int(later.candidates.held.sum()) <= replicas.count
@@ -270,23 +293,27 @@ def solve_capacity(
     requests fully scheduled (the first level), its bound the most that can be."""
     started = time.perf_counter()
     problem = ReplicaProblem(batch, requests)
-    coupling = ReplicaCapacity(problem, seed=seed, budget=budget, deadline=deadline)
     optimal = mode == "optimal"
+    coupling = ReplicaCapacity(problem, seed=seed, budget=budget, deadline=deadline, joint=optimal)
     final: Joint = [None] * len(problem.requests)
     scheduled = most = 0
     proven = True
+    summed: tuple[LevelStats, ...] = ()
     for part, answer in decide(coupling, optimal):
         requests_of = coupling.requests_of(part)
         for i in requests_of:
             final[i] = answer[i]
         levels = coupling.levels(part, answer)
+        summed = added_levels(summed, levels.stats(level_names(coupling.capacity)))
         first = len(coupling.capacity.priorities)
         unscheduled = sum(levels.values[:first])
-        least = sum((levels.bound or (0,) * first)[:first])
+        least = sum(levels.bound[:first]) if levels.bound is not None else 0
         flexible = sum(1 for i in requests_of if coupling.capacity.units[i].fixed is None)
         scheduled += flexible - unscheduled
         most += flexible - least
-        proven &= levels.bound is not None and levels.bound == levels.values
+        proven &= levels.proven
+    # Every level, in order, parts or none (decide's greedy has built the problem).
+    summed = added_levels(zero_levels(level_names(coupling.capacity), proven=optimal), summed)
     room = room_after_fixed(coupling.capacity, range(len(final)))
     for i, placed in enumerate(final):
         if placed is not None and coupling.capacity.units[i].fixed is None:
@@ -304,5 +331,6 @@ def solve_capacity(
         solve_seconds=coupling.solve_seconds,
         time_limited=coupling.time_limited,
         models=coupling.models,
+        levels=summed,
     )
     return results, stats

@@ -126,14 +126,16 @@ class CapacityProblem:
         self.priorities = tuple(sorted({u.priority for u in self.units if u.fixed is None}, reverse=True))
 
 
-AIMS = ("tier", "clusters", "distance")
+# The aims, as the levels name what they count: tiers past the one greedy used, the clusters an
+# AGGREGATED request uses, the replicas away from greedy's own split (AVAILABLE: L1 distance).
+AIMS = ("later-tiers", "clusters-used", "replicas-off-split")
 
 
 def level_names(problem: CapacityProblem) -> tuple[str, ...]:
     return (
-        *(f"unscheduled@{p}" for p in problem.priorities),
+        *(f"requests-unscheduled@priority={p}" for p in problem.priorities),
         *(f"fresh-{aim}" for aim in AIMS),
-        "moved",
+        "replicas-moved",
         *AIMS,
     )
 
@@ -257,7 +259,7 @@ def draws(problem: CapacityProblem) -> list[list[tuple[str, int]]]:
 class JointOutcome:
     answer: Answer
     values: tuple[int, ...]
-    bound: tuple[int, ...]  # proven lower bounds per level (0 where nothing is proven)
+    bound: tuple[int | None, ...]  # proven lower bounds per level (None where nothing is proven)
     proven: bool  # every level at its proven optimum
     models: int = 0
     time_limited: bool = False
@@ -307,7 +309,7 @@ def solve_joint(
         for i, (value, optimum) in enumerate(zip(outcome.values, modelled.optima, strict=False)):
             if optimum is None:
                 break
-            proven[i] = max(proven[i], optimum)
+            proven[i] = optimum if proven[i] is None else max(proven[i], optimum)
             if value != optimum:
                 break
         outcome.bound = tuple(proven)
@@ -315,10 +317,10 @@ def solve_joint(
     return outcome
 
 
-def _trivial_bound(problem: CapacityProblem, part: Sequence[int]) -> tuple[int, ...]:
+def _trivial_bound(problem: CapacityProblem, part: Sequence[int]) -> tuple[int | None, ...]:
     """Units with no option are unscheduled whatever happens; nothing else is proven."""
     slot = {p: i for i, p in enumerate(problem.priorities)}
-    values = [0] * len(level_names(problem))
+    values: list[int | None] = [0] * len(slot) + [None] * (len(level_names(problem)) - len(slot))
     for u in part:
         unit = problem.units[u]
         if unit.fixed is None and not unit.options:

@@ -35,14 +35,14 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from model import Batch, PlacementRequest, RequestResult, SolveStats
-from solver.coupling import Levels, decide
+from model import Batch, PlacementRequest, RequestResult, SolveStats, added_levels
+from solver.coupling import Levels, decide, zero_levels
 from solver.tenancy.hand_out import hand_out, hand_out_pools
 from solver.tenancy.joint import solve_joint
 from solver.tenancy.local_search import free_balance, free_weighted
 from solver.tenancy.problem import Placement, Problem
 from solver.tenancy.queue import greedy_is_optimal, run_queue
-from solver.tenancy.results import LEVELS, adopt, combined, measure, to_results
+from solver.tenancy.results import AIM_KINDS, LEVELS, adopt, combined, measure, to_results
 
 __all__ = ["solve_tenancy", "LEVELS"]
 
@@ -55,6 +55,8 @@ class TenancySlots:
         self.problem = problem
         self.seed, self.budget, self.deadline = seed, budget, deadline
         self.proven: set[int] = set()  # the parts (by first class) whose joint answer is proven
+        # The parts (by first class) whose levels 1 and 2 CP-SAT proved, with their optima.
+        self.optima: dict[int, tuple[int | None, int | None]] = {}
         self.models = 0
         self.time_limited = False
         self.build_seconds = 0.0
@@ -91,6 +93,7 @@ class TenancySlots:
         self.build_seconds += joint.build_seconds
         self.solve_seconds += joint.seconds
         self.time_limited |= joint.time_limited
+        self.optima[part[0]] = joint.optima
         if joint.pools is not None:
             answer = hand_out_pools(problem, part, joint, greedy, self.seed)
         else:
@@ -102,8 +105,20 @@ class TenancySlots:
         return _better(problem, part, answer, greedy)
 
     def levels(self, part: list[int], answer: Placement) -> Levels:
-        values = measure(self.problem, part, answer)
-        return Levels(values, values if part[0] in self.proven else None)
+        """The part's levels (LEVELS: the aim counted under its kind's name) and their bound: the
+        answer's own where it is proven, else what CP-SAT proved of levels 1 and 2."""
+        unplaced, created, aim = measure(self.problem, part, answer)
+        kind = self.problem.classes[part[0]].aim
+        values = (unplaced, created, *(aim if kind == named else 0 for named in AIM_KINDS))
+        if part[0] in self.proven:
+            return Levels(values, values)
+        least = self.optima.get(part[0])
+        if least is None or least[0] is None:
+            return Levels(values, None)
+        # A level's optimum bounds it where the answer holds every level before it at its own;
+        # the aims of other kinds are none of the part's (0, whatever the answer).
+        second = least[1] if unplaced == least[0] else None
+        return Levels(values, (least[0], second, *(None if kind == named else 0 for named in AIM_KINDS)))
 
 
 def _better(problem: Problem, part: list[int], answer: Placement, greedy: Placement) -> Placement:
@@ -126,15 +141,16 @@ def solve_tenancy(
     slots = TenancySlots(problem, seed=seed, budget=budget, deadline=deadline)
     slots.build_seconds = time.perf_counter() - started
     final = Placement()
-    objective: list[int] = [0] * len(LEVELS)
+    summed = zero_levels(LEVELS, proven=mode == "optimal")
     proven = True
     for part, answer in decide(slots, mode == "optimal"):
         adopt(problem, part, final, answer)
         levels = slots.levels(part, answer)
-        proven &= levels.bound is not None
-        objective = [a + b for a, b in zip(objective, levels.values, strict=True)]
+        proven &= levels.proven
+        summed = added_levels(summed, levels.stats(LEVELS))
     results = to_results(problem, final)
-    value = combined(objective, problem)
+    unplaced, created, *aims = (level.objective for level in summed)
+    value = combined([unplaced, created, sum(aims)], problem)
     stats = SolveStats(
         mode=mode,
         status="GREEDY" if mode == "greedy" else ("OPTIMAL" if proven else "FEASIBLE"),
@@ -146,5 +162,6 @@ def solve_tenancy(
         solve_seconds=slots.solve_seconds,
         time_limited=slots.time_limited,
         models=slots.models,
+        levels=summed,
     )
     return results, stats

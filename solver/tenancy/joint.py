@@ -39,6 +39,9 @@ class Joint:
     # many clusters each pool opens (else the hand-out fills each class's own pool in turn).
     pools: dict[tuple[int, str], int] | None = None
     opened: dict[str, int] | None = None
+    # Levels 1 and 2 (unplaced, created) at the optimum CP-SAT proved, each given the one before
+    # (None: not proven), whatever the aim's search then proves.
+    optima: tuple[int | None, int | None] = (None, None)
 
 
 def solve_joint(
@@ -65,7 +68,8 @@ def solve_joint(
         )
         flowed, proven = best_split(problem, part, arcs, {}, unplaced)
         seconds = time.perf_counter() - started
-        return None if flowed is None else Joint(flowed, proven, 0, False, seconds, 0.0)
+        # Nothing is created, and only requests with no candidate are left unplaced.
+        return None if flowed is None else Joint(flowed, proven, 0, False, seconds, 0.0, optima=(unplaced, 0))
     total_of = cp_model.LinearExpr.sum
     model = cp_model.CpModel()
     arcs = arcs_of(problem, classes)
@@ -145,6 +149,7 @@ def solve_joint(
     seconds = 0.0
     best: dict[tuple[int, int], int] | None = None
     values: list[int] = []
+    optima: list[int | None] = [None, None]
     for stage in stages(spans):
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
@@ -163,7 +168,9 @@ def solve_joint(
         best = {key: solver.value(var) for key, var in y.items() if solver.value(var)}
         if status == cp_model.FEASIBLE:  # a limit cut the search: its answer, unproven
             limited = solver.wall_time >= remaining * 0.99
-            return Joint(best, False, 1, limited, seconds, build_seconds)
+            return Joint(best, False, 1, limited, seconds, build_seconds, optima=(optima[0], optima[1]))
+        for i in stage:
+            optima[i] = sum(solver.value(t) for t in (unplaced_terms, created_terms)[i])
         model.add(objective == round(solver.objective_value))
         # The next stage starts from this answer in full: hinting the counts alone leaves CP-SAT
         # to complete the rest under the new equality, which it may not manage in its budget.
@@ -171,25 +178,27 @@ def solve_joint(
         for var, v in zip(every, values, strict=True):
             model.add_hint(var, v)
     assert best is not None
+    counts = (optima[0], optima[1])
     kind = classes[0].aim
     if kind == "none":
-        return Joint(best, True, 1, False, seconds, build_seconds)
+        return Joint(best, True, 1, False, seconds, build_seconds, optima=counts)
     if any(cls.demand != 1 for cls in classes):
         # Requests of several slots do not split: no flow; CP-SAT with the square's tangents.
         aim = _squares(model, on, problem, classes) if kind == "squares" else _ranks(y, problem, part)
         model.minimize(aim)
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
-            return Joint(best, False, 1, True, seconds, build_seconds)
+            return Joint(best, False, 1, True, seconds, build_seconds, optima=counts)
         solver.parameters.max_time_in_seconds = remaining
         began = time.perf_counter()
         status = solver.solve(model)
         seconds += time.perf_counter() - began
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return Joint(best, False, 1, solver.wall_time >= remaining * 0.99, seconds, build_seconds)
+            limited = solver.wall_time >= remaining * 0.99
+            return Joint(best, False, 1, limited, seconds, build_seconds, optima=counts)
         answer = {key: solver.value(var) for key, var in y.items() if solver.value(var)}
         limited = status != cp_model.OPTIMAL and solver.wall_time >= remaining * 0.99
-        return Joint(answer, status == cp_model.OPTIMAL, 1, limited, seconds, build_seconds)
+        return Joint(answer, status == cp_model.OPTIMAL, 1, limited, seconds, build_seconds, optima=counts)
     began = time.perf_counter()
     unplaced = sum(solver.value(t) for t in unplaced_terms)
     split = {pool: solver.value(var) for pool, var in opened.items()}
@@ -204,10 +213,11 @@ def solve_joint(
         flowed = aim_flow(problem, part, arcs, {}, 0, away=away)
         seconds += time.perf_counter() - began
         answer = flowed[0] if flowed else best
-        return Joint(answer, False, 1, False, seconds, build_seconds, pools, split)
+        return Joint(answer, False, 1, False, seconds, build_seconds, pools, split, optima=counts)
     flowed, proven = best_split(problem, part, arcs, split, unplaced)
     seconds += time.perf_counter() - began
-    return Joint(flowed or best, proven and flowed is not None, 1, False, seconds, build_seconds)
+    proven &= flowed is not None
+    return Joint(flowed or best, proven, 1, False, seconds, build_seconds, optima=counts)
 
 
 # Tangents per square at most: past this many a cluster's square is CP-SAT's own product, with

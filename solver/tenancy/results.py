@@ -14,7 +14,10 @@ from collections.abc import Sequence
 from model import Choice, FilterKind, RequestResult, Unselected
 from solver.tenancy.problem import Placement, Problem, rows_of
 
-LEVELS = ("unplaced", "created", "aim")
+# The aim's kinds (RequestClass.aim) that count something, each its own level in the statistics.
+AIM_KINDS = ("squares", "rank")
+# The levels as the statistics name them: the aim under its kind's name (a part has one kind).
+LEVELS = ("requests-unplaced", "clusters-created", "tenants-squared", "cluster-rank")
 
 
 def measure(problem: Problem, part: Sequence[int], placement: Placement) -> tuple[int, int, int]:
