@@ -247,6 +247,8 @@ def test_karmada_6518_through_the_command_shows_the_capacity_levels(tmp_path) ->
     )
     assert [level["name"] for level in greedy["levels"]] == list(CAPACITY_LEVELS)
     assert all(level["bound"] is None and level["gap"] is None for level in greedy["levels"])
+    # Greedy puts all 15 on b, which has room for 10: charged in queue order, 5 do not run there.
+    assert greedy["levels"][0]["objective"] == 5
 
 
 # -- the summary over systems ------------------------------------------------------------------------

@@ -147,8 +147,13 @@ class ReplicaCapacity:
         return outcome.answer
 
     def levels(self, part: list[int], answer: Joint) -> Levels:
-        """Greedy mode proves nothing: its levels have no bound."""
-        return Levels(measure(self.capacity, self.requests_of(part), answer), self.bounds.get(part[0]))
+        """The part's levels and the bound proven on them (greedy mode proves nothing). Greedy's
+        answer is measured charged in queue order: a request that does not fit where greedy put it
+        counts as unscheduled, as it is when optimal mode is measured against it (the answer as
+        written would count its over-commit as scheduled)."""
+        requests = self.requests_of(part)
+        measured = answer if self.later_tiers else charge(self.capacity, requests, answer)
+        return Levels(measure(self.capacity, requests, measured), self.bounds.get(part[0]))
 
     def result(self, i: int, answer: Joint, room: np.ndarray) -> RequestResult:
         """Request i's result for the joint answer: greedy's own where they agree."""
