@@ -93,9 +93,9 @@ def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
         ]
     text = "\n".join(lines) + "\n"
     if greedy is not None:
-        from adapters.cli.difference import differences, render_differences
+        from adapters.cli.difference import capacity_summary, differences, render_differences
 
-        text += "\n" + render_differences(differences(outcome, greedy))
+        text += "\n" + capacity_summary(outcome, greedy) + render_differences(differences(outcome, greedy))
         text += _created_beside(outcome, greedy)
     return text
 
