@@ -177,3 +177,20 @@ def test_greedy_unschedulable_and_moved_replicas_are_told() -> None:
         "optimal: every replica fits its clusters' free capacity",
         "moves 2 replicas off clusters it runs on (greedy 0)",
     )
+
+
+def test_a_capacity_blind_division_over_commits_in_both_modes(tmp_path) -> None:
+    """Duplicated is placed as the user asked, whatever the capacity: optimal is not said to be free
+    of over-commit where it is not."""
+    duplicated = {"replicaScheduling": {"replicaSchedulingType": "Duplicated"}}
+    objects = [
+        cluster("m1", allocatable=FREE),
+        binding("a", placement=duplicated, replicas=6, requests={"cpu": "1"}),
+    ]
+    lines = _table(tmp_path, objects)
+    assert lines[-5:-2] == [
+        "greedy over-commits 1 cluster; 2 replicas cannot run; optimal: 1 cluster, 2 replicas "
+        "(divisions that never read capacity: static weights, duplicated)",
+        "  m1: cpu 6 asked, 4 free; 2 replicas cannot run",
+        "",
+    ]

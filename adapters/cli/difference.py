@@ -16,7 +16,7 @@ from adapters.run.pipeline import Outcome, SystemOutcome
 from model import Batch, Division, PlacementRequest, RequestResult
 from solver.replicas.estimate import Estimator
 
-__all__ = ["Difference", "capacity_summary", "differences", "render_differences"]
+__all__ = ["Difference", "added", "capacity_summary", "differences", "render_differences"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,14 +186,12 @@ class _Charged:
         self.cut: dict[str, dict[str, int]] = {}  # request -> cluster -> its replicas that cannot run
         for request in requests:
             got = by_key.get(request.key)
-            if got is None or got.failure is not None:
-                continue  # a failed request keeps what it holds and adds nothing
+            if got is None:
+                continue
             demand = {k: v for k, v in request.replicas.demand.items() if v > 0}
-            held = _held(request)
-            for choice in got.selected:
-                row = names.get(choice.cluster)
-                adds = (1 if choice.replicas is None else choice.replicas) - held.get(choice.cluster, 0)
-                if row is None or adds <= 0 or not demand:
+            for cluster, adds in added(request, got) if demand else ():
+                row = names.get(cluster)
+                if row is None:
                     continue
                 fits = adds
                 for resource, amount in demand.items():
@@ -208,7 +206,7 @@ class _Charged:
                         room[row, j] -= fits * amount
                 if fits < adds:
                     cut[row] = cut.get(row, 0) + adds - fits
-                    self.cut.setdefault(request.key, {})[choice.cluster] = adds - fits
+                    self.cut.setdefault(request.key, {})[cluster] = adds - fits
         self.clusters: list[Overcommit] = []
         for row in sorted(cut, key=lambda row: batch.clusters[row].name):
             over = []
@@ -228,6 +226,21 @@ class _Charged:
 def _fixed(request: PlacementRequest) -> bool:
     """Placed as the user fixed it, whatever the capacity: the joint solve charges it first."""
     return request.replicas.division not in (Division.AVAILABLE, Division.AGGREGATED)
+
+
+def added(request: PlacementRequest, got: RequestResult) -> list[tuple[str, int]]:
+    """(cluster, replicas) the request's result adds beyond what it holds there (a request
+    divided over every cluster runs one on each; a failed one keeps what it holds, adding
+    nothing): what it asks of the clusters' free capacity."""
+    if got.failure is not None or request.replicas is None:
+        return []
+    held = _held(request)
+    out = []
+    for choice in got.selected:
+        adds = (1 if choice.replicas is None else choice.replicas) - held.get(choice.cluster, 0)
+        if adds > 0:
+            out.append((choice.cluster, adds))
+    return out
 
 
 def _held(request: PlacementRequest) -> dict[str, int]:
@@ -338,7 +351,10 @@ def capacity_summary(optimal: Outcome, greedy: Outcome) -> str:
         lead = f"{part.system}: " if several else ""
         said = "optimal: none"
         if mine.clusters:
-            said = f"optimal: {counted(len(mine.clusters), 'cluster')}, {counted(mine.replicas, 'replica')}"
+            said = (
+                f"optimal: {counted(len(mine.clusters), 'cluster')}, {counted(mine.replicas, 'replica')} "
+                "(divisions that never read capacity: static weights, duplicated)"
+            )
         line = f"{lead}greedy over-commits no cluster; {said}"
         if theirs.clusters:
             line = (
