@@ -188,7 +188,7 @@ def test_a_capacity_blind_division_over_commits_in_both_modes(tmp_path) -> None:
         binding("a", placement=duplicated, replicas=6, requests={"cpu": "1"}),
     ]
     lines = _table(tmp_path, objects)
-    assert lines[-5:-2] == [
+    assert lines[-4:-1] == [
         "greedy over-commits 1 cluster; 2 replicas cannot run; optimal: 1 cluster, 2 replicas "
         "(divisions that never read capacity: static weights, duplicated)",
         "  m1: cpu 6 asked, 4 free; 2 replicas cannot run",
