@@ -42,6 +42,40 @@ def test_the_table_shows_replicas_per_cluster_and_no_scores() -> None:
     assert ["shop-namespace", "eu-a", "new", "-"] in rows
 
 
+FLEET_ROWS = (
+    "PLACEMENT     CLUSTER             DECISION  AFFINITY  SPREAD\n"
+    "batch-jobs    eks-useast1-prod-1  new       40        0\n"
+    "batch-jobs    aks-westeu-prod-1   new       18        0\n"
+    "checkout      eks-useast1-prod-1  new       40        1\n"
+    "checkout      gke-europe-prod-1   new       29        1\n"
+    "checkout      aks-eastus-prod-1   new       34        -1\n"
+    "checkout      aks-westus-prod-1   new       32        -1\n"
+    "ml-training   aks-westeu-prod-1   new       0         1\n"
+    "ml-training   aks-eastus-prod-1   new       0         1\n"
+    "monitoring    aks-eastus-prod-1   new       0         0\n"
+    "monitoring    aks-eastus-prod-2   new       0         0\n"
+    "monitoring    aks-westeu-prod-1   new       0         0\n"
+    "monitoring    aks-westus-prod-1   new       0         0\n"
+    "monitoring    eks-useast1-prod-1  new       0         0\n"
+    "monitoring    gke-europe-prod-1   new       0         0\n"
+    "payments      aks-eastus-prod-1   new       -         -\n"
+    "web-frontend  aks-eastus-prod-1   kept      0         -1\n"
+    "web-frontend  gke-europe-prod-1   new       0         0\n"
+    "web-frontend  eks-useast1-prod-1  new       0         0\n"
+    "web-frontend  gke-europe-old-1    released  -         -\n"
+)
+
+
+def test_other_systems_tables_are_as_they_were() -> None:
+    """The Fleet demo's rows byte for byte (the README shows only its table's end), and no
+    REPLICAS column where no system divides replicas."""
+    fleet = CliRunner().invoke(main, ["demo", "--system", "fleet"]).stdout
+    assert fleet.startswith(FLEET_ROWS + "\n6 placements, 12 clusters;")
+    for name in ("ocm", "openmcp", "kcp"):
+        head = CliRunner().invoke(main, ["demo", "--system", name]).stdout.splitlines()[0]
+        assert head.split() == ["SYSTEM", "PLACEMENT", "CLUSTER", "DECISION", "SCORE", "SPREAD"], name
+
+
 def test_failed_bindings_name_upstreams_failure(tmp_path) -> None:
     spread = {"spreadConstraints": [{"spreadByField": "cluster", "minGroups": 3, "maxGroups": 3}], **DYNAMIC}
     objects = [
