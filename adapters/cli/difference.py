@@ -207,20 +207,27 @@ class _Charged:
                 if fits < adds:
                     cut[row] = cut.get(row, 0) + adds - fits
                     self.cut.setdefault(request.key, {})[cluster] = adds - fits
-        self.clusters: list[Overcommit] = []
-        for row in sorted(cut, key=lambda row: batch.clusters[row].name):
-            over = []
-            for resource, total in sorted(asked[row].items()):
-                j = estimator.column.get(resource)
-                have = 0 if j is None else int(free[row, j])
-                if total > have:
-                    over.append((resource, total, max(have, 0)))
-            self.clusters.append(Overcommit(batch.clusters[row].name, tuple(over), cut[row]))
+        self.clusters = [
+            _overcommit(batch.clusters[row].name, asked[row], free[row], estimator.column, n)
+            for row, n in sorted(cut.items(), key=lambda item: batch.clusters[item[0]].name)
+        ]
 
     @property
     def replicas(self) -> int:
         """The replicas that cannot run, over every cluster."""
         return sum(c.cut for c in self.clusters)
+
+
+def _overcommit(
+    name: str, asked: Mapping[str, int], free: np.ndarray, column: Mapping[str, int], cut: int
+) -> Overcommit:
+    """The cluster's resources asked beyond what it has free (below 0 counts as none)."""
+    over = []
+    for resource, total in sorted(asked.items()):
+        have = int(free[column[resource]]) if resource in column else 0
+        if total > have:
+            over.append((resource, total, max(have, 0)))
+    return Overcommit(name, tuple(over), cut)
 
 
 def _fixed(request: PlacementRequest) -> bool:
