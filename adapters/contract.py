@@ -105,11 +105,19 @@ class ExplainKind:
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """The system's `-o table`: the header of its score column, and whether, alone in the input,
-    it leaves out the SYSTEM column (and keeps its own words)."""
+    """The system's `-o table`: the header of its score column (None: its scores mean nothing to
+    people, no score columns), and whether, alone in the input, it leaves out the SYSTEM column
+    (and keeps its own words). A system that divides replicas shows the replicas each chosen
+    cluster runs (`replicas`), names a request's failure (model.Failure's value -> the word its
+    upstream writes, in `failures`) and writes amounts of a resource its way (`amount`: a
+    `module:attribute` reference, see :func:`resolve`, to `(resource, units) -> text`; None:
+    the bare number)."""
 
-    score: str = "SCORE"
+    score: str | None = "SCORE"
     alone: bool = False
+    replicas: bool = False
+    failures: Mapping[str, str] = field(default_factory=dict)
+    amount: str | None = None
 
 
 def resolve(reference: str) -> Any:

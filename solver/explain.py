@@ -54,6 +54,7 @@ __all__ = [
     "ClusterExplanation",
     "Explanation",
     "explain",
+    "selector_changes",
 ]
 
 
@@ -439,8 +440,8 @@ def _term_fix(terms: tuple[ClusterTerm, ...], cluster: Cluster) -> TermFix | Non
     fewest changes, then the first term. None when no term can match."""
     best: tuple[tuple, TermFix] | None = None
     for i, term in enumerate(terms):
-        labels = _selector_changes(term.labels, cluster.labels)
-        claims = _selector_changes(term.claims, cluster.claims)
+        labels = selector_changes(term.labels, cluster.labels)
+        claims = selector_changes(term.claims, cluster.claims)
         if labels is None or claims is None:
             continue  # contradictory requirements: no cluster matches it
         fix = TermFix(
@@ -456,7 +457,7 @@ def _term_fix(terms: tuple[ClusterTerm, ...], cluster: Cluster) -> TermFix | Non
     return None if best is None else best[1]
 
 
-def _selector_changes(
+def selector_changes(
     selector: LabelSelector | None, current: Mapping[str, str]
 ) -> tuple[LabelChange, ...] | None:
     """The fewest changes (one per key at most) that make `selector` match `current`; None when

@@ -4,15 +4,17 @@ placement with its reason, and, for an optimal run, where optimal chose differen
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from adapters.cli.words import counted
 from adapters.registry import system
 
 if TYPE_CHECKING:
+    from adapters.contract import Table
     from adapters.kube.manifests import Manifest
     from adapters.run.pipeline import Outcome, SystemOutcome
-    from model import Choice
+    from model import Choice, ClusterScore
 
 __all__ = ["greedy_beside", "render_table"]
 
@@ -33,39 +35,43 @@ def greedy_beside(
 
 def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
     """One row per placement and chosen cluster. A system alone in the input whose table says so
-    (adapters.contract.Table) keeps its own words (its score column, no SYSTEM column); otherwise a
-    SYSTEM column leads and the score is the system's total score. Then the counts,
+    (adapters.contract.Table) keeps its own words (its score column or none, no SYSTEM column);
+    otherwise a SYSTEM column leads and the score is the system's total score. Where a system
+    divides replicas, a REPLICAS column, and a row naming each failed request's failure in its
+    upstream's word. Then the counts,
     and every unsatisfied placement with the reason (adapters.cli.unsatisfied), those the solver never
     saw included. With `greedy`, the placements where optimal chose differently follow, with
     what it gained."""
     from adapters.cli.unsatisfied import Reasons
 
     present = {part.system for part in outcome.parts}
-    layout = system(present.pop()).table if len(present) == 1 else None
+    layouts = {name: system(name).table for name in present}
+    layout = layouts[next(iter(present))] if len(present) == 1 else None
     alone = layout is not None and layout.alone
-    head = ("PLACEMENT", "CLUSTER", "DECISION", layout.score if alone else "SCORE", "SPREAD")
+    columns = _Columns(not alone or layout.score is not None, any(t.replicas for t in layouts.values()))
+    head = ("PLACEMENT", "CLUSTER", "DECISION")
+    if columns.scored:
+        head += (layout.score if alone else "SCORE", "SPREAD")
+    if columns.replicas:
+        head += ("REPLICAS",)
     rows = [head if alone else ("SYSTEM", *head)]
     unsatisfied: list[tuple[SystemOutcome, str]] = []
     for part in outcome.parts:
+        own = layouts[part.system]
         prefix = () if alone else (part.system,)
         held = {r.key: {d.cluster for d in r.existing} for r in part.batch.requests}
         for got in part.result.requests:
+            lead = (*prefix, got.request)
             had = held.get(got.request, set())
             for choice in got.selected:
-                score = choice.score
-                rows.append(
-                    (
-                        *prefix,
-                        got.request,
-                        choice.cluster,
-                        _decision(choice, had),
-                        "-" if score is None else str(score.affinity),
-                        "-" if score is None else str(score.spread),
-                    )
-                )
-            rows += [(*prefix, got.request, cluster, "released", "-", "-") for cluster in got.released]
-            if not got.selected and not got.released:
-                rows.append((*prefix, got.request, "-", "none", "-", "-"))
+                cells = (*lead, choice.cluster, _decision(choice, had))
+                rows.append(columns.row(own, cells, choice.score, choice.replicas))
+            rows += [columns.row(own, (*lead, cluster, "released")) for cluster in got.released]
+            failed = own.failures.get(got.failure) if got.failure is not None else None
+            if failed is not None:
+                rows.append(columns.row(own, (*lead, "-", failed)))
+            elif not got.selected and not got.released:
+                rows.append(columns.row(own, (*lead, "-", "none")))
         keys = part.unsatisfied
         if keys is None:
             keys = tuple(got.request for got in part.result.requests if not got.satisfied)
@@ -87,11 +93,34 @@ def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:
         ]
     text = "\n".join(lines) + "\n"
     if greedy is not None:
-        from adapters.cli.difference import differences, render_differences
+        from adapters.cli.difference import capacity_summary, differences, render_differences
 
-        text += "\n" + render_differences(differences(outcome, greedy))
+        text += "\n" + capacity_summary(outcome, greedy) + render_differences(differences(outcome, greedy))
         text += _created_beside(outcome, greedy)
     return text
+
+
+@dataclass(frozen=True, slots=True)
+class _Columns:
+    """The table's optional columns: the score and spread, the replicas."""
+
+    scored: bool
+    replicas: bool
+
+    def row(
+        self,
+        own: Table,
+        cells: tuple[str, ...],
+        score: ClusterScore | None = None,
+        replicas: int | None = None,
+    ) -> tuple[str, ...]:
+        """The cells, then the optional columns' (a system whose scores mean nothing: `-`)."""
+        if self.scored:
+            shown = score is not None and own.score is not None
+            cells += (str(score.affinity), str(score.spread)) if shown else ("-", "-")
+        if self.replicas:
+            cells += ("-" if replicas is None else str(replicas),)
+        return cells
 
 
 def _decision(choice: Choice, had: set[str]) -> str:

@@ -24,7 +24,7 @@ from adapters.kube.validation import dns_label_errors, label_value_errors, quali
 from model import Capacity, Cluster, NodeClass, Taint
 from model.quantity import Quantity, QuantityError, parse_quantity
 
-__all__ = ["KarmadaCluster", "read_cluster", "units"]
+__all__ = ["KarmadaCluster", "amount_text", "read_cluster", "units"]
 
 _NANO, _MILLI = 10**9, 10**6
 
@@ -63,6 +63,21 @@ def units(resource: str, amount: Quantity) -> int:
     """A quantity in the estimator's units, rounded up: millicores for cpu, whole units else."""
     scale = _MILLI if resource == n.CPU else _NANO
     return -(-amount.nanos // scale)
+
+
+_BINARY = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
+
+
+def amount_text(resource: str, amount: int) -> str:
+    """An amount in the estimator's units as a quantity reads: cpu in cores or millicores,
+    memory and storage with the largest binary suffix that divides it, the rest as numbers."""
+    if resource == n.CPU:
+        return str(amount // 1000) if amount % 1000 == 0 else f"{amount}m"
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        for suffix, scale in _BINARY:
+            if amount and amount % scale == 0:
+                return f"{amount // scale}{suffix}"
+    return str(amount)
 
 
 def quantity(f: Fields, value: Any, path: str) -> Quantity:

@@ -21,7 +21,15 @@ from adapters.kube.selectors import SelectorError, label_selector
 from adapters.kube.validation import label_value_errors, qualified_name_errors
 from model import LabelSelector, Toleration, TolerationOperator
 
-__all__ = ["Affinity", "ClusterFacts", "Placement", "Spread", "placement_changed", "read_placement"]
+__all__ = [
+    "Affinity",
+    "ClusterFacts",
+    "Placement",
+    "Spread",
+    "field_matches",
+    "placement_changed",
+    "read_placement",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,12 +69,12 @@ class Affinity:
         labels = self.labels
         if "labelSelector" in self.form and (self.labels_broken or (labels and not labels.matches(c.labels))):
             return False
-        if not all(_field_matches(key, op, values, c) for key, op, values in self.fields):
+        if not all(field_matches(key, op, values, c) for key, op, values in self.fields):
             return False
         return not self.names or c.name in self.names
 
 
-def _field_matches(key: str, operator: str, values: tuple[str, ...], c: ClusterFacts) -> bool:
+def field_matches(key: str, operator: str, values: tuple[str, ...], c: ClusterFacts) -> bool:
     """A field-selector expression: zones any/none of the listed (an empty zones list matches
     no In); provider and region as a node selector over the non-empty fields, which refuses (so
     matches nothing) an empty value list or a value that is not a label value."""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from adapters.contract import ExplainKind, System
+from adapters.contract import ExplainKind, System, Table
 from adapters.karmada import names as n
+from model import Failure
 
 __all__ = ["SYSTEM"]
 
@@ -21,6 +22,17 @@ SYSTEM = System(
     explainer="adapters.karmada.explain",
     generator="adapters.karmada.generate:generate_karmada",
     demo=("karmada-demo.yaml",),
+    table=Table(
+        score=None,
+        alone=True,
+        replicas=True,
+        failures={
+            Failure.NO_FIT: n.NO_CLUSTER_FIT,
+            Failure.SHORT: n.UNSCHEDULABLE,
+            Failure.SELECTION: n.SCHEDULER_ERROR,
+        },
+        amount="adapters.karmada.clusters:amount_text",
+    ),
     writes="adapters.karmada.writes:writes",
     reach="adapters.karmada.reach:reach",
 )
