@@ -122,7 +122,9 @@ class CapacityProblem:
     priorities: tuple[int, ...] = field(init=False)  # of the units that may go unscheduled, highest first
 
     def __post_init__(self) -> None:
-        self.free = np.asarray(self.free, dtype=np.int64).reshape(len(self.free), -1)
+        free = np.asarray(self.free, dtype=np.int64)
+        # rows of no resources where there is nothing to reshape (no clusters: a hub of bindings alone)
+        self.free = free.reshape(len(free), -1) if free.size else free.reshape(len(free), 0)
         self.priorities = tuple(sorted({u.priority for u in self.units if u.fixed is None}, reverse=True))
 
 
