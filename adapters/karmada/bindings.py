@@ -15,6 +15,7 @@ from typing import Any
 from adapters.karmada import names as n
 from adapters.karmada.clusters import resource_list, units
 from adapters.karmada.placement import Placement, placement_changed, read_placement
+from adapters.karmada.schema import check_unread
 from adapters.kube.fields import INT32, ZERO_TIME, Fields, conditions_fine, parse_time
 from adapters.kube.manifests import Manifest
 from model.quantity import Quantity
@@ -134,6 +135,7 @@ def read_binding(m: Manifest) -> Binding:
     status = f.mapping(m.obj.get("status"), "status")
     if m.version != n.BINDING_VERSION:
         return _v1alpha1(f, m, spec, status, labels, generation, created, deleting)
+    check_unread(f, m.obj)
     resource = _resource(f, spec)
     placement = None if spec.get("placement") is None else read_placement(f, spec["placement"])
     replicas = f.integer(spec.get("replicas", 0), "spec.replicas", minimum=0, maximum=INT32)
