@@ -1,0 +1,94 @@
+"""Karmada objects at the edges of what the API server and the policy webhook take, each a defect
+the bad-input fuzz (tests/test_bad_input_fuzz.py, the Karmada hub) found: refused in one line
+naming the object and field where upstream refuses them, taken where upstream takes them."""
+
+from __future__ import annotations
+
+import pytest
+
+from adapters.kube.fields import INT32, INT64
+from tests.fixtures.karmada import binding, cluster, divided, solve, written
+
+DYNAMIC = divided(dynamic="AvailableReplicas")
+RB = "ResourceBinding/default/rb"
+
+
+def _refusal(tmp_path, objects) -> str:
+    result = solve(tmp_path, objects, "greedy", "-o", "yaml")
+    assert (result.exit_code, result.stdout) == (2, ""), (result.output, result.exception)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("placement", "field"),
+    [
+        ({"replicaScheduling": {"replicaSchedulingType": ""}}, "replicaScheduling.replicaSchedulingType"),
+        (
+            {"replicaScheduling": {"replicaSchedulingType": "Divided", "replicaDivisionPreference": ""}},
+            "replicaScheduling.replicaDivisionPreference",
+        ),
+        (
+            {"replicaScheduling": {**divided(), "weightPreference": {"dynamicWeight": ""}}},
+            "replicaScheduling.weightPreference.dynamicWeight",
+        ),
+        (
+            {"replicaScheduling": DYNAMIC, "spreadConstraints": [{"spreadByField": "", "minGroups": 1}]},
+            "spreadConstraints[0].spreadByField",
+        ),
+    ],
+)
+def test_an_empty_string_is_outside_the_crds_enum(tmp_path, placement, field):
+    # The CRD's enums hold no "": the API server refuses it (only omitting the field is taken).
+    line = _refusal(tmp_path, [cluster("m1"), binding(placement=placement)])
+    assert line.startswith(f"error: {RB}: spec.placement.{field}: "), line
+
+
+@pytest.mark.parametrize("groups", [INT32 + 1, INT64])
+@pytest.mark.parametrize("bound", ["minGroups", "maxGroups"])
+def test_group_counts_past_int32_are_taken_as_upstreams_int(tmp_path, bound, groups):
+    # minGroups and maxGroups are Go ints (the CRD: an integer, no format): any int64 not below
+    # 0 is taken; past every cluster it means what INT32 means.
+    spread = {"spreadByField": "cluster", "minGroups": 1, "maxGroups": 2, bound: groups}
+    if bound == "minGroups":
+        spread["maxGroups"] = 0
+    placement = {"replicaScheduling": DYNAMIC, "spreadConstraints": [spread]}
+    clusters = [cluster(f"m{i}", allocatable={"cpu": "4", "pods": "10"}) for i in (1, 2)]
+    result = solve(tmp_path, [*clusters, binding(placement=placement)], "greedy", "-o", "yaml")
+    assert result.exit_code == 0, result.stderr
+    status = written(result.stdout)[RB]["status"]["conditions"][0]
+    if bound == "minGroups":
+        expected = "the number of feasible clusters is less than spreadConstraint.MinGroups"
+        assert status["reason"] == "SchedulerError"
+        assert status["message"] == f"failed to select clusters: {expected}"
+    else:
+        assert status["reason"] == "Success"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        (("spec", "conflictResolution"), "Replace"),
+        (("spec", "failover", "application", "purgeMode"), "Later"),
+        (("spec", "failover", "application", "decisionConditions", "tolerationSeconds"), -1),
+        (("spec", "failover", "application", "gracePeriodSeconds"), 0),
+        (("spec", "failover", "cluster", "purgeMode"), "Never"),
+        (("spec", "requiredBy"), [{"name": "x", "clusters": [{"name": "m1", "replicas": INT32 + 1}]}]),
+        (("status", "aggregatedStatus"), [{"clusterName": "m1", "health": "Fine"}]),
+        (
+            ("spec", "clusters"),
+            [{"name": "m1", "replicas": 1, "components": [{"name": "c", "replicas": -INT32 - 2}]}],
+        ),
+    ],
+)
+def test_unread_fields_the_crd_or_webhook_refuses(tmp_path, field, value):
+    # Fields the scheduler does not read, refused as the binding CRD (or, for failover, copied from
+    # the policy, the webhook) refuses them: no hub holds such a binding.
+    rb = binding(placement={"replicaScheduling": DYNAMIC})
+    node = rb
+    for key in field[:-1]:
+        node = node.setdefault(key, {})
+    node[field[-1]] = value
+    line = _refusal(tmp_path, [cluster("m1"), rb])
+    assert line.startswith(f"error: {RB}: {'.'.join(field)}"), line
