@@ -1,0 +1,744 @@
+"""Upstream's own scheduler tests (karmada-io/karmada at v1.19, f8fdd02df), each written as a whole
+hub (Clusters and ResourceBindings) and run through `placement-solver solve --mode greedy`.
+
+Asserted as upstream's tests compare: spec.clusters as a set of (name, replicas)
+(test/helper.IsScheduleResultEqual), the Scheduled condition's reason and message, the observed
+affinity name, and what is not written (an error leaves spec.clusters and the applied-placement
+annotation as they were). Where an upstream test drives one function with a mock (a fake
+Algorithm, a hand-made assignState), the hub is built so that the real scheduler reaches the same
+state: a cluster's AvailableReplicas is its free `pods` (the request asks for nothing else), the
+candidates are every cluster the placement admits. Each case names its upstream test and case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from tests.fixtures.karmada import (
+    APPLIED,
+    DUPLICATED,
+    NOW,
+    ago,
+    applied,
+    binding,
+    cluster,
+    divided,
+    solve,
+    written,
+)
+
+SUCCESS = ("Success", "Binding has been scheduled successfully.")
+DYNAMIC = divided(dynamic="AvailableReplicas")  # upstream's dynamicWeightStrategy
+AGGREGATED = divided("Aggregated")  # upstream's aggregatedStrategy
+NOTHING = {"cpu": "0"}  # util.EmptyResource().ResourceList(): requirements that ask for nothing
+
+
+def _members(count: int) -> list[dict[str, Any]]:
+    """helper.NewCluster(ClusterMemberN) for N in 1..count: no resourceSummary."""
+    return [cluster(f"member{i}") for i in range(1, count + 1)]
+
+
+def _with_pods(free: Mapping[str, int]) -> list[dict[str, Any]]:
+    """helper.NewClusterWithResource(name, {pods: n}, {}, {}): AllocatableReplicas n each."""
+    return [cluster(name, allocatable={"pods": str(n)}) for name, n in free.items()]
+
+
+def _run(tmp_path, objects: Sequence[Mapping[str, Any]], key: str = "ResourceBinding/default/rb") -> dict:
+    result = solve(tmp_path, objects, "greedy", "-o", "yaml")
+    assert result.exit_code == 0, result.output
+    return written(result.stdout)[key]
+
+
+def _placed(obj: Mapping[str, Any]) -> dict[str, int | None]:
+    """spec.clusters as a set (a map: name -> replicas, None where the entry has no replicas)."""
+    return {c["name"]: c.get("replicas") for c in obj["spec"].get("clusters") or []}
+
+
+def _condition(obj: Mapping[str, Any]) -> tuple[str, str]:
+    (scheduled,) = [c for c in obj["status"]["conditions"] if c["type"] == "Scheduled"]
+    return scheduled["reason"], scheduled["message"]
+
+
+def _not_enough(available: int) -> str:
+    reason = f"Clusters available replicas {available} are not enough to schedule."
+    return f"failed to assign replicas: failed to scale up: {reason}"
+
+
+# ------------------------------------------ pkg/scheduler/core/generic_scheduler_test.go
+
+
+def _weights(*weights: int) -> dict[str, Any]:
+    return divided(weights=[([f"member{i}"], w) for i, w in enumerate(weights, 1)])
+
+
+# Test_DistributionOfReplicas: static weights through assignReplicas (stateless: the previous
+# result is not read, so "before" and "after" are each a first schedule).
+DISTRIBUTION = [
+    ("replica 3, static weighted 1:1", 2, 3, (1, 1), {"member1": 2, "member2": 1}),
+    ("replica 3, 1:1:1, 3 to 5, before", 3, 3, (1, 1, 1), {"member1": 1, "member2": 1, "member3": 1}),
+    ("replica 3, 1:1:1, 3 to 5, after", 3, 5, (1, 1, 1), {"member1": 2, "member2": 2, "member3": 1}),
+    (
+        "replica 7, 2:1:1:1, 7 to 8, before",
+        4,
+        7,
+        (2, 1, 1, 1),
+        {"member1": 3, "member2": 2, "member3": 1, "member4": 1},
+    ),
+    (
+        "replica 7, 2:1:1:1, 7 to 8, after",
+        4,
+        8,
+        (2, 1, 1, 1),
+        {"member1": 3, "member2": 2, "member3": 2, "member4": 1},
+    ),
+    (
+        "replica 9, 2:1:1:1, 9 to 8, before",
+        4,
+        9,
+        (2, 1, 1, 1),
+        {"member1": 3, "member2": 2, "member3": 2, "member4": 2},
+    ),
+    (
+        "replica 9, 2:1:1:1, 9 to 8, after",
+        4,
+        8,
+        (2, 1, 1, 1),
+        {"member1": 3, "member2": 2, "member3": 2, "member4": 1},
+    ),
+    (
+        "replica 6, 1:1:1:1 to 2:1:1:1, before",
+        4,
+        6,
+        (1, 1, 1, 1),
+        {"member1": 2, "member2": 2, "member3": 1, "member4": 1},
+    ),
+    (
+        "replica 6, 1:1:1:1 to 2:1:1:1, after",
+        4,
+        6,
+        (2, 1, 1, 1),
+        {"member1": 3, "member2": 1, "member3": 1, "member4": 1},
+    ),
+    ("replica 5, add a cluster, before", 3, 5, (1, 1, 1), {"member1": 2, "member2": 2, "member3": 1}),
+    (
+        "replica 5, add a cluster, after",
+        4,
+        5,
+        (1, 1, 1, 1),
+        {"member1": 2, "member2": 1, "member3": 1, "member4": 1},
+    ),
+    (
+        "replica 6, remove a cluster, before",
+        4,
+        6,
+        (1, 1, 1, 1),
+        {"member1": 2, "member2": 2, "member3": 1, "member4": 1},
+    ),
+    ("replica 6, remove a cluster, after", 3, 6, (1, 1, 1), {"member1": 2, "member2": 2, "member3": 2}),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "clusters", "replicas", "weights", "want"), DISTRIBUTION, ids=[d[0] for d in DISTRIBUTION]
+)
+def test_distribution_of_replicas(tmp_path, case, clusters, replicas, weights, want):
+    rb = binding(placement={"replicaScheduling": _weights(*weights)}, replicas=replicas)
+    got = _run(tmp_path, [*_members(clusters), rb])
+    assert (_placed(got), _condition(got)) == (want, SUCCESS)
+
+
+# ------------------------------------------------- pkg/scheduler/core/assignment_test.go
+
+# Test_dynamicScale (assignByDynamicStrategy, Steady mode): (case, free pods, strategy, replicas,
+# spec.clusters, expected or None for an error).
+DYNAMIC_SCALE = [
+    (
+        "replica 12 -> 6, dynamic weighted 1:1:1",
+        {"member1": 1, "member2": 1, "member3": 1},
+        DYNAMIC,
+        6,
+        {"member1": 2, "member2": 4, "member3": 6},
+        {"member1": 1, "member2": 2, "member3": 3},
+    ),
+    (
+        "replica 12 -> 24, dynamic weighted 10:10:10",
+        {"member1": 10, "member2": 10, "member3": 10},
+        DYNAMIC,
+        24,
+        {"member1": 2, "member2": 4, "member3": 6},
+        {"member1": 6, "member2": 8, "member3": 10},
+    ),
+    (
+        "replica 12 -> 24, dynamic weighted 1:1:1",
+        {"member1": 1, "member2": 1, "member3": 1},
+        DYNAMIC,
+        24,
+        {"member1": 2, "member2": 4, "member3": 6},
+        None,
+    ),
+    (
+        "replica 12 -> 6, aggregated 1:1:1",
+        {"member1": 1, "member2": 1, "member3": 1},
+        AGGREGATED,
+        6,
+        {"member1": 4, "member2": 8},
+        {"member2": 6},
+    ),
+    (
+        "replica 12 -> 8, aggregated 100:100",
+        {"member1": 100, "member2": 100},
+        AGGREGATED,
+        8,
+        {"member1": 4, "member2": 8},
+        {"member2": 8},
+    ),
+    (
+        "replica 12 -> 24, aggregated 4:6:8",
+        {"member1": 4, "member2": 6, "member3": 8},
+        AGGREGATED,
+        24,
+        {"member1": 4, "member2": 8},
+        {"member1": 7, "member2": 12, "member3": 5},
+    ),
+    (
+        "replica 12 -> 24, aggregated 6:6:20",
+        {"member1": 6, "member2": 6, "member3": 20},
+        AGGREGATED,
+        24,
+        {"member1": 4, "member2": 8},
+        {"member1": 10, "member2": 14},
+    ),
+    (
+        "replica 12 -> 24, aggregated 1:1:1",
+        {"member1": 1, "member2": 1, "member3": 1},
+        AGGREGATED,
+        24,
+        {"member1": 4, "member2": 8},
+        None,
+    ),
+    (
+        "replica 12 -> 24, aggregated 4:8:12, cluster2 gone, cluster4 new",
+        {"member1": 4, "member3": 8, "member4": 12},
+        AGGREGATED,
+        24,
+        {"member1": 4, "member2": 8},
+        {"member1": 7, "member3": 7, "member4": 10},
+    ),
+]
+# Test_dynamicScaleUp (first schedules, and one whose old cluster is gone)
+DYNAMIC_SCALE_UP = [
+    (
+        "replica 12, dynamic weight 6:8:10",
+        {"member1": 6, "member2": 8, "member3": 10},
+        DYNAMIC,
+        12,
+        {},
+        {"member1": 3, "member2": 4, "member3": 5},
+    ),
+    (
+        "replica 12, dynamic weight 8:8:10",
+        {"member1": 8, "member2": 8, "member3": 10},
+        DYNAMIC,
+        12,
+        {},
+        {"member1": 4, "member2": 4, "member3": 4},
+    ),
+    ("replica 12, dynamic weight 3:3:3", {"member1": 3, "member2": 3, "member3": 3}, DYNAMIC, 12, {}, None),
+    (
+        "replica 12, aggregated 6:8:10",
+        {"member1": 6, "member2": 8, "member3": 10},
+        AGGREGATED,
+        12,
+        {},
+        {"member2": 5, "member3": 7},
+    ),
+    (
+        "replica 12, aggregated 12:8:10",
+        {"member1": 12, "member2": 8, "member3": 10},
+        AGGREGATED,
+        12,
+        {},
+        {"member1": 12},
+    ),
+    ("replica 12, aggregated 3:3:3", {"member1": 3, "member2": 3, "member3": 3}, AGGREGATED, 12, {}, None),
+    (
+        "replica 12, dynamic weight 3:3, cluster3 gone, cluster2 new",
+        {"member1": 3, "member2": 3},
+        DYNAMIC,
+        12,
+        {"member1": 6, "member3": 6},
+        {"member1": 9, "member2": 3},
+    ),
+]
+# Test_dynamicDivideReplicas (dynamicDivideReplicas on the available list a first schedule builds)
+DYNAMIC_DIVIDE = [
+    (
+        "replica 12, dynamic weight 18:12:6",
+        {"member1": 18, "member2": 12, "member3": 6},
+        DYNAMIC,
+        12,
+        {},
+        {"member1": 6, "member2": 4, "member3": 2},
+    ),
+    (
+        "replica 12, dynamic weight 20:12:6",
+        {"member1": 20, "member2": 12, "member3": 6},
+        DYNAMIC,
+        12,
+        {},
+        {"member1": 6, "member2": 4, "member3": 2},
+    ),
+    (
+        "replica 12, dynamic weight 6:12:6",
+        {"member1": 6, "member2": 12, "member3": 6},
+        DYNAMIC,
+        12,
+        {},
+        {"member1": 3, "member2": 6, "member3": 3},
+    ),
+    (
+        "replica 12, aggregated 12:6:6",
+        {"member1": 6, "member2": 12, "member3": 6},
+        AGGREGATED,
+        12,
+        {},
+        {"member2": 12},
+    ),
+    (
+        "replica 12, aggregated 6:6:6",
+        {"member1": 6, "member2": 6, "member3": 6},
+        AGGREGATED,
+        12,
+        {},
+        {"member1": 6, "member2": 6},
+    ),
+]
+SCALING = DYNAMIC_SCALE + DYNAMIC_SCALE_UP + DYNAMIC_DIVIDE
+
+
+@pytest.mark.parametrize(
+    ("case", "free", "strategy", "replicas", "current", "want"), SCALING, ids=[s[0] for s in SCALING]
+)
+def test_dynamic_scale(tmp_path, case, free, strategy, replicas, current, want):
+    rb = binding(
+        placement={"replicaScheduling": strategy},
+        replicas=replicas,
+        requests=NOTHING,
+        clusters=list(current.items()) if current else None,
+    )
+    got = _run(tmp_path, [*_with_pods(free), rb])
+    if want is None:  # the error: Unschedulable, spec.clusters untouched
+        assert _condition(got) == ("Unschedulable", _not_enough(sum(free.values())))
+        assert _placed(got) == current
+        assert APPLIED not in got["metadata"].get("annotations", {})
+        return
+    assert (_placed(got), _condition(got)) == (want, SUCCESS)
+
+
+def test_assign_by_dynamic_strategy_unschedulable_error_preserved(tmp_path):
+    # Test_assignByDynamicStrategy_UnschedulableErrorPreserved: 3 available, 10 asked: the error
+    # stays an UnschedulableError through its wrapping, so the condition says Unschedulable.
+    rb = binding(placement={"replicaScheduling": DYNAMIC}, replicas=10, requests=NOTHING)
+    got = _run(tmp_path, [*_with_pods({"member1": 3}), rb])
+    assert _condition(got) == ("Unschedulable", _not_enough(3))
+    assert "clusters" not in got["spec"]
+
+
+@pytest.mark.parametrize(
+    ("case", "replicas", "want"),
+    [
+        ("test with multiple cluster", 2, {"member1": 2, "member2": 2}),
+        ("replicas is null", None, {"member1": None, "member2": None}),
+    ],
+)
+def test_assign_by_duplicated_strategy(tmp_path, case, replicas, want):
+    # Test_assignByDuplicatedStrategy. "replicas is null": upstream's {member: 0} entries are
+    # written without replicas (omitempty); through the whole scheduler that binding is no
+    # workload, placed on every cluster the same way.
+    rb = binding(placement={"replicaScheduling": DUPLICATED}, replicas=replicas)
+    got = _run(tmp_path, [*_members(2), rb])
+    assert (_placed(got), _condition(got)) == (want, SUCCESS)
+
+
+# ------------------------------------------------------- pkg/scheduler/scheduler_test.go
+
+TERMS = [
+    {"affinityName": "affinity1", "clusterNames": ["cluster1"]},
+    {"affinityName": "affinity2", "clusterNames": ["cluster2"]},
+]
+TERMS_ANNOTATION = (
+    '{"clusterAffinities":[{"affinityName":"affinity1","clusterNames":["cluster1"]},'
+    '{"affinityName":"affinity2","clusterNames":["cluster2"]}]}'
+)
+
+
+def _two_clusters(*names: str) -> list[dict[str, Any]]:
+    return [cluster(n, allocatable={"pods": "10"}) for n in names]
+
+
+def test_schedule_binding_with_cluster_affinity_successful_scheduling(tmp_path):
+    # TestScheduleResourceBindingWithClusterAffinity "successful scheduling": one patch, the
+    # annotation and spec.clusters {cluster1: 1}.
+    rb = binding(placement={"clusterAffinity": {"clusterNames": ["cluster1"]}}, replicas=1)
+    got = _run(tmp_path, [*_two_clusters("cluster1", "cluster2"), rb])
+    assert got["metadata"]["annotations"][APPLIED] == '{"clusterAffinity":{"clusterNames":["cluster1"]}}'
+    assert (_placed(got), _condition(got)) == ({"cluster1": 1}, SUCCESS)
+
+
+def test_schedule_binding_with_cluster_affinity_scheduling_error(tmp_path):
+    # TestScheduleResourceBindingWithClusterAffinity "scheduling error": an error that is no
+    # FitError patches nothing (no annotation, no spec.clusters); here a spread constraint the
+    # one feasible cluster cannot meet.
+    placement = {
+        "clusterAffinity": {"clusterNames": ["cluster1"]},
+        "spreadConstraints": [{"spreadByField": "cluster", "minGroups": 2, "maxGroups": 2}],
+        "replicaScheduling": DYNAMIC,
+    }
+    rb = binding(placement=placement, replicas=1)
+    got = _run(tmp_path, [*_two_clusters("cluster1", "cluster2"), rb])
+    message = (
+        "failed to select clusters: the number of feasible clusters is less than spreadConstraint.MinGroups"
+    )
+    assert _condition(got) == ("SchedulerError", message)
+    assert "clusters" not in got["spec"] and APPLIED not in got["metadata"].get("annotations", {})
+    assert "lastScheduledTime" not in got["status"]
+
+
+def _affinities(tmp_path, clusters, status=None, reschedule_at=None, replicas=1):
+    rb = binding(
+        placement={"clusterAffinities": TERMS}, replicas=replicas, status=status, reschedule_at=reschedule_at
+    )
+    return _run(tmp_path, [*clusters, rb])
+
+
+def test_cluster_affinities_successful_scheduling_with_first_affinity(tmp_path):
+    # TestScheduleResourceBindingWithClusterAffinities "successful scheduling with first affinity"
+    got = _affinities(tmp_path, _two_clusters("cluster1", "cluster2"))
+    assert got["metadata"]["annotations"][APPLIED] == TERMS_ANNOTATION
+    assert (_placed(got), _condition(got)) == ({"cluster1": 1}, SUCCESS)
+    assert got["status"]["schedulerObservingAffinityName"] == "affinity1"
+
+
+def test_cluster_affinities_explicit_rescheduling_restarts_from_first_affinity(tmp_path):
+    # "explicit rescheduling restarts from first affinity": rescheduleTriggeredAt after
+    # lastScheduledTime, observed affinity2: scheduled with affinity1 only.
+    status = {"lastScheduledTime": ago(60), "schedulerObservingAffinityName": "affinity2"}
+    got = _affinities(tmp_path, _two_clusters("cluster1", "cluster2"), status, reschedule_at=ago(30))
+    assert (_placed(got), _condition(got)) == ({"cluster1": 1}, SUCCESS)
+    assert got["status"]["schedulerObservingAffinityName"] == "affinity1"
+    assert got["status"]["lastScheduledTime"] == NOW
+
+
+def test_cluster_affinities_without_explicit_rescheduling_resumes_from_observed_affinity(tmp_path):
+    # "without explicit rescheduling resumes from observed affinity": affinity1 would fit, the
+    # scheduler starts at affinity2 and stays there (its name unchanged: no status patch).
+    status = {"schedulerObservingAffinityName": "affinity2"}
+    got = _affinities(tmp_path, _two_clusters("cluster1", "cluster2"), status)
+    assert got["metadata"]["annotations"][APPLIED] == TERMS_ANNOTATION
+    assert (_placed(got), _condition(got)) == ({"cluster2": 1}, SUCCESS)
+    assert got["status"]["schedulerObservingAffinityName"] == "affinity2"
+
+
+def test_cluster_affinities_successful_scheduling_with_second_affinity(tmp_path):
+    # "successful scheduling with second affinity": the first term fails (its cluster is not
+    # there: a FitError), the second places the binding and is recorded.
+    got = _affinities(tmp_path, _two_clusters("cluster2"))
+    assert (_placed(got), _condition(got)) == ({"cluster2": 1}, SUCCESS)
+    assert got["status"]["schedulerObservingAffinityName"] == "affinity2"
+
+
+def test_cluster_affinities_all_affinities_fail(tmp_path):
+    # "all affinities fail": errors that are no FitError (here too little room in either term)
+    # patch nothing; the condition holds the FIRST term's error, unwrapped.
+    rb = binding(
+        placement={"clusterAffinities": TERMS, "replicaScheduling": DYNAMIC},
+        replicas=12,
+        requests=NOTHING,
+        clusters=[("cluster1", 1)],
+        status={"schedulerObservingAffinityName": "affinity1"},
+    )
+    clusters = [
+        cluster("cluster1", allocatable={"pods": "3"}),
+        cluster("cluster2", allocatable={"pods": "5"}),
+    ]
+    got = _run(tmp_path, [*clusters, rb])
+    # scale up from 1 on cluster1 (0 left there: 3 free, 11 more asked)
+    assert _condition(got) == ("Unschedulable", _not_enough(3))
+    assert _placed(got) == {"cluster1": 1}
+    assert APPLIED not in got["metadata"].get("annotations", {})
+    assert got["status"]["schedulerObservingAffinityName"] == "affinity1"
+
+
+def test_cluster_affinities_all_fit_errors_clear_the_clusters(tmp_path):
+    # scheduleResourceBindingWithClusterAffinities: every term failing with a FitError first
+    # patches spec.clusters empty (and the annotation) and reports NoClusterFit; the observed
+    # name stays.
+    rb = binding(
+        placement={"clusterAffinities": TERMS},
+        replicas=1,
+        clusters=[("cluster1", 1)],
+        status={"schedulerObservingAffinityName": "affinity1"},
+    )
+    got = _run(tmp_path, [cluster("other"), rb])
+    reason = "1 cluster(s) did not match the placement cluster affinity constraint"
+    assert _condition(got) == ("NoClusterFit", f"0/1 clusters are available: {reason}.")
+    assert _placed(got) == {}
+    assert got["metadata"]["annotations"][APPLIED] == TERMS_ANNOTATION
+    assert got["status"]["schedulerObservingAffinityName"] == "affinity1"
+
+
+@pytest.mark.parametrize("kind", ["ResourceBinding", "ClusterResourceBinding"])
+def test_do_schedule(tmp_path, kind):
+    # TestDoSchedule "ResourceBinding scheduling" / "ClusterResourceBinding scheduling": a binding
+    # with clusterNames [cluster1] and no annotation is scheduled onto cluster1 alone.
+    scoped = kind == "ClusterResourceBinding"
+    name = "test-cluster-binding" if scoped else "test-binding"
+    rb = binding(
+        name,
+        placement={"clusterAffinity": {"clusterNames": ["cluster1"]}},
+        replicas=None,
+        kind="ConfigMap",
+        api_version="v1",
+        cluster_scoped=scoped,
+    )
+    configmaps = {"groupVersion": "v1", "resources": [{"name": "configmaps", "kind": "ConfigMap"}]}
+    clusters = [cluster(n, apis=[configmaps]) for n in ("cluster1", "cluster2")]
+    got = _run(tmp_path, [*clusters, rb], f"{kind}/{name}" if scoped else f"{kind}/default/{name}")
+    assert list(_placed(got)) == ["cluster1"]
+    assert _condition(got) == SUCCESS
+
+
+DO_SCHEDULE_BINDING = [
+    # "binding with changed placement": the annotation names cluster1 only, the placement both
+    (
+        "binding with changed placement",
+        {"clusterAffinity": {"clusterNames": ["cluster1", "cluster2"]}},
+        {"annotations": {APPLIED: '{"clusterAffinity":{"clusterNames":["cluster1"]}}'}},
+        {"cluster1": 1, "cluster2": 1},
+    ),
+    # "binding with replicas changed": Divided, 2 replicas, nothing placed yet
+    (
+        "binding with replicas changed",
+        {"replicaScheduling": {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted"}},
+        {"replicas": 2, "status": {"schedulerObservedGeneration": 1}},
+        {"cluster1": 1, "cluster2": 1},
+    ),
+    # "binding with reschedule triggered": an empty placement (and no workload: every cluster)
+    ("binding with reschedule triggered", {}, {"reschedule_at": ago(1), "replicas": None}, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "placement", "extra", "want"), DO_SCHEDULE_BINDING, ids=[d[0] for d in DO_SCHEDULE_BINDING]
+)
+def test_do_schedule_binding(tmp_path, case, placement, extra, want):
+    # TestDoScheduleBinding: each binding is scheduled (its spec.clusters written anew). Upstream's
+    # mock Algorithm returns fixed clusters; here the real scheduler's answer on two clusters.
+    options = {"replicas": 1, **extra}
+    rb = binding(placement=placement, **options)
+    got = _run(tmp_path, [*_two_clusters("cluster1", "cluster2"), rb])
+    if want is None:
+        want = {"cluster1": None, "cluster2": None}
+    assert (_placed(got), _condition(got)) == (want, SUCCESS)
+    assert got["status"]["lastScheduledTime"] == NOW
+
+
+# --------------------------------------------------------- pkg/scheduler/helper_test.go
+
+M1 = {"clusterNames": ["m1"]}
+FOO = {"key": "foo", "operator": "Equal", "value": "foo", "effect": "NoSchedule"}
+ONE_CLUSTER = [{"spreadByField": "cluster", "minGroups": 1, "maxGroups": 1}]
+STATIC = divided(weights=[(["m1"], 1)])  # stands in for Duplicated below (see the test)
+
+
+def _full(affinity=M1, toleration=FOO, spread=ONE_CLUSTER, scheduling=STATIC) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if affinity is not None:
+        out["clusterAffinity"] = affinity
+    out["clusterTolerations"] = [toleration]
+    out["spreadConstraints"] = spread
+    out["replicaScheduling"] = scheduling
+    return out
+
+
+def _terms(*terms: tuple[str, list[str]]) -> list[dict[str, Any]]:
+    return [{"affinityName": name, "clusterNames": names} for name, names in terms]
+
+
+WITH_TERMS = {"replicaScheduling": STATIC}
+# (case, placement, applied placement (None: no annotation), observed name, changed)
+PLACEMENT_CHANGED = [
+    ("nil appliedPlacement", {"clusterAffinity": M1, "replicaScheduling": STATIC}, None, "", True),
+    ("same placement and appliedPlacement", _full(), _full(), "", False),
+    (
+        "different ClusterAffinity field",
+        _full(affinity=None),
+        _full(affinity={"clusterNames": ["m2"]}),
+        "",
+        True,
+    ),
+    (
+        "different ClusterTolerations field",
+        _full(),
+        _full(toleration={**FOO, "operator": "Exists"}),
+        "",
+        True,
+    ),
+    (
+        "different SpreadConstraints field",
+        _full(),
+        _full(spread=[{**ONE_CLUSTER[0], "maxGroups": 2}]),
+        "",
+        True,
+    ),
+    ("different ReplicaScheduling field", _full(), _full(scheduling=DYNAMIC), "", True),
+    (
+        "different ClusterAffinities field with empty schedulerObservingAffinityName",
+        {"clusterAffinities": _terms(("group1", ["m1"])), **WITH_TERMS},
+        WITH_TERMS,
+        "",
+        True,
+    ),
+    (
+        "update the target ClusterAffinityTerm",
+        {"clusterAffinities": _terms(("group1", ["m1", "m2"])), **WITH_TERMS},
+        {"clusterAffinities": _terms(("group1", ["m1"])), **WITH_TERMS},
+        "group1",
+        True,
+    ),
+    (
+        "delete the target ClusterAffinityTerm",
+        {"clusterAffinities": _terms(("group2", ["m2"])), **WITH_TERMS},
+        {"clusterAffinities": _terms(("group1", ["m1"]), ("group2", ["m2"])), **WITH_TERMS},
+        "group1",
+        True,
+    ),
+    (
+        "delete the whole ClusterAffinities",
+        WITH_TERMS,
+        {"clusterAffinities": _terms(("group1", ["m1"])), **WITH_TERMS},
+        "group1",
+        True,
+    ),
+    (
+        "add a new ClusterAffinityTerm and don't update the target ClusterAffinityTerm",
+        {"clusterAffinities": _terms(("group1", ["m1"]), ("group2", ["m1", "m2"])), **WITH_TERMS},
+        {"clusterAffinities": _terms(("group1", ["m1"])), **WITH_TERMS},
+        "group1",
+        False,
+    ),
+    (
+        "update a ClusterAffinityTerm and don't update the target ClusterAffinityTerm",
+        {"clusterAffinities": _terms(("group1", ["m1"]), ("group2", ["m1", "m2"])), **WITH_TERMS},
+        {"clusterAffinities": _terms(("group1", ["m1"]), ("group2", ["m2"])), **WITH_TERMS},
+        "group1",
+        False,
+    ),
+    (
+        "delete a ClusterAffinityTerm and don't update the target ClusterAffinityTerm",
+        {"clusterAffinities": _terms(("group1", ["m1"])), **WITH_TERMS},
+        {"clusterAffinities": _terms(("group1", ["m1"]), ("group2", ["m2"])), **WITH_TERMS},
+        "group1",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "placement", "old", "observed", "changed"),
+    PLACEMENT_CHANGED,
+    ids=[p[0] for p in PLACEMENT_CHANGED],
+)
+def test_need_considered_placement_changed(tmp_path, case, placement, old, observed, changed):
+    # Test_needConsideredPlacementChanged, through doScheduleBinding: a settled binding (its
+    # replicas placed, not fresh, a Divided workload, no target being deleted) is scheduled again
+    # exactly when placementChanged says so. Upstream's cases use Duplicated, which doScheduleBinding
+    # always schedules; a static weight stands in for it on both sides, so the comparison is the
+    # same one. The annotation is json.Marshal of the applied placement, as upstream's test makes it.
+    status = {
+        "schedulerObservedGeneration": 1,
+        "lastScheduledTime": ago(60),
+        "conditions": [
+            {
+                "type": "Scheduled",
+                "status": "True",
+                "reason": SUCCESS[0],
+                "message": SUCCESS[1],
+                "lastTransitionTime": ago(60),
+            }
+        ],
+    }
+    if observed:
+        status["schedulerObservingAffinityName"] = observed
+    rb = binding(placement=placement, replicas=1, clusters=[("m1", 1)], status=status)
+    if old is not None:
+        rb = applied({**rb, "spec": {**rb["spec"], "placement": old}})
+        rb["spec"]["placement"] = placement
+    before = rb["metadata"].get("annotations", {}).get(APPLIED)
+    got = _run(tmp_path, [cluster("m1"), cluster("m2"), rb])
+    after = got["metadata"]["annotations"][APPLIED]
+    if changed:  # scheduled: the placement applied now
+        assert (after, got["status"]["lastScheduledTime"]) == (
+            applied(rb)["metadata"]["annotations"][APPLIED],
+            NOW,
+        )
+    else:  # left alone: the generation only (already observed)
+        assert (after, got["status"]["lastScheduledTime"]) == (before, ago(60))
+
+
+@pytest.mark.parametrize(
+    ("case", "observed", "want"),
+    [
+        ("empty observedName", "", "group1"),
+        ("observedName can not find in affinities", "group0", "group1"),
+        ("observedName can find in affinities", "group3", "group3"),
+    ],
+)
+def test_get_affinity_index(tmp_path, case, observed, want):
+    # Test_getAffinityIndex: the term the scheduler starts at (every term fits here, so it is the
+    # one recorded).
+    terms = _terms(("group1", ["m1"]), ("group2", ["m2"]), ("group3", ["m3"]))
+    status = {"schedulerObservingAffinityName": observed} if observed else None
+    rb = binding(placement={"clusterAffinities": terms}, replicas=1, status=status)
+    got = _run(tmp_path, [cluster("m1"), cluster("m2"), cluster("m3"), rb])
+    assert got["status"]["schedulerObservingAffinityName"] == want
+    assert list(_placed(got)) == [f"m{want[-1]}"]
+
+
+def test_get_condition_by_error(tmp_path):
+    # Test_getConditionByError, each error class the scheduling attempt itself can return, in one
+    # hub: "no error" (Success), "no cluster fit" (a FitError, spec.clusters cleared), "failed to
+    # schedule" (any other error: SchedulerError), "wrapped unschedulable error" (Unschedulable).
+    # The aggregated cases need a failed patch, which a run does not have.
+    clusters = [cluster("m1", allocatable={"pods": "2"})]
+    fits = binding("fits", placement={"replicaScheduling": DYNAMIC}, replicas=2, requests=NOTHING)
+    nowhere = binding(
+        "nowhere", placement={"clusterAffinity": {"clusterNames": ["m9"]}}, clusters=[("m1", 3)]
+    )
+    spread = {
+        "replicaScheduling": DYNAMIC,
+        "spreadConstraints": [{"spreadByField": "cluster", "minGroups": 2}],
+    }
+    selecting = binding("selecting", placement=spread, replicas=1, requests=NOTHING)
+    short = binding("short", placement={"replicaScheduling": DYNAMIC}, replicas=5, requests=NOTHING)
+    result = solve(tmp_path, [*clusters, fits, nowhere, selecting, short], "greedy", "-o", "yaml")
+    got = written(result.stdout)
+    rb = "ResourceBinding/default/"
+    fit_error = (
+        "0/1 clusters are available: 1 cluster(s) did not match the placement cluster affinity constraint."
+    )
+    less = (
+        "failed to select clusters: the number of feasible clusters is less than spreadConstraint.MinGroups"
+    )
+    assert {name: _condition(got[rb + name]) for name in ("fits", "nowhere", "selecting", "short")} == {
+        "fits": SUCCESS,
+        "nowhere": ("NoClusterFit", fit_error),
+        "selecting": ("SchedulerError", less),
+        "short": ("Unschedulable", _not_enough(2)),
+    }
+    assert _placed(got[rb + "nowhere"]) == {}
+    assert APPLIED in got[rb + "nowhere"]["metadata"]["annotations"]
+    assert all(APPLIED not in got[rb + n]["metadata"].get("annotations", {}) for n in ("selecting", "short"))
