@@ -742,3 +742,102 @@ def test_get_condition_by_error(tmp_path):
     assert _placed(got[rb + "nowhere"]) == {}
     assert APPLIED in got[rb + "nowhere"]["metadata"]["annotations"]
     assert all(APPLIED not in got[rb + n]["metadata"].get("annotations", {}) for n in ("selecting", "short"))
+
+
+# ----------------------- pkg/scheduler/core/spreadconstraint/select_clusters_by_region_test.go
+
+
+def _regions(layout: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
+    """Clusters with the test's topology (provider P1, zone Z1), room for 40 each."""
+    return [
+        cluster(name, provider="P1", region=region, zones=["Z1"], allocatable={"pods": "40"})
+        for region, names in layout.items()
+        for name in names
+    ]
+
+
+def _by_region(region: tuple[int, int], clusters: tuple[int, int]) -> dict[str, Any]:
+    spread = [
+        {"spreadByField": "region", "minGroups": region[0], "maxGroups": region[1]},
+        {"spreadByField": "cluster", "minGroups": clusters[0], "maxGroups": clusters[1]},
+    ]
+    return {"spreadConstraints": spread, "replicaScheduling": DYNAMIC}
+
+
+def test_select_best_clusters_by_region_from_the_region_with_the_higher_score(tmp_path):
+    # Test_selectBestClustersByRegion "select cluster from the region with the higher score": R1
+    # scores higher (upstream gives region scores; here ClusterLocality does it: the binding holds
+    # member1, so R1's clusters average 50 and R2's 0, both with room for the target).
+    layout = {"R1": ["member1", "member2"], "R2": ["member3", "member4", "member5"]}
+    rb = binding(
+        placement=_by_region((1, 1), (2, 2)), replicas=4, requests=NOTHING, clusters=[("member1", 1)]
+    )
+    got = _run(tmp_path, [*_regions(layout), rb])
+    assert set(_placed(got)) == {"member1", "member2"}
+    assert _condition(got) == SUCCESS
+
+
+def test_select_best_clusters_by_region_from_the_region_with_enough_clusters(tmp_path):
+    # "select cluster from the region with enough clusters": 3 clusters wanted, only R2 has them.
+    layout = {"R1": ["member1", "member2"], "R2": ["member3", "member4", "member5"]}
+    rb = binding(
+        placement=_by_region((1, 1), (3, 3)), replicas=3, requests=NOTHING, clusters=[("member1", 1)]
+    )
+    got = _run(tmp_path, [*_regions(layout), rb])
+    assert (_placed(got), _condition(got)) == ({"member3": 1, "member4": 1, "member5": 1}, SUCCESS)
+
+
+def test_select_best_clusters_by_region_with_enough_clusters_and_higher_score(tmp_path):
+    # "select cluster from the region with enough clusters and higher score": two regions of at
+    # least 4 clusters together; R1+R2 weigh most (upstream's region scores 90, 70, 80, 50 for
+    # R1..R4; here the held clusters give averages 100, 33, 50, 25 in the same order); the best
+    # cluster of each, then the rest in order up to 4.
+    layout = {
+        "R1": ["member1"],
+        "R2": ["member2", "member3", "member4"],
+        "R3": ["member5", "member6"],
+        "R4": ["member7", "member8", "member9", "member10"],
+    }
+    held = [("member1", 1), ("member2", 1), ("member5", 1), ("member7", 1)]
+    rb = binding(placement=_by_region((2, 2), (4, 5)), replicas=8, requests=NOTHING, clusters=held)
+    got = _run(tmp_path, [*_regions(layout), rb])
+    # Steady scale-up from the 2 kept (member5 and member7 are no candidates any more): 6 more
+    # over four equal clusters, 2:2:1:1 by name.
+    assert (_placed(got), _condition(got)) == (
+        {"member1": 3, "member2": 3, "member3": 1, "member4": 1},
+        SUCCESS,
+    )
+
+
+@pytest.mark.parametrize(
+    ("case", "layout", "region", "clusters", "error"),
+    [
+        (
+            "no enough region",
+            {"R1": ["member1", "member2"], "R2": ["member3", "member4", "member5"]},
+            (3, 3),
+            (3, 3),
+            "the number of feasible region is less than spreadConstraint.MinGroups",
+        ),
+        (
+            "no enough clusters",
+            {"R1": ["member1", "member2"], "R2": ["member3", "member4", "member5"]},
+            (1, 1),
+            (4, 4),
+            "the number of clusters is less than the cluster spreadConstraint.MinGroups",
+        ),
+        (
+            "no more regions to replace",
+            {"R1": ["member1", "member2"]},
+            (1, 1),
+            (3, 4),
+            "the number of clusters is less than the cluster spreadConstraint.MinGroups",
+        ),
+    ],
+)
+def test_select_best_clusters_by_region_errors(tmp_path, case, layout, region, clusters, error):
+    # Test_selectBestClustersByRegion's error cases: SchedulerError, nothing patched.
+    rb = binding(placement=_by_region(region, clusters), replicas=2, requests=NOTHING)
+    got = _run(tmp_path, [*_regions(layout), rb])
+    assert _condition(got) == ("SchedulerError", f"failed to select clusters: {error}")
+    assert "clusters" not in got["spec"] and APPLIED not in got["metadata"].get("annotations", {})
