@@ -12,6 +12,7 @@ candidates are every cluster the placement admits. Each case names its upstream 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -841,3 +842,77 @@ def test_select_best_clusters_by_region_errors(tmp_path, case, layout, region, c
     got = _run(tmp_path, [*_regions(layout), rb])
     assert _condition(got) == ("SchedulerError", f"failed to select clusters: {error}")
     assert "clusters" not in got["spec"] and APPLIED not in got["metadata"].get("annotations", {})
+
+
+# ------------------------------------------------ test/e2e/suites/base/scheduling_test.go
+
+E2E_CLUSTERS = ("member1", "member2", "member3")  # the e2e suite's members, labelled location=CHN
+
+
+def _e2e_clusters() -> list[dict[str, Any]]:
+    return [cluster(n, {"location": "CHN"}, allocatable={"pods": "110"}) for n in E2E_CLUSTERS]
+
+
+def _rescaled(tmp_path, placement: Mapping[str, Any], first: int, then: int) -> tuple[dict, dict]:
+    """A Deployment's binding scheduled with `first` replicas, the result applied, then scaled to
+    `then` (the detector bumps the generation) and scheduled again: both results."""
+    rb = binding(
+        placement={"clusterAffinity": {"clusterNames": list(E2E_CLUSTERS)}, **placement}, replicas=first
+    )
+    before = _run(tmp_path, [*_e2e_clusters(), rb])
+    scaled = json.loads(json.dumps(before))
+    scaled["spec"]["replicas"] = then
+    scaled["metadata"]["generation"] = rb["metadata"]["generation"] + 1  # -o yaml leaves it out
+    return before, _run(tmp_path, [*_e2e_clusters(), scaled])
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_e2e_deployment_propagation_with_label_and_group_constraints(tmp_path, groups):
+    # "Deployment propagation with label and group constraints testing": location=CHN and a
+    # cluster spread of exactly `groups`: that many target clusters, Scheduled true.
+    placement = {
+        "clusterAffinity": {"labelSelector": {"matchLabels": {"location": "CHN"}}},
+        "spreadConstraints": [{"spreadByField": "cluster", "maxGroups": groups, "minGroups": groups}],
+    }
+    rb = binding(placement=placement, replicas=3)
+    got = _run(tmp_path, [*_e2e_clusters(), cluster("elsewhere", allocatable={"pods": "110"}), rb])
+    assert len(_placed(got)) == groups and set(_placed(got)) <= set(E2E_CLUSTERS)
+    assert set(_placed(got).values()) == {3} and _condition(got) == SUCCESS
+
+
+@pytest.mark.parametrize(
+    ("case", "placement", "first", "then", "want_first", "want_then"),
+    [
+        (
+            "replicas duplicated testing (when rescheduling)",
+            {"replicaScheduling": DUPLICATED},
+            3,
+            2,
+            (3, 3, 3),
+            (2, 2, 2),
+        ),
+        (
+            "replicas divided and weighted testing, WeightPreference nil",
+            {"replicaScheduling": divided()},
+            6,
+            9,
+            (2, 2, 2),
+            (3, 3, 3),
+        ),
+        (
+            "replicas divided and weighted testing, WeightPreference isn't nil",
+            {"replicaScheduling": _weights(1, 2, 3)},
+            6,
+            12,
+            (1, 2, 3),
+            (2, 4, 6),
+        ),
+    ],
+)
+def test_e2e_replica_scheduling_strategy(tmp_path, case, placement, first, then, want_first, want_then):
+    # [ReplicaScheduling] ReplicaSchedulingStrategy testing, each case and its "when
+    # rescheduling" twin (the replicas changed after the first result is applied).
+    before, after = _rescaled(tmp_path, placement, first, then)
+    assert _placed(before) == dict(zip(E2E_CLUSTERS, want_first, strict=True))
+    assert _placed(after) == dict(zip(E2E_CLUSTERS, want_then, strict=True))
+    assert _condition(after) == SUCCESS and after["status"]["schedulerObservedGeneration"] == 2
