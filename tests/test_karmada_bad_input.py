@@ -92,3 +92,71 @@ def test_unread_fields_the_crd_or_webhook_refuses(tmp_path, field, value):
     node[field[-1]] = value
     line = _refusal(tmp_path, [cluster("m1"), rb])
     assert line.startswith(f"error: {RB}: {'.'.join(field)}"), line
+
+
+@pytest.mark.parametrize(
+    "summary",
+    [
+        {"allocatable": {"cpu": str(INT64), "pods": "10"}},
+        {"allocatable": {"cpu": "8Ei", "pods": "10"}},
+        {"allocatable": {"cpu": "64", "pods": "10"}, "allocated": {"cpu": str(-INT64 - 1)}},
+        {"allocatable": {"cpu": "64", "pods": "9223372036854775807k"}},
+    ],
+)
+def test_a_resource_summary_past_int64_in_the_estimators_units_is_taken(tmp_path, summary):
+    # Quantities the API server takes whose free room, in millicores (or whole units), passes
+    # int64: as much room as the estimator can count, not a crash.
+    c = cluster("m1", allocatable={"cpu": "1"})
+    c["status"]["resourceSummary"] = summary
+    rb = binding(placement={"replicaScheduling": DYNAMIC}, replicas=3, requests={"cpu": "1"})
+    for mode in ("greedy", "optimal"):
+        result = solve(tmp_path, [c, rb], mode, "-o", "yaml")
+        assert result.exit_code == 0, result.output
+        got = written(result.stdout)[RB]
+        assert got["spec"]["clusters"] == [{"name": "m1", "replicas": 3}]
+
+
+def test_requests_and_models_past_int64_in_the_estimators_units_are_taken(tmp_path):
+    # A request of about 2**63 cores (past int64 in millicores), against a resource model whose
+    # top grade starts there: taken; one replica fits each node of that grade.
+    models = [
+        {"grade": 0, "ranges": [{"name": "cpu", "min": "0", "max": str(INT64 - 1)}]},
+        {"grade": 1, "ranges": [{"name": "cpu", "min": str(INT64 - 1), "max": str(INT64)}]},
+    ]
+    modelings = [{"grade": 0, "count": 1}, {"grade": 1, "count": 3}]
+    c = cluster("m1", allocatable={"cpu": str(INT64), "pods": "110"}, models=models, modelings=modelings)
+    rb = binding(placement={"replicaScheduling": DYNAMIC}, replicas=3, requests={"cpu": str(INT64 - 1)})
+    for mode in ("greedy", "optimal"):
+        result = solve(tmp_path, [c, rb], mode, "-o", "yaml")
+        assert result.exit_code == 0, result.output
+        assert written(result.stdout)[RB]["spec"]["clusters"] == [{"name": "m1", "replicas": 3}]
+
+
+def test_a_grade_is_a_go_uint(tmp_path):
+    # resourceModels[].grade and allocatableModelings[].grade are Go uints: any up to 2**64-1.
+    top = 2**64 - 1
+    models = [
+        {"grade": 0, "ranges": [{"name": "cpu", "min": "0", "max": "2"}]},
+        {"grade": top, "ranges": [{"name": "cpu", "min": "2", "max": str(INT64)}]},
+    ]
+    c = cluster(
+        "m1", allocatable={"cpu": "64", "pods": "110"}, models=models, modelings=[{"grade": top, "count": 2}]
+    )
+    rb = binding(placement={"replicaScheduling": DYNAMIC}, replicas=4, requests={"cpu": "1"})
+    result = solve(tmp_path, [c, rb], "greedy", "-o", "yaml")
+    assert result.exit_code == 0, result.output
+    assert written(result.stdout)[RB]["spec"]["clusters"] == [{"name": "m1", "replicas": 4}]
+    c["spec"]["resourceModels"][1]["grade"] = top + 1
+    assert _refusal(tmp_path, [c, rb]).startswith("error: Cluster/m1: spec.resourceModels[1].grade: ")
+
+
+def test_a_component_sets_demand_past_int64_is_taken(tmp_path):
+    # A multi-component workload's set demand (each component's replicas times its request,
+    # summed) may pass int64 in the estimator's units: taken; no cluster has room for it.
+    rb = binding(placement={"replicaScheduling": DYNAMIC}, replicas=1)
+    request = {"replicaRequirements": {"resourceRequest": {"memory": "1Ei"}}}
+    rb["spec"]["components"] = [{"name": n, "replicas": INT32, **request} for n in ("a", "b")]
+    c = cluster("m1", allocatable={"memory": "4Ei", "pods": "110"})
+    for mode in ("greedy", "optimal"):
+        result = solve(tmp_path, [c, rb], mode, "-o", "yaml")
+        assert result.exit_code == 0, result.output

@@ -16,7 +16,7 @@ from adapters.karmada import names as n
 from adapters.karmada.clusters import resource_list, units
 from adapters.karmada.placement import Placement, placement_changed, read_placement
 from adapters.karmada.schema import check_unread
-from adapters.kube.fields import INT32, ZERO_TIME, Fields, conditions_fine, parse_time
+from adapters.kube.fields import INT32, INT64, ZERO_TIME, Fields, conditions_fine, parse_time
 from adapters.kube.manifests import Manifest
 from model.quantity import Quantity
 
@@ -82,7 +82,7 @@ class Binding:
             out: dict[str, int] = {n.PODS: sum(r for r, _ in self.components)}
             for count, requests in self.components:
                 for resource, amount in _counted(requests).items():
-                    out[resource] = out.get(resource, 0) + count * amount
+                    out[resource] = min(INT64, out.get(resource, 0) + count * amount)
             return out
         return {**_counted(self.requests or {}), n.PODS: 1}
 

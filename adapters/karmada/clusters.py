@@ -27,6 +27,7 @@ from model.quantity import Quantity, QuantityError, parse_quantity
 __all__ = ["KarmadaCluster", "read_cluster", "units"]
 
 _NANO, _MILLI = 10**9, 10**6
+UINT64 = 2**64 - 1  # a grade is a Go uint (pkg/apis/cluster/v1alpha1/types.go)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +61,11 @@ class KarmadaCluster:
 
 
 def units(resource: str, amount: Quantity) -> int:
-    """A quantity in the estimator's units, rounded up: millicores for cpu, whole units else."""
+    """A quantity in the estimator's units, rounded up: millicores for cpu, whole units else; at
+    most int64's largest (a quantity the API server takes may pass it in these units, exa-cores
+    in millicores, where upstream's int64 arithmetic means nothing)."""
     scale = _MILLI if resource == n.CPU else _NANO
-    return -(-amount.nanos // scale)
+    return min(INT64, -(-amount.nanos // scale))
 
 
 def quantity(f: Fields, value: Any, path: str) -> Quantity:
@@ -148,7 +151,7 @@ def _resource_models(f: Fields, raw: Any) -> dict[int, dict[str, Quantity]]:
     vector by grade."""
     models = []
     for path, item in f.objects(raw, "spec.resourceModels"):
-        grade = f.integer(item.get("grade"), f"{path}.grade", minimum=0, maximum=INT64)
+        grade = f.integer(item.get("grade"), f"{path}.grade", minimum=0, maximum=UINT64)
         ranges = []
         for where, r in f.objects(item.get("ranges"), f"{path}.ranges"):
             name = f.string(r.get("name"), f"{where}.name")
@@ -216,7 +219,7 @@ def _capacity(f: Fields, raw: Any, grades: Mapping[int, Mapping[str, Quantity]])
     for path, item in f.objects(
         summary.get("allocatableModelings"), "status.resourceSummary.allocatableModelings"
     ):
-        grade = f.integer(item.get("grade"), f"{path}.grade", minimum=0, maximum=INT64)
+        grade = f.integer(item.get("grade"), f"{path}.grade", minimum=0, maximum=UINT64)
         count = f.integer(item.get("count"), f"{path}.count")
         counts[grade] = counts.get(grade, 0) + count
     nodes = _nodes(grades, counts)
