@@ -115,15 +115,21 @@ CONTAINERS = ([], {}, None, ["a"], {"a": "b"}, [{}], [None], {"a": 1})
 ANY_VALUE = (*INTEGER_EDGES, *FLOATS, True, False, *STRINGS, *CONTAINERS)
 
 
+# Quantities the API server takes that pass int64 in millicores or whole units.
+HUGE_QUANTITIES = (str(INT64), str(-INT64 - 1), "8Ei", f"{INT64}k")
+
+
 def neighbours(value: Any) -> tuple[Any, ...]:
     """Values next to a field's own: a number one off, as a float and a string; a word in
-    another case, one letter longer, or cut short."""
+    another case, one letter longer, or cut short; a number written as a string (a quantity,
+    say) also past int64."""
     if isinstance(value, bool):
         return (not value, str(value).lower())
     if isinstance(value, int):
         return (value + 1, value - 1, -value, float(value), str(value))
     if isinstance(value, str) and value:
-        return (value.lower(), value.upper(), value.swapcase(), value + "x", value[:-1], f" {value}")
+        near = (value.lower(), value.upper(), value.swapcase(), value + "x", value[:-1], f" {value}")
+        return (*near, *HUGE_QUANTITIES) if value[0].isdigit() else near
     return ()
 
 
