@@ -648,6 +648,16 @@ PLACEMENT_CHANGED = [
 ]
 
 
+TWO = {"clusterAffinity": {"clusterNames": ["m1", "m2"]}, "replicaScheduling": STATIC}
+# scheduler_test.go TestPlacementChanged (the same function, its own cases; cluster1 and cluster2
+# spelt m1 and m2, the hub's clusters)
+PLACEMENT_CHANGED += [
+    ("placement changed", TWO, {**TWO, "clusterAffinity": {"clusterNames": ["m1"]}}, "", True),
+    ("placement not changed", TWO, TWO, "", False),
+    ("invalid applied placement string", TWO, "invalid json", "", False),
+]
+
+
 @pytest.mark.parametrize(
     ("case", "placement", "old", "observed", "changed"),
     PLACEMENT_CHANGED,
@@ -658,7 +668,8 @@ def test_need_considered_placement_changed(tmp_path, case, placement, old, obser
     # replicas placed, not fresh, a Divided workload, no target being deleted) is scheduled again
     # exactly when placementChanged says so. Upstream's cases use Duplicated, which doScheduleBinding
     # always schedules; a static weight stands in for it on both sides, so the comparison is the
-    # same one. The annotation is json.Marshal of the applied placement, as upstream's test makes it.
+    # same one. The annotation is json.Marshal of the applied placement, as upstream's test makes it
+    # (or, for TestPlacementChanged's "invalid applied placement string", that string).
     status = {
         "schedulerObservedGeneration": 1,
         "lastScheduledTime": ago(60),
@@ -675,7 +686,9 @@ def test_need_considered_placement_changed(tmp_path, case, placement, old, obser
     if observed:
         status["schedulerObservingAffinityName"] = observed
     rb = binding(placement=placement, replicas=1, clusters=[("m1", 1)], status=status)
-    if old is not None:
+    if isinstance(old, str):  # an annotation as written
+        rb["metadata"]["annotations"] = {APPLIED: old}
+    elif old is not None:
         rb = applied({**rb, "spec": {**rb["spec"], "placement": old}})
         rb["spec"]["placement"] = placement
     before = rb["metadata"].get("annotations", {}).get(APPLIED)
