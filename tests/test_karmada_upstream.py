@@ -17,7 +17,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
+import yaml
 
+from tests.fixtures.common import solve_cli
 from tests.fixtures.karmada import (
     APPLIED,
     DUPLICATED,
@@ -30,6 +32,7 @@ from tests.fixtures.karmada import (
     solve,
     written,
 )
+from tests.fixtures.pipeline import applied as hub_applied
 
 SUCCESS = ("Success", "Binding has been scheduled successfully.")
 DYNAMIC = divided(dynamic="AvailableReplicas")  # upstream's dynamicWeightStrategy
@@ -929,3 +932,59 @@ def test_e2e_replica_scheduling_strategy(tmp_path, case, placement, first, then,
     assert _placed(before) == dict(zip(E2E_CLUSTERS, want_first, strict=True))
     assert _placed(after) == dict(zip(E2E_CLUSTERS, want_then, strict=True))
     assert _condition(after) == SUCCESS and after["status"]["schedulerObservedGeneration"] == 2
+
+
+# ----------------------------------------- test/e2e/suites/base/clusteraffinities_test.go
+
+
+def _step(tmp_path, objects: list[dict[str, Any]], now: str) -> list[dict[str, Any]]:
+    """One run at `now`, its -o yaml applied to the hub: the hub after."""
+    result = solve_cli(tmp_path, objects, "--now", now, "--mode", "greedy", "-o", "yaml")
+    assert result.exit_code == 0, result.output
+    return hub_applied(objects, [o for o in yaml.safe_load_all(result.stdout) if o])
+
+
+def _labelled(objects: list[dict[str, Any]], name: str, labels: Mapping[str, str]) -> list[dict[str, Any]]:
+    out = json.loads(json.dumps(objects))
+    for obj in out:
+        if obj["kind"] == "Cluster" and obj["metadata"]["name"] == name:
+            obj["metadata"].setdefault("labels", {}).update(labels)
+    return out
+
+
+def _the_binding(objects: list[dict[str, Any]]) -> dict[str, Any]:
+    return next(o for o in objects if o["kind"] == "ResourceBinding")
+
+
+def test_e2e_cluster_affinities_reschedule_from_the_first_cluster_affinity(tmp_path):
+    # [ClusterAffinities] "schedule with multi clusterAffinity": "propagate deployment and then
+    # update the cluster label" and "reschedule from the first cluster affinity". A Duplicated
+    # Deployment (3 replicas) with group1 (member1's label) and group2 (member2's): on member1
+    # under group1; member1 relabelled not-ok, it moves to member2 under group2; member1 ok again,
+    # a new attempt stays on member2 (never back on its own); a WorkloadRebalancer (its
+    # rescheduleTriggeredAt) brings it back to member1 under group1.
+    one, two = "member1-key", "member2-key"
+    terms = [
+        {"affinityName": "group1", "labelSelector": {"matchLabels": {one: "ok"}}},
+        {"affinityName": "group2", "labelSelector": {"matchLabels": {two: "ok"}}},
+    ]
+    clusters = [cluster("member1", {one: "ok"}), cluster("member2", {two: "ok"}), cluster("member3")]
+    hub = _step(tmp_path, [*clusters, binding(placement={"clusterAffinities": terms})], ago(40))
+    rb = _the_binding(hub)
+    assert (_placed(rb), rb["status"]["schedulerObservingAffinityName"]) == ({"member1": 3}, "group1")
+
+    hub = _step(tmp_path, _labelled(hub, "member1", {one: "not-ok"}), ago(30))
+    rb = _the_binding(hub)
+    assert (_placed(rb), rb["status"]["schedulerObservingAffinityName"]) == ({"member2": 3}, "group2")
+    assert rb["status"]["lastScheduledTime"] == ago(30)
+
+    hub = _step(tmp_path, _labelled(hub, "member1", {one: "ok"}), ago(20))
+    rb = _the_binding(hub)
+    assert (_placed(rb), rb["status"]["schedulerObservingAffinityName"]) == ({"member2": 3}, "group2")
+    assert rb["status"]["lastScheduledTime"] == ago(20)  # scheduled again, in group2
+
+    _the_binding(hub)["spec"]["rescheduleTriggeredAt"] = ago(15)  # the rebalancer's creation time
+    hub = _step(tmp_path, hub, ago(10))
+    rb = _the_binding(hub)
+    assert (_placed(rb), rb["status"]["schedulerObservingAffinityName"]) == ({"member1": 3}, "group1")
+    assert _condition(rb) == SUCCESS
