@@ -988,3 +988,27 @@ def test_e2e_cluster_affinities_reschedule_from_the_first_cluster_affinity(tmp_p
     rb = _the_binding(hub)
     assert (_placed(rb), rb["status"]["schedulerObservingAffinityName"]) == ({"member1": 3}, "group1")
     assert _condition(rb) == SUCCESS
+
+
+# ------------------------------------------- test/e2e/suites/base/spread_by_region_test.go
+
+
+def test_e2e_multiple_region_deployment(tmp_path):
+    # "multiple region deployment testing": Duplicated, cluster 1..1 and region 2..2 over two
+    # clusters with regions "2" and "1" (the third has none): one cluster per region, so both
+    # (the region path returns more clusters than the cluster constraint's maxGroups); then the
+    # policy (so the binding's placement) changes to region 1..1: one cluster.
+    def spread(regions: int) -> list[dict[str, Any]]:
+        return [
+            {"spreadByField": "cluster", "maxGroups": 1, "minGroups": 1},
+            {"spreadByField": "region", "maxGroups": regions, "minGroups": regions},
+        ]
+
+    clusters = [cluster("member1", region="2"), cluster("member2", region="1"), cluster("member3")]
+    rb = binding(placement={"replicaScheduling": DUPLICATED, "spreadConstraints": spread(2)})
+    hub = _step(tmp_path, [*clusters, rb], ago(20))
+    assert _placed(_the_binding(hub)) == {"member1": 3, "member2": 3}
+    _the_binding(hub)["spec"]["placement"]["spreadConstraints"] = spread(1)
+    _the_binding(hub)["metadata"]["generation"] = 2
+    hub = _step(tmp_path, hub, ago(10))
+    assert len(_placed(_the_binding(hub))) == 1 and _condition(_the_binding(hub)) == SUCCESS
