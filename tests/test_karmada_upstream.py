@@ -1012,3 +1012,58 @@ def test_e2e_multiple_region_deployment(tmp_path):
     _the_binding(hub)["metadata"]["generation"] = 2
     hub = _step(tmp_path, hub, ago(10))
     assert len(_placed(_the_binding(hub))) == 1 and _condition(_the_binding(hub)) == SUCCESS
+
+
+# ------------------------------------------- test/e2e/suites/base/tainttoleration_test.go
+
+
+def test_e2e_deployment_with_cluster_tolerations(tmp_path):
+    # "deployment with cluster tolerations testing": every member tainted
+    # cluster-toleration.karmada.io=<its name>:NoSchedule, the policy tolerating member1's value:
+    # scheduled on member1 alone.
+    key = "cluster-toleration.karmada.io"
+    clusters = [cluster(n, taints=[{"key": key, "value": n, "effect": "NoSchedule"}]) for n in E2E_CLUSTERS]
+    placement = {
+        "clusterAffinity": {"clusterNames": list(E2E_CLUSTERS)},
+        "clusterTolerations": [{"key": key, "operator": "Equal", "value": "member1", "effect": "NoSchedule"}],
+    }
+    got = _run(tmp_path, [*clusters, binding(placement=placement)])
+    assert (_placed(got), _condition(got)) == ({"member1": 3}, SUCCESS)
+
+
+# ---------------------------------------------- test/e2e/suites/base/rescheduling_test.go
+
+
+def test_e2e_divided_deployment_reschedules_when_a_cluster_unjoins(tmp_path):
+    # "For Divided ReplicaSchedulingType, resource should reschedule when unJoin cluster": 10
+    # replicas, Divided and Weighted without a preference (equal static weights); a newly joined
+    # cluster gets some; once it unjoins (its Cluster being deleted), they go to the others.
+    clusters = [cluster(n) for n in (*E2E_CLUSTERS, "member-e2e")]
+    rb = binding(placement={"replicaScheduling": divided()}, replicas=10)
+    hub = _step(tmp_path, [*clusters, rb], ago(20))
+    assert _placed(_the_binding(hub)) == {"member-e2e": 3, "member1": 3, "member2": 2, "member3": 2}
+    for obj in hub:
+        if obj["metadata"]["name"] == "member-e2e":
+            obj["metadata"]["deletionTimestamp"] = ago(15)
+    hub = _step(tmp_path, hub, ago(10))
+    assert _placed(_the_binding(hub)) == {"member1": 4, "member2": 3, "member3": 3}
+    assert _condition(_the_binding(hub)) == SUCCESS
+
+
+def test_e2e_change_labels_to_testing_deployment_reschedule(tmp_path):
+    # "change labels to testing deployment reschedule(PropagationPolicy)": Duplicated, the
+    # cluster with label ok; relabelled not_ok the deployment leaves it (NoClusterFit clears
+    # spec.clusters); ok again, it comes back.
+    key = "cluster-e2e"
+    placement = {"clusterAffinity": {"labelSelector": {"matchLabels": {key: "ok"}}}}
+    clusters = [cluster("member1", {key: "ok"}), cluster("member2"), cluster("member3")]
+    hub = _step(tmp_path, [*clusters, binding(placement=placement)], ago(30))
+    assert _placed(_the_binding(hub)) == {"member1": 3}
+    hub = _step(tmp_path, _labelled(hub, "member1", {key: "not_ok"}), ago(20))
+    assert _placed(_the_binding(hub)) == {}
+    fit_error = (
+        "0/3 clusters are available: 3 cluster(s) did not match the placement cluster affinity constraint."
+    )
+    assert _condition(_the_binding(hub)) == ("NoClusterFit", fit_error)
+    hub = _step(tmp_path, _labelled(hub, "member1", {key: "ok"}), ago(10))
+    assert (_placed(_the_binding(hub)), _condition(_the_binding(hub))) == ({"member1": 3}, SUCCESS)
