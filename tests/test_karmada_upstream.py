@@ -1067,3 +1067,48 @@ def test_e2e_change_labels_to_testing_deployment_reschedule(tmp_path):
     assert _condition(_the_binding(hub)) == ("NoClusterFit", fit_error)
     hub = _step(tmp_path, _labelled(hub, "member1", {key: "ok"}), ago(10))
     assert (_placed(_the_binding(hub)), _condition(_the_binding(hub))) == ({"member1": 3}, SUCCESS)
+
+
+@pytest.mark.parametrize(
+    ("case", "present", "observed", "want", "term"),
+    [
+        (
+            "successful scheduling with first affinity",
+            ("cluster1", "cluster2"),
+            None,
+            "cluster1",
+            "affinity1",
+        ),
+        (
+            "without explicit rescheduling resumes from observed affinity",
+            ("cluster1", "cluster2"),
+            "affinity2",
+            "cluster2",
+            "affinity2",
+        ),
+        ("successful scheduling with second affinity", ("cluster2",), None, "cluster2", "affinity2"),
+    ],
+)
+def test_schedule_cluster_resource_binding_with_cluster_affinities(
+    tmp_path, case, present, observed, want, term
+):
+    # TestScheduleClusterResourceBindingWithClusterAffinities: the ClusterResourceBinding twin
+    # of the ResourceBinding cases above (a ClusterRole: no workload, no replicas field).
+    status = {"schedulerObservingAffinityName": observed} if observed else None
+    crb = binding(
+        "crb",
+        placement={"clusterAffinities": TERMS},
+        replicas=None,
+        kind="ClusterRole",
+        api_version="rbac.authorization.k8s.io/v1",
+        status=status,
+        cluster_scoped=True,
+    )
+    rbac = {
+        "groupVersion": "rbac.authorization.k8s.io/v1",
+        "resources": [{"name": "clusterroles", "kind": "ClusterRole"}],
+    }
+    got = _run(tmp_path, [*(cluster(n, apis=[rbac]) for n in present), crb], "ClusterResourceBinding/crb")
+    assert (_placed(got), _condition(got)) == ({want: None}, SUCCESS)
+    assert got["status"]["schedulerObservingAffinityName"] == term
+    assert got["metadata"]["annotations"][APPLIED] == TERMS_ANNOTATION
