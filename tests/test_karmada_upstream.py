@@ -1112,3 +1112,33 @@ def test_schedule_cluster_resource_binding_with_cluster_affinities(
     assert (_placed(got), _condition(got)) == ({want: None}, SUCCESS)
     assert got["status"]["schedulerObservingAffinityName"] == term
     assert got["metadata"]["annotations"][APPLIED] == TERMS_ANNOTATION
+
+
+@pytest.mark.parametrize(
+    ("case", "first", "then"),
+    [
+        (
+            "schedule change from clusterAffinity to clusterAffinities",
+            {"clusterAffinity": {"clusterNames": ["member1"]}},
+            {"clusterAffinities": [{"affinityName": "group1", "clusterNames": ["member2"]}]},
+        ),
+        (
+            "schedule change from clusterAffinities to clusterAffinity",
+            {"clusterAffinities": [{"affinityName": "group1", "clusterNames": ["member1"]}]},
+            {"clusterAffinity": {"clusterNames": ["member2"]}},
+        ),
+    ],
+)
+def test_e2e_schedule_change_between_cluster_affinity_and_affinities(tmp_path, case, first, then):
+    # [ClusterAffinities] "propagate deployment and then update the cluster label" in the two
+    # contexts where the policy changes its affinity's form: on member1, then on member2. The
+    # ClusterAffinity path leaves an observed term's name as it was (only the ClusterAffinities
+    # path patches it).
+    hub = _step(tmp_path, [*_e2e_clusters(), binding(placement=first)], ago(20))
+    assert _placed(_the_binding(hub)) == {"member1": 3}
+    _the_binding(hub)["spec"]["placement"] = then
+    _the_binding(hub)["metadata"]["generation"] = 2
+    hub = _step(tmp_path, hub, ago(10))
+    rb = _the_binding(hub)
+    assert (_placed(rb), _condition(rb)) == ({"member2": 3}, SUCCESS)
+    assert rb["status"].get("schedulerObservingAffinityName") == "group1"
