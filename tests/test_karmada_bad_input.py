@@ -160,3 +160,62 @@ def test_a_component_sets_demand_past_int64_is_taken(tmp_path):
     for mode in ("greedy", "optimal"):
         result = solve(tmp_path, [c, rb], mode, "-o", "yaml")
         assert result.exit_code == 0, result.output
+
+
+NULLABLE = [
+    ("binding", ("metadata", "generation")),
+    ("binding", ("spec", "replicas")),
+    ("binding", ("spec", "schedulePriority", "priority")),
+    ("binding", ("status", "schedulerObservedGeneration")),
+    ("binding", ("spec", "clusters", 0, "replicas")),
+    ("cluster", ("spec", "resourceModels", 0, "grade")),
+    ("cluster", ("status", "resourceSummary", "allocatableModelings", 0, "grade")),
+    ("cluster", ("status", "resourceSummary", "allocatableModelings", 0, "count")),
+]
+
+
+@pytest.mark.parametrize(
+    ("which", "path"), NULLABLE, ids=lambda v: ".".join(map(str, v)) if isinstance(v, tuple) else v
+)
+def test_a_null_integer_is_the_absent_one(tmp_path, which, path):
+    # The API server prunes a null field of a binding (a custom resource), and decodes a Cluster's
+    # into Go's zero value: either way the object is taken, as if the field were absent (0).
+    models = [
+        {"grade": 0, "ranges": [{"name": "cpu", "min": "0", "max": "2"}]},
+        {"grade": 1, "ranges": [{"name": "cpu", "min": "2", "max": str(INT64)}]},
+    ]
+    modelings = [{"grade": 0, "count": 4}]
+    status = {"schedulerObservedGeneration": 1}
+    outputs = []
+    for value in (None, "absent"):
+        c = cluster("m1", allocatable={"cpu": "64", "pods": "110"}, models=models, modelings=modelings)
+        rb = binding(
+            placement={"replicaScheduling": DYNAMIC},
+            requests={"cpu": "1"},
+            clusters=[("m1", 1)],
+            status=status,
+        )
+        rb["spec"]["schedulePriority"] = {"priority": 0}
+        node = rb if which == "binding" else c
+        for key in path[:-1]:
+            node = node[key]
+        if value == "absent":
+            del node[path[-1]]
+        else:
+            node[path[-1]] = None
+        result = solve(tmp_path, [c, rb], "greedy", "-o", "yaml")
+        assert result.exit_code == 0, result.output
+        got = written(result.stdout)[RB]
+        outputs.append(
+            _pruned((got["spec"].get("clusters"), got["status"], got["metadata"].get("annotations")))
+        )
+    assert outputs[0] == outputs[1]
+
+
+def _pruned(value):
+    """`value` without null fields (the output echoes the input's)."""
+    if isinstance(value, dict):
+        return {k: _pruned(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_pruned(v) for v in value]
+    return value

@@ -151,7 +151,7 @@ def _resource_models(f: Fields, raw: Any) -> dict[int, dict[str, Quantity]]:
     vector by grade."""
     models = []
     for path, item in f.objects(raw, "spec.resourceModels"):
-        grade = f.integer(item.get("grade"), f"{path}.grade", minimum=0, maximum=UINT64)
+        grade = _grade(f, item.get("grade"), f"{path}.grade")
         ranges = []
         for where, r in f.objects(item.get("ranges"), f"{path}.ranges"):
             name = f.string(r.get("name"), f"{where}.name")
@@ -163,6 +163,11 @@ def _resource_models(f: Fields, raw: Any) -> dict[int, dict[str, Quantity]]:
         if problem := _model_problem(models, i):
             raise f.fail(problem, "spec.resourceModels")
     return {grade: {name: low for name, low, _ in ranges} for grade, ranges in models}
+
+
+def _grade(f: Fields, value: Any, path: str) -> int:
+    """A grade: a Go uint the aggregated API server decodes as is (no schema: absent or null, 0)."""
+    return 0 if value is None else f.integer(value, path, minimum=0, maximum=UINT64)
 
 
 def _model_problem(models: list[tuple[int, list[tuple[str, Quantity, Quantity]]]], i: int) -> str:
@@ -219,8 +224,9 @@ def _capacity(f: Fields, raw: Any, grades: Mapping[int, Mapping[str, Quantity]])
     for path, item in f.objects(
         summary.get("allocatableModelings"), "status.resourceSummary.allocatableModelings"
     ):
-        grade = f.integer(item.get("grade"), f"{path}.grade", minimum=0, maximum=UINT64)
-        count = f.integer(item.get("count"), f"{path}.count")
+        grade = _grade(f, item.get("grade"), f"{path}.grade")
+        # a Go int the aggregated API server decodes as is: absent or null, 0
+        count = 0 if item.get("count") is None else f.integer(item["count"], f"{path}.count")
         counts[grade] = counts.get(grade, 0) + count
     nodes = _nodes(grades, counts)
     # The model estimate stands in for the summary's resources; the pods left still bound it.
