@@ -1142,3 +1142,54 @@ def test_e2e_schedule_change_between_cluster_affinity_and_affinities(tmp_path, c
     rb = _the_binding(hub)
     assert (_placed(rb), _condition(rb)) == ({"member2": 3}, SUCCESS)
     assert rb["status"].get("schedulerObservingAffinityName") == "group1"
+
+
+# ------------------------------- pkg/scheduler/core/spreadconstraint/group_clusters_test.go
+
+
+@pytest.mark.parametrize(
+    ("case", "scores1", "available1", "scores2", "available2", "winner"),
+    [
+        (
+            "id 1: clusters1 meets the replicas on more clusters",
+            (100, 100, 0, 0, 0),
+            (30,) * 5,
+            (100,) * 5,
+            (30, 30, 30, 10, 10),
+            "a1",
+        ),
+        (
+            "id 2: as many clusters meet them, clusters2 scores higher",
+            (100, 100, 0, 0, 0),
+            (30, 30, 30, 10, 10),
+            (100,) * 5,
+            (30, 30, 30, 10, 10),
+            "b1",
+        ),
+    ],
+)
+def test_calc_group_score_for_duplicated(tmp_path, case, scores1, available1, scores2, available2, winner):
+    # Test_CalcGroupScore's Duplicated cases (20 replicas), as two regions that one region
+    # constraint chooses between: the group scoring higher gives the one cluster selected. A
+    # score of 100 is ClusterLocality's (the binding holds the cluster, with 1 replica), and a
+    # cluster's available replicas are its free pods plus what the binding holds there. (Ids 3, 4
+    # and 6 score groups under minGroups 2, where both groups are selected; id 5 is static
+    # weights, which ignore spread constraints: none of them decides a selection alone.)
+    clusters, held = [], []
+    for region, prefix, scores, available in (
+        ("R1", "a", scores1, available1),
+        ("R2", "b", scores2, available2),
+    ):
+        for i, (score, room) in enumerate(zip(scores, available, strict=True), 1):
+            name = f"{prefix}{i}"
+            holds = 1 if score == 100 else 0
+            clusters.append(cluster(name, region=region, allocatable={"pods": str(room - holds)}))
+            held += [(name, 1)] * holds
+    spread = [
+        {"spreadByField": "region", "minGroups": 1, "maxGroups": 1},
+        {"spreadByField": "cluster", "minGroups": 1, "maxGroups": 1},
+    ]
+    placement = {"replicaScheduling": DUPLICATED, "spreadConstraints": spread}
+    rb = binding(placement=placement, replicas=20, requests=NOTHING, clusters=held)
+    got = _run(tmp_path, [*clusters, rb])
+    assert (_placed(got), _condition(got)) == ({winner: 20}, SUCCESS)
