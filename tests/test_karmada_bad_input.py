@@ -219,3 +219,39 @@ def _pruned(value):
     if isinstance(value, (list, tuple)):
         return [_pruned(v) for v in value]
     return value
+
+
+@pytest.mark.parametrize(
+    "status",
+    [
+        {"conditions": [{"type": "Ready", "status": "Maybe"}]},
+        {"conditions": [{"type": "not a type!", "status": "True", "reason": "", "message": "x"}] * 2},
+        {"conditions": [None]},
+        {"apiEnablements": [None, {"groupVersion": "apps/v1", "resources": [None, {"kind": "Deployment"}]}]},
+    ],
+)
+def test_a_cluster_status_is_only_decoded(tmp_path, status):
+    # The aggregated API server never validates a Cluster's status (its status strategy's
+    # ValidateUpdate returns nothing): conditions of any strings, a type twice, and null items
+    # (the zero value, as encoding/json decodes them) are taken.
+    c = cluster("m1", allocatable={"cpu": "4", "pods": "10"})
+    c["status"].update(status)
+    rb = binding(placement={"replicaScheduling": DYNAMIC}, replicas=2, requests={"cpu": "1"})
+    result = solve(tmp_path, [c, rb], "greedy", "-o", "yaml")
+    assert result.exit_code == 0, result.output
+    assert written(result.stdout)[RB]["spec"]["clusters"] == [{"name": "m1", "replicas": 2}]
+
+
+def test_a_null_modeling_is_grade_0_with_no_nodes(tmp_path):
+    # A null allocatableModelings item decodes as {grade: 0, count: 0}: the summary then counts
+    # by the models, whose graded nodes number 0, so the cluster holds no replica (upstream's
+    # model estimate).
+    models = [
+        {"grade": 0, "ranges": [{"name": "cpu", "min": "0", "max": "2"}]},
+        {"grade": 1, "ranges": [{"name": "cpu", "min": "2", "max": str(INT64)}]},
+    ]
+    c = cluster("m1", allocatable={"cpu": "64", "pods": "110"}, models=models, modelings=[])
+    c["status"]["resourceSummary"]["allocatableModelings"] = [None]
+    rb = binding(placement={"replicaScheduling": DYNAMIC}, replicas=2, requests={"cpu": "1"})
+    got = written(solve(tmp_path, [c, rb], "greedy", "-o", "yaml").stdout)[RB]
+    assert got["status"]["conditions"][0]["reason"] == "Unschedulable"

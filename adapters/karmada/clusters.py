@@ -7,18 +7,21 @@ the affinity terms it matches (added by load); free capacity in the general esti
 
 Refused as the aggregated API server refuses them (pkg/apis/cluster/validation): a name over 48
 characters or not a DNS label, a sync mode other than Push or Pull, a provider, region or zone
-that is not a label value, zone beside zones, invalid taints, resource models out of order.
+that is not a label value, zone beside zones, invalid taints, resource models out of order. Its
+status is never validated (pkg/registry/cluster/strategy.go): only decoded into the Go types, so a
+value of the wrong type is refused, a null item of a list is the item's zero value, and a
+condition holds any strings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from adapters.karmada import names as n
 from adapters.karmada.placement import ClusterFacts
-from adapters.kube.fields import INT64, Fields, conditions_fine, parse_time
+from adapters.kube.fields import INT64, Fields, parse_time
 from adapters.kube.manifests import Manifest
 from adapters.kube.validation import dns_label_errors, label_value_errors, qualified_name_errors
 from model import Capacity, Cluster, NodeClass, Taint
@@ -106,12 +109,29 @@ def read_cluster(m: Manifest) -> KarmadaCluster:
     taints = _taints(f, spec.get("taints"))
     grades = _resource_models(f, spec.get("resourceModels"))
     status = f.mapping(m.obj.get("status"), "status")
-    if not conditions_fine(status.get("conditions")):
-        f.conditions(status.get("conditions"), "status.conditions")
+    _conditions(f, status.get("conditions"))
     apis = _apis(f, status.get("apiEnablements"))
     capacity = _capacity(f, status.get("resourceSummary"), grades)
     facts = ClusterFacts(m.name, labels, provider, region, zones)
     return KarmadaCluster(facts, taints, leaving, apis, capacity)
+
+
+def _decoded(f: Fields, raw: Any, path: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """Each item of a status list of objects as encoding/json decodes it: a null item is the
+    zero value (an empty object)."""
+    for i, item in enumerate(f.sequence(raw, path)):
+        yield f"{path}[{i}]", f.mapping(item, f"{path}[{i}]")
+
+
+def _conditions(f: Fields, raw: Any) -> None:
+    """status.conditions decoded into metav1.Condition: strings, a time, an int64."""
+    for path, item in _decoded(f, raw, "status.conditions"):
+        for key in ("type", "status", "reason", "message"):
+            f.string(item.get(key), f"{path}.{key}")
+        if item.get("lastTransitionTime") is not None:
+            parse_time(f, item["lastTransitionTime"], f"{path}.lastTransitionTime")
+        if item.get("observedGeneration") is not None:
+            f.integer(item["observedGeneration"], f"{path}.observedGeneration")
 
 
 def _label_value(f: Fields, value: Any, path: str) -> str:
@@ -194,9 +214,9 @@ def _model_problem(models: list[tuple[int, list[tuple[str, Quantity, Quantity]]]
 def _apis(f: Fields, raw: Any) -> frozenset[str]:
     """One trait per group/version and kind the cluster serves (status.apiEnablements)."""
     out = set()
-    for path, item in f.objects(raw, "status.apiEnablements"):
+    for path, item in _decoded(f, raw, "status.apiEnablements"):
         group_version = f.string(item.get("groupVersion"), f"{path}.groupVersion")
-        for where, resource in f.objects(item.get("resources"), f"{path}.resources"):
+        for where, resource in _decoded(f, item.get("resources"), f"{path}.resources"):
             out.add(n.API_TRAIT.format(group_version, f.string(resource.get("kind"), f"{where}.kind")))
     return frozenset(out)
 
@@ -221,8 +241,8 @@ def _capacity(f: Fields, raw: Any, grades: Mapping[int, Mapping[str, Quantity]])
         )
         free[resource] = max(0, units(resource, Quantity(left)))
     counts: dict[int, int] = {}
-    for path, item in f.objects(
-        summary.get("allocatableModelings"), "status.resourceSummary.allocatableModelings"
+    for path, item in _decoded(
+        f, summary.get("allocatableModelings"), "status.resourceSummary.allocatableModelings"
     ):
         grade = _grade(f, item.get("grade"), f"{path}.grade")
         # a Go int the aggregated API server decodes as is: absent or null, 0
