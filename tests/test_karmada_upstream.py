@@ -1193,3 +1193,69 @@ def test_calc_group_score_for_duplicated(tmp_path, case, scores1, available1, sc
     rb = binding(placement=placement, replicas=20, requests=NOTHING, clusters=held)
     got = _run(tmp_path, [*clusters, rb])
     assert (_placed(got), _condition(got)) == ({winner: 20}, SUCCESS)
+
+
+# ------------------------------------ pkg/scheduler/core/spreadconstraint/select_clusters_test.go
+
+# TestSelectBestClusters' clusters give scores 60, 40, 30, 20, which the in-tree plugins cannot
+# (ClusterLocality: 100 or 0); here member2 and member4 are held (100, one replica each) and the
+# available replicas (free pods plus the one held) are upstream's: member4 50, member2 60,
+# member3 80, member1 40. The canonical order is then member2, member4, member3, member1.
+SELECT_FREE = {"member1": 40, "member2": 59, "member3": 80, "member4": 49}
+SELECT_HELD = [("member2", 1), ("member4", 1)]
+
+
+def _select(tmp_path, scheduling: Mapping[str, Any], replicas: int, groups: tuple[int, int]) -> dict:
+    spread = [{"spreadByField": "cluster", "minGroups": groups[0], "maxGroups": groups[1]}]
+    placement = {"spreadConstraints": spread, "replicaScheduling": scheduling}
+    rb = binding(placement=placement, replicas=replicas, requests=NOTHING, clusters=SELECT_HELD)
+    return _run(tmp_path, [*_with_pods(SELECT_FREE), rb])
+
+
+def test_select_best_clusters_by_cluster_score(tmp_path):
+    # "select clusters by cluster score": the first two in order when they have room enough.
+    got = _select(tmp_path, DYNAMIC, 100, (1, 2))
+    assert set(_placed(got)) == {"member2", "member4"} and _condition(got) == SUCCESS
+
+
+def test_select_best_clusters_and_satisfy_available_resources(tmp_path):
+    # "select clusters by cluster score and satisfy available resources": 120 asked, the first two
+    # hold 110: the last of them is swapped for the roomiest of the rest with more (member3).
+    got = _select(tmp_path, DYNAMIC, 120, (1, 2))
+    assert set(_placed(got)) == {"member2", "member3"} and _condition(got) == SUCCESS
+
+
+def test_select_best_clusters_ignoring_resources_when_duplicated(tmp_path):
+    # "... ignore available resources when scheduling strategy is duplicated": the first two.
+    got = _select(tmp_path, DUPLICATED, 120, (1, 2))
+    assert (_placed(got), _condition(got)) == ({"member2": 120, "member4": 120}, SUCCESS)
+
+
+def test_select_best_clusters_ignoring_spread_with_static_weights(tmp_path):
+    # "... ignore available resources when scheduling strategy is static weight": every cluster
+    # is selected (static weights ignore the spread constraint); member1 alone has a weight.
+    got = _select(tmp_path, divided(weights=[(["member1"], 2)]), 120, (1, 2))
+    assert (_placed(got), _condition(got)) == ({"member1": 120}, SUCCESS)
+
+
+@pytest.mark.parametrize(
+    ("case", "replicas", "groups", "error"),
+    [
+        (
+            "select clusters by cluster score and insufficient resources",
+            200,
+            (1, 2),
+            "no enough resource when selecting 2 clusters",
+        ),
+        (
+            "select clusters by cluster score and exceeded the number of available clusters.",
+            30,
+            (7, 7),
+            "the number of feasible clusters is less than spreadConstraint.MinGroups",
+        ),
+    ],
+)
+def test_select_best_clusters_errors(tmp_path, case, replicas, groups, error):
+    got = _select(tmp_path, DYNAMIC, replicas, groups)
+    assert _condition(got) == ("SchedulerError", f"failed to select clusters: {error}")
+    assert _placed(got) == dict(SELECT_HELD)
