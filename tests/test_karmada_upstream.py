@@ -1259,3 +1259,47 @@ def test_select_best_clusters_errors(tmp_path, case, replicas, groups, error):
     got = _select(tmp_path, DYNAMIC, replicas, groups)
     assert _condition(got) == ("SchedulerError", f"failed to select clusters: {error}")
     assert _placed(got) == dict(SELECT_HELD)
+
+
+# ---------------------------------------- test/e2e/suites/base/workloadrebalancer_test.go
+
+
+@pytest.mark.parametrize(
+    ("case", "scheduling", "first"),
+    [
+        ("reschedule when policy is dynamic weight schedule type", DYNAMIC, {"member1": 2, "member2": 1}),
+        (
+            "reschedule when policy is static weight schedule type",
+            _weights(2, 1),
+            {"member1": 2, "member2": 1},
+        ),
+    ],
+)
+def test_e2e_workload_rebalancer(tmp_path, case, scheduling, first):
+    # A Deployment (3 replicas) on member1 and member2. Step 2: member1 tainted NoExecute, the
+    # taint manager evicts it (spec.clusters without it, an eviction task): all on member2.
+    # Step 3: the taint gone (and the eviction done), a WorkloadRebalancer stamps
+    # rescheduleTriggeredAt: back on both.
+    clusters = [cluster(n, allocatable={"pods": "110"}) for n in ("member1", "member2")]
+    placement = {"clusterAffinity": {"clusterNames": ["member1", "member2"]}, "replicaScheduling": scheduling}
+    hub = _step(tmp_path, [*clusters, binding(placement=placement)], ago(40))
+    assert _placed(_the_binding(hub)) == first
+
+    taint = {"key": "workload-rebalancer-test", "effect": "NoExecute"}
+    hub[0]["spec"]["taints"] = [taint]
+    rb = _the_binding(hub)
+    rb["spec"]["clusters"] = [c for c in rb["spec"]["clusters"] if c["name"] != "member1"]
+    rb["spec"]["gracefulEvictionTasks"] = [
+        {"fromCluster": "member1", "producer": "TaintManager", "reason": "TaintUntolerated"}
+    ]
+    hub = _step(tmp_path, hub, ago(30))
+    assert _placed(_the_binding(hub)) == {"member2": 3}
+
+    del hub[0]["spec"]["taints"]
+    rb = _the_binding(hub)
+    del rb["spec"]["gracefulEvictionTasks"]
+    rb["spec"]["rescheduleTriggeredAt"] = ago(20)
+    hub = _step(tmp_path, hub, ago(10))
+    rb = _the_binding(hub)
+    assert set(_placed(rb)) == {"member1", "member2"} and _condition(rb) == SUCCESS
+    assert rb["status"]["lastScheduledTime"] == ago(10)
