@@ -1303,3 +1303,19 @@ def test_e2e_workload_rebalancer(tmp_path, case, scheduling, first):
     rb = _the_binding(hub)
     assert set(_placed(rb)) == {"member1", "member2"} and _condition(rb) == SUCCESS
     assert rb["status"]["lastScheduledTime"] == ago(10)
+
+
+def test_do_schedule_binding_divided_without_a_preference(tmp_path):
+    # TestDoScheduleBinding "binding with replicas changed" as upstream writes the binding: Divided
+    # with no division preference (the policy webhook would have set Weighted; its mock Algorithm
+    # answers anyway). The real AssignReplicas has no strategy for it: a SchedulerError, nothing
+    # patched but the condition.
+    placement = {"replicaScheduling": {"replicaSchedulingType": "Divided"}}
+    rb = binding(placement=placement, replicas=2, status={"schedulerObservedGeneration": 1})
+    got = _run(tmp_path, [*_two_clusters("cluster1", "cluster2"), rb])
+    unsupported = (
+        "unsupported replica scheduling strategy, replicaSchedulingType: Divided, "
+        "replicaDivisionPreference: , please try another scheduling strategy"
+    )
+    assert _condition(got) == ("SchedulerError", f"failed to assign replicas: {unsupported}")
+    assert "clusters" not in got["spec"] and APPLIED not in got["metadata"].get("annotations", {})
