@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
+from adapters.kube.fields import INT64
 from tests.fixtures.common import solve_cli
 from tests.fixtures.karmada import (
     APPLIED,
@@ -1319,3 +1320,100 @@ def test_do_schedule_binding_divided_without_a_preference(tmp_path):
     )
     assert _condition(got) == ("SchedulerError", f"failed to assign replicas: {unsupported}")
     assert "clusters" not in got["spec"] and APPLIED not in got["metadata"].get("annotations", {})
+
+
+# ------------------------------------------------------ pkg/estimator/client/general_test.go
+
+
+def _estimate(tmp_path, c: dict[str, Any], requests: Mapping[str, str] | None) -> int:
+    """The general estimator's answer for the cluster, read where upstream writes it: a dynamic
+    binding asking for more than any cluster holds is Unschedulable, its message naming the sum."""
+    rb = binding(placement={"replicaScheduling": DYNAMIC}, replicas=10_000, requests=requests)
+    reason, message = _condition(_run(tmp_path, [c, rb]))
+    assert reason == "Unschedulable", message
+    prefix = "failed to assign replicas: failed to scale up: Clusters available replicas "
+    return int(message.removeprefix(prefix).split()[0])
+
+
+def _summarised(summary: Mapping[str, Any] | None, **spec: Any) -> dict[str, Any]:
+    c = cluster("member1")
+    if summary is not None:
+        c["status"]["resourceSummary"] = dict(summary)
+    c["spec"].update(spec)
+    return c
+
+
+@pytest.mark.parametrize(
+    ("case", "summary", "requests", "want"),
+    [
+        ("nil resource summary", None, {"cpu": "1"}, 0),
+        ("no allowed pods", {"allocatable": {"pods": "10"}, "allocated": {"pods": "10"}}, {"cpu": "1"}, 0),
+        ("nil replica requirements", {"allocatable": {"pods": "10"}}, None, 10),
+        (
+            "basic resource estimation",
+            {
+                "allocatable": {"pods": "100", "cpu": "4", "memory": "8Gi"},
+                "allocated": {"pods": "20", "cpu": "1", "memory": "2Gi"},
+            },
+            {"cpu": "500m", "memory": "1Gi"},
+            6,
+        ),
+    ],
+)
+def test_max_available_replicas_general(tmp_path, case, summary, requests, want):
+    # TestMaxAvailableReplicasGeneral (its cases without assumed workloads: the
+    # SchedulingOvercommitProtection gate is off by default).
+    assert _estimate(tmp_path, _summarised(summary), requests) == want
+
+
+def _graded(*grades: Mapping[str, tuple[str, str]]) -> list[dict[str, Any]]:
+    """Resource models, one per grade: {resource: (min, max)}; the last max is MaxInt64, as
+    ValidateClusterResourceModels requires (upstream's unit tests build Clusters unvalidated)."""
+    out = []
+    for g, ranges in enumerate(grades):
+        last = g == len(grades) - 1
+        out.append(
+            {
+                "grade": g,
+                "ranges": [
+                    {"name": name, "min": low, "max": str(INT64) if last else high}
+                    for name, (low, high) in ranges.items()
+                ],
+            }
+        )
+    return out
+
+
+CPU_GRADES = _graded({"cpu": ("0", "1")}, {"cpu": ("1", "2")}, {"cpu": ("2", "4")})
+CPU_MEMORY_GRADES = _graded(
+    {"cpu": ("0", "1"), "memory": ("0", "1Gi")},
+    {"cpu": ("1", "2"), "memory": ("1Gi", "2Gi")},
+    {"cpu": ("2", "4"), "memory": ("2Gi", "4Gi")},
+)
+ONE_EACH = [{"grade": 0, "count": 1}, {"grade": 1, "count": 1}, {"grade": 2, "count": 1}]
+
+
+@pytest.mark.parametrize(
+    ("case", "models", "modelings", "requests", "want"),
+    [
+        ("Partially compliant grades", CPU_GRADES, ONE_EACH, {"cpu": "1.5"}, 1),
+        ("No compliant grades", CPU_GRADES, ONE_EACH, {"cpu": "3"}, 0),
+        ("Multi resource request", CPU_MEMORY_GRADES, ONE_EACH, {"cpu": "1", "memory": "1.5Gi"}, 1),
+        ("request exceeds highest grade", CPU_MEMORY_GRADES, ONE_EACH, {"cpu": "1", "memory": "2.5Gi"}, 0),
+        (
+            "TestMaxAvailableReplicasGeneralWithResourceModels, without assumed workloads",
+            _graded({"cpu": ("0", "1")}, {"cpu": ("1", "2")}),
+            [{"grade": 0, "count": 0}, {"grade": 1, "count": 3}],
+            {"cpu": "500m"},
+            6,
+        ),
+    ],
+)
+def test_get_maximum_replicas_based_on_resource_models(tmp_path, case, models, modelings, requests, want):
+    # TestGetMaximumReplicasBasedOnResourceModels through the general estimator: virtual nodes of
+    # each grade's minimum, one replica set after another. The summary also reports pods (100:
+    # without them the estimator answers 0 before it looks at the models) and, for the last case,
+    # upstream's 3 cpu.
+    summary = {"allocatable": {"pods": "100", "cpu": "3"}, "allocatableModelings": modelings}
+    c = _summarised(summary, resourceModels=models)
+    assert _estimate(tmp_path, c, requests) == want
