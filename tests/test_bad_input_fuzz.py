@@ -1,7 +1,7 @@
 """Whole valid hubs of every system, one field set to an edge value, through the whole command.
 
 Each example takes a small valid hub (Fleet, OCM, openMCP with its scheduler config, kcp v0.5 and
-v0.8), picks an object (the openMCP config is one too) and a field in it, sets the field to an
+v0.8, Karmada), picks an object (the openMCP config is one too) and a field in it, sets the field to an
 edge value, and runs `placement-solver solve` on the result in both modes, each twice. Asserted:
 exit 0 with output, or exit 2 with nothing on standard output and exactly one line on standard
 error that names the object (kind and name, a kcp object with its workspace; the file and
@@ -115,15 +115,21 @@ CONTAINERS = ([], {}, None, ["a"], {"a": "b"}, [{}], [None], {"a": 1})
 ANY_VALUE = (*INTEGER_EDGES, *FLOATS, True, False, *STRINGS, *CONTAINERS)
 
 
+# Quantities the API server takes that pass int64 in millicores or whole units.
+HUGE_QUANTITIES = (str(INT64), str(-INT64 - 1), "8Ei", f"{INT64}k")
+
+
 def neighbours(value: Any) -> tuple[Any, ...]:
     """Values next to a field's own: a number one off, as a float and a string; a word in
-    another case, one letter longer, or cut short."""
+    another case, one letter longer, or cut short; a number written as a string (a quantity,
+    say) also past int64."""
     if isinstance(value, bool):
         return (not value, str(value).lower())
     if isinstance(value, int):
         return (value + 1, value - 1, -value, float(value), str(value))
     if isinstance(value, str) and value:
-        return (value.lower(), value.upper(), value.swapcase(), value + "x", value[:-1], f" {value}")
+        near = (value.lower(), value.upper(), value.swapcase(), value + "x", value[:-1], f" {value}")
+        return (*near, *HUGE_QUANTITIES) if value[0].isdigit() else near
     return ()
 
 
@@ -336,6 +342,62 @@ def _kcp_declared(cluster_resource: str) -> tuple[Declared, ...]:
     return tuple(out)
 
 
+UINT64 = 2**64 - 1
+_KARMADA_BINDINGS = ("ResourceBinding", "ClusterResourceBinding")
+_PURGE_MODES = ("Directly", "Gracefully", "Never")
+_SPREAD_FIELDS = ("cluster", "region", "zone", "provider")
+_PLACEMENT = "spec.placement"
+_SCHEDULING = f"{_PLACEMENT}.replicaScheduling"
+# Karmada (karmada-io/karmada at v1.19, f8fdd02df). Clusters: karmada-aggregated-apiserver decodes
+# them into pkg/apis/cluster/v1alpha1/types.go (syncMode's kubebuilder enum, a grade a Go uint, a
+# count a Go int) and validates them (pkg/apis/cluster/validation: syncMode required and Push or
+# Pull, a taint's effect required and one of corev1's); older releases shipped the same schema as
+# cluster.karmada.io_clusters.yaml. Bindings: charts/karmada/_crds/bases/work/
+# work.karmada.io_resourcebindings.yaml and work.karmada.io_clusterresourcebindings.yaml (v1alpha2),
+# their placement and failover copied from a policy the webhook admitted (pkg/util/validation
+# ValidatePlacement: minGroups and maxGroups not below 0; ValidateApplicationFailover:
+# decisionConditions.tolerationSeconds not below 0, gracePeriodSeconds above 0).
+KARMADA_DECLARED = (
+    Declared("Cluster", "spec.syncMode", Enum(("Push", "Pull"), required=True)),
+    Declared("Cluster", "spec.taints[].effect", Enum(("NoSchedule", "PreferNoSchedule", "NoExecute"), True)),
+    Declared("Cluster", "spec.resourceModels[].grade", Integer(UINT64, 0)),
+    Declared("Cluster", "status.resourceSummary.allocatableModelings[].grade", Integer(UINT64, 0)),
+    Declared("Cluster", "status.resourceSummary.allocatableModelings[].count", Integer(INT64)),
+    *(
+        Declared(kind, path, domain)
+        for kind in _KARMADA_BINDINGS
+        for path, domain in (
+            ("metadata.generation", Integer(INT64, 0)),
+            ("spec.replicas", Integer(INT32)),
+            ("spec.clusters[].replicas", Integer(INT32)),
+            ("spec.clusters[].components[].replicas", Integer(INT32)),
+            ("spec.components[].replicas", Integer(INT32, required=True)),
+            ("spec.conflictResolution", Enum(("Abort", "Overwrite"))),
+            ("spec.failover.application.decisionConditions.tolerationSeconds", Integer(INT32, 0)),
+            ("spec.failover.application.gracePeriodSeconds", Integer(INT32, 1)),
+            ("spec.failover.application.purgeMode", Enum(_PURGE_MODES)),
+            ("spec.failover.cluster.purgeMode", Enum(("Directly", "Gracefully"))),
+            ("spec.gracefulEvictionTasks[].replicas", Integer(INT32)),
+            ("spec.gracefulEvictionTasks[].gracePeriodSeconds", Integer(INT32)),
+            ("spec.gracefulEvictionTasks[].purgeMode", Enum(_PURGE_MODES)),
+            (f"{_PLACEMENT}.clusterTolerations[].tolerationSeconds", Integer(INT64)),
+            (f"{_PLACEMENT}.spreadConstraints[].spreadByField", Enum(_SPREAD_FIELDS)),
+            (f"{_PLACEMENT}.spreadConstraints[].minGroups", Integer(INT64, 0)),
+            (f"{_PLACEMENT}.spreadConstraints[].maxGroups", Integer(INT64, 0)),
+            (f"{_SCHEDULING}.replicaSchedulingType", Enum(("Duplicated", "Divided"))),
+            (f"{_SCHEDULING}.replicaDivisionPreference", Enum(("Aggregated", "Weighted"))),
+            (f"{_SCHEDULING}.weightPreference.dynamicWeight", Enum(("AvailableReplicas",))),
+            (f"{_SCHEDULING}.weightPreference.staticWeightList[].weight", Integer(INT64, 1, required=True)),
+            ("spec.replicaRequirements.nodeClaim.tolerations[].tolerationSeconds", Integer(INT64)),
+            ("spec.requiredBy[].clusters[].replicas", Integer(INT32)),
+            ("spec.schedulePriority.priority", Integer(INT32)),
+            ("status.schedulerObservedGeneration", Integer(INT64)),
+            ("status.aggregatedStatus[].health", Enum(("Healthy", "Unhealthy", "Unknown"))),
+            *_OCM_CONDITIONS,
+        )
+    ),
+)
+
 # A minimal valid item of each list (or a valid map) a declared field may sit in, for objects
 # without one.
 _CONDITION = {
@@ -372,10 +434,27 @@ SEEDS: dict[str, Any] = {
     "spec.strategy.reportBackStrategy": {"type": "Disabled"},
     "status.placementStatuses": {"clusterName": "fuzzed", "conditions": [_CONDITION]},
     "status.placementStatuses.conditions": _CONDITION,
+    "spec.resourceModels": {"grade": 0, "ranges": [{"name": "cpu", "min": "0", "max": str(INT64)}]},
+    "status.resourceSummary.allocatableModelings": {"grade": 0, "count": 1},
+    "spec.clusters": {"name": "fuzzed", "replicas": 1},
+    "spec.clusters.components": {"name": "fuzzed", "replicas": 1},
+    "spec.components": {"name": "fuzzed", "replicas": 1},
+    "spec.gracefulEvictionTasks": {"fromCluster": "fuzzed", "producer": "fuzz", "reason": "Fuzzed"},
+    f"{_PLACEMENT}.clusterTolerations": {"key": "fuzzed", "operator": "Exists"},
+    f"{_PLACEMENT}.spreadConstraints": {"spreadByField": "cluster", "minGroups": 1, "maxGroups": 1},
+    f"{_SCHEDULING}.weightPreference.staticWeightList": {
+        "targetCluster": {"clusterNames": ["fuzzed"]},
+        "weight": 1,
+    },
+    "spec.replicaRequirements.nodeClaim.tolerations": {"key": "fuzzed", "operator": "Exists"},
+    "spec.requiredBy": {"namespace": "default", "name": "fuzzed"},
+    "spec.requiredBy.clusters": {"name": "fuzzed"},
+    "status.aggregatedStatus": {"clusterName": "fuzzed"},
 }
 # The same list where a kind's schema wants another item.
 KIND_SEEDS: dict[tuple[str, str], Any] = {
     (MEMBER_CLUSTER, "spec.taints"): {"key": "fuzzed", "effect": "NoSchedule"},
+    ("Cluster", "spec.taints"): {"key": "fuzzed", "effect": "NoSchedule"},
     (MEMBER_CLUSTER, "status.agentStatus.conditions"): {
         "type": "Joined",
         "status": "True",
@@ -430,6 +509,7 @@ def hub_named(name: str) -> Hub:
         "openmcp": lambda: OPENMCP_DECLARED,
         "kcp-v0.5": lambda: _kcp_declared("workloadclusters"),
         "kcp-v0.8": lambda: _kcp_declared("synctargets"),
+        "karmada": lambda: KARMADA_DECLARED,
     }[name]()
     return Hub(name, valid.objects, declared, config=valid.config, workspaces=name.startswith("kcp"))
 
@@ -811,6 +891,7 @@ IN_A_PROCESS = [
     ("openmcp", CONFIG, "", ("scheduler", "purposeMappings", "workload", "tenancyCount"), INT64 + 1, "yaml"),
     ("kcp-v0.5", "Location", "us-east", ("metadata", "labels", "a" * 63), "b" * 63, "yaml"),
     ("kcp-v0.8", "Namespace", "api", ("metadata", "labels", "a/b/c"), "x", "json"),
+    ("karmada", "ResourceBinding", "frontend-deployment", ("spec", "replicas"), INT32 + 1, "yaml"),
 ]
 
 

@@ -163,3 +163,15 @@ def test_aggregated_afresh_packs_only_where_no_request_adds_beyond_its_class() -
     out = solve(p)
     assert not overcommitted(p, [0, 1], out.answer)
     assert [placed.replicas for placed in out.answer] == [((0, 3), (1, 1))] * 2
+
+
+def test_a_request_kept_where_it_can_add_nothing_is_scheduled_and_bounded_so() -> None:
+    # Afresh, it holds 4 on cluster 0, where it may add nothing (most 0) and nothing is free: it
+    # stays whole there. The model once bounded its distance to the aim by the additions allowed
+    # (0 on cluster 0), not by what it may hold, and so proved it unschedulable (a bound above the
+    # answer's value). Found by test_capacity_properties' hypothesis run.
+    option = Option((0, 1, 2), held=((0, 4),), target=((0, 1), (1, 3)), most=(0, 3, 0))
+    p = problem([[0, 0], [0, 0], [0, 0]], [Unit(4, (0, 1), fresh=True, options=(option,))])
+    out = solve(p)
+    assert level(p, out.values, "unscheduled@0") == 0
+    assert all(b <= v for b, v in zip(out.bound, out.values, strict=True))

@@ -15,7 +15,8 @@ from typing import Any
 from adapters.karmada import names as n
 from adapters.karmada.clusters import resource_list, units
 from adapters.karmada.placement import Placement, placement_changed, read_placement
-from adapters.kube.fields import INT32, ZERO_TIME, Fields, conditions_fine, parse_time
+from adapters.karmada.schema import check_unread
+from adapters.kube.fields import INT32, INT64, ZERO_TIME, Fields, conditions_fine, parse_time
 from adapters.kube.manifests import Manifest
 from model.quantity import Quantity
 
@@ -81,7 +82,7 @@ class Binding:
             out: dict[str, int] = {n.PODS: sum(r for r, _ in self.components)}
             for count, requests in self.components:
                 for resource, amount in _counted(requests).items():
-                    out[resource] = out.get(resource, 0) + count * amount
+                    out[resource] = min(INT64, out.get(resource, 0) + count * amount)
             return out
         return {**_counted(self.requests or {}), n.PODS: 1}
 
@@ -125,7 +126,7 @@ def read_binding(m: Manifest) -> Binding:
         raise f.fail("a ResourceBinding is namespaced", "metadata.namespace")
     labels = f.labels(metadata.get("labels"), "metadata.labels")
     f.annotations(metadata.get("annotations"), "metadata.annotations")
-    generation = f.integer(metadata.get("generation", 0), "metadata.generation", minimum=0)
+    generation = _integer(f, metadata.get("generation"), "metadata.generation", minimum=0)
     created = parse_time(f, metadata.get("creationTimestamp"), "metadata.creationTimestamp")
     deleting = metadata.get("deletionTimestamp") is not None
     if deleting:
@@ -134,9 +135,10 @@ def read_binding(m: Manifest) -> Binding:
     status = f.mapping(m.obj.get("status"), "status")
     if m.version != n.BINDING_VERSION:
         return _v1alpha1(f, m, spec, status, labels, generation, created, deleting)
+    check_unread(f, m.obj)
     resource = _resource(f, spec)
     placement = None if spec.get("placement") is None else read_placement(f, spec["placement"])
-    replicas = f.integer(spec.get("replicas", 0), "spec.replicas", minimum=0, maximum=INT32)
+    replicas = _integer(f, spec.get("replicas"), "spec.replicas", minimum=0, maximum=INT32)
     requirements = f.mapping(spec.get("replicaRequirements"), "spec.replicaRequirements")
     requests = None
     if spec.get("replicaRequirements") is not None:
@@ -148,7 +150,7 @@ def read_binding(m: Manifest) -> Binding:
     suspension = f.mapping(spec.get("suspension"), "spec.suspension")
     suspended = _boolean(f, suspension.get("scheduling"), "spec.suspension.scheduling")
     priority_raw = f.mapping(spec.get("schedulePriority"), "spec.schedulePriority")
-    priority = f.integer(priority_raw.get("priority", 0), "spec.schedulePriority.priority", maximum=INT32)
+    priority = _integer(f, priority_raw.get("priority"), "spec.schedulePriority.priority", maximum=INT32)
     reschedule_at = _time(f, spec.get("rescheduleTriggeredAt"), "spec.rescheduleTriggeredAt")
     observed = _status(f, status)
     return Binding(
@@ -192,7 +194,7 @@ def _v1alpha1(
     """A v1alpha1 binding, as the scheduler reads it converted (binding_types_conversion.go): the
     same resource, replicas, requests and clusters, and no placement, so it is never scheduled."""
     resource = _resource(f, spec)
-    replicas = f.integer(resource.get("replicas", 0), "spec.resource.replicas", minimum=0, maximum=INT32)
+    replicas = _integer(f, resource.get("replicas"), "spec.resource.replicas", minimum=0, maximum=INT32)
     raw = f.mapping(spec.get("resource"), "spec.resource").get("resourcePerReplicas")
     requests = None if raw is None else resource_list(f, raw, "spec.resource.resourcePerReplicas")
     if not conditions_fine(status.get("conditions")):
@@ -253,7 +255,7 @@ def _targets(f: Fields, raw: Any) -> tuple[tuple[str, int], ...]:
         if item.get("name") is None:
             raise f.fail("name is required", f"{path}.name")
         name = f.string(item["name"], f"{path}.name")
-        out.append((name, f.integer(item.get("replicas", 0), f"{path}.replicas", minimum=0, maximum=INT32)))
+        out.append((name, _integer(f, item.get("replicas"), f"{path}.replicas", minimum=0, maximum=INT32)))
     return tuple(out)
 
 
@@ -279,6 +281,12 @@ def _reason_ok(reason: str) -> bool:
     return _REASON.fullmatch(reason) is not None
 
 
+def _integer(f: Fields, value: Any, path: str, *, minimum: int | None = None, maximum: int = INT64) -> int:
+    """An integer field that may be absent or null (0: the API server prunes a null, Go decodes
+    one into a plain int as its zero value)."""
+    return 0 if value is None else f.integer(value, path, minimum=minimum, maximum=maximum)
+
+
 def _boolean(f: Fields, value: Any, path: str) -> bool:
     if value is None:
         return False
@@ -293,9 +301,7 @@ def _time(f: Fields, value: Any, path: str) -> datetime | None:
 
 
 def _status(f: Fields, status: dict[str, Any]) -> tuple[int, str, datetime | None]:
-    observed = f.integer(
-        status.get("schedulerObservedGeneration", 0), "status.schedulerObservedGeneration", minimum=-(2**63)
-    )
+    observed = _integer(f, status.get("schedulerObservedGeneration"), "status.schedulerObservedGeneration")
     affinity = f.string(status.get("schedulerObservingAffinityName"), "status.schedulerObservingAffinityName")
     last = _time(f, status.get("lastScheduledTime"), "status.lastScheduledTime")
     if not conditions_fine(status.get("conditions")):

@@ -7,18 +7,21 @@ the affinity terms it matches (added by load); free capacity in the general esti
 
 Refused as the aggregated API server refuses them (pkg/apis/cluster/validation): a name over 48
 characters or not a DNS label, a sync mode other than Push or Pull, a provider, region or zone
-that is not a label value, zone beside zones, invalid taints, resource models out of order.
+that is not a label value, zone beside zones, invalid taints, resource models out of order. Its
+status is never validated (pkg/registry/cluster/strategy.go): only decoded into the Go types, so a
+value of the wrong type is refused, a null item of a list is the item's zero value, and a
+condition holds any strings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from adapters.karmada import names as n
 from adapters.karmada.placement import ClusterFacts
-from adapters.kube.fields import INT64, Fields, conditions_fine, parse_time
+from adapters.kube.fields import INT64, Fields, parse_time
 from adapters.kube.manifests import Manifest
 from adapters.kube.validation import dns_label_errors, label_value_errors, qualified_name_errors
 from model import Capacity, Cluster, NodeClass, Taint
@@ -27,6 +30,7 @@ from model.quantity import Quantity, QuantityError, parse_quantity
 __all__ = ["KarmadaCluster", "amount_text", "read_cluster", "units"]
 
 _NANO, _MILLI = 10**9, 10**6
+UINT64 = 2**64 - 1  # a grade is a Go uint (pkg/apis/cluster/v1alpha1/types.go)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +64,11 @@ class KarmadaCluster:
 
 
 def units(resource: str, amount: Quantity) -> int:
-    """A quantity in the estimator's units, rounded up: millicores for cpu, whole units else."""
+    """A quantity in the estimator's units, rounded up: millicores for cpu, whole units else; at
+    most int64's largest (a quantity the API server takes may pass it in these units, exa-cores
+    in millicores, where upstream's int64 arithmetic means nothing)."""
     scale = _MILLI if resource == n.CPU else _NANO
-    return -(-amount.nanos // scale)
+    return min(INT64, -(-amount.nanos // scale))
 
 
 _BINARY = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
@@ -118,12 +124,29 @@ def read_cluster(m: Manifest) -> KarmadaCluster:
     taints = _taints(f, spec.get("taints"))
     grades = _resource_models(f, spec.get("resourceModels"))
     status = f.mapping(m.obj.get("status"), "status")
-    if not conditions_fine(status.get("conditions")):
-        f.conditions(status.get("conditions"), "status.conditions")
+    _conditions(f, status.get("conditions"))
     apis = _apis(f, status.get("apiEnablements"))
     capacity = _capacity(f, status.get("resourceSummary"), grades)
     facts = ClusterFacts(m.name, labels, provider, region, zones)
     return KarmadaCluster(facts, taints, leaving, apis, capacity)
+
+
+def _decoded(f: Fields, raw: Any, path: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """Each item of a status list of objects as encoding/json decodes it: a null item is the
+    zero value (an empty object)."""
+    for i, item in enumerate(f.sequence(raw, path)):
+        yield f"{path}[{i}]", f.mapping(item, f"{path}[{i}]")
+
+
+def _conditions(f: Fields, raw: Any) -> None:
+    """status.conditions decoded into metav1.Condition: strings, a time, an int64."""
+    for path, item in _decoded(f, raw, "status.conditions"):
+        for key in ("type", "status", "reason", "message"):
+            f.string(item.get(key), f"{path}.{key}")
+        if item.get("lastTransitionTime") is not None:
+            parse_time(f, item["lastTransitionTime"], f"{path}.lastTransitionTime")
+        if item.get("observedGeneration") is not None:
+            f.integer(item["observedGeneration"], f"{path}.observedGeneration")
 
 
 def _label_value(f: Fields, value: Any, path: str) -> str:
@@ -163,7 +186,7 @@ def _resource_models(f: Fields, raw: Any) -> dict[int, dict[str, Quantity]]:
     vector by grade."""
     models = []
     for path, item in f.objects(raw, "spec.resourceModels"):
-        grade = f.integer(item.get("grade"), f"{path}.grade", minimum=0, maximum=INT64)
+        grade = _grade(f, item.get("grade"), f"{path}.grade")
         ranges = []
         for where, r in f.objects(item.get("ranges"), f"{path}.ranges"):
             name = f.string(r.get("name"), f"{where}.name")
@@ -175,6 +198,11 @@ def _resource_models(f: Fields, raw: Any) -> dict[int, dict[str, Quantity]]:
         if problem := _model_problem(models, i):
             raise f.fail(problem, "spec.resourceModels")
     return {grade: {name: low for name, low, _ in ranges} for grade, ranges in models}
+
+
+def _grade(f: Fields, value: Any, path: str) -> int:
+    """A grade: a Go uint the aggregated API server decodes as is (no schema: absent or null, 0)."""
+    return 0 if value is None else f.integer(value, path, minimum=0, maximum=UINT64)
 
 
 def _model_problem(models: list[tuple[int, list[tuple[str, Quantity, Quantity]]]], i: int) -> str:
@@ -201,9 +229,9 @@ def _model_problem(models: list[tuple[int, list[tuple[str, Quantity, Quantity]]]
 def _apis(f: Fields, raw: Any) -> frozenset[str]:
     """One trait per group/version and kind the cluster serves (status.apiEnablements)."""
     out = set()
-    for path, item in f.objects(raw, "status.apiEnablements"):
+    for path, item in _decoded(f, raw, "status.apiEnablements"):
         group_version = f.string(item.get("groupVersion"), f"{path}.groupVersion")
-        for where, resource in f.objects(item.get("resources"), f"{path}.resources"):
+        for where, resource in _decoded(f, item.get("resources"), f"{path}.resources"):
             out.add(n.API_TRAIT.format(group_version, f.string(resource.get("kind"), f"{where}.kind")))
     return frozenset(out)
 
@@ -228,11 +256,12 @@ def _capacity(f: Fields, raw: Any, grades: Mapping[int, Mapping[str, Quantity]])
         )
         free[resource] = max(0, units(resource, Quantity(left)))
     counts: dict[int, int] = {}
-    for path, item in f.objects(
-        summary.get("allocatableModelings"), "status.resourceSummary.allocatableModelings"
+    for path, item in _decoded(
+        f, summary.get("allocatableModelings"), "status.resourceSummary.allocatableModelings"
     ):
-        grade = f.integer(item.get("grade"), f"{path}.grade", minimum=0, maximum=INT64)
-        count = f.integer(item.get("count"), f"{path}.count")
+        grade = _grade(f, item.get("grade"), f"{path}.grade")
+        # a Go int the aggregated API server decodes as is: absent or null, 0
+        count = 0 if item.get("count") is None else f.integer(item["count"], f"{path}.count")
         counts[grade] = counts.get(grade, 0) + count
     nodes = _nodes(grades, counts)
     # The model estimate stands in for the summary's resources; the pods left still bound it.

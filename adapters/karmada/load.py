@@ -21,7 +21,7 @@ from adapters.karmada.bindings import Binding, Trigger, read_binding
 from adapters.karmada.clusters import read_cluster
 from adapters.karmada.filters import fit_error
 from adapters.karmada.placement import Affinity, Placement
-from adapters.kube.fields import Fields
+from adapters.kube.fields import INT32, Fields
 from adapters.kube.manifests import Manifest, index_by_kind
 from model import (
     AffinityTier,
@@ -132,8 +132,9 @@ def _request(b: Binding, order: int) -> tuple[PlacementRequest, int, str]:
     groups = tuple(
         GroupSpread(
             "" if s.field == n.CLUSTER_FIELD else s.field,
-            s.min_groups,
-            s.max_groups,
+            # Go ints; a count past any fleet means what the model's largest does
+            min(s.min_groups, INT32),
+            min(s.max_groups, INT32),
             selects and s.field in (n.CLUSTER_FIELD, n.REGION),
         )
         for s in p.spread

@@ -157,6 +157,7 @@ class Placement:
 
 
 def read_placement(f: Fields, raw: Any, path: str = "spec.placement") -> Placement:
+    _no_empty_enum(f, raw, path)
     form = go_form(f, raw, PLACEMENT, path)
     if "clusterAffinity" in form and "clusterAffinities" in form:
         raise f.fail(n.AFFINITY_BOTH, path)
@@ -188,6 +189,37 @@ def read_placement(f: Fields, raw: Any, path: str = "spec.placement") -> Placeme
     return Placement(form, affinity, terms, tolerations, spread, scheduling, weights)
 
 
+# The enum fields Go omits when empty: the CRD's enum holds no "", so the API server refuses an
+# explicit one (go_form, as Go's round trip, would drop it).
+_ENUM_FIELDS = (
+    ("replicaScheduling", ("replicaSchedulingType", "replicaDivisionPreference")),
+    ("replicaScheduling.weightPreference", ("dynamicWeight",)),
+)
+
+
+def _no_empty_enum(f: Fields, raw: Any, path: str) -> None:
+    if not isinstance(raw, Mapping):
+        return
+    for parent, keys in _ENUM_FIELDS:
+        node: Any = raw
+        for key in parent.split("."):
+            node = node.get(key) if isinstance(node, Mapping) else None
+        for key in keys:
+            if isinstance(node, Mapping) and node.get(key) == "":
+                raise f.fail(_unsupported("", _ENUMS[key]), f"{path}.{parent}.{key}")
+    spread = raw.get("spreadConstraints")
+    for i, item in enumerate(spread if isinstance(spread, list) else ()):
+        if isinstance(item, Mapping) and item.get("spreadByField") == "":
+            raise f.fail(_unsupported("", n.SPREAD_FIELDS), f"{path}.spreadConstraints[{i}].spreadByField")
+
+
+_ENUMS = {
+    "replicaSchedulingType": n.SCHEDULING_TYPES,
+    "replicaDivisionPreference": n.DIVISION_PREFERENCES,
+    "dynamicWeight": n.DYNAMIC_WEIGHTS,
+}
+
+
 def _weight(f: Fields, item: Mapping[str, Any], path: str) -> int:
     if "weight" not in item or item["weight"] < 1:
         raise f.fail(f"must be at least 1, got {item.get('weight', 0)}", path)
@@ -213,8 +245,12 @@ def _scheduling(f: Fields, raw: Mapping[str, Any] | None, path: str) -> dict[str
 
 def _enum(f: Fields, value: str, allowed: Sequence[str], path: str) -> None:
     if value not in allowed:
-        quoted = ", ".join(f'"{a}"' for a in allowed)
-        raise f.fail(f'Unsupported value: "{value}": supported values: {quoted}', path)
+        raise f.fail(_unsupported(value, allowed), path)
+
+
+def _unsupported(value: str, allowed: Sequence[str]) -> str:
+    quoted = ", ".join(f'"{a}"' for a in allowed)
+    return f'Unsupported value: "{value}": supported values: {quoted}'
 
 
 def _affinity(f: Fields, form: Mapping[str, Any], path: str) -> Affinity:

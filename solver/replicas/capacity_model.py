@@ -117,7 +117,8 @@ def solve_classes(
                 adds_on[row].append((demand, add))
                 most_on[row] += demand * top
                 if unit.division is Division.AVAILABLE and option.target:
-                    far = model.new_int_var(0, top + n * target.get(row, 0), "")
+                    # |var - target|: var (all it holds there) may pass the additions `top` bounds
+                    far = model.new_int_var(0, n * each + n * target.get(row, 0), "")
                     model.add(far >= var - target.get(row, 0) * count)
                     model.add(far >= target.get(row, 0) * count - var)
                     terms[aim_at[unit.fresh] + 2].append(far)
