@@ -216,9 +216,14 @@ def judged_metadata(labels: Any, annotations: Any, finalizers: Any, generation: 
 def _judged_labels(labels: Any) -> bool:
     if labels is None:
         return True
-    return type(labels) is dict and all(
-        k in _GOOD_KEYS and type(v) is str and v in _GOOD_VALUES for k, v in labels.items()
-    )
+    try:  # set operations: no Python loop over a hub's labels
+        return (
+            type(labels) is dict
+            and _GOOD_KEYS.issuperset(labels)
+            and _GOOD_VALUES.issuperset(labels.values())
+        )
+    except TypeError:  # an unhashable value: no label value
+        return False
 
 
 def _judged_annotations(annotations: Any) -> bool:
@@ -237,7 +242,10 @@ def _judged_annotations(annotations: Any) -> bool:
 def _judged_finalizers(finalizers: Any) -> bool:
     if finalizers is None:
         return True
-    return type(finalizers) is list and all(type(f) is str and f in _GOOD_FINALIZERS for f in finalizers)
+    try:
+        return type(finalizers) is list and _GOOD_FINALIZERS.issuperset(finalizers)
+    except TypeError:  # an unhashable item: no finalizer
+        return False
 
 
 # k8s.io/apiserver pkg/storage/names (SimpleNameGenerator): the generateName cut to 58 characters,
