@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
@@ -491,7 +491,7 @@ def policy_hash(raw: Any) -> str:
     if raw is None:
         return hashlib.sha256(b"null").hexdigest()
     policy = _defaulted({k: v for k, v in raw.items() if k != "numberOfClusters"})
-    return hashlib.sha256(_go_json(policy, _POLICY).encode()).hexdigest()
+    return hashlib.sha256(_ENCODE_POLICY(policy).encode()).hexdigest()
 
 
 def _defaulted(policy: dict[str, Any]) -> dict[str, Any]:
@@ -510,41 +510,74 @@ _ITEM_DEFAULTS = {
 }
 
 
-def _go_json(value: Any, kind: Any) -> str:
-    """`value` (decoded JSON, of Go type `kind`) as encoding/json marshals it: a nil pointer, slice
-    or map is null, an absent string or int its zero value."""
+def _encoder(kind: Any) -> Callable[[Any], str]:
+    """How encoding/json marshals a value of Go type `kind` (decoded JSON in, its text out), made
+    once per type: a nil pointer, slice or map is null, an absent string or int its zero value,
+    a struct's fields in order (omitempty's left out where empty)."""
     if isinstance(kind, _Pointer):
-        return "null" if value is None else _go_json(value, kind.of)
+        of = _encoder(kind.of)
+        return lambda value: "null" if value is None else of(value)
     if isinstance(kind, _Slice):
-        return "null" if value is None else "[" + ",".join(_go_json(v, kind.of) for v in value) + "]"
+        item = _encoder(kind.of)
+        return lambda value: "null" if value is None else "[" + ",".join(map(item, value)) + "]"
     if kind is _STRING:
-        return _go_string("" if value is None else value)
+        return lambda value: _go_string("" if value is None else value)
     if kind is _INT:
-        return str(0 if value is None else value)
+        return lambda value: str(0 if value is None else value)
     if kind is _MAP:
-        if value is None:
-            return "null"
-        # a null value the API server pruned: not in the stored policy
-        present = sorted(k for k, v in value.items() if v is not None)
-        return "{" + ",".join(f"{_go_string(k)}:{_go_string(value[k])}" for k in present) + "}"
-    fields = value if isinstance(value, Mapping) else {}
-    parts = []
+        return _go_map
+    fields = []
     for name, field_kind, omitempty in kind.fields:
-        item = fields.get(name)
-        if omitempty and _empty(item, field_kind):
-            continue
-        parts.append(f"{_go_string(name)}:{_go_json(item, field_kind)}")
-    return "{" + ",".join(parts) + "}"
+        key, encode = _go_string(name) + ":", _encoder(field_kind)
+        # an absent field: left out where omitempty, else its zero value (the same text each time)
+        fields.append((name, key, encode, _emptiness(field_kind) if omitempty else None, key + encode(None)))
+
+    def struct(value: Any) -> str:
+        given = value if type(value) is dict or isinstance(value, Mapping) else {}
+        parts = []
+        for name, key, encode, empty, absent in fields:
+            item = given.get(name)
+            if item is None:
+                if empty is None:
+                    parts.append(absent)
+            elif empty is None or not empty(item):
+                parts.append(key + encode(item))
+        return "{" + ",".join(parts) + "}"
+
+    return struct
 
 
-def _empty(value: Any, kind: Any) -> bool:
-    """omitempty's test: a nil pointer, an empty string, slice or map (a pointer to an empty
-    struct is not nil)."""
+def _go_map(value: Any) -> str:
+    """A map[string]string: its keys sorted; a null value the API server pruned is not in the
+    stored policy."""
     if value is None:
-        return True
-    if kind is _MAP and isinstance(value, Mapping):  # its null values pruned
+        return "null"
+    present = sorted(k for k, v in value.items() if v is not None)
+    return "{" + ",".join(f"{_go_string(k)}:{_go_string(value[k])}" for k in present) + "}"
+
+
+def _emptiness(kind: Any) -> Callable[[Any], bool]:
+    """omitempty's test of a field of type `kind`: a nil pointer, an empty string, slice or map (a
+    pointer to an empty struct is not nil; a map's null values are pruned)."""
+    if isinstance(kind, _Pointer):
+        return _is_none
+    if kind is _MAP:
+        return _empty_map
+    return _empty_value
+
+
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
+def _empty_map(value: Any) -> bool:
+    if isinstance(value, Mapping):
         return all(v is None for v in value.values())
-    return not isinstance(kind, _Pointer) and value in ("", [], {})
+    return _empty_value(value)
+
+
+def _empty_value(value: Any) -> bool:
+    return value is None or value in ("", [], {})
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -563,3 +596,6 @@ def _go_string(text: str) -> str:
 
 
 _GO_ESCAPES = tuple((c, f"\\u{ord(c):04x}") for c in "<>&\u2028\u2029")
+
+
+_ENCODE_POLICY = _encoder(_POLICY)
