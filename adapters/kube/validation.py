@@ -114,9 +114,16 @@ def label_value_errors(value: str) -> list[str]:
     return errors
 
 
-# Hubs repeat a few keys and values across thousands of objects: each is judged once.
+# Hubs repeat a few keys and values across thousands of objects: each is judged once, and
+# remembered up to a bound (a long-lived scheduler sees ever new values: parent names, times).
 _GOOD_KEYS: set[str] = set()
 _GOOD_VALUES: set[str] = set()
+_GOOD_LIMIT = 1 << 16
+
+
+def _remember(good: set[str], text: str) -> None:
+    if len(good) < _GOOD_LIMIT:
+        good.add(text)
 
 
 def label_problem(key: str, value: str) -> str | None:
@@ -124,11 +131,11 @@ def label_problem(key: str, value: str) -> str | None:
     if key not in _GOOD_KEYS:
         if errors := qualified_name_errors(key):
             return f"invalid label key {key!r}: {'; '.join(errors)}"
-        _GOOD_KEYS.add(key)
+        _remember(_GOOD_KEYS, key)
     if value not in _GOOD_VALUES:
         if errors := label_value_errors(value):
             return f"invalid value {value!r} of label {key!r}: {'; '.join(errors)}"
-        _GOOD_VALUES.add(value)
+        _remember(_GOOD_VALUES, value)
     return None
 
 
@@ -145,7 +152,7 @@ def annotations_problem(annotations: dict[str, str]) -> str | None:
         if key not in _GOOD_ANNOTATION_KEYS:
             if errors := qualified_name_errors(key.lower()):
                 return f"invalid annotation key {key!r}: {'; '.join(errors)}"
-            _GOOD_ANNOTATION_KEYS.add(key)
+            _remember(_GOOD_ANNOTATION_KEYS, key)
         size += len(key) + len(value) if key.isascii() and value.isascii() else _utf8(key) + _utf8(value)
     if size > MAX_ANNOTATIONS_BYTES:
         return f"annotations may not be longer than {MAX_ANNOTATIONS_BYTES} bytes in total, got {size}"
@@ -162,7 +169,7 @@ def finalizer_problem(finalizer: str) -> str | None:
     if finalizer not in _GOOD_FINALIZERS:
         if errors := qualified_name_errors(finalizer):
             return f"invalid finalizer {finalizer!r}: {'; '.join(errors)}"
-        _GOOD_FINALIZERS.add(finalizer)
+        _remember(_GOOD_FINALIZERS, finalizer)
     return None
 
 
@@ -280,5 +287,5 @@ def name_problem(kind: str, name: str, namespace: str | None) -> tuple[str, str]
     if namespace and namespace not in _GOOD_NAMESPACES:
         if errors := dns_label_errors(namespace):
             return "metadata.namespace", f"{namespace!r}: {'; '.join(errors)}"
-        _GOOD_NAMESPACES.add(namespace)
+        _remember(_GOOD_NAMESPACES, namespace)
     return None
