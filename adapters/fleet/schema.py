@@ -176,11 +176,14 @@ class _PropertyEntries:
 
     @staticmethod
     def fine(value: Any) -> bool:
-        return type(value) is dict and all(
-            e is None
-            or (type(e) is dict and type(e.get("value")) is str and Time.fine(e.get("observationTime")))
-            for e in value.values()
-        )
+        if type(value) is not dict:
+            return False
+        for e in value.values():  # a loop, not a generator: every cluster has a few
+            if e is not None and not (
+                type(e) is dict and type(e.get("value")) is str and time_fine(e.get("observationTime"))
+            ):
+                return False
+        return True
 
 
 _PERCENT_OR_COUNT = re.compile(r"((100|[0-9]{1,2})%|[0-9]+)")

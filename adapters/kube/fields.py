@@ -230,11 +230,11 @@ def conditions_fine(value: Any) -> bool:
     """Whether Fields.conditions surely accepts `value`, cheaply (False: let it judge)."""
     if type(value) is not list:
         return False
-    types = set()
+    types = []  # a list: an object holds a few conditions
     for c in value:
         if type(c) is not dict or not _fine_condition(c) or c["type"] in types:
             return False
-        types.add(c["type"])
+        types.append(c["type"])
     return True
 
 
@@ -248,8 +248,8 @@ def _fine_condition(c: Mapping[str, Any]) -> bool:
         and type(reason) is str
         and type(message) is str
         and type(when) is str
-        and type(c.get("status")) is str
-        and c["status"] in _CONDITION_STATUSES
+        and type(status := c.get("status")) is str
+        and status in _CONDITION_STATUSES
         and len(message) <= _MAX_CONDITION_MESSAGE
         and (generation is None or (type(generation) is int and 0 <= generation <= INT64))
     ):
@@ -259,7 +259,7 @@ def _fine_condition(c: Mapping[str, Any]) -> bool:
             return False
         if len(_GOOD_CONDITIONS) < _GOOD_LIMIT:
             _GOOD_CONDITIONS.add((kind, reason))
-    return time_fine(when)
+    return when in _GOOD_TIMES or time_fine(when)
 
 
 def time_fine(value: Any) -> bool:

@@ -210,26 +210,23 @@ def judged_metadata(labels: Any, annotations: Any, finalizers: Any, generation: 
     """Whether an object's labels, annotations, finalizers and generation are surely fine: each
     label, annotation key and finalizer already judged good (and the annotations well within their
     size), the generation a plain non-negative int64. A quick look (a hub repeats a few of each over
-    thousands of objects); False sends the object to the checks, which name what is wrong, if
-    anything."""
-    return (
-        _judged_labels(labels)
-        and _judged_annotations(annotations)
-        and _judged_finalizers(finalizers)
-        and (generation is None or (type(generation) is int and 0 <= generation < 2**63))
-    )
-
-
-def _judged_labels(labels: Any) -> bool:
-    if labels is None:
-        return True
-    try:  # set operations: no Python loop over a hub's labels
+    thousands of objects), by set operations, without a Python loop over the labels; False sends
+    the object to the checks, which name what is wrong, if anything."""
+    try:
         return (
-            type(labels) is dict
-            and _GOOD_KEYS.issuperset(labels)
-            and _GOOD_VALUES.issuperset(labels.values())
+            (
+                labels is None
+                or (
+                    type(labels) is dict
+                    and _GOOD_KEYS.issuperset(labels)
+                    and _GOOD_VALUES.issuperset(labels.values())
+                )
+            )
+            and (finalizers is None or (type(finalizers) is list and _GOOD_FINALIZERS.issuperset(finalizers)))
+            and (annotations is None or _judged_annotations(annotations))
+            and (generation is None or (type(generation) is int and 0 <= generation < 2**63))
         )
-    except TypeError:  # an unhashable value: no label value
+    except TypeError:  # an unhashable label value or finalizer: no string
         return False
 
 
@@ -244,15 +241,6 @@ def _judged_annotations(annotations: Any) -> bool:
             return False
         size += len(k) + len(v)
     return size <= MAX_ANNOTATIONS_BYTES
-
-
-def _judged_finalizers(finalizers: Any) -> bool:
-    if finalizers is None:
-        return True
-    try:
-        return type(finalizers) is list and _GOOD_FINALIZERS.issuperset(finalizers)
-    except TypeError:  # an unhashable item: no finalizer
-        return False
 
 
 # k8s.io/apiserver pkg/storage/names (SimpleNameGenerator): the generateName cut to 58 characters,
