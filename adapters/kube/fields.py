@@ -90,12 +90,14 @@ class Fields:
         the schema's items are objects (not nullable)."""
         for i, item in enumerate(self.sequence(value, path)):
             where = f"{path}[{i}]"
-            if type(item) is dict:
-                yield where, item
-            elif item is None:
-                raise self.fail("expected an object, got null", where)
-            else:
-                yield where, self.mapping(item, where)
+            yield where, item if type(item) is dict else self.item(item, where)
+
+    def item(self, value: Any, where: str) -> Mapping[str, Any]:
+        """An item of a list whose items are objects (see objects), at `where`: for a loop that
+        spells an item's path only where a message needs it."""
+        if value is None:
+            raise self.fail("expected an object, got null", where)
+        return self.mapping(value, where)
 
     def string(self, value: Any, path: str) -> str:
         if type(value) is str:
