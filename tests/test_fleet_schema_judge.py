@@ -151,3 +151,11 @@ def test_a_hubs_objects_take_the_quick_pass(kind) -> None:
         assert schema._JUDGES[kind](obj), obj
         policy = obj.get("spec", {}).get("policy")
         assert policy is None or schema._JUDGES[schema.POLICY](policy)
+
+
+def test_a_rules_test_written_out_says_what_its_quick_test_says() -> None:
+    checks = {rule.check for rules in schema.RULES.values() for rule in rules if hasattr(rule.check, "quick")}
+    assert checks
+    for check in checks:
+        for value in (*EDGES, *ENUM_VALUES, -101, -100, 100, INT64, -INT64 - 1, -INT64 - 2, "1"):
+            assert eval(check.quick("v"), {"v": value}) == check.fine(value), (check, value)  # noqa: S307
