@@ -526,25 +526,52 @@ def _encoder(kind: Any) -> Callable[[Any], str]:
         return lambda value: str(0 if value is None else value)
     if kind is _MAP:
         return _go_map
-    fields = []
-    for name, field_kind, omitempty in kind.fields:
-        key, encode = _go_string(name) + ":", _encoder(field_kind)
-        # an absent field: left out where omitempty, else its zero value (the same text each time)
-        fields.append((name, key, encode, _emptiness(field_kind) if omitempty else None, key + encode(None)))
+    return _struct_encoder(kind)
 
-    def struct(value: Any) -> str:
-        given = value if type(value) is dict or isinstance(value, Mapping) else {}
-        parts = []
-        for name, key, encode, empty, absent in fields:
-            item = given.get(name)
-            if item is None:
-                if empty is None:
-                    parts.append(absent)
-            elif empty is None or not empty(item):
-                parts.append(key + encode(item))
-        return "{" + ",".join(parts) + "}"
 
-    return struct
+def _struct_encoder(kind: _Struct) -> Callable[[Any], str]:
+    """A struct's encoder as one function of straight-line Python, written once per type: each
+    field looked up once, its key's text and an absent field's text literals, omitempty's test
+    inline where it can be (a hub hashes thousands of policies, each a few structs deep)."""
+    names: dict[str, Any] = {"Mapping": Mapping, "EMPTY": ("", [], {})}
+
+    def name(thing: Any) -> str:
+        names[f"n{len(names)}"] = thing
+        return f"n{len(names) - 1}"
+
+    lines = [
+        "def struct(value):",
+        "    given = value if type(value) is dict or isinstance(value, Mapping) else {}",
+        "    parts = []",
+    ]
+    for field_name, field_kind, omitempty in kind.fields:
+        key, encode = _go_string(field_name) + ":", name(_present(field_kind))
+        lines.append(f"    x = given.get({field_name!r})")
+        if not omitempty:  # an absent field: its zero value
+            absent = key + _encoder(field_kind)(None)
+            lines.append(f"    parts.append({key!r} + {encode}(x) if x is not None else {absent!r})")
+            continue
+        if isinstance(field_kind, _Pointer):  # omitempty: a nil pointer only
+            test = "x is not None"
+        elif field_kind is _MAP:  # or a map whose values are all pruned nulls
+            test = f"x is not None and not {name(_empty_map)}(x)"
+        else:  # or an empty string, slice or map
+            test = "x is not None and x not in EMPTY"
+        lines.append(f"    if {test}: parts.append({key!r} + {encode}(x))")
+    lines.append('    return "{" + ",".join(parts) + "}"')
+    exec(compile("\n".join(lines) + "\n", "<fleet policy encoder>", "exec"), names)  # noqa: S102 (our types)
+    return names["struct"]
+
+
+def _present(kind: Any) -> Callable[[Any], str]:
+    """_encoder(kind) of a value that is there (not None): a pointer's, its target's."""
+    if isinstance(kind, _Pointer):
+        return _present(kind.of)
+    if kind is _STRING:
+        return _go_string
+    if kind is _INT:
+        return str
+    return _encoder(kind)
 
 
 def _go_map(value: Any) -> str:
@@ -556,28 +583,11 @@ def _go_map(value: Any) -> str:
     return "{" + ",".join(f"{_go_string(k)}:{_go_string(value[k])}" for k in present) + "}"
 
 
-def _emptiness(kind: Any) -> Callable[[Any], bool]:
-    """omitempty's test of a field of type `kind`: a nil pointer, an empty string, slice or map (a
-    pointer to an empty struct is not nil; a map's null values are pruned)."""
-    if isinstance(kind, _Pointer):
-        return _is_none
-    if kind is _MAP:
-        return _empty_map
-    return _empty_value
-
-
-def _is_none(value: Any) -> bool:
-    return value is None
-
-
 def _empty_map(value: Any) -> bool:
+    """omitempty's test of a map that is there: empty once its null values are pruned."""
     if isinstance(value, Mapping):
         return all(v is None for v in value.values())
-    return _empty_value(value)
-
-
-def _empty_value(value: Any) -> bool:
-    return value is None or value in ("", [], {})
+    return value in ("", [], {})
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
