@@ -133,6 +133,31 @@ def test_the_policy_hash_is_gos():
     )
 
 
+def test_the_policy_hash_writes_absent_fields_as_go_does():
+    """A field without omitempty is written with its zero value (a null item of a list of structs
+    is the zero struct, a nil slice null); one with omitempty is left out."""
+    policy = {
+        "affinity": {
+            "clusterAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [{}, None],
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "clusterSelectorTerms": [{"propertySelector": {}}]
+                },
+            }
+        },
+        "topologySpreadConstraints": [{}],
+        "tolerations": [{"key": ""}],
+    }
+    go = (
+        '{"placementType":"PickAll","affinity":{"clusterAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":'
+        '{"clusterSelectorTerms":[{"propertySelector":{"matchExpressions":null}}]},'
+        '"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":0,"preference":{}},{"weight":0,"preference":{}}]}},'
+        '"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"","whenUnsatisfiable":"DoNotSchedule"}],'
+        '"tolerations":[{"operator":"Equal"}]}'
+    )
+    assert policy_hash(policy) == hashlib.sha256(go.encode()).hexdigest()
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_a_new_snapshot_holds_gos_hash(tmp_path, mode):
     written = Written.solve(tmp_path, [member_cluster("a"), crp("web", TRICKY)], mode)

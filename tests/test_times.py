@@ -61,6 +61,17 @@ def test_what_kubernetes_refuses(text) -> None:
     assert rfc3339(text) is None
 
 
+@pytest.mark.parametrize("year", ["0000", "0001", "1900", "2000", "2023", "2024", "9999"])
+def test_a_time_in_utc_reads_as_its_offset_twin(year) -> None:
+    """A whole-second time ending in Z (the form controllers write: read in one call) is read or
+    refused exactly as the same time written with +00:00 (read by the rules field by field)."""
+    texts = [f"{year}-{month:02d}-{day:02d}T12:00:00" for month in range(14) for day in range(33)]
+    texts += [f"{year}-02-28T{clock}" for clock in ("00:00:00", "23:59:59", "24:00:00", "9:00:00")]
+    texts += [f"{year}-02-28T{h:02d}:{m:02d}:{s:02d}" for h in (23, 24) for m in (59, 60) for s in (59, 60)]
+    for text in texts:
+        assert rfc3339(text + "Z") == rfc3339(text + "+00:00"), text
+
+
 def test_now_without_an_offset_is_refused(tmp_path) -> None:
     path = write_yaml(tmp_path / "hub.yaml", [member_cluster("c1"), crp("web", pick_n(1))])
     result = run_cli(["solve", "-f", str(path), "--now", "2026-11-21T12:00:00"])

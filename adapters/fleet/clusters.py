@@ -179,10 +179,13 @@ def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bo
     conditions' statuses checked already: schema.RULES)."""
     if leaving:
         return False, n.LEFT_FLEET
+    # Items' paths spelt only for a message (f.item): every cluster has agents and conditions.
     agent = path = None
-    for where, raw in f.objects(status.get("agentStatus"), "status.agentStatus"):
+    for i, raw in enumerate(f.sequence(status.get("agentStatus"), "status.agentStatus")):
+        if type(raw) is not dict:
+            raw = f.item(raw, f"status.agentStatus[{i}]")
         if raw.get("type") == n.MEMBER_AGENT:
-            agent, path = raw, where
+            agent, path = raw, f"status.agentStatus[{i}]"
             break
     if agent is None:
         return False, n.AGENT_MISSING
@@ -192,20 +195,24 @@ def eligibility(f: Fields, status: Mapping[str, Any], now: datetime, leaving: bo
     if since > n.HEARTBEAT_TIMEOUT_MINUTES:
         return False, n.NO_HEARTBEAT.format(since)
     conditions = {}
-    for where, raw in f.objects(agent.get("conditions"), f"{path}.conditions"):
+    for i, raw in enumerate(f.sequence(agent.get("conditions"), f"{path}.conditions")):
+        if type(raw) is not dict:
+            raw = f.item(raw, f"{path}.conditions[{i}]")
         kind = raw.get("type")
         if type(kind) is not str:  # a list or a map would not even key the dict
-            kind = f.string(kind, f"{where}.type")
-        conditions.setdefault(kind, (where, raw))
+            kind = f.string(kind, f"{path}.conditions[{i}].type")
+        conditions.setdefault(kind, (i, raw))
     joined = conditions.get("Joined")
     if joined is None or joined[1].get("status") != "True":
         return False, n.NOT_JOINED
     healthy = conditions.get("Healthy")
     if healthy is None:
         return False, n.NO_HEALTH
-    where, condition = healthy
+    i, condition = healthy
     if condition.get("status") != "True":  # its status and time checked (schema.py: Conditions)
-        changed = parse_time(f, condition.get("lastTransitionTime"), f"{where}.lastTransitionTime")
+        changed = parse_time(
+            f, condition.get("lastTransitionTime"), f"{path}.conditions[{i}].lastTransitionTime"
+        )
         since = _minutes_since(now, changed)
         if since > n.HEALTH_TIMEOUT_MINUTES:
             return False, n.UNHEALTHY.format(since)

@@ -17,6 +17,7 @@ from adapters.fleet.policy import Policy, parse_policy, policy_hash
 from adapters.fleet.snapshots import clean, new_snapshot, refresh_snapshot
 from adapters.kube.fields import INT32, Fields
 from adapters.kube.manifests import Manifest, index_by_kind
+from adapters.kube.validation import judged_metadata
 from model import Batch, Cluster, ClusterScore, ExistingDecision, PlacementRequest
 
 __all__ = [
@@ -172,8 +173,13 @@ def _by_parent(manifests: list[Manifest]) -> dict[str | None, list[Manifest]]:
 
 
 def _check_metadata(m: Manifest) -> None:
-    """The metadata of a scheduler-owned object that is read or rewritten below."""
-    Fields(m).metadata(m.obj["metadata"])
+    """The metadata of a scheduler-owned object that is read or rewritten below (judged at a look
+    where its parts were judged before: the registry checks every object's metadata first)."""
+    metadata = m.obj["metadata"]
+    if not judged_metadata(
+        metadata.get("labels"), metadata.get("annotations"), metadata.get("finalizers"), None
+    ):
+        Fields(m).metadata(metadata)
 
 
 def _check_snapshot(m: Manifest) -> None:

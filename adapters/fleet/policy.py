@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
@@ -491,7 +491,7 @@ def policy_hash(raw: Any) -> str:
     if raw is None:
         return hashlib.sha256(b"null").hexdigest()
     policy = _defaulted({k: v for k, v in raw.items() if k != "numberOfClusters"})
-    return hashlib.sha256(_go_json(policy, _POLICY).encode()).hexdigest()
+    return hashlib.sha256(_ENCODE_POLICY(policy).encode()).hexdigest()
 
 
 def _defaulted(policy: dict[str, Any]) -> dict[str, Any]:
@@ -510,41 +510,84 @@ _ITEM_DEFAULTS = {
 }
 
 
-def _go_json(value: Any, kind: Any) -> str:
-    """`value` (decoded JSON, of Go type `kind`) as encoding/json marshals it: a nil pointer, slice
-    or map is null, an absent string or int its zero value."""
+def _encoder(kind: Any) -> Callable[[Any], str]:
+    """How encoding/json marshals a value of Go type `kind` (decoded JSON in, its text out), made
+    once per type: a nil pointer, slice or map is null, an absent string or int its zero value,
+    a struct's fields in order (omitempty's left out where empty)."""
     if isinstance(kind, _Pointer):
-        return "null" if value is None else _go_json(value, kind.of)
+        of = _encoder(kind.of)
+        return lambda value: "null" if value is None else of(value)
     if isinstance(kind, _Slice):
-        return "null" if value is None else "[" + ",".join(_go_json(v, kind.of) for v in value) + "]"
+        item = _encoder(kind.of)
+        return lambda value: "null" if value is None else "[" + ",".join(map(item, value)) + "]"
     if kind is _STRING:
-        return _go_string("" if value is None else value)
+        return lambda value: _go_string("" if value is None else value)
     if kind is _INT:
-        return str(0 if value is None else value)
+        return lambda value: str(0 if value is None else value)
     if kind is _MAP:
-        if value is None:
-            return "null"
-        # a null value the API server pruned: not in the stored policy
-        present = sorted(k for k, v in value.items() if v is not None)
-        return "{" + ",".join(f"{_go_string(k)}:{_go_string(value[k])}" for k in present) + "}"
-    fields = value if isinstance(value, Mapping) else {}
-    parts = []
-    for name, field_kind, omitempty in kind.fields:
-        item = fields.get(name)
-        if omitempty and _empty(item, field_kind):
+        return _go_map
+    return _struct_encoder(kind)
+
+
+def _struct_encoder(kind: _Struct) -> Callable[[Any], str]:
+    """A struct's encoder as one function of straight-line Python, written once per type: each
+    field looked up once, its key's text and an absent field's text literals, omitempty's test
+    inline where it can be (a hub hashes thousands of policies, each a few structs deep)."""
+    names: dict[str, Any] = {"Mapping": Mapping, "EMPTY": ("", [], {})}
+
+    def name(thing: Any) -> str:
+        names[f"n{len(names)}"] = thing
+        return f"n{len(names) - 1}"
+
+    lines = [
+        "def struct(value):",
+        "    given = value if type(value) is dict or isinstance(value, Mapping) else {}",
+        "    parts = []",
+    ]
+    for field_name, field_kind, omitempty in kind.fields:
+        key, encode = _go_string(field_name) + ":", name(_present(field_kind))
+        lines.append(f"    x = given.get({field_name!r})")
+        if not omitempty:  # an absent field: its zero value
+            absent = key + _encoder(field_kind)(None)
+            lines.append(f"    parts.append({key!r} + {encode}(x) if x is not None else {absent!r})")
             continue
-        parts.append(f"{_go_string(name)}:{_go_json(item, field_kind)}")
-    return "{" + ",".join(parts) + "}"
+        if isinstance(field_kind, _Pointer):  # omitempty: a nil pointer only
+            test = "x is not None"
+        elif field_kind is _MAP:  # or a map whose values are all pruned nulls
+            test = f"x is not None and not {name(_empty_map)}(x)"
+        else:  # or an empty string, slice or map
+            test = "x is not None and x not in EMPTY"
+        lines.append(f"    if {test}: parts.append({key!r} + {encode}(x))")
+    lines.append('    return "{" + ",".join(parts) + "}"')
+    exec(compile("\n".join(lines) + "\n", "<fleet policy encoder>", "exec"), names)  # noqa: S102 (our types)
+    return names["struct"]
 
 
-def _empty(value: Any, kind: Any) -> bool:
-    """omitempty's test: a nil pointer, an empty string, slice or map (a pointer to an empty
-    struct is not nil)."""
+def _present(kind: Any) -> Callable[[Any], str]:
+    """_encoder(kind) of a value that is there (not None): a pointer's, its target's."""
+    if isinstance(kind, _Pointer):
+        return _present(kind.of)
+    if kind is _STRING:
+        return _go_string
+    if kind is _INT:
+        return str
+    return _encoder(kind)
+
+
+def _go_map(value: Any) -> str:
+    """A map[string]string: its keys sorted; a null value the API server pruned is not in the
+    stored policy."""
     if value is None:
-        return True
-    if kind is _MAP and isinstance(value, Mapping):  # its null values pruned
+        return "null"
+    present = sorted(k for k, v in value.items() if v is not None)
+    return "{" + ",".join(f"{_go_string(k)}:{_go_string(value[k])}" for k in present) + "}"
+
+
+def _empty_map(value: Any) -> bool:
+    """omitempty's test of a map that is there: empty once its null values are pruned."""
+    if isinstance(value, Mapping):
         return all(v is None for v in value.values())
-    return not isinstance(kind, _Pointer) and value in ("", [], {})
+    return value in ("", [], {})
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -563,3 +606,6 @@ def _go_string(text: str) -> str:
 
 
 _GO_ESCAPES = tuple((c, f"\\u{ord(c):04x}") for c in "<>&\u2028\u2029")
+
+
+_ENCODE_POLICY = _encoder(_POLICY)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import binascii
 import re
 from base64 import b64decode
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +68,10 @@ class Enum:
     def fine(self, value: Any) -> bool:
         return value in self.values if type(value) is str else value is None
 
+    def quick(self, value: str) -> str:
+        """fine's test as an expression on the variable `value` (written into the quick pass)."""
+        return f"(type({value}) is str and {value} in {self.values!r}) or {value} is None"
+
 
 @dataclass(frozen=True, slots=True)
 class Integer:
@@ -79,6 +84,11 @@ class Integer:
     def fine(self, value: Any) -> bool:
         low = -self.maximum - 1 if self.minimum is None else self.minimum
         return type(value) is int and low <= value <= self.maximum
+
+    def quick(self, value: str) -> str:
+        """fine's test as an expression on the variable `value` (written into the quick pass)."""
+        low = -self.maximum - 1 if self.minimum is None else self.minimum
+        return f"type({value}) is int and {low} <= {value} <= {self.maximum}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +130,7 @@ class Time:
     def __call__(self, f: Fields, value: Any, path: str) -> None:
         parse_time(f, value, path)
 
-    @staticmethod
-    def fine(value: Any) -> bool:
-        return time_fine(value)
+    fine = staticmethod(time_fine)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,9 +140,7 @@ class Conditions:
     def __call__(self, f: Fields, value: Any, path: str) -> None:
         f.conditions(value, path)
 
-    @staticmethod
-    def fine(value: Any) -> bool:
-        return conditions_fine(value)
+    fine = staticmethod(conditions_fine)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,11 +181,14 @@ class _PropertyEntries:
 
     @staticmethod
     def fine(value: Any) -> bool:
-        return type(value) is dict and all(
-            e is None
-            or (type(e) is dict and type(e.get("value")) is str and Time.fine(e.get("observationTime")))
-            for e in value.values()
-        )
+        if type(value) is not dict:
+            return False
+        for e in value.values():  # a loop, not a generator: every cluster has a few
+            if e is not None and not (
+                type(e) is dict and type(e.get("value")) is str and time_fine(e.get("observationTime"))
+            ):
+                return False
+        return True
 
 
 _PERCENT_OR_COUNT = re.compile(r"((100|[0-9]{1,2})%|[0-9]+)")
@@ -197,34 +206,72 @@ class IntOrPercent:
             return
         f.integer(value, path, minimum=0, maximum=INT32)
 
+    @staticmethod
+    def fine(value: Any) -> bool:
+        if type(value) is str:
+            return _PERCENT_OR_COUNT.fullmatch(value) is not None
+        return type(value) is int and 0 <= value <= INT32
 
-def _strategy(f: Fields, value: Any, path: str) -> None:
+
+class _Strategy:
     """The rollout strategy's rules across fields: the webhook's (validateRolloutStrategy) and the
     CRD's (a Mirror report-back names its destination)."""
-    strategy = f.mapping(value, path)
-    if strategy.get("type") == "External" and strategy.get("rollingUpdate") is not None:
-        raise f.fail("rollingUpdate is not valid for the External strategy type", f"{path}.rollingUpdate")
-    apply = f.mapping(strategy.get("applyStrategy"), f"{path}.applyStrategy")
-    if apply.get("serverSideApplyConfig") is not None and apply.get("type") != "ServerSideApply":
-        raise f.fail(
-            "serverSideApplyConfig is only valid for the ServerSideApply strategy type",
-            f"{path}.applyStrategy.serverSideApplyConfig",
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        strategy = f.mapping(value, path)
+        if strategy.get("type") == "External" and strategy.get("rollingUpdate") is not None:
+            raise f.fail("rollingUpdate is not valid for the External strategy type", f"{path}.rollingUpdate")
+        apply = f.mapping(strategy.get("applyStrategy"), f"{path}.applyStrategy")
+        if apply.get("serverSideApplyConfig") is not None and apply.get("type") != "ServerSideApply":
+            raise f.fail(
+                "serverSideApplyConfig is only valid for the ServerSideApply strategy type",
+                f"{path}.applyStrategy.serverSideApplyConfig",
+            )
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        if type(value) is not dict:
+            return False
+        if value.get("type") == "External" and value.get("rollingUpdate") is not None:
+            return False
+        apply = value.get("applyStrategy")
+        return apply is None or (
+            type(apply) is dict
+            and (apply.get("serverSideApplyConfig") is None or apply.get("type") == "ServerSideApply")
         )
 
 
-def _resource_selectors(f: Fields, value: Any, path: str) -> None:
+class _ResourceSelectors:
     """Required, 1 to 100 selectors, each naming its group, version and kind, by name or by labels."""
-    selectors = f.sequence(value, path)
-    if not 1 <= len(selectors) <= 100:
-        raise f.fail(f"between 1 and 100 resource selectors are required, got {len(selectors)}", path)
-    for where, selector in f.objects(selectors, path):
-        for name in ("group", "version", "kind"):
-            if selector.get(name) is None:
-                raise f.fail(f"{name} is required", f"{where}.{name}")
-            f.string(selector[name], f"{where}.{name}")
-        f.string(selector.get("name"), f"{where}.name")
-        if selector.get("name") and selector.get("labelSelector") is not None:
-            raise f.fail("name and labelSelector are mutually exclusive", where)
+
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        selectors = f.sequence(value, path)
+        if not 1 <= len(selectors) <= 100:
+            raise f.fail(f"between 1 and 100 resource selectors are required, got {len(selectors)}", path)
+        for where, selector in f.objects(selectors, path):
+            for name in ("group", "version", "kind"):
+                if selector.get(name) is None:
+                    raise f.fail(f"{name} is required", f"{where}.{name}")
+                f.string(selector[name], f"{where}.{name}")
+            f.string(selector.get("name"), f"{where}.name")
+            if selector.get("name") and selector.get("labelSelector") is not None:
+                raise f.fail("name and labelSelector are mutually exclusive", where)
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        return type(value) is list and 1 <= len(value) <= 100 and all(map(_fine_selector, value))
+
+
+def _fine_selector(selector: Any) -> bool:
+    if type(selector) is not dict:
+        return False
+    name = selector.get("name")
+    return (
+        type(selector.get("group")) is str
+        and type(selector.get("version")) is str
+        and type(selector.get("kind")) is str
+        and (name is None or (type(name) is str and not (name and selector.get("labelSelector") is not None)))
+    )
 
 
 def _selector_labels(f: Fields, value: Any, path: str) -> None:
@@ -286,12 +333,21 @@ _DEFAULT_SCOPE = "NamespaceWithResources"
 _WITH_SELECTORS = "NamespaceWithResourceSelectors"
 
 
-def _report_back(f: Fields, value: Any, path: str) -> None:
-    report = f.mapping(value, path)
-    if report.get("type") is None:
-        raise f.fail("type is required", f"{path}.type")
-    if report.get("type") == "Mirror" and not report.get("destination"):
-        raise f.fail("a Mirror report-back strategy needs a destination", f"{path}.destination")
+class _ReportBack:
+    def __call__(self, f: Fields, value: Any, path: str) -> None:
+        report = f.mapping(value, path)
+        if report.get("type") is None:
+            raise f.fail("type is required", f"{path}.type")
+        if report.get("type") == "Mirror" and not report.get("destination"):
+            raise f.fail("a Mirror report-back strategy needs a destination", f"{path}.destination")
+
+    @staticmethod
+    def fine(value: Any) -> bool:
+        return (
+            type(value) is dict
+            and value.get("type") is not None
+            and (value.get("type") != "Mirror" or bool(value.get("destination")))
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,7 +422,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     n.PLACEMENT: (
         Rule("spec", Required(dict), required=True),
         Rule("spec", _NamespaceSelectors()),
-        Rule("spec.resourceSelectors", _resource_selectors, required=True),
+        Rule("spec.resourceSelectors", _ResourceSelectors(), required=True),
         # its status, which other controllers write (rollout, work applier)
         Rule("status.conditions", Conditions()),
         Rule("status.placementStatuses[].conditions", Conditions()),
@@ -376,19 +432,18 @@ RULES: dict[str, tuple[Rule, ...]] = {
             Enum(("NamespaceOnly", "NamespaceWithResources", "NamespaceWithResourceSelectors")),
         ),
         Rule("spec.statusReportingScope", Enum(("ClusterScopeOnly", "NamespaceAccessible"))),
-        Rule("spec.strategy", _strategy),
+        Rule("spec.strategy", _Strategy()),
         Rule("spec.strategy.type", Enum(("RollingUpdate", "External"))),
         Rule("spec.strategy.rollingUpdate.unavailablePeriodSeconds", Integer(minimum=0)),
         Rule("spec.strategy.rollingUpdate.maxUnavailable", IntOrPercent()),
         Rule("spec.strategy.rollingUpdate.maxSurge", IntOrPercent()),
         *(Rule(f"spec.strategy.applyStrategy.{name}", check) for name, check in _APPLY_STRATEGY),
         Rule("spec.strategy.deleteStrategy.propagationPolicy", Enum(("Abandon", "Delete")), "v1beta1"),
-        Rule("spec.strategy.reportBackStrategy", _report_back, "v1beta1"),
+        Rule("spec.strategy.reportBackStrategy", _ReportBack(), "v1beta1"),
         Rule("spec.strategy.reportBackStrategy.type", Enum(("Disabled", "Mirror")), "v1beta1"),
         Rule(
             "spec.strategy.reportBackStrategy.destination", Enum(("OriginalResource", "WorkAPI")), "v1beta1"
         ),
-        Rule("status.conditions", Conditions()),
     ),
     n.MEMBER_CLUSTER: (
         Rule("spec", Required(dict), required=True),
@@ -489,34 +544,83 @@ def check(f: Fields, obj: Any, kind: str, *, at: str = "", version: str = "") ->
     gates = _GATES[kind]
     if gates is not None and isinstance(obj, dict) and not any(_holds(obj, a, b) for a, b in gates):
         return  # the common case: none of the fields with rules (a binding without applyStrategy)
-    tree = _TREES[kind]
-    if _fine(obj, tree):
+    if _JUDGES[kind](obj):
         return
     if not version and isinstance(obj, dict):
         version = str(obj.get("apiVersion", "")).rpartition("/")[2]
-    _walk(f, obj, tree, at, version)
+    _walk(f, obj, _TREES[kind], at, version)
 
 
-def _fine(value: Any, node: _Node) -> bool:
-    """Whether every rule below `node` surely holds (each rule's quick test, every API version's
-    rules alike); False sends the object to the walk, which judges it and names what fails."""
-    for fine in node.fines:
-        if fine is None or not fine(value):
-            return False
+def _judge(tree: _Node) -> Callable[[Any], bool]:
+    """Whether every rule of a kind surely holds (each rule's quick test, every API version's rules
+    alike), as one function of straight-line Python made once from the tree: an absent field
+    costs a look-up, a required leaf of one type a type test, and no call is made but the rules'
+    own quick tests (a hub's tens of thousands of objects each pass every node of their kind).
+    False sends the object to the walk, which judges it and names what fails. See _judge_source."""
+    source, names = _judge_source(tree)
+    exec(compile(source, "<fleet schema judge>", "exec"), names)  # noqa: S102 (our own rules' text)
+    return names["judge"]
+
+
+def _judge_source(tree: _Node) -> tuple[str, dict[str, Any]]:
+    """The text of _judge's function, and the quick tests and types it names."""
+    names: dict[str, Any] = {}
+    lines = ["def judge(v0):", "    if v0 is None: return True"]
+    _judge_node(tree, "v0", "    ", lines, names)
+    lines.append("    return True")
+    return "\n".join(lines) + "\n", names
+
+
+def _judge_node(node: _Node, value: str, indent: str, lines: list[str], names: dict[str, Any]) -> None:
+    """The lines judging `node`, whose value is in the variable `value` (None only where the node
+    is required: then an absent object with fields below it fails)."""
+
+    def name(thing: Any) -> str:
+        names[f"n{len(names)}"] = thing
+        return f"n{len(names) - 1}"
+
+    # A required object with fields of its own is judged an object below: its Required(dict) is no test.
+    implied = Required(dict) if node.children and node.required and not node.listed else None
+    if None in node.fines:  # a rule without a quick test: the walk judges every such object
+        lines.append(f"{indent}return False")
+        return
+    for rule, fine in zip(node.rules, node.fines, strict=True):
+        if rule.check != implied:  # a test of literals written out, any other called
+            quick = rule.check.quick(value) if hasattr(rule.check, "quick") else f"{name(fine)}({value})"
+            lines.append(f"{indent}if not ({quick}): return False")
     if not node.children:
-        return True
-    if value is None:
-        return not node.required
-    if node.listed and type(value) is not list:  # the walk names it (a number is no list to loop)
-        return False
-    for item in value if node.listed else (value,):
-        if not isinstance(item, dict):
-            return False
-        for name, child in node.children.items():
-            found = item.get(name)
-            if (found is not None or child.required) and not _fine(found, child):
-                return False
-    return True
+        return
+    if node.required:
+        lines.append(f"{indent}if {value} is None: return False")
+    item = value
+    if node.listed:  # a number is no list to loop: the walk names it
+        item = f"v{len(lines)}"
+        lines.append(f"{indent}if type({value}) is not list: return False")
+        lines.append(f"{indent}for {item} in {value}:")
+        indent += "    "
+    lines.append(f"{indent}if type({item}) is not dict: return False")
+    for field_name, child in node.children.items():
+        found = f"v{len(lines)}"
+        lines.append(f"{indent}{found} = {item}.get({field_name!r})")
+        if kind := _typed(child):
+            lines.append(f"{indent}if type({found}) is not {name(kind)}: return False")
+        elif child.required:
+            _judge_node(child, found, indent, lines, names)
+        else:
+            lines.append(f"{indent}if {found} is not None:")
+            _judge_node(child, found, indent + "    ", lines, names)
+
+
+def _typed(node: _Node) -> type | None:
+    """The type of a leaf whose one rule requires a value of that type (Required(str): a string
+    must be there), else None."""
+    if node.children or len(node.rules) != 1 or not node.required:
+        return None
+    check = node.rules[0].check
+    return check.kind if isinstance(check, Required) else None
+
+
+_JUDGES = {kind: _judge(tree) for kind, tree in _TREES.items()}
 
 
 def _holds(obj: dict[str, Any], field: str, below: str) -> bool:

@@ -114,9 +114,16 @@ def label_value_errors(value: str) -> list[str]:
     return errors
 
 
-# Hubs repeat a few keys and values across thousands of objects: each is judged once.
+# Hubs repeat a few keys and values across thousands of objects: each is judged once, and
+# remembered up to a bound (a long-lived scheduler sees ever new values: parent names, times).
 _GOOD_KEYS: set[str] = set()
 _GOOD_VALUES: set[str] = set()
+_GOOD_LIMIT = 1 << 16
+
+
+def _remember(good: set[str], text: str) -> None:
+    if len(good) < _GOOD_LIMIT:
+        good.add(text)
 
 
 def label_problem(key: str, value: str) -> str | None:
@@ -124,11 +131,11 @@ def label_problem(key: str, value: str) -> str | None:
     if key not in _GOOD_KEYS:
         if errors := qualified_name_errors(key):
             return f"invalid label key {key!r}: {'; '.join(errors)}"
-        _GOOD_KEYS.add(key)
+        _remember(_GOOD_KEYS, key)
     if value not in _GOOD_VALUES:
         if errors := label_value_errors(value):
             return f"invalid value {value!r} of label {key!r}: {'; '.join(errors)}"
-        _GOOD_VALUES.add(value)
+        _remember(_GOOD_VALUES, value)
     return None
 
 
@@ -145,7 +152,7 @@ def annotations_problem(annotations: dict[str, str]) -> str | None:
         if key not in _GOOD_ANNOTATION_KEYS:
             if errors := qualified_name_errors(key.lower()):
                 return f"invalid annotation key {key!r}: {'; '.join(errors)}"
-            _GOOD_ANNOTATION_KEYS.add(key)
+            _remember(_GOOD_ANNOTATION_KEYS, key)
         size += len(key) + len(value) if key.isascii() and value.isascii() else _utf8(key) + _utf8(value)
     if size > MAX_ANNOTATIONS_BYTES:
         return f"annotations may not be longer than {MAX_ANNOTATIONS_BYTES} bytes in total, got {size}"
@@ -162,7 +169,7 @@ def finalizer_problem(finalizer: str) -> str | None:
     if finalizer not in _GOOD_FINALIZERS:
         if errors := qualified_name_errors(finalizer):
             return f"invalid finalizer {finalizer!r}: {'; '.join(errors)}"
-        _GOOD_FINALIZERS.add(finalizer)
+        _remember(_GOOD_FINALIZERS, finalizer)
     return None
 
 
@@ -203,22 +210,24 @@ def judged_metadata(labels: Any, annotations: Any, finalizers: Any, generation: 
     """Whether an object's labels, annotations, finalizers and generation are surely fine: each
     label, annotation key and finalizer already judged good (and the annotations well within their
     size), the generation a plain non-negative int64. A quick look (a hub repeats a few of each over
-    thousands of objects); False sends the object to the checks, which name what is wrong, if
-    anything."""
-    return (
-        _judged_labels(labels)
-        and _judged_annotations(annotations)
-        and _judged_finalizers(finalizers)
-        and (generation is None or (type(generation) is int and 0 <= generation < 2**63))
-    )
-
-
-def _judged_labels(labels: Any) -> bool:
-    if labels is None:
-        return True
-    return type(labels) is dict and all(
-        k in _GOOD_KEYS and type(v) is str and v in _GOOD_VALUES for k, v in labels.items()
-    )
+    thousands of objects), by set operations, without a Python loop over the labels; False sends
+    the object to the checks, which name what is wrong, if anything."""
+    try:
+        return (
+            (
+                labels is None
+                or (
+                    type(labels) is dict
+                    and _GOOD_KEYS.issuperset(labels)
+                    and _GOOD_VALUES.issuperset(labels.values())
+                )
+            )
+            and (finalizers is None or (type(finalizers) is list and _GOOD_FINALIZERS.issuperset(finalizers)))
+            and (annotations is None or _judged_annotations(annotations))
+            and (generation is None or (type(generation) is int and 0 <= generation < 2**63))
+        )
+    except TypeError:  # an unhashable label value or finalizer: no string
+        return False
 
 
 def _judged_annotations(annotations: Any) -> bool:
@@ -232,12 +241,6 @@ def _judged_annotations(annotations: Any) -> bool:
             return False
         size += len(k) + len(v)
     return size <= MAX_ANNOTATIONS_BYTES
-
-
-def _judged_finalizers(finalizers: Any) -> bool:
-    if finalizers is None:
-        return True
-    return type(finalizers) is list and all(type(f) is str and f in _GOOD_FINALIZERS for f in finalizers)
 
 
 # k8s.io/apiserver pkg/storage/names (SimpleNameGenerator): the generateName cut to 58 characters,
@@ -272,5 +275,5 @@ def name_problem(kind: str, name: str, namespace: str | None) -> tuple[str, str]
     if namespace and namespace not in _GOOD_NAMESPACES:
         if errors := dns_label_errors(namespace):
             return "metadata.namespace", f"{namespace!r}: {'; '.join(errors)}"
-        _GOOD_NAMESPACES.add(namespace)
+        _remember(_GOOD_NAMESPACES, namespace)
     return None
