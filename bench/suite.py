@@ -18,7 +18,8 @@ registry's), and its events (KubeFleet's in :mod:`bench.events`, OCM's in
 has no events (a granted request never moves); it brings the scheduler config its generated hub is
 made for and counts the clusters each plan creates (:mod:`bench.openmcp_hub`). kcp comes in its two
 API generations ("kcp": v0.8, "kcp-v0.5"), with its own events and the namespace moves of each plan
-in the row's note (:mod:`bench.kcp_hub`).
+in the row's note (:mod:`bench.kcp_hub`). Karmada has no events either; its row's note counts the
+plan's over-committed clusters and the replicas they cannot run (:mod:`bench.karmada_hub`).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from adapters.generate.hubs import DEFAULT_NOW, generate
 from adapters.kube.manifests import dump_yaml_stream, from_objects, parse_text
 from adapters.run.pipeline import Outcome, SystemOutcome, schedule_manifests, summary_of_parts
 from bench import events as ev
-from bench import kcp_hub, ocm_events, openmcp_hub
+from bench import karmada_hub, kcp_hub, ocm_events, openmcp_hub
 from bench.command import solve_seconds
 from bench.environment import machine
 from model import Batch, Result
@@ -160,6 +161,19 @@ PROFILES: dict[str, Profile] = {
         now=openmcp_hub.NOW,
         config=openmcp_hub.config,
         created=openmcp_hub.created,
+    ),
+    # No churn experiment (a cluster's resourceSummary changing re-schedules nothing, as upstream);
+    # the note counts the plan's over-commit: greedy's clusters and the replicas they cannot run.
+    "karmada": Profile(
+        name="karmada",
+        generate=_hub("karmada"),
+        load=_loader("karmada"),
+        emit=registry.adapter("karmada").emit,
+        advance=ev.advance,
+        apply_event=lambda event, objects, seed: objects,
+        events=(),
+        now=karmada_hub.NOW,
+        note=karmada_hub.note,
     ),
 }
 

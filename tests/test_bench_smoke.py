@@ -81,7 +81,7 @@ def test_bench_bad_arguments_exit_2_with_one_line(tmp_path):
         ["--sizes", "100"],
         ["--sizes", "0x10"],
         ["--modes", "fastest"],
-        ["--system", "karmada"],
+        ["--system", "nosuch"],
         ["--seed", "-1"],
         ["--time-limit", "0"],
     ):

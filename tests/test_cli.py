@@ -208,8 +208,8 @@ def test_an_input_of_no_system_says_so_and_keeps_the_summary_well_formed(tmp_pat
     result = run_cli(solve_args([path], mode, "plan"), stdin=stdin)
     assert result.exit_code == 0, result.stderr
     assert (
-        result.stderr
-        == "note: the input holds no object of any system (fleet, ocm, openmcp, kcp, karmada): nothing was scheduled\n"
+        result.stderr == "note: the input holds no object of any system (fleet, ocm, openmcp, kcp, karmada): "
+        "nothing was scheduled\n"
     )
     summary = json.loads(result.stdout)["summary"]
     assert set(summary) == set(normal)
@@ -329,7 +329,13 @@ def test_the_bundled_examples_directory_is_an_input(tmp_path):
     config = examples / "openmcp-demo-config.yaml"
     result = run_cli([*solve_args([examples], "greedy", "plan"), "--config", str(config)])
     assert result.exit_code == 0, result.stderr
-    assert set(json.loads(result.stdout)["summary"]["systems"]) == {"fleet", "ocm", "openmcp", "kcp"}
+    assert set(json.loads(result.stdout)["summary"]["systems"]) == {
+        "fleet",
+        "ocm",
+        "openmcp",
+        "kcp",
+        "karmada",
+    }
     assert (
         result.stderr
         == f"note: {config}: document 1 left out: neither apiVersion nor kind, not a Kubernetes object\n"

@@ -3,10 +3,10 @@
 system (tests/golden/) so that a change shows as a readable diff.
 
 The generators are deterministic by contract; these tests hold them to the very bytes they wrote
-when they were pinned (main after issue 17; Fleet's renewed once issue 17's last Fleet changes, the
-scheduler's finalizer on scheduled placements and Go's policy hash, landed: the reshaped generator
-wrote exactly the bytes of the unreshaped one with those changes), so that reshaping their code
-cannot change a hub. A
+when they were pinned (main after issue 17, Karmada's with issue 19; Fleet's renewed once issue
+17's last Fleet changes, the scheduler's finalizer on scheduled placements and Go's policy hash,
+landed: the reshaped generator wrote exactly the bytes of the unreshaped one with those changes),
+so that reshaping their code cannot change a hub. A
 deliberate change to a generator renews the figures: the failure prints the new sha256, and
 `placement-solver generate <the case's flags> > tests/golden/<file>` renews a small case's file.
 """
@@ -31,6 +31,7 @@ SYSTEMS = {
     "openmcp": ("--system", "openmcp"),
     "kcp-v0.5": ("--system", "kcp", "--generation", "v0.5"),
     "kcp-v0.8": ("--system", "kcp", "--generation", "v0.8"),
+    "karmada": ("--system", "karmada"),
 }
 # name -> (clusters, placements, seed, now)
 SIZES = {
@@ -100,6 +101,13 @@ DIGESTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("kcp-v0.8", "one-each"): ("a0ff316af6b35a7220af2b2ca3fd6da98c9577d9f9736c016abca4b2f310f0fa",),
     ("kcp-v0.8", "no-placements"): ("d6e8b353b0b49c422b01d1c5889addc13591758144fc8e3ec8608ec37b590d48",),
     ("kcp-v0.8", "nothing"): ("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",),
+    ("karmada", "small"): ("35c5091f09564da977a419fe47393eab7920ad6ae2031990aabd3a1e5621ea34",),
+    ("karmada", "medium"): ("301e35c96461f034a9eb6090a2ba11b218511584ba0bfa12fb25c8b7dd5e4f1a",),
+    ("karmada", "no-clusters"): ("9839ad811d61b8727425ca2643bd7c531601decba4049ebb713252a4d825a3cf",),
+    ("karmada", "one-placement"): ("1c0b1f2d6597f950fa73e4993ea517db03a6f2318fbdb0c70ffd2587e51204cc",),
+    ("karmada", "one-each"): ("f862778ff497a6baf812e233014619f99bb67382295918e5a5e87389632e6700",),
+    ("karmada", "no-placements"): ("9a4b0b91b0a2ed80d26a1d130efe67fdcc00a8609335a2ba22fb72ccfb75ea7a",),
+    ("karmada", "nothing"): ("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",),
 }
 
 
