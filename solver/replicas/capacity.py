@@ -33,7 +33,6 @@ from solver.replicas.joint import (
     Placed,
     Unit,
     added,
-    charge,
     draws,
     measure,
     room_after_fixed,
@@ -114,9 +113,7 @@ class ReplicaCapacity:
             self.bounds[part[0]] = measure(self.capacity, requests, greedy)
             return greedy
         remaining = self.deadline - time.perf_counter()
-        if remaining <= 0:
-            self.time_limited = True
-            return charge(self.capacity, requests, greedy)
+        self.time_limited |= remaining <= 0  # past it, no model: the fills alone (no search)
         share = deciding / max(deciding, self.undecided)
         self.undecided -= deciding
         outcome = solve_joint(
@@ -125,7 +122,7 @@ class ReplicaCapacity:
             greedy,
             seed=self.seed,
             budget=self.budget,
-            deadline=time.perf_counter() + remaining * share,
+            deadline=time.perf_counter() + max(0.0, remaining) * share,
         )
         self.models += outcome.models
         self.time_limited |= outcome.time_limited

@@ -5,7 +5,10 @@ Cheap and good where capacity is loose: each request takes greedy's own split wh
 uses first (fewest clusters, fewest replicas away from its split). It is what upstream's
 over-commit protection does in spirit (one decision at a time, each seeing the ones before), and a
 hint for the class model far better than greedy charged when greedy piles onto the same clusters.
-Requests with group constraints take greedy's split or nothing: any other split could break them.
+Requests with group constraints take greedy's split where it fits; else a set of clusters that
+meets every constraint (each group constraint's least and most groups used, a claim's groups one
+cluster each where no constraint counts clusters, as the checker reads upstream's selection), the
+roomiest first, one replica on each and the rest by room.
 """
 
 from __future__ import annotations
@@ -17,17 +20,22 @@ import numpy as np
 from model import Division
 from solver.replicas.joint import Answer, CapacityProblem, Option, Placed, Unit, queue, room_after_fixed
 
-__all__ = ["fill", "fits_on"]
+__all__ = ["fill", "fill_orders", "fits_on"]
 
 _UNLIMITED = np.int64(1) << 40
 
 
-def fill(problem: CapacityProblem, part: Sequence[int], baseline: Answer) -> Answer:
-    """Fixed units as in the baseline, every other unit under its earliest option that fits."""
+def fill(
+    problem: CapacityProblem, part: Sequence[int], baseline: Answer, order: Sequence[int] | None = None
+) -> Answer:
+    """Fixed units as in the baseline, every other unit (in `order`, by default the queue's)
+    under its earliest option that fits."""
     answer: Answer = list(baseline)
     room = room_after_fixed(problem, part)
     arrays: dict[int, _Arrays] = {}  # by id(option): the options of a class are shared
-    for u in queue(problem, part):
+    if order is None:
+        order = queue(problem, part)
+    for u in order:
         unit = problem.units[u]
         answer[u] = None
         demand = np.asarray(unit.demand, dtype=np.int64)
@@ -45,6 +53,23 @@ def fill(problem: CapacityProblem, part: Sequence[int], baseline: Answer) -> Ans
                 answer[u] = placed
                 break
     return answer
+
+
+def fill_orders(problem: CapacityProblem, part: Sequence[int]) -> list[list[int]]:
+    """The orders the fill is tried in, each within a priority: the queue's; the smallest asks
+    first (more requests fit where room runs out); the fewest candidates first, then the smallest
+    (the wide ones then take the room the narrow ones leave)."""
+    units = problem.units
+    order = queue(problem, part)
+    room = room_after_fixed(problem, part)
+    scale = 1.0 / np.maximum(room.sum(axis=0), 1)  # each resource as a share of the part's room
+    ask = {u: units[u].count * float(np.dot(units[u].demand, scale)) for u in order}
+    width = {u: len({r for o in units[u].options for r in o.candidates}) for u in order}
+    return [
+        order,
+        sorted(order, key=lambda u: (-units[u].priority, ask[u], units[u].order)),
+        sorted(order, key=lambda u: (-units[u].priority, width[u], ask[u], units[u].order)),
+    ]
 
 
 def fits_on(room: np.ndarray, rows: np.ndarray, demand: np.ndarray) -> np.ndarray:
@@ -84,8 +109,10 @@ def _place(
     limit = limit + (held_now if unit.fresh else 0)  # afresh, a held replica costs nothing to keep
     want = unit.count - int(base.sum())
     aim = np.maximum(arrays.target - base, 0)
-    if option.groups:  # greedy's split or nothing
-        return _as_split(rows, base + aim) if int(aim.sum()) == want and (aim <= limit).all() else None
+    if option.groups:
+        if int(aim.sum()) == want and (aim <= limit).all():  # greedy's split where it fits
+            return _as_split(rows, base + aim)
+        return _grouped(unit, option, rows, base, limit, want)
     if int(limit.sum()) < want:
         return None
     take = np.minimum(aim, limit)
@@ -105,6 +132,65 @@ def _place(
                 take[i] += step
                 rest -= step
     return _as_split(rows, base + take)
+
+
+def _grouped(
+    unit: Unit, option: Option, rows: np.ndarray, base: np.ndarray, limit: np.ndarray, want: int
+) -> dict[int, int] | None:
+    """A split on a set of clusters that meets the option's group constraints, or None: the set
+    grows by the roomiest cluster no constraint's most forbids, first where a constraint still
+    lacks its least groups, then while the set cannot take `want`; each cluster of the set gets one
+    replica (so its groups are used), the rest go by room."""
+    # (group of each candidate, least groups, most groups, one cluster per group at most)
+    constraints = [(np.asarray(g.of), min(g.least, unit.count), g.most, False) for g in option.groups]
+    if not any(len(set(g.of)) == len(g.of) for g in option.groups):  # no constraint counts clusters
+        constraints += [(np.asarray(g.of), 0, len(g.of), True) for g in option.groups]
+    chosen = base > 0  # the clusters it keeps replicas on are used already
+    used = [set(of[chosen].tolist()) for of, _, _, _ in constraints]
+    per_group = [dict.fromkeys(u, 1) for u in used]
+    order = [int(i) for i in np.lexsort((rows, -limit)) if limit[i] > 0 and not chosen[i]]
+
+    def allowed(i: int) -> bool:
+        for k, (of, _, most, single) in enumerate(constraints):
+            g = int(of[i])
+            if single and per_group[k].get(g):
+                return False
+            if g not in used[k] and len(used[k]) >= most:
+                return False
+        return True
+
+    def take(i: int) -> None:
+        chosen[i] = True
+        for k, (of, _, _, _) in enumerate(constraints):
+            used[k].add(int(of[i]))
+            per_group[k][int(of[i])] = per_group[k].get(int(of[i]), 0) + 1
+
+    for k, (of, least, _, _) in enumerate(constraints):
+        for i in order:
+            if len(used[k]) >= least:
+                break
+            if not chosen[i] and int(of[i]) not in used[k] and allowed(i):
+                take(i)
+        if len(used[k]) < least:
+            return None
+    for i in order:
+        if int(np.where(chosen, limit, 0).sum()) >= want:
+            break
+        if not chosen[i] and allowed(i):
+            take(i)
+    new = chosen & (base == 0)
+    if int(np.where(chosen, limit, 0).sum()) < want or int(new.sum()) > want:
+        return None
+    take_n = new.astype(np.int64)
+    rest = want - int(take_n.sum())
+    left = np.where(chosen, limit - take_n, 0)
+    for i in np.lexsort((rows, -left)):
+        if rest == 0:
+            break
+        step = min(rest, int(left[i]))
+        take_n[i] += step
+        rest -= step
+    return _as_split(rows, base + take_n)
 
 
 def _as_split(rows: np.ndarray, replicas: np.ndarray) -> dict[int, int]:
