@@ -50,14 +50,10 @@ class _Sets:
         self.flat = np.fromiter((r for rows in rows_of for r in rows), dtype=np.int64)
         self.owner = np.repeat(np.arange(len(us)), [len(rows) for rows in rows_of])
         self.priority = np.asarray([units[u].priority for u in us], dtype=np.int64)
-        self.need = np.array(
-            [
-                (units[u].count - max(o.kept for o in units[u].options))
-                * np.asarray(units[u].demand, dtype=np.int64)
-                for u in us
-            ],
-            dtype=np.int64,
-        ).reshape(len(us), -1)
+        self.need = np.zeros((len(us), problem.free.shape[1]), dtype=np.int64)
+        for k, u in enumerate(us):
+            kept = max(o.kept for o in units[u].options)
+            self.need[k] = (units[u].count - kept) * np.asarray(units[u].demand)
         self.tried = list(dict.fromkeys(tuple(rows_of[k]) for k, u in enumerate(us) if answer[u] is None))
         self.inside: dict[tuple[int, ...], np.ndarray] = {}
 
