@@ -19,7 +19,10 @@ From the shell, the figures of a command's output on a hub (issue 19's "Figures"
 
 the hub's bindings by division kind and the share of the fleet's free cpu they ask; on the
 output, the bindings fully scheduled (their Scheduled condition True) and the over-committed
-clusters with the replicas they cannot run; with `--plan` (the summary of `-o plan` of the same
+clusters with the replicas they cannot run (in queue order), those the capacity-blind divisions
+(static weights, duplicated, every cluster; and steady bindings that hold their count, which
+optimal mode keeps at greedy's answer) over-commit alone, and those over-committed when
+these are charged first (optimal mode's rule: none there); with `--plan` (the summary of `-o plan` of the same
 run), the proven bound of the first level (the flexible bindings that can be fully scheduled).
 """
 
@@ -31,11 +34,12 @@ from datetime import datetime
 from typing import Any
 
 from adapters.generate.common import DEFAULT_NOW
-from model import Batch, Result
+from model import Batch, Division, PlacementRequest, Result
 
 __all__ = ["NOW", "charged", "figures", "note", "overcommit"]
 
 NOW = datetime.fromisoformat(DEFAULT_NOW)
+BLIND = (Division.WEIGHTED, Division.DUPLICATED, Division.EVERY)  # divisions placed capacity-blind
 
 
 def overcommit(batch: Batch, result: Result) -> tuple[int, int]:
@@ -47,12 +51,19 @@ def overcommit(batch: Batch, result: Result) -> tuple[int, int]:
     return charged(batch, placed)
 
 
-def charged(batch: Batch, placed: Mapping[str, Sequence[tuple[str, int]]]) -> tuple[int, int]:
+def charged(
+    batch: Batch, placed: Mapping[str, Sequence[tuple[str, int]]], *, blind_first: bool = False
+) -> tuple[int, int]:
     """(clusters over-committed, replicas that do not fit) of `placed` (request key -> the
-    clusters and replicas it is given), charged in queue order."""
+    clusters and replicas it is given), charged in queue order; `blind_first`: the divisions
+    that do not read capacity (static weights, duplicated, every cluster: placed as the user
+    asked, whatever the room; and steady requests that hold their count) first, as optimal mode
+    counts them, and only the others' replicas
+    that do not fit counted."""
     room = {c.name: dict(c.capacity.free) for c in batch.clusters if c.capacity is not None}
     requests = [r for r in batch.requests if r.replicas is not None and not r.replicas.unlimited]
-    requests.sort(key=lambda r: (-r.replicas.priority, r.replicas.order))
+    later = (lambda r: not _blind(r)) if blind_first else (lambda r: False)
+    requests.sort(key=lambda r: (later(r), -r.replicas.priority, r.replicas.order))
     short: dict[str, int] = defaultdict(int)
     for request in requests:
         replicas = request.replicas
@@ -69,9 +80,24 @@ def charged(batch: Batch, placed: Mapping[str, Sequence[tuple[str, int]]]) -> tu
             fits = max(0, min(added, fits))
             for resource, amount in replicas.demand.items():
                 free[resource] = free.get(resource, 0) - fits * amount
-            if fits < added:
+            if fits < added and not (blind_first and not later(request)):
                 short[cluster] += added - fits
     return len(short), sum(short.values())
+
+
+def _blind(request: PlacementRequest) -> bool:
+    """Placed whatever the room, in optimal mode too: a capacity-blind division, or a steady
+    request holding its count or more (fixed at greedy's answer, solver.replicas.capacity)."""
+    replicas = request.replicas
+    steady_full = not replicas.fresh and sum(n for _, n in replicas.current) >= replicas.count
+    return replicas.division in BLIND or steady_full
+
+
+def blind_overcommit(batch: Batch, placed: Mapping[str, Sequence[tuple[str, int]]]) -> int:
+    """Clusters the capacity-blind divisions alone over-commit (as the user asked: no mode may
+    place them otherwise)."""
+    blind = {r.key for r in batch.requests if r.replicas is not None and _blind(r)}
+    return charged(batch, {k: v for k, v in placed.items() if k in blind})[0]
 
 
 def note(objects: Any, outcome: Any) -> str:
@@ -108,6 +134,7 @@ def figures(hub: str, output: str, plan: str | None = None) -> dict[str, Any]:
         for o in written
     }
     clusters, replicas = charged(batch, placed)
+    beyond = charged(batch, placed, blind_first=True)
     free = sum(c.capacity.free.get("cpu", 0) for c in batch.clusters if c.capacity is not None)
     asked = sum(
         r.replicas.count * r.replicas.demand.get("cpu", 0) for r in requests if not r.replicas.unlimited
@@ -120,6 +147,9 @@ def figures(hub: str, output: str, plan: str | None = None) -> dict[str, Any]:
         "fully_scheduled": sum(1 for o in written if _key(o) in keys and _scheduled(o)),
         "overcommitted_clusters": clusters,
         "replicas_that_cannot_run": replicas,
+        "overcommitted_by_capacity_blind_alone": blind_overcommit(batch, placed),
+        "overcommitted_beyond_capacity_blind": beyond[0],
+        "replicas_beyond_capacity_blind_that_cannot_run": beyond[1],
     }
     out["fully_scheduled_share"] = round(out["fully_scheduled"] / max(1, len(requests)), 4)
     if plan is not None:

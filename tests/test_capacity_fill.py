@@ -146,3 +146,11 @@ def test_with_its_time_gone_optimal_still_fills_rather_than_charges_greedy() -> 
     on = [as_set(got) for got in result.requests]
     assert all(got.satisfied for got in result.requests)
     assert on.count({"b": 1}) == 10 and on.count({"c": 1}) == 5
+
+
+def test_a_grouped_request_whose_held_clusters_break_its_groups_is_not_moved() -> None:
+    # Steady, it keeps 1 on each of clusters 0 and 1 (two groups) but may use one group only.
+    option = Option((0, 1, 2), held=((0, 1), (1, 1)), target=((0, 4),), groups=(Groups((0, 1, 2), 1, 1),))
+    unit = Unit(4, (1, 1), options=(option,))
+    p = problem([[1, 10], [5, 10], [5, 10]], [unit])
+    assert filled(p)[0] is None

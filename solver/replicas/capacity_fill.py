@@ -147,7 +147,12 @@ def _grouped(
         constraints += [(np.asarray(g.of), 0, len(g.of), True) for g in option.groups]
     chosen = base > 0  # the clusters it keeps replicas on are used already
     used = [set(of[chosen].tolist()) for of, _, _, _ in constraints]
-    per_group = [dict.fromkeys(u, 1) for u in used]
+    per_group = [_counts(of[chosen]) for of, _, _, _ in constraints]
+    if any(
+        len(used[k]) > most or (single and any(n > 1 for n in per_group[k].values()))
+        for k, (_, _, most, single) in enumerate(constraints)
+    ):  # what it keeps breaks a constraint already (greedy gives some of it up): its split or none
+        return None
     order = [int(i) for i in np.lexsort((rows, -limit)) if limit[i] > 0 and not chosen[i]]
 
     def allowed(i: int) -> bool:
@@ -191,6 +196,11 @@ def _grouped(
         take_n[i] += step
         rest -= step
     return _as_split(rows, base + take_n)
+
+
+def _counts(values: np.ndarray) -> dict[int, int]:
+    keys, counts = np.unique(values, return_counts=True)
+    return dict(zip(keys.tolist(), counts.tolist(), strict=True))
 
 
 def _as_split(rows: np.ndarray, replicas: np.ndarray) -> dict[int, int]:
