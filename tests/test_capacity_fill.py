@@ -154,3 +154,14 @@ def test_a_grouped_request_whose_held_clusters_break_its_groups_is_not_moved() -
     unit = Unit(4, (1, 1), options=(option,))
     p = problem([[1, 10], [5, 10], [5, 10]], [unit])
     assert filled(p)[0] is None
+
+
+def test_the_class_model_keeps_held_replicas_afresh_where_its_cap_is_zero() -> None:
+    # Divided afresh, it holds 3 on cluster 0, where it may add none (cap 0) and nothing is free:
+    # keeping them is the answer; the model's distance to the split once ranged over the cap only.
+    option = Option((0, 1), held=((0, 3),), target=((0, 1), (1, 2)), most=(0, 2))
+    unit = Unit(3, (0, 1), options=(option,), fresh=True)
+    p = problem([[0, 0], [0, 0]], [unit])
+    out = solve_joint(p, [0], [Placed(0, ((0, 1), (1, 2)))], deadline=None)
+    assert out.answer == [Placed(0, ((0, 3),))]
+    assert out.values[0] == out.bound[0] == 0 and out.proven

@@ -117,7 +117,8 @@ def solve_classes(
                 adds_on[row].append((demand, add))
                 most_on[row] += demand * top
                 if unit.division is Division.AVAILABLE and option.target:
-                    far = model.new_int_var(0, top + n * target.get(row, 0), "")
+                    # y's own range (not the capped one: afresh, held replicas stay past the cap)
+                    far = model.new_int_var(0, n * each + n * target.get(row, 0), "")
                     model.add(far >= var - target.get(row, 0) * count)
                     model.add(far >= target.get(row, 0) * count - var)
                     terms[aim_at[unit.fresh] + 2].append(far)
