@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 from model import Batch, PlacementRequest, RequestResult, SolveStats
-from solver.replicas.problem import ReplicaProblem
+from solver.replicas.problem import ReplicaProblem, alike
 from solver.replicas.results import to_result
 from solver.replicas.tiers import schedule
 
@@ -37,7 +38,12 @@ def solve_replicas(
     started = time.perf_counter()
     problem = ReplicaProblem(batch, requests)
     results: list[RequestResult | None] = [None] * len(problem.requests)
-    for i in problem.queue:
+    first: dict[tuple, int] = {}
+    for i in problem.queue:  # each distinct request decided once: the answer is the same but for the key
+        twin = first.setdefault(alike(problem.requests[i]), i)
+        if twin != i:
+            results[i] = replace(results[twin], request=problem.requests[i].key)
+            continue
         outcome, last = schedule(problem, i)
         results[i] = to_result(problem, i, outcome, last)
     elapsed = time.perf_counter() - started

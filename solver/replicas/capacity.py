@@ -38,7 +38,7 @@ from solver.replicas.joint import (
     room_after_fixed,
     solve_joint,
 )
-from solver.replicas.problem import Candidates, ReplicaProblem
+from solver.replicas.problem import Candidates, ReplicaProblem, alike
 from solver.replicas.results import to_result
 from solver.replicas.tiers import Answer, Failed, attempt, schedule
 
@@ -71,7 +71,7 @@ class ReplicaCapacity:
         depends on neither its name nor its queue position (the snapshot is the same for all)."""
         problem = self.problem
         first: dict[tuple, int] = {}
-        self.twin = [first.setdefault(_alike(r), i) for i, r in enumerate(problem.requests)]
+        self.twin = [first.setdefault(alike(r), i) for i, r in enumerate(problem.requests)]
         for i in problem.queue:
             twin = self.twin[i]
             if twin == i:
@@ -184,12 +184,6 @@ def _flexible(problem: ReplicaProblem, i: int, outcome: Answer) -> bool:
     if replicas.division not in (Division.AVAILABLE, Division.AGGREGATED) or replicas.unlimited:
         return False
     return replicas.fresh or int(outcome.candidates.held.sum()) < replicas.count
-
-
-def _alike(r: PlacementRequest) -> tuple:
-    """What a request's greedy answer and its unit depend on: all but its name and its place in
-    the queue."""
-    return replace(r, name="", namespace="", replicas=replace(r.replicas, order=0, priority=0)).signature()
 
 
 def _capacity_problem(
