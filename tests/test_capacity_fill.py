@@ -165,3 +165,17 @@ def test_the_class_model_keeps_held_replicas_afresh_where_its_cap_is_zero() -> N
     out = solve_joint(p, [0], [Placed(0, ((0, 1), (1, 2)))], deadline=None)
     assert out.answer == [Placed(0, ((0, 3),))]
     assert out.values[0] == out.bound[0] == 0 and out.proven
+
+
+def test_the_repair_moves_a_wider_request_off_the_room_a_narrower_one_needs() -> None:
+    # Every fill order puts the first request on cluster 0 (its split), which the third needs
+    # (its only clusters are 0 and 1, one free on each); moved to cluster 2, all three fit.
+    wide = Unit(1, (1, 1), options=(Option((0, 1, 2), target=((0, 1),)),), order=0)
+    middle = Unit(1, (1, 1), options=(Option((0, 2), target=((0, 1),)),), order=1)
+    narrow = Unit(2, (1, 1), options=(Option((0, 1), target=((0, 2),)),), order=2)
+    p = problem([[1, 10], [1, 10], [2, 10]], [wide, middle, narrow])
+    assert all(filled(p, k)[2] is None for k in range(3))
+    out = no_model(p)
+    assert out.values[0] == out.bound[0] == 0
+    assert [dict(x.replicas) for x in out.answer] == [{2: 1}, {2: 1}, {0: 1, 1: 1}]
+    assert not overcommitted(p, [0, 1, 2], out.answer)

@@ -20,7 +20,7 @@ import numpy as np
 from model import Division
 from solver.replicas.joint import Answer, CapacityProblem, Option, Placed, Unit, queue, room_after_fixed
 
-__all__ = ["fill", "fill_orders", "fits_on"]
+__all__ = ["fill", "fill_orders", "fits_on", "repair"]
 
 _UNLIMITED = np.int64(1) << 40
 
@@ -53,6 +53,88 @@ def fill(
                 answer[u] = placed
                 break
     return answer
+
+
+def repair(problem: CapacityProblem, part: Sequence[int], answer: Answer, order: Sequence[int]) -> Answer:
+    """The answer with more units scheduled where moving others makes room: each unscheduled
+    unit (in `order`) takes the room that placed units wider than it leave when they move what
+    they add on its candidates elsewhere (each re-placed off those candidates as the fill places
+    it, the lower priorities and those with the most replicas there first); where that does not
+    make room, nothing changes."""
+    units = problem.units
+    out: Answer = list(answer)
+    room = room_after_fixed(problem, part)
+    for u in part:
+        if units[u].fixed is None and out[u] is not None:
+            room -= _footprint(units[u], out[u], room.shape)
+    flexible = [u for u in part if units[u].fixed is None]
+    candidates = {u: {r for o in units[u].options for r in o.candidates} for u in flexible}
+    on_row: dict[int, set[int]] = {}
+    for v in flexible:
+        if out[v] is not None:
+            for row, _ in out[v].replicas:
+                on_row.setdefault(row, set()).add(v)
+    arrays: dict[int, _Arrays] = {}
+    for u in order:
+        if out[u] is not None or not units[u].options:
+            continue
+        mine = candidates[u]
+        wider = {v for row in mine for v in on_row.get(row, ()) if len(candidates[v]) > len(mine)}
+        there = {v: sum(n for row, n in out[v].replicas if row in mine) for v in wider}
+        wider = sorted(wider, key=lambda v: (units[v].priority, -there[v], units[v].order))[:_MOVES]
+        trial, moved = room.copy(), {}
+        for v in wider:
+            trial += _footprint(units[v], out[v], room.shape)
+            elsewhere = trial.copy()
+            elsewhere[sorted(mine)] = 0  # off u's candidates (what it keeps there stays)
+            placed = _first_fit(units[v], elsewhere, arrays)
+            if placed is None:
+                trial -= _footprint(units[v], out[v], room.shape)
+                continue
+            trial -= _footprint(units[v], placed, room.shape)
+            moved[v] = placed
+            mine_placed = _first_fit(units[u], trial, arrays)
+            if mine_placed is not None:
+                trial -= _footprint(units[u], mine_placed, room.shape)
+                moved[u] = mine_placed
+                break
+        if u not in moved:
+            continue
+        for v, placed in moved.items():
+            if out[v] is not None:
+                for row, _ in out[v].replicas:
+                    on_row[row].discard(v)
+            out[v] = placed
+            for row, _ in placed.replicas:
+                on_row.setdefault(row, set()).add(v)
+        room = trial
+    return out
+
+
+_MOVES = 64  # the wider units an unscheduled one may move, at most (those with most replicas there first)
+
+
+def _first_fit(unit: Unit, room: np.ndarray, arrays: dict[int, _Arrays]) -> Placed | None:
+    """The unit under its earliest option that fits `room`, placed as the fill places it."""
+    demand = np.asarray(unit.demand, dtype=np.int64)
+    for o, option in enumerate(unit.options):
+        got = arrays.get(id(option))
+        if got is None:
+            got = arrays[id(option)] = _Arrays(option)
+        split = _place(unit, option, got, room, demand)
+        if split is not None:
+            return Placed(o, tuple(sorted((row, n) for row, n in split.items() if n)))
+    return None
+
+
+def _footprint(unit: Unit, placed: Placed, shape: tuple[int, ...]) -> np.ndarray:
+    """What the placement adds per cluster and resource beyond what the unit holds there."""
+    out = np.zeros(shape, dtype=np.int64)
+    held = dict(unit.options[placed.option].held)
+    for row, n in placed.replicas:
+        if n > held.get(row, 0):
+            out[row] += (n - held.get(row, 0)) * np.asarray(unit.demand, dtype=np.int64)
+    return out
 
 
 def fill_orders(problem: CapacityProblem, part: Sequence[int]) -> list[list[int]]:

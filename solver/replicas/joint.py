@@ -274,11 +274,11 @@ def solve_joint(
     budget: float = 5.0,
     deadline: float | None = None,
 ) -> JointOutcome:
-    """The part's joint answer: the best of greedy charged, a capacity-aware fill and the class
-    model (hinted with the better of the two), measured on the levels; greedy charged unless
-    another is strictly better."""
+    """The part's joint answer: the best of greedy charged, a capacity-aware fill (in three
+    orders, the best repaired: capacity_fill) and the class model (hinted with the best so far),
+    measured on the levels; greedy charged unless another is strictly better."""
     from solver.replicas.capacity_classes import build_classes
-    from solver.replicas.capacity_fill import fill, fill_orders
+    from solver.replicas.capacity_fill import fill, fill_orders, repair
     from solver.replicas.capacity_model import solve_classes
 
     started = time.perf_counter()
@@ -286,11 +286,17 @@ def solve_joint(
     part = sorted(part)
     baseline = charge(problem, part, greedy)
     best, values = baseline, measure(problem, part, baseline)
-    for order in fill_orders(problem, part):
+    orders = fill_orders(problem, part)
+    for order in orders:
         filled = fill(problem, part, baseline, order)
         filled_values = measure(problem, part, filled)
         if filled_values < values:
             best, values = filled, filled_values
+    if any(placed is None for placed in best):
+        repaired = repair(problem, part, best, orders[1])
+        repaired_values = measure(problem, part, repaired)
+        if repaired_values < values:
+            best, values = repaired, repaired_values
     classes = build_classes(problem, part)
     bound = _bound(problem, part, best, values)
     outcome = JointOutcome(best, values, bound, False, build_seconds=time.perf_counter() - started)
