@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -59,12 +59,14 @@ class Affinity:
     names: tuple[str, ...]
     exclude: tuple[str, ...]
 
-    @property
-    def trait(self) -> str:
-        if not self.form:
-            return ""
-        digest = hashlib.sha256(go_json(self.form).encode()).hexdigest()[:16]
-        return n.AFFINITY_TRAIT.format(digest)
+    trait: str = field(init=False)  # made once: every binding's affinities are asked it
+
+    def __post_init__(self) -> None:
+        trait = ""
+        if self.form:
+            digest = hashlib.sha256(go_json(self.form).encode()).hexdigest()[:16]
+            trait = n.AFFINITY_TRAIT.format(digest)
+        object.__setattr__(self, "trait", trait)
 
     def matches(self, c: ClusterFacts) -> bool:
         if c.name in self.exclude:
