@@ -6,7 +6,7 @@ groups are left out. For a set C of clusters, the units whose candidates all lie
 room (the free capacity left by the fixed units): on each resource, at most the smallest needs
 whose sum fits it can be scheduled, so the others are lost whatever happens. Sets that share no
 cluster share no unit, so their losses add up. The sets tried are the candidate sets of the units
-`answer` leaves unscheduled (where the room ran out), the largest losses first.
+`answer` leaves unscheduled (where the room ran out), the largest losses taken first.
 
 Level by level (priority from the highest), each given the levels above at `above` unscheduled
 (their optimum, where this bound is read): of the higher units inside C all but that many are
@@ -22,6 +22,8 @@ import numpy as np
 from solver.replicas.joint import Answer, CapacityProblem
 
 __all__ = ["unscheduled_bound"]
+
+_SETS = 200  # candidate sets tried, at most
 
 
 def unscheduled_bound(
@@ -41,20 +43,34 @@ def unscheduled_bound(
 
 
 class _Sets:
-    """The units' candidate sets and needs, flat, for the sets of clusters tried."""
+    """The units' needs and, for the narrow ones, their candidates flat (sorted by width, so the
+    units that can lie inside a set of w clusters are a prefix), for the sets of clusters tried:
+    the candidate sets of the units `answer` leaves out, at most _SETS of them, the narrowest
+    first (each costs the rows of the units no wider than it)."""
 
     def __init__(self, problem: CapacityProblem, us: list[int], answer: Answer) -> None:
+        from solver.replicas.capacity_fill import widths
+
         units = problem.units
         self.clusters = len(problem.free)
+        width = widths(problem, us)
+        keys = {}
+        for u in us:
+            if answer[u] is None:
+                keys.setdefault(tuple(sorted({r for o in units[u].options for r in o.candidates})), None)
+        self.tried = sorted(keys, key=lambda key: (len(key), key))[:_SETS]
+        widest = len(self.tried[-1]) if self.tried else 0
+        us = sorted((u for u in us if width[u] <= widest), key=lambda u: (width[u], u))
+        self.width = np.asarray([width[u] for u in us], dtype=np.int64)
         rows_of = [sorted({r for o in units[u].options for r in o.candidates}) for u in us]
         self.flat = np.fromiter((r for rows in rows_of for r in rows), dtype=np.int64)
         self.owner = np.repeat(np.arange(len(us)), [len(rows) for rows in rows_of])
+        self.ends = np.cumsum([len(rows) for rows in rows_of], dtype=np.int64)
         self.priority = np.asarray([units[u].priority for u in us], dtype=np.int64)
         self.need = np.zeros((len(us), problem.free.shape[1]), dtype=np.int64)
         for k, u in enumerate(us):
             kept = max(o.kept for o in units[u].options)
             self.need[k] = (units[u].count - kept) * np.asarray(units[u].demand)
-        self.tried = list(dict.fromkeys(tuple(rows_of[k]) for k, u in enumerate(us) if answer[u] is None))
         self.inside: dict[tuple[int, ...], np.ndarray] = {}
 
     def lost(self, p: int, above: int, room: np.ndarray) -> int:
@@ -73,8 +89,13 @@ class _Sets:
         if got is None:
             in_set = np.zeros(self.clusters, dtype=bool)
             in_set[list(key)] = True
-            outside = np.bincount(self.owner, weights=~in_set[self.flat], minlength=len(self.need))
-            got = self.inside[key] = outside == 0
+            narrow = int(np.searchsorted(self.width, len(key), side="right"))  # no wider than the set
+            end = int(self.ends[narrow - 1]) if narrow else 0
+            out = ~in_set[self.flat[:end]]
+            outside = np.bincount(self.owner[:end], weights=out, minlength=len(self.need))
+            got = outside == 0
+            got[narrow:] = False
+            self.inside[key] = got
         return got
 
     def _lost(self, key: tuple[int, ...], p: int, above: int, room: np.ndarray) -> int:

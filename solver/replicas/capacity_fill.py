@@ -20,7 +20,7 @@ import numpy as np
 from model import Division
 from solver.replicas.joint import Answer, CapacityProblem, Option, Placed, Unit, queue, room_after_fixed
 
-__all__ = ["fill", "fill_orders", "fits_on", "repair"]
+__all__ = ["fill", "fill_orders", "fits_on", "repair", "widths"]
 
 _UNLIMITED = np.int64(1) << 40
 
@@ -68,7 +68,7 @@ def repair(problem: CapacityProblem, part: Sequence[int], answer: Answer, order:
         if units[u].fixed is None and out[u] is not None:
             room -= _footprint(units[u], out[u], room.shape)
     flexible = [u for u in part if units[u].fixed is None]
-    candidates = {u: {r for o in units[u].options for r in o.candidates} for u in flexible}
+    width = widths(problem, flexible)
     on_row: dict[int, set[int]] = {}
     for v in flexible:
         if out[v] is not None:
@@ -78,8 +78,8 @@ def repair(problem: CapacityProblem, part: Sequence[int], answer: Answer, order:
     for u in order:
         if out[u] is not None or not units[u].options:
             continue
-        mine = candidates[u]
-        wider = {v for row in mine for v in on_row.get(row, ()) if len(candidates[v]) > len(mine)}
+        mine = {r for o in units[u].options for r in o.candidates}
+        wider = {v for row in mine for v in on_row.get(row, ()) if width[v] > width[u]}
         there = {v: sum(n for row, n in out[v].replicas if row in mine) for v in wider}
         wider = sorted(wider, key=lambda v: (units[v].priority, -there[v], units[v].order))[:_MOVES]
         trial, moved = room.copy(), {}
@@ -137,6 +137,21 @@ def _footprint(unit: Unit, placed: Placed, shape: tuple[int, ...]) -> np.ndarray
     return out
 
 
+def widths(problem: CapacityProblem, us: Sequence[int]) -> dict[int, int]:
+    """Per unit, how many clusters its options draw on together (made once per options tuple:
+    a class's members share theirs)."""
+    made: dict[int, int] = {}
+    out = {}
+    for u in us:
+        options = problem.units[u].options
+        got = made.get(id(options))
+        if got is None:
+            rows = options[0].candidates if len(options) == 1 else {r for o in options for r in o.candidates}
+            got = made[id(options)] = len(rows) if options else 0
+        out[u] = got
+    return out
+
+
 def fill_orders(problem: CapacityProblem, part: Sequence[int]) -> list[list[int]]:
     """The orders the fill is tried in, each within a priority: the queue's; the smallest asks
     first (more requests fit where room runs out); the fewest candidates first, then the smallest
@@ -146,7 +161,7 @@ def fill_orders(problem: CapacityProblem, part: Sequence[int]) -> list[list[int]
     room = room_after_fixed(problem, part)
     scale = 1.0 / np.maximum(room.sum(axis=0), 1)  # each resource as a share of the part's room
     ask = {u: units[u].count * float(np.dot(units[u].demand, scale)) for u in order}
-    width = {u: len({r for o in units[u].options for r in o.candidates}) for u in order}
+    width = widths(problem, order)
     return [
         order,
         sorted(order, key=lambda u: (-units[u].priority, ask[u], units[u].order)),
