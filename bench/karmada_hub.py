@@ -52,14 +52,19 @@ def overcommit(batch: Batch, result: Result) -> tuple[int, int]:
 
 
 def charged(
-    batch: Batch, placed: Mapping[str, Sequence[tuple[str, int]]], *, blind_first: bool = False
+    batch: Batch,
+    placed: Mapping[str, Sequence[tuple[str, int]]],
+    *,
+    blind_first: bool = False,
+    cut: set[str] | None = None,
 ) -> tuple[int, int]:
     """(clusters over-committed, replicas that do not fit) of `placed` (request key -> the
     clusters and replicas it is given), charged in queue order; `blind_first`: the divisions
     that do not read capacity (static weights, duplicated, every cluster: placed as the user
     asked, whatever the room; and steady requests that hold their count) first, as optimal mode
     counts them, and only the others' replicas
-    that do not fit counted."""
+    that do not fit counted; `cut` gathers the keys of the requests some of whose replicas do
+    not fit."""
     room = {c.name: dict(c.capacity.free) for c in batch.clusters if c.capacity is not None}
     requests = [r for r in batch.requests if r.replicas is not None and not r.replicas.unlimited]
     later = (lambda r: not _blind(r)) if blind_first else (lambda r: False)
@@ -82,6 +87,8 @@ def charged(
                 free[resource] = free.get(resource, 0) - fits * amount
             if fits < added and not (blind_first and not later(request)):
                 short[cluster] += added - fits
+                if cut is not None:
+                    cut.add(request.key)
     return len(short), sum(short.values())
 
 
@@ -134,7 +141,8 @@ def figures(hub: str, output: str, plan: str | None = None) -> dict[str, Any]:
         for o in written
     }
     clusters, replicas = charged(batch, placed)
-    beyond = charged(batch, placed, blind_first=True)
+    cut: set[str] = set()
+    beyond = charged(batch, placed, blind_first=True, cut=cut)
     free = sum(c.capacity.free.get("cpu", 0) for c in batch.clusters if c.capacity is not None)
     asked = sum(
         r.replicas.count * r.replicas.demand.get("cpu", 0) for r in requests if not r.replicas.unlimited
@@ -145,6 +153,11 @@ def figures(hub: str, output: str, plan: str | None = None) -> dict[str, Any]:
         "division": dict(sorted(Counter(r.replicas.division.name for r in requests).items())),
         "cpu_asked_of_free": round(asked / max(1, free), 4),
         "fully_scheduled": sum(1 for o in written if _key(o) in keys and _scheduled(o)),
+        # fully scheduled and every replica it adds fits, charged as `beyond` (issue 19's "greedy
+        # charged": a binding that does not fit where it was put counts as unscheduled)
+        "fully_scheduled_and_fitting": sum(
+            1 for o in written if _key(o) in keys and _scheduled(o) and _key(o) not in cut
+        ),
         "overcommitted_clusters": clusters,
         "replicas_that_cannot_run": replicas,
         "overcommitted_by_capacity_blind_alone": blind_overcommit(batch, placed),
