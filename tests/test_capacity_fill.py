@@ -179,3 +179,28 @@ def test_the_repair_moves_a_wider_request_off_the_room_a_narrower_one_needs() ->
     assert out.values[0] == out.bound[0] == 0
     assert [dict(x.replicas) for x in out.answer] == [{2: 1}, {2: 1}, {0: 1, 1: 1}]
     assert not overcommitted(p, [0, 1, 2], out.answer)
+
+
+def test_the_parts_found_over_the_clusters_are_those_of_the_draws() -> None:
+    import random
+
+    from solver.decompose import components
+    from solver.replicas.capacity import _cluster_components, _rows_drawn
+    from solver.replicas.joint import draws
+
+    rng = random.Random(7)
+    for _ in range(300):
+        clusters = rng.randint(1, 12)
+        units = []
+        for order in range(rng.randint(1, 8)):
+            rows = tuple(sorted(rng.sample(range(clusters), rng.randint(0, min(3, clusters)))))
+            if rng.random() < 0.3 and rows:
+                units.append(Unit(1, (rng.randint(0, 1), 1), fixed=((rows[0], 1),), order=order))
+            else:
+                options = (Option(rows, target=()),) if rows else ()
+                units.append(Unit(1, (1, 1), options=options, order=order))
+        p = problem([[1, 1]] * clusters, units)
+        rows = _rows_drawn(p)
+        label = _cluster_components(clusters, rows)
+        keys = [[("capacity", int(label[r[0]]))] if len(r) else [] for r in rows]
+        assert components(keys) == components(draws(p))
