@@ -118,6 +118,7 @@ def solve_classes(
                 most_on[row] += demand * top
                 if unit.division is Division.AVAILABLE and option.target:
                     # |var - target|: var (all it holds there) may pass the additions `top` bounds
+                    # (afresh, held replicas stay past the cap)
                     far = model.new_int_var(0, n * each + n * target.get(row, 0), "")
                     model.add(far >= var - target.get(row, 0) * count)
                     model.add(far >= target.get(row, 0) * count - var)
