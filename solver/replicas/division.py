@@ -20,7 +20,8 @@ AssignReplicas, assignment.go, division_algorithm.go).
 Zero entries are dropped (but for EVERY). The answer is in upstream's write order: Webster's
 entries by name, then the current entries it did not touch (upstream appends them in Go map
 order; we keep their current order: upstream's order there is random, its content the same).
-Sorting by count is Go's sort.Sort, stable for up to 12 entries; we sort stably at any size.
+Sorting by count is Go's sort.Sort (solver.replicas.gosort): stable up to 12 entries, beyond that
+pdqsort's permutation of equal entries, which decides AGGREGATED's covering prefix.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import numpy as np
 
 from model import Division, Failure, Replicas
 from solver.replicas import messages
+from solver.replicas.gosort import go_sort
 from solver.replicas.problem import Candidates
 from solver.replicas.selection import Unplaceable
 from solver.replicas.webster import webster
@@ -112,7 +114,8 @@ def _dynamic(c: Candidates, chosen: Sequence[int], replicas: Replicas, count: in
 
 
 def _by_count(entries: Entries) -> Entries:
-    return sorted(entries, key=lambda e: -e[1])
+    """sort.Sort(TargetClustersList): replicas descending, as Go leaves equal ones."""
+    return go_sort(entries, key=lambda e: -e[1])
 
 
 def _divide(target: int, room: Entries, replicas: Replicas, prior: Entries, wrap: str) -> Entries:
