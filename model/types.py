@@ -307,7 +307,10 @@ class Replicas:
     request already holds it there. `evicted`: clusters the request is being moved off, never
     its candidates. `unlimited`: capacity never limits the request (it has no
     replicas to fit: every candidate can take `count`). Upstream's queue decides requests in
-    `priority` (higher first) then `order`; `tie_break` settles Webster's equal priorities."""
+    `priority` (higher first) then `order`; `tie_break` settles Webster's equal priorities.
+    `spread_by_room` (EVERY only): group spreads weigh the clusters' room for `count` as a divided
+    request's do (a group scored by room up to its share, a cluster spread swapping for room),
+    not as DUPLICATED's (clusters with room for the whole count, no swap)."""
 
     count: int
     division: Division = Division.AVAILABLE
@@ -324,6 +327,7 @@ class Replicas:
     order: int = 0
     priority: int = 0
     tie_break: TieBreak = TieBreak.SMALLER_NAME
+    spread_by_room: bool = False
 
     def __post_init__(self) -> None:
         _within("replicas", "count", self.count, 0, INT32_MAX)

@@ -161,6 +161,7 @@ def _request(b: Binding, order: int) -> tuple[PlacementRequest, int, str]:
         order=order,
         priority=b.priority,
         tie_break=tie_break(b.uid),
+        spread_by_room=division is Division.EVERY and p.scheduling_type != n.DUPLICATED,
     )
     request = PlacementRequest(
         name=b.manifest.name,
