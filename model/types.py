@@ -297,7 +297,9 @@ class Capacity:
 class Replicas:
     """The request runs `count` replicas, divided among the clusters it selects as `division`
     says, each replica taking `demand` (whole units per resource; every resource it names must be
-    free on a cluster for a replica to fit there) out of the clusters' capacity.
+    free on a cluster for a replica to fit there) out of the clusters' capacity. `count` and the
+    replicas of `current` are int32 and may be negative (upstream's API takes them): a division
+    keeps only the clusters it gives more than 0, and counts in int32 as upstream does.
 
     `current` is what the request holds now (cluster and replicas, in the order they were
     written; `existing` names the same clusters); replicas it keeps are never moved unless the
@@ -330,13 +332,13 @@ class Replicas:
     spread_by_room: bool = False
 
     def __post_init__(self) -> None:
-        _within("replicas", "count", self.count, 0, INT32_MAX)
+        _within("replicas", "count", self.count, -INT32_MAX - 1, INT32_MAX)
         _within("replicas", "priority", self.priority, -INT32_MAX - 1, INT32_MAX)
         for name, amount in self.demand.items():
             if type(amount) is not int or amount < 0:
                 raise ValueError(f"replicas: demand[{name!r}] must be an integer at least 0, got {amount!r}")
         for cluster, held in self.current:
-            _within(f"replicas on {cluster!r}", "replicas", held, 0, INT32_MAX)
+            _within(f"replicas on {cluster!r}", "replicas", held, -INT32_MAX - 1, INT32_MAX)
         if self.tiers and not 0 <= self.tier < len(self.tiers):
             raise ValueError(f"replicas: tier {self.tier} is not one of {len(self.tiers)} tiers")
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.fixtures.karmada import DUPLICATED, binding, cluster, divided, solve, written
+from tests.fixtures.karmada import DUPLICATED, applied, binding, cluster, divided, solve, written
 
 KEY = "ResourceBinding/default/rb"
 
@@ -67,3 +67,107 @@ def test_non_workload_region_group_score_follows_the_placement(tmp_path, schedul
     clusters = [cluster(name, region="r1") for name in ("a1", "a2", "a3")] + [cluster("b1", region="r2")]
     rb = binding(placement=placement, replicas=0, clusters=["b1"])
     assert _placed(_run(tmp_path, [*clusters, rb])) == {want: None}
+
+
+# ------------------------------------------------- negative replicas (the CRD's int32, no minimum)
+
+
+def _free(names, pods="10"):
+    return [cluster(name, allocatable={"pods": pods}) for name in names]
+
+
+def test_negative_replicas_without_requirements_go_on_every_cluster(tmp_path):
+    # IsWorkload is false (replicas not above 0), so the binding is scheduled as duplicated, and
+    # AssignReplicas divides nothing (replicas not above 0, no replicaRequirements): every
+    # selected cluster, no replicas field.
+    rb = binding(placement={"replicaScheduling": divided("Aggregated")}, replicas=-3)
+    got = _run(tmp_path, [*_free(["a", "b"]), rb])
+    assert _placed(got) == {"a": None, "b": None}
+    assert _condition(got)[0] == "Success"
+
+
+@pytest.mark.parametrize(
+    "scheduling",
+    [DUPLICATED, divided(), divided(dynamic="AvailableReplicas"), divided("Aggregated")],
+    ids=["duplicated", "static", "dynamic", "aggregated"],
+)
+def test_negative_replicas_with_requirements_place_nothing(tmp_path, scheduling):
+    # A workload (replicaRequirements): Duplicated gives each cluster -3, which
+    # removeZeroReplicasCluster drops; Webster hands out no seat for a count below 1 (static),
+    # and a dynamic division scales down (0 assigned > -3) over nothing: spec.clusters empty.
+    rb = binding(placement={"replicaScheduling": scheduling}, replicas=-3, requests={"cpu": "100m"})
+    a = cluster("a", allocatable={"pods": "10", "cpu": "4"})
+    got = _run(tmp_path, [a, rb])
+    assert _placed(got) == {}
+    assert _condition(got)[0] == "Success"
+
+
+def test_negative_current_replicas_count_in_the_scale_up(tmp_path):
+    # spec.clusters a: -2, replicas 3 (Divided: 3 != -2, rescheduled): scale up by 3 - (-2) = 5
+    # over a's and b's room (10 each, dynamic weight): 3 : 2 by name... merged with a's -2.
+    rb = binding(
+        placement={"replicaScheduling": divided(dynamic="AvailableReplicas")},
+        replicas=3,
+        requests={"cpu": "1"},
+        clusters=[("a", -2)],
+    )
+    clusters = [cluster(name, allocatable={"pods": "10", "cpu": "10"}) for name in ("a", "b")]
+    got = _run(tmp_path, [*clusters, rb])
+    assert _placed(got) == {"a": 1, "b": 2}
+
+
+def test_negative_component_replicas_are_read(tmp_path):
+    rb = binding(placement={"replicaScheduling": DUPLICATED}, replicas=None)
+    rb["spec"]["components"] = [
+        {"name": "jobmanager", "replicas": -1, "replicaRequirements": {"resourceRequest": {"cpu": "1"}}},
+        {"name": "taskmanager", "replicas": 2, "replicaRequirements": {"resourceRequest": {"cpu": "1"}}},
+    ]
+    got = _run(tmp_path, [*_free(["a"]), rb])
+    assert _placed(got) == {"a": None}
+
+
+def test_one_component_without_replicas_goes_on_every_cluster(tmp_path):
+    # IsWorkload counts the component (so a Divided binding is not always rescheduled), but
+    # AssignReplicas divides only replicas above 0 or replicaRequirements: every cluster.
+    rb = binding(placement={"replicaScheduling": divided("Aggregated")}, replicas=0, clusters=[("a", 1)])
+    rb["spec"]["components"] = [{"name": "main", "replicas": 0}]
+    got = _run(tmp_path, [*_free(["a", "b"]), rb])
+    assert _placed(got) == {"a": None, "b": None}
+
+
+INT32 = 2**31 - 1
+
+
+def test_current_replicas_sum_in_int32(tmp_path):
+    # assignByDynamicStrategy: assignedReplicas = GetSumOfReplicas (int32): 2147483647 + 2 wraps
+    # to -2147483647, below 5: a scale up by 5 - (-2147483647), which wraps to -2147483644:
+    # Webster hands out nothing and the merge keeps spec.clusters as they are. Summed exactly it
+    # would be a scale down to 5 (all on a).
+    rb = binding(
+        placement={"replicaScheduling": divided(dynamic="AvailableReplicas")},
+        replicas=5,
+        requests={"cpu": "1"},
+        clusters=[("a", INT32), ("b", 2)],
+    )
+    clusters = [cluster(name, allocatable={"pods": "10", "cpu": "10"}) for name in ("a", "b")]
+    got = _run(tmp_path, [*clusters, rb])
+    assert (_placed(got), _condition(got)[0]) == ({"a": INT32, "b": 2}, "Success")
+
+
+def test_replicas_changed_compares_the_int32_sum(tmp_path):
+    # IsBindingReplicasChanged: 2147483647 + 1 wraps to -2147483648, the binding's replicas: not
+    # changed, so the decision tree only records the generation (the placement is as applied).
+    rb = applied(
+        binding(
+            placement={"replicaScheduling": divided(dynamic="AvailableReplicas")},
+            replicas=-(2**31),
+            requests={"cpu": "1"},
+            clusters=[("a", INT32), ("b", 1)],
+            generation=2,
+            status={"schedulerObservedGeneration": 1},
+        )
+    )
+    clusters = [cluster(name, allocatable={"pods": "10", "cpu": "10"}) for name in ("a", "b")]
+    got = _run(tmp_path, [*clusters, rb])
+    assert _placed(got) == {"a": INT32, "b": 1}
+    assert got["status"] == {"schedulerObservedGeneration": 2}
