@@ -171,3 +171,22 @@ def test_replicas_changed_compares_the_int32_sum(tmp_path):
     got = _run(tmp_path, [*clusters, rb])
     assert _placed(got) == {"a": INT32, "b": 1}
     assert got["status"] == {"schedulerObservedGeneration": 2}
+
+
+def test_fresh_mode_adds_every_entry_of_a_cluster_listed_twice(tmp_path):
+    # dynamicFreshScale adds each spec.clusters entry to its cluster's room (the inner loop breaks,
+    # the outer goes on): a (room 1) listed twice with 3 has 7, b 5: Aggregated's prefix for 6 is
+    # a alone. Counting a's first entry only (4), b would lead and both be used.
+    rb = binding(
+        placement={"replicaScheduling": divided("Aggregated")},
+        replicas=6,
+        requests={"cpu": "1"},
+        clusters=[("a", 3), ("a", 3)],
+        reschedule_at="2026-01-02T00:00:00Z",
+        status={"lastScheduledTime": "2026-01-01T00:00:00Z"},
+    )
+    clusters = [
+        cluster("a", allocatable={"pods": "1", "cpu": "9"}),
+        cluster("b", allocatable={"pods": "5", "cpu": "9"}),
+    ]
+    assert _placed(_run(tmp_path, [*clusters, rb])) == {"a": 6}
