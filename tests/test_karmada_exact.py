@@ -190,3 +190,45 @@ def test_fresh_mode_adds_every_entry_of_a_cluster_listed_twice(tmp_path):
         cluster("b", allocatable={"pods": "5", "cpu": "9"}),
     ]
     assert _placed(_run(tmp_path, [*clusters, rb])) == {"a": 6}
+
+
+# --------------------------- a null item in a Cluster's lists: Go's zero value, as decoded upstream
+
+
+def test_a_null_zone_is_an_empty_zone(tmp_path):
+    # Zones [""]: not empty, so the SpreadConstraint filter lets the cluster through a zone spread
+    # (b, without zones, fails it).
+    placement = {
+        "replicaScheduling": DUPLICATED,
+        "spreadConstraints": [
+            {"spreadByField": "zone", "minGroups": 1, "maxGroups": 1},
+            {"spreadByField": "cluster", "minGroups": 1, "maxGroups": 2},
+        ],
+    }
+    a = cluster("a")
+    a["spec"]["zones"] = [None]
+    rb = binding(placement=placement, replicas=1)
+    assert _placed(_run(tmp_path, [a, cluster("b"), rb])) == {"a": 1}
+
+
+def test_a_null_resource_model_is_grade_zero_without_ranges(tmp_path):
+    a = cluster("a", allocatable={"pods": "5"}, modelings=[{"grade": 0, "count": 1}])
+    a["spec"]["resourceModels"] = [None]
+    rb = binding(placement={"replicaScheduling": divided("Aggregated")}, replicas=2)
+    assert _placed(_run(tmp_path, [a, rb])) == {"a": 2}
+
+
+def test_a_null_model_range_is_refused_as_its_zero_value(tmp_path):
+    # ResourceModelRange{} runs from 0 to 0: ValidateClusterResourceModels' own message.
+    a = cluster("a", models=[{"grade": 0, "ranges": [None]}])
+    result = solve(tmp_path, [a, binding(placement={"replicaScheduling": DUPLICATED})], "greedy")
+    assert result.exit_code == 2
+    assert "The max value of each resource must be greater than the min value" in result.output
+
+
+def test_a_null_taint_is_refused_as_its_zero_value(tmp_path):
+    a = cluster("a")
+    a["spec"]["taints"] = [None]
+    result = solve(tmp_path, [a, binding(placement={"replicaScheduling": DUPLICATED})], "greedy")
+    assert result.exit_code == 2
+    assert "spec.taints[0].key" in result.output
