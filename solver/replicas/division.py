@@ -92,7 +92,7 @@ def int32(value: int) -> int:
 def _assign(
     c: Candidates, chosen: Sequence[int], replicas: Replicas, count: int, weights: np.ndarray
 ) -> Entries:
-    names = [c.names[i] for i in chosen]
+    names = c.names[list(chosen)].tolist()
     if replicas.division is Division.DUPLICATED:
         return [(name, count) for name in names]
     if replicas.division is Division.WEIGHTED:
@@ -105,11 +105,12 @@ def _assign(
 
 def _dynamic(c: Candidates, chosen: Sequence[int], replicas: Replicas, count: int) -> Entries:
     """AVAILABLE and AGGREGATED (assignByDynamicStrategy)."""
-    names = [c.names[i] for i in chosen]
+    rows = list(chosen)
+    names = c.names[rows].tolist()
     selected = set(names)
     current: Entries = [(name, n) for name, n in replicas.current if name in selected]
     assigned = int32(sum(n for _, n in current))
-    estimate = {c.names[i]: int(c.estimate[i]) for i in chosen}
+    estimate = dict(zip(names, c.estimate[rows].tolist(), strict=True))
     if replicas.fresh:
         held: dict[str, int] = {}
         for name, n in current:  # every entry of a cluster listed twice adds (dynamicFreshScale)
