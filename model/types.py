@@ -342,6 +342,12 @@ class Replicas:
         if self.tiers and not 0 <= self.tier < len(self.tiers):
             raise ValueError(f"replicas: tier {self.tier} is not one of {len(self.tiers)} tiers")
 
+    @property
+    def idle(self) -> bool:
+        """Whether it runs no replica where it is placed, so takes no capacity: `unlimited`, or
+        placed on every cluster with a count below 1."""
+        return self.unlimited or (self.division is Division.EVERY and self.count < 1)
+
 
 @dataclass(frozen=True, slots=True)
 class ClusterScore:

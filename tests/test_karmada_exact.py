@@ -232,3 +232,42 @@ def test_a_null_taint_is_refused_as_its_zero_value(tmp_path):
     result = solve(tmp_path, [a, binding(placement={"replicaScheduling": DUPLICATED})], "greedy")
     assert result.exit_code == 2
     assert "spec.taints[0].key" in result.output
+
+
+def test_optimal_charges_nothing_for_a_negative_non_workload(tmp_path):
+    # n (replicas -1, no requirements) goes on a without running a pod there: w's 2 replicas fit
+    # a's 2 pods in optimal mode as in greedy (the joint once charged n a pod: w Unschedulable).
+    objects = [
+        cluster("a", allocatable={"pods": "2", "cpu": "10"}),
+        binding(
+            "n", placement={"replicaScheduling": DUPLICATED}, replicas=-1, created="2026-01-01T00:00:00Z"
+        ),
+        binding(
+            "w",
+            placement={"replicaScheduling": divided("Aggregated")},
+            replicas=2,
+            requests={"cpu": "1"},
+            created="2026-01-01T00:00:01Z",
+        ),
+    ]
+    result = solve(tmp_path, objects, "optimal", "-o", "yaml")
+    assert result.exit_code == 0, result.output
+    got = written(result.stdout)
+    assert _placed(got["ResourceBinding/default/n"]) == {"a": None}
+    assert _placed(got["ResourceBinding/default/w"]) == {"a": 2}
+
+
+def test_the_table_charges_nothing_for_a_negative_non_workload(tmp_path):
+    # The difference section charges each mode's answer as the joint does: n runs no pod on a.
+    objects = [
+        cluster("a", allocatable={"pods": "2", "cpu": "10"}),
+        binding(
+            "n", placement={"replicaScheduling": DUPLICATED}, replicas=-1, created="2026-01-01T00:00:00Z"
+        ),
+        binding("w", replicas=2, requests={"cpu": "1"}, created="2026-01-01T00:00:01Z"),
+    ]
+    objects[2]["spec"]["placement"] = {"replicaScheduling": divided("Aggregated")}
+    result = solve(tmp_path, objects, "optimal", "-o", "table")
+    assert result.exit_code == 0, result.output
+    assert "greedy over-commits no cluster; optimal: none" in result.output
+    assert "Optimal chose as greedy did for every placement." in result.output
