@@ -271,3 +271,21 @@ def test_the_table_charges_nothing_for_a_negative_non_workload(tmp_path):
     assert result.exit_code == 0, result.output
     assert "greedy over-commits no cluster; optimal: none" in result.output
     assert "Optimal chose as greedy did for every placement." in result.output
+
+
+def test_optimal_takes_greedys_answer_for_a_negative_count(tmp_path):
+    # Held -3 on a, replicas -1: a steady scale up by 2 (Webster 1 : 1 over a and b), merged with
+    # a's -3: b 1 (a's -2 dropped). Optimal once took it as a request to place anew, whose kept
+    # replicas (0) passed its count: a ValueError traceback.
+    rb = binding(
+        placement={"replicaScheduling": divided(dynamic="AvailableReplicas")},
+        replicas=-1,
+        requests={"cpu": "1"},
+        clusters=[("a", -3)],
+    )
+    clusters = [cluster(name, allocatable={"pods": "5", "cpu": "5"}) for name in ("a", "b")]
+    for mode in ("greedy", "optimal"):
+        result = solve(tmp_path, [*clusters, rb], mode, "-o", "yaml")
+        assert result.exit_code == 0, result.output
+        got = written(result.stdout)[KEY]
+        assert (_placed(got), _condition(got)[0]) == ({"b": 1}, "Success")
