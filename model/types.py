@@ -308,7 +308,7 @@ class Replicas:
     ordered failover terms, resumed at `tier`. `needs`: a trait a cluster must have unless the
     request already holds it there. `evicted`: clusters the request is being moved off, never
     its candidates. `unlimited`: capacity never limits the request (it has no
-    replicas to fit: every candidate can take `count`). Upstream's queue decides requests in
+    replicas to fit: every candidate has room for INT32_MAX). Upstream's queue decides requests in
     `priority` (higher first) then `order`; `tie_break` settles Webster's equal priorities.
     `spread_by_room` (EVERY only): group spreads weigh the clusters' room for `count` as a divided
     request's do (a group scored by room up to its share, a cluster spread swapping for room),

@@ -289,3 +289,20 @@ def test_optimal_takes_greedys_answer_for_a_negative_count(tmp_path):
         assert result.exit_code == 0, result.output
         got = written(result.stdout)[KEY]
         assert (_placed(got), _condition(got)[0]) == ({"b": 1}, "Success")
+
+
+def test_a_non_workload_has_room_for_max_int32_everywhere(tmp_path):
+    # calAvailableReplicas returns MaxInt32 for a non-workload before any estimator, so a cluster
+    # it holds with -5 replicas has room for MaxInt32 - 5, at least the 0 Duplicated's group score
+    # asks: r1 (a1, held) scores 1000 + 100, r2 (b1) 1000 + 0. Counted from 0 it would have -5,
+    # and r1 would score 0.
+    placement = {
+        "replicaScheduling": DUPLICATED,
+        "spreadConstraints": [
+            {"spreadByField": "region", "minGroups": 1, "maxGroups": 1},
+            {"spreadByField": "cluster", "minGroups": 1, "maxGroups": 1},
+        ],
+    }
+    clusters = [cluster("a1", region="r1"), cluster("b1", region="r2")]
+    rb = binding(placement=placement, replicas=0, clusters=[("a1", -5)])
+    assert _placed(_run(tmp_path, [*clusters, rb])) == {"a1": None}
