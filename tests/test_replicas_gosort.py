@@ -55,6 +55,13 @@ def test_equal_entries_already_in_order_stay_put():
     assert go_sort(entries, key=lambda e: -e[1]) == entries
 
 
+@given(st.lists(st.integers(0, 3), min_size=13, max_size=200).map(sorted))
+def test_input_in_order_stays_as_it_is(values):
+    data = list(enumerate(values))
+    pdqsort(data, lambda a, b: a[1] < b[1])  # Go's steps, not go_sort's shortcut
+    assert data == list(enumerate(values))
+
+
 @given(st.lists(st.integers(0, 3), max_size=12))
 def test_up_to_twelve_entries_it_is_stable(values):
     entries = list(enumerate(values))
