@@ -297,7 +297,9 @@ class Capacity:
 class Replicas:
     """The request runs `count` replicas, divided among the clusters it selects as `division`
     says, each replica taking `demand` (whole units per resource; every resource it names must be
-    free on a cluster for a replica to fit there) out of the clusters' capacity.
+    free on a cluster for a replica to fit there) out of the clusters' capacity. `count` and the
+    replicas of `current` are int32 and may be negative (upstream's API takes them): a division
+    keeps only the clusters it gives more than 0, and counts in int32 as upstream does.
 
     `current` is what the request holds now (cluster and replicas, in the order they were
     written; `existing` names the same clusters); replicas it keeps are never moved unless the
@@ -306,8 +308,11 @@ class Replicas:
     ordered failover terms, resumed at `tier`. `needs`: a trait a cluster must have unless the
     request already holds it there. `evicted`: clusters the request is being moved off, never
     its candidates. `unlimited`: capacity never limits the request (it has no
-    replicas to fit: every candidate can take `count`). Upstream's queue decides requests in
-    `priority` (higher first) then `order`; `tie_break` settles Webster's equal priorities."""
+    replicas to fit: every candidate has room for INT32_MAX). Upstream's queue decides requests in
+    `priority` (higher first) then `order`; `tie_break` settles Webster's equal priorities.
+    `spread_by_room` (EVERY only): group spreads weigh the clusters' room for `count` as a divided
+    request's do (a group scored by room up to its share, a cluster spread swapping for room),
+    not as DUPLICATED's (clusters with room for the whole count, no swap)."""
 
     count: int
     division: Division = Division.AVAILABLE
@@ -324,17 +329,24 @@ class Replicas:
     order: int = 0
     priority: int = 0
     tie_break: TieBreak = TieBreak.SMALLER_NAME
+    spread_by_room: bool = False
 
     def __post_init__(self) -> None:
-        _within("replicas", "count", self.count, 0, INT32_MAX)
+        _within("replicas", "count", self.count, -INT32_MAX - 1, INT32_MAX)
         _within("replicas", "priority", self.priority, -INT32_MAX - 1, INT32_MAX)
         for name, amount in self.demand.items():
             if type(amount) is not int or amount < 0:
                 raise ValueError(f"replicas: demand[{name!r}] must be an integer at least 0, got {amount!r}")
         for cluster, held in self.current:
-            _within(f"replicas on {cluster!r}", "replicas", held, 0, INT32_MAX)
+            _within(f"replicas on {cluster!r}", "replicas", held, -INT32_MAX - 1, INT32_MAX)
         if self.tiers and not 0 <= self.tier < len(self.tiers):
             raise ValueError(f"replicas: tier {self.tier} is not one of {len(self.tiers)} tiers")
+
+    @property
+    def idle(self) -> bool:
+        """Whether it runs no replica where it is placed, so takes no capacity: `unlimited`, or
+        placed on every cluster with a count below 1."""
+        return self.unlimited or (self.division is Division.EVERY and self.count < 1)
 
 
 @dataclass(frozen=True, slots=True)

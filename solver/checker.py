@@ -15,11 +15,13 @@ from model import (
     Division,
     Failure,
     PlacementRequest,
+    Replicas,
     RequestResult,
     Result,
     SelectionMode,
     first_untolerated,
 )
+from model.types import INT32_MAX
 
 __all__ = ["check", "passes"]
 
@@ -385,13 +387,21 @@ def _check_replicas(request: PlacementRequest, got: RequestResult, fleet: _Fleet
     elif replicas.division is Division.DUPLICATED:
         if any(n != replicas.count for n in counts):
             problems.append(f"duplicated replicas {counts}, not {replicas.count} on each")
-    elif sum(counts) != replicas.count:
+    elif _sums_to_count(replicas) and sum(counts) != replicas.count:
         problems.append(f"{sum(counts)} replicas placed, not {replicas.count}")
     problems += _check_groups(request, got, fleet)
     released = set(got.released)
     if released != held - set(names):
         problems.append(f"released {sorted(released)}, not {sorted(held - set(names))}")
     return problems
+
+
+def _sums_to_count(replicas: Replicas) -> bool:
+    """Whether a division's answer holds exactly the count: not where the count or a current
+    entry is negative, or the current entries overflow int32 (upstream keeps only entries above
+    0 of its int32 arithmetic)."""
+    held = [n for _, n in replicas.current]
+    return replicas.count >= 0 and min(held, default=0) >= 0 and sum(held) <= INT32_MAX
 
 
 def _check_groups(request: PlacementRequest, got: RequestResult, fleet: _Fleet) -> list[str]:

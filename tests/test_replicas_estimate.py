@@ -119,12 +119,14 @@ def test_a_resource_no_cluster_reports_leaves_no_room():
 
 def test_nothing_bounds_the_count_when_nothing_is_asked():
     """Upstream starts every estimate at MaxInt32 and replaces what no estimator lowered with the
-    count; a request with nothing to fit (unlimited) can take its count everywhere."""
+    count; a request with nothing to fit (unlimited: a non-workload) keeps MaxInt32 everywhere,
+    returned before that replacement."""
     clusters = [cluster("a", {"pods": 3}), cluster("b", reports=False)]
     estimator = Estimator(clusters)
     assert estimator.of({}).tolist() == [INT32_MAX, 0]
     assert available_replicas(estimator, Replicas(7, demand={})).tolist() == [7, 0]
-    assert available_replicas(estimator, Replicas(0, Division.EVERY, unlimited=True)).tolist() == [0, 0]
+    unlimited = Replicas(0, Division.EVERY, unlimited=True)
+    assert available_replicas(estimator, unlimited).tolist() == [INT32_MAX, INT32_MAX]
 
 
 def test_vectorised_matches_one_at_a_time():

@@ -41,7 +41,8 @@ def clusters(draw):
 def requests(draw, index: int):
     division = draw(st.sampled_from(list(Division)))
     every = division is Division.EVERY
-    count = 0 if every else draw(st.integers(0, 20))
+    # counts and held replicas are int32s that may be negative (upstream's API takes them)
+    count = draw(st.sampled_from([0, 0, -2])) if every else draw(st.integers(-3, 20))
     groups = []
     if draw(st.booleans()):
         low = draw(st.integers(1, 3))
@@ -61,7 +62,7 @@ def requests(draw, index: int):
             ) + tiers[1:]
     current = draw(
         st.lists(
-            st.tuples(st.sampled_from(NAMES), st.integers(0 if every else 1, 6)),
+            st.tuples(st.sampled_from(NAMES), st.integers(0 if every else -2, 6)),
             max_size=3,
             unique_by=lambda e: e[0],
         )
@@ -87,7 +88,8 @@ def requests(draw, index: int):
         fresh=draw(st.booleans()),
         needs="api" if draw(st.booleans()) else "",
         evicted=draw(st.lists(st.sampled_from(NAMES), max_size=1)),
-        unlimited=every,
+        unlimited=every and count == 0,
+        spread_by_room=every and draw(st.booleans()),
         order=index,
         priority=draw(st.integers(0, 2)),
     )

@@ -152,7 +152,7 @@ def _gains(
 
 def _divides(batch: Batch) -> bool:
     """Whether the batch holds a request whose replicas draw on the clusters' capacity."""
-    return any(r.replicas is not None and not r.replicas.unlimited for r in batch.requests)
+    return any(r.replicas is not None and not r.replicas.idle for r in batch.requests)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +176,7 @@ class _Charged:
     def __init__(self, batch: Batch, results: Sequence[RequestResult]) -> None:
         estimator = Estimator(batch.clusters)
         by_key = {r.request: r for r in results}
-        requests = [r for r in batch.requests if r.replicas is not None and not r.replicas.unlimited]
+        requests = [r for r in batch.requests if r.replicas is not None and not r.replicas.idle]
         requests.sort(key=lambda r: (not _fixed(r), -r.replicas.priority, r.replicas.order))
         names = {c.name: i for i, c in enumerate(batch.clusters)}
         free = np.where(estimator.reports[:, None], estimator.free, 0)
@@ -238,8 +238,8 @@ def _fixed(request: PlacementRequest) -> bool:
 def added(request: PlacementRequest, got: RequestResult) -> list[tuple[str, int]]:
     """(cluster, replicas) the request's result adds beyond what it holds there (a request
     divided over every cluster runs one on each; a failed one keeps what it holds, adding
-    nothing): what it asks of the clusters' free capacity."""
-    if got.failure is not None or request.replicas is None:
+    nothing; one that runs none, nothing): what it asks of the clusters' free capacity."""
+    if got.failure is not None or request.replicas is None or request.replicas.idle:
         return []
     held = _held(request)
     out = []

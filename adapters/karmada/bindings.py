@@ -77,13 +77,19 @@ class Binding:
 
     def demand(self) -> dict[str, int]:
         """One replica's demand in the estimator's units (a multi-component workload's: one whole
-        set); quantities whose rounded-up value is not above 0 left out; a pod each."""
+        set, as pkg/estimator/client/general.go maxAvailableComponentSets counts it: its pods
+        and each resource summed over the components, replicas times request, a total not above
+        0 left out; a set of no pods is bounded by the pods allowed alone); quantities whose
+        rounded-up value is not above 0 left out; a pod each."""
         if len(self.components) > 1:
-            out: dict[str, int] = {n.PODS: sum(r for r, _ in self.components)}
+            pods = sum(r for r, _ in self.components)
+            if pods <= 0:  # podsInSet <= 0: the allowed pods are the estimate
+                return {n.PODS: 1}
+            totals: dict[str, int] = {}
             for count, requests in self.components:
                 for resource, amount in _counted(requests).items():
-                    out[resource] = min(INT64, out.get(resource, 0) + count * amount)
-            return out
+                    totals[resource] = totals.get(resource, 0) + count * amount
+            return {**{r: min(INT64, t) for r, t in totals.items() if t > 0}, n.PODS: pods}
         return {**_counted(self.requests or {}), n.PODS: 1}
 
     def trigger(self, f: Fields, deleting: frozenset[str]) -> Trigger | None:
@@ -111,7 +117,8 @@ class Binding:
             return False
         if placement.scheduling_type == n.DUPLICATED:
             return any(r != self.replicas for _, r in self.clusters)
-        return sum(r for _, r in self.clusters) != self.replicas
+        total = sum(r for _, r in self.clusters)
+        return (total + 2**31) % 2**32 - 2**31 != self.replicas  # GetSumOfReplicas adds in int32
 
 
 def _counted(requests: dict[str, Quantity]) -> dict[str, int]:
@@ -138,7 +145,7 @@ def read_binding(m: Manifest) -> Binding:
     check_unread(f, m.obj)
     resource = _resource(f, spec)
     placement = None if spec.get("placement") is None else read_placement(f, spec["placement"])
-    replicas = _integer(f, spec.get("replicas"), "spec.replicas", minimum=0, maximum=INT32)
+    replicas = _integer(f, spec.get("replicas"), "spec.replicas", maximum=INT32)
     requirements = f.mapping(spec.get("replicaRequirements"), "spec.replicaRequirements")
     requests = None
     if spec.get("replicaRequirements") is not None:
@@ -194,7 +201,7 @@ def _v1alpha1(
     """A v1alpha1 binding, as the scheduler reads it converted (binding_types_conversion.go): the
     same resource, replicas, requests and clusters, and no placement, so it is never scheduled."""
     resource = _resource(f, spec)
-    replicas = _integer(f, resource.get("replicas"), "spec.resource.replicas", minimum=0, maximum=INT32)
+    replicas = _integer(f, resource.get("replicas"), "spec.resource.replicas", maximum=INT32)
     raw = f.mapping(spec.get("resource"), "spec.resource").get("resourcePerReplicas")
     requests = None if raw is None else resource_list(f, raw, "spec.resource.resourcePerReplicas")
     if not conditions_fine(status.get("conditions")):
@@ -242,7 +249,7 @@ def _components(f: Fields, raw: Any) -> tuple[tuple[int, dict[str, Quantity]], .
         name = f.string(item["name"], f"{path}.name")
         if len(name) > n.COMPONENT_NAME_MAX:
             raise f.fail(f"may not be longer than {n.COMPONENT_NAME_MAX}", f"{path}.name")
-        replicas = f.integer(item["replicas"], f"{path}.replicas", minimum=0, maximum=INT32)
+        replicas = f.integer(item["replicas"], f"{path}.replicas", maximum=INT32)
         requirements = f.mapping(item.get("replicaRequirements"), f"{path}.replicaRequirements")
         where = f"{path}.replicaRequirements.resourceRequest"
         out.append((replicas, resource_list(f, requirements.get("resourceRequest"), where)))
@@ -255,7 +262,7 @@ def _targets(f: Fields, raw: Any) -> tuple[tuple[str, int], ...]:
         if item.get("name") is None:
             raise f.fail("name is required", f"{path}.name")
         name = f.string(item["name"], f"{path}.name")
-        out.append((name, _integer(f, item.get("replicas"), f"{path}.replicas", minimum=0, maximum=INT32)))
+        out.append((name, _integer(f, item.get("replicas"), f"{path}.replicas", maximum=INT32)))
     return tuple(out)
 
 

@@ -116,7 +116,10 @@ def read_cluster(m: Manifest) -> KarmadaCluster:
     provider = _label_value(f, spec.get("provider"), "spec.provider")
     region = _label_value(f, spec.get("region"), "spec.region")
     zone = _label_value(f, spec.get("zone"), "spec.zone")
-    zones = tuple(f.string_list(spec.get("zones"), "spec.zones"))
+    # the aggregated API server decodes the Cluster into Go types: a null item is the zero value
+    zones = tuple(
+        f.string(z, f"spec.zones[{i}]") for i, z in enumerate(f.sequence(spec.get("zones"), "spec.zones"))
+    )
     if zone and zones:
         raise f.fail("Zone and Zones cannot co-exist", "spec.zones")
     for i, z in enumerate(zones):
@@ -161,7 +164,7 @@ def _taints(f: Fields, raw: Any) -> tuple[Taint, ...]:
     effect, no key and effect twice."""
     out: list[Taint] = []
     seen: set[tuple[str, str]] = set()
-    for path, item in f.objects(raw, "spec.taints"):
+    for path, item in _decoded(f, raw, "spec.taints"):
         key = f.string(item.get("key"), f"{path}.key")
         if errors := qualified_name_errors(key):
             raise f.fail(f"invalid taint key {key!r}: {'; '.join(errors)}", f"{path}.key")
@@ -183,21 +186,26 @@ def _taints(f: Fields, raw: Any) -> tuple[Taint, ...]:
 
 def _resource_models(f: Fields, raw: Any) -> dict[int, dict[str, Quantity]]:
     """spec.resourceModels as ValidateClusterResourceModels checks them; each grade's `min`
-    vector by grade."""
+    vector by grade. A null model, range or quantity is Go's zero value (grade 0, no ranges; a
+    range named "" from 0 to 0)."""
     models = []
-    for path, item in f.objects(raw, "spec.resourceModels"):
+    for path, item in _decoded(f, raw, "spec.resourceModels"):
         grade = _grade(f, item.get("grade"), f"{path}.grade")
         ranges = []
-        for where, r in f.objects(item.get("ranges"), f"{path}.ranges"):
+        for where, r in _decoded(f, item.get("ranges"), f"{path}.ranges"):
             name = f.string(r.get("name"), f"{where}.name")
-            low = quantity(f, r.get("min"), f"{where}.min")
-            high = quantity(f, r.get("max"), f"{where}.max")
+            low = _zero_or_quantity(f, r.get("min"), f"{where}.min")
+            high = _zero_or_quantity(f, r.get("max"), f"{where}.max")
             ranges.append((name, low, high))
         models.append((grade, ranges))
     for i in range(len(models)):
         if problem := _model_problem(models, i):
             raise f.fail(problem, "spec.resourceModels")
     return {grade: {name: low for name, low, _ in ranges} for grade, ranges in models}
+
+
+def _zero_or_quantity(f: Fields, value: Any, path: str) -> Quantity:
+    return Quantity(0) if value is None else quantity(f, value, path)
 
 
 def _grade(f: Fields, value: Any, path: str) -> int:

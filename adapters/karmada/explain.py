@@ -92,7 +92,7 @@ def document(
             row["assigned"] = "all" if assigned[c.name] is None else assigned[c.name]
         if said is not None:
             row["admittedBy"] = _admitted_by(c, request, b, tier)
-        elif not replicas.unlimited and any(v > 0 for v in replicas.demand.values()):
+        elif not replicas.idle and any(v > 0 for v in replicas.demand.values()):
             row["room"] = int(more[i])
             row["oneMoreNeeds"] = _one_more(after[i], replicas.demand, int(more[i]))
         rows.append(row)
@@ -128,7 +128,7 @@ def _after(part: SystemOutcome, request: PlacementRequest, *, own: bool) -> list
     take: dict[str, list[tuple[Mapping[str, int], int]]] = {}
     results = part.result.by_request()
     for other in part.batch.requests:
-        if (other.key == request.key and not own) or other.replicas is None or other.replicas.unlimited:
+        if (other.key == request.key and not own) or other.replicas is None or other.replicas.idle:
             continue
         got = results.get(other.key)
         for cluster, adds in added(other, got) if got is not None else ():

@@ -172,6 +172,7 @@ def _request(b: Binding, order: int) -> tuple[PlacementRequest, int, str]:
         order=order,
         priority=b.priority,
         tie_break=tie_break(b.uid),
+        spread_by_room=division is Division.EVERY and p.scheduling_type != n.DUPLICATED,
     )
     request = PlacementRequest(
         name=b.manifest.name,
@@ -188,8 +189,11 @@ def _request(b: Binding, order: int) -> tuple[PlacementRequest, int, str]:
 
 
 def _division(b: Binding, p: Placement) -> tuple[Division, str]:
-    """AssignReplicas' strategy, and the error of one upstream has no strategy for."""
-    if not b.workload or len(b.components) > 1:
+    """AssignReplicas' strategy, and the error of one upstream has no strategy for. Only a
+    binding with replicas above 0 or replicaRequirements, and at most one component, is divided
+    (pkg/scheduler/core/common.go AssignReplicas; not IsWorkload, which counts any component):
+    the others go on every selected cluster."""
+    if not (b.replicas > 0 or b.requests is not None) or len(b.components) > 1:
         return Division.EVERY, ""
     if p.scheduling_type == n.DUPLICATED:
         return Division.DUPLICATED, ""

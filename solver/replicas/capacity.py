@@ -254,6 +254,8 @@ def _flexible(problem: ReplicaProblem, i: int, outcome: Answer) -> bool:
     replicas = problem.requests[i].replicas
     if replicas.division not in (Division.AVAILABLE, Division.AGGREGATED) or replicas.unlimited:
         return False
+    if replicas.count < 1:  # a count below 1 places nothing but what it keeps
+        return False
     return replicas.fresh or int(outcome.candidates.held.sum()) < replicas.count
 
 
@@ -288,7 +290,7 @@ def _unit(
     later_tiers: bool = True,
 ) -> Unit:
     replicas = problem.requests[i].replicas
-    demand = tuple(0 if replicas.unlimited else replicas.demand.get(name, 0) for name in resources)
+    demand = tuple(0 if replicas.idle else replicas.demand.get(name, 0) for name in resources)
     common = dict(fresh=replicas.fresh, priority=replicas.priority, order=replicas.order)
     if not isinstance(outcome, Answer):
         return Unit(replicas.count, demand, replicas.division, **common)

@@ -17,10 +17,16 @@ AssignReplicas, assignment.go, division_algorithm.go).
 - With overflow terms (AffinityTier.overflow) the count fills the tier's own clusters first, then
   each overflow term's, each taking at most what its clusters have room for (estimate + held).
 
-Zero entries are dropped (but for EVERY). The answer is in upstream's write order: Webster's
-entries by name, then the current entries it did not touch (upstream appends them in Go map
-order; we keep their current order: upstream's order there is random, its content the same).
-Sorting by count is Go's sort.Sort, stable for up to 12 entries; we sort stably at any size.
+Counts, current replicas and sums are Go int32s upstream, and may be negative (the API takes
+them): sums and differences wrap around as Go's do (GetSumOfReplicas, the scale-up target, the
+AGGREGATED prefix, MergeTargetClusters), a division of a count of 0 or less hands out nothing
+(Webster gives no seat), and entries of 0 replicas or fewer are dropped (but for EVERY).
+
+The answer is in upstream's write order: Webster's entries by name, then the current entries it
+did not touch (upstream appends them in Go map order; we keep their current order: upstream's
+order there is random, its content the same).
+Sorting by count is Go's sort.Sort (solver.replicas.gosort): stable up to 12 entries, beyond that
+pdqsort's permutation of equal entries, which decides AGGREGATED's covering prefix.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import numpy as np
 
 from model import Division, Failure, Replicas
 from solver.replicas import messages
+from solver.replicas.gosort import go_sort
 from solver.replicas.problem import Candidates
 from solver.replicas.selection import Unplaceable
 from solver.replicas.webster import webster
@@ -62,9 +69,9 @@ def divide(
     remaining = replicas.count
     for order in sorted(tiers):
         members = tiers[order]
-        share = min(remaining, sum(int(c.available[i]) for i in members))
+        share = int32(min(remaining, sum(int(c.available[i]) for i in members)))
         out += _nonzero(_assign(c, members, replicas, share, weights))
-        remaining -= share
+        remaining = int32(remaining - share)
         if remaining <= 0:
             break
     if remaining > 0:
@@ -73,7 +80,13 @@ def divide(
 
 
 def _nonzero(entries: Entries) -> list[tuple[str, int | None]]:
+    """removeZeroReplicasCluster: the entries of more than 0 replicas."""
     return [(name, n) for name, n in entries if n > 0]
+
+
+def int32(value: int) -> int:
+    """The value as Go's int32 arithmetic leaves it (wrapped around)."""
+    return (value + 2**31) % 2**32 - 2**31
 
 
 def _assign(
@@ -96,30 +109,33 @@ def _dynamic(c: Candidates, chosen: Sequence[int], replicas: Replicas, count: in
     names = c.names[rows].tolist()
     selected = set(names)
     current: Entries = [(name, n) for name, n in replicas.current if name in selected]
-    assigned = sum(n for _, n in current)
+    assigned = int32(sum(n for _, n in current))
     estimate = dict(zip(names, c.estimate[rows].tolist(), strict=True))
     if replicas.fresh:
-        held = dict(reversed(current))  # the first entry of a cluster counts, as upstream reads
-        room = [(name, estimate[name] + held.get(name, 0)) for name in names]
+        held: dict[str, int] = {}
+        for name, n in current:  # every entry of a cluster listed twice adds (dynamicFreshScale)
+            held[name] = held.get(name, 0) + n
+        room = [(name, int32(estimate[name] + held.get(name, 0))) for name in names]
         return _divide(count, _by_count(room), replicas, [], messages.FRESH)
     if assigned > count:
         return _divide(count, _by_count(current), replicas, [], messages.SCALE_DOWN)
     if assigned < count:
         room = [(name, estimate[name]) for name in names]
         return _merge(
-            current, _divide(count - assigned, _by_count(room), replicas, current, messages.SCALE_UP)
+            current, _divide(int32(count - assigned), _by_count(room), replicas, current, messages.SCALE_UP)
         )
     return current
 
 
 def _by_count(entries: Entries) -> Entries:
-    return sorted(entries, key=lambda e: -e[1])
+    """sort.Sort(TargetClustersList): replicas descending, as Go leaves equal ones."""
+    return go_sort(entries, key=lambda e: -e[1])
 
 
 def _divide(target: int, room: Entries, replicas: Replicas, prior: Entries, wrap: str) -> Entries:
     """dynamicDivideReplicas: SHORT when the room is short of the target, else Webster over the
     room (AGGREGATED: over its shortest covering prefix, the clusters already used first)."""
-    total = sum(n for _, n in room)
+    total = int32(sum(n for _, n in room))
     if total < target:
         raise Unplaceable(Failure.SHORT, messages.ASSIGN.format(wrap.format(messages.SHORT.format(total))))
     if replicas.division is Division.AGGREGATED:
@@ -127,7 +143,7 @@ def _divide(target: int, room: Entries, replicas: Replicas, prior: Entries, wrap
         room = [e for e in room if e[0] in used] + [e for e in room if e[0] not in used]
         covered = 0
         for end, (_, n) in enumerate(room):
-            covered += n
+            covered = int32(covered + n)
             if covered >= target:
                 room = room[: end + 1]
                 break
@@ -143,5 +159,5 @@ def _merge(old: Entries, new: Entries) -> Entries:
     if not new:
         return old
     previous = dict(old)  # a map: the last entry of a cluster listed twice wins
-    merged = [(name, n + previous.pop(name, 0)) for name, n in new]
+    merged = [(name, int32(n + previous.pop(name, 0))) for name, n in new]
     return merged + [(name, previous.pop(name)) for name, _ in old if name in previous]

@@ -9,8 +9,10 @@ Per cluster (pkg/estimator/client/general.go, pkg/scheduler/core/util.go calAvai
   min over resources of its capacity // demand (a resource the node lacks: none), summed over the
   nodes; bounded only by the free amounts of `Capacity.free_with_nodes` (upstream's model path
   replaces the free amounts but for the pod count);
-- nothing bounds a request that takes nothing, nor an `unlimited` one: it can take its whole
-  count on every cluster (upstream's MaxInt32, replaced by the replica count).
+- nothing bounds a request that takes nothing: it can take its whole count on every cluster
+  (upstream's MaxInt32 from every estimator, replaced by the replica count); nor an `unlimited`
+  one, which has room for INT32_MAX everywhere (upstream's non-workload: calAvailableReplicas
+  returns MaxInt32 before any estimator, and before that replacement).
 
 Estimates are int64 arrays over the batch's clusters, one per distinct demand, computed once with
 numpy over a matrix of the clusters' free amounts, so thousands of requests over thousands of
@@ -106,9 +108,10 @@ class Estimator:
 
 
 def available_replicas(estimator: Estimator, replicas: Replicas) -> np.ndarray:
-    """The estimate a request divides by (upstream's AllocatableReplicas): the count itself where
-    nothing bounds it (an `unlimited` request, or MaxInt32 from every estimator)."""
+    """The estimate a request divides by (upstream's AllocatableReplicas): INT32_MAX for an
+    `unlimited` request, the count itself where nothing else bounds it (MaxInt32 from every
+    estimator)."""
     if replicas.unlimited:
-        return np.full(len(estimator.clusters), replicas.count, dtype=np.int64)
+        return np.full(len(estimator.clusters), INT32_MAX, dtype=np.int64)
     room = estimator.of(replicas.demand)
     return np.where(room == INT32_MAX, replicas.count, room)

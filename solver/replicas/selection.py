@@ -7,7 +7,8 @@
   (no capacity check on this path; it may return more clusters than that max).
 - Else the cluster spread (claim ""): the first max_groups candidates, the lowest-ranked of them
   swapped for better-provisioned ones from the rest until they have room for the count (unless
-  the division ignores capacity: DUPLICATED, EVERY).
+  the division ignores capacity: DUPLICATED, EVERY but where it spreads by room; with a count of
+  0 nothing is swapped, but taking none is then a failure of its own).
 
 Failures raise Unplaceable(Failure.SELECTION, upstream's message).
 """
@@ -38,9 +39,12 @@ class Unplaceable(Exception):  # noqa: N818 -- an outcome, not a defect
 
 
 def ignores_capacity(replicas: Replicas) -> bool:
-    """Selection ignores room for DUPLICATED (and EVERY: upstream's non-workloads are duplicated
-    or have no replicas to fit)."""
-    return replicas.division in (Division.DUPLICATED, Division.EVERY)
+    """Selection ignores room for DUPLICATED, and for EVERY unless it spreads by room (upstream:
+    shouldIgnoreAvailableResource, true for a Duplicated or absent replicaScheduling whatever the
+    workload; calcGroupScore's Duplicated branch likewise)."""
+    if replicas.division is Division.EVERY:
+        return not replicas.spread_by_room
+    return replicas.division is Division.DUPLICATED
 
 
 def select(c: Candidates, replicas: Replicas, claim_values: Sequence[str | None]) -> list[int]:

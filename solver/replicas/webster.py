@@ -60,7 +60,7 @@ def webster(
     if not names:
         return []
     have = {name: held.get(name, 0) for name in names}
-    left = seats
+    left = max(seats, 0)  # upstream's loop hands out seats while more than 0 remain
     if not held:
         left -= _sure_seats(seats, vote, have)
     sign = 1 if tie_break is TieBreak.SMALLER_NAME else -1
