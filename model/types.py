@@ -30,6 +30,7 @@ __all__ = [
     "StaticWeight",
     "GroupSpread",
     "AffinityTier",
+    "Part",
     "Replicas",
     "NodeClass",
     "Capacity",
@@ -294,6 +295,20 @@ class Capacity:
 
 
 @dataclass(frozen=True, slots=True)
+class Part:
+    """One part of a set of differently-sized parts: `count` replicas, each taking `demand`."""
+
+    count: int
+    demand: Mapping[str, int] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        _within("part", "count", self.count, 0, INT32_MAX)
+        for name, amount in self.demand.items():
+            if type(amount) is not int or amount < 0:
+                raise ValueError(f"part: demand[{name!r}] must be an integer at least 0, got {amount!r}")
+
+
+@dataclass(frozen=True, slots=True)
 class Replicas:
     """The request runs `count` replicas, divided among the clusters it selects as `division`
     says, each replica taking `demand` (whole units per resource; every resource it names must be
@@ -307,7 +322,12 @@ class Replicas:
     request already holds it there. `evicted`: clusters the request is being moved off, never
     its candidates. `unlimited`: capacity never limits the request (it has no
     replicas to fit: every candidate can take `count`). Upstream's queue decides requests in
-    `priority` (higher first) then `order`; `tie_break` settles Webster's equal priorities."""
+    `priority` (higher first) then `order`; `tie_break` settles Webster's equal priorities.
+
+    `parts`: the request's unit is a whole set of these parts, landing whole on one cluster: a
+    cluster's room is counted in whole sets (`demand` is then unused) and selection asks room for
+    one set, unless `ignores_room` (selection then takes the best candidates whatever their room).
+    With division EVERY each selected cluster runs the whole set."""
 
     count: int
     division: Division = Division.AVAILABLE
@@ -324,6 +344,8 @@ class Replicas:
     order: int = 0
     priority: int = 0
     tie_break: TieBreak = TieBreak.SMALLER_NAME
+    parts: tuple[Part, ...] = ()
+    ignores_room: bool = False
 
     def __post_init__(self) -> None:
         _within("replicas", "count", self.count, 0, INT32_MAX)

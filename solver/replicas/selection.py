@@ -6,8 +6,9 @@
   chosen group, then the best of the rest of those groups up to the cluster spread's max_groups
   (no capacity check on this path; it may return more clusters than that max).
 - Else the cluster spread (claim ""): the first max_groups candidates, the lowest-ranked of them
-  swapped for better-provisioned ones from the rest until they have room for the count (unless
-  the division ignores capacity: DUPLICATED, EVERY).
+  swapped for better-provisioned ones from the rest until they have room for the count (one
+  whole set for a request of parts; none when the division ignores capacity: DUPLICATED, EVERY,
+  a request of parts that ignores room).
 
 Failures raise Unplaceable(Failure.SELECTION, upstream's message).
 """
@@ -39,8 +40,19 @@ class Unplaceable(Exception):  # noqa: N818 -- an outcome, not a defect
 
 def ignores_capacity(replicas: Replicas) -> bool:
     """Selection ignores room for DUPLICATED (and EVERY: upstream's non-workloads are duplicated
-    or have no replicas to fit)."""
+    or have no replicas to fit); a request of parts where it says so (upstream: a duplicating
+    placement), else it asks room for one set."""
+    if replicas.parts:
+        return replicas.ignores_room
     return replicas.division in (Division.DUPLICATED, Division.EVERY)
+
+
+def needed(replicas: Replicas) -> int:
+    """The room selection asks for (-1: none): one whole set for a request of parts (upstream's
+    needReplicas 1 under MultiplePodTemplatesScheduling), else the count."""
+    if ignores_capacity(replicas):
+        return -1
+    return 1 if replicas.parts else replicas.count
 
 
 def select(c: Candidates, replicas: Replicas, claim_values: Sequence[str | None]) -> list[int]:
@@ -51,8 +63,7 @@ def select(c: Candidates, replicas: Replicas, claim_values: Sequence[str | None]
     if group_spread is not None:
         return by_group(c, replicas, group_spread, cluster_spread or GroupSpread("", 0, 0), claim_values)
     if cluster_spread is not None:
-        need = -1 if ignores_capacity(replicas) else replicas.count
-        return by_cluster(c.available, cluster_spread, need)
+        return by_cluster(c.available, cluster_spread, needed(replicas))
     return list(range(len(c)))
 
 
