@@ -20,7 +20,7 @@ from adapters.kube.fields import INT32, INT64, ZERO_TIME, Fields, conditions_fin
 from adapters.kube.manifests import Manifest
 from model.quantity import Quantity
 
-__all__ = ["Binding", "Trigger", "read_binding"]
+__all__ = ["Binding", "Component", "Trigger", "read_binding"]
 
 _REASON_MAX = 32
 _REASON = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")  # the CRD's pattern
@@ -37,6 +37,19 @@ class Trigger(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Component:
+    """One of spec.components: its name, replicas and per-replica resourceRequest."""
+
+    name: str
+    replicas: int
+    requests: dict[str, Quantity]
+
+    def demand(self) -> dict[str, int]:
+        """One replica's demand in the estimator's units, a pod each (as a replica's)."""
+        return {**_counted(self.requests), n.PODS: 1}
+
+
+@dataclass(frozen=True, slots=True)
 class Binding:
     manifest: Manifest
     placement: Placement | None  # None: a v1alpha1 object (converted without one)
@@ -49,7 +62,7 @@ class Binding:
     watched: bool  # one of the scheduler's labels, its name, not suspended, not being deleted
     replicas: int
     requests: dict[str, Quantity] | None  # replicaRequirements.resourceRequest; None: no requirements
-    components: tuple[tuple[int, dict[str, Quantity]], ...]  # (replicas, resourceRequest)
+    components: tuple[Component, ...]
     clusters: tuple[tuple[str, int], ...]  # spec.clusters
     evicted: tuple[str, ...]
     api: str  # the trait of spec.resource's API
@@ -75,15 +88,25 @@ class Binding:
             and self.reschedule_at > self.last_scheduled
         )
 
+    @property
+    def divided(self) -> bool:
+        """Whether AssignReplicas divides its replicas by the placement's strategy: replicas or
+        requirements, and at most one component (the rest go to every selected cluster)."""
+        return (self.replicas > 0 or self.requests is not None) and len(self.components) <= 1
+
+    @property
+    def as_sets(self) -> bool:
+        """isMultiTemplateSchedulingApplicable (the gate MultiplePodTemplatesScheduling on, as the
+        components say: the detector fills them only then): components, and a cluster spread
+        constraint of exactly one cluster. Capacity is then counted in whole component sets."""
+        placement = self.placement
+        return bool(self.components) and placement is not None and any(
+            s.field == n.CLUSTER_FIELD and s.min_groups == 1 and s.max_groups == 1 for s in placement.spread
+        )
+
     def demand(self) -> dict[str, int]:
-        """One replica's demand in the estimator's units (a multi-component workload's: one whole
-        set); quantities whose rounded-up value is not above 0 left out; a pod each."""
-        if len(self.components) > 1:
-            out: dict[str, int] = {n.PODS: sum(r for r, _ in self.components)}
-            for count, requests in self.components:
-                for resource, amount in _counted(requests).items():
-                    out[resource] = min(INT64, out.get(resource, 0) + count * amount)
-            return out
+        """One replica's demand in the estimator's units (replicaRequirements); quantities whose
+        rounded-up value is not above 0 left out; a pod each."""
         return {**_counted(self.requests or {}), n.PODS: 1}
 
     def trigger(self, f: Fields, deleting: frozenset[str]) -> Trigger | None:
@@ -105,10 +128,13 @@ class Binding:
         return None
 
     def _replicas_changed(self) -> bool:
-        """IsBindingReplicasChanged (the multi-component clause is behind a gate that is off)."""
+        """IsBindingReplicasChanged, with MultiplePodTemplatesScheduling on: a binding with
+        components and no clusters (evicted from all) is rescheduled."""
         placement = self.placement
         if placement is None or placement.scheduling is None:
             return False
+        if self.components and not self.clusters:
+            return True
         if placement.scheduling_type == n.DUPLICATED:
             return any(r != self.replicas for _, r in self.clusters)
         return sum(r for _, r in self.clusters) != self.replicas
@@ -233,7 +259,7 @@ def _resource(f: Fields, spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _components(f: Fields, raw: Any) -> tuple[tuple[int, dict[str, Quantity]], ...]:
+def _components(f: Fields, raw: Any) -> tuple[Component, ...]:
     out = []
     for path, item in f.objects(raw, "spec.components"):
         for key in ("name", "replicas"):
@@ -245,7 +271,7 @@ def _components(f: Fields, raw: Any) -> tuple[tuple[int, dict[str, Quantity]], .
         replicas = f.integer(item["replicas"], f"{path}.replicas", minimum=0, maximum=INT32)
         requirements = f.mapping(item.get("replicaRequirements"), f"{path}.replicaRequirements")
         where = f"{path}.replicaRequirements.resourceRequest"
-        out.append((replicas, resource_list(f, requirements.get("resourceRequest"), where)))
+        out.append(Component(name, replicas, resource_list(f, requirements.get("resourceRequest"), where)))
     return tuple(out)
 
 

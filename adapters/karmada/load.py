@@ -30,6 +30,7 @@ from model import (
     Division,
     ExistingDecision,
     GroupSpread,
+    Part,
     PlacementRequest,
     Replicas,
     SelectionMode,
@@ -146,7 +147,7 @@ def _request(b: Binding, order: int) -> tuple[PlacementRequest, int, str]:
     if division is Division.WEIGHTED and p.weights:
         weights = tuple(StaticWeight(_term(a), w) for a, w in p.weights)
     replicas = Replicas(
-        count=1 if len(b.components) > 1 else b.replicas,
+        count=b.replicas,
         division=division,
         demand=b.demand(),
         weights=weights,
@@ -161,6 +162,8 @@ def _request(b: Binding, order: int) -> tuple[PlacementRequest, int, str]:
         order=order,
         priority=b.priority,
         tie_break=tie_break(b.uid),
+        parts=_parts(b),
+        ignores_room=b.as_sets and p.scheduling_type == n.DUPLICATED,
     )
     request = PlacementRequest(
         name=b.manifest.name,
@@ -176,9 +179,21 @@ def _request(b: Binding, order: int) -> tuple[PlacementRequest, int, str]:
     return request, start, error
 
 
+def _parts(b: Binding) -> tuple[Part, ...]:
+    """The component set, where upstream counts capacity in whole sets (a set of no replicas as
+    one pod: the estimator's answer for it is the pods left)."""
+    if not b.as_sets:
+        return ()
+    if not any(c.replicas for c in b.components):
+        return (Part(1, {n.PODS: 1}),)
+    return tuple(Part(c.replicas, c.demand()) for c in b.components)
+
+
 def _division(b: Binding, p: Placement) -> tuple[Division, str]:
-    """AssignReplicas' strategy, and the error of one upstream has no strategy for."""
-    if not b.workload or len(b.components) > 1:
+    """AssignReplicas' strategy, and the error of one upstream has no strategy for: every
+    selected cluster for non-workloads and components past one (multi-component workloads run
+    whole, never divided)."""
+    if not b.divided:
         return Division.EVERY, ""
     if p.scheduling_type == n.DUPLICATED:
         return Division.DUPLICATED, ""
