@@ -14,11 +14,17 @@ written as a whole hub and run through the command line.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
 import yaml
 
+from model import Batch, Choice, Division, GroupSpread, NodeClass, Part
+from solver import SolveOptions, check
+from solver import solve as solve_batch
+from solver.replicas.estimate import Estimator
+from tests.fixtures import replicas as replicas_fixture
 from tests.fixtures.common import NOW, run_cli, write_yaml
 from tests.fixtures.karmada import applied, binding, cluster, divided, solve, written
 
@@ -376,3 +382,69 @@ def test_optimal_puts_two_sets_on_two_clusters_where_greedy_piles_both_on_one(tm
     for k in ("a", "b"):
         (entry,) = optimal[f"ResourceBinding/default/{k}"]["spec"]["clusters"]
         assert "replicas" not in entry and len(entry["components"]) == 2
+
+
+# ------------------------------------------------------------------------ the neutral model's rules
+
+
+def _sets_batch(*sizes: int, nodes: Sequence[NodeClass] = ()) -> Batch:
+    """Clusters with `sizes` cpus each; two requests of a set of parts (2 + 4 x 1 cpus), one
+    cluster each (the adapter's cluster spread of one)."""
+    clusters = tuple(
+        replicas_fixture.cluster(f"c{i}", {"cpu": cpus, "pods": 100}, nodes=nodes)
+        for i, cpus in enumerate(sizes)
+    )
+    parts = (Part(1, {"cpu": 2, "pods": 1}), Part(4, {"cpu": 1, "pods": 1}))
+    requests = tuple(
+        replace(r, replicas=replace(r.replicas, parts=parts))
+        for r in (
+            replicas_fixture.request(name, 0, Division.EVERY, groups=[GroupSpread("", 1, 1)], order=k)
+            for k, name in enumerate(("a", "b"))
+        )
+    )
+    return Batch(clusters, requests)
+
+
+def test_the_checker_refuses_a_set_split_or_counted() -> None:
+    batch = _sets_batch(6, 6)
+    result = solve_batch(batch, SolveOptions(mode="greedy"))
+    assert check(batch, result) == []
+    got = result.requests[0]
+    split = replace(got, selected=(*got.selected, Choice("c1", replicas=None)))
+    assert any(
+        "not within the cluster spread" in p
+        for p in check(batch, replace(result, requests=(split, *result.requests[1:])))
+    )
+    counted = replace(got, selected=(replace(got.selected[0], replicas=6),))
+    assert any(
+        "none to count" in p for p in check(batch, replace(result, requests=(counted, *result.requests[1:])))
+    )
+
+
+@pytest.mark.parametrize("sizes", [(6, 6), (7, 6), (12, 5), (6, 5), (18,)])
+def test_optimal_never_overcommits_with_sets_and_schedules_all_that_fit(sizes) -> None:
+    """Each set (6 cpus) whole on one cluster, the sets on a cluster within its free cpus, and as
+    many scheduled as whole sets fit the clusters."""
+    batch = _sets_batch(*sizes)
+    optimal = solve_batch(batch, SolveOptions(mode="optimal"))
+    assert check(batch, optimal) == []
+    used: dict[str, int] = {}
+    for got in optimal.requests:
+        if got.failure is None:
+            (choice,) = got.selected
+            used[choice.cluster] = used.get(choice.cluster, 0) + 6
+    free = {c.name: c.capacity.free["cpu"] for c in batch.clusters}
+    assert all(used[name] <= free[name] for name in used)
+    fits = sum(cpus // 6 for cpus in sizes)
+    assert sum(got.failure is None for got in optimal.requests) == min(2, fits)
+
+
+def test_sets_on_nodes_fill_first_fit_part_after_part() -> None:
+    """Three nodes of 4 cpus (12 in all, two sets of 6 by the sum): a set of two parts of 3 cpus
+    takes 3 on node 1 and 3 on node 2 (1 left on each); the next set's first part takes node 3,
+    its second finds no node with 3 free: one set (SchedulingSimulator's first fit)."""
+    nodes = (NodeClass(3, {"cpu": 4, "pods": 110}),)
+    member = replicas_fixture.cluster("c0", {"cpu": 12, "pods": 100}, nodes=nodes)
+    parts = (Part(1, {"cpu": 3, "pods": 1}), Part(1, {"cpu": 3, "pods": 1}))
+    assert Estimator((member,)).sets(parts).tolist() == [1]
+    assert Estimator((member,)).sets(parts[:1]).tolist() == [3]
