@@ -100,8 +100,13 @@ class Binding:
         components say: the detector fills them only then): components, and a cluster spread
         constraint of exactly one cluster. Capacity is then counted in whole component sets."""
         placement = self.placement
-        return bool(self.components) and placement is not None and any(
-            s.field == n.CLUSTER_FIELD and s.min_groups == 1 and s.max_groups == 1 for s in placement.spread
+        return (
+            bool(self.components)
+            and placement is not None
+            and any(
+                s.field == n.CLUSTER_FIELD and s.min_groups == 1 and s.max_groups == 1
+                for s in placement.spread
+            )
         )
 
     def demand(self) -> dict[str, int]:
