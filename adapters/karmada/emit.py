@@ -19,7 +19,6 @@ clock only where its status changes.
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -71,8 +70,14 @@ def emit(context: KarmadaContext, result: Result) -> Emitted:
 
 
 def _base(obj: Mapping[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(dict(obj))
+    """The binding to write: a copy of the levels emit changes (the object, its metadata, spec
+    and status; annotations and conditions are replaced whole, never changed in place), the rest
+    shared with the input, which nothing changes (a deep copy of 10,000 bindings cost 1 s)."""
+    out = dict(obj)
     out["metadata"] = {k: v for k, v in out["metadata"].items() if k not in _SERVER_FIELDS}
+    for part in ("spec", "status"):
+        if isinstance(out.get(part), Mapping):
+            out[part] = dict(out[part])
     return out
 
 

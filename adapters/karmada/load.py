@@ -16,11 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
+
 from adapters.karmada import names as n
 from adapters.karmada.bindings import Binding, Trigger, read_binding
-from adapters.karmada.clusters import read_cluster
+from adapters.karmada.clusters import KarmadaCluster, read_cluster
 from adapters.karmada.filters import fit_error
-from adapters.karmada.placement import Affinity, Placement
+from adapters.karmada.placement import Affinity, FactTable, Placement, matches_all
 from adapters.kube.fields import INT32, Fields
 from adapters.kube.manifests import Manifest, index_by_kind
 from model import (
@@ -87,10 +89,8 @@ def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tupl
         key=lambda b: (-b.priority, b.created, b.manifest.namespace, b.manifest.name),
     )
     affinities = {a.trait: a for b in scheduled for a in b.placement.affinities() if a.trait}
-    model_clusters = tuple(
-        c.to_model(frozenset(t for t, a in affinities.items() if a.matches(c.facts)))
-        for c in sorted(clusters, key=lambda c: c.name)
-    )
+    by_name = sorted(clusters, key=lambda c: c.name)
+    model_clusters = tuple(c.to_model(t) for c, t in zip(by_name, _traits(by_name, affinities), strict=True))
     contexts: dict[tuple[str, str], BindingContext] = {}
     requests = []
     for order, b in enumerate(scheduled):
@@ -108,6 +108,17 @@ def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tupl
     requests.sort(key=lambda r: r.key)
     batch = Batch(model_clusters, tuple(requests), now=now, seed=seed)
     return batch, KarmadaContext(ordered, len(model_clusters), batch, now)
+
+
+def _traits(clusters: Sequence[KarmadaCluster], affinities: dict[str, Affinity]) -> list[frozenset[str]]:
+    """Per cluster, the affinity traits it matches (each affinity matched on every cluster at
+    once: placement.matches_all)."""
+    table = FactTable([c.facts for c in clusters])
+    matched: list[list[str]] = [[] for _ in clusters]
+    for trait, affinity in affinities.items():
+        for row in np.flatnonzero(matches_all(affinity, table)).tolist():
+            matched[row].append(trait)
+    return [frozenset(m) for m in matched]
 
 
 def _term(a: Affinity | None) -> ClusterTerm:

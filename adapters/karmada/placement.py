@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from adapters.errors import InputError
 from adapters.karmada import names as n
@@ -19,14 +21,16 @@ from adapters.karmada.gojson import CLUSTER_AFFINITY, PLACEMENT, go_form, go_jso
 from adapters.kube.fields import Fields
 from adapters.kube.selectors import SelectorError, label_selector
 from adapters.kube.validation import label_value_errors, qualified_name_errors
-from model import LabelSelector, Toleration, TolerationOperator
+from model import LabelOperator, LabelRequirement, LabelSelector, Toleration, TolerationOperator
 
 __all__ = [
     "Affinity",
     "ClusterFacts",
+    "FactTable",
     "Placement",
     "Spread",
     "field_matches",
+    "matches_all",
     "placement_changed",
     "read_placement",
 ]
@@ -56,12 +60,14 @@ class Affinity:
     names: tuple[str, ...]
     exclude: tuple[str, ...]
 
-    @property
-    def trait(self) -> str:
-        if not self.form:
-            return ""
-        digest = hashlib.sha256(go_json(self.form).encode()).hexdigest()[:16]
-        return n.AFFINITY_TRAIT.format(digest)
+    trait: str = field(init=False)  # made once: every binding's affinities are asked it
+
+    def __post_init__(self) -> None:
+        trait = ""
+        if self.form:
+            digest = hashlib.sha256(go_json(self.form).encode()).hexdigest()[:16]
+            trait = n.AFFINITY_TRAIT.format(digest)
+        object.__setattr__(self, "trait", trait)
 
     def matches(self, c: ClusterFacts) -> bool:
         if c.name in self.exclude:
@@ -72,6 +78,91 @@ class Affinity:
         if not all(field_matches(key, op, values, c) for key, op, values in self.fields):
             return False
         return not self.names or c.name in self.names
+
+
+class FactTable:
+    """Many clusters' facts as columns, to match an Affinity on all of them at once (the same
+    answers as Affinity.matches, cluster by cluster: tests hold them equal). A string column is
+    held as codes (-1: no value) and the code of each value."""
+
+    def __init__(self, facts: Sequence[ClusterFacts]) -> None:
+        self.size = len(facts)
+        self.row = {f.name: i for i, f in enumerate(facts)}
+        self._facts = facts
+        self._labels: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
+        self.provider = _coded([f.provider for f in facts])
+        self.region = _coded([f.region for f in facts])
+        self.zones: dict[str, np.ndarray] = {}
+        for i, f in enumerate(facts):
+            for zone in f.zones:
+                self.zones.setdefault(zone, np.zeros(self.size, dtype=bool))[i] = True
+
+    def label(self, key: str) -> tuple[np.ndarray, dict[str, int]]:
+        got = self._labels.get(key)
+        if got is None:
+            got = self._labels[key] = _coded([f.labels.get(key) for f in self._facts])
+        return got
+
+    def rows(self, names: Sequence[str]) -> np.ndarray:
+        mask = np.zeros(self.size, dtype=bool)
+        mask[[self.row[name] for name in names if name in self.row]] = True
+        return mask
+
+
+def _coded(values: Sequence[str | None]) -> tuple[np.ndarray, dict[str, int]]:
+    code: dict[str, int] = {}
+    coded = (-1 if v is None else code.setdefault(v, len(code)) for v in values)
+    codes = np.fromiter(coded, dtype=np.int64, count=len(values))
+    return codes, code
+
+
+def _listed(column: tuple[np.ndarray, dict[str, int]], values: Sequence[str]) -> np.ndarray:
+    codes, code = column
+    return np.isin(codes, [code[v] for v in values if v in code])
+
+
+def matches_all(a: Affinity, table: FactTable) -> np.ndarray:
+    """Affinity.matches on every cluster of the table."""
+    out = np.ones(table.size, dtype=bool) if not a.names else table.rows(a.names)
+    if a.exclude:
+        out &= ~table.rows(a.exclude)
+    if "labelSelector" in a.form:
+        if a.labels_broken:
+            return np.zeros(table.size, dtype=bool)
+        if a.labels:
+            for r in a.labels.requirements():
+                out &= _label_matches(r, table.label(r.key))
+    for key, operator, values in a.fields:
+        out &= _field_matches_all(key, operator, values, table)
+    return out
+
+
+def _label_matches(r: LabelRequirement, column: tuple[np.ndarray, dict[str, int]]) -> np.ndarray:
+    present = column[0] >= 0
+    if r.operator is LabelOperator.EXISTS:
+        return present
+    if r.operator is LabelOperator.DOES_NOT_EXIST:
+        return ~present
+    listed = _listed(column, r.values)
+    return listed if r.operator is LabelOperator.IN else ~listed
+
+
+def _field_matches_all(key: str, operator: str, values: tuple[str, ...], table: FactTable) -> np.ndarray:
+    """field_matches on every cluster."""
+    if key == n.ZONE:
+        listed = np.zeros(table.size, dtype=bool)
+        for zone in values:
+            if zone in table.zones:
+                listed |= table.zones[zone]
+        return listed if operator == "In" else ~listed
+    if not values or any(label_value_errors(v) for v in values):
+        return np.zeros(table.size, dtype=bool)
+    column = table.provider if key == n.PROVIDER else table.region
+    empty = column[0] == column[1].get("", -2)
+    listed = _listed(column, values)
+    if operator == "In":
+        return ~empty & listed
+    return empty | ~listed
 
 
 def field_matches(key: str, operator: str, values: tuple[str, ...], c: ClusterFacts) -> bool:

@@ -44,13 +44,12 @@ from solver.replicas.joint import (
     Unit,
     added,
     charge,
-    draws,
     level_names,
     measure,
     room_after_fixed,
     solve_joint,
 )
-from solver.replicas.problem import Candidates, ReplicaProblem
+from solver.replicas.problem import Candidates, ReplicaProblem, alike
 from solver.replicas.results import to_result
 from solver.replicas.tiers import Answer, Failed, attempt, schedule
 
@@ -86,7 +85,7 @@ class ReplicaCapacity:
         depends on neither its name nor its queue position (the snapshot is the same for all)."""
         problem = self.problem
         first: dict[tuple, int] = {}
-        self.twin = [first.setdefault(_alike(r), i) for i, r in enumerate(problem.requests)]
+        self.twin = [first.setdefault(alike(r), i) for i, r in enumerate(problem.requests)]
         for i in problem.queue:
             twin = self.twin[i]
             if twin == i:
@@ -99,18 +98,21 @@ class ReplicaCapacity:
         return [_placed(problem, i, o) for i, o in enumerate(self.outcomes)]
 
     def draws(self) -> list[list[tuple[str, int]]]:
-        """One unit per distinct set of clusters drawn on (solver.decompose then works over the
-        sets, not the requests)."""
+        """One unit per group of requests that draw on connected clusters (the parts
+        joint.draws' keys would give, found over the clusters with numpy: at 10,000 x 50,000 a
+        key per request and cluster made 55 million tuples), its draw a key of its own; a
+        request that draws on nothing is a unit of its own."""
+        rows = _rows_drawn(self.capacity)
+        label = _cluster_components(len(self.capacity.free), rows)
         by_key: dict[object, int] = {}
         self.members = []
         out: list[list[tuple[str, int]]] = []
-        by_list: dict[int, tuple] = {}  # id(keys) -> the keys as a tuple, made once per list
-        for i, keys in enumerate(draws(self.capacity)):
-            key = by_list.setdefault(id(keys), tuple(keys)) if keys else ("alone", i)
+        for i, drawn in enumerate(rows):
+            key = ("capacity", int(label[drawn[0]])) if len(drawn) else ("alone", i)
             unit = by_key.get(key)
             if unit is None:
                 unit = by_key[key] = len(out)
-                out.append(keys)
+                out.append([key])
                 self.members.append([])
             self.members[unit].append(i)
         return out
@@ -128,9 +130,7 @@ class ReplicaCapacity:
             self.bounds[part[0]] = measure(self.capacity, requests, greedy)
             return greedy
         remaining = self.deadline - time.perf_counter()
-        if remaining <= 0:
-            self.time_limited = True
-            return charge(self.capacity, requests, greedy)
+        self.time_limited |= remaining <= 0  # past it, no model: the fills alone (no search)
         share = deciding / max(deciding, self.undecided)
         self.undecided -= deciding
         outcome = solve_joint(
@@ -139,7 +139,7 @@ class ReplicaCapacity:
             greedy,
             seed=self.seed,
             budget=self.budget,
-            deadline=time.perf_counter() + remaining * share,
+            deadline=time.perf_counter() + max(0.0, remaining) * share,
         )
         self.models += outcome.models
         self.time_limited |= outcome.time_limited
@@ -184,6 +184,55 @@ class ReplicaCapacity:
         return to_result(problem, i, Answer(tier, entries, c, chosen), None)
 
 
+def _rows_drawn(capacity: CapacityProblem) -> list[np.ndarray]:
+    """Per unit, the cluster rows it may add replicas on (joint.draws' keys): a fixed unit's
+    footprint, another's candidates under every option (units sharing their options share one
+    array)."""
+    out = []
+    shared: dict[int, np.ndarray] = {}
+    for unit in capacity.units:
+        if unit.fixed is not None:
+            taken = [row for row, _ in added(unit, Placed(-1, unit.fixed))] if any(unit.demand) else []
+            out.append(np.asarray(sorted(taken), dtype=np.int64))
+            continue
+        got = shared.get(id(unit.options))
+        if got is None:
+            arrays = [np.asarray(o.candidates, dtype=np.int64) for o in unit.options]
+            got = shared[id(unit.options)] = (
+                np.unique(np.concatenate(arrays)) if arrays else np.zeros(0, dtype=np.int64)
+            )
+        out.append(got)
+    return out
+
+
+def _cluster_components(clusters: int, rows: Sequence[np.ndarray]) -> np.ndarray:
+    """Per cluster, the least cluster it is connected to through units drawing on both: each
+    round every unit takes the least label of its clusters and gives it to them all, then labels
+    jump to their label's label, until nothing changes (a few rounds: units are wide)."""
+    label = np.arange(clusters, dtype=np.int64)
+    used = [r for r in rows if len(r)]
+    if not used:
+        return label
+    flat = np.concatenate(used)
+    lengths = np.asarray([len(r) for r in used], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    order = np.argsort(flat, kind="stable")
+    drawn, first = np.unique(flat[order], return_index=True)
+    while True:
+        least = np.minimum.reduceat(label[flat], starts)
+        given = np.repeat(least, lengths)[order]
+        new = label.copy()
+        new[drawn] = np.minimum(label[drawn], np.minimum.reduceat(given, first))
+        while True:  # jump: a label's own label is at most it
+            jumped = new[new]
+            if np.array_equal(jumped, new):
+                break
+            new = jumped
+        if np.array_equal(new, label):
+            return label
+        label = new
+
+
 def _fits(room: np.ndarray, rows: np.ndarray, demand: Sequence[int]) -> np.ndarray:
     from solver.replicas.capacity_fill import fits_on
 
@@ -224,12 +273,6 @@ def _flexible(problem: ReplicaProblem, i: int, outcome: Answer) -> bool:
     if replicas.division not in (Division.AVAILABLE, Division.AGGREGATED) or replicas.unlimited:
         return False
     return replicas.fresh or int(outcome.candidates.held.sum()) < replicas.count
-
-
-def _alike(r: PlacementRequest) -> tuple:
-    """What a request's greedy answer and its unit depend on: all but its name and its place in
-    the queue."""
-    return replace(r, name="", namespace="", replicas=replace(r.replicas, order=0, priority=0)).signature()
 
 
 def _capacity_problem(

@@ -5,7 +5,10 @@ Cheap and good where capacity is loose: each request takes greedy's own split wh
 uses first (fewest clusters, fewest replicas away from its split). It is what upstream's
 over-commit protection does in spirit (one decision at a time, each seeing the ones before), and a
 hint for the class model far better than greedy charged when greedy piles onto the same clusters.
-Requests with group constraints take greedy's split or nothing: any other split could break them.
+Requests with group constraints take greedy's split where it fits; else a set of clusters that
+meets every constraint (each group constraint's least and most groups used, a claim's groups one
+cluster each where no constraint counts clusters, as the checker reads upstream's selection), the
+roomiest first, one replica on each and the rest by room.
 """
 
 from __future__ import annotations
@@ -17,17 +20,22 @@ import numpy as np
 from model import Division
 from solver.replicas.joint import Answer, CapacityProblem, Option, Placed, Unit, queue, room_after_fixed
 
-__all__ = ["fill", "fits_on"]
+__all__ = ["fill", "fill_orders", "fits_on", "repair", "widths"]
 
 _UNLIMITED = np.int64(1) << 40
 
 
-def fill(problem: CapacityProblem, part: Sequence[int], baseline: Answer) -> Answer:
-    """Fixed units as in the baseline, every other unit under its earliest option that fits."""
+def fill(
+    problem: CapacityProblem, part: Sequence[int], baseline: Answer, order: Sequence[int] | None = None
+) -> Answer:
+    """Fixed units as in the baseline, every other unit (in `order`, by default the queue's)
+    under its earliest option that fits."""
     answer: Answer = list(baseline)
     room = room_after_fixed(problem, part)
     arrays: dict[int, _Arrays] = {}  # by id(option): the options of a class are shared
-    for u in queue(problem, part):
+    if order is None:
+        order = queue(problem, part)
+    for u in order:
         unit = problem.units[u]
         answer[u] = None
         demand = np.asarray(unit.demand, dtype=np.int64)
@@ -45,6 +53,120 @@ def fill(problem: CapacityProblem, part: Sequence[int], baseline: Answer) -> Ans
                 answer[u] = placed
                 break
     return answer
+
+
+def repair(problem: CapacityProblem, part: Sequence[int], answer: Answer, order: Sequence[int]) -> Answer:
+    """The answer with more units scheduled where moving others makes room: each unscheduled
+    unit (in `order`) takes the room that placed units wider than it leave when they move what
+    they add on its candidates elsewhere (each re-placed off those candidates as the fill places
+    it, the lower priorities and those with the most replicas there first); where that does not
+    make room, nothing changes."""
+    units = problem.units
+    out: Answer = list(answer)
+    room = room_after_fixed(problem, part)
+    for u in part:
+        if units[u].fixed is None and out[u] is not None:
+            room -= _footprint(units[u], out[u], room.shape)
+    flexible = [u for u in part if units[u].fixed is None]
+    width = widths(problem, flexible)
+    on_row: dict[int, set[int]] = {}
+    for v in flexible:
+        if out[v] is not None:
+            for row, _ in out[v].replicas:
+                on_row.setdefault(row, set()).add(v)
+    arrays: dict[int, _Arrays] = {}
+    for u in order:
+        if out[u] is not None or not units[u].options:
+            continue
+        mine = {r for o in units[u].options for r in o.candidates}
+        wider = {v for row in mine for v in on_row.get(row, ()) if width[v] > width[u]}
+        there = {v: sum(n for row, n in out[v].replicas if row in mine) for v in wider}
+        wider = sorted(wider, key=lambda v: (units[v].priority, -there[v], units[v].order))[:_MOVES]
+        trial, moved = room.copy(), {}
+        for v in wider:
+            trial += _footprint(units[v], out[v], room.shape)
+            elsewhere = trial.copy()
+            elsewhere[sorted(mine)] = 0  # off u's candidates (what it keeps there stays)
+            placed = _first_fit(units[v], elsewhere, arrays)
+            if placed is None:
+                trial -= _footprint(units[v], out[v], room.shape)
+                continue
+            trial -= _footprint(units[v], placed, room.shape)
+            moved[v] = placed
+            mine_placed = _first_fit(units[u], trial, arrays)
+            if mine_placed is not None:
+                trial -= _footprint(units[u], mine_placed, room.shape)
+                moved[u] = mine_placed
+                break
+        if u not in moved:
+            continue
+        for v, placed in moved.items():
+            if out[v] is not None:
+                for row, _ in out[v].replicas:
+                    on_row[row].discard(v)
+            out[v] = placed
+            for row, _ in placed.replicas:
+                on_row.setdefault(row, set()).add(v)
+        room = trial
+    return out
+
+
+_MOVES = 64  # the wider units an unscheduled one may move, at most (those with most replicas there first)
+
+
+def _first_fit(unit: Unit, room: np.ndarray, arrays: dict[int, _Arrays]) -> Placed | None:
+    """The unit under its earliest option that fits `room`, placed as the fill places it."""
+    demand = np.asarray(unit.demand, dtype=np.int64)
+    for o, option in enumerate(unit.options):
+        got = arrays.get(id(option))
+        if got is None:
+            got = arrays[id(option)] = _Arrays(option)
+        split = _place(unit, option, got, room, demand)
+        if split is not None:
+            return Placed(o, tuple(sorted((row, n) for row, n in split.items() if n)))
+    return None
+
+
+def _footprint(unit: Unit, placed: Placed, shape: tuple[int, ...]) -> np.ndarray:
+    """What the placement adds per cluster and resource beyond what the unit holds there."""
+    out = np.zeros(shape, dtype=np.int64)
+    held = dict(unit.options[placed.option].held)
+    for row, n in placed.replicas:
+        if n > held.get(row, 0):
+            out[row] += (n - held.get(row, 0)) * np.asarray(unit.demand, dtype=np.int64)
+    return out
+
+
+def widths(problem: CapacityProblem, us: Sequence[int]) -> dict[int, int]:
+    """Per unit, how many clusters its options draw on together (made once per options tuple:
+    a class's members share theirs)."""
+    made: dict[int, int] = {}
+    out = {}
+    for u in us:
+        options = problem.units[u].options
+        got = made.get(id(options))
+        if got is None:
+            rows = options[0].candidates if len(options) == 1 else {r for o in options for r in o.candidates}
+            got = made[id(options)] = len(rows) if options else 0
+        out[u] = got
+    return out
+
+
+def fill_orders(problem: CapacityProblem, part: Sequence[int]) -> list[list[int]]:
+    """The orders the fill is tried in, each within a priority: the queue's; the smallest asks
+    first (more requests fit where room runs out); the fewest candidates first, then the smallest
+    (the wide ones then take the room the narrow ones leave)."""
+    units = problem.units
+    order = queue(problem, part)
+    room = room_after_fixed(problem, part)
+    scale = 1.0 / np.maximum(room.sum(axis=0), 1)  # each resource as a share of the part's room
+    ask = {u: units[u].count * float(np.dot(units[u].demand, scale)) for u in order}
+    width = widths(problem, order)
+    return [
+        order,
+        sorted(order, key=lambda u: (-units[u].priority, ask[u], units[u].order)),
+        sorted(order, key=lambda u: (-units[u].priority, width[u], ask[u], units[u].order)),
+    ]
 
 
 def fits_on(room: np.ndarray, rows: np.ndarray, demand: np.ndarray) -> np.ndarray:
@@ -84,8 +206,10 @@ def _place(
     limit = limit + (held_now if unit.fresh else 0)  # afresh, a held replica costs nothing to keep
     want = unit.count - int(base.sum())
     aim = np.maximum(arrays.target - base, 0)
-    if option.groups:  # greedy's split or nothing
-        return _as_split(rows, base + aim) if int(aim.sum()) == want and (aim <= limit).all() else None
+    if option.groups:
+        if int(aim.sum()) == want and (aim <= limit).all():  # greedy's split where it fits
+            return _as_split(rows, base + aim)
+        return _grouped(unit, option, rows, base, limit, want)
     if int(limit.sum()) < want:
         return None
     take = np.minimum(aim, limit)
@@ -105,6 +229,75 @@ def _place(
                 take[i] += step
                 rest -= step
     return _as_split(rows, base + take)
+
+
+def _grouped(
+    unit: Unit, option: Option, rows: np.ndarray, base: np.ndarray, limit: np.ndarray, want: int
+) -> dict[int, int] | None:
+    """A split on a set of clusters that meets the option's group constraints, or None: the set
+    grows by the roomiest cluster no constraint's most forbids, first where a constraint still
+    lacks its least groups, then while the set cannot take `want`; each cluster of the set gets one
+    replica (so its groups are used), the rest go by room."""
+    # (group of each candidate, least groups, most groups, one cluster per group at most)
+    constraints = [(np.asarray(g.of), min(g.least, unit.count), g.most, False) for g in option.groups]
+    if not any(len(set(g.of)) == len(g.of) for g in option.groups):  # no constraint counts clusters
+        constraints += [(np.asarray(g.of), 0, len(g.of), True) for g in option.groups]
+    chosen = base > 0  # the clusters it keeps replicas on are used already
+    used = [set(of[chosen].tolist()) for of, _, _, _ in constraints]
+    per_group = [_counts(of[chosen]) for of, _, _, _ in constraints]
+    if any(
+        len(used[k]) > most or (single and any(n > 1 for n in per_group[k].values()))
+        for k, (_, _, most, single) in enumerate(constraints)
+    ):  # what it keeps breaks a constraint already (greedy gives some of it up): its split or none
+        return None
+    order = [int(i) for i in np.lexsort((rows, -limit)) if limit[i] > 0 and not chosen[i]]
+
+    def allowed(i: int) -> bool:
+        for k, (of, _, most, single) in enumerate(constraints):
+            g = int(of[i])
+            if single and per_group[k].get(g):
+                return False
+            if g not in used[k] and len(used[k]) >= most:
+                return False
+        return True
+
+    def take(i: int) -> None:
+        chosen[i] = True
+        for k, (of, _, _, _) in enumerate(constraints):
+            used[k].add(int(of[i]))
+            per_group[k][int(of[i])] = per_group[k].get(int(of[i]), 0) + 1
+
+    for k, (of, least, _, _) in enumerate(constraints):
+        for i in order:
+            if len(used[k]) >= least:
+                break
+            if not chosen[i] and int(of[i]) not in used[k] and allowed(i):
+                take(i)
+        if len(used[k]) < least:
+            return None
+    for i in order:
+        if int(np.where(chosen, limit, 0).sum()) >= want:
+            break
+        if not chosen[i] and allowed(i):
+            take(i)
+    new = chosen & (base == 0)
+    if int(np.where(chosen, limit, 0).sum()) < want or int(new.sum()) > want:
+        return None
+    take_n = new.astype(np.int64)
+    rest = want - int(take_n.sum())
+    left = np.where(chosen, limit - take_n, 0)
+    for i in np.lexsort((rows, -left)):
+        if rest == 0:
+            break
+        step = min(rest, int(left[i]))
+        take_n[i] += step
+        rest -= step
+    return _as_split(rows, base + take_n)
+
+
+def _counts(values: np.ndarray) -> dict[int, int]:
+    keys, counts = np.unique(values, return_counts=True)
+    return dict(zip(keys.tolist(), counts.tolist(), strict=True))
 
 
 def _as_split(rows: np.ndarray, replicas: np.ndarray) -> dict[int, int]:

@@ -79,7 +79,7 @@ def _nonzero(entries: Entries) -> list[tuple[str, int | None]]:
 def _assign(
     c: Candidates, chosen: Sequence[int], replicas: Replicas, count: int, weights: np.ndarray
 ) -> Entries:
-    names = [c.names[i] for i in chosen]
+    names = c.names[list(chosen)].tolist()
     if replicas.division is Division.DUPLICATED:
         return [(name, count) for name in names]
     if replicas.division is Division.WEIGHTED:
@@ -92,11 +92,12 @@ def _assign(
 
 def _dynamic(c: Candidates, chosen: Sequence[int], replicas: Replicas, count: int) -> Entries:
     """AVAILABLE and AGGREGATED (assignByDynamicStrategy)."""
-    names = [c.names[i] for i in chosen]
+    rows = list(chosen)
+    names = c.names[rows].tolist()
     selected = set(names)
     current: Entries = [(name, n) for name, n in replicas.current if name in selected]
     assigned = sum(n for _, n in current)
-    estimate = {c.names[i]: int(c.estimate[i]) for i in chosen}
+    estimate = dict(zip(names, c.estimate[rows].tolist(), strict=True))
     if replicas.fresh:
         held = dict(reversed(current))  # the first entry of a cluster counts, as upstream reads
         room = [(name, estimate[name] + held.get(name, 0)) for name in names]

@@ -278,11 +278,11 @@ def solve_joint(
     budget: float = 5.0,
     deadline: float | None = None,
 ) -> JointOutcome:
-    """The part's joint answer: the best of greedy charged, a capacity-aware fill and the class
-    model (hinted with the better of the two), measured on the levels; greedy charged unless
-    another is strictly better."""
+    """The part's joint answer: the best of greedy charged, a capacity-aware fill (in three
+    orders, the best repaired: capacity_fill) and the class model (hinted with the best so far),
+    measured on the levels; greedy charged unless another is strictly better."""
     from solver.replicas.capacity_classes import build_classes
-    from solver.replicas.capacity_fill import fill
+    from solver.replicas.capacity_fill import fill, fill_orders, repair
     from solver.replicas.capacity_model import solve_classes
 
     started = time.perf_counter()
@@ -290,12 +290,19 @@ def solve_joint(
     part = sorted(part)
     baseline = charge(problem, part, greedy)
     best, values = baseline, measure(problem, part, baseline)
-    filled = fill(problem, part, baseline)
-    filled_values = measure(problem, part, filled)
-    if filled_values < values:
-        best, values = filled, filled_values
+    orders = fill_orders(problem, part)
+    for order in orders:
+        filled = fill(problem, part, baseline, order)
+        filled_values = measure(problem, part, filled)
+        if filled_values < values:
+            best, values = filled, filled_values
+    if any(placed is None for placed in best):
+        repaired = repair(problem, part, best, orders[1])
+        repaired_values = measure(problem, part, repaired)
+        if repaired_values < values:
+            best, values = repaired, repaired_values
     classes = build_classes(problem, part)
-    bound = _trivial_bound(problem, part)
+    bound = _bound(problem, part, best, values)
     outcome = JointOutcome(best, values, bound, False, build_seconds=time.perf_counter() - started)
     modelled = solve_classes(problem, part, classes, best, seed=seed, budget=budget, deadline=deadline)
     if modelled is not None:
@@ -319,12 +326,24 @@ def solve_joint(
     return outcome
 
 
-def _trivial_bound(problem: CapacityProblem, part: Sequence[int]) -> tuple[int | None, ...]:
-    """Units with no option are unscheduled whatever happens; nothing else is proven."""
+def _bound(
+    problem: CapacityProblem, part: Sequence[int], answer: Answer, values: tuple[int, ...]
+) -> tuple[int | None, ...]:
+    """The unscheduled levels' bounds (solver.replicas.capacity_bound), each given the levels
+    above it at the answer's values: a level's bound holds once those are at their optimum, so
+    the levels after the first one short of its bound are left at what no option proves;
+    nothing is proven of the aims (None)."""
+    from solver.replicas.capacity_bound import unscheduled_bound
+
     slot = {p: i for i, p in enumerate(problem.priorities)}
-    values: list[int | None] = [0] * len(slot) + [None] * (len(level_names(problem)) - len(slot))
-    for u in part:
+    out: list[int | None] = [0] * len(slot) + [None] * (len(level_names(problem)) - len(slot))
+    for u in part:  # units with no option are unscheduled whatever happens
         unit = problem.units[u]
         if unit.fixed is None and not unit.options:
-            values[slot[unit.priority]] += 1
-    return tuple(values)
+            out[slot[unit.priority]] += 1
+    bounds = unscheduled_bound(problem, part, room_after_fixed(problem, part), answer, values)
+    for i, bound in enumerate(bounds):
+        out[i] = max(out[i], bound)
+        if values[i] != out[i]:
+            break
+    return tuple(out)

@@ -59,22 +59,37 @@ class Filters:
         self.eligible = np.array([c.eligible and not c.leaving for c in clusters], dtype=bool)
         self.tainted = [i for i, c in enumerate(clusters) if c.taints]
         self._traits: dict[str, np.ndarray] = {}
+        self._trait_rows: dict[str, list[int]] | None = None
         self._terms: dict[ClusterTerm, np.ndarray] = {}
         self._claims: dict[str, np.ndarray] = {}
         self._tolerated: dict[tuple[Toleration, ...], np.ndarray] = {}
 
     def trait(self, trait: str) -> np.ndarray:
+        if self._trait_rows is None:  # every trait's rows, in one pass over the clusters
+            rows: dict[str, list[int]] = {}
+            for i, c in enumerate(self.clusters):
+                for t in c.traits:
+                    rows.setdefault(t, []).append(i)
+            self._trait_rows = rows
         got = self._traits.get(trait)
         if got is None:
-            got = self._traits[trait] = np.array([trait in c.traits for c in self.clusters], dtype=bool)
+            got = self._traits[trait] = np.zeros(len(self.clusters), dtype=bool)
+            got[self._trait_rows.get(trait, [])] = True
         return got
 
     def term(self, term: ClusterTerm) -> np.ndarray:
         got = self._terms.get(term)
         if got is None:
-            got = self._terms[term] = np.array(
-                [term.matches(c.labels, c.properties, c.claims, c.traits) for c in self.clusters], dtype=bool
-            )
+            if term.labels is None and not term.properties and term.claims is None:
+                got = np.ones(len(self.clusters), dtype=bool)  # traits alone (the adapter decided them)
+                for trait in term.traits:
+                    got &= self.trait(trait)
+            else:
+                got = np.array(
+                    [term.matches(c.labels, c.properties, c.claims, c.traits) for c in self.clusters],
+                    dtype=bool,
+                )
+            self._terms[term] = got
         return got
 
     def any_term(self, terms: Sequence[ClusterTerm]) -> np.ndarray:

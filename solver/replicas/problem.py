@@ -14,7 +14,7 @@ overflow, available).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from model import Batch, FilterKind, PlacementRequest
 from solver.replicas.estimate import Estimator, available_replicas
 from solver.replicas.order import HELD_SCORE, Filters, canonical
 
-__all__ = ["Candidates", "ReplicaProblem"]
+__all__ = ["Candidates", "ReplicaProblem", "alike"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -113,3 +113,9 @@ class ReplicaProblem:
             score=score[order],
             overflow=overflow[order],
         )
+
+
+def alike(r: PlacementRequest) -> tuple:
+    """What a request's greedy answer depends on: all but its name and its place in the queue
+    (the snapshot is the same for every request, so requests alike are decided once)."""
+    return replace(r, name="", namespace="", replicas=replace(r.replicas, order=0, priority=0)).signature()

@@ -117,7 +117,8 @@ def _answered(
     request = problem.requests[i]
     before = _entries(request.replicas.current)
     c = answer.candidates
-    position = {c.names[k]: k for k in answer.chosen}
+    chosen_rows = list(answer.chosen)
+    position = dict(zip(c.names[chosen_rows].tolist(), chosen_rows, strict=True))
     chosen = []
     for name, n in answer.entries:
         k = position[name]

@@ -1,0 +1,119 @@
+"""A bound on the requests left unscheduled, for parts too large for the class model.
+
+The relaxation: a unit must add at least its count less what it keeps (the most any of its options
+holds) times its demand, somewhere among its candidates (every option's, together); caps and
+groups are left out. For a set C of clusters, the units whose candidates all lie in C share C's
+room (the free capacity left by the fixed units): on each resource, at most the smallest needs
+whose sum fits it can be scheduled, so the others are lost whatever happens. Sets that share no
+cluster share no unit, so their losses add up. The sets tried are the candidate sets of the units
+`answer` leaves unscheduled (where the room ran out), the largest losses taken first.
+
+Level by level (priority from the highest), each given the levels above at `above` unscheduled
+(their optimum, where this bound is read): of the higher units inside C all but that many are
+scheduled, so at least the smallest needs of that many are taken out of C's room first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from solver.replicas.joint import Answer, CapacityProblem
+
+__all__ = ["unscheduled_bound"]
+
+_SETS = 200  # candidate sets tried, at most
+
+
+def unscheduled_bound(
+    problem: CapacityProblem, part: Sequence[int], room: np.ndarray, answer: Answer, values: Sequence[int]
+) -> list[int]:
+    """Per priority (problem.priorities), the fewest of its units any answer leaves unscheduled
+    once the levels above hold `values` (the answer's unscheduled per priority)."""
+    units = problem.units
+    flexible = [u for u in part if units[u].fixed is None]
+    placeable = [u for u in flexible if units[u].options]
+    sets = _Sets(problem, placeable, answer)
+    out = []
+    for i, p in enumerate(problem.priorities):
+        lost = sum(1 for u in flexible if not units[u].options and units[u].priority == p)
+        out.append(lost + sets.lost(p, sum(values[:i]), room))
+    return out
+
+
+class _Sets:
+    """The units' needs and, for the narrow ones, their candidates flat (sorted by width, so the
+    units that can lie inside a set of w clusters are a prefix), for the sets of clusters tried:
+    the candidate sets of the units `answer` leaves out, at most _SETS of them, the narrowest
+    first (each costs the rows of the units no wider than it)."""
+
+    def __init__(self, problem: CapacityProblem, us: list[int], answer: Answer) -> None:
+        from solver.replicas.capacity_fill import widths
+
+        units = problem.units
+        self.clusters = len(problem.free)
+        width = widths(problem, us)
+        keys = {}
+        for u in us:
+            if answer[u] is None:
+                keys.setdefault(tuple(sorted({r for o in units[u].options for r in o.candidates})), None)
+        self.tried = sorted(keys, key=lambda key: (len(key), key))[:_SETS]
+        widest = len(self.tried[-1]) if self.tried else 0
+        us = sorted((u for u in us if width[u] <= widest), key=lambda u: (width[u], u))
+        self.width = np.asarray([width[u] for u in us], dtype=np.int64)
+        rows_of = [sorted({r for o in units[u].options for r in o.candidates}) for u in us]
+        self.flat = np.fromiter((r for rows in rows_of for r in rows), dtype=np.int64)
+        self.owner = np.repeat(np.arange(len(us)), [len(rows) for rows in rows_of])
+        self.ends = np.cumsum([len(rows) for rows in rows_of], dtype=np.int64)
+        self.priority = np.asarray([units[u].priority for u in us], dtype=np.int64)
+        self.need = np.zeros((len(us), problem.free.shape[1]), dtype=np.int64)
+        for k, u in enumerate(us):
+            kept = max(o.kept for o in units[u].options)
+            self.need[k] = (units[u].count - kept) * np.asarray(units[u].demand)
+        self.inside: dict[tuple[int, ...], np.ndarray] = {}
+
+    def lost(self, p: int, above: int, room: np.ndarray) -> int:
+        found = {key: self._lost(key, p, above, room) for key in self.tried}
+        taken = np.zeros(self.clusters, dtype=bool)
+        total = 0
+        for key, lost in sorted(found.items(), key=lambda kv: (-kv[1], kv[0])):
+            rows = np.asarray(key, dtype=np.int64)
+            if lost and not taken[rows].any():
+                taken[rows] = True
+                total += lost
+        return total
+
+    def _inside(self, key: tuple[int, ...]) -> np.ndarray:
+        got = self.inside.get(key)
+        if got is None:
+            in_set = np.zeros(self.clusters, dtype=bool)
+            in_set[list(key)] = True
+            narrow = int(np.searchsorted(self.width, len(key), side="right"))  # no wider than the set
+            end = int(self.ends[narrow - 1]) if narrow else 0
+            out = ~in_set[self.flat[:end]]
+            outside = np.bincount(self.owner[:end], weights=out, minlength=len(self.need))
+            got = outside == 0
+            got[narrow:] = False
+            self.inside[key] = got
+        return got
+
+    def _lost(self, key: tuple[int, ...], p: int, above: int, room: np.ndarray) -> int:
+        """Units of priority p wholly inside `key` that cannot all fit its room, on the tightest
+        resource, after the higher units inside that must be scheduled."""
+        inside = self._inside(key)
+        mine = self.need[inside & (self.priority == p)]
+        if not len(mine):
+            return 0
+        have = room[list(key)].sum(axis=0)
+        higher = self.need[inside & (self.priority > p)]
+        kept = len(higher) - above
+        if kept > 0:
+            have = have - np.sort(higher, axis=0)[:kept].sum(axis=0)
+        most = len(mine)
+        for r in np.nonzero(mine.sum(axis=0) > have)[0]:
+            if have[r] < 0:
+                return len(mine)
+            fits = int(np.searchsorted(np.cumsum(np.sort(mine[:, r])), have[r], side="right"))
+            most = min(most, fits)
+        return len(mine) - most
