@@ -119,7 +119,8 @@ class Binding:
         placement = self.placement
         if placement is None:
             return None
-        applied = self.manifest.obj["metadata"].get("annotations") or {}
+        # as the API server decodes them: a null value is ""
+        applied = f.string_map(self.manifest.obj["metadata"].get("annotations"), "metadata.annotations")
         if placement_changed(f, placement, applied.get(n.APPLIED_PLACEMENT, ""), self.observed_affinity):
             return Trigger.PLACEMENT
         if self._replicas_changed():
