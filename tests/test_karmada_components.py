@@ -448,3 +448,19 @@ def test_sets_on_nodes_fill_first_fit_part_after_part() -> None:
     parts = (Part(1, {"cpu": 3, "pods": 1}), Part(1, {"cpu": 3, "pods": 1}))
     assert Estimator((member,)).sets(parts).tolist() == [1]
     assert Estimator((member,)).sets(parts[:1]).tolist() == [3]
+
+
+@pytest.mark.parametrize(
+    ("parts", "index", "message"),
+    [
+        ([("", 1, {})], 0, "component names must be non-empty"),
+        ([("worker", 1, {}), ("worker", 2, {})], 1, "component names must be unique"),
+    ],
+)
+def test_component_names_the_webhook_refuses(tmp_path, parts, index, message) -> None:
+    """pkg/webhook/resourcebinding validateComponents (under the gate): exit 2, one line."""
+    result = solve(tmp_path, [_cluster("member1"), _flink(parts=parts)], "greedy")
+    assert (result.exit_code, result.stdout) == (2, ""), result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: ResourceBinding/default/rb: spec.components[{index}].name"), line
+    assert message in line

@@ -274,6 +274,11 @@ def _components(f: Fields, raw: Any) -> tuple[Component, ...]:
         name = f.string(item["name"], f"{path}.name")
         if len(name) > n.COMPONENT_NAME_MAX:
             raise f.fail(f"may not be longer than {n.COMPONENT_NAME_MAX}", f"{path}.name")
+        # the binding webhook's validateComponents (MultiplePodTemplatesScheduling on)
+        if not name:
+            raise f.fail("component names must be non-empty", f"{path}.name")
+        if any(c.name == name for c in out):
+            raise f.fail("component names must be unique", f"{path}.name")
         replicas = f.integer(item["replicas"], f"{path}.replicas", minimum=0, maximum=INT32)
         requirements = f.mapping(item.get("replicaRequirements"), f"{path}.replicaRequirements")
         where = f"{path}.replicaRequirements.resourceRequest"
