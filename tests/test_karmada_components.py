@@ -19,11 +19,13 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from model import Batch, Choice, Division, GroupSpread, NodeClass, Part
 from solver import SolveOptions, check
 from solver import solve as solve_batch
-from solver.replicas.estimate import Estimator
+from solver.replicas.estimate import Estimator, set_demand
 from tests.fixtures import replicas as replicas_fixture
 from tests.fixtures.common import NOW, run_cli, write_yaml
 from tests.fixtures.karmada import applied, binding, cluster, divided, solve, written
@@ -464,3 +466,50 @@ def test_component_names_the_webhook_refuses(tmp_path, parts, index, message) ->
     (line,) = result.stderr.splitlines()
     assert line.startswith(f"error: ResourceBinding/default/rb: spec.components[{index}].name"), line
     assert message in line
+
+
+def _first_fit(nodes: Sequence[NodeClass], parts: Sequence[Part], limit: int) -> int:
+    """SchedulingSimulator as upstream writes it: each set, each part, every node from the first."""
+    free = [dict(node.capacity) for node in nodes for _ in range(node.count)]
+    for placed in range(limit):
+        for part in parts:
+            remaining = part.count
+            for node in free:
+                if not remaining:
+                    break
+                wanted = {r: a for r, a in part.demand.items() if a > 0}
+                fit = min((node.get(r, 0) // a for r, a in wanted.items()), default=remaining)
+                take = min(remaining, max(fit, 0))
+                for r, a in wanted.items():
+                    node[r] = node.get(r, 0) - take * a
+                remaining -= take
+            if remaining:
+                return placed
+    return limit
+
+
+@given(
+    nodes=st.lists(
+        st.builds(
+            lambda k, cpu, pods: NodeClass(k, {"cpu": cpu, "pods": pods}),
+            st.integers(0, 3),
+            st.integers(0, 9),
+            st.integers(0, 5),
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    parts=st.lists(
+        st.builds(lambda k, cpu: Part(k, {"cpu": cpu, "pods": 1}), st.integers(0, 4), st.integers(0, 4)),
+        min_size=1,
+        max_size=3,
+    ),
+)
+@settings(max_examples=200, deadline=None)
+def test_sets_on_nodes_are_upstreams_first_fit(nodes, parts) -> None:
+    """Whole sets on nodes, parts alike (counted at once) or not (simulated), as upstream's
+    first fit finds them, under a summary that bounds nothing."""
+    assume(any(p.count for p in parts))
+    member = replicas_fixture.cluster("c0", {"cpu": 10**6, "pods": 10**6}, nodes=nodes)
+    summary = min(10**6 // v for v in set_demand(parts).values() if v > 0)
+    assert int(Estimator((member,)).sets(parts)[0]) == _first_fit(nodes, parts, summary)

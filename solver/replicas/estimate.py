@@ -86,6 +86,10 @@ def sets_on_nodes(capacity: Capacity, parts: Sequence[Part], limit: int) -> int:
     part's replicas node by node in order, as many on a node as fit (SchedulingSimulator)."""
     if not any(p.count for p in parts):
         return limit  # an empty set always fits
+    demands = {_demand_key(p.demand) for p in parts if p.count}
+    if len(demands) == 1:  # replicas all alike: first fit places them one after another
+        (demand,) = demands
+        return min(limit, node_bound(capacity, demand) // sum(p.count for p in parts))
     nodes = [dict(node.capacity) for node in capacity.nodes for _ in range(node.count)]
     wants = [(p.count, _demand_key(p.demand)) for p in parts]
     start = [0] * len(wants)  # per part, the first node that may still take one of its replicas
