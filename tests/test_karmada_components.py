@@ -513,3 +513,13 @@ def test_sets_on_nodes_are_upstreams_first_fit(nodes, parts) -> None:
     member = replicas_fixture.cluster("c0", {"cpu": 10**6, "pods": 10**6}, nodes=nodes)
     summary = min(10**6 // v for v in set_demand(parts).values() if v > 0)
     assert int(Estimator((member,)).sets(parts)[0]) == _first_fit(nodes, parts, summary)
+
+
+def test_the_bench_counts_a_set_greedy_over_commits() -> None:
+    """bench.karmada_hub counts a set as one on its cluster, taking its whole footprint: greedy's
+    two sets on c0 (room for one) over-commit it by one set; optimal's none."""
+    from bench.karmada_hub import overcommit
+
+    batch = _sets_batch(7, 6)
+    assert overcommit(batch, solve_batch(batch, SolveOptions(mode="greedy"))) == (1, 1)
+    assert overcommit(batch, solve_batch(batch, SolveOptions(mode="optimal"))) == (0, 0)
