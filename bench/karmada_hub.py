@@ -35,6 +35,7 @@ from typing import Any
 
 from adapters.generate.common import DEFAULT_NOW
 from model import Batch, Division, PlacementRequest, Result
+from solver.replicas.estimate import footprint
 
 __all__ = ["NOW", "charged", "figures", "note", "overcommit"]
 
@@ -72,18 +73,20 @@ def charged(
     short: dict[str, int] = defaultdict(int)
     for request in requests:
         replicas = request.replicas
-        held = dict(replicas.current)
+        whole = _whole_set(request)  # a set of parts counts one on each cluster it runs on
+        held = {name: 1 if whole else n for name, n in replicas.current}
+        demand = footprint(replicas)
         for cluster, n in placed.get(request.key, ()):
-            added = n - held.get(cluster, 0)
+            added = (1 if whole else n) - held.get(cluster, 0)
             if added <= 0:
                 continue
             free = room.get(cluster, {})
             fits = min(
-                (free.get(resource, 0) // amount for resource, amount in replicas.demand.items() if amount),
+                (free.get(resource, 0) // amount for resource, amount in demand.items() if amount),
                 default=added,
             )
             fits = max(0, min(added, fits))
-            for resource, amount in replicas.demand.items():
+            for resource, amount in demand.items():
                 free[resource] = free.get(resource, 0) - fits * amount
             if fits < added and not (blind_first and not later(request)):
                 short[cluster] += added - fits
@@ -96,8 +99,15 @@ def _blind(request: PlacementRequest) -> bool:
     """Placed whatever the room, in optimal mode too: a capacity-blind division, or a steady
     request holding its count or more (fixed at greedy's answer, solver.replicas.capacity)."""
     replicas = request.replicas
+    if _whole_set(request):
+        return not replicas.spread_by_room
     steady_full = not replicas.fresh and sum(n for _, n in replicas.current) >= replicas.count
     return replicas.division in BLIND or steady_full
+
+
+def _whole_set(request: PlacementRequest) -> bool:
+    """A set of parts run whole (no replica count: one set on each cluster it is given)."""
+    return bool(request.replicas.parts) and request.replicas.division is Division.EVERY
 
 
 def blind_overcommit(batch: Batch, placed: Mapping[str, Sequence[tuple[str, int]]]) -> int:
@@ -145,7 +155,9 @@ def figures(hub: str, output: str, plan: str | None = None) -> dict[str, Any]:
     beyond = charged(batch, placed, blind_first=True, cut=cut)
     free = sum(c.capacity.free.get("cpu", 0) for c in batch.clusters if c.capacity is not None)
     asked = sum(
-        r.replicas.count * r.replicas.demand.get("cpu", 0) for r in requests if not r.replicas.unlimited
+        (1 if _whole_set(r) else r.replicas.count) * footprint(r.replicas).get("cpu", 0)
+        for r in requests
+        if not r.replicas.unlimited
     )
     out: dict[str, Any] = {
         "clusters": len(batch.clusters),

@@ -30,6 +30,7 @@ __all__ = [
     "StaticWeight",
     "GroupSpread",
     "AffinityTier",
+    "Part",
     "Replicas",
     "NodeClass",
     "Capacity",
@@ -294,6 +295,22 @@ class Capacity:
 
 
 @dataclass(frozen=True, slots=True)
+class Part:
+    """One part of a set of differently-sized parts: `count` replicas, each taking `demand`.
+    `count` is an int32 and may be negative (upstream's API takes it): a set's footprint sums the
+    parts' counts as they are, and a part of 0 replicas or fewer places none on a node."""
+
+    count: int
+    demand: Mapping[str, int] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        _within("part", "count", self.count, -INT32_MAX - 1, INT32_MAX)
+        for name, amount in self.demand.items():
+            if type(amount) is not int or amount < 0:
+                raise ValueError(f"part: demand[{name!r}] must be an integer at least 0, got {amount!r}")
+
+
+@dataclass(frozen=True, slots=True)
 class Replicas:
     """The request runs `count` replicas, divided among the clusters it selects as `division`
     says, each replica taking `demand` (whole units per resource; every resource it names must be
@@ -310,9 +327,14 @@ class Replicas:
     its candidates. `unlimited`: capacity never limits the request (it has no
     replicas to fit: every candidate has room for INT32_MAX). Upstream's queue decides requests in
     `priority` (higher first) then `order`; `tie_break` settles Webster's equal priorities.
-    `spread_by_room` (EVERY only): group spreads weigh the clusters' room for `count` as a divided
-    request's do (a group scored by room up to its share, a cluster spread swapping for room),
-    not as DUPLICATED's (clusters with room for the whole count, no swap)."""
+    `spread_by_room` (EVERY only): selection weighs the clusters' room as a divided request's does
+    (a group scored by room up to its share, a cluster spread swapping for room for the count, or
+    for one set with `parts`), not as DUPLICATED's (groups by clusters with room for the whole
+    count, no swap: the best candidates whatever their room).
+
+    `parts`: the request's unit is a whole set of these parts, landing whole on one cluster: a
+    cluster's room is counted in whole sets (`demand` is then unused) and selection asks room for
+    one set. With division EVERY each selected cluster runs the whole set."""
 
     count: int
     division: Division = Division.AVAILABLE
@@ -330,6 +352,7 @@ class Replicas:
     priority: int = 0
     tie_break: TieBreak = TieBreak.SMALLER_NAME
     spread_by_room: bool = False
+    parts: tuple[Part, ...] = ()
 
     def __post_init__(self) -> None:
         _within("replicas", "count", self.count, -INT32_MAX - 1, INT32_MAX)
@@ -345,8 +368,9 @@ class Replicas:
     @property
     def idle(self) -> bool:
         """Whether it runs no replica where it is placed, so takes no capacity: `unlimited`, or
-        placed on every cluster with a count below 1."""
-        return self.unlimited or (self.division is Division.EVERY and self.count < 1)
+        placed on every cluster with a count below 1 and no parts (a set of parts runs whole
+        whatever the count)."""
+        return self.unlimited or (self.division is Division.EVERY and self.count < 1 and not self.parts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -255,3 +255,13 @@ def test_a_null_modeling_is_grade_0_with_no_nodes(tmp_path):
     rb = binding(placement={"replicaScheduling": DYNAMIC}, replicas=2, requests={"cpu": "1"})
     got = written(solve(tmp_path, [c, rb], "greedy", "-o", "yaml").stdout)[RB]
     assert got["status"]["conditions"][0]["reason"] == "Unschedulable"
+
+
+def test_a_null_applied_placement_is_an_empty_one(tmp_path):
+    # metadata.annotations is a map of strings: the API server decodes a null value as "", so the
+    # placement counts as changed (it was a TypeError traceback; found by test_bad_input_fuzz).
+    rb = binding(placement={"replicaScheduling": DYNAMIC}, replicas=1, annotations={"x": "y"})
+    rb["metadata"]["annotations"]["policy.karmada.io/applied-placement"] = None
+    result = solve(tmp_path, [cluster("m1", allocatable={"pods": "110"}), rb], "greedy", "-o", "yaml")
+    assert result.exit_code == 0, result.output
+    assert written(result.stdout)[RB]["spec"]["clusters"] == [{"name": "m1", "replicas": 1}]

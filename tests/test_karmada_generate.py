@@ -51,7 +51,7 @@ def units(quantity: str, *, cpu: bool = False) -> int:
 def kind_of(binding) -> str:
     """The binding's division kind, read from its own fields."""
     spec = binding["spec"]
-    if not spec.get("replicas"):
+    if not spec.get("replicas") and not spec.get("components"):
         return "NonWorkload"
     scheduling = spec["placement"].get("replicaScheduling")
     if scheduling is None or scheduling["replicaSchedulingType"] == "Duplicated":
@@ -78,8 +78,16 @@ def load_ratio(objects, resource: str = "cpu") -> float:
     asked = 0
     for b in bindings_of(objects):
         spec = b["spec"]
+        if (spec.get("suspension") or {}).get("scheduling"):
+            continue
+        if spec.get("components"):  # new: a whole set of components
+            asked += sum(
+                c["replicas"] * units(c["replicaRequirements"]["resourceRequest"][resource], cpu=is_cpu)
+                for c in spec["components"]
+            )
+            continue
         replicas = spec.get("replicas", 0)
-        if not replicas or (spec.get("suspension") or {}).get("scheduling"):
+        if not replicas:
             continue
         held = {c["name"]: c.get("replicas", 0) for c in spec.get("clusters", ())}
         if kind_of(b) == "Duplicated":
@@ -248,6 +256,11 @@ def test_every_shape_of_placement_and_earlier_state_is_present():
     assert any("resourceSummary" not in c["status"] for c in clusters)
     assert any("deletionTimestamp" in c["metadata"] for c in clusters)
     assert any(len(c["spec"].get("zones", ())) == 2 for c in clusters)
+    components = [b for b in bindings if "components" in b["spec"]]
+    assert components and all(
+        "replicas" not in b["spec"] and len(b["spec"]["components"]) == 2 and kind_of(b) == "Aggregated"
+        for b in components
+    )
 
 
 # ------------------------------------------------------------------------------------------- demo

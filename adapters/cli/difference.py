@@ -14,7 +14,7 @@ from adapters.cli.words import counted
 from adapters.registry import facet, system
 from adapters.run.pipeline import Outcome, SystemOutcome
 from model import Batch, Division, PlacementRequest, RequestResult
-from solver.replicas.estimate import Estimator
+from solver.replicas.estimate import Estimator, footprint
 
 __all__ = ["Difference", "added", "capacity_summary", "differences", "render_differences"]
 
@@ -188,7 +188,7 @@ class _Charged:
             got = by_key.get(request.key)
             if got is None:
                 continue
-            demand = {k: v for k, v in request.replicas.demand.items() if v > 0}
+            demand = {k: v for k, v in footprint(request.replicas).items() if v > 0}
             for cluster, adds in added(request, got) if demand else ():
                 row = names.get(cluster)
                 if row is None:

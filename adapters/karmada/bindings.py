@@ -20,7 +20,7 @@ from adapters.kube.fields import INT32, INT64, ZERO_TIME, Fields, conditions_fin
 from adapters.kube.manifests import Manifest
 from model.quantity import Quantity
 
-__all__ = ["Binding", "Trigger", "read_binding"]
+__all__ = ["Binding", "Component", "Trigger", "read_binding"]
 
 _REASON_MAX = 32
 _REASON = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")  # the CRD's pattern
@@ -37,6 +37,19 @@ class Trigger(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Component:
+    """One of spec.components: its name, replicas and per-replica resourceRequest."""
+
+    name: str
+    replicas: int
+    requests: dict[str, Quantity]
+
+    def demand(self) -> dict[str, int]:
+        """One replica's demand in the estimator's units, a pod each (as a replica's)."""
+        return {**_counted(self.requests), n.PODS: 1}
+
+
+@dataclass(frozen=True, slots=True)
 class Binding:
     manifest: Manifest
     placement: Placement | None  # None: a v1alpha1 object (converted without one)
@@ -49,7 +62,7 @@ class Binding:
     watched: bool  # one of the scheduler's labels, its name, not suspended, not being deleted
     replicas: int
     requests: dict[str, Quantity] | None  # replicaRequirements.resourceRequest; None: no requirements
-    components: tuple[tuple[int, dict[str, Quantity]], ...]  # (replicas, resourceRequest)
+    components: tuple[Component, ...]
     clusters: tuple[tuple[str, int], ...]  # spec.clusters
     evicted: tuple[str, ...]
     api: str  # the trait of spec.resource's API
@@ -75,21 +88,30 @@ class Binding:
             and self.reschedule_at > self.last_scheduled
         )
 
+    @property
+    def divided(self) -> bool:
+        """Whether AssignReplicas divides its replicas by the placement's strategy: replicas or
+        requirements, and at most one component (the rest go to every selected cluster)."""
+        return (self.replicas > 0 or self.requests is not None) and len(self.components) <= 1
+
+    @property
+    def as_sets(self) -> bool:
+        """isMultiTemplateSchedulingApplicable (the gate MultiplePodTemplatesScheduling on, as the
+        components say: the detector fills them only then): components, and a cluster spread
+        constraint of exactly one cluster. Capacity is then counted in whole component sets."""
+        placement = self.placement
+        return (
+            bool(self.components)
+            and placement is not None
+            and any(
+                s.field == n.CLUSTER_FIELD and s.min_groups == 1 and s.max_groups == 1
+                for s in placement.spread
+            )
+        )
+
     def demand(self) -> dict[str, int]:
-        """One replica's demand in the estimator's units (a multi-component workload's: one whole
-        set, as pkg/estimator/client/general.go maxAvailableComponentSets counts it: its pods
-        and each resource summed over the components, replicas times request, a total not above
-        0 left out; a set of no pods is bounded by the pods allowed alone); quantities whose
+        """One replica's demand in the estimator's units (replicaRequirements); quantities whose
         rounded-up value is not above 0 left out; a pod each."""
-        if len(self.components) > 1:
-            pods = sum(r for r, _ in self.components)
-            if pods <= 0:  # podsInSet <= 0: the allowed pods are the estimate
-                return {n.PODS: 1}
-            totals: dict[str, int] = {}
-            for count, requests in self.components:
-                for resource, amount in _counted(requests).items():
-                    totals[resource] = totals.get(resource, 0) + count * amount
-            return {**{r: min(INT64, t) for r, t in totals.items() if t > 0}, n.PODS: pods}
         return {**_counted(self.requests or {}), n.PODS: 1}
 
     def trigger(self, f: Fields, deleting: frozenset[str]) -> Trigger | None:
@@ -97,7 +119,8 @@ class Binding:
         placement = self.placement
         if placement is None:
             return None
-        applied = self.manifest.obj["metadata"].get("annotations") or {}
+        # as the API server decodes them: a null value is ""
+        applied = f.string_map(self.manifest.obj["metadata"].get("annotations"), "metadata.annotations")
         if placement_changed(f, placement, applied.get(n.APPLIED_PLACEMENT, ""), self.observed_affinity):
             return Trigger.PLACEMENT
         if self._replicas_changed():
@@ -111,10 +134,13 @@ class Binding:
         return None
 
     def _replicas_changed(self) -> bool:
-        """IsBindingReplicasChanged (the multi-component clause is behind a gate that is off)."""
+        """IsBindingReplicasChanged, with MultiplePodTemplatesScheduling on: a binding with
+        components and no clusters (evicted from all) is rescheduled."""
         placement = self.placement
         if placement is None or placement.scheduling is None:
             return False
+        if self.components and not self.clusters:
+            return True
         if placement.scheduling_type == n.DUPLICATED:
             return any(r != self.replicas for _, r in self.clusters)
         total = sum(r for _, r in self.clusters)
@@ -240,7 +266,7 @@ def _resource(f: Fields, spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _components(f: Fields, raw: Any) -> tuple[tuple[int, dict[str, Quantity]], ...]:
+def _components(f: Fields, raw: Any) -> tuple[Component, ...]:
     out = []
     for path, item in f.objects(raw, "spec.components"):
         for key in ("name", "replicas"):
@@ -249,10 +275,15 @@ def _components(f: Fields, raw: Any) -> tuple[tuple[int, dict[str, Quantity]], .
         name = f.string(item["name"], f"{path}.name")
         if len(name) > n.COMPONENT_NAME_MAX:
             raise f.fail(f"may not be longer than {n.COMPONENT_NAME_MAX}", f"{path}.name")
-        replicas = f.integer(item["replicas"], f"{path}.replicas", maximum=INT32)
+        # the binding webhook's validateComponents (MultiplePodTemplatesScheduling on)
+        if not name:
+            raise f.fail("component names must be non-empty", f"{path}.name")
+        if any(c.name == name for c in out):
+            raise f.fail("component names must be unique", f"{path}.name")
+        replicas = f.integer(item["replicas"], f"{path}.replicas", maximum=INT32)  # int32, no minimum
         requirements = f.mapping(item.get("replicaRequirements"), f"{path}.replicaRequirements")
         where = f"{path}.replicaRequirements.resourceRequest"
-        out.append((replicas, resource_list(f, requirements.get("resourceRequest"), where)))
+        out.append(Component(name, replicas, resource_list(f, requirements.get("resourceRequest"), where)))
     return tuple(out)
 
 

@@ -2,7 +2,8 @@
 them (pkg/scheduler/scheduler.go), every binding it looks at, in (kind, namespace/name) order:
 
 - scheduled, success: spec.clusters (in the division's order; no zero-replica entries for a
-  workload; no replicas field for a binding divided over every cluster), the applied-placement
+  workload; no replicas field for a binding divided over every cluster; a multi-component
+  workload counted in whole sets: each of its components per cluster), the applied-placement
   annotation, the Scheduled condition (Success), schedulerObservedGeneration, lastScheduledTime
   and, with clusterAffinities, schedulerObservingAffinityName;
 - NoClusterFit (no cluster passes the filters): spec.clusters cleared, the annotation, the
@@ -89,10 +90,11 @@ def _succeeded(
     obj: dict[str, Any], b: BindingContext, request: PlacementRequest, got: RequestResult, now: str
 ) -> None:
     every = request.replicas is not None and request.replicas.division is Division.EVERY
+    components = _target_components(b, request)
     targets = []
     for choice in got.selected:
         if every or choice.replicas is None:
-            targets.append({"name": choice.cluster})
+            targets.append({"name": choice.cluster, **components})
         elif choice.replicas > 0:
             targets.append({"name": choice.cluster, "replicas": choice.replicas})
     _write_clusters(obj, b, targets)
@@ -102,6 +104,16 @@ def _succeeded(
     status["lastScheduledTime"] = now
     if b.binding.placement.terms is not None and got.tier:
         status["schedulerObservingAffinityName"] = got.tier
+
+
+def _target_components(b: BindingContext, request: PlacementRequest) -> dict[str, Any]:
+    """What each selected cluster of a multi-component workload run whole carries
+    (buildTargetComponents: every component with its replicas, in spec order): components past
+    one, counted in sets."""
+    components = b.binding.components
+    if len(components) <= 1 or not request.replicas.parts:
+        return {}
+    return {"components": [{"name": c.name, "replicas": c.replicas} for c in components]}
 
 
 def _failed(obj: dict[str, Any], b: BindingContext, reason: str, message: str, now: str) -> None:

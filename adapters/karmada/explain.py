@@ -33,7 +33,7 @@ from adapters.kube.manifests import Manifest
 from adapters.run.pipeline import SystemOutcome
 from model import Cluster, NodeClass, PlacementRequest, first_untolerated
 from solver.explain import selector_changes
-from solver.replicas.estimate import Estimator, available_replicas, node_bound
+from solver.replicas.estimate import Estimator, available_replicas, footprint, node_bound
 
 __all__ = ["document", "table"]
 
@@ -92,9 +92,9 @@ def document(
             row["assigned"] = "all" if assigned[c.name] is None else assigned[c.name]
         if said is not None:
             row["admittedBy"] = _admitted_by(c, request, b, tier)
-        elif not replicas.idle and any(v > 0 for v in replicas.demand.values()):
+        elif not replicas.idle and any(v > 0 for v in footprint(replicas).values()):
             row["room"] = int(more[i])
-            row["oneMoreNeeds"] = _one_more(after[i], replicas.demand, int(more[i]))
+            row["oneMoreNeeds"] = _one_more(after[i], footprint(replicas), int(more[i]))
         rows.append(row)
     doc["clusters"] = rows
     return doc
@@ -132,7 +132,7 @@ def _after(part: SystemOutcome, request: PlacementRequest, *, own: bool) -> list
             continue
         got = results.get(other.key)
         for cluster, adds in added(other, got) if got is not None else ():
-            take.setdefault(cluster, []).append((other.replicas.demand, adds))
+            take.setdefault(cluster, []).append((footprint(other.replicas), adds))
     out = []
     for c in part.batch.clusters:
         if c.capacity is None or c.name not in take:

@@ -29,7 +29,10 @@ How the mix was chosen (the closing note of issue 19 quotes this):
   Aggregated failovers), so capacity-aware divisions are two thirds; Duplicated is the default of a
   policy without replicaScheduling and static weights are for explicit ratios (both capacity-blind:
   they count in the load but the solver cannot move them); non-workloads (ConfigMaps, Services, and
-  as ClusterResourceBindings Namespaces and ClusterRoles) ask for no capacity.
+  as ClusterResourceBindings Namespaces and ClusterRoles) ask for no capacity. A tenth of the new
+  namespaced Aggregated bindings are multi-component workloads (spec.components alone: a jobmanager
+  and the rest of their replicas as taskmanagers, the same footprint), placed whole on one cluster
+  (a cluster spread of exactly one), drawn from a stream of their own so the rest are unchanged.
 - Affinity breadth: a policy's clusterAffinity is one of a vocabulary the fleet's own attributes make,
   from the whole fleet (no affinity) and broad terms (an environment: about 60% of clusters; a
   provider: about a third) to narrow ones (a region or a geography, a team, some zones), every term
@@ -121,6 +124,11 @@ LOAD = 0.75  # the cpu the bindings ask for beyond what they hold, over the flee
 MEMORY_PER_CPU = 0.60  # a replica's memory per cpu, over the fleet's free memory per free cpu
 PRIORITY_SHARE, SUSPENDED_SHARE = 0.15, 0.01
 CLUSTER_BINDING_SHARE = 0.5  # of the non-workloads: cluster-scoped resources
+# Of the new namespaced Aggregated bindings: multi-component workloads (a jobmanager and its
+# taskmanagers, run whole on one cluster: karmada#5115's Flink and its kin), drawn apart so that
+# the other bindings stay as they are.
+COMPONENT_SHARE = 0.1
+ONE_CLUSTER = ({"spreadByField": "cluster", "maxGroups": 1, "minGroups": 1},)  # Go field order
 NON_WORKLOAD_LIMIT = 30  # a non-workload's term matches at most this many clusters
 VOCABULARY = 200  # placements per division kind at most
 
@@ -173,7 +181,8 @@ CLUSTER_OBJECTS = (("v1", "Namespace"), ("rbac.authorization.k8s.io/v1", "Cluste
 PRIORITIES = (10, 100, 1000)
 EVICTION_REASON, EVICTION_PRODUCER = "TaintUntolerated", "TaintManager"
 # ResourceBindingSpec's fields in Go's struct order, as its controllers' JSON (and so the server) has them
-SPEC_ORDER = ("resource", "replicaRequirements", "replicas", "clusters", "placement", "gracefulEvictionTasks",
+SPEC_ORDER = ("resource", "replicaRequirements", "replicas", "components", "clusters", "placement",
+              "gracefulEvictionTasks",
               "schedulerName", "rescheduleTriggeredAt", "suspension", "schedulePriority")  # fmt: skip
 
 
@@ -766,6 +775,7 @@ class _Generator:
         self.fleet = _fleet(clusters, seed, now)
         self.matcher = _KarmadaMatcher(self.fleet)
         self.bindings = bindings
+        self.seed = seed
         self.rng = rng_for(seed, 43)
         self.state_rng = rng_for(seed, 44)
         size = int(min(VOCABULARY, max(4, round(2 * bindings**0.5))))
@@ -901,10 +911,18 @@ class _Generator:
         resource_uids = _uuids(self.rng, self.bindings)
         created = self.clock.before(d.age)
         policies = self._policies_of(d)
+        sets = self._component_sets(d)
         out = []
         for i in range(self.bindings):
-            out.append(self._binding(i, d, policies[i], uids[i], resource_uids[i], created[i]))
+            binding = self._binding(i, d, policies[i], uids[i], resource_uids[i], created[i])
+            out.append(_as_components(binding, policies[i].id) if sets[i] else binding)
         return [*clusters, *out]
+
+    def _component_sets(self, d: _Draws) -> np.ndarray:
+        """Which bindings are multi-component workloads: COMPONENT_SHARE of the new namespaced
+        Aggregated ones, from a stream of their own."""
+        drawn = rng_for(self.seed, 45).random(self.bindings) < COMPONENT_SHARE
+        return drawn & (d.kind == AGGREGATED) & (d.state == NEW) & ~d.cluster_scoped & ~d.suspended
 
     def _resource(self, i: int, d: _Draws, uid: str) -> tuple[str, dict[str, Any], str]:
         """(binding name, spec.resource, namespace or "")."""
@@ -1032,6 +1050,28 @@ class _Generator:
             if health[c] in (UNHEALTHY, STALE):
                 return k
         return int(self.state_rng.integers(0, len(assigned)))
+
+
+def _as_components(binding: dict[str, Any], policy_id: str) -> dict[str, Any]:
+    """The binding as the detector writes a multi-component workload (MultiplePodTemplatesScheduling):
+    its replicas as one jobmanager and the rest taskmanagers of the same request, in components
+    alone; its policy's placement run whole on one cluster (a cluster spread of exactly one)."""
+    spec = binding["spec"]
+    replicas = spec.pop("replicas")
+    requirements = spec.pop("replicaRequirements")
+    spec["components"] = [
+        {"name": name, "replicas": count, "replicaRequirements": requirements}
+        for name, count in (("jobmanager", 1), ("taskmanager", max(1, replicas - 1)))
+    ]
+    placement = {k: v for k, v in spec["placement"].items() if k != "spreadConstraints"}
+    scheduling = placement.pop("replicaScheduling")  # after the spread, in Placement's Go order
+    spec["placement"] = {**placement, "spreadConstraints": [dict(s) for s in ONE_CLUSTER]}
+    spec["placement"]["replicaScheduling"] = scheduling
+    labels = binding["metadata"]["labels"]
+    key = next(iter(labels))
+    labels[key] = _namespaced_id(f"{policy_id}/components", binding["metadata"]["namespace"])
+    binding["spec"] = {k: spec[k] for k in SPEC_ORDER if k in spec}
+    return binding
 
 
 def generate_karmada(clusters: int, placements: int, *, seed: int = 0, now: datetime) -> list[dict[str, Any]]:

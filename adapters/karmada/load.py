@@ -32,6 +32,7 @@ from model import (
     Division,
     ExistingDecision,
     GroupSpread,
+    Part,
     PlacementRequest,
     Replicas,
     SelectionMode,
@@ -157,7 +158,7 @@ def _request(b: Binding, order: int) -> tuple[PlacementRequest, int, str]:
     if division is Division.WEIGHTED and p.weights:
         weights = tuple(StaticWeight(_term(a), w) for a, w in p.weights)
     replicas = Replicas(
-        count=1 if len(b.components) > 1 else b.replicas,
+        count=b.replicas,
         division=division,
         demand=b.demand(),
         weights=weights,
@@ -173,6 +174,7 @@ def _request(b: Binding, order: int) -> tuple[PlacementRequest, int, str]:
         priority=b.priority,
         tie_break=tie_break(b.uid),
         spread_by_room=division is Division.EVERY and p.scheduling_type != n.DUPLICATED,
+        parts=_parts(b),
     )
     request = PlacementRequest(
         name=b.manifest.name,
@@ -188,12 +190,24 @@ def _request(b: Binding, order: int) -> tuple[PlacementRequest, int, str]:
     return request, start, error
 
 
+def _parts(b: Binding) -> tuple[Part, ...]:
+    """The component set, where upstream counts capacity in whole sets. The components' replicas
+    are int32s that may be negative: a set whose replicas sum to 0 or less counts as one pod
+    (maxAvailableComponentSets: podsInSet <= 0 leaves the pods allowed as the estimate); else the
+    parts as they are (the set's footprint sums them, negatives too)."""
+    if not b.as_sets:
+        return ()
+    if sum(c.replicas for c in b.components) <= 0:
+        return (Part(1, {n.PODS: 1}),)
+    return tuple(Part(c.replicas, c.demand()) for c in b.components)
+
+
 def _division(b: Binding, p: Placement) -> tuple[Division, str]:
     """AssignReplicas' strategy, and the error of one upstream has no strategy for. Only a
     binding with replicas above 0 or replicaRequirements, and at most one component, is divided
     (pkg/scheduler/core/common.go AssignReplicas; not IsWorkload, which counts any component):
-    the others go on every selected cluster."""
-    if not (b.replicas > 0 or b.requests is not None) or len(b.components) > 1:
+    the others go on every selected cluster (multi-component workloads run whole, never divided)."""
+    if not b.divided:
         return Division.EVERY, ""
     if p.scheduling_type == n.DUPLICATED:
         return Division.DUPLICATED, ""

@@ -35,6 +35,7 @@ from model import (
 )
 from solver.coupling import Levels, decide, zero_levels
 from solver.replicas import messages
+from solver.replicas.estimate import footprint
 from solver.replicas.joint import (
     CapacityProblem,
     Groups,
@@ -176,7 +177,8 @@ class ReplicaCapacity:
             return to_result(problem, i, Failed(outcome.tier, Failure.SHORT, text), None)
         c = outcome.candidates if tier == outcome.tier else problem.candidates(self.twin[i], tier)
         names = problem.batch.clusters
-        entries = tuple((names[row].name, n) for row, n in placed.replicas)
+        every = problem.requests[i].replicas.division is Division.EVERY
+        entries = tuple((names[row].name, None if every else n) for row, n in placed.replicas)
         at = {int(row): k for k, row in enumerate(c.rows)}
         chosen = tuple(at[row] for row, _ in placed.replicas)
         return to_result(problem, i, Answer(tier, entries, c, chosen), None)
@@ -190,8 +192,8 @@ def _rows_drawn(capacity: CapacityProblem) -> list[np.ndarray]:
     shared: dict[int, np.ndarray] = {}
     for unit in capacity.units:
         if unit.fixed is not None:
-            footprint = [row for row, _ in added(unit, Placed(-1, unit.fixed))] if any(unit.demand) else []
-            out.append(np.asarray(sorted(footprint), dtype=np.int64))
+            taken = [row for row, _ in added(unit, Placed(-1, unit.fixed))] if any(unit.demand) else []
+            out.append(np.asarray(sorted(taken), dtype=np.int64))
             continue
         got = shared.get(id(unit.options))
         if got is None:
@@ -248,10 +250,26 @@ def _placed(problem: ReplicaProblem, i: int, outcome: Answer | Failed | None) ->
     return Placed(option, tuple(sorted((row, n) for row, n in replicas if n)))
 
 
+def _whole_set(problem: ReplicaProblem, i: int, outcome: Answer) -> bool:
+    """A request of parts run whole (EVERY) on the one cluster greedy chose, holding at most one
+    now, whose selection reads room: the joint places its one set on any one candidate."""
+    replicas = problem.requests[i].replicas
+    return (
+        bool(replicas.parts)
+        and replicas.division is Division.EVERY
+        and replicas.spread_by_room
+        and len(outcome.entries) == 1
+        and len(problem.held(i)) <= 1
+    )
+
+
 def _flexible(problem: ReplicaProblem, i: int, outcome: Answer) -> bool:
     """Whether the joint may place the request elsewhere than greedy: a dynamic division that
-    adds replicas (a steady one holding its count or more adds none: it is greedy's)."""
+    adds replicas (a steady one holding its count or more adds none: it is greedy's), or a whole
+    set."""
     replicas = problem.requests[i].replicas
+    if _whole_set(problem, i, outcome):
+        return True
     if replicas.division not in (Division.AVAILABLE, Division.AGGREGATED) or replicas.unlimited:
         return False
     if replicas.count < 1:  # a count below 1 places nothing but what it keeps
@@ -266,7 +284,9 @@ def _capacity_problem(
     later_tiers: bool = True,
 ) -> CapacityProblem:
     estimator = problem.estimator
-    resources = sorted(set(estimator.column) | {name for r in problem.requests for name in r.replicas.demand})
+    resources = sorted(
+        set(estimator.column) | {name for r in problem.requests for name in footprint(r.replicas)}
+    )
     free = np.zeros((len(problem.batch.clusters), len(resources)), dtype=np.int64)
     for j, name in enumerate(resources):
         if name in estimator.column:
@@ -290,10 +310,19 @@ def _unit(
     later_tiers: bool = True,
 ) -> Unit:
     replicas = problem.requests[i].replicas
-    demand = tuple(0 if replicas.idle else replicas.demand.get(name, 0) for name in resources)
+    unit_demand = footprint(replicas)
+    demand = tuple(0 if replicas.idle else unit_demand.get(name, 0) for name in resources)
     common = dict(fresh=replicas.fresh, priority=replicas.priority, order=replicas.order)
     if not isinstance(outcome, Answer):
         return Unit(replicas.count, demand, replicas.division, **common)
+    if _whole_set(problem, i, outcome):  # one set, on any one candidate the set fits
+        options = [_option(problem, i, outcome.candidates, _placed(problem, i, outcome).replicas, 0)]
+        for tier in range(outcome.tier + 1, len(replicas.tiers) if later_tiers else 0):
+            later = attempt(problem, i, tier)
+            if isinstance(later, Answer) and len(later.entries) == 1:
+                split = _placed(problem, i, later).replicas
+                options.append(_option(problem, i, later.candidates, split, tier - outcome.tier))
+        return Unit(1, demand, Division.AVAILABLE, tuple(options), **common)
     greedy = _placed(problem, i, outcome)
     if greedy.option < 0:
         held = tuple(sorted(problem.held(i).items()))
@@ -314,6 +343,9 @@ def _unit(
 def _option(problem: ReplicaProblem, i: int, c: Candidates, target, cost: int) -> Option:
     rows = tuple(int(r) for r in c.rows)
     held = tuple(sorted((row, int(n)) for row, n in zip(rows, c.held, strict=True) if n > 0))
+    if problem.requests[i].replicas.parts:  # a set held runs there whole (its entry has no number)
+        holds = problem.held(i)
+        held = tuple((row, 1) for row in rows if row in holds)
     groups = []
     clusters = problem.batch.clusters
     for spread in problem.requests[i].replicas.groups:

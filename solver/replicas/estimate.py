@@ -14,6 +14,13 @@ Per cluster (pkg/estimator/client/general.go, pkg/scheduler/core/util.go calAvai
   one, which has room for INT32_MAX everywhere (upstream's non-workload: calAvailableReplicas
   returns MaxInt32 before any estimator, and before that replacement).
 
+A request made of parts (Replicas.parts) is counted in whole sets (general.go
+MaxAvailableComponentSets): the pods left over the set's pods (all of them where the set has no
+pods), bounded by each resource's free amount over the set's summed demand; where the cluster
+reports node classes, further bounded by placing whole sets first fit, part after part, each
+part's replicas node by node in order (estimator.SchedulingSimulator), until a set does not fit
+(the free amounts still bound it: upstream keeps the summary's bound as the simulation's limit).
+
 Estimates are int64 arrays over the batch's clusters, one per distinct demand, computed once with
 numpy over a matrix of the clusters' free amounts, so thousands of requests over thousands of
 clusters cost one vector operation per distinct demand.
@@ -25,12 +32,13 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from model import Capacity, Cluster, Replicas
+from model import Capacity, Cluster, Part, Replicas
 from model.types import INT32_MAX
 
-__all__ = ["Estimator", "node_bound", "available_replicas"]
+__all__ = ["Estimator", "node_bound", "available_replicas", "footprint", "set_demand", "sets_on_nodes"]
 
 Demand = tuple[tuple[str, int], ...]
+INT64_MAX = 2**63 - 1
 
 
 def _demand_key(demand: Mapping[str, int]) -> Demand:
@@ -60,6 +68,58 @@ def _free_bound(free: Mapping[str, int], demand: Demand) -> int:
     return least
 
 
+def set_demand(parts: Sequence[Part]) -> dict[str, int]:
+    """One whole set's footprint: each resource summed over the parts (count x demand, negative
+    counts too, as maxAvailableComponentSets sums them), a total not above 0 left out, at most
+    int64's largest (no cluster has room for more)."""
+    totals: dict[str, int] = {}
+    for part in parts:
+        for name, amount in part.demand.items():
+            totals[name] = totals.get(name, 0) + part.count * amount
+    return {name: min(INT64_MAX, total) for name, total in totals.items() if total > 0}
+
+
+def footprint(replicas: Replicas) -> Mapping[str, int]:
+    """What one unit of the request takes: a replica's demand, or a whole set of its parts."""
+    return set_demand(replicas.parts) if replicas.parts else replicas.demand
+
+
+def sets_on_nodes(capacity: Capacity, parts: Sequence[Part], limit: int) -> int:
+    """Whole sets placed first fit on the cluster's nodes, at most `limit`: part after part, each
+    part's replicas node by node in order, as many on a node as fit (SchedulingSimulator); a part
+    of 0 replicas or fewer places none."""
+    parts = [p for p in parts if p.count > 0]
+    if not parts:
+        return limit  # an empty set always fits
+    demands = {_demand_key(p.demand) for p in parts}
+    if len(demands) == 1:  # replicas all alike: first fit places them one after another
+        (demand,) = demands
+        return min(limit, node_bound(capacity, demand) // sum(p.count for p in parts))
+    nodes = [dict(node.capacity) for node in capacity.nodes for _ in range(node.count)]
+    wants = [(p.count, _demand_key(p.demand)) for p in parts]
+    start = [0] * len(wants)  # per part, the first node that may still take one of its replicas
+    placed = 0
+    while placed < limit:
+        for k, (count, demand) in enumerate(wants):
+            remaining, j = count, start[k]
+            while remaining and j < len(nodes):
+                node = nodes[j]
+                fit = min((node.get(name, 0) // amount for name, amount in demand), default=INT32_MAX)
+                if fit > 0:
+                    take = min(remaining, fit)
+                    for name, amount in demand:
+                        node[name] -= take * amount
+                    remaining -= take
+                elif j == start[k]:
+                    start[k] += 1  # room only shrinks: this part never fits there again
+                if remaining:
+                    j += 1
+            if remaining:
+                return placed
+        placed += 1
+    return placed
+
+
 class Estimator:
     """The estimates of the batch's clusters, per distinct demand, cached."""
 
@@ -84,7 +144,23 @@ class Estimator:
             got = self._cache[key] = self._estimate(key)
         return got
 
-    def _estimate(self, demand: Demand) -> np.ndarray:
+    def sets(self, parts: Sequence[Part]) -> np.ndarray:
+        """Each cluster's room for whole sets of the parts, INT32_MAX where nothing bounds it."""
+        key = ("sets", tuple((p.count, _demand_key(p.demand)) for p in parts))
+        got = self._cache.get(key)
+        if got is None:
+            got = self._cache[key] = self._sets(parts)
+        return got
+
+    def _sets(self, parts: Sequence[Part]) -> np.ndarray:
+        room = self._summary(_demand_key(set_demand(parts)))
+        for i in self.with_nodes:
+            if room[i] > 0:
+                room[i] = sets_on_nodes(self.clusters[i].capacity, parts, int(room[i]))
+        return room
+
+    def _summary(self, demand: Demand) -> np.ndarray:
+        """Room by the free amounts alone (0 on a cluster that reports no capacity)."""
         room = np.full(len(self.clusters), INT32_MAX, dtype=np.int64)
         for name, amount in demand:
             j = self.column.get(name)
@@ -94,6 +170,10 @@ class Estimator:
             free = self.free[:, j]
             np.minimum(room, np.where(free > 0, free // amount, 0), out=room)
         room[~self.reports] = 0
+        return room
+
+    def _estimate(self, demand: Demand) -> np.ndarray:
+        room = self._summary(demand)
         for i in self.with_nodes:
             capacity = self.clusters[i].capacity
             bound = node_bound(capacity, demand)
@@ -113,5 +193,5 @@ def available_replicas(estimator: Estimator, replicas: Replicas) -> np.ndarray:
     estimator)."""
     if replicas.unlimited:
         return np.full(len(estimator.clusters), INT32_MAX, dtype=np.int64)
-    room = estimator.of(replicas.demand)
+    room = estimator.sets(replicas.parts) if replicas.parts else estimator.of(replicas.demand)
     return np.where(room == INT32_MAX, replicas.count, room)

@@ -6,9 +6,10 @@
   chosen group, then the best of the rest of those groups up to the cluster spread's max_groups
   (no capacity check on this path; it may return more clusters than that max).
 - Else the cluster spread (claim ""): the first max_groups candidates, the lowest-ranked of them
-  swapped for better-provisioned ones from the rest until they have room for the count (unless
-  the division ignores capacity: DUPLICATED, EVERY but where it spreads by room; with a count of
-  0 nothing is swapped, but taking none is then a failure of its own).
+  swapped for better-provisioned ones from the rest until they have room for the count (one
+  whole set for a request of parts), unless the division ignores capacity: DUPLICATED, EVERY but
+  where it spreads by room; with a count of 0 nothing is swapped, but taking none is then a
+  failure of its own.
 
 Failures raise Unplaceable(Failure.SELECTION, upstream's message).
 """
@@ -41,10 +42,18 @@ class Unplaceable(Exception):  # noqa: N818 -- an outcome, not a defect
 def ignores_capacity(replicas: Replicas) -> bool:
     """Selection ignores room for DUPLICATED, and for EVERY unless it spreads by room (upstream:
     shouldIgnoreAvailableResource, true for a Duplicated or absent replicaScheduling whatever the
-    workload; calcGroupScore's Duplicated branch likewise)."""
+    workload, a multi-component one too; calcGroupScore's Duplicated branch likewise)."""
     if replicas.division is Division.EVERY:
         return not replicas.spread_by_room
     return replicas.division is Division.DUPLICATED
+
+
+def needed(replicas: Replicas) -> int:
+    """The room selection asks for (-1: none): one whole set for a request of parts (upstream's
+    needReplicas 1 under MultiplePodTemplatesScheduling), else the count."""
+    if ignores_capacity(replicas):
+        return -1
+    return 1 if replicas.parts else replicas.count
 
 
 def select(c: Candidates, replicas: Replicas, claim_values: Sequence[str | None]) -> list[int]:
@@ -55,8 +64,7 @@ def select(c: Candidates, replicas: Replicas, claim_values: Sequence[str | None]
     if group_spread is not None:
         return by_group(c, replicas, group_spread, cluster_spread or GroupSpread("", 0, 0), claim_values)
     if cluster_spread is not None:
-        need = -1 if ignores_capacity(replicas) else replicas.count
-        return by_cluster(c.available, cluster_spread, need)
+        return by_cluster(c.available, cluster_spread, needed(replicas))
     return list(range(len(c)))
 
 
