@@ -143,6 +143,23 @@ def test_component_sets_by_the_summary(tmp_path, summary, parts, sets) -> None:
     assert _available(tmp_path, objects) == {"member1": sets}
 
 
+@pytest.mark.parametrize(
+    ("parts", "sets"),
+    [
+        pytest.param([("jm", -1, {"cpu": "2"}), ("tm", 4, {"cpu": "1"})], 5, id="3 pods, 2 cpus a set"),
+        pytest.param([("jm", -4, {"cpu": "1"}), ("tm", 2, {"cpu": "1"})], 20, id="no pods: the pods left"),
+        pytest.param([("jm", -3, {"cpu": "1"}), ("tm", 4, {"memory": "1Gi"})], 2, id="cpu below 0 left out"),
+    ],
+)
+def test_negative_component_replicas_count_as_upstream_sums_them(tmp_path, parts, sets) -> None:
+    """A component's replicas are an int32 with no minimum: maxAvailableComponentSets sums the
+    set's pods and each resource with the negatives (a total not above 0 left out; a set of no
+    pods has the pods left as its room). 20 pods, 10 cpus, 8Gi free."""
+    summary = {"allocatable": {"pods": "20", "cpu": "10", "memory": "8Gi"}}
+    objects = [_cluster("member1", **summary), _flink(parts=parts)]
+    assert _available(tmp_path, objects) == {"member1": sets}
+
+
 # --------------------------------------------------------- TestGetMaximumSetsBasedOnResourceModels
 # Upstream's grades start above 0, which the API server refuses of a Cluster: each hub's first
 # grade starts at 0 with nodes that fit none of the parts, as upstream's lowest grades do.
@@ -450,6 +467,15 @@ def test_sets_on_nodes_fill_first_fit_part_after_part() -> None:
     parts = (Part(1, {"cpu": 3, "pods": 1}), Part(1, {"cpu": 3, "pods": 1}))
     assert Estimator((member,)).sets(parts).tolist() == [1]
     assert Estimator((member,)).sets(parts[:1]).tolist() == [3]
+
+
+def test_a_negative_part_places_nothing_on_nodes() -> None:
+    """A part of -1 replicas takes 3 cpus off the set's summed footprint (a summary bound of 4
+    sets), but places no replica on a node: the two others fill the nodes as above (one set)."""
+    nodes = (NodeClass(3, {"cpu": 4, "pods": 110}),)
+    member = replicas_fixture.cluster("c0", {"cpu": 12, "pods": 100}, nodes=nodes)
+    part = Part(1, {"cpu": 3, "pods": 1})
+    assert Estimator((member,)).sets((Part(-1, {"cpu": 3, "pods": 1}), part, part)).tolist() == [1]
 
 
 @pytest.mark.parametrize(
