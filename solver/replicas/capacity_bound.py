@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from solver.replicas.joint import Answer, CapacityProblem
+from solver.replicas.capacity_units import Answer, CapacityProblem
 
 __all__ = ["unscheduled_bound"]
 

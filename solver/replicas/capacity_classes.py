@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from model import Division
-from solver.replicas.joint import Answer, CapacityProblem, Placed, Unit, queue
+from solver.replicas.capacity_units import Answer, CapacityProblem, Placed, Unit, queue
 
 __all__ = ["ReplicaClass", "build_classes", "hand_out"]
 

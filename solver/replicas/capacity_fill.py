@@ -18,7 +18,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from model import Division
-from solver.replicas.joint import Answer, CapacityProblem, Option, Placed, Unit, queue, room_after_fixed
+from solver.replicas.capacity_units import (
+    Answer,
+    CapacityProblem,
+    Option,
+    Placed,
+    Unit,
+    queue,
+    room_after_fixed,
+)
 
 __all__ = ["fill", "fill_orders", "fits_on", "repair", "widths"]
 

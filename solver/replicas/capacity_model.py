@@ -24,7 +24,7 @@ import numpy as np
 from model import Division
 from solver.replicas.capacity_classes import ReplicaClass, hand_out
 from solver.replicas.capacity_fill import fits_on
-from solver.replicas.joint import AIMS, Answer, CapacityProblem, level_names, room_after_fixed
+from solver.replicas.capacity_units import AIMS, Answer, CapacityProblem, level_names, room_after_fixed
 
 __all__ = ["ModelOutcome", "solve_classes"]
 
