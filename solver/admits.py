@@ -18,7 +18,8 @@ A request for named clusters (FIXED) is judged by two rules only: the cluster is
 
 The rules are written twice, from this one place: compiled to polars expressions over the
 cluster table (solver.table evaluates every distinct policy of a batch in one select: the scope
-and the required terms; eligibility and taints are per-cluster columns and lists there), and as a
+and the required terms; eligibility and taints are per-cluster columns and lists there;
+solver.table.rule_masks gives each rule's verdict on every cluster), and as a
 scalar check of one cluster (`refusals`, `admits`: explain, tenancy and the long-lived
 scheduler). The independent checker (solver.checker) keeps its own plain rules; a property test
 holds the two equal on generated batches.
@@ -26,11 +27,9 @@ holds the two equal on generated batches.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING
 
-import numpy as np
 import polars as pl
 
 from model import (
@@ -49,15 +48,11 @@ from model import (
     first_untolerated,
 )
 
-if TYPE_CHECKING:
-    from solver.table import ClusterTable
-
 __all__ = [
     "RULES",
     "FIXED_RULES",
     "admits",
     "refusals",
-    "rule_masks",
     "takes_new",
     "untolerated",
     "selector_expression",
@@ -127,36 +122,6 @@ def admits(request: PlacementRequest, cluster: Cluster, now: datetime | None, *,
         and takes_new(cluster)
         and untolerated(cluster, request.tolerations, now, held=held) is None
     )
-
-
-# -- over the cluster table ----------------------------------------------------------------------
-
-
-def rule_masks(
-    request: PlacementRequest,
-    table: ClusterTable,
-    required: Mapping[tuple, np.ndarray] | None = None,
-    scopes: Mapping[tuple, np.ndarray] | None = None,
-) -> list[tuple[FilterKind, np.ndarray]]:
-    """Each rule's verdict on every cluster of the table (True: it passes), in plugin order, for a
-    request that filters and holds none of them; the rules that bind nothing (no scope, no
-    required terms) left out. `required` and `scopes`: the masks of a whole batch, evaluated in
-    one select (ClusterTable.required_masks, scope_masks); else this request's own."""
-    out = []
-    if request.scope is not None:
-        scope = (scopes if scopes is not None else table.scope_masks([request.scope]))[request.scope]
-        out.append((FilterKind.SCOPE, scope))
-    if request.required:
-        terms = request.required
-        out.append(
-            (
-                FilterKind.AFFINITY,
-                (required if required is not None else table.required_masks([terms]))[terms],
-            )
-        )
-    out.append((FilterKind.INELIGIBLE, table.eligible))
-    out.append((FilterKind.TAINT, table.tolerated(request.tolerations)))
-    return out
 
 
 # -- compiled to polars -----------------------------------------------------------------------------

@@ -39,11 +39,11 @@ from model import (
     Taint,
     first_untolerated,
 )
-from solver.admits import refusals, rule_masks
+from solver.admits import refusals
 from solver.balance import balance_scores
 from solver.prepare import HELD, HELD_SCORE, PASS, Prepared, centered_scores, prepare
 from solver.spread import SpreadState
-from solver.table import ClusterTable, is_static
+from solver.table import ClusterTable, is_static, rule_masks
 
 __all__ = [
     "Verdict",

@@ -14,8 +14,7 @@ from operator import attrgetter
 import numpy as np
 
 from model import Batch, ExistingDecision, FilterKind, PlacementRequest, SelectionMode, TieBreak
-from solver.admits import rule_masks
-from solver.table import ClusterTable
+from solver.table import ClusterTable, rule_masks
 
 __all__ = [
     "Prepared",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from solver.search import Space
+    from solver.space import Space
 
 __all__ = ["contribute"]
 

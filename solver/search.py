@@ -8,16 +8,17 @@ as few stages as keep each stage's objective exact, every stage hinted with the 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from solver import modes, scores, spread, stickiness
-from solver.objective import LEVELS, Scale
+from solver.objective import Scale
 from solver.prepare import Prepared
+from solver.space import Space, cp_model_module
 from solver.table import ClusterTable
 
 if TYPE_CHECKING:  # ortools (and the pandas it imports) loads only when a model is built
-    from ortools.sat.python import cp_model
+    pass
 
 __all__ = ["Space", "SearchRun", "build", "cp_seed", "run", "stages", "stage_weights"]
 
@@ -26,40 +27,6 @@ PLUGINS = (modes, scores, spread, stickiness)
 # optimality much faster than one stage with huge lexicographic weights (measured: 3.6 s against
 # 7.2 s for the 85 searches of a 10,000 x 2,000 fleet).
 _STAGE_LIMIT = 2**20
-
-
-@dataclass(slots=True)
-class Space:
-    """The model under construction: one boolean per modelled candidate, the levels' terms."""
-
-    p: Prepared
-    table: ClusterTable
-    want: int  # how many new picks at most
-    cells: dict[int, list[int]]  # candidates alike for spread, best first
-    model: cp_model.CpModel = field(default_factory=lambda: _cp_model().CpModel())
-    x: dict[int, cp_model.IntVar] = field(default_factory=dict)
-    terms: list[tuple[list, list[int]]] = field(default_factory=lambda: [([], []) for _ in LEVELS])
-
-    @property
-    def rows(self) -> list[int]:
-        return list(self.x)
-
-    def add(self, level: str, exprs: list, coefficients: list[int]) -> None:
-        bucket = self.terms[LEVELS.index(level)]
-        bucket[0].extend(exprs)
-        bucket[1].extend(coefficients)
-
-    def level(self, i: int) -> cp_model.LinearExprT:
-        exprs, coefficients = self.terms[i]
-        return _cp_model().LinearExpr.weighted_sum(exprs, coefficients)
-
-
-def _cp_model():
-    """ortools' CP-SAT module, imported on first use: most batches need no model at all, and the
-    import (with pandas, which it pulls in) costs about half a second of every command's start."""
-    from ortools.sat.python import cp_model
-
-    return cp_model
 
 
 def cp_seed(seed: int) -> int:
@@ -125,7 +92,7 @@ def run(
     chosen = set(hint)
     for r in rows:
         model.add_hint(x[r], r in chosen)
-    cp_model = _cp_model()
+    cp_model = cp_model_module()
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1  # deterministic; these models are small
     # Presolve costs more than it saves on models this small (measured: 1.9 s against 3.8 s for

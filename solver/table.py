@@ -7,7 +7,7 @@ with the number of distinct policies, not with placements x clusters in Python.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from model import Batch, ClusterTerm, LabelSelector, Preference, Toleration
+from model import Batch, ClusterTerm, FilterKind, LabelSelector, PlacementRequest, Preference, Toleration
 from solver.admits import required_expression, scope_expression, selector_expression, takes_new, untolerated
 
-__all__ = ["ClusterTable", "is_static"]
+__all__ = ["ClusterTable", "is_static", "rule_masks"]
 
 
 def is_static(pref: Preference) -> bool:
@@ -299,3 +299,30 @@ class ClusterTable:
 
     def rows(self, names: Sequence[str]) -> np.ndarray:
         return np.fromiter((self.index[n] for n in names), dtype=np.int64, count=len(names))
+
+
+def rule_masks(
+    request: PlacementRequest,
+    table: ClusterTable,
+    required: Mapping[tuple, np.ndarray] | None = None,
+    scopes: Mapping[tuple, np.ndarray] | None = None,
+) -> list[tuple[FilterKind, np.ndarray]]:
+    """Each rule's verdict on every cluster of the table (True: it passes), in plugin order, for a
+    request that filters and holds none of them; the rules that bind nothing (no scope, no
+    required terms) left out. `required` and `scopes`: the masks of a whole batch, evaluated in
+    one select (ClusterTable.required_masks, scope_masks); else this request's own."""
+    out = []
+    if request.scope is not None:
+        scope = (scopes if scopes is not None else table.scope_masks([request.scope]))[request.scope]
+        out.append((FilterKind.SCOPE, scope))
+    if request.required:
+        terms = request.required
+        out.append(
+            (
+                FilterKind.AFFINITY,
+                (required if required is not None else table.required_masks([terms]))[terms],
+            )
+        )
+    out.append((FilterKind.INELIGIBLE, table.eligible))
+    out.append((FilterKind.TAINT, table.tolerated(request.tolerations)))
+    return out

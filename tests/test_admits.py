@@ -22,9 +22,9 @@ from model import (
     TolerationOperator,
 )
 from solver import SolveOptions, check, solve
-from solver.admits import admits, refusals, rule_masks
+from solver.admits import admits, refusals
 from solver.checker import passes
-from solver.table import ClusterTable
+from solver.table import ClusterTable, rule_masks
 from tests.fixtures.batches import SETTINGS, batches
 from tests.fixtures.builders import batch, cluster, pick_n, sel
 

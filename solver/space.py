@@ -1,0 +1,52 @@
+"""The model one request's search builds (solver.search): one boolean per modelled candidate and
+the objective levels' terms, which each policy concept (solver.modes, scores, spread, stickiness)
+fills in through `contribute(space)`. A leaf, so that the concepts and the search that runs them
+import it and not each other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from solver.objective import LEVELS
+from solver.prepare import Prepared
+from solver.table import ClusterTable
+
+if TYPE_CHECKING:  # ortools (and the pandas it imports) loads only when a model is built
+    from ortools.sat.python import cp_model
+
+__all__ = ["Space", "cp_model_module"]
+
+
+@dataclass(slots=True)
+class Space:
+    """The model under construction: one boolean per modelled candidate, the levels' terms."""
+
+    p: Prepared
+    table: ClusterTable
+    want: int  # how many new picks at most
+    cells: dict[int, list[int]]  # candidates alike for spread, best first
+    model: cp_model.CpModel = field(default_factory=lambda: cp_model_module().CpModel())
+    x: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    terms: list[tuple[list, list[int]]] = field(default_factory=lambda: [([], []) for _ in LEVELS])
+
+    @property
+    def rows(self) -> list[int]:
+        return list(self.x)
+
+    def add(self, level: str, exprs: list, coefficients: list[int]) -> None:
+        bucket = self.terms[LEVELS.index(level)]
+        bucket[0].extend(exprs)
+        bucket[1].extend(coefficients)
+
+    def level(self, i: int) -> cp_model.LinearExprT:
+        exprs, coefficients = self.terms[i]
+        return cp_model_module().LinearExpr.weighted_sum(exprs, coefficients)
+
+
+def cp_model_module():
+    """ortools' CP-SAT module, imported on first use: most batches need no model at all, and the
+    import (with pandas, which it pulls in) costs about half a second of every command's start."""
+    from ortools.sat.python import cp_model
+
+    return cp_model
