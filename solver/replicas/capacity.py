@@ -179,8 +179,7 @@ class ReplicaCapacity:
         names = problem.batch.clusters
         every = problem.requests[i].replicas.division is Division.EVERY
         entries = tuple((names[row].name, None if every else n) for row, n in placed.replicas)
-        at = {int(row): k for k, row in enumerate(c.rows)}
-        chosen = tuple(at[row] for row, _ in placed.replicas)
+        chosen = tuple(_positions(c.rows, [row for row, _ in placed.replicas]).tolist())
         return to_result(problem, i, Answer(tier, entries, c, chosen), None)
 
 
@@ -231,6 +230,12 @@ def _cluster_components(clusters: int, rows: Sequence[np.ndarray]) -> np.ndarray
         if np.array_equal(new, label):
             return label
         label = new
+
+
+def _positions(rows: np.ndarray, wanted: Sequence[int]) -> np.ndarray:
+    """Where each of `wanted` (rows all among `rows`, which are distinct) sits in `rows`."""
+    order = np.argsort(rows, kind="stable")
+    return order[np.searchsorted(rows, np.asarray(wanted, dtype=np.int64), sorter=order)]
 
 
 def _fits(room: np.ndarray, rows: np.ndarray, demand: Sequence[int]) -> np.ndarray:
@@ -293,9 +298,10 @@ def _capacity_problem(
             free[:, j] = estimator.free[:, estimator.column[name]]
     free[~estimator.reports] = 0
     units: list[Unit] = []
+    shared = _Shared()
     for i, outcome in enumerate(outcomes):
         if twin[i] == i:
-            units.append(_unit(problem, i, outcome, resources, later_tiers))
+            units.append(_unit(problem, i, outcome, resources, later_tiers, shared))
         else:  # the same unit but for its place in the queue (the options are shared)
             replicas = problem.requests[i].replicas
             units.append(replace(units[twin[i]], priority=replicas.priority, order=replicas.order))
@@ -307,7 +313,8 @@ def _unit(
     i: int,
     outcome: Answer | Failed | None,
     resources: list[str],
-    later_tiers: bool = True,
+    later_tiers: bool,
+    shared: _Shared,
 ) -> Unit:
     replicas = problem.requests[i].replicas
     unit_demand = footprint(replicas)
@@ -316,12 +323,12 @@ def _unit(
     if not isinstance(outcome, Answer):
         return Unit(replicas.count, demand, replicas.division, **common)
     if _whole_set(problem, i, outcome):  # one set, on any one candidate the set fits
-        options = [_option(problem, i, outcome.candidates, _placed(problem, i, outcome).replicas, 0)]
+        options = [_option(problem, i, outcome.candidates, _placed(problem, i, outcome).replicas, 0, shared)]
         for tier in range(outcome.tier + 1, len(replicas.tiers) if later_tiers else 0):
             later = attempt(problem, i, tier)
             if isinstance(later, Answer) and len(later.entries) == 1:
                 split = _placed(problem, i, later).replicas
-                options.append(_option(problem, i, later.candidates, split, tier - outcome.tier))
+                options.append(_option(problem, i, later.candidates, split, tier - outcome.tier, shared))
         return Unit(1, demand, Division.AVAILABLE, tuple(options), **common)
     greedy = _placed(problem, i, outcome)
     if greedy.option < 0:
@@ -329,35 +336,62 @@ def _unit(
         if replicas.division is Division.EVERY:
             held = tuple((row, 1) for row, _ in held)
         return Unit(replicas.count, demand, replicas.division, fixed=greedy.replicas, held=held, **common)
-    options = [_option(problem, i, outcome.candidates, greedy.replicas, 0)]
+    options = [_option(problem, i, outcome.candidates, greedy.replicas, 0, shared)]
     for tier in range(outcome.tier + 1, len(replicas.tiers) if later_tiers else 0):
         later = attempt(problem, i, tier)
         if isinstance(later, Answer) and (
             replicas.fresh or int(later.candidates.held.sum()) <= replicas.count
         ):
             split = _placed(problem, i, later).replicas
-            options.append(_option(problem, i, later.candidates, split, tier - outcome.tier))
+            options.append(_option(problem, i, later.candidates, split, tier - outcome.tier, shared))
     return Unit(replicas.count, demand, replicas.division, tuple(options), **common)
 
 
-def _option(problem: ReplicaProblem, i: int, c: Candidates, target, cost: int) -> Option:
-    rows = tuple(int(r) for r in c.rows)
-    held = tuple(sorted((row, int(n)) for row, n in zip(rows, c.held, strict=True) if n > 0))
+class _Shared:
+    """Tuples of equal content made once and shared: many requests have the same candidates (and
+    the same caps, and groups over them), and a tuple of a thousand ints per request and option
+    was most of the peak memory at 10,000 x 50,000."""
+
+    def __init__(self) -> None:
+        self._made: dict[object, tuple] = {}
+
+    def ints(self, values: np.ndarray) -> tuple[int, ...]:
+        values = np.ascontiguousarray(values, dtype=np.int64)
+        key = values.tobytes()
+        got = self._made.get(key)
+        if got is None:
+            got = self._made[key] = tuple(values.tolist())
+        return got
+
+    def groups_of(self, problem: ReplicaProblem, claim: str, rows: tuple[int, ...]) -> tuple[int, ...]:
+        """Per candidate, the index of its value of `claim` among the candidates' values, sorted."""
+        key = (claim, id(rows))  # rows are shared: one tuple per content, alive as long as this
+        got = self._made.get(key)
+        if got is None:
+            clusters = problem.batch.clusters
+            of = [clusters[row].claims.get(claim, "") for row in rows]
+            index = {value: k for k, value in enumerate(sorted(set(of)))}
+            got = self._made[key] = self.ints(np.asarray([index[v] for v in of], dtype=np.int64))
+        return got
+
+
+def _option(problem: ReplicaProblem, i: int, c: Candidates, target, cost: int, shared: _Shared) -> Option:
+    rows = shared.ints(c.rows)
+    at = np.flatnonzero(c.held > 0)
+    held = tuple(sorted(zip(c.rows[at].tolist(), c.held[at].tolist(), strict=True)))
     if problem.requests[i].replicas.parts:  # a set held runs there whole (its entry has no number)
         holds = problem.held(i)
         held = tuple((row, 1) for row in rows if row in holds)
     groups = []
-    clusters = problem.batch.clusters
     for spread in problem.requests[i].replicas.groups:
         if not spread.selects:
             continue
         if spread.claim:
-            values = sorted({clusters[row].claims.get(spread.claim, "") for row in rows})
-            of = tuple(values.index(clusters[row].claims.get(spread.claim, "")) for row in rows)
+            of = shared.groups_of(problem, spread.claim, rows)
         else:
-            of = tuple(range(len(rows)))
+            of = shared.ints(np.arange(len(rows), dtype=np.int64))
         groups.append(Groups(of, spread.min_groups, spread.max_groups))
-    most = tuple(int(n) for n in c.estimate)
+    most = shared.ints(c.estimate)
     return Option(rows, held, tuple(sorted(target)), most, tuple(groups), cost)
 
 

@@ -54,16 +54,17 @@ class _Sets:
         units = problem.units
         self.clusters = len(problem.free)
         width = widths(problem, us)
+        drawn = _Drawn()
         keys = {}
         for u in us:
             if answer[u] is None:
-                keys.setdefault(tuple(sorted({r for o in units[u].options for r in o.candidates})), None)
+                keys.setdefault(tuple(drawn(units[u].options).tolist()), None)
         self.tried = sorted(keys, key=lambda key: (len(key), key))[:_SETS]
         widest = len(self.tried[-1]) if self.tried else 0
         us = sorted((u for u in us if width[u] <= widest), key=lambda u: (width[u], u))
         self.width = np.asarray([width[u] for u in us], dtype=np.int64)
-        rows_of = [sorted({r for o in units[u].options for r in o.candidates}) for u in us]
-        self.flat = np.fromiter((r for rows in rows_of for r in rows), dtype=np.int64)
+        rows_of = [drawn(units[u].options) for u in us]
+        self.flat = np.concatenate(rows_of) if rows_of else np.zeros(0, dtype=np.int64)
         self.owner = np.repeat(np.arange(len(us)), [len(rows) for rows in rows_of])
         self.ends = np.cumsum([len(rows) for rows in rows_of], dtype=np.int64)
         self.priority = np.asarray([units[u].priority for u in us], dtype=np.int64)
@@ -117,3 +118,19 @@ class _Sets:
             fits = int(np.searchsorted(np.cumsum(np.sort(mine[:, r])), have[r], side="right"))
             most = min(most, fits)
         return len(mine) - most
+
+
+class _Drawn:
+    """A unit's candidates under every option, sorted, made once per options tuple (a class's
+    members share theirs)."""
+
+    def __init__(self) -> None:
+        self._made: dict[int, np.ndarray] = {}
+
+    def __call__(self, options: tuple) -> np.ndarray:
+        got = self._made.get(id(options))
+        if got is None:
+            arrays = [np.asarray(o.candidates, dtype=np.int64) for o in options]
+            got = np.unique(np.concatenate(arrays)) if arrays else np.zeros(0, dtype=np.int64)
+            self._made[id(options)] = got
+        return got

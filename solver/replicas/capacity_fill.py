@@ -40,7 +40,6 @@ def fill(
     under its earliest option that fits."""
     answer: Answer = list(baseline)
     room = room_after_fixed(problem, part)
-    arrays: dict[int, _Arrays] = {}  # by id(option): the options of a class are shared
     if order is None:
         order = queue(problem, part)
     for u in order:
@@ -48,10 +47,7 @@ def fill(
         answer[u] = None
         demand = np.asarray(unit.demand, dtype=np.int64)
         for o, option in enumerate(unit.options):
-            got = arrays.get(id(option))
-            if got is None:
-                got = arrays[id(option)] = _Arrays(option)
-            split = _place(unit, option, got, room, demand)
+            split = _place(unit, option, _arrays(problem, option), room, demand)
             if split is not None:
                 placed = Placed(o, tuple(sorted((row, n) for row, n in split.items() if n)))
                 held = dict(option.held)
@@ -82,7 +78,6 @@ def repair(problem: CapacityProblem, part: Sequence[int], answer: Answer, order:
         if out[v] is not None:
             for row, _ in out[v].replicas:
                 on_row.setdefault(row, set()).add(v)
-    arrays: dict[int, _Arrays] = {}
     for u in order:
         if out[u] is not None or not units[u].options:
             continue
@@ -95,13 +90,13 @@ def repair(problem: CapacityProblem, part: Sequence[int], answer: Answer, order:
             trial += _footprint(units[v], out[v], room.shape)
             elsewhere = trial.copy()
             elsewhere[sorted(mine)] = 0  # off u's candidates (what it keeps there stays)
-            placed = _first_fit(units[v], elsewhere, arrays)
+            placed = _first_fit(problem, units[v], elsewhere)
             if placed is None:
                 trial -= _footprint(units[v], out[v], room.shape)
                 continue
             trial -= _footprint(units[v], placed, room.shape)
             moved[v] = placed
-            mine_placed = _first_fit(units[u], trial, arrays)
+            mine_placed = _first_fit(problem, units[u], trial)
             if mine_placed is not None:
                 trial -= _footprint(units[u], mine_placed, room.shape)
                 moved[u] = mine_placed
@@ -122,14 +117,11 @@ def repair(problem: CapacityProblem, part: Sequence[int], answer: Answer, order:
 _MOVES = 64  # the wider units an unscheduled one may move, at most (those with most replicas there first)
 
 
-def _first_fit(unit: Unit, room: np.ndarray, arrays: dict[int, _Arrays]) -> Placed | None:
+def _first_fit(problem: CapacityProblem, unit: Unit, room: np.ndarray) -> Placed | None:
     """The unit under its earliest option that fits `room`, placed as the fill places it."""
     demand = np.asarray(unit.demand, dtype=np.int64)
     for o, option in enumerate(unit.options):
-        got = arrays.get(id(option))
-        if got is None:
-            got = arrays[id(option)] = _Arrays(option)
-        split = _place(unit, option, got, room, demand)
+        split = _place(unit, option, _arrays(problem, option), room, demand)
         if split is not None:
             return Placed(o, tuple(sorted((row, n) for row, n in split.items() if n)))
     return None
@@ -188,16 +180,40 @@ def fits_on(room: np.ndarray, rows: np.ndarray, demand: np.ndarray) -> np.ndarra
 class _Arrays:
     """An option's candidates, held replicas, split and caps as arrays aligned on its rows."""
 
-    def __init__(self, option: Option) -> None:
-        self.rows = np.asarray(option.candidates, dtype=np.int64)
-        at = {row: k for k, row in enumerate(option.candidates)}
-        self.held = np.zeros(len(self.rows), dtype=np.int64)
-        for row, n in option.held:
-            self.held[at[row]] = n
-        self.target = np.zeros(len(self.rows), dtype=np.int64)
-        for row, n in option.target:
-            self.target[at[row]] = n
-        self.most = None if option.most is None else np.asarray(option.most, dtype=np.int64)
+    def __init__(self, option: Option, rows: np.ndarray, most: np.ndarray | None) -> None:
+        self.rows = rows
+        self.held = _aligned(rows, option.held)
+        self.target = _aligned(rows, option.target)
+        self.most = most
+
+
+def _arrays(problem: CapacityProblem, option: Option) -> _Arrays:
+    """The option's arrays, made once per solve; its candidates and caps once per tuple (options
+    of many requests share them)."""
+    made = problem.made
+    got = made.get(id(option))
+    if got is None:
+        rows = _array(made, option.candidates)
+        most = None if option.most is None else _array(made, option.most)
+        got = made[id(option)] = _Arrays(option, rows, most)
+    return got
+
+
+def _array(made: dict[int, object], values: tuple[int, ...]) -> np.ndarray:
+    got = made.get(id(values))
+    if got is None:
+        got = made[id(values)] = np.asarray(values, dtype=np.int64)
+    return got
+
+
+def _aligned(rows: np.ndarray, split: tuple[tuple[int, int], ...]) -> np.ndarray:
+    """The split's replicas per row of `rows` (every row of the split among them)."""
+    out = np.zeros(len(rows), dtype=np.int64)
+    if split:
+        wanted = np.asarray([row for row, _ in split], dtype=np.int64)
+        order = np.argsort(rows, kind="stable")
+        out[order[np.searchsorted(rows, wanted, sorter=order)]] = [n for _, n in split]
+    return out
 
 
 def _place(
@@ -258,7 +274,8 @@ def _grouped(
         for k, (_, _, most, single) in enumerate(constraints)
     ):  # what it keeps breaks a constraint already (greedy gives some of it up): its split or none
         return None
-    order = [int(i) for i in np.lexsort((rows, -limit)) if limit[i] > 0 and not chosen[i]]
+    order = np.lexsort((rows, -limit))
+    order = order[(limit[order] > 0) & ~chosen[order]].tolist()
 
     def allowed(i: int) -> bool:
         for k, (of, _, most, single) in enumerate(constraints):

@@ -94,6 +94,9 @@ class CapacityProblem:
     free: np.ndarray  # clusters x resources, int64
     units: tuple[Unit, ...]
     priorities: tuple[int, ...] = field(init=False)  # of the units that may go unscheduled, highest first
+    # Made from the options once for the whole solve (by id: the options live as long as the
+    # problem): solver.replicas.capacity_fill's arrays.
+    made: dict[int, object] = field(init=False, default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         free = np.asarray(self.free, dtype=np.int64)
