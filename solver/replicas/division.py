@@ -32,6 +32,7 @@ pdqsort's permutation of equal entries, which decides AGGREGATED's covering pref
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 
 import numpy as np
 
@@ -135,7 +136,7 @@ def _by_count(entries: Entries) -> Entries:
 def _divide(target: int, room: Entries, replicas: Replicas, prior: Entries, wrap: str) -> Entries:
     """dynamicDivideReplicas: SHORT when the room is short of the target, else Webster over the
     room (AGGREGATED: over its shortest covering prefix, the clusters already used first)."""
-    total = int32(sum(n for _, n in room))
+    total = int32(sum(map(itemgetter(1), room)))
     if total < target:
         raise Unplaceable(Failure.SHORT, messages.ASSIGN.format(wrap.format(messages.SHORT.format(total))))
     if replicas.division is Division.AGGREGATED:

@@ -45,6 +45,10 @@ def _demand_key(demand: Mapping[str, int]) -> Demand:
     return tuple(sorted((name, amount) for name, amount in demand.items() if amount > 0))
 
 
+def _nodes_key(capacity: Capacity) -> tuple:
+    return tuple((node.count, tuple(sorted(node.capacity.items()))) for node in capacity.nodes)
+
+
 def node_bound(capacity: Capacity, demand: Demand) -> int:
     """The replicas that fit the cluster's node classes, each replica within one node (upstream's
     scheduling simulator over virtual nodes: first fit of one replica at a time, which fills
@@ -134,6 +138,10 @@ class Estimator:
                     self.free[i, self.column[name]] = amount
         self.reports = np.array([c.capacity is not None for c in clusters], dtype=bool)
         self.with_nodes = [i for i, c in enumerate(clusters) if c.capacity is not None and c.capacity.nodes]
+        # Per cluster with nodes, the first such cluster with the same nodes (whole sets placed on
+        # them depend on the nodes alone: clusters of one node shape are simulated once).
+        first: dict[tuple, int] = {}
+        self.same_nodes = {i: first.setdefault(_nodes_key(clusters[i].capacity), i) for i in self.with_nodes}
         self._cache: dict[Demand, np.ndarray] = {}
 
     def of(self, demand: Mapping[str, int]) -> np.ndarray:
@@ -154,9 +162,14 @@ class Estimator:
 
     def _sets(self, parts: Sequence[Part]) -> np.ndarray:
         room = self._summary(_demand_key(set_demand(parts)))
+        simulated: dict[tuple[int, int], int] = {}
         for i in self.with_nodes:
             if room[i] > 0:
-                room[i] = sets_on_nodes(self.clusters[i].capacity, parts, int(room[i]))
+                key = (self.same_nodes[i], int(room[i]))
+                got = simulated.get(key)
+                if got is None:
+                    got = simulated[key] = sets_on_nodes(self.clusters[i].capacity, parts, int(room[i]))
+                room[i] = got
         return room
 
     def _summary(self, demand: Demand) -> np.ndarray:

@@ -27,6 +27,7 @@ only for longer input with ties, out of order.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -46,7 +47,7 @@ _UNKNOWN, _INCREASING, _DECREASING = 0, 1, 2
 def go_sort(items: Sequence[T], key: Callable[[T], int]) -> list[T]:
     """The items as Go's sort.Sort leaves them, Less(i, j) being key(i) < key(j)."""
     keys = [key(x) for x in items]
-    if all(a <= b for a, b in zip(keys, keys[1:], strict=False)):  # Go finds no disorder
+    if all(map(operator.le, keys, keys[1:])):  # Go finds no disorder
         return list(items)
     if len(items) <= _MAX_INSERTION or len(set(keys)) == len(keys):
         return [items[i] for i in sorted(range(len(items)), key=keys.__getitem__)]
