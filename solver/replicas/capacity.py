@@ -185,21 +185,20 @@ class ReplicaCapacity:
 
 def _rows_drawn(capacity: CapacityProblem) -> list[np.ndarray]:
     """Per unit, the cluster rows it may add replicas on (joint.draws' keys): a fixed unit's
-    footprint, another's candidates under every option (units sharing their options share one
+    footprint, another's candidates under every option (units with the same candidates share one
     array)."""
     out = []
-    shared: dict[int, np.ndarray] = {}
+    shared: dict[tuple[int, ...], np.ndarray] = {}
     for unit in capacity.units:
         if unit.fixed is not None:
             taken = [row for row, _ in added(unit, Placed(-1, unit.fixed))] if any(unit.demand) else []
             out.append(np.asarray(sorted(taken), dtype=np.int64))
             continue
-        got = shared.get(id(unit.options))
+        key = tuple(id(o.candidates) for o in unit.options)  # candidates are shared tuples
+        got = shared.get(key)
         if got is None:
             arrays = [np.asarray(o.candidates, dtype=np.int64) for o in unit.options]
-            got = shared[id(unit.options)] = (
-                np.unique(np.concatenate(arrays)) if arrays else np.zeros(0, dtype=np.int64)
-            )
+            got = shared[key] = np.unique(np.concatenate(arrays)) if arrays else np.zeros(0, dtype=np.int64)
         out.append(got)
     return out
 
@@ -209,7 +208,7 @@ def _cluster_components(clusters: int, rows: Sequence[np.ndarray]) -> np.ndarray
     round every unit takes the least label of its clusters and gives it to them all, then labels
     jump to their label's label, until nothing changes (a few rounds: units are wide)."""
     label = np.arange(clusters, dtype=np.int64)
-    used = [r for r in rows if len(r)]
+    used = list({id(r): r for r in rows if len(r)}.values())  # a shared array connects its rows once
     if not used:
         return label
     flat = np.concatenate(used)
