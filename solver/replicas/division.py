@@ -130,7 +130,7 @@ def _dynamic(c: Candidates, chosen: Sequence[int], replicas: Replicas, count: in
 
 def _by_count(entries: Entries) -> Entries:
     """sort.Sort(TargetClustersList): replicas descending, as Go leaves equal ones."""
-    return go_sort(entries, key=lambda e: -e[1])
+    return go_sort(entries, keys=[-n for _, n in entries])
 
 
 def _divide(target: int, room: Entries, replicas: Replicas, prior: Entries, wrap: str) -> Entries:

@@ -44,9 +44,13 @@ _MASK64 = (1 << 64) - 1
 _UNKNOWN, _INCREASING, _DECREASING = 0, 1, 2
 
 
-def go_sort(items: Sequence[T], key: Callable[[T], int]) -> list[T]:
-    """The items as Go's sort.Sort leaves them, Less(i, j) being key(i) < key(j)."""
-    keys = [key(x) for x in items]
+def go_sort(
+    items: Sequence[T], key: Callable[[T], int] | None = None, *, keys: list[int] | None = None
+) -> list[T]:
+    """The items as Go's sort.Sort leaves them, Less(i, j) being key(i) < key(j) (or the keys
+    given, one per item: a caller with many items spares the calls)."""
+    if keys is None:
+        keys = [key(x) for x in items]
     if all(map(operator.le, keys, keys[1:])):  # Go finds no disorder
         return list(items)
     if len(items) <= _MAX_INSERTION or len(set(keys)) == len(keys):
