@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from model import Batch, FilterKind, PlacementRequest
+from model import Batch, FilterKind, PlacementRequest, Unselected
 from solver.replicas.estimate import Estimator, available_replicas
 from solver.replicas.order import HELD_SCORE, Filters, canonical
 
@@ -61,6 +61,9 @@ class ReplicaProblem:
         self.names = np.array([c.name for c in batch.clusters], dtype=object)
         self._candidates: dict[tuple[int, int], Candidates] = {}
         self._arrays: dict[object, np.ndarray] = {}
+        # (row, filter) -> the results' entry for a cluster left out by a filter that reads the
+        # cluster alone (solver.replicas.results): thousands of requests share each
+        self.unselected: dict[tuple[int, FilterKind], Unselected] = {}
 
     def held(self, i: int) -> dict[int, int]:
         """The rows request i holds (its current replicas and existing decisions), with the

@@ -42,13 +42,18 @@ def filtered(problem: ReplicaProblem, i: int, tier: int, limit: int | None) -> l
     request = problem.requests[i]
     held = problem.held(i)
     out = []
+    plain = problem.unselected  # entries that depend on the cluster and the filter alone, shared
     for row, k in zip(failing.tolist(), first.tolist(), strict=True):
         kind = verdicts[k][0]
+        if kind not in _OF_REQUEST:
+            got = plain.get((row, kind))
+            if got is None:
+                got = plain[(row, kind)] = _unselected(problem, row, kind)
+            out.append(got)
+            continue
         cluster = problem.batch.clusters[row]
         detail, taint = "", None
-        if kind is FilterKind.INELIGIBLE:
-            detail = cluster.ineligible_reason or ("leaving" if cluster.leaving else "")
-        elif kind is FilterKind.MISSING:
+        if kind is FilterKind.MISSING:
             detail = request.replicas.needs
         elif kind is FilterKind.TAINT:
             taint = problem.filters.untolerated(row, request.tolerations, held=row in held)
@@ -58,6 +63,18 @@ def filtered(problem: ReplicaProblem, i: int, tier: int, limit: int | None) -> l
             )
         out.append(Unselected(cluster.name, kind, detail=detail, taint=taint))
     return out
+
+
+# The filters whose entry depends on the request (what it needs, tolerates, spreads by).
+_OF_REQUEST = frozenset({FilterKind.MISSING, FilterKind.TAINT, FilterKind.SPREAD})
+
+
+def _unselected(problem: ReplicaProblem, row: int, kind: FilterKind) -> Unselected:
+    cluster = problem.batch.clusters[row]
+    detail = ""
+    if kind is FilterKind.INELIGIBLE:
+        detail = cluster.ineligible_reason or ("leaving" if cluster.leaving else "")
+    return Unselected(cluster.name, kind, detail=detail)
 
 
 def _entries(current: tuple[tuple[str, int], ...]) -> dict[str, int]:
