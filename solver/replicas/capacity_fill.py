@@ -174,7 +174,7 @@ def fits_on(room: np.ndarray, rows: np.ndarray, demand: np.ndarray) -> np.ndarra
     asked = demand > 0
     if not asked.any():
         return np.full(len(rows), _UNLIMITED, dtype=np.int64)
-    return (room[np.ix_(rows, np.nonzero(asked)[0])] // demand[asked]).min(axis=1)
+    return (room.take(rows, axis=0)[:, asked] // demand[asked]).min(axis=1)
 
 
 class _Arrays:
@@ -245,14 +245,18 @@ def _place(
         used = (take + base) > 0
         preferred = used if unit.division is Division.AGGREGATED else np.zeros(len(rows), dtype=bool)
         # Most room first (the used ones first for AGGREGATED), row order on ties.
-        for i in np.lexsort((rows, -left, ~preferred)):
-            if rest == 0:
-                break
-            if left[i] > 0:
-                step = min(rest, int(left[i]))
-                take[i] += step
-                rest -= step
+        take += _handed(np.lexsort((rows, -left, ~preferred)), left, rest)
     return _as_split(rows, base + take)
+
+
+def _handed(order: np.ndarray, left: np.ndarray, rest: int) -> np.ndarray:
+    """`rest` replicas handed out over the positions in `order`, each taking what it has `left`
+    (none where that is 0 or less) until none remain: per position, what it takes."""
+    room = np.maximum(left[order], 0)
+    before = np.cumsum(room) - room
+    out = np.zeros(len(left), dtype=np.int64)
+    out[order] = np.clip(rest - before, 0, room)
+    return out
 
 
 def _grouped(
@@ -286,8 +290,12 @@ def _grouped(
                 return False
         return True
 
+    room_chosen = int(np.where(chosen, limit, 0).sum())
+
     def take(i: int) -> None:
+        nonlocal room_chosen
         chosen[i] = True
+        room_chosen += int(limit[i])
         for k, (of, _, _, _) in enumerate(constraints):
             used[k].add(int(of[i]))
             per_group[k][int(of[i])] = per_group[k].get(int(of[i]), 0) + 1
@@ -301,7 +309,7 @@ def _grouped(
         if len(used[k]) < least:
             return None
     for i in order:
-        if int(np.where(chosen, limit, 0).sum()) >= want:
+        if room_chosen >= want:
             break
         if not chosen[i] and allowed(i):
             take(i)
@@ -311,12 +319,7 @@ def _grouped(
     take_n = new.astype(np.int64)
     rest = want - int(take_n.sum())
     left = np.where(chosen, limit - take_n, 0)
-    for i in np.lexsort((rows, -left)):
-        if rest == 0:
-            break
-        step = min(rest, int(left[i]))
-        take_n[i] += step
-        rest -= step
+    take_n += _handed(np.lexsort((rows, -left)), left, rest)
     return _as_split(rows, base + take_n)
 
 
