@@ -88,17 +88,27 @@ def footprint(replicas: Replicas) -> Mapping[str, int]:
     return set_demand(replicas.parts) if replicas.parts else replicas.demand
 
 
+def _sets_alike(capacity: Capacity, parts: Sequence[Part]) -> int | None:
+    """The whole sets the nodes hold where the set's replicas are all alike (first fit places
+    them one after another; no limit on them but the nodes'), else None (they must be simulated)."""
+    parts = [p for p in parts if p.count > 0]
+    if not parts:
+        return INT64_MAX  # an empty set always fits
+    demands = {_demand_key(p.demand) for p in parts}
+    if len(demands) == 1:
+        (demand,) = demands
+        return node_bound(capacity, demand) // sum(p.count for p in parts)
+    return None
+
+
 def sets_on_nodes(capacity: Capacity, parts: Sequence[Part], limit: int) -> int:
     """Whole sets placed first fit on the cluster's nodes, at most `limit`: part after part, each
     part's replicas node by node in order, as many on a node as fit (SchedulingSimulator); a part
     of 0 replicas or fewer places none."""
+    alike = _sets_alike(capacity, parts)
+    if alike is not None:
+        return min(limit, alike)
     parts = [p for p in parts if p.count > 0]
-    if not parts:
-        return limit  # an empty set always fits
-    demands = {_demand_key(p.demand) for p in parts}
-    if len(demands) == 1:  # replicas all alike: first fit places them one after another
-        (demand,) = demands
-        return min(limit, node_bound(capacity, demand) // sum(p.count for p in parts))
     nodes = [dict(node.capacity) for node in capacity.nodes for _ in range(node.count)]
     wants = [(p.count, _demand_key(p.demand)) for p in parts]
     start = [0] * len(wants)  # per part, the first node that may still take one of its replicas
@@ -162,10 +172,17 @@ class Estimator:
 
     def _sets(self, parts: Sequence[Part]) -> np.ndarray:
         room = self._summary(_demand_key(set_demand(parts)))
-        simulated: dict[tuple[int, int], int] = {}
+        alike: dict[int, int | None] = {}  # per node shape
+        simulated: dict[tuple[int, int], int] = {}  # per node shape and limit
         for i in self.with_nodes:
             if room[i] > 0:
-                key = (self.same_nodes[i], int(room[i]))
+                shape = self.same_nodes[i]
+                if shape not in alike:
+                    alike[shape] = _sets_alike(self.clusters[i].capacity, parts)
+                if alike[shape] is not None:
+                    room[i] = min(int(room[i]), alike[shape])
+                    continue
+                key = (shape, int(room[i]))
                 got = simulated.get(key)
                 if got is None:
                     got = simulated[key] = sets_on_nodes(self.clusters[i].capacity, parts, int(room[i]))
