@@ -111,17 +111,17 @@ def _dynamic(c: Candidates, chosen: Sequence[int], replicas: Replicas, count: in
     selected = set(names)
     current: Entries = [(name, n) for name, n in replicas.current if name in selected]
     assigned = int32(sum(n for _, n in current))
-    estimate = dict(zip(names, c.estimate[rows].tolist(), strict=True))
+    estimates = c.estimate[rows].tolist()
     if replicas.fresh:
         held: dict[str, int] = {}
         for name, n in current:  # every entry of a cluster listed twice adds (dynamicFreshScale)
             held[name] = held.get(name, 0) + n
-        room = [(name, int32(estimate[name] + held.get(name, 0))) for name in names]
+        room = [(name, int32(n + held.get(name, 0))) for name, n in zip(names, estimates, strict=True)]
         return _divide(count, _by_count(room), replicas, [], messages.FRESH)
     if assigned > count:
         return _divide(count, _by_count(current), replicas, [], messages.SCALE_DOWN)
     if assigned < count:
-        room = [(name, estimate[name]) for name in names]
+        room = list(zip(names, estimates, strict=True))  # the chosen are distinct clusters
         return _merge(
             current, _divide(int32(count - assigned), _by_count(room), replicas, current, messages.SCALE_UP)
         )
