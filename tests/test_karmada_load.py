@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from adapters.errors import InputError
 from adapters.karmada.bindings import Trigger
 from adapters.karmada.load import tie_break
 from model import Division, GroupSpread, NodeClass, TieBreak
@@ -292,3 +293,15 @@ def test_an_annotation_go_cannot_decode_is_no_change():
     rb = binding(placement=DYNAMIC, clusters=[("m1", 3)], annotations={APPLIED: "{not json"})
     requests, _ = _requests([cluster("m1"), rb])
     assert requests == {}
+
+
+def test_bindings_that_share_a_placement_share_its_reading_and_a_refused_one_names_its_own_binding():
+    same = {"clusterAffinity": {"clusterNames": ["1"]}}
+    objects = [cluster("1"), binding("a", placement=same), binding("b", placement=same)]
+    _, context = load(objects)
+    a, b = (c.binding.placement for c in context.bindings.values())
+    assert a is b
+    bad = binding("c", placement={"clusterAffinity": {"clusterNames": [1]}})
+    with pytest.raises(InputError) as refused:
+        load([*objects, bad])
+    assert "/c" in str(refused.value) and "spec.placement.clusterAffinity.clusterNames" in str(refused.value)

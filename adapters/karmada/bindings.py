@@ -114,14 +114,18 @@ class Binding:
         rounded-up value is not above 0 left out; a pod each."""
         return {**_counted(self.requests or {}), n.PODS: 1}
 
-    def trigger(self, f: Fields, deleting: frozenset[str]) -> Trigger | None:
-        """Why the scheduler schedules it now, or None (it only records the generation)."""
+    def trigger(
+        self, f: Fields, deleting: frozenset[str], decoded: dict[str, dict[str, Any] | None] | None = None
+    ) -> Trigger | None:
+        """Why the scheduler schedules it now, or None (it only records the generation); `decoded`
+        as placement_changed's."""
         placement = self.placement
         if placement is None:
             return None
         # as the API server decodes them: a null value is ""
         applied = f.string_map(self.manifest.obj["metadata"].get("annotations"), "metadata.annotations")
-        if placement_changed(f, placement, applied.get(n.APPLIED_PLACEMENT, ""), self.observed_affinity):
+        annotation = applied.get(n.APPLIED_PLACEMENT, "")
+        if placement_changed(f, placement, annotation, self.observed_affinity, decoded):
             return Trigger.PLACEMENT
         if self._replicas_changed():
             return Trigger.REPLICAS
@@ -152,7 +156,8 @@ def _counted(requests: dict[str, Quantity]) -> dict[str, int]:
     return {r: units(r, q) for r, q in requests.items() if units(n.PODS, q) > 0}
 
 
-def read_binding(m: Manifest) -> Binding:
+def read_binding(m: Manifest, placements: dict[str, Placement] | None = None) -> Binding:
+    """The binding `m`; `placements` (see read_placement) shares the placements read so far."""
     f = Fields(m)
     metadata = m.obj["metadata"]
     if m.kind == n.RB and not m.namespace:
@@ -170,7 +175,9 @@ def read_binding(m: Manifest) -> Binding:
         return _v1alpha1(f, m, spec, status, labels, generation, created, deleting)
     check_unread(f, m.obj)
     resource = _resource(f, spec)
-    placement = None if spec.get("placement") is None else read_placement(f, spec["placement"])
+    placement = None
+    if spec.get("placement") is not None:
+        placement = read_placement(f, spec["placement"], read=placements)
     replicas = _integer(f, spec.get("replicas"), "spec.replicas", maximum=INT32)
     requirements = f.mapping(spec.get("replicaRequirements"), "spec.replicaRequirements")
     requests = None

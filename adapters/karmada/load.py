@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
@@ -81,9 +82,11 @@ def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tupl
     objects = index_by_kind(manifests, n.KINDS)
     clusters = [read_cluster(m) for m in objects[n.CLUSTER]]
     deleting = frozenset(c.name for c in clusters if c.leaving)
-    bindings = [read_binding(m) for kind in n.BINDINGS for m in objects[kind]]
+    placements: dict[str, Placement] = {}  # many bindings share a placement: each read once
+    bindings = [read_binding(m, placements) for kind in n.BINDINGS for m in objects[kind]]
     watched = [b for b in bindings if b.watched]
-    triggers = {id(b): b.trigger(Fields(b.manifest), deleting) for b in watched}
+    decoded: dict[str, dict[str, Any] | None] = {}  # and its applied annotation: decoded once
+    triggers = {id(b): b.trigger(Fields(b.manifest), deleting, decoded) for b in watched}
     scheduled = sorted(
         (b for b in watched if triggers[id(b)] is not None),
         key=lambda b: (-b.priority, b.created, b.manifest.namespace, b.manifest.name),

@@ -247,7 +247,23 @@ class Placement:
         return out + [a for a, _ in self.weights]
 
 
-def read_placement(f: Fields, raw: Any, path: str = "spec.placement") -> Placement:
+def read_placement(
+    f: Fields, raw: Any, path: str = "spec.placement", read: dict[str, Placement] | None = None
+) -> Placement:
+    """The placement `raw`; `read` (the placements read so far, by the repr of their raw form)
+    reads each distinct placement once where many bindings share one. The repr tells 1 from "1"
+    and True, so a raw form that would be refused never meets an accepted one's entry; a refused
+    form is not kept, so each binding that holds it is refused in its own name."""
+    if read is None:
+        return _read_placement(f, raw, path)
+    key = repr(raw)
+    placement = read.get(key)
+    if placement is None:
+        placement = read[key] = _read_placement(f, raw, path)
+    return placement
+
+
+def _read_placement(f: Fields, raw: Any, path: str) -> Placement:
     _no_empty_enum(f, raw, path)
     form = go_form(f, raw, PLACEMENT, path)
     if "clusterAffinity" in form and "clusterAffinities" in form:
@@ -492,17 +508,28 @@ def _workload_affinity(f: Fields, form: Mapping[str, Any] | None, path: str) -> 
 # ---------------------------------------------------------------------------- placementChanged
 
 
-def placement_changed(f: Fields, placement: Placement, applied: str, observed: str) -> bool:
+def placement_changed(
+    f: Fields,
+    placement: Placement,
+    applied: str,
+    observed: str,
+    decoded: dict[str, dict[str, Any] | None] | None = None,
+) -> bool:
     """Whether the scheduler sees the placement as changed since it was applied: the
     annotation missing; else (an annotation Go cannot decode is no change) the placement differs
     in any part but clusterAffinities, or in the observed clusterAffinities term (a missing
     observed name, a term removed or edited). Compared in Go form on both sides, so omitted and
-    empty fields are alike."""
+    empty fields are alike. `decoded` keeps each distinct annotation's Go form (None: not
+    decodable) where many bindings carry the same one."""
     if applied == "":
         return True
-    try:
-        old = go_form(f, json.loads(applied), PLACEMENT, f"metadata.annotations[{n.APPLIED_PLACEMENT}]")
-    except (ValueError, InputError):
+    if decoded is None:
+        old = _applied_form(f, applied)
+    elif applied in decoded:
+        old = decoded[applied]
+    else:
+        old = decoded[applied] = _applied_form(f, applied)
+    if old is None:
         return False
     new = placement.form
     if new == old:
@@ -513,6 +540,13 @@ def placement_changed(f: Fields, placement: Placement, applied: str, observed: s
     return _observed_term_changed(
         new.get("clusterAffinities", ()), old.get("clusterAffinities", ()), observed
     )
+
+
+def _applied_form(f: Fields, applied: str) -> dict[str, Any] | None:
+    try:
+        return go_form(f, json.loads(applied), PLACEMENT, f"metadata.annotations[{n.APPLIED_PLACEMENT}]")
+    except (ValueError, InputError):
+        return None
 
 
 def _observed_term_changed(
