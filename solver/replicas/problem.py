@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +61,7 @@ class ReplicaProblem:
         self.estimator = Estimator(batch.clusters)
         self.names = np.array([c.name for c in batch.clusters], dtype=object)
         self._candidates: dict[tuple[int, int], Candidates] = {}
-        self._arrays: dict[object, np.ndarray] = {}
+        self._arrays: dict[object, Any] = {}
         # (row, filter) -> the results' entry for a cluster left out by a filter that reads the
         # cluster alone (solver.replicas.results): thousands of requests share each
         self.unselected: dict[tuple[int, FilterKind], Unselected] = {}
@@ -128,6 +129,16 @@ class ReplicaProblem:
             values.setflags(write=False)
             got = self._arrays[key] = values
         return got
+
+    def claim_values(self, rows: np.ndarray, claim: str) -> tuple[str | None, ...]:
+        """Each row's value of `claim` (None where the cluster has none), once per shared rows
+        array: thousands of requests ask it of the same candidates."""
+        key = ("claims", id(rows), claim)
+        got = self._arrays.get(key)
+        if got is None or got[0] is not rows:  # kept with its rows: an id is unique while they live
+            clusters = self.batch.clusters
+            got = self._arrays[key] = (rows, tuple(clusters[row].claims.get(claim) for row in rows.tolist()))
+        return got[1]
 
     def _names(self, rows: np.ndarray) -> np.ndarray:
         key = ("names", id(rows))  # rows are shared (kept here): one per content

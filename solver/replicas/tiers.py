@@ -45,8 +45,7 @@ def attempt(problem: ReplicaProblem, i: int, tier: int) -> Answer | Failed:
     if not len(c):
         return Failed(tier, Failure.NO_FIT, "")
     claim = deciding_claim(replicas)
-    clusters = problem.batch.clusters
-    values = [clusters[int(row)].claims.get(claim) for row in c.rows] if claim is not None else []
+    values = problem.claim_values(c.rows, claim) if claim is not None else ()
 
     weights = np.ones(len(c), dtype=np.int64)
     if replicas.weights is not None:  # the largest weight of the rules a cluster matches, else 0
