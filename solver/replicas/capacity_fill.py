@@ -178,13 +178,18 @@ def fits_on(room: np.ndarray, rows: np.ndarray, demand: np.ndarray) -> np.ndarra
 
 
 class _Arrays:
-    """An option's candidates, held replicas, split and caps as arrays aligned on its rows."""
+    """An option's candidates, held replicas, split and caps as arrays aligned on its rows; its
+    groups' `of` as arrays, and whether any of them counts clusters (each its own group)."""
 
-    def __init__(self, option: Option, rows: np.ndarray, most: np.ndarray | None) -> None:
+    def __init__(
+        self, option: Option, rows: np.ndarray, most: np.ndarray | None, groups: tuple[np.ndarray, ...]
+    ) -> None:
         self.rows = rows
         self.held = _aligned(rows, option.held)
         self.target = _aligned(rows, option.target)
         self.most = most
+        self.groups = groups
+        self.counts_clusters = any(len(set(g.of)) == len(g.of) for g in option.groups)
 
 
 def _arrays(problem: CapacityProblem, option: Option) -> _Arrays:
@@ -195,7 +200,8 @@ def _arrays(problem: CapacityProblem, option: Option) -> _Arrays:
     if got is None:
         rows = _array(made, option.candidates)
         most = None if option.most is None else _array(made, option.most)
-        got = made[id(option)] = _Arrays(option, rows, most)
+        groups = tuple(_array(made, g.of) for g in option.groups)
+        got = made[id(option)] = _Arrays(option, rows, most, groups)
     return got
 
 
@@ -233,7 +239,7 @@ def _place(
     if option.groups:
         if int(aim.sum()) == want and (aim <= limit).all():  # greedy's split where it fits
             return _as_split(rows, base + aim)
-        return _grouped(unit, option, rows, base, limit, want)
+        return _grouped(unit, option, arrays, base, limit, want)
     if int(limit.sum()) < want:
         return None
     take = np.minimum(aim, limit)
@@ -260,16 +266,18 @@ def _handed(order: np.ndarray, left: np.ndarray, rest: int) -> np.ndarray:
 
 
 def _grouped(
-    unit: Unit, option: Option, rows: np.ndarray, base: np.ndarray, limit: np.ndarray, want: int
+    unit: Unit, option: Option, arrays: _Arrays, base: np.ndarray, limit: np.ndarray, want: int
 ) -> dict[int, int] | None:
     """A split on a set of clusters that meets the option's group constraints, or None: the set
     grows by the roomiest cluster no constraint's most forbids, first where a constraint still
     lacks its least groups, then while the set cannot take `want`; each cluster of the set gets one
     replica (so its groups are used), the rest go by room."""
     # (group of each candidate, least groups, most groups, one cluster per group at most)
-    constraints = [(np.asarray(g.of), min(g.least, unit.count), g.most, False) for g in option.groups]
-    if not any(len(set(g.of)) == len(g.of) for g in option.groups):  # no constraint counts clusters
-        constraints += [(np.asarray(g.of), 0, len(g.of), True) for g in option.groups]
+    rows = arrays.rows
+    groups = zip(option.groups, arrays.groups, strict=True)
+    constraints = [(of, min(g.least, unit.count), g.most, False) for g, of in groups]
+    if not arrays.counts_clusters:  # no constraint counts clusters
+        constraints += [(of, 0, len(of), True) for of in arrays.groups]
     chosen = base > 0  # the clusters it keeps replicas on are used already
     used = [set(of[chosen].tolist()) for of, _, _, _ in constraints]
     per_group = [_counts(of[chosen]) for of, _, _, _ in constraints]
