@@ -100,7 +100,7 @@ class CapacityProblem:
 
     def __post_init__(self) -> None:
         free = np.asarray(self.free, dtype=np.int64)
-        # rows of no resources where there is nothing to reshape (no clusters: a hub of bindings alone)
+        # rows of no resources where there is nothing to reshape (no clusters: a batch of requests alone)
         self.free = free.reshape(len(free), -1) if free.size else free.reshape(len(free), 0)
         self.priorities = tuple(sorted({u.priority for u in self.units if u.fixed is None}, reverse=True))
 

@@ -3,7 +3,7 @@
 Upstream sorts the clusters it divides over with sort.Sort (pkg/scheduler/core/division_algorithm.go:
 TargetClustersList by replicas descending, in scale up, scale down and fresh mode). Go's sort is
 not stable: from Go 1.19 it is pattern-defeating quicksort (src/sort/zsortinterface.go pdqsort;
-karmada v1.19 builds with Go 1.26), and which of several equal entries comes first decides, for
+upstream builds with Go 1.26), and which of several equal entries comes first decides, for
 AGGREGATED, which clusters its covering prefix keeps. Reproduced step for step from Go's algorithm
 (the same comparisons in the same order, the same swaps):
 

@@ -16,8 +16,8 @@ upstream's registry order, pkg/scheduler/framework/plugins/registry.go):
    alone and filters nothing), the spreads judged in their order;
 6. EVICTED: the request is being moved off it.
 
-A cluster the request holds is one of `existing` or of `Replicas.current` (upstream's
-spec.clusters). Every mask is a numpy array over the batch's clusters, cached per distinct
+A cluster the request holds is one of `existing` or of `Replicas.current` (what it was
+assigned last). Every mask is a numpy array over the batch's clusters, cached per distinct
 argument, so that a batch of thousands of requests costs a few vector operations each.
 
 The canonical order (spreadconstraint sortClusters): overflow order ascending (0 for the tier's

@@ -101,7 +101,7 @@ class ReplicaProblem:
         score_all = np.zeros(n, dtype=np.int64)
         for row, count in self.held(i).items():
             held_all[row] = count
-        for name, _ in request.replicas.current:  # upstream scores locality by spec.clusters
+        for name, _ in request.replicas.current:  # upstream scores locality by the current assignment
             row = self.filters.index.get(name)
             if row is not None:
                 score_all[row] = HELD_SCORE
