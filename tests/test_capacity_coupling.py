@@ -131,7 +131,7 @@ def batches(draw) -> Batch:
 @given(batches())
 def test_optimal_never_over_commits_and_schedules_at_least_greedy_charged(b: Batch) -> None:
     from solver.replicas.capacity import ReplicaCapacity
-    from solver.replicas.joint import charge, measure
+    from solver.replicas.capacity_units import charge, measure
     from solver.replicas.problem import ReplicaProblem
 
     optimal = solved(b, OPTIMAL)

@@ -11,7 +11,7 @@ from model import Batch
 from solver import SolveOptions, check, solve
 from solver.replicas.capacity_bound import unscheduled_bound
 from solver.replicas.capacity_fill import fill, fill_orders
-from solver.replicas.joint import (
+from solver.replicas.capacity_units import (
     CapacityProblem,
     Groups,
     Option,
@@ -21,8 +21,8 @@ from solver.replicas.joint import (
     measure,
     overcommitted,
     room_after_fixed,
-    solve_joint,
 )
+from solver.replicas.joint import solve_joint
 from tests.fixtures.replicas import PODS, as_set, cluster, request
 
 
@@ -186,7 +186,7 @@ def test_the_parts_found_over_the_clusters_are_those_of_the_draws() -> None:
 
     from solver.decompose import components
     from solver.replicas.capacity import _cluster_components, _rows_drawn
-    from solver.replicas.joint import draws
+    from solver.replicas.capacity_units import draws
 
     rng = random.Random(7)
     for _ in range(300):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from model import Division
-from solver.replicas.joint import (
+from solver.replicas.capacity_units import (
     CapacityProblem,
     Groups,
     Option,
@@ -16,8 +16,8 @@ from solver.replicas.joint import (
     level_names,
     measure,
     overcommitted,
-    solve_joint,
 )
+from solver.replicas.joint import solve_joint
 
 CPU, PODS = 0, 1
 

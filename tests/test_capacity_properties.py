@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model import Division
-from solver.replicas.joint import (
+from solver.replicas.capacity_units import (
     CapacityProblem,
     Groups,
     Option,
@@ -18,8 +18,8 @@ from solver.replicas.joint import (
     charge,
     measure,
     overcommitted,
-    solve_joint,
 )
+from solver.replicas.joint import solve_joint
 
 
 @st.composite

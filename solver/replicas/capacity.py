@@ -35,8 +35,7 @@ from model import (
 )
 from solver.coupling import Levels, decide, zero_levels
 from solver.replicas import messages
-from solver.replicas.estimate import footprint
-from solver.replicas.joint import (
+from solver.replicas.capacity_units import (
     CapacityProblem,
     Groups,
     Option,
@@ -47,8 +46,9 @@ from solver.replicas.joint import (
     level_names,
     measure,
     room_after_fixed,
-    solve_joint,
 )
+from solver.replicas.estimate import footprint
+from solver.replicas.joint import solve_joint
 from solver.replicas.problem import Candidates, ReplicaProblem, alike
 from solver.replicas.results import to_result
 from solver.replicas.tiers import Answer, Failed, attempt, schedule

@@ -44,44 +44,16 @@ from solver.replicas.capacity_classes import build_classes
 from solver.replicas.capacity_fill import fill, fill_orders, repair
 from solver.replicas.capacity_model import solve_classes
 from solver.replicas.capacity_units import (
-    AIMS,
     Answer,
     CapacityProblem,
-    Groups,
-    Option,
-    Placed,
-    Split,
-    Unit,
-    added,
     charge,
-    draws,
     level_names,
     measure,
     overcommitted,
-    queue,
     room_after_fixed,
 )
 
-__all__ = [
-    "AIMS",
-    "Answer",
-    "CapacityProblem",
-    "Groups",
-    "JointOutcome",
-    "Option",
-    "Placed",
-    "Split",
-    "Unit",
-    "added",
-    "charge",
-    "draws",
-    "level_names",
-    "measure",
-    "overcommitted",
-    "queue",
-    "room_after_fixed",
-    "solve_joint",
-]
+__all__ = ["JointOutcome", "solve_joint"]
 
 
 @dataclass(slots=True)
