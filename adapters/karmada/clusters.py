@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from adapters.karmada import names as n
@@ -91,9 +92,17 @@ def quantity(f: Fields, value: Any, path: str) -> Quantity:
     if type(value) is bool or not isinstance(value, (int, str)):
         raise f.fail("expected a quantity (a string or an integer)", path)
     try:
-        return parse_quantity(str(value))
+        return _parsed(str(value))
     except QuantityError as err:
         raise f.fail(str(err), path) from None
+
+
+@lru_cache(maxsize=1 << 14)
+def _parsed(text: str) -> Quantity:
+    """parse_quantity, once per distinct text: a hub's clusters and bindings repeat a few
+    thousand quantity strings hundreds of thousands of times (a Quantity is immutable; a text
+    that fails is not kept)."""
+    return parse_quantity(text)
 
 
 def resource_list(f: Fields, raw: Any, path: str) -> dict[str, Quantity]:

@@ -54,6 +54,12 @@ _RULES: tuple[tuple[str, Any], ...] = (
     ("status.aggregatedStatus[].health", _Enum(("Healthy", "Unhealthy", "Unknown"))),
 )
 _TOP = frozenset(path.split(".", 2)[1].removesuffix("[]") for path, _ in _RULES)
+# Each rule's path as (name, walks a list) steps, split once.
+Steps = tuple[tuple[str, bool], ...]
+_STEPS: tuple[tuple[Steps, Any], ...] = tuple(
+    (tuple((seg.removesuffix("[]"), seg.endswith("[]")) for seg in path.split(".")), rule)
+    for path, rule in _RULES
+)
 
 
 def check_unread(f: Fields, obj: Mapping[str, Any]) -> None:
@@ -61,21 +67,24 @@ def check_unread(f: Fields, obj: Mapping[str, Any]) -> None:
     spec, status = obj.get("spec"), obj.get("status")
     if not any(key in _TOP for part in (spec, status) if isinstance(part, Mapping) for key in part):
         return
-    for path, rule in _RULES:
-        _walk(f, obj, path.split("."), "", rule)
+    for steps, rule in _STEPS:
+        _walk(f, obj, steps, "", rule)
 
 
-def _walk(f: Fields, node: Mapping[str, Any], segments: list[str], at: str, rule: Any) -> None:
-    head, rest = segments[0], segments[1:]
-    name = head.removesuffix("[]")
-    path = f"{at}.{name}" if at else name
+def _walk(f: Fields, node: Mapping[str, Any], steps: Steps, at: str, rule: Any) -> None:
+    (name, walks), rest = steps[0], steps[1:]
     value = node.get(name)
     if value is None:
         return
+    path = f"{at}.{name}" if at else name
     if not rest:
         rule(f, value, path)
-    elif head.endswith("[]"):
-        for where, item in f.objects(value, path):
-            _walk(f, item, rest, where, rule)
+    elif walks:
+        below = rest[0][0]
+        for i, item in enumerate(f.sequence(value, path)):
+            if type(item) is dict and item.get(below) is None:
+                continue  # nothing under it to check (most items: spec.clusters' entries)
+            where = f"{path}[{i}]"
+            _walk(f, item if type(item) is dict else f.item(item, where), rest, where, rule)
     else:
         _walk(f, f.mapping(value, path), rest, path, rule)
