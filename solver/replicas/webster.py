@@ -28,7 +28,7 @@ import numpy as np
 
 from model import TieBreak
 
-__all__ = ["webster", "prefers_smaller_name", "fnv1a32"]
+__all__ = ["apportion", "webster", "prefers_smaller_name", "fnv1a32"]
 
 
 def fnv1a32(text: str) -> int:
@@ -59,23 +59,37 @@ def webster(
     names = sorted(vote)
     if not names:
         return []
-    have = {name: held.get(name, 0) for name in names}
+    have = np.array([held.get(name, 0) for name in names], dtype=np.int64) if held else None
+    counts = np.array([vote[name] for name in names], dtype=np.int64)
+    return list(zip(names, apportion(seats, counts, tie_break, have).tolist(), strict=True))
+
+
+def apportion(
+    seats: int, votes: np.ndarray, tie_break: TieBreak, initial: np.ndarray | None = None
+) -> np.ndarray:
+    """Each party's seats, the parties being the positions of `votes` (int64) in name order:
+    `webster` over arrays, for callers that hold their parties as arrays (a division over a
+    thousand candidates builds no list of them). `initial`: the seats held (None: none, and the
+    sure seats are handed out first)."""
+    have = np.zeros(len(votes), dtype=np.int64) if initial is None else initial.astype(np.int64)
+    if not len(votes):
+        return have
     left = max(seats, 0)  # upstream's loop hands out seats while more than 0 remain
-    if not held:
-        left -= _sure_seats(seats, vote, have)
+    if initial is None:
+        left -= _sure_seats(seats, votes, have)
     sign = 1 if tie_break is TieBreak.SMALLER_NAME else -1
-    contenders = _contenders(names, vote, have, left, sign)
     heap = [
-        (_priority(vote[names[k]], have[names[k]]), have[names[k]], sign * k, names[k]) for k in contenders
+        (_priority(v, s), s, sign * k, k)
+        for k, v, s in zip(*_contenders(votes, have, left, sign), strict=True)
     ]
     heapq.heapify(heap)
     for _ in range(left):
-        _, s, key, name = heap[0]
+        _, s, key, k = heap[0]
         s += 1
-        heapq.heapreplace(heap, (_priority(vote[name], s), s, key, name))
-    for _, s, _, name in heap:
-        have[name] = s
-    return [(name, have[name]) for name in names]
+        heapq.heapreplace(heap, (_priority(int(votes[k]), s), s, key, k))
+    for _, s, _, k in heap:
+        have[k] = s
+    return have
 
 
 def _priority(votes: int, seats: int) -> float:
@@ -83,31 +97,32 @@ def _priority(votes: int, seats: int) -> float:
     return -(float(votes) / float(2 * seats + 1))
 
 
-def _contenders(
-    names: list[str], vote: Mapping[str, int], have: Mapping[str, int], left: int, sign: int
-) -> list[int]:
-    """The parties (indices into `names`) that can win one of the next `left` seats: the `left`
-    first in the order of the heap (a party past them is preceded by one of them until it wins,
-    and each win only moves the winner back). All of them where there are few."""
-    if len(names) <= 2 * left + 16:
-        return list(range(len(names)))
-    votes = np.array([vote[n] for n in names], dtype=np.float64)
-    seats = np.array([have[n] for n in names], dtype=np.int64)
-    rank = sign * np.arange(len(names))
-    first = np.lexsort((rank, seats, -(votes / (2 * seats + 1).astype(np.float64))))[:left]
-    return sorted(first.tolist())
+def _contenders(votes: np.ndarray, have: np.ndarray, left: int, sign: int) -> tuple[list[int], ...]:
+    """The parties that can win one of the next `left` seats (their positions, votes and seats,
+    positions ascending): the `left` first in the order of the heap (a party past them is
+    preceded by one of them until it wins, and each win only moves the winner back). All of them
+    where there are few."""
+    n = len(votes)
+    if n <= 2 * left + 16:
+        first = np.arange(n)
+    else:
+        rank = sign * np.arange(n)
+        first = np.sort(np.lexsort((rank, have, -(votes / (2 * have + 1).astype(np.float64))))[:left])
+    return first.tolist(), votes[first].tolist(), have[first].tolist()
 
 
-def _sure_seats(seats: int, vote: Mapping[str, int], have: dict[str, int]) -> int:
+def _sure_seats(seats: int, votes: np.ndarray, have: np.ndarray) -> int:
     """Give each party the seats it wins whatever the order (see the module note); how many."""
-    voted = [name for name, v in vote.items() if v > 0]
-    total = sum(vote[name] for name in voted)
-    span = 2 * seats - len(voted) - 2
+    voted = votes > 0
+    count = int(voted.sum())
+    total = int(votes[voted].sum())
+    span = 2 * seats - count - 2
     if total == 0 or span <= 0:
         return 0
-    given = 0
-    for name in voted:
-        sure = (vote[name] * span + total) // (2 * total)
-        have[name] = sure
-        given += sure
-    return given
+    v = votes[voted]
+    if int(v.max()) * span + total < 2**62:  # exact in int64
+        sure = (v * span + total) // (2 * total)
+    else:
+        sure = np.array([(x * span + total) // (2 * total) for x in v.tolist()], dtype=np.int64)
+    have[voted] = sure
+    return int(sure.sum())

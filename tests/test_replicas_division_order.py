@@ -1,0 +1,34 @@
+"""The division's write order and Go's sort order where the division works over arrays (a
+thousand candidates make no list): the entries by name whatever the candidates' order, and
+AGGREGATED's covering prefix as Go's pdqsort leaves equal rooms where the prefix ends among
+them."""
+
+from __future__ import annotations
+
+from model import Division
+from solver.replicas.gosort import go_sort
+from tests.fixtures.replicas import answer, labelled, names_term, request, room, solve_batch, split
+
+
+def test_static_weights_by_name_when_the_candidates_are_ordered_by_room():
+    """The candidates come by room (m3, m2, m1); Webster's entries are written by name."""
+    clusters = [labelled(name, free={"pods": free}) for name, free in (("m1", 1), ("m2", 2), ("m3", 3))]
+    rules = [(names_term("m1"), 1), (names_term("m2"), 2), (names_term("m3"), 3)]
+    got = answer(solve_batch(clusters, request("w", 6, Division.WEIGHTED, weights=rules)))
+    assert split(got) == [("m1", 1), ("m2", 2), ("m3", 3)]
+
+
+def test_aggregated_prefix_among_equal_rooms_is_go_sorts():
+    """The request holds z-held (first among the candidates, with less room than the 20 others of
+    room 5 each): the room sorted by count is out of order and full of ties, so Go's pdqsort
+    decides which two of the equal clusters complete the covering prefix after z-held (used
+    first), and they are not the first two by name."""
+    others = [f"c{i:02d}" for i in range(20)]
+    rooms = [("z-held", 2)] + [(name, 5) for name in others]
+    by_count = go_sort(rooms, keys=[-n for _, n in rooms])
+    first_two = [name for name, _ in by_count if name != "z-held"][:2]
+    assert first_two != others[:2]  # the case tells Go's order from a stable one
+    clusters = [room(name, free) for name, free in rooms]
+    got = answer(solve_batch(clusters, request("w", 13, Division.AGGREGATED, current=[("z-held", 1)])))
+    assert got.failure is None
+    assert split(got) == [(first_two[0], 5), (first_two[1], 5), ("z-held", 3)]
