@@ -42,6 +42,7 @@ from solver.replicas.capacity_units import (
     Placed,
     Unit,
     added,
+    candidate_rows,
     charge,
     level_names,
     measure,
@@ -188,18 +189,12 @@ def _rows_drawn(capacity: CapacityProblem) -> list[np.ndarray]:
     footprint, another's candidates under every option (units with the same candidates share one
     array)."""
     out = []
-    shared: dict[tuple[int, ...], np.ndarray] = {}
     for unit in capacity.units:
         if unit.fixed is not None:
             taken = [row for row, _ in added(unit, Placed(-1, unit.fixed))] if any(unit.demand) else []
             out.append(np.asarray(sorted(taken), dtype=np.int64))
             continue
-        key = tuple(id(o.candidates) for o in unit.options)  # candidates are shared tuples
-        got = shared.get(key)
-        if got is None:
-            arrays = [np.asarray(o.candidates, dtype=np.int64) for o in unit.options]
-            got = shared[key] = np.unique(np.concatenate(arrays)) if arrays else np.zeros(0, dtype=np.int64)
-        out.append(got)
+        out.append(candidate_rows(capacity, unit.options))
     return out
 
 

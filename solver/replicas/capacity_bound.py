@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from solver.replicas.capacity_units import Answer, CapacityProblem
+from solver.replicas.capacity_units import Answer, CapacityProblem, candidate_rows
 
 __all__ = ["unscheduled_bound"]
 
@@ -54,16 +54,15 @@ class _Sets:
         units = problem.units
         self.clusters = len(problem.free)
         width = widths(problem, us)
-        drawn = _Drawn()
         keys = {}
         for u in us:
             if answer[u] is None:
-                keys.setdefault(tuple(drawn(units[u].options).tolist()), None)
+                keys.setdefault(tuple(candidate_rows(problem, units[u].options).tolist()), None)
         self.tried = sorted(keys, key=lambda key: (len(key), key))[:_SETS]
         widest = len(self.tried[-1]) if self.tried else 0
         us = sorted((u for u in us if width[u] <= widest), key=lambda u: (width[u], u))
         self.width = np.asarray([width[u] for u in us], dtype=np.int64)
-        rows_of = [drawn(units[u].options) for u in us]
+        rows_of = [candidate_rows(problem, units[u].options) for u in us]
         self.flat = np.concatenate(rows_of) if rows_of else np.zeros(0, dtype=np.int64)
         self.owner = np.repeat(np.arange(len(us)), [len(rows) for rows in rows_of])
         self.ends = np.cumsum([len(rows) for rows in rows_of], dtype=np.int64)
@@ -118,19 +117,3 @@ class _Sets:
             fits = int(np.searchsorted(np.cumsum(np.sort(mine[:, r])), have[r], side="right"))
             most = min(most, fits)
         return len(mine) - most
-
-
-class _Drawn:
-    """A unit's candidates under every option, sorted, made once per options tuple (a class's
-    members share theirs)."""
-
-    def __init__(self) -> None:
-        self._made: dict[int, np.ndarray] = {}
-
-    def __call__(self, options: tuple) -> np.ndarray:
-        got = self._made.get(id(options))
-        if got is None:
-            arrays = [np.asarray(o.candidates, dtype=np.int64) for o in options]
-            got = np.unique(np.concatenate(arrays)) if arrays else np.zeros(0, dtype=np.int64)
-            self._made[id(options)] = got
-        return got

@@ -24,6 +24,8 @@ from solver.replicas.capacity_units import (
     Option,
     Placed,
     Unit,
+    added,
+    candidate_rows,
     queue,
     room_after_fixed,
 )
@@ -44,18 +46,9 @@ def fill(
         order = queue(problem, part)
     for u in order:
         unit = problem.units[u]
-        answer[u] = None
-        demand = np.asarray(unit.demand, dtype=np.int64)
-        for o, option in enumerate(unit.options):
-            split = _place(unit, option, _arrays(problem, option), room, demand)
-            if split is not None:
-                placed = Placed(o, tuple(sorted((row, n) for row, n in split.items() if n)))
-                held = dict(option.held)
-                for row, n in placed.replicas:
-                    if n > held.get(row, 0):
-                        room[row] -= (n - held.get(row, 0)) * demand
-                answer[u] = placed
-                break
+        answer[u] = placed = _first_fit(problem, unit, room)
+        if placed is not None:
+            _charge(room, unit, placed)
     return answer
 
 
@@ -70,7 +63,7 @@ def repair(problem: CapacityProblem, part: Sequence[int], answer: Answer, order:
     room = room_after_fixed(problem, part)
     for u in part:
         if units[u].fixed is None and out[u] is not None:
-            room -= _footprint(units[u], out[u], room.shape)
+            _charge(room, units[u], out[u])
     flexible = [u for u in part if units[u].fixed is None]
     width = widths(problem, flexible)
     on_row: dict[int, set[int]] = {}
@@ -78,29 +71,30 @@ def repair(problem: CapacityProblem, part: Sequence[int], answer: Answer, order:
         if out[v] is not None:
             for row, _ in out[v].replicas:
                 on_row.setdefault(row, set()).add(v)
+    off = np.zeros(len(room), dtype=bool)
     for u in order:
         if out[u] is not None or not units[u].options:
             continue
-        mine = {r for o in units[u].options for r in o.candidates}
-        wider = {v for row in mine for v in on_row.get(row, ()) if width[v] > width[u]}
-        there = {v: sum(n for row, n in out[v].replicas if row in mine) for v in wider}
+        rows = candidate_rows(problem, units[u].options)
+        off[rows] = True
+        wider = {v for row in rows.tolist() for v in on_row.get(row, ()) if width[v] > width[u]}
+        there = {v: sum(n for row, n in out[v].replicas if off[row]) for v in wider}
         wider = sorted(wider, key=lambda v: (units[v].priority, -there[v], units[v].order))[:_MOVES]
         trial, moved = room.copy(), {}
         for v in wider:
-            trial += _footprint(units[v], out[v], room.shape)
-            elsewhere = trial.copy()
-            elsewhere[sorted(mine)] = 0  # off u's candidates (what it keeps there stays)
-            placed = _first_fit(problem, units[v], elsewhere)
+            _charge(trial, units[v], out[v], -1)
+            placed = _first_fit(problem, units[v], trial, off)  # off u's candidates (what it keeps stays)
             if placed is None:
-                trial -= _footprint(units[v], out[v], room.shape)
+                _charge(trial, units[v], out[v])
                 continue
-            trial -= _footprint(units[v], placed, room.shape)
+            _charge(trial, units[v], placed)
             moved[v] = placed
             mine_placed = _first_fit(problem, units[u], trial)
             if mine_placed is not None:
-                trial -= _footprint(units[u], mine_placed, room.shape)
+                _charge(trial, units[u], mine_placed)
                 moved[u] = mine_placed
                 break
+        off[rows] = False
         if u not in moved:
             continue
         for v, placed in moved.items():
@@ -117,39 +111,31 @@ def repair(problem: CapacityProblem, part: Sequence[int], answer: Answer, order:
 _MOVES = 64  # the wider units an unscheduled one may move, at most (those with most replicas there first)
 
 
-def _first_fit(problem: CapacityProblem, unit: Unit, room: np.ndarray) -> Placed | None:
-    """The unit under its earliest option that fits `room`, placed as the fill places it."""
+def _first_fit(
+    problem: CapacityProblem, unit: Unit, room: np.ndarray, off: np.ndarray | None = None
+) -> Placed | None:
+    """The unit under its earliest option that fits `room`, placed as the fill places it; `off`:
+    clusters where it may add nothing (as if they had no room)."""
     demand = np.asarray(unit.demand, dtype=np.int64)
     for o, option in enumerate(unit.options):
-        split = _place(unit, option, _arrays(problem, option), room, demand)
+        split = _place(unit, option, _arrays(problem, option), room, demand, off)
         if split is not None:
             return Placed(o, tuple(sorted((row, n) for row, n in split.items() if n)))
     return None
 
 
-def _footprint(unit: Unit, placed: Placed, shape: tuple[int, ...]) -> np.ndarray:
-    """What the placement adds per cluster and resource beyond what the unit holds there."""
-    out = np.zeros(shape, dtype=np.int64)
-    held = dict(unit.options[placed.option].held)
-    for row, n in placed.replicas:
-        if n > held.get(row, 0):
-            out[row] += (n - held.get(row, 0)) * np.asarray(unit.demand, dtype=np.int64)
-    return out
+def _charge(room: np.ndarray, unit: Unit, placed: Placed, sign: int = 1) -> None:
+    """Take what the placement adds beyond what the unit holds out of `room`, in place (sign -1:
+    give it back)."""
+    adds = added(unit, placed)
+    if adds:
+        rows = [row for row, _ in adds]
+        room[rows] -= sign * np.outer([n for _, n in adds], np.asarray(unit.demand, dtype=np.int64))
 
 
 def widths(problem: CapacityProblem, us: Sequence[int]) -> dict[int, int]:
-    """Per unit, how many clusters its options draw on together (made once per options tuple:
-    a class's members share theirs)."""
-    made: dict[int, int] = {}
-    out = {}
-    for u in us:
-        options = problem.units[u].options
-        got = made.get(id(options))
-        if got is None:
-            rows = options[0].candidates if len(options) == 1 else {r for o in options for r in o.candidates}
-            got = made[id(options)] = len(rows) if options else 0
-        out[u] = got
-    return out
+    """Per unit, how many clusters its options draw on together."""
+    return {u: len(candidate_rows(problem, problem.units[u].options)) for u in us}
 
 
 def fill_orders(problem: CapacityProblem, part: Sequence[int]) -> list[list[int]]:
@@ -223,12 +209,19 @@ def _aligned(rows: np.ndarray, split: tuple[tuple[int, int], ...]) -> np.ndarray
 
 
 def _place(
-    unit: Unit, option: Option, arrays: _Arrays, room: np.ndarray, demand: np.ndarray
+    unit: Unit,
+    option: Option,
+    arrays: _Arrays,
+    room: np.ndarray,
+    demand: np.ndarray,
+    off: np.ndarray | None = None,
 ) -> dict[int, int] | None:
     rows = arrays.rows
     if not len(rows):
         return None
     limit = fits_on(room, rows, demand)
+    if off is not None and (demand > 0).any():  # no room there (a unit that asks nothing fits anyway)
+        limit[off[rows]] = 0
     if arrays.most is not None:
         limit = np.minimum(limit, arrays.most)
     held_now = arrays.held

@@ -25,6 +25,7 @@ __all__ = [
     "Split",
     "Unit",
     "added",
+    "candidate_rows",
     "charge",
     "draws",
     "level_names",
@@ -96,7 +97,7 @@ class CapacityProblem:
     priorities: tuple[int, ...] = field(init=False)  # of the units that may go unscheduled, highest first
     # Made from the options once for the whole solve (by id: the options live as long as the
     # problem): solver.replicas.capacity_fill's arrays.
-    made: dict[int, object] = field(init=False, default_factory=dict, repr=False)
+    made: dict[object, object] = field(init=False, default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         free = np.asarray(self.free, dtype=np.int64)
@@ -123,6 +124,18 @@ def added(unit: Unit, placed: Placed) -> list[tuple[int, int]]:
     """(row, replicas) the placement adds beyond what the unit holds there."""
     held = dict(unit.held if placed.option < 0 else unit.options[placed.option].held)
     return [(row, n - held.get(row, 0)) for row, n in placed.replicas if n > held.get(row, 0)]
+
+
+def candidate_rows(problem: CapacityProblem, options: Sequence[Option]) -> np.ndarray:
+    """The clusters the options draw on together, sorted; made once per distinct candidate
+    tuples (shared by content: thousands of units have the same, and they live as long as the
+    problem)."""
+    key = ("rows", *(id(o.candidates) for o in options))
+    got = problem.made.get(key)
+    if got is None:
+        arrays = [np.asarray(o.candidates, dtype=np.int64) for o in options]
+        got = problem.made[key] = np.unique(np.concatenate(arrays)) if arrays else np.zeros(0, dtype=np.int64)
+    return got
 
 
 def room_after_fixed(problem: CapacityProblem, part: Sequence[int]) -> np.ndarray:
