@@ -180,7 +180,7 @@ class ReplicaCapacity:
         names = problem.batch.clusters
         every = problem.requests[i].replicas.division is Division.EVERY
         entries = tuple((names[row].name, None if every else n) for row, n in placed.replicas)
-        chosen = tuple(_positions(c.rows, [row for row, _ in placed.replicas]).tolist())
+        chosen = tuple(c.positions([row for row, _ in placed.replicas]).tolist())
         return to_result(problem, i, Answer(tier, entries, c, chosen), None)
 
 
@@ -224,12 +224,6 @@ def _cluster_components(clusters: int, rows: Sequence[np.ndarray]) -> np.ndarray
         if np.array_equal(new, label):
             return label
         label = new
-
-
-def _positions(rows: np.ndarray, wanted: Sequence[int]) -> np.ndarray:
-    """Where each of `wanted` (rows all among `rows`, which are distinct) sits in `rows`."""
-    order = np.argsort(rows, kind="stable")
-    return order[np.searchsorted(rows, np.asarray(wanted, dtype=np.int64), sorter=order)]
 
 
 def _fits(room: np.ndarray, rows: np.ndarray, demand: Sequence[int]) -> np.ndarray:

@@ -217,11 +217,15 @@ class Estimator:
         return room
 
 
-def available_replicas(estimator: Estimator, replicas: Replicas) -> np.ndarray:
+def available_replicas(
+    estimator: Estimator, replicas: Replicas, rows: np.ndarray | None = None
+) -> np.ndarray:
     """The estimate a request divides by (upstream's AllocatableReplicas): INT32_MAX for an
     `unlimited` request, the count itself where nothing else bounds it (MaxInt32 from every
-    estimator)."""
+    estimator); on the clusters `rows` (None: every cluster)."""
     if replicas.unlimited:
-        return np.full(len(estimator.clusters), INT32_MAX, dtype=np.int64)
+        return np.full(len(estimator.clusters) if rows is None else len(rows), INT32_MAX, dtype=np.int64)
     room = estimator.sets(replicas.parts) if replicas.parts else estimator.of(replicas.demand)
+    if rows is not None:
+        room = room[rows]
     return np.where(room == INT32_MAX, replicas.count, room)

@@ -25,6 +25,8 @@ from solver.replicas.order import HELD_SCORE, Filters, canonical
 
 __all__ = ["Candidates", "ReplicaProblem", "alike"]
 
+Verdicts = list[tuple[FilterKind, np.ndarray]]  # each filter's verdict on every cluster, in FILTERS order
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Candidates:
@@ -44,6 +46,14 @@ class Candidates:
 
     def __len__(self) -> int:
         return len(self.rows)
+
+    def positions(self, rows: Sequence[int]) -> np.ndarray:
+        """Where each of `rows` (all among the candidates) stands among them."""
+        wanted = np.asarray(rows, dtype=np.int64)
+        if len(wanted) <= 8:  # a few: compared with every candidate at once
+            return (self.rows[:, None] == wanted).argmax(axis=0)
+        order = np.argsort(self.rows, kind="stable")
+        return order[np.searchsorted(self.rows, wanted, sorter=order)]
 
 
 class ReplicaProblem:
@@ -65,6 +75,7 @@ class ReplicaProblem:
         # (row, filter) -> the results' entry for a cluster left out by a filter that reads the
         # cluster alone (solver.replicas.results): thousands of requests share each
         self.unselected: dict[tuple[int, FilterKind], Unselected] = {}
+        self._failing: dict[tuple[int, int], tuple[list[int], list[int]]] = {}
 
     def held(self, i: int) -> dict[int, int]:
         """The rows request i holds (its current replicas and existing decisions), with the
@@ -82,7 +93,7 @@ class ReplicaProblem:
                 out.setdefault(row, 0)
         return out
 
-    def verdicts(self, i: int, tier: int) -> list[tuple[FilterKind, np.ndarray]]:
+    def verdicts(self, i: int, tier: int) -> Verdicts:
         return self.filters.verdicts(self.requests[i], tier, list(self.held(i)))
 
     def candidates(self, i: int, tier: int = 0) -> Candidates:
@@ -92,9 +103,34 @@ class ReplicaProblem:
             got = self._candidates[key] = self._build(i, tier)
         return got
 
+    def failing(
+        self,
+        i: int,
+        tier: int,
+        limit: int | None,
+        verdicts: list[tuple[FilterKind, np.ndarray]] | None = None,
+    ) -> tuple[list[int], list[int]]:
+        """The rows failing request i's filters under the tier, in name order, at most `limit`
+        (None: all), and the first filter each fails (its index in FILTERS order). Kept for the
+        batch's explain limit when the candidates are built (a result asks for them again)."""
+        key = (i, tier)
+        if limit == self.batch.explain_limit and key in self._failing:
+            return self._failing[key]
+        if verdicts is None:
+            verdicts = self.verdicts(i, tier)
+        passing = np.logical_and.reduce([mask for _, mask in verdicts])
+        rows = np.flatnonzero(~passing)[:limit]
+        first = np.argmin(np.array([mask[rows] for _, mask in verdicts]), axis=0) if len(rows) else rows
+        got = (rows.tolist(), first.tolist())
+        if limit == self.batch.explain_limit:
+            self._failing[key] = got
+        return got
+
     def _build(self, i: int, tier: int) -> Candidates:
         request = self.requests[i]
-        passing = np.logical_and.reduce([mask for _, mask in self.verdicts(i, tier)])
+        verdicts = self.verdicts(i, tier)
+        passing = np.logical_and.reduce([mask for _, mask in verdicts])
+        self.failing(i, tier, self.batch.explain_limit, verdicts)
         rows = np.flatnonzero(passing)
         n = len(self.batch.clusters)
         held_all = np.zeros(n, dtype=np.int64)
@@ -106,7 +142,7 @@ class ReplicaProblem:
             if row is not None:
                 score_all[row] = HELD_SCORE
         held, score = held_all[rows], score_all[rows]
-        estimate = available_replicas(self.estimator, request.replicas)[rows]
+        estimate = available_replicas(self.estimator, request.replicas, rows)
         overflow = self.filters.overflow_order(request, tier, rows)
         order = canonical(overflow, score, estimate + held, rows)
         rows = self._shared(rows[order])

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from model import Choice, ClusterScore, Division, Failure, FilterKind, RequestResult, Unselected
+from solver.replicas.order import FILTERS
 from solver.replicas.problem import ReplicaProblem
 from solver.replicas.tiers import Answer, Failed
 
@@ -33,18 +34,13 @@ __all__ = ["to_result", "filtered"]
 def filtered(problem: ReplicaProblem, i: int, tier: int, limit: int | None) -> list[Unselected]:
     """The clusters failing the request's filters under the tier, in name order, each with the
     first filter it fails; at most `limit` (None: all)."""
-    verdicts = problem.verdicts(i, tier)
-    passes = np.vstack([mask for _, mask in verdicts])
-    failing = np.flatnonzero(~passes.all(axis=0))
-    if limit is not None:
-        failing = failing[:limit]
-    first = np.argmin(passes[:, failing], axis=0)
+    failing, first = problem.failing(i, tier, limit)
     request = problem.requests[i]
     held = problem.held(i)
     out = []
     plain = problem.unselected  # entries that depend on the cluster and the filter alone, shared
-    for row, k in zip(failing.tolist(), first.tolist(), strict=True):
-        kind = verdicts[k][0]
+    for row, k in zip(failing, first, strict=True):
+        kind = FILTERS[k]
         if kind not in _OF_REQUEST:
             got = plain.get((row, kind))
             if got is None:
@@ -134,11 +130,10 @@ def _answered(
     request = problem.requests[i]
     before = _entries(request.replicas.current)
     c = answer.candidates
-    chosen_rows = list(answer.chosen)
-    position = dict(zip(c.names[chosen_rows].tolist(), chosen_rows, strict=True))
+    index = problem.filters.index
+    position = c.positions([index[name] for name, _ in answer.entries]).tolist()
     chosen = []
-    for name, n in answer.entries:
-        k = position[name]
+    for (name, n), k in zip(answer.entries, position, strict=True):
         kept = name in before and (n is None or before[name] == n)
         chosen.append(Choice(name, ClusterScore(affinity=int(c.score[k])), kept=kept, replicas=n))
     got = {name for name, _ in answer.entries}
@@ -146,7 +141,7 @@ def _answered(
     room = limit - len(unselected)
     if room > 0:
         left_out = np.ones(len(c), dtype=bool)
-        left_out[[position[name] for name in got]] = False
+        left_out[position] = False
         unselected += [Unselected(c.names[k], FilterKind.NOT_PICKED) for k in np.flatnonzero(left_out)[:room]]
     return RequestResult(
         request.key,
