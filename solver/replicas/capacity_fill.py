@@ -241,16 +241,35 @@ def _place(
     rest = want - int(take.sum())
     if rest:
         left = limit - take
-        used = (take + base) > 0
-        preferred = used if unit.division is Division.AGGREGATED else np.zeros(len(rows), dtype=bool)
+        preferred = (take + base) > 0 if unit.division is Division.AGGREGATED else None
         # Most room first (the used ones first for AGGREGATED), row order on ties.
-        take += _handed(np.lexsort((rows, -left, ~preferred)), left, rest)
+        take += _handed(_roomiest(rows, left, preferred), left, rest)
     return _as_split(rows, base + take)
+
+
+_KEYED = 1 << 41  # rooms below this and rows below _ROWS order by one int64 key (else lexsort)
+_ROWS = 1 << 20
+
+
+def _roomiest(rows: np.ndarray, left: np.ndarray, preferred: np.ndarray | None = None) -> np.ndarray:
+    """The positions with room `left` above 0, the `preferred` ones first, then most room first,
+    then by row (rows are distinct): one argsort of a combined key, a lexsort where the figures
+    do not fit it."""
+    at = np.flatnonzero(left > 0)
+    room, row = left[at], rows[at]
+    if not len(at) or int(room.max()) >= _KEYED or int(row.max()) >= _ROWS:
+        keys = (row, -room) if preferred is None else (row, -room, ~preferred[at])
+        return at[np.lexsort(keys)]
+    key = ((_KEYED - room) << 20) | row
+    if preferred is not None:
+        key |= (~preferred[at]).astype(np.int64) << 62
+    return at[np.argsort(key)]
 
 
 def _handed(order: np.ndarray, left: np.ndarray, rest: int) -> np.ndarray:
     """`rest` replicas handed out over the positions in `order`, each taking what it has `left`
-    (none where that is 0 or less) until none remain: per position, what it takes."""
+    (none where that is 0 or less) until none remain: per position, what it takes (none where
+    `order` leaves it out)."""
     room = np.maximum(left[order], 0)
     before = np.cumsum(room) - room
     out = np.zeros(len(left), dtype=np.int64)
@@ -279,8 +298,8 @@ def _grouped(
         for k, (_, _, most, single) in enumerate(constraints)
     ):  # what it keeps breaks a constraint already (greedy gives some of it up): its split or none
         return None
-    order = np.lexsort((rows, -limit))
-    order = order[(limit[order] > 0) & ~chosen[order]].tolist()
+    order = _roomiest(rows, limit)
+    order = order[~chosen[order]].tolist()
 
     def allowed(i: int) -> bool:
         for k, (of, _, most, single) in enumerate(constraints):
@@ -320,7 +339,7 @@ def _grouped(
     take_n = new.astype(np.int64)
     rest = want - int(take_n.sum())
     left = np.where(chosen, limit - take_n, 0)
-    take_n += _handed(np.lexsort((rows, -left)), left, rest)
+    take_n += _handed(_roomiest(rows, left), left, rest)
     return _as_split(rows, base + take_n)
 
 
