@@ -46,7 +46,7 @@ def emit(context: KarmadaContext, result: Result) -> Emitted:
     now = time_text(context.now)
     apply, unsatisfied = [], []
     for (_, key), b in context.bindings.items():
-        obj = _base(b.binding.manifest.obj)
+        obj = _base(b)
         if b.trigger is None:
             if b.binding.placement is not None and b.binding.generation != b.binding.observed_generation:
                 obj.setdefault("status", {})["schedulerObservedGeneration"] = b.binding.generation
@@ -69,15 +69,19 @@ def emit(context: KarmadaContext, result: Result) -> Emitted:
     return Emitted(apply, [], keys, tuple(unsatisfied))
 
 
-def _base(obj: Mapping[str, Any]) -> dict[str, Any]:
+def _base(b: BindingContext) -> dict[str, Any]:
     """The binding to write: a copy of the levels emit changes (the object, its metadata, spec
     and status; annotations and conditions are replaced whole, never changed in place), the rest
-    shared with the input, which nothing changes (a deep copy of 10,000 bindings cost 1 s)."""
-    out = dict(obj)
+    shared with the input, which nothing changes (a deep copy of 10,000 bindings cost 1 s). Its
+    placement is the first equal one read (the YAML writer renders an object it meets again once)."""
+    out = dict(b.binding.manifest.obj)
     out["metadata"] = {k: v for k, v in out["metadata"].items() if k not in _SERVER_FIELDS}
     for part in ("spec", "status"):
         if isinstance(out.get(part), Mapping):
             out[part] = dict(out[part])
+    placement = b.binding.placement
+    if placement is not None and placement.raw is not None and "placement" in out["spec"]:
+        out["spec"]["placement"] = placement.raw
     return out
 
 

@@ -206,10 +206,10 @@ class Placement:
     spread: tuple[Spread, ...]
     scheduling: Mapping[str, Any] | None  # replicaScheduling's Go form, the CRD default filled in
     weights: tuple[tuple[Affinity, int], ...]
-
-    @property
-    def annotation(self) -> str:
-        return go_json(self.form)
+    annotation: str  # the applied-placement annotation: the Go form's JSON
+    # The raw form it was read from (bindings holding equal ones share the first: written back,
+    # one object renders once)
+    raw: Any = field(default=None, compare=False)
 
     @property
     def scheduling_type(self) -> str:
@@ -293,7 +293,7 @@ def _read_placement(f: Fields, raw: Any, path: str) -> Placement:
             )
             for i, w in enumerate(items)
         )
-    return Placement(form, affinity, terms, tolerations, spread, scheduling, weights)
+    return Placement(form, affinity, terms, tolerations, spread, scheduling, weights, go_json(form), raw)
 
 
 # The enum fields Go omits when empty: the CRD's enum holds no "", so the API server refuses an
