@@ -29,6 +29,7 @@ from solver.replicas.capacity_units import (
     queue,
     room_after_fixed,
 )
+from solver.replicas.order import packed_order
 
 __all__ = ["fill", "fill_orders", "fits_on", "repair", "widths"]
 
@@ -247,23 +248,17 @@ def _place(
     return _as_split(rows, base + take)
 
 
-_KEYED = 1 << 41  # rooms below this and rows below _ROWS order by one int64 key (else lexsort)
-_ROWS = 1 << 20
-
-
 def _roomiest(rows: np.ndarray, left: np.ndarray, preferred: np.ndarray | None = None) -> np.ndarray:
     """The positions with room `left` above 0, the `preferred` ones first, then most room first,
-    then by row (rows are distinct): one argsort of a combined key, a lexsort where the figures
-    do not fit it."""
+    then by row (rows are distinct)."""
     at = np.flatnonzero(left > 0)
-    room, row = left[at], rows[at]
-    if not len(at) or int(room.max()) >= _KEYED or int(row.max()) >= _ROWS:
-        keys = (row, -room) if preferred is None else (row, -room, ~preferred[at])
-        return at[np.lexsort(keys)]
-    key = ((_KEYED - room) << 20) | row
+    keys = [(left[at], True), (rows[at], False)]
     if preferred is not None:
-        key |= (~preferred[at]).astype(np.int64) << 62
-    return at[np.argsort(key)]
+        keys.insert(0, (preferred[at].astype(np.int64), True))
+    order = packed_order(keys)
+    if order is None:
+        order = np.lexsort(tuple(-v if descending else v for v, descending in reversed(keys)))
+    return at[order]
 
 
 def _handed(order: np.ndarray, left: np.ndarray, rest: int) -> np.ndarray:

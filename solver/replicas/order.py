@@ -34,7 +34,7 @@ import numpy as np
 
 from model import Cluster, ClusterTerm, FilterKind, PlacementRequest, Taint, Toleration, first_untolerated
 
-__all__ = ["FILTERS", "HELD_SCORE", "NO_OVERFLOW", "Filters", "canonical"]
+__all__ = ["FILTERS", "HELD_SCORE", "NO_OVERFLOW", "Filters", "canonical", "packed_order"]
 
 FILTERS = (
     FilterKind.INELIGIBLE,
@@ -166,4 +166,32 @@ class Filters:
 
 def canonical(overflow: np.ndarray, score: np.ndarray, available: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The permutation that puts candidates in upstream's order (rows are in name order)."""
+    if len(rows) > 1 and bool((rows[1:] > rows[:-1]).all()):  # ascending: the position orders ties
+        got = packed_order([(overflow, False), (score, True), (available, True)])
+        if got is not None:
+            return got
     return np.lexsort((rows, -available, -score, overflow))
+
+
+_PACKED_BITS = 63
+
+
+def packed_order(keys: list[tuple[np.ndarray, bool]]) -> np.ndarray | None:
+    """The positions sorted by the keys (the first decides, each ascending or `descending`),
+    ties by position: the keys and the position packed into one int64 per entry and sorted as
+    values (a fraction of a lexsort's time over a thousand entries); None where they do not fit
+    63 bits."""
+    n = len(keys[0][0])
+    if not n:
+        return np.zeros(0, dtype=np.int64)
+    packed = np.arange(n, dtype=np.int64)
+    shift = n.bit_length()
+    for values, descending in reversed(keys):
+        low, high = int(values.min()), int(values.max())
+        width = (high - low).bit_length()
+        if shift + width > _PACKED_BITS:
+            return None
+        if width:
+            packed |= ((high - values) if descending else (values - low)) << shift
+            shift += width
+    return np.sort(packed) & ((1 << n.bit_length()) - 1)
