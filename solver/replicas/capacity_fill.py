@@ -177,6 +177,21 @@ class _Arrays:
         self.most = most
         self.groups = groups
         self.counts_clusters = any(len(set(g.of)) == len(g.of) for g in option.groups)
+        self._starts: dict[tuple[int, bool], tuple[np.ndarray, int, np.ndarray, int]] = {}
+
+    def start(self, unit: Unit) -> tuple[np.ndarray, int, np.ndarray, int]:
+        """For a unit of this option: what it keeps in place (nothing afresh: a held replica may
+        move), the replicas it still wants, its aim beyond what it keeps (greedy's split) and
+        that aim's sum; once per count and mode (the options of alike units are shared)."""
+        key = (unit.count, unit.fresh)
+        got = self._starts.get(key)
+        if got is None:
+            base = np.zeros(len(self.rows), dtype=np.int64) if unit.fresh else self.held
+            aim = np.maximum(self.target - base, 0)
+            for shared in (base, aim):
+                shared.setflags(write=False)
+            got = self._starts[key] = (base, unit.count - int(base.sum()), aim, int(aim.sum()))
+        return got
 
 
 def _arrays(problem: CapacityProblem, option: Option) -> _Arrays:
@@ -225,13 +240,11 @@ def _place(
         limit[off[rows]] = 0
     if arrays.most is not None:
         limit = np.minimum(limit, arrays.most)
-    held_now = arrays.held
-    base = np.zeros(len(rows), dtype=np.int64) if unit.fresh else held_now
-    limit = limit + (held_now if unit.fresh else 0)  # afresh, a held replica costs nothing to keep
-    want = unit.count - int(base.sum())
-    aim = np.maximum(arrays.target - base, 0)
+    base, want, aim, aimed = arrays.start(unit)
+    if unit.fresh:
+        limit = limit + arrays.held  # afresh, a held replica costs nothing to keep
     if option.groups:
-        if int(aim.sum()) == want and (aim <= limit).all():  # greedy's split where it fits
+        if aimed == want and (aim <= limit).all():  # greedy's split where it fits
             return _as_split(rows, base + aim)
         return _grouped(unit, option, arrays, base, limit, want)
     if int(limit.sum()) < want:
@@ -244,8 +257,27 @@ def _place(
         left = limit - take
         preferred = (take + base) > 0 if unit.division is Division.AGGREGATED else None
         # Most room first (the used ones first for AGGREGATED), row order on ties.
-        take += _handed(_roomiest(rows, left, preferred), left, rest)
+        take += _hand_out(rows, left, rest, preferred)
     return _as_split(rows, base + take)
+
+
+def _hand_out(
+    rows: np.ndarray, left: np.ndarray, rest: int, preferred: np.ndarray | None = None
+) -> np.ndarray:
+    """`rest` replicas handed out in _roomiest's order, each position taking what it has `left`
+    until none remain: per position, what it takes. Most often the first takes them all, and is
+    found without sorting."""
+    pool = left > 0
+    if preferred is not None and (pool & preferred).any():
+        pool &= preferred  # the first comes from the preferred
+    room = np.where(pool, left, 0)
+    most = int(room.max()) if len(room) else 0
+    if most < rest:
+        return _handed(_roomiest(rows, left, preferred), left, rest)
+    out = np.zeros(len(left), dtype=np.int64)
+    at = np.flatnonzero(room == most)
+    out[at[np.argmin(rows[at])] if len(at) > 1 else at[0]] = rest
+    return out
 
 
 def _roomiest(rows: np.ndarray, left: np.ndarray, preferred: np.ndarray | None = None) -> np.ndarray:
@@ -334,7 +366,7 @@ def _grouped(
     take_n = new.astype(np.int64)
     rest = want - int(take_n.sum())
     left = np.where(chosen, limit - take_n, 0)
-    take_n += _handed(_roomiest(rows, left), left, rest)
+    take_n += _hand_out(rows, left, rest)
     return _as_split(rows, base + take_n)
 
 
