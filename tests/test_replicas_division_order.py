@@ -1,13 +1,14 @@
 """The division's write order and Go's sort order where the division works over arrays (a
 thousand candidates make no list): the entries by name whatever the candidates' order, and
 AGGREGATED's covering prefix as Go's pdqsort leaves equal rooms where the prefix ends among
-them."""
+them; a steady request that keeps more than its count beside a negative entry."""
 
 from __future__ import annotations
 
-from model import Division
+from model import Batch, Division, GroupSpread
+from solver import SolveOptions, check, solve
 from solver.replicas.gosort import go_sort
-from tests.fixtures.replicas import answer, labelled, names_term, request, room, solve_batch, split
+from tests.fixtures.replicas import answer, cluster, labelled, names_term, request, room, solve_batch, split
 
 
 def test_static_weights_by_name_when_the_candidates_are_ordered_by_room():
@@ -32,3 +33,17 @@ def test_aggregated_prefix_among_equal_rooms_is_go_sorts():
     got = answer(solve_batch(clusters, request("w", 13, Division.AGGREGATED, current=[("z-held", 1)])))
     assert got.failure is None
     assert split(got) == [(first_two[0], 5), (first_two[1], 5), ("z-held", 3)]
+
+
+def test_steady_request_holding_more_than_its_count_beside_a_negative_entry():
+    """Found by test_replicas_properties: the current assignment m3: 4, m4: -2 sums to 2 below the
+    count 3 (upstream scales up), yet the request keeps 4 where it holds any; the joint solve took
+    it for one that adds replicas and refused its own option (a ValueError from both modes)."""
+    clusters = [cluster(name, reports=False) for name in ("m3", "m4")]
+    spread = GroupSpread("", 1, 1)
+    wanted = request("w", 3, Division.AVAILABLE, groups=[spread], current=[("m3", 4), ("m4", -2)])
+    for options in (SolveOptions(mode="greedy"), SolveOptions(mode="optimal")):
+        batch = Batch(tuple(clusters), (wanted,))
+        result = solve(batch, options)
+        assert check(batch, result) == []
+        assert split(answer(result)) == [("m3", 3)]

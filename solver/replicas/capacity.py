@@ -267,7 +267,13 @@ def _flexible(problem: ReplicaProblem, i: int, outcome: Answer) -> bool:
         return False
     if replicas.count < 1:  # a count below 1 places nothing but what it keeps
         return False
-    return replicas.fresh or int(outcome.candidates.held.sum()) < replicas.count
+    return replicas.fresh or _kept(outcome.candidates) < replicas.count
+
+
+def _kept(c: Candidates) -> int:
+    """The replicas a steady request keeps on the candidates (its option's kept): those it holds
+    where it holds more than 0 (a negative entry, which upstream's sums count, keeps nothing)."""
+    return int(c.held[c.held > 0].sum())
 
 
 def _capacity_problem(
@@ -327,9 +333,7 @@ def _unit(
     options = [_option(problem, i, outcome.candidates, greedy.replicas, 0, shared)]
     for tier in range(outcome.tier + 1, len(replicas.tiers) if later_tiers else 0):
         later = attempt(problem, i, tier)
-        if isinstance(later, Answer) and (
-            replicas.fresh or int(later.candidates.held.sum()) <= replicas.count
-        ):
+        if isinstance(later, Answer) and (replicas.fresh or _kept(later.candidates) <= replicas.count):
             split = _placed(problem, i, later).replicas
             options.append(_option(problem, i, later.candidates, split, tier - outcome.tier, shared))
     return Unit(replicas.count, demand, replicas.division, tuple(options), **common)
