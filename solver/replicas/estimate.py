@@ -152,6 +152,12 @@ class Estimator:
         # them depend on the nodes alone: clusters of one node shape are simulated once).
         first: dict[tuple, int] = {}
         self.same_nodes = {i: first.setdefault(_nodes_key(clusters[i].capacity), i) for i in self.with_nodes}
+        # The same as arrays: the clusters with nodes, the distinct shapes (each by its first
+        # cluster) and each cluster's shape among them.
+        self._node_rows = np.asarray(self.with_nodes, dtype=np.int64)
+        self._shapes, self._shape_of = np.unique(
+            np.asarray([self.same_nodes[i] for i in self.with_nodes], dtype=np.int64), return_inverse=True
+        )
         self._cache: dict[Demand, np.ndarray] = {}
 
     def of(self, demand: Mapping[str, int]) -> np.ndarray:
@@ -172,21 +178,24 @@ class Estimator:
 
     def _sets(self, parts: Sequence[Part]) -> np.ndarray:
         room = self._summary(_demand_key(set_demand(parts)))
-        alike: dict[int, int | None] = {}  # per node shape
+        live = room[self._node_rows] > 0
+        rows, shape_of = self._node_rows[live], self._shape_of[live]
+        # per node shape, the sets its nodes hold where the set's replicas are alike (-1: simulated)
+        alike = np.full(len(self._shapes), -1, dtype=np.int64)
+        for k in np.unique(shape_of).tolist():
+            held = _sets_alike(self.clusters[int(self._shapes[k])].capacity, parts)
+            if held is not None:
+                alike[k] = held
+        bound = alike[shape_of]
+        counted = bound >= 0
+        room[rows[counted]] = np.minimum(room[rows[counted]], bound[counted])
         simulated: dict[tuple[int, int], int] = {}  # per node shape and limit
-        for i in self.with_nodes:
-            if room[i] > 0:
-                shape = self.same_nodes[i]
-                if shape not in alike:
-                    alike[shape] = _sets_alike(self.clusters[i].capacity, parts)
-                if alike[shape] is not None:
-                    room[i] = min(int(room[i]), alike[shape])
-                    continue
-                key = (shape, int(room[i]))
-                got = simulated.get(key)
-                if got is None:
-                    got = simulated[key] = sets_on_nodes(self.clusters[i].capacity, parts, int(room[i]))
-                room[i] = got
+        for i in rows[~counted].tolist():
+            key = (self.same_nodes[i], int(room[i]))
+            got = simulated.get(key)
+            if got is None:
+                got = simulated[key] = sets_on_nodes(self.clusters[i].capacity, parts, int(room[i]))
+            room[i] = got
         return room
 
     def _summary(self, demand: Demand) -> np.ndarray:
