@@ -91,14 +91,25 @@ def footprint(replicas: Replicas) -> Mapping[str, int]:
 def _sets_alike(capacity: Capacity, parts: Sequence[Part]) -> int | None:
     """The whole sets the nodes hold where the set's replicas are all alike (first fit places
     them one after another; no limit on them but the nodes'), else None (they must be simulated)."""
+    alike = _alike(parts)
+    return None if alike is None else _alike_sets(capacity, *alike)
+
+
+def _alike(parts: Sequence[Part]) -> tuple[Demand, int] | None:
+    """Where a set's replicas (of parts of more than 0) are all alike, their demand and how many
+    a set has (an empty set: none, 0); else None."""
     parts = [p for p in parts if p.count > 0]
     if not parts:
-        return INT64_MAX  # an empty set always fits
+        return (), 0
     demands = {_demand_key(p.demand) for p in parts}
-    if len(demands) == 1:
-        (demand,) = demands
-        return node_bound(capacity, demand) // sum(p.count for p in parts)
-    return None
+    if len(demands) != 1:
+        return None
+    return demands.pop(), sum(p.count for p in parts)
+
+
+def _alike_sets(capacity: Capacity, demand: Demand, count: int) -> int:
+    """The sets of `count` alike replicas of `demand` the nodes hold."""
+    return INT64_MAX if not count else node_bound(capacity, demand) // count  # an empty set always fits
 
 
 def sets_on_nodes(capacity: Capacity, parts: Sequence[Part], limit: int) -> int:
@@ -181,12 +192,12 @@ class Estimator:
         live = room[self._node_rows] > 0
         rows, shape_of = self._node_rows[live], self._shape_of[live]
         # per node shape, the sets its nodes hold where the set's replicas are alike (-1: simulated)
-        alike = np.full(len(self._shapes), -1, dtype=np.int64)
-        for k in np.unique(shape_of).tolist():
-            held = _sets_alike(self.clusters[int(self._shapes[k])].capacity, parts)
-            if held is not None:
-                alike[k] = held
-        bound = alike[shape_of]
+        alike = _alike(parts)
+        held = np.full(len(self._shapes), -1, dtype=np.int64)
+        if alike is not None:
+            for k in np.unique(shape_of).tolist():
+                held[k] = _alike_sets(self.clusters[int(self._shapes[k])].capacity, *alike)
+        bound = held[shape_of]
         counted = bound >= 0
         room[rows[counted]] = np.minimum(room[rows[counted]], bound[counted])
         simulated: dict[tuple[int, int], int] = {}  # per node shape and limit

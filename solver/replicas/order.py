@@ -27,14 +27,15 @@ cluster the request holds), available replicas (estimate + held) descending, nam
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
 
 from model import Cluster, ClusterTerm, FilterKind, PlacementRequest, Taint, Toleration, first_untolerated
 
-__all__ = ["FILTERS", "HELD_SCORE", "NO_OVERFLOW", "Filters", "canonical", "packed_order"]
+__all__ = ["FILTERS", "HELD_SCORE", "NO_OVERFLOW", "Filters", "Judgement", "canonical", "packed_order"]
 
 FILTERS = (
     FilterKind.INELIGIBLE,
@@ -46,6 +47,35 @@ FILTERS = (
 )
 HELD_SCORE = 100  # the locality score of a cluster the request holds (every other scores 0)
 NO_OVERFLOW = 1000  # the overflow order of a cluster no term of the tier matches
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """A request's filters judged under a tier: `passing` per cluster, and (failing) the rows
+    failing them with the first filter each fails. Made of the verdicts of every request alike in
+    its filters (shared, read-only) and the few clusters the request holds, judged again."""
+
+    passing: np.ndarray
+    shared_failing: np.ndarray  # rows, ascending (the held ones judged again in `held`)
+    shared_first: np.ndarray  # per such row, the index in FILTERS of the first filter it fails
+    held: Mapping[int, int | None]  # per held row, the first filter it fails (None: it passes)
+
+    def failing(self, limit: int | None) -> tuple[list[int], list[int]]:
+        """The failing rows in name order, at most `limit` (None: all), and the index in FILTERS
+        of the first filter each fails."""
+        rows, first = self.shared_failing, self.shared_first
+        if limit is not None:
+            rows, first = rows[: limit + len(self.held)], first[: limit + len(self.held)]
+        pairs = [
+            (row, k) for row, k in zip(rows.tolist(), first.tolist(), strict=True) if row not in self.held
+        ]
+        if self.held:
+            pairs = sorted(pairs + [(row, k) for row, k in self.held.items() if k is not None])
+        pairs = pairs[:limit]
+        return [row for row, _ in pairs], [k for _, k in pairs]
+
+
+_MISSING, _TAINT = FILTERS.index(FilterKind.MISSING), FILTERS.index(FilterKind.TAINT)
 
 
 class Filters:
@@ -63,6 +93,7 @@ class Filters:
         self._terms: dict[ClusterTerm, np.ndarray] = {}
         self._claims: dict[str, np.ndarray] = {}
         self._tolerated: dict[tuple[Toleration, ...], np.ndarray] = {}
+        self._judged: dict[tuple, tuple[list[tuple[FilterKind, np.ndarray]], Judgement]] = {}
 
     def trait(self, trait: str) -> np.ndarray:
         if self._trait_rows is None:  # every trait's rows, in one pass over the clusters
@@ -150,6 +181,49 @@ class Filters:
                     evicted[row] = False
         masks = (self.eligible, needs, tolerated, affinity, spread, evicted)
         return list(zip(FILTERS, masks, strict=True))
+
+    def judge(self, request: PlacementRequest, tier: int, held: Sequence[int]) -> Judgement:
+        """The request's filters judged under its tier `tier`; `held`: the rows it holds. The
+        verdicts depend on the request's filters alone but at the clusters it holds (what it
+        needs and untolerated new-only taints are not asked there): made once per distinct
+        filters, the held clusters judged again."""
+        replicas = request.replicas
+        terms = None
+        if replicas.tiers:
+            chosen = replicas.tiers[tier]
+            terms = (chosen.term,) if replicas.unlimited else (chosen.term, *chosen.overflow)
+        key = (
+            replicas.needs,
+            request.tolerations,
+            request.required,
+            terms,
+            tuple(g.claim for g in replicas.groups if g.claim),
+            replicas.evicted,
+        )
+        got = self._judged.get(key)
+        if got is None:
+            verdicts = self.verdicts(request, tier, ())
+            passing = np.logical_and.reduce([mask for _, mask in verdicts])
+            passing.setflags(write=False)
+            failing = np.flatnonzero(~passing)
+            first = (
+                np.argmin(np.array([mask[failing] for _, mask in verdicts]), axis=0)
+                if len(failing)
+                else failing
+            )
+            got = self._judged[key] = (verdicts, Judgement(passing, failing, first, {}))
+        verdicts, shared = got
+        if not held:
+            return shared
+        passing = shared.passing.copy()
+        again: dict[int, int | None] = {}
+        for row in held:
+            flags = [bool(mask[row]) for _, mask in verdicts]
+            flags[_MISSING] = True
+            flags[_TAINT] = self.untolerated(row, request.tolerations, held=True) is None
+            passing[row] = all(flags)
+            again[row] = None if passing[row] else flags.index(False)
+        return Judgement(passing, shared.shared_failing, shared.shared_first, again)
 
     def overflow_order(self, request: PlacementRequest, tier: int, rows: np.ndarray) -> np.ndarray:
         """Each row's overflow order under the tier (0 without tiers)."""

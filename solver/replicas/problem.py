@@ -7,7 +7,7 @@ request holds there, the locality score and the overflow order. Built lazily and
 asks for the tiers it tries, in queue order.
 
 Names kept stable for the joint solver: ReplicaProblem (batch, requests, queue, filters,
-estimator, held(), candidates(), verdicts()), Candidates (rows, names, estimate, held, score,
+estimator, held(), candidates(), judge()), Candidates (rows, names, estimate, held, score,
 overflow, available).
 """
 
@@ -21,11 +21,9 @@ import numpy as np
 
 from model import Batch, FilterKind, PlacementRequest, Unselected
 from solver.replicas.estimate import Estimator, available_replicas
-from solver.replicas.order import HELD_SCORE, Filters, canonical
+from solver.replicas.order import HELD_SCORE, Filters, Judgement, canonical
 
 __all__ = ["Candidates", "ReplicaProblem", "alike"]
-
-Verdicts = list[tuple[FilterKind, np.ndarray]]  # each filter's verdict on every cluster, in FILTERS order
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -75,7 +73,6 @@ class ReplicaProblem:
         # (row, filter) -> the results' entry for a cluster left out by a filter that reads the
         # cluster alone (solver.replicas.results): thousands of requests share each
         self.unselected: dict[tuple[int, FilterKind], Unselected] = {}
-        self._failing: dict[tuple[int, int], tuple[list[int], list[int]]] = {}
 
     def held(self, i: int) -> dict[int, int]:
         """The rows request i holds (its current replicas and existing decisions), with the
@@ -93,8 +90,9 @@ class ReplicaProblem:
                 out.setdefault(row, 0)
         return out
 
-    def verdicts(self, i: int, tier: int) -> Verdicts:
-        return self.filters.verdicts(self.requests[i], tier, list(self.held(i)))
+    def judge(self, i: int, tier: int) -> Judgement:
+        """Request i's filters judged under its tier `tier` (order.Filters.judge)."""
+        return self.filters.judge(self.requests[i], tier, list(self.held(i)))
 
     def candidates(self, i: int, tier: int = 0) -> Candidates:
         key = (i, tier)
@@ -103,35 +101,14 @@ class ReplicaProblem:
             got = self._candidates[key] = self._build(i, tier)
         return got
 
-    def failing(
-        self,
-        i: int,
-        tier: int,
-        limit: int | None,
-        verdicts: list[tuple[FilterKind, np.ndarray]] | None = None,
-    ) -> tuple[list[int], list[int]]:
+    def failing(self, i: int, tier: int, limit: int | None) -> tuple[list[int], list[int]]:
         """The rows failing request i's filters under the tier, in name order, at most `limit`
-        (None: all), and the first filter each fails (its index in FILTERS order). Kept for the
-        batch's explain limit when the candidates are built (a result asks for them again)."""
-        key = (i, tier)
-        if limit == self.batch.explain_limit and key in self._failing:
-            return self._failing[key]
-        if verdicts is None:
-            verdicts = self.verdicts(i, tier)
-        passing = np.logical_and.reduce([mask for _, mask in verdicts])
-        rows = np.flatnonzero(~passing)[:limit]
-        first = np.argmin(np.array([mask[rows] for _, mask in verdicts]), axis=0) if len(rows) else rows
-        got = (rows.tolist(), first.tolist())
-        if limit == self.batch.explain_limit:
-            self._failing[key] = got
-        return got
+        (None: all), and the first filter each fails (its index in FILTERS order)."""
+        return self.judge(i, tier).failing(limit)
 
     def _build(self, i: int, tier: int) -> Candidates:
         request = self.requests[i]
-        verdicts = self.verdicts(i, tier)
-        passing = np.logical_and.reduce([mask for _, mask in verdicts])
-        self.failing(i, tier, self.batch.explain_limit, verdicts)
-        rows = np.flatnonzero(passing)
+        rows = np.flatnonzero(self.judge(i, tier).passing)
         n = len(self.batch.clusters)
         held_all = np.zeros(n, dtype=np.int64)
         score_all = np.zeros(n, dtype=np.int64)
