@@ -5,7 +5,7 @@ them; a steady request that keeps more than its count beside a negative entry.""
 
 from __future__ import annotations
 
-from model import Batch, Division, GroupSpread
+from model import Batch, Division, FilterKind, GroupSpread
 from solver import SolveOptions, check, solve
 from solver.replicas.gosort import go_sort
 from tests.fixtures.replicas import answer, cluster, labelled, names_term, request, room, solve_batch, split
@@ -47,3 +47,17 @@ def test_steady_request_holding_more_than_its_count_beside_a_negative_entry():
         result = solve(batch, options)
         assert check(batch, result) == []
         assert split(answer(result)) == [("m3", 3)]
+
+
+def test_alike_filters_judged_once_keep_each_request_s_held_clusters():
+    """Two requests with the same filters (needing the trait "api", which m1 lacks): the one that
+    holds m1 keeps it among its candidates, the other sees m1 filtered out as MISSING (the
+    shared verdicts never carry one request's held clusters into another's)."""
+    clusters = [room("m0", 5, traits=["api"]), room("m1", 5)]
+    holds = request("a", 2, current=[("m1", 1)], needs="api", order=0)
+    free = request("b", 2, needs="api", order=1)
+    result = solve_batch(clusters, holds, free)
+    assert {name for name, _ in split(answer(result, "a"))} >= {"m1"}
+    assert [name for name, _ in split(answer(result, "b"))] == ["m0"]
+    left_out = {u.cluster: u.kind for u in answer(result, "b").unselected}
+    assert left_out == {"m1": FilterKind.MISSING}
