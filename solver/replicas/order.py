@@ -27,7 +27,7 @@ cluster the request holds), available replicas (estimate + held) descending, nam
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -35,7 +35,7 @@ import numpy as np
 
 from model import Cluster, ClusterTerm, FilterKind, PlacementRequest, Taint, Toleration, first_untolerated
 
-__all__ = ["FILTERS", "HELD_SCORE", "NO_OVERFLOW", "Filters", "Judgement", "canonical", "packed_order"]
+__all__ = ["FILTERS", "HELD_SCORE", "NO_OVERFLOW", "Filters", "canonical", "packed_order"]
 
 FILTERS = (
     FilterKind.INELIGIBLE,
@@ -50,31 +50,19 @@ NO_OVERFLOW = 1000  # the overflow order of a cluster no term of the tier matche
 
 
 @dataclass(frozen=True, slots=True)
-class Judgement:
-    """A request's filters judged under a tier: `passing` per cluster, and (failing) the rows
-    failing them with the first filter each fails. Made of the verdicts of every request alike in
-    its filters (shared, read-only) and the few clusters the request holds, judged again."""
+class _Shared:
+    """The verdicts of every request alike in its filters (under a tier), as bits: the passing
+    clusters, each filter's verdict, and the first failing rows (in name order, at most _KEPT)
+    with the first filter each fails. A few kilobytes: thousands are kept."""
 
-    passing: np.ndarray
-    shared_failing: np.ndarray  # rows, ascending (the held ones judged again in `held`)
-    shared_first: np.ndarray  # per such row, the index in FILTERS of the first filter it fails
-    held: Mapping[int, int | None]  # per held row, the first filter it fails (None: it passes)
-
-    def failing(self, limit: int | None) -> tuple[list[int], list[int]]:
-        """The failing rows in name order, at most `limit` (None: all), and the index in FILTERS
-        of the first filter each fails."""
-        rows, first = self.shared_failing, self.shared_first
-        if limit is not None:
-            rows, first = rows[: limit + len(self.held)], first[: limit + len(self.held)]
-        pairs = [
-            (row, k) for row, k in zip(rows.tolist(), first.tolist(), strict=True) if row not in self.held
-        ]
-        if self.held:
-            pairs = sorted(pairs + [(row, k) for row, k in self.held.items() if k is not None])
-        pairs = pairs[:limit]
-        return [row for row, _ in pairs], [k for _, k in pairs]
+    passing: np.ndarray  # np.packbits of the passing mask
+    verdicts: np.ndarray  # np.packbits of each filter's mask, in FILTERS order (a row each)
+    failing: list[int]
+    first: list[int]
+    more: bool  # more rows fail than `failing` lists
 
 
+_KEPT = 64
 _MISSING, _TAINT = FILTERS.index(FilterKind.MISSING), FILTERS.index(FilterKind.TAINT)
 
 
@@ -93,7 +81,7 @@ class Filters:
         self._terms: dict[ClusterTerm, np.ndarray] = {}
         self._claims: dict[str, np.ndarray] = {}
         self._tolerated: dict[tuple[Toleration, ...], np.ndarray] = {}
-        self._judged: dict[tuple, tuple[list[tuple[FilterKind, np.ndarray]], Judgement]] = {}
+        self._shared: dict[tuple, _Shared] = {}
 
     def trait(self, trait: str) -> np.ndarray:
         if self._trait_rows is None:  # every trait's rows, in one pass over the clusters
@@ -182,11 +170,38 @@ class Filters:
         masks = (self.eligible, needs, tolerated, affinity, spread, evicted)
         return list(zip(FILTERS, masks, strict=True))
 
-    def judge(self, request: PlacementRequest, tier: int, held: Sequence[int]) -> Judgement:
-        """The request's filters judged under its tier `tier`; `held`: the rows it holds. The
-        verdicts depend on the request's filters alone but at the clusters it holds (what it
-        needs and untolerated new-only taints are not asked there): made once per distinct
-        filters, the held clusters judged again."""
+    def passing(self, request: PlacementRequest, tier: int, held: Sequence[int]) -> np.ndarray:
+        """Whether each cluster passes the request's filters under its tier `tier` (`held`: the
+        rows it holds): the verdicts shared by the requests alike in their filters, the held
+        rows judged again."""
+        shared = self._alike(request, tier)
+        passing = np.unpackbits(shared.passing, count=len(self.clusters)).view(bool)
+        for row in held:
+            passing[row] = self._held(request, tier, row, shared) is None
+        return passing
+
+    def failing(
+        self, request: PlacementRequest, tier: int, held: Sequence[int], limit: int | None
+    ) -> tuple[list[int], list[int]]:
+        """The rows failing the request's filters under its tier, in name order, at most `limit`
+        (None: all), and the first filter each fails (its index in FILTERS)."""
+        shared = self._alike(request, tier)
+        if limit is None or (shared.more and limit + len(held) > len(shared.failing)):
+            verdicts = self.verdicts(request, tier, held)
+            rows = np.flatnonzero(~np.logical_and.reduce([mask for _, mask in verdicts]))[:limit]
+            first = np.argmin(np.array([mask[rows] for _, mask in verdicts]), axis=0) if len(rows) else rows
+            return rows.tolist(), first.tolist()
+        pairs = [(row, k) for row, k in zip(shared.failing, shared.first, strict=True) if row not in held]
+        for row in held:
+            k = self._held(request, tier, row, shared)
+            if k is not None:
+                pairs.append((row, k))
+        pairs = sorted(pairs)[:limit]
+        return [row for row, _ in pairs], [k for _, k in pairs]
+
+    def _alike(self, request: PlacementRequest, tier: int) -> _Shared:
+        """The verdicts of the request's filters but at the clusters it holds (what it needs and
+        untolerated new-only taints are not asked there), made once per distinct filters."""
         replicas = request.replicas
         terms = None
         if replicas.tiers:
@@ -200,30 +215,30 @@ class Filters:
             tuple(g.claim for g in replicas.groups if g.claim),
             replicas.evicted,
         )
-        got = self._judged.get(key)
+        got = self._shared.get(key)
         if got is None:
-            verdicts = self.verdicts(request, tier, ())
-            passing = np.logical_and.reduce([mask for _, mask in verdicts])
-            passing.setflags(write=False)
+            masks = np.array([mask for _, mask in self.verdicts(request, tier, ())], dtype=bool)
+            passing = masks.all(axis=0)
             failing = np.flatnonzero(~passing)
-            first = (
-                np.argmin(np.array([mask[failing] for _, mask in verdicts]), axis=0)
-                if len(failing)
-                else failing
+            few = failing[:_KEPT]
+            first = np.argmin(masks[:, few], axis=0) if len(few) else few
+            got = self._shared[key] = _Shared(
+                np.packbits(passing),
+                np.packbits(masks, axis=1),
+                few.tolist(),
+                first.tolist(),
+                len(failing) > _KEPT,
             )
-            got = self._judged[key] = (verdicts, Judgement(passing, failing, first, {}))
-        verdicts, shared = got
-        if not held:
-            return shared
-        passing = shared.passing.copy()
-        again: dict[int, int | None] = {}
-        for row in held:
-            flags = [bool(mask[row]) for _, mask in verdicts]
-            flags[_MISSING] = True
-            flags[_TAINT] = self.untolerated(row, request.tolerations, held=True) is None
-            passing[row] = all(flags)
-            again[row] = None if passing[row] else flags.index(False)
-        return Judgement(passing, shared.shared_failing, shared.shared_first, again)
+        return got
+
+    def _held(self, request: PlacementRequest, tier: int, row: int, shared: _Shared) -> int | None:
+        """The first filter a row the request holds fails (its index in FILTERS; None: it passes):
+        the shared verdicts there, but for what it needs and new-only taints."""
+        byte, bit = divmod(row, 8)
+        flags = [bool((shared.verdicts[k, byte] >> (7 - bit)) & 1) for k in range(len(FILTERS))]
+        flags[_MISSING] = True
+        flags[_TAINT] = self.untolerated(row, request.tolerations, held=True) is None
+        return None if all(flags) else flags.index(False)
 
     def overflow_order(self, request: PlacementRequest, tier: int, rows: np.ndarray) -> np.ndarray:
         """Each row's overflow order under the tier (0 without tiers)."""

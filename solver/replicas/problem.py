@@ -7,7 +7,7 @@ request holds there, the locality score and the overflow order. Built lazily and
 asks for the tiers it tries, in queue order.
 
 Names kept stable for the joint solver: ReplicaProblem (batch, requests, queue, filters,
-estimator, held(), candidates(), judge()), Candidates (rows, names, estimate, held, score,
+estimator, held(), candidates(), failing()), Candidates (rows, names, estimate, held, score,
 overflow, available).
 """
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from model import Batch, FilterKind, PlacementRequest, Unselected
 from solver.replicas.estimate import Estimator, available_replicas
-from solver.replicas.order import HELD_SCORE, Filters, Judgement, canonical
+from solver.replicas.order import HELD_SCORE, Filters, canonical
 
 __all__ = ["Candidates", "ReplicaProblem", "alike"]
 
@@ -90,10 +90,6 @@ class ReplicaProblem:
                 out.setdefault(row, 0)
         return out
 
-    def judge(self, i: int, tier: int) -> Judgement:
-        """Request i's filters judged under its tier `tier` (order.Filters.judge)."""
-        return self.filters.judge(self.requests[i], tier, list(self.held(i)))
-
     def candidates(self, i: int, tier: int = 0) -> Candidates:
         key = (i, tier)
         got = self._candidates.get(key)
@@ -104,11 +100,11 @@ class ReplicaProblem:
     def failing(self, i: int, tier: int, limit: int | None) -> tuple[list[int], list[int]]:
         """The rows failing request i's filters under the tier, in name order, at most `limit`
         (None: all), and the first filter each fails (its index in FILTERS order)."""
-        return self.judge(i, tier).failing(limit)
+        return self.filters.failing(self.requests[i], tier, list(self.held(i)), limit)
 
     def _build(self, i: int, tier: int) -> Candidates:
         request = self.requests[i]
-        rows = np.flatnonzero(self.judge(i, tier).passing)
+        rows = np.flatnonzero(self.filters.passing(request, tier, list(self.held(i))))
         n = len(self.batch.clusters)
         held_all = np.zeros(n, dtype=np.int64)
         score_all = np.zeros(n, dtype=np.int64)
