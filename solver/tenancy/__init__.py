@@ -37,6 +37,8 @@ from collections.abc import Sequence
 
 from model import Batch, PlacementRequest, RequestResult, SolveStats, added_levels
 from solver.coupling import Levels, decide, zero_levels
+from solver.tenancy.bound import pools_bound, slots_bound
+from solver.tenancy.flow import arcs_of
 from solver.tenancy.hand_out import hand_out, hand_out_pools
 from solver.tenancy.joint import solve_joint
 from solver.tenancy.local_search import free_balance, free_weighted
@@ -57,6 +59,9 @@ class TenancySlots:
         self.proven: set[int] = set()  # the parts (by first class) whose joint answer is proven
         # The parts (by first class) whose levels 1 and 2 CP-SAT proved, with their optima.
         self.optima: dict[int, tuple[int | None, int | None]] = {}
+        # The parts (by first class) whose aim a relaxation bounds (solver.tenancy.bound), with
+        # that bound: it holds for answers at the optima of levels 1 and 2.
+        self.aims: dict[int, int] = {}
         self.models = 0
         self.time_limited = False
         self.build_seconds = 0.0
@@ -84,7 +89,11 @@ class TenancySlots:
         if greedy_is_optimal(problem, part):
             self.proven.add(part[0])
             return greedy
-        if free_weighted(problem, part):  # a local optimum: no bound is proven
+        if free_weighted(problem, part):  # a local optimum, bounded by a relaxation
+            # Every unit with a candidate is placed and nothing is created, in any answer.
+            alone = [problem.classes[k] for k in part if not problem.classes[k].candidates]
+            self.optima[part[0]] = (sum(len(cls.requests) for cls in alone), 0)
+            self.aims[part[0]] = slots_bound(problem, part)
             return _better(problem, part, free_balance(problem, part, greedy), greedy)
         joint = solve_joint(problem, part, greedy, seed=self.seed, budget=self.budget, deadline=self.deadline)
         self.models += 1 if joint is None else joint.models
@@ -102,7 +111,23 @@ class TenancySlots:
             return greedy
         if joint.proven:
             self.proven.add(part[0])
-        return _better(problem, part, answer, greedy)
+        answer = _better(problem, part, answer, greedy)
+        if not joint.proven:
+            self._bound_aim(part, answer, joint.optima)
+        return answer
+
+    def _bound_aim(self, part: list[int], answer: Placement, optima: tuple[int | None, int | None]) -> None:
+        """The aim's bound (solver.tenancy.bound) where the answer holds levels 1 and 2 at their
+        proven optima, all requests take one slot and the aim is the squares."""
+        classes = [self.problem.classes[k] for k in part]
+        if classes[0].aim != "squares" or any(cls.demand != 1 for cls in classes):
+            return
+        unplaced, created, aim = measure(self.problem, part, answer)
+        if (unplaced, created) != optima:
+            return
+        bound = pools_bound(self.problem, part, arcs_of(self.problem, classes), (unplaced, created), aim)
+        if bound is not None:
+            self.aims[part[0]] = bound
 
     def levels(self, part: list[int], answer: Placement) -> Levels:
         """The part's levels (LEVELS: the aim counted under its kind's name) and their bound: the
@@ -118,7 +143,8 @@ class TenancySlots:
         # A level's optimum bounds it where the answer holds every level before it at its own;
         # the aims of other kinds are none of the part's (0, whatever the answer).
         second = least[1] if unplaced == least[0] else None
-        return Levels(values, (least[0], second, *(None if kind == named else 0 for named in AIM_KINDS)))
+        aim = self.aims.get(part[0]) if second is not None and created == second else None
+        return Levels(values, (least[0], second, *(aim if kind == named else 0 for named in AIM_KINDS)))
 
 
 def _better(problem: Problem, part: list[int], answer: Placement, greedy: Placement) -> Placement:
