@@ -29,7 +29,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from solver.tenancy.flow import Graph, existing_clusters
+from solver.tenancy.flow import Graph, existing_clusters, new_clusters
 from solver.tenancy.problem import Problem, pool_demand, pool_limit, rows_of
 
 __all__ = ["pools_bound", "slots_bound"]
@@ -65,21 +65,12 @@ def pools_bound(
         elif cls.pool is None:
             graph.arc(entry[cls.index], nowhere, len(cls.requests))
     graph.arc(nowhere, sink, unplaced)
-    priced: list[tuple[int, int]] = []  # (arc, L_P): each pool's widest limited tier
-    for pool in sorted({cls.pool for cls in classes if cls.pool is not None and not cls.exclusive}):
-        limit = pool_limit(problem, part, pool)
-        most = 1 if limit == 0 else pool_demand(problem, part, pool)
-        members = [cls for cls in classes if pool in cls.pools]
-        top = graph.node()
-        limits = sorted({cls.limit for cls in members if cls.limit})
-        tier = {v: graph.node() for v in limits}
-        for here, after in zip(limits, [*limits[1:], None], strict=False):
-            arc = graph.arc(tier[here], tier[after] if after is not None else top, here * most)
-            if after is None:
-                priced.append((arc, here))
-        for cls in members:
-            graph.arc(entry[cls.index], tier[cls.limit] if cls.limit else top, len(cls.requests))
-        graph.arc(top, sink, total)
+    # Each pool opens up to its most (a real count in the relaxation: see the docstring).
+    most = {
+        pool: 1 if pool_limit(problem, part, pool) == 0 else pool_demand(problem, part, pool)
+        for pool in {cls.pool for cls in classes if cls.pool is not None and not cls.exclusive}
+    }
+    _, priced = new_clusters(graph, problem, part, entry, sink, most, total, by_own=False)
     existing_clusters(graph, problem, part, arcs, entry, sink, "squares", _SCALE)
     tenants = sum(problem.base[row] ** 2 for row in rows_of(problem, part))
     costs = np.asarray(graph.costs, dtype=np.int64)

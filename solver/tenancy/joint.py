@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from solver.search import cp_seed, stage_weights, stages
-from solver.tenancy.flow import aim_flow, arcs_of, balanced_ceilings, best_split
+from solver.tenancy.flow import arcs_of, balanced_ceilings, best_split, joined_flow
 from solver.tenancy.problem import (
     Placement,
     Problem,
@@ -204,15 +204,11 @@ def solve_joint(
     split = {pool: solver.value(var) for pool, var in opened.items()}
     pools = {key: solver.value(x) for key, x in to_pool.items() if solver.value(x)}
     if any(cls.joins for cls in classes):
-        # Who goes to which pool stays CP-SAT's; the flow levels the rest on existing clusters
-        # (exact for those spills, so unproven).
-        away = {
-            cls.index: len(cls.requests) - sum(best.get((cls.index, row), 0) for row in cls.candidates)
-            for cls in classes
-        }
-        flowed = aim_flow(problem, part, arcs, {}, 0, away=away)
+        # The clusters each pool opens stay CP-SAT's; who goes where, existing clusters and
+        # pools alike, is the flow's (exact for that split, so unproven: solver.tenancy.bound).
+        joined = joined_flow(problem, part, arcs, split, unplaced)
         seconds += time.perf_counter() - began
-        answer = flowed[0] if flowed else best
+        answer, pools = joined if joined is not None else (best, pools)
         return Joint(answer, False, 1, False, seconds, build_seconds, pools, split, optima=counts)
     flowed, proven = best_split(problem, part, arcs, split, unplaced)
     seconds += time.perf_counter() - began
