@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from model import Batch, Cluster, ClusterTerm, Packing, PlacementRequest, SelectionMode, Tenancy
 from solver import SolveOptions, check, solve
-from solver.tenancy.bound import slots_bound
+from solver.decompose import components
+from solver.tenancy.bound import slots_bounds
 from solver.tenancy.problem import Problem
 
 
@@ -80,7 +81,10 @@ def test_the_slots_bound_is_at_most_every_placement_and_is_the_levels_bound(b) -
     problem = Problem(b, b.requests)
     least = _least_squares(b)
     every = list(range(len(problem.classes)))
-    assert slots_bound(problem, every) <= least
+    assert slots_bounds(problem, [every])[0] <= least
+    # Independent parts bounded in one flow: each its own bound, as if alone.
+    parts = components([[("cluster", row) for row in cls.candidates] for cls in problem.classes])
+    assert slots_bounds(problem, parts) == [slots_bounds(problem, [part])[0] for part in parts]
     result = solve(b, SolveOptions(mode="optimal"))
     assert check(b, result) == []
     squares = next(level for level in result.stats.levels if level.name == "tenants-squared")

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 
 from model import Batch, PlacementRequest, RequestResult, SolveStats, added_levels
 from solver.coupling import Levels, decide, zero_levels
-from solver.tenancy.bound import pools_bound, slots_bound
+from solver.tenancy.bound import pools_bound, slots_bounds
 from solver.tenancy.flow import arcs_of
 from solver.tenancy.hand_out import hand_out, hand_out_pools
 from solver.tenancy.joint import solve_joint
@@ -62,6 +62,7 @@ class TenancySlots:
         # The parts (by first class) whose aim a relaxation bounds (solver.tenancy.bound), with
         # that bound: it holds for answers at the optima of levels 1 and 2.
         self.aims: dict[int, int] = {}
+        self.weighted: list[list[int]] = []  # the parts of several-slot units (local_search)
         self.models = 0
         self.time_limited = False
         self.build_seconds = 0.0
@@ -93,7 +94,7 @@ class TenancySlots:
             # Every unit with a candidate is placed and nothing is created, in any answer.
             alone = [problem.classes[k] for k in part if not problem.classes[k].candidates]
             self.optima[part[0]] = (sum(len(cls.requests) for cls in alone), 0)
-            self.aims[part[0]] = slots_bound(problem, part)
+            self.weighted.append(part)  # bounded all at once (bound_weighted)
             return _better(problem, part, free_balance(problem, part, greedy), greedy)
         joint = solve_joint(problem, part, greedy, seed=self.seed, budget=self.budget, deadline=self.deadline)
         self.models += 1 if joint is None else joint.models
@@ -127,6 +128,11 @@ class TenancySlots:
             return
         bound = pools_bound(self.problem, part, arcs_of(self.problem, classes), (unplaced, created), aim)
         if bound is not None:
+            self.aims[part[0]] = bound
+
+    def bound_weighted(self) -> None:
+        """The several-slot parts' aims bounded, in one flow (solver.tenancy.bound)."""
+        for part, bound in zip(self.weighted, slots_bounds(self.problem, self.weighted), strict=True):
             self.aims[part[0]] = bound
 
     def levels(self, part: list[int], answer: Placement) -> Levels:
@@ -169,7 +175,9 @@ def solve_tenancy(
     final = Placement()
     summed = zero_levels(LEVELS, proven=mode == "optimal")
     proven = True
-    for part, answer in decide(slots, mode == "optimal"):
+    decided = decide(slots, mode == "optimal")
+    slots.bound_weighted()
+    for part, answer in decided:
         adopt(problem, part, final, answer)
         levels = slots.levels(part, answer)
         proven &= levels.proven

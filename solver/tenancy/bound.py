@@ -14,7 +14,7 @@ not proven optimal, each the optimum of a relaxation, solved exactly by min-cost
   widest tier pays lam / L_P, less lam * C: every lam gives a valid bound (weak duality), and
   the best lam gives the relaxation's optimum (the flow's LP is integral; strong duality). The
   dual is concave and piecewise linear in lam; cutting planes find its top in a few flows.
-- Units of several slots levelled with nothing else to decide (`slots_bound`): the relaxation
+- Units of several slots levelled with nothing else to decide (`slots_bounds`): the relaxation
   lets a unit's slots go to different candidates. Each slot then flows on its own and the
   squares are convex unit arcs (one slot more on a cluster holding t costs 2t + 1); a whole
   unit's placement is one of the relaxation's, at the same cost, so its optimum is at most
@@ -32,7 +32,7 @@ import numpy as np
 from solver.tenancy.flow import Graph, existing_clusters, new_clusters
 from solver.tenancy.problem import Problem, pool_demand, pool_limit, rows_of
 
-__all__ = ["pools_bound", "slots_bound"]
+__all__ = ["pools_bound", "slots_bounds"]
 
 # A pool's price per request, lam / L_P, is charged in whole 1/_SCALE of a square's unit
 # (rounded down: a lower price is still a valid bound, pools_bound's docstring).
@@ -138,19 +138,32 @@ def _top(
     return best
 
 
-def slots_bound(problem: Problem, part: list[int]) -> int:
-    """A lower bound on the sum of squared loads where units of several slots are levelled with
-    nothing else to decide (solver.tenancy.local_search): each slot placed on its own, one
-    min-cost flow (the module's docstring)."""
-    classes = [problem.classes[k] for k in part if problem.classes[k].candidates]
+def slots_bounds(problem: Problem, parts: list[list[int]]) -> list[int]:
+    """For each part, a lower bound on the sum of squared loads where units of several slots are
+    levelled with nothing else to decide (solver.tenancy.local_search): each slot placed on its
+    own (the module's docstring). The parts are independent: one min-cost flow for them all
+    (kcp's hubs have hundreds), each part's bound its own arcs' cost."""
+    if not parts:
+        return []
     graph = Graph()
     source, sink = graph.node(), graph.node()
-    entry = {cls.index: graph.node() for cls in classes}
-    slots = {cls.index: len(cls.requests) * cls.demand for cls in classes}
-    for cls in classes:
-        graph.arc(source, entry[cls.index], slots[cls.index])
-    arcs = {(cls.index, row): slots[cls.index] for cls in classes for row in cls.candidates}
-    existing_clusters(graph, problem, part, arcs, entry, sink, "squares")
-    solved = graph.solve(source, sink, sum(slots.values()), np.asarray(graph.costs, dtype=np.int64))
+    starts, total = [], 0
+    for part in parts:
+        starts.append(len(graph.tails))
+        classes = [problem.classes[k] for k in part if problem.classes[k].candidates]
+        entry = {cls.index: graph.node() for cls in classes}
+        slots = {cls.index: len(cls.requests) * cls.demand for cls in classes}
+        for cls in classes:
+            graph.arc(source, entry[cls.index], slots[cls.index])
+        arcs = {(cls.index, row): slots[cls.index] for cls in classes for row in cls.candidates}
+        existing_clusters(graph, problem, part, arcs, entry, sink, "squares")
+        total += sum(slots.values())
+    costs = np.asarray(graph.costs, dtype=np.int64)
+    solved = graph.solve(source, sink, total, costs)
     assert solved is not None  # no limit: every slot has room on any of its candidates
-    return sum(problem.base[row] ** 2 for row in rows_of(problem, part)) + solved[1]
+    spent = np.concatenate([[0], np.cumsum(solved[0] * costs)])  # the cost of the arcs before each
+    ends = [*starts[1:], len(costs)]
+    return [
+        sum(problem.base[row] ** 2 for row in rows_of(problem, part)) + int(spent[end] - spent[start])
+        for part, start, end in zip(parts, starts, ends, strict=True)
+    ]
