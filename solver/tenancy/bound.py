@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 
 from solver.tenancy.flow import Graph, existing_clusters, new_clusters
-from solver.tenancy.problem import Problem, pool_demand, pool_limit, rows_of
+from solver.tenancy.problem import Problem, RequestClass, pool_demand, pool_limit, rows_of
 
 __all__ = ["pools_bound", "slots_bounds"]
 
@@ -155,7 +155,7 @@ def slots_bounds(problem: Problem, parts: list[list[int]]) -> list[int]:
         slots = {cls.index: len(cls.requests) * cls.demand for cls in classes}
         for cls in classes:
             graph.arc(source, entry[cls.index], slots[cls.index])
-        arcs = {(cls.index, row): slots[cls.index] for cls in classes for row in cls.candidates}
+        arcs = _slot_rooms(problem, classes, slots)
         existing_clusters(graph, problem, part, arcs, entry, sink, "squares")
         total += sum(slots.values())
     costs = np.asarray(graph.costs, dtype=np.int64)
@@ -167,3 +167,22 @@ def slots_bounds(problem: Problem, parts: list[list[int]]) -> list[int]:
         sum(problem.base[row] ** 2 for row in rows_of(problem, part)) + int(spent[end] - spent[start])
         for part, start, end in zip(parts, starts, ends, strict=True)
     ]
+
+
+def _slot_rooms(
+    problem: Problem, classes: list[RequestClass], slots: dict[int, int]
+) -> dict[tuple[int, int], int]:
+    """(class, cluster) -> the slots of the class the relaxation may put there: as many as
+    keep the cluster's load at most one above the class's emptiest candidate's at the end (a
+    slot past that would lower the squares by moving there), which is at most the candidates'
+    mean load with every slot of the part counted. So few unit arcs are needed, not one per
+    slot of every unit that may go to a cluster."""
+    everything = sum(slots.values())
+    rooms = {}
+    for cls in classes:
+        ceiling = (sum(problem.base[row] for row in cls.candidates) + everything) // len(cls.candidates) + 1
+        for row in cls.candidates:
+            room = min(slots[cls.index], ceiling - problem.base[row])
+            if room > 0:
+                rooms[(cls.index, row)] = room
+    return rooms
