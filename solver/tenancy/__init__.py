@@ -12,22 +12,27 @@ when none has room. Optimal decides all pending requests of a coupled part joint
 
 All levels are minimised. Requests asking for the same thing (a class: same candidates, limit,
 packing, pool) are interchangeable, so the model counts how many of a class go to each cluster
-instead of deciding each request. CP-SAT decides levels 1 and 2 (it proves them in a fraction of a
-second at 10,000 requests); level 3 is then a min-cost flow (convex unit arcs for the squares),
-exact for a given split of the new clusters over pools, tried for every split when there are few
-(proven optimal) and for CP-SAT's split otherwise (status FEASIBLE: the aim is unproven). CP-SAT
-took seconds to tens of seconds on level 3 and proved nothing at 10,000 requests. The counts are
-then handed out to the requests in queue order (the request-order tie-break), each request
-keeping greedy's seeded pick where its class has allotment left there; the model is hinted with
-greedy's counts, so among equal answers it stays near greedy's. Parts that couple no two classes
-are answered by greedy, which is optimal on a single class: it fills every slot before creating
-a cluster, fills a new cluster before opening the next, and for FEWEST levels the counts like
-water.
+instead of deciding each request, and clusters alike for levels 1 and 2 (the same tenants, the
+same rooms for the same classes) are one cell of that count. CP-SAT decides levels 1 and 2 (it
+proves them in a fraction of a second at 10,000 requests); level 3 is then a min-cost flow (convex
+unit arcs for the squares), exact for a given split of the new clusters over pools, tried for
+every split when there are few (proven optimal) and for CP-SAT's split otherwise; where requests
+may join other pools' new clusters the flow also decides who goes to which pool. CP-SAT took
+seconds to tens of seconds on level 3 and proved nothing at 10,000 requests. An aim not proven so
+is bounded by a relaxation (solver.tenancy.bound: the pools' Lagrangian relaxation, or units of
+several slots split into slots), each solved exactly by min-cost flows: the level's bound, within
+a tenth of a percent on the generated openMCP hubs. The counts are then handed out to the
+requests in queue order (the request-order tie-break), each request keeping greedy's seeded pick
+where its class has allotment left there; the model is hinted with greedy's counts, so among
+equal answers it stays near greedy's. Parts that couple no two classes are answered by greedy,
+which is optimal on a single class: it fills every slot before creating a cluster, fills a new
+cluster before opening the next, and for FEWEST levels the counts like water.
 
 The package is laid out by job: `problem` (the requests and their classes), `queue` (greedy),
-`joint` (CP-SAT for the counts), `flow` (min-cost flows for the aim), `hand_out` (counts to
-requests), `local_search` (units of several slots), `results` (levels and results); this module
-runs them part by part, as the tenancy coupling (solver.coupling) its parts from solver.decompose.
+`joint` (CP-SAT for the counts), `flow` (min-cost flows for the aim), `bound` (the aim's bounds),
+`hand_out` (counts to requests), `local_search` (units of several slots), `results` (levels and
+results); this module runs them part by part, as the tenancy coupling (solver.coupling) its parts
+from solver.decompose.
 """
 
 from __future__ import annotations

@@ -3,8 +3,10 @@ each class per cluster and per pool, then the aim by a flow (solver.tenancy.flow
 clusters per pool fixed at CP-SAT's answer.
 
 Counts, not requests: interchangeable requests make one integer variable per (class, cluster), so
-the model stays the size of the classes' candidates (semantics/cp-sat-notes.md, 4.4), and CP-SAT
-proves levels 1 and 2 in a fraction of a second at 10,000 requests. Requests of several slots do
+the model stays the size of the classes' candidates (semantics/cp-sat-notes.md, 4.4), and where
+the squares are then a flow's, clusters alike for levels 1 and 2 are one cell (_cells): the
+10,000 x 50,000 openMCP hub's 11,776 counts are 69, and CP-SAT proves levels 1 and 2 in
+milliseconds. Requests of several slots do
 not split into a flow: for them CP-SAT also decides the aim, each square as its tangents.
 """
 
