@@ -140,3 +140,65 @@ def test_a_generated_openmcp_hub_is_levelled_within_a_percent_of_its_bound() -> 
     levels = {level["name"]: level for level in optimal.summary["levels"]}
     assert all(level["gap"] is not None and level["gap"] <= 0.01 for level in levels.values())
     assert levels["tenants-squared"]["objective"] == 6072
+
+
+@st.composite
+def joined(draw):
+    """openMCP-like pools: purposes a (limit 2 or 3) and b (limit 2 to 4, or none) over a few
+    clusters listing both; b's requests may join a's new clusters, and a's b's."""
+    limits = {"a": draw(st.integers(2, 3)), "b": draw(st.sampled_from([0, 2, 4]))}
+    clusters = [
+        _cluster(f"c{i}", {"a", "b"}, draw(st.integers(0, 2))) for i in range(draw(st.integers(1, 4)))
+    ]
+    requests = []
+    for i in range(draw(st.integers(2, 14))):
+        purpose = draw(st.sampled_from("ab"))
+        other = "b" if purpose == "a" else "a"
+        requests.append(_request(f"r{i:02}", i, purpose, limit=limits[purpose], pool=purpose, joins=(other,)))
+    return Batch(tuple(clusters), tuple(sorted(requests, key=lambda r: r.key)))
+
+
+@settings(deadline=None, max_examples=40)
+@given(joined())
+def test_the_pools_bound_is_at_most_the_aim_of_every_split(b) -> None:
+    """Against the joins flow at every way of opening the optimal number of new clusters over the
+    pools (each split's flow exact for it): the least of them is at least the bound, and the
+    answer's aim, in turn, at least that least."""
+    import time
+
+    from solver.tenancy import TenancySlots
+    from solver.tenancy.bound import pools_bound
+    from solver.tenancy.flow import arcs_of, joined_flow
+    from solver.tenancy.problem import pool_demand, pool_limit
+    from solver.tenancy.results import measure
+
+    problem = Problem(b, b.requests)
+    slots = TenancySlots(problem, seed=0, budget=1.0, deadline=time.perf_counter() + 30)
+    greedy = slots.greedy()
+    for part in components(slots.draws()):
+        answer = slots.joint(part, greedy)
+        optima = slots.optima.get(part[0])
+        if optima is None or None in optima or problem.classes[part[0]].aim != "squares":
+            continue
+        unplaced, created, aim = measure(problem, part, answer)
+        if (unplaced, created) != optima:
+            continue
+        classes = [problem.classes[k] for k in part]
+        arcs = arcs_of(problem, classes)
+        bound = pools_bound(problem, part, arcs, optima, aim)
+        assert bound is not None and bound <= aim
+        pools = sorted({cls.pool for cls in classes if cls.pool is not None})
+        tops = [1 if pool_limit(problem, part, p) == 0 else pool_demand(problem, part, p) for p in pools]
+        least = None
+        for split in itertools.product(*(range(top + 1) for top in tops)):
+            if sum(split) != created:
+                continue
+            flowed = joined_flow(problem, part, arcs, dict(zip(pools, split, strict=True)), unplaced)
+            if flowed is None:
+                continue
+            load = {row: problem.base[row] for row in {row for cls in classes for row in cls.candidates}}
+            for (_, row), n in flowed[0].items():
+                load[row] += n
+            value = sum(v * v for v in load.values())
+            least = value if least is None else min(least, value)
+        assert least is not None and bound <= least <= aim
