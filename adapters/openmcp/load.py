@@ -188,7 +188,8 @@ def load(
             load[held] += 1  # emit restores its finalizer
 
     model_clusters = tuple(_model_cluster(clusters[key], load[key]) for key in sorted(clusters))
-    model_requests = sorted((_model_request(cfg, ctx) for ctx in solved), key=lambda r: r.key)
+    joins: dict[tuple[str, str], tuple[str, ...]] = {}  # the same for a purpose's requests in a namespace
+    model_requests = sorted((_model_request(cfg, ctx, joins) for ctx in solved), key=lambda r: r.key)
     return Batch(model_clusters, tuple(model_requests), now=now, seed=seed), context
 
 
@@ -315,7 +316,9 @@ def _model_cluster(c: ClusterObject, load: int) -> Cluster:
     )
 
 
-def _model_request(cfg: SchedulerConfig, ctx: RequestContext) -> PlacementRequest:
+def _model_request(
+    cfg: SchedulerConfig, ctx: RequestContext, joins_of: dict[tuple[str, str], tuple[str, ...]]
+) -> PlacementRequest:
     r, mapping = ctx.request, ctx.mapping
     assert mapping is not None
     traits = (n.PURPOSE_TRAIT.format(r.purpose),)
@@ -325,7 +328,10 @@ def _model_request(cfg: SchedulerConfig, ctx: RequestContext) -> PlacementReques
     # Requests whose new clusters are each other's candidates share a pool; one that cannot name
     # a cluster (a conflict) creates none, but still joins those others create.
     pool = own if ctx.conflict is None else None
-    joins = _joins(cfg, mapping, r) + (() if pool is not None or mapping.exclusive else (own,))
+    where = (r.purpose, _list_namespace(mapping, r))  # what _joins reads of the request
+    if where not in joins_of:
+        joins_of[where] = _joins(cfg, mapping, r)
+    joins = joins_of[where] + (() if pool is not None or mapping.exclusive else (own,))
     held = ctx.held
     return PlacementRequest(
         name=r.name,

@@ -12,22 +12,27 @@ when none has room. Optimal decides all pending requests of a coupled part joint
 
 All levels are minimised. Requests asking for the same thing (a class: same candidates, limit,
 packing, pool) are interchangeable, so the model counts how many of a class go to each cluster
-instead of deciding each request. CP-SAT decides levels 1 and 2 (it proves them in a fraction of a
-second at 10,000 requests); level 3 is then a min-cost flow (convex unit arcs for the squares),
-exact for a given split of the new clusters over pools, tried for every split when there are few
-(proven optimal) and for CP-SAT's split otherwise (status FEASIBLE: the aim is unproven). CP-SAT
-took seconds to tens of seconds on level 3 and proved nothing at 10,000 requests. The counts are
-then handed out to the requests in queue order (the request-order tie-break), each request
-keeping greedy's seeded pick where its class has allotment left there; the model is hinted with
-greedy's counts, so among equal answers it stays near greedy's. Parts that couple no two classes
-are answered by greedy, which is optimal on a single class: it fills every slot before creating
-a cluster, fills a new cluster before opening the next, and for FEWEST levels the counts like
-water.
+instead of deciding each request, and clusters alike for levels 1 and 2 (the same tenants, the
+same rooms for the same classes) are one cell of that count. CP-SAT decides levels 1 and 2 (it
+proves them in a fraction of a second at 10,000 requests); level 3 is then a min-cost flow (convex
+unit arcs for the squares), exact for a given split of the new clusters over pools, tried for
+every split when there are few (proven optimal) and for CP-SAT's split otherwise; where requests
+may join other pools' new clusters the flow also decides who goes to which pool. CP-SAT took
+seconds to tens of seconds on level 3 and proved nothing at 10,000 requests. An aim not proven so
+is bounded by a relaxation (solver.tenancy.bound: the pools' Lagrangian relaxation, or units of
+several slots split into slots), each solved exactly by min-cost flows: the level's bound, within
+a tenth of a percent on the generated openMCP hubs. The counts are then handed out to the
+requests in queue order (the request-order tie-break), each request keeping greedy's seeded pick
+where its class has allotment left there; the model is hinted with greedy's counts, so among
+equal answers it stays near greedy's. Parts that couple no two classes are answered by greedy,
+which is optimal on a single class: it fills every slot before creating a cluster, fills a new
+cluster before opening the next, and for FEWEST levels the counts like water.
 
 The package is laid out by job: `problem` (the requests and their classes), `queue` (greedy),
-`joint` (CP-SAT for the counts), `flow` (min-cost flows for the aim), `hand_out` (counts to
-requests), `local_search` (units of several slots), `results` (levels and results); this module
-runs them part by part, as the tenancy coupling (solver.coupling) its parts from solver.decompose.
+`joint` (CP-SAT for the counts), `flow` (min-cost flows for the aim), `bound` (the aim's bounds),
+`hand_out` (counts to requests), `local_search` (units of several slots), `results` (levels and
+results); this module runs them part by part, as the tenancy coupling (solver.coupling) its parts
+from solver.decompose.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ from collections.abc import Sequence
 
 from model import Batch, PlacementRequest, RequestResult, SolveStats, added_levels
 from solver.coupling import Levels, decide, zero_levels
+from solver.tenancy.bound import pools_bound, slots_bounds
+from solver.tenancy.flow import arcs_of
 from solver.tenancy.hand_out import hand_out, hand_out_pools
 from solver.tenancy.joint import solve_joint
 from solver.tenancy.local_search import free_balance, free_weighted
@@ -57,6 +64,10 @@ class TenancySlots:
         self.proven: set[int] = set()  # the parts (by first class) whose joint answer is proven
         # The parts (by first class) whose levels 1 and 2 CP-SAT proved, with their optima.
         self.optima: dict[int, tuple[int | None, int | None]] = {}
+        # The parts (by first class) whose aim a relaxation bounds (solver.tenancy.bound), with
+        # that bound: it holds for answers at the optima of levels 1 and 2.
+        self.aims: dict[int, int] = {}
+        self.weighted: list[list[int]] = []  # the parts of several-slot units (local_search)
         self.models = 0
         self.time_limited = False
         self.build_seconds = 0.0
@@ -84,7 +95,11 @@ class TenancySlots:
         if greedy_is_optimal(problem, part):
             self.proven.add(part[0])
             return greedy
-        if free_weighted(problem, part):  # a local optimum: no bound is proven
+        if free_weighted(problem, part):  # a local optimum, bounded by a relaxation
+            # Every unit with a candidate is placed and nothing is created, in any answer.
+            alone = [problem.classes[k] for k in part if not problem.classes[k].candidates]
+            self.optima[part[0]] = (sum(len(cls.requests) for cls in alone), 0)
+            self.weighted.append(part)  # bounded all at once (bound_weighted)
             return _better(problem, part, free_balance(problem, part, greedy), greedy)
         joint = solve_joint(problem, part, greedy, seed=self.seed, budget=self.budget, deadline=self.deadline)
         self.models += 1 if joint is None else joint.models
@@ -102,7 +117,28 @@ class TenancySlots:
             return greedy
         if joint.proven:
             self.proven.add(part[0])
-        return _better(problem, part, answer, greedy)
+        answer = _better(problem, part, answer, greedy)
+        if not joint.proven:
+            self._bound_aim(part, answer, joint.optima)
+        return answer
+
+    def _bound_aim(self, part: list[int], answer: Placement, optima: tuple[int | None, int | None]) -> None:
+        """The aim's bound (solver.tenancy.bound) where the answer holds levels 1 and 2 at their
+        proven optima, all requests take one slot and the aim is the squares."""
+        classes = [self.problem.classes[k] for k in part]
+        if classes[0].aim != "squares" or any(cls.demand != 1 for cls in classes):
+            return
+        unplaced, created, aim = measure(self.problem, part, answer)
+        if (unplaced, created) != optima:
+            return
+        bound = pools_bound(self.problem, part, arcs_of(self.problem, classes), (unplaced, created), aim)
+        if bound is not None:
+            self.aims[part[0]] = bound
+
+    def bound_weighted(self) -> None:
+        """The several-slot parts' aims bounded, in one flow (solver.tenancy.bound)."""
+        for part, bound in zip(self.weighted, slots_bounds(self.problem, self.weighted), strict=True):
+            self.aims[part[0]] = bound
 
     def levels(self, part: list[int], answer: Placement) -> Levels:
         """The part's levels (LEVELS: the aim counted under its kind's name) and their bound: the
@@ -118,7 +154,8 @@ class TenancySlots:
         # A level's optimum bounds it where the answer holds every level before it at its own;
         # the aims of other kinds are none of the part's (0, whatever the answer).
         second = least[1] if unplaced == least[0] else None
-        return Levels(values, (least[0], second, *(None if kind == named else 0 for named in AIM_KINDS)))
+        aim = self.aims.get(part[0]) if second is not None and created == second else None
+        return Levels(values, (least[0], second, *(aim if kind == named else 0 for named in AIM_KINDS)))
 
 
 def _better(problem: Problem, part: list[int], answer: Placement, greedy: Placement) -> Placement:
@@ -143,7 +180,9 @@ def solve_tenancy(
     final = Placement()
     summed = zero_levels(LEVELS, proven=mode == "optimal")
     proven = True
-    for part, answer in decide(slots, mode == "optimal"):
+    decided = decide(slots, mode == "optimal")
+    slots.bound_weighted()
+    for part, answer in decided:
         adopt(problem, part, final, answer)
         levels = slots.levels(part, answer)
         proven &= levels.proven

@@ -104,56 +104,105 @@ def aim_flow(
     arcs: dict[tuple[int, int], int],
     pools: dict[str, int],
     unplaced: int,
-    *,
-    away: dict[int, int] | None = None,
 ) -> tuple[dict[tuple[int, int], int], int] | None:
     """The aim's optimum for fixed new clusters per pool, as a min-cost flow: each request flows
     from its class to a cluster, a pool's new clusters, or (if it may create none) nowhere. A
-    cluster is a chain of its limit tiers (the arc out of tier L carries every request of limit
-    at most L, so its capacity is L minus the tenants) ending in unit arcs priced by the square's
-    increments (Balanced: convex, so taken cheapest first) or one free arc (Simple: the price is
-    the cluster's rank, on the way in)."""
-    from ortools.graph.python import min_cost_flow
-
+    cluster is a chain of its limit tiers ending in the aim's arcs (existing_clusters)."""
     classes = [problem.classes[k] for k in part]
-    kind = classes[0].aim
-    rows = rows_of(problem, part)
-    rank = {row: i for i, row in enumerate(rows)}
-    node = iter(range(1 << 62))
-    source, sink, nowhere = next(node), next(node), next(node)
-    class_node = {cls.index: next(node) for cls in classes}
-    pool_node = {pool: next(node) for pool in pools}
-    tails: list[int] = []
-    heads: list[int] = []
-    caps: list[int] = []
-    costs: list[int] = []
-
-    def arc(tail: int, head: int, cap: int, cost: int = 0) -> int:
-        tails.append(tail)
-        heads.append(head)
-        caps.append(cap)
-        costs.append(cost)
-        return len(tails) - 1
-
+    graph = Graph()
+    source, sink, nowhere = graph.node(), graph.node(), graph.node()
+    class_node = {cls.index: graph.node() for cls in classes}
+    pool_node = {pool: graph.node() for pool in pools}
     total = 0
     for cls in classes:
         n = len(cls.requests)
-        if away is not None:  # what does not stay on existing clusters is fixed already: exactly
-            n -= away[cls.index]  # that many leave, the rest all flow to existing clusters
         total += n
-        arc(source, class_node[cls.index], n)
-        if away is None:
-            if cls.exclusive:
-                arc(class_node[cls.index], sink, n)
-            elif cls.pool is None:
-                arc(class_node[cls.index], nowhere, n)
-            else:
-                arc(class_node[cls.index], pool_node[cls.pool], n)
-    arc(nowhere, sink, unplaced)
+        graph.arc(source, class_node[cls.index], n)
+        if cls.exclusive:
+            graph.arc(class_node[cls.index], sink, n)
+        elif cls.pool is None:
+            graph.arc(class_node[cls.index], nowhere, n)
+        else:
+            graph.arc(class_node[cls.index], pool_node[cls.pool], n)
+    graph.arc(nowhere, sink, unplaced)
     for pool, count in pools.items():
         limit = pool_limit(problem, part, pool)
-        arc(pool_node[pool], sink, (pool_demand(problem, part, pool) if limit == 0 else limit) * count)
+        graph.arc(pool_node[pool], sink, (pool_demand(problem, part, pool) if limit == 0 else limit) * count)
+    placed = existing_clusters(graph, problem, part, arcs, class_node, sink, classes[0].aim)
+    solved = graph.solve(source, sink, total, np.asarray(graph.costs, dtype=np.int64))
+    if solved is None:
+        return None
+    flows, cost = solved
+    return {key: int(flows[a]) for key, a in placed.items() if flows[a]}, cost
 
+
+class Graph:
+    """A min-cost flow's arcs, gathered and then solved at once (as often as wanted, each time
+    with the costs given)."""
+
+    def __init__(self) -> None:
+        self.nodes = 0
+        self.tails: list[int] = []
+        self.heads: list[int] = []
+        self.caps: list[int] = []
+        self.costs: list[int] = []
+        self.moved: list[tuple[int, int, int]] = []  # lower bounds: (tail, head, least)
+
+    def node(self) -> int:
+        self.nodes += 1
+        return self.nodes - 1
+
+    def arc(self, tail: int, head: int, cap: int, cost: int = 0) -> int:
+        self.tails.append(tail)
+        self.heads.append(head)
+        self.caps.append(cap)
+        self.costs.append(cost)
+        return len(self.tails) - 1
+
+    def lower(self, tail: int, head: int, least: int) -> None:
+        """At least `least` must flow from tail to head (along the arc between them): that much
+        is taken out at the tail and given at the head."""
+        self.moved.append((tail, head, least))
+
+    def solve(self, source: int, sink: int, total: int, costs: np.ndarray) -> tuple[np.ndarray, int] | None:
+        """Every arc's flow and the cost, None where `total` cannot flow from source to sink."""
+        from ortools.graph.python import min_cost_flow
+
+        flow = min_cost_flow.SimpleMinCostFlow()
+        arcs = flow.add_arcs_with_capacity_and_unit_cost(
+            np.asarray(self.tails, dtype=np.int32),
+            np.asarray(self.heads, dtype=np.int32),
+            np.asarray(self.caps, dtype=np.int64),
+            costs,
+        )
+        supplies = np.zeros(self.nodes, dtype=np.int64)
+        supplies[source], supplies[sink] = total, -total
+        for tail, head, least in self.moved:
+            supplies[tail] -= least
+            supplies[head] += least
+        flow.set_nodes_supplies(np.arange(self.nodes, dtype=np.int32), supplies)
+        if flow.solve() != flow.OPTIMAL:
+            return None
+        return flow.flows(arcs), flow.optimal_cost()
+
+
+def existing_clusters(
+    graph: Graph,
+    problem: Problem,
+    part: list[int],
+    arcs: dict[tuple[int, int], int],
+    class_node: dict[int, int],
+    sink: int,
+    kind: str,
+    scale: int = 1,
+) -> dict[tuple[int, int], int]:
+    """The existing clusters' arcs, each cluster a chain of its limit tiers (the arc out of tier
+    L carries every request of limit at most L, so its capacity is L minus the tenants) ending
+    in unit arcs priced by the square's increments times `scale` (kind "squares": convex, so
+    taken cheapest first) or one free arc (the price is the cluster's rank, on the way in);
+    returns the arc of each (class, cluster)."""
+    rows = rows_of(problem, part)
+    rank = {row: i for i, row in enumerate(rows)}
     on: dict[int, list[tuple[RequestClass, int]]] = defaultdict(list)
     for (k, row), room in arcs.items():
         on[row].append((problem.classes[k], room))
@@ -163,34 +212,104 @@ def aim_flow(
         if not members:
             continue
         base = problem.base[row]
-        top = next(node)
+        top = graph.node()
         tier_node: dict[int, int] = {}
         limits = sorted({cls.limit for cls, _ in members if cls.limit})
         for limit in limits:
-            tier_node[limit] = next(node)
+            tier_node[limit] = graph.node()
         for here, after in zip(limits, [*limits[1:], None], strict=False):
-            arc(tier_node[here], tier_node[after] if after is not None else top, max(0, here - base))
+            graph.arc(tier_node[here], tier_node[after] if after is not None else top, max(0, here - base))
         for cls, room in members:
             entry = tier_node[cls.limit] if cls.limit else top
             price = rank[row] if kind == "rank" else 0
-            placed[(cls.index, row)] = arc(class_node[cls.index], entry, room, price)
+            placed[(cls.index, row)] = graph.arc(class_node[cls.index], entry, room, price)
         most = sum(room for _, room in members)
         if kind == "squares":
             for step in range(most):
-                arc(top, sink, 1, 2 * (base + step) + 1)
+                graph.arc(top, sink, 1, scale * (2 * (base + step) + 1))
         else:
-            arc(top, sink, most)
+            graph.arc(top, sink, most)
+    return placed
 
-    flow = min_cost_flow.SimpleMinCostFlow()
-    flow.add_arcs_with_capacity_and_unit_cost(
-        np.asarray(tails, dtype=np.int32),
-        np.asarray(heads, dtype=np.int32),
-        np.asarray(caps, dtype=np.int64),
-        np.asarray(costs, dtype=np.int64),
-    )
-    supplies = np.zeros(max(max(tails), max(heads)) + 1, dtype=np.int64)
-    supplies[source], supplies[sink] = total, -total
-    flow.set_nodes_supplies(np.arange(len(supplies), dtype=np.int32), supplies)
-    if flow.solve() != flow.OPTIMAL:
+
+def joined_flow(
+    problem: Problem,
+    part: list[int],
+    arcs: dict[tuple[int, int], int],
+    opened: dict[str, int],
+    unplaced: int,
+) -> tuple[dict[tuple[int, int], int], dict[tuple[int, str], int]] | None:
+    """The aim's optimum where requests may join other pools' new clusters, for the clusters
+    each pool opens (`opened`, CP-SAT's): every request flows from its class to an existing
+    cluster, a pool it may go to (own or joined), or (if it may create none) nowhere; a pool's
+    clusters are a chain of the limit tiers of the requests that go there, L times its clusters
+    for the tier of limit L (new_clusters). Returns how many of each class go to each existing
+    cluster and to each pool."""
+    classes = [problem.classes[k] for k in part]
+    graph = Graph()
+    source, sink, nowhere = graph.node(), graph.node(), graph.node()
+    entry = {cls.index: graph.node() for cls in classes}
+    total = sum(len(cls.requests) for cls in classes)
+    for cls in classes:
+        graph.arc(source, entry[cls.index], len(cls.requests))
+        if cls.exclusive:
+            graph.arc(entry[cls.index], sink, len(cls.requests))
+        elif cls.pool is None:
+            graph.arc(entry[cls.index], nowhere, len(cls.requests))
+    graph.arc(nowhere, sink, unplaced)
+    joining, _ = new_clusters(graph, problem, part, entry, sink, opened, total)
+    placed = existing_clusters(graph, problem, part, arcs, entry, sink, "squares")
+    solved = graph.solve(source, sink, total, np.asarray(graph.costs, dtype=np.int64))
+    if solved is None:
         return None
-    return {key: int(flow.flow(a)) for key, a in placed.items() if flow.flow(a)}, flow.optimal_cost()
+    flows = solved[0]
+    return (
+        {key: int(flows[a]) for key, a in placed.items() if flows[a]},
+        {key: int(flows[a]) for key, a in joining.items() if flows[a]},
+    )
+
+
+def new_clusters(
+    graph: Graph,
+    problem: Problem,
+    part: list[int],
+    entry: dict[int, int],
+    sink: int,
+    opened: dict[str, int],
+    total: int,
+    *,
+    by_own: bool = True,
+) -> tuple[dict[tuple[int, str], int], list[tuple[int, int]]]:
+    """The pools' new clusters: per pool opening `opened[pool]` clusters, a chain of the limit
+    tiers of the requests that may go there (the arc out of tier L carries every request of
+    limit at most L: L per cluster), then requests of no limit, while one is open. With `by_own`,
+    at least one request of the pool's own per cluster goes there: each is opened by one (and
+    named after it), so the arc from its own requests carries that many at least (a lower bound:
+    that much supply moved from its tail to its head). Returns the arc of each (class, pool)
+    and, per pool, its widest limited tier's arc with that limit."""
+    classes = [problem.classes[k] for k in part]
+    joining: dict[tuple[int, str], int] = {}
+    widest: list[tuple[int, int]] = []
+    for pool in sorted(opened):
+        count = opened[pool]
+        members = [cls for cls in classes if pool in cls.pools]
+        top = graph.node()
+        limits = sorted({cls.limit for cls in members if cls.limit})
+        tier = {limit: graph.node() for limit in limits}
+        for here, after in zip(limits, [*limits[1:], None], strict=False):
+            arc = graph.arc(tier[here], tier[after] if after is not None else top, here * count)
+            if after is None:
+                widest.append((arc, here))
+        if count:
+            graph.arc(top, sink, total)
+        own = {cls.limit for cls in members if cls.pool == pool}
+        gate = graph.node() if by_own and len(own) == 1 else None  # the own requests' way in
+        if gate is not None:
+            limit = own.pop()
+            graph.arc(gate, tier[limit] if limit else top, total)
+        for cls in members:
+            way = gate if gate is not None and cls.pool == pool else (tier[cls.limit] if cls.limit else top)
+            joining[(cls.index, pool)] = graph.arc(entry[cls.index], way, len(cls.requests))
+        if gate is not None and count:
+            graph.lower(gate, tier[limit] if limit else top, count)
+    return joining, widest

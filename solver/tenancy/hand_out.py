@@ -74,8 +74,8 @@ def hand_out_pools(
 ) -> Placement | None:
     """As hand_out, where requests may join other pools' new clusters: the existing clusters'
     counts as there; then per pool, CP-SAT's number of clusters, each opened by a request of the
-    pool, and the other requests, smallest limits first, each
-    on the emptiest of them that admits it. None if some request fits nowhere (greedy stands)."""
+    pool, and the other requests, smallest limits first, each on the emptiest of them that admits
+    it (the earliest opened on a tie). None if some request fits nowhere (greedy stands)."""
     assert joint.pools is not None and joint.opened is not None
     base = hand_out(problem, part, joint.allot, greedy, seed)
     spilled = sorted(p for k in part for p in problem.classes[k].requests if p not in base.existing)
@@ -103,36 +103,82 @@ def hand_out_pools(
         openers = own[: joint.opened.get(pool, 0)]
         if not openers and members:
             return None
-        clusters: list[tuple[str, list[int]]] = []  # name, the limits of its requests
+        clusters = _NewClusters()
         for position in openers:
             new = new_name(problem.request(position))
             out.created[position] = new
             out.opened.add(new)
-            clusters.append((new, [problem.classes[problem.class_of[position]].limit]))
+            clusters.open(new, problem.classes[problem.class_of[position]].limit)
+        opening = set(openers)
         rest = sorted(
-            (p for p in members if p not in set(openers)),
+            (p for p in members if p not in opening),
             key=lambda p: (problem.classes[problem.class_of[p]].limit or 1 << 62, p),
         )
         for position in rest:
-            cls = problem.classes[problem.class_of[position]]
-            fitting = [
-                (len(limits), i)
-                for i, (_, limits) in enumerate(clusters)
-                if _admits_in_order(limits, cls.limit)
-            ]
-            if not fitting:
+            name = clusters.join(problem.classes[problem.class_of[position]].limit)
+            if name is None:
                 return None
-            _, i = min(fitting)
-            clusters[i][1].append(cls.limit)
-            out.created[position] = clusters[i][0]
+            out.created[position] = name
     return out
 
 
-def _admits_in_order(limits: list[int], limit: int) -> bool:
-    """Whether a cluster holding requests of these limits admits one more of `limit`, in the
-    earliest-deadline order (smallest limits first, unlimited last; one slot each)."""
-    ordered = sorted([*limits, limit], key=lambda v: v or 1 << 62)
-    return all(v == 0 or at + 1 <= v for at, v in enumerate(ordered))
+# A limit of 0 (none) sorts after every other: the earliest-deadline order's key.
+def _deadline(limit: int) -> int:
+    return limit or 1 << 62
+
+
+class _NewClusters:
+    """A pool's new clusters as the hand-out fills them, each request joining the one holding the
+    fewest (the earliest opened on a tie) among those that admit it. Clusters are kept by the
+    limits they hold (a sorted tuple of (limit, requests)): two holding the same limits admit the
+    same requests, so each request looks at every kind of cluster once, not at every cluster, and
+    the earliest opened of a kind is the top of its heap."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.of_kind: dict[tuple[tuple[int, int], ...], list[int]] = {}  # kind -> heap of cluster numbers
+
+    def open(self, name: str, limit: int) -> None:
+        self.names.append(name)
+        heapq.heappush(self.of_kind.setdefault(((limit, 1),), []), len(self.names) - 1)
+
+    def join(self, limit: int) -> str | None:
+        """The cluster the request of this limit joins, None if none admits it."""
+        best: tuple[tuple[int, int], tuple] | None = None
+        for kind, heap in self.of_kind.items():
+            grown = _with(kind, limit)
+            if _admits_in_order(grown):
+                key = (sum(n for _, n in kind), heap[0])
+                if best is None or key < best[0]:
+                    best = (key, kind)
+        if best is None:
+            return None
+        kind = best[1]
+        heap = self.of_kind[kind]
+        number = heapq.heappop(heap)
+        if not heap:
+            del self.of_kind[kind]
+        heapq.heappush(self.of_kind.setdefault(_with(kind, limit), []), number)
+        return self.names[number]
+
+
+def _with(kind: tuple[tuple[int, int], ...], limit: int) -> tuple[tuple[int, int], ...]:
+    """The kind holding one more request of this limit."""
+    counts = dict(kind)
+    counts[limit] = counts.get(limit, 0) + 1
+    return tuple(sorted(counts.items(), key=lambda item: _deadline(item[0])))
+
+
+def _admits_in_order(kind: tuple[tuple[int, int], ...]) -> bool:
+    """Whether a cluster can hold requests of these limits in the earliest-deadline order
+    (smallest limits first, unlimited last; one slot each): the last of each limit L is at most
+    the L-th."""
+    held = 0
+    for limit, n in kind:
+        held += n
+        if limit and held > limit:
+            return False
+    return True
 
 
 class _Allotted:

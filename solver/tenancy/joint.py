@@ -3,19 +3,22 @@ each class per cluster and per pool, then the aim by a flow (solver.tenancy.flow
 clusters per pool fixed at CP-SAT's answer.
 
 Counts, not requests: interchangeable requests make one integer variable per (class, cluster), so
-the model stays the size of the classes' candidates (semantics/cp-sat-notes.md, 4.4), and CP-SAT
-proves levels 1 and 2 in a fraction of a second at 10,000 requests. Requests of several slots do
+the model stays the size of the classes' candidates (semantics/cp-sat-notes.md, 4.4), and where
+the squares are then a flow's, clusters alike for levels 1 and 2 are one cell (_cells): the
+10,000 x 50,000 openMCP hub's 11,776 counts are 69, and CP-SAT proves levels 1 and 2 in
+milliseconds. Requests of several slots do
 not split into a flow: for them CP-SAT also decides the aim, each square as its tangents.
 """
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections import defaultdict
 from dataclasses import dataclass
 
 from solver.search import cp_seed, stage_weights, stages
-from solver.tenancy.flow import aim_flow, arcs_of, balanced_ceilings, best_split
+from solver.tenancy.flow import arcs_of, balanced_ceilings, best_split, joined_flow
 from solver.tenancy.problem import (
     Placement,
     Problem,
@@ -73,21 +76,27 @@ def solve_joint(
     total_of = cp_model.LinearExpr.sum
     model = cp_model.CpModel()
     arcs = arcs_of(problem, classes)
-    y = {key: model.new_int_var(0, room, "") for key, room in arcs.items()}
+    # Where a flow then levels the squares from CP-SAT's counts of levels 1 and 2 alone, clusters
+    # alike for them are counted together (_cells); elsewhere each cluster is its own cell.
+    cells = _cells(problem, arcs, alike=classes[0].aim == "squares" and all(c.demand == 1 for c in classes))
+    counts = _cell_arcs(arcs, cells)
+    y = {key: model.new_int_var(0, room, "") for key, room in counts.items()}
     of_class: dict[int, list[cp_model.IntVar]] = defaultdict(list)
     on: dict[int, list[tuple[RequestClass, cp_model.IntVar]]] = defaultdict(list)
-    for (k, row), var in y.items():
+    for (k, cell), var in y.items():
         of_class[k].append(var)
-        on[row].append((problem.classes[k], var))
+        on[cell].append((problem.classes[k], var))
 
     # Capacity: the requests on a cluster must be admissible one at a time, each while fewer than
     # its limit are taken. Some order admits them exactly when the smallest limits first does
     # (earliest deadline first), so: for every limit L, the cluster's tenants plus the requests
-    # of limit at most L stay within L. Greedy's queue always passes; unlimited requests go last.
-    for row, members in on.items():
+    # of limit at most L stay within L (m times that for a cell of m clusters alike). Greedy's
+    # queue always passes; unlimited requests go last.
+    for cell, members in on.items():
+        m = len(cells[cell])
         for limit, within in _tiers(members):
             xs, demands = [x for x, _ in within], [d for _, d in within]
-            model.add(cp_model.LinearExpr.weighted_sum(xs, demands) + problem.base[row] <= limit)
+            model.add(cp_model.LinearExpr.weighted_sum(xs, demands) + problem.base[cell] * m <= limit * m)
 
     # Every request is placed: on an existing cluster, else on a new one of its pool.
     # Those left over go to new clusters: of their own pool, or of a pool they may join.
@@ -137,9 +146,12 @@ def solve_joint(
     spans = (total_requests, total_requests)
     levels = [total_of(unplaced_terms), total_of(created_terms)]
 
-    greedy_allot = allotment(problem, greedy)
+    hinted: dict[tuple[int, int], int] = defaultdict(int)
+    for (k, row), n in allotment(problem, greedy).items():
+        if (k, row) in arcs:  # greedy may hold a cluster past the model's room (a ceiling)
+            hinted[(k, cells.first[row])] += n
     for key, var in y.items():
-        model.add_hint(var, min(greedy_allot.get(key, 0), arcs[key]))
+        model.add_hint(var, min(hinted.get(key, 0), counts[key]))
 
     every = [model.get_int_var_from_proto_index(i) for i in range(len(model.proto.variables))]
     solver = cp_model.CpSolver()
@@ -165,7 +177,7 @@ def solve_joint(
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return None
         values = [solver.value(var) for var in every]
-        best = {key: solver.value(var) for key, var in y.items() if solver.value(var)}
+        best = cells.spread({key: solver.value(var) for key, var in y.items() if solver.value(var)}, problem)
         if status == cp_model.FEASIBLE:  # a limit cut the search: its answer, unproven
             limited = solver.wall_time >= remaining * 0.99
             return Joint(best, False, 1, limited, seconds, build_seconds, optima=(optima[0], optima[1]))
@@ -204,15 +216,11 @@ def solve_joint(
     split = {pool: solver.value(var) for pool, var in opened.items()}
     pools = {key: solver.value(x) for key, x in to_pool.items() if solver.value(x)}
     if any(cls.joins for cls in classes):
-        # Who goes to which pool stays CP-SAT's; the flow levels the rest on existing clusters
-        # (exact for those spills, so unproven).
-        away = {
-            cls.index: len(cls.requests) - sum(best.get((cls.index, row), 0) for row in cls.candidates)
-            for cls in classes
-        }
-        flowed = aim_flow(problem, part, arcs, {}, 0, away=away)
+        # The clusters each pool opens stay CP-SAT's; who goes where, existing clusters and
+        # pools alike, is the flow's (exact for that split, so unproven: solver.tenancy.bound).
+        joined = joined_flow(problem, part, arcs, split, unplaced)
         seconds += time.perf_counter() - began
-        answer = flowed[0] if flowed else best
+        answer, pools = joined if joined is not None else (best, pools)
         return Joint(answer, False, 1, False, seconds, build_seconds, pools, split, optima=counts)
     flowed, proven = best_split(problem, part, arcs, split, unplaced)
     seconds += time.perf_counter() - began
@@ -263,6 +271,65 @@ def _ranks(y, problem: Problem, part: list[int]):
     rank = {row: i for i, row in enumerate(rows_of(problem, part))}
     keys = sorted(y)
     return cp_model.LinearExpr.weighted_sum([y[k] for k in keys], [rank[k[1]] for k in keys])
+
+
+class _Cells(dict):
+    """Clusters counted together in the joint model, by their first: cell -> its clusters (in
+    order); `first` maps every cluster to its cell's."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first: dict[int, int] = {}
+
+    def spread(self, counts: dict[tuple[int, int], int], problem: Problem) -> dict[tuple[int, int], int]:
+        """A cell's counts on its clusters: class by class, smallest limits first, each request on
+        the cluster of the cell holding fewest so far (the earliest on a tie), so that every
+        cluster's requests of limit at most L stay within the cell's share (at most m(L - t) in
+        the cell, so at most L - t on any of its m clusters, each holding t tenants)."""
+        out: dict[tuple[int, int], int] = {}
+        by_cell: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        for (k, cell), n in counts.items():
+            by_cell[cell].append((k, n))
+        for cell, members in by_cell.items():
+            rows = self[cell]
+            if len(rows) == 1:
+                out.update({(k, cell): n for k, n in members})
+                continue
+            held = [(0, i) for i in range(len(rows))]
+            for k, n in sorted(members, key=lambda m: (problem.classes[m[0]].limit or 1 << 62, m[0])):
+                for _ in range(n):
+                    taken, i = heapq.heappop(held)
+                    out[(k, rows[i])] = out.get((k, rows[i]), 0) + 1
+                    heapq.heappush(held, (taken + 1, i))
+        return out
+
+
+def _cells(problem: Problem, arcs: dict[tuple[int, int], int], *, alike: bool) -> _Cells:
+    """The clusters as the joint model counts them: with `alike`, clusters with the same tenants
+    and the same rooms for the same classes are one cell (levels 1 and 2 see only those: the
+    cell's counts spread over its clusters within each one's limits, _Cells.spread); else each
+    cluster alone."""
+    members: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for (k, row), room in arcs.items():
+        members[row].append((k, room))
+    cells = _Cells()
+    by_kind: dict[tuple, int] = {}
+    for row in sorted(members):
+        kind = (problem.base[row], tuple(sorted(members[row]))) if alike else (row,)
+        first = by_kind.setdefault(kind, row)
+        cells.setdefault(first, []).append(row)
+        cells.first[row] = first
+    return cells
+
+
+def _cell_arcs(arcs: dict[tuple[int, int], int], cells: _Cells) -> dict[tuple[int, int], int]:
+    """(class, cell) -> the most requests of the class the cell takes, in the arcs' order."""
+    out: dict[tuple[int, int], int] = {}
+    for (k, row), room in arcs.items():
+        cell = cells.first[row]
+        if (k, cell) not in out:
+            out[(k, cell)] = room * len(cells[cell])
+    return out
 
 
 def _tiers(members):

@@ -4,7 +4,8 @@ units of several slots levelled with nothing else to decide (no limits, no pools
 Every unit with a candidate is placed and nothing is created, so only the sum of squared loads is
 left, and with units of unequal size it is a bin-balancing problem: moves and pairwise swaps that
 each strictly lower the sum reach a local optimum quickly and deterministically, where CP-SAT's
-squares over large loads proved nothing in the time limit. No bound is proven.
+squares over large loads proved nothing in the time limit. The aim's bound is a relaxation's
+(solver.tenancy.bound.slots_bounds): a unit's slots placed apart.
 """
 
 from __future__ import annotations
