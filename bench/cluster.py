@@ -12,11 +12,10 @@ Dask is an optional extra (`pip install 'placement-solver[dask]'`); without it, 
 client is an InputError naming the extra (the command exits 2 with that one line).
 
 A case forks processes of its own (the command's two parts), so a worker stands for two cores:
-a LocalCluster has one single-threaded worker per two cores by default. Its scheduler counts a
-task whose worker died as failed at once (`allowed-failures` 0: the sweep itself runs a case
-once more, and says so in its row) and hands each worker one task at a time
-(`worker-saturation` 1.0: a queued case waits on the scheduler, free for any worker, rather than
-behind another on a worker).
+a LocalCluster has one single-threaded worker per two cores by default, and the sweep hands out
+as many cases at once as there are workers. The LocalCluster's scheduler counts a task whose
+worker died as failed at once (`allowed-failures` 0), so that the sweep itself runs the case
+once more and says so in its row.
 """
 
 from __future__ import annotations
@@ -32,10 +31,7 @@ from adapters.errors import InputError
 __all__ = ["DASK_MISSING", "SCHEDULER_CONFIG", "dask_client", "default_workers", "require_dask"]
 
 DASK_MISSING = "Dask is not installed; install the extra: pip install 'placement-solver[dask]'"
-SCHEDULER_CONFIG = {
-    "distributed.scheduler.allowed-failures": 0,
-    "distributed.scheduler.worker-saturation": 1.0,
-}
+SCHEDULER_CONFIG = {"distributed.scheduler.allowed-failures": 0}
 CONNECT_SECONDS = 30  # to reach a scheduler, and for the workers asked for to join it
 
 
@@ -70,7 +66,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=None,
-                silence_logs=logging.ERROR,
+                silence_logs=logging.CRITICAL,  # a failed case is the sweep's to report
             ) as cluster,
             Client(cluster) as client,
         ):

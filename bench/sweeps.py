@@ -21,6 +21,7 @@ import os
 import sys
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -151,40 +152,47 @@ def _run_here(cases: Sequence[Case], runnable: Sequence[int], tally: _Tally) -> 
 
 
 def _run_on_dask(client: Any, cases: Sequence[Case], runnable: Sequence[int], tally: _Tally) -> None:
-    """Every case a task; the largest first (the longest cases start first, so that the last to
-    finish is short); a failed task is submitted once more."""
+    """Every case a task, as many at once as the cluster has workers (so that none waits behind
+    another on a worker while a worker that joined later idles), the largest first (so that the
+    last to finish is short); a failed task is submitted once more, before the rest."""
     from distributed import as_completed
 
     token = uuid.uuid4().hex[:8]
+    waiting = deque(sorted(runnable, key=lambda i: cases[i].clusters * cases[i].placements, reverse=True))
     index_of: dict[Any, int] = {}
+    running = as_completed(with_results=True, raise_errors=False)
 
-    def submit(index: int, attempt: int) -> Any:
-        case = cases[index]
-        future = client.submit(
-            measured,
-            case,
-            key=f"bench-case-{token}-{index}-{attempt}",
-            pure=False,
-            priority=case.clusters * case.placements,
-        )
-        index_of[future] = index
-        return future
+    def fill() -> None:
+        while waiting and running.count() < max(1, len(client.nthreads())):
+            index = waiting.popleft()
+            key = f"bench-case-{token}-{index}-{tally.attempts[index] + 1}"
+            future = client.submit(measured, cases[index], key=key, pure=False)
+            index_of[future] = index
+            running.add(future)
 
-    largest_first = sorted(runnable, key=lambda i: cases[i].clusters * cases[i].placements, reverse=True)
-    finished = as_completed([submit(i, 1) for i in largest_first], with_results=True, raise_errors=False)
-    for future, result in finished:
+    fill()
+    for future, result in running:
         index = index_of.pop(future)
-        if isinstance(result, dict):
+        if future.status == "finished" and isinstance(result, dict):
             tally.measured(index, result)
-        elif tally.failed(index, _reason(result)):
-            finished.add(submit(index, tally.attempts[index] + 1))
+        elif tally.failed(index, _reason(_error(future))):
+            waiting.appendleft(index)
         future.release()
+        fill()
 
 
 def _dask_where(client: Any) -> tuple[str, int]:
     workers = len(client.nthreads())
     cluster = type(client.cluster).__name__ + ", " if client.cluster is not None else ""
     return f"{cluster}scheduler {client.scheduler.address}, {workers} workers", workers
+
+
+def _error(future: Any) -> BaseException:
+    """What a task that did not finish died of: its exception, or why it is gone (cancelled)."""
+    try:
+        return future.exception()
+    except BaseException as err:  # noqa: BLE001 (a cancelled task's future raises its reason)
+        return err
 
 
 def _reason(error: BaseException) -> str:
@@ -229,7 +237,7 @@ class _Tally:
         self.hosts[row["host"]] = row.pop("machine")
         row.update(attempts=self.attempts[index], failure=self.failures.get(index), engine=self.engine)
         self.rows[index] = row
-        self._report(f"{self._counter()} {self.cases[index].label()}: {_figures(row)}")
+        self._report(lambda: f"{self._counter()} {self.cases[index].label()}: {_figures(row)}")
 
     def failed(self, index: int, reason: str) -> bool:
         """Count a failed attempt; True: run the case once more."""
@@ -250,7 +258,9 @@ class _Tally:
                 "engine": self.engine,
             }
         verdict = "trying once more" if again else f"FAILED after {self.attempts[index]} attempts"
-        self._report(f"{self._counter()} {case.label()}: attempt {self.attempts[index]} {reason}; {verdict}")
+        self._report(
+            lambda: f"{self._counter()} {case.label()}: attempt {self.attempts[index]} {reason}; {verdict}"
+        )
         return again
 
     def ordered(self) -> list[dict[str, Any]]:
@@ -259,13 +269,13 @@ class _Tally:
     def _counter(self) -> str:
         return f"[{len(self.rows)}/{len(self.cases)}]"
 
-    def _report(self, line: str) -> None:
+    def _report(self, line: Callable[[], str]) -> None:
         if self.progress is None:
             return
         retried = len(self.failures)  # a case with a failed attempt is run once more
         failed = sum(1 for row in self.rows.values() if row.get("status") == "FAILED")
         elapsed = time.perf_counter() - self.clock
-        self.progress(Report(len(self.rows), len(self.cases), retried, failed, elapsed, line))
+        self.progress(Report(len(self.rows), len(self.cases), retried, failed, elapsed, line()))
 
 
 def _figures(row: Mapping[str, Any]) -> str:
