@@ -4,6 +4,7 @@ one line a user without the dask extra gets (tests/test_sweep_dask.py runs the D
 from __future__ import annotations
 
 import io
+import multiprocessing
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ from bench import sweeps
 from bench.case import Case, CaseFailed
 from bench.cluster import DASK_MISSING
 from bench.plan import EVENT_NAMES, SweepSpec, read_plan
-from bench.suite import COLUMNS, DEFAULT_SIZES, PROFILES, run_case
+from bench.suite import COLUMNS, DEFAULT_SIZES, PROFILES, measure, run_case
 from tests.fixtures.fleet import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,6 +106,26 @@ def test_the_events_a_plan_names_are_the_only_ones_run():
     row = run_case("fleet", 30, 20, "greedy", seed=0, events=("cluster-removed",))
     assert row["churn_cluster_removed"] is not None and "churn_policy_changed" not in row
     assert "churn_cluster_removed" not in run_case("fleet", 30, 20, "greedy", seed=0, events=False)
+
+
+def _measure_into(queue: Any) -> None:
+    try:
+        queue.put(measure("fleet", 30, 20, "greedy", seed=0, events=False)["status"])
+    except Exception as err:  # noqa: BLE001 (the test reads it)
+        queue.put(repr(err))
+
+
+def test_a_case_runs_from_a_daemonic_process_as_a_dask_workers_are():
+    """A Dask worker's process is a daemon, which may not start multiprocessing children: a case
+    is a subprocess (it was a spawned multiprocessing child, which failed there)."""
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    daemon = context.Process(target=_measure_into, args=(queue,), daemon=True)
+    daemon.start()
+    try:
+        assert queue.get(timeout=120) == "GREEDY"
+    finally:
+        daemon.join(timeout=10)
 
 
 # -------------------------------------------------------------------------------- the local engine

@@ -18,7 +18,7 @@ pytest.importorskip("distributed", reason="the dask extra is not installed: pip 
 
 import psutil  # noqa: E402 (a dependency of distributed)
 
-from bench import sweeps  # noqa: E402
+from bench import cluster, sweeps  # noqa: E402
 from bench.case import Case  # noqa: E402
 from bench.cluster import dask_client  # noqa: E402
 from bench.plan import SweepSpec  # noqa: E402
@@ -137,3 +137,29 @@ def test_a_failing_task_is_run_once_more_then_reported_failed(client, monkeypatc
         "RuntimeError: case fleet 30x20 greedy seed 1 broke",
         "RuntimeError: case fleet 30x20 greedy seed 2 broke",
     ]
+
+
+def test_a_running_schedulers_workers_take_the_sweep(client, local, tmp_path):
+    """`--scheduler ADDRESS --workers N`: the cluster's own scheduler, once N workers joined."""
+    spec = SweepSpec(("fleet",), ((60, 30),), (3,), ("optimal",), True, 10.0)
+    (tmp_path / "sweep.yaml").write_text(spec.text())
+    address = client.scheduler.address
+    args = ["bench", "--plan", tmp_path / "sweep.yaml", "--engine", "dask", "--scheduler", address]
+    result = run_cli([*args, "--workers", "2", "--out", tmp_path / "results"])
+    assert result.exit_code == 0, result.output
+    frame = pl.read_csv(tmp_path / "results" / "results.csv", schema=COLUMNS)
+    assert frame.select(DECIDED).equals(
+        local.filter(pl.col("system") == "fleet", pl.col("mode") == "optimal").select(DECIDED)
+    )
+    record = json.loads((tmp_path / "results" / "sweep.json").read_text())
+    assert record["where"] == f"scheduler {address}, 2 workers"
+    assert client.nthreads()  # the cluster outlives the command's client
+
+
+def test_an_unreachable_scheduler_exits_2_with_one_line(monkeypatch, tmp_path):
+    monkeypatch.setattr(cluster, "CONNECT_SECONDS", 0.5)
+    args = ["bench", "--engine", "dask", "--scheduler", "tcp://127.0.0.1:9", "--sizes", "30x20"]
+    result = run_cli([*args, "--out", tmp_path / "never"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("error: --scheduler: cannot reach the Dask scheduler: ")
+    assert result.stderr.count("\n") == 1 and result.stdout == "" and not (tmp_path / "never").exists()
