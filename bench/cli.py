@@ -7,10 +7,14 @@ from __future__ import annotations
 import os
 
 import click
+from click.core import ParameterSource
 
 from adapters.cli.options import MODES, count_option, guard, list_option
 from adapters.errors import InputError
 from bench import suite
+from bench.cluster import dask_client, require_dask
+from bench.plan import SweepSpec, read_plan
+from bench.sweeps import ENGINES, ProgressBar, sweep
 
 __all__ = ["bench"]
 
@@ -35,6 +39,30 @@ __all__ = ["bench"]
     show_default=True,
     help="Wall-clock bound of each solve.",
 )
+@click.option(
+    "--plan",
+    "plan",
+    metavar="FILE",
+    help="Instead of the flags above: a sweep file (systems, sizes, seeds, modes, events, time-limit).",
+)
+@click.option(
+    "--engine",
+    "engine",
+    default="local",
+    show_default=True,
+    metavar="local|dask",
+    help="local: one case after another here; dask: each case a task on Dask workers.",
+)
+@click.option(
+    "--scheduler", metavar="ADDRESS", help="With --engine dask: a running Dask scheduler's address."
+)
+@click.option(
+    "--workers",
+    "workers_text",
+    metavar="N",
+    help="With --engine dask: the LocalCluster's workers (default: one per two cores), or, with "
+    "--scheduler, how many to wait for.",
+)
 @click.option("--out", "out", default="bench-out", show_default=True, help="Directory for CSV, MD and PNGs.")
 @click.option(
     "--incremental",
@@ -42,48 +70,101 @@ __all__ = ["bench"]
     metavar="CxP",
     help="Instead: feed a long-lived scheduler events on one hub of this size (e.g. 10000x2000).",
 )
-def bench(systems, sizes_text, modes_text, seed_text, limit_text, out, incremental_text) -> None:
+@click.pass_context
+def bench(
+    ctx: click.Context,
+    systems,
+    sizes_text,
+    modes_text,
+    seed_text,
+    limit_text,
+    plan,
+    engine,
+    scheduler,
+    workers_text,
+    out,
+    incremental_text,
+) -> None:
     """Run the benchmark suites; print the Markdown table, write results.csv/.md and PNG plots."""
 
     def run() -> str:
-
+        workers = _engine(engine, scheduler, workers_text)
         if incremental_text is not None:
+            if engine != "local" or plan is not None:
+                raise InputError("not with --engine dask or --plan", field="--incremental")
             return _bench_incremental(incremental_text, seed_text, out)
-
-        chosen = list(dict.fromkeys(systems)) or sorted(suite.PROFILES)
-        for system in chosen:
-            if system not in suite.PROFILES:
-                raise InputError(
-                    f"unknown system {system!r}; expected one of {', '.join(sorted(suite.PROFILES))}",
-                    field="--system",
-                )
-        try:
-            sizes = suite.parse_sizes(sizes_text) if sizes_text is not None else list(suite.DEFAULT_SIZES)
-        except ValueError as err:
-            raise InputError(str(err), field="--sizes") from None
-        modes = list_option(modes_text, "--modes")
-        for mode in modes:
-            if mode not in MODES:
-                raise InputError(
-                    f"unknown mode {mode!r}; expected one of {', '.join(MODES)}", field="--modes"
-                )
-        seed = count_option(seed_text, "--seed")
-        try:
-            time_limit = float(limit_text)
-        except ValueError:
-            time_limit = -1.0
-        if not time_limit > 0 or time_limit == float("inf"):
-            raise InputError(f"not a positive number of seconds: {limit_text!r}", field="--time-limit")
+        if plan is not None:
+            given = [f"--{name.replace('_', '-')}" for name in _SWEEP_FLAGS if _given(ctx, name)]
+            if given:
+                raise InputError(f"the plan says what to sweep; not with {', '.join(given)}", field="--plan")
+            spec = read_plan(plan)
+        else:
+            spec = _spec(systems, sizes_text, modes_text, seed_text, limit_text)
         if not out or (os.path.exists(out) and not os.path.isdir(out)):
             raise InputError(f"not a directory: {out!r}", field="--out")
-
-        def progress(line: str) -> None:
-            click.echo(line, err=True)
-
-        frame = suite.run_suite(chosen, sizes, modes, seed, out, time_limit=time_limit, progress=progress)
+        if engine == "local":
+            frame = sweep(spec, out=out, progress=ProgressBar())
+        else:
+            with dask_client(scheduler, workers) as client:
+                frame = sweep(spec, client, out=out, progress=ProgressBar())
         return suite.markdown_table(frame)
 
     guard(run)
+
+
+# The flags a plan replaces (by their parameter names).
+_SWEEP_FLAGS = ("systems", "sizes_text", "modes_text", "seed_text", "limit_text")
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    return ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
+
+
+def _engine(engine: str, scheduler: str | None, workers_text: str | None) -> int | None:
+    """The engine's flags checked (Dask importable for `dask`); the workers asked for, if any."""
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}", field="--engine")
+    if engine != "dask":
+        for flag, value in (("--scheduler", scheduler), ("--workers", workers_text)):
+            if value is not None:
+                raise InputError("only with --engine dask", field=flag)
+        return None
+    require_dask()
+    if scheduler is not None and not scheduler.strip():
+        raise InputError("empty address", field="--scheduler")
+    if workers_text is None:
+        return None
+    workers = count_option(workers_text, "--workers")
+    if workers < 1:
+        raise InputError(f"not a positive number of workers: {workers_text!r}", field="--workers")
+    return workers
+
+
+def _spec(systems, sizes_text, modes_text, seed_text, limit_text) -> SweepSpec:
+    """The sweep the flags describe: one seed, every event."""
+    chosen = list(dict.fromkeys(systems)) or sorted(suite.PROFILES)
+    for system in chosen:
+        if system not in suite.PROFILES:
+            raise InputError(
+                f"unknown system {system!r}; expected one of {', '.join(sorted(suite.PROFILES))}",
+                field="--system",
+            )
+    try:
+        sizes = suite.parse_sizes(sizes_text) if sizes_text is not None else list(suite.DEFAULT_SIZES)
+    except ValueError as err:
+        raise InputError(str(err), field="--sizes") from None
+    modes = list_option(modes_text, "--modes")
+    for mode in modes:
+        if mode not in MODES:
+            raise InputError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}", field="--modes")
+    seed = count_option(seed_text, "--seed")
+    try:
+        time_limit = float(limit_text)
+    except ValueError:
+        time_limit = -1.0
+    if not time_limit > 0 or time_limit == float("inf"):
+        raise InputError(f"not a positive number of seconds: {limit_text!r}", field="--time-limit")
+    return SweepSpec(tuple(chosen), tuple(sizes), (seed,), tuple(modes), True, time_limit)
 
 
 def _bench_incremental(size_text: str, seed_text: str, out: str) -> str:

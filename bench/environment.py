@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from importlib.metadata import version
 from pathlib import Path
 
-__all__ = ["machine", "revision"]
+__all__ = ["commit", "machine", "revision"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,16 +24,31 @@ def machine(packages: Sequence[str] = ("ortools",)) -> str:
     )
 
 
+def _git(*args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+    return done.stdout if done.returncode == 0 else ""
+
+
+def _changed_packages() -> list[str]:
+    """The packages with uncommitted changes to tracked files."""
+    changed = _git("status", "--porcelain", "--untracked-files=no", "--", "adapters", "model", "solver")
+    return sorted({"/".join(line[3:].split("/")[:2]) for line in changed.splitlines() if line.strip()})
+
+
+def commit() -> str:
+    """The commit measured, short (``510bdb1``; ``510bdb1+dirty`` with uncommitted changes in the
+    packages measured), or the installed version where this is no git checkout
+    (``placement-solver 0.1.0``)."""
+    short = _git("rev-parse", "--short", "HEAD").strip()
+    if not short:
+        return f"placement-solver {version('placement-solver')}"
+    return short + ("+dirty" if _changed_packages() else "")
+
+
 def revision() -> str:
     """The commit measured, and the packages with uncommitted changes to tracked files, if any."""
-
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
-        return done.stdout if done.returncode == 0 else ""
-
-    commit = git("rev-parse", "--short", "HEAD").strip()
-    if not commit:
+    short = _git("rev-parse", "--short", "HEAD").strip()
+    if not short:
         return ""
-    changed = git("status", "--porcelain", "--untracked-files=no", "--", "adapters", "model", "solver")
-    dirty = sorted({"/".join(line[3:].split("/")[:2]) for line in changed.splitlines() if line.strip()})
-    return f"Measured at {commit}" + (f", with uncommitted changes in {', '.join(dirty)}." if dirty else ".")
+    dirty = _changed_packages()
+    return f"Measured at {short}" + (f", with uncommitted changes in {', '.join(dirty)}." if dirty else ".")

@@ -3,7 +3,8 @@
     plot_time(frame, "time.png")        # wall seconds against clusters, log-log; where time goes
     plot_quality(frame, "quality.png")  # objective of optimal relative to greedy; churn beyond forced
 
-`frame` is what :func:`bench.suite.run_suite` returns; skipped rows are left out.
+`frame` is what :func:`bench.suite.run_suite` and :func:`bench.sweeps.sweep` return; skipped and
+failed rows are left out, and several seeds' figures are taken at their median.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import polars as pl  # noqa: E402
+import polars.selectors as cs  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
@@ -35,7 +37,14 @@ _EVENT_COLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52")
 
 
 def _measured(frame: pl.DataFrame) -> pl.DataFrame:
-    return frame.filter(pl.col("status") != "SKIPPED").sort("system", "placements", "clusters", "mode")
+    """The cases measured (not skipped, not failed); with several seeds, each case's figures are
+    their medians over the seeds."""
+    data = frame.filter(~pl.col("status").is_in(["SKIPPED", "FAILED"]))
+    case = ["system", "clusters", "placements", "mode"]
+    if data["seed"].n_unique() > 1:
+        figures = cs.numeric() - cs.by_name(*case, "seed")
+        data = data.group_by(case).agg(figures.cast(pl.Float64).median())
+    return data.sort("system", "placements", "clusters", "mode")
 
 
 def _size_label(clusters: int, placements: int) -> str:
@@ -127,7 +136,7 @@ def _relative_gain(data: pl.DataFrame) -> list[dict[str, Any]]:
                 "label": _size_label(row["clusters"], row["placements"]),
                 "gain": gain,
                 "relative": None if gain is None else gain / max(1, abs(row["objective"] - gain)),
-                "picks": None if base is None else row["selected"] - base["selected"],
+                "picks": None if base is None else round(row["selected"] - base["selected"]),
             }
         )
     return out

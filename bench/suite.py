@@ -4,12 +4,13 @@
     row = measure("fleet", 1000, 1000, "optimal", seed=0)     # one case, in a fresh process
     frame = run_suite(["fleet"], [(100, 100), (1000, 1000)], out="bench-out")
 
-Each case runs in its own process (multiprocessing, "spawn"), so its peak resident set size is
-its own. A case generates the hub (not timed), then times the scheduler's own work on it: the
-adapter's load, `solver.solve`, the adapter's emit (together `wall_s`), and apart from that the
-independent checker. Then the churn experiment of :mod:`bench.events` runs on the solved hub, in
-the same mode. :func:`run_suite` collects the rows in a polars frame and writes `results.csv`,
-`results.md`, `time.png` and `quality.png`.
+Each case runs in a fresh interpreter (:mod:`bench.case`), so its peak resident set size is its
+own; :mod:`bench.sweeps` runs a plan's cases here or on Dask workers. A case generates the hub (not
+timed), then times the scheduler's own work on it: the adapter's load, `solver.solve`, the
+adapter's emit (together `wall_s`), and apart from that the independent checker. Then the churn
+experiment of :mod:`bench.events` runs on the solved hub, in the same mode. :func:`run_suite`
+collects the rows in a polars frame and writes `results.csv`, `results.md`, `time.png` and
+`quality.png`.
 
 Each system the suite drives is one :class:`Profile` in :data:`PROFILES` (named as the bench's
 `--systems` spell it): its hub (the registry's generator), its adapter's load and emit (the
@@ -25,14 +26,13 @@ plan's over-committed clusters and the replicas they cannot run (:mod:`bench.kar
 from __future__ import annotations
 
 import gc
-import multiprocessing
+import hashlib
 import os
 import resource
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -46,6 +46,7 @@ from adapters.kube.manifests import dump_yaml_stream, from_objects, parse_text
 from adapters.run.pipeline import Outcome, SystemOutcome, schedule_manifests, summary_of_parts
 from bench import events as ev
 from bench import karmada_hub, kcp_hub, ocm_events, openmcp_hub
+from bench.case import Case, run_isolated
 from bench.command import solve_seconds
 from bench.environment import machine
 from model import Batch, Result
@@ -211,6 +212,7 @@ COLUMNS: dict[str, Any] = {
     "system": pl.String,
     "clusters": pl.Int64,
     "placements": pl.Int64,
+    "seed": pl.Int64,
     "mode": pl.String,
     "status": pl.String,
     "wall_s": pl.Float64,
@@ -227,6 +229,7 @@ COLUMNS: dict[str, Any] = {
     "peak_rss_mb": pl.Float64,
     "models": pl.Int64,
     "selected": pl.Int64,
+    "decisions": pl.String,
     "objective": pl.Int128,
     "objective_gain": pl.Int128,
     "bound": pl.Int128,
@@ -238,6 +241,15 @@ COLUMNS: dict[str, Any] = {
     "time_limited": pl.Boolean,
     **{f"{kind}_{_event_column(event)}": pl.Int64 for event in ev.EVENTS for kind in ("churn", "forced")},
     "note": pl.String,
+    # Where and how the case ran (bench.case.measured, bench.sweeps): the whole case process's
+    # seconds, its attempts (2: retried once) and the failure that cost an attempt, the host,
+    # the engine that handed it out, the commit measured.
+    "case_s": pl.Float64,
+    "attempts": pl.Int64,
+    "failure": pl.String,
+    "host": pl.String,
+    "engine": pl.String,
+    "commit": pl.String,
 }
 
 
@@ -296,9 +308,11 @@ def run_case(
     seed: int = 0,
     *,
     time_limit: float = DEFAULT_TIME_LIMIT,
-    events: bool = True,
+    events: bool | Collection[str] = True,
 ) -> dict[str, Any]:
-    """One case in this process (see :func:`measure`, which runs it in a fresh one)."""
+    """One case in this process (see :func:`measure`, which runs it in a fresh one); `events`:
+    the churn experiment's events, every one of the system's (True), none (False), or those
+    named."""
     entry = PROFILES[system]
     options = SolveOptions(mode=mode, time_limit=time_limit, seed=seed)
     objects = entry.generate(clusters, placements, seed)
@@ -319,6 +333,7 @@ def run_case(
         "system": system,
         "clusters": clusters,
         "placements": placements,
+        "seed": seed,
         "mode": mode,
         "status": stats.status,
         "wall_s": times["load_s"] + times["solver_s"] + times["emit_s"],
@@ -330,6 +345,7 @@ def run_case(
         "peak_rss_mb": peak_kib / 1024 if sys.platform != "darwin" else peak_kib / 2**20,
         "models": stats.models,
         "selected": sum(len(r.selected) for r in outcome.result.requests),
+        "decisions": decisions_digest(outcome.result),
         "objective": stats.objective,
         "bound": stats.bound,
         "gap": stats.gap,
@@ -339,7 +355,8 @@ def run_case(
         "time_limited": stats.time_limited,
         "note": entry.note(objects, outcome) if entry.note is not None else "",
     }
-    if not events or not (entry.events or entry.resync):
+    chosen = entry.events if events is True else tuple(e for e in entry.events if events and e in events)
+    if not events or not (chosen or entry.resync):
         return row
 
     state = entry.advance(objects, outcome)
@@ -350,7 +367,7 @@ def run_case(
         event_violations += len(check(again.batch, again.result))
         moved, forced = entry.churn(outcome.result, again.result, again.batch)
         row["note"] = f"no-event re-solve: churn {moved} / forced {forced}"
-    for event in entry.events:
+    for event in chosen:
         changed = entry.apply_event(event, state, seed)
         after, _ = _schedule(entry, changed, options, config)
         event_violations += len(check(after.batch, after.result))
@@ -370,22 +387,30 @@ def measure(
     seed: int = 0,
     *,
     time_limit: float = DEFAULT_TIME_LIMIT,
-    events: bool = True,
+    events: bool | Collection[str] = True,
 ) -> dict[str, Any]:
-    """Run one case in a fresh process and return its row: timings (seconds), peak RSS of that
-    process (MiB), the objective, bound and gap, unsatisfied placements, checker violations (must
-    be 0; `event_violations` for the events' solves), `time_limited` (a wall-clock limit cut a
-    search in any of the case's solves) and, per event, `churn_<event>` and `forced_<event>`
-    (event names with underscores: churn_cluster_removed, ...)."""
+    """Run one case in a fresh interpreter (bench.case) and return its row: timings (seconds),
+    peak RSS of that process (MiB), the objective, bound and gap, unsatisfied placements, checker
+    violations (must be 0; `event_violations` for the events' solves), `time_limited` (a
+    wall-clock limit cut a search in any of the case's solves), `decisions` (a digest of every
+    decision) and, per event, `churn_<event>` and `forced_<event>` (event names with
+    underscores: churn_cluster_removed, ...)."""
     if system not in PROFILES:
         raise ValueError(f"unknown system {system!r}; expected one of {', '.join(sorted(PROFILES))}")
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-        return pool.submit(
-            run_case, system, clusters, placements, mode, seed, time_limit=time_limit, events=events
-        ).result()
+    chosen = events if isinstance(events, bool) else tuple(events)
+    return run_isolated(Case(system, clusters, placements, mode, seed, time_limit, chosen))
+
+
+def decisions_digest(result: Result) -> str:
+    """Every decision of a result (request, cluster and replicas, in the result's order) as a
+    short digest: two runs decided alike when their digests are equal."""
+    digest = hashlib.sha256()
+    for request in result.requests:
+        for choice in request.selected:
+            digest.update(f"{request.request}\t{choice.cluster}\t{choice.replicas}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 # ==================================================================================== the suite
@@ -420,12 +445,11 @@ def _skipped_row(system: str, clusters: int, placements: int, mode: str, reason:
 
 def _frame(rows: Sequence[Mapping[str, Any]]) -> pl.DataFrame:
     frame = pl.DataFrame([{c: row.get(c) for c in COLUMNS} for row in rows], schema=COLUMNS)
-    greedy = frame.filter(pl.col("mode") == "greedy").select(
-        "system", "clusters", "placements", pl.col("objective").alias("_greedy")
-    )
+    hub = ["system", "clusters", "placements", "seed"]  # the seed fixes the hub
+    greedy = frame.filter(pl.col("mode") == "greedy").select(*hub, pl.col("objective").alias("_greedy"))
     return (
         frame.drop("objective_gain")
-        .join(greedy, on=["system", "clusters", "placements"], how="left")
+        .join(greedy, on=hub, how="left")
         .with_columns(objective_gain=pl.col("objective") - pl.col("_greedy"))
         .drop("_greedy")
         .select(list(COLUMNS))
@@ -442,39 +466,14 @@ def run_suite(
     time_limit: float = DEFAULT_TIME_LIMIT,
     progress: Callable[[str], None] | None = None,
 ) -> pl.DataFrame:
-    """Measure every (system, size, mode), one fresh process each, in order; with `out`, write
-    results.csv, results.md, time.png and quality.png there."""
-    systems, sizes, modes = list(systems), list(sizes), list(modes)
-    for system in systems:
-        if system not in PROFILES:
-            raise ValueError(f"unknown system {system!r}; expected one of {', '.join(sorted(PROFILES))}")
-    for mode in modes:
-        if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
-    rows = []
-    total = len(systems) * len(sizes) * len(modes)
-    for system in systems:
-        for clusters, placements in sizes:
-            for mode in modes:
-                reason = SKIPPED.get((system, clusters, placements))
-                if reason is not None:
-                    rows.append(_skipped_row(system, clusters, placements, mode, reason))
-                    continue
-                started = time.perf_counter()
-                row = measure(system, clusters, placements, mode, seed, time_limit=time_limit)
-                rows.append(row)
-                if progress is not None:
-                    progress(
-                        f"[{len(rows)}/{total}] {system} {clusters}x{placements} {mode}: "
-                        f"command {row['command_s']:.2f} s, end to end {row['e2e_s']:.2f} s, "
-                        f"wall {row['wall_s']:.2f} s, "
-                        f"{row['status']}, violations {row['violations']}, "
-                        f"case {time.perf_counter() - started:.1f} s"
-                    )
-    frame = _frame(rows)
-    if out is not None:
-        write_results(frame, out, seed=seed)
-    return frame
+    """Measure every (system, size, mode), one fresh process each, in order (the local engine of
+    :func:`bench.sweeps.sweep`); with `out`, write results.csv, results.md, time.png and
+    quality.png there."""
+    from bench.plan import SweepSpec
+    from bench.sweeps import sweep
+
+    spec = SweepSpec(tuple(systems), tuple(sizes), (seed,), tuple(modes), True, time_limit)
+    return sweep(spec, out=out, progress=None if progress is None else lambda report: progress(report.line))
 
 
 # ====================================================================================== output
@@ -495,13 +494,21 @@ def _number(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
+def _status(row: Mapping[str, Any]) -> str:
+    marks = [
+        m for m, on in (("time-limited", row["time_limited"]), ("retried", (row["attempts"] or 0) > 1)) if on
+    ]
+    return row["status"] + (f" ({', '.join(marks)})" if marks else "")
+
+
 # (header, formatter) of the Markdown table; the CSV has every column raw.
 _MARKDOWN: tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...] = (
     ("system", lambda r: r["system"]),
     ("clusters", lambda r: str(r["clusters"])),
     ("placements", lambda r: str(r["placements"])),
+    ("seed", lambda r: _number(r["seed"])),
     ("mode", lambda r: r["mode"]),
-    ("status", lambda r: r["status"] + (" (time-limited)" if r["time_limited"] else "")),
+    ("status", lambda r: _status(r)),
     ("command s", lambda r: _seconds(r["command_s"])),
     ("end to end s", lambda r: _seconds(r["e2e_s"])),
     ("read s", lambda r: _seconds(r["read_s"])),
@@ -534,6 +541,7 @@ _MARKDOWN: tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...] = (
 _RIGHT = {
     "clusters",
     "placements",
+    "seed",
     "selected",
     "objective",
     "gain vs greedy",
@@ -681,7 +689,20 @@ def _skip_note(frame: pl.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _environment() -> str:
+def _failure_note(frame: pl.DataFrame) -> str:
+    """The cases that failed, for good or once (then retried), and why."""
+    troubled = frame.filter(pl.col("failure").is_not_null())
+    lines = ["Cases that failed (each was run once more; FAILED: that failed too):"]
+    for r in troubled.iter_rows(named=True):
+        lines.append(
+            f"- {r['system']} {r['clusters']} x {r['placements']} seed {r['seed']} {r['mode']}: "
+            f"{r['status']} after {r['attempts']} attempts; {r['failure']}"
+        )
+    return "" if troubled.is_empty() else "\n".join(lines)
+
+
+def environment() -> str:
+    """This machine, as results.md describes it."""
     return machine(("ortools", "polars"))
 
 
@@ -699,8 +720,17 @@ def _command(frame: pl.DataFrame, seed: int, out: str) -> str:
     return " ".join([*parts, f"--out {out}"])
 
 
-def write_results(frame: pl.DataFrame, out: str | os.PathLike[str], *, seed: int = 0) -> list[Path]:
-    """results.csv, results.md, time.png and quality.png in `out` (created if needed)."""
+def write_results(
+    frame: pl.DataFrame,
+    out: str | os.PathLike[str],
+    *,
+    seed: int = 0,
+    reproduce: str | None = None,
+    ran: str = "",
+) -> list[Path]:
+    """results.csv, results.md, time.png and quality.png in `out` (created if needed); results.md
+    says how to reproduce them (`reproduce`: the command, when the flags alone cannot) and what
+    ran them (`ran`)."""
     from bench import plots
 
     given = os.fspath(out)
@@ -713,9 +743,11 @@ def write_results(frame: pl.DataFrame, out: str | os.PathLike[str], *, seed: int
     text = "\n\n".join(
         [
             "# placement-solver benchmark results",
-            f"Reproduce with `{_command(frame, seed, given)}` (after `pip install '.[bench]'`). "
-            + _environment(),
+            f"Reproduce with `{reproduce or _command(frame, seed, given)}` (after `pip install '.[bench]'`). "
+            + environment()
+            + (f" {ran}" if ran else ""),
             _skip_note(frame),
+            *filter(None, [_failure_note(frame)]),
             markdown_table(frame).rstrip("\n"),
             LEGEND.rstrip("\n"),
             *((OCM_LEGEND.rstrip("\n"), _ocm_notes(frame)) if ocm_rows else ()),
