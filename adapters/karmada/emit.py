@@ -45,6 +45,7 @@ def emit(context: KarmadaContext, result: Result) -> Emitted:
     requests = {r.key: r for r in context.batch.requests}
     now = time_text(context.now)
     apply, unsatisfied = [], []
+    targets: dict[tuple[str, int | None], dict[str, Any]] = {}  # spec.clusters' entries, shared
     for (_, key), b in context.bindings.items():
         obj = _base(b)
         if b.trigger is None:
@@ -58,7 +59,7 @@ def emit(context: KarmadaContext, result: Result) -> Emitted:
                 raise ValueError(f"the result has no answer for binding {key!r}")
             request = requests[key]
             if got.failure is None:
-                _succeeded(obj, b, request, got, now)
+                _succeeded(obj, b, request, got, now, targets)
             else:
                 message = failure_message(context, got)
                 _failed(obj, b, _REASONS[got.failure], message, now)
@@ -91,16 +92,32 @@ def _scheduled_false(obj: Mapping[str, Any]) -> bool:
 
 
 def _succeeded(
-    obj: dict[str, Any], b: BindingContext, request: PlacementRequest, got: RequestResult, now: str
+    obj: dict[str, Any],
+    b: BindingContext,
+    request: PlacementRequest,
+    got: RequestResult,
+    now: str,
+    shared: dict[tuple[str, int | None], dict[str, Any]],
 ) -> None:
     every = request.replicas is not None and request.replicas.division is Division.EVERY
     components = _target_components(b, request)
     targets = []
     for choice in got.selected:
         if every or choice.replicas is None:
-            targets.append({"name": choice.cluster, **components})
+            if components:
+                targets.append({"name": choice.cluster, **components})
+                continue
+            key: tuple[str, int | None] = (choice.cluster, None)
         elif choice.replicas > 0:
-            targets.append({"name": choice.cluster, "replicas": choice.replicas})
+            key = (choice.cluster, choice.replicas)
+        else:
+            continue
+        target = shared.get(key)
+        if target is None:  # one per content: the YAML writer renders an entry it meets again once
+            target = shared[key] = (
+                {"name": choice.cluster} if key[1] is None else {"name": key[0], "replicas": key[1]}
+            )
+        targets.append(target)
     _write_clusters(obj, b, targets)
     status = obj.setdefault("status", {})
     _set_condition(status, "True", n.SUCCESS, n.SUCCESS_MESSAGE, now)

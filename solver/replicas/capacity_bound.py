@@ -43,29 +43,32 @@ def unscheduled_bound(
 
 
 class _Sets:
-    """The units' needs and, for the narrow ones, their candidates flat (sorted by width, so the
-    units that can lie inside a set of w clusters are a prefix), for the sets of clusters tried:
-    the candidate sets of the units `answer` leaves out, at most _SETS of them, the narrowest
-    first (each costs the rows of the units no wider than it)."""
+    """The units' needs and, for the narrow ones, their distinct candidate sets flat (sorted by
+    width, so the sets that can lie inside a set of w clusters are a prefix), for the sets of
+    clusters tried: the candidate sets of the units `answer` leaves out, at most _SETS of them,
+    the narrowest first (each costs the rows of the sets no wider than it)."""
 
     def __init__(self, problem: CapacityProblem, us: list[int], answer: Answer) -> None:
-        from solver.replicas.capacity_fill import widths
-
         units = problem.units
         self.clusters = len(problem.free)
-        width = widths(problem, us)
-        keys = {}
-        for u in us:
-            if answer[u] is None:
-                keys.setdefault(tuple(candidate_rows(problem, units[u].options).tolist()), None)
-        self.tried = sorted(keys, key=lambda key: (len(key), key))[:_SETS]
+        drawn = [candidate_rows(problem, units[u].options) for u in us]  # shared by content
+        keys = {id(rows): rows for u, rows in zip(us, drawn, strict=True) if answer[u] is None}
+        self.tried = sorted((tuple(rows.tolist()) for rows in keys.values()), key=lambda key: (len(key), key))
+        self.tried = self.tried[:_SETS]
         widest = len(self.tried[-1]) if self.tried else 0
-        us = sorted((u for u in us if width[u] <= widest), key=lambda u: (width[u], u))
-        self.width = np.asarray([width[u] for u in us], dtype=np.int64)
-        rows_of = [candidate_rows(problem, units[u].options) for u in us]
-        self.flat = np.concatenate(rows_of) if rows_of else np.zeros(0, dtype=np.int64)
-        self.owner = np.repeat(np.arange(len(us)), [len(rows) for rows in rows_of])
-        self.ends = np.cumsum([len(rows) for rows in rows_of], dtype=np.int64)
+        # The distinct candidate sets no wider than the widest tried, narrowest first, flat; each
+        # unit's among them (-1: wider)
+        sets: dict[int, np.ndarray] = {}
+        for rows in drawn:
+            if len(rows) <= widest:
+                sets.setdefault(id(rows), rows)
+        ordered = sorted(sets.values(), key=len)
+        position = {id(rows): k for k, rows in enumerate(ordered)}
+        self.set_of = np.asarray([position.get(id(rows), -1) for rows in drawn], dtype=np.int64)
+        self.width = np.asarray([len(rows) for rows in ordered], dtype=np.int64)
+        self.flat = np.concatenate(ordered) if ordered else np.zeros(0, dtype=np.int64)
+        self.owner = np.repeat(np.arange(len(ordered)), self.width)
+        self.ends = np.cumsum(self.width, dtype=np.int64)
         self.priority = np.asarray([units[u].priority for u in us], dtype=np.int64)
         self.need = np.zeros((len(us), problem.free.shape[1]), dtype=np.int64)
         for k, u in enumerate(us):
@@ -92,10 +95,10 @@ class _Sets:
             narrow = int(np.searchsorted(self.width, len(key), side="right"))  # no wider than the set
             end = int(self.ends[narrow - 1]) if narrow else 0
             out = ~in_set[self.flat[:end]]
-            outside = np.bincount(self.owner[:end], weights=out, minlength=len(self.need))
-            got = outside == 0
-            got[narrow:] = False
-            self.inside[key] = got
+            outside = np.bincount(self.owner[:end], weights=out, minlength=len(self.width))
+            within = np.append(outside == 0, False)  # the last: the wider units' (-1)
+            within[narrow:-1] = False
+            got = self.inside[key] = within[self.set_of]
         return got
 
     def _lost(self, key: tuple[int, ...], p: int, above: int, room: np.ndarray) -> int:

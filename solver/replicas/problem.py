@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from model import Batch, FilterKind, PlacementRequest, Unselected
+from model import Batch, Choice, FilterKind, PlacementRequest, Unselected
 from solver.replicas.estimate import Estimator, available_replicas
 from solver.replicas.order import HELD_SCORE, Filters, canonical
 
@@ -73,6 +73,8 @@ class ReplicaProblem:
         # (row, filter) -> the results' entry for a cluster left out by a filter that reads the
         # cluster alone (solver.replicas.results): thousands of requests share each
         self.unselected: dict[tuple[int, FilterKind], Unselected] = {}
+        # (cluster, score, kept, replicas) -> the results' entry for a selected cluster, shared
+        self.choices: dict[tuple[str, int, bool, int | None], Choice] = {}
 
     def held(self, i: int) -> dict[int, int]:
         """The rows request i holds (its current replicas and existing decisions), with the

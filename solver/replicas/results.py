@@ -133,9 +133,13 @@ def _answered(
     index = problem.filters.index
     position = c.positions([index[name] for name, _ in answer.entries]).tolist()
     chosen = []
-    for (name, n), k in zip(answer.entries, position, strict=True):
-        kept = name in before and (n is None or before[name] == n)
-        chosen.append(Choice(name, ClusterScore(affinity=int(c.score[k])), kept=kept, replicas=n))
+    shared = problem.choices  # one per content: a binding over every cluster lists a thousand
+    for (name, n), score in zip(answer.entries, c.score[position].tolist(), strict=True):
+        key = (name, score, name in before and (n is None or before[name] == n), n)
+        choice = shared.get(key)
+        if choice is None:
+            choice = shared[key] = Choice(name, ClusterScore(affinity=score), kept=key[2], replicas=n)
+        chosen.append(choice)
     got = {name for name, _ in answer.entries}
     unselected = filtered(problem, i, answer.tier, limit)
     room = limit - len(unselected)
