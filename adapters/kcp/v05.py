@@ -72,7 +72,7 @@ from adapters.kcp.annotation import Entry, Parsed, entry_key, format_placement, 
 from adapters.kcp.names import State
 from adapters.kcp.objects import ClusterObject, NamespaceObject
 from adapters.kcp.status import namespace_object
-from adapters.kcp.world import World, seeded
+from adapters.kcp.world import World, last_shuffled, seeded
 from adapters.kube.fields import time_text
 from model import (
     ClusterTerm,
@@ -154,11 +154,22 @@ def plan(world: World) -> Plan:
 
 
 class _Candidates:
-    """The schedulable clusters of each location, computed once: (workspace, location) -> names."""
+    """The schedulable clusters of each location, computed once: (workspace, location) -> names;
+    and each negotiation workspace's location names (`names`), listed once."""
 
     def __init__(self, world: World) -> None:
         self.world = world
         self.cache: dict[tuple[str, str], tuple[str, ...]] = {}
+        self.listed: dict[str, tuple[list[str], set[str]]] = {}
+
+    def names(self, negotiation: str) -> tuple[list[str], set[str]]:
+        """The workspace's location names in order, and as a set (a fresh copy of neither: read only)."""
+        got = self.listed.get(negotiation)
+        if got is None:
+            here = self.world.locations.get(negotiation, ())
+            locations = [loc.name for loc in here] or [n.DEFAULT_LOCATION]
+            got = self.listed[negotiation] = (locations, set(locations))
+        return got
 
     def __call__(self, workspace: str, location: str) -> tuple[str, ...]:
         got = self.cache.get((workspace, location))
@@ -217,15 +228,10 @@ def _hold(world: World, entries: Iterable[tuple[Entry, State]], load: dict[str, 
             load[c.neutral] += 1
 
 
-def _location_names(world: World, negotiation: str) -> list[str]:
-    return [loc.name for loc in world.locations.get(negotiation, ())] or [n.DEFAULT_LOCATION]
-
-
 def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: _Candidates) -> None:
     ws = p.negotiation
     clusters = world.in_workspace.get(ws, {})
-    locations = _location_names(world, ws)
-    existing = set(locations)
+    locations, existing = candidates.names(ws)
     draws = seeded(world.seed, ws, p.namespace.key, "draws")  # upstream's map orders
 
     def here(c: ClusterObject | None, location: str) -> bool:
@@ -309,9 +315,18 @@ def _new_location(
     """Nothing active and nothing to reschedule: the locations in a random permutation; a revival
     stops the search, otherwise the last location with a schedulable cluster wins."""
     ws = p.negotiation
+    permutation = seeded(world.seed, ws, p.namespace.key)
+    if not taken:  # no cluster to revive or to run out of (revivable ones are taken): the last wins
+        last = last_shuffled(permutation, locations, lambda location: bool(candidates(ws, location)))
+        if last is None:
+            p.unplaced = True
+        else:
+            p.units.append(Unit(last, NEW, None, taken))
+        return
     order = list(locations)
-    seeded(world.seed, ws, p.namespace.key).shuffle(order)
+    permutation.shuffle(order)
     pick = seeded(world.seed, ws, p.namespace.key, "revive")
+    held = set(taken)
     chosen: Unit | None = None
     for location in order:
         found = candidates(ws, location)
@@ -322,7 +337,7 @@ def _new_location(
             cluster = world.clusters[pick.choice(revived)]
             chosen = Unit(location, REVIVE, cluster)
             break
-        if set(found) <= set(taken):
+        if held.issuperset(found):
             p.status = CRASHED
             return
         chosen = Unit(location, NEW, None, taken)
