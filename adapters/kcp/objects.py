@@ -161,6 +161,11 @@ def _conditions(f: Fields, status: Mapping[str, Any], *, strict: bool) -> tuple[
     return tuple(out)
 
 
+def _fields(manifest: Manifest, workspace: str | None) -> KcpFields:
+    """The checks of one object, in the workspace its loader read already (None: read it now)."""
+    return kcp_fields(manifest) if workspace is None else KcpFields(manifest, workspace)
+
+
 @dataclass(frozen=True, slots=True)
 class _Meta:
     workspace: str
@@ -196,14 +201,11 @@ class NamespaceObject:
     annotations: Mapping[str, str]
     created: datetime
     conditions: tuple[Mapping[str, Any], ...]
-
-    @property
-    def key(self) -> str:
-        return f"{self.workspace}/{self.name}"
+    key: str  # `<workspace>/<name>` (made once: plans ask it of every namespace in every round)
 
 
-def read_namespace(manifest: Manifest) -> NamespaceObject:
-    f = kcp_fields(manifest)
+def read_namespace(manifest: Manifest, workspace: str | None = None) -> NamespaceObject:
+    f = _fields(manifest, workspace)
     meta = _meta(f, manifest)
     status = f.mapping(manifest.obj.get("status"), "status")
     return NamespaceObject(
@@ -214,6 +216,7 @@ def read_namespace(manifest: Manifest) -> NamespaceObject:
         meta.annotations,
         meta.created,
         _conditions(f, status, strict=False),
+        f"{meta.workspace}/{manifest.name}",
     )
 
 
@@ -235,8 +238,8 @@ class BindingObject:
         return self.export_name == n.COMPUTE_EXPORT
 
 
-def read_binding(manifest: Manifest) -> BindingObject:
-    f = kcp_fields(manifest)
+def read_binding(manifest: Manifest, workspace: str | None = None) -> BindingObject:
+    f = _fields(manifest, workspace)
     meta = _meta(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
     # The CRD requires spec.reference, but not spec: without one (a null is pruned) the binding
@@ -343,8 +346,8 @@ def _selector_labels(f: Fields, spec: Mapping[str, Any]) -> None:
         f.string(item.get("description"), f"{where}.description")
 
 
-def read_location(manifest: Manifest) -> LocationObject:
-    f = kcp_fields(manifest)
+def read_location(manifest: Manifest, workspace: str | None = None) -> LocationObject:
+    f = _fields(manifest, workspace)
     meta = _meta(f, manifest)
     status = f.mapping(manifest.obj.get("status"), "status")
     for key in ("instances", "availableInstances"):
@@ -426,8 +429,8 @@ def _sync_target_fields(
             _enum(f, item["state"], SYNCED_STATES, f"{where}.state")
 
 
-def read_cluster(manifest: Manifest) -> ClusterObject:
-    f = kcp_fields(manifest)
+def read_cluster(manifest: Manifest, workspace: str | None = None) -> ClusterObject:
+    f = _fields(manifest, workspace)
     meta = _meta(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
     unschedulable = spec.get("unschedulable", False)
@@ -478,10 +481,7 @@ class PlacementObject:
     selected: tuple[str, str] | None  # status.selectedLocation (path, locationName)
     ready: str  # the Ready condition's status ("" when absent)
     conditions: tuple[Mapping[str, Any], ...]
-
-    @property
-    def key(self) -> str:
-        return f"{self.workspace}/{self.name}"
+    key: str  # `<workspace>/<name>` (made once: plans ask it of every placement in every round)
 
     @property
     def target(self) -> str:
@@ -489,8 +489,8 @@ class PlacementObject:
         return self.annotations.get(n.SYNC_TARGET_ANNOTATION, "")
 
 
-def read_placement(manifest: Manifest) -> PlacementObject:
-    f = kcp_fields(manifest)
+def read_placement(manifest: Manifest, workspace: str | None = None) -> PlacementObject:
+    f = _fields(manifest, workspace)
     meta = _meta(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
     # Without a spec (the CRD requires none): no resource, no location selector, so no location.
@@ -532,4 +532,5 @@ def read_placement(manifest: Manifest) -> PlacementObject:
         selected,
         condition_status(conditions, n.READY),
         conditions,
+        f"{meta.workspace}/{manifest.name}",
     )

@@ -23,6 +23,7 @@ from adapters.kcp.objects import (
 __all__ = ["World", "last_shuffled", "parse_rfc3339", "seeded"]
 
 T = TypeVar("T")
+_NAMED = "locations-by-name"  # World.memo's key of its Locations by (workspace, name)
 
 
 @dataclass(slots=True)
@@ -45,10 +46,14 @@ class World:
     memo: dict[Any, Any] = field(default_factory=dict)
 
     def location(self, workspace: str, name: str) -> LocationObject | None:
-        for location in self.locations.get(workspace, ()):
-            if location.name == name:
-                return location
-        return None
+        named = self.memo.get(_NAMED)
+        if named is None:  # a thousand Locations in one workspace: looked up by name, not walked
+            named = self.memo[_NAMED] = {
+                (location.workspace, location.name): location
+                for here in self.locations.values()
+                for location in reversed(here)  # the first of a name wins, as a walk finds it
+            }
+        return named.get((workspace, name))
 
     def in_location(self, cluster: ClusterObject, workspace: str, location: str) -> bool:
         return n.LOCATION_TRAIT.format(workspace, location) in self.traits[cluster.neutral]
