@@ -4,14 +4,17 @@ computation it replaces, and held to doing less work than it."""
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from adapters.kcp import world as world_module
+from adapters.kcp.annotation import Entry, Parsed, parse_placement
 from adapters.kcp.api import load
 from adapters.kcp.keys import sync_target_key
+from adapters.kcp.names import State
 from adapters.kcp.v08 import plan as plan_v08
 from adapters.kcp.world import last_shuffled
 from adapters.kube.manifests import from_objects
@@ -134,3 +137,50 @@ def _base62(number: int) -> str:
 def test_sync_target_key_is_the_sha224_in_base62(workspace, name) -> None:
     number = int.from_bytes(hashlib.sha224((workspace + name).encode("utf-8")).digest(), "big")
     assert sync_target_key(workspace, name) == _base62(number)
+
+
+# ------------------------------------------------------------------------- the placement annotation
+
+
+class _Members(list):
+    """A JSON object's members, every repetition of a key included."""
+
+
+def _parsed_by_json(text: str) -> Parsed:
+    """The annotation read by json alone, every repetition of a key seen (the reference)."""
+    try:
+        raw = json.loads(text, object_pairs_hook=_Members)
+    except (json.JSONDecodeError, RecursionError) as err:
+        return Parsed(present=True, invalid=f"invalid JSON: {getattr(err, 'msg', err)}")
+    if raw is None:
+        return Parsed(present=True, null=True)
+    if not isinstance(raw, _Members):
+        return Parsed(present=True, invalid="not a JSON object")
+    states: dict[str, str] = {}
+    for key, value in raw:
+        if value is not None and not isinstance(value, str):
+            return Parsed(present=True, invalid=f"the state of {key!r} is not a string")
+        states[key] = value or ""
+    entries = {
+        key: (Entry(*key.split("+")), State(state))
+        for key, state in states.items()
+        if len(key.split("+")) == 3 and state in {s.value for s in State}
+    }
+    return Parsed(True, states, entries)
+
+
+_KEYS = st.sampled_from(["a+b+c", "a+b+d", "a++c", "x", "a+b+c+d", "\u00e9+b+c", "a+\ud800+c"])
+_VALUES = st.sampled_from(['"Bound"', '"Pending"', '"Odd"', "null", "1", "NaN", '"\u0042ound"', "{}", '""'])
+
+
+@given(
+    members=st.lists(st.tuples(_KEYS, _VALUES), max_size=4),
+    spacing=st.sampled_from(["", " ", "\n  "]),
+    wrap=st.sampled_from(["{%s}", "[%s]", "%s", "null", "{%s"]),
+)
+def test_the_placement_annotation_reads_as_json_reads_it(members, spacing, wrap) -> None:
+    """The quick reading (strict JSON, a map of strings, no key repeated) and json's agree on
+    every text: repeated keys, nulls, numbers, NaN, escapes, lone surrogates, spacing."""
+    body = ",".join(f'{spacing}"{key}"{spacing}:{spacing}{value}' for key, value in members)
+    text = wrap % body if "%s" in wrap else wrap
+    assert parse_placement(text) == _parsed_by_json(text)

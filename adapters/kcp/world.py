@@ -60,16 +60,25 @@ class World:
 
     def workload_binding(self, workspace: str) -> BindingObject | None:
         """The binding that makes the workspace's namespaces subject to placement: the first by name
-        of the ready bindings to the compute export whose workspace holds clusters or Locations."""
-        for binding in self.bindings.get(workspace, ()):
-            where = binding.export_workspace
-            if (
-                binding.ready
+        of the ready bindings to the compute export whose workspace holds clusters or Locations
+        (found once per workspace: a workspace holds many namespaces)."""
+        asked = ("workload-binding", workspace)
+        if asked in self.memo:
+            return self.memo[asked]
+        found = self.memo[asked] = next(
+            (
+                binding
+                for binding in self.bindings.get(workspace, ())
+                if binding.ready
                 and binding.to_compute
-                and (self.in_workspace.get(where) or self.locations.get(where))
-            ):
-                return binding
-        return None
+                and (
+                    self.in_workspace.get(binding.export_workspace)
+                    or self.locations.get(binding.export_workspace)
+                )
+            ),
+            None,
+        )
+        return found
 
     def schedulable(self, c: ClusterObject) -> bool:
         """A new placement may land on it: Ready, not cordoned, not evicting (FilterReady and
