@@ -4,12 +4,15 @@ computation it replaces, and held to doing less work than it."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import random
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from adapters.errors import InputError
+from adapters.kcp import workspace as workspace_module
 from adapters.kcp import world as world_module
 from adapters.kcp.annotation import Entry, Parsed, parse_placement
 from adapters.kcp.api import load
@@ -17,7 +20,7 @@ from adapters.kcp.keys import sync_target_key
 from adapters.kcp.names import State
 from adapters.kcp.v08 import plan as plan_v08
 from adapters.kcp.world import last_shuffled
-from adapters.kube.manifests import from_objects
+from adapters.kube.manifests import Manifest, from_objects
 from model import LabelSelector
 from tests.fixtures.kcp import (
     NOW_TIME,
@@ -184,3 +187,37 @@ def test_the_placement_annotation_reads_as_json_reads_it(members, spacing, wrap)
     body = ",".join(f'{spacing}"{key}"{spacing}:{spacing}{value}' for key, value in members)
     text = wrap % body if "%s" in wrap else wrap
     assert parse_placement(text) == _parsed_by_json(text)
+
+
+# --------------------------------------------------------------------------------- the workspace
+
+
+def _read(metadata: dict) -> str:
+    obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n", **metadata}}
+    try:
+        return workspace_module.read_workspace(Manifest(obj, "<test>", 1))
+    except InputError as err:
+        return f"error: {err}"
+
+
+_MARKERS = (None, "", "root:org:team", "root:org:else", 7, "Not a name")
+
+
+def test_a_workspace_read_quickly_reads_as_the_checks_read_it() -> None:
+    """Once a name has been read good, objects naming it are read in a few lookups: every
+    combination of markers (absent, empty, agreeing, disagreeing, not a string) gives what the
+    checks give with nothing remembered."""
+    remembered = set(workspace_module._GOOD_NAMES)
+    try:
+        for newest, older, legacy in itertools.product(_MARKERS, repeat=3):
+            named = (("kcp.io/cluster", newest), ("kcp.dev/cluster", older))
+            metadata = {"annotations": {k: v for k, v in named if v is not None}}
+            if legacy is not None:
+                metadata["clusterName"] = legacy
+            workspace_module._GOOD_NAMES.clear()
+            checked = _read(metadata)
+            _read({"annotations": {"kcp.dev/cluster": "root:org:team"}})  # remembered good from now on
+            _read({"annotations": {"kcp.dev/cluster": "root:org:else"}})
+            assert _read(metadata) == checked, (newest, older, legacy)
+    finally:
+        workspace_module._GOOD_NAMES.update(remembered)

@@ -90,13 +90,17 @@ def read_workspace(manifest: Manifest) -> str:
     metadata = manifest.obj["metadata"]
     annotations = metadata.get("annotations")
     if annotations is None or type(annotations) is dict:  # the common case, in a few lookups
-        named = [metadata.get("clusterName")]
-        if annotations:
-            named += [annotations.get(key) for key in _ANNOTATIONS]
-        named = [value for value in named if value is not None and value != ""]
-        first = named[0] if named else None
-        if type(first) is str and first in _GOOD_NAMES and named.count(first) == len(named):
-            return first
+        newest, older = (annotations.get(key) for key in _ANNOTATIONS) if annotations else (None, None)
+        legacy = metadata.get("clusterName")
+        found = newest or older or legacy
+        if (
+            type(found) is str
+            and found in _GOOD_NAMES
+            and (newest is None or newest == "" or newest == found)
+            and (older is None or older == "" or older == found)
+            and (legacy is None or legacy == "" or legacy == found)
+        ):
+            return found
     f = KcpFields(manifest, None)
     metadata = manifest.obj["metadata"]
     f.mapping(metadata.get("annotations"), "metadata.annotations")
