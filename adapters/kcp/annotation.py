@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.kcp.names import State
+from adapters.kube.codec import decode_json, keeps_every_key
 
 __all__ = ["Entry", "Parsed", "entry_key", "format_placement", "parse_placement"]
 
@@ -65,6 +66,7 @@ class Parsed:
     entries: dict[str, tuple[Entry, State]] = field(default_factory=dict)
     invalid: str = ""
     null: bool = False
+    text: str | None = field(default=None, compare=False)  # what was read (None: absent)
 
     @property
     def malformed(self) -> dict[str, str]:
@@ -87,25 +89,43 @@ class _Pairs(list):
 def parse_placement(text: str | None) -> Parsed:
     if text is None:
         return Parsed(present=False)
-    try:
-        raw = json.loads(text, object_pairs_hook=_Pairs)
-    except (json.JSONDecodeError, RecursionError) as err:
-        return Parsed(present=True, invalid=f"invalid JSON: {getattr(err, 'msg', err)}")
-    if raw is None:
-        return Parsed(present=True, null=True)
-    if not isinstance(raw, _Pairs):
-        return Parsed(present=True, invalid="not a JSON object")
-    states: dict[str, str] = {}
-    for key, value in raw:
-        if value is not None and not isinstance(value, str):
-            return Parsed(present=True, invalid=f"the state of {key!r} is not a string")
-        states[key] = value or ""
+    # Strict JSON, quickly: where it reads a map of strings with no key repeated, json reads the same.
+    quick = decode_json(text)
+    if (
+        type(quick) is dict
+        and all(type(value) is str or value is None for value in quick.values())
+        and keeps_every_key(text, quick)
+    ):
+        states = {key: value or "" for key, value in quick.items()}
+    else:
+        read = _states(text)
+        if not isinstance(read, dict):
+            return read
+        states = read
     entries = {}
     for key, state in states.items():
         parts = key.split("+")
         if len(parts) == 3 and state in _STATES:
             entries[key] = (Entry(*parts), _STATES[state])
-    return Parsed(True, states, entries)
+    return Parsed(True, states, entries, text=text)
+
+
+def _states(text: str) -> dict[str, str] | Parsed:
+    """The map as json reads it, every repetition of a key in its place; else what it is."""
+    try:
+        raw = json.loads(text, object_pairs_hook=_Pairs)
+    except (json.JSONDecodeError, RecursionError) as err:
+        return Parsed(present=True, invalid=f"invalid JSON: {getattr(err, 'msg', err)}", text=text)
+    if raw is None:
+        return Parsed(present=True, null=True, text=text)
+    if not isinstance(raw, _Pairs):
+        return Parsed(present=True, invalid="not a JSON object", text=text)
+    states: dict[str, str] = {}
+    for key, value in raw:
+        if value is not None and not isinstance(value, str):
+            return Parsed(present=True, invalid=f"the state of {key!r} is not a string", text=text)
+        states[key] = value or ""
+    return states
 
 
 def format_placement(states: Mapping[str, State | str], malformed: Mapping[str, Any] | None = None) -> str:

@@ -77,10 +77,10 @@ def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tupl
     return Batch(clusters, tuple(plan.requests), now=now, seed=seed), KcpContext(world, plan)
 
 
-def _index(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
-    """The kcp objects by kind, each sorted by (workspace, name); every one names its workspace;
-    the same kind, workspace and name twice is an error (one WorkloadCluster under both of its
-    group spellings too)."""
+def _index(manifests: Sequence[Manifest]) -> dict[str, list[tuple[str, Manifest]]]:
+    """The kcp objects by kind, each with its workspace and sorted by (workspace, name); every one
+    names its workspace; the same kind, workspace and name twice is an error (one WorkloadCluster
+    under both of its group spellings too)."""
     wanted = {**n.KINDS, **n.SHARED_KINDS}
     seen: dict[tuple[str, str, str], Manifest] = {}
     out: dict[str, list[tuple[str, str, Manifest]]] = defaultdict(list)
@@ -95,13 +95,13 @@ def _index(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
             raise InputError(f"duplicate object {where} ({other.location} and {m.location})")
         seen[key] = m
         out[m.kind].append((workspace, m.name, m))
-    return {kind: [m for *_, m in sorted(items, key=lambda i: i[:2])] for kind, items in out.items()}
+    return {kind: [(ws, m) for ws, _, m in sorted(items, key=lambda i: i[:2])] for kind, items in out.items()}
 
 
-def _generation(objects: Mapping[str, list[Manifest]]) -> Generation:
+def _generation(objects: Mapping[str, list[tuple[str, Manifest]]]) -> Generation:
     old, new = objects.get(n.WORKLOAD_CLUSTER), objects.get(n.SYNC_TARGET) or objects.get(n.PLACEMENT)
     if old and new:
-        first_old, first_new = (reference(m.kind, read_workspace(m), m.name) for m in (old[0], new[0]))
+        first_old, first_new = (reference(m.kind, ws, m.name) for ws, m in (old[0], new[0]))
         raise InputError(
             f"the input mixes kcp generations: {first_old} (v0.5) and {first_new} (v0.8); "
             "give one generation's objects"
@@ -110,13 +110,13 @@ def _generation(objects: Mapping[str, list[Manifest]]) -> Generation:
         return Generation.V05
     if new:
         return Generation.V08
-    for m in objects.get(n.LOCATION, ()):
+    for _, m in objects.get(n.LOCATION, ()):
         resource = (m.obj.get("spec") or {}).get("resource")
         if isinstance(resource, Mapping) and resource.get("resource") == n.LOCATION_RESOURCE[Generation.V05]:
             return Generation.V05
         if isinstance(resource, Mapping) and resource.get("resource") == n.LOCATION_RESOURCE[Generation.V08]:
             return Generation.V08
-    for m in objects.get(n.NAMESPACE, ()):
+    for _, m in objects.get(n.NAMESPACE, ()):
         annotations = m.obj["metadata"].get("annotations") or {}
         text = annotations.get(n.PLACEMENT_ANNOTATION) if isinstance(annotations, Mapping) else None
         if isinstance(text, str) and text.strip().startswith("{"):
@@ -124,20 +124,22 @@ def _generation(objects: Mapping[str, list[Manifest]]) -> Generation:
     return Generation.V08
 
 
-def _world(objects: Mapping[str, list[Manifest]], generation: Generation, now: datetime, seed: int) -> World:
+def _world(
+    objects: Mapping[str, list[tuple[str, Manifest]]], generation: Generation, now: datetime, seed: int
+) -> World:
     kind = n.WORKLOAD_CLUSTER if generation is Generation.V05 else n.SYNC_TARGET
-    clusters = {c.neutral: c for c in map(read_cluster, objects.get(kind, ()))}
+    clusters = {c.neutral: c for c in (read_cluster(m, ws) for ws, m in objects.get(kind, ()))}
     clusters = dict(sorted(clusters.items()))
     in_workspace: dict[str, dict[str, ClusterObject]] = defaultdict(dict)
     for c in clusters.values():
         in_workspace[c.workspace][c.name] = c
     locations: dict[str, list[LocationObject]] = defaultdict(list)
-    for m in objects.get(n.LOCATION, ()):
-        location = read_location(m)
+    for ws, m in objects.get(n.LOCATION, ()):
+        location = read_location(m, ws)
         _check_resource(m, location, generation)
         locations[location.workspace].append(location)
     bindings: dict[str, list[BindingObject]] = defaultdict(list)
-    for b in map(read_binding, objects.get(n.API_BINDING, ())):
+    for b in (read_binding(m, ws) for ws, m in objects.get(n.API_BINDING, ())):
         bindings[b.workspace].append(b)
     members = _members(in_workspace, locations, generation)
     found: dict[str, set[str]] = {
@@ -147,14 +149,14 @@ def _world(objects: Mapping[str, list[Manifest]], generation: Generation, now: d
         for c in selected:
             found[c.neutral].add(n.LOCATION_TRAIT.format(workspace, location))
     traits = {name: frozenset(t) for name, t in found.items()}
-    placements = [read_placement(m) for m in objects.get(n.PLACEMENT, ())]
+    placements = [read_placement(m, ws) for ws, m in objects.get(n.PLACEMENT, ())]
     for p in placements:
         _check_placement_resource(p)
     return World(
         generation,
         now,
         seed,
-        [read_namespace(m) for m in objects.get(n.NAMESPACE, ())],
+        [read_namespace(m, ws) for ws, m in objects.get(n.NAMESPACE, ())],
         dict(bindings),
         dict(locations),
         clusters,

@@ -19,9 +19,10 @@ from typing import Any
 from adapters.kcp import names as n
 from adapters.kcp.keys import sync_target_key
 from adapters.kcp.workspace import KcpFields, kcp_fields
-from adapters.kube.fields import INT32, Fields, parse_time, whole
+from adapters.kube.fields import INT32, ZERO_TIME, Fields, parse_time, rfc3339, time_fine, whole
 from adapters.kube.manifests import Manifest
 from adapters.kube.selectors import SelectorError, label_selector
+from adapters.kube.validation import judged_metadata
 from model import LabelSelector, QuantityError, parse_quantity
 
 __all__ = [
@@ -64,13 +65,25 @@ def selects(selector: LabelSelector | None, labels: Mapping[str, str]) -> bool:
 
 def _selector(f: Fields, raw: Any, path: str) -> tuple[LabelSelector | None, str]:
     """A selector that may be nil (None: matches nothing), and upstream's error when it cannot be
-    built (then it matches nothing either)."""
+    built (then it matches nothing either). Each distinct one is read once (a hub's placements
+    repeat a few): keyed by its raw form's repr, in which 1, "1" and True differ; a selector the
+    schema refuses raises, and is never kept, so it names its own object."""
     if raw is None:
         return None, ""
-    try:
-        return label_selector(f, raw, path) or LabelSelector(), ""
-    except SelectorError as err:
-        return None, str(err)
+    seen = (repr(raw), path)
+    got = _SELECTORS.get(seen)
+    if got is None:
+        try:
+            got = (label_selector(f, raw, path) or LabelSelector(), "")
+        except SelectorError as err:
+            got = (None, str(err))
+        if len(_SELECTORS) < _SELECTORS_KEPT:
+            _SELECTORS[seen] = got
+    return got
+
+
+_SELECTORS: dict[tuple[str, str], tuple[LabelSelector | None, str]] = {}
+_SELECTORS_KEPT = 1 << 14
 
 
 def _required(f: Fields, raw: Mapping[str, Any], key: str, path: str) -> Any:
@@ -139,6 +152,8 @@ def _conditions(f: Fields, status: Mapping[str, Any], *, strict: bool) -> tuple[
     out = []
     path = "status.conditions"
     items = f.sequence(status.get("conditions"), path)
+    if strict and all(_plain_condition(item) for item in items):  # the common case, at a glance
+        return tuple(items)
     listed = (
         f.objects(items, path)
         if strict
@@ -161,6 +176,26 @@ def _conditions(f: Fields, status: Mapping[str, Any], *, strict: bool) -> tuple[
     return tuple(out)
 
 
+def _plain_condition(item: Any) -> bool:
+    """A condition the strict checks pass: an object whose type and status are strings, with a
+    time Kubernetes reads, and a reason, message and severity each a string or absent."""
+    return (
+        type(item) is dict
+        and type(item.get("type")) is str
+        and type(item.get("status")) is str
+        and time_fine(item.get("lastTransitionTime"))
+        and all(type(item.get(key)) in _STRING_OR_NONE for key in ("reason", "message", "severity"))
+    )
+
+
+_STRING_OR_NONE = (str, type(None))
+
+
+def _fields(manifest: Manifest, workspace: str | None) -> KcpFields:
+    """The checks of one object, in the workspace its loader read already (None: read it now)."""
+    return kcp_fields(manifest) if workspace is None else KcpFields(manifest, workspace)
+
+
 @dataclass(frozen=True, slots=True)
 class _Meta:
     workspace: str
@@ -171,6 +206,18 @@ class _Meta:
 
 def _meta(f: KcpFields, manifest: Manifest) -> _Meta:
     metadata = manifest.obj["metadata"]
+    labels, annotations = metadata.get("labels"), metadata.get("annotations")
+    created = metadata.get("creationTimestamp")
+    # The common object in a few looks: no namespace, labels and annotations the registry has
+    # judged already (adapters.registry), a creation time or none, and no deletion time.
+    if (
+        not metadata.get("namespace")
+        and metadata.get("deletionTimestamp") is None
+        and judged_metadata(labels, annotations, None, None)
+        and (moment := ZERO_TIME if created is None else rfc3339(created) if type(created) is str else None)
+    ):
+        assert f.workspace is not None
+        return _Meta(f.workspace, dict(labels or {}), dict(annotations or {}), moment)
     if manifest.namespace:
         raise f.fail(f"a {manifest.kind} is cluster-scoped (within its workspace)", "metadata.namespace")
     labels = f.labels(metadata.get("labels"), "metadata.labels")
@@ -196,16 +243,16 @@ class NamespaceObject:
     annotations: Mapping[str, str]
     created: datetime
     conditions: tuple[Mapping[str, Any], ...]
-
-    @property
-    def key(self) -> str:
-        return f"{self.workspace}/{self.name}"
+    key: str  # `<workspace>/<name>` (made once: plans ask it of every namespace in every round)
 
 
-def read_namespace(manifest: Manifest) -> NamespaceObject:
-    f = kcp_fields(manifest)
+def read_namespace(manifest: Manifest, workspace: str | None = None) -> NamespaceObject:
+    f = _fields(manifest, workspace)
     meta = _meta(f, manifest)
-    status = f.mapping(manifest.obj.get("status"), "status")
+    status = manifest.obj.get("status")
+    conditions: tuple[Mapping[str, Any], ...] = ()
+    if not (status is None or (type(status) is dict and status.get("conditions") is None)):
+        conditions = _conditions(f, f.mapping(status, "status"), strict=False)
     return NamespaceObject(
         manifest,
         meta.workspace,
@@ -213,7 +260,8 @@ def read_namespace(manifest: Manifest) -> NamespaceObject:
         meta.labels,
         meta.annotations,
         meta.created,
-        _conditions(f, status, strict=False),
+        conditions,
+        f"{meta.workspace}/{manifest.name}",
     )
 
 
@@ -235,8 +283,8 @@ class BindingObject:
         return self.export_name == n.COMPUTE_EXPORT
 
 
-def read_binding(manifest: Manifest) -> BindingObject:
-    f = kcp_fields(manifest)
+def read_binding(manifest: Manifest, workspace: str | None = None) -> BindingObject:
+    f = _fields(manifest, workspace)
     meta = _meta(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
     # The CRD requires spec.reference, but not spec: without one (a null is pruned) the binding
@@ -343,8 +391,8 @@ def _selector_labels(f: Fields, spec: Mapping[str, Any]) -> None:
         f.string(item.get("description"), f"{where}.description")
 
 
-def read_location(manifest: Manifest) -> LocationObject:
-    f = kcp_fields(manifest)
+def read_location(manifest: Manifest, workspace: str | None = None) -> LocationObject:
+    f = _fields(manifest, workspace)
     meta = _meta(f, manifest)
     status = f.mapping(manifest.obj.get("status"), "status")
     for key in ("instances", "availableInstances"):
@@ -426,8 +474,8 @@ def _sync_target_fields(
             _enum(f, item["state"], SYNCED_STATES, f"{where}.state")
 
 
-def read_cluster(manifest: Manifest) -> ClusterObject:
-    f = kcp_fields(manifest)
+def read_cluster(manifest: Manifest, workspace: str | None = None) -> ClusterObject:
+    f = _fields(manifest, workspace)
     meta = _meta(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
     unschedulable = spec.get("unschedulable", False)
@@ -478,10 +526,7 @@ class PlacementObject:
     selected: tuple[str, str] | None  # status.selectedLocation (path, locationName)
     ready: str  # the Ready condition's status ("" when absent)
     conditions: tuple[Mapping[str, Any], ...]
-
-    @property
-    def key(self) -> str:
-        return f"{self.workspace}/{self.name}"
+    key: str  # `<workspace>/<name>` (made once: plans ask it of every placement in every round)
 
     @property
     def target(self) -> str:
@@ -489,8 +534,8 @@ class PlacementObject:
         return self.annotations.get(n.SYNC_TARGET_ANNOTATION, "")
 
 
-def read_placement(manifest: Manifest) -> PlacementObject:
-    f = kcp_fields(manifest)
+def read_placement(manifest: Manifest, workspace: str | None = None) -> PlacementObject:
+    f = _fields(manifest, workspace)
     meta = _meta(f, manifest)
     spec = f.mapping(manifest.obj.get("spec"), "spec")
     # Without a spec (the CRD requires none): no resource, no location selector, so no location.
@@ -532,4 +577,5 @@ def read_placement(manifest: Manifest) -> PlacementObject:
         selected,
         condition_status(conditions, n.READY),
         conditions,
+        f"{meta.workspace}/{manifest.name}",
     )

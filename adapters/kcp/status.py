@@ -32,6 +32,10 @@ def set_condition(
         written["reason"] = reason
     if message:
         written["message"] = message
+    if not conditions:  # the common cases first: none yet, or only this one
+        return [written]
+    if len(conditions) == 1 and isinstance(conditions[0], Mapping) and conditions[0].get("type") == kind:
+        return [conditions[0] if _same_state(conditions[0], written) else written]
     out = list(conditions)
     at = next((i for i, c in enumerate(out) if isinstance(c, Mapping) and c.get("type") == kind), None)
     if at is None:

@@ -72,7 +72,7 @@ from adapters.kcp.annotation import Entry, Parsed, entry_key, format_placement, 
 from adapters.kcp.names import State
 from adapters.kcp.objects import ClusterObject, NamespaceObject
 from adapters.kcp.status import namespace_object
-from adapters.kcp.world import World, seeded
+from adapters.kcp.world import World, last_shuffled, seeded
 from adapters.kube.fields import time_text
 from model import (
     ClusterTerm,
@@ -146,19 +146,31 @@ def plan(world: World) -> Plan:
     units = [(p, u) for p in namespaces for u in p.units]
     ordered = sorted(units, key=lambda pu: (pu[0].namespace.created, pu[0].namespace.key, pu[1].location))
     requests = []
+    shared: dict[Any, Any] = {}
     for order, (p, u) in enumerate(ordered):
-        request = _request(p, u, order)
+        request = _request(p, u, order, shared)
         u.key = request.key  # the answer is found by the request's own key, whatever it is
         requests.append(request)
     return Plan(namespaces, sorted(requests, key=lambda r: r.key), dict(load))
 
 
 class _Candidates:
-    """The schedulable clusters of each location, computed once: (workspace, location) -> names."""
+    """The schedulable clusters of each location, computed once: (workspace, location) -> names;
+    and each negotiation workspace's location names (`names`), listed once."""
 
     def __init__(self, world: World) -> None:
         self.world = world
         self.cache: dict[tuple[str, str], tuple[str, ...]] = {}
+        self.listed: dict[str, tuple[list[str], set[str]]] = {}
+
+    def names(self, negotiation: str) -> tuple[list[str], set[str]]:
+        """The workspace's location names in order, and as a set (a fresh copy of neither: read only)."""
+        got = self.listed.get(negotiation)
+        if got is None:
+            here = self.world.locations.get(negotiation, ())
+            locations = [loc.name for loc in here] or [n.DEFAULT_LOCATION]
+            got = self.listed[negotiation] = (locations, set(locations))
+        return got
 
     def __call__(self, workspace: str, location: str) -> tuple[str, ...]:
         got = self.cache.get((workspace, location))
@@ -217,16 +229,16 @@ def _hold(world: World, entries: Iterable[tuple[Entry, State]], load: dict[str, 
             load[c.neutral] += 1
 
 
-def _location_names(world: World, negotiation: str) -> list[str]:
-    return [loc.name for loc in world.locations.get(negotiation, ())] or [n.DEFAULT_LOCATION]
-
-
 def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: _Candidates) -> None:
     ws = p.negotiation
     clusters = world.in_workspace.get(ws, {})
-    locations = _location_names(world, ws)
-    existing = set(locations)
-    draws = seeded(world.seed, ws, p.namespace.key, "draws")  # upstream's map orders
+    locations, existing = candidates.names(ws)
+    if _settled(world, p, clusters, existing):
+        return
+    if not p.parsed.entries:  # nothing to keep, revive or reschedule: a new location
+        _new_location(world, p, locations, {}, (), candidates)
+        return
+    draws = _MapOrders(world.seed, ws, p.namespace.key)
 
     def here(c: ClusterObject | None, location: str) -> bool:
         return (
@@ -290,6 +302,53 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
         _reschedule(p, reschedule, entries, clusters, active, draws, revivable, taken, candidates)
 
 
+def _settled(
+    world: World, p: NamespacePlan, clusters: Mapping[str, ClusterObject], existing: set[str]
+) -> bool:
+    """Most namespaces: one Pending or Bound entry, of this negotiation workspace, whose cluster is
+    still admissible in its existing location. It stays, active, nothing to reschedule: upstream
+    returns before its patch (what the steps below make of it, without their bookkeeping)."""
+    if len(p.parsed.entries) != 1:
+        return False
+    ((key, (entry, state)),) = p.parsed.entries.items()
+    if state not in (State.PENDING, State.BOUND) or entry.workspace != p.negotiation:
+        return False
+    c = clusters.get(entry.cluster)
+    if c is None or entry.location not in existing or not world.in_location(c, p.negotiation, entry.location):
+        return False
+    if not world.admissible(c):
+        return False
+    p.states[key] = state
+    p.units.append(Unit(entry.location, KEPT, c))
+    p.unchanged = True
+    return True
+
+
+class _MapOrders:
+    """Upstream's map orders for one namespace (Go iterates a map in random order): its random
+    source, made on first use. Most namespaces draw nothing (a list of one shuffles without a
+    draw), and each source costs a SHA-512 of its seed."""
+
+    __slots__ = ("parts", "rng")
+
+    def __init__(self, seed: int, negotiation: str, namespace: str) -> None:
+        self.parts = (seed, negotiation, namespace)
+        self.rng: random.Random | None = None
+
+    def _source(self) -> random.Random:
+        if self.rng is None:
+            seed, negotiation, namespace = self.parts
+            self.rng = seeded(seed, negotiation, namespace, "draws")
+        return self.rng
+
+    def shuffle(self, items: list[str]) -> None:
+        if len(items) > 1:
+            self._source().shuffle(items)
+
+    def choice(self, items: list[str]) -> str:
+        return self._source().choice(items)
+
+
 def _to_reschedule(
     states: Mapping[str, State], entries: Mapping[str, Entry], existing: set[str], active: Collection[str]
 ) -> list[str]:
@@ -309,9 +368,18 @@ def _new_location(
     """Nothing active and nothing to reschedule: the locations in a random permutation; a revival
     stops the search, otherwise the last location with a schedulable cluster wins."""
     ws = p.negotiation
+    permutation = seeded(world.seed, ws, p.namespace.key)
+    if not taken:  # no cluster to revive or to run out of (revivable ones are taken): the last wins
+        last = last_shuffled(permutation, locations, lambda location: bool(candidates(ws, location)))
+        if last is None:
+            p.unplaced = True
+        else:
+            p.units.append(Unit(last, NEW, None, taken))
+        return
     order = list(locations)
-    seeded(world.seed, ws, p.namespace.key).shuffle(order)
+    permutation.shuffle(order)
     pick = seeded(world.seed, ws, p.namespace.key, "revive")
+    held = set(taken)
     chosen: Unit | None = None
     for location in order:
         found = candidates(ws, location)
@@ -322,7 +390,7 @@ def _new_location(
             cluster = world.clusters[pick.choice(revived)]
             chosen = Unit(location, REVIVE, cluster)
             break
-        if set(found) <= set(taken):
+        if held.issuperset(found):
             p.status = CRASHED
             return
         chosen = Unit(location, NEW, None, taken)
@@ -338,7 +406,7 @@ def _reschedule(
     entries: Mapping[str, Entry],
     clusters: Mapping[str, ClusterObject],
     active: Mapping[str, Any],
-    draws: random.Random,
+    draws: _MapOrders,
     revivable: Mapping[str, str],
     taken: tuple[str, ...],
     candidates: _Candidates,
@@ -399,22 +467,30 @@ def _replacement(
     return Unit(location, RESCHEDULE, clusters[given_up[0]] if given_up else None, barred)
 
 
-def _request(p: NamespacePlan, u: Unit, order: int) -> PlacementRequest:
-    term = ClusterTerm(traits=(n.LOCATION_TRAIT.format(p.negotiation, u.location),))
-    if u.excluded and u.kind in (NEW, RESCHEDULE):
-        keep_off = LabelRequirement(n.NAME_CLAIM, LabelOperator.NOT_IN, u.excluded)
-        term = ClusterTerm(claims=LabelSelector(match_expressions=(keep_off,)), traits=term.traits)
+def _request(p: NamespacePlan, u: Unit, order: int, shared: dict[Any, Any]) -> PlacementRequest:
+    """The unit's request; `shared` holds the parts many requests have alike (a location's
+    requirement, a hold on a cluster), made once."""
+    excluded = u.excluded if u.kind in (NEW, RESCHEDULE) else ()
+    required = shared.get((p.negotiation, u.location, excluded))
+    if required is None:
+        term = ClusterTerm(traits=(n.LOCATION_TRAIT.format(p.negotiation, u.location),))
+        if excluded:
+            keep_off = LabelRequirement(n.NAME_CLAIM, LabelOperator.NOT_IN, excluded)
+            term = ClusterTerm(claims=LabelSelector(match_expressions=(keep_off,)), traits=term.traits)
+        required = shared[(p.negotiation, u.location, excluded)] = (term,)
+    existing: tuple[ExistingDecision, ...] = ()
+    if u.held is not None:
+        # A location to reschedule gives its cluster up for good ("never the cluster just
+        # removed"): a hold no longer current, released whatever the cluster's state.
+        hold = (u.held.neutral, u.kind != RESCHEDULE)
+        existing = shared.get(hold) or shared.setdefault(hold, (ExistingDecision(*hold),))
     return PlacementRequest(
         name=f"{p.namespace.name}@{u.location}",
         namespace=p.namespace.workspace,
         mode=SelectionMode.N,
         count=1,
-        required=(term,),
-        # A location to reschedule gives its cluster up for good ("never the cluster just
-        # removed"): a hold no longer current, released whatever the cluster's state.
-        existing=(ExistingDecision(u.held.neutral, current=u.kind != RESCHEDULE),)
-        if u.held is not None
-        else (),
+        required=required,
+        existing=existing,
         tenancy=Tenancy(order=order, packing=Packing.RANDOM, movable=True, demand=1, balance=True),
     )
 
@@ -449,13 +525,14 @@ def _write(
             annotations[n.PLACEMENT_ANNOTATION] = format_placement(states)
             annotations[n.NEGOTIATION_ANNOTATION] = p.negotiation
         satisfied = satisfied and bool(states)
-    condition = scheduled_condition(ns.labels, annotations.get(n.PLACEMENT_ANNOTATION))
+    text = annotations.get(n.PLACEMENT_ANNOTATION)
+    condition = scheduled_condition(ns.labels, text, p.parsed if text == p.parsed.text else None)
     return namespace_object(ns.manifest.obj, ns.labels, annotations, condition, now), satisfied
 
 
 def _states(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> tuple[dict[str, str], bool]:
     """The map upstream writes: the entry rules' result, the scheduler's picks (step 6)."""
-    states = {key: str(state) for key, state in p.states.items() if key not in p.dropped}
+    states = {key: state.value for key, state in p.states.items() if key not in p.dropped}
     satisfied = not p.unplaced
     for u in p.units:
         got = by_request.get(u.key)
@@ -477,13 +554,16 @@ def _states(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> tuple[
     return states, satisfied
 
 
-def scheduled_condition(labels: Mapping[str, str], text: str | None) -> tuple[str, str, str] | None:
-    """The NamespaceScheduled condition v0.5's status reconciler sets (None: it leaves it as it is)."""
+def scheduled_condition(
+    labels: Mapping[str, str], text: str | None, parsed: Parsed | None = None
+) -> tuple[str, str, str] | None:
+    """The NamespaceScheduled condition v0.5's status reconciler sets (None: it leaves it as it is);
+    `parsed`: the text read already."""
     if labels.get(n.SCHEDULING_DISABLED) == "true":
         return "False", n.SCHEDULING_DISABLED_REASON, n.SCHEDULING_DISABLED_MESSAGE
     if not text:
         return None
-    parsed = parse_placement(text)
+    parsed = parsed or parse_placement(text)
     if parsed.invalid:
         return "False", n.PLACEMENT_INVALID, n.PLACEMENT_INVALID_MESSAGE
     if not parsed.states:

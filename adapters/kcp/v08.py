@@ -56,7 +56,16 @@ from adapters.kcp.objects import ClusterObject, LocationObject, NamespaceObject,
 from adapters.kcp.status import namespace_object, set_condition, with_metadata
 from adapters.kcp.world import World, parse_rfc3339, seeded
 from adapters.kube.fields import time_text
-from model import ClusterTerm, ExistingDecision, Packing, PlacementRequest, Result, SelectionMode, Tenancy
+from model import (
+    ClusterTerm,
+    ExistingDecision,
+    LabelSelector,
+    Packing,
+    PlacementRequest,
+    Result,
+    SelectionMode,
+    Tenancy,
+)
 
 __all__ = ["NamespaceState", "Plan", "PlacementPlan", "emit", "plan"]
 
@@ -107,9 +116,10 @@ class Plan:
 def plan(world: World) -> Plan:
     spaces = {p.workspace for p in world.placements}
     owned = [ns for ns in world.namespaces if ns.name not in n.NAMESPACE_BLOCKLIST or ns.workspace in spaces]
+    selection = _Selection(world, owned)
     current = {p.key: (p.phase, p.selected, list(p.conditions)) for p in world.placements}
     for _ in range(_ROUNDS):  # every status change is an event upstream: to rest
-        placements, namespaces = _round(world, owned, current)
+        placements, namespaces = _round(world, owned, selection, current)
         after = {pp.placement.key: (pp.phase, pp.selected, pp.conditions) for pp in placements}
         if after == current:
             break
@@ -160,60 +170,122 @@ def plan(world: World) -> Plan:
     return Plan(placements, namespaces, sorted(requests, key=lambda r: r.key), dict(load))
 
 
+class _Selection:
+    """What every round asks of the placements and is the same in each, so judged once: their
+    valid Locations, and which namespaces of their workspace their namespaceSelectors select,
+    each distinct selector once per distinct value of the labels it reads (a hub's 11,000
+    placements have a handful of selectors)."""
+
+    def __init__(self, world: World, owned: list[NamespaceObject]) -> None:
+        placements = world.placements
+        self.valid = [_valid_locations(world, p) for p in placements]  # Controller A's, per placement
+        matches = _Matches()
+        # workspace -> {selector's number: the indices of its placements there}
+        alike: dict[str, dict[int, list[int]]] = defaultdict(dict)
+        for i, p in enumerate(placements):
+            alike[p.workspace].setdefault(matches.number(p.namespace_selector), []).append(i)
+        self.of_namespace: list[list[int]] = []  # per owned namespace: its placements, in order
+        self.of_placement: list[list[int]] = [[] for _ in placements]  # per placement: its namespaces
+        for at, ns in enumerate(owned):
+            chosen = [
+                i
+                for number, indices in alike.get(ns.workspace, {}).items()
+                if matches(number, ns.labels)
+                for i in indices
+            ]
+            chosen.sort()
+            self.of_namespace.append(chosen)
+            for i in chosen:
+                self.of_placement[i].append(at)
+
+
+class _Matches:
+    """selects(selector, labels) of numbered selectors, remembered per selector and the values of
+    the keys it reads."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[LabelSelector | None, int] = {}
+        self.selectors: list[tuple[LabelSelector | None, tuple[str, ...]]] = []  # and the keys it reads
+        self.known: dict[tuple[int, tuple[str | None, ...]], bool] = {}
+
+    def number(self, selector: LabelSelector | None) -> int:
+        got = self.numbers.get(selector)
+        if got is None:
+            keys = () if selector is None else tuple(sorted({r.key for r in selector.requirements()}))
+            got = self.numbers[selector] = len(self.selectors)
+            self.selectors.append((selector, keys))
+        return got
+
+    def __call__(self, number: int, labels: Mapping[str, str]) -> bool:
+        selector, keys = self.selectors[number]
+        seen = (number, tuple(labels.get(key) for key in keys))
+        got = self.known.get(seen)
+        if got is None:
+            got = self.known[seen] = selects(selector, labels)
+        return got
+
+
 def _round(
-    world: World, owned: list[NamespaceObject], current: Mapping[str, _Status]
+    world: World, owned: list[NamespaceObject], selection: _Selection, current: Mapping[str, _Status]
 ) -> tuple[list[PlacementPlan], list[NamespaceState]]:
     """One pass of Controller A's scheduling step, C's bind step and A's namespace step, from the
     placements' current status (its Ready condition written as each pass writes it)."""
     now = time_text(world.now)
     placements = []
-    for p in world.placements:
+    for p, valid in zip(world.placements, selection.valid, strict=True):
         phase, selected, conditions = current[p.key]
-        pp = _controller_a(world, p, phase, selected)
+        pp = _controller_a(world, p, valid, phase, selected)
         pp.conditions = set_condition(conditions, n.READY, pp.ready, now, severity="Error")
         placements.append(pp)
-    by_workspace: dict[str, list[PlacementPlan]] = defaultdict(list)
-    for pp in placements:
-        by_workspace[pp.placement.workspace].append(pp)
     namespaces = []
-    for ns in owned:
-        valid = [
-            pp
-            for pp in by_workspace.get(ns.workspace, ())
-            if pp.valid and selects(pp.placement.namespace_selector, ns.labels)
-        ]
+    for ns, chosen in zip(owned, selection.of_namespace, strict=True):
+        valid = [placements[i] for i in chosen if placements[i].valid]
         namespaces.append(NamespaceState(ns, bool(valid), valid))
         for pp in valid:
             pp.namespaces.append(ns.key)
-    marked = defaultdict(list)
-    for state in namespaces:
-        if state.marked:
-            marked[state.namespace.workspace].append(state.namespace)
-    for pp in placements:
+    for pp, selected in zip(placements, selection.of_placement, strict=True):
         if pp.phase == n.PHASE_PENDING or pp.selected is None:
             pp.phase = n.PHASE_PENDING
             continue
         if pp.placement.namespace_selector_error:
             continue  # A's namespace step fails building it: the phase stays as A's scheduling step left it
-        selector = pp.placement.namespace_selector
-        bound = any(selects(selector, ns.labels) for ns in marked.get(pp.placement.workspace, ()))
+        bound = any(namespaces[at].marked for at in selected)
         pp.phase = n.PHASE_BOUND if bound else n.PHASE_UNBOUND
     return placements, namespaces
 
 
-def _controller_a(
-    world: World, p: PlacementObject, phase: str, selected: tuple[str, str] | None
-) -> PlacementPlan:
+@dataclass(frozen=True, slots=True)
+class _Valid:
+    """The Locations valid for a placement: by name in the workspace's order, as a set, sorted."""
+
+    names: tuple[str, ...]
+    named: frozenset[str]
+    ordered: tuple[str, ...]
+
+
+def _valid_locations(world: World, p: PlacementObject) -> _Valid:
+    """Controller A's valid Locations of a placement; placements mostly share their selectors:
+    judged once per set."""
     asked = ("valid-locations", p.location_workspace, p.location_resource, p.location_selectors)
     valid = world.memo.get(asked)
-    if valid is None:  # placements mostly share their selectors: judged once per set
-        valid = world.memo[asked] = tuple(
+    if valid is None:
+        names = tuple(
             location.name
             for location in world.locations.get(p.location_workspace, ())
             if location.resource == p.location_resource
             and any(s.matches(location.labels) for s in p.location_selectors)
         )
-    still = selected is not None and selected[0] == p.location_workspace and selected[1] in valid
+        valid = world.memo[asked] = _Valid(names, frozenset(names), tuple(sorted(names)))
+    return valid
+
+
+def _controller_a(
+    world: World, p: PlacementObject, valid_locations: _Valid, phase: str, selected: tuple[str, str] | None
+) -> PlacementPlan:
+    valid = valid_locations.names
+    still = (
+        selected is not None and selected[0] == p.location_workspace and selected[1] in valid_locations.named
+    )
     if phase == n.PHASE_BOUND:  # without a selection too: its namespace step makes it Pending
         if still:
             return PlacementPlan(p, n.PHASE_BOUND, selected, ("True", "", ""), valid)
@@ -222,7 +294,7 @@ def _controller_a(
         return PlacementPlan(p, n.PHASE_UNBOUND, selected, ("True", "", ""), valid)
     if not valid:
         return PlacementPlan(p, n.PHASE_PENDING, None, ("False", n.LOCATION_NO_MATCH, _NO_MATCH), valid)
-    pick = seeded(world.seed, p.workspace, p.name).choice(sorted(valid))
+    pick = seeded(world.seed, p.workspace, p.name).choice(valid_locations.ordered)
     return PlacementPlan(p, n.PHASE_UNBOUND, (p.location_workspace, pick), ("True", "", ""), valid)
 
 

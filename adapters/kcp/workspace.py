@@ -38,6 +38,11 @@ _MARKERS: tuple[tuple[str, str | None], ...] = (
     (f"metadata.annotations[{n.V08_WORKSPACE_ANNOTATION}]", n.V08_WORKSPACE_ANNOTATION),
     (_CLUSTER_NAME, None),
 )
+_ANNOTATIONS = tuple(annotation for _, annotation in _MARKERS if annotation is not None)
+# Workspace names read_workspace has found good (a hub's 80,000 objects name a few thousand):
+# bounded, so that an input of ever new names cannot grow it without end.
+_GOOD_NAMES: set[str] = set()
+_GOOD_LIMIT = 100_000
 _LOGICAL_CLUSTER = re.compile(r"[a-z][a-z0-9-]*[a-z0-9](:[a-z][a-z0-9-]*[a-z0-9])*")
 _NOT_A_NAME = (
     "is not a logical cluster name (words of lower-case letters, digits and '-', each starting with a "
@@ -64,19 +69,38 @@ def _marked(metadata: Mapping[str, Any]) -> list[tuple[str, Any]]:
 
 
 def workspace_of(obj: Mapping[str, Any]) -> str:
-    """The workspace an object names ("" when it names none): its newest marker. Never fails; what
-    a loader reads has been checked by read_workspace, so its markers agree."""
+    """The workspace an object names ("" when it names none): its newest marker that is a string.
+    Never fails; what a loader reads has been checked by read_workspace, so its markers agree.
+    (Asked of every object a plan compares: one look per marker, no list.)"""
     metadata = obj.get("metadata")
     if not isinstance(metadata, Mapping):
         return ""
-    for _, value in _marked(metadata):
-        if isinstance(value, str):
-            return value
-    return ""
+    annotations = metadata.get("annotations")
+    if isinstance(annotations, Mapping):
+        for key in _ANNOTATIONS:
+            value = annotations.get(key)
+            if value and isinstance(value, str):
+                return value
+    value = metadata.get("clusterName")
+    return value if value and isinstance(value, str) else ""
 
 
 def read_workspace(manifest: Manifest) -> str:
     """The workspace an object lives in, checked (InputError naming the object and the marker)."""
+    metadata = manifest.obj["metadata"]
+    annotations = metadata.get("annotations")
+    if annotations is None or type(annotations) is dict:  # the common case, in a few lookups
+        newest, older = (annotations.get(key) for key in _ANNOTATIONS) if annotations else (None, None)
+        legacy = metadata.get("clusterName")
+        found = newest or older or legacy
+        if (
+            type(found) is str
+            and found in _GOOD_NAMES
+            and (newest is None or newest == "" or newest == found)
+            and (older is None or older == "" or older == found)
+            and (legacy is None or legacy == "" or legacy == found)
+        ):
+            return found
     f = KcpFields(manifest, None)
     metadata = manifest.obj["metadata"]
     f.mapping(metadata.get("annotations"), "metadata.annotations")
@@ -91,6 +115,8 @@ def read_workspace(manifest: Manifest) -> str:
             raise f.fail(f"names workspace {workspace!r}, but {other} names {value!r}", path)
     if not _LOGICAL_CLUSTER.fullmatch(workspace):
         raise f.fail(f"{workspace!r} {_NOT_A_NAME}", path)
+    if len(_GOOD_NAMES) < _GOOD_LIMIT:
+        _GOOD_NAMES.add(workspace)
     return workspace
 
 

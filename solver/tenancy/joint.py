@@ -58,8 +58,6 @@ def solve_joint(
 ) -> Joint | None:
     """Levels 1 and 2 by CP-SAT (how many requests each cluster and pool takes, in counts), then
     the aim by a min-cost flow with the new clusters per pool fixed at CP-SAT's answer."""
-    from ortools.sat.python import cp_model
-
     started = time.perf_counter()
     classes = [problem.classes[k] for k in part]
     if all(c.limit == 0 and c.pool is None and not c.exclusive for c in classes) and classes[0].aim != "none":
@@ -73,6 +71,8 @@ def solve_joint(
         seconds = time.perf_counter() - started
         # Nothing is created, and only requests with no candidate are left unplaced.
         return None if flowed is None else Joint(flowed, proven, 0, False, seconds, 0.0, optima=(unplaced, 0))
+    from ortools.sat.python import cp_model  # only here: its import takes 0.2 s, the flow needs none
+
     total_of = cp_model.LinearExpr.sum
     model = cp_model.CpModel()
     arcs = arcs_of(problem, classes)
