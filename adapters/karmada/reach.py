@@ -1,5 +1,6 @@
 """Which bindings an event puts in Karmada's scheduling queue (pkg/scheduler/event_handler.go at
-v1.19), for the long-lived scheduler (adapters.live.hub, through the System record's `reach`):
+v1.19), for the long-lived scheduler (adapters.live.hub, through the System record's `reach`,
+`live`: the bindings enqueued are loaded with every Cluster, adapters.live.subset):
 
 - a binding (ResourceBinding or ClusterResourceBinding) the scheduler looks at: enqueued when it
   is added (created, or newly passing the event filter: client-go's FilteringResourceEventHandler
@@ -32,18 +33,26 @@ its spec (as the API server counts it).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from adapters.karmada import names as n
 from adapters.karmada.bindings import Binding, read_binding
 from adapters.karmada.clusters import read_cluster
 from adapters.karmada.placement import Affinity, ClusterFacts
+from adapters.karmada.system import SYSTEM
 from adapters.kube.manifests import Manifest
+from adapters.live.subset import Subset
 
-__all__ = ["reach"]
+__all__ = ["live", "reach"]
 
 Obj = Mapping[str, Any]
 Change = tuple[Obj | None, Obj | None]
+
+
+def live(manifests: Sequence[Manifest], *, now: datetime, seed: int) -> Subset:
+    """The model the long-lived scheduler keeps: the objects, each event's reach loaded."""
+    return Subset(SYSTEM.name, reach, manifests, seed=seed)
 
 
 def reach(changes: Iterable[Change], objects: Sequence[Obj]) -> list[Obj]:
