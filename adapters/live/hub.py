@@ -38,7 +38,7 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -46,10 +46,10 @@ from adapters.contract import Live, System
 from adapters.errors import InputError
 from adapters.kube.manifests import from_objects
 from adapters.live.store import Change, Store, group_of
-from adapters.registry import facet, owned_by, system, systems
+from adapters.registry import adapter, facet, owned_by, system, systems
 from adapters.run.changes import Key, changed_objects, object_key, served
-from adapters.run.pipeline import Outcome, _solved, paused_gc, schedule_manifests, summary_of_parts
-from solver import SolveOptions
+from adapters.run.pipeline import Outcome, SystemOutcome, paused_gc, schedule_manifests, summary_of_parts
+from solver import SolveOptions, check, solve
 
 __all__ = ["Applied", "Deleted", "Delta", "HubScheduler", "HubEvent"]
 
@@ -259,7 +259,15 @@ class HubScheduler:
         taken = live.take([(before, after) for _, before, after in changes], now)
         if taken is None:
             return
-        emitted, part = _solved(name, taken.batch, taken.context, self.options, self.verify, beside=False)
+        batch = taken.batch
+        # A batch of no request (a deletion's run) asks nothing of its clusters.
+        result = solve(batch if batch.requests else replace(batch, clusters=()), self.options)
+        if self.verify:
+            problems = check(batch, result)
+            if problems:  # a solver defect, never an input problem
+                raise AssertionError(f"the checker rejected the {name} result:\n" + "\n".join(problems))
+        emitted = adapter(name).emit(taken.context, result)
+        part = SystemOutcome(name, batch, result, emitted.placements, emitted.unsatisfied)
         self.outcome[name] = Outcome(emitted.apply, emitted.delete, (part,), summary_of_parts([part]))
         self._apply(emitted.apply, emitted.delete, now, writes)
 
