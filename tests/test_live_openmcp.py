@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -21,9 +20,9 @@ from adapters.live.hub import Applied, Deleted, HubScheduler
 from adapters.openmcp.generate import generate_config
 from adapters.openmcp.load import load
 from bench.hub_soak import _World
-from model import Batch
 from solver import SolveOptions
 from tests.fixtures import openmcp as mcp
+from tests.fixtures.live import Spy, same_as_held_fixed
 
 NOW = mcp.NOW_TIME
 LATER = NOW + timedelta(minutes=1)
@@ -33,35 +32,9 @@ CONFIG = mcp.config(
 )
 
 
-def _requests(taken: Any) -> list[str]:
-    return [r.key for r in taken.batch.requests]
-
-
-class _Spy:
-    """Each batch the openMCP model takes, with the hub's objects as they stood."""
-
-    def __init__(self, hub: HubScheduler) -> None:
-        self.hub = hub
-        self.live = hub._live["openmcp"]
-        self.taken: list[tuple[Any, list[dict[str, Any]]]] = []
-        original = self.live.take
-
-        def take(changes, now):
-            taken = original(changes, now)
-            if taken is not None:
-                self.taken.append((taken, copy.deepcopy(hub.objects())))
-            return taken
-
-        self.live.take = take
-
-    def keys(self) -> list[list[str]]:
-        out, self.taken = [_requests(t) for t, _ in self.taken], []
-        return out
-
-
-def _hub(*objects: dict[str, Any]) -> tuple[HubScheduler, _Spy]:
+def _hub(*objects: dict[str, Any]) -> tuple[HubScheduler, Spy]:
     hub = HubScheduler(list(objects), now=NOW, config=CONFIG, verify=True)
-    return hub, _Spy(hub)
+    return hub, Spy(hub, "openmcp")
 
 
 def test_a_cluster_event_takes_up_nothing() -> None:
@@ -75,7 +48,7 @@ def test_a_cluster_event_takes_up_nothing() -> None:
     ):
         delta = hub.handle(event, now=LATER)
         assert delta.apply == [] and delta.delete == []
-    assert spy.keys() == []
+    assert spy.requests() == []
 
 
 def test_a_label_change_alone_takes_up_nothing_the_operation_annotation_does() -> None:
@@ -83,10 +56,10 @@ def test_a_label_change_alone_takes_up_nothing_the_operation_annotation_does() -
     r1 = copy.deepcopy(hub.get(("clusters.openmcp.cloud", "ClusterRequest", "", "ns", "r1")))
     r1["metadata"]["labels"] = {"team": "a"}
     assert hub.handle(Applied(r1), now=LATER).apply == []
-    assert spy.keys() == []
+    assert spy.requests() == []
     r1["metadata"]["annotations"] = {mcp.OPERATION: "reconcile"}
     delta = hub.handle(Applied(r1), now=LATER)
-    assert spy.keys() == [["ns/r1"]]
+    assert spy.requests() == [["ns/r1"]]
     # the reconcile takes the annotation off (an update of the annotation it heard): no more
     (written,) = delta.apply
     assert mcp.OPERATION not in (written["metadata"].get("annotations") or {})
@@ -94,17 +67,17 @@ def test_a_label_change_alone_takes_up_nothing_the_operation_annotation_does() -
     r1 = copy.deepcopy(hub.get(("clusters.openmcp.cloud", "ClusterRequest", "", "ns", "r1")))
     r1["metadata"]["annotations"] = {mcp.OPERATION: "ignore"}
     hub.handle(Applied(r1), now=LATER)
-    assert spy.keys() == []
+    assert spy.requests() == []
     del r1["metadata"]["annotations"]
     hub.handle(Applied(r1), now=LATER)
-    assert spy.keys() == [["ns/r1"]]
+    assert spy.requests() == [["ns/r1"]]
 
 
 def test_a_request_created_is_taken_up_alone_against_the_others_as_they_stand() -> None:
     hub, spy = _hub(mcp.cluster("ns", "c1", "web"), mcp.cluster("ns", "c2", "web"))
     for i in range(1, 5):
         hub.handle(Applied(mcp.request("ns", f"r{i}", "web", at_minute=i)), now=LATER)
-    assert spy.keys() == [["ns/r1"], ["ns/r2"], ["ns/r3"], ["ns/r4"]]
+    assert spy.requests() == [["ns/r1"], ["ns/r2"], ["ns/r3"], ["ns/r4"]]
     # Balanced: the fewest tenants, the first in list order on ties; tenancyCount 2
     on = Counter(o["status"]["cluster"]["name"] for o in hub.objects() if o["kind"] == "ClusterRequest")
     assert on == {"c1": 2, "c2": 2}
@@ -121,14 +94,14 @@ def test_a_conflicted_request_is_retried_with_every_event_until_it_is_placed() -
     r2 = hub.get(("clusters.openmcp.cloud", "ClusterRequest", "", "ns", "r2"))
     assert r2["status"]["phase"] == "Pending"
     hub.handle(Applied(mcp.cluster("ns", "other", "db")), now=LATER)
-    assert spy.keys() == [["ns/r2"]]
+    assert spy.requests() == [["ns/r2"]]
     hub.handle(Deleted("ClusterRequest", "r1", "ns"), now=LATER + timedelta(seconds=1))
     # r1's reconcile lets its cluster go; r2's retry, after it, takes the name over
-    assert spy.keys() == [["ns/r2"]]
+    assert spy.requests() == [["ns/r2"]]
     r2 = hub.get(("clusters.openmcp.cloud", "ClusterRequest", "", "ns", "r2"))
     assert r2["status"]["phase"] == "Granted"
     hub.handle(Applied(mcp.cluster("ns", "more", "db")), now=LATER + timedelta(seconds=2))
-    assert spy.keys() == []
+    assert spy.requests() == []
     assert hub.resolve(now=LATER).apply == []
 
 
@@ -145,32 +118,12 @@ def test_a_refused_request_changes_nothing() -> None:
     before = hub.objects()
     with pytest.raises(InputError, match="spec.purpose"):
         hub.handle(Applied(bad), now=LATER)
-    assert hub.objects() == before and spy.keys() == []
+    assert hub.objects() == before and spy.requests() == []
     hub.handle(Applied(mcp.request("ns", "r1", "web")), now=LATER)
-    assert spy.keys() == [["ns/r1"]]
+    assert spy.requests() == [["ns/r1"]]
 
 
 # ----------------------------------------------------------------- the batch is the full load's
-
-
-def _restricted(full: Batch, keys: set[str]) -> Batch:
-    """The full load's batch with only the requests taken up, every other request's hold counted
-    in its cluster's load (queue positions as ranks)."""
-    held: Counter[str] = Counter()
-    for r in full.requests:
-        if r.key not in keys and r.existing:
-            held[r.existing[0].cluster] += r.tenancy.demand
-    clusters = tuple(replace(c, load=c.load + held[c.name]) for c in full.clusters)
-    return _ranked(
-        replace(full, clusters=clusters, requests=tuple(r for r in full.requests if r.key in keys))
-    )
-
-
-def _ranked(batch: Batch) -> Batch:
-    order = sorted(batch.requests, key=lambda r: r.tenancy.order)
-    rank = {r.key: i for i, r in enumerate(order)}
-    requests = tuple(replace(r, tenancy=replace(r.tenancy, order=rank[r.key])) for r in batch.requests)
-    return replace(batch, requests=requests)
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
@@ -179,7 +132,7 @@ def test_every_batch_taken_is_the_full_loads_with_the_rest_held(mode) -> None:
     objects = generate("openmcp", 14, 40, seed=3, now=now)
     config = generate_config(14, 40, seed=3)
     hub = HubScheduler(objects, now=now, config=config, options=SolveOptions(mode=mode), verify=True)
-    spy = _Spy(hub)
+    spy = Spy(hub, "openmcp")
     world = _World("openmcp", hub, 5)
     at = now
     for i in range(120):
@@ -192,7 +145,6 @@ def test_every_batch_taken_is_the_full_loads_with_the_rest_held(mode) -> None:
         hub.handle(event, now=at)
     assert len(spy.taken) > 15
     for taken, objects in spy.taken:
-        keys = {r.key for r in taken.batch.requests}
         full, _ = load(from_objects(objects, "<hub>"), now=taken.batch.now, seed=0, config=config)
-        assert _ranked(taken.batch) == _restricted(full, keys)
+        same_as_held_fixed(taken.batch, full)
     assert hub.resolve(now=at).apply == []

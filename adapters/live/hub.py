@@ -305,12 +305,16 @@ class HubScheduler:
         """A solve's output applied as the server takes it: each object that differs from the
         stored one written (named by the server), each deletion made."""
         for obj in apply:
-            obj = self._served(obj)
-            stored = self._store.get(object_key(obj)) if (obj.get("metadata") or {}).get("name") else None
-            if stored is not None and (stored == obj or served(obj, stored) == stored):
-                continue
-            written = self._store.write(obj, now)
-            writes.written[object_key(written)] = obj
+            key = object_key(obj) if (obj.get("metadata") or {}).get("name") else None
+            stored = self._store.get(key) if key is not None else None
+            if stored is not None:
+                if stored is obj or stored == obj:
+                    continue
+                obj = served(obj, stored)
+                if obj == stored:
+                    continue
+            written = self._store.write(obj, now, key)
+            writes.written[key if key is not None else object_key(written)] = obj
         for ref in delete:
             key = self._reference_key(ref)
             if key is not None:

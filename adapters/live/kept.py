@@ -8,6 +8,7 @@ name order with the batch's tuple made once.
     pool = ClusterPool(model_clusters)       # model.Cluster by name, in name order
     pool.put(cluster); pool.drop(name)
     pool.clusters({name: 2})                 # the tuple, those clusters' load moved by the deltas
+    pool.clusters(loads, within=requests)    # only those the tenancy requests may use
 
 A stored object is never changed in place (the store replaces it), so its identity tells whether
 it changed: an object read before is not read again.
@@ -15,15 +16,18 @@ it changed: an object read before is not read again.
 
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Mapping
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from adapters.kube.manifests import Manifest
-from model import Cluster
+from model import Cluster, PlacementRequest
 
-__all__ = ["ClusterPool", "Reads", "generation_changed", "manifest"]
+__all__ = ["ClusterPool", "Reads", "Timers", "generation_changed", "manifest"]
 
 T = TypeVar("T")
 Obj = Mapping[str, Any]
@@ -69,12 +73,20 @@ class Reads(Generic[T]):
 
 class ClusterPool:
     """Model clusters by name, in name order, each replaced only when its object changes; the
-    batch's tuple taken from a list kept in that order (a change moves one entry)."""
+    batch's tuple taken from a list kept in that order (a change moves one entry), and the
+    clusters of each trait indexed (a batch of tenancy requests takes only those it may use)."""
 
     def __init__(self, clusters: Iterable[Cluster] = ()) -> None:
-        self._by_name: dict[str, Cluster] = {c.name: c for c in clusters}
-        self._names = sorted(self._by_name)
-        self._ordered = [self._by_name[name] for name in self._names]
+        self._by_name: dict[str, Cluster] = {}
+        self._names: list[str] = []
+        self._ordered: list[Cluster] = []
+        self._with_trait: dict[str, set[str]] = defaultdict(set)
+        for cluster in sorted(clusters, key=lambda c: c.name):
+            self._by_name[cluster.name] = cluster
+            self._names.append(cluster.name)
+            self._ordered.append(cluster)
+            for trait in cluster.traits:
+                self._with_trait[trait].add(cluster.name)
 
     def __len__(self) -> int:
         return len(self._names)
@@ -94,27 +106,92 @@ class ClusterPool:
     def put(self, cluster: Cluster) -> None:
         name = cluster.name
         at = bisect_left(self._names, name)
-        if name in self._by_name:
+        old = self._by_name.get(name)
+        if old is not None:
             self._ordered[at] = cluster
+            self._retrait(name, old.traits, cluster.traits)
         else:
             self._names.insert(at, name)
             self._ordered.insert(at, cluster)
+            self._retrait(name, frozenset(), cluster.traits)
         self._by_name[name] = cluster
 
     def drop(self, name: str) -> None:
-        if self._by_name.pop(name, None) is not None:
+        old = self._by_name.pop(name, None)
+        if old is not None:
             at = bisect_left(self._names, name)
             del self._names[at]
             del self._ordered[at]
+            self._retrait(name, old.traits, frozenset())
 
-    def clusters(self, loads: Mapping[str, int] | None = None) -> tuple[Cluster, ...]:
-        """Every cluster in name order; those in `loads` with their load moved by its delta."""
-        out = tuple(self._ordered)
-        moved = {name: delta for name, delta in (loads or {}).items() if delta and name in self._by_name}
-        if not moved:
-            return out
-        listed = list(out)
-        for name, delta in moved.items():
-            cluster = self._by_name[name]
-            listed[bisect_left(self._names, name)] = replace(cluster, load=cluster.load + delta)
-        return tuple(listed)
+    def _retrait(self, name: str, old: frozenset[str], new: frozenset[str]) -> None:
+        if old == new:
+            return
+        for trait in old - new:
+            names = self._with_trait[trait]
+            names.discard(name)
+            if not names:
+                del self._with_trait[trait]
+        for trait in new - old:
+            self._with_trait[trait].add(name)
+
+    def clusters(
+        self, loads: Mapping[str, int] | None = None, within: Sequence[PlacementRequest] = ()
+    ) -> tuple[Cluster, ...]:
+        """The clusters in name order, those in `loads` with their load moved by its delta. With
+        `within`, a batch of tenancy requests each of whose terms names traits (as solver.tenancy
+        judges them, only a cluster with every trait of a term can be a candidate): only the
+        clusters that can be candidates of one, and those they hold; nothing else of the batch
+        depends on the others."""
+        names = self._within(within) if within else None
+        if names is None:
+            out = list(self._ordered)
+            position = {name: bisect_left(self._names, name) for name in loads or ()}
+        else:
+            out = [self._by_name[name] for name in names]
+            position = {name: i for i, name in enumerate(names)}
+        for name, delta in (loads or {}).items():
+            at = position.get(name)
+            if delta and at is not None and name in self._by_name:
+                cluster = self._by_name[name]
+                out[at] = replace(cluster, load=cluster.load + delta)
+        return tuple(out)
+
+    def _within(self, requests: Sequence[PlacementRequest]) -> list[str] | None:
+        """The clusters the tenancy requests can use (None: any cluster may be one's)."""
+        found: set[str] = set()
+        for r in requests:
+            if r.tenancy is None or not r.required or any(not t.traits for t in r.required):
+                return None
+            for term in r.required:
+                found |= set.intersection(*(self._with_trait.get(t, set()) for t in term.traits))
+            found |= {d.cluster for d in r.existing if d.cluster in self._by_name}
+        return sorted(found)
+
+
+class Timers(Generic[T]):
+    """What comes due at a moment with no event (a cluster's eviction time, a grace period's end,
+    a toleration running out): `at(when, key)` sets the key's moment (the last one set counts),
+    `due(now)` gives the keys whose moment is now passed, each once."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[datetime, int, T]] = []
+        self._when: dict[T, datetime] = {}
+        self._count = 0  # ties in the heap never compare keys
+
+    def at(self, when: datetime | None, key: T) -> None:
+        if when is None:
+            self._when.pop(key, None)
+            return
+        self._when[key] = when
+        self._count += 1
+        heapq.heappush(self._heap, (when, self._count, key))
+
+    def due(self, now: datetime) -> list[T]:
+        out = []
+        while self._heap and self._heap[0][0] <= now:
+            when, _, key = heapq.heappop(self._heap)
+            if self._when.get(key) == when:
+                del self._when[key]
+                out.append(key)
+        return out

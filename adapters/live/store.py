@@ -104,14 +104,15 @@ class Store:
 
     # -- the API server -------------------------------------------------------------------------
 
-    def write(self, obj: Obj, now: datetime) -> Obj:
-        """Create or replace `obj` as the server would; the stored object (or the object, when
-        it goes at once: being deleted with no finalizer left)."""
-        obj = self.named_by_server(obj)
+    def write(self, obj: Obj, now: datetime, key: Key | None = None) -> Obj:
+        """Create or replace `obj` (whose key is `key`, where the caller knows it) as the server
+        would; the stored object (or the object, when it goes at once: being deleted with no
+        finalizer left)."""
+        named = self.named_by_server(obj)
         now_text = time_text(now)
-        metadata = dict(obj.get("metadata") or {})
-        obj = {**obj, "metadata": metadata}
-        key = object_key(obj)
+        metadata = dict(named.get("metadata") or {})
+        key = key if key is not None and named is obj else object_key(named)
+        obj = {**named, "metadata": metadata}
         old = self._objects.get(key)
         if old is not None:
             kept = old.get("metadata") or {}
