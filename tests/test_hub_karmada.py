@@ -23,7 +23,6 @@ from typing import Any
 import pytest
 
 from adapters.errors import InputError
-from adapters.karmada.reach import reach
 from adapters.kube.fields import time_text
 from adapters.kube.manifests import from_objects
 from adapters.live.hub import Applied, Deleted, Delta, HubScheduler
@@ -162,12 +161,11 @@ def test_karmada_names_its_model_and_the_hub_asks_the_registry_for_it() -> None:
     # a cluster's resourceSummary changing enqueues nothing: nothing to solve
     busy = copy.deepcopy(objects[0])
     busy["status"]["resourceSummary"]["allocated"] = {"cpu": "7"}
-    assert reach([(objects[0], busy)], objects) == []
     assert live.take([(objects[0], busy)], NOW) is None
-    # a binding created: every cluster and that binding
-    taken = reach([(None, objects[4])], objects)
-    assert [o["metadata"]["name"] for o in taken] == ["m1", "m2", "m3", "web"]
-    assert [r.name for r in live.take([(None, objects[4])], NOW).batch.requests] == ["web"]
+    # a binding created: that binding, against every cluster
+    taken = live.take([(None, objects[4])], NOW)
+    assert [r.name for r in taken.batch.requests] == ["web"]
+    assert [c.name for c in taken.batch.clusters] == ["m1", "m2", "m3"]
 
 
 # -------------------------------------------------------------------------------- the first solve
