@@ -158,9 +158,10 @@ class System:
     - `table`: its `-o table` layout; `writes` (`(manifests) -> Writes`): what its upstream
       controllers write, and how (the apply script); `commands`: subcommands it adds (name ->
       click command);
-    - `reach` (`(manifests, *, now, seed[, config]) -> Live`): the system's part of the
-      long-lived scheduler (adapters.live.hub): its objects as loaded, kept between events, and
-      what each change reaches (see Live). Without it every event solves the system again.
+    - `reach` (`(manifests, *, now, seed, result[, config]) -> Live`): the system's part of
+      the long-lived scheduler (adapters.live.hub): its objects as loaded (after the first
+      solve, whose `result` they hold), kept between events, and what each change reaches (see
+      Live). Without it every event solves the system again.
     """
 
     name: str
@@ -214,6 +215,9 @@ class Taken:
 
     batch: Batch
     context: Any
+    # Told the answer once the batch is solved, for a model that keeps what its requests were
+    # answered (Fleet's wake rule reads whether a placement is fully scheduled).
+    answered: Callable[[Result], None] | None = None
 
 
 class Live(Protocol):

@@ -59,7 +59,7 @@ from adapters.karmada.placement import Affinity, ClusterFacts, FactTable, Placem
 from adapters.kube.fields import Fields
 from adapters.kube.manifests import Manifest
 from adapters.live.kept import Reads, generation_changed, manifest
-from model import Batch, Cluster
+from model import Batch, Cluster, Result
 
 __all__ = ["KarmadaLive", "live"]
 
@@ -68,7 +68,9 @@ BindingKey = tuple[str, str]  # kind, namespace/name
 _EVERY = "*"  # the group of bindings every cluster event enqueues
 
 
-def live(manifests: Sequence[Manifest], *, now: datetime, seed: int) -> KarmadaLive:
+def live(
+    manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None
+) -> KarmadaLive:
     return KarmadaLive(manifests, seed=seed)
 
 

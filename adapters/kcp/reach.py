@@ -73,7 +73,7 @@ from adapters.kcp.workspace import workspace_of
 from adapters.kcp.world import World, parse_rfc3339
 from adapters.kube.manifests import Manifest
 from adapters.live.kept import ClusterPool, Timers, manifest
-from model import Batch, PlacementRequest
+from model import Batch, PlacementRequest, Result
 from solver.admits import admits
 
 __all__ = ["KcpLive", "live"]
@@ -90,7 +90,7 @@ _READERS = {
 }
 
 
-def live(manifests: Sequence[Manifest], *, now: datetime, seed: int) -> KcpLive:
+def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None) -> KcpLive:
     return KcpLive(manifests, now=now, seed=seed)
 
 

@@ -87,6 +87,9 @@ class Delta:
     delete: list[dict[str, str]]
     systems: tuple[str, ...] = ()
     seconds: float = 0.0
+    # The requests the event's solves took up (their keys, in the order solved; a system solved
+    # again over all its objects: every request of it).
+    requests: tuple[str, ...] = ()
 
 
 class _Writes:
@@ -97,11 +100,12 @@ class _Writes:
         self.written: dict[Key, dict[str, Any]] = {}
         self.deleted: list[dict[str, str]] = []
         self.systems: list[str] = []
+        self.requests: list[str] = []
 
     def delta(self, started: float) -> Delta:
-        return Delta(
-            list(self.written.values()), self.deleted, tuple(self.systems), time.perf_counter() - started
-        )
+        seconds = time.perf_counter() - started
+        requests = tuple(dict.fromkeys(self.requests))
+        return Delta(list(self.written.values()), self.deleted, tuple(self.systems), seconds, requests)
 
 
 class HubScheduler:
@@ -266,6 +270,9 @@ class HubScheduler:
             problems = check(batch, result)
             if problems:  # a solver defect, never an input problem
                 raise AssertionError(f"the checker rejected the {name} result:\n" + "\n".join(problems))
+        if taken.answered is not None:
+            taken.answered(result)
+        writes.requests += [r.request for r in result.requests]
         emitted = adapter(name).emit(taken.context, result)
         part = SystemOutcome(name, batch, result, emitted.placements, emitted.unsatisfied)
         self.outcome[name] = Outcome(emitted.apply, emitted.delete, (part,), summary_of_parts([part]))
@@ -280,12 +287,13 @@ class HubScheduler:
             manifests, now=now, options=self.options, verify=self.verify, config=self.config
         )
         self.outcome[name] = outcome
+        writes.requests += [r.request for part in outcome.parts for r in part.result.requests]
         self._apply(outcome.apply, outcome.delete, now, writes)
         make = facet(name, s.reach)
         if make is not None:
             config = {"config": self.config} if s.config_read is not None else {}
             mine = from_objects(self._own(s), "<hub>")
-            self._live[name] = make(mine, now=now, seed=self.options.seed, **config)
+            self._live[name] = make(mine, now=now, seed=self.options.seed, result=outcome.result, **config)
 
     def _own(self, s: System) -> list[dict[str, Any]]:
         """The objects the system reads."""

@@ -65,7 +65,7 @@ from adapters.openmcp.load import (
     selected,
 )
 from adapters.openmcp.objects import ClusterObject, RequestObject, read_cluster, read_request
-from model import Batch
+from model import Batch, Result
 
 __all__ = ["OpenMcpLive", "live"]
 
@@ -73,7 +73,12 @@ Obj = Mapping[str, Any]
 
 
 def live(
-    manifests: Sequence[Manifest], *, now: datetime, seed: int, config: Mapping[str, Any] | None = None
+    manifests: Sequence[Manifest],
+    *,
+    now: datetime,
+    seed: int,
+    result: Result | None = None,
+    config: Mapping[str, Any] | None = None,
 ) -> OpenMcpLive:
     return OpenMcpLive(manifests, seed=seed, config=config)
 
