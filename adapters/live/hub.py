@@ -141,9 +141,10 @@ class HubScheduler:
 
     # -- reading --------------------------------------------------------------------------------
 
-    def objects(self) -> list[dict[str, Any]]:
-        """The hub as the API server holds it after every event and write so far."""
-        return self._store.values()
+    def objects(self, kind: str | None = None) -> list[dict[str, Any]]:
+        """The hub as the API server holds it after every event and write so far (of one kind:
+        `kind`)."""
+        return self._store.values() if kind is None else self._store.of_kind(kind)
 
     def get(self, key: Key) -> dict[str, Any] | None:
         return self._store.get(key)

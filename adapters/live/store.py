@@ -51,6 +51,7 @@ class Store:
         self._named: dict[tuple[str, str, str], set[Key]] = defaultdict(set)  # (kind, namespace, name)
         self._dependents: dict[tuple[str, str, str], set[Key]] = defaultdict(set)  # owner (group, kind, name)
         self._types: Counter[tuple[str, str]] = Counter()  # (group, kind) -> objects
+        self._of_kind: dict[str, dict[Key, None]] = defaultdict(dict)  # kind -> keys, in order
         self.created = 0  # uids and names the server made, counted
         self._log: list[Change] = []
         self._journal: list[tuple[Key, Obj | None]] = []
@@ -73,6 +74,10 @@ class Store:
 
     def items(self) -> Iterable[tuple[Key, Obj]]:
         return self._objects.items()
+
+    def of_kind(self, kind: str) -> list[Obj]:
+        """The objects of a kind (in any group), in the order they were stored."""
+        return [self._objects[key] for key in self._of_kind.get(kind, ())]
 
     def types(self) -> set[tuple[str, str]]:
         """The (group, kind) of every object held."""
@@ -209,11 +214,13 @@ class Store:
     def _index(self, key: Key, obj: Obj) -> None:
         self._named[(key[1], key[3], key[4])].add(key)
         self._types[(key[0], key[1])] += 1
+        self._of_kind[key[1]][key] = None
         for owner in _owners(obj):
             self._dependents[owner].add(key)
 
     def _unindex(self, key: Key, obj: Obj) -> None:
         _discard(self._named, (key[1], key[3], key[4]), key)
+        self._of_kind[key[1]].pop(key, None)
         self._types[(key[0], key[1])] -= 1
         if not self._types[(key[0], key[1])]:
             del self._types[(key[0], key[1])]
