@@ -38,7 +38,6 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -72,7 +71,7 @@ from adapters.kcp.objects import (
 from adapters.kcp.workspace import workspace_of
 from adapters.kcp.world import World, parse_rfc3339
 from adapters.kube.manifests import Manifest
-from adapters.live.kept import ClusterPool, Timers, manifest
+from adapters.live.kept import ClusterPool, Timers, manifest, with_load
 from model import Batch, PlacementRequest, Result
 from solver.admits import admits
 
@@ -410,7 +409,7 @@ class KcpLive:
                     del self.total[name]
                 cluster = self.pool.get(name)
                 if cluster is not None:
-                    self.pool.put(replace(cluster, load=self.total.get(name, 0)))
+                    self.pool.put(with_load(cluster, self.total.get(name, 0)))
 
     def _held(self, requests: Iterable[PlacementRequest], now: datetime) -> Counter[str]:
         """What the requests keep on their clusters (solver.tenancy's kept holds)."""

@@ -20,17 +20,30 @@ import heapq
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from adapters.kube.manifests import Manifest
 from model import Cluster, PlacementRequest
 
-__all__ = ["ClusterPool", "Reads", "Timers", "generation_changed", "manifest"]
+__all__ = ["ClusterPool", "Reads", "Timers", "generation_changed", "manifest", "with_load"]
 
 T = TypeVar("T")
 Obj = Mapping[str, Any]
+
+
+_CLUSTER_FIELDS = tuple(f.name for f in fields(Cluster))
+
+
+def with_load(cluster: Cluster, load: int) -> Cluster:
+    """The cluster with another load (at least 0): a copy, as dataclasses.replace makes it but
+    without judging again the fields it takes as they are (a batch may move thousands)."""
+    out = object.__new__(Cluster)
+    for name in _CLUSTER_FIELDS:
+        object.__setattr__(out, name, getattr(cluster, name))
+    object.__setattr__(out, "load", load)
+    return out
 
 
 def manifest(obj: Obj) -> Manifest:
@@ -103,6 +116,14 @@ class ClusterPool:
     def names(self) -> list[str]:
         return self._names
 
+    def by_name(self) -> Mapping[str, Cluster]:
+        """Every cluster by name (read-only)."""
+        return self._by_name
+
+    def with_trait(self, trait: str) -> set[str]:
+        """The names of the clusters with the trait (read-only)."""
+        return self._with_trait.get(trait, set())
+
     def put(self, cluster: Cluster) -> None:
         name = cluster.name
         at = bisect_left(self._names, name)
@@ -154,7 +175,7 @@ class ClusterPool:
             at = position.get(name)
             if delta and at is not None and name in self._by_name:
                 cluster = self._by_name[name]
-                out[at] = replace(cluster, load=cluster.load + delta)
+                out[at] = with_load(cluster, cluster.load + delta)
         return tuple(out)
 
     def _within(self, requests: Sequence[PlacementRequest]) -> list[str] | None:
