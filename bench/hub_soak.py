@@ -420,7 +420,7 @@ def _state(hub: HubScheduler, profile: str) -> dict[Any, Any]:
         }
     if system == "karmada":
         return {
-            _request_of(o): json.dumps(o["spec"].get("clusters"))
+            _request_of(o): o["spec"].get("clusters")  # a stored object is replaced, never changed
             for kind in ("ResourceBinding", "ClusterResourceBinding")
             for o in hub.objects(kind)
         }

@@ -16,7 +16,8 @@ finalizer) wake nothing.
 Time alone changes one thing: a cluster whose heartbeat (or a spell of ill health) gets older than
 upstream's timeout turns ineligible with no event at all. Upstream's watcher ignores that
 transition, so it wakes nothing here either; but every later solve judges the cluster at its own
-`now`, as upstream's next cycle would.
+`now`, as upstream's next cycle would (an ineligible cluster's reason, which says how long ago it
+turned so, is worded as of when it was last read).
 
 The placements woken are loaded as load.py loads a hub (with the clusters kept here, read once and
 again only when their object changes), solved alone (greedy: upstream's cycle; optimal:
