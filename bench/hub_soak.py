@@ -39,10 +39,12 @@ max). Checked:
     placement itself changed; Karmada and OCM only the bindings and placements the event took up
     change;
 (c) after every event, optimal mode's answer to what the event took up is never worse than
-    greedy's to the same batch (the objective's levels, most important first);
+    greedy's to the same batch (the objective's levels, most important first; not for a batch
+    Balance couples, whose two modes judge scores on different pictures);
 (d) memory: what the process retains (its resident set after a full collection) at the last
-    checkpoint is at most `MEMORY_FACTOR` times the first's, plus `MEMORY_SLACK_KIB`; with
-    `trace`, Python's own allocations (tracemalloc) instead, for a small hub.
+    checkpoint is at most `MEMORY_FACTOR` times the first's (after the first `check_every`
+    events: the first window), plus `MEMORY_SLACK_KIB`; with `trace`, Python's own allocations
+    (tracemalloc) instead, for a small hub.
 """
 
 from __future__ import annotations
@@ -499,7 +501,10 @@ def _not_worse(hub: HubScheduler, system: str, solved: bool) -> list[str]:
     if not solved or outcome is None or hub.options.mode != "optimal" or len(outcome.parts) != 1:
         return []
     batch = outcome.parts[0].batch
-    if not batch.requests:
+    if not batch.requests or sum(1 for r in batch.requests if r.coupled) > 1:
+        # Balance couples the requests: optimal judges their scores on the final decisions and
+        # greedy each on the picture it read, so their levels are not on one scale (the solver's
+        # local search starts from greedy's answer and takes only a rise of the batch's value).
         return []
     greedy = solve(batch, replace(hub.options, mode="greedy"))
     optimal = _levels(outcome.parts[0].result)
@@ -655,7 +660,6 @@ def run_hub_soak(
     wall: list[float] = []
     solved: dict[str, list[int]] = {}
     digest = hashlib.sha256()
-    report.memory_kib.append(_retained_kib(trace))
     for i in range(1, events + 1):
         now += STEP
         kind, event, touched = world.next(now)
