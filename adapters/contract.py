@@ -10,24 +10,29 @@ A system's record lives in its own folder (``adapters/<system>/system.py``) and 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from adapters.kube.fields import Fields
     from adapters.kube.manifests import Manifest
     from model import Batch, Result
 
 __all__ = [
     "Adapter",
+    "Change",
     "Cut",
     "Emitted",
     "ExplainKind",
     "Field",
     "Identity",
+    "Live",
     "System",
+    "Taken",
     "Table",
     "Verb",
     "Write",
@@ -153,12 +158,10 @@ class System:
     - `table`: its `-o table` layout; `writes` (`(manifests) -> Writes`): what its upstream
       controllers write, and how (the apply script); `commands`: subcommands it adds (name ->
       click command);
-    - `reach` (`(changes, objects) -> objects`): what the long-lived scheduler
-      (adapters.live.hub) solves after objects of the system change (`changes`: (before, after)
-      pairs as the server stores them, None where absent): the subset of its `objects` the
-      solve takes, that is the objects upstream's controller would take up again and those it
-      reads to decide them (a refusal of a changed object is an InputError); the others are held
-      as they stand. Empty: nothing to solve. Without it every object is solved again.
+    - `reach` (`(manifests, *, now, seed, result[, config]) -> Live`): the system's part of
+      the long-lived scheduler (adapters.live.hub): its objects as loaded (after the first
+      solve, whose `result` they hold), kept between events, and what each change reaches (see
+      Live). Without it every event solves the system again.
     """
 
     name: str
@@ -194,6 +197,41 @@ class System:
     @property
     def shared_groups(self) -> frozenset[str]:
         return frozenset(g for groups in self.shared.values() for g in groups)
+
+
+# ------------------------------------------------------------------------------------------ live
+# What a system gives the long-lived scheduler (adapters.live.hub): its loaded model, kept between
+# events, and what each change reaches.
+
+Change = tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]  # an object before and after
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """What one solve of the long-lived scheduler takes: the requests upstream's controller takes
+    up after the changes, in a batch with the clusters they may use, every other request held as
+    it stands (its footprint counted in the clusters: their load, their room); and the context
+    the system's emit writes those requests (and what they change) back from."""
+
+    batch: Batch
+    context: Any
+    # Told the answer once the batch is solved, for a model that keeps what its requests were
+    # answered (Fleet's wake rule reads whether a placement is fully scheduled).
+    answered: Callable[[Result], None] | None = None
+
+
+class Live(Protocol):
+    """A system's loaded model, kept between events (made by the record's `reach` from the
+    system's objects as the server stores them, after the first solve).
+
+    `take(changes, now)` hears every change of the system's objects (an event's, the garbage
+    collector's, the scheduler's own writes: (before, after) as the server stores them, None
+    where absent), re-reads the changed objects only (an object unchanged is never read again),
+    and returns what upstream's controller takes up after them (Taken), or None where they reach
+    nothing. A changed object the system refuses is an InputError raised before anything is
+    kept, so that a refused event leaves the model as it was."""
+
+    def take(self, changes: Sequence[Change], now: datetime) -> Taken | None: ...
 
 
 # ---------------------------------------------------------------------------------------- writes

@@ -50,19 +50,20 @@ def test_the_long_lived_scheduler_wakes_a_placement_by_the_rules_at_the_events_t
     wake rule once judged taints with no clock, and every toleration with seconds as run out).
     Fleet's objects carry neither taint times nor toleration seconds, so the neutral model is set
     so directly: the wake rule reads it alone."""
-    from adapters.live import incremental
+    from adapters.fleet import reach
     from adapters.live.incremental import ClusterAdded, FleetScheduler
     from tests.fixtures.fleet import NOW_TIME, crp, member_cluster
     from tests.fixtures.fleet import pick_n as fleet_pick_n
 
     scheduler = FleetScheduler([member_cluster("m1"), crp("app", fleet_pick_n(2))], now=NOW_TIME)
     assert scheduler.selected() == {"app": ["m1"]}
-    request = scheduler._requests["app"]
-    scheduler._requests["app"] = replace(request, tolerations=(Toleration("maintenance", seconds=3600),))
+    live = scheduler.hub._live["fleet"]  # Fleet's model in the long-lived scheduler
+    request = live.requests["app"]
+    live.requests["app"] = replace(request, tolerations=(Toleration("maintenance", seconds=3600),))
     taint = Taint("maintenance", added=NOW_TIME - timedelta(minutes=10))
-    load = incremental.load_cluster
+    load = reach.load_cluster
     monkeypatch.setattr(
-        incremental, "load_cluster", lambda manifest, now: replace(load(manifest, now), taints=(taint,))
+        reach, "load_cluster", lambda manifest, now: replace(load(manifest, now), taints=(taint,))
     )
     delta = scheduler.handle(ClusterAdded(member_cluster("m2")), now=NOW_TIME)
     assert delta.placements == ["app"]

@@ -24,8 +24,9 @@ import pytest
 
 from adapters.errors import InputError
 from adapters.kube.fields import time_text
+from adapters.kube.manifests import from_objects
 from adapters.live.hub import Applied, Deleted, Delta, HubScheduler
-from adapters.registry import facet, system, systems
+from adapters.registry import facet, system
 from adapters.run.changes import SERVER_FIELDS, object_key
 from solver import SolveOptions
 from tests.fixtures import karmada as k
@@ -154,17 +155,17 @@ def _lagging(hub: HubScheduler, name: str) -> Obj:
 # ------------------------------------------------------------------------------------- the facet
 
 
-def test_karmada_alone_names_a_reach_and_the_hub_asks_the_registry_for_it() -> None:
-    assert [s.name for s in systems() if s.reach] == ["karmada"]
-    reach = facet("karmada", system("karmada").reach)
+def test_karmada_names_its_model_and_the_hub_asks_the_registry_for_it() -> None:
     objects = _objects()
+    live = facet("karmada", system("karmada").reach)(from_objects(objects, "<test>"), now=NOW, seed=0)
     # a cluster's resourceSummary changing enqueues nothing: nothing to solve
     busy = copy.deepcopy(objects[0])
     busy["status"]["resourceSummary"]["allocated"] = {"cpu": "7"}
-    assert reach([(objects[0], busy)], objects) == []
-    # a binding created: every cluster and that binding
-    taken = reach([(None, objects[4])], objects)
-    assert [o["metadata"]["name"] for o in taken] == ["m1", "m2", "m3", "web"]
+    assert live.take([(objects[0], busy)], NOW) is None
+    # a binding created: that binding, against every cluster
+    taken = live.take([(None, objects[4])], NOW)
+    assert [r.name for r in taken.batch.requests] == ["web"]
+    assert [c.name for c in taken.batch.clusters] == ["m1", "m2", "m3"]
 
 
 # -------------------------------------------------------------------------------- the first solve

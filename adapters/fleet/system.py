@@ -23,4 +23,5 @@ SYSTEM = System(
     demo=("fleet-demo.yaml",),
     table=Table(score="AFFINITY", alone=True),
     writes="adapters.fleet.writes:writes",
+    reach="adapters.fleet.reach:live",
 )

@@ -1,5 +1,6 @@
 """Which bindings an event puts in Karmada's scheduling queue (pkg/scheduler/event_handler.go at
-v1.19), for the long-lived scheduler (adapters.live.hub, through the System record's `reach`):
+v1.19), and the model the long-lived scheduler keeps between events (adapters.live.hub, through
+the System record's `reach`):
 
 - a binding (ResourceBinding or ClusterResourceBinding) the scheduler looks at: enqueued when it
   is added (created, or newly passing the event filter: client-go's FilteringResourceEventHandler
@@ -17,10 +18,19 @@ v1.19), for the long-lived scheduler (adapters.live.hub, through the System reco
   first where the observed name is empty or unknown), and a binding whose observed generation
   lags its generation is enqueued whatever its terms.
 
-An enqueued binding then runs doScheduleBinding's decision tree (the adapter's load), against
-every Cluster; the bindings not enqueued are left out of the solve, held as they stand (their
-footprint is in the clusters' resourceSummary already), even where a full run would now decide
-otherwise for them: upstream's scheduler waits for their own event.
+An enqueued binding then runs doScheduleBinding's decision tree (the adapter's load, over the
+bindings enqueued), against every Cluster; the bindings not enqueued are left out of the solve,
+held as they stand (their footprint is in the clusters' resourceSummary already), even where a
+full run would now decide otherwise for them: upstream's scheduler waits for their own event. So
+a full solve of the hub changes only bindings whose decision would now differ without an event
+having enqueued them: those left Unschedulable or failed (a full run is a restart, which retries
+every binding), and those a cluster's capacity (resourceSummary: a status change, enqueuing
+nothing) would now divide otherwise.
+
+The model kept: every Cluster and binding read once (again only when its object changes), the
+bindings grouped by the affinity a cluster event is matched against (so that a cluster's change is
+matched once per distinct affinity, not per binding), the clusters' facts as a table and each
+affinity's matching clusters (made again only when a cluster changes), each cluster's model.
 
 Bindings the event filter drops (another scheduler's, suspended) are never enqueued; those it
 passes without the scheduler's labels, or being deleted, are left alone by the decision tree
@@ -31,72 +41,213 @@ its spec (as the API server counts it).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
+import numpy as np
+
+from adapters.contract import Change, Taken
 from adapters.karmada import names as n
 from adapters.karmada.bindings import Binding, read_binding
-from adapters.karmada.clusters import read_cluster
-from adapters.karmada.placement import Affinity, ClusterFacts
+from adapters.karmada.clusters import KarmadaCluster, read_cluster
+from adapters.karmada.filters import fit_error
+from adapters.karmada.load import BindingContext, KarmadaContext, _request
+from adapters.karmada.placement import Affinity, ClusterFacts, FactTable, Placement, matches_all
+from adapters.kube.fields import Fields
 from adapters.kube.manifests import Manifest
+from adapters.live.kept import Reads, generation_changed, manifest
+from model import Batch, Cluster, Result
 
-__all__ = ["reach"]
+__all__ = ["KarmadaLive", "live"]
 
 Obj = Mapping[str, Any]
-Change = tuple[Obj | None, Obj | None]
+BindingKey = tuple[str, str]  # kind, namespace/name
+_EVERY = "*"  # the group of bindings every cluster event enqueues
 
 
-def reach(changes: Iterable[Change], objects: Sequence[Obj]) -> list[Obj]:
-    """Every Cluster and the bindings the changes enqueue, or nothing when they enqueue none.
-    Each changed object as it now stands is read (refused as the API server refuses it)."""
-    enqueued: dict[int, Obj] = {}
-    reconciled: list[ClusterFacts] = []
-    for before, after in changes:
-        if after is not None:
-            _read(after)  # a refusal is the event's
-        kind = (after or before or {}).get("kind")
-        if kind in n.BINDINGS and after is not None and _binding_enqueued(before, after):
-            enqueued[id(after)] = after
-        elif kind == n.CLUSTER and before is not None and after is not None:
-            reconciled += [read_cluster(_manifest(c)).facts for c in _reconciled_clusters(before, after)]
-    if reconciled:
-        for obj in objects:
-            if obj.get("kind") in n.BINDINGS and _affected(_binding(obj), reconciled):
-                enqueued[id(obj)] = obj
-    if not enqueued:
-        return []
-    return [o for o in objects if o.get("kind") == n.CLUSTER or id(o) in enqueued]
+def live(
+    manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None
+) -> KarmadaLive:
+    return KarmadaLive(manifests, seed=seed)
 
 
-def _manifest(obj: Obj) -> Manifest:
-    return Manifest(dict(obj), "<hub>", 1)
+class KarmadaLive:
+    def __init__(self, manifests: Sequence[Manifest], *, seed: int) -> None:
+        self.seed = seed
+        self._placements: dict[str, Placement] = {}  # read_binding's: each distinct placement once
+        self.clusters: dict[str, KarmadaCluster] = {}
+        self._reads = Reads(read_cluster)  # each Cluster object's read, while it is stored
+        self.bindings: dict[BindingKey, Binding] = {}
+        self._groups: dict[str, set[BindingKey]] = defaultdict(set)  # affinity trait -> bindings
+        self._group_of: dict[BindingKey, str] = {}
+        self._affinity: dict[str, Affinity] = {}  # one of each group's affinity
+        self._table: FactTable | None = None
+        self._names: list[str] = []
+        self._matched: dict[str, frozenset[str]] = {}  # affinity trait -> clusters it matches
+        self._models: dict[str, Cluster] = {}  # without affinity traits
+        for m in manifests:
+            if m.kind == n.CLUSTER:
+                cluster = read_cluster(m)
+                self._reads.keep(m.obj, cluster)
+                self._put_cluster(cluster)
+            elif m.kind in n.BINDINGS:
+                self._put_binding(read_binding(m, self._placements))
+
+    # -- what changes reach ---------------------------------------------------------------------
+
+    def take(self, changes: Sequence[Change], now: datetime) -> Taken | None:
+        clusters: list[tuple[str, Obj | None, Obj | None, KarmadaCluster | None]] = []
+        bindings: list[tuple[BindingKey, Binding | None]] = []
+        enqueued: set[BindingKey] = set()
+        reconciled: list[ClusterFacts] = []
+        for before, after in changes:  # read first: a refusal keeps nothing
+            obj = after if after is not None else before
+            assert obj is not None
+            if obj["kind"] == n.CLUSTER:
+                new = self._reads.read(after) if after is not None else None
+                clusters.append((obj["metadata"]["name"], before, after, new))
+                if before is not None and new is not None:
+                    read = {id(before): self._reads.read(before), id(after): new}
+                    reconciled += [read[id(c)].facts for c in _reconciled_clusters(before, after)]
+            elif obj["kind"] in n.BINDINGS:
+                key = (obj["kind"], _key(obj))
+                kept = self.bindings.get(key)
+                new = None
+                if after is not None:
+                    same = kept is not None and kept.manifest.obj is after
+                    new = kept if same else read_binding(manifest(after), self._placements)
+                bindings.append((key, new))
+                if new is not None and _binding_enqueued(before, after, kept, new):
+                    enqueued.add(key)
+        for name, before, after, cluster in clusters:
+            self._drop_cluster(name)
+            if before is not None:
+                self._reads.forget(before)
+            if cluster is not None:
+                self._reads.keep(after, cluster)
+                self._put_cluster(cluster)
+        for key, binding in bindings:
+            self._drop_binding(key)
+            if binding is not None:
+                self._put_binding(binding)
+        if reconciled:
+            enqueued |= self._affected(reconciled)
+        taken = [self.bindings[key] for key in sorted(enqueued) if key in self.bindings]
+        taken = [b for b in taken if b.watched]
+        return self._taken(taken, now) if taken else None
+
+    def _affected(self, clusters: list[ClusterFacts]) -> set[BindingKey]:
+        """The bindings reconciling the clusters enqueues: those whose current affinity matches
+        one of them, and those every cluster event enqueues (enqueueAffectedBindings)."""
+        out = set(self._groups.get(_EVERY, ()))
+        for trait, keys in self._groups.items():
+            if trait != _EVERY and any(self._affinity[trait].matches(c) for c in clusters):
+                out |= keys
+        return out
+
+    # -- the model ------------------------------------------------------------------------------
+
+    def _put_cluster(self, c: KarmadaCluster) -> None:
+        self.clusters[c.name] = c
+        self._models[c.name] = c.to_model(frozenset())
+        self._table = None
+
+    def _drop_cluster(self, name: str) -> None:
+        if self.clusters.pop(name, None) is not None:
+            del self._models[name]
+            self._table = None
+
+    def _put_binding(self, b: Binding) -> None:
+        key = (b.manifest.kind, b.key)
+        self.bindings[key] = b
+        if b.placement is None or not b.watched:
+            return
+        affinity = _current_affinity(b)
+        group = _EVERY if affinity is None else affinity.trait or _EVERY
+        self._groups[group].add(key)
+        self._group_of[key] = group
+        if affinity is not None and group != _EVERY:
+            self._affinity.setdefault(group, affinity)
+
+    def _drop_binding(self, key: BindingKey) -> None:
+        if self.bindings.pop(key, None) is None:
+            return
+        group = self._group_of.pop(key, None)
+        if group is not None:
+            self._groups[group].discard(key)
+            if not self._groups[group]:
+                del self._groups[group]
+                self._affinity.pop(group, None)
+
+    def _clusters(self, affinities: Mapping[str, Affinity]) -> tuple[Cluster, ...]:
+        """Every cluster's model, in name order, with the traits of the affinities it matches
+        (as load.py's _traits, each affinity matched on every cluster at once)."""
+        if self._table is None:
+            self._names = sorted(self.clusters)
+            self._table = FactTable([self.clusters[name].facts for name in self._names])
+            self._matched.clear()
+        extra: dict[str, set[str]] = defaultdict(set)
+        for trait, affinity in affinities.items():
+            matched = self._matched.get(trait)
+            if matched is None:
+                rows = np.flatnonzero(matches_all(affinity, self._table)).tolist()
+                matched = self._matched[trait] = frozenset(self._names[row] for row in rows)
+            for name in matched:
+                extra[name].add(trait)
+        out = []
+        for name in self._names:
+            model = self._models[name]
+            traits = extra.get(name)
+            out.append(replace(model, traits=model.traits | traits) if traits else model)
+        return tuple(out)
+
+    # -- the batch ------------------------------------------------------------------------------
+
+    def _taken(self, taken: list[Binding], now: datetime) -> Taken:
+        """The bindings enqueued through doScheduleBinding's decision tree, as load.py loads a
+        hub's (the same steps, over these bindings only), against every Cluster."""
+        deleting = frozenset(name for name, c in self.clusters.items() if c.leaving)
+        decoded: dict[str, dict[str, Any] | None] = {}
+        triggers = {id(b): b.trigger(Fields(b.manifest), deleting, decoded) for b in taken}
+        scheduled = sorted(
+            (b for b in taken if triggers[id(b)] is not None),
+            key=lambda b: (-b.priority, b.created, b.manifest.namespace, b.manifest.name),
+        )
+        affinities = {a.trait: a for b in scheduled for a in b.placement.affinities() if a.trait}
+        model_clusters = self._clusters(affinities)
+        contexts: dict[BindingKey, BindingContext] = {}
+        requests = []
+        for order, b in enumerate(scheduled):
+            request, start, error = _request(b, order)
+            context = BindingContext(b, triggers[id(b)], start)
+            if error:
+                fit = fit_error(model_clusters, request, start)
+                context = BindingContext(b, context.trigger, start, fit or error, fit is not None)
+            else:
+                requests.append(request)
+            contexts[(b.manifest.kind, b.key)] = context
+        for b in taken:
+            contexts.setdefault((b.manifest.kind, b.key), BindingContext(b, None))
+        requests.sort(key=lambda r: r.key)
+        batch = Batch(model_clusters, tuple(requests), now=now, seed=self.seed)
+        return Taken(batch, KarmadaContext(dict(sorted(contexts.items())), len(model_clusters), batch, now))
 
 
-def _read(obj: Obj) -> None:
-    m = _manifest(obj)
-    if m.kind in n.BINDINGS:
-        read_binding(m)
-    elif m.kind == n.CLUSTER:
-        read_cluster(m)
+def _key(obj: Obj) -> str:
+    metadata = obj["metadata"]
+    namespace = metadata.get("namespace") or ""
+    return f"{namespace}/{metadata['name']}" if namespace else metadata["name"]
 
 
-def _binding(obj: Obj) -> Binding:
-    return read_binding(_manifest(obj))
-
-
-def _binding_enqueued(before: Obj | None, after: Obj) -> bool:
+def _binding_enqueued(before: Obj | None, after: Obj, kept: Binding | None, now: Binding) -> bool:
     """An add (new, or newly passing the filter) or an update of the generation."""
-    now = _binding(after)
     if not now.watched:
         return False
-    return before is None or not _binding(before).watched or _generation_changed(before, after)
-
-
-def _generation_changed(before: Obj, after: Obj) -> bool:
-    old, new = (o.get("metadata", {}).get("generation") for o in (before, after))
-    if isinstance(old, int) and isinstance(new, int):
-        return old != new
-    return before.get("spec") != after.get("spec")
+    was = kept is not None and kept.watched
+    return before is None or not was or generation_changed(before, after)
 
 
 def _deleting(obj: Obj) -> bool:
@@ -108,18 +259,9 @@ def _reconciled_clusters(before: Obj, after: Obj) -> tuple[Obj, ...]:
     if not _deleting(before) and _deleting(after):
         return (after,)
     labels = [o.get("metadata", {}).get("labels") or {} for o in (before, after)]
-    if labels[0] != labels[1] or _generation_changed(before, after):
+    if labels[0] != labels[1] or generation_changed(before, after):
         return (before, after)
     return ()
-
-
-def _affected(b: Binding, clusters: Sequence[ClusterFacts]) -> bool:
-    """Whether reconciling the clusters enqueues the binding."""
-    placement = b.placement
-    if placement is None or not b.watched:
-        return False
-    affinity = _current_affinity(b)
-    return affinity is None or any(affinity.matches(c) for c in clusters)
 
 
 def _current_affinity(b: Binding) -> Affinity | None:

@@ -34,5 +34,5 @@ SYSTEM = System(
         amount="adapters.karmada.clusters:amount_text",
     ),
     writes="adapters.karmada.writes:writes",
-    reach="adapters.karmada.reach:reach",
+    reach="adapters.karmada.reach:live",
 )

@@ -29,4 +29,5 @@ SYSTEM = System(
     demo=("kcp-demo.yaml",),
     writes="adapters.kcp.writes:writes",
     commands={"simulate": "adapters.kcp.command:simulate"},
+    reach="adapters.kcp.reach:live",
 )

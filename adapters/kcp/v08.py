@@ -127,7 +127,7 @@ def plan(world: World) -> Plan:
     else:
         raise AssertionError("kcp's placement controllers did not come to rest")
 
-    by_key = {c.key: c for c in world.clusters.values()}
+    by_key = world.keys if world.keys is not None else {c.key: c for c in world.clusters.values()}
     asking = []
     load: dict[str, int] = defaultdict(int)
     for pp in placements:

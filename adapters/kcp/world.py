@@ -44,6 +44,9 @@ class World:
     members: dict[tuple[str, str], list[ClusterObject]] = field(default_factory=dict)
     # Answers several placements share, computed once (v0.8: valid locations per selector set).
     memo: dict[Any, Any] = field(default_factory=dict)
+    # The clusters by the key placements name them by (v0.8: the SyncTargetKey), where the caller
+    # keeps them (the long-lived scheduler, adapters/kcp/reach.py); None: made from `clusters`.
+    keys: dict[str, ClusterObject] | None = None
 
     def location(self, workspace: str, name: str) -> LocationObject | None:
         named = self.memo.get(_NAMED)

@@ -1,5 +1,5 @@
-"""A long-lived scheduler for any system's hub: it keeps the hub's objects as the API server stores
-them, applies the scheduler's own output to them, and re-solves only the system an event concerns.
+"""The long-lived scheduler of every system: it keeps the hub's objects as the API server stores
+them and each system's loaded model, and on an event solves only what the event reaches.
 
     hub = HubScheduler(objects, now=now, config=config)     # the first, full solve (hub.initial)
     delta = hub.handle(Applied(request), now=now)           # delta.apply, delta.delete: what to write
@@ -7,62 +7,53 @@ them, applies the scheduler's own output to them, and re-solves only the system 
     hub.objects()                                           # the hub as the scheduler sees it
     hub.outcome[system]                                     # the last Outcome of each system
 
-Objects are kept by adapters.run.changes.object_key (API group, kind, workspace, namespace, name).
-An event changes one object, as a user's write would: `Applied` creates or replaces it (the server
-keeps the metadata it owns: uid, creationTimestamp, a deletionTimestamp already set, the
-resourceVersion; it counts `generation` up when the spec changes, and gives a new object a uid, a
-creationTimestamp and generation 1), `Deleted` deletes it (one with finalizers only gets a
-deletionTimestamp).
-Then every system owning the object's kind is solved again over its own objects only (a shared
-kind, such as kcp's Namespace, wakes its system only while that system has objects of its own),
-through the same pipeline as `adapters.run.pipeline.schedule`; a system whose record names a
-`reach` (adapters.contract.System: Karmada's, adapters/karmada/reach.py) over only the objects the
-event reaches as its upstream controller's event handlers would, the others held as they stand
-(then again over what its own writes reach, as its controller hears them, until they reach
-nothing), the rest over every object. The output is applied as the API server applies it:
-written objects replace the stored ones by key (a `generateName` object gets the name the server
-makes of it, its suffix counted rather than drawn, and a uid), deleted references go or, with
-finalizers left, get a deletionTimestamp; an object being deleted whose finalizers are all gone
-disappears, and so do the objects whose every ownerReference named it (the garbage collector's
-work). The Delta of an event holds the objects that solve changed
-(adapters.run.changes.changed_objects against the state before the solve; each once, as last
-written) and its deletions. `hub.outcome[system]` is the system's last solve, of the objects it took.
+An event changes one object, as a user's write would (adapters.live.store: `Applied` creates or
+replaces it, `Deleted` deletes it, or only marks it while finalizers are left; the garbage
+collector takes what it owned). The first solve of a system is the pipeline's
+(adapters.run.pipeline.schedule over its objects). Then its record's `reach`
+(adapters.contract.Live) keeps its loaded model: every change of its objects (the event's, the
+garbage collector's, the scheduler's own writes) goes to it, it re-reads only the changed objects,
+and it answers with what upstream's controller takes up after them: a batch of those requests
+with every other request held as it stands (adapters.contract.Taken). That batch is solved
+(greedy: upstream's answer for them; optimal: re-optimised with the rest fixed), emitted, and the
+output applied as the API server applies it; the writes are changes the system hears in turn, as
+its controller hears its own writes, until they reach nothing. A system without a `reach` is
+solved again over all its objects on every event that concerns it (its kinds; a shared kind, such
+as kcp's Namespace, only while the system has objects of its own).
 
-This path is system-neutral: it serves OCM, openMCP, kcp and Karmada, and Fleet too (a Fleet hub's kinds
-route to the fleet adapter like any other), though `adapters.live.incremental.FleetScheduler` is the
-finer choice for Fleet: it re-solves only the placements an event can change, not the system.
+The Delta of an event holds the objects its solves changed (each once, as last written) and their
+deletions. `hub.outcome[system]` is the system's last solve, of the requests it took. An event
+refused (an InputError, of its object or of what it makes a system read) changes nothing: the
+store, the models and later names and uids are as before.
+
+What each system's reach takes, and why that is exact, is in its reach module
+(adapters/<system>/reach.py). `resolve` is the check: a full solve of the kept state from scratch.
 Nothing here depends on wall time except the default `now`: the same objects and events at the
-same `now`s give the same deltas (suffixes and uids are counted, not drawn).
-
-Returned objects share structure with the kept state: treat them as read-only (copy to change).
+same `now`s give the same deltas. Returned objects share structure with the kept state: treat them
+as read-only (copy to change).
 """
 
 from __future__ import annotations
 
 import copy
 import time
-import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from adapters.contract import System
+from adapters.contract import Live, System
 from adapters.errors import InputError
-from adapters.kube.fields import time_text
 from adapters.kube.manifests import from_objects
-from adapters.kube.validation import name_from_generate_name
-from adapters.registry import facet, owned_by, system, systems
-from adapters.run.changes import SERVER_FIELDS, Key, changed_objects, object_key, served
-from adapters.run.pipeline import Outcome, schedule_manifests
-from solver import SolveOptions
+from adapters.live.store import Change, Store, group_of
+from adapters.registry import adapter, facet, owned_by, system, systems
+from adapters.run.changes import Key, changed_objects, object_key, served
+from adapters.run.pipeline import Outcome, SystemOutcome, paused_gc, schedule_manifests, summary_of_parts
+from solver import SolveOptions, check, solve
 
 __all__ = ["Applied", "Deleted", "Delta", "HubScheduler", "HubEvent"]
 
-_UID_NAMESPACE = uuid.UUID("6f1c9a52-3c1e-4d55-9a43-7c0de0b1a7e5")
 _ROUNDS = 8  # a system's own writes reaching its objects again: upstream settles in two
-
-Change = dict[str, Any] | None  # an object as stored before or after a change; None: absent
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +87,25 @@ class Delta:
     delete: list[dict[str, str]]
     systems: tuple[str, ...] = ()
     seconds: float = 0.0
+    # The requests the event's solves took up (their keys, in the order solved; a system solved
+    # again over all its objects: every request of it).
+    requests: tuple[str, ...] = ()
 
 
-def _group(api_version: str) -> str:
-    return api_version.rpartition("/")[0]
+class _Writes:
+    """What the solves of one event (or of the first solve) wrote: each changed object once, as
+    last written, the deletions, the systems solved."""
+
+    def __init__(self) -> None:
+        self.written: dict[Key, dict[str, Any]] = {}
+        self.deleted: list[dict[str, str]] = []
+        self.systems: list[str] = []
+        self.requests: list[str] = []
+
+    def delta(self, started: float) -> Delta:
+        seconds = time.perf_counter() - started
+        requests = tuple(dict.fromkeys(self.requests))
+        return Delta(list(self.written.values()), self.deleted, tuple(self.systems), seconds, requests)
 
 
 class HubScheduler:
@@ -118,35 +124,36 @@ class HubScheduler:
         now = now or datetime.now(UTC).replace(microsecond=0)
         objects = list(objects)
         from_objects(objects, "<objects>")  # validated before anything is kept
-        self._state: dict[Key, dict[str, Any]] = {}
-        for obj in objects:
-            self._state[object_key(obj)] = copy.deepcopy(obj)
-        self._created = 0  # objects the server created (uids) and names it generated, counted
+        self._store = Store(copy.deepcopy(obj) for obj in objects)
+        self._live: dict[str, Live] = {}
         self.outcome: dict[str, Outcome] = {}
         start = time.perf_counter()
-        present = self._present()
-        apply: list[dict[str, Any]] = []
-        delete: list[dict[str, str]] = []
-        for name in present:
-            a, d = self._solve(name, now, None)
-            apply += a
-            delete += d
+        writes = _Writes()
+        with paused_gc():
+            pending: list[tuple[str | None, list[Change]]] = []
+            for name in self._present():
+                self._first(name, now, writes)
+                writes.systems.append(name)
+                pending.append((name, self._store.drain()))
+            self._settle(now, writes, pending)
         # What the first, full solve writes: a controller applies it before handling events.
-        self.initial = Delta(apply, delete, tuple(present), time.perf_counter() - start)
+        self.initial = writes.delta(start)
 
     # -- reading --------------------------------------------------------------------------------
 
-    def objects(self) -> list[dict[str, Any]]:
-        """The hub as the API server holds it after every event and write so far."""
-        return list(self._state.values())
+    def objects(self, kind: str | None = None) -> list[dict[str, Any]]:
+        """The hub as the API server holds it after every event and write so far (of one kind:
+        `kind`)."""
+        return self._store.values() if kind is None else self._store.of_kind(kind)
 
     def get(self, key: Key) -> dict[str, Any] | None:
-        return self._state.get(key)
+        return self._store.get(key)
 
     def resolve(self, *, now: datetime | None = None) -> Delta:
         """What a full solve of the kept state from scratch (adapters.run.pipeline.schedule, every
         system at once) would write, as the server would take it; the state is left as it is. Empty
-        when the state is a fixed point of the scheduler, as it should be after every event."""
+        when the state is a fixed point of the scheduler (see each system's reach module for what
+        a full solve may change that an event does not)."""
         now = now or datetime.now(UTC).replace(microsecond=0)
         start = time.perf_counter()
         manifests = from_objects(self.objects(), "<hub>")
@@ -160,56 +167,43 @@ class HubScheduler:
     # -- events ---------------------------------------------------------------------------------
 
     def handle(self, event: HubEvent, *, now: datetime | None = None) -> Delta:
-        """The event applied and the systems it concerns solved again. An event the API server or
-        a system refuses (an InputError, of its object or of the hub it makes) changes nothing: the
-        hub stays as it was, and so do its later events' names and uids."""
-        kept = dict(self._state), dict(self.outcome), self._created
+        """The event applied and what it reaches solved. An event the API server or a system
+        refuses (an InputError, of its object or of the hub it makes) changes nothing: the hub
+        stays as it was, and so do its later events' names and uids."""
+        now = now or datetime.now(UTC).replace(microsecond=0)
+        self._store.mark()
+        kept = dict(self.outcome), dict(self._live)
         try:
-            return self._handle(event, now or datetime.now(UTC).replace(microsecond=0))
+            with paused_gc():
+                return self._handle(event, now)
         except InputError:
-            self._state, self.outcome, self._created = kept
+            self._store.undo()
+            self.outcome, self._live = kept
             raise
 
     def _handle(self, event: HubEvent, now: datetime) -> Delta:
         start = time.perf_counter()
-        before = after = None
         if isinstance(event, Applied):
-            obj = self._named(copy.deepcopy(event.obj))
+            obj = self._store.named_by_server(copy.deepcopy(event.obj))
             # A clear InputError for a malformed object, and the registry's checks (a version not
             # served, a name refused), whether or not a solve reads the object.
             owned_by(from_objects([obj], "<event>"))
-            group, kind = _group(str(obj["apiVersion"])), obj["kind"]
-            key = object_key(obj)
-            before = self._state.get(key)
-            self._write(obj, now)
-            after = self._state.get(key)
+            self._store.write(obj, now)
         elif isinstance(event, Deleted):
             key = self._find(event)
-            group, kind = _group(event.api_version), event.kind
             if key is not None:
-                group = key[0]
-                before = self._state[key]
-                self._delete(key, now)
-                after = self._state.get(key)
+                self._store.delete(key, now)
         else:
             raise TypeError(f"not a hub event: {event!r}")
-        woken = self._woken(group, kind)
-        apply: list[dict[str, Any]] = []
-        delete: list[dict[str, str]] = []
-        for name in woken:
-            a, d = self._solve(name, now, [(before, after)])
-            apply += a
-            delete += d
-        for name in [s for s in self.outcome if s not in self._present()]:
-            del self.outcome[name]  # its last own object went
-        return Delta(apply, delete, tuple(woken), time.perf_counter() - start)
+        writes = _Writes()
+        self._settle(now, writes, [(None, self._store.drain())])
+        return writes.delta(start)
 
     def _find(self, event: Deleted) -> Key | None:
-        if event.api_version:
-            key = (_group(event.api_version), event.kind, event.workspace, event.namespace, event.name)
-            return key if key in self._state else None
         found = [
-            k for k in self._state if k[1:] == (event.kind, event.workspace, event.namespace, event.name)
+            key
+            for key in self._store.named(event.kind, event.namespace, event.name)
+            if key[2] == event.workspace and (not event.api_version or key[0] == group_of(event.api_version))
         ]
         if len(found) > 1:
             raise ValueError(f"{event.kind} {event.name!r} exists in several API groups: name api_version")
@@ -219,205 +213,141 @@ class HubScheduler:
 
     def _present(self) -> list[str]:
         """The systems owning at least one kept object, in registry order."""
-        own = {(k[0], k[1]) for k in self._state}
+        own = self._store.types()
         return [s.name for s in systems() if any(group in s.kinds.get(kind, ()) for group, kind in own)]
 
-    def _woken(self, group: str, kind: str) -> list[str]:
-        """The systems an object of (group, kind) concerns: those owning the kind, and those sharing
-        it that have objects of their own."""
-        present = None
-        out = []
-        for s in systems():
-            if group in s.kinds.get(kind, ()):
-                out.append(s.name)
-            elif group in s.shared.get(kind, ()):
-                present = self._present() if present is None else present
-                if s.name in present:
-                    out.append(s.name)
-        return out
-
-    def _solve(
-        self, name: str, now: datetime, changes: list[tuple[Change, Change]] | None
-    ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-        """Solve one system after `changes` (None: the first solve, of every object), apply the
-        output to the state, and return what changed (each object once, as last written) and
-        the deletions. A system with a `reach` facet solves only the objects the changes reach,
-        and then what its own writes reach, as its controller hears its own writes, until they
-        reach nothing; without one, every object of the system, once."""
-        s = system(name)
-        reach = facet(name, s.reach)
-        written: dict[Key, dict[str, Any]] = {}
-        deleted: list[dict[str, str]] = []
+    def _settle(self, now: datetime, writes: _Writes, pending: list[tuple[str | None, list[Change]]]) -> None:
+        """Hand every change (`pending`: by the system whose solve made it, None for the event's)
+        to the systems it concerns, solve what they take up, apply their writes, and go on with
+        the changes those make, until nothing is left to hear. A system without a model hears
+        none of its own writes: its solve took every object. A system that appears gets its
+        first, full solve; one whose last own object went is dropped."""
         for _ in range(_ROUNDS):
-            mine = self._own(s)
-            if mine is None:
-                self.outcome.pop(name, None)
+            if not any(changes for _, changes in pending):
                 break
-            taken = mine if changes is None or reach is None else reach(changes, mine)
-            if not taken:
-                break
-            writes, deletes = self._pass(name, taken, now)
-            for key, _, obj in writes:
-                written[key] = obj
-            deleted += deletes
-            if reach is None:
-                break
-            changes = [(before, self._state.get(key)) for key, before, _ in writes]
+            present = self._present()
+            for name in [s for s in self._live if s not in present]:
+                del self._live[name]
+            for name in [s for s in self.outcome if s not in present]:
+                del self.outcome[name]
+            routed: dict[str, list[Change]] = {name: [] for name in present}
+            for origin, changes in pending:
+                for change in changes:
+                    for name in self._concerned(change[0], present):
+                        if name != origin or name in self._live:  # a full solve heard itself
+                            routed[name].append(change)
+            pending = []
+            for name, changes in routed.items():
+                if changes:
+                    if name not in writes.systems:
+                        writes.systems.append(name)
+                    self._solve(name, changes, now, writes)
+                    pending.append((name, self._store.drain()))
         else:
-            raise RuntimeError(f"{name}: its own writes still reach its objects after {_ROUNDS} rounds")
-        return list(written.values()), deleted
+            raise RuntimeError(f"the systems' own writes still reach their objects after {_ROUNDS} rounds")
 
-    def _own(self, s: System) -> list[dict[str, Any]] | None:
-        """The objects the system reads, or None when it owns none of them."""
-        mine = [
-            obj
-            for (group, kind, *_), obj in self._state.items()
-            if group in s.kinds.get(kind, ()) or group in s.shared.get(kind, ())
+    def _concerned(self, key: Key, present: list[str]) -> list[str]:
+        """The present systems an object of the key's (group, kind) concerns: those owning the
+        kind, and those sharing it (present: they have objects of their own)."""
+        group, kind = key[0], key[1]
+        return [
+            name
+            for name in present
+            if group in (s := system(name)).kinds.get(kind, ()) or group in s.shared.get(kind, ())
         ]
-        if not any(_group(str(o["apiVersion"])) in s.kinds.get(o["kind"], ()) for o in mine):
-            return None
-        return mine
 
-    def _pass(
-        self, name: str, objects: list[dict[str, Any]], now: datetime
-    ) -> tuple[list[tuple[Key, Change, dict[str, Any]]], list[dict[str, str]]]:
-        """One solve of the objects through the pipeline, its output applied to the state: for
-        each changed object, its key as stored (named by the server), the stored object it
-        replaced and the object written; and the deletions."""
-        manifests = from_objects(objects, "<hub>")
+    def _solve(self, name: str, changes: list[Change], now: datetime, writes: _Writes) -> None:
+        live = self._live.get(name)
+        if live is None:
+            self._first(name, now, writes)
+            return
+        taken = live.take([(before, after) for _, before, after in changes], now)
+        if taken is None:
+            return
+        batch = taken.batch
+        # A batch of no request (a deletion's run) asks nothing of its clusters.
+        result = solve(batch if batch.requests else replace(batch, clusters=()), self.options)
+        if self.verify:
+            problems = check(batch, result)
+            if problems:  # a solver defect, never an input problem
+                raise AssertionError(f"the checker rejected the {name} result:\n" + "\n".join(problems))
+        if taken.answered is not None:
+            taken.answered(result)
+        writes.requests += [r.request for r in result.requests]
+        emitted = adapter(name).emit(taken.context, result)
+        part = SystemOutcome(name, batch, result, emitted.placements, emitted.unsatisfied)
+        self.outcome[name] = Outcome(emitted.apply, emitted.delete, (part,), summary_of_parts([part]))
+        self._apply(emitted.apply, emitted.delete, now, writes)
+
+    def _first(self, name: str, now: datetime, writes: _Writes) -> None:
+        """The system's full solve, through the pipeline over every object it reads; then its
+        model is loaded from the hub as the solve leaves it, for the events to come."""
+        s = system(name)
+        manifests = from_objects(self._own(s), "<hub>")
         outcome = schedule_manifests(
             manifests, now=now, options=self.options, verify=self.verify, config=self.config
         )
         self.outcome[name] = outcome
-        changed, _ = changed_objects([self._served(obj) for obj in outcome.apply], manifests)
-        writes = []
-        for _, obj in changed:
-            before = self._state.get(object_key(obj))
-            writes.append((object_key(self._write(obj, now)), before, obj))
-        for ref in outcome.delete:
+        writes.requests += [r.request for part in outcome.parts for r in part.result.requests]
+        self._apply(outcome.apply, outcome.delete, now, writes)
+        make = facet(name, s.reach)
+        if make is not None:
+            config = {"config": self.config} if s.config_read is not None else {}
+            mine = from_objects(self._own(s), "<hub>")
+            self._live[name] = make(mine, now=now, seed=self.options.seed, result=outcome.result, **config)
+
+    def _own(self, s: System) -> list[dict[str, Any]]:
+        """The objects the system reads."""
+        return [
+            obj
+            for (group, kind, *_), obj in self._store.items()
+            if group in s.kinds.get(kind, ()) or group in s.shared.get(kind, ())
+        ]
+
+    def _apply(
+        self,
+        apply: list[dict[str, Any]],
+        delete: list[dict[str, str]],
+        now: datetime,
+        writes: _Writes,
+    ) -> None:
+        """A solve's output applied as the server takes it: each object that differs from the
+        stored one written (named by the server), each deletion made."""
+        for obj in apply:
+            key = object_key(obj) if (obj.get("metadata") or {}).get("name") else None
+            stored = self._store.get(key) if key is not None else None
+            if stored is not None:
+                if stored is obj or stored == obj:
+                    continue
+                obj = served(obj, stored)
+                if obj == stored:
+                    continue
+            written = self._store.write(obj, now, key)
+            writes.written[key if key is not None else object_key(written)] = obj
+        for ref in delete:
             key = self._reference_key(ref)
             if key is not None:
-                self._delete(key, now)
-        return writes, list(outcome.delete)
+                self._store.delete(key, now)
+        writes.deleted += delete
 
     # -- the API server -------------------------------------------------------------------------
 
     def _reference_key(self, ref: Mapping[str, str]) -> Key | None:
-        key = (
-            _group(ref.get("apiVersion", "")),
-            ref.get("kind", ""),
-            "",
-            ref.get("namespace", ""),
-            ref["name"],
-        )
-        if key in self._state:
-            return key
-        # A reference names no workspace (kcp): the object of that group, kind, namespace and name.
-        found = [k for k in self._state if (k[0], k[1], k[3], k[4]) == (key[0], key[1], key[3], key[4])]
+        """The object a reference names: it names no workspace (kcp), so the one object of that
+        group, kind, namespace and name in any workspace."""
+        group = group_of(ref.get("apiVersion", ""))
+        found = [
+            k
+            for k in self._store.named(ref.get("kind", ""), ref.get("namespace", ""), ref["name"])
+            if k[0] == group
+        ]
+        exact = [k for k in found if k[2] == ""]
+        if exact:
+            return exact[0]
         return found[0] if len(found) == 1 else None
 
     def _served(self, obj: dict[str, Any]) -> dict[str, Any]:
         """`obj` as the server stores it over the stored object of its key (see `served`)."""
         if not (obj.get("metadata") or {}).get("name"):
             return obj
-        return served(obj, self._state.get(object_key(obj)))
-
-    def _new_uid(self) -> str:
-        self._created += 1
-        return str(uuid.uuid5(_UID_NAMESPACE, str(self._created)))
-
-    def _generated_name(self, prefix: str, key_of: Any) -> str:
-        while True:
-            self._created += 1
-            name = name_from_generate_name(prefix, self._created)
-            if key_of(name) not in self._state:
-                return name
-
-    def _named(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """`obj`, named by the server when it asks for a generated name."""
-        metadata = obj.get("metadata")
-        if not isinstance(metadata, dict) or metadata.get("name") or not metadata.get("generateName"):
-            return obj
-        metadata = dict(metadata)
-        metadata["name"] = self._generated_name(
-            metadata["generateName"], lambda name: object_key({**obj, "metadata": {**metadata, "name": name}})
-        )
-        return {**obj, "metadata": metadata}
-
-    def _write(self, obj: dict[str, Any], now: datetime) -> dict[str, Any]:
-        """Create or replace `obj` as the server would; the stored object."""
-        obj = self._named(obj)
-        metadata = dict(obj.get("metadata") or {})
-        obj = {**obj, "metadata": metadata}
-        key = object_key(obj)
-        old = self._state.get(key)
-        if old is not None:
-            kept = old.get("metadata") or {}
-            for field in SERVER_FIELDS:
-                if field in kept:
-                    metadata[field] = kept[field]
-            if isinstance(kept.get("generation"), int) and obj.get("spec") != old.get("spec"):
-                metadata["generation"] = kept["generation"] + 1
-        else:
-            metadata.setdefault("uid", self._new_uid())
-            metadata.setdefault("creationTimestamp", time_text(now))
-            metadata.setdefault("generation", 1)
-        if metadata.get("deletionTimestamp") and not metadata.get("finalizers"):
-            self._remove(key, now)
-            return obj
-        self._state[key] = obj
-        return obj
-
-    def _delete(self, key: Key, now: datetime) -> None:
-        obj = self._state[key]
-        metadata = obj.get("metadata") or {}
-        if metadata.get("finalizers"):
-            if not metadata.get("deletionTimestamp"):
-                self._state[key] = {**obj, "metadata": {**metadata, "deletionTimestamp": time_text(now)}}
-            return
-        self._remove(key, now)
-
-    def _remove(self, key: Key, now: datetime) -> None:
-        """The object goes, and with it (the garbage collector's work) every object all of whose
-        ownerReferences name objects that are gone: by uid, or, for a reference or owner without
-        one (hand-written input), by group, kind and name in the dependent's workspace and
-        namespace."""
-        gone = self._state.pop(key, None)
-        if gone is None:
-            return
-        orphans = [
-            k
-            for k, o in self._state.items()
-            if (refs := (o.get("metadata") or {}).get("ownerReferences"))
-            and any(_names(r, k, gone, key) for r in refs)
-            and not any(self._owner_alive(r, k) for r in refs)
-        ]
-        for k in orphans:
-            if k in self._state:
-                self._delete(k, now)
-
-    def _owner_alive(self, ref: Mapping[str, Any], dependent: Key) -> bool:
-        owner = (
-            _group(str(ref.get("apiVersion", ""))),
-            ref.get("kind", ""),
-            *dependent[2:4],
-            ref.get("name", ""),
-        )
-        for key in (owner, (*owner[:3], "", owner[4])):  # namespaced, or cluster-scoped owner
-            obj = self._state.get(key)
-            if obj is not None and _names(ref, key, obj, key):
-                return True
-        return False
-
-
-def _names(ref: Mapping[str, Any], dependent: Key, owner: Mapping[str, Any], owner_key: Key) -> bool:
-    """Whether an ownerReference names the object `owner` (stored under `owner_key`)."""
-    uid, owner_uid = ref.get("uid"), (owner.get("metadata") or {}).get("uid")
-    if uid and owner_uid:
-        return uid == owner_uid
-    return (
-        (_group(str(ref.get("apiVersion", ""))), ref.get("kind", ""), ref.get("name", ""))
-        == (owner_key[0], owner_key[1], owner_key[4])
-        and owner_key[2] == dependent[2]
-        and owner_key[3] in ("", dependent[3])
-    )
+        return served(obj, self._store.get(object_key(obj)))

@@ -19,4 +19,5 @@ SYSTEM = System(
     generator="adapters.ocm.generate:generate_ocm",
     demo=("ocm-demo.yaml",),
     writes="adapters.ocm.writes:writes",
+    reach="adapters.ocm.reach:live",
 )

@@ -125,19 +125,7 @@ def load(
     clusters = {c.key: c for c in map(read_cluster, objects[n.CLUSTER])}
     requests = [read_request(m) for m in objects[n.REQUEST]]
 
-    reconciled = []
-    for r in requests:
-        if not selected(cfg.requests, r.labels) or r.annotations.get(n.OPERATION) == n.IGNORE:
-            continue  # upstream never reconciles it
-        if not r.uid:
-            # Kept refused: the API server gives every object it creates a uid, so no stored
-            # request lacks one; and the uid names the request's finalizer on its cluster.
-            raise Fields(r.manifest).fail(
-                "required: the API server gives every object a uid, and the request's finalizer "
-                "on its cluster names it",
-                "metadata.uid",
-            )
-        reconciled.append(r)
+    reconciled = [r for r in requests if reconciles(cfg, r)]
     deleting = [r for r in reconciled if r.deleting]
     gone = frozenset(r.uid for r in deleting)
     context = OpenMcpContext(
@@ -191,6 +179,22 @@ def load(
     joins: dict[tuple[str, str], tuple[str, ...]] = {}  # the same for a purpose's requests in a namespace
     model_requests = sorted((_model_request(cfg, ctx, joins) for ctx in solved), key=lambda r: r.key)
     return Batch(model_clusters, tuple(model_requests), now=now, seed=seed), context
+
+
+def reconciles(cfg: SchedulerConfig, r: RequestObject) -> bool:
+    """Whether upstream reconciles the request: it matches selectors.requests and is not annotated
+    `openmcp.cloud/operation: ignore` (one it reconciles without a uid is refused)."""
+    if not selected(cfg.requests, r.labels) or r.annotations.get(n.OPERATION) == n.IGNORE:
+        return False  # upstream never reconciles it
+    if not r.uid:
+        # Kept refused: the API server gives every object it creates a uid, so no stored
+        # request lacks one; and the uid names the request's finalizer on its cluster.
+        raise Fields(r.manifest).fail(
+            "required: the API server gives every object a uid, and the request's finalizer "
+            "on its cluster names it",
+            "metadata.uid",
+        )
+    return True
 
 
 def _listed(cfg: SchedulerConfig, mapping: PurposeMapping, r: RequestObject, c: ClusterObject) -> bool:

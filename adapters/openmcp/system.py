@@ -23,4 +23,5 @@ SYSTEM = System(
     demo=("openmcp-demo.yaml",),
     demo_config="openmcp-demo-config.yaml",
     writes="adapters.openmcp.writes:writes",
+    reach="adapters.openmcp.reach:live",
 )

@@ -1,0 +1,257 @@
+"""Fleet's scheduler for the long-lived scheduler (adapters.live.hub, through the System record's
+`reach`): the model kept between events, and which placements an event can change.
+
+Which placements upstream's scheduler re-runs follows its watchers (pkg/scheduler/watchers, and
+semantics section 2.1): a ClusterResourcePlacement created, with a new spec (its generation) or
+being deleted runs its own cycle; a MemberCluster event re-runs every PickAll placement and every
+placement not yet fully scheduled, and a cluster that is removed or leaving also those holding a
+binding on it. Bindings are sticky, so the previous answer stays wherever the policy lets it:
+of those, only the placements the cluster touches can change (it held their binding, now passes
+their filters at the event's time, is named by them, or changed spread domain); the others would
+write what they hold. A placement being deleted is cleaned up as upstream's scheduler and
+placement controller clean up behind their finalizers (the adapter's load and emit); nothing else
+is solved. The scheduler's own writes (bindings, policy snapshots, a placement's status or
+finalizer) wake nothing.
+
+Time alone changes one thing: a cluster whose heartbeat (or a spell of ill health) gets older than
+upstream's timeout turns ineligible with no event at all. Upstream's watcher ignores that
+transition, so it wakes nothing here either; but every later solve judges the cluster at its own
+`now`, as upstream's next cycle would (an ineligible cluster's reason, which says how long ago it
+turned so, is worded as of when it was last read).
+
+The placements woken are loaded as load.py loads a hub (with the clusters kept here, read once and
+again only when their object changes), solved alone (greedy: upstream's cycle; optimal:
+re-optimised), and their answers kept for the next event's wake rule. Nothing moves that the
+event does not force, and a full solve of the hub moves nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from adapters.contract import Change, Taken
+from adapters.fleet import api as fleet
+from adapters.fleet import names as n
+from adapters.fleet.clusters import load_cluster
+from adapters.kube.fields import Fields, parse_time
+from adapters.kube.manifests import Manifest
+from adapters.live.kept import ClusterPool, Timers, generation_changed, manifest
+from model import Choice, Cluster, PlacementRequest, RequestResult, Result, SelectionMode
+from solver.admits import admits
+
+__all__ = ["FleetLive", "live"]
+
+Obj = Mapping[str, Any]
+_TICK = timedelta(microseconds=1)
+
+
+def live(
+    manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None
+) -> FleetLive:
+    return FleetLive(manifests, now=now, seed=seed, result=result)
+
+
+class FleetLive:
+    def __init__(
+        self, manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None
+    ) -> None:
+        self.seed = seed
+        self.members: dict[str, Obj] = {}
+        self.pool = ClusterPool()
+        self.timers: Timers[str] = Timers()  # when an eligible cluster turns ineligible unheard
+        self.placements: dict[str, Obj] = {}
+        self.owned: dict[str, dict[tuple[str, str], Obj]] = {}  # placement -> its bindings, snapshots
+        for m in manifests:
+            if m.kind == n.MEMBER_CLUSTER:
+                self._put_member(m.name, m.obj, load_cluster(m, now), now)
+            elif m.kind == n.PLACEMENT:
+                self.placements[m.name] = m.obj
+        for m in manifests:
+            if m.kind in (n.BINDING, n.POLICY_SNAPSHOT):
+                self._own(m.obj)
+        # Each placement's request and answer, as its last cycle left them (the wake rule's):
+        # the first solve's answers, its requests as they now stand.
+        self.requests: dict[str, PlacementRequest] = {}
+        self.results: dict[str, RequestResult] = dict(result.by_request()) if result is not None else {}
+        self._load(sorted(self.placements), now)
+        for key in self.requests.keys() - self.results.keys():  # made without a first solve
+            self.results[key] = _held(self.requests[key])
+
+    # -- what changes reach ---------------------------------------------------------------------
+
+    def take(self, changes: Sequence[Change], now: datetime) -> Taken | None:
+        read: list[tuple[str, Obj | None, Obj | None, Cluster | None]] = []
+        for before, after in changes:  # read first: a refusal keeps nothing
+            obj = after if after is not None else before
+            assert obj is not None
+            cluster = None
+            if obj["kind"] == n.MEMBER_CLUSTER and after is not None:
+                cluster = load_cluster(manifest(after), now)
+            read.append((obj["kind"], before, after, cluster))
+        self._expire(now)
+        woken: set[str] = set()
+        for kind, before, after, cluster in read:
+            obj = after if after is not None else before
+            assert obj is not None
+            name = obj["metadata"]["name"]
+            if kind == n.MEMBER_CLUSTER:
+                woken |= self._cluster_changed(name, after, cluster, now)
+            elif kind == n.PLACEMENT:
+                woken |= self._placement_changed(name, before, after)
+            elif kind in (n.BINDING, n.POLICY_SNAPSHOT):
+                if before is not None:
+                    self._disown(before)
+                if after is not None:
+                    self._own(after)
+        woken &= self.placements.keys()
+        if not woken:
+            return None
+        batch, context = self._load(sorted(woken), now)
+        return Taken(batch, context, self._answered)
+
+    def _placement_changed(self, name: str, before: Obj | None, after: Obj | None) -> set[str]:
+        """Its own cycle: created, a new spec, or its deletion begun (its clean-up)."""
+        if after is None:
+            self.placements.pop(name, None)
+            self.owned.pop(name, None)
+            self.requests.pop(name, None)
+            self.results.pop(name, None)
+            return set()
+        self.placements[name] = after
+        if before is None or generation_changed(before, after):
+            return {name}
+        deleting = [(o.get("metadata") or {}).get("deletionTimestamp") is not None for o in (before, after)]
+        return {name} if deleting == [False, True] else set()
+
+    def _cluster_changed(
+        self, name: str, obj: Obj | None, cluster: Cluster | None, now: datetime
+    ) -> set[str]:
+        before = self.pool.get(name)
+        if obj is None or cluster is None:
+            self.members.pop(name, None)
+            self.pool.drop(name)
+            self.timers.at(None, name)
+            return self._woken(name, now, gone=True, before=before)
+        self._put_member(name, obj, cluster, now)
+        return self._woken(name, now, gone=cluster.leaving, before=before, after=cluster)
+
+    def _woken(
+        self,
+        cluster: str,
+        now: datetime,
+        *,
+        gone: bool,
+        before: Cluster | None = None,
+        after: Cluster | None = None,
+    ) -> set[str]:
+        """Placements whose answer the event can change: of those upstream would re-run (PickAll,
+        not fully scheduled, holders of a cluster that went away), the ones the cluster touches:
+        it held their binding, now passes their filters (solver.admits, at the event's time), is
+        named by them, or changed spread domain."""
+        woken = set()
+        for name, result in self.results.items():
+            request = self.requests[name]
+            holds = any(c.cluster == cluster for c in result.selected)
+            if gone and holds:
+                woken.add(name)
+            if request.mode is not SelectionMode.ALL and result.satisfied:
+                continue
+            if request.mode is SelectionMode.FIXED:
+                if cluster in request.cluster_names:
+                    woken.add(name)
+            else:
+                now_passes = not gone and not holds and after is not None and admits(request, after, now)
+                if now_passes or (request.spread and _domains_moved(request, before, after)):
+                    woken.add(name)
+        return woken
+
+    def _answered(self, result: Result) -> None:
+        """The woken placements' answers, for the next event's wake rule."""
+        self.results.update(result.by_request())
+
+    # -- the model ------------------------------------------------------------------------------
+
+    def _put_member(self, name: str, obj: Obj, cluster: Cluster, now: datetime) -> None:
+        self.members[name] = obj
+        self.pool.put(cluster)
+        until = _eligible_until(manifest(obj)) if cluster.eligible else None
+        # Judged again the first moment after it: an eligible cluster is judged so at `now`.
+        self.timers.at(until + _TICK if until is not None and until >= now else None, name)
+
+    def _expire(self, now: datetime) -> None:
+        """Judge again, at `now`, the clusters whose heartbeat or health has timed out since they
+        were last read. Upstream ignores an eligible->ineligible transition: nothing is woken."""
+        for name in self.timers.due(now):
+            if name in self.members:
+                m = manifest(self.members[name])
+                self._put_member(name, self.members[name], load_cluster(m, now), now)
+
+    def _own(self, obj: Obj) -> None:
+        parent = _parent(obj)
+        if parent is not None:
+            self.owned.setdefault(parent, {})[(obj["kind"], obj["metadata"]["name"])] = obj
+
+    def _disown(self, obj: Obj) -> None:
+        parent = _parent(obj)
+        if parent is not None:
+            self.owned.get(parent, {}).pop((obj["kind"], obj["metadata"]["name"]), None)
+
+    def _load(self, names: list[str], now: datetime) -> tuple[Any, Any]:
+        """The placements and what they own, loaded as load.py loads a hub, over the kept clusters;
+        their requests kept for the wake rule."""
+        objects = [self.placements[name] for name in names]
+        objects += [obj for name in names for obj in self.owned.get(name, {}).values()]
+        manifests = [manifest(obj) for obj in objects]
+        batch, context = fleet.load(manifests, now=now, seed=self.seed, clusters=self.pool.clusters())
+        self.requests.update({r.key: r for r in batch.requests})
+        return batch, context
+
+
+def _parent(obj: Obj) -> str | None:
+    return ((obj.get("metadata") or {}).get("labels") or {}).get(n.PARENT_LABEL)
+
+
+def _held(request: PlacementRequest) -> RequestResult:
+    """A placement's answer as its objects hold it after a cycle: the clusters of its current
+    bindings; fully scheduled when it holds its N (PickN) or every named cluster (PickFixed)."""
+    held = tuple(d.cluster for d in request.existing if d.current)
+    satisfied = True
+    if request.mode is SelectionMode.N:
+        satisfied = len(held) >= request.count
+    elif request.mode is SelectionMode.FIXED:
+        satisfied = set(request.cluster_names) <= set(held)
+    return RequestResult(request.key, tuple(Choice(c) for c in held), satisfied=satisfied)
+
+
+def _eligible_until(m: Manifest) -> datetime | None:
+    """When an eligible cluster turns ineligible if its object does not change: its member
+    agent's last heartbeat, or the start of an unhealthy spell, older than upstream's timeout
+    (adapters.fleet.clusters.eligibility judges it; this only says when to ask again)."""
+    f = Fields(m)
+    status = m.obj.get("status") or {}
+    for agent in status.get("agentStatus") or []:
+        if agent.get("type") != n.MEMBER_AGENT:
+            continue
+        heartbeat = parse_time(f, agent.get("lastReceivedHeartbeat"), "lastReceivedHeartbeat")
+        until = heartbeat + timedelta(minutes=n.HEARTBEAT_TIMEOUT_MINUTES)
+        for condition in agent.get("conditions") or []:
+            if condition.get("type") == "Healthy":
+                if condition.get("status") != "True":
+                    since = parse_time(f, condition.get("lastTransitionTime"), "lastTransitionTime")
+                    until = min(until, since + timedelta(minutes=n.HEALTH_TIMEOUT_MINUTES))
+                break
+        return until
+    return None
+
+
+def _domains_moved(request: PlacementRequest, before: Cluster | None, after: Cluster | None) -> bool:
+    """Whether the cluster changed spread domain: a domain may have appeared or gone."""
+    for constraint in request.spread:
+        key = constraint.topology_key
+        old = before.labels.get(key) if before is not None else None
+        new = after.labels.get(key) if after is not None else None
+        if old != new:
+            return True
+    return False

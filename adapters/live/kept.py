@@ -1,0 +1,218 @@
+"""What a system's model for the long-lived scheduler (adapters.contract.Live) keeps between events,
+shared by every system: the changed objects read once (by object identity), the model clusters in
+name order with the batch's tuple made once.
+
+    reads = Reads(read_cluster)              # per object: read again only when the object changes
+    read = reads.read(obj)                   # the read kept for a stored object, or a new one
+    reads.keep(obj, read); reads.forget(old) # once the change is taken
+    pool = ClusterPool(model_clusters)       # model.Cluster by name, in name order
+    pool.put(cluster); pool.drop(name)
+    pool.clusters({name: 2})                 # the tuple, those clusters' load moved by the deltas
+    pool.clusters(loads, within=requests)    # only those the tenancy requests may use
+
+A stored object is never changed in place (the store replaces it), so its identity tells whether
+it changed: an object read before is not read again.
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import fields
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+from adapters.kube.manifests import Manifest
+from model import Cluster, PlacementRequest
+
+__all__ = ["ClusterPool", "Reads", "Timers", "generation_changed", "manifest", "with_load"]
+
+T = TypeVar("T")
+Obj = Mapping[str, Any]
+
+
+_CLUSTER_FIELDS = tuple(f.name for f in fields(Cluster))
+
+
+def with_load(cluster: Cluster, load: int) -> Cluster:
+    """The cluster with another load (at least 0): a copy, as dataclasses.replace makes it but
+    without judging again the fields it takes as they are (a batch may move thousands)."""
+    out = object.__new__(Cluster)
+    for name in _CLUSTER_FIELDS:
+        object.__setattr__(out, name, getattr(cluster, name))
+    object.__setattr__(out, "load", load)
+    return out
+
+
+def manifest(obj: Obj) -> Manifest:
+    """A stored object as the adapters read it (errors name it as the hub's)."""
+    return Manifest(obj, "<hub>", 1)  # type: ignore[arg-type]
+
+
+def generation_changed(before: Obj, after: Obj) -> bool:
+    """Whether an update changed metadata.generation (the API server counts it up with the spec;
+    an object without one, written by hand, stands for one whose generation follows its spec)."""
+    old, new = ((o.get("metadata") or {}).get("generation") for o in (before, after))
+    if isinstance(old, int) and isinstance(new, int):
+        return old != new
+    return before.get("spec") != after.get("spec")
+
+
+class Reads(Generic[T]):
+    """One reader's reads of stored objects, each kept while its object is stored: `read` reads an
+    object not kept (or answers from the one kept), `keep` keeps it once the change is taken (a
+    refused change keeps nothing), `forget` lets a replaced or deleted object's read go."""
+
+    def __init__(self, reader: Callable[[Manifest], T]) -> None:
+        self._reader = reader
+        self._kept: dict[int, tuple[Obj, T]] = {}
+
+    def read(self, obj: Obj) -> T:
+        kept = self._kept.get(id(obj))
+        if kept is not None and kept[0] is obj:
+            return kept[1]
+        return self._reader(manifest(obj))
+
+    def keep(self, obj: Obj, value: T) -> None:
+        self._kept[id(obj)] = (obj, value)
+
+    def forget(self, obj: Obj) -> None:
+        kept = self._kept.get(id(obj))
+        if kept is not None and kept[0] is obj:
+            del self._kept[id(obj)]
+
+
+class ClusterPool:
+    """Model clusters by name, in name order, each replaced only when its object changes; the
+    batch's tuple taken from a list kept in that order (a change moves one entry), and the
+    clusters of each trait indexed (a batch of tenancy requests takes only those it may use)."""
+
+    def __init__(self, clusters: Iterable[Cluster] = ()) -> None:
+        self._by_name: dict[str, Cluster] = {}
+        self._names: list[str] = []
+        self._ordered: list[Cluster] = []
+        self._with_trait: dict[str, set[str]] = defaultdict(set)
+        for cluster in sorted(clusters, key=lambda c: c.name):
+            self._by_name[cluster.name] = cluster
+            self._names.append(cluster.name)
+            self._ordered.append(cluster)
+            for trait in cluster.traits:
+                self._with_trait[trait].add(cluster.name)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def __getitem__(self, name: str) -> Cluster:
+        return self._by_name[name]
+
+    def get(self, name: str) -> Cluster | None:
+        return self._by_name.get(name)
+
+    def names(self) -> list[str]:
+        return self._names
+
+    def by_name(self) -> Mapping[str, Cluster]:
+        """Every cluster by name (read-only)."""
+        return self._by_name
+
+    def with_trait(self, trait: str) -> set[str]:
+        """The names of the clusters with the trait (read-only)."""
+        return self._with_trait.get(trait, set())
+
+    def put(self, cluster: Cluster) -> None:
+        name = cluster.name
+        at = bisect_left(self._names, name)
+        old = self._by_name.get(name)
+        if old is not None:
+            self._ordered[at] = cluster
+            self._retrait(name, old.traits, cluster.traits)
+        else:
+            self._names.insert(at, name)
+            self._ordered.insert(at, cluster)
+            self._retrait(name, frozenset(), cluster.traits)
+        self._by_name[name] = cluster
+
+    def drop(self, name: str) -> None:
+        old = self._by_name.pop(name, None)
+        if old is not None:
+            at = bisect_left(self._names, name)
+            del self._names[at]
+            del self._ordered[at]
+            self._retrait(name, old.traits, frozenset())
+
+    def _retrait(self, name: str, old: frozenset[str], new: frozenset[str]) -> None:
+        if old == new:
+            return
+        for trait in old - new:
+            names = self._with_trait[trait]
+            names.discard(name)
+            if not names:
+                del self._with_trait[trait]
+        for trait in new - old:
+            self._with_trait[trait].add(name)
+
+    def clusters(
+        self, loads: Mapping[str, int] | None = None, within: Sequence[PlacementRequest] = ()
+    ) -> tuple[Cluster, ...]:
+        """The clusters in name order, those in `loads` with their load moved by its delta. With
+        `within`, a batch of tenancy requests each of whose terms names traits (as solver.tenancy
+        judges them, only a cluster with every trait of a term can be a candidate): only the
+        clusters that can be candidates of one, and those they hold; nothing else of the batch
+        depends on the others."""
+        names = self._within(within) if within else None
+        if names is None:
+            out = list(self._ordered)
+            position = {name: bisect_left(self._names, name) for name in loads or ()}
+        else:
+            out = [self._by_name[name] for name in names]
+            position = {name: i for i, name in enumerate(names)}
+        for name, delta in (loads or {}).items():
+            at = position.get(name)
+            if delta and at is not None and name in self._by_name:
+                cluster = self._by_name[name]
+                out[at] = with_load(cluster, cluster.load + delta)
+        return tuple(out)
+
+    def _within(self, requests: Sequence[PlacementRequest]) -> list[str] | None:
+        """The clusters the tenancy requests can use (None: any cluster may be one's)."""
+        found: set[str] = set()
+        for r in requests:
+            if r.tenancy is None or not r.required or any(not t.traits for t in r.required):
+                return None
+            for term in r.required:
+                found |= set.intersection(*(self._with_trait.get(t, set()) for t in term.traits))
+            found |= {d.cluster for d in r.existing if d.cluster in self._by_name}
+        return sorted(found)
+
+
+class Timers(Generic[T]):
+    """What comes due at a moment with no event (a cluster's eviction time, a grace period's end,
+    a toleration running out): `at(when, key)` sets the key's moment (the last one set counts),
+    `due(now)` gives the keys whose moment is now passed, each once."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[datetime, int, T]] = []
+        self._when: dict[T, datetime] = {}
+        self._count = 0  # ties in the heap never compare keys
+
+    def at(self, when: datetime | None, key: T) -> None:
+        if when is None:
+            self._when.pop(key, None)
+            return
+        self._when[key] = when
+        self._count += 1
+        heapq.heappush(self._heap, (when, self._count, key))
+
+    def due(self, now: datetime) -> list[T]:
+        out = []
+        while self._heap and self._heap[0][0] <= now:
+            when, _, key = heapq.heappop(self._heap)
+            if self._when.get(key) == when:
+                del self._when[key]
+                out.append(key)
+        return out

@@ -1,0 +1,954 @@
+"""OCM's scheduling controller for the long-lived scheduler (adapters.live.hub, through the System
+record's `reach`): the model kept between events, which Placements an event enqueues, and which of
+those can change.
+
+What upstream enqueues (ocm pkg/placement/controllers/scheduling: enqueue.go,
+cluster_event_handler.go, scheduling_controller.go): a Placement on any event of its own (its
+status too), and on any event of a PlacementDecision its label names; a ManagedCluster's
+addition, deletion or any update (its old labels' sets too when they changed) enqueues, through
+the ManagedClusterSets holding it and their bindings, every Placement of a bound namespace that
+lists the set or lists none; a set or binding the same way; an AddOnPlacementScore the Placements
+whose prioritizers name its resource, in a namespace bound to a set holding its cluster;
+TaintToleration requeues a Placement when a toleration with seconds runs out on a cluster it
+decided. Each sync runs the Placement alone against the hub as it stands: its filters, its
+scores (Balance counts every other Placement's decisions, Steady its own) and the top N.
+
+Which of the enqueued can change (the bound): a Placement's answer is a function of its spec, its
+own decisions, and, per cluster of its scope, the cluster's filter verdict and score for it
+(Balance: the cluster's count of others' decisions and the busiest count over every cluster). An
+enqueued Placement is solved when one of those may have changed since its last sync:
+
+- its own objects changed (spec, annotations, its decisions: its own writes come back so), it is
+  new, its scope (bindings, sets) or a CEL outcome it reads changed, or a toleration with seconds
+  ran out on a cluster of its scope (a timer);
+- the event's cluster changed for it (`matters`): it entered or left its scope (the status counts
+  the available clusters), its verdict changed, or, passing both before and after, one of its
+  score's inputs on it did (a preference's label match, a sorter's property, an external score,
+  the count Balance reads, a spread key);
+- Balance drift: other Placements' decisions moved since its last sync. When the busiest count
+  changed, every Balance score moved: solved. Otherwise only the clusters whose counts moved
+  change their scores, each by a known amount (solver.balance.balance_scores of its counts then
+  and now); the answer kept its top N strictly above every other feasible cluster (its weakest
+  pick's total above the best left out, whose totals the result reported), so it stands while
+  the weakest pick, its moved scores applied, still beats the best left out raised by the most
+  any moved cluster left out rose. Then nothing it reads can reorder its top N (a PickAll, or a
+  PickN holding every feasible cluster, reads no score at all), and its sync would write what it
+  holds: it is not solved, and its recorded margins move to the counts as they now stand (so
+  the next check starts there). Where the top N was not strict (a tie at the cut, an optimal
+  answer of several coupled Placements), any moved count in its scope solves it.
+
+So greedy mode gives upstream's answer for every enqueued Placement (the skipped ones would sync
+to what they hold), each against the rest as they stand; optimal re-optimises the Placements
+solved with the rest fixed (Balance coupled among them, as the solver couples a batch). OCM is
+not sticky: a full solve (a restart, every Placement synced against the same stale picture) may
+change exactly the Placements whose inputs moved since their last sync (`stale`): those the
+drift test would solve now, those marked changed, those with tolerations that run out or
+external scores that expire with time, and, in optimal mode, every Placement Balance couples (the
+joint search may move any of them for a rise of the batch's objective).
+
+The model: every object read once (again only when it changes), each cluster's set memberships,
+CEL outcomes and valid scores, the decisions' counts per cluster (with a log of their moves), each
+Placement's request and its last answer's margins; the clusters' models in a pool whose load is
+every decision on them, a batch taking off the decisions of the Placements it holds.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+
+from adapters.contract import Change, Taken
+from adapters.kube.fields import ZERO_TIME, Fields, parse_time
+from adapters.kube.manifests import Manifest
+from adapters.live.kept import ClusterPool, Timers, manifest, with_load
+from adapters.ocm import names as n
+from adapters.ocm.clusters import ManagedCluster, read_cluster
+from adapters.ocm.load import (
+    CelOutcome,
+    OcmContext,
+    PlacementContext,
+    _cel_matches,
+    _check_status,
+    _decisions,
+    _misconfigured,
+    _required,
+    _scores,
+    cel_trait,
+)
+from adapters.ocm.policy import Policy, read_policy
+from adapters.ocm.sets import Bindings, ClusterSet, read_bindings, read_set
+from model import (
+    Batch,
+    Cluster,
+    ExistingDecision,
+    FilterKind,
+    PlacementRequest,
+    RequestResult,
+    Result,
+    SelectionMode,
+    TieBreak,
+)
+from solver import SolveOptions, solve
+from solver.admits import admits
+from solver.balance import balance_scores
+
+__all__ = ["OcmLive", "live", "matters"]
+
+Obj = Mapping[str, Any]
+_LOG_LIMIT = 200_000  # count moves kept; a Placement last judged before the oldest kept is solved
+_TICK = timedelta(microseconds=1)
+
+
+def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None) -> OcmLive:
+    return OcmLive(manifests, now=now, seed=seed, result=result)
+
+
+@dataclass(slots=True)
+class _Answer:
+    """A Placement's last answer as the bound reads it: its picks' totals, the best total it left
+    out (None: it left no feasible cluster out), whether its top N was strict, the busiest count
+    and the count log's position it was judged at."""
+
+    picks: dict[str, int]
+    best_out: tuple[int, str] | None  # the best cluster left out: its total, its name ("": any)
+    strict: bool
+    most: int
+    seen: int
+    selected: frozenset[str] = frozenset()  # every cluster it holds (its picks, scored or not)
+
+
+class OcmLive:
+    def __init__(
+        self, manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None
+    ) -> None:
+        self.seed = seed
+        self.now = now
+        self.clusters: dict[str, ManagedCluster] = {}
+        self.sets: dict[str, ClusterSet] = {}
+        self.set_objects: dict[str, Manifest] = {}
+        self.binding_objects: dict[tuple[str, str], Manifest] = {}
+        self.bindings = Bindings({})
+        self.score_objects: dict[str, dict[str, Manifest]] = defaultdict(dict)  # cluster -> name -> score
+        self.valid: dict[str, dict[str, int]] = {}
+        self.every: dict[str, dict[str, list[dict[str, Any]]]] = {}
+        self.decision_objects: dict[tuple[str, str], tuple[str, list[str], Manifest]] = {}
+        self.decided_by: dict[str, set[tuple[str, str]]] = defaultdict(set)  # placement -> its decisions
+        self.counts: Counter[str] = Counter()
+        self.by_count: dict[int, set[str]] = defaultdict(set)  # count -> the clusters with it
+        self.own: dict[str, Counter[str]] = defaultdict(Counter)
+        self.placements: dict[str, Manifest] = {}
+        self.policies: dict[str, Policy] = {}  # the Placements upstream syncs (not disabled, deleting)
+        self.memberships: dict[str, frozenset[str]] = {}
+        self.cel: dict[str, CelOutcome] = {}
+        self.cel_of: dict[str, frozenset[str]] = {}  # cluster -> the CEL traits it satisfies
+        self.pool = ClusterPool()
+        self.requests: dict[str, PlacementRequest] = {}
+        self.answers: dict[str, _Answer] = {}
+        self.dirty: set[str] = set()
+        self.enqueued: set[str] = set()
+        self.timers: Timers[str] = Timers()
+        self.log_seq: list[int] = []  # the count log: each move's position, cluster, count before
+        self.log_cluster: list[str] = []
+        self.log_before: list[int] = []
+        self.floor = 0  # the oldest position the log still holds
+        self.seq = 0
+        for m in manifests:
+            self._read(m.kind, None, m.obj, now, initial=True)
+        self.bindings = read_bindings(self.binding_objects.values(), self.sets)
+        for name in self.clusters:
+            self.memberships[name] = self._memberships(self.clusters[name])
+            self._rescore(name, now)
+        self._recompute_cel()
+        for name in self.clusters:
+            self._remodel(name)
+        # Each Placement's margins as a sync now would judge it: greedy (each alone against the
+        # others as they stand) over every Placement. Where that sync would pick otherwise than
+        # it holds (an optimal first solve's answer), its margins say nothing: not strict.
+        taken = self._taken(set(self.placements), now)
+        self._answered(taken.batch, solve(taken.batch, SolveOptions(mode="greedy", seed=seed)))
+        for key, answer in self.answers.items():
+            held = frozenset(self.own.get(key, ()))
+            if answer.selected != held:
+                answer.strict, answer.selected = False, held
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def _read(
+        self, kind: str, before: Obj | None, after: Obj | None, now: datetime, *, initial: bool = False
+    ) -> Any:
+        """One object's change kept (read first by `read`); what it names, for the reach."""
+        obj = after if after is not None else before
+        assert obj is not None
+        name, namespace = obj["metadata"]["name"], obj["metadata"].get("namespace") or ""
+        m = manifest(after) if after is not None else None
+        if kind == n.MANAGED_CLUSTER:
+            if m is None:
+                self.clusters.pop(name, None)
+            else:
+                self.clusters[name] = read_cluster(m)
+        elif kind == n.CLUSTER_SET:
+            if m is None:
+                self.sets.pop(name, None)
+                self.set_objects.pop(name, None)
+            else:
+                self.sets[name] = read_set(m)
+                self.set_objects[name] = m
+        elif kind == n.SET_BINDING:
+            if m is None:
+                self.binding_objects.pop((namespace, name), None)
+            else:
+                self.binding_objects[(namespace, name)] = m
+        elif kind == n.SCORE:
+            if m is None:
+                self.score_objects[namespace].pop(name, None)
+            else:
+                self.score_objects[namespace][name] = m
+        elif kind == n.DECISION:
+            self._put_decision((namespace, name), m)
+        elif kind == n.PLACEMENT:
+            key = f"{namespace}/{name}"
+            self.placements.pop(key, None)
+            self.policies.pop(key, None)
+            if m is not None:
+                self.placements[key] = m
+                policy = _placement_policy(m)
+                if policy is not None:
+                    self.policies[key] = policy
+        return None
+
+    def _put_decision(self, key: tuple[str, str], m: Manifest | None) -> None:
+        old = self.decision_objects.pop(key, None)
+        moved: Counter[str] = Counter()
+        if old is not None:
+            placement, names, _ = old
+            self.decided_by[placement].discard(key)
+            if not self.decided_by[placement]:
+                del self.decided_by[placement]
+            for c in names:
+                moved[c] -= 1
+                self.own[placement][c] -= 1
+        if m is not None:
+            ((owner, items),) = _decisions([m]).items()
+            _, names = items[0]
+            placement = f"{owner[0]}/{owner[1]}"
+            self.decision_objects[key] = (placement, names, m)
+            self.decided_by[placement].add(key)
+            for c in names:
+                moved[c] += 1
+                self.own[placement][c] += 1
+        for c, delta in moved.items():
+            if delta:
+                self._log(c)
+                self._recount(c, self.counts.get(c, 0) + delta)
+        for placement in {old[0] if old else None, self.decision_objects.get(key, (None,))[0]} - {None}:
+            own = self.own[placement]
+            for c in moved:
+                if own.get(c) == 0:
+                    del own[c]
+            if not own:
+                del self.own[placement]
+
+    def _recount(self, cluster: str, count: int) -> None:
+        old = self.counts.get(cluster, 0)
+        if old:
+            self.by_count[old].discard(cluster)
+            if not self.by_count[old]:
+                del self.by_count[old]
+        if count:
+            self.counts[cluster] = count
+            self.by_count[count].add(cluster)
+        else:
+            self.counts.pop(cluster, None)
+
+    def _log(self, cluster: str) -> None:
+        self.log_seq.append(self.seq)
+        self.log_cluster.append(cluster)
+        self.log_before.append(self.counts.get(cluster, 0))
+        if len(self.log_seq) > _LOG_LIMIT:
+            cut = len(self.log_seq) // 2
+            self.floor = self.log_seq[cut]
+            del self.log_seq[:cut], self.log_cluster[:cut], self.log_before[:cut]
+
+    # -- the model ------------------------------------------------------------------------------
+
+    def _memberships(self, c: ManagedCluster) -> frozenset[str]:
+        return frozenset(s.trait for s in self.sets.values() if s.contains(c))
+
+    def _sources(self) -> set[str]:
+        return {src for p in self.policies.values() for pred in p.predicates for src in pred.cel}
+
+    def _recompute_cel(self, names: Iterable[str] = ()) -> None:
+        """Every CEL expression's outcome: a new one over every cluster, the others judged again
+        on the clusters `names` only (those that changed)."""
+        live = [c for c in self.clusters.values() if not c.terminating]
+        sources = {cel_trait(src): src for src in self._sources()}
+        fresh = [src for trait, src in sources.items() if trait not in self.cel]
+        out = {trait: o for trait, o in self.cel.items() if trait in sources}
+        out.update(_cel_matches(fresh, live, self.every))
+        wanted = set(names)
+        kept = [src for trait, src in sources.items() if src not in fresh and out[trait].error is None]
+        if wanted and kept:
+            again = _cel_matches(kept, [c for c in live if c.name in wanted], self.every)
+            for trait, outcome in again.items():
+                old = out[trait].matched or frozenset()
+                out[trait] = CelOutcome((old - wanted) | (outcome.matched or frozenset()))
+        touched = set(wanted)
+        for trait in set(out) | set(self.cel):
+            before, after = self.cel.get(trait), out.get(trait)
+            if before is not after:
+                touched |= (before.matched if before else None) or frozenset()
+                touched |= (after.matched if after else None) or frozenset()
+        self.cel = out
+        for name in touched:
+            found = frozenset(t for t, o in out.items() if o.matched and name in o.matched)
+            if found:
+                self.cel_of[name] = found
+            else:
+                self.cel_of.pop(name, None)
+
+    def _traits(self, name: str) -> frozenset[str]:
+        return self.memberships.get(name, frozenset()) | self.cel_of.get(name, frozenset())
+
+    def _remodel(self, name: str) -> None:
+        c = self.clusters.get(name)
+        if c is None or c.terminating:
+            self.pool.drop(name)
+            return
+        self.pool.put(c.to_model(self._traits(name), self.valid.get(name, {}), self.counts.get(name, 0)))
+
+    def _rescore(self, name: str, now: datetime) -> None:
+        """A cluster's scores at `now` (valid ones by name, every one for CEL) and when the next
+        expires (its model changes then, with no event)."""
+        objs = list(self.score_objects.get(name, {}).values())
+        valid, every = _scores(objs, now)
+        self.valid[name] = valid.get(name, {})
+        self.every[name] = every.get(name, {})
+        self.timers.at(_expiry(objs, now), f"score:{name}")
+
+    # -- what changes reach ---------------------------------------------------------------------
+
+    def take(self, changes: Sequence[Change], now: datetime) -> Taken | None:
+        for _, after in changes:  # read first: a refusal keeps nothing
+            if after is not None:
+                _check(after)
+        self.seq += 1
+        self.now = now
+        enqueued: set[str] = set()
+        clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
+        scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
+        for before, after in changes:
+            obj = after if after is not None else before
+            assert obj is not None
+            kind = obj["kind"]
+            enqueued |= self._enqueued_before(kind, before)
+            if kind in (n.MANAGED_CLUSTER, n.SCORE):
+                cluster = (
+                    obj["metadata"]["name"] if kind == n.MANAGED_CLUSTER else obj["metadata"]["namespace"]
+                )
+                clusters.setdefault(cluster, self.pool.get(cluster))
+                if kind == n.SCORE:
+                    scored.add(cluster)
+            self._read(kind, before, after, now)
+            enqueued |= self._enqueued_after(kind, before, after)
+        for key in self.timers.due(now):
+            kind, _, name = key.partition(":")
+            if kind == "score" and name in self.clusters:
+                clusters.setdefault(name, self.pool.get(name))
+                scored.add(name)
+            elif kind == "toleration" and name in self.policies:
+                enqueued.add(name)
+                self.dirty.add(name)
+        self._settle_model(changes, clusters, now)
+        for key in self._redecided(changes):
+            answer, request = self.answers.get(key), self.requests.get(key)
+            if answer is None or set(self.own.get(key, ())) != answer.selected:
+                self.dirty.add(key)  # not what its last sync wrote: someone else's write
+            if request is not None:  # what it holds now, as a load would read it
+                held = sorted(c for c, count in self.own.get(key, {}).items() if count > 0)
+                existing = tuple(ExistingDecision(c, current=False) for c in held)
+                self.requests[key] = replace(request, existing=existing)
+        changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
+        self.enqueued = enqueued  # upstream's queue after the changes (what tests and reports read)
+        solved = {key for key in enqueued if self._must(key, changed, now)}
+        self._drifted({name: changed[name] for name in scored}, enqueued, now)
+        return self._taken(solved, now) if solved else None
+
+    def _enqueued_before(self, kind: str, before: Obj | None) -> set[str]:
+        """Placements an object's old form enqueues (a cluster's old sets, a binding's namespace)."""
+        if before is None:
+            return set()
+        if kind == n.MANAGED_CLUSTER:
+            c = self.clusters.get(before["metadata"]["name"])
+            return self._by_sets(self.memberships.get(c.name, frozenset()) if c else frozenset())
+        return set()
+
+    def _enqueued_after(self, kind: str, before: Obj | None, after: Obj | None) -> set[str]:
+        obj = after if after is not None else before
+        assert obj is not None
+        name, namespace = obj["metadata"]["name"], obj["metadata"].get("namespace") or ""
+        if kind == n.PLACEMENT:
+            if _respecified(before, after):
+                self.dirty.add(f"{namespace}/{name}")
+            return {f"{namespace}/{name}"}
+        if kind == n.DECISION:
+            label = (obj["metadata"].get("labels") or {}).get(n.PLACEMENT_LABEL)
+            return {f"{namespace}/{label}"} if label else set()
+        if kind == n.MANAGED_CLUSTER:
+            c = self.clusters.get(name)
+            return self._by_sets(self._memberships(c) if c is not None else frozenset())
+        if kind in (n.CLUSTER_SET, n.SET_BINDING):
+            target = name if kind == n.CLUSTER_SET else (obj.get("spec") or {}).get("clusterSet", name)
+            out = self._by_sets(frozenset({n.SET_TRAIT.format(target)}))
+            if kind == n.SET_BINDING:
+                out |= self._in_namespace(namespace, target)
+            self.dirty |= out  # their scope may change
+            return out
+        if kind == n.SCORE:
+            cluster = self.clusters.get(namespace)
+            sets = self.memberships.get(namespace, frozenset()) if cluster else frozenset()
+            bound = {
+                ns
+                for ns, names in self.bindings.by_namespace.items()
+                if any(n.SET_TRAIT.format(s) in sets for s in names)
+            }
+            return {
+                key
+                for key, p in self.policies.items()
+                if key.split("/")[0] in bound
+                and any(_resource(pref.external) == name for pref in p.preferences)
+            }
+        return set()
+
+    @staticmethod
+    def _redecided(changes: Sequence[Change]) -> set[str]:
+        """The Placements whose decisions the changes moved."""
+        out = set()
+        for before, after in changes:
+            obj = after if after is not None else before
+            if obj is not None and obj["kind"] == n.DECISION:
+                label = (obj["metadata"].get("labels") or {}).get(n.PLACEMENT_LABEL)
+                if label:
+                    out.add(f"{obj['metadata'].get('namespace') or ''}/{label}")
+        return out
+
+    def _by_sets(self, traits: frozenset[str]) -> set[str]:
+        """Placements of the namespaces bound to the sets (traits) that list the set or none."""
+        out = set()
+        names = {t.removeprefix(n.SET_TRAIT.format("")) for t in traits}
+        for (namespace, binding), _ in self.binding_objects.items():
+            if binding in names:
+                out |= self._in_namespace(namespace, binding)
+        return out
+
+    def _in_namespace(self, namespace: str, set_name: str) -> set[str]:
+        prefix = namespace + "/"
+        return {
+            key
+            for key, p in self.policies.items()
+            if key.startswith(prefix) and (not p.cluster_sets or set_name in p.cluster_sets)
+        }
+
+    def _settle_model(
+        self, changes: Sequence[Change], clusters: dict[str, Cluster | None], now: datetime
+    ) -> None:
+        """What the changes move of the model beside their objects: sets and bindings, memberships,
+        scores, CEL outcomes, the clusters' models (their load: the decisions on them)."""
+        kinds = {(a if a is not None else b)["kind"] for b, a in changes}
+        if kinds & {n.CLUSTER_SET, n.SET_BINDING}:
+            self.bindings = read_bindings(self.binding_objects.values(), self.sets)
+        if n.CLUSTER_SET in kinds:
+            for name in self.clusters:
+                clusters.setdefault(name, self.pool.get(name))
+        for name in clusters:
+            c = self.clusters.get(name)
+            if c is None:
+                self.memberships.pop(name, None)
+                self.valid.pop(name, None)
+                self.every.pop(name, None)
+            else:
+                self.memberships[name] = self._memberships(c)
+                self._rescore(name, now)
+        if clusters or n.PLACEMENT in kinds:
+            self._recompute_cel(clusters)
+        for name in clusters:
+            self._remodel(name)
+        for name in {c for b, a in changes for c in _decided(b) | _decided(a)} - clusters.keys():
+            model = self.pool.get(name)  # only its load moved: the decisions on it
+            if model is not None and model.load != self.counts.get(name, 0):
+                self.pool.put(with_load(model, self.counts.get(name, 0)))
+
+    # -- the bound ------------------------------------------------------------------------------
+
+    def _must(
+        self, key: str, changed: Mapping[str, tuple[Cluster | None, Cluster | None]], now: datetime
+    ) -> bool:
+        """Whether the enqueued Placement's sync may write something else than it holds."""
+        if key not in self.policies:
+            return False  # gone, disabled or being deleted: upstream leaves it alone
+        request = self.requests.get(key)
+        answer = self.answers.get(key)
+        if request is None or answer is None or key in self.dirty:
+            return True
+        return not self._stands(key, request, answer, changed, now)
+
+    def _stands(
+        self,
+        key: str,
+        request: PlacementRequest,
+        answer: _Answer,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> bool:
+        """Whether its sync provably writes what it holds (see the module docstring); if so its
+        margins move to the hub as it now stands."""
+        relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now)]
+        weight = _balance_weight(request)
+        then = self._moved_since(answer.seen) if weight else {}
+        most = self._most_for(key) if weight else answer.most
+        if answer.seen < self.floor:
+            return False
+        if not relevant and not then and most == answer.most:
+            answer.seen = self.seq
+            return True
+        if any(_regrouped(old, new, answer.picks) for old, new in relevant):
+            return False  # a decision's group may change with its cluster's labels or claims
+        if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
+            if any(_verdicts(request, old, new, now, self.pool) for old, new in relevant):
+                return False
+            answer.seen, answer.most = self.seq, most
+            return True
+        if not answer.strict or not _scored_alone(request):
+            return False
+        own = self.own.get(key, Counter())
+        held = {d.cluster for d in request.existing}
+        best = answer.best_out
+        if most > answer.most and best is not None:  # every Balance score left out rose by at most this
+            best = (best[0] + weight * _most_rise(answer.most, most), "")
+        for old, new in relevant:
+            name = (new or old).name  # type: ignore[union-attr]
+            feasible = (
+                new is not None and _in_scope(request, new) and admits(request, new, now, held=name in held)
+            )
+            if name in answer.picks and not feasible:
+                return False
+            if not feasible and name not in answer.picks:
+                scoped = [c is not None and _in_scope(request, c) for c in (old, new)]
+                if scoped[0] != scoped[1] and len(self._members(request.scope or ())) <= 1:
+                    return False  # the available clusters may have gone to or from none
+                continue
+            if name not in answer.picks:
+                if len(answer.picks) < request.count:
+                    return False  # a cluster newly feasible for one short of its N
+                best = _better(best, (_total(request, new, own, most, held), name))
+        for c in then:
+            cluster = self.pool.get(c)
+            if (
+                c not in answer.picks
+                and cluster is not None
+                and admits(request, cluster, now, held=c in held)
+            ):
+                best = _better(best, (_total(request, cluster, own, most, held), c))
+        picks = {}
+        for c in answer.picks:
+            cluster = self.pool.get(c)
+            if cluster is None:
+                return False
+            picks[c] = _total(request, cluster, own, most, held)
+        if best is not None and not all(_beats((t, c), best) for c, t in picks.items()):
+            return False
+        answer.picks, answer.best_out, answer.most, answer.seen = picks, best, most, self.seq
+        return True
+
+    def _moved_since(self, seen: int) -> dict[str, int]:
+        """Each cluster whose count moved after position `seen`: its count then."""
+        start = bisect_right(self.log_seq, seen)
+        then: dict[str, int] = {}
+        for i in range(start, len(self.log_seq)):
+            then.setdefault(self.log_cluster[i], self.log_before[i])
+        return {c: before for c, before in then.items() if self.counts.get(c, 0) != before}
+
+    def _most_for(self, key: str) -> int:
+        """The busiest count Balance divides by for this Placement: every decision but its own,
+        on any cluster (gone ones too)."""
+        own = self.own.get(key, Counter())
+        top = 0
+        for count, clusters in self._by_count_desc():
+            if count <= top:
+                break
+            for c in clusters:
+                top = max(top, count - own.get(c, 0))
+                if top == count:
+                    return top
+        return top
+
+    def _by_count_desc(self) -> Iterable[tuple[int, list[str]]]:
+        """The clusters by their count of decisions, the busiest first."""
+        return sorted(self.by_count.items(), key=lambda item: -item[0])
+
+    def _most(self) -> int:
+        return max(self.counts.values(), default=0)
+
+    def _drifted(
+        self, changed: Mapping[str, tuple[Cluster | None, Cluster | None]], enqueued: set[str], now: datetime
+    ) -> None:
+        """Placements not enqueued whose inputs a score's change moved anyway (its CEL outcome,
+        an expired score): solved when next enqueued. A cluster's own change enqueues every
+        Placement of its sets, so only scores need this."""
+        if not changed:
+            return
+        for key, request in self.requests.items():
+            if key in enqueued or key in self.dirty:
+                continue
+            if any(matters(request, old, new, now) for old, new in changed.values()):
+                self.dirty.add(key)
+
+    def stale(self, mode: str) -> set[str]:
+        """The Placements a full solve of the hub as it stands may change (see the docstring)."""
+        out = {key for key in self.policies if key not in self.answers or key in self.dirty}
+        out |= {
+            key for key, p in self.policies.items() if _timed(p) or any(x.external for x in p.preferences)
+        }
+        for key, request in self.requests.items():
+            answer = self.answers.get(key)
+            if answer is None or key in out or key not in self.policies:
+                continue
+            if mode == "optimal" and request.coupled:
+                out.add(key)
+                continue
+            probe = _Answer(
+                dict(answer.picks), answer.best_out, answer.strict, answer.most, answer.seen, answer.selected
+            )
+            if not self._stands(key, request, probe, {}, self.now):
+                out.add(key)
+        return out
+
+    # -- the batch ------------------------------------------------------------------------------
+
+    def _taken(self, keys: set[str], now: datetime) -> Taken:
+        """The Placements solved, loaded as load.py loads a hub's (the same steps, over these
+        Placements only), every cluster with every other Placement's decisions as load."""
+        contexts: dict[str, PlacementContext] = {}
+        requests = []
+        live = self.clusters
+        scopes: dict[tuple[str, ...], set[str]] = {}
+        for key in sorted(keys):
+            m, policy = self.placements.get(key), self.policies.get(key)
+            if m is None or policy is None:
+                continue
+            eligible = self.bindings.eligible(m.namespace, policy.cluster_sets)
+            scope = tuple(n.SET_TRAIT.format(s) for s in eligible)
+            members = scopes.get(scope)
+            if members is None:
+                members = scopes[scope] = self._members(scope)
+            decided = self.decided_by.get(key, ())
+            context = PlacementContext(
+                placement=m,
+                count=policy.count,
+                cluster_sets=policy.cluster_sets,
+                bindings=len(self.bindings.valid(m.namespace)),
+                eligible=eligible,
+                available=len(members),
+                groups=policy.groups,
+                decisions=[self.decision_objects[d][2] for d in sorted(decided)],
+            )
+            contexts[key] = context
+            required = _required(policy, self.cel)
+            # Only a toleration refused reads the available clusters themselves (misconfigured
+            # only where one passes the predicates): listed for it alone.
+            available = [live[c] for c in sorted(members)] if policy.toleration_error else []
+            traits = {c.name: self._traits(c.name) for c in available}
+            context.misconfigured = _misconfigured(policy, required, available or members, traits, self.cel)
+            if context.misconfigured is not None:
+                continue
+            held = sorted(c for c, count in self.own.get(key, {}).items() if count > 0)
+            requests.append(
+                PlacementRequest(
+                    name=m.name,
+                    namespace=m.namespace,
+                    mode=SelectionMode.ALL if policy.count is None else SelectionMode.N,
+                    count=policy.count or 0,
+                    required=required or (),
+                    preferences=policy.preferences,
+                    spread=policy.spread,
+                    tolerations=policy.tolerations,
+                    existing=tuple(ExistingDecision(c, current=False) for c in held),
+                    scope=scope,
+                    tie_break=TieBreak.SMALLER_NAME,
+                    prefer_held=False,
+                )
+            )
+        # Balance counts every PlacementDecision but the placement's own: the batch's (and the
+        # misconfigured ones', left without decisions) are counted by the solver.
+        taken_off: Counter[str] = Counter()
+        for key in contexts:
+            taken_off.update(self.own.get(key, {}))
+        clusters = self.pool.clusters({c: -k for c, k in taken_off.items()})
+        absent = {
+            c: count - taken_off[c]
+            for c, count in sorted(self.counts.items())
+            if c not in self.pool and count - taken_off[c] > 0
+        }
+        requests.sort(key=lambda r: r.key)
+        self.requests.update({r.key: r for r in requests})
+        batch = Batch(clusters, tuple(requests), now=now, seed=self.seed, absent_load=absent)
+        context = OcmContext(contexts, self.pool.by_name(), now)
+        self.dirty -= set(contexts)
+        return Taken(batch, context, lambda result: self._answered(batch, result))
+
+    def _members(self, scope: tuple[str, ...]) -> set[str]:
+        return set().union(*(self.pool.with_trait(t) for t in scope)) if scope else set()
+
+    def _answered(self, batch: Batch, result: Result) -> None:
+        """Each solved Placement's margins, at the counts its sync judged (before its writes)."""
+        # Optimal judges coupled requests' scores on the batch's final decisions, which its
+        # writes leave: those answers hold from the next position on (the writes' own moves).
+        joint = result.stats.mode == "optimal" and sum(1 for r in batch.requests if r.coupled) > 1
+        seen = self.seq + 1 if joint else self.seq
+        by_key = {r.key: r for r in batch.requests}
+        for got in result.requests:
+            request = by_key.get(got.request)
+            if request is None:
+                continue
+            answer = _margins(request, got, self._most_for(got.request), seen)
+            answer.strict = answer.strict and self._reproduces(request, got, answer)
+            self.answers[got.request] = answer
+            self._arm(request, now=batch.now)
+
+    def _reproduces(self, request: PlacementRequest, got: RequestResult, answer: _Answer) -> bool:
+        """Whether `_total` gives the totals the solver reported (the margins are read with it):
+        its picks' and those it left out."""
+        if not _scored_alone(request):
+            return False
+        own = self.own.get(request.key, Counter())
+        held = {d.cluster for d in request.existing}
+        reported = [(c.cluster, c.score.affinity) for c in got.selected if c.score is not None]
+        reported += [
+            (u.cluster, u.score.affinity)
+            for u in got.unselected
+            if u.kind is FilterKind.NOT_PICKED and u.score is not None
+        ]
+        for name, total in reported:
+            cluster = self.pool.get(name)
+            if cluster is None or _total(request, cluster, own, answer.most, held) != total:
+                return False
+        return True
+
+    def _arm(self, request: PlacementRequest, now: datetime | None) -> None:
+        """TaintToleration's requeue: the first moment a toleration with seconds runs out on a
+        cluster the Placement decided."""
+        if now is None or not any(t.seconds is not None for t in request.tolerations):
+            return
+        ends = []
+        for d in request.existing:
+            c = self.pool.get(d.cluster)
+            for taint in c.taints if c is not None else ():
+                for t in request.tolerations:
+                    if t.seconds is not None and taint.added is not None and t.tolerates(taint, now):
+                        ends.append(taint.added + timedelta(seconds=t.seconds))
+        self.timers.at(min(ends, default=None), f"toleration:{request.key}")
+
+
+def _margins(request: PlacementRequest, got: RequestResult, most: int, seen: int) -> _Answer:
+    """The answer's picks and the best cluster it left out, and whether its top N was strict
+    (each pick ranked above every cluster left out, by total then name: its own best response,
+    whichever way it was found)."""
+    picks = {c.cluster: c.score.affinity for c in got.selected if c.score is not None}
+    out = [
+        (u.score.affinity, u.cluster)
+        for u in got.unselected
+        if u.kind is FilterKind.NOT_PICKED and u.score is not None
+    ]
+    best_out = None
+    for candidate in out:
+        best_out = _better(best_out, candidate)
+    strict = (
+        not request.spread
+        and len(picks) == len(got.selected)
+        and (best_out is None or (bool(picks) and all(_beats((t, c), best_out) for c, t in picks.items())))
+    )
+    return _Answer(picks, best_out, strict, most, seen, frozenset(c.cluster for c in got.selected))
+
+
+def _beats(a: tuple[int, str], b: tuple[int, str]) -> bool:
+    """Whether `a` ranks above `b` in the top N: a higher total, or equal and a smaller name
+    (upstream's tie-break); a name "" stands for any, so it is beaten only on the total."""
+    return a[0] > b[0] or (a[0] == b[0] and bool(b[1]) and a[1] < b[1])
+
+
+def _better(a: tuple[int, str] | None, b: tuple[int, str]) -> tuple[int, str]:
+    return b if a is None or _beats(b, a) else a
+
+
+def matters(request: PlacementRequest, before: Cluster | None, after: Cluster | None, now: datetime) -> bool:
+    """Whether a cluster's change (None: absent) can change the request's answer, everything else
+    as it was: it entered or left the request's scope, its verdict changed, or, passing before and
+    after, one of the request's score inputs on it did."""
+    name = (after or before).name if (after or before) is not None else ""
+    held = any(d.cluster == name for d in request.existing)
+    seen = [c is not None and _in_scope(request, c) for c in (before, after)]
+    if seen[0] != seen[1]:
+        return True
+    if not seen[1]:
+        return False
+    passes = [admits(request, c, now, held=held) for c in (before, after)]  # type: ignore[arg-type]
+    if passes[0] != passes[1]:
+        return True
+    return passes[1] and _score_inputs(request, before) != _score_inputs(request, after)  # type: ignore[arg-type]
+
+
+def _respecified(before: Obj | None, after: Obj | None) -> bool:
+    """Whether a Placement changed beyond its status (what its own sync writes): its sync may
+    then write something else."""
+    if before is None or after is None:
+        return True
+    meta = [
+        {k: v for k, v in (o.get("metadata") or {}).items() if k not in ("resourceVersion", "managedFields")}
+        for o in (before, after)
+    ]
+    return before.get("spec") != after.get("spec") or meta[0] != meta[1]
+
+
+def _balance_weight(request: PlacementRequest) -> int:
+    return sum(p.weight for p in request.preferences if p.balance)
+
+
+def _scored_alone(request: PlacementRequest) -> bool:
+    """Whether each cluster's total is its own (`_total`): no sorter, whose range spans the
+    feasible clusters, and no spread, which scores clusters together."""
+    return not request.spread and not any(p.sorter is not None for p in request.preferences)
+
+
+def _total(request: PlacementRequest, c: Cluster, own: Mapping[str, int], most: int, held: set[str]) -> int:
+    """The request's total score on a cluster (model.Preference's shapes, a sorter's aside):
+    Balance counts every decision on it but the request's own, against the busiest count."""
+    total = 0
+    for p in request.preferences:
+        if p.balance:
+            others = max(0, c.load - own.get(c.name, 0))
+            total += p.weight * int(balance_scores(np.asarray([others], dtype=np.int64), most)[0])
+        elif p.held:
+            total += p.weight * 100 if c.name in held else 0
+        elif p.external is not None:
+            total += p.weight * c.scores.get(p.external, 0)
+        elif p.labels is None or p.labels.matches(c.labels):
+            total += p.weight
+    return total
+
+
+def _most_rise(most: int, now: int) -> int:
+    """The most a Balance score can rise when the busiest count goes from `most` to `now` (a
+    cluster's count itself unchanged, at most `most`)."""
+    counts = np.arange(most + 1, dtype=np.int64)
+    return max(0, int((balance_scores(counts, now) - balance_scores(counts, most)).max()))
+
+
+def _regrouped(old: Cluster | None, new: Cluster | None, picks: Mapping[str, int]) -> bool:
+    """Whether a picked cluster's labels or claims changed (decision groups select on them)."""
+    if old is None or new is None or old.name not in picks:
+        return False
+    return old.labels != new.labels or old.claims != new.claims
+
+
+def _verdicts(
+    request: PlacementRequest, old: Cluster | None, new: Cluster | None, now: datetime, pool: ClusterPool
+) -> bool:
+    """Whether the cluster's scope or verdict for the request changed."""
+    name = (new or old).name  # type: ignore[union-attr]
+    held = any(d.cluster == name for d in request.existing)
+    seen = [c is not None and _in_scope(request, c) for c in (old, new)]
+    passes = [
+        c is not None and s and admits(request, c, now, held=held)
+        for c, s in zip((old, new), seen, strict=True)
+    ]
+    return seen[0] != seen[1] or passes[0] != passes[1]
+
+
+def _in_scope(request: PlacementRequest, c: Cluster) -> bool:
+    return request.scope is None or not c.traits.isdisjoint(request.scope)
+
+
+def _score_inputs(request: PlacementRequest, c: Cluster) -> tuple[Any, ...]:
+    out: list[Any] = []
+    for p in request.preferences:
+        if p.sorter is not None:
+            out.append(c.properties.get(p.sorter.name))
+        if p.labels is not None:
+            out.append(p.labels.matches(c.labels))
+        if p.external is not None:
+            out.append(c.scores.get(p.external, 0))
+        if p.balance:
+            out.append(c.load)
+    for s in request.spread:
+        out.append((c.claims if s.claims else c.labels).get(s.topology_key))
+    return tuple(out)
+
+
+def _timed(policy: Policy) -> bool:
+    """Whether time alone moves its inputs: a toleration with seconds (it runs out)."""
+    return any(t.seconds is not None for t in policy.tolerations)
+
+
+def _resource(external: str | None) -> str | None:
+    """The AddOnPlacementScore name of an external score (`addon/<resource>/<score>`)."""
+    if not external:
+        return None
+    parts = external.split("/")
+    return parts[1] if len(parts) == 3 else None
+
+
+def _decided(obj: Obj | None) -> set[str]:
+    if obj is None or obj.get("kind") != n.DECISION:
+        return set()
+    return {
+        d.get("clusterName") for d in (obj.get("status") or {}).get("decisions") or [] if d.get("clusterName")
+    }
+
+
+def _expiry(objs: list[Manifest], now: datetime) -> datetime | None:
+    """The first validUntil still to come among a cluster's scores."""
+    ends = []
+    for m in objs:
+        until = parse_time(Fields(m), (m.obj.get("status") or {}).get("validUntil"), "status.validUntil")
+        if until != ZERO_TIME and until >= now:
+            ends.append(until + _TICK)  # expired only after it
+    return min(ends, default=None)
+
+
+def _check(obj: Obj) -> None:
+    """A changed object read as load reads it (a refusal is the event's)."""
+    m = manifest(obj)
+    kind = obj["kind"]
+    if kind == n.MANAGED_CLUSTER:
+        read_cluster(m)
+    elif kind == n.CLUSTER_SET:
+        read_set(m)
+    elif kind == n.SCORE:
+        _scores([m], ZERO_TIME)
+    elif kind == n.DECISION:
+        _decisions([m])
+    elif kind == n.PLACEMENT:
+        _placement_policy(m)
+    elif kind == n.SET_BINDING:
+        read_bindings([m], {})
+
+
+def _placement_policy(m: Manifest) -> Policy | None:
+    """The Placement's policy as load reads it (refused as load refuses it); None where upstream
+    leaves it alone (disabled, being deleted)."""
+    f = Fields(m)
+    if not m.namespace:
+        raise f.fail("a Placement is namespaced", "metadata.namespace")
+    if m.obj.get("spec") is None:
+        raise f.fail("required", "spec")
+    metadata = m.obj["metadata"]
+    annotations = f.string_map(metadata.get("annotations"), "metadata.annotations")
+    if metadata.get("deletionTimestamp") is not None or annotations.get(n.DISABLE_ANNOTATION) == "true":
+        return None
+    _check_status(f, f.mapping(m.obj.get("status"), "status"))
+    return read_policy(f, m.obj.get("spec"))

@@ -1,0 +1,46 @@
+"""Fleet in the long-lived scheduler (adapters/fleet/reach.py): every batch it takes is the full
+load's restricted to the placements woken (Fleet's placements share nothing but the clusters,
+which the model keeps read as the full load reads them, their eligibility judged at the event's
+time), and nothing moves that an event does not force (the soak checks the rest)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+import pytest
+
+from adapters.fleet.load import load
+from adapters.generate.common import DEFAULT_NOW
+from adapters.generate.hubs import generate
+from adapters.kube.manifests import from_objects
+from adapters.live.hub import HubScheduler
+from bench.hub_soak import _World
+from solver import SolveOptions
+from tests.fixtures.live import Spy
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_every_batch_taken_is_the_full_loads_for_the_placements_woken(mode) -> None:
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    hub = HubScheduler(generate("fleet", 20, 30, seed=6, now=now), now=now, options=SolveOptions(mode=mode))
+    spy = Spy(hub, "fleet")
+    world = _World("fleet", hub, 6)
+    at = now
+    for _ in range(80):
+        at += timedelta(seconds=15)
+        _, event, _ = world.next(at)
+        hub.handle(event, now=at)
+    assert len(spy.taken) > 15
+    for taken, objects in spy.taken:
+        keys = {r.key for r in taken.batch.requests}
+        full, _ = load(from_objects(objects, "<hub>"), now=taken.batch.now, seed=0)
+        expected = replace(full, requests=tuple(r for r in full.requests if r.key in keys))
+        assert _timeless(taken.batch) == _timeless(expected)
+
+
+def _timeless(batch):
+    """The batch with every cluster's ineligible reason left out: its text says how long ago the
+    cluster turned so, as of when it was read (the model reads a cluster again when it changes,
+    or when its eligibility would)."""
+    return replace(batch, clusters=tuple(replace(c, ineligible_reason="") for c in batch.clusters))

@@ -1,0 +1,127 @@
+"""kcp in the long-lived scheduler (adapters/kcp/reach.py): an event takes up only the user
+workspaces whose answer it can change, each planned as the full load plans it and decided against
+every other workspace's holds as they stand; time alone (an eviction reached, a grace period
+over) takes up what upstream's requeues would."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime, timedelta
+
+import pytest
+
+from adapters.generate.common import DEFAULT_NOW
+from adapters.generate.hubs import generate
+from adapters.kcp.load import load
+from adapters.kube.fields import time_text
+from adapters.kube.manifests import from_objects
+from adapters.live.hub import Applied, Deleted, HubScheduler
+from bench.hub_soak import _World
+from bench.kcp_hub import placed
+from solver import SolveOptions
+from tests.fixtures import kcp
+from tests.fixtures.live import Spy, same_as_held_fixed
+
+NOW = kcp.NOW_TIME
+OTHER = "root:org:other"
+
+
+def _v08(*, targets: int = 3) -> list[dict]:
+    clusters = [kcp.sync_target(f"s{i}", "us") for i in range(1, targets + 1)]
+    team = [kcp.namespace_v08(f"n{i}", created=i) for i in range(4)]
+    other = [kcp.namespace_v08(f"m{i}", workspace=OTHER, created=i) for i in range(2)]
+    placements = [kcp.placement("p", created=0), kcp.placement("q", workspace=OTHER, created=0)]
+    return [*kcp.compute_v08(*clusters, locations=["us"]), kcp.binding_v08(OTHER), *placements, *team, *other]
+
+
+def _on(hub: HubScheduler) -> dict[str, list[str]]:
+    return {f"{ws}/{ns}": sorted(c for _, c in on) for (ws, ns), on in sorted(placed(hub.objects()).items())}
+
+
+def _workspaces(spy: Spy) -> set[str]:
+    """The workspaces taken up since the last call (over every round: the event's, and the
+    scheduler's own writes heard again)."""
+    return {key.split("/")[0] for keys in spy.requests() for key in keys}
+
+
+def test_a_namespace_takes_up_its_workspace_only() -> None:
+    hub = HubScheduler(_v08(), now=NOW, verify=True)
+    spy = Spy(hub, "kcp")
+    hub.handle(Applied(kcp.namespace_v08("n9", created=9)), now=NOW + timedelta(minutes=1))
+    assert _workspaces(spy) == {kcp.TEAM}
+    assert "root:org:team/n9" in _on(hub)
+
+
+def test_a_cluster_takes_up_the_workspaces_holding_it_and_those_waiting_on_its_location() -> None:
+    hub = HubScheduler(_v08(targets=2), now=NOW, verify=True)
+    spy = Spy(hub, "kcp")
+    held = {c for on in _on(hub).values() for c in on}
+    idle = sorted({"s1", "s2"} - {c.split("/")[-1] for c in held})
+    # a target no placement holds, relabelled within the location: nothing can change
+    if idle:
+        relabelled = kcp.sync_target(idle[0], "us", labels={"tier": "gold"})
+        hub.handle(Applied(relabelled), now=NOW + timedelta(minutes=1))
+        assert _workspaces(spy) == set()
+    # a new target in the location: no placement waits for one, nothing to take up
+    hub.handle(Applied(kcp.sync_target("s3", "us")), now=NOW + timedelta(minutes=2))
+    assert _workspaces(spy) == set()
+    # every target not ready: the holders are taken up, and then wait on the location
+    for name in ("s1", "s2", "s3"):
+        hub.handle(Applied(kcp.sync_target(name, "us", ready=False)), now=NOW + timedelta(minutes=3))
+    spy.requests()
+    hub.handle(Applied(kcp.sync_target("s4", "us")), now=NOW + timedelta(minutes=4))
+    assert _workspaces(spy) == {OTHER, kcp.TEAM}
+    assert hub.resolve(now=NOW + timedelta(minutes=4)).apply == []
+
+
+def test_an_eviction_reached_by_time_alone_moves_its_holders_at_the_next_event() -> None:
+    hub = HubScheduler(_v08(), now=NOW, verify=True)
+    before = _on(hub)
+    name = Counter(c for on in before.values() for c in on).most_common(1)[0][0].split("/")[-1]
+    later = NOW + timedelta(minutes=1)
+    hub.handle(Applied(kcp.sync_target(name, "us", evict_after=time_text(later))), now=NOW)
+    assert _on(hub) == before  # not yet
+    delta = hub.handle(Applied(kcp.namespace_v08("n9", created=9)), now=later)
+    after = _on(hub)
+    assert all(name not in " ".join(on) for ns, on in after.items() if ns in before)
+    assert {o["metadata"]["name"] for o in delta.apply if o["kind"] == "Namespace"} >= {"n0", "n1"}
+    # the namespaces moved carry their old target's deletion annotation until its grace ends
+    # (Controller C requeues them for then): the next event takes them up and drops it
+    end = later + timedelta(seconds=10)
+    hub.handle(Deleted("Namespace", "n9", api_version="v1", workspace=kcp.TEAM), now=end)
+    assert hub.resolve(now=end).apply == []
+
+
+def test_a_workspace_whose_last_object_goes_holds_nothing() -> None:
+    hub = HubScheduler(_v08(), now=NOW, verify=True)
+    live = hub._live["kcp"]
+    assert live.footprint.get(OTHER)
+    at = NOW + timedelta(minutes=1)
+    for name in ("m0", "m1"):
+        hub.handle(Deleted("Namespace", name, api_version="v1", workspace=OTHER), now=at)
+    hub.handle(Deleted("Placement", "q", api_version="scheduling.kcp.dev/v1alpha1", workspace=OTHER), now=at)
+    hub.handle(
+        Deleted("APIBinding", "kubernetes", api_version="apis.kcp.dev/v1alpha1", workspace=OTHER), now=at
+    )
+    assert OTHER not in live.footprint
+    assert sum(live.total.values()) == sum(sum(f.values()) for f in live.footprint.values())
+
+
+@pytest.mark.parametrize("generation", ["v0.5", "v0.8"])
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_every_batch_taken_is_the_full_loads_with_the_rest_held(generation, mode) -> None:
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    objects = generate("kcp", 16, 40, seed=4, now=now, generation=generation)
+    hub = HubScheduler(objects, now=now, options=SolveOptions(mode=mode), verify=True)
+    spy = Spy(hub, "kcp")
+    world = _World(f"kcp-{generation}", hub, 6)
+    at = now
+    for _ in range(100):
+        at += timedelta(seconds=15)
+        _, event, _ = world.next(at)
+        hub.handle(event, now=at)
+    assert len(spy.taken) > 30
+    for taken, objects in spy.taken:
+        full, _ = load(from_objects(objects, "<hub>"), now=taken.batch.now, seed=0)
+        same_as_held_fixed(taken.batch, full)
+    assert hub.resolve(now=at).apply == []

@@ -1,0 +1,150 @@
+"""openMCP in the long-lived scheduler (adapters/openmcp/reach.py): an event takes up exactly the
+ClusterRequests upstream's event filter passes to its reconcile, each decided against the hub as
+it stands (the batch is the full load's, every other request's hold counted as load), and nothing
+else moves."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from adapters.errors import InputError
+from adapters.generate.common import DEFAULT_NOW
+from adapters.generate.hubs import generate
+from adapters.kube.manifests import from_objects
+from adapters.live.hub import Applied, Deleted, HubScheduler
+from adapters.openmcp.generate import generate_config
+from adapters.openmcp.load import load
+from bench.hub_soak import _World
+from solver import SolveOptions
+from tests.fixtures import openmcp as mcp
+from tests.fixtures.live import Spy, same_as_held_fixed
+
+NOW = mcp.NOW_TIME
+LATER = NOW + timedelta(minutes=1)
+CONFIG = mcp.config(
+    web=mcp.purpose(count=2, namespace="ns", generate_name="web-"),
+    db=mcp.purpose("Exclusive", namespace="ns", labels={mcp.DELETE_LABEL: "true"}, generate_name="db-"),
+)
+
+
+def _hub(*objects: dict[str, Any]) -> tuple[HubScheduler, Spy]:
+    hub = HubScheduler(list(objects), now=NOW, config=CONFIG, verify=True)
+    return hub, Spy(hub, "openmcp")
+
+
+def test_a_cluster_event_takes_up_nothing() -> None:
+    hub, spy = _hub(mcp.cluster("ns", "c1", "web"), mcp.request("ns", "r1", "web", at_minute=1))
+    relabelled = mcp.cluster("ns", "c1", "web", labels={"a": "b"}, finalizers=[mcp.fin("ns", "r1")])
+    for event in (
+        Applied(mcp.cluster("ns", "c2", "web")),
+        Applied(relabelled),
+        Deleted("Cluster", "c2", "ns"),
+        Deleted("Cluster", "c1", "ns"),  # its finalizer keeps it: marked only
+    ):
+        delta = hub.handle(event, now=LATER)
+        assert delta.apply == [] and delta.delete == []
+    assert spy.requests() == []
+
+
+def test_a_label_change_alone_takes_up_nothing_the_operation_annotation_does() -> None:
+    hub, spy = _hub(mcp.cluster("ns", "c1", "web"), mcp.request("ns", "r1", "web", at_minute=1))
+    r1 = copy.deepcopy(hub.get(("clusters.openmcp.cloud", "ClusterRequest", "", "ns", "r1")))
+    r1["metadata"]["labels"] = {"team": "a"}
+    assert hub.handle(Applied(r1), now=LATER).apply == []
+    assert spy.requests() == []
+    r1["metadata"]["annotations"] = {mcp.OPERATION: "reconcile"}
+    delta = hub.handle(Applied(r1), now=LATER)
+    assert spy.requests() == [["ns/r1"]]
+    # the reconcile takes the annotation off (an update of the annotation it heard): no more
+    (written,) = delta.apply
+    assert mcp.OPERATION not in (written["metadata"].get("annotations") or {})
+    # ignore, then the ignore taken off: the second is reconciled
+    r1 = copy.deepcopy(hub.get(("clusters.openmcp.cloud", "ClusterRequest", "", "ns", "r1")))
+    r1["metadata"]["annotations"] = {mcp.OPERATION: "ignore"}
+    hub.handle(Applied(r1), now=LATER)
+    assert spy.requests() == []
+    del r1["metadata"]["annotations"]
+    hub.handle(Applied(r1), now=LATER)
+    assert spy.requests() == [["ns/r1"]]
+
+
+def test_a_request_created_is_taken_up_alone_against_the_others_as_they_stand() -> None:
+    hub, spy = _hub(mcp.cluster("ns", "c1", "web"), mcp.cluster("ns", "c2", "web"))
+    for i in range(1, 5):
+        hub.handle(Applied(mcp.request("ns", f"r{i}", "web", at_minute=i)), now=LATER)
+    assert spy.requests() == [["ns/r1"], ["ns/r2"], ["ns/r3"], ["ns/r4"]]
+    # Balanced: the fewest tenants, the first in list order on ties; tenancyCount 2
+    on = Counter(o["status"]["cluster"]["name"] for o in hub.objects() if o["kind"] == "ClusterRequest")
+    assert on == {"c1": 2, "c2": 2}
+
+
+def test_a_conflicted_request_is_retried_with_every_event_until_it_is_placed() -> None:
+    # r1 owns the cluster web-<hash of ns/r2>, the name r2 would make: r2 waits (ClusterConflict)
+    taken = "web-" + _hash_name("ns", "r2")
+    hub, spy = _hub(
+        mcp.cluster("ns", taken, "db", finalizers=[mcp.fin("ns", "r1")]),
+        mcp.request("ns", "r1", "db", at_minute=1, granted=("ns", taken)),
+        mcp.request("ns", "r2", "web", at_minute=2),
+    )
+    r2 = hub.get(("clusters.openmcp.cloud", "ClusterRequest", "", "ns", "r2"))
+    assert r2["status"]["phase"] == "Pending"
+    hub.handle(Applied(mcp.cluster("ns", "other", "db")), now=LATER)
+    assert spy.requests() == [["ns/r2"]]
+    hub.handle(Deleted("ClusterRequest", "r1", "ns"), now=LATER + timedelta(seconds=1))
+    # r1's reconcile lets its cluster go; r2's retry, after it, takes the name over
+    assert spy.requests() == [["ns/r2"]]
+    r2 = hub.get(("clusters.openmcp.cloud", "ClusterRequest", "", "ns", "r2"))
+    assert r2["status"]["phase"] == "Granted"
+    hub.handle(Applied(mcp.cluster("ns", "more", "db")), now=LATER + timedelta(seconds=2))
+    assert spy.requests() == []
+    assert hub.resolve(now=LATER).apply == []
+
+
+def _hash_name(namespace: str, name: str) -> str:
+    from adapters.openmcp.naming import generated_name
+
+    return generated_name("", namespace, name)
+
+
+def test_a_refused_request_changes_nothing() -> None:
+    hub, spy = _hub(mcp.cluster("ns", "c1", "web"))
+    bad = mcp.request("ns", "r1", "web")
+    bad["spec"]["purpose"] = ""
+    before = hub.objects()
+    with pytest.raises(InputError, match="spec.purpose"):
+        hub.handle(Applied(bad), now=LATER)
+    assert hub.objects() == before and spy.requests() == []
+    hub.handle(Applied(mcp.request("ns", "r1", "web")), now=LATER)
+    assert spy.requests() == [["ns/r1"]]
+
+
+# ----------------------------------------------------------------- the batch is the full load's
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_every_batch_taken_is_the_full_loads_with_the_rest_held(mode) -> None:
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    objects = generate("openmcp", 14, 40, seed=3, now=now)
+    config = generate_config(14, 40, seed=3)
+    hub = HubScheduler(objects, now=now, config=config, options=SolveOptions(mode=mode), verify=True)
+    spy = Spy(hub, "openmcp")
+    world = _World("openmcp", hub, 5)
+    at = now
+    for i in range(120):
+        at += timedelta(seconds=15)
+        _, event, _ = world.next(at)
+        if i % 4 == 0:  # a granted request reconciled on demand: it holds its cluster
+            granted = [o for o in world.of("ClusterRequest") if (o.get("status") or {}).get("cluster")]
+            event = Applied(copy.deepcopy(world.pick(granted)))
+            event.obj["metadata"]["annotations"] = {mcp.OPERATION: "reconcile"}
+        hub.handle(event, now=at)
+    assert len(spy.taken) > 15
+    for taken, objects in spy.taken:
+        full, _ = load(from_objects(objects, "<hub>"), now=taken.batch.now, seed=0, config=config)
+        same_as_held_fixed(taken.batch, full)
+    assert hub.resolve(now=at).apply == []
