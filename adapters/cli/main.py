@@ -30,15 +30,11 @@ from adapters.errors import InputError
 from adapters.kube.manifests import (
     Manifest,
     dump_yaml_stream,
-    json_items,
     parse_text,
     start_reading,
     write_json,
     write_json_list,
-    write_json_list_runs,
-    write_yaml_runs,
     write_yaml_stream,
-    yaml_items,
 )
 from adapters.registry import names, reads, systems
 from adapters.run import forked
@@ -191,15 +187,16 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
                 seed=seed,
                 progress=progress if progress is not None and progress.draws() else None,
             )
-            if output in _JOINED:  # the complete desired state: a large input in parts, one per core
-                from adapters.run.parts import schedule_items
+            if output in _PARTED:  # a large input in parts, one per core
+                from adapters.run.parts import FORMATS, schedule_in_parts
 
-                items, write_runs = _JOINED[output]
-                parted = schedule_items(manifests, now=now, options=options, config=config, items=items)
+                parted = schedule_in_parts(
+                    manifests, now=now, options=options, config=config, output=FORMATS[output]
+                )
                 if parted is not None:
                     _retain(manifests, parted)
                     _note_deletions(parted.deletions, output)
-                    return functools.partial(write_runs, parted.runs)
+                    return parted.write
             outcome = schedule_manifests(manifests, now=now, options=options, config=config)
             _retain(manifests, outcome)
             _note_nothing_read(outcome)
@@ -212,7 +209,7 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
 def _note_deletions(count: int, output: str) -> None:
     """The objects to write (yaml, json) cannot say what to delete: say how many, and where they
     are listed."""
-    if count and output in _JOINED:
+    if count and output in _OBJECTS:
         objects = f"{count} object{'' if count == 1 else 's'}"
         listed = "-o plan and -o diff list them"
         note(f"this run also deletes {objects}, which -o {output} cannot express; {listed}")
@@ -224,9 +221,10 @@ def _note_nothing_read(outcome: Outcome) -> None:
         note(f"the input holds no object of any system ({', '.join(names())}): nothing was scheduled")
 
 
-# The outputs whose text is their objects' texts joined, so parts made apart can be joined: how
-# a run of objects is rendered, and how rendered runs are written as one output.
-_JOINED = {"yaml": (yaml_items, write_yaml_runs), "json": (json_items, write_json_list_runs)}
+# The outputs that are the objects to write; those a large input's parts can make
+# (adapters.run.parts.FORMATS).
+_OBJECTS = ("yaml", "json")
+_PARTED = (*_OBJECTS, "plan", "diff")
 
 
 def _read_config(paths: Sequence[str]) -> dict[str, Any] | None:
