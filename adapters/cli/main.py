@@ -7,7 +7,7 @@ import functools
 import gc
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -52,9 +52,7 @@ __all__ = ["FORMATS", "entry", "main"]
 FORMATS = ("yaml", "json", "plan", "diff", "table", "apply-script")
 
 
-def _render(
-    outcome: Outcome, output: str, manifests: Sequence[Manifest], config: Mapping[str, Any] | None = None
-) -> Output:
+def _render(outcome: Outcome, output: str, manifests: Sequence[Manifest]) -> Output:
     """yaml/json: the complete desired state; plan/diff: only what changes against the input.
     The large formats come as writers of UTF-8 bytes."""
     from adapters.run.changes import diff_of, plan_of
@@ -73,7 +71,7 @@ def _render(
         return apply_script(outcome, manifests)
     from adapters.cli.table import greedy_beside, render_table
 
-    return render_table(outcome, greedy_beside(outcome, manifests, config))
+    return render_table(outcome, greedy_beside(outcome))
 
 
 # Where a command's large objects (the input read, the outcome) are kept until the process ends,
@@ -186,6 +184,7 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
                 time_limit=time_limit,
                 seed=seed,
                 progress=progress if progress is not None and progress.draws() else None,
+                beside_greedy=output == "table",  # the table shows what optimal changed
             )
             if output in _PARTED:  # a large input in parts, one per core
                 from adapters.run.parts import FORMATS, schedule_in_parts
@@ -201,7 +200,7 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
             _retain(manifests, outcome)
             _note_nothing_read(outcome)
             _note_deletions(len(outcome.delete), output)
-            return _render(outcome, output, manifests, config)
+            return _render(outcome, output, manifests)
 
     guard(run)
 
@@ -275,10 +274,10 @@ def demo(mode: str, output: str, system: str) -> None:
         config = None
         if configs:  # the scheduler config the bundled hubs are meant for
             config = yaml.safe_load(examples.joinpath(configs[0]).read_text(encoding="utf-8"))
-        options = SolveOptions(mode=mode)
+        options = SolveOptions(mode=mode, beside_greedy=output == "table")
         outcome = schedule_manifests(manifests, now=parse_now(DEMO_NOW), options=options, config=config)
         _note_deletions(len(outcome.delete), output)
-        return _render(outcome, output, manifests, config)
+        return _render(outcome, output, manifests)
 
     guard(run)
 
