@@ -632,6 +632,11 @@ class SolveStats:
 class Result:
     requests: tuple[RequestResult, ...]
     stats: SolveStats
+    # Upstream's (greedy mode's) answer to the same batch, in the same order, where an optimal
+    # solve was asked to keep it beside its own (for people: what optimal changed); None where it
+    # was not asked, or the batch was decided jointly (a coupling), which keeps no greedy answer
+    # request by request.
+    greedy: tuple[RequestResult, ...] | None = None
 
     def by_request(self) -> dict[str, RequestResult]:
         return {r.request: r for r in self.requests}

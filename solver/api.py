@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -37,6 +38,10 @@ class SolveOptions:
     threads: int = field(default_factory=lambda: min(4, os.cpu_count() or 1))
     # Called as the solve goes (solver.progress.Progress); never changes an answer.
     progress: Report | None = field(default=None, compare=False)
+    # In optimal mode, also give upstream's greedy answer (Result.greedy), from the greedy hints
+    # the solve computes anyway and, where it computed none, from greedy run on its prepared
+    # requests; never changes an answer.
+    beside_greedy: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -62,12 +67,13 @@ def _search(
     limit: int,
     deadline: float,
     scale: Scale | None = None,
+    greedy: Callable[[], Solution] | None = None,
 ):
     return solve_spread(
         p,
         table,
         scale or scale_of(p, table),
-        partial(solve_greedy, p, table, limit),
+        greedy or partial(solve_greedy, p, table, limit),
         limit,
         seed=options.seed,
         deterministic_budget=options.deterministic_budget,
@@ -82,6 +88,7 @@ def _search_in_parallel(
     limit: int,
     deadline: float,
     coupled: set[int],
+    hints: _Hints,
 ) -> dict[int | tuple, Future[SearchOutcome]]:
     """The CP-SAT searches (several spread constraints that do not nest), on all cores. CP-SAT
     releases the GIL while it searches, and each model is solved alone and deterministically, so the
@@ -97,10 +104,34 @@ def _search_in_parallel(
     # Submitted now, collected when needed: the main thread meanwhile solves everything else.
     pool = ThreadPoolExecutor(max_workers=options.threads)
     futures = {
-        signature: pool.submit(_search, p, table, options, limit, deadline) for signature, p in todo.items()
+        signature: pool.submit(_search, p, table, options, limit, deadline, None, hints.greedy(signature, p))
+        for signature, p in todo.items()
     }
     pool.shutdown(wait=False)
     return futures
+
+
+class _Hints:
+    """The greedy answers a solve computes as its searches' hints, by request signature, kept
+    where the caller asked for greedy's answer beside the optimal one (SolveOptions.beside_greedy)."""
+
+    def __init__(self, table: ClusterTable, limit: int, keep: bool) -> None:
+        self.table, self.limit, self.keep = table, limit, keep
+        self.solutions: dict[int | tuple, Solution] = {}
+
+    def greedy(self, signature: int | tuple, p: Prepared) -> Callable[[], Solution]:
+        """A search's hint: greedy's answer, kept when asked."""
+        if not self.keep:
+            return partial(solve_greedy, p, self.table, self.limit)
+        return partial(self.answer, signature, p)
+
+    def answer(self, signature: int | tuple, p: Prepared) -> Solution:
+        """Greedy's answer to the request, computed once (searches on threads ask for distinct
+        signatures)."""
+        found = self.solutions.get(signature)
+        if found is None:
+            found = self.solutions[signature] = solve_greedy(p, self.table, self.limit)
+        return found
 
 
 def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
@@ -195,8 +226,12 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
     solutions: dict[int, Solution] = {}
     coupled = coupled_requests(prepared)
     is_coupled = set(coupled)
+    # Greedy's answer beside the optimal one: each request's greedy answer where optimal's is not
+    # greedy's own (its search's hint, or greedy run now); none where a coupling decides jointly.
+    hints = _Hints(table, limit, options.beside_greedy and options.mode == "optimal" and not coupled)
+    beside: list[RequestResult | None] = [None] * len(prepared)
     searched = (
-        _search_in_parallel(prepared, table, options, limit, deadline, is_coupled)
+        _search_in_parallel(prepared, table, options, limit, deadline, is_coupled, hints)
         if options.mode == "optimal"
         else {}
     )
@@ -218,7 +253,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
                 outcome = (
                     future.result()
                     if future is not None
-                    else _search(p, table, options, limit, deadline, scale)
+                    else _search(p, table, options, limit, deadline, scale, hints.greedy(signature, p))
                 )
                 chosen, values, part_bound = outcome.solution, outcome.values, outcome.bound
                 build_seconds += outcome.build_seconds
@@ -242,6 +277,9 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
         sums.add(values, spans, least)
         solutions[i] = chosen
         results[i] = to_result(p, table, chosen)
+        if hints.keep:  # where no search ran, the answer is greedy's own
+            searched_here = options.mode == "optimal" and _needs_search(p)
+            beside[i] = to_result(p, table, hints.answer(signature, p)) if searched_here else results[i]
 
     if coupled:
         started_coupled = time.perf_counter()
@@ -326,7 +364,8 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
         models=models,
         levels=sums.stats(proven),
     )
-    return Result(tuple(r for r in results if r is not None), stats)
+    greedy = tuple(r for r in beside if r is not None) if hints.keep else None
+    return Result(tuple(r for r in results if r is not None), stats, greedy)
 
 
 def _silent(_: Progress) -> None:

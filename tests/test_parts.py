@@ -23,7 +23,8 @@ from adapters.fleet.generate import generate_fleet
 from adapters.kube import manifests
 from adapters.kube.manifests import from_objects, json_items, write_json_list, write_yaml_stream, yaml_items
 from adapters.run import forked, parts
-from adapters.run.pipeline import NotSeparable, schedule_manifests, schedule_part
+from adapters.run.changes import diff_of, plan_of
+from adapters.run.pipeline import NotSeparable, schedule_manifests, schedule_part, summary_of_cut
 from solver import SolveOptions
 from tests.fixtures import ocm
 from tests.fixtures.common import NOW, NOW_TIME, run_cli, write_yaml
@@ -51,33 +52,50 @@ def _read(path: str) -> list[dict[str, Any]]:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-_FORMATS = {
-    "yaml": (yaml_items, manifests.write_yaml_runs, write_yaml_stream),
-    "json": (json_items, manifests.write_json_list_runs, write_json_list),
-}
+def _whole_text(output: str, outcome: Any, loaded: list[Any]) -> bytes:
+    """The output of one batch, as the command writes it (timings aside, in a plan)."""
+    out: list[bytes] = []
+    if output == "yaml":
+        write_yaml_stream(outcome.apply, out.append)
+    elif output == "json":
+        write_json_list(outcome.apply, out.append)
+    elif output == "plan":
+        manifests.write_json(plan_of(outcome, loaded), out.append)
+    else:
+        out.append(diff_of(outcome, loaded).encode())
+    return _untimed(output, b"".join(bytes(piece) for piece in out))
+
+
+def _untimed(output: str, text: bytes) -> bytes:
+    """A plan's text without its summary's timings, which differ run to run (and part to part)."""
+    if output != "plan":
+        return text
+    plan = json.loads(text)
+    for timing in ("wall_seconds", "build_seconds", "solve_seconds"):
+        assert timing in plan["summary"]
+        plan["summary"][timing] = 0
+    return json.dumps(plan, indent=2).encode()
 
 
 def _in_parts(objects: list[dict[str, Any]], output: str, mode: str = "optimal") -> bytes | None:
     """The output of `objects` scheduled in parts (any fleet of two placements is cut), or None."""
     fleet_load.CUT_PLACEMENTS = 2
     fleet_load.CUT_CLUSTERS_PER_PLACEMENT = 1 << 30
-    items, runs, _ = _FORMATS[output]
     options = SolveOptions(mode=mode)
-    parted = parts.schedule_items(
-        from_objects(objects, "hub"), now=NOW_TIME, options=options, config=None, items=items
+    parted = parts.schedule_in_parts(
+        from_objects(objects, "hub"), now=NOW_TIME, options=options, config=None, output=parts.FORMATS[output]
     )
     if parted is None:
         return None
     out: list[bytes] = []
-    runs(parted.runs, out.append)
-    return b"".join(bytes(piece) for piece in out)
+    parted.write(out.append)
+    return _untimed(output, b"".join(bytes(piece) for piece in out))
 
 
 def _whole(objects: list[dict[str, Any]], output: str, mode: str = "optimal") -> bytes:
-    outcome = schedule_manifests(from_objects(objects, "hub"), now=NOW_TIME, options=SolveOptions(mode=mode))
-    out: list[bytes] = []
-    _FORMATS[output][2](outcome.apply, out.append)
-    return b"".join(bytes(piece) for piece in out)
+    loaded = from_objects(objects, "hub")
+    outcome = schedule_manifests(loaded, now=NOW_TIME, options=SolveOptions(mode=mode))
+    return _whole_text(output, outcome, loaded)
 
 
 # --------------------------------------------------------------------------------- the same bytes
@@ -90,7 +108,10 @@ def same_bytes(path: str, mode: str, output: str) -> list[bool]:
 
 
 @pytest.mark.parametrize("mode", ["optimal", "greedy"])
-@pytest.mark.parametrize(("seed", "output"), [(1, "yaml"), (2, "json"), (3, "yaml"), (4, "json")])
+@pytest.mark.parametrize(
+    ("seed", "output"),
+    [(1, "yaml"), (2, "json"), (3, "yaml"), (4, "json"), (5, "plan"), (6, "diff"), (7, "plan"), (8, "diff")],
+)
 def test_parts_joined_are_the_whole_run(tmp_path, seed, mode, output):
     assert _fresh("same_bytes", _written(tmp_path, _hub(seed)), mode, output) == [True, True]
 
@@ -126,7 +147,7 @@ def each_in_a_fork(cases: list[list[Any]]) -> list[list[bool]]:
             st.integers(2, 40),  # placements
             st.integers(0, 10_000),  # seed
             st.sampled_from(["optimal", "greedy"]),
-            st.sampled_from(["yaml", "json"]),
+            st.sampled_from(["yaml", "json", "plan", "diff"]),
         ),
         min_size=1,
         max_size=6,
@@ -167,7 +188,7 @@ def test_a_child_lost_is_made_up_here(tmp_path, how):
     assert _fresh("lost_child", _written(tmp_path, _hub(5)), how) == [True, True]
 
 
-@pytest.mark.parametrize("output", ["yaml", "json"])
+@pytest.mark.parametrize("output", ["yaml", "json", "plan", "diff"])
 @pytest.mark.parametrize(
     "bad", [None, False, True], ids=["good", "bad in the first part", "bad in the second"]
 )
@@ -181,7 +202,11 @@ def test_the_command_writes_what_it_writes_in_one_batch(tmp_path, monkeypatch, o
     monkeypatch.setenv(forked.ENVIRONMENT, "1")
     whole = run_cli(args)
     assert code == whole.exit_code == (0 if bad is None else 2)
-    assert (stdout, stderr) == (whole.stdout, whole.stderr)
+    if output == "plan" and bad is None:  # the summary's timings differ run to run
+        stdout, whole_stdout = (_untimed(output, text.encode()).decode() for text in (stdout, whole.stdout))
+    else:
+        whole_stdout = whole.stdout
+    assert (stdout, stderr) == (whole_stdout, whole.stderr)
     if bad is not None:
         assert "spec.state: expected a string, got an integer" in stderr
 
@@ -216,6 +241,20 @@ def refused(path: str, variant: str) -> list[int]:
     elif variant == "reads what another writes":  # a cut giving both parts the same placements
         both = lambda ms, k: Cut([], [list(ms), list(ms)])  # noqa: E731
         _cut_by("fleet", both)
+    elif variant == "deletes what another reads":  # the first part deletes a binding of the second
+        fleet_emit, other = importlib.import_module("adapters.fleet.emit").emit, _binding_of(objects, True)
+
+        def deleting(context: Any, result: Any) -> Any:
+            emitted = fleet_emit(context, result)
+            if other["metadata"]["labels"][n.PARENT_LABEL] not in context.placements:
+                emitted.delete.append(manifests.object_reference(other))
+            return emitted
+
+        _EMIT["emit"] = deleting
+        systems._RECORDS["fleet"] = dataclasses.replace(
+            systems.system("fleet"), emit="tests.test_parts:_emit"
+        )
+        systems.adapter.cache_clear()
     elif variant == "coupled":  # OCM's Balance couples placements: parts would change the answer
         balance = [ocm.builtin("Balance", 2)]
         objects = ocm.hub(*(ocm.managed_cluster(f"c{i}") for i in range(4))) + [
@@ -236,6 +275,11 @@ def refused(path: str, variant: str) -> list[int]:
 
 
 _CUT: dict[str, Any] = {}
+_EMIT: dict[str, Any] = {}
+
+
+def _emit(context: Any, result: Any) -> Any:
+    return _EMIT["emit"](context, result)
 
 
 def _test_cut(manifests: Any, parts: int) -> Any:
@@ -251,10 +295,19 @@ def _cut_by(name: str, cut: Any) -> None:
 
 @pytest.mark.parametrize(
     ("variant", "started"),
-    [("duplicate", 1), ("same new names", 1), ("reads what another writes", 1), ("coupled", 1)],
+    [
+        ("duplicate", 1),
+        ("same new names", 1),
+        ("reads what another writes", 1),
+        ("deletes what another reads", 1),
+        ("coupled", 1),
+    ],
 )
 def test_parts_that_fail_or_clash_leave_the_input_to_one_batch(tmp_path, variant, started):
     assert _fresh("refused", _written(tmp_path, _hub(7)), variant) == [False, started]
+
+
+_JSON = parts.FORMATS["json"]
 
 
 def test_no_parts_with_one_worker_live_progress_or_polars_at_work(monkeypatch):
@@ -262,16 +315,16 @@ def test_no_parts_with_one_worker_live_progress_or_polars_at_work(monkeypatch):
     loaded = from_objects(_hub(), "hub")
     options = SolveOptions()
     monkeypatch.setenv(forked.ENVIRONMENT, "1")
-    assert parts.schedule_items(loaded, now=NOW_TIME, options=options, config=None, items=json_items) is None
+    assert parts.schedule_in_parts(loaded, now=NOW_TIME, options=options, config=None, output=_JSON) is None
     monkeypatch.setenv(forked.ENVIRONMENT, "2")
     monkeypatch.setattr(forked, "polars_idle", lambda: True)
     shown = SolveOptions(progress=lambda progress: None)
-    assert parts.schedule_items(loaded, now=NOW_TIME, options=shown, config=None, items=json_items) is None
+    assert parts.schedule_in_parts(loaded, now=NOW_TIME, options=shown, config=None, output=_JSON) is None
     monkeypatch.undo()
     monkeypatch.setattr(fleet_load, "CUT_PLACEMENTS", 2)
     monkeypatch.setenv(forked.ENVIRONMENT, "2")
     assert not forked.polars_idle()  # this test process has solved before
-    assert parts.schedule_items(loaded, now=NOW_TIME, options=options, config=None, items=json_items) is None
+    assert parts.schedule_in_parts(loaded, now=NOW_TIME, options=options, config=None, output=_JSON) is None
 
 
 def polars_pool() -> list[bool]:
@@ -368,3 +421,76 @@ def test_runs_of_items_joined_are_the_list_and_the_stream(size):
         manifests.write_yaml_runs((yaml_items(r) for r in runs), streamed.append)
         assert b"".join(streamed) == manifests.encode_yaml_stream(objects)
         assert list(yaml.safe_load_all(b"".join(streamed))) == objects
+
+
+def _summary(models: int, clusters: int = 5, bound: int | None = 12) -> dict[str, Any]:
+    levels = [{"name": "clusters-short", "objective": 2, "bound": None if bound is None else 1, "gap": None}]
+    return {
+        "mode": "optimal",
+        "status": "OPTIMAL" if bound == 10 else "FEASIBLE",
+        "objective": 10,
+        "bound": bound,
+        "gap": None,
+        "levels": levels,
+        "wall_seconds": 0.5,
+        "build_seconds": 0.25,
+        "solve_seconds": 0.125,
+        "time_limited": False,
+        "models": models,
+        "requests": 3,
+        "clusters": clusters,
+        "unsatisfied": 1,
+        "systems": {"fleet": {"requests": 3, "clusters": clusters, "unsatisfied": 1}},
+    }
+
+
+def test_the_parts_summaries_join_into_one_batchs():
+    joined = summary_of_cut([_summary(0, bound=10), _summary(2)])
+    assert joined is not None
+    assert list(joined) == list(_summary(0))
+    assert (joined["status"], joined["objective"], joined["bound"], joined["gap"]) == (
+        "FEASIBLE",
+        20,
+        22,
+        0.1,
+    )
+    assert joined["levels"] == [{"name": "clusters-short", "objective": 4, "bound": 2, "gap": 0.5}]
+    assert (joined["models"], joined["requests"], joined["clusters"], joined["unsatisfied"]) == (2, 6, 5, 2)
+    assert joined["systems"] == {"fleet": {"requests": 6, "clusters": 5, "unsatisfied": 2}}
+    unproven = summary_of_cut([_summary(0), _summary(0, bound=None)])
+    assert unproven is not None and unproven["bound"] is None and unproven["gap"] is None
+    assert unproven["levels"][0]["bound"] is None
+
+
+def test_summaries_that_may_count_a_search_twice_or_disagree_on_the_clusters_do_not_join():
+    # One batch searches a request once for every request asking the same: two parts that each
+    # searched may have searched one such request twice.
+    assert summary_of_cut([_summary(1), _summary(1)]) is None
+    assert summary_of_cut([_summary(0), _summary(0, clusters=6)]) is None
+
+
+def test_a_plan_orjson_cannot_write_whole_is_made_in_one_batch():
+    summary = _summary(0)
+    written = (summary, 1, 0, [], True)
+    assert parts._plan_joined([written, written], [[[]], [[]]]) is not None
+    assert parts._plan_joined([written, (summary, 1, 0, [], False)], [[[]], [[]]]) is None
+    assert manifests.orjson_items([{"n": 1 << 70}]) is None  # json would write the whole plan
+    beyond = ({**summary, "objective": 1 << 70}, 1, 0, [], True)
+    assert parts._plan_joined([beyond, written], [[[]], [[]]]) is None
+
+
+@pytest.mark.parametrize("size", [0, 1, 1024, 1025, 2600])
+def test_a_document_led_by_a_list_in_runs_is_the_whole_documents_text(size):
+    objects = [{"kind": "K", "n": i, "f": 1e-5, "s": "é"} for i in range(size)]
+    rest = {"delete": [{"name": "x"}], "summary": {"levels": [], "n": 5}}
+    write_document = manifests.json_lead_list("apply", rest)
+    assert write_document is not None
+    for cuts in ([], [0], [size], [size // 2], [1, size // 3, size]):
+        bounds = [0, *sorted(min(c, size) for c in cuts), size]
+        runs = [manifests.orjson_items(objects[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+        out: list[bytes] = []
+        write_document(runs, out.append)
+        whole: list[bytes] = []
+        manifests.write_json({"apply": objects, **rest}, whole.append)
+        assert b"".join(bytes(p) for p in out) == b"".join(whole)
+    assert manifests.json_lead_list("apply", {"summary": 1 << 70}) is None

@@ -7,7 +7,7 @@ import functools
 import gc
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -30,15 +30,11 @@ from adapters.errors import InputError
 from adapters.kube.manifests import (
     Manifest,
     dump_yaml_stream,
-    json_items,
     parse_text,
     start_reading,
     write_json,
     write_json_list,
-    write_json_list_runs,
-    write_yaml_runs,
     write_yaml_stream,
-    yaml_items,
 )
 from adapters.registry import names, reads, systems
 from adapters.run import forked
@@ -56,9 +52,7 @@ __all__ = ["FORMATS", "entry", "main"]
 FORMATS = ("yaml", "json", "plan", "diff", "table", "apply-script")
 
 
-def _render(
-    outcome: Outcome, output: str, manifests: Sequence[Manifest], config: Mapping[str, Any] | None = None
-) -> Output:
+def _render(outcome: Outcome, output: str, manifests: Sequence[Manifest]) -> Output:
     """yaml/json: the complete desired state; plan/diff: only what changes against the input.
     The large formats come as writers of UTF-8 bytes."""
     from adapters.run.changes import diff_of, plan_of
@@ -77,7 +71,7 @@ def _render(
         return apply_script(outcome, manifests)
     from adapters.cli.table import greedy_beside, render_table
 
-    return render_table(outcome, greedy_beside(outcome, manifests, config))
+    return render_table(outcome, greedy_beside(outcome))
 
 
 # Where a command's large objects (the input read, the outcome) are kept until the process ends,
@@ -190,21 +184,23 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
                 time_limit=time_limit,
                 seed=seed,
                 progress=progress if progress is not None and progress.draws() else None,
+                beside_greedy=output == "table",  # the table shows what optimal changed
             )
-            if output in _JOINED:  # the complete desired state: a large input in parts, one per core
-                from adapters.run.parts import schedule_items
+            if output in _PARTED:  # a large input in parts, one per core
+                from adapters.run.parts import FORMATS, schedule_in_parts
 
-                items, write_runs = _JOINED[output]
-                parted = schedule_items(manifests, now=now, options=options, config=config, items=items)
+                parted = schedule_in_parts(
+                    manifests, now=now, options=options, config=config, output=FORMATS[output]
+                )
                 if parted is not None:
                     _retain(manifests, parted)
                     _note_deletions(parted.deletions, output)
-                    return functools.partial(write_runs, parted.runs)
+                    return parted.write
             outcome = schedule_manifests(manifests, now=now, options=options, config=config)
             _retain(manifests, outcome)
             _note_nothing_read(outcome)
             _note_deletions(len(outcome.delete), output)
-            return _render(outcome, output, manifests, config)
+            return _render(outcome, output, manifests)
 
     guard(run)
 
@@ -212,7 +208,7 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
 def _note_deletions(count: int, output: str) -> None:
     """The objects to write (yaml, json) cannot say what to delete: say how many, and where they
     are listed."""
-    if count and output in _JOINED:
+    if count and output in _OBJECTS:
         objects = f"{count} object{'' if count == 1 else 's'}"
         listed = "-o plan and -o diff list them"
         note(f"this run also deletes {objects}, which -o {output} cannot express; {listed}")
@@ -224,9 +220,10 @@ def _note_nothing_read(outcome: Outcome) -> None:
         note(f"the input holds no object of any system ({', '.join(names())}): nothing was scheduled")
 
 
-# The outputs whose text is their objects' texts joined, so parts made apart can be joined: how
-# a run of objects is rendered, and how rendered runs are written as one output.
-_JOINED = {"yaml": (yaml_items, write_yaml_runs), "json": (json_items, write_json_list_runs)}
+# The outputs that are the objects to write; those a large input's parts can make
+# (adapters.run.parts.FORMATS).
+_OBJECTS = ("yaml", "json")
+_PARTED = (*_OBJECTS, "plan", "diff")
 
 
 def _read_config(paths: Sequence[str]) -> dict[str, Any] | None:
@@ -277,10 +274,10 @@ def demo(mode: str, output: str, system: str) -> None:
         config = None
         if configs:  # the scheduler config the bundled hubs are meant for
             config = yaml.safe_load(examples.joinpath(configs[0]).read_text(encoding="utf-8"))
-        options = SolveOptions(mode=mode)
+        options = SolveOptions(mode=mode, beside_greedy=output == "table")
         outcome = schedule_manifests(manifests, now=parse_now(DEMO_NOW), options=options, config=config)
         _note_deletions(len(outcome.delete), output)
-        return _render(outcome, output, manifests, config)
+        return _render(outcome, output, manifests)
 
     guard(run)
 

@@ -3,34 +3,41 @@ placement with its reason, and, for an optimal run, where optimal chose differen
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from adapters.cli.words import counted
 from adapters.registry import system
 
 if TYPE_CHECKING:
     from adapters.contract import Table
-    from adapters.kube.manifests import Manifest
     from adapters.run.pipeline import Outcome, SystemOutcome
     from model import Choice, ClusterScore
 
 __all__ = ["greedy_beside", "render_table"]
 
 
-def greedy_beside(
-    outcome: Outcome, manifests: Sequence[Manifest], config: Mapping[str, Any] | None = None
-) -> Outcome | None:
-    """For people: an optimal answer is shown beside what greedy (upstream) would have done."""
-    from adapters.run.pipeline import schedule_manifests
-    from solver import SolveOptions
+def greedy_beside(outcome: Outcome) -> Outcome | None:
+    """For people: an optimal answer is shown beside what greedy (upstream) would have done, each
+    system's batch with greedy's answer (no objects: the table reads only the decisions). That is
+    the answer the optimal solve kept (SolveOptions.beside_greedy: its searches' hints, and its
+    own answer where greedy's is optimal); only a batch decided jointly, which keeps none, is
+    solved again, in greedy mode, as loaded."""
+    from adapters.run.pipeline import Outcome, SystemOutcome
+    from model import Result, SolveStats
+    from solver import SolveOptions, solve
 
     if outcome.summary.get("mode") != "optimal" or not outcome.parts:
         return None
-    batch = outcome.parts[0].batch
-    options = SolveOptions(mode="greedy", seed=batch.seed)
-    return schedule_manifests(manifests, now=batch.now, options=options, config=config)
+    parts = []
+    for part in outcome.parts:
+        kept = part.result.greedy
+        if kept is None:
+            result = solve(part.batch, SolveOptions(mode="greedy", seed=part.batch.seed))
+        else:
+            result = Result(kept, SolveStats(mode="greedy", status="GREEDY"))
+        parts.append(SystemOutcome(part.system, part.batch, result))
+    return Outcome([], [], tuple(parts), {})
 
 
 def render_table(outcome: Outcome, greedy: Outcome | None = None) -> str:

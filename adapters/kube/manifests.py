@@ -33,6 +33,8 @@ __all__ = [
     "encode_json_list",
     "encode_yaml_stream",
     "json_items",
+    "json_lead_list",
+    "orjson_items",
     "write_json",
     "write_json_list",
     "write_json_list_runs",
@@ -856,6 +858,54 @@ def json_items(objects: Sequence[Mapping[str, Any]]) -> Iterator[bytes | memoryv
             yield b",\n"
         text = encode_json({"items": objects[start : start + _JSON_PIECE]})
         yield memoryview(text)[len(_ITEMS_HEAD) : -len(_ITEMS_TAIL)]
+
+
+def orjson_items(objects: Sequence[Mapping[str, Any]]) -> list[bytes | memoryview] | None:
+    """:func:`json_items`' pieces, made now, where orjson writes every piece; None where json must
+    write one (an integer beyond 64 bits, a key that is no string): a document holding them is
+    then json's text, whose floats are spelled otherwise (:func:`write_json_lead_list`)."""
+    pieces: list[bytes | memoryview] = []
+    for start in range(0, len(objects), _JSON_PIECE):
+        text = codec.encode_json({"items": objects[start : start + _JSON_PIECE]})
+        if text is None:
+            return None
+        if start:
+            pieces.append(b",\n")
+        pieces.append(memoryview(text)[len(_ITEMS_HEAD) : 1 - len(_ITEMS_TAIL)])  # no final line break
+    return pieces
+
+
+def json_lead_list(
+    key: str, rest: Mapping[str, Any]
+) -> Callable[[Iterable[Iterable[bytes | memoryview]], Callable[[bytes], object]], None] | None:
+    """The writer of the document ``{key: [items], **rest}`` as :func:`write_json` writes it where
+    orjson writes all of it, given the items in runs (each :func:`orjson_items`' pieces of a run of
+    objects: the list is their objects joined); None where orjson cannot write `rest` (json would
+    write the whole document). `rest` holds at least one key."""
+    tail = codec.encode_json(rest)
+    if tail is None or not rest:
+        return None
+    head = b"{\n  " + codec.encode_json(key) + b": "
+
+    def write_document(
+        runs: Iterable[Iterable[bytes | memoryview]], write: Callable[[bytes], object]
+    ) -> None:
+        write(head)
+        started = False
+        for run in runs:
+            first = True
+            for piece in run:
+                if not piece:
+                    continue
+                if first:
+                    write(b",\n" if started else b"[\n")
+                    first, started = False, True
+                write(piece)
+        write(b"\n  ],\n" if started else b"[],\n")
+        write(memoryview(tail)[2:])  # orjson's text of `rest` less its opening "{\n"
+        write(b"\n")
+
+    return write_document
 
 
 def write_json_list_runs(

@@ -23,7 +23,16 @@ from typing import Any
 from adapters.kube.manifests import Manifest, dump_yaml_stream
 from adapters.registry import scope_of
 
-__all__ = ["SERVER_FIELDS", "Key", "changed_objects", "diff_of", "object_key", "plan_of", "served"]
+__all__ = [
+    "SERVER_FIELDS",
+    "Key",
+    "changed_objects",
+    "diff_of",
+    "diff_sections",
+    "object_key",
+    "plan_of",
+    "served",
+]
 
 Key = tuple[str, str, str, str, str]
 
@@ -76,7 +85,12 @@ def changed_objects(
     """(input object or None, desired object) for each desired object that is new or differs,
     in output order, and the number of desired objects equal to their input (the server's
     metadata aside: :func:`served`)."""
-    inputs = _inputs(manifests)
+    return _changed(apply, _inputs(manifests))
+
+
+def _changed(
+    apply: Sequence[Mapping[str, Any]], inputs: Mapping[Key, Mapping[str, Any]]
+) -> tuple[list[tuple[Mapping[str, Any] | None, Mapping[str, Any]]], int]:
     changed = []
     unchanged = 0
     for obj in apply:
@@ -124,18 +138,28 @@ def diff_of(outcome: Any, manifests: Sequence[Manifest]) -> str:
     prints it (live against merged; a new object against nothing, a deleted one against nothing).
     One diff per object: one written and then deleted (openMCP's cluster released of its last
     finalizer) is shown deleted."""
+    written, deleted = diff_sections(outcome.apply, outcome.delete, manifests)
+    return "".join(written) + "".join(deleted)
+
+
+def diff_sections(
+    apply: Sequence[Mapping[str, Any]], delete: Sequence[Mapping[str, str]], manifests: Iterable[Manifest]
+) -> tuple[list[str], list[str]]:
+    """:func:`diff_of`'s text in its two sections, one diff an object: each object written (new
+    or changed, not deleted after), in output order, then each object deleted."""
     inputs = _inputs(manifests)
     deleted = {}
-    for ref in outcome.delete:
+    for ref in delete:
         named = {"apiVersion": ref.get("apiVersion", ""), "kind": ref.get("kind", ""), "metadata": ref}
         deleted[object_key(named)] = (ref, named)
-    changed, _ = changed_objects(outcome.apply, manifests)
-    out = [
+    changed, _ = _changed(apply, inputs)
+    written = [
         _unified(before, served(after, before), _path(after))
         for before, after in changed
         if object_key(after) not in deleted
     ]
+    gone = []
     for key, (ref, named) in deleted.items():
         before = inputs.get(key)
-        out.append(_unified(before if before is not None else ref, None, _path(named)))
-    return "".join(out)
+        gone.append(_unified(before if before is not None else ref, None, _path(named)))
+    return written, gone

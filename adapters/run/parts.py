@@ -1,19 +1,24 @@
-"""A large input scheduled in independent parts at once, one per core, for the command's YAML and
-JSON outputs (the complete desired state, whose text is its objects' texts joined in order).
+"""A large input scheduled in independent parts at once, one per core, for the command's outputs
+that can be made from parts: the complete desired state (YAML, JSON), whose text is its objects'
+texts joined in order, and the changes against the input (plan, diff), whose objects each part
+compares with the objects it read.
 
 A system that can cut its input (adapters.contract.Adapter.cut; Fleet's placements share nothing)
 gives what every part reads (the clusters) and each part's own objects. The first part is loaded,
-solved, checked and emitted here, each other one at the same time in a forked child
-(adapters.run.forked.Stream), and every part's objects are rendered where they were made: a child
-sends only what it wrote and its text. Exact or not at all: the parts' text is used only where
-every part succeeded, no part's batch is coupled (model.Batch.separable), and the objects each
-part reads or writes are its own. Otherwise (bad input, a checker failure, a clash, a coupled
-batch) the caller schedules the whole input as one batch, which gives the answer, or the error,
-a run without parts gives. A child that dies is redone here.
+solved, checked and rendered here, each other one at the same time in a forked child
+(adapters.run.forked.Stream), and every part's share of the output is rendered where it was made
+(a Format): a child sends only what it wrote and deleted, the facts the output's join needs (a
+plan's summary) and its text. Exact or not at all: the parts' text is used only where every part
+succeeded, no part's batch is coupled (model.Batch.separable), the objects each part reads,
+writes or deletes are its own, and the format can join the parts' facts into the whole's (a
+plan's summary: pipeline.summary_of_cut). Otherwise (bad input, a checker failure, a clash, a
+coupled batch) the caller schedules the whole input as one batch, which gives the answer, or the
+error, a run without parts gives. A child that dies is redone here.
 """
 
 from __future__ import annotations
 
+import functools
 import marshal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,41 +26,67 @@ from datetime import UTC, datetime
 from typing import Any
 
 from adapters.contract import Cut
-from adapters.kube.manifests import Manifest
+from adapters.kube.manifests import (
+    Manifest,
+    json_items,
+    json_lead_list,
+    orjson_items,
+    write_json_list_runs,
+    write_yaml_runs,
+    yaml_items,
+)
 from adapters.registry import adapter, owned_by
 from adapters.run import forked
-from adapters.run.pipeline import Outcome, schedule_part
+from adapters.run.changes import changed_objects, diff_sections
+from adapters.run.pipeline import Outcome, schedule_part, summary_of_cut
 from solver import SolveOptions
 
-__all__ = ["Items", "Parted", "schedule_items"]
+__all__ = ["FORMATS", "Format", "Parted", "schedule_in_parts"]
 
-# A run of objects -> their text in the output, in pieces (manifests.yaml_items, json_items).
-Items = Callable[[Sequence[Mapping[str, Any]]], Iterable[bytes]]
+Write = Callable[[bytes], object]
+Pieces = Iterable[bytes | memoryview]
+# A part's share of an output: the facts the join needs (marshal-able), and its text in sections.
+Share = tuple[Any, list[Pieces]]
+# Every part's sections, in order -> the writer of the whole output.
+Writer = Callable[[Write], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Format:
+    """An output made in parts. `share(outcome, manifests)` renders one part's share where the
+    part ran, from its outcome and the manifests it read; `join(facts, sections)` takes every
+    part's facts and sections, in the parts' order, and gives the writer of the whole output
+    (every part's first section in order, then every part's second, ...), or None where the
+    parts' facts cannot make one batch's text exactly."""
+
+    share: Callable[[Outcome, Sequence[Manifest]], Share]
+    join: Callable[[list[Any], list[list[Pieces]]], Writer | None]
 
 
 @dataclass(frozen=True, slots=True)
 class Parted:
-    """Each part's text in the output, in order (the first made here as it is taken, the others
-    passed on from their children), the first part's outcome, and how many objects the parts
-    delete together (which the text, the objects to write, does not hold)."""
+    """The output's writer (the first part's text made here as it is written, the others passed
+    on from their children), the first part's outcome, and how many objects the parts delete
+    together (which the objects to write, YAML's and JSON's text, do not hold)."""
 
-    runs: list[Iterable[bytes]]
+    write: Writer
     first: Outcome
     deletions: int
 
 
-def schedule_items(
+def schedule_in_parts(
     manifests: Sequence[Manifest],
     *,
     now: datetime | None,
     options: SolveOptions,
     config: Mapping[str, Any] | None,
-    items: Items,
+    output: Format,
 ) -> Parted | None:
-    """The output's text of the scheduled input in parts, or None where it is not cut: one
-    worker, live progress to show (it follows one solve), polars at work in this process
+    """The output of the scheduled input made in parts, or None where it is not cut: one worker,
+    live progress to show (it follows one solve), polars at work in this process
     (forked.polars_idle; in a command's own process it is not yet), several systems, a system
-    that does not cut or an input it does not cut, or a part that failed or clashed."""
+    that does not cut or an input it does not cut, or a part that failed or clashed, or facts
+    the format cannot join."""
     parts = forked.workers()
     # The parts solve with polars in forked children: only from a process where polars is idle.
     if parts < 2 or options.progress is not None or not forked.polars_idle():
@@ -71,19 +102,21 @@ def schedule_items(
         return None
     if pieces is None or len(pieces.own) < 2:
         return None
-    job = _Job(name, pieces, now or datetime.now(UTC).replace(microsecond=0), options, config, items)
+    job = _Job(name, pieces, now or datetime.now(UTC).replace(microsecond=0), options, config, output)
     # A child says nothing while it solves: as long as the solve's own time limit, and more.
     streams = [
         forked.stream(_part_messages, (job, index), patience=options.time_limit)
         for index in range(1, len(pieces.own))
     ]
     taken: list[Iterator[bytes]] = []
-    deletions = 0
     try:
         first = schedule_part(name, pieces.part(0), now=job.now, options=options, config=config)
-        # The objects each part reads (the shared aside) or writes must be its own: then no
-        # part's answer could have told another's apart (module note). Read while children work.
-        seen = _identities(m.obj for m in pieces.own[0]) | _identities(first.apply)
+        facts, sections = output.share(first, pieces.part(0))
+        every_fact, every_section = [facts], [sections]
+        deletions = len(first.delete)
+        # The objects each part reads (the shared aside), writes or deletes must be its own: then
+        # no part's answer could have told another's apart (module note). Read while children work.
+        seen = _identities(m.obj for m in pieces.own[0]) | _identities(first.apply) | _deleted(first.delete)
         reads = [_identities(m.obj for m in own) for own in pieces.own[1:]]
         for each, read in zip(streams, reads, strict=True):
             messages = iter(each)
@@ -91,23 +124,30 @@ def schedule_items(
             status = marshal.loads(next(messages))
             if status is None:
                 raise _Failed
-            written, deleted = status
-            deletions += deleted
-            touched = read | written
+            written, deleted, deleting, facts = status
+            touched = read | written | deleted
             if not seen.isdisjoint(touched):
                 raise _Failed
             seen |= touched
+            deletions += deleting
+            every_fact.append(facts)
+            # The messages are taken in order: this part's first section, then its second, ...
+            every_section.append([_section(messages) for _ in sections])
+        write = output.join(every_fact, every_section)
+        if write is None:
+            raise _Failed
     except Exception:  # noqa: BLE001 - any failure: the whole run gives the answer or the error
         for messages in taken:
             messages.close()  # type: ignore[attr-defined]
         for each in streams[len(taken) :]:
             each.cancel()
         return None
-    return Parted([items(first.apply), *taken], first, deletions + len(first.delete))
+    return Parted(write, first, deletions)
 
 
 class _Failed(Exception):
-    """A part failed, or it reads or writes an object another part reads or writes."""
+    """A part failed, reads, writes or deletes an object another part reads, writes or deletes,
+    or the parts' facts do not join."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,24 +157,36 @@ class _Job:
     now: datetime
     options: SolveOptions
     config: Mapping[str, Any] | None
-    items: Items
+    output: Format
 
 
 def _part_messages(task: tuple[_Job, int]) -> Iterator[bytes]:
-    """A part's status (None if it failed, else the objects it writes and how many it deletes),
-    then its text."""
+    """A part's status (None if it failed, else the objects it writes and deletes, how many it
+    deletes and its facts), then its text: each section's pieces, then an empty message."""
     job, index = task
     try:
-        outcome = schedule_part(
-            job.system, job.cut.part(index), now=job.now, options=job.options, config=job.config
-        )
+        read = job.cut.part(index)
+        outcome = schedule_part(job.system, read, now=job.now, options=job.options, config=job.config)
+        facts, sections = job.output.share(outcome, read)
+        status = (_identities(outcome.apply), _deleted(outcome.delete), len(outcome.delete), facts)
     except Exception:  # noqa: BLE001 - the parent schedules the whole input, which tells why
         yield marshal.dumps(None)
         return
-    yield marshal.dumps((_identities(outcome.apply), len(outcome.delete)))
+    yield marshal.dumps(status)  # the parent decides on it while this part's text is made
     # Made whole before the first piece goes: the pipe holds little, and the parent takes none
     # of it until its own part's text is written; sent piece by piece, this text would wait.
-    yield from list(job.items(outcome.apply))
+    made = [[piece for piece in section if piece] for section in sections]
+    for section in made:
+        yield from section
+        yield _END_OF_SECTION
+
+
+_END_OF_SECTION = b""  # a message no section's piece is (empty pieces are not sent)
+
+
+def _section(messages: Iterator[bytes]) -> Iterator[bytes]:
+    """The pieces of a child's next section, as they arrive."""
+    return iter(messages.__next__, _END_OF_SECTION)
 
 
 def _identities(objects: Iterable[Mapping[str, Any]]) -> set[Any]:
@@ -147,3 +199,87 @@ def _identities(objects: Iterable[Mapping[str, Any]]) -> set[Any]:
         namespace = metadata.get("namespace")
         add((namespace, metadata["name"]) if namespace else metadata["name"])
     return out
+
+
+def _deleted(references: Iterable[Mapping[str, str]]) -> set[Any]:
+    """:func:`_identities` of the objects deleted (adapters.kube.manifests.object_reference)."""
+    return {(r["namespace"], r["name"]) if r.get("namespace") else r["name"] for r in references}
+
+
+# ------------------------------------------------------------------------------------ the formats
+
+
+def _in_order(sections: list[list[Pieces]]) -> Iterator[Pieces]:
+    """Every part's first section, in the parts' order, then every part's second, ..."""
+    for index in range(len(sections[0])):
+        for part in sections:
+            yield part[index]
+
+
+def _passed(sections: list[list[Pieces]], write: Write) -> None:
+    for section in _in_order(sections):
+        for piece in section:
+            write(piece)
+
+
+def _objects_share(items: Callable[[Sequence[Mapping[str, Any]]], Pieces]) -> Callable[..., Share]:
+    """The objects to write, rendered by `items`: no facts, one section."""
+    return lambda outcome, manifests: (None, [items(outcome.apply)])
+
+
+def _objects_joined(write_runs: Callable[[Iterable[Pieces], Write], None]) -> Callable[..., Writer]:
+    return lambda facts, sections: functools.partial(write_runs, list(_in_order(sections)))
+
+
+def _plan_share(outcome: Outcome, manifests: Sequence[Manifest]) -> Share:
+    """The part's changed objects (adapters.run.changes.plan_of) as orjson writes them, and as
+    facts its summary, its counts, its deletions and whether orjson wrote every piece."""
+    changed, unchanged = changed_objects(outcome.apply, manifests)
+    items = orjson_items([obj for _, obj in changed])
+    facts = (outcome.summary, len(changed), unchanged, outcome.delete, items is not None)
+    return facts, [items or []]
+
+
+def _plan_joined(facts: list[Any], sections: list[list[Pieces]]) -> Writer | None:
+    """plan_of's document of the parts: their changed objects in order, their deletions in
+    order, one batch's summary (None where the summaries do not join, or where json would write
+    the document: orjson's pieces would then spell its floats otherwise)."""
+    summary = summary_of_cut([summary for summary, *_ in facts])
+    if summary is None or not all(written for *_, written in facts):
+        return None
+    summary["changed"] = sum(changed for _, changed, *_ in facts)
+    summary["unchanged"] = sum(unchanged for _, _, unchanged, *_ in facts)
+    delete = [ref for _, _, _, deleted, _ in facts for ref in deleted]
+    write_document = json_lead_list("apply", {"delete": delete, "summary": summary})
+    if write_document is None:
+        return None
+    return functools.partial(write_document, [part[0] for part in sections])
+
+
+def _diff_share(outcome: Outcome, manifests: Sequence[Manifest]) -> Share:
+    """The part's diffs (adapters.run.changes.diff_of): its objects written, then its deletions."""
+    written, deleted = diff_sections(outcome.apply, outcome.delete, manifests)
+    return None, [_utf8(written), _utf8(deleted)]
+
+
+def _utf8(texts: list[str], size: int = 1 << 20) -> list[bytes]:
+    """The texts joined, in UTF-8 pieces of about `size` characters."""
+    pieces, run, held = [], [], 0
+    for text in texts:
+        run.append(text)
+        held += len(text)
+        if held >= size:
+            pieces.append("".join(run).encode("utf-8"))
+            run, held = [], 0
+    if run:
+        pieces.append("".join(run).encode("utf-8"))
+    return pieces
+
+
+# The command's outputs made in parts, by name (adapters.cli.main's -o).
+FORMATS = {
+    "yaml": Format(_objects_share(yaml_items), _objects_joined(write_yaml_runs)),
+    "json": Format(_objects_share(json_items), _objects_joined(write_json_list_runs)),
+    "plan": Format(_plan_share, _plan_joined),
+    "diff": Format(_diff_share, lambda facts, sections: functools.partial(_passed, sections)),
+}

@@ -203,7 +203,10 @@ def _configured(name: str, config: Mapping[str, Any] | None) -> dict[str, Any]:
 
 def summary_of(part: SystemOutcome) -> dict[str, Any]:
     """The summary of one system's solve."""
-    stats = part.result.stats
+    return _summary(part.result.stats, part.counts())
+
+
+def _summary(stats: SolveStats, counts: Mapping[str, int]) -> dict[str, Any]:
     return {
         "mode": stats.mode,
         "status": stats.status,
@@ -216,7 +219,7 @@ def summary_of(part: SystemOutcome) -> dict[str, Any]:
         "solve_seconds": round(stats.solve_seconds, 4),
         "time_limited": stats.time_limited,
         "models": stats.models,
-        **part.counts(),
+        **counts,
     }
 
 
@@ -272,3 +275,42 @@ def summary_of_parts(parts: Sequence[SystemOutcome]) -> dict[str, Any]:
         }
     summary["systems"] = {p.system: p.counts() for p in parts}
     return summary
+
+
+def summary_of_cut(summaries: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The summary one batch of a system's input would have, from the summaries of the parts it
+    was cut into (adapters.run.parts: each part's placements solved on their own, every cluster
+    read by each), timings aside; None where the parts' figures cannot tell it exactly. Each
+    request's levels, objective and bound are its own, so they add up; the status is the worst
+    part's (a part is FEASIBLE where one of its requests is). A request solved once for every
+    request asking the same (solver.api) may be searched in two parts where one batch searched it
+    once, so the models add up only where at most one part searched any. Every part reads every
+    cluster: their counts must agree."""
+    (name,) = {system for s in summaries for system in s["systems"]}
+    if sum(1 for s in summaries if s["models"]) > 1 or len({s["clusters"] for s in summaries}) != 1:
+        return None
+    objective = sum(s["objective"] for s in summaries)
+    bounds = [s["bound"] for s in summaries]
+    bound = None if any(b is None for b in bounds) else sum(bounds)
+    levels = (
+        tuple(LevelStats.of(v["name"], v["objective"], v["bound"]) for v in s["levels"]) for s in summaries
+    )
+    stats = SolveStats(
+        mode=summaries[0]["mode"],
+        status=max((s["status"] for s in summaries), key=_STATUS_ORDER.index),
+        objective=objective,
+        bound=bound,
+        gap=None if bound is None else (bound - objective) / max(1, abs(objective)),
+        wall_seconds=sum(s["wall_seconds"] for s in summaries),
+        build_seconds=sum(s["build_seconds"] for s in summaries),
+        solve_seconds=sum(s["solve_seconds"] for s in summaries),
+        time_limited=any(s["time_limited"] for s in summaries),
+        models=sum(s["models"] for s in summaries),
+        levels=functools.reduce(added_levels, levels),
+    )
+    counts = {
+        "requests": sum(s["requests"] for s in summaries),
+        "clusters": summaries[0]["clusters"],
+        "unsatisfied": sum(s["unsatisfied"] for s in summaries),
+    }
+    return {**_summary(stats, counts), "systems": {name: counts}}
