@@ -292,7 +292,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
                 objective += settled.value
                 bound += settled.bound
                 sums.add(settled.values, settled.spans, settled.least)
-                results[i] = to_result(settled.scored, table, settled.solution)
+                results[i] = settled.result
         time_limited |= balance.time_limited
         solve_seconds += time.perf_counter() - started_coupled
 

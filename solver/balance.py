@@ -36,7 +36,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from model import SelectionMode
+from model import RequestResult, SelectionMode
 from solver.coupling import Levels
 from solver.objective import (
     BALANCE_RANGE,
@@ -49,7 +49,7 @@ from solver.objective import (
     scale_of,
 )
 from solver.prepare import PASS, Prepared, pick_key
-from solver.solution import Solution, pick_order, pick_values
+from solver.solution import Solution, pick_order, pick_values, to_result
 from solver.stickiness import released_obsolete
 from solver.table import ClusterTable
 
@@ -121,11 +121,12 @@ def selected_rows(solution: Solution) -> np.ndarray:
 
 @dataclass(slots=True)
 class Coupled:
-    """One coupled request's answer: the solution, the request as it was scored for it, its
-    objective value and proven bound, and its levels with what its bound proves of them."""
+    """One coupled request's answer: the solution, its result as the request was scored for it
+    (made at once, so that no request's scores of every cluster are kept), its objective value
+    and proven bound, and its levels with what its bound proves of them."""
 
     solution: Solution
-    scored: Prepared
+    result: RequestResult
     value: int
     bound: int
     values: tuple[int, ...]  # its levels as solver.objective.evaluate gives them
@@ -370,7 +371,8 @@ class Balance:
         self.respond_as_upstream, self.best_response, self.explain = greedy, best_response, explain
         self.deadline, self.on_sweep = deadline, on_sweep
         self.time_limited = False  # the wall clock cut the search
-        self.seen: dict[int, Prepared] = {}  # each request as greedy scored it
+        # Greedy mode: each request's result as greedy scored it (its scores when it was decided).
+        self.reported: dict[int, RequestResult] = {}
 
     def draws(self) -> list[tuple[tuple[str, str]]]:
         return [(BUSIEST,)] * len(self.coupled)
@@ -379,8 +381,11 @@ class Balance:
         """One at a time in batch order, each against the others as they stand."""
 
         def as_upstream(i: int, state: _Batch) -> Solution:
-            self.seen[i] = state.scored(i)
-            return self.respond_as_upstream(self.seen[i])
+            scored = state.scored(i)
+            solution = self.respond_as_upstream(scored)
+            if self.best_response is None:
+                self.reported[i] = to_result(scored, self.table, solution)
+            return solution
 
         return Answer(*_decide(self.prepared, self.table, self.coupled, self.fixed, as_upstream))
 
@@ -435,7 +440,7 @@ class Balance:
                 bound = max(value, self.best_response(ceiling, state.scales[i])[1])
             out[i] = Coupled(
                 solution,
-                final if self.best_response is not None else self.seen[i],
+                to_result(final, table, solution) if self.best_response is not None else self.reported[i],
                 value,
                 bound,
                 values,
