@@ -359,10 +359,10 @@ def _plain_choices(p: Prepared, table: ClusterTable, picks: list[int]) -> tuple[
         return _cut(_plain_choices(p, table, cut[1]), cut[2])
     runs = table.derived(("solution", "plain choices"), dict)
     known = runs.get(id(picks))
-    if known is None or known[0] is not picks or known[1] is not p.affinity:
+    if known is None or known[0] is not picks or known[1]() is not p.affinity:  # scores held weakly
         known = runs[id(picks)] = (
             picks,
-            p.affinity,
+            weakref.ref(p.affinity),
             tuple(_scored_choices(p, table, picks, {}, frozenset())),
         )
     return known[2]

@@ -12,6 +12,7 @@ import pytest
 import solver.balance as balance
 from model import ExistingDecision, PlacementRequest, Preference, SelectionMode, TieBreak
 from solver import SolveOptions, solve
+from solver.objective import evaluate, scale_of
 from solver.prepare import Prepared, prepare
 from solver.solution import Solution, to_result
 from solver.table import ClusterTable
@@ -77,3 +78,20 @@ def test_a_result_does_not_keep_its_scores_alive() -> None:
     gc.collect()
     assert ref() is None
     assert [c.cluster for c in result.selected] == ["cluster-1"]
+
+
+def test_sums_and_choices_of_many_picks_do_not_keep_their_scores_alive() -> None:
+    b = batch(numbered(20), coupled("p", 12))
+    table = ClusterTable(b)
+    p = prepare(b, table)[0]
+    scored = Prepared(**{f: getattr(p, f) for f in p.__slots__})
+    scored.affinity = p.affinity + np.arange(table.size)
+    ref = weakref.ref(scored.affinity)
+    picks = list(range(12))  # more than a few: the sums and the choices are cached by the list
+    values = evaluate(scored, table, scale_of(p, table), [], picks)
+    result = to_result(scored, table, Solution(kept=[], picks=picks))
+    del scored
+    gc.collect()
+    assert ref() is None
+    assert values[2] - scale_of(p, table).offsets[2] == int(p.affinity[:12].sum()) + sum(range(12))
+    assert [c.score.affinity for c in result.selected] == [int(p.affinity[r]) + r for r in range(12)]
