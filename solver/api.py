@@ -285,7 +285,9 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
         started_coupled = time.perf_counter()
 
         def greedy(q: Prepared) -> Solution:
-            return solve_greedy(q, table, limit)
+            # In optimal mode greedy's answer is where the search starts, and what is reported is
+            # explained once settled: explaining it here too would be thrown away.
+            return solve_greedy(q, table, limit if options.mode == "greedy" else 0)
 
         def best_response(q: Prepared, scale: Scale) -> tuple[Solution, int]:
             """The request's own optimum with the others fixed, and its proven bound; unexplained
@@ -328,7 +330,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
                 objective += settled.value
                 bound += settled.bound
                 sums.add(settled.values, settled.spans, settled.least)
-                results[i] = to_result(settled.scored, table, settled.solution)
+                results[i] = settled.result
         time_limited |= balance.time_limited
         solve_seconds += time.perf_counter() - started_coupled
 

@@ -36,7 +36,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from model import SelectionMode
+from model import RequestResult, SelectionMode
 from solver.coupling import Levels
 from solver.objective import (
     BALANCE_RANGE,
@@ -48,8 +48,8 @@ from solver.objective import (
     evaluate,
     scale_of,
 )
-from solver.prepare import PASS, Prepared
-from solver.solution import Solution, pick_order, pick_values
+from solver.prepare import PASS, Prepared, pick_key
+from solver.solution import Solution, pick_order, pick_values, to_result
 from solver.stickiness import released_obsolete
 from solver.table import ClusterTable
 
@@ -106,17 +106,27 @@ def absent_slots(prepared: Sequence[Prepared], table: ClusterTable) -> dict[str,
     return {name: table.size + j for j, name in enumerate(sorted(names))}
 
 
+def _among(rows: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """Per row, whether it is one of `members` (sorted): a search in them, not np.isin's sort of
+    both, for the few rows a request holds."""
+    if not len(members):
+        return np.zeros(len(rows), dtype=bool)
+    at = np.minimum(np.searchsorted(members, rows), len(members) - 1)
+    return members[at] == rows
+
+
 def selected_rows(solution: Solution) -> np.ndarray:
     return np.asarray(sorted([*solution.kept, *solution.picks]), dtype=np.int64)
 
 
 @dataclass(slots=True)
 class Coupled:
-    """One coupled request's answer: the solution, the request as it was scored for it, its
-    objective value and proven bound, and its levels with what its bound proves of them."""
+    """One coupled request's answer: the solution, its result as the request was scored for it
+    (made at once, so that no request's scores of every cluster are kept), its objective value
+    and proven bound, and its levels with what its bound proves of them."""
 
     solution: Solution
-    scored: Prepared
+    result: RequestResult
     value: int
     bound: int
     values: tuple[int, ...]  # its levels as solver.objective.evaluate gives them
@@ -134,8 +144,10 @@ class _Batch:
         self.position = {i: k for k, i in enumerate(self.coupled)}
         self.base = base
         self.scales: dict[int, Scale] = {i: scale_of(base[i], table) for i in coupled}
+        self.weight = {i: _weight(base[i]) for i in coupled}  # each coupled request's Balance weight
+        self.candidates: dict[int, np.ndarray] = {}  # each coupled request's, once asked
         # What one balance point is worth in each coupled request's objective: exact ints.
-        self.worth = [_weight(base[i]) * affinity_weight(self.scales[i].spans) for i in coupled]
+        self.worth = [self.weight[i] * affinity_weight(self.scales[i].spans) for i in coupled]
         # Counts per cluster row, then per cluster not in the batch (they only raise the busiest).
         self.absent = absent_slots(base, table)
         self.totals = np.concatenate(
@@ -165,18 +177,46 @@ class _Batch:
 
     # -- the others as one request sees them -------------------------------------------------
 
-    def others(self, i: int) -> np.ndarray:
-        others = self.totals.copy()
-        others[self.members.get(i, np.empty(0, np.int64))] -= 1
-        return others
+    def most_seen_by(self, i: int) -> int:
+        """The busiest count request i sees (its own decisions do not count): the fleet's busiest,
+        or one less where it holds every busiest cluster."""
+        if self.scoring:
+            most, holding = self.limits
+            return most - 1 if self.position[i] in holding else most
+        if not len(self.totals):
+            return 0
+        most = int(self.totals.max())
+        busiest = np.flatnonzero(self.totals == most)
+        held = self.members.get(i, _NONE)
+        return most - 1 if most > 0 and np.isin(busiest, held).all() else most
+
+    def bonus(self, i: int, rows: np.ndarray) -> np.ndarray:
+        """Request i's weighted balance scores on `rows`, against the others as they stand:
+        2 * trunc(100 * (0.5 - n / m)) for the others' n decisions on a row, read off a table of
+        the m + 1 values."""
+        lookup = _table_of(max(self.most_seen_by(i), 0))
+        return self.weight[i] * lookup[self.totals[rows] - _among(rows, self.members.get(i, _NONE))]
+
+    def pick_values(self, i: int, rows: np.ndarray) -> np.ndarray:
+        """solver.solution.pick_values of `rows` for request i as scored now, without scoring
+        every cluster."""
+        p = self.base[i]
+        affinity = p.affinity[rows] + self.bonus(i, rows) if self.weight[i] else p.affinity[rows]
+        return pick_key(affinity, p.sticky[rows], p.rank[rows], self.table.size)
 
     def scored(self, i: int) -> Prepared:
-        """Request i with its balance scores against the others as they stand."""
+        """Request i with its balance scores against the others as they stand (itself where its
+        Balance weight is 0: its scores are its own whatever the others hold). Scored on its
+        candidates only: nothing reads a score of a cluster it cannot pick."""
         p = self.base[i]
-        others = self.others(i)
-        most = int(others.max()) if len(others) else 0
-        bonus = _weight(p) * balance_scores(others[: self.table.size], most)
-        return replace(p, affinity=p.affinity + bonus)
+        if not self.weight[i]:
+            return p
+        candidates = self.candidates.get(i)
+        if candidates is None:
+            candidates = self.candidates[i] = p.candidates
+        affinity = p.affinity.copy()
+        affinity[candidates] += self.bonus(i, candidates)
+        return replace(p, affinity=affinity)
 
     # -- moves ---------------------------------------------------------------------------------
 
@@ -331,7 +371,8 @@ class Balance:
         self.respond_as_upstream, self.best_response, self.explain = greedy, best_response, explain
         self.deadline, self.on_sweep = deadline, on_sweep
         self.time_limited = False  # the wall clock cut the search
-        self.seen: dict[int, Prepared] = {}  # each request as greedy scored it
+        # Greedy mode: each request's result as greedy scored it (its scores when it was decided).
+        self.reported: dict[int, RequestResult] = {}
 
     def draws(self) -> list[tuple[tuple[str, str]]]:
         return [(BUSIEST,)] * len(self.coupled)
@@ -340,8 +381,11 @@ class Balance:
         """One at a time in batch order, each against the others as they stand."""
 
         def as_upstream(i: int, state: _Batch) -> Solution:
-            self.seen[i] = state.scored(i)
-            return self.respond_as_upstream(self.seen[i])
+            scored = state.scored(i)
+            solution = self.respond_as_upstream(scored)
+            if self.best_response is None:
+                self.reported[i] = to_result(scored, self.table, solution)
+            return solution
 
         return Answer(*_decide(self.prepared, self.table, self.coupled, self.fixed, as_upstream))
 
@@ -396,7 +440,7 @@ class Balance:
                 bound = max(value, self.best_response(ceiling, state.scales[i])[1])
             out[i] = Coupled(
                 solution,
-                final if self.best_response is not None else self.seen[i],
+                to_result(final, table, solution) if self.best_response is not None else self.reported[i],
                 value,
                 bound,
                 values,
@@ -471,15 +515,17 @@ def _improve(
     less what its picks take from the others' Balance) raised the 1,000 x 1,000 objective by one
     part in 10^8 but moved ten times as many decisions on a re-solve with nothing changed."""
     own = {i: state.static_value(i, answers[i]) for i in state.coupled}
-    passing = {i: state.base[i].outcome == PASS for i in state.coupled}
     asks: dict[int, _Ask] = {}
-    log: list[np.ndarray] = []  # rows each accepted move changed
-    asked = dict.fromkeys(state.coupled, -1)  # log length when last asked
+    moves = 0  # accepted so far
+    # Per row, the number of the last accepted move that changed it (-1: none): the rows changed
+    # since a request was asked are its candidates moved at or after that number.
+    moved_at = np.full(len(state.totals), -1, dtype=np.int64)
+    asked = dict.fromkeys(state.coupled, -1)  # moves accepted when last asked
     limits = state.limits
     limits_changed_at = 0
 
     def accept(i: int, candidate: Solution) -> bool:
-        nonlocal limits, limits_changed_at
+        nonlocal limits, limits_changed_at, moves
         old, rows = state.members[i], selected_rows(candidate)
         if np.array_equal(rows, old):
             return False
@@ -490,9 +536,10 @@ def _improve(
             state.move(i, current)
             return False
         answers[i], own[i] = candidate, value
-        log.append(np.setxor1d(old, rows))
+        moved_at[np.setxor1d(old, rows)] = moves
+        moves += 1
         if state.limits != limits:
-            limits, limits_changed_at = state.limits, len(log)
+            limits, limits_changed_at = state.limits, moves
         return True
 
     budget = max(MIN_ASKS, ASKS_PER_REQUEST * len(state.coupled))
@@ -505,11 +552,10 @@ def _improve(
                 return False
             since = asked[i]
             if since >= 0 and limits_changed_at <= since:
-                changed = log[since:]
-                if not changed:
+                if moves == since:
                     continue
-                rows = np.unique(np.concatenate(changed))
-                rows = rows[passing[i][rows]]
+                candidates = state.base[i].candidates
+                rows = candidates[moved_at[candidates] >= since]
                 if not len(rows) or not asks[i].may_change(state, i, rows):
                     continue
             if time.perf_counter() > deadline:
@@ -519,7 +565,7 @@ def _improve(
             candidate, _ = best_response(scored, state.scales[i])
             asks[i] = _Ask.of(state, i, scored, candidate)
             moved = accept(i, candidate)
-            asked[i] = len(log)
+            asked[i] = moves
             improved |= moved
         if not improved:
             break
@@ -543,11 +589,13 @@ class _Ask:
         """Whether clusters whose counts changed can change what asking request i gives: one it
         holds or would take changed (its score, or the gain of moving), or one it left out now
         beats the worst pick of its best response."""
-        if self.worst is None or np.isin(rows, self.watch).any():
+        if self.worst is None:
+            return True
+        if _among(rows, self.watch).any():
             return True
         if self.worst == _NOTHING_ENTERS:
             return False
-        return bool(pick_values(state.scored(i), state.table, rows).max() >= self.worst)
+        return bool(state.pick_values(i, rows).max() >= self.worst)
 
 
 def _worst_pick(p: Prepared, table: ClusterTable, solution: Solution) -> int | None:

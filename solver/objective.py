@@ -17,6 +17,7 @@ the request falls short of the level's span by, and the least shortfall the comb
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -132,17 +133,19 @@ def _sums(p: Prepared, table: ClusterTable, picks: list[int]) -> tuple[int, int,
     for a list of picks shared by requests scored alike), read one by one for a few (numpy's cost
     per call outweighs a handful of reads)."""
     if len(picks) > 8:
+        # The arrays are held weakly: a request scored for one answer alone (Balance's) is not
+        # kept alive by the sums of its picks.
         shared = table.derived(("objective", "sums"), dict)
         known = shared.get(id(picks))
         arrays = (p.affinity, p.sticky, p.rank)
         if (
             known is None
             or known[0] is not picks
-            or any(a is not b for a, b in zip(known[1], arrays, strict=True))
+            or any(ref() is not a for ref, a in zip(known[1], arrays, strict=True))
         ):
             rows = np.asarray(picks, dtype=np.int64)
             sums = int(p.affinity[rows].sum()), int(p.sticky[rows].sum()), int(p.rank[rows].sum())
-            known = shared[id(picks)] = (picks, arrays, sums)
+            known = shared[id(picks)] = (picks, tuple(map(weakref.ref, arrays)), sums)
         return known[2]
     affinity, sticky, rank = p.affinity, p.sticky, p.rank
     return (

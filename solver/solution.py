@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -292,11 +293,13 @@ def explain_cycle(
 
 
 def to_result(p: Prepared, table: ClusterTable, solution: Solution) -> RequestResult:
-    # A solution shared by requests with the same answer (twins) is turned into choices once.
+    # A solution shared by requests with the same answer (twins) is turned into choices once. The
+    # scores are held weakly: a request scored for one answer alone (Balance's) is not kept alive.
     shared = table.derived(("solution", "results"), dict)
     known = shared.get(id(solution))
-    if known is None or known[0] is not solution or known[1] is not p.kept or known[2] is not p.affinity:
-        known = shared[id(solution)] = (solution, p.kept, p.affinity, *_result_parts(p, table, solution))
+    if known is None or known[0] is not solution or known[1] is not p.kept or known[2]() is not p.affinity:
+        parts = _result_parts(p, table, solution)
+        known = shared[id(solution)] = (solution, p.kept, weakref.ref(p.affinity), *parts)
     _, _, _, selected, released, unselected = known
     return RequestResult(
         request=p.request.key,
@@ -356,10 +359,10 @@ def _plain_choices(p: Prepared, table: ClusterTable, picks: list[int]) -> tuple[
         return _cut(_plain_choices(p, table, cut[1]), cut[2])
     runs = table.derived(("solution", "plain choices"), dict)
     known = runs.get(id(picks))
-    if known is None or known[0] is not picks or known[1] is not p.affinity:
+    if known is None or known[0] is not picks or known[1]() is not p.affinity:  # scores held weakly
         known = runs[id(picks)] = (
             picks,
-            p.affinity,
+            weakref.ref(p.affinity),
             tuple(_scored_choices(p, table, picks, {}, frozenset())),
         )
     return known[2]

@@ -63,6 +63,7 @@ two-variable comprehensions, `cel.bind`, `semver(s, normalize)`.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -105,19 +106,25 @@ class CelCompileError(Exception):
         super().__init__(message)
 
 
-_WHOLE = None  # in a keep map: the subtree is used as a whole
+_WHOLE = None  # in a keep tree: the value is used as a whole
+
+# What an expression can see of a value: the keys read from it, each with what is seen of its
+# value (a tree of the same kind), or _WHOLE.
+Keep = dict[str, "Keep | None"]
 
 
 @dataclass(frozen=True)
 class _Shape:
     """What the lexical scan of a source tells: comprehension variables, nesting, literal sizes,
-    and which parts of the cluster the expression can see (`keep`, None for all of it)."""
+    which parts of the cluster the expression can see (`keep`, None for all of it), and what its
+    answer for a cluster is a function of (`alike`, see _alike)."""
 
     bound: frozenset[str]
     depth: int
     comprehensions: int
     widest_literal: int
-    keep: Mapping[str, frozenset[str] | None] | None
+    keep: Keep | None
+    alike: tuple[Keep, tuple[str, ...]] | None = None
 
 
 def _shape(tree: Node) -> _Shape:
@@ -140,18 +147,21 @@ def _shape(tree: Node) -> _Shape:
         if isinstance(node, MakeList):
             widest = max(widest, len(node.items))
         todo.extend((child, nesting) for child in children(node))
-    keep = None if _VARIABLE in bound else _visible(tree)
-    return _Shape(frozenset(bound), depth, comprehensions, widest, keep)
+    keep, alike = (None, None) if _VARIABLE in bound else _visible(tree)
+    # From depth 2 the cost guard reads every score of the cluster: no two clusters are alike.
+    return _Shape(frozenset(bound), depth, comprehensions, widest, keep, None if depth >= 2 else alike)
 
 
-def _visible(tree: Node) -> dict[str, frozenset[str] | None] | None:
-    """The fields of `managedCluster`, two levels deep, that the expression can observe; None when
-    it may observe the whole object. A map is narrowed only where every use of it is a select
-    of a constant key (`m.k`, `m["k"]`, `m.?k`): then no operation (size, iteration, `in`,
-    equality, a computed index, a function call) sees the keys left out, and the result cannot
-    change. The receiver of `scores` reads only metadata.name. Dropping the rest saves
-    converting it into the library's values, the main cost of an evaluation."""
-    keep: dict[str, set[str] | None] = {}
+def _visible(tree: Node) -> tuple[Keep | None, tuple[Keep, tuple[str, ...]] | None]:
+    """The fields of `managedCluster` the expression can observe, as a tree of keys; None when it
+    may observe the whole object. A map is narrowed only where every use of it is a select of a
+    constant key (`m.k`, `m["k"]`, `m.?k`), at any depth: then no operation (size, iteration,
+    `in`, equality, a computed index, a function call) sees the keys left out, and the result
+    cannot change. The receiver of `scores` reads only metadata.name. Dropping the rest saves
+    converting it into the library's values, the main cost of an evaluation.
+
+    Also what the answer for a cluster is a function of (_alike)."""
+    keep: Keep = {}
     parents: dict[int, Node] = {}
     uses: list[Ident] = []
     todo = [tree]
@@ -162,20 +172,53 @@ def _visible(tree: Node) -> dict[str, frozenset[str] | None] | None:
         for child in children(node):
             parents[id(child)] = node
             todo.append(child)
+    receivers: list[Call] = []
     for use in uses:
         parent = parents.get(id(use))
         if isinstance(parent, Call) and parent.name == "scores" and parent.target is use:
-            first, second = "metadata", "name"
-        else:
-            first = _constant_key(parent, use)
-            if first is None:
-                return None
-            second = _constant_key(parents.get(id(parent)), parent)
-        if second is None:
-            keep[first] = _WHOLE
-        elif keep.setdefault(first, set()) is not _WHOLE:
-            keep[first].add(second)  # type: ignore[union-attr]
-    return {k: (v if v is _WHOLE else frozenset(v)) for k, v in keep.items()}
+            receivers.append(parent)
+            continue
+        path: list[str] = []
+        node: Node = use
+        while (key := _constant_key(parent, node)) is not None:
+            path.append(key)
+            node, parent = parent, parents.get(id(parent))  # type: ignore[assignment]
+        if not path:
+            return None, None
+        _add(keep, path)
+    alike = _alike(receivers, keep)
+    if receivers:
+        keep = copy.deepcopy(keep)
+        _add(keep, ["metadata", "name"])
+    return keep, alike
+
+
+def _add(keep: Keep, path: list[str]) -> None:
+    """The value at `path` seen whole (unless a shorter path is already seen whole)."""
+    for key in path[:-1]:
+        if key in keep and keep[key] is _WHOLE:
+            return
+        keep = keep.setdefault(key, {})  # type: ignore[assignment]
+    keep[path[-1]] = _WHOLE
+
+
+def _alike(receivers: list[Call], direct: Keep) -> tuple[Keep, tuple[str, ...]] | None:
+    """What the answer for a cluster is a function of, the expression and the hub's scores given:
+    the fields it sees but for the name (`direct`), and the AddOnPlacementScores of the cluster
+    it asks for by name (string literals), where its only use of the name is the receiver of
+    `scores`. Clusters equal in both give the same answer, so it is evaluated once for them
+    (most differ only in fields no expression reads). None where no such function is known:
+    a score asked for by a computed name."""
+    metadata = direct.get("metadata", {})
+    if not receivers or metadata is _WHOLE or "name" in metadata:
+        return direct, ()
+    names = []
+    for call in receivers:
+        arg = call.args[0] if len(call.args) == 1 else None
+        if not (isinstance(arg, Literal) and arg.kind == "string"):
+            return None
+        names.append(arg.value)
+    return direct, tuple(sorted(set(names)))  # type: ignore[arg-type]
 
 
 def _constant_key(node: Node | None, operand: Node) -> str | None:
@@ -192,16 +235,13 @@ def _constant_key(node: Node | None, operand: Node) -> str | None:
     return None
 
 
-def _narrow(cluster: Mapping[str, Any], keep: Mapping[str, frozenset[str] | None]) -> dict[str, Any]:
+def _narrow(value: Mapping[str, Any], keep: Keep) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for first, seconds in keep.items():
-        value = cluster.get(first, _ABSENT)
-        if value is _ABSENT:
+    for key, inner in keep.items():
+        got = value.get(key, _ABSENT)
+        if got is _ABSENT:
             continue
-        if seconds is _WHOLE or not isinstance(value, Mapping):
-            out[first] = value
-        else:
-            out[first] = {k: value[k] for k in seconds if k in value}
+        out[key] = got if inner is _WHOLE or not isinstance(got, Mapping) else _narrow(got, inner)
     return out
 
 
@@ -360,13 +400,34 @@ def matching_clusters(
 ) -> list[bool]:
     """`program.matches` over many clusters, in order; `scores_of(namespace)` gives the
     AddOnPlacementScores of a namespace (a cluster's, by upstream's convention) by name. Only the
-    variable changes between clusters (one context per thread)."""
+    variable changes between clusters (one context per thread), and clusters alike for the
+    expression (_alike) are evaluated once: a fleet's clusters differ mostly in fields no
+    expression reads (names, ids, conditions). Where the first clusters are nearly all unlike,
+    the rest are not compared (the comparison would cost more than it saves)."""
     b = _bound()
+    alike = program._shape.alike
+    known: dict[tuple[str, tuple[str, ...]], bool] = {}
     out: list[bool] = []
     append = out.append
-    for cluster in clusters:
-        if _name_of(cluster) is None:
+    for at, cluster in enumerate(clusters):
+        name = _name_of(cluster)
+        if name is None:
             append(False)
             continue
-        append(_evaluate(program, b, cluster, scores_of))
+        if at == _SAMPLE and len(known) > _UNLIKE * _SAMPLE:
+            alike = None
+        if alike is None or not isinstance(cluster, Mapping):
+            append(_evaluate(program, b, cluster, scores_of))
+            continue
+        seen, reads = alike
+        scores = scores_of(name) if reads else {}
+        key = (repr(_narrow(cluster, seen)), tuple(repr(scores.get(r)) for r in reads))
+        answer = known.get(key)
+        if answer is None:
+            answer = known[key] = _evaluate(program, b, cluster, scores_of)
+        append(answer)
     return out
+
+
+# After this many clusters, more than this share of them unlike: stop looking for alike ones.
+_SAMPLE, _UNLIKE = 256, 0.9

@@ -1,0 +1,133 @@
+"""OCM CEL selectors over a fleet (adapters.ocm.cel.matching_clusters): a cluster is narrowed to
+the fields an expression reads at any depth, and clusters alike in those fields (and in the scores
+it asks for) are evaluated once. Neither ever changes an answer."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from adapters.ocm import cel
+from adapters.ocm.cel import compile_expression, matching_clusters
+
+
+def managed(name: str, region: str, tier: str = "gold", claims: int = 2) -> dict[str, Any]:
+    return {
+        "metadata": {"name": name, "labels": {"name": name, "region": region, "tier": tier}},
+        "spec": {"hubAcceptsClient": True},
+        "status": {
+            "version": {"kubernetes": f"v1.3{len(name) % 3}.0"},
+            "clusterClaims": [{"name": f"id-{i}", "value": f"{name}-{i}"} for i in range(claims)],
+        },
+    }
+
+
+def fleet(n: int, seed: int = 7) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    draw = random.Random(seed)
+    clusters = [managed(f"c{i:04d}", draw.choice(["us-east", "eu-west", "ap-south"])) for i in range(n)]
+    scores: dict[str, dict[str, Any]] = {}
+    for c in clusters:
+        if draw.random() < 0.8:  # some clusters have no score object: scores() fails there
+            value = draw.choice([-60, -10, 20, 70])
+            scores[c["metadata"]["name"]] = {"usage": [{"name": "cpu", "value": value}]}
+    return clusters, scores
+
+
+def count_evaluations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls = [0]
+    evaluate = cel._evaluate
+
+    def counted(*args: Any) -> bool:
+        calls[0] += 1
+        return evaluate(*args)
+
+    monkeypatch.setattr(cel, "_evaluate", counted)
+    return calls
+
+
+def test_narrowed_to_the_keys_read_at_any_depth() -> None:
+    shape = compile_expression('managedCluster.metadata.labels["region"].startsWith("us-")')._shape
+    assert shape.keep == {"metadata": {"labels": {"region": None}}}
+    shape = compile_expression(
+        'managedCluster.status.version.kubernetes == "v1" && has(managedCluster.spec)'
+    )._shape
+    assert shape.keep == {"status": {"version": {"kubernetes": None}}, "spec": None}
+    # a shorter path read whole covers a longer one, in either order
+    both = "managedCluster.metadata.labels.size() > 0 && managedCluster.metadata.labels.region == 'x'"
+    assert compile_expression(both)._shape.keep == {"metadata": {"labels": None}}
+
+
+def test_clusters_alike_in_what_is_read_are_evaluated_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    clusters, scores = fleet(300)
+    calls = count_evaluations(monkeypatch)
+    program = compile_expression('managedCluster.metadata.labels["region"] == "us-east"')
+    got = matching_clusters(program, clusters, lambda name: scores.get(name, {}))
+    assert calls[0] == 3  # one per region, though every cluster's name and claims differ
+    assert got == [c["metadata"]["labels"]["region"] == "us-east" for c in clusters]
+
+
+def test_scores_asked_for_by_the_receiver_make_clusters_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    clusters, scores = fleet(300)
+    calls = count_evaluations(monkeypatch)
+    program = compile_expression('managedCluster.scores("usage").all(s, s.value > 0)')
+    got = matching_clusters(program, clusters, lambda name: scores.get(name, {}))
+    assert calls[0] == 5  # four values, and no score object at all
+    expected = [
+        name in scores and all(s["value"] > 0 for s in scores[name]["usage"])
+        for name in (c["metadata"]["name"] for c in clusters)
+    ]
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'managedCluster.metadata.name != "c0001" && managedCluster.scores("usage").size() > 0',
+        "managedCluster.scores(managedCluster.metadata.labels.region).size() > 0",
+        "managedCluster.metadata.size() > 0",
+    ],
+)
+def test_clusters_whose_name_is_read_are_never_alike(monkeypatch: pytest.MonkeyPatch, source: str) -> None:
+    clusters, scores = fleet(40)
+    calls = count_evaluations(monkeypatch)
+    matching_clusters(compile_expression(source), clusters, lambda name: scores.get(name, {}))
+    assert calls[0] == len(clusters)
+
+
+def test_unlike_clusters_stop_being_compared(monkeypatch: pytest.MonkeyPatch) -> None:
+    clusters, scores = fleet(600)
+    program = compile_expression('managedCluster.status.clusterClaims.exists(c, c.value.endsWith("-1"))')
+    narrowed = [0]
+    narrow = cel._narrow
+
+    def counted(*args: Any) -> dict[str, Any]:
+        narrowed[0] += 1
+        return narrow(*args)
+
+    monkeypatch.setattr(cel, "_narrow", counted)
+    assert all(matching_clusters(program, clusters, lambda name: scores.get(name, {})))
+    # every evaluation narrows once, only the first clusters for their key as well (two calls
+    # each: the cluster, then its status)
+    assert narrowed[0] == 2 * (len(clusters) + cel._SAMPLE)
+
+
+SOURCES = [
+    'managedCluster.metadata.labels["region"] == "us-east"',
+    'managedCluster.metadata.labels.tier in ["gold"] && managedCluster.metadata.labels.region != "x"',
+    'managedCluster.scores("usage").filter(s, s.name == "cpu").all(e, e.value > 0)',
+    'managedCluster.scores("usage").size() == 1 && managedCluster.status.version.kubernetes == "v1.31.0"',
+    'managedCluster.scores("usage").exists(s, managedCluster.scores("usage").all(t, t.value >= s.value))',
+    "managedCluster.status.clusterClaims.exists(c, c.value == 'c0003-1')",
+    "has(managedCluster.metadata.labels.zone) || managedCluster.status.version.kubernetes.endsWith('0')",
+    "managedCluster.metadata.labels.size() == 3",
+]
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_alike_clusters_never_change_an_answer(source: str) -> None:
+    clusters, scores = fleet(400, seed=11)
+    program = compile_expression(source)
+    expected = [program.matches(c, scores.get(c["metadata"]["name"], {})) for c in clusters]
+    assert matching_clusters(program, clusters, lambda name: scores.get(name, {})) == expected
