@@ -260,7 +260,8 @@ class OpenMcpLive:
             held = ctx.request.cluster_key
             if ctx.mapping is None and held in self.clusters and ctx.request.uid not in tenants[held]:
                 loads[held] += 1  # emit restores its finalizer
-        requests = sorted((_model_request(cfg, ctx) for ctx in solved), key=lambda r: r.key)
+        joins: dict[tuple[str, str], tuple[str, ...]] = {}  # as load's: one per purpose and namespace
+        requests = sorted((_model_request(cfg, ctx, joins) for ctx in solved), key=lambda r: r.key)
         batch = Batch(self.pool.clusters(loads, within=requests), tuple(requests), now=now, seed=self.seed)
         return Taken(batch, context)
 
