@@ -2,19 +2,17 @@
 
     row = measured(Case("fleet", 1000, 1000, "optimal", seed=0))
 
-The case runs as `python -m bench.case` (its arguments pickled on standard input, its row pickled
+The case runs as `python -m bench.case_child` (its arguments pickled on standard input, its row pickled
 on standard output), so its timings and peak resident set size are its own, whichever process
 asks: the command, a notebook, or a Dask worker (whose processes are daemons, which may not start
 `multiprocessing` children, and whose death must not leave the case running: the child exits when
 its parent does). Only the standard library is imported here, so that a worker holding many cases
-stays light; the case's own process imports the suite.
+stays light; the case's own process (bench.case_child) imports the suite.
 """
 
 from __future__ import annotations
 
-import os
 import pickle
-import platform
 import subprocess
 import sys
 import threading
@@ -22,8 +20,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from bench.environment import commit
 
 __all__ = ["Case", "CaseFailed", "measured", "run_isolated"]
 
@@ -59,10 +55,10 @@ class CaseFailed(RuntimeError):
 def run_isolated(case: Case) -> dict[str, Any]:
     """The case's row (see bench.suite.run_case), measured in a fresh interpreter."""
     done = subprocess.run(
-        [sys.executable, "-m", "bench.case"],
+        [sys.executable, "-m", "bench.case_child"],
         input=pickle.dumps(case),
         capture_output=True,
-        cwd=ROOT,  # `-m bench.case` finds this package first, the one asking
+        cwd=ROOT,  # `-m bench.case_child` finds this package first, the one asking
         check=False,
     )
     if done.returncode != 0:
@@ -86,42 +82,3 @@ def _failure(code: int, stderr: str) -> str:
     how = f"killed by signal {-code}" if code < 0 else f"exited {code}"
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     return f"the case's process {how}" + (f": {lines[-1][:300]}" if lines else "")
-
-
-def _exit_with_parent(every: float = 0.5) -> None:
-    """Exit when the process that started this one is gone (a worker killed mid-case), rather
-    than run on unwatched and take the cores of the case that replaces it."""
-    parent = os.getppid()
-
-    def watch() -> None:
-        while True:
-            time.sleep(every)
-            if os.getppid() != parent:
-                os._exit(70)
-
-    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
-
-
-def main() -> None:
-    _exit_with_parent()
-    case: Case = pickle.load(sys.stdin.buffer)  # noqa: S301 (our own parent's bytes)
-    out = sys.stdout.buffer
-    sys.stdout = sys.stderr  # whatever the case prints stays out of its row
-    from bench.suite import environment, run_case
-
-    row = run_case(
-        case.system,
-        case.clusters,
-        case.placements,
-        case.mode,
-        case.seed,
-        time_limit=case.time_limit,
-        events=case.events,
-    )
-    row.update(host=platform.node(), commit=commit(), machine=environment())
-    out.write(pickle.dumps(row))
-    out.flush()
-
-
-if __name__ == "__main__":
-    main()

@@ -3,7 +3,7 @@
     plot_time(frame, "time.png")        # wall seconds against clusters, log-log; where time goes
     plot_quality(frame, "quality.png")  # objective of optimal relative to greedy; churn beyond forced
 
-`frame` is what :func:`bench.suite.run_suite` and :func:`bench.sweeps.sweep` return; skipped and
+`frame` is what :func:`bench.sweeps.run_suite` and :func:`bench.sweeps.sweep` return; skipped and
 failed rows are left out, and several seeds' figures are taken at their median.
 """
 

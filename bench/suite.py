@@ -1,14 +1,14 @@
 """Benchmark suites: every system with an adapter, both modes, fleets from 100 to 10,000 clusters.
 
-    from bench.suite import measure, run_suite
+    from bench.suite import measure
     row = measure("fleet", 1000, 1000, "optimal", seed=0)     # one case, in a fresh process
-    frame = run_suite(["fleet"], [(100, 100), (1000, 1000)], out="bench-out")
+    frame = bench.sweeps.run_suite(["fleet"], [(100, 100), (1000, 1000)], out="bench-out")
 
 Each case runs in a fresh interpreter (:mod:`bench.case`), so its peak resident set size is its
 own; :mod:`bench.sweeps` runs a plan's cases here or on Dask workers. A case generates the hub (not
 timed), then times the scheduler's own work on it: the adapter's load, `solver.solve`, the
 adapter's emit (together `wall_s`), and apart from that the independent checker. Then the churn
-experiment of :mod:`bench.events` runs on the solved hub, in the same mode. :func:`run_suite`
+experiment of :mod:`bench.events` runs on the solved hub, in the same mode. :func:`bench.sweeps.run_suite`
 collects the rows in a polars frame and writes `results.csv`, `results.md`, `time.png` and
 `quality.png`.
 
@@ -32,7 +32,7 @@ import resource
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -62,7 +62,6 @@ __all__ = [
     "measure",
     "parse_sizes",
     "run_case",
-    "run_suite",
     "write_results",
 ]
 
@@ -454,26 +453,6 @@ def _frame(rows: Sequence[Mapping[str, Any]]) -> pl.DataFrame:
         .drop("_greedy")
         .select(list(COLUMNS))
     )
-
-
-def run_suite(
-    systems: Iterable[str] = ("fleet",),
-    sizes: Iterable[tuple[int, int]] = DEFAULT_SIZES,
-    modes: Iterable[str] = ("greedy", "optimal"),
-    seed: int = 0,
-    out: str | os.PathLike[str] | None = None,
-    *,
-    time_limit: float = DEFAULT_TIME_LIMIT,
-    progress: Callable[[str], None] | None = None,
-) -> pl.DataFrame:
-    """Measure every (system, size, mode), one fresh process each, in order (the local engine of
-    :func:`bench.sweeps.sweep`); with `out`, write results.csv, results.md, time.png and
-    quality.png there."""
-    from bench.plan import SweepSpec
-    from bench.sweeps import sweep
-
-    spec = SweepSpec(tuple(systems), tuple(sizes), (seed,), tuple(modes), True, time_limit)
-    return sweep(spec, out=out, progress=None if progress is None else lambda report: progress(report.line))
 
 
 # ====================================================================================== output

@@ -22,7 +22,7 @@ import sys
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,7 +36,7 @@ from bench.case import Case, measured
 from bench.environment import commit
 from bench.plan import SweepSpec
 
-__all__ = ["ENGINES", "ProgressBar", "Record", "Report", "sweep", "write_sweep"]
+__all__ = ["ENGINES", "ProgressBar", "Record", "Report", "run_suite", "sweep", "write_sweep"]
 
 ENGINES = ("local", "dask")
 ATTEMPTS = 2  # a case is run at most twice: once, and once more if that failed
@@ -317,3 +317,20 @@ def bar(report: Report, width: int = 30) -> str:
         f"[{'#' * filled}{'.' * (width - filled)}] {report.done}/{report.total} cases, "
         f"{report.retried} retried, {report.failed} failed, {report.elapsed:.0f} s"
     )
+
+
+def run_suite(
+    systems: Iterable[str] = ("fleet",),
+    sizes: Iterable[tuple[int, int]] = suite.DEFAULT_SIZES,
+    modes: Iterable[str] = ("greedy", "optimal"),
+    seed: int = 0,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    time_limit: float = suite.DEFAULT_TIME_LIMIT,
+    progress: Callable[[str], None] | None = None,
+) -> pl.DataFrame:
+    """Measure every (system, size, mode), one fresh process each, in order (the local engine of
+    :func:`sweep`); with `out`, write results.csv, results.md, time.png and
+    quality.png there."""
+    spec = SweepSpec(tuple(systems), tuple(sizes), (seed,), tuple(modes), True, time_limit)
+    return sweep(spec, out=out, progress=None if progress is None else lambda report: progress(report.line))

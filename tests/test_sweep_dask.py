@@ -73,7 +73,7 @@ def _case_processes(worker_pids: list[int]) -> dict[int, int]:
     running = {}
     for pid in worker_pids:
         for child in psutil.Process(pid).children():
-            if "bench.case" in child.cmdline():
+            if "bench.case_child" in child.cmdline():
                 running[pid] = child.pid
     return running
 
