@@ -438,6 +438,9 @@ class Balance:
                 p = self.prepared[i]
                 ceiling = replace(p, affinity=p.affinity + BALANCE_RANGE * abs(_weight(p)))
                 bound = max(value, self.best_response(ceiling, state.scales[i])[1])
+            least = None
+            if bound != value:
+                least = _at_least(bound_shortfalls(values, bound, spans), self.prepared[i], state.scales[i])
             out[i] = Coupled(
                 solution,
                 to_result(final, table, solution) if self.best_response is not None else self.reported[i],
@@ -445,10 +448,34 @@ class Balance:
                 bound,
                 values,
                 spans,
-                None if bound == value else bound_shortfalls(values, bound, spans),
+                least,
             )
         answer.settled = out
         return out
+
+
+def _at_least(least: tuple[int | None, ...], p: Prepared, scale: Scale) -> tuple[int | None, ...]:
+    """A coupled request's least shortfall per level: what its combined bound proves (a level
+    after one its answer does not hold at the bound's digit proves nothing there), or, where
+    greater or where that proves nothing, what no answer can beat whatever the other levels and
+    requests hold. For affinity, its best picks with every Balance score at its best; for
+    obsolete, as many picks as it has candidates holding an older decision; for the name, the
+    best-ranked candidates. Each is its own level's bound for every answer, alone."""
+    candidates = p.candidates
+    picks = min(scale.picks, len(candidates))
+    best = np.sort(p.affinity[candidates] + BALANCE_RANGE * abs(_weight(p)))[len(candidates) - picks :]
+    ranks = np.sort(p.rank[candidates])[len(candidates) - picks :]
+    spans, offsets = scale.spans, scale.offsets
+    unconditional = (
+        None,
+        None,
+        spans[2] - offsets[2] - int(np.maximum(best, 0).sum()),  # fewer picks where scores are negative
+        spans[3] - min(picks, int(np.count_nonzero(p.sticky[candidates]))),
+        spans[4] - int(ranks.sum()),
+    )
+    return tuple(
+        b if a is None else a if b is None else max(a, b) for a, b in zip(least, unconditional, strict=True)
+    )
 
 
 def _decide(

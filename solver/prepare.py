@@ -9,6 +9,7 @@ cluster under its current policy.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from operator import attrgetter
 
 import numpy as np
@@ -48,7 +49,7 @@ HELD_SCORE = 100  # what a `held` preference gives per unit of weight
 def pick_key(affinity: np.ndarray, sticky: np.ndarray, rank: np.ndarray, size: int) -> np.ndarray:
     """One integer per row ordering rows as upstream picks them: affinity, then held, then name;
     exact in int64 for any realistic score (and unique per row, as the name rank is)."""
-    return (affinity * 2 + sticky) * max(size, 1) + rank
+    return (affinity.astype(np.int64, copy=False) * 2 + sticky) * max(size, 1) + rank
 
 
 @dataclass(eq=False, slots=True)
@@ -299,10 +300,21 @@ def _relative_scores(p: Prepared, table: ClusterTable) -> np.ndarray:
                 if row is not None:
                     affinity[row] += pref.weight * HELD_SCORE
         else:
-            affinity += pref.weight * centered_scores(
-                table.float_values(pref.sorter.name), feasible, pref.sorter.ascending
-            )
-    return affinity
+            name = pref.sorter.name  # read once per table: thousands of requests center the same few
+            values = table.derived(("prepare", "float values", name), partial(table.float_values, name))
+            affinity += pref.weight * centered_scores(values, feasible, pref.sorter.ascending)
+    return _compact(affinity)
+
+
+# Below this, scores are kept as int32: a request's relative scores are its own copy (thousands of
+# them in a large batch, half the memory so), with room for what Balance adds (at most 1,000).
+_COMPACT = 2**30
+
+
+def _compact(scores: np.ndarray) -> np.ndarray:
+    if len(scores) and max(-int(scores.min()), int(scores.max())) < _COMPACT:
+        return scores.astype(np.int32)
+    return scores
 
 
 def _centered(pref) -> bool:

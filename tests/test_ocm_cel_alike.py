@@ -5,12 +5,20 @@ it asks for) are evaluated once. Neither ever changes an answer."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from adapters.ocm import cel
+from adapters.ocm import load as ocm_load
 from adapters.ocm.cel import compile_expression, matching_clusters
+from adapters.run import forked
+from tests.fixtures.ocm import hub, load, managed_cluster, placement, predicate, score
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def managed(name: str, region: str, tier: str = "gold", claims: int = 2) -> dict[str, Any]:
@@ -131,3 +139,34 @@ def test_alike_clusters_never_change_an_answer(source: str) -> None:
     program = compile_expression(source)
     expected = [program.matches(c, scores.get(c["metadata"]["name"], {})) for c in clusters]
     assert matching_clusters(program, clusters, lambda name: scores.get(name, {})) == expected
+
+
+def test_the_library_is_imported_without_its_command_line() -> None:
+    script = (
+        "import sys; import adapters.ocm.cel; "
+        "assert 'cel.cli' not in sys.modules and 'prompt_toolkit' not in sys.modules; "
+        "import cel.cli; assert hasattr(cel.cli, 'app') or cel.cli.__file__.endswith('cli.py')"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT)
+
+
+def hub_objects(n: int) -> list[dict[str, Any]]:
+    clusters = [managed_cluster(f"c{i}", {"region": ("us-east", "eu-west")[i % 2]}) for i in range(n)]
+    scores = [score(f"c{i}", "usage", {"cpu": 10 * i - 40}) for i in range(0, n, 2)]
+    expressions = [
+        'managedCluster.metadata.labels["region"] == "us-east"',
+        'managedCluster.scores("usage").all(s, s.value > 0)',
+        "managedCluster.metadata.name.endsWith('3')",
+    ]
+    placements = [placement(f"p{k}", n=2, predicates=[predicate(cel=[e])]) for k, e in enumerate(expressions)]
+    return [*hub(*clusters), *scores, *placements]
+
+
+def test_a_large_fleet_is_matched_in_two_halves_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    objects = hub_objects(9)
+    whole = load(objects)
+    monkeypatch.setattr(ocm_load, "_CEL_SPLIT", 1)  # every fleet is large: halves, one forked
+    monkeypatch.setattr(forked, "workers", lambda: 2)
+    halves = load(objects)
+    assert [c.traits for c in halves[0].clusters] == [c.traits for c in whole[0].clusters]
+    assert any(t.startswith("cel") or "cel" in t for c in whole[0].clusters for t in c.traits)

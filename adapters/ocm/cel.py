@@ -69,9 +69,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import cel as _cel
-
 from adapters.ocm import cel_env, cel_library
+from adapters.ocm.cel_package import cel as _cel
 from adapters.ocm.cel_syntax import (
     Call,
     CelSyntaxError,

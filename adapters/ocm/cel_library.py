@@ -23,10 +23,12 @@ from functools import lru_cache
 from typing import Any
 
 import re2
-from cel import OptionalValue
 
 from adapters.ocm import cel_kube
 from adapters.ocm.cel_go import CelError, format_float
+from adapters.ocm.cel_package import cel
+
+OptionalValue = cel.OptionalValue
 
 __all__ = ["CLAUSE_ERRORS", "CLAUSE_TYPES", "FUNCTIONS", "CelError", "equal", "format_clauses", "not_equal"]
 
