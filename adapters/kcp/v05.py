@@ -517,17 +517,20 @@ def _write(
     ns = p.namespace
     if p.status in (UNBOUND, CRASHED):  # the reconcile fails before it writes anything
         return ns.manifest.obj, False
-    annotations = dict(ns.annotations)
+    annotations = None  # as read
     satisfied = False
     if p.status == SCHEDULED:
         states, satisfied = _states(p, by_request)
         if not p.unchanged and states != p.parsed.as_read:
-            annotations[n.PLACEMENT_ANNOTATION] = format_placement(states)
-            annotations[n.NEGOTIATION_ANNOTATION] = p.negotiation
+            annotations = {
+                **ns.annotations,
+                n.PLACEMENT_ANNOTATION: format_placement(states),
+                n.NEGOTIATION_ANNOTATION: p.negotiation,
+            }
         satisfied = satisfied and bool(states)
-    text = annotations.get(n.PLACEMENT_ANNOTATION)
+    text = (ns.annotations if annotations is None else annotations).get(n.PLACEMENT_ANNOTATION)
     condition = scheduled_condition(ns.labels, text, p.parsed if text == p.parsed.text else None)
-    return namespace_object(ns.manifest.obj, ns.labels, annotations, condition, now), satisfied
+    return namespace_object(ns.manifest.obj, None, annotations, condition, now), satisfied
 
 
 def _states(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> tuple[dict[str, str], bool]:
