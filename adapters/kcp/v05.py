@@ -209,6 +209,8 @@ def _namespace(
         _hold(world, parsed.entries.values(), load)
         return NamespacePlan(ns, status, parsed)
     p = NamespacePlan(ns, SCHEDULED, parsed, binding.export_workspace)
+    if _settled(world, p, candidates):
+        return p
     held: dict[str, int] = defaultdict(int)
     _schedule(world, p, held, candidates)
     if p.status == CRASHED:  # the annotation stays as read: no unit, its entries are load
@@ -233,8 +235,6 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
     ws = p.negotiation
     clusters = world.in_workspace.get(ws, {})
     locations, existing = candidates.names(ws)
-    if _settled(world, p, clusters, existing):
-        return
     if not p.parsed.entries:  # nothing to keep, revive or reschedule: a new location
         _new_location(world, p, locations, {}, (), candidates)
         return
@@ -302,21 +302,19 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
         _reschedule(p, reschedule, entries, clusters, active, draws, revivable, taken, candidates)
 
 
-def _settled(
-    world: World, p: NamespacePlan, clusters: Mapping[str, ClusterObject], existing: set[str]
-) -> bool:
+def _settled(world: World, p: NamespacePlan, candidates: _Candidates) -> bool:
     """Most namespaces: one Pending or Bound entry, of this negotiation workspace, whose cluster is
     still admissible in its existing location. It stays, active, nothing to reschedule: upstream
-    returns before its patch (what the steps below make of it, without their bookkeeping)."""
+    returns before its patch (what _schedule makes of it, without its bookkeeping)."""
     if len(p.parsed.entries) != 1:
         return False
     ((key, (entry, state)),) = p.parsed.entries.items()
     if state not in (State.PENDING, State.BOUND) or entry.workspace != p.negotiation:
         return False
-    c = clusters.get(entry.cluster)
-    if c is None or entry.location not in existing or not world.in_location(c, p.negotiation, entry.location):
+    c = world.in_workspace.get(p.negotiation, {}).get(entry.cluster)
+    if c is None or entry.location not in candidates.names(p.negotiation)[1]:
         return False
-    if not world.admissible(c):
+    if not world.in_location(c, p.negotiation, entry.location) or not world.admissible(c):
         return False
     p.states[key] = state
     p.units.append(Unit(entry.location, KEPT, c))
