@@ -118,11 +118,16 @@ def plan(world: World) -> Plan:
     owned = [ns for ns in world.namespaces if ns.name not in n.NAMESPACE_BLOCKLIST or ns.workspace in spaces]
     selection = _Selection(world, owned)
     current = {p.key: (p.phase, p.selected, list(p.conditions)) for p in world.placements}
+    last: _Rounded | None = None
     for _ in range(_ROUNDS):  # every status change is an event upstream: to rest
-        placements, namespaces = _round(world, owned, selection, current)
+        placements, namespaces = _round(world, owned, selection, current, last)
         after = {pp.placement.key: (pp.phase, pp.selected, pp.conditions) for pp in placements}
         if after == current:
             break
+        # A round reads each workspace's placements and namespaces alone: a workspace whose
+        # placements' status this round left as it found them comes out of the next as it is.
+        changed = {p.workspace for p in world.placements if after[p.key] != current[p.key]}
+        last = _Rounded(placements, namespaces, changed)
         current = after
     else:
         raise AssertionError("kcp's placement controllers did not come to rest")
@@ -225,25 +230,47 @@ class _Matches:
         return got
 
 
+@dataclass(slots=True)
+class _Rounded:
+    """A round's answer, and the workspaces whose placements' status it changed."""
+
+    placements: list[PlacementPlan]
+    namespaces: list[NamespaceState]
+    changed: set[str]
+
+
 def _round(
-    world: World, owned: list[NamespaceObject], selection: _Selection, current: Mapping[str, _Status]
+    world: World,
+    owned: list[NamespaceObject],
+    selection: _Selection,
+    current: Mapping[str, _Status],
+    last: _Rounded | None,
 ) -> tuple[list[PlacementPlan], list[NamespaceState]]:
     """One pass of Controller A's scheduling step, C's bind step and A's namespace step, from the
-    placements' current status (its Ready condition written as each pass writes it)."""
+    placements' current status (its Ready condition written as each pass writes it); the last
+    round's answer stands for the workspaces it did not change."""
     now = time_text(world.now)
     placements = []
-    for p, valid in zip(world.placements, selection.valid, strict=True):
+    for i, (p, valid) in enumerate(zip(world.placements, selection.valid, strict=True)):
+        if last is not None and p.workspace not in last.changed:
+            placements.append(last.placements[i])
+            continue
         phase, selected, conditions = current[p.key]
         pp = _controller_a(world, p, valid, phase, selected)
         pp.conditions = set_condition(conditions, n.READY, pp.ready, now, severity="Error")
         placements.append(pp)
     namespaces = []
-    for ns, chosen in zip(owned, selection.of_namespace, strict=True):
+    for at, (ns, chosen) in enumerate(zip(owned, selection.of_namespace, strict=True)):
+        if last is not None and ns.workspace not in last.changed:
+            namespaces.append(last.namespaces[at])
+            continue
         valid = [placements[i] for i in chosen if placements[i].valid]
         namespaces.append(NamespaceState(ns, bool(valid), valid))
         for pp in valid:
             pp.namespaces.append(ns.key)
     for pp, selected in zip(placements, selection.of_placement, strict=True):
+        if last is not None and pp.placement.workspace not in last.changed:
+            continue
         if pp.phase == n.PHASE_PENDING or pp.selected is None:
             pp.phase = n.PHASE_PENDING
             continue
