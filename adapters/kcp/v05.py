@@ -146,7 +146,7 @@ def plan(world: World) -> Plan:
     units = [(p, u) for p in namespaces for u in p.units]
     ordered = sorted(units, key=lambda pu: (pu[0].namespace.created, pu[0].namespace.key, pu[1].location))
     requests = []
-    shared: dict[Any, Any] = {}
+    shared = _Shared()
     for order, (p, u) in enumerate(ordered):
         request = _request(p, u, order, shared)
         u.key = request.key  # the answer is found by the request's own key, whatever it is
@@ -465,29 +465,44 @@ def _replacement(
     return Unit(location, RESCHEDULE, clusters[given_up[0]] if given_up else None, barred)
 
 
-def _request(p: NamespacePlan, u: Unit, order: int, shared: dict[Any, Any]) -> PlacementRequest:
-    """The unit's request; `shared` holds the parts many requests have alike (a location's
-    requirement, a hold on a cluster), made once."""
+class _Shared:
+    """What many requests have alike, made once: a location's requirement (with the clusters it
+    keeps off), a hold on a cluster."""
+
+    def __init__(self) -> None:
+        self.required: dict[tuple[str, str, tuple[str, ...]], tuple[ClusterTerm, ...]] = {}
+        self.holds: dict[tuple[str, bool], tuple[ExistingDecision, ...]] = {}
+
+    def requirement(
+        self, negotiation: str, location: str, excluded: tuple[str, ...]
+    ) -> tuple[ClusterTerm, ...]:
+        got = self.required.get((negotiation, location, excluded))
+        if got is None:
+            term = ClusterTerm(traits=(n.LOCATION_TRAIT.format(negotiation, location),))
+            if excluded:
+                keep_off = LabelRequirement(n.NAME_CLAIM, LabelOperator.NOT_IN, excluded)
+                term = ClusterTerm(claims=LabelSelector(match_expressions=(keep_off,)), traits=term.traits)
+            got = self.required[(negotiation, location, excluded)] = (term,)
+        return got
+
+    def hold(self, cluster: str, current: bool) -> tuple[ExistingDecision, ...]:
+        got = self.holds.get((cluster, current))
+        if got is None:
+            got = self.holds[(cluster, current)] = (ExistingDecision(cluster, current=current),)
+        return got
+
+
+def _request(p: NamespacePlan, u: Unit, order: int, shared: _Shared) -> PlacementRequest:
     excluded = u.excluded if u.kind in (NEW, RESCHEDULE) else ()
-    required = shared.get((p.negotiation, u.location, excluded))
-    if required is None:
-        term = ClusterTerm(traits=(n.LOCATION_TRAIT.format(p.negotiation, u.location),))
-        if excluded:
-            keep_off = LabelRequirement(n.NAME_CLAIM, LabelOperator.NOT_IN, excluded)
-            term = ClusterTerm(claims=LabelSelector(match_expressions=(keep_off,)), traits=term.traits)
-        required = shared[(p.negotiation, u.location, excluded)] = (term,)
-    existing: tuple[ExistingDecision, ...] = ()
-    if u.held is not None:
-        # A location to reschedule gives its cluster up for good ("never the cluster just
-        # removed"): a hold no longer current, released whatever the cluster's state.
-        hold = (u.held.neutral, u.kind != RESCHEDULE)
-        existing = shared.get(hold) or shared.setdefault(hold, (ExistingDecision(*hold),))
+    # A location to reschedule gives its cluster up for good ("never the cluster just removed"):
+    # a hold no longer current, released whatever the cluster's state.
+    existing = shared.hold(u.held.neutral, u.kind != RESCHEDULE) if u.held is not None else ()
     return PlacementRequest(
         name=f"{p.namespace.name}@{u.location}",
         namespace=p.namespace.workspace,
         mode=SelectionMode.N,
         count=1,
-        required=required,
+        required=shared.requirement(p.negotiation, u.location, excluded),
         existing=existing,
         tenancy=Tenancy(order=order, packing=Packing.RANDOM, movable=True, demand=1, balance=True),
     )
