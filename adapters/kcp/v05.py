@@ -531,24 +531,26 @@ def _write(
     if p.status in (UNBOUND, CRASHED):  # the reconcile fails before it writes anything
         return ns.manifest.obj, False
     annotations = None  # as read
+    parsed = p.parsed  # the placement annotation as the status reconciler reads it
     satisfied = False
     if p.status == SCHEDULED:
         states, satisfied = _states(p, by_request)
         if not p.unchanged and states != p.parsed.as_read:
+            text = format_placement(states)
             annotations = {
                 **ns.annotations,
-                n.PLACEMENT_ANNOTATION: format_placement(states),
+                n.PLACEMENT_ANNOTATION: text,
                 n.NEGOTIATION_ANNOTATION: p.negotiation,
             }
+            parsed = Parsed(True, states, text=text)  # Go's JSON of a string map reads back as it
         satisfied = satisfied and bool(states)
-    text = (ns.annotations if annotations is None else annotations).get(n.PLACEMENT_ANNOTATION)
-    condition = scheduled_condition(ns.labels, text, p.parsed if text == p.parsed.text else None)
+    condition = scheduled_condition(ns.labels, parsed.text, parsed)
     return namespace_object(ns.manifest.obj, None, annotations, condition, now), satisfied
 
 
 def _states(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> tuple[dict[str, str], bool]:
     """The map upstream writes: the entry rules' result, the scheduler's picks (step 6)."""
-    states = {key: state.value for key, state in p.states.items() if key not in p.dropped}
+    states = {key: _TEXT[state] for key, state in p.states.items() if key not in p.dropped}
     satisfied = not p.unplaced
     for u in p.units:
         got = by_request.get(u.key)
@@ -564,10 +566,13 @@ def _states(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> tuple[
         key = entry_key(p.negotiation, u.location, cluster)
         if u.kind == REVIVE and choice.kept:
             states.pop(p.removed[cluster], None)
-            states[key] = str(State.BOUND)
+            states[key] = _TEXT[State.BOUND]
         else:
-            states[key] = str(State.PENDING)
+            states[key] = _TEXT[State.PENDING]
     return states, satisfied
+
+
+_TEXT = {state: state.value for state in State}  # a state's text (an enum's value is slow to get)
 
 
 def scheduled_condition(
