@@ -17,7 +17,7 @@ from adapters.errors import InputError
 from adapters.kcp import v08 as v08_module
 from adapters.kcp import workspace as workspace_module
 from adapters.kcp import world as world_module
-from adapters.kcp.annotation import Entry, Parsed, parse_placement
+from adapters.kcp.annotation import Entry, Parsed, format_placement, parse_placement
 from adapters.kcp.api import load
 from adapters.kcp.keys import sync_target_key
 from adapters.kcp.names import State
@@ -194,6 +194,16 @@ def test_the_placement_annotation_reads_as_json_reads_it(members, spacing, wrap)
     body = ",".join(f'{spacing}"{key}"{spacing}:{spacing}{value}' for key, value in members)
     text = wrap % body if "%s" in wrap else wrap
     assert parse_placement(text) == _parsed_by_json(text)
+
+
+@given(
+    st.dictionaries(st.text(max_size=12), st.sampled_from(["Pending", "Bound", "Removing", "Unbound", ""]))
+)
+def test_a_written_annotation_reads_back_as_the_states_written(states) -> None:
+    """v0.5's emit judges the condition of an annotation it writes from the states themselves:
+    they must be what reading its text gives (any key: quotes, <, >, &, U+2028, surrogates)."""
+    parsed = parse_placement(format_placement(states))
+    assert not parsed.invalid and parsed.states == states
 
 
 # --------------------------------------------------------------------------------- the workspace
