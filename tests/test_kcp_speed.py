@@ -14,9 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from adapters.errors import InputError
+from adapters.kcp import v08 as v08_module
 from adapters.kcp import workspace as workspace_module
 from adapters.kcp import world as world_module
-from adapters.kcp.annotation import Entry, Parsed, parse_placement
+from adapters.kcp.annotation import Entry, Parsed, format_placement, parse_placement
 from adapters.kcp.api import load
 from adapters.kcp.keys import sync_target_key
 from adapters.kcp.names import State
@@ -28,9 +29,11 @@ from solver.tenancy.hand_out import hand_out
 from solver.tenancy.problem import Placement, Problem
 from tests.fixtures.kcp import (
     NOW_TIME,
+    binding_v08,
     cluster,
     compute_v05,
     compute_v08,
+    location,
     namespace,
     namespace_v08,
     placement,
@@ -193,6 +196,16 @@ def test_the_placement_annotation_reads_as_json_reads_it(members, spacing, wrap)
     assert parse_placement(text) == _parsed_by_json(text)
 
 
+@given(
+    st.dictionaries(st.text(max_size=12), st.sampled_from(["Pending", "Bound", "Removing", "Unbound", ""]))
+)
+def test_a_written_annotation_reads_back_as_the_states_written(states) -> None:
+    """v0.5's emit judges the condition of an annotation it writes from the states themselves:
+    they must be what reading its text gives (any key: quotes, <, >, &, U+2028, surrogates)."""
+    parsed = parse_placement(format_placement(states))
+    assert not parsed.invalid and parsed.states == states
+
+
 # --------------------------------------------------------------------------------- the workspace
 
 
@@ -274,3 +287,64 @@ def test_kcp_is_solved_without_importing_cp_sat(tmp_path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stderr.strip().splitlines()[-1] == "False"
+
+
+# --------------------------------------------------------------------------- v0.8's rounds to rest
+
+_SPACES = ("root:org:ads", "root:org:web", "root:org:db")
+
+
+@st.composite
+def _workspaces_hub(draw) -> list[dict]:
+    """Placements and namespaces over three user workspaces and three Locations, some Bound on a
+    Location that no longer matches (so that a second round rebinds them), some new."""
+    objects: list[dict] = [
+        *(location(name, labels={"region": name}, generation="v0.8") for name in ("east", "west", "north")),
+        *(sync_target(f"t-{name}", name) for name in ("east", "west")),
+    ]
+    for space in _SPACES:
+        objects.append(binding_v08(space))
+        for i in range(draw(st.integers(0, 2))):
+            bound = draw(st.booleans())
+            objects.append(
+                placement(
+                    f"p{i}",
+                    workspace=space,
+                    locations=draw(st.sampled_from([({"matchLabels": {"region": "east"}},), ({},)])),
+                    namespaces=draw(st.sampled_from([{}, {"matchLabels": {"team": "a"}}])),
+                    phase="Bound" if bound else None,
+                    selected=draw(st.sampled_from(["east", "west", "north"])) if bound else None,
+                    created=i,
+                )
+            )
+        for i in range(draw(st.integers(0, 3))):
+            labels = draw(st.sampled_from([None, {"team": "a"}]))
+            objects.append(namespace_v08(f"ns{i}", workspace=space, labels=labels))
+    return objects
+
+
+def _plan_facts(plan) -> list:
+    placements = [
+        (pp.placement.key, pp.phase, pp.selected, pp.conditions, pp.namespaces, pp.key)
+        for pp in plan.placements
+    ]
+    namespaces = [
+        (s.namespace.key, s.marked, [pp.placement.key for pp in s.placements]) for s in plan.namespaces
+    ]
+    return [placements, namespaces, [r.key for r in plan.requests]]
+
+
+@given(_workspaces_hub())
+def test_v08_rounds_redo_only_the_workspaces_the_last_round_changed(hub) -> None:
+    """A round reads each workspace's placements and namespaces alone: redoing only those whose
+    placements' status the last round changed gives what redoing every workspace gives."""
+    _, context = loaded(hub)
+    incremental = _plan_facts(plan_v08(context.world))
+    by_workspace = v08_module._round
+    try:
+        v08_module._round = lambda world, owned, selection, current, last: by_workspace(
+            world, owned, selection, current, None
+        )
+        assert _plan_facts(plan_v08(context.world)) == incremental
+    finally:
+        v08_module._round = by_workspace

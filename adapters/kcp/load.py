@@ -84,18 +84,20 @@ def _index(manifests: Sequence[Manifest]) -> dict[str, list[tuple[str, Manifest]
     wanted = {**n.KINDS, **n.SHARED_KINDS}
     seen: dict[tuple[str, str, str], Manifest] = {}
     out: dict[str, list[tuple[str, str, Manifest]]] = defaultdict(list)
-    for m in manifests:
-        if m.group not in wanted.get(m.kind, ()):
+    for m in manifests:  # 80,000 objects on a large hub: their fields looked up once each
+        obj = m.obj
+        kind = obj["kind"]
+        if obj["apiVersion"].rpartition("/")[0] not in wanted.get(kind, ()):
             continue
-        workspace = read_workspace(m)
-        key = (m.kind, workspace, m.name)
-        other = seen.get(key)
-        if other is not None:
-            where = reference(m.kind, workspace, m.name)
+        workspace, name = read_workspace(m), obj["metadata"]["name"]
+        key = (kind, workspace, name)
+        other = seen.setdefault(key, m)
+        if other is not m:
+            where = reference(kind, workspace, name)
             raise InputError(f"duplicate object {where} ({other.location} and {m.location})")
-        seen[key] = m
-        out[m.kind].append((workspace, m.name, m))
-    return {kind: [(ws, m) for ws, _, m in sorted(items, key=lambda i: i[:2])] for kind, items in out.items()}
+        out[kind].append((workspace, name, m))
+    # (workspace, name) is unique within a kind: the sort never compares two manifests.
+    return {kind: [(ws, m) for ws, _, m in sorted(items)] for kind, items in out.items()}
 
 
 def _generation(objects: Mapping[str, list[tuple[str, Manifest]]]) -> Generation:

@@ -424,11 +424,7 @@ class ClusterObject:
     ready: bool  # the Ready condition is True
     unschedulable: bool
     evict_after: datetime | None
-
-    @property
-    def neutral(self) -> str:
-        """Its name in the neutral model: `<workspace>/<name>`."""
-        return f"{self.workspace}/{self.name}"
+    neutral: str  # its name in the neutral model, `<workspace>/<name>` (made once: asked often)
 
     @property
     def key(self) -> str:
@@ -503,6 +499,7 @@ def read_cluster(manifest: Manifest, workspace: str | None = None) -> ClusterObj
         ready,
         unschedulable,
         evict_after,
+        f"{meta.workspace}/{manifest.name}",
     )
 
 

@@ -55,14 +55,17 @@ def _order(condition: Any) -> tuple[bool, str]:
 
 
 def with_metadata(
-    obj: Mapping[str, Any], labels: Mapping[str, str], annotations: Mapping[str, str]
+    obj: Mapping[str, Any], labels: Mapping[str, str] | None, annotations: Mapping[str, str] | None
 ) -> dict[str, Any]:
-    """The object as read with these labels and annotations (an empty map written as none)."""
+    """The object as read with these labels and annotations (an empty map written as none; None:
+    as read)."""
     out = dict(obj)
+    if labels is None and annotations is None:
+        return out
     metadata = obj["metadata"]
     written = dict(metadata)
     for name, value in (("labels", labels), ("annotations", annotations)):
-        if value != (metadata.get(name) or {}):
+        if value is not None and value != (metadata.get(name) or {}):
             if value:
                 written[name] = dict(value)
             else:
@@ -74,13 +77,13 @@ def with_metadata(
 
 def namespace_object(
     obj: Mapping[str, Any],
-    labels: Mapping[str, str],
-    annotations: Mapping[str, str],
+    labels: Mapping[str, str] | None,
+    annotations: Mapping[str, str] | None,
     condition: tuple[str, str, str] | None,
     now: str,
 ) -> dict[str, Any]:
-    """A Namespace as read with these labels and annotations and its NamespaceScheduled
-    condition set (None: left as it is)."""
+    """A Namespace as read with these labels and annotations (None: as read) and its
+    NamespaceScheduled condition set (None: left as it is)."""
     out = with_metadata(obj, labels, annotations)
     if condition is not None:
         status = obj.get("status") or {}

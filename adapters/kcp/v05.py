@@ -146,7 +146,7 @@ def plan(world: World) -> Plan:
     units = [(p, u) for p in namespaces for u in p.units]
     ordered = sorted(units, key=lambda pu: (pu[0].namespace.created, pu[0].namespace.key, pu[1].location))
     requests = []
-    shared: dict[Any, Any] = {}
+    shared = _Shared()
     for order, (p, u) in enumerate(ordered):
         request = _request(p, u, order, shared)
         u.key = request.key  # the answer is found by the request's own key, whatever it is
@@ -209,6 +209,8 @@ def _namespace(
         _hold(world, parsed.entries.values(), load)
         return NamespacePlan(ns, status, parsed)
     p = NamespacePlan(ns, SCHEDULED, parsed, binding.export_workspace)
+    if _settled(world, p, candidates):
+        return p
     held: dict[str, int] = defaultdict(int)
     _schedule(world, p, held, candidates)
     if p.status == CRASHED:  # the annotation stays as read: no unit, its entries are load
@@ -233,8 +235,6 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
     ws = p.negotiation
     clusters = world.in_workspace.get(ws, {})
     locations, existing = candidates.names(ws)
-    if _settled(world, p, clusters, existing):
-        return
     if not p.parsed.entries:  # nothing to keep, revive or reschedule: a new location
         _new_location(world, p, locations, {}, (), candidates)
         return
@@ -302,21 +302,19 @@ def _schedule(world: World, p: NamespacePlan, load: dict[str, int], candidates: 
         _reschedule(p, reschedule, entries, clusters, active, draws, revivable, taken, candidates)
 
 
-def _settled(
-    world: World, p: NamespacePlan, clusters: Mapping[str, ClusterObject], existing: set[str]
-) -> bool:
+def _settled(world: World, p: NamespacePlan, candidates: _Candidates) -> bool:
     """Most namespaces: one Pending or Bound entry, of this negotiation workspace, whose cluster is
     still admissible in its existing location. It stays, active, nothing to reschedule: upstream
-    returns before its patch (what the steps below make of it, without their bookkeeping)."""
+    returns before its patch (what _schedule makes of it, without its bookkeeping)."""
     if len(p.parsed.entries) != 1:
         return False
     ((key, (entry, state)),) = p.parsed.entries.items()
     if state not in (State.PENDING, State.BOUND) or entry.workspace != p.negotiation:
         return False
-    c = clusters.get(entry.cluster)
-    if c is None or entry.location not in existing or not world.in_location(c, p.negotiation, entry.location):
+    c = world.in_workspace.get(p.negotiation, {}).get(entry.cluster)
+    if c is None or entry.location not in candidates.names(p.negotiation)[1]:
         return False
-    if not world.admissible(c):
+    if not world.in_location(c, p.negotiation, entry.location) or not world.admissible(c):
         return False
     p.states[key] = state
     p.units.append(Unit(entry.location, KEPT, c))
@@ -467,29 +465,44 @@ def _replacement(
     return Unit(location, RESCHEDULE, clusters[given_up[0]] if given_up else None, barred)
 
 
-def _request(p: NamespacePlan, u: Unit, order: int, shared: dict[Any, Any]) -> PlacementRequest:
-    """The unit's request; `shared` holds the parts many requests have alike (a location's
-    requirement, a hold on a cluster), made once."""
+class _Shared:
+    """What many requests have alike, made once: a location's requirement (with the clusters it
+    keeps off), a hold on a cluster."""
+
+    def __init__(self) -> None:
+        self.required: dict[tuple[str, str, tuple[str, ...]], tuple[ClusterTerm, ...]] = {}
+        self.holds: dict[tuple[str, bool], tuple[ExistingDecision, ...]] = {}
+
+    def requirement(
+        self, negotiation: str, location: str, excluded: tuple[str, ...]
+    ) -> tuple[ClusterTerm, ...]:
+        got = self.required.get((negotiation, location, excluded))
+        if got is None:
+            term = ClusterTerm(traits=(n.LOCATION_TRAIT.format(negotiation, location),))
+            if excluded:
+                keep_off = LabelRequirement(n.NAME_CLAIM, LabelOperator.NOT_IN, excluded)
+                term = ClusterTerm(claims=LabelSelector(match_expressions=(keep_off,)), traits=term.traits)
+            got = self.required[(negotiation, location, excluded)] = (term,)
+        return got
+
+    def hold(self, cluster: str, current: bool) -> tuple[ExistingDecision, ...]:
+        got = self.holds.get((cluster, current))
+        if got is None:
+            got = self.holds[(cluster, current)] = (ExistingDecision(cluster, current=current),)
+        return got
+
+
+def _request(p: NamespacePlan, u: Unit, order: int, shared: _Shared) -> PlacementRequest:
     excluded = u.excluded if u.kind in (NEW, RESCHEDULE) else ()
-    required = shared.get((p.negotiation, u.location, excluded))
-    if required is None:
-        term = ClusterTerm(traits=(n.LOCATION_TRAIT.format(p.negotiation, u.location),))
-        if excluded:
-            keep_off = LabelRequirement(n.NAME_CLAIM, LabelOperator.NOT_IN, excluded)
-            term = ClusterTerm(claims=LabelSelector(match_expressions=(keep_off,)), traits=term.traits)
-        required = shared[(p.negotiation, u.location, excluded)] = (term,)
-    existing: tuple[ExistingDecision, ...] = ()
-    if u.held is not None:
-        # A location to reschedule gives its cluster up for good ("never the cluster just
-        # removed"): a hold no longer current, released whatever the cluster's state.
-        hold = (u.held.neutral, u.kind != RESCHEDULE)
-        existing = shared.get(hold) or shared.setdefault(hold, (ExistingDecision(*hold),))
+    # A location to reschedule gives its cluster up for good ("never the cluster just removed"):
+    # a hold no longer current, released whatever the cluster's state.
+    existing = shared.hold(u.held.neutral, u.kind != RESCHEDULE) if u.held is not None else ()
     return PlacementRequest(
         name=f"{p.namespace.name}@{u.location}",
         namespace=p.namespace.workspace,
         mode=SelectionMode.N,
         count=1,
-        required=required,
+        required=shared.requirement(p.negotiation, u.location, excluded),
         existing=existing,
         tenancy=Tenancy(order=order, packing=Packing.RANDOM, movable=True, demand=1, balance=True),
     )
@@ -517,22 +530,27 @@ def _write(
     ns = p.namespace
     if p.status in (UNBOUND, CRASHED):  # the reconcile fails before it writes anything
         return ns.manifest.obj, False
-    annotations = dict(ns.annotations)
+    annotations = None  # as read
+    parsed = p.parsed  # the placement annotation as the status reconciler reads it
     satisfied = False
     if p.status == SCHEDULED:
         states, satisfied = _states(p, by_request)
         if not p.unchanged and states != p.parsed.as_read:
-            annotations[n.PLACEMENT_ANNOTATION] = format_placement(states)
-            annotations[n.NEGOTIATION_ANNOTATION] = p.negotiation
+            text = format_placement(states)
+            annotations = {
+                **ns.annotations,
+                n.PLACEMENT_ANNOTATION: text,
+                n.NEGOTIATION_ANNOTATION: p.negotiation,
+            }
+            parsed = Parsed(True, states, text=text)  # Go's JSON of a string map reads back as it
         satisfied = satisfied and bool(states)
-    text = annotations.get(n.PLACEMENT_ANNOTATION)
-    condition = scheduled_condition(ns.labels, text, p.parsed if text == p.parsed.text else None)
-    return namespace_object(ns.manifest.obj, ns.labels, annotations, condition, now), satisfied
+    condition = scheduled_condition(ns.labels, parsed.text, parsed)
+    return namespace_object(ns.manifest.obj, None, annotations, condition, now), satisfied
 
 
 def _states(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> tuple[dict[str, str], bool]:
     """The map upstream writes: the entry rules' result, the scheduler's picks (step 6)."""
-    states = {key: state.value for key, state in p.states.items() if key not in p.dropped}
+    states = {key: _TEXT[state] for key, state in p.states.items() if key not in p.dropped}
     satisfied = not p.unplaced
     for u in p.units:
         got = by_request.get(u.key)
@@ -548,10 +566,13 @@ def _states(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> tuple[
         key = entry_key(p.negotiation, u.location, cluster)
         if u.kind == REVIVE and choice.kept:
             states.pop(p.removed[cluster], None)
-            states[key] = str(State.BOUND)
+            states[key] = _TEXT[State.BOUND]
         else:
-            states[key] = str(State.PENDING)
+            states[key] = _TEXT[State.PENDING]
     return states, satisfied
+
+
+_TEXT = {state: state.value for state in State}  # a state's text (an enum's value is slow to get)
 
 
 def scheduled_condition(

@@ -118,11 +118,16 @@ def plan(world: World) -> Plan:
     owned = [ns for ns in world.namespaces if ns.name not in n.NAMESPACE_BLOCKLIST or ns.workspace in spaces]
     selection = _Selection(world, owned)
     current = {p.key: (p.phase, p.selected, list(p.conditions)) for p in world.placements}
+    last: _Rounded | None = None
     for _ in range(_ROUNDS):  # every status change is an event upstream: to rest
-        placements, namespaces = _round(world, owned, selection, current)
+        placements, namespaces = _round(world, owned, selection, current, last)
         after = {pp.placement.key: (pp.phase, pp.selected, pp.conditions) for pp in placements}
         if after == current:
             break
+        # A round reads each workspace's placements and namespaces alone: a workspace whose
+        # placements' status this round left as it found them comes out of the next as it is.
+        changed = {p.workspace for p in world.placements if after[p.key] != current[p.key]}
+        last = _Rounded(placements, namespaces, changed)
         current = after
     else:
         raise AssertionError("kcp's placement controllers did not come to rest")
@@ -225,25 +230,47 @@ class _Matches:
         return got
 
 
+@dataclass(slots=True)
+class _Rounded:
+    """A round's answer, and the workspaces whose placements' status it changed."""
+
+    placements: list[PlacementPlan]
+    namespaces: list[NamespaceState]
+    changed: set[str]
+
+
 def _round(
-    world: World, owned: list[NamespaceObject], selection: _Selection, current: Mapping[str, _Status]
+    world: World,
+    owned: list[NamespaceObject],
+    selection: _Selection,
+    current: Mapping[str, _Status],
+    last: _Rounded | None,
 ) -> tuple[list[PlacementPlan], list[NamespaceState]]:
     """One pass of Controller A's scheduling step, C's bind step and A's namespace step, from the
-    placements' current status (its Ready condition written as each pass writes it)."""
+    placements' current status (its Ready condition written as each pass writes it); the last
+    round's answer stands for the workspaces it did not change."""
     now = time_text(world.now)
     placements = []
-    for p, valid in zip(world.placements, selection.valid, strict=True):
+    for i, (p, valid) in enumerate(zip(world.placements, selection.valid, strict=True)):
+        if last is not None and p.workspace not in last.changed:
+            placements.append(last.placements[i])
+            continue
         phase, selected, conditions = current[p.key]
         pp = _controller_a(world, p, valid, phase, selected)
         pp.conditions = set_condition(conditions, n.READY, pp.ready, now, severity="Error")
         placements.append(pp)
     namespaces = []
-    for ns, chosen in zip(owned, selection.of_namespace, strict=True):
+    for at, (ns, chosen) in enumerate(zip(owned, selection.of_namespace, strict=True)):
+        if last is not None and ns.workspace not in last.changed:
+            namespaces.append(last.namespaces[at])
+            continue
         valid = [placements[i] for i in chosen if placements[i].valid]
         namespaces.append(NamespaceState(ns, bool(valid), valid))
         for pp in valid:
             pp.namespaces.append(ns.key)
     for pp, selected in zip(placements, selection.of_placement, strict=True):
+        if last is not None and pp.placement.workspace not in last.changed:
+            continue
         if pp.phase == n.PHASE_PENDING or pp.selected is None:
             pp.phase = n.PHASE_PENDING
             continue
@@ -325,19 +352,16 @@ def emit(world: World, plan: Plan, result: Result) -> Emitted:
 
 def _namespace(world: World, state: NamespaceState, target: Mapping[str, str], now: str) -> dict[str, Any]:
     ns = state.namespace
-    labels = dict(ns.labels)
-    annotations = dict(ns.annotations)
-    if state.marked:
-        annotations.setdefault(n.PLACEMENT_ANNOTATION, "")
-    else:
-        annotations.pop(n.PLACEMENT_ANNOTATION, None)
+    labelled: dict[str, str | None] = {}  # the bind and scheduling steps' changes, in their order
+    noted: dict[str, str | None] = {}  # (None: removed)
+    if state.marked != (n.PLACEMENT_ANNOTATION in ns.annotations):
+        noted[n.PLACEMENT_ANNOTATION] = "" if state.marked else None
     scheduled = set()
     if state.marked:
         scheduled = {target[pp.placement.key] for pp in state.placements if pp.placement.key in target}
-    keys = sorted(_suffixes(ns.labels, n.STATE_LABEL))
     removing: dict[str, datetime | None] = {}
     synced = []
-    for key in keys:
+    for key in sorted(_suffixes(ns.labels, n.STATE_LABEL)):
         stamp = ns.annotations.get(n.DELETION_ANNOTATION + key)
         if stamp is None:
             synced.append(key)
@@ -345,23 +369,52 @@ def _namespace(world: World, state: NamespaceState, target: Mapping[str, str], n
             removing[key] = parse_rfc3339(stamp)
     for key in synced:
         if key not in scheduled:
-            annotations[n.DELETION_ANNOTATION + key] = now
+            noted[n.DELETION_ANNOTATION + key] = now
     for key, since in removing.items():
         if since is None or world.now - since > _GRACE:  # unreadable: Go's zero time, long past
-            del labels[n.STATE_LABEL + key]
-            del annotations[n.DELETION_ANNOTATION + key]
+            labelled[n.STATE_LABEL + key] = None
+            noted[n.DELETION_ANNOTATION + key] = None
     for key in sorted(scheduled - set(synced) - removing.keys()):
-        labels[n.STATE_LABEL + key] = n.SYNC
-    condition = scheduled_condition(labels, annotations)
+        labelled[n.STATE_LABEL + key] = n.SYNC
+    labels, annotations = _changed(ns.labels, labelled), _changed(ns.annotations, noted)
+    if labels is None and annotations is None:  # as read: marked as it was, `synced` still synced
+        condition = _scheduled(state.marked, bool(synced))
+    else:
+        condition = scheduled_condition(
+            ns.labels if labels is None else labels, ns.annotations if annotations is None else annotations
+        )
     return namespace_object(ns.manifest.obj, labels, annotations, condition, now)
+
+
+def _changed(read: Mapping[str, str], changes: Mapping[str, str | None]) -> dict[str, str] | None:
+    """`read` with the changes made (a None value removes its key); None when there are none."""
+    if not changes:
+        return None
+    out = dict(read)
+    for key, value in changes.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = value
+    return out
 
 
 def scheduled_condition(labels: Mapping[str, str], annotations: Mapping[str, str]) -> tuple[str, str, str]:
     """The NamespaceScheduled condition Controller C's status reconciler sets, from the namespace
     as its bind and scheduling steps left it (namespace_reconcile_status.go)."""
-    if n.PLACEMENT_ANNOTATION not in annotations:
+    marked = n.PLACEMENT_ANNOTATION in annotations
+    syncing = marked and any(
+        n.DELETION_ANNOTATION + key not in annotations for key in _suffixes(labels, n.STATE_LABEL)
+    )
+    return _scheduled(marked, syncing)
+
+
+def _scheduled(marked: bool, syncing: bool) -> tuple[str, str, str]:
+    """NamespaceScheduled of a namespace marked or not, syncing to a target (a state label without
+    a deletion annotation) or not."""
+    if not marked:
         return "False", n.UNSCHEDULABLE, n.NO_PLACEMENTS_MESSAGE
-    if not any(n.DELETION_ANNOTATION + key not in annotations for key in _suffixes(labels, n.STATE_LABEL)):
+    if not syncing:
         return "False", n.UNSCHEDULABLE, n.NO_SYNC_TARGETS_MESSAGE
     return "True", "", ""
 
