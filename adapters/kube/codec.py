@@ -518,8 +518,16 @@ def dump_yaml_pieces(objects: Iterable[Any], fallback: Callable[[Any], str], siz
             yield "".join(out)
             out.clear()
             count = 0
+            if len(memo) > _MEMO_LIMIT or sum(len(v) for v in memo.values() if type(v) is dict) > _MEMO_LIMIT:
+                memo.clear()
     if out or not size:
         yield "".join(out)
+
+
+# Past this many texts kept by identity the memo is let go between pieces: a stream of a million
+# objects would keep one for every shared dict it met (at 10,000 x 50,000, 0.8 GB), while sharing
+# is mostly near (a decision in its binding and in its snapshot's status).
+_MEMO_LIMIT = 1 << 16
 
 
 def _document(obj: Any, out: list[str], memo: dict) -> None:

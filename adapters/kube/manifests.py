@@ -186,15 +186,21 @@ class Reading:
 
     def manifests(self) -> list[Manifest]:
         """Every manifest, validated; InputError for the first source that has a problem (the
-        children still parsing later sources are then stopped)."""
+        children still parsing later sources are then stopped). Once: each step is let go as it
+        is taken, and with it its source's text (a large hub's is hundreds of MB, and its parsed
+        objects are all a run keeps)."""
         manifests: list[Manifest] = []
-        for i, step in enumerate(self._steps):
+        steps, self._steps = self._steps, []
+        steps.reverse()
+        while steps:
+            step = steps.pop()
             try:
                 manifests.extend(step())
             except BaseException:
-                for later in self._steps[i + 1 :]:
+                for later in steps:
                     _cancel(later)
                 raise
+            del step
         return manifests
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import marshal
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -175,10 +176,37 @@ def _part_messages(task: tuple[_Job, int]) -> Iterator[bytes]:
     yield marshal.dumps(status)  # the parent decides on it while this part's text is made
     # Made whole before the first piece goes: the pipe holds little, and the parent takes none
     # of it until its own part's text is written; sent piece by piece, this text would wait.
-    made = [[piece for piece in section if piece] for section in sections]
-    for section in made:
+    for section in [_held(section) for section in sections]:
         yield from section
         yield _END_OF_SECTION
+
+
+# Pieces of a part's text read back at a time (about a megabyte each when written).
+_HELD_READ = 1 << 20
+
+
+def _held(pieces: Pieces) -> Iterable[bytes | memoryview]:
+    """The pieces made now and held until they are taken: in a temporary file (a large part's text
+    is hundreds of MB, which this process need not keep while the parent writes the parts before
+    it), read back a megabyte at a time; in memory where no file can be had. No piece is empty.
+    A write that fails fails the part, which the parent then makes itself (forked.Stream)."""
+    try:
+        spill = tempfile.TemporaryFile()  # noqa: SIM115 - closed by _read_back, which reads it
+    except OSError:
+        return [piece for piece in pieces if piece]
+    size = sum(spill.write(piece) for piece in pieces)
+    spill.seek(0)
+    return _read_back(spill, size)
+
+
+def _read_back(spill: Any, size: int) -> Iterator[bytes]:
+    with spill:
+        while size > 0:
+            piece = spill.read(min(_HELD_READ, size))
+            if not piece:
+                raise OSError("a part's held text came back short")
+            size -= len(piece)
+            yield piece
 
 
 _END_OF_SECTION = b""  # a message no section's piece is (empty pieces are not sent)
