@@ -518,7 +518,7 @@ def dump_yaml_pieces(objects: Iterable[Any], fallback: Callable[[Any], str], siz
             yield "".join(out)
             out.clear()
             count = 0
-            if len(memo) > _MEMO_LIMIT or sum(len(v) for v in memo.values() if type(v) is dict) > _MEMO_LIMIT:
+            if len(memo) > _MEMO_LIMIT:
                 memo.clear()
     if out or not size:
         yield "".join(out)
@@ -643,6 +643,8 @@ def _sequence(items: list[Any], indent: str, out: list[str], memo: dict) -> None
                 continue
             text = entries.get(id(item))
             if text is None:
+                if len(entries) >= _MEMO_LIMIT:  # bounded as the memo is
+                    entries.clear()
                 text = entries[id(item)] = dash + _body(item, indent + "  ", memo)
             append(text)
         elif kind is list:
