@@ -41,6 +41,7 @@ __all__ = [
     "write_yaml_runs",
     "write_yaml_stream",
     "yaml_items",
+    "from_numbered",
     "from_objects",
     "index_by_kind",
     "object_reference",
@@ -284,9 +285,21 @@ def from_objects(
     Helm values file, a tool's config) is noted as left out, for a directory's files; without
     it such a document is an error.
     """
+    return from_numbered(enumerate(documents, 1), source, reads=reads, skipped=skipped)
+
+
+def from_numbered(
+    documents: Iterable[tuple[int, Any]],
+    source: str,
+    *,
+    reads: Reads | None = None,
+    skipped: list[str] | None = None,
+) -> list[Manifest]:
+    """:func:`from_objects` of documents given with their numbers in their file (some of a file's
+    documents: adapters.run.parts reads a large file's in its parts)."""
     manifests: list[Manifest] = []
     others: list[int] = []
-    for index, doc in enumerate(documents, 1):
+    for index, doc in documents:
         if doc is None:
             continue
         if skipped is not None and _not_an_object(doc):
