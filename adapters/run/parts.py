@@ -14,6 +14,10 @@ writes or deletes are its own, and the format can join the parts' facts into the
 plan's summary: pipeline.summary_of_cut). Otherwise (bad input, a checker failure, a clash, a
 coupled batch) the caller schedules the whole input as one batch, which gives the answer, or the
 error, a run without parts gives. A child that dies is redone here.
+
+An input already read is cut as objects (schedule_in_parts); one large file is cut before it is
+parsed, from a look at its bytes, and each part parses only its own documents
+(schedule_file_in_parts): no process then holds, or waits for, the whole input's reading.
 """
 
 from __future__ import annotations
