@@ -78,7 +78,9 @@ class Adapter:
     (the clusters) and each part's own, such that, when each part's batch is separable
     (model.Batch.separable) and no part writes an object another part reads or writes, the parts
     loaded and emitted on their own give, joined in order, the whole input's applies
-    (adapters.run.parts checks the rest); None where a cut is not worth it."""
+    (adapters.run.parts checks the rest); None where a cut is not worth it. A cut reads of each
+    object only its apiVersion, kind and metadata's name, namespace and labels: a large file is
+    cut from stubs of these, before its objects are parsed (adapters.kube.stubs)."""
 
     load: Callable[..., tuple[Batch, Any]]  # (manifests, *, now, seed[, config]) -> (batch, context)
     emit: Callable[[Any, Result], Emitted]

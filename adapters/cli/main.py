@@ -172,6 +172,11 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
         # Reading, scheduling and writing allocate millions of objects and make no cycles: the
         # collector's passes over them would cost a third of the command (about 3 s at 10,000 x 2,000).
         with paused_gc():
+            parted = _large_file_in_parts(paths, now, mode, time_limit, seed, quiet, config, output)
+            if parted is not None:
+                _retain(parted)
+                _note_deletions(parted.deletions, output)
+                return parted.write
             reading = start_reading(list(paths), stdin=sys.stdin, reads=reads)
             from adapters.cli.progress import TerminalProgress
             from adapters.run.pipeline import schedule_manifests  # while large inputs are parsed
@@ -203,6 +208,44 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
             return _render(outcome, output, manifests)
 
     guard(run)
+
+
+def _large_file_in_parts(
+    paths: Sequence[str],
+    now: Any,
+    mode: str,
+    time_limit: float,
+    seed: int,
+    quiet: bool,
+    config: Any,
+    output: str,
+) -> Any:
+    """One large file's output made by parts that each read their own objects of it (adapters.
+    run.parts.schedule_file_in_parts), or None: not one large file, an output not made in parts,
+    live progress to show, or a file that run finds not to read so (it is then read as ever)."""
+    if output not in _PARTED or len(paths) != 1 or paths[0] == "-" or not _large(paths[0]):
+        return None
+    from adapters.cli.progress import TerminalProgress
+
+    if not quiet and TerminalProgress().draws():  # live progress follows one solve
+        return None
+    from adapters.run.parts import FORMATS, schedule_file_in_parts
+    from solver import SolveOptions
+
+    options = SolveOptions(mode=mode, time_limit=time_limit, seed=seed)
+    return schedule_file_in_parts(paths[0], now=now, options=options, config=config, output=FORMATS[output])
+
+
+# A file this large is read in its parts, each by the process that schedules it: no process holds
+# the whole input, and none waits for another's reading (measured: see docs/performance.md).
+_FILE_PARTS = 64 << 20
+
+
+def _large(path: str) -> bool:
+    try:
+        return os.path.getsize(path) >= _FILE_PARTS
+    except OSError:
+        return False
 
 
 def _note_deletions(count: int, output: str) -> None:

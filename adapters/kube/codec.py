@@ -338,6 +338,9 @@ def _judged_yaml(text: str) -> list[Any] | None:
 _DOCUMENT_START = re.compile(r"---(?=[ \t\r\n]|\Z)")  # matched at the text's start
 _LATER_DOCUMENT_START = re.compile(r"\n---(?=[ \t\r\n]|\Z)")
 _LATER_DIRECTIVE = re.compile(r"\n%")
+_DOCUMENT_START_BYTES = re.compile(rb"---(?=[ \t\r\n]|\Z)")
+_LATER_DOCUMENT_START_BYTES = re.compile(rb"\n---(?=[ \t\r\n]|\Z)")
+_LATER_DIRECTIVE_BYTES = re.compile(rb"\n%")
 
 
 def _comments_only(text: str) -> bool:
@@ -356,13 +359,36 @@ def document_runs(text: str) -> list[str] | None:
 def document_starts(text: str) -> list[int] | None:
     """Where :func:`document_runs` cuts the text (the first at 0: text before the first marker is
     comments, kept with it, or a document of its own)."""
-    if text.startswith("%") or _LATER_DIRECTIVE.search(text):
+    return _starts(text, _DOCUMENT_START, _LATER_DOCUMENT_START, _LATER_DIRECTIVE, "%", str)
+
+
+def document_offsets(data: Any) -> list[int] | None:
+    """:func:`document_starts` of a text's UTF-8 bytes (bytes or a read-only mmap of them), as
+    offsets in the bytes: the markers and directives are ASCII."""
+    return _starts(
+        data, _DOCUMENT_START_BYTES, _LATER_DOCUMENT_START_BYTES, _LATER_DIRECTIVE_BYTES, b"%", _text
+    )
+
+
+def _text(data: Any) -> str:
+    return bytes(data).decode("utf-8", "replace")
+
+
+def _starts(
+    text: Any,
+    start: re.Pattern,
+    later: re.Pattern,
+    directive: re.Pattern,
+    percent: Any,
+    as_text: Callable[[Any], str],
+) -> list[int] | None:
+    if text[:1] == percent or directive.search(text):
         return None
-    starts = [0] if _DOCUMENT_START.match(text) else []
-    starts += [m.start() + 1 for m in _LATER_DOCUMENT_START.finditer(text)]
+    starts = [0] if start.match(text) else []
+    starts += [m.start() + 1 for m in later.finditer(text)]
     if not starts:
         return None
-    if starts[0] and not _comments_only(text[: starts[0]]):
+    if starts[0] and not _comments_only(as_text(text[: starts[0]])):
         return [0, *starts]  # a first document without a marker
     starts[0] = 0
     return starts
@@ -520,8 +546,16 @@ def dump_yaml_pieces(objects: Iterable[Any], fallback: Callable[[Any], str], siz
             yield "".join(out)
             out.clear()
             count = 0
+            if len(memo) > _MEMO_LIMIT:
+                memo.clear()
     if out or not size:
         yield "".join(out)
+
+
+# Past this many texts kept by identity the memo is let go between pieces: a stream of a million
+# objects would keep one for every shared dict it met (at 10,000 x 50,000, 0.8 GB), while sharing
+# is mostly near (a decision in its binding and in its snapshot's status).
+_MEMO_LIMIT = 1 << 16
 
 
 def _document(obj: Any, out: list[str], memo: dict) -> None:
@@ -637,6 +671,8 @@ def _sequence(items: list[Any], indent: str, out: list[str], memo: dict) -> None
                 continue
             text = entries.get(id(item))
             if text is None:
+                if len(entries) >= _MEMO_LIMIT:  # bounded as the memo is
+                    entries.clear()
                 text = entries[id(item)] = dash + _body(item, indent + "  ", memo)
             append(text)
         elif kind is list:

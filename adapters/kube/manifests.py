@@ -41,6 +41,7 @@ __all__ = [
     "write_yaml_runs",
     "write_yaml_stream",
     "yaml_items",
+    "from_numbered",
     "from_objects",
     "index_by_kind",
     "object_reference",
@@ -186,15 +187,21 @@ class Reading:
 
     def manifests(self) -> list[Manifest]:
         """Every manifest, validated; InputError for the first source that has a problem (the
-        children still parsing later sources are then stopped)."""
+        children still parsing later sources are then stopped). Once: each step is let go as it
+        is taken, and with it its source's text (a large hub's is hundreds of MB, and its parsed
+        objects are all a run keeps)."""
         manifests: list[Manifest] = []
-        for i, step in enumerate(self._steps):
+        steps, self._steps = self._steps, []
+        steps.reverse()
+        while steps:
+            step = steps.pop()
             try:
                 manifests.extend(step())
             except BaseException:
-                for later in self._steps[i + 1 :]:
+                for later in steps:
                     _cancel(later)
                 raise
+            del step
         return manifests
 
 
@@ -278,9 +285,21 @@ def from_objects(
     Helm values file, a tool's config) is noted as left out, for a directory's files; without
     it such a document is an error.
     """
+    return from_numbered(enumerate(documents, 1), source, reads=reads, skipped=skipped)
+
+
+def from_numbered(
+    documents: Iterable[tuple[int, Any]],
+    source: str,
+    *,
+    reads: Reads | None = None,
+    skipped: list[str] | None = None,
+) -> list[Manifest]:
+    """:func:`from_objects` of documents given with their numbers in their file (some of a file's
+    documents: adapters.run.parts reads a large file's in its parts)."""
     manifests: list[Manifest] = []
     others: list[int] = []
-    for index, doc in enumerate(documents, 1):
+    for index, doc in documents:
         if doc is None:
             continue
         if skipped is not None and _not_an_object(doc):

@@ -14,20 +14,32 @@ writes or deletes are its own, and the format can join the parts' facts into the
 plan's summary: pipeline.summary_of_cut). Otherwise (bad input, a checker failure, a clash, a
 coupled batch) the caller schedules the whole input as one batch, which gives the answer, or the
 error, a run without parts gives. A child that dies is redone here.
+
+An input already read is cut as objects (schedule_in_parts); one large file is cut before it is
+parsed, from a look at its bytes, and each part parses only its own documents
+(schedule_file_in_parts): no process then holds, or waits for, the whole input's reading.
 """
 
 from __future__ import annotations
 
 import functools
 import marshal
+import mmap
+import os
+import stat
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
+
 from adapters.contract import Cut
+from adapters.kube import stubs
 from adapters.kube.manifests import (
     Manifest,
+    from_numbered,
     json_items,
     json_lead_list,
     orjson_items,
@@ -35,13 +47,13 @@ from adapters.kube.manifests import (
     write_yaml_runs,
     yaml_items,
 )
-from adapters.registry import adapter, owned_by
+from adapters.registry import adapter, owned_by, reads, system, systems
 from adapters.run import forked
 from adapters.run.changes import changed_objects, diff_sections
 from adapters.run.pipeline import Outcome, schedule_part, summary_of_cut
 from solver import SolveOptions
 
-__all__ = ["FORMATS", "Format", "Parted", "schedule_in_parts"]
+__all__ = ["FORMATS", "Format", "Parted", "schedule_file_in_parts", "schedule_in_parts"]
 
 Write = Callable[[bytes], object]
 Pieces = Iterable[bytes | memoryview]
@@ -102,30 +114,43 @@ def schedule_in_parts(
         return None
     if pieces is None or len(pieces.own) < 2:
         return None
-    job = _Job(name, pieces, now or datetime.now(UTC).replace(microsecond=0), options, config, output)
+    return _scheduled(
+        _Job(name, len(pieces.own), functools.partial(_cut_part, pieces), now, options, config, output)
+    )
+
+
+def _cut_part(pieces: Cut, index: int) -> tuple[list[Manifest], list[Manifest]]:
+    return pieces.part(index), pieces.own[index]
+
+
+def _scheduled(job: _Job) -> Parted | None:
+    """The job's parts scheduled at once: the first here, the others in forked children; their
+    output, or None where a part failed, clashed or the format cannot join them."""
+    options = job.options
     # A child says nothing while it solves: as long as the solve's own time limit, and more.
     streams = [
         forked.stream(_part_messages, (job, index), patience=options.time_limit)
-        for index in range(1, len(pieces.own))
+        for index in range(1, job.parts)
     ]
     taken: list[Iterator[bytes]] = []
     try:
-        first = schedule_part(name, pieces.part(0), now=job.now, options=options, config=config)
-        facts, sections = output.share(first, pieces.part(0))
+        read, own = job.read(0)
+        first = schedule_part(job.system, read, now=job.now, options=options, config=job.config)
+        facts, sections = job.output.share(first, read)
         every_fact, every_section = [facts], [sections]
         deletions = len(first.delete)
         # The objects each part reads (the shared aside), writes or deletes must be its own: then
-        # no part's answer could have told another's apart (module note). Read while children work.
-        seen = _identities(m.obj for m in pieces.own[0]) | _identities(first.apply) | _deleted(first.delete)
-        reads = [_identities(m.obj for m in own) for own in pieces.own[1:]]
-        for each, read in zip(streams, reads, strict=True):
+        # no part's answer could have told another's apart (module note).
+        seen = _identities(m.obj for m in own) | _identities(first.apply) | _deleted(first.delete)
+        del read, own
+        for each in streams:
             messages = iter(each)
             taken.append(messages)
             status = marshal.loads(next(messages))
             if status is None:
                 raise _Failed
-            written, deleted, deleting, facts = status
-            touched = read | written | deleted
+            reads, written, deleted, deleting, facts = status
+            touched = reads | written | deleted
             if not seen.isdisjoint(touched):
                 raise _Failed
             seen |= touched
@@ -133,7 +158,7 @@ def schedule_in_parts(
             every_fact.append(facts)
             # The messages are taken in order: this part's first section, then its second, ...
             every_section.append([_section(messages) for _ in sections])
-        write = output.join(every_fact, every_section)
+        write = job.output.join(every_fact, every_section)
         if write is None:
             raise _Failed
     except Exception:  # noqa: BLE001 - any failure: the whole run gives the answer or the error
@@ -145,6 +170,147 @@ def schedule_in_parts(
     return Parted(write, first, deletions)
 
 
+def schedule_file_in_parts(
+    path: str,
+    *,
+    now: datetime | None,
+    options: SolveOptions,
+    config: Mapping[str, Any] | None,
+    output: Format,
+) -> Parted | None:
+    """:func:`schedule_in_parts` of one (large) file, read in its parts: no process parses or
+    holds the whole input. A forked child looks at the file (adapters.kube.
+    stubs: each document's place and the fields a cut reads) and cuts the stubs as the system cuts
+    objects; each part then parses, checks and validates only its own documents and the shared
+    ones, the first here, the others in forked children. Exact or not at all: each part compares
+    every document it parses with its stub, parses the others it is given (the first part: those
+    of no system, or whose stub the look could not read) and finds them of no system, and
+    validates its objects as the whole file's reading and routing would (manifests.from_objects,
+    registry.owned_by); otherwise, and where the file is not one to read so (not a regular file,
+    not a YAML stream or a JSON List the look reads, not one system's that cuts), None:
+    the caller reads and schedules the file as ever, which gives the answer, or the error."""
+    parts = forked.workers()
+    if parts < 2 or options.progress is not None or not forked.polars_idle():
+        return None
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(found.st_mode):
+        return None
+    planned = forked.background(_planned, (path, parts)).result()  # the look's memory not kept here
+    if not planned:
+        return None
+    name, json, shares = marshal.loads(planned)
+    read = functools.partial(_file_part, path, name, json, shares)
+    return _scheduled(_Job(name, len(shares), read, now, options, config, output))
+
+
+def _planned(task: tuple[str, int]) -> bytes:
+    """The file's parts (packed by marshal; empty where it is not read in parts): its system's
+    name, whether it is JSON, and per part the documents it parses (their numbers and spans: the
+    first part's include those of no system, and those the look could not read), the order it
+    reads the system's objects in (as Cut.part gives them), which of them are its own, and their
+    stubs."""
+    path, parts = task
+    try:
+        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            found = stubs.look(data, path)
+        if found is None:
+            return b""
+        routed = _routed(found.objects)
+        if routed is None:
+            return b""
+        name, mine, others = routed
+        # Each stub's manifest numbered by its document (its index less one), as the cut keeps it.
+        objects = [Manifest(found.objects[i], path, i + 1) for i in mine]
+        pieces = adapter(name).cut(objects, parts)  # type: ignore[misc]
+        if pieces is None or len(pieces.own) < 2:
+            return b""
+        shares = []
+        for index in range(len(pieces.own)):
+            order = [m.index - 1 for m in pieces.part(index)]
+            own = [m.index - 1 for m in pieces.own[index]]
+            documents = np.unique(np.asarray([*order, *(others if index == 0 else ())], dtype=np.int64))
+            starts, ends = found.starts[documents].tolist(), found.ends[documents].tolist()
+            expected = [found.objects[i] for i in order]
+            # Each part's share packed alone: a part unpacks its own only.
+            shares.append(marshal.dumps((documents.tolist(), starts, ends, order, own, expected)))
+        return marshal.dumps((name, found.json, shares))
+    except Exception:  # noqa: BLE001 - any surprise: the file is read as ever, which tells why
+        return b""
+
+
+def _routed(objects: list[dict[str, Any] | None]) -> tuple[str, list[int], list[int]] | None:
+    """The one system the stubs' objects are of (one that cuts), its documents' numbers and the
+    others' (no system's, or not read by the look); None where no system, or several, own some."""
+    owners: dict[tuple[Any, Any], str | None] = {}
+    mine: dict[str, list[int]] = {}
+    others: list[int] = []
+    for i, stub in enumerate(objects):
+        if stub is None:
+            others.append(i)
+            continue
+        kind, api_version = stub["kind"], stub["apiVersion"]
+        owner = owners.get((kind, api_version), _UNKNOWN)
+        if owner is _UNKNOWN:
+            owner = owners[kind, api_version] = _owner(kind, api_version)
+        if owner is None:
+            others.append(i)
+        else:
+            mine.setdefault(owner, []).append(i)
+    if len(mine) != 1:
+        return None
+    ((name, numbers),) = mine.items()
+    if system(name).cut is None:
+        return None
+    return name, numbers, others
+
+
+_UNKNOWN: Any = object()
+
+
+def _owner(kind: Any, api_version: Any) -> str | None:
+    """The system whose own kind this is (None: no system's; a shared kind is no system's own,
+    and its documents go with the others, judged where they are parsed)."""
+    if type(kind) is not str or type(api_version) is not str:
+        return None
+    group = api_version.rpartition("/")[0]
+    owners = [s.name for s in systems() if group in s.kinds.get(kind, ())]
+    return owners[0] if len(owners) == 1 else None
+
+
+def _file_part(
+    path: str, name: str, json: bool, shares: list[Any], index: int
+) -> tuple[list[Manifest], list[Manifest]]:
+    """The part's objects (every one it reads, in its cut's order, and its own), parsed from the
+    file, compared with their stubs and validated; _Failed where anything differs from what the
+    whole file's reading would give (module note)."""
+    documents, starts, ends, order, own, expected = marshal.loads(shares[index])
+    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        parsed = stubs.parse(data, list(zip(starts, ends, strict=True)), json)
+    if parsed is None:
+        raise _Failed
+    by_number = dict(zip(documents, parsed, strict=True))
+    del parsed
+    # Numbered as the whole file's reading numbers them: a YAML stream's documents, a List's items
+    # all the List's (no error is worded here: any sends the file to that reading).
+    made = from_numbered(((1 if json else i + 1, by_number[i]) for i in documents), path, reads=reads)
+    by_object = {id(m.obj): m for m in made}
+    found = [by_object.pop(id(by_number[i]), None) for i in order]
+    read = [m for m in found if m is not None]
+    if len(read) != len(found) or [stubs.view(m.obj) for m in read] != expected:
+        raise _Failed
+    # A document the look could not read, or read as no system's, that is one's after all.
+    if owned_by(list(by_object.values())):
+        raise _Failed
+    owned = owned_by(read)  # each object's metadata judged as the whole input's would be
+    if list(owned) != [name] or len(owned[name]) != len(read):
+        raise _Failed
+    mine = dict(zip(order, read, strict=True))
+    return read, [mine[i] for i in own]
+
+
 class _Failed(Exception):
     """A part failed, reads, writes or deletes an object another part reads, writes or deletes,
     or the parts' facts do not join."""
@@ -152,33 +318,71 @@ class _Failed(Exception):
 
 @dataclass(frozen=True, slots=True)
 class _Job:
+    """Parts to schedule: the system, how many parts, what each reads (`read(index)`: every
+    object it reads, and those of them that are its own, the shared aside), and how."""
+
     system: str
-    cut: Cut
-    now: datetime
+    parts: int
+    read: Callable[[int], tuple[list[Manifest], list[Manifest]]]
+    now: datetime | None
     options: SolveOptions
     config: Mapping[str, Any] | None
     output: Format
 
+    def __post_init__(self) -> None:
+        if self.now is None:  # every part judges by one clock
+            object.__setattr__(self, "now", datetime.now(UTC).replace(microsecond=0))
+
 
 def _part_messages(task: tuple[_Job, int]) -> Iterator[bytes]:
-    """A part's status (None if it failed, else the objects it writes and deletes, how many it
-    deletes and its facts), then its text: each section's pieces, then an empty message."""
+    """A part's status (None if it failed, else the objects it reads, the shared aside, writes and
+    deletes, how many it deletes and its facts), then its text: each section's pieces, then an
+    empty message."""
     job, index = task
     try:
-        read = job.cut.part(index)
+        read, own = job.read(index)
         outcome = schedule_part(job.system, read, now=job.now, options=job.options, config=job.config)
         facts, sections = job.output.share(outcome, read)
-        status = (_identities(outcome.apply), _deleted(outcome.delete), len(outcome.delete), facts)
+        written, deleted = _identities(outcome.apply), _deleted(outcome.delete)
+        status = (_identities(m.obj for m in own), written, deleted, len(outcome.delete), facts)
+        del read, own
     except Exception:  # noqa: BLE001 - the parent schedules the whole input, which tells why
         yield marshal.dumps(None)
         return
     yield marshal.dumps(status)  # the parent decides on it while this part's text is made
     # Made whole before the first piece goes: the pipe holds little, and the parent takes none
     # of it until its own part's text is written; sent piece by piece, this text would wait.
-    made = [[piece for piece in section if piece] for section in sections]
-    for section in made:
+    for section in [_held(section) for section in sections]:
         yield from section
         yield _END_OF_SECTION
+
+
+# Pieces of a part's text read back at a time (about a megabyte each when written).
+_HELD_READ = 1 << 20
+
+
+def _held(pieces: Pieces) -> Iterable[bytes | memoryview]:
+    """The pieces made now and held until they are taken: in a temporary file (a large part's text
+    is hundreds of MB, which this process need not keep while the parent writes the parts before
+    it), read back a megabyte at a time; in memory where no file can be had. No piece is empty.
+    A write that fails fails the part, which the parent then makes itself (forked.Stream)."""
+    try:
+        spill = tempfile.TemporaryFile()  # noqa: SIM115 - closed by _read_back, which reads it
+    except OSError:
+        return [piece for piece in pieces if piece]
+    size = sum(spill.write(piece) for piece in pieces)
+    spill.seek(0)
+    return _read_back(spill, size)
+
+
+def _read_back(spill: Any, size: int) -> Iterator[bytes]:
+    with spill:
+        while size > 0:
+            piece = spill.read(min(_HELD_READ, size))
+            if not piece:
+                raise OSError("a part's held text came back short")
+            size -= len(piece)
+            yield piece
 
 
 _END_OF_SECTION = b""  # a message no section's piece is (empty pieces are not sent)

@@ -1,0 +1,113 @@
+"""What lets a large hub's command run in bounded memory, each exact: the input's text let go once
+parsed, the YAML writer's memo of shared dicts let go between pieces, a part's text held in a
+temporary file (not in memory) until the parent takes it."""
+
+from __future__ import annotations
+
+import tempfile
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.kube import codec
+from adapters.kube.manifests import encode_yaml_stream, start_reading, yaml_items
+from adapters.run import forked, parts
+
+
+def _objects(count: int) -> list[dict[str, Any]]:
+    """Objects that share dicts (as Fleet's decisions stand in a binding and in a status) and hold
+    dicts of their own, large enough that the writer keeps their text by identity."""
+    shared = [
+        {"name": f"c{i}", "selected": True, "score": {"a": i, "b": -i}, "reason": f"r {i}"} for i in range(7)
+    ]
+    return [
+        {
+            "kind": "K",
+            "metadata": {"name": f"o{i}", "labels": {"p": f"p{i // 3}"}},
+            "decision": shared[i % 7],
+            "own": {"w": i, "x": "y", "z": [i, "q"], "v": {"k": str(i)}},
+            "list": [shared[(i + 1) % 7], {"only": i}],
+        }
+        for i in range(count)
+    ]
+
+
+def _text(objects: list[dict[str, Any]]) -> bytes:
+    return b"".join(yaml_items(objects))
+
+
+def test_the_writers_memo_let_go_between_pieces_writes_the_same_bytes(monkeypatch):
+    objects = _objects(3000)
+    kept = _text(objects)
+    monkeypatch.setattr(codec, "_MEMO_LIMIT", 0)  # let go after every piece
+    assert _text(objects) == kept == encode_yaml_stream(objects)
+
+
+def _peak(objects: list[dict[str, Any]]) -> int:
+    """The most memory writing the objects' stream held at once (its caches of strings warm)."""
+    tracemalloc.start()
+    try:
+        for _ in codec.dump_yaml_pieces(objects, lambda obj: pytest.fail("no fallback"), 1024):
+            pass
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_writers_memo_stays_bounded_over_a_long_stream(monkeypatch):
+    objects = _objects(40_000)
+    _text(objects)  # the bounded caches of strings and keys filled
+    monkeypatch.setattr(codec, "_MEMO_LIMIT", 1 << 40)  # never let go, as before
+    unbounded = _peak(objects)
+    monkeypatch.setattr(codec, "_MEMO_LIMIT", 2048)
+    bounded = _peak(objects)
+    # Kept whole, the memo holds a text for each object's own dicts: some 40,000 x 300 bytes.
+    assert unbounded - bounded > 40_000 * 150
+
+
+def test_a_parts_text_is_held_in_a_file_and_comes_back_whole(monkeypatch):
+    made: list[Any] = []
+    temporary = tempfile.TemporaryFile
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        made.append(temporary(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", recorded)
+    monkeypatch.setattr(parts, "_HELD_READ", 1000)
+    pieces = [b"a" * 700, b"", memoryview(b"b" * 2500), b"c"]
+    held = parts._held(iter(pieces))
+    assert len(made) == 1 and not isinstance(held, list)
+    back = list(held)
+    assert b"".join(back) == b"".join(bytes(p) for p in pieces)
+    assert all(0 < len(p) <= 1000 for p in back)
+    assert made[0].closed
+
+
+def test_a_parts_text_is_held_in_memory_where_no_file_can_be_had(monkeypatch):
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("no room")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", refused)
+    assert list(parts._held(iter([b"x", b"", b"yz"]))) == [b"x", b"yz"]
+
+
+def test_a_sources_text_is_let_go_once_parsed(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv(forked.ENVIRONMENT, "1")
+    document = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: n{}\ndata:\n  k: '{}'\n"
+    path = tmp_path / "big.yaml"
+    path.write_text("".join(document.format(i, "v" * 200) for i in range(20_000)), encoding="utf-8")
+    tracemalloc.start()
+    try:
+        reading = start_reading([str(path)])
+        manifests = reading.manifests()
+        held, _ = tracemalloc.get_traced_memory()
+        del manifests
+        after, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert reading is not None
+    text = path.stat().st_size
+    assert held - after > 0 and after < text // 2  # the parsed objects went; no copy of the text stayed

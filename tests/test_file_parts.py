@@ -1,0 +1,258 @@
+"""A large file read in its parts (adapters.run.parts.schedule_file_in_parts, adapters.kube.stubs):
+each part parses only its own documents, and the output is the bytes one batch writes, or the file
+is read as ever (None) wherever a part's reading could differ from the whole file's."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.fleet import names as n
+from adapters.fleet.generate import generate_fleet
+from adapters.kube import stubs
+from adapters.kube.manifests import encode_json_list, encode_yaml_stream, read_sources, write_json
+from adapters.run import forked, parts
+from adapters.run.changes import diff_of, plan_of
+from adapters.run.pipeline import schedule_manifests
+from solver import SolveOptions
+from tests.fixtures.common import NOW, NOW_TIME
+from tests.fixtures.parts import fresh
+
+_HERE = "tests.test_file_parts"
+
+
+def _hub(seed: int, clusters: int = 40, placements: int = 30) -> list[dict[str, Any]]:
+    return generate_fleet(clusters, placements, seed=seed, now=NOW)
+
+
+def _file(tmp_path: Path, objects: list[dict[str, Any]], kind: str, name: str = "hub") -> str:
+    path = tmp_path / f"{name}.{kind}"
+    path.write_bytes(encode_json_list(objects) if kind == "json" else encode_yaml_stream(objects))
+    return str(path)
+
+
+def _text(output: str, write: Any) -> bytes:
+    out: list[bytes] = []
+    write(out.append)
+    text = b"".join(bytes(piece) for piece in out)
+    if output != "plan":
+        return text
+    plan = json.loads(text)
+    for timing in ("wall_seconds", "build_seconds", "solve_seconds"):
+        plan["summary"][timing] = 0
+    return json.dumps(plan).encode()
+
+
+def in_parts(path: str, output: str, mode: str) -> list[Any]:
+    """[whether the file was read in parts, whether its output is one batch's bytes]"""
+    importlib.import_module("adapters.fleet.load").CUT_PLACEMENTS = 2
+    options = SolveOptions(mode=mode)
+    parted = parts.schedule_file_in_parts(
+        path, now=NOW_TIME, options=options, config=None, output=parts.FORMATS[output]
+    )
+    if parted is None:
+        return [False, None]
+    mine = _text(output, parted.write)
+    manifests = read_sources([path])
+    outcome = schedule_manifests(manifests, now=NOW_TIME, options=options)
+    whole = {
+        "yaml": lambda: _text(output, lambda w: w(encode_yaml_stream(outcome.apply))),
+        "json": lambda: _text(output, lambda w: w(encode_json_list(outcome.apply))),
+        "plan": lambda: _text(output, lambda w: write_json(plan_of(outcome, manifests), w)),
+        "diff": lambda: diff_of(outcome, manifests).encode(),
+    }[output]()
+    return [True, mine == whole]
+
+
+@pytest.mark.parametrize("kind", ["yaml", "json"])
+@pytest.mark.parametrize(
+    ("seed", "output", "mode"),
+    [(1, "yaml", "optimal"), (2, "json", "greedy"), (3, "plan", "optimal"), (4, "diff", "greedy")],
+)
+def test_a_file_read_in_its_parts_gives_one_batchs_bytes(tmp_path, kind, seed, output, mode):
+    path = _file(tmp_path, _hub(seed), kind)
+    assert fresh(f"{_HERE}:in_parts", path, output, mode) == [True, True]
+
+
+def test_a_stream_whose_first_document_has_no_marker(tmp_path):
+    path = tmp_path / "hub.yaml"
+    text = encode_yaml_stream(_hub(5)).decode()
+    path.write_text("# a hub\n" + text.removeprefix("---\n"), encoding="utf-8")
+    assert fresh(f"{_HERE}:in_parts", str(path), "yaml", "optimal") == [True, True]
+
+
+def _binding(objects: list[dict[str, Any]]) -> dict[str, Any]:
+    return next(o for o in objects if o["kind"] == n.BINDING)
+
+
+def _edited(tmp_path: Path, variant: str) -> str:
+    objects = _hub(6)
+    if variant == "bad object":  # a part fails: the file's reading words the error
+        _binding(objects)["spec"]["state"] = 7
+    if variant == "second system":
+        objects.append(
+            {
+                "apiVersion": "cluster.open-cluster-management.io/v1",
+                "kind": "ManagedCluster",
+                "metadata": {"name": "c1"},
+            }
+        )
+    path = Path(_file(tmp_path, objects, "yaml"))
+    text = path.read_text(encoding="utf-8")
+    name = _binding(objects)["metadata"]["name"]
+    parent = _binding(objects)["metadata"]["labels"][n.PARENT_LABEL]
+    labels = f"  name: {name}\n  labels:\n    {n.PARENT_LABEL}: {parent}\n"
+    assert labels in text
+    if variant == "labels in flow style":  # the look reads none: the stub differs from the object
+        text = text.replace(labels, f"  name: {name}\n  labels: {{{n.PARENT_LABEL}: {parent}}}\n")
+    elif variant == "kind with a comment":  # the look reads no system's kind: it is one's after all
+        text = text.replace(
+            f"kind: {n.BINDING}\nmetadata:\n{labels}", f"kind: {n.BINDING} # c\nmetadata:\n{labels}"
+        )
+    elif variant == "directive":
+        text = "%YAML 1.1\n" + text
+    elif variant == "duplicate key":  # the look reads one name; the reader refuses the document
+        text = text.replace(
+            labels, f"  name: {name}\n  name: {name}\n  labels:\n    {n.PARENT_LABEL}: {parent}\n"
+        )
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "bad object",
+        "second system",
+        "labels in flow style",
+        "kind with a comment",
+        "directive",
+        "duplicate key",
+    ],
+)
+def test_a_file_whose_parts_could_read_otherwise_is_read_as_ever(tmp_path, variant):
+    assert fresh(f"{_HERE}:in_parts", _edited(tmp_path, variant), "yaml", "optimal") == [False, None]
+
+
+def test_a_json_item_holding_a_key_twice_is_read_as_ever(tmp_path):
+    path = Path(_file(tmp_path, _hub(7), "json"))
+    text = path.read_text(encoding="utf-8")
+    first = re.search(r'"kind": "ClusterResourceBinding"', text)
+    assert first is not None
+    path.write_text(
+        text[: first.end()] + ', "kind": "ClusterResourceBinding"' + text[first.end() :], encoding="utf-8"
+    )
+    assert fresh(f"{_HERE}:in_parts", str(path), "json", "optimal") == [False, None]
+
+
+def file_command(args: list[str]) -> list[Any]:
+    """[whether the file was read in its parts, the exit status, stdout, stderr] of the command
+    line, any file read in its parts."""
+    from click.testing import CliRunner
+
+    from adapters.cli import main as cli
+
+    importlib.import_module("adapters.fleet.load").CUT_PLACEMENTS = 2
+    cli._FILE_PARTS = 0
+    used: list[bool] = []
+    scheduled = parts.schedule_file_in_parts
+
+    def spied(*a: Any, **k: Any) -> Any:
+        parted = scheduled(*a, **k)
+        used.append(parted is not None)
+        return parted
+
+    parts.schedule_file_in_parts = spied
+    forked.allow()
+    result = CliRunner().invoke(cli.main, args, catch_exceptions=True)
+    return [used, result.exit_code, result.stdout, result.stderr]
+
+
+@pytest.mark.parametrize("bad", [False, True])
+def test_the_command_reads_a_large_file_in_its_parts_or_as_ever(tmp_path, monkeypatch, bad):
+    objects = _hub(8)
+    if bad:
+        _binding(objects)["spec"]["state"] = 7
+    args = ["solve", "-f", _file(tmp_path, objects, "yaml"), "--now", NOW, "-q"]
+    used, code, stdout, stderr = fresh(f"{_HERE}:file_command", args)
+    assert used == [not bad]
+    monkeypatch.setenv(forked.ENVIRONMENT, "1")
+    from tests.fixtures.common import run_cli
+
+    whole = run_cli(args)
+    assert (code, stdout, stderr) == (whole.exit_code, whole.stdout, whole.stderr)
+    assert code == (2 if bad else 0)
+
+
+# ------------------------------------------------------------------------------------- the look
+
+
+def _looked(text: bytes) -> list[Any] | None:
+    """Each document's stub and view, as keys; None where the fast reader is not sure of the file
+    (its parts would then read it as ever)."""
+    found = stubs.look(text, "x.yaml")
+    assert found is not None
+    spans = list(zip(found.starts.tolist(), found.ends.tolist(), strict=True))
+    parsed = stubs.parse(text, spans, found.json)
+    if parsed is None:
+        return None
+    return [[stub, stubs.view(doc)] for stub, doc in zip(found.objects, parsed, strict=True)]
+
+
+def test_the_look_reads_what_the_reader_reads_or_nothing():
+    text = (
+        b"# comment\n"
+        b"apiVersion: v1\nkind: A\nmetadata:\n  name: first\n  labels:\n    k: 'v'\n    q: \"w\"\n"
+        b"---\napiVersion: v1\nkind: B\nspec:\n  name: not-this\nmetadata:\n  namespace: ns\n  name: b\n"
+        b"---\napiVersion: v1\nkind: C\nmetadata:\n  labels: {a: b}\n  name: c\n"
+        b"---\n{apiVersion: v1, kind: D, metadata: {name: d}}\n"
+    )
+    looked = _looked(text)
+    assert looked is not None
+    first = {"apiVersion": "v1", "kind": "A", "metadata": {"name": "first", "labels": {"k": "v", "q": "w"}}}
+    assert looked[0][0] == looked[0][1] == first
+    assert (
+        looked[1][0]
+        == looked[1][1]
+        == {"apiVersion": "v1", "kind": "B", "metadata": {"name": "b", "namespace": "ns"}}
+    )
+    assert looked[2][0] != looked[2][1]  # flow-style labels: the look reads none, and the parts see it
+    assert looked[3][0] is None  # flow style: no stub
+
+
+def test_the_bundled_fleet_hub_read_in_its_parts_gives_one_batchs_bytes(tmp_path):
+    # Written by hand: flow-style lists and maps, comments, quoting; wherever the look misreads a
+    # document its part says so, and the file is read as ever.
+    example = Path(__file__).parents[1] / "adapters" / "examples" / "fleet-demo.yaml"
+    assert fresh(f"{_HERE}:in_parts", str(example), "plan", "optimal") in ([True, True], [False, None])
+
+
+def test_a_parts_documents_read_run_by_run_are_the_streams(monkeypatch):
+    text = encode_yaml_stream(_hub(9, clusters=12, placements=10))
+    found = stubs.look(text, "x.yaml")
+    assert found is not None
+    spans = list(zip(found.starts.tolist(), found.ends.tolist(), strict=True))
+    whole = stubs.parse(text, spans, json=False)
+    monkeypatch.setattr(stubs, "_RUN", 700)  # a few documents a run
+    assert len(stubs._runs(spans)) > 5
+    assert stubs.parse(text, spans, json=False) == whole is not None
+    assert stubs.parse(text, spans[3:9:2], json=False) == [whole[i] for i in range(3, 9, 2)]
+
+
+def test_a_large_streams_halves_looked_at_apart_are_its_look(monkeypatch):
+    text = encode_yaml_stream(_hub(10, clusters=30, placements=25))
+    monkeypatch.setenv(forked.ENVIRONMENT, "1")
+    alone = stubs.look(text, "x.yaml")
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    monkeypatch.setattr(stubs, "_SPLIT_LOOK", 0)
+    started: list[Any] = []
+    background = forked.background
+    monkeypatch.setattr(forked, "background", lambda *a: started.append(a) or background(*a))
+    halves = stubs.look(text, "x.yaml")
+    assert alone is not None and halves is not None and len(started) == 1
+    assert halves.objects == alone.objects and all(o is not None for o in alone.objects)
