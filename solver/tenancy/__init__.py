@@ -47,11 +47,14 @@ from solver.tenancy.flow import arcs_of
 from solver.tenancy.hand_out import hand_out, hand_out_pools
 from solver.tenancy.joint import solve_joint
 from solver.tenancy.local_search import free_balance, free_weighted
+from solver.tenancy.pieces import settle
 from solver.tenancy.problem import Placement, Problem
 from solver.tenancy.queue import greedy_is_optimal, run_queue
 from solver.tenancy.results import AIM_KINDS, LEVELS, adopt, combined, measure, to_results
 
 __all__ = ["solve_tenancy", "LEVELS"]
+
+_CLOSE = 1000  # a bound within 1/_CLOSE of the aim is not tightened further
 
 
 class TenancySlots:
@@ -95,12 +98,11 @@ class TenancySlots:
         if greedy_is_optimal(problem, part):
             self.proven.add(part[0])
             return greedy
-        if free_weighted(problem, part):  # a local optimum, bounded by a relaxation
+        if free_weighted(problem, part):
             # Every unit with a candidate is placed and nothing is created, in any answer.
             alone = [problem.classes[k] for k in part if not problem.classes[k].candidates]
             self.optima[part[0]] = (sum(len(cls.requests) for cls in alone), 0)
-            self.weighted.append(part)  # bounded all at once (bound_weighted)
-            return _better(problem, part, free_balance(problem, part, greedy), greedy)
+            return self._settle(part, greedy)
         joint = solve_joint(problem, part, greedy, seed=self.seed, budget=self.budget, deadline=self.deadline)
         self.models += 1 if joint is None else joint.models
         if joint is None:
@@ -122,6 +124,26 @@ class TenancySlots:
             self._bound_aim(part, answer, joint.optima)
         return answer
 
+    def _settle(self, part: list[int], greedy: Placement) -> Placement:
+        """Units of several slots: the local search's answer with each piece solved exactly and
+        its bound (solver.tenancy.pieces): proven where they meet; else, or where the pieces'
+        search is cut or their bound is not within a thousandth, the slots' relaxation too."""
+        problem = self.problem
+        local = free_balance(problem, part, greedy)
+        settled = settle(problem, part, local)
+        if settled is None:
+            self.weighted.append(part)  # bounded all at once (bound_weighted)
+            return _better(problem, part, local, greedy)
+        answer = _better(problem, part, settled.placement, greedy)
+        aim = measure(problem, part, answer)[2]
+        if aim <= settled.bound:
+            self.proven.add(part[0])
+            return answer
+        self.aims[part[0]] = settled.bound
+        if (aim - settled.bound) * _CLOSE > aim:
+            self.weighted.append(part)
+        return answer
+
     def _bound_aim(self, part: list[int], answer: Placement, optima: tuple[int | None, int | None]) -> None:
         """The aim's bound (solver.tenancy.bound) where the answer holds levels 1 and 2 at their
         proven optima, all requests take one slot and the aim is the squares."""
@@ -138,7 +160,7 @@ class TenancySlots:
     def bound_weighted(self) -> None:
         """The several-slot parts' aims bounded, in one flow (solver.tenancy.bound)."""
         for part, bound in zip(self.weighted, slots_bounds(self.problem, self.weighted), strict=True):
-            self.aims[part[0]] = bound
+            self.aims[part[0]] = max(bound, self.aims.get(part[0], bound))
 
     def levels(self, part: list[int], answer: Placement) -> Levels:
         """The part's levels (LEVELS: the aim counted under its kind's name) and their bound: the
