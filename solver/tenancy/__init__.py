@@ -121,7 +121,7 @@ class TenancySlots:
             self.proven.add(part[0])
         answer = _better(problem, part, answer, greedy)
         if not joint.proven:
-            self._bound_aim(part, answer, joint.optima)
+            self._bound_aim(part, answer, joint.optima, joint.least)
         return answer
 
     def _settle(self, part: list[int], greedy: Placement) -> Placement:
@@ -144,9 +144,12 @@ class TenancySlots:
             self.weighted.append(part)
         return answer
 
-    def _bound_aim(self, part: list[int], answer: Placement, optima: tuple[int | None, int | None]) -> None:
+    def _bound_aim(
+        self, part: list[int], answer: Placement, optima: tuple[int | None, int | None], least: int | None
+    ) -> None:
         """The aim's bound (solver.tenancy.bound) where the answer holds levels 1 and 2 at their
-        proven optima, all requests take one slot and the aim is the squares."""
+        proven optima, all requests take one slot and the aim is the squares; with `least`, the
+        joins flow's least over every split, where that is higher."""
         classes = [self.problem.classes[k] for k in part]
         if classes[0].aim != "squares" or any(cls.demand != 1 for cls in classes):
             return
@@ -154,8 +157,9 @@ class TenancySlots:
         if (unplaced, created) != optima:
             return
         bound = pools_bound(self.problem, part, arcs_of(self.problem, classes), (unplaced, created), aim)
-        if bound is not None:
-            self.aims[part[0]] = bound
+        bounds = [b for b in (bound, least) if b is not None]
+        if bounds:
+            self.aims[part[0]] = max(bounds)
 
     def bound_weighted(self) -> None:
         """The several-slot parts' aims bounded, in one flow (solver.tenancy.bound)."""
