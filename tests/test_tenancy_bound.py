@@ -262,3 +262,19 @@ def test_the_level_bound_with_joins_is_at_most_the_least_over_every_split(b) -> 
     squares = next(level for level in result.stats.levels if level.name == "tenants-squared")
     if squares.bound is not None and len(components(slots.draws())) == 1:
         assert squares.bound <= least_total <= squares.objective
+
+
+def test_a_new_cluster_with_room_takes_requests_off_the_existing_ones() -> None:
+    """One class of two requests (limit 2) and one existing cluster holding one tenant: greedy puts
+    the first there and opens a new cluster for the second; both on the new cluster leave the
+    existing one at 1 (squares 1 against 4), with one cluster created either way. Greedy was taken
+    as the proven optimum of a single class (squares 4, bound 4)."""
+    b = Batch(
+        (_cluster("c0", {"a"}, load=1),),
+        tuple(_request(f"r{i}", i, "a", limit=2, pool="a") for i in range(2)),
+    )
+    result = solve(b, SolveOptions(mode="optimal"))
+    assert check(b, result) == []
+    levels = {level.name: level for level in result.stats.levels}
+    assert levels["clusters-created"].objective == 1
+    assert levels["tenants-squared"].objective == 1 == levels["tenants-squared"].bound

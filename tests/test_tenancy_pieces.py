@@ -112,23 +112,28 @@ def test_a_unit_too_big_to_split_is_proven() -> None:
 def test_the_search_is_cut_and_the_start_stands() -> None:
     """A piece past the search's node budget gives no answer (the part falls back to the local
     search and the slots' bound): many unequal units over many clusters alike but for one."""
-    from solver.tenancy import pieces
-
     clusters = tuple(Cluster(f"ns/c{i:02}", traits=frozenset({"site:p"}), load=i % 7) for i in range(40))
     units = tuple(_unit(f"u{i:02}", i, "p", 1 + i % 9) for i in range(60))
     b = Batch(clusters, units)
     problem = Problem(b, b.requests)
     part = list(range(len(problem.classes)))
     start = free_balance(problem, part, run_queue(problem, 0))
-    budget = pieces._NODES
-    try:
-        pieces._NODES = 10
-        assert settle(problem, part, start) is None
-    finally:
-        pieces._NODES = budget
+    assert settle(problem, part, start, nodes=10) is None
     result = solve(b, SolveOptions(mode="optimal"))
     assert check(b, result) == []
     assert all(level.gap is not None for level in result.stats.levels)
+
+
+def test_a_solve_past_its_search_budget_falls_back_to_the_slots_bound(monkeypatch) -> None:
+    """With no search left for the solve, a part is the local search's answer with the slots'
+    bound (one unit of ten over two empty clusters: 100 against 50), never a null gap."""
+    import solver.tenancy as tenancy
+
+    monkeypatch.setattr(tenancy, "_SEARCH", 0)
+    clusters = tuple(Cluster(f"ns/c{i}", traits=frozenset({"site:p"}), load=0) for i in range(2))
+    b = Batch(clusters, (_unit("u", 0, "p", 10),))
+    levels = {level.name: level for level in solve(b, SolveOptions(mode="optimal")).stats.levels}
+    assert (levels["tenants-squared"].objective, levels["tenants-squared"].bound) == (100, 50)
 
 
 def test_generated_kcp_hubs_are_proven() -> None:

@@ -47,6 +47,7 @@ from solver.tenancy.flow import arcs_of
 from solver.tenancy.hand_out import hand_out, hand_out_pools
 from solver.tenancy.joint import solve_joint
 from solver.tenancy.local_search import free_balance, free_weighted
+from solver.tenancy.pieces import NODES as _PIECE
 from solver.tenancy.pieces import settle
 from solver.tenancy.problem import Placement, Problem
 from solver.tenancy.queue import greedy_is_optimal, run_queue
@@ -55,6 +56,10 @@ from solver.tenancy.results import AIM_KINDS, LEVELS, adopt, combined, measure, 
 __all__ = ["solve_tenancy", "LEVELS"]
 
 _CLOSE = 1000  # a bound within 1/_CLOSE of the aim is not tightened further
+# The pieces' search (solver.tenancy.pieces) over every part of a solve at most, in nodes: each
+# part then falls back to the local search and the slots' bound (kcp v0.8's 10,000 x 50,000 hub
+# takes about 2,000).
+_SEARCH = 200_000
 
 
 class TenancySlots:
@@ -71,6 +76,7 @@ class TenancySlots:
         # that bound: it holds for answers at the optima of levels 1 and 2.
         self.aims: dict[int, int] = {}
         self.weighted: list[list[int]] = []  # the parts of several-slot units (local_search)
+        self.search_left = _SEARCH  # the pieces' search nodes left for the solve
         self.models = 0
         self.time_limited = False
         self.build_seconds = 0.0
@@ -95,7 +101,7 @@ class TenancySlots:
         for units of several slots with nothing else to decide, greedy itself where it is the
         optimum, else CP-SAT's counts (and the flows') handed out to the requests."""
         problem = self.problem
-        if greedy_is_optimal(problem, part):
+        if greedy_is_optimal(problem, part, greedy):
             self.proven.add(part[0])
             return greedy
         if free_weighted(problem, part):
@@ -130,7 +136,9 @@ class TenancySlots:
         search is cut or their bound is not within a thousandth, the slots' relaxation too."""
         problem = self.problem
         local = free_balance(problem, part, greedy)
-        settled = settle(problem, part, local)
+        nodes = max(0, min(_PIECE, self.search_left))
+        settled = settle(problem, part, local, nodes=nodes)
+        self.search_left -= nodes if settled is None else settled.nodes
         if settled is None:
             self.weighted.append(part)  # bounded all at once (bound_weighted)
             return _better(problem, part, local, greedy)

@@ -27,36 +27,42 @@ from dataclasses import dataclass
 from solver.tenancy.problem import Placement, Problem, RequestClass, rows_of
 from solver.tenancy.results import measure
 
-__all__ = ["Settled", "settle"]
+__all__ = ["NODES", "Settled", "settle"]
 
 _WIDE = 64  # a class with more candidates is priced in the bound, not searched
-_NODES = 20_000  # a piece's search stops (and the part falls back) past this many nodes
+NODES = 5_000  # a part's search stops (and the part falls back) past this many nodes
 
 
 @dataclass(frozen=True, slots=True)
 class Settled:
     placement: Placement  # the answer: the start with every piece at its optimum
     bound: int  # a lower bound on the part's squares over every placement
+    nodes: int  # the search's nodes, all pieces together
 
 
 class _Cut(Exception):
-    """A piece's search ran past _NODES."""
+    """The part's search ran past its nodes."""
 
 
-def settle(problem: Problem, part: list[int], start: Placement, *, wide: int = _WIDE) -> Settled | None:
-    """The part's answer and bound (the module's docstring), or None where a piece's search runs
-    past _NODES. `start` places every unit with a candidate (the local search's answer)."""
+def settle(
+    problem: Problem, part: list[int], start: Placement, *, wide: int = _WIDE, nodes: int = NODES
+) -> Settled | None:
+    """The part's answer and bound (the module's docstring), or None where the pieces' search
+    runs past `nodes` in all or `start` leaves a unit with a candidate unplaced."""
     classes = [problem.classes[k] for k in part if problem.classes[k].candidates]
     priced = [cls for cls in classes if len(cls.candidates) > wide]
     ours = set(part)
     where = {p: row for p, row in start.existing.items() if problem.class_of[p] in ours}
-    bound, covered = 0, set()
+    if any(p not in where for cls in classes for p in cls.requests):
+        return None
+    bound, covered, spent = 0, set(), 0
     for piece in _pieces([cls for cls in classes if len(cls.candidates) <= wide]):
         rows = rows_of(problem, [cls.index for cls in piece])
         try:
-            least, better = _least(problem, piece, rows, where)
+            least, better, used = _least(problem, piece, rows, where, nodes - spent)
         except _Cut:
             return None
+        spent += used
         if better is not None:
             where.update(_kept_where_allowed(problem, piece, where, better))
         bound += least
@@ -71,7 +77,7 @@ def settle(problem: Problem, part: list[int], start: Placement, *, wide: int = _
     placement = Placement(existing=where)
     if measure(problem, part, placement)[2] >= measure(problem, part, start)[2]:
         placement = start
-    return Settled(placement, bound)
+    return Settled(placement, bound, spent)
 
 
 def _pieces(classes: list[RequestClass]) -> list[list[RequestClass]]:
@@ -98,10 +104,11 @@ def _pieces(classes: list[RequestClass]) -> list[list[RequestClass]]:
 
 
 def _least(
-    problem: Problem, piece: list[RequestClass], rows: list[int], where: dict[int, int]
-) -> tuple[int, dict[int, int] | None]:
-    """The piece's least sum of squares over its rows and, where it is below the start's (the
-    piece's units as `where` puts them), a placement reaching it (unit -> row). A branch and
+    problem: Problem, piece: list[RequestClass], rows: list[int], where: dict[int, int], most: int
+) -> tuple[int, dict[int, int] | None, int]:
+    """The piece's least sum of squares over its rows, where it is below the start's (the piece's
+    units as `where` puts them) a placement reaching it (unit -> row), and the nodes searched
+    (_Cut past `most`). A branch and
     bound: units largest first, each on each of its candidates, of clusters alike (the same
     tenants now, candidates of the same classes) only one; a node is cut where a lower bound
     reaches the best found: the rest's volume levelled over the piece's clusters as whole slots,
@@ -127,7 +134,7 @@ def _least(
     def walk(i: int, squares: int) -> None:
         nonlocal best, found, nodes
         nodes += 1
-        if nodes > _NODES:
+        if nodes > most:
             raise _Cut
         if i == len(units):
             if squares < best:
@@ -153,7 +160,7 @@ def _least(
             load[row] = before
 
     walk(0, _squares(load.values()))
-    return best, (None if found is None else dict(zip(units, found, strict=True)))
+    return best, (None if found is None else dict(zip(units, found, strict=True))), nodes
 
 
 def _demand(problem: Problem, position: int) -> int:
