@@ -58,7 +58,7 @@ __all__ = ["solve_tenancy", "LEVELS"]
 _CLOSE = 1000  # a bound within 1/_CLOSE of the aim is not tightened further
 # The pieces' search (solver.tenancy.pieces) over every part of a solve at most, in nodes: each
 # part then falls back to the local search and the slots' bound (kcp v0.8's 10,000 x 50,000 hub
-# takes about 2,000).
+# takes about 3,300).
 _SEARCH = 200_000
 
 
