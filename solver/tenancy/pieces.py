@@ -31,6 +31,7 @@ __all__ = ["NODES", "Settled", "settle"]
 
 _WIDE = 64  # a class with more candidates is priced in the bound, not searched
 NODES = 5_000  # a part's search stops (and the part falls back) past this many nodes
+_TRY = 1_000  # a piece's search past this many nodes prices its widest class instead
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,14 +42,19 @@ class Settled:
 
 
 class _Cut(Exception):
-    """The part's search ran past its nodes."""
+    """A piece's search ran past its nodes (`used`)."""
+
+    def __init__(self, used: int) -> None:
+        super().__init__(used)
+        self.used = used
 
 
 def settle(
     problem: Problem, part: list[int], start: Placement, *, wide: int = _WIDE, nodes: int = NODES
 ) -> Settled | None:
     """The part's answer and bound (the module's docstring), or None where the pieces' search
-    runs past `nodes` in all or `start` leaves a unit with a candidate unplaced."""
+    runs past `nodes` in all or `start` leaves a unit with a candidate unplaced. A piece whose
+    search runs past _TRY nodes has its widest class priced instead, and the rest searched."""
     classes = [problem.classes[k] for k in part if problem.classes[k].candidates]
     priced = [cls for cls in classes if len(cls.candidates) > wide]
     ours = set(part)
@@ -56,12 +62,20 @@ def settle(
     if any(p not in where for cls in classes for p in cls.requests):
         return None
     bound, covered, spent = 0, set(), 0
-    for piece in _pieces([cls for cls in classes if len(cls.candidates) <= wide]):
+    todo = _pieces([cls for cls in classes if len(cls.candidates) <= wide])
+    while todo:
+        piece = todo.pop(0)
         rows = rows_of(problem, [cls.index for cls in piece])
         try:
-            least, better, used = _least(problem, piece, rows, where, nodes - spent)
-        except _Cut:
-            return None
+            least, better, used = _least(problem, piece, rows, where, min(_TRY, nodes - spent))
+        except _Cut as cut:
+            spent += cut.used
+            if len(piece) == 1 or spent >= nodes:
+                return None
+            widest = max(piece, key=lambda cls: (len(cls.candidates), cls.index))
+            priced.append(widest)
+            todo = _pieces([cls for cls in piece if cls is not widest]) + todo
+            continue
         spent += used
         if better is not None:
             where.update(_kept_where_allowed(problem, piece, where, better))
@@ -135,7 +149,7 @@ def _least(
         nonlocal best, found, nodes
         nodes += 1
         if nodes > most:
-            raise _Cut
+            raise _Cut(nodes)
         if i == len(units):
             if squares < best:
                 best, found = squares, list(at)
