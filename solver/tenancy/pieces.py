@@ -15,8 +15,9 @@ solved exactly by a branch and bound. The bound on the part's squares, for every
 of wide units is at least the sum of their squares; m_u the fewest tenants among unit u's
 candidates; each piece's squares are at least its own optimum, and the pieces share no
 cluster). The answer is the local search's with each piece's optimum put in (a piece's units
-keep their clusters where the optimum's counts allow), the wide units then each on the emptiest
-of their candidates, largest first; it is taken only where its squares are lower.
+keep their clusters where the optimum's counts allow), the wide units where the start has them
+or, if lower, each on the emptiest of their candidates, largest first; it is taken only where its
+squares are below the start's.
 """
 
 from __future__ import annotations
@@ -86,9 +87,10 @@ def settle(
         len(cls.requests) * cls.demand * (2 * min(problem.base[row] for row in cls.candidates) + cls.demand)
         for cls in priced
     )
-    if priced:
-        _emptiest_first(problem, priced, where)
-    placement = Placement(existing=where)
+    answers = [Placement(existing=where)]
+    if priced:  # the priced units where the start has them, or placed again
+        answers.append(Placement(existing=_emptiest_first(problem, priced, where)))
+    placement = min(answers, key=lambda answer: measure(problem, part, answer)[2])
     if measure(problem, part, placement)[2] >= measure(problem, part, start)[2]:
         placement = start
     return Settled(placement, bound, spent)
@@ -218,16 +220,18 @@ def _kept_where_allowed(
     return out
 
 
-def _emptiest_first(problem: Problem, priced: list[RequestClass], where: dict[int, int]) -> None:
-    """The wide units placed again, largest first, each on the emptiest of its candidates (the
-    earliest on a tie) with everything else where `where` puts it."""
+def _emptiest_first(problem: Problem, priced: list[RequestClass], where: dict[int, int]) -> dict[int, int]:
+    """`where` with the priced units placed again, largest first, each on the emptiest of its
+    candidates (the earliest on a tie) with everything else where `where` puts it."""
     mine = {p for cls in priced for p in cls.requests}
-    load = defaultdict(int)
+    out = dict(where)
+    load: dict[int, int] = defaultdict(int)
     for p, row in where.items():
         if p not in mine:
             load[row] += _demand(problem, p)
     for p in sorted(mine, key=lambda p: (-_demand(problem, p), p)):
         cls = problem.classes[problem.class_of[p]]
         row = min(cls.candidates, key=lambda row: (problem.base[row] + load[row], row))
-        where[p] = row
+        out[p] = row
         load[row] += cls.demand
+    return out
