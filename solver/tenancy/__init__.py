@@ -21,18 +21,21 @@ may join other pools' new clusters the flow also decides who goes to which pool.
 seconds to tens of seconds on level 3 and proved nothing at 10,000 requests. An aim not proven so
 is bounded by a relaxation (solver.tenancy.bound: the pools' Lagrangian relaxation, or units of
 several slots split into slots), each solved exactly by min-cost flows: the level's bound, within
-a tenth of a percent on the generated openMCP hubs. The counts are then handed out to the
+a tenth of a percent on the generated openMCP hubs; where the ways to split the new clusters over
+joined pools are few, by the least over all of them (flow.best_joined); units of several slots by
+solver.tenancy.pieces, exactly on kcp's hubs. The counts are then handed out to the
 requests in queue order (the request-order tie-break), each request keeping greedy's seeded pick
 where its class has allotment left there; the model is hinted with greedy's counts, so among
 equal answers it stays near greedy's. Parts that couple no two classes are answered by greedy,
-which is optimal on a single class: it fills every slot before creating a cluster, fills a new
-cluster before opening the next, and for FEWEST levels the counts like water.
+which is optimal on a single class unless a new cluster it opens keeps room while some requests
+sit on existing clusters: it fills every slot before creating a cluster, fills a new cluster
+before opening the next, and for FEWEST levels the counts like water.
 
 The package is laid out by job: `problem` (the requests and their classes), `queue` (greedy),
 `joint` (CP-SAT for the counts), `flow` (min-cost flows for the aim), `bound` (the aim's bounds),
-`hand_out` (counts to requests), `local_search` (units of several slots), `results` (levels and
-results); this module runs them part by part, as the tenancy coupling (solver.coupling) its parts
-from solver.decompose.
+`hand_out` (counts to requests), `local_search` (units of several slots), `pieces` (those units
+solved exactly piece by piece, with their bound), `results` (levels and results); this module runs
+them part by part, as the tenancy coupling (solver.coupling) its parts from solver.decompose.
 """
 
 from __future__ import annotations
