@@ -21,18 +21,21 @@ may join other pools' new clusters the flow also decides who goes to which pool.
 seconds to tens of seconds on level 3 and proved nothing at 10,000 requests. An aim not proven so
 is bounded by a relaxation (solver.tenancy.bound: the pools' Lagrangian relaxation, or units of
 several slots split into slots), each solved exactly by min-cost flows: the level's bound, within
-a tenth of a percent on the generated openMCP hubs. The counts are then handed out to the
+a tenth of a percent on the generated openMCP hubs; where the ways to split the new clusters over
+joined pools are few, by the least over all of them (flow.best_joined); units of several slots by
+solver.tenancy.pieces, exactly on kcp's hubs. The counts are then handed out to the
 requests in queue order (the request-order tie-break), each request keeping greedy's seeded pick
 where its class has allotment left there; the model is hinted with greedy's counts, so among
 equal answers it stays near greedy's. Parts that couple no two classes are answered by greedy,
-which is optimal on a single class: it fills every slot before creating a cluster, fills a new
-cluster before opening the next, and for FEWEST levels the counts like water.
+which is optimal on a single class unless a new cluster it opens keeps room while some requests
+sit on existing clusters: it fills every slot before creating a cluster, fills a new cluster
+before opening the next, and for FEWEST levels the counts like water.
 
 The package is laid out by job: `problem` (the requests and their classes), `queue` (greedy),
 `joint` (CP-SAT for the counts), `flow` (min-cost flows for the aim), `bound` (the aim's bounds),
-`hand_out` (counts to requests), `local_search` (units of several slots), `results` (levels and
-results); this module runs them part by part, as the tenancy coupling (solver.coupling) its parts
-from solver.decompose.
+`hand_out` (counts to requests), `local_search` (units of several slots), `pieces` (those units
+solved exactly piece by piece, with their bound), `results` (levels and results); this module runs
+them part by part, as the tenancy coupling (solver.coupling) its parts from solver.decompose.
 """
 
 from __future__ import annotations
@@ -47,11 +50,19 @@ from solver.tenancy.flow import arcs_of
 from solver.tenancy.hand_out import hand_out, hand_out_pools
 from solver.tenancy.joint import solve_joint
 from solver.tenancy.local_search import free_balance, free_weighted
+from solver.tenancy.pieces import NODES as _PIECE
+from solver.tenancy.pieces import settle
 from solver.tenancy.problem import Placement, Problem
 from solver.tenancy.queue import greedy_is_optimal, run_queue
 from solver.tenancy.results import AIM_KINDS, LEVELS, adopt, combined, measure, to_results
 
 __all__ = ["solve_tenancy", "LEVELS"]
+
+_CLOSE = 1000  # a bound within 1/_CLOSE of the aim is not tightened further
+# The pieces' search (solver.tenancy.pieces) over every part of a solve at most, in nodes: each
+# part then falls back to the local search and the slots' bound (kcp v0.8's 10,000 x 50,000 hub
+# takes about 3,300).
+_SEARCH = 200_000
 
 
 class TenancySlots:
@@ -68,6 +79,7 @@ class TenancySlots:
         # that bound: it holds for answers at the optima of levels 1 and 2.
         self.aims: dict[int, int] = {}
         self.weighted: list[list[int]] = []  # the parts of several-slot units (local_search)
+        self.search_left = _SEARCH  # the pieces' search nodes left for the solve
         self.models = 0
         self.time_limited = False
         self.build_seconds = 0.0
@@ -92,15 +104,14 @@ class TenancySlots:
         for units of several slots with nothing else to decide, greedy itself where it is the
         optimum, else CP-SAT's counts (and the flows') handed out to the requests."""
         problem = self.problem
-        if greedy_is_optimal(problem, part):
+        if greedy_is_optimal(problem, part, greedy):
             self.proven.add(part[0])
             return greedy
-        if free_weighted(problem, part):  # a local optimum, bounded by a relaxation
+        if free_weighted(problem, part):
             # Every unit with a candidate is placed and nothing is created, in any answer.
             alone = [problem.classes[k] for k in part if not problem.classes[k].candidates]
             self.optima[part[0]] = (sum(len(cls.requests) for cls in alone), 0)
-            self.weighted.append(part)  # bounded all at once (bound_weighted)
-            return _better(problem, part, free_balance(problem, part, greedy), greedy)
+            return self._settle(part, greedy)
         joint = solve_joint(problem, part, greedy, seed=self.seed, budget=self.budget, deadline=self.deadline)
         self.models += 1 if joint is None else joint.models
         if joint is None:
@@ -119,12 +130,37 @@ class TenancySlots:
             self.proven.add(part[0])
         answer = _better(problem, part, answer, greedy)
         if not joint.proven:
-            self._bound_aim(part, answer, joint.optima)
+            self._bound_aim(part, answer, joint.optima, joint.least)
         return answer
 
-    def _bound_aim(self, part: list[int], answer: Placement, optima: tuple[int | None, int | None]) -> None:
+    def _settle(self, part: list[int], greedy: Placement) -> Placement:
+        """Units of several slots: the local search's answer with each piece solved exactly and
+        its bound (solver.tenancy.pieces): proven where they meet; else, or where the pieces'
+        search is cut or their bound is not within a thousandth, the slots' relaxation too."""
+        problem = self.problem
+        local = free_balance(problem, part, greedy)
+        nodes = max(0, min(_PIECE, self.search_left))
+        settled = settle(problem, part, local, nodes=nodes)
+        self.search_left -= nodes if settled is None else settled.nodes
+        if settled is None:
+            self.weighted.append(part)  # bounded all at once (bound_weighted)
+            return _better(problem, part, local, greedy)
+        answer = _better(problem, part, settled.placement, greedy)
+        aim = measure(problem, part, answer)[2]
+        if aim <= settled.bound:
+            self.proven.add(part[0])
+            return answer
+        self.aims[part[0]] = settled.bound
+        if (aim - settled.bound) * _CLOSE > aim:
+            self.weighted.append(part)
+        return answer
+
+    def _bound_aim(
+        self, part: list[int], answer: Placement, optima: tuple[int | None, int | None], least: int | None
+    ) -> None:
         """The aim's bound (solver.tenancy.bound) where the answer holds levels 1 and 2 at their
-        proven optima, all requests take one slot and the aim is the squares."""
+        proven optima, all requests take one slot and the aim is the squares; with `least`, the
+        joins flow's least over every split, where that is higher."""
         classes = [self.problem.classes[k] for k in part]
         if classes[0].aim != "squares" or any(cls.demand != 1 for cls in classes):
             return
@@ -132,13 +168,14 @@ class TenancySlots:
         if (unplaced, created) != optima:
             return
         bound = pools_bound(self.problem, part, arcs_of(self.problem, classes), (unplaced, created), aim)
-        if bound is not None:
-            self.aims[part[0]] = bound
+        bounds = [b for b in (bound, least) if b is not None]
+        if bounds:
+            self.aims[part[0]] = max(bounds)
 
     def bound_weighted(self) -> None:
         """The several-slot parts' aims bounded, in one flow (solver.tenancy.bound)."""
         for part, bound in zip(self.weighted, slots_bounds(self.problem, self.weighted), strict=True):
-            self.aims[part[0]] = bound
+            self.aims[part[0]] = max(bound, self.aims.get(part[0], bound))
 
     def levels(self, part: list[int], answer: Placement) -> Levels:
         """The part's levels (LEVELS: the aim counted under its kind's name) and their bound: the

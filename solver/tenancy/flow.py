@@ -79,6 +79,51 @@ def best_split(
     return (best[1] if best else None), best is not None
 
 
+_JOINED_SPLITS = 256  # the most ways tried where requests join other pools' new clusters
+
+
+def best_joined(
+    problem: Problem,
+    part: list[int],
+    arcs: dict[tuple[int, int], int],
+    split: dict[str, int],
+    unplaced: int,
+) -> tuple[dict[str, int], tuple[dict[tuple[int, int], int], dict[tuple[int, str], int]] | None, int | None]:
+    """Where requests may join other pools' new clusters: the joins flow (joined_flow) at every
+    way to split the optimal number of new clusters over the pools when there are few, else at
+    CP-SAT's split alone. A pool opens at most one cluster per request of its own (each is opened
+    by one and named after it), one if it has no limit (a singleton): more clusters than its own
+    requests need can take others' joining requests, so every count up to that is a way. Returns
+    the best way, its flow, and the least squares over every way where all were tried (each
+    way's flow is a relaxation of the answers with that split, so the least is a lower bound on
+    the aim at the optima of levels 1 and 2), else None."""
+    pools = sorted(split)
+    tops = [1 if pool_limit(problem, part, p) == 0 else pool_demand(problem, part, p) for p in pools]
+    mine = tuple(split[p] for p in pools)
+    ways = list(_compositions(sum(split.values()), tops, _JOINED_SPLITS + 1))
+    every = len(ways) <= _JOINED_SPLITS
+    best: tuple[int, dict[str, int], tuple] | None = None
+    for way in sorted(ways, key=lambda w: w != mine) if every else [mine]:  # CP-SAT's first: it wins ties
+        opened = dict(zip(pools, way, strict=True))
+        flowed = joined_flow(problem, part, arcs, opened, unplaced)
+        if flowed is None:
+            continue
+        value = _squares(problem, part, flowed[0])
+        if best is None or value < best[0]:
+            best = (value, opened, flowed)
+    if best is None:
+        return split, None, None
+    return best[1], best[2], (best[0] if every else None)
+
+
+def _squares(problem: Problem, part: list[int], placed: dict[tuple[int, int], int]) -> int:
+    """The part's squared tenant counts with `placed` ((class, row) -> requests) on its clusters."""
+    load = {row: problem.base[row] for row in rows_of(problem, part)}
+    for (k, row), n in placed.items():
+        load[row] += n * problem.classes[k].demand
+    return sum(v * v for v in load.values())
+
+
 def _compositions(total: int, tops: list[int], most: int):
     """Ways to write total as a sum of len(tops) parts, part i in [0, tops[i]]; stops after most."""
     found = 0

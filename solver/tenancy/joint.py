@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from solver.search import cp_seed, stage_weights, stages
-from solver.tenancy.flow import arcs_of, balanced_ceilings, best_split, joined_flow
+from solver.tenancy.flow import arcs_of, balanced_ceilings, best_joined, best_split
 from solver.tenancy.problem import (
     Placement,
     Problem,
@@ -45,6 +45,9 @@ class Joint:
     # Levels 1 and 2 (unplaced, created) at the optimum CP-SAT proved, each given the one before
     # (None: not proven), whatever the aim's search then proves.
     optima: tuple[int | None, int | None] = (None, None)
+    # The least aim over every split of the new clusters over the pools (solver.tenancy.flow.
+    # best_joined) where all were tried: a bound on the aim at those optima. None: not tried.
+    least: int | None = None
 
 
 def solve_joint(
@@ -216,12 +219,15 @@ def solve_joint(
     split = {pool: solver.value(var) for pool, var in opened.items()}
     pools = {key: solver.value(x) for key, x in to_pool.items() if solver.value(x)}
     if any(cls.joins for cls in classes):
-        # The clusters each pool opens stay CP-SAT's; who goes where, existing clusters and
-        # pools alike, is the flow's (exact for that split, so unproven: solver.tenancy.bound).
-        joined = joined_flow(problem, part, arcs, split, unplaced)
+        # Who goes where, existing clusters and pools alike, is the flow's, at the best of the
+        # ways to split the new clusters over the pools where there are few, else at CP-SAT's
+        # (exact for that split, so unproven: solver.tenancy.bound).
+        split, joined, least = best_joined(problem, part, arcs, split, unplaced)
         seconds += time.perf_counter() - began
         answer, pools = joined if joined is not None else (best, pools)
-        return Joint(answer, False, 1, False, seconds, build_seconds, pools, split, optima=counts)
+        joint = Joint(answer, False, 1, False, seconds, build_seconds, pools, split, optima=counts)
+        joint.least = least
+        return joint
     flowed, proven = best_split(problem, part, arcs, split, unplaced)
     seconds += time.perf_counter() - began
     proven &= flowed is not None

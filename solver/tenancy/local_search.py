@@ -53,7 +53,7 @@ def free_balance(problem: Problem, part: list[int], greedy: Placement) -> Placem
         row = min(cands[p], key=lambda r: (load[r], r))
         largest_first[p] = row
         load[row] += demand[p]
-    start = {p: row for p, row in greedy.existing.items() if p in demand}
+    start = {p: greedy.existing[p] for p in demand if p in greedy.existing}  # the part's alone
     where = largest_first if squares(largest_first) < squares(start) else start
     load = list(problem.base)
     for p, row in where.items():

@@ -115,12 +115,26 @@ def _record(problem: Problem, out: Placement, position: int, name: str) -> None:
         out.created[position] = name
 
 
-def greedy_is_optimal(problem: Problem, part: list[int]) -> bool:
+def greedy_is_optimal(problem: Problem, part: list[int], greedy: Placement) -> bool:
     """On one class of one-slot requests, greedy's queue is the optimum when its packing rule is
     the aim: it fills every slot before creating, a new cluster before the next, and Balanced's
-    fewest-first is water filling."""
+    fewest-first is water filling. Unless a new cluster it opened has room left while requests
+    sit on existing clusters: moving those there lowers the aim (only existing clusters count)
+    for the same clusters created."""
     if len(part) > 1:
         return False
     cls = problem.classes[part[0]]
     rule = {Packing.FEWEST: "squares", Packing.FIRST: "rank", Packing.RANDOM: "none"}[cls.packing]
-    return cls.demand == 1 and cls.aim == rule
+    return cls.demand == 1 and cls.aim == rule and (cls.aim == "none" or not _room_left_new(cls, greedy))
+
+
+def _room_left_new(cls: RequestClass, greedy: Placement) -> bool:
+    """Whether a new cluster greedy opened for the class has room left while some of its
+    requests sit on existing clusters."""
+    held: dict[str, int] = defaultdict(int)
+    for position in cls.requests:
+        if position in greedy.created:
+            held[greedy.created[position]] += 1
+    if not held or not any(position in greedy.existing for position in cls.requests):
+        return False
+    return cls.limit == 0 or any(count < cls.limit for count in held.values())
