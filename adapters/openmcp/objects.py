@@ -173,16 +173,17 @@ def read_request(manifest: Manifest) -> RequestObject:
     purpose = f.string(spec.get("purpose"), "spec.purpose")
     if not purpose:
         raise f.fail("required (a non-empty string)", "spec.purpose")
-    status = _status(f, manifest)
     cluster = None
-    if status.get("cluster") is not None:
-        ref = f.mapping(status["cluster"], "status.cluster")
-        name, namespace = (
-            f.string(_required(f, ref, key, f"status.cluster.{key}"), f"status.cluster.{key}")
-            for key in ("name", "namespace")
-        )
-        cluster = (namespace, name)
-    _status_required(f, manifest)
+    if manifest.obj.get("status") is not None:  # a new request has none: nothing to check
+        status = _status(f, manifest)
+        if status.get("cluster") is not None:
+            ref = f.mapping(status["cluster"], "status.cluster")
+            name, namespace = (
+                f.string(_required(f, ref, key, f"status.cluster.{key}"), f"status.cluster.{key}")
+                for key in ("name", "namespace")
+            )
+            cluster = (namespace, name)
+        _status_required(f, manifest)
     namespace, name = manifest.namespace, manifest.name
     return RequestObject(
         manifest,
