@@ -425,7 +425,11 @@ class PlacementRequest:
     replicas: Replicas | None = None
 
     def __post_init__(self) -> None:
-        _within(f"request {self.key!r}", "count", self.count, 0, INT32_MAX)
+        # Its name spelt only where a check fails: a batch makes tens of thousands of requests.
+        if type(self.count) is not int or not 0 <= self.count <= INT32_MAX:
+            _within(f"request {self.key!r}", "count", self.count, 0, INT32_MAX)
+        if not self.preferences:
+            return
         fixed = sum(p.most() for p in self.preferences if p.external is None)
         if fixed > MAX_AFFINITY:
             raise ValueError(

@@ -3,7 +3,12 @@ a prefix that leaves no room."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from adapters.openmcp.naming import NamingError, generated_name, name_hash, shorten
 
@@ -19,6 +24,13 @@ def test_hash_is_eight_lowercase_base32_characters() -> None:
         h = name_hash(*parts)
         assert len(h) == 8 and set(h) <= set("abcdefghijklmnopqrstuvwxyz234567")
     assert name_hash("foo", "exclusive") == name_hash("foo/exclusive")
+
+
+@given(st.lists(st.text(), min_size=1, max_size=3))
+def test_hash_is_base32_of_the_first_five_bytes_of_shake128(parts) -> None:
+    """Held to the plain computation it replaces (the bits written two characters at a time)."""
+    digest = hashlib.shake_128("/".join(parts).encode()).digest(5)
+    assert name_hash(*parts) == base64.b32encode(digest).decode("ascii").lower()
 
 
 def test_shorten_keeps_what_fits_and_hashes_the_rest() -> None:

@@ -327,6 +327,21 @@ def test_no_parts_with_one_worker_live_progress_or_polars_at_work(monkeypatch):
     assert parts.schedule_in_parts(loaded, now=NOW_TIME, options=options, config=None, output=_JSON) is None
 
 
+def test_an_input_no_system_cuts_is_not_routed_twice(monkeypatch):
+    """kcp and openMCP do not cut: the look at the kinds says so, without owned_by's checks of
+    every object, which the whole run then makes (0.2 s at 80,000 objects)."""
+    from tests.fixtures.kcp import compute_v08, namespace_v08, sync_target
+
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    monkeypatch.setattr(forked, "polars_idle", lambda: True)
+    routed = []
+    monkeypatch.setattr(parts, "owned_by", lambda objects: routed.append(objects) or {})
+    loaded = from_objects([*compute_v08(), sync_target("a"), namespace_v08("n")], "hub")
+    options = SolveOptions()
+    assert parts.schedule_in_parts(loaded, now=NOW_TIME, options=options, config=None, output=_JSON) is None
+    assert routed == []
+
+
 def polars_pool() -> list[bool]:
     import polars as pl
 

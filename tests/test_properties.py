@@ -174,6 +174,24 @@ def test_the_model_refuses_what_the_solver_cannot_hold(make, field) -> None:
         make()
 
 
+class _Spelt(str):
+    """A name that counts how often it is spelt into text."""
+
+    spelt = 0
+
+    def __format__(self, spec: str) -> str:
+        _Spelt.spelt += 1
+        return str.__format__(self, spec)
+
+
+def test_a_request_spells_its_name_only_for_a_check_that_fails() -> None:
+    """A batch makes tens of thousands of requests: none spells its key to pass its checks."""
+    PlacementRequest(_Spelt("r"), namespace=_Spelt("ns"), mode=SelectionMode.N, count=1)
+    assert _Spelt.spelt == 0
+    with pytest.raises(ValueError, match=re.escape("request 'ns/r'")):
+        PlacementRequest(_Spelt("r"), namespace=_Spelt("ns"), mode=SelectionMode.N, count=-1)
+
+
 @pytest.mark.parametrize("options", [GREEDY, OPTIMAL], ids=["greedy", "optimal"])
 def test_a_hand_built_batch_at_the_limits_is_solved_soundly(options) -> None:
     weight = I32 // 5  # external scores up to 5: the most affinity the model takes

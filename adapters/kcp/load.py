@@ -82,22 +82,19 @@ def _index(manifests: Sequence[Manifest]) -> dict[str, list[tuple[str, Manifest]
     names its workspace; the same kind, workspace and name twice is an error (one WorkloadCluster
     under both of its group spellings too)."""
     wanted = {**n.KINDS, **n.SHARED_KINDS}
-    seen: dict[tuple[str, str, str], Manifest] = {}
-    out: dict[str, list[tuple[str, str, Manifest]]] = defaultdict(list)
+    out: dict[str, dict[tuple[str, str], Manifest]] = defaultdict(dict)  # kind -> (workspace, name) ->
     for m in manifests:  # 80,000 objects on a large hub: their fields looked up once each
         obj = m.obj
         kind = obj["kind"]
         if obj["apiVersion"].rpartition("/")[0] not in wanted.get(kind, ()):
             continue
-        workspace, name = read_workspace(m), obj["metadata"]["name"]
-        key = (kind, workspace, name)
-        other = seen.setdefault(key, m)
+        key = (read_workspace(m), obj["metadata"]["name"])
+        other = out[kind].setdefault(key, m)
         if other is not m:
-            where = reference(kind, workspace, name)
+            where = reference(kind, *key)
             raise InputError(f"duplicate object {where} ({other.location} and {m.location})")
-        out[kind].append((workspace, name, m))
     # (workspace, name) is unique within a kind: the sort never compares two manifests.
-    return {kind: [(ws, m) for ws, _, m in sorted(items)] for kind, items in out.items()}
+    return {kind: [(ws, m) for (ws, _), m in sorted(items.items())] for kind, items in out.items()}
 
 
 def _generation(objects: Mapping[str, list[tuple[str, Manifest]]]) -> Generation:

@@ -139,8 +139,9 @@ def plan(world: World) -> Plan:
     namespaces: list[NamespacePlan] = []
     load: dict[str, int] = defaultdict(int)
     candidates = _Candidates(world)
+    read: dict[str | None, Parsed] = {}  # each distinct annotation parsed once (read only)
     for ns in world.namespaces:
-        p = _namespace(world, ns, load, candidates)
+        p = _namespace(world, ns, load, candidates, read)
         if p is not None:
             namespaces.append(p)
     units = [(p, u) for p in namespaces for u in p.units]
@@ -193,11 +194,18 @@ def _reconciled(world: World, ns: NamespaceObject) -> bool:
 
 
 def _namespace(
-    world: World, ns: NamespaceObject, load: dict[str, int], candidates: _Candidates
+    world: World,
+    ns: NamespaceObject,
+    load: dict[str, int],
+    candidates: _Candidates,
+    read: dict[str | None, Parsed],
 ) -> NamespacePlan | None:
     if not _reconciled(world, ns):
         return None
-    parsed = parse_placement(ns.annotations.get(n.PLACEMENT_ANNOTATION))
+    text = ns.annotations.get(n.PLACEMENT_ANNOTATION)
+    parsed = read.get(text)
+    if parsed is None:
+        parsed = read[text] = parse_placement(text)
     disabled = ns.labels.get(n.SCHEDULING_DISABLED) == "true"
     rooted = ns.workspace.startswith(n.ROOT_WORKSPACE)
     binding = world.workload_binding(ns.workspace) if rooted and not disabled else None

@@ -39,6 +39,7 @@ _MARKERS: tuple[tuple[str, str | None], ...] = (
     (_CLUSTER_NAME, None),
 )
 _ANNOTATIONS = tuple(annotation for _, annotation in _MARKERS if annotation is not None)
+_NEWEST, _OLDER = _ANNOTATIONS
 # Workspace names read_workspace has found good (a hub's 80,000 objects name a few thousand):
 # bounded, so that an input of ever new names cannot grow it without end.
 _GOOD_NAMES: set[str] = set()
@@ -77,10 +78,12 @@ def workspace_of(obj: Mapping[str, Any]) -> str:
         return ""
     annotations = metadata.get("annotations")
     if isinstance(annotations, Mapping):
-        for key in _ANNOTATIONS:
-            value = annotations.get(key)
-            if value and isinstance(value, str):
-                return value
+        value = annotations.get(_NEWEST)
+        if value and isinstance(value, str):
+            return value
+        value = annotations.get(_OLDER)
+        if value and isinstance(value, str):
+            return value
     value = metadata.get("clusterName")
     return value if value and isinstance(value, str) else ""
 
@@ -90,7 +93,9 @@ def read_workspace(manifest: Manifest) -> str:
     metadata = manifest.obj["metadata"]
     annotations = metadata.get("annotations")
     if annotations is None or type(annotations) is dict:  # the common case, in a few lookups
-        newest, older = (annotations.get(key) for key in _ANNOTATIONS) if annotations else (None, None)
+        newest = older = None
+        if annotations:
+            newest, older = annotations.get(_NEWEST), annotations.get(_OLDER)
         legacy = metadata.get("clusterName")
         found = newest or older or legacy
         if (

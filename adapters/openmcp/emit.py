@@ -124,13 +124,15 @@ def _request(r: RequestObject, status: tuple[str, tuple[str, str] | None] | None
     """The request with its finalizer (removed when it is being deleted) and its status."""
     obj = r.manifest.obj
     metadata = obj["metadata"]
-    finalizers = list(metadata.get("finalizers") or [])
+    read = metadata.get("finalizers") or []
+    finalizers = None  # as read
     if status is None:
-        finalizers = [f for f in finalizers if f != n.REQUEST_FINALIZER]
-    elif n.REQUEST_FINALIZER not in finalizers:
-        finalizers.append(n.REQUEST_FINALIZER)
+        if n.REQUEST_FINALIZER in read:
+            finalizers = [f for f in read if f != n.REQUEST_FINALIZER]
+    elif n.REQUEST_FINALIZER not in read:
+        finalizers = [*read, n.REQUEST_FINALIZER]
     out = dict(obj)
-    if finalizers != list(metadata.get("finalizers") or []):
+    if finalizers is not None:
         out["metadata"] = {**metadata, "finalizers": finalizers}
     if r.annotations.get(n.OPERATION) == n.RECONCILE:  # done: upstream takes the annotation off
         annotations = {k: v for k, v in r.annotations.items() if k != n.OPERATION}
@@ -158,6 +160,8 @@ class _ClusterWrite:
     def __init__(self, obj: Mapping[str, Any], tenancy: str, *, created: bool) -> None:
         self.obj = obj
         metadata = obj["metadata"]
+        # (namespace, name): what a request's status points to, and the output's order.
+        self.reference: tuple[str, str] = (metadata["namespace"], metadata["name"])
         self.finalizers: list[str] = list(metadata.get("finalizers") or [])
         self.labels: dict[str, str] = dict(metadata.get("labels") or {})
         self.annotations: dict[str, str] = dict(metadata.get("annotations") or {})
@@ -217,12 +221,6 @@ class _ClusterWrite:
     @property
     def deletable(self) -> bool:
         return self.labels.get(n.DELETE_WITHOUT_REQUESTS) == "true"
-
-    @property
-    def reference(self) -> tuple[str, str]:
-        """(namespace, name): what a request's status points to, and the output's order."""
-        metadata = self.obj["metadata"]
-        return metadata["namespace"], metadata["name"]
 
     def add(self, finalizer: str) -> None:
         if finalizer not in self.finalizers:

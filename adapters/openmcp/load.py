@@ -176,8 +176,8 @@ def load(
             load[held] += 1  # emit restores its finalizer
 
     model_clusters = tuple(_model_cluster(clusters[key], load[key]) for key in sorted(clusters))
-    joins: dict[tuple[str, str], tuple[str, ...]] = {}  # the same for a purpose's requests in a namespace
-    model_requests = sorted((_model_request(cfg, ctx, joins) for ctx in solved), key=lambda r: r.key)
+    shared: dict[tuple[str, str], _Shared] = {}
+    model_requests = sorted((_model_request(cfg, ctx, shared) for ctx in solved), key=lambda r: r.key)
     return Batch(model_clusters, tuple(model_requests), now=now, seed=seed), context
 
 
@@ -320,37 +320,55 @@ def _model_cluster(c: ClusterObject, load: int) -> Cluster:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Shared:
+    """What every request of a purpose listing clusters in one namespace has alike, made once:
+    its requirement, its own pool's name, the other pools it may join."""
+
+    required: tuple[ClusterTerm, ...]
+    own: str
+    joins: tuple[str, ...]
+
+
+def _shared(cfg: SchedulerConfig, mapping: PurposeMapping, r: RequestObject) -> _Shared:
+    where = _list_namespace(mapping, r)
+    traits = (n.PURPOSE_TRAIT.format(r.purpose),)
+    if cfg.namespaced:
+        traits += (n.NAMESPACE_TRAIT.format(where),)
+    own = f"{r.purpose}@{where}" if cfg.namespaced else r.purpose
+    return _Shared((ClusterTerm(labels=mapping.selector, traits=traits),), own, _joins(cfg, mapping, r))
+
+
 def _model_request(
-    cfg: SchedulerConfig, ctx: RequestContext, joins_of: dict[tuple[str, str], tuple[str, ...]]
+    cfg: SchedulerConfig, ctx: RequestContext, shared: dict[tuple[str, str], _Shared]
 ) -> PlacementRequest:
     r, mapping = ctx.request, ctx.mapping
     assert mapping is not None
-    traits = (n.PURPOSE_TRAIT.format(r.purpose),)
-    if cfg.namespaced:
-        traits += (n.NAMESPACE_TRAIT.format(_list_namespace(mapping, r)),)
-    own = f"{r.purpose}@{_list_namespace(mapping, r)}" if cfg.namespaced else r.purpose
+    where = (r.purpose, _list_namespace(mapping, r))  # all that _shared reads of the request
+    alike = shared.get(where)
+    if alike is None:
+        alike = shared[where] = _shared(cfg, mapping, r)
+    own = alike.own
     # Requests whose new clusters are each other's candidates share a pool; one that cannot name
     # a cluster (a conflict) creates none, but still joins those others create.
     pool = own if ctx.conflict is None else None
-    where = (r.purpose, _list_namespace(mapping, r))  # what _joins reads of the request
-    if where not in joins_of:
-        joins_of[where] = _joins(cfg, mapping, r)
-    joins = joins_of[where] + (() if pool is not None or mapping.exclusive else (own,))
+    exclusive = mapping.exclusive
+    joins = alike.joins + (() if pool is not None or exclusive else (own,))
     held = ctx.held
     return PlacementRequest(
         name=r.name,
         namespace=r.namespace,
         mode=SelectionMode.N,
         count=1,
-        required=(ClusterTerm(labels=mapping.selector, traits=traits),),
+        required=alike.required,
         existing=(ExistingDecision(held),) if held is not None else (),
         tenancy=Tenancy(
             order=ctx.order,
-            limit=0 if mapping.exclusive else mapping.tenancy_count,
+            limit=0 if exclusive else mapping.tenancy_count,
             packing=PACKING[cfg.strategy],
             pool=pool,
             new_cluster=ctx.new_cluster if pool is not None else "",
-            exclusive=mapping.exclusive,
+            exclusive=exclusive,
             joins=joins,
         ),
     )

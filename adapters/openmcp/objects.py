@@ -21,6 +21,7 @@ from typing import Any
 
 from adapters.kube.fields import ZERO_TIME, Fields, parse_time
 from adapters.kube.manifests import Manifest
+from adapters.kube.validation import judged_metadata
 from adapters.openmcp import names as n
 
 __all__ = ["ClusterObject", "RequestObject", "read_cluster", "read_request", "request_uids"]
@@ -82,6 +83,14 @@ def _metadata(f: Fields, manifest: Manifest) -> tuple[dict[str, str], dict[str, 
     metadata = manifest.obj["metadata"]
     if not manifest.namespace:
         raise f.fail(f"a {manifest.kind} is namespaced", "metadata.namespace")
+    labels, annotations = metadata.get("labels"), metadata.get("annotations")
+    finalizers = metadata.get("finalizers")
+    # The common object in a few looks: labels, annotations, finalizers and generation the
+    # registry has judged already (adapters.registry), no deletion time.
+    if metadata.get("deletionTimestamp") is None and judged_metadata(
+        labels, annotations, finalizers, metadata.get("generation")
+    ):
+        return dict(labels or {}), dict(annotations or {}), tuple(finalizers or ()), False
     if metadata.get("generation") is not None:
         f.integer(metadata["generation"], "metadata.generation", minimum=0)
     labels = f.labels(metadata.get("labels"), "metadata.labels")
@@ -164,16 +173,17 @@ def read_request(manifest: Manifest) -> RequestObject:
     purpose = f.string(spec.get("purpose"), "spec.purpose")
     if not purpose:
         raise f.fail("required (a non-empty string)", "spec.purpose")
-    status = _status(f, manifest)
     cluster = None
-    if status.get("cluster") is not None:
-        ref = f.mapping(status["cluster"], "status.cluster")
-        name, namespace = (
-            f.string(_required(f, ref, key, f"status.cluster.{key}"), f"status.cluster.{key}")
-            for key in ("name", "namespace")
-        )
-        cluster = (namespace, name)
-    _status_required(f, manifest)
+    if manifest.obj.get("status") is not None:  # a new request has none: nothing to check
+        status = _status(f, manifest)
+        if status.get("cluster") is not None:
+            ref = f.mapping(status["cluster"], "status.cluster")
+            name, namespace = (
+                f.string(_required(f, ref, key, f"status.cluster.{key}"), f"status.cluster.{key}")
+                for key in ("name", "namespace")
+            )
+            cluster = (namespace, name)
+        _status_required(f, manifest)
     namespace, name = manifest.namespace, manifest.name
     return RequestObject(
         manifest,

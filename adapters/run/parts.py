@@ -103,6 +103,8 @@ def schedule_in_parts(
     # The parts solve with polars in forked children: only from a process where polars is idle.
     if parts < 2 or options.progress is not None or not forked.polars_idle():
         return None
+    if not _one_cutting_system(manifests):  # spared owned_by's checks, which the whole run makes
+        return None
     owned = owned_by(list(manifests))
     cut = adapter(next(iter(owned))).cut if len(owned) == 1 else None
     if cut is None:
@@ -117,6 +119,14 @@ def schedule_in_parts(
     return _scheduled(
         _Job(name, len(pieces.own), functools.partial(_cut_part, pieces), now, options, config, output)
     )
+
+
+def _one_cutting_system(manifests: Sequence[Manifest]) -> bool:
+    """Whether the objects' kinds are the own kinds of one system, one that cuts: a look at each
+    object's kind and apiVersion (validated on reading), as owned_by routes them."""
+    types = {(m.obj["kind"], m.obj["apiVersion"].rpartition("/")[0]) for m in manifests}
+    owners = {s.name for s in systems() for kind, group in types if group in s.kinds.get(kind, ())}
+    return len(owners) == 1 and system(owners.pop()).cut is not None
 
 
 def _cut_part(pieces: Cut, index: int) -> tuple[list[Manifest], list[Manifest]]:
