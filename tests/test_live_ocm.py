@@ -18,9 +18,11 @@ from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
 from adapters.live.hub import HubScheduler
 from adapters.ocm.load import load
+from adapters.ocm.reach import OcmLive
 from bench.hub_soak import _World
 from model import Batch
 from solver import SolveOptions, solve
+from tests.fixtures import ocm
 
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
 
@@ -103,3 +105,25 @@ def test_every_batch_solved_is_the_full_loads_with_the_rest_held(mode) -> None:
             assert batch == _held_fixed(full, {r.key for r in batch.requests})
             checked += 1
     assert checked > 20
+
+
+def test_a_placement_synced_after_another_in_its_batch_keeps_its_margins() -> None:
+    """Greedy syncs a batch one Placement at a time, each against those before it as they answered:
+    `b` is judged on a picture where `a` has moved from c3 to c0. Its margins hold on that picture
+    (c1 above c2 by name, both unloaded); the clusters `a` moved are judged again at the next
+    check. They were checked against the counts before the batch, where c0 still looked empty to
+    `b`: not strict, and `b` was solved again on every later move in its scope."""
+    balance = [ocm.builtin("Balance")]
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}") for i in range(10))),
+        ocm.placement("a", n=1, mode="Exact", prioritizers=balance),
+        ocm.placement("b", n=1, mode="Exact", prioritizers=balance),
+        ocm.decision("a", 1, ["c3"]),
+        ocm.decision("b", 1, ["c1"]),
+        *(ocm.decision(f"ghost{k}", 1, ["c9"]) for k in range(4)),  # the busiest count: 4
+    ]
+    live = OcmLive(from_objects(objects, "<hub>"), now=ocm.NOW_TIME, seed=0)
+    assert not live.answers[f"{ocm.NS}/a"].strict  # it would move: c0 is emptier than c3
+    b = live.answers[f"{ocm.NS}/b"]
+    assert b.picks == {"c1": 100} and b.best_out == (100, "c2")
+    assert b.strict

@@ -171,7 +171,8 @@ class OcmLive:
         # others as they stand) over every Placement. Where that sync would pick otherwise than
         # it holds (an optimal first solve's answer), its margins say nothing: not strict.
         taken = self._taken(set(self.placements), now)
-        self._answered(taken.batch, solve(taken.batch, SolveOptions(mode="greedy", seed=seed)))
+        assert taken.answered is not None
+        taken.answered(solve(taken.batch, SolveOptions(mode="greedy", seed=seed)))
         for key, answer in self.answers.items():
             held = frozenset(self.own.get(key, ()))
             if answer.selected != held:
@@ -571,7 +572,9 @@ class OcmLive:
         then: dict[str, int] = {}
         for i in range(start, len(self.log_seq)):
             then.setdefault(self.log_cluster[i], self.log_before[i])
-        return {c: before for c, before in then.items() if self.counts.get(c, 0) != before}
+        # Every cluster moved, back to where it was too: a batch's margins may be judged on a
+        # picture between (`_moved_by`).
+        return then
 
     def _most_for(self, key: str) -> int:
         """The busiest count Balance divides by for this Placement: every decision but its own,
@@ -699,30 +702,63 @@ class OcmLive:
         batch = Batch(clusters, tuple(requests), now=now, seed=self.seed, absent_load=absent)
         context = OcmContext(contexts, self.pool.by_name(), now)
         self.dirty -= set(contexts)
-        return Taken(batch, context, lambda result: self._answered(batch, result))
+        keys = frozenset(contexts)
+        return Taken(batch, context, lambda result: self._answered(batch, result, keys))
 
     def _members(self, scope: tuple[str, ...]) -> set[str]:
         return set().union(*(self.pool.with_trait(t) for t in scope)) if scope else set()
 
-    def _answered(self, batch: Batch, result: Result) -> None:
+    def _answered(self, batch: Batch, result: Result, keys: frozenset[str]) -> None:
         """Each solved Placement's margins, at the counts its sync judged (before its writes)."""
         # Optimal judges coupled requests' scores on the batch's final decisions, which its
         # writes leave: those answers hold from the next position on (the writes' own moves).
         joint = result.stats.mode == "optimal" and sum(1 for r in batch.requests if r.coupled) > 1
         seen = self.seq + 1 if joint else self.seq
         by_key = {r.key: r for r in batch.requests}
+        moved = self._moved_by(keys, result)
         for got in result.requests:
             request = by_key.get(got.request)
             if request is None:
                 continue
             answer = _margins(request, got, self._most_for(got.request), seen)
-            answer.strict = answer.strict and self._reproduces(request, got, answer)
+            answer.strict = answer.strict and self._reproduces(request, got, answer, moved)
             self.answers[got.request] = answer
             self._arm(request, now=batch.now)
 
-    def _reproduces(self, request: PlacementRequest, got: RequestResult, answer: _Answer) -> bool:
+    def _moved_by(self, keys: frozenset[str], result: Result) -> frozenset[str]:
+        """The clusters whose count the batch's answers move, where the busiest count stays as it
+        stands through them (else every cluster: nothing is left out of `_reproduces`).
+
+        A Placement of a batch judges its scores on a picture of its own: greedy syncs them one
+        at a time, each against those before it as they answered (upstream's queue), optimal on
+        the batch's final decisions. Those pictures differ from the counts before the batch only
+        on the clusters the batch moves (an answer's picks against its holdings, a misconfigured
+        Placement's decisions going); every such move is logged after the batch's position, so
+        `_moved_since` re-judges those clusters at the next check whatever the picture the margins
+        were taken on. The busiest count a Placement divides by is the same in every picture when
+        no moved cluster comes within one of the busiest count (a Placement sees the busiest
+        count, or one less where it holds every busiest cluster: clusters two below it never
+        decide it)."""
+        answered = {r.request: {c.cluster for c in r.selected} for r in result.requests}
+        rises: Counter[str] = Counter()
+        moved: set[str] = set()
+        for key in keys:
+            held = set(self.own.get(key, ()))
+            now = answered.get(key, set())
+            moved |= held ^ now
+            rises.update(now - held)
+        most = self._most()
+        if any(self.counts.get(c, 0) + rises[c] > most - 2 for c in moved):
+            return frozenset(self.pool.names())
+        return frozenset(moved)
+
+    def _reproduces(
+        self, request: PlacementRequest, got: RequestResult, answer: _Answer, moved: frozenset[str]
+    ) -> bool:
         """Whether `_total` gives the totals the solver reported (the margins are read with it):
-        its picks' and those it left out."""
+        its picks' and those it left out, on the clusters whose count the batch did not move
+        (`_moved_by`: the others' counts differ between the picture the solver judged and this
+        one, and the next check judges them again)."""
         if not _scored_alone(request):
             return False
         own = self.own.get(request.key, Counter())
@@ -734,6 +770,8 @@ class OcmLive:
             if u.kind is FilterKind.NOT_PICKED and u.score is not None
         ]
         for name, total in reported:
+            if name in moved:
+                continue
             cluster = self.pool.get(name)
             if cluster is None or _total(request, cluster, own, answer.most, held) != total:
                 return False
