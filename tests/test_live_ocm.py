@@ -16,7 +16,7 @@ import pytest
 from adapters.generate.common import DEFAULT_NOW
 from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
-from adapters.live.hub import HubScheduler
+from adapters.live.hub import Applied, HubScheduler
 from adapters.ocm.load import load
 from adapters.ocm.reach import OcmLive
 from bench.hub_soak import _World
@@ -127,3 +127,33 @@ def test_a_placement_synced_after_another_in_its_batch_keeps_its_margins() -> No
     b = live.answers[f"{ocm.NS}/b"]
     assert b.picks == {"c1": 100} and b.best_out == (100, "c2")
     assert b.strict
+
+
+def test_a_placement_is_not_solved_for_counts_moved_only_where_it_cannot_pick() -> None:
+    """`s` scores with a sorter (its totals are not its clusters' own: any count it reads moving
+    solves it) and Balance; `t`'s decisions move on clusters outside `s`'s sets. A relabel of one
+    of `s`'s clusters, a label nothing reads, enqueues `s`: nothing it reads has moved."""
+    prioritizers = [ocm.builtin("ResourceAllocatableCPU"), ocm.builtin("Balance")]
+    clusters = [
+        ocm.managed_cluster(f"c{i}", {"side": "a" if i < 5 else "b"}, allocatable={"cpu": str(i + 1)})
+        for i in range(10)
+    ]
+    objects = [
+        *clusters,
+        ocm.cluster_set("a", {"matchLabels": {"side": "a"}}),
+        ocm.cluster_set("b", {"matchLabels": {"side": "b"}}),
+        ocm.binding("a", "ns1"),
+        ocm.binding("b", "ns2"),
+        ocm.placement("s", "ns1", n=2, mode="Exact", prioritizers=prioritizers),
+        ocm.placement("t", "ns2", n=1, mode="Exact", prioritizers=[ocm.builtin("Balance")]),
+    ]
+    now = ocm.NOW_TIME
+    hub = HubScheduler(objects, now=now, options=SolveOptions(mode="greedy"))
+    t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
+    moved = hub.handle(Applied({**t, "spec": {**t["spec"], "numberOfClusters": 3}}), now=now)
+    assert "ns2/t" in moved.requests
+    c1 = next(o for o in hub.objects("ManagedCluster") if o["metadata"]["name"] == "c1")
+    labels = {**c1["metadata"]["labels"], "unread": "x"}
+    delta = hub.handle(Applied({**c1, "metadata": {**c1["metadata"], "labels": labels}}), now=now)
+    assert "ns1/s" in hub._live["ocm"].enqueued
+    assert "ns1/s" not in delta.requests

@@ -157,6 +157,7 @@ class OcmLive:
         self.log_cluster: list[str] = []
         self.log_before: list[int] = []
         self.floor = 0  # the oldest position the log still holds
+        self._moved: dict[tuple[int, int, int], tuple[str, ...]] = {}  # _moved_since's answers
         self.seq = 0
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
@@ -508,12 +509,14 @@ class OcmLive:
     ) -> bool:
         """Whether its sync provably writes what it holds (see the module docstring); if so its
         margins move to the hub as it now stands."""
-        relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now)]
-        weight = _balance_weight(request)
-        then = self._moved_since(answer.seen) if weight else {}
-        most = self._most_for(key) if weight else answer.most
         if answer.seen < self.floor:
             return False
+        relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now)]
+        weight = _balance_weight(request)
+        # Of the clusters whose count moved, only those it may pick are scored (Balance reads the
+        # count of a feasible cluster only; the busiest count is judged apart).
+        then = self._feasible(request, self._moved_since(answer.seen), now) if weight else []
+        most = self._most_for(key) if weight else answer.most
         if not relevant and not then and most == answer.most:
             answer.seen = self.seq
             return True
@@ -548,13 +551,8 @@ class OcmLive:
                     return False  # a cluster newly feasible for one short of its N
                 best = _better(best, (_total(request, new, own, most, held), name))
         for c in then:
-            cluster = self.pool.get(c)
-            if (
-                c not in answer.picks
-                and cluster is not None
-                and admits(request, cluster, now, held=c in held)
-            ):
-                best = _better(best, (_total(request, cluster, own, most, held), c))
+            if c not in answer.picks:
+                best = _better(best, (_total(request, self.pool[c], own, most, held), c))
         picks = {}
         for c in answer.picks:
             cluster = self.pool.get(c)
@@ -566,7 +564,28 @@ class OcmLive:
         answer.picks, answer.best_out, answer.most, answer.seen = picks, best, most, self.seq
         return True
 
-    def _moved_since(self, seen: int) -> dict[str, int]:
+    def _feasible(self, request: PlacementRequest, names: Iterable[str], now: datetime) -> list[str]:
+        """The clusters of `names` the request may pick (in its scope, passing its filters)."""
+        held = {d.cluster for d in request.existing}
+        out = []
+        for name in names:
+            cluster = self.pool.get(name)
+            if cluster is not None and admits(request, cluster, now, held=name in held):
+                out.append(name)
+        return out
+
+    def _moved_since(self, seen: int) -> Sequence[str]:
+        """Each cluster whose count moved after position `seen` (the same for every Placement
+        judged at one position: kept until the log moves on)."""
+        key = (seen, len(self.log_seq), self.floor)
+        found = self._moved.get(key)
+        if found is None:
+            if len(self._moved) > 64:
+                self._moved.clear()
+            found = self._moved[key] = tuple(self._moved_from(seen))
+        return found
+
+    def _moved_from(self, seen: int) -> dict[str, int]:
         """Each cluster whose count moved after position `seen`: its count then."""
         start = bisect_right(self.log_seq, seen)
         then: dict[str, int] = {}
