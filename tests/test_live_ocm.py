@@ -157,3 +157,19 @@ def test_a_placement_is_not_solved_for_counts_moved_only_where_it_cannot_pick() 
     delta = hub.handle(Applied({**c1, "metadata": {**c1["metadata"], "labels": labels}}), now=now)
     assert "ns1/s" in hub._live["ocm"].enqueued
     assert "ns1/s" not in delta.requests
+
+
+def test_margins_taken_while_the_busiest_count_moves_are_checked_against_the_counts_before() -> None:
+    """As above with no other decisions: the busiest count is 1, so `a`'s move may change it
+    through the batch, and `b`'s reported totals (judged after `a` moved) are checked against the
+    counts before the batch, where c0 looked empty: they differ, and its margins say nothing."""
+    balance = [ocm.builtin("Balance")]
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}") for i in range(10))),
+        ocm.placement("a", n=1, mode="Exact", prioritizers=balance),
+        ocm.placement("b", n=1, mode="Exact", prioritizers=balance),
+        ocm.decision("a", 1, ["c3"]),
+        ocm.decision("b", 1, ["c1"]),
+    ]
+    live = OcmLive(from_objects(objects, "<hub>"), now=ocm.NOW_TIME, seed=0)
+    assert not live.answers[f"{ocm.NS}/b"].strict

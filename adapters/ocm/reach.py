@@ -25,17 +25,29 @@ enqueued Placement is solved when one of those may have changed since its last s
   the available clusters), its verdict changed, or, passing both before and after, one of its
   score's inputs on it did (a preference's label match, a sorter's property, an external score,
   the count Balance reads, a spread key);
-- Balance drift: other Placements' decisions moved since its last sync. When the busiest count
-  changed, every Balance score moved: solved. Otherwise only the clusters whose counts moved
-  change their scores, each by a known amount (solver.balance.balance_scores of its counts then
-  and now); the answer kept its top N strictly above every other feasible cluster (its weakest
-  pick's total above the best left out, whose totals the result reported), so it stands while
-  the weakest pick, its moved scores applied, still beats the best left out raised by the most
-  any moved cluster left out rose. Then nothing it reads can reorder its top N (a PickAll, or a
-  PickN holding every feasible cluster, reads no score at all), and its sync would write what it
-  holds: it is not solved, and its recorded margins move to the counts as they now stand (so
-  the next check starts there). Where the top N was not strict (a tie at the cut, an optimal
-  answer of several coupled Placements), any moved count in its scope solves it.
+- Balance drift: other Placements' decisions moved since its last sync. Balance reads the count
+  of a cluster it may pick (in its scope, passing its filters) and the busiest count: moves on
+  clusters it cannot pick change nothing it reads, and are not looked at. When the busiest count
+  changed, every Balance score moved: solved. Otherwise only the feasible clusters whose counts
+  moved change their scores, each by a known amount (solver.balance.balance_scores of its
+  counts then and now); the answer kept its top N strictly above every other feasible cluster
+  (its weakest pick's total above the best left out, whose totals the result reported), so it
+  stands while the weakest pick, its moved scores applied, still beats the best left out raised
+  by the most any moved cluster left out rose. Then nothing it reads can reorder its top N (a
+  PickAll, or a PickN holding every feasible cluster, reads no score at all), and its sync would
+  write what it holds: it is not solved, and its recorded margins move to the counts as they now
+  stand (so the next check starts there). Where the top N was not strict (a tie at the cut, an
+  optimal answer of several coupled Placements, a sorter's range or a spread scoring clusters
+  together), any moved count on a cluster it may pick solves it.
+
+  The margins of a Placement solved in a batch are those of the picture its sync judged: greedy
+  syncs the batch one at a time, each against those before it as they answered, optimal judges
+  on the batch's final decisions. Those pictures differ from the counts before the batch only on
+  the clusters the batch moved, whose moves are logged after the batch's position: the next
+  check re-judges every cluster moved since (moved and back too), so the margins hold whichever
+  picture they were taken on, provided the busiest count was the same in each (`_moved_by`: no
+  moved cluster came within one of it; else the margins are checked against the counts before
+  the batch, as a restart would judge them).
 
 So greedy mode gives upstream's answer for every enqueued Placement (the skipped ones would sync
 to what they hold), each against the rest as they stand; optimal re-optimises the Placements
@@ -746,7 +758,8 @@ class OcmLive:
 
     def _moved_by(self, keys: frozenset[str], result: Result) -> frozenset[str]:
         """The clusters whose count the batch's answers move, where the busiest count stays as it
-        stands through them (else every cluster: nothing is left out of `_reproduces`).
+        stands through them (else none: every reported total is checked against the counts before
+        the batch).
 
         A Placement of a batch judges its scores on a picture of its own: greedy syncs them one
         at a time, each against those before it as they answered (upstream's queue), optimal on
@@ -768,7 +781,7 @@ class OcmLive:
             rises.update(now - held)
         most = self._most()
         if any(self.counts.get(c, 0) + rises[c] > most - 2 for c in moved):
-            return frozenset(self.pool.names())
+            return frozenset()  # every reported total checked against the counts before the batch
         return frozenset(moved)
 
     def _reproduces(
