@@ -16,11 +16,13 @@ import pytest
 from adapters.generate.common import DEFAULT_NOW
 from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
-from adapters.live.hub import HubScheduler
+from adapters.live.hub import Applied, HubScheduler
 from adapters.ocm.load import load
+from adapters.ocm.reach import OcmLive
 from bench.hub_soak import _World
 from model import Batch
 from solver import SolveOptions, solve
+from tests.fixtures import ocm
 
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
 
@@ -103,3 +105,71 @@ def test_every_batch_solved_is_the_full_loads_with_the_rest_held(mode) -> None:
             assert batch == _held_fixed(full, {r.key for r in batch.requests})
             checked += 1
     assert checked > 20
+
+
+def test_a_placement_synced_after_another_in_its_batch_keeps_its_margins() -> None:
+    """Greedy syncs a batch one Placement at a time, each against those before it as they answered:
+    `b` is judged on a picture where `a` has moved from c3 to c0. Its margins hold on that picture
+    (c1 above c2 by name, both unloaded); the clusters `a` moved are judged again at the next
+    check. They were checked against the counts before the batch, where c0 still looked empty to
+    `b`: not strict, and `b` was solved again on every later move in its scope."""
+    balance = [ocm.builtin("Balance")]
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}") for i in range(10))),
+        ocm.placement("a", n=1, mode="Exact", prioritizers=balance),
+        ocm.placement("b", n=1, mode="Exact", prioritizers=balance),
+        ocm.decision("a", 1, ["c3"]),
+        ocm.decision("b", 1, ["c1"]),
+        *(ocm.decision(f"ghost{k}", 1, ["c9"]) for k in range(4)),  # the busiest count: 4
+    ]
+    live = OcmLive(from_objects(objects, "<hub>"), now=ocm.NOW_TIME, seed=0)
+    assert not live.answers[f"{ocm.NS}/a"].strict  # it would move: c0 is emptier than c3
+    b = live.answers[f"{ocm.NS}/b"]
+    assert b.picks == {"c1": 100} and b.best_out == (100, "c2")
+    assert b.strict
+
+
+def test_a_placement_is_not_solved_for_counts_moved_only_where_it_cannot_pick() -> None:
+    """`s` scores with a sorter (its totals are not its clusters' own: any count it reads moving
+    solves it) and Balance; `t`'s decisions move on clusters outside `s`'s sets. A relabel of one
+    of `s`'s clusters, a label nothing reads, enqueues `s`: nothing it reads has moved."""
+    prioritizers = [ocm.builtin("ResourceAllocatableCPU"), ocm.builtin("Balance")]
+    clusters = [
+        ocm.managed_cluster(f"c{i}", {"side": "a" if i < 5 else "b"}, allocatable={"cpu": str(i + 1)})
+        for i in range(10)
+    ]
+    objects = [
+        *clusters,
+        ocm.cluster_set("a", {"matchLabels": {"side": "a"}}),
+        ocm.cluster_set("b", {"matchLabels": {"side": "b"}}),
+        ocm.binding("a", "ns1"),
+        ocm.binding("b", "ns2"),
+        ocm.placement("s", "ns1", n=2, mode="Exact", prioritizers=prioritizers),
+        ocm.placement("t", "ns2", n=1, mode="Exact", prioritizers=[ocm.builtin("Balance")]),
+    ]
+    now = ocm.NOW_TIME
+    hub = HubScheduler(objects, now=now, options=SolveOptions(mode="greedy"))
+    t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
+    moved = hub.handle(Applied({**t, "spec": {**t["spec"], "numberOfClusters": 3}}), now=now)
+    assert "ns2/t" in moved.requests
+    c1 = next(o for o in hub.objects("ManagedCluster") if o["metadata"]["name"] == "c1")
+    labels = {**c1["metadata"]["labels"], "unread": "x"}
+    delta = hub.handle(Applied({**c1, "metadata": {**c1["metadata"], "labels": labels}}), now=now)
+    assert "ns1/s" in hub._live["ocm"].enqueued
+    assert "ns1/s" not in delta.requests
+
+
+def test_margins_taken_while_the_busiest_count_moves_are_checked_against_the_counts_before() -> None:
+    """As above with no other decisions: the busiest count is 1, so `a`'s move may change it
+    through the batch, and `b`'s reported totals (judged after `a` moved) are checked against the
+    counts before the batch, where c0 looked empty: they differ, and its margins say nothing."""
+    balance = [ocm.builtin("Balance")]
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}") for i in range(10))),
+        ocm.placement("a", n=1, mode="Exact", prioritizers=balance),
+        ocm.placement("b", n=1, mode="Exact", prioritizers=balance),
+        ocm.decision("a", 1, ["c3"]),
+        ocm.decision("b", 1, ["c1"]),
+    ]
+    live = OcmLive(from_objects(objects, "<hub>"), now=ocm.NOW_TIME, seed=0)
+    assert not live.answers[f"{ocm.NS}/b"].strict

@@ -51,7 +51,7 @@ import numpy as np
 
 from adapters.contract import Change, Taken
 from adapters.karmada import names as n
-from adapters.karmada.bindings import Binding, read_binding
+from adapters.karmada.bindings import Binding, Trigger, read_binding
 from adapters.karmada.clusters import KarmadaCluster, read_cluster
 from adapters.karmada.filters import fit_error
 from adapters.karmada.load import BindingContext, KarmadaContext, _request
@@ -88,6 +88,7 @@ class KarmadaLive:
         self._names: list[str] = []
         self._matched: dict[str, frozenset[str]] = {}  # affinity trait -> clusters it matches
         self._models: dict[str, Cluster] = {}  # without affinity traits
+        self._triggers: dict[int, tuple[Binding, Trigger | None]] = {}  # by the binding's identity
         for m in manifests:
             if m.kind == n.CLUSTER:
                 cluster = read_cluster(m)
@@ -173,8 +174,10 @@ class KarmadaLive:
             self._affinity.setdefault(group, affinity)
 
     def _drop_binding(self, key: BindingKey) -> None:
-        if self.bindings.pop(key, None) is None:
+        gone = self.bindings.pop(key, None)
+        if gone is None:
             return
+        self._triggers.pop(id(gone), None)
         group = self._group_of.pop(key, None)
         if group is not None:
             self._groups[group].discard(key)
@@ -206,12 +209,25 @@ class KarmadaLive:
 
     # -- the batch ------------------------------------------------------------------------------
 
+    def _trigger(
+        self, b: Binding, deleting: frozenset[str], decoded: dict[str, dict[str, Any] | None]
+    ) -> Trigger | None:
+        """Binding.trigger, its part that reads the binding alone kept while the binding is (a
+        cluster event enqueues thousands, most of them unchanged): the branches before the last
+        read only the binding, the last whether one of its clusters is being deleted."""
+        kept = self._triggers.get(id(b))
+        if kept is None or kept[0] is not b:
+            kept = self._triggers[id(b)] = (b, b.trigger(Fields(b.manifest), frozenset(), decoded))
+        if kept[1] is not None:
+            return kept[1]
+        return Trigger.DELETING if any(name in deleting for name, _ in b.clusters) else None
+
     def _taken(self, taken: list[Binding], now: datetime) -> Taken:
         """The bindings enqueued through doScheduleBinding's decision tree, as load.py loads a
         hub's (the same steps, over these bindings only), against every Cluster."""
         deleting = frozenset(name for name, c in self.clusters.items() if c.leaving)
         decoded: dict[str, dict[str, Any] | None] = {}
-        triggers = {id(b): b.trigger(Fields(b.manifest), deleting, decoded) for b in taken}
+        triggers = {id(b): self._trigger(b, deleting, decoded) for b in taken}
         scheduled = sorted(
             (b for b in taken if triggers[id(b)] is not None),
             key=lambda b: (-b.priority, b.created, b.manifest.namespace, b.manifest.name),

@@ -25,17 +25,29 @@ enqueued Placement is solved when one of those may have changed since its last s
   the available clusters), its verdict changed, or, passing both before and after, one of its
   score's inputs on it did (a preference's label match, a sorter's property, an external score,
   the count Balance reads, a spread key);
-- Balance drift: other Placements' decisions moved since its last sync. When the busiest count
-  changed, every Balance score moved: solved. Otherwise only the clusters whose counts moved
-  change their scores, each by a known amount (solver.balance.balance_scores of its counts then
-  and now); the answer kept its top N strictly above every other feasible cluster (its weakest
-  pick's total above the best left out, whose totals the result reported), so it stands while
-  the weakest pick, its moved scores applied, still beats the best left out raised by the most
-  any moved cluster left out rose. Then nothing it reads can reorder its top N (a PickAll, or a
-  PickN holding every feasible cluster, reads no score at all), and its sync would write what it
-  holds: it is not solved, and its recorded margins move to the counts as they now stand (so
-  the next check starts there). Where the top N was not strict (a tie at the cut, an optimal
-  answer of several coupled Placements), any moved count in its scope solves it.
+- Balance drift: other Placements' decisions moved since its last sync. Balance reads the count
+  of a cluster it may pick (in its scope, passing its filters) and the busiest count: moves on
+  clusters it cannot pick change nothing it reads, and are not looked at. When the busiest count
+  changed, every Balance score moved: solved. Otherwise only the feasible clusters whose counts
+  moved change their scores, each by a known amount (solver.balance.balance_scores of its
+  counts then and now); the answer kept its top N strictly above every other feasible cluster
+  (its weakest pick's total above the best left out, whose totals the result reported), so it
+  stands while the weakest pick, its moved scores applied, still beats the best left out raised
+  by the most any moved cluster left out rose. Then nothing it reads can reorder its top N (a
+  PickAll, or a PickN holding every feasible cluster, reads no score at all), and its sync would
+  write what it holds: it is not solved, and its recorded margins move to the counts as they now
+  stand (so the next check starts there). Where the top N was not strict (a tie at the cut, an
+  optimal answer of several coupled Placements, a sorter's range or a spread scoring clusters
+  together), any moved count on a cluster it may pick solves it.
+
+  The margins of a Placement solved in a batch are those of the picture its sync judged: greedy
+  syncs the batch one at a time, each against those before it as they answered, optimal judges
+  on the batch's final decisions. Those pictures differ from the counts before the batch only on
+  the clusters the batch moved, whose moves are logged after the batch's position: the next
+  check re-judges every cluster moved since (moved and back too), so the margins hold whichever
+  picture they were taken on, provided the busiest count was the same in each (`_moved_by`: no
+  moved cluster came within one of it; else the margins are checked against the counts before
+  the batch, as a restart would judge them).
 
 So greedy mode gives upstream's answer for every enqueued Placement (the skipped ones would sync
 to what they hold), each against the rest as they stand; optimal re-optimises the Placements
@@ -157,6 +169,7 @@ class OcmLive:
         self.log_cluster: list[str] = []
         self.log_before: list[int] = []
         self.floor = 0  # the oldest position the log still holds
+        self._moved: dict[tuple[int, int, int], tuple[str, ...]] = {}  # _moved_since's answers
         self.seq = 0
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
@@ -171,7 +184,8 @@ class OcmLive:
         # others as they stand) over every Placement. Where that sync would pick otherwise than
         # it holds (an optimal first solve's answer), its margins say nothing: not strict.
         taken = self._taken(set(self.placements), now)
-        self._answered(taken.batch, solve(taken.batch, SolveOptions(mode="greedy", seed=seed)))
+        assert taken.answered is not None
+        taken.answered(solve(taken.batch, SolveOptions(mode="greedy", seed=seed)))
         for key, answer in self.answers.items():
             held = frozenset(self.own.get(key, ()))
             if answer.selected != held:
@@ -507,12 +521,14 @@ class OcmLive:
     ) -> bool:
         """Whether its sync provably writes what it holds (see the module docstring); if so its
         margins move to the hub as it now stands."""
-        relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now)]
-        weight = _balance_weight(request)
-        then = self._moved_since(answer.seen) if weight else {}
-        most = self._most_for(key) if weight else answer.most
         if answer.seen < self.floor:
             return False
+        relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now)]
+        weight = _balance_weight(request)
+        # Of the clusters whose count moved, only those it may pick are scored (Balance reads the
+        # count of a feasible cluster only; the busiest count is judged apart).
+        then = self._feasible(request, self._moved_since(answer.seen), now) if weight else []
+        most = self._most_for(key) if weight else answer.most
         if not relevant and not then and most == answer.most:
             answer.seen = self.seq
             return True
@@ -547,13 +563,8 @@ class OcmLive:
                     return False  # a cluster newly feasible for one short of its N
                 best = _better(best, (_total(request, new, own, most, held), name))
         for c in then:
-            cluster = self.pool.get(c)
-            if (
-                c not in answer.picks
-                and cluster is not None
-                and admits(request, cluster, now, held=c in held)
-            ):
-                best = _better(best, (_total(request, cluster, own, most, held), c))
+            if c not in answer.picks:
+                best = _better(best, (_total(request, self.pool[c], own, most, held), c))
         picks = {}
         for c in answer.picks:
             cluster = self.pool.get(c)
@@ -565,13 +576,36 @@ class OcmLive:
         answer.picks, answer.best_out, answer.most, answer.seen = picks, best, most, self.seq
         return True
 
-    def _moved_since(self, seen: int) -> dict[str, int]:
+    def _feasible(self, request: PlacementRequest, names: Iterable[str], now: datetime) -> list[str]:
+        """The clusters of `names` the request may pick (in its scope, passing its filters)."""
+        held = {d.cluster for d in request.existing}
+        out = []
+        for name in names:
+            cluster = self.pool.get(name)
+            if cluster is not None and admits(request, cluster, now, held=name in held):
+                out.append(name)
+        return out
+
+    def _moved_since(self, seen: int) -> Sequence[str]:
+        """Each cluster whose count moved after position `seen` (the same for every Placement
+        judged at one position: kept until the log moves on)."""
+        key = (seen, len(self.log_seq), self.floor)
+        found = self._moved.get(key)
+        if found is None:
+            if len(self._moved) > 64:
+                self._moved.clear()
+            found = self._moved[key] = tuple(self._moved_from(seen))
+        return found
+
+    def _moved_from(self, seen: int) -> dict[str, int]:
         """Each cluster whose count moved after position `seen`: its count then."""
         start = bisect_right(self.log_seq, seen)
         then: dict[str, int] = {}
         for i in range(start, len(self.log_seq)):
             then.setdefault(self.log_cluster[i], self.log_before[i])
-        return {c: before for c, before in then.items() if self.counts.get(c, 0) != before}
+        # Every cluster moved, back to where it was too: a batch's margins may be judged on a
+        # picture between (`_moved_by`).
+        return then
 
     def _most_for(self, key: str) -> int:
         """The busiest count Balance divides by for this Placement: every decision but its own,
@@ -699,30 +733,64 @@ class OcmLive:
         batch = Batch(clusters, tuple(requests), now=now, seed=self.seed, absent_load=absent)
         context = OcmContext(contexts, self.pool.by_name(), now)
         self.dirty -= set(contexts)
-        return Taken(batch, context, lambda result: self._answered(batch, result))
+        keys = frozenset(contexts)
+        return Taken(batch, context, lambda result: self._answered(batch, result, keys))
 
     def _members(self, scope: tuple[str, ...]) -> set[str]:
         return set().union(*(self.pool.with_trait(t) for t in scope)) if scope else set()
 
-    def _answered(self, batch: Batch, result: Result) -> None:
+    def _answered(self, batch: Batch, result: Result, keys: frozenset[str]) -> None:
         """Each solved Placement's margins, at the counts its sync judged (before its writes)."""
         # Optimal judges coupled requests' scores on the batch's final decisions, which its
         # writes leave: those answers hold from the next position on (the writes' own moves).
         joint = result.stats.mode == "optimal" and sum(1 for r in batch.requests if r.coupled) > 1
         seen = self.seq + 1 if joint else self.seq
         by_key = {r.key: r for r in batch.requests}
+        moved = self._moved_by(keys, result)
         for got in result.requests:
             request = by_key.get(got.request)
             if request is None:
                 continue
             answer = _margins(request, got, self._most_for(got.request), seen)
-            answer.strict = answer.strict and self._reproduces(request, got, answer)
+            answer.strict = answer.strict and self._reproduces(request, got, answer, moved)
             self.answers[got.request] = answer
             self._arm(request, now=batch.now)
 
-    def _reproduces(self, request: PlacementRequest, got: RequestResult, answer: _Answer) -> bool:
+    def _moved_by(self, keys: frozenset[str], result: Result) -> frozenset[str]:
+        """The clusters whose count the batch's answers move, where the busiest count stays as it
+        stands through them (else none: every reported total is checked against the counts before
+        the batch).
+
+        A Placement of a batch judges its scores on a picture of its own: greedy syncs them one
+        at a time, each against those before it as they answered (upstream's queue), optimal on
+        the batch's final decisions. Those pictures differ from the counts before the batch only
+        on the clusters the batch moves (an answer's picks against its holdings, a misconfigured
+        Placement's decisions going); every such move is logged after the batch's position, so
+        `_moved_since` re-judges those clusters at the next check whatever the picture the margins
+        were taken on. The busiest count a Placement divides by is the same in every picture when
+        no moved cluster comes within one of the busiest count (a Placement sees the busiest
+        count, or one less where it holds every busiest cluster: clusters two below it never
+        decide it)."""
+        answered = {r.request: {c.cluster for c in r.selected} for r in result.requests}
+        rises: Counter[str] = Counter()
+        moved: set[str] = set()
+        for key in keys:
+            held = set(self.own.get(key, ()))
+            now = answered.get(key, set())
+            moved |= held ^ now
+            rises.update(now - held)
+        most = self._most()
+        if any(self.counts.get(c, 0) + rises[c] > most - 2 for c in moved):
+            return frozenset()  # every reported total checked against the counts before the batch
+        return frozenset(moved)
+
+    def _reproduces(
+        self, request: PlacementRequest, got: RequestResult, answer: _Answer, moved: frozenset[str]
+    ) -> bool:
         """Whether `_total` gives the totals the solver reported (the margins are read with it):
-        its picks' and those it left out."""
+        its picks' and those it left out, on the clusters whose count the batch did not move
+        (`_moved_by`: the others' counts differ between the picture the solver judged and this
+        one, and the next check judges them again)."""
         if not _scored_alone(request):
             return False
         own = self.own.get(request.key, Counter())
@@ -734,6 +802,8 @@ class OcmLive:
             if u.kind is FilterKind.NOT_PICKED and u.score is not None
         ]
         for name, total in reported:
+            if name in moved:
+                continue
             cluster = self.pool.get(name)
             if cluster is None or _total(request, cluster, own, answer.most, held) != total:
                 return False
