@@ -50,6 +50,7 @@ from solver.objective import (
 )
 from solver.prepare import PASS, Prepared, pick_key
 from solver.solution import Solution, pick_order, pick_values, to_result
+from solver.spread import SpreadState
 from solver.stickiness import released_obsolete
 from solver.table import ClusterTable
 
@@ -509,13 +510,23 @@ def _total(state: _Batch, answers: dict[int, Solution]) -> int:
 
 def _holding(p: Prepared, table: ClusterTable) -> Solution | None:
     """Keeping exactly what the request holds, where that is a valid answer of a top-N request
-    (every held cluster still passes, and there are as many as it can take); None otherwise."""
-    if p.request.spread or p.request.mode is not SelectionMode.N or p.kept:
+    (every held cluster still passes, and there are as many as it can take, or under topology
+    spread at most that many within every hard constraint's max skew); None otherwise.
+
+    A request under spread held out of this start would start from greedy's answer instead,
+    whatever it held: the search, which only climbs, may then not find its way back to an answer
+    it settled on in the previous run (two requests chasing each other's Balance flip between
+    two answers on every run: tests/test_balance.py)."""
+    if p.request.mode is not SelectionMode.N or p.kept:
         return None
     rows = holdings(p, table)  # clusters in the batch only
     rows = rows[p.outcome[rows] == PASS]
     want = min(p.request.count, len(p.candidates))
-    if len(rows) != want or not want:
+    if not want or not len(rows) or len(rows) > want:
+        return None
+    if p.request.spread and not _within_hard_skew(p, table, rows):
+        return None
+    if not p.request.spread and len(rows) != want:
         return None
     picks = [int(r) for r in pick_order(p, table, rows)]
     return Solution(
@@ -523,6 +534,17 @@ def _holding(p: Prepared, table: ClusterTable) -> Solution | None:
         picks=picks,
         released=released_obsolete(p, table, picks),
         satisfied=len(picks) >= p.request.count,
+    )
+
+
+def _within_hard_skew(p: Prepared, table: ClusterTable, rows: np.ndarray) -> bool:
+    """Whether the rows keep every hard spread constraint within its max skew (nothing is kept:
+    _holding's requests hold no current decision, so no skew of theirs is allowed beyond it)."""
+    state = SpreadState(table, p.request.spread, rows.tolist())
+    return all(
+        skew <= d.constraint.max_skew
+        for d, skew in zip(state.dimensions, state.skews(), strict=True)
+        if d.constraint.hard
     )
 
 
