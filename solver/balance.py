@@ -436,9 +436,7 @@ class Balance:
             bound = value
             if self.best_response is not None:
                 solution = self.explain(final, solution)
-                p = self.prepared[i]
-                ceiling = replace(p, affinity=p.affinity + BALANCE_RANGE * abs(_weight(p)))
-                bound = max(value, self.best_response(ceiling, state.scales[i])[1])
+                bound = max(value, self._ceiling(self.prepared[i], state.scales[i]))
             least = None
             if bound != value:
                 least = _at_least(bound_shortfalls(values, bound, spans), self.prepared[i], state.scales[i])
@@ -453,6 +451,21 @@ class Balance:
             )
         answer.settled = out
         return out
+
+
+    def _ceiling(self, p: Prepared, scale: Scale) -> int:
+        """A bound on the request's objective whatever the others hold: its best answer with every
+        Balance score at its best (100 x |weight| on every candidate). One amount added to every
+        candidate's score leaves the best answer where it is (the levels above affinity read no
+        score, and answers alike there take as many picks), so where the request's own best
+        response (no Balance) is proven optimal, the ceiling's is that answer raised by the amount
+        on each pick: asked once, on the arrays its shared ranking serves."""
+        assert self.best_response is not None
+        shift = BALANCE_RANGE * abs(_weight(p))
+        best, bound = self.best_response(p, scale)
+        if bound == combine(evaluate(p, self.table, scale, best.kept, best.picks), scale.spans):
+            return bound + shift * len(best.picks) * affinity_weight(scale.spans)
+        return self.best_response(replace(p, affinity=p.affinity + shift), scale)[1]
 
 
 def _at_least(least: tuple[int | None, ...], p: Prepared, scale: Scale) -> tuple[int | None, ...]:
