@@ -139,12 +139,18 @@ class _Batch:
     """The decision counts of the whole batch, every request's decisions, and the coupled
     requests' balance scores, kept up to date move by move."""
 
-    def __init__(self, table: ClusterTable, coupled: Sequence[int], base: Sequence[Prepared]) -> None:
+    def __init__(
+        self,
+        table: ClusterTable,
+        coupled: Sequence[int],
+        base: Sequence[Prepared],
+        scales: dict[int, Scale] | None = None,  # another state's of the same requests
+    ) -> None:
         self.table = table
         self.coupled = list(coupled)
         self.position = {i: k for k, i in enumerate(self.coupled)}
         self.base = base
-        self.scales: dict[int, Scale] = {i: scale_of(base[i], table) for i in coupled}
+        self.scales = scales if scales is not None else {i: scale_of(base[i], table) for i in coupled}
         self.weight = {i: _weight(base[i]) for i in coupled}  # each coupled request's Balance weight
         self.candidates: dict[int, np.ndarray] = {}  # each coupled request's, once asked
         # What one balance point is worth in each coupled request's objective: exact ints.
@@ -397,6 +403,7 @@ class Balance:
         assert self.best_response is not None and len(part) == len(self.coupled)
         prepared, table, coupled = self.prepared, self.table, self.coupled
         state, answers = greedy.state, greedy.solutions
+        own = _own(state, answers)
         held = {i: _holding(prepared[i], table) for i in coupled}
         if any(h is not None for h in held.values()):
             kept, kept_answers = _decide(
@@ -405,10 +412,12 @@ class Balance:
                 coupled,
                 self.fixed,
                 lambda i, _: held[i] if held[i] is not None else answers[i],
+                state.scales,
             )
-            if _total(kept, kept_answers) >= _total(state, answers):
-                state, answers = kept, kept_answers
-        self.time_limited = _improve(state, answers, self.best_response, self.deadline, self.on_sweep)
+            kept_own = _own(kept, kept_answers)
+            if sum(kept_own.values()) + kept.value >= sum(own.values()) + state.value:
+                state, answers, own = kept, kept_answers, kept_own
+        self.time_limited = _improve(state, answers, own, self.best_response, self.deadline, self.on_sweep)
         return Answer(state, answers)
 
     def levels(self, part: list[int], answer: Answer) -> Levels:
@@ -498,10 +507,11 @@ def _decide(
     coupled: Sequence[int],
     fixed: dict[int, Solution],
     choose: Callable[[int, _Batch], Solution],
+    scales: dict[int, Scale] | None = None,
 ) -> tuple[_Batch, dict[int, Solution]]:
     """A batch state where every request first holds what it held, then, in batch order, each
     coupled request takes `choose(i, state)` and every other its fixed solution."""
-    state = _Batch(table, coupled, prepared)
+    state = _Batch(table, coupled, prepared, scales)
     for i, p in enumerate(prepared):
         state.hold(i, holdings(p, table, state.absent))
     answers: dict[int, Solution] = {}
@@ -516,9 +526,9 @@ def _decide(
     return state, answers
 
 
-def _total(state: _Batch, answers: dict[int, Solution]) -> int:
-    """The coupled requests' objective summed, balance judged on the state's decisions."""
-    return sum(state.static_value(i, answers[i]) for i in state.coupled) + state.value
+def _own(state: _Batch, answers: dict[int, Solution]) -> dict[int, int]:
+    """Each coupled request's objective without its balance scores (the state's value holds them)."""
+    return {i: state.static_value(i, answers[i]) for i in state.coupled}
 
 
 def _holding(p: Prepared, table: ClusterTable) -> Solution | None:
@@ -564,6 +574,7 @@ def _within_hard_skew(p: Prepared, table: ClusterTable, rows: np.ndarray) -> boo
 def _improve(
     state: _Batch,
     answers: dict[int, Solution],
+    own: dict[int, int],
     best_response: Respond,
     deadline: float,
     on_sweep: Callable[[int, int], None] | None = None,
@@ -575,8 +586,8 @@ def _improve(
 
     Measured and left out: also trying, per request, the picks best for the batch (its own score
     less what its picks take from the others' Balance) raised the 1,000 x 1,000 objective by one
-    part in 10^8 but moved ten times as many decisions on a re-solve with nothing changed."""
-    own = {i: state.static_value(i, answers[i]) for i in state.coupled}
+    part in 10^8 but moved ten times as many decisions on a re-solve with nothing changed.
+    `own` (_own of the start) is updated as moves are taken."""
     asks: dict[int, _Ask] = {}
     moves = 0  # accepted so far
     # Per row, the number of the last accepted move that changed it (-1: none): the rows changed
