@@ -397,26 +397,35 @@ class Balance:
         return Answer(*_decide(self.prepared, self.table, self.coupled, self.fixed, as_upstream))
 
     def joint(self, part: list[int], greedy: Answer) -> Answer:
-        """Best responses from what the requests hold where that is at least as good as greedy's
-        answer (less churn: an answer fed back in mostly stays), else from greedy's answer; the
-        search only climbs, so the answer is never worse than greedy. Continues greedy's state."""
+        """Best responses from the best start by the batch objective: greedy's answer, or what the
+        requests hold where that is a valid answer (greedy's elsewhere), with the requests under
+        spread holding too or taking greedy's (a tie goes to the start holding more: less churn,
+        and an answer fed back in stays). Both held starts are tried: holding under spread lets
+        placements chasing each other's Balance settle (tests/test_ocm_settles.py), and leaving
+        it to greedy finds the better answer of the OCM demo. The search only climbs, so the
+        answer is never worse than greedy. Continues greedy's state."""
         assert self.best_response is not None and len(part) == len(self.coupled)
         prepared, table, coupled = self.prepared, self.table, self.coupled
         state, answers = greedy.state, greedy.solutions
         own = _own(state, answers)
-        held = {i: _holding(prepared[i], table) for i in coupled}
-        if any(h is not None for h in held.values()):
+        best = sum(own.values()) + state.value
+        every = {i: _holding(prepared[i], table) for i in coupled}
+        plain = {i: h if not prepared[i].request.spread else None for i, h in every.items()}
+        for held in (plain, every) if plain != every else (every,):
+            if all(h is None for h in held.values()):
+                continue
             kept, kept_answers = _decide(
                 prepared,
                 table,
                 coupled,
                 self.fixed,
-                lambda i, _: held[i] if held[i] is not None else answers[i],
+                lambda i, _, held=held: held[i] if held[i] is not None else answers[i],
                 state.scales,
             )
             kept_own = _own(kept, kept_answers)
-            if sum(kept_own.values()) + kept.value >= sum(own.values()) + state.value:
-                state, answers, own = kept, kept_answers, kept_own
+            total = sum(kept_own.values()) + kept.value
+            if total >= best:
+                state, answers, own, best = kept, kept_answers, kept_own, total
         self.time_limited = _improve(state, answers, own, self.best_response, self.deadline, self.on_sweep)
         return Answer(state, answers)
 
