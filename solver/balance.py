@@ -407,6 +407,7 @@ class Balance:
         assert self.best_response is not None and len(part) == len(self.coupled)
         prepared, table, coupled = self.prepared, self.table, self.coupled
         state, answers = greedy.state, greedy.solutions
+        greedy_answers = answers  # where a start holds nothing valid
         own = _own(state, answers)
         best = sum(own.values()) + state.value
         every = {i: _holding(prepared[i], table) for i in coupled}
@@ -419,7 +420,7 @@ class Balance:
                 table,
                 coupled,
                 self.fixed,
-                lambda i, _, held=held: held[i] if held[i] is not None else answers[i],
+                lambda i, _, held=held: held[i] if held[i] is not None else greedy_answers[i],
                 state.scales,
             )
             kept_own = _own(kept, kept_answers)
@@ -469,7 +470,6 @@ class Balance:
             )
         answer.settled = out
         return out
-
 
     def _ceiling(self, p: Prepared, scale: Scale) -> int:
         """A bound on the request's objective whatever the others hold: its best answer with every
