@@ -41,6 +41,8 @@ def conditions(f: Fields, status: Mapping[str, Any], path: str = "status.conditi
 def _plain_condition(raw: dict[str, Any]) -> bool:
     """A condition the checks above pass: a status of the enum, a generation null or in range."""
     generation = raw.get("observedGeneration")
-    return type(raw.get("status")) is str and raw["status"] in _CONDITION_STATUSES and (
-        generation is None or (type(generation) is int and 0 <= generation <= INT64)
+    return (
+        type(raw.get("status")) is str
+        and raw["status"] in _CONDITION_STATUSES
+        and (generation is None or (type(generation) is int and 0 <= generation <= INT64))
     )
