@@ -50,6 +50,7 @@ from solver.objective import (
 )
 from solver.prepare import PASS, Prepared, pick_key
 from solver.solution import Solution, pick_order, pick_values, to_result
+from solver.spread import SpreadState
 from solver.stickiness import released_obsolete
 from solver.table import ClusterTable
 
@@ -138,12 +139,18 @@ class _Batch:
     """The decision counts of the whole batch, every request's decisions, and the coupled
     requests' balance scores, kept up to date move by move."""
 
-    def __init__(self, table: ClusterTable, coupled: Sequence[int], base: Sequence[Prepared]) -> None:
+    def __init__(
+        self,
+        table: ClusterTable,
+        coupled: Sequence[int],
+        base: Sequence[Prepared],
+        scales: dict[int, Scale] | None = None,  # another state's of the same requests
+    ) -> None:
         self.table = table
         self.coupled = list(coupled)
         self.position = {i: k for k, i in enumerate(self.coupled)}
         self.base = base
-        self.scales: dict[int, Scale] = {i: scale_of(base[i], table) for i in coupled}
+        self.scales = scales if scales is not None else {i: scale_of(base[i], table) for i in coupled}
         self.weight = {i: _weight(base[i]) for i in coupled}  # each coupled request's Balance weight
         self.candidates: dict[int, np.ndarray] = {}  # each coupled request's, once asked
         # What one balance point is worth in each coupled request's objective: exact ints.
@@ -390,24 +397,37 @@ class Balance:
         return Answer(*_decide(self.prepared, self.table, self.coupled, self.fixed, as_upstream))
 
     def joint(self, part: list[int], greedy: Answer) -> Answer:
-        """Best responses from what the requests hold where that is at least as good as greedy's
-        answer (less churn: an answer fed back in mostly stays), else from greedy's answer; the
-        search only climbs, so the answer is never worse than greedy. Continues greedy's state."""
+        """Best responses from the best start by the batch objective: greedy's answer, or what the
+        requests hold where that is a valid answer (greedy's elsewhere), with the requests under
+        spread holding too or taking greedy's (a tie goes to the start holding more: less churn,
+        and an answer fed back in stays). Both held starts are tried: holding under spread lets
+        placements chasing each other's Balance settle (tests/test_ocm_settles.py), and leaving
+        it to greedy finds the better answer of the OCM demo. The search only climbs, so the
+        answer is never worse than greedy. Continues greedy's state."""
         assert self.best_response is not None and len(part) == len(self.coupled)
         prepared, table, coupled = self.prepared, self.table, self.coupled
         state, answers = greedy.state, greedy.solutions
-        held = {i: _holding(prepared[i], table) for i in coupled}
-        if any(h is not None for h in held.values()):
+        greedy_answers = answers  # where a start holds nothing valid
+        own = _own(state, answers)
+        best = sum(own.values()) + state.value
+        every = {i: _holding(prepared[i], table) for i in coupled}
+        plain = {i: h if not prepared[i].request.spread else None for i, h in every.items()}
+        for held in (plain, every) if plain != every else (every,):
+            if all(h is None for h in held.values()):
+                continue
             kept, kept_answers = _decide(
                 prepared,
                 table,
                 coupled,
                 self.fixed,
-                lambda i, _: held[i] if held[i] is not None else answers[i],
+                lambda i, _, held=held: held[i] if held[i] is not None else greedy_answers[i],
+                state.scales,
             )
-            if _total(kept, kept_answers) >= _total(state, answers):
-                state, answers = kept, kept_answers
-        self.time_limited = _improve(state, answers, self.best_response, self.deadline, self.on_sweep)
+            kept_own = _own(kept, kept_answers)
+            total = sum(kept_own.values()) + kept.value
+            if total >= best:
+                state, answers, own, best = kept, kept_answers, kept_own, total
+        self.time_limited = _improve(state, answers, own, self.best_response, self.deadline, self.on_sweep)
         return Answer(state, answers)
 
     def levels(self, part: list[int], answer: Answer) -> Levels:
@@ -435,9 +455,7 @@ class Balance:
             bound = value
             if self.best_response is not None:
                 solution = self.explain(final, solution)
-                p = self.prepared[i]
-                ceiling = replace(p, affinity=p.affinity + BALANCE_RANGE * abs(_weight(p)))
-                bound = max(value, self.best_response(ceiling, state.scales[i])[1])
+                bound = max(value, self._ceiling(self.prepared[i], state.scales[i]))
             least = None
             if bound != value:
                 least = _at_least(bound_shortfalls(values, bound, spans), self.prepared[i], state.scales[i])
@@ -452,6 +470,20 @@ class Balance:
             )
         answer.settled = out
         return out
+
+    def _ceiling(self, p: Prepared, scale: Scale) -> int:
+        """A bound on the request's objective whatever the others hold: its best answer with every
+        Balance score at its best (100 x |weight| on every candidate). One amount added to every
+        candidate's score leaves the best answer where it is (the levels above affinity read no
+        score, and answers alike there take as many picks), so where the request's own best
+        response (no Balance) is proven optimal, the ceiling's is that answer raised by the amount
+        on each pick: asked once, on the arrays its shared ranking serves."""
+        assert self.best_response is not None
+        shift = BALANCE_RANGE * abs(_weight(p))
+        best, bound = self.best_response(p, scale)
+        if bound == combine(evaluate(p, self.table, scale, best.kept, best.picks), scale.spans):
+            return bound + shift * len(best.picks) * affinity_weight(scale.spans)
+        return self.best_response(replace(p, affinity=p.affinity + shift), scale)[1]
 
 
 def _at_least(least: tuple[int | None, ...], p: Prepared, scale: Scale) -> tuple[int | None, ...]:
@@ -484,10 +516,11 @@ def _decide(
     coupled: Sequence[int],
     fixed: dict[int, Solution],
     choose: Callable[[int, _Batch], Solution],
+    scales: dict[int, Scale] | None = None,
 ) -> tuple[_Batch, dict[int, Solution]]:
     """A batch state where every request first holds what it held, then, in batch order, each
     coupled request takes `choose(i, state)` and every other its fixed solution."""
-    state = _Batch(table, coupled, prepared)
+    state = _Batch(table, coupled, prepared, scales)
     for i, p in enumerate(prepared):
         state.hold(i, holdings(p, table, state.absent))
     answers: dict[int, Solution] = {}
@@ -502,20 +535,30 @@ def _decide(
     return state, answers
 
 
-def _total(state: _Batch, answers: dict[int, Solution]) -> int:
-    """The coupled requests' objective summed, balance judged on the state's decisions."""
-    return sum(state.static_value(i, answers[i]) for i in state.coupled) + state.value
+def _own(state: _Batch, answers: dict[int, Solution]) -> dict[int, int]:
+    """Each coupled request's objective without its balance scores (the state's value holds them)."""
+    return {i: state.static_value(i, answers[i]) for i in state.coupled}
 
 
 def _holding(p: Prepared, table: ClusterTable) -> Solution | None:
     """Keeping exactly what the request holds, where that is a valid answer of a top-N request
-    (every held cluster still passes, and there are as many as it can take); None otherwise."""
-    if p.request.spread or p.request.mode is not SelectionMode.N or p.kept:
+    (every held cluster still passes, and there are as many as it can take, or under topology
+    spread at most that many within every hard constraint's max skew); None otherwise.
+
+    A request under spread held out of this start would start from greedy's answer instead,
+    whatever it held: the search, which only climbs, may then not find its way back to an answer
+    it settled on in the previous run (two requests chasing each other's Balance flip between
+    two answers on every run: tests/test_balance.py)."""
+    if p.request.mode is not SelectionMode.N or p.kept:
         return None
     rows = holdings(p, table)  # clusters in the batch only
     rows = rows[p.outcome[rows] == PASS]
     want = min(p.request.count, len(p.candidates))
-    if len(rows) != want or not want:
+    if not want or not len(rows) or len(rows) > want:
+        return None
+    if p.request.spread and not _within_hard_skew(p, table, rows):
+        return None
+    if not p.request.spread and len(rows) != want:
         return None
     picks = [int(r) for r in pick_order(p, table, rows)]
     return Solution(
@@ -526,9 +569,21 @@ def _holding(p: Prepared, table: ClusterTable) -> Solution | None:
     )
 
 
+def _within_hard_skew(p: Prepared, table: ClusterTable, rows: np.ndarray) -> bool:
+    """Whether the rows keep every hard spread constraint within its max skew (nothing is kept:
+    _holding's requests hold no current decision, so no skew of theirs is allowed beyond it)."""
+    state = SpreadState(table, p.request.spread, rows.tolist())
+    return all(
+        skew <= d.constraint.max_skew
+        for d, skew in zip(state.dimensions, state.skews(), strict=True)
+        if d.constraint.hard
+    )
+
+
 def _improve(
     state: _Batch,
     answers: dict[int, Solution],
+    own: dict[int, int],
     best_response: Respond,
     deadline: float,
     on_sweep: Callable[[int, int], None] | None = None,
@@ -540,8 +595,8 @@ def _improve(
 
     Measured and left out: also trying, per request, the picks best for the batch (its own score
     less what its picks take from the others' Balance) raised the 1,000 x 1,000 objective by one
-    part in 10^8 but moved ten times as many decisions on a re-solve with nothing changed."""
-    own = {i: state.static_value(i, answers[i]) for i in state.coupled}
+    part in 10^8 but moved ten times as many decisions on a re-solve with nothing changed.
+    `own` (_own of the start) is updated as moves are taken."""
     asks: dict[int, _Ask] = {}
     moves = 0  # accepted so far
     # Per row, the number of the last accepted move that changed it (-1: none): the rows changed

@@ -17,6 +17,7 @@ from solver.solution import (
     cut_list,
     explain_cycle,
     explain_filtered,
+    first_in_order,
     not_picked,
     pick_order,
     ranked,
@@ -155,7 +156,7 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
         if len(scored):
             best = scores.max()
             top = scored[scores == best]
-            chosen = int(pick_order(p, table, top, obsolete)[0])
+            chosen = first_in_order(p, table, top, obsolete)
             spread_scores[chosen] = int(best)
             picks.append(chosen)
             available[chosen] = False

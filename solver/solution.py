@@ -20,6 +20,7 @@ __all__ = [
     "best_first_in_order",
     "best_rows",
     "pick_values",
+    "first_in_order",
     "explain_cycle",
     "explain_filtered",
     "not_picked",
@@ -53,8 +54,17 @@ def pick_order(
     """Rows sorted best first by (affinity, holds an obsolete decision, name): the upstream order
     among clusters of equal topology score, where the larger name wins a tie."""
     obsolete = p.sticky if obsolete is None else obsolete
-    order = np.lexsort((p.rank[rows], obsolete[rows], p.affinity[rows]))
-    return rows[order[::-1]]
+    # One int64 key per row (pick_key: the name rank makes it unique), sorted: a third of the
+    # time of a three-key lexsort over the thousands of candidates a Balance-scored ask sorts.
+    return rows[np.argsort(-pick_key(p.affinity[rows], obsolete[rows], p.rank[rows], table.size))]
+
+
+def first_in_order(
+    p: Prepared, table: ClusterTable, rows: np.ndarray, obsolete: np.ndarray | None = None
+) -> int:
+    """pick_order(rows)[0] without sorting the rest (at least one row)."""
+    obsolete = p.sticky if obsolete is None else obsolete
+    return int(rows[np.argmax(pick_key(p.affinity[rows], obsolete[rows], p.rank[rows], table.size))])
 
 
 def pick_values(p: Prepared, table: ClusterTable, rows: np.ndarray) -> np.ndarray:

@@ -16,6 +16,7 @@ from model import (
     Preference,
     PropertySorter,
     SelectionMode,
+    SpreadConstraint,
     TieBreak,
 )
 from solver import SolveOptions, check, solve
@@ -156,8 +157,6 @@ def coupled_batches(draw):
         count = draw(st.one_of(st.none(), st.integers(0, n)))
         spread = ()
         if draw(st.integers(0, 3)) == 0 and count:
-            from model import SpreadConstraint
-
             spread = (SpreadConstraint("zone", draw(st.integers(1, 2)), draw(st.booleans())),)
         requests.append(ocm_like(f"p{k}", count, *prefs, holds=holds, spread=spread))
     return batch(clusters, *requests)
@@ -185,3 +184,22 @@ def test_smaller_names_win_ties_and_holding_is_not_preferred(mode) -> None:
     result = solve(b, SolveOptions(mode=mode))
     assert picked(result, "ns/p") == ["c1"]
     assert result.by_request()["ns/p"].released == ("c3",)
+
+
+@pytest.mark.parametrize("held", ["c0", "c2"])
+def test_an_optimal_answer_held_under_spread_is_kept(held) -> None:
+    # Found by tests/test_properties_systems.py (ocm-optimal): p0 (Balance -2) wants to be where
+    # p1 is, p1 (Balance 1, Steady 1, a zone spread its unlabelled clusters leave neutral) wants to
+    # be apart; the batch is worth most with both on one cluster, and with p1's Steady most on the
+    # one they hold. The search used to start p1 (under spread) from greedy's answer, which leaves
+    # the held cluster; p0 followed it and no single move led back: every run flipped both.
+    zone = (SpreadConstraint("zone", 1, True),)
+    b = batch(
+        [cluster("c0"), cluster("c2")],
+        ocm_like("p0", 1, Preference(-2, balance=True), holds=[held]),
+        ocm_like("p1", 1, BALANCE, STEADY, holds=[held], spread=zone),
+    )
+    result = solve(b, SolveOptions(mode="optimal"))
+    assert check(b, result) == []
+    assert picked(result, "ns/p0") == picked(result, "ns/p1") == [held]
+    assert result.stats.objective >= solve(b, SolveOptions(mode="greedy")).stats.objective

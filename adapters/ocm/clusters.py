@@ -62,10 +62,12 @@ def read_cluster(manifest: Manifest) -> ManagedCluster:
     labels = f.labels(metadata.get("labels"), "metadata.labels")
     spec = f.mapping(obj.get("spec"), "spec")
     status = f.mapping(obj.get("status"), "status")
-    claims: dict[str, str] = {}
-    for path, raw in f.objects(status.get("clusterClaims"), "status.clusterClaims"):
-        name = _claim_part(f, raw, "name", path, _MAX_CLAIM_NAME)
-        claims[name] = _claim_part(f, raw, "value", path, _MAX_CLAIM_VALUE)
+    claims = _plain_claims(status.get("clusterClaims"))
+    if claims is None:
+        claims = {}
+        for path, raw in f.objects(status.get("clusterClaims"), "status.clusterClaims"):
+            name = _claim_part(f, raw, "name", path, _MAX_CLAIM_NAME)
+            claims[name] = _claim_part(f, raw, "value", path, _MAX_CLAIM_VALUE)
     _check_unread(f, spec, status)
     return ManagedCluster(
         name=manifest.name,
@@ -79,6 +81,28 @@ def read_cluster(manifest: Manifest) -> ManagedCluster:
 
 
 _MAX_CLAIM_NAME, _MAX_CLAIM_VALUE = 253, 1024
+
+
+def _plain_claims(items: Any) -> dict[str, str] | None:
+    """The claims by name where every item is an object whose name and value are strings within
+    the CRD's bounds (as a hub's are), read without a path per item; None otherwise (the checks
+    then spell out the first problem)."""
+    if type(items) is not list:
+        return None if items is not None else {}
+    claims = {}
+    for raw in items:
+        if type(raw) is not dict:
+            return None
+        name, value = raw.get("name"), raw.get("value")
+        if (
+            type(name) is not str
+            or type(value) is not str
+            or not 1 <= len(name) <= _MAX_CLAIM_NAME
+            or not 1 <= len(value) <= _MAX_CLAIM_VALUE
+        ):
+            return None
+        claims[name] = value
+    return claims
 
 
 def _claim_part(f: Fields, raw: Mapping[str, Any], key: str, path: str, longest: int) -> str:
