@@ -100,10 +100,11 @@ def solve_joint(
     bound = _bound(problem, part, best, values)
     outcome = JointOutcome(best, values, bound, False, build_seconds=time.perf_counter() - started)
     modelled = solve_classes(problem, part, classes, best, seed=seed, budget=budget, deadline=deadline)
-    if modelled is not None:
-        outcome.models += 1
+    if modelled is not None:  # cut by the clock with no answer or not, it says so
+        outcome.models += modelled.solved
         outcome.time_limited = modelled.time_limited
         outcome.solve_seconds = modelled.seconds
+    if modelled is not None and modelled.answer is not None:
         got = measure(problem, part, modelled.answer)
         assert not overcommitted(problem, part, modelled.answer), "the class model over-committed"
         if got < values:
