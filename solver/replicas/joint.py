@@ -39,7 +39,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from solver.replicas.capacity_bound import unscheduled_bound
+from solver.replicas.capacity_bound import aim_bounds, unscheduled_bound
 from solver.replicas.capacity_classes import build_classes
 from solver.replicas.capacity_fill import fill, fill_orders, repair
 from solver.replicas.capacity_model import solve_classes
@@ -47,7 +47,6 @@ from solver.replicas.capacity_units import (
     Answer,
     CapacityProblem,
     charge,
-    level_names,
     measure,
     overcommitted,
     room_after_fixed,
@@ -128,9 +127,10 @@ def _bound(
     """The unscheduled levels' bounds (solver.replicas.capacity_bound), each given the levels
     above it at the answer's values: a level's bound holds once those are at their optimum, so
     the levels after the first one short of its bound are left at what no option proves (units
-    with no option are unscheduled whatever happens); nothing is proven of the aims (None)."""
+    with no option are unscheduled whatever happens); the aims' cheap bounds (aim_bounds), given
+    the unscheduled levels at the answer's values."""
     slot = {p: i for i, p in enumerate(problem.priorities)}
-    out: list[int | None] = [0] * len(slot) + [None] * (len(level_names(problem)) - len(slot))
+    out: list[int | None] = [0] * len(slot) + aim_bounds(problem, part, values[: len(slot)])
     for u in part:
         unit = problem.units[u]
         if unit.fixed is None and not unit.options:
