@@ -11,9 +11,11 @@ import numpy as np
 
 from adapters.karmada.generate import generate_karmada
 from adapters.run.pipeline import schedule
-from solver import SolveOptions
+from model import Batch
+from solver import SolveOptions, solve
 from solver.replicas.capacity_units import CapacityProblem, Option, Placed, Unit
 from solver.replicas.joint import solve_joint
+from tests.fixtures.replicas import PODS, cluster, request
 
 NOW = datetime(2026, 11, 24, 3, tzinfo=UTC)
 
@@ -53,3 +55,16 @@ def test_a_model_cut_by_the_clock_before_any_answer_is_reported_time_limited() -
     part = list(range(30))
     out = solve_joint(p, part, [None] * 30, deadline=time.perf_counter() + 1e-4)
     assert out.time_limited
+
+
+def test_a_part_too_large_to_model_is_not_time_limited_whatever_the_clock() -> None:
+    # 600 distinct requests over 100 clusters: more arcs than the model takes even pruned, so the
+    # fills decide them at any load; a clock run out cut nothing (the 1,000 x 10,000 hub under load
+    # said time_limited while nothing hung on the time).
+    clusters = tuple(cluster(f"m{j:03}", {"cpu": 10**6, PODS: 10**4}) for j in range(100))
+    apps = tuple(request(f"app-{k:03}", 1 + k, demand={"cpu": 10, PODS: 1}, order=k) for k in range(600))
+    b = Batch(clusters, apps)
+    late = solve(b, SolveOptions(mode="optimal", threads=1, time_limit=1e-9))
+    early = solve(b, SolveOptions(mode="optimal", threads=1, time_limit=60))
+    assert not late.stats.time_limited and late.stats.models == 0
+    assert late.requests == early.requests

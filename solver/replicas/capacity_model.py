@@ -71,12 +71,12 @@ def solve_classes(
     if not classes:
         return None
     started = time.perf_counter()
-    if started >= deadline:
-        return ModelOutcome(None, [None] * len(level_names(problem)), True, 0.0, solved=False)
     room = room_after_fixed(problem, part)
     arcs, pruned = _arcs(problem, classes, hint, room)
-    if arcs is None:
+    if arcs is None:  # no model whatever the time: the clock cuts nothing
         return None
+    if started >= deadline:
+        return ModelOutcome(None, [None] * len(level_names(problem)), True, 0.0, solved=False)
     names = level_names(problem)
     slot = {p: i for i, p in enumerate(problem.priorities)}
     aim_at = {True: len(slot), False: len(slot) + len(AIMS) + 1}
@@ -142,6 +142,11 @@ def solve_classes(
                 terms[aim_at[unit.fresh]].append(option.cost * count)
             for groups in option.groups:  # a class of one: its request's groups
                 _groups(model, groups, option.candidates, rows, y, cls.index, o, count, unit.count)
+            if option.groups and not any(len(set(g.of)) == len(g.of) for g in option.groups):
+                # no constraint counts clusters: a group's one cluster each (the checker reads
+                # upstream's selection so; solver.replicas.capacity_fill's grouped fill does too)
+                for groups in option.groups:
+                    _one_cluster_each(model, groups, option.candidates, rows, y, cls.index, o, unit.count)
         model.add(cp_model.LinearExpr.sum(chosen) <= n)
         constant[slot[unit.priority]] += n
         terms[slot[unit.priority]].extend(-c for c in chosen)
@@ -262,6 +267,21 @@ def _groups(model, groups, candidates, rows, y, k, o, count, replicas) -> None:
         model.add(used[g] <= sum(ys))
     model.add(sum(used.values()) <= groups.most * count)
     model.add(sum(used.values()) >= min(groups.least, replicas) * count)
+
+
+def _one_cluster_each(model, groups, candidates, rows, y, k, o, replicas) -> None:
+    """At most one cluster of each group holds replicas."""
+    group_of = dict(zip(candidates, groups.of, strict=True))
+    members: dict[int, list] = defaultdict(list)
+    for row in rows:
+        members[group_of[row]].append(y[(k, o, row)])
+    for _, ys in sorted(members.items()):
+        if len(ys) < 2:
+            continue
+        used = [model.new_bool_var("") for _ in ys]
+        for var, on in zip(ys, used, strict=True):
+            model.add(var <= replicas * on)
+        model.add_at_most_one(used)
 
 
 def _hint(model, classes, hint: Answer, s, y, arcs) -> None:

@@ -84,17 +84,15 @@ def solve_joint(
     part = sorted(part)
     baseline = charge(problem, part, greedy)
     best, values = baseline, measure(problem, part, baseline)
-    orders = fill_orders(problem, part)
-    for order in orders:
+    for order in fill_orders(problem, part):
+        # Each fill repaired in its own order: the best fill is not always the best repaired
+        # (1,000 x 1,000 generated, seed 0: fills leave 30, 24, 21 out, repaired 18, 15, 18).
         filled = fill(problem, part, baseline, order)
+        if any(filled[u] is None for u in part):
+            filled = repair(problem, part, filled, order)
         filled_values = measure(problem, part, filled)
         if filled_values < values:
             best, values = filled, filled_values
-    if any(placed is None for placed in best):
-        repaired = repair(problem, part, best, orders[1])
-        repaired_values = measure(problem, part, repaired)
-        if repaired_values < values:
-            best, values = repaired, repaired_values
     classes = build_classes(problem, part)
     bound = _bound(problem, part, best, values)
     outcome = JointOutcome(best, values, bound, False, build_seconds=time.perf_counter() - started)
