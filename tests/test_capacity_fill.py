@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from model import Batch
+from model import Batch, Division
 from solver import SolveOptions, check, solve
 from solver.replicas.capacity_bound import unscheduled_bound
 from solver.replicas.capacity_fill import fill, fill_orders
@@ -18,6 +18,7 @@ from solver.replicas.capacity_units import (
     Placed,
     Unit,
     charge,
+    level_names,
     measure,
     overcommitted,
     room_after_fixed,
@@ -204,3 +205,29 @@ def test_the_parts_found_over_the_clusters_are_those_of_the_draws() -> None:
         label = _cluster_components(clusters, rows)
         keys = [[("capacity", int(label[r[0]]))] if len(r) else [] for r in rows]
         assert components(keys) == components(draws(p))
+
+
+def test_without_a_model_every_aim_has_a_bound() -> None:
+    # Issue 20: no level's gap null in an optimal run. A steady AGGREGATED unit keeps its replicas
+    # on clusters 0 and 1 (2 clusters used at least), one afresh (a higher priority, all scheduled)
+    # uses one at least; one of the lower two cannot fit and the bound leaves out the one that
+    # would use the most.
+    steady = Unit(
+        4,
+        (1, 1),
+        Division.AGGREGATED,
+        options=(Option((0, 1, 2), held=((0, 1), (1, 1)), target=((0, 2), (1, 2))),),
+        order=0,
+    )
+    fresh = Unit(
+        3, (1, 1), Division.AGGREGATED, options=(Option((0, 1, 2), target=((2, 3),)),), fresh=True, priority=1
+    )
+    big = Unit(9, (1, 1), Division.AGGREGATED, options=(Option((0, 1, 2), target=((2, 9),)),), order=2)
+    p = problem([[3, 10], [3, 10], [3, 10]], [steady, fresh, big])
+    out = no_model(p)
+    names = level_names(p)
+    assert None not in out.bound
+    assert all(b <= v for b, v in zip(out.bound, out.values, strict=True))
+    assert out.values[:2] == (0, 1) and out.bound[:2] == (0, 1)
+    assert out.bound[names.index("clusters-used")] == 1  # steady's 2 or big's 1: one is left out
+    assert out.bound[names.index("fresh-clusters-used")] == 1

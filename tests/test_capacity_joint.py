@@ -124,6 +124,30 @@ def test_group_constraints_hold_for_every_request() -> None:
     assert out.answer[0] is None
 
 
+def test_a_groups_one_cluster_each_where_no_constraint_counts_clusters() -> None:
+    # Two groups exactly (0: clusters 0 and 1; 1: cluster 2) and no cluster constraint: upstream
+    # selects one cluster per group, so the 4 it adds (room 2, 1, 1) cannot go on 0, 1 and 2
+    # (found by test_replicas_properties: the class model used both clusters of group 0).
+    option = Option((0, 1, 2), held=((0, 6),), target=((0, 9), (2, 1)), groups=(Groups((0, 0, 1), 2, 2),))
+    unit = Unit(10, (0, 1), options=(option,))
+    p = problem([[0, 2], [0, 1], [0, 1]], [unit])
+    out = solve(p)
+    assert out.answer[0] is None and out.values[0] == 1
+
+
+def test_an_aggregated_split_on_fewer_groups_than_the_least_is_kept_and_bounded_so() -> None:
+    # Upstream selects two groups and its Aggregated division puts all 3 replicas on one cluster
+    # of them: greedy's own split, which fits. The class model asked for replicas in two groups
+    # (cluster 1 has no room), found its hint infeasible and proved 1 unscheduled: a bound above
+    # the answer's 0.
+    option = Option((0, 1), target=((0, 3),), groups=(Groups((0, 1), 2, 2),))
+    unit = Unit(3, (0, 1), Division.AGGREGATED, options=(option,))
+    p = problem([[0, 3], [0, 0]], [unit])
+    out = solve(p)
+    assert out.values[0] == 0 and out.bound[0] == 0
+    assert all(b is None or b <= v for b, v in zip(out.bound, out.values, strict=True))
+
+
 def test_a_later_tier_takes_what_the_first_cannot() -> None:
     first = Option((0,), target=((0, 2),))
     later = Option((1,), target=((1, 2),), cost=1)

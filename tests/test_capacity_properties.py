@@ -48,6 +48,8 @@ def options(draw, clusters: int, count: int, fresh: bool, cost: int) -> Option:
         used = len({g for r, g in zip(rows, of, strict=True) if r in aimed})
         least = min(draw(st.integers(1, 2)), used)
         groups = (Groups(of, least, max(draw(st.integers(least, 2)), used)),)
+        if not one_cluster_each(groups[0], rows, aimed):  # not a split upstream selects
+            groups = ()
     return Option(tuple(rows), tuple(sorted(held.items())), target, most, groups, cost)
 
 
@@ -107,6 +109,15 @@ def hard_rules_hold(p: CapacityProblem, answer: list[Placed | None]) -> None:
             of = dict(zip(option.candidates, groups.of, strict=True))
             used = {of[row] for row in x}
             assert min(groups.least, unit.count) <= len(used) <= groups.most
+        if not any(len(set(g.of)) == len(g.of) for g in option.groups):
+            assert all(one_cluster_each(g, option.candidates, x) for g in option.groups)
+
+
+def one_cluster_each(groups: Groups, rows, split) -> bool:
+    """The split uses one cluster of each group at most (upstream's selection where no constraint
+    counts clusters; solver.checker reads it so)."""
+    used = [g for row, g in zip(rows, groups.of, strict=True) if row in split]
+    return len(used) == len(set(used))
 
 
 @settings(max_examples=60)

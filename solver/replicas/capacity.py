@@ -130,8 +130,7 @@ class ReplicaCapacity:
         if not deciding:  # nothing to decide: fixed units and units nothing fits are greedy's
             self.bounds[part[0]] = measure(self.capacity, requests, greedy)
             return greedy
-        remaining = self.deadline - time.perf_counter()
-        self.time_limited |= remaining <= 0  # past it, no model: the fills alone (no search)
+        remaining = self.deadline - time.perf_counter()  # past it, no model: the fills alone
         share = deciding / max(deciding, self.undecided)
         self.undecided -= deciding
         outcome = solve_joint(

@@ -19,9 +19,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from solver.replicas.capacity_units import Answer, CapacityProblem, candidate_rows
+from model import Division
+from solver.replicas.capacity_units import AIMS, Answer, CapacityProblem, candidate_rows, level_names
 
-__all__ = ["unscheduled_bound"]
+__all__ = ["aim_bounds", "unscheduled_bound"]
 
 _SETS = 200  # candidate sets tried, at most
 
@@ -120,3 +121,26 @@ class _Sets:
             fits = int(np.searchsorted(np.cumsum(np.sort(mine[:, r])), have[r], side="right"))
             most = min(most, fits)
         return len(mine) - most
+
+
+def aim_bounds(problem: CapacityProblem, part: Sequence[int], unscheduled: Sequence[int]) -> list[int]:
+    """Per level after the unscheduled ones (level_names), a bound that holds for any answer that
+    leaves `unscheduled` of the part's units unscheduled per priority (problem.priorities): no
+    option costs less than the first (0), no split is nearer greedy's than itself (0), a steady
+    unit adds exactly what it lacks and one afresh at least that (0 moved); each AGGREGATED unit
+    scheduled uses a cluster at least, a steady one every cluster it keeps replicas on, and of
+    each priority's at most its unscheduled are not scheduled (those that would use the most)."""
+    units = problem.units
+    slot = {p: i for i, p in enumerate(problem.priorities)}
+    fewest: dict[tuple[bool, int], list[int]] = {}
+    for u in part:
+        unit = units[u]
+        if unit.fixed is None and unit.options and unit.division is Division.AGGREGATED:
+            kept = 1 if unit.fresh else min(max(1, len(option.held)) for option in unit.options)
+            fewest.setdefault((unit.fresh, unit.priority), []).append(kept)
+    out = [0] * (len(level_names(problem)) - len(slot))
+    for (fresh, priority), used in sorted(fewest.items()):
+        scheduled = max(0, len(used) - unscheduled[slot[priority]])
+        level = (0 if fresh else len(AIMS) + 1) + AIMS.index("clusters-used")
+        out[level] += sum(sorted(used)[:scheduled])
+    return out

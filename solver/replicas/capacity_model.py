@@ -24,29 +24,42 @@ import numpy as np
 from model import Division
 from solver.replicas.capacity_classes import ReplicaClass, hand_out
 from solver.replicas.capacity_fill import fits_on
-from solver.replicas.capacity_units import AIMS, Answer, CapacityProblem, level_names, room_after_fixed
+from solver.replicas.capacity_units import (
+    AIMS,
+    Answer,
+    CapacityProblem,
+    level_names,
+    measure,
+    room_after_fixed,
+)
 
 __all__ = ["ModelOutcome", "solve_classes"]
 
 # Arcs (class, option, cluster) modelled in full; past it each (class, option) keeps its own
 # clusters and the _WIDTH with most room; past _MOST_ARCS even so, no model (the fill stands).
-_ARCS = 20_000
+# The gate is a count, so the same input gets a model or not at any machine load: CP-SAT's
+# deterministic time does not count its presolve, probing and hint search, which on a model of
+# 30,000 arcs (544 distinct requests over 1,000 clusters, 84,000 variables) took the whole wall
+# budget without a first answer (docs/performance.md, Karmada, k19-slow).
+_ARCS = 5_000
 _WIDTH = 12
-_MOST_ARCS = 60_000
+_MOST_ARCS = 5_000
 # The levels after the first ones (unscheduled requests) start from a good hint (the fill keeps
-# every request near its own split) and matter less: each gets this share of the budget (at 10,000
-# requests over 1,000 clusters CP-SAT improved them by under 1% in twice this), so a
-# hard aim (measured: the clusters level of 40 classes over 100 clusters, 6 s to prove) cannot
-# take the time the first levels and the other parts need.
+# every request near its own split) and matter less: together they get this share of the budget,
+# evenly (at 10,000 requests over 1,000 clusters CP-SAT improved them by under 1% in twice this;
+# on a model of 6,000 variables each stage costs some 4 to 8 cpu seconds per deterministic second,
+# its presolve beside), so a hard aim (measured: the clusters level of 40 classes over 100
+# clusters, 6 s to prove) cannot take the time the first levels and the other parts need.
 _AIM_SHARE = 0.05
 
 
 @dataclass(slots=True)
 class ModelOutcome:
-    answer: Answer
+    answer: Answer | None  # None: the wall clock cut the first level before any answer
     optima: list[int | None]  # per level, the proven optimum given the ones before (None: not proven)
     time_limited: bool
     seconds: float
+    solved: bool = True  # a model was built and solved (False: no time left to build one)
 
 
 def solve_classes(
@@ -58,17 +71,23 @@ def solve_classes(
     seed: int,
     budget: float,
     deadline: float,
+    known: Sequence[int | None] = (),
 ) -> ModelOutcome | None:
-    """The classes' joint answer, or None where there is nothing to decide or no model to build."""
+    """The classes' joint answer, or None where there is nothing to decide or no model to build
+    (too many arcs); an outcome without an answer where the wall clock left no time for one.
+    `known`: per level, a lower bound proven without the model (None: none); a level whose best
+    answer so far meets it is fixed there unsolved (each solve presolves the whole model anew)."""
     from ortools.sat.python import cp_model
 
-    if not classes or time.perf_counter() >= deadline:
+    if not classes:
         return None
     started = time.perf_counter()
     room = room_after_fixed(problem, part)
     arcs, pruned = _arcs(problem, classes, hint, room)
-    if arcs is None:
+    if arcs is None:  # no model whatever the time: the clock cuts nothing
         return None
+    if started >= deadline:
+        return ModelOutcome(None, [None] * len(level_names(problem)), True, 0.0, solved=False)
     names = level_names(problem)
     slot = {p: i for i, p in enumerate(problem.priorities)}
     aim_at = {True: len(slot), False: len(slot) + len(AIMS) + 1}
@@ -133,7 +152,12 @@ def solve_classes(
             if option.cost:
                 terms[aim_at[unit.fresh]].append(option.cost * count)
             for groups in option.groups:  # a class of one: its request's groups
-                _groups(model, groups, option.candidates, rows, y, cls.index, o, count, unit.count)
+                _groups(model, groups, option, rows, y, cls.index, o, count, unit.count)
+            if option.groups and not any(len(set(g.of)) == len(g.of) for g in option.groups):
+                # no constraint counts clusters: a group's one cluster each (the checker reads
+                # upstream's selection so; solver.replicas.capacity_fill's grouped fill does too)
+                for groups in option.groups:
+                    _one_cluster_each(model, groups, option.candidates, rows, y, cls.index, o, unit.count)
         model.add(cp_model.LinearExpr.sum(chosen) <= n)
         constant[slot[unit.priority]] += n
         terms[slot[unit.priority]].extend(-c for c in chosen)
@@ -148,24 +172,37 @@ def solve_classes(
     solver.parameters.random_seed = seed % 2**31
     optima: list[int | None] = [None] * len(names)
     found: dict | None = None
+    last = False  # whether the last solve found an answer
     limited = False
     every = [model.get_int_var_from_proto_index(k) for k in range(len(model.proto.variables))]
+    _complete_the_hint(model, solver, every, budget * _AIM_SHARE)
+    hinted = measure(problem, part, hint)
+    aims = sum(1 for level in terms[len(slot) :] if level)
     for i, level in enumerate(terms):
         if not level:
             optima[i] = None if pruned else constant[i]
+            continue
+        objective = cp_model.LinearExpr.sum(level)
+        # the best so far on this level: the hint's, or the last solve's (None: it found nothing)
+        best = hinted[i] if found is None else None
+        if found is not None and last:
+            best = round(solver.value(objective)) + constant[i]
+        if best is not None and i < len(known) and known[i] is not None and best <= known[i]:
+            optima[i] = best
+            model.add(objective <= best - constant[i])
             continue
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
             limited = True
             break
-        objective = cp_model.LinearExpr.sum(level)
         model.minimize(objective)
         solver.parameters.max_time_in_seconds = remaining
         first = i < len(slot)
-        solver.parameters.max_deterministic_time = budget if first else budget * _AIM_SHARE
+        solver.parameters.max_deterministic_time = budget if first else budget * _AIM_SHARE / aims
         status = solver.solve(model)
-        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            limited |= solver.wall_time >= remaining * 0.99
+        last = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+        if not last:
+            limited |= _cut_by_the_clock(solver)
             if first:
                 break
             continue  # no answer to an aim in its share: the one before stands
@@ -175,7 +212,7 @@ def solve_classes(
         found = {var.index: v for var, v in zip(every, values, strict=True)}
         value = round(solver.objective_value)
         if status == cp_model.FEASIBLE:
-            limited |= solver.wall_time >= remaining * 0.99
+            limited |= _cut_by_the_clock(solver)
             if first:
                 break
             # An aim cut short: its answer stands (unproven) and the next aims improve within it.
@@ -187,7 +224,7 @@ def solve_classes(
         for var, v in zip(every, values, strict=True):
             model.add_hint(var, v)
     if found is None:
-        return None
+        return ModelOutcome(None, optima, limited, time.perf_counter() - started)
     totals = {
         key: (
             found[count.index],
@@ -197,6 +234,30 @@ def solve_classes(
     }
     answer = hand_out(problem, classes, totals, hint)
     return ModelOutcome(answer, optima, limited, time.perf_counter() - started)
+
+
+def _complete_the_hint(model, solver, every, budget: float) -> None:
+    """Hint every variable, not only the counts and replicas: CP-SAT completes the hint with those
+    fixed (a feasibility solve, no objective), so each stage starts from a whole answer (with the
+    auxiliaries unhinted, a stage of 6,000 variables found no answer in its budget)."""
+    from ortools.sat.python import cp_model
+
+    solver.parameters.fix_variables_to_their_hinted_value = True
+    solver.parameters.max_deterministic_time = budget
+    status = solver.solve(model)
+    solver.parameters.fix_variables_to_their_hinted_value = False
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        values = [solver.value(var) for var in every]
+        model.clear_hints()
+        for var, v in zip(every, values, strict=True):
+            model.add_hint(var, v)
+
+
+def _cut_by_the_clock(solver) -> bool:
+    """Whether a stage without a proven answer stopped on the wall clock: before its deterministic
+    budget ran out, nothing else stops it (no gap limit is set)."""
+    spent = solver.response_proto.deterministic_time
+    return spent < solver.parameters.max_deterministic_time * 0.99
 
 
 def _arcs(
@@ -233,9 +294,15 @@ def _arcs(
     return (out if total <= _MOST_ARCS else None), True
 
 
-def _groups(model, groups, candidates, rows, y, k, o, count, replicas) -> None:
-    """Between least and most groups hold replicas (least: at most one per replica)."""
-    group_of = dict(zip(candidates, groups.of, strict=True))
+def _groups(model, groups, option, rows, y, k, o, count, replicas) -> None:
+    """Between least and most groups hold replicas (least: at most one per replica, and at most
+    as many as greedy's own split holds: upstream selects the least groups, but its division may
+    leave some of them without a replica, an AGGREGATED one all but one; a model stricter than
+    greedy's split had its own hint infeasible)."""
+    group_of = dict(zip(option.candidates, groups.of, strict=True))
+    least = min(groups.least, replicas)
+    if option.target:
+        least = min(least, len({group_of[row] for row, _ in option.target}))
     members: dict[int, list] = defaultdict(list)
     for row in rows:
         members[group_of[row]].append(y[(k, o, row)])
@@ -246,7 +313,22 @@ def _groups(model, groups, candidates, rows, y, k, o, count, replicas) -> None:
             model.add(var <= replicas * used[g])
         model.add(used[g] <= sum(ys))
     model.add(sum(used.values()) <= groups.most * count)
-    model.add(sum(used.values()) >= min(groups.least, replicas) * count)
+    model.add(sum(used.values()) >= least * count)
+
+
+def _one_cluster_each(model, groups, candidates, rows, y, k, o, replicas) -> None:
+    """At most one cluster of each group holds replicas."""
+    group_of = dict(zip(candidates, groups.of, strict=True))
+    members: dict[int, list] = defaultdict(list)
+    for row in rows:
+        members[group_of[row]].append(y[(k, o, row)])
+    for _, ys in sorted(members.items()):
+        if len(ys) < 2:
+            continue
+        used = [model.new_bool_var("") for _ in ys]
+        for var, on in zip(ys, used, strict=True):
+            model.add(var <= replicas * on)
+        model.add_at_most_one(used)
 
 
 def _hint(model, classes, hint: Answer, s, y, arcs) -> None:

@@ -41,7 +41,8 @@ Split = tuple[tuple[int, int], ...]  # (cluster row, replicas), by row
 @dataclass(frozen=True, slots=True)
 class Groups:
     """Between `least` and `most` groups hold the request's replicas; `of[i]` is the group of the
-    option's i-th candidate."""
+    option's i-th candidate. Where none of an option's groups counts clusters (each candidate its
+    own group), each group holds replicas on one cluster at most (upstream selects one per group)."""
 
     of: tuple[int, ...]
     least: int
