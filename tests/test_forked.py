@@ -144,7 +144,7 @@ def test_a_split_read_with_one_run_the_fast_reader_refuses(monkeypatch, hub_text
 
 def _stalls_in_a_child(value: int) -> bytes:
     if os.getpid() != PARENT:
-        time.sleep(30)
+        time.sleep(300)
     return str(value).encode()
 
 
@@ -153,7 +153,9 @@ def test_a_stuck_child_is_killed_and_redone_here(monkeypatch) -> None:
     monkeypatch.setattr(forked, "STALL_SECONDS", 0.2)
     started = time.monotonic()
     assert _answers(_stalls_in_a_child, [1, 2]) == [b"1", b"2"]
-    assert time.monotonic() - started < 10
+    # Far below the child's sleep, so it was killed, not waited for; loose, for a loaded machine
+    # (forking this test process and redoing the work took over 10 s at a load of 15).
+    assert time.monotonic() - started < 120
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -306,7 +308,7 @@ def test_a_patient_stream_waits_for_a_silent_child(monkeypatch) -> None:
     monkeypatch.setenv(forked.ENVIRONMENT, "2")
     monkeypatch.setattr(forked, "STALL_SECONDS", 0.2)
     RAN_HERE.clear()
-    assert list(forked.stream(_silent_a_while, 1, patience=5.0)) == [b"1"]
+    assert list(forked.stream(_silent_a_while, 1, patience=60.0)) == [b"1"]
     assert RAN_HERE == []  # the child's answer, though it said nothing for 0.8 s
     assert list(forked.stream(_silent_a_while, 2)) == [b"2"]
     assert RAN_HERE == [2]  # without patience: taken for stuck, stopped and redone here
