@@ -146,9 +146,10 @@ def test_now_must_be_a_datetime():
 
 
 def test_speed():
-    start = time.perf_counter()
+    # CPU seconds, not wall: the machine running the suite may be busy with other work.
+    start = time.process_time()
     generate_ocm(2_000, 200, seed=0, now=NOW)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 # -- shape -------------------------------------------------------------------------------------------

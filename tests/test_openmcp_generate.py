@@ -98,9 +98,10 @@ def test_empty_and_tiny():
 
 
 def test_speed():
-    start = time.perf_counter()
+    # CPU seconds, not wall: the machine running the suite may be busy with other work.
+    start = time.process_time()
     generate_openmcp(3000, 2500, seed=0, now=NOW)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 # -- the config ----------------------------------------------------------------------------------
