@@ -89,6 +89,8 @@ class FleetLive:
             cluster = None
             if obj["kind"] == n.MEMBER_CLUSTER and after is not None:
                 cluster = load_cluster(manifest(after), now)
+            elif obj["kind"] == n.PLACEMENT and after is not None:  # refused as load refuses it
+                fleet.load([manifest(after)], now=now, seed=self.seed, clusters=())
             read.append((obj["kind"], before, after, cluster))
         self._expire(now)
         woken: set[str] = set()
