@@ -196,7 +196,7 @@ class _World:
         self.hub = hub
         self.rng = np.random.default_rng([seed, PROFILES.index(profile), 2026])
         self.made = 0
-        self.target = {kind: len(hub.objects(kind)) for kind in (self.kinds.cluster, *self.kinds.requests)}
+        self.target = {kind: len(self.live(kind)) for kind in (self.kinds.cluster, *self.kinds.requests)}
         self.mix: dict[str, Callable[[datetime], tuple[Any, bool]]] = {
             "cluster-joined": self.cluster_joined,
             "cluster-left": self.cluster_left,
@@ -225,8 +225,9 @@ class _World:
         return f"{prefix}-soak-{self.made:05d}"
 
     def grow(self, kind: str) -> float:
-        """How likely a creation is: below the starting count, more likely."""
-        have, want = len(self.of(kind)), max(2, self.target[kind])
+        """How likely a creation is: below the starting count (of objects not being deleted: a
+        deletion held by finalizers only marks one), more likely."""
+        have, want = len(self.live(kind)), max(2, self.target[kind])
         return 0.75 if have < want else 0.25 if have > want else 0.5
 
     def deleted(self, obj: Obj) -> Deleted:
