@@ -8,7 +8,8 @@ each system driven through seeded events, every one timed and checked.
 A hub comes from its system's generator (adapters.generate.hubs.generate; openMCP with its
 generated scheduler config), or from a file (`hub`, `config`: the shared hubs of /work/bench). The
 events are drawn from a seeded numpy generator against the scheduler's state, each one a user's
-write (`Applied`) or deletion (`Deleted`); the clock moves 15 seconds per event. Kinds, about
+write (`Applied`) or deletion (`Deleted`); the clock moves 15 seconds per event (Fleet's a
+quarter of a second: its clusters' heartbeats, which the soak does not write, stay fresh). Kinds, about
 equally often (a kind a system has no object for is left out): a cluster joined (a copy of one,
 renamed), left (deleted), relabelled (a label taken from another cluster, or dropped; kcp: another
 cluster's labels, so likely another Location), tainted (OCM, Karmada, Fleet: a NoSelect or
@@ -31,7 +32,8 @@ max). Checked:
     (a Cluster's addition and removal enqueue nothing upstream), which a restart would schedule
     again; openMCP an Exclusive cluster's propagated metadata
     (copied from its request only when that is reconciled); Fleet a policy snapshot's list of
-    the clusters left out (written only when the placement runs a cycle); kcp nothing;
+    the clusters left out and the order of those it holds (written only when the placement runs
+    a cycle); kcp nothing;
 (b) after every event, no move beyond the forced ones: openMCP a granted request never changes
     cluster; kcp a namespace leaves a cluster only when that cluster can no longer hold it
     (bench.kcp_hub.moves; events that change a namespace or Placement themselves are not
@@ -101,6 +103,10 @@ KINDS = (
 MEMORY_FACTOR = 1.1
 MEMORY_SLACK_KIB = 8 * 1024
 STEP = timedelta(seconds=15)
+# Fleet's member agents heartbeat every minute and a cluster silent for five turns ineligible with
+# no event (upstream's watcher ignores that): the soak writes no heartbeats, so its clock moves
+# slowly enough for 1,000 events to stay within them.
+STEPS = {"fleet": timedelta(milliseconds=250)}
 NOW = datetime.fromisoformat(DEFAULT_NOW)
 _SERVER = ("uid", "creationTimestamp", "deletionTimestamp", "resourceVersion", "generation", "managedFields")
 
@@ -540,7 +546,8 @@ def _decided(profile: str, obj: Obj) -> Any:
     """What of an object a full solve must leave as it is: openMCP every field but an Exclusive
     cluster's propagated metadata (copied from its request only when that is reconciled); Fleet
     a policy snapshot's selected clusters and conditions (not the explanations of the clusters
-    left out, written only when the placement runs a cycle); Karmada a binding's clusters; OCM
+    left out, written only when the placement runs a cycle, and the order it lists them in);
+    Karmada a binding's clusters; OCM
     the decisions and their count; kcp every field."""
     system = profile.split("-")[0]
     kind = obj.get("kind")
@@ -553,7 +560,9 @@ def _decided(profile: str, obj: Obj) -> Any:
         return {**obj, "metadata": metadata}
     if system == "fleet" and kind == "ClusterSchedulingPolicySnapshot":
         status = obj.get("status") or {}
-        selected = [t for t in status.get("targetClusters") or [] if t.get("selected")]
+        selected = sorted(
+            json.dumps(t, sort_keys=True) for t in status.get("targetClusters") or [] if t.get("selected")
+        )  # in any order: a full solve lists the clusters held first, a cycle its picks as it made them
         return (obj.get("spec"), obj["metadata"].get("labels"), status.get("conditions"), selected)
     if system == "karmada":
         return (obj.get("spec") or {}).get("clusters")
@@ -662,7 +671,7 @@ def run_hub_soak(
     solved: dict[str, list[int]] = {}
     digest = hashlib.sha256()
     for i in range(1, events + 1):
-        now += STEP
+        now += STEPS.get(profile, STEP)
         kind, event, touched = world.next(now)
         kinds[kind] += 1
         t0 = time.perf_counter()
