@@ -150,6 +150,9 @@ class HubScheduler:
             self._settle(now, writes, pending)
         # What the first, full solve writes: a controller applies it before handling events.
         self.initial = writes.delta(start)
+        # The journal held every object as it stood before the first solve's writes (a second
+        # hub, which the first event let go of): nothing before this can be undone.
+        self._store.mark()
         if len(self._store) >= _FROZEN_FROM:
             _freeze()
 
