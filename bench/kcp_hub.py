@@ -8,16 +8,17 @@ events of the churn experiment.
     spread(state)                                           # namespaces per available cluster
 
 A namespace is *on* a cluster when the scheduler's state says it syncs there: v0.5 a Pending or
-Bound entry of its placement annotation; v0.8 a `state.workload.kcp.dev/<key>` label without a
-deletion annotation (the scheduler writes Controller C's step: a label whose removal started is
-no longer counted). A *move* is a (namespace, cluster) pair before and not after; it is *forced*
-when that cluster can no longer hold it whatever a scheduler does: gone, evicting, outside the
-location the namespace is placed in, or, in v0.8, not Ready or cordoned (v0.5 keeps what an
-unready or cordoned cluster holds); or when the namespace is no longer subject to placement at
-all (the placement annotation taken off: its workspace lost its workload binding, no valid
-Placement selects it). `moves` counts both over every namespace; so do the bench's
-rows (their `note`), beside the neutral churn columns that count (request, cluster) pairs (a v0.8
-request is a Placement and moves all its namespaces at once).
+Bound entry of its placement annotation (placed in its entry's Location); v0.8 a
+`state.workload.kcp.dev/<key>` label without a deletion annotation (the scheduler writes
+Controller C's step: a label whose removal started is no longer counted), placed in the Location
+its workspace's Placement targeting that key selected. A *move* is a (namespace, cluster) pair
+before and not after; it is *forced* when that cluster can no longer hold it whatever a scheduler
+does: gone, evicting, outside the location the namespace is placed in, or, in v0.8, not Ready or
+cordoned (v0.5 keeps what an unready or cordoned cluster holds); or when the namespace is no
+longer subject to placement at all (the placement annotation taken off: its workspace lost its
+workload binding, no valid Placement selects it). `moves` counts both over every namespace; so do
+the bench's rows (their `note`), beside the neutral churn columns that count (request, cluster)
+pairs (a v0.8 request is a Placement and moves all its namespaces at once).
 
 Events (`apply_event`, deterministic): `cluster-removed` deletes the cluster holding the most
 namespaces (ties: the smaller workspace and name); `label-changed` moves that cluster out of its
@@ -108,6 +109,7 @@ def placed(
     for every namespace on some cluster (see the module docstring). `keys`: SyncTargetKey ->
     cluster (default: the SyncTargets among `objects`)."""
     out: dict[tuple[str, str], dict[Cluster, str]] = {}
+    targets = _v08_locations(objects)
     for o in objects:
         if o["kind"] != n.NAMESPACE:
             continue
@@ -127,10 +129,27 @@ def placed(
             ):
                 if keys is None:
                     keys = _v08_keys(objects)
-                cluster = keys.get(label[len(n.STATE_LABEL) :])
-                on[cluster if cluster is not None else ("?", label[len(n.STATE_LABEL) :])] = ""
+                key = label[len(n.STATE_LABEL) :]
+                cluster = keys.get(key)
+                on[cluster if cluster is not None else ("?", key)] = targets.get((workspace_of(o), key), "")
         if on:
             out[(workspace_of(o), meta["name"])] = on
+    return out
+
+
+def _v08_locations(objects: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], str]:
+    """v0.8: (workspace, SyncTargetKey) -> the Location that the first Placement of the workspace
+    targeting that key (its `internal.workload.kcp.dev/synctarget`) selected: a namespace synced
+    there is placed in it, and Controller B gives the target up once the Location no longer
+    selects it."""
+    out: dict[tuple[str, str], str] = {}
+    for o in objects:
+        if o["kind"] != n.PLACEMENT:
+            continue
+        key = (o["metadata"].get("annotations") or {}).get(n.SYNC_TARGET_ANNOTATION)
+        location = ((o.get("status") or {}).get("selectedLocation") or {}).get("locationName")
+        if key and location:
+            out.setdefault((workspace_of(o), key), location)
     return out
 
 

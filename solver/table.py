@@ -15,7 +15,16 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from model import Batch, ClusterTerm, FilterKind, LabelSelector, PlacementRequest, Preference, Toleration
+from model import (
+    Batch,
+    Cluster,
+    ClusterTerm,
+    FilterKind,
+    LabelSelector,
+    PlacementRequest,
+    Preference,
+    Toleration,
+)
 from solver.admits import required_expression, scope_expression, selector_expression, takes_new, untolerated
 
 __all__ = ["ClusterTable", "is_static", "rule_masks"]
@@ -88,20 +97,21 @@ class ClusterTable:
     def __init__(self, batch: Batch) -> None:
         clusters = batch.clusters
         self.now = batch.now
-        self.names: list[str] = [c.name for c in clusters]
-        self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
+        rows = _Rows.of(clusters)
+        self.names: list[str] = rows.names
+        self.index: dict[str, int] = rows.index
         self.size = len(clusters)
         # Eligibility as the admission rules have it (solver.admits): ineligible or leaving, nothing new.
-        self.eligible = np.fromiter((takes_new(c) for c in clusters), dtype=bool, count=self.size)
-        self.leaving = np.fromiter((c.leaving for c in clusters), dtype=bool, count=self.size)
-        self.load = np.fromiter((c.load for c in clusters), dtype=np.int64, count=self.size)
+        self.eligible = rows.eligible
+        self.leaving = rows.leaving
+        self.load = rows.load
         self.absent_load = dict(batch.absent_load)
         # Batch clusters are sorted by name, so the row index is the name rank.
         self.rank = np.arange(self.size, dtype=np.int64)
-        self.tainted = [i for i, c in enumerate(clusters) if c.taints]
+        self.tainted = rows.tainted
         self._clusters = clusters
         self._columns = self._wanted_columns(batch)
-        self.frame = self._build_frame()
+        self.frame = self._build_frame(rows)
         self._tolerance_cache: dict[tuple[Toleration, ...], np.ndarray] = {}
         self._domain_cache: dict[tuple[str, bool], tuple[np.ndarray, list[str]]] = {}
         self._slot_cache: dict[tuple[str, bool], np.ndarray] = {}
@@ -140,25 +150,15 @@ class ClusterTable:
             frozenset(labels), frozenset(properties), frozenset(claims), frozenset(traits), frozenset(scores)
         )
 
-    def _build_frame(self) -> pl.DataFrame:
-        data: dict[str, pl.Series] = {}
-        clusters = self._clusters
-        if self._columns.labels:
-            data.update(_strings([c.labels for c in clusters], self._columns.labels, _label_column))
-        if self._columns.claims:
-            data.update(_strings([c.claims for c in clusters], self._columns.claims, _claim_column))
-        for trait in sorted(self._columns.traits):
-            data[_trait_column(trait)] = pl.Series([trait in c.traits for c in clusters], dtype=pl.Boolean)
-        for name in sorted(self._columns.scores):
-            data[_score_column(name)] = pl.Series([c.scores.get(name, 0) for c in clusters], dtype=pl.Int64)
-        properties = [c.properties for c in clusters] if self._columns.properties else []
-        for name in sorted(self._columns.properties):
-            nanos = [None if v is None else v.nanos for v in _lookup(properties, name)]
-            data[_exact_column(name)] = pl.Series(nanos, dtype=pl.Int128)
-            # Quantity.as_float of each, without a call per cluster.
-            data[_float_column(name)] = pl.Series(
-                [None if n is None else n / _NANO for n in nanos], dtype=pl.Float64
-            )
+    def _build_frame(self, rows: _Rows) -> pl.DataFrame:
+        columns = self._columns
+        data = rows.columns(
+            [_label_column(k) for k in sorted(columns.labels)]
+            + [_claim_column(k) for k in sorted(columns.claims)]
+            + [_trait_column(t) for t in sorted(columns.traits)]
+            + [_score_column(name) for name in sorted(columns.scores)]
+            + [f(name) for name in sorted(columns.properties) for f in (_exact_column, _float_column)]
+        )
         # No columns: still one row per cluster (polars rejects an empty dict with a height).
         return pl.DataFrame(data or None, height=self.size)
 
@@ -299,6 +299,183 @@ class ClusterTable:
 
     def rows(self, names: Sequence[str]) -> np.ndarray:
         return np.fromiter((self.index[n] for n in names), dtype=np.int64, count=len(names))
+
+
+_KEPT_FROM = 256  # clusters: below this a batch's rows are made afresh (explain's, the tests')
+_PATCHED_UP_TO = 64  # changed clusters a kept table's rows are patched for, not made again
+
+
+class _Rows:
+    """What a table makes of each cluster alone (names, eligibility, load, taints, the columns),
+    kept for the last large batch's clusters: a long-lived scheduler (adapters.live) solves batch
+    after batch over the same clusters, mostly the very same objects, so a batch of the same
+    tuple takes them as they are, and one whose clusters differ from it in a few objects (same
+    names, in the same rows) takes them with those rows made again. Kept arrays and Series are
+    read-only, shared by every table made of them. One batch's clusters are kept (the last)."""
+
+    _last: _Rows | None = None
+
+    def __init__(self, clusters: tuple[Cluster, ...]) -> None:
+        self.clusters = clusters
+        self.names = [c.name for c in clusters]
+        self.index = {name: i for i, name in enumerate(self.names)}
+        size = len(clusters)
+        self.eligible = _frozen(np.fromiter((takes_new(c) for c in clusters), dtype=bool, count=size))
+        self.leaving = _frozen(np.fromiter((c.leaving for c in clusters), dtype=bool, count=size))
+        self.load = _frozen(np.fromiter((c.load for c in clusters), dtype=np.int64, count=size))
+        self.tainted = [i for i, c in enumerate(clusters) if c.taints]
+        self._series: dict[str, pl.Series] = {}
+
+    @classmethod
+    def of(cls, clusters: tuple[Cluster, ...]) -> _Rows:
+        if len(clusters) < _KEPT_FROM:
+            return cls(clusters)
+        last = cls._last
+        if last is not None and last.clusters is not clusters:
+            last = last._patched(clusters)
+        if last is None:
+            last = cls(clusters)
+        cls._last = last
+        return last
+
+    def _patched(self, clusters: tuple[Cluster, ...]) -> _Rows | None:
+        """These rows for `clusters`, which differ from the kept ones by at most one cluster added
+        or removed and a few objects of the same names; None when they differ in more."""
+        shift = len(clusters) - len(self.clusters)
+        if abs(shift) > 1:
+            return None
+        if not shift:
+            return self._replaced(clusters)
+        pairs = zip(self.clusters, clusters, strict=False)
+        at = next((i for i, (a, b) in enumerate(pairs) if a.name != b.name), min(len(clusters), self.size))
+        return (self._with_row(at, clusters[at]) if shift > 0 else self._without_row(at))._replaced(clusters)
+
+    @property
+    def size(self) -> int:
+        return len(self.clusters)
+
+    def _with_row(self, at: int, cluster: Cluster) -> _Rows:
+        """These rows with the cluster's inserted at `at`."""
+        out = self._like((*self.clusters[:at], cluster, *self.clusters[at:]))
+        for field, value in (("eligible", takes_new), ("leaving", _leaving), ("load", _load)):
+            setattr(out, field, _frozen(np.insert(getattr(self, field), at, value(cluster))))
+        out.tainted = [i + (i >= at) for i in self.tainted] + ([at] if cluster.taints else [])
+        out.tainted.sort()
+        out._series = {
+            name: pl.concat([series[:at], _series(series, [_value(name, cluster)]), series[at:]])
+            for name, series in self._series.items()
+        }
+        return out
+
+    def _without_row(self, at: int) -> _Rows:
+        """These rows without the one at `at`."""
+        out = self._like(self.clusters[:at] + self.clusters[at + 1 :])
+        for field in ("eligible", "leaving", "load"):
+            setattr(out, field, _frozen(np.delete(getattr(self, field), at)))
+        out.tainted = [i - (i > at) for i in self.tainted if i != at]
+        out._series = {name: pl.concat([s[:at], s[at + 1 :]]) for name, s in self._series.items()}
+        return out
+
+    @staticmethod
+    def _like(clusters: tuple[Cluster, ...]) -> _Rows:
+        """Rows of the clusters whose names and index are made, the rest left to the caller."""
+        out = object.__new__(_Rows)
+        out.clusters = clusters
+        out.names = [c.name for c in clusters]
+        out.index = {name: i for i, name in enumerate(out.names)}
+        return out
+
+    def _replaced(self, clusters: tuple[Cluster, ...]) -> _Rows | None:
+        """These rows for `clusters` of the same names, a few of them other objects; None when
+        more differ, or a name."""
+        if len(clusters) != self.size:
+            return None
+        changed = [i for i, (a, b) in enumerate(zip(self.clusters, clusters, strict=True)) if a is not b]
+        if len(changed) > _PATCHED_UP_TO or any(self.names[i] != clusters[i].name for i in changed):
+            return None
+        out = object.__new__(_Rows)
+        out.clusters, out.names, out.index = clusters, self.names, self.index
+        for field, value in (("eligible", takes_new), ("leaving", _leaving), ("load", _load)):
+            array = getattr(self, field).copy()
+            array[changed] = [value(clusters[i]) for i in changed]
+            setattr(out, field, _frozen(array))
+        tainted = set(self.tainted).difference(changed) | {i for i in changed if clusters[i].taints}
+        out.tainted = sorted(tainted)
+        out._series = {
+            name: series.clone().scatter(
+                changed, _series(series, [_value(name, clusters[i]) for i in changed])
+            )
+            for name, series in self._series.items()
+        }
+        return out
+
+    def columns(self, names: list[str]) -> dict[str, pl.Series]:
+        """The named columns (see the *_column functions), each made once for these clusters."""
+        missing = [name for name in names if name not in self._series]
+        if missing:
+            self._series.update(_made(self.clusters, missing))
+        return {name: self._series[name] for name in names}
+
+
+def _series(like: pl.Series, values: list) -> pl.Series:
+    """Values as a series of the column's type (Int128 nano-units too big for an int64 among them)."""
+    return pl.Series(values, dtype=like.dtype)
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+def _leaving(cluster: Cluster) -> bool:
+    return cluster.leaving
+
+
+def _load(cluster: Cluster) -> int:
+    return cluster.load
+
+
+def _value(column: str, cluster: Cluster) -> Any:
+    """One cluster's value in a column (as _made makes the whole column)."""
+    kind, _, key = column.partition("\x00")
+    if kind == "l":
+        return cluster.labels.get(key)
+    if kind == "c":
+        return cluster.claims.get(key)
+    if kind == "t":
+        return key in cluster.traits
+    if kind == "s":
+        return cluster.scores.get(key, 0)
+    value = cluster.properties.get(key)
+    if value is None:
+        return None
+    return value.nanos if kind == "p" else value.nanos / _NANO
+
+
+def _made(clusters: tuple[Cluster, ...], names: list[str]) -> dict[str, pl.Series]:
+    """The named columns over the clusters, each kind built in one go."""
+    by_kind: dict[str, list[str]] = {}
+    for name in names:
+        kind, _, key = name.partition("\x00")
+        by_kind.setdefault(kind, []).append(key)
+    data: dict[str, pl.Series] = {}
+    if "l" in by_kind:
+        data.update(_strings([c.labels for c in clusters], frozenset(by_kind["l"]), _label_column))
+    if "c" in by_kind:
+        data.update(_strings([c.claims for c in clusters], frozenset(by_kind["c"]), _claim_column))
+    for trait in by_kind.get("t", ()):
+        data[_trait_column(trait)] = pl.Series([trait in c.traits for c in clusters], dtype=pl.Boolean)
+    for name in by_kind.get("s", ()):
+        data[_score_column(name)] = pl.Series([c.scores.get(name, 0) for c in clusters], dtype=pl.Int64)
+    properties = [c.properties for c in clusters] if "p" in by_kind or "f" in by_kind else []
+    for name in sorted(set(by_kind.get("p", ())) | set(by_kind.get("f", ()))):
+        nanos = [None if v is None else v.nanos for v in _lookup(properties, name)]
+        data[_exact_column(name)] = pl.Series(nanos, dtype=pl.Int128)
+        # Quantity.as_float of each, without a call per cluster.
+        data[_float_column(name)] = pl.Series(
+            [None if n is None else n / _NANO for n in nanos], dtype=pl.Float64
+        )
+    return {name: data[name] for name in names}
 
 
 def rule_masks(

@@ -207,6 +207,20 @@ def test_a_plan_moves_only_what_it_must(generation):
         assert kcp_hub.move_note(objects, outcome) == f"namespace moves {moved} / forced {forced}"
 
 
+def test_a_v08_namespace_whose_cluster_left_its_placements_location_moved_by_force():
+    # Controller B gives a target up once the Placement's selected Location no longer selects it
+    from adapters.kube.manifests import from_objects
+    from adapters.run.pipeline import schedule_manifests
+    from bench import kcp_hub
+
+    objects = kcp_hub.workspace_set(40, 120, 3, "v0.8")
+    state = kcp_hub.advance(objects, schedule_manifests(from_objects(objects, "x"), now=kcp_hub.NOW))
+    relabelled = kcp_hub.apply_event("label-changed", state, seed=0)  # out of its Location
+    after = schedule_manifests(from_objects(relabelled, "x"), now=kcp_hub.NOW)
+    moved, forced = kcp_hub.moves(relabelled, kcp_hub.advance(relabelled, after))
+    assert moved == forced > 0
+
+
 def test_eviction_report_at_a_small_size(tmp_path):
     from bench import kcp_evict
 

@@ -44,3 +44,20 @@ def _timeless(batch):
     cluster turned so, as of when it was read (the model reads a cluster again when it changes,
     or when its eligibility would)."""
     return replace(batch, clusters=tuple(replace(c, ineligible_reason="") for c in batch.clusters))
+
+
+def test_a_refused_placement_leaves_the_model_as_it_was() -> None:
+    """A placement the adapter refuses (an InputError) changes nothing: not the hub, and not
+    Fleet's model, which would otherwise refuse every later event that wakes it (it kept the
+    refused object on a first cut of this model)."""
+    from adapters.errors import InputError
+    from adapters.live.hub import Applied
+    from tests.fixtures.fleet import NOW_TIME, crp, member_cluster, pick_all
+
+    hub = HubScheduler([member_cluster("a"), crp("web", pick_all())], now=NOW_TIME)
+    refused = crp("web", {"placementType": "PickSome"})
+    with pytest.raises(InputError, match="placementType"):
+        hub.handle(Applied(refused), now=NOW_TIME)
+    delta = hub.handle(Applied(member_cluster("b")), now=NOW_TIME)  # wakes the PickAll placement
+    assert delta.requests == ("web",)
+    assert hub.resolve(now=NOW_TIME).apply == []

@@ -19,6 +19,7 @@ from adapters.kube.manifests import from_objects
 from adapters.live.hub import Applied, Deleted, HubScheduler
 from adapters.openmcp.generate import generate_config
 from adapters.openmcp.load import load
+from adapters.run.changes import object_key
 from bench.hub_soak import _World
 from solver import SolveOptions
 from tests.fixtures import openmcp as mcp
@@ -147,4 +148,54 @@ def test_every_batch_taken_is_the_full_loads_with_the_rest_held(mode) -> None:
     for taken, objects in spy.taken:
         full, _ = load(from_objects(objects, "<hub>"), now=taken.batch.now, seed=0, config=config)
         same_as_held_fixed(taken.batch, full)
+    # A full solve reconciles every request (a restart): beyond what the events left it may only
+    # copy an Exclusive cluster's propagated metadata again, which a user changed (the soak
+    # relabels clusters) and upstream copies only when the request is next reconciled.
+    for obj in hub.resolve(now=at).apply:
+        assert obj["kind"] == "Cluster" and obj["spec"]["tenancy"] == "Exclusive"
+        assert _unpropagated(obj) == _unpropagated(hub.get(object_key(obj)))
+    for request in hub.objects("ClusterRequest"):  # each reconciled: nothing is left to copy
+        if (request.get("status") or {}).get("cluster") and not request["metadata"].get("deletionTimestamp"):
+            hub.handle(Applied(_reconcile(request)), now=at)
     assert hub.resolve(now=at).apply == []
+
+
+def _reconcile(request: dict[str, Any]) -> dict[str, Any]:
+    """The request with the operation annotation asking upstream for a reconcile."""
+    out = copy.deepcopy(request)
+    metadata = out["metadata"]
+    metadata["annotations"] = {**(metadata.get("annotations") or {}), mcp.OPERATION: "reconcile"}
+    return out
+
+
+def _unpropagated(obj: dict[str, Any]) -> dict[str, Any]:
+    """The object without its labels and annotations copied from its request."""
+    metadata = dict(obj["metadata"])
+    for key in ("labels", "annotations"):
+        metadata[key] = {
+            k: v for k, v in (metadata.get(key) or {}).items() if not k.startswith(mcp.PROPAGATED)
+        }
+    return {**obj, "metadata": metadata}
+
+
+def test_an_exclusive_clusters_propagated_label_comes_back_only_with_its_requests_reconcile() -> None:
+    # upstream does not watch Clusters: a user's removal of a label the scheduler copied from the
+    # request stands until the request is reconciled (controller.go handleCreateOrUpdate)
+    team = mcp.PROPAGATED + "team"
+    hub, spy = _hub(
+        mcp.cluster(
+            "ns", "c1", "db", tenancy="Exclusive", labels={team: "a"}, finalizers=[mcp.fin("ns", "r1")]
+        ),
+        mcp.request("ns", "r1", "db", at_minute=1, granted=("ns", "c1"), labels={team: "a"}),
+    )
+    key = ("clusters.openmcp.cloud", "Cluster", "", "ns", "c1")
+    stripped = copy.deepcopy(hub.get(key))
+    del stripped["metadata"]["labels"][team]
+    assert hub.handle(Applied(stripped), now=LATER).apply == []
+    assert spy.requests() == [] and team not in hub.get(key)["metadata"]["labels"]
+    (restored,) = hub.resolve(now=LATER).apply  # a restart reconciles r1
+    assert restored["metadata"]["labels"][team] == "a"
+    r1 = hub.get(("clusters.openmcp.cloud", "ClusterRequest", "", "ns", "r1"))
+    hub.handle(Applied(_reconcile(r1)), now=LATER)
+    assert spy.requests() == [["ns/r1"]] and hub.get(key)["metadata"]["labels"][team] == "a"
+    assert hub.resolve(now=LATER).apply == []

@@ -86,11 +86,12 @@ def load(
     manifests: list[Manifest], *, now: datetime, seed: int = 0, clusters: Sequence[Cluster] | None = None
 ) -> tuple[Batch, FleetContext]:
     """The batch and the inverse data emit needs. `clusters`, when given, are the fleet's clusters
-    already read (MemberCluster objects in `manifests` are then not read again)."""
+    already read, in name order (MemberCluster objects in `manifests` are then not read again;
+    a tuple is the batch's as it is: the long-lived scheduler's, shared batch after batch)."""
     objects = index_by_kind(manifests, n.KINDS)
     if clusters is None:
-        clusters = [load_cluster(m, now) for m in objects[n.MEMBER_CLUSTER]]
-    clusters = tuple(sorted(clusters, key=lambda c: c.name))
+        clusters = sorted((load_cluster(m, now) for m in objects[n.MEMBER_CLUSTER]), key=lambda c: c.name)
+    clusters = tuple(clusters)
 
     for kind in (n.BINDING, n.POLICY_SNAPSHOT):
         for m in objects[kind]:

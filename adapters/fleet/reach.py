@@ -27,6 +27,7 @@ event does not force, and a full solve of the hub moves nothing.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -74,10 +75,16 @@ class FleetLive:
         # Each placement's request and answer, as its last cycle left them (the wake rule's):
         # the first solve's answers, its requests as they now stand.
         self.requests: dict[str, PlacementRequest] = {}
-        self.results: dict[str, RequestResult] = dict(result.by_request()) if result is not None else {}
+        self.results: dict[str, RequestResult] = {}
+        # What the wake rule asks of the answers: each cluster's holders, and the placements
+        # upstream re-runs on any cluster event (PickAll, or not fully scheduled).
+        self.holders: dict[str, set[str]] = defaultdict(set)
+        self.unsettled: set[str] = set()
         self._load(sorted(self.placements), now)
-        for key in self.requests.keys() - self.results.keys():  # made without a first solve
-            self.results[key] = _held(self.requests[key])
+        for key, answer in (result.by_request() if result is not None else {}).items():
+            self._answer(key, answer)
+        for key in sorted(self.requests.keys() - self.results.keys()):  # made without a first solve
+            self._answer(key, _held(self.requests[key]))
 
     # -- what changes reach ---------------------------------------------------------------------
 
@@ -89,6 +96,8 @@ class FleetLive:
             cluster = None
             if obj["kind"] == n.MEMBER_CLUSTER and after is not None:
                 cluster = load_cluster(manifest(after), now)
+            elif obj["kind"] == n.PLACEMENT and after is not None:  # refused as load refuses it
+                fleet.load([manifest(after)], now=now, seed=self.seed, clusters=())
             read.append((obj["kind"], before, after, cluster))
         self._expire(now)
         woken: set[str] = set()
@@ -117,7 +126,7 @@ class FleetLive:
             self.placements.pop(name, None)
             self.owned.pop(name, None)
             self.requests.pop(name, None)
-            self.results.pop(name, None)
+            self._answer(name, None)
             return set()
         self.placements[name] = after
         if before is None or generation_changed(before, after):
@@ -150,14 +159,11 @@ class FleetLive:
         not fully scheduled, holders of a cluster that went away), the ones the cluster touches:
         it held their binding, now passes their filters (solver.admits, at the event's time), is
         named by them, or changed spread domain."""
-        woken = set()
-        for name, result in self.results.items():
+        holders = self.holders.get(cluster, set())
+        woken = set(holders) if gone else set()
+        for name in self.unsettled:
             request = self.requests[name]
-            holds = any(c.cluster == cluster for c in result.selected)
-            if gone and holds:
-                woken.add(name)
-            if request.mode is not SelectionMode.ALL and result.satisfied:
-                continue
+            holds = name in holders
             if request.mode is SelectionMode.FIXED:
                 if cluster in request.cluster_names:
                     woken.add(name)
@@ -169,7 +175,25 @@ class FleetLive:
 
     def _answered(self, result: Result) -> None:
         """The woken placements' answers, for the next event's wake rule."""
-        self.results.update(result.by_request())
+        for key, answer in result.by_request().items():
+            self._answer(key, answer)
+
+    def _answer(self, name: str, answer: RequestResult | None) -> None:
+        """A placement's answer kept (None: it went), and the wake rule's indexes with it."""
+        old = self.results.pop(name, None)
+        for choice in old.selected if old is not None else ():
+            held = self.holders[choice.cluster]
+            held.discard(name)
+            if not held:
+                del self.holders[choice.cluster]
+        self.unsettled.discard(name)
+        if answer is None:
+            return
+        self.results[name] = answer
+        for choice in answer.selected:
+            self.holders[choice.cluster].add(name)
+        if not answer.satisfied or self.requests[name].mode is SelectionMode.ALL:
+            self.unsettled.add(name)
 
     # -- the model ------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ name order with the batch's tuple made once.
     pool.put(cluster); pool.drop(name)
     pool.clusters({name: 2})                 # the tuple, those clusters' load moved by the deltas
     pool.clusters(loads, within=requests)    # only those the tenancy requests may use
+    pool.clusters()                          # every cluster: the same tuple until a change
 
 A stored object is never changed in place (the store replaces it), so its identity tells whether
 it changed: an object read before is not read again.
@@ -94,6 +95,9 @@ class ClusterPool:
         self._names: list[str] = []
         self._ordered: list[Cluster] = []
         self._with_trait: dict[str, set[str]] = defaultdict(set)
+        # Every cluster as one tuple, made again only after a change: batch after batch shares it
+        # (and with it the rows solver.table makes of it).
+        self._all: tuple[Cluster, ...] | None = None
         for cluster in sorted(clusters, key=lambda c: c.name):
             self._by_name[cluster.name] = cluster
             self._names.append(cluster.name)
@@ -125,6 +129,7 @@ class ClusterPool:
         return self._with_trait.get(trait, set())
 
     def put(self, cluster: Cluster) -> None:
+        self._all = None
         name = cluster.name
         at = bisect_left(self._names, name)
         old = self._by_name.get(name)
@@ -140,6 +145,7 @@ class ClusterPool:
     def drop(self, name: str) -> None:
         old = self._by_name.pop(name, None)
         if old is not None:
+            self._all = None
             at = bisect_left(self._names, name)
             del self._names[at]
             del self._ordered[at]
@@ -165,6 +171,10 @@ class ClusterPool:
         clusters that can be candidates of one, and those they hold; nothing else of the batch
         depends on the others."""
         names = self._within(within) if within else None
+        if names is None and not any((loads or {}).values()):
+            if self._all is None:
+                self._all = tuple(self._ordered)
+            return self._all
         if names is None:
             out = list(self._ordered)
             position = {name: bisect_left(self._names, name) for name in loads or ()}

@@ -1,0 +1,88 @@
+"""The cluster table's rows kept from the last large batch (solver/table.py _Rows): a batch of the
+same clusters, or of clusters that differ in a few objects, one added or one removed, makes the
+very table a batch of fresh clusters makes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from model import Taint, parse_quantity
+from solver.table import ClusterTable, _Rows
+from tests.fixtures.builders import batch, cluster, pick_n, pref, term
+
+SIZE = 300  # above the size from which rows are kept
+
+
+def _fleet() -> list:
+    return [
+        cluster(
+            f"c{i:04d}",
+            {"zone": f"z{i % 7}", **({"gpu": "yes"} if i % 5 == 0 else {})},
+            {"cpu": str(i % 13), "memory": f"{i}Gi"} if i % 3 else {},
+            [Taint("t")] if i % 11 == 0 else (),
+            eligible=i % 17 != 0,
+        )
+        for i in range(SIZE)
+    ]
+
+
+def _table(clusters: list) -> ClusterTable:
+    prefer = (pref(3, {"gpu": "yes"}, sort="cpu"), pref(2, sort="memory"))
+    request = pick_n(2, required=(term({"zone": "z1"}),), preferences=prefer)
+    return ClusterTable(batch(clusters, request))
+
+
+def _fresh(clusters: list) -> ClusterTable:
+    _Rows._last = None
+    return _table([replace(c) for c in clusters])
+
+
+def _same(a: ClusterTable, b: ClusterTable) -> None:
+    assert a.names == b.names and a.index == b.index and a.tainted == b.tainted
+    for field in ("eligible", "leaving", "load"):
+        assert np.array_equal(getattr(a, field), getattr(b, field))
+    assert a.frame.equals(b.frame) and a.frame.columns == b.frame.columns
+
+
+def _quantities(**values: str) -> dict:
+    return {name: parse_quantity(value) for name, value in values.items()}
+
+
+def _changed(clusters: list) -> list:
+    out = list(clusters)
+    out[3] = replace(out[3], labels={"zone": "z1", "gpu": "yes"}, properties=_quantities(memory="1"))
+    out[11] = replace(out[11], taints=())
+    out[12] = replace(out[12], load=4, eligible=False, properties=_quantities(memory="2Ti"))
+    out[-1] = replace(out[-1], properties={})
+    return out
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        lambda cs: cs,
+        _changed,
+        lambda cs: [*cs[:40], cluster("c0039x", {"zone": "z1"}, {"memory": "1Ti"}, [Taint("u")]), *cs[40:]],
+        lambda cs: [*cs, cluster("c9999", {"gpu": "yes"})],
+        lambda cs: [cluster("a0", {"zone": "z1"}), *cs],
+        lambda cs: cs[:40] + cs[41:],
+        lambda cs: cs[1:],
+        lambda cs: cs[:-1],
+        lambda cs: _changed(cs[:55] + cs[56:]),
+        lambda cs: cs[2:],  # two gone: made afresh
+    ],
+)
+def test_a_batch_after_another_makes_the_table_fresh_clusters_make(event) -> None:
+    clusters = _fleet()
+    kept = tuple(sorted(clusters, key=lambda c: c.name))
+    _Rows._last = None
+    _table(list(kept))
+    after = sorted(event(list(kept)), key=lambda c: c.name)
+    expected = _fresh(after)
+    _Rows._last = None
+    _table(list(kept))
+    _same(_table(after), expected)
+    assert not _table(after).eligible.flags.writeable  # shared rows are read-only
