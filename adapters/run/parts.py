@@ -343,8 +343,10 @@ def _file_part(
     by_object = {id(m.obj): m for m in made}
     found = [by_object.pop(id(by_number[i]), None) for i in order]
     read = [m for m in found if m is not None]
-    if len(read) != len(found) or [stubs.view(m.obj) for m in read] != expected:
+    # Compared one at a time: a list of every object's view would be held at once.
+    if len(read) != len(found) or any(stubs.view(m.obj) != e for m, e in zip(read, expected, strict=True)):
         raise _Failed
+    del expected
     # A document the look could not read, or read as no system's, that is one's after all.
     if owned_by(list(by_object.values())):
         raise _Failed
