@@ -247,7 +247,7 @@ def schedule_file_in_parts(
 
 # The most of a file one part reads (its own documents; every part also reads the shared ones):
 # a part's objects, in and out, are held until its text is made, several times the file's bytes.
-_PART_BYTES = 128 << 20
+_PART_BYTES = 192 << 20
 
 
 def _planned(task: tuple[str, int]) -> bytes:
