@@ -79,6 +79,61 @@ def test_a_file_read_in_its_parts_gives_one_batchs_bytes(tmp_path, kind, seed, o
     assert fresh(f"{_HERE}:in_parts", path, output, mode) == [True, True]
 
 
+def in_runs(path: str, output: str, mode: str, part_bytes: int) -> list[Any]:
+    """in_parts of a file cut in parts of at most `part_bytes`, and how many parts this process
+    (the first worker of two) read, one after another."""
+    parts._PART_BYTES = part_bytes
+    read_here: list[int] = []
+    file_part = parts._file_part
+
+    def spied(*a: Any, **k: Any) -> Any:
+        read_here.append(a[-1])
+        return file_part(*a, **k)
+
+    parts._file_part = spied
+    return [*in_parts(path, output, mode), read_here]
+
+
+@pytest.mark.parametrize(
+    ("kind", "output", "mode"),
+    [
+        ("yaml", "yaml", "optimal"),
+        ("json", "json", "greedy"),
+        ("yaml", "plan", "greedy"),
+        ("json", "diff", "optimal"),
+    ],
+)
+def test_a_file_read_in_more_parts_than_workers_gives_one_batchs_bytes(tmp_path, kind, output, mode):
+    path = _file(tmp_path, _hub(11, placements=60), kind)
+    size = Path(path).stat().st_size
+    # Six parts of the file's bytes, three a worker, each worker's made one after another.
+    assert fresh(f"{_HERE}:in_runs", path, output, mode, size // 6 + 1) == [True, True, [0, 1, 2]]
+
+
+def held_at_most(path: str, part_bytes: int) -> int:
+    """The most memory this process (the first worker of two) held at once while it scheduled a
+    file in its parts of at most `part_bytes` and wrote the output."""
+    import tracemalloc
+
+    importlib.import_module("adapters.fleet.load").CUT_PLACEMENTS = 2
+    parts._PART_BYTES = part_bytes
+    tracemalloc.start()
+    parted = parts.schedule_file_in_parts(
+        path, now=NOW_TIME, options=SolveOptions(), config=None, output=parts.FORMATS["yaml"]
+    )
+    assert parted is not None
+    parted.write(lambda piece: None)
+    return tracemalloc.get_traced_memory()[1]
+
+
+def test_a_worker_lets_a_parts_objects_go_before_it_reads_the_next(tmp_path):
+    path = _file(tmp_path, _hub(12, clusters=20, placements=160), "yaml")
+    size = Path(path).stat().st_size
+    half = fresh(f"{_HERE}:held_at_most", path, size)  # one part a worker, as before
+    eighths = fresh(f"{_HERE}:held_at_most", path, size // 8 + 1)  # four parts a worker, in turn
+    assert eighths < 0.6 * half
+
+
 def test_a_stream_whose_first_document_has_no_marker(tmp_path):
     path = tmp_path / "hub.yaml"
     text = encode_yaml_stream(_hub(5)).decode()

@@ -96,7 +96,7 @@ def parse(data: Any, spans: Sequence[tuple[int, int]], json: bool) -> list[Any] 
 
 
 # The bytes of documents a YAML run holds (the fast reader's work on it takes several times as much).
-_RUN = 32 << 20
+_RUN = 8 << 20
 
 
 def _runs(spans: Sequence[tuple[int, int]]) -> list[Sequence[tuple[int, int]]]:

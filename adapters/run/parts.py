@@ -4,11 +4,14 @@ texts joined in order, and the changes against the input (plan, diff), whose obj
 compares with the objects it read.
 
 A system that can cut its input (adapters.contract.Adapter.cut; Fleet's placements share nothing)
-gives what every part reads (the clusters) and each part's own objects. The first part is loaded,
-solved, checked and rendered here, each other one at the same time in a forked child
-(adapters.run.forked.Stream), and every part's share of the output is rendered where it was made
-(a Format): a child sends only what it wrote and deleted, the facts the output's join needs (a
-plan's summary) and its text. Exact or not at all: the parts' text is used only where every part
+gives what every part reads (the clusters) and each part's own objects. The parts go in as many
+contiguous runs as there are workers: the first run is loaded, solved, checked and rendered here,
+each other one at the same time in a forked child (adapters.run.forked.Stream), a run's parts one
+after another (a part's objects let go, its text held in a temporary file, before the next part
+is read: a large file is cut in parts of bounded size, so that no process holds more than one
+such part's objects), and every part's share of the output is rendered where it was made (a
+Format): a child sends only what its parts read, wrote and deleted, the facts the output's join
+needs (a plan's summary) and their text. Exact or not at all: the parts' text is used only where every part
 succeeded, no part's batch is coupled (model.Batch.separable), the objects each part reads,
 writes or deletes are its own, and the format can join the parts' facts into the whole's (a
 plan's summary: pipeline.summary_of_cut). Otherwise (bad input, a checker failure, a clash, a
@@ -134,40 +137,47 @@ def _cut_part(pieces: Cut, index: int) -> tuple[list[Manifest], list[Manifest]]:
 
 
 def _scheduled(job: _Job) -> Parted | None:
-    """The job's parts scheduled at once: the first here, the others in forked children; their
-    output, or None where a part failed, clashed or the format cannot join them."""
+    """The job's parts scheduled at once, in as many contiguous runs as there are workers: the
+    first run here, each other one in a forked child, each run's parts one after another (a part's
+    objects let go, its text held in a temporary file, before the next is read); their output, or
+    None where a part failed, clashed or the format cannot join them."""
     options = job.options
-    # A child says nothing while it solves: as long as the solve's own time limit, and more.
+    runs = [tuple(run) for run in forked.split_evenly(range(job.parts), forked.workers())]
+    # A child says nothing while it solves its run: as long as the solves' own time limits, and more.
     streams = [
-        forked.stream(_part_messages, (job, index), patience=options.time_limit)
-        for index in range(1, job.parts)
+        forked.stream(_part_messages, (job, run), patience=options.time_limit * len(run)) for run in runs[1:]
     ]
     taken: list[Iterator[bytes]] = []
     try:
-        read, own = job.read(0)
-        first = schedule_part(job.system, read, now=job.now, options=options, config=job.config)
-        facts, sections = job.output.share(first, read)
-        every_fact, every_section = [facts], [sections]
-        deletions = len(first.delete)
+        every_fact: list[Any] = []
+        every_section: list[list[Pieces]] = []
+        deletions = 0
         # The objects each part reads (the shared aside), writes or deletes must be its own: then
         # no part's answer could have told another's apart (module note).
-        seen = _identities(m.obj for m in own) | _identities(first.apply) | _deleted(first.delete)
-        del read, own
+        seen: set[Any] = set()
+        *earlier, last = runs[0]
+        for index in earlier:
+            status, sections = _made(job, index)[1:]
+            seen, deletions = _claimed(seen, deletions, status)
+            every_fact.append(status[-1])
+            every_section.append([_held(section) for section in sections])
+            del sections
+        # The run's last part: its text made as it is written (its objects kept until then).
+        first, status, sections = _made(job, last)
+        seen, deletions = _claimed(seen, deletions, status)
+        every_fact.append(status[-1])
+        every_section.append(sections)
         for each in streams:
             messages = iter(each)
             taken.append(messages)
-            status = marshal.loads(next(messages))
-            if status is None:
+            statuses = marshal.loads(next(messages))
+            if statuses is None:
                 raise _Failed
-            reads, written, deleted, deleting, facts = status
-            touched = reads | written | deleted
-            if not seen.isdisjoint(touched):
-                raise _Failed
-            seen |= touched
-            deletions += deleting
-            every_fact.append(facts)
-            # The messages are taken in order: this part's first section, then its second, ...
-            every_section.append([_section(messages) for _ in sections])
+            for status in statuses:
+                seen, deletions = _claimed(seen, deletions, status)
+                every_fact.append(status[-1])
+            # The messages are taken in order: each part's first section, then its second, ...
+            every_section += [[_section(messages) for _ in sections] for _ in statuses]
         write = job.output.join(every_fact, every_section)
         if write is None:
             raise _Failed
@@ -178,6 +188,33 @@ def _scheduled(job: _Job) -> Parted | None:
             each.cancel()
         return None
     return Parted(write, first, deletions)
+
+
+# A part's status: the objects it reads (the shared aside), writes and deletes, how many it
+# deletes, and its facts (marshal-able: a child sends it).
+Status = tuple[set[Any], set[Any], set[Any], int, Any]
+
+
+def _made(job: _Job, index: int) -> tuple[Outcome, Status, list[Pieces]]:
+    """A part read and scheduled: its outcome, its status and its share's sections, to be
+    rendered before the outcome is let go (the sections hold only what they render)."""
+    read, own = job.read(index)
+    outcome = schedule_part(job.system, read, now=job.now, options=job.options, config=job.config)
+    facts, sections = job.output.share(outcome, read)
+    reads = _identities(m.obj for m in own)
+    written, deleted = _identities(outcome.apply), _deleted(outcome.delete)
+    return outcome, (reads, written, deleted, len(outcome.delete), facts), sections
+
+
+def _claimed(seen: set[Any], deletions: int, status: Status) -> tuple[set[Any], int]:
+    """What the parts so far read, write or delete with this part's, and how many they delete;
+    _Failed where this part touches an object an earlier one did."""
+    reads, written, deleted, deleting, _ = status
+    touched = reads | written | deleted
+    if not seen.isdisjoint(touched):
+        raise _Failed
+    seen |= touched
+    return seen, deletions + deleting
 
 
 def schedule_file_in_parts(
@@ -199,8 +236,8 @@ def schedule_file_in_parts(
     registry.owned_by); otherwise, and where the file is not one to read so (not a regular file,
     not a YAML stream or a JSON List the look reads, not one system's that cuts), None:
     the caller reads and schedules the file as ever, which gives the answer, or the error."""
-    parts = forked.workers()
-    if parts < 2 or options.progress is not None or not forked.polars_idle():
+    workers = forked.workers()
+    if workers < 2 or options.progress is not None or not forked.polars_idle():
         return None
     try:
         found = os.stat(path)
@@ -208,12 +245,19 @@ def schedule_file_in_parts(
         return None
     if not stat.S_ISREG(found.st_mode):
         return None
+    # Each worker's share in parts of at most _PART_BYTES of the file, made one after another.
+    parts = workers * max(1, -(-found.st_size // (workers * _PART_BYTES)))
     planned = forked.background(_planned, (path, parts)).result()  # the look's memory not kept here
     if not planned:
         return None
     name, json, shares = marshal.loads(planned)
     read = functools.partial(_file_part, path, name, json, shares)
     return _scheduled(_Job(name, len(shares), read, now, options, config, output))
+
+
+# The most of a file one part reads (its own documents; every part also reads the shared ones):
+# a part's objects, in and out, are held until its text is made, several times the file's bytes.
+_PART_BYTES = 192 << 20
 
 
 def _planned(task: tuple[str, int]) -> bytes:
@@ -309,8 +353,10 @@ def _file_part(
     by_object = {id(m.obj): m for m in made}
     found = [by_object.pop(id(by_number[i]), None) for i in order]
     read = [m for m in found if m is not None]
-    if len(read) != len(found) or [stubs.view(m.obj) for m in read] != expected:
+    # Compared one at a time: a list of every object's view would be held at once.
+    if len(read) != len(found) or any(stubs.view(m.obj) != e for m, e in zip(read, expected, strict=True)):
         raise _Failed
+    del expected
     # A document the look could not read, or read as no system's, that is one's after all.
     if owned_by(list(by_object.values())):
         raise _Failed
@@ -344,27 +390,30 @@ class _Job:
             object.__setattr__(self, "now", datetime.now(UTC).replace(microsecond=0))
 
 
-def _part_messages(task: tuple[_Job, int]) -> Iterator[bytes]:
-    """A part's status (None if it failed, else the objects it reads, the shared aside, writes and
-    deletes, how many it deletes and its facts), then its text: each section's pieces, then an
-    empty message."""
-    job, index = task
+def _part_messages(task: tuple[_Job, tuple[int, ...]]) -> Iterator[bytes]:
+    """A run of parts made one after another: their statuses (None if one failed), then their
+    texts, part by part: each section's pieces, then an empty message. A part's text is made
+    before the next part is read; the last part's once the statuses are sent, as the parent
+    decides on them."""
+    job, run = task
+    statuses, held = [], []
     try:
-        read, own = job.read(index)
-        outcome = schedule_part(job.system, read, now=job.now, options=job.options, config=job.config)
-        facts, sections = job.output.share(outcome, read)
-        written, deleted = _identities(outcome.apply), _deleted(outcome.delete)
-        status = (_identities(m.obj for m in own), written, deleted, len(outcome.delete), facts)
-        del read, own
+        for index in run:
+            status, sections = _made(job, index)[1:]
+            statuses.append(status)
+            held.append(sections if index == run[-1] else [_held(section) for section in sections])
+            del sections
     except Exception:  # noqa: BLE001 - the parent schedules the whole input, which tells why
         yield marshal.dumps(None)
         return
-    yield marshal.dumps(status)  # the parent decides on it while this part's text is made
+    yield marshal.dumps(statuses)
     # Made whole before the first piece goes: the pipe holds little, and the parent takes none
-    # of it until its own part's text is written; sent piece by piece, this text would wait.
-    for section in [_held(section) for section in sections]:
-        yield from section
-        yield _END_OF_SECTION
+    # of it until the parts before this run are written; sent piece by piece, this text would wait.
+    held[-1] = [_held(section) for section in held[-1]]
+    for sections in held:
+        for section in sections:
+            yield from section
+            yield _END_OF_SECTION
 
 
 # Pieces of a part's text read back at a time (about a megabyte each when written).
