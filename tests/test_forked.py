@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import subprocess
+import sys
 import time
 
 import pytest
@@ -335,3 +338,33 @@ def test_a_failed_write_stops_the_child_and_redoes_nothing(monkeypatch) -> None:
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     assert RAN_HERE == []
+
+
+_BURNS_IN_A_CHILD = """
+import os, time
+from adapters.run import forked
+
+def burn(_):
+    start = time.process_time()
+    while time.process_time() - start < 0.3:
+        pass
+    return b"done"
+
+forked.allow()
+assert forked.background(burn, 0).result() == b"done"
+{reap}
+os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("reaped", [True, False])
+def test_a_child_that_answered_is_waited_for_before_the_command_exits(reaped) -> None:
+    """The command exits without waiting for a child that already sent its answer unless it reaps
+    it: then that child's CPU seconds are in no measure of the command (rusage, `time`)."""
+    script = _BURNS_IN_A_CHILD.format(reap="forked.reap()" if reaped else "")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    env = {**os.environ, forked.ENVIRONMENT: "2", "PYTHONPATH": os.getcwd()}
+    subprocess.run([sys.executable, "-c", script], check=True, env=env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    counted = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    assert (counted >= 0.3) == reaped

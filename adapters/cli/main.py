@@ -107,6 +107,7 @@ def entry() -> None:
     with contextlib.suppress(BrokenPipeError):  # the reader went away (| head): it took all it wanted
         sys.stdout.flush()
     sys.stderr.flush()
+    forked.reap()  # the output is whole; its children's seconds belong to the command
     os._exit(code or 0)
 
 
