@@ -29,7 +29,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from solver.tenancy.flow import Graph, existing_clusters, new_clusters
+from solver.tenancy.flow import Graph, class_entries, existing_clusters, new_clusters
 from solver.tenancy.problem import Problem, RequestClass, pool_demand, pool_limit, rows_of
 
 __all__ = ["pools_bound", "slots_bounds"]
@@ -54,17 +54,8 @@ def pools_bound(
     unplaced, created = optima
     classes = [problem.classes[k] for k in part]
     graph = Graph()
-    source, sink, nowhere = graph.node(), graph.node(), graph.node()
-    entry = {cls.index: graph.node() for cls in classes}
-    total = sum(len(cls.requests) for cls in classes)
-    for cls in classes:
-        graph.arc(source, entry[cls.index], len(cls.requests))
-        if cls.exclusive:  # each makes its own cluster
-            graph.arc(entry[cls.index], sink, len(cls.requests))
-            created -= len(cls.requests)
-        elif cls.pool is None:
-            graph.arc(entry[cls.index], nowhere, len(cls.requests))
-    graph.arc(nowhere, sink, unplaced)
+    source, sink, entry, total, exclusive = class_entries(graph, problem, part, unplaced)
+    created -= exclusive  # each exclusive request makes its own cluster
     # Each pool opens up to its most (a real count in the relaxation: see the docstring).
     most = {
         pool: 1 if pool_limit(problem, part, pool) == 0 else pool_demand(problem, part, pool)

@@ -277,6 +277,30 @@ def existing_clusters(
     return placed
 
 
+def class_entries(
+    graph: Graph, problem: Problem, part: list[int], unplaced: int
+) -> tuple[int, int, dict[int, int], int, int]:
+    """The flow's source, sink and one entry node per class of the part, each fed its requests:
+    an exclusive class's go straight to the sink (each makes its own cluster), a class of no pool
+    may leave at most `unplaced` requests out in all (through one node). Returns the source, the
+    sink, each class's entry, how many requests flow, and how many of them are exclusive."""
+    classes = [problem.classes[k] for k in part]
+    source, sink, nowhere = graph.node(), graph.node(), graph.node()
+    entry = {cls.index: graph.node() for cls in classes}
+    total = exclusive = 0
+    for cls in classes:
+        count = len(cls.requests)
+        total += count
+        graph.arc(source, entry[cls.index], count)
+        if cls.exclusive:
+            graph.arc(entry[cls.index], sink, count)
+            exclusive += count
+        elif cls.pool is None:
+            graph.arc(entry[cls.index], nowhere, count)
+    graph.arc(nowhere, sink, unplaced)
+    return source, sink, entry, total, exclusive
+
+
 def joined_flow(
     problem: Problem,
     part: list[int],
@@ -290,18 +314,8 @@ def joined_flow(
     clusters are a chain of the limit tiers of the requests that go there, L times its clusters
     for the tier of limit L (new_clusters). Returns how many of each class go to each existing
     cluster and to each pool."""
-    classes = [problem.classes[k] for k in part]
     graph = Graph()
-    source, sink, nowhere = graph.node(), graph.node(), graph.node()
-    entry = {cls.index: graph.node() for cls in classes}
-    total = sum(len(cls.requests) for cls in classes)
-    for cls in classes:
-        graph.arc(source, entry[cls.index], len(cls.requests))
-        if cls.exclusive:
-            graph.arc(entry[cls.index], sink, len(cls.requests))
-        elif cls.pool is None:
-            graph.arc(entry[cls.index], nowhere, len(cls.requests))
-    graph.arc(nowhere, sink, unplaced)
+    source, sink, entry, total, _ = class_entries(graph, problem, part, unplaced)
     joining, _ = new_clusters(graph, problem, part, entry, sink, opened, total)
     placed = existing_clusters(graph, problem, part, arcs, entry, sink, "squares")
     solved = graph.solve(source, sink, total, np.asarray(graph.costs, dtype=np.int64))
