@@ -12,7 +12,7 @@ division strategy, a spread constraint by label only).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -29,6 +29,7 @@ from adapters.kube.manifests import Manifest, index_by_kind
 from model import (
     AffinityTier,
     Batch,
+    Cluster,
     ClusterTerm,
     Division,
     ExistingDecision,
@@ -41,7 +42,7 @@ from model import (
     TieBreak,
 )
 
-__all__ = ["BindingContext", "KarmadaContext", "load", "tie_break"]
+__all__ = ["BindingContext", "KarmadaContext", "load", "scheduled_batch", "tie_break"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,30 +88,49 @@ def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tupl
     watched = [b for b in bindings if b.watched]
     decoded: dict[str, dict[str, Any] | None] = {}  # and its applied annotation: decoded once
     triggers = {id(b): b.trigger(Fields(b.manifest), deleting, decoded) for b in watched}
+
+    def model_clusters(affinities: dict[str, Affinity]) -> tuple[Cluster, ...]:
+        by_name = sorted(clusters, key=lambda c: c.name)
+        return tuple(c.to_model(t) for c, t in zip(by_name, _traits(by_name, affinities), strict=True))
+
+    return scheduled_batch(watched, triggers, model_clusters, now=now, seed=seed)
+
+
+def scheduled_batch(
+    watched: Sequence[Binding],
+    triggers: dict[int, Trigger | None],
+    model_clusters: Callable[[dict[str, Affinity]], tuple[Cluster, ...]],
+    *,
+    now: datetime,
+    seed: int,
+) -> tuple[Batch, KarmadaContext]:
+    """The batch of the watched bindings a trigger schedules (`triggers`, by the binding's id),
+    in upstream's queue order (schedulePriority descending, creation, namespace, name), over the
+    clusters `model_clusters` makes for the affinities they name; a binding whose request cannot
+    be made keeps its error (or the fit error it meets) in its context, and every other watched
+    binding a context with no trigger. The loader and the live model assemble alike."""
     scheduled = sorted(
         (b for b in watched if triggers[id(b)] is not None),
         key=lambda b: (-b.priority, b.created, b.manifest.namespace, b.manifest.name),
     )
     affinities = {a.trait: a for b in scheduled for a in b.placement.affinities() if a.trait}
-    by_name = sorted(clusters, key=lambda c: c.name)
-    model_clusters = tuple(c.to_model(t) for c, t in zip(by_name, _traits(by_name, affinities), strict=True))
+    clusters = model_clusters(affinities)
     contexts: dict[tuple[str, str], BindingContext] = {}
     requests = []
     for order, b in enumerate(scheduled):
         request, start, error = _request(b, order)
         context = BindingContext(b, triggers[id(b)], start)
         if error:
-            fit = fit_error(model_clusters, request, start)
+            fit = fit_error(clusters, request, start)
             context = BindingContext(b, context.trigger, start, fit or error, fit is not None)
         else:
             requests.append(request)
         contexts[(b.manifest.kind, b.key)] = context
     for b in watched:
         contexts.setdefault((b.manifest.kind, b.key), BindingContext(b, None))
-    ordered = dict(sorted(contexts.items()))
     requests.sort(key=lambda r: r.key)
-    batch = Batch(model_clusters, tuple(requests), now=now, seed=seed)
-    return batch, KarmadaContext(ordered, len(model_clusters), batch, now)
+    batch = Batch(clusters, tuple(requests), now=now, seed=seed)
+    return batch, KarmadaContext(dict(sorted(contexts.items())), len(clusters), batch, now)
 
 
 def _traits(clusters: Sequence[KarmadaCluster], affinities: dict[str, Affinity]) -> list[frozenset[str]]:

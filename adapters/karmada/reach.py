@@ -53,13 +53,12 @@ from adapters.contract import Change, Taken
 from adapters.karmada import names as n
 from adapters.karmada.bindings import Binding, Trigger, read_binding
 from adapters.karmada.clusters import KarmadaCluster, read_cluster
-from adapters.karmada.filters import fit_error
-from adapters.karmada.load import BindingContext, KarmadaContext, _request
+from adapters.karmada.load import scheduled_batch
 from adapters.karmada.placement import Affinity, ClusterFacts, FactTable, Placement, matches_all
 from adapters.kube.fields import Fields
 from adapters.kube.manifests import Manifest
 from adapters.live.kept import Reads, generation_changed, manifest
-from model import Batch, Cluster, Result
+from model import Cluster, Result
 
 __all__ = ["KarmadaLive", "live"]
 
@@ -228,28 +227,8 @@ class KarmadaLive:
         deleting = frozenset(name for name, c in self.clusters.items() if c.leaving)
         decoded: dict[str, dict[str, Any] | None] = {}
         triggers = {id(b): self._trigger(b, deleting, decoded) for b in taken}
-        scheduled = sorted(
-            (b for b in taken if triggers[id(b)] is not None),
-            key=lambda b: (-b.priority, b.created, b.manifest.namespace, b.manifest.name),
-        )
-        affinities = {a.trait: a for b in scheduled for a in b.placement.affinities() if a.trait}
-        model_clusters = self._clusters(affinities)
-        contexts: dict[BindingKey, BindingContext] = {}
-        requests = []
-        for order, b in enumerate(scheduled):
-            request, start, error = _request(b, order)
-            context = BindingContext(b, triggers[id(b)], start)
-            if error:
-                fit = fit_error(model_clusters, request, start)
-                context = BindingContext(b, context.trigger, start, fit or error, fit is not None)
-            else:
-                requests.append(request)
-            contexts[(b.manifest.kind, b.key)] = context
-        for b in taken:
-            contexts.setdefault((b.manifest.kind, b.key), BindingContext(b, None))
-        requests.sort(key=lambda r: r.key)
-        batch = Batch(model_clusters, tuple(requests), now=now, seed=self.seed)
-        return Taken(batch, KarmadaContext(dict(sorted(contexts.items())), len(model_clusters), batch, now))
+        batch, context = scheduled_batch(taken, triggers, self._clusters, now=now, seed=self.seed)
+        return Taken(batch, context)
 
 
 def _key(obj: Obj) -> str:
