@@ -35,7 +35,7 @@ from model import (
     TieBreak,
 )
 
-__all__ = ["OcmContext", "PlacementContext", "load", "cel_trait"]
+__all__ = ["OcmContext", "PlacementContext", "cel_trait", "load", "placement_request"]
 
 
 @dataclass(slots=True)
@@ -133,22 +133,7 @@ def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tupl
         if context.misconfigured is not None:
             continue
         held = sorted({c for _, names in decisions.get((m.namespace, m.name), []) for c in names})
-        requests.append(
-            PlacementRequest(
-                name=m.name,
-                namespace=m.namespace,
-                mode=SelectionMode.ALL if policy.count is None else SelectionMode.N,
-                count=policy.count or 0,
-                required=required or (),
-                preferences=policy.preferences,
-                spread=policy.spread,
-                tolerations=policy.tolerations,
-                existing=tuple(ExistingDecision(c, current=False) for c in held),
-                scope=scope,
-                tie_break=TieBreak.SMALLER_NAME,
-                prefer_held=False,
-            )
-        )
+        requests.append(placement_request(m, policy, required, held, scope))
 
     # Balance counts every PlacementDecision but the placement's own; the batch's placements
     # (and the misconfigured ones, left without decisions) are counted by the solver.
@@ -181,6 +166,32 @@ def _check_status(f: Fields, status: Mapping[str, Any]) -> None:
             if raw.get(key) is not None:
                 f.integer(raw[key], f"{path}.{key}", maximum=INT32)
     conditions(f, status)
+
+
+def placement_request(
+    m: Manifest,
+    policy: Policy,
+    required: tuple[ClusterTerm, ...] | None,
+    held: Sequence[str],
+    scope: tuple[str, ...],
+) -> PlacementRequest:
+    """A Placement's request: its policy over the clusters of `scope`, holding `held` (the
+    clusters its decisions list, none of them current: OCM is not sticky but by Steady). The
+    loader and the live model make it alike."""
+    return PlacementRequest(
+        name=m.name,
+        namespace=m.namespace,
+        mode=SelectionMode.ALL if policy.count is None else SelectionMode.N,
+        count=policy.count or 0,
+        required=required or (),
+        preferences=policy.preferences,
+        spread=policy.spread,
+        tolerations=policy.tolerations,
+        existing=tuple(ExistingDecision(c, current=False) for c in held),
+        scope=scope,
+        tie_break=TieBreak.SMALLER_NAME,
+        prefer_held=False,
+    )
 
 
 def _required(policy: Policy, cel: Mapping[str, CelOutcome]) -> tuple[ClusterTerm, ...] | None:

@@ -92,6 +92,7 @@ from adapters.ocm.load import (
     _required,
     _scores,
     cel_trait,
+    placement_request,
 )
 from adapters.ocm.policy import Policy, read_policy
 from adapters.ocm.sets import Bindings, ClusterSet, read_bindings, read_set
@@ -104,7 +105,6 @@ from model import (
     RequestResult,
     Result,
     SelectionMode,
-    TieBreak,
 )
 from solver import SolveOptions, solve
 from solver.admits import admits
@@ -701,22 +701,7 @@ class OcmLive:
             if context.misconfigured is not None:
                 continue
             held = sorted(c for c, count in self.own.get(key, {}).items() if count > 0)
-            requests.append(
-                PlacementRequest(
-                    name=m.name,
-                    namespace=m.namespace,
-                    mode=SelectionMode.ALL if policy.count is None else SelectionMode.N,
-                    count=policy.count or 0,
-                    required=required or (),
-                    preferences=policy.preferences,
-                    spread=policy.spread,
-                    tolerations=policy.tolerations,
-                    existing=tuple(ExistingDecision(c, current=False) for c in held),
-                    scope=scope,
-                    tie_break=TieBreak.SMALLER_NAME,
-                    prefer_held=False,
-                )
-            )
+            requests.append(placement_request(m, policy, required, held, scope))
         # Balance counts every PlacementDecision but the placement's own: the batch's (and the
         # misconfigured ones', left without decisions) are counted by the solver.
         taken_off: Counter[str] = Counter()
