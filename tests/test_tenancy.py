@@ -8,6 +8,8 @@ same answer twice, and greedy's answer wherever a batch couples no two classes.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -300,8 +302,19 @@ def test_property_one_purpose_alone_gets_greedys_answer(b):
     pending = [r.tenancy for r in alone.requests if not r.existing or r.tenancy.movable]
     one_class = len({(t.pool, t.demand) for t in pending}) <= 1
     packing_is_the_aim = not any(t.balance and t.packing is not Packing.FEWEST for t in pending)
-    if one_class and packing_is_the_aim and all(t.demand == 1 for t in pending):
-        assert optimal.requests == greedy.requests  # nothing couples: greedy's queue is optimal
+    if not (one_class and packing_is_the_aim and all(t.demand == 1 for t in pending)):
+        return
+    # Greedy's queue is optimal on one class (solver.tenancy's docstring) unless a cluster it
+    # opens keeps room while requests sit on existing clusters: the aim counts existing clusters'
+    # tenants only, so moving them onto the new cluster's room is better, and optimal does.
+    moving = {r.key for r in alone.requests if not r.existing or r.tenancy.movable}
+    opened = Counter(c.cluster for r in greedy.requests for c in r.selected if c.created)
+    on_existing = any(not c.created for r in greedy.requests if r.request in moving for c in r.selected)
+    widest = max((t.limit for t in pending), default=0)
+    if on_existing and any(count < widest for count in opened.values()):
+        assert optimal.stats.objective >= greedy.stats.objective
+    else:
+        assert optimal.requests == greedy.requests
 
 
 def test_solve_tenancy_reports_per_request_in_the_given_order():
