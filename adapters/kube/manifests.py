@@ -910,16 +910,7 @@ def json_lead_list(
         runs: Iterable[Iterable[bytes | memoryview]], write: Callable[[bytes], object]
     ) -> None:
         write(head)
-        started = False
-        for run in runs:
-            first = True
-            for piece in run:
-                if not piece:
-                    continue
-                if first:
-                    write(b",\n" if started else b"[\n")
-                    first, started = False, True
-                write(piece)
+        started = _write_joined_runs(runs, write, b"[\n")
         write(b"\n  ],\n" if started else b"[],\n")
         write(memoryview(tail)[2:])  # orjson's text of `rest` less its opening "{\n"
         write(b"\n")
@@ -933,6 +924,16 @@ def write_json_list_runs(
     """One JSON List of the items in `runs` (each what :func:`json_items` makes of a run of
     objects), passed to `write`: the runs' objects joined, as one List (json.dumps' bytes with
     indent 2, as :func:`encode_json` writes any document)."""
+    started = _write_joined_runs(runs, write, _LIST_HEAD)
+    write(_ITEMS_TAIL if started else encode_json(_json_list([])))
+
+
+def _write_joined_runs(
+    runs: Iterable[Iterable[bytes | memoryview]], write: Callable[[bytes], object], opening: bytes
+) -> bool:
+    """Every non-empty piece of the runs passed to `write`, `opening` before the first and ",\n"
+    between one run's items and the next's (a run's own pieces carry their separators): whether
+    any piece was written."""
     started = False
     for run in runs:
         first = True
@@ -940,10 +941,10 @@ def write_json_list_runs(
             if not piece:
                 continue
             if first:
-                write(b",\n" if started else _LIST_HEAD)
+                write(b",\n" if started else opening)
                 first, started = False, True
             write(piece)
-    write(_ITEMS_TAIL if started else encode_json(_json_list([])))
+    return started
 
 
 def write_yaml_runs(runs: Iterable[Iterable[bytes]], write: Callable[[bytes], object]) -> None:
