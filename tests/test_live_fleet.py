@@ -6,7 +6,7 @@ time), and nothing moves that an event does not force (the soak checks the rest)
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import pytest
 
@@ -15,22 +15,15 @@ from adapters.generate.common import DEFAULT_NOW
 from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
 from adapters.live.hub import HubScheduler
-from bench.hub_soak import _World
 from solver import SolveOptions
-from tests.fixtures.live import Spy
+from tests.fixtures.live import spy_on_events
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
 def test_every_batch_taken_is_the_full_loads_for_the_placements_woken(mode) -> None:
     now = datetime.fromisoformat(DEFAULT_NOW)
     hub = HubScheduler(generate("fleet", 20, 30, seed=6, now=now), now=now, options=SolveOptions(mode=mode))
-    spy = Spy(hub, "fleet")
-    world = _World("fleet", hub, 6)
-    at = now
-    for _ in range(80):
-        at += timedelta(seconds=15)
-        _, event, _ = world.next(at)
-        hub.handle(event, now=at)
+    spy, at = spy_on_events(hub, "fleet", "fleet", 6, 80, now)
     assert len(spy.taken) > 15
     for taken, objects in spy.taken:
         keys = {r.key for r in taken.batch.requests}

@@ -6,7 +6,7 @@ the bindings taken: a cluster's traits name the affinities of the batch's bindin
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import pytest
 
@@ -15,10 +15,9 @@ from adapters.generate.hubs import generate
 from adapters.karmada.load import load
 from adapters.kube.manifests import from_objects
 from adapters.live.hub import HubScheduler
-from bench.hub_soak import _World
 from model import Batch
 from solver import SolveOptions
-from tests.fixtures.live import Spy
+from tests.fixtures.live import spy_on_events
 
 AFFINITY = "affinity:"
 
@@ -45,13 +44,7 @@ def _comparable(batch: Batch, keys: set[str]) -> Batch:
 def test_every_batch_taken_is_the_full_loads_for_the_bindings_enqueued(mode) -> None:
     now = datetime.fromisoformat(DEFAULT_NOW)
     hub = HubScheduler(generate("karmada", 14, 40, seed=5, now=now), now=now, options=SolveOptions(mode=mode))
-    spy = Spy(hub, "karmada")
-    world = _World("karmada", hub, 5)
-    at = now
-    for _ in range(60):
-        at += timedelta(seconds=15)
-        _, event, _ = world.next(at)
-        hub.handle(event, now=at)
+    spy, at = spy_on_events(hub, "karmada", "karmada", 5, 60, now)
     assert len(spy.taken) > 15
     for taken, objects in spy.taken:
         keys = {r.key for r in taken.batch.requests}

@@ -16,11 +16,10 @@ from adapters.kcp.load import load
 from adapters.kube.fields import time_text
 from adapters.kube.manifests import from_objects
 from adapters.live.hub import Applied, Deleted, HubScheduler
-from bench.hub_soak import _World
 from bench.kcp_hub import placed
 from solver import SolveOptions
 from tests.fixtures import kcp
-from tests.fixtures.live import Spy, same_as_held_fixed
+from tests.fixtures.live import Spy, same_as_held_fixed, spy_on_events
 
 NOW = kcp.NOW_TIME
 OTHER = "root:org:other"
@@ -113,13 +112,7 @@ def test_every_batch_taken_is_the_full_loads_with_the_rest_held(generation, mode
     now = datetime.fromisoformat(DEFAULT_NOW)
     objects = generate("kcp", 16, 40, seed=4, now=now, generation=generation)
     hub = HubScheduler(objects, now=now, options=SolveOptions(mode=mode), verify=True)
-    spy = Spy(hub, "kcp")
-    world = _World(f"kcp-{generation}", hub, 6)
-    at = now
-    for _ in range(100):
-        at += timedelta(seconds=15)
-        _, event, _ = world.next(at)
-        hub.handle(event, now=at)
+    spy, at = spy_on_events(hub, "kcp", f"kcp-{generation}", 6, 100, now)
     assert len(spy.taken) > 30
     for taken, objects in spy.taken:
         full, _ = load(from_objects(objects, "<hub>"), now=taken.batch.now, seed=0)
