@@ -37,7 +37,7 @@ from functools import lru_cache
 import numpy as np
 
 from model import RequestResult, SelectionMode
-from solver.balance_bound import at_least, ceiling
+from solver.balance_bound import at_least, ceiling, tighten
 from solver.coupling import Levels
 from solver.objective import (
     BALANCE_RANGE,
@@ -472,6 +472,8 @@ class Balance:
                 spans,
                 least,
             )
+        if self.best_response is not None:
+            tighten(out, state, self.prepared)
         answer.settled = out
         return out
 
