@@ -16,7 +16,7 @@ import solver.balance_bound as bb
 from solver import SolveOptions, solve
 from solver.balance import balance_scores
 from solver.balance_bound import Pairs, most_scored
-from tests.test_balance_levels import CASES, shortfalls_of_every_answer, small
+from tests.test_balance_levels import CASES, request, shortfalls_of_every_answer, small
 
 
 def scores(n: int):
@@ -118,17 +118,27 @@ def test_a_busiest_count_raised_by_the_others_is_within_the_bound() -> None:
         assert bound >= best
 
 
-def test_the_batch_bound_is_joint_where_the_work_is_small(monkeypatch) -> None:
+# Four requests on four clusters: the busiest count goes from 1 to 4 across the answers.
+CROWDING = [
+    request("a", 1, -3, ("c0",)),
+    request("b", 1, 0),
+    request("c", 2, 2, ("c1",)),
+    request("d", 1, 1, ("c0",)),
+]
+
+
+@pytest.mark.parametrize("requests", [*CASES.values(), CROWDING], ids=[*CASES, "crowding"])
+def test_the_batch_bound_is_joint_where_the_work_is_small(monkeypatch, requests) -> None:
     """The affinity level's bound in a small batch is the joint one: above every request's own
-    (every Balance score at its best), and still below every answer."""
-    for case in sorted(CASES):
-        b = small(CASES[case])
-        joint = solve(b, SolveOptions()).stats.levels[2]
-        with monkeypatch.context() as patch:
-            patch.setattr(bb, "JOINT_PAIRS", 0)
-            alone = solve(b, SolveOptions()).stats.levels[2]
-        assert alone.bound < joint.bound <= min(answer[2] for answer in shortfalls_of_every_answer(b))
-        assert joint.objective == alone.objective
+    (every Balance score at its best), and still below every answer (enumerated, Balance judged
+    on each answer's own decisions)."""
+    b = small(requests)
+    joint = solve(b, SolveOptions()).stats.levels[2]
+    with monkeypatch.context() as patch:
+        patch.setattr(bb, "JOINT_PAIRS", 0)
+        alone = solve(b, SolveOptions()).stats.levels[2]
+    assert alone.bound < joint.bound <= min(answer[2] for answer in shortfalls_of_every_answer(b))
+    assert joint.objective == alone.objective
 
 
 @pytest.mark.parametrize("price", [-2, 0, 1, 3, 40])
