@@ -99,8 +99,9 @@ def at_least(least: tuple[int | None, ...], p: Prepared, scale: Scale, weight: i
 
 
 # The joint bound is taken where the coupled requests have at most this many candidate pairs
-# (its work grows with them: a step is a pass over every pair and every cluster's best sets).
-JOINT_PAIRS = 20_000
+# (its work grows with them, and with the busiest counts it covers: about 0.3 cpu s at 10,000
+# pairs; a step is a pass over every pair and every cluster's best sets).
+JOINT_PAIRS = 10_000
 # Subgradient steps: at the answer's own busiest count, then at most per other interval.
 FIRST_STEPS, LATER_STEPS = 12, 4
 # Forced clusters refined exactly (the rest keep their coarse bound), per evaluation.
