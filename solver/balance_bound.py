@@ -444,7 +444,14 @@ def _pairs_of(settled: dict, state, prepared: list[Prepared]) -> Pairs | None:
         row=np.concatenate(rows).astype(np.int64),
         affinity=np.concatenate(affinity),
         picks=np.asarray([state.scales[coupled[k]].picks for k in chosen], dtype=np.int64),
-        exact=np.asarray([not prepared[coupled[k]].request.spread for k in chosen], dtype=bool),
+        # Exactly K picks where no spread constraint can leave it short and K rows can be picked.
+        exact=np.asarray(
+            [
+                not prepared[coupled[k]].request.spread and len(r) >= state.scales[coupled[k]].picks
+                for k, r in zip(chosen, rows, strict=True)
+            ],
+            dtype=bool,
+        ),
         weight=weights,
         base=base.astype(np.int64),
         outside=int(state.totals[size:].max(initial=0)),
