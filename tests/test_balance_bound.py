@@ -16,7 +16,10 @@ import solver.balance_bound as bb
 from solver import SolveOptions, solve
 from solver.balance import balance_scores
 from solver.balance_bound import Pairs, most_scored
-from tests.test_balance_levels import CASES, request, shortfalls_of_every_answer, small
+from tests.fixtures.batches import BALANCE_CASES as CASES
+from tests.fixtures.batches import balance_batch as small
+from tests.fixtures.batches import balance_request as request
+from tests.fixtures.batches import shortfalls_of_every_answer
 
 
 def scores(n: int):
