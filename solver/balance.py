@@ -37,6 +37,7 @@ from functools import lru_cache
 import numpy as np
 
 from model import RequestResult, SelectionMode
+from solver.balance_bound import at_least, ceiling, tighten
 from solver.coupling import Levels
 from solver.objective import (
     BALANCE_RANGE,
@@ -455,10 +456,13 @@ class Balance:
             bound = value
             if self.best_response is not None:
                 solution = self.explain(final, solution)
-                bound = max(value, self._ceiling(self.prepared[i], state.scales[i]))
+                most = ceiling(self.prepared[i], state.scales[i], table, state.weight[i], self.best_response)
+                bound = max(value, most)
             least = None
             if bound != value:
-                least = _at_least(bound_shortfalls(values, bound, spans), self.prepared[i], state.scales[i])
+                least = at_least(
+                    bound_shortfalls(values, bound, spans), self.prepared[i], state.scales[i], state.weight[i]
+                )
             out[i] = Coupled(
                 solution,
                 to_result(final, table, solution) if self.best_response is not None else self.reported[i],
@@ -468,46 +472,10 @@ class Balance:
                 spans,
                 least,
             )
+        if self.best_response is not None:
+            tighten(out, state, self.prepared)
         answer.settled = out
         return out
-
-    def _ceiling(self, p: Prepared, scale: Scale) -> int:
-        """A bound on the request's objective whatever the others hold: its best answer with every
-        Balance score at its best (100 x |weight| on every candidate). One amount added to every
-        candidate's score leaves the best answer where it is (the levels above affinity read no
-        score, and answers alike there take as many picks), so where the request's own best
-        response (no Balance) is proven optimal, the ceiling's is that answer raised by the amount
-        on each pick: asked once, on the arrays its shared ranking serves."""
-        assert self.best_response is not None
-        shift = BALANCE_RANGE * abs(_weight(p))
-        best, bound = self.best_response(p, scale)
-        if bound == combine(evaluate(p, self.table, scale, best.kept, best.picks), scale.spans):
-            return bound + shift * len(best.picks) * affinity_weight(scale.spans)
-        return self.best_response(replace(p, affinity=p.affinity + shift), scale)[1]
-
-
-def _at_least(least: tuple[int | None, ...], p: Prepared, scale: Scale) -> tuple[int | None, ...]:
-    """A coupled request's least shortfall per level: what its combined bound proves (a level
-    after one its answer does not hold at the bound's digit proves nothing there), or, where
-    greater or where that proves nothing, what no answer can beat whatever the other levels and
-    requests hold. For affinity, its best picks with every Balance score at its best; for
-    obsolete, as many picks as it has candidates holding an older decision; for the name, the
-    best-ranked candidates. Each is its own level's bound for every answer, alone."""
-    candidates = p.candidates
-    picks = min(scale.picks, len(candidates))
-    best = np.sort(p.affinity[candidates] + BALANCE_RANGE * abs(_weight(p)))[len(candidates) - picks :]
-    ranks = np.sort(p.rank[candidates])[len(candidates) - picks :]
-    spans, offsets = scale.spans, scale.offsets
-    unconditional = (
-        None,
-        None,
-        spans[2] - offsets[2] - int(np.maximum(best, 0).sum()),  # fewer picks where scores are negative
-        spans[3] - min(picks, int(np.count_nonzero(p.sticky[candidates]))),
-        spans[4] - int(ranks.sum()),
-    )
-    return tuple(
-        b if a is None else a if b is None else max(a, b) for a, b in zip(least, unconditional, strict=True)
-    )
 
 
 def _decide(
