@@ -1,9 +1,11 @@
 """OCM CEL selectors over a fleet (adapters.ocm.cel.matching_clusters): a cluster is narrowed to
 the fields an expression reads at any depth, and clusters alike in those fields (and in the scores
-it asks for) are evaluated once. Neither ever changes an answer."""
+it asks for) are evaluated once. Neither ever changes an answer. (What the interpreter is asked:
+the expressions are taken without their Python form, tests/test_ocm_cel_plain.py.)"""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import subprocess
 import sys
@@ -14,7 +16,7 @@ import pytest
 
 from adapters.ocm import cel
 from adapters.ocm import load as ocm_load
-from adapters.ocm.cel import compile_expression, matching_clusters
+from adapters.ocm.cel import matching_clusters
 from adapters.run import forked
 from tests.fixtures.ocm import hub, load, managed_cluster, placement, predicate, score
 
@@ -41,6 +43,11 @@ def fleet(n: int, seed: int = 7) -> tuple[list[dict[str, Any]], dict[str, dict[s
             value = draw.choice([-60, -10, 20, 70])
             scores[c["metadata"]["name"]] = {"usage": [{"name": "cpu", "value": value}]}
     return clusters, scores
+
+
+def compile_expression(source: str) -> cel.CelProgram:
+    """The program as the interpreter evaluates it (adapters.ocm.cel_fast's form left out)."""
+    return dataclasses.replace(cel.compile_expression(source), _plain=None)
 
 
 def count_evaluations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
