@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from adapters.errors import InputError
 from adapters.ocm import cel
 from adapters.ocm import load as ocm_load
 from adapters.ocm.cel import matching_clusters
@@ -169,11 +170,34 @@ def hub_objects(n: int) -> list[dict[str, Any]]:
     return [*hub(*clusters), *scores, *placements]
 
 
-def test_a_large_fleet_is_matched_in_two_halves_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_large_fleet_is_matched_by_a_forked_child_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     objects = hub_objects(9)
     whole = load(objects)
-    monkeypatch.setattr(ocm_load, "_CEL_SPLIT", 1)  # every fleet is large: halves, one forked
+    monkeypatch.setattr(ocm_load, "_CEL_SPLIT", 1)  # every fleet is large: a forked child evaluates
     monkeypatch.setattr(forked, "workers", lambda: 2)
-    halves = load(objects)
-    assert [c.traits for c in halves[0].clusters] == [c.traits for c in whole[0].clusters]
+    beside = load(objects)
+    assert [c.traits for c in beside[0].clusters] == [c.traits for c in whole[0].clusters]
     assert any(t.startswith("cel") or "cel" in t for c in whole[0].clusters for t in c.traits)
+
+
+def test_a_childs_answer_for_other_objects_is_not_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child's answer is taken only for the expressions and clusters this process read (its
+    key); else the expressions are evaluated here."""
+    objects = hub_objects(9)
+    whole = load(objects)
+    monkeypatch.setattr(ocm_load, "_CEL_SPLIT", 1)
+    monkeypatch.setattr(forked, "workers", lambda: 2)
+    monkeypatch.setattr(ocm_load, "_cel_early", lambda item: b"\x01" * 200)
+    assert [c.traits for c in load(objects)[0].clusters] == [c.traits for c in whole[0].clusters]
+
+
+def test_bad_input_beside_a_forked_child_is_the_same_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    objects = hub_objects(9)
+    objects[-1]["spec"]["numberOfClusters"] = "two"
+    with pytest.raises(InputError) as alone:
+        load(objects)
+    monkeypatch.setattr(ocm_load, "_CEL_SPLIT", 1)
+    monkeypatch.setattr(forked, "workers", lambda: 2)
+    with pytest.raises(InputError) as beside:
+        load(objects)
+    assert str(beside.value) == str(alone.value)
