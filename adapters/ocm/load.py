@@ -24,7 +24,7 @@ from adapters.ocm.checks import conditions
 from adapters.ocm.clusters import ManagedCluster, read_cluster
 from adapters.ocm.groups import GroupStrategy
 from adapters.ocm.policy import Policy, read_policy
-from adapters.ocm.sets import read_bindings, read_set
+from adapters.ocm.sets import ClusterSet, read_bindings, read_set
 from adapters.run import forked
 from model import (
     Batch,
@@ -91,7 +91,7 @@ def _loaded(
     decisions = _decisions(objects[n.DECISION])
     policies = _policies(objects[n.PLACEMENT])
 
-    memberships = {c.name: frozenset(s.trait for s in sets.values() if s.contains(c)) for c in live}
+    memberships = _memberships(sets, live)
     cel = _cel_matches(_cel_sources(policies), live, all_scores, beside)
     satisfied: dict[str, set[str]] = {}
     for trait, outcome in cel.items():
@@ -152,6 +152,21 @@ def _loaded(
     absent = {name: count for name, count in sorted(outside.items()) if name not in live_names}
     batch = Batch(model_clusters, tuple(requests), now=now, seed=seed, absent_load=absent)
     return batch, OcmContext(contexts, {c.name: c for c in model_clusters}, now)
+
+
+def _memberships(sets: Mapping[str, ClusterSet], live: list[ManagedCluster]) -> dict[str, frozenset[str]]:
+    """By cluster, the traits of the sets it is a member of (ClusterSet.contains): an exclusive
+    set's members found by their clusterset label, each other set asked."""
+    exclusive = {s.name: s.trait for s in sets.values() if s.exclusive}
+    others = [s for s in sets.values() if not s.exclusive]
+    out = {}
+    for c in live:
+        traits = [s.trait for s in others if s.contains(c)]
+        label = c.labels.get(n.CLUSTERSET_LABEL)
+        if label in exclusive:
+            traits.append(exclusive[label])
+        out[c.name] = frozenset(traits)
+    return out
 
 
 def _policies(manifests: Iterable[Manifest]) -> dict[str, tuple[Manifest, Policy]]:
