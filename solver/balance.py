@@ -193,9 +193,11 @@ class _Batch:
         if not len(self.totals):
             return 0
         most = int(self.totals.max())
-        busiest = np.flatnonzero(self.totals == most)
         held = self.members.get(i, _NONE)
-        return most - 1 if most > 0 and np.isin(busiest, held).all() else most
+        if most == 0 or not len(held):
+            return most
+        busiest = np.flatnonzero(self.totals == most)
+        return most - 1 if len(busiest) <= len(held) and _among(busiest, held).all() else most
 
     def bonus(self, i: int, rows: np.ndarray) -> np.ndarray:
         """Request i's weighted balance scores on `rows`, against the others as they stand:
@@ -223,6 +225,18 @@ class _Batch:
             candidates = self.candidates[i] = p.candidates
         affinity = p.affinity.copy()
         affinity[candidates] += self.bonus(i, candidates)
+        return replace(p, affinity=affinity)
+
+    def scored_on(self, i: int, rows: list[int]) -> Prepared:
+        """Request i as `scored` gives it, for what reads only the scores of `rows` (its
+        objective's values for those picks): the Balance scores are added on those rows alone."""
+        p = self.base[i]
+        if not self.weight[i] or not rows:
+            return p
+        picked = np.asarray(rows, dtype=np.int64)
+        picked = picked[_among(picked, p.candidates)]  # scored() scores its candidates only
+        affinity = p.affinity.copy()
+        affinity[picked] += self.bonus(i, picked)
         return replace(p, affinity=affinity)
 
     def copy(self) -> _Batch:
@@ -448,8 +462,10 @@ class Balance:
         state, table = answer.state, self.table
         out: dict[int, Coupled] = {}
         for i in (self.coupled[u] for u in part):
-            final = state.scored(i)  # judged on everyone else's final decisions
             solution = answer.solutions[i]
+            # Judged on everyone else's final decisions; greedy's reported result is made, so
+            # only its picks' scores are read.
+            final = state.scored(i) if self.best_response is not None else state.scored_on(i, solution.picks)
             spans = state.scales[i].spans
             values = evaluate(final, table, state.scales[i], solution.kept, solution.picks)
             value = combine(values, spans)

@@ -212,6 +212,7 @@ def test_a_held_start_from_greedys_state_is_the_state_made_from_nothing(data) ->
     (solver.balance._held_start): every count, holder, score and value is what _decide makes
     from nothing with the same answers, and greedy's own state is left as it was."""
     import solver.balance as balance
+    from solver.objective import evaluate
     from solver.prepare import prepare
     from solver.solution import Solution
     from solver.table import ClusterTable
@@ -259,6 +260,11 @@ def test_a_held_start_from_greedys_state_is_the_state_made_from_nothing(data) ->
         fresh.limits,
         fresh.most_held,
     )
+    for i in coupled:  # greedy's settle reads the scores of its picks alone (_Batch.scored_on)
+        picks, scale = answers[i].picks, state.scales[i]
+        assert evaluate(state.scored_on(i, picks), table, scale, [], picks) == evaluate(
+            state.scored(i), table, scale, [], picks
+        )
     assert greedy.state.totals.tolist() == before[0].tolist() and greedy.state.value == before[2]
     assert {i: r.tolist() for i, r in greedy.state.members.items()} == {
         i: r.tolist() for i, r in before[1].items()
