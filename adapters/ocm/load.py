@@ -359,6 +359,8 @@ def _cel_beside(objects: Mapping[str, list[Manifest]], now: datetime) -> forked.
     wanted = _raw_cel_count(objects[n.PLACEMENT])
     if not wanted or wanted * len(objects[n.MANAGED_CLUSTER]) < _CEL_SPLIT:
         return None
+    from adapters.ocm import cel  # noqa: F401 - imported once, for this process and the child
+
     return forked.background(_cel_early, (objects, now))
 
 
