@@ -201,3 +201,27 @@ def test_bad_input_beside_a_forked_child_is_the_same_error(monkeypatch: pytest.M
     with pytest.raises(InputError) as beside:
         load(objects)
     assert str(beside.value) == str(alone.value)
+
+
+def test_a_childs_answer_is_taken_for_a_well_formed_hub(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The expressions the child reads loosely are those load reads (disabled and deleting
+    placements left out alike): nothing is evaluated here."""
+    objects = hub_objects(9)
+    disabled = placement("off", n=1, predicates=[predicate(cel=["managedCluster.metadata.name == 'c1'"])])
+    disabled["metadata"]["annotations"] = {
+        "cluster.open-cluster-management.io/experimental-scheduling-disable": "true"
+    }
+    objects.append(disabled)
+    whole = load(objects)
+    monkeypatch.setattr(ocm_load, "_CEL_SPLIT", 1)
+    monkeypatch.setattr(forked, "workers", lambda: 2)
+    here = [0]
+    flags = ocm_load._cel_flags
+
+    def counted(*args: Any) -> bytes:
+        here[0] += 1
+        return flags(*args)
+
+    monkeypatch.setattr(ocm_load, "_cel_flags", counted)  # the child's calls are its own
+    assert [c.traits for c in load(objects)[0].clusters] == [c.traits for c in whole[0].clusters]
+    assert here[0] == 0

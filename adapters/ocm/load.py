@@ -350,40 +350,45 @@ def _cel_key(sources: list[str], names: list[str]) -> bytes:
 
 
 def _cel_beside(objects: Mapping[str, list[Manifest]], now: datetime) -> forked.Pending | None:
-    """A forked child evaluating the CEL expressions over the live clusters as the load reads
-    them (_cel_early), while this process reads the rest (it takes about as long): None where
-    the fleet's expressions are a few milliseconds' work, or no child may fork. Its answer is
-    taken only where it is for the expressions and clusters this process reads (_cel_key)."""
+    """A forked child evaluating the placements' CEL expressions over the live clusters
+    (_cel_early), while this process reads the rest (it takes about as long): None where they
+    are a few milliseconds' work, or no child may fork. The expressions are read loosely here;
+    the child's answer is taken only where it is for the expressions and clusters this process
+    reads (_cel_key)."""
     if forked.workers() < 2:
         return None
-    wanted = _raw_cel_count(objects[n.PLACEMENT])
-    if not wanted or wanted * len(objects[n.MANAGED_CLUSTER]) < _CEL_SPLIT:
+    sources = _raw_cel_sources(objects[n.PLACEMENT])
+    if not sources or len(sources) * len(objects[n.MANAGED_CLUSTER]) < _CEL_SPLIT:
         return None
     from adapters.ocm import cel  # noqa: F401 - imported once, for this process and the child
 
-    return forked.background(_cel_early, (objects, now))
+    return forked.background(_cel_early, (objects, now, sources))
 
 
-def _cel_early(item: tuple[Mapping[str, list[Manifest]], datetime]) -> bytes:
-    """_cel_key and the flags for the objects as load reads them; nothing on bad input (this
-    process's reading raises it)."""
-    objects, now = item
+def _cel_early(item: tuple[Mapping[str, list[Manifest]], datetime, list[str]]) -> bytes:
+    """_cel_key and the flags of the expressions over the live clusters as load reads them
+    (their scores validated alike); nothing on bad input (this process's reading raises it)."""
+    objects, now, sources = item
     try:
         live = [m for m in objects[n.MANAGED_CLUSTER] if m.obj["metadata"].get("deletionTimestamp") is None]
         _, scores = _scores(objects[n.SCORE], now)
-        programs, _ = _compiled(_cel_sources(_policies(objects[n.PLACEMENT])))
     except InputError:
         return b""
+    programs, _ = _compiled(sources)
     key = _cel_key(list(programs), [m.name for m in live])
     return key + _cel_flags(list(programs.values()), [m.obj for m in live], scores)
 
 
-def _raw_cel_count(placements: Iterable[Manifest]) -> int:
-    """How many distinct CEL expressions the placements' predicates hold, read loosely (only to
-    judge whether a child is worth forking)."""
-    sources: set[Any] = set()
+def _raw_cel_sources(placements: Iterable[Manifest]) -> list[str]:
+    """The distinct CEL expressions of the placements upstream schedules, sorted, read loosely:
+    on input load accepts, _cel_sources' (a child's answer for others is not taken)."""
+    sources: set[str] = set()
     for m in placements:
-        spec = m.obj.get("spec")
+        metadata, spec = m.obj["metadata"], m.obj.get("spec")
+        annotations = metadata.get("annotations")
+        disabled = type(annotations) is dict and annotations.get(n.DISABLE_ANNOTATION) == "true"
+        if metadata.get("deletionTimestamp") is not None or disabled:
+            continue
         predicates = spec.get("predicates") if type(spec) is dict else None
         for predicate in predicates if type(predicates) is list else ():
             selector = predicate.get("requiredClusterSelector") if type(predicate) is dict else None
@@ -391,7 +396,7 @@ def _raw_cel_count(placements: Iterable[Manifest]) -> int:
             expressions = cel.get("celExpressions") if type(cel) is dict else None
             if type(expressions) is list:
                 sources.update(e for e in expressions if type(e) is str)
-    return len(sources)
+    return sorted(sources)
 
 
 # From this many evaluations (programs x clusters: a few milliseconds' work) they are made in a
