@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import solver.balance as balance
 from model import (
     Cluster,
     ExistingDecision,
@@ -21,7 +22,10 @@ from model import (
 )
 from solver import SolveOptions, check, solve
 from solver.balance import balance_scores
-from solver.prepare import centered_scores
+from solver.objective import evaluate
+from solver.prepare import centered_scores, prepare
+from solver.solution import Solution
+from solver.table import ClusterTable
 from tests.fixtures.builders import batch, cluster
 
 BALANCE = Preference(1, balance=True)
@@ -211,12 +215,6 @@ def test_a_held_start_from_greedys_state_is_the_state_made_from_nothing(data) ->
     """The joint search's held starts move only the holding requests in a copy of greedy's state
     (solver.balance._held_start): every count, holder, score and value is what _decide makes
     from nothing with the same answers, and greedy's own state is left as it was."""
-    import solver.balance as balance
-    from solver.objective import evaluate
-    from solver.prepare import prepare
-    from solver.solution import Solution
-    from solver.table import ClusterTable
-
     names = [f"c{i}" for i in range(5)]
     requests = [
         ocm_like(
