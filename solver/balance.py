@@ -29,6 +29,7 @@ solver.decompose finds them one part; greedy is the pass in batch order, joint t
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -145,13 +146,12 @@ class _Batch:
         table: ClusterTable,
         coupled: Sequence[int],
         base: Sequence[Prepared],
-        scales: dict[int, Scale] | None = None,  # another state's of the same requests
     ) -> None:
         self.table = table
         self.coupled = list(coupled)
         self.position = {i: k for k, i in enumerate(self.coupled)}
         self.base = base
-        self.scales = scales if scales is not None else {i: scale_of(base[i], table) for i in coupled}
+        self.scales = {i: scale_of(base[i], table) for i in coupled}
         self.weight = {i: _weight(base[i]) for i in coupled}  # each coupled request's Balance weight
         self.candidates: dict[int, np.ndarray] = {}  # each coupled request's, once asked
         # What one balance point is worth in each coupled request's objective: exact ints.
@@ -194,9 +194,11 @@ class _Batch:
         if not len(self.totals):
             return 0
         most = int(self.totals.max())
-        busiest = np.flatnonzero(self.totals == most)
         held = self.members.get(i, _NONE)
-        return most - 1 if most > 0 and np.isin(busiest, held).all() else most
+        if most == 0 or not len(held):
+            return most
+        busiest = np.flatnonzero(self.totals == most)
+        return most - 1 if len(busiest) <= len(held) and _among(busiest, held).all() else most
 
     def bonus(self, i: int, rows: np.ndarray) -> np.ndarray:
         """Request i's weighted balance scores on `rows`, against the others as they stand:
@@ -225,6 +227,28 @@ class _Batch:
         affinity = p.affinity.copy()
         affinity[candidates] += self.bonus(i, candidates)
         return replace(p, affinity=affinity)
+
+    def scored_on(self, i: int, rows: list[int]) -> Prepared:
+        """Request i as `scored` gives it, for what reads only the scores of `rows` (its
+        objective's values for those picks): the Balance scores are added on those rows alone."""
+        p = self.base[i]
+        if not self.weight[i] or not rows:
+            return p
+        picked = np.asarray(rows, dtype=np.int64)
+        picked = picked[_among(picked, p.candidates)]  # scored() scores its candidates only
+        affinity = p.affinity.copy()
+        affinity[picked] += self.bonus(i, picked)
+        return replace(p, affinity=affinity)
+
+    def copy(self) -> _Batch:
+        """An independent state as this one stands (what moves change is copied, the rest shared)."""
+        other = copy.copy(self)
+        other.totals, other.flat = self.totals.copy(), self.flat.copy()
+        other.members, other.picks = dict(self.members), dict(self.picks)
+        other.candidates, other.scores = dict(self.candidates), list(self.scores)
+        other.holders = {row: set(at) for row, at in self.holders.items()}
+        other.member_holders = {row: set(at) for row, at in self.member_holders.items()}
+        return other
 
     # -- moves ---------------------------------------------------------------------------------
 
@@ -408,23 +432,14 @@ class Balance:
         assert self.best_response is not None and len(part) == len(self.coupled)
         prepared, table, coupled = self.prepared, self.table, self.coupled
         state, answers = greedy.state, greedy.solutions
-        greedy_answers = answers  # where a start holds nothing valid
-        own = _own(state, answers)
+        greedy_own = own = _own(state, answers)
         best = sum(own.values()) + state.value
         every = {i: _holding(prepared[i], table) for i in coupled}
         plain = {i: h if not prepared[i].request.spread else None for i, h in every.items()}
         for held in (plain, every) if plain != every else (every,):
             if all(h is None for h in held.values()):
                 continue
-            kept, kept_answers = _decide(
-                prepared,
-                table,
-                coupled,
-                self.fixed,
-                lambda i, _, held=held: held[i] if held[i] is not None else greedy_answers[i],
-                state.scales,
-            )
-            kept_own = _own(kept, kept_answers)
+            kept, kept_answers, kept_own = _held_start(greedy, greedy_own, held)
             total = sum(kept_own.values()) + kept.value
             if total >= best:
                 state, answers, own, best = kept, kept_answers, kept_own, total
@@ -448,8 +463,10 @@ class Balance:
         state, table = answer.state, self.table
         out: dict[int, Coupled] = {}
         for i in (self.coupled[u] for u in part):
-            final = state.scored(i)  # judged on everyone else's final decisions
             solution = answer.solutions[i]
+            # Judged on everyone else's final decisions; greedy's reported result is made, so
+            # only its picks' scores are read.
+            final = state.scored(i) if self.best_response is not None else state.scored_on(i, solution.picks)
             spans = state.scales[i].spans
             values = evaluate(final, table, state.scales[i], solution.kept, solution.picks)
             value = combine(values, spans)
@@ -484,11 +501,10 @@ def _decide(
     coupled: Sequence[int],
     fixed: dict[int, Solution],
     choose: Callable[[int, _Batch], Solution],
-    scales: dict[int, Scale] | None = None,
 ) -> tuple[_Batch, dict[int, Solution]]:
     """A batch state where every request first holds what it held, then, in batch order, each
     coupled request takes `choose(i, state)` and every other its fixed solution."""
-    state = _Batch(table, coupled, prepared, scales)
+    state = _Batch(table, coupled, prepared)
     for i, p in enumerate(prepared):
         state.hold(i, holdings(p, table, state.absent))
     answers: dict[int, Solution] = {}
@@ -501,6 +517,25 @@ def _decide(
             state.move(i, fixed[i])
     state.begin_scoring()
     return state, answers
+
+
+def _held_start(
+    greedy: Answer, greedy_own: dict[int, int], held: dict[int, Solution | None]
+) -> tuple[_Batch, dict[int, Solution], dict[int, int]]:
+    """The start where each coupled request holding a valid answer (`held`) keeps it and every
+    other takes greedy's: greedy's state with those requests moved (as _decide would leave it
+    from nothing: the counts and holders are sums, the scores made once all are moved), and
+    the requests' answers and own values (greedy's where unmoved)."""
+    state = greedy.state.copy()
+    state.scoring = False
+    answers, own = dict(greedy.solutions), dict(greedy_own)
+    for i in state.coupled:  # batch order
+        if held[i] is not None:
+            answers[i] = held[i]
+            state.move(i, held[i])
+            own[i] = state.static_value(i, held[i])
+    state.begin_scoring()
+    return state, answers, own
 
 
 def _own(state: _Batch, answers: dict[int, Solution]) -> dict[int, int]:

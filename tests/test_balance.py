@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import solver.balance as balance
 from model import (
     Cluster,
     ExistingDecision,
@@ -21,7 +22,10 @@ from model import (
 )
 from solver import SolveOptions, check, solve
 from solver.balance import balance_scores
-from solver.prepare import centered_scores
+from solver.objective import evaluate
+from solver.prepare import centered_scores, prepare
+from solver.solution import Solution
+from solver.table import ClusterTable
 from tests.fixtures.builders import batch, cluster
 
 BALANCE = Preference(1, balance=True)
@@ -203,3 +207,63 @@ def test_an_optimal_answer_held_under_spread_is_kept(held) -> None:
     assert check(b, result) == []
     assert picked(result, "ns/p0") == picked(result, "ns/p1") == [held]
     assert result.stats.objective >= solve(b, SolveOptions(mode="greedy")).stats.objective
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_a_held_start_from_greedys_state_is_the_state_made_from_nothing(data) -> None:
+    """The joint search's held starts move only the holding requests in a copy of greedy's state
+    (solver.balance._held_start): every count, holder, score and value is what _decide makes
+    from nothing with the same answers, and greedy's own state is left as it was."""
+    names = [f"c{i}" for i in range(5)]
+    requests = [
+        ocm_like(
+            f"p{k}",
+            data.draw(st.integers(1, 3)),
+            Preference(data.draw(st.integers(-2, 2)), balance=True),
+            STEADY,
+            holds=data.draw(st.lists(st.sampled_from(names), max_size=3, unique=True)),
+        )
+        for k in range(4)
+    ]
+    b = batch([cluster(n) for n in names], *requests)
+    table = ClusterTable(b)
+    prepared = prepare(b, table)
+    coupled = balance.coupled_requests(prepared)
+
+    def answer(i: int) -> Solution:
+        rows = data.draw(st.permutations(prepared[i].candidates.tolist()))
+        return Solution(kept=[], picks=rows[: prepared[i].request.count])
+
+    first = {i: answer(i) for i in coupled}
+    held = {i: answer(i) if data.draw(st.booleans()) else None for i in coupled}
+    greedy = balance.Answer(*balance._decide(prepared, table, coupled, {}, lambda i, _: first[i]))
+    before = greedy.state.totals.copy(), dict(greedy.state.members), greedy.state.value
+    state, answers, own = balance._held_start(greedy, balance._own(greedy.state, first), held)
+    fresh, fresh_answers = balance._decide(
+        prepared, table, coupled, {}, lambda i, _: held[i] if held[i] is not None else first[i]
+    )
+    assert answers == fresh_answers
+    assert own == balance._own(fresh, fresh_answers)
+    assert state.totals.tolist() == fresh.totals.tolist() and state.flat.tolist() == fresh.flat.tolist()
+    assert {i: r.tolist() for i, r in state.members.items()} == {
+        i: r.tolist() for i, r in fresh.members.items()
+    }
+    assert {i: r.tolist() for i, r in state.picks.items()} == {i: r.tolist() for i, r in fresh.picks.items()}
+    for mine, theirs in ((state.holders, fresh.holders), (state.member_holders, fresh.member_holders)):
+        assert {r: s for r, s in mine.items() if s} == {r: s for r, s in theirs.items() if s}
+    assert (state.scores, state.value, state.limits, state.most_held) == (
+        fresh.scores,
+        fresh.value,
+        fresh.limits,
+        fresh.most_held,
+    )
+    for i in coupled:  # greedy's settle reads the scores of its picks alone (_Batch.scored_on)
+        picks, scale = answers[i].picks, state.scales[i]
+        assert evaluate(state.scored_on(i, picks), table, scale, [], picks) == evaluate(
+            state.scored(i), table, scale, [], picks
+        )
+    assert greedy.state.totals.tolist() == before[0].tolist() and greedy.state.value == before[2]
+    assert {i: r.tolist() for i, r in greedy.state.members.items()} == {
+        i: r.tolist() for i, r in before[1].items()
+    }

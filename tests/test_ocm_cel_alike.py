@@ -1,9 +1,11 @@
 """OCM CEL selectors over a fleet (adapters.ocm.cel.matching_clusters): a cluster is narrowed to
 the fields an expression reads at any depth, and clusters alike in those fields (and in the scores
-it asks for) are evaluated once. Neither ever changes an answer."""
+it asks for) are evaluated once. Neither ever changes an answer. (What the interpreter is asked:
+the expressions are taken without their Python form, tests/test_ocm_cel_plain.py.)"""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import subprocess
 import sys
@@ -12,9 +14,10 @@ from typing import Any
 
 import pytest
 
+from adapters.errors import InputError
 from adapters.ocm import cel
 from adapters.ocm import load as ocm_load
-from adapters.ocm.cel import compile_expression, matching_clusters
+from adapters.ocm.cel import matching_clusters
 from adapters.run import forked
 from tests.fixtures.ocm import hub, load, managed_cluster, placement, predicate, score
 
@@ -41,6 +44,11 @@ def fleet(n: int, seed: int = 7) -> tuple[list[dict[str, Any]], dict[str, dict[s
             value = draw.choice([-60, -10, 20, 70])
             scores[c["metadata"]["name"]] = {"usage": [{"name": "cpu", "value": value}]}
     return clusters, scores
+
+
+def compile_expression(source: str) -> cel.CelProgram:
+    """The program as the interpreter evaluates it (adapters.ocm.cel_fast's form left out)."""
+    return dataclasses.replace(cel.compile_expression(source), _plain=None)
 
 
 def count_evaluations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -162,11 +170,58 @@ def hub_objects(n: int) -> list[dict[str, Any]]:
     return [*hub(*clusters), *scores, *placements]
 
 
-def test_a_large_fleet_is_matched_in_two_halves_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_large_fleet_is_matched_by_a_forked_child_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     objects = hub_objects(9)
     whole = load(objects)
-    monkeypatch.setattr(ocm_load, "_CEL_SPLIT", 1)  # every fleet is large: halves, one forked
+    monkeypatch.setattr(ocm_load, "_CEL_SPLIT", 1)  # every fleet is large: a forked child evaluates
     monkeypatch.setattr(forked, "workers", lambda: 2)
-    halves = load(objects)
-    assert [c.traits for c in halves[0].clusters] == [c.traits for c in whole[0].clusters]
+    beside = load(objects)
+    assert [c.traits for c in beside[0].clusters] == [c.traits for c in whole[0].clusters]
     assert any(t.startswith("cel") or "cel" in t for c in whole[0].clusters for t in c.traits)
+
+
+def test_a_childs_answer_for_other_objects_is_not_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child's answer is taken only for the expressions and clusters this process read (its
+    key); else the expressions are evaluated here."""
+    objects = hub_objects(9)
+    whole = load(objects)
+    monkeypatch.setattr(ocm_load, "_CEL_SPLIT", 1)
+    monkeypatch.setattr(forked, "workers", lambda: 2)
+    monkeypatch.setattr(ocm_load, "_cel_early", lambda item: b"\x01" * 200)
+    assert [c.traits for c in load(objects)[0].clusters] == [c.traits for c in whole[0].clusters]
+
+
+def test_bad_input_beside_a_forked_child_is_the_same_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    objects = hub_objects(9)
+    objects[-1]["spec"]["numberOfClusters"] = "two"
+    with pytest.raises(InputError) as alone:
+        load(objects)
+    monkeypatch.setattr(ocm_load, "_CEL_SPLIT", 1)
+    monkeypatch.setattr(forked, "workers", lambda: 2)
+    with pytest.raises(InputError) as beside:
+        load(objects)
+    assert str(beside.value) == str(alone.value)
+
+
+def test_a_childs_answer_is_taken_for_a_well_formed_hub(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The expressions the child reads loosely are those load reads (disabled and deleting
+    placements left out alike): nothing is evaluated here."""
+    objects = hub_objects(9)
+    disabled = placement("off", n=1, predicates=[predicate(cel=["managedCluster.metadata.name == 'c1'"])])
+    disabled["metadata"]["annotations"] = {
+        "cluster.open-cluster-management.io/experimental-scheduling-disable": "true"
+    }
+    objects.append(disabled)
+    whole = load(objects)
+    monkeypatch.setattr(ocm_load, "_CEL_SPLIT", 1)
+    monkeypatch.setattr(forked, "workers", lambda: 2)
+    here = [0]
+    flags = ocm_load._cel_flags
+
+    def counted(*args: Any) -> bytes:
+        here[0] += 1
+        return flags(*args)
+
+    monkeypatch.setattr(ocm_load, "_cel_flags", counted)  # the child's calls are its own
+    assert [c.traits for c in load(objects)[0].clusters] == [c.traits for c in whole[0].clusters]
+    assert here[0] == 0

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from adapters.errors import InputError
 from adapters.kube.fields import INT32, ZERO_TIME, Fields, parse_time
 from adapters.kube.manifests import Manifest, index_by_kind
 from adapters.ocm import names as n
@@ -23,7 +24,7 @@ from adapters.ocm.checks import conditions
 from adapters.ocm.clusters import ManagedCluster, read_cluster
 from adapters.ocm.groups import GroupStrategy
 from adapters.ocm.policy import Policy, read_policy
-from adapters.ocm.sets import read_bindings, read_set
+from adapters.ocm.sets import ClusterSet, read_bindings, read_set
 from adapters.run import forked
 from model import (
     Batch,
@@ -71,31 +72,27 @@ def cel_trait(source: str) -> str:
 
 def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tuple[Batch, OcmContext]:
     objects = index_by_kind(manifests, n.KINDS)
+    beside = _cel_beside(objects, now)
+    try:
+        return _loaded(objects, now, seed, beside)
+    finally:
+        if beside is not None:  # bad input: its answer is of no use
+            beside.cancel()
+
+
+def _loaded(
+    objects: Mapping[str, list[Manifest]], now: datetime, seed: int, beside: forked.Pending | None
+) -> tuple[Batch, OcmContext]:
     clusters = [read_cluster(m) for m in objects[n.MANAGED_CLUSTER]]
     live = [c for c in clusters if not c.terminating]
     sets = {m.name: read_set(m) for m in objects[n.CLUSTER_SET]}
     bindings = read_bindings(objects[n.SET_BINDING], sets)
     valid_scores, all_scores = _scores(objects[n.SCORE], now)
     decisions = _decisions(objects[n.DECISION])
+    policies = _policies(objects[n.PLACEMENT])
 
-    policies: dict[str, tuple[Manifest, Policy]] = {}
-    for m in objects[n.PLACEMENT]:
-        f = Fields(m)
-        if not m.namespace:
-            raise f.fail("a Placement is namespaced", "metadata.namespace")
-        if m.obj.get("spec") is None:  # the CRD requires it, {} at least
-            raise f.fail("required", "spec")
-        metadata = m.obj["metadata"]
-        annotations = f.string_map(metadata.get("annotations"), "metadata.annotations")
-        if metadata.get("deletionTimestamp") is not None or annotations.get(n.DISABLE_ANNOTATION) == "true":
-            continue  # upstream leaves it alone: no decisions, no status
-        _check_status(f, f.mapping(m.obj.get("status"), "status"))
-        policies[f"{m.namespace}/{m.name}"] = (m, read_policy(f, m.obj.get("spec")))
-
-    memberships = {c.name: frozenset(s.trait for s in sets.values() if s.contains(c)) for c in live}
-    cel = _cel_matches(
-        {src for _, p in policies.values() for pred in p.predicates for src in pred.cel}, live, all_scores
-    )
+    memberships = _memberships(sets, live)
+    cel = _cel_matches(_cel_sources(policies), live, all_scores, beside)
     satisfied: dict[str, set[str]] = {}
     for trait, outcome in cel.items():
         for name in outcome.matched or ():
@@ -155,6 +152,46 @@ def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tupl
     absent = {name: count for name, count in sorted(outside.items()) if name not in live_names}
     batch = Batch(model_clusters, tuple(requests), now=now, seed=seed, absent_load=absent)
     return batch, OcmContext(contexts, {c.name: c for c in model_clusters}, now)
+
+
+def _memberships(sets: Mapping[str, ClusterSet], live: list[ManagedCluster]) -> dict[str, frozenset[str]]:
+    """By cluster, the traits of the sets it is a member of (ClusterSet.contains): an exclusive
+    set's members found by their clusterset label, each other set asked."""
+    exclusive = {s.name: s.trait for s in sets.values() if s.exclusive}
+    others = [s for s in sets.values() if not s.exclusive]
+    out = {}
+    for c in live:
+        traits = [s.trait for s in others if s.contains(c)]
+        label = c.labels.get(n.CLUSTERSET_LABEL)
+        if label in exclusive:
+            traits.append(exclusive[label])
+        out[c.name] = frozenset(traits)
+    return out
+
+
+def _policies(manifests: Iterable[Manifest]) -> dict[str, tuple[Manifest, Policy]]:
+    """By namespace/name, every Placement upstream schedules (neither deleting nor disabled)
+    with its policy."""
+    policies: dict[str, tuple[Manifest, Policy]] = {}
+    for m in manifests:
+        f = Fields(m)
+        if not m.namespace:
+            raise f.fail("a Placement is namespaced", "metadata.namespace")
+        if m.obj.get("spec") is None:  # the CRD requires it, {} at least
+            raise f.fail("required", "spec")
+        metadata = m.obj["metadata"]
+        annotations = f.string_map(metadata.get("annotations"), "metadata.annotations")
+        if metadata.get("deletionTimestamp") is not None or annotations.get(n.DISABLE_ANNOTATION) == "true":
+            continue  # upstream leaves it alone: no decisions, no status
+        _check_status(f, f.mapping(m.obj.get("status"), "status"))
+        policies[f"{m.namespace}/{m.name}"] = (m, read_policy(f, m.obj.get("spec")))
+    return policies
+
+
+def _cel_sources(policies: Mapping[str, tuple[Manifest, Policy]]) -> list[str]:
+    """The distinct CEL expressions of the placements' predicates, sorted (as _cel_matches
+    evaluates them)."""
+    return sorted({src for _, p in policies.values() for pred in p.predicates for src in pred.cel})
 
 
 def _check_status(f: Fields, status: Mapping[str, Any]) -> None:
@@ -251,49 +288,119 @@ class CelOutcome:
 
 
 def _cel_matches(
-    sources: Iterable[str], live: list[ManagedCluster], scores: Mapping[str, Mapping[str, list]]
+    sources: Iterable[str],
+    live: list[ManagedCluster],
+    scores: Mapping[str, Mapping[str, list]],
+    beside: forked.Pending | None = None,
 ) -> dict[str, CelOutcome]:
-    """By trait, each distinct expression compiled once and evaluated once over every cluster: a
-    large fleet's clusters in two halves at once, the second in a forked child (adapters.run.forked:
-    the same answers, sooner)."""
+    """By trait, each distinct expression compiled once and evaluated once over every live
+    cluster: by the child `beside` (_cel_beside) where its answer is for these expressions and
+    clusters, else here."""
     out: dict[str, CelOutcome] = {}
     sources = sorted(set(sources))
     if not sources:
         return out
+    programs, errors = _compiled(sources)
+    out.update((cel_trait(src), CelOutcome(error=error)) for src, error in errors.items())
+    names = [c.name for c in live]
+    answer = beside.result() if beside is not None else b""
+    key = _cel_key(list(programs), names)
+    if answer[: len(key)] == key:
+        flags = answer[len(key) :]
+    else:
+        flags = _cel_flags(list(programs.values()), [c.obj for c in live], scores)
+    n = len(live)
+    for k, src in enumerate(programs):
+        matched = flags[k * n : (k + 1) * n]
+        out[cel_trait(src)] = CelOutcome(frozenset(c for c, ok in zip(names, matched, strict=True) if ok))
+    return out
+
+
+def _compiled(sources: Iterable[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Each expression's program, and why each of the others does not compile."""
     from adapters.ocm import cel  # only inputs with CEL expressions need the CEL library
 
-    # The lister's typed objects have no apiVersion or kind (client-go's decoder clears them), so
-    # upstream's CEL variable, converted from them, has neither.
-    objs = [{k: v for k, v in c.obj.items() if k not in ("apiVersion", "kind")} for c in live]
-    programs: dict[str, cel.CelProgram] = {}
+    programs: dict[str, Any] = {}
+    errors: dict[str, str] = {}
     for src in sources:
         try:
             programs[src] = cel.compile_expression(src)
         except cel.CelCompileError as err:
-            out[cel_trait(src)] = CelOutcome(error=str(err))
-
-    def matched(span: tuple[int, int]) -> bytes:
-        """One byte per program and cluster of objs[start:end], program by program."""
-        start, end = span
-        return bytes(
-            ok
-            for program in programs.values()
-            for ok in cel.matching_clusters(program, objs[start:end], lambda name: scores.get(name, {}))
-        )
-
-    n = len(objs)
-    half = n // 2 if n * len(programs) >= _CEL_SPLIT else n
-    second = forked.background(matched, (half, n)) if half < n else None
-    first = matched((0, half))
-    rest = second.result() if second is not None else b""
-    for k, src in enumerate(programs):
-        flags = first[k * half : (k + 1) * half] + rest[k * (n - half) : (k + 1) * (n - half)]
-        out[cel_trait(src)] = CelOutcome(frozenset(c.name for c, ok in zip(live, flags, strict=True) if ok))
-    return out
+            errors[src] = str(err)
+    return programs, errors
 
 
-# From this many evaluations (programs x clusters: a few milliseconds' work) half of them are
-# done in a forked child.
+def _cel_flags(programs: list[Any], clusters: list[Mapping[str, Any]], scores: Mapping[str, Any]) -> bytes:
+    """One byte per program and cluster (1: it matches), program by program."""
+    from adapters.ocm import cel
+
+    # The lister's typed objects have no apiVersion or kind (client-go's decoder clears them), so
+    # upstream's CEL variable, converted from them, has neither.
+    objs = [{k: v for k, v in c.items() if k not in ("apiVersion", "kind")} for c in clusters]
+    return bytes(
+        ok
+        for program in programs
+        for ok in cel.matching_clusters(program, objs, lambda name: scores.get(name, {}))
+    )
+
+
+def _cel_key(sources: list[str], names: list[str]) -> bytes:
+    """What a CEL answer is for: the expressions compiled and the live clusters, in order."""
+    return hashlib.sha256("\0".join([*sources, "", *names]).encode("utf-8", "surrogatepass")).digest()
+
+
+def _cel_beside(objects: Mapping[str, list[Manifest]], now: datetime) -> forked.Pending | None:
+    """A forked child evaluating the placements' CEL expressions over the live clusters
+    (_cel_early), while this process reads the rest (it takes about as long): None where they
+    are a few milliseconds' work, or no child may fork. The expressions are read loosely here;
+    the child's answer is taken only where it is for the expressions and clusters this process
+    reads (_cel_key)."""
+    if forked.workers() < 2:
+        return None
+    sources = _raw_cel_sources(objects[n.PLACEMENT])
+    if not sources or len(sources) * len(objects[n.MANAGED_CLUSTER]) < _CEL_SPLIT:
+        return None
+    from adapters.ocm import cel  # noqa: F401 - imported once, for this process and the child
+
+    return forked.background(_cel_early, (objects, now, sources))
+
+
+def _cel_early(item: tuple[Mapping[str, list[Manifest]], datetime, list[str]]) -> bytes:
+    """_cel_key and the flags of the expressions over the live clusters as load reads them
+    (their scores validated alike); nothing on bad input (this process's reading raises it)."""
+    objects, now, sources = item
+    try:
+        live = [m for m in objects[n.MANAGED_CLUSTER] if m.obj["metadata"].get("deletionTimestamp") is None]
+        _, scores = _scores(objects[n.SCORE], now)
+    except InputError:
+        return b""
+    programs, _ = _compiled(sources)
+    key = _cel_key(list(programs), [m.name for m in live])
+    return key + _cel_flags(list(programs.values()), [m.obj for m in live], scores)
+
+
+def _raw_cel_sources(placements: Iterable[Manifest]) -> list[str]:
+    """The distinct CEL expressions of the placements upstream schedules, sorted, read loosely:
+    on input load accepts, _cel_sources' (a child's answer for others is not taken)."""
+    sources: set[str] = set()
+    for m in placements:
+        metadata, spec = m.obj["metadata"], m.obj.get("spec")
+        annotations = metadata.get("annotations")
+        disabled = type(annotations) is dict and annotations.get(n.DISABLE_ANNOTATION) == "true"
+        if metadata.get("deletionTimestamp") is not None or disabled:
+            continue
+        predicates = spec.get("predicates") if type(spec) is dict else None
+        for predicate in predicates if type(predicates) is list else ():
+            selector = predicate.get("requiredClusterSelector") if type(predicate) is dict else None
+            cel = selector.get("celSelector") if type(selector) is dict else None
+            expressions = cel.get("celExpressions") if type(cel) is dict else None
+            if type(expressions) is list:
+                sources.update(e for e in expressions if type(e) is str)
+    return sorted(sources)
+
+
+# From this many evaluations (programs x clusters: a few milliseconds' work) they are made in a
+# forked child while this process reads the rest.
 _CEL_SPLIT = 20_000
 
 
