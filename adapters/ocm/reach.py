@@ -28,26 +28,31 @@ enqueued Placement is solved when one of those may have changed since its last s
 - Balance drift: other Placements' decisions moved since its last sync. Balance reads the count
   of a cluster it may pick (in its scope, passing its filters) and the busiest count: moves on
   clusters it cannot pick change nothing it reads, and are not looked at. When the busiest count
-  changed, every Balance score moved: solved. Otherwise only the feasible clusters whose counts
-  moved change their scores, each by a known amount (solver.balance.balance_scores of its
-  counts then and now); the answer kept its top N strictly above every other feasible cluster
-  (its weakest pick's total above the best left out, whose totals the result reported), so it
-  stands while the weakest pick, its moved scores applied, still beats the best left out raised
-  by the most any moved cluster left out rose. Then nothing it reads can reorder its top N (a
-  PickAll, or a PickN holding every feasible cluster, reads no score at all), and its sync would
-  write what it holds: it is not solved, and its recorded margins move to the counts as they now
-  stand (so the next check starts there). Where the top N was not strict (a tie at the cut, an
-  optimal answer of several coupled Placements, a sorter's range or a spread scoring clusters
-  together), any moved count on a cluster it may pick solves it.
+  changed, every Balance score moved, by at most a known amount for a count that did not move.
+  The feasible clusters whose counts moved change their scores, each by a known amount
+  (solver.balance.balance_scores of its counts then and now); the answer kept its top N strictly
+  above every other feasible cluster (its weakest pick's total above the best left out, whose
+  totals the result reported), so it stands while the weakest pick, its moved scores applied,
+  still beats the best left out raised by the most any cluster left out rose. Then nothing it
+  reads can reorder its top N (a PickAll, or a PickN holding every feasible cluster, reads no
+  score at all), and its sync would write what it holds: it is not solved, and its recorded
+  margins move to the counts as they now stand (so the next check starts there). A Placement
+  whose totals are each cluster's own is judged on the totals again (`_stands_alone`); one with
+  centered sorters (ResourceAllocatable*: a cluster's score spans the feasible clusters' range)
+  by each cluster's change of total, exact while its feasible set stays (`_stands_sorted`). Where
+  the top N was not strict (a tie at the cut, an optimal answer of several coupled Placements) or
+  a spread scores clusters together, any moved count on a cluster it may pick solves it.
 
   The margins of a Placement solved in a batch are those of the picture its sync judged: greedy
   syncs the batch one at a time, each against those before it as they answered, optimal judges
   on the batch's final decisions. Those pictures differ from the counts before the batch only on
   the clusters the batch moved, whose moves are logged after the batch's position: the next
-  check re-judges every cluster moved since (moved and back too), so the margins hold whichever
-  picture they were taken on, provided the busiest count was the same in each (`_moved_by`: no
-  moved cluster came within one of it; else the margins are checked against the counts before
-  the batch, as a restart would judge them).
+  check re-judges every cluster moved since (moved and back too; a sorter's by the range of its
+  batch-mates' moves on it), so the margins hold whichever picture they were taken on, provided
+  the busiest count was the same in each (`_moved_by`: no moved cluster came within one of it;
+  else the margins are checked against the counts before the batch, as a restart would judge
+  them). The first margins, of answers judged and never written (the model's start), are
+  checked against the counts as they stand.
 
 So greedy mode gives upstream's answer for every enqueued Placement (the skipped ones would sync
 to what they hold), each against the rest as they stand; optimal re-optimises the Placements
@@ -69,7 +74,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -133,6 +138,26 @@ class _Answer:
     most: int
     seen: int
     selected: frozenset[str] = frozenset()  # every cluster it holds (its picks, scored or not)
+    # Its own decisions per cluster on the picture judged (Balance reads every other's: a count
+    # logged then, less these), and the moves of its batch-mates its picture may hold beyond the
+    # count logged (greedy's: synced before or after it): theirs and its own, by cluster.
+    own: dict[str, int] = field(default_factory=dict)
+    mates: _Moves | None = None
+    up: frozenset[str] = frozenset()
+    down: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class _Moves:
+    """A batch's moves, shared by its answers: per cluster how many answers add it and how many
+    give it up; one answer's own (`up`, `down`) taken off gives the range of the others' moves on
+    its picture."""
+
+    added: Counter[str]
+    dropped: Counter[str]
+
+    def range(self, c: str, up: frozenset[str], down: frozenset[str]) -> tuple[int, int]:
+        return -(self.dropped[c] - (c in down)), self.added[c] - (c in up)
 
 
 class OcmLive:
@@ -169,7 +194,7 @@ class OcmLive:
         self.log_cluster: list[str] = []
         self.log_before: list[int] = []
         self.floor = 0  # the oldest position the log still holds
-        self._moved: dict[tuple[int, int, int], tuple[str, ...]] = {}  # _moved_since's answers
+        self._moved: dict[tuple[int, int, int], dict[str, int]] = {}  # _moved_since's answers
         self.seq = 0
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
@@ -183,7 +208,7 @@ class OcmLive:
         # Each Placement's margins as a sync now would judge it: greedy (each alone against the
         # others as they stand) over every Placement. Where that sync would pick otherwise than
         # it holds (an optimal first solve's answer), its margins say nothing: not strict.
-        taken = self._taken(set(self.placements), now)
+        taken = self._taken(set(self.placements), now, written=False)
         assert taken.answered is not None
         taken.answered(solve(taken.batch, SolveOptions(mode="greedy", seed=seed)))
         for key, answer in self.answers.items():
@@ -527,25 +552,51 @@ class OcmLive:
         weight = _balance_weight(request)
         # Of the clusters whose count moved, only those it may pick are scored (Balance reads the
         # count of a feasible cluster only; the busiest count is judged apart).
-        then = self._feasible(request, self._moved_since(answer.seen), now) if weight else []
+        moved = self._moved_since(answer.seen) if weight else {}
+        near = {*moved, *answer.mates.added, *answer.mates.dropped} if answer.mates and weight else moved
+        then = self._feasible(request, near, now) if weight else []
         most = self._most_for(key) if weight else answer.most
         if not relevant and not then and most == answer.most:
-            answer.seen = self.seq
+            self._judged_now(key, answer)
             return True
         if any(_regrouped(old, new, answer.picks) for old, new in relevant):
             return False  # a decision's group may change with its cluster's labels or claims
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
             if any(_verdicts(request, old, new, now, self.pool) for old, new in relevant):
                 return False
-            answer.seen, answer.most = self.seq, most
+            answer.most = most
+            self._judged_now(key, answer)
             return True
-        if not answer.strict or not _scored_alone(request):
+        if not answer.strict:
             return False
+        if _scored_alone(request):
+            return self._stands_alone(key, request, answer, relevant, then, most, now)
+        if _sorted_alone(request):
+            return self._stands_sorted(key, request, answer, relevant, moved, then, most, now)
+        return False
+
+    def _judged_now(self, key: str, answer: _Answer) -> None:
+        """The answer's picture moved to the hub as it stands (its margins read there)."""
+        answer.seen, answer.own, answer.mates = self.seq, dict(self.own.get(key, {})), None
+        answer.up = answer.down = frozenset()
+
+    def _stands_alone(
+        self,
+        key: str,
+        request: PlacementRequest,
+        answer: _Answer,
+        relevant: Sequence[tuple[Cluster | None, Cluster | None]],
+        then: Sequence[str],
+        most: int,
+        now: datetime,
+    ) -> bool:
+        """Each cluster's total its own (`_total`): the picks' and the moved ones' judged again."""
+        weight = _balance_weight(request)
         own = self.own.get(key, Counter())
         held = {d.cluster for d in request.existing}
         best = answer.best_out
-        if most > answer.most and best is not None:  # every Balance score left out rose by at most this
-            best = (best[0] + weight * _most_rise(answer.most, most), "")
+        if most != answer.most and best is not None:  # every Balance score left out moved by at most this
+            best = _raised(best, _most_rise(weight, answer.most, most))
         for old, new in relevant:
             name = (new or old).name  # type: ignore[union-attr]
             feasible = (
@@ -554,9 +605,8 @@ class OcmLive:
             if name in answer.picks and not feasible:
                 return False
             if not feasible and name not in answer.picks:
-                scoped = [c is not None and _in_scope(request, c) for c in (old, new)]
-                if scoped[0] != scoped[1] and len(self._members(request.scope or ())) <= 1:
-                    return False  # the available clusters may have gone to or from none
+                if self._emptied(request, old, new):
+                    return False
                 continue
             if name not in answer.picks:
                 if len(answer.picks) < request.count:
@@ -573,8 +623,99 @@ class OcmLive:
             picks[c] = _total(request, cluster, own, most, held)
         if best is not None and not all(_beats((t, c), best) for c, t in picks.items()):
             return False
-        answer.picks, answer.best_out, answer.most, answer.seen = picks, best, most, self.seq
+        answer.picks, answer.best_out, answer.most = picks, best, most
+        self._judged_now(key, answer)
         return True
+
+    def _emptied(self, request: PlacementRequest, old: Cluster | None, new: Cluster | None) -> bool:
+        """Whether a cluster entering or leaving the scope may take its available clusters to or
+        from none (the status says which)."""
+        scoped = [c is not None and _in_scope(request, c) for c in (old, new)]
+        return scoped[0] != scoped[1] and len(self._members(request.scope or ())) <= 1
+
+    def _stands_sorted(
+        self,
+        key: str,
+        request: PlacementRequest,
+        answer: _Answer,
+        relevant: Sequence[tuple[Cluster | None, Cluster | None]],
+        moved: Mapping[str, int],
+        then: Sequence[str],
+        most: int,
+        now: datetime,
+    ) -> bool:
+        """A sorter's margins (`_sorted_alone`). A centered sorter scores a cluster by its property
+        against the lowest and highest of the request's feasible clusters: while the feasible set
+        and their properties stay, each cluster's sorter score stays, and so does every score but
+        Balance's (and a changed cluster's own inputs, judged on its models before and after). A
+        cluster's total then moves by exactly its Balance score now less its Balance score on the
+        picture the margins were taken on (its count logged then, less the request's own decisions
+        then, within the range its batch-mates' moves may have left; Balance is monotone in the
+        count, so the range's ends bound it) plus its other inputs' change. Each pick's total is so
+        kept as a lower bound, the best left out as an upper bound: a cluster left out ranked below
+        it on the picture, so it is now at most that total plus its own rise (judged by name at
+        equality, which is exact where the bound is reached), and every cluster left out whose
+        count did not move rises by at most what the busiest count's change gives any count. The
+        top N stands while every pick still beats every such bound: nothing the sync reads can
+        reorder it. Where the feasible set may have changed (a cluster's verdict, scope or sorted
+        property or sorter's label match), its range may have: solved."""
+        held = {d.cluster for d in request.existing}
+        best = answer.best_out
+        if best is None:
+            return False  # no feasible cluster left out then: a moved one must be new to the set
+        weight = _balance_weight(request)
+        static: dict[str, int] = {}  # the change of a changed cluster's inputs but Balance's
+        for old, new in relevant:
+            name = (new or old).name  # type: ignore[union-attr]
+            feasible = [
+                c is not None and _in_scope(request, c) and admits(request, c, now, held=name in held)
+                for c in (old, new)
+            ]
+            if feasible[0] != feasible[1]:
+                return False  # the range the sorter spans may move
+            if not feasible[1]:
+                if self._emptied(request, old, new):
+                    return False
+                continue
+            if _sorted_inputs(request, old) != _sorted_inputs(request, new):  # type: ignore[arg-type]
+                return False
+            assert old is not None and new is not None  # feasible before and after
+            static[name] = _static(request, new, held) - _static(request, old, held)
+        own = self.own.get(key, Counter())
+        raised = _raised(best, _most_rise(weight, answer.most, most)) if most != answer.most else best
+        picks: dict[str, int] = {}
+        for c, total in answer.picks.items():
+            low, _ = self._balance_moved(c, answer, moved, own, most, weight)
+            picks[c] = total + low + static.get(c, 0)
+        for c in {*then, *static} - answer.picks.keys():
+            _, high = self._balance_moved(c, answer, moved, own, most, weight)
+            rise = high + static.get(c, 0)
+            if rise > 0:
+                raised = _better(raised, (best[0] + rise, c))
+        if not all(_beats((t, c), raised) for c, t in picks.items()):
+            return False
+        answer.picks, answer.best_out, answer.most = picks, raised, most
+        self._judged_now(key, answer)
+        return True
+
+    def _balance_moved(
+        self,
+        c: str,
+        answer: _Answer,
+        moved: Mapping[str, int],
+        own: Mapping[str, int],
+        most: int,
+        weight: int,
+    ) -> tuple[int, int]:
+        """The least and the most a cluster's weighted Balance score can have moved since the
+        answer's picture: its others' count now against the range it had there."""
+        if not weight:
+            return 0, 0
+        then = moved.get(c, self.counts.get(c, 0)) - answer.own.get(c, 0)
+        low, high = answer.mates.range(c, answer.up, answer.down) if answer.mates else (0, 0)
+        now = weight * _balance(max(0, self.counts.get(c, 0) - own.get(c, 0)), most)
+        ends = [now - weight * _balance(max(0, then + d), answer.most) for d in (low, high)]
+        return min(ends), max(ends)
 
     def _feasible(self, request: PlacementRequest, names: Iterable[str], now: datetime) -> list[str]:
         """The clusters of `names` the request may pick (in its scope, passing its filters)."""
@@ -586,15 +727,15 @@ class OcmLive:
                 out.append(name)
         return out
 
-    def _moved_since(self, seen: int) -> Sequence[str]:
-        """Each cluster whose count moved after position `seen` (the same for every Placement
-        judged at one position: kept until the log moves on)."""
+    def _moved_since(self, seen: int) -> Mapping[str, int]:
+        """Each cluster whose count moved after position `seen`, its count then (the same for
+        every Placement judged at one position: kept until the log moves on; read only)."""
         key = (seen, len(self.log_seq), self.floor)
         found = self._moved.get(key)
         if found is None:
             if len(self._moved) > 64:
                 self._moved.clear()
-            found = self._moved[key] = tuple(self._moved_from(seen))
+            found = self._moved[key] = self._moved_from(seen)
         return found
 
     def _moved_from(self, seen: int) -> dict[str, int]:
@@ -655,16 +796,14 @@ class OcmLive:
             if mode == "optimal" and request.coupled:
                 out.add(key)
                 continue
-            probe = _Answer(
-                dict(answer.picks), answer.best_out, answer.strict, answer.most, answer.seen, answer.selected
-            )
+            probe = replace(answer, picks=dict(answer.picks))  # judged, not moved on
             if not self._stands(key, request, probe, {}, self.now):
                 out.add(key)
         return out
 
     # -- the batch ------------------------------------------------------------------------------
 
-    def _taken(self, keys: set[str], now: datetime) -> Taken:
+    def _taken(self, keys: set[str], now: datetime, *, written: bool = True) -> Taken:
         """The Placements solved, loaded as load.py loads a hub's (the same steps, over these
         Placements only), every cluster with every other Placement's decisions as load."""
         contexts: dict[str, PlacementContext] = {}
@@ -719,54 +858,70 @@ class OcmLive:
         context = OcmContext(contexts, self.pool.by_name(), now)
         self.dirty -= set(contexts)
         keys = frozenset(contexts)
-        return Taken(batch, context, lambda result: self._answered(batch, result, keys))
+        return Taken(batch, context, lambda result: self._answered(batch, result, keys, written=written))
 
     def _members(self, scope: tuple[str, ...]) -> set[str]:
         return set().union(*(self.pool.with_trait(t) for t in scope)) if scope else set()
 
-    def _answered(self, batch: Batch, result: Result, keys: frozenset[str]) -> None:
-        """Each solved Placement's margins, at the counts its sync judged (before its writes)."""
+    def _answered(self, batch: Batch, result: Result, keys: frozenset[str], *, written: bool = True) -> None:
+        """Each solved Placement's margins, at the counts its sync judged (before its writes;
+        `written=False`: answers the hub is not given, judged only to know which hold)."""
         # Optimal judges coupled requests' scores on the batch's final decisions, which its
         # writes leave: those answers hold from the next position on (the writes' own moves).
         joint = result.stats.mode == "optimal" and sum(1 for r in batch.requests if r.coupled) > 1
         seen = self.seq + 1 if joint else self.seq
         by_key = {r.key: r for r in batch.requests}
-        moved = self._moved_by(keys, result)
+        answered = {r.request: frozenset(c.cluster for c in r.selected) for r in result.requests}
+        moves = {key: self._moves(key, answered.get(key, frozenset())) for key in keys}
+        added, dropped = Counter(), Counter()
+        for up, down in moves.values():
+            added.update(up)
+            dropped.update(down)
+        moved = self._moved_by(added, dropped)
+        mates = _Moves(added, dropped) if added or dropped else None
         for got in result.requests:
             request = by_key.get(got.request)
             if request is None:
                 continue
             answer = _margins(request, got, self._most_for(got.request), seen)
-            answer.strict = answer.strict and self._reproduces(request, got, answer, moved)
+            if joint:
+                answer.own = dict.fromkeys(answered[got.request], 1)
+            else:
+                answer.own = dict(self.own.get(got.request, {}))
+                answer.mates, (answer.up, answer.down) = mates, moves[got.request]
+            if _scored_alone(request):
+                # Answers never written move nothing the log sees: every reported total checked.
+                trusted = moved if moved is not None and written else frozenset()
+                answer.strict = answer.strict and self._reproduces(request, got, answer, trusted)
+            else:
+                answer.strict = answer.strict and _sorted_alone(request) and moved is not None
             self.answers[got.request] = answer
             self._arm(request, now=batch.now)
 
-    def _moved_by(self, keys: frozenset[str], result: Result) -> frozenset[str]:
-        """The clusters whose count the batch's answers move, where the busiest count stays as it
-        stands through them (else none: every reported total is checked against the counts before
-        the batch).
+    def _moves(self, key: str, answered: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+        """The clusters a Placement's answer adds to what it holds, and those it gives up."""
+        held = frozenset(self.own.get(key, ()))
+        return answered - held, held - answered
+
+    def _moved_by(self, added: Counter[str], dropped: Counter[str]) -> frozenset[str] | None:
+        """The clusters whose count the batch's answers move (`added`, `dropped`: per cluster, by
+        how many answers), where the busiest count stays as it stands through them (else None:
+        every reported total is checked against the counts before the batch).
 
         A Placement of a batch judges its scores on a picture of its own: greedy syncs them one
         at a time, each against those before it as they answered (upstream's queue), optimal on
         the batch's final decisions. Those pictures differ from the counts before the batch only
         on the clusters the batch moves (an answer's picks against its holdings, a misconfigured
-        Placement's decisions going); every such move is logged after the batch's position, so
-        `_moved_since` re-judges those clusters at the next check whatever the picture the margins
-        were taken on. The busiest count a Placement divides by is the same in every picture when
-        no moved cluster comes within one of the busiest count (a Placement sees the busiest
-        count, or one less where it holds every busiest cluster: clusters two below it never
-        decide it)."""
-        answered = {r.request: {c.cluster for c in r.selected} for r in result.requests}
-        rises: Counter[str] = Counter()
-        moved: set[str] = set()
-        for key in keys:
-            held = set(self.own.get(key, ()))
-            now = answered.get(key, set())
-            moved |= held ^ now
-            rises.update(now - held)
+        Placement's decisions going), each within the range of the other answers' moves on it;
+        every such move is logged after the batch's position, so `_moved_since` re-judges those
+        clusters at the next check whatever the picture the margins were taken on. The busiest
+        count a Placement divides by is the same in every picture when no moved cluster comes
+        within one of the busiest count (a Placement sees the busiest count, or one less where it
+        holds every busiest cluster: clusters two below it never decide it)."""
+        moved = {*added, *dropped}
         most = self._most()
-        if any(self.counts.get(c, 0) + rises[c] > most - 2 for c in moved):
-            return frozenset()  # every reported total checked against the counts before the batch
+        if any(self.counts.get(c, 0) + added[c] > most - 2 for c in moved):
+            return None
         return frozenset(moved)
 
     def _reproduces(
@@ -879,14 +1034,50 @@ def _scored_alone(request: PlacementRequest) -> bool:
     return not request.spread and not any(p.sorter is not None for p in request.preferences)
 
 
-def _total(request: PlacementRequest, c: Cluster, own: Mapping[str, int], most: int, held: set[str]) -> int:
-    """The request's total score on a cluster (model.Preference's shapes, a sorter's aside):
-    Balance counts every decision on it but the request's own, against the busiest count."""
+def _sorted_alone(request: PlacementRequest) -> bool:
+    """Whether its sorters' scores stay while its feasible set does (`_stands_sorted`): centered
+    sorters only (an interpolated one spans the whole fleet), no spread, and no toleration with
+    seconds (its running out changes the feasible set with no event on the cluster)."""
+    return (
+        not request.spread
+        and all(p.sorter.centered for p in request.preferences if p.sorter is not None)
+        and not any(t.seconds is not None for t in request.tolerations)
+    )
+
+
+def _sorted_inputs(request: PlacementRequest, c: Cluster) -> tuple[Any, ...]:
+    """What a cluster's sorter scores read of it (its property, a sorter's label match)."""
+    return tuple(
+        (c.properties.get(p.sorter.name), p.labels is None or p.labels.matches(c.labels))
+        for p in request.preferences
+        if p.sorter is not None
+    )
+
+
+def _balance(others: int, most: int) -> int:
+    """Balance's score of a cluster with `others` decisions (at most `most`)."""
+    return int(balance_scores(np.asarray([min(others, most)], dtype=np.int64), most)[0])
+
+
+def _total(
+    request: PlacementRequest,
+    c: Cluster,
+    own: Mapping[str, int],
+    most: int,
+    held: set[str],
+    *,
+    balance: bool = True,
+) -> int:
+    """The request's total score on a cluster but its sorters' (model.Preference's shapes):
+    Balance counts every decision on it but the request's own, against the busiest count
+    (`balance=False`: left out too)."""
     total = 0
     for p in request.preferences:
+        if p.sorter is not None:
+            continue
         if p.balance:
-            others = max(0, c.load - own.get(c.name, 0))
-            total += p.weight * int(balance_scores(np.asarray([others], dtype=np.int64), most)[0])
+            if balance:
+                total += p.weight * _balance(max(0, c.load - own.get(c.name, 0)), most)
         elif p.held:
             total += p.weight * 100 if c.name in held else 0
         elif p.external is not None:
@@ -896,11 +1087,24 @@ def _total(request: PlacementRequest, c: Cluster, own: Mapping[str, int], most: 
     return total
 
 
-def _most_rise(most: int, now: int) -> int:
-    """The most a Balance score can rise when the busiest count goes from `most` to `now` (a
-    cluster's count itself unchanged, at most `most`)."""
-    counts = np.arange(most + 1, dtype=np.int64)
-    return max(0, int((balance_scores(counts, now) - balance_scores(counts, most)).max()))
+def _static(request: PlacementRequest, c: Cluster, held: set[str]) -> int:
+    """The request's total on a cluster but its sorters' and Balance's scores."""
+    return _total(request, c, {}, 0, held, balance=False)
+
+
+def _most_rise(weight: int, most: int, now: int) -> int:
+    """The most a weighted Balance score can rise when the busiest count goes from `most` to
+    `now`, a cluster's count itself unchanged (so at most both); a negative weight rises where
+    the score falls."""
+    counts = np.arange(min(most, now) + 1, dtype=np.int64)
+    moved = weight * (balance_scores(counts, now) - balance_scores(counts, most))
+    return max(0, int(moved.max()))
+
+
+def _raised(best: tuple[int, str], rise: int) -> tuple[int, str]:
+    """The best left out's bound where every cluster left out may have risen by `rise` (which
+    of them unknown: beaten only on the total)."""
+    return best if rise <= 0 else (best[0] + rise, "")
 
 
 def _regrouped(old: Cluster | None, new: Cluster | None, picks: Mapping[str, int]) -> bool:
