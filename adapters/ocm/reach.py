@@ -160,6 +160,33 @@ class _Moves:
         return -(self.dropped[c] - (c in down)), self.added[c] - (c in up)
 
 
+@dataclass(frozen=True, slots=True)
+class _Drift:
+    """The clusters whose count moved since a picture (and its batch-mates' moves), by name, each
+    with its count then and now and the moves its batch-mates made on it."""
+
+    mates: _Moves | None
+    names: list[str]
+    index: dict[str, int]
+    labels: np.ndarray  # the names, to compare at once
+    then: np.ndarray
+    now: np.ndarray
+    added: np.ndarray
+    dropped: np.ndarray
+
+
+_NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
+
+
+class _Desc(str):
+    """A name that sorts backwards (the weakest pick: the lowest total, then the last name)."""
+
+    __slots__ = ()
+
+    def __lt__(self, other: str) -> bool:  # type: ignore[override]
+        return str.__gt__(self, other)
+
+
 class OcmLive:
     def __init__(
         self, manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None
@@ -195,6 +222,7 @@ class OcmLive:
         self.log_before: list[int] = []
         self.floor = 0  # the oldest position the log still holds
         self._moved: dict[tuple[int, int, int], dict[str, int]] = {}  # _moved_since's answers
+        self._drifts: dict[tuple[int, int, int, int], _Drift] = {}  # _drift's answers
         self.seq = 0
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
@@ -549,160 +577,201 @@ class OcmLive:
         if answer.seen < self.floor:
             return False
         relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now)]
-        weight = _balance_weight(request)
-        # Of the clusters whose count moved, only those it may pick are scored (Balance reads the
-        # count of a feasible cluster only; the busiest count is judged apart).
-        moved = self._moved_since(answer.seen) if weight else {}
-        near = {*moved, *answer.mates.added, *answer.mates.dropped} if answer.mates and weight else moved
-        then = self._feasible(request, near, now) if weight else []
-        most = self._most_for(key) if weight else answer.most
-        if not relevant and not then and most == answer.most:
-            self._judged_now(key, answer)
-            return True
         if any(_regrouped(old, new, answer.picks) for old, new in relevant):
             return False  # a decision's group may change with its cluster's labels or claims
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
             if any(_verdicts(request, old, new, now, self.pool) for old, new in relevant):
                 return False
-            answer.most = most
             self._judged_now(key, answer)
             return True
-        if not answer.strict:
+        weight = _balance_weight(request)
+        drift = self._drift(answer) if weight else None
+        most = self._most_for(key) if weight else answer.most
+        if not relevant and (drift is None or not drift.names) and most == answer.most:
+            self._judged_now(key, answer)
+            return True
+        if answer.strict and (_scored_alone(request) or _sorted_alone(request)):
+            return self._stands_margins(key, request, answer, relevant, drift, most, now)
+        # Its totals not kept: it stands only while nothing it reads moved (Balance reads the
+        # count of a cluster it may pick, and the busiest count).
+        if relevant or most != answer.most or (drift is not None and self._any_feasible(request, drift, now)):
             return False
-        if _scored_alone(request):
-            return self._stands_alone(key, request, answer, relevant, then, most, now)
-        if _sorted_alone(request):
-            return self._stands_sorted(key, request, answer, relevant, moved, then, most, now)
-        return False
+        self._judged_now(key, answer)
+        return True
 
     def _judged_now(self, key: str, answer: _Answer) -> None:
         """The answer's picture moved to the hub as it stands (its margins read there)."""
         answer.seen, answer.own, answer.mates = self.seq, dict(self.own.get(key, {})), None
         answer.up = answer.down = frozenset()
 
-    def _stands_alone(
+    def _stands_margins(
         self,
         key: str,
         request: PlacementRequest,
         answer: _Answer,
         relevant: Sequence[tuple[Cluster | None, Cluster | None]],
-        then: Sequence[str],
+        drift: _Drift | None,
         most: int,
         now: datetime,
     ) -> bool:
-        """Each cluster's total its own (`_total`): the picks' and the moved ones' judged again."""
-        weight = _balance_weight(request)
+        """A strict top N judged again. Each cluster's total is its own (`_scored_alone`: the
+        picks' and a changed cluster's totals judged again), or its centered sorters' scores stay
+        while its feasible set does (`_sorted_alone`: a cluster's total moves by exactly its
+        Balance score now less its Balance score on the picture the margins were taken on, plus
+        its other inputs' change; judged on the changed cluster's models before and after). A
+        cluster left out ranked below the best left out on the picture, so its total now is at
+        most that total plus its own rise (judged by name at equality, which is exact where the
+        bound is reached); every count that did not move rises by at most what the busiest
+        count's change gives any count. The rises of every moved count are taken at once
+        (`_rises`: Balance is monotone in the count, so a picture's range of counts bounds them
+        by its ends); only a cluster whose bound would overtake the weakest pick is looked at
+        (is it feasible; if its totals are its own, what is its total). The top N stands while
+        every pick still beats every such bound: nothing the sync reads can reorder it. Where
+        the feasible set of a sorter may have changed (a cluster's verdict, its scope, its sorted
+        property or a sorter's label match), the range it spans may have: solved."""
+        alone = _scored_alone(request)
+        held = {d.cluster for d in request.existing}
         own = self.own.get(key, Counter())
-        held = {d.cluster for d in request.existing}
-        best = answer.best_out
-        if most != answer.most and best is not None:  # every Balance score left out moved by at most this
-            best = _raised(best, _most_rise(weight, answer.most, most))
-        for old, new in relevant:
-            name = (new or old).name  # type: ignore[union-attr]
-            feasible = (
-                new is not None and _in_scope(request, new) and admits(request, new, now, held=name in held)
-            )
-            if name in answer.picks and not feasible:
-                return False
-            if not feasible and name not in answer.picks:
-                if self._emptied(request, old, new):
-                    return False
-                continue
-            if name not in answer.picks:
-                if len(answer.picks) < request.count:
-                    return False  # a cluster newly feasible for one short of its N
-                best = _better(best, (_total(request, new, own, most, held), name))
-        for c in then:
-            if c not in answer.picks:
-                best = _better(best, (_total(request, self.pool[c], own, most, held), c))
-        picks = {}
-        for c in answer.picks:
-            cluster = self.pool.get(c)
-            if cluster is None:
-                return False
-            picks[c] = _total(request, cluster, own, most, held)
-        if best is not None and not all(_beats((t, c), best) for c, t in picks.items()):
-            return False
-        answer.picks, answer.best_out, answer.most = picks, best, most
-        self._judged_now(key, answer)
-        return True
-
-    def _emptied(self, request: PlacementRequest, old: Cluster | None, new: Cluster | None) -> bool:
-        """Whether a cluster entering or leaving the scope may take its available clusters to or
-        from none (the status says which)."""
-        scoped = [c is not None and _in_scope(request, c) for c in (old, new)]
-        return scoped[0] != scoped[1] and len(self._members(request.scope or ())) <= 1
-
-    def _stands_sorted(
-        self,
-        key: str,
-        request: PlacementRequest,
-        answer: _Answer,
-        relevant: Sequence[tuple[Cluster | None, Cluster | None]],
-        moved: Mapping[str, int],
-        then: Sequence[str],
-        most: int,
-        now: datetime,
-    ) -> bool:
-        """A sorter's margins (`_sorted_alone`). A centered sorter scores a cluster by its property
-        against the lowest and highest of the request's feasible clusters: while the feasible set
-        and their properties stay, each cluster's sorter score stays, and so does every score but
-        Balance's (and a changed cluster's own inputs, judged on its models before and after). A
-        cluster's total then moves by exactly its Balance score now less its Balance score on the
-        picture the margins were taken on (its count logged then, less the request's own decisions
-        then, within the range its batch-mates' moves may have left; Balance is monotone in the
-        count, so the range's ends bound it) plus its other inputs' change. Each pick's total is so
-        kept as a lower bound, the best left out as an upper bound: a cluster left out ranked below
-        it on the picture, so it is now at most that total plus its own rise (judged by name at
-        equality, which is exact where the bound is reached), and every cluster left out whose
-        count did not move rises by at most what the busiest count's change gives any count. The
-        top N stands while every pick still beats every such bound: nothing the sync reads can
-        reorder it. Where the feasible set may have changed (a cluster's verdict, scope or sorted
-        property or sorter's label match), its range may have: solved."""
-        held = {d.cluster for d in request.existing}
-        best = answer.best_out
-        if best is None:
-            return False  # no feasible cluster left out then: a moved one must be new to the set
         weight = _balance_weight(request)
-        static: dict[str, int] = {}  # the change of a changed cluster's inputs but Balance's
+        best = answer.best_out
+        if best is None and not alone:
+            return False  # no feasible cluster left out then: a moved one must be new to the set
+        static: dict[str, int] = {}  # a sorter's changed clusters: their inputs' change but Balance's
+        exact: list[tuple[int, str]] = []  # its own totals: changed clusters left out, judged again
         for old, new in relevant:
             name = (new or old).name  # type: ignore[union-attr]
             feasible = [
                 c is not None and _in_scope(request, c) and admits(request, c, now, held=name in held)
                 for c in (old, new)
             ]
-            if feasible[0] != feasible[1]:
+            if name in answer.picks and not feasible[1]:
+                return False
+            if not alone and feasible[0] != feasible[1]:
                 return False  # the range the sorter spans may move
             if not feasible[1]:
                 if self._emptied(request, old, new):
                     return False
                 continue
-            if _sorted_inputs(request, old) != _sorted_inputs(request, new):  # type: ignore[arg-type]
-                return False
+            if alone:
+                if name not in answer.picks:
+                    if len(answer.picks) < request.count:
+                        return False  # a cluster newly feasible for one short of its N
+                    exact.append((_total(request, new, own, most, held), name))  # type: ignore[arg-type]
+                continue
             assert old is not None and new is not None  # feasible before and after
+            if _sorted_inputs(request, old) != _sorted_inputs(request, new):
+                return False
             static[name] = _static(request, new, held) - _static(request, old, held)
-        own = self.own.get(key, Counter())
-        raised = _raised(best, _most_rise(weight, answer.most, most)) if most != answer.most else best
         picks: dict[str, int] = {}
         for c, total in answer.picks.items():
-            low, _ = self._balance_moved(c, answer, moved, own, most, weight)
-            picks[c] = total + low + static.get(c, 0)
-        for c in {*then, *static} - answer.picks.keys():
-            _, high = self._balance_moved(c, answer, moved, own, most, weight)
-            rise = high + static.get(c, 0)
-            if rise > 0:
-                raised = _better(raised, (best[0] + rise, c))
-        if not all(_beats((t, c), raised) for c, t in picks.items()):
+            if alone:
+                cluster = self.pool.get(c)
+                if cluster is None:
+                    return False
+                picks[c] = _total(request, cluster, own, most, held)
+            else:
+                low, _ = self._balance_moved(c, answer, own, most, weight)
+                picks[c] = total + low + static.get(c, 0)
+        raised = best
+        if best is not None and most != answer.most:
+            raised = _raised(best, _most_rise(weight, answer.most, most))
+        for candidate in exact:
+            raised = _better(raised, candidate)
+        for c in static.keys() - picks.keys():
+            if drift is None or c not in drift.index:
+                _, high = self._balance_moved(c, answer, own, most, weight)
+                if high + static[c] > 0:
+                    raised = _better(raised, (best[0] + high + static[c], c))  # type: ignore[index]
+        if drift is not None and drift.names:
+            weakest = min(picks.items(), key=lambda item: (item[1], _Desc(item[0])), default=None)
+            rises = self._rises(drift, answer, own, most, weight)
+            for c, change in static.items():
+                at = drift.index.get(c)
+                if at is not None:
+                    rises[at] += change
+            for c in picks:
+                at = drift.index.get(c)
+                if at is not None:
+                    rises[at] = _NONE
+            found = self._drifted_bound(request, drift, rises, best, weakest, alone, own, most, held, now)
+            if found is False:
+                return False
+            if found is not None:
+                raised = _better(raised, found)
+        if raised is not None and not all(_beats((t, c), raised) for c, t in picks.items()):
             return False
         answer.picks, answer.best_out, answer.most = picks, raised, most
         self._judged_now(key, answer)
         return True
 
+    def _drifted_bound(
+        self,
+        request: PlacementRequest,
+        drift: _Drift,
+        rises: np.ndarray,
+        best: tuple[int, str] | None,
+        weakest: tuple[str, int] | None,
+        alone: bool,
+        own: Mapping[str, int],
+        most: int,
+        held: set[str],
+        now: datetime,
+    ) -> tuple[int, str] | None | bool:
+        """The best bound of the moved clusters left out (None: none rose), or False where one
+        may overtake the weakest pick: those whose bound would are looked at one by one (left
+        out where it cannot pick them; its own total judged again where totals are its own; else
+        it may)."""
+        if best is None:  # nothing was left out: a cluster rising is new to the feasible set
+            threat = rises > _NONE
+            bound = np.zeros(len(rises), dtype=np.int64)
+        else:
+            bound = best[0] + rises
+            threat = rises > 0
+            if weakest is not None:
+                name, total = weakest
+                threat &= (bound > total) | ((bound == total) & (drift.labels <= name))
+        found: tuple[int, str] | None = None
+        for at in np.flatnonzero(threat).tolist():
+            name = drift.names[at]
+            cluster = self.pool.get(name)
+            if cluster is None or not admits(request, cluster, now, held=name in held):
+                continue
+            if not alone:
+                return False
+            found = _better(found, (_total(request, cluster, own, most, held), name))
+        rest = (rises > 0) & ~threat
+        if best is not None and rest.any():
+            top = int(bound[rest].max())
+            first = min(drift.names[at] for at in np.flatnonzero(rest & (bound == top)).tolist())
+            found = _better(found, (top, first))
+        return found
+
+    def _rises(
+        self, drift: _Drift, answer: _Answer, own: Mapping[str, int], most: int, weight: int
+    ) -> np.ndarray:
+        """The most each moved cluster's weighted Balance score can have risen since the answer's
+        picture (its others' count now against the range it had there: its count logged then,
+        less the request's own decisions then, within its batch-mates' moves)."""
+        low, high = drift.then - drift.dropped, drift.then + drift.added
+        now = drift.now.copy()
+        for c in {*own, *answer.own, *answer.up, *answer.down}:
+            at = drift.index.get(c)
+            if at is None:
+                continue
+            now[at] -= own.get(c, 0)
+            mine = answer.own.get(c, 0)
+            low[at] += (c in answer.down) - mine
+            high[at] -= (c in answer.up) + mine
+        scores = weight * balance_scores(np.clip(now, 0, most), most)
+        if answer.mates is None:
+            return scores - weight * balance_scores(np.clip(low, 0, answer.most), answer.most)
+        ends = [weight * balance_scores(np.clip(x, 0, answer.most), answer.most) for x in (low, high)]
+        return scores - np.minimum(*ends)
+
     def _balance_moved(
         self,
         c: str,
         answer: _Answer,
-        moved: Mapping[str, int],
         own: Mapping[str, int],
         most: int,
         weight: int,
@@ -711,21 +780,54 @@ class OcmLive:
         answer's picture: its others' count now against the range it had there."""
         if not weight:
             return 0, 0
+        moved = self._moved_since(answer.seen)
         then = moved.get(c, self.counts.get(c, 0)) - answer.own.get(c, 0)
         low, high = answer.mates.range(c, answer.up, answer.down) if answer.mates else (0, 0)
         now = weight * _balance(max(0, self.counts.get(c, 0) - own.get(c, 0)), most)
         ends = [now - weight * _balance(max(0, then + d), answer.most) for d in (low, high)]
         return min(ends), max(ends)
 
-    def _feasible(self, request: PlacementRequest, names: Iterable[str], now: datetime) -> list[str]:
-        """The clusters of `names` the request may pick (in its scope, passing its filters)."""
+    def _emptied(self, request: PlacementRequest, old: Cluster | None, new: Cluster | None) -> bool:
+        """Whether a cluster entering or leaving the scope may take its available clusters to or
+        from none (the status says which)."""
+        scoped = [c is not None and _in_scope(request, c) for c in (old, new)]
+        return scoped[0] != scoped[1] and len(self._members(request.scope or ())) <= 1
+
+    def _any_feasible(self, request: PlacementRequest, drift: _Drift, now: datetime) -> bool:
+        """Whether the request may pick one of the moved clusters (in its scope, passing its
+        filters)."""
         held = {d.cluster for d in request.existing}
-        out = []
-        for name in names:
+        for name in drift.names:
             cluster = self.pool.get(name)
             if cluster is not None and admits(request, cluster, now, held=name in held):
-                out.append(name)
-        return out
+                return True
+        return False
+
+    def _drift(self, answer: _Answer) -> _Drift:
+        """The clusters whose count moved since the answer's picture (and those its batch-mates
+        moved), as arrays: the same for every answer of one picture, kept until the log moves
+        on."""
+        key = (answer.seen, id(answer.mates), len(self.log_seq), self.floor)
+        found = self._drifts.get(key)
+        if found is not None and found.mates is answer.mates:
+            return found
+        moved = self._moved_since(answer.seen)
+        mates = answer.mates
+        names = sorted({*moved, *(mates.added if mates else ()), *(mates.dropped if mates else ())})
+        found = _Drift(
+            mates,
+            names,
+            {name: at for at, name in enumerate(names)},
+            np.asarray(names, dtype=str),
+            np.fromiter((moved.get(c, self.counts.get(c, 0)) for c in names), np.int64, len(names)),
+            np.fromiter((self.counts.get(c, 0) for c in names), np.int64, len(names)),
+            np.fromiter((mates.added[c] if mates else 0 for c in names), np.int64, len(names)),
+            np.fromiter((mates.dropped[c] if mates else 0 for c in names), np.int64, len(names)),
+        )
+        if len(self._drifts) > 64:
+            self._drifts.clear()
+        self._drifts[key] = found
+        return found
 
     def _moved_since(self, seen: int) -> Mapping[str, int]:
         """Each cluster whose count moved after position `seen`, its count then (the same for
