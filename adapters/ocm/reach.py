@@ -365,12 +365,13 @@ class OcmLive:
             for trait, outcome in again.items():
                 old = out[trait].matched or frozenset()
                 out[trait] = CelOutcome((old - wanted) | (outcome.matched or frozenset()))
-        touched = set(wanted)
+        touched = set(wanted)  # the clusters whose outcomes may differ
         for trait in set(out) | set(self.cel):
             before, after = self.cel.get(trait), out.get(trait)
             if before is not after:
-                touched |= (before.matched if before else None) or frozenset()
-                touched |= (after.matched if after else None) or frozenset()
+                touched |= ((before.matched if before else None) or frozenset()) ^ (
+                    (after.matched if after else None) or frozenset()
+                )
         self.cel = out
         for name in touched:
             found = frozenset(t for t, o in out.items() if o.matched and name in o.matched)
@@ -950,9 +951,9 @@ class OcmLive:
             taken_off.update(self.own.get(key, {}))
         clusters = self.pool.clusters({c: -k for c, k in taken_off.items()})
         absent = {
-            c: count - taken_off[c]
-            for c, count in sorted(self.counts.items())
-            if c not in self.pool and count - taken_off[c] > 0
+            c: self.counts[c] - taken_off[c]
+            for c in sorted(self.counts.keys() - self.pool.by_name().keys())
+            if self.counts[c] - taken_off[c] > 0
         }
         requests.sort(key=lambda r: r.key)
         self.requests.update({r.key: r for r in requests})
