@@ -16,7 +16,7 @@ import pytest
 from adapters.generate.common import DEFAULT_NOW
 from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
-from adapters.live.hub import Applied, HubScheduler
+from adapters.live.hub import Applied, Deleted, HubScheduler
 from adapters.ocm.load import load
 from adapters.ocm.reach import OcmLive
 from bench.hub_soak import _World
@@ -245,3 +245,26 @@ def test_a_sorter_is_solved_where_a_cluster_left_out_may_overtake_a_pick() -> No
     assert s in hub._live["ocm"].enqueued
     assert s in delta.requests
     assert _holds(hub, s)
+
+
+def test_a_busiest_count_falling_raises_what_a_negative_balance_weight_left_out() -> None:
+    """`p` prefers busy clusters (Balance weight -1): c4 (two others' decisions, the busiest) over
+    c3 (one). One of c4's goes: the busiest count falls to 1, c3 and c4 both score -100, so both
+    weigh +100 and c3 wins by name. c3's count did not move: only the busiest count's fall, which
+    raises every count's weighted score for a negative weight, reaches it. The bound raised the
+    best left out only when the busiest count rose: `p` held c4."""
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}", {"zone": "a"}) for i in range(5))),
+        ocm.placement("p", n=1, mode="Exact", prioritizers=[ocm.builtin("Balance", -1)]),
+        ocm.decision("ghost-a", 1, ["c4"]),
+        ocm.decision("ghost-b", 1, ["c4"]),
+        ocm.decision("ghost-c", 1, ["c3"]),
+    ]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode="greedy"))
+    p = f"{ocm.NS}/p"
+    assert _decisions(hub.objects())[p] == {"c4"}
+    hub.handle(Deleted("PlacementDecision", "ghost-a-decision-1", ocm.NS), now=ocm.NOW_TIME)
+    delta = hub.handle(_relabelled(hub, "c0"), now=ocm.NOW_TIME)
+    assert p in hub._live["ocm"].enqueued
+    assert p in delta.requests
+    assert _decisions(hub.objects())[p] == {"c3"}
