@@ -792,7 +792,17 @@ class OcmLive:
         """Whether a cluster entering or leaving the scope may take its available clusters to or
         from none (the status says which)."""
         scoped = [c is not None and _in_scope(request, c) for c in (old, new)]
-        return scoped[0] != scoped[1] and len(self._members(request.scope or ())) <= 1
+        return scoped[0] != scoped[1] and self._few(request.scope or ())
+
+    def _few(self, scope: tuple[str, ...]) -> bool:
+        """Whether the scope holds at most one cluster (found without listing them all)."""
+        seen: set[str] = set()
+        for trait in scope:
+            for name in self.pool.with_trait(trait):
+                seen.add(name)
+                if len(seen) > 1:
+                    return False
+        return True
 
     def _any_feasible(self, request: PlacementRequest, drift: _Drift, now: datetime) -> bool:
         """Whether the request may pick one of the moved clusters (in its scope, passing its
