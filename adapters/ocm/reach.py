@@ -73,7 +73,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -173,6 +173,18 @@ class _Drift:
     now: np.ndarray
     added: np.ndarray
     dropped: np.ndarray
+
+
+class _Traits(dict):
+    """A cluster's traits by name, each read when first looked up."""
+
+    def __init__(self, read: Callable[[str], frozenset[str]]) -> None:
+        super().__init__()
+        self.read = read
+
+    def __missing__(self, name: str) -> frozenset[str]:
+        found = self[name] = self.read(name)
+        return found
 
 
 _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
@@ -947,8 +959,9 @@ class OcmLive:
             required = _required(policy, self.cel)
             # Only a toleration refused reads the available clusters themselves (misconfigured
             # only where one passes the predicates): listed for it alone.
-            available = [live[c] for c in sorted(members)] if policy.toleration_error else []
-            traits = {c.name: self._traits(c.name) for c in available}
+            # (Whether one passes, in any order: each cluster's traits read as it is looked at.)
+            available = [live[c] for c in members] if policy.toleration_error else []
+            traits = _Traits(self._traits)
             context.misconfigured = _misconfigured(policy, required, available or members, traits, self.cel)
             if context.misconfigured is not None:
                 continue
