@@ -268,3 +268,32 @@ def test_a_busiest_count_falling_raises_what_a_negative_balance_weight_left_out(
     assert p in hub._live["ocm"].enqueued
     assert p in delta.requests
     assert _decisions(hub.objects())[p] == {"c3"}
+
+
+def test_a_spread_is_not_solved_for_counts_that_fall_on_clusters_it_left_out() -> None:
+    """`s` spreads two picks over two zones by Balance: c0 and c1 (one a zone, first by name).
+    `t` grows onto c3 and c4, which `s` may pick but left out: their Balance scores for `s` fall,
+    so each still loses every comparison of `s`'s greedy run it lost, and no pick's score moved.
+    A relabel enqueues both: `s` is not solved, and its sync would keep c0 and c1."""
+    zone = {
+        "topologyKey": "zone",
+        "topologyKeyType": "Label",
+        "maxSkew": 1,
+        "whenUnsatisfiable": "DoNotSchedule",
+    }
+    balance = [ocm.builtin("Balance")]
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}", {"zone": f"z{i % 2}"}) for i in range(6))),
+        ocm.placement("s", n=2, mode="Exact", prioritizers=balance, spread=[zone]),
+        ocm.placement("t", n=1, mode="Exact", prioritizers=balance),
+    ]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode="greedy"))
+    s = f"{ocm.NS}/s"
+    assert _decisions(hub.objects())[s] == {"c0", "c1"}
+    t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
+    hub.handle(Applied({**t, "spec": {**t["spec"], "numberOfClusters": 3}}), now=ocm.NOW_TIME)
+    assert _decisions(hub.objects())[f"{ocm.NS}/t"] == {"c2", "c3", "c4"}
+    delta = hub.handle(_relabelled(hub, "c5"), now=ocm.NOW_TIME)
+    assert s in hub._live["ocm"].enqueued
+    assert s not in delta.requests
+    assert _holds(hub, s)

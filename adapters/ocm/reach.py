@@ -37,11 +37,13 @@ enqueued Placement is solved when one of those may have changed since its last s
   reads can reorder its top N (a PickAll, or a PickN holding every feasible cluster, reads no
   score at all), and its sync would write what it holds: it is not solved, and its recorded
   margins move to the counts as they now stand (so the next check starts there). A Placement
-  whose totals are each cluster's own is judged on the totals again (`_stands_alone`); one with
-  centered sorters (ResourceAllocatable*: a cluster's score spans the feasible clusters' range)
-  by each cluster's change of total, exact while its feasible set stays (`_stands_sorted`). Where
-  the top N was not strict (a tie at the cut, an optimal answer of several coupled Placements) or
-  a spread scores clusters together, any moved count on a cluster it may pick solves it.
+  whose totals are each cluster's own is judged on the totals again, one with centered sorters
+  (ResourceAllocatable*: a cluster's score spans the feasible clusters' range) by each cluster's
+  change of total, exact while its feasible set stays (`_stands_margins`). Where
+  the top N was not strict (a tie at the cut, an optimal answer of several coupled Placements),
+  any moved count on a cluster it may pick solves it. A spread's picks are not its top N: its
+  greedy run stands while no pick's score moved and no feasible cluster left out rose
+  (`_stands_ordered`); an optimal spread, any moved count on a cluster it may pick solves it.
 
   The margins of a Placement solved in a batch are those of the picture its sync judged: greedy
   syncs the batch one at a time, each against those before it as they answered, optimal judges
@@ -145,6 +147,9 @@ class _Answer:
     mates: _Moves | None = None
     up: frozenset[str] = frozenset()
     down: frozenset[str] = frozenset()
+    # A spread's greedy run on its picture (its picks are not its top N): it stands while no
+    # pick's total moves and no feasible cluster left out rises (`_stands_ordered`).
+    ordered: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,7 +259,7 @@ class OcmLive:
         for key, answer in self.answers.items():
             held = frozenset(self.own.get(key, ()))
             if answer.selected != held:
-                answer.strict, answer.selected = False, held
+                answer.strict, answer.ordered, answer.selected = False, False, held
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -605,6 +610,8 @@ class OcmLive:
             return True
         if answer.strict and (_scored_alone(request) or _sorted_alone(request)):
             return self._stands_margins(key, request, answer, relevant, drift, most, now)
+        if answer.ordered and not relevant and most == answer.most and drift is not None:
+            return self._stands_ordered(key, request, answer, drift, now)
         # Its totals not kept: it stands only while nothing it reads moved (Balance reads the
         # count of a cluster it may pick, and the busiest count).
         if relevant or most != answer.most or (drift is not None and self._any_feasible(request, drift, now)):
@@ -714,6 +721,35 @@ class OcmLive:
         if raised is not None and not all(_beats((t, c), raised) for c, t in picks.items()):
             return False
         answer.picks, answer.best_out, answer.most = picks, raised, most
+        self._judged_now(key, answer)
+        return True
+
+    def _stands_ordered(
+        self, key: str, request: PlacementRequest, answer: _Answer, drift: _Drift, now: datetime
+    ) -> bool:
+        """A spread's greedy run judged again (`_Answer.ordered`). Each cycle picks, among the
+        clusters within every hard constraint, those of the best topology score (which reads the
+        picks so far, not the totals), then the best total, then the name (held clusters first in
+        the first cycle: what it holds is the same). Where no pick's total moved and no feasible
+        cluster left out rose, every comparison the run made comes out the same (a cluster left
+        out lost each it took part in, and still does), so the run picks the same clusters: its
+        sync writes what it holds. Only Balance moved here (no changed cluster reaches it, the
+        busiest count is the same): a pick's Balance score must be the same on every picture of
+        its range, and a cluster left out whose score may rise must be one it cannot pick."""
+        own = self.own.get(key, Counter())
+        weight = _balance_weight(request)
+        rises = self._rises(drift, answer, own, answer.most, weight)
+        for c in answer.selected:
+            at = drift.index.get(c)
+            if at is not None:
+                if self._balance_moved(c, answer, own, answer.most, weight) != (0, 0):
+                    return False
+                rises[at] = _NONE
+        held = {d.cluster for d in request.existing}
+        for at in np.flatnonzero(rises > 0).tolist():
+            cluster = self.pool.get(drift.names[at])
+            if cluster is not None and admits(request, cluster, now, held=cluster.name in held):
+                return False
         self._judged_now(key, answer)
         return True
 
@@ -1021,6 +1057,8 @@ class OcmLive:
                 answer.strict = answer.strict and self._reproduces(request, got, answer, trusted)
             else:
                 answer.strict = answer.strict and _sorted_alone(request) and moved is not None
+            greedy = result.stats.mode == "greedy"
+            answer.ordered = bool(request.spread) and greedy and moved is not None and got.scheduled
             self.answers[got.request] = answer
             self._arm(request, now=batch.now)
 
