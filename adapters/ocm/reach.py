@@ -1199,7 +1199,7 @@ def _scored_alone(request: PlacementRequest) -> bool:
 
 
 def _sorted_alone(request: PlacementRequest) -> bool:
-    """Whether its sorters' scores stay while its feasible set does (`_stands_sorted`): centered
+    """Whether its sorters' scores stay while its feasible set does (`_stands_margins`): centered
     sorters only (an interpolated one spans the whole fleet), no spread, and no toleration with
     seconds (its running out changes the feasible set with no event on the cluster)."""
     return (
