@@ -270,11 +270,8 @@ def test_a_busiest_count_falling_raises_what_a_negative_balance_weight_left_out(
     assert _decisions(hub.objects())[p] == {"c3"}
 
 
-def test_a_spread_is_not_solved_for_counts_that_fall_on_clusters_it_left_out() -> None:
-    """`s` spreads two picks over two zones by Balance: c0 and c1 (one a zone, first by name).
-    `t` grows onto c3 and c4, which `s` may pick but left out: their Balance scores for `s` fall,
-    so each still loses every comparison of `s`'s greedy run it lost, and no pick's score moved.
-    A relabel enqueues both: `s` is not solved, and its sync would keep c0 and c1."""
+def _spread_hub(mode: str) -> HubScheduler:
+    """`s` spreads two picks over two zones by Balance; `t` takes the emptiest by Balance."""
     zone = {
         "topologyKey": "zone",
         "topologyKeyType": "Label",
@@ -287,7 +284,15 @@ def test_a_spread_is_not_solved_for_counts_that_fall_on_clusters_it_left_out() -
         ocm.placement("s", n=2, mode="Exact", prioritizers=balance, spread=[zone]),
         ocm.placement("t", n=1, mode="Exact", prioritizers=balance),
     ]
-    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode="greedy"))
+    return HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+
+
+def test_a_spread_is_not_solved_for_counts_that_fall_on_clusters_it_left_out() -> None:
+    """`s` spreads two picks over two zones by Balance: c0 and c1 (one a zone, first by name).
+    `t` grows onto c3 and c4, which `s` may pick but left out: their Balance scores for `s` fall,
+    so each still loses every comparison of `s`'s greedy run it lost, and no pick's score moved.
+    A relabel enqueues both: `s` is not solved, and its sync would keep c0 and c1."""
+    hub = _spread_hub("greedy")
     s = f"{ocm.NS}/s"
     assert _decisions(hub.objects())[s] == {"c0", "c1"}
     t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
@@ -297,3 +302,11 @@ def test_a_spread_is_not_solved_for_counts_that_fall_on_clusters_it_left_out() -
     assert s in hub._live["ocm"].enqueued
     assert s not in delta.requests
     assert _holds(hub, s)
+
+
+def test_an_optimal_spread_keeps_no_greedy_run() -> None:
+    """The model's first margins are judged by greedy whatever the mode: an optimal hub's spread
+    answer is its own search's, not a greedy run, so nothing says its sync keeps it."""
+    s = f"{ocm.NS}/s"
+    assert _spread_hub("greedy")._live["ocm"].answers[s].ordered
+    assert not _spread_hub("optimal")._live["ocm"].answers[s].ordered

@@ -256,8 +256,12 @@ class OcmLive:
         taken = self._taken(set(self.placements), now, written=False)
         assert taken.answered is not None
         taken.answered(solve(taken.batch, SolveOptions(mode="greedy", seed=seed)))
+        # A spread's greedy run says what its sync writes in greedy mode only (optimal's spread
+        # answer is its own search's).
+        greedy = result is not None and result.stats.mode == "greedy"
         for key, answer in self.answers.items():
             held = frozenset(self.own.get(key, ()))
+            answer.ordered = answer.ordered and greedy
             if answer.selected != held:
                 answer.strict, answer.ordered, answer.selected = False, False, held
 
