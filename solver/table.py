@@ -8,7 +8,7 @@ with the number of distinct policies, not with placements x clusters in Python.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from itertools import repeat
 from typing import Any
 
@@ -386,25 +386,33 @@ class _Rows:
         return out
 
     def _replaced(self, clusters: tuple[Cluster, ...]) -> _Rows | None:
-        """These rows for `clusters` of the same names, a few of them other objects; None when
+        """These rows for `clusters` of the same names, a few of them other objects (any number
+        whose load alone differs: a long-lived scheduler's counts move on hundreds); None when
         more differ, or a name."""
         if len(clusters) != self.size:
             return None
         changed = [i for i, (a, b) in enumerate(zip(self.clusters, clusters, strict=True)) if a is not b]
-        if len(changed) > _PATCHED_UP_TO or any(self.names[i] != clusters[i].name for i in changed):
+        if any(self.names[i] != clusters[i].name for i in changed):
+            return None
+        remade = [i for i in changed if not _load_alone(self.clusters[i], clusters[i])]
+        if len(remade) > _PATCHED_UP_TO:
             return None
         out = object.__new__(_Rows)
         out.clusters, out.names, out.index = clusters, self.names, self.index
-        for field, value in (("eligible", takes_new), ("leaving", _leaving), ("load", _load)):
+        for field, value, rows in (
+            ("eligible", takes_new, remade),
+            ("leaving", _leaving, remade),
+            ("load", _load, changed),
+        ):
             array = getattr(self, field).copy()
-            array[changed] = [value(clusters[i]) for i in changed]
+            array[rows] = [value(clusters[i]) for i in rows]
             setattr(out, field, _frozen(array))
-        tainted = set(self.tainted).difference(changed) | {i for i in changed if clusters[i].taints}
+        tainted = set(self.tainted).difference(remade) | {i for i in remade if clusters[i].taints}
         out.tainted = sorted(tainted)
         out._series = {
-            name: series.clone().scatter(
-                changed, _series(series, [_value(name, clusters[i]) for i in changed])
-            )
+            name: series.clone().scatter(remade, _series(series, [_value(name, clusters[i]) for i in remade]))
+            if remade
+            else series
             for name, series in self._series.items()
         }
         return out
@@ -415,6 +423,15 @@ class _Rows:
         if missing:
             self._series.update(_made(self.clusters, missing))
         return {name: self._series[name] for name in names}
+
+
+def _load_alone(old: Cluster, new: Cluster) -> bool:
+    """Whether only the load differs between two objects of one cluster (the rest shared, as a
+    copy with another load shares it)."""
+    return all(getattr(old, name) is getattr(new, name) for name in _BUT_LOAD)
+
+
+_BUT_LOAD = tuple(f.name for f in fields(Cluster) if f.name != "load")
 
 
 def _series(like: pl.Series, values: list) -> pl.Series:

@@ -9,6 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from adapters.live.kept import with_load
 from model import Taint, parse_quantity
 from solver.table import ClusterTable, _Rows
 from tests.fixtures.builders import batch, cluster, pick_n, pref, term
@@ -60,6 +61,11 @@ def _changed(clusters: list) -> list:
     return out
 
 
+def _loaded(clusters: list) -> list:
+    """Half the clusters with another load alone (a long-lived scheduler's counts moved)."""
+    return [with_load(c, c.load + 1 + i % 3) if i % 2 else c for i, c in enumerate(clusters)]
+
+
 @pytest.mark.parametrize(
     "event",
     [
@@ -73,6 +79,7 @@ def _changed(clusters: list) -> list:
         lambda cs: cs[:-1],
         lambda cs: _changed(cs[:55] + cs[56:]),
         lambda cs: cs[2:],  # two gone: made afresh
+        lambda cs: _loaded(_changed(cs)),
     ],
 )
 def test_a_batch_after_another_makes_the_table_fresh_clusters_make(event) -> None:
@@ -86,3 +93,19 @@ def test_a_batch_after_another_makes_the_table_fresh_clusters_make(event) -> Non
     _table(list(kept))
     _same(_table(after), expected)
     assert not _table(after).eligible.flags.writeable  # shared rows are read-only
+
+
+def test_rows_are_kept_through_any_number_of_loads_moved() -> None:
+    """Every other cluster's load moved (150, more than the few objects patched): the columns,
+    which read no load, are the very ones kept."""
+    kept = tuple(sorted(_fleet(), key=lambda c: c.name))
+    _Rows._last = None
+    _table(list(kept))
+    before = _Rows._last
+    assert before is not None
+    after = _loaded(list(kept))
+    _same(_table(after), _fresh(after))
+    _Rows._last = before
+    _table(after)
+    assert _Rows._last is not before
+    assert all(_Rows._last._series[name] is series for name, series in before._series.items())

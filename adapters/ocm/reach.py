@@ -28,26 +28,33 @@ enqueued Placement is solved when one of those may have changed since its last s
 - Balance drift: other Placements' decisions moved since its last sync. Balance reads the count
   of a cluster it may pick (in its scope, passing its filters) and the busiest count: moves on
   clusters it cannot pick change nothing it reads, and are not looked at. When the busiest count
-  changed, every Balance score moved: solved. Otherwise only the feasible clusters whose counts
-  moved change their scores, each by a known amount (solver.balance.balance_scores of its
-  counts then and now); the answer kept its top N strictly above every other feasible cluster
-  (its weakest pick's total above the best left out, whose totals the result reported), so it
-  stands while the weakest pick, its moved scores applied, still beats the best left out raised
-  by the most any moved cluster left out rose. Then nothing it reads can reorder its top N (a
-  PickAll, or a PickN holding every feasible cluster, reads no score at all), and its sync would
-  write what it holds: it is not solved, and its recorded margins move to the counts as they now
-  stand (so the next check starts there). Where the top N was not strict (a tie at the cut, an
-  optimal answer of several coupled Placements, a sorter's range or a spread scoring clusters
-  together), any moved count on a cluster it may pick solves it.
+  changed, every Balance score moved, by at most a known amount for a count that did not move.
+  The feasible clusters whose counts moved change their scores, each by a known amount
+  (solver.balance.balance_scores of its counts then and now); the answer kept its top N strictly
+  above every other feasible cluster (its weakest pick's total above the best left out, whose
+  totals the result reported), so it stands while the weakest pick, its moved scores applied,
+  still beats the best left out raised by the most any cluster left out rose. Then nothing it
+  reads can reorder its top N (a PickAll, or a PickN holding every feasible cluster, reads no
+  score at all), and its sync would write what it holds: it is not solved, and its recorded
+  margins move to the counts as they now stand (so the next check starts there). A Placement
+  whose totals are each cluster's own is judged on the totals again, one with centered sorters
+  (ResourceAllocatable*: a cluster's score spans the feasible clusters' range) by each cluster's
+  change of total, exact while its feasible set stays (`_stands_margins`). Where
+  the top N was not strict (a tie at the cut, an optimal answer of several coupled Placements),
+  any moved count on a cluster it may pick solves it. A spread's picks are not its top N: its
+  greedy run stands while no pick's score moved and no feasible cluster left out rose
+  (`_stands_ordered`); an optimal spread, any moved count on a cluster it may pick solves it.
 
   The margins of a Placement solved in a batch are those of the picture its sync judged: greedy
   syncs the batch one at a time, each against those before it as they answered, optimal judges
   on the batch's final decisions. Those pictures differ from the counts before the batch only on
   the clusters the batch moved, whose moves are logged after the batch's position: the next
-  check re-judges every cluster moved since (moved and back too), so the margins hold whichever
-  picture they were taken on, provided the busiest count was the same in each (`_moved_by`: no
-  moved cluster came within one of it; else the margins are checked against the counts before
-  the batch, as a restart would judge them).
+  check re-judges every cluster moved since (moved and back too; a sorter's by the range of its
+  batch-mates' moves on it), so the margins hold whichever picture they were taken on, provided
+  the busiest count was the same in each (`_moved_by`: no moved cluster came within one of it;
+  else the margins are checked against the counts before the batch, as a restart would judge
+  them). The first margins, of answers judged and never written (the model's start), are
+  checked against the counts as they stand.
 
 So greedy mode gives upstream's answer for every enqueued Placement (the skipped ones would sync
 to what they hold), each against the rest as they stand; optimal re-optimises the Placements
@@ -68,8 +75,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -133,6 +140,68 @@ class _Answer:
     most: int
     seen: int
     selected: frozenset[str] = frozenset()  # every cluster it holds (its picks, scored or not)
+    # Its own decisions per cluster on the picture judged (Balance reads every other's: a count
+    # logged then, less these), and the moves of its batch-mates its picture may hold beyond the
+    # count logged (greedy's: synced before or after it): theirs and its own, by cluster.
+    own: dict[str, int] = field(default_factory=dict)
+    mates: _Moves | None = None
+    up: frozenset[str] = frozenset()
+    down: frozenset[str] = frozenset()
+    # A spread's greedy run on its picture (its picks are not its top N): it stands while no
+    # pick's total moves and no feasible cluster left out rises (`_stands_ordered`).
+    ordered: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Moves:
+    """A batch's moves, shared by its answers: per cluster how many answers add it and how many
+    give it up; one answer's own (`up`, `down`) taken off gives the range of the others' moves on
+    its picture."""
+
+    added: Counter[str]
+    dropped: Counter[str]
+
+    def range(self, c: str, up: frozenset[str], down: frozenset[str]) -> tuple[int, int]:
+        return -(self.dropped[c] - (c in down)), self.added[c] - (c in up)
+
+
+@dataclass(frozen=True, slots=True)
+class _Drift:
+    """The clusters whose count moved since a picture (and its batch-mates' moves), by name, each
+    with its count then and now and the moves its batch-mates made on it."""
+
+    mates: _Moves | None
+    names: list[str]
+    index: dict[str, int]
+    labels: np.ndarray  # the names, to compare at once
+    then: np.ndarray
+    now: np.ndarray
+    added: np.ndarray
+    dropped: np.ndarray
+
+
+class _Traits(dict):
+    """A cluster's traits by name, each read when first looked up."""
+
+    def __init__(self, read: Callable[[str], frozenset[str]]) -> None:
+        super().__init__()
+        self.read = read
+
+    def __missing__(self, name: str) -> frozenset[str]:
+        found = self[name] = self.read(name)
+        return found
+
+
+_NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
+
+
+class _Desc(str):
+    """A name that sorts backwards (the weakest pick: the lowest total, then the last name)."""
+
+    __slots__ = ()
+
+    def __lt__(self, other: str) -> bool:  # type: ignore[override]
+        return str.__gt__(self, other)
 
 
 class OcmLive:
@@ -169,7 +238,8 @@ class OcmLive:
         self.log_cluster: list[str] = []
         self.log_before: list[int] = []
         self.floor = 0  # the oldest position the log still holds
-        self._moved: dict[tuple[int, int, int], tuple[str, ...]] = {}  # _moved_since's answers
+        self._moved: dict[tuple[int, int, int], dict[str, int]] = {}  # _moved_since's answers
+        self._drifts: dict[tuple[int, int, int, int], _Drift] = {}  # _drift's answers
         self.seq = 0
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
@@ -183,13 +253,17 @@ class OcmLive:
         # Each Placement's margins as a sync now would judge it: greedy (each alone against the
         # others as they stand) over every Placement. Where that sync would pick otherwise than
         # it holds (an optimal first solve's answer), its margins say nothing: not strict.
-        taken = self._taken(set(self.placements), now)
+        taken = self._taken(set(self.placements), now, written=False)
         assert taken.answered is not None
         taken.answered(solve(taken.batch, SolveOptions(mode="greedy", seed=seed)))
+        # A spread's greedy run says what its sync writes in greedy mode only (optimal's spread
+        # answer is its own search's).
+        greedy = result is not None and result.stats.mode == "greedy"
         for key, answer in self.answers.items():
             held = frozenset(self.own.get(key, ()))
+            answer.ordered = answer.ordered and greedy
             if answer.selected != held:
-                answer.strict, answer.selected = False, held
+                answer.strict, answer.ordered, answer.selected = False, False, held
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -312,12 +386,13 @@ class OcmLive:
             for trait, outcome in again.items():
                 old = out[trait].matched or frozenset()
                 out[trait] = CelOutcome((old - wanted) | (outcome.matched or frozenset()))
-        touched = set(wanted)
+        touched = set(wanted)  # the clusters whose outcomes may differ
         for trait in set(out) | set(self.cel):
             before, after = self.cel.get(trait), out.get(trait)
             if before is not after:
-                touched |= (before.matched if before else None) or frozenset()
-                touched |= (after.matched if after else None) or frozenset()
+                touched |= ((before.matched if before else None) or frozenset()) ^ (
+                    (after.matched if after else None) or frozenset()
+                )
         self.cel = out
         for name in touched:
             found = frozenset(t for t, o in out.items() if o.matched and name in o.matched)
@@ -524,77 +599,308 @@ class OcmLive:
         if answer.seen < self.floor:
             return False
         relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now)]
-        weight = _balance_weight(request)
-        # Of the clusters whose count moved, only those it may pick are scored (Balance reads the
-        # count of a feasible cluster only; the busiest count is judged apart).
-        then = self._feasible(request, self._moved_since(answer.seen), now) if weight else []
-        most = self._most_for(key) if weight else answer.most
-        if not relevant and not then and most == answer.most:
-            answer.seen = self.seq
-            return True
         if any(_regrouped(old, new, answer.picks) for old, new in relevant):
             return False  # a decision's group may change with its cluster's labels or claims
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
             if any(_verdicts(request, old, new, now, self.pool) for old, new in relevant):
                 return False
-            answer.seen, answer.most = self.seq, most
+            self._judged_now(key, answer)
             return True
-        if not answer.strict or not _scored_alone(request):
+        weight = _balance_weight(request)
+        drift = self._drift(answer) if weight else None
+        most = self._most_for(key) if weight else answer.most
+        if not relevant and (drift is None or not drift.names) and most == answer.most:
+            self._judged_now(key, answer)
+            return True
+        if answer.strict and (_scored_alone(request) or _sorted_alone(request)):
+            return self._stands_margins(key, request, answer, relevant, drift, most, now)
+        if answer.ordered and not relevant and most == answer.most and drift is not None:
+            return self._stands_ordered(key, request, answer, drift, now)
+        # Its totals not kept: it stands only while nothing it reads moved (Balance reads the
+        # count of a cluster it may pick, and the busiest count).
+        if relevant or most != answer.most or (drift is not None and self._any_feasible(request, drift, now)):
             return False
-        own = self.own.get(key, Counter())
-        held = {d.cluster for d in request.existing}
-        best = answer.best_out
-        if most > answer.most and best is not None:  # every Balance score left out rose by at most this
-            best = (best[0] + weight * _most_rise(answer.most, most), "")
-        for old, new in relevant:
-            name = (new or old).name  # type: ignore[union-attr]
-            feasible = (
-                new is not None and _in_scope(request, new) and admits(request, new, now, held=name in held)
-            )
-            if name in answer.picks and not feasible:
-                return False
-            if not feasible and name not in answer.picks:
-                scoped = [c is not None and _in_scope(request, c) for c in (old, new)]
-                if scoped[0] != scoped[1] and len(self._members(request.scope or ())) <= 1:
-                    return False  # the available clusters may have gone to or from none
-                continue
-            if name not in answer.picks:
-                if len(answer.picks) < request.count:
-                    return False  # a cluster newly feasible for one short of its N
-                best = _better(best, (_total(request, new, own, most, held), name))
-        for c in then:
-            if c not in answer.picks:
-                best = _better(best, (_total(request, self.pool[c], own, most, held), c))
-        picks = {}
-        for c in answer.picks:
-            cluster = self.pool.get(c)
-            if cluster is None:
-                return False
-            picks[c] = _total(request, cluster, own, most, held)
-        if best is not None and not all(_beats((t, c), best) for c, t in picks.items()):
-            return False
-        answer.picks, answer.best_out, answer.most, answer.seen = picks, best, most, self.seq
+        self._judged_now(key, answer)
         return True
 
-    def _feasible(self, request: PlacementRequest, names: Iterable[str], now: datetime) -> list[str]:
-        """The clusters of `names` the request may pick (in its scope, passing its filters)."""
+    def _judged_now(self, key: str, answer: _Answer) -> None:
+        """The answer's picture moved to the hub as it stands (its margins read there)."""
+        answer.seen, answer.own, answer.mates = self.seq, dict(self.own.get(key, {})), None
+        answer.up = answer.down = frozenset()
+
+    def _stands_margins(
+        self,
+        key: str,
+        request: PlacementRequest,
+        answer: _Answer,
+        relevant: Sequence[tuple[Cluster | None, Cluster | None]],
+        drift: _Drift | None,
+        most: int,
+        now: datetime,
+    ) -> bool:
+        """A strict top N judged again. Each cluster's total is its own (`_scored_alone`: the
+        picks' and a changed cluster's totals judged again), or its centered sorters' scores stay
+        while its feasible set does (`_sorted_alone`: a cluster's total moves by exactly its
+        Balance score now less its Balance score on the picture the margins were taken on, plus
+        its other inputs' change; judged on the changed cluster's models before and after). A
+        cluster left out ranked below the best left out on the picture, so its total now is at
+        most that total plus its own rise (judged by name at equality, which is exact where the
+        bound is reached); every count that did not move rises by at most what the busiest
+        count's change gives any count. The rises of every moved count are taken at once
+        (`_rises`: Balance is monotone in the count, so a picture's range of counts bounds them
+        by its ends); only a cluster whose bound would overtake the weakest pick is looked at
+        (is it feasible; if its totals are its own, what is its total). The top N stands while
+        every pick still beats every such bound: nothing the sync reads can reorder it. Where
+        the feasible set of a sorter may have changed (a cluster's verdict, its scope, its sorted
+        property or a sorter's label match), the range it spans may have: solved."""
+        alone = _scored_alone(request)
         held = {d.cluster for d in request.existing}
-        out = []
-        for name in names:
+        own = self.own.get(key, Counter())
+        weight = _balance_weight(request)
+        best = answer.best_out
+        if best is None and not alone:
+            return False  # no feasible cluster left out then: a moved one must be new to the set
+        static: dict[str, int] = {}  # a sorter's changed clusters: their inputs' change but Balance's
+        exact: list[tuple[int, str]] = []  # its own totals: changed clusters left out, judged again
+        for old, new in relevant:
+            name = (new or old).name  # type: ignore[union-attr]
+            feasible = [
+                c is not None and _in_scope(request, c) and admits(request, c, now, held=name in held)
+                for c in (old, new)
+            ]
+            if name in answer.picks and not feasible[1]:
+                return False
+            if not alone and feasible[0] != feasible[1]:
+                return False  # the range the sorter spans may move
+            if not feasible[1]:
+                if self._emptied(request, old, new):
+                    return False
+                continue
+            if alone:
+                if name not in answer.picks:
+                    if len(answer.picks) < request.count:
+                        return False  # a cluster newly feasible for one short of its N
+                    exact.append((_total(request, new, own, most, held), name))  # type: ignore[arg-type]
+                continue
+            assert old is not None and new is not None  # feasible before and after
+            if _sorted_inputs(request, old) != _sorted_inputs(request, new):
+                return False
+            static[name] = _static(request, new, held) - _static(request, old, held)
+        picks: dict[str, int] = {}
+        for c, total in answer.picks.items():
+            if alone:
+                cluster = self.pool.get(c)
+                if cluster is None:
+                    return False
+                picks[c] = _total(request, cluster, own, most, held)
+            else:
+                low, _ = self._balance_moved(c, answer, own, most, weight)
+                picks[c] = total + low + static.get(c, 0)
+        raised = best
+        if best is not None and most != answer.most:
+            raised = _raised(best, _most_rise(weight, answer.most, most))
+        for candidate in exact:
+            raised = _better(raised, candidate)
+        for c in static.keys() - picks.keys():
+            if drift is None or c not in drift.index:
+                _, high = self._balance_moved(c, answer, own, most, weight)
+                if high + static[c] > 0:
+                    raised = _better(raised, (best[0] + high + static[c], c))  # type: ignore[index]
+        if drift is not None and drift.names:
+            weakest = min(picks.items(), key=lambda item: (item[1], _Desc(item[0])), default=None)
+            rises = self._rises(drift, answer, own, most, weight)
+            for c, change in static.items():
+                at = drift.index.get(c)
+                if at is not None:
+                    rises[at] += change
+            for c in picks:
+                at = drift.index.get(c)
+                if at is not None:
+                    rises[at] = _NONE
+            found = self._drifted_bound(request, drift, rises, best, weakest, alone, own, most, held, now)
+            if found is False:
+                return False
+            if found is not None:
+                raised = _better(raised, found)
+        if raised is not None and not all(_beats((t, c), raised) for c, t in picks.items()):
+            return False
+        answer.picks, answer.best_out, answer.most = picks, raised, most
+        self._judged_now(key, answer)
+        return True
+
+    def _stands_ordered(
+        self, key: str, request: PlacementRequest, answer: _Answer, drift: _Drift, now: datetime
+    ) -> bool:
+        """A spread's greedy run judged again (`_Answer.ordered`). Each cycle picks, among the
+        clusters within every hard constraint, those of the best topology score (which reads the
+        picks so far, not the totals), then the best total, then the name (held clusters first in
+        the first cycle: what it holds is the same). Where no pick's total moved and no feasible
+        cluster left out rose, every comparison the run made comes out the same (a cluster left
+        out lost each it took part in, and still does), so the run picks the same clusters: its
+        sync writes what it holds. Only Balance moved here (no changed cluster reaches it, the
+        busiest count is the same): a pick's Balance score must be the same on every picture of
+        its range, and a cluster left out whose score may rise must be one it cannot pick."""
+        own = self.own.get(key, Counter())
+        weight = _balance_weight(request)
+        rises = self._rises(drift, answer, own, answer.most, weight)
+        for c in answer.selected:
+            at = drift.index.get(c)
+            if at is not None:
+                if self._balance_moved(c, answer, own, answer.most, weight) != (0, 0):
+                    return False
+                rises[at] = _NONE
+        held = {d.cluster for d in request.existing}
+        for at in np.flatnonzero(rises > 0).tolist():
+            cluster = self.pool.get(drift.names[at])
+            if cluster is not None and admits(request, cluster, now, held=cluster.name in held):
+                return False
+        self._judged_now(key, answer)
+        return True
+
+    def _drifted_bound(
+        self,
+        request: PlacementRequest,
+        drift: _Drift,
+        rises: np.ndarray,
+        best: tuple[int, str] | None,
+        weakest: tuple[str, int] | None,
+        alone: bool,
+        own: Mapping[str, int],
+        most: int,
+        held: set[str],
+        now: datetime,
+    ) -> tuple[int, str] | None | bool:
+        """The best bound of the moved clusters left out (None: none rose), or False where one
+        may overtake the weakest pick: those whose bound would are looked at one by one (left
+        out where it cannot pick them; its own total judged again where totals are its own; else
+        it may)."""
+        if best is None:  # nothing was left out: a cluster rising is new to the feasible set
+            threat = rises > _NONE
+            bound = np.zeros(len(rises), dtype=np.int64)
+        else:
+            bound = best[0] + rises
+            threat = rises > 0
+            if weakest is not None:
+                name, total = weakest
+                threat &= (bound > total) | ((bound == total) & (drift.labels <= name))
+        found: tuple[int, str] | None = None
+        for at in np.flatnonzero(threat).tolist():
+            name = drift.names[at]
+            cluster = self.pool.get(name)
+            if cluster is None or not admits(request, cluster, now, held=name in held):
+                continue
+            if not alone:
+                return False
+            found = _better(found, (_total(request, cluster, own, most, held), name))
+        rest = (rises > 0) & ~threat
+        if best is not None and rest.any():
+            top = int(bound[rest].max())
+            first = min(drift.names[at] for at in np.flatnonzero(rest & (bound == top)).tolist())
+            found = _better(found, (top, first))
+        return found
+
+    def _rises(
+        self, drift: _Drift, answer: _Answer, own: Mapping[str, int], most: int, weight: int
+    ) -> np.ndarray:
+        """The most each moved cluster's weighted Balance score can have risen since the answer's
+        picture (its others' count now against the range it had there: its count logged then,
+        less the request's own decisions then, within its batch-mates' moves)."""
+        low, high = drift.then - drift.dropped, drift.then + drift.added
+        now = drift.now.copy()
+        for c in {*own, *answer.own, *answer.up, *answer.down}:
+            at = drift.index.get(c)
+            if at is None:
+                continue
+            now[at] -= own.get(c, 0)
+            mine = answer.own.get(c, 0)
+            low[at] += (c in answer.down) - mine
+            high[at] -= (c in answer.up) + mine
+        scores = weight * balance_scores(np.clip(now, 0, most), most)
+        if answer.mates is None:
+            return scores - weight * balance_scores(np.clip(low, 0, answer.most), answer.most)
+        ends = [weight * balance_scores(np.clip(x, 0, answer.most), answer.most) for x in (low, high)]
+        return scores - np.minimum(*ends)
+
+    def _balance_moved(
+        self,
+        c: str,
+        answer: _Answer,
+        own: Mapping[str, int],
+        most: int,
+        weight: int,
+    ) -> tuple[int, int]:
+        """The least and the most a cluster's weighted Balance score can have moved since the
+        answer's picture: its others' count now against the range it had there."""
+        if not weight:
+            return 0, 0
+        moved = self._moved_since(answer.seen)
+        then = moved.get(c, self.counts.get(c, 0)) - answer.own.get(c, 0)
+        low, high = answer.mates.range(c, answer.up, answer.down) if answer.mates else (0, 0)
+        now = weight * _balance(max(0, self.counts.get(c, 0) - own.get(c, 0)), most)
+        ends = [now - weight * _balance(max(0, then + d), answer.most) for d in (low, high)]
+        return min(ends), max(ends)
+
+    def _emptied(self, request: PlacementRequest, old: Cluster | None, new: Cluster | None) -> bool:
+        """Whether a cluster entering or leaving the scope may take its available clusters to or
+        from none (the status says which)."""
+        scoped = [c is not None and _in_scope(request, c) for c in (old, new)]
+        return scoped[0] != scoped[1] and self._few(request.scope or ())
+
+    def _few(self, scope: tuple[str, ...]) -> bool:
+        """Whether the scope holds at most one cluster (found without listing them all)."""
+        seen: set[str] = set()
+        for trait in scope:
+            for name in self.pool.with_trait(trait):
+                seen.add(name)
+                if len(seen) > 1:
+                    return False
+        return True
+
+    def _any_feasible(self, request: PlacementRequest, drift: _Drift, now: datetime) -> bool:
+        """Whether the request may pick one of the moved clusters (in its scope, passing its
+        filters)."""
+        held = {d.cluster for d in request.existing}
+        for name in drift.names:
             cluster = self.pool.get(name)
             if cluster is not None and admits(request, cluster, now, held=name in held):
-                out.append(name)
-        return out
+                return True
+        return False
 
-    def _moved_since(self, seen: int) -> Sequence[str]:
-        """Each cluster whose count moved after position `seen` (the same for every Placement
-        judged at one position: kept until the log moves on)."""
+    def _drift(self, answer: _Answer) -> _Drift:
+        """The clusters whose count moved since the answer's picture (and those its batch-mates
+        moved), as arrays: the same for every answer of one picture, kept until the log moves
+        on."""
+        key = (answer.seen, id(answer.mates), len(self.log_seq), self.floor)
+        found = self._drifts.get(key)
+        if found is not None and found.mates is answer.mates:
+            return found
+        moved = self._moved_since(answer.seen)
+        mates = answer.mates
+        names = sorted({*moved, *(mates.added if mates else ()), *(mates.dropped if mates else ())})
+        found = _Drift(
+            mates,
+            names,
+            {name: at for at, name in enumerate(names)},
+            np.asarray(names, dtype=str),
+            np.fromiter((moved.get(c, self.counts.get(c, 0)) for c in names), np.int64, len(names)),
+            np.fromiter((self.counts.get(c, 0) for c in names), np.int64, len(names)),
+            np.fromiter((mates.added[c] if mates else 0 for c in names), np.int64, len(names)),
+            np.fromiter((mates.dropped[c] if mates else 0 for c in names), np.int64, len(names)),
+        )
+        if len(self._drifts) > 64:
+            self._drifts.clear()
+        self._drifts[key] = found
+        return found
+
+    def _moved_since(self, seen: int) -> Mapping[str, int]:
+        """Each cluster whose count moved after position `seen`, its count then (the same for
+        every Placement judged at one position: kept until the log moves on; read only)."""
         key = (seen, len(self.log_seq), self.floor)
         found = self._moved.get(key)
         if found is None:
             if len(self._moved) > 64:
                 self._moved.clear()
-            found = self._moved[key] = tuple(self._moved_from(seen))
+            found = self._moved[key] = self._moved_from(seen)
         return found
 
     def _moved_from(self, seen: int) -> dict[str, int]:
@@ -655,16 +961,14 @@ class OcmLive:
             if mode == "optimal" and request.coupled:
                 out.add(key)
                 continue
-            probe = _Answer(
-                dict(answer.picks), answer.best_out, answer.strict, answer.most, answer.seen, answer.selected
-            )
+            probe = replace(answer, picks=dict(answer.picks))  # judged, not moved on
             if not self._stands(key, request, probe, {}, self.now):
                 out.add(key)
         return out
 
     # -- the batch ------------------------------------------------------------------------------
 
-    def _taken(self, keys: set[str], now: datetime) -> Taken:
+    def _taken(self, keys: set[str], now: datetime, *, written: bool = True) -> Taken:
         """The Placements solved, loaded as load.py loads a hub's (the same steps, over these
         Placements only), every cluster with every other Placement's decisions as load."""
         contexts: dict[str, PlacementContext] = {}
@@ -695,8 +999,9 @@ class OcmLive:
             required = _required(policy, self.cel)
             # Only a toleration refused reads the available clusters themselves (misconfigured
             # only where one passes the predicates): listed for it alone.
-            available = [live[c] for c in sorted(members)] if policy.toleration_error else []
-            traits = {c.name: self._traits(c.name) for c in available}
+            # (Whether one passes, in any order: each cluster's traits read as it is looked at.)
+            available = [live[c] for c in members] if policy.toleration_error else []
+            traits = _Traits(self._traits)
             context.misconfigured = _misconfigured(policy, required, available or members, traits, self.cel)
             if context.misconfigured is not None:
                 continue
@@ -709,9 +1014,9 @@ class OcmLive:
             taken_off.update(self.own.get(key, {}))
         clusters = self.pool.clusters({c: -k for c, k in taken_off.items()})
         absent = {
-            c: count - taken_off[c]
-            for c, count in sorted(self.counts.items())
-            if c not in self.pool and count - taken_off[c] > 0
+            c: self.counts[c] - taken_off[c]
+            for c in sorted(self.counts.keys() - self.pool.by_name().keys())
+            if self.counts[c] - taken_off[c] > 0
         }
         requests.sort(key=lambda r: r.key)
         self.requests.update({r.key: r for r in requests})
@@ -719,54 +1024,72 @@ class OcmLive:
         context = OcmContext(contexts, self.pool.by_name(), now)
         self.dirty -= set(contexts)
         keys = frozenset(contexts)
-        return Taken(batch, context, lambda result: self._answered(batch, result, keys))
+        return Taken(batch, context, lambda result: self._answered(batch, result, keys, written=written))
 
     def _members(self, scope: tuple[str, ...]) -> set[str]:
         return set().union(*(self.pool.with_trait(t) for t in scope)) if scope else set()
 
-    def _answered(self, batch: Batch, result: Result, keys: frozenset[str]) -> None:
-        """Each solved Placement's margins, at the counts its sync judged (before its writes)."""
+    def _answered(self, batch: Batch, result: Result, keys: frozenset[str], *, written: bool = True) -> None:
+        """Each solved Placement's margins, at the counts its sync judged (before its writes;
+        `written=False`: answers the hub is not given, judged only to know which hold)."""
         # Optimal judges coupled requests' scores on the batch's final decisions, which its
         # writes leave: those answers hold from the next position on (the writes' own moves).
         joint = result.stats.mode == "optimal" and sum(1 for r in batch.requests if r.coupled) > 1
         seen = self.seq + 1 if joint else self.seq
         by_key = {r.key: r for r in batch.requests}
-        moved = self._moved_by(keys, result)
+        answered = {r.request: frozenset(c.cluster for c in r.selected) for r in result.requests}
+        moves = {key: self._moves(key, answered.get(key, frozenset())) for key in keys}
+        added, dropped = Counter(), Counter()
+        for up, down in moves.values():
+            added.update(up)
+            dropped.update(down)
+        moved = self._moved_by(added, dropped)
+        mates = _Moves(added, dropped) if added or dropped else None
         for got in result.requests:
             request = by_key.get(got.request)
             if request is None:
                 continue
             answer = _margins(request, got, self._most_for(got.request), seen)
-            answer.strict = answer.strict and self._reproduces(request, got, answer, moved)
+            if joint:
+                answer.own = dict.fromkeys(answered[got.request], 1)
+            else:
+                answer.own = dict(self.own.get(got.request, {}))
+                answer.mates, (answer.up, answer.down) = mates, moves[got.request]
+            if _scored_alone(request):
+                # Answers never written move nothing the log sees: every reported total checked.
+                trusted = moved if moved is not None and written else frozenset()
+                answer.strict = answer.strict and self._reproduces(request, got, answer, trusted)
+            else:
+                answer.strict = answer.strict and _sorted_alone(request) and moved is not None
+            greedy = result.stats.mode == "greedy"
+            answer.ordered = bool(request.spread) and greedy and moved is not None and got.scheduled
             self.answers[got.request] = answer
             self._arm(request, now=batch.now)
 
-    def _moved_by(self, keys: frozenset[str], result: Result) -> frozenset[str]:
-        """The clusters whose count the batch's answers move, where the busiest count stays as it
-        stands through them (else none: every reported total is checked against the counts before
-        the batch).
+    def _moves(self, key: str, answered: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+        """The clusters a Placement's answer adds to what it holds, and those it gives up."""
+        held = frozenset(self.own.get(key, ()))
+        return answered - held, held - answered
+
+    def _moved_by(self, added: Counter[str], dropped: Counter[str]) -> frozenset[str] | None:
+        """The clusters whose count the batch's answers move (`added`, `dropped`: per cluster, by
+        how many answers), where the busiest count stays as it stands through them (else None:
+        every reported total is checked against the counts before the batch).
 
         A Placement of a batch judges its scores on a picture of its own: greedy syncs them one
         at a time, each against those before it as they answered (upstream's queue), optimal on
         the batch's final decisions. Those pictures differ from the counts before the batch only
         on the clusters the batch moves (an answer's picks against its holdings, a misconfigured
-        Placement's decisions going); every such move is logged after the batch's position, so
-        `_moved_since` re-judges those clusters at the next check whatever the picture the margins
-        were taken on. The busiest count a Placement divides by is the same in every picture when
-        no moved cluster comes within one of the busiest count (a Placement sees the busiest
-        count, or one less where it holds every busiest cluster: clusters two below it never
-        decide it)."""
-        answered = {r.request: {c.cluster for c in r.selected} for r in result.requests}
-        rises: Counter[str] = Counter()
-        moved: set[str] = set()
-        for key in keys:
-            held = set(self.own.get(key, ()))
-            now = answered.get(key, set())
-            moved |= held ^ now
-            rises.update(now - held)
+        Placement's decisions going), each within the range of the other answers' moves on it;
+        every such move is logged after the batch's position, so `_moved_since` re-judges those
+        clusters at the next check whatever the picture the margins were taken on. The busiest
+        count a Placement divides by is the same in every picture when no moved cluster comes
+        within one of the busiest count (a Placement sees the busiest count, or one less where it
+        holds every busiest cluster: clusters two below it never decide it)."""
+        moved = {*added, *dropped}
         most = self._most()
-        if any(self.counts.get(c, 0) + rises[c] > most - 2 for c in moved):
-            return frozenset()  # every reported total checked against the counts before the batch
+        if any(self.counts.get(c, 0) + added[c] > most - 2 for c in moved):
+            return None
         return frozenset(moved)
 
     def _reproduces(
@@ -879,14 +1202,50 @@ def _scored_alone(request: PlacementRequest) -> bool:
     return not request.spread and not any(p.sorter is not None for p in request.preferences)
 
 
-def _total(request: PlacementRequest, c: Cluster, own: Mapping[str, int], most: int, held: set[str]) -> int:
-    """The request's total score on a cluster (model.Preference's shapes, a sorter's aside):
-    Balance counts every decision on it but the request's own, against the busiest count."""
+def _sorted_alone(request: PlacementRequest) -> bool:
+    """Whether its sorters' scores stay while its feasible set does (`_stands_margins`): centered
+    sorters only (an interpolated one spans the whole fleet), no spread, and no toleration with
+    seconds (its running out changes the feasible set with no event on the cluster)."""
+    return (
+        not request.spread
+        and all(p.sorter.centered for p in request.preferences if p.sorter is not None)
+        and not any(t.seconds is not None for t in request.tolerations)
+    )
+
+
+def _sorted_inputs(request: PlacementRequest, c: Cluster) -> tuple[Any, ...]:
+    """What a cluster's sorter scores read of it (its property, a sorter's label match)."""
+    return tuple(
+        (c.properties.get(p.sorter.name), p.labels is None or p.labels.matches(c.labels))
+        for p in request.preferences
+        if p.sorter is not None
+    )
+
+
+def _balance(others: int, most: int) -> int:
+    """Balance's score of a cluster with `others` decisions (at most `most`)."""
+    return int(balance_scores(np.asarray([min(others, most)], dtype=np.int64), most)[0])
+
+
+def _total(
+    request: PlacementRequest,
+    c: Cluster,
+    own: Mapping[str, int],
+    most: int,
+    held: set[str],
+    *,
+    balance: bool = True,
+) -> int:
+    """The request's total score on a cluster but its sorters' (model.Preference's shapes):
+    Balance counts every decision on it but the request's own, against the busiest count
+    (`balance=False`: left out too)."""
     total = 0
     for p in request.preferences:
+        if p.sorter is not None:
+            continue
         if p.balance:
-            others = max(0, c.load - own.get(c.name, 0))
-            total += p.weight * int(balance_scores(np.asarray([others], dtype=np.int64), most)[0])
+            if balance:
+                total += p.weight * _balance(max(0, c.load - own.get(c.name, 0)), most)
         elif p.held:
             total += p.weight * 100 if c.name in held else 0
         elif p.external is not None:
@@ -896,11 +1255,24 @@ def _total(request: PlacementRequest, c: Cluster, own: Mapping[str, int], most: 
     return total
 
 
-def _most_rise(most: int, now: int) -> int:
-    """The most a Balance score can rise when the busiest count goes from `most` to `now` (a
-    cluster's count itself unchanged, at most `most`)."""
-    counts = np.arange(most + 1, dtype=np.int64)
-    return max(0, int((balance_scores(counts, now) - balance_scores(counts, most)).max()))
+def _static(request: PlacementRequest, c: Cluster, held: set[str]) -> int:
+    """The request's total on a cluster but its sorters' and Balance's scores."""
+    return _total(request, c, {}, 0, held, balance=False)
+
+
+def _most_rise(weight: int, most: int, now: int) -> int:
+    """The most a weighted Balance score can rise when the busiest count goes from `most` to
+    `now`, a cluster's count itself unchanged (so at most both); a negative weight rises where
+    the score falls."""
+    counts = np.arange(min(most, now) + 1, dtype=np.int64)
+    moved = weight * (balance_scores(counts, now) - balance_scores(counts, most))
+    return max(0, int(moved.max()))
+
+
+def _raised(best: tuple[int, str], rise: int) -> tuple[int, str]:
+    """The best left out's bound where every cluster left out may have risen by `rise` (which
+    of them unknown: beaten only on the total)."""
+    return best if rise <= 0 else (best[0] + rise, "")
 
 
 def _regrouped(old: Cluster | None, new: Cluster | None, picks: Mapping[str, int]) -> bool:
