@@ -18,6 +18,11 @@ cluster a steady unit keeps replicas on, and at least as many clusters as it tak
 replicas to fit each cluster's most: what it holds there plus what its cap and the room let it
 add). Events on a live hub schedule a few bindings among a thousand clusters, where greedy's
 answer is usually that, and the class model over every candidate cost seconds to confirm it.
+
+Two more cases need no model: an AGGREGATED unit divided afresh that greedy moves though it could
+stay where it runs (`own_least` keeps it there: its least, and the only placement at it), and a
+steady unit whose spread re-selects fewer groups than it holds replicas in, which the model
+cannot place at all (`model_cannot_place`: its answer can only be worse).
 """
 
 from __future__ import annotations
@@ -28,24 +33,92 @@ import numpy as np
 
 from model import Division
 from solver.replicas.capacity_fill import fits_on
-from solver.replicas.capacity_units import Answer, CapacityProblem, Placed, Unit, added
+from solver.replicas.capacity_units import Answer, CapacityProblem, Option, Placed, Unit, added
 
-__all__ = ["at_own_least"]
+__all__ = ["at_own_least", "model_cannot_place", "own_least"]
 
 
 def at_own_least(problem: CapacityProblem, part: Sequence[int], answer: Answer, room: np.ndarray) -> bool:
     """Whether every unit of the part that may be scheduled is placed in `answer` at its own
     least on every level (`room`: the free capacity the fixed units leave)."""
+    units = problem.units
+    # fixed: no level; no option: unscheduled in every answer
+    return all(
+        _at_least(problem, units[u], answer[u], room)
+        for u in part
+        if units[u].fixed is None and units[u].options
+    )
+
+
+def own_least(
+    problem: CapacityProblem, part: Sequence[int], answer: Answer, room: np.ndarray
+) -> Answer | None:
+    """`answer` (which fits) with every unit at its own least, where that takes no more than
+    keeping in place an AGGREGATED unit divided afresh that greedy moves though it could stay
+    (Fresh mode re-divides from scratch; kept where it runs, it moves nothing and adds nothing, so
+    the answer still fits, and on no more clusters than any placement of it can use, no other
+    placement does as well); None where some unit is not at its least so."""
+    out = list(answer)
     for u in part:
         unit = problem.units[u]
-        if unit.fixed is not None or not unit.options:
-            continue  # fixed: no level; no option: unscheduled in every answer
-        placed = answer[u]
-        if placed is None or placed.option != 0 or unit.options[0].cost != 0:
-            return False
-        if not _least_placement(problem, unit, placed, room):
-            return False
-    return True
+        if unit.fixed is not None or not unit.options or _at_least(problem, unit, out[u], room):
+            continue
+        kept = _kept_in_place(unit)
+        if out[u] is None or kept is None or not _least_placement(problem, unit, kept, room):
+            return None
+        out[u] = kept
+    return out
+
+
+def model_cannot_place(problem: CapacityProblem, part: Sequence[int], answer: Answer) -> bool:
+    """Whether no answer of the class model can be better than `answer`: a unit it schedules
+    keeps, steady, what it holds on more groups of a spread constraint than the constraint
+    allows under every option (greedy's steady division with a spread re-selects and gives those
+    up; the model keeps what a steady unit holds, so it can only leave that unit out), and no
+    unit of its priority or above that may be scheduled is left out, so leaving it out is
+    worse on the first level that differs."""
+    units = problem.units
+
+    def left_out(priority: int) -> bool:
+        return any(
+            units[v].fixed is None
+            and units[v].options
+            and answer[v] is None
+            and units[v].priority >= priority
+            for v in part
+        )
+
+    for u in part:
+        unit = units[u]
+        if unit.fixed is not None or answer[u] is None or unit.fresh or not unit.options:
+            continue
+        if all(_held_beyond_groups(option) for option in unit.options) and not left_out(unit.priority):
+            return True
+    return False
+
+
+def _at_least(problem: CapacityProblem, unit: Unit, placed: Placed | None, room: np.ndarray) -> bool:
+    if placed is None or placed.option != 0 or unit.options[0].cost != 0:
+        return False
+    return _least_placement(problem, unit, placed, room)
+
+
+def _kept_in_place(unit: Unit) -> Placed | None:
+    """An AGGREGATED unit divided afresh kept where it runs (its first option, no spread), or None."""
+    option = unit.options[0]
+    if unit.division is not Division.AGGREGATED or not unit.fresh or option.groups or option.cost != 0:
+        return None
+    if sum(n for _, n in option.held) != unit.count:
+        return None
+    return Placed(0, option.held)
+
+
+def _held_beyond_groups(option: Option) -> bool:
+    for groups in option.groups:
+        group_of = dict(zip(option.candidates, groups.of, strict=True))
+        if len({group_of[row] for row, n in option.held if n > 0}) > groups.most:
+            return True
+    return False
 
 
 def _least_placement(problem: CapacityProblem, unit: Unit, placed: Placed, room: np.ndarray) -> bool:
