@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from adapters.kube.manifests import Manifest, dump_yaml_stream
-from adapters.registry import scope_of
+from adapters.registry import scope_of, scope_rule
 
 __all__ = [
     "SERVER_FIELDS",
@@ -53,10 +53,13 @@ def object_key(obj: Mapping[str, Any]) -> Key:
     """(API group, kind, logical workspace, namespace, name): how plans match objects (objects of
     one name may live in several workspaces)."""
     metadata = obj.get("metadata") or {}
-    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    kind, api_version = obj.get("kind", ""), obj.get("apiVersion", "")
+    if type(kind) is str and type(api_version) is str:  # every object read or written: its type's rule
+        group, scope = scope_rule(kind, api_version)
+        return (group, kind, scope(obj), metadata.get("namespace") or "", metadata.get("name", ""))
     return (
-        group,
-        obj.get("kind", ""),
+        str(api_version).rpartition("/")[0],
+        kind,
         scope_of(obj),
         metadata.get("namespace") or "",
         metadata.get("name", ""),
