@@ -9,7 +9,9 @@ present is loaded, solved, checked and emitted as its own batch, and the outputs
 solver sees only neutral batches. With ``verify`` (the default) the independent checker
 (solver.check) runs, for a large batch beside emit in a forked child where the process allows it
 (adapters.run.forked), and an AssertionError names its problems: a solver defect, never an input
-problem.
+problem. On a large input of one system that child also judges every object's metadata, which the
+registry otherwise judges before the load (_judged_beside): bad metadata is still the one error,
+before any other the run finds.
 """
 
 from __future__ import annotations
