@@ -11,6 +11,7 @@ system's code on first use.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any
@@ -18,19 +19,24 @@ from typing import Any
 from adapters.contract import Adapter, Identity, System, resolve
 from adapters.errors import InputError
 from adapters.kube.manifests import Manifest
-from adapters.kube.validation import judged_metadata, name_problem
+from adapters.kube.validation import annotations_problem, judged_metadata, label_problem, name_problem
 
 __all__ = [
     "System",
     "adapter",
     "facet",
+    "first_misjudged",
     "identity",
+    "judge_one",
     "names",
     "owned_by",
     "read_config",
     "reads",
     "register",
+    "remember_judged",
+    "routed",
     "scope_of",
+    "scope_rule",
     "system",
     "systems",
 ]
@@ -64,6 +70,7 @@ def register(record: System) -> None:
     records[record.name] = record
     for facet in (adapter, identity, _scope):
         facet.cache_clear()
+    _rules.clear()
 
 
 def systems() -> tuple[System, ...]:
@@ -123,6 +130,22 @@ def scope_of(obj: Mapping[str, Any]) -> str:
     return "" if scope is None else scope(obj)
 
 
+def scope_rule(kind: str, api_version: str) -> tuple[str, Callable[[Mapping[str, Any]], str]]:
+    """The API group of objects of this kind and apiVersion, and the rule :func:`scope_of` reads
+    their workspace by: asked once per type of a hub's tens of thousands of objects (plans key
+    every object), not once per object."""
+    rule = _rules.get((kind, api_version))
+    if rule is None:
+        group = _group(api_version)
+        scope = _scope(kind, group)
+        rule = _rules[kind, api_version] = (group, _no_workspace if scope is None else scope)
+    return rule
+
+
+# scope_rule's answers, by (kind, apiVersion): as few as the types the inputs hold.
+_rules: dict[tuple[str, str], tuple[str, Callable[[Mapping[str, Any]], str]]] = {}
+
+
 @cache
 def _scope(kind: str, group: str) -> Callable[[Mapping[str, Any]], str] | None:
     for s in systems():
@@ -136,6 +159,18 @@ def owned_by(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
     (its shared kinds aside), in registry order. Objects no system reads are left out (ignored);
     an object of a kind a system reads, in a version upstream does not serve or under a name the
     API server refuses, is an InputError."""
+    return _route(manifests, judged=True)
+
+
+def routed(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
+    """:func:`owned_by` without the checks of the objects' metadata, which the caller makes
+    elsewhere (:func:`first_misjudged`: a forked child's verdict). An unserved version is an
+    InputError still, though not always owned_by's: there an earlier system's bad metadata comes
+    first."""
+    return _route(manifests, judged=False)
+
+
+def _route(manifests: Sequence[Manifest], *, judged: bool) -> dict[str, list[Manifest]]:
     # One pass over the input: a large hub holds tens of thousands of objects of a few types.
     types = [(m.obj["kind"], m.obj["apiVersion"]) for m in manifests]
     present = {t: t[1].rpartition("/") for t in set(types)}  # (kind, apiVersion) -> (group, /, version)
@@ -151,8 +186,60 @@ def owned_by(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
             if unserved:
                 raise _unserved(next(m for m, t in zip(manifests, types, strict=True) if t in unserved), s)
             out[s.name] = [m for m, t in zip(manifests, types, strict=True) if t in reading]
-            _check_metadata(out[s.name], s)
+            if judged:
+                _check_metadata(out[s.name], s)
     return out
+
+
+def first_misjudged(owned: Mapping[str, Sequence[Manifest]]) -> tuple[str, int] | None:
+    """Where :func:`owned_by` would refuse a routed object (:func:`routed`) for its metadata
+    first: the object's system and place there; None where it refuses none. A verdict alone, which
+    a forked child can give: :func:`judge_one` has the error again from that one object."""
+    for name, manifests in owned.items():
+        read = system(name)
+        try:
+            _check_metadata(manifests, read)
+        except InputError:
+            return name, next(i for i, m in enumerate(manifests) if _refused(m, read))
+    return None
+
+
+def _refused(manifest: Manifest, read: System) -> bool:
+    try:
+        _check_metadata((manifest,), read)
+    except InputError:
+        return True
+    return False
+
+
+def judge_one(owned: Mapping[str, Sequence[Manifest]], name: str, index: int) -> None:
+    """The InputError :func:`owned_by` gives when :func:`first_misjudged` names this object: its
+    metadata checked alone."""
+    _check_metadata((owned[name][index],), system(name))
+
+
+def remember_judged(owned: Mapping[str, Sequence[Manifest]]) -> None:
+    """Judge (and so remember: adapters.kube.validation) each distinct label and annotation key of
+    the routed objects, as their checks would, raising nothing: the readers that take an object's
+    metadata at a glance (validation.judged_metadata) then do so as after owned_by's checks, at
+    a set update an object."""
+    pairs: set[tuple[Any, Any]] = set()
+    keys: set[Any] = set()
+    for manifests in owned.values():
+        for m in manifests:
+            metadata = m.obj["metadata"]
+            labels, annotations = metadata.get("labels"), metadata.get("annotations")
+            if type(labels) is dict:
+                with contextlib.suppress(TypeError):  # an unhashable value: its checks say so
+                    pairs.update(labels.items())
+            if type(annotations) is dict:
+                keys.update(annotations)
+    for key, value in pairs:
+        if type(key) is str and type(value) is str:
+            label_problem(key, value)
+    for key in keys:
+        if type(key) is str:
+            annotations_problem({key: ""})
 
 
 def _unserved(manifest: Manifest, read: System) -> InputError:

@@ -179,12 +179,16 @@ def _conditions(f: Fields, status: Mapping[str, Any], *, strict: bool) -> tuple[
 def _plain_condition(item: Any) -> bool:
     """A condition the strict checks pass: an object whose type and status are strings, with a
     time Kubernetes reads, and a reason, message and severity each a string or absent."""
+    if type(item) is not dict:
+        return False
+    get = item.get  # each key spelt out: a generator over three keys cost more than the looks
     return (
-        type(item) is dict
-        and type(item.get("type")) is str
-        and type(item.get("status")) is str
-        and time_fine(item.get("lastTransitionTime"))
-        and all(type(item.get(key)) in _STRING_OR_NONE for key in ("reason", "message", "severity"))
+        type(get("type")) is str
+        and type(get("status")) is str
+        and time_fine(get("lastTransitionTime"))
+        and type(get("reason")) in _STRING_OR_NONE
+        and type(get("message")) in _STRING_OR_NONE
+        and type(get("severity")) in _STRING_OR_NONE
     )
 
 

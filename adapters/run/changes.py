@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from adapters.kube.manifests import Manifest, dump_yaml_stream
-from adapters.registry import scope_of
+from adapters.registry import scope_of, scope_rule
 
 __all__ = [
     "SERVER_FIELDS",
@@ -53,10 +53,13 @@ def object_key(obj: Mapping[str, Any]) -> Key:
     """(API group, kind, logical workspace, namespace, name): how plans match objects (objects of
     one name may live in several workspaces)."""
     metadata = obj.get("metadata") or {}
-    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    kind, api_version = obj.get("kind", ""), obj.get("apiVersion", "")
+    if type(kind) is str and type(api_version) is str:  # every object read or written: its type's rule
+        group, scope = scope_rule(kind, api_version)
+        return (group, kind, scope(obj), metadata.get("namespace") or "", metadata.get("name", ""))
     return (
-        group,
-        obj.get("kind", ""),
+        str(api_version).rpartition("/")[0],
+        kind,
         scope_of(obj),
         metadata.get("namespace") or "",
         metadata.get("name", ""),
@@ -95,11 +98,22 @@ def _changed(
     unchanged = 0
     for obj in apply:
         before = inputs.get(object_key(obj))
-        if before == obj or (before is not None and served(obj, before) == before):
+        if before is not None and _equal_as_served(obj, before):
             unchanged += 1
         else:
             changed.append((before, obj))
     return changed, unchanged
+
+
+def _equal_as_served(obj: Mapping[str, Any], before: Mapping[str, Any]) -> bool:
+    """Whether writing `obj` over `before` leaves it as it is: equal, or equal once the server's
+    metadata is kept (:func:`served`). Each comparison made once: `served` gives `obj` itself back
+    where it keeps nothing, whose comparison was just made (a hub's tens of thousands of changed
+    objects would each be compared twice)."""
+    if before == obj:
+        return True
+    kept = served(obj, before)
+    return kept is not obj and kept == before
 
 
 def plan_of(outcome: Any, manifests: Iterable[Manifest]) -> dict[str, Any]:

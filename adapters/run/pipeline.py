@@ -9,19 +9,32 @@ present is loaded, solved, checked and emitted as its own batch, and the outputs
 solver sees only neutral batches. With ``verify`` (the default) the independent checker
 (solver.check) runs, for a large batch beside emit in a forked child where the process allows it
 (adapters.run.forked), and an AssertionError names its problems: a solver defect, never an input
-problem.
+problem. On a large input of one system that child also judges every object's metadata, which the
+registry otherwise judges before the load (_judged_beside): bad metadata is still the one error,
+before any other the run finds.
 """
 
 from __future__ import annotations
 
 import functools
+import marshal
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from adapters.errors import InputError
 from adapters.kube.manifests import Manifest, from_objects
-from adapters.registry import adapter, owned_by, reads, system
+from adapters.registry import (
+    adapter,
+    first_misjudged,
+    judge_one,
+    owned_by,
+    reads,
+    remember_judged,
+    routed,
+    system,
+)
 from adapters.run import forked
 from adapters.run.heap import paused_gc
 from model import Batch, LevelStats, Result, SolveStats, added_levels
@@ -125,13 +138,15 @@ def schedule_manifests(
     apply: list[dict[str, Any]] = []
     delete: list[dict[str, str]] = []
     parts: list[SystemOutcome] = []
+    manifests = list(manifests)
     with paused_gc():
+        if verify and len(manifests) >= _JUDGE_BESIDE and forked.workers() > 1:
+            judged = _judged_beside(manifests, now, options, config)
+            if judged is not None:
+                return judged
         # Every system is loaded (and so validated) before anything is solved: bad input anywhere
         # fails the whole run with nothing written.
-        loaded = [
-            (name, *adapter(name).load(owned, now=now, seed=options.seed, **_configured(name, config)))
-            for name, owned in owned_by(list(manifests)).items()
-        ]
+        loaded = [_load(name, owned, now, options, config) for name, owned in owned_by(manifests).items()]
         for name, batch, context in loaded:
             emitted, part = _solved(name, batch, context, options, verify, beside=True)
             apply += emitted.apply
@@ -139,6 +154,64 @@ def schedule_manifests(
             parts.append(part)
     summary = summary_of_parts(parts) if parts else _nothing_solved(options.mode)
     return Outcome(apply, delete, tuple(parts), summary)
+
+
+# Below this many objects the registry's checks take a few hundredths of a second: made here first.
+_JUDGE_BESIDE = 20_000
+
+
+def _load(
+    name: str, owned: list[Manifest], now: datetime, options: SolveOptions, config: Mapping[str, Any] | None
+) -> tuple[str, Batch, Any]:
+    return (name, *adapter(name).load(owned, now=now, seed=options.seed, **_configured(name, config)))
+
+
+def _judged_beside(
+    manifests: list[Manifest], now: datetime, options: SolveOptions, config: Mapping[str, Any] | None
+) -> Outcome | None:
+    """One system's input loaded before the registry's checks of its objects' metadata
+    (adapters.registry.owned_by), solved, then judged and checked by one forked child, the
+    checker's (no fork more: a fork costs this process a fault for each page it writes after),
+    while this process emits; None where the input is not one system's. Exact: owned_by's error
+    comes before every other, so where anything fails (the load, say) or the child finds bad
+    metadata, owned_by is asked here and gives its error first. The distinct labels and
+    annotation keys are judged first (registry.remember_judged), so the loaders take each object's
+    metadata at a glance as after owned_by."""
+    try:
+        owned = routed(manifests)
+    except InputError:
+        owned_by(manifests)  # owned_by's error, which may be an earlier system's metadata
+        raise
+    if len(owned) != 1:
+        return None
+    ((name, objects),) = owned.items()
+    checks = None
+    try:
+        remember_judged(owned)
+        _, batch, context = _load(name, objects, now, options, config)
+        result = solve(batch, options)
+        checks = forked.background(_judged_and_checked, (owned, batch, result))
+        emitted = adapter(name).emit(context, result)
+    except Exception:
+        if checks is not None:
+            checks.cancel()
+        owned_by(manifests)  # bad metadata is the error, as it is before any load
+        raise
+    misjudged, problems = marshal.loads(checks.result())
+    if misjudged is not None:
+        judge_one(owned, *misjudged)
+        owned_by(manifests)  # (the object alone passed here, which it cannot: every check, as ever)
+    _raise_problems(name, problems)
+    part = SystemOutcome(name, batch, result, emitted.placements, emitted.unsatisfied)
+    return Outcome(emitted.apply, emitted.delete, (part,), summary_of_parts([part]))
+
+
+def _judged_and_checked(task: tuple[Mapping[str, list[Manifest]], Batch, Result]) -> bytes:
+    """Where the registry refuses an object's metadata first (adapters.registry.first_misjudged),
+    and, where it refuses none, the checker's problems (:func:`_problems`), packed by marshal."""
+    owned, batch, result = task
+    misjudged = first_misjudged(owned)
+    return marshal.dumps((misjudged, b"" if misjudged is not None else _problems((batch, result))))
 
 
 class NotSeparable(Exception):

@@ -1,0 +1,126 @@
+"""The registry's checks of every object's metadata (adapters.registry.owned_by) made by the
+checker's forked child while emit runs (adapters.run.pipeline._judged_beside): the same outcome,
+and on bad input the same one error, as the checks made first in this process
+(PLACEMENT_SOLVER_WORKERS=1)."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import pytest
+import yaml
+
+from adapters.errors import InputError
+from adapters.run import pipeline
+from adapters.run.pipeline import schedule
+from tests.fixtures import kcp
+from tests.fixtures.common import NOW_TIME
+
+
+def fleet_demo() -> list[dict]:
+    text = resources.files("adapters.examples").joinpath("fleet-demo.yaml").read_text(encoding="utf-8")
+    return [d for d in yaml.safe_load_all(text) if d]
+
+
+def kcp_hub() -> list[dict]:
+    return [*kcp.compute_v05(kcp.cluster("c1", "us"), locations=["us"]), kcp.namespace("a")]
+
+
+def outcome_or_error(objects: list[dict], beside: bool, monkeypatch) -> object:
+    """The outcome's objects and summary (timings aside), or the error's type and message: judged
+    beside emit (a forked child, from the first object on), or first, in this process."""
+    with monkeypatch.context() as patched:
+        patched.setenv("PLACEMENT_SOLVER_WORKERS", "2" if beside else "1")
+        patched.setattr(pipeline, "_JUDGE_BESIDE", 0)
+        try:
+            outcome = schedule(objects, now=NOW_TIME)
+        except (InputError, AssertionError) as error:
+            return type(error).__name__, str(error)
+    summary = {k: v for k, v in outcome.summary.items() if not k.endswith("_seconds")}
+    return outcome.apply, outcome.delete, summary
+
+
+def spied(monkeypatch) -> list[str]:
+    """The functions pipeline starts in forked children, by name."""
+    started: list[str] = []
+    background = pipeline.forked.background
+
+    def spy(func, item):
+        started.append(func.__name__)
+        return background(func, item)
+
+    monkeypatch.setattr(pipeline.forked, "background", spy)
+    return started
+
+
+def bad_label(obj: dict) -> dict:
+    obj["metadata"].setdefault("labels", {})["bad key!"] = "x"
+    return obj
+
+
+def bad_finalizer(obj: dict) -> dict:
+    """A finalizer the API server refuses, which kcp's readers do not read: only the registry's
+    checks (the child's verdict) find it."""
+    obj["metadata"]["finalizers"] = ["bad finalizer!"]
+    return obj
+
+
+@pytest.mark.parametrize("hub", [fleet_demo, kcp_hub])
+def test_the_metadata_judged_beside_emit_gives_the_same_outcome(hub, monkeypatch) -> None:
+    started = spied(monkeypatch)
+    beside = outcome_or_error(hub(), True, monkeypatch)
+    assert started == ["_judged_and_checked"]
+    assert beside == outcome_or_error(hub(), False, monkeypatch)
+
+
+def test_bad_metadata_is_the_error_though_the_load_fails_first(monkeypatch) -> None:
+    """kcp's load refuses a duplicate namespace before it reads the one whose label the registry
+    refuses: owned_by's error comes first, as when it runs before any load."""
+    hub = [*kcp_hub(), kcp.namespace("a"), bad_label(kcp.namespace("b"))]
+    error = outcome_or_error(hub, True, monkeypatch)
+    assert "bad key!" in str(error)
+    assert error == outcome_or_error(hub, False, monkeypatch)
+
+
+@pytest.mark.parametrize("bad", [bad_label, bad_finalizer])
+def test_bad_metadata_is_the_error_where_the_load_passes(bad, monkeypatch) -> None:
+    """A label kcp's reader refuses itself (its error waits for owned_by's), or a finalizer only
+    the child's verdict finds."""
+    hub = [*kcp_hub(), bad(kcp.namespace("b"))]
+    started = spied(monkeypatch)
+    error = outcome_or_error(hub, True, monkeypatch)
+    assert started == ([] if bad is bad_label else ["_judged_and_checked"])
+    assert "bad key!" in str(error) or "bad finalizer!" in str(error)
+    assert error == outcome_or_error(hub, False, monkeypatch)
+
+
+def test_bad_metadata_comes_before_the_checkers_verdict(monkeypatch) -> None:
+    """A checker that rejects the result (a solver defect) is an AssertionError, but an input the
+    registry refuses is that InputError first, as owned_by gives it before anything is solved."""
+    monkeypatch.setattr(pipeline, "_problems", lambda solved: b"made up")
+    fine = outcome_or_error(kcp_hub(), True, monkeypatch)
+    assert fine == ("AssertionError", "the checker rejected the kcp result:\nmade up")
+    hub = [*kcp_hub(), bad_finalizer(kcp.namespace("b"))]
+    error = outcome_or_error(hub, True, monkeypatch)
+    assert error[0] == "InputError" and "bad finalizer!" in error[1]
+    assert error == outcome_or_error(hub, False, monkeypatch)
+
+
+def test_an_earlier_systems_metadata_comes_before_a_later_ones_unserved_version(monkeypatch) -> None:
+    """owned_by checks each system's versions, then its metadata, in registry order: Fleet's bad
+    label is the error, not kcp's unserved version (the routing alone would give that)."""
+    fleet = fleet_demo()
+    bad_label(next(obj for obj in fleet if obj["kind"] == "MemberCluster"))
+    unserved = {**kcp.binding(), "apiVersion": "apis.kcp.dev/v9"}
+    hub = [*fleet, *kcp_hub(), unserved]
+    error = outcome_or_error(hub, True, monkeypatch)
+    assert "bad key!" in str(error)
+    assert error == outcome_or_error(hub, False, monkeypatch)
+
+
+def test_several_systems_are_judged_first_as_ever(monkeypatch) -> None:
+    hub = [*fleet_demo(), *kcp_hub()]
+    started = spied(monkeypatch)
+    beside = outcome_or_error(hub, True, monkeypatch)
+    assert "_judged_and_checked" not in started
+    assert beside == outcome_or_error(hub, False, monkeypatch)
