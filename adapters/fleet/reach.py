@@ -27,7 +27,7 @@ event does not force, and a full solve of the hub moves nothing.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -61,6 +61,7 @@ class FleetLive:
         self.seed = seed
         self.members: dict[str, Obj] = {}
         self.pool = ClusterPool()
+        self.domains = _Domains()  # every label's values over the kept clusters (spread domains)
         self.timers: Timers[str] = Timers()  # when an eligible cluster turns ineligible unheard
         self.placements: dict[str, Obj] = {}
         self.owned: dict[str, dict[tuple[str, str], Obj]] = {}  # placement -> its bindings, snapshots
@@ -141,6 +142,7 @@ class FleetLive:
         if obj is None or cluster is None:
             self.members.pop(name, None)
             self.pool.drop(name)
+            self.domains.moved(before, None)
             self.timers.at(None, name)
             return self._woken(name, now, gone=True, before=before)
         self._put_member(name, obj, cluster, now)
@@ -169,7 +171,8 @@ class FleetLive:
                     woken.add(name)
             else:
                 now_passes = not gone and not holds and after is not None and admits(request, after, now)
-                if now_passes or (request.spread and _domains_moved(request, before, after)):
+                spread = request.spread and self.domains.changed(request, before, after, holds=holds)
+                if now_passes or spread:
                     woken.add(name)
         return woken
 
@@ -199,6 +202,7 @@ class FleetLive:
 
     def _put_member(self, name: str, obj: Obj, cluster: Cluster, now: datetime) -> None:
         self.members[name] = obj
+        self.domains.moved(self.pool.get(name), cluster)
         self.pool.put(cluster)
         until = _eligible_until(manifest(obj)) if cluster.eligible else None
         # Judged again the first moment after it: an eligible cluster is judged so at `now`.
@@ -270,12 +274,50 @@ def _eligible_until(m: Manifest) -> datetime | None:
     return None
 
 
-def _domains_moved(request: PlacementRequest, before: Cluster | None, after: Cluster | None) -> bool:
-    """Whether the cluster changed spread domain: a domain may have appeared or gone."""
-    for constraint in request.spread:
-        key = constraint.topology_key
-        old = before.labels.get(key) if before is not None else None
-        new = after.labels.get(key) if after is not None else None
-        if old != new:
-            return True
-    return False
+class _Domains:
+    """How many kept clusters carry each value of each label: a spread constraint's domains are
+    the values of its topology key over every cluster carrying it, eligible or not, leaving or
+    not (solver/spread.py; upstream's PreFilter counts every MemberCluster in its cache)."""
+
+    def __init__(self) -> None:
+        self._count: dict[str, Counter[str]] = defaultdict(Counter)
+
+    def moved(self, before: Cluster | None, after: Cluster | None) -> None:
+        """A cluster replaced (`before` -> `after`; None: none)."""
+        old = before.labels if before is not None else {}
+        new = after.labels if after is not None else {}
+        for key, value in old.items():
+            if new.get(key) != value:
+                values = self._count[key]
+                values[value] -= 1
+                if not values[value]:
+                    del values[value]
+        for key, value in new.items():
+            if old.get(key) != value:
+                self._count[key][value] += 1
+
+    def changed(
+        self, request: PlacementRequest, before: Cluster | None, after: Cluster | None, *, holds: bool
+    ) -> bool:
+        """Whether a cluster's change (already counted) can let the request, not fully
+        scheduled, pick more: it moved out of or into a domain of one of its spread constraints
+        and either holds the request (a domain's count moved) or was the last cluster of the
+        domain it left (a domain went: its count no longer holds the minimum down).
+
+        Exact, for a cluster the request does not hold (the cluster itself is judged by the
+        filters): moving between domains that stay leaves every domain and its count (the
+        request's current bindings in it) as they were, so every other cluster's skew and spread
+        score. A domain that appears is empty: the smallest count can only fall, and one more
+        cluster in any domain leaves a skew (upstream's skew change is the skew after that pick)
+        at least as large as before, so no cluster, and no set of clusters (optimal mode), that
+        broke a DoNotSchedule constraint keeps to it now; ScheduleAnyway filters nothing, so a
+        request not fully scheduled without a spread violation has no candidate left."""
+        for constraint in request.spread:
+            key = constraint.topology_key
+            old = before.labels.get(key) if before is not None else None
+            new = after.labels.get(key) if after is not None else None
+            if old == new:
+                continue
+            if holds or (old is not None and not self._count.get(key, Counter())[old]):
+                return True
+        return False
