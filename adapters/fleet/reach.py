@@ -7,8 +7,8 @@ being deleted runs its own cycle; a MemberCluster event re-runs every PickAll pl
 placement not yet fully scheduled, and a cluster that is removed or leaving also those holding a
 binding on it. Bindings are sticky, so the previous answer stays wherever the policy lets it:
 of those, only the placements the cluster touches can change (it held their binding, now passes
-their filters at the event's time, is named by them, or changed spread domain); the others would
-write what they hold. A placement being deleted is cleaned up as upstream's scheduler and
+their filters at the event's time, is named by them, or changed their spread picture: see
+_Domains.changed); the others would write what they hold. A placement being deleted is cleaned up as upstream's scheduler and
 placement controller clean up behind their finalizers (the adapter's load and emit); nothing else
 is solved. The scheduler's own writes (bindings, policy snapshots, a placement's status or
 finalizer) wake nothing.
@@ -160,7 +160,7 @@ class FleetLive:
         """Placements whose answer the event can change: of those upstream would re-run (PickAll,
         not fully scheduled, holders of a cluster that went away), the ones the cluster touches:
         it held their binding, now passes their filters (solver.admits, at the event's time), is
-        named by them, or changed spread domain."""
+        named by them, or changed their spread picture (a count, or a domain gone)."""
         holders = self.holders.get(cluster, set())
         woken = set(holders) if gone else set()
         for name in self.unsettled:
