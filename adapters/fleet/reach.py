@@ -8,10 +8,10 @@ placement not yet fully scheduled, and a cluster that is removed or leaving also
 binding on it. Bindings are sticky, so the previous answer stays wherever the policy lets it:
 of those, only the placements the cluster touches can change (it held their binding, now passes
 their filters at the event's time, is named by them, or changed their spread picture: see
-_Domains.changed); the others would write what they hold. A placement being deleted is cleaned up as upstream's scheduler and
-placement controller clean up behind their finalizers (the adapter's load and emit); nothing else
-is solved. The scheduler's own writes (bindings, policy snapshots, a placement's status or
-finalizer) wake nothing.
+_Domains.changed); the others would write what they hold. A placement being deleted is cleaned up
+as upstream's scheduler and placement controller clean up behind their finalizers (the adapter's
+load and emit); nothing else is solved. The scheduler's own writes (bindings, policy snapshots, a
+placement's status or finalizer) wake nothing.
 
 Time alone changes one thing: a cluster whose heartbeat (or a spell of ill health) gets older than
 upstream's timeout turns ineligible with no event at all. Upstream's watcher ignores that
