@@ -5,6 +5,7 @@ time), and nothing moves that an event does not force (the soak checks the rest)
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from datetime import datetime
 
@@ -184,3 +185,55 @@ def test_after_every_event_a_full_solve_moves_nothing(mode) -> None:
         woken += len(hub.handle(event, now=now).requests)
         assert _full_solve(hub, "fleet", now) == [], kind
     assert woken > 20
+
+
+# -- the bindings a wake re-reads -------------------------------------------------------------
+
+
+def test_a_placement_woken_again_judges_only_the_objects_changed_since(monkeypatch) -> None:
+    """The bindings and snapshot a load judged are not judged again at the placement's next wake
+    (they were, every time: most of a woken PickAll's load); the objects written since are."""
+    import adapters.fleet.load as fleet_load
+    from adapters.live.hub import Applied
+    from tests.fixtures.fleet import NOW_TIME, crp, member_cluster, pick_all
+
+    clusters = [member_cluster(f"m{i}") for i in range(6)]
+    hub = HubScheduler([*clusters, crp("web", pick_all())], now=NOW_TIME)
+    judged: list[str] = []
+    check = fleet_load.schema.check
+
+    def counted(f, obj, kind, **kw):
+        if kind in ("ClusterResourceBinding", "ClusterSchedulingPolicySnapshot"):
+            judged.append(obj["metadata"]["name"])
+        return check(f, obj, kind, **kw)
+
+    monkeypatch.setattr(fleet_load.schema, "check", counted)
+    hub.handle(Applied(member_cluster("m6")), now=NOW_TIME)  # wakes web: judges its 6 bindings
+    assert len(judged) == 7  # and its snapshot
+    judged.clear()
+    hub.handle(Applied(member_cluster("m7")), now=NOW_TIME)
+    # what the last solve wrote: m6's binding, the snapshot's status
+    assert sorted(judged) == ["web-0", next(n for n in _binding_names(hub) if "-m6-" in n)]
+    assert hub.resolve(now=NOW_TIME).apply == []
+
+
+def _binding_names(hub: HubScheduler) -> list[str]:
+    return [b["metadata"]["name"] for b in hub.objects("ClusterResourceBinding")]
+
+
+def test_a_binding_replaced_after_its_placement_was_judged_is_judged_again() -> None:
+    """A user's write replacing a binding judged before is judged at its placement's next wake:
+    a field the CRD refuses refuses that event."""
+    from adapters.errors import InputError
+    from adapters.live.hub import Applied
+    from tests.fixtures.fleet import NOW_TIME, crp, member_cluster, pick_all
+
+    hub = HubScheduler([member_cluster("a"), crp("web", pick_all())], now=NOW_TIME)
+    hub.handle(Applied(member_cluster("b")), now=NOW_TIME)  # wakes web: its bindings judged
+    bad = copy.deepcopy(
+        next(b for b in hub.objects("ClusterResourceBinding") if b["spec"]["targetCluster"] == "a")
+    )
+    bad["spec"]["clusterDecision"]["clusterScore"] = {"affinityScore": "high"}
+    hub.handle(Applied(bad), now=NOW_TIME)  # wakes nothing
+    with pytest.raises(InputError, match="affinityScore"):
+        hub.handle(Applied(member_cluster("c")), now=NOW_TIME)

@@ -65,6 +65,9 @@ class FleetLive:
         self.timers: Timers[str] = Timers()  # when an eligible cluster turns ineligible unheard
         self.placements: dict[str, Obj] = {}
         self.owned: dict[str, dict[tuple[str, str], Obj]] = {}  # placement -> its bindings, snapshots
+        # The owned objects a load has judged (by identity: a stored object is replaced, never
+        # changed), which the next loads of their placement do not judge again.
+        self.judged: dict[int, Obj] = {}
         for m in manifests:
             if m.kind == n.MEMBER_CLUSTER:
                 self._put_member(m.name, m.obj, load_cluster(m, now), now)
@@ -125,7 +128,8 @@ class FleetLive:
         """Its own cycle: created, a new spec, or its deletion begun (its clean-up)."""
         if after is None:
             self.placements.pop(name, None)
-            self.owned.pop(name, None)
+            for obj in self.owned.pop(name, {}).values():
+                self.judged.pop(id(obj), None)
             self.requests.pop(name, None)
             self._answer(name, None)
             return set()
@@ -219,20 +223,34 @@ class FleetLive:
     def _own(self, obj: Obj) -> None:
         parent = _parent(obj)
         if parent is not None:
-            self.owned.setdefault(parent, {})[(obj["kind"], obj["metadata"]["name"])] = obj
+            owned = self.owned.setdefault(parent, {})
+            key = (obj["kind"], obj["metadata"]["name"])
+            self._unjudge(owned.get(key))
+            owned[key] = obj
 
     def _disown(self, obj: Obj) -> None:
         parent = _parent(obj)
         if parent is not None:
-            self.owned.get(parent, {}).pop((obj["kind"], obj["metadata"]["name"]), None)
+            self._unjudge(self.owned.get(parent, {}).pop((obj["kind"], obj["metadata"]["name"]), None))
+
+    def _unjudge(self, obj: Obj | None) -> None:
+        if obj is not None and self.judged.get(id(obj)) is obj:
+            del self.judged[id(obj)]
+
+    def _judged(self, obj: Obj) -> bool:
+        return self.judged.get(id(obj)) is obj
 
     def _load(self, names: list[str], now: datetime) -> tuple[Any, Any]:
-        """The placements and what they own, loaded as load.py loads a hub, over the kept clusters;
-        their requests kept for the wake rule."""
+        """The placements and what they own, loaded as load.py loads a hub, over the kept clusters
+        (an owned object judged by an earlier load not judged again); their requests kept for the
+        wake rule."""
         objects = [self.placements[name] for name in names]
-        objects += [obj for name in names for obj in self.owned.get(name, {}).values()]
-        manifests = [manifest(obj) for obj in objects]
-        batch, context = fleet.load(manifests, now=now, seed=self.seed, clusters=self.pool.clusters())
+        owned = [obj for name in names for obj in self.owned.get(name, {}).values()]
+        manifests = [manifest(obj) for obj in (*objects, *owned)]
+        batch, context = fleet.load(
+            manifests, now=now, seed=self.seed, clusters=self.pool.clusters(), judged=self._judged
+        )
+        self.judged.update((id(obj), obj) for obj in owned)
         self.requests.update({r.key: r for r in batch.requests})
         return batch, context
 
