@@ -129,7 +129,7 @@ class FleetLive:
         if after is None:
             self.placements.pop(name, None)
             for obj in self.owned.pop(name, {}).values():
-                self.judged.pop(id(obj), None)
+                self._unjudge(obj)
             self.requests.pop(name, None)
             self._answer(name, None)
             return set()
