@@ -21,7 +21,7 @@ import numpy as np
 
 from adapters.kube.manifests import read_sources
 from adapters.live.hub import HubScheduler
-from bench.hub_soak import NOW, PROFILES, STEP, _World
+from bench.hub_soak import NOW, PROFILES, STEP, STEPS, _World
 from solver import SolveOptions
 
 __all__ = ["main"]
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     profiles: dict[str, cProfile.Profile] = defaultdict(cProfile.Profile)
     now = NOW
     for _ in range(args.events):
-        now += STEP
+        now += STEPS.get(args.profile, STEP)  # the soak's clock (Fleet's heartbeats stay fresh)
         kind, event, _ = world.next(now)
         profile = profiles[kind] if args.cprofile else None
         c1, t1 = time.process_time(), time.perf_counter()

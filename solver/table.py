@@ -7,6 +7,7 @@ with the number of distinct policies, not with placements x clusters in Python.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from itertools import repeat
@@ -302,15 +303,16 @@ class ClusterTable:
 
 
 _KEPT_FROM = 256  # clusters: below this a batch's rows are made afresh (explain's, the tests')
-_PATCHED_UP_TO = 64  # changed clusters a kept table's rows are patched for, not made again
+_PATCHED_UP_TO = 64  # clusters not kept (new or replaced) a kept table's rows are patched for
+_NAME = operator.attrgetter("name")
 
 
 class _Rows:
     """What a table makes of each cluster alone (names, eligibility, load, taints, the columns),
     kept for the last large batch's clusters: a long-lived scheduler (adapters.live) solves batch
     after batch over the same clusters, mostly the very same objects, so a batch of the same
-    tuple takes them as they are, and one whose clusters differ from it in a few objects (same
-    names, in the same rows) takes them with those rows made again. Kept arrays and Series are
+    tuple takes them as they are, and one whose clusters differ from it in a few objects (added,
+    replaced, any number removed) takes the kept rows with those made again. Kept arrays and Series are
     read-only, shared by every table made of them. One batch's clusters are kept (the last)."""
 
     _last: _Rows | None = None
@@ -339,83 +341,67 @@ class _Rows:
         return last
 
     def _patched(self, clusters: tuple[Cluster, ...]) -> _Rows | None:
-        """These rows for `clusters`, which differ from the kept ones by at most one cluster added
-        or removed and a few objects of the same names; None when they differ in more."""
-        shift = len(clusters) - len(self.clusters)
-        if abs(shift) > 1:
-            return None
-        if not shift:
-            return self._replaced(clusters)
-        pairs = zip(self.clusters, clusters, strict=False)
-        at = next((i for i, (a, b) in enumerate(pairs) if a.name != b.name), min(len(clusters), self.size))
-        return (self._with_row(at, clusters[at]) if shift > 0 else self._without_row(at))._replaced(clusters)
-
-    @property
-    def size(self) -> int:
-        return len(self.clusters)
-
-    def _with_row(self, at: int, cluster: Cluster) -> _Rows:
-        """These rows with the cluster's inserted at `at`."""
-        out = self._like((*self.clusters[:at], cluster, *self.clusters[at:]))
-        for field, value in (("eligible", takes_new), ("leaving", _leaving), ("load", _load)):
-            setattr(out, field, _frozen(np.insert(getattr(self, field), at, value(cluster))))
-        out.tainted = [i + (i >= at) for i in self.tainted] + ([at] if cluster.taints else [])
-        out.tainted.sort()
-        out._series = {
-            name: pl.concat([series[:at], _series(series, [_value(name, cluster)]), series[at:]])
-            for name, series in self._series.items()
-        }
-        return out
-
-    def _without_row(self, at: int) -> _Rows:
-        """These rows without the one at `at`."""
-        out = self._like(self.clusters[:at] + self.clusters[at + 1 :])
-        for field in ("eligible", "leaving", "load"):
-            setattr(out, field, _frozen(np.delete(getattr(self, field), at)))
-        out.tainted = [i - (i > at) for i in self.tainted if i != at]
-        out._series = {name: pl.concat([s[:at], s[at + 1 :]]) for name, s in self._series.items()}
-        return out
-
-    @staticmethod
-    def _like(clusters: tuple[Cluster, ...]) -> _Rows:
-        """Rows of the clusters whose names and index are made, the rest left to the caller."""
-        out = object.__new__(_Rows)
-        out.clusters = clusters
-        out.names = [c.name for c in clusters]
-        out.index = {name: i for i, name in enumerate(out.names)}
-        return out
-
-    def _replaced(self, clusters: tuple[Cluster, ...]) -> _Rows | None:
-        """These rows for `clusters` of the same names, a few of them other objects (any number
-        whose load alone differs: a long-lived scheduler's counts move on hundreds); None when
-        more differ, or a name."""
-        if len(clusters) != self.size:
-            return None
-        changed = [i for i, (a, b) in enumerate(zip(self.clusters, clusters, strict=True)) if a is not b]
-        if any(self.names[i] != clusters[i].name for i in changed):
-            return None
-        remade = [i for i in changed if not _load_alone(self.clusters[i], clusters[i])]
+        """These rows for `clusters`, of which at most _PATCHED_UP_TO are not kept objects (added,
+        or replaced under the same name; any number removed); None when more. Each row of
+        `clusters` is matched to its kept row by name and the kept rows gathered, the others made
+        again; in C loops (map over the tuples, numpy and polars gathers): a Python loop over
+        10,000 rows was most of a one-cluster event's table, and a batch after two cluster events
+        (one gone, one added) made its rows afresh."""
+        names = list(map(_NAME, clusters))
+        same_names = names == self.names
+        if same_names:
+            kept = np.arange(len(names), dtype=np.int64)
+        else:
+            kept = np.fromiter(map(self.index.get, names, repeat(-1)), dtype=np.int64, count=len(names))
+        known = kept >= 0
+        if not known.all():
+            kept = np.where(known, kept, 0)  # a new row gathers row 0, made again below
+        was = map(self.clusters.__getitem__, kept.tolist())
+        other = np.fromiter(map(operator.is_not, was, clusters), dtype=bool, count=len(names)) | ~known
+        changed = np.flatnonzero(other).tolist()
+        # A cluster whose load alone moved (a long-lived scheduler's counts move on hundreds)
+        # takes its load again; its other rows and columns, which read no load, are kept.
+        kept_at = kept.tolist()
+        remade = [
+            i for i in changed if not known[i] or not _load_alone(self.clusters[kept_at[i]], clusters[i])
+        ]
         if len(remade) > _PATCHED_UP_TO:
             return None
         out = object.__new__(_Rows)
-        out.clusters, out.names, out.index = clusters, self.names, self.index
+        out.clusters = clusters
+        out.names = self.names if same_names else names
+        out.index = self.index if same_names else dict(zip(names, range(len(names)), strict=True))
         for field, value, rows in (
             ("eligible", takes_new, remade),
             ("leaving", _leaving, remade),
             ("load", _load, changed),
         ):
-            array = getattr(self, field).copy()
-            array[rows] = [value(clusters[i]) for i in rows]
+            array = getattr(self, field) if same_names else getattr(self, field)[kept]
+            if rows:
+                array = array.copy() if same_names else array
+                array[rows] = [value(clusters[i]) for i in rows]
             setattr(out, field, _frozen(array))
-        tainted = set(self.tainted).difference(remade) | {i for i in remade if clusters[i].taints}
-        out.tainted = sorted(tainted)
-        out._series = {
-            name: series.clone().scatter(remade, _series(series, [_value(name, clusters[i]) for i in remade]))
-            if remade
-            else series
-            for name, series in self._series.items()
-        }
+        was_tainted = np.zeros(self.size, dtype=bool)
+        was_tainted[self.tainted] = True
+        tainted = was_tainted[kept]
+        tainted[remade] = [bool(clusters[i].taints) for i in remade]
+        out.tainted = np.flatnonzero(tainted).tolist()
+        series_kept = None if same_names else pl.Series(kept)
+        out._series = {}
+        # The rows made again, every kept column at once (a Series made per column and row was
+        # most of a patch).
+        made = _made(tuple(clusters[i] for i in remade), list(self._series)) if remade else {}
+        for name, series in self._series.items():
+            column = series if series_kept is None else series.gather(series_kept)
+            if remade:
+                column = column.clone() if series_kept is None else column
+                column = column.scatter(remade, made[name])
+            out._series[name] = column
         return out
+
+    @property
+    def size(self) -> int:
+        return len(self.clusters)
 
     def columns(self, names: list[str]) -> dict[str, pl.Series]:
         """The named columns (see the *_column functions), each made once for these clusters."""
@@ -434,11 +420,6 @@ def _load_alone(old: Cluster, new: Cluster) -> bool:
 _BUT_LOAD = tuple(f.name for f in fields(Cluster) if f.name != "load")
 
 
-def _series(like: pl.Series, values: list) -> pl.Series:
-    """Values as a series of the column's type (Int128 nano-units too big for an int64 among them)."""
-    return pl.Series(values, dtype=like.dtype)
-
-
 def _frozen(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
@@ -450,23 +431,6 @@ def _leaving(cluster: Cluster) -> bool:
 
 def _load(cluster: Cluster) -> int:
     return cluster.load
-
-
-def _value(column: str, cluster: Cluster) -> Any:
-    """One cluster's value in a column (as _made makes the whole column)."""
-    kind, _, key = column.partition("\x00")
-    if kind == "l":
-        return cluster.labels.get(key)
-    if kind == "c":
-        return cluster.claims.get(key)
-    if kind == "t":
-        return key in cluster.traits
-    if kind == "s":
-        return cluster.scores.get(key, 0)
-    value = cluster.properties.get(key)
-    if value is None:
-        return None
-    return value.nanos if kind == "p" else value.nanos / _NANO
 
 
 def _made(clusters: tuple[Cluster, ...], names: list[str]) -> dict[str, pl.Series]:

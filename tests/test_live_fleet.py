@@ -5,6 +5,7 @@ time), and nothing moves that an event does not force (the soak checks the rest)
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from datetime import datetime
 
@@ -15,6 +16,7 @@ from adapters.generate.common import DEFAULT_NOW
 from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
 from adapters.live.hub import HubScheduler
+from bench.hub_soak import _full_solve
 from solver import SolveOptions
 from tests.fixtures.live import spy_on_events
 
@@ -54,3 +56,184 @@ def test_a_refused_placement_leaves_the_model_as_it_was() -> None:
     delta = hub.handle(Applied(member_cluster("b")), now=NOW_TIME)  # wakes the PickAll placement
     assert delta.requests == ("web",)
     assert hub.resolve(now=NOW_TIME).apply == []
+
+
+# -- spread domains: which cluster events wake a placement not fully scheduled -----------------
+
+
+def _spread_hub(mode: str, *others: dict) -> HubScheduler:
+    """A PickN of 2 spread over regions (DoNotSchedule, max skew 1) that only clusters labelled
+    app=yes pass: east holds a and a2, north only clusters it does not pass (n, and `others`).
+    It picks a2 (the larger name) and is stuck: a second pick in east would make the skew 2."""
+    from tests.fixtures.fleet import NOW_TIME, crp, member_cluster, pick_n, spread, term
+
+    clusters = [
+        member_cluster("a", {"region": "east", "app": "yes"}),
+        member_cluster("a2", {"region": "east", "app": "yes"}),
+        member_cluster("n", {"region": "north"}),
+        *others,
+    ]
+    policy = pick_n(2, required=[term({"app": "yes"})], spread_by=[spread("region")])
+    hub = HubScheduler([*clusters, crp("p", policy)], now=NOW_TIME, options=SolveOptions(mode=mode))
+    assert _held(hub) == {"a2"}
+    return hub
+
+
+def _held(hub: HubScheduler) -> set[str]:
+    return {
+        b["spec"]["targetCluster"]
+        for b in hub.objects("ClusterResourceBinding")
+        if b["spec"]["state"] in ("Scheduled", "Bound")
+    }
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_cluster_joining_a_domain_that_exists_wakes_no_spread_placement_it_fails(mode) -> None:
+    """A cluster the placement does not pass joining a domain that exists leaves every domain and
+    its count as they were (the first rule woke the placement on any cluster carrying the key)."""
+    from adapters.live.hub import Applied
+    from tests.fixtures.fleet import NOW_TIME, member_cluster
+
+    hub = _spread_hub(mode)
+    delta = hub.handle(Applied(member_cluster("m", {"region": "north"})), now=NOW_TIME)
+    assert delta.requests == ()
+    assert _full_solve(hub, "fleet", NOW_TIME) == []  # on what decides placement
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_the_last_cluster_of_a_domain_leaving_wakes_the_spread_placement(mode) -> None:
+    """North's only cluster, which the placement does not pass, goes: the empty domain no longer
+    holds the minimum down, and a can be picked (a rule waking only on clusters the placement
+    passes or holds would miss it)."""
+    from adapters.live.hub import Deleted
+    from tests.fixtures.fleet import NOW_TIME
+
+    hub = _spread_hub(mode)
+    delta = hub.handle(Deleted("MemberCluster", "n"), now=NOW_TIME)
+    assert delta.requests == ("p",)
+    assert _held(hub) == {"a", "a2"}
+    assert _full_solve(hub, "fleet", NOW_TIME) == []  # on what decides placement
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_cluster_leaving_a_domain_that_stays_wakes_no_spread_placement_it_fails(mode) -> None:
+    from adapters.live.hub import Deleted
+    from tests.fixtures.fleet import NOW_TIME, member_cluster
+
+    hub = _spread_hub(mode, member_cluster("n2", {"region": "north"}))
+    delta = hub.handle(Deleted("MemberCluster", "n"), now=NOW_TIME)
+    assert delta.requests == ()
+    assert _held(hub) == {"a2"}
+    assert _full_solve(hub, "fleet", NOW_TIME) == []  # on what decides placement
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_held_cluster_moving_between_domains_that_stay_wakes_the_spread_placement(mode) -> None:
+    """a2, held, moves from east to north: both domains stay, but the counts moved (east 0, north
+    1), so a is now the unique minimum and is picked (a rule waking only where a domain appears
+    or goes would miss it)."""
+    from adapters.live.hub import Applied
+    from tests.fixtures.fleet import NOW_TIME, member_cluster
+
+    hub = _spread_hub(mode)
+    moved = hub.handle(Applied(member_cluster("a2", {"region": "north", "app": "yes"})), now=NOW_TIME)
+    assert moved.requests == ("p",)
+    assert _held(hub) == {"a", "a2"}
+    assert _full_solve(hub, "fleet", NOW_TIME) == []  # on what decides placement
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_cluster_it_fails_moving_between_domains_that_stay_wakes_no_spread_placement(mode) -> None:
+    from adapters.live.hub import Applied
+    from tests.fixtures.fleet import NOW_TIME, member_cluster
+
+    hub = _spread_hub(mode, member_cluster("n2", {"region": "north"}))
+    delta = hub.handle(Applied(member_cluster("n", {"region": "east"})), now=NOW_TIME)
+    assert delta.requests == ()
+    assert _full_solve(hub, "fleet", NOW_TIME) == []  # on what decides placement
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_cluster_it_fails_making_a_new_domain_wakes_no_spread_placement(mode) -> None:
+    """An empty domain appearing can only hold the minimum down: no cluster the placement may
+    pick gets a smaller skew, so nothing it could not pick becomes pickable."""
+    from adapters.live.hub import Applied
+    from tests.fixtures.fleet import NOW_TIME, member_cluster
+
+    hub = _spread_hub(mode)
+    delta = hub.handle(Applied(member_cluster("m", {"region": "south"})), now=NOW_TIME)
+    assert delta.requests == ()
+    assert _full_solve(hub, "fleet", NOW_TIME) == []  # on what decides placement
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_after_every_event_a_full_solve_moves_nothing(mode) -> None:
+    """The wake rules miss nothing: after each of the soak's events on a small hub (its PickN
+    placements spread over regions and zones, many not fully scheduled), a full solve of the state
+    writes nothing that decides placement (what it may write is bench.hub_soak's check (a))."""
+    from adapters.generate.hubs import generate as generate_hub
+    from bench.hub_soak import STEPS, _World
+
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    objects = generate_hub("fleet", 40, 30, seed=4, now=now)
+    hub = HubScheduler(objects, now=now, options=SolveOptions(mode=mode))
+    world = _World("fleet", hub, 4)
+    woken = 0
+    for _ in range(30):
+        now += STEPS["fleet"]
+        kind, event, _ = world.next(now)
+        woken += len(hub.handle(event, now=now).requests)
+        assert _full_solve(hub, "fleet", now) == [], kind
+    assert woken > 20
+
+
+# -- the bindings a wake re-reads -------------------------------------------------------------
+
+
+def test_a_placement_woken_again_judges_only_the_objects_changed_since(monkeypatch) -> None:
+    """The bindings and snapshot a load judged are not judged again at the placement's next wake
+    (they were, every time: most of a woken PickAll's load); the objects written since are."""
+    import adapters.fleet.load as fleet_load
+    from adapters.live.hub import Applied
+    from tests.fixtures.fleet import NOW_TIME, crp, member_cluster, pick_all
+
+    clusters = [member_cluster(f"m{i}") for i in range(6)]
+    hub = HubScheduler([*clusters, crp("web", pick_all())], now=NOW_TIME)
+    judged: list[str] = []
+    check = fleet_load.schema.check
+
+    def counted(f, obj, kind, **kw):
+        if kind in ("ClusterResourceBinding", "ClusterSchedulingPolicySnapshot"):
+            judged.append(obj["metadata"]["name"])
+        return check(f, obj, kind, **kw)
+
+    monkeypatch.setattr(fleet_load.schema, "check", counted)
+    hub.handle(Applied(member_cluster("m6")), now=NOW_TIME)  # wakes web: judges its 6 bindings
+    assert len(judged) == 7  # and its snapshot
+    judged.clear()
+    hub.handle(Applied(member_cluster("m7")), now=NOW_TIME)
+    # what the last solve wrote: m6's binding, the snapshot's status
+    assert sorted(judged) == ["web-0", next(n for n in _binding_names(hub) if "-m6-" in n)]
+    assert hub.resolve(now=NOW_TIME).apply == []
+
+
+def _binding_names(hub: HubScheduler) -> list[str]:
+    return [b["metadata"]["name"] for b in hub.objects("ClusterResourceBinding")]
+
+
+def test_a_binding_replaced_after_its_placement_was_judged_is_judged_again() -> None:
+    """A user's write replacing a binding judged before is judged at its placement's next wake:
+    a field the CRD refuses refuses that event."""
+    from adapters.errors import InputError
+    from adapters.live.hub import Applied
+    from tests.fixtures.fleet import NOW_TIME, crp, member_cluster, pick_all
+
+    hub = HubScheduler([member_cluster("a"), crp("web", pick_all())], now=NOW_TIME)
+    hub.handle(Applied(member_cluster("b")), now=NOW_TIME)  # wakes web: its bindings judged
+    bad = copy.deepcopy(
+        next(b for b in hub.objects("ClusterResourceBinding") if b["spec"]["targetCluster"] == "a")
+    )
+    bad["spec"]["clusterDecision"]["clusterScore"] = {"affinityScore": "high"}
+    hub.handle(Applied(bad), now=NOW_TIME)  # wakes nothing
+    with pytest.raises(InputError, match="affinityScore"):
+        hub.handle(Applied(member_cluster("c")), now=NOW_TIME)

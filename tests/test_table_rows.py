@@ -78,8 +78,16 @@ def _loaded(clusters: list) -> list:
         lambda cs: cs[1:],
         lambda cs: cs[:-1],
         lambda cs: _changed(cs[:55] + cs[56:]),
-        lambda cs: cs[2:],  # two gone: made afresh
+        lambda cs: cs[2:],
         lambda cs: _loaded(_changed(cs)),
+        lambda cs: [
+            *cs[1:40],
+            cluster("c0039x", {"zone": "z2"}, {"cpu": "3"}),
+            *cs[40:],
+        ],  # one gone, one added
+        lambda cs: _changed(
+            [*cs[:7], *cs[9:200], cluster("c0199x", {"gpu": "yes"}, {}, [Taint("t")]), *cs[200:]]
+        ),
     ],
 )
 def test_a_batch_after_another_makes_the_table_fresh_clusters_make(event) -> None:
@@ -109,3 +117,29 @@ def test_rows_are_kept_through_any_number_of_loads_moved() -> None:
     _table(after)
     assert _Rows._last is not before
     assert all(_Rows._last._series[name] is series for name, series in before._series.items())
+
+
+def test_a_batch_after_a_cluster_gone_and_another_added_takes_the_kept_rows(monkeypatch) -> None:
+    """Two cluster events between batches (one cluster gone, another added: the soak's common
+    case) patch the kept rows; the rows were made afresh, every column of 10,000 clusters again."""
+    import solver.table as table
+
+    kept = tuple(sorted(_fleet(), key=lambda c: c.name))
+    _Rows._last = None
+    _table(list(kept))
+    after = [*kept[1:40], cluster("c0039x", {"zone": "z2"}), *kept[40:]]
+
+    sizes = []
+    made = table._made
+
+    def made_again(*_):
+        raise AssertionError("the rows were made again")
+
+    def counted(clusters, names):
+        sizes.append(len(clusters))
+        return made(clusters, names)
+
+    monkeypatch.setattr(table, "_made", counted)
+    monkeypatch.setattr(table._Rows, "__init__", made_again)
+    assert _table(after).names == [c.name for c in after]
+    assert sizes and max(sizes) == 1  # the added cluster's row alone

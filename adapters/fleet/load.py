@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -83,21 +83,33 @@ class FleetContext:
 
 
 def load(
-    manifests: list[Manifest], *, now: datetime, seed: int = 0, clusters: Sequence[Cluster] | None = None
+    manifests: list[Manifest],
+    *,
+    now: datetime,
+    seed: int = 0,
+    clusters: Sequence[Cluster] | None = None,
+    judged: Callable[[Any], bool] | None = None,
 ) -> tuple[Batch, FleetContext]:
     """The batch and the inverse data emit needs. `clusters`, when given, are the fleet's clusters
     already read, in name order (MemberCluster objects in `manifests` are then not read again;
-    a tuple is the batch's as it is: the long-lived scheduler's, shared batch after batch)."""
+    a tuple is the batch's as it is: the long-lived scheduler's, shared batch after batch).
+    `judged(obj)`: whether a binding or policy snapshot object was judged by an earlier load (its
+    metadata and schema are not judged again: the long-lived scheduler's stored objects, which
+    are replaced, never changed)."""
     objects = index_by_kind(manifests, n.KINDS)
     if clusters is None:
         clusters = sorted((load_cluster(m, now) for m in objects[n.MEMBER_CLUSTER]), key=lambda c: c.name)
     clusters = tuple(clusters)
 
-    for kind in (n.BINDING, n.POLICY_SNAPSHOT):
-        for m in objects[kind]:
+    unjudged = {
+        kind: [m for m in objects[kind] if judged is None or not judged(m.obj)]
+        for kind in (n.BINDING, n.POLICY_SNAPSHOT)
+    }
+    for kind, judging in unjudged.items():
+        for m in judging:
             _check_metadata(m)
             schema.check(Fields(m), m.obj, kind)
-    for m in objects[n.POLICY_SNAPSHOT]:
+    for m in unjudged[n.POLICY_SNAPSHOT]:
         _check_snapshot(m)
     bindings, snapshots = _by_parent(objects[n.BINDING]), _by_parent(objects[n.POLICY_SNAPSHOT])
 

@@ -7,11 +7,11 @@ being deleted runs its own cycle; a MemberCluster event re-runs every PickAll pl
 placement not yet fully scheduled, and a cluster that is removed or leaving also those holding a
 binding on it. Bindings are sticky, so the previous answer stays wherever the policy lets it:
 of those, only the placements the cluster touches can change (it held their binding, now passes
-their filters at the event's time, is named by them, or changed spread domain); the others would
-write what they hold. A placement being deleted is cleaned up as upstream's scheduler and
-placement controller clean up behind their finalizers (the adapter's load and emit); nothing else
-is solved. The scheduler's own writes (bindings, policy snapshots, a placement's status or
-finalizer) wake nothing.
+their filters at the event's time, is named by them, or changed their spread picture: see
+_Domains.changed); the others would write what they hold. A placement being deleted is cleaned up
+as upstream's scheduler and placement controller clean up behind their finalizers (the adapter's
+load and emit); nothing else is solved. The scheduler's own writes (bindings, policy snapshots, a
+placement's status or finalizer) wake nothing.
 
 Time alone changes one thing: a cluster whose heartbeat (or a spell of ill health) gets older than
 upstream's timeout turns ineligible with no event at all. Upstream's watcher ignores that
@@ -27,7 +27,7 @@ event does not force, and a full solve of the hub moves nothing.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -61,9 +61,13 @@ class FleetLive:
         self.seed = seed
         self.members: dict[str, Obj] = {}
         self.pool = ClusterPool()
+        self.domains = _Domains()  # every label's values over the kept clusters (spread domains)
         self.timers: Timers[str] = Timers()  # when an eligible cluster turns ineligible unheard
         self.placements: dict[str, Obj] = {}
         self.owned: dict[str, dict[tuple[str, str], Obj]] = {}  # placement -> its bindings, snapshots
+        # The owned objects a load has judged (by identity: a stored object is replaced, never
+        # changed), which the next loads of their placement do not judge again.
+        self.judged: dict[int, Obj] = {}
         for m in manifests:
             if m.kind == n.MEMBER_CLUSTER:
                 self._put_member(m.name, m.obj, load_cluster(m, now), now)
@@ -124,7 +128,8 @@ class FleetLive:
         """Its own cycle: created, a new spec, or its deletion begun (its clean-up)."""
         if after is None:
             self.placements.pop(name, None)
-            self.owned.pop(name, None)
+            for obj in self.owned.pop(name, {}).values():
+                self._unjudge(obj)
             self.requests.pop(name, None)
             self._answer(name, None)
             return set()
@@ -141,6 +146,7 @@ class FleetLive:
         if obj is None or cluster is None:
             self.members.pop(name, None)
             self.pool.drop(name)
+            self.domains.moved(before, None)
             self.timers.at(None, name)
             return self._woken(name, now, gone=True, before=before)
         self._put_member(name, obj, cluster, now)
@@ -158,7 +164,7 @@ class FleetLive:
         """Placements whose answer the event can change: of those upstream would re-run (PickAll,
         not fully scheduled, holders of a cluster that went away), the ones the cluster touches:
         it held their binding, now passes their filters (solver.admits, at the event's time), is
-        named by them, or changed spread domain."""
+        named by them, or changed their spread picture (a count, or a domain gone)."""
         holders = self.holders.get(cluster, set())
         woken = set(holders) if gone else set()
         for name in self.unsettled:
@@ -169,7 +175,8 @@ class FleetLive:
                     woken.add(name)
             else:
                 now_passes = not gone and not holds and after is not None and admits(request, after, now)
-                if now_passes or (request.spread and _domains_moved(request, before, after)):
+                spread = request.spread and self.domains.changed(request, before, after, holds=holds)
+                if now_passes or spread:
                     woken.add(name)
         return woken
 
@@ -199,6 +206,7 @@ class FleetLive:
 
     def _put_member(self, name: str, obj: Obj, cluster: Cluster, now: datetime) -> None:
         self.members[name] = obj
+        self.domains.moved(self.pool.get(name), cluster)
         self.pool.put(cluster)
         until = _eligible_until(manifest(obj)) if cluster.eligible else None
         # Judged again the first moment after it: an eligible cluster is judged so at `now`.
@@ -215,20 +223,34 @@ class FleetLive:
     def _own(self, obj: Obj) -> None:
         parent = _parent(obj)
         if parent is not None:
-            self.owned.setdefault(parent, {})[(obj["kind"], obj["metadata"]["name"])] = obj
+            owned = self.owned.setdefault(parent, {})
+            key = (obj["kind"], obj["metadata"]["name"])
+            self._unjudge(owned.get(key))
+            owned[key] = obj
 
     def _disown(self, obj: Obj) -> None:
         parent = _parent(obj)
         if parent is not None:
-            self.owned.get(parent, {}).pop((obj["kind"], obj["metadata"]["name"]), None)
+            self._unjudge(self.owned.get(parent, {}).pop((obj["kind"], obj["metadata"]["name"]), None))
+
+    def _unjudge(self, obj: Obj | None) -> None:
+        if obj is not None and self.judged.get(id(obj)) is obj:
+            del self.judged[id(obj)]
+
+    def _judged(self, obj: Obj) -> bool:
+        return self.judged.get(id(obj)) is obj
 
     def _load(self, names: list[str], now: datetime) -> tuple[Any, Any]:
-        """The placements and what they own, loaded as load.py loads a hub, over the kept clusters;
-        their requests kept for the wake rule."""
+        """The placements and what they own, loaded as load.py loads a hub, over the kept clusters
+        (an owned object judged by an earlier load not judged again); their requests kept for the
+        wake rule."""
         objects = [self.placements[name] for name in names]
-        objects += [obj for name in names for obj in self.owned.get(name, {}).values()]
-        manifests = [manifest(obj) for obj in objects]
-        batch, context = fleet.load(manifests, now=now, seed=self.seed, clusters=self.pool.clusters())
+        owned = [obj for name in names for obj in self.owned.get(name, {}).values()]
+        manifests = [manifest(obj) for obj in (*objects, *owned)]
+        batch, context = fleet.load(
+            manifests, now=now, seed=self.seed, clusters=self.pool.clusters(), judged=self._judged
+        )
+        self.judged.update((id(obj), obj) for obj in owned)
         self.requests.update({r.key: r for r in batch.requests})
         return batch, context
 
@@ -270,12 +292,50 @@ def _eligible_until(m: Manifest) -> datetime | None:
     return None
 
 
-def _domains_moved(request: PlacementRequest, before: Cluster | None, after: Cluster | None) -> bool:
-    """Whether the cluster changed spread domain: a domain may have appeared or gone."""
-    for constraint in request.spread:
-        key = constraint.topology_key
-        old = before.labels.get(key) if before is not None else None
-        new = after.labels.get(key) if after is not None else None
-        if old != new:
-            return True
-    return False
+class _Domains:
+    """How many kept clusters carry each value of each label: a spread constraint's domains are
+    the values of its topology key over every cluster carrying it, eligible or not, leaving or
+    not (solver/spread.py; upstream's PreFilter counts every MemberCluster in its cache)."""
+
+    def __init__(self) -> None:
+        self._count: dict[str, Counter[str]] = defaultdict(Counter)
+
+    def moved(self, before: Cluster | None, after: Cluster | None) -> None:
+        """A cluster replaced (`before` -> `after`; None: none)."""
+        old = before.labels if before is not None else {}
+        new = after.labels if after is not None else {}
+        for key, value in old.items():
+            if new.get(key) != value:
+                values = self._count[key]
+                values[value] -= 1
+                if not values[value]:
+                    del values[value]
+        for key, value in new.items():
+            if old.get(key) != value:
+                self._count[key][value] += 1
+
+    def changed(
+        self, request: PlacementRequest, before: Cluster | None, after: Cluster | None, *, holds: bool
+    ) -> bool:
+        """Whether a cluster's change (already counted) can let the request, not fully
+        scheduled, pick more: it moved out of or into a domain of one of its spread constraints
+        and either holds the request (a domain's count moved) or was the last cluster of the
+        domain it left (a domain went: its count no longer holds the minimum down).
+
+        Exact, for a cluster the request does not hold (the cluster itself is judged by the
+        filters): moving between domains that stay leaves every domain and its count (the
+        request's current bindings in it) as they were, so every other cluster's skew and spread
+        score. A domain that appears is empty: the smallest count can only fall, and one more
+        cluster in any domain leaves a skew (upstream's skew change is the skew after that pick)
+        at least as large as before, so no cluster, and no set of clusters (optimal mode), that
+        broke a DoNotSchedule constraint keeps to it now; ScheduleAnyway filters nothing, so a
+        request not fully scheduled without a spread violation has no candidate left."""
+        for constraint in request.spread:
+            key = constraint.topology_key
+            old = before.labels.get(key) if before is not None else None
+            new = after.labels.get(key) if after is not None else None
+            if old == new:
+                continue
+            if holds or (old is not None and not self._count.get(key, Counter())[old]):
+                return True
+        return False
