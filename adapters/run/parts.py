@@ -30,6 +30,7 @@ import marshal
 import mmap
 import os
 import stat
+import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -143,9 +144,13 @@ def _scheduled(job: _Job) -> Parted | None:
     None where a part failed, clashed or the format cannot join them."""
     options = job.options
     runs = [tuple(run) for run in forked.split_evenly(range(job.parts), forked.workers())]
+    # Each child's text goes into a file made here before the fork, which this process reads
+    # where the child wrote it (_Spill): not through the pipe, which would copy it twice more.
+    spills = [_Spill.made() for _ in runs[1:]]
     # A child says nothing while it solves its run: as long as the solves' own time limits, and more.
     streams = [
-        forked.stream(_part_messages, (job, run), patience=options.time_limit * len(run)) for run in runs[1:]
+        forked.stream(_part_messages, (job, run, spill), patience=options.time_limit * len(run))
+        for run, spill in zip(runs[1:], spills, strict=True)
     ]
     taken: list[Iterator[bytes]] = []
     try:
@@ -167,7 +172,7 @@ def _scheduled(job: _Job) -> Parted | None:
         seen, deletions = _claimed(seen, deletions, status)
         every_fact.append(status[-1])
         every_section.append(sections)
-        for each in streams:
+        for each, spill in zip(streams, spills, strict=True):
             messages = iter(each)
             taken.append(messages)
             statuses = marshal.loads(next(messages))
@@ -177,7 +182,7 @@ def _scheduled(job: _Job) -> Parted | None:
                 seen, deletions = _claimed(seen, deletions, status)
                 every_fact.append(status[-1])
             # The messages are taken in order: each part's first section, then its second, ...
-            every_section += [[_section(messages) for _ in sections] for _ in statuses]
+            every_section += [[_section(messages, spill) for _ in sections] for _ in statuses]
         write = job.output.join(every_fact, every_section)
         if write is None:
             raise _Failed
@@ -390,18 +395,19 @@ class _Job:
             object.__setattr__(self, "now", datetime.now(UTC).replace(microsecond=0))
 
 
-def _part_messages(task: tuple[_Job, tuple[int, ...]]) -> Iterator[bytes]:
+def _part_messages(task: tuple[_Job, tuple[int, ...], _Spill | None]) -> Iterator[bytes]:
     """A run of parts made one after another: their statuses (None if one failed), then their
-    texts, part by part: each section's pieces, then an empty message. A part's text is made
-    before the next part is read; the last part's once the statuses are sent, as the parent
-    decides on them."""
-    job, run = task
+    texts, part by part: each section's place in the spill, or (no spill) its pieces, then an
+    empty message. A part's text is made before the next part is read; the last part's once the
+    statuses are sent, as the parent decides on them."""
+    job, run, spill = task
+    keep = _held if spill is None else spill.keep
     statuses, held = [], []
     try:
         for index in run:
             status, sections = _made(job, index)[1:]
             statuses.append(status)
-            held.append(sections if index == run[-1] else [_held(section) for section in sections])
+            held.append(sections if index == run[-1] else [keep(section) for section in sections])
             del sections
     except Exception:  # noqa: BLE001 - the parent schedules the whole input, which tells why
         yield marshal.dumps(None)
@@ -409,11 +415,14 @@ def _part_messages(task: tuple[_Job, tuple[int, ...]]) -> Iterator[bytes]:
     yield marshal.dumps(statuses)
     # Made whole before the first piece goes: the pipe holds little, and the parent takes none
     # of it until the parts before this run are written; sent piece by piece, this text would wait.
-    held[-1] = [_held(section) for section in held[-1]]
+    held[-1] = [keep(section) for section in held[-1]]
     for sections in held:
         for section in sections:
-            yield from section
-            yield _END_OF_SECTION
+            if spill is None:
+                yield from section
+                yield _END_OF_SECTION
+            else:
+                yield _PLACE.pack(*section)
 
 
 # Pieces of a part's text read back at a time (about a megabyte each when written).
@@ -447,9 +456,61 @@ def _read_back(spill: Any, size: int) -> Iterator[bytes]:
 _END_OF_SECTION = b""  # a message no section's piece is (empty pieces are not sent)
 
 
-def _section(messages: Iterator[bytes]) -> Iterator[bytes]:
-    """The pieces of a child's next section, as they arrive."""
-    return iter(messages.__next__, _END_OF_SECTION)
+def _section(messages: Iterator[bytes], spill: _Spill | None) -> Iterable[bytes]:
+    """The pieces of a child's next section, as they arrive (no spill), or read from where the
+    child wrote them in the spill. Taken when first iterated: the sections are taken in order as
+    the output is written, and this process's own last part is made as it is written, while the
+    child may still be making its text."""
+    if spill is None:
+        return iter(messages.__next__, _END_OF_SECTION)
+    return spill.read_back(messages)
+
+
+class _Spill:
+    """A temporary file made before a child is forked, shared by both: the child writes each of
+    its sections' text at the file's end (:meth:`keep`) and sends only where it stands; this
+    process reads it from there (:meth:`read_back`). Only one process writes at a time: the
+    child, or this process where it redoes the child's run (forked.Stream), after it stopped."""
+
+    def __init__(self, file: Any) -> None:
+        self._file = file  # kept open while a section may still be read from it
+        self._fd = file.fileno()
+
+    @classmethod
+    def made(cls) -> _Spill | None:
+        """A new spill, or None where no temporary file can be had (the text then goes through
+        the pipe)."""
+        try:
+            return cls(tempfile.TemporaryFile())  # noqa: SIM115 - open while its sections are read
+        except OSError:
+            return None
+
+    def keep(self, pieces: Pieces) -> tuple[int, int]:
+        """Write the pieces at the file's end: their offset and size. A write that fails fails
+        the part, which the parent then makes itself (forked.Stream)."""
+        fd = self._fd
+        start = end = os.lseek(fd, 0, os.SEEK_END)
+        for piece in pieces:
+            view = memoryview(piece)
+            while view:
+                written = os.pwrite(fd, view, end)
+                view = view[written:]
+                end += written
+        return start, end - start
+
+    def read_back(self, messages: Iterator[bytes]) -> Iterator[bytes]:
+        """The section whose place is the child's next message, a megabyte at a time."""
+        offset, size = _PLACE.unpack(next(messages))
+        while size > 0:
+            piece = os.pread(self._fd, min(_HELD_READ, size), offset)
+            if not piece:
+                raise OSError("a child's text came back short")
+            offset += len(piece)
+            size -= len(piece)
+            yield piece
+
+
+_PLACE = struct.Struct("<qq")  # a section's offset and size in a child's spill
 
 
 def _identities(objects: Iterable[Mapping[str, Any]]) -> set[Any]:
