@@ -24,6 +24,7 @@ from tests.fixtures.common import NOW, NOW_TIME
 from tests.fixtures.parts import fresh
 
 _HERE = "tests.test_file_parts"
+fleet_load = importlib.import_module("adapters.fleet.load")  # the module (the package exports its function)
 
 
 def _hub(seed: int, clusters: int = 40, placements: int = 30) -> list[dict[str, Any]]:
@@ -108,6 +109,38 @@ def test_a_file_read_in_more_parts_than_workers_gives_one_batchs_bytes(tmp_path,
     size = Path(path).stat().st_size
     # Six parts of the file's bytes, three a worker, each worker's made one after another.
     assert fresh(f"{_HERE}:in_runs", path, output, mode, size // 6 + 1) == [True, True, [0, 1, 2]]
+
+
+def read_once(path: str, output: str, part_bytes: int) -> list[Any]:
+    """in_parts of a file cut in parts of at most `part_bytes`, and how many documents and
+    MemberClusters this process (the first worker of two) parsed and loaded for its parts."""
+    parts._PART_BYTES = part_bytes
+    parsed, loaded = [0], [0]
+    parse, load_cluster = stubs.parse, fleet_load.load_cluster
+
+    def parsing(data: Any, spans: Any, json: bool) -> Any:
+        parsed[0] += len(spans)
+        return parse(data, spans, json)
+
+    def loading(*a: Any) -> Any:
+        loaded[0] += 1
+        return load_cluster(*a)
+
+    stubs.parse, fleet_load.load_cluster = parsing, loading
+    return [*in_parts(path, output, "optimal"), parsed[0], loaded[0]]
+
+
+@pytest.mark.parametrize(("kind", "output"), [("yaml", "yaml"), ("json", "plan")])
+def test_a_worker_parses_and_loads_the_shared_clusters_once_for_its_parts(tmp_path, kind, output):
+    objects = _hub(11, placements=60)
+    path = _file(tmp_path, objects, kind)
+    size = Path(path).stat().st_size
+    made, same, parsed, loaded = fresh(f"{_HERE}:read_once", path, output, size // 6 + 1)
+    # Three parts here, each reading the 40 clusters: read and loaded once, not three times (the
+    # whole run's reading, for the comparison, parses every document and loads every cluster).
+    clusters = sum(o["kind"] == n.MEMBER_CLUSTER for o in objects)
+    assert made and same and loaded == 2 * clusters
+    assert parsed < len(objects) / 2 + 2 * clusters
 
 
 def held_at_most(path: str, part_bytes: int) -> int:

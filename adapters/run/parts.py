@@ -52,7 +52,7 @@ from adapters.kube.manifests import (
     yaml_items,
 )
 from adapters.registry import adapter, owned_by, reads, system, systems
-from adapters.run import forked
+from adapters.run import forked, heap
 from adapters.run.changes import changed_objects, diff_sections
 from adapters.run.pipeline import Outcome, schedule_part, summary_of_cut
 from solver import SolveOptions
@@ -161,14 +161,15 @@ def _scheduled(job: _Job) -> Parted | None:
         # no part's answer could have told another's apart (module note).
         seen: set[Any] = set()
         *earlier, last = runs[0]
-        for index in earlier:
-            status, sections = _made(job, index)[1:]
-            seen, deletions = _claimed(seen, deletions, status)
-            every_fact.append(status[-1])
-            every_section.append([_held(section) for section in sections])
-            del sections
-        # The run's last part: its text made as it is written (its objects kept until then).
-        first, status, sections = _made(job, last)
+        with heap.reusing():  # what the run's parts share is read once (heap.reused)
+            for index in earlier:
+                status, sections = _made(job, index)[1:]
+                seen, deletions = _claimed(seen, deletions, status)
+                every_fact.append(status[-1])
+                every_section.append([_held(section) for section in sections])
+                del sections
+            # The run's last part: its text made as it is written (its objects kept until then).
+            first, status, sections = _made(job, last)
         seen, deletions = _claimed(seen, deletions, status)
         every_fact.append(status[-1])
         every_section.append(sections)
@@ -346,12 +347,23 @@ def _file_part(
     file, compared with their stubs and validated; _Failed where anything differs from what the
     whole file's reading would give (module note)."""
     documents, starts, ends, order, own, expected = marshal.loads(shares[index])
+    # The documents every part reads (the cut's shared objects) are parsed once by a process that
+    # makes several parts one after another (heap.reusing), each alone as every document is.
+    shared = sorted(set(order).difference(own))
+    kept_as = ("parsed", path, json, tuple(shared))
+    kept = heap.recalled(kept_as)
+    spans = zip(documents, starts, ends, strict=True)
+    wanted = [(i, a, b) for i, a, b in spans if kept is None or i not in kept]
     with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-        parsed = stubs.parse(data, list(zip(starts, ends, strict=True)), json)
+        parsed = stubs.parse(data, [(a, b) for _, a, b in wanted], json)
     if parsed is None:
         raise _Failed
-    by_number = dict(zip(documents, parsed, strict=True))
+    by_number = dict(zip([i for i, _, _ in wanted], parsed, strict=True))
     del parsed
+    if kept is None:
+        heap.remember(kept_as, {i: by_number[i] for i in shared})
+    else:
+        by_number.update(kept)
     # Numbered as the whole file's reading numbers them: a YAML stream's documents, a List's items
     # all the List's (no error is worded here: any sends the file to that reading).
     made = from_numbered(((1 if json else i + 1, by_number[i]) for i in documents), path, reads=reads)
@@ -404,11 +416,12 @@ def _part_messages(task: tuple[_Job, tuple[int, ...], _Spill | None]) -> Iterato
     keep = _held if spill is None else spill.keep
     statuses, held = [], []
     try:
-        for index in run:
-            status, sections = _made(job, index)[1:]
-            statuses.append(status)
-            held.append(sections if index == run[-1] else [keep(section) for section in sections])
-            del sections
+        with heap.reusing():  # what the run's parts share is read once (heap.reused)
+            for index in run:
+                status, sections = _made(job, index)[1:]
+                statuses.append(status)
+                held.append(sections if index == run[-1] else [keep(section) for section in sections])
+                del sections
     except Exception:  # noqa: BLE001 - the parent schedules the whole input, which tells why
         yield marshal.dumps(None)
         return
