@@ -344,3 +344,23 @@ def test_a_large_streams_halves_looked_at_apart_are_its_look(monkeypatch):
     halves = stubs.look(text, "x.yaml")
     assert alone is not None and halves is not None and len(started) == 1
     assert halves.objects == alone.objects and all(o is not None for o in alone.objects)
+
+
+@pytest.mark.parametrize(
+    "gaps",
+    [[b",\n    "] * 4, [b",", b" ,\n", b",\t", b"\n,"], [b",\n "] * 3 + [b",\n  "]],
+    ids=["one indentation", "every gap its own", "the last gap wider"],
+)
+def test_a_lists_items_are_found_by_their_own_bytes(gaps):
+    items = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}, "data": {"k": "v" * i}}
+        for i in range(5)
+    ]
+    texts = [json.dumps(item).encode() for item in items]
+    data = b'{"apiVersion": "v1", "kind": "List", "items": [ ' + texts[0]
+    data += b"".join(gap + text for gap, text in zip(gaps, texts[1:], strict=True)) + b"\n]}\n"
+    looked = stubs.look(data, "list.json")
+    assert looked is not None and looked.json
+    spans = list(zip(looked.starts.tolist(), looked.ends.tolist(), strict=True))
+    assert [data[start:end] for start, end in spans] == texts
+    assert stubs.parse(data, spans[1:4], True) == items[1:4]
