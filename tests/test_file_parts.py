@@ -164,7 +164,9 @@ def test_a_worker_lets_a_parts_objects_go_before_it_reads_the_next(tmp_path):
     size = Path(path).stat().st_size
     half = fresh(f"{_HERE}:held_at_most", path, size)  # one part a worker, as before
     eighths = fresh(f"{_HERE}:held_at_most", path, size // 8 + 1)  # four parts a worker, in turn
-    assert eighths < 0.6 * half
+    # The shared clusters, parsed and loaded once, are kept for the worker's run (heap.reusing);
+    # each part's own objects go before the next is read (kept, this would near `half`).
+    assert eighths < 0.62 * half
 
 
 def test_a_stream_whose_first_document_has_no_marker(tmp_path):
