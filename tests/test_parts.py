@@ -188,6 +188,33 @@ def test_a_child_lost_is_made_up_here(tmp_path, how):
     assert _fresh("lost_child", _written(tmp_path, _hub(5)), how) == [True, True]
 
 
+def piped(path: str, output: str, spill: bool) -> list[Any]:
+    """[the parts' text is the whole run's, the bytes that came through children's pipes, the
+    text's size]; `spill` False: no temporary file to be had for a child's text."""
+    if not spill:
+        parts._Spill.made = classmethod(lambda cls: None)
+    came, arriving = [0], forked._arriving
+
+    def counted(*args: Any) -> Any:
+        for chunk in arriving(*args):
+            came[0] += len(chunk)
+            yield chunk
+
+    forked._arriving = counted
+    objects = _read(path)
+    text = _in_parts(objects, output)
+    return [text == _whole(objects, output), came[0], len(text or b"")]
+
+
+@pytest.mark.parametrize("output", ["yaml", "json", "plan", "diff"])
+def test_a_childs_text_is_read_from_its_file_not_through_the_pipe(tmp_path, output):
+    path = _written(tmp_path, _hub(5, clusters=60, placements=40))
+    same, came, size = _fresh("piped", path, output, True)
+    assert same and came < size // 20  # the statuses and the sections' places only
+    same, came, size = _fresh("piped", path, output, False)
+    assert same and came > size // 3  # no file: the child's half comes through the pipe
+
+
 @pytest.mark.parametrize("output", ["yaml", "json", "plan", "diff"])
 @pytest.mark.parametrize(
     "bad", [None, False, True], ids=["good", "bad in the first part", "bad in the second"]

@@ -18,6 +18,7 @@ from adapters.fleet.snapshots import clean, new_snapshot, refresh_snapshot
 from adapters.kube.fields import INT32, Fields
 from adapters.kube.manifests import Manifest, index_by_kind
 from adapters.kube.validation import judged_metadata
+from adapters.run.heap import reused
 from model import Batch, Cluster, ClusterScore, ExistingDecision, PlacementRequest
 
 __all__ = [
@@ -98,7 +99,9 @@ def load(
     are replaced, never changed)."""
     objects = index_by_kind(manifests, n.KINDS)
     if clusters is None:
-        clusters = sorted((load_cluster(m, now) for m in objects[n.MEMBER_CLUSTER]), key=lambda c: c.name)
+        members = objects[n.MEMBER_CLUSTER]
+        # Read once by the parts a process makes one after another (adapters.run.heap.reusing).
+        clusters = reused(("fleet clusters", now), [m.obj for m in members], lambda: _clusters(members, now))
     clusters = tuple(clusters)
 
     unjudged = {
@@ -126,6 +129,10 @@ def load(
     requests.sort(key=lambda r: r.key)
     batch = Batch(clusters, tuple(requests), now=now, seed=seed, explain_limit=n.MAX_UNSELECTED_DECISIONS)
     return batch, FleetContext(contexts, now, seed, deleting)
+
+
+def _clusters(members: list[Manifest], now: datetime) -> tuple[Cluster, ...]:
+    return tuple(sorted((load_cluster(m, now) for m in members), key=lambda c: c.name))
 
 
 # A fleet is cut where its placements' work outweighs what every part repeats (each reads every

@@ -36,10 +36,9 @@ __all__ = ["Stubs", "look", "parse", "view"]
 
 @dataclass(frozen=True, slots=True)
 class Stubs:
-    """Each document's place (`starts`, `ends`: its bytes' offsets in the file; a JSON List's
-    item: its number in the List, and that plus one) and stub (None where the look found none), in
-    the file's order. `json`: the items of a JSON List (each read alone), else the documents of a
-    YAML stream."""
+    """Each document's place (`starts`, `ends`: its bytes' offsets in the file, a YAML document's
+    or a JSON List's item's) and stub (None where the look found none), in the file's order.
+    `json`: the items of a JSON List (each read alone), else the documents of a YAML stream."""
 
     starts: np.ndarray
     ends: np.ndarray
@@ -295,8 +294,8 @@ class _Item(TypedDict, total=False):
 
 
 def _json_stubs(data: Any) -> Stubs | None:
-    """A JSON List's items, known by their number in it (a part decodes the List's items' spans
-    and reads its own: :func:`parse`), and their stubs; None where the List's own keys outside its
+    """A JSON List's items, known by their bytes' place (a part decodes only its own items:
+    :func:`parse`), and their stubs; None where the List's own keys outside its
     items hold one twice (the whole file's check, codec.keeps_every_key, counts them with the
     items', which their parts check item by item)."""
     buffer = memoryview(data)
@@ -314,14 +313,37 @@ def _json_stubs(data: Any) -> Stubs | None:
             for key, value in top.items()
             if key != "items"
         )
+        starts, ends = _item_spans(data, buffer, listed)
     except (msgspec.DecodeError, msgspec.ValidationError, UnicodeError):
         return None
     finally:
         del buffer
-    if outside != held:
+    if outside != held or len(starts) != len(items):
         return None
-    numbers = np.arange(len(items), dtype=np.int64)  # an item's span: its number in the List
-    return Stubs(numbers, numbers + 1, [_stub(item) for item in items], json=True)
+    return Stubs(starts, ends, [_stub(item) for item in items], json=True)
+
+
+def _item_spans(data: Any, buffer: memoryview, listed: msgspec.Raw) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's bytes' offsets in the file (the List's `listed` items, as msgspec decodes them).
+    Where every two items stand apart by the same bytes (a writer's indentation), the offsets
+    follow from the items' lengths, each checked in the bytes; else each item's own (slower)."""
+    raws = msgspec.json.decode(listed, type=list[msgspec.Raw])
+    lengths = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
+    if len(raws) >= 2:
+        first, second = (_address(raw) - _address(buffer) for raw in raws[:2])
+        gap = bytes(data[first + int(lengths[0]) : second])
+        starts = first + np.concatenate(([0], np.cumsum(lengths[:-1] + len(gap))))
+        ends = starts + lengths
+        view = np.frombuffer(buffer, dtype=np.uint8)
+        between = view[ends[:-1, None] + np.arange(len(gap))]
+        # The gap, then no blank: the next item begins right after it, where its bytes begin.
+        if (between == np.frombuffer(gap, dtype=np.uint8)).all() and not np.isin(view[starts], _BLANKS).any():
+            return starts, ends
+    starts = np.asarray([_address(raw) - _address(buffer) for raw in raws], dtype=np.int64)
+    return starts, starts + lengths
+
+
+_BLANKS = np.frombuffer(b" \t\r\n", dtype=np.uint8)  # JSON's whitespace
 
 
 def _stub(item: dict[str, Any]) -> dict[str, Any] | None:
@@ -340,23 +362,14 @@ def _address(buffer: Any) -> int:
 
 
 def _json_items(data: Any, spans: Sequence[tuple[int, int]]) -> list[Any] | None:
-    """The List's items of the spans' numbers (`(number, number + 1)`), each decoded alone as
-    msgspec decodes the whole List's; None where one holds a key twice (the file's reader refuses
-    them: codec.keeps_every_key)."""
-    buffer = memoryview(data)
-    try:
-        top = msgspec.json.decode(buffer, type=dict[str, msgspec.Raw])
-        raw = msgspec.json.decode(top["items"], type=list[msgspec.Raw])
-        out = []
-        for number, _ in spans:
-            text = bytes(raw[number])
-            item = codec.decode_json(text)
-            if item is None or not codec.keeps_every_key(text, item):
-                return None
-            out.append(item)
-        return out
-    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeError, KeyError, IndexError):
-        return None
-    finally:
-        top = raw = None
-        del buffer
+    """The List's items at the spans (a look's: the List is whole), each decoded alone as msgspec
+    decodes the whole List's; None where one holds a key twice (the file's reader refuses them:
+    codec.keeps_every_key)."""
+    out = []
+    for start, end in spans:
+        text = bytes(data[start:end])
+        item = codec.decode_json(text)
+        if item is None or not codec.keeps_every_key(text, item):
+            return None
+        out.append(item)
+    return out

@@ -30,6 +30,7 @@ import marshal
 import mmap
 import os
 import stat
+import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -51,7 +52,7 @@ from adapters.kube.manifests import (
     yaml_items,
 )
 from adapters.registry import adapter, owned_by, reads, system, systems
-from adapters.run import forked
+from adapters.run import forked, heap
 from adapters.run.changes import changed_objects, diff_sections
 from adapters.run.pipeline import Outcome, schedule_part, summary_of_cut
 from solver import SolveOptions
@@ -143,9 +144,13 @@ def _scheduled(job: _Job) -> Parted | None:
     None where a part failed, clashed or the format cannot join them."""
     options = job.options
     runs = [tuple(run) for run in forked.split_evenly(range(job.parts), forked.workers())]
+    # Each child's text goes into a file made here before the fork, which this process reads
+    # where the child wrote it (_Spill): not through the pipe, which would copy it twice more.
+    spills = [_Spill.made() for _ in runs[1:]]
     # A child says nothing while it solves its run: as long as the solves' own time limits, and more.
     streams = [
-        forked.stream(_part_messages, (job, run), patience=options.time_limit * len(run)) for run in runs[1:]
+        forked.stream(_part_messages, (job, run, spill), patience=options.time_limit * len(run))
+        for run, spill in zip(runs[1:], spills, strict=True)
     ]
     taken: list[Iterator[bytes]] = []
     try:
@@ -156,18 +161,19 @@ def _scheduled(job: _Job) -> Parted | None:
         # no part's answer could have told another's apart (module note).
         seen: set[Any] = set()
         *earlier, last = runs[0]
-        for index in earlier:
-            status, sections = _made(job, index)[1:]
-            seen, deletions = _claimed(seen, deletions, status)
-            every_fact.append(status[-1])
-            every_section.append([_held(section) for section in sections])
-            del sections
-        # The run's last part: its text made as it is written (its objects kept until then).
-        first, status, sections = _made(job, last)
+        with heap.reusing():  # what the run's parts share is read once (heap.reused)
+            for index in earlier:
+                status, sections = _made(job, index)[1:]
+                seen, deletions = _claimed(seen, deletions, status)
+                every_fact.append(status[-1])
+                every_section.append([_held(section) for section in sections])
+                del sections
+            # The run's last part: its text made as it is written (its objects kept until then).
+            first, status, sections = _made(job, last)
         seen, deletions = _claimed(seen, deletions, status)
         every_fact.append(status[-1])
         every_section.append(sections)
-        for each in streams:
+        for each, spill in zip(streams, spills, strict=True):
             messages = iter(each)
             taken.append(messages)
             statuses = marshal.loads(next(messages))
@@ -177,7 +183,7 @@ def _scheduled(job: _Job) -> Parted | None:
                 seen, deletions = _claimed(seen, deletions, status)
                 every_fact.append(status[-1])
             # The messages are taken in order: each part's first section, then its second, ...
-            every_section += [[_section(messages) for _ in sections] for _ in statuses]
+            every_section += [[_section(messages, spill) for _ in sections] for _ in statuses]
         write = job.output.join(every_fact, every_section)
         if write is None:
             raise _Failed
@@ -341,12 +347,23 @@ def _file_part(
     file, compared with their stubs and validated; _Failed where anything differs from what the
     whole file's reading would give (module note)."""
     documents, starts, ends, order, own, expected = marshal.loads(shares[index])
+    # The documents every part reads (the cut's shared objects) are parsed once by a process that
+    # makes several parts one after another (heap.reusing), each alone as every document is.
+    shared = sorted(set(order).difference(own))
+    kept_as = ("parsed", path, json, tuple(shared))
+    kept = heap.recalled(kept_as)
+    spans = zip(documents, starts, ends, strict=True)
+    wanted = [(i, a, b) for i, a, b in spans if kept is None or i not in kept]
     with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-        parsed = stubs.parse(data, list(zip(starts, ends, strict=True)), json)
+        parsed = stubs.parse(data, [(a, b) for _, a, b in wanted], json)
     if parsed is None:
         raise _Failed
-    by_number = dict(zip(documents, parsed, strict=True))
+    by_number = dict(zip([i for i, _, _ in wanted], parsed, strict=True))
     del parsed
+    if kept is None:
+        heap.remember(kept_as, {i: by_number[i] for i in shared})
+    else:
+        by_number.update(kept)
     # Numbered as the whole file's reading numbers them: a YAML stream's documents, a List's items
     # all the List's (no error is worded here: any sends the file to that reading).
     made = from_numbered(((1 if json else i + 1, by_number[i]) for i in documents), path, reads=reads)
@@ -390,30 +407,35 @@ class _Job:
             object.__setattr__(self, "now", datetime.now(UTC).replace(microsecond=0))
 
 
-def _part_messages(task: tuple[_Job, tuple[int, ...]]) -> Iterator[bytes]:
+def _part_messages(task: tuple[_Job, tuple[int, ...], _Spill | None]) -> Iterator[bytes]:
     """A run of parts made one after another: their statuses (None if one failed), then their
-    texts, part by part: each section's pieces, then an empty message. A part's text is made
-    before the next part is read; the last part's once the statuses are sent, as the parent
-    decides on them."""
-    job, run = task
+    texts, part by part: each section's place in the spill, or (no spill) its pieces, then an
+    empty message. A part's text is made before the next part is read; the last part's once the
+    statuses are sent, as the parent decides on them."""
+    job, run, spill = task
+    keep = _held if spill is None else spill.keep
     statuses, held = [], []
     try:
-        for index in run:
-            status, sections = _made(job, index)[1:]
-            statuses.append(status)
-            held.append(sections if index == run[-1] else [_held(section) for section in sections])
-            del sections
+        with heap.reusing():  # what the run's parts share is read once (heap.reused)
+            for index in run:
+                status, sections = _made(job, index)[1:]
+                statuses.append(status)
+                held.append(sections if index == run[-1] else [keep(section) for section in sections])
+                del sections
     except Exception:  # noqa: BLE001 - the parent schedules the whole input, which tells why
         yield marshal.dumps(None)
         return
     yield marshal.dumps(statuses)
     # Made whole before the first piece goes: the pipe holds little, and the parent takes none
     # of it until the parts before this run are written; sent piece by piece, this text would wait.
-    held[-1] = [_held(section) for section in held[-1]]
+    held[-1] = [keep(section) for section in held[-1]]
     for sections in held:
         for section in sections:
-            yield from section
-            yield _END_OF_SECTION
+            if spill is None:
+                yield from section
+                yield _END_OF_SECTION
+            else:
+                yield _PLACE.pack(*section)
 
 
 # Pieces of a part's text read back at a time (about a megabyte each when written).
@@ -447,9 +469,61 @@ def _read_back(spill: Any, size: int) -> Iterator[bytes]:
 _END_OF_SECTION = b""  # a message no section's piece is (empty pieces are not sent)
 
 
-def _section(messages: Iterator[bytes]) -> Iterator[bytes]:
-    """The pieces of a child's next section, as they arrive."""
-    return iter(messages.__next__, _END_OF_SECTION)
+def _section(messages: Iterator[bytes], spill: _Spill | None) -> Iterable[bytes]:
+    """The pieces of a child's next section, as they arrive (no spill), or read from where the
+    child wrote them in the spill. Taken when first iterated: the sections are taken in order as
+    the output is written, and this process's own last part is made as it is written, while the
+    child may still be making its text."""
+    if spill is None:
+        return iter(messages.__next__, _END_OF_SECTION)
+    return spill.read_back(messages)
+
+
+class _Spill:
+    """A temporary file made before a child is forked, shared by both: the child writes each of
+    its sections' text at the file's end (:meth:`keep`) and sends only where it stands; this
+    process reads it from there (:meth:`read_back`). Only one process writes at a time: the
+    child, or this process where it redoes the child's run (forked.Stream), after it stopped."""
+
+    def __init__(self, file: Any) -> None:
+        self._file = file  # kept open while a section may still be read from it
+        self._fd = file.fileno()
+
+    @classmethod
+    def made(cls) -> _Spill | None:
+        """A new spill, or None where no temporary file can be had (the text then goes through
+        the pipe)."""
+        try:
+            return cls(tempfile.TemporaryFile())  # noqa: SIM115 - open while its sections are read
+        except OSError:
+            return None
+
+    def keep(self, pieces: Pieces) -> tuple[int, int]:
+        """Write the pieces at the file's end: their offset and size. A write that fails fails
+        the part, which the parent then makes itself (forked.Stream)."""
+        fd = self._fd
+        start = end = os.lseek(fd, 0, os.SEEK_END)
+        for piece in pieces:
+            view = memoryview(piece)
+            while view:
+                written = os.pwrite(fd, view, end)
+                view = view[written:]
+                end += written
+        return start, end - start
+
+    def read_back(self, messages: Iterator[bytes]) -> Iterator[bytes]:
+        """The section whose place is the child's next message, a megabyte at a time."""
+        offset, size = _PLACE.unpack(next(messages))
+        while size > 0:
+            piece = os.pread(self._fd, min(_HELD_READ, size), offset)
+            if not piece:
+                raise OSError("a child's text came back short")
+            offset += len(piece)
+            size -= len(piece)
+            yield piece
+
+
+_PLACE = struct.Struct("<qq")  # a section's offset and size in a child's spill
 
 
 def _identities(objects: Iterable[Mapping[str, Any]]) -> set[Any]:
