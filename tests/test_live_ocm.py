@@ -221,16 +221,7 @@ def test_a_sorter_is_not_solved_for_counts_that_fall_on_clusters_it_left_out() -
     """`t` grows onto c1 and c2, which `s` may pick but left out: their Balance scores for `s` fall,
     its CPU scores stay (its feasible set is the same), so nothing can overtake its picks. A
     relabel enqueues both: `s` is not solved, and its sync would keep c8 and c9."""
-    hub = _sorter_hub()
-    s = f"{ocm.NS}/s"
-    assert _decisions(hub.objects())[s] == {"c8", "c9"}
-    t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
-    hub.handle(Applied({**t, "spec": {**t["spec"], "numberOfClusters": 3}}), now=ocm.NOW_TIME)
-    assert _decisions(hub.objects())[f"{ocm.NS}/t"] == {"c0", "c1", "c2"}
-    delta = hub.handle(_relabelled(hub, "c5"), now=ocm.NOW_TIME)
-    assert s in hub._live["ocm"].enqueued
-    assert s not in delta.requests
-    assert _holds(hub, s)
+    _assert_t_grown_then_s_spared(_sorter_hub(), {"c8", "c9"}, {"c0", "c1", "c2"})
 
 
 def test_a_sorter_is_solved_where_a_cluster_left_out_may_overtake_a_pick() -> None:
@@ -292,12 +283,17 @@ def test_a_spread_is_not_solved_for_counts_that_fall_on_clusters_it_left_out() -
     `t` grows onto c3 and c4, which `s` may pick but left out: their Balance scores for `s` fall,
     so each still loses every comparison of `s`'s greedy run it lost, and no pick's score moved.
     A relabel enqueues both: `s` is not solved, and its sync would keep c0 and c1."""
-    hub = _spread_hub("greedy")
+    _assert_t_grown_then_s_spared(_spread_hub("greedy"), {"c0", "c1"}, {"c2", "c3", "c4"})
+
+
+def _assert_t_grown_then_s_spared(hub, s_picks: set[str], t_picks: set[str]) -> None:
+    """`s` holds `s_picks`; `t` grows to three clusters (`t_picks`); a relabel of c5 then
+    enqueues `s`, which is not solved, and its sync alone would keep what it holds."""
     s = f"{ocm.NS}/s"
-    assert _decisions(hub.objects())[s] == {"c0", "c1"}
+    assert _decisions(hub.objects())[s] == s_picks
     t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
     hub.handle(Applied({**t, "spec": {**t["spec"], "numberOfClusters": 3}}), now=ocm.NOW_TIME)
-    assert _decisions(hub.objects())[f"{ocm.NS}/t"] == {"c2", "c3", "c4"}
+    assert _decisions(hub.objects())[f"{ocm.NS}/t"] == t_picks
     delta = hub.handle(_relabelled(hub, "c5"), now=ocm.NOW_TIME)
     assert s in hub._live["ocm"].enqueued
     assert s not in delta.requests
