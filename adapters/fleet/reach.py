@@ -225,7 +225,8 @@ class FleetLive:
         if parent is not None:
             owned = self.owned.setdefault(parent, {})
             key = (obj["kind"], obj["metadata"]["name"])
-            self._unjudge(owned.get(key))
+            if owned.get(key) is not obj:  # the same object heard again (the first solve's writes)
+                self._unjudge(owned.get(key))
             owned[key] = obj
 
     def _disown(self, obj: Obj) -> None:
