@@ -81,6 +81,9 @@ class FleetContext:
     now: datetime
     seed: int
     deleting: dict[str, DeletingPlacement] = field(default_factory=dict)
+    # The objects read are a long-lived scheduler's stored ones: emit hands back one it leaves as
+    # it is (snapshots.as_stored), which the scheduler then skips by identity.
+    stored: bool = False
 
 
 def load(
@@ -90,13 +93,14 @@ def load(
     seed: int = 0,
     clusters: Sequence[Cluster] | None = None,
     judged: Callable[[Any], bool] | None = None,
+    stored: bool = False,
 ) -> tuple[Batch, FleetContext]:
     """The batch and the inverse data emit needs. `clusters`, when given, are the fleet's clusters
     already read, in name order (MemberCluster objects in `manifests` are then not read again;
     a tuple is the batch's as it is: the long-lived scheduler's, shared batch after batch).
     `judged(obj)`: whether a binding or policy snapshot object was judged by an earlier load (its
     metadata and schema are not judged again: the long-lived scheduler's stored objects, which
-    are replaced, never changed)."""
+    are replaced, never changed). `stored`: the objects are those stored (FleetContext.stored)."""
     objects = index_by_kind(manifests, n.KINDS)
     if clusters is None:
         members = objects[n.MEMBER_CLUSTER]
@@ -128,7 +132,7 @@ def load(
         contexts[crp.name] = context
     requests.sort(key=lambda r: r.key)
     batch = Batch(clusters, tuple(requests), now=now, seed=seed, explain_limit=n.MAX_UNSELECTED_DECISIONS)
-    return batch, FleetContext(contexts, now, seed, deleting)
+    return batch, FleetContext(contexts, now, seed, deleting, stored)
 
 
 def _clusters(members: list[Manifest], now: datetime) -> tuple[Cluster, ...]:

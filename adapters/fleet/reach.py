@@ -249,7 +249,12 @@ class FleetLive:
         owned = [obj for name in names for obj in self.owned.get(name, {}).values()]
         manifests = [manifest(obj) for obj in (*objects, *owned)]
         batch, context = fleet.load(
-            manifests, now=now, seed=self.seed, clusters=self.pool.clusters(), judged=self._judged
+            manifests,
+            now=now,
+            seed=self.seed,
+            clusters=self.pool.clusters(),
+            judged=self._judged,
+            stored=True,
         )
         self.judged.update((id(obj), obj) for obj in owned)
         self.requests.update({r.key: r for r in batch.requests})
