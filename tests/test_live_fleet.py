@@ -309,3 +309,47 @@ def test_a_stored_object_is_handed_back_only_where_writing_its_clean_copy_leaves
     assert as_stored(with_status) is not with_status
     assert served(clean_or_same(with_status), with_status) != with_status
     assert as_stored(with_status) == clean_or_same(with_status)
+
+
+def test_a_binding_replaced_by_another_object_of_its_name_is_read_again() -> None:
+    """What a load read of a binding is kept for its object alone: a user's write replacing it
+    (its state set to Unscheduled) is read at the placement's next wake, which restores it (a
+    reading kept by name would take it for the Scheduled binding read before, and keep it)."""
+    from adapters.live.hub import Applied
+    from tests.fixtures.fleet import NOW_TIME, crp, member_cluster, pick_all
+
+    hub = HubScheduler([member_cluster("a"), member_cluster("b"), crp("web", pick_all())], now=NOW_TIME)
+    hub.handle(Applied(member_cluster("c")), now=NOW_TIME)  # wakes web: its bindings read
+    mine = copy.deepcopy(
+        next(b for b in hub.objects("ClusterResourceBinding") if b["spec"]["targetCluster"] == "a")
+    )
+    mine["spec"]["state"] = "Unscheduled"
+    assert hub.handle(Applied(mine), now=NOW_TIME).requests == ()  # wakes nothing
+    delta = hub.handle(Applied(member_cluster("d")), now=NOW_TIME)  # wakes web again
+    written = {b["spec"]["targetCluster"]: b for b in delta.apply if b["kind"] == "ClusterResourceBinding"}
+    assert sorted(written) == ["a", "d"]
+    assert written["a"]["spec"]["state"] == "Scheduled"
+    assert hub.resolve(now=NOW_TIME).apply == []
+
+
+def test_a_placement_woken_again_reads_only_the_bindings_changed_since(monkeypatch) -> None:
+    """The bindings a load read are not read again at the placement's next wake (each was, every
+    wake); those written since are."""
+    import adapters.fleet.load as fleet_load
+    from adapters.live.hub import Applied
+    from tests.fixtures.fleet import NOW_TIME, crp, member_cluster, pick_all
+
+    hub = HubScheduler([*(member_cluster(f"m{i}") for i in range(6)), crp("web", pick_all())], now=NOW_TIME)
+    read: list[str] = []
+    reading = fleet_load._read_binding
+
+    def counted(obj):
+        read.append(obj["spec"]["targetCluster"])
+        return reading(obj)
+
+    monkeypatch.setattr(fleet_load, "_read_binding", counted)
+    hub.handle(Applied(member_cluster("m6")), now=NOW_TIME)  # wakes web: its 6 bindings read before
+    assert read == []
+    hub.handle(Applied(member_cluster("m7")), now=NOW_TIME)
+    assert read == ["m6"]  # written by the last solve
+    assert hub.resolve(now=NOW_TIME).apply == []
