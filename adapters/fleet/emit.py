@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from datetime import UTC
 from functools import lru_cache
 from operator import attrgetter
@@ -13,7 +14,7 @@ from adapters.contract import Emitted
 from adapters.errors import InputError
 from adapters.fleet import names as n
 from adapters.fleet.load import DeletingPlacement, FleetContext, PlacementContext
-from adapters.fleet.snapshots import clean, clean_or_same, scheduled_condition, written_status
+from adapters.fleet.snapshots import as_stored, clean, clean_or_same, scheduled_condition, written_status
 from adapters.kube.codec import Template
 from adapters.kube.manifests import object_reference
 from model import Choice, FilterKind, RequestResult, Result, Unselected
@@ -128,7 +129,7 @@ def emit(context: FleetContext, result: Result) -> Emitted:
     taken.update(b["metadata"]["name"] for p in context.deleting.values() for b in p.bindings)
     for name in sorted(context.placements.keys() | context.deleting.keys()):
         if name in context.deleting:
-            _cleaned_up(context.deleting[name], apply, delete)
+            _cleaned_up(context.deleting[name], apply, delete, _unchanged(context))
             continue
         placement = context.placements[name]
         got = by_request.get(name)
@@ -149,7 +150,18 @@ def emit(context: FleetContext, result: Result) -> Emitted:
     return Emitted(apply, delete)
 
 
-def _cleaned_up(p: DeletingPlacement, apply: list[dict[str, Any]], delete: list[dict[str, str]]) -> None:
+def _unchanged(context: FleetContext) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """What is written for an object read and left as it is: the stored object itself where the
+    objects read are stored ones (a long-lived scheduler's, which skips it by identity)."""
+    return as_stored if context.stored else clean_or_same
+
+
+def _cleaned_up(
+    p: DeletingPlacement,
+    apply: list[dict[str, Any]],
+    delete: list[dict[str, str]],
+    unchanged: Callable[[dict[str, Any]], dict[str, Any]],
+) -> None:
     """What upstream writes for a placement being deleted. The placement controller, holding its
     finalizer, deletes the policy snapshots (controller.go handleDelete; it removes its finalizer
     only once the resource snapshots, which are not read here, are gone too). The scheduler,
@@ -162,7 +174,7 @@ def _cleaned_up(p: DeletingPlacement, apply: list[dict[str, Any]], delete: list[
     else:
         apply += [clean(s, keep_status=True) for s in p.snapshots]
     if n.SCHEDULER_CLEANUP_FINALIZER not in finalizers:
-        apply += [clean_or_same(b) for b in p.bindings]
+        apply += [unchanged(b) for b in p.bindings]
         apply.append(_finalized(p.crp.obj, add=False))
         return
     for b in p.bindings:
@@ -216,9 +228,10 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
     bindings: list[dict[str, Any]] = []
     held: list[_Held] = []
     restored: set[str] = set()
+    unchanged = _unchanged(context)
     for choice in got.selected:
         if choice.kept:  # written back as it is: never mutated below
-            binding = clean_or_same(p.active[choice.cluster])
+            binding = unchanged(p.active[choice.cluster])
             bindings.append(binding)
             spec = binding["spec"]
             decision = spec.get("clusterDecision") or {}
@@ -264,8 +277,8 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
         }
         binding["spec"]["state"] = n.UNSCHEDULED
         bindings.append(binding)
-    bindings += [clean_or_same(b) for cluster, b in sorted(p.unscheduled.items()) if cluster not in restored]
-    bindings += [clean_or_same(b) for b in p.passed_by]
+    bindings += [unchanged(b) for cluster, b in sorted(p.unscheduled.items()) if cluster not in restored]
+    bindings += [unchanged(b) for b in p.passed_by]
     bindings += [_without(clean(b), n.SCHEDULER_FINALIZER) for b in p.deleting]
 
     if fixed and not (p.crp.obj.get("spec", {}).get("policy") or {}).get("clusterNames"):

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from adapters.contract import Cut
 from adapters.fleet import names as n
@@ -81,6 +81,9 @@ class FleetContext:
     now: datetime
     seed: int
     deleting: dict[str, DeletingPlacement] = field(default_factory=dict)
+    # The objects read are a long-lived scheduler's stored ones: emit hands back one it leaves as
+    # it is (snapshots.as_stored), which the scheduler then skips by identity.
+    stored: bool = False
 
 
 def load(
@@ -90,13 +93,17 @@ def load(
     seed: int = 0,
     clusters: Sequence[Cluster] | None = None,
     judged: Callable[[Any], bool] | None = None,
+    stored: bool = False,
+    readings: dict[int, tuple[Any, Any]] | None = None,
 ) -> tuple[Batch, FleetContext]:
     """The batch and the inverse data emit needs. `clusters`, when given, are the fleet's clusters
     already read, in name order (MemberCluster objects in `manifests` are then not read again;
     a tuple is the batch's as it is: the long-lived scheduler's, shared batch after batch).
     `judged(obj)`: whether a binding or policy snapshot object was judged by an earlier load (its
     metadata and schema are not judged again: the long-lived scheduler's stored objects, which
-    are replaced, never changed)."""
+    are replaced, never changed). `stored`: the objects are those stored (FleetContext.stored).
+    `readings`: what earlier loads read of each binding object (id -> (object, reading)), kept by
+    the caller and filled here: a binding is read again only as a new object."""
     objects = index_by_kind(manifests, n.KINDS)
     if clusters is None:
         members = objects[n.MEMBER_CLUSTER]
@@ -118,17 +125,18 @@ def load(
 
     requests, contexts, deleting = [], {}, {}
     present = {c.name for c in clusters if not c.leaving}
+    read = _reader(readings)
     for crp in objects[n.PLACEMENT]:
         owned_snapshots, owned_bindings = snapshots.get(crp.name, []), bindings.get(crp.name, [])
         if crp.obj["metadata"].get("deletionTimestamp") is not None:
-            deleting[crp.name] = _load_deleting(crp, owned_snapshots, owned_bindings)
+            deleting[crp.name] = _load_deleting(crp, owned_snapshots, owned_bindings, read)
             continue
-        request, context = _load_placement(crp, owned_snapshots, owned_bindings, present)
+        request, context = _load_placement(crp, owned_snapshots, owned_bindings, present, read)
         requests.append(request)
         contexts[crp.name] = context
     requests.sort(key=lambda r: r.key)
     batch = Batch(clusters, tuple(requests), now=now, seed=seed, explain_limit=n.MAX_UNSELECTED_DECISIONS)
-    return batch, FleetContext(contexts, now, seed, deleting)
+    return batch, FleetContext(contexts, now, seed, deleting, stored)
 
 
 def _clusters(members: list[Manifest], now: datetime) -> tuple[Cluster, ...]:
@@ -258,23 +266,65 @@ def _placement(crp: Manifest) -> _Placement:
     return _Placement(spec, raw_policy, policy, generation, mode)
 
 
-def _binding_fields(b: Manifest) -> tuple[Fields, dict[str, Any], str, str]:
-    """A binding's checker, spec, target cluster and state (strings the CRD requires, any of
-    them: no enum, no pattern; an empty target names no cluster, so the binding dangles)."""
-    bspec = b.obj["spec"]  # checked: schema.py
-    return Fields(b), bspec, bspec["targetCluster"], bspec["state"]
+class _BindingRead(NamedTuple):
+    """What a load reads of a binding (its spec checked: schema.py): its target cluster and state
+    are strings the CRD requires, any of them (no enum, no pattern; an empty target names no
+    cluster, so the binding dangles). Made once per object where the caller keeps them (load's
+    `readings`)."""
+
+    name: str
+    target: str
+    state: str
+    deleting: bool
+    policy_snapshot: Any  # spec.schedulingPolicySnapshotName
+    score: Any  # its stored ClusterScore, or _UNREAD: read (or refused) where it is used
 
 
-def _load_deleting(crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest]) -> DeletingPlacement:
+_Read = Callable[[Manifest], _BindingRead]
+
+
+def _read_binding(obj: dict[str, Any]) -> _BindingRead:
+    spec, metadata = obj["spec"], obj["metadata"]
+    return _BindingRead(
+        metadata["name"],
+        spec["targetCluster"],
+        spec["state"],
+        metadata.get("deletionTimestamp") is not None,
+        spec.get("schedulingPolicySnapshotName"),
+        _plain_score(spec),
+    )
+
+
+def _reader(readings: dict[int, tuple[Any, Any]] | None) -> _Read:
+    """A binding's reading: kept in `readings` for its object (by identity), else made."""
+    if readings is None:
+        return lambda b: _read_binding(b.obj)
+
+    def read(b: Manifest) -> _BindingRead:
+        kept = readings.get(id(b.obj))
+        if kept is not None and kept[0] is b.obj:
+            return kept[1]
+        reading = _read_binding(b.obj)
+        readings[id(b.obj)] = (b.obj, reading)
+        return reading
+
+    return read
+
+
+def _load_deleting(
+    crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest], read: _Read
+) -> DeletingPlacement:
     _placement(crp)  # checked as any other
     for b in bindings:
-        _binding_fields(b)
+        read(b)
     return DeletingPlacement(
         crp, [b.obj for b in sorted(bindings, key=_name)], [m.obj for m in sorted(snapshots, key=_name)]
     )
 
 
-def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest], present: set[str]):
+def _load_placement(
+    crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest], present: set[str], reading: _Read
+):
     """The placement's request and context. `present`: the clusters not leaving the fleet; a
     binding on another is dangling (classifyBindings), whatever its state but Unscheduled."""
     read = _placement(crp)
@@ -284,21 +334,21 @@ def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Man
     )
     current = context.snapshot["metadata"]["name"]
     existing = []
-    for b in sorted(bindings, key=_name):
-        bf, bspec, target, state = _binding_fields(b)
-        if b.obj["metadata"].get("deletionTimestamp") is not None:
+    for r, b in sorted([(reading(b), b) for b in bindings], key=_read_name):
+        target, state = r.target, r.state
+        if r.deleting:
             context.deleting.append(b.obj)
             continue
         if state == n.UNSCHEDULED:
             context.unscheduled.setdefault(target, b.obj)
             continue
-        is_current = bspec.get("schedulingPolicySnapshotName") == current
+        is_current = r.policy_snapshot == current
         if state not in _HELD and is_current and target in present:
             context.passed_by.append(b.obj)
             continue
         if target in context.active:
             other = context.active[target]["metadata"]["name"]
-            raise bf.fail(
+            raise Fields(b).fail(
                 f"another active binding, {other}, targets the same cluster {target!r}", "spec.targetCluster"
             )
         context.active[target] = b.obj
@@ -309,7 +359,7 @@ def _load_placement(crp: Manifest, snapshots: list[Manifest], bindings: list[Man
                 cluster=target,
                 current=is_current,
                 committed=state == n.BOUND,
-                score=_stored_score(bf, bspec),
+                score=r.score if r.score is not _UNREAD else _stored_score(Fields(b), b.obj["spec"]),
             )
         )
     request = PlacementRequest(
@@ -330,6 +380,10 @@ def _name(m: Manifest) -> str:
     return m.obj["metadata"]["name"]
 
 
+def _read_name(item: tuple[_BindingRead, Manifest]) -> str:
+    return item[0].name
+
+
 _HELD = frozenset({n.SCHEDULED, n.BOUND})
 
 
@@ -337,13 +391,23 @@ def _fits_int32(value: int) -> bool:
     return -INT32 - 1 <= value <= INT32
 
 
-def _stored_score(f: Fields, spec: dict[str, Any]) -> ClusterScore | None:
+_UNREAD = object()  # a stored score not read by _plain_score
+
+
+def _plain_score(spec: dict[str, Any]) -> Any:
+    """The common case of a stored score, two plain integers in range (a bool is no integer);
+    _UNREAD for any other (_stored_score reads it, or refuses it)."""
     decision = spec.get("clusterDecision")
     raw = decision.get("clusterScore") if type(decision) is dict else None
-    if type(raw) is dict:  # the common case: two plain integers (a bool is no integer)
+    if type(raw) is dict:
         spread, affinity = raw.get("priorityScore", 0), raw.get("affinityScore", 0)
         if type(spread) is int and type(affinity) is int and _fits_int32(spread) and _fits_int32(affinity):
             return _score(spread, affinity)
+    return _UNREAD
+
+
+def _stored_score(f: Fields, spec: dict[str, Any]) -> ClusterScore | None:
+    decision = spec.get("clusterDecision")
     decision = f.mapping(decision, "spec.clusterDecision")
     raw = decision.get("clusterScore")
     if raw is None:

@@ -68,6 +68,7 @@ class FleetLive:
         # The owned objects a load has judged (by identity: a stored object is replaced, never
         # changed), which the next loads of their placement do not judge again.
         self.judged: dict[int, Obj] = {}
+        self.readings: dict[int, tuple[Obj, Any]] = {}  # what loads read of each binding (load's)
         for m in manifests:
             if m.kind == n.MEMBER_CLUSTER:
                 self._put_member(m.name, m.obj, load_cluster(m, now), now)
@@ -225,7 +226,8 @@ class FleetLive:
         if parent is not None:
             owned = self.owned.setdefault(parent, {})
             key = (obj["kind"], obj["metadata"]["name"])
-            self._unjudge(owned.get(key))
+            if owned.get(key) is not obj:  # the same object heard again (the first solve's writes)
+                self._unjudge(owned.get(key))
             owned[key] = obj
 
     def _disown(self, obj: Obj) -> None:
@@ -234,21 +236,30 @@ class FleetLive:
             self._unjudge(self.owned.get(parent, {}).pop((obj["kind"], obj["metadata"]["name"]), None))
 
     def _unjudge(self, obj: Obj | None) -> None:
+        """`obj` no longer stored: neither its judging nor its reading kept."""
         if obj is not None and self.judged.get(id(obj)) is obj:
             del self.judged[id(obj)]
+        if obj is not None and self.readings.get(id(obj), (None,))[0] is obj:
+            del self.readings[id(obj)]
 
     def _judged(self, obj: Obj) -> bool:
         return self.judged.get(id(obj)) is obj
 
     def _load(self, names: list[str], now: datetime) -> tuple[Any, Any]:
         """The placements and what they own, loaded as load.py loads a hub, over the kept clusters
-        (an owned object judged by an earlier load not judged again); their requests kept for the
-        wake rule."""
+        (an owned object judged or a binding read by an earlier load not judged or read again);
+        their requests kept for the wake rule."""
         objects = [self.placements[name] for name in names]
         owned = [obj for name in names for obj in self.owned.get(name, {}).values()]
         manifests = [manifest(obj) for obj in (*objects, *owned)]
         batch, context = fleet.load(
-            manifests, now=now, seed=self.seed, clusters=self.pool.clusters(), judged=self._judged
+            manifests,
+            now=now,
+            seed=self.seed,
+            clusters=self.pool.clusters(),
+            judged=self._judged,
+            stored=True,
+            readings=self.readings,
         )
         self.judged.update((id(obj), obj) for obj in owned)
         self.requests.update({r.key: r for r in batch.requests})

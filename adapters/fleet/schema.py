@@ -387,13 +387,18 @@ class _Decisions:
         """A loop of its own: a hub holds thousands of snapshots with dozens of decisions each."""
         if type(value) is not list or len(value) > n.MAX_DECISIONS:
             return False
-        for decision in value:
-            score = decision.get("clusterScore") if type(decision) is dict else False
-            if score is not None and not (
-                type(score) is dict
-                and all(type(v) is int and -INT32 - 1 <= v <= INT32 for v in score.values())
-            ):
+        low = -INT32 - 1
+        for decision in value:  # plain loops: a generator per decision was most of its time
+            if type(decision) is not dict:
                 return False
+            score = decision.get("clusterScore")
+            if score is None:
+                continue
+            if type(score) is not dict:
+                return False
+            for v in score.values():
+                if type(v) is not int or not low <= v <= INT32:
+                    return False
         return True
 
 

@@ -12,6 +12,7 @@ from adapters.fleet.policy import policy_hash
 from adapters.kube.fields import time_text, whole
 
 __all__ = [
+    "as_stored",
     "clean",
     "clean_or_same",
     "format_time",
@@ -46,6 +47,16 @@ def clean_or_same(obj: dict[str, Any]) -> dict[str, Any]:
         or ("spec" in obj and type(obj["spec"]) is not dict)
     ):
         return clean(obj)
+    return obj
+
+
+def as_stored(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` itself, a stored object written back unchanged, where writing :func:`clean_or_same`'s
+    object over it leaves it as it is (the server keeps the metadata :func:`clean` leaves out:
+    adapters.run.changes.served): no status, metadata a dict. Else that object. For the long-lived
+    scheduler, which reads the stored objects and skips by identity an object handed back."""
+    if "status" in obj or type(obj.get("metadata")) is not dict:
+        return clean_or_same(obj)
     return obj
 
 

@@ -52,6 +52,7 @@ class Store:
         self._dependents: dict[tuple[str, str, str], set[Key]] = defaultdict(set)  # owner (group, kind, name)
         self._types: Counter[tuple[str, str]] = Counter()  # (group, kind) -> objects
         self._of_kind: dict[str, dict[Key, None]] = defaultdict(dict)  # kind -> keys, in order
+        self._keys: dict[int, Key] = {}  # id of each stored object -> its key (holds)
         self.created = 0  # uids and names the server made, counted
         self._log: list[Change] = []
         self._journal: list[tuple[Key, Obj | None]] = []
@@ -78,6 +79,11 @@ class Store:
     def of_kind(self, kind: str) -> list[Obj]:
         """The objects of a kind (in any group), in the order they were stored."""
         return [self._objects[key] for key in self._of_kind.get(kind, ())]
+
+    def holds(self, obj: Obj) -> bool:
+        """Whether `obj` is itself a stored object (by identity: no key made, nothing compared)."""
+        key = self._keys.get(id(obj))
+        return key is not None and self._objects.get(key) is obj
 
     def types(self) -> set[tuple[str, str]]:
         """The (group, kind) of every object held."""
@@ -212,6 +218,7 @@ class Store:
             self._log.append((key, before, obj))
 
     def _index(self, key: Key, obj: Obj) -> None:
+        self._keys[id(obj)] = key
         self._named[(key[1], key[3], key[4])].add(key)
         self._types[(key[0], key[1])] += 1
         self._of_kind[key[1]][key] = None
@@ -219,6 +226,7 @@ class Store:
             self._dependents[owner].add(key)
 
     def _unindex(self, key: Key, obj: Obj) -> None:
+        self._keys.pop(id(obj), None)
         _discard(self._named, (key[1], key[3], key[4]), key)
         self._of_kind[key[1]].pop(key, None)
         self._types[(key[0], key[1])] -= 1
