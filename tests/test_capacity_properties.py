@@ -20,16 +20,7 @@ from solver.replicas.capacity_units import (
     overcommitted,
 )
 from solver.replicas.joint import solve_joint
-
-
-@st.composite
-def splits(draw, rows: list[int], count: int, floor: dict[int, int]) -> tuple[tuple[int, int], ...]:
-    """`count` replicas over rows, at least `floor` on each."""
-    out = dict(floor)
-    for _ in range(count - sum(floor.values())):
-        row = draw(st.sampled_from(rows))
-        out[row] = out.get(row, 0) + 1
-    return tuple(sorted((r, n) for r, n in out.items() if n))
+from tests.fixtures.batches import splits
 
 
 @st.composite

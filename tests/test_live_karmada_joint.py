@@ -24,6 +24,7 @@ from solver.replicas.capacity_units import (
     room_after_fixed,
 )
 from solver.replicas.joint import solve_joint
+from tests.fixtures.batches import splits
 
 
 def _event_problem(clusters: int = 1_000) -> tuple[CapacityProblem, list[Placed | None]]:
@@ -122,15 +123,6 @@ def test_a_steady_binding_the_model_cannot_keep_in_its_spread_builds_no_model() 
 
 
 @st.composite
-def _split(draw, rows: list[int], count: int, floor: dict[int, int]) -> tuple[tuple[int, int], ...]:
-    out = dict(floor)
-    for _ in range(count - sum(floor.values())):
-        row = draw(st.sampled_from(rows))
-        out[row] = out.get(row, 0) + 1
-    return tuple(sorted((r, n) for r, n in out.items() if n))
-
-
-@st.composite
 def _problems(draw) -> tuple[CapacityProblem, list[Placed | None]]:
     """Up to three units over up to three clusters; greedy's split often where the unit runs
     now (as an event's bindings are), within its caps."""
@@ -155,11 +147,11 @@ def _problems(draw) -> tuple[CapacityProblem, list[Placed | None]]:
             if draw(st.booleans()):  # all on one cluster (an AGGREGATED unit running), or spread
                 held = {draw(st.sampled_from(rows)): count}
             elif draw(st.booleans()):
-                held = dict(draw(_split(rows, draw(st.integers(0, count)), {})))
+                held = dict(draw(splits(rows, draw(st.integers(0, count)), {})))
             if draw(st.booleans()) and sum(held.values()) == count:
                 target = tuple(sorted(held.items()))
             else:
-                target = draw(_split(rows, count, {} if fresh else held))
+                target = draw(splits(rows, count, {} if fresh else held))
             most = None
             if draw(st.booleans()):
                 aimed = dict(target)
@@ -260,7 +252,7 @@ def _with_one_to_keep(draw) -> tuple[CapacityProblem, list[Placed | None]]:
     clusters = len(p.free)
     count = draw(st.integers(1, 3))
     rows = sorted(draw(st.sets(st.integers(0, clusters - 1), min_size=1, max_size=clusters)))
-    target = draw(_split(rows, count, {}))
+    target = draw(splits(rows, count, {}))
     option = Option(tuple(rows), ((draw(st.sampled_from(rows)), count),), target)
     unit = Unit(
         count, (draw(st.integers(0, 2)), 1), Division.AGGREGATED, (option,), fresh=True, order=len(greedy)
