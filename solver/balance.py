@@ -38,10 +38,9 @@ from functools import lru_cache
 import numpy as np
 
 from model import RequestResult, SelectionMode
-from solver.balance_bound import at_least, ceiling, tighten
+from solver.balance_bound import at_least, balance_score, ceiling, tighten
 from solver.coupling import Levels
 from solver.objective import (
-    BALANCE_RANGE,
     LevelSums,
     Scale,
     affinity_weight,
@@ -66,19 +65,10 @@ ASKS_PER_REQUEST, MIN_ASKS = 3, 5000
 _NONE = np.empty(0, dtype=np.int64)
 
 
-def _scores(others: np.ndarray, most: np.ndarray | int) -> np.ndarray:
-    """2 * trunc(100 * (0.5 - n / m)) in float64, elementwise; 100 where n (or m) is 0."""
-    out = np.full(len(others), BALANCE_RANGE, dtype=np.int64)
-    most = np.broadcast_to(np.asarray(most, dtype=np.int64), others.shape)
-    busy = (others > 0) & (most > 0)
-    out[busy] = 2 * np.trunc(100.0 * (0.5 - others[busy] / most[busy])).astype(np.int64)
-    return out
-
-
 @lru_cache(maxsize=256)
 def _table_of(most: int) -> np.ndarray:
     """Balance score for n = 0..most others' decisions, against the busiest count `most`."""
-    out = _scores(np.arange(most + 1, dtype=np.int64), most)
+    out = balance_score(np.arange(most + 1, dtype=np.int64), most)
     out.setflags(write=False)
     return out
 
@@ -341,7 +331,7 @@ class _Batch:
         rows, owner = self.flat[used], self.owner[used]
         own_most = np.full(len(self.coupled), most, dtype=np.int64)
         own_most[list(holding)] -= 1  # they see one less: their own decisions do not count
-        scores = _scores(self.totals[rows] - 1, own_most[owner])
+        scores = balance_score(self.totals[rows] - 1, own_most[owner])
         sums = np.bincount(owner, weights=scores, minlength=len(self.coupled)).astype(np.int64)
         for k in positions:
             score = int(sums[k])

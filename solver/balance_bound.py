@@ -126,9 +126,9 @@ class Pairs:
     scored: int  # what the answer's picks score together (the steps aim below the bound toward it)
 
 
-def _score(n: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """B(n, m) elementwise (n <= m), 100 where n or m is 0: solver.balance's formula, which this
-    module cannot import (solver.balance imports it)."""
+def balance_score(n: np.ndarray, m: np.ndarray | int) -> np.ndarray:
+    """B(n, m) = 2 * trunc(100 * (0.5 - n / m)) in float64, elementwise (n <= m); 100 where n or
+    m is 0. The one formula: solver.balance scores with it too."""
     n, m = np.broadcast_arrays(np.asarray(n, dtype=np.int64), np.asarray(m, dtype=np.int64))
     out = np.full(n.shape, BALANCE_RANGE, dtype=np.int64)
     busy = (n > 0) & (m > 0)
@@ -151,7 +151,8 @@ class _Interval:
     def of(cls, lo: int, hi: int, pairs: Pairs, fixed_most: int, candidates: np.ndarray) -> _Interval:
         n = np.arange(hi + 1, dtype=np.int64)
         room = np.clip(np.minimum(hi - pairs.base, candidates), 0, None)
-        return cls(lo, hi, _score(n, hi), _score(n, np.maximum(lo - 1, n)), room, lo > fixed_most)
+        least = balance_score(n, np.maximum(lo - 1, n))
+        return cls(lo, hi, balance_score(n, hi), least, room, lo > fixed_most)
 
 
 class _Relaxation:
