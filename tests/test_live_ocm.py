@@ -121,15 +121,7 @@ def test_a_placement_synced_after_another_in_its_batch_keeps_its_margins() -> No
     The first margins (every Placement judged, nothing written) are another matter: there `a`
     stays on c3, so c0 is empty and `b`'s sync would take it; its margins, judged on a picture
     with `a` moved, said it holds (and an event enqueueing `b` alone left it where it was)."""
-    balance = [ocm.builtin("Balance")]
-    objects = [
-        *ocm.hub(*(ocm.managed_cluster(f"c{i}") for i in range(10))),
-        ocm.placement("a", n=1, mode="Exact", prioritizers=balance),
-        ocm.placement("b", n=1, mode="Exact", prioritizers=balance),
-        ocm.decision("a", 1, ["c3"]),
-        ocm.decision("b", 1, ["c1"]),
-        *(ocm.decision(f"ghost{k}", 1, ["c9"]) for k in range(4)),  # the busiest count: 4
-    ]
+    objects = _a_on_c3_b_on_c1(*(ocm.decision(f"ghost{k}", 1, ["c9"]) for k in range(4)))  # busiest count 4
     live = OcmLive(from_objects(objects, "<hub>"), now=ocm.NOW_TIME, seed=0)
     a, b = f"{ocm.NS}/a", f"{ocm.NS}/b"
     assert not live.answers[a].strict  # it would move: c0 is emptier than c3
@@ -176,14 +168,7 @@ def test_margins_taken_while_the_busiest_count_moves_are_checked_against_the_cou
     """As above with no other decisions: the busiest count is 1, so `a`'s move may change it
     through the batch, and `b`'s reported totals (judged after `a` moved) are checked against the
     counts before the batch, where c0 looked empty: they differ, and its margins say nothing."""
-    balance = [ocm.builtin("Balance")]
-    objects = [
-        *ocm.hub(*(ocm.managed_cluster(f"c{i}") for i in range(10))),
-        ocm.placement("a", n=1, mode="Exact", prioritizers=balance),
-        ocm.placement("b", n=1, mode="Exact", prioritizers=balance),
-        ocm.decision("a", 1, ["c3"]),
-        ocm.decision("b", 1, ["c1"]),
-    ]
+    objects = _a_on_c3_b_on_c1()
     live = OcmLive(from_objects(objects, "<hub>"), now=ocm.NOW_TIME, seed=0)
     assert not live.answers[f"{ocm.NS}/b"].strict
 
@@ -306,3 +291,16 @@ def test_an_optimal_spread_keeps_no_greedy_run() -> None:
     s = f"{ocm.NS}/s"
     assert _spread_hub("greedy")._live["ocm"].answers[s].ordered
     assert not _spread_hub("optimal")._live["ocm"].answers[s].ordered
+
+
+def _a_on_c3_b_on_c1(*more: dict) -> list[dict]:
+    """Ten empty clusters; `a` and `b`, one cluster each by Balance alone, on c3 and c1; and `more`."""
+    balance = [ocm.builtin("Balance")]
+    return [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}") for i in range(10))),
+        ocm.placement("a", n=1, mode="Exact", prioritizers=balance),
+        ocm.placement("b", n=1, mode="Exact", prioritizers=balance),
+        ocm.decision("a", 1, ["c3"]),
+        ocm.decision("b", 1, ["c1"]),
+        *more,
+    ]
