@@ -212,6 +212,24 @@ def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet)
     return problems
 
 
+class _Passing:
+    """passes' verdicts, each judged once per cluster, held or not, and filters (the request's
+    required terms, tolerations and scope, by identity: the adapters give the requests of one
+    placement rule the same ones, and identity costs no hashing of their contents; equal filters
+    that are not the same objects are judged apart, which only costs time)."""
+
+    def __init__(self, now: datetime | None) -> None:
+        self.now = now
+        self._verdicts: dict[tuple[int, int, int, str, bool], bool] = {}
+
+    def __call__(self, request: PlacementRequest, cluster: Cluster, *, held: bool) -> bool:
+        key = (id(request.required), id(request.tolerations), id(request.scope), cluster.name, held)
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            verdict = self._verdicts[key] = passes(request, cluster, self.now, held=held)
+        return verdict
+
+
 def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
     """Tenancy requests: one cluster each; a held cluster is kept unless the request is movable
     and the hold no longer passes its filters (then it is released); existing clusters pass the
@@ -219,62 +237,61 @@ def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
     taken (checked in the order that admits them if any does: smallest limits first); new
     clusters come from the request's pool, are named after a request on them that may open one, and hold
     no more than the limit (one, when exclusive)."""
-    requests = [r for r in batch.requests if r.tenancy is not None and r.key in by_key]
+    # Each request with its key, spelt once (a batch holds tens of thousands).
+    keyed = [(r, key) for r in batch.requests if r.tenancy is not None and (key := r.key) in by_key]
     problems: list[str] = []
     clusters = {c.name: c for c in batch.clusters}
     count = {c.name: c.load for c in batch.clusters}
+    passing = _Passing(batch.now)
     valid_hold = {}
-    for r in requests:
+    for r, key in keyed:
         if not r.existing:
             continue
         held = clusters.get(r.existing[0].cluster)
-        valid_hold[r.key] = (
-            r.existing[0].current
-            and held is not None
-            and not held.leaving
-            and passes(r, held, batch.now, held=True)
+        valid_hold[key] = (
+            r.existing[0].current and held is not None and not held.leaving and passing(r, held, held=True)
         )
-        if held is not None and (valid_hold[r.key] or not r.tenancy.movable):
+        if held is not None and (valid_hold[key] or not r.tenancy.movable):
             count[held.name] += r.tenancy.demand
     on_new: dict[str, list[PlacementRequest]] = {}
     joined: dict[str, list[PlacementRequest]] = {}
-    for r in sorted(requests, key=lambda r: (r.tenancy.order, r.key)):
-        got = by_key[r.key]
+    for r, key in sorted(keyed, key=lambda rk: (rk[0].tenancy.order, rk[1])):
+        got = by_key[key]
         tenancy = r.tenancy
         names = [c.cluster for c in got.selected]
         if len(names) > 1:
-            problems.append(f"{r.key}: {len(names)} clusters for one tenancy slot")
+            problems.append(f"{key}: {len(names)} clusters for one tenancy slot")
             continue
         if got.satisfied != bool(names):
-            problems.append(f"{r.key}: satisfied flag disagrees with the placement")
-        if r.existing and (not tenancy.movable or valid_hold[r.key]):
+            problems.append(f"{key}: satisfied flag disagrees with the placement")
+        if r.existing and (not tenancy.movable or valid_hold[key]):
             if names != [r.existing[0].cluster]:
-                problems.append(f"{r.key}: holds {r.existing[0].cluster}, moved to {names} unforced")
+                problems.append(f"{key}: holds {r.existing[0].cluster}, moved to {names} unforced")
             continue
         if r.existing:  # a movable hold no longer valid: given up, placed anew
             if tuple(got.released) != (r.existing[0].cluster,):
-                problems.append(f"{r.key}: {r.existing[0].cluster} no longer valid, yet not released")
+                problems.append(f"{key}: {r.existing[0].cluster} no longer valid, yet not released")
             if names == [r.existing[0].cluster]:
-                problems.append(f"{r.key}: kept {r.existing[0].cluster}, which it may no longer hold")
+                problems.append(f"{key}: kept {r.existing[0].cluster}, which it may no longer hold")
                 continue
         if not names:
             if tenancy.pool is not None:
-                problems.append(f"{r.key}: left without a cluster although its pool can create one")
+                problems.append(f"{key}: left without a cluster although its pool can create one")
             continue
         choice = got.selected[0]
         if choice.created:
             if tenancy.pool is None and not tenancy.joins:
-                problems.append(f"{r.key}: on new cluster {choice.cluster} without a pool to create or join")
+                problems.append(f"{key}: on new cluster {choice.cluster} without a pool to create or join")
             on_new.setdefault(choice.cluster, []).append(r)
             continue
         cluster = clusters.get(choice.cluster)
         if cluster is None:
-            problems.append(f"{r.key}: selected {choice.cluster}, which does not exist")
+            problems.append(f"{key}: selected {choice.cluster}, which does not exist")
             continue
         if tenancy.exclusive:
-            problems.append(f"{r.key}: exclusive, yet placed on existing cluster {cluster.name}")
-        if cluster.leaving or not passes(r, cluster, batch.now, held=False):
-            problems.append(f"{r.key}: selected {cluster.name}, which fails the request's filters")
+            problems.append(f"{key}: exclusive, yet placed on existing cluster {cluster.name}")
+        if cluster.leaving or not passing(r, cluster, held=False):
+            problems.append(f"{key}: selected {cluster.name}, which fails the request's filters")
         joined.setdefault(cluster.name, []).append(r)
     for name, members in sorted(joined.items()):
         taken = count[name]
