@@ -32,6 +32,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 from adapters.errors import InputError
@@ -82,19 +83,32 @@ def _index(manifests: Sequence[Manifest]) -> dict[str, list[tuple[str, Manifest]
     names its workspace; the same kind, workspace and name twice is an error (one WorkloadCluster
     under both of its group spellings too)."""
     wanted = {**n.KINDS, **n.SHARED_KINDS}
-    out: dict[str, dict[tuple[str, str], Manifest]] = defaultdict(dict)  # kind -> (workspace, name) ->
-    for m in manifests:  # 80,000 objects on a large hub: their fields looked up once each
+    out: dict[str, dict[tuple[str, str], Manifest]] = {}  # kind -> (workspace, name) -> manifest
+    # (kind, apiVersion) -> its kind's objects, or None where kcp does not read it: a large hub's
+    # 80,000 objects are of a few types, each judged once.
+    by_type: dict[tuple[str, str], dict[tuple[str, str], Manifest] | None] = {}
+    for m in manifests:
         obj = m.obj
-        kind = obj["kind"]
-        if obj["apiVersion"].rpartition("/")[0] not in wanted.get(kind, ()):
+        kind, api_version = obj["kind"], obj["apiVersion"]
+        named = by_type.get((kind, api_version), _UNSEEN)
+        if named is _UNSEEN:
+            read = api_version.rpartition("/")[0] in wanted.get(kind, ())
+            named = by_type[kind, api_version] = out.setdefault(kind, {}) if read else None
+        if named is None:
             continue
         key = (read_workspace(m), obj["metadata"]["name"])
-        other = out[kind].setdefault(key, m)
+        other = named.setdefault(key, m)
         if other is not m:
             where = reference(kind, *key)
             raise InputError(f"duplicate object {where} ({other.location} and {m.location})")
-    # (workspace, name) is unique within a kind: the sort never compares two manifests.
-    return {kind: [(ws, m) for (ws, _), m in sorted(items.items())] for kind, items in out.items()}
+    # (workspace, name) is unique within a kind: sorted by it alone, the manifests never compared.
+    return {
+        kind: [(ws, m) for (ws, _), m in sorted(items.items(), key=itemgetter(0))]
+        for kind, items in out.items()
+    }
+
+
+_UNSEEN: Any = object()
 
 
 def _generation(objects: Mapping[str, list[tuple[str, Manifest]]]) -> Generation:
