@@ -51,7 +51,7 @@ from solver.prepare import Prepared
 from solver.solution import Solution
 from solver.table import ClusterTable
 
-__all__ = ["ceiling", "at_least", "tighten", "Pairs", "most_scored", "JOINT_PAIRS"]
+__all__ = ["ceiling", "at_least", "tighten", "promised", "Pairs", "most_scored", "JOINT_PAIRS"]
 
 
 def ceiling(
@@ -383,11 +383,13 @@ def most_scored(
 
 
 def tighten(settled: dict, state, prepared: list[Prepared]) -> None:
-    """Raise the coupled requests' least affinity shortfalls (each `Coupled.least`, solver.balance)
-    so that they sum to the joint bound (`most_scored`) where it is greater than their sum and the
-    work is small enough. Only their sum is a bound then (solver.objective.LevelSums reads only
-    it): each is raised, in batch order, at most to its own shortfall, so the sum never passes the
-    answer's."""
+    """The coupled requests' least shortfalls (each `Coupled.least`, solver.balance), summed over
+    them by solver.objective.LevelSums, made to keep what a level bound promises
+    (model.LevelStats: `promised`), then the affinity level's raised so that they sum to the joint
+    bound (`most_scored`) where it is greater than their sum and the work is small enough. Only
+    their sum is a bound then (LevelSums reads only it): each is raised, in batch order, at most
+    to its own shortfall, so the sum never passes the answer's."""
+    promised(settled, state, prepared)
     if sum(len(prepared[i].candidates) for i in settled) > JOINT_PAIRS:
         return
     pairs = _pairs_of(settled, state, prepared)
@@ -410,6 +412,36 @@ def tighten(settled: dict, state, prepared: list[Prepared]) -> None:
             least[affinity] += raised
             c.least = tuple(least)
             missing -= raised
+
+
+def promised(settled: dict, state, prepared: list[Prepared]) -> None:
+    """Keep the promise of the part's summed levels (model.LevelStats: level k's bound holds for
+    every answer at least as good as this one on each level before it). A request's own bound
+    proves its level k only for its answers at its values on the levels before (the digits of its
+    combined bound, solver.objective.bound_shortfalls; every level where the bound is its value).
+    Where every request's levels before k are proven so (its bound there its value), an answer of
+    the part no worse on their sums holds every request at its values there (no request can be
+    better), so the requests' own bounds hold for it at level k. Past the first level where one
+    request's is not, another may make up that level for it, and hold a better level after: a
+    weight 0 request at its own best answer, say, whose lower-scored, better-ranked cluster the
+    others' Balance pays for (tests/test_balance_levels.py). From there each request's level
+    bounds are those for every answer alone (`at_least`; none for the clusters and spread)."""
+    own = {
+        i: tuple(s - v for s, v in zip(c.spans, c.values, strict=True)) if c.least is None else c.least
+        for i, c in settled.items()
+    }
+    unproven = [
+        k
+        for k in range(len(LEVELS))
+        if any(own[i][k] != c.spans[k] - c.values[k] for i, c in settled.items())
+    ]
+    if not unproven:
+        return
+    first = unproven[0]
+    alone = (None,) * len(LEVELS)
+    for i, c in settled.items():
+        anyway = at_least(alone, prepared[i], state.scales[i], state.weight[i])
+        c.least = own[i][: first + 1] + anyway[first + 1 :]
 
 
 def _pairs_of(settled: dict, state, prepared: list[Prepared]) -> Pairs | None:
