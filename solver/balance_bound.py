@@ -46,7 +46,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from solver.objective import BALANCE_RANGE, LEVELS, Scale, affinity_weight, combine, evaluate
+from solver.objective import (
+    BALANCE_RANGE,
+    LEVELS,
+    Scale,
+    affinity_weight,
+    bound_shortfalls,
+    combine,
+    evaluate,
+)
 from solver.prepare import Prepared
 from solver.solution import Solution
 from solver.table import ClusterTable
@@ -440,6 +448,10 @@ def promised(settled: dict, state, prepared: list[Prepared]) -> None:
     first = unproven[0]
     alone = (None,) * len(LEVELS)
     for i, c in settled.items():
+        if c.least is not None and all(
+            d is None for d in bound_shortfalls(c.values, c.bound, c.spans)[first + 1 :]
+        ):
+            continue  # its bounds there are already those for every answer (at_least's)
         anyway = at_least(alone, prepared[i], state.scales[i], state.weight[i])
         c.least = own[i][: first + 1] + anyway[first + 1 :]
 
