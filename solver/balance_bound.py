@@ -2,8 +2,9 @@
 
 Each coupled request's ceiling (its objective whatever the others hold) and its least shortfall
 per level, each a bound for every answer of the batch (`ceiling`, `at_least`: every Balance score
-at its best). Where the work is small enough (JOINT_PAIRS), the affinity level's bound is also
-taken jointly over the batch (`tighten`), as follows.
+at its best). What the part's summed levels promise is model.LevelStats's (`promised` keeps
+it). Where the work is small enough (JOINT_PAIRS), the affinity level's bound is also taken
+jointly over the batch (`tighten`), as follows.
 
 The coupled requests pick clusters; request q's affinity level sums, over its picks c, its own
 score a[q, c] plus w_q times the Balance score B(n, m) = 2 * trunc(100 * (0.5 - n / m)) (100
@@ -438,14 +439,16 @@ def promised(settled: dict, state, prepared: list[Prepared]) -> None:
         i: tuple(s - v for s, v in zip(c.spans, c.values, strict=True)) if c.least is None else c.least
         for i, c in settled.items()
     }
-    unproven = [
-        k
-        for k in range(len(LEVELS))
-        if any(own[i][k] != c.spans[k] - c.values[k] for i, c in settled.items())
-    ]
-    if not unproven:
+    first = next(
+        (
+            k
+            for k in range(len(LEVELS))
+            if any(own[i][k] != c.spans[k] - c.values[k] for i, c in settled.items())
+        ),
+        None,
+    )
+    if first is None:
         return
-    first = unproven[0]
     alone = (None,) * len(LEVELS)
     for i, c in settled.items():
         if c.least is not None and all(
