@@ -586,7 +586,16 @@ class RequestResult:
 class LevelStats:
     """One lexicographic level of a solve, summed over its parts: what the level counts (`name`),
     its value, and the lower bound proven on it (every level is minimised); None where nothing is
-    proven (greedy mode, a search cut short, a level after one not at its optimum)."""
+    proven (greedy mode, a search cut short, a level after one not at its optimum where no bound
+    holds for every answer).
+
+    What a bound promises, whichever path proved it (solver.objective's levels, tenancy's,
+    capacity's, Balance's): level 1's bound is at most the level in every answer; level k's is
+    at most the level in every answer at least as good as this one on each of levels 1..k-1 (no
+    greater on any). Where those levels are proven, that is every answer at their optimum: a
+    lexicographic bound. A solve's levels are sums over independent parts (a request alone, a
+    coupling's part, a system), each keeping the promise on its own levels; the sum holds for
+    every answer at least as good on the levels before k part by part."""
 
     name: str
     objective: int

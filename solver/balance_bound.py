@@ -2,8 +2,9 @@
 
 Each coupled request's ceiling (its objective whatever the others hold) and its least shortfall
 per level, each a bound for every answer of the batch (`ceiling`, `at_least`: every Balance score
-at its best). Where the work is small enough (JOINT_PAIRS), the affinity level's bound is also
-taken jointly over the batch (`tighten`), as follows.
+at its best). What the part's summed levels promise is model.LevelStats's (`promised` keeps
+it). Where the work is small enough (JOINT_PAIRS), the affinity level's bound is also taken
+jointly over the batch (`tighten`), as follows.
 
 The coupled requests pick clusters; request q's affinity level sums, over its picks c, its own
 score a[q, c] plus w_q times the Balance score B(n, m) = 2 * trunc(100 * (0.5 - n / m)) (100
@@ -46,12 +47,20 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from solver.objective import BALANCE_RANGE, LEVELS, Scale, affinity_weight, combine, evaluate
+from solver.objective import (
+    BALANCE_RANGE,
+    LEVELS,
+    Scale,
+    affinity_weight,
+    bound_shortfalls,
+    combine,
+    evaluate,
+)
 from solver.prepare import Prepared
 from solver.solution import Solution
 from solver.table import ClusterTable
 
-__all__ = ["ceiling", "at_least", "tighten", "Pairs", "most_scored", "JOINT_PAIRS"]
+__all__ = ["ceiling", "at_least", "tighten", "promised", "Pairs", "most_scored", "JOINT_PAIRS"]
 
 
 def ceiling(
@@ -383,11 +392,13 @@ def most_scored(
 
 
 def tighten(settled: dict, state, prepared: list[Prepared]) -> None:
-    """Raise the coupled requests' least affinity shortfalls (each `Coupled.least`, solver.balance)
-    so that they sum to the joint bound (`most_scored`) where it is greater than their sum and the
-    work is small enough. Only their sum is a bound then (solver.objective.LevelSums reads only
-    it): each is raised, in batch order, at most to its own shortfall, so the sum never passes the
-    answer's."""
+    """The coupled requests' least shortfalls (each `Coupled.least`, solver.balance), summed over
+    them by solver.objective.LevelSums, made to keep what a level bound promises
+    (model.LevelStats: `promised`), then the affinity level's raised so that they sum to the joint
+    bound (`most_scored`) where it is greater than their sum and the work is small enough. Only
+    their sum is a bound then (LevelSums reads only it): each is raised, in batch order, at most
+    to its own shortfall, so the sum never passes the answer's."""
+    promised(settled, state, prepared)
     if sum(len(prepared[i].candidates) for i in settled) > JOINT_PAIRS:
         return
     pairs = _pairs_of(settled, state, prepared)
@@ -410,6 +421,42 @@ def tighten(settled: dict, state, prepared: list[Prepared]) -> None:
             least[affinity] += raised
             c.least = tuple(least)
             missing -= raised
+
+
+def promised(settled: dict, state, prepared: list[Prepared]) -> None:
+    """Keep the promise of the part's summed levels (model.LevelStats: level k's bound holds for
+    every answer at least as good as this one on each level before it). A request's own bound
+    proves its level k only for its answers at its values on the levels before (the digits of its
+    combined bound, solver.objective.bound_shortfalls; every level where the bound is its value).
+    Where every request's levels before k are proven so (its bound there its value), an answer of
+    the part no worse on their sums holds every request at its values there (no request can be
+    better), so the requests' own bounds hold for it at level k. Past the first level where one
+    request's is not, another may make up that level for it, and hold a better level after: a
+    weight 0 request at its own best answer, say, whose lower-scored, better-ranked cluster the
+    others' Balance pays for (tests/test_balance_levels.py). From there each request's level
+    bounds are those for every answer alone (`at_least`; none for the clusters and spread)."""
+    own = {
+        i: tuple(s - v for s, v in zip(c.spans, c.values, strict=True)) if c.least is None else c.least
+        for i, c in settled.items()
+    }
+    first = next(
+        (
+            k
+            for k in range(len(LEVELS))
+            if any(own[i][k] != c.spans[k] - c.values[k] for i, c in settled.items())
+        ),
+        None,
+    )
+    if first is None:
+        return
+    alone = (None,) * len(LEVELS)
+    for i, c in settled.items():
+        if c.least is not None and all(
+            d is None for d in bound_shortfalls(c.values, c.bound, c.spans)[first + 1 :]
+        ):
+            continue  # its bounds there are already those for every answer (at_least's)
+        anyway = at_least(alone, prepared[i], state.scales[i], state.weight[i])
+        c.least = own[i][: first + 1] + anyway[first + 1 :]
 
 
 def _pairs_of(settled: dict, state, prepared: list[Prepared]) -> Pairs | None:
