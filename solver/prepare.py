@@ -210,6 +210,7 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
     verdicts: dict[tuple, _Verdict] = {}
     suffixes: dict[tuple[int, ...], tuple[list[np.ndarray], np.ndarray]] = {}  # _outcome's
     rankings: dict[tuple[int, int], Ranking] = {}  # by the identity of the shared affinity and rank
+    extremes: dict[int, tuple[np.ndarray, int]] = {}  # _relative_scores'
     out: list[Prepared] = []
     first: dict[tuple, list[int]] = {}
     for i, request in enumerate(requests):
@@ -247,7 +248,7 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
         if request.prefer_held:
             prepared.sticky = prepared.obsolete
         if request.mode is SelectionMode.N:  # the other modes take every valid cluster: no scores
-            prepared.affinity = _relative_scores(prepared, table)
+            prepared.affinity = _relative_scores(prepared, table, extremes)
         out.append(prepared)
     return out
 
@@ -333,15 +334,27 @@ def _reported(outcome: np.ndarray, limit: int) -> np.ndarray:
     return first_rows((outcome.view(np.uint8) - np.uint8(AFFINITY)) <= TAINT - AFFINITY, limit)
 
 
-def _relative_scores(p: Prepared, table: ClusterTable) -> np.ndarray:
+def _relative_scores(
+    p: Prepared, table: ClusterTable, extremes: dict[int, tuple[np.ndarray, int]]
+) -> np.ndarray:
     """The static scores plus the parts relative to this request: holding a cluster, and
     properties centered over the request's own candidates. Balance is added by the solve, since
-    it depends on the other requests' answers."""
+    it depends on the other requests' answers. `extremes`: the largest magnitude of each shared
+    static score array (by identity; each entry keeps its array alive), for _compact."""
     relative = [pref for pref in p.request.preferences if pref.weight and (pref.held or _centered(pref))]
     if not relative:
         return p.affinity
-    affinity = p.affinity.copy()
-    feasible = (p.outcome == PASS) | (p.outcome == HELD)
+    static = p.affinity
+    known = extremes.get(id(static))
+    if known is None:
+        known = extremes[id(static)] = (static, _magnitude(static))
+    # What the relative parts can add to a score at most: each held decision its weight x 100 (on
+    # its own row), a centered property its weight x 100.
+    most = known[1] + sum(
+        abs(pref.weight) * HELD_SCORE * (len(p.request.existing) if pref.held else 1) for pref in relative
+    )
+    affinity = static.copy()
+    feasible = None
     for pref in relative:
         if pref.held:
             for decision in p.request.existing:
@@ -349,10 +362,12 @@ def _relative_scores(p: Prepared, table: ClusterTable) -> np.ndarray:
                 if row is not None:
                     affinity[row] += pref.weight * HELD_SCORE
         else:
+            if feasible is None:
+                feasible = (p.outcome == PASS) | (p.outcome == HELD)
             name = pref.sorter.name  # read once per table: thousands of requests center the same few
             values = table.derived(("prepare", "float values", name), partial(table.float_values, name))
             affinity += pref.weight * centered_scores(values, feasible, pref.sorter.ascending)
-    return _compact(affinity)
+    return _compact(affinity, most)
 
 
 # Below this, scores are kept as int32: a request's relative scores are its own copy (thousands of
@@ -360,8 +375,15 @@ def _relative_scores(p: Prepared, table: ClusterTable) -> np.ndarray:
 _COMPACT = 2**30
 
 
-def _compact(scores: np.ndarray) -> np.ndarray:
-    if len(scores) and max(-int(scores.min()), int(scores.max())) < _COMPACT:
+def _magnitude(scores: np.ndarray) -> int:
+    """The largest absolute score (0 for none)."""
+    return max(-int(scores.min()), int(scores.max())) if len(scores) else 0
+
+
+def _compact(scores: np.ndarray, most: int) -> np.ndarray:
+    """The scores as int32 where every magnitude is below _COMPACT; `most`, at least the largest
+    magnitude, spares the scan where it is already below."""
+    if len(scores) and (most < _COMPACT or _magnitude(scores) < _COMPACT):
         return scores.astype(np.int32)
     return scores
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 
 import numpy as np
+import pytest
 
 from model import ExistingDecision, PlacementRequest, Preference, SelectionMode, TieBreak
 from solver.prepare import prepare
@@ -51,3 +52,28 @@ def test_the_outcome_is_the_first_rule_each_cluster_fails() -> None:
         got = _outcome(rules, suffixes)
         assert got.dtype == np.int8 and got.tolist() == expected.tolist()
     assert len(suffixes) == 1
+
+
+@pytest.mark.parametrize(
+    ("static", "holds", "dtype"),
+    [
+        (2**30 - 150, ("c1",), np.int32),  # below 2**30 by what the held part can add at most
+        (2**30 - 150, ("c1", "c2"), np.int32),  # the most it can add (200) is past: scanned, below
+        (2**30 - 50, ("c1",), np.int64),  # past 2**30 on c1
+    ],
+)
+def test_relative_scores_are_int32_exactly_where_they_fit(static: int, holds: tuple[str, ...], dtype) -> None:
+    request = PlacementRequest(
+        "a",
+        namespace="ns",
+        mode=SelectionMode.N,
+        count=1,
+        preferences=(Preference(static), Preference(1, held=True)),
+        existing=tuple(ExistingDecision(c, current=False) for c in holds),
+        tie_break=TieBreak.SMALLER_NAME,
+        prefer_held=False,
+    )
+    b = batch([cluster(f"c{i}") for i in range(4)], request)
+    (p,) = prepare(b, ClusterTable(b))
+    assert p.affinity.dtype == dtype
+    assert p.affinity.tolist() == [static + (100 if f"c{i}" in holds else 0) for i in range(4)]
