@@ -418,14 +418,16 @@ def _scores(
             raise f.fail("an AddOnPlacementScore lives in its cluster's namespace", "metadata.namespace")
         status = f.mapping(m.obj.get("status"), "status")
         conditions(f, status)
-        items = []
-        for path, raw in f.objects(status.get("scores"), "status.scores"):
-            for key in ("name", "value"):
-                if raw.get(key) is None:
-                    raise f.fail(f"{key} is required", f"{path}.{key}")
-            name = f.string(raw["name"], f"{path}.name")
-            value = f.integer(raw["value"], f"{path}.value", minimum=-n.MAX_SCORE, maximum=n.MAX_SCORE)
-            items.append({"name": name, "value": value})
+        items = _plain_scores(status.get("scores"))
+        if items is None:
+            items = []
+            for path, raw in f.objects(status.get("scores"), "status.scores"):
+                for key in ("name", "value"):
+                    if raw.get(key) is None:
+                        raise f.fail(f"{key} is required", f"{path}.{key}")
+                name = f.string(raw["name"], f"{path}.name")
+                value = f.integer(raw["value"], f"{path}.value", minimum=-n.MAX_SCORE, maximum=n.MAX_SCORE)
+                items.append({"name": name, "value": value})
         every.setdefault(m.namespace, {})[m.name] = items
         until = parse_time(f, status.get("validUntil"), "status.validUntil")
         if until != ZERO_TIME and now > until:
@@ -434,6 +436,23 @@ def _scores(
         for item in items:
             target[n.ADDON_SCORE.format(m.name, item["name"])] = item["value"]
     return valid, every
+
+
+def _plain_scores(raw: Any) -> list[dict[str, Any]] | None:
+    """The score items as _scores' checks give them, where every item is an object with a string
+    name and an integer value within the CRD's bounds (as a hub's are), read without spelling a
+    path per item; None otherwise (the checks then spell out the first problem)."""
+    if type(raw) is not list:
+        return None if raw is not None else []
+    items = []
+    for item in raw:
+        if type(item) is not dict:
+            return None
+        name, value = item.get("name"), item.get("value")
+        if type(name) is not str or type(value) is not int or not -n.MAX_SCORE <= value <= n.MAX_SCORE:
+            return None
+        items.append({"name": name, "value": value})
+    return items
 
 
 def _decisions(manifests: Iterable[Manifest]) -> dict[tuple[str, str], list[tuple[Manifest, list[str]]]]:
