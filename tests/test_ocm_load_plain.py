@@ -51,3 +51,37 @@ def test_score_items_the_checks_refuse_are_refused_by_them(items, field) -> None
     with pytest.raises(InputError) as caught:
         load(_scored(items))
     assert caught.value.field == field
+
+
+def test_label_selector_sets_asked_once_per_label_values_keep_their_members() -> None:
+    """Set memberships by a selector, asked once per distinct values of the labels it reads,
+    are ClusterSet.contains of every cluster (absent labels and empty values apart)."""
+    from adapters.kube.manifests import from_objects
+    from adapters.ocm.clusters import read_cluster
+    from adapters.ocm.load import _memberships
+    from adapters.ocm.sets import read_set
+    from tests.fixtures.ocm import cluster_set
+
+    selectors = {
+        "in": {"matchExpressions": [{"key": "env", "operator": "In", "values": ["prod", ""]}]},
+        "notin": {"matchExpressions": [{"key": "env", "operator": "NotIn", "values": ["prod"]}]},
+        "exists": {"matchExpressions": [{"key": "zone", "operator": "Exists"}]},
+        "absent": {"matchExpressions": [{"key": "zone", "operator": "DoesNotExist"}]},
+        "both": {
+            "matchLabels": {"env": "dev"},
+            "matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}],
+        },
+    }
+    labels = [{}, {"env": "prod"}, {"env": ""}, {"env": "dev", "zone": "a"}, {"env": "dev"}, {"zone": "b"}]
+    objects = [cluster_set(name, selector) for name, selector in selectors.items()]
+    objects += [managed_cluster(f"c{i}", {**each, "name": f"c{i}"}) for i, each in enumerate(labels * 2)]
+    manifests = from_objects(objects, "<test>")
+    sets = {m.name: read_set(m) for m in manifests if m.kind == "ManagedClusterSet"}
+    live = [read_cluster(m) for m in manifests if m.kind == "ManagedCluster"]
+    expected = {c.name: frozenset(s.trait for s in sets.values() if s.contains(c)) for c in live}
+    assert _memberships(sets, live) == expected
+    assert expected["c3"] == {"set:notin", "set:exists", "set:both"} and expected["c2"] == {
+        "set:in",
+        "set:notin",
+        "set:absent",
+    }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -158,10 +158,10 @@ def _memberships(sets: Mapping[str, ClusterSet], live: list[ManagedCluster]) -> 
     """By cluster, the traits of the sets it is a member of (ClusterSet.contains): an exclusive
     set's members found by their clusterset label, each other set asked."""
     exclusive = {s.name: s.trait for s in sets.values() if s.exclusive}
-    others = [s for s in sets.values() if not s.exclusive]
+    others = [(s, _asked_once_per_labels(s)) for s in sets.values() if not s.exclusive]
     out = {}
     for c in live:
-        traits = [s.trait for s in others if s.contains(c)]
+        traits = [s.trait for s, contains in others if contains(c)]
         label = c.labels.get(n.CLUSTERSET_LABEL)
         if label in exclusive:
             traits.append(exclusive[label])
@@ -402,6 +402,26 @@ def _raw_cel_sources(placements: Iterable[Manifest]) -> list[str]:
 # From this many evaluations (programs x clusters: a few milliseconds' work) they are made in a
 # forked child while this process reads the rest.
 _CEL_SPLIT = 20_000
+
+
+def _asked_once_per_labels(s: ClusterSet) -> Callable[[ManagedCluster], bool]:
+    """s.contains for a set that picks its members by a label selector, asked once per distinct
+    set of values of the labels the selector reads (a fleet has few; every cluster's own labels
+    differ by its name, which no selector here reads)."""
+    if s.selector is None:
+        return s.contains
+    keys = tuple(sorted({r.key for r in s.selector.requirements()}))
+    known: dict[tuple[str | None, ...], bool] = {}
+
+    def contains(c: ManagedCluster) -> bool:
+        labels = c.labels
+        seen = tuple([labels.get(key) for key in keys])  # label values are strings: None is absent
+        verdict = known.get(seen)
+        if verdict is None:
+            verdict = known[seen] = s.contains(c)
+        return verdict
+
+    return contains
 
 
 def _scores(
