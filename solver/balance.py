@@ -32,7 +32,7 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -216,7 +216,7 @@ class _Batch:
             candidates = self.candidates[i] = p.candidates
         affinity = p.affinity.copy()
         affinity[candidates] += self.bonus(i, candidates)
-        return replace(p, affinity=affinity)
+        return p.scored_as(affinity)
 
     def scored_on(self, i: int, rows: list[int]) -> Prepared:
         """Request i as `scored` gives it, for what reads only the scores of `rows` (its
@@ -228,7 +228,7 @@ class _Batch:
         picked = picked[_among(picked, p.candidates)]  # scored() scores its candidates only
         affinity = p.affinity.copy()
         affinity[picked] += self.bonus(i, picked)
-        return replace(p, affinity=affinity)
+        return p.scored_as(affinity)
 
     def copy(self) -> _Batch:
         """An independent state as this one stands (what moves change is copied, the rest shared)."""

@@ -148,6 +148,26 @@ class Prepared:
     def present(self) -> int:
         return len(self.kept)
 
+    def scored_as(self, affinity: np.ndarray) -> Prepared:
+        """This request with other scores (every other field shared): dataclasses.replace, spelt
+        out (the Balance search asks it thousands of times, and replace costs eight times as much)."""
+        return Prepared(
+            self.request,
+            self.outcome,
+            affinity,
+            self.obsolete,
+            self.rank,
+            self.sticky,
+            self.kept,
+            self.released,
+            self.filtered,
+            self.passing,
+            self.twin,
+            self.ranking,
+            self.base,
+            self.held_out,
+        )
+
 
 def first_rows(mask: np.ndarray, limit: int) -> np.ndarray:
     """The first `limit` true rows, reading only as far as needed: usually a few dozen rows."""
@@ -188,7 +208,9 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
     nowhere = _read_only(np.zeros(table.size, dtype=bool))
     reverse_rank = _read_only(table.rank[::-1].copy())
     verdicts: dict[tuple, _Verdict] = {}
+    suffixes: dict[tuple[int, ...], tuple[list[np.ndarray], np.ndarray]] = {}  # _outcome's
     rankings: dict[tuple[int, int], Ranking] = {}  # by the identity of the shared affinity and rank
+    extremes: dict[int, tuple[np.ndarray, int]] = {}  # _relative_scores'
     out: list[Prepared] = []
     first: dict[tuple, list[int]] = {}
     for i, request in enumerate(requests):
@@ -199,7 +221,9 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
         key = _filters(request)
         verdict = verdicts.get(key)
         if verdict is None:
-            verdict = verdicts[key] = _verdict(request, table, required, scopes, batch.explain_limit)
+            verdict = verdicts[key] = _verdict(
+                request, table, required, scopes, batch.explain_limit, suffixes
+            )
         affinity = (
             scored.get(request.preferences, zeros) if request.mode is not SelectionMode.FIXED else zeros
         )
@@ -224,7 +248,7 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
         if request.prefer_held:
             prepared.sticky = prepared.obsolete
         if request.mode is SelectionMode.N:  # the other modes take every valid cluster: no scores
-            prepared.affinity = _relative_scores(prepared, table)
+            prepared.affinity = _relative_scores(prepared, table, extremes)
         out.append(prepared)
     return out
 
@@ -266,12 +290,12 @@ def _verdict(
     required: dict[tuple, np.ndarray],
     scopes: dict[tuple, np.ndarray],
     limit: int,
+    suffixes: dict[tuple[int, ...], tuple[list[np.ndarray], np.ndarray]],
 ) -> _Verdict:
-    outcome = np.zeros(table.size, dtype=np.int8)
-    if request.mode is not SelectionMode.FIXED:  # named clusters are judged by solve_fixed
-        # Later rules only apply where earlier ones passed, so assign in reverse plugin order.
-        for kind, passing in reversed(rule_masks(request, table, required, scopes)):
-            outcome[~passing] = _CODE[kind]
+    if request.mode is SelectionMode.FIXED:  # named clusters are judged by solve_fixed
+        outcome = np.zeros(table.size, dtype=np.int8)
+    else:
+        outcome = _outcome(rule_masks(request, table, required, scopes), suffixes)
     return _Verdict(
         _read_only(outcome),
         _read_only(np.flatnonzero(outcome == PASS)),
@@ -279,20 +303,58 @@ def _verdict(
     )
 
 
+def _outcome(
+    rules: list[tuple[FilterKind, np.ndarray]],
+    suffixes: dict[tuple[int, ...], tuple[list[np.ndarray], np.ndarray]],
+) -> np.ndarray:
+    """Per cluster, the code of the first rule it fails (PASS where none). Later rules only apply
+    where earlier ones passed, so they are assigned in reverse plugin order; the last rules'
+    masks (eligibility, one toleration set's taints) are shared by most verdicts, so the outcome
+    of those is made once per set of masks (`suffixes`, by their identities: each entry keeps its
+    masks alive) and copied."""
+    shared = rules[-_SHARED_RULES:]
+    key = tuple(id(passing) for _, passing in shared)
+    known = suffixes.get(key)
+    if known is None:
+        base = np.zeros(len(shared[-1][1]), dtype=np.int8)
+        for kind, passing in reversed(shared):
+            np.putmask(base, ~passing, _CODE[kind])
+        known = suffixes[key] = ([passing for _, passing in shared], base)
+    outcome = known[1].copy()
+    for kind, passing in reversed(rules[:-_SHARED_RULES]):
+        np.putmask(outcome, ~passing, _CODE[kind])
+    return outcome
+
+
+_SHARED_RULES = 2  # solver.table.rule_masks ends with eligibility and taints, every request's
+
+
 def _reported(outcome: np.ndarray, limit: int) -> np.ndarray:
     """The first `limit` rows a reported filter rejects (held and out-of-scope rows are not)."""
     return first_rows((outcome.view(np.uint8) - np.uint8(AFFINITY)) <= TAINT - AFFINITY, limit)
 
 
-def _relative_scores(p: Prepared, table: ClusterTable) -> np.ndarray:
+def _relative_scores(
+    p: Prepared, table: ClusterTable, extremes: dict[int, tuple[np.ndarray, int]]
+) -> np.ndarray:
     """The static scores plus the parts relative to this request: holding a cluster, and
     properties centered over the request's own candidates. Balance is added by the solve, since
-    it depends on the other requests' answers."""
+    it depends on the other requests' answers. `extremes`: the largest magnitude of each shared
+    static score array (by identity; each entry keeps its array alive), for _compact."""
     relative = [pref for pref in p.request.preferences if pref.weight and (pref.held or _centered(pref))]
     if not relative:
         return p.affinity
-    affinity = p.affinity.copy()
-    feasible = (p.outcome == PASS) | (p.outcome == HELD)
+    static = p.affinity
+    known = extremes.get(id(static))
+    if known is None:
+        known = extremes[id(static)] = (static, _magnitude(static))
+    # What the relative parts can add to a score at most: each held decision its weight x 100 (on
+    # its own row), a centered property its weight x 100.
+    most = known[1] + sum(
+        abs(pref.weight) * HELD_SCORE * (len(p.request.existing) if pref.held else 1) for pref in relative
+    )
+    affinity = static.copy()
+    feasible = None
     for pref in relative:
         if pref.held:
             for decision in p.request.existing:
@@ -300,10 +362,12 @@ def _relative_scores(p: Prepared, table: ClusterTable) -> np.ndarray:
                 if row is not None:
                     affinity[row] += pref.weight * HELD_SCORE
         else:
+            if feasible is None:
+                feasible = (p.outcome == PASS) | (p.outcome == HELD)
             name = pref.sorter.name  # read once per table: thousands of requests center the same few
             values = table.derived(("prepare", "float values", name), partial(table.float_values, name))
             affinity += pref.weight * centered_scores(values, feasible, pref.sorter.ascending)
-    return _compact(affinity)
+    return _compact(affinity, most)
 
 
 # Below this, scores are kept as int32: a request's relative scores are its own copy (thousands of
@@ -311,8 +375,15 @@ def _relative_scores(p: Prepared, table: ClusterTable) -> np.ndarray:
 _COMPACT = 2**30
 
 
-def _compact(scores: np.ndarray) -> np.ndarray:
-    if len(scores) and max(-int(scores.min()), int(scores.max())) < _COMPACT:
+def _magnitude(scores: np.ndarray) -> int:
+    """The largest absolute score (0 for none)."""
+    return max(-int(scores.min()), int(scores.max())) if len(scores) else 0
+
+
+def _compact(scores: np.ndarray, most: int) -> np.ndarray:
+    """The scores as int32 where every magnitude is below _COMPACT; `most`, at least the largest
+    magnitude, spares the scan where it is already below."""
+    if len(scores) and (most < _COMPACT or _magnitude(scores) < _COMPACT):
         return scores.astype(np.int32)
     return scores
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -158,10 +158,10 @@ def _memberships(sets: Mapping[str, ClusterSet], live: list[ManagedCluster]) -> 
     """By cluster, the traits of the sets it is a member of (ClusterSet.contains): an exclusive
     set's members found by their clusterset label, each other set asked."""
     exclusive = {s.name: s.trait for s in sets.values() if s.exclusive}
-    others = [s for s in sets.values() if not s.exclusive]
+    others = [(s, _asked_once_per_labels(s)) for s in sets.values() if not s.exclusive]
     out = {}
     for c in live:
-        traits = [s.trait for s in others if s.contains(c)]
+        traits = [s.trait for s, contains in others if contains(c)]
         label = c.labels.get(n.CLUSTERSET_LABEL)
         if label in exclusive:
             traits.append(exclusive[label])
@@ -404,6 +404,26 @@ def _raw_cel_sources(placements: Iterable[Manifest]) -> list[str]:
 _CEL_SPLIT = 20_000
 
 
+def _asked_once_per_labels(s: ClusterSet) -> Callable[[ManagedCluster], bool]:
+    """s.contains for a set that picks its members by a label selector, asked once per distinct
+    set of values of the labels the selector reads (a fleet has few; every cluster's own labels
+    differ by its name, which no selector here reads)."""
+    if s.selector is None:
+        return s.contains
+    keys = tuple(sorted({r.key for r in s.selector.requirements()}))
+    known: dict[tuple[str | None, ...], bool] = {}
+
+    def contains(c: ManagedCluster) -> bool:
+        labels = c.labels
+        seen = tuple([labels.get(key) for key in keys])  # label values are strings: None is absent
+        verdict = known.get(seen)
+        if verdict is None:
+            verdict = known[seen] = s.contains(c)
+        return verdict
+
+    return contains
+
+
 def _scores(
     manifests: Iterable[Manifest], now: datetime
 ) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, list[dict[str, Any]]]]]:
@@ -418,14 +438,16 @@ def _scores(
             raise f.fail("an AddOnPlacementScore lives in its cluster's namespace", "metadata.namespace")
         status = f.mapping(m.obj.get("status"), "status")
         conditions(f, status)
-        items = []
-        for path, raw in f.objects(status.get("scores"), "status.scores"):
-            for key in ("name", "value"):
-                if raw.get(key) is None:
-                    raise f.fail(f"{key} is required", f"{path}.{key}")
-            name = f.string(raw["name"], f"{path}.name")
-            value = f.integer(raw["value"], f"{path}.value", minimum=-n.MAX_SCORE, maximum=n.MAX_SCORE)
-            items.append({"name": name, "value": value})
+        items = _plain_scores(status.get("scores"))
+        if items is None:
+            items = []
+            for path, raw in f.objects(status.get("scores"), "status.scores"):
+                for key in ("name", "value"):
+                    if raw.get(key) is None:
+                        raise f.fail(f"{key} is required", f"{path}.{key}")
+                name = f.string(raw["name"], f"{path}.name")
+                value = f.integer(raw["value"], f"{path}.value", minimum=-n.MAX_SCORE, maximum=n.MAX_SCORE)
+                items.append({"name": name, "value": value})
         every.setdefault(m.namespace, {})[m.name] = items
         until = parse_time(f, status.get("validUntil"), "status.validUntil")
         if until != ZERO_TIME and now > until:
@@ -434,6 +456,23 @@ def _scores(
         for item in items:
             target[n.ADDON_SCORE.format(m.name, item["name"])] = item["value"]
     return valid, every
+
+
+def _plain_scores(raw: Any) -> list[dict[str, Any]] | None:
+    """The score items as _scores' checks give them, where every item is an object with a string
+    name and an integer value within the CRD's bounds (as a hub's are), read without spelling a
+    path per item; None otherwise (the checks then spell out the first problem)."""
+    if type(raw) is not list:
+        return None if raw is not None else []
+    items = []
+    for item in raw:
+        if type(item) is not dict:
+            return None
+        name, value = item.get("name"), item.get("value")
+        if type(name) is not str or type(value) is not int or not -n.MAX_SCORE <= value <= n.MAX_SCORE:
+            return None
+        items.append({"name": name, "value": value})
+    return items
 
 
 def _decisions(manifests: Iterable[Manifest]) -> dict[tuple[str, str], list[tuple[Manifest, list[str]]]]:

@@ -1,0 +1,87 @@
+"""The OCM load's plain paths (items read without a path spelt per item, as a hub's are) give what
+the checks give, and leave every other shape to them: the same values, the same first problem."""
+
+from __future__ import annotations
+
+import pytest
+
+from adapters.errors import InputError
+from tests.fixtures.ocm import hub, load, managed_cluster, score
+
+
+def _scored(items):
+    obj = score("a", "demo", {})
+    obj["status"]["scores"] = items
+    return hub(managed_cluster("a"), obj)
+
+
+@pytest.mark.parametrize(
+    ("items", "expected"),
+    [
+        (
+            [{"name": "s", "value": 100}, {"name": "t", "value": -100}],
+            {"addon/demo/s": 100, "addon/demo/t": -100},
+        ),
+        ([{"name": "s", "value": 3.0}], {"addon/demo/s": 3}),  # a whole float is an integer
+        ([{"name": "s", "value": 1, "extra": "x"}], {"addon/demo/s": 1}),
+        (None, {}),
+        ([], {}),
+    ],
+)
+def test_score_items_read_as_the_checks_read_them(items, expected) -> None:
+    batch, _ = load(_scored(items))
+    assert dict(batch.clusters[0].scores) == expected
+
+
+@pytest.mark.parametrize(
+    ("items", "field"),
+    [
+        ([{"name": "s", "value": True}], "status.scores[0].value"),
+        ([{"name": "s", "value": "1"}], "status.scores[0].value"),
+        ([{"name": "s", "value": 1}, {"name": "t", "value": 101}], "status.scores[1].value"),
+        ([{"name": 5, "value": 1}], "status.scores[0].name"),
+        ([{"value": 1}], "status.scores[0].name"),
+        ([{"name": "s"}], "status.scores[0].value"),
+        ([{"name": "s", "value": 1}, None], "status.scores[1]"),
+        ([{"name": "s", "value": 1}, "x"], "status.scores[1]"),
+        ({"name": "s", "value": 1}, "status.scores"),
+    ],
+)
+def test_score_items_the_checks_refuse_are_refused_by_them(items, field) -> None:
+    with pytest.raises(InputError) as caught:
+        load(_scored(items))
+    assert caught.value.field == field
+
+
+def test_label_selector_sets_asked_once_per_label_values_keep_their_members() -> None:
+    """Set memberships by a selector, asked once per distinct values of the labels it reads,
+    are ClusterSet.contains of every cluster (absent labels and empty values apart)."""
+    from adapters.kube.manifests import from_objects
+    from adapters.ocm.clusters import read_cluster
+    from adapters.ocm.load import _memberships
+    from adapters.ocm.sets import read_set
+    from tests.fixtures.ocm import cluster_set
+
+    selectors = {
+        "in": {"matchExpressions": [{"key": "env", "operator": "In", "values": ["prod", ""]}]},
+        "notin": {"matchExpressions": [{"key": "env", "operator": "NotIn", "values": ["prod"]}]},
+        "exists": {"matchExpressions": [{"key": "zone", "operator": "Exists"}]},
+        "absent": {"matchExpressions": [{"key": "zone", "operator": "DoesNotExist"}]},
+        "both": {
+            "matchLabels": {"env": "dev"},
+            "matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}],
+        },
+    }
+    labels = [{}, {"env": "prod"}, {"env": ""}, {"env": "dev", "zone": "a"}, {"env": "dev"}, {"zone": "b"}]
+    objects = [cluster_set(name, selector) for name, selector in selectors.items()]
+    objects += [managed_cluster(f"c{i}", {**each, "name": f"c{i}"}) for i, each in enumerate(labels * 2)]
+    manifests = from_objects(objects, "<test>")
+    sets = {m.name: read_set(m) for m in manifests if m.kind == "ManagedClusterSet"}
+    live = [read_cluster(m) for m in manifests if m.kind == "ManagedCluster"]
+    expected = {c.name: frozenset(s.trait for s in sets.values() if s.contains(c)) for c in live}
+    assert _memberships(sets, live) == expected
+    assert expected["c3"] == {"set:notin", "set:exists", "set:both"} and expected["c2"] == {
+        "set:in",
+        "set:notin",
+        "set:absent",
+    }

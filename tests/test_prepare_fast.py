@@ -1,0 +1,79 @@
+"""Prepare's shortcuts give what the plain code gives: Prepared.scored_as holds every field as
+dataclasses.replace would (a field added to Prepared and not to the copy fails here), and the
+filters' outcome made from shared parts is the rules assigned one by one."""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+
+import numpy as np
+import pytest
+
+from model import ExistingDecision, PlacementRequest, Preference, SelectionMode, TieBreak
+from solver.prepare import prepare
+from solver.table import ClusterTable
+from tests.fixtures.builders import batch, cluster
+
+
+def test_scored_as_is_replace_of_the_affinity() -> None:
+    request = PlacementRequest(
+        "a",
+        namespace="ns",
+        mode=SelectionMode.N,
+        count=1,
+        preferences=(Preference(2, held=True),),
+        existing=(ExistingDecision("c1", current=True), ExistingDecision("c3", current=False)),
+        tie_break=TieBreak.SMALLER_NAME,
+        prefer_held=True,
+    )
+    b = batch([cluster(f"c{i}") for i in range(4)], request)
+    (p,) = prepare(b, ClusterTable(b))
+    scores = np.arange(4, dtype=np.int64)
+    made, expected = p.scored_as(scores), replace(p, affinity=scores)
+    for f in fields(p):
+        assert getattr(made, f.name) is getattr(expected, f.name), f.name
+
+
+def test_the_outcome_is_the_first_rule_each_cluster_fails() -> None:
+    """_outcome (the shared rules' part made once per set of masks) against the rules assigned
+    one by one in reverse plugin order, on masks where every pattern of passes occurs."""
+    from solver.prepare import _CODE, _outcome
+
+    rng = np.random.default_rng(7)
+    kinds = list(_CODE)  # scope, affinity, eligibility, taints: plugin order
+    shared = [rng.random(64) < 0.8, rng.random(64) < 0.7]
+    suffixes: dict = {}
+    for _ in range(20):
+        rules = [(k, rng.random(64) < 0.5) for k in kinds[: rng.integers(0, 3)]]
+        rules += [(kinds[2], shared[0]), (kinds[3], shared[1])]
+        expected = np.zeros(64, dtype=np.int8)
+        for kind, passing in reversed(rules):
+            expected[~passing] = _CODE[kind]
+        got = _outcome(rules, suffixes)
+        assert got.dtype == np.int8 and got.tolist() == expected.tolist()
+    assert len(suffixes) == 1
+
+
+@pytest.mark.parametrize(
+    ("static", "holds", "dtype"),
+    [
+        (2**30 - 150, ("c1",), np.int32),  # below 2**30 by what the held part can add at most
+        (2**30 - 150, ("c1", "c2"), np.int32),  # the most it can add (200) is past: scanned, below
+        (2**30 - 50, ("c1",), np.int64),  # past 2**30 on c1
+    ],
+)
+def test_relative_scores_are_int32_exactly_where_they_fit(static: int, holds: tuple[str, ...], dtype) -> None:
+    request = PlacementRequest(
+        "a",
+        namespace="ns",
+        mode=SelectionMode.N,
+        count=1,
+        preferences=(Preference(static), Preference(1, held=True)),
+        existing=tuple(ExistingDecision(c, current=False) for c in holds),
+        tie_break=TieBreak.SMALLER_NAME,
+        prefer_held=False,
+    )
+    b = batch([cluster(f"c{i}") for i in range(4)], request)
+    (p,) = prepare(b, ClusterTable(b))
+    assert p.affinity.dtype == dtype
+    assert p.affinity.tolist() == [static + (100 if f"c{i}" in holds else 0) for i in range(4)]
