@@ -223,6 +223,54 @@ def test_a_sorter_is_solved_where_a_cluster_left_out_may_overtake_a_pick() -> No
     assert _holds(hub, s)
 
 
+def _tainted(hub: HubScheduler, name: str) -> Applied:
+    c = next(o for o in hub.objects("ManagedCluster") if o["metadata"]["name"] == name)
+    return Applied({**c, "spec": {**c["spec"], "taints": [ocm.taint("gone", added=ocm.ago(1))]}})
+
+
+@pytest.mark.parametrize("event", ["tainted c5", "joined with CPU 5"])
+def test_a_sorter_is_not_solved_for_a_cluster_entering_or_leaving_inside_its_range(event) -> None:
+    """`s` sorts by CPU over its feasible clusters (1 to 10: c0 to c9) and holds c8 and c9. c5
+    (CPU 6) tainted leaves the feasible set, a cluster of CPU 5 joins it: both lie inside the range
+    the other feasible clusters span, so every other cluster's CPU score stays, and the joined
+    one's total (judged over that range) ranks below the picks. Both events enqueue `s`: it is not
+    solved, and its sync alone would keep what it holds."""
+    hub = _sorter_hub()
+    s = f"{ocm.NS}/s"
+    if event == "tainted c5":
+        change = _tainted(hub, "c5")
+    else:
+        change = Applied(
+            ocm.managed_cluster("c10", {"zone": "a"}, allocatable={"cpu": "5"}, capacity={"cpu": "16"})
+        )
+    delta = hub.handle(change, now=ocm.NOW_TIME)
+    assert s in hub._live["ocm"].enqueued
+    assert s not in delta.requests
+    assert _decisions(hub.objects())[s] == {"c8", "c9"}
+    assert _holds(hub, s)
+
+
+@pytest.mark.parametrize(
+    ("event", "picks"), [("tainted c0", {"c8", "c9"}), ("joined with CPU 20", {"c9", "c10"})]
+)
+def test_a_sorter_is_solved_for_a_cluster_entering_or_leaving_at_an_end_of_its_range(event, picks) -> None:
+    """c0 (CPU 1, the lowest) leaving the feasible set, or a cluster of CPU 20 (above the highest)
+    joining it, moves the range every CPU score is centered on: `s` is solved (and the joined
+    cluster, now the highest, is picked)."""
+    hub = _sorter_hub()
+    s = f"{ocm.NS}/s"
+    if event == "tainted c0":
+        change = _tainted(hub, "c0")
+    else:
+        change = Applied(
+            ocm.managed_cluster("c10", {"zone": "a"}, allocatable={"cpu": "20"}, capacity={"cpu": "32"})
+        )
+    delta = hub.handle(change, now=ocm.NOW_TIME)
+    assert s in delta.requests
+    assert _decisions(hub.objects())[s] == picks
+    assert _holds(hub, s)
+
+
 def test_a_busiest_count_falling_raises_what_a_negative_balance_weight_left_out() -> None:
     """`p` prefers busy clusters (Balance weight -1): c4 (two others' decisions, the busiest) over
     c3 (one). One of c4's goes: the busiest count falls to 1, c3 and c4 both score -100, so both

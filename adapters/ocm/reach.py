@@ -116,12 +116,14 @@ from model import (
 from solver import SolveOptions, solve
 from solver.admits import admits
 from solver.balance import balance_scores
+from solver.prepare import centered_scores
 
 __all__ = ["OcmLive", "live", "matters"]
 
 Obj = Mapping[str, Any]
 _LOG_LIMIT = 200_000  # count moves kept; a Placement last judged before the oldest kept is solved
 _TICK = timedelta(microseconds=1)
+_WALK = 256  # clusters looked at from each end of a property's order for a sorter's range
 
 
 def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None) -> OcmLive:
@@ -240,6 +242,7 @@ class OcmLive:
         self.floor = 0  # the oldest position the log still holds
         self._moved: dict[tuple[int, int, int], dict[str, int]] = {}  # _moved_since's answers
         self._drifts: dict[tuple[int, int, int, int], _Drift] = {}  # _drift's answers
+        self._values: dict[str, tuple[list[float], list[str]]] = {}  # _by_value's answers
         self.seq = 0
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
@@ -406,10 +409,16 @@ class OcmLive:
 
     def _remodel(self, name: str) -> None:
         c = self.clusters.get(name)
+        was = self.pool.get(name)
         if c is None or c.terminating:
             self.pool.drop(name)
+            if was is not None:
+                self._values.clear()
             return
-        self.pool.put(c.to_model(self._traits(name), self.valid.get(name, {}), self.counts.get(name, 0)))
+        model = c.to_model(self._traits(name), self.valid.get(name, {}), self.counts.get(name, 0))
+        if was is None or was.properties != model.properties:
+            self._values.clear()
+        self.pool.put(model)
 
     def _rescore(self, name: str, now: datetime) -> None:
         """A cluster's scores at `now` (valid ones by name, every one for CEL) and when the next
@@ -662,16 +671,31 @@ class OcmLive:
             return False  # no feasible cluster left out then: a moved one must be new to the set
         static: dict[str, int] = {}  # a sorter's changed clusters: their inputs' change but Balance's
         exact: list[tuple[int, str]] = []  # its own totals: changed clusters left out, judged again
-        for old, new in relevant:
-            name = (new or old).name  # type: ignore[union-attr]
-            feasible = [
-                c is not None and _in_scope(request, c) and admits(request, c, now, held=name in held)
+        verdicts = [
+            [
+                c is not None and _in_scope(request, c) and admits(request, c, now, held=c.name in held)
                 for c in (old, new)
             ]
+            for old, new in relevant
+        ]
+        flips = sum(1 for before, after in verdicts if before != after)
+        entered: set[str] = set()  # a sorter's cluster newly feasible, its total judged exactly
+        for (old, new), feasible in zip(relevant, verdicts, strict=True):
+            name = (new or old).name  # type: ignore[union-attr]
             if name in answer.picks and not feasible[1]:
                 return False
             if not alone and feasible[0] != feasible[1]:
-                return False  # the range the sorter spans may move
+                # The range the sorter spans moves unless the cluster lies within the others'.
+                if flips > 1 or (feasible[1] and len(answer.picks) < request.count):
+                    return False
+                side = new if feasible[1] else old
+                total = self._within_range(request, side, own, most, held, now)  # type: ignore[arg-type]
+                if total is None:
+                    return False
+                if feasible[1]:
+                    exact.append((total, name))
+                    entered.add(name)
+                    continue
             if not feasible[1]:
                 if self._emptied(request, old, new):
                     return False
@@ -713,7 +737,7 @@ class OcmLive:
                 at = drift.index.get(c)
                 if at is not None:
                     rises[at] += change
-            for c in picks:
+            for c in picks.keys() | entered:
                 at = drift.index.get(c)
                 if at is not None:
                     rises[at] = _NONE
@@ -727,6 +751,76 @@ class OcmLive:
         answer.picks, answer.best_out, answer.most = picks, raised, most
         self._judged_now(key, answer)
         return True
+
+    def _within_range(
+        self,
+        request: PlacementRequest,
+        cluster: Cluster,
+        own: Mapping[str, int],
+        most: int,
+        held: set[str],
+        now: datetime,
+    ) -> int | None:
+        """A cluster entering or leaving a sorter's feasible set (the only one whose verdict moved)
+        leaves the range each centered sorter spans as it was where its value lies between the
+        lowest and the highest of every other feasible cluster (those are the same on the answer's
+        picture: any other change since would have been judged then): then every other cluster's
+        sorter scores stay, exactly. Its total over that range (Balance's on the counts as they
+        stand, its sorters' as `solver.prepare.centered_scores` computes them), or None where the
+        range may move (or a sorter is label-bound, or an end is not found within `_WALK`
+        clusters of each end of the fleet by value)."""
+        total = _total(request, cluster, own, most, held)
+        for p in request.preferences:
+            if p.sorter is None:
+                continue
+            if p.labels is not None:
+                return None
+            value = cluster.properties.get(p.sorter.name)
+            if value is None:  # outside every range of this property: scored 0, moves none
+                continue
+            ends = self._ends(request, p.sorter.name, cluster.name, held, now)
+            v = value.as_float()
+            if ends is None or not ends[0] <= v <= ends[1]:
+                return None
+            values = np.asarray([ends[0], ends[1], v], dtype=np.float64)
+            total += p.weight * int(centered_scores(values, np.ones(3, dtype=bool), p.sorter.ascending)[2])
+        return total
+
+    def _ends(
+        self, request: PlacementRequest, prop: str, but: str, held: set[str], now: datetime
+    ) -> tuple[float, float] | None:
+        """The lowest and the highest value of a property over the clusters the request may pick
+        (in its scope, passing its filters), `but` left out: the first such cluster from each end
+        of the fleet sorted by the value; None when one is not within `_WALK` clusters."""
+        values, names = self._by_value(prop)
+        ends = []
+        for order in (range(len(names)), range(len(names) - 1, -1, -1)):
+            for steps, i in enumerate(order):
+                if steps == _WALK:
+                    return None
+                c = self.pool.get(names[i])
+                if (
+                    c is not None
+                    and c.name != but
+                    and _in_scope(request, c)
+                    and admits(request, c, now, held=c.name in held)
+                ):
+                    ends.append(values[i])
+                    break
+            else:
+                return None
+        return ends[0], ends[1]
+
+    def _by_value(self, prop: str) -> tuple[list[float], list[str]]:
+        """The kept clusters having a property, by its value as a sorter reads it (as_float)."""
+        found = self._values.get(prop)
+        if found is None:
+            clusters = self.pool.by_name().values()
+            pairs = sorted(
+                (q.as_float(), c.name) for c in clusters if (q := c.properties.get(prop)) is not None
+            )
+            found = self._values[prop] = ([v for v, _ in pairs], [c for _, c in pairs])
+        return found
 
     def _stands_ordered(
         self, key: str, request: PlacementRequest, answer: _Answer, drift: _Drift, now: datetime
