@@ -352,3 +352,24 @@ def _a_on_c3_b_on_c1(*more: dict) -> list[dict]:
         ocm.decision("b", 1, ["c1"]),
         *more,
     ]
+
+
+def test_a_decision_written_is_read_once(monkeypatch) -> None:
+    """The hub hands the scheduler its own writes back: each PlacementDecision is checked as load
+    reads it (a refusal is the event's) and then kept; what the check read is what is kept, not
+    read a second time (a cluster event writes hundreds of decisions of a hundred clusters each)."""
+    import adapters.ocm.reach as reach
+
+    hub = _sorter_hub()
+    read: Counter[str] = Counter()
+    original = reach._decisions
+
+    def counted(manifests):
+        manifests = list(manifests)
+        read.update(m.name for m in manifests)
+        return original(manifests)
+
+    monkeypatch.setattr(reach, "_decisions", counted)
+    t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
+    hub.handle(Applied({**t, "spec": {**t["spec"], "numberOfClusters": 3}}), now=ocm.NOW_TIME)
+    assert read and set(read.values()) == {1}

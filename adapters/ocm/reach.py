@@ -271,9 +271,18 @@ class OcmLive:
     # -- reading --------------------------------------------------------------------------------
 
     def _read(
-        self, kind: str, before: Obj | None, after: Obj | None, now: datetime, *, initial: bool = False
+        self,
+        kind: str,
+        before: Obj | None,
+        after: Obj | None,
+        now: datetime,
+        *,
+        initial: bool = False,
+        checked: Any = None,
     ) -> Any:
-        """One object's change kept (read first by `read`); what it names, for the reach."""
+        """One object's change kept (read first by `read`); what it names, for the reach.
+        `checked`: what `_check` read of `after` (a cluster, a decision's names, a policy), not
+        read again."""
         obj = after if after is not None else before
         assert obj is not None
         name, namespace = obj["metadata"]["name"], obj["metadata"].get("namespace") or ""
@@ -282,7 +291,7 @@ class OcmLive:
             if m is None:
                 self.clusters.pop(name, None)
             else:
-                self.clusters[name] = read_cluster(m)
+                self.clusters[name] = checked if checked is not None else read_cluster(m)
         elif kind == n.CLUSTER_SET:
             if m is None:
                 self.sets.pop(name, None)
@@ -301,19 +310,24 @@ class OcmLive:
             else:
                 self.score_objects[namespace][name] = m
         elif kind == n.DECISION:
-            self._put_decision((namespace, name), m)
+            self._put_decision((namespace, name), m, checked)
         elif kind == n.PLACEMENT:
             key = f"{namespace}/{name}"
             self.placements.pop(key, None)
             self.policies.pop(key, None)
             if m is not None:
                 self.placements[key] = m
-                policy = _placement_policy(m)
+                policy = checked[0] if checked is not None else _placement_policy(m)
                 if policy is not None:
                     self.policies[key] = policy
         return None
 
-    def _put_decision(self, key: tuple[str, str], m: Manifest | None) -> None:
+    def _put_decision(
+        self,
+        key: tuple[str, str],
+        m: Manifest | None,
+        checked: tuple[tuple[str, str], list[str]] | None = None,
+    ) -> None:
         old = self.decision_objects.pop(key, None)
         moved: Counter[str] = Counter()
         if old is not None:
@@ -325,8 +339,7 @@ class OcmLive:
                 moved[c] -= 1
                 self.own[placement][c] -= 1
         if m is not None:
-            ((owner, items),) = _decisions([m]).items()
-            _, names = items[0]
+            owner, names = checked if checked is not None else _decision_names(m)
             placement = f"{owner[0]}/{owner[1]}"
             self.decision_objects[key] = (placement, names, m)
             self.decided_by[placement].add(key)
@@ -432,15 +445,14 @@ class OcmLive:
     # -- what changes reach ---------------------------------------------------------------------
 
     def take(self, changes: Sequence[Change], now: datetime) -> Taken | None:
-        for _, after in changes:  # read first: a refusal keeps nothing
-            if after is not None:
-                _check(after)
+        # Read first: a refusal keeps nothing (and what is read is kept, not read again).
+        checked = [_check(after) if after is not None else None for _, after in changes]
         self.seq += 1
         self.now = now
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
         scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
-        for before, after in changes:
+        for (before, after), read in zip(changes, checked, strict=True):
             obj = after if after is not None else before
             assert obj is not None
             kind = obj["kind"]
@@ -452,7 +464,7 @@ class OcmLive:
                 clusters.setdefault(cluster, self.pool.get(cluster))
                 if kind == n.SCORE:
                     scored.add(cluster)
-            self._read(kind, before, after, now)
+            self._read(kind, before, after, now, checked=read)
             enqueued |= self._enqueued_after(kind, before, after)
         for key in self.timers.due(now):
             kind, _, name = key.partition(":")
@@ -1441,22 +1453,31 @@ def _expiry(objs: list[Manifest], now: datetime) -> datetime | None:
     return min(ends, default=None)
 
 
-def _check(obj: Obj) -> None:
-    """A changed object read as load reads it (a refusal is the event's)."""
+def _check(obj: Obj) -> Any:
+    """A changed object read as load reads it (a refusal is the event's); what `_read` takes of
+    it: a cluster, a decision's owner and names, a Placement's policy (in a tuple: None is one)."""
     m = manifest(obj)
     kind = obj["kind"]
     if kind == n.MANAGED_CLUSTER:
-        read_cluster(m)
-    elif kind == n.CLUSTER_SET:
+        return read_cluster(m)
+    if kind == n.CLUSTER_SET:
         read_set(m)
     elif kind == n.SCORE:
         _scores([m], ZERO_TIME)
     elif kind == n.DECISION:
-        _decisions([m])
+        return _decision_names(m)
     elif kind == n.PLACEMENT:
-        _placement_policy(m)
+        return (_placement_policy(m),)
     elif kind == n.SET_BINDING:
         read_bindings([m], {})
+    return None
+
+
+def _decision_names(m: Manifest) -> tuple[tuple[str, str], list[str]]:
+    """A PlacementDecision's owner (namespace, placement label) and cluster names, as load reads
+    them."""
+    ((owner, items),) = _decisions([m]).items()
+    return owner, items[0][1]
 
 
 def _placement_policy(m: Manifest) -> Policy | None:
