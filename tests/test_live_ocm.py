@@ -134,6 +134,24 @@ def test_a_placement_synced_after_another_in_its_batch_keeps_its_margins() -> No
     assert answer.strict
 
 
+def test_a_joint_answer_keeps_its_margins_where_the_busiest_count_may_move() -> None:
+    """Optimal solves `a` and `b` jointly (both by Balance) and judges their scores on the batch's
+    final decisions: `a` leaves c3 for c0, so `b` sees c3 empty (100, as reported). The busiest
+    count is 1, which a move may change through the batch, so the moved clusters' totals could not
+    be trusted as they stood before it: `b`'s reported c3 (judged with `a` gone) differs from the
+    counts before the batch, and its margins said nothing. They are checked on the counts the
+    batch's writes leave, where every reported total is what `_total` gives: `b` keeps margins."""
+    live = OcmLive(from_objects(_a_on_c3_b_on_c1(), "<hub>"), now=ocm.NOW_TIME, seed=0)
+    a, b = f"{ocm.NS}/a", f"{ocm.NS}/b"
+    taken = live._taken({a, b}, ocm.NOW_TIME)
+    assert taken.answered is not None
+    taken.answered(solve(taken.batch, SolveOptions(mode="optimal")))
+    answer = live.answers[b]
+    assert answer.picks == {"c1": 100} and answer.best_out == (100, "c2")
+    assert answer.own == {"c1": 1} and answer.most == 1
+    assert answer.strict
+
+
 def test_a_placement_is_not_solved_for_counts_moved_only_where_it_cannot_pick() -> None:
     """`s` scores with a sorter (its totals are not its clusters' own: any count it reads moving
     solves it) and Balance; `t`'s decisions move on clusters outside `s`'s sets. A relabel of one

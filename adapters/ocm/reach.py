@@ -1151,20 +1151,31 @@ class OcmLive:
             dropped.update(down)
         moved = self._moved_by(added, dropped)
         mates = _Moves(added, dropped) if added or dropped else None
+        # Where the busiest count may move through the batch, a joint answer's picture is still
+        # known exactly: the counts its writes leave.
+        after = _After(self, added, dropped) if joint and moved is None and written else None
         for got in result.requests:
             request = by_key.get(got.request)
             if request is None:
                 continue
-            answer = _margins(request, got, self._most_for(got.request), seen)
-            if joint:
-                answer.own = dict.fromkeys(answered[got.request], 1)
+            own = dict.fromkeys(answered[got.request], 1) if joint else None
+            most = (
+                after.most_for(own) if after is not None and own is not None else self._most_for(got.request)
+            )
+            answer = _margins(request, got, most, seen)
+            if own is not None:
+                answer.own = own
             else:
                 answer.own = dict(self.own.get(got.request, {}))
                 answer.mates, (answer.up, answer.down) = mates, moves[got.request]
             if _scored_alone(request):
-                # Answers never written move nothing the log sees: every reported total checked.
-                trusted = moved if moved is not None and written else frozenset()
-                answer.strict = answer.strict and self._reproduces(request, got, answer, trusted)
+                if after is not None:  # every reported total checked on the picture after
+                    fits = self._reproduces(request, got, answer, frozenset(), after=after)
+                else:  # answers never written move nothing the log sees: every total checked
+                    fits = self._reproduces(
+                        request, got, answer, moved if moved is not None and written else frozenset()
+                    )
+                answer.strict = answer.strict and fits
             else:
                 answer.strict = answer.strict and _sorted_alone(request) and moved is not None
             greedy = result.stats.mode == "greedy"
@@ -1199,15 +1210,23 @@ class OcmLive:
         return frozenset(moved)
 
     def _reproduces(
-        self, request: PlacementRequest, got: RequestResult, answer: _Answer, moved: frozenset[str]
+        self,
+        request: PlacementRequest,
+        got: RequestResult,
+        answer: _Answer,
+        moved: frozenset[str],
+        *,
+        after: _After | None = None,
     ) -> bool:
         """Whether `_total` gives the totals the solver reported (the margins are read with it):
         its picks' and those it left out, on the clusters whose count the batch did not move
         (`_moved_by`: the others' counts differ between the picture the solver judged and this
-        one, and the next check judges them again)."""
+        one, and the next check judges them again). `after`: a joint answer's totals are judged
+        on the counts the batch's writes leave instead, every one of them (the answer's own
+        decisions then are its picks)."""
         if not _scored_alone(request):
             return False
-        own = self.own.get(request.key, Counter())
+        own = answer.own if after is not None else self.own.get(request.key, Counter())
         held = {d.cluster for d in request.existing}
         reported = [(c.cluster, c.score.affinity) for c in got.selected if c.score is not None]
         reported += [
@@ -1219,6 +1238,8 @@ class OcmLive:
             if name in moved:
                 continue
             cluster = self.pool.get(name)
+            if cluster is not None and after is not None:
+                cluster = after.cluster(cluster)
             if cluster is None or _total(request, cluster, own, answer.most, held) != total:
                 return False
         return True
@@ -1236,6 +1257,36 @@ class OcmLive:
                     if t.seconds is not None and taint.added is not None and t.tolerates(taint, now):
                         ends.append(taint.added + timedelta(seconds=t.seconds))
         self.timers.at(min(ends, default=None), f"toleration:{request.key}")
+
+
+class _After:
+    """The counts a batch's writes leave (its answers' moves applied), and the busiest count a
+    Placement divides by there (every decision but its own, on any cluster, gone ones too)."""
+
+    def __init__(self, live: OcmLive, added: Counter[str], dropped: Counter[str]) -> None:
+        self.live = live
+        self.counts = {c: live.counts.get(c, 0) + added[c] - dropped[c] for c in {*added, *dropped}}
+        self.ranked = sorted(self.counts.items(), key=lambda item: -item[1])
+
+    def cluster(self, c: Cluster) -> Cluster:
+        count = self.counts.get(c.name)
+        return c if count is None else with_load(c, count)
+
+    def most_for(self, own: Mapping[str, int]) -> int:
+        top = 0
+        for c, count in self.ranked:
+            if count <= top:
+                break
+            top = max(top, count - own.get(c, 0))
+        for count, clusters in self.live._by_count_desc():
+            if count <= top:
+                break
+            for c in clusters:
+                if c not in self.counts:
+                    top = max(top, count - own.get(c, 0))
+                    if top == count:
+                        return top
+        return top
 
 
 def _margins(request: PlacementRequest, got: RequestResult, most: int, seen: int) -> _Answer:
