@@ -152,6 +152,21 @@ def test_a_joint_answer_keeps_its_margins_where_the_busiest_count_may_move() -> 
     assert answer.strict
 
 
+def test_a_joint_sorter_answer_keeps_its_margins_where_the_busiest_count_may_move() -> None:
+    """As above for a sorter (`s`, CPU and Balance; `t` by Balance): its totals are the solver's,
+    judged on the batch's final decisions, where the busiest count is the one its margins keep."""
+    objects = [o for o in _sorter_hub().objects() if o["kind"] != "PlacementDecision"]
+    live = OcmLive(from_objects(objects, "<hub>"), now=ocm.NOW_TIME, seed=0)
+    s, t = f"{ocm.NS}/s", f"{ocm.NS}/t"
+    taken = live._taken({s, t}, ocm.NOW_TIME)
+    assert taken.answered is not None
+    taken.answered(solve(taken.batch, SolveOptions(mode="optimal")))
+    answer = live.answers[s]
+    assert answer.selected == {"c8", "c9"}
+    assert answer.strict
+    assert answer.most == 1  # the picture's: t's decision on c0
+
+
 def test_a_placement_is_not_solved_for_counts_moved_only_where_it_cannot_pick() -> None:
     """`s` scores with a sorter (its totals are not its clusters' own: any count it reads moving
     solves it) and Balance; `t`'s decisions move on clusters outside `s`'s sets. A relabel of one

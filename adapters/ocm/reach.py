@@ -1177,7 +1177,9 @@ class OcmLive:
                     )
                 answer.strict = answer.strict and fits
             else:
-                answer.strict = answer.strict and _sorted_alone(request) and moved is not None
+                answer.strict = (
+                    answer.strict and _sorted_alone(request) and (moved is not None or after is not None)
+                )
             greedy = result.stats.mode == "greedy"
             answer.ordered = bool(request.spread) and greedy and moved is not None and got.scheduled
             self.answers[got.request] = answer
