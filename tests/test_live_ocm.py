@@ -406,3 +406,35 @@ def test_a_decision_written_is_read_once(monkeypatch) -> None:
     t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
     hub.handle(Applied({**t, "spec": {**t["spec"], "numberOfClusters": 3}}), now=ocm.NOW_TIME)
     assert read and set(read.values()) == {1}
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_held_cluster_relabelled_out_of_its_decision_group_regroups_the_decisions(mode) -> None:
+    """`g` holds c0 and c1, both in its decision group `ga` (tier a). c0 relabelled to tier b, a
+    label nothing else of `g` reads: upstream's sync writes c0 into the default group. The bound
+    judged a held cluster's labels only where the change reached the request otherwise (its
+    verdict or scores), and left the decisions as they were: a full solve rewrote them."""
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}", {"tier": "a" if i < 2 else "b"}) for i in range(4))),
+        ocm.placement(
+            "g",
+            n=2,
+            mode="Exact",
+            prioritizers=[ocm.builtin("Balance")],
+            groups=[ocm.group("ga", {"tier": "a"})],
+        ),
+    ]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+    c0 = next(o for o in hub.objects("ManagedCluster") if o["metadata"]["name"] == "c0")
+    delta = hub.handle(
+        Applied({**c0, "metadata": {**c0["metadata"], "labels": {"tier": "b"}}}), now=ocm.NOW_TIME
+    )
+    assert f"{ocm.NS}/g" in delta.requests
+    groups = {
+        o["metadata"]["labels"]["cluster.open-cluster-management.io/decision-group-name"]: [
+            d["clusterName"] for d in o["status"]["decisions"]
+        ]
+        for o in hub.objects("PlacementDecision")
+    }
+    assert groups == {"ga": ["c1"], "": ["c0"]}
+    assert not hub.resolve(now=ocm.NOW_TIME).apply

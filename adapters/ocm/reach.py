@@ -619,9 +619,13 @@ class OcmLive:
         margins move to the hub as it now stands."""
         if answer.seen < self.floor:
             return False
+        # A decision's group may change with its cluster's labels or claims, whether or not
+        # anything else of the request reads them; without group selectors nothing reads them.
+        if self.policies[key].groups.groups and any(
+            _regrouped(old, new, answer.selected) for old, new in changed.values()
+        ):
+            return False
         relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now)]
-        if any(_regrouped(old, new, answer.picks) for old, new in relevant):
-            return False  # a decision's group may change with its cluster's labels or claims
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
             if any(_verdicts(request, old, new, now, self.pool) for old, new in relevant):
                 return False
@@ -1434,9 +1438,9 @@ def _raised(best: tuple[int, str], rise: int) -> tuple[int, str]:
     return best if rise <= 0 else (best[0] + rise, "")
 
 
-def _regrouped(old: Cluster | None, new: Cluster | None, picks: Mapping[str, int]) -> bool:
-    """Whether a picked cluster's labels or claims changed (decision groups select on them)."""
-    if old is None or new is None or old.name not in picks:
+def _regrouped(old: Cluster | None, new: Cluster | None, held: frozenset[str]) -> bool:
+    """Whether a held cluster's labels or claims changed (decision groups select on them)."""
+    if old is None or new is None or old.name not in held:
         return False
     return old.labels != new.labels or old.claims != new.claims
 
