@@ -206,9 +206,9 @@ def test_margins_taken_while_the_busiest_count_moves_are_checked_against_the_cou
     assert not live.answers[f"{ocm.NS}/b"].strict
 
 
-def _sorter_hub() -> HubScheduler:
+def _sorter_hub(*more: dict) -> HubScheduler:
     """`s` sorts ten clusters by CPU (c9 the most) with Balance, two picks; `t` takes the emptiest
-    by Balance, c0 first by name."""
+    by Balance, c0 first by name; and `more`."""
     prioritizers = [ocm.builtin("ResourceAllocatableCPU"), ocm.builtin("Balance")]
     clusters = [
         ocm.managed_cluster(f"c{i}", {"zone": "a"}, allocatable={"cpu": str(i + 1)}, capacity={"cpu": "16"})
@@ -218,6 +218,7 @@ def _sorter_hub() -> HubScheduler:
         *ocm.hub(*clusters),
         ocm.placement("s", n=2, mode="Exact", prioritizers=prioritizers),
         ocm.placement("t", n=1, mode="Exact", prioritizers=[ocm.builtin("Balance")]),
+        *more,
     ]
     return HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode="greedy"))
 
@@ -301,6 +302,21 @@ def test_a_sorter_is_solved_for_a_cluster_entering_or_leaving_at_an_end_of_its_r
     delta = hub.handle(change, now=ocm.NOW_TIME)
     assert s in delta.requests
     assert _decisions(hub.objects())[s] == picks
+    assert _holds(hub, s)
+
+
+def test_a_sorter_judges_a_cluster_left_out_whose_balance_rose_on_its_own_total() -> None:
+    """A ghost's decision on c5 (CPU 6, inside the range) goes: c5's Balance score for `s` rises
+    from -100 to 100, enough for its bound (the best left out, c7, raised by that rise) to pass c8.
+    c5 lies within the range the other feasible clusters span, so its CPU score is known (11) and
+    its total (111) ranks below c8's (177): `s` is not solved, and its sync would keep c8 and c9."""
+    hub = _sorter_hub(ocm.decision("ghost", 1, ["c5"]))
+    s = f"{ocm.NS}/s"
+    assert _decisions(hub.objects())[s] == {"c8", "c9"}
+    hub.handle(Deleted("PlacementDecision", "ghost-decision-1", ocm.NS), now=ocm.NOW_TIME)
+    delta = hub.handle(_relabelled(hub, "c3"), now=ocm.NOW_TIME)
+    assert s in hub._live["ocm"].enqueued
+    assert s not in delta.requests
     assert _holds(hub, s)
 
 

@@ -882,8 +882,9 @@ class OcmLive:
     ) -> tuple[int, str] | None | bool:
         """The best bound of the moved clusters left out (None: none rose), or False where one
         may overtake the weakest pick: those whose bound would are looked at one by one (left
-        out where it cannot pick them; its own total judged again where totals are its own; else
-        it may)."""
+        out where it cannot pick them; else its total judged again: its own where totals are its
+        own, a sorter's over the range the other feasible clusters span (`_within_range`: where it
+        lies within, that is its feasible set's range); else it may)."""
         if best is None:  # nothing was left out: a cluster rising is new to the feasible set
             threat = rises > _NONE
             bound = np.zeros(len(rises), dtype=np.int64)
@@ -899,9 +900,13 @@ class OcmLive:
             cluster = self.pool.get(name)
             if cluster is None or not admits(request, cluster, now, held=name in held):
                 continue
-            if not alone:
-                return False
-            found = _better(found, (_total(request, cluster, own, most, held), name))
+            if alone:
+                total: int | None = _total(request, cluster, own, most, held)
+            else:  # a sorter's: over the range the others span (None: it may be an end)
+                total = self._within_range(request, cluster, own, most, held, now)
+                if total is None:
+                    return False
+            found = _better(found, (total, name))
         rest = (rises > 0) & ~threat
         if best is not None and rest.any():
             top = int(bound[rest].max())
