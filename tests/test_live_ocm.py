@@ -454,3 +454,29 @@ def test_a_held_cluster_relabelled_out_of_its_decision_group_regroups_the_decisi
     }
     assert groups == {"ga": ["c1"], "": ["c0"]}
     assert not hub.resolve(now=ocm.NOW_TIME).apply
+
+
+def test_a_sorters_range_holds_the_tainted_clusters_it_keeps() -> None:
+    """The range a sorter's scores span is over its feasible clusters, which are those passing its
+    filters and those it holds that pass only because it holds them (a NoSelectIfNew taint keeps
+    newcomers out, not what is decided). The ends are found over the clusters passing for any
+    request (shared by requests alike), then widened by the held ones: `s` holds c9 (CPU 10), now
+    tainted, so its range still ends at 10; a Placement holding nothing ends at 9."""
+    tainted = ocm.managed_cluster(
+        "c9",
+        {"zone": "a"},
+        allocatable={"cpu": "10"},
+        capacity={"cpu": "16"},
+        taints=[ocm.taint("gone", "NoSelectIfNew")],
+    )
+    objects = [
+        o if o["kind"] != "ManagedCluster" or o["metadata"]["name"] != "c9" else tainted
+        for o in _sorter_hub().objects()
+    ]
+    live = OcmLive(from_objects(objects, "<hub>"), now=ocm.NOW_TIME, seed=0)
+    s = live.requests[f"{ocm.NS}/s"]
+    prop = next(p.sorter.name for p in s.preferences if p.sorter is not None)
+    held = {d.cluster for d in s.existing}
+    assert held == {"c8", "c9"}
+    assert live._ends(s, prop, "", held, ocm.NOW_TIME) == (1.0, 10.0)
+    assert live._ends(s, prop, "", set(), ocm.NOW_TIME) == (1.0, 9.0)

@@ -73,7 +73,7 @@ every decision on them, a batch taking off the decisions of the Placements it ho
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -242,7 +242,8 @@ class OcmLive:
         self.floor = 0  # the oldest position the log still holds
         self._moved: dict[tuple[int, int, int], dict[str, int]] = {}  # _moved_since's answers
         self._drifts: dict[tuple[int, int, int, int], _Drift] = {}  # _drift's answers
-        self._values: dict[str, tuple[list[float], list[str]]] = {}  # _by_value's answers
+        self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
+        self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
         self.seq = 0
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
@@ -425,12 +426,10 @@ class OcmLive:
         was = self.pool.get(name)
         if c is None or c.terminating:
             self.pool.drop(name)
-            if was is not None:
-                self._values.clear()
+            self._revalue(was, None)
             return
         model = c.to_model(self._traits(name), self.valid.get(name, {}), self.counts.get(name, 0))
-        if was is None or was.properties != model.properties:
-            self._values.clear()
+        self._revalue(was, model)
         self.pool.put(model)
 
     def _rescore(self, name: str, now: datetime) -> None:
@@ -449,6 +448,7 @@ class OcmLive:
         checked = [_check(after) if after is not None else None for _, after in changes]
         self.seq += 1
         self.now = now
+        self._ends_of.clear()  # the clusters' verdicts may move with the event
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
         scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
@@ -806,37 +806,69 @@ class OcmLive:
         self, request: PlacementRequest, prop: str, but: str, held: set[str], now: datetime
     ) -> tuple[float, float] | None:
         """The lowest and the highest value of a property over the clusters the request may pick
-        (in its scope, passing its filters), `but` left out: the first such cluster from each end
-        of the fleet sorted by the value; None when one is not within `_WALK` clusters."""
-        values, names = self._by_value(prop)
+        (in its scope, passing its filters), `but` left out; None when an end is not found. The
+        clusters passing without holding anything (`_shared_ends`, shared by every request with
+        the same filters), then its held clusters, which may pass a taint the others do not."""
+        key = (prop, but, request.mode, request.scope, request.required, request.tolerations)
+        if key not in self._ends_of:
+            self._ends_of[key] = self._shared_ends(request, prop, but, now)
+        ends = self._ends_of[key]
+        if ends is None:
+            return None
+        low, high = ends
+        for name in held - {but}:
+            c = self.pool.get(name)
+            q = c.properties.get(prop) if c is not None else None
+            if q is not None and not low <= q.as_float() <= high and admits(request, c, now, held=True):  # type: ignore[arg-type]
+                low, high = min(low, q.as_float()), max(high, q.as_float())
+        return low, high
+
+    def _shared_ends(
+        self, request: PlacementRequest, prop: str, but: str, now: datetime
+    ) -> tuple[float, float] | None:
+        """The lowest and the highest value of a property over the clusters that pass the
+        request's filters holding nothing, `but` left out: the first such cluster from each end of
+        the fleet sorted by the value; None when one is not within `_WALK` clusters."""
+        pairs = self._by_value(prop)
         ends = []
-        for order in (range(len(names)), range(len(names) - 1, -1, -1)):
+        for order in (range(len(pairs)), range(len(pairs) - 1, -1, -1)):
             for steps, i in enumerate(order):
                 if steps == _WALK:
                     return None
-                c = self.pool.get(names[i])
-                if (
-                    c is not None
-                    and c.name != but
-                    and _in_scope(request, c)
-                    and admits(request, c, now, held=c.name in held)
-                ):
-                    ends.append(values[i])
+                value, name = pairs[i]
+                c = self.pool.get(name)
+                if c is not None and name != but and admits(request, c, now):
+                    ends.append(value)
                     break
             else:
                 return None
         return ends[0], ends[1]
 
-    def _by_value(self, prop: str) -> tuple[list[float], list[str]]:
-        """The kept clusters having a property, by its value as a sorter reads it (as_float)."""
+    def _by_value(self, prop: str) -> list[tuple[float, str]]:
+        """The kept clusters having a property, by its value as a sorter reads it (as_float), then
+        name; kept up to date cluster by cluster (`_revalue`)."""
         found = self._values.get(prop)
         if found is None:
             clusters = self.pool.by_name().values()
-            pairs = sorted(
+            found = self._values[prop] = sorted(
                 (q.as_float(), c.name) for c in clusters if (q := c.properties.get(prop)) is not None
             )
-            found = self._values[prop] = ([v for v, _ in pairs], [c for _, c in pairs])
         return found
+
+    def _revalue(self, was: Cluster | None, now: Cluster | None) -> None:
+        """A cluster's place in every property order kept (`_by_value`) moved with its model."""
+        for prop, pairs in self._values.items():
+            for c, add in ((was, False), (now, True)):
+                q = c.properties.get(prop) if c is not None else None
+                if q is None:
+                    continue
+                entry = (q.as_float(), c.name)  # type: ignore[union-attr]
+                at = bisect_left(pairs, entry)
+                if add:
+                    pairs.insert(at, entry)
+                else:
+                    assert pairs[at] == entry
+                    del pairs[at]
 
     def _stands_ordered(
         self, key: str, request: PlacementRequest, answer: _Answer, drift: _Drift, now: datetime
@@ -1065,6 +1097,7 @@ class OcmLive:
 
     def stale(self, mode: str) -> set[str]:
         """The Placements a full solve of the hub as it stands may change (see the docstring)."""
+        self._ends_of.clear()
         out = {key for key in self.policies if key not in self.answers or key in self.dirty}
         out |= {
             key for key, p in self.policies.items() if _timed(p) or any(x.external for x in p.preferences)
