@@ -21,6 +21,8 @@ enqueued Placement is solved when one of those may have changed since its last s
 - its own objects changed (spec, annotations, its decisions: its own writes come back so), it is
   new, its scope (bindings, sets) or a CEL outcome it reads changed, or a toleration with seconds
   ran out on a cluster of its scope (a timer);
+- a cluster it holds changed its labels or claims and its decision groups select on them (the
+  decisions' groups may change though the clusters do not);
 - the event's cluster changed for it (`matters`): it entered or left its scope (the status counts
   the available clusters), its verdict changed, or, passing both before and after, one of its
   score's inputs on it did (a preference's label match, a sorter's property, an external score,
@@ -39,7 +41,9 @@ enqueued Placement is solved when one of those may have changed since its last s
   margins move to the counts as they now stand (so the next check starts there). A Placement
   whose totals are each cluster's own is judged on the totals again, one with centered sorters
   (ResourceAllocatable*: a cluster's score spans the feasible clusters' range) by each cluster's
-  change of total, exact while its feasible set stays (`_stands_margins`). Where
+  change of total, exact while its feasible set stays (`_stands_margins`), or while the one
+  cluster entering or leaving it lies within the range the others span (`_within_range`: the
+  range is then the same, and so is every other cluster's sorter score). Where
   the top N was not strict (a tie at the cut, an optimal answer of several coupled Placements),
   any moved count on a cluster it may pick solves it. A spread's picks are not its top N: its
   greedy run stands while no pick's score moved and no feasible cluster left out rose
@@ -47,7 +51,9 @@ enqueued Placement is solved when one of those may have changed since its last s
 
   The margins of a Placement solved in a batch are those of the picture its sync judged: greedy
   syncs the batch one at a time, each against those before it as they answered, optimal judges
-  on the batch's final decisions. Those pictures differ from the counts before the batch only on
+  on the batch's final decisions (the counts its writes leave, `_After`: known exactly, so its
+  totals are checked there even where the busiest count moves through the batch). Those
+  pictures differ from the counts before the batch only on
   the clusters the batch moved, whose moves are logged after the batch's position: the next
   check re-judges every cluster moved since (moved and back too; a sorter's by the range of its
   batch-mates' moves on it), so the margins hold whichever picture they were taken on, provided
