@@ -233,6 +233,7 @@ class OcmLive:
         self.own: dict[str, Counter[str]] = defaultdict(Counter)
         self.placements: dict[str, Manifest] = {}
         self.policies: dict[str, Policy] = {}  # the Placements upstream syncs (not disabled, deleting)
+        self.by_namespace: dict[str, dict[str, Policy]] = defaultdict(dict)  # the same, by namespace
         self.memberships: dict[str, frozenset[str]] = {}
         self.cel: dict[str, CelOutcome] = {}
         self.cel_of: dict[str, frozenset[str]] = {}  # cluster -> the CEL traits it satisfies
@@ -322,11 +323,12 @@ class OcmLive:
             key = f"{namespace}/{name}"
             self.placements.pop(key, None)
             self.policies.pop(key, None)
+            self.by_namespace[namespace].pop(key, None)
             if m is not None:
                 self.placements[key] = m
                 policy = checked[0] if checked is not None else _placement_policy(m)
                 if policy is not None:
-                    self.policies[key] = policy
+                    self.policies[key] = self.by_namespace[namespace][key] = policy
         return None
 
     def _put_decision(
@@ -563,11 +565,10 @@ class OcmLive:
         return out
 
     def _in_namespace(self, namespace: str, set_name: str) -> set[str]:
-        prefix = namespace + "/"
         return {
             key
-            for key, p in self.policies.items()
-            if key.startswith(prefix) and (not p.cluster_sets or set_name in p.cluster_sets)
+            for key, p in self.by_namespace.get(namespace, {}).items()
+            if not p.cluster_sets or set_name in p.cluster_sets
         }
 
     def _settle_model(
