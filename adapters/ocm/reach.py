@@ -801,10 +801,14 @@ class OcmLive:
             value = cluster.properties.get(p.sorter.name)
             if value is None:  # outside every range of this property: scored 0, moves none
                 continue
-            ends = self._ends(request, p.sorter.name, cluster.name, held, now)
+            # Strictly inside the feasible clusters' range (the one walk every request with these
+            # filters shares), it is no end of it: the others span the same. Else the others'.
             v = value.as_float()
-            if ends is None or not ends[0] <= v <= ends[1]:
-                return None
+            ends = self._ends(request, p.sorter.name, "", held, now)
+            if ends is None or not ends[0] < v < ends[1]:
+                ends = self._ends(request, p.sorter.name, cluster.name, held, now)
+                if ends is None or not ends[0] <= v <= ends[1]:
+                    return None
             values = np.asarray([ends[0], ends[1], v], dtype=np.float64)
             total += p.weight * int(centered_scores(values, np.ones(3, dtype=bool), p.sorter.ascending)[2])
         return total
