@@ -134,6 +134,39 @@ def test_a_placement_synced_after_another_in_its_batch_keeps_its_margins() -> No
     assert answer.strict
 
 
+def test_a_joint_answer_keeps_its_margins_where_the_busiest_count_may_move() -> None:
+    """Optimal solves `a` and `b` jointly (both by Balance) and judges their scores on the batch's
+    final decisions: `a` leaves c3 for c0, so `b` sees c3 empty (100, as reported). The busiest
+    count is 1, which a move may change through the batch, so the moved clusters' totals could not
+    be trusted as they stood before it: `b`'s reported c3 (judged with `a` gone) differs from the
+    counts before the batch, and its margins said nothing. They are checked on the counts the
+    batch's writes leave, where every reported total is what `_total` gives: `b` keeps margins."""
+    live = OcmLive(from_objects(_a_on_c3_b_on_c1(), "<hub>"), now=ocm.NOW_TIME, seed=0)
+    a, b = f"{ocm.NS}/a", f"{ocm.NS}/b"
+    taken = live._taken({a, b}, ocm.NOW_TIME)
+    assert taken.answered is not None
+    taken.answered(solve(taken.batch, SolveOptions(mode="optimal")))
+    answer = live.answers[b]
+    assert answer.picks == {"c1": 100} and answer.best_out == (100, "c2")
+    assert answer.own == {"c1": 1} and answer.most == 1
+    assert answer.strict
+
+
+def test_a_joint_sorter_answer_keeps_its_margins_where_the_busiest_count_may_move() -> None:
+    """As above for a sorter (`s`, CPU and Balance; `t` by Balance): its totals are the solver's,
+    judged on the batch's final decisions, where the busiest count is the one its margins keep."""
+    objects = [o for o in _sorter_hub().objects() if o["kind"] != "PlacementDecision"]
+    live = OcmLive(from_objects(objects, "<hub>"), now=ocm.NOW_TIME, seed=0)
+    s, t = f"{ocm.NS}/s", f"{ocm.NS}/t"
+    taken = live._taken({s, t}, ocm.NOW_TIME)
+    assert taken.answered is not None
+    taken.answered(solve(taken.batch, SolveOptions(mode="optimal")))
+    answer = live.answers[s]
+    assert answer.selected == {"c8", "c9"}
+    assert answer.strict
+    assert answer.most == 1  # the picture's: t's decision on c0
+
+
 def test_a_placement_is_not_solved_for_counts_moved_only_where_it_cannot_pick() -> None:
     """`s` scores with a sorter (its totals are not its clusters' own: any count it reads moving
     solves it) and Balance; `t`'s decisions move on clusters outside `s`'s sets. A relabel of one
@@ -173,9 +206,9 @@ def test_margins_taken_while_the_busiest_count_moves_are_checked_against_the_cou
     assert not live.answers[f"{ocm.NS}/b"].strict
 
 
-def _sorter_hub() -> HubScheduler:
+def _sorter_hub(*more: dict) -> HubScheduler:
     """`s` sorts ten clusters by CPU (c9 the most) with Balance, two picks; `t` takes the emptiest
-    by Balance, c0 first by name."""
+    by Balance, c0 first by name; and `more`."""
     prioritizers = [ocm.builtin("ResourceAllocatableCPU"), ocm.builtin("Balance")]
     clusters = [
         ocm.managed_cluster(f"c{i}", {"zone": "a"}, allocatable={"cpu": str(i + 1)}, capacity={"cpu": "16"})
@@ -185,6 +218,7 @@ def _sorter_hub() -> HubScheduler:
         *ocm.hub(*clusters),
         ocm.placement("s", n=2, mode="Exact", prioritizers=prioritizers),
         ocm.placement("t", n=1, mode="Exact", prioritizers=[ocm.builtin("Balance")]),
+        *more,
     ]
     return HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode="greedy"))
 
@@ -220,6 +254,69 @@ def test_a_sorter_is_solved_where_a_cluster_left_out_may_overtake_a_pick() -> No
     delta = hub.handle(_relabelled(hub, "c5"), now=ocm.NOW_TIME)
     assert s in hub._live["ocm"].enqueued
     assert s in delta.requests
+    assert _holds(hub, s)
+
+
+def _tainted(hub: HubScheduler, name: str) -> Applied:
+    c = next(o for o in hub.objects("ManagedCluster") if o["metadata"]["name"] == name)
+    return Applied({**c, "spec": {**c["spec"], "taints": [ocm.taint("gone", added=ocm.ago(1))]}})
+
+
+@pytest.mark.parametrize("event", ["tainted c5", "joined with CPU 5"])
+def test_a_sorter_is_not_solved_for_a_cluster_entering_or_leaving_inside_its_range(event) -> None:
+    """`s` sorts by CPU over its feasible clusters (1 to 10: c0 to c9) and holds c8 and c9. c5
+    (CPU 6) tainted leaves the feasible set, a cluster of CPU 5 joins it: both lie inside the range
+    the other feasible clusters span, so every other cluster's CPU score stays, and the joined
+    one's total (judged over that range) ranks below the picks. Both events enqueue `s`: it is not
+    solved, and its sync alone would keep what it holds."""
+    hub = _sorter_hub()
+    s = f"{ocm.NS}/s"
+    if event == "tainted c5":
+        change = _tainted(hub, "c5")
+    else:
+        change = Applied(
+            ocm.managed_cluster("c10", {"zone": "a"}, allocatable={"cpu": "5"}, capacity={"cpu": "16"})
+        )
+    delta = hub.handle(change, now=ocm.NOW_TIME)
+    assert s in hub._live["ocm"].enqueued
+    assert s not in delta.requests
+    assert _decisions(hub.objects())[s] == {"c8", "c9"}
+    assert _holds(hub, s)
+
+
+@pytest.mark.parametrize(
+    ("event", "picks"), [("tainted c0", {"c8", "c9"}), ("joined with CPU 20", {"c9", "c10"})]
+)
+def test_a_sorter_is_solved_for_a_cluster_entering_or_leaving_at_an_end_of_its_range(event, picks) -> None:
+    """c0 (CPU 1, the lowest) leaving the feasible set, or a cluster of CPU 20 (above the highest)
+    joining it, moves the range every CPU score is centered on: `s` is solved (and the joined
+    cluster, now the highest, is picked)."""
+    hub = _sorter_hub()
+    s = f"{ocm.NS}/s"
+    if event == "tainted c0":
+        change = _tainted(hub, "c0")
+    else:
+        change = Applied(
+            ocm.managed_cluster("c10", {"zone": "a"}, allocatable={"cpu": "20"}, capacity={"cpu": "32"})
+        )
+    delta = hub.handle(change, now=ocm.NOW_TIME)
+    assert s in delta.requests
+    assert _decisions(hub.objects())[s] == picks
+    assert _holds(hub, s)
+
+
+def test_a_sorter_judges_a_cluster_left_out_whose_balance_rose_on_its_own_total() -> None:
+    """A ghost's decision on c5 (CPU 6, inside the range) goes: c5's Balance score for `s` rises
+    from -100 to 100, enough for its bound (the best left out, c7, raised by that rise) to pass c8.
+    c5 lies within the range the other feasible clusters span, so its CPU score is known (11) and
+    its total (111) ranks below c8's (177): `s` is not solved, and its sync would keep c8 and c9."""
+    hub = _sorter_hub(ocm.decision("ghost", 1, ["c5"]))
+    s = f"{ocm.NS}/s"
+    assert _decisions(hub.objects())[s] == {"c8", "c9"}
+    hub.handle(Deleted("PlacementDecision", "ghost-decision-1", ocm.NS), now=ocm.NOW_TIME)
+    delta = hub.handle(_relabelled(hub, "c3"), now=ocm.NOW_TIME)
+    assert s in hub._live["ocm"].enqueued
+    assert s not in delta.requests
     assert _holds(hub, s)
 
 
@@ -304,3 +401,82 @@ def _a_on_c3_b_on_c1(*more: dict) -> list[dict]:
         ocm.decision("b", 1, ["c1"]),
         *more,
     ]
+
+
+def test_a_decision_written_is_read_once(monkeypatch) -> None:
+    """The hub hands the scheduler its own writes back: each PlacementDecision is checked as load
+    reads it (a refusal is the event's) and then kept; what the check read is what is kept, not
+    read a second time (a cluster event writes hundreds of decisions of a hundred clusters each)."""
+    import adapters.ocm.reach as reach
+
+    hub = _sorter_hub()
+    read: Counter[str] = Counter()
+    original = reach._decisions
+
+    def counted(manifests):
+        manifests = list(manifests)
+        read.update(m.name for m in manifests)
+        return original(manifests)
+
+    monkeypatch.setattr(reach, "_decisions", counted)
+    t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
+    hub.handle(Applied({**t, "spec": {**t["spec"], "numberOfClusters": 3}}), now=ocm.NOW_TIME)
+    assert read and set(read.values()) == {1}
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_held_cluster_relabelled_out_of_its_decision_group_regroups_the_decisions(mode) -> None:
+    """`g` holds c0 and c1, both in its decision group `ga` (tier a). c0 relabelled to tier b, a
+    label nothing else of `g` reads: upstream's sync writes c0 into the default group. The bound
+    judged a held cluster's labels only where the change reached the request otherwise (its
+    verdict or scores), and left the decisions as they were: a full solve rewrote them."""
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}", {"tier": "a" if i < 2 else "b"}) for i in range(4))),
+        ocm.placement(
+            "g",
+            n=2,
+            mode="Exact",
+            prioritizers=[ocm.builtin("Balance")],
+            groups=[ocm.group("ga", {"tier": "a"})],
+        ),
+    ]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+    c0 = next(o for o in hub.objects("ManagedCluster") if o["metadata"]["name"] == "c0")
+    delta = hub.handle(
+        Applied({**c0, "metadata": {**c0["metadata"], "labels": {"tier": "b"}}}), now=ocm.NOW_TIME
+    )
+    assert f"{ocm.NS}/g" in delta.requests
+    groups = {
+        o["metadata"]["labels"]["cluster.open-cluster-management.io/decision-group-name"]: [
+            d["clusterName"] for d in o["status"]["decisions"]
+        ]
+        for o in hub.objects("PlacementDecision")
+    }
+    assert groups == {"ga": ["c1"], "": ["c0"]}
+    assert not hub.resolve(now=ocm.NOW_TIME).apply
+
+
+def test_a_sorters_range_holds_the_tainted_clusters_it_keeps() -> None:
+    """The range a sorter's scores span is over its feasible clusters, which are those passing its
+    filters and those it holds that pass only because it holds them (a NoSelectIfNew taint keeps
+    newcomers out, not what is decided). The ends are found over the clusters passing for any
+    request (shared by requests alike), then widened by the held ones: `s` holds c9 (CPU 10), now
+    tainted, so its range still ends at 10; a Placement holding nothing ends at 9."""
+    tainted = ocm.managed_cluster(
+        "c9",
+        {"zone": "a"},
+        allocatable={"cpu": "10"},
+        capacity={"cpu": "16"},
+        taints=[ocm.taint("gone", "NoSelectIfNew")],
+    )
+    objects = [
+        o if o["kind"] != "ManagedCluster" or o["metadata"]["name"] != "c9" else tainted
+        for o in _sorter_hub().objects()
+    ]
+    live = OcmLive(from_objects(objects, "<hub>"), now=ocm.NOW_TIME, seed=0)
+    s = live.requests[f"{ocm.NS}/s"]
+    prop = next(p.sorter.name for p in s.preferences if p.sorter is not None)
+    held = {d.cluster for d in s.existing}
+    assert held == {"c8", "c9"}
+    assert live._ends(s, prop, "", held, ocm.NOW_TIME) == (1.0, 10.0)
+    assert live._ends(s, prop, "", set(), ocm.NOW_TIME) == (1.0, 9.0)

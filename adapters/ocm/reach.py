@@ -21,6 +21,8 @@ enqueued Placement is solved when one of those may have changed since its last s
 - its own objects changed (spec, annotations, its decisions: its own writes come back so), it is
   new, its scope (bindings, sets) or a CEL outcome it reads changed, or a toleration with seconds
   ran out on a cluster of its scope (a timer);
+- a cluster it holds changed its labels or claims and its decision groups select on them (the
+  decisions' groups may change though the clusters do not);
 - the event's cluster changed for it (`matters`): it entered or left its scope (the status counts
   the available clusters), its verdict changed, or, passing both before and after, one of its
   score's inputs on it did (a preference's label match, a sorter's property, an external score,
@@ -39,7 +41,9 @@ enqueued Placement is solved when one of those may have changed since its last s
   margins move to the counts as they now stand (so the next check starts there). A Placement
   whose totals are each cluster's own is judged on the totals again, one with centered sorters
   (ResourceAllocatable*: a cluster's score spans the feasible clusters' range) by each cluster's
-  change of total, exact while its feasible set stays (`_stands_margins`). Where
+  change of total, exact while its feasible set stays (`_stands_margins`), or while the one
+  cluster entering or leaving it lies within the range the others span (`_within_range`: the
+  range is then the same, and so is every other cluster's sorter score). Where
   the top N was not strict (a tie at the cut, an optimal answer of several coupled Placements),
   any moved count on a cluster it may pick solves it. A spread's picks are not its top N: its
   greedy run stands while no pick's score moved and no feasible cluster left out rose
@@ -47,7 +51,9 @@ enqueued Placement is solved when one of those may have changed since its last s
 
   The margins of a Placement solved in a batch are those of the picture its sync judged: greedy
   syncs the batch one at a time, each against those before it as they answered, optimal judges
-  on the batch's final decisions. Those pictures differ from the counts before the batch only on
+  on the batch's final decisions (the counts its writes leave, `_After`: known exactly, so its
+  totals are checked there even where the busiest count moves through the batch). Those
+  pictures differ from the counts before the batch only on
   the clusters the batch moved, whose moves are logged after the batch's position: the next
   check re-judges every cluster moved since (moved and back too; a sorter's by the range of its
   batch-mates' moves on it), so the margins hold whichever picture they were taken on, provided
@@ -73,7 +79,7 @@ every decision on them, a batch taking off the decisions of the Placements it ho
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -116,12 +122,14 @@ from model import (
 from solver import SolveOptions, solve
 from solver.admits import admits
 from solver.balance import balance_scores
+from solver.prepare import centered_scores
 
 __all__ = ["OcmLive", "live", "matters"]
 
 Obj = Mapping[str, Any]
 _LOG_LIMIT = 200_000  # count moves kept; a Placement last judged before the oldest kept is solved
 _TICK = timedelta(microseconds=1)
+_WALK = 256  # clusters looked at from each end of a property's order for a sorter's range
 
 
 def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None) -> OcmLive:
@@ -225,6 +233,7 @@ class OcmLive:
         self.own: dict[str, Counter[str]] = defaultdict(Counter)
         self.placements: dict[str, Manifest] = {}
         self.policies: dict[str, Policy] = {}  # the Placements upstream syncs (not disabled, deleting)
+        self.by_namespace: dict[str, dict[str, Policy]] = defaultdict(dict)  # the same, by namespace
         self.memberships: dict[str, frozenset[str]] = {}
         self.cel: dict[str, CelOutcome] = {}
         self.cel_of: dict[str, frozenset[str]] = {}  # cluster -> the CEL traits it satisfies
@@ -240,6 +249,8 @@ class OcmLive:
         self.floor = 0  # the oldest position the log still holds
         self._moved: dict[tuple[int, int, int], dict[str, int]] = {}  # _moved_since's answers
         self._drifts: dict[tuple[int, int, int, int], _Drift] = {}  # _drift's answers
+        self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
+        self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
         self.seq = 0
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
@@ -268,9 +279,18 @@ class OcmLive:
     # -- reading --------------------------------------------------------------------------------
 
     def _read(
-        self, kind: str, before: Obj | None, after: Obj | None, now: datetime, *, initial: bool = False
+        self,
+        kind: str,
+        before: Obj | None,
+        after: Obj | None,
+        now: datetime,
+        *,
+        initial: bool = False,
+        checked: Any = None,
     ) -> Any:
-        """One object's change kept (read first by `read`); what it names, for the reach."""
+        """One object's change kept (read first by `read`); what it names, for the reach.
+        `checked`: what `_check` read of `after` (a cluster, a decision's names, a policy), not
+        read again."""
         obj = after if after is not None else before
         assert obj is not None
         name, namespace = obj["metadata"]["name"], obj["metadata"].get("namespace") or ""
@@ -279,7 +299,7 @@ class OcmLive:
             if m is None:
                 self.clusters.pop(name, None)
             else:
-                self.clusters[name] = read_cluster(m)
+                self.clusters[name] = checked if checked is not None else read_cluster(m)
         elif kind == n.CLUSTER_SET:
             if m is None:
                 self.sets.pop(name, None)
@@ -298,19 +318,25 @@ class OcmLive:
             else:
                 self.score_objects[namespace][name] = m
         elif kind == n.DECISION:
-            self._put_decision((namespace, name), m)
+            self._put_decision((namespace, name), m, checked)
         elif kind == n.PLACEMENT:
             key = f"{namespace}/{name}"
             self.placements.pop(key, None)
             self.policies.pop(key, None)
+            self.by_namespace[namespace].pop(key, None)
             if m is not None:
                 self.placements[key] = m
-                policy = _placement_policy(m)
+                policy = checked[0] if checked is not None else _placement_policy(m)
                 if policy is not None:
-                    self.policies[key] = policy
+                    self.policies[key] = self.by_namespace[namespace][key] = policy
         return None
 
-    def _put_decision(self, key: tuple[str, str], m: Manifest | None) -> None:
+    def _put_decision(
+        self,
+        key: tuple[str, str],
+        m: Manifest | None,
+        checked: tuple[tuple[str, str], list[str]] | None = None,
+    ) -> None:
         old = self.decision_objects.pop(key, None)
         moved: Counter[str] = Counter()
         if old is not None:
@@ -322,8 +348,7 @@ class OcmLive:
                 moved[c] -= 1
                 self.own[placement][c] -= 1
         if m is not None:
-            ((owner, items),) = _decisions([m]).items()
-            _, names = items[0]
+            owner, names = checked if checked is not None else _decision_names(m)
             placement = f"{owner[0]}/{owner[1]}"
             self.decision_objects[key] = (placement, names, m)
             self.decided_by[placement].add(key)
@@ -406,10 +431,14 @@ class OcmLive:
 
     def _remodel(self, name: str) -> None:
         c = self.clusters.get(name)
+        was = self.pool.get(name)
         if c is None or c.terminating:
             self.pool.drop(name)
+            self._revalue(was, None)
             return
-        self.pool.put(c.to_model(self._traits(name), self.valid.get(name, {}), self.counts.get(name, 0)))
+        model = c.to_model(self._traits(name), self.valid.get(name, {}), self.counts.get(name, 0))
+        self._revalue(was, model)
+        self.pool.put(model)
 
     def _rescore(self, name: str, now: datetime) -> None:
         """A cluster's scores at `now` (valid ones by name, every one for CEL) and when the next
@@ -423,15 +452,15 @@ class OcmLive:
     # -- what changes reach ---------------------------------------------------------------------
 
     def take(self, changes: Sequence[Change], now: datetime) -> Taken | None:
-        for _, after in changes:  # read first: a refusal keeps nothing
-            if after is not None:
-                _check(after)
+        # Read first: a refusal keeps nothing (and what is read is kept, not read again).
+        checked = [_check(after) if after is not None else None for _, after in changes]
         self.seq += 1
         self.now = now
+        self._ends_of.clear()  # the clusters' verdicts may move with the event
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
         scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
-        for before, after in changes:
+        for (before, after), read in zip(changes, checked, strict=True):
             obj = after if after is not None else before
             assert obj is not None
             kind = obj["kind"]
@@ -443,7 +472,7 @@ class OcmLive:
                 clusters.setdefault(cluster, self.pool.get(cluster))
                 if kind == n.SCORE:
                     scored.add(cluster)
-            self._read(kind, before, after, now)
+            self._read(kind, before, after, now, checked=read)
             enqueued |= self._enqueued_after(kind, before, after)
         for key in self.timers.due(now):
             kind, _, name = key.partition(":")
@@ -536,11 +565,10 @@ class OcmLive:
         return out
 
     def _in_namespace(self, namespace: str, set_name: str) -> set[str]:
-        prefix = namespace + "/"
         return {
             key
-            for key, p in self.policies.items()
-            if key.startswith(prefix) and (not p.cluster_sets or set_name in p.cluster_sets)
+            for key, p in self.by_namespace.get(namespace, {}).items()
+            if not p.cluster_sets or set_name in p.cluster_sets
         }
 
     def _settle_model(
@@ -598,9 +626,13 @@ class OcmLive:
         margins move to the hub as it now stands."""
         if answer.seen < self.floor:
             return False
+        # A decision's group may change with its cluster's labels or claims, whether or not
+        # anything else of the request reads them; without group selectors nothing reads them.
+        if self.policies[key].groups.groups and any(
+            _regrouped(old, new, answer.selected) for old, new in changed.values()
+        ):
+            return False
         relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now)]
-        if any(_regrouped(old, new, answer.picks) for old, new in relevant):
-            return False  # a decision's group may change with its cluster's labels or claims
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
             if any(_verdicts(request, old, new, now, self.pool) for old, new in relevant):
                 return False
@@ -662,16 +694,31 @@ class OcmLive:
             return False  # no feasible cluster left out then: a moved one must be new to the set
         static: dict[str, int] = {}  # a sorter's changed clusters: their inputs' change but Balance's
         exact: list[tuple[int, str]] = []  # its own totals: changed clusters left out, judged again
-        for old, new in relevant:
-            name = (new or old).name  # type: ignore[union-attr]
-            feasible = [
-                c is not None and _in_scope(request, c) and admits(request, c, now, held=name in held)
+        verdicts = [
+            [
+                c is not None and _in_scope(request, c) and admits(request, c, now, held=c.name in held)
                 for c in (old, new)
             ]
+            for old, new in relevant
+        ]
+        flips = sum(1 for before, after in verdicts if before != after)
+        entered: set[str] = set()  # a sorter's cluster newly feasible, its total judged exactly
+        for (old, new), feasible in zip(relevant, verdicts, strict=True):
+            name = (new or old).name  # type: ignore[union-attr]
             if name in answer.picks and not feasible[1]:
                 return False
             if not alone and feasible[0] != feasible[1]:
-                return False  # the range the sorter spans may move
+                # The range the sorter spans moves unless the cluster lies within the others'.
+                if flips > 1 or (feasible[1] and len(answer.picks) < request.count):
+                    return False
+                side = new if feasible[1] else old
+                total = self._within_range(request, side, own, most, held, now)  # type: ignore[arg-type]
+                if total is None:
+                    return False
+                if feasible[1]:
+                    exact.append((total, name))
+                    entered.add(name)
+                    continue
             if not feasible[1]:
                 if self._emptied(request, old, new):
                     return False
@@ -713,7 +760,7 @@ class OcmLive:
                 at = drift.index.get(c)
                 if at is not None:
                     rises[at] += change
-            for c in picks:
+            for c in picks.keys() | entered:
                 at = drift.index.get(c)
                 if at is not None:
                     rises[at] = _NONE
@@ -727,6 +774,112 @@ class OcmLive:
         answer.picks, answer.best_out, answer.most = picks, raised, most
         self._judged_now(key, answer)
         return True
+
+    def _within_range(
+        self,
+        request: PlacementRequest,
+        cluster: Cluster,
+        own: Mapping[str, int],
+        most: int,
+        held: set[str],
+        now: datetime,
+    ) -> int | None:
+        """A cluster entering or leaving a sorter's feasible set (the only one whose verdict moved)
+        leaves the range each centered sorter spans as it was where its value lies between the
+        lowest and the highest of every other feasible cluster (those are the same on the answer's
+        picture: any other change since would have been judged then): then every other cluster's
+        sorter scores stay, exactly. Its total over that range (Balance's on the counts as they
+        stand, its sorters' as `solver.prepare.centered_scores` computes them), or None where the
+        range may move (or a sorter is label-bound, or an end is not found within `_WALK`
+        clusters of each end of the fleet by value)."""
+        total = _total(request, cluster, own, most, held)
+        for p in request.preferences:
+            if p.sorter is None:
+                continue
+            if p.labels is not None:
+                return None
+            value = cluster.properties.get(p.sorter.name)
+            if value is None:  # outside every range of this property: scored 0, moves none
+                continue
+            # Strictly inside the feasible clusters' range (the one walk every request with these
+            # filters shares), it is no end of it: the others span the same. Else the others'.
+            v = value.as_float()
+            ends = self._ends(request, p.sorter.name, "", held, now)
+            if ends is None or not ends[0] < v < ends[1]:
+                ends = self._ends(request, p.sorter.name, cluster.name, held, now)
+                if ends is None or not ends[0] <= v <= ends[1]:
+                    return None
+            values = np.asarray([ends[0], ends[1], v], dtype=np.float64)
+            total += p.weight * int(centered_scores(values, np.ones(3, dtype=bool), p.sorter.ascending)[2])
+        return total
+
+    def _ends(
+        self, request: PlacementRequest, prop: str, but: str, held: set[str], now: datetime
+    ) -> tuple[float, float] | None:
+        """The lowest and the highest value of a property over the clusters the request may pick
+        (in its scope, passing its filters), `but` left out; None when an end is not found. The
+        clusters passing without holding anything (`_shared_ends`, shared by every request with
+        the same filters), then its held clusters, which may pass a taint the others do not."""
+        key = (prop, but, request.mode, request.scope, request.required, request.tolerations)
+        if key not in self._ends_of:
+            self._ends_of[key] = self._shared_ends(request, prop, but, now)
+        ends = self._ends_of[key]
+        if ends is None:
+            return None
+        low, high = ends
+        for name in held - {but}:
+            c = self.pool.get(name)
+            q = c.properties.get(prop) if c is not None else None
+            if q is not None and not low <= q.as_float() <= high and admits(request, c, now, held=True):  # type: ignore[arg-type]
+                low, high = min(low, q.as_float()), max(high, q.as_float())
+        return low, high
+
+    def _shared_ends(
+        self, request: PlacementRequest, prop: str, but: str, now: datetime
+    ) -> tuple[float, float] | None:
+        """The lowest and the highest value of a property over the clusters that pass the
+        request's filters holding nothing, `but` left out: the first such cluster from each end of
+        the fleet sorted by the value; None when one is not within `_WALK` clusters."""
+        pairs = self._by_value(prop)
+        ends = []
+        for order in (range(len(pairs)), range(len(pairs) - 1, -1, -1)):
+            for steps, i in enumerate(order):
+                if steps == _WALK:
+                    return None
+                value, name = pairs[i]
+                c = self.pool.get(name)
+                if c is not None and name != but and admits(request, c, now):
+                    ends.append(value)
+                    break
+            else:
+                return None
+        return ends[0], ends[1]
+
+    def _by_value(self, prop: str) -> list[tuple[float, str]]:
+        """The kept clusters having a property, by its value as a sorter reads it (as_float), then
+        name; kept up to date cluster by cluster (`_revalue`)."""
+        found = self._values.get(prop)
+        if found is None:
+            clusters = self.pool.by_name().values()
+            found = self._values[prop] = sorted(
+                (q.as_float(), c.name) for c in clusters if (q := c.properties.get(prop)) is not None
+            )
+        return found
+
+    def _revalue(self, was: Cluster | None, now: Cluster | None) -> None:
+        """A cluster's place in every property order kept (`_by_value`) moved with its model."""
+        for prop, pairs in self._values.items():
+            for c, add in ((was, False), (now, True)):
+                q = c.properties.get(prop) if c is not None else None
+                if q is None:
+                    continue
+                entry = (q.as_float(), c.name)  # type: ignore[union-attr]
+                at = bisect_left(pairs, entry)
+                if add:
+                    pairs.insert(at, entry)
+                else:
+                    assert pairs[at] == entry
+                    del pairs[at]
 
     def _stands_ordered(
         self, key: str, request: PlacementRequest, answer: _Answer, drift: _Drift, now: datetime
@@ -772,8 +925,9 @@ class OcmLive:
     ) -> tuple[int, str] | None | bool:
         """The best bound of the moved clusters left out (None: none rose), or False where one
         may overtake the weakest pick: those whose bound would are looked at one by one (left
-        out where it cannot pick them; its own total judged again where totals are its own; else
-        it may)."""
+        out where it cannot pick them; else its total judged again: its own where totals are its
+        own, a sorter's over the range the other feasible clusters span (`_within_range`: where it
+        lies within, that is its feasible set's range); else it may)."""
         if best is None:  # nothing was left out: a cluster rising is new to the feasible set
             threat = rises > _NONE
             bound = np.zeros(len(rises), dtype=np.int64)
@@ -789,9 +943,13 @@ class OcmLive:
             cluster = self.pool.get(name)
             if cluster is None or not admits(request, cluster, now, held=name in held):
                 continue
-            if not alone:
-                return False
-            found = _better(found, (_total(request, cluster, own, most, held), name))
+            if alone:
+                total: int | None = _total(request, cluster, own, most, held)
+            else:  # a sorter's: over the range the others span (None: it may be an end)
+                total = self._within_range(request, cluster, own, most, held, now)
+                if total is None:
+                    return False
+            found = _better(found, (total, name))
         rest = (rises > 0) & ~threat
         if best is not None and rest.any():
             top = int(bound[rest].max())
@@ -950,6 +1108,7 @@ class OcmLive:
 
     def stale(self, mode: str) -> set[str]:
         """The Placements a full solve of the hub as it stands may change (see the docstring)."""
+        self._ends_of.clear()
         out = {key for key in self.policies if key not in self.answers or key in self.dirty}
         out |= {
             key for key, p in self.policies.items() if _timed(p) or any(x.external for x in p.preferences)
@@ -1045,22 +1204,35 @@ class OcmLive:
             dropped.update(down)
         moved = self._moved_by(added, dropped)
         mates = _Moves(added, dropped) if added or dropped else None
+        # Where the busiest count may move through the batch, a joint answer's picture is still
+        # known exactly: the counts its writes leave.
+        after = _After(self, added, dropped) if joint and moved is None and written else None
         for got in result.requests:
             request = by_key.get(got.request)
             if request is None:
                 continue
-            answer = _margins(request, got, self._most_for(got.request), seen)
-            if joint:
-                answer.own = dict.fromkeys(answered[got.request], 1)
+            own = dict.fromkeys(answered[got.request], 1) if joint else None
+            most = (
+                after.most_for(own) if after is not None and own is not None else self._most_for(got.request)
+            )
+            answer = _margins(request, got, most, seen)
+            if own is not None:
+                answer.own = own
             else:
                 answer.own = dict(self.own.get(got.request, {}))
                 answer.mates, (answer.up, answer.down) = mates, moves[got.request]
             if _scored_alone(request):
-                # Answers never written move nothing the log sees: every reported total checked.
-                trusted = moved if moved is not None and written else frozenset()
-                answer.strict = answer.strict and self._reproduces(request, got, answer, trusted)
+                if after is not None:  # every reported total checked on the picture after
+                    fits = self._reproduces(request, got, answer, frozenset(), after=after)
+                else:  # answers never written move nothing the log sees: every total checked
+                    fits = self._reproduces(
+                        request, got, answer, moved if moved is not None and written else frozenset()
+                    )
+                answer.strict = answer.strict and fits
             else:
-                answer.strict = answer.strict and _sorted_alone(request) and moved is not None
+                answer.strict = (
+                    answer.strict and _sorted_alone(request) and (moved is not None or after is not None)
+                )
             greedy = result.stats.mode == "greedy"
             answer.ordered = bool(request.spread) and greedy and moved is not None and got.scheduled
             self.answers[got.request] = answer
@@ -1093,15 +1265,23 @@ class OcmLive:
         return frozenset(moved)
 
     def _reproduces(
-        self, request: PlacementRequest, got: RequestResult, answer: _Answer, moved: frozenset[str]
+        self,
+        request: PlacementRequest,
+        got: RequestResult,
+        answer: _Answer,
+        moved: frozenset[str],
+        *,
+        after: _After | None = None,
     ) -> bool:
         """Whether `_total` gives the totals the solver reported (the margins are read with it):
         its picks' and those it left out, on the clusters whose count the batch did not move
         (`_moved_by`: the others' counts differ between the picture the solver judged and this
-        one, and the next check judges them again)."""
+        one, and the next check judges them again). `after`: a joint answer's totals are judged
+        on the counts the batch's writes leave instead, every one of them (the answer's own
+        decisions then are its picks)."""
         if not _scored_alone(request):
             return False
-        own = self.own.get(request.key, Counter())
+        own = answer.own if after is not None else self.own.get(request.key, Counter())
         held = {d.cluster for d in request.existing}
         reported = [(c.cluster, c.score.affinity) for c in got.selected if c.score is not None]
         reported += [
@@ -1113,6 +1293,8 @@ class OcmLive:
             if name in moved:
                 continue
             cluster = self.pool.get(name)
+            if cluster is not None and after is not None:
+                cluster = after.cluster(cluster)
             if cluster is None or _total(request, cluster, own, answer.most, held) != total:
                 return False
         return True
@@ -1130,6 +1312,36 @@ class OcmLive:
                     if t.seconds is not None and taint.added is not None and t.tolerates(taint, now):
                         ends.append(taint.added + timedelta(seconds=t.seconds))
         self.timers.at(min(ends, default=None), f"toleration:{request.key}")
+
+
+class _After:
+    """The counts a batch's writes leave (its answers' moves applied), and the busiest count a
+    Placement divides by there (every decision but its own, on any cluster, gone ones too)."""
+
+    def __init__(self, live: OcmLive, added: Counter[str], dropped: Counter[str]) -> None:
+        self.live = live
+        self.counts = {c: live.counts.get(c, 0) + added[c] - dropped[c] for c in {*added, *dropped}}
+        self.ranked = sorted(self.counts.items(), key=lambda item: -item[1])
+
+    def cluster(self, c: Cluster) -> Cluster:
+        count = self.counts.get(c.name)
+        return c if count is None else with_load(c, count)
+
+    def most_for(self, own: Mapping[str, int]) -> int:
+        top = 0
+        for c, count in self.ranked:
+            if count <= top:
+                break
+            top = max(top, count - own.get(c, 0))
+        for count, clusters in self.live._by_count_desc():
+            if count <= top:
+                break
+            for c in clusters:
+                if c not in self.counts:
+                    top = max(top, count - own.get(c, 0))
+                    if top == count:
+                        return top
+        return top
 
 
 def _margins(request: PlacementRequest, got: RequestResult, most: int, seen: int) -> _Answer:
@@ -1275,9 +1487,9 @@ def _raised(best: tuple[int, str], rise: int) -> tuple[int, str]:
     return best if rise <= 0 else (best[0] + rise, "")
 
 
-def _regrouped(old: Cluster | None, new: Cluster | None, picks: Mapping[str, int]) -> bool:
-    """Whether a picked cluster's labels or claims changed (decision groups select on them)."""
-    if old is None or new is None or old.name not in picks:
+def _regrouped(old: Cluster | None, new: Cluster | None, held: frozenset[str]) -> bool:
+    """Whether a held cluster's labels or claims changed (decision groups select on them)."""
+    if old is None or new is None or old.name not in held:
         return False
     return old.labels != new.labels or old.claims != new.claims
 
@@ -1347,22 +1559,31 @@ def _expiry(objs: list[Manifest], now: datetime) -> datetime | None:
     return min(ends, default=None)
 
 
-def _check(obj: Obj) -> None:
-    """A changed object read as load reads it (a refusal is the event's)."""
+def _check(obj: Obj) -> Any:
+    """A changed object read as load reads it (a refusal is the event's); what `_read` takes of
+    it: a cluster, a decision's owner and names, a Placement's policy (in a tuple: None is one)."""
     m = manifest(obj)
     kind = obj["kind"]
     if kind == n.MANAGED_CLUSTER:
-        read_cluster(m)
-    elif kind == n.CLUSTER_SET:
+        return read_cluster(m)
+    if kind == n.CLUSTER_SET:
         read_set(m)
     elif kind == n.SCORE:
         _scores([m], ZERO_TIME)
     elif kind == n.DECISION:
-        _decisions([m])
+        return _decision_names(m)
     elif kind == n.PLACEMENT:
-        _placement_policy(m)
+        return (_placement_policy(m),)
     elif kind == n.SET_BINDING:
         read_bindings([m], {})
+    return None
+
+
+def _decision_names(m: Manifest) -> tuple[tuple[str, str], list[str]]:
+    """A PlacementDecision's owner (namespace, placement label) and cluster names, as load reads
+    them."""
+    ((owner, items),) = _decisions([m]).items()
+    return owner, items[0][1]
 
 
 def _placement_policy(m: Manifest) -> Policy | None:
