@@ -257,6 +257,8 @@ def schedule_file_in_parts(
     if not planned:
         return None
     name, json, shares = marshal.loads(planned)
+    # Let go before the parts fork: held here, it would be held by every child too (tens of MB).
+    del planned
     read = functools.partial(_file_part, path, name, json, shares)
     return _scheduled(_Job(name, len(shares), read, now, options, config, output))
 
