@@ -74,9 +74,10 @@ def trimmed() -> None:
     lists' and dicts' tables) that free() keeps would otherwise stay with the process while it
     makes the next part (about 100 MB at Fleet 10,000 x 50,000)."""
     import ctypes
-    import ctypes.util
 
-    name = ctypes.util.find_library("c")
-    trim = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    try:
+        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # the process's own symbols, libc's
+    except (OSError, TypeError):  # no such handle where the platform has none
+        return
     if trim is not None:
         trim(0)
