@@ -169,6 +169,81 @@ def test_a_worker_lets_a_parts_objects_go_before_it_reads_the_next(tmp_path):
     assert eighths < 0.62 * half
 
 
+def memos_at_reading(path: str, part_bytes: int) -> list[int]:
+    """How many strings the YAML writer's memos hold as this process (the first worker of two)
+    reads each of its parts of a file cut in parts of at most `part_bytes`, and how many times it
+    handed the allocator's free pages back (heap.trimmed)."""
+    from adapters.kube import codec
+    from adapters.run import heap
+
+    trims: list[int] = []
+    trimmed = heap.trimmed
+    heap.trimmed = lambda: trims.append(1) or trimmed()
+
+    importlib.import_module("adapters.fleet.load").CUT_PLACEMENTS = 2
+    parts._PART_BYTES = part_bytes
+    held: list[int] = []
+    file_part = parts._file_part
+
+    def reading(*a: Any, **k: Any) -> Any:
+        held.append(codec._string.cache_info().currsize + len(codec._TAILS))
+        return file_part(*a, **k)
+
+    parts._file_part = reading
+    parted = parts.schedule_file_in_parts(
+        path, now=NOW_TIME, options=SolveOptions(), config=None, output=parts.FORMATS["yaml"]
+    )
+    assert parted is not None
+    return [*held, len(trims)]
+
+
+def test_a_worker_forgets_a_parts_text_memos_before_it_reads_the_next(tmp_path):
+    # The memos hold the part's strings, which pin the allocator's pages of its objects: at
+    # 10,000 x 50,000 hundreds of MB more under a worker's next part.
+    path = _file(tmp_path, _hub(14, placements=60), "yaml")
+    size = Path(path).stat().st_size
+    # Three parts here: none of the memos' strings at each reading, the free pages handed back twice.
+    assert fresh(f"{_HERE}:memos_at_reading", path, size // 6 + 1) == [0, 0, 0, 2]
+
+
+def packed_held(path: str) -> list[int]:
+    """How many references the look's packed answer (tens of MB at 10,000 x 50,000) has, the
+    test's own aside, while the parts of a file are made: [at the first part's reading]."""
+    import marshal
+    import sys
+    import types
+
+    importlib.import_module("adapters.fleet.load").CUT_PLACEMENTS = 2
+    packed: list[bytes] = []
+    held: list[int] = []
+
+    def loads(data: Any) -> Any:
+        if not packed:
+            packed.append(data)
+        return marshal.loads(data)
+
+    parts.marshal = types.SimpleNamespace(loads=loads, dumps=marshal.dumps)
+    file_part = parts._file_part
+
+    def reading(*a: Any, **k: Any) -> Any:
+        if not held:  # this list, getrefcount's argument: 2 where nothing else holds it
+            held.append(sys.getrefcount(packed[0]) - 2)
+        return file_part(*a, **k)
+
+    parts._file_part = reading
+    parted = parts.schedule_file_in_parts(
+        path, now=NOW_TIME, options=SolveOptions(), config=None, output=parts.FORMATS["yaml"]
+    )
+    assert parted is not None
+    return held
+
+
+def test_the_looks_packed_answer_is_let_go_before_the_parts_are_made(tmp_path):
+    # Held while the parts are made, it is held by every forked child too: twice its size at once.
+    path = _file(tmp_path, _hub(13), "yaml")
+    assert fresh(f"{_HERE}:packed_held", path) == [0]
+
+
 def test_a_stream_whose_first_document_has_no_marker(tmp_path):
     path = tmp_path / "hub.yaml"
     text = encode_yaml_stream(_hub(5)).decode()

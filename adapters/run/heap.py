@@ -8,7 +8,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-__all__ = ["paused_gc", "recalled", "remember", "reused", "reusing"]
+__all__ = ["paused_gc", "recalled", "remember", "reused", "reusing", "trimmed"]
 
 T = TypeVar("T")
 
@@ -66,3 +66,18 @@ def reused(key: Hashable, objects: Sequence[Any], make: Callable[[], T]) -> T:
         found = (objects, make())
         remember(name, found)
     return found[1]
+
+
+def trimmed() -> None:
+    """Hand the C allocator's free pages back to the system (glibc's malloc_trim; elsewhere
+    nothing): after a part's objects are let go, the pages of its large buffers (the parser's,
+    lists' and dicts' tables) that free() keeps would otherwise stay with the process while it
+    makes the next part (about 100 MB at Fleet 10,000 x 50,000)."""
+    import ctypes
+
+    try:
+        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # the process's own symbols, libc's
+    except (OSError, TypeError):  # no such handle where the platform has none
+        return
+    if trim is not None:
+        trim(0)

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from adapters.contract import Cut
-from adapters.kube import stubs
+from adapters.kube import codec, stubs
 from adapters.kube.manifests import (
     Manifest,
     from_numbered,
@@ -168,6 +168,7 @@ def _scheduled(job: _Job) -> Parted | None:
                 every_fact.append(status[-1])
                 every_section.append([_held(section) for section in sections])
                 del sections
+                _let_go()
             # The run's last part: its text made as it is written (its objects kept until then).
             first, status, sections = _made(job, last)
         seen, deletions = _claimed(seen, deletions, status)
@@ -194,6 +195,14 @@ def _scheduled(job: _Job) -> Parted | None:
             each.cancel()
         return None
     return Parted(write, first, deletions)
+
+
+def _let_go() -> None:
+    """What a part made and no later part reads, given back before the next part is read: the
+    YAML writer's memos of its strings (codec.forget_memos), then the allocator's free pages
+    (heap.trimmed). Kept, a worker's next part would add to the pages they pin."""
+    codec.forget_memos()
+    heap.trimmed()
 
 
 # A part's status: the objects it reads (the shared aside), writes and deletes, how many it
@@ -257,6 +266,8 @@ def schedule_file_in_parts(
     if not planned:
         return None
     name, json, shares = marshal.loads(planned)
+    # Let go before the parts fork: held here, it would be held by every child too (tens of MB).
+    del planned
     read = functools.partial(_file_part, path, name, json, shares)
     return _scheduled(_Job(name, len(shares), read, now, options, config, output))
 
@@ -422,6 +433,8 @@ def _part_messages(task: tuple[_Job, tuple[int, ...], _Spill | None]) -> Iterato
                 statuses.append(status)
                 held.append(sections if index == run[-1] else [keep(section) for section in sections])
                 del sections
+                if index != run[-1]:
+                    _let_go()
     except Exception:  # noqa: BLE001 - the parent schedules the whole input, which tells why
         yield marshal.dumps(None)
         return
