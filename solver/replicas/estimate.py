@@ -224,9 +224,13 @@ class Estimator:
 
     def _estimate(self, demand: Demand) -> np.ndarray:
         room = self._summary(demand)
+        by_nodes: dict[int, int] = {}  # node_bound reads the nodes alone: once per node shape
         for i in self.with_nodes:
             capacity = self.clusters[i].capacity
-            bound = node_bound(capacity, demand)
+            shape = self.same_nodes[i]
+            bound = by_nodes.get(shape)
+            if bound is None:
+                bound = by_nodes[shape] = node_bound(capacity, demand)
             if capacity.free_with_nodes is None:
                 bound = min(bound, int(room[i]))
             else:
