@@ -117,7 +117,7 @@ def solve_joint(
             best, values = repaired, repaired_values
     kept = kept_in_spread(problem, part, best, room_after_fixed(problem, part))
     kept_values = measure(problem, part, kept)
-    if kept_values < values:
+    if kept_values < values and not overcommitted(problem, part, kept):
         best, values = kept, kept_values
     bound = _bound(problem, part, best, values)
     outcome = JointOutcome(best, values, bound, False, build_seconds=time.perf_counter() - started)
