@@ -91,8 +91,8 @@ def hard_rules_hold(p: CapacityProblem, answer: list[Placed | None]) -> None:
         assert set(x) <= set(option.candidates)
         assert all(n > 0 for n in x.values())
         held = dict(option.held)
-        if not unit.fresh:
-            assert all(x.get(row, 0) >= n for row, n in held.items())
+        if not unit.fresh:  # what it holds kept; with a spread, given up where it selects nothing
+            assert all(x.get(row, 0) >= n or (option.groups and row not in x) for row, n in held.items())
         if option.most is not None:
             for row, most in zip(option.candidates, option.most, strict=True):
                 assert x.get(row, 0) - held.get(row, 0) <= most

@@ -19,10 +19,12 @@ replicas to fit each cluster's most: what it holds there plus what its cap and t
 add). Events on a live hub schedule a few bindings among a thousand clusters, where greedy's
 answer is usually that, and the class model over every candidate cost seconds to confirm it.
 
-Two more cases need no model: an AGGREGATED unit divided afresh that greedy moves though it could
-stay where it runs (`own_least` keeps it there: its least, and the only placement at it), and a
-steady unit whose spread re-selects fewer groups than it holds replicas in, which the model
-cannot place at all (`model_cannot_place`: its answer can only be worse).
+One more case needs no model: an AGGREGATED unit divided afresh that greedy moves though it could
+stay where it runs (`own_least` keeps it there: its least, and the only placement at it).
+
+And one answer is cheap to try: a steady AGGREGATED unit with a spread that greedy's selection
+makes give up more of its held replicas than the spread needs (`kept_in_spread`: the spread's
+groups holding the most kept instead), which often meets capacity_bound's bounds.
 """
 
 from __future__ import annotations
@@ -32,10 +34,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from model import Division
+from solver.replicas.capacity_bound import given_up_least
 from solver.replicas.capacity_fill import fits_on
 from solver.replicas.capacity_units import Answer, CapacityProblem, Option, Placed, Unit, added
 
-__all__ = ["at_own_least", "model_cannot_place", "own_least"]
+__all__ = ["at_own_least", "kept_in_spread", "own_least"]
 
 
 def at_own_least(problem: CapacityProblem, part: Sequence[int], answer: Answer, room: np.ndarray) -> bool:
@@ -70,31 +73,80 @@ def own_least(
     return out
 
 
-def model_cannot_place(problem: CapacityProblem, part: Sequence[int], answer: Answer) -> bool:
-    """Whether no answer of the class model can be better than `answer`: a unit it schedules
-    keeps, steady, what it holds on more groups of a spread constraint than the constraint
-    allows under every option (greedy's steady division with a spread re-selects and gives those
-    up; the model keeps what a steady unit holds, so it can only leave that unit out), and no
-    unit of its priority or above that may be scheduled is left out, so leaving it out is
-    worse on the first level that differs."""
+def kept_in_spread(problem: CapacityProblem, part: Sequence[int], answer: Answer, room: np.ndarray) -> Answer:
+    """`answer` (which fits) with each steady AGGREGATED unit with a spread that gives up more held
+    replicas than its least (capacity_bound.given_up_least) placed instead on the held clusters
+    of its spread's best groups (the most held: then it gives up exactly its least), what it lacks
+    added there by room and within its caps, where that fits beside what the others add; left as
+    it is where not (`room`: the free capacity the fixed units leave)."""
     units = problem.units
-
-    def left_out(priority: int) -> bool:
-        return any(
-            units[v].fixed is None
-            and units[v].options
-            and answer[v] is None
-            and units[v].priority >= priority
-            for v in part
-        )
-
+    out = list(answer)
+    left = room.copy()
     for u in part:
-        unit = units[u]
-        if unit.fixed is not None or answer[u] is None or unit.fresh or not unit.options:
+        if units[u].fixed is None and out[u] is not None:
+            _take(left, units[u], out[u], 1)
+    for u in part:
+        unit, placed = units[u], out[u]
+        if unit.fixed is not None or placed is None or unit.fresh or unit.division is not Division.AGGREGATED:
             continue
-        if all(_held_beyond_groups(option) for option in unit.options) and not left_out(unit.priority):
-            return True
-    return False
+        option = unit.options[placed.option]
+        least = given_up_least(option)
+        if not option.groups or _moved(unit, placed) <= least:
+            continue
+        _take(left, unit, placed, -1)
+        kept = _kept_in_groups(unit, option, least, left)
+        out[u] = Placed(placed.option, kept) if kept is not None else placed
+        _take(left, unit, out[u], 1)
+    return out
+
+
+def _take(room: np.ndarray, unit: Unit, placed: Placed, sign: int) -> None:
+    for row, n in added(unit, placed):
+        room[row] -= sign * n * np.asarray(unit.demand, dtype=np.int64)
+
+
+def _kept_in_groups(
+    unit: Unit, option: Option, least: int, room: np.ndarray
+) -> tuple[tuple[int, int], ...] | None:
+    """The unit's split keeping the held replicas of its best groups (one spread by a claim, with
+    or without one by cluster), giving up exactly `least`, the rest added on those clusters; None
+    where no such split meets every constraint or fits."""
+    held = dict(option.held)
+    counting = [len(set(g.of)) == len(g.of) for g in option.groups]
+    by_claim = [g for g, counts in zip(option.groups, counting, strict=True) if not counts]
+    if len(by_claim) > 1:
+        return None
+    if by_claim:
+        of = dict(zip(option.candidates, by_claim[0].of, strict=True))
+        members: dict[int, list[int]] = {}
+        for row in sorted(held, key=lambda r: (-held[r], r)):
+            members.setdefault(of[row], []).append(row)
+        if not any(counting):  # one cluster of each group: its largest
+            members = {g: rows[:1] for g, rows in members.items()}
+        best = sorted(members, key=lambda g: (-sum(held[r] for r in members[g]), g))[: by_claim[0].most]
+        keep = sorted(r for g in best for r in members[g])
+    else:
+        most = min(g.most for g in option.groups)
+        keep = sorted(sorted(held, key=lambda r: (-held[r], r))[:most])
+    if sum(held.values()) - sum(held[r] for r in keep) != least or not keep:
+        return None
+    for groups in option.groups:  # the class model's rules (capacity_model._groups)
+        of = dict(zip(option.candidates, groups.of, strict=True))
+        floor = min(groups.least, unit.count, len({of[row] for row, _ in option.target}))
+        if not floor <= len({of[r] for r in keep}) <= groups.most:
+            return None
+    rows = np.asarray(keep, dtype=np.int64)
+    fits = fits_on(room, rows, np.asarray(unit.demand, dtype=np.int64))
+    if option.most is not None:
+        cap = dict(zip(option.candidates, option.most, strict=True))
+        fits = np.minimum(fits, np.asarray([cap[r] for r in keep], dtype=np.int64))
+    lacking = unit.count - sum(held[r] for r in keep)
+    split = {r: held[r] for r in keep}
+    for k in np.lexsort((rows, -fits)).tolist():
+        n = min(int(fits[k]), lacking)
+        split[keep[k]] += n
+        lacking -= n
+    return tuple(sorted(split.items())) if lacking == 0 else None
 
 
 def _at_least(problem: CapacityProblem, unit: Unit, placed: Placed | None, room: np.ndarray) -> bool:
@@ -111,14 +163,6 @@ def _kept_in_place(unit: Unit) -> Placed | None:
     if sum(n for _, n in option.held) != unit.count:
         return None
     return Placed(0, option.held)
-
-
-def _held_beyond_groups(option: Option) -> bool:
-    for groups in option.groups:
-        group_of = dict(zip(option.candidates, groups.of, strict=True))
-        if len({group_of[row] for row, n in option.held if n > 0}) > groups.most:
-            return True
-    return False
 
 
 def _least_placement(problem: CapacityProblem, unit: Unit, placed: Placed, room: np.ndarray) -> bool:

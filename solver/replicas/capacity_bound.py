@@ -20,9 +20,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from model import Division
-from solver.replicas.capacity_units import AIMS, Answer, CapacityProblem, candidate_rows, level_names
+from solver.replicas.capacity_units import AIMS, Answer, CapacityProblem, Option, candidate_rows, level_names
 
-__all__ = ["aim_bounds", "unscheduled_bound"]
+__all__ = ["aim_bounds", "given_up_least", "kept_clusters", "unscheduled_bound"]
 
 _SETS = 200  # candidate sets tried, at most
 
@@ -123,24 +123,85 @@ class _Sets:
         return len(mine) - most
 
 
-def aim_bounds(problem: CapacityProblem, part: Sequence[int], unscheduled: Sequence[int]) -> list[int]:
+def aim_bounds(problem: CapacityProblem, part: Sequence[int], values: Sequence[int]) -> list[int]:
     """Per level after the unscheduled ones (level_names), a bound that holds for any answer that
-    leaves `unscheduled` of the part's units unscheduled per priority (problem.priorities): no
-    option costs less than the first (0), no split is nearer greedy's than itself (0), a steady
-    unit adds exactly what it lacks and one afresh at least that (0 moved); each AGGREGATED unit
-    scheduled uses a cluster at least, a steady one every cluster it keeps replicas on, and of
-    each priority's at most its unscheduled are not scheduled (those that would use the most)."""
+    leaves `values` (an answer's levels) of the part's units unscheduled per priority
+    (problem.priorities) and, for the steady units' clusters, moves the replicas `values` does: no
+    option costs less than the first (0), no split is nearer greedy's than itself (0); a unit adds
+    at least what it lacks (0 moved), a steady one with group constraints gives up at least the
+    held replicas its spread cannot keep (`_given_up`); each AGGREGATED unit scheduled uses a
+    cluster at least, a steady one without group constraints every cluster it keeps replicas on;
+    of each priority's at most its unscheduled are not scheduled (those that would count the most).
+
+    A steady unit with group constraints may give up what it holds on the clusters its selection
+    leaves out (upstream's steady division keeps the current replicas of the selected clusters
+    only): it uses at least as many clusters as keeping all but its least given up takes, but only
+    where every such unit is scheduled and the replicas moved are at their bound (then each gives
+    up exactly its least); otherwise one."""
     units = problem.units
     slot = {p: i for i, p in enumerate(problem.priorities)}
-    fewest: dict[tuple[bool, int], list[int]] = {}
+    unscheduled = values[: len(slot)]
+    out = [0] * (len(level_names(problem)) - len(slot))
+    moved_at = len(AIMS)
+    by_priority: dict[int, list[tuple[int, int, int]]] = {}  # (given up, clusters at it, clusters otherwise)
+    clusters: dict[tuple[bool, int], list[int]] = {}
     for u in part:
         unit = units[u]
-        if unit.fixed is None and unit.options and unit.division is Division.AGGREGATED:
+        if unit.fixed is not None or not unit.options:
+            continue
+        if not unit.fresh and any(option.groups for option in unit.options):
+            least = min(given_up_least(option) for option in unit.options)
+            used = min(kept_clusters(o, least) for o in unit.options if given_up_least(o) == least)
+            aggregated = unit.division is Division.AGGREGATED
+            at_least = (least, used if aggregated else 0, int(aggregated))
+            by_priority.setdefault(unit.priority, []).append(at_least)
+        elif unit.division is Division.AGGREGATED:
             kept = 1 if unit.fresh else min(max(1, len(option.held)) for option in unit.options)
-            fewest.setdefault((unit.fresh, unit.priority), []).append(kept)
-    out = [0] * (len(level_names(problem)) - len(slot))
-    for (fresh, priority), used in sorted(fewest.items()):
-        scheduled = max(0, len(used) - unscheduled[slot[priority]])
+            clusters.setdefault((unit.fresh, unit.priority), []).append(kept)
+    out[moved_at] = sum(
+        _scheduled(sorted(g for g, _, _ in spread), unscheduled[slot[p]]) for p, spread in by_priority.items()
+    )
+    every = not any(unscheduled[slot[p]] for p in by_priority)
+    at_least = every and out[moved_at] == values[len(slot) + moved_at]
+    for p, spread in by_priority.items():
+        used = [at if at_least else otherwise for _, at, otherwise in spread]
+        clusters.setdefault((False, p), []).extend(used)
+    for (fresh, priority), used in sorted(clusters.items()):
         level = (0 if fresh else len(AIMS) + 1) + AIMS.index("clusters-used")
-        out[level] += sum(sorted(used)[:scheduled])
+        out[level] += _scheduled(sorted(used), unscheduled[slot[priority]])
     return out
+
+
+def _scheduled(least: list[int], unscheduled: int) -> int:
+    """The sum over the units scheduled, of each a least (sorted), all but `unscheduled` of them."""
+    return sum(least[: max(0, len(least) - unscheduled)])
+
+
+def given_up_least(option: Option) -> int:
+    """The fewest held replicas a steady unit under the option gives up: under each group
+    constraint alone it keeps at most its groups' most held (one cluster of each group where no
+    constraint counts clusters; a constraint that counts clusters beside one that does not allows
+    one cluster per group of that one at least, as upstream's selection by group does)."""
+    held = dict(option.held)
+    total = sum(held.values())
+    counting = [len(set(g.of)) == len(g.of) for g in option.groups]
+    by_group = [g.most for g, counts in zip(option.groups, counting, strict=True) if not counts]
+    least = 0
+    for groups, counts in zip(option.groups, counting, strict=True):
+        of = dict(zip(option.candidates, groups.of, strict=True))
+        most = max(groups.most, *by_group) if counts and by_group else groups.most
+        values: dict[int, int] = {}
+        for row, n in held.items():
+            g = of[row]
+            values[g] = max(values.get(g, 0), n) if not any(counting) else values.get(g, 0) + n
+        least = max(least, total - sum(sorted(values.values(), reverse=True)[:most]))
+    return least
+
+
+def kept_clusters(option: Option, given_up: int) -> int:
+    """The fewest clusters a steady unit under the option uses when it gives up exactly
+    `given_up` of its held replicas (it keeps the rest on as few clusters as their counts allow)."""
+    held = sorted((n for _, n in option.held), reverse=True)
+    keep = sum(held) - given_up
+    reach = np.cumsum(held)
+    return max(1, int(np.searchsorted(reach, keep, side="left")) + 1 if keep > 0 else 1)

@@ -93,8 +93,9 @@ def _split(unit: Unit, o: int, scheduled: int, y: dict[int, int]) -> list[dict[i
     if unit.fresh:
         base: dict[int, int] = {}
         extra = dict(y)
-    else:  # steady: each keeps what it holds; what the class adds is split
-        base = held
+    else:  # steady: each keeps what it holds where the class places replicas; what it adds is split
+        # (a class of one with a spread may give a held cluster up: capacity_model)
+        base = {row: n for row, n in held.items() if y.get(row, 0)}
         extra = {row: n - scheduled * held.get(row, 0) for row, n in y.items()}
     each = unit.count - sum(base.values())
     if unit.division is Division.AGGREGATED:

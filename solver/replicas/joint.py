@@ -7,7 +7,9 @@ estimates or splits were found (the per-request algorithm does that, solver.repl
 - a `Unit` is one request: `count` replicas of one `demand` vector, and the `Option`s it may be
   scheduled under, earliest first (failover tiers past the one greedy landed on; one option for a
   request without tiers; none when not even the snapshot as given fits it). An option lists the
-  candidate clusters (rows), the replicas the request holds on them (kept in steady mode), the split
+  candidate clusters (rows), the replicas the request holds on them (kept in steady mode: on every
+  cluster it uses, and where it has group constraints given up on the clusters it leaves out, as
+  upstream's steady division keeps only the selected clusters' current replicas), the split
   greedy computes there (the division's own aim), the most replicas one request may add on each
   candidate alone (the estimator's figure, where it is below what the free capacity allows) and the
   group constraints it must meet. A unit with `fixed` replicas is placed exactly so (static weights,
@@ -39,7 +41,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from solver.replicas.capacity_alone import model_cannot_place, own_least
+from solver.replicas.capacity_alone import kept_in_spread, own_least
 from solver.replicas.capacity_bound import aim_bounds, unscheduled_bound
 from solver.replicas.capacity_classes import build_classes
 from solver.replicas.capacity_fill import fill, fill_orders, repair
@@ -86,8 +88,7 @@ def solve_joint(
     every unit at the least it can be alone, an AGGREGATED unit divided afresh kept where it runs
     where that is its least (a live event's few bindings among many clusters, mostly), or the
     best answer meeting its cheap bound on every level: proven, with no model built (the class
-    model over hundreds of candidates each cost 0.2 to 2.7 CPU seconds an event to confirm it).
-    Nor where the model can only be worse (a steady unit it cannot place)."""
+    model over hundreds of candidates each cost 0.2 to 2.7 CPU seconds an event to confirm it)."""
     started = time.perf_counter()
     deadline = started + 10.0 if deadline is None else deadline
     part = sorted(part)
@@ -114,12 +115,14 @@ def solve_joint(
         repaired_values = measure(problem, part, repaired)
         if repaired_values < values:
             best, values = repaired, repaired_values
+    kept = kept_in_spread(problem, part, best, room_after_fixed(problem, part))
+    kept_values = measure(problem, part, kept)
+    if kept_values < values and not overcommitted(problem, part, kept):
+        best, values = kept, kept_values
     bound = _bound(problem, part, best, values)
     outcome = JointOutcome(best, values, bound, False, build_seconds=time.perf_counter() - started)
     if bound == values:  # every level at a bound proven without the model: nothing to search
         outcome.proven = True
-        return outcome
-    if model_cannot_place(problem, part, best):
         return outcome
     classes = build_classes(problem, part)
     modelled = solve_classes(
@@ -162,9 +165,9 @@ def _bound(
     above it at the answer's values: a level's bound holds once those are at their optimum, so
     the levels after the first one short of its bound are left at what no option proves (units
     with no option are unscheduled whatever happens); the aims' cheap bounds (aim_bounds), given
-    the unscheduled levels at the answer's values."""
+    the levels before each at the answer's values."""
     slot = {p: i for i, p in enumerate(problem.priorities)}
-    out: list[int | None] = [0] * len(slot) + aim_bounds(problem, part, values[: len(slot)])
+    out: list[int | None] = [0] * len(slot) + aim_bounds(problem, part, values)
     for u in part:
         unit = problem.units[u]
         if unit.fixed is None and not unit.options:

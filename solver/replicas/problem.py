@@ -66,7 +66,7 @@ class ReplicaProblem:
             key=lambda i: (-self.requests[i].replicas.priority, self.requests[i].replicas.order, i),
         )
         self.filters = Filters(batch.clusters, batch.now)
-        self.estimator = Estimator(batch.clusters)
+        self.estimator = Estimator.kept(batch.clusters)
         self.names = np.array([c.name for c in batch.clusters], dtype=object)
         self._candidates: dict[tuple[int, int], Candidates] = {}
         self._arrays: dict[object, Any] = {}
