@@ -353,3 +353,23 @@ def test_a_placement_woken_again_reads_only_the_bindings_changed_since(monkeypat
     hub.handle(Applied(member_cluster("m7")), now=NOW_TIME)
     assert read == ["m6"]  # written by the last solve
     assert hub.resolve(now=NOW_TIME).apply == []
+
+
+def test_the_bindings_deleted_since_a_placement_was_loaded_are_not_handed_back() -> None:
+    """A placement being deleted has its bindings and snapshot deleted by the schedulers' clean-up
+    (the placement controller's finalizer keeps it); a cluster it held leaving wakes it again, and
+    its load reads none of the deleted objects (a model keeping a placement's bindings as last
+    read, changed only where objects were written since, would write them all back)."""
+    from adapters.live.hub import Applied, Deleted
+    from tests.fixtures.fleet import NOW_TIME, crp, member_cluster, pick_all
+
+    placement = crp("web", pick_all(), finalizers=["kubernetes-fleet.io/crp-cleanup"])
+    hub = HubScheduler([member_cluster("a"), member_cluster("b"), placement], now=NOW_TIME)
+    hub.handle(Applied(member_cluster("c")), now=NOW_TIME)  # wakes web: its bindings read
+    cleaned = hub.handle(Deleted("ClusterResourcePlacement", "web"), now=NOW_TIME)
+    assert cleaned.requests == () and len(cleaned.delete) == 4  # three bindings, one snapshot
+    assert hub.objects("ClusterResourceBinding") == []
+    delta = hub.handle(Deleted("MemberCluster", "a"), now=NOW_TIME)
+    assert [o["kind"] for o in delta.apply] == []
+    assert hub.objects("ClusterResourceBinding") == []
+    assert hub.resolve(now=NOW_TIME).apply == []

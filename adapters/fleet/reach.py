@@ -36,6 +36,7 @@ from adapters.contract import Change, Taken
 from adapters.fleet import api as fleet
 from adapters.fleet import names as n
 from adapters.fleet.clusters import load_cluster
+from adapters.fleet.load import Owned
 from adapters.kube.fields import Fields, parse_time
 from adapters.kube.manifests import Manifest
 from adapters.live.kept import ClusterPool, Timers, generation_changed, manifest
@@ -64,11 +65,9 @@ class FleetLive:
         self.domains = _Domains()  # every label's values over the kept clusters (spread domains)
         self.timers: Timers[str] = Timers()  # when an eligible cluster turns ineligible unheard
         self.placements: dict[str, Obj] = {}
-        self.owned: dict[str, dict[tuple[str, str], Obj]] = {}  # placement -> its bindings, snapshots
-        # The owned objects a load has judged (by identity: a stored object is replaced, never
-        # changed), which the next loads of their placement do not judge again.
-        self.judged: dict[int, Obj] = {}
-        self.readings: dict[int, tuple[Obj, Any]] = {}  # what loads read of each binding (load's)
+        # Each placement's bindings and snapshots, grouped as heard; what a load judged and read
+        # of each object kept with it while it is stored (load.Owned).
+        self.owned: dict[str, Owned] = {}
         for m in manifests:
             if m.kind == n.MEMBER_CLUSTER:
                 self._put_member(m.name, m.obj, load_cluster(m, now), now)
@@ -129,8 +128,7 @@ class FleetLive:
         """Its own cycle: created, a new spec, or its deletion begun (its clean-up)."""
         if after is None:
             self.placements.pop(name, None)
-            for obj in self.owned.pop(name, {}).values():
-                self._unjudge(obj)
+            self.owned.pop(name, None)
             self.requests.pop(name, None)
             self._answer(name, None)
             return set()
@@ -224,44 +222,30 @@ class FleetLive:
     def _own(self, obj: Obj) -> None:
         parent = _parent(obj)
         if parent is not None:
-            owned = self.owned.setdefault(parent, {})
-            key = (obj["kind"], obj["metadata"]["name"])
-            if owned.get(key) is not obj:  # the same object heard again (the first solve's writes)
-                self._unjudge(owned.get(key))
-            owned[key] = obj
+            group = self.owned.get(parent)
+            if group is None:
+                group = self.owned[parent] = Owned()
+            group.put(manifest(obj))
 
     def _disown(self, obj: Obj) -> None:
         parent = _parent(obj)
-        if parent is not None:
-            self._unjudge(self.owned.get(parent, {}).pop((obj["kind"], obj["metadata"]["name"]), None))
-
-    def _unjudge(self, obj: Obj | None) -> None:
-        """`obj` no longer stored: neither its judging nor its reading kept."""
-        if obj is not None and self.judged.get(id(obj)) is obj:
-            del self.judged[id(obj)]
-        if obj is not None and self.readings.get(id(obj), (None,))[0] is obj:
-            del self.readings[id(obj)]
-
-    def _judged(self, obj: Obj) -> bool:
-        return self.judged.get(id(obj)) is obj
+        group = self.owned.get(parent) if parent is not None else None
+        if group is not None:
+            group.pop(obj["kind"], obj["metadata"]["name"])
 
     def _load(self, names: list[str], now: datetime) -> tuple[Any, Any]:
         """The placements and what they own, loaded as load.py loads a hub, over the kept clusters
-        (an owned object judged or a binding read by an earlier load not judged or read again);
-        their requests kept for the wake rule."""
-        objects = [self.placements[name] for name in names]
-        owned = [obj for name in names for obj in self.owned.get(name, {}).values()]
-        manifests = [manifest(obj) for obj in (*objects, *owned)]
+        (the owned objects as grouped when heard: only those changed since a placement's last
+        load judged and read); their requests kept for the wake rule."""
         batch, context = fleet.load(
-            manifests,
+            [manifest(self.placements[name]) for name in names],
             now=now,
             seed=self.seed,
             clusters=self.pool.clusters(),
-            judged=self._judged,
+            present=self.pool.staying(),
+            owned=self.owned,
             stored=True,
-            readings=self.readings,
         )
-        self.judged.update((id(obj), obj) for obj in owned)
         self.requests.update({r.key: r for r in batch.requests})
         return batch, context
 

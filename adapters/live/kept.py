@@ -95,6 +95,7 @@ class ClusterPool:
         self._names: list[str] = []
         self._ordered: list[Cluster] = []
         self._with_trait: dict[str, set[str]] = defaultdict(set)
+        self._staying: set[str] = set()  # the names of those not leaving
         # Every cluster as one tuple, made again only after a change: batch after batch shares it
         # (and with it the rows solver.table makes of it).
         self._all: tuple[Cluster, ...] | None = None
@@ -102,6 +103,8 @@ class ClusterPool:
             self._by_name[cluster.name] = cluster
             self._names.append(cluster.name)
             self._ordered.append(cluster)
+            if not cluster.leaving:
+                self._staying.add(cluster.name)
             for trait in cluster.traits:
                 self._with_trait[trait].add(cluster.name)
 
@@ -124,6 +127,10 @@ class ClusterPool:
         """Every cluster by name (read-only)."""
         return self._by_name
 
+    def staying(self) -> set[str]:
+        """The names of the clusters not leaving (read-only)."""
+        return self._staying
+
     def with_trait(self, trait: str) -> set[str]:
         """The names of the clusters with the trait (read-only)."""
         return self._with_trait.get(trait, set())
@@ -141,6 +148,10 @@ class ClusterPool:
             self._ordered.insert(at, cluster)
             self._retrait(name, frozenset(), cluster.traits)
         self._by_name[name] = cluster
+        if cluster.leaving:
+            self._staying.discard(name)
+        else:
+            self._staying.add(name)
 
     def drop(self, name: str) -> None:
         old = self._by_name.pop(name, None)
@@ -149,6 +160,7 @@ class ClusterPool:
             at = bisect_left(self._names, name)
             del self._names[at]
             del self._ordered[at]
+            self._staying.discard(name)
             self._retrait(name, old.traits, frozenset())
 
     def _retrait(self, name: str, old: frozenset[str], new: frozenset[str]) -> None:
