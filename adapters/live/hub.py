@@ -330,9 +330,7 @@ class HubScheduler:
     ) -> None:
         """A solve's output applied as the server takes it: each object that differs from the
         stored one written (named by the server), each deletion made."""
-        for obj in apply:
-            if self._store.holds(obj):  # a stored object an adapter handed back as it is (fleet)
-                continue
+        for obj in self._store.unheld(apply):  # not those an adapter handed back as stored (fleet)
             key = object_key(obj) if (obj.get("metadata") or {}).get("name") else None
             stored = self._store.get(key) if key is not None else None
             if stored is not None:
