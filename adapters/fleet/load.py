@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -57,6 +57,17 @@ class PlacementContext:
     # passes them by (their cluster is free to pick) and they are written back as they are.
     passed_by: list[dict[str, Any]] = field(default_factory=list)
     dangling: set[str] = field(default_factory=set)  # clusters of active bindings not there or leaving
+    entries: dict[str, list[Any]] = field(default_factory=dict)  # the load's entry of each active binding
+
+    def kept(self, cluster: str, make: Callable[[dict[str, Any]], Any]) -> Any:
+        """What emit writes of the active binding on `cluster` where the cycle keeps it as it is:
+        `make(binding)`, made once per binding object where a long-lived caller keeps the load's
+        reading of it (Owned)."""
+        entry = self.entries[cluster]
+        made = entry[_KEPT]
+        if made is None:
+            made = entry[_KEPT] = make(entry[_M].obj)
+        return made
 
     @property
     def name(self) -> str:
@@ -287,16 +298,17 @@ def _read_binding(obj: dict[str, Any]) -> _BindingRead:
 
 
 # A binding as a load reads it: [its manifest, its _BindingRead, its ExistingDecision as a
-# decision of the current policy snapshot, and as one of an older snapshot (None until made)].
-# A list, so that a long-lived caller's Owned keeps the decisions made (and a hub's million
-# bindings each cost a list, not an object).
+# decision of the current policy snapshot, and as one of an older snapshot, what emit writes of
+# it where a cycle keeps it (PlacementContext.kept); None until made]. A list, so that a
+# long-lived caller's Owned keeps what is made (and a hub's million bindings each cost a list,
+# not an object).
 _Entry = list
 _M, _READ = 0, 1
-_AS_CURRENT, _AS_OLDER = 2, 3
+_AS_CURRENT, _AS_OLDER, _KEPT = 2, 3, 4
 
 
 def _entry(m: Manifest) -> _Entry:
-    return [m, _read_binding(m.obj), None, None]
+    return [m, _read_binding(m.obj), None, None, None]
 
 
 def _entry_name(entry: _Entry) -> str:
@@ -439,7 +451,7 @@ def _load_placement(crp: Manifest, group: _Group, present: AbstractSet[str]):
     )
     current = context.snapshot["metadata"]["name"]
     existing = []
-    active, dangling = context.active, context.dangling
+    active, dangling, entries = context.active, context.dangling, context.entries
     for entry in group.entries:
         r = entry[_READ]
         target, state = r.target, r.state
@@ -459,6 +471,7 @@ def _load_placement(crp: Manifest, group: _Group, present: AbstractSet[str]):
                 f"another active binding, {other}, targets the same cluster {target!r}", "spec.targetCluster"
             )
         active[target] = entry[_M].obj
+        entries[target] = entry
         if target not in present:
             dangling.add(target)
         slot = _AS_CURRENT if is_current else _AS_OLDER
