@@ -378,13 +378,14 @@ class Owned(_Group):
         return [*self.bindings.values(), *self._snapshots.values()]
 
     def put(self, m: Manifest) -> Manifest | None:
-        """A binding or snapshot stored (`m.obj` the stored object); the one it replaces, if any.
-        The same object heard again (the first solve's writes) is not taken up again."""
+        """A binding or snapshot stored (`m.obj` the stored object); the one it replaces, if any
+        (putting that back undoes it). The same object heard again (the first solve's writes) is
+        not taken up again."""
         kind, name = m.obj["kind"], m.obj["metadata"]["name"]
         by_name = self.bindings if kind == n.BINDING else self._snapshots
         old = by_name.get(name)
         if old is not None and old.obj is m.obj:
-            return None
+            return old
         by_name[name] = m
         self._changed[(kind, name)] = None
         return old

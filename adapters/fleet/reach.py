@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from adapters.contract import Change, Taken
@@ -39,7 +40,7 @@ from adapters.fleet.clusters import load_cluster
 from adapters.fleet.load import Owned
 from adapters.kube.fields import Fields, parse_time
 from adapters.kube.manifests import Manifest
-from adapters.live.kept import ClusterPool, Timers, generation_changed, manifest
+from adapters.live.kept import ClusterPool, Journal, Timers, generation_changed, manifest
 from model import Choice, Cluster, PlacementRequest, RequestResult, Result, SelectionMode
 from solver.admits import admits
 
@@ -60,10 +61,14 @@ class FleetLive:
         self, manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None
     ) -> None:
         self.seed = seed
+        # Every change of the model after it is made goes through the journal (or notes its
+        # undoing there): an event the hub refuses after the model took it in is undone.
+        self.journal = Journal()
         self.members: dict[str, Obj] = {}
-        self.pool = ClusterPool()
+        self.pool = ClusterPool(journal=self.journal)
         self.domains = _Domains()  # every label's values over the kept clusters (spread domains)
-        self.timers: Timers[str] = Timers()  # when an eligible cluster turns ineligible unheard
+        # When an eligible cluster turns ineligible unheard.
+        self.timers: Timers[str] = Timers(journal=self.journal)
         self.placements: dict[str, Obj] = {}
         # Each placement's bindings and snapshots, grouped as heard; what a load judged and read
         # of each object kept with it while it is stored (load.Owned).
@@ -89,6 +94,7 @@ class FleetLive:
             self._answer(key, answer)
         for key in sorted(self.requests.keys() - self.results.keys()):  # made without a first solve
             self._answer(key, _held(self.requests[key]))
+        self.journal.mark()
 
     # -- what changes reach ---------------------------------------------------------------------
 
@@ -126,13 +132,14 @@ class FleetLive:
 
     def _placement_changed(self, name: str, before: Obj | None, after: Obj | None) -> set[str]:
         """Its own cycle: created, a new spec, or its deletion begun (its clean-up)."""
+        j = self.journal
         if after is None:
-            self.placements.pop(name, None)
-            self.owned.pop(name, None)
-            self.requests.pop(name, None)
+            j.pop(self.placements, name)
+            j.pop(self.owned, name)
+            j.pop(self.requests, name)
             self._answer(name, None)
             return set()
-        self.placements[name] = after
+        j.set(self.placements, name, after)
         if before is None or generation_changed(before, after):
             return {name}
         deleting = [(o.get("metadata") or {}).get("deletionTimestamp") is not None for o in (before, after)]
@@ -143,9 +150,9 @@ class FleetLive:
     ) -> set[str]:
         before = self.pool.get(name)
         if obj is None or cluster is None:
-            self.members.pop(name, None)
+            self.journal.pop(self.members, name)
             self.pool.drop(name)
-            self.domains.moved(before, None)
+            self._moved(before, None)
             self.timers.at(None, name)
             return self._woken(name, now, gone=True, before=before)
         self._put_member(name, obj, cluster, now)
@@ -185,27 +192,35 @@ class FleetLive:
             self._answer(key, answer)
 
     def _answer(self, name: str, answer: RequestResult | None) -> None:
-        """A placement's answer kept (None: it went), and the wake rule's indexes with it."""
-        old = self.results.pop(name, None)
-        for choice in old.selected if old is not None else ():
-            held = self.holders[choice.cluster]
-            held.discard(name)
+        """A placement's answer kept (None: it went), and the wake rule's indexes with it (only
+        the clusters it no longer holds or newly holds: a woken PickAll holds hundreds)."""
+        j = self.journal
+        old = j.pop(self.results, name)
+        was = {choice.cluster for choice in old.selected} if old is not None else set()
+        now = {choice.cluster for choice in answer.selected} if answer is not None else set()
+        for cluster in was - now:
+            held = self.holders[cluster]
+            j.discard(held, name)
             if not held:
-                del self.holders[choice.cluster]
-        self.unsettled.discard(name)
+                j.pop(self.holders, cluster)
+        for cluster in now - was:
+            held = self.holders.get(cluster)
+            if held is None:
+                held = set()
+                j.set(self.holders, cluster, held)
+            j.add(held, name)
+        j.discard(self.unsettled, name)
         if answer is None:
             return
-        self.results[name] = answer
-        for choice in answer.selected:
-            self.holders[choice.cluster].add(name)
+        j.set(self.results, name, answer)
         if not answer.satisfied or self.requests[name].mode is SelectionMode.ALL:
-            self.unsettled.add(name)
+            j.add(self.unsettled, name)
 
     # -- the model ------------------------------------------------------------------------------
 
     def _put_member(self, name: str, obj: Obj, cluster: Cluster, now: datetime) -> None:
-        self.members[name] = obj
-        self.domains.moved(self.pool.get(name), cluster)
+        self.journal.set(self.members, name, obj)
+        self._moved(self.pool.get(name), cluster)
         self.pool.put(cluster)
         until = _eligible_until(manifest(obj)) if cluster.eligible else None
         # Judged again the first moment after it: an eligible cluster is judged so at `now`.
@@ -219,19 +234,28 @@ class FleetLive:
                 m = manifest(self.members[name])
                 self._put_member(name, self.members[name], load_cluster(m, now), now)
 
+    def _moved(self, before: Cluster | None, after: Cluster | None) -> None:
+        self.domains.moved(before, after)
+        self.journal.note(partial(self.domains.moved, after, before))
+
     def _own(self, obj: Obj) -> None:
         parent = _parent(obj)
         if parent is not None:
             group = self.owned.get(parent)
             if group is None:
-                group = self.owned[parent] = Owned()
-            group.put(manifest(obj))
+                group = Owned()
+                self.journal.set(self.owned, parent, group)
+            old = group.put(manifest(obj))
+            kind, name = obj["kind"], obj["metadata"]["name"]
+            self.journal.note(partial(group.pop, kind, name) if old is None else partial(group.put, old))
 
     def _disown(self, obj: Obj) -> None:
         parent = _parent(obj)
         group = self.owned.get(parent) if parent is not None else None
         if group is not None:
-            group.pop(obj["kind"], obj["metadata"]["name"])
+            old = group.pop(obj["kind"], obj["metadata"]["name"])
+            if old is not None:
+                self.journal.note(partial(group.put, old))
 
     def _load(self, names: list[str], now: datetime) -> tuple[Any, Any]:
         """The placements and what they own, loaded as load.py loads a hub, over the kept clusters
@@ -246,7 +270,8 @@ class FleetLive:
             owned=self.owned,
             stored=True,
         )
-        self.requests.update({r.key: r for r in batch.requests})
+        for r in batch.requests:
+            self.journal.set(self.requests, r.key, r)
         return batch, context
 
 
