@@ -429,7 +429,6 @@ def _model(hub: HubScheduler) -> dict:
     return {
         "members": {name: id(obj) for name, obj in live.members.items()},
         "pool": live.pool.clusters(),
-        "staying": set(live.pool.staying()),
         "domains": {key: dict(values) for key, values in live.domains._count.items() if values},
         "timers": dict(live.timers._when),
         "placements": {name: id(obj) for name, obj in live.placements.items()},
@@ -476,3 +475,37 @@ def test_a_journal_puts_the_pool_the_timers_and_the_mappings_back() -> None:
     journal.mark()
     journal.undo()  # nothing since the mark
     assert timers.due(NOW_TIME + timedelta(seconds=10)) == []
+
+
+def test_a_placement_woken_again_makes_again_only_what_changed_since(monkeypatch) -> None:
+    """Each binding's existing decision and, where a cycle keeps it, what emit writes of it, are
+    made once per binding object (kept with the load's reading of it): a second wake makes them
+    for the binding written since alone (they were made for every binding, every wake)."""
+    import adapters.fleet.emit as fleet_emit
+    import adapters.fleet.load as fleet_load
+    from adapters.live.hub import Applied
+    from tests.fixtures.fleet import NOW_TIME, crp, member_cluster, pick_all
+
+    hub = HubScheduler([*(member_cluster(f"m{i}") for i in range(6)), crp("web", pick_all())], now=NOW_TIME)
+    decided: list[str] = []
+    kept: list[str] = []
+    decision, held = fleet_load.ExistingDecision, fleet_emit._Held
+
+    def counted_decision(*args, **kwargs):
+        decided.append(kwargs["cluster"] if "cluster" in kwargs else args[0])
+        return decision(*args, **kwargs)
+
+    def counted_held(*args):
+        kept.append(args[2])
+        return held(*args)
+
+    monkeypatch.setattr(fleet_load, "ExistingDecision", counted_decision)
+    monkeypatch.setattr(fleet_emit, "_Held", counted_held)
+    hub.handle(Applied(member_cluster("m6")), now=NOW_TIME)  # wakes web: its 6 bindings kept
+    assert sorted(decided) == [] and sorted(kept) == [f"m{i}" for i in range(6)] + ["m6"]
+    decided.clear()
+    kept.clear()
+    hub.handle(Applied(member_cluster("m7")), now=NOW_TIME)
+    assert decided == ["m6"]  # written by the last solve
+    assert sorted(kept) == ["m6", "m7"]  # m6 kept now, m7 made
+    assert hub.resolve(now=NOW_TIME).apply == []
