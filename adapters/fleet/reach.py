@@ -20,9 +20,12 @@ transition, so it wakes nothing here either; but every later solve judges the cl
 turned so, is worded as of when it was last read).
 
 The placements woken are loaded as load.py loads a hub (with the clusters kept here, read once and
-again only when their object changes), solved alone (greedy: upstream's cycle; optimal:
-re-optimised), and their answers kept for the next event's wake rule. Nothing moves that the
-event does not force, and a full solve of the hub moves nothing.
+again only when their object changes, and each placement's bindings and snapshots kept grouped
+as heard: load.Owned, whose objects are judged and read once while they are stored), solved alone
+(greedy: upstream's cycle; optimal: re-optimised), and their answers kept for the next event's
+wake rule. Nothing moves that the event does not force, and a full solve of the hub moves nothing.
+Every change of the model goes through its journal, so that an event the hub refuses after the
+model took it in (the load or the emit of what it woke refused it) leaves the model as it was.
 """
 
 from __future__ import annotations
