@@ -154,10 +154,17 @@ class HubScheduler:
         # What the first, full solve writes: a controller applies it before handling events.
         self.initial = writes.delta(start)
         # The journal held every object as it stood before the first solve's writes (a second
-        # hub, which the first event let go of): nothing before this can be undone.
+        # hub, which the first event let go of): nothing before this can be undone (nor in the
+        # models, which heard those writes).
         self._store.mark()
+        for journal in self._journals():
+            journal.mark()
         if len(self._store) >= _FROZEN_FROM:
             _freeze()
+
+    def _journals(self) -> list[Journal]:
+        """The journals of the models that keep one (adapters.live.kept.Journal)."""
+        return [j for live in self._live.values() if isinstance(j := getattr(live, "journal", None), Journal)]
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -193,9 +200,7 @@ class HubScheduler:
         now = now or datetime.now(UTC).replace(microsecond=0)
         self._store.mark()
         kept = dict(self.outcome), dict(self._live)
-        journals = [
-            j for live in self._live.values() if isinstance(j := getattr(live, "journal", None), Journal)
-        ]
+        journals = self._journals()
         for journal in journals:
             journal.mark()
         try:
