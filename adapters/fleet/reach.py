@@ -64,8 +64,8 @@ class FleetLive:
         self, manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None
     ) -> None:
         self.seed = seed
-        # Every change of the model after it is made goes through the journal (or notes its
-        # undoing there): an event the hub refuses after the model took it in is undone.
+        # Every change of the model goes through the journal (or notes its undoing there), which
+        # the hub marks at each event: an event it refuses after the model took it in is undone.
         self.journal = Journal()
         self.members: dict[str, Obj] = {}
         self.pool = ClusterPool(journal=self.journal)
@@ -97,7 +97,6 @@ class FleetLive:
             self._answer(key, answer)
         for key in sorted(self.requests.keys() - self.results.keys()):  # made without a first solve
             self._answer(key, _held(self.requests[key]))
-        self.journal.mark()
 
     # -- what changes reach ---------------------------------------------------------------------
 
@@ -239,7 +238,8 @@ class FleetLive:
 
     def _moved(self, before: Cluster | None, after: Cluster | None) -> None:
         self.domains.moved(before, after)
-        self.journal.note(partial(self.domains.moved, after, before))
+        if self.journal.recording:
+            self.journal.note(partial(self.domains.moved, after, before))
 
     def _own(self, obj: Obj) -> None:
         parent = _parent(obj)
@@ -249,15 +249,16 @@ class FleetLive:
                 group = Owned()
                 self.journal.set(self.owned, parent, group)
             old = group.put(manifest(obj))
-            kind, name = obj["kind"], obj["metadata"]["name"]
-            self.journal.note(partial(group.pop, kind, name) if old is None else partial(group.put, old))
+            if self.journal.recording:
+                kind, name = obj["kind"], obj["metadata"]["name"]
+                self.journal.note(partial(group.pop, kind, name) if old is None else partial(group.put, old))
 
     def _disown(self, obj: Obj) -> None:
         parent = _parent(obj)
         group = self.owned.get(parent) if parent is not None else None
         if group is not None:
             old = group.pop(obj["kind"], obj["metadata"]["name"])
-            if old is not None:
+            if old is not None and self.journal.recording:
                 self.journal.note(partial(group.put, old))
 
     def _load(self, names: list[str], now: datetime) -> tuple[Any, Any]:

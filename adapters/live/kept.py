@@ -94,27 +94,35 @@ _ABSENT: Any = object()
 class Journal:
     """How to put a model back as it was at the last `mark`: each change made through it (or
     noted) keeps its undoing, and `undo` runs them, the last first. For an event the hub refuses
-    after a model took it in (adapters.live.hub: a load or an emit of what it woke refused it)."""
+    after a model took it in (adapters.live.hub: a load or an emit of what it woke refused it).
+    Nothing is kept before the first mark (a model being made: nothing to go back to, and a
+    hub's worth of undoings made and let go would leave the heap in pieces)."""
 
     __slots__ = ("_undo",)
 
     def __init__(self) -> None:
-        self._undo: list[Callable[[], Any]] = []
+        self._undo: list[Callable[[], Any]] | None = None
+
+    @property
+    def recording(self) -> bool:
+        return self._undo is not None
 
     def mark(self) -> None:
-        self._undo.clear()
+        self._undo = []
 
     def undo(self) -> None:
-        undo, self._undo = self._undo, []
+        undo, self._undo = self._undo or [], []
         while undo:
             undo.pop()()
         self._undo.clear()  # what the undoing itself noted (the pool's, the timers')
 
     def note(self, undo: Callable[[], Any]) -> None:
-        self._undo.append(undo)
+        if self._undo is not None:
+            self._undo.append(undo)
 
     def set(self, mapping: MutableMapping[Any, Any], key: Any, value: Any) -> None:
-        self._undo.append(partial(_put_back, mapping, key, mapping.get(key, _ABSENT)))
+        if self._undo is not None:
+            self._undo.append(partial(_put_back, mapping, key, mapping.get(key, _ABSENT)))
         mapping[key] = value
 
     def pop(self, mapping: MutableMapping[Any, Any], key: Any) -> Any:
@@ -122,18 +130,21 @@ class Journal:
         old = mapping.pop(key, _ABSENT)
         if old is _ABSENT:
             return None
-        self._undo.append(partial(mapping.__setitem__, key, old))
+        if self._undo is not None:
+            self._undo.append(partial(mapping.__setitem__, key, old))
         return old
 
     def add(self, items: set[Any], item: Any) -> None:
         if item not in items:
             items.add(item)
-            self._undo.append(partial(items.discard, item))
+            if self._undo is not None:
+                self._undo.append(partial(items.discard, item))
 
     def discard(self, items: set[Any], item: Any) -> None:
         if item in items:
             items.discard(item)
-            self._undo.append(partial(items.add, item))
+            if self._undo is not None:
+                self._undo.append(partial(items.add, item))
 
 
 def _put_back(mapping: MutableMapping[Any, Any], key: Any, old: Any) -> None:
@@ -200,7 +211,7 @@ class ClusterPool:
         name = cluster.name
         at = bisect_left(self._names, name)
         old = self._by_name.get(name)
-        if self._journal is not None:
+        if self._journal is not None and self._journal.recording:
             self._journal.note(partial(self.drop, name) if old is None else partial(self.put, old))
         if old is not None:
             self._ordered[at] = cluster
@@ -218,7 +229,7 @@ class ClusterPool:
     def drop(self, name: str) -> None:
         old = self._by_name.pop(name, None)
         if old is not None:
-            if self._journal is not None:
+            if self._journal is not None and self._journal.recording:
                 self._journal.note(partial(self.put, old))
             self._all = None
             at = bisect_left(self._names, name)
@@ -289,7 +300,8 @@ class Timers(Generic[T]):
         self._journal = journal
 
     def at(self, when: datetime | None, key: T) -> None:
-        if self._journal is not None:  # a moment set again is pushed again; the older entry is passed by
+        # A moment set again is pushed again; the entry of the one it replaced is passed by.
+        if self._journal is not None and self._journal.recording:
             self._journal.note(partial(self.at, self._when.get(key), key))
         if when is None:
             self._when.pop(key, None)
@@ -305,6 +317,6 @@ class Timers(Generic[T]):
             if self._when.get(key) == when:
                 del self._when[key]
                 out.append(key)
-                if self._journal is not None:
+                if self._journal is not None and self._journal.recording:
                     self._journal.note(partial(self.at, when, key))
         return out
