@@ -353,3 +353,159 @@ def test_a_placement_woken_again_reads_only_the_bindings_changed_since(monkeypat
     hub.handle(Applied(member_cluster("m7")), now=NOW_TIME)
     assert read == ["m6"]  # written by the last solve
     assert hub.resolve(now=NOW_TIME).apply == []
+
+
+def test_the_bindings_deleted_since_a_placement_was_loaded_are_not_handed_back() -> None:
+    """A placement being deleted has its bindings and snapshot deleted by the schedulers' clean-up
+    (the placement controller's finalizer keeps it); a cluster it held leaving wakes it again, and
+    its load reads none of the deleted objects (a model keeping a placement's bindings as last
+    read, changed only where objects were written since, would write them all back)."""
+    from adapters.live.hub import Applied, Deleted
+    from tests.fixtures.fleet import NOW_TIME, crp, member_cluster, pick_all
+
+    placement = crp("web", pick_all(), finalizers=["kubernetes-fleet.io/crp-cleanup"])
+    hub = HubScheduler([member_cluster("a"), member_cluster("b"), placement], now=NOW_TIME)
+    hub.handle(Applied(member_cluster("c")), now=NOW_TIME)  # wakes web: its bindings read
+    cleaned = hub.handle(Deleted("ClusterResourcePlacement", "web"), now=NOW_TIME)
+    assert cleaned.requests == () and len(cleaned.delete) == 4  # three bindings, one snapshot
+    assert hub.objects("ClusterResourceBinding") == []
+    delta = hub.handle(Deleted("MemberCluster", "a"), now=NOW_TIME)
+    assert [o["kind"] for o in delta.apply] == []
+    assert hub.objects("ClusterResourceBinding") == []
+    assert hub.resolve(now=NOW_TIME).apply == []
+
+
+# -- an event refused ------------------------------------------------------------------------
+
+
+def test_an_event_refused_by_the_load_of_what_it_wakes_leaves_the_model_as_it_was() -> None:
+    """A cluster joining wakes a placement whose binding a user broke (a write that woke nothing):
+    its load refuses the event, and the hub stays as it was, the model too. Once the binding is
+    mended, the next wake does not place the placement on the cluster that never joined (the
+    model had kept it: the load failed after the event had been taken in)."""
+    from adapters.errors import InputError
+    from adapters.live.hub import Applied
+    from tests.fixtures.fleet import NOW_TIME, crp, member_cluster, pick_all
+
+    hub = HubScheduler([member_cluster("a"), member_cluster("b"), crp("web", pick_all())], now=NOW_TIME)
+    good = next(b for b in hub.objects("ClusterResourceBinding") if b["spec"]["targetCluster"] == "a")
+    bad = copy.deepcopy(good)
+    bad["spec"]["clusterDecision"]["clusterScore"] = {"affinityScore": "high"}
+    assert hub.handle(Applied(bad), now=NOW_TIME).requests == ()  # wakes nothing
+    before = _model(hub)
+    with pytest.raises(InputError, match="affinityScore"):
+        hub.handle(Applied(member_cluster("c")), now=NOW_TIME)
+    assert _model(hub) == before
+    assert hub.handle(Applied(copy.deepcopy(good)), now=NOW_TIME).requests == ()  # mended
+    delta = hub.handle(Applied(member_cluster("d")), now=NOW_TIME)
+    assert delta.requests == ("web",)
+    assert _held(hub) == {"a", "b", "d"}
+    assert hub.resolve(now=NOW_TIME).apply == []
+
+
+def test_an_event_refused_by_the_emit_of_what_it_wakes_leaves_the_model_as_it_was() -> None:
+    """A cluster whose name makes no binding name (a DNS subdomain, not a label) joining wakes a
+    PickAll placement, whose emit refuses the event after the model took it in and kept the
+    answer. The model is as before: the next join is placed as if the refused one never came (it
+    was refused in turn, naming the cluster the hub never stored)."""
+    from adapters.errors import InputError
+    from adapters.live.hub import Applied
+    from tests.fixtures.fleet import NOW_TIME, crp, member_cluster, pick_all
+
+    hub = HubScheduler([member_cluster("a"), member_cluster("b"), crp("web", pick_all())], now=NOW_TIME)
+    before = _model(hub)
+    with pytest.raises(InputError, match="binding name"):
+        hub.handle(Applied(member_cluster("c.d")), now=NOW_TIME)
+    assert _model(hub) == before
+    delta = hub.handle(Applied(member_cluster("e")), now=NOW_TIME)
+    assert delta.requests == ("web",)
+    assert _held(hub) == {"a", "b", "e"}
+    assert hub.resolve(now=NOW_TIME).apply == []
+
+
+def _model(hub: HubScheduler) -> dict:
+    """What Fleet's model holds, by value (its objects by identity)."""
+    live = hub._live["fleet"]
+    return {
+        "members": {name: id(obj) for name, obj in live.members.items()},
+        "pool": live.pool.clusters(),
+        "domains": {key: dict(values) for key, values in live.domains._count.items() if values},
+        "timers": dict(live.timers._when),
+        "placements": {name: id(obj) for name, obj in live.placements.items()},
+        "owned": {p: sorted((m.obj["kind"], id(m.obj)) for m in g.objects()) for p, g in live.owned.items()},
+        "requests": dict(live.requests),
+        "results": dict(live.results),
+        "holders": {cluster: set(names) for cluster, names in live.holders.items()},
+        "unsettled": set(live.unsettled),
+    }
+
+
+def test_a_journal_puts_the_pool_the_timers_and_the_mappings_back() -> None:
+    """adapters.live.kept.Journal: every change since the mark undone, the last first, whatever
+    the pool's and the timers' own undoing notes meanwhile; what comes due afterwards is what
+    came due before."""
+    from datetime import timedelta
+
+    from adapters.live.kept import ClusterPool, Journal, Timers
+    from model import Cluster
+    from tests.fixtures.fleet import NOW_TIME
+
+    journal = Journal()
+    pool = ClusterPool([Cluster("a"), Cluster("b", leaving=True)], journal=journal)
+    timers: Timers[str] = Timers(journal=journal)
+    timers.at(NOW_TIME, "a")
+    timers.at(NOW_TIME + timedelta(seconds=5), "b")
+    mapping, items = {"x": 1}, {"y"}
+    journal.mark()
+    before = (pool.clusters(), set(pool.staying()), dict(timers._when), dict(mapping), set(items))
+    pool.put(Cluster("a", leaving=True))
+    pool.drop("b")
+    pool.put(Cluster("c"))
+    assert timers.due(NOW_TIME + timedelta(seconds=1)) == ["a"]
+    timers.at(None, "b")
+    timers.at(NOW_TIME, "c")
+    journal.set(mapping, "x", 2)
+    journal.set(mapping, "z", 3)
+    journal.pop(mapping, "x")
+    journal.discard(items, "y")
+    journal.add(items, "w")
+    journal.undo()
+    assert (pool.clusters(), set(pool.staying()), dict(timers._when), dict(mapping), set(items)) == before
+    assert timers.due(NOW_TIME + timedelta(seconds=10)) == ["a", "b"]
+    journal.mark()
+    journal.undo()  # nothing since the mark
+    assert timers.due(NOW_TIME + timedelta(seconds=10)) == []
+
+
+def test_a_placement_woken_again_makes_again_only_what_changed_since(monkeypatch) -> None:
+    """Each binding's existing decision and, where a cycle keeps it, what emit writes of it, are
+    made once per binding object (kept with the load's reading of it): a second wake makes them
+    for the binding written since alone (they were made for every binding, every wake)."""
+    import adapters.fleet.emit as fleet_emit
+    import adapters.fleet.load as fleet_load
+    from adapters.live.hub import Applied
+    from tests.fixtures.fleet import NOW_TIME, crp, member_cluster, pick_all
+
+    hub = HubScheduler([*(member_cluster(f"m{i}") for i in range(6)), crp("web", pick_all())], now=NOW_TIME)
+    decided: list[str] = []
+    kept: list[str] = []
+    decision, held = fleet_load.ExistingDecision, fleet_emit._Held
+
+    def counted_decision(*args, **kwargs):
+        decided.append(kwargs["cluster"] if "cluster" in kwargs else args[0])
+        return decision(*args, **kwargs)
+
+    def counted_held(*args):
+        kept.append(args[2])
+        return held(*args)
+
+    monkeypatch.setattr(fleet_load, "ExistingDecision", counted_decision)
+    monkeypatch.setattr(fleet_emit, "_Held", counted_held)
+    hub.handle(Applied(member_cluster("m6")), now=NOW_TIME)  # wakes web: its 6 bindings kept
+    assert sorted(decided) == [] and sorted(kept) == [f"m{i}" for i in range(6)] + ["m6"]
+    decided.clear()
+    kept.clear()
+    hub.handle(Applied(member_cluster("m7")), now=NOW_TIME)
+    assert decided == ["m6"]  # written by the last solve
+    assert sorted(kept) == ["m6", "m7"]  # m6 kept now, m7 made
+    assert hub.resolve(now=NOW_TIME).apply == []

@@ -229,16 +229,22 @@ def _placement(p: PlacementContext, got: RequestResult, context: FleetContext, t
     held: list[_Held] = []
     restored: set[str] = set()
     unchanged = _unchanged(context)
+
+    def kept(obj: dict[str, Any]) -> tuple[dict[str, Any], _Held]:
+        """A binding kept: written back as it is (never mutated below), and its status entry."""
+        binding = unchanged(obj)
+        spec = binding["spec"]
+        decision = spec.get("clusterDecision") or {}
+        score = decision.get("clusterScore")
+        return binding, _Held(
+            binding["metadata"]["name"], spec["state"], spec["targetCluster"], decision, "kept", score
+        )
+
     for choice in got.selected:
-        if choice.kept:  # written back as it is: never mutated below
-            binding = unchanged(p.active[choice.cluster])
+        if choice.kept:
+            binding, entry = p.kept(choice.cluster, kept)  # made once per binding object (live)
             bindings.append(binding)
-            spec = binding["spec"]
-            decision = spec.get("clusterDecision") or {}
-            score = decision.get("clusterScore")
-            held.append(
-                _Held(binding["metadata"]["name"], spec["state"], choice.cluster, decision, "kept", score)
-            )
+            held.append(entry)
             continue
         decision = _decision(choice)
         if choice.cluster in p.active:  # an obsolete binding, re-picked: state kept

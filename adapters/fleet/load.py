@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -26,6 +28,7 @@ __all__ = [
     "CUT_PLACEMENTS",
     "DeletingPlacement",
     "FleetContext",
+    "Owned",
     "PlacementContext",
     "cut",
     "load",
@@ -54,6 +57,17 @@ class PlacementContext:
     # passes them by (their cluster is free to pick) and they are written back as they are.
     passed_by: list[dict[str, Any]] = field(default_factory=list)
     dangling: set[str] = field(default_factory=set)  # clusters of active bindings not there or leaving
+    entries: dict[str, list[Any]] = field(default_factory=dict)  # the load's entry of each active binding
+
+    def kept(self, cluster: str, make: Callable[[dict[str, Any]], Any]) -> Any:
+        """What emit writes of the active binding on `cluster` where the cycle keeps it as it is:
+        `make(binding)`, made once per binding object where a long-lived caller keeps the load's
+        reading of it (Owned)."""
+        entry = self.entries[cluster]
+        made = entry[_KEPT]
+        if made is None:
+            made = entry[_KEPT] = make(entry[_M].obj)
+        return made
 
     @property
     def name(self) -> str:
@@ -92,46 +106,38 @@ def load(
     now: datetime,
     seed: int = 0,
     clusters: Sequence[Cluster] | None = None,
-    judged: Callable[[Any], bool] | None = None,
+    present: AbstractSet[str] | None = None,
+    owned: Mapping[str, Owned] | None = None,
     stored: bool = False,
-    readings: dict[int, tuple[Any, Any]] | None = None,
 ) -> tuple[Batch, FleetContext]:
     """The batch and the inverse data emit needs. `clusters`, when given, are the fleet's clusters
     already read, in name order (MemberCluster objects in `manifests` are then not read again;
-    a tuple is the batch's as it is: the long-lived scheduler's, shared batch after batch).
-    `judged(obj)`: whether a binding or policy snapshot object was judged by an earlier load (its
-    metadata and schema are not judged again: the long-lived scheduler's stored objects, which
-    are replaced, never changed). `stored`: the objects are those stored (FleetContext.stored).
-    `readings`: what earlier loads read of each binding object (id -> (object, reading)), kept by
-    the caller and filled here: a binding is read again only as a new object."""
+    a tuple is the batch's as it is: the long-lived scheduler's, shared batch after batch), and
+    `present` the names of those not leaving (made from `clusters` where not given). `owned`:
+    each placement's bindings and policy snapshots, kept grouped by a long-lived caller (Owned;
+    those in `manifests` are then not read); those of placements not in `manifests` are not
+    read. `stored`: the objects are those stored (FleetContext.stored)."""
     objects = index_by_kind(manifests, n.KINDS)
     if clusters is None:
         members = objects[n.MEMBER_CLUSTER]
         # Read once by the parts a process makes one after another (adapters.run.heap.reusing).
         clusters = reused(("fleet clusters", now), [m.obj for m in members], lambda: _clusters(members, now))
     clusters = tuple(clusters)
+    if present is None:
+        present = {c.name for c in clusters if not c.leaving}
 
-    unjudged = {
-        kind: [m for m in objects[kind] if judged is None or not judged(m.obj)]
-        for kind in (n.BINDING, n.POLICY_SNAPSHOT)
-    }
-    for kind, judging in unjudged.items():
-        for m in judging:
-            _check_metadata(m)
-            schema.check(Fields(m), m.obj, kind)
-    for m in unjudged[n.POLICY_SNAPSHOT]:
-        _check_snapshot(m)
-    bindings, snapshots = _by_parent(objects[n.BINDING]), _by_parent(objects[n.POLICY_SNAPSHOT])
-
+    if owned is None:
+        groups = _grouped(objects)
+    else:
+        groups = {crp.name: owned[crp.name] for crp in objects[n.PLACEMENT] if crp.name in owned}
+        _take_up(list(groups.values()))
     requests, contexts, deleting = [], {}, {}
-    present = {c.name for c in clusters if not c.leaving}
-    read = _reader(readings)
     for crp in objects[n.PLACEMENT]:
-        owned_snapshots, owned_bindings = snapshots.get(crp.name, []), bindings.get(crp.name, [])
+        group = groups.get(crp.name, _NONE)
         if crp.obj["metadata"].get("deletionTimestamp") is not None:
-            deleting[crp.name] = _load_deleting(crp, owned_snapshots, owned_bindings, read)
+            deleting[crp.name] = _load_deleting(crp, group)
             continue
-        request, context = _load_placement(crp, owned_snapshots, owned_bindings, present, read)
+        request, context = _load_placement(crp, group, present)
         requests.append(request)
         contexts[crp.name] = context
     requests.sort(key=lambda r: r.key)
@@ -269,8 +275,7 @@ def _placement(crp: Manifest) -> _Placement:
 class _BindingRead(NamedTuple):
     """What a load reads of a binding (its spec checked: schema.py): its target cluster and state
     are strings the CRD requires, any of them (no enum, no pattern; an empty target names no
-    cluster, so the binding dangles). Made once per object where the caller keeps them (load's
-    `readings`)."""
+    cluster, so the binding dangles)."""
 
     name: str
     target: str
@@ -278,9 +283,6 @@ class _BindingRead(NamedTuple):
     deleting: bool
     policy_snapshot: Any  # spec.schedulingPolicySnapshotName
     score: Any  # its stored ClusterScore, or _UNREAD: read (or refused) where it is used
-
-
-_Read = Callable[[Manifest], _BindingRead]
 
 
 def _read_binding(obj: dict[str, Any]) -> _BindingRead:
@@ -295,73 +297,192 @@ def _read_binding(obj: dict[str, Any]) -> _BindingRead:
     )
 
 
-def _reader(readings: dict[int, tuple[Any, Any]] | None) -> _Read:
-    """A binding's reading: kept in `readings` for its object (by identity), else made."""
-    if readings is None:
-        return lambda b: _read_binding(b.obj)
-
-    def read(b: Manifest) -> _BindingRead:
-        kept = readings.get(id(b.obj))
-        if kept is not None and kept[0] is b.obj:
-            return kept[1]
-        reading = _read_binding(b.obj)
-        readings[id(b.obj)] = (b.obj, reading)
-        return reading
-
-    return read
+# A binding as a load reads it: [its manifest, its _BindingRead, its ExistingDecision as a
+# decision of the current policy snapshot, and as one of an older snapshot, what emit writes of
+# it where a cycle keeps it (PlacementContext.kept); None until made]. A list, so that a
+# long-lived caller's Owned keeps what is made (and a hub's million bindings each cost a list,
+# not an object).
+_Entry = list
+_M, _READ = 0, 1
+_AS_CURRENT, _AS_OLDER, _KEPT = 2, 3, 4
 
 
-def _load_deleting(
-    crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest], read: _Read
-) -> DeletingPlacement:
+def _entry(m: Manifest) -> _Entry:
+    return [m, _read_binding(m.obj), None, None, None]
+
+
+def _entry_name(entry: _Entry) -> str:
+    return entry[_READ].name
+
+
+class _Group:
+    """One placement's bindings and policy snapshots as a load reads them: the bindings' entries
+    in name order, the snapshots in name order."""
+
+    __slots__ = ("entries", "snapshots")
+
+    def __init__(self, entries: list[_Entry], snapshots: list[Manifest]) -> None:
+        self.entries = entries
+        self.snapshots = snapshots
+
+
+_NONE = _Group([], [])
+
+
+def _grouped(objects: dict[str, list[Manifest]]) -> dict[str | None, _Group]:
+    """Every binding and policy snapshot judged (metadata, schema; in name order, bindings first)
+    and grouped by the placement their parent label names."""
+    for kind in (n.BINDING, n.POLICY_SNAPSHOT):
+        _judge(objects[kind], kind)
+    bindings, snapshots = _by_parent(objects[n.BINDING]), _by_parent(objects[n.POLICY_SNAPSHOT])
+    return {
+        parent: _Group(
+            sorted(map(_entry, bindings.get(parent, ())), key=_entry_name), snapshots.get(parent, [])
+        )
+        for parent in bindings.keys() | snapshots.keys()
+    }
+
+
+def _judge(manifests: list[Manifest], kind: str) -> None:
+    """Objects of a scheduler-owned kind judged as the API server would (metadata, schema)."""
+    for m in manifests:
+        _check_metadata(m)
+        schema.check(Fields(m), m.obj, kind)
+    if kind == n.POLICY_SNAPSHOT:
+        for m in manifests:
+            _check_snapshot(m)
+
+
+class Owned(_Group):
+    """The bindings and policy snapshots whose parent label names one placement, kept grouped by a
+    long-lived caller (adapters/fleet/reach.py) as it hears them, for `load(owned=...)`: a load
+    then neither indexes nor groups the hub's objects again, and what it judged and read of an
+    object (its entry) stays with it until the object is replaced (by identity: a stored object
+    is replaced, never changed), so that a woken placement's load costs what changed since its
+    last one. Objects put or popped since are taken up (judged, read) by the next load of the
+    placement."""
+
+    __slots__ = ("bindings", "_by_name", "_changed", "_snapshots")
+
+    def __init__(self) -> None:
+        super().__init__([], [])
+        self.bindings: dict[str, Manifest] = {}  # by name, as put
+        self._snapshots: dict[str, Manifest] = {}  # by name, as put
+        self._by_name: dict[str, _Entry] = {}  # each binding's entry, as last taken up
+        self._changed: dict[tuple[str, str], None] = {}  # (kind, name) put or popped since
+
+    def __len__(self) -> int:
+        return len(self.bindings) + len(self._snapshots)
+
+    def objects(self) -> list[Manifest]:
+        return [*self.bindings.values(), *self._snapshots.values()]
+
+    def put(self, m: Manifest) -> Manifest | None:
+        """A binding or snapshot stored (`m.obj` the stored object); the one it replaces, if any
+        (putting that back undoes it). The same object heard again (the first solve's writes) is
+        not taken up again."""
+        kind, name = m.obj["kind"], m.obj["metadata"]["name"]
+        by_name = self.bindings if kind == n.BINDING else self._snapshots
+        old = by_name.get(name)
+        if old is not None and old.obj is m.obj:
+            return old
+        by_name[name] = m
+        self._changed[(kind, name)] = None
+        return old
+
+    def pop(self, kind: str, name: str) -> Manifest | None:
+        by_name = self.bindings if kind == n.BINDING else self._snapshots
+        old = by_name.pop(name, None)
+        if old is not None:
+            self._changed[(kind, name)] = None
+        return old
+
+    def _fresh(self) -> list[Manifest]:
+        """The objects put since the last load: not judged yet."""
+        out = []
+        for kind, name in self._changed:
+            m = (self.bindings if kind == n.BINDING else self._snapshots).get(name)
+            if m is not None:
+                out.append(m)
+        return out
+
+    def _taken_up(self) -> None:
+        """The changes since the last load read (their objects judged): the entries and both
+        lists in name order again."""
+        for kind, name in self._changed:
+            if kind == n.BINDING:
+                m = self.bindings.get(name)
+                at = bisect_left(self.entries, name, key=_entry_name)
+                had = at < len(self.entries) and self.entries[at][_READ].name == name
+                if m is None:
+                    if had:
+                        del self.entries[at]
+                elif had:
+                    self.entries[at] = _entry(m)
+                else:
+                    self.entries.insert(at, _entry(m))
+        if any(kind == n.POLICY_SNAPSHOT for kind, _ in self._changed):
+            self.snapshots = [self._snapshots[name] for name in sorted(self._snapshots)]
+        self._changed.clear()
+
+
+def _take_up(groups: list[Owned]) -> None:
+    """The objects put since each group's last load judged, all of them (in name order, bindings
+    first, as a full load judges them), before any is taken up: a refusal takes up none."""
+    fresh = [m for group in groups if group._changed for m in group._fresh()]
+    for kind in (n.BINDING, n.POLICY_SNAPSHOT):
+        _judge(sorted((m for m in fresh if m.obj["kind"] == kind), key=_name), kind)
+    for group in groups:
+        if group._changed:
+            group._taken_up()
+
+
+def _load_deleting(crp: Manifest, group: _Group) -> DeletingPlacement:
     _placement(crp)  # checked as any other
-    for b in bindings:
-        read(b)
-    return DeletingPlacement(
-        crp, [b.obj for b in sorted(bindings, key=_name)], [m.obj for m in sorted(snapshots, key=_name)]
-    )
+    return DeletingPlacement(crp, [e[_M].obj for e in group.entries], [m.obj for m in group.snapshots])
 
 
-def _load_placement(
-    crp: Manifest, snapshots: list[Manifest], bindings: list[Manifest], present: set[str], reading: _Read
-):
+def _load_placement(crp: Manifest, group: _Group, present: AbstractSet[str]):
     """The placement's request and context. `present`: the clusters not leaving the fleet; a
     binding on another is dangling (classifyBindings), whatever its state but Unscheduled."""
     read = _placement(crp)
     policy, mode = read.policy, read.mode
     context = _snapshot_context(
-        crp, read.spec, read.raw_policy, snapshots, read.generation, mode, policy.count
+        crp, read.spec, read.raw_policy, group.snapshots, read.generation, mode, policy.count
     )
     current = context.snapshot["metadata"]["name"]
     existing = []
-    for r, b in sorted([(reading(b), b) for b in bindings], key=_read_name):
+    active, dangling, entries = context.active, context.dangling, context.entries
+    for entry in group.entries:
+        r = entry[_READ]
         target, state = r.target, r.state
         if r.deleting:
-            context.deleting.append(b.obj)
+            context.deleting.append(entry[_M].obj)
             continue
         if state == n.UNSCHEDULED:
-            context.unscheduled.setdefault(target, b.obj)
+            context.unscheduled.setdefault(target, entry[_M].obj)
             continue
         is_current = r.policy_snapshot == current
         if state not in _HELD and is_current and target in present:
-            context.passed_by.append(b.obj)
+            context.passed_by.append(entry[_M].obj)
             continue
-        if target in context.active:
-            other = context.active[target]["metadata"]["name"]
-            raise Fields(b).fail(
+        if target in active:
+            other = active[target]["metadata"]["name"]
+            raise Fields(entry[_M]).fail(
                 f"another active binding, {other}, targets the same cluster {target!r}", "spec.targetCluster"
             )
-        context.active[target] = b.obj
+        active[target] = entry[_M].obj
+        entries[target] = entry
         if target not in present:
-            context.dangling.add(target)
-        existing.append(
-            ExistingDecision(
-                cluster=target,
-                current=is_current,
-                committed=state == n.BOUND,
-                score=r.score if r.score is not _UNREAD else _stored_score(Fields(b), b.obj["spec"]),
-            )
-        )
+            dangling.add(target)
+        slot = _AS_CURRENT if is_current else _AS_OLDER
+        decision = entry[slot]
+        if decision is None:
+            score = r.score
+            if score is _UNREAD:
+                score = _stored_score(Fields(entry[_M]), entry[_M].obj["spec"])
+            decision = entry[slot] = ExistingDecision(target, is_current, state == n.BOUND, score)
+        existing.append(decision)
     request = PlacementRequest(
         name=crp.name,
         mode=policy.mode,
@@ -378,10 +499,6 @@ def _load_placement(
 
 def _name(m: Manifest) -> str:
     return m.obj["metadata"]["name"]
-
-
-def _read_name(item: tuple[_BindingRead, Manifest]) -> str:
-    return item[0].name
 
 
 _HELD = frozenset({n.SCHEDULED, n.BOUND})

@@ -20,9 +20,12 @@ transition, so it wakes nothing here either; but every later solve judges the cl
 turned so, is worded as of when it was last read).
 
 The placements woken are loaded as load.py loads a hub (with the clusters kept here, read once and
-again only when their object changes), solved alone (greedy: upstream's cycle; optimal:
-re-optimised), and their answers kept for the next event's wake rule. Nothing moves that the
-event does not force, and a full solve of the hub moves nothing.
+again only when their object changes, and each placement's bindings and snapshots kept grouped
+as heard: load.Owned, whose objects are judged and read once while they are stored), solved alone
+(greedy: upstream's cycle; optimal: re-optimised), and their answers kept for the next event's
+wake rule. Nothing moves that the event does not force, and a full solve of the hub moves nothing.
+Every change of the model goes through its journal, so that an event the hub refuses after the
+model took it in (the load or the emit of what it woke refused it) leaves the model as it was.
 """
 
 from __future__ import annotations
@@ -30,15 +33,17 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from adapters.contract import Change, Taken
 from adapters.fleet import api as fleet
 from adapters.fleet import names as n
 from adapters.fleet.clusters import load_cluster
+from adapters.fleet.load import Owned
 from adapters.kube.fields import Fields, parse_time
 from adapters.kube.manifests import Manifest
-from adapters.live.kept import ClusterPool, Timers, generation_changed, manifest
+from adapters.live.kept import ClusterPool, Journal, Timers, generation_changed, manifest
 from model import Choice, Cluster, PlacementRequest, RequestResult, Result, SelectionMode
 from solver.admits import admits
 
@@ -59,16 +64,18 @@ class FleetLive:
         self, manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None
     ) -> None:
         self.seed = seed
+        # Every change of the model goes through the journal (or notes its undoing there), which
+        # the hub marks at each event: an event it refuses after the model took it in is undone.
+        self.journal = Journal()
         self.members: dict[str, Obj] = {}
-        self.pool = ClusterPool()
+        self.pool = ClusterPool(journal=self.journal)
         self.domains = _Domains()  # every label's values over the kept clusters (spread domains)
-        self.timers: Timers[str] = Timers()  # when an eligible cluster turns ineligible unheard
+        # When an eligible cluster turns ineligible unheard.
+        self.timers: Timers[str] = Timers(journal=self.journal)
         self.placements: dict[str, Obj] = {}
-        self.owned: dict[str, dict[tuple[str, str], Obj]] = {}  # placement -> its bindings, snapshots
-        # The owned objects a load has judged (by identity: a stored object is replaced, never
-        # changed), which the next loads of their placement do not judge again.
-        self.judged: dict[int, Obj] = {}
-        self.readings: dict[int, tuple[Obj, Any]] = {}  # what loads read of each binding (load's)
+        # Each placement's bindings and snapshots, grouped as heard; what a load judged and read
+        # of each object kept with it while it is stored (load.Owned).
+        self.owned: dict[str, Owned] = {}
         for m in manifests:
             if m.kind == n.MEMBER_CLUSTER:
                 self._put_member(m.name, m.obj, load_cluster(m, now), now)
@@ -127,14 +134,14 @@ class FleetLive:
 
     def _placement_changed(self, name: str, before: Obj | None, after: Obj | None) -> set[str]:
         """Its own cycle: created, a new spec, or its deletion begun (its clean-up)."""
+        j = self.journal
         if after is None:
-            self.placements.pop(name, None)
-            for obj in self.owned.pop(name, {}).values():
-                self._unjudge(obj)
-            self.requests.pop(name, None)
+            j.pop(self.placements, name)
+            j.pop(self.owned, name)
+            j.pop(self.requests, name)
             self._answer(name, None)
             return set()
-        self.placements[name] = after
+        j.set(self.placements, name, after)
         if before is None or generation_changed(before, after):
             return {name}
         deleting = [(o.get("metadata") or {}).get("deletionTimestamp") is not None for o in (before, after)]
@@ -145,9 +152,9 @@ class FleetLive:
     ) -> set[str]:
         before = self.pool.get(name)
         if obj is None or cluster is None:
-            self.members.pop(name, None)
+            self.journal.pop(self.members, name)
             self.pool.drop(name)
-            self.domains.moved(before, None)
+            self._moved(before, None)
             self.timers.at(None, name)
             return self._woken(name, now, gone=True, before=before)
         self._put_member(name, obj, cluster, now)
@@ -187,27 +194,35 @@ class FleetLive:
             self._answer(key, answer)
 
     def _answer(self, name: str, answer: RequestResult | None) -> None:
-        """A placement's answer kept (None: it went), and the wake rule's indexes with it."""
-        old = self.results.pop(name, None)
-        for choice in old.selected if old is not None else ():
-            held = self.holders[choice.cluster]
-            held.discard(name)
+        """A placement's answer kept (None: it went), and the wake rule's indexes with it (only
+        the clusters it no longer holds or newly holds: a woken PickAll holds hundreds)."""
+        j = self.journal
+        old = j.pop(self.results, name)
+        was = {choice.cluster for choice in old.selected} if old is not None else set()
+        now = {choice.cluster for choice in answer.selected} if answer is not None else set()
+        for cluster in was - now:
+            held = self.holders[cluster]
+            j.discard(held, name)
             if not held:
-                del self.holders[choice.cluster]
-        self.unsettled.discard(name)
+                j.pop(self.holders, cluster)
+        for cluster in now - was:
+            held = self.holders.get(cluster)
+            if held is None:
+                held = set()
+                j.set(self.holders, cluster, held)
+            j.add(held, name)
+        j.discard(self.unsettled, name)
         if answer is None:
             return
-        self.results[name] = answer
-        for choice in answer.selected:
-            self.holders[choice.cluster].add(name)
+        j.set(self.results, name, answer)
         if not answer.satisfied or self.requests[name].mode is SelectionMode.ALL:
-            self.unsettled.add(name)
+            j.add(self.unsettled, name)
 
     # -- the model ------------------------------------------------------------------------------
 
     def _put_member(self, name: str, obj: Obj, cluster: Cluster, now: datetime) -> None:
-        self.members[name] = obj
-        self.domains.moved(self.pool.get(name), cluster)
+        self.journal.set(self.members, name, obj)
+        self._moved(self.pool.get(name), cluster)
         self.pool.put(cluster)
         until = _eligible_until(manifest(obj)) if cluster.eligible else None
         # Judged again the first moment after it: an eligible cluster is judged so at `now`.
@@ -221,48 +236,46 @@ class FleetLive:
                 m = manifest(self.members[name])
                 self._put_member(name, self.members[name], load_cluster(m, now), now)
 
+    def _moved(self, before: Cluster | None, after: Cluster | None) -> None:
+        self.domains.moved(before, after)
+        if self.journal.recording:
+            self.journal.note(partial(self.domains.moved, after, before))
+
     def _own(self, obj: Obj) -> None:
         parent = _parent(obj)
         if parent is not None:
-            owned = self.owned.setdefault(parent, {})
-            key = (obj["kind"], obj["metadata"]["name"])
-            if owned.get(key) is not obj:  # the same object heard again (the first solve's writes)
-                self._unjudge(owned.get(key))
-            owned[key] = obj
+            group = self.owned.get(parent)
+            if group is None:
+                group = Owned()
+                self.journal.set(self.owned, parent, group)
+            old = group.put(manifest(obj))
+            if self.journal.recording:
+                kind, name = obj["kind"], obj["metadata"]["name"]
+                self.journal.note(partial(group.pop, kind, name) if old is None else partial(group.put, old))
 
     def _disown(self, obj: Obj) -> None:
         parent = _parent(obj)
-        if parent is not None:
-            self._unjudge(self.owned.get(parent, {}).pop((obj["kind"], obj["metadata"]["name"]), None))
-
-    def _unjudge(self, obj: Obj | None) -> None:
-        """`obj` no longer stored: neither its judging nor its reading kept."""
-        if obj is not None and self.judged.get(id(obj)) is obj:
-            del self.judged[id(obj)]
-        if obj is not None and self.readings.get(id(obj), (None,))[0] is obj:
-            del self.readings[id(obj)]
-
-    def _judged(self, obj: Obj) -> bool:
-        return self.judged.get(id(obj)) is obj
+        group = self.owned.get(parent) if parent is not None else None
+        if group is not None:
+            old = group.pop(obj["kind"], obj["metadata"]["name"])
+            if old is not None and self.journal.recording:
+                self.journal.note(partial(group.put, old))
 
     def _load(self, names: list[str], now: datetime) -> tuple[Any, Any]:
         """The placements and what they own, loaded as load.py loads a hub, over the kept clusters
-        (an owned object judged or a binding read by an earlier load not judged or read again);
-        their requests kept for the wake rule."""
-        objects = [self.placements[name] for name in names]
-        owned = [obj for name in names for obj in self.owned.get(name, {}).values()]
-        manifests = [manifest(obj) for obj in (*objects, *owned)]
+        (the owned objects as grouped when heard: only those changed since a placement's last
+        load judged and read); their requests kept for the wake rule."""
         batch, context = fleet.load(
-            manifests,
+            [manifest(self.placements[name]) for name in names],
             now=now,
             seed=self.seed,
             clusters=self.pool.clusters(),
-            judged=self._judged,
+            present=self.pool.staying(),
+            owned=self.owned,
             stored=True,
-            readings=self.readings,
         )
-        self.judged.update((id(obj), obj) for obj in owned)
-        self.requests.update({r.key: r for r in batch.requests})
+        for r in batch.requests:
+            self.journal.set(self.requests, r.key, r)
         return batch, context
 
 

@@ -24,7 +24,9 @@ as kcp's Namespace, only while the system has objects of its own).
 The Delta of an event holds the objects its solves changed (each once, as last written) and their
 deletions. `hub.outcome[system]` is the system's last solve, of the requests it took. An event
 refused (an InputError, of its object or of what it makes a system read) changes nothing: the
-store, the models and later names and uids are as before.
+store, the models and later names and uids are as before (a model refusing only before it takes
+anything in, as adapters.contract.Live asks; one that keeps a `journal`, adapters.live.kept.Journal,
+is put back by it wherever the refusal comes: a load or an emit of what the event woke).
 
 What each system's reach takes, and why that is exact, is in its reach module
 (adapters/<system>/reach.py). `resolve` is the check: a full solve of the kept state from scratch.
@@ -46,6 +48,7 @@ from typing import Any
 from adapters.contract import Live, System
 from adapters.errors import InputError
 from adapters.kube.manifests import from_objects
+from adapters.live.kept import Journal
 from adapters.live.store import Change, Store, group_of
 from adapters.registry import adapter, facet, owned_by, system, systems
 from adapters.run.changes import Key, changed_objects, object_key, served
@@ -151,10 +154,17 @@ class HubScheduler:
         # What the first, full solve writes: a controller applies it before handling events.
         self.initial = writes.delta(start)
         # The journal held every object as it stood before the first solve's writes (a second
-        # hub, which the first event let go of): nothing before this can be undone.
+        # hub, which the first event let go of): nothing before this can be undone (nor in the
+        # models, which heard those writes).
         self._store.mark()
+        for journal in self._journals():
+            journal.mark()
         if len(self._store) >= _FROZEN_FROM:
             _freeze()
+
+    def _journals(self) -> list[Journal]:
+        """The journals of the models that keep one (adapters.live.kept.Journal)."""
+        return [j for live in self._live.values() if isinstance(j := getattr(live, "journal", None), Journal)]
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -190,13 +200,21 @@ class HubScheduler:
         now = now or datetime.now(UTC).replace(microsecond=0)
         self._store.mark()
         kept = dict(self.outcome), dict(self._live)
+        journals = self._journals()
+        for journal in journals:
+            journal.mark()
         try:
             with paused_gc():
-                return self._handle(event, now)
+                delta = self._handle(event, now)
         except InputError:
             self._store.undo()
+            for journal in journals:
+                journal.undo()
             self.outcome, self._live = kept
             raise
+        for journal in journals:
+            journal.mark()  # nothing left to undo: what the undoing held is let go
+        return delta
 
     def _handle(self, event: HubEvent, now: datetime) -> Delta:
         start = time.perf_counter()
@@ -330,9 +348,7 @@ class HubScheduler:
     ) -> None:
         """A solve's output applied as the server takes it: each object that differs from the
         stored one written (named by the server), each deletion made."""
-        for obj in apply:
-            if self._store.holds(obj):  # a stored object an adapter handed back as it is (fleet)
-                continue
+        for obj in self._store.unheld(apply):  # not those an adapter handed back as stored (fleet)
             key = object_key(obj) if (obj.get("metadata") or {}).get("name") else None
             stored = self._store.get(key) if key is not None else None
             if stored is not None:

@@ -10,6 +10,8 @@ name order with the batch's tuple made once.
     pool.clusters({name: 2})                 # the tuple, those clusters' load moved by the deltas
     pool.clusters(loads, within=requests)    # only those the tenancy requests may use
     pool.clusters()                          # every cluster: the same tuple until a change
+    journal = Journal()                      # a model's changes since journal.mark(), undone by
+    journal.set(d, key, value); journal.undo()   # journal.undo() (the pool and timers take one)
 
 A stored object is never changed in place (the store replaces it), so its identity tells whether
 it changed: an object read before is not read again.
@@ -20,15 +22,16 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import fields
 from datetime import datetime
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from adapters.kube.manifests import Manifest
 from model import Cluster, PlacementRequest
 
-__all__ = ["ClusterPool", "Reads", "Timers", "generation_changed", "manifest", "with_load"]
+__all__ = ["ClusterPool", "Journal", "Reads", "Timers", "generation_changed", "manifest", "with_load"]
 
 T = TypeVar("T")
 Obj = Mapping[str, Any]
@@ -85,16 +88,85 @@ class Reads(Generic[T]):
             del self._kept[id(obj)]
 
 
+_ABSENT: Any = object()
+
+
+class Journal:
+    """How to put a model back as it was at the last `mark`: each change made through it (or
+    noted) keeps its undoing, and `undo` runs them, the last first. For an event the hub refuses
+    after a model took it in (adapters.live.hub: a load or an emit of what it woke refused it).
+    Nothing is kept before the first mark (a model being made: nothing to go back to, and a
+    hub's worth of undoings made and let go would leave the heap in pieces)."""
+
+    __slots__ = ("_undo",)
+
+    def __init__(self) -> None:
+        self._undo: list[Callable[[], Any]] | None = None
+
+    @property
+    def recording(self) -> bool:
+        return self._undo is not None
+
+    def mark(self) -> None:
+        self._undo = []
+
+    def undo(self) -> None:
+        undo, self._undo = self._undo or [], []
+        while undo:
+            undo.pop()()
+        self._undo.clear()  # what the undoing itself noted (the pool's, the timers')
+
+    def note(self, undo: Callable[[], Any]) -> None:
+        if self._undo is not None:
+            self._undo.append(undo)
+
+    def set(self, mapping: MutableMapping[Any, Any], key: Any, value: Any) -> None:
+        if self._undo is not None:
+            self._undo.append(partial(_put_back, mapping, key, mapping.get(key, _ABSENT)))
+        mapping[key] = value
+
+    def pop(self, mapping: MutableMapping[Any, Any], key: Any) -> Any:
+        """The value popped (None: none)."""
+        old = mapping.pop(key, _ABSENT)
+        if old is _ABSENT:
+            return None
+        if self._undo is not None:
+            self._undo.append(partial(mapping.__setitem__, key, old))
+        return old
+
+    def add(self, items: set[Any], item: Any) -> None:
+        if item not in items:
+            items.add(item)
+            if self._undo is not None:
+                self._undo.append(partial(items.discard, item))
+
+    def discard(self, items: set[Any], item: Any) -> None:
+        if item in items:
+            items.discard(item)
+            if self._undo is not None:
+                self._undo.append(partial(items.add, item))
+
+
+def _put_back(mapping: MutableMapping[Any, Any], key: Any, old: Any) -> None:
+    if old is _ABSENT:
+        mapping.pop(key, None)
+    else:
+        mapping[key] = old
+
+
 class ClusterPool:
     """Model clusters by name, in name order, each replaced only when its object changes; the
     batch's tuple taken from a list kept in that order (a change moves one entry), and the
-    clusters of each trait indexed (a batch of tenancy requests takes only those it may use)."""
+    clusters of each trait indexed (a batch of tenancy requests takes only those it may use).
+    With a `journal`, each put and drop is noted there with its undoing."""
 
-    def __init__(self, clusters: Iterable[Cluster] = ()) -> None:
+    def __init__(self, clusters: Iterable[Cluster] = (), *, journal: Journal | None = None) -> None:
+        self._journal = journal
         self._by_name: dict[str, Cluster] = {}
         self._names: list[str] = []
         self._ordered: list[Cluster] = []
         self._with_trait: dict[str, set[str]] = defaultdict(set)
+        self._staying: set[str] = set()  # the names of those not leaving
         # Every cluster as one tuple, made again only after a change: batch after batch shares it
         # (and with it the rows solver.table makes of it).
         self._all: tuple[Cluster, ...] | None = None
@@ -102,6 +174,8 @@ class ClusterPool:
             self._by_name[cluster.name] = cluster
             self._names.append(cluster.name)
             self._ordered.append(cluster)
+            if not cluster.leaving:
+                self._staying.add(cluster.name)
             for trait in cluster.traits:
                 self._with_trait[trait].add(cluster.name)
 
@@ -124,6 +198,10 @@ class ClusterPool:
         """Every cluster by name (read-only)."""
         return self._by_name
 
+    def staying(self) -> set[str]:
+        """The names of the clusters not leaving (read-only)."""
+        return self._staying
+
     def with_trait(self, trait: str) -> set[str]:
         """The names of the clusters with the trait (read-only)."""
         return self._with_trait.get(trait, set())
@@ -133,6 +211,8 @@ class ClusterPool:
         name = cluster.name
         at = bisect_left(self._names, name)
         old = self._by_name.get(name)
+        if self._journal is not None and self._journal.recording:
+            self._journal.note(partial(self.drop, name) if old is None else partial(self.put, old))
         if old is not None:
             self._ordered[at] = cluster
             self._retrait(name, old.traits, cluster.traits)
@@ -141,14 +221,21 @@ class ClusterPool:
             self._ordered.insert(at, cluster)
             self._retrait(name, frozenset(), cluster.traits)
         self._by_name[name] = cluster
+        if cluster.leaving:
+            self._staying.discard(name)
+        else:
+            self._staying.add(name)
 
     def drop(self, name: str) -> None:
         old = self._by_name.pop(name, None)
         if old is not None:
+            if self._journal is not None and self._journal.recording:
+                self._journal.note(partial(self.put, old))
             self._all = None
             at = bisect_left(self._names, name)
             del self._names[at]
             del self._ordered[at]
+            self._staying.discard(name)
             self._retrait(name, old.traits, frozenset())
 
     def _retrait(self, name: str, old: frozenset[str], new: frozenset[str]) -> None:
@@ -203,14 +290,19 @@ class ClusterPool:
 class Timers(Generic[T]):
     """What comes due at a moment with no event (a cluster's eviction time, a grace period's end,
     a toleration running out): `at(when, key)` sets the key's moment (the last one set counts),
-    `due(now)` gives the keys whose moment is now passed, each once."""
+    `due(now)` gives the keys whose moment is now passed, each once. With a `journal`, each
+    change is noted there with its undoing."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, journal: Journal | None = None) -> None:
         self._heap: list[tuple[datetime, int, T]] = []
         self._when: dict[T, datetime] = {}
         self._count = 0  # ties in the heap never compare keys
+        self._journal = journal
 
     def at(self, when: datetime | None, key: T) -> None:
+        # A moment set again is pushed again; the entry of the one it replaced is passed by.
+        if self._journal is not None and self._journal.recording:
+            self._journal.note(partial(self.at, self._when.get(key), key))
         if when is None:
             self._when.pop(key, None)
             return
@@ -225,4 +317,6 @@ class Timers(Generic[T]):
             if self._when.get(key) == when:
                 del self._when[key]
                 out.append(key)
+                if self._journal is not None and self._journal.recording:
+                    self._journal.note(partial(self.at, when, key))
         return out
