@@ -480,3 +480,65 @@ def test_a_sorters_range_holds_the_tainted_clusters_it_keeps() -> None:
     assert held == {"c8", "c9"}
     assert live._ends(s, prop, "", held, ocm.NOW_TIME) == (1.0, 10.0)
     assert live._ends(s, prop, "", set(), ocm.NOW_TIME) == (1.0, 9.0)
+
+
+def _model(hub: HubScheduler, same: Any = id) -> dict[str, Any]:
+    """What OCM's model holds, by value (the objects it keeps by identity; `same=None`: by value,
+    to compare two hubs)."""
+    live = hub._live["ocm"]
+    same = same or (lambda obj: obj)
+
+    def ids(mapping: dict) -> dict:
+        return {key: same(m.obj) for key, m in mapping.items()}
+
+    return {
+        "clusters": dict(live.clusters),
+        "sets": dict(live.sets),
+        "objects": [ids(live.set_objects), ids(live.binding_objects)],
+        "bindings": live.bindings,
+        "scores": {ns: ids(by_name) for ns, by_name in live.score_objects.items() if by_name},
+        "valid": dict(live.valid),
+        "every": dict(live.every),
+        "decisions": {key: (p, names, same(m.obj)) for key, (p, names, m) in live.decision_objects.items()},
+        "decided_by": {p: set(keys) for p, keys in live.decided_by.items() if keys},
+        "counts": +live.counts,
+        "by_count": {count: set(names) for count, names in live.by_count.items() if names},
+        "own": {p: +counts for p, counts in live.own.items() if +counts},
+        "placements": ids(live.placements),
+        "policies": dict(live.policies),
+        "by_namespace": {ns: dict(ps) for ns, ps in live.by_namespace.items() if ps},
+        "memberships": dict(live.memberships),
+        "cel": (dict(live.cel), dict(live.cel_of)),
+        "pool": live.pool.clusters(),
+        "requests": dict(live.requests),
+        "answers": {key: replace(a) for key, a in live.answers.items()},
+        "dirty": set(live.dirty),
+        "enqueued": set(live.enqueued),
+        "timers": dict(live.timers._when),
+        "log": (list(live.log_seq), list(live.log_cluster), list(live.log_before), live.floor, live.seq),
+        "now": live.now,
+    }
+
+
+def test_an_event_refused_by_what_it_wakes_leaves_the_model_as_it_was() -> None:
+    """A Placement whose name is no label value (over 63 characters) is taken in and solved; the
+    hub refuses the event when it hears the PlacementDecision written for it (labelled with that
+    name), after the model took the Placement in. The model is as before: a binding event (which
+    enqueues every Placement of its namespace, their scope changed) solves `p` alone, and writes
+    what a scheduler that never saw the refused event writes (before, it solved the Placement the
+    hub never stored, and was refused in turn)."""
+    from adapters.errors import InputError
+
+    objects = [*ocm.hub(ocm.managed_cluster("a"), ocm.managed_cluster("b")), ocm.placement("p", n=1)]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME)
+    fresh = HubScheduler(objects, now=ocm.NOW_TIME)
+    before = _model(hub)
+    with pytest.raises(InputError, match="no more than 63 characters"):
+        hub.handle(Applied(ocm.placement("q" * 64, n=1)), now=ocm.NOW_TIME)
+    assert _model(hub) == before
+    event = Applied(ocm.binding("other"))
+    delta, expected = hub.handle(event, now=ocm.NOW_TIME), fresh.handle(event, now=ocm.NOW_TIME)
+    assert delta.requests == expected.requests == (f"{ocm.NS}/p",)
+    assert delta.apply == expected.apply and hub.objects() == fresh.objects()
+    assert _model(hub, None) == _model(fresh, None)
+    assert not hub.resolve(now=ocm.NOW_TIME).apply
