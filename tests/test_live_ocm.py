@@ -542,3 +542,57 @@ def test_an_event_refused_by_what_it_wakes_leaves_the_model_as_it_was() -> None:
     assert delta.apply == expected.apply and hub.objects() == fresh.objects()
     assert _model(hub, None) == _model(fresh, None)
     assert not hub.resolve(now=ocm.NOW_TIME).apply
+
+
+@pytest.mark.parametrize(("mode", "log"), [("greedy", None), ("optimal", None), ("greedy", 64)])
+def test_any_event_refused_after_the_model_took_it_in_is_undone(mode, log, monkeypatch) -> None:
+    """Events of a generated hub (clusters, scores, sets, Placements and their decisions moving:
+    counts, the count log, margins judged again, timers, CEL outcomes), each refused once at the
+    first and at the last write the hub applies for it (an InputError there, as an emit's output
+    refused), then taken: the model is as it was after each refusal, and as a twin's that never
+    saw one after each event. `log`: a count log cut short (its oldest half let go) that often."""
+    import adapters.ocm.reach as reach
+    from adapters.errors import InputError
+
+    if log is not None:
+        monkeypatch.setattr(reach, "_LOG_LIMIT", log)
+
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    objects = generate("ocm", 40, 60, seed=4, now=now)
+    hub, twin = (HubScheduler(objects, now=now, options=SolveOptions(mode=mode)) for _ in range(2))
+    world = _World("ocm", twin, 4)
+    writes = _writes_counted(twin)
+    refuse = _writes_counted(hub, refuse=True)
+    refused = 0
+    for _ in range(40):
+        now += timedelta(seconds=15)
+        _, event, _ = world.next(now)
+        writes[0] = 0
+        twin.handle(event, now=now)
+        for at in sorted({1, writes[0]}) if writes[0] else ():
+            before = _model(hub)
+            refuse[:] = [0, at]
+            with pytest.raises(InputError, match="refused"):
+                hub.handle(event, now=now)
+            assert _model(hub) == before
+            refused += 1
+        refuse[:] = [0, 0]
+        hub.handle(event, now=now)
+        assert _model(hub, None) == _model(twin, None)
+    assert refused > 30
+
+
+def _writes_counted(hub: HubScheduler, *, refuse: bool = False) -> list[int]:
+    """[the hub's writes applied so far (each solve's output), the one to refuse (0: none)]."""
+    from adapters.errors import InputError
+
+    apply, count = hub._apply, [0, 0]
+
+    def counted(*args: Any, **kw: Any) -> None:
+        count[0] += 1
+        if refuse and count[0] == count[1]:
+            raise InputError("refused", where="<test>")
+        apply(*args, **kw)
+
+    hub._apply = counted  # type: ignore[method-assign]
+    return count

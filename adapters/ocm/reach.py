@@ -74,7 +74,10 @@ joint search may move any of them for a rise of the batch's objective).
 The model: every object read once (again only when it changes), each cluster's set memberships,
 CEL outcomes and valid scores, the decisions' counts per cluster (with a log of their moves), each
 Placement's request and its last answer's margins; the clusters' models in a pool whose load is
-every decision on them, a batch taking off the decisions of the Placements it holds.
+every decision on them, a batch taking off the decisions of the Placements it holds. Every change
+of the model goes through its journal (adapters.live.kept.Journal), so that an event the hub
+refuses after the model took it in (the emit of what it woke, or the hub hearing those writes,
+refused it) leaves the model as it was; what the caches answered on it is forgotten.
 """
 
 from __future__ import annotations
