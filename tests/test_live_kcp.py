@@ -118,3 +118,24 @@ def test_every_batch_taken_is_the_full_loads_with_the_rest_held(generation, mode
         full, _ = load(from_objects(objects, "<hub>"), now=taken.batch.now, seed=0)
         same_as_held_fixed(taken.batch, full)
     assert hub.resolve(now=at).apply == []
+
+
+def test_an_event_refused_while_the_model_is_made_again_leaves_the_model_as_it_was() -> None:
+    """A hub of no cluster nor Placement: the generation is a guess (v0.8, from its Location's
+    resource). A WorkloadCluster arriving proves it wrong, and the model is made again as v0.5,
+    where that Location's resource is refused: the event is refused, and the model is as before,
+    still v0.8. The next namespace is scheduled as a hub that never saw the refused event
+    schedules it (the model had kept the other generation, and scheduled it as v0.5 does)."""
+    from adapters.errors import InputError
+
+    objects = [kcp.location("us", generation="v0.8"), kcp.binding_v08(), kcp.namespace_v08("n0")]
+    hub = HubScheduler(objects, now=NOW, verify=True)
+    never = HubScheduler(objects, now=NOW, verify=True)
+    with pytest.raises(InputError, match="expected 'workloadclusters'"):
+        hub.handle(Applied(kcp.cluster("w1", "us")), now=NOW)
+    assert hub._live["kcp"].generation == never._live["kcp"].generation
+    later = NOW + timedelta(minutes=1)
+    event = Applied(kcp.namespace_v08("n1", created=1))
+    assert hub.handle(event, now=later).apply == never.handle(event, now=later).apply
+    assert hub.objects() == never.objects()
+    assert hub.resolve(now=later).apply == []

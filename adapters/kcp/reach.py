@@ -190,13 +190,15 @@ class KcpLive:
 
     def _regenerated(self, read: list[tuple[str, str, str, Any, Any]], now: datetime) -> Taken | None:
         """The generation guessed from a hub of no cluster nor Placement was wrong: the model made
-        again from every object, every workspace taken up."""
+        again from every object, every workspace taken up. Made aside and only then taken: the
+        objects read under the other generation may refuse the event (a Location of the guessed
+        generation's resource), which must leave this model as it was."""
         objects = {(o.manifest.kind, o.workspace, o.name): o.manifest for o in self._objects()}
         for kind, ws, name, _, after in read:
             objects.pop((kind, ws, name), None)
             if after is not None:
                 objects[(kind, ws, name)] = after.manifest
-        self.__init__(list(objects.values()), now=now, seed=self.seed)  # type: ignore[misc]
+        vars(self).update(vars(KcpLive(list(objects.values()), now=now, seed=self.seed)))
         workspaces = {ws for ws in self.footprint} | {
             ws
             for table in (self.namespaces, self.placements, self.bindings)
