@@ -5,6 +5,7 @@ over) takes up what upstream's requeues would."""
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from datetime import datetime, timedelta
 
@@ -133,9 +134,37 @@ def test_an_event_refused_while_the_model_is_made_again_leaves_the_model_as_it_w
     never = HubScheduler(objects, now=NOW, verify=True)
     with pytest.raises(InputError, match="expected 'workloadclusters'"):
         hub.handle(Applied(kcp.cluster("w1", "us")), now=NOW)
-    assert hub._live["kcp"].generation == never._live["kcp"].generation
+    assert _model(hub) == _model(never)
     later = NOW + timedelta(minutes=1)
     event = Applied(kcp.namespace_v08("n1", created=1))
     assert hub.handle(event, now=later).apply == never.handle(event, now=later).apply
     assert hub.objects() == never.objects()
+    assert _model(hub) == _model(never)
     assert hub.resolve(now=later).apply == []
+
+
+def test_changes_taken_together_are_all_read_before_the_model_takes_any() -> None:
+    """A target made unschedulable and a Placement refused (its CRD's enum), heard together (as
+    the garbage collector's changes are): the refusal comes after the target was read, and the
+    model is as it was (it keeps no journal: nothing it does after its reads can refuse)."""
+    from adapters.errors import InputError
+    from adapters.run.changes import object_key
+
+    hub = HubScheduler(_v08(), now=NOW, verify=True)
+    before = _model(hub)
+    target = kcp.sync_target("s1", "us", unschedulable=True)
+    bad = kcp.placement("p", created=0)
+    bad["spec"]["locationResource"]["resource"] = "workloadclusters"
+    stored = {kind: hub.get(object_key(obj)) for kind, obj in (("target", target), ("placement", bad))}
+    assert all(stored.values())
+    changes = [(stored["target"], target), (stored["placement"], bad)]
+    with pytest.raises(InputError, match="expected 'synctargets'"):
+        hub._live["kcp"].take(changes, NOW + timedelta(minutes=1))
+    assert _model(hub) == before
+
+
+def _model(hub: HubScheduler) -> dict:
+    """What kcp's model holds, by value (the pool's clusters, the timers' moments)."""
+    live = hub._live["kcp"]
+    out = {name: copy.deepcopy(value) for name, value in vars(live).items() if name not in ("pool", "timers")}
+    return {**out, "pool": live.pool.clusters(), "timers": dict(live.timers._when)}

@@ -32,6 +32,11 @@ and a batch's clusters carry every footprint but the taken workspaces' own holds
 upstream's answer for those requests (random draws come from the adapter's seeded sources, as in
 a full run), optimal re-optimises them with the rest fixed. Holds move only where a cluster stopped
 being valid for them (forced), so a full solve of the hub moves nothing.
+
+An event the hub refuses leaves the model as it was with no journal (adapters.live.kept.Journal):
+`take` reads (and refuses) every changed object before it changes anything, a model made again
+under the other generation is made aside and only then taken, and nothing after (the plans, the
+emit) raises an InputError.
 """
 
 from __future__ import annotations
