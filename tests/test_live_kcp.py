@@ -168,3 +168,42 @@ def _model(hub: HubScheduler) -> dict:
     live = hub._live["kcp"]
     out = {name: copy.deepcopy(value) for name, value in vars(live).items() if name not in ("pool", "timers")}
     return {**out, "pool": live.pool.clusters(), "timers": dict(live.timers._when)}
+
+
+_GUESSED_V08 = [kcp.binding_v08(), kcp.namespace_v08("n0")]
+_LAST_V05_CLUSTER = [kcp.cluster("w1"), kcp.binding(ready=False), kcp.namespace("n0")]
+
+
+@pytest.mark.parametrize(
+    "objects, event, generation",
+    [
+        (_GUESSED_V08, Applied(kcp.location("us")), "v0.5"),
+        (_GUESSED_V08, Applied(kcp.namespace_v08("n0", placement={})), "v0.5"),
+        (_LAST_V05_CLUSTER, Deleted("WorkloadCluster", "w1", workspace=kcp.COMPUTE), "v0.8"),
+    ],
+    ids=["v0.5 location", "v0.5 placement annotation", "last v0.5 cluster"],
+)
+def test_a_change_after_which_a_full_load_guesses_the_other_generation_makes_the_model_again(
+    objects, event, generation
+) -> None:
+    """A hub of no cluster nor Placement has its generation guessed (from its Locations'
+    resources, then its namespaces' annotations; else v0.8): a Location of v0.5's resource or a
+    namespace carrying v0.5's placement annotation turns a v0.8 guess, and the last v0.5 cluster
+    going (its namespace never annotated: its APIBinding is not ready) leaves one of v0.8. The
+    event is taken as a full load of the hub it leaves takes it (the Location was refused, judged
+    by the old guess's enum; the annotation was taken as v0.8 takes it; the cluster's going
+    scheduled as v0.5 does), and the model schedules the next namespace as a hub made of the
+    objects it leaves does."""
+    hub = HubScheduler(objects, now=NOW, verify=True)
+    hub.handle(event, now=NOW)
+    fresh = HubScheduler(hub.objects(), now=NOW, verify=True)
+    assert fresh.initial.apply == []
+    assert hub._live["kcp"].generation == fresh._live["kcp"].generation == generation
+    later = NOW + timedelta(minutes=1)
+    namespace = Applied(kcp.namespace_v08("n1", created=1))
+    written = [hub.handle(namespace, now=later).apply, fresh.handle(namespace, now=later).apply]
+    for apply in written:  # the uids the servers made differ (the hubs' histories do)
+        for obj in apply:
+            obj["metadata"].pop("uid", None)
+    assert written[0] == written[1]
+    assert hub.resolve(now=later).apply == []
