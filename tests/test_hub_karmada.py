@@ -393,8 +393,55 @@ def test_a_refused_event_changes_nothing_though_it_enqueues_nothing(bad) -> None
     with pytest.raises(InputError):
         hub.handle(Applied(bad(hub)), now=LATER)
     assert hub.objects() == untouched.objects()
+    assert _model(hub) == _model(untouched)
     event = Applied(_relabelled(hub, "m1", "staging"))
     assert hub.handle(event, now=LATER).apply == untouched.handle(event, now=LATER).apply
+    assert _model(hub) == _model(untouched)
+
+
+def test_changes_taken_together_are_all_read_before_the_model_takes_any() -> None:
+    """A cluster relabelled and a binding refused, heard together (as the garbage collector's
+    changes are): the refusal comes after the cluster was read, and the model is as it was (it
+    keeps no journal: nothing it does after its reads can refuse an event)."""
+    hub = HubScheduler(_objects(), now=NOW)
+    live, before = hub._live["karmada"], _model(hub)
+    relabelled, bad = _relabelled(hub, "m1", "staging"), _bad_status(hub)
+    changes = [(hub.get(object_key(relabelled)), relabelled), (hub.get(object_key(bad)), bad)]
+    with pytest.raises(InputError, match="schedulerObservedGeneration"):
+        live.take(changes, LATER)
+    assert _model(hub) == before
+
+
+def test_a_binding_woken_with_an_applied_placement_it_cannot_decode_refuses_nothing() -> None:
+    """Every field the decision tree and the emit read is read (or refused) when the binding is
+    stored; the applied-placement annotation, read only when a binding is woken, is read as
+    upstream reads it, never refused: a user's status-only write breaking it wakes nothing, and
+    the cluster event that wakes the binding later is taken (as Fleet's is not: its load reads
+    what it wakes, and keeps a journal for it), the model the one the hub's objects make."""
+    from adapters.karmada.reach import live
+
+    hub = HubScheduler(_objects(), now=NOW, verify=True)
+    broken = _binding(hub, "any")
+    broken["metadata"]["annotations"]["policy.karmada.io/applied-placement"] = "{not json"
+    assert _handle(hub, Applied(broken)).apply == []
+    assert "any" in _names(_handle(hub, Applied(_relabelled(hub, "m3", "qa"))))
+    assert _model(hub) == _model_of(live(from_objects(hub.objects(), "<hub>"), now=LATER, seed=0))
+
+
+def _model(hub: HubScheduler) -> dict[str, Any]:
+    return _model_of(hub._live["karmada"])
+
+
+def _model_of(live: Any) -> dict[str, Any]:
+    """What Karmada's model holds, by value (bindings by their objects)."""
+    return {
+        "clusters": dict(live.clusters),
+        "models": dict(live._models),
+        "bindings": {key: b.manifest.obj for key, b in live.bindings.items()},
+        "groups": {group: set(keys) for group, keys in live._groups.items()},
+        "group_of": dict(live._group_of),
+        "affinity": set(live._affinity),
+    }
 
 
 def _run() -> list[str]:

@@ -5,6 +5,7 @@ over) takes up what upstream's requeues would."""
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from datetime import datetime, timedelta
 
@@ -118,3 +119,91 @@ def test_every_batch_taken_is_the_full_loads_with_the_rest_held(generation, mode
         full, _ = load(from_objects(objects, "<hub>"), now=taken.batch.now, seed=0)
         same_as_held_fixed(taken.batch, full)
     assert hub.resolve(now=at).apply == []
+
+
+def test_an_event_refused_while_the_model_is_made_again_leaves_the_model_as_it_was() -> None:
+    """A hub of no cluster nor Placement: the generation is a guess (v0.8, from its Location's
+    resource). A WorkloadCluster arriving proves it wrong, and the model is made again as v0.5,
+    where that Location's resource is refused: the event is refused, and the model is as before,
+    still v0.8. The next namespace is scheduled as a hub that never saw the refused event
+    schedules it (the model had kept the other generation, and scheduled it as v0.5 does)."""
+    from adapters.errors import InputError
+
+    objects = [kcp.location("us", generation="v0.8"), kcp.binding_v08(), kcp.namespace_v08("n0")]
+    hub = HubScheduler(objects, now=NOW, verify=True)
+    never = HubScheduler(objects, now=NOW, verify=True)
+    with pytest.raises(InputError, match="expected 'workloadclusters'"):
+        hub.handle(Applied(kcp.cluster("w1", "us")), now=NOW)
+    assert _model(hub) == _model(never)
+    later = NOW + timedelta(minutes=1)
+    event = Applied(kcp.namespace_v08("n1", created=1))
+    assert hub.handle(event, now=later).apply == never.handle(event, now=later).apply
+    assert hub.objects() == never.objects()
+    assert _model(hub) == _model(never)
+    assert hub.resolve(now=later).apply == []
+
+
+def test_changes_taken_together_are_all_read_before_the_model_takes_any() -> None:
+    """A target made unschedulable and a Placement refused (its CRD's enum), heard together (as
+    the garbage collector's changes are): the refusal comes after the target was read, and the
+    model is as it was (it keeps no journal: nothing it does after its reads can refuse)."""
+    from adapters.errors import InputError
+    from adapters.run.changes import object_key
+
+    hub = HubScheduler(_v08(), now=NOW, verify=True)
+    before = _model(hub)
+    target = kcp.sync_target("s1", "us", unschedulable=True)
+    bad = kcp.placement("p", created=0)
+    bad["spec"]["locationResource"]["resource"] = "workloadclusters"
+    stored = {kind: hub.get(object_key(obj)) for kind, obj in (("target", target), ("placement", bad))}
+    assert all(stored.values())
+    changes = [(stored["target"], target), (stored["placement"], bad)]
+    with pytest.raises(InputError, match="expected 'synctargets'"):
+        hub._live["kcp"].take(changes, NOW + timedelta(minutes=1))
+    assert _model(hub) == before
+
+
+def _model(hub: HubScheduler) -> dict:
+    """What kcp's model holds, by value (the pool's clusters, the timers' moments)."""
+    live = hub._live["kcp"]
+    out = {name: copy.deepcopy(value) for name, value in vars(live).items() if name not in ("pool", "timers")}
+    return {**out, "pool": live.pool.clusters(), "timers": dict(live.timers._when)}
+
+
+_GUESSED_V08 = [kcp.binding_v08(), kcp.namespace_v08("n0")]
+_LAST_V05_CLUSTER = [kcp.cluster("w1"), kcp.binding(ready=False), kcp.namespace("n0")]
+
+
+@pytest.mark.parametrize(
+    "objects, event, generation",
+    [
+        (_GUESSED_V08, Applied(kcp.location("us")), "v0.5"),
+        (_GUESSED_V08, Applied(kcp.namespace_v08("n0", placement={})), "v0.5"),
+        (_LAST_V05_CLUSTER, Deleted("WorkloadCluster", "w1", workspace=kcp.COMPUTE), "v0.8"),
+    ],
+    ids=["v0.5 location", "v0.5 placement annotation", "last v0.5 cluster"],
+)
+def test_a_change_after_which_a_full_load_guesses_the_other_generation_makes_the_model_again(
+    objects, event, generation
+) -> None:
+    """A hub of no cluster nor Placement has its generation guessed (from its Locations'
+    resources, then its namespaces' annotations; else v0.8): a Location of v0.5's resource or a
+    namespace carrying v0.5's placement annotation turns a v0.8 guess, and the last v0.5 cluster
+    going (its namespace never annotated: its APIBinding is not ready) leaves one of v0.8. The
+    event is taken as a full load of the hub it leaves takes it (the Location was refused, judged
+    by the old guess's enum; the annotation was taken as v0.8 takes it; the cluster's going
+    scheduled as v0.5 does), and the model schedules the next namespace as a hub made of the
+    objects it leaves does."""
+    hub = HubScheduler(objects, now=NOW, verify=True)
+    hub.handle(event, now=NOW)
+    fresh = HubScheduler(hub.objects(), now=NOW, verify=True)
+    assert fresh.initial.apply == []
+    assert hub._live["kcp"].generation == fresh._live["kcp"].generation == generation
+    later = NOW + timedelta(minutes=1)
+    namespace = Applied(kcp.namespace_v08("n1", created=1))
+    written = [hub.handle(namespace, now=later).apply, fresh.handle(namespace, now=later).apply]
+    for apply in written:  # the uids the servers made differ (the hubs' histories do)
+        for obj in apply:
+            obj["metadata"].pop("uid", None)
+    assert written[0] == written[1]
+    assert hub.resolve(now=later).apply == []

@@ -480,3 +480,119 @@ def test_a_sorters_range_holds_the_tainted_clusters_it_keeps() -> None:
     assert held == {"c8", "c9"}
     assert live._ends(s, prop, "", held, ocm.NOW_TIME) == (1.0, 10.0)
     assert live._ends(s, prop, "", set(), ocm.NOW_TIME) == (1.0, 9.0)
+
+
+def _model(hub: HubScheduler, same: Any = id) -> dict[str, Any]:
+    """What OCM's model holds, by value (the objects it keeps by identity; `same=None`: by value,
+    to compare two hubs)."""
+    live = hub._live["ocm"]
+    same = same or (lambda obj: obj)
+
+    def ids(mapping: dict) -> dict:
+        return {key: same(m.obj) for key, m in mapping.items()}
+
+    return {
+        "clusters": dict(live.clusters),
+        "sets": dict(live.sets),
+        "objects": [ids(live.set_objects), ids(live.binding_objects)],
+        "bindings": live.bindings,
+        "scores": {ns: ids(by_name) for ns, by_name in live.score_objects.items() if by_name},
+        "valid": dict(live.valid),
+        "every": dict(live.every),
+        "decisions": {key: (p, names, same(m.obj)) for key, (p, names, m) in live.decision_objects.items()},
+        "decided_by": {p: set(keys) for p, keys in live.decided_by.items() if keys},
+        "counts": +live.counts,
+        "by_count": {count: set(names) for count, names in live.by_count.items() if names},
+        "own": {p: +counts for p, counts in live.own.items() if +counts},
+        "placements": ids(live.placements),
+        "policies": dict(live.policies),
+        "by_namespace": {ns: dict(ps) for ns, ps in live.by_namespace.items() if ps},
+        "memberships": dict(live.memberships),
+        "cel": (dict(live.cel), dict(live.cel_of)),
+        "pool": live.pool.clusters(),
+        "requests": dict(live.requests),
+        "answers": {key: replace(a) for key, a in live.answers.items()},
+        "dirty": set(live.dirty),
+        "enqueued": set(live.enqueued),
+        "timers": dict(live.timers._when),
+        "log": (list(live.log_seq), list(live.log_cluster), list(live.log_before), live.floor, live.seq),
+        "now": live.now,
+    }
+
+
+def test_an_event_refused_by_what_it_wakes_leaves_the_model_as_it_was() -> None:
+    """A Placement whose name is no label value (over 63 characters) is taken in and solved; the
+    hub refuses the event when it hears the PlacementDecision written for it (labelled with that
+    name), after the model took the Placement in. The model is as before: a binding event (which
+    enqueues every Placement of its namespace, their scope changed) solves `p` alone, and writes
+    what a scheduler that never saw the refused event writes (before, it solved the Placement the
+    hub never stored, and was refused in turn)."""
+    from adapters.errors import InputError
+
+    objects = [*ocm.hub(ocm.managed_cluster("a"), ocm.managed_cluster("b")), ocm.placement("p", n=1)]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME)
+    fresh = HubScheduler(objects, now=ocm.NOW_TIME)
+    before = _model(hub)
+    with pytest.raises(InputError, match="no more than 63 characters"):
+        hub.handle(Applied(ocm.placement("q" * 64, n=1)), now=ocm.NOW_TIME)
+    assert _model(hub) == before
+    event = Applied(ocm.binding("other"))
+    delta, expected = hub.handle(event, now=ocm.NOW_TIME), fresh.handle(event, now=ocm.NOW_TIME)
+    assert delta.requests == expected.requests == (f"{ocm.NS}/p",)
+    assert delta.apply == expected.apply and hub.objects() == fresh.objects()
+    assert _model(hub, None) == _model(fresh, None)
+    assert not hub.resolve(now=ocm.NOW_TIME).apply
+
+
+@pytest.mark.parametrize(("mode", "log"), [("greedy", None), ("optimal", None), ("greedy", 64)])
+def test_any_event_refused_after_the_model_took_it_in_is_undone(mode, log, monkeypatch) -> None:
+    """Events of a generated hub (clusters, scores, sets, Placements and their decisions moving:
+    counts, the count log, margins judged again, timers, CEL outcomes), each refused once at the
+    first and at the last write the hub applies for it (an InputError there, as an emit's output
+    refused), then taken: the model is as it was after each refusal, and as a twin's that never
+    saw one after each event. `log`: a count log cut short (its oldest half let go) that often."""
+    import adapters.ocm.reach as reach
+    from adapters.errors import InputError
+
+    if log is not None:
+        monkeypatch.setattr(reach, "_LOG_LIMIT", log)
+
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    objects = generate("ocm", 40, 60, seed=4, now=now)
+    hub, twin = (HubScheduler(objects, now=now, options=SolveOptions(mode=mode)) for _ in range(2))
+    world = _World("ocm", twin, 4)
+    writes = _writes_counted(twin)
+    refuse = _writes_counted(hub, refuse=True)
+    refused = 0
+    for _ in range(40):
+        now += timedelta(seconds=15)
+        _, event, _ = world.next(now)
+        writes[0] = 0
+        twin.handle(event, now=now)
+        for at in sorted({1, writes[0]}) if writes[0] else ():
+            before = _model(hub)
+            refuse[:] = [0, at]
+            with pytest.raises(InputError, match="refused"):
+                hub.handle(event, now=now)
+            assert _model(hub) == before
+            refused += 1
+        refuse[:] = [0, 0]
+        hub.handle(event, now=now)
+        assert _model(hub, None) == _model(twin, None)
+    assert refused > 30
+
+
+def _writes_counted(hub: HubScheduler, *, refuse: bool = False) -> list[int]:
+    """[the hub's writes applied so far (each solve's output), the one to refuse (0: none)]."""
+    from adapters.errors import InputError
+
+    apply, count = hub._apply, [0, 0]
+
+    def counted(*args: Any, **kw: Any) -> None:
+        count[0] += 1
+        if refuse and count[0] == count[1]:
+            raise InputError("refused", where="<test>")
+        apply(*args, **kw)
+
+    hub._apply = counted  # type: ignore[method-assign]
+    return count

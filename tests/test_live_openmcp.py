@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 
@@ -122,6 +124,77 @@ def test_a_refused_request_changes_nothing() -> None:
     assert hub.objects() == before and spy.requests() == []
     hub.handle(Applied(mcp.request("ns", "r1", "web")), now=LATER)
     assert spy.requests() == [["ns/r1"]]
+
+
+def _model(hub: HubScheduler, same: Any = id) -> dict[str, Any]:
+    """What openMCP's model holds, by value (the objects it keeps by identity; `same=None`: by
+    value, to compare two hubs)."""
+    live = hub._live["openmcp"]
+    same = same or (lambda obj: obj)
+    return {
+        "clusters": {
+            key: (same(c.manifest.obj), replace(c, manifest=None)) for key, c in live.clusters.items()
+        },
+        "requests": {
+            key: (same(r.manifest.obj), replace(r, manifest=None)) for key, r in live.requests.items()
+        },
+        "pool": live.pool.clusters(),
+        "carrying": {uid: set(keys) for uid, keys in live._carrying.items() if keys},
+        "uids": +live._uids,
+        "retry": set(live._retry),
+        "retried_at": live._retried_at,
+    }
+
+
+def _broken(obj: dict[str, Any]) -> dict[str, Any]:
+    """The object with a spec the reading refuses."""
+    return {**copy.deepcopy(obj), "spec": "broken"}
+
+
+def test_an_event_refused_leaves_the_model_as_it_was() -> None:
+    """reach.py: an event is refused only by the reading of its changed objects, before the model
+    changes (nothing an event wakes is refused after). r2 waits on a name r1's cluster holds and is
+    retried once a moment: a broken Cluster refused at LATER leaves the model as it was (its
+    retry not spent), and the next event at LATER retries r2, as a twin that never saw it does."""
+    taken = "web-" + _hash_name("ns", "r2")
+    objects = [
+        mcp.cluster("ns", taken, "db", finalizers=[mcp.fin("ns", "r1")]),
+        mcp.request("ns", "r1", "db", at_minute=1, granted=("ns", taken)),
+        mcp.request("ns", "r2", "web", at_minute=2),
+    ]
+    (hub, spy), (twin, _) = _hub(*objects), _hub(*objects)
+    before = _model(hub)
+    for bad in (mcp.cluster("ns", "other", "db"), mcp.request("ns", "r3", "web")):
+        with pytest.raises(InputError, match="spec"):
+            hub.handle(Applied(_broken(bad)), now=LATER)
+        assert _model(hub) == before
+    event = Applied(mcp.cluster("ns", "other", "db"))
+    assert hub.handle(event, now=LATER) == replace(twin.handle(event, now=LATER), seconds=ANY)
+    assert spy.requests() == [["ns/r2"]]
+    assert _model(hub, None) == _model(twin, None)
+
+
+def test_any_event_refused_leaves_the_model_as_a_twins_that_never_saw_it() -> None:
+    """Events of a generated hub, each first refused (its object broken), then taken."""
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    objects = generate("openmcp", 14, 40, seed=3, now=now)
+    config = generate_config(14, 40, seed=3)
+    hub, twin = (HubScheduler(objects, now=now, config=config) for _ in range(2))
+    world = _World("openmcp", twin, 5)
+    refused = 0
+    for _ in range(60):
+        now += timedelta(seconds=15)
+        _, event, _ = world.next(now)
+        if isinstance(event, Applied):
+            before = _model(hub)
+            with pytest.raises(InputError, match="spec"):
+                hub.handle(Applied(_broken(event.obj)), now=now)
+            assert _model(hub) == before
+            refused += 1
+        twin.handle(event, now=now)
+        hub.handle(event, now=now)
+        assert _model(hub, None) == _model(twin, None)
+    assert refused > 30
 
 
 # ----------------------------------------------------------------- the batch is the full load's

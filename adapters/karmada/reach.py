@@ -37,6 +37,13 @@ passes without the scheduler's labels, or being deleted, are left alone by the d
 (the adapter looks only at the bindings it watches), so they are not enqueued here either. A
 hand-written object without a metadata.generation stands for one whose generation changes with
 its spec (as the API server counts it).
+
+An event the hub refuses leaves the model as it was with no journal (adapters.live.kept.Journal):
+`take` reads every changed object whole before it changes anything (read_binding and read_cluster
+refuse every field the decision tree and the emit read; the applied-placement annotation, read when
+a binding is woken, is never refused), nothing after its reads raises an InputError, and the
+estimator solver/replicas/estimate.py keeps (Estimator.kept) is a function of the capacity objects
+it holds and is keyed by, so it carries nothing of a refused event.
 """
 
 from __future__ import annotations

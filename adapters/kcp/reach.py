@@ -32,6 +32,11 @@ and a batch's clusters carry every footprint but the taken workspaces' own holds
 upstream's answer for those requests (random draws come from the adapter's seeded sources, as in
 a full run), optimal re-optimises them with the rest fixed. Holds move only where a cluster stopped
 being valid for them (forced), so a full solve of the hub moves nothing.
+
+An event the hub refuses leaves the model as it was with no journal (adapters.live.kept.Journal):
+`take` reads (and refuses) every changed object before it changes anything, a model made again
+under the other generation is made aside and only then taken, and nothing after (the plans, the
+emit) raises an InputError.
 """
 
 from __future__ import annotations
@@ -79,6 +84,7 @@ __all__ = ["KcpLive", "live"]
 
 Obj = Mapping[str, Any]
 _GRACE = timedelta(seconds=n.REMOVING_GRACE_SECONDS, microseconds=1)  # first moment past it
+_DECIDING = (n.WORKLOAD_CLUSTER, n.SYNC_TARGET, n.PLACEMENT)  # the kinds that settle the generation
 _READERS = {
     n.NAMESPACE: read_namespace,
     n.API_BINDING: read_binding,
@@ -147,8 +153,6 @@ class KcpLive:
             if reader is None:
                 continue
             new = reader(manifest(after)) if after is not None else None
-            if kind == n.LOCATION and new is not None:
-                _check_resource(new.manifest, new, self.generation)
             if kind == n.PLACEMENT and new is not None:
                 _check_placement_resource(new)
             read.append((kind, workspace_of(obj), obj["metadata"]["name"], self._kept(kind, obj), new))
@@ -156,6 +160,9 @@ class KcpLive:
             self._check_generation(read)
         except _Regenerate:
             return self._regenerated(read, now)
+        for kind, _, _, _, after in read:  # the CRD's enum of the generation the changes leave
+            if kind == n.LOCATION and after is not None:
+                _check_resource(after.manifest, after, self.generation)
         taken: set[str] = set()
         changed: set[str] = set()  # clusters
         for kind, ws, name, before, after in read:
@@ -190,13 +197,10 @@ class KcpLive:
 
     def _regenerated(self, read: list[tuple[str, str, str, Any, Any]], now: datetime) -> Taken | None:
         """The generation guessed from a hub of no cluster nor Placement was wrong: the model made
-        again from every object, every workspace taken up."""
-        objects = {(o.manifest.kind, o.workspace, o.name): o.manifest for o in self._objects()}
-        for kind, ws, name, _, after in read:
-            objects.pop((kind, ws, name), None)
-            if after is not None:
-                objects[(kind, ws, name)] = after.manifest
-        self.__init__(list(objects.values()), now=now, seed=self.seed)  # type: ignore[misc]
+        again from every object, every workspace taken up. Made aside and only then taken: the
+        objects read under the other generation may refuse the event (a Location of the guessed
+        generation's resource), which must leave this model as it was."""
+        vars(self).update(vars(KcpLive(self._after(read), now=now, seed=self.seed)))
         workspaces = {ws for ws in self.footprint} | {
             ws
             for table in (self.namespaces, self.placements, self.bindings)
@@ -204,6 +208,15 @@ class KcpLive:
             if items
         }
         return self._taken(workspaces, now) if workspaces else None
+
+    def _after(self, read: list[tuple[str, str, str, Any, Any]]) -> list[Manifest]:
+        """Every object as the changes read leave them."""
+        objects = {(o.manifest.kind, o.workspace, o.name): o.manifest for o in self._objects()}
+        for kind, ws, name, _, after in read:
+            objects.pop((kind, ws, name), None)
+            if after is not None:
+                objects[(kind, ws, name)] = after.manifest
+        return list(objects.values())
 
     def _objects(self) -> list[Any]:
         """Every object read."""
@@ -242,7 +255,9 @@ class KcpLive:
 
     def _check_generation(self, read: list[tuple[str, str, str, Any, Any]]) -> None:
         """A change bringing the other generation's clusters or Placements is refused, as load
-        refuses an input mixing them (adapters.kcp.load._generation names both)."""
+        refuses an input mixing them (adapters.kcp.load._generation names both). A change after
+        which a full load would guess (no cluster nor Placement left) or know the other generation
+        makes the model again (_Regenerate)."""
         mine = n.WORKLOAD_CLUSTER if self.generation is Generation.V05 else n.SYNC_TARGET
         for kind, _, _, _, after in read:
             if after is None or kind not in (n.WORKLOAD_CLUSTER, n.SYNC_TARGET, n.PLACEMENT):
@@ -253,6 +268,17 @@ class KcpLive:
             _generation({mine: held, kind: [after.manifest]})  # refuses the mix
             if not held:  # the generation was a guess (no cluster nor Placement): it was wrong
                 raise _Regenerate
+        # Where the changes leave no cluster nor Placement, a full load of the objects they leave
+        # guesses the generation (from the Locations' resources, then the namespaces'
+        # annotations), and may guess the other one.
+        gone = sum(after is None and kind in _DECIDING for kind, *_, after in read)
+        if (
+            any(kind != n.API_BINDING for kind, *_ in read)
+            and len(self.clusters) <= gone
+            and len(self.clusters) + sum(map(len, self.placements.values())) <= gone
+            and _generation(_index(self._after(read))) is not self.generation
+        ):
+            raise _Regenerate
 
     # -- the model ------------------------------------------------------------------------------
 

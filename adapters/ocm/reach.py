@@ -74,7 +74,10 @@ joint search may move any of them for a rise of the batch's objective).
 The model: every object read once (again only when it changes), each cluster's set memberships,
 CEL outcomes and valid scores, the decisions' counts per cluster (with a log of their moves), each
 Placement's request and its last answer's margins; the clusters' models in a pool whose load is
-every decision on them, a batch taking off the decisions of the Placements it holds.
+every decision on them, a batch taking off the decisions of the Placements it holds. Every change
+of the model goes through its journal (adapters.live.kept.Journal), so that an event the hub
+refuses after the model took it in (the emit of what it woke, or the hub hearing those writes,
+refused it) leaves the model as it was; what the caches answered on it is forgotten.
 """
 
 from __future__ import annotations
@@ -82,8 +85,9 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -91,7 +95,7 @@ import numpy as np
 from adapters.contract import Change, Taken
 from adapters.kube.fields import ZERO_TIME, Fields, parse_time
 from adapters.kube.manifests import Manifest
-from adapters.live.kept import ClusterPool, Timers, manifest, with_load
+from adapters.live.kept import ClusterPool, Journal, Timers, manifest, with_load
 from adapters.ocm import names as n
 from adapters.ocm.clusters import ManagedCluster, read_cluster
 from adapters.ocm.load import (
@@ -160,6 +164,14 @@ class _Answer:
     ordered: bool = False
 
 
+_ANSWER_FIELDS = tuple(f.name for f in fields(_Answer))
+
+
+def _put_back(answer: _Answer, values: list[Any]) -> None:
+    for name, value in zip(_ANSWER_FIELDS, values, strict=True):
+        setattr(answer, name, value)
+
+
 @dataclass(frozen=True, slots=True)
 class _Moves:
     """A batch's moves, shared by its answers: per cluster how many answers add it and how many
@@ -218,6 +230,9 @@ class OcmLive:
     ) -> None:
         self.seed = seed
         self.now = now
+        # Every change of the model goes through the journal (or notes its undoing there), which
+        # the hub marks at each event: an event it refuses after the model took it in is undone.
+        self.journal = Journal()
         self.clusters: dict[str, ManagedCluster] = {}
         self.sets: dict[str, ClusterSet] = {}
         self.set_objects: dict[str, Manifest] = {}
@@ -237,12 +252,12 @@ class OcmLive:
         self.memberships: dict[str, frozenset[str]] = {}
         self.cel: dict[str, CelOutcome] = {}
         self.cel_of: dict[str, frozenset[str]] = {}  # cluster -> the CEL traits it satisfies
-        self.pool = ClusterPool()
+        self.pool = ClusterPool(journal=self.journal)
         self.requests: dict[str, PlacementRequest] = {}
         self.answers: dict[str, _Answer] = {}
         self.dirty: set[str] = set()
         self.enqueued: set[str] = set()
-        self.timers: Timers[str] = Timers()
+        self.timers: Timers[str] = Timers(journal=self.journal)
         self.log_seq: list[int] = []  # the count log: each move's position, cluster, count before
         self.log_cluster: list[str] = []
         self.log_before: list[int] = []
@@ -295,41 +310,57 @@ class OcmLive:
         assert obj is not None
         name, namespace = obj["metadata"]["name"], obj["metadata"].get("namespace") or ""
         m = manifest(after) if after is not None else None
+        j = self.journal
         if kind == n.MANAGED_CLUSTER:
             if m is None:
-                self.clusters.pop(name, None)
+                j.pop(self.clusters, name)
             else:
-                self.clusters[name] = checked if checked is not None else read_cluster(m)
+                j.set(self.clusters, name, checked if checked is not None else read_cluster(m))
         elif kind == n.CLUSTER_SET:
             if m is None:
-                self.sets.pop(name, None)
-                self.set_objects.pop(name, None)
+                j.pop(self.sets, name)
+                j.pop(self.set_objects, name)
             else:
-                self.sets[name] = read_set(m)
-                self.set_objects[name] = m
+                j.set(self.sets, name, read_set(m))
+                j.set(self.set_objects, name, m)
         elif kind == n.SET_BINDING:
             if m is None:
-                self.binding_objects.pop((namespace, name), None)
+                j.pop(self.binding_objects, (namespace, name))
             else:
-                self.binding_objects[(namespace, name)] = m
+                j.set(self.binding_objects, (namespace, name), m)
         elif kind == n.SCORE:
             if m is None:
-                self.score_objects[namespace].pop(name, None)
+                j.pop(self._inner(self.score_objects, namespace, dict), name)
             else:
-                self.score_objects[namespace][name] = m
+                j.set(self._inner(self.score_objects, namespace, dict), name, m)
         elif kind == n.DECISION:
             self._put_decision((namespace, name), m, checked)
         elif kind == n.PLACEMENT:
             key = f"{namespace}/{name}"
-            self.placements.pop(key, None)
-            self.policies.pop(key, None)
-            self.by_namespace[namespace].pop(key, None)
+            j.pop(self.placements, key)
+            j.pop(self.policies, key)
+            j.pop(self._inner(self.by_namespace, namespace, dict), key)
             if m is not None:
-                self.placements[key] = m
+                j.set(self.placements, key, m)
                 policy = checked[0] if checked is not None else _placement_policy(m)
                 if policy is not None:
-                    self.policies[key] = self.by_namespace[namespace][key] = policy
+                    j.set(self.policies, key, policy)
+                    j.set(self.by_namespace[namespace], key, policy)
         return None
+
+    def _inner(self, outer: dict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
+        """The mapping's value at `key`, made (through the journal) where there is none."""
+        inner = outer.get(key)
+        if inner is None:
+            inner = make()
+            self.journal.set(outer, key, inner)
+        return inner
+
+    def _assign(self, name: str, value: Any) -> None:
+        """One of the model's attributes replaced, through the journal."""
+        if self.journal.recording:
+            self.journal.note(partial(setattr, self, name, getattr(self, name)))
+        setattr(self, name, value)
 
     def _put_decision(
         self,
@@ -337,56 +368,76 @@ class OcmLive:
         m: Manifest | None,
         checked: tuple[tuple[str, str], list[str]] | None = None,
     ) -> None:
-        old = self.decision_objects.pop(key, None)
+        j = self.journal
+        old = j.pop(self.decision_objects, key)
         moved: Counter[str] = Counter()
         if old is not None:
             placement, names, _ = old
-            self.decided_by[placement].discard(key)
-            if not self.decided_by[placement]:
-                del self.decided_by[placement]
+            decided = self.decided_by[placement]
+            j.discard(decided, key)
+            if not decided:
+                j.pop(self.decided_by, placement)
+            own = self._inner(self.own, placement, Counter)
             for c in names:
                 moved[c] -= 1
-                self.own[placement][c] -= 1
+                j.set(own, c, own.get(c, 0) - 1)
         if m is not None:
             owner, names = checked if checked is not None else _decision_names(m)
             placement = f"{owner[0]}/{owner[1]}"
-            self.decision_objects[key] = (placement, names, m)
-            self.decided_by[placement].add(key)
+            j.set(self.decision_objects, key, (placement, names, m))
+            j.add(self._inner(self.decided_by, placement, set), key)
+            own = self._inner(self.own, placement, Counter)
             for c in names:
                 moved[c] += 1
-                self.own[placement][c] += 1
+                j.set(own, c, own.get(c, 0) + 1)
         for c, delta in moved.items():
             if delta:
                 self._log(c)
                 self._recount(c, self.counts.get(c, 0) + delta)
         for placement in {old[0] if old else None, self.decision_objects.get(key, (None,))[0]} - {None}:
-            own = self.own[placement]
+            own = self.own.get(placement, Counter())
             for c in moved:
                 if own.get(c) == 0:
-                    del own[c]
+                    j.pop(own, c)
             if not own:
-                del self.own[placement]
+                j.pop(self.own, placement)
 
     def _recount(self, cluster: str, count: int) -> None:
+        j = self.journal
         old = self.counts.get(cluster, 0)
         if old:
-            self.by_count[old].discard(cluster)
-            if not self.by_count[old]:
-                del self.by_count[old]
+            held = self.by_count[old]
+            j.discard(held, cluster)
+            if not held:
+                j.pop(self.by_count, old)
         if count:
-            self.counts[cluster] = count
-            self.by_count[count].add(cluster)
+            j.set(self.counts, cluster, count)
+            j.add(self._inner(self.by_count, count, set), cluster)
         else:
-            self.counts.pop(cluster, None)
+            j.pop(self.counts, cluster)
 
     def _log(self, cluster: str) -> None:
+        j = self.journal
+        if j.recording:
+            j.note(partial(self._unlog, len(self.log_seq)))
         self.log_seq.append(self.seq)
         self.log_cluster.append(cluster)
         self.log_before.append(self.counts.get(cluster, 0))
         if len(self.log_seq) > _LOG_LIMIT:
             cut = len(self.log_seq) // 2
+            if j.recording:
+                cut_off = (self.log_seq[:cut], self.log_cluster[:cut], self.log_before[:cut])
+                j.note(partial(self._uncut, self.floor, cut_off))
             self.floor = self.log_seq[cut]
             del self.log_seq[:cut], self.log_cluster[:cut], self.log_before[:cut]
+
+    def _unlog(self, length: int) -> None:
+        del self.log_seq[length:], self.log_cluster[length:], self.log_before[length:]
+
+    def _uncut(self, floor: int, cut_off: tuple[list[int], list[str], list[int]]) -> None:
+        self.floor = floor
+        for log, head in zip((self.log_seq, self.log_cluster, self.log_before), cut_off, strict=True):
+            log[:0] = head
 
     # -- the model ------------------------------------------------------------------------------
 
@@ -418,13 +469,13 @@ class OcmLive:
                 touched |= ((before.matched if before else None) or frozenset()) ^ (
                     (after.matched if after else None) or frozenset()
                 )
-        self.cel = out
+        self._assign("cel", out)
         for name in touched:
             found = frozenset(t for t, o in out.items() if o.matched and name in o.matched)
             if found:
-                self.cel_of[name] = found
+                self.journal.set(self.cel_of, name, found)
             else:
-                self.cel_of.pop(name, None)
+                self.journal.pop(self.cel_of, name)
 
     def _traits(self, name: str) -> frozenset[str]:
         return self.memberships.get(name, frozenset()) | self.cel_of.get(name, frozenset())
@@ -445,8 +496,8 @@ class OcmLive:
         expires (its model changes then, with no event)."""
         objs = list(self.score_objects.get(name, {}).values())
         valid, every = _scores(objs, now)
-        self.valid[name] = valid.get(name, {})
-        self.every[name] = every.get(name, {})
+        self.journal.set(self.valid, name, valid.get(name, {}))
+        self.journal.set(self.every, name, every.get(name, {}))
         self.timers.at(_expiry(objs, now), f"score:{name}")
 
     # -- what changes reach ---------------------------------------------------------------------
@@ -454,8 +505,10 @@ class OcmLive:
     def take(self, changes: Sequence[Change], now: datetime) -> Taken | None:
         # Read first: a refusal keeps nothing (and what is read is kept, not read again).
         checked = [_check(after) if after is not None else None for _, after in changes]
-        self.seq += 1
-        self.now = now
+        if self.journal.recording:  # what the caches hold was judged on the model undone
+            self.journal.note(self._forget)
+        self._assign("seq", self.seq + 1)
+        self._assign("now", now)
         self._ends_of.clear()  # the clusters' verdicts may move with the event
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
@@ -481,18 +534,18 @@ class OcmLive:
                 scored.add(name)
             elif kind == "toleration" and name in self.policies:
                 enqueued.add(name)
-                self.dirty.add(name)
+                self.journal.add(self.dirty, name)
         self._settle_model(changes, clusters, now)
         for key in self._redecided(changes):
             answer, request = self.answers.get(key), self.requests.get(key)
             if answer is None or set(self.own.get(key, ())) != answer.selected:
-                self.dirty.add(key)  # not what its last sync wrote: someone else's write
+                self.journal.add(self.dirty, key)  # not what its last sync wrote: someone else's write
             if request is not None:  # what it holds now, as a load would read it
                 held = sorted(c for c, count in self.own.get(key, {}).items() if count > 0)
                 existing = tuple(ExistingDecision(c, current=False) for c in held)
-                self.requests[key] = replace(request, existing=existing)
+                self.journal.set(self.requests, key, replace(request, existing=existing))
         changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
-        self.enqueued = enqueued  # upstream's queue after the changes (what tests and reports read)
+        self._assign("enqueued", enqueued)  # upstream's queue after the changes (what tests and reports read)
         solved = {key for key in enqueued if self._must(key, changed, now)}
         self._drifted({name: changed[name] for name in scored}, enqueued, now)
         return self._taken(solved, now) if solved else None
@@ -512,7 +565,7 @@ class OcmLive:
         name, namespace = obj["metadata"]["name"], obj["metadata"].get("namespace") or ""
         if kind == n.PLACEMENT:
             if _respecified(before, after):
-                self.dirty.add(f"{namespace}/{name}")
+                self.journal.add(self.dirty, f"{namespace}/{name}")
             return {f"{namespace}/{name}"}
         if kind == n.DECISION:
             label = (obj["metadata"].get("labels") or {}).get(n.PLACEMENT_LABEL)
@@ -525,7 +578,8 @@ class OcmLive:
             out = self._by_sets(frozenset({n.SET_TRAIT.format(target)}))
             if kind == n.SET_BINDING:
                 out |= self._in_namespace(namespace, target)
-            self.dirty |= out  # their scope may change
+            for key in out:  # their scope may change
+                self.journal.add(self.dirty, key)
             return out
         if kind == n.SCORE:
             cluster = self.clusters.get(namespace)
@@ -578,18 +632,18 @@ class OcmLive:
         scores, CEL outcomes, the clusters' models (their load: the decisions on them)."""
         kinds = {(a if a is not None else b)["kind"] for b, a in changes}
         if kinds & {n.CLUSTER_SET, n.SET_BINDING}:
-            self.bindings = read_bindings(self.binding_objects.values(), self.sets)
+            self._assign("bindings", read_bindings(self.binding_objects.values(), self.sets))
         if n.CLUSTER_SET in kinds:
             for name in self.clusters:
                 clusters.setdefault(name, self.pool.get(name))
         for name in clusters:
             c = self.clusters.get(name)
             if c is None:
-                self.memberships.pop(name, None)
-                self.valid.pop(name, None)
-                self.every.pop(name, None)
+                self.journal.pop(self.memberships, name)
+                self.journal.pop(self.valid, name)
+                self.journal.pop(self.every, name)
             else:
-                self.memberships[name] = self._memberships(c)
+                self.journal.set(self.memberships, name, self._memberships(c))
                 self._rescore(name, now)
         if clusters or n.PLACEMENT in kinds:
             self._recompute_cel(clusters)
@@ -655,8 +709,21 @@ class OcmLive:
         self._judged_now(key, answer)
         return True
 
+    def _keep(self, answer: _Answer) -> None:
+        """A kept answer about to move on in place: the journal puts it back as it is."""
+        if self.journal.recording:
+            self.journal.note(partial(_put_back, answer, [getattr(answer, f) for f in _ANSWER_FIELDS]))
+
+    def _forget(self) -> None:
+        """What the caches answered (judged on a model since undone)."""
+        self._moved.clear()
+        self._drifts.clear()
+        self._values.clear()
+        self._ends_of.clear()
+
     def _judged_now(self, key: str, answer: _Answer) -> None:
         """The answer's picture moved to the hub as it stands (its margins read there)."""
+        self._keep(answer)
         answer.seen, answer.own, answer.mates = self.seq, dict(self.own.get(key, {})), None
         answer.up = answer.down = frozenset()
 
@@ -771,6 +838,7 @@ class OcmLive:
                 raised = _better(raised, found)
         if raised is not None and not all(_beats((t, c), raised) for c, t in picks.items()):
             return False
+        self._keep(answer)
         answer.picks, answer.best_out, answer.most = picks, raised, most
         self._judged_now(key, answer)
         return True
@@ -1104,7 +1172,7 @@ class OcmLive:
             if key in enqueued or key in self.dirty:
                 continue
             if any(matters(request, old, new, now) for old, new in changed.values()):
-                self.dirty.add(key)
+                self.journal.add(self.dirty, key)
 
     def stale(self, mode: str) -> set[str]:
         """The Placements a full solve of the hub as it stands may change (see the docstring)."""
@@ -1178,10 +1246,12 @@ class OcmLive:
             if self.counts[c] - taken_off[c] > 0
         }
         requests.sort(key=lambda r: r.key)
-        self.requests.update({r.key: r for r in requests})
+        for r in requests:
+            self.journal.set(self.requests, r.key, r)
         batch = Batch(clusters, tuple(requests), now=now, seed=self.seed, absent_load=absent)
         context = OcmContext(contexts, self.pool.by_name(), now)
-        self.dirty -= set(contexts)
+        for key in contexts:
+            self.journal.discard(self.dirty, key)
         keys = frozenset(contexts)
         return Taken(batch, context, lambda result: self._answered(batch, result, keys, written=written))
 
@@ -1235,7 +1305,7 @@ class OcmLive:
                 )
             greedy = result.stats.mode == "greedy"
             answer.ordered = bool(request.spread) and greedy and moved is not None and got.scheduled
-            self.answers[got.request] = answer
+            self.journal.set(self.answers, got.request, answer)
             self._arm(request, now=batch.now)
 
     def _moves(self, key: str, answered: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:

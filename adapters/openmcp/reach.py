@@ -36,7 +36,11 @@ The model: every Cluster and ClusterRequest read once (again only when its objec
 request uids each Cluster's finalizers carry, and the model clusters with their tenancy count
 (every request finalizer on them, stale ones included); a batch takes them all, moved by the
 requests taken up as load.py counts them (a request holding a cluster counts through its
-decision; one being deleted lets its finalizers go first).
+decision; one being deleted lets its finalizers go first). It keeps no journal
+(adapters.live.kept.Journal): an event is refused only by the reading of its changed objects,
+which `take` does before it changes anything, as nothing after can refuse it (the load and emit of
+the requests taken up refuse nothing, and what they write, read back when the hub hears it, is
+made of objects already read, a template the config checked and names the API server takes).
 """
 
 from __future__ import annotations
