@@ -265,9 +265,7 @@ def _resource(f: Fields, spec: dict[str, Any]) -> dict[str, Any]:
         raise f.fail("resource is required", "spec.resource")
     raw = f.mapping(spec["resource"], "spec.resource")
     out: dict[str, Any] = dict(raw)
-    for key in ("apiVersion", "kind", "name"):
-        if raw.get(key) is None:
-            raise f.fail(f"{key} is required", f"spec.resource.{key}")
+    f.required(raw, "spec.resource", ("apiVersion", "kind", "name"))
     for key in ("apiVersion", "kind", "name", "namespace", "uid", "resourceVersion"):
         out[key] = f.string(raw.get(key), f"spec.resource.{key}")
     return out
@@ -276,9 +274,7 @@ def _resource(f: Fields, spec: dict[str, Any]) -> dict[str, Any]:
 def _components(f: Fields, raw: Any) -> tuple[Component, ...]:
     out = []
     for path, item in f.objects(raw, "spec.components"):
-        for key in ("name", "replicas"):
-            if item.get(key) is None:
-                raise f.fail(f"{key} is required", f"{path}.{key}")
+        f.required(item, path, ("name", "replicas"))
         name = f.string(item["name"], f"{path}.name")
         if len(name) > n.COMPONENT_NAME_MAX:
             raise f.fail(f"may not be longer than {n.COMPONENT_NAME_MAX}", f"{path}.name")
@@ -307,9 +303,7 @@ def _targets(f: Fields, raw: Any) -> tuple[tuple[str, int], ...]:
 def _evictions(f: Fields, raw: Any) -> tuple[str, ...]:
     out = []
     for path, item in f.objects(raw, "spec.gracefulEvictionTasks"):
-        for key in ("fromCluster", "producer", "reason"):
-            if item.get(key) is None:
-                raise f.fail(f"{key} is required", f"{path}.{key}")
+        f.required(item, path, ("fromCluster", "producer", "reason"))
         reason = f.string(item["reason"], f"{path}.reason")
         if len(reason) > _REASON_MAX or not _reason_ok(reason):
             raise f.fail(f"invalid reason {reason!r}", f"{path}.reason")

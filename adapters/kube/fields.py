@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -198,10 +198,15 @@ class Fields:
             seen.add(kind)
         return items
 
+    def required(self, obj: Mapping[str, Any], path: str, keys: Iterable[str]) -> None:
+        """The first of `keys` (in order) that `obj` lacks or holds null, refused as the CRD's
+        required list refuses it."""
+        for key in keys:
+            if obj.get(key) is None:
+                raise self.fail(f"{key} is required", f"{path}.{key}")
+
     def _condition(self, condition: Mapping[str, Any], where: str) -> None:
-        for name in ("type", "status", "lastTransitionTime", "reason", "message"):
-            if condition.get(name) is None:
-                raise self.fail(f"{name} is required", f"{where}.{name}")
+        self.required(condition, where, ("type", "status", "lastTransitionTime", "reason", "message"))
         kind = self.string(condition["type"], f"{where}.type")
         if errors := condition_type_errors(kind):
             raise self.fail(f"invalid condition type {kind!r}: {'; '.join(errors)}", f"{where}.type")

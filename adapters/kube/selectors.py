@@ -77,9 +77,7 @@ def label_selector(
     match = f.string_map(raw.get("matchLabels"), f"{path}.matchLabels", pruned=pruned) if labels else {}
     expressions = []
     for where, item in f.objects(raw.get("matchExpressions"), f"{path}.matchExpressions"):
-        for required in ("key", "operator"):
-            if item.get(required) is None:
-                raise f.fail(f"{required} is required", f"{where}.{required}")
+        f.required(item, where, ("key", "operator"))
         expressions.append(
             (
                 f.string(item["key"], f"{where}.key"),

@@ -442,9 +442,7 @@ def _scores(
         if items is None:
             items = []
             for path, raw in f.objects(status.get("scores"), "status.scores"):
-                for key in ("name", "value"):
-                    if raw.get(key) is None:
-                        raise f.fail(f"{key} is required", f"{path}.{key}")
+                f.required(raw, path, ("name", "value"))
                 name = f.string(raw["name"], f"{path}.name")
                 value = f.integer(raw["value"], f"{path}.value", minimum=-n.MAX_SCORE, maximum=n.MAX_SCORE)
                 items.append({"name": name, "value": value})
@@ -487,9 +485,7 @@ def _decisions(manifests: Iterable[Manifest]) -> dict[tuple[str, str], list[tupl
             raise f.fail("required", "status.decisions")
         names = []
         for path, raw in f.objects(status.get("decisions"), "status.decisions"):
-            for key in ("clusterName", "reason"):
-                if raw.get(key) is None:
-                    raise f.fail(f"{key} is required", f"{path}.{key}")
+            f.required(raw, path, ("clusterName", "reason"))
             name = f.string(raw["clusterName"], f"{path}.clusterName")
             f.string(raw["reason"], f"{path}.reason")
             if raw.get("score") is not None:
