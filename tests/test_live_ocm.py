@@ -262,6 +262,13 @@ def _tainted(hub: HubScheduler, name: str) -> Applied:
     return Applied({**c, "spec": {**c["spec"], "taints": [ocm.taint("gone", added=ocm.ago(1))]}})
 
 
+def _joined_c10(*, cpu: str, capacity: str) -> Applied:
+    """A cluster c10 in zone a joining with this CPU."""
+    return Applied(
+        ocm.managed_cluster("c10", {"zone": "a"}, allocatable={"cpu": cpu}, capacity={"cpu": capacity})
+    )
+
+
 @pytest.mark.parametrize("event", ["tainted c5", "joined with CPU 5"])
 def test_a_sorter_is_not_solved_for_a_cluster_entering_or_leaving_inside_its_range(event) -> None:
     """`s` sorts by CPU over its feasible clusters (1 to 10: c0 to c9) and holds c8 and c9. c5
@@ -271,12 +278,7 @@ def test_a_sorter_is_not_solved_for_a_cluster_entering_or_leaving_inside_its_ran
     solved, and its sync alone would keep what it holds."""
     hub = _sorter_hub()
     s = f"{ocm.NS}/s"
-    if event == "tainted c5":
-        change = _tainted(hub, "c5")
-    else:
-        change = Applied(
-            ocm.managed_cluster("c10", {"zone": "a"}, allocatable={"cpu": "5"}, capacity={"cpu": "16"})
-        )
+    change = _tainted(hub, "c5") if event == "tainted c5" else _joined_c10(cpu="5", capacity="16")
     delta = hub.handle(change, now=ocm.NOW_TIME)
     assert s in hub._live["ocm"].enqueued
     assert s not in delta.requests
@@ -293,12 +295,7 @@ def test_a_sorter_is_solved_for_a_cluster_entering_or_leaving_at_an_end_of_its_r
     cluster, now the highest, is picked)."""
     hub = _sorter_hub()
     s = f"{ocm.NS}/s"
-    if event == "tainted c0":
-        change = _tainted(hub, "c0")
-    else:
-        change = Applied(
-            ocm.managed_cluster("c10", {"zone": "a"}, allocatable={"cpu": "20"}, capacity={"cpu": "32"})
-        )
+    change = _tainted(hub, "c0") if event == "tainted c0" else _joined_c10(cpu="20", capacity="32")
     delta = hub.handle(change, now=ocm.NOW_TIME)
     assert s in delta.requests
     assert _decisions(hub.objects())[s] == picks
