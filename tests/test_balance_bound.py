@@ -18,8 +18,8 @@ from solver.balance import balance_scores
 from solver.balance_bound import Pairs, most_scored
 from tests.fixtures.batches import BALANCE_CASES as CASES
 from tests.fixtures.batches import balance_batch as small
+from tests.fixtures.batches import balance_hubs, shortfalls_of_every_answer
 from tests.fixtures.batches import balance_request as request
-from tests.fixtures.batches import shortfalls_of_every_answer
 
 
 def scores(n: int):
@@ -162,21 +162,8 @@ def test_a_member_worth_nothing_alone_that_crowds_a_negative_weight_is_kept(pric
         assert most_scored(pairs_of(base, outside, requests, start), most) >= best
 
 
-@st.composite
-def small_hubs(draw):
-    """A few OCM placements (Balance weights of either sign or 0, a CPU score, holdings) on four
-    clusters, every one a candidate of each."""
-    requests = []
-    for name in "abc"[: draw(st.integers(2, 3))]:
-        holds = draw(st.sets(st.sampled_from(["c0", "c1", "c2", "c3"]), max_size=2))
-        requests.append(
-            request(name, draw(st.integers(1, 2)), draw(st.integers(-4, 4)), tuple(sorted(holds)))
-        )
-    return requests
-
-
 @settings(max_examples=25, deadline=None)
-@given(small_hubs())
+@given(balance_hubs())
 def test_no_answer_of_a_small_hub_beats_its_affinity_bound(requests) -> None:
     """Property: on random small hubs the summary's affinity bound (joint where the work is small)
     is below every joint answer's affinity shortfall, Balance judged on each answer's decisions."""

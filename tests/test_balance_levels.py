@@ -9,15 +9,14 @@ from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from model import LevelStats
 from solver import SolveOptions, solve
 from solver.objective import LEVEL_NAMES
 from tests.fixtures.batches import BALANCE_CASES as CASES
 from tests.fixtures.batches import balance_batch as small
+from tests.fixtures.batches import balance_hubs, shortfalls_of_every_answer
 from tests.fixtures.batches import balance_request as request
-from tests.fixtures.batches import shortfalls_of_every_answer
 
 # Four requests on four clusters, the busiest count 1 to 4 across the answers. b (weight 0) is at
 # its own best answer whatever the others hold, but another answer, as good on the summed levels
@@ -69,21 +68,8 @@ def test_every_level_has_a_bound_that_keeps_the_promise(requests) -> None:
     assert_the_promise(levels, shortfalls_of_every_answer(b))
 
 
-@st.composite
-def small_hubs(draw):
-    """Two to four OCM placements of one or two clusters (Balance weights of either sign or 0, a
-    CPU score, holdings) on four clusters, every one a candidate of each."""
-    requests = []
-    for name in "abcd"[: draw(st.integers(2, 4))]:
-        holds = draw(st.sets(st.sampled_from(["c0", "c1", "c2", "c3"]), max_size=2))
-        requests.append(
-            request(name, draw(st.integers(1, 2)), draw(st.integers(-4, 4)), tuple(sorted(holds)))
-        )
-    return requests
-
-
 @settings(max_examples=60, deadline=None)
-@given(small_hubs())
+@given(balance_hubs(4))
 def test_every_level_bound_keeps_the_promise_on_small_hubs(requests) -> None:
     """Property: on random small hubs every level's bound holds for every answer at least as good
     as the reported one on the levels before it."""
