@@ -260,7 +260,7 @@ class KcpLive:
         makes the model again (_Regenerate)."""
         mine = n.WORKLOAD_CLUSTER if self.generation is Generation.V05 else n.SYNC_TARGET
         for kind, _, _, _, after in read:
-            if after is None or kind not in (n.WORKLOAD_CLUSTER, n.SYNC_TARGET, n.PLACEMENT):
+            if after is None or kind not in _DECIDING:
                 continue
             if (kind == n.WORKLOAD_CLUSTER) == (self.generation is Generation.V05):
                 continue
@@ -274,7 +274,6 @@ class KcpLive:
         gone = sum(after is None and kind in _DECIDING for kind, *_, after in read)
         if (
             any(kind != n.API_BINDING for kind, *_ in read)
-            and len(self.clusters) <= gone
             and len(self.clusters) + sum(map(len, self.placements.values())) <= gone
             and _generation(_index(self._after(read))) is not self.generation
         ):
