@@ -445,6 +445,7 @@ def test_a_journal_puts_the_pool_the_timers_and_the_mappings_back() -> None:
     the pool's and the timers' own undoing notes meanwhile; what comes due afterwards is what
     came due before."""
     from datetime import timedelta
+    from types import SimpleNamespace
 
     from adapters.live.kept import ClusterPool, Journal, Timers
     from model import Cluster
@@ -456,6 +457,7 @@ def test_a_journal_puts_the_pool_the_timers_and_the_mappings_back() -> None:
     timers.at(NOW_TIME, "a")
     timers.at(NOW_TIME + timedelta(seconds=5), "b")
     mapping, items = {"x": 1}, {"y"}
+    holder = SimpleNamespace(seq=1)
     journal.mark()
     before = (pool.clusters(), set(pool.staying()), dict(timers._when), dict(mapping), set(items))
     pool.put(Cluster("a", leaving=True))
@@ -469,8 +471,11 @@ def test_a_journal_puts_the_pool_the_timers_and_the_mappings_back() -> None:
     journal.pop(mapping, "x")
     journal.discard(items, "y")
     journal.add(items, "w")
+    journal.assign(holder, "seq", 2)
+    journal.assign(holder, "seq", 3)
     journal.undo()
     assert (pool.clusters(), set(pool.staying()), dict(timers._when), dict(mapping), set(items)) == before
+    assert holder.seq == 1
     assert timers.due(NOW_TIME + timedelta(seconds=10)) == ["a", "b"]
     journal.mark()
     journal.undo()  # nothing since the mark

@@ -125,6 +125,12 @@ class Journal:
             self._undo.append(partial(_put_back, mapping, key, mapping.get(key, _ABSENT)))
         mapping[key] = value
 
+    def assign(self, obj: Any, name: str, value: Any) -> None:
+        """An attribute of `obj` replaced (set's counterpart for a model's own attributes)."""
+        if self._undo is not None:
+            self._undo.append(partial(setattr, obj, name, getattr(obj, name)))
+        setattr(obj, name, value)
+
     def pop(self, mapping: MutableMapping[Any, Any], key: Any) -> Any:
         """The value popped (None: none)."""
         old = mapping.pop(key, _ABSENT)

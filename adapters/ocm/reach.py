@@ -356,12 +356,6 @@ class OcmLive:
             self.journal.set(outer, key, inner)
         return inner
 
-    def _assign(self, name: str, value: Any) -> None:
-        """One of the model's attributes replaced, through the journal."""
-        if self.journal.recording:
-            self.journal.note(partial(setattr, self, name, getattr(self, name)))
-        setattr(self, name, value)
-
     def _put_decision(
         self,
         key: tuple[str, str],
@@ -469,7 +463,7 @@ class OcmLive:
                 touched |= ((before.matched if before else None) or frozenset()) ^ (
                     (after.matched if after else None) or frozenset()
                 )
-        self._assign("cel", out)
+        self.journal.assign(self, "cel", out)
         for name in touched:
             found = frozenset(t for t, o in out.items() if o.matched and name in o.matched)
             if found:
@@ -507,8 +501,8 @@ class OcmLive:
         checked = [_check(after) if after is not None else None for _, after in changes]
         if self.journal.recording:  # what the caches hold was judged on the model undone
             self.journal.note(self._forget)
-        self._assign("seq", self.seq + 1)
-        self._assign("now", now)
+        self.journal.assign(self, "seq", self.seq + 1)
+        self.journal.assign(self, "now", now)
         self._ends_of.clear()  # the clusters' verdicts may move with the event
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
@@ -545,7 +539,8 @@ class OcmLive:
                 existing = tuple(ExistingDecision(c, current=False) for c in held)
                 self.journal.set(self.requests, key, replace(request, existing=existing))
         changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
-        self._assign("enqueued", enqueued)  # upstream's queue after the changes (what tests and reports read)
+        # upstream's queue after the changes (what tests and reports read)
+        self.journal.assign(self, "enqueued", enqueued)
         solved = {key for key in enqueued if self._must(key, changed, now)}
         self._drifted({name: changed[name] for name in scored}, enqueued, now)
         return self._taken(solved, now) if solved else None
@@ -632,7 +627,7 @@ class OcmLive:
         scores, CEL outcomes, the clusters' models (their load: the decisions on them)."""
         kinds = {(a if a is not None else b)["kind"] for b, a in changes}
         if kinds & {n.CLUSTER_SET, n.SET_BINDING}:
-            self._assign("bindings", read_bindings(self.binding_objects.values(), self.sets))
+            self.journal.assign(self, "bindings", read_bindings(self.binding_objects.values(), self.sets))
         if n.CLUSTER_SET in kinds:
             for name in self.clusters:
                 clusters.setdefault(name, self.pool.get(name))
