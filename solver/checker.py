@@ -35,7 +35,7 @@ class _Fleet:
         self.by_name = {c.name: c for c in clusters}
         self.eligible = [c for c in clusters if c.eligible]
         self._passing: dict[tuple, set[str]] = {}
-        self._verdicts: dict[tuple, dict[tuple[str, bool], bool]] = {}
+        self.verdicts = _Verdicts(now)
         self._domains: dict[str, set[str]] = {}
         self._with_label: dict[tuple[str, str], set[str]] | None = None
 
@@ -55,11 +55,6 @@ class _Fleet:
             and passes(request, self.by_name[d.cluster], self.now, held=True)
         }
         return shared | held
-
-    def verdicts(self, key: tuple) -> dict[tuple[str, bool], bool]:
-        """passes' answers for the requests with equal filters (`key`), by cluster name and held:
-        such requests select many of the same clusters."""
-        return self._verdicts.setdefault(key, {})
 
     def _candidates(self, request: PlacementRequest) -> list[Cluster]:
         """The eligible clusters that may pass: a term matches only clusters carrying every pair
@@ -104,22 +99,32 @@ def _attributes(cluster: Cluster, claims: bool):
 def check(batch: Batch, result: Result) -> list[str]:
     """Every hard-constraint violation, as readable lines; empty when the result is sound."""
     fleet = _Fleet(batch.clusters, batch.now)
-    by_key = result.by_request()
-    problems: list[str] = _check_tenancy(batch, by_key)
-    for request in batch.requests:
+    keys = [r.key for r in batch.requests]  # each spelt once: a batch holds tens of thousands
+    gots, extra = _aligned(keys, result)
+    problems: list[str] = _check_tenancy(batch, keys, gots, fleet)
+    for request, key, got in zip(batch.requests, keys, gots, strict=True):
         if request.tenancy is not None:
             continue
-        got = by_key.get(request.key)
         if got is None:
-            problems.append(f"{request.key}: no result")
+            problems.append(f"{key}: no result")
             continue
         if request.replicas is not None:
-            problems += [f"{request.key}: {p}" for p in _check_replicas(request, got, fleet)]
+            problems += [f"{key}: {p}" for p in _check_replicas(request, got, fleet)]
             continue
-        problems += [f"{request.key}: {p}" for p in _check_request(request, got, fleet)]
-    extra = set(by_key) - {r.key for r in batch.requests}
-    problems += [f"{key}: result for a request not in the batch" for key in sorted(extra)]
+        problems += [f"{key}: {p}" for p in _check_request(request, got, fleet)]
+    problems += [f"{key}: result for a request not in the batch" for key in extra]
     return problems
+
+
+def _aligned(keys: list[str], result: Result) -> tuple[list[RequestResult | None], list[str]]:
+    """Each request's result by its key (None: none; a key's last result, as a dict keeps it),
+    and the keys of results for no request, sorted. The solvers give one result a request in the
+    batch's order: where the keys say so, and are distinct, they are matched by position."""
+    given = result.requests
+    if len(given) == len(keys) and [g.request for g in given] == keys and len(set(keys)) == len(keys):
+        return list(given), []
+    by_key = result.by_request()
+    return [by_key.get(key) for key in keys], sorted(set(by_key).difference(keys))
 
 
 def passes(request: PlacementRequest, cluster: Cluster, now: datetime | None, *, held: bool) -> bool:
@@ -143,7 +148,7 @@ def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet)
     # An all-clusters request's passing set first: its selected clusters are then judged from it
     # (the set holds the held clusters that pass for their holder too).
     passing = fleet.passing(request, filters) if request.mode is SelectionMode.ALL else set()
-    verdicts = fleet.verdicts(filters)
+    verdicts = fleet.verdicts.of(request)
     problems: list[str] = []
     names = [c.cluster for c in got.selected]
     for name, n in Counter(names).items():
@@ -212,111 +217,154 @@ def _check_request(request: PlacementRequest, got: RequestResult, fleet: _Fleet)
     return problems
 
 
-class _Passing:
-    """passes' verdicts, each judged once per cluster, held or not, and filters (the request's
-    required terms, tolerations and scope, by identity: the adapters give the requests of one
-    placement rule the same ones, and identity costs no hashing of their contents; equal filters
-    that are not the same objects are judged apart, which only costs time)."""
+class _Verdicts:
+    """passes' verdicts, each judged once per filters (the request's required terms, tolerations
+    and scope), cluster and held or not. Filters are found by their objects' identity first (the
+    adapters give the requests of one placement rule the same objects: no hashing of their
+    contents per request), then by value, so equal filters in other objects share them too."""
 
     def __init__(self, now: datetime | None) -> None:
         self.now = now
-        self._verdicts: dict[tuple[int, int, int, str, bool], bool] = {}
+        self._by_identity: dict[tuple[int, int, int], dict[tuple[str, bool], bool]] = {}
+        self._by_value: dict[tuple, dict[tuple[str, bool], bool]] = {}
+
+    def of(self, request: PlacementRequest) -> dict[tuple[str, bool], bool]:
+        """The verdicts of the request's filters, by (cluster name, held)."""
+        identity = (id(request.required), id(request.tolerations), id(request.scope))
+        verdicts = self._by_identity.get(identity)
+        if verdicts is None:
+            verdicts = self._by_identity[identity] = self._by_value.setdefault(_filters(request), {})
+        return verdicts
 
     def __call__(self, request: PlacementRequest, cluster: Cluster, *, held: bool) -> bool:
-        key = (id(request.required), id(request.tolerations), id(request.scope), cluster.name, held)
-        verdict = self._verdicts.get(key)
+        verdicts = self.of(request)
+        verdict = verdicts.get((cluster.name, held))
         if verdict is None:
-            verdict = self._verdicts[key] = passes(request, cluster, self.now, held=held)
+            verdict = verdicts[(cluster.name, held)] = passes(request, cluster, self.now, held=held)
         return verdict
 
 
-def _check_tenancy(batch: Batch, by_key: dict[str, RequestResult]) -> list[str]:
+# A tenancy limit of 0 admits any number: sorted after every limit.
+_UNLIMITED = float("inf")
+
+
+def _check_tenancy(
+    batch: Batch, keys: list[str], gots: list[RequestResult | None], fleet: _Fleet
+) -> list[str]:
     """Tenancy requests: one cluster each; a held cluster is kept unless the request is movable
     and the hold no longer passes its filters (then it is released); existing clusters pass the
     filters and admit their new requests one at a time, each while fewer than its limit are
     taken (checked in the order that admits them if any does: smallest limits first); new
     clusters come from the request's pool, are named after a request on them that may open one, and hold
-    no more than the limit (one, when exclusive)."""
-    # Each request with its key, spelt once (a batch holds tens of thousands).
-    keyed = [(r, key) for r in batch.requests if r.tenancy is not None and (key := r.key) in by_key]
-    problems: list[str] = []
-    clusters = {c.name: c for c in batch.clusters}
+    no more than the limit (one, when exclusive). One pass over the requests in the batch's
+    order; each request's problems are reported in its queue order (then key)."""
+    clusters = fleet.by_name
+    passing = fleet.verdicts
     count = {c.name: c.load for c in batch.clusters}
-    passing = _Passing(batch.now)
-    valid_hold = {}
-    for r, key in keyed:
-        if not r.existing:
-            continue
-        held = clusters.get(r.existing[0].cluster)
-        valid_hold[key] = (
-            r.existing[0].current and held is not None and not held.leaving and passing(r, held, held=True)
-        )
-        if held is not None and (valid_hold[key] or not r.tenancy.movable):
-            count[held.name] += r.tenancy.demand
-    on_new: dict[str, list[PlacementRequest]] = {}
-    joined: dict[str, list[PlacementRequest]] = {}
-    for r, key in sorted(keyed, key=lambda rk: (rk[0].tenancy.order, rk[1])):
-        got = by_key[key]
+    tagged: list[tuple[int, str, str]] = []  # (queue order, key, problem)
+    # Per cluster, the requests it admits: (limit, order, key, batch index, demand) sorts them in
+    # the order that admits them, ties as the batch gives them.
+    joined: dict[str, list[tuple[float, int, str, int, int]]] = {}
+    on_new: dict[str, list[tuple[float, int, str, int, int]]] = {}
+    created: dict[str, list[PlacementRequest]] = {}
+    for index, (r, key, got) in enumerate(zip(batch.requests, keys, gots, strict=True)):
         tenancy = r.tenancy
-        names = [c.cluster for c in got.selected]
-        if len(names) > 1:
-            problems.append(f"{key}: {len(names)} clusters for one tenancy slot")
+        if tenancy is None:
             continue
-        if got.satisfied != bool(names):
-            problems.append(f"{key}: satisfied flag disagrees with the placement")
-        if r.existing and (not tenancy.movable or valid_hold[key]):
-            if names != [r.existing[0].cluster]:
-                problems.append(f"{key}: holds {r.existing[0].cluster}, moved to {names} unforced")
+        order = tenancy.order
+        if got is None:
+            tagged.append((order, key, f"{key}: no result"))
             continue
-        if r.existing:  # a movable hold no longer valid: given up, placed anew
-            if tuple(got.released) != (r.existing[0].cluster,):
-                problems.append(f"{key}: {r.existing[0].cluster} no longer valid, yet not released")
-            if names == [r.existing[0].cluster]:
-                problems.append(f"{key}: kept {r.existing[0].cluster}, which it may no longer hold")
+        selected = got.selected
+        if r.existing:
+            hold = r.existing[0]
+            held = clusters.get(hold.cluster)
+            # A hold counts where it stays: valid, or kept because the request may not move.
+            stays = not tenancy.movable or (
+                hold.current and held is not None and not held.leaving and passing(r, held, held=True)
+            )
+            if held is not None and stays:
+                count[held.name] += tenancy.demand
+        if len(selected) > 1:
+            tagged.append((order, key, f"{key}: {len(selected)} clusters for one tenancy slot"))
+            continue
+        if got.satisfied != bool(selected):
+            tagged.append((order, key, f"{key}: satisfied flag disagrees with the placement"))
+        if r.existing:
+            on_hold = len(selected) == 1 and selected[0].cluster == hold.cluster
+            if stays:
+                if not on_hold:
+                    names = [c.cluster for c in selected]
+                    tagged.append((order, key, f"{key}: holds {hold.cluster}, moved to {names} unforced"))
                 continue
-        if not names:
+            # a movable hold no longer valid: given up, placed anew
+            if tuple(got.released) != (hold.cluster,):
+                tagged.append((order, key, f"{key}: {hold.cluster} no longer valid, yet not released"))
+            if on_hold:
+                tagged.append((order, key, f"{key}: kept {hold.cluster}, which it may no longer hold"))
+                continue
+        if not selected:
             if tenancy.pool is not None:
-                problems.append(f"{key}: left without a cluster although its pool can create one")
+                tagged.append((order, key, f"{key}: left without a cluster although its pool can create one"))
             continue
-        choice = got.selected[0]
+        choice = selected[0]
+        admitted = (tenancy.limit or _UNLIMITED, order, key, index, tenancy.demand)
         if choice.created:
             if tenancy.pool is None and not tenancy.joins:
-                problems.append(f"{key}: on new cluster {choice.cluster} without a pool to create or join")
-            on_new.setdefault(choice.cluster, []).append(r)
+                problem = f"{key}: on new cluster {choice.cluster} without a pool to create or join"
+                tagged.append((order, key, problem))
+            on_new.setdefault(choice.cluster, []).append(admitted)
+            created.setdefault(choice.cluster, []).append(r)
             continue
         cluster = clusters.get(choice.cluster)
         if cluster is None:
-            problems.append(f"{key}: selected {choice.cluster}, which does not exist")
+            tagged.append((order, key, f"{key}: selected {choice.cluster}, which does not exist"))
             continue
         if tenancy.exclusive:
-            problems.append(f"{key}: exclusive, yet placed on existing cluster {cluster.name}")
+            tagged.append((order, key, f"{key}: exclusive, yet placed on existing cluster {cluster.name}"))
         if cluster.leaving or not passing(r, cluster, held=False):
-            problems.append(f"{key}: selected {cluster.name}, which fails the request's filters")
-        joined.setdefault(cluster.name, []).append(r)
+            tagged.append((order, key, f"{key}: selected {cluster.name}, which fails the request's filters"))
+        joined.setdefault(cluster.name, []).append(admitted)
+    tagged.sort(key=lambda t: t[:2])  # stable: a request's own problems in the order found
+    problems = [problem for *_, problem in tagged]
     for name, members in sorted(joined.items()):
-        taken = count[name]
-        for r in sorted(members, key=lambda r: (r.tenancy.limit or float("inf"), r.tenancy.order, r.key)):
-            if r.tenancy.limit and taken + r.tenancy.demand > r.tenancy.limit:
-                problems.append(f"{r.key}: joined {name} with {taken} of {r.tenancy.limit} slots taken")
-            taken += r.tenancy.demand
+        problems += _over_limit(members, count[name], f"joined {name}")
     for name, members in sorted(on_new.items()):
-        namers = [m for m in members if m.tenancy.new_cluster == name and m.tenancy.pool is not None]
-        if not namers:
-            problems.append(f"new cluster {name} is named after none of its requests")
-            continue
-        pool = namers[0].tenancy.pool
-        for m in members:
-            if m.tenancy.pool != pool and pool not in m.tenancy.joins:
-                problems.append(f"{m.key}: on new cluster {name} of pool {pool}, which it may not join")
-        if any(m.tenancy.exclusive for m in members) and len(members) > 1:
-            problems.append(f"exclusive new cluster {name} holds {len(members)} requests")
-        held = 0
-        for m in sorted(members, key=lambda m: (m.tenancy.limit or float("inf"), m.tenancy.order, m.key)):
-            if m.tenancy.limit and held + m.tenancy.demand > m.tenancy.limit:
-                taken = f"{held} of {m.tenancy.limit} slots taken"
-                problems.append(f"{m.key}: joined new cluster {name} with {taken}")
-            held += m.tenancy.demand
+        problems += _new_cluster(name, created[name], members)
     return problems
+
+
+def _over_limit(members: list[tuple[float, int, str, int, int]], taken: int, joined: str) -> list[str]:
+    """The requests a cluster holding `taken` slots cannot admit, in the order that admits them
+    if any does (smallest limits first). None where no member's limit is below their total."""
+    total = taken + sum(m[4] for m in members)
+    if all(limit >= total for limit, *_ in members):
+        return []
+    problems = []
+    for limit, _, key, _, demand in sorted(members):
+        if taken + demand > limit:
+            problems.append(f"{key}: {joined} with {taken} of {limit} slots taken")
+        taken += demand
+    return problems
+
+
+def _new_cluster(name: str, requests: list[PlacementRequest], members: list[tuple]) -> list[str]:
+    """A new cluster's problems: named after one of its requests that may open one, every
+    request of that one's pool or joining it, exclusive alone, within each request's limit."""
+    first = sorted(range(len(requests)), key=lambda i: members[i][1:4])  # queue order, then key
+    namers = [requests[i] for i in first if requests[i].tenancy.new_cluster == name]
+    namers = [m for m in namers if m.tenancy.pool is not None]
+    if not namers:
+        return [f"new cluster {name} is named after none of its requests"]
+    pool = namers[0].tenancy.pool
+    problems = [
+        f"{requests[i].key}: on new cluster {name} of pool {pool}, which it may not join"
+        for i in first
+        if requests[i].tenancy.pool != pool and pool not in requests[i].tenancy.joins
+    ]
+    if any(m.tenancy.exclusive for m in requests) and len(requests) > 1:
+        problems.append(f"exclusive new cluster {name} holds {len(requests)} requests")
+    return problems + _over_limit(members, 0, f"joined new cluster {name}")
 
 
 def _skew(key: str, claims: bool, members: list[Cluster], fleet: _Fleet) -> int:
