@@ -20,6 +20,7 @@ The whole move is then judged exactly on the batch state before it is offered.
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,39 +44,37 @@ def batch_swap(state: _Batch, i: int, solution: Solution) -> Solution | None:
     p = state.base[i]
     if state.weight[i] or p.request.spread or p.request.mode is not SelectionMode.N or not solution.picks:
         return None
-    members = state.members[i]
     totals = state.totals
     most = state.limits[0]
     picks = np.asarray(solution.picks, dtype=np.int64)
     picks = picks[totals[picks] < most]  # leaving a busiest cluster may change who sees one less
-    others = p.candidates[~_member(p.candidates, members)]
-    others = others[totals[others] + 1 < most]  # entering must keep every count below the busiest
-    if not len(picks) or not len(others):
+    candidates = p.candidates
+    open_ = (totals[candidates] + 1 < most) & ~_member(candidates, state.members[i])
+    if not len(picks) or not open_.any():  # entering must keep every count below the busiest
         return None
-    join, leave = _effects(state)
-    scale = state.scales[i]
-    worth = _worths(scale.spans)
-    # Per row: the request's own combined value of a pick there (its levels below affinity), and
-    # what its being there does to the others, worth-weighted (float: only to choose) and in points.
-    out_batch = _own(p, picks, worth) - leave[0][picks]
-    in_batch = _own(p, others, worth) + join[0][others]
-    out_points, in_points = p.affinity[picks] - leave[1][picks], p.affinity[others] + join[1][others]
-    leaving = picks[np.lexsort((picks, out_batch))]  # worst for the batch first
-    order = np.lexsort((others, -in_batch))  # best for the batch first
-    entering = others[order]
-    at_pick = {int(r): k for k, r in enumerate(picks.tolist())}
-    at_other = {int(r): k for k, r in enumerate(others.tolist())}
+    effects = _Effects.of(state)
+    own = effects.own(state, i)
+    # Per row: the request's own combined value of a pick there and what its being there does to
+    # the others, worth-weighted (float: only to choose).
+    out_batch = own[np.searchsorted(candidates, picks)] - effects.leave[picks]
+    in_batch = (own + effects.join[candidates])[open_]
+    if in_batch.max() <= out_batch.min():
+        return None
+    others = candidates[open_]
+    leaving = np.argsort(out_batch, kind="stable")  # worst for the batch first (ties: smaller row)
+    entering = _best(in_batch, len(leaving))  # best for the batch first
+    # The same in the affinity level's points, and the levels below.
+    out_points = p.affinity[picks] - effects.leave_points[picks]
+    in_points = p.affinity[others] + effects.join_points[others]
     swapped: list[tuple[int, int]] = []
-    for x, y in zip(leaving.tolist(), entering.tolist(), strict=False):
-        kx, ky = at_pick[x], at_other[y]
-        if in_batch[ky] <= out_batch[kx]:
-            break
+    for kx, ky in zip(leaving.tolist(), entering.tolist(), strict=False):
+        x, y = int(picks[kx]), int(others[ky])
         levels = (
             int(in_points[ky] - out_points[kx]),
             int(p.sticky[y]) - int(p.sticky[x]),
             int(p.rank[y]) - int(p.rank[x]),
         )
-        if levels < (0, 0, 0):
+        if in_batch[ky] <= out_batch[kx] or levels < (0, 0, 0):
             break
         swapped.append((x, y))
     if not swapped:
@@ -89,7 +88,18 @@ def batch_swap(state: _Batch, i: int, solution: Solution) -> Solution | None:
         released=released_obsolete(p, state.table, ordered),
         satisfied=solution.satisfied,
     )
-    return candidate if _gains(state, i, solution, candidate) else None
+    return candidate if _gains(state, effects, i, solution, candidate) else None
+
+
+def _best(values: np.ndarray, k: int) -> np.ndarray:
+    """The indices of the k largest values, largest first (ties: the smaller index first), without
+    sorting them all."""
+    if k < len(values):
+        kth = -np.partition(-values, k - 1)[k - 1]
+        top = np.flatnonzero(values >= kth)
+    else:
+        top = np.arange(len(values))
+    return top[np.argsort(-values[top], kind="stable")][:k]
 
 
 def _member(rows: np.ndarray, members: np.ndarray) -> np.ndarray:
@@ -105,50 +115,94 @@ def _worths(spans: tuple[int, ...]) -> tuple[int, int, int]:
     return affinity_weight(spans), spans[LEVELS.index("name")] + 1, 1
 
 
-def _own(p, rows: np.ndarray, worth: tuple[int, int, int]) -> np.ndarray:
-    """The request's own combined value of a pick on each row (float: only to choose)."""
-    return (
-        p.affinity[rows].astype(np.float64) * worth[0]
-        + p.sticky[rows].astype(np.float64) * worth[1]
-        + p.rank[rows].astype(np.float64) * worth[2]
-    )
+class _Effects:
+    """Per row of a batch state: what one more decision there does to the coupled requests
+    picking it (their Balance scores, each worth-weighted as the batch objective weighs it, float;
+    and weighted by the Balance weight, in the affinity level's points), and what one fewer does.
+    Exact where the busiest count and who sees one less stay as they are. Kept per state and
+    brought up to date from what changed since it was last asked: the rows whose counts or
+    pickers changed, or every row where the busiest count or who sees one less did."""
+
+    _known: weakref.WeakKeyDictionary[_Batch, _Effects] = weakref.WeakKeyDictionary()
+
+    def __init__(self, state: _Batch) -> None:
+        self.weight = np.asarray([state.weight[i] for i in state.coupled], dtype=np.int64)
+        self.worth = np.asarray(state.worth, dtype=np.float64)
+        size = len(state.totals)
+        self.join, self.leave = np.zeros(size), np.zeros(size)
+        self.join_points = np.zeros(size, dtype=np.int64)
+        self.leave_points = np.zeros(size, dtype=np.int64)
+        self.totals, self.flat, self.limits = state.totals.copy(), state.flat.copy(), state.limits
+        self._count(state, np.ones(size, dtype=bool))
+        self._own: dict[int, np.ndarray] = {}
+
+    @classmethod
+    def of(cls, state: _Batch) -> _Effects:
+        known = cls._known.get(state)
+        if known is None:
+            known = cls._known[state] = cls(state)
+        else:
+            known._refresh(state)
+        return known
+
+    def _refresh(self, state: _Batch) -> None:
+        if state.limits != self.limits:
+            dirty = np.ones(len(state.totals), dtype=bool)
+        else:
+            dirty = state.totals != self.totals
+            moved = state.flat != self.flat
+            for rows in (self.flat[moved], state.flat[moved]):
+                dirty[rows[rows >= 0]] = True
+        if dirty.any():
+            self.totals[:], self.flat[:], self.limits = state.totals, state.flat, state.limits
+            self._count(state, dirty)
+
+    def _count(self, state: _Batch, dirty: np.ndarray) -> None:
+        """The effects on the dirty rows, from the pickers there."""
+        size = len(state.totals)
+        used = (state.flat >= 0) & (self.weight[state.owner] != 0)
+        used[used] = dirty[state.flat[used]]
+        rows, owner = state.flat[used], state.owner[used]
+        most, holding = state.limits
+        seen = np.full(len(state.coupled), most, dtype=np.int64)
+        seen[list(holding)] -= 1
+        m = seen[owner]
+        n = state.totals[rows] - 1  # the others' decisions each picker sees there
+        now = balance_score(n, m)
+        up = balance_score(np.minimum(n + 1, m), m) - now
+        down = balance_score(np.maximum(n - 1, 0), m) - now
+        worth, points = self.worth[owner], self.weight[owner]
+        for batch, level, change in (
+            (self.join, self.join_points, up),
+            (self.leave, self.leave_points, down),
+        ):
+            batch[dirty] = np.bincount(rows, weights=worth * change, minlength=size)[dirty]
+            level[dirty] = np.bincount(rows, weights=points * change, minlength=size).round()[dirty]
+
+    def own(self, state: _Batch, i: int) -> np.ndarray:
+        """Request i's own combined value of a pick on each of its candidates (its levels from
+        affinity down; float: only to choose), found once."""
+        known = self._own.get(i)
+        if known is None:
+            p, (affinity, obsolete, name) = state.base[i], _worths(state.scales[i].spans)
+            rows = p.candidates
+            known = self._own[i] = (
+                p.affinity[rows].astype(np.float64) * affinity
+                + p.sticky[rows].astype(np.float64) * obsolete
+                + p.rank[rows].astype(np.float64) * name
+            )
+        return known
+
+    def balance_points(self, state: _Batch) -> int:
+        """The coupled requests' Balance scores, weighted, summed: their part of the affinity level."""
+        return int(np.asarray(state.scores, dtype=np.int64) @ self.weight)
 
 
-def _effects(state: _Batch) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    """Per row: what one more decision there does to the coupled requests picking it (their
-    Balance scores, each worth-weighted in the batch objective, float; and weighted by the
-    Balance weight, in the affinity level's points), and what one fewer does. Exact where the
-    busiest count and who sees one less stay as they are."""
-    size = len(state.totals)
-    weight = np.asarray([state.weight[i] for i in state.coupled], dtype=np.int64)
-    used = (state.flat >= 0) & (weight[state.owner] != 0)
-    rows, owner = state.flat[used], state.owner[used]
-    most, holding = state.limits
-    seen = np.full(len(state.coupled), most, dtype=np.int64)
-    seen[list(holding)] -= 1
-    m = seen[owner]
-    n = state.totals[rows] - 1  # the others' decisions each picker sees there
-    now = balance_score(n, m)
-    up = balance_score(np.minimum(n + 1, m), m) - now
-    down = balance_score(np.maximum(n - 1, 0), m) - now
-    worth = np.asarray(state.worth, dtype=np.float64)[owner]
-    points = weight[owner]
-
-    def summed(change: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return (
-            np.bincount(rows, weights=worth * change, minlength=size),
-            np.bincount(rows, weights=points * change, minlength=size).round().astype(np.int64),
-        )
-
-    return summed(up), summed(down)
-
-
-def _gains(state: _Batch, i: int, current: Solution, candidate: Solution) -> bool:
+def _gains(state: _Batch, effects: _Effects, i: int, current: Solution, candidate: Solution) -> bool:
     """Whether moving request i from `current` to `candidate` strictly raises the batch objective
     and leaves the coupled requests' summed levels no worse, judged exactly on the state (left
     as it was)."""
-    weights = [state.weight[j] for j in state.coupled]
-    before_value, before_points = state.value, _balance_points(state, weights)
+    before_value, before_points = state.value, effects.balance_points(state)
     own_before = state.static_value(i, current)
     state.move(i, candidate)
     try:
@@ -158,7 +212,7 @@ def _gains(state: _Batch, i: int, current: Solution, candidate: Solution) -> boo
         levels = (
             int(p.affinity[new].sum())
             - int(p.affinity[old].sum())
-            + _balance_points(state, weights)
+            + effects.balance_points(state)
             - before_points,
             int(p.sticky[new].sum()) - int(p.sticky[old].sum()),
             int(p.rank[new].sum()) - int(p.rank[old].sum()),
@@ -166,8 +220,3 @@ def _gains(state: _Batch, i: int, current: Solution, candidate: Solution) -> boo
         return rises and levels >= (0, 0, 0)
     finally:
         state.move(i, current)
-
-
-def _balance_points(state: _Batch, weights: list[int]) -> int:
-    """The coupled requests' Balance scores, weighted, summed: their part of the affinity level."""
-    return sum(w * s for w, s in zip(weights, state.scores, strict=True))
