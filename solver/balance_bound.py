@@ -78,7 +78,11 @@ def ceiling(
     on each pick: asked once, on the arrays its shared ranking serves."""
     shift = BALANCE_RANGE * abs(weight)
     best, bound = best_response(p, scale)
-    if bound == combine(evaluate(p, table, scale, best.kept, best.picks), scale.spans):
+    # Under no spread constraint the best response is a top-N sort, its bound its value.
+    proven = not p.request.spread or bound == combine(
+        evaluate(p, table, scale, best.kept, best.picks), scale.spans
+    )
+    if proven:
         return bound + shift * len(best.picks) * affinity_weight(scale.spans)
     return best_response(replace(p, affinity=p.affinity + shift), scale)[1]
 
