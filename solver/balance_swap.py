@@ -48,19 +48,25 @@ def batch_swap(state: _Batch, i: int, solution: Solution) -> Solution | None:
     most = state.limits[0]
     picks = np.asarray(solution.picks, dtype=np.int64)
     picks = picks[totals[picks] < most]  # leaving a busiest cluster may change who sees one less
-    candidates = p.candidates
-    open_ = (totals[candidates] + 1 < most) & ~_member(candidates, state.members[i])
-    if not len(picks) or not open_.any():  # entering must keep every count below the busiest
+    if not len(picks):
         return None
     effects = _Effects.of(state)
     own = effects.own(state, i)
+    candidates = p.candidates
     # Per row: the request's own combined value of a pick there and what its being there does to
-    # the others, worth-weighted (float: only to choose).
-    out_batch = own[np.searchsorted(candidates, picks)] - effects.leave[picks]
-    in_batch = (own + effects.join[candidates])[open_]
-    if in_batch.max() <= out_batch.min():
+    # the others, worth-weighted (float: only to choose). A cluster enters only where that beats
+    # the worst pick's: its own value must beat it less the most any cluster's effect adds.
+    out_batch = own.values[np.searchsorted(candidates, picks)] - effects.leave[picks]
+    worst = float(out_batch.min())
+    reach = own.above(worst - effects.most_join - abs(worst) * 1e-12 - 1)
+    rows = candidates[reach]
+    open_ = (totals[rows] + 1 < most) & ~_member(rows, state.members[i])  # counts stay below it
+    if not open_.any():
         return None
-    others = candidates[open_]
+    others = rows[open_]
+    in_batch = own.values[reach[open_]] + effects.join[others]
+    if in_batch.max() <= worst:
+        return None
     leaving = np.argsort(out_batch, kind="stable")  # worst for the batch first (ties: smaller row)
     entering = _best(in_batch, len(leaving))  # best for the batch first
     # The same in the affinity level's points, and the levels below.
@@ -134,7 +140,7 @@ class _Effects:
         self.leave_points = np.zeros(size, dtype=np.int64)
         self.totals, self.flat, self.limits = state.totals.copy(), state.flat.copy(), state.limits
         self._count(state, np.ones(size, dtype=bool))
-        self._own: dict[int, np.ndarray] = {}
+        self._own: dict[int, _Own] = {}
 
     @classmethod
     def of(cls, state: _Batch) -> _Effects:
@@ -178,24 +184,41 @@ class _Effects:
         ):
             batch[dirty] = np.bincount(rows, weights=worth * change, minlength=size)[dirty]
             level[dirty] = np.bincount(rows, weights=points * change, minlength=size).round()[dirty]
+        self.most_join = float(self.join.max(initial=0.0))
 
-    def own(self, state: _Batch, i: int) -> np.ndarray:
-        """Request i's own combined value of a pick on each of its candidates (its levels from
-        affinity down; float: only to choose), found once."""
+    def own(self, state: _Batch, i: int) -> _Own:
+        """Request i's own values (_Own), found once."""
         known = self._own.get(i)
         if known is None:
-            p, (affinity, obsolete, name) = state.base[i], _worths(state.scales[i].spans)
-            rows = p.candidates
-            known = self._own[i] = (
-                p.affinity[rows].astype(np.float64) * affinity
-                + p.sticky[rows].astype(np.float64) * obsolete
-                + p.rank[rows].astype(np.float64) * name
-            )
+            known = self._own[i] = _Own.of(state.base[i], _worths(state.scales[i].spans))
         return known
 
     def balance_points(self, state: _Batch) -> int:
         """The coupled requests' Balance scores, weighted, summed: their part of the affinity level."""
         return int(np.asarray(state.scores, dtype=np.int64) @ self.weight)
+
+
+class _Own:
+    """A request's own combined value of a pick on each of its candidates (its levels from
+    affinity down; float: only to choose), and the candidates from the best value down."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+        self.order = np.argsort(-values, kind="stable")
+        self.descending = values[self.order]
+
+    @classmethod
+    def of(cls, p, worth: tuple[int, int, int]) -> _Own:
+        rows = p.candidates
+        return cls(
+            p.affinity[rows].astype(np.float64) * worth[0]
+            + p.sticky[rows].astype(np.float64) * worth[1]
+            + p.rank[rows].astype(np.float64) * worth[2]
+        )
+
+    def above(self, value: float) -> np.ndarray:
+        """The candidates (indices, ascending) whose own value is above `value`."""
+        return np.sort(self.order[: int(np.searchsorted(-self.descending, -value))])
 
 
 def _gains(state: _Batch, effects: _Effects, i: int, current: Solution, candidate: Solution) -> bool:
