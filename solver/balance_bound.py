@@ -78,7 +78,11 @@ def ceiling(
     on each pick: asked once, on the arrays its shared ranking serves."""
     shift = BALANCE_RANGE * abs(weight)
     best, bound = best_response(p, scale)
-    if bound == combine(evaluate(p, table, scale, best.kept, best.picks), scale.spans):
+    # Under no spread constraint the best response is a top-N sort, its bound its value.
+    proven = not p.request.spread or bound == combine(
+        evaluate(p, table, scale, best.kept, best.picks), scale.spans
+    )
+    if proven:
         return bound + shift * len(best.picks) * affinity_weight(scale.spans)
     return best_response(replace(p, affinity=p.affinity + shift), scale)[1]
 
@@ -92,8 +96,8 @@ def at_least(least: tuple[int | None, ...], p: Prepared, scale: Scale, weight: i
     best-ranked candidates. Each is its own level's bound for every answer, alone."""
     candidates = p.candidates
     picks = min(scale.picks, len(candidates))
-    best = np.sort(p.affinity[candidates] + BALANCE_RANGE * abs(weight))[len(candidates) - picks :]
-    ranks = np.sort(p.rank[candidates])[len(candidates) - picks :]
+    best = _largest(p.affinity[candidates] + BALANCE_RANGE * abs(weight), picks)
+    ranks = _largest(p.rank[candidates], picks)
     spans, offsets = scale.spans, scale.offsets
     unconditional = (
         None,
@@ -105,6 +109,13 @@ def at_least(least: tuple[int | None, ...], p: Prepared, scale: Scale, weight: i
     return tuple(
         b if a is None else a if b is None else max(a, b) for a, b in zip(least, unconditional, strict=True)
     )
+
+
+def _largest(values: np.ndarray, k: int) -> np.ndarray:
+    """The k largest values, in no order (a partition, not a sort: k is a request's few picks)."""
+    if k <= 0:
+        return values[:0]
+    return np.partition(values, len(values) - k)[len(values) - k :]
 
 
 # The joint bound is taken where the coupled requests have at most this many candidate pairs
