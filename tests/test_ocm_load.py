@@ -482,3 +482,29 @@ def test_wrong_types_are_input_errors():
     p["spec"]["predicates"] = {"not": "a list"}
     err = input_error(hub(p))
     assert err.field == "spec.predicates"
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_an_ocm_batch_explains_nothing_and_decides_as_one_that_explains(mode):
+    """A PlacementDecision lists only the clusters selected (reason ""), so OCM's batch asks for no
+    explanation of those left out (explain_limit 0): the same decisions, scores, releases and
+    objective as a batch explaining 20 a request, without the entries."""
+    from dataclasses import replace
+
+    from adapters.generate.common import DEFAULT_NOW
+    from adapters.generate.hubs import generate
+    from solver import SolveOptions, solve
+
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    batch, _ = load(generate("ocm", 60, 80, seed=5, now=now), now=now)
+    assert batch.explain_limit == 0
+    options = SolveOptions(mode=mode, time_limit=120)
+    plain, explained = solve(batch, options), solve(replace(batch, explain_limit=20), options)
+    assert any(r.unselected for r in explained.requests)
+    assert [replace(r, unselected=()) for r in explained.requests] == list(plain.requests)
+    assert not any(r.unselected for r in plain.requests)
+    assert (plain.stats.objective, plain.stats.bound, plain.stats.levels) == (
+        explained.stats.objective,
+        explained.stats.bound,
+        explained.stats.levels,
+    )

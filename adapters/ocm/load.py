@@ -151,7 +151,9 @@ def _loaded(
     # the busiest count Balance divides by.
     live_names = {c.name for c in model_clusters}
     absent = {name: count for name, count in sorted(outside.items()) if name not in live_names}
-    batch = Batch(model_clusters, tuple(requests), now=now, seed=seed, absent_load=absent)
+    # A PlacementDecision lists the clusters selected and nothing of those left out (emit), so
+    # nothing is explained: the settle and greedy's walk made 20 entries a request for no reader.
+    batch = Batch(model_clusters, tuple(requests), now=now, seed=seed, absent_load=absent, explain_limit=0)
     return batch, OcmContext(contexts, {c.name: c for c in model_clusters}, now)
 
 
