@@ -114,6 +114,8 @@ def solve_top_n(p: Prepared, table: ClusterTable, limit: int) -> Solution:
 def explain_top_n(p: Prepared, table: ClusterTable, picks: list[int], limit: int) -> list[Unselected]:
     """The report of a top-N answer chosen elsewhere: the best candidates left out, then filtered
     clusters by name."""
+    if limit <= 0:  # nothing to report: the candidates left out are not even listed
+        return []
     rest = without(p.candidates, picks)
     return _not_picked(p, table, best_rows(p, table, rest, limit)[:limit], limit)
 

@@ -106,6 +106,9 @@ def test_every_batch_solved_is_the_full_loads_with_the_rest_held(mode) -> None:
     for _, _, _, taken in _run(mode, 40, seed=3):
         for batch, objects in taken:
             full, _ = load(from_objects(objects, "<hub>"), now=batch.now, seed=0)
+            # The load explains nothing (a PlacementDecision lists no cluster left out); the
+            # live scheduler reads the clusters left out for its margins: the one difference.
+            full = replace(full, explain_limit=batch.explain_limit)
             assert batch == _held_fixed(full, {r.key for r in batch.requests})
             checked += 1
     assert checked > 20

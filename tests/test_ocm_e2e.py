@@ -404,6 +404,18 @@ def test_bad_input_exits_2(tmp_path, spec, field):
     assert f"Placement/ns1/p: {field}: " in result.stderr
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_a_placement_name_no_decision_label_takes_exits_2(tmp_path, mode):
+    """Over 63 characters the name is no label value: upstream's every sync fails at its
+    PlacementDecisions (ocm pkg/placement/controllers/scheduling/scheduling_controller.go, bind).
+    Before, exit 0 and a PlacementDecision the API server refuses."""
+    name = "q" * 64
+    result = solve_cli(tmp_path, hub(*THREE, placement(name, n=1)), "--mode", mode)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert f"Placement/ns1/{name}: metadata.name: must be no more than 63 characters" in result.stderr
+
+
 def test_expired_scores_between_runs(tmp_path):
     objects = hub(
         *THREE, score("c3", "demo", {"s": 50}, valid_until=later(1)), exact(addon("demo", "s"), n=1)

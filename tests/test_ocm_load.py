@@ -213,6 +213,31 @@ def test_deleting_placement_is_skipped():
     assert batch.requests == () and context.placements == {}
 
 
+def test_a_placement_named_past_a_label_value_is_refused():
+    """Upstream labels each PlacementDecision with its Placement's name and lists them by that
+    label (ocm pkg/placement/controllers/scheduling/scheduling_controller.go, generateDecision and
+    bind): over 63 characters the API server refuses the create and labels.NewRequirement refuses
+    the selector, so every sync fails before the status is written; no webhook or CRD rule refuses
+    the name itself (a custom resource's name may be a 253-character subdomain). Bad input here,
+    as a set upstream cannot list is. Before, the decision was written with a label the API
+    server refuses."""
+    err = input_error(hub(managed_cluster("a"), placement("q" * 64, n=1)))
+    assert err.where == f"Placement/ns1/{'q' * 64}" and err.field == "metadata.name"
+    assert "no more than 63 characters" in str(err)
+
+
+def test_a_placement_named_as_long_as_a_label_value_is_taken():
+    batch, context = load(hub(managed_cluster("a"), placement("q" * 63, n=1)))
+    assert [r.key for r in batch.requests] == [f"ns1/{'q' * 63}"]
+
+
+@pytest.mark.parametrize("left_alone", [{"deleting": True}, {"annotations": {DISABLE: "true"}}])
+def test_a_long_named_placement_upstream_leaves_alone_is_skipped(left_alone):
+    """A deleting or disabled Placement returns before upstream's bind: its name is never a label."""
+    batch, context = load(hub(managed_cluster("a"), placement("q" * 64, **left_alone)))
+    assert batch.requests == () and context.placements == {}
+
+
 # ------------------------------------------------------------------------------------- requests
 
 
@@ -457,3 +482,29 @@ def test_wrong_types_are_input_errors():
     p["spec"]["predicates"] = {"not": "a list"}
     err = input_error(hub(p))
     assert err.field == "spec.predicates"
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_an_ocm_batch_explains_nothing_and_decides_as_one_that_explains(mode):
+    """A PlacementDecision lists only the clusters selected (reason ""), so OCM's batch asks for no
+    explanation of those left out (explain_limit 0): the same decisions, scores, releases and
+    objective as a batch explaining 20 a request, without the entries."""
+    from dataclasses import replace
+
+    from adapters.generate.common import DEFAULT_NOW
+    from adapters.generate.hubs import generate
+    from solver import SolveOptions, solve
+
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    batch, _ = load(generate("ocm", 60, 80, seed=5, now=now), now=now)
+    assert batch.explain_limit == 0
+    options = SolveOptions(mode=mode, time_limit=120)
+    plain, explained = solve(batch, options), solve(replace(batch, explain_limit=20), options)
+    assert any(r.unselected for r in explained.requests)
+    assert [replace(r, unselected=()) for r in explained.requests] == list(plain.requests)
+    assert not any(r.unselected for r in plain.requests)
+    assert (plain.stats.objective, plain.stats.bound, plain.stats.levels) == (
+        explained.stats.objective,
+        explained.stats.bound,
+        explained.stats.levels,
+    )

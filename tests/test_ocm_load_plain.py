@@ -85,3 +85,45 @@ def test_label_selector_sets_asked_once_per_label_values_keep_their_members() ->
         "set:notin",
         "set:absent",
     }
+
+
+_AMOUNTS = [
+    ({"cpu": "4", "memory": "8Gi"}, {"cpu": "2", "memory": "6Gi", "pods": "110"}),  # a hub's shape
+    ({"cpu": "4"}, {"cpu": "2", "memory": "6Gi"}),  # memory without a capacity: not read
+    ({"cpu": 4, "memory": "8Gi"}, {"cpu": 2.0, "memory": "6Gi"}),  # numbers and a whole float
+    ({"cpu": "4", "memory": None}, {"cpu": "2", "memory": "1Gi"}),  # a null amount is none
+    (None, {"cpu": "2"}),
+    ({"cpu": "4"}, None),
+    ({"cpu": "x"}, {"cpu": "2"}),  # the capacity's problem first
+    ({"cpu": "4", "memory": "8Gi"}, {"memory": "6Gi", "cpu": "2.5.1"}),
+    ({"cpu": "4"}, {"cpu": True}),
+    ({"cpu": "4"}, {"cpu": 2.5}),
+    ({"cpu": "4"}, ["cpu"]),
+    ({"cpu": "4"}, {"cpu": "9" * 40 + "E"}),  # past the columns' range
+]
+
+
+@pytest.mark.parametrize(("capacity", "allocatable"), _AMOUNTS)
+def test_cluster_amounts_read_as_the_checks_read_them(capacity, allocatable) -> None:
+    """A cluster's allocatable and capacity through the plain path (quantity strings in objects)
+    and through the checks alone: the same properties, or the same first problem."""
+    import adapters.ocm.clusters as clusters
+    from adapters.kube.fields import Fields
+    from adapters.kube.manifests import from_objects
+
+    status = {k: v for k, v in (("capacity", capacity), ("allocatable", allocatable)) if v is not None}
+    (manifest,) = from_objects([managed_cluster("a")], "<test>")
+
+    def read(plain: bool):
+        f = Fields(manifest)
+        saved = clusters._plain_properties
+        if not plain:
+            clusters._plain_properties = lambda *_: None
+        try:
+            return clusters._properties(f, status)
+        except InputError as err:
+            return err.field, str(err)
+        finally:
+            clusters._plain_properties = saved
+
+    assert read(plain=True) == read(plain=False)

@@ -144,6 +144,9 @@ def _quantity(f: Fields, value: Any, path: str) -> Quantity:
 def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
     """Allocatable cpu and memory, for a resource that also has a capacity (upstream's Resource
     prioritizer skips a cluster missing either)."""
+    plain = _plain_properties(status.get("allocatable"), status.get("capacity"))
+    if plain is not None:
+        return plain
     # A null amount is no amount: the API server prunes a null in a map.
     allocatable = _present(f.mapping(status.get("allocatable"), "status.allocatable"))
     capacity = _present(f.mapping(status.get("capacity"), "status.capacity"))
@@ -154,6 +157,33 @@ def _properties(f: Fields, status: Mapping[str, Any]) -> dict[str, Quantity]:
         quantity = _quantity(f, allocatable[resource], f"status.allocatable.{resource}")
         if resource in n.RESOURCES.values() and resource in capacity:
             out[resource] = quantity
+    return out
+
+
+_READ = frozenset(n.RESOURCES.values())
+
+
+def _plain_properties(allocatable: Any, capacity: Any) -> dict[str, Quantity] | None:
+    """_properties where both lists are objects whose amounts are all quantity strings (as a
+    hub's are), read without a path per amount; None otherwise (the checks then spell out the
+    first problem)."""
+    if type(allocatable) is not dict or type(capacity) is not dict:
+        return None
+    try:
+        for value in capacity.values():
+            if type(value) is not str:
+                return None
+            _parse_cached(value)
+        out = {}
+        for resource in sorted(allocatable):
+            value = allocatable[resource]
+            if type(value) is not str:
+                return None
+            quantity = _parse_cached(value)
+            if resource in _READ and resource in capacity:
+                out[resource] = quantity
+    except QuantityError:
+        return None
     return out
 
 

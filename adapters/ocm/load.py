@@ -19,6 +19,7 @@ from typing import Any
 from adapters.errors import InputError
 from adapters.kube.fields import INT32, ZERO_TIME, Fields, parse_time
 from adapters.kube.manifests import Manifest, index_by_kind
+from adapters.kube.validation import label_value_errors
 from adapters.ocm import names as n
 from adapters.ocm.checks import conditions
 from adapters.ocm.clusters import ManagedCluster, read_cluster
@@ -150,7 +151,9 @@ def _loaded(
     # the busiest count Balance divides by.
     live_names = {c.name for c in model_clusters}
     absent = {name: count for name, count in sorted(outside.items()) if name not in live_names}
-    batch = Batch(model_clusters, tuple(requests), now=now, seed=seed, absent_load=absent)
+    # A PlacementDecision lists the clusters selected and nothing of those left out (emit), so
+    # nothing is explained: the settle and greedy's walk made 20 entries a request for no reader.
+    batch = Batch(model_clusters, tuple(requests), now=now, seed=seed, absent_load=absent, explain_limit=0)
     return batch, OcmContext(contexts, {c.name: c for c in model_clusters}, now)
 
 
@@ -184,8 +187,21 @@ def _policies(manifests: Iterable[Manifest]) -> dict[str, tuple[Manifest, Policy
         if metadata.get("deletionTimestamp") is not None or annotations.get(n.DISABLE_ANNOTATION) == "true":
             continue  # upstream leaves it alone: no decisions, no status
         _check_status(f, f.mapping(m.obj.get("status"), "status"))
+        _check_decision_label(f, m.name)
         policies[f"{m.namespace}/{m.name}"] = (m, read_policy(f, m.obj.get("spec")))
     return policies
+
+
+def _check_decision_label(f: Fields, name: str) -> None:
+    """The Placement's name as its PlacementDecisions' placement label, a label value: upstream
+    labels them with it and lists them by it (ocm pkg/placement/controllers/scheduling/
+    scheduling_controller.go, generateDecision and bind), so a name over 63 characters, which
+    neither the CRD nor a webhook refuses, fails every sync before its status is written (the
+    API server refuses the create, labels.NewRequirement the selector): bad input, as a set
+    upstream cannot list is."""
+    if errors := label_value_errors(name):
+        label = f"upstream labels its PlacementDecisions {n.PLACEMENT_LABEL}=<name>"
+        raise f.fail(f"{'; '.join(errors)} ({label})", "metadata.name")
 
 
 def _cel_sources(policies: Mapping[str, tuple[Manifest, Policy]]) -> list[str]:
