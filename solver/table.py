@@ -111,6 +111,7 @@ class ClusterTable:
         self.rank = np.arange(self.size, dtype=np.int64)
         self.tainted = rows.tainted
         self._clusters = clusters
+        self._rows = rows
         self._columns = self._wanted_columns(batch)
         self.frame = self._build_frame(rows)
         self._tolerance_cache: dict[tuple[Toleration, ...], np.ndarray] = {}
@@ -248,10 +249,10 @@ class ClusterTable:
         not holding them); cached per distinct toleration set."""
         mask = self._tolerance_cache.get(tolerations)
         if mask is None:
-            mask = np.ones(self.size, dtype=bool)
-            for i in self.tainted:
-                if untolerated(self._clusters[i], tolerations, self.now) is not None:
-                    mask[i] = False
+            if any(t.seconds is not None for t in tolerations):  # judged at the batch's time
+                mask = _tolerated(self._clusters, self.tainted, tolerations, self.now)
+            else:  # the same at any time: kept with the rows, for the batches after this one
+                mask = self._rows.tolerated(tolerations)
             self._tolerance_cache[tolerations] = mask
         return mask
 
@@ -327,6 +328,7 @@ class _Rows:
         self.load = _frozen(np.fromiter((c.load for c in clusters), dtype=np.int64, count=size))
         self.tainted = [i for i, c in enumerate(clusters) if c.taints]
         self._series: dict[str, pl.Series] = {}
+        self._tolerated: dict[tuple[Toleration, ...], np.ndarray] = {}  # of tolerations without seconds
 
     @classmethod
     def of(cls, clusters: tuple[Cluster, ...]) -> _Rows:
@@ -356,15 +358,13 @@ class _Rows:
         known = kept >= 0
         if not known.all():
             kept = np.where(known, kept, 0)  # a new row gathers row 0, made again below
-        was = map(self.clusters.__getitem__, kept.tolist())
+        was = self.clusters if same_names else list(map(self.clusters.__getitem__, kept.tolist()))
         other = np.fromiter(map(operator.is_not, was, clusters), dtype=bool, count=len(names)) | ~known
         changed = np.flatnonzero(other).tolist()
-        # A cluster whose load alone moved (a long-lived scheduler's counts move on hundreds)
-        # takes its load again; its other rows and columns, which read no load, are kept.
-        kept_at = kept.tolist()
-        remade = [
-            i for i in changed if not known[i] or not _load_alone(self.clusters[kept_at[i]], clusters[i])
-        ]
+        # A cluster whose load alone moved (a long-lived scheduler's counts move on thousands:
+        # a batch takes its Placements' decisions off) takes its load again; its other rows and
+        # columns, which read no load, are kept.
+        remade = [i for i in changed if not known[i] or not _load_alone(was[i], clusters[i])]
         if len(remade) > _PATCHED_UP_TO:
             return None
         out = object.__new__(_Rows)
@@ -397,11 +397,31 @@ class _Rows:
                 column = column.clone() if series_kept is None else column
                 column = column.scatter(remade, made[name])
             out._series[name] = column
+        # A row's taint verdict reads its taints alone: kept rows keep theirs, made rows judge again.
+        out._tolerated = {}
+        for tolerations, mask in self._tolerated.items():
+            if not same_names:
+                mask = mask[kept]
+            if remade:
+                mask = mask.copy() if same_names else mask
+                mask[remade] = [untolerated(clusters[i], tolerations, None) is None for i in remade]
+            out._tolerated[tolerations] = _frozen(mask)
         return out
 
     @property
     def size(self) -> int:
         return len(self.clusters)
+
+    def tolerated(self, tolerations: tuple[Toleration, ...]) -> np.ndarray:
+        """Which rows have no taint the tolerations (none with seconds: the verdict is the same
+        at any time) leave untolerated, for a request not holding them; made once for these rows,
+        read-only."""
+        mask = self._tolerated.get(tolerations)
+        if mask is None:
+            mask = self._tolerated[tolerations] = _frozen(
+                _tolerated(self.clusters, self.tainted, tolerations, None)
+            )
+        return mask
 
     def columns(self, names: list[str]) -> dict[str, pl.Series]:
         """The named columns (see the *_column functions), each made once for these clusters."""
@@ -413,11 +433,23 @@ class _Rows:
 
 def _load_alone(old: Cluster, new: Cluster) -> bool:
     """Whether only the load differs between two objects of one cluster (the rest shared, as a
-    copy with another load shares it)."""
-    return all(getattr(old, name) is getattr(new, name) for name in _BUT_LOAD)
+    copy with another load shares it): every other field the same object, read in one C call
+    per cluster (thousands are asked per batch)."""
+    return all(map(operator.is_, _BUT_LOAD(old), _BUT_LOAD(new)))
 
 
-_BUT_LOAD = tuple(f.name for f in fields(Cluster) if f.name != "load")
+_BUT_LOAD = operator.attrgetter(*(f.name for f in fields(Cluster) if f.name != "load"))
+
+
+def _tolerated(
+    clusters: Sequence[Cluster], tainted: list[int], tolerations: tuple[Toleration, ...], now: Any
+) -> np.ndarray:
+    """Which clusters have no taint left untolerated at `now` (the tainted rows alone judged)."""
+    mask = np.ones(len(clusters), dtype=bool)
+    for i in tainted:
+        if untolerated(clusters[i], tolerations, now) is not None:
+            mask[i] = False
+    return mask
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:

@@ -1,0 +1,132 @@
+"""A small batch on a big hub (issue 21: an OCM Placement event solves one Placement over 10,000
+clusters): what the cluster table keeps between batches is exactly what a fresh table makes, and
+what the model checks of every batch is what it checked before."""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from adapters.live.kept import with_load
+from model import Cluster, Toleration
+from solver.table import ClusterTable, _load_alone, _Rows
+from tests.fixtures.builders import batch, cluster, pick_n, taint, term, tol
+
+SIZE = 300  # above the size from which rows are kept
+NOW = datetime(2026, 11, 24, 3, tzinfo=UTC)
+
+
+def _fleet() -> tuple[Cluster, ...]:
+    clusters = [
+        cluster(
+            f"c{i:04d}",
+            {"zone": f"z{i % 7}"},
+            taints=[taint("t", str(i % 2))] if i % 5 == 0 else [taint("u")] if i % 7 == 0 else [],
+        )
+        for i in range(SIZE)
+    ]
+    return tuple(sorted(clusters, key=lambda c: c.name))
+
+
+def _table(clusters, tolerations: tuple[Toleration, ...] = ()) -> ClusterTable:
+    request = pick_n(2, required=(term({"zone": "z1"}),), tolerations=tolerations)
+    b = batch(clusters, request)
+    return ClusterTable(replace(b, now=NOW))
+
+
+def _fresh(clusters, tolerations: tuple[Toleration, ...] = ()) -> ClusterTable:
+    _Rows._last = None
+    return _table([replace(c) for c in clusters], tolerations)
+
+
+def _another(value):
+    """Another object than `value` (an equal one where it can be)."""
+    if isinstance(value, bool):
+        return not value
+    if value is None:
+        return object()
+    if isinstance(value, str):
+        return value + "x"
+    if isinstance(value, dict):
+        return dict(value)
+    return type(value)(list(value))
+
+
+@pytest.mark.parametrize("field", [f.name for f in fields(Cluster) if f.name != "load"])
+def test_a_cluster_is_load_alone_only_while_every_other_field_is_the_same_object(field) -> None:
+    c = Cluster(
+        "alpha",
+        {"zone": "z1"},
+        taints=(taint("t"),),
+        ineligible_reason="r",
+        claims={"k": "v"},
+        traits=frozenset({"s"}),
+        scores={"x": 1},
+    )
+    assert _load_alone(c, with_load(c, 3))
+    other = with_load(c, 3)
+    object.__setattr__(other, field, _another(getattr(c, field)))
+    assert not _load_alone(c, other)
+
+
+EVENTS = {
+    "same clusters": lambda cs: list(cs),
+    "loads moved": lambda cs: [with_load(c, c.load + 1) if i % 2 else c for i, c in enumerate(cs)],
+    "a taint gone, one added": lambda cs: [
+        replace(c, taints=()) if i == 5 else replace(c, taints=(taint("t", "1"),)) if i == 6 else c
+        for i, c in enumerate(cs)
+    ],
+    "one cluster gone, one joined tainted": lambda cs: [
+        *cs[1:40],
+        cluster("c0039x", taints=[taint("t", "0")]),
+        *cs[40:],
+    ],
+}
+
+
+@pytest.mark.parametrize("event", list(EVENTS))
+@pytest.mark.parametrize("tolerations", [(), (tol("t", "1"),), (tol(exists=True, key="u"),)])
+def test_kept_taint_verdicts_are_those_a_fresh_table_makes(event, tolerations) -> None:
+    kept = _fleet()
+    _Rows._last = None
+    before = _table(kept).tolerated(tolerations)  # judged once on the kept rows
+    after = sorted(EVENTS[event](kept), key=lambda c: c.name)
+    patched = _table(after).tolerated(tolerations)
+    assert np.array_equal(patched, _fresh(after).tolerated(tolerations))
+    assert not patched.flags.writeable
+    if event in ("same clusters", "loads moved"):
+        assert patched is before or np.array_equal(patched, before)
+
+
+def test_taint_verdicts_kept_between_batches_are_not_judged_again(monkeypatch) -> None:
+    import solver.table as table
+
+    kept = _fleet()
+    _Rows._last = None
+    _table(kept).tolerated((tol("t", "1"),))
+    loaded = [with_load(c, c.load + 2) for c in kept]
+
+    def judged(*_args, **_kw):
+        raise AssertionError("a kept row's taints were judged again")
+
+    monkeypatch.setattr(table, "untolerated", judged)
+    assert _table(loaded).tolerated((tol("t", "1"),)).sum() == SIZE - sum(
+        1 for c in kept if c.taints and c.taints[0] != taint("t", "1")
+    )
+
+
+def test_tolerations_with_seconds_are_judged_at_each_batchs_time() -> None:
+    """A toleration with seconds holds until the taint's age passes them: two batches of the same
+    clusters at two times judge it at each (nothing kept across them)."""
+    added = NOW - timedelta(seconds=30)
+    clusters = [replace(c, taints=(replace(taint("t"), added=added),)) for c in _fleet()]
+    timed = (Toleration(key="t", seconds=60),)
+    _Rows._last = None
+    request = pick_n(1, tolerations=timed)
+    early = ClusterTable(replace(batch(clusters, request), now=NOW))
+    late = ClusterTable(replace(batch(clusters, request), now=NOW + timedelta(seconds=60)))
+    assert early.tolerated(timed).all()
+    assert not late.tolerated(timed).any()
