@@ -130,3 +130,28 @@ def test_tolerations_with_seconds_are_judged_at_each_batchs_time() -> None:
     late = ClusterTable(replace(batch(clusters, request), now=NOW + timedelta(seconds=60)))
     assert early.tolerated(timed).all()
     assert not late.tolerated(timed).any()
+
+
+@pytest.mark.parametrize("proxy", [False, True])
+@pytest.mark.parametrize("sign", [1, -1])
+def test_the_external_affinity_check_reads_each_names_highest_magnitude_over_the_fleet(sign, proxy) -> None:
+    """A request's most affinity is its weights times the fleet's highest magnitude of each score
+    it names (clusters lacking a score count 0; scores as any Mapping)."""
+    from types import MappingProxyType
+
+    from model import Batch, Preference
+    from model.types import MAX_AFFINITY
+
+    wrap = MappingProxyType if proxy else dict
+    top = MAX_AFFINITY // 3
+    clusters = (
+        Cluster("a", scores=wrap({"x": sign * 5})),
+        Cluster("b"),
+        Cluster("c", scores=wrap({"x": sign * top, "y": 7})),
+    )
+    fits = pick_n(1, preferences=(Preference(weight=3, external="x"),))
+    Batch(clusters, (fits,))
+    over = pick_n(1, preferences=(Preference(weight=3, external="x"), Preference(weight=1, external="y")))
+    with pytest.raises(ValueError, match="preferences can give a cluster"):
+        Batch(clusters, (over,))
+    Batch(clusters[:2], (over,))
