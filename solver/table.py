@@ -320,6 +320,11 @@ class _Rows:
 
     def __init__(self, clusters: tuple[Cluster, ...]) -> None:
         self.clusters = clusters
+        # Per row, an object whose every field but the load is the very object the row was made
+        # of, besides `clusters` (the one before it, where only the load differs): a batch's
+        # clusters whose loads it moved are copies, and the batch after it holds the originals
+        # again (a one-Placement batch after a cluster event's: thousands).
+        self.basis: list[Cluster] = list(clusters)
         self.names = [c.name for c in clusters]
         self.index = {name: i for i, name in enumerate(self.names)}
         size = len(clusters)
@@ -358,17 +363,30 @@ class _Rows:
         known = kept >= 0
         if not known.all():
             kept = np.where(known, kept, 0)  # a new row gathers row 0, made again below
-        was = self.clusters if same_names else list(map(self.clusters.__getitem__, kept.tolist()))
+        at = None if same_names else kept.tolist()
+        was = self.clusters if at is None else list(map(self.clusters.__getitem__, at))
+        basis = list(self.basis) if at is None else list(map(self.basis.__getitem__, at))
         other = np.fromiter(map(operator.is_not, was, clusters), dtype=bool, count=len(names)) | ~known
         changed = np.flatnonzero(other).tolist()
         # A cluster whose load alone moved (a long-lived scheduler's counts move on thousands:
         # a batch takes its Placements' decisions off) takes its load again; its other rows and
-        # columns, which read no load, are kept.
-        remade = [i for i in changed if not known[i] or not _load_alone(was[i], clusters[i])]
+        # columns, which read no load, are kept. Its row's basis, if it is not the cluster, is
+        # the object before it (the same fields but the load).
+        remade = []
+        for i, new in zip(changed, map(clusters.__getitem__, changed), strict=True):
+            if not known[i]:
+                remade.append(i)
+            elif new is basis[i] or _load_alone(was[i], new):
+                basis[i] = was[i]
+            else:
+                remade.append(i)
         if len(remade) > _PATCHED_UP_TO:
             return None
+        for i in remade:
+            basis[i] = clusters[i]
         out = object.__new__(_Rows)
         out.clusters = clusters
+        out.basis = basis
         out.names = self.names if same_names else names
         out.index = self.index if same_names else dict(zip(names, range(len(names)), strict=True))
         for field, value, rows in (

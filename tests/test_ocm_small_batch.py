@@ -155,3 +155,58 @@ def test_the_external_affinity_check_reads_each_names_highest_magnitude_over_the
     with pytest.raises(ValueError, match="preferences can give a cluster"):
         Batch(clusters, (over,))
     Batch(clusters[:2], (over,))
+
+
+def _counting(monkeypatch) -> list[int]:
+    import solver.table as table
+
+    asked = []
+    alone = table._load_alone
+
+    def counted(old, new):
+        asked.append(1)
+        return alone(old, new)
+
+    monkeypatch.setattr(table, "_load_alone", counted)
+    return asked
+
+
+def test_a_batch_holding_the_originals_after_one_of_copies_asks_nothing_of_them(monkeypatch) -> None:
+    """A long-lived scheduler's big batch takes its Placements' decisions off thousands of
+    clusters (copies with another load); the small batch after it holds the originals again:
+    their rows are known to be the originals' without comparing them field by field."""
+    originals = _fleet()
+    copies = [with_load(c, c.load + 1) if i % 3 else c for i, c in enumerate(originals)]
+    _Rows._last = None
+    _table(originals)
+    _table(copies)
+    asked = _counting(monkeypatch)
+    again = _table(originals)
+    assert asked == []
+    assert np.array_equal(again.load, _fresh(originals).load)
+    assert again.frame.equals(_fresh(originals).frame)
+
+
+@pytest.mark.parametrize("back", ["the copies", "the originals"])
+def test_a_cluster_replaced_after_a_batch_of_copies_is_made_again(back) -> None:
+    """The row's two objects (the last and the one before, the same but for the load) are the
+    only ones taken as its own: another object of the cluster, even one equal to what it was,
+    makes its row again."""
+    originals = _fleet()
+    copies = [with_load(c, c.load + 1) for c in originals]
+    changed = list(originals)
+    changed[5] = replace(changed[5], labels={"zone": "z1"}, taints=())
+    _Rows._last = None
+    _table(originals)
+    _table(copies)
+    _same_rows(_table(changed), _fresh(changed))
+    later = copies if back == "the copies" else originals
+    _same_rows(_table(later), _fresh(later))
+
+
+def _same_rows(a: ClusterTable, b: ClusterTable) -> None:
+    assert a.names == b.names and a.tainted == b.tainted
+    for field in ("eligible", "leaving", "load"):
+        assert np.array_equal(getattr(a, field), getattr(b, field))
+    assert a.frame.equals(b.frame)
+    assert np.array_equal(a.tolerated((tol("t", "1"),)), b.tolerated((tol("t", "1"),)))
