@@ -372,11 +372,14 @@ class _Rows:
         # a batch takes its Placements' decisions off) takes its load again; its other rows and
         # columns, which read no load, are kept. Its row's basis, if it is not the cluster, is
         # the object before it (the same fields but the load).
+        unknown = set(np.flatnonzero(~known).tolist())
+        news = list(map(clusters.__getitem__, changed))
+        again = map(operator.is_, news, map(basis.__getitem__, changed))
         remade = []
-        for i, new in zip(changed, map(clusters.__getitem__, changed), strict=True):
-            if not known[i]:
+        for i, new, before in zip(changed, news, again, strict=True):
+            if i in unknown:
                 remade.append(i)
-            elif new is basis[i] or _load_alone(was[i], new):
+            elif before or _load_alone(was[i], new):
                 basis[i] = was[i]
             else:
                 remade.append(i)
