@@ -217,14 +217,33 @@ class ClusterTable:
     # -- bulk evaluation ----------------------------------------------------------------------
 
     def _evaluate(self, keys: Iterable, compile_one, dtype) -> dict:
-        unique = sorted(set(keys), key=repr)
-        if not unique or self.size == 0:
-            return {k: np.zeros(self.size, dtype=dtype) for k in unique}
+        return self._evaluate_all([(keys, compile_one, dtype)])[0]
+
+    def _evaluate_all(self, groups: list[tuple[Iterable, Callable[[Any], pl.Expr], Any]]) -> list[dict]:
+        """Per group (keys, how one compiles, dtype): each distinct key's value on every cluster,
+        every group's expressions in one frame pass (a batch of one request still pays polars'
+        fixed cost per pass over 10,000 rows)."""
+        uniques = [sorted(set(keys), key=repr) for keys, _, _ in groups]
+        if self.size == 0 or not any(uniques):
+            return [
+                {k: np.zeros(self.size, dtype=dtype) for k in unique}
+                for unique, (_, _, dtype) in zip(uniques, groups, strict=True)
+            ]
         # with_columns, not select: an expression made only of literals must still give one value per row.
-        frame = self.frame.with_columns([compile_one(k).alias(str(i)) for i, k in enumerate(unique)])
-        return {
-            k: frame.get_column(str(i)).to_numpy().astype(dtype, copy=False) for i, k in enumerate(unique)
-        }
+        frame = self.frame.with_columns(
+            [
+                compile_one(k).alias(f"{g}:{i}")
+                for g, (unique, (_, compile_one, _)) in enumerate(zip(uniques, groups, strict=True))
+                for i, k in enumerate(unique)
+            ]
+        )
+        return [
+            {
+                k: frame.get_column(f"{g}:{i}").to_numpy().astype(dtype, copy=False)
+                for i, k in enumerate(unique)
+            }
+            for g, (unique, (_, _, dtype)) in enumerate(zip(uniques, groups, strict=True))
+        ]
 
     def required_masks(self, term_sets: Iterable[tuple[ClusterTerm, ...]]) -> dict[tuple, np.ndarray]:
         """For each distinct non-empty tuple of ORed terms: which clusters match."""
@@ -238,6 +257,22 @@ class ClusterTable:
     def scope_masks(self, scopes: Iterable[tuple[str, ...]]) -> dict[tuple, np.ndarray]:
         """For each distinct scope: which clusters carry one of its traits."""
         return self._evaluate(scopes, self._scope, bool)
+
+    def batch_masks(
+        self,
+        term_sets: Iterable[tuple[ClusterTerm, ...]],
+        preference_sets: Iterable[tuple[Preference, ...]],
+        scopes: Iterable[tuple[str, ...]],
+    ) -> tuple[dict[tuple, np.ndarray], dict[tuple, np.ndarray], dict[tuple, np.ndarray]]:
+        """required_masks, affinity_scores and scope_masks at once, in one frame pass."""
+        required, scored, scoped = self._evaluate_all(
+            [
+                ((t for t in term_sets if t), self._required, bool),
+                ((p for p in preference_sets if p), self._preferences, np.int64),
+                (scopes, self._scope, bool),
+            ]
+        )
+        return required, scored, scoped
 
     def float_values(self, name: str) -> np.ndarray:
         """A property as float64 per cluster, NaN where a cluster lacks it."""

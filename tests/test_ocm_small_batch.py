@@ -210,3 +210,35 @@ def _same_rows(a: ClusterTable, b: ClusterTable) -> None:
         assert np.array_equal(getattr(a, field), getattr(b, field))
     assert a.frame.equals(b.frame)
     assert np.array_equal(a.tolerated((tol("t", "1"),)), b.tolerated((tol("t", "1"),)))
+
+
+def test_a_batchs_masks_and_scores_in_one_pass_are_each_kinds_own() -> None:
+    from tests.fixtures.builders import pref
+
+    clusters = [
+        replace(c, traits=frozenset({f"set{i % 3}"}), scores={"x": i % 11})
+        for i, c in enumerate(_fleet())
+    ]
+    requests = [
+        pick_n(1, name="a", required=(term({"zone": "z1"}),), preferences=(pref(3, {"zone": "z2"}),)),
+        replace(
+            pick_n(2, name="b", required=(term({"zone": "z3"}), term({"zone": "z4"}))),
+            scope=("set1",),
+            preferences=(pref(2, sort="cpu"),),
+        ),
+        replace(pick_n(1, name="c"), scope=("set0", "set2")),
+    ]
+    table = ClusterTable(batch(clusters, *requests))
+    terms = [r.required for r in requests]
+    prefs = [r.preferences for r in requests]
+    scopes = [r.scope for r in requests if r.scope is not None]
+    required, scored, scoped = table.batch_masks(terms, prefs, scopes)
+    for got, expected in (
+        (required, table.required_masks(terms)),
+        (scored, table.affinity_scores(prefs)),
+        (scoped, table.scope_masks(scopes)),
+    ):
+        assert got.keys() == expected.keys() and len(got) > 1
+        for key in got:
+            assert got[key].dtype == expected[key].dtype and np.array_equal(got[key], expected[key])
+    assert table.batch_masks([()], [()], []) == ({}, {}, {})
