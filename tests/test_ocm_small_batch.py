@@ -216,8 +216,7 @@ def test_a_batchs_masks_and_scores_in_one_pass_are_each_kinds_own() -> None:
     from tests.fixtures.builders import pref
 
     clusters = [
-        replace(c, traits=frozenset({f"set{i % 3}"}), scores={"x": i % 11})
-        for i, c in enumerate(_fleet())
+        replace(c, traits=frozenset({f"set{i % 3}"}), scores={"x": i % 11}) for i, c in enumerate(_fleet())
     ]
     requests = [
         pick_n(1, name="a", required=(term({"zone": "z1"}),), preferences=(pref(3, {"zone": "z2"}),)),
