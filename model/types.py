@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from itertools import repeat
 
 from model.quantity import Quantity
 from model.selectors import ClusterTerm, LabelSelector, Taint, Toleration
@@ -489,10 +490,15 @@ class Batch:
         named = {p.external for r in self.requests for p in r.preferences if p.external is not None}
         if not named:
             return
-        highest = dict.fromkeys(named, 0)
-        for c in self.clusters:
-            for name in named & c.scores.keys():
-                highest[name] = max(highest[name], abs(c.scores[name]))
+        # Each name's highest magnitude in C loops over the fleet's scores (a long-lived
+        # scheduler's batch of one request still holds 10,000 clusters).
+        scores = [c.scores for c in self.clusters]
+        if not set(map(type, scores)) <= {dict}:
+            scores = [dict(s) for s in scores]
+        highest = {
+            name: max(map(abs, filter(None, map(dict.get, scores, repeat(name)))), default=0)
+            for name in named
+        }
         for r in self.requests:
             most = sum(
                 abs(p.weight) * highest[p.external] if p.external is not None else p.most()

@@ -201,9 +201,11 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 
 def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
     requests = batch.requests
-    required = table.required_masks(r.required for r in requests if r.mode is not SelectionMode.FIXED)
-    scored = table.affinity_scores(r.preferences for r in requests if r.mode is SelectionMode.N)
-    scopes = table.scope_masks(r.scope for r in requests if r.scope is not None)
+    required, scored, scopes = table.batch_masks(
+        (r.required for r in requests if r.mode is not SelectionMode.FIXED),
+        (r.preferences for r in requests if r.mode is SelectionMode.N),
+        (r.scope for r in requests if r.scope is not None),
+    )
     zeros = _read_only(np.zeros(table.size, dtype=np.int64))
     nowhere = _read_only(np.zeros(table.size, dtype=bool))
     reverse_rank = _read_only(table.rank[::-1].copy())

@@ -111,6 +111,7 @@ class ClusterTable:
         self.rank = np.arange(self.size, dtype=np.int64)
         self.tainted = rows.tainted
         self._clusters = clusters
+        self._rows = rows
         self._columns = self._wanted_columns(batch)
         self.frame = self._build_frame(rows)
         self._tolerance_cache: dict[tuple[Toleration, ...], np.ndarray] = {}
@@ -216,14 +217,33 @@ class ClusterTable:
     # -- bulk evaluation ----------------------------------------------------------------------
 
     def _evaluate(self, keys: Iterable, compile_one, dtype) -> dict:
-        unique = sorted(set(keys), key=repr)
-        if not unique or self.size == 0:
-            return {k: np.zeros(self.size, dtype=dtype) for k in unique}
+        return self._evaluate_all([(keys, compile_one, dtype)])[0]
+
+    def _evaluate_all(self, groups: list[tuple[Iterable, Callable[[Any], pl.Expr], Any]]) -> list[dict]:
+        """Per group (keys, how one compiles, dtype): each distinct key's value on every cluster,
+        every group's expressions in one frame pass (a batch of one request still pays polars'
+        fixed cost per pass over 10,000 rows)."""
+        uniques = [sorted(set(keys), key=repr) for keys, _, _ in groups]
+        if self.size == 0 or not any(uniques):
+            return [
+                {k: np.zeros(self.size, dtype=dtype) for k in unique}
+                for unique, (_, _, dtype) in zip(uniques, groups, strict=True)
+            ]
         # with_columns, not select: an expression made only of literals must still give one value per row.
-        frame = self.frame.with_columns([compile_one(k).alias(str(i)) for i, k in enumerate(unique)])
-        return {
-            k: frame.get_column(str(i)).to_numpy().astype(dtype, copy=False) for i, k in enumerate(unique)
-        }
+        frame = self.frame.with_columns(
+            [
+                compile_one(k).alias(f"{g}:{i}")
+                for g, (unique, (_, compile_one, _)) in enumerate(zip(uniques, groups, strict=True))
+                for i, k in enumerate(unique)
+            ]
+        )
+        return [
+            {
+                k: frame.get_column(f"{g}:{i}").to_numpy().astype(dtype, copy=False)
+                for i, k in enumerate(unique)
+            }
+            for g, (unique, (_, _, dtype)) in enumerate(zip(uniques, groups, strict=True))
+        ]
 
     def required_masks(self, term_sets: Iterable[tuple[ClusterTerm, ...]]) -> dict[tuple, np.ndarray]:
         """For each distinct non-empty tuple of ORed terms: which clusters match."""
@@ -238,6 +258,22 @@ class ClusterTable:
         """For each distinct scope: which clusters carry one of its traits."""
         return self._evaluate(scopes, self._scope, bool)
 
+    def batch_masks(
+        self,
+        term_sets: Iterable[tuple[ClusterTerm, ...]],
+        preference_sets: Iterable[tuple[Preference, ...]],
+        scopes: Iterable[tuple[str, ...]],
+    ) -> tuple[dict[tuple, np.ndarray], dict[tuple, np.ndarray], dict[tuple, np.ndarray]]:
+        """required_masks, affinity_scores and scope_masks at once, in one frame pass."""
+        required, scored, scoped = self._evaluate_all(
+            [
+                ((t for t in term_sets if t), self._required, bool),
+                ((p for p in preference_sets if p), self._preferences, np.int64),
+                (scopes, self._scope, bool),
+            ]
+        )
+        return required, scored, scoped
+
     def float_values(self, name: str) -> np.ndarray:
         """A property as float64 per cluster, NaN where a cluster lacks it."""
         column = self.frame.get_column(_float_column(name))
@@ -248,10 +284,10 @@ class ClusterTable:
         not holding them); cached per distinct toleration set."""
         mask = self._tolerance_cache.get(tolerations)
         if mask is None:
-            mask = np.ones(self.size, dtype=bool)
-            for i in self.tainted:
-                if untolerated(self._clusters[i], tolerations, self.now) is not None:
-                    mask[i] = False
+            if any(t.seconds is not None for t in tolerations):  # judged at the batch's time
+                mask = _tolerated(self._clusters, self.tainted, tolerations, self.now)
+            else:  # the same at any time: kept with the rows, for the batches after this one
+                mask = self._rows.tolerated(tolerations)
             self._tolerance_cache[tolerations] = mask
         return mask
 
@@ -319,6 +355,11 @@ class _Rows:
 
     def __init__(self, clusters: tuple[Cluster, ...]) -> None:
         self.clusters = clusters
+        # Per row, an object whose every field but the load is the very object the row was made
+        # of, besides `clusters` (the one before it, where only the load differs): a batch's
+        # clusters whose loads it moved are copies, and the batch after it holds the originals
+        # again (a one-Placement batch after a cluster event's: thousands).
+        self.basis: list[Cluster] = list(clusters)
         self.names = [c.name for c in clusters]
         self.index = {name: i for i, name in enumerate(self.names)}
         size = len(clusters)
@@ -327,6 +368,7 @@ class _Rows:
         self.load = _frozen(np.fromiter((c.load for c in clusters), dtype=np.int64, count=size))
         self.tainted = [i for i, c in enumerate(clusters) if c.taints]
         self._series: dict[str, pl.Series] = {}
+        self._tolerated: dict[tuple[Toleration, ...], np.ndarray] = {}  # of tolerations without seconds
 
     @classmethod
     def of(cls, clusters: tuple[Cluster, ...]) -> _Rows:
@@ -356,19 +398,33 @@ class _Rows:
         known = kept >= 0
         if not known.all():
             kept = np.where(known, kept, 0)  # a new row gathers row 0, made again below
-        was = map(self.clusters.__getitem__, kept.tolist())
+        at = None if same_names else kept.tolist()
+        was = self.clusters if at is None else list(map(self.clusters.__getitem__, at))
+        basis = list(self.basis) if at is None else list(map(self.basis.__getitem__, at))
         other = np.fromiter(map(operator.is_not, was, clusters), dtype=bool, count=len(names)) | ~known
         changed = np.flatnonzero(other).tolist()
-        # A cluster whose load alone moved (a long-lived scheduler's counts move on hundreds)
-        # takes its load again; its other rows and columns, which read no load, are kept.
-        kept_at = kept.tolist()
-        remade = [
-            i for i in changed if not known[i] or not _load_alone(self.clusters[kept_at[i]], clusters[i])
-        ]
+        # A cluster whose load alone moved (a long-lived scheduler's counts move on thousands:
+        # a batch takes its Placements' decisions off) takes its load again; its other rows and
+        # columns, which read no load, are kept. Its row's basis, if it is not the cluster, is
+        # the object before it (the same fields but the load).
+        unknown = set(np.flatnonzero(~known).tolist())
+        news = list(map(clusters.__getitem__, changed))
+        again = map(operator.is_, news, map(basis.__getitem__, changed))
+        remade = []
+        for i, new, before in zip(changed, news, again, strict=True):
+            if i in unknown:
+                remade.append(i)
+            elif before or _load_alone(was[i], new):
+                basis[i] = was[i]
+            else:
+                remade.append(i)
         if len(remade) > _PATCHED_UP_TO:
             return None
+        for i in remade:
+            basis[i] = clusters[i]
         out = object.__new__(_Rows)
         out.clusters = clusters
+        out.basis = basis
         out.names = self.names if same_names else names
         out.index = self.index if same_names else dict(zip(names, range(len(names)), strict=True))
         for field, value, rows in (
@@ -397,11 +453,31 @@ class _Rows:
                 column = column.clone() if series_kept is None else column
                 column = column.scatter(remade, made[name])
             out._series[name] = column
+        # A row's taint verdict reads its taints alone: kept rows keep theirs, made rows judge again.
+        out._tolerated = {}
+        for tolerations, mask in self._tolerated.items():
+            if not same_names:
+                mask = mask[kept]
+            if remade:
+                mask = mask.copy() if same_names else mask
+                mask[remade] = [untolerated(clusters[i], tolerations, None) is None for i in remade]
+            out._tolerated[tolerations] = _frozen(mask)
         return out
 
     @property
     def size(self) -> int:
         return len(self.clusters)
+
+    def tolerated(self, tolerations: tuple[Toleration, ...]) -> np.ndarray:
+        """Which rows have no taint the tolerations (none with seconds: the verdict is the same
+        at any time) leave untolerated, for a request not holding them; made once for these rows,
+        read-only."""
+        mask = self._tolerated.get(tolerations)
+        if mask is None:
+            mask = self._tolerated[tolerations] = _frozen(
+                _tolerated(self.clusters, self.tainted, tolerations, None)
+            )
+        return mask
 
     def columns(self, names: list[str]) -> dict[str, pl.Series]:
         """The named columns (see the *_column functions), each made once for these clusters."""
@@ -413,11 +489,23 @@ class _Rows:
 
 def _load_alone(old: Cluster, new: Cluster) -> bool:
     """Whether only the load differs between two objects of one cluster (the rest shared, as a
-    copy with another load shares it)."""
-    return all(getattr(old, name) is getattr(new, name) for name in _BUT_LOAD)
+    copy with another load shares it): every other field the same object, read in one C call
+    per cluster (thousands are asked per batch)."""
+    return all(map(operator.is_, _BUT_LOAD(old), _BUT_LOAD(new)))
 
 
-_BUT_LOAD = tuple(f.name for f in fields(Cluster) if f.name != "load")
+_BUT_LOAD = operator.attrgetter(*(f.name for f in fields(Cluster) if f.name != "load"))
+
+
+def _tolerated(
+    clusters: Sequence[Cluster], tainted: list[int], tolerations: tuple[Toleration, ...], now: Any
+) -> np.ndarray:
+    """Which clusters have no taint left untolerated at `now` (the tainted rows alone judged)."""
+    mask = np.ones(len(clusters), dtype=bool)
+    for i in tainted:
+        if untolerated(clusters[i], tolerations, now) is not None:
+            mask[i] = False
+    return mask
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
