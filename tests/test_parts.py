@@ -7,6 +7,7 @@ import dataclasses
 import importlib
 import json
 import os
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -536,3 +537,45 @@ def test_a_document_led_by_a_list_in_runs_is_the_whole_documents_text(size):
         manifests.write_json({"apply": objects, **rest}, whole.append)
         assert b"".join(bytes(p) for p in out) == b"".join(whole)
     assert manifests.json_lead_list("apply", {"summary": 1 << 70}) is None
+
+
+def child_done_unread(path: str) -> list[Any]:
+    """[the parts' text is the whole run's, whether the child had made its whole text and left
+    before this process took any of its messages]: a child whose statuses outgrow the pipe."""
+    pids: list[int] = []
+    start, made = forked._start, parts._made
+
+    def started(*args: Any, **kwargs: Any) -> Any:
+        child = start(*args, **kwargs)
+        pids.append(child[0])
+        return child
+
+    def made_once_the_child_is_done(job: Any, index: int) -> Any:
+        if pids and len(pids) < 2:  # this process's first part: wait for the child (at most 20 s)
+            pids.append(-1)
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and not _exited(pids[0]):
+                time.sleep(0.05)
+            done.append(_exited(pids[0]))
+        return made(job, index)
+
+    done: list[bool] = []
+    forked._start, parts._made = started, made_once_the_child_is_done
+    objects = _read(path)
+    text = _in_parts(objects, "yaml")
+    return [text == _whole(objects, "yaml"), done]
+
+
+def _exited(pid: int) -> bool:
+    """Whether the child has exited (a zombie, not yet reaped)."""
+    with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def test_a_childs_statuses_do_not_wait_for_this_process_to_take_them(tmp_path):
+    # A child sends its parts' statuses (every object each part reads and writes: megabytes at
+    # 10,000 x 50,000), then makes its last part's text. Through the pipe (64 KB), it waited
+    # until this process, done with its own parts, took them; through its file, it goes on.
+    path = _written(tmp_path, _hub(5, clusters=40, placements=600))
+    assert os.path.getsize(path) > 1 << 20
+    assert _fresh("child_done_unread", path) == [True, [True]]

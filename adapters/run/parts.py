@@ -177,7 +177,7 @@ def _scheduled(job: _Job) -> Parted | None:
         for each, spill in zip(streams, spills, strict=True):
             messages = iter(each)
             taken.append(messages)
-            statuses = marshal.loads(next(messages))
+            statuses = marshal.loads(_statuses(messages, spill))
             if statuses is None:
                 raise _Failed
             for status in statuses:
@@ -424,9 +424,16 @@ def _part_messages(task: tuple[_Job, tuple[int, ...], _Spill | None]) -> Iterato
     """A run of parts made one after another: their statuses (None if one failed), then their
     texts, part by part: each section's place in the spill, or (no spill) its pieces, then an
     empty message. A part's text is made before the next part is read; the last part's once the
-    statuses are sent, as the parent decides on them."""
+    statuses are sent, as the parent decides on them. With a spill the statuses go there too, and
+    only their place through the pipe: megabytes at 10,000 x 50,000 (every object each part reads
+    and writes), through the pipe's 64 KB they would hold this child until the parent, done with
+    its own parts, took them, and the last part's text would wait as long."""
     job, run, spill = task
     keep = _held if spill is None else spill.keep
+
+    def sent(message: bytes) -> bytes:
+        return message if spill is None else _PLACE.pack(*spill.keep([message]))
+
     statuses, held = [], []
     try:
         with heap.reusing():  # what the run's parts share is read once (heap.reused)
@@ -438,9 +445,9 @@ def _part_messages(task: tuple[_Job, tuple[int, ...], _Spill | None]) -> Iterato
                 if index != run[-1]:
                     _let_go()
     except Exception:  # noqa: BLE001 - the parent schedules the whole input, which tells why
-        yield marshal.dumps(None)
+        yield sent(marshal.dumps(None))
         return
-    yield marshal.dumps(statuses)
+    yield sent(marshal.dumps(statuses))
     # Made whole before the first piece goes: the pipe holds little, and the parent takes none
     # of it until the parts before this run are written; sent piece by piece, this text would wait.
     held[-1] = [keep(section) for section in held[-1]]
@@ -482,6 +489,14 @@ def _read_back(spill: Any, size: int) -> Iterator[bytes]:
 
 
 _END_OF_SECTION = b""  # a message no section's piece is (empty pieces are not sent)
+
+
+def _statuses(messages: Iterator[bytes], spill: _Spill | None) -> bytes:
+    """A child's first message, its parts' statuses packed (_part_messages): as it came, or read
+    from where the child wrote it in the spill."""
+    if spill is None:
+        return next(messages)
+    return b"".join(spill.read_back(messages))
 
 
 def _section(messages: Iterator[bytes], spill: _Spill | None) -> Iterable[bytes]:
