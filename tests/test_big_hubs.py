@@ -4,6 +4,7 @@ temporary file (not in memory) until the parent takes it."""
 
 from __future__ import annotations
 
+import mmap
 import tempfile
 import tracemalloc
 from pathlib import Path
@@ -76,14 +77,32 @@ def test_a_parts_text_is_held_in_a_file_and_comes_back_whole(monkeypatch):
         return made[-1]
 
     monkeypatch.setattr(tempfile, "TemporaryFile", recorded)
-    monkeypatch.setattr(parts, "_HELD_READ", 1000)
-    pieces = [b"a" * 700, b"", memoryview(b"b" * 2500), b"c"]
+    window = mmap.ALLOCATIONGRANULARITY
+    monkeypatch.setattr(parts, "_WINDOW", window)
+    pieces = [b"a" * 700, b"", memoryview(b"b" * (2 * window)), b"c"]
     held = parts._held(iter(pieces))
     assert len(made) == 1 and not isinstance(held, list)
     back = list(held)
     assert b"".join(back) == b"".join(bytes(p) for p in pieces)
-    assert all(0 < len(p) <= 1000 for p in back)
+    assert [len(p) for p in back] == [window, window, 701]
+    # The file's own pages, mapped: not read into this process first.
+    assert all(isinstance(p, memoryview) and isinstance(p.obj, mmap.mmap) for p in back)
     assert made[0].closed
+
+
+def test_a_held_text_comes_back_from_any_place_in_its_file_or_not_at_all(tmp_path, monkeypatch):
+    window = mmap.ALLOCATIONGRANULARITY
+    monkeypatch.setattr(parts, "_WINDOW", window)
+    text = bytes(range(256)) * (3 * window // 256 + 7)
+    path = tmp_path / "spill"
+    path.write_bytes(text)
+    with open(path, "rb") as file:
+        for offset, size in [(0, len(text)), (5, window), (window - 1, 2), (window, 0), (len(text) - 3, 3)]:
+            back = list(parts._mapped(file.fileno(), offset, size))
+            assert b"".join(back) == text[offset : offset + size]
+            assert all(back) and all(len(p) <= window for p in back)
+        with pytest.raises(OSError, match="short"):
+            list(parts._mapped(file.fileno(), len(text) - 3, 4))
 
 
 def test_a_parts_text_is_held_in_memory_where_no_file_can_be_had(monkeypatch):

@@ -4,13 +4,17 @@ whole run where a part fails, clashes or is coupled; Fleet's cut; the writers of
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import json
+import marshal
 import os
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
 from hypothesis import given, settings
@@ -536,3 +540,72 @@ def test_a_document_led_by_a_list_in_runs_is_the_whole_documents_text(size):
         manifests.write_json({"apply": objects, **rest}, whole.append)
         assert b"".join(bytes(p) for p in out) == b"".join(whole)
     assert manifests.json_lead_list("apply", {"summary": 1 << 70}) is None
+
+
+def child_done_unread(path: str) -> list[Any]:
+    """[the parts' text is the whole run's, whether the child had made its whole text and left
+    before this process took any of its messages]: a child whose statuses outgrow the pipe."""
+    pids: list[int] = []
+    start, made = forked._start, parts._made
+
+    def started(*args: Any, **kwargs: Any) -> Any:
+        child = start(*args, **kwargs)
+        pids.append(child[0])
+        return child
+
+    def made_once_the_child_is_done(job: Any, index: int) -> Any:
+        if pids and len(pids) < 2:  # this process's first part: wait for the child (at most 20 s)
+            pids.append(-1)
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and not _exited(pids[0]):
+                time.sleep(0.05)
+            done.append(_exited(pids[0]))
+        return made(job, index)
+
+    done: list[bool] = []
+    forked._start, parts._made = started, made_once_the_child_is_done
+    objects = _read(path)
+    text = _in_parts(objects, "yaml")
+    return [text == _whole(objects, "yaml"), done]
+
+
+def _exited(pid: int) -> bool:
+    """Whether the child has exited (a zombie, not yet reaped)."""
+    with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def test_a_childs_statuses_do_not_wait_for_this_process_to_take_them(tmp_path):
+    # A child sends its parts' statuses (every object each part reads and writes: megabytes at
+    # 10,000 x 50,000), then makes its last part's text. Through the pipe (64 KB), it waited
+    # until this process, done with its own parts, took them; through its file, it goes on.
+    path = _written(tmp_path, _hub(5, clusters=40, placements=600))
+    assert os.path.getsize(path) > 1 << 20
+    assert _fresh("child_done_unread", path) == [True, [True]]
+
+
+def test_a_parts_status_holds_a_hash_of_each_object_it_touches_not_its_name(monkeypatch):
+    # A child sends its parts' statuses, which this process then joins: as names, tens of MB at
+    # 10,000 x 50,000, marshalled, read back and joined in sets after every part is made.
+    monkeypatch.setattr(fleet_load, "CUT_PLACEMENTS", 2)
+    monkeypatch.setattr(fleet_load, "CUT_CLUSTERS_PER_PLACEMENT", 1 << 30)
+    pieces = fleet_load.cut(from_objects(_hub(5), "hub"), 2)
+    job = parts._Job(
+        "fleet",
+        2,
+        functools.partial(parts._cut_part, pieces),
+        NOW_TIME,
+        SolveOptions(),
+        None,
+        parts.FORMATS["yaml"],
+    )
+    statuses = [parts._made(job, index) for index in range(2)]
+    for index, (outcome, status, _) in enumerate(statuses):
+        own = parts._identities(m.obj for m in pieces.own[index])
+        touched = own | parts._identities(outcome.apply) | parts._deleted(outcome.delete)
+        assert len(touched) > 50
+        assert len(marshal.dumps(status[:-1])) <= 8 * len(touched) + 64
+    seen, deletions = parts._claimed(np.empty(0, dtype=np.int64), 0, statuses[0][1])
+    parts._claimed(seen, deletions, statuses[1][1])  # disjoint
+    with pytest.raises(parts._Failed):  # the same part twice: a clash
+        parts._claimed(seen, deletions, statuses[0][1])

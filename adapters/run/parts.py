@@ -159,7 +159,7 @@ def _scheduled(job: _Job) -> Parted | None:
         deletions = 0
         # The objects each part reads (the shared aside), writes or deletes must be its own: then
         # no part's answer could have told another's apart (module note).
-        seen: set[Any] = set()
+        seen = np.empty(0, dtype=np.int64)
         *earlier, last = runs[0]
         with heap.reusing():  # what the run's parts share is read once (heap.reused)
             for index in earlier:
@@ -177,7 +177,7 @@ def _scheduled(job: _Job) -> Parted | None:
         for each, spill in zip(streams, spills, strict=True):
             messages = iter(each)
             taken.append(messages)
-            statuses = marshal.loads(next(messages))
+            statuses = marshal.loads(_statuses(messages, spill))
             if statuses is None:
                 raise _Failed
             for status in statuses:
@@ -205,9 +205,9 @@ def _let_go() -> None:
     heap.trimmed()
 
 
-# A part's status: the objects it reads (the shared aside), writes and deletes, how many it
-# deletes, and its facts (marshal-able: a child sends it).
-Status = tuple[set[Any], set[Any], set[Any], int, Any]
+# A part's status: the objects it reads (the shared aside), writes and deletes (_hashed), how
+# many it deletes, and its facts (marshal-able: a child sends it).
+Status = tuple[bytes, int, Any]
 
 
 def _made(job: _Job, index: int) -> tuple[Outcome, Status, list[Pieces]]:
@@ -216,20 +216,32 @@ def _made(job: _Job, index: int) -> tuple[Outcome, Status, list[Pieces]]:
     read, own = job.read(index)
     outcome = schedule_part(job.system, read, now=job.now, options=job.options, config=job.config)
     facts, sections = job.output.share(outcome, read)
-    reads = _identities(m.obj for m in own)
-    written, deleted = _identities(outcome.apply), _deleted(outcome.delete)
-    return outcome, (reads, written, deleted, len(outcome.delete), facts), sections
+    touched = _identities(m.obj for m in own) | _identities(outcome.apply) | _deleted(outcome.delete)
+    return outcome, (_hashed(touched), len(outcome.delete), facts), sections
 
 
-def _claimed(seen: set[Any], deletions: int, status: Status) -> tuple[set[Any], int]:
-    """What the parts so far read, write or delete with this part's, and how many they delete;
-    _Failed where this part touches an object an earlier one did."""
-    reads, written, deleted, deleting, _ = status
-    touched = reads | written | deleted
-    if not seen.isdisjoint(touched):
+def _hashed(identities: set[Any]) -> bytes:
+    """The identities' hashes, sorted, as 64-bit integers' bytes: a child sends 8 bytes an object,
+    not its names (tens of MB marshalled, read and joined in sets at 10,000 x 50,000, on the path
+    the wall follows, after every part is made). Two identities of one hash are taken for one,
+    which at worst sends the input to one batch (exact either way). The hashes agree between the
+    processes: the children are forked, and share this process's hash seed."""
+    hashes = np.fromiter(map(hash, identities), dtype=np.int64, count=len(identities))
+    hashes.sort()  # sorted and each once, by hand: np.unique takes twenty times as long here
+    return hashes[np.concatenate(([True], hashes[1:] != hashes[:-1]))].tobytes()
+
+
+def _claimed(seen: np.ndarray, deletions: int, status: Status) -> tuple[np.ndarray, int]:
+    """What the parts so far read, write or delete with this part's (_hashed, sorted), and how
+    many they delete; _Failed where this part touches an object an earlier one did."""
+    touched, deleting, _ = status
+    # Both hold each hash once: one that is in both is twice in the two sorted together (which
+    # takes a hundredth of np.union1d's time with a million hashes).
+    joined = np.concatenate((seen, np.frombuffer(touched, dtype=np.int64)))
+    joined.sort()
+    if (joined[1:] == joined[:-1]).any():
         raise _Failed
-    seen |= touched
-    return seen, deletions + deleting
+    return joined, deletions + deleting
 
 
 def schedule_file_in_parts(
@@ -424,9 +436,16 @@ def _part_messages(task: tuple[_Job, tuple[int, ...], _Spill | None]) -> Iterato
     """A run of parts made one after another: their statuses (None if one failed), then their
     texts, part by part: each section's place in the spill, or (no spill) its pieces, then an
     empty message. A part's text is made before the next part is read; the last part's once the
-    statuses are sent, as the parent decides on them."""
+    statuses are sent, as the parent decides on them. With a spill the statuses go there too, and
+    only their place through the pipe: megabytes at 10,000 x 50,000 (every object each part reads
+    and writes), through the pipe's 64 KB they would hold this child until the parent, done with
+    its own parts, took them, and the last part's text would wait as long."""
     job, run, spill = task
     keep = _held if spill is None else spill.keep
+
+    def sent(message: bytes) -> bytes:
+        return message if spill is None else _PLACE.pack(*spill.keep([message]))
+
     statuses, held = [], []
     try:
         with heap.reusing():  # what the run's parts share is read once (heap.reused)
@@ -438,9 +457,9 @@ def _part_messages(task: tuple[_Job, tuple[int, ...], _Spill | None]) -> Iterato
                 if index != run[-1]:
                     _let_go()
     except Exception:  # noqa: BLE001 - the parent schedules the whole input, which tells why
-        yield marshal.dumps(None)
+        yield sent(marshal.dumps(None))
         return
-    yield marshal.dumps(statuses)
+    yield sent(marshal.dumps(statuses))
     # Made whole before the first piece goes: the pipe holds little, and the parent takes none
     # of it until the parts before this run are written; sent piece by piece, this text would wait.
     held[-1] = [keep(section) for section in held[-1]]
@@ -453,38 +472,58 @@ def _part_messages(task: tuple[_Job, tuple[int, ...], _Spill | None]) -> Iterato
                 yield _PLACE.pack(*section)
 
 
-# Pieces of a part's text read back at a time (about a megabyte each when written).
-_HELD_READ = 1 << 20
-
-
 def _held(pieces: Pieces) -> Iterable[bytes | memoryview]:
     """The pieces made now and held until they are taken: in a temporary file (a large part's text
     is hundreds of MB, which this process need not keep while the parent writes the parts before
-    it), read back a megabyte at a time; in memory where no file can be had. No piece is empty.
+    it), given back mapped (_mapped); in memory where no file can be had. No piece is empty.
     A write that fails fails the part, which the parent then makes itself (forked.Stream)."""
     try:
         spill = tempfile.TemporaryFile()  # noqa: SIM115 - closed by _read_back, which reads it
     except OSError:
         return [piece for piece in pieces if piece]
     size = sum(spill.write(piece) for piece in pieces)
-    spill.seek(0)
+    spill.flush()
     return _read_back(spill, size)
 
 
-def _read_back(spill: Any, size: int) -> Iterator[bytes]:
+def _read_back(spill: Any, size: int) -> Iterator[memoryview]:
     with spill:
-        while size > 0:
-            piece = spill.read(min(_HELD_READ, size))
-            if not piece:
-                raise OSError("a part's held text came back short")
-            size -= len(piece)
-            yield piece
+        yield from _mapped(spill.fileno(), 0, size)
+
+
+# The most of a held text mapped at a time (a multiple of the mapping granularity).
+_WINDOW = 8 << 20
+
+
+def _mapped(fd: int, offset: int, size: int) -> Iterator[memoryview]:
+    """The file's bytes from `offset` on, `size` of them, a window at a time, as views of the
+    file mapped: the writer passes the file's own pages on, where reading them (os.pread) would
+    first copy each into this process (1.35 GB of held text at 10,000 x 50,000: about a second
+    of CPU at the output's end). A window is unmapped once its view is let go, so no more than
+    one is held while the text is written. OSError where the file is shorter."""
+    end = offset + size
+    if os.fstat(fd).st_size < end:
+        raise OSError("a part's held text came back short")
+    while offset < end:
+        base = offset - offset % mmap.ALLOCATIONGRANULARITY
+        stop = min(end, base + _WINDOW)
+        window = mmap.mmap(fd, stop - base, access=mmap.ACCESS_READ, offset=base)
+        yield memoryview(window)[offset - base :]
+        offset = stop
 
 
 _END_OF_SECTION = b""  # a message no section's piece is (empty pieces are not sent)
 
 
-def _section(messages: Iterator[bytes], spill: _Spill | None) -> Iterable[bytes]:
+def _statuses(messages: Iterator[bytes], spill: _Spill | None) -> bytes:
+    """A child's first message, its parts' statuses packed (_part_messages): as it came, or read
+    from where the child wrote it in the spill."""
+    if spill is None:
+        return next(messages)
+    return b"".join(spill.read_back(messages))
+
+
+def _section(messages: Iterator[bytes], spill: _Spill | None) -> Pieces:
     """The pieces of a child's next section, as they arrive (no spill), or read from where the
     child wrote them in the spill. Taken when first iterated: the sections are taken in order as
     the output is written, and this process's own last part is made as it is written, while the
@@ -526,16 +565,10 @@ class _Spill:
                 end += written
         return start, end - start
 
-    def read_back(self, messages: Iterator[bytes]) -> Iterator[bytes]:
-        """The section whose place is the child's next message, a megabyte at a time."""
+    def read_back(self, messages: Iterator[bytes]) -> Iterator[memoryview]:
+        """The section whose place is the child's next message, mapped a window at a time."""
         offset, size = _PLACE.unpack(next(messages))
-        while size > 0:
-            piece = os.pread(self._fd, min(_HELD_READ, size), offset)
-            if not piece:
-                raise OSError("a child's text came back short")
-            offset += len(piece)
-            size -= len(piece)
-            yield piece
+        yield from _mapped(self._fd, offset, size)
 
 
 _PLACE = struct.Struct("<qq")  # a section's offset and size in a child's spill
