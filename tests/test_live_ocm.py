@@ -18,11 +18,10 @@ from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
 from adapters.live.hub import Applied, Deleted, HubScheduler
 from adapters.ocm.load import load
-from adapters.ocm.reach import OcmLive, _Verdicts
+from adapters.ocm.reach import OcmLive
 from bench.hub_soak import _World
-from model import Batch, Cluster, PlacementRequest, SelectionMode, Taint, Toleration
+from model import Batch
 from solver import SolveOptions, solve
-from solver.admits import admits
 from tests.fixtures import ocm
 
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
@@ -594,25 +593,3 @@ def _writes_counted(hub: HubScheduler, *, refuse: bool = False) -> list[int]:
 
     hub._apply = counted  # type: ignore[method-assign]
     return count
-
-
-def test_a_verdict_remembered_is_the_one_admits_gives_for_each_request_cluster_and_holding() -> None:
-    """The verdicts an event's checks share (`_Verdicts`): Placements with the same filters
-    share one, but a different holding (a NoSelectIfNew taint keeps out only newcomers), a
-    different toleration, a cluster's model before and after its change, or another clock each
-    get their own, as `admits` gives them."""
-    remembered = _Verdicts()
-    now = ocm.NOW_TIME
-    plain = Cluster("c1", traits=frozenset({"set:a"}))
-    tainted = replace(plain, taints=(Taint("k", effect="NoSelectIfNew", new_only=True),))
-    gone = replace(plain, taints=(Taint("k", effect="NoSelect", added=now - timedelta(seconds=5)),))
-    requests = [
-        PlacementRequest(f"p{i}", "ns", mode=SelectionMode.ALL, scope=("set:a",), tolerations=t)
-        for i, t in enumerate([(), (), (Toleration("k", effect="NoSelect", seconds=10),)])
-    ]
-    for cluster in (plain, tainted, gone, plain):
-        for request in requests:
-            for held in (False, True):
-                for at in (now, now + timedelta(seconds=20)):
-                    expected = admits(request, cluster, at, held=held)
-                    assert remembered(request, cluster, at, held=held) is expected, (cluster, request, held)

@@ -200,42 +200,6 @@ class _Drift:
     dropped: np.ndarray
 
 
-class _Verdicts:
-    """`solver.admits.admits`, remembered while the clusters' models stand (one event's checks:
-    forgotten at each `take`, `stale` and undoing). A verdict reads the request's filters only
-    (its mode, named clusters, scope, required terms, tolerations), the cluster's model, the
-    clock and whether the request holds the cluster: Placements with the same filters share
-    them, and a Placement judged on one cluster several ways (`matters`, its margins, its drift)
-    judges it once. A cluster is known by its model object (kept in the entry, so that its id
-    cannot be another's), a request's filters by their value (interned once per request)."""
-
-    __slots__ = ("_by", "_filters", "_ids")
-
-    def __init__(self) -> None:
-        self._by: dict[tuple[int, int, bool], tuple[Cluster, bool]] = {}
-        self._filters: dict[int, tuple[PlacementRequest, datetime | None, int]] = {}
-        self._ids: dict[tuple[Any, ...], int] = {}
-
-    def clear(self) -> None:
-        self._by.clear()
-        self._filters.clear()
-        self._ids.clear()
-
-    def __call__(
-        self, request: PlacementRequest, cluster: Cluster, now: datetime | None, *, held: bool = False
-    ) -> bool:
-        f = self._filters.get(id(request))
-        if f is None or f[0] is not request or f[1] != now:
-            r = request
-            filters = (r.mode, r.cluster_names, r.scope, r.required, r.tolerations, now)
-            f = self._filters[id(r)] = (r, now, self._ids.setdefault(filters, len(self._ids)))
-        key = (f[2], id(cluster), held)
-        got = self._by.get(key)
-        if got is None or got[0] is not cluster:
-            got = self._by[key] = (cluster, admits(request, cluster, now, held=held))
-        return got[1]
-
-
 class _Traits(dict):
     """A cluster's traits by name, each read when first looked up."""
 
@@ -302,7 +266,6 @@ class OcmLive:
         self._drifts: dict[tuple[int, int, int, int], _Drift] = {}  # _drift's answers
         self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
-        self._admits = _Verdicts()  # the verdicts of one event's checks
         self.seq = 0
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
@@ -578,7 +541,6 @@ class OcmLive:
         changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
         # upstream's queue after the changes (what tests and reports read)
         self.journal.assign(self, "enqueued", enqueued)
-        self._admits.clear()  # the clusters' models as they now stand
         solved = {key for key in enqueued if self._must(key, changed, now)}
         self._drifted({name: changed[name] for name in scored}, enqueued, now)
         return self._taken(solved, now) if solved else None
@@ -719,10 +681,9 @@ class OcmLive:
             _regrouped(old, new, answer.selected) for old, new in changed.values()
         ):
             return False
-        judge = self._admits
-        relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now, judge)]
+        relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now)]
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
-            if any(_verdicts(request, old, new, now, self._admits) for old, new in relevant):
+            if any(_verdicts(request, old, new, now, self.pool) for old, new in relevant):
                 return False
             self._judged_now(key, answer)
             return True
@@ -754,7 +715,6 @@ class OcmLive:
         self._drifts.clear()
         self._values.clear()
         self._ends_of.clear()
-        self._admits.clear()
 
     def _judged_now(self, key: str, answer: _Answer) -> None:
         """The answer's picture moved to the hub as it stands (its margins read there)."""
@@ -798,7 +758,7 @@ class OcmLive:
         exact: list[tuple[int, str]] = []  # its own totals: changed clusters left out, judged again
         verdicts = [
             [
-                c is not None and _in_scope(request, c) and self._admits(request, c, now, held=c.name in held)
+                c is not None and _in_scope(request, c) and admits(request, c, now, held=c.name in held)
                 for c in (old, new)
             ]
             for old, new in relevant
@@ -933,7 +893,7 @@ class OcmLive:
         for name in held - {but}:
             c = self.pool.get(name)
             q = c.properties.get(prop) if c is not None else None
-            if q is not None and not low <= q.as_float() <= high and self._admits(request, c, now, held=True):  # type: ignore[arg-type]
+            if q is not None and not low <= q.as_float() <= high and admits(request, c, now, held=True):  # type: ignore[arg-type]
                 low, high = min(low, q.as_float()), max(high, q.as_float())
         return low, high
 
@@ -951,7 +911,7 @@ class OcmLive:
                     return None
                 value, name = pairs[i]
                 c = self.pool.get(name)
-                if c is not None and name != but and self._admits(request, c, now):
+                if c is not None and name != but and admits(request, c, now):
                     ends.append(value)
                     break
             else:
@@ -1008,7 +968,7 @@ class OcmLive:
         held = {d.cluster for d in request.existing}
         for at in np.flatnonzero(rises > 0).tolist():
             cluster = self.pool.get(drift.names[at])
-            if cluster is not None and self._admits(request, cluster, now, held=cluster.name in held):
+            if cluster is not None and admits(request, cluster, now, held=cluster.name in held):
                 return False
         self._judged_now(key, answer)
         return True
@@ -1044,7 +1004,7 @@ class OcmLive:
         for at in np.flatnonzero(threat).tolist():
             name = drift.names[at]
             cluster = self.pool.get(name)
-            if cluster is None or not self._admits(request, cluster, now, held=name in held):
+            if cluster is None or not admits(request, cluster, now, held=name in held):
                 continue
             if alone:
                 total: int | None = _total(request, cluster, own, most, held)
@@ -1123,7 +1083,7 @@ class OcmLive:
         held = {d.cluster for d in request.existing}
         for name in drift.names:
             cluster = self.pool.get(name)
-            if cluster is not None and self._admits(request, cluster, now, held=name in held):
+            if cluster is not None and admits(request, cluster, now, held=name in held):
                 return True
         return False
 
@@ -1206,13 +1166,12 @@ class OcmLive:
         for key, request in self.requests.items():
             if key in enqueued or key in self.dirty:
                 continue
-            if any(matters(request, old, new, now, self._admits) for old, new in changed.values()):
+            if any(matters(request, old, new, now) for old, new in changed.values()):
                 self.journal.add(self.dirty, key)
 
     def stale(self, mode: str) -> set[str]:
         """The Placements a full solve of the hub as it stands may change (see the docstring)."""
         self._ends_of.clear()
-        self._admits.clear()
         out = {key for key in self.policies if key not in self.answers or key in self.dirty}
         out |= {
             key for key, p in self.policies.items() if _timed(p) or any(x.external for x in p.preferences)
@@ -1481,16 +1440,10 @@ def _better(a: tuple[int, str] | None, b: tuple[int, str]) -> tuple[int, str]:
     return b if a is None or _beats(b, a) else a
 
 
-def matters(
-    request: PlacementRequest,
-    before: Cluster | None,
-    after: Cluster | None,
-    now: datetime,
-    judge: Callable[..., bool] = admits,
-) -> bool:
+def matters(request: PlacementRequest, before: Cluster | None, after: Cluster | None, now: datetime) -> bool:
     """Whether a cluster's change (None: absent) can change the request's answer, everything else
     as it was: it entered or left the request's scope, its verdict changed, or, passing before and
-    after, one of the request's score inputs on it did. `judge`: admits (or the same, remembered)."""
+    after, one of the request's score inputs on it did."""
     name = (after or before).name if (after or before) is not None else ""
     held = any(d.cluster == name for d in request.existing)
     seen = [c is not None and _in_scope(request, c) for c in (before, after)]
@@ -1498,7 +1451,7 @@ def matters(
         return True
     if not seen[1]:
         return False
-    passes = [judge(request, c, now, held=held) for c in (before, after)]  # type: ignore[arg-type]
+    passes = [admits(request, c, now, held=held) for c in (before, after)]  # type: ignore[arg-type]
     if passes[0] != passes[1]:
         return True
     return passes[1] and _score_inputs(request, before) != _score_inputs(request, after)  # type: ignore[arg-type]
@@ -1607,18 +1560,14 @@ def _regrouped(old: Cluster | None, new: Cluster | None, held: frozenset[str]) -
 
 
 def _verdicts(
-    request: PlacementRequest,
-    old: Cluster | None,
-    new: Cluster | None,
-    now: datetime,
-    judge: Callable[..., bool],
+    request: PlacementRequest, old: Cluster | None, new: Cluster | None, now: datetime, pool: ClusterPool
 ) -> bool:
-    """Whether the cluster's scope or verdict for the request changed (`judge`: admits)."""
+    """Whether the cluster's scope or verdict for the request changed."""
     name = (new or old).name  # type: ignore[union-attr]
     held = any(d.cluster == name for d in request.existing)
     seen = [c is not None and _in_scope(request, c) for c in (old, new)]
     passes = [
-        c is not None and s and judge(request, c, now, held=held)
+        c is not None and s and admits(request, c, now, held=held)
         for c, s in zip((old, new), seen, strict=True)
     ]
     return seen[0] != seen[1] or passes[0] != passes[1]
