@@ -11,6 +11,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
 import pytest
 
 from adapters.generate.common import DEFAULT_NOW
@@ -593,3 +594,32 @@ def _writes_counted(hub: HubScheduler, *, refuse: bool = False) -> list[int]:
 
     hub._apply = counted  # type: ignore[method-assign]
     return count
+
+
+def _deltas(mode: str, seed: int, events: int) -> list[tuple[Any, ...]]:
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    hub = HubScheduler(generate("ocm", 80, 120, seed=seed, now=now), now=now, options=SolveOptions(mode=mode))
+    world = _World("ocm", hub, seed)
+    out = []
+    for _ in range(events):
+        now += timedelta(seconds=15)
+        _, event, _ = world.next(now)
+        delta = hub.handle(event, now=now)
+        out.append((delta.apply, delta.delete, delta.requests, set(hub._live["ocm"].enqueued)))
+    return out
+
+
+def test_the_checks_scope_and_holdings_found_at_once_decide_as_each_cluster_judged_alone(monkeypatch) -> None:
+    """The checks look at only the moved clusters in a request's scope (`_in_scope_at`, each
+    trait's found once per event) and read its held clusters once (`_held_of`): every event
+    writes and solves what the checks judging every moved cluster and every decision give."""
+    fast = _deltas("greedy", 0, 60)
+    monkeypatch.setattr(
+        OcmLive,
+        "_in_scope_at",
+        lambda self, request, drift, wanted: (
+            np.flatnonzero(wanted).tolist() if wanted is not None else list(range(len(drift.names)))
+        ),
+    )
+    monkeypatch.setattr(OcmLive, "_held_of", lambda self, request: {d.cluster for d in request.existing})
+    assert fast == _deltas("greedy", 0, 60)
