@@ -6,6 +6,7 @@ Placement's decisions counted as they stand."""
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -17,6 +18,7 @@ import pytest
 from adapters.generate.common import DEFAULT_NOW
 from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
+from adapters.live import hub as hub_module
 from adapters.live.hub import Applied, Deleted, HubScheduler
 from adapters.ocm.load import load
 from adapters.ocm.reach import OcmLive
@@ -594,6 +596,42 @@ def _writes_counted(hub: HubScheduler, *, refuse: bool = False) -> list[int]:
 
     hub._apply = counted  # type: ignore[method-assign]
     return count
+
+
+def test_what_an_event_keeps_is_frozen_before_the_collector_is_back(monkeypatch) -> None:
+    """A large hub's heap is frozen after its first solve (adapters.live.hub._freeze); what each
+    event keeps is frozen too, once its garbage is collected, before the collector is enabled
+    again: the collections after an event see only what came after it (before: each event's
+    survivors, walked again by every older generation's pass), and no cycle an event drops is
+    kept (optimal mode's CpModels are cycles: frozen uncollected, they were never freed)."""
+    monkeypatch.setattr(hub_module, "_FROZEN_FROM", 0)
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    hub = HubScheduler(generate("ocm", 80, 120, seed=1, now=now), now=now)
+    world = _World("ocm", hub, 1)
+    walked: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":  # the objects it is about to walk
+            walked.append(sum(len(gc.get_objects(g)) for g in range(info["generation"] + 1)))
+
+    gc.callbacks.append(seen)
+    try:
+        for _ in range(16):
+            now += timedelta(seconds=15)
+            _, event, _ = world.next(now)
+            during = len(walked)
+            hub.handle(event, now=now)
+            del walked[during:]  # the event's own collection
+            junk = [[] for _ in range(2_000)]  # the collector runs after the event
+            del junk
+        gc.callbacks.remove(seen)
+        gc.collect()  # what came after the last event
+    finally:
+        if seen in gc.callbacks:
+            gc.callbacks.remove(seen)
+        gc.unfreeze()  # the rest of the session collected as before
+    assert walked and max(walked) < 1_500
+    assert gc.collect() == 0  # nothing frozen was garbage
 
 
 def _deltas(mode: str, seed: int, events: int) -> list[tuple[Any, ...]]:
