@@ -649,8 +649,9 @@ def _deltas(mode: str, seed: int, events: int) -> list[tuple[Any, ...]]:
 
 def test_the_checks_scope_and_holdings_found_at_once_decide_as_each_cluster_judged_alone(monkeypatch) -> None:
     """The checks look at only the moved clusters in a request's scope (`_in_scope_at`, each
-    trait's found once per event) and read its held clusters once (`_held_of`): every event
-    writes and solves what the checks judging every moved cluster and every decision give."""
+    trait's found once per event), read its held clusters once (`_held_of`) and the clusters by
+    count once while no count moves (`_by_count_desc`): every event writes and solves what the
+    checks judging every moved cluster, every decision and every count give."""
     fast = _deltas("greedy", 0, 60)
     monkeypatch.setattr(
         OcmLive,
@@ -660,4 +661,7 @@ def test_the_checks_scope_and_holdings_found_at_once_decide_as_each_cluster_judg
         ),
     )
     monkeypatch.setattr(OcmLive, "_held_of", lambda self, request: {d.cluster for d in request.existing})
+    monkeypatch.setattr(
+        OcmLive, "_by_count_desc", lambda self: sorted(self.by_count.items(), key=lambda item: -item[0])
+    )
     assert fast == _deltas("greedy", 0, 60)

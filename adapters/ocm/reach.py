@@ -268,6 +268,7 @@ class OcmLive:
         self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's (one event's)
+        self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _scoped's (one event's)
         self.seq = 0
         for m in manifests:
@@ -723,6 +724,7 @@ class OcmLive:
         self._ends_of.clear()
         self._held.clear()
         self._in_trait.clear()
+        self._ranked = None
 
     def _judged_now(self, key: str, answer: _Answer) -> None:
         """The answer's picture moved to the hub as it stands (its margins read there)."""
@@ -1182,9 +1184,13 @@ class OcmLive:
                     return top
         return top
 
-    def _by_count_desc(self) -> Iterable[tuple[int, list[str]]]:
-        """The clusters by their count of decisions, the busiest first."""
-        return sorted(self.by_count.items(), key=lambda item: -item[0])
+    def _by_count_desc(self) -> list[tuple[int, set[str]]]:
+        """The clusters by their count of decisions, the busiest first (read only; kept until the
+        log moves on: every count moved is logged first)."""
+        key = (len(self.log_seq), self.floor)
+        if self._ranked is None or self._ranked[0] != key:
+            self._ranked = (key, sorted(self.by_count.items(), key=lambda item: -item[0]))
+        return self._ranked[1]
 
     def _most(self) -> int:
         return max(self.counts.values(), default=0)
