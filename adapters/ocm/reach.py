@@ -687,9 +687,9 @@ class OcmLive:
             _regrouped(old, new, answer.selected) for old, new in changed.values()
         ):
             return False
-        held = self._held_of(request)
-        relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now, held)]
+        relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now)]
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
+            held = self._held_of(request) if relevant else frozenset()
             if any(_verdicts(request, old, new, now, held) for old, new in relevant):
                 return False
             self._judged_now(key, answer)
@@ -1482,24 +1482,17 @@ def _better(a: tuple[int, str] | None, b: tuple[int, str]) -> tuple[int, str]:
     return b if a is None or _beats(b, a) else a
 
 
-def matters(
-    request: PlacementRequest,
-    before: Cluster | None,
-    after: Cluster | None,
-    now: datetime,
-    holds: Collection[str] | None = None,
-) -> bool:
+def matters(request: PlacementRequest, before: Cluster | None, after: Cluster | None, now: datetime) -> bool:
     """Whether a cluster's change (None: absent) can change the request's answer, everything else
     as it was: it entered or left the request's scope, its verdict changed, or, passing before and
-    after, one of the request's score inputs on it did. `holds`: the clusters the request holds,
-    where known."""
-    name = (after or before).name if (after or before) is not None else ""
-    held = name in holds if holds is not None else any(d.cluster == name for d in request.existing)
+    after, one of the request's score inputs on it did (what it holds read only then)."""
     seen = [c is not None and _in_scope(request, c) for c in (before, after)]
     if seen[0] != seen[1]:
         return True
     if not seen[1]:
         return False
+    name = (after or before).name  # type: ignore[union-attr]
+    held = any(d.cluster == name for d in request.existing)
     passes = [admits(request, c, now, held=held) for c in (before, after)]  # type: ignore[arg-type]
     if passes[0] != passes[1]:
         return True
