@@ -269,7 +269,7 @@ class OcmLive:
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's (one event's)
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
-        self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _scoped's (one event's)
+        self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         self.seq = 0
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
