@@ -2,20 +2,27 @@
 (bench.hub_soak) on a hub file, `HubScheduler.handle` alone timed (CPU and wall milliseconds) and,
 with `--profile`, profiled (cProfile enabled around `handle` only, one profile per event kind).
 No check runs: this is the measuring half of the soak, for finding what to make faster.
+With `--phases`, each event's CPU is also split: the system models' `take` (what the event
+reaches: the checks, the batch's load) and the cyclic collector's passes (gc callbacks), medians
+per kind; timed alone, with no profiler's per-call cost.
 
     python -m bench.reach_profile --profile ocm --hub /work/bench/ocm-10k-2k.yaml --events 200
     python -m bench.reach_profile --profile karmada --hub /work/bench/karmada-1k-10k.yaml --cprofile 25
+    python -m bench.reach_profile --profile ocm --hub /work/bench/ocm-10k-2k.yaml --events 50 --phases
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import pstats
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -35,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--mode", default="optimal", choices=("optimal", "greedy"))
     parser.add_argument("--cprofile", type=int, default=0, help="print the top N functions per kind")
+    parser.add_argument("--phases", action="store_true", help="CPU of the models' take and of the collector")
     args = parser.parse_args(argv)
 
     import ortools.sat.python.cp_model  # noqa: F401  (CP-SAT's import is not an event's)
@@ -45,22 +53,32 @@ def main(argv: list[str] | None = None) -> int:
     first = (time.process_time() - c0, time.perf_counter() - t0)
     del objects
     world = _World(args.profile, hub, args.seed)
+    phase = _Phases(hub) if args.phases else None
     cpu: dict[str, list[float]] = defaultdict(list)
     wall: dict[str, list[float]] = defaultdict(list)
     solved: dict[str, list[int]] = defaultdict(list)
     profiles: dict[str, cProfile.Profile] = defaultdict(cProfile.Profile)
+    phases: dict[str, dict[str, list[float]]] = {"take": defaultdict(list), "gc": defaultdict(list)}
     now = NOW
     for _ in range(args.events):
         now += STEPS.get(args.profile, STEP)  # the soak's clock (Fleet's heartbeats stay fresh)
         kind, event, _ = world.next(now)
         profile = profiles[kind] if args.cprofile else None
+        if phase is not None:
+            phase.spent.clear()
         c1, t1 = time.process_time(), time.perf_counter()
         if profile is not None:
             profile.enable()
         delta = hub.handle(event, now=now)
+        if phase is not None:
+            junk = [[] for _ in range(2_000)]  # the collector's pass after the event, if any
+            del junk
         if profile is not None:
             profile.disable()
         cpu[kind].append((time.process_time() - c1) * 1000)
+        if phase is not None:
+            for name, seconds in (("take", phase.spent["take"]), ("gc", phase.spent["gc"])):
+                phases[name][kind].append(seconds * 1000)
         wall[kind].append((time.perf_counter() - t1) * 1000)
         solved[kind].append(len(delta.requests))
     print(f"first solve: {first[0]:.1f} cpu s, {first[1]:.1f} wall s; {args.events} events")
@@ -74,11 +92,51 @@ def main(argv: list[str] | None = None) -> int:
             f"{kind} | {len(c)} | {np.median(c):.1f} / {np.percentile(c, 99):.1f} / {c.max():.1f} | "
             f"{np.median(w):.1f} / {np.percentile(w, 99):.1f} | {s.mean():.1f}"
         )
+    if phase is not None:
+        phase.close()
+        print("kind | cpu ms median: handle | take | collector")
+        for kind in [*sorted(cpu), "all"]:
+            values = [every if kind == "all" else cpu[kind]]
+            for name in ("take", "gc"):
+                by_kind = phases[name]
+                values.append([x for v in by_kind.values() for x in v] if kind == "all" else by_kind[kind])
+            print(f"{kind} | " + " | ".join(f"{np.median(v):.1f}" for v in values))
     for kind, profile in sorted(profiles.items()):
         out = io.StringIO()
         pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(args.cprofile)
         print(f"\n=== {kind}\n{out.getvalue()}")
     return 0
+
+
+class _Phases:
+    """CPU seconds of the current event spent in the system models' `take` and in the cyclic
+    collector's passes."""
+
+    def __init__(self, hub: HubScheduler) -> None:
+        self.spent: dict[str, float] = defaultdict(float)
+        self._started = 0.0
+        for live in hub._live.values():
+            live.take = self._timed(live.take)  # type: ignore[method-assign]
+        gc.callbacks.append(self._collected)
+
+    def _timed(self, take: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any) -> Any:
+            started = time.process_time()
+            try:
+                return take(*args)
+            finally:
+                self.spent["take"] += time.process_time() - started
+
+        return timed
+
+    def _collected(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.process_time()
+        else:
+            self.spent["gc"] += time.process_time() - self._started
+
+    def close(self) -> None:
+        gc.callbacks.remove(self._collected)
 
 
 if __name__ == "__main__":

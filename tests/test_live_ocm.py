@@ -6,16 +6,20 @@ Placement's decisions counted as they stand."""
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
 import pytest
+from ortools.sat.python.cp_model import CpModel
 
 from adapters.generate.common import DEFAULT_NOW
 from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
+from adapters.live import hub as hub_module
 from adapters.live.hub import Applied, Deleted, HubScheduler
 from adapters.ocm.load import load
 from adapters.ocm.reach import OcmLive
@@ -596,3 +600,79 @@ def _writes_counted(hub: HubScheduler, *, refuse: bool = False) -> list[int]:
 
     hub._apply = counted  # type: ignore[method-assign]
     return count
+
+
+def test_what_an_event_keeps_is_frozen_before_the_collector_is_back(monkeypatch) -> None:
+    """A large hub's heap is frozen after its first solve (adapters.live.hub._freeze); what each
+    event keeps is frozen too, once its garbage is collected, before the collector is enabled
+    again: the collections after an event see only what came after it (before: each event's
+    survivors, walked again by every older generation's pass), and no cycle an event drops is
+    kept (optimal mode's CpModels are cycles: frozen uncollected, they were never freed)."""
+    monkeypatch.setattr(hub_module, "_FROZEN_FROM", 0)
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    hub = HubScheduler(generate("ocm", 80, 120, seed=1, now=now), now=now)
+    world = _World("ocm", hub, 1)
+    walked: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":  # the objects it is about to walk
+            walked.append(sum(len(gc.get_objects(g)) for g in range(info["generation"] + 1)))
+
+    gc.callbacks.append(seen)
+    try:
+        for _ in range(16):
+            now += timedelta(seconds=15)
+            _, event, _ = world.next(now)
+            during = len(walked)
+            hub.handle(event, now=now)
+            del walked[during:]  # the event's own collection
+            junk = [[] for _ in range(2_000)]  # the collector runs after the event
+            del junk
+        gc.callbacks.remove(seen)
+        gc.collect()  # what came after the last event
+    finally:
+        if seen in gc.callbacks:
+            gc.callbacks.remove(seen)
+        gc.unfreeze()  # the rest of the session collected as before
+    assert walked and max(walked) < 1_500
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what was frozen and is garbage (earlier tests' leftovers too)
+    try:
+        gc.collect()
+        models = [o for o in gc.garbage if isinstance(o, CpModel)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert not models  # every event's CP-SAT models (cycles) were collected before the freeze
+
+
+def _deltas(mode: str, seed: int, events: int) -> list[tuple[Any, ...]]:
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    hub = HubScheduler(generate("ocm", 80, 120, seed=seed, now=now), now=now, options=SolveOptions(mode=mode))
+    world = _World("ocm", hub, seed)
+    out = []
+    for _ in range(events):
+        now += timedelta(seconds=15)
+        _, event, _ = world.next(now)
+        delta = hub.handle(event, now=now)
+        out.append((delta.apply, delta.delete, delta.requests, set(hub._live["ocm"].enqueued)))
+    return out
+
+
+def test_the_checks_scope_and_holdings_found_at_once_decide_as_each_cluster_judged_alone(monkeypatch) -> None:
+    """The checks look at only the moved clusters in a request's scope (`_in_scope_at`, each
+    trait's found once per event), read its held clusters once (`_held_of`) and the clusters by
+    count once while no count moves (`_by_count_desc`): every event writes and solves what the
+    checks judging every moved cluster, every decision and every count give."""
+    fast = _deltas("greedy", 0, 60)
+    monkeypatch.setattr(
+        OcmLive,
+        "_in_scope_at",
+        lambda self, request, drift, wanted: (
+            np.flatnonzero(wanted).tolist() if wanted is not None else list(range(len(drift.names)))
+        ),
+    )
+    monkeypatch.setattr(OcmLive, "_held_of", lambda self, request: {d.cluster for d in request.existing})
+    monkeypatch.setattr(
+        OcmLive, "_by_count_desc", lambda self: sorted(self.by_count.items(), key=lambda item: -item[0])
+    )
+    assert fast == _deltas("greedy", 0, 60)

@@ -84,10 +84,11 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
@@ -266,6 +267,9 @@ class OcmLive:
         self._drifts: dict[tuple[int, int, int, int], _Drift] = {}  # _drift's answers
         self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
+        self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's (one event's)
+        self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
+        self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         self.seq = 0
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
@@ -541,6 +545,8 @@ class OcmLive:
         changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
         # upstream's queue after the changes (what tests and reports read)
         self.journal.assign(self, "enqueued", enqueued)
+        self._held.clear()
+        self._in_trait.clear()  # the clusters' traits as they now stand
         solved = {key for key in enqueued if self._must(key, changed, now)}
         self._drifted({name: changed[name] for name in scored}, enqueued, now)
         return self._taken(solved, now) if solved else None
@@ -683,7 +689,8 @@ class OcmLive:
             return False
         relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now)]
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
-            if any(_verdicts(request, old, new, now, self.pool) for old, new in relevant):
+            held = self._held_of(request) if relevant else frozenset()
+            if any(_verdicts(request, old, new, now, held) for old, new in relevant):
                 return False
             self._judged_now(key, answer)
             return True
@@ -715,6 +722,9 @@ class OcmLive:
         self._drifts.clear()
         self._values.clear()
         self._ends_of.clear()
+        self._held.clear()
+        self._in_trait.clear()
+        self._ranked = None
 
     def _judged_now(self, key: str, answer: _Answer) -> None:
         """The answer's picture moved to the hub as it stands (its margins read there)."""
@@ -748,7 +758,7 @@ class OcmLive:
         the feasible set of a sorter may have changed (a cluster's verdict, its scope, its sorted
         property or a sorter's label match), the range it spans may have: solved."""
         alone = _scored_alone(request)
-        held = {d.cluster for d in request.existing}
+        held = self._held_of(request)
         own = self.own.get(key, Counter())
         weight = _balance_weight(request)
         best = answer.best_out
@@ -844,7 +854,7 @@ class OcmLive:
         cluster: Cluster,
         own: Mapping[str, int],
         most: int,
-        held: set[str],
+        held: AbstractSet[str],
         now: datetime,
     ) -> int | None:
         """A cluster entering or leaving a sorter's feasible set (the only one whose verdict moved)
@@ -877,7 +887,7 @@ class OcmLive:
         return total
 
     def _ends(
-        self, request: PlacementRequest, prop: str, but: str, held: set[str], now: datetime
+        self, request: PlacementRequest, prop: str, but: str, held: AbstractSet[str], now: datetime
     ) -> tuple[float, float] | None:
         """The lowest and the highest value of a property over the clusters the request may pick
         (in its scope, passing its filters), `but` left out; None when an end is not found. The
@@ -965,8 +975,8 @@ class OcmLive:
                 if self._balance_moved(c, answer, own, answer.most, weight) != (0, 0):
                     return False
                 rises[at] = _NONE
-        held = {d.cluster for d in request.existing}
-        for at in np.flatnonzero(rises > 0).tolist():
+        held = self._held_of(request)
+        for at in self._in_scope_at(request, drift, rises > 0):
             cluster = self.pool.get(drift.names[at])
             if cluster is not None and admits(request, cluster, now, held=cluster.name in held):
                 return False
@@ -983,7 +993,7 @@ class OcmLive:
         alone: bool,
         own: Mapping[str, int],
         most: int,
-        held: set[str],
+        held: AbstractSet[str],
         now: datetime,
     ) -> tuple[int, str] | None | bool:
         """The best bound of the moved clusters left out (None: none rose), or False where one
@@ -1001,7 +1011,7 @@ class OcmLive:
                 name, total = weakest
                 threat &= (bound > total) | ((bound == total) & (drift.labels <= name))
         found: tuple[int, str] | None = None
-        for at in np.flatnonzero(threat).tolist():
+        for at in self._in_scope_at(request, drift, threat):
             name = drift.names[at]
             cluster = self.pool.get(name)
             if cluster is None or not admits(request, cluster, now, held=name in held):
@@ -1080,12 +1090,38 @@ class OcmLive:
     def _any_feasible(self, request: PlacementRequest, drift: _Drift, now: datetime) -> bool:
         """Whether the request may pick one of the moved clusters (in its scope, passing its
         filters)."""
-        held = {d.cluster for d in request.existing}
-        for name in drift.names:
+        held = self._held_of(request)
+        for at in self._in_scope_at(request, drift, None):
+            name = drift.names[at]
             cluster = self.pool.get(name)
             if cluster is not None and admits(request, cluster, now, held=name in held):
                 return True
         return False
+
+    def _held_of(self, request: PlacementRequest) -> frozenset[str]:
+        """The clusters the request holds (its existing decisions), made once per request."""
+        found = self._held.get(id(request))
+        if found is None or found[0] is not request:
+            found = self._held[id(request)] = (request, frozenset(d.cluster for d in request.existing))
+        return found[1]
+
+    def _in_scope_at(self, request: PlacementRequest, drift: _Drift, wanted: np.ndarray | None) -> list[int]:
+        """The positions of the drift's clusters `wanted` (None: all) that lie in the request's
+        scope as the clusters now stand (every one where admits reads no scope: no scope, or
+        named clusters). Only these can pass its filters: admits refuses the others at its
+        first rule, so leaving them out changes no verdict. Each trait's clusters among the
+        drift's are found once per event and shared by every request whose scope holds it."""
+        if request.scope is None or request.mode is SelectionMode.FIXED:
+            return np.flatnonzero(wanted).tolist() if wanted is not None else list(range(len(drift.names)))
+        scoped = np.zeros(len(drift.names), dtype=bool)
+        for trait in request.scope:
+            found = self._in_trait.get((id(drift), trait))
+            if found is None or found[0] is not drift:
+                members = self.pool.with_trait(trait)
+                mask = np.fromiter((c in members for c in drift.names), bool, len(drift.names))
+                found = self._in_trait[(id(drift), trait)] = (drift, mask)
+            scoped |= found[1]
+        return np.flatnonzero(scoped if wanted is None else scoped & wanted).tolist()
 
     def _drift(self, answer: _Answer) -> _Drift:
         """The clusters whose count moved since the answer's picture (and those its batch-mates
@@ -1148,9 +1184,13 @@ class OcmLive:
                     return top
         return top
 
-    def _by_count_desc(self) -> Iterable[tuple[int, list[str]]]:
-        """The clusters by their count of decisions, the busiest first."""
-        return sorted(self.by_count.items(), key=lambda item: -item[0])
+    def _by_count_desc(self) -> list[tuple[int, set[str]]]:
+        """The clusters by their count of decisions, the busiest first (read only; kept until the
+        log moves on: every count moved is logged first)."""
+        key = (len(self.log_seq), self.floor)
+        if self._ranked is None or self._ranked[0] != key:
+            self._ranked = (key, sorted(self.by_count.items(), key=lambda item: -item[0]))
+        return self._ranked[1]
 
     def _most(self) -> int:
         return max(self.counts.values(), default=0)
@@ -1172,6 +1212,8 @@ class OcmLive:
     def stale(self, mode: str) -> set[str]:
         """The Placements a full solve of the hub as it stands may change (see the docstring)."""
         self._ends_of.clear()
+        self._held.clear()
+        self._in_trait.clear()
         out = {key for key in self.policies if key not in self.answers or key in self.dirty}
         out |= {
             key for key, p in self.policies.items() if _timed(p) or any(x.external for x in p.preferences)
@@ -1443,14 +1485,14 @@ def _better(a: tuple[int, str] | None, b: tuple[int, str]) -> tuple[int, str]:
 def matters(request: PlacementRequest, before: Cluster | None, after: Cluster | None, now: datetime) -> bool:
     """Whether a cluster's change (None: absent) can change the request's answer, everything else
     as it was: it entered or left the request's scope, its verdict changed, or, passing before and
-    after, one of the request's score inputs on it did."""
-    name = (after or before).name if (after or before) is not None else ""
-    held = any(d.cluster == name for d in request.existing)
+    after, one of the request's score inputs on it did (what it holds read only then)."""
     seen = [c is not None and _in_scope(request, c) for c in (before, after)]
     if seen[0] != seen[1]:
         return True
     if not seen[1]:
         return False
+    name = (after or before).name  # type: ignore[union-attr]
+    held = any(d.cluster == name for d in request.existing)
     passes = [admits(request, c, now, held=held) for c in (before, after)]  # type: ignore[arg-type]
     if passes[0] != passes[1]:
         return True
@@ -1499,8 +1541,10 @@ def _sorted_inputs(request: PlacementRequest, c: Cluster) -> tuple[Any, ...]:
     )
 
 
+@cache
 def _balance(others: int, most: int) -> int:
-    """Balance's score of a cluster with `others` decisions (at most `most`)."""
+    """Balance's score of a cluster with `others` decisions (at most `most`; a function of the two
+    alone, remembered: the checks ask it tens of thousands of times an event)."""
     return int(balance_scores(np.asarray([min(others, most)], dtype=np.int64), most)[0])
 
 
@@ -1509,7 +1553,7 @@ def _total(
     c: Cluster,
     own: Mapping[str, int],
     most: int,
-    held: set[str],
+    held: AbstractSet[str],
     *,
     balance: bool = True,
 ) -> int:
@@ -1532,7 +1576,7 @@ def _total(
     return total
 
 
-def _static(request: PlacementRequest, c: Cluster, held: set[str]) -> int:
+def _static(request: PlacementRequest, c: Cluster, held: AbstractSet[str]) -> int:
     """The request's total on a cluster but its sorters' and Balance's scores."""
     return _total(request, c, {}, 0, held, balance=False)
 
@@ -1560,11 +1604,10 @@ def _regrouped(old: Cluster | None, new: Cluster | None, held: frozenset[str]) -
 
 
 def _verdicts(
-    request: PlacementRequest, old: Cluster | None, new: Cluster | None, now: datetime, pool: ClusterPool
+    request: PlacementRequest, old: Cluster | None, new: Cluster | None, now: datetime, holds: Collection[str]
 ) -> bool:
-    """Whether the cluster's scope or verdict for the request changed."""
-    name = (new or old).name  # type: ignore[union-attr]
-    held = any(d.cluster == name for d in request.existing)
+    """Whether the cluster's scope or verdict for the request changed (`holds`: what it holds)."""
+    held = (new or old).name in holds  # type: ignore[union-attr]
     seen = [c is not None and _in_scope(request, c) for c in (old, new)]
     passes = [
         c is not None and s and admits(request, c, now, held=held)
