@@ -28,7 +28,6 @@ clusters cost one vector operation per distinct demand.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -146,9 +145,6 @@ def sets_on_nodes(capacity: Capacity, parts: Sequence[Part], limit: int) -> int:
     return placed
 
 
-_KEPT: list[tuple[list[Capacity | None], Estimator]] = []  # the last estimator Estimator.kept made
-
-
 class Estimator:
     """The estimates of the batch's clusters, per distinct demand, cached."""
 
@@ -177,21 +173,13 @@ class Estimator:
 
     @classmethod
     def kept(cls, clusters: Sequence[Cluster]) -> Estimator:
-        """The clusters' estimator: the last one made here where every cluster's capacity is the
-        same object (a live hub's next batch: the reach model keeps the clusters' capacities
-        while their status is unchanged), with the estimates it made; else a new one. It reads
-        nothing of a cluster but its capacity (some 23 ms a batch at 10,000 clusters)."""
-        capacities = [c.capacity for c in clusters]
-        last = _KEPT[0] if _KEPT else None
-        if (
-            last is not None
-            and len(last[0]) == len(capacities)
-            and all(map(operator.is_, last[0], capacities))
-        ):
-            return last[1]
-        made = cls(clusters)
-        _KEPT[:] = [(capacities, made)]
-        return made
+        """The clusters' estimator: the one their rows keep, where a live model keeps them between
+        batches (solver.replicas.kept: it reads nothing of a cluster but its capacity, and is
+        kept, with the estimates it made, while no capacity changes); else a new one."""
+        from solver.replicas.kept import kept_rows  # kept keeps Estimators
+
+        kept = kept_rows(clusters)
+        return kept.rows.estimator if kept is not None else cls(clusters)
 
     def of(self, demand: Mapping[str, int]) -> np.ndarray:
         """Each cluster's room for replicas of this demand, INT32_MAX where nothing bounds it."""

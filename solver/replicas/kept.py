@@ -1,0 +1,181 @@
+"""The clusters a long-lived scheduler keeps between batches, and what the replica solver reads of
+every cluster kept beside them, changed row by row as clusters come, change and go.
+
+A live model (adapters/karmada/reach.py) holds one `ClusterRows` of its clusters' models without
+the batch's own traits, tells it each cluster put or dropped, and makes each batch's clusters
+with `batch`: the tuple any batch has (name order, each model with the traits the batch adds
+where it matches), a `KeptClusters` that also carries the rows. The solver (order.Filters,
+estimate.Estimator, problem.ReplicaProblem) then reads the kept masks, names and estimator of
+the rows instead of going over every cluster again; a batch whose rows have changed since it was
+made (or any other tuple) is read afresh. So a batch of one binding on 10,000 clusters costs its
+candidates, not the hub.
+
+Each kept mask has the predicate it was made by (of one cluster's model), so a cluster put is
+judged again by each, and its row inserted or dropped in each; arrays are never changed in place
+(a batch made before keeps what it was given). At most _MASKS masks are kept, the least recently
+asked dropped first.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import replace
+
+import numpy as np
+
+from model import Cluster
+from solver.replicas.estimate import Estimator
+
+__all__ = ["ClusterRows", "KeptClusters", "kept_rows"]
+
+Predicate = Callable[[Cluster], bool]
+_MASKS = 256
+
+
+class ClusterRows:
+    """Clusters in name order (models without a batch's traits), with masks over them kept."""
+
+    def __init__(self, clusters: Iterable[Cluster]) -> None:
+        self.models: list[Cluster] = sorted(clusters, key=lambda c: c.name)
+        self.names = [c.name for c in self.models]
+        self.index = {name: i for i, name in enumerate(self.names)}
+        self.version = 0  # counts the changes: a batch made at another version is read afresh
+        self._masks: dict[Hashable, tuple[np.ndarray, Predicate]] = {}
+        self._with: dict[str, tuple[frozenset[str], Cluster]] = {}  # each row's last model with traits
+        self._tainted: list[int] | None = None
+        self._names: np.ndarray | None = None
+        self._estimator: Estimator | None = None
+
+    def __len__(self) -> int:
+        return len(self.models)
+
+    # -- changes ----------------------------------------------------------------------------------
+
+    def put(self, cluster: Cluster) -> None:
+        """A cluster added, or replacing the one of its name."""
+        name = cluster.name
+        self.version += 1
+        self._with.pop(name, None)
+        row = self.index.get(name)
+        if row is not None:
+            old = self.models[row]
+            self.models[row] = cluster
+            for key, (mask, predicate) in self._masks.items():
+                verdict = predicate(cluster)
+                if mask[row] != verdict:
+                    mask = mask.copy()
+                    mask[row] = verdict
+                    self._masks[key] = (_frozen(mask), predicate)
+            if old.taints != cluster.taints:
+                self._tainted = None
+            if old.capacity != cluster.capacity:
+                self._estimator = None
+            return
+        row = bisect.bisect_left(self.names, name)
+        self.models.insert(row, cluster)
+        self.names.insert(row, name)
+        self._moved()
+        for key, (mask, predicate) in self._masks.items():
+            self._masks[key] = (_frozen(np.insert(mask, row, predicate(cluster))), predicate)
+
+    def drop(self, name: str) -> None:
+        row = self.index.get(name)
+        if row is None:
+            return
+        self.version += 1
+        self._with.pop(name, None)
+        del self.models[row]
+        del self.names[row]
+        self._moved()
+        for key, (mask, predicate) in self._masks.items():
+            self._masks[key] = (_frozen(np.delete(mask, row)), predicate)
+
+    def _moved(self) -> None:
+        """Rows inserted or dropped: what is kept by row position is made again when asked."""
+        self.index = {name: i for i, name in enumerate(self.names)}
+        self._tainted = None
+        self._names = None
+        self._estimator = None
+
+    # -- what is kept -----------------------------------------------------------------------------
+
+    def mask(
+        self, key: Hashable, predicate: Predicate, made: Callable[[], np.ndarray] | None = None
+    ) -> np.ndarray:
+        """The predicate on every row (read-only), kept under `key` (which must name the predicate);
+        `made`, where given, makes it at once (the same answers as the predicate's)."""
+        got = self._masks.pop(key, None)
+        if got is None:
+            if made is not None:
+                mask = np.asarray(made(), dtype=bool)
+            else:
+                mask = np.fromiter(map(predicate, self.models), dtype=bool, count=len(self.models))
+            got = (_frozen(mask), predicate)
+            while len(self._masks) >= _MASKS:
+                del self._masks[next(iter(self._masks))]
+        self._masks[key] = got  # the most recently asked last
+        return got[0]
+
+    @property
+    def tainted(self) -> list[int]:
+        if self._tainted is None:
+            self._tainted = [i for i, c in enumerate(self.models) if c.taints]
+        return self._tainted
+
+    @property
+    def names_array(self) -> np.ndarray:
+        if self._names is None:
+            self._names = _frozen(np.array(self.names, dtype=object))
+        return self._names
+
+    @property
+    def estimator(self) -> Estimator:
+        """The estimator of the rows' capacities, kept while none changes (it reads nothing else)."""
+        if self._estimator is None:
+            self._estimator = Estimator(self.models)
+        return self._estimator
+
+    # -- a batch's clusters -----------------------------------------------------------------------
+
+    def batch(self, added: Mapping[str, np.ndarray]) -> KeptClusters:
+        """The batch's clusters: every row's model, with each trait of `added` where its mask holds
+        (a row's model with the same traits as its last batch's is that very object)."""
+        out = list(self.models)
+        extra: dict[int, list[str]] = {}
+        for trait, mask in added.items():
+            for row in np.flatnonzero(mask).tolist():
+                extra.setdefault(row, []).append(trait)
+        for row, traits in extra.items():
+            model = out[row]
+            wanted = frozenset(traits) - model.traits
+            if not wanted:
+                continue
+            last = self._with.get(model.name)
+            if last is None or last[0] != wanted:
+                last = self._with[model.name] = (wanted, replace(model, traits=model.traits | wanted))
+            out[row] = last[1]
+        clusters = KeptClusters(out)
+        clusters.rows, clusters.version, clusters.added = self, self.version, dict(added)
+        return clusters
+
+
+class KeptClusters(tuple):
+    """A batch's clusters as ClusterRows.batch makes them: a tuple like any batch's, with the rows
+    it was made of, their version then and the traits it added (trait -> mask)."""
+
+    rows: ClusterRows
+    version: int
+    added: dict[str, np.ndarray]
+
+
+def kept_rows(clusters: object) -> KeptClusters | None:
+    """The clusters as kept, where they are a KeptClusters whose rows have not changed since."""
+    if isinstance(clusters, KeptClusters) and clusters.version == clusters.rows.version:
+        return clusters
+    return None
+
+
+def _frozen(mask: np.ndarray) -> np.ndarray:
+    mask.setflags(write=False)
+    return mask
