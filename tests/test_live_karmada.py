@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
+import numpy as np
 import pytest
 
 from adapters.generate.common import DEFAULT_NOW
@@ -77,7 +78,8 @@ def _assert_kept_as_fresh(kept, objects: list[dict], affinities: dict, now: date
     assert ours.kept is not None and theirs.kept is None
     assert ours.index == theirs.index and ours.tainted == theirs.tainted
     assert (ours.eligible == theirs.eligible).all()
-    for trait in {t for c in plain for t in c.traits} | set(affinities) | {"api:none"}:
+    traits = {t for c in plain for t in c.traits} | set(affinities)
+    for trait in traits | {"api:none", "api:example.io/v1/Widget"}:
         assert (ours.trait(trait) == theirs.trait(trait)).all(), trait
     for claim in {k for c in plain for k in c.claims} | {"none"}:
         assert (ours.claim(claim) == theirs.claim(claim)).all(), claim
@@ -119,8 +121,9 @@ def test_the_clusters_kept_between_events_are_what_a_fresh_model_makes_after_eac
         allocatable["cpu"] = "1"
         c["status"]["resourceSummary"].pop("allocatableModelings", None)
 
-    def apis(c: dict) -> None:
-        c["status"]["apiEnablements"] = c["status"]["apiEnablements"][:1]
+    def apis(c: dict) -> None:  # one group gone, a kind no other cluster serves
+        widgets = {"groupVersion": "example.io/v1", "resources": [{"name": "widgets", "kind": "Widget"}]}
+        c["status"]["apiEnablements"] = [*c["status"]["apiEnablements"][:1], widgets]
 
     def taint(c: dict) -> None:
         c["spec"]["taints"] = [{"key": "soak", "value": "x", "effect": "NoSchedule"}]
@@ -141,3 +144,22 @@ def test_the_clusters_kept_between_events_are_what_a_fresh_model_makes_after_eac
     objects.remove(gone)
     kept.take([(gone, None)], now)
     _assert_kept_as_fresh(kept, objects, affinities, now)
+
+
+def test_kept_clusters_older_than_the_change_log_are_made_afresh(monkeypatch) -> None:
+    """A batch's clusters kept by the traits they add are taken again with the changes logged
+    since; once the log no longer reaches back to them, they are made afresh."""
+    from solver.replicas import kept as kept_module
+    from solver.replicas.kept import ClusterRows
+
+    monkeypatch.setattr(kept_module, "_LOG", 4)
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    batch, _ = load(from_objects(generate("karmada", 12, 4, seed=3, now=now), "<hub>"), now=now, seed=0)
+    rows = ClusterRows(batch.clusters)
+    added = {"affinity:x": np.arange(len(rows)) % 2 == 0}
+    rows.batch(added)
+    for c in list(rows.models)[:6]:
+        rows.put(replace(c, labels={**c.labels, "moved": "yes"}))
+    again = rows.batch(added)
+    fresh = ClusterRows(rows.models).batch(added)
+    assert tuple(again) == tuple(fresh)

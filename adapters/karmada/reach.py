@@ -210,7 +210,8 @@ class KarmadaLive:
     def _matched(self, affinity: Affinity) -> np.ndarray:
         def made() -> np.ndarray:
             if self._table is None:
-                self._table = FactTable([self.clusters[name].facts for name in self._rows.names])
+                rows = self._rows
+                self._table = FactTable([self.clusters[name].facts for name in rows.names], rows.index)
             return matches_all(affinity, self._table)
 
         def matches(model: Cluster) -> bool:

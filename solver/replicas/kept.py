@@ -31,6 +31,8 @@ __all__ = ["ClusterRows", "KeptClusters", "kept_rows"]
 
 Predicate = Callable[[Cluster], bool]
 _MASKS = 256
+_BATCHES = 8  # the last batches' clusters kept, by the traits they add
+_LOG = 4096  # changes logged (a kept batch's clusters older than the log are made afresh)
 
 
 class ClusterRows:
@@ -43,6 +45,13 @@ class ClusterRows:
         self.version = 0  # counts the changes: a batch made at another version is read afresh
         self._masks: dict[Hashable, tuple[np.ndarray, Predicate]] = {}
         self._with: dict[str, tuple[frozenset[str], Cluster]] = {}  # each row's last model with traits
+        self._traits: dict[str, int] = {}  # how many models have each trait
+        for c in self.models:
+            self._count(c, 1)
+        # the changes (version after, name, row, what: put, insert or drop) since version _logged
+        self._log: list[tuple[int, str, int, str]] = []
+        self._logged = 0
+        self._batches: dict[frozenset[str], tuple[int, list[Cluster]]] = {}
         self._tainted: list[int] | None = None
         self._names: np.ndarray | None = None
         self._estimator: Estimator | None = None
@@ -58,9 +67,12 @@ class ClusterRows:
         self.version += 1
         self._with.pop(name, None)
         row = self.index.get(name)
+        self._count(cluster, 1)
         if row is not None:
             old = self.models[row]
+            self._count(old, -1)
             self.models[row] = cluster
+            self._logged_change(name, row, "put")
             for key, (mask, predicate) in self._masks.items():
                 verdict = predicate(cluster)
                 if mask[row] != verdict:
@@ -75,6 +87,7 @@ class ClusterRows:
         row = bisect.bisect_left(self.names, name)
         self.models.insert(row, cluster)
         self.names.insert(row, name)
+        self._logged_change(name, row, "insert")
         self._moved()
         for key, (mask, predicate) in self._masks.items():
             self._masks[key] = (_frozen(np.insert(mask, row, predicate(cluster))), predicate)
@@ -85,11 +98,23 @@ class ClusterRows:
             return
         self.version += 1
         self._with.pop(name, None)
+        self._count(self.models[row], -1)
         del self.models[row]
         del self.names[row]
+        self._logged_change(name, row, "drop")
         self._moved()
         for key, (mask, predicate) in self._masks.items():
             self._masks[key] = (_frozen(np.delete(mask, row)), predicate)
+
+    def _count(self, cluster: Cluster, by: int) -> None:
+        for trait in cluster.traits:
+            self._traits[trait] = self._traits.get(trait, 0) + by
+
+    def _logged_change(self, name: str, row: int, what: str) -> None:
+        self._log.append((self.version, name, row, what))
+        if len(self._log) > _LOG:
+            del self._log[: _LOG // 2]
+            self._logged = self._log[0][0] - 1
 
     def _moved(self) -> None:
         """Rows inserted or dropped: what is kept by row position is made again when asked."""
@@ -117,6 +142,10 @@ class ClusterRows:
         self._masks[key] = got  # the most recently asked last
         return got[0]
 
+    def has(self, trait: str) -> bool:
+        """Whether any model has the trait (one that none has needs no mask)."""
+        return self._traits.get(trait, 0) > 0
+
     @property
     def tainted(self) -> list[int]:
         if self._tainted is None:
@@ -139,25 +168,56 @@ class ClusterRows:
     # -- a batch's clusters -----------------------------------------------------------------------
 
     def batch(self, added: Mapping[str, np.ndarray]) -> KeptClusters:
-        """The batch's clusters: every row's model, with each trait of `added` where its mask holds
-        (a row's model with the same traits as its last batch's is that very object)."""
-        out = list(self.models)
-        extra: dict[int, list[str]] = {}
-        for trait, mask in added.items():
-            for row in np.flatnonzero(mask).tolist():
-                extra.setdefault(row, []).append(trait)
-        for row, traits in extra.items():
-            model = out[row]
-            wanted = frozenset(traits) - model.traits
-            if not wanted:
-                continue
-            last = self._with.get(model.name)
-            if last is None or last[0] != wanted:
-                last = self._with[model.name] = (wanted, replace(model, traits=model.traits | wanted))
-            out[row] = last[1]
+        """The batch's clusters: every row's model, with each trait of `added` where its mask holds.
+        The last batches adding the same traits are kept, and a kept one is taken with the rows
+        changed since made again (a row's model with the same traits as before is that object)."""
+        key = frozenset(added)
+        kept = self._batches.pop(key, None)
+        if kept is not None and kept[0] >= self._logged:
+            out = self._replayed(kept, added)
+        else:
+            out = list(self.models)
+            extra: dict[int, list[str]] = {}
+            for trait, mask in added.items():
+                for row in np.flatnonzero(mask).tolist():
+                    extra.setdefault(row, []).append(trait)
+            for row, traits in extra.items():
+                out[row] = self._with_traits(out[row], traits)
+        self._batches[key] = (self.version, out)
+        while len(self._batches) > _BATCHES:
+            del self._batches[next(iter(self._batches))]
         clusters = KeptClusters(out)
         clusters.rows, clusters.version, clusters.added = self, self.version, dict(added)
         return clusters
+
+    def _replayed(self, kept: tuple[int, list[Cluster]], added: Mapping[str, np.ndarray]) -> list[Cluster]:
+        """A kept batch's clusters with the changes since: rows inserted and dropped where they
+        were then, and each cluster changed made again where it is now."""
+        version, out = kept
+        changed = set()
+        for at, name, row, what in self._log:
+            if at <= version:
+                continue
+            if what == "insert":
+                out.insert(row, self.models[0])  # a place held: every inserted name is made below
+            elif what == "drop":
+                del out[row]
+            changed.add(name)
+        for name in changed:
+            row = self.index.get(name)
+            if row is not None:
+                traits = [trait for trait, mask in added.items() if mask[row]]
+                out[row] = self._with_traits(self.models[row], traits)
+        return out
+
+    def _with_traits(self, model: Cluster, traits: list[str]) -> Cluster:
+        wanted = frozenset(traits) - model.traits
+        if not wanted:
+            return model
+        last = self._with.get(model.name)
+        if last is None or last[0] != wanted:
+            last = self._with[model.name] = (wanted, replace(model, traits=model.traits | wanted))
+        return last[1]
 
 
 class KeptClusters(tuple):

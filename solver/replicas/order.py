@@ -97,10 +97,13 @@ class Filters:
         got = self._traits.get(trait)
         if got is not None:
             return got
-        if self.kept is not None:
-            got = self.kept.rows.mask(("trait", trait), lambda c: trait in c.traits)
-            added = self.kept.added.get(trait)
-            got = got if added is None else got | added
+        if self.kept is not None:  # the rows' models have it, or the batch adds it
+            base, added = self.kept.rows, self.kept.added.get(trait)
+            if base.has(trait):
+                got = base.mask(("trait", trait), lambda c: trait in c.traits)
+                got = got if added is None else got | added
+            else:
+                got = added if added is not None else np.zeros(len(base), dtype=bool)
         elif self._trait_rows is None and len(self._traits) < _TRAITS_ALONE:
             # A few traits (a live event's batch): each read off the clusters on its own, not every
             # trait of every cluster indexed (bench karmada-1k-10k, a binding created: the index
