@@ -16,7 +16,7 @@ from adapters.generate.hubs import generate
 from adapters.karmada.load import load
 from adapters.kube.manifests import from_objects
 from adapters.live.hub import HubScheduler
-from model import Batch
+from model import Batch, Part
 from solver import SolveOptions
 from tests.fixtures.live import spy_on_events
 
@@ -85,6 +85,8 @@ def _assert_kept_as_fresh(kept, objects: list[dict], affinities: dict, now: date
         assert (ours.claim(claim) == theirs.claim(claim)).all(), claim
     for demand in ({"cpu": 500}, {"cpu": 250, "memory": 2**30, "pods": 1}, {"nvidia.com/gpu": 1}):
         assert (Estimator.kept(batch).of(demand) == Estimator(plain).of(demand)).all(), demand
+    for parts in ((Part(2, {"cpu": 1000}), Part(1, {"memory": 2**32})), (Part(3, {"cpu": 3000}),)):
+        assert (Estimator.kept(batch).sets(parts) == Estimator(plain).sets(parts)).all(), parts
     rows = kept._rows
     assert [list(mask) for mask, _ in rows._masks.values()] == [
         [predicate(c) for c in rows.models] for _, predicate in rows._masks.values()
@@ -131,11 +133,22 @@ def test_the_clusters_kept_between_events_are_what_a_fresh_model_makes_after_eac
     def deleting(c: dict) -> None:
         c["metadata"]["deletionTimestamp"] = "2026-11-24T03:00:00Z"
 
-    for i, change in enumerate((relabel, summary, apis, taint, deleting)):
+    def nodes(c: dict) -> None:  # node classes of a shape no other cluster has
+        c["status"]["resourceSummary"]["allocatableModelings"] = [
+            {"grade": 0, "count": 2},
+            {"grade": 1, "count": 7},
+        ]
+
+    for i, change in enumerate((relabel, summary, apis, taint, deleting, nodes)):
         name = names[2 + i]
         kept.take([_changed_cluster(objects, name, change)], now)
         _assert_kept_as_fresh(kept, objects, affinities, now)
-    joined = copy.deepcopy(other)
+    modelled = [
+        o
+        for o in objects
+        if o["kind"] == "Cluster" and o["status"]["resourceSummary"].get("allocatableModelings")
+    ]
+    joined = copy.deepcopy(modelled[-1])
     joined["metadata"]["name"] = "member-aaa-joined"
     objects.append(joined)
     kept.take([(None, joined)], now)

@@ -82,13 +82,13 @@ class ClusterRows:
             if old.taints != cluster.taints:
                 self._tainted = None
             if old.capacity != cluster.capacity:
-                self._estimator = None
+                self._estimator = self._changed_estimator(row, "put")
             return
         row = bisect.bisect_left(self.names, name)
         self.models.insert(row, cluster)
         self.names.insert(row, name)
         self._logged_change(name, row, "insert")
-        self._moved()
+        self._moved(row, "insert")
         for key, (mask, predicate) in self._masks.items():
             self._masks[key] = (_frozen(np.insert(mask, row, predicate(cluster))), predicate)
 
@@ -102,7 +102,7 @@ class ClusterRows:
         del self.models[row]
         del self.names[row]
         self._logged_change(name, row, "drop")
-        self._moved()
+        self._moved(row, "drop")
         for key, (mask, predicate) in self._masks.items():
             self._masks[key] = (_frozen(np.delete(mask, row)), predicate)
 
@@ -116,12 +116,16 @@ class ClusterRows:
             del self._log[: _LOG // 2]
             self._logged = self._log[0][0] - 1
 
-    def _moved(self) -> None:
-        """Rows inserted or dropped: what is kept by row position is made again when asked."""
-        self.index = {name: i for i, name in enumerate(self.names)}
+    def _moved(self, row: int, what: str) -> None:
+        """A row inserted or dropped: the index and the estimator follow, the tainted rows and the
+        names are made again when asked."""
+        self.index = dict(zip(self.names, range(len(self.names)), strict=True))
         self._tainted = None
         self._names = None
-        self._estimator = None
+        self._estimator = self._changed_estimator(row, what)
+
+    def _changed_estimator(self, row: int, what: str) -> Estimator | None:
+        return None if self._estimator is None else self._estimator.changed(self.models, row, what)
 
     # -- what is kept -----------------------------------------------------------------------------
 
@@ -160,9 +164,10 @@ class ClusterRows:
 
     @property
     def estimator(self) -> Estimator:
-        """The estimator of the rows' capacities, kept while none changes (it reads nothing else)."""
+        """The estimator of the rows' capacities (it reads nothing else), changed at each row whose
+        capacity changes, with the estimates it made."""
         if self._estimator is None:
-            self._estimator = Estimator(self.models)
+            self._estimator = Estimator(self.models)  # the rows' list: it follows their changes
         return self._estimator
 
     # -- a batch's clusters -----------------------------------------------------------------------

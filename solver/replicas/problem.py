@@ -68,8 +68,10 @@ class ReplicaProblem:
         self.filters = Filters(batch.clusters, batch.now)
         self.estimator = Estimator.kept(batch.clusters)
         kept = self.filters.kept
-        self.names = kept.rows.names_array if kept is not None else np.array(
-            [c.name for c in batch.clusters], dtype=object
+        self.names = (
+            kept.rows.names_array
+            if kept is not None
+            else np.array([c.name for c in batch.clusters], dtype=object)
         )
         self._candidates: dict[tuple[int, int], Candidates] = {}
         self._arrays: dict[object, Any] = {}
