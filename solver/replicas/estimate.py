@@ -293,9 +293,9 @@ class Estimator:
 def _changed(array: np.ndarray, row: int, what: str, value: object) -> np.ndarray:
     """A copy of the array (over rows) with `value` put at, inserted at or dropped from `row`."""
     if what == "drop":
-        return np.delete(array, row, axis=0)
+        return np.concatenate((array[:row], array[row + 1 :]))
     if what == "insert":
-        return np.insert(array, row, value, axis=0)
+        return np.concatenate((array[:row], np.asarray([value], dtype=array.dtype), array[row:]))
     out = array.copy()
     out[row] = value
     return out

@@ -90,7 +90,8 @@ class ClusterRows:
         self._logged_change(name, row, "insert")
         self._moved(row, "insert")
         for key, (mask, predicate) in self._masks.items():
-            self._masks[key] = (_frozen(np.insert(mask, row, predicate(cluster))), predicate)
+            verdict = np.array([predicate(cluster)], dtype=bool)
+            self._masks[key] = (_frozen(np.concatenate((mask[:row], verdict, mask[row:]))), predicate)
 
     def drop(self, name: str) -> None:
         row = self.index.get(name)
@@ -104,7 +105,7 @@ class ClusterRows:
         self._logged_change(name, row, "drop")
         self._moved(row, "drop")
         for key, (mask, predicate) in self._masks.items():
-            self._masks[key] = (_frozen(np.delete(mask, row)), predicate)
+            self._masks[key] = (_frozen(np.concatenate((mask[:row], mask[row + 1 :]))), predicate)
 
     def _count(self, cluster: Cluster, by: int) -> None:
         for trait in cluster.traits:
