@@ -31,7 +31,8 @@ __all__ = ["ClusterRows", "KeptClusters", "kept_rows"]
 
 Predicate = Callable[[Cluster], bool]
 _MASKS = 256
-_BATCHES = 8  # the last batches' clusters kept, by the traits they add
+_BATCHES = 64  # the last batches' clusters kept, by the traits they add (10,000 clusters: 80 kB each)
+_WITH = 4  # per row, its last models with traits kept
 _LOG = 4096  # changes logged (a kept batch's clusters older than the log are made afresh)
 
 
@@ -44,7 +45,7 @@ class ClusterRows:
         self.index = {name: i for i, name in enumerate(self.names)}
         self.version = 0  # counts the changes: a batch made at another version is read afresh
         self._masks: dict[Hashable, tuple[np.ndarray, Predicate]] = {}
-        self._with: dict[str, tuple[frozenset[str], Cluster]] = {}  # each row's last model with traits
+        self._with: dict[str, dict[frozenset[str], Cluster]] = {}  # each row's last models with traits
         self._traits: dict[str, int] = {}  # how many models have each trait
         for c in self.models:
             self._count(c, 1)
@@ -220,10 +221,13 @@ class ClusterRows:
         wanted = frozenset(traits) - model.traits
         if not wanted:
             return model
-        last = self._with.get(model.name)
-        if last is None or last[0] != wanted:
-            last = self._with[model.name] = (wanted, replace(model, traits=model.traits | wanted))
-        return last[1]
+        made = self._with.setdefault(model.name, {})
+        got = made.get(wanted)
+        if got is None:
+            if len(made) >= _WITH:
+                del made[next(iter(made))]
+            got = made[wanted] = replace(model, traits=model.traits | wanted)
+        return got
 
 
 class KeptClusters(tuple):
