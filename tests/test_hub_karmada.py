@@ -436,7 +436,8 @@ def _model_of(live: Any) -> dict[str, Any]:
     """What Karmada's model holds, by value (bindings by their objects)."""
     return {
         "clusters": dict(live.clusters),
-        "models": dict(live._models),
+        "models": list(live._rows.models),
+        "deleting": set(live._deleting),
         "bindings": {key: b.manifest.obj for key, b in live.bindings.items()},
         "groups": {group: set(keys) for group, keys in live._groups.items()},
         "group_of": dict(live._group_of),

@@ -435,9 +435,9 @@ def test_a_parts_model_runs_on_a_budget_scaled_to_its_units_and_counted_in_full(
 
 
 def test_a_batch_over_the_same_capacities_reads_the_estimates_already_made() -> None:
-    # A live event's batch is a new list of clusters (the batch's traits) over the capacities the
-    # reach model keeps: the estimator (some 23 ms at 10,000 clusters) is the last one's; a
-    # changed capacity makes a new one.
+    # A live event's batch is a new tuple of clusters (the batch's traits) over the rows the
+    # reach model keeps: the estimator (some 23 ms at 10,000 clusters) is the rows' own; a changed
+    # capacity makes a new one, and a tuple not made by the rows gets one of its own.
     from dataclasses import replace as changed
 
     from adapters.generate.common import DEFAULT_NOW
@@ -445,15 +445,18 @@ def test_a_batch_over_the_same_capacities_reads_the_estimates_already_made() -> 
     from adapters.karmada.load import load
     from adapters.kube.manifests import from_objects
     from solver.replicas.estimate import Estimator
+    from solver.replicas.kept import ClusterRows
 
     now = datetime.fromisoformat(DEFAULT_NOW)
     batch, _ = load(from_objects(generate("karmada", 12, 4, seed=3, now=now), "<hub>"), now=now, seed=0)
-    first = Estimator.kept(batch.clusters)
-    again = [changed(c, traits=c.traits | {"affinity:x"}) for c in batch.clusters]
+    rows = ClusterRows(batch.clusters)
+    first = Estimator.kept(rows.batch({}))
+    again = rows.batch({"affinity:x": np.ones(len(rows), dtype=bool)})
     assert Estimator.kept(again) is first
-    reported = next(i for i, c in enumerate(again) if c.capacity is not None)
-    free = dict(again[reported].capacity.free)
-    free = {name: amount + 1 for name, amount in free.items()}
-    again[reported] = changed(again[reported], capacity=changed(again[reported].capacity, free=free))
-    other = Estimator.kept(again)
-    assert other is not first and (other.free != Estimator(again).free).sum() == 0
+    assert Estimator.kept(tuple(again)) is not first
+    reported = next(c for c in rows.models if c.capacity is not None)
+    free = {name: amount + 1 for name, amount in reported.capacity.free.items()}
+    rows.put(changed(reported, capacity=changed(reported.capacity, free=free)))
+    assert Estimator.kept(again) is not first  # made before the change: read afresh
+    other = Estimator.kept(rows.batch({}))
+    assert other is not first and (other.free != Estimator(rows.models).free).sum() == 0

@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -83,19 +84,30 @@ class Affinity:
 class FactTable:
     """Many clusters' facts as columns, to match an Affinity on all of them at once (the same
     answers as Affinity.matches, cluster by cluster: tests hold them equal). A string column is
-    held as codes (-1: no value) and the code of each value."""
+    held as codes (-1: no value) and the code of each value, each made when first asked (an
+    affinity naming clusters reads their rows alone); `row`, where given, is each name's row."""
 
-    def __init__(self, facts: Sequence[ClusterFacts]) -> None:
+    def __init__(self, facts: Sequence[ClusterFacts], row: Mapping[str, int] | None = None) -> None:
         self.size = len(facts)
-        self.row = {f.name: i for i, f in enumerate(facts)}
+        self.row = {f.name: i for i, f in enumerate(facts)} if row is None else row
         self._facts = facts
         self._labels: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
-        self.provider = _coded([f.provider for f in facts])
-        self.region = _coded([f.region for f in facts])
-        self.zones: dict[str, np.ndarray] = {}
-        for i, f in enumerate(facts):
+
+    @cached_property
+    def provider(self) -> tuple[np.ndarray, dict[str, int]]:
+        return _coded([f.provider for f in self._facts])
+
+    @cached_property
+    def region(self) -> tuple[np.ndarray, dict[str, int]]:
+        return _coded([f.region for f in self._facts])
+
+    @cached_property
+    def zones(self) -> dict[str, np.ndarray]:
+        zones: dict[str, np.ndarray] = {}
+        for i, f in enumerate(self._facts):
             for zone in f.zones:
-                self.zones.setdefault(zone, np.zeros(self.size, dtype=bool))[i] = True
+                zones.setdefault(zone, np.zeros(self.size, dtype=bool))[i] = True
+        return zones
 
     def label(self, key: str) -> tuple[np.ndarray, dict[str, int]]:
         got = self._labels.get(key)

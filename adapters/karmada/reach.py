@@ -50,7 +50,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -66,6 +65,7 @@ from adapters.kube.fields import Fields
 from adapters.kube.manifests import Manifest
 from adapters.live.kept import Reads, generation_changed, manifest
 from model import Cluster, Result
+from solver.replicas.kept import ClusterRows
 
 __all__ = ["KarmadaLive", "live"]
 
@@ -90,18 +90,21 @@ class KarmadaLive:
         self._groups: dict[str, set[BindingKey]] = defaultdict(set)  # affinity trait -> bindings
         self._group_of: dict[BindingKey, str] = {}
         self._affinity: dict[str, Affinity] = {}  # one of each group's affinity
-        self._table: FactTable | None = None
-        self._names: list[str] = []
-        self._matched: dict[str, frozenset[str]] = {}  # affinity trait -> clusters it matches
-        self._models: dict[str, Cluster] = {}  # without affinity traits
+        self._table: FactTable | None = None  # the clusters' facts in name order, made when asked
+        self._deleting: set[str] = set()  # the clusters being deleted
         self._triggers: dict[int, tuple[Binding, Trigger | None]] = {}  # by the binding's identity
+        clusters = []
         for m in manifests:
             if m.kind == n.CLUSTER:
                 cluster = read_cluster(m)
                 self._reads.keep(m.obj, cluster)
-                self._put_cluster(cluster)
+                clusters.append(cluster)
             elif m.kind in n.BINDINGS:
                 self._put_binding(read_binding(m, self._placements))
+        for cluster in clusters:
+            self._put_cluster(cluster, bulk=True)
+        # the clusters' models without affinity traits, with the masks kept over them
+        self._rows = ClusterRows(c.to_model(frozenset()) for c in self.clusters.values())
 
     # -- what changes reach ---------------------------------------------------------------------
 
@@ -130,12 +133,13 @@ class KarmadaLive:
                 if new is not None and _binding_enqueued(before, after, kept, new):
                     enqueued.add(key)
         for name, before, after, cluster in clusters:
-            self._drop_cluster(name)
             if before is not None:
                 self._reads.forget(before)
             if cluster is not None:
                 self._reads.keep(after, cluster)
-                self._put_cluster(cluster)
+                self._put_cluster(cluster)  # in place of the one of its name
+            else:
+                self._drop_cluster(name)
         for key, binding in bindings:
             self._drop_binding(key)
             if binding is not None:
@@ -157,15 +161,21 @@ class KarmadaLive:
 
     # -- the model ------------------------------------------------------------------------------
 
-    def _put_cluster(self, c: KarmadaCluster) -> None:
+    def _put_cluster(self, c: KarmadaCluster, *, bulk: bool = False) -> None:
+        """A cluster added or replacing its name's (`bulk`: the rows are made after, at once)."""
         self.clusters[c.name] = c
-        self._models[c.name] = c.to_model(frozenset())
+        self._deleting.discard(c.name)
+        if c.leaving:
+            self._deleting.add(c.name)
         self._table = None
+        if not bulk:
+            self._rows.put(c.to_model(frozenset()))  # after the facts: the kept affinities read them
 
     def _drop_cluster(self, name: str) -> None:
         if self.clusters.pop(name, None) is not None:
-            del self._models[name]
+            self._deleting.discard(name)
             self._table = None
+            self._rows.drop(name)
 
     def _put_binding(self, b: Binding) -> None:
         key = (b.manifest.kind, b.key)
@@ -193,25 +203,21 @@ class KarmadaLive:
 
     def _clusters(self, affinities: Mapping[str, Affinity]) -> tuple[Cluster, ...]:
         """Every cluster's model, in name order, with the traits of the affinities it matches
-        (as load.py's _traits, each affinity matched on every cluster at once)."""
-        if self._table is None:
-            self._names = sorted(self.clusters)
-            self._table = FactTable([self.clusters[name].facts for name in self._names])
-            self._matched.clear()
-        extra: dict[str, set[str]] = defaultdict(set)
-        for trait, affinity in affinities.items():
-            matched = self._matched.get(trait)
-            if matched is None:
-                rows = np.flatnonzero(matches_all(affinity, self._table)).tolist()
-                matched = self._matched[trait] = frozenset(self._names[row] for row in rows)
-            for name in matched:
-                extra[name].add(trait)
-        out = []
-        for name in self._names:
-            model = self._models[name]
-            traits = extra.get(name)
-            out.append(replace(model, traits=model.traits | traits) if traits else model)
-        return tuple(out)
+        (as load.py's _traits): each affinity's matching clusters kept with the rows (matched on
+        every cluster at once when first asked, then judged again on each cluster that changes)."""
+        return self._rows.batch({trait: self._matched(a) for trait, a in affinities.items()})
+
+    def _matched(self, affinity: Affinity) -> np.ndarray:
+        def made() -> np.ndarray:
+            if self._table is None:
+                rows = self._rows
+                self._table = FactTable([self.clusters[name].facts for name in rows.names], rows.index)
+            return matches_all(affinity, self._table)
+
+        def matches(model: Cluster) -> bool:
+            return affinity.matches(self.clusters[model.name].facts)
+
+        return self._rows.mask(("affinity", affinity.trait), matches, made)
 
     # -- the batch ------------------------------------------------------------------------------
 
@@ -231,7 +237,7 @@ class KarmadaLive:
     def _taken(self, taken: list[Binding], now: datetime) -> Taken:
         """The bindings enqueued through doScheduleBinding's decision tree, as load.py loads a
         hub's (the same steps, over these bindings only), against every Cluster."""
-        deleting = frozenset(name for name, c in self.clusters.items() if c.leaving)
+        deleting = frozenset(self._deleting)
         decoded: dict[str, dict[str, Any] | None] = {}
         triggers = {id(b): self._trigger(b, deleting, decoded) for b in taken}
         batch, context = scheduled_batch(taken, triggers, self._clusters, now=now, seed=self.seed)

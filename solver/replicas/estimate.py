@@ -28,8 +28,7 @@ clusters cost one vector operation per distinct demand.
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -146,11 +145,10 @@ def sets_on_nodes(capacity: Capacity, parts: Sequence[Part], limit: int) -> int:
     return placed
 
 
-_KEPT: list[tuple[list[Capacity | None], Estimator]] = []  # the last estimator Estimator.kept made
-
-
 class Estimator:
-    """The estimates of the batch's clusters, per distinct demand, cached."""
+    """The estimates of the batch's clusters, per distinct demand, cached. Clusters of one node
+    shape (the same node classes) are estimated on their nodes once: whole sets and node bounds
+    depend on the nodes alone."""
 
     def __init__(self, clusters: Sequence[Cluster]) -> None:
         self.clusters = clusters
@@ -162,36 +160,57 @@ class Estimator:
                 for name, amount in c.capacity.free.items():
                     self.free[i, self.column[name]] = amount
         self.reports = np.array([c.capacity is not None for c in clusters], dtype=bool)
-        self.with_nodes = [i for i, c in enumerate(clusters) if c.capacity is not None and c.capacity.nodes]
-        # Per cluster with nodes, the first such cluster with the same nodes (whole sets placed on
-        # them depend on the nodes alone: clusters of one node shape are simulated once).
-        first: dict[tuple, int] = {}
-        self.same_nodes = {i: first.setdefault(_nodes_key(clusters[i].capacity), i) for i in self.with_nodes}
-        # The same as arrays: the clusters with nodes, the distinct shapes (each by its first
-        # cluster) and each cluster's shape among them.
-        self._node_rows = np.asarray(self.with_nodes, dtype=np.int64)
-        self._shapes, self._shape_of = np.unique(
-            np.asarray([self.same_nodes[i] for i in self.with_nodes], dtype=np.int64), return_inverse=True
-        )
-        self._cache: dict[Demand, np.ndarray] = {}
+        self._shape: dict[tuple, int] = {}  # node classes -> their shape's number
+        self._shapes: list[Capacity] = []  # per shape, a capacity with those nodes
+        shapes = (self._shape_of(c.capacity) for c in clusters)
+        self.shape = np.fromiter(shapes, dtype=np.int64, count=len(clusters))  # -1: no nodes
+        self._cache: dict[tuple, np.ndarray] = {}
+        self._made: dict[tuple, Callable[[Estimator, np.ndarray], np.ndarray]] = {}
+
+    def _shape_of(self, capacity: Capacity | None) -> int:
+        if capacity is None or not capacity.nodes:
+            return -1
+        key = _nodes_key(capacity)
+        got = self._shape.get(key)
+        if got is None:
+            got = self._shape[key] = len(self._shapes)
+            self._shapes.append(capacity)
+        return got
 
     @classmethod
     def kept(cls, clusters: Sequence[Cluster]) -> Estimator:
-        """The clusters' estimator: the last one made here where every cluster's capacity is the
-        same object (a live hub's next batch: the reach model keeps the clusters' capacities
-        while their status is unchanged), with the estimates it made; else a new one. It reads
-        nothing of a cluster but its capacity (some 23 ms a batch at 10,000 clusters)."""
-        capacities = [c.capacity for c in clusters]
-        last = _KEPT[0] if _KEPT else None
-        if (
-            last is not None
-            and len(last[0]) == len(capacities)
-            and all(map(operator.is_, last[0], capacities))
-        ):
-            return last[1]
-        made = cls(clusters)
-        _KEPT[:] = [(capacities, made)]
-        return made
+        """The clusters' estimator: the one their rows keep, where a live model keeps them between
+        batches (solver.replicas.kept: it reads nothing of a cluster but its capacity, and is
+        kept, with the estimates it made, changed at the rows whose capacity changes); else a
+        new one."""
+        from solver.replicas.kept import kept_rows  # kept keeps Estimators
+
+        kept = kept_rows(clusters)
+        return kept.rows.estimator if kept is not None else cls(clusters)
+
+    def changed(self, clusters: Sequence[Cluster], row: int, what: str) -> Estimator:
+        """The estimator of `clusters`, which are this one's but at `row`: a cluster put there in
+        place of another ("put"), inserted there ("insert") or dropped from there ("drop"); the
+        estimates made so far kept, made again at that row alone. This one is left as it was."""
+        capacity = None if what == "drop" else clusters[row].capacity
+        if capacity is not None and not capacity.free.keys() <= self.column.keys():
+            return Estimator(clusters)  # a resource no cluster had: a column more
+        new = object.__new__(Estimator)
+        new.clusters, new.column = clusters, self.column
+        new._shape, new._shapes = dict(self._shape), list(self._shapes)
+        free = np.zeros(len(self.column), dtype=np.int64)
+        for name, amount in (capacity.free if capacity is not None else {}).items():
+            free[self.column[name]] = amount
+        new.free = _changed(self.free, row, what, free)
+        new.reports = _changed(self.reports, row, what, capacity is not None)
+        new.shape = _changed(self.shape, row, what, new._shape_of(capacity))
+        new._made = self._made
+        at = np.array([row], dtype=np.int64)
+        new._cache = {
+            key: _changed(room, row, what, None if what == "drop" else self._made[key](new, at)[0])
+            for key, room in self._cache.items()
+        }
+        return new
 
     def of(self, demand: Mapping[str, int]) -> np.ndarray:
         """Each cluster's room for replicas of this demand, INT32_MAX where nothing bounds it."""
@@ -199,6 +218,7 @@ class Estimator:
         got = self._cache.get(key)
         if got is None:
             got = self._cache[key] = self._estimate(key)
+            self._made[key] = lambda e, rows: e._estimate(key, rows)
         return got
 
     def sets(self, parts: Sequence[Part]) -> np.ndarray:
@@ -207,52 +227,59 @@ class Estimator:
         got = self._cache.get(key)
         if got is None:
             got = self._cache[key] = self._sets(parts)
+            self._made[key] = lambda e, rows: e._sets(parts, rows)
         return got
 
-    def _sets(self, parts: Sequence[Part]) -> np.ndarray:
-        room = self._summary(_demand_key(set_demand(parts)))
-        live = room[self._node_rows] > 0
-        rows, shape_of = self._node_rows[live], self._shape_of[live]
+    def _sets(self, parts: Sequence[Part], at: np.ndarray | None = None) -> np.ndarray:
+        """On every cluster, or on the rows `at` (an array over them)."""
+        at = np.arange(len(self.clusters), dtype=np.int64) if at is None else at
+        room = self._summary(_demand_key(set_demand(parts)), at)
+        shape = self.shape[at]
+        on_nodes = np.flatnonzero((shape >= 0) & (room > 0))  # positions in `at`
+        shape_of = shape[on_nodes]
         # per node shape, the sets its nodes hold where the set's replicas are alike (-1: simulated)
         alike = _alike(parts)
         held = np.full(len(self._shapes), -1, dtype=np.int64)
         if alike is not None:
             for k in np.unique(shape_of).tolist():
-                held[k] = _alike_sets(self.clusters[int(self._shapes[k])].capacity, *alike)
+                held[k] = _alike_sets(self._shapes[k], *alike)
         bound = held[shape_of]
         counted = bound >= 0
-        room[rows[counted]] = np.minimum(room[rows[counted]], bound[counted])
+        room[on_nodes[counted]] = np.minimum(room[on_nodes[counted]], bound[counted])
         simulated: dict[tuple[int, int], int] = {}  # per node shape and limit
-        for i in rows[~counted].tolist():
-            key = (self.same_nodes[i], int(room[i]))
+        for i in on_nodes[~counted].tolist():
+            key = (int(shape[i]), int(room[i]))
             got = simulated.get(key)
             if got is None:
-                got = simulated[key] = sets_on_nodes(self.clusters[i].capacity, parts, int(room[i]))
+                got = simulated[key] = sets_on_nodes(self._shapes[key[0]], parts, int(room[i]))
             room[i] = got
         return room
 
-    def _summary(self, demand: Demand) -> np.ndarray:
-        """Room by the free amounts alone (0 on a cluster that reports no capacity)."""
-        room = np.full(len(self.clusters), INT32_MAX, dtype=np.int64)
+    def _summary(self, demand: Demand, at: np.ndarray) -> np.ndarray:
+        """Room by the free amounts alone (0 on a cluster that reports no capacity), on `at`."""
+        room = np.full(len(at), INT32_MAX, dtype=np.int64)
         for name, amount in demand:
             j = self.column.get(name)
             if j is None:
                 room[:] = 0
                 break
-            free = self.free[:, j]
+            free = self.free[at, j]
             np.minimum(room, np.where(free > 0, free // amount, 0), out=room)
-        room[~self.reports] = 0
+        room[~self.reports[at]] = 0
         return room
 
-    def _estimate(self, demand: Demand) -> np.ndarray:
-        room = self._summary(demand)
+    def _estimate(self, demand: Demand, at: np.ndarray | None = None) -> np.ndarray:
+        """On every cluster, or on the rows `at` (an array over them)."""
+        at = np.arange(len(self.clusters), dtype=np.int64) if at is None else at
+        room = self._summary(demand, at)
+        shape = self.shape[at]
         by_nodes: dict[int, int] = {}  # node_bound reads the nodes alone: once per node shape
-        for i in self.with_nodes:
-            capacity = self.clusters[i].capacity
-            shape = self.same_nodes[i]
-            bound = by_nodes.get(shape)
+        for i in np.flatnonzero(shape >= 0).tolist():
+            capacity = self.clusters[int(at[i])].capacity
+            k = int(shape[i])
+            bound = by_nodes.get(k)
             if bound is None:
-                bound = by_nodes[shape] = node_bound(capacity, demand)
+                bound = by_nodes[k] = node_bound(self._shapes[k], demand)
             if capacity.free_with_nodes is None:
                 bound = min(bound, int(room[i]))
             else:
@@ -261,6 +288,17 @@ class Estimator:
             room[i] = bound
         np.minimum(room, INT32_MAX, out=room)
         return room
+
+
+def _changed(array: np.ndarray, row: int, what: str, value: object) -> np.ndarray:
+    """A copy of the array (over rows) with `value` put at, inserted at or dropped from `row`."""
+    if what == "drop":
+        return np.concatenate((array[:row], array[row + 1 :]))
+    if what == "insert":
+        return np.concatenate((array[:row], np.asarray([value], dtype=array.dtype), array[row:]))
+    out = array.copy()
+    out[row] = value
+    return out
 
 
 def available_replicas(

@@ -34,6 +34,7 @@ from datetime import datetime
 import numpy as np
 
 from model import Cluster, ClusterTerm, FilterKind, PlacementRequest, Taint, Toleration, first_untolerated
+from solver.replicas.kept import kept_rows
 
 __all__ = ["FILTERS", "HELD_SCORE", "NO_OVERFLOW", "Filters", "canonical", "packed_order"]
 
@@ -69,14 +70,22 @@ _MISSING, _TAINT = FILTERS.index(FilterKind.MISSING), FILTERS.index(FilterKind.T
 
 class Filters:
     """The filters' masks over the batch's clusters, cached per distinct trait, term, claim and
-    tolerations."""
+    tolerations; where the clusters are kept between batches (solver.replicas.kept), the masks
+    that read a cluster alone are the kept ones."""
 
     def __init__(self, clusters: Sequence[Cluster], now: datetime | None) -> None:
         self.clusters = clusters
         self.now = now
-        self.index = {c.name: i for i, c in enumerate(clusters)}
-        self.eligible = np.array([c.eligible and not c.leaving for c in clusters], dtype=bool)
-        self.tainted = [i for i, c in enumerate(clusters) if c.taints]
+        self.kept = kept_rows(clusters)
+        if self.kept is not None:
+            rows = self.kept.rows
+            self.index = rows.index
+            self.eligible = rows.mask(("eligible",), _eligible)
+            self.tainted = rows.tainted
+        else:
+            self.index = {c.name: i for i, c in enumerate(clusters)}
+            self.eligible = np.array([_eligible(c) for c in clusters], dtype=bool)
+            self.tainted = [i for i, c in enumerate(clusters) if c.taints]
         self._traits: dict[str, np.ndarray] = {}
         self._trait_rows: dict[str, list[int]] | None = None
         self._terms: dict[ClusterTerm, np.ndarray] = {}
@@ -88,7 +97,14 @@ class Filters:
         got = self._traits.get(trait)
         if got is not None:
             return got
-        if self._trait_rows is None and len(self._traits) < _TRAITS_ALONE:
+        if self.kept is not None:  # the rows' models have it, or the batch adds it
+            base, added = self.kept.rows, self.kept.added.get(trait)
+            if base.has(trait):
+                got = base.mask(("trait", trait), lambda c: trait in c.traits)
+                got = got if added is None else got | added
+            else:
+                got = added if added is not None else np.zeros(len(base), dtype=bool)
+        elif self._trait_rows is None and len(self._traits) < _TRAITS_ALONE:
             # A few traits (a live event's batch): each read off the clusters on its own, not every
             # trait of every cluster indexed (bench karmada-1k-10k, a binding created: the index
             # was 1.07 of the event's 3.6 profiled s).
@@ -130,7 +146,11 @@ class Filters:
     def claim(self, claim: str) -> np.ndarray:
         got = self._claims.get(claim)
         if got is None:
-            got = self._claims[claim] = np.array([claim in c.claims for c in self.clusters], dtype=bool)
+            if self.kept is not None:
+                got = self.kept.rows.mask(("claim", claim), lambda c: claim in c.claims)
+            else:
+                got = np.array([claim in c.claims for c in self.clusters], dtype=bool)
+            self._claims[claim] = got
         return got
 
     def tolerated(self, tolerations: tuple[Toleration, ...]) -> np.ndarray:
@@ -261,6 +281,10 @@ class Filters:
         for i, term in reversed(list(enumerate((chosen.term, *chosen.overflow)))):
             order[self.term(term)[rows]] = i  # the first term that matches wins
         return order
+
+
+def _eligible(c: Cluster) -> bool:
+    return c.eligible and not c.leaving
 
 
 def canonical(overflow: np.ndarray, score: np.ndarray, available: np.ndarray, rows: np.ndarray) -> np.ndarray:

@@ -67,7 +67,12 @@ class ReplicaProblem:
         )
         self.filters = Filters(batch.clusters, batch.now)
         self.estimator = Estimator.kept(batch.clusters)
-        self.names = np.array([c.name for c in batch.clusters], dtype=object)
+        kept = self.filters.kept
+        self.names = (
+            kept.rows.names_array
+            if kept is not None
+            else np.array([c.name for c in batch.clusters], dtype=object)
+        )
         self._candidates: dict[tuple[int, int], Candidates] = {}
         self._arrays: dict[object, Any] = {}
         # (row, filter) -> the results' entry for a cluster left out by a filter that reads the
