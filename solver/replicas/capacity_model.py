@@ -72,11 +72,14 @@ def solve_classes(
     budget: float,
     deadline: float,
     known: Sequence[int | None] = (),
+    given: Sequence[int] = (),
 ) -> ModelOutcome | None:
     """The classes' joint answer, or None where there is nothing to decide or no model to build
     (too many arcs); an outcome without an answer where the wall clock left no time for one.
     `known`: per level, a lower bound proven without the model (None: none); a level whose best
-    answer so far meets it is fixed there unsolved (each solve presolves the whole model anew)."""
+    answer so far meets it is fixed there unsolved (each solve presolves the whole model anew).
+    Each holds given the levels before it at `given` (the answer it was read for): it is read
+    only while the model has fixed every level before it at exactly those values."""
     from ortools.sat.python import cp_model
 
     if not classes:
@@ -193,7 +196,13 @@ def solve_classes(
         best = hinted[i] if found is None else None
         if found is not None and last:
             best = round(solver.value(objective)) + constant[i]
-        if best is not None and i < len(known) and known[i] is not None and best <= known[i]:
+        if (
+            best is not None
+            and i < len(known)
+            and known[i] is not None
+            and best <= known[i]
+            and optima[:i] == list(given[:i])
+        ):
             optima[i] = best
             model.add(objective <= best - constant[i])
             continue

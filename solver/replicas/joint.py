@@ -126,7 +126,7 @@ def solve_joint(
         return outcome
     classes = build_classes(problem, part)
     modelled = solve_classes(
-        problem, part, classes, best, seed=seed, budget=budget, deadline=deadline, known=bound
+        problem, part, classes, best, seed=seed, budget=budget, deadline=deadline, known=bound, given=values
     )
     if modelled is not None:  # cut by the clock with no answer or not, it says so
         outcome.models += modelled.solved
@@ -137,6 +137,9 @@ def solve_joint(
         assert not overcommitted(problem, part, modelled.answer), "the class model over-committed"
         if got < values:
             outcome.answer, outcome.values = modelled.answer, got
+            # The cheap bounds hold given the levels before each at the answer's values: the
+            # model's answer may differ from the one they were read for on the levels before.
+            bound = _bound(problem, part, modelled.answer, got)
         # A level's proven optimum bounds it when every level before it is at its own.
         proven = list(bound)
         for i, (value, optimum) in enumerate(zip(outcome.values, modelled.optima, strict=False)):
