@@ -39,7 +39,6 @@ import numpy as np
 
 from model import RequestResult, SelectionMode
 from solver.balance_bound import at_least, balance_score, ceiling, tighten
-from solver.balance_swap import batch_swap
 from solver.coupling import Levels
 from solver.objective import (
     LevelSums,
@@ -641,10 +640,6 @@ def _improve(
             candidate, _ = best_response(scored, state.scales[i])
             asks[i] = _Ask.of(state, i, scored, candidate)
             moved = accept(i, candidate)
-            if not state.weight[i]:  # its picks move the others' Balance (solver.balance_swap)
-                asks[i].worst = None  # so any change among its candidates may make a swap pay
-                swap = batch_swap(state, i, answers[i])
-                moved = (swap is not None and accept(i, swap)) or moved
             asked[i] = moves
             improved |= moved
         if not improved:
