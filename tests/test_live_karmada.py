@@ -68,6 +68,7 @@ def _assert_kept_as_fresh(kept, objects: list[dict], affinities: dict, now: date
     filters' masks and the estimates) is what a model made afresh of the same objects makes."""
     from adapters.karmada.reach import live
     from solver.replicas.estimate import Estimator
+    from solver.replicas.kept import kept_estimator
     from solver.replicas.order import Filters
 
     fresh = live(from_objects(objects, "<hub>"), now=now, seed=0)
@@ -84,9 +85,9 @@ def _assert_kept_as_fresh(kept, objects: list[dict], affinities: dict, now: date
     for claim in {k for c in plain for k in c.claims} | {"none"}:
         assert (ours.claim(claim) == theirs.claim(claim)).all(), claim
     for demand in ({"cpu": 500}, {"cpu": 250, "memory": 2**30, "pods": 1}, {"nvidia.com/gpu": 1}):
-        assert (Estimator.kept(batch).of(demand) == Estimator(plain).of(demand)).all(), demand
+        assert (kept_estimator(batch).of(demand) == Estimator(plain).of(demand)).all(), demand
     for parts in ((Part(2, {"cpu": 1000}), Part(1, {"memory": 2**32})), (Part(3, {"cpu": 3000}),)):
-        assert (Estimator.kept(batch).sets(parts) == Estimator(plain).sets(parts)).all(), parts
+        assert (kept_estimator(batch).sets(parts) == Estimator(plain).sets(parts)).all(), parts
     rows = kept._rows
     assert [list(mask) for mask, _ in rows._masks.values()] == [
         [predicate(c) for c in rows.models] for _, predicate in rows._masks.values()

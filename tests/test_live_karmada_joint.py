@@ -469,18 +469,18 @@ def test_a_batch_over_the_same_capacities_reads_the_estimates_already_made() -> 
     from adapters.karmada.load import load
     from adapters.kube.manifests import from_objects
     from solver.replicas.estimate import Estimator
-    from solver.replicas.kept import ClusterRows
+    from solver.replicas.kept import ClusterRows, kept_estimator
 
     now = datetime.fromisoformat(DEFAULT_NOW)
     batch, _ = load(from_objects(generate("karmada", 12, 4, seed=3, now=now), "<hub>"), now=now, seed=0)
     rows = ClusterRows(batch.clusters)
-    first = Estimator.kept(rows.batch({}))
+    first = kept_estimator(rows.batch({}))
     again = rows.batch({"affinity:x": np.ones(len(rows), dtype=bool)})
-    assert Estimator.kept(again) is first
-    assert Estimator.kept(tuple(again)) is not first
+    assert kept_estimator(again) is first
+    assert kept_estimator(tuple(again)) is not first
     reported = next(c for c in rows.models if c.capacity is not None)
     free = {name: amount + 1 for name, amount in reported.capacity.free.items()}
     rows.put(changed(reported, capacity=changed(reported.capacity, free=free)))
-    assert Estimator.kept(again) is not first  # made before the change: read afresh
-    other = Estimator.kept(rows.batch({}))
+    assert kept_estimator(again) is not first  # made before the change: read afresh
+    other = kept_estimator(rows.batch({}))
     assert other is not first and (other.free != Estimator(rows.models).free).sum() == 0

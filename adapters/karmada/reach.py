@@ -42,8 +42,8 @@ An event the hub refuses leaves the model as it was with no journal (adapters.li
 `take` reads every changed object whole before it changes anything (read_binding and read_cluster
 refuse every field the decision tree and the emit read; the applied-placement annotation, read when
 a binding is woken, is never refused), nothing after its reads raises an InputError, and the
-estimator solver/replicas/estimate.py keeps (Estimator.kept) is a function of the capacity objects
-it holds and is keyed by, so it carries nothing of a refused event.
+estimator the rows keep (solver/replicas/kept.py kept_estimator) is a function of the capacity
+objects it holds and is keyed by, so it carries nothing of a refused event.
 """
 
 from __future__ import annotations

@@ -177,17 +177,6 @@ class Estimator:
             self._shapes.append(capacity)
         return got
 
-    @classmethod
-    def kept(cls, clusters: Sequence[Cluster]) -> Estimator:
-        """The clusters' estimator: the one their rows keep, where a live model keeps them between
-        batches (solver.replicas.kept: it reads nothing of a cluster but its capacity, and is
-        kept, with the estimates it made, changed at the rows whose capacity changes); else a
-        new one."""
-        from solver.replicas.kept import kept_rows  # kept keeps Estimators
-
-        kept = kept_rows(clusters)
-        return kept.rows.estimator if kept is not None else cls(clusters)
-
     def changed(self, clusters: Sequence[Cluster], row: int, what: str) -> Estimator:
         """The estimator of `clusters`, which are this one's but at `row`: a cluster put there in
         place of another ("put"), inserted there ("insert") or dropped from there ("drop"); the

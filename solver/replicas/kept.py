@@ -19,7 +19,7 @@ asked dropped first.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -27,7 +27,7 @@ import numpy as np
 from model import Cluster
 from solver.replicas.estimate import Estimator
 
-__all__ = ["ClusterRows", "KeptClusters", "kept_rows"]
+__all__ = ["ClusterRows", "KeptClusters", "kept_estimator", "kept_rows"]
 
 Predicate = Callable[[Cluster], bool]
 _MASKS = 256
@@ -244,6 +244,14 @@ def kept_rows(clusters: object) -> KeptClusters | None:
     if isinstance(clusters, KeptClusters) and clusters.version == clusters.rows.version:
         return clusters
     return None
+
+
+def kept_estimator(clusters: Sequence[Cluster]) -> Estimator:
+    """The clusters' estimator: the one their rows keep, where a live model keeps them between
+    batches (it reads nothing of a cluster but its capacity, and is kept, with the estimates it
+    made, changed at the rows whose capacity changes); else a new one."""
+    kept = kept_rows(clusters)
+    return kept.rows.estimator if kept is not None else Estimator(clusters)
 
 
 def _frozen(mask: np.ndarray) -> np.ndarray:

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from model import Batch, Choice, FilterKind, PlacementRequest, Unselected
-from solver.replicas.estimate import Estimator, available_replicas
+from solver.replicas.estimate import available_replicas
+from solver.replicas.kept import kept_estimator
 from solver.replicas.order import HELD_SCORE, Filters, canonical
 
 __all__ = ["Candidates", "ReplicaProblem", "alike"]
@@ -66,7 +67,7 @@ class ReplicaProblem:
             key=lambda i: (-self.requests[i].replicas.priority, self.requests[i].replicas.order, i),
         )
         self.filters = Filters(batch.clusters, batch.now)
-        self.estimator = Estimator.kept(batch.clusters)
+        self.estimator = kept_estimator(batch.clusters)
         kept = self.filters.kept
         self.names = (
             kept.rows.names_array
