@@ -27,6 +27,7 @@ from adapters.kube.manifests import Manifest, from_objects
 from model import LabelSelector
 from solver.tenancy.hand_out import hand_out
 from solver.tenancy.problem import Placement, Problem
+from tests.fixtures.common import counted_calls
 from tests.fixtures.kcp import (
     NOW_TIME,
     binding_v08,
@@ -96,17 +97,9 @@ def test_v05_new_namespace_draws_only_the_places_that_decide_its_location(monkey
 # ------------------------------------------------------------------------------------ v0.8's rounds
 
 
-def _counting_matches(monkeypatch) -> list[int]:
+def _counting_matches(monkeypatch) -> list[tuple]:
     """Every LabelSelector.matches call counts one into the returned list."""
-    calls: list[int] = []
-    matches = LabelSelector.matches
-
-    def counting(self, labels):
-        calls.append(1)
-        return matches(self, labels)
-
-    monkeypatch.setattr(LabelSelector, "matches", counting)
-    return calls
+    return counted_calls(monkeypatch, LabelSelector, "matches")
 
 
 def test_v08_namespace_selectors_are_judged_once_per_distinct_labels_they_read(monkeypatch) -> None:

@@ -14,6 +14,7 @@ from adapters.live.kept import with_load
 from model import Cluster, Toleration
 from solver.table import ClusterTable, _load_alone, _Rows
 from tests.fixtures.builders import batch, cluster, pick_n, taint, term, tol
+from tests.fixtures.common import counted_calls
 
 SIZE = 300  # above the size from which rows are kept
 NOW = datetime(2026, 11, 24, 3, tzinfo=UTC)
@@ -157,18 +158,10 @@ def test_the_external_affinity_check_reads_each_names_highest_magnitude_over_the
     Batch(clusters[:2], (over,))
 
 
-def _counting(monkeypatch) -> list[int]:
+def _counting(monkeypatch) -> list[tuple]:
     import solver.table as table
 
-    asked = []
-    alone = table._load_alone
-
-    def counted(old, new):
-        asked.append(1)
-        return alone(old, new)
-
-    monkeypatch.setattr(table, "_load_alone", counted)
-    return asked
+    return counted_calls(monkeypatch, table, "_load_alone")
 
 
 def test_a_batch_holding_the_originals_after_one_of_copies_asks_nothing_of_them(monkeypatch) -> None:
