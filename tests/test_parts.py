@@ -609,3 +609,12 @@ def test_a_parts_status_holds_a_hash_of_each_object_it_touches_not_its_name(monk
     parts._claimed(seen, deletions, statuses[1][1])  # disjoint
     with pytest.raises(parts._Failed):  # the same part twice: a clash
         parts._claimed(seen, deletions, statuses[0][1])
+
+
+def test_a_parts_hashes_are_each_once_sorted_and_none_for_nothing_touched() -> None:
+    identities = {("v1", "A", "ns", str(i)) for i in range(40)}
+    hashes = np.frombuffer(parts._hashed(identities), dtype=np.int64)
+    assert sorted(set(hashes.tolist())) == hashes.tolist() and len(hashes) == 40
+    assert parts._hashed(set()) == b""
+    seen, _ = parts._claimed(np.empty(0, dtype=np.int64), 0, (b"", 0, None))
+    assert len(seen) == 0

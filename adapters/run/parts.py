@@ -228,7 +228,9 @@ def _hashed(identities: set[Any]) -> bytes:
     processes: the children are forked, and share this process's hash seed."""
     hashes = np.fromiter(map(hash, identities), dtype=np.int64, count=len(identities))
     hashes.sort()  # sorted and each once, by hand: np.unique takes twenty times as long here
-    return hashes[np.concatenate(([True], hashes[1:] != hashes[:-1]))].tobytes()
+    first = np.ones(len(hashes), dtype=bool)  # an empty part's status is empty, not an IndexError
+    first[1:] = hashes[1:] != hashes[:-1]
+    return hashes[first].tobytes()
 
 
 def _claimed(seen: np.ndarray, deletions: int, status: Status) -> tuple[np.ndarray, int]:
