@@ -1,8 +1,9 @@
 """The clusters a long-lived scheduler keeps between batches, and what the replica solver reads of
 every cluster kept beside them, changed row by row as clusters come, change and go.
 
-A live model (adapters/karmada/reach.py) holds one `ClusterRows` of its clusters' models without
-the batch's own traits, tells it each cluster put or dropped, and makes each batch's clusters
+A live model (the reach model of a system whose requests divide replicas) holds one
+`ClusterRows` of its clusters' models without the batch's own traits, tells it each cluster put
+or dropped, and makes each batch's clusters
 with `batch`: the tuple any batch has (name order, each model with the traits the batch adds
 where it matches), a `KeptClusters` that also carries the rows. The solver (order.Filters,
 estimate.Estimator, problem.ReplicaProblem) then reads the kept masks, names and estimator of
