@@ -88,7 +88,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
-from functools import cache, partial
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -1541,10 +1541,11 @@ def _sorted_inputs(request: PlacementRequest, c: Cluster) -> tuple[Any, ...]:
     )
 
 
-@cache
+@lru_cache(maxsize=1 << 16)
 def _balance(others: int, most: int) -> int:
     """Balance's score of a cluster with `others` decisions (at most `most`; a function of the two
-    alone, remembered: the checks ask it tens of thousands of times an event)."""
+    alone, remembered: the checks ask it tens of thousands of times an event; bounded, since a
+    long-lived hub's busiest count drifts and every pair under it could be asked)."""
     return int(balance_scores(np.asarray([min(others, most)], dtype=np.int64), most)[0])
 
 
