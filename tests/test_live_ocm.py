@@ -21,6 +21,7 @@ from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
 from adapters.live import hub as hub_module
 from adapters.live.hub import Applied, Deleted, HubScheduler
+from adapters.ocm import reach as reach_module
 from adapters.ocm.load import load
 from adapters.ocm.reach import OcmLive
 from bench.hub_soak import _World
@@ -700,3 +701,32 @@ def test_a_pickall_answered_without_the_solver_writes_what_the_batch_would(mode,
     assert sum(given) > 40  # it answers most of the PickAlls solved
     monkeypatch.setattr(OcmLive, "_given", lambda self, requests, now: {})
     assert fast == _deltas(mode, 0, 60)
+
+
+def _moved_from_entry_by_entry(self, seen: int) -> dict[str, int]:
+    """Each cluster's first logged count after `seen`, the log read entry by entry."""
+    from bisect import bisect_right
+
+    then: dict[str, int] = {}
+    for i in range(bisect_right(self.log_seq, seen), len(self.log_seq)):
+        then.setdefault(self.log_cluster[i], self.log_before[i])
+    return then
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
+def test_the_moves_since_a_picture_and_the_holdings_read_at_once_decide_as_before(
+    mode, seed, monkeypatch
+) -> None:
+    """The count log read in one pass (`_moved_from`: each cluster's first entry after a
+    picture), the held clusters kept per request across events (`_held_of`) and read by
+    `matters`: every event writes, solves and enqueues what reading the log entry by entry,
+    making the held clusters afresh and scanning the decisions give (fails with the last entry
+    taken, or with a request's held clusters kept by its key rather than itself)."""
+    fast = _deltas(mode, seed, 60)
+    monkeypatch.setattr(OcmLive, "_moved_from", _moved_from_entry_by_entry)
+    monkeypatch.setattr(OcmLive, "_held_of", lambda self, request: {d.cluster for d in request.existing})
+    plain = reach_module.matters
+    monkeypatch.setattr(
+        reach_module, "matters", lambda request, old, new, now, holds=None: plain(request, old, new, now)
+    )
+    assert fast == _deltas(mode, seed, 60)

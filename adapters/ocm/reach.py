@@ -272,7 +272,7 @@ class OcmLive:
         self._drifts: dict[tuple[int, int, int, int], _Drift] = {}  # _drift's answers
         self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
-        self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's (one event's)
+        self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
@@ -514,6 +514,8 @@ class OcmLive:
         self.journal.assign(self, "seq", self.seq + 1)
         self.journal.assign(self, "now", now)
         self._ends_of.clear()  # the clusters' verdicts may move with the event
+        if len(self._held) > 2 * len(self.requests) + 64:  # requests replaced since: let them go
+            self._held.clear()
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
         scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
@@ -551,7 +553,6 @@ class OcmLive:
         changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
         # upstream's queue after the changes (what tests and reports read)
         self.journal.assign(self, "enqueued", enqueued)
-        self._held.clear()
         self._in_trait.clear()  # the clusters' traits as they now stand
         self._flipped.clear()
         solved = {key for key in enqueued if self._must(key, changed, now)}
@@ -694,7 +695,8 @@ class OcmLive:
             _regrouped(old, new, answer.selected) for old, new in changed.values()
         ):
             return False
-        relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now)]
+        holds = self._held_of(request) if changed else frozenset()
+        relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now, holds)]
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
             held = self._held_of(request) if relevant else frozenset()
             flips = [(new or old).name for old, new in relevant if _verdicts(request, old, new, now, held)]  # type: ignore[union-attr]
@@ -1110,7 +1112,9 @@ class OcmLive:
         return False
 
     def _held_of(self, request: PlacementRequest) -> frozenset[str]:
-        """The clusters the request holds (its existing decisions), made once per request."""
+        """The clusters the request holds (its existing decisions), made once per request (kept by
+        identity: a request is never changed, only replaced, and the entry holds it, so its id
+        names no other while kept)."""
         found = self._held.get(id(request))
         if found is None or found[0] is not request:
             found = self._held[id(request)] = (request, frozenset(d.cluster for d in request.existing))
@@ -1174,9 +1178,9 @@ class OcmLive:
     def _moved_from(self, seen: int) -> dict[str, int]:
         """Each cluster whose count moved after position `seen`: its count then."""
         start = bisect_right(self.log_seq, seen)
-        then: dict[str, int] = {}
-        for i in range(start, len(self.log_seq)):
-            then.setdefault(self.log_cluster[i], self.log_before[i])
+        # The first entry of each cluster after `start`: the entries from the last back, each
+        # earlier one written over the later (a dict made in C, not a setdefault per entry).
+        then = dict(zip(reversed(self.log_cluster[start:]), reversed(self.log_before[start:]), strict=True))
         # Every cluster moved, back to where it was too: a batch's margins may be judged on a
         # picture between (`_moved_by`).
         return then
@@ -1578,17 +1582,24 @@ def _better(a: tuple[int, str] | None, b: tuple[int, str]) -> tuple[int, str]:
     return b if a is None or _beats(b, a) else a
 
 
-def matters(request: PlacementRequest, before: Cluster | None, after: Cluster | None, now: datetime) -> bool:
+def matters(
+    request: PlacementRequest,
+    before: Cluster | None,
+    after: Cluster | None,
+    now: datetime,
+    holds: AbstractSet[str] | None = None,
+) -> bool:
     """Whether a cluster's change (None: absent) can change the request's answer, everything else
     as it was: it entered or left the request's scope, its verdict changed, or, passing before and
-    after, one of the request's score inputs on it did (what it holds read only then)."""
+    after, one of the request's score inputs on it did (what it holds read only then; `holds`:
+    the clusters it holds, where the caller has them)."""
     seen = [c is not None and _in_scope(request, c) for c in (before, after)]
     if seen[0] != seen[1]:
         return True
     if not seen[1]:
         return False
     name = (after or before).name  # type: ignore[union-attr]
-    held = any(d.cluster == name for d in request.existing)
+    held = name in holds if holds is not None else any(d.cluster == name for d in request.existing)
     passes = [admits(request, c, now, held=held) for c in (before, after)]  # type: ignore[arg-type]
     if passes[0] != passes[1]:
         return True
