@@ -6,7 +6,8 @@ With `--phases`, each event's CPU is also split: the system models' `take` (what
 reaches: the checks, the batch's load; where the model has them, its checks of the enqueued
 Placements alone, `checks`, and the batch's load alone, `load`), the solver's `solve` and the
 cyclic collector's passes (gc callbacks), medians per kind; timed alone, with no profiler's
-per-call cost (the checks' timer costs some 2 us per Placement checked).
+per-call cost (the checks' timer costs some 2 us per Placement checked); and the requests
+answered without the solver (adapters.contract.Taken.given), mean per event.
 
     python -m bench.reach_profile --profile ocm --hub /work/bench/ocm-10k-2k.yaml --events 200
     python -m bench.reach_profile --profile karmada --hub /work/bench/karmada-1k-10k.yaml --cprofile 25
@@ -69,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         profile = profiles[kind] if args.cprofile else None
         if phase is not None:
             phase.spent.clear()
+            phase.answered = 0
         c1, t1 = time.process_time(), time.perf_counter()
         if profile is not None:
             profile.enable()
@@ -82,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         if phase is not None:
             for name in _Phases.NAMES:
                 phases[name][kind].append(phase.spent[name] * 1000)
+            phase.given[kind].append(phase.answered)
         wall[kind].append((time.perf_counter() - t1) * 1000)
         solved[kind].append(len(delta.requests))
     print(f"first solve: {first[0]:.1f} cpu s, {first[1]:.1f} wall s; {args.events} events")
@@ -97,13 +100,15 @@ def main(argv: list[str] | None = None) -> int:
         )
     if phase is not None:
         phase.close()
-        print("kind | cpu ms median: handle | " + " | ".join(_Phases.NAMES))
+        print("kind | cpu ms median: handle | " + " | ".join(_Phases.NAMES) + " | answered unsolved (mean)")
         for kind in [*sorted(cpu), "all"]:
             values = [every if kind == "all" else cpu[kind]]
             for name in _Phases.NAMES:
                 by_kind = phases[name]
                 values.append([x for v in by_kind.values() for x in v] if kind == "all" else by_kind[kind])
-            print(f"{kind} | " + " | ".join(f"{np.median(v):.1f}" for v in values))
+            given = [x for v in phase.given.values() for x in v] if kind == "all" else phase.given[kind]
+            medians = " | ".join(f"{np.median(v):.1f}" for v in values)
+            print(f"{kind} | {medians} | {np.mean(given):.1f}")
     for kind, profile in sorted(profiles.items()):
         out = io.StringIO()
         pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(args.cprofile)
@@ -114,15 +119,18 @@ def main(argv: list[str] | None = None) -> int:
 class _Phases:
     """CPU seconds of the current event spent in the system models' `take` (and, where a model
     has them, its checks of the enqueued Placements, `_must`, and the batch's load, `_taken`),
-    the solver, and in the cyclic collector's passes."""
+    the solver, and in the cyclic collector's passes; and the requests the models answered
+    without the solver (adapters.contract.Taken.given)."""
 
     NAMES = ("take", "checks", "load", "solve", "gc")
 
     def __init__(self, hub: HubScheduler) -> None:
         self.spent: dict[str, float] = defaultdict(float)
+        self.answered = 0  # the current event's requests answered without the solver
+        self.given: dict[str, list[int]] = defaultdict(list)  # per kind, per event
         self._started = 0.0
         for live in hub._live.values():
-            live.take = self._timed("take", live.take)  # type: ignore[method-assign]
+            live.take = self._counted(self._timed("take", live.take))  # type: ignore[method-assign]
             for name, method in (("checks", "_must"), ("load", "_taken")):
                 if hasattr(live, method):
                     setattr(live, method, self._timed(name, getattr(live, method)))
@@ -138,6 +146,14 @@ class _Phases:
                 self.spent[name] += time.process_time() - started
 
         return timed
+
+    def _counted(self, take: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(*args: Any) -> Any:
+            taken = take(*args)
+            self.answered += len(getattr(taken, "given", ()))
+            return taken
+
+        return counted
 
     def _collected(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
