@@ -62,6 +62,10 @@ enqueued Placement is solved when one of those may have changed since its last s
   them). The first margins, of answers judged and never written (the model's start), are
   checked against the counts as they stand.
 
+A PickAll solved only because one cluster's verdict for it moved is answered without the solver
+(`_given`: what it holds with that cluster added or taken off, its decisions the batch's outside
+load as answered) where the batch provably answers the same without it.
+
 So greedy mode gives upstream's answer for every enqueued Placement (the skipped ones would sync
 to what they hold), each against the rest as they stand; optimal re-optimises the Placements
 solved with the rest fixed (Balance coupled among them, as the solver couples a batch). OCM is
