@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from adapters.kube.fields import Fields
     from adapters.kube.manifests import Manifest
-    from model import Batch, Result
+    from model import Batch, RequestResult, Result
 
 __all__ = [
     "Adapter",
@@ -220,6 +220,11 @@ class Taken:
     # Told the answer once the batch is solved, for a model that keeps what its requests were
     # answered (Fleet's wake rule reads whether a placement is fully scheduled).
     answered: Callable[[Result], None] | None = None
+    # Requests taken up whose answer the model knows without the solver (OCM: a PickAll whose
+    # feasible set moved by one cluster), each as the solver would have answered it in the batch;
+    # their decisions are counted in the batch's clusters as answered (the batch's outside load).
+    # The hub emits them with the solved ones (and `answered` is told them too), in key order.
+    given: tuple[RequestResult, ...] = ()
 
 
 class Live(Protocol):

@@ -3,8 +3,11 @@
 with `--profile`, profiled (cProfile enabled around `handle` only, one profile per event kind).
 No check runs: this is the measuring half of the soak, for finding what to make faster.
 With `--phases`, each event's CPU is also split: the system models' `take` (what the event
-reaches: the checks, the batch's load) and the cyclic collector's passes (gc callbacks), medians
-per kind; timed alone, with no profiler's per-call cost.
+reaches: the checks, the batch's load; where the model has them, its checks of the enqueued
+Placements alone, `checks`, and the batch's load alone, `load`), the solver's `solve` and the
+cyclic collector's passes (gc callbacks), medians per kind; timed alone, with no profiler's
+per-call cost (the checks' timer costs some 2 us per Placement checked); and the requests
+answered without the solver (adapters.contract.Taken.given), mean per event.
 
     python -m bench.reach_profile --profile ocm --hub /work/bench/ocm-10k-2k.yaml --events 200
     python -m bench.reach_profile --profile karmada --hub /work/bench/karmada-1k-10k.yaml --cprofile 25
@@ -27,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from adapters.kube.manifests import read_sources
+from adapters.live import hub as hub_module
 from adapters.live.hub import HubScheduler
 from bench.hub_soak import NOW, PROFILES, STEP, STEPS, _World
 from solver import SolveOptions
@@ -58,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     wall: dict[str, list[float]] = defaultdict(list)
     solved: dict[str, list[int]] = defaultdict(list)
     profiles: dict[str, cProfile.Profile] = defaultdict(cProfile.Profile)
-    phases: dict[str, dict[str, list[float]]] = {"take": defaultdict(list), "gc": defaultdict(list)}
+    phases: dict[str, dict[str, list[float]]] = {name: defaultdict(list) for name in _Phases.NAMES}
     now = NOW
     for _ in range(args.events):
         now += STEPS.get(args.profile, STEP)  # the soak's clock (Fleet's heartbeats stay fresh)
@@ -66,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         profile = profiles[kind] if args.cprofile else None
         if phase is not None:
             phase.spent.clear()
+            phase.answered = 0
         c1, t1 = time.process_time(), time.perf_counter()
         if profile is not None:
             profile.enable()
@@ -77,8 +82,9 @@ def main(argv: list[str] | None = None) -> int:
             profile.disable()
         cpu[kind].append((time.process_time() - c1) * 1000)
         if phase is not None:
-            for name, seconds in (("take", phase.spent["take"]), ("gc", phase.spent["gc"])):
-                phases[name][kind].append(seconds * 1000)
+            for name in _Phases.NAMES:
+                phases[name][kind].append(phase.spent[name] * 1000)
+            phase.given[kind].append(phase.answered)
         wall[kind].append((time.perf_counter() - t1) * 1000)
         solved[kind].append(len(delta.requests))
     print(f"first solve: {first[0]:.1f} cpu s, {first[1]:.1f} wall s; {args.events} events")
@@ -94,13 +100,15 @@ def main(argv: list[str] | None = None) -> int:
         )
     if phase is not None:
         phase.close()
-        print("kind | cpu ms median: handle | take | collector")
+        print("kind | cpu ms median: handle | " + " | ".join(_Phases.NAMES) + " | answered unsolved (mean)")
         for kind in [*sorted(cpu), "all"]:
             values = [every if kind == "all" else cpu[kind]]
-            for name in ("take", "gc"):
+            for name in _Phases.NAMES:
                 by_kind = phases[name]
                 values.append([x for v in by_kind.values() for x in v] if kind == "all" else by_kind[kind])
-            print(f"{kind} | " + " | ".join(f"{np.median(v):.1f}" for v in values))
+            given = [x for v in phase.given.values() for x in v] if kind == "all" else phase.given[kind]
+            medians = " | ".join(f"{np.median(v):.1f}" for v in values)
+            print(f"{kind} | {medians} | {np.mean(given):.1f}")
     for kind, profile in sorted(profiles.items()):
         out = io.StringIO()
         pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(args.cprofile)
@@ -109,25 +117,43 @@ def main(argv: list[str] | None = None) -> int:
 
 
 class _Phases:
-    """CPU seconds of the current event spent in the system models' `take` and in the cyclic
-    collector's passes."""
+    """CPU seconds of the current event spent in the system models' `take` (and, where a model
+    has them, its checks of the enqueued Placements, `_must`, and the batch's load, `_taken`),
+    the solver, and in the cyclic collector's passes; and the requests the models answered
+    without the solver (adapters.contract.Taken.given)."""
+
+    NAMES = ("take", "checks", "load", "solve", "gc")
 
     def __init__(self, hub: HubScheduler) -> None:
         self.spent: dict[str, float] = defaultdict(float)
+        self.answered = 0  # the current event's requests answered without the solver
+        self.given: dict[str, list[int]] = defaultdict(list)  # per kind, per event
         self._started = 0.0
         for live in hub._live.values():
-            live.take = self._timed(live.take)  # type: ignore[method-assign]
+            live.take = self._counted(self._timed("take", live.take))  # type: ignore[method-assign]
+            for name, method in (("checks", "_must"), ("load", "_taken")):
+                if hasattr(live, method):
+                    setattr(live, method, self._timed(name, getattr(live, method)))
+        hub_module.solve = self._timed("solve", hub_module.solve)
         gc.callbacks.append(self._collected)
 
-    def _timed(self, take: Callable[..., Any]) -> Callable[..., Any]:
-        def timed(*args: Any) -> Any:
+    def _timed(self, name: str, call: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
             started = time.process_time()
             try:
-                return take(*args)
+                return call(*args, **kwargs)
             finally:
-                self.spent["take"] += time.process_time() - started
+                self.spent[name] += time.process_time() - started
 
         return timed
+
+    def _counted(self, take: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(*args: Any) -> Any:
+            taken = take(*args)
+            self.answered += len(getattr(taken, "given", ()))
+            return taken
+
+        return counted
 
     def _collected(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":

@@ -21,24 +21,27 @@ from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
 from adapters.live import hub as hub_module
 from adapters.live.hub import Applied, Deleted, HubScheduler
+from adapters.ocm import reach as reach_module
 from adapters.ocm.load import load
 from adapters.ocm.reach import OcmLive
 from bench.hub_soak import _World
-from model import Batch
+from model import Batch, RequestResult
 from solver import SolveOptions, solve
 from tests.fixtures import ocm
 
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
 
 
-def _held_fixed(full: Batch, keys: set[str]) -> Batch:
+def _held_fixed(full: Batch, keys: set[str], given: tuple[RequestResult, ...] = ()) -> Batch:
     """The full load's batch with only the Placements `keys`, every other one's decisions counted
-    in its clusters' load (Balance's outside decisions), on gone clusters too."""
+    in its clusters' load (Balance's outside decisions), on gone clusters too; those answered
+    without the solver (`given`) counted as answered."""
     names = {c.name for c in full.clusters}
+    answered = {g.request: [c.cluster for c in g.selected] for g in given}
     outside: Counter[str] = Counter()
     for r in full.requests:
         if r.key not in keys:
-            outside.update(d.cluster for d in r.existing)
+            outside.update(answered.get(r.key, [d.cluster for d in r.existing]))
     clusters = tuple(replace(c, load=c.load + outside[c.name]) for c in full.clusters)
     absent = dict(full.absent_load)
     for name, count in outside.items():
@@ -61,13 +64,13 @@ def _run(mode: str, events: int, seed: int):
     now = datetime.fromisoformat(DEFAULT_NOW)
     hub = HubScheduler(generate("ocm", 40, 60, seed=seed, now=now), now=now, options=SolveOptions(mode=mode))
     live = hub._live["ocm"]
-    seen: list[tuple[Batch, list[dict[str, Any]]]] = []
+    seen: list[tuple[Batch, list[dict[str, Any]], tuple[RequestResult, ...]]] = []
     original = live.take
 
     def take(changes, at):
         taken = original(changes, at)
         if taken is not None:
-            seen.append((taken.batch, [dict(o) for o in hub.objects()]))
+            seen.append((taken.batch, [dict(o) for o in hub.objects()], taken.given))
         return taken
 
     live.take = take
@@ -81,8 +84,8 @@ def _run(mode: str, events: int, seed: int):
         before = len(seen)
         hub.handle(event, now=at)
         queued |= live.enqueued
-        for batch, _ in seen[before:]:
-            solved |= {r.key for r in batch.requests}
+        for batch, _, given in seen[before:]:
+            solved |= {r.key for r in batch.requests} | {g.request for g in given}
         yield hub, at, queued - solved, seen[before:]
 
 
@@ -108,12 +111,12 @@ def test_an_enqueued_placement_not_solved_would_sync_to_what_it_holds() -> None:
 def test_every_batch_solved_is_the_full_loads_with_the_rest_held(mode) -> None:
     checked = 0
     for _, _, _, taken in _run(mode, 40, seed=3):
-        for batch, objects in taken:
+        for batch, objects, given in taken:
             full, _ = load(from_objects(objects, "<hub>"), now=batch.now, seed=0)
             # The load explains nothing (a PlacementDecision lists no cluster left out); the
             # live scheduler reads the clusters left out for its margins: the one difference.
             full = replace(full, explain_limit=batch.explain_limit)
-            assert batch == _held_fixed(full, {r.key for r in batch.requests})
+            assert batch == _held_fixed(full, {r.key for r in batch.requests}, given)
             checked += 1
     assert checked > 20
 
@@ -676,3 +679,54 @@ def test_the_checks_scope_and_holdings_found_at_once_decide_as_each_cluster_judg
         OcmLive, "_by_count_desc", lambda self: sorted(self.by_count.items(), key=lambda item: -item[0])
     )
     assert fast == _deltas("greedy", 0, 60)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_pickall_answered_without_the_solver_writes_what_the_batch_would(mode, monkeypatch) -> None:
+    """A PickAll solved for one cluster's verdict alone is answered by what it holds with that
+    cluster added or taken off, out of the batch (`_given`), where no request with a choice before
+    it may pick the cluster and the cluster never decides the busiest count: every event writes
+    and solves what the batch holding it writes (fails with either condition left out, or with
+    the answer left as it held)."""
+    given: list[int] = []
+    original = OcmLive._given
+
+    def counted(self, requests, now):
+        out = original(self, requests, now)
+        given.append(len(out))
+        return out
+
+    monkeypatch.setattr(OcmLive, "_given", counted)
+    fast = _deltas(mode, 0, 60)
+    assert sum(given) > 40  # it answers most of the PickAlls solved
+    monkeypatch.setattr(OcmLive, "_given", lambda self, requests, now: {})
+    assert fast == _deltas(mode, 0, 60)
+
+
+def _moved_from_entry_by_entry(self, seen: int) -> dict[str, int]:
+    """Each cluster's first logged count after `seen`, the log read entry by entry."""
+    from bisect import bisect_right
+
+    then: dict[str, int] = {}
+    for i in range(bisect_right(self.log_seq, seen), len(self.log_seq)):
+        then.setdefault(self.log_cluster[i], self.log_before[i])
+    return then
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
+def test_the_moves_since_a_picture_and_the_holdings_read_at_once_decide_as_before(
+    mode, seed, monkeypatch
+) -> None:
+    """The count log read in one pass (`_moved_from`: each cluster's first entry after a
+    picture), the held clusters kept per request across events (`_held_of`) and read by
+    `matters`: every event writes, solves and enqueues what reading the log entry by entry,
+    making the held clusters afresh and scanning the decisions give (fails with the last entry
+    taken, or with a request's held clusters kept by its key rather than itself)."""
+    fast = _deltas(mode, seed, 60)
+    monkeypatch.setattr(OcmLive, "_moved_from", _moved_from_entry_by_entry)
+    monkeypatch.setattr(OcmLive, "_held_of", lambda self, request: {d.cluster for d in request.existing})
+    plain = reach_module.matters
+    monkeypatch.setattr(
+        reach_module, "matters", lambda request, old, new, now, holds=None: plain(request, old, new, now)
+    )
+    assert fast == _deltas(mode, seed, 60)

@@ -53,6 +53,7 @@ from adapters.live.store import Change, Store, group_of
 from adapters.registry import adapter, facet, owned_by, system, systems
 from adapters.run.changes import Key, changed_objects, object_key, served
 from adapters.run.pipeline import Outcome, SystemOutcome, paused_gc, schedule_manifests, summary_of_parts
+from model import RequestResult
 from solver import SolveOptions, check, solve
 
 __all__ = ["Applied", "Deleted", "Delta", "HubScheduler", "HubEvent"]
@@ -321,6 +322,8 @@ class HubScheduler:
             problems = check(batch, result)
             if problems:  # a solver defect, never an input problem
                 raise AssertionError(f"the checker rejected the {name} result:\n" + "\n".join(problems))
+        if taken.given:  # answered without the solver: emitted with the rest, in the batch's key order
+            result = replace(result, requests=_merged(result.requests, taken.given))
         if taken.answered is not None:
             taken.answered(result)
         writes.requests += [r.request for r in result.requests]
@@ -401,3 +404,9 @@ class HubScheduler:
         if not (obj.get("metadata") or {}).get("name"):
             return obj
         return served(obj, self._store.get(object_key(obj)))
+
+
+def _merged(solved: tuple[RequestResult, ...], given: tuple[RequestResult, ...]) -> tuple[RequestResult, ...]:
+    """The solver's answers and the model's own (adapters.contract.Taken.given) in key order, as
+    a batch holding them all would report them (the solver answers in its batch's order, by key)."""
+    return tuple(sorted((*solved, *given), key=lambda r: r.request))

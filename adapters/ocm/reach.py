@@ -62,6 +62,10 @@ enqueued Placement is solved when one of those may have changed since its last s
   them). The first margins, of answers judged and never written (the model's start), are
   checked against the counts as they stand.
 
+A PickAll solved only because one cluster's verdict for it moved is answered without the solver
+(`_given`: what it holds with that cluster added or taken off, its decisions the batch's outside
+load as answered) where the batch provably answers the same without it.
+
 So greedy mode gives upstream's answer for every enqueued Placement (the skipped ones would sync
 to what they hold), each against the rest as they stand; optimal re-optimises the Placements
 solved with the rest fixed (Balance coupled among them, as the solver couples a batch). OCM is
@@ -116,6 +120,7 @@ from adapters.ocm.policy import Policy, read_policy
 from adapters.ocm.sets import Bindings, ClusterSet, read_bindings, read_set
 from model import (
     Batch,
+    Choice,
     Cluster,
     ExistingDecision,
     FilterKind,
@@ -163,6 +168,10 @@ class _Answer:
     # A spread's greedy run on its picture (its picks are not its top N): it stands while no
     # pick's total moves and no feasible cluster left out rises (`_stands_ordered`).
     ordered: bool = False
+    # A PickAll's answer is its feasible set on its picture (as written; at the start, where what
+    # it holds is what its sync would pick): the set moves by exactly the clusters whose verdict
+    # moves (`_given`).
+    whole: bool = False
 
 
 _ANSWER_FIELDS = tuple(f.name for f in fields(_Answer))
@@ -267,9 +276,10 @@ class OcmLive:
         self._drifts: dict[tuple[int, int, int, int], _Drift] = {}  # _drift's answers
         self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
-        self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's (one event's)
+        self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
+        self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
         self.seq = 0
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
@@ -293,7 +303,7 @@ class OcmLive:
             held = frozenset(self.own.get(key, ()))
             answer.ordered = answer.ordered and greedy
             if answer.selected != held:
-                answer.strict, answer.ordered, answer.selected = False, False, held
+                answer.strict, answer.ordered, answer.whole, answer.selected = False, False, False, held
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -508,6 +518,8 @@ class OcmLive:
         self.journal.assign(self, "seq", self.seq + 1)
         self.journal.assign(self, "now", now)
         self._ends_of.clear()  # the clusters' verdicts may move with the event
+        if len(self._held) > 2 * len(self.requests) + 64:  # requests replaced since: let them go
+            self._held.clear()
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
         scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
@@ -545,8 +557,8 @@ class OcmLive:
         changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
         # upstream's queue after the changes (what tests and reports read)
         self.journal.assign(self, "enqueued", enqueued)
-        self._held.clear()
         self._in_trait.clear()  # the clusters' traits as they now stand
+        self._flipped.clear()
         solved = {key for key in enqueued if self._must(key, changed, now)}
         self._drifted({name: changed[name] for name in scored}, enqueued, now)
         return self._taken(solved, now) if solved else None
@@ -687,10 +699,14 @@ class OcmLive:
             _regrouped(old, new, answer.selected) for old, new in changed.values()
         ):
             return False
-        relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now)]
+        holds = self._held_of(request) if changed else frozenset()
+        relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now, holds)]
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
             held = self._held_of(request) if relevant else frozenset()
-            if any(_verdicts(request, old, new, now, held) for old, new in relevant):
+            flips = [(new or old).name for old, new in relevant if _verdicts(request, old, new, now, held)]  # type: ignore[union-attr]
+            if flips:
+                if len(flips) == 1 and answer.whole:  # its answer moves by that cluster alone
+                    self._flipped[key] = flips[0]
                 return False
             self._judged_now(key, answer)
             return True
@@ -724,6 +740,7 @@ class OcmLive:
         self._ends_of.clear()
         self._held.clear()
         self._in_trait.clear()
+        self._flipped.clear()
         self._ranked = None
 
     def _judged_now(self, key: str, answer: _Answer) -> None:
@@ -1099,7 +1116,9 @@ class OcmLive:
         return False
 
     def _held_of(self, request: PlacementRequest) -> frozenset[str]:
-        """The clusters the request holds (its existing decisions), made once per request."""
+        """The clusters the request holds (its existing decisions), made once per request (kept by
+        identity: a request is never changed, only replaced, and the entry holds it, so its id
+        names no other while kept)."""
         found = self._held.get(id(request))
         if found is None or found[0] is not request:
             found = self._held[id(request)] = (request, frozenset(d.cluster for d in request.existing))
@@ -1163,9 +1182,9 @@ class OcmLive:
     def _moved_from(self, seen: int) -> dict[str, int]:
         """Each cluster whose count moved after position `seen`: its count then."""
         start = bisect_right(self.log_seq, seen)
-        then: dict[str, int] = {}
-        for i in range(start, len(self.log_seq)):
-            then.setdefault(self.log_cluster[i], self.log_before[i])
+        # The first entry of each cluster after `start`: the entries from the last back, each
+        # earlier one written over the later (a dict made in C, not a setdefault per entry).
+        then = dict(zip(reversed(self.log_cluster[start:]), reversed(self.log_before[start:]), strict=True))
         # Every cluster moved, back to where it was too: a batch's margins may be judged on a
         # picture between (`_moved_by`).
         return then
@@ -1271,38 +1290,122 @@ class OcmLive:
                 continue
             held = sorted(c for c, count in self.own.get(key, {}).items() if count > 0)
             requests.append(placement_request(m, policy, required, held, scope))
+        requests.sort(key=lambda r: r.key)
+        given = self._given(requests, now) if written else {}
         # Balance counts every PlacementDecision but the placement's own: the batch's (and the
-        # misconfigured ones', left without decisions) are counted by the solver.
+        # misconfigured ones', left without decisions) are counted by the solver; a PickAll
+        # answered here counts with its answer.
         taken_off: Counter[str] = Counter()
         for key in contexts:
             taken_off.update(self.own.get(key, {}))
+            if key in given:
+                taken_off.subtract(given[key])
         clusters = self.pool.clusters({c: -k for c, k in taken_off.items()})
         absent = {
             c: self.counts[c] - taken_off[c]
             for c in sorted(self.counts.keys() - self.pool.by_name().keys())
             if self.counts[c] - taken_off[c] > 0
         }
-        requests.sort(key=lambda r: r.key)
         for r in requests:
             self.journal.set(self.requests, r.key, r)
-        batch = Batch(clusters, tuple(requests), now=now, seed=self.seed, absent_load=absent)
+        solved = tuple(r for r in requests if r.key not in given)
+        batch = Batch(clusters, solved, now=now, seed=self.seed, absent_load=absent)
         context = OcmContext(contexts, self.pool.by_name(), now)
         for key in contexts:
             self.journal.discard(self.dirty, key)
         keys = frozenset(contexts)
-        return Taken(batch, context, lambda result: self._answered(batch, result, keys, written=written))
+        answers = tuple(RequestResult(key, tuple(Choice(c) for c in given[key])) for key in sorted(given))
+        outside = tuple(r for r in requests if r.key in given)
+        return Taken(
+            batch,
+            context,
+            lambda result: self._answered(batch, result, keys, written=written, given=outside),
+            answers,
+        )
+
+    def _given(self, requests: Sequence[PlacementRequest], now: datetime) -> dict[str, tuple[str, ...]]:
+        """The PickAlls answered without the solver, each with its answer (cluster names in name
+        order): those solved for one cluster's verdict alone (`_flipped`; their answer was their
+        feasible set, `_Answer.whole`, and what it holds), which is then what they hold with that
+        cluster added or taken off, as the solver answers a PickAll (every feasible cluster; emit
+        reads the names).
+
+        Out of the batch, such a PickAll's decisions are the batch's outside load as answered;
+        in it, the solver moves it from what it holds to its answer at its place in key order
+        (solver.balance `_decide`, greedy's pass, which optimal starts from): a request before it
+        judges its old decisions, one after it its new ones. They differ on the one cluster `x`,
+        so the batch answers the same where no request before it with a choice may pick `x` (in
+        its scope, passing its filters; a gone cluster none may) and `x` never decides the
+        busiest count Balance divides by: at most what its count may reach in any picture (now,
+        plus every answer in the batch that may add it) against the least any other cluster's
+        count may fall to (less every batch answer holding it), which bounds every request's
+        busiest count from below. Both hold on every picture, so every request's answer, its
+        scores and the final decisions are the same: tests/test_live_ocm.py compares the two
+        paths' deltas. One cluster per event (several moving at once: all solved)."""
+        flipped = {r.key: self._flipped[r.key] for r in requests if r.key in self._flipped}
+        if len(set(flipped.values())) != 1:
+            return {}
+        (x,) = set(flipped.values())
+        cluster = self.pool.get(x)
+        adds = 0  # the batch's answers that may add x
+        first: str | None = None  # the first request with a choice that may pick x
+        for r in requests:
+            holds = any(d.cluster == x for d in r.existing)
+            may = cluster is not None and _in_scope(r, cluster) and admits(r, cluster, now, held=holds)
+            if may and not holds:
+                adds += 1
+            if may and r.mode is SelectionMode.N and first is None:
+                first = r.key
+        holding: Counter[str] = Counter()
+        for r in requests:
+            holding.update(d.cluster for d in r.existing)
+        if self.counts.get(x, 0) + adds > self._least_busiest(x, holding):
+            return {}
+        out = {}
+        for r in requests:
+            if r.key not in flipped or (first is not None and first < r.key):
+                continue
+            held = {d.cluster for d in r.existing}
+            if held != self.answers[r.key].selected:  # not what its last sync wrote (none written)
+                continue
+            passes = cluster is not None and _in_scope(r, cluster) and admits(r, cluster, now, held=x in held)
+            out[r.key] = tuple(sorted(held | {x} if passes else held - {x}))
+        return out
+
+    def _least_busiest(self, x: str, holding: Mapping[str, int]) -> int:
+        """The least the busiest count of any cluster but `x` may fall to through a batch whose
+        answers hold `holding` (each may give its cluster up)."""
+        top = 0
+        for count, clusters in self._by_count_desc():
+            if count <= top:
+                break
+            for c in clusters:
+                if c != x:
+                    top = max(top, count - holding.get(c, 0))
+        return top
 
     def _members(self, scope: tuple[str, ...]) -> set[str]:
         return set().union(*(self.pool.with_trait(t) for t in scope)) if scope else set()
 
-    def _answered(self, batch: Batch, result: Result, keys: frozenset[str], *, written: bool = True) -> None:
+    def _answered(
+        self,
+        batch: Batch,
+        result: Result,
+        keys: frozenset[str],
+        *,
+        written: bool = True,
+        given: tuple[PlacementRequest, ...] = (),
+    ) -> None:
         """Each solved Placement's margins, at the counts its sync judged (before its writes;
-        `written=False`: answers the hub is not given, judged only to know which hold)."""
+        `written=False`: answers the hub is not given, judged only to know which hold). `given`:
+        the PickAlls answered without the solver (`_given`), whose answers `result` holds too:
+        judged as the batch holding them would judge them."""
+        requests = (*batch.requests, *given)
         # Optimal judges coupled requests' scores on the batch's final decisions, which its
         # writes leave: those answers hold from the next position on (the writes' own moves).
-        joint = result.stats.mode == "optimal" and sum(1 for r in batch.requests if r.coupled) > 1
+        joint = result.stats.mode == "optimal" and sum(1 for r in requests if r.coupled) > 1
         seen = self.seq + 1 if joint else self.seq
-        by_key = {r.key: r for r in batch.requests}
+        by_key = {r.key: r for r in requests}
         answered = {r.request: frozenset(c.cluster for c in r.selected) for r in result.requests}
         moves = {key: self._moves(key, answered.get(key, frozenset())) for key in keys}
         added, dropped = Counter(), Counter()
@@ -1342,6 +1445,7 @@ class OcmLive:
                 )
             greedy = result.stats.mode == "greedy"
             answer.ordered = bool(request.spread) and greedy and moved is not None and got.scheduled
+            answer.whole = request.mode is SelectionMode.ALL
             self.journal.set(self.answers, got.request, answer)
             self._arm(request, now=batch.now)
 
@@ -1482,17 +1586,24 @@ def _better(a: tuple[int, str] | None, b: tuple[int, str]) -> tuple[int, str]:
     return b if a is None or _beats(b, a) else a
 
 
-def matters(request: PlacementRequest, before: Cluster | None, after: Cluster | None, now: datetime) -> bool:
+def matters(
+    request: PlacementRequest,
+    before: Cluster | None,
+    after: Cluster | None,
+    now: datetime,
+    holds: AbstractSet[str] | None = None,
+) -> bool:
     """Whether a cluster's change (None: absent) can change the request's answer, everything else
     as it was: it entered or left the request's scope, its verdict changed, or, passing before and
-    after, one of the request's score inputs on it did (what it holds read only then)."""
+    after, one of the request's score inputs on it did (what it holds read only then; `holds`:
+    the clusters it holds, where the caller has them)."""
     seen = [c is not None and _in_scope(request, c) for c in (before, after)]
     if seen[0] != seen[1]:
         return True
     if not seen[1]:
         return False
     name = (after or before).name  # type: ignore[union-attr]
-    held = any(d.cluster == name for d in request.existing)
+    held = name in holds if holds is not None else any(d.cluster == name for d in request.existing)
     passes = [admits(request, c, now, held=held) for c in (before, after)]  # type: ignore[arg-type]
     if passes[0] != passes[1]:
         return True
