@@ -1,0 +1,72 @@
+"""The per-Placement costs of a large OCM batch (issue 21: a cluster event's batch solves 70 to
+200 Placements over 10,000 clusters): what prepare finds of each request's holdings once, over
+arrays, is what a walk over its decisions finds, and the Balance coupling reads it instead of
+walking them again."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from model import Taint
+from solver.balance import holdings
+from solver.prepare import AFFINITY, HELD, INELIGIBLE, PASS, TAINT, prepare
+from solver.table import ClusterTable
+from tests.fixtures.builders import batch, cluster, held, pick_n, term
+
+
+def _prepared():
+    clusters = [
+        cluster("a", {"zone": "z1"}),
+        cluster("b", {"zone": "z1"}, taints=[Taint("t", new_only=True)]),
+        cluster("c", {"zone": "z1"}, taints=[Taint("u")]),
+        cluster("d", {"zone": "z1"}, leaving=True),
+        cluster("e", {"zone": "z2"}),
+        cluster("f", {"zone": "z1"}),
+        cluster("g", {"zone": "z1"}),
+    ]
+    existing = (
+        held("f", current=False),
+        held("a"),
+        held("a", current=False),
+        held("gone"),
+        held("d"),
+        held("c"),
+        held("b"),
+        held("e", current=False),
+    )
+    b = batch(clusters, pick_n(2, required=(term({"zone": "z1"}),), existing=existing))
+    table = ClusterTable(b)
+    return table, prepare(b, table)[0]
+
+
+def test_a_requests_decisions_are_sorted_into_kept_obsolete_and_lapsed_as_each_alone() -> None:
+    """Gone and leaving clusters lapse (in name order); a held cluster passes a taint that keeps
+    out newcomers only; the current decisions are kept (the later of two on one cluster), the
+    others obsolete; a kept cluster that passes is held, and out of the shared candidates."""
+    table, p = _prepared()
+    assert p.released == ["d", "gone"]
+    assert list(p.kept) == [0, 1, 2] and p.kept[0].current and p.kept[1].cluster == "b"
+    assert p.outcome.tolist() == [HELD, HELD, TAINT, INELIGIBLE, AFFINITY, PASS, PASS]
+    assert np.flatnonzero(p.obsolete).tolist() == [0, 4, 5]
+    assert p.held_out == [0]
+    assert p.passing is None and p.base is not None and p.base.tolist() == [0, 5, 6]
+    assert p.candidates.tolist() == [5, 6]
+
+
+class _NoLookups(dict):
+    def get(self, *args):
+        raise AssertionError("a decision looked up again")
+
+    def __getitem__(self, key):
+        raise AssertionError("a decision looked up again")
+
+
+def test_the_balance_coupling_reads_a_requests_holdings_off_prepare() -> None:
+    """holdings() walks no decision that prepare found (a PickAll holds thousands; the coupling
+    asks for them several times per solve)."""
+    table, p = _prepared()
+    assert p.held.tolist() == [0, 1, 2, 3, 4, 5] and p.elsewhere == ("gone",)
+    table.index = _NoLookups(table.index)
+    assert holdings(p, table).tolist() == [0, 1, 2, 3, 4, 5]
+    assert holdings(p, table, {"gone": 7, "x": 8}).tolist() == [0, 1, 2, 3, 4, 5, 7]
+    assert holdings(p, table, {"x": 8}).tolist() == [0, 1, 2, 3, 4, 5]
