@@ -1,7 +1,8 @@
 """The per-Placement costs of a large OCM batch (issue 21: a cluster event's batch solves 70 to
 200 Placements over 10,000 clusters): what prepare finds of each request's holdings once, over
 arrays, is what a walk over its decisions finds, and the Balance coupling reads it instead of
-walking them again."""
+walking them again; a spread's answer asked with no report (the Balance search's asks) scores
+nothing for the report it will not make."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ import numpy as np
 
 from model import Taint
 from solver.balance import holdings
+from solver.optimal import finish
 from solver.prepare import AFFINITY, HELD, INELIGIBLE, PASS, TAINT, prepare
+from solver.spread import SpreadState
 from solver.table import ClusterTable
-from tests.fixtures.builders import batch, cluster, held, pick_n, term
+from tests.fixtures.builders import batch, cluster, held, pick_n, spread, term
+from tests.fixtures.common import counted_calls
 
 
 def _prepared():
@@ -70,3 +74,21 @@ def test_the_balance_coupling_reads_a_requests_holdings_off_prepare() -> None:
     assert holdings(p, table).tolist() == [0, 1, 2, 3, 4, 5]
     assert holdings(p, table, {"gone": 7, "x": 8}).tolist() == [0, 1, 2, 3, 4, 5, 7]
     assert holdings(p, table, {"x": 8}).tolist() == [0, 1, 2, 3, 4, 5]
+
+
+def test_a_spread_answer_without_a_report_scores_nothing_for_it(monkeypatch) -> None:
+    """finish() with no room in the report (limit 0) gives the same answer, scores, releases and
+    satisfaction, and scores none of the clusters left out (a topology pass over every candidate
+    per ask of the Balance search)."""
+    clusters = [cluster(f"c{i:02d}", {"zone": f"z{i % 3}"}) for i in range(12)]
+    existing = (held("c04", current=False), held("c07", current=False))
+    b = batch(clusters, pick_n(4, spread=(spread("zone"),), existing=existing))
+    table = ClusterTable(b)
+    p = prepare(b, table)[0]
+    picks = [1, 2, 3, 7]
+    reported = finish(p, table, picks, 20)
+    scored = counted_calls(monkeypatch, SpreadState, "score")
+    bare = finish(p, table, picks, 0)
+    assert not scored and bare.unselected == [] and reported.unselected
+    for name in ("kept", "picks", "spread_scores", "released", "satisfied"):
+        assert getattr(bare, name) == getattr(reported, name)
