@@ -219,31 +219,62 @@ class ClusterTable:
     def _evaluate(self, keys: Iterable, compile_one, dtype) -> dict:
         return self._evaluate_all([(keys, compile_one, dtype)])[0]
 
-    def _evaluate_all(self, groups: list[tuple[Iterable, Callable[[Any], pl.Expr], Any]]) -> list[dict]:
+    def _evaluate_all(
+        self, groups: list[tuple[Iterable, Callable[[Any], pl.Expr], Any]], keep: bool = False
+    ) -> list[dict]:
         """Per group (keys, how one compiles, dtype): each distinct key's value on every cluster,
         every group's expressions in one frame pass (a batch of one request still pays polars'
-        fixed cost per pass over 10,000 rows)."""
+        fixed cost per pass over 10,000 rows). With `keep` (the keys are the batch's own policies,
+        so every column they read is the table's), the row-wise ones are kept with the rows."""
         uniques = [sorted(set(keys), key=repr) for keys, _, _ in groups]
         if self.size == 0 or not any(uniques):
             return [
                 {k: np.zeros(self.size, dtype=dtype) for k in unique}
                 for unique, (_, _, dtype) in zip(uniques, groups, strict=True)
             ]
-        # with_columns, not select: an expression made only of literals must still give one value per row.
-        frame = self.frame.with_columns(
-            [
-                compile_one(k).alias(f"{g}:{i}")
-                for g, (unique, (_, compile_one, _)) in enumerate(zip(uniques, groups, strict=True))
-                for i, k in enumerate(unique)
-            ]
-        )
-        return [
-            {
-                k: frame.get_column(f"{g}:{i}").to_numpy().astype(dtype, copy=False)
-                for i, k in enumerate(unique)
+        # A row-wise policy's values are kept with the rows (_Rows._masks) for the batches after
+        # this one: a long-lived scheduler's batches ask again for most of the policies of the
+        # batches before, over the same rows but for the few a cluster event made again.
+        rows = self._rows
+        kept, stale = (rows._masks, rows._stale) if keep else ({}, None)
+        out: list[dict] = [{} for _ in groups]
+        made, refreshed = [], []
+        for g, (unique, (_, compile_one, dtype)) in enumerate(zip(uniques, groups, strict=True)):
+            kind = compile_one.__name__
+            for k in unique:
+                key = (kind, k) if keep and _row_wise(kind, k) else None
+                mask = kept.get(key) if key is not None else None
+                if mask is None:
+                    made.append((g, k, key, compile_one, dtype))
+                elif stale:
+                    refreshed.append((g, k, key, compile_one, dtype))
+                else:
+                    out[g][k] = mask
+        for (g, k, _, _, _), values in zip(made, _values(self.frame, made), strict=True):
+            out[g][k] = values
+        if refreshed:  # the stale rows alone made again, the others kept
+            for (g, k, key, _, _), values in zip(
+                refreshed, _values(self.frame[stale], refreshed), strict=True
+            ):
+                mask = kept[key].copy()
+                mask[stale] = values
+                out[g][k] = mask
+        if not keep:
+            return out
+        if stale:  # only what this batch made again is kept: the rest is stale
+            rows._masks, rows._stale = {}, None
+        for g, k, key, _, _ in made + refreshed:
+            if key is not None:
+                rows._masks[key] = _frozen(out[g][k])
+        if made and sum(mask.nbytes for mask in rows._masks.values()) > _KEPT_MASK_BYTES:
+            # Bounded: past it, only this batch's are kept (policies come and go in a long-lived hub).
+            rows._masks = {
+                key: rows._masks[key]
+                for unique, (_, compile_one, _) in zip(uniques, groups, strict=True)
+                for k in unique
+                if (key := (compile_one.__name__, k)) in rows._masks
             }
-            for g, (unique, (_, _, dtype)) in enumerate(zip(uniques, groups, strict=True))
-        ]
+        return out
 
     def required_masks(self, term_sets: Iterable[tuple[ClusterTerm, ...]]) -> dict[tuple, np.ndarray]:
         """For each distinct non-empty tuple of ORed terms: which clusters match."""
@@ -264,13 +295,15 @@ class ClusterTable:
         preference_sets: Iterable[tuple[Preference, ...]],
         scopes: Iterable[tuple[str, ...]],
     ) -> tuple[dict[tuple, np.ndarray], dict[tuple, np.ndarray], dict[tuple, np.ndarray]]:
-        """required_masks, affinity_scores and scope_masks at once, in one frame pass."""
+        """required_masks, affinity_scores and scope_masks at once, in one frame pass: of the batch's
+        own policies, whose row-wise values are kept with the rows for the batches after it."""
         required, scored, scoped = self._evaluate_all(
             [
                 ((t for t in term_sets if t), self._required, bool),
                 ((p for p in preference_sets if p), self._preferences, np.int64),
                 (scopes, self._scope, bool),
-            ]
+            ],
+            keep=True,
         )
         return required, scored, scoped
 
@@ -338,6 +371,7 @@ class ClusterTable:
         return np.fromiter((self.index[n] for n in names), dtype=np.int64, count=len(names))
 
 
+_KEPT_MASK_BYTES = 64 << 20  # the row-wise policies' values kept with the rows, at most
 _KEPT_FROM = 256  # clusters: below this a batch's rows are made afresh (explain's, the tests')
 _PATCHED_UP_TO = 64  # clusters not kept (new or replaced) a kept table's rows are patched for
 _NAME = operator.attrgetter("name")
@@ -369,6 +403,11 @@ class _Rows:
         self.tainted = [i for i, c in enumerate(clusters) if c.taints]
         self._series: dict[str, pl.Series] = {}
         self._tolerated: dict[tuple[Toleration, ...], np.ndarray] = {}  # of tolerations without seconds
+        # The masks and scores of policies that read each row alone (_ROW_WISE), by (kind, key),
+        # read-only; `_stale`: the rows a patch made again, whose values are yet to be made (None:
+        # every row's is made).
+        self._masks: dict[tuple[str, Any], np.ndarray] = {}
+        self._stale: list[int] | None = None
 
     @classmethod
     def of(cls, clusters: tuple[Cluster, ...]) -> _Rows:
@@ -453,6 +492,12 @@ class _Rows:
                 column = column.clone() if series_kept is None else column
                 column = column.scatter(remade, made[name])
             out._series[name] = column
+        # A row-wise policy's values read the row alone: kept rows keep theirs, made rows are made
+        # again by the next table that asks for them (ClusterTable._evaluate_all).
+        out._masks, out._stale = {}, None
+        if self._stale is None:
+            gather = dict if same_names else lambda masks: {k: _frozen(m[kept]) for k, m in masks.items()}
+            out._masks, out._stale = gather(self._masks), remade or None
         # A row's taint verdict reads its taints alone: kept rows keep theirs, made rows judge again.
         out._tolerated = {}
         for tolerations, mask in self._tolerated.items():
@@ -485,6 +530,25 @@ class _Rows:
         if missing:
             self._series.update(_made(self.clusters, missing))
         return {name: self._series[name] for name in names}
+
+
+def _values(frame: pl.DataFrame, todo: list[tuple]) -> list[np.ndarray]:
+    """Each (group, key, kept key, compile, dtype)'s values over the frame's rows, in one pass;
+    with_columns, not select: an expression made only of literals must still give one value per row."""
+    if not todo:
+        return []
+    frame = frame.with_columns(
+        [compile_one(k).alias(str(j)) for j, (_, k, _, compile_one, _) in enumerate(todo)]
+    )
+    return [
+        frame.get_column(str(j)).to_numpy().astype(dtype, copy=False) for j, (*_, dtype) in enumerate(todo)
+    ]
+
+
+def _row_wise(kind: str, key: Any) -> bool:
+    """Whether a policy's values on a row read that row alone: required terms and scopes do, and
+    preferences without a sorter (a sorter's interpolation reads the fleet's least and greatest)."""
+    return kind != "_preferences" or all(pref.sorter is None for pref in key)
 
 
 def _load_alone(old: Cluster, new: Cluster) -> bool:

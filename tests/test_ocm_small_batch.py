@@ -12,8 +12,9 @@ import pytest
 
 from adapters.live.kept import with_load
 from model import Cluster, Toleration
+from model.quantity import parse_quantity
 from solver.table import ClusterTable, _load_alone, _Rows
-from tests.fixtures.builders import batch, cluster, pick_n, taint, term, tol
+from tests.fixtures.builders import batch, cluster, pick_n, pref, taint, term, tol
 from tests.fixtures.common import counted_calls
 
 SIZE = 300  # above the size from which rows are kept
@@ -234,3 +235,89 @@ def test_a_batchs_masks_and_scores_in_one_pass_are_each_kinds_own() -> None:
         for key in got:
             assert got[key].dtype == expected[key].dtype and np.array_equal(got[key], expected[key])
     assert table.batch_masks([()], [()], []) == ({}, {}, {})
+
+
+def _policies():
+    """Required terms, scopes and preferences, one of them with a sorter (not row-wise)."""
+    return (
+        [(term({"zone": "z1"}),), (term({"zone": "z2"}), term({"zone": "z3"}))],
+        [(pref(3, {"zone": "z1"}),), (pref(2, sort="cpu"),)],
+        [("s",), ("s", "t")],
+    )
+
+
+def _masks(clusters, *, fresh: bool = False) -> tuple:
+    """The batch masks of a table of requests holding every policy of _policies (`fresh`: made
+    of new objects, the kept rows left as they were)."""
+    required, preferences, scopes = _policies()
+    requests = [
+        pick_n(2, f"p{i}", required=r, preferences=p, scope=s)
+        for i, (r, p, s) in enumerate(zip(required, preferences, scopes, strict=True))
+    ]
+    last = _Rows._last
+    if fresh:
+        _Rows._last = None
+        clusters = [replace(c) for c in clusters]
+    table = ClusterTable(replace(batch(clusters, *requests), now=NOW))
+    masks = table.batch_masks(required, preferences, scopes)
+    if fresh:
+        _Rows._last = last
+    return masks
+
+
+def _relabelled(cs):
+    out = list(cs)
+    out[7] = replace(out[7], labels={"zone": "z3"}, traits=frozenset({"t"}))
+    return out
+
+
+def _with_policies_read(cs):
+    return [
+        replace(c, traits=frozenset({"s"} if i % 3 else ()), properties={"cpu": parse_quantity(str(i % 11))})
+        for i, c in enumerate(cs)
+    ]
+
+
+MASK_EVENTS = {**EVENTS, "a cluster relabelled": _relabelled}
+
+
+@pytest.mark.parametrize("event", list(MASK_EVENTS))
+def test_kept_policy_masks_are_those_a_fresh_table_makes(event) -> None:
+    """Required terms, scopes and preferences judged on the kept rows and carried through a
+    patch (the rows made again judged again) give what a fresh table gives, over two events."""
+    kept = _with_policies_read(_fleet())
+    _Rows._last = None
+    _masks(kept)
+    after = sorted(MASK_EVENTS[event](kept), key=lambda c: c.name)
+    later = sorted(_relabelled(after), key=lambda c: c.name)
+    for clusters in (after, later):
+        patched = _masks(clusters)
+        fresh = _masks(clusters, fresh=True)
+        for got, want in zip(patched, fresh, strict=True):
+            assert got.keys() == want.keys()
+            for key in want:
+                assert np.array_equal(got[key], want[key]) and got[key].dtype == want[key].dtype
+
+
+def test_kept_policy_masks_are_not_judged_again_but_on_the_rows_made_again(monkeypatch) -> None:
+    """A batch over the same clusters, or their load copies, judges none of the row-wise policies
+    judged before; after a relabel only that cluster's row is judged again (the sorter's scores,
+    which read every row, are made over the fleet each time)."""
+    import polars as pl
+
+    kept = _with_policies_read(_fleet())
+    _Rows._last = None
+    _masks(kept)
+    heights = []
+    original = pl.DataFrame.with_columns
+
+    def judged(frame, exprs, *more, **named):
+        heights.append((frame.height, len(exprs)))
+        return original(frame, exprs, *more, **named)
+
+    monkeypatch.setattr(pl.DataFrame, "with_columns", judged)
+    _masks([with_load(c, c.load + 1) for c in kept])
+    assert heights == [(SIZE, 1)]  # the sorter's alone
+    heights.clear()
+    _masks(_relabelled(kept))
+    assert sorted(heights) == [(1, 5), (SIZE, 1)]
