@@ -232,48 +232,36 @@ class ClusterTable:
                 {k: np.zeros(self.size, dtype=dtype) for k in unique}
                 for unique, (_, _, dtype) in zip(uniques, groups, strict=True)
             ]
-        # A row-wise policy's values are kept with the rows (_Rows._masks) for the batches after
-        # this one: a long-lived scheduler's batches ask again for most of the policies of the
-        # batches before, over the same rows but for the few a cluster event made again.
-        rows = self._rows
-        kept, stale = (rows._masks, rows._stale) if keep else ({}, None)
+        # A row-wise policy's values are kept with the rows (_Book) for the batches after this
+        # one: a long-lived scheduler's batches ask again for most of the policies of the batches
+        # before, over the same rows but for the few that cluster events made again.
+        book = self._rows.book if keep and self._rows.book.rows is self._rows else None
         out: list[dict] = [{} for _ in groups]
-        made, refreshed = [], []
+        made, kept = [], []
+        again: dict[int, tuple[list[int], list[tuple]]] = {}  # by epoch: its stale rows, what they hold
         for g, (unique, (_, compile_one, dtype)) in enumerate(zip(uniques, groups, strict=True)):
             kind = compile_one.__name__
             for k in unique:
-                key = (kind, k) if keep and _row_wise(kind, k) else None
-                mask = kept.get(key) if key is not None else None
-                if mask is None:
+                key = (kind, k) if book is not None and _row_wise(kind, k) else None
+                found = book.get(key) if key is not None else None
+                if found is None:
                     made.append((g, k, key, compile_one, dtype))
-                elif stale:
-                    refreshed.append((g, k, key, compile_one, dtype))
+                    continue
+                out[g][k], epoch, stale = found
+                if stale:
+                    again.setdefault(epoch, (stale, []))[1].append((g, k, key, compile_one, dtype))
                 else:
-                    out[g][k] = mask
+                    kept.append((g, k, key, compile_one, dtype))
         for (g, k, _, _, _), values in zip(made, _values(self.frame, made), strict=True):
             out[g][k] = values
-        if refreshed:  # the stale rows alone made again, the others kept
-            for (g, k, key, _, _), values in zip(
-                refreshed, _values(self.frame[stale], refreshed), strict=True
-            ):
-                mask = kept[key].copy()
+        for stale, todo in again.values():  # the stale rows alone made again, the others kept
+            for (g, k, _, _, _), values in zip(todo, _values(self.frame[stale], todo), strict=True):
+                mask = out[g][k].copy()
                 mask[stale] = values
                 out[g][k] = mask
-        if not keep:
-            return out
-        if stale:  # only what this batch made again is kept: the rest is stale
-            rows._masks, rows._stale = {}, None
-        for g, k, key, _, _ in made + refreshed:
-            if key is not None:
-                rows._masks[key] = _frozen(out[g][k])
-        if made and sum(mask.nbytes for mask in rows._masks.values()) > _KEPT_MASK_BYTES:
-            # Bounded: past it, only this batch's are kept (policies come and go in a long-lived hub).
-            rows._masks = {
-                key: rows._masks[key]
-                for unique, (_, compile_one, _) in zip(uniques, groups, strict=True)
-                for k in unique
-                if (key := (compile_one.__name__, k)) in rows._masks
-            }
+        if book is not None:
+            done = made + kept + [entry for _, todo in again.values() for entry in todo]
+            book.put([(key, out[g][k]) for g, k, key, _, _ in done if key is not None])
         return out
 
     def required_masks(self, term_sets: Iterable[tuple[ClusterTerm, ...]]) -> dict[tuple, np.ndarray]:
@@ -372,6 +360,7 @@ class ClusterTable:
 
 
 _KEPT_MASK_BYTES = 64 << 20  # the row-wise policies' values kept with the rows, at most
+_EPOCHS = 16  # patches a kept value lives through unasked
 _KEPT_FROM = 256  # clusters: below this a batch's rows are made afresh (explain's, the tests')
 _PATCHED_UP_TO = 64  # clusters not kept (new or replaced) a kept table's rows are patched for
 _NAME = operator.attrgetter("name")
@@ -403,11 +392,7 @@ class _Rows:
         self.tainted = [i for i, c in enumerate(clusters) if c.taints]
         self._series: dict[str, pl.Series] = {}
         self._tolerated: dict[tuple[Toleration, ...], np.ndarray] = {}  # of tolerations without seconds
-        # The masks and scores of policies that read each row alone (_ROW_WISE), by (kind, key),
-        # read-only; `_stale`: the rows a patch made again, whose values are yet to be made (None:
-        # every row's is made).
-        self._masks: dict[tuple[str, Any], np.ndarray] = {}
-        self._stale: list[int] | None = None
+        self.book = _Book(self)  # the row-wise policies' values
 
     @classmethod
     def of(cls, clusters: tuple[Cluster, ...]) -> _Rows:
@@ -494,10 +479,11 @@ class _Rows:
             out._series[name] = column
         # A row-wise policy's values read the row alone: kept rows keep theirs, made rows are made
         # again by the next table that asks for them (ClusterTable._evaluate_all).
-        out._masks, out._stale = {}, None
-        if self._stale is None:
-            gather = dict if same_names else lambda masks: {k: _frozen(m[kept]) for k, m in masks.items()}
-            out._masks, out._stale = gather(self._masks), remade or None
+        out.book = (
+            self.book.moved(out, None if same_names else kept, remade)
+            if self.book.rows is self
+            else _Book(out)
+        )
         # A row's taint verdict reads its taints alone: kept rows keep theirs, made rows judge again.
         out._tolerated = {}
         for tolerations, mask in self._tolerated.items():
@@ -530,6 +516,60 @@ class _Rows:
         if missing:
             self._series.update(_made(self.clusters, missing))
         return {name: self._series[name] for name in names}
+
+
+class _Book:
+    """The values of row-wise policies (_row_wise) over a line of kept rows (each patch's rows take
+    their parent's book): each value is kept as made over the rows of its epoch (a patch is an
+    epoch), and for each older epoch still held the book knows where its rows are now and which
+    rows were made again since (their values, on those rows alone, are to be made again)."""
+
+    def __init__(self, rows: _Rows) -> None:
+        self.rows = rows
+        self.epoch = 0
+        self.values: dict[tuple, tuple[np.ndarray, int]] = {}
+        # Per older epoch: each current row's row then (None: the same rows), and the current
+        # rows made again since.
+        self.since: dict[int, tuple[np.ndarray | None, np.ndarray]] = {}
+
+    def moved(self, rows: _Rows, kept: np.ndarray | None, remade: list[int]) -> _Book:
+        """This book, for the rows a patch made of its rows: `kept`, each new row's old row (None:
+        the same rows); `remade`, the new rows made again. The epochs past _EPOCHS are let go."""
+        since = {}
+        for epoch, (gather, stale) in [*self.since.items(), (self.epoch, (None, None))]:
+            if epoch <= self.epoch - _EPOCHS:
+                continue
+            if stale is None:
+                stale = np.zeros(len(rows.names), dtype=bool)
+            elif kept is not None:
+                stale = stale[kept]
+            else:
+                stale = stale.copy()
+            stale[remade] = True
+            since[epoch] = (kept if gather is None else gather if kept is None else gather[kept], stale)
+        self.rows, self.epoch, self.since = rows, self.epoch + 1, since
+        self.values = {key: v for key, v in self.values.items() if v[1] in since}
+        return self
+
+    def get(self, key: tuple) -> tuple[np.ndarray, int, list[int]] | None:
+        """The key's values over the current rows, their epoch and the rows whose values are yet
+        to be made again; None where none are kept."""
+        found = self.values.get(key)
+        if found is None:
+            return None
+        values, epoch = found
+        if epoch == self.epoch:
+            return values, epoch, []
+        gather, stale = self.since[epoch]
+        return (values if gather is None else values[gather]), epoch, np.flatnonzero(stale).tolist()
+
+    def put(self, made: list[tuple[tuple, np.ndarray]]) -> None:
+        """Values made over every current row (read-only from now on); past _KEPT_MASK_BYTES only
+        these are kept (policies come and go in a long-lived hub)."""
+        for key, values in made:
+            self.values[key] = (_frozen(values), self.epoch)
+        if sum(values.nbytes for values, _ in self.values.values()) > _KEPT_MASK_BYTES:
+            self.values = {key: (values, self.epoch) for key, values in made}
 
 
 def _values(frame: pl.DataFrame, todo: list[tuple]) -> list[np.ndarray]:

@@ -246,10 +246,10 @@ def _policies():
     )
 
 
-def _masks(clusters, *, fresh: bool = False) -> tuple:
-    """The batch masks of a table of requests holding every policy of _policies (`fresh`: made
-    of new objects, the kept rows left as they were)."""
-    required, preferences, scopes = _policies()
+def _masks(clusters, *, fresh: bool = False, first: int = 2) -> tuple:
+    """The batch masks of a table of requests holding the `first` policies of each kind of
+    _policies (`fresh`: made of new objects, the kept rows left as they were)."""
+    required, preferences, scopes = (policies[:first] for policies in _policies())
     requests = [
         pick_n(2, f"p{i}", required=r, preferences=p, scope=s)
         for i, (r, p, s) in enumerate(zip(required, preferences, scopes, strict=True))
@@ -321,3 +321,35 @@ def test_kept_policy_masks_are_not_judged_again_but_on_the_rows_made_again(monke
     heights.clear()
     _masks(_relabelled(kept))
     assert sorted(heights) == [(1, 5), (SIZE, 1)]
+
+
+def test_a_policy_unasked_for_some_batches_is_judged_again_on_the_rows_made_again_since(monkeypatch) -> None:
+    """A policy kept but not asked for by a batch after a relabel, asked for again after another
+    relabel and a join: only the three rows made again since it was judged are judged again (those
+    asked for in between: two), and its values are a fresh table's."""
+    import polars as pl
+
+    kept = _with_policies_read(_fleet())
+    _Rows._last = None
+    _masks(kept)
+    step = _relabelled(kept)
+    _masks(step, first=1)  # the first policy of each kind alone
+    step = list(step)
+    step[9] = replace(step[9], labels={"zone": "z2"})
+    step = sorted([*step, replace(step[3], name="c0003a", traits=frozenset({"t"}))], key=lambda c: c.name)
+    heights = []
+    original = pl.DataFrame.with_columns
+
+    def judged(frame, exprs, *more, **named):
+        heights.append((frame.height, len(exprs)))
+        return original(frame, exprs, *more, **named)
+
+    monkeypatch.setattr(pl.DataFrame, "with_columns", judged)
+    patched = _masks(step)
+    assert sorted(heights) == [(2, 3), (3, 2), (SIZE + 1, 1)]  # three asked in between, two not
+    monkeypatch.setattr(pl.DataFrame, "with_columns", original)
+    fresh = _masks(step, fresh=True)
+    for got, want in zip(patched, fresh, strict=True):
+        assert got.keys() == want.keys()
+        for key in want:
+            assert np.array_equal(got[key], want[key])
