@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import repeat
 from operator import attrgetter
 
 import numpy as np
@@ -264,7 +263,6 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
 
 
 _CLUSTER = attrgetter("cluster")
-_CURRENT = attrgetter("current")
 _EXISTING = 7  # where PlacementRequest.signature() holds the existing decisions
 
 
@@ -426,49 +424,46 @@ def centered_scores(values: np.ndarray, feasible: np.ndarray, ascending: bool = 
 def _classify_existing(prepared: Prepared, table: ClusterTable, limit: int) -> None:
     """Sort existing decisions into kept, obsolete (re-evaluated) and lapsed (cluster gone or
     leaving); the request's own copy of the filters' verdict then differs where it holds: a held
-    cluster passes taints that keep out only newcomers (where every other filter passes).
-
-    Over arrays, in the decisions' name order: a request may hold thousands of decisions (a
-    PickAll's), and a loop over them per batch was a tenth of a large batch's prepare. Where two
-    decisions name one cluster, the later (by name, then as given) is the one kept, as a loop
-    assigning them in turn leaves it."""
+    cluster passes taints that keep out only newcomers (where every other filter passes). The
+    rows they name, and the names not in the table, are kept for the Balance coupling."""
     request = prepared.request
     verdict = prepared.outcome
-    decisions = sorted(request.existing, key=_CLUSTER)
-    names = list(map(_CLUSTER, decisions))
-    count = len(names)
-    rows = np.fromiter(map(table.index.get, names, repeat(-1)), dtype=np.int64, count=count)
-    found = rows >= 0
-    at = np.flatnonzero(found)
-    held = rows[at]
-    leaving = np.zeros(count, dtype=bool)
-    leaving[at] = table.leaving[held]
-    prepared.released.extend(names[k] for k in np.flatnonzero(~found | leaving).tolist())
-    prepared.held = _read_only(np.unique(held))
-    prepared.elsewhere = tuple(names[k] for k in np.flatnonzero(~found).tolist())
     outcome = verdict.copy()
-    untainted = False
-    for row in prepared.held[verdict[prepared.held] == TAINT].tolist():
-        if table.tolerated_held(row, request.tolerations):
+    untainted = changed = False
+    held_out = []
+    held, elsewhere = [], []
+    obsolete = None
+    for decision in sorted(request.existing, key=_CLUSTER):
+        row = table.index.get(decision.cluster)
+        if row is None:
+            prepared.released.append(decision.cluster)
+            elsewhere.append(decision.cluster)
+            continue
+        held.append(row)
+        if outcome[row] == TAINT and table.tolerated_held(row, request.tolerations):
             outcome[row] = PASS
-            untainted = True
-    staying = found & ~leaving
-    current = np.fromiter(map(_CURRENT, decisions), dtype=bool, count=count)
-    now = np.flatnonzero(staying & current).tolist()
-    prepared.kept.update(zip(rows[now].tolist(), map(decisions.__getitem__, now), strict=True))
-    kept = np.unique(rows[now])
-    newly = kept[outcome[kept] == PASS]  # a held cluster failing a filter is still reported as filtered
-    outcome[newly] = HELD
-    changed = untainted or bool(len(newly))
-    older = rows[staying & ~current]
-    if len(older):
-        obsolete = np.zeros(table.size, dtype=bool)
-        obsolete[older] = True
+            untainted = changed = True
+        if table.leaving[row]:
+            prepared.released.append(decision.cluster)
+        elif decision.current:
+            prepared.kept[row] = decision
+            if outcome[row] == PASS:  # a held cluster failing a filter is still reported as filtered
+                outcome[row] = HELD
+                changed = True
+                if verdict[row] == PASS:
+                    held_out.append(row)
+        else:
+            if obsolete is None:
+                obsolete = np.zeros(table.size, dtype=bool)
+            obsolete[row] = True
+    prepared.held = _read_only(np.asarray(sorted(set(held)), dtype=np.int64))
+    prepared.elsewhere = tuple(elsewhere)
+    if obsolete is not None:
         prepared.obsolete = obsolete
     if changed:
         prepared.outcome, prepared.passing = outcome, None
-        prepared.held_out = newly[verdict[newly] == PASS].tolist()
-        if untainted and int((outcome == PASS).sum()) != len(prepared.base) - len(prepared.held_out):
+        prepared.held_out = sorted(held_out)
+        if untainted and int((outcome == PASS).sum()) != len(prepared.base) - len(held_out):
             prepared.base = None  # a held cluster past a taint, not current: a candidate the verdict has not
     if untainted:
         prepared.filtered = _reported(outcome, limit)
