@@ -219,50 +219,31 @@ class ClusterTable:
     def _evaluate(self, keys: Iterable, compile_one, dtype) -> dict:
         return self._evaluate_all([(keys, compile_one, dtype)])[0]
 
-    def _evaluate_all(
-        self, groups: list[tuple[Iterable, Callable[[Any], pl.Expr], Any]], keep: bool = False
-    ) -> list[dict]:
+    def _evaluate_all(self, groups: list[tuple[Iterable, Callable[[Any], pl.Expr], Any]]) -> list[dict]:
         """Per group (keys, how one compiles, dtype): each distinct key's value on every cluster,
         every group's expressions in one frame pass (a batch of one request still pays polars'
-        fixed cost per pass over 10,000 rows). With `keep` (the keys are the batch's own policies,
-        so every column they read is the table's), the row-wise ones are kept with the rows."""
+        fixed cost per pass over 10,000 rows)."""
         uniques = [sorted(set(keys), key=repr) for keys, _, _ in groups]
         if self.size == 0 or not any(uniques):
             return [
                 {k: np.zeros(self.size, dtype=dtype) for k in unique}
                 for unique, (_, _, dtype) in zip(uniques, groups, strict=True)
             ]
-        # A row-wise policy's values are kept with the rows (_Book) for the batches after this
-        # one: a long-lived scheduler's batches ask again for most of the policies of the batches
-        # before, over the same rows but for the few that cluster events made again.
-        book = self._rows.book if keep and self._rows.book.rows is self._rows else None
-        out: list[dict] = [{} for _ in groups]
-        made, kept = [], []
-        again: dict[int, tuple[list[int], list[tuple]]] = {}  # by epoch: its stale rows, what they hold
-        for g, (unique, (_, compile_one, dtype)) in enumerate(zip(uniques, groups, strict=True)):
-            kind = compile_one.__name__
-            for k in unique:
-                key = (kind, k) if book is not None and _row_wise(kind, k) else None
-                found = book.get(key) if key is not None else None
-                if found is None:
-                    made.append((g, k, key, compile_one, dtype))
-                    continue
-                out[g][k], epoch, stale = found
-                if stale:
-                    again.setdefault(epoch, (stale, []))[1].append((g, k, key, compile_one, dtype))
-                else:
-                    kept.append((g, k, key, compile_one, dtype))
-        for (g, k, _, _, _), values in zip(made, _values(self.frame, made), strict=True):
-            out[g][k] = values
-        for stale, todo in again.values():  # the stale rows alone made again, the others kept
-            for (g, k, _, _, _), values in zip(todo, _values(self.frame[stale], todo), strict=True):
-                mask = out[g][k].copy()
-                mask[stale] = values
-                out[g][k] = mask
-        if book is not None:
-            done = made + kept + [entry for _, todo in again.values() for entry in todo]
-            book.put([(key, out[g][k]) for g, k, key, _, _ in done if key is not None])
-        return out
+        # with_columns, not select: an expression made only of literals must still give one value per row.
+        frame = self.frame.with_columns(
+            [
+                compile_one(k).alias(f"{g}:{i}")
+                for g, (unique, (_, compile_one, _)) in enumerate(zip(uniques, groups, strict=True))
+                for i, k in enumerate(unique)
+            ]
+        )
+        return [
+            {
+                k: frame.get_column(f"{g}:{i}").to_numpy().astype(dtype, copy=False)
+                for i, k in enumerate(unique)
+            }
+            for g, (unique, (_, _, dtype)) in enumerate(zip(uniques, groups, strict=True))
+        ]
 
     def required_masks(self, term_sets: Iterable[tuple[ClusterTerm, ...]]) -> dict[tuple, np.ndarray]:
         """For each distinct non-empty tuple of ORed terms: which clusters match."""
@@ -283,15 +264,13 @@ class ClusterTable:
         preference_sets: Iterable[tuple[Preference, ...]],
         scopes: Iterable[tuple[str, ...]],
     ) -> tuple[dict[tuple, np.ndarray], dict[tuple, np.ndarray], dict[tuple, np.ndarray]]:
-        """required_masks, affinity_scores and scope_masks at once, in one frame pass: of the batch's
-        own policies, whose row-wise values are kept with the rows for the batches after it."""
+        """required_masks, affinity_scores and scope_masks at once, in one frame pass."""
         required, scored, scoped = self._evaluate_all(
             [
                 ((t for t in term_sets if t), self._required, bool),
                 ((p for p in preference_sets if p), self._preferences, np.int64),
                 (scopes, self._scope, bool),
-            ],
-            keep=True,
+            ]
         )
         return required, scored, scoped
 
@@ -359,9 +338,6 @@ class ClusterTable:
         return np.fromiter((self.index[n] for n in names), dtype=np.int64, count=len(names))
 
 
-_KEPT_MASK_BYTES = 32 << 20  # the row-wise policies' values kept with the rows, at most (the first solve of
-# the 10,000 x 2,000 OCM hub keeps 11 MiB, 502 values; 6 MiB after 40 events)
-_EPOCHS = 16  # patches a kept value lives through unasked
 _KEPT_FROM = 256  # clusters: below this a batch's rows are made afresh (explain's, the tests')
 _PATCHED_UP_TO = 64  # clusters not kept (new or replaced) a kept table's rows are patched for
 _NAME = operator.attrgetter("name")
@@ -393,7 +369,6 @@ class _Rows:
         self.tainted = [i for i, c in enumerate(clusters) if c.taints]
         self._series: dict[str, pl.Series] = {}
         self._tolerated: dict[tuple[Toleration, ...], np.ndarray] = {}  # of tolerations without seconds
-        self.book = _Book(self)  # the row-wise policies' values
 
     @classmethod
     def of(cls, clusters: tuple[Cluster, ...]) -> _Rows:
@@ -478,13 +453,6 @@ class _Rows:
                 column = column.clone() if series_kept is None else column
                 column = column.scatter(remade, made[name])
             out._series[name] = column
-        # A row-wise policy's values read the row alone: kept rows keep theirs, made rows are made
-        # again by the next table that asks for them (ClusterTable._evaluate_all).
-        out.book = (
-            self.book.moved(out, None if same_names else kept, remade)
-            if self.book.rows is self
-            else _Book(out)
-        )
         # A row's taint verdict reads its taints alone: kept rows keep theirs, made rows judge again.
         out._tolerated = {}
         for tolerations, mask in self._tolerated.items():
@@ -517,79 +485,6 @@ class _Rows:
         if missing:
             self._series.update(_made(self.clusters, missing))
         return {name: self._series[name] for name in names}
-
-
-class _Book:
-    """The values of row-wise policies (_row_wise) over a line of kept rows (each patch's rows take
-    their parent's book): each value is kept as made over the rows of its epoch (a patch is an
-    epoch), and for each older epoch still held the book knows where its rows are now and which
-    rows were made again since (their values, on those rows alone, are to be made again)."""
-
-    def __init__(self, rows: _Rows) -> None:
-        self.rows = rows
-        self.epoch = 0
-        self.values: dict[tuple, tuple[np.ndarray, int]] = {}
-        # Per older epoch: each current row's row then (None: the same rows), and the current
-        # rows made again since.
-        self.since: dict[int, tuple[np.ndarray | None, np.ndarray]] = {}
-
-    def moved(self, rows: _Rows, kept: np.ndarray | None, remade: list[int]) -> _Book:
-        """This book, for the rows a patch made of its rows: `kept`, each new row's old row (None:
-        the same rows); `remade`, the new rows made again. The epochs past _EPOCHS are let go."""
-        since = {}
-        for epoch, (gather, stale) in [*self.since.items(), (self.epoch, (None, None))]:
-            if epoch <= self.epoch - _EPOCHS:
-                continue
-            if stale is None:
-                stale = np.zeros(len(rows.names), dtype=bool)
-            elif kept is not None:
-                stale = stale[kept]
-            else:
-                stale = stale.copy()
-            stale[remade] = True
-            since[epoch] = (kept if gather is None else gather if kept is None else gather[kept], stale)
-        self.rows, self.epoch, self.since = rows, self.epoch + 1, since
-        self.values = {key: v for key, v in self.values.items() if v[1] in since}
-        return self
-
-    def get(self, key: tuple) -> tuple[np.ndarray, int, list[int]] | None:
-        """The key's values over the current rows, their epoch and the rows whose values are yet
-        to be made again; None where none are kept."""
-        found = self.values.get(key)
-        if found is None:
-            return None
-        values, epoch = found
-        if epoch == self.epoch:
-            return values, epoch, []
-        gather, stale = self.since[epoch]
-        return (values if gather is None else values[gather]), epoch, np.flatnonzero(stale).tolist()
-
-    def put(self, made: list[tuple[tuple, np.ndarray]]) -> None:
-        """Values made over every current row (read-only from now on); past _KEPT_MASK_BYTES only
-        these are kept (policies come and go in a long-lived hub)."""
-        for key, values in made:
-            self.values[key] = (_frozen(values), self.epoch)
-        if sum(values.nbytes for values, _ in self.values.values()) > _KEPT_MASK_BYTES:
-            self.values = {key: (values, self.epoch) for key, values in made}
-
-
-def _values(frame: pl.DataFrame, todo: list[tuple]) -> list[np.ndarray]:
-    """Each (group, key, kept key, compile, dtype)'s values over the frame's rows, in one pass;
-    with_columns, not select: an expression made only of literals must still give one value per row."""
-    if not todo:
-        return []
-    frame = frame.with_columns(
-        [compile_one(k).alias(str(j)) for j, (_, k, _, compile_one, _) in enumerate(todo)]
-    )
-    return [
-        frame.get_column(str(j)).to_numpy().astype(dtype, copy=False) for j, (*_, dtype) in enumerate(todo)
-    ]
-
-
-def _row_wise(kind: str, key: Any) -> bool:
-    """Whether a policy's values on a row read that row alone: required terms and scopes do, and
-    preferences without a sorter (a sorter's interpolation reads the fleet's least and greatest)."""
-    return kind != "_preferences" or all(pref.sorter is None for pref in key)
 
 
 def _load_alone(old: Cluster, new: Cluster) -> bool:
