@@ -1,7 +1,8 @@
 """The per-Placement costs of a large OCM batch (issue 21: a cluster event's batch solves 70 to
 200 Placements over 10,000 clusters): prepare sorts each request's decisions as before and keeps
-the rows they name, which the Balance coupling reads instead of walking them again; a spread's answer asked with no report (the Balance search's asks) scores
-nothing for the report it will not make."""
+the rows they name, which the Balance coupling reads instead of walking them again; a spread's
+answer asked with no report (the Balance search's asks) scores nothing for the report it will
+not make."""
 
 from __future__ import annotations
 
