@@ -85,7 +85,15 @@ def _weight(p: Prepared) -> int:
 
 def holdings(p: Prepared, table: ClusterTable, absent: dict[str, int] | None = None) -> np.ndarray:
     """The rows a request holds before this solve (its decisions as the others see them); with
-    `absent` (cluster name -> slot past the table), its decisions on clusters not in the batch too."""
+    `absent` (cluster name -> slot past the table), its decisions on clusters not in the batch too.
+    Read off what prepare found of them (Prepared.held, elsewhere) where it did."""
+    if p.held is not None:
+        if not absent or not p.elsewhere:
+            return p.held
+        slots = {absent[name] for name in p.elsewhere if name in absent}  # all past the table's rows
+        return np.concatenate([p.held, np.asarray(sorted(slots), dtype=np.int64)]) if slots else p.held
+    if not p.request.existing:
+        return _NONE
     rows = {table.index.get(d.cluster, (absent or {}).get(d.cluster, -1)) for d in p.request.existing}
     rows.discard(-1)
     return np.asarray(sorted(rows), dtype=np.int64)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from model import Unselected
 from solver.objective import Scale, combine, evaluate
 from solver.prepare import Prepared
 from solver.search import build, run, stage_weights
@@ -171,19 +172,8 @@ def finish(
     order = sorted(
         picks, key=lambda r: (topo[r], int(p.affinity[r]), int(p.sticky[r]), int(p.rank[r])), reverse=True
     )
-    # What was not picked, scored against the final counts as a next cycle would see it.
     chosen = set(picks)
-    if ordered is None:
-        rest = without(p.candidates, picks)
-    else:
-        picked = np.zeros(table.size, dtype=bool)
-        picked[picks] = True
-        rest = ordered[~picked[ordered]]
-    score, violated = state.score(rest)
-    ok = violated < 0
-    unselected = explain_cycle(
-        p, table, limit, rest[ok], score[ok], None, rest[~ok], violated[~ok], p.sticky, ordered is not None
-    )
+    unselected = _unselected(p, table, picks, limit, state, ordered) if limit else []
     released = [table.names[int(r)] for r in np.flatnonzero(p.obsolete) if int(r) not in chosen]
     return Solution(
         kept=kept,
@@ -192,4 +182,28 @@ def finish(
         released=released + list(p.released),
         unselected=unselected,
         satisfied=p.present + len(picks) >= p.request.count,
+    )
+
+
+def _unselected(
+    p: Prepared,
+    table: ClusterTable,
+    picks: list[int],
+    limit: int,
+    state: SpreadState,
+    ordered: np.ndarray | None,
+) -> list[Unselected]:
+    """The report of what was not picked, scored against the final counts as a next cycle would
+    see it. With no room in the report (limit 0: the Balance search's asks, whose answers are
+    explained again once settled) it is empty, and nothing is scored."""
+    if ordered is None:
+        rest = without(p.candidates, picks)
+    else:
+        picked = np.zeros(table.size, dtype=bool)
+        picked[picks] = True
+        rest = ordered[~picked[ordered]]
+    score, violated = state.score(rest)
+    ok = violated < 0
+    return explain_cycle(
+        p, table, limit, rest[ok], score[ok], None, rest[~ok], violated[~ok], p.sticky, ordered is not None
     )

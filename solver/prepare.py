@@ -134,6 +134,11 @@ class Prepared:
     # (`held_out`, sorted), where they are that; None where holdings add candidates.
     base: np.ndarray | None = None
     held_out: list[int] = field(default_factory=list)
+    # The rows of the clusters its existing decisions name (sorted, each once), and the names of
+    # those not in the table (sorted): found once here for the Balance coupling (solver.balance
+    # `holdings`), which reads them several times per solve; None where prepare found none.
+    held: np.ndarray | None = None
+    elsewhere: tuple[str, ...] = ()
 
     @property
     def candidates(self) -> np.ndarray:
@@ -166,6 +171,8 @@ class Prepared:
             self.ranking,
             self.base,
             self.held_out,
+            self.held,
+            self.elsewhere,
         )
 
 
@@ -417,18 +424,22 @@ def centered_scores(values: np.ndarray, feasible: np.ndarray, ascending: bool = 
 def _classify_existing(prepared: Prepared, table: ClusterTable, limit: int) -> None:
     """Sort existing decisions into kept, obsolete (re-evaluated) and lapsed (cluster gone or
     leaving); the request's own copy of the filters' verdict then differs where it holds: a held
-    cluster passes taints that keep out only newcomers (where every other filter passes)."""
+    cluster passes taints that keep out only newcomers (where every other filter passes). The
+    rows they name, and the names not in the table, are kept for the Balance coupling."""
     request = prepared.request
     verdict = prepared.outcome
     outcome = verdict.copy()
     untainted = changed = False
     held_out = []
+    held, elsewhere = [], []
     obsolete = None
-    for decision in sorted(request.existing, key=lambda d: d.cluster):
+    for decision in sorted(request.existing, key=_CLUSTER):
         row = table.index.get(decision.cluster)
         if row is None:
             prepared.released.append(decision.cluster)
+            elsewhere.append(decision.cluster)
             continue
+        held.append(row)
         if outcome[row] == TAINT and table.tolerated_held(row, request.tolerations):
             outcome[row] = PASS
             untainted = changed = True
@@ -445,6 +456,8 @@ def _classify_existing(prepared: Prepared, table: ClusterTable, limit: int) -> N
             if obsolete is None:
                 obsolete = np.zeros(table.size, dtype=bool)
             obsolete[row] = True
+    prepared.held = _read_only(np.asarray(sorted(set(held)), dtype=np.int64))
+    prepared.elsewhere = tuple(elsewhere)
     if obsolete is not None:
         prepared.obsolete = obsolete
     if changed:
