@@ -24,6 +24,7 @@ from adapters.kube.validation import annotations_problem, judged_metadata, label
 __all__ = [
     "System",
     "adapter",
+    "emit_part",
     "facet",
     "first_misjudged",
     "identity",
@@ -37,6 +38,7 @@ __all__ = [
     "routed",
     "scope_of",
     "scope_rule",
+    "sole_owner",
     "system",
     "systems",
 ]
@@ -92,6 +94,13 @@ def adapter(name: str) -> Adapter:
     """The named system's load, emit and cut, imported on first use."""
     record = system(name)
     return Adapter(resolve(record.load), resolve(record.emit), resolve(record.cut) if record.cut else None)
+
+
+def emit_part(name: str) -> Callable[..., Any] | None:
+    """The named system's emit of a part of its objects (adapters.contract.System.emit_part), or
+    None where it has none."""
+    record = system(name)
+    return resolve(record.emit_part) if record.emit_part else None
 
 
 @cache
@@ -168,6 +177,14 @@ def routed(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
     InputError still, though not always owned_by's: there an earlier system's bad metadata comes
     first."""
     return _route(manifests, judged=False)
+
+
+def sole_owner(manifests: Sequence[Manifest]) -> str | None:
+    """The one system owning objects of the input, by a look at their kinds and API groups (as
+    :func:`routed` routes them, nothing checked), or None where none or several do."""
+    types = {(m.obj["kind"], m.obj["apiVersion"].rpartition("/")[0]) for m in manifests}
+    owners = {s.name for s in systems() for kind, group in types if group in s.kinds.get(kind, ())}
+    return owners.pop() if len(owners) == 1 else None
 
 
 def _route(manifests: Sequence[Manifest], *, judged: bool) -> dict[str, list[Manifest]]:

@@ -18,27 +18,32 @@ from __future__ import annotations
 
 import functools
 import marshal
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from adapters.errors import InputError
-from adapters.kube.manifests import Manifest, from_objects
+from adapters.kube.manifests import Manifest, from_objects, json_lead_list, orjson_items, write_json
 from adapters.registry import (
     adapter,
+    emit_part,
     first_misjudged,
     judge_one,
     owned_by,
     reads,
     remember_judged,
     routed,
+    sole_owner,
     system,
 )
 from adapters.run import forked
+from adapters.run.changes import Key, changed_against, inputs_by_key, plan_of
 from adapters.run.heap import paused_gc
 from model import Batch, LevelStats, Result, SolveStats, added_levels
 from solver import SolveOptions, check, solve
+
+T = TypeVar("T")
 
 __all__ = [
     "NO_INPUT",
@@ -46,6 +51,7 @@ __all__ = [
     "Outcome",
     "SystemOutcome",
     "paused_gc",
+    "plan_shared",
     "schedule",
     "schedule_manifests",
     "schedule_part",
@@ -177,6 +183,22 @@ def _judged_beside(
     metadata, owned_by is asked here and gives its error first. The distinct labels and
     annotation keys are judged first (registry.remember_judged), so the loaders take each object's
     metadata at a glance as after owned_by."""
+    solved = _solved_unjudged(manifests, now, options, config)
+    if solved is None:
+        return None
+    owned, name, batch, context, result = solved
+    checks = forked.background(_judged_and_checked, (owned, batch, result, None))
+    emitted = _unless_failed(manifests, checks, lambda: adapter(name).emit(context, result))
+    _judgement(manifests, owned, name, checks)
+    return _outcome_of(name, batch, result, emitted)
+
+
+def _solved_unjudged(
+    manifests: list[Manifest], now: datetime, options: SolveOptions, config: Mapping[str, Any] | None
+) -> tuple[Mapping[str, list[Manifest]], str, Batch, Any, Result] | None:
+    """The input routed (registry.routed), its metadata remembered, loaded and solved: (routed,
+    the system, batch, context, result); None where it is not one system's. Where anything fails,
+    owned_by's error first."""
     try:
         owned = routed(manifests)
     except InputError:
@@ -185,33 +207,136 @@ def _judged_beside(
     if len(owned) != 1:
         return None
     ((name, objects),) = owned.items()
-    checks = None
     try:
         remember_judged(owned)
         _, batch, context = _load(name, objects, now, options, config)
-        result = solve(batch, options)
-        checks = forked.background(_judged_and_checked, (owned, batch, result))
-        emitted = adapter(name).emit(context, result)
+        return owned, name, batch, context, solve(batch, options)
     except Exception:
-        if checks is not None:
-            checks.cancel()
         owned_by(manifests)  # bad metadata is the error, as it is before any load
         raise
-    misjudged, problems = marshal.loads(checks.result())
+
+
+def _unless_failed(manifests: list[Manifest], checks: forked.Pending, work: Callable[[], T]) -> T:
+    """work(), with the child stopped and owned_by's error first where it fails."""
+    try:
+        return work()
+    except Exception:
+        checks.cancel()
+        owned_by(manifests)
+        raise
+
+
+def _judgement(
+    manifests: list[Manifest], owned: Mapping[str, list[Manifest]], name: str, checks: forked.Pending
+) -> Any:
+    """The child's verdict (:func:`_judged_and_checked`): owned_by's error where it names an
+    object, the checker's problems where there are any, else what the child made beside."""
+    misjudged, problems, made = marshal.loads(checks.result())
     if misjudged is not None:
         judge_one(owned, *misjudged)
         owned_by(manifests)  # (the object alone passed here, which it cannot: every check, as ever)
     _raise_problems(name, problems)
+    return made
+
+
+def _outcome_of(name: str, batch: Batch, result: Result, emitted: Any) -> Outcome:
     part = SystemOutcome(name, batch, result, emitted.placements, emitted.unsatisfied)
     return Outcome(emitted.apply, emitted.delete, (part,), summary_of_parts([part]))
 
 
-def _judged_and_checked(task: tuple[Mapping[str, list[Manifest]], Batch, Result]) -> bytes:
-    """Where the registry refuses an object's metadata first (adapters.registry.first_misjudged),
-    and, where it refuses none, the checker's problems (:func:`_problems`), packed by marshal."""
-    owned, batch, result = task
+def _judged_and_checked(task: tuple[Mapping[str, list[Manifest]], Batch, Result, Any]) -> bytes:
+    """Where the registry refuses an object's metadata first (adapters.registry.first_misjudged);
+    where it refuses none, the checker's problems (:func:`_problems`); where there are none and
+    the task holds a plan's share (:func:`plan_shared`), that share (:func:`_share_planned`):
+    packed by marshal."""
+    owned, batch, result, share = task
     misjudged = first_misjudged(owned)
-    return marshal.dumps((misjudged, b"" if misjudged is not None else _problems((batch, result))))
+    if misjudged is not None:
+        return marshal.dumps((misjudged, b"", None))
+    problems = _problems((batch, result))
+    return marshal.dumps((None, problems, _share_planned(*share) if share and not problems else None))
+
+
+def plan_shared(
+    manifests: Sequence[Manifest],
+    *,
+    now: datetime | None = None,
+    options: SolveOptions | None = None,
+    config: Mapping[str, Any] | None = None,
+) -> Callable[[Callable[[bytes], object]], None] | None:
+    """The writer of `-o plan`'s document (adapters.run.changes.plan_of's, as write_json writes
+    it) for a large input of one system whose emit makes a part of its objects
+    (adapters.contract.System.emit_part), or None, with nothing done, where the input is not one
+    (schedule_manifests and plan_of make it). As :func:`_judged_beside`, and the checker's child,
+    once it has judged the metadata and passed the result, emits the last share of the objects,
+    compares them with the input and makes their text, while this process emits, compares and
+    makes the first: plan_of's document byte for byte (where orjson writes every piece; else
+    the child's share is made again here), written only once the child's verdict passes."""
+    options = options or SolveOptions()
+    now = now or datetime.now(UTC).replace(microsecond=0)
+    manifests = list(manifests)
+    if len(manifests) < _JUDGE_BESIDE or forked.workers() < 2:
+        return None
+    owner = sole_owner(manifests)
+    if owner is None or emit_part(owner) is None:
+        return None
+    with paused_gc():
+        solved = _solved_unjudged(manifests, now, options, config)
+        if solved is None:  # (the look at the kinds and the routing disagree: as ever)
+            outcome = schedule_manifests(manifests, now=now, options=options, config=config)
+            return functools.partial(write_json, plan_of(outcome, manifests))
+        owned, name, batch, context, result = solved
+        inputs = inputs_by_key(manifests)  # before the fork: both processes compare with it
+        share = (emit_part(name), context, result, inputs, _CHILD_SHARE, 1.0)
+        checks = forked.background(_judged_and_checked, (owned, batch, result, share))
+        part = share[0]
+        emitted = _unless_failed(manifests, checks, lambda: part(context, result, 0.0, _CHILD_SHARE))
+        if emitted is None:  # its objects not made apart for this input: emitted whole here
+            emitted = _unless_failed(manifests, checks, lambda: adapter(name).emit(context, result))
+            _judgement(manifests, owned, name, checks)
+            outcome = _outcome_of(name, batch, result, emitted)
+            return functools.partial(write_json, plan_of(outcome, manifests))
+        changed, unchanged = changed_against(emitted.apply, inputs)
+        pieces = orjson_items([obj for _, obj in changed])
+        theirs = _judgement(manifests, owned, name, checks)
+    summary = _outcome_of(name, batch, result, emitted).summary
+    if theirs is not None and theirs[2] is not None and pieces is not None:
+        summary = {**summary, "changed": len(changed) + theirs[0], "unchanged": unchanged + theirs[1]}
+        write_document = json_lead_list("apply", {"delete": emitted.delete, "summary": summary})
+        if write_document is not None:
+            return functools.partial(write_document, [pieces, [theirs[2]]])
+    # The child's share made again here: json writes some piece (or the child made none).
+    rest = part(context, result, _CHILD_SHARE, 1.0)
+    their_changed, their_unchanged = changed_against(rest.apply, inputs)
+    apply = [obj for _, obj in changed + their_changed]
+    summary = {**summary, "changed": len(apply), "unchanged": unchanged + their_unchanged}
+    return functools.partial(write_json, {"apply": apply, "delete": emitted.delete, "summary": summary})
+
+
+# The share of a plan's objects the checker's child makes (the last), beside its checks: it
+# judges the metadata and checks the result first (kcp v0.8 10,000 x 50,000, in the forked
+# command: 0.19 + 0.10 s, where this process's emit, comparison and text take 0.75 s).
+_CHILD_SHARE = 0.6
+
+
+def _share_planned(
+    part: Callable[..., Any],
+    context: Any,
+    result: Result,
+    inputs: Mapping[Key, Mapping[str, Any]],
+    start: float,
+    stop: float,
+) -> tuple[int, int, bytes | None] | None:
+    """The objects the system emits from fraction `start` to `stop` of them (its emit_part),
+    compared with the input objects by key (adapters.run.changes.changed_against): how many changed, how many
+    did not, and the changed ones' text as orjson writes a List's items (None where json must
+    write one); None where the system makes none apart for this input."""
+    emitted = part(context, result, start, stop)
+    if emitted is None:
+        return None
+    changed, unchanged = changed_against(emitted.apply, inputs)
+    pieces = orjson_items([obj for _, obj in changed])
+    return len(changed), unchanged, None if pieces is None else b"".join(pieces)
 
 
 class NotSeparable(Exception):
