@@ -25,9 +25,8 @@ def emit(context: KcpContext, result: Result) -> Emitted:
 
 def emit_part(context: KcpContext, result: Result, start: float, stop: float) -> Emitted | None:
     """emit's Emitted with only its objects from fraction `start` to `stop` made
-    (adapters.contract.System.emit_part): v0.8's; None for v0.5, whose status counts need every
-    Namespace written."""
+    (adapters.contract.System.emit_part)."""
     world = context.world
     if world.generation is Generation.V05:
-        return None
+        return v05.emit(world, context.plan, result, (start, stop))
     return v08.emit(world, context.plan, result, (start, stop))
