@@ -79,11 +79,23 @@ def shares(monkeypatch) -> list[object]:
 
 @pytest.mark.parametrize("generation", ["v0.8", "v0.5"])
 def test_the_plan_made_on_two_cores_is_plan_ofs_document(generation, monkeypatch) -> None:
+    """The child's share as estimated (v0.8's hub: a third), and where it is a third."""
     given = shares(monkeypatch)
+    if generation == "v0.5":  # (its estimate, a twentieth, leaves the child none)
+        monkeypatch.setattr(pipeline, "_child_share", lambda objects, requests: 0.3)
     shared = shared_or_error(hub(generation), monkeypatch)
-    assert len(given) == 1 and 0.5 < given[0][0] < 1.0 and given[0][1] == 1.0
+    assert len(given) == 1 and 0.5 < given[0][0] < 0.8 and given[0][1] == 1.0
     assert shared == ordinary_or_error(hub(generation), monkeypatch)
     assert b'  "apply": [' in shared and len(shared) > 1000
+
+
+@pytest.mark.parametrize("generation", ["v0.8", "v0.5"])
+def test_a_share_too_small_leaves_the_child_its_verdict_alone(generation, monkeypatch) -> None:
+    """The whole plan made here, before the verdict (kcp v0.5 10,000 x 50,000)."""
+    given = shares(monkeypatch)
+    monkeypatch.setattr(pipeline, "_LEAST_SHARE", 0.9)
+    assert shared_or_error(hub(generation), monkeypatch) == ordinary_or_error(hub(generation), monkeypatch)
+    assert given == [None]
 
 
 def test_a_child_that_fails_is_made_again_here(monkeypatch) -> None:
@@ -111,9 +123,12 @@ def bad_finalizer(obj: dict) -> dict:
     return obj
 
 
-def test_bad_metadata_and_a_rejected_result_are_the_ordinary_errors(monkeypatch) -> None:
+@pytest.mark.parametrize("least", [0.1, 0.9])
+def test_bad_metadata_and_a_rejected_result_are_the_ordinary_errors(least, monkeypatch) -> None:
     """A finalizer only the child's verdict finds; a checker that rejects the result (then no
-    share is made); a load that fails (a duplicate namespace) before the bad label it holds."""
+    share is made); a load that fails (a duplicate namespace) before the bad label it holds. With
+    a share for the child and without."""
+    monkeypatch.setattr(pipeline, "_LEAST_SHARE", least)
     bad = [*hub("v0.8"), bad_finalizer(kcp.namespace_v08("extra"))]
     error = shared_or_error(bad, monkeypatch)
     assert error[0] == "InputError" and "bad finalizer!" in error[1]

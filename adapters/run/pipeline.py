@@ -270,8 +270,9 @@ def plan_shared(
     (schedule_manifests and plan_of make it). As :func:`_judged_beside`, and the checker's child,
     once it has judged the metadata and passed the result, emits the last share of the objects,
     compares them with the input and makes their text, while this process emits, compares and
-    makes the first: plan_of's document byte for byte (where orjson writes every piece; else
-    the child's share is made again here), written only once the child's verdict passes."""
+    makes the first (all of them, where the child's share would be too small: _LEAST_SHARE):
+    plan_of's document byte for byte (where orjson writes every piece; else the child's share is
+    made again here), written only once the child's verdict passes."""
     options = options or SolveOptions()
     now = now or datetime.now(UTC).replace(microsecond=0)
     manifests = list(manifests)
@@ -287,31 +288,35 @@ def plan_shared(
             return functools.partial(write_json, plan_of(outcome, manifests))
         owned, name, batch, context, result = solved
         inputs = inputs_by_key(manifests)  # before the fork: both processes compare with it
-        split = 1.0 - _child_share(len(manifests), len(batch.requests))
-        share = (emit_part(name), context, result, inputs, split, 1.0)
+        part, child = emit_part(name), _child_share(len(manifests), len(batch.requests))
+        split = 1.0 if child < _LEAST_SHARE else 1.0 - child
+        share = (part, context, result, inputs, split, 1.0) if split < 1.0 else None
         checks = forked.background(_judged_and_checked, (owned, batch, result, share))
-        part = share[0]
         emitted = _unless_failed(manifests, checks, lambda: part(context, result, 0.0, split))
-        if emitted is None:  # its objects not made apart for this input: emitted whole here
-            emitted = _unless_failed(manifests, checks, lambda: adapter(name).emit(context, result))
-            _judgement(manifests, owned, name, checks)
-            outcome = _outcome_of(name, batch, result, emitted)
-            return functools.partial(write_json, plan_of(outcome, manifests))
         changed, unchanged = changed_against(emitted.apply, inputs)
         pieces = orjson_items([obj for _, obj in changed])
         theirs = _judgement(manifests, owned, name, checks)
+    if share is None:
+        theirs = (0, 0, b"")
     summary = _outcome_of(name, batch, result, emitted).summary
-    if theirs is not None and theirs[2] is not None and pieces is not None:
+    if theirs[2] is not None and pieces is not None:
         summary = {**summary, "changed": len(changed) + theirs[0], "unchanged": unchanged + theirs[1]}
         write_document = json_lead_list("apply", {"delete": emitted.delete, "summary": summary})
         if write_document is not None:
             return functools.partial(write_document, [pieces, [theirs[2]]])
-    # The child's share made again here: json writes some piece (or the child made none).
-    rest = part(context, result, split, 1.0)
-    their_changed, their_unchanged = changed_against(rest.apply, inputs)
+    # The child's share made again here: json writes some piece.
+    their_changed, their_unchanged = [], 0
+    if share is not None:
+        their_changed, their_unchanged = changed_against(part(context, result, split, 1.0).apply, inputs)
     apply = [obj for _, obj in changed + their_changed]
     summary = {**summary, "changed": len(apply), "unchanged": unchanged + their_unchanged}
     return functools.partial(write_json, {"apply": apply, "delete": emitted.delete, "summary": summary})
+
+
+# Below this share the child's would cost it more than it spares this process (it works out
+# every write, and kcp v0.5 judges every Namespace, to make its few): it only judges and checks,
+# and this process makes the whole plan meanwhile, before the verdict.
+_LEAST_SHARE = 0.1
 
 
 def _child_share(objects: int, requests: int) -> float:
@@ -333,14 +338,12 @@ def _share_planned(
     inputs: Mapping[Key, Mapping[str, Any]],
     start: float,
     stop: float,
-) -> tuple[int, int, bytes | None] | None:
+) -> tuple[int, int, bytes | None]:
     """The objects the system emits from fraction `start` to `stop` of them (its emit_part),
-    compared with the input objects by key (adapters.run.changes.changed_against): how many changed, how many
-    did not, and the changed ones' text as orjson writes a List's items (None where json must
-    write one); None where the system makes none apart for this input."""
+    compared with the input objects by key (adapters.run.changes.changed_against): how many
+    changed, how many did not, and the changed ones' text as orjson writes a List's items (None
+    where json must write one)."""
     emitted = part(context, result, start, stop)
-    if emitted is None:
-        return None
     changed, unchanged = changed_against(emitted.apply, inputs)
     pieces = orjson_items([obj for _, obj in changed])
     return len(changed), unchanged, None if pieces is None else b"".join(pieces)
