@@ -38,7 +38,6 @@ __all__ = [
     "routed",
     "scope_of",
     "scope_rule",
-    "sole_owner",
     "system",
     "systems",
 ]
@@ -177,14 +176,6 @@ def routed(manifests: Sequence[Manifest]) -> dict[str, list[Manifest]]:
     InputError still, though not always owned_by's: there an earlier system's bad metadata comes
     first."""
     return _route(manifests, judged=False)
-
-
-def sole_owner(manifests: Sequence[Manifest]) -> str | None:
-    """The one system owning objects of the input, by a look at their kinds and API groups (as
-    :func:`routed` routes them, nothing checked), or None where none or several do."""
-    types = {(m.obj["kind"], m.obj["apiVersion"].rpartition("/")[0]) for m in manifests}
-    owners = {s.name for s in systems() for kind, group in types if group in s.kinds.get(kind, ())}
-    return owners.pop() if len(owners) == 1 else None
 
 
 def _route(manifests: Sequence[Manifest], *, judged: bool) -> dict[str, list[Manifest]]:

@@ -14,6 +14,7 @@ from adapters.generate.hubs import generate
 from adapters.kcp import emit as kcp_emit
 from adapters.kcp.load import load as kcp_load
 from adapters.kube.manifests import from_objects, write_json
+from adapters.openmcp.generate import generate_config
 from adapters.registry import reads
 from adapters.run import forked, pipeline
 from adapters.run.changes import plan_of
@@ -26,6 +27,9 @@ NOW = datetime(2026, 11, 24, 3, tzinfo=UTC)
 
 def hub(generation: str) -> list[dict]:
     return generate("kcp", 40, 120, seed=3, now=NOW, generation=generation)
+
+
+CONFIG = generate_config(40, 120, seed=3)  # openMCP's, for its hub of 40 x 120 (seed 3)
 
 
 def text(write) -> bytes:
@@ -44,7 +48,7 @@ def shared_or_error(objects: list[dict], monkeypatch, workers: str = "2") -> obj
         patched.setenv(forked.ENVIRONMENT, workers)
         patched.setattr(pipeline, "_JUDGE_BESIDE", 0)
         try:
-            write = plan_shared(from_objects(objects, "<objects>", reads=reads), now=NOW)
+            write = plan_shared(from_objects(objects, "<objects>", reads=reads), now=NOW, config=CONFIG)
         except (InputError, AssertionError) as error:
             return type(error).__name__, str(error)
     return None if write is None else untimed(text(write))
@@ -56,7 +60,7 @@ def ordinary_or_error(objects: list[dict], monkeypatch) -> object:
         patched.setenv(forked.ENVIRONMENT, "1")
         manifests = from_objects(objects, "<objects>", reads=reads)
         try:
-            outcome = schedule_manifests(manifests, now=NOW)
+            outcome = schedule_manifests(manifests, now=NOW, config=CONFIG)
         except (InputError, AssertionError) as error:
             return type(error).__name__, str(error)
     chunks: list[bytes] = []
@@ -109,13 +113,25 @@ def test_a_share_json_must_write_is_made_again_here(monkeypatch) -> None:
     assert shared_or_error(hub("v0.8"), monkeypatch) == ordinary_or_error(hub("v0.8"), monkeypatch)
 
 
-def test_nothing_is_done_where_the_plan_is_not_shared(monkeypatch) -> None:
-    """One process, another system, several systems: None, and the command makes it as ever."""
+def test_nothing_is_done_in_one_process_or_where_nothing_is_read(monkeypatch) -> None:
+    """None, and the command makes the plan (and says that nothing was read) as ever."""
     assert shared_or_error(hub("v0.8"), monkeypatch, workers="1") is None
-    openmcp = generate("openmcp", 20, 60, seed=3, now=NOW)
-    assert shared_or_error(openmcp, monkeypatch) is None
-    fleet = generate("fleet", 20, 20, seed=3, now=NOW)
-    assert shared_or_error([*fleet, *hub("v0.8")], monkeypatch) is None
+    assert (
+        shared_or_error([{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}], monkeypatch)
+        is None
+    )
+
+
+def test_a_system_that_makes_no_part_and_several_systems_are_planned_whole(monkeypatch) -> None:
+    """openMCP's objects emitted whole (here, before the verdict); Fleet's and kcp's together
+    as ever, each system in turn."""
+    given = shares(monkeypatch)
+    openmcp = generate("openmcp", 40, 120, seed=3, now=NOW)
+    assert shared_or_error(openmcp, monkeypatch) == ordinary_or_error(openmcp, monkeypatch)
+    assert given == [None]
+    both = [*generate("fleet", 20, 20, seed=3, now=NOW), *hub("v0.8")]
+    assert shared_or_error(both, monkeypatch) == ordinary_or_error(both, monkeypatch)
+    assert given == [None]
 
 
 def bad_finalizer(obj: dict) -> dict:

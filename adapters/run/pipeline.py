@@ -34,7 +34,6 @@ from adapters.registry import (
     reads,
     remember_judged,
     routed,
-    sole_owner,
     system,
 )
 from adapters.run import forked
@@ -141,23 +140,34 @@ def schedule_manifests(
 ) -> Outcome:
     options = options or SolveOptions()
     now = now or datetime.now(UTC).replace(microsecond=0)
-    apply: list[dict[str, Any]] = []
-    delete: list[dict[str, str]] = []
-    parts: list[SystemOutcome] = []
     manifests = list(manifests)
     with paused_gc():
         if verify and len(manifests) >= _JUDGE_BESIDE and forked.workers() > 1:
             judged = _judged_beside(manifests, now, options, config)
             if judged is not None:
                 return judged
-        # Every system is loaded (and so validated) before anything is solved: bad input anywhere
-        # fails the whole run with nothing written.
-        loaded = [_load(name, owned, now, options, config) for name, owned in owned_by(manifests).items()]
-        for name, batch, context in loaded:
-            emitted, part = _solved(name, batch, context, options, verify, beside=True)
-            apply += emitted.apply
-            delete += emitted.delete
-            parts.append(part)
+        return _each_system(manifests, now, options, verify, config)
+
+
+def _each_system(
+    manifests: list[Manifest],
+    now: datetime,
+    options: SolveOptions,
+    verify: bool,
+    config: Mapping[str, Any] | None,
+) -> Outcome:
+    """Every system's objects judged (registry.owned_by), loaded, solved, checked and emitted in
+    turn. Every system is loaded (and so validated) before anything is solved: bad input anywhere
+    fails the whole run with nothing written."""
+    apply: list[dict[str, Any]] = []
+    delete: list[dict[str, str]] = []
+    parts: list[SystemOutcome] = []
+    loaded = [_load(name, owned, now, options, config) for name, owned in owned_by(manifests).items()]
+    for name, batch, context in loaded:
+        emitted, part = _solved(name, batch, context, options, verify, beside=True)
+        apply += emitted.apply
+        delete += emitted.delete
+        parts.append(part)
     summary = summary_of_parts(parts) if parts else _nothing_solved(options.mode)
     return Outcome(apply, delete, tuple(parts), summary)
 
@@ -265,9 +275,10 @@ def plan_shared(
     config: Mapping[str, Any] | None = None,
 ) -> Callable[[Callable[[bytes], object]], None] | None:
     """The writer of `-o plan`'s document (adapters.run.changes.plan_of's, as write_json writes
-    it) for a large input of one system whose emit makes a part of its objects
-    (adapters.contract.System.emit_part), or None, with nothing done, where the input is not one
-    (schedule_manifests and plan_of make it). As :func:`_judged_beside`, and the checker's child,
+    it) for a large input, where the process may fork; None where it is small, or may not, with
+    nothing done, or where it holds no system's objects (schedule_manifests and plan_of make it
+    then). For one system's input, as :func:`_judged_beside`, and, where its emit makes a part of
+    its objects (adapters.contract.System.emit_part), the checker's child,
     once it has judged the metadata and passed the result, emits the last share of the objects,
     compares them with the input and makes their text, while this process emits, compares and
     makes the first (all of them, where the child's share would be too small: _LEAST_SHARE):
@@ -278,17 +289,16 @@ def plan_shared(
     manifests = list(manifests)
     if len(manifests) < _JUDGE_BESIDE or forked.workers() < 2:
         return None
-    owner = sole_owner(manifests)
-    if owner is None or emit_part(owner) is None:
-        return None
     with paused_gc():
         solved = _solved_unjudged(manifests, now, options, config)
-        if solved is None:  # (the look at the kinds and the routing disagree: as ever)
-            outcome = schedule_manifests(manifests, now=now, options=options, config=config)
-            return functools.partial(write_json, plan_of(outcome, manifests))
+        if solved is None:  # several systems, or none
+            outcome = _each_system(manifests, now, options, True, config)
+            return functools.partial(write_json, plan_of(outcome, manifests)) if outcome.parts else None
         owned, name, batch, context, result = solved
         inputs = inputs_by_key(manifests)  # before the fork: both processes compare with it
         part, child = emit_part(name), _child_share(len(manifests), len(batch.requests))
+        if part is None:  # emitted whole (here, before the verdict, as the rest of the plan)
+            part, child = functools.partial(_whole, adapter(name).emit), 0.0
         split = 1.0 if child < _LEAST_SHARE else 1.0 - child
         share = (part, context, result, inputs, split, 1.0) if split < 1.0 else None
         checks = forked.background(_judged_and_checked, (owned, batch, result, share))
@@ -317,6 +327,11 @@ def plan_shared(
 # every write, and kcp v0.5 judges every Namespace, to make its few): it only judges and checks,
 # and this process makes the whole plan meanwhile, before the verdict.
 _LEAST_SHARE = 0.1
+
+
+def _whole(emit: Callable[[Any, Result], Any], context: Any, result: Result, start: float, end: float) -> Any:
+    """A system's emit, as an emit_part of the whole: (start, stop) is (0, 1)."""
+    return emit(context, result)
 
 
 def _child_share(objects: int, requests: int) -> float:
