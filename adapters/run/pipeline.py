@@ -350,7 +350,7 @@ _LEAST_SHARE = 0.1
 
 
 def _whole(emit: Callable[[Any, Result], Any], context: Any, result: Result, start: float, end: float) -> Any:
-    """A system's emit, as an emit_part of the whole: (start, stop) is (0, 1)."""
+    """A system's emit, as an emit_part of the whole: (start, end) is (0, 1)."""
     return emit(context, result)
 
 
