@@ -150,6 +150,10 @@ class System:
       refuses them);
     - `load`, `emit`, `cut`: its Adapter; `config_read` and `config_check`: its scheduler config
       (`read(paths) -> document`, `check(document, where)`), for a system that reads one;
+      `emit_part` (`(context, result, start, stop) -> Emitted`): emit's Emitted with only the
+      run of its objects to apply from fraction `start` to `stop` of them made (its other fields
+      whole): a large plan's objects are then emitted on two cores
+      (adapters.run.pipeline.plan_shared);
     - `fields` and `scope`, `scope_word`: its Identity (default: Fields, no workspaces);
     - `targets` and `explainer` (a module with `document(target, explanation, part, owned,
       applied)` and `table(document)`): what `explain` takes and how it words it;
@@ -173,6 +177,7 @@ class System:
     load: str
     emit: str
     cut: str | None = None
+    emit_part: str | None = None
     shared: Mapping[str, frozenset[str]] = field(default_factory=dict)
     config_read: str | None = None
     config_check: str | None = None

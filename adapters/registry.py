@@ -24,6 +24,7 @@ from adapters.kube.validation import annotations_problem, judged_metadata, label
 __all__ = [
     "System",
     "adapter",
+    "emit_part",
     "facet",
     "first_misjudged",
     "identity",
@@ -92,6 +93,13 @@ def adapter(name: str) -> Adapter:
     """The named system's load, emit and cut, imported on first use."""
     record = system(name)
     return Adapter(resolve(record.load), resolve(record.emit), resolve(record.cut) if record.cut else None)
+
+
+def emit_part(name: str) -> Callable[..., Any] | None:
+    """The named system's emit of a part of its objects (adapters.contract.System.emit_part), or
+    None where it has none."""
+    record = system(name)
+    return resolve(record.emit_part) if record.emit_part else None
 
 
 @cache

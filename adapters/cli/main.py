@@ -180,7 +180,7 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
                 return parted.write
             reading = start_reading(list(paths), stdin=sys.stdin, reads=reads)
             from adapters.cli.progress import TerminalProgress
-            from adapters.run.pipeline import schedule_manifests  # while large inputs are parsed
+            from adapters.run.pipeline import plan_shared, schedule_manifests  # while large inputs are parsed
             from solver import SolveOptions
 
             manifests = read_all(reading)
@@ -202,6 +202,11 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
                     _retain(manifests, parted)
                     _note_deletions(parted.deletions, output)
                     return parted.write
+            if output == "plan":  # a large input's objects emitted on two cores, where its system can
+                written = plan_shared(manifests, now=now, options=options, config=config)
+                if written is not None:
+                    _retain(manifests, written)
+                    return written
             outcome = schedule_manifests(manifests, now=now, options=options, config=config)
             _retain(manifests, outcome)
             _note_nothing_read(outcome)

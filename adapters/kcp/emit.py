@@ -13,7 +13,7 @@ from adapters.kcp.load import KcpContext
 from adapters.kcp.names import Generation
 from model import Result
 
-__all__ = ["emit"]
+__all__ = ["emit", "emit_part"]
 
 
 def emit(context: KcpContext, result: Result) -> Emitted:
@@ -21,3 +21,12 @@ def emit(context: KcpContext, result: Result) -> Emitted:
     if world.generation is Generation.V05:
         return v05.emit(world, context.plan, result)
     return v08.emit(world, context.plan, result)
+
+
+def emit_part(context: KcpContext, result: Result, start: float, stop: float) -> Emitted | None:
+    """emit's Emitted with only its objects from fraction `start` to `stop` made
+    (adapters.contract.System.emit_part)."""
+    world = context.world
+    if world.generation is Generation.V05:
+        return v05.emit(world, context.plan, result, (start, stop))
+    return v08.emit(world, context.plan, result, (start, stop))

@@ -15,6 +15,7 @@ SYSTEM = System(
     served=n.SERVED_VERSIONS,
     load="adapters.kcp.load:load",
     emit="adapters.kcp.emit:emit",
+    emit_part="adapters.kcp.emit:emit_part",
     shared={kind: frozenset(groups) for kind, groups in n.SHARED_KINDS.items()},
     fields="adapters.kcp.workspace:kcp_fields",
     scope="adapters.kcp.workspace:workspace_of",

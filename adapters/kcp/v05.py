@@ -519,17 +519,31 @@ def _request(p: NamespacePlan, u: Unit, order: int, shared: _Shared) -> Placemen
 # ------------------------------------------------------------------------------------------- emit
 
 
-def emit(world: World, plan: Plan, result: Result) -> Emitted:
+def emit(world: World, plan: Plan, result: Result, part: tuple[float, float] = (0.0, 1.0)) -> Emitted:
+    """The Namespaces; of them only the run from fraction `part[0]` to `part[1]` written
+    (adapters.contract.System.emit_part), the others judged satisfied or not all the same."""
     by_request = result.by_request()
     apply = []
     unsatisfied = []
     now = time_text(world.now)
-    for p in plan.namespaces:
-        obj, ok = _write(p, by_request, now)
-        apply.append(obj)
+    start, stop = (int(fraction * len(plan.namespaces)) for fraction in part)
+    for index, p in enumerate(plan.namespaces):
+        if start <= index < stop:
+            obj, ok = _write(p, by_request, now)
+            apply.append(obj)
+        else:
+            ok = _satisfied(p, by_request)
         if not ok:
             unsatisfied.append(p.namespace.key)
     return Emitted(apply, [], tuple(p.namespace.key for p in plan.namespaces), tuple(unsatisfied))
+
+
+def _satisfied(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> bool:
+    """:func:`_write`'s verdict on `p`, its object not made."""
+    if p.status != SCHEDULED:
+        return False
+    states, satisfied = _states(p, by_request)
+    return satisfied and bool(states)
 
 
 def _write(

@@ -328,7 +328,10 @@ def _controller_a(
 # ------------------------------------------------------------------------------------------- emit
 
 
-def emit(world: World, plan: Plan, result: Result) -> Emitted:
+def emit(world: World, plan: Plan, result: Result, part: tuple[float, float] = (0.0, 1.0)) -> Emitted:
+    """The Namespaces, then the Placements; of them only the run from fraction `part[0]` to
+    `part[1]` made (adapters.contract.System.emit_part): each is written from the Placements'
+    targets alone, which every part works out whole, as the rest of what is emitted."""
     by_request = result.by_request()
     target: dict[str, str] = {}  # placement key -> the SyncTargetKey it holds after Controller B
     for pp in plan.placements:
@@ -342,8 +345,13 @@ def emit(world: World, plan: Plan, result: Result) -> Emitted:
         if got.selected:
             target[pp.placement.key] = world.clusters[got.selected[0].cluster].key
     now = time_text(world.now)
-    apply = [_namespace(world, state, target, now) for state in plan.namespaces]
-    apply += [_placement(pp, target.get(pp.placement.key, "")) for pp in plan.placements]
+    namespaces, placements = len(plan.namespaces), len(plan.placements)
+    start, stop = (int(fraction * (namespaces + placements)) for fraction in part)
+    apply = [_namespace(world, state, target, now) for state in plan.namespaces[start:stop]]
+    apply += [
+        _placement(pp, target.get(pp.placement.key, ""))
+        for pp in plan.placements[max(0, start - namespaces) : max(0, stop - namespaces)]
+    ]
     unsatisfied = tuple(
         pp.placement.key for pp in plan.placements if pp.placement.key not in target or pp.ready[0] == "False"
     )

@@ -26,7 +26,9 @@ from adapters.registry import scope_of, scope_rule
 __all__ = [
     "SERVER_FIELDS",
     "Key",
+    "changed_against",
     "changed_objects",
+    "inputs_by_key",
     "diff_of",
     "diff_sections",
     "object_key",
@@ -78,7 +80,8 @@ def served(obj: dict[str, Any], stored: Mapping[str, Any] | None) -> dict[str, A
     return {**obj, "metadata": {**metadata, **missing}} if missing else obj
 
 
-def _inputs(manifests: Iterable[Manifest]) -> dict[Key, dict[str, Any]]:
+def inputs_by_key(manifests: Iterable[Manifest]) -> dict[Key, dict[str, Any]]:
+    """The input objects by their keys (:func:`object_key`), for :func:`changed_against`."""
     return {object_key(m.obj): m.obj for m in manifests}
 
 
@@ -88,12 +91,13 @@ def changed_objects(
     """(input object or None, desired object) for each desired object that is new or differs,
     in output order, and the number of desired objects equal to their input (the server's
     metadata aside: :func:`served`)."""
-    return _changed(apply, _inputs(manifests))
+    return changed_against(apply, inputs_by_key(manifests))
 
 
-def _changed(
+def changed_against(
     apply: Sequence[Mapping[str, Any]], inputs: Mapping[Key, Mapping[str, Any]]
 ) -> tuple[list[tuple[Mapping[str, Any] | None, Mapping[str, Any]]], int]:
+    """:func:`changed_objects` against the input objects by key (:func:`inputs_by_key`)."""
     changed = []
     unchanged = 0
     for obj in apply:
@@ -161,12 +165,12 @@ def diff_sections(
 ) -> tuple[list[str], list[str]]:
     """:func:`diff_of`'s text in its two sections, one diff an object: each object written (new
     or changed, not deleted after), in output order, then each object deleted."""
-    inputs = _inputs(manifests)
+    inputs = inputs_by_key(manifests)
     deleted = {}
     for ref in delete:
         named = {"apiVersion": ref.get("apiVersion", ""), "kind": ref.get("kind", ""), "metadata": ref}
         deleted[object_key(named)] = (ref, named)
-    changed, _ = _changed(apply, inputs)
+    changed, _ = changed_against(apply, inputs)
     written = [
         _unified(before, served(after, before), _path(after))
         for before, after in changed
