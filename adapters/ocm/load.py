@@ -25,7 +25,7 @@ from adapters.ocm.checks import conditions
 from adapters.ocm.clusters import ManagedCluster, read_cluster
 from adapters.ocm.groups import GroupStrategy
 from adapters.ocm.policy import Policy, read_policy
-from adapters.ocm.sets import ClusterSet, read_bindings, read_set
+from adapters.ocm.sets import Bindings, ClusterSet, read_bindings, read_set
 from adapters.run import forked
 from model import (
     Batch,
@@ -92,47 +92,10 @@ def _loaded(
     decisions = _decisions(objects[n.DECISION])
     policies = _policies(objects[n.PLACEMENT])
 
+    # Everything that needs no CEL verdict first: the CEL child (_cel_beside) takes about as long
+    # as this process's whole reading, and is waited for only once nothing else is left to read.
     memberships = _memberships(sets, live)
-    cel = _cel_matches(_cel_sources(policies), live, all_scores, beside)
-    satisfied: dict[str, set[str]] = {}
-    for trait, outcome in cel.items():
-        for name in outcome.matched or ():
-            satisfied.setdefault(name, set()).add(trait)
-    traits = {c.name: memberships[c.name] | satisfied.get(c.name, set()) for c in live}
-
-    members: dict[str, list[ManagedCluster]] = {}
-    for c in live:
-        for trait in memberships[c.name]:
-            members.setdefault(trait, []).append(c)
-    available_of: dict[tuple[str, ...], list[ManagedCluster]] = {}  # many placements share their sets
-
-    contexts: dict[str, PlacementContext] = {}
-    requests: list[PlacementRequest] = []
-    for key, (m, policy) in policies.items():
-        eligible = bindings.eligible(m.namespace, policy.cluster_sets)
-        scope = tuple(n.SET_TRAIT.format(s) for s in eligible)
-        available = available_of.get(scope)
-        if available is None:
-            seen = {c.name: c for trait in scope for c in members.get(trait, ())}
-            available = available_of[scope] = list(seen.values())
-        context = PlacementContext(
-            placement=m,
-            count=policy.count,
-            cluster_sets=policy.cluster_sets,
-            bindings=len(bindings.valid(m.namespace)),
-            eligible=eligible,
-            available=len(available),
-            groups=policy.groups,
-            decisions=[d for d, _ in decisions.get((m.namespace, m.name), [])],
-        )
-        contexts[key] = context
-        required = _required(policy, cel)
-        context.misconfigured = _misconfigured(policy, required, available, traits, cel)
-        if context.misconfigured is not None:
-            continue
-        held = sorted({c for _, names in decisions.get((m.namespace, m.name), []) for c in names})
-        requests.append(placement_request(m, policy, required, held, scope))
-
+    contexts, scoped = _contexts(policies, bindings, memberships, live, decisions)
     # Balance counts every PlacementDecision but the placement's own; the batch's placements
     # (and the misconfigured ones, left without decisions) are counted by the solver.
     outside = Counter(
@@ -142,6 +105,24 @@ def _loaded(
         for _, names in items
         for c in names
     )
+
+    cel = _cel_matches(_cel_sources(policies), live, all_scores, beside)
+    satisfied: dict[str, set[str]] = {}
+    for trait, outcome in cel.items():
+        for name in outcome.matched or ():
+            satisfied.setdefault(name, set()).add(trait)
+    traits = {c.name: memberships[c.name] | satisfied.get(c.name, set()) for c in live}
+
+    requests: list[PlacementRequest] = []
+    for context, policy, scope, available in scoped:
+        m = context.placement
+        required = _required(policy, cel)
+        context.misconfigured = _misconfigured(policy, required, available, traits, cel)
+        if context.misconfigured is not None:
+            continue
+        held = sorted({c for _, names in decisions.get((m.namespace, m.name), []) for c in names})
+        requests.append(placement_request(m, policy, required, held, scope))
+
     model_clusters = tuple(
         c.to_model(traits[c.name], valid_scores.get(c.name, {}), outside.get(c.name, 0))
         for c in sorted(live, key=lambda c: c.name)
@@ -155,6 +136,47 @@ def _loaded(
     # nothing is explained: the settle and greedy's walk made 20 entries a request for no reader.
     batch = Batch(model_clusters, tuple(requests), now=now, seed=seed, absent_load=absent, explain_limit=0)
     return batch, OcmContext(contexts, {c.name: c for c in model_clusters}, now)
+
+
+_Scoped = tuple["PlacementContext", Policy, tuple[str, ...], list[ManagedCluster]]
+
+
+def _contexts(
+    policies: Mapping[str, tuple[Manifest, Policy]],
+    bindings: Bindings,
+    memberships: Mapping[str, frozenset[str]],
+    live: list[ManagedCluster],
+    decisions: Mapping[tuple[str, str], list[tuple[Manifest, list[str]]]],
+) -> tuple[dict[str, PlacementContext], list[_Scoped]]:
+    """By namespace/name, each Placement's context (its misconfiguration, which needs the CEL
+    verdicts, still to be judged); and for each, with its policy, its scope and the live clusters
+    in its eligible sets."""
+    members: dict[str, list[ManagedCluster]] = {}
+    for c in live:
+        for trait in memberships[c.name]:
+            members.setdefault(trait, []).append(c)
+    available_of: dict[tuple[str, ...], list[ManagedCluster]] = {}  # many placements share their sets
+    contexts: dict[str, PlacementContext] = {}
+    scoped: list[_Scoped] = []
+    for key, (m, policy) in policies.items():
+        eligible = bindings.eligible(m.namespace, policy.cluster_sets)
+        scope = tuple(n.SET_TRAIT.format(s) for s in eligible)
+        available = available_of.get(scope)
+        if available is None:
+            seen = {c.name: c for trait in scope for c in members.get(trait, ())}
+            available = available_of[scope] = list(seen.values())
+        context = contexts[key] = PlacementContext(
+            placement=m,
+            count=policy.count,
+            cluster_sets=policy.cluster_sets,
+            bindings=len(bindings.valid(m.namespace)),
+            eligible=eligible,
+            available=len(available),
+            groups=policy.groups,
+            decisions=[d for d, _ in decisions.get((m.namespace, m.name), [])],
+        )
+        scoped.append((context, policy, scope, available))
+    return contexts, scoped
 
 
 def _memberships(sets: Mapping[str, ClusterSet], live: list[ManagedCluster]) -> dict[str, frozenset[str]]:
@@ -383,13 +405,15 @@ def _cel_beside(objects: Mapping[str, list[Manifest]], now: datetime) -> forked.
 
 def _cel_early(item: tuple[Mapping[str, list[Manifest]], datetime, list[str]]) -> bytes:
     """_cel_key and the flags of the expressions over the live clusters as load reads them
-    (their scores validated alike); nothing on bad input (this process's reading raises it)."""
+    (their score lists as it reads them); nothing on bad input (this process's reading raises it)."""
     objects, now, sources = item
-    try:
-        live = [m for m in objects[n.MANAGED_CLUSTER] if m.obj["metadata"].get("deletionTimestamp") is None]
-        _, scores = _scores(objects[n.SCORE], now)
-    except InputError:
-        return b""
+    scores = _plain_score_lists(objects[n.SCORE])
+    if scores is None:
+        try:
+            _, scores = _scores(objects[n.SCORE], now)
+        except InputError:
+            return b""
+    live = [m for m in objects[n.MANAGED_CLUSTER] if m.obj["metadata"].get("deletionTimestamp") is None]
     programs, _ = _compiled(sources)
     key = _cel_key(list(programs), [m.name for m in live])
     return key + _cel_flags(list(programs.values()), [m.obj for m in live], scores)
@@ -470,6 +494,22 @@ def _scores(
         for item in items:
             target[n.ADDON_SCORE.format(m.name, item["name"])] = item["value"]
     return valid, every
+
+
+def _plain_score_lists(manifests: Iterable[Manifest]) -> dict[str, dict[str, list[dict[str, Any]]]] | None:
+    """_scores' lists for CEL's scores(), where every object's status and score items are plain
+    (_plain_scores), read without the checks (the load makes them, and raises on what they
+    refuse); None otherwise."""
+    every: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for m in manifests:
+        status = m.obj.get("status")
+        if status is not None and type(status) is not dict:
+            return None
+        items = _plain_scores(status.get("scores")) if status is not None else []
+        if items is None:
+            return None
+        every.setdefault(m.namespace, {})[m.name] = items
+    return every
 
 
 def _plain_scores(raw: Any) -> list[dict[str, Any]] | None:
