@@ -39,7 +39,7 @@ class _Fleet:
         self.eligible_names = {c.name for c in self.eligible}
         self._passing: dict[tuple, set[str]] = {}
         self.verdicts = _Verdicts(now)
-        self._domains: dict[str, set[str]] = {}
+        self._domains: dict[tuple[str, bool], set[str]] = {}
         self._with_label: dict[str, dict[str, set[str]]] = {}  # by key, by value
         self._with_trait: dict[str, set[str]] = {}
         self._scoped: dict[tuple[str, ...], set[str]] = {}
@@ -126,11 +126,12 @@ class _Fleet:
         return by_value.get(value, set())
 
     def domains(self, key: str, claims: bool) -> set[str]:
-        if (key, claims) not in self._domains:
-            self._domains[(key, claims)] = {
-                _attributes(c, claims)[key] for c in self.clusters if key in _attributes(c, claims)
-            }
-        return self._domains[(key, claims)]
+        """The values the clusters give `key` (among their claims, or labels)."""
+        found = self._domains.get((key, claims))
+        if found is None:
+            maps = [c.claims for c in self.clusters] if claims else [c.labels for c in self.clusters]
+            found = self._domains[(key, claims)] = {facts[key] for facts in maps if key in facts}
+        return found
 
 
 def _filters(request: PlacementRequest) -> tuple:
