@@ -106,22 +106,26 @@ def _loaded(
         for c in names
     )
 
-    cel = _cel_matches(_cel_sources(policies), live, all_scores, beside)
+    # A placement's request needs only whether its expressions compile, unless its tolerations
+    # are misconfigured (upstream says so only where a cluster passes its predicates): made first.
+    sources = _cel_sources(policies)
+    compiled = _compile_outcomes(sources)
+    requests: list[PlacementRequest] = []
+    later: list[_Scoped] = []
+    for each in scoped:
+        if each[1].toleration_error is None:
+            _add_request(each, compiled, {}, decisions, requests)
+        else:
+            later.append(each)
+
+    cel = _cel_matches(sources, live, all_scores, beside)
     satisfied: dict[str, set[str]] = {}
     for trait, outcome in cel.items():
         for name in outcome.matched or ():
             satisfied.setdefault(name, set()).add(trait)
     traits = {c.name: memberships[c.name] | satisfied.get(c.name, set()) for c in live}
-
-    requests: list[PlacementRequest] = []
-    for context, policy, scope, available in scoped:
-        m = context.placement
-        required = _required(policy, cel)
-        context.misconfigured = _misconfigured(policy, required, available, traits, cel)
-        if context.misconfigured is not None:
-            continue
-        held = sorted({c for _, names in decisions.get((m.namespace, m.name), []) for c in names})
-        requests.append(placement_request(m, policy, required, held, scope))
+    for each in later:
+        _add_request(each, cel, traits, decisions, requests)
 
     model_clusters = tuple(
         c.to_model(traits[c.name], valid_scores.get(c.name, {}), outside.get(c.name, 0))
@@ -177,6 +181,33 @@ def _contexts(
         )
         scoped.append((context, policy, scope, available))
     return contexts, scoped
+
+
+def _compile_outcomes(sources: Sequence[str]) -> dict[str, CelOutcome]:
+    """By trait, each expression's outcome as far as compiling it tells (_cel_matches' errors;
+    no matches), all _required and _misconfigured read of a placement without tolerations to
+    judge."""
+    if not sources:
+        return {}
+    _, errors = _compiled(sources)
+    return {cel_trait(src): CelOutcome(error=errors.get(src)) for src in sources}
+
+
+def _add_request(
+    each: _Scoped,
+    cel: Mapping[str, CelOutcome],
+    traits: Mapping[str, frozenset[str]],
+    decisions: Mapping[tuple[str, str], list[tuple[Manifest, list[str]]]],
+    requests: list[PlacementRequest],
+) -> None:
+    """Judge a placement's misconfiguration; where there is none, add its request."""
+    context, policy, scope, available = each
+    m = context.placement
+    required = _required(policy, cel)
+    context.misconfigured = _misconfigured(policy, required, available, traits, cel)
+    if context.misconfigured is None:
+        held = sorted({c for _, names in decisions.get((m.namespace, m.name), []) for c in names})
+        requests.append(placement_request(m, policy, required, held, scope))
 
 
 def _memberships(sets: Mapping[str, ClusterSet], live: list[ManagedCluster]) -> dict[str, frozenset[str]]:
