@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import compress
 from typing import Any
 
 from adapters.errors import InputError
@@ -381,7 +382,7 @@ def _cel_matches(
     n = len(live)
     for k, src in enumerate(programs):
         matched = flags[k * n : (k + 1) * n]
-        out[cel_trait(src)] = CelOutcome(frozenset(c for c, ok in zip(names, matched, strict=True) if ok))
+        out[cel_trait(src)] = CelOutcome(frozenset(compress(names, matched)))
     return out
 
 
