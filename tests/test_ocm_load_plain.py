@@ -164,3 +164,19 @@ def test_the_cel_childs_score_lists_are_the_loads_or_none() -> None:
             continue
         assert loose is None or loose == checked, shape
     assert _plain_score_lists(from_objects([*plain, expired], "<test>")) is not None
+
+
+def test_each_clusters_cel_traits_are_those_its_flags_match() -> None:
+    """The load gives each cluster the traits of the expressions it matches from the flags, one
+    set per pattern of matches (_cel_traits_of): the traits whose flag for it is 1."""
+    import random
+
+    from adapters.ocm.load import _cel_traits_of
+
+    rng = random.Random(7)
+    for count, width in ((0, 2), (1, 1), (9, 3), (40, 5)):
+        traits = [f"cel:{k}" for k in range(width)]
+        flags = bytes(rng.random() < 0.5 for _ in range(count * width))
+        expected = [frozenset(t for k, t in enumerate(traits) if flags[k * count + i]) for i in range(count)]
+        assert _cel_traits_of(traits, flags, count) == expected
+    assert _cel_traits_of([], b"", 3) == [frozenset()] * 3

@@ -119,14 +119,11 @@ def _loaded(
         else:
             later.append(each)
 
-    cel = _cel_matches(sources, live, all_scores, beside)
-    satisfied: dict[str, set[str]] = {}
-    for trait, outcome in cel.items():
-        for name in outcome.matched or ():
-            satisfied.setdefault(name, set()).add(trait)
-    traits = {c.name: memberships[c.name] | satisfied.get(c.name, set()) for c in live}
-    for each in later:
-        _add_request(each, cel, traits, decisions, requests)
+    _, matching, flags = _cel_verdicts(sources, live, all_scores, beside)
+    satisfied = _cel_traits_of(matching, flags, len(live))
+    traits = {c.name: memberships[c.name] | cel for c, cel in zip(live, satisfied, strict=True)}
+    for each in later:  # whether an expression compiles is all _misconfigured reads of `compiled`
+        _add_request(each, compiled, traits, decisions, requests)
 
     model_clusters = tuple(
         c.to_model(traits[c.name], valid_scores.get(c.name, {}), outside.get(c.name, 0))
@@ -366,23 +363,49 @@ def _cel_matches(
     """By trait, each distinct expression compiled once and evaluated once over every live
     cluster: by the child `beside` (_cel_beside) where its answer is for these expressions and
     clusters, else here."""
-    out: dict[str, CelOutcome] = {}
+    out, traits, flags = _cel_verdicts(sources, live, scores, beside)
+    names = [c.name for c in live]
+    n = len(live)
+    for k, trait in enumerate(traits):
+        out[trait] = CelOutcome(frozenset(compress(names, flags[k * n : (k + 1) * n])))
+    return out
+
+
+def _cel_verdicts(
+    sources: Iterable[str],
+    live: list[ManagedCluster],
+    scores: Mapping[str, Mapping[str, list]],
+    beside: forked.Pending | None,
+) -> tuple[dict[str, CelOutcome], list[str], bytes]:
+    """_cel_matches' outcomes of the expressions that do not compile, by trait; the traits of
+    those that do, in order; and their flags, one byte per trait and live cluster (1: it
+    matches), trait by trait."""
     sources = sorted(set(sources))
     if not sources:
-        return out
+        return {}, [], b""
     programs, errors = _compiled(sources)
-    out.update((cel_trait(src), CelOutcome(error=error)) for src, error in errors.items())
-    names = [c.name for c in live]
+    failed = {cel_trait(src): CelOutcome(error=error) for src, error in errors.items()}
     answer = beside.result() if beside is not None else b""
-    key = _cel_key(list(programs), names)
+    key = _cel_key(list(programs), [c.name for c in live])
     if answer[: len(key)] == key:
         flags = answer[len(key) :]
     else:
         flags = _cel_flags(list(programs.values()), [c.obj for c in live], scores)
-    n = len(live)
-    for k, src in enumerate(programs):
-        matched = flags[k * n : (k + 1) * n]
-        out[cel_trait(src)] = CelOutcome(frozenset(compress(names, matched)))
+    return failed, [cel_trait(src) for src in programs], flags
+
+
+def _cel_traits_of(traits: list[str], flags: bytes, count: int) -> list[frozenset[str]]:
+    """For each of `count` clusters, the traits of the expressions it matches (_cel_verdicts'
+    flags): one frozenset for every cluster matching alike (a fleet shows few patterns)."""
+    if not traits:
+        return [frozenset()] * count
+    known: dict[tuple[int, ...], frozenset[str]] = {}
+    out = []
+    for pattern in zip(*(flags[k * count : (k + 1) * count] for k in range(len(traits))), strict=True):
+        found = known.get(pattern)
+        if found is None:
+            found = known[pattern] = frozenset(t for t, ok in zip(traits, pattern, strict=True) if ok)
+        out.append(found)
     return out
 
 
