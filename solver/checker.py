@@ -12,6 +12,7 @@ from datetime import datetime
 from model import (
     Batch,
     Cluster,
+    ClusterTerm,
     Division,
     Failure,
     PlacementRequest,
@@ -19,6 +20,7 @@ from model import (
     RequestResult,
     Result,
     SelectionMode,
+    Toleration,
     first_untolerated,
 )
 from model.types import INT32_MAX
@@ -34,19 +36,22 @@ class _Fleet:
         self.clusters = clusters
         self.by_name = {c.name: c for c in clusters}
         self.eligible = [c for c in clusters if c.eligible]
+        self.eligible_names = {c.name for c in self.eligible}
         self._passing: dict[tuple, set[str]] = {}
         self.verdicts = _Verdicts(now)
-        self._domains: dict[str, set[str]] = {}
-        self._with_label: dict[tuple[str, str], set[str]] | None = None
+        self._domains: dict[tuple[str, bool], set[str]] = {}
+        self._with_label: dict[str, dict[str, set[str]]] = {}  # by key, by value
+        self._with_trait: dict[str, set[str]] = {}
+        self._scoped: dict[tuple[str, ...], set[str]] = {}
+        self._matching: dict[ClusterTerm, set[str]] = {}
+        self._untolerated: dict[tuple[Toleration, ...], set[str]] = {}
 
     def passing(self, request: PlacementRequest, key: tuple) -> set[str]:
         """Names of every cluster passing the request's filters; shared by requests with equal
         filters (`key`, see _filters)."""
         shared = self._passing.get(key)
         if shared is None:
-            shared = self._passing[key] = {
-                c.name for c in self._candidates(request) if passes(request, c, self.now, held=False)
-            }
+            shared = self._passing[key] = self._passing_new(request)
         held = {
             d.cluster
             for d in request.existing
@@ -56,35 +61,77 @@ class _Fleet:
         }
         return shared | held
 
-    def _candidates(self, request: PlacementRequest) -> list[Cluster]:
-        """The eligible clusters that may pass: a term matches only clusters carrying every pair
-        of its matchLabels (LabelSelector.matches), so only those are judged, each by passes in
-        full."""
-        if not request.required:
-            return self.eligible
-        names: set[str] = set()
-        for term in request.required:
+    def _passing_new(self, request: PlacementRequest) -> set[str]:
+        """Names of the clusters passing the request's filters for a request that holds none:
+        passes' conjunction taken set by set, each set judged by the same rules once for every
+        request asking it (the eligible clusters in scope, those a term matches, those with a
+        taint the tolerations leave untolerated)."""
+        names = self._in_scope(request.scope) if request.scope is not None else self.eligible_names
+        if request.required:
+            names = names & set().union(*(self._matched(term) for term in request.required))
+        return names - self._untolerated_by(request.tolerations)
+
+    def _in_scope(self, scope: tuple[str, ...]) -> set[str]:
+        """Names of the eligible clusters with at least one of the traits of `scope`."""
+        found = self._scoped.get(scope)
+        if found is None:
+            found = self._scoped[scope] = set().union(*(self._with(trait) for trait in scope))
+        return found
+
+    def _with(self, trait: str) -> set[str]:
+        """Names of the eligible clusters with the trait."""
+        found = self._with_trait.get(trait)
+        if found is None:
+            found = self._with_trait[trait] = {c.name for c in self.eligible if trait in c.traits}
+        return found
+
+    def _matched(self, term: ClusterTerm) -> set[str]:
+        """Names of the eligible clusters the term matches: only those carrying every pair of its
+        matchLabels can (LabelSelector.matches), so only those are judged."""
+        found = self._matching.get(term)
+        if found is None:
             pairs = term.labels.match_labels if term.labels is not None else ()
-            if not pairs:
-                return self.eligible
-            names |= set.intersection(*(self._labelled(pair) for pair in pairs))
-        return [self.by_name[name] for name in names]
+            if pairs:
+                names = set.intersection(*(self._labelled(pair) for pair in pairs))
+                candidates = [self.by_name[name] for name in names]
+            else:
+                candidates = self.eligible
+            found = self._matching[term] = {
+                c.name for c in candidates if term.matches(c.labels, c.properties, c.claims, c.traits)
+            }
+        return found
+
+    def _untolerated_by(self, tolerations: tuple[Toleration, ...]) -> set[str]:
+        """Names of the eligible clusters with a taint the tolerations leave untolerated for a
+        request that does not hold them (first_untolerated)."""
+        found = self._untolerated.get(tolerations)
+        if found is None:
+            found = self._untolerated[tolerations] = {
+                c.name
+                for c in self.eligible
+                if c.taints and first_untolerated(c.taints, tolerations, self.now, held=False) is not None
+            }
+        return found
 
     def _labelled(self, pair: tuple[str, str]) -> set[str]:
         """Names of the eligible clusters whose label pair[0] is pair[1]."""
-        if self._with_label is None:
-            self._with_label = {}
+        key, value = pair
+        by_value = self._with_label.get(key)
+        if by_value is None:
+            by_value = self._with_label[key] = {}
             for c in self.eligible:
-                for item in c.labels.items():
-                    self._with_label.setdefault(item, set()).add(c.name)
-        return self._with_label.get(pair, set())
+                found = c.labels.get(key)
+                if found is not None:
+                    by_value.setdefault(found, set()).add(c.name)
+        return by_value.get(value, set())
 
     def domains(self, key: str, claims: bool) -> set[str]:
-        if (key, claims) not in self._domains:
-            self._domains[(key, claims)] = {
-                _attributes(c, claims)[key] for c in self.clusters if key in _attributes(c, claims)
-            }
-        return self._domains[(key, claims)]
+        """The values the clusters give `key` (among their claims, or labels)."""
+        found = self._domains.get((key, claims))
+        if found is None:
+            maps = [c.claims for c in self.clusters] if claims else [c.labels for c in self.clusters]
+            found = self._domains[(key, claims)] = {facts[key] for facts in maps if key in facts}
+        return found
 
 
 def _filters(request: PlacementRequest) -> tuple:

@@ -106,7 +106,7 @@ def solve_top_n(p: Prepared, table: ClusterTable, limit: int) -> Solution:
         kept=list(p.kept),
         picks=[int(r) for r in picks],
         released=released_obsolete(p, table, picks),
-        unselected=_not_picked(p, table, rest[:limit], limit),
+        unselected=_not_picked(p, table, rest[:limit], limit) if limit > 0 else [],
         satisfied=p.present + len(picks) >= p.request.count,
     )
 

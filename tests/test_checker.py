@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from model import Batch, Choice, ClusterScore, RequestResult, Result
+from model import (
+    Batch,
+    Choice,
+    Cluster,
+    ClusterScore,
+    ClusterTerm,
+    LabelSelector,
+    RequestResult,
+    Result,
+    Taint,
+    Toleration,
+)
+from model.quantity import parse_quantity
 from solver import check
+from solver.checker import _filters, _Fleet, passes
 from tests.fixtures.batches import SPREAD_CASES, mixed_fleet, mixed_request, no_spread_batch, stuck_batch
 from tests.fixtures.builders import (
     batch,
@@ -17,7 +32,10 @@ from tests.fixtures.builders import (
     pick_fixed,
     pick_n,
     pref,
+    prop,
+    req,
     run,
+    sel,
     spread,
     taint,
     term,
@@ -212,3 +230,83 @@ def test_preferences_are_not_checked_as_hard_constraints() -> None:
     assert [c.cluster for c in rr.selected] == ["d"]
     # Any other passing cluster is still sound, if worse.
     assert check(b, _corrupt(result, "p", selected=(_picked("a"),))) == []
+
+
+# -- the passing set of an all-clusters request, taken set by set ----------------------------
+
+
+def _random_fleet(rng: random.Random, now: datetime) -> list[Cluster]:
+    """Clusters with every fact a filter reads drawn at random: labels, claims, properties,
+    traits, taints (some only for newcomers, some with a time), eligibility."""
+    clusters = []
+    for i in range(60):
+        labels = {k: rng.choice("xyz") for k in ("env", "zone", "tier") if rng.random() < 0.7}
+        claims = {k: rng.choice("xy") for k in ("env", "product") if rng.random() < 0.5}
+        taints = tuple(
+            Taint(
+                rng.choice(("t1", "t2")),
+                rng.choice(("", "v")),
+                added=rng.choice((None, now - timedelta(seconds=30))),
+                new_only=rng.random() < 0.3,
+            )
+            for _ in range(rng.choice((0, 0, 1, 2)))
+        )
+        clusters.append(
+            Cluster(
+                f"c{i:02d}",
+                labels=labels,
+                properties={"cpu": parse_quantity(str(rng.randint(1, 8)))} if rng.random() < 0.8 else {},
+                taints=taints,
+                eligible=rng.random() < 0.9,
+                ineligible_reason="",
+                claims=claims,
+                traits=frozenset(t for t in ("s1", "s2", "cel") if rng.random() < 0.5),
+            )
+        )
+    return clusters
+
+
+def _random_terms(rng: random.Random) -> tuple[ClusterTerm, ...]:
+    def labels() -> LabelSelector | None:
+        if rng.random() < 0.3:
+            return None
+        pairs = tuple(
+            sorted({(k, rng.choice("xyz")) for k in rng.sample(("env", "zone"), rng.randint(0, 2))})
+        )
+        op = rng.choice(("In", "NotIn", "Exists", "DoesNotExist"))
+        exprs = (req("tier", op, *(("x",) if op in ("In", "NotIn") else ())),) if rng.random() < 0.5 else ()
+        return LabelSelector(pairs, exprs)
+
+    return tuple(
+        ClusterTerm(
+            labels=labels(),
+            properties=(prop("cpu", rng.choice(("Gt", "Le")), "4"),) if rng.random() < 0.3 else (),
+            claims=sel({"product": rng.choice("xy")}) if rng.random() < 0.3 else None,
+            traits=("cel",) if rng.random() < 0.3 else (),
+        )
+        for _ in range(rng.choice((0, 1, 1, 2)))
+    )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_passing_set_of_an_all_clusters_request_is_every_cluster_passes_admits(seed: int) -> None:
+    """_Fleet.passing composes passes' conditions as sets (scope, terms, taints), each shared by the
+    requests asking it: for every request, held clusters or not, the clusters passes admits one
+    by one, no more and no fewer."""
+    rng = random.Random(seed)
+    now = datetime(2026, 11, 24, 3, 0, tzinfo=UTC)
+    clusters = _random_fleet(rng, now)
+    fleet = _Fleet(tuple(clusters), now)
+    for _ in range(40):
+        request = pick_all(
+            required=_random_terms(rng),
+            tolerations=tuple(
+                Toleration(rng.choice(("t1", "t2")), seconds=rng.choice((None, 10, 60)))
+                for _ in range(rng.choice((0, 1, 2)))
+            ),
+            scope=rng.choice((None, (), ("s1",), ("s1", "s2"))),
+            existing=tuple(held(c.name) for c in rng.sample(clusters, 5)),
+        )
+        holds = {d.cluster for d in request.existing}
+        plain = {c.name for c in clusters if passes(request, c, now, held=c.name in holds)}
+        assert fleet.passing(request, _filters(request)) == plain

@@ -388,6 +388,37 @@ def test_bad_toleration_is_misconfigured_when_a_cluster_passes():
     assert [r.key for r in batch.requests] == ["ns1/p"] and context.placements["ns1/p"].misconfigured is None
 
 
+def test_bad_toleration_is_judged_on_the_clusters_a_cel_predicate_passes():
+    """A placement whose tolerations upstream refuses is judged once the CEL verdicts are known
+    (the other placements' requests are made before them): misconfigured where a cluster passes
+    its CEL predicate, not where none does; the placements beside it as ever."""
+    pytest.importorskip("adapters.ocm.cel")
+    bad = [toleration(operator="Equal")]
+    objects = hub(
+        managed_cluster("a", {"env": "prod"}),
+        managed_cluster("b", {"env": "dev"}),
+        placement(
+            "some",
+            predicates=[predicate(cel=['managedCluster.metadata.labels["env"] == "prod"'])],
+            tolerations=bad,
+        ),
+        placement(
+            "none",
+            predicates=[predicate(cel=['managedCluster.metadata.labels["env"] == "qa"'])],
+            tolerations=bad,
+        ),
+        placement("fine", predicates=[predicate(cel=['managedCluster.metadata.labels["env"] == "qa"'])]),
+    )
+    batch, context = load(objects)
+    assert (
+        context.placements["ns1/some"].misconfigured
+        == "TaintToleration:If the key is empty, operator must be Exists."
+    )
+    assert context.placements["ns1/none"].misconfigured is None
+    assert context.placements["ns1/fine"].misconfigured is None
+    assert [r.key for r in batch.requests] == ["ns1/fine", "ns1/none"]
+
+
 def test_bad_selectors_are_misconfigured():
     bad_op = predicate({"matchExpressions": [{"key": "k", "operator": "Gt", "values": ["1"]}]})
     assert misconfigured(hub(managed_cluster("a"), placement("p", predicates=[bad_op]))) == (

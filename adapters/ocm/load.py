@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import compress
 from typing import Any
 
 from adapters.errors import InputError
@@ -25,7 +26,7 @@ from adapters.ocm.checks import conditions
 from adapters.ocm.clusters import ManagedCluster, read_cluster
 from adapters.ocm.groups import GroupStrategy
 from adapters.ocm.policy import Policy, read_policy
-from adapters.ocm.sets import ClusterSet, read_bindings, read_set
+from adapters.ocm.sets import Bindings, ClusterSet, read_bindings, read_set
 from adapters.run import forked
 from model import (
     Batch,
@@ -92,47 +93,10 @@ def _loaded(
     decisions = _decisions(objects[n.DECISION])
     policies = _policies(objects[n.PLACEMENT])
 
+    # Everything that needs no CEL verdict first: the CEL child (_cel_beside) takes about as long
+    # as this process's whole reading, and is waited for only once nothing else is left to read.
     memberships = _memberships(sets, live)
-    cel = _cel_matches(_cel_sources(policies), live, all_scores, beside)
-    satisfied: dict[str, set[str]] = {}
-    for trait, outcome in cel.items():
-        for name in outcome.matched or ():
-            satisfied.setdefault(name, set()).add(trait)
-    traits = {c.name: memberships[c.name] | satisfied.get(c.name, set()) for c in live}
-
-    members: dict[str, list[ManagedCluster]] = {}
-    for c in live:
-        for trait in memberships[c.name]:
-            members.setdefault(trait, []).append(c)
-    available_of: dict[tuple[str, ...], list[ManagedCluster]] = {}  # many placements share their sets
-
-    contexts: dict[str, PlacementContext] = {}
-    requests: list[PlacementRequest] = []
-    for key, (m, policy) in policies.items():
-        eligible = bindings.eligible(m.namespace, policy.cluster_sets)
-        scope = tuple(n.SET_TRAIT.format(s) for s in eligible)
-        available = available_of.get(scope)
-        if available is None:
-            seen = {c.name: c for trait in scope for c in members.get(trait, ())}
-            available = available_of[scope] = list(seen.values())
-        context = PlacementContext(
-            placement=m,
-            count=policy.count,
-            cluster_sets=policy.cluster_sets,
-            bindings=len(bindings.valid(m.namespace)),
-            eligible=eligible,
-            available=len(available),
-            groups=policy.groups,
-            decisions=[d for d, _ in decisions.get((m.namespace, m.name), [])],
-        )
-        contexts[key] = context
-        required = _required(policy, cel)
-        context.misconfigured = _misconfigured(policy, required, available, traits, cel)
-        if context.misconfigured is not None:
-            continue
-        held = sorted({c for _, names in decisions.get((m.namespace, m.name), []) for c in names})
-        requests.append(placement_request(m, policy, required, held, scope))
-
+    contexts, scoped = _contexts(policies, bindings, memberships, live, decisions)
     # Balance counts every PlacementDecision but the placement's own; the batch's placements
     # (and the misconfigured ones, left without decisions) are counted by the solver.
     outside = Counter(
@@ -142,6 +106,25 @@ def _loaded(
         for _, names in items
         for c in names
     )
+
+    # A placement's request needs only whether its expressions compile, unless its tolerations
+    # are misconfigured (upstream says so only where a cluster passes its predicates): made first.
+    sources = _cel_sources(policies)
+    compiled = _compile_outcomes(sources)
+    requests: list[PlacementRequest] = []
+    later: list[_Scoped] = []
+    for each in scoped:
+        if each[1].toleration_error is None:
+            _add_request(each, compiled, {}, decisions, requests)
+        else:
+            later.append(each)
+
+    _, matching, flags = _cel_verdicts(sources, live, all_scores, beside)
+    satisfied = _cel_traits_of(matching, flags, len(live))
+    traits = {c.name: memberships[c.name] | cel for c, cel in zip(live, satisfied, strict=True)}
+    for each in later:  # whether an expression compiles is all _misconfigured reads of `compiled`
+        _add_request(each, compiled, traits, decisions, requests)
+
     model_clusters = tuple(
         c.to_model(traits[c.name], valid_scores.get(c.name, {}), outside.get(c.name, 0))
         for c in sorted(live, key=lambda c: c.name)
@@ -155,6 +138,74 @@ def _loaded(
     # nothing is explained: the settle and greedy's walk made 20 entries a request for no reader.
     batch = Batch(model_clusters, tuple(requests), now=now, seed=seed, absent_load=absent, explain_limit=0)
     return batch, OcmContext(contexts, {c.name: c for c in model_clusters}, now)
+
+
+_Scoped = tuple["PlacementContext", Policy, tuple[str, ...], list[ManagedCluster]]
+
+
+def _contexts(
+    policies: Mapping[str, tuple[Manifest, Policy]],
+    bindings: Bindings,
+    memberships: Mapping[str, frozenset[str]],
+    live: list[ManagedCluster],
+    decisions: Mapping[tuple[str, str], list[tuple[Manifest, list[str]]]],
+) -> tuple[dict[str, PlacementContext], list[_Scoped]]:
+    """By namespace/name, each Placement's context (its misconfiguration, which needs the CEL
+    verdicts, still to be judged); and for each, with its policy, its scope and the live clusters
+    in its eligible sets."""
+    members: dict[str, list[ManagedCluster]] = {}
+    for c in live:
+        for trait in memberships[c.name]:
+            members.setdefault(trait, []).append(c)
+    available_of: dict[tuple[str, ...], list[ManagedCluster]] = {}  # many placements share their sets
+    contexts: dict[str, PlacementContext] = {}
+    scoped: list[_Scoped] = []
+    for key, (m, policy) in policies.items():
+        eligible = bindings.eligible(m.namespace, policy.cluster_sets)
+        scope = tuple(n.SET_TRAIT.format(s) for s in eligible)
+        available = available_of.get(scope)
+        if available is None:
+            seen = {c.name: c for trait in scope for c in members.get(trait, ())}
+            available = available_of[scope] = list(seen.values())
+        context = contexts[key] = PlacementContext(
+            placement=m,
+            count=policy.count,
+            cluster_sets=policy.cluster_sets,
+            bindings=len(bindings.valid(m.namespace)),
+            eligible=eligible,
+            available=len(available),
+            groups=policy.groups,
+            decisions=[d for d, _ in decisions.get((m.namespace, m.name), [])],
+        )
+        scoped.append((context, policy, scope, available))
+    return contexts, scoped
+
+
+def _compile_outcomes(sources: Sequence[str]) -> dict[str, CelOutcome]:
+    """By trait, each expression's outcome as far as compiling it tells (_cel_matches' errors;
+    no matches), all _required and _misconfigured read of a placement without tolerations to
+    judge."""
+    if not sources:
+        return {}
+    _, errors = _compiled(sources)
+    return {cel_trait(src): CelOutcome(error=errors.get(src)) for src in sources}
+
+
+def _add_request(
+    each: _Scoped,
+    cel: Mapping[str, CelOutcome],
+    traits: Mapping[str, frozenset[str]],
+    decisions: Mapping[tuple[str, str], list[tuple[Manifest, list[str]]]],
+    requests: list[PlacementRequest],
+) -> None:
+    """Judge a placement's misconfiguration; where there is none, add its request."""
+    context, policy, scope, available = each
+    m = context.placement
+    required = _required(policy, cel)
+    context.misconfigured = _misconfigured(policy, required, available, traits, cel)
+    if context.misconfigured is None:
+        held = sorted({c for _, names in decisions.get((m.namespace, m.name), []) for c in names})
+        requests.append(placement_request(m, policy, required, held, scope))
 
 
 def _memberships(sets: Mapping[str, ClusterSet], live: list[ManagedCluster]) -> dict[str, frozenset[str]]:
@@ -312,23 +363,49 @@ def _cel_matches(
     """By trait, each distinct expression compiled once and evaluated once over every live
     cluster: by the child `beside` (_cel_beside) where its answer is for these expressions and
     clusters, else here."""
-    out: dict[str, CelOutcome] = {}
+    out, traits, flags = _cel_verdicts(sources, live, scores, beside)
+    names = [c.name for c in live]
+    n = len(live)
+    for k, trait in enumerate(traits):
+        out[trait] = CelOutcome(frozenset(compress(names, flags[k * n : (k + 1) * n])))
+    return out
+
+
+def _cel_verdicts(
+    sources: Iterable[str],
+    live: list[ManagedCluster],
+    scores: Mapping[str, Mapping[str, list]],
+    beside: forked.Pending | None,
+) -> tuple[dict[str, CelOutcome], list[str], bytes]:
+    """_cel_matches' outcomes of the expressions that do not compile, by trait; the traits of
+    those that do, in order; and their flags, one byte per trait and live cluster (1: it
+    matches), trait by trait."""
     sources = sorted(set(sources))
     if not sources:
-        return out
+        return {}, [], b""
     programs, errors = _compiled(sources)
-    out.update((cel_trait(src), CelOutcome(error=error)) for src, error in errors.items())
-    names = [c.name for c in live]
+    failed = {cel_trait(src): CelOutcome(error=error) for src, error in errors.items()}
     answer = beside.result() if beside is not None else b""
-    key = _cel_key(list(programs), names)
+    key = _cel_key(list(programs), [c.name for c in live])
     if answer[: len(key)] == key:
         flags = answer[len(key) :]
     else:
         flags = _cel_flags(list(programs.values()), [c.obj for c in live], scores)
-    n = len(live)
-    for k, src in enumerate(programs):
-        matched = flags[k * n : (k + 1) * n]
-        out[cel_trait(src)] = CelOutcome(frozenset(c for c, ok in zip(names, matched, strict=True) if ok))
+    return failed, [cel_trait(src) for src in programs], flags
+
+
+def _cel_traits_of(traits: list[str], flags: bytes, count: int) -> list[frozenset[str]]:
+    """For each of `count` clusters, the traits of the expressions it matches (_cel_verdicts'
+    flags): one frozenset for every cluster matching alike (a fleet shows few patterns)."""
+    if not traits:
+        return [frozenset()] * count
+    known: dict[tuple[int, ...], frozenset[str]] = {}
+    out = []
+    for pattern in zip(*(flags[k * count : (k + 1) * count] for k in range(len(traits))), strict=True):
+        found = known.get(pattern)
+        if found is None:
+            found = known[pattern] = frozenset(t for t, ok in zip(traits, pattern, strict=True) if ok)
+        out.append(found)
     return out
 
 
@@ -383,13 +460,15 @@ def _cel_beside(objects: Mapping[str, list[Manifest]], now: datetime) -> forked.
 
 def _cel_early(item: tuple[Mapping[str, list[Manifest]], datetime, list[str]]) -> bytes:
     """_cel_key and the flags of the expressions over the live clusters as load reads them
-    (their scores validated alike); nothing on bad input (this process's reading raises it)."""
+    (their score lists as it reads them); nothing on bad input (this process's reading raises it)."""
     objects, now, sources = item
-    try:
-        live = [m for m in objects[n.MANAGED_CLUSTER] if m.obj["metadata"].get("deletionTimestamp") is None]
-        _, scores = _scores(objects[n.SCORE], now)
-    except InputError:
-        return b""
+    scores = _plain_score_lists(objects[n.SCORE])
+    if scores is None:
+        try:
+            _, scores = _scores(objects[n.SCORE], now)
+        except InputError:
+            return b""
+    live = [m for m in objects[n.MANAGED_CLUSTER] if m.obj["metadata"].get("deletionTimestamp") is None]
     programs, _ = _compiled(sources)
     key = _cel_key(list(programs), [m.name for m in live])
     return key + _cel_flags(list(programs.values()), [m.obj for m in live], scores)
@@ -470,6 +549,22 @@ def _scores(
         for item in items:
             target[n.ADDON_SCORE.format(m.name, item["name"])] = item["value"]
     return valid, every
+
+
+def _plain_score_lists(manifests: Iterable[Manifest]) -> dict[str, dict[str, list[dict[str, Any]]]] | None:
+    """_scores' lists for CEL's scores(), where every object's status and score items are plain
+    (_plain_scores), read without the checks (the load makes them, and raises on what they
+    refuse); None otherwise."""
+    every: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for m in manifests:
+        status = m.obj.get("status")
+        if status is not None and type(status) is not dict:
+            return None
+        items = _plain_scores(status.get("scores")) if status is not None else []
+        if items is None:
+            return None
+        every.setdefault(m.namespace, {})[m.name] = items
+    return every
 
 
 def _plain_scores(raw: Any) -> list[dict[str, Any]] | None:
