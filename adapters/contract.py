@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from adapters.kube.fields import Fields
     from adapters.kube.manifests import Manifest
-    from model import Batch, RequestResult, Result
+    from model import Batch, PlacementRequest, RequestResult, Result
 
 __all__ = [
     "Adapter",
@@ -226,10 +226,11 @@ class Taken:
     # answered (Fleet's wake rule reads whether a placement is fully scheduled).
     answered: Callable[[Result], None] | None = None
     # Requests taken up whose answer the model knows without the solver (OCM: a PickAll whose
-    # feasible set moved by one cluster), each as the solver would have answered it in the batch;
-    # their decisions are counted in the batch's clusters as answered (the batch's outside load).
-    # The hub emits them with the solved ones (and `answered` is told them too), in key order.
-    given: tuple[RequestResult, ...] = ()
+    # feasible set moved by one cluster), each with its answer as the solver would have chosen it
+    # in the batch (its selected and released clusters); their decisions are counted in the
+    # batch's clusters as answered (the batch's outside load). The hub checks them with the solved
+    # ones (when it verifies), emits them with them and tells `answered` them too, in key order.
+    given: tuple[tuple[PlacementRequest, RequestResult], ...] = ()
 
 
 class Live(Protocol):

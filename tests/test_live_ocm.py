@@ -70,7 +70,7 @@ def _run(mode: str, events: int, seed: int):
     def take(changes, at):
         taken = original(changes, at)
         if taken is not None:
-            seen.append((taken.batch, [dict(o) for o in hub.objects()], taken.given))
+            seen.append((taken.batch, [dict(o) for o in hub.objects()], tuple(a for _, a in taken.given)))
         return taken
 
     live.take = take
@@ -701,6 +701,41 @@ def test_a_pickall_answered_without_the_solver_writes_what_the_batch_would(mode,
     assert sum(given) > 40  # it answers most of the PickAlls solved
     monkeypatch.setattr(OcmLive, "_given", lambda self, requests, now: {})
     assert fast == _deltas(mode, 0, 60)
+
+
+def test_the_pickalls_answered_without_the_solver_pass_the_checker_with_the_batch(monkeypatch) -> None:
+    """A hub that verifies checks the PickAlls its model answered itself (`Taken.given`) with the
+    solved ones: 60 events pass, and the same events with each such PickAll left as it held (its
+    one cluster neither added nor taken off) are rejected."""
+    given: list[int] = []
+    original = OcmLive._given
+
+    def counted(self, requests, now):
+        out = original(self, requests, now)
+        given.append(len(out))
+        return out
+
+    def left_as_held(self, requests, now):
+        out = original(self, requests, now)
+        by_key = {r.key: r for r in requests}
+        return {key: tuple(sorted({d.cluster for d in by_key[key].existing})) for key in out}
+
+    def run() -> None:
+        now = datetime.fromisoformat(DEFAULT_NOW)
+        options = SolveOptions(mode="greedy")
+        hub = HubScheduler(generate("ocm", 80, 120, seed=0, now=now), now=now, options=options, verify=True)
+        world = _World("ocm", hub, 0)
+        for _ in range(60):
+            now += timedelta(seconds=15)
+            _, event, _ = world.next(now)
+            hub.handle(event, now=now)
+
+    monkeypatch.setattr(OcmLive, "_given", counted)
+    run()
+    assert sum(given) > 40
+    monkeypatch.setattr(OcmLive, "_given", left_as_held)
+    with pytest.raises(AssertionError, match="the checker rejected the ocm result"):
+        run()
 
 
 def _moved_from_entry_by_entry(self, seen: int) -> dict[str, int]:

@@ -53,7 +53,7 @@ from adapters.live.store import Change, Store, group_of
 from adapters.registry import adapter, facet, owned_by, system, systems
 from adapters.run.changes import Key, changed_objects, object_key, served
 from adapters.run.pipeline import Outcome, SystemOutcome, paused_gc, schedule_manifests, summary_of_parts
-from model import RequestResult
+from model import Batch, PlacementRequest, RequestResult
 from solver import SolveOptions, check, solve
 
 __all__ = ["Applied", "Deleted", "Delta", "HubScheduler", "HubEvent"]
@@ -318,12 +318,13 @@ class HubScheduler:
         batch = taken.batch
         # A batch of no request (a deletion's run) asks nothing of its clusters.
         result = solve(batch if batch.requests else replace(batch, clusters=()), self.options)
+        if taken.given:  # answered without the solver: checked and emitted with the rest, in key order
+            result = replace(result, requests=_merged(result.requests, tuple(a for _, a in taken.given)))
         if self.verify:
-            problems = check(batch, result)
-            if problems:  # a solver defect, never an input problem
+            whole = _with_given(batch, taken.given) if taken.given else batch
+            problems = check(whole, result)
+            if problems:  # a defect of the solver or of the model's own answers, never an input problem
                 raise AssertionError(f"the checker rejected the {name} result:\n" + "\n".join(problems))
-        if taken.given:  # answered without the solver: emitted with the rest, in the batch's key order
-            result = replace(result, requests=_merged(result.requests, taken.given))
         if taken.answered is not None:
             taken.answered(result)
         writes.requests += [r.request for r in result.requests]
@@ -404,6 +405,13 @@ class HubScheduler:
         if not (obj.get("metadata") or {}).get("name"):
             return obj
         return served(obj, self._store.get(object_key(obj)))
+
+
+def _with_given(batch: Batch, given: tuple[tuple[PlacementRequest, RequestResult], ...]) -> Batch:
+    """The batch holding the requests the model answered itself too, for the checker: a hard rule
+    reads a request's own decisions and the clusters, never the load the others put there."""
+    requests = sorted((*batch.requests, *(r for r, _ in given)), key=lambda r: r.key)
+    return replace(batch, requests=tuple(requests))
 
 
 def _merged(solved: tuple[RequestResult, ...], given: tuple[RequestResult, ...]) -> tuple[RequestResult, ...]:

@@ -1314,8 +1314,8 @@ class OcmLive:
         for key in contexts:
             self.journal.discard(self.dirty, key)
         keys = frozenset(contexts)
-        answers = tuple(RequestResult(key, tuple(Choice(c) for c in given[key])) for key in sorted(given))
         outside = tuple(r for r in requests if r.key in given)
+        answers = tuple((r, _given_result(r, given[r.key])) for r in outside)
         return Taken(
             batch,
             context,
@@ -1820,3 +1820,13 @@ def _placement_policy(m: Manifest) -> Policy | None:
         return None
     _check_status(f, f.mapping(m.obj.get("status"), "status"))
     return read_policy(f, m.obj.get("spec"))
+
+
+def _given_result(request: PlacementRequest, answer: tuple[str, ...]) -> RequestResult:
+    """A PickAll's answer given without the solver as the solver reports it: the clusters in name
+    order, none marked kept, and the decisions it gives up released. Left out, unlike the
+    solver's: the scores and the report of clusters not picked, which neither OCM's emit nor this
+    model reads for a PickAll (its decisions carry no score, its answer no margin)."""
+    chosen = set(answer)
+    released = tuple(sorted({d.cluster for d in request.existing} - chosen))
+    return RequestResult(request.key, tuple(Choice(c) for c in answer), released=released)
