@@ -226,11 +226,7 @@ def _hashed(identities: set[Any]) -> bytes:
     the wall follows, after every part is made). Two identities of one hash are taken for one,
     which at worst sends the input to one batch (exact either way). The hashes agree between the
     processes: the children are forked, and share this process's hash seed."""
-    hashes = np.fromiter(map(hash, identities), dtype=np.int64, count=len(identities))
-    hashes.sort()  # sorted and each once, by hand: np.unique takes twenty times as long here
-    first = np.ones(len(hashes), dtype=bool)  # an empty part's status is empty, not an IndexError
-    first[1:] = hashes[1:] != hashes[:-1]
-    return hashes[first].tobytes()
+    return _distinct(np.fromiter(map(hash, identities), dtype=np.int64, count=len(identities))).tobytes()
 
 
 def _claimed(seen: np.ndarray, deletions: int, status: Status) -> tuple[np.ndarray, int]:
@@ -318,7 +314,7 @@ def _planned(task: tuple[str, int]) -> bytes:
         for index in range(len(pieces.own)):
             order = [m.index - 1 for m in pieces.part(index)]
             own = [m.index - 1 for m in pieces.own[index]]
-            documents = np.unique(np.asarray([*order, *(others if index == 0 else ())], dtype=np.int64))
+            documents = _distinct(np.asarray([*order, *(others if index == 0 else ())], dtype=np.int64))
             starts, ends = found.starts[documents].tolist(), found.ends[documents].tolist()
             expected = [found.objects[i] for i in order]
             # Each part's share packed alone: a part unpacks its own only.
@@ -328,33 +324,39 @@ def _planned(task: tuple[str, int]) -> bytes:
         return b""
 
 
+def _distinct(numbers: np.ndarray) -> np.ndarray:
+    """The numbers sorted, each once: np.unique's answer in a tenth of its time (numpy 2.4 finds
+    an integer array's distinct values by hashing, then sorts them: 0.24 CPU s of the look's cut
+    at Fleet 10,000 x 50,000, on the path every part waits for). None of none, not an IndexError."""
+    numbers = np.sort(numbers)
+    first = np.ones(len(numbers), dtype=bool)
+    first[1:] = numbers[1:] != numbers[:-1]
+    return numbers[first]
+
+
 def _routed(objects: list[dict[str, Any] | None]) -> tuple[str, list[int], list[int]] | None:
     """The one system the stubs' objects are of (one that cuts), its documents' numbers and the
     others' (no system's, or not read by the look); None where no system, or several, own some."""
-    owners: dict[tuple[Any, Any], str | None] = {}
     mine: dict[str, list[int]] = {}
     others: list[int] = []
+    # Per kind and apiVersion, the list its documents go into: its system's, or the others'.
+    into: dict[tuple[Any, Any], list[int]] = {}
     for i, stub in enumerate(objects):
         if stub is None:
             others.append(i)
             continue
-        kind, api_version = stub["kind"], stub["apiVersion"]
-        owner = owners.get((kind, api_version), _UNKNOWN)
-        if owner is _UNKNOWN:
-            owner = owners[kind, api_version] = _owner(kind, api_version)
-        if owner is None:
-            others.append(i)
-        else:
-            mine.setdefault(owner, []).append(i)
+        key = (stub["kind"], stub["apiVersion"])
+        found = into.get(key)
+        if found is None:
+            owner = _owner(*key)
+            found = into[key] = others if owner is None else mine.setdefault(owner, [])
+        found.append(i)
     if len(mine) != 1:
         return None
     ((name, numbers),) = mine.items()
     if system(name).cut is None:
         return None
     return name, numbers, others
-
-
-_UNKNOWN: Any = object()
 
 
 def _owner(kind: Any, api_version: Any) -> str | None:
