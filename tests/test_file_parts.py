@@ -423,6 +423,28 @@ def test_a_large_streams_halves_looked_at_apart_are_its_look(monkeypatch):
     assert halves.objects == alone.objects and all(o is not None for o in alone.objects)
 
 
+def test_a_large_streams_look_is_shared_by_documents_not_bytes(monkeypatch):
+    """A look's work goes by documents: this process looks at 48% of them (it also unpacks the
+    child's stubs), the child at the rest, however the documents' bytes fall."""
+    small = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"s{i}"}} for i in range(40)]
+    large = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"l{i}"}, "data": {"x": "y" * 5000}}
+        for i in range(10)
+    ]
+    text = encode_yaml_stream(small + large)
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    monkeypatch.setattr(stubs, "_SPLIT_LOOK", 0)
+    started: list[Any] = []
+    background = forked.background
+    monkeypatch.setattr(forked, "background", lambda *a: started.append(a) or background(*a))
+    found = stubs.look(text, "x.yaml")
+    assert found is not None and [o["metadata"]["name"] for o in found.objects] == [
+        o["metadata"]["name"] for o in small + large
+    ]
+    ((_, (_, begins, _)),) = started
+    assert len(begins) == 50 - 50 * 48 // 100 == 26
+
+
 @pytest.mark.parametrize(
     "gaps",
     [[b",\n    "] * 4, [b",", b" ,\n", b",\t", b"\n,"], [b",\n "] * 3 + [b",\n  "]],
