@@ -307,7 +307,7 @@ def _planned(task: tuple[str, int]) -> bytes:
         name, mine, others = routed
         # Each stub's manifest numbered by its document (its index less one), as the cut keeps it.
         objects = [Manifest(found.objects[i], path, i + 1) for i in mine]
-        pieces = adapter(name).cut(objects, parts)  # type: ignore[misc]
+        pieces = _lighter_here(adapter(name).cut, objects, parts)  # type: ignore[arg-type]
         if pieces is None or len(pieces.own) < 2:
             return b""
         shares = []
@@ -332,6 +332,34 @@ def _distinct(numbers: np.ndarray) -> np.ndarray:
     first = np.ones(len(numbers), dtype=bool)
     first[1:] = numbers[1:] != numbers[:-1]
     return numbers[first]
+
+
+def _lighter_here(
+    cut: Callable[[list[Manifest], int], Cut | None], objects: list[Manifest], parts: int
+) -> Cut | None:
+    """The system's cut in `parts` parts, the first run's (this process's: _scheduled) parts about
+    1% of the work lighter than each other run's: this process also claims the statuses and passes
+    every other run's text on as it writes (Fleet 10,000 x 50,000: 32.4 CPU s after the fork
+    against its child's 31.3). Made of a finer cut (_PIECES a run), adjacent pieces joined: a part
+    of pieces in order reads and writes what they do, and its text is theirs joined (the checks of
+    the parts hold as for any cut). The plain cut where the finer one is not had."""
+    runs = parts // max(1, forked.workers())
+    fine = cut(objects, _PIECES * parts // runs) if runs and parts % runs == 0 else None
+    if fine is None or len(fine.own) != _PIECES * parts // runs:
+        return cut(objects, parts)
+    # The first run _PIECES - 1 pieces, the others theirs and one more between them, in order.
+    sizes = [_PIECES - 1] + [_PIECES] * (parts // runs - 1)
+    sizes[-1] += 1
+    own, start = [], 0
+    for size in sizes:
+        for run in forked.split_evenly(fine.own[start : start + size], runs):
+            own.append([m for piece in run for m in piece])
+        start += size
+    return Cut(fine.shared, own)
+
+
+# The pieces of a finer cut a run of parts is made of (_lighter_here).
+_PIECES = 50
 
 
 def _routed(objects: list[dict[str, Any] | None]) -> tuple[str, list[int], list[int]] | None:
