@@ -327,7 +327,7 @@ def _planned(task: tuple[str, int]) -> bytes:
 def _distinct(numbers: np.ndarray) -> np.ndarray:
     """The numbers sorted, each once: np.unique's answer in a tenth of its time (numpy 2.4 finds
     an integer array's distinct values by hashing, then sorts them: 0.24 CPU s of the look's cut
-    at Fleet 10,000 x 50,000, on the path every part waits for). None of none, not an IndexError."""
+    at Fleet 10,000 x 50,000, on the path every part waits for). Of none, none (not an IndexError)."""
     numbers = np.sort(numbers)
     first = np.ones(len(numbers), dtype=bool)
     first[1:] = numbers[1:] != numbers[:-1]
@@ -343,17 +343,18 @@ def _lighter_here(
     against its child's 31.3). Made of a finer cut (_PIECES a run), adjacent pieces joined: a part
     of pieces in order reads and writes what they do, and its text is theirs joined (the checks of
     the parts hold as for any cut). The plain cut where the finer one is not had."""
-    runs = parts // max(1, forked.workers())
-    fine = cut(objects, _PIECES * parts // runs) if runs and parts % runs == 0 else None
-    if fine is None or len(fine.own) != _PIECES * parts // runs:
+    workers = max(1, forked.workers())  # the runs, each of parts // workers parts (_scheduled)
+    pieces = _PIECES * workers
+    fine = cut(objects, pieces) if parts % workers == 0 else None
+    if fine is None or len(fine.own) != pieces:
         return cut(objects, parts)
-    # The first run _PIECES - 1 pieces, the others theirs and one more between them, in order.
-    sizes = [_PIECES - 1] + [_PIECES] * (parts // runs - 1)
+    # The first run _PIECES - 1 pieces, the last _PIECES + 1, any between _PIECES, in order.
+    sizes = [_PIECES - 1] + [_PIECES] * (workers - 1)
     sizes[-1] += 1
     own, start = [], 0
     for size in sizes:
-        for run in forked.split_evenly(fine.own[start : start + size], runs):
-            own.append([m for piece in run for m in piece])
+        for part in forked.split_evenly(fine.own[start : start + size], parts // workers):
+            own.append([m for piece in part for m in piece])
         start += size
     return Cut(fine.shared, own)
 
