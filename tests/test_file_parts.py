@@ -15,7 +15,14 @@ import pytest
 from adapters.fleet import names as n
 from adapters.fleet.generate import generate_fleet
 from adapters.kube import stubs
-from adapters.kube.manifests import encode_json_list, encode_yaml_stream, read_sources, write_json
+from adapters.kube.manifests import (
+    encode_json_list,
+    encode_yaml_stream,
+    from_objects,
+    read_sources,
+    write_json,
+)
+from adapters.registry import owned_by
 from adapters.run import forked, parts
 from adapters.run.changes import diff_of, plan_of
 from adapters.run.pipeline import schedule_manifests
@@ -423,6 +430,28 @@ def test_a_large_streams_halves_looked_at_apart_are_its_look(monkeypatch):
     assert halves.objects == alone.objects and all(o is not None for o in alone.objects)
 
 
+def test_a_large_streams_look_is_shared_by_documents_not_bytes(monkeypatch):
+    """A look's work goes by documents: this process looks at 49% of them (it also unpacks the
+    child's stubs), the child at the rest, however the documents' bytes fall."""
+    small = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"s{i}"}} for i in range(40)]
+    large = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"l{i}"}, "data": {"x": "y" * 5000}}
+        for i in range(10)
+    ]
+    text = encode_yaml_stream(small + large)
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    monkeypatch.setattr(stubs, "_SPLIT_LOOK", 0)
+    started: list[Any] = []
+    background = forked.background
+    monkeypatch.setattr(forked, "background", lambda *a: started.append(a) or background(*a))
+    found = stubs.look(text, "x.yaml")
+    assert found is not None and [o["metadata"]["name"] for o in found.objects] == [
+        o["metadata"]["name"] for o in small + large
+    ]
+    ((_, (_, begins, _)),) = started
+    assert len(begins) == 50 - 50 * 49 // 100 == 26
+
+
 @pytest.mark.parametrize(
     "gaps",
     [[b",\n    "] * 4, [b",", b" ,\n", b",\t", b"\n,"], [b",\n "] * 3 + [b",\n  "]],
@@ -441,3 +470,49 @@ def test_a_lists_items_are_found_by_their_own_bytes(gaps):
     spans = list(zip(looked.starts.tolist(), looked.ends.tolist(), strict=True))
     assert [data[start:end] for start, end in spans] == texts
     assert stubs.parse(data, spans[1:4], True) == items[1:4]
+
+
+def lighter(path: str, output: str, pieces: int) -> list[Any]:
+    """in_parts of a file in six parts (three a worker), made of a finer cut of `pieces` a run,
+    and how many objects each of this process's parts owns."""
+    parts._PART_BYTES = Path(path).stat().st_size // 6 + 1
+    parts._PIECES = pieces
+    owned: list[int] = []
+    file_part = parts._file_part
+
+    def counted(*a: Any, **k: Any) -> Any:
+        read, own = file_part(*a, **k)
+        owned.append(len(own))
+        return read, own
+
+    parts._file_part = counted
+    result = in_parts(path, output, "optimal")
+    objects = owned_by(read_sources([path]))["fleet"]
+    fine, plain = fleet_load.cut(list(objects), 8), fleet_load.cut(list(objects), 6)
+    return [*result, owned, [sum(map(len, cut.own[:3])) for cut in (fine, plain)]]
+
+
+@pytest.mark.parametrize(("kind", "output"), [("yaml", "yaml"), ("json", "plan")])
+def test_this_processs_parts_are_a_little_lighter_and_the_output_the_same(tmp_path, kind, output):
+    """This process claims the statuses and passes the child's text on: its run of parts is made of
+    one piece of a finer cut fewer than the child's (here 3 of 8 pieces against 5)."""
+    path = _file(tmp_path, _hub(11, placements=60), kind)
+    read, same, owned, (fine, plain) = fresh(f"{_HERE}:lighter", path, output, 4)
+    assert read and same and len(owned) == 3
+    assert sum(owned) == fine < plain  # the first 3 of 8 pieces, not the first 3 of 6 parts
+
+
+def test_a_finer_cut_joined_keeps_every_object_once_in_order(monkeypatch):
+    monkeypatch.setattr(fleet_load, "CUT_PLACEMENTS", 2)
+    monkeypatch.setenv(forked.ENVIRONMENT, "2")
+    monkeypatch.setattr(parts, "_PIECES", 4)
+    objects = from_objects(_hub(11, placements=60), "hub")
+    fine = fleet_load.cut(list(objects), 8)
+    joined = parts._lighter_here(fleet_load.cut, list(objects), 4)
+    assert joined is not None and len(joined.own) == 4 and joined.shared == fine.shared
+    assert [m for part in joined.own for m in part] == [m for piece in fine.own for m in piece]
+    placements = [sum(m.kind == n.PLACEMENT for m in part) for part in joined.own]
+    assert sum(placements[:2]) < sum(placements[2:])
+    # Too few placements for the finer cut: the plain one.
+    few = from_objects(_hub(11, placements=6), "hub")
+    assert parts._lighter_here(fleet_load.cut, list(few), 4) == fleet_load.cut(list(few), 4)

@@ -618,3 +618,30 @@ def test_a_parts_hashes_are_each_once_sorted_and_none_for_nothing_touched() -> N
     assert parts._hashed(set()) == b""
     seen, _ = parts._claimed(np.empty(0, dtype=np.int64), 0, (b"", 0, None))
     assert len(seen) == 0
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(-(2**63), 2**63 - 1) | st.integers(0, 5), max_size=60))
+def test_a_looks_documents_sorted_each_once_are_np_uniques(numbers: list[int]) -> None:
+    array = np.asarray(numbers, dtype=np.int64)
+    assert parts._distinct(array).tolist() == np.unique(array).tolist()
+
+
+def test_the_looks_stubs_are_routed_by_kind_and_api_version() -> None:
+    """Each stub's document goes to its system's numbers or to the others' (no stub, a kind no
+    system owns, or a system's kind at an apiVersion of another group)."""
+    cluster = {"apiVersion": "cluster.kubernetes-fleet.io/v1beta1", "kind": n.MEMBER_CLUSTER}
+    placement = {"apiVersion": "placement.kubernetes-fleet.io/v1beta1", "kind": n.PLACEMENT}
+    stubs = [
+        cluster,
+        None,
+        {"apiVersion": "v1", "kind": "ConfigMap"},
+        placement,
+        cluster,
+        {"apiVersion": "v1", "kind": n.MEMBER_CLUSTER},
+        placement,
+    ]
+    assert parts._routed(stubs) == ("fleet", [0, 3, 4, 6], [1, 2, 5])
+    assert parts._routed([None, {"apiVersion": "v1", "kind": "ConfigMap"}]) is None
+    with pytest.raises(TypeError):  # an unhashable kind: _planned then reads the file as ever
+        parts._routed([{"apiVersion": "v1", "kind": ["a"]}])

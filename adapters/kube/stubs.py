@@ -142,14 +142,14 @@ def _yaml_stubs(data: Any) -> Stubs | None:
     """A YAML stream's documents, cut where codec.document_starts cuts a text, and their stubs
     from the lines of their top level and of their metadata at two spaces (as kubectl and the
     generators write them). Each stub is read from its document's lines alone: the stubs of a
-    stream made of some of these documents are theirs. A large stream's later half is looked at
-    by a forked child meanwhile."""
+    stream made of some of these documents are theirs. A large stream's later documents (51% of
+    them: _HERE) are looked at by a forked child meanwhile."""
     starts = codec.document_offsets(data)
     if starts is None:
         return None
     begins = np.asarray(starts, dtype=np.int64)
     ends = np.append(begins[1:], len(data))
-    half = int(np.searchsorted(begins, len(data) // 2))
+    half = len(begins) * _HERE // 100
     if forked.workers() > 1 and len(data) >= _SPLIT_LOOK and 0 < half < len(begins):
         later = forked.background(_packed_stubs, (data, begins[half:], ends[half:]))
         objects = _stubs_in(data, begins[:half], ends[:half]) + marshal.loads(later.result())
@@ -163,6 +163,11 @@ def _yaml_stubs(data: Any) -> Stubs | None:
 
 # A stream this large is looked at by two processes, each a half.
 _SPLIT_LOOK = 16 << 20
+# The percentage of the documents this process looks at, the child the rest: a look's work goes
+# by documents, not bytes (Fleet 10,000 x 50,000: the first half of the bytes holds 239,000 of
+# the 513,000 documents). Measured there, per document: 5.9 us here, and 0.43 us more to unpack
+# each of the child's stubs; 6.1 us in the child, its stubs packed. So both end together at 49%.
+_HERE = 49
 
 
 def _packed_stubs(task: tuple[Any, np.ndarray, np.ndarray]) -> bytes:

@@ -226,11 +226,7 @@ def _hashed(identities: set[Any]) -> bytes:
     the wall follows, after every part is made). Two identities of one hash are taken for one,
     which at worst sends the input to one batch (exact either way). The hashes agree between the
     processes: the children are forked, and share this process's hash seed."""
-    hashes = np.fromiter(map(hash, identities), dtype=np.int64, count=len(identities))
-    hashes.sort()  # sorted and each once, by hand: np.unique takes twenty times as long here
-    first = np.ones(len(hashes), dtype=bool)  # an empty part's status is empty, not an IndexError
-    first[1:] = hashes[1:] != hashes[:-1]
-    return hashes[first].tobytes()
+    return _distinct(np.fromiter(map(hash, identities), dtype=np.int64, count=len(identities))).tobytes()
 
 
 def _claimed(seen: np.ndarray, deletions: int, status: Status) -> tuple[np.ndarray, int]:
@@ -311,14 +307,14 @@ def _planned(task: tuple[str, int]) -> bytes:
         name, mine, others = routed
         # Each stub's manifest numbered by its document (its index less one), as the cut keeps it.
         objects = [Manifest(found.objects[i], path, i + 1) for i in mine]
-        pieces = adapter(name).cut(objects, parts)  # type: ignore[misc]
+        pieces = _lighter_here(adapter(name).cut, objects, parts)  # type: ignore[arg-type]
         if pieces is None or len(pieces.own) < 2:
             return b""
         shares = []
         for index in range(len(pieces.own)):
             order = [m.index - 1 for m in pieces.part(index)]
             own = [m.index - 1 for m in pieces.own[index]]
-            documents = np.unique(np.asarray([*order, *(others if index == 0 else ())], dtype=np.int64))
+            documents = _distinct(np.asarray([*order, *(others if index == 0 else ())], dtype=np.int64))
             starts, ends = found.starts[documents].tolist(), found.ends[documents].tolist()
             expected = [found.objects[i] for i in order]
             # Each part's share packed alone: a part unpacks its own only.
@@ -328,33 +324,68 @@ def _planned(task: tuple[str, int]) -> bytes:
         return b""
 
 
+def _distinct(numbers: np.ndarray) -> np.ndarray:
+    """The numbers sorted, each once: np.unique's answer in a tenth of its time (numpy 2.4 finds
+    an integer array's distinct values by hashing, then sorts them: 0.24 CPU s of the look's cut
+    at Fleet 10,000 x 50,000, on the path every part waits for). Of none, none (not an IndexError)."""
+    numbers = np.sort(numbers)
+    first = np.ones(len(numbers), dtype=bool)
+    first[1:] = numbers[1:] != numbers[:-1]
+    return numbers[first]
+
+
+def _lighter_here(
+    cut: Callable[[list[Manifest], int], Cut | None], objects: list[Manifest], parts: int
+) -> Cut | None:
+    """The system's cut in `parts` parts, the first run's (this process's: _scheduled) parts about
+    1% of the work lighter than each other run's: this process also claims the statuses and passes
+    every other run's text on as it writes (Fleet 10,000 x 50,000: 32.4 CPU s after the fork
+    against its child's 31.3). Made of a finer cut (_PIECES a run), adjacent pieces joined: a part
+    of pieces in order reads and writes what they do, and its text is theirs joined (the checks of
+    the parts hold as for any cut). The plain cut where the finer one is not had."""
+    workers = max(1, forked.workers())  # the runs, each of parts // workers parts (_scheduled)
+    pieces = _PIECES * workers
+    fine = cut(objects, pieces) if parts % workers == 0 else None
+    if fine is None or len(fine.own) != pieces:
+        return cut(objects, parts)
+    # The first run _PIECES - 1 pieces, the last _PIECES + 1, any between _PIECES, in order.
+    sizes = [_PIECES - 1] + [_PIECES] * (workers - 1)
+    sizes[-1] += 1
+    own, start = [], 0
+    for size in sizes:
+        for part in forked.split_evenly(fine.own[start : start + size], parts // workers):
+            own.append([m for piece in part for m in piece])
+        start += size
+    return Cut(fine.shared, own)
+
+
+# The pieces of a finer cut a run of parts is made of (_lighter_here).
+_PIECES = 50
+
+
 def _routed(objects: list[dict[str, Any] | None]) -> tuple[str, list[int], list[int]] | None:
     """The one system the stubs' objects are of (one that cuts), its documents' numbers and the
     others' (no system's, or not read by the look); None where no system, or several, own some."""
-    owners: dict[tuple[Any, Any], str | None] = {}
     mine: dict[str, list[int]] = {}
     others: list[int] = []
+    # Per kind and apiVersion, the list its documents go into: its system's, or the others'.
+    into: dict[tuple[Any, Any], list[int]] = {}
     for i, stub in enumerate(objects):
         if stub is None:
             others.append(i)
             continue
-        kind, api_version = stub["kind"], stub["apiVersion"]
-        owner = owners.get((kind, api_version), _UNKNOWN)
-        if owner is _UNKNOWN:
-            owner = owners[kind, api_version] = _owner(kind, api_version)
-        if owner is None:
-            others.append(i)
-        else:
-            mine.setdefault(owner, []).append(i)
+        key = (stub["kind"], stub["apiVersion"])
+        found = into.get(key)
+        if found is None:
+            owner = _owner(*key)
+            found = into[key] = others if owner is None else mine.setdefault(owner, [])
+        found.append(i)
     if len(mine) != 1:
         return None
     ((name, numbers),) = mine.items()
     if system(name).cut is None:
         return None
     return name, numbers, others
-
-
-_UNKNOWN: Any = object()
 
 
 def _owner(kind: Any, api_version: Any) -> str | None:
