@@ -354,7 +354,10 @@ class OcmLive:
             j.pop(self.placements, key)
             j.pop(self.policies, key)
             j.pop(self._inner(self.by_namespace, namespace, dict), key)
-            if m is not None:
+            if m is None:  # gone: what it held and was answered goes with it (no check reads it)
+                self._set_request(key, None)
+                j.pop(self.answers, key)
+            else:
                 j.set(self.placements, key, m)
                 policy = checked[0] if checked is not None else _placement_policy(m)
                 if policy is not None:
@@ -553,7 +556,7 @@ class OcmLive:
             if request is not None:  # what it holds now, as a load would read it
                 held = sorted(c for c, count in self.own.get(key, {}).items() if count > 0)
                 existing = tuple(ExistingDecision(c, current=False) for c in held)
-                self.journal.set(self.requests, key, replace(request, existing=existing))
+                self._set_request(key, replace(request, existing=existing))
         changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
         # upstream's queue after the changes (what tests and reports read)
         self.journal.assign(self, "enqueued", enqueued)
@@ -1115,6 +1118,18 @@ class OcmLive:
                 return True
         return False
 
+    def _set_request(self, key: str, request: PlacementRequest | None) -> None:
+        """The Placement's request replaced (None: taken off), the one before let go of by
+        `_held_of`'s cache too: kept there, every request an event replaces (thousands of
+        decisions a PickAll) would live until the cache is cleared."""
+        old = self.requests.get(key)
+        if old is not None:
+            self._held.pop(id(old), None)
+        if request is None:
+            self.journal.pop(self.requests, key)
+        else:
+            self.journal.set(self.requests, key, request)
+
     def _held_of(self, request: PlacementRequest) -> frozenset[str]:
         """The clusters the request holds (its existing decisions), made once per request (kept by
         identity: a request is never changed, only replaced, and the entry holds it, so its id
@@ -1307,7 +1322,7 @@ class OcmLive:
             if self.counts[c] - taken_off[c] > 0
         }
         for r in requests:
-            self.journal.set(self.requests, r.key, r)
+            self._set_request(r.key, r)
         solved = tuple(r for r in requests if r.key not in given)
         batch = Batch(clusters, solved, now=now, seed=self.seed, absent_load=absent)
         context = OcmContext(contexts, self.pool.by_name(), now)
