@@ -738,6 +738,28 @@ def test_the_pickalls_answered_without_the_solver_pass_the_checker_with_the_batc
         run()
 
 
+def test_the_model_keeps_no_request_it_replaced_or_whose_placement_is_gone() -> None:
+    """After every event the model's requests and answers are those of Placements that exist,
+    and `_held_of`'s cache holds no request the model replaced (kept there, a long-lived hub held
+    thousands of replaced requests and their decisions between the cache's clears)."""
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    options = SolveOptions(mode="greedy")
+    hub = HubScheduler(generate("ocm", 80, 120, seed=0, now=now), now=now, options=options)
+    world = _World("ocm", hub, 0)
+    live = hub._live["ocm"]
+    deleted = 0
+    for _ in range(80):
+        now += timedelta(seconds=15)
+        kind, event, _ = world.next(now)
+        deleted += kind == "request-deleted"
+        hub.handle(event, now=now)
+        current = {id(r) for r in live.requests.values()}
+        assert all(key in current for key in live._held), kind
+        assert live.requests.keys() <= live.placements.keys(), kind
+        assert live.answers.keys() <= live.placements.keys(), kind
+    assert deleted > 0
+
+
 def _moved_from_entry_by_entry(self, seen: int) -> dict[str, int]:
     """Each cluster's first logged count after `seen`, the log read entry by entry."""
     from bisect import bisect_right
