@@ -416,16 +416,22 @@ def test_a_parts_documents_read_run_by_run_are_the_streams(monkeypatch):
     assert stubs.parse(text, spans[3:9:2], json=False) == [whole[i] for i in range(3, 9, 2)]
 
 
-def test_a_large_streams_halves_looked_at_apart_are_its_look(monkeypatch):
-    text = encode_yaml_stream(_hub(10, clusters=30, placements=25))
-    monkeypatch.setenv(forked.ENVIRONMENT, "1")
-    alone = stubs.look(text, "x.yaml")
+def _looked_in_halves(monkeypatch, text: bytes) -> tuple[Any, list[Any]]:
+    """The stream's look with two workers and no least size to split at, and the children it
+    started (forked.background's arguments)."""
     monkeypatch.setenv(forked.ENVIRONMENT, "2")
     monkeypatch.setattr(stubs, "_SPLIT_LOOK", 0)
     started: list[Any] = []
     background = forked.background
     monkeypatch.setattr(forked, "background", lambda *a: started.append(a) or background(*a))
-    halves = stubs.look(text, "x.yaml")
+    return stubs.look(text, "x.yaml"), started
+
+
+def test_a_large_streams_halves_looked_at_apart_are_its_look(monkeypatch):
+    text = encode_yaml_stream(_hub(10, clusters=30, placements=25))
+    monkeypatch.setenv(forked.ENVIRONMENT, "1")
+    alone = stubs.look(text, "x.yaml")
+    halves, started = _looked_in_halves(monkeypatch, text)
     assert alone is not None and halves is not None and len(started) == 1
     assert halves.objects == alone.objects and all(o is not None for o in alone.objects)
 
@@ -439,12 +445,7 @@ def test_a_large_streams_look_is_shared_by_documents_not_bytes(monkeypatch):
         for i in range(10)
     ]
     text = encode_yaml_stream(small + large)
-    monkeypatch.setenv(forked.ENVIRONMENT, "2")
-    monkeypatch.setattr(stubs, "_SPLIT_LOOK", 0)
-    started: list[Any] = []
-    background = forked.background
-    monkeypatch.setattr(forked, "background", lambda *a: started.append(a) or background(*a))
-    found = stubs.look(text, "x.yaml")
+    found, started = _looked_in_halves(monkeypatch, text)
     assert found is not None and [o["metadata"]["name"] for o in found.objects] == [
         o["metadata"]["name"] for o in small + large
     ]

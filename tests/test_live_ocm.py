@@ -681,13 +681,8 @@ def test_the_checks_scope_and_holdings_found_at_once_decide_as_each_cluster_judg
     assert fast == _deltas("greedy", 0, 60)
 
 
-@pytest.mark.parametrize("mode", ["greedy", "optimal"])
-def test_a_pickall_answered_without_the_solver_writes_what_the_batch_would(mode, monkeypatch) -> None:
-    """A PickAll solved for one cluster's verdict alone is answered by what it holds with that
-    cluster added or taken off, out of the batch (`_given`), where no request with a choice before
-    it may pick the cluster and the cluster never decides the busiest count: every event writes
-    and solves what the batch holding it writes (fails with either condition left out, or with
-    the answer left as it held)."""
+def _count_given(monkeypatch) -> list[int]:
+    """How many PickAlls the model answers without the solver (`OcmLive._given`), per batch taken."""
     given: list[int] = []
     original = OcmLive._given
 
@@ -697,6 +692,17 @@ def test_a_pickall_answered_without_the_solver_writes_what_the_batch_would(mode,
         return out
 
     monkeypatch.setattr(OcmLive, "_given", counted)
+    return given
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_pickall_answered_without_the_solver_writes_what_the_batch_would(mode, monkeypatch) -> None:
+    """A PickAll solved for one cluster's verdict alone is answered by what it holds with that
+    cluster added or taken off, out of the batch (`_given`), where no request with a choice before
+    it may pick the cluster and the cluster never decides the busiest count: every event writes
+    and solves what the batch holding it writes (fails with either condition left out, or with
+    the answer left as it held)."""
+    given = _count_given(monkeypatch)
     fast = _deltas(mode, 0, 60)
     assert sum(given) > 40  # it answers most of the PickAlls solved
     monkeypatch.setattr(OcmLive, "_given", lambda self, requests, now: {})
@@ -707,13 +713,7 @@ def test_the_pickalls_answered_without_the_solver_pass_the_checker_with_the_batc
     """A hub that verifies checks the PickAlls its model answered itself (`Taken.given`) with the
     solved ones: 60 events pass, and the same events with each such PickAll left as it held (its
     one cluster neither added nor taken off) are rejected."""
-    given: list[int] = []
     original = OcmLive._given
-
-    def counted(self, requests, now):
-        out = original(self, requests, now)
-        given.append(len(out))
-        return out
 
     def left_as_held(self, requests, now):
         out = original(self, requests, now)
@@ -730,7 +730,7 @@ def test_the_pickalls_answered_without_the_solver_pass_the_checker_with_the_batc
             _, event, _ = world.next(now)
             hub.handle(event, now=now)
 
-    monkeypatch.setattr(OcmLive, "_given", counted)
+    given = _count_given(monkeypatch)
     run()
     assert sum(given) > 40
     monkeypatch.setattr(OcmLive, "_given", left_as_held)
