@@ -225,8 +225,8 @@ class Taken:
     # Told the answer once the batch is solved, for a model that keeps what its requests were
     # answered (Fleet's wake rule reads whether a placement is fully scheduled).
     answered: Callable[[Result], None] | None = None
-    # Requests taken up whose answer the model knows without the solver (OCM: a PickAll whose
-    # feasible set moved by one cluster), each with its answer as the solver would have chosen it
+    # Requests taken up whose answer the model knows without the solver (one whose answer is its
+    # feasible set, moved by one cluster), each with its answer as the solver would have chosen it
     # in the batch (its selected and released clusters); their decisions are counted in the
     # batch's clusters as answered (the batch's outside load). The hub checks them with the solved
     # ones (when it verifies), emits them with them and tells `answered` them too, in key order.

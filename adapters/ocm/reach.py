@@ -1364,17 +1364,15 @@ class OcmLive:
         cluster = self.pool.get(x)
         adds = 0  # the batch's answers that may add x
         first: str | None = None  # the first request with a choice that may pick x
-        for r in requests:
-            holds = any(d.cluster == x for d in r.existing)
+        held_sets = [self._held_of(r) for r in requests]
+        for r, held_set in zip(requests, held_sets, strict=True):
+            holds = x in held_set
             may = cluster is not None and _in_scope(r, cluster) and admits(r, cluster, now, held=holds)
             if may and not holds:
                 adds += 1
             if may and r.mode is SelectionMode.N and first is None:
                 first = r.key
-        holding: Counter[str] = Counter()
-        for r in requests:
-            holding.update(d.cluster for d in r.existing)
-        if self.counts.get(x, 0) + adds > self._least_busiest(x, holding):
+        if self.counts.get(x, 0) + adds > self._least_busiest(x, lambda c: sum(c in h for h in held_sets)):
             return {}
         out = {}
         for r in requests:
@@ -1387,16 +1385,17 @@ class OcmLive:
             out[r.key] = tuple(sorted(held | {x} if passes else held - {x}))
         return out
 
-    def _least_busiest(self, x: str, holding: Mapping[str, int]) -> int:
-        """The least the busiest count of any cluster but `x` may fall to through a batch whose
-        answers hold `holding` (each may give its cluster up)."""
+    def _least_busiest(self, x: str, holding: Callable[[str], int]) -> int:
+        """The least the busiest count of any cluster but `x` may fall to through a batch of which
+        `holding(c)` answers hold cluster c (each may give it up). Only the busiest clusters are
+        asked: counted over every answer's decisions, the holdings cost tens of ms an event."""
         top = 0
         for count, clusters in self._by_count_desc():
             if count <= top:
                 break
             for c in clusters:
                 if c != x:
-                    top = max(top, count - holding.get(c, 0))
+                    top = max(top, count - holding(c))
         return top
 
     def _members(self, scope: tuple[str, ...]) -> set[str]:
