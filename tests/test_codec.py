@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import yaml
@@ -165,6 +166,44 @@ def test_a_key_holding_a_line_break_is_written_as_pyyaml_writes_it(key):
 def test_keys_of_any_characters_are_written_as_pyyaml_writes_them(obj):
     text = dump_yaml_stream([obj])
     assert list(yaml.safe_load_all(text)) == [obj]
+
+
+# The writer's rules before it looked at a string's first character (aedf444): PyYAML's analysis
+# as one regular expression, and both typings asked for every string.
+_BLOCK_INDICATORS_REGEX = re.compile(r"^[#,\[\]{}&*!|>'\"%@`]|^[?:-](?: |$)|: |:$| #|^---|^\.\.\.|^ | $")
+
+
+def _string_by_regexes(value: str) -> str:
+    if codec._SIMPLE.fullmatch(value):
+        if value[0].isdigit() or value[0] == "_":
+            plain = codec._plain_tag(value) == codec._STR and not codec._GO_YAML_TYPED.fullmatch(value)
+        else:
+            plain = value not in codec._WORDS and not codec._GO_YAML_TYPED.fullmatch(value)
+        return value if plain else f"'{value}'"
+    plain = (
+        value != ""
+        and not _BLOCK_INDICATORS_REGEX.search(value)
+        and codec._plain_tag(value) == codec._STR
+        and not codec._GO_YAML_TYPED.fullmatch(value)
+    )
+    return value if plain else "'" + value.replace("'", "''") + "'"
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="aSyNtO_0-+.: #'\"?!&*|>%@`,[]{}~=<", max_size=8))
+def test_yaml_strings_by_their_first_character_as_by_the_regexes(value):
+    """The first-character look (codec._UNTYPED_STARTS, _block_indicated) decides every printable
+    string as the regular expressions and both typings did: the indicators and typed starts in
+    every place, and the letters that begin no typed scalar."""
+    assert codec._string(value) == _string_by_regexes(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ['Picked "c-1" (affinity score: 0): ok', "a #b", "a:", "a ", "a:b", "S-x", "e'x", "x: y'z", "_x", "ab#c"],
+)
+def test_strings_beginning_with_an_untyped_letter_are_judged_in_full(value):
+    assert codec._string(value) == _string_by_regexes(value)
 
 
 def test_kubectl_ambiguous_strings_are_quoted():

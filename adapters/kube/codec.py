@@ -440,14 +440,45 @@ _WORDS = frozenset(
     }
 )
 _PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*")
-_BLOCK_INDICATORS = re.compile(r"^[#,\[\]{}&*!|>'\"%@`]|^[?:-](?: |$)|: |:$| #|^---|^\.\.\.|^ | $")
 _MAX_PLAIN = 60_000  # below PyYAML's width (65536) with any indentation: never folded
+# The printable ASCII characters a plain scalar may begin with and still read as a string whatever
+# follows: PyYAML picks its implicit resolvers by the first character (were any kept for every
+# character, under a None key, this set would be empty), and go-yaml's typing (_GO_YAML_TYPED)
+# begins with one of yYnN+-. or a digit. A string beginning with another needs neither look.
+_UNTYPED_STARTS = (
+    frozenset()
+    if None in _RESOLVER.yaml_implicit_resolvers
+    else frozenset(map(chr, range(0x21, 0x7F)))
+    - set(_RESOLVER.yaml_implicit_resolvers)
+    - set("yYnN+-.0123456789")
+)
+
+
+def _block_indicated(value: str) -> bool:
+    """Whether a non-empty printable ASCII value holds what PyYAML's analysis of a scalar finds
+    unfit for a plain one in block context: an indicator first (`#`, a flow or node character, a
+    quote, a space; `?`, `:` or `-` followed by a space or nothing), `---` or `...` first, `: ` or
+    ` #` anywhere, or `:` or a space last. (Was one regular expression, tried at every position.)"""
+    first = value[0]
+    return (
+        first in _LEADING_INDICATORS
+        or (first in "?:-" and value[1:2] in " ")
+        or value[-1] in ": "
+        or ": " in value
+        or " #" in value
+        or value.startswith(("---", "..."))
+    )
+
+
+_LEADING_INDICATORS = frozenset("#,[]{}&*!|>'\"%@` ")
 
 
 @lru_cache(maxsize=1 << 18)
 def _string(value: str) -> str:
     """The text PyYAML writes for a string value (block context), or raise Unhandled."""
     if _SIMPLE.fullmatch(value):
+        if value[0] in _UNTYPED_STARTS:
+            return value
         if value[0].isdigit() or value[0] == "_":
             tag = _plain_tag(value)
             plain = tag == _STR and not _GO_YAML_TYPED.fullmatch(value)
@@ -459,9 +490,8 @@ def _string(value: str) -> str:
     if _PRINTABLE_ASCII.fullmatch(value):
         plain = (
             value != ""
-            and not _BLOCK_INDICATORS.search(value)
-            and _plain_tag(value) == _STR
-            and not _GO_YAML_TYPED.fullmatch(value)
+            and not _block_indicated(value)
+            and (value[0] in _UNTYPED_STARTS or _plain_untyped(value))
         )
         return value if plain else "'" + value.replace("'", "''") + "'"
     # Non-ASCII or control characters: PyYAML decides, for this one string.
@@ -472,6 +502,10 @@ def _string(value: str) -> str:
     if body == value and _GO_YAML_TYPED.fullmatch(value):
         return f"'{value}'"
     return body
+
+
+def _plain_untyped(value: str) -> bool:
+    return _plain_tag(value) == _STR and not _GO_YAML_TYPED.fullmatch(value)
 
 
 _LINE_BREAKS = re.compile("[\n\r\x85\u2028\u2029]")
