@@ -570,9 +570,11 @@ def _write(
     annotations = None  # as read
     parsed = p.parsed  # the placement annotation as the status reconciler reads it
     satisfied = False
-    if p.status == SCHEDULED:
+    if p.status == SCHEDULED and p.unchanged:  # (most: nothing written, the map not made)
+        satisfied = _satisfied(p, by_request)
+    elif p.status == SCHEDULED:
         states, satisfied = _states(p, by_request)
-        if not p.unchanged and states != p.parsed.as_read:
+        if states != p.parsed.as_read:
             text = format_placement(states)
             annotations = {
                 **ns.annotations,
