@@ -388,7 +388,14 @@ def namespace_plans(draw) -> tuple[v05_module.NamespacePlan, dict[str, RequestRe
         selected = () if answer == "none" else (Choice(f"ws/{cluster}", kept=answer == "kept"),)
         results[key] = RequestResult(key, selected, satisfied=bool(selected))
     plan = v05_module.NamespacePlan(
-        None, v05_module.SCHEDULED, Parsed(True, {}), "ws", states, removed, dropped, units,
+        None,
+        v05_module.SCHEDULED,
+        Parsed(True, {}),
+        "ws",
+        states,
+        removed,
+        dropped,
+        units,
         unplaced=draw(st.booleans()),
     )
     return plan, results
