@@ -31,6 +31,7 @@ __all__ = [
     "Field",
     "Identity",
     "Live",
+    "PartCosts",
     "System",
     "Taken",
     "Table",
@@ -136,6 +137,19 @@ def resolve(reference: str) -> Any:
 
 
 @dataclass(frozen=True, slots=True)
+class PartCosts:
+    """What a system's large plan costs, CPU seconds a unit, as measured in its forked command: an
+    input object's metadata judged (`judged`) and a request checked (`checked`) by the checker's
+    child, and an object emitted, compared with its input and made text (`planned`). From them
+    the pipeline gives the child the share of the objects that ends it about when this process
+    ends (adapters.run.pipeline.plan_shared)."""
+
+    judged: float
+    checked: float
+    planned: float
+
+
+@dataclass(frozen=True, slots=True)
 class System:
     """One upstream system, every facet of it, as data: the facets that are code are
     `module:attribute` references (see :func:`resolve`), so that a record is light to import, a
@@ -153,7 +167,7 @@ class System:
       `emit_part` (`(context, result, start, stop) -> Emitted`): emit's Emitted with only the
       run of its objects to apply from fraction `start` to `stop` of them made (its other fields
       whole): a large plan's objects are then emitted on two cores
-      (adapters.run.pipeline.plan_shared);
+      (adapters.run.pipeline.plan_shared), shared by its `part_costs` (without them, emitted here);
     - `fields` and `scope`, `scope_word`: its Identity (default: Fields, no workspaces);
     - `targets` and `explainer` (a module with `document(target, explanation, part, owned,
       applied)` and `table(document)`): what `explain` takes and how it words it;
@@ -178,6 +192,7 @@ class System:
     emit: str
     cut: str | None = None
     emit_part: str | None = None
+    part_costs: PartCosts | None = None
     shared: Mapping[str, frozenset[str]] = field(default_factory=dict)
     config_read: str | None = None
     config_check: str | None = None

@@ -10,21 +10,24 @@ import random
 import subprocess
 import sys
 
-from hypothesis import given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from adapters.errors import InputError
+from adapters.kcp import v05 as v05_module
 from adapters.kcp import v08 as v08_module
 from adapters.kcp import workspace as workspace_module
 from adapters.kcp import world as world_module
 from adapters.kcp.annotation import Entry, Parsed, format_placement, parse_placement
 from adapters.kcp.api import load
 from adapters.kcp.keys import sync_target_key
-from adapters.kcp.names import State
+from adapters.kcp.load import load as kcp_load
+from adapters.kcp.names import Generation, State
 from adapters.kcp.v08 import plan as plan_v08
 from adapters.kcp.world import last_shuffled
 from adapters.kube.manifests import Manifest, from_objects
-from model import LabelSelector
+from model import Choice, LabelSelector, RequestResult
+from solver import SolveOptions, solve
 from solver.tenancy.hand_out import hand_out
 from solver.tenancy.problem import Placement, Problem
 from tests.fixtures.common import counted_calls
@@ -34,6 +37,7 @@ from tests.fixtures.kcp import (
     cluster,
     compute_v05,
     compute_v08,
+    hubs_v05,
     location,
     namespace,
     namespace_v08,
@@ -341,3 +345,66 @@ def test_v08_rounds_redo_only_the_workspaces_the_last_round_changed(hub) -> None
         assert _plan_facts(plan_v08(context.world)) == incremental
     finally:
         v08_module._round = by_workspace
+
+
+@given(hubs_v05(), st.randoms(use_true_random=False))
+def test_v05_satisfaction_judged_without_the_map_is_the_written_verdict(objects, rnd) -> None:
+    """v0.5's emit judges the Namespaces outside a part satisfied or not (v05._satisfied) without
+    making their placement map: the verdict _write gives with the map, for the solver's answer and
+    for answers changed at random (a unit left without a cluster, a kept cluster moved)."""
+    batch, context = kcp_load(from_objects(objects, "<test>"), now=NOW_TIME)
+    assume(context.world.generation is Generation.V05)  # (without clusters or Locations: v0.8)
+    results = {r.request: r for r in solve(batch, SolveOptions()).requests}
+    for key, got in list(results.items()):
+        change = rnd.choice(["as solved", "as solved", "unplaced", "moved"])
+        if change == "unplaced":
+            results[key] = RequestResult(key, (), satisfied=False)
+        elif change == "moved" and got.selected:
+            results[key] = RequestResult(key, (Choice(got.selected[0].cluster, kept=False),))
+    now = "2026-11-24T03:00:00Z"
+    for p in context.plan.namespaces:
+        assert v05_module._satisfied(p, results) == v05_module._write(p, results, now)[1]
+
+
+ENTRIES = ["ws/east/c0", "ws/west/c1"]
+
+
+@st.composite
+def namespace_plans(draw) -> tuple[v05_module.NamespacePlan, dict[str, RequestResult]]:
+    """A scheduled namespace's plan of any shape (states, dropped entries, units of every kind) and
+    an answer for each unit (none, a kept cluster, another)."""
+    states = {key: draw(st.sampled_from(list(State))) for key in draw(st.lists(st.sampled_from(ENTRIES)))}
+    removed = {key.rpartition("/")[2]: key for key in draw(st.lists(st.sampled_from(ENTRIES)))}
+    dropped = draw(st.lists(st.sampled_from(ENTRIES)))
+    kinds = [v05_module.KEPT, v05_module.RESCHEDULE, v05_module.NEW] + [v05_module.REVIVE] * bool(removed)
+    units, results = [], {}
+    for i in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(kinds))
+        # (a revival's cluster is one just set Removing)
+        cluster = draw(st.sampled_from(sorted(removed) if kind == v05_module.REVIVE else ["c0", "c1"]))
+        key = f"ws/ns@l{i}"
+        units.append(v05_module.Unit(draw(st.sampled_from(["east", "west"])), kind, key=key))
+        answer = draw(st.sampled_from(["none", "kept", "new"]))
+        selected = () if answer == "none" else (Choice(f"ws/{cluster}", kept=answer == "kept"),)
+        results[key] = RequestResult(key, selected, satisfied=bool(selected))
+    plan = v05_module.NamespacePlan(
+        None,
+        v05_module.SCHEDULED,
+        Parsed(True, {}),
+        "ws",
+        states,
+        removed,
+        dropped,
+        units,
+        unplaced=draw(st.booleans()),
+    )
+    return plan, results
+
+
+@settings(max_examples=300)  # (no solve: fast)
+@given(namespace_plans())
+def test_v05_satisfaction_judged_without_the_map_for_any_plan(planned) -> None:
+    """The same verdict as the map _states makes for any plan, not only those the planner makes."""
+    p, results = planned
+    states, satisfied = v05_module._states(p, results)
+    assert v05_module._satisfied(p, results) == (satisfied and bool(states))

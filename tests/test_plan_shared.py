@@ -86,7 +86,7 @@ def test_the_plan_made_on_two_cores_is_plan_ofs_document(generation, monkeypatch
     """The child's share as estimated (v0.8's hub: a third), and where it is a third."""
     given = shares(monkeypatch)
     if generation == "v0.5":  # (its estimate, a twentieth, leaves the child none)
-        monkeypatch.setattr(pipeline, "_child_share", lambda objects, requests: 0.3)
+        monkeypatch.setattr(pipeline, "_child_share", lambda costs, objects, requests: 0.3)
     shared = shared_or_error(hub(generation), monkeypatch)
     assert len(given) == 1 and 0.5 < given[0][0] < 0.8 and given[0][1] == 1.0
     assert shared == ordinary_or_error(hub(generation), monkeypatch)
@@ -176,3 +176,19 @@ def test_emits_parts_joined_are_emits_objects(generation) -> None:
             whole.placements,
             whole.unsatisfied,
         )
+
+
+def test_the_childs_share_is_estimated_from_the_systems_own_costs(monkeypatch) -> None:
+    """The pipeline holds no system's numbers: kcp's record gives its costs (v0.8's hub: a third);
+    a system with emit_part and no costs gets none shared, its plan the same document."""
+    import dataclasses
+
+    from adapters import registry
+
+    given = shares(monkeypatch)
+    record = registry.system("kcp")
+    assert record.part_costs is not None
+    assert pipeline._child_share(record.part_costs, 82_150, 11_350) == pytest.approx(0.34, abs=0.02)
+    monkeypatch.setitem(registry._records(), "kcp", dataclasses.replace(record, part_costs=None))
+    assert shared_or_error(hub("v0.8"), monkeypatch) == ordinary_or_error(hub("v0.8"), monkeypatch)
+    assert given == [None]

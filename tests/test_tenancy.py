@@ -177,6 +177,24 @@ def test_granted_requests_never_move_and_count():
     assert got["ns/s"].selected[0].cluster == "ns/p-s"  # a holds r: full at limit 1
 
 
+def test_requests_answered_alike_share_one_choice():
+    """The results of tens of thousands of requests make one Choice a cluster (solver.tenancy.
+    results.to_results), shared where the answers are alike: kept on one cluster, placed on one."""
+    b = batch(
+        [cluster("a", "p"), cluster("b", "p")],
+        [
+            *(request(f"k{i}", i, "p", held="ns/a") for i in range(3)),
+            *(request(f"n{i}", 10 + i, "p", limit=9) for i in range(6)),
+        ],
+    )
+    result = solve(b, SolveOptions(mode="optimal"))
+    assert check(b, result) == []
+    kept = {id(r.selected) for r in result.requests if r.request.startswith("ns/k")}
+    placed = {r.selected[0].cluster: id(r.selected) for r in result.requests if r.request.startswith("ns/n")}
+    assert len(kept) == 1 and len(placed) == 2  # (balanced over a and b: one choice a cluster)
+    assert len({id(r.selected) for r in result.requests if r.request.startswith("ns/n")}) == 2
+
+
 def test_no_pool_and_no_room_leaves_the_request_unsatisfied_with_the_full_clusters():
     b = batch([cluster("a", "p", load=3)], [request("r", 1, "p", limit=3, pool=None)])
     result = solve(b, SolveOptions(mode="greedy"))

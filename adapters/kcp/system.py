@@ -3,7 +3,7 @@ facet, as data."""
 
 from __future__ import annotations
 
-from adapters.contract import ExplainKind, System
+from adapters.contract import ExplainKind, PartCosts, System
 from adapters.kcp import names as n
 
 __all__ = ["SYSTEM"]
@@ -16,6 +16,10 @@ SYSTEM = System(
     load="adapters.kcp.load:load",
     emit="adapters.kcp.emit:emit",
     emit_part="adapters.kcp.emit:emit_part",
+    # Measured in the forked command on the 10,000 x 50,000 hubs (i20-tspeed5): the verdict about
+    # 2.2 us an object judged and 9 us a request checked, emit, the comparison and the text about
+    # 10 us an object: v0.8's child then takes a third, v0.5's (four times the requests) a twentieth.
+    part_costs=PartCosts(judged=2.2e-6, checked=9e-6, planned=10e-6),
     shared={kind: frozenset(groups) for kind, groups in n.SHARED_KINDS.items()},
     fields="adapters.kcp.workspace:kcp_fields",
     scope="adapters.kcp.workspace:workspace_of",

@@ -539,11 +539,26 @@ def emit(world: World, plan: Plan, result: Result, part: tuple[float, float] = (
 
 
 def _satisfied(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> bool:
-    """:func:`_write`'s verdict on `p`, its object not made."""
+    """:func:`_write`'s verdict on `p`, its object not made: scheduled, placed, every unit answered
+    with a cluster, and the map :func:`_states` makes not empty (without making it, the same
+    ValueError for a unit without an answer). Every answered unit but a KEPT one left where it
+    was writes an entry (a revival drops one first, then writes its own), so the map is empty
+    only where none writes one and every entry of `states` is dropped."""
     if p.status != SCHEDULED:
         return False
-    states, satisfied = _states(p, by_request)
-    return satisfied and bool(states)
+    satisfied = not p.unplaced
+    writes = False
+    for u in p.units:
+        got = by_request.get(u.key)
+        if got is None:
+            raise ValueError(f"the result has no answer for {u.key!r}")
+        if not got.selected:
+            satisfied = False
+        elif not (u.kind == KEPT and got.selected[0].kept):
+            writes = True
+    if not satisfied:
+        return False
+    return writes or any(key not in p.dropped for key in p.states)
 
 
 def _write(
@@ -555,9 +570,11 @@ def _write(
     annotations = None  # as read
     parsed = p.parsed  # the placement annotation as the status reconciler reads it
     satisfied = False
-    if p.status == SCHEDULED:
+    if p.status == SCHEDULED and p.unchanged:  # (most: nothing written, the map not made)
+        satisfied = _satisfied(p, by_request)
+    elif p.status == SCHEDULED:
         states, satisfied = _states(p, by_request)
-        if not p.unchanged and states != p.parsed.as_read:
+        if states != p.parsed.as_read:
             text = format_placement(states)
             annotations = {
                 **ns.annotations,

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from adapters.contract import PartCosts
 from adapters.errors import InputError
 from adapters.kube.manifests import Manifest, from_objects, json_lead_list, orjson_items, write_json
 from adapters.registry import (
@@ -300,7 +301,8 @@ def plan_shared(
             )
         owned, name, batch, context, result = solved
         inputs = inputs_by_key(manifests)  # before the fork: both processes compare with it
-        part, child = emit_part(name), _child_share(len(manifests), len(batch.requests))
+        costs = system(name).part_costs
+        part, child = emit_part(name), _child_share(costs, len(manifests), len(batch.requests))
         if part is None:  # emitted whole (here, before the verdict, as the rest of the plan)
             part, child = functools.partial(_whole, adapter(name).emit), 0.0
         split = 1.0 if child < _LEAST_SHARE else 1.0 - child
@@ -354,15 +356,14 @@ def _whole(emit: Callable[[Any, Result], Any], context: Any, result: Result, sta
     return emit(context, result)
 
 
-def _child_share(objects: int, requests: int) -> float:
+def _child_share(costs: PartCosts | None, objects: int, requests: int) -> float:
     """The fraction of a plan's objects the checker's child makes (the last), so that it ends
-    about when this process does, its verdict first: an estimate from the counts, by the costs
-    measured in the forked command on kcp's 10,000 x 50,000 hubs (CPU seconds: the verdict about
-    2.2 us an object judged and 9 us a request checked; emit, the comparison and the text about
-    10 us an object; v0.8 then gives the child a third, v0.5, whose requests are four times as
-    many, a tenth)."""
-    verdict = 2.2e-6 * objects + 9e-6 * requests
-    work = 10e-6 * objects
+    about when this process does, its verdict first: an estimate from the counts, by the system's
+    costs (adapters.contract.PartCosts); none without them."""
+    if costs is None:
+        return 0.0
+    verdict = costs.judged * objects + costs.checked * requests
+    work = costs.planned * objects
     return min(0.5, max(0.0, 0.5 - verdict / (2 * work)))
 
 

@@ -65,29 +65,38 @@ def adopt(problem: Problem, part: list[int], final: Placement, answer: Placement
 
 
 def to_results(problem: Problem, placement: Placement) -> list[RequestResult]:
+    """The results in the requests' order. A cluster's choice is made once and shared by every
+    request it answers alike (a Choice is frozen): tens of thousands of requests, a few thousand
+    clusters."""
     out: list[RequestResult | None] = [None] * len(problem.requests)
     count = list(problem.base)
     for position, row in placement.existing.items():
         count[row] += problem.request(position).tenancy.demand
+    kept: dict[str, tuple[Choice, ...]] = {}
     for i in problem.kept:
         r = problem.requests[i]
         name = r.existing[0].cluster
-        out[i] = RequestResult(
-            r.key, (Choice(name, kept=True, created=name not in problem.index),), scheduled=False
-        )
+        held = kept.get(name)
+        if held is None:
+            held = kept[name] = (Choice(name, kept=True, created=name not in problem.index),)
+        out[i] = RequestResult(r.key, held, scheduled=False)
+    chosen: dict[int, tuple[Choice, ...]] = {}
     for position, i in enumerate(problem.pending):
         r = problem.requests[i]
         released = (problem.forced[i],) if i in problem.forced else ()
-        if position in placement.existing:
-            choice = Choice(problem.names[placement.existing[position]])
+        row = placement.existing.get(position)
+        if row is not None:
+            choice = chosen.get(row)
+            if choice is None:
+                choice = chosen[row] = (Choice(problem.names[row]),)
         elif position in placement.created:
-            choice = Choice(placement.created[position], created=True)
+            choice = (Choice(placement.created[position], created=True),)
         else:
             out[i] = RequestResult(
                 r.key, (), released, unselected=_full(problem, position, count), satisfied=False
             )
             continue
-        out[i] = RequestResult(r.key, (choice,), released)
+        out[i] = RequestResult(r.key, choice, released)
     return [r for r in out if r is not None]
 
 
