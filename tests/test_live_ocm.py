@@ -21,11 +21,12 @@ from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
 from adapters.live import hub as hub_module
 from adapters.live.hub import Applied, Deleted, HubScheduler
+from adapters.ocm import load as load_module
 from adapters.ocm import reach as reach_module
 from adapters.ocm.load import load
 from adapters.ocm.reach import OcmLive
 from bench.hub_soak import _World
-from model import Batch, RequestResult
+from model import Batch, ExistingDecision, RequestResult
 from solver import SolveOptions, solve
 from tests.fixtures import ocm
 
@@ -787,3 +788,46 @@ def test_the_moves_since_a_picture_and_the_holdings_read_at_once_decide_as_befor
         reach_module, "matters", lambda request, old, new, now, holds=None: plain(request, old, new, now)
     )
     assert fast == _deltas(mode, seed, 60)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_request_kept_from_its_last_load_is_the_one_a_fresh_load_makes(mode, monkeypatch) -> None:
+    """A batch's requests are made again only where the Placement's objects moved (`_request`:
+    its manifest, policy, required terms, scope), otherwise the last one made, holding what the
+    Placement now holds (`_holding`): each equals what `placement_request` makes afresh, and
+    every event writes and solves what fresh requests give (fails where a request is kept
+    through a change of its holdings or of its policy)."""
+    made, fresh = OcmLive._request, OcmLive._holding
+    kept: list[bool] = []
+
+    def checked(self, key, m, policy, required, held, scope):
+        before = self._made.get(key)
+        out = made(self, key, m, policy, required, held, scope)
+        assert out == load_module.placement_request(m, policy, required, held, scope)
+        kept.append(before is not None and before[4] is out)
+        return out
+
+    def checked_holding(self, key, request, held):
+        out = fresh(self, key, request, held)
+        assert out == replace(request, existing=tuple(ExistingDecision(c, current=False) for c in held))
+        return out
+
+    monkeypatch.setattr(OcmLive, "_request", checked)
+    monkeypatch.setattr(OcmLive, "_holding", checked_holding)
+    reused = _deltas(mode, 0, 60)
+    assert sum(kept) > len(kept) / 2  # most requests are kept
+    monkeypatch.setattr(
+        OcmLive,
+        "_request",
+        lambda self, key, m, policy, required, held, scope: load_module.placement_request(
+            m, policy, required, held, scope
+        ),
+    )
+    monkeypatch.setattr(
+        OcmLive,
+        "_holding",
+        lambda self, key, request, held: replace(
+            request, existing=tuple(ExistingDecision(c, current=False) for c in held)
+        ),
+    )
+    assert reused == _deltas(mode, 0, 60)

@@ -277,6 +277,10 @@ class OcmLive:
         self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
+        # `_request`'s: per Placement, the objects its last request was made of and that request
+        # (its holdings as they came back since); each cluster's held decision, shared (frozen).
+        self._made: dict[str, tuple[Manifest, Policy, tuple | None, tuple[str, ...], PlacementRequest]] = {}
+        self._decision: dict[str, ExistingDecision] = {}
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
@@ -555,8 +559,7 @@ class OcmLive:
                 self.journal.add(self.dirty, key)  # not what its last sync wrote: someone else's write
             if request is not None:  # what it holds now, as a load would read it
                 held = sorted(c for c, count in self.own.get(key, {}).items() if count > 0)
-                existing = tuple(ExistingDecision(c, current=False) for c in held)
-                self._set_request(key, replace(request, existing=existing))
+                self._set_request(key, self._holding(key, request, held))
         changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
         # upstream's queue after the changes (what tests and reports read)
         self.journal.assign(self, "enqueued", enqueued)
@@ -1123,12 +1126,58 @@ class OcmLive:
         `_held_of`'s cache too: kept there, every request an event replaces (thousands of
         decisions a PickAll) would live until the cache is cleared."""
         old = self.requests.get(key)
-        if old is not None:
+        if old is not None and old is not request:
             self._held.pop(id(old), None)
         if request is None:
             self.journal.pop(self.requests, key)
+            self._made.pop(key, None)
         else:
             self.journal.set(self.requests, key, request)
+
+    def _request(
+        self,
+        key: str,
+        m: Manifest,
+        policy: Policy,
+        required: tuple | None,
+        held: list[str],
+        scope: tuple[str, ...],
+    ) -> PlacementRequest:
+        """The Placement's request as `placement_request` makes it (a function of these alone):
+        the last one made again only where it was made of other objects (its manifest and policy
+        by identity: the model replaces them, never changes them; its required terms and scope
+        equal); else that one, holding `held` (a copy where its holdings moved: the rest of a
+        PickAll's request is not made again, nor a decision per cluster it holds)."""
+        made = self._made.get(key)
+        same = made is not None and made[0] is m and made[1] is policy and made[2:4] == (required, scope)
+        if not same:
+            request = placement_request(m, policy, required, held, scope)
+            self._made[key] = (m, policy, required, scope, request)
+            return request
+        return self._holding(key, made[4], held)  # type: ignore[index]
+
+    def _holding(self, key: str, request: PlacementRequest, held: list[str]) -> PlacementRequest:
+        """The request holding the clusters `held` (in name order), as a load would read it: itself
+        where it holds them; the copy kept as the Placement's last made (`_request`) where the
+        request is that one."""
+        if len(request.existing) == len(held) and all(
+            d.cluster == c for d, c in zip(request.existing, held, strict=True)
+        ):
+            return request
+        decision = self._decision
+        if len(decision) > 2 * len(self.clusters) + 1024:  # names of clusters long gone: let them go
+            decision.clear()
+        existing = []
+        for c in held:
+            d = decision.get(c)
+            if d is None:
+                d = decision[c] = ExistingDecision(c, current=False)
+            existing.append(d)
+        out = replace(request, existing=tuple(existing))
+        made = self._made.get(key)
+        if made is not None and made[4] is request:
+            self._made[key] = (*made[:4], out)
+        return out
 
     def _held_of(self, request: PlacementRequest) -> frozenset[str]:
         """The clusters the request holds (its existing decisions), made once per request (kept by
@@ -1304,7 +1353,7 @@ class OcmLive:
             if context.misconfigured is not None:
                 continue
             held = sorted(c for c, count in self.own.get(key, {}).items() if count > 0)
-            requests.append(placement_request(m, policy, required, held, scope))
+            requests.append(self._request(key, m, policy, required, held, scope))
         requests.sort(key=lambda r: r.key)
         given = self._given(requests, now) if written else {}
         # Balance counts every PlacementDecision but the placement's own: the batch's (and the
