@@ -26,7 +26,7 @@ from adapters.ocm import reach as reach_module
 from adapters.ocm.load import load
 from adapters.ocm.reach import OcmLive
 from bench.hub_soak import _World
-from model import Batch, ExistingDecision, RequestResult
+from model import Batch, Choice, ExistingDecision, RequestResult
 from solver import SolveOptions, solve
 from tests.fixtures import ocm
 
@@ -831,3 +831,24 @@ def test_a_request_kept_from_its_last_load_is_the_one_a_fresh_load_makes(mode, m
         ),
     )
     assert reused == _deltas(mode, 0, 60)
+
+
+def test_a_given_answers_shared_picks_are_those_made_afresh(monkeypatch) -> None:
+    """A PickAll answered without the solver reports its picks with Choices shared between
+    answers (`_given_result`): each answer equals one made afresh (its clusters in name order,
+    what it held and no longer picks released)."""
+    original = OcmLive._given_result
+    seen: list[int] = []
+
+    def checked(self, request, answer):
+        out = original(self, request, answer)
+        held = {d.cluster for d in request.existing}
+        assert out == RequestResult(
+            request.key, tuple(Choice(c) for c in answer), released=tuple(sorted(held - set(answer)))
+        )
+        seen.append(len(answer))
+        return out
+
+    monkeypatch.setattr(OcmLive, "_given_result", checked)
+    _deltas("optimal", 0, 60)
+    assert len(seen) > 40

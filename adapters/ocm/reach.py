@@ -281,6 +281,7 @@ class OcmLive:
         # (its holdings as they came back since); each cluster's held decision, shared (frozen).
         self._made: dict[str, tuple[Manifest, Policy, tuple | None, tuple[str, ...], PlacementRequest]] = {}
         self._decision: dict[str, ExistingDecision] = {}
+        self._choice: dict[str, Choice] = {}  # each cluster's pick in an answer given (`_given`), shared
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
@@ -1179,6 +1180,24 @@ class OcmLive:
             self._made[key] = (*made[:4], out)
         return out
 
+    def _given_result(self, request: PlacementRequest, answer: tuple[str, ...]) -> RequestResult:
+        """A PickAll's answer given without the solver as the solver reports it: the clusters in
+        name order, none marked kept, and the decisions it gives up released. Left out, unlike the
+        solver's: the scores and the report of clusters not picked, which neither OCM's emit nor
+        this model reads for a PickAll (its decisions carry no score, its answer no margin). Each
+        cluster's Choice is made once and shared (frozen: a PickAll's answer is hundreds)."""
+        choice = self._choice
+        if len(choice) > 2 * len(self.clusters) + 1024:  # names of clusters long gone: let them go
+            choice.clear()
+        picks = []
+        for c in answer:
+            pick = choice.get(c)
+            if pick is None:
+                pick = choice[c] = Choice(c)
+            picks.append(pick)
+        released = tuple(sorted(self._held_of(request).difference(answer)))
+        return RequestResult(request.key, tuple(picks), released=released)
+
     def _held_of(self, request: PlacementRequest) -> frozenset[str]:
         """The clusters the request holds (its existing decisions), made once per request (kept by
         identity: a request is never changed, only replaced, and the entry holds it, so its id
@@ -1379,7 +1398,7 @@ class OcmLive:
             self.journal.discard(self.dirty, key)
         keys = frozenset(contexts)
         outside = tuple(r for r in requests if r.key in given)
-        answers = tuple((r, _given_result(r, given[r.key])) for r in outside)
+        answers = tuple((r, self._given_result(r, given[r.key])) for r in outside)
         return Taken(
             batch,
             context,
@@ -1883,13 +1902,3 @@ def _placement_policy(m: Manifest) -> Policy | None:
         return None
     _check_status(f, f.mapping(m.obj.get("status"), "status"))
     return read_policy(f, m.obj.get("spec"))
-
-
-def _given_result(request: PlacementRequest, answer: tuple[str, ...]) -> RequestResult:
-    """A PickAll's answer given without the solver as the solver reports it: the clusters in name
-    order, none marked kept, and the decisions it gives up released. Left out, unlike the
-    solver's: the scores and the report of clusters not picked, which neither OCM's emit nor this
-    model reads for a PickAll (its decisions carry no score, its answer no margin)."""
-    chosen = set(answer)
-    released = tuple(sorted({d.cluster for d in request.existing} - chosen))
-    return RequestResult(request.key, tuple(Choice(c) for c in answer), released=released)
