@@ -867,9 +867,8 @@ class OcmLive:
                 raised = _better(raised, found)
         if raised is not None and not all(_beats((t, c), raised) for c, t in picks.items()):
             return False
-        self._keep(answer)
+        self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
         answer.picks, answer.best_out, answer.most = picks, raised, most
-        self._judged_now(key, answer)
         return True
 
     def _within_range(
