@@ -852,3 +852,22 @@ def test_a_given_answers_shared_picks_are_those_made_afresh(monkeypatch) -> None
     monkeypatch.setattr(OcmLive, "_given_result", checked)
     _deltas("optimal", 0, 60)
     assert len(seen) > 40
+
+
+def test_the_checks_verdicts_judged_cheapest_rule_first_are_admits(monkeypatch) -> None:
+    """The checks judge a cluster's rules cheapest first (`_admits`: the required terms last):
+    every verdict they ask is solver.admits' (over 60 generated events, taints on and off among
+    them), and every event writes and solves what admits itself gives."""
+    original, asked = reach_module._admits, Counter()
+
+    def checked(request, c, now, *, held=False):
+        out = original(request, c, now, held=held)
+        assert out == reach_module.admits(request, c, now, held=held)
+        asked[out] += 1
+        return out
+
+    monkeypatch.setattr(reach_module, "_admits", checked)
+    fast = _deltas("greedy", 0, 60)
+    assert asked[True] > 100 and asked[False] > 100
+    monkeypatch.setattr(reach_module, "_admits", reach_module.admits)
+    assert fast == _deltas("greedy", 0, 60)
