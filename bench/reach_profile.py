@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"first solve: {first[0]:.1f} cpu s, {first[1]:.1f} wall s; {args.events} events")
     print(
         f"digest {digest.hexdigest()[:16]}...; wall-clock limit {args.time_limit:g} s per batch, "
-        f"cut: first solve {hub.initial.time_limited}, events {sum(cut.values())}"
+        f"cut: first solve {getattr(hub.initial, 'time_limited', False)}, events {sum(cut.values())}"
     )
     print("kind | n | cpu ms median / p99 / max | wall ms median / p99 | requests solved (mean) | cut")
     every = [x for v in cpu.values() for x in v]
