@@ -792,11 +792,12 @@ def test_the_moves_since_a_picture_and_the_holdings_read_at_once_decide_as_befor
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
 def test_a_request_kept_from_its_last_load_is_the_one_a_fresh_load_makes(mode, monkeypatch) -> None:
-    """A batch's requests are made again only where the Placement's objects moved (`_request`:
-    its manifest, policy, required terms, scope), otherwise the last one made, holding what the
-    Placement now holds (`_holding`): each equals what `placement_request` makes afresh, and
-    every event writes and solves what fresh requests give (fails where a request is kept
-    through a change of its holdings or of its policy)."""
+    """A batch's requests are made again only where what they read of the Placement moved
+    (`_request`: its policy's count, preferences, spread, tolerations, the required terms, the
+    scope), otherwise the last one made, holding what the Placement now holds (`_holding`): each
+    equals what `placement_request` makes afresh, and every event writes and solves what fresh
+    requests give (fails where a request is kept through a change of its holdings or of its
+    count)."""
     made, fresh = OcmLive._request, OcmLive._holding
     kept: list[bool] = []
 
@@ -804,7 +805,7 @@ def test_a_request_kept_from_its_last_load_is_the_one_a_fresh_load_makes(mode, m
         before = self._made.get(key)
         out = made(self, key, m, policy, required, held, scope)
         assert out == load_module.placement_request(m, policy, required, held, scope)
-        kept.append(before is not None and before[4] is out)
+        kept.append(before is not None and before[1] is out)
         return out
 
     def checked_holding(self, key, request, held):

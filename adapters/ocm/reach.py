@@ -277,9 +277,9 @@ class OcmLive:
         self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
-        # `_request`'s: per Placement, the objects its last request was made of and that request
-        # (its holdings as they came back since); each cluster's held decision, shared (frozen).
-        self._made: dict[str, tuple[Manifest, Policy, tuple | None, tuple[str, ...], PlacementRequest]] = {}
+        # `_request`'s: per Placement, what its last request was made of and that request (its
+        # holdings as they came back since); each cluster's held decision, shared (frozen).
+        self._made: dict[str, tuple[tuple[Any, ...], PlacementRequest]] = {}
         self._decision: dict[str, ExistingDecision] = {}
         self._choice: dict[str, Choice] = {}  # each cluster's pick in an answer given (`_given`), shared
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
@@ -1143,18 +1143,21 @@ class OcmLive:
         held: list[str],
         scope: tuple[str, ...],
     ) -> PlacementRequest:
-        """The Placement's request as `placement_request` makes it (a function of these alone):
-        the last one made again only where it was made of other objects (its manifest and policy
-        by identity: the model replaces them, never changes them; its required terms and scope
-        equal); else that one, holding `held` (a copy where its holdings moved: the rest of a
-        PickAll's request is not made again, nor a decision per cluster it holds)."""
+        """The Placement's request as `placement_request` makes it, a function of what it reads
+        (its name, the policy's count, preferences, spread and tolerations, the required terms,
+        the scope) and of `held`: the last one made is made again only where one of those differs
+        (equal values: a Placement's own status, written at each of its syncs, makes a new
+        manifest and policy of the same spec); else it is that one holding `held` (a copy where
+        its holdings moved: the rest of a PickAll's request is not made again, nor a decision per
+        cluster it holds)."""
         made = self._made.get(key)
-        same = made is not None and made[0] is m and made[1] is policy and made[2:4] == (required, scope)
-        if not same:
+        reads = (m.name, m.namespace, policy.count, policy.preferences, policy.spread, policy.tolerations)
+        reads += (required, scope)
+        if made is None or made[0] != reads:
             request = placement_request(m, policy, required, held, scope)
-            self._made[key] = (m, policy, required, scope, request)
+            self._made[key] = (reads, request)
             return request
-        return self._holding(key, made[4], held)  # type: ignore[index]
+        return self._holding(key, made[1], held)
 
     def _holding(self, key: str, request: PlacementRequest, held: list[str]) -> PlacementRequest:
         """The request holding the clusters `held` (in name order), as a load would read it: itself
@@ -1175,8 +1178,8 @@ class OcmLive:
             existing.append(d)
         out = replace(request, existing=tuple(existing))
         made = self._made.get(key)
-        if made is not None and made[4] is request:
-            self._made[key] = (*made[:4], out)
+        if made is not None and made[1] is request:
+            self._made[key] = (made[0], out)
         return out
 
     def _given_result(self, request: PlacementRequest, answer: tuple[str, ...]) -> RequestResult:
