@@ -825,8 +825,8 @@ def _digest_line(r: HubSoakReport) -> str:
     said = (
         "no batch was cut by the wall clock"
         if not cut
-        else f"the wall clock cut the batches of {len(cut)} events (the first: {cut[:5]}): the digest "
-        "may differ from a run with no cut (--time-limit)"
+        else f"the wall clock cut a batch of {len(cut)} event(s) (0: the first solve; {cut[:5]}): the "
+        "digest may differ from a run with no cut (--time-limit)"
     )
     return f"{r.profile}: digest {r.digest[:16]}... (time limit {r.time_limit:g} s per batch; {said})."
 

@@ -54,6 +54,6 @@ def test_the_soak_counts_the_events_the_wall_clock_cut() -> None:
     says so beside its digest; with no cut, it says that."""
     cut = run_hub_soak("ocm", events=12, check_every=12, time_limit=1e-9)
     assert cut.time_limited[:1] == [0] and len(cut.time_limited) >= 4
-    assert f"the wall clock cut the batches of {len(cut.time_limited)} events" in render([cut])
+    assert f"the wall clock cut a batch of {len(cut.time_limited)} event(s)" in render([cut])
     whole = run_hub_soak("ocm", events=12, check_every=12)
     assert whole.time_limited == [] and "no batch was cut by the wall clock" in render([whole])
