@@ -57,3 +57,28 @@ def test_the_soak_counts_the_events_the_wall_clock_cut() -> None:
     assert f"the wall clock cut a batch of {len(cut.time_limited)} event(s)" in render([cut])
     whole = run_hub_soak("ocm", events=12, check_every=12)
     assert whole.time_limited == [] and "no batch was cut by the wall clock" in render([whole])
+
+
+def test_fleets_scheduler_says_when_the_wall_clock_cut_a_batch(monkeypatch) -> None:
+    """FleetScheduler's delta carries the hub's flag: with every batch reported cut, a placement
+    created says so; with none, a placement written again does not."""
+    from dataclasses import replace
+
+    from adapters.live.incremental import FleetScheduler, PlacementChanged
+
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    objects = generate("fleet", 12, 16, seed=1, now=now)
+    placement = next(o for o in objects if o["kind"] == "ClusterResourcePlacement")
+    scheduler = FleetScheduler(objects, now=now)
+    original = hub_module.solve
+    assert not scheduler.handle(PlacementChanged(placement), now=now).time_limited
+
+    def cut(batch, options):
+        result = original(batch, options)
+        return replace(result, stats=replace(result.stats, time_limited=True))
+
+    monkeypatch.setattr(hub_module, "solve", cut)
+    copy = {"apiVersion": placement["apiVersion"], "kind": placement["kind"], "spec": placement["spec"]}
+    copy["metadata"] = {"name": placement["metadata"]["name"] + "-copy"}
+    delta = scheduler.handle(PlacementChanged(copy), now=now + timedelta(seconds=1))
+    assert delta.placements and delta.time_limited
