@@ -82,3 +82,20 @@ def test_fleets_scheduler_says_when_the_wall_clock_cut_a_batch(monkeypatch) -> N
     copy["metadata"] = {"name": placement["metadata"]["name"] + "-copy"}
     delta = scheduler.handle(PlacementChanged(copy), now=now + timedelta(seconds=1))
     assert delta.placements and delta.time_limited
+
+
+def test_the_first_solve_says_when_the_wall_clock_cut_it(monkeypatch) -> None:
+    """The first, full solve (the pipeline's, not a batch of the hub's own) says so in `initial`
+    when the wall clock cut it, though no later batch was."""
+    from dataclasses import replace
+
+    original = hub_module.solve
+
+    def uncut(batch, options):
+        result = original(batch, options)
+        return replace(result, stats=replace(result.stats, time_limited=False))
+
+    monkeypatch.setattr(hub_module, "solve", uncut)
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    objects = generate("ocm", 40, 60, seed=1, now=now)
+    assert HubScheduler(objects, now=now, options=SolveOptions(time_limit=1e-9)).initial.time_limited
