@@ -101,6 +101,7 @@ KINDS = (
     "request-deleted",
 )
 MEMORY_FACTOR = 1.1
+WALL_LIMIT = SolveOptions().time_limit  # the solver's default wall seconds per batch
 MEMORY_SLACK_KIB = 8 * 1024
 STEP = timedelta(seconds=15)
 # Fleet's member agents heartbeat every minute and a cluster silent for five turns ineligible with
@@ -156,6 +157,11 @@ class HubSoakReport:
     traced: bool = False
     failures: list[str] = field(default_factory=list)
     digest: str = ""  # sha256 of every delta written, in order: the same events, the same deltas
+    # The wall clock (adapters.live.hub.HubScheduler's rule): the batches' limit in wall seconds
+    # (SolveOptions.time_limit), and the events whose batch it cut (Delta.time_limited), the first
+    # solve's as event 0. With none cut, the digest is every run's with no cut, whatever the load.
+    time_limit: float = WALL_LIMIT
+    time_limited: list[int] = field(default_factory=list)
 
     @property
     def events_per_s(self) -> float:
@@ -654,11 +660,15 @@ def run_hub_soak(
     config: str = "",
     mode: str = "optimal",
     trace: bool = False,
+    time_limit: float = WALL_LIMIT,
 ) -> HubSoakReport:
-    """Drive one profile's hub through `events` events; failures are collected, not raised."""
+    """Drive one profile's hub through `events` events; failures are collected, not raised.
+    `time_limit`: each batch's wall seconds (see HubSoakReport.time_limited)."""
     system = profile.split("-")[0]
     objects, read_config = _hub(profile, clusters, placements, seed, hub, config)
-    report = HubSoakReport(profile, events, clusters, placements, seed, mode, hub, hub_start=len(objects))
+    report = HubSoakReport(
+        profile, events, clusters, placements, seed, mode, hub, hub_start=len(objects), time_limit=time_limit
+    )
     # The solver imports CP-SAT (and through it pandas, some 25 MB) on first use: done before
     # measuring, so the first checkpoint measures the scheduler rather than the interpreter.
     import ortools.sat.python.cp_model  # noqa: F401
@@ -667,8 +677,10 @@ def run_hub_soak(
         tracemalloc.start()
     report.traced = trace
     start = time.perf_counter()
-    scheduler = HubScheduler(objects, now=NOW, config=read_config, options=SolveOptions(mode=mode))
+    options = SolveOptions(mode=mode, time_limit=time_limit)
+    scheduler = HubScheduler(objects, now=NOW, config=read_config, options=options)
     report.first_solve_s = time.perf_counter() - start
+    report.time_limited += [0] if scheduler.initial.time_limited else []
     del objects
     world = _World(profile, scheduler, seed)
     now = NOW
@@ -691,6 +703,7 @@ def run_hub_soak(
         cpu.setdefault(kind, []).append((c2 - c1) * 1000)
         wall.setdefault(kind, []).append((t2 - t1) * 1000)
         solved.setdefault(kind, []).append(len(delta.requests))
+        report.time_limited += [i] if delta.time_limited else []
         if system == "kcp":
             problems = _kcp_moves(before_objects, scheduler, now) if before_objects is not None else []
         else:
@@ -799,9 +812,23 @@ def render(reports: list[HubSoakReport]) -> str:
                 f"{cpu['median']:.1f} / {cpu['p99']:.1f} / {cpu['max']:.1f} | "
                 f"{wall['median']:.1f} / {wall['p99']:.1f} / {wall['max']:.1f} |"
             )
+    lines += ["", *(_digest_line(r) for r in reports)]
     failures = [f"- {r.profile}: {f}" for r in reports for f in r.failures[:20]]
     lines += ["", "Failures:" if failures else "No check failed.", "", *failures]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _digest_line(r: HubSoakReport) -> str:
+    """The run's digest, and whether the wall clock cut a batch (then the digest may be another
+    than a run with no cut gives)."""
+    cut = r.time_limited
+    said = (
+        "no batch was cut by the wall clock"
+        if not cut
+        else f"the wall clock cut a batch of {len(cut)} event(s) (0: the first solve; {cut[:5]}): the "
+        "digest may differ from a run with no cut (--time-limit)"
+    )
+    return f"{r.profile}: digest {r.digest[:16]}... (time limit {r.time_limit:g} s per batch; {said})."
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -816,6 +843,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default="", help="its scheduler config (openMCP)")
     parser.add_argument("--mode", default="optimal", choices=("optimal", "greedy"))
     parser.add_argument("--trace", action="store_true", help="memory as tracemalloc traces it (slow)")
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=WALL_LIMIT,
+        help="each batch's wall seconds (SolveOptions.time_limit); a large one: no cut, one digest",
+    )
     parser.add_argument("--json", help="write the reports as JSON here too")
     parser.add_argument("--out", help="write the Markdown report here too")
     args = parser.parse_args(argv)
@@ -832,9 +865,13 @@ def main(argv: list[str] | None = None) -> int:
             config=args.config,
             mode=args.mode,
             trace=args.trace,
+            time_limit=args.time_limit,
         )
         lat = report.latency_ms["all"]
-        said = f"CPU median {lat['median']:.1f} ms, p99 {lat['p99']:.1f} ms, {len(report.failures)} failures"
+        said = (
+            f"CPU median {lat['median']:.1f} ms, p99 {lat['p99']:.1f} ms, {len(report.failures)} failures, "
+            f"{len(report.time_limited)} events cut by the wall clock, digest {report.digest[:16]}"
+        )
         print(f"{profile}: {said}", file=sys.stderr)
         reports.append(report)
     text = render(reports)

@@ -9,6 +9,10 @@ cyclic collector's passes (gc callbacks), medians per kind; timed alone, with no
 per-call cost (the checks' timer costs some 2 us per Placement checked); and the requests
 answered without the solver (adapters.contract.Taken.given), mean per event.
 
+The wall clock (adapters.live.hub.HubScheduler's rule): the events whose batch a wall-clock limit
+cut (`Delta.time_limited`, `--time-limit` wall seconds per batch) are counted per kind, and the
+digest of every delta printed (bench.hub_soak's): with none cut, it is every run's on that stream.
+
     python -m bench.reach_profile --profile ocm --hub /work/bench/ocm-10k-2k.yaml --events 200
     python -m bench.reach_profile --profile karmada --hub /work/bench/karmada-1k-10k.yaml --cprofile 25
     python -m bench.reach_profile --profile ocm --hub /work/bench/ocm-10k-2k.yaml --events 50 --phases
@@ -19,7 +23,9 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import hashlib
 import io
+import json
 import pstats
 import sys
 import time
@@ -32,7 +38,7 @@ import numpy as np
 from adapters.kube.manifests import read_sources
 from adapters.live import hub as hub_module
 from adapters.live.hub import HubScheduler
-from bench.hub_soak import NOW, PROFILES, STEP, STEPS, _World
+from bench.hub_soak import NOW, PROFILES, STEP, STEPS, WALL_LIMIT, _World
 from solver import SolveOptions
 
 __all__ = ["main"]
@@ -47,13 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", default="optimal", choices=("optimal", "greedy"))
     parser.add_argument("--cprofile", type=int, default=0, help="print the top N functions per kind")
     parser.add_argument("--phases", action="store_true", help="CPU of the models' take and of the collector")
+    parser.add_argument("--time-limit", type=float, default=WALL_LIMIT, help="each batch's wall seconds")
     args = parser.parse_args(argv)
 
     import ortools.sat.python.cp_model  # noqa: F401  (CP-SAT's import is not an event's)
 
     objects = [m.obj for m in read_sources([args.hub])]
     c0, t0 = time.process_time(), time.perf_counter()
-    hub = HubScheduler(objects, now=NOW, options=SolveOptions(mode=args.mode))
+    hub = HubScheduler(objects, now=NOW, options=SolveOptions(mode=args.mode, time_limit=args.time_limit))
     first = (time.process_time() - c0, time.perf_counter() - t0)
     del objects
     world = _World(args.profile, hub, args.seed)
@@ -63,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     solved: dict[str, list[int]] = defaultdict(list)
     profiles: dict[str, cProfile.Profile] = defaultdict(cProfile.Profile)
     phases: dict[str, dict[str, list[float]]] = {name: defaultdict(list) for name in _Phases.NAMES}
+    cut: dict[str, int] = defaultdict(int)  # events whose batch the wall clock cut
+    digest = hashlib.sha256()
     now = NOW
     for _ in range(args.events):
         now += STEPS.get(args.profile, STEP)  # the soak's clock (Fleet's heartbeats stay fresh)
@@ -87,8 +96,14 @@ def main(argv: list[str] | None = None) -> int:
             phase.given[kind].append(phase.answered)
         wall[kind].append((time.perf_counter() - t1) * 1000)
         solved[kind].append(len(delta.requests))
+        cut[kind] += getattr(delta, "time_limited", False)  # a tree before the flag (a base run) says nothing
+        digest.update(json.dumps([delta.apply, delta.delete], sort_keys=True).encode())
     print(f"first solve: {first[0]:.1f} cpu s, {first[1]:.1f} wall s; {args.events} events")
-    print("kind | n | cpu ms median / p99 / max | wall ms median / p99 | requests solved (mean)")
+    print(
+        f"digest {digest.hexdigest()[:16]}...; wall-clock limit {args.time_limit:g} s per batch, "
+        f"cut: first solve {getattr(hub.initial, 'time_limited', False)}, events {sum(cut.values())}"
+    )
+    print("kind | n | cpu ms median / p99 / max | wall ms median / p99 | requests solved (mean) | cut")
     every = [x for v in cpu.values() for x in v]
     for kind in [*sorted(cpu), "all"]:
         c = np.array(every if kind == "all" else cpu[kind])
@@ -96,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         s = np.array([x for v in solved.values() for x in v] if kind == "all" else solved[kind])
         print(
             f"{kind} | {len(c)} | {np.median(c):.1f} / {np.percentile(c, 99):.1f} / {c.max():.1f} | "
-            f"{np.median(w):.1f} / {np.percentile(w, 99):.1f} | {s.mean():.1f}"
+            f"{np.median(w):.1f} / {np.percentile(w, 99):.1f} | {s.mean():.1f} | "
+            f"{sum(cut.values()) if kind == 'all' else cut[kind]}"
         )
     if phase is not None:
         phase.close()

@@ -21,11 +21,12 @@ from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
 from adapters.live import hub as hub_module
 from adapters.live.hub import Applied, Deleted, HubScheduler
+from adapters.ocm import load as load_module
 from adapters.ocm import reach as reach_module
 from adapters.ocm.load import load
 from adapters.ocm.reach import OcmLive
 from bench.hub_soak import _World
-from model import Batch, RequestResult
+from model import Batch, Choice, ExistingDecision, RequestResult
 from solver import SolveOptions, solve
 from tests.fixtures import ocm
 
@@ -787,3 +788,87 @@ def test_the_moves_since_a_picture_and_the_holdings_read_at_once_decide_as_befor
         reach_module, "matters", lambda request, old, new, now, holds=None: plain(request, old, new, now)
     )
     assert fast == _deltas(mode, seed, 60)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_request_kept_from_its_last_load_is_the_one_a_fresh_load_makes(mode, monkeypatch) -> None:
+    """A batch's requests are made again only where what they read of the Placement moved
+    (`_request`: its policy's count, preferences, spread, tolerations, the required terms, the
+    scope), otherwise the last one made, holding what the Placement now holds (`_holding`): each
+    equals what `placement_request` makes afresh, and every event writes and solves what fresh
+    requests give (fails where a request is kept through a change of its holdings or of its
+    count)."""
+    made, fresh = OcmLive._request, OcmLive._holding
+    kept: list[bool] = []
+
+    def checked(self, key, m, policy, required, held, scope):
+        before = self._made.get(key)
+        out = made(self, key, m, policy, required, held, scope)
+        assert out == load_module.placement_request(m, policy, required, held, scope)
+        kept.append(before is not None and before[1] is out)
+        return out
+
+    def checked_holding(self, key, request, held):
+        out = fresh(self, key, request, held)
+        assert out == replace(request, existing=tuple(ExistingDecision(c, current=False) for c in held))
+        return out
+
+    monkeypatch.setattr(OcmLive, "_request", checked)
+    monkeypatch.setattr(OcmLive, "_holding", checked_holding)
+    reused = _deltas(mode, 0, 60)
+    assert sum(kept) > len(kept) / 2  # most requests are kept
+    monkeypatch.setattr(
+        OcmLive,
+        "_request",
+        lambda self, key, m, policy, required, held, scope: load_module.placement_request(
+            m, policy, required, held, scope
+        ),
+    )
+    monkeypatch.setattr(
+        OcmLive,
+        "_holding",
+        lambda self, key, request, held: replace(
+            request, existing=tuple(ExistingDecision(c, current=False) for c in held)
+        ),
+    )
+    assert reused == _deltas(mode, 0, 60)
+
+
+def test_a_given_answers_shared_picks_are_those_made_afresh(monkeypatch) -> None:
+    """A PickAll answered without the solver reports its picks with Choices shared between
+    answers (`_given_result`): each answer equals one made afresh (its clusters in name order,
+    what it held and no longer picks released)."""
+    original = OcmLive._given_result
+    seen: list[int] = []
+
+    def checked(self, request, answer):
+        out = original(self, request, answer)
+        held = {d.cluster for d in request.existing}
+        assert out == RequestResult(
+            request.key, tuple(Choice(c) for c in answer), released=tuple(sorted(held - set(answer)))
+        )
+        seen.append(len(answer))
+        return out
+
+    monkeypatch.setattr(OcmLive, "_given_result", checked)
+    _deltas("optimal", 0, 60)
+    assert len(seen) > 40
+
+
+def test_the_checks_verdicts_judged_cheapest_rule_first_are_admits(monkeypatch) -> None:
+    """The checks judge a cluster's rules cheapest first (`_admits`: the required terms last):
+    every verdict they ask is solver.admits' (over 60 generated events, taints on and off among
+    them), and every event writes and solves what admits itself gives."""
+    original, asked = reach_module._admits, Counter()
+
+    def checked(request, c, now, *, held=False):
+        out = original(request, c, now, held=held)
+        assert out == reach_module.admits(request, c, now, held=held)
+        asked[out] += 1
+        return out
+
+    monkeypatch.setattr(reach_module, "_admits", checked)
+    fast = _deltas("greedy", 0, 60)
+    assert asked[True] > 100 and asked[False] > 100
+    monkeypatch.setattr(reach_module, "_admits", reach_module.admits)
+    assert fast == _deltas("greedy", 0, 60)

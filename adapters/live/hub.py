@@ -30,9 +30,17 @@ is put back by it wherever the refusal comes: a load or an emit of what the even
 
 What each system's reach takes, and why that is exact, is in its reach module
 (adapters/<system>/reach.py). `resolve` is the check: a full solve of the kept state from scratch.
-Nothing here depends on wall time except the default `now`: the same objects and events at the
-same `now`s give the same deltas. Returned objects share structure with the kept state: treat them
-as read-only (copy to change).
+
+The wall clock. A batch's searches are bounded by their deterministic budget
+(`SolveOptions.deterministic_budget`, the Balance search's asks): bounded so, the same objects and
+events at the same `now`s give the same deltas, whatever the machine's load. `SolveOptions.time_limit`
+(wall seconds per batch) is a safety net above that budget: where it cuts a search (a loaded
+machine, a batch of hundreds of coupled requests), that batch may answer otherwise than a run
+with no cut, and the event says so: `Delta.time_limited` (the solver's `SolveStats.time_limited`
+of any batch the event solved, the first solve's included for `initial`). A run whose deltas are
+to be compared with another's (a soak's digest) counts those events, or lifts the limit. Nothing
+else here depends on wall time but the default `now`. Returned objects share structure with the
+kept state: treat them as read-only (copy to change).
 """
 
 from __future__ import annotations
@@ -117,6 +125,9 @@ class Delta:
     # The requests the event's solves took up (their keys, in the order solved; a system solved
     # again over all its objects: every request of it).
     requests: tuple[str, ...] = ()
+    # A wall-clock limit (SolveOptions.time_limit) cut a search of a batch the event solved: its
+    # answers may differ from a run with no cut (see the module's docstring).
+    time_limited: bool = False
 
 
 class _Writes:
@@ -128,14 +139,25 @@ class _Writes:
         self.deleted: list[dict[str, str]] = []
         self.systems: list[str] = []
         self.requests: list[str] = []
+        self.time_limited = False  # a wall-clock limit cut a search of one of the solves
 
     def delta(self, started: float) -> Delta:
         seconds = time.perf_counter() - started
         requests = tuple(dict.fromkeys(self.requests))
-        return Delta(list(self.written.values()), self.deleted, tuple(self.systems), seconds, requests)
+        written = list(self.written.values())
+        return Delta(written, self.deleted, tuple(self.systems), seconds, requests, self.time_limited)
 
 
 class HubScheduler:
+    """The hub's long-lived scheduler (see the module's docstring).
+
+    The rule of the wall clock: every search of an event's batch is bounded by the deterministic
+    budget (`options.deterministic_budget`, the Balance search's asks), so the deltas are a
+    function of the objects, the events and their `now`s alone. `options.time_limit` only guards
+    against a batch running away: where it cuts a search, the delta says so (`Delta.time_limited`,
+    and `initial.time_limited` for the first solve), and its answers may differ from those of a
+    run the wall clock did not cut."""
+
     def __init__(
         self,
         objects: Iterable[dict[str, Any]],
@@ -202,7 +224,8 @@ class HubScheduler:
         )
         changed, _ = changed_objects([self._served(obj) for obj in outcome.apply], manifests)
         systems = tuple(p.system for p in outcome.parts)
-        return Delta([obj for _, obj in changed], list(outcome.delete), systems, time.perf_counter() - start)
+        seconds, cut = time.perf_counter() - start, bool(outcome.summary.get("time_limited"))
+        return Delta([obj for _, obj in changed], list(outcome.delete), systems, seconds, time_limited=cut)
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -328,6 +351,7 @@ class HubScheduler:
         if taken.answered is not None:
             taken.answered(result)
         writes.requests += [r.request for r in result.requests]
+        writes.time_limited |= result.stats.time_limited
         emitted = adapter(name).emit(taken.context, result)
         part = SystemOutcome(name, batch, result, emitted.placements, emitted.unsatisfied)
         self.outcome[name] = Outcome(emitted.apply, emitted.delete, (part,), summary_of_parts([part]))
@@ -343,6 +367,7 @@ class HubScheduler:
         )
         self.outcome[name] = outcome
         writes.requests += [r.request for part in outcome.parts for r in part.result.requests]
+        writes.time_limited |= bool(outcome.summary.get("time_limited"))
         self._apply(outcome.apply, outcome.delete, now, writes)
         make = facet(name, s.reach)
         if make is not None:

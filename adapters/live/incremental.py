@@ -84,6 +84,8 @@ class Delta:
     delete: list[dict[str, str]]
     placements: list[str]
     seconds: float
+    # The wall clock cut a search of a batch the event solved (adapters.live.hub.HubScheduler's rule).
+    time_limited: bool = False
 
 
 class FleetScheduler:
@@ -101,7 +103,9 @@ class FleetScheduler:
         self.hub = HubScheduler(fleet, now=now, options=options, verify=verify)
         initial = self.hub.initial
         # What the first, full solve writes: a controller applies it before handling events.
-        self.initial = Delta(initial.apply, initial.delete, list(initial.requests), initial.seconds)
+        self.initial = Delta(
+            initial.apply, initial.delete, list(initial.requests), initial.seconds, initial.time_limited
+        )
 
     def handle(self, event: Event, *, now: datetime | None = None) -> Delta:
         """What the event changes. An event refused (an InputError: its object, or the placement
@@ -111,16 +115,16 @@ class FleetScheduler:
         if removed is not None and self._placement(removed) is None:
             return Delta([], [], [], 0.0)
         delta = self.hub.handle(_hub_event(event), now=now)
-        apply, delete = delta.apply, delta.delete
+        apply, delete, cut = delta.apply, delta.delete, delta.time_limited
         left = self._placement(removed) if removed is not None else None
         if left is not None:
             # The placement controller's finalizer (crp-cleanup) held it: its clean-up done (the
             # snapshots go with the placement, owned by it), the placement is gone.
             metadata = {**left["metadata"], "finalizers": []}
             gone = self.hub.handle(Applied({**left, "metadata": metadata}), now=now)
-            apply, delete = apply + gone.apply, delete + gone.delete
+            apply, delete, cut = apply + gone.apply, delete + gone.delete, cut or gone.time_limited
         placements = [removed] if removed is not None else list(delta.requests)
-        return Delta(apply, delete, placements, time.perf_counter() - started)
+        return Delta(apply, delete, placements, time.perf_counter() - started, cut)
 
     def _placement(self, name: str) -> dict[str, Any] | None:
         return self.hub.get((n.PLACEMENT_GROUP, n.PLACEMENT, "", "", name))

@@ -93,6 +93,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from functools import lru_cache, partial
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -130,7 +131,7 @@ from model import (
     SelectionMode,
 )
 from solver import SolveOptions, solve
-from solver.admits import admits
+from solver.admits import admits, in_scope, matches_required, takes_new, untolerated
 from solver.balance import balance_scores
 from solver.prepare import centered_scores
 
@@ -175,9 +176,10 @@ class _Answer:
 
 
 _ANSWER_FIELDS = tuple(f.name for f in fields(_Answer))
+_answer_values = attrgetter(*_ANSWER_FIELDS)  # every field's value at once (a C call)
 
 
-def _put_back(answer: _Answer, values: list[Any]) -> None:
+def _put_back(answer: _Answer, values: tuple[Any, ...]) -> None:
     for name, value in zip(_ANSWER_FIELDS, values, strict=True):
         setattr(answer, name, value)
 
@@ -277,6 +279,11 @@ class OcmLive:
         self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
+        # `_request`'s: per Placement, what its last request was made of and that request (its
+        # holdings as they came back since); each cluster's held decision, shared (frozen).
+        self._made: dict[str, tuple[tuple[Any, ...], PlacementRequest]] = {}
+        self._decision: dict[str, ExistingDecision] = {}
+        self._choice: dict[str, Choice] = {}  # each cluster's pick in an answer given (`_given`), shared
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
@@ -555,8 +562,7 @@ class OcmLive:
                 self.journal.add(self.dirty, key)  # not what its last sync wrote: someone else's write
             if request is not None:  # what it holds now, as a load would read it
                 held = sorted(c for c, count in self.own.get(key, {}).items() if count > 0)
-                existing = tuple(ExistingDecision(c, current=False) for c in held)
-                self._set_request(key, replace(request, existing=existing))
+                self._set_request(key, self._holding(key, request, held))
         changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
         # upstream's queue after the changes (what tests and reports read)
         self.journal.assign(self, "enqueued", enqueued)
@@ -733,7 +739,7 @@ class OcmLive:
     def _keep(self, answer: _Answer) -> None:
         """A kept answer about to move on in place: the journal puts it back as it is."""
         if self.journal.recording:
-            self.journal.note(partial(_put_back, answer, [getattr(answer, f) for f in _ANSWER_FIELDS]))
+            self.journal.note(partial(_put_back, answer, _answer_values(answer)))
 
     def _forget(self) -> None:
         """What the caches answered (judged on a model since undone)."""
@@ -788,7 +794,7 @@ class OcmLive:
         exact: list[tuple[int, str]] = []  # its own totals: changed clusters left out, judged again
         verdicts = [
             [
-                c is not None and _in_scope(request, c) and admits(request, c, now, held=c.name in held)
+                c is not None and _in_scope(request, c) and _admits(request, c, now, held=c.name in held)
                 for c in (old, new)
             ]
             for old, new in relevant
@@ -863,9 +869,8 @@ class OcmLive:
                 raised = _better(raised, found)
         if raised is not None and not all(_beats((t, c), raised) for c, t in picks.items()):
             return False
-        self._keep(answer)
+        self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
         answer.picks, answer.best_out, answer.most = picks, raised, most
-        self._judged_now(key, answer)
         return True
 
     def _within_range(
@@ -923,7 +928,7 @@ class OcmLive:
         for name in held - {but}:
             c = self.pool.get(name)
             q = c.properties.get(prop) if c is not None else None
-            if q is not None and not low <= q.as_float() <= high and admits(request, c, now, held=True):  # type: ignore[arg-type]
+            if q is not None and not low <= q.as_float() <= high and _admits(request, c, now, held=True):  # type: ignore[arg-type]
                 low, high = min(low, q.as_float()), max(high, q.as_float())
         return low, high
 
@@ -941,7 +946,7 @@ class OcmLive:
                     return None
                 value, name = pairs[i]
                 c = self.pool.get(name)
-                if c is not None and name != but and admits(request, c, now):
+                if c is not None and name != but and _admits(request, c, now):
                     ends.append(value)
                     break
             else:
@@ -998,7 +1003,7 @@ class OcmLive:
         held = self._held_of(request)
         for at in self._in_scope_at(request, drift, rises > 0):
             cluster = self.pool.get(drift.names[at])
-            if cluster is not None and admits(request, cluster, now, held=cluster.name in held):
+            if cluster is not None and _admits(request, cluster, now, held=cluster.name in held):
                 return False
         self._judged_now(key, answer)
         return True
@@ -1034,7 +1039,7 @@ class OcmLive:
         for at in self._in_scope_at(request, drift, threat):
             name = drift.names[at]
             cluster = self.pool.get(name)
-            if cluster is None or not admits(request, cluster, now, held=name in held):
+            if cluster is None or not _admits(request, cluster, now, held=name in held):
                 continue
             if alone:
                 total: int | None = _total(request, cluster, own, most, held)
@@ -1114,7 +1119,7 @@ class OcmLive:
         for at in self._in_scope_at(request, drift, None):
             name = drift.names[at]
             cluster = self.pool.get(name)
-            if cluster is not None and admits(request, cluster, now, held=name in held):
+            if cluster is not None and _admits(request, cluster, now, held=name in held):
                 return True
         return False
 
@@ -1123,12 +1128,79 @@ class OcmLive:
         `_held_of`'s cache too: kept there, every request an event replaces (thousands of
         decisions a PickAll) would live until the cache is cleared."""
         old = self.requests.get(key)
-        if old is not None:
+        if old is not None and old is not request:
             self._held.pop(id(old), None)
         if request is None:
             self.journal.pop(self.requests, key)
+            self._made.pop(key, None)
         else:
             self.journal.set(self.requests, key, request)
+
+    def _request(
+        self,
+        key: str,
+        m: Manifest,
+        policy: Policy,
+        required: tuple | None,
+        held: list[str],
+        scope: tuple[str, ...],
+    ) -> PlacementRequest:
+        """The Placement's request as `placement_request` makes it, a function of what it reads
+        (its name, the policy's count, preferences, spread and tolerations, the required terms,
+        the scope) and of `held`: the last one made is made again only where one of those differs
+        (equal values: a Placement's own status, written at each of its syncs, makes a new
+        manifest and policy of the same spec); else it is that one holding `held` (a copy where
+        its holdings moved: the rest of a PickAll's request is not made again, nor a decision per
+        cluster it holds)."""
+        made = self._made.get(key)
+        reads = (m.name, m.namespace, policy.count, policy.preferences, policy.spread, policy.tolerations)
+        reads += (required, scope)
+        if made is None or made[0] != reads:
+            request = placement_request(m, policy, required, held, scope)
+            self._made[key] = (reads, request)
+            return request
+        return self._holding(key, made[1], held)
+
+    def _holding(self, key: str, request: PlacementRequest, held: list[str]) -> PlacementRequest:
+        """The request holding the clusters `held` (in name order), as a load would read it: itself
+        where it holds them; the copy kept as the Placement's last made (`_request`) where the
+        request is that one."""
+        if len(request.existing) == len(held) and all(
+            d.cluster == c for d, c in zip(request.existing, held, strict=True)
+        ):
+            return request
+        decision = self._decision
+        if len(decision) > 2 * len(self.clusters) + 1024:  # names of clusters long gone: let them go
+            decision.clear()
+        existing = []
+        for c in held:
+            d = decision.get(c)
+            if d is None:
+                d = decision[c] = ExistingDecision(c, current=False)
+            existing.append(d)
+        out = replace(request, existing=tuple(existing))
+        made = self._made.get(key)
+        if made is not None and made[1] is request:
+            self._made[key] = (made[0], out)
+        return out
+
+    def _given_result(self, request: PlacementRequest, answer: tuple[str, ...]) -> RequestResult:
+        """A PickAll's answer given without the solver as the solver reports it: the clusters in
+        name order, none marked kept, and the decisions it gives up released. Left out, unlike the
+        solver's: the scores and the report of clusters not picked, which neither OCM's emit nor
+        this model reads for a PickAll (its decisions carry no score, its answer no margin). Each
+        cluster's Choice is made once and shared (frozen: a PickAll's answer is hundreds)."""
+        choice = self._choice
+        if len(choice) > 2 * len(self.clusters) + 1024:  # names of clusters long gone: let them go
+            choice.clear()
+        picks = []
+        for c in answer:
+            pick = choice.get(c)
+            if pick is None:
+                pick = choice[c] = Choice(c)
+            picks.append(pick)
+        released = tuple(sorted(self._held_of(request).difference(answer)))
+        return RequestResult(request.key, tuple(picks), released=released)
 
     def _held_of(self, request: PlacementRequest) -> frozenset[str]:
         """The clusters the request holds (its existing decisions), made once per request (kept by
@@ -1304,7 +1376,7 @@ class OcmLive:
             if context.misconfigured is not None:
                 continue
             held = sorted(c for c, count in self.own.get(key, {}).items() if count > 0)
-            requests.append(placement_request(m, policy, required, held, scope))
+            requests.append(self._request(key, m, policy, required, held, scope))
         requests.sort(key=lambda r: r.key)
         given = self._given(requests, now) if written else {}
         # Balance counts every PlacementDecision but the placement's own: the batch's (and the
@@ -1330,7 +1402,7 @@ class OcmLive:
             self.journal.discard(self.dirty, key)
         keys = frozenset(contexts)
         outside = tuple(r for r in requests if r.key in given)
-        answers = tuple((r, _given_result(r, given[r.key])) for r in outside)
+        answers = tuple((r, self._given_result(r, given[r.key])) for r in outside)
         return Taken(
             batch,
             context,
@@ -1367,7 +1439,7 @@ class OcmLive:
         held_sets = [self._held_of(r) for r in requests]
         for r, held_set in zip(requests, held_sets, strict=True):
             holds = x in held_set
-            may = cluster is not None and _in_scope(r, cluster) and admits(r, cluster, now, held=holds)
+            may = cluster is not None and _in_scope(r, cluster) and _admits(r, cluster, now, held=holds)
             if may and not holds:
                 adds += 1
             if may and r.mode is SelectionMode.N and first is None:
@@ -1381,7 +1453,9 @@ class OcmLive:
             held = {d.cluster for d in r.existing}
             if held != self.answers[r.key].selected:  # not what its last sync wrote (none written)
                 continue
-            passes = cluster is not None and _in_scope(r, cluster) and admits(r, cluster, now, held=x in held)
+            passes = (
+                cluster is not None and _in_scope(r, cluster) and _admits(r, cluster, now, held=x in held)
+            )
             out[r.key] = tuple(sorted(held | {x} if passes else held - {x}))
         return out
 
@@ -1618,7 +1692,7 @@ def matters(
         return False
     name = (after or before).name  # type: ignore[union-attr]
     held = name in holds if holds is not None else any(d.cluster == name for d in request.existing)
-    passes = [admits(request, c, now, held=held) for c in (before, after)]  # type: ignore[arg-type]
+    passes = [_admits(request, c, now, held=held) for c in (before, after)]  # type: ignore[arg-type]
     if passes[0] != passes[1]:
         return True
     return passes[1] and _score_inputs(request, before) != _score_inputs(request, after)  # type: ignore[arg-type]
@@ -1736,10 +1810,25 @@ def _verdicts(
     held = (new or old).name in holds  # type: ignore[union-attr]
     seen = [c is not None and _in_scope(request, c) for c in (old, new)]
     passes = [
-        c is not None and s and admits(request, c, now, held=held)
+        c is not None and s and _admits(request, c, now, held=held)
         for c, s in zip((old, new), seen, strict=True)
     ]
     return seen[0] != seen[1] or passes[0] != passes[1]
+
+
+def _admits(request: PlacementRequest, c: Cluster, now: datetime | None, *, held: bool = False) -> bool:
+    """solver.admits' verdict, its rules judged cheapest first: a label or CEL match of the
+    required terms (the dearest) only where the scope, eligibility and taints let the cluster
+    through. The rules are pure and all must pass, so their order moves no verdict (a moved
+    cluster refused by a taint, as after a taint event, is a third of those the checks ask)."""
+    if request.mode is SelectionMode.FIXED:
+        return admits(request, c, now, held=held)
+    return (
+        in_scope(request, c)
+        and takes_new(c)
+        and untolerated(c, request.tolerations, now, held=held) is None
+        and matches_required(request, c)
+    )
 
 
 def _in_scope(request: PlacementRequest, c: Cluster) -> bool:
@@ -1834,13 +1923,3 @@ def _placement_policy(m: Manifest) -> Policy | None:
         return None
     _check_status(f, f.mapping(m.obj.get("status"), "status"))
     return read_policy(f, m.obj.get("spec"))
-
-
-def _given_result(request: PlacementRequest, answer: tuple[str, ...]) -> RequestResult:
-    """A PickAll's answer given without the solver as the solver reports it: the clusters in name
-    order, none marked kept, and the decisions it gives up released. Left out, unlike the
-    solver's: the scores and the report of clusters not picked, which neither OCM's emit nor this
-    model reads for a PickAll (its decisions carry no score, its answer no margin)."""
-    chosen = set(answer)
-    released = tuple(sorted({d.cluster for d in request.existing} - chosen))
-    return RequestResult(request.key, tuple(Choice(c) for c in answer), released=released)
