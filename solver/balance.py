@@ -49,6 +49,7 @@ from solver.objective import (
     evaluate,
     scale_of,
 )
+from solver.optimal import closed_form
 from solver.prepare import PASS, Prepared, pick_key
 from solver.solution import Solution, pick_order, pick_values, to_result
 from solver.spread import SpreadState
@@ -400,6 +401,7 @@ class Balance:
         self.prepared, self.table, self.coupled, self.fixed = prepared, table, list(coupled), fixed
         self.respond_as_upstream, self.best_response, self.explain = greedy, best_response, explain
         self.deadline, self.on_sweep = deadline, on_sweep
+        self.responses = _Responses(best_response, prepared, table) if best_response is not None else None
         self.time_limited = False  # the wall clock cut the search
         # Greedy mode: each request's result as greedy scored it (its scores when it was decided).
         self.reported: dict[int, RequestResult] = {}
@@ -441,7 +443,8 @@ class Balance:
             total = sum(kept_own.values()) + kept.value
             if total >= best:
                 state, answers, own, best = kept, kept_answers, kept_own, total
-        self.time_limited = _improve(state, answers, own, self.best_response, self.deadline, self.on_sweep)
+        assert self.responses is not None
+        self.time_limited = _improve(state, answers, own, self.responses, self.deadline, self.on_sweep)
         return Answer(state, answers)
 
     def levels(self, part: list[int], answer: Answer) -> Levels:
@@ -469,9 +472,10 @@ class Balance:
             values = evaluate(final, table, state.scales[i], solution.kept, solution.picks)
             value = combine(values, spans)
             bound = value
-            if self.best_response is not None:
+            if self.responses is not None:
                 solution = self.explain(final, solution)
-                most = ceiling(self.prepared[i], state.scales[i], table, state.weight[i], self.best_response)
+                respond = self.responses.of(i)
+                most = ceiling(self.prepared[i], state.scales[i], table, state.weight[i], respond)
                 bound = max(value, most)
             least = None
             if bound != value:
@@ -585,7 +589,7 @@ def _improve(
     state: _Batch,
     answers: dict[int, Solution],
     own: dict[int, int],
-    best_response: Respond,
+    responses: _Responses,
     deadline: float,
     on_sweep: Callable[[int, int], None] | None = None,
 ) -> bool:
@@ -645,7 +649,7 @@ def _improve(
                 return True
             budget -= 1
             scored = state.scored(i)
-            candidate, _ = best_response(scored, state.scales[i])
+            candidate, _ = responses.ask(i, scored, state.scales[i])
             asks[i] = _Ask.of(state, i, scored, candidate)
             moved = accept(i, candidate)
             asked[i] = moves
@@ -653,6 +657,43 @@ def _improve(
         if not improved:
             break
     return False
+
+
+class _Responses:
+    """The coupled requests' best responses, each request's last one remembered with the scores of
+    its candidates it was asked on: asked again on the same scores (no count it reads changed, or
+    a Balance weight of 0, whose scores are its own: the settle's ceiling is then its asks' call),
+    it gives the same answer, as a best response reads the request's scores on its candidates and
+    nothing else that changes between asks. Not where a CP-SAT search answers (a request under
+    spread with no closed form): each search counts as a model, and a wall-clock cut may answer
+    otherwise."""
+
+    def __init__(self, respond: Respond, prepared: Sequence[Prepared], table: ClusterTable) -> None:
+        self.respond, self.prepared, self.table = respond, prepared, table
+        self.last: dict[int, tuple[np.ndarray, tuple[Solution, int]]] = {}
+
+    def ask(self, i: int, p: Prepared, scale: Scale) -> tuple[Solution, int]:
+        """The best response of request i scored as `p` (the request as prepared, or scored by
+        the Balance search: alike off its candidates)."""
+        base = self.prepared[i]
+        if base.request.spread and not closed_form(base, self.table):
+            return self.respond(p, scale)
+        scores = p.affinity[base.candidates]
+        last = self.last.get(i)
+        if last is not None and np.array_equal(last[0], scores):
+            return last[1]
+        answer = self.respond(p, scale)
+        self.last[i] = (scores, answer)
+        return answer
+
+    def of(self, i: int) -> Respond:
+        """Request i's best response for what may also ask it on other scores off its candidates
+        (the ceiling's raised scores): those are asked afresh."""
+
+        def respond(p: Prepared, scale: Scale) -> tuple[Solution, int]:
+            return self.ask(i, p, scale) if p is self.prepared[i] else self.respond(p, scale)
+
+        return respond
 
 
 @dataclass(slots=True)

@@ -2,16 +2,18 @@
 200 Placements over 10,000 clusters): prepare sorts each request's decisions as before and keeps
 the rows they name, which the Balance coupling reads instead of walking them again; a spread's
 answer asked with no report (the Balance search's asks) scores nothing for the report it will
-not make."""
+not make; a coupled request's best response asked again on the same scores is remembered."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from model import Taint
-from solver.balance import holdings
-from solver.optimal import finish
+from solver.balance import _Responses, holdings
+from solver.objective import scale_of
+from solver.optimal import closed_form, finish
 from solver.prepare import AFFINITY, HELD, INELIGIBLE, PASS, TAINT, prepare
+from solver.solution import Solution
 from solver.spread import SpreadState
 from solver.table import ClusterTable
 from tests.fixtures.builders import batch, cluster, held, pick_n, spread, term
@@ -92,3 +94,52 @@ def test_a_spread_answer_without_a_report_scores_nothing_for_it(monkeypatch) -> 
     assert not scored and bare.unselected == [] and reported.unselected
     for name in ("kept", "picks", "spread_scores", "released", "satisfied"):
         assert getattr(bare, name) == getattr(reported, name)
+
+
+def _respond(asked: list):
+    """A best response that answers its best candidate and how many times it was asked."""
+
+    def respond(q, scale):
+        asked.append(q)
+        best = int(q.candidates[np.argmax(q.affinity[q.candidates])])
+        return Solution(kept=[], picks=[best]), len(asked)
+
+    return respond
+
+
+def test_a_best_response_asked_again_on_the_same_scores_is_remembered() -> None:
+    """Asked again on the same scores of its candidates (a weight-0 request's ceiling is its asks'
+    call), a request's best response is its last answer; on other scores of its candidates it is
+    asked afresh (a stale answer would pick the old best); scores off its candidates (the
+    ceiling's raised ones are asked apart) are not read."""
+    table, p = _prepared()
+    asked: list = []
+    responses = _Responses(_respond(asked), [p], table)
+    scale = scale_of(p, table)
+    first = responses.ask(0, p, scale)
+    assert responses.of(0)(p, scale) is first and len(asked) == 1
+    other = p.affinity.copy()
+    other[6] += 5  # row 6 now the best candidate
+    solution, number = responses.ask(0, p.scored_as(other), scale)
+    assert (solution.picks, number) == ([6], 2)
+    elsewhere = other.copy()
+    elsewhere[0] += 7  # not a candidate
+    assert responses.ask(0, p.scored_as(elsewhere), scale)[1] == 2 and len(asked) == 2
+    assert responses.ask(0, p, scale)[0].picks == first[0].picks and len(asked) == 3
+    raised = p.scored_as(p.affinity + 100)
+    assert responses.of(0)(raised, scale)[1] == 4  # not remembered under the request's own scores
+    assert responses.of(0)(raised, scale)[1] == 5
+
+
+def test_a_best_response_a_search_finds_is_asked_every_time() -> None:
+    """A request under spread with no closed form is searched each time it is asked (each search is
+    a model solved; a wall-clock cut may answer otherwise)."""
+    clusters = [cluster(f"c{i:02d}", {"zone": f"z{i % 3}", "rack": f"r{i % 4}"}) for i in range(12)]
+    b = batch(clusters, pick_n(4, spread=(spread("zone"), spread("rack"))))
+    table = ClusterTable(b)
+    p = prepare(b, table)[0]
+    assert not closed_form(p, table)
+    asked: list = []
+    responses = _Responses(_respond(asked), [p], table)
+    scale = scale_of(p, table)
+    assert responses.ask(0, p, scale)[1] == 1 and responses.of(0)(p, scale)[1] == 2
