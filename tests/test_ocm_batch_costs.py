@@ -2,16 +2,20 @@
 200 Placements over 10,000 clusters): prepare sorts each request's decisions as before and keeps
 the rows they name, which the Balance coupling reads instead of walking them again; a spread's
 answer asked with no report (the Balance search's asks) scores nothing for the report it will
-not make; a coupled request's best response asked again on the same scores is remembered."""
+not make; a coupled request's best response asked again on the same scores is remembered; the
+Balance ceiling of a spread a closed form solves reads that closed form's value alone."""
 
 from __future__ import annotations
 
 import numpy as np
 
+import solver.balance_bound
 from model import Taint
 from solver.balance import _Responses, holdings
+from solver.balance_bound import ceiling
+from solver.greedy import solve_greedy
 from solver.objective import scale_of
-from solver.optimal import closed_form, finish
+from solver.optimal import closed_form, finish, solve_spread
 from solver.prepare import AFFINITY, HELD, INELIGIBLE, PASS, TAINT, prepare
 from solver.solution import Solution
 from solver.spread import SpreadState
@@ -143,3 +147,50 @@ def test_a_best_response_a_search_finds_is_asked_every_time() -> None:
     responses = _Responses(_respond(asked), [p], table)
     scale = scale_of(p, table)
     assert responses.ask(0, p, scale)[1] == 1 and responses.of(0)(p, scale)[1] == 2
+
+
+def _searched(table, asked: list):
+    """solve_spread as the solver's best response asks it (no report), counting its asks."""
+
+    def respond(q, scale):
+        asked.append(q)
+        outcome = solve_spread(
+            q,
+            table,
+            scale,
+            lambda: solve_greedy(q, table, 0),
+            0,
+            seed=0,
+            deterministic_budget=5.0,
+            deadline=1e18,
+        )
+        return outcome.solution, outcome.bound
+
+    return respond
+
+
+def test_the_ceiling_of_a_spread_a_closed_form_solves_asks_no_best_response(monkeypatch) -> None:
+    """Its value is solve_spread's closed form's, every Balance score at its best, as the best
+    response gives it (with its answer's scores, unread), for one constraint and two that nest;
+    two that do not nest are searched: asked as before."""
+    zones = [
+        cluster(f"c{i:02d}", {"zone": f"z{i % 3}", "region": f"r{i % 3 // 2}", "rack": f"k{i % 4}"})
+        for i in range(12)
+    ]
+    existing = (held("c04"), held("c07", current=False))
+    for constraints, closed in (
+        ((spread("zone"),), True),
+        ((spread("region", 2), spread("zone")), True),
+        ((spread("zone"), spread("rack")), False),
+    ):
+        b = batch(zones, pick_n(5, spread=constraints, existing=existing))
+        table = ClusterTable(b)
+        p = prepare(b, table)[0]
+        scale = scale_of(p, table)
+        assert closed_form(p, table) is closed
+        asked: list = []
+        value = ceiling(p, scale, table, 3, _searched(table, asked))
+        assert bool(asked) is not closed
+        with monkeypatch.context() as m:
+            m.setattr(solver.balance_bound, "closed_form_best", lambda *args: None)
+            assert ceiling(p, scale, table, 3, _searched(table, [])) == value
