@@ -2,7 +2,7 @@
 200 Placements over 10,000 clusters): prepare sorts each request's decisions as before and keeps
 the rows they name, which the Balance coupling reads instead of walking them again; a spread's
 answer asked with no report (the Balance search's asks) scores nothing for the report it will
-not make; a coupled request's best response asked again on the same scores is remembered; the
+not make; a coupled request's best response on its own scores is remembered; the
 Balance ceiling of a spread a closed form solves reads that closed form's value alone."""
 
 from __future__ import annotations
@@ -111,28 +111,24 @@ def _respond(asked: list):
     return respond
 
 
-def test_a_best_response_asked_again_on_the_same_scores_is_remembered() -> None:
-    """Asked again on the same scores of its candidates (a weight-0 request's ceiling is its asks'
-    call), a request's best response is its last answer; on other scores of its candidates it is
-    asked afresh (a stale answer would pick the old best); scores off its candidates (the
-    ceiling's raised ones are asked apart) are not read."""
+def test_a_best_response_on_the_requests_own_scores_is_remembered() -> None:
+    """Asked again as prepared (a weight-0 request's every ask, and its ceiling, are one call), a
+    request's best response is its first answer; scored by the Balance search it is asked afresh,
+    even on equal scores (a stale answer would pick the old best)."""
     table, p = _prepared()
     asked: list = []
     responses = _Responses(_respond(asked), [p], table)
     scale = scale_of(p, table)
     first = responses.ask(0, p, scale)
-    assert responses.of(0)(p, scale) is first and len(asked) == 1
+    assert responses.of(0)(p, scale) is first and responses.ask(0, p, scale) is first and len(asked) == 1
     other = p.affinity.copy()
     other[6] += 5  # row 6 now the best candidate
     solution, number = responses.ask(0, p.scored_as(other), scale)
     assert (solution.picks, number) == ([6], 2)
-    elsewhere = other.copy()
-    elsewhere[0] += 7  # not a candidate
-    assert responses.ask(0, p.scored_as(elsewhere), scale)[1] == 2 and len(asked) == 2
-    assert responses.ask(0, p, scale)[0].picks == first[0].picks and len(asked) == 3
+    assert responses.ask(0, p.scored_as(p.affinity.copy()), scale)[1] == 3
+    assert responses.ask(0, p, scale) is first and len(asked) == 3
     raised = p.scored_as(p.affinity + 100)
-    assert responses.of(0)(raised, scale)[1] == 4  # not remembered under the request's own scores
-    assert responses.of(0)(raised, scale)[1] == 5
+    assert responses.of(0)(raised, scale)[1] == 4 and responses.of(0)(raised, scale)[1] == 5
 
 
 def test_a_best_response_a_search_finds_is_asked_every_time() -> None:
