@@ -56,6 +56,7 @@ from solver.objective import (
     combine,
     evaluate,
 )
+from solver.optimal import closed_form_best
 from solver.prepare import Prepared
 from solver.solution import Solution
 from solver.table import ClusterTable
@@ -75,8 +76,14 @@ def ceiling(
     candidate's score leaves the best answer where it is (the levels above affinity read no
     score, and answers alike there take as many picks), so where the request's own best
     response (no Balance) is proven optimal, the ceiling's is that answer raised by the amount
-    on each pick: asked once, on the arrays its shared ranking serves."""
+    on each pick: asked once, on the arrays its shared ranking serves. A request under spread that
+    a closed form solves (the best response's own answer, exact) is read off that closed form
+    alone: its value is all this reads, and the answer's scores would cost as much again."""
     shift = BALANCE_RANGE * abs(weight)
+    closed = closed_form_best(p, table, scale)
+    if closed is not None:
+        value, picks = closed
+        return value + shift * picks * affinity_weight(scale.spans)
     best, bound = best_response(p, scale)
     # Under no spread constraint the best response is a top-N sort, its bound its value.
     proven = not p.request.spread or bound == combine(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model import Unselected
+from model import SelectionMode, Unselected
 from solver.objective import Scale, combine, evaluate
 from solver.prepare import Prepared
 from solver.search import build, run, stage_weights
@@ -26,7 +26,7 @@ from solver.spread_exact import solve_single_constraint
 from solver.spread_nested import nests, solve_nested
 from solver.table import ClusterTable
 
-__all__ = ["SearchOutcome", "closed_form", "finish", "solve_spread"]
+__all__ = ["SearchOutcome", "closed_form", "closed_form_best", "finish", "solve_spread"]
 
 
 @dataclass(slots=True)
@@ -82,16 +82,9 @@ def solve_spread(
     state = SpreadState(table, p.request.spread, kept)
     candidates = p.candidates
 
-    if len(p.request.spread) == 1:
-        ordered = ranked_candidates(p, table)
-        picks = solve_single_constraint(p, table, state, ordered, want, True)
-    else:  # two constraints whose domains nest (zones in regions); None otherwise
-        nested = nests(table, state)
-        ordered = ranked_candidates(p, table) if nested else candidates
-        picks = solve_nested(p, table, state, ordered, want, nested)
-    if picks is not None:  # solved in closed form, from the candidates in pick order
-        final = SpreadState(table, p.request.spread, [*kept, *picks])  # read by both below
-        values = evaluate(p, table, scale, kept, picks, final)
+    solved = _closed_form(p, table, scale, state, want)
+    if solved is not None:  # solved in closed form, from the candidates in pick order
+        picks, ordered, final, values = solved
         objective = combine(values, scale.spans)
         solve_seconds = time.perf_counter() - started
         return SearchOutcome(
@@ -137,6 +130,38 @@ def solve_spread(
         searched.solve_seconds,
         searched.time_limited,
     )
+
+
+def _closed_form(
+    p: Prepared, table: ClusterTable, scale: Scale, state: SpreadState, want: int
+) -> tuple[list[int], np.ndarray, SpreadState, tuple[int, ...]] | None:
+    """solve_spread's answer where one constraint, or two whose domains nest, solve it exactly:
+    the picks, the candidates in pick order, the final counts and the answer's levels; None
+    otherwise. `state` holds the kept rows."""
+    if len(p.request.spread) == 1:
+        ordered = ranked_candidates(p, table)
+        picks = solve_single_constraint(p, table, state, ordered, want, True)
+    else:  # two constraints whose domains nest (zones in regions); None otherwise
+        nested = nests(table, state)
+        ordered = ranked_candidates(p, table) if nested else p.candidates
+        picks = solve_nested(p, table, state, ordered, want, nested)
+    if picks is None:
+        return None
+    final = SpreadState(table, p.request.spread, [*p.kept, *picks])  # read by the levels and the report
+    return picks, ordered, final, evaluate(p, table, scale, list(p.kept), picks, final)
+
+
+def closed_form_best(p: Prepared, table: ClusterTable, scale: Scale) -> tuple[int, int] | None:
+    """solve_spread's objective and number of picks where a closed form solves the request (as
+    solve_spread finds them, without the answer's scores and report, which cost as much again);
+    None where a search would. For what reads the optimum's value alone (the Balance ceiling)."""
+    want = p.request.count - p.present
+    if p.request.mode is not SelectionMode.N or not p.request.spread or want <= 0:
+        return None
+    solved = _closed_form(p, table, scale, SpreadState(table, p.request.spread, list(p.kept)), want)
+    if solved is None:
+        return None
+    return combine(solved[3], scale.spans), len(solved[0])
 
 
 def _bound(scale: Scale, values: tuple[int, ...], cut: tuple[list[int], int] | None) -> int:
