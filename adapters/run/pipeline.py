@@ -54,6 +54,7 @@ __all__ = [
     "schedule",
     "schedule_manifests",
     "schedule_part",
+    "schedule_rendered",
     "summary_of",
 ]
 
@@ -138,15 +139,38 @@ def schedule_manifests(
     verify: bool = True,
     config: Mapping[str, Any] | None = None,
 ) -> Outcome:
+    return schedule_rendered(manifests, None, now=now, options=options, verify=verify, config=config)[0]
+
+
+# A command's output: text, or a writer passing its bytes to its argument in pieces.
+Rendered = str | bytes | Callable[[Callable[[bytes], object]], None]
+
+
+def schedule_rendered(
+    manifests: Sequence[Manifest],
+    render: Callable[[Outcome], Rendered] | None,
+    *,
+    now: datetime | None = None,
+    options: SolveOptions | None = None,
+    verify: bool = True,
+    config: Mapping[str, Any] | None = None,
+) -> tuple[Outcome, Rendered | None]:
+    """schedule_manifests's outcome and its output, render(outcome) (None: no render). Where the
+    checker's child judges a large input beside emit (:func:`_judged_beside`), the output is
+    made while it does, before its verdict, and held: a writer's bytes are passed to the writer
+    returned, and nothing of it is returned unless the verdict passes (the errors are
+    schedule_manifests's). Elsewhere render is asked once the outcome is checked, as a command
+    asked it before."""
     options = options or SolveOptions()
     now = now or datetime.now(UTC).replace(microsecond=0)
     manifests = list(manifests)
     with paused_gc():
         if verify and len(manifests) >= _JUDGE_BESIDE and forked.workers() > 1:
-            judged = _judged_beside(manifests, now, options, config)
+            judged = _judged_beside(manifests, now, options, config, render)
             if judged is not None:
                 return judged
-        return _each_system(manifests, now, options, verify, config)
+        outcome = _each_system(manifests, now, options, verify, config)
+    return outcome, None if render is None else render(outcome)
 
 
 def _each_system(
@@ -183,8 +207,12 @@ def _load(
 
 
 def _judged_beside(
-    manifests: list[Manifest], now: datetime, options: SolveOptions, config: Mapping[str, Any] | None
-) -> Outcome | None:
+    manifests: list[Manifest],
+    now: datetime,
+    options: SolveOptions,
+    config: Mapping[str, Any] | None,
+    render: Callable[[Outcome], Rendered] | None,
+) -> tuple[Outcome, Rendered | None] | None:
     """One system's input loaded before the registry's checks of its objects' metadata
     (adapters.registry.owned_by), solved, then judged and checked by one forked child, the
     checker's (no fork more: a fork costs this process a fault for each page it writes after),
@@ -192,15 +220,33 @@ def _judged_beside(
     comes before every other, so where anything fails (the load, say) or the child finds bad
     metadata, owned_by is asked here and gives its error first. The distinct labels and
     annotation keys are judged first (registry.remember_judged), so the loaders take each object's
-    metadata at a glance as after owned_by."""
+    metadata at a glance as after owned_by. The output (`render`) is made meanwhile too, and
+    held (:func:`_held`): the command writes it once the verdict passes."""
     solved = _solved_unjudged(manifests, now, options, config)
     if solved is None:
         return None
     owned, name, batch, context, result = solved
     checks = forked.background(_judged_and_checked, (owned, batch, result, None))
     emitted = _unless_failed(manifests, checks, lambda: adapter(name).emit(context, result))
+    outcome = _outcome_of(name, batch, result, emitted)
+    rendered = None if render is None else _unless_failed(manifests, checks, lambda: _held(render(outcome)))
     _judgement(manifests, owned, name, checks)
-    return _outcome_of(name, batch, result, emitted)
+    return outcome, rendered
+
+
+def _held(rendered: Rendered) -> Rendered:
+    """An output made now: text as it is; a writer's bytes taken in (its forked children's
+    too), to be passed on by the writer returned."""
+    if isinstance(rendered, (str, bytes)):
+        return rendered
+    pieces: list[bytes] = []
+    rendered(pieces.append)
+    return functools.partial(_write_pieces, pieces)
+
+
+def _write_pieces(pieces: list[bytes], write: Callable[[bytes], object]) -> None:
+    for piece in pieces:
+        write(piece)
 
 
 def _solved_unjudged(
