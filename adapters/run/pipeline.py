@@ -214,24 +214,25 @@ def _judged_beside(
     render: Callable[[Outcome], Rendered] | None,
 ) -> tuple[Outcome, Rendered | None] | None:
     """One system's input loaded before the registry's checks of its objects' metadata
-    (adapters.registry.owned_by), solved, then judged and checked by one forked child, the
-    checker's (no fork more: a fork costs this process a fault for each page it writes after),
-    while this process emits; None where the input is not one system's. Exact: owned_by's error
+    (adapters.registry.owned_by), judged by a forked child while it is solved (the second core
+    is idle then), then checked by another, the checker's, while this process emits; None where
+    the input is not one system's. Exact: owned_by's error
     comes before every other, so where anything fails (the load, say) or the child finds bad
     metadata, owned_by is asked here and gives its error first. The distinct labels and
     annotation keys are judged first (registry.remember_judged), so the loaders take each object's
     metadata at a glance as after owned_by. The output (`render`) is made meanwhile too, and
     held (:func:`_held`): the command writes it once the verdict passes."""
-    solved = _solved_unjudged(manifests, now, options, config)
+    solved = _solved_unjudged(manifests, now, options, config, judged_early=True)
     if solved is None:
         return None
-    owned, name, batch, context, result = solved
-    checks = forked.background(_judged_and_checked, (owned, batch, result, None))
-    emitted = _unless_failed(manifests, checks, lambda: adapter(name).emit(context, result))
+    owned, name, batch, context, result, judged = solved
+    checks = forked.background(_judged_and_checked, (None, batch, result, None))
+    emitted = _unless_failed(manifests, (judged, checks), lambda: adapter(name).emit(context, result))
     outcome = _outcome_of(name, batch, result, emitted)
-    rendered = None if render is None else _unless_failed(manifests, checks, lambda: _held(render(outcome)))
-    _judgement(manifests, owned, name, checks)
-    return outcome, rendered
+    if render is not None:
+        rendered = _unless_failed(manifests, (judged, checks), lambda: _held(render(outcome)))
+    _judgement(manifests, owned, name, checks, judged)
+    return outcome, None if render is None else rendered
 
 
 def _held(rendered: Rendered) -> Rendered:
@@ -250,11 +251,17 @@ def _write_pieces(pieces: list[bytes], write: Callable[[bytes], object]) -> None
 
 
 def _solved_unjudged(
-    manifests: list[Manifest], now: datetime, options: SolveOptions, config: Mapping[str, Any] | None
-) -> tuple[Mapping[str, list[Manifest]], str, Batch, Any, Result] | None:
+    manifests: list[Manifest],
+    now: datetime,
+    options: SolveOptions,
+    config: Mapping[str, Any] | None,
+    *,
+    judged_early: bool = False,
+) -> tuple[Mapping[str, list[Manifest]], str, Batch, Any, Result, forked.Pending | None] | None:
     """The input routed (registry.routed), its metadata remembered, loaded and solved: (routed,
-    the system, batch, context, result); None where it is not one system's. Where anything fails,
-    owned_by's error first."""
+    the system, batch, context, result, the metadata's verdict under way: `judged_early`, a
+    forked child's from the load's end, :func:`_misjudged`; else None); None where it is not one
+    system's. Where anything fails, owned_by's error first."""
     try:
         owned = routed(manifests)
     except InputError:
@@ -263,31 +270,49 @@ def _solved_unjudged(
     if len(owned) != 1:
         return None
     ((name, objects),) = owned.items()
+    judged = None
     try:
         remember_judged(owned)
         _, batch, context = _load(name, objects, now, options, config)
-        return owned, name, batch, context, solve(batch, options)
+        judged = forked.background(_misjudged, owned) if judged_early else None
+        return owned, name, batch, context, solve(batch, options), judged
     except Exception:
+        if judged is not None:
+            judged.cancel()
         owned_by(manifests)  # bad metadata is the error, as it is before any load
         raise
 
 
-def _unless_failed(manifests: list[Manifest], checks: forked.Pending, work: Callable[[], T]) -> T:
-    """work(), with the child stopped and owned_by's error first where it fails."""
+def _unless_failed(
+    manifests: list[Manifest], children: Sequence[forked.Pending | None], work: Callable[[], T]
+) -> T:
+    """work(), with the children stopped and owned_by's error first where it fails."""
     try:
         return work()
     except Exception:
-        checks.cancel()
+        for child in children:
+            if child is not None:
+                child.cancel()
         owned_by(manifests)
         raise
 
 
 def _judgement(
-    manifests: list[Manifest], owned: Mapping[str, list[Manifest]], name: str, checks: forked.Pending
+    manifests: list[Manifest],
+    owned: Mapping[str, list[Manifest]],
+    name: str,
+    checks: forked.Pending,
+    judged: forked.Pending | None = None,
 ) -> Any:
-    """The child's verdict (:func:`_judged_and_checked`): owned_by's error where it names an
-    object, the checker's problems where there are any, else what the child made beside."""
-    misjudged, problems, made = marshal.loads(checks.result())
+    """The children's verdict (:func:`_misjudged` where `judged`, :func:`_judged_and_checked`):
+    owned_by's error where it names an object, the checker's problems where there are any, else
+    what the checker's child made beside."""
+    misjudged = None if judged is None else marshal.loads(judged.result())
+    if misjudged is None:
+        misjudged, problems, made = marshal.loads(checks.result())
+    else:
+        checks.cancel()
+        problems, made = b"", None
     if misjudged is not None:
         judge_one(owned, *misjudged)
         owned_by(manifests)  # (the object alone passed here, which it cannot: every check, as ever)
@@ -300,13 +325,19 @@ def _outcome_of(name: str, batch: Batch, result: Result, emitted: Any) -> Outcom
     return Outcome(emitted.apply, emitted.delete, (part,), summary_of_parts([part]))
 
 
-def _judged_and_checked(task: tuple[Mapping[str, list[Manifest]], Batch, Result, Any]) -> bytes:
-    """Where the registry refuses an object's metadata first (adapters.registry.first_misjudged);
-    where it refuses none, the checker's problems (:func:`_problems`); where there are none and
-    the task holds a plan's share (:func:`plan_shared`), that share (:func:`_share_planned`):
-    packed by marshal."""
+def _misjudged(owned: Mapping[str, list[Manifest]]) -> bytes:
+    """Where the registry refuses an object's metadata first (adapters.registry.first_misjudged;
+    None: nowhere), packed by marshal."""
+    return marshal.dumps(first_misjudged(owned))
+
+
+def _judged_and_checked(task: tuple[Mapping[str, list[Manifest]] | None, Batch, Result, Any]) -> bytes:
+    """Where the registry refuses an object's metadata first (adapters.registry.first_misjudged;
+    not asked where `owned` is None: judged already); where it refuses none, the checker's
+    problems (:func:`_problems`); where there are none and the task holds a plan's share
+    (:func:`plan_shared`), that share (:func:`_share_planned`): packed by marshal."""
     owned, batch, result, share = task
-    misjudged = first_misjudged(owned)
+    misjudged = None if owned is None else first_misjudged(owned)
     if misjudged is not None:
         return marshal.dumps((misjudged, b"", None))
     problems = _problems((batch, result))
@@ -344,7 +375,7 @@ def plan_shared(
                 if outcome.parts
                 else None
             )
-        owned, name, batch, context, result = solved
+        owned, name, batch, context, result, _ = solved
         inputs = inputs_by_key(manifests)  # before the fork: both processes compare with it
         part, child = emit_part(name), _child_share(len(manifests), len(batch.requests))
         if part is None:  # emitted whole (here, before the verdict, as the rest of the plan)
@@ -352,7 +383,7 @@ def plan_shared(
         split = 1.0 if child < _LEAST_SHARE else 1.0 - child
         share = (part, context, result, inputs, split, 1.0) if split < 1.0 else None
         checks = forked.background(_judged_and_checked, (owned, batch, result, share))
-        emitted = _unless_failed(manifests, checks, lambda: part(context, result, 0.0, split))
+        emitted = _unless_failed(manifests, (checks,), lambda: part(context, result, 0.0, split))
         changed, unchanged = changed_against(emitted.apply, inputs)
         pieces = orjson_items([obj for _, obj in changed])
         theirs = _judgement(manifests, owned, name, checks)
