@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import marshal
 import os
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
 
 import numpy as np
 
@@ -24,7 +22,7 @@ from solver.progress import Progress, Report
 from solver.solution import Solution, pick_order, to_result
 from solver.table import ClusterTable
 
-__all__ = ["SolveOptions", "solve", "solve_deferred", "MODES"]
+__all__ = ["SolveOptions", "solve", "MODES"]
 
 MODES = ("optimal", "greedy")
 
@@ -44,10 +42,6 @@ class SolveOptions:
     # the solve computes anyway and, where it computed none, from greedy run on its prepared
     # requests; never changes an answer.
     beside_greedy: bool = False
-    # Starts work whose answer only the statistics read (the Balance bound, solver.balance_bound)
-    # beside the rest, as adapters.run.forked.background does (`beside(func, item).result()` is
-    # func(item)'s bytes, made in a forked child); None: in turn. Never changes an answer.
-    beside: Callable[[Callable[[Any], bytes], Any], Any] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -141,21 +135,12 @@ class _Hints:
 
 
 def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
-    return solve_deferred(batch, options)[1]()
-
-
-def solve_deferred(batch: Batch, options: SolveOptions | None = None) -> tuple[Result, Callable[[], Result]]:
-    """The batch's answers at once, and its result with every statistic when asked: the first
-    result's requests are final, its statistics may yet lack what `options.beside` computes
-    (emit and the checker read none), the second is solve's result."""
     options = options or SolveOptions()
     if any(r.replicas is not None for r in batch.requests):
-        result = _solve_with_replicas(batch, options)
-    elif any(r.tenancy is not None for r in batch.requests):
-        result = _solve_with_tenancy(batch, options)
-    else:
-        return _scored_deferred(batch, options)
-    return result, lambda: result
+        return _solve_with_replicas(batch, options)
+    if any(r.tenancy is not None for r in batch.requests):
+        return _solve_with_tenancy(batch, options)
+    return _solve_scored(batch, options)
 
 
 def _solve_with_replicas(batch: Batch, options: SolveOptions) -> Result:
@@ -195,7 +180,7 @@ def _solve_with_tenancy(batch: Batch, options: SolveOptions) -> Result:
     )
     scored = tuple(r for r in batch.requests if r.tenancy is None)
     if scored:
-        rest = _scored_deferred(replace(batch, requests=scored), options)[1]()
+        rest = _solve_scored(replace(batch, requests=scored), options)
         order = {r.key: i for i, r in enumerate(batch.requests)}
         results = sorted([*results, *rest.requests], key=lambda got: order[got.request])
         stats = _joined(stats, rest.stats)
@@ -221,10 +206,7 @@ def _joined(a: SolveStats, b: SolveStats) -> SolveStats:
     )
 
 
-def _scored_deferred(batch: Batch, options: SolveOptions) -> tuple[Result, Callable[[], Result]]:
-    """solve_deferred of scored requests: the Balance bound (each coupled request's ceiling and
-    least shortfalls, and their joint tightening: solver.balance.Balance.settle) asked beside
-    the rest where options.beside is given, in optimal mode."""
+def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
     started = time.perf_counter()
     deadline = started + options.time_limit
     report = options.progress or _silent
@@ -242,7 +224,6 @@ def _scored_deferred(batch: Batch, options: SolveOptions) -> tuple[Result, Calla
     models = 0
     results: list[RequestResult | None] = [None] * len(prepared)
     solutions: dict[int, Solution] = {}
-    asked: list[tuple[Any, dict[int, tuple[tuple[int, ...], tuple[int, ...]]]]] = []  # bounds asked beside
     coupled = coupled_requests(prepared)
     is_coupled = set(coupled)
     # Greedy's answer beside the optimal one: each request's greedy answer where optimal's is not
@@ -344,88 +325,49 @@ def _scored_deferred(batch: Batch, options: SolveOptions) -> tuple[Result, Calla
             deadline=deadline,
             on_sweep=sweep,
         )
-
-        def bounds_of(item: tuple[list[int], Any]) -> bytes:
-            """The part settled with its bounds: each coupled request's bound and least
-            shortfalls, and what its searches added to the statistics (taken back here, where
-            this runs in this process, so that they are added once), packed by marshal."""
-            nonlocal models, time_limited
-            before = (models, time_limited, set(statuses))
-            settled = balance.settle(*item)
-            bounds = {i: (c.bound, c.least) for i, c in settled.items()}
-            added = (models - before[0], time_limited, sorted(statuses))
-            models, time_limited = before[:2]
-            statuses.intersection_update(before[2])
-            return marshal.dumps((bounds, *added))
-
-        start = options.beside if options.mode == "optimal" else None
         for part, answer in decide(balance, options.mode == "optimal"):
-            bounding = start(bounds_of, (part, answer)) if start is not None else None
-            unbound: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
-            for i, settled in balance.settle(part, answer, bounded=bounding is None).items():
+            for i, settled in balance.settle(part, answer).items():
                 objective += settled.value
+                bound += settled.bound
+                sums.add(settled.values, settled.spans, settled.least)
                 results[i] = settled.result
-                if bounding is None:
-                    bound += settled.bound
-                    sums.add(settled.values, settled.spans, settled.least)
-                else:
-                    unbound[i] = (settled.values, settled.spans)
-            if bounding is not None:
-                asked.append((bounding, unbound))
         time_limited |= balance.time_limited
         solve_seconds += time.perf_counter() - started_coupled
 
-    decided = tuple(r for r in results if r is not None)
+    if options.mode == "greedy":
+        status = "GREEDY"
+    elif statuses - {"OPTIMAL"} or bound > objective:
+        status = "FEASIBLE"
+    else:
+        status = "OPTIMAL"
+    proven = options.mode == "optimal"
+    gap = (bound - objective) / max(1, abs(objective)) if proven else None
+    report(
+        Progress(
+            "done",
+            total,
+            total,
+            time.perf_counter() - started,
+            objective,
+            bound if proven else None,
+            time_limited,
+        )
+    )
+    stats = SolveStats(
+        mode=options.mode,
+        status=status,
+        objective=objective,
+        bound=bound if proven else None,
+        gap=gap,
+        wall_seconds=time.perf_counter() - started,
+        build_seconds=build_seconds,
+        solve_seconds=solve_seconds,
+        time_limited=time_limited,
+        models=models,
+        levels=sums.stats(proven),
+    )
     greedy = tuple(r for r in beside if r is not None) if hints.keep else None
-    ended = time.perf_counter()
-    final: list[Result] = []
-
-    def finished() -> Result:
-        """The result, once the bounds asked beside are in."""
-        nonlocal bound, models, time_limited
-        if final:
-            return final[0]
-        for bounding, unbound in asked:
-            bounds, searched, limited, seen = marshal.loads(bounding.result())
-            for i, (values, spans) in unbound.items():
-                bound += bounds[i][0]
-                sums.add(values, spans, bounds[i][1])
-            models += searched
-            time_limited |= limited
-            statuses.update(seen)
-        if options.mode == "greedy":
-            status = "GREEDY"
-        elif statuses - {"OPTIMAL"} or bound > objective:
-            status = "FEASIBLE"
-        else:
-            status = "OPTIMAL"
-        proven = options.mode == "optimal"
-        gap = (bound - objective) / max(1, abs(objective)) if proven else None
-        report(
-            Progress(
-                "done", total, total, ended - started, objective, bound if proven else None, time_limited
-            )
-        )
-        stats = SolveStats(
-            mode=options.mode,
-            status=status,
-            objective=objective,
-            bound=bound if proven else None,
-            gap=gap,
-            wall_seconds=ended - started,
-            build_seconds=build_seconds,
-            solve_seconds=solve_seconds,
-            time_limited=time_limited,
-            models=models,
-            levels=sums.stats(proven),
-        )
-        final.append(Result(decided, stats, greedy))
-        return final[0]
-
-    if not asked:
-        return finished(), finished
-    # The statistics pending: none is read before finished() gives them.
-    return Result(decided, SolveStats(mode=options.mode, status="PENDING"), greedy), finished
+    return Result(tuple(r for r in results if r is not None), stats, greedy)
 
 
 def _silent(_: Progress) -> None:

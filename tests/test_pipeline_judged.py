@@ -98,7 +98,7 @@ def test_the_metadata_is_judged_while_the_batch_is_solved(monkeypatch) -> None:
     """The registry's checks in a child forked once the batch is loaded, before it is solved (the
     second core is idle then); the checker's child, forked after, judges nothing again."""
     steps: list[object] = []
-    background, solve = pipeline.forked.background, pipeline.solve_deferred
+    background, solve = pipeline.forked.background, pipeline.solve
 
     def spy(func, item):
         steps.append((func.__name__, item[0] if func is pipeline._judged_and_checked else "owned"))
@@ -109,7 +109,7 @@ def test_the_metadata_is_judged_while_the_batch_is_solved(monkeypatch) -> None:
         return solve(batch, options)
 
     monkeypatch.setattr(pipeline.forked, "background", spy)
-    monkeypatch.setattr(pipeline, "solve_deferred", solving)
+    monkeypatch.setattr(pipeline, "solve", solving)
     assert outcome_or_error(kcp_hub(), True, monkeypatch) == outcome_or_error(kcp_hub(), False, monkeypatch)
     assert steps[:3] == [("_misjudged", "owned"), "solve", ("_judged_and_checked", None)]
 

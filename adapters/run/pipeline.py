@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import marshal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -40,7 +40,7 @@ from adapters.run import forked
 from adapters.run.changes import Key, changed_against, inputs_by_key, plan_of
 from adapters.run.heap import paused_gc
 from model import Batch, LevelStats, Result, SolveStats, added_levels
-from solver import SolveOptions, check, solve, solve_deferred
+from solver import SolveOptions, check, solve
 
 T = TypeVar("T")
 
@@ -221,15 +221,13 @@ def _judged_beside(
     metadata, owned_by is asked here and gives its error first. The distinct labels and
     annotation keys are judged first (registry.remember_judged), so the loaders take each object's
     metadata at a glance as after owned_by. The output (`render`) is made meanwhile too, and
-    held (:func:`_held`): the command writes it once the verdict passes. What only the
-    statistics read is asked beside the solve (solver.solve_deferred), and awaited after emit."""
+    held (:func:`_held`): the command writes it once the verdict passes."""
     solved = _solved_unjudged(manifests, now, options, config, judged_early=True)
     if solved is None:
         return None
-    owned, name, batch, context, (decided, finished), judged = solved
-    checks = forked.background(_judged_and_checked, (None, batch, decided, None))
-    emitted = _unless_failed(manifests, (judged, checks), lambda: adapter(name).emit(context, decided))
-    result = _unless_failed(manifests, (judged, checks), finished)
+    owned, name, batch, context, result, judged = solved
+    checks = forked.background(_judged_and_checked, (None, batch, result, None))
+    emitted = _unless_failed(manifests, (judged, checks), lambda: adapter(name).emit(context, result))
     outcome = _outcome_of(name, batch, result, emitted)
     if render is not None:
         rendered = _unless_failed(manifests, (judged, checks), lambda: _held(render(outcome)))
@@ -259,22 +257,11 @@ def _solved_unjudged(
     config: Mapping[str, Any] | None,
     *,
     judged_early: bool = False,
-) -> (
-    tuple[
-        Mapping[str, list[Manifest]],
-        str,
-        Batch,
-        Any,
-        tuple[Result, Callable[[], Result]],
-        forked.Pending | None,
-    ]
-    | None
-):
+) -> tuple[Mapping[str, list[Manifest]], str, Batch, Any, Result, forked.Pending | None] | None:
     """The input routed (registry.routed), its metadata remembered, loaded and solved: (routed,
-    the system, batch, context, solver.solve_deferred's answers and result, with what only the
-    statistics read made by forked children beside; the metadata's verdict under way:
-    `judged_early`, a forked child's from the load's end, :func:`_misjudged`; else None); None
-    where it is not one system's. Where anything fails, owned_by's error first."""
+    the system, batch, context, result, the metadata's verdict under way: `judged_early`, a
+    forked child's from the load's end, :func:`_misjudged`; else None); None where it is not one
+    system's. Where anything fails, owned_by's error first."""
     try:
         owned = routed(manifests)
     except InputError:
@@ -288,8 +275,7 @@ def _solved_unjudged(
         remember_judged(owned)
         _, batch, context = _load(name, objects, now, options, config)
         judged = forked.background(_misjudged, owned) if judged_early else None
-        solved = solve_deferred(batch, replace(options, beside=forked.background))
-        return owned, name, batch, context, solved, judged
+        return owned, name, batch, context, solve(batch, options), judged
     except Exception:
         if judged is not None:
             judged.cancel()
@@ -389,7 +375,7 @@ def plan_shared(
                 if outcome.parts
                 else None
             )
-        owned, name, batch, context, (result, finished), _ = solved
+        owned, name, batch, context, result, _ = solved
         inputs = inputs_by_key(manifests)  # before the fork: both processes compare with it
         part, child = emit_part(name), _child_share(len(manifests), len(batch.requests))
         if part is None:  # emitted whole (here, before the verdict, as the rest of the plan)
@@ -401,9 +387,9 @@ def plan_shared(
         changed, unchanged = changed_against(emitted.apply, inputs)
         pieces = orjson_items([obj for _, obj in changed])
         theirs = _judgement(manifests, owned, name, checks)
-        summary = _outcome_of(name, batch, finished(), emitted).summary
     if share is None:
         theirs = (0, 0, b"")
+    summary = _outcome_of(name, batch, result, emitted).summary
     if theirs[2] is not None and pieces is not None:
         summary = {**summary, "changed": len(changed) + theirs[0], "unchanged": unchanged + theirs[1]}
         write_document = json_lead_list("apply", {"delete": emitted.delete, "summary": summary})
