@@ -453,12 +453,10 @@ class Balance:
         values, bound = sums.levels()
         return Levels(values, bound if self.best_response else None)
 
-    def settle(self, part: list[int], answer: Answer, *, bounded: bool = True) -> dict[int, Coupled]:
+    def settle(self, part: list[int], answer: Answer) -> dict[int, Coupled]:
         """Each coupled request's answer judged on everyone else's final decisions, with its value
-        and bound (in optimal mode explained against the final scores). Not `bounded`: each
-        bound its value and nothing proven (solver.api asks the bounds apart, of this settle
-        bounded), and the answer not kept as settled."""
-        if answer.settled is not None and bounded:
+        and bound (in optimal mode explained against the final scores)."""
+        if answer.settled is not None:
             return answer.settled
         state, table = answer.state, self.table
         out: dict[int, Coupled] = {}
@@ -473,9 +471,8 @@ class Balance:
             bound = value
             if self.best_response is not None:
                 solution = self.explain(final, solution)
-                if bounded:
-                    scale, weight = state.scales[i], state.weight[i]
-                    bound = max(value, ceiling(self.prepared[i], scale, table, weight, self.best_response))
+                most = ceiling(self.prepared[i], state.scales[i], table, state.weight[i], self.best_response)
+                bound = max(value, most)
             least = None
             if bound != value:
                 least = at_least(
@@ -490,10 +487,9 @@ class Balance:
                 spans,
                 least,
             )
-        if self.best_response is not None and bounded:
+        if self.best_response is not None:
             tighten(out, state, self.prepared)
-        if bounded:
-            answer.settled = out
+        answer.settled = out
         return out
 
 
