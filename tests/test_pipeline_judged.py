@@ -69,7 +69,7 @@ def bad_finalizer(obj: dict) -> dict:
 def test_the_metadata_judged_beside_emit_gives_the_same_outcome(hub, monkeypatch) -> None:
     started = spied(monkeypatch)
     beside = outcome_or_error(hub(), True, monkeypatch)
-    assert started == ["_judged_and_checked"]
+    assert started == ["_misjudged", "_judged_and_checked"]
     assert beside == outcome_or_error(hub(), False, monkeypatch)
 
 
@@ -89,9 +89,29 @@ def test_bad_metadata_is_the_error_where_the_load_passes(bad, monkeypatch) -> No
     hub = [*kcp_hub(), bad(kcp.namespace("b"))]
     started = spied(monkeypatch)
     error = outcome_or_error(hub, True, monkeypatch)
-    assert started == ([] if bad is bad_label else ["_judged_and_checked"])
+    assert started == ([] if bad is bad_label else ["_misjudged", "_judged_and_checked"])
     assert "bad key!" in str(error) or "bad finalizer!" in str(error)
     assert error == outcome_or_error(hub, False, monkeypatch)
+
+
+def test_the_metadata_is_judged_while_the_batch_is_solved(monkeypatch) -> None:
+    """The registry's checks in a child forked once the batch is loaded, before it is solved (the
+    second core is idle then); the checker's child, forked after, judges nothing again."""
+    steps: list[object] = []
+    background, solve = pipeline.forked.background, pipeline.solve
+
+    def spy(func, item):
+        steps.append((func.__name__, item[0] if func is pipeline._judged_and_checked else "owned"))
+        return background(func, item)
+
+    def solving(batch, options):
+        steps.append("solve")
+        return solve(batch, options)
+
+    monkeypatch.setattr(pipeline.forked, "background", spy)
+    monkeypatch.setattr(pipeline, "solve", solving)
+    assert outcome_or_error(kcp_hub(), True, monkeypatch) == outcome_or_error(kcp_hub(), False, monkeypatch)
+    assert steps[:3] == [("_misjudged", "owned"), "solve", ("_judged_and_checked", None)]
 
 
 def test_bad_metadata_comes_before_the_checkers_verdict(monkeypatch) -> None:

@@ -180,7 +180,7 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
                 return parted.write
             reading = start_reading(list(paths), stdin=sys.stdin, reads=reads)
             from adapters.cli.progress import TerminalProgress
-            from adapters.run.pipeline import plan_shared, schedule_manifests  # while large inputs are parsed
+            from adapters.run.pipeline import plan_shared, schedule_rendered  # while large inputs are parsed
             from solver import SolveOptions
 
             manifests = read_all(reading)
@@ -207,11 +207,13 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
                 if written is not None:
                     _retain(manifests, written)
                     return written
-            outcome = schedule_manifests(manifests, now=now, options=options, config=config)
-            _retain(manifests, outcome)
+            # The output made while the checker's child judges a large input, written once it passes.
+            render = functools.partial(_render, output=output, manifests=manifests)
+            outcome, rendered = schedule_rendered(manifests, render, now=now, options=options, config=config)
+            _retain(manifests, outcome, rendered)
             _note_nothing_read(outcome)
             _note_deletions(len(outcome.delete), output)
-            return _render(outcome, output, manifests)
+            return rendered
 
     guard(run)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import marshal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -55,6 +55,7 @@ __all__ = [
     "schedule",
     "schedule_manifests",
     "schedule_part",
+    "schedule_rendered",
     "summary_of",
 ]
 
@@ -139,15 +140,38 @@ def schedule_manifests(
     verify: bool = True,
     config: Mapping[str, Any] | None = None,
 ) -> Outcome:
+    return schedule_rendered(manifests, None, now=now, options=options, verify=verify, config=config)[0]
+
+
+# A command's output: text, or a writer passing its bytes to its argument in pieces.
+Rendered = str | bytes | Callable[[Callable[[bytes], object]], None]
+
+
+def schedule_rendered(
+    manifests: Sequence[Manifest],
+    render: Callable[[Outcome], Rendered] | None,
+    *,
+    now: datetime | None = None,
+    options: SolveOptions | None = None,
+    verify: bool = True,
+    config: Mapping[str, Any] | None = None,
+) -> tuple[Outcome, Rendered | None]:
+    """schedule_manifests's outcome and its output, render(outcome) (None: no render). Where the
+    checker's child judges a large input beside emit (:func:`_judged_beside`), the output is
+    made while it does, before its verdict, and held: a writer's bytes are passed to the writer
+    returned, and nothing of it is returned unless the verdict passes (the errors are
+    schedule_manifests's). Elsewhere render is asked once the outcome is checked, as a command
+    asked it before."""
     options = options or SolveOptions()
     now = now or datetime.now(UTC).replace(microsecond=0)
     manifests = list(manifests)
     with paused_gc():
         if verify and len(manifests) >= _JUDGE_BESIDE and forked.workers() > 1:
-            judged = _judged_beside(manifests, now, options, config)
+            judged = _judged_beside(manifests, now, options, config, render)
             if judged is not None:
                 return judged
-        return _each_system(manifests, now, options, verify, config)
+        outcome = _each_system(manifests, now, options, verify, config)
+    return outcome, None if render is None else render(outcome)
 
 
 def _each_system(
@@ -184,32 +208,61 @@ def _load(
 
 
 def _judged_beside(
-    manifests: list[Manifest], now: datetime, options: SolveOptions, config: Mapping[str, Any] | None
-) -> Outcome | None:
+    manifests: list[Manifest],
+    now: datetime,
+    options: SolveOptions,
+    config: Mapping[str, Any] | None,
+    render: Callable[[Outcome], Rendered] | None,
+) -> tuple[Outcome, Rendered | None] | None:
     """One system's input loaded before the registry's checks of its objects' metadata
-    (adapters.registry.owned_by), solved, then judged and checked by one forked child, the
-    checker's (no fork more: a fork costs this process a fault for each page it writes after),
-    while this process emits; None where the input is not one system's. Exact: owned_by's error
+    (adapters.registry.owned_by), judged by a forked child while it is solved (the second core
+    is idle then), then checked by another, the checker's, while this process emits; None where
+    the input is not one system's. Exact: owned_by's error
     comes before every other, so where anything fails (the load, say) or the child finds bad
     metadata, owned_by is asked here and gives its error first. The distinct labels and
     annotation keys are judged first (registry.remember_judged), so the loaders take each object's
-    metadata at a glance as after owned_by."""
-    solved = _solved_unjudged(manifests, now, options, config)
+    metadata at a glance as after owned_by. The output (`render`) is made meanwhile too, and
+    held (:func:`_held`): the command writes it once the verdict passes."""
+    solved = _solved_unjudged(manifests, now, options, config, judged_early=True)
     if solved is None:
         return None
-    owned, name, batch, context, result = solved
-    checks = forked.background(_judged_and_checked, (owned, batch, result, None))
-    emitted = _unless_failed(manifests, checks, lambda: adapter(name).emit(context, result))
-    _judgement(manifests, owned, name, checks)
-    return _outcome_of(name, batch, result, emitted)
+    owned, name, batch, context, result, judged = solved
+    checks = forked.background(_judged_and_checked, (None, batch, result, None))
+    emitted = _unless_failed(manifests, (judged, checks), lambda: adapter(name).emit(context, result))
+    outcome = _outcome_of(name, batch, result, emitted)
+    if render is not None:
+        rendered = _unless_failed(manifests, (judged, checks), lambda: _held(render(outcome)))
+    _judgement(manifests, owned, name, checks, judged)
+    return outcome, None if render is None else rendered
+
+
+def _held(rendered: Rendered) -> Rendered:
+    """An output made now: text as it is; a writer's bytes taken in (its forked children's
+    too), to be passed on by the writer returned."""
+    if isinstance(rendered, (str, bytes)):
+        return rendered
+    pieces: list[bytes] = []
+    rendered(pieces.append)
+    return functools.partial(_write_pieces, pieces)
+
+
+def _write_pieces(pieces: list[bytes], write: Callable[[bytes], object]) -> None:
+    for piece in pieces:
+        write(piece)
 
 
 def _solved_unjudged(
-    manifests: list[Manifest], now: datetime, options: SolveOptions, config: Mapping[str, Any] | None
-) -> tuple[Mapping[str, list[Manifest]], str, Batch, Any, Result] | None:
+    manifests: list[Manifest],
+    now: datetime,
+    options: SolveOptions,
+    config: Mapping[str, Any] | None,
+    *,
+    judged_early: bool = False,
+) -> tuple[Mapping[str, list[Manifest]], str, Batch, Any, Result, forked.Pending | None] | None:
     """The input routed (registry.routed), its metadata remembered, loaded and solved: (routed,
-    the system, batch, context, result); None where it is not one system's. Where anything fails,
-    owned_by's error first."""
+    the system, batch, context, result, the metadata's verdict under way: `judged_early`, a
+    forked child's from the load's end, :func:`_misjudged`; else None); None where it is not one
+    system's. Where anything fails, owned_by's error first."""
     try:
         owned = routed(manifests)
     except InputError:
@@ -218,31 +271,50 @@ def _solved_unjudged(
     if len(owned) != 1:
         return None
     ((name, objects),) = owned.items()
+    judged = None
     try:
         remember_judged(owned)
         _, batch, context = _load(name, objects, now, options, config)
-        return owned, name, batch, context, solve(batch, options)
+        judged = forked.background(_misjudged, owned) if judged_early else None
+        # What the search does not read is made beside it, by forked children (solver.SolveOptions).
+        return owned, name, batch, context, solve(batch, replace(options, beside=forked.background)), judged
     except Exception:
+        if judged is not None:
+            judged.cancel()
         owned_by(manifests)  # bad metadata is the error, as it is before any load
         raise
 
 
-def _unless_failed(manifests: list[Manifest], checks: forked.Pending, work: Callable[[], T]) -> T:
-    """work(), with the child stopped and owned_by's error first where it fails."""
+def _unless_failed(
+    manifests: list[Manifest], children: Sequence[forked.Pending | None], work: Callable[[], T]
+) -> T:
+    """work(), with the children stopped and owned_by's error first where it fails."""
     try:
         return work()
     except Exception:
-        checks.cancel()
+        for child in children:
+            if child is not None:
+                child.cancel()
         owned_by(manifests)
         raise
 
 
 def _judgement(
-    manifests: list[Manifest], owned: Mapping[str, list[Manifest]], name: str, checks: forked.Pending
+    manifests: list[Manifest],
+    owned: Mapping[str, list[Manifest]],
+    name: str,
+    checks: forked.Pending,
+    judged: forked.Pending | None = None,
 ) -> Any:
-    """The child's verdict (:func:`_judged_and_checked`): owned_by's error where it names an
-    object, the checker's problems where there are any, else what the child made beside."""
-    misjudged, problems, made = marshal.loads(checks.result())
+    """The children's verdict (:func:`_misjudged` where `judged`, :func:`_judged_and_checked`):
+    owned_by's error where it names an object, the checker's problems where there are any, else
+    what the checker's child made beside."""
+    misjudged = None if judged is None else marshal.loads(judged.result())
+    if misjudged is None:
+        misjudged, problems, made = marshal.loads(checks.result())
+    else:
+        checks.cancel()
+        problems, made = b"", None
     if misjudged is not None:
         judge_one(owned, *misjudged)
         owned_by(manifests)  # (the object alone passed here, which it cannot: every check, as ever)
@@ -255,13 +327,19 @@ def _outcome_of(name: str, batch: Batch, result: Result, emitted: Any) -> Outcom
     return Outcome(emitted.apply, emitted.delete, (part,), summary_of_parts([part]))
 
 
-def _judged_and_checked(task: tuple[Mapping[str, list[Manifest]], Batch, Result, Any]) -> bytes:
-    """Where the registry refuses an object's metadata first (adapters.registry.first_misjudged);
-    where it refuses none, the checker's problems (:func:`_problems`); where there are none and
-    the task holds a plan's share (:func:`plan_shared`), that share (:func:`_share_planned`):
-    packed by marshal."""
+def _misjudged(owned: Mapping[str, list[Manifest]]) -> bytes:
+    """Where the registry refuses an object's metadata first (adapters.registry.first_misjudged;
+    None: nowhere), packed by marshal."""
+    return marshal.dumps(first_misjudged(owned))
+
+
+def _judged_and_checked(task: tuple[Mapping[str, list[Manifest]] | None, Batch, Result, Any]) -> bytes:
+    """Where the registry refuses an object's metadata first (adapters.registry.first_misjudged;
+    not asked where `owned` is None: judged already); where it refuses none, the checker's
+    problems (:func:`_problems`); where there are none and the task holds a plan's share
+    (:func:`plan_shared`), that share (:func:`_share_planned`): packed by marshal."""
     owned, batch, result, share = task
-    misjudged = first_misjudged(owned)
+    misjudged = None if owned is None else first_misjudged(owned)
     if misjudged is not None:
         return marshal.dumps((misjudged, b"", None))
     problems = _problems((batch, result))
@@ -299,7 +377,7 @@ def plan_shared(
                 if outcome.parts
                 else None
             )
-        owned, name, batch, context, result = solved
+        owned, name, batch, context, result, _ = solved
         inputs = inputs_by_key(manifests)  # before the fork: both processes compare with it
         costs = system(name).part_costs
         part, child = emit_part(name), _child_share(costs, len(manifests), len(batch.requests))
@@ -308,7 +386,7 @@ def plan_shared(
         split = 1.0 if child < _LEAST_SHARE else 1.0 - child
         share = (part, context, result, inputs, split, 1.0) if split < 1.0 else None
         checks = forked.background(_judged_and_checked, (owned, batch, result, share))
-        emitted = _unless_failed(manifests, checks, lambda: part(context, result, 0.0, split))
+        emitted = _unless_failed(manifests, (checks,), lambda: part(context, result, 0.0, split))
         changed, unchanged = changed_against(emitted.apply, inputs)
         pieces = orjson_items([obj for _, obj in changed])
         theirs = _judgement(manifests, owned, name, checks)
