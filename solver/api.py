@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import marshal
 import os
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
 
 import numpy as np
 
@@ -44,10 +42,6 @@ class SolveOptions:
     # the solve computes anyway and, where it computed none, from greedy run on its prepared
     # requests; never changes an answer.
     beside_greedy: bool = False
-    # Starts work the search does not read (the Balance ceilings, solver.balance_bound) beside it,
-    # as adapters.run.forked.background does (`beside(func, item).result()` is func(item)'s
-    # bytes, made in a forked child); None: in turn. Never changes an answer or a figure.
-    beside: Callable[[Callable[[Any], bytes], Any], Any] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -331,35 +325,8 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
             deadline=deadline,
             on_sweep=sweep,
         )
-
-        def ceilings_of(requests: list[int]) -> bytes:
-            """The requests' ceilings (Balance.ceilings), and what their searches added to the
-            statistics (taken back here, where this runs in this process, so that they are added
-            once), packed by marshal."""
-            nonlocal models, time_limited
-            before = (models, time_limited, set(statuses))
-            ceilings = balance.ceilings(requests)
-            added = (models - before[0], time_limited, sorted(statuses))
-            models, time_limited = before[:2]
-            statuses.intersection_update(before[2])
-            return marshal.dumps(({i: int(most) for i, most in ceilings.items()}, *added))
-
-        # The ceilings read the prepared requests alone: asked beside the search, where it may be.
-        asked = None
-        if options.beside is not None and options.mode == "optimal":
-            # The table's domain codes their searches read (solver.spread), made here first: a
-            # forked child making one with polars would wait forever for polars' threads.
-            for i in coupled:
-                for constraint in prepared[i].request.spread:
-                    table.domain_slots(constraint.topology_key, constraint.claims)
-            asked = options.beside(ceilings_of, coupled)
-        ceilings = None
         for part, answer in decide(balance, options.mode == "optimal"):
-            if asked is not None:
-                ceilings, searched, limited, seen = marshal.loads(asked.result())
-                models, time_limited, asked = models + searched, time_limited or limited, None
-                statuses.update(seen)
-            for i, settled in balance.settle(part, answer, ceilings).items():
+            for i, settled in balance.settle(part, answer).items():
                 objective += settled.value
                 bound += settled.bound
                 sums.add(settled.values, settled.spans, settled.least)

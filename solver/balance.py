@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
 
@@ -456,24 +456,9 @@ class Balance:
         values, bound = sums.levels()
         return Levels(values, bound if self.best_response else None)
 
-    def ceilings(self, requests: Sequence[int]) -> dict[int, int]:
-        """The requests' ceilings (solver.balance_bound.ceiling), as settle asks them: known from
-        the prepared requests alone, so that they may be asked before the search (solver.api)."""
-        table, prepared, responses = self.table, self.prepared, self.responses
-        assert responses is not None
-        return {
-            i: ceiling(
-                prepared[i], scale_of(prepared[i], table), table, _weight(prepared[i]), responses.of(i)
-            )
-            for i in requests
-        }
-
-    def settle(
-        self, part: list[int], answer: Answer, ceilings: Mapping[int, int] | None = None
-    ) -> dict[int, Coupled]:
+    def settle(self, part: list[int], answer: Answer) -> dict[int, Coupled]:
         """Each coupled request's answer judged on everyone else's final decisions, with its value
-        and bound (in optimal mode explained against the final scores; its ceiling given in
-        `ceilings`, else asked here)."""
+        and bound (in optimal mode explained against the final scores)."""
         if answer.settled is not None:
             return answer.settled
         state, table = answer.state, self.table
@@ -489,13 +474,8 @@ class Balance:
             bound = value
             if self.responses is not None:
                 solution = self.explain(final, solution)
-                most = (
-                    ceilings[i]
-                    if ceilings is not None
-                    else ceiling(
-                        self.prepared[i], state.scales[i], table, state.weight[i], self.responses.of(i)
-                    )
-                )
+                respond = self.responses.of(i)
+                most = ceiling(self.prepared[i], state.scales[i], table, state.weight[i], respond)
                 bound = max(value, most)
             least = None
             if bound != value:

@@ -53,8 +53,8 @@ def test_scores_made_for_an_answer_are_freed_once_it_is_reported(
     settle = balance.Balance.settle
     alive_after_settle: list[int] = []
 
-    def counted(self: balance.Balance, part: list[int], answer: balance.Answer, *given):
-        out = settle(self, part, answer, *given)
+    def counted(self: balance.Balance, part: list[int], answer: balance.Answer):
+        out = settle(self, part, answer)
         gc.collect()
         alive_after_settle.append(sum(ref() is not None for ref in made))
         return out

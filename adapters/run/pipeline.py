@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import marshal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -276,8 +276,7 @@ def _solved_unjudged(
         remember_judged(owned)
         _, batch, context = _load(name, objects, now, options, config)
         judged = forked.background(_misjudged, owned) if judged_early else None
-        # What the search does not read is made beside it, by forked children (solver.SolveOptions).
-        return owned, name, batch, context, solve(batch, replace(options, beside=forked.background)), judged
+        return owned, name, batch, context, solve(batch, options), judged
     except Exception:
         if judged is not None:
             judged.cancel()
