@@ -538,6 +538,14 @@ def emit(world: World, plan: Plan, result: Result, part: tuple[float, float] = (
     return Emitted(apply, [], tuple(p.namespace.key for p in plan.namespaces), tuple(unsatisfied))
 
 
+def _answer(by_request: Mapping[str, RequestResult], unit: Unit) -> RequestResult:
+    """A unit's answer in the result; a ValueError where the result has none."""
+    got = by_request.get(unit.key)
+    if got is None:
+        raise ValueError(f"the result has no answer for {unit.key!r}")
+    return got
+
+
 def _satisfied(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> bool:
     """:func:`_write`'s verdict on `p`, its object not made: scheduled, placed, every unit answered
     with a cluster, and the map :func:`_states` makes not empty (without making it, the same
@@ -549,9 +557,7 @@ def _satisfied(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> boo
     satisfied = not p.unplaced
     writes = False
     for u in p.units:
-        got = by_request.get(u.key)
-        if got is None:
-            raise ValueError(f"the result has no answer for {u.key!r}")
+        got = _answer(by_request, u)
         if not got.selected:
             satisfied = False
         elif not (u.kind == KEPT and got.selected[0].kept):
@@ -592,9 +598,7 @@ def _states(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> tuple[
     states = {key: _TEXT[state] for key, state in p.states.items() if key not in p.dropped}
     satisfied = not p.unplaced
     for u in p.units:
-        got = by_request.get(u.key)
-        if got is None:
-            raise ValueError(f"the result has no answer for {u.key!r}")
+        got = _answer(by_request, u)
         if not got.selected:
             satisfied = False
             continue

@@ -94,7 +94,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from functools import lru_cache, partial
 from operator import attrgetter
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -138,6 +138,7 @@ from solver.prepare import centered_scores
 __all__ = ["OcmLive", "live", "matters"]
 
 Obj = Mapping[str, Any]
+T = TypeVar("T")
 _LOG_LIMIT = 200_000  # count moves kept; a Placement last judged before the oldest kept is solved
 _TICK = timedelta(microseconds=1)
 _WALK = 256  # clusters looked at from each end of a property's order for a sorter's range
@@ -145,6 +146,11 @@ _WALK = 256  # clusters looked at from each end of a property's order for a sort
 
 def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None) -> OcmLive:
     return OcmLive(manifests, now=now, seed=seed, result=result)
+
+
+def _held_decision(cluster: str) -> ExistingDecision:
+    """A decision a request holds, as the load reads it: none current (OCM is not sticky)."""
+    return ExistingDecision(cluster, current=False)
 
 
 @dataclass(slots=True)
@@ -1169,15 +1175,7 @@ class OcmLive:
             d.cluster == c for d, c in zip(request.existing, held, strict=True)
         ):
             return request
-        decision = self._decision
-        if len(decision) > 2 * len(self.clusters) + 1024:  # names of clusters long gone: let them go
-            decision.clear()
-        existing = []
-        for c in held:
-            d = decision.get(c)
-            if d is None:
-                d = decision[c] = ExistingDecision(c, current=False)
-            existing.append(d)
+        existing = self._shared(self._decision, held, _held_decision)
         out = replace(request, existing=tuple(existing))
         made = self._made.get(key)
         if made is not None and made[1] is request:
@@ -1190,17 +1188,23 @@ class OcmLive:
         solver's: the scores and the report of clusters not picked, which neither OCM's emit nor
         this model reads for a PickAll (its decisions carry no score, its answer no margin). Each
         cluster's Choice is made once and shared (frozen: a PickAll's answer is hundreds)."""
-        choice = self._choice
-        if len(choice) > 2 * len(self.clusters) + 1024:  # names of clusters long gone: let them go
-            choice.clear()
-        picks = []
-        for c in answer:
-            pick = choice.get(c)
-            if pick is None:
-                pick = choice[c] = Choice(c)
-            picks.append(pick)
+        picks = self._shared(self._choice, answer, Choice)
         released = tuple(sorted(self._held_of(request).difference(answer)))
         return RequestResult(request.key, tuple(picks), released=released)
+
+    def _shared(self, made: dict[str, T], clusters: Iterable[str], make: Callable[[str], T]) -> list[T]:
+        """One frozen object per cluster name, made once and shared by every request or answer that
+        names it (a PickAll names hundreds); `made` is let go whole once it outgrows the fleet (names
+        of clusters long gone)."""
+        if len(made) > 2 * len(self.clusters) + 1024:
+            made.clear()
+        out = []
+        for c in clusters:
+            found = made.get(c)
+            if found is None:
+                found = made[c] = make(c)
+            out.append(found)
+        return out
 
     def _held_of(self, request: PlacementRequest) -> frozenset[str]:
         """The clusters the request holds (its existing decisions), made once per request (kept by
