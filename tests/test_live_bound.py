@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+import solver.api
 from adapters.generate.common import DEFAULT_NOW
 from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
@@ -20,6 +21,7 @@ from adapters.ocm.load import load
 from bench.hub_soak import _World
 from model import Batch, SolveStats
 from solver import SolveOptions, solve
+from tests.fixtures.builders import batch, cluster, pick_n, spread
 from tests.fixtures.common import counted_calls
 
 NOW = datetime.fromisoformat(DEFAULT_NOW)
@@ -64,10 +66,10 @@ def _event_batches(seed: int, events: int) -> list[Batch]:
 def test_a_solve_without_the_bound_gives_the_same_answer_and_proves_nothing(monkeypatch, seed) -> None:
     batches = _event_batches(seed, 25)
     calls = _counted(monkeypatch)
-    for batch in batches:
-        on = solve(batch, SolveOptions(time_limit=1000))
+    for taken in batches:
+        on = solve(taken, SolveOptions(time_limit=1000))
         asked = {name: len(c) for name, c in calls.items()}
-        off = solve(batch, SolveOptions(time_limit=1000, bound=False))
+        off = solve(taken, SolveOptions(time_limit=1000, bound=False))
         assert {name: len(c) for name, c in calls.items()} == asked, "bound-only work done unasked"
         assert off.requests == on.requests
         assert off.stats.objective == on.stats.objective
@@ -79,9 +81,9 @@ def test_a_solve_without_the_bound_gives_the_same_answer_and_proves_nothing(monk
 
 
 def test_greedy_mode_reads_no_bound_asked_or_not() -> None:
-    for batch in _event_batches(2, 10):
-        on = solve(batch, SolveOptions(mode="greedy"))
-        off = solve(batch, SolveOptions(mode="greedy", bound=False))
+    for taken in _event_batches(2, 10):
+        on = solve(taken, SolveOptions(mode="greedy"))
+        off = solve(taken, SolveOptions(mode="greedy", bound=False))
         assert off.requests == on.requests and _untimed(off.stats) == _untimed(on.stats)
 
 
@@ -109,3 +111,22 @@ def test_the_live_scheduler_asks_no_bound_unless_asked_and_writes_the_same(monke
     assert hub.options.bound is False and hub.outcome["ocm"].summary["bound"] is None
     assert _deltas(hub, 5, 30) == with_bounds
     assert not any(calls.values())
+
+
+def test_a_search_left_unproven_asks_no_shortfalls_without_the_bound(monkeypatch) -> None:
+    """A request no coupling holds, whose search's bound is above its answer (a budget cut, here
+    made so): its least shortfalls prove only the bound."""
+    searched = solver.api.solve_spread
+
+    def unproven(*args, **kwargs):
+        outcome = searched(*args, **kwargs)
+        return replace(outcome, bound=outcome.bound + 1, status="FEASIBLE")
+
+    monkeypatch.setattr(solver.api, "solve_spread", unproven)
+    clusters = [cluster(f"c{i}", {"zone": f"z{i % 3}", "rack": f"r{i % 2}"}) for i in range(9)]
+    request = pick_n(4, spread=(spread("zone"), spread("rack")))
+    calls = counted_calls(monkeypatch, solver.api, "bound_shortfalls")
+    on = solve(batch(clusters, request), SolveOptions(threads=1))
+    assert on.stats.bound == on.stats.objective + 1 and len(calls) == 1
+    off = solve(batch(clusters, request), SolveOptions(threads=1, bound=False))
+    assert off.requests == on.requests and off.stats.bound is None and len(calls) == 1
