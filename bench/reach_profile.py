@@ -54,13 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cprofile", type=int, default=0, help="print the top N functions per kind")
     parser.add_argument("--phases", action="store_true", help="CPU of the models' take and of the collector")
     parser.add_argument("--time-limit", type=float, default=WALL_LIMIT, help="each batch's wall seconds")
+    parser.add_argument("--bounds", action="store_true", help="the solves asked for their proven bounds")
     args = parser.parse_args(argv)
 
     import ortools.sat.python.cp_model  # noqa: F401  (CP-SAT's import is not an event's)
 
     objects = [m.obj for m in read_sources([args.hub])]
     c0, t0 = time.process_time(), time.perf_counter()
-    hub = HubScheduler(objects, now=NOW, options=SolveOptions(mode=args.mode, time_limit=args.time_limit))
+    options = SolveOptions(mode=args.mode, time_limit=args.time_limit)
+    hub = HubScheduler(objects, now=NOW, options=options, bounds=args.bounds)
     first = (time.process_time() - c0, time.perf_counter() - t0)
     del objects
     world = _World(args.profile, hub, args.seed)

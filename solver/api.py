@@ -11,7 +11,7 @@ from functools import partial
 
 import numpy as np
 
-from model import Batch, RequestResult, Result, SelectionMode, SolveStats, added_levels
+from model import Batch, LevelStats, RequestResult, Result, SelectionMode, SolveStats, added_levels
 from solver.balance import MAX_SWEEPS, Balance, coupled_requests
 from solver.coupling import decide
 from solver.greedy import explain_top_n, solve_greedy
@@ -42,6 +42,11 @@ class SolveOptions:
     # the solve computes anyway and, where it computed none, from greedy run on its prepared
     # requests; never changes an answer.
     beside_greedy: bool = False
+    # In optimal mode, the proven bound and gaps asked (the stats' bound, gap and level bounds,
+    # and the work that proves only them: the Balance ceilings, least shortfalls and joint
+    # tightening). False: the answer alone, its bound and gaps reported as not asked (None) and
+    # its status FEASIBLE (nothing proven); never a different answer.
+    bound: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -137,10 +142,22 @@ class _Hints:
 def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
     options = options or SolveOptions()
     if any(r.replicas is not None for r in batch.requests):
-        return _solve_with_replicas(batch, options)
-    if any(r.tenancy is not None for r in batch.requests):
-        return _solve_with_tenancy(batch, options)
-    return _solve_scored(batch, options)
+        result = _solve_with_replicas(batch, options)
+    elif any(r.tenancy is not None for r in batch.requests):
+        result = _solve_with_tenancy(batch, options)
+    else:
+        return _solve_scored(batch, options)  # asks no bound-only work when not asked
+    return result if options.bound else _unproven(result)
+
+
+def _unproven(result: Result) -> Result:
+    """The result with its bound and gaps not asked (SolveOptions.bound): the replica and tenancy
+    paths still prove them, and only the report drops them."""
+    stats = result.stats
+    if stats.mode != "optimal":
+        return result
+    levels = tuple(LevelStats.of(level.name, level.objective, None) for level in stats.levels)
+    return replace(result, stats=replace(stats, status="FEASIBLE", bound=None, gap=None, levels=levels))
 
 
 def _solve_with_replicas(batch: Batch, options: SolveOptions) -> Result:
@@ -269,7 +286,11 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
                 part_bound = combine(values, scale.spans)
             value = combine(values, scale.spans)
             request_bound = max(part_bound, value)
-            least = None if request_bound == value else bound_shortfalls(values, request_bound, scale.spans)
+            least = (
+                None
+                if request_bound == value or not options.bound
+                else bound_shortfalls(values, request_bound, scale.spans)
+            )
             solved[signature] = (chosen, value, request_bound, values, scale.spans, least)
         chosen, value, request_bound, values, spans, least = solved[signature]
         objective += value
@@ -324,6 +345,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
             explain,
             deadline=deadline,
             on_sweep=sweep,
+            bound=options.bound,
         )
         for part, answer in decide(balance, options.mode == "optimal"):
             for i, settled in balance.settle(part, answer).items():
@@ -334,13 +356,13 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
         time_limited |= balance.time_limited
         solve_seconds += time.perf_counter() - started_coupled
 
+    proven = options.mode == "optimal" and options.bound
     if options.mode == "greedy":
         status = "GREEDY"
-    elif statuses - {"OPTIMAL"} or bound > objective:
+    elif not proven or statuses - {"OPTIMAL"} or bound > objective:
         status = "FEASIBLE"
     else:
         status = "OPTIMAL"
-    proven = options.mode == "optimal"
     gap = (bound - objective) / max(1, abs(objective)) if proven else None
     report(
         Progress(

@@ -397,8 +397,12 @@ class Balance:
         *,
         deadline: float,
         on_sweep: Callable[[int, int], None] | None = None,
+        bound: bool = True,
     ) -> None:
         self.prepared, self.table, self.coupled, self.fixed = prepared, table, list(coupled), fixed
+        # The proven bound asked (solver.api.SolveOptions.bound): without it the settle makes
+        # no ceiling, least shortfall or joint tightening, and each bound is its value.
+        self.bound = bound
         self.respond_as_upstream, self.best_response, self.explain = greedy, best_response, explain
         self.deadline, self.on_sweep = deadline, on_sweep
         self.responses = _Responses(best_response, prepared, table) if best_response is not None else None
@@ -474,6 +478,7 @@ class Balance:
             bound = value
             if self.responses is not None:
                 solution = self.explain(final, solution)
+            if self.responses is not None and self.bound:
                 respond = self.responses.of(i)
                 most = ceiling(self.prepared[i], state.scales[i], table, state.weight[i], respond)
                 bound = max(value, most)
@@ -491,7 +496,7 @@ class Balance:
                 spans,
                 least,
             )
-        if self.best_response is not None:
+        if self.best_response is not None and self.bound:
             tighten(out, state, self.prepared)
         answer.settled = out
         return out

@@ -156,7 +156,11 @@ class HubScheduler:
     function of the objects, the events and their `now`s alone. `options.time_limit` only guards
     against a batch running away: where it cuts a search, the delta says so (`Delta.time_limited`,
     and `initial.time_limited` for the first solve), and its answers may differ from those of a
-    run the wall clock did not cut."""
+    run the wall clock did not cut.
+
+    The deltas carry no bound: the solves are asked without the proven bound and gaps
+    (`SolveOptions.bound` off, whatever `options` says; the same answers, without the work that
+    proves only the bound) unless `bounds` asks for them, for `outcome`'s results and summaries."""
 
     def __init__(
         self,
@@ -166,8 +170,9 @@ class HubScheduler:
         options: SolveOptions | None = None,
         config: Mapping[str, Any] | None = None,
         verify: bool = False,
+        bounds: bool = False,
     ) -> None:
-        self.options = options or SolveOptions()
+        self.options = replace(options or SolveOptions(), bound=bounds)
         self.config = config
         self.verify = verify
         now = now or datetime.now(UTC).replace(microsecond=0)

@@ -96,11 +96,14 @@ class FleetScheduler:
         now: datetime | None = None,
         options: SolveOptions | None = None,
         verify: bool = False,
+        bounds: bool = False,
     ) -> None:
+        """`bounds`: the solves asked for their proven bound and gaps (HubScheduler's; off by
+        default: the deltas carry no bound)."""
         objects = list(objects)
         # Fleet's objects only: the others are not Fleet's to judge, and are left out.
         fleet = [m.obj for m in from_objects(objects, "<objects>") if m.group in n.KINDS.get(m.kind, ())]
-        self.hub = HubScheduler(fleet, now=now, options=options, verify=verify)
+        self.hub = HubScheduler(fleet, now=now, options=options, verify=verify, bounds=bounds)
         initial = self.hub.initial
         # What the first, full solve writes: a controller applies it before handling events.
         self.initial = Delta(
