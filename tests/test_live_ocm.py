@@ -872,3 +872,51 @@ def test_the_checks_verdicts_judged_cheapest_rule_first_are_admits(monkeypatch) 
     assert asked[True] > 100 and asked[False] > 100
     monkeypatch.setattr(reach_module, "_admits", reach_module.admits)
     assert fast == _deltas("greedy", 0, 60)
+
+
+def test_the_required_terms_verdicts_kept_per_cluster_model_are_those_judged_afresh(monkeypatch) -> None:
+    """The checks read each required term's verdict kept per cluster model (`OcmLive._matches`,
+    let go by `_remodel` when a relabel, a taint or a claim gives a cluster a new model): over 60
+    generated events of both modes every match they ask is solver.admits.matches_required's on
+    the cluster as the pool holds it, every verdict `_passes` gives is admits', most are read
+    from those kept, and every event writes and solves what admits itself gives."""
+    original_matches, original_passes = OcmLive._matches, OcmLive._passes
+    read = Counter()
+
+    def matches(self, request, c):
+        verdicts = self._matched.get(c.name, {})
+        read[all(at in verdicts for at in self._term_ids(request))] += 1
+        out = original_matches(self, request, c)
+        assert out == reach_module.matches_required(request, c), (request.key, c.name)
+        return out
+
+    def passes(self, request, c, now, *, held=False):
+        assert c is self.pool.get(c.name)  # only the clusters as the pool holds them
+        out = original_passes(self, request, c, now, held=held)
+        assert out == reach_module.admits(request, c, now, held=held), (request.key, c.name)
+        return out
+
+    original_take = OcmLive.take
+
+    def take(self, changes, now):  # every verdict kept is the one its cluster's model gives now
+        out = original_take(self, changes, now)
+        terms = {at: term for term, at in self._terms.items()}
+        for name, verdicts in self._matched.items():
+            c = self.pool.get(name)
+            assert c is not None, name  # a cluster gone keeps none
+            for at, verdict in verdicts.items():
+                read["kept"] += 1
+                assert verdict == terms[at].matches(c.labels, c.properties, c.claims, c.traits), name
+        return out
+
+    monkeypatch.setattr(OcmLive, "_matches", matches)
+    monkeypatch.setattr(OcmLive, "_passes", passes)
+    monkeypatch.setattr(OcmLive, "take", take)
+    kept = {mode: _deltas(mode, 0, 60) for mode in ("greedy", "optimal")}
+    assert read[True] > 2_000 and read[True] > read[False] and read["kept"] > 10_000, read
+    monkeypatch.setattr(
+        OcmLive,
+        "_passes",
+        lambda self, request, c, now, *, held=False: reach_module.admits(request, c, now, held=held),
+    )
+    assert kept == {mode: _deltas(mode, 0, 60) for mode in ("greedy", "optimal")}
