@@ -123,7 +123,6 @@ from model import (
     Batch,
     Choice,
     Cluster,
-    ClusterTerm,
     ExistingDecision,
     FilterKind,
     PlacementRequest,
@@ -294,12 +293,6 @@ class OcmLive:
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
-        # `_matches`': each distinct required term numbered, each request's terms' numbers (by
-        # identity, as `_held`), and per cluster each term's verdict on the model the pool holds
-        # (let go by `_remodel`: its labels, claims, properties and traits move only there).
-        self._terms: dict[ClusterTerm, int] = {}
-        self._terms_of: dict[int, tuple[PlacementRequest, tuple[int, ...]]] = {}
-        self._matched: dict[str, dict[int, bool]] = {}
         self.seq = 0
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
@@ -514,7 +507,6 @@ class OcmLive:
     def _remodel(self, name: str) -> None:
         c = self.clusters.get(name)
         was = self.pool.get(name)
-        self._matched.pop(name, None)  # judged on the model replaced (an undo forgets them all)
         if c is None or c.terminating:
             self.pool.drop(name)
             self._revalue(was, None)
@@ -544,12 +536,6 @@ class OcmLive:
         self._ends_of.clear()  # the clusters' verdicts may move with the event
         if len(self._held) > 2 * len(self.requests) + 64:  # requests replaced since: let them go
             self._held.clear()
-        if len(self._terms_of) > 2 * len(self.requests) + 64:
-            self._terms_of.clear()
-        if len(self._terms) > 4 * len(self.policies) + 1024:  # terms of Placements long changed
-            self._terms.clear()
-            self._terms_of.clear()
-            self._matched.clear()
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
         scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
@@ -771,7 +757,6 @@ class OcmLive:
         self._in_trait.clear()
         self._flipped.clear()
         self._ranked = None
-        self._matched.clear()
 
     def _judged_now(self, key: str, answer: _Answer) -> None:
         """The answer's picture moved to the hub as it stands (its margins read there)."""
@@ -949,7 +934,7 @@ class OcmLive:
         for name in held - {but}:
             c = self.pool.get(name)
             q = c.properties.get(prop) if c is not None else None
-            if q is not None and not low <= q.as_float() <= high and self._passes(request, c, now, held=True):  # type: ignore[arg-type]
+            if q is not None and not low <= q.as_float() <= high and _admits(request, c, now, held=True):  # type: ignore[arg-type]
                 low, high = min(low, q.as_float()), max(high, q.as_float())
         return low, high
 
@@ -967,7 +952,7 @@ class OcmLive:
                     return None
                 value, name = pairs[i]
                 c = self.pool.get(name)
-                if c is not None and name != but and self._passes(request, c, now):
+                if c is not None and name != but and _admits(request, c, now):
                     ends.append(value)
                     break
             else:
@@ -1024,7 +1009,7 @@ class OcmLive:
         held = self._held_of(request)
         for at in self._in_scope_at(request, drift, rises > 0):
             cluster = self.pool.get(drift.names[at])
-            if cluster is not None and self._passes(request, cluster, now, held=cluster.name in held):
+            if cluster is not None and _admits(request, cluster, now, held=cluster.name in held):
                 return False
         self._judged_now(key, answer)
         return True
@@ -1060,7 +1045,7 @@ class OcmLive:
         for at in self._in_scope_at(request, drift, threat):
             name = drift.names[at]
             cluster = self.pool.get(name)
-            if cluster is None or not self._passes(request, cluster, now, held=name in held):
+            if cluster is None or not _admits(request, cluster, now, held=name in held):
                 continue
             if alone:
                 total: int | None = _total(request, cluster, own, most, held)
@@ -1140,18 +1125,17 @@ class OcmLive:
         for at in self._in_scope_at(request, drift, None):
             name = drift.names[at]
             cluster = self.pool.get(name)
-            if cluster is not None and self._passes(request, cluster, now, held=name in held):
+            if cluster is not None and _admits(request, cluster, now, held=name in held):
                 return True
         return False
 
     def _set_request(self, key: str, request: PlacementRequest | None) -> None:
         """The Placement's request replaced (None: taken off), the one before let go of by
-        `_held_of`'s and `_term_ids`' caches too: kept there, every request an event replaces
-        (thousands of decisions a PickAll) would live until the cache is cleared."""
+        `_held_of`'s cache too: kept there, every request an event replaces (thousands of
+        decisions a PickAll) would live until the cache is cleared."""
         old = self.requests.get(key)
         if old is not None and old is not request:
             self._held.pop(id(old), None)
-            self._terms_of.pop(id(old), None)
         if request is None:
             self.journal.pop(self.requests, key)
             self._made.pop(key, None)
@@ -1229,46 +1213,6 @@ class OcmLive:
         found = self._held.get(id(request))
         if found is None or found[0] is not request:
             found = self._held[id(request)] = (request, frozenset(d.cluster for d in request.existing))
-        return found[1]
-
-    def _passes(self, request: PlacementRequest, c: Cluster, now: datetime, *, held: bool = False) -> bool:
-        """`_admits`' verdict on a cluster as the pool holds it (not a model it held before an
-        event: those are judged by `_admits`), its required terms' match read from the verdicts
-        kept per cluster model (`_matches`)."""
-        if request.mode is SelectionMode.FIXED:
-            return admits(request, c, now, held=held)
-        return (
-            in_scope(request, c)
-            and takes_new(c)
-            and untolerated(c, request.tolerations, now, held=held) is None
-            and self._matches(request, c)
-        )
-
-    def _matches(self, request: PlacementRequest, c: Cluster) -> bool:
-        """solver.admits.matches_required on a cluster as the pool holds it: each term's verdict
-        judged once per cluster model and kept, shared by every request with an equal term (a
-        standing Placement's checks ask it of the same moved clusters event after event, and a
-        few hundred distinct terms serve thousands of Placements)."""
-        if not request.required:
-            return True
-        verdicts = self._matched.get(c.name)
-        if verdicts is None:
-            verdicts = self._matched[c.name] = {}
-        for at, term in zip(self._term_ids(request), request.required, strict=True):
-            found = verdicts.get(at)
-            if found is None:
-                found = verdicts[at] = term.matches(c.labels, c.properties, c.claims, c.traits)
-            if found:
-                return True
-        return False
-
-    def _term_ids(self, request: PlacementRequest) -> tuple[int, ...]:
-        """The numbers of the request's required terms (equal terms, one number), made once per
-        request (kept by identity, as `_held_of`)."""
-        found = self._terms_of.get(id(request))
-        if found is None or found[0] is not request:
-            ids = tuple(self._terms.setdefault(t, len(self._terms)) for t in request.required)
-            found = self._terms_of[id(request)] = (request, ids)
         return found[1]
 
     def _in_scope_at(self, request: PlacementRequest, drift: _Drift, wanted: np.ndarray | None) -> list[int]:
@@ -1499,7 +1443,7 @@ class OcmLive:
         held_sets = [self._held_of(r) for r in requests]
         for r, held_set in zip(requests, held_sets, strict=True):
             holds = x in held_set
-            may = cluster is not None and self._passes(r, cluster, now, held=holds)
+            may = cluster is not None and _in_scope(r, cluster) and _admits(r, cluster, now, held=holds)
             if may and not holds:
                 adds += 1
             if may and r.mode is SelectionMode.N and first is None:
@@ -1513,7 +1457,9 @@ class OcmLive:
             held = {d.cluster for d in r.existing}
             if held != self.answers[r.key].selected:  # not what its last sync wrote (none written)
                 continue
-            passes = cluster is not None and self._passes(r, cluster, now, held=x in held)
+            passes = (
+                cluster is not None and _in_scope(r, cluster) and _admits(r, cluster, now, held=x in held)
+            )
             out[r.key] = tuple(sorted(held | {x} if passes else held - {x}))
         return out
 
