@@ -108,7 +108,8 @@ def _command(
 
 
 BEGUN = (
-    "import os; b = m._begun[sys.argv[sys.argv.index('-f') + 1]]\n"
+    "import gc; assert not gc.isenabled()  # the children forked without the collector, as entry runs\n"
+    "b = m._begun[sys.argv[sys.argv.index('-f') + 1]]\n"
     "assert b[2] is not None and b[2].yaml_runs, b\n"
     "assert not {'click', 'polars', 'ortools', 'numpy', 'adapters.registry'} & set(sys.modules)\n"
 )

@@ -12,6 +12,7 @@ what the children use (manifests: the codecs, forked) and only when it acts."""
 
 from __future__ import annotations
 
+import gc
 import os
 import stat
 import sys
@@ -53,7 +54,11 @@ def begin() -> None:
     from adapters.kube import manifests
     from adapters.run import forked
 
-    forked.allow()  # as entry does: this process is the command's own
+    # As entry does: this process is the command's own, and makes no cycles. Its children are
+    # forked now, before entry runs: with the collector on, its passes over the documents they
+    # build took 0.08 CPU s of each child's 0.36 to 0.43 at 10,000 x 2,000.
+    forked.allow()
+    gc.disable()
     manifests.begin_file(path)  # a small file only read: its parsing is this process's
 
 
