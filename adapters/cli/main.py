@@ -14,6 +14,7 @@ import click
 import yaml
 
 from adapters import registry
+from adapters.cli.early import FILE_PARTS
 from adapters.cli.options import (
     MODES,
     TIME_LIMIT,
@@ -30,6 +31,7 @@ from adapters.errors import InputError
 from adapters.kube.manifests import (
     Manifest,
     dump_yaml_stream,
+    forget_begun,
     parse_text,
     start_reading,
     write_json,
@@ -107,6 +109,7 @@ def entry() -> None:
     with contextlib.suppress(BrokenPipeError):  # the reader went away (| head): it took all it wanted
         sys.stdout.flush()
     sys.stderr.flush()
+    forget_begun()  # an input read as the command began that it did not take (it failed first)
     forked.reap()  # the output is whole; its children's seconds belong to the command
     os._exit(code or 0)
 
@@ -246,7 +249,7 @@ def _large_file_in_parts(
 
 # A file this large is read in its parts, each by the process that schedules it: no process holds
 # the whole input, and none waits for another's reading (measured: see docs/performance.md).
-_FILE_PARTS = 64 << 20
+_FILE_PARTS = FILE_PARTS
 
 
 def _large(path: str) -> bool:

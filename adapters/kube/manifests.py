@@ -7,6 +7,7 @@ YAML streams or JSON. Every bad input raises :class:`adapters.errors.InputError`
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -229,6 +230,10 @@ def start_reading(
                 if real in seen:
                     continue
                 seen.add(real)
+                begun = None if found else _begun.pop(file, None)
+                if begun is not None:  # read, and its parsing started, as the command began
+                    steps.append(functools.partial(_parsed, *begun, reads, None))
+                    continue
                 steps.append(_start_parsing(_read_file(file), file, reads, notes if found else None))
     except InputError as err:  # raised after whatever the sources before it raise
         steps.append(functools.partial(_raise, err))
@@ -253,10 +258,16 @@ def parse_text(text: str, source: str, *, reads: Reads | None = None) -> list[Ma
 def _start_parsing(
     text: str | bytes, source: str, reads: Reads | None = None, skipped: list[str] | None = None
 ) -> Callable[[], list[Manifest]]:
-    """The manifests of one text, as a call; the work on a large text already under way. A file's
-    bytes that look like JSON stay bytes: msgspec reads them as they are (only valid UTF-8), and
-    the text is made of them only if it cannot; any other bytes are decoded here. `reads` and
-    `skipped` as for from_objects."""
+    """The manifests of one text, as a call; the work on a large text already under way. `reads`
+    and `skipped` as for from_objects."""
+    return functools.partial(_parsed, *_prepared(text, source), reads, skipped)
+
+
+def _prepared(text: str | bytes, source: str) -> tuple[str | bytes, str, _Early | None]:
+    """The text as it is parsed, its source, and the forked children's work on it begun where it
+    is large. A file's bytes that look like JSON stay bytes: msgspec reads them as they are (only
+    valid UTF-8), and the text is made of them only if it cannot; any other bytes are decoded
+    here (InputError where they are not UTF-8)."""
     if isinstance(text, bytes):
         start = len(_BOM) if text.startswith(_BOM) else 0
         if not (source.lower().endswith(".json") or _JSON_DATA_START.match(text, start)):
@@ -264,7 +275,31 @@ def _start_parsing(
     if isinstance(text, str):
         text = text.removeprefix("\ufeff")
     early = _start_early(text, source) if len(text) >= _SPLIT_READ and forked.workers() > 1 else None
-    return functools.partial(_parsed, text, source, early, reads, skipped)
+    return text, source, early
+
+
+# Files read, their parsing begun, before the command that reads them knew it would (begin_file):
+# taken by start_reading where it reads such a file by its name.
+_begun: dict[str, tuple[str | bytes, str, _Early | None]] = {}
+
+
+def begin_file(path: str) -> None:
+    """Read the file named `path` and begin its parsing now, for a later start_reading of that
+    name (adapters.cli.early: the console script's input parsed while the command imports). A
+    file that cannot be read, or is not UTF-8, is left alone: its reading then fails where the
+    command reads it, in the order of its sources, as it would have."""
+    if path in _begun:
+        return
+    with contextlib.suppress(InputError):
+        _begun[path] = _prepared(_read_file(path), path)
+
+
+def forget_begun() -> None:
+    """Stop the work begun on files no command took (the command failed before its reading)."""
+    for _, _, early in _begun.values():
+        if early is not None:
+            early.cancel()
+    _begun.clear()
 
 
 def _parsed(
@@ -474,10 +509,9 @@ class _Early:
 def _start_early(text: str, source: str) -> _Early | None:
     if _looks_like_json(text, source):
         return _Early(json_keys=forked.background(_json_keys_kept, text))
-    starts = codec.document_starts(text)
-    if starts is None:
+    runs = codec.runs_of_lines(text, forked.workers())
+    if runs is None:
         return None
-    runs = _runs_of_size(text, starts, forked.workers())
     return _Early(yaml_runs=[forked.background(codec.load_yaml_packed, run) for run in runs])
 
 
@@ -498,24 +532,6 @@ def _yaml_of_runs(runs: list[forked.Pending]) -> list[Any] | None:
         if not refused:
             documents += codec.unpack_documents(answer)
     return None if refused else documents
-
-
-def _runs_of_size(text: str, starts: Sequence[int], parts: int) -> list[str]:
-    """The text cut at some of `starts` (document boundaries) into at most `parts` runs of about
-    equal work. Parsing time follows the number of lines: measured on generated hubs, runs of equal
-    lines took within 3% of each other, runs of equal colons (nodes) up to 20%, of equal bytes more
-    (a cluster's status has twice the keys per byte of a binding)."""
-    ends = [*starts[1:], len(text)]
-    weights = [text.count("\n", a, b) + 1 for a, b in zip(starts, ends, strict=True)]
-    total = sum(weights)
-    runs: list[str] = []
-    begin = done = 0
-    for i, weight in enumerate(weights):
-        done += weight
-        if done * parts >= total * (len(runs) + 1) or i == len(weights) - 1:
-            runs.append(text[starts[begin] : ends[i]])
-            begin = i + 1
-    return runs
 
 
 # What one document may stand for once its aliases are expanded (Kubernetes converts YAML to JSON,
