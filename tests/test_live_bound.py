@@ -23,6 +23,7 @@ from model import Batch, SolveStats
 from solver import SolveOptions, solve
 from tests.fixtures.builders import batch, cluster, pick_n, spread
 from tests.fixtures.common import counted_calls
+from tests.fixtures.live import spy_on_events
 
 NOW = datetime.fromisoformat(DEFAULT_NOW)
 # Every function whose work proves only the bound, by its module (where the solve reads it).
@@ -43,23 +44,8 @@ def _event_batches(seed: int, events: int) -> list[Batch]:
     objects = generate("ocm", 40, 60, seed=seed, now=NOW)
     whole, _ = load(from_objects(objects, "<hub>"), now=NOW, seed=0)
     hub = HubScheduler(objects, now=NOW, options=SolveOptions(mode="greedy"))
-    live = hub._live["ocm"]
-    seen = [whole]
-    original = live.take
-
-    def take(changes, at):
-        taken = original(changes, at)
-        if taken is not None and taken.batch.requests:
-            seen.append(taken.batch)
-        return taken
-
-    live.take = take
-    world = _World("ocm", hub, seed)
-    at = NOW
-    for _ in range(events):
-        at += timedelta(seconds=15)
-        hub.handle(world.next(at)[1], now=at)
-    return seen
+    spy, _ = spy_on_events(hub, "ocm", "ocm", seed, events, NOW)
+    return [whole, *(taken.batch for taken, _ in spy.taken if taken.batch.requests)]
 
 
 @pytest.mark.parametrize("seed", [1, 4])
