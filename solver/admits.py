@@ -113,14 +113,16 @@ def refusals(
 
 def admits(request: PlacementRequest, cluster: Cluster, now: datetime | None, *, held: bool = False) -> bool:
     """Whether the cluster passes every rule for the request: `refusals` is empty, found without
-    judging the rules past the first that fails."""
+    judging the rules past the first that fails. The rules are pure and all must pass, so they are
+    judged cheapest first: the required terms' label and CEL match last (a live scheduler's checks
+    ask this of clusters an event moved, a third of them refused by a taint after a taint event)."""
     if request.mode is SelectionMode.FIXED:
         return cluster.name in request.cluster_names and takes_new(cluster)
     return (
         in_scope(request, cluster)
-        and matches_required(request, cluster)
         and takes_new(cluster)
         and untolerated(cluster, request.tolerations, now, held=held) is None
+        and matches_required(request, cluster)
     )
 
 

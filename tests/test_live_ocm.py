@@ -28,6 +28,7 @@ from adapters.ocm.reach import OcmLive
 from bench.hub_soak import _World
 from model import Batch, Choice, ExistingDecision, RequestResult
 from solver import SolveOptions, solve
+from solver.admits import refusals
 from tests.fixtures import ocm
 
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
@@ -856,19 +857,20 @@ def test_a_given_answers_shared_picks_are_those_made_afresh(monkeypatch) -> None
 
 
 def test_the_checks_verdicts_judged_cheapest_rule_first_are_admits(monkeypatch) -> None:
-    """The checks judge a cluster's rules cheapest first (`_admits`: the required terms last):
-    every verdict they ask is solver.admits' (over 60 generated events, taints on and off among
-    them), and every event writes and solves what admits itself gives."""
-    original, asked = reach_module._admits, Counter()
+    """The checks judge a cluster by solver.admits, whose rules are judged cheapest first (the
+    required terms last): every verdict they ask is that of the rules one by one (`refusals`
+    empty) over 60 generated events, taints on and off among them, and every event writes what
+    it writes unwatched."""
+    original, asked = reach_module.admits, Counter()
 
     def checked(request, c, now, *, held=False):
         out = original(request, c, now, held=held)
-        assert out == reach_module.admits(request, c, now, held=held)
+        assert out == (refusals(request, c, now, held=held) == ())
         asked[out] += 1
         return out
 
-    monkeypatch.setattr(reach_module, "_admits", checked)
+    monkeypatch.setattr(reach_module, "admits", checked)
     fast = _deltas("greedy", 0, 60)
     assert asked[True] > 100 and asked[False] > 100
-    monkeypatch.setattr(reach_module, "_admits", reach_module.admits)
+    monkeypatch.setattr(reach_module, "admits", original)
     assert fast == _deltas("greedy", 0, 60)

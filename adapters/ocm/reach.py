@@ -131,7 +131,7 @@ from model import (
     SelectionMode,
 )
 from solver import SolveOptions, solve
-from solver.admits import admits, in_scope, matches_required, takes_new, untolerated
+from solver.admits import admits, in_scope
 from solver.balance import balance_scores
 from solver.prepare import centered_scores
 
@@ -800,7 +800,7 @@ class OcmLive:
         exact: list[tuple[int, str]] = []  # its own totals: changed clusters left out, judged again
         verdicts = [
             [
-                c is not None and _in_scope(request, c) and _admits(request, c, now, held=c.name in held)
+                c is not None and in_scope(request, c) and admits(request, c, now, held=c.name in held)
                 for c in (old, new)
             ]
             for old, new in relevant
@@ -934,7 +934,7 @@ class OcmLive:
         for name in held - {but}:
             c = self.pool.get(name)
             q = c.properties.get(prop) if c is not None else None
-            if q is not None and not low <= q.as_float() <= high and _admits(request, c, now, held=True):  # type: ignore[arg-type]
+            if q is not None and not low <= q.as_float() <= high and admits(request, c, now, held=True):  # type: ignore[arg-type]
                 low, high = min(low, q.as_float()), max(high, q.as_float())
         return low, high
 
@@ -952,7 +952,7 @@ class OcmLive:
                     return None
                 value, name = pairs[i]
                 c = self.pool.get(name)
-                if c is not None and name != but and _admits(request, c, now):
+                if c is not None and name != but and admits(request, c, now):
                     ends.append(value)
                     break
             else:
@@ -1009,7 +1009,7 @@ class OcmLive:
         held = self._held_of(request)
         for at in self._in_scope_at(request, drift, rises > 0):
             cluster = self.pool.get(drift.names[at])
-            if cluster is not None and _admits(request, cluster, now, held=cluster.name in held):
+            if cluster is not None and admits(request, cluster, now, held=cluster.name in held):
                 return False
         self._judged_now(key, answer)
         return True
@@ -1045,7 +1045,7 @@ class OcmLive:
         for at in self._in_scope_at(request, drift, threat):
             name = drift.names[at]
             cluster = self.pool.get(name)
-            if cluster is None or not _admits(request, cluster, now, held=name in held):
+            if cluster is None or not admits(request, cluster, now, held=name in held):
                 continue
             if alone:
                 total: int | None = _total(request, cluster, own, most, held)
@@ -1105,7 +1105,7 @@ class OcmLive:
     def _emptied(self, request: PlacementRequest, old: Cluster | None, new: Cluster | None) -> bool:
         """Whether a cluster entering or leaving the scope may take its available clusters to or
         from none (the status says which)."""
-        scoped = [c is not None and _in_scope(request, c) for c in (old, new)]
+        scoped = [c is not None and in_scope(request, c) for c in (old, new)]
         return scoped[0] != scoped[1] and self._few(request.scope or ())
 
     def _few(self, scope: tuple[str, ...]) -> bool:
@@ -1125,7 +1125,7 @@ class OcmLive:
         for at in self._in_scope_at(request, drift, None):
             name = drift.names[at]
             cluster = self.pool.get(name)
-            if cluster is not None and _admits(request, cluster, now, held=name in held):
+            if cluster is not None and admits(request, cluster, now, held=name in held):
                 return True
         return False
 
@@ -1443,7 +1443,7 @@ class OcmLive:
         held_sets = [self._held_of(r) for r in requests]
         for r, held_set in zip(requests, held_sets, strict=True):
             holds = x in held_set
-            may = cluster is not None and _in_scope(r, cluster) and _admits(r, cluster, now, held=holds)
+            may = cluster is not None and in_scope(r, cluster) and admits(r, cluster, now, held=holds)
             if may and not holds:
                 adds += 1
             if may and r.mode is SelectionMode.N and first is None:
@@ -1457,9 +1457,7 @@ class OcmLive:
             held = {d.cluster for d in r.existing}
             if held != self.answers[r.key].selected:  # not what its last sync wrote (none written)
                 continue
-            passes = (
-                cluster is not None and _in_scope(r, cluster) and _admits(r, cluster, now, held=x in held)
-            )
+            passes = cluster is not None and in_scope(r, cluster) and admits(r, cluster, now, held=x in held)
             out[r.key] = tuple(sorted(held | {x} if passes else held - {x}))
         return out
 
@@ -1689,14 +1687,14 @@ def matters(
     as it was: it entered or left the request's scope, its verdict changed, or, passing before and
     after, one of the request's score inputs on it did (what it holds read only then; `holds`:
     the clusters it holds, where the caller has them)."""
-    seen = [c is not None and _in_scope(request, c) for c in (before, after)]
+    seen = [c is not None and in_scope(request, c) for c in (before, after)]
     if seen[0] != seen[1]:
         return True
     if not seen[1]:
         return False
     name = (after or before).name  # type: ignore[union-attr]
     held = name in holds if holds is not None else any(d.cluster == name for d in request.existing)
-    passes = [_admits(request, c, now, held=held) for c in (before, after)]  # type: ignore[arg-type]
+    passes = [admits(request, c, now, held=held) for c in (before, after)]  # type: ignore[arg-type]
     if passes[0] != passes[1]:
         return True
     return passes[1] and _score_inputs(request, before) != _score_inputs(request, after)  # type: ignore[arg-type]
@@ -1812,31 +1810,12 @@ def _verdicts(
 ) -> bool:
     """Whether the cluster's scope or verdict for the request changed (`holds`: what it holds)."""
     held = (new or old).name in holds  # type: ignore[union-attr]
-    seen = [c is not None and _in_scope(request, c) for c in (old, new)]
+    seen = [c is not None and in_scope(request, c) for c in (old, new)]
     passes = [
-        c is not None and s and _admits(request, c, now, held=held)
+        c is not None and s and admits(request, c, now, held=held)
         for c, s in zip((old, new), seen, strict=True)
     ]
     return seen[0] != seen[1] or passes[0] != passes[1]
-
-
-def _admits(request: PlacementRequest, c: Cluster, now: datetime | None, *, held: bool = False) -> bool:
-    """solver.admits' verdict, its rules judged cheapest first: a label or CEL match of the
-    required terms (the dearest) only where the scope, eligibility and taints let the cluster
-    through. The rules are pure and all must pass, so their order moves no verdict (a moved
-    cluster refused by a taint, as after a taint event, is a third of those the checks ask)."""
-    if request.mode is SelectionMode.FIXED:
-        return admits(request, c, now, held=held)
-    return (
-        in_scope(request, c)
-        and takes_new(c)
-        and untolerated(c, request.tolerations, now, held=held) is None
-        and matches_required(request, c)
-    )
-
-
-def _in_scope(request: PlacementRequest, c: Cluster) -> bool:
-    return request.scope is None or not c.traits.isdisjoint(request.scope)
 
 
 def _score_inputs(request: PlacementRequest, c: Cluster) -> tuple[Any, ...]:
