@@ -182,3 +182,16 @@ def test_a_begun_file_is_taken_by_its_reading_once(monkeypatch, tmp_path) -> Non
     assert not manifests._begun
     assert [m.obj for m in taken] == [m.obj for m in expected]
     assert manifests.read_sources([str(path)]) == []  # read again: as it is now
+
+
+def test_the_early_start_knows_every_option_of_solve_as_click_reads_it() -> None:
+    """early.one_file's option names are solve's own (adapters.cli.main): an option added to solve
+    and not here would quietly lose the early start, and one here that solve lost would begin
+    work for a command click refuses."""
+    from adapters.cli.main import solve
+
+    valued = {o for p in solve.params if not p.is_flag for o in p.opts}
+    flags = {o for p in solve.params if p.is_flag for o in p.opts}
+    assert valued == early._VALUED
+    assert flags == early._FLAGS
+    assert valued >= early._FILE
