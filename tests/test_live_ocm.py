@@ -874,3 +874,60 @@ def test_the_checks_verdicts_judged_cheapest_rule_first_are_admits(monkeypatch) 
     assert asked[True] > 100 and asked[False] > 100
     monkeypatch.setattr(reach_module, "admits", original)
     assert fast == _deltas("greedy", 0, 60)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_the_cel_outcomes_judged_on_the_changed_clusters_are_those_judged_over_the_fleet(
+    mode, monkeypatch
+) -> None:
+    """A cluster's change judges every CEL expression again on that cluster alone, and keeps an
+    outcome it moves in or out of by no cluster as it was (the same object): after every take of
+    60 generated events, each outcome equals the expression judged over every live cluster, and
+    every event writes what it writes with each outcome rebuilt as before."""
+    checked, kept = Counter(), Counter()
+    original = OcmLive._recompute_cel
+
+    def judged(self, names=()):
+        before = dict(self.cel)
+        original(self, names)
+        live = [c for c in self.clusters.values() if not c.terminating]
+        sources = {load_module.cel_trait(src): src for src in self._sources()}
+        fleet = load_module._cel_matches(list(sources.values()), live, self.every)
+        assert self.cel == fleet
+        checked[bool(names)] += 1
+        kept[bool(names)] += sum(self.cel[t] is before.get(t) for t in self.cel)
+
+    monkeypatch.setattr(OcmLive, "_recompute_cel", judged)
+    fast = _deltas(mode, 0, 60)
+    assert checked[True] > 20 and kept[True] > 20  # cluster events: outcomes kept as they were
+
+    def rebuilt(self, names=()):  # every kept outcome made again, as before this shortcut
+        live = [c for c in self.clusters.values() if not c.terminating]
+        sources = {load_module.cel_trait(src): src for src in self._sources()}
+        fresh = [src for trait, src in sources.items() if trait not in self.cel]
+        out = {trait: o for trait, o in self.cel.items() if trait in sources}
+        out.update(load_module._cel_matches(fresh, live, self.every))
+        wanted = set(names)
+        kept = [src for trait, src in sources.items() if src not in fresh and out[trait].error is None]
+        if wanted and kept:
+            again = load_module._cel_matches(kept, [c for c in live if c.name in wanted], self.every)
+            for trait, outcome in again.items():
+                old = out[trait].matched or frozenset()
+                out[trait] = load_module.CelOutcome((old - wanted) | (outcome.matched or frozenset()))
+        touched = set(wanted)
+        for trait in set(out) | set(self.cel):
+            was, now = self.cel.get(trait), out.get(trait)
+            if was is not now:
+                touched |= ((was.matched if was else None) or frozenset()) ^ (
+                    (now.matched if now else None) or frozenset()
+                )
+        self.journal.assign(self, "cel", out)
+        for name in touched:
+            found = frozenset(t for t, o in out.items() if o.matched and name in o.matched)
+            if found:
+                self.journal.set(self.cel_of, name, found)
+            else:
+                self.journal.pop(self.cel_of, name)
+
+    monkeypatch.setattr(OcmLive, "_recompute_cel", rebuilt)
+    assert fast == _deltas(mode, 0, 60)

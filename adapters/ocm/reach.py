@@ -473,19 +473,30 @@ class OcmLive:
 
     def _recompute_cel(self, names: Iterable[str] = ()) -> None:
         """Every CEL expression's outcome: a new one over every cluster, the others judged again
-        on the clusters `names` only (those that changed)."""
-        live = [c for c in self.clusters.values() if not c.terminating]
+        on the clusters `names` only (those that changed). An outcome none of those clusters
+        moves in or out of is kept as it was (the same set: nothing it decides moved); the fleet
+        is listed only for a new expression."""
         sources = {cel_trait(src): src for src in self._sources()}
         fresh = [src for trait, src in sources.items() if trait not in self.cel]
         out = {trait: o for trait, o in self.cel.items() if trait in sources}
-        out.update(_cel_matches(fresh, live, self.every))
+        if fresh:
+            out.update(
+                _cel_matches(fresh, [c for c in self.clusters.values() if not c.terminating], self.every)
+            )
         wanted = set(names)
         kept = [src for trait, src in sources.items() if src not in fresh and out[trait].error is None]
         if wanted and kept:
-            again = _cel_matches(kept, [c for c in live if c.name in wanted], self.every)
+            changed = [
+                c
+                for name in sorted(wanted)
+                if (c := self.clusters.get(name)) is not None and not c.terminating
+            ]
+            again = _cel_matches(kept, changed, self.every)
             for trait, outcome in again.items():
                 old = out[trait].matched or frozenset()
-                out[trait] = CelOutcome((old - wanted) | (outcome.matched or frozenset()))
+                new = outcome.matched or frozenset()
+                if any((name in old) != (name in new) for name in wanted):
+                    out[trait] = CelOutcome((old - wanted) | new)
         touched = set(wanted)  # the clusters whose outcomes may differ
         for trait in set(out) | set(self.cel):
             before, after = self.cel.get(trait), out.get(trait)
