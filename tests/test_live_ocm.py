@@ -931,3 +931,30 @@ def test_the_cel_outcomes_judged_on_the_changed_clusters_are_those_judged_over_t
 
     monkeypatch.setattr(OcmLive, "_recompute_cel", rebuilt)
     assert fast == _deltas(mode, 0, 60)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_decisions_written_again_move_only_what_they_change_and_the_loads_follow(mode, monkeypatch) -> None:
+    """A PlacementDecision written again moves only the clusters whose entries differ, and the
+    clusters' models take up only the counts that moved (`_recounted`): after every take of 60
+    generated events, each Placement's decisions per cluster and each cluster's count are those
+    counted afresh from the decisions kept, and every kept cluster's load is its count."""
+    original, takes = OcmLive.take, Counter()
+
+    def take(self, changes, now):
+        out = original(self, changes, now)
+        own: dict[str, Counter[str]] = {}
+        for placement, names, _ in self.decision_objects.values():
+            own.setdefault(placement, Counter()).update(names)
+        assert {p: dict(c) for p, c in self.own.items()} == {p: dict(c) for p, c in own.items() if c}
+        counts = sum(own.values(), Counter())
+        assert dict(self.counts) == dict(counts)
+        for c in self.pool.by_name().values():
+            assert c.load == counts.get(c.name, 0), c.name
+        takes[bool(self._recounted)] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "take", take)
+    _deltas(mode, 0, 60)
+    assert takes[True] > 20
+

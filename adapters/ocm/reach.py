@@ -294,6 +294,7 @@ class OcmLive:
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
         self.seq = 0
+        self._recounted: set[str] = set()
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
         self.bindings = read_bindings(self.binding_objects.values(), self.sets)
@@ -392,39 +393,53 @@ class OcmLive:
         m: Manifest | None,
         checked: tuple[tuple[str, str], list[str]] | None = None,
     ) -> None:
+        """A PlacementDecision kept (None: gone): its Placement's decisions per cluster and every
+        cluster's count moved by what it lists now against what it listed. A decision written
+        again for the same Placement moves only the clusters whose number of entries differs (a
+        sync rewriting hundreds of the same clusters touches none of them); the clusters whose
+        count moved are noted for the event (`_recounted`)."""
         j = self.journal
         old = j.pop(self.decision_objects, key)
         moved: Counter[str] = Counter()
+        was = old[0] if old is not None else None
         if old is not None:
-            placement, names, _ = old
-            decided = self.decided_by[placement]
+            decided = self.decided_by[was]
             j.discard(decided, key)
             if not decided:
-                j.pop(self.decided_by, placement)
-            own = self._inner(self.own, placement, Counter)
-            for c in names:
-                moved[c] -= 1
-                j.set(own, c, own.get(c, 0) - 1)
+                j.pop(self.decided_by, was)
+            moved.subtract(old[1])
+        placement = None
         if m is not None:
             owner, names = checked if checked is not None else _decision_names(m)
             placement = f"{owner[0]}/{owner[1]}"
             j.set(self.decision_objects, key, (placement, names, m))
             j.add(self._inner(self.decided_by, placement, set), key)
-            own = self._inner(self.own, placement, Counter)
-            for c in names:
-                moved[c] += 1
-                j.set(own, c, own.get(c, 0) + 1)
+            moved.update(names)
+        if was is not None and placement is not None and was != placement:  # moved to another
+            self._owned(was, Counter({c: -k for c, k in Counter(old[1]).items()}))  # type: ignore[index]
+            self._owned(placement, Counter(names))
+        elif was is not None or placement is not None:
+            self._owned(was if was is not None else placement, moved)  # type: ignore[arg-type]
         for c, delta in moved.items():
             if delta:
                 self._log(c)
                 self._recount(c, self.counts.get(c, 0) + delta)
-        for placement in {old[0] if old else None, self.decision_objects.get(key, (None,))[0]} - {None}:
-            own = self.own.get(placement, Counter())
-            for c in moved:
-                if own.get(c) == 0:
+                self._recounted.add(c)
+
+    def _owned(self, placement: str, moved: Mapping[str, int]) -> None:
+        """The Placement's decisions per cluster moved by `moved` (none kept at 0; the Placement
+        none once it holds none)."""
+        j = self.journal
+        own = self._inner(self.own, placement, Counter)
+        for c, delta in moved.items():
+            if delta:
+                count = own.get(c, 0) + delta
+                if count:
+                    j.set(own, c, count)
+                else:
                     j.pop(own, c)
-            if not own:
-                j.pop(self.own, placement)
+        if not own:
+            j.pop(self.own, placement)
 
     def _recount(self, cluster: str, count: int) -> None:
         j = self.journal
@@ -544,6 +559,7 @@ class OcmLive:
             self.journal.note(self._forget)
         self.journal.assign(self, "seq", self.seq + 1)
         self.journal.assign(self, "now", now)
+        self._recounted = set()  # the clusters whose count the changes move (`_put_decision`)
         self._ends_of.clear()  # the clusters' verdicts may move with the event
         if len(self._held) > 2 * len(self.requests) + 64:  # requests replaced since: let them go
             self._held.clear()
@@ -688,7 +704,9 @@ class OcmLive:
             self._recompute_cel(clusters)
         for name in clusters:
             self._remodel(name)
-        for name in {c for b, a in changes for c in _decided(b) | _decided(a)} - clusters.keys():
+        # Every kept cluster's load is its count before the event (each take leaves it so); the
+        # changes moved only the counts of the clusters `_put_decision` noted.
+        for name in self._recounted - clusters.keys():
             model = self.pool.get(name)  # only its load moved: the decisions on it
             if model is not None and model.load != self.counts.get(name, 0):
                 self.pool.put(with_load(model, self.counts.get(name, 0)))
@@ -1856,14 +1874,6 @@ def _resource(external: str | None) -> str | None:
         return None
     parts = external.split("/")
     return parts[1] if len(parts) == 3 else None
-
-
-def _decided(obj: Obj | None) -> set[str]:
-    if obj is None or obj.get("kind") != n.DECISION:
-        return set()
-    return {
-        d.get("clusterName") for d in (obj.get("status") or {}).get("decisions") or [] if d.get("clusterName")
-    }
 
 
 def _expiry(objs: list[Manifest], now: datetime) -> datetime | None:
