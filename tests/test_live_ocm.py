@@ -958,3 +958,60 @@ def test_decisions_written_again_move_only_what_they_change_and_the_loads_follow
     _deltas(mode, 0, 60)
     assert takes[True] > 20
 
+
+def _rises_alone(drift, answer, own, most, weight) -> np.ndarray:
+    """`OcmLive._rises` as each answer judged it alone: every moved cluster's Balance scores from
+    its counts, the answer's own clusters patched into the counts first."""
+    low, high = drift.then - drift.dropped, drift.then + drift.added
+    now = drift.now.copy()
+    for c in {*own, *answer.own, *answer.up, *answer.down}:
+        at = drift.index.get(c)
+        if at is None:
+            continue
+        now[at] -= own.get(c, 0)
+        mine = answer.own.get(c, 0)
+        low[at] += (c in answer.down) - mine
+        high[at] -= (c in answer.up) + mine
+    scores = weight * reach_module.balance_scores(np.clip(now, 0, most), most)
+    if answer.mates is None:
+        return scores - weight * reach_module.balance_scores(np.clip(low, 0, answer.most), answer.most)
+    ends = [
+        weight * reach_module.balance_scores(np.clip(x, 0, answer.most), answer.most) for x in (low, high)
+    ]
+    return scores - np.minimum(*ends)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_the_rises_read_off_a_pictures_shared_scores_are_those_judged_alone(mode, monkeypatch) -> None:
+    """`_rises` reads the Balance scores of a picture's moved counts once for every answer of it
+    (`_balance_bases`) and judges again only the clusters of each answer's own decisions and
+    moves; the tie mask of `_drifted_bound` is a prefix of the moved names (they are in order):
+    over 60 generated events every rise equals the one judged from the counts alone, every
+    prefix the names compared, and the deltas are those of the checks judging each alone."""
+    original, asked = OcmLive._rises, Counter()
+
+    def rises(self, drift, answer, own, most, weight):
+        out = original(self, drift, answer, own, most, weight)
+        alone = _rises_alone(drift, answer, own, most, weight)
+        assert out.dtype == alone.dtype and np.array_equal(out, alone)
+        asked[answer.mates is not None] += 1
+        return out
+
+    up_to = reach_module._Drift.up_to
+
+    def compared(drift, name):
+        out = up_to(drift, name)
+        assert np.array_equal(out, np.asarray(drift.names, dtype=str) <= name)
+        asked["ties"] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_rises", rises)
+    monkeypatch.setattr(reach_module._Drift, "up_to", compared)
+    fast = _deltas(mode, 0, 60)
+    assert asked[True] > 10 and asked[False] > 10 and asked["ties"] > 10
+    monkeypatch.setattr(
+        OcmLive,
+        "_rises",
+        lambda self, drift, answer, own, most, weight: _rises_alone(drift, answer, own, most, weight),
+    )
+    assert fast == _deltas(mode, 0, 60)

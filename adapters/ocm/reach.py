@@ -211,11 +211,15 @@ class _Drift:
     mates: _Moves | None
     names: list[str]
     index: dict[str, int]
-    labels: np.ndarray  # the names, to compare at once
     then: np.ndarray
     now: np.ndarray
     added: np.ndarray
     dropped: np.ndarray
+
+    def up_to(self, name: str) -> np.ndarray:
+        """Whether each moved cluster's name is at most `name` (the names are in order: the
+        first so many)."""
+        return np.arange(len(self.names)) < bisect_right(self.names, name)
 
 
 class _Traits(dict):
@@ -292,6 +296,9 @@ class OcmLive:
         self._choice: dict[str, Choice] = {}  # each cluster's pick in an answer given (`_given`), shared
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
+        self._bases: dict[
+            tuple[int, int, int], tuple[_Drift, tuple[np.ndarray, ...]]
+        ] = {}  # _rises' (one event's)
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
         self.seq = 0
         self._recounted: set[str] = set()
@@ -600,6 +607,7 @@ class OcmLive:
         # upstream's queue after the changes (what tests and reports read)
         self.journal.assign(self, "enqueued", enqueued)
         self._in_trait.clear()  # the clusters' traits as they now stand
+        self._bases.clear()
         self._flipped.clear()
         solved = {key for key in enqueued if self._must(key, changed, now)}
         self._drifted({name: changed[name] for name in scored}, enqueued, now)
@@ -784,6 +792,7 @@ class OcmLive:
         self._ends_of.clear()
         self._held.clear()
         self._in_trait.clear()
+        self._bases.clear()
         self._flipped.clear()
         self._ranked = None
 
@@ -1069,7 +1078,7 @@ class OcmLive:
             threat = rises > 0
             if weakest is not None:
                 name, total = weakest
-                threat &= (bound > total) | ((bound == total) & (drift.labels <= name))
+                threat &= (bound > total) | ((bound == total) & drift.up_to(name))
         found: tuple[int, str] | None = None
         for at in self._in_scope_at(request, drift, threat):
             name = drift.names[at]
@@ -1095,22 +1104,47 @@ class OcmLive:
     ) -> np.ndarray:
         """The most each moved cluster's weighted Balance score can have risen since the answer's
         picture (its others' count now against the range it had there: its count logged then,
-        less the request's own decisions then, within its batch-mates' moves)."""
-        low, high = drift.then - drift.dropped, drift.then + drift.added
-        now = drift.now.copy()
+        less the request's own decisions then, within its batch-mates' moves). The scores of
+        the drift's counts as they stand are the same for every answer of the picture
+        (`_balance_bases`); only the clusters of its own decisions, now or then, and of its own
+        moves differ, each judged again here (Balance's score is a cluster's own: a table
+        lookup by its count, so the rest are those of the picture's arrays, exactly)."""
+        s_now, s_low, s_high = self._balance_bases(drift, most, answer.most)
+        mates = answer.mates is not None
+        s_now, s_low = s_now.copy(), s_low.copy()
+        if mates:
+            s_high = s_high.copy()
         for c in {*own, *answer.own, *answer.up, *answer.down}:
             at = drift.index.get(c)
             if at is None:
                 continue
-            now[at] -= own.get(c, 0)
-            mine = answer.own.get(c, 0)
-            low[at] += (c in answer.down) - mine
-            high[at] -= (c in answer.up) + mine
-        scores = weight * balance_scores(np.clip(now, 0, most), most)
-        if answer.mates is None:
-            return scores - weight * balance_scores(np.clip(low, 0, answer.most), answer.most)
-        ends = [weight * balance_scores(np.clip(x, 0, answer.most), answer.most) for x in (low, high)]
-        return scores - np.minimum(*ends)
+            then, mine = int(drift.then[at]), answer.own.get(c, 0)
+            s_now[at] = _balance(max(0, int(drift.now[at]) - own.get(c, 0)), most)
+            low = then - int(drift.dropped[at]) + (c in answer.down) - mine
+            s_low[at] = _balance(max(0, low), answer.most)
+            if mates:
+                high = then + int(drift.added[at]) - (c in answer.up) - mine
+                s_high[at] = _balance(max(0, high), answer.most)
+        scores = weight * s_now
+        if not mates:
+            return scores - weight * s_low
+        return scores - np.minimum(weight * s_low, weight * s_high)
+
+    def _balance_bases(self, drift: _Drift, most: int, then: int) -> tuple[np.ndarray, ...]:
+        """Balance's scores (unweighted) of the drift's counts now against the busiest count
+        `most`, and of its range's ends on the picture (`then`: its busiest count): every answer
+        of one picture reads these, but on its own clusters (`_rises`); read only, kept for the
+        event (by the drift's identity: the entry holds it)."""
+        key = (id(drift), most, then)
+        found = self._bases.get(key)
+        if found is None or found[0] is not drift:
+            arrays = (
+                balance_scores(np.clip(drift.now, 0, most), most),
+                balance_scores(np.clip(drift.then - drift.dropped, 0, then), then),
+                balance_scores(np.clip(drift.then + drift.added, 0, then), then),
+            )
+            found = self._bases[key] = (drift, arrays)
+        return found[1]
 
     def _balance_moved(
         self,
@@ -1277,7 +1311,6 @@ class OcmLive:
             mates,
             names,
             {name: at for at, name in enumerate(names)},
-            np.asarray(names, dtype=str),
             np.fromiter((moved.get(c, self.counts.get(c, 0)) for c in names), np.int64, len(names)),
             np.fromiter((self.counts.get(c, 0) for c in names), np.int64, len(names)),
             np.fromiter((mates.added[c] if mates else 0 for c in names), np.int64, len(names)),
@@ -1353,6 +1386,7 @@ class OcmLive:
         self._ends_of.clear()
         self._held.clear()
         self._in_trait.clear()
+        self._bases.clear()
         out = {key for key in self.policies if key not in self.answers or key in self.dirty}
         out |= {
             key for key, p in self.policies.items() if _timed(p) or any(x.external for x in p.preferences)
