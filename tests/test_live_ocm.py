@@ -1015,3 +1015,10 @@ def test_the_rises_read_off_a_pictures_shared_scores_are_those_judged_alone(mode
         lambda self, drift, answer, own, most, weight: _rises_alone(drift, answer, own, most, weight),
     )
     assert fast == _deltas(mode, 0, 60)
+
+
+def test_a_placements_holdings_are_the_clusters_it_holds_a_decision_on() -> None:
+    """`_holdings` takes every key at once where none is at 0 or below (the model keeps none),
+    else only those above 0, in name order: the same as counting them one by one."""
+    for own in ({}, {"b": 1, "a": 2}, {"b": 1, "a": 0, "c": -1, "d": 3}, {"z": 0}):
+        assert reach_module._holdings(own) == sorted(c for c, k in own.items() if k > 0)

@@ -183,6 +183,16 @@ class _Answer:
 
 _ANSWER_FIELDS = tuple(f.name for f in fields(_Answer))
 _answer_values = attrgetter(*_ANSWER_FIELDS)  # every field's value at once (a C call)
+_cluster_of = attrgetter("cluster")  # a decision's or a pick's cluster (mapped in C)
+
+
+def _holdings(own: Mapping[str, int]) -> list[str]:
+    """The clusters a Placement holds (a decision or more on each), in name order. Its decisions
+    per cluster are never kept at 0 nor below (`OcmLive._owned`): every key at once where the
+    least count is positive, else those counted above 0."""
+    if not own or min(own.values()) > 0:
+        return sorted(own)
+    return sorted(c for c, count in own.items() if count > 0)
 
 
 def _put_back(answer: _Answer, values: tuple[Any, ...]) -> None:
@@ -601,7 +611,7 @@ class OcmLive:
             if answer is None or set(self.own.get(key, ())) != answer.selected:
                 self.journal.add(self.dirty, key)  # not what its last sync wrote: someone else's write
             if request is not None:  # what it holds now, as a load would read it
-                held = sorted(c for c, count in self.own.get(key, {}).items() if count > 0)
+                held = _holdings(self.own.get(key, {}))
                 self._set_request(key, self._holding(key, request, held))
         changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
         # upstream's queue after the changes (what tests and reports read)
@@ -1234,9 +1244,7 @@ class OcmLive:
         """The request holding the clusters `held` (in name order), as a load would read it: itself
         where it holds them; the copy kept as the Placement's last made (`_request`) where the
         request is that one."""
-        if len(request.existing) == len(held) and all(
-            d.cluster == c for d, c in zip(request.existing, held, strict=True)
-        ):
+        if len(request.existing) == len(held) and list(map(_cluster_of, request.existing)) == held:
             return request
         existing = self._shared(self._decision, held, _held_decision)
         out = replace(request, existing=tuple(existing))
@@ -1442,7 +1450,7 @@ class OcmLive:
             context.misconfigured = _misconfigured(policy, required, available or members, traits, self.cel)
             if context.misconfigured is not None:
                 continue
-            held = sorted(c for c, count in self.own.get(key, {}).items() if count > 0)
+            held = _holdings(self.own.get(key, {}))
             requests.append(self._request(key, m, policy, required, held, scope))
         requests.sort(key=lambda r: r.key)
         given = self._given(requests, now) if written else {}
