@@ -517,7 +517,7 @@ def _model(hub: HubScheduler, same: Any = id) -> dict[str, Any]:
         "policies": dict(live.policies),
         "by_namespace": {ns: dict(ps) for ns, ps in live.by_namespace.items() if ps},
         "memberships": dict(live.memberships),
-        "cel": (dict(live.cel), dict(live.cel_of)),
+        "cel": (dict(live.cel), dict(live.cel_of), dict(live.cel_sources)),
         "pool": live.pool.clusters(),
         "requests": dict(live.requests),
         "answers": {key: replace(a) for key, a in live.answers.items()},
@@ -881,9 +881,11 @@ def test_the_cel_outcomes_judged_on_the_changed_clusters_are_those_judged_over_t
     mode, monkeypatch
 ) -> None:
     """A cluster's change judges every CEL expression again on that cluster alone, and keeps an
-    outcome it moves in or out of by no cluster as it was (the same object): after every take of
-    60 generated events, each outcome equals the expression judged over every live cluster, and
-    every event writes what it writes with each outcome rebuilt as before."""
+    outcome it moves in or out of by no cluster as it was (the same object); the expressions the
+    Placements read are counted as they come and go (`cel_sources`): after every take of 60
+    generated events, those are the ones every synced Placement reads, each outcome equals the
+    expression judged over every live cluster, and every event writes what it writes with each
+    outcome rebuilt as before."""
     checked, kept = Counter(), Counter()
     original = OcmLive._recompute_cel
 
@@ -891,7 +893,9 @@ def test_the_cel_outcomes_judged_on_the_changed_clusters_are_those_judged_over_t
         before = dict(self.cel)
         original(self, names)
         live = [c for c in self.clusters.values() if not c.terminating]
-        sources = {load_module.cel_trait(src): src for src in self._sources()}
+        read = {src for p in self.policies.values() for pred in p.predicates for src in pred.cel}
+        assert self._sources() == read and 0 not in self.cel_sources.values()
+        sources = {load_module.cel_trait(src): src for src in read}
         fleet = load_module._cel_matches(list(sources.values()), live, self.every)
         assert self.cel == fleet
         checked[bool(names)] += 1

@@ -284,6 +284,7 @@ class OcmLive:
         self.memberships: dict[str, frozenset[str]] = {}
         self.cel: dict[str, CelOutcome] = {}
         self.cel_of: dict[str, frozenset[str]] = {}  # cluster -> the CEL traits it satisfies
+        self.cel_sources: Counter[str] = Counter()  # CEL expression -> the synced Placements reading it
         self.pool = ClusterPool(journal=self.journal)
         self.requests: dict[str, PlacementRequest] = {}
         self.answers: dict[str, _Answer] = {}
@@ -383,7 +384,7 @@ class OcmLive:
         elif kind == n.PLACEMENT:
             key = f"{namespace}/{name}"
             j.pop(self.placements, key)
-            j.pop(self.policies, key)
+            self._count_sources(j.pop(self.policies, key), -1)
             j.pop(self._inner(self.by_namespace, namespace, dict), key)
             if m is None:  # gone: what it held and was answered goes with it (no check reads it)
                 self._set_request(key, None)
@@ -394,6 +395,7 @@ class OcmLive:
                 if policy is not None:
                     j.set(self.policies, key, policy)
                     j.set(self.by_namespace[namespace], key, policy)
+                    self._count_sources(policy, 1)
         return None
 
     def _inner(self, outer: dict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
@@ -501,7 +503,20 @@ class OcmLive:
         return frozenset(s.trait for s in self.sets.values() if s.contains(c))
 
     def _sources(self) -> set[str]:
-        return {src for p in self.policies.values() for pred in p.predicates for src in pred.cel}
+        """The CEL expressions some synced Placement reads (kept as they come and go)."""
+        return set(self.cel_sources)
+
+    def _count_sources(self, policy: Policy | None, step: int) -> None:
+        """A synced Placement's CEL expressions counted in (`step` 1) or out (-1): how many
+        Placements read each, none kept at 0."""
+        if policy is None:
+            return
+        for src in {src for pred in policy.predicates for src in pred.cel}:
+            count = self.cel_sources.get(src, 0) + step
+            if count:
+                self.journal.set(self.cel_sources, src, count)
+            else:
+                self.journal.pop(self.cel_sources, src)
 
     def _recompute_cel(self, names: Iterable[str] = ()) -> None:
         """Every CEL expression's outcome: a new one over every cluster, the others judged again
