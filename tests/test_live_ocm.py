@@ -517,7 +517,7 @@ def _model(hub: HubScheduler, same: Any = id) -> dict[str, Any]:
         "policies": dict(live.policies),
         "by_namespace": {ns: dict(ps) for ns, ps in live.by_namespace.items() if ps},
         "memberships": dict(live.memberships),
-        "cel": (dict(live.cel), dict(live.cel_of)),
+        "cel": (dict(live.cel), dict(live.cel_of), dict(live.cel_sources)),
         "pool": live.pool.clusters(),
         "requests": dict(live.requests),
         "answers": {key: replace(a) for key, a in live.answers.items()},
@@ -874,3 +874,155 @@ def test_the_checks_verdicts_judged_cheapest_rule_first_are_admits(monkeypatch) 
     assert asked[True] > 100 and asked[False] > 100
     monkeypatch.setattr(reach_module, "admits", original)
     assert fast == _deltas("greedy", 0, 60)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_the_cel_outcomes_judged_on_the_changed_clusters_are_those_judged_over_the_fleet(
+    mode, monkeypatch
+) -> None:
+    """A cluster's change judges every CEL expression again on that cluster alone, and keeps an
+    outcome it moves in or out of by no cluster as it was (the same object); the expressions the
+    Placements read are counted as they come and go (`cel_sources`): after every take of 60
+    generated events, those are the ones every synced Placement reads, each outcome equals the
+    expression judged over every live cluster, and every event writes what it writes with each
+    outcome rebuilt as before."""
+    checked, kept = Counter(), Counter()
+    original = OcmLive._recompute_cel
+
+    def judged(self, names=()):
+        before = dict(self.cel)
+        original(self, names)
+        live = [c for c in self.clusters.values() if not c.terminating]
+        read = {src for p in self.policies.values() for pred in p.predicates for src in pred.cel}
+        assert self._sources() == read and 0 not in self.cel_sources.values()
+        sources = {load_module.cel_trait(src): src for src in read}
+        fleet = load_module._cel_matches(list(sources.values()), live, self.every)
+        assert self.cel == fleet
+        checked[bool(names)] += 1
+        kept[bool(names)] += sum(self.cel[t] is before.get(t) for t in self.cel)
+
+    monkeypatch.setattr(OcmLive, "_recompute_cel", judged)
+    fast = _deltas(mode, 0, 60)
+    assert checked[True] > 20 and kept[True] > 20  # cluster events: outcomes kept as they were
+
+    def rebuilt(self, names=()):  # every kept outcome made again, as before this shortcut
+        live = [c for c in self.clusters.values() if not c.terminating]
+        sources = {load_module.cel_trait(src): src for src in self._sources()}
+        fresh = [src for trait, src in sources.items() if trait not in self.cel]
+        out = {trait: o for trait, o in self.cel.items() if trait in sources}
+        out.update(load_module._cel_matches(fresh, live, self.every))
+        wanted = set(names)
+        kept = [src for trait, src in sources.items() if src not in fresh and out[trait].error is None]
+        if wanted and kept:
+            again = load_module._cel_matches(kept, [c for c in live if c.name in wanted], self.every)
+            for trait, outcome in again.items():
+                old = out[trait].matched or frozenset()
+                out[trait] = load_module.CelOutcome((old - wanted) | (outcome.matched or frozenset()))
+        touched = set(wanted)
+        for trait in set(out) | set(self.cel):
+            was, now = self.cel.get(trait), out.get(trait)
+            if was is not now:
+                touched |= ((was.matched if was else None) or frozenset()) ^ (
+                    (now.matched if now else None) or frozenset()
+                )
+        self.journal.assign(self, "cel", out)
+        for name in touched:
+            found = frozenset(t for t, o in out.items() if o.matched and name in o.matched)
+            if found:
+                self.journal.set(self.cel_of, name, found)
+            else:
+                self.journal.pop(self.cel_of, name)
+
+    monkeypatch.setattr(OcmLive, "_recompute_cel", rebuilt)
+    assert fast == _deltas(mode, 0, 60)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_decisions_written_again_move_only_what_they_change_and_the_loads_follow(mode, monkeypatch) -> None:
+    """A PlacementDecision written again moves only the clusters whose entries differ, and the
+    clusters' models take up only the counts that moved (`_recounted`): after every take of 60
+    generated events, each Placement's decisions per cluster and each cluster's count are those
+    counted afresh from the decisions kept, and every kept cluster's load is its count."""
+    original, takes = OcmLive.take, Counter()
+
+    def take(self, changes, now):
+        out = original(self, changes, now)
+        own: dict[str, Counter[str]] = {}
+        for placement, names, _ in self.decision_objects.values():
+            own.setdefault(placement, Counter()).update(names)
+        assert {p: dict(c) for p, c in self.own.items()} == {p: dict(c) for p, c in own.items() if c}
+        counts = sum(own.values(), Counter())
+        assert dict(self.counts) == dict(counts)
+        for c in self.pool.by_name().values():
+            assert c.load == counts.get(c.name, 0), c.name
+        takes[bool(self._recounted)] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "take", take)
+    _deltas(mode, 0, 60)
+    assert takes[True] > 20
+
+
+def _rises_alone(drift, answer, own, most, weight) -> np.ndarray:
+    """`OcmLive._rises` as each answer judged it alone: every moved cluster's Balance scores from
+    its counts, the answer's own clusters patched into the counts first."""
+    low, high = drift.then - drift.dropped, drift.then + drift.added
+    now = drift.now.copy()
+    for c in {*own, *answer.own, *answer.up, *answer.down}:
+        at = drift.index.get(c)
+        if at is None:
+            continue
+        now[at] -= own.get(c, 0)
+        mine = answer.own.get(c, 0)
+        low[at] += (c in answer.down) - mine
+        high[at] -= (c in answer.up) + mine
+    scores = weight * reach_module.balance_scores(np.clip(now, 0, most), most)
+    if answer.mates is None:
+        return scores - weight * reach_module.balance_scores(np.clip(low, 0, answer.most), answer.most)
+    ends = [
+        weight * reach_module.balance_scores(np.clip(x, 0, answer.most), answer.most) for x in (low, high)
+    ]
+    return scores - np.minimum(*ends)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_the_rises_read_off_a_pictures_shared_scores_are_those_judged_alone(mode, monkeypatch) -> None:
+    """`_rises` reads the Balance scores of a picture's moved counts once for every answer of it
+    (`_balance_bases`) and judges again only the clusters of each answer's own decisions and
+    moves; the tie mask of `_drifted_bound` is a prefix of the moved names (they are in order):
+    over 60 generated events every rise equals the one judged from the counts alone, every
+    prefix the names compared, and the deltas are those of the checks judging each alone."""
+    original, asked = OcmLive._rises, Counter()
+
+    def rises(self, drift, answer, own, most, weight):
+        out = original(self, drift, answer, own, most, weight)
+        alone = _rises_alone(drift, answer, own, most, weight)
+        assert out.dtype == alone.dtype and np.array_equal(out, alone)
+        asked[answer.mates is not None] += 1
+        return out
+
+    up_to = reach_module._Drift.up_to
+
+    def compared(drift, name):
+        out = up_to(drift, name)
+        assert np.array_equal(out, np.asarray(drift.names, dtype=str) <= name)
+        asked["ties"] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_rises", rises)
+    monkeypatch.setattr(reach_module._Drift, "up_to", compared)
+    fast = _deltas(mode, 0, 60)
+    assert asked[True] > 10 and asked[False] > 10 and asked["ties"] > 10
+    monkeypatch.setattr(
+        OcmLive,
+        "_rises",
+        lambda self, drift, answer, own, most, weight: _rises_alone(drift, answer, own, most, weight),
+    )
+    assert fast == _deltas(mode, 0, 60)
+
+
+def test_a_placements_holdings_are_the_clusters_it_holds_a_decision_on() -> None:
+    """`_holdings` takes every key at once where none is at 0 or below (the model keeps none),
+    else only those above 0, in name order: the same as counting them one by one."""
+    for own in ({}, {"b": 1, "a": 2}, {"b": 1, "a": 0, "c": -1, "d": 3}, {"z": 0}):
+        assert reach_module._holdings(own) == sorted(c for c, k in own.items() if k > 0)

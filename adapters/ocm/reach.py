@@ -183,6 +183,16 @@ class _Answer:
 
 _ANSWER_FIELDS = tuple(f.name for f in fields(_Answer))
 _answer_values = attrgetter(*_ANSWER_FIELDS)  # every field's value at once (a C call)
+_cluster_of = attrgetter("cluster")  # a decision's or a pick's cluster (mapped in C)
+
+
+def _holdings(own: Mapping[str, int]) -> list[str]:
+    """The clusters a Placement holds (a decision or more on each), in name order. Its decisions
+    per cluster are never kept at 0 nor below (`OcmLive._owned`): every key at once where the
+    least count is positive, else those counted above 0."""
+    if not own or min(own.values()) > 0:
+        return sorted(own)
+    return sorted(c for c, count in own.items() if count > 0)
 
 
 def _put_back(answer: _Answer, values: tuple[Any, ...]) -> None:
@@ -211,11 +221,15 @@ class _Drift:
     mates: _Moves | None
     names: list[str]
     index: dict[str, int]
-    labels: np.ndarray  # the names, to compare at once
     then: np.ndarray
     now: np.ndarray
     added: np.ndarray
     dropped: np.ndarray
+
+    def up_to(self, name: str) -> np.ndarray:
+        """Whether each moved cluster's name is at most `name` (the names are in order: the
+        first so many)."""
+        return np.arange(len(self.names)) < bisect_right(self.names, name)
 
 
 class _Traits(dict):
@@ -270,6 +284,7 @@ class OcmLive:
         self.memberships: dict[str, frozenset[str]] = {}
         self.cel: dict[str, CelOutcome] = {}
         self.cel_of: dict[str, frozenset[str]] = {}  # cluster -> the CEL traits it satisfies
+        self.cel_sources: Counter[str] = Counter()  # CEL expression -> the synced Placements reading it
         self.pool = ClusterPool(journal=self.journal)
         self.requests: dict[str, PlacementRequest] = {}
         self.answers: dict[str, _Answer] = {}
@@ -292,8 +307,12 @@ class OcmLive:
         self._choice: dict[str, Choice] = {}  # each cluster's pick in an answer given (`_given`), shared
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
+        self._bases: dict[
+            tuple[int, int, int], tuple[_Drift, tuple[np.ndarray, ...]]
+        ] = {}  # _rises' (one event's)
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
         self.seq = 0
+        self._recounted: set[str] = set()
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
         self.bindings = read_bindings(self.binding_objects.values(), self.sets)
@@ -365,7 +384,7 @@ class OcmLive:
         elif kind == n.PLACEMENT:
             key = f"{namespace}/{name}"
             j.pop(self.placements, key)
-            j.pop(self.policies, key)
+            self._count_sources(j.pop(self.policies, key), -1)
             j.pop(self._inner(self.by_namespace, namespace, dict), key)
             if m is None:  # gone: what it held and was answered goes with it (no check reads it)
                 self._set_request(key, None)
@@ -376,6 +395,7 @@ class OcmLive:
                 if policy is not None:
                     j.set(self.policies, key, policy)
                     j.set(self.by_namespace[namespace], key, policy)
+                    self._count_sources(policy, 1)
         return None
 
     def _inner(self, outer: dict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
@@ -392,39 +412,53 @@ class OcmLive:
         m: Manifest | None,
         checked: tuple[tuple[str, str], list[str]] | None = None,
     ) -> None:
+        """A PlacementDecision kept (None: gone): its Placement's decisions per cluster and every
+        cluster's count moved by what it lists now against what it listed. A decision written
+        again for the same Placement moves only the clusters whose number of entries differs (a
+        sync rewriting hundreds of the same clusters touches none of them); the clusters whose
+        count moved are noted for the event (`_recounted`)."""
         j = self.journal
         old = j.pop(self.decision_objects, key)
         moved: Counter[str] = Counter()
+        was = old[0] if old is not None else None
         if old is not None:
-            placement, names, _ = old
-            decided = self.decided_by[placement]
+            decided = self.decided_by[was]
             j.discard(decided, key)
             if not decided:
-                j.pop(self.decided_by, placement)
-            own = self._inner(self.own, placement, Counter)
-            for c in names:
-                moved[c] -= 1
-                j.set(own, c, own.get(c, 0) - 1)
+                j.pop(self.decided_by, was)
+            moved.subtract(old[1])
+        placement = None
         if m is not None:
             owner, names = checked if checked is not None else _decision_names(m)
             placement = f"{owner[0]}/{owner[1]}"
             j.set(self.decision_objects, key, (placement, names, m))
             j.add(self._inner(self.decided_by, placement, set), key)
-            own = self._inner(self.own, placement, Counter)
-            for c in names:
-                moved[c] += 1
-                j.set(own, c, own.get(c, 0) + 1)
+            moved.update(names)
+        if was is not None and placement is not None and was != placement:  # moved to another
+            self._owned(was, Counter({c: -k for c, k in Counter(old[1]).items()}))  # type: ignore[index]
+            self._owned(placement, Counter(names))
+        elif was is not None or placement is not None:
+            self._owned(was if was is not None else placement, moved)  # type: ignore[arg-type]
         for c, delta in moved.items():
             if delta:
                 self._log(c)
                 self._recount(c, self.counts.get(c, 0) + delta)
-        for placement in {old[0] if old else None, self.decision_objects.get(key, (None,))[0]} - {None}:
-            own = self.own.get(placement, Counter())
-            for c in moved:
-                if own.get(c) == 0:
+                self._recounted.add(c)
+
+    def _owned(self, placement: str, moved: Mapping[str, int]) -> None:
+        """The Placement's decisions per cluster moved by `moved` (none kept at 0; the Placement
+        none once it holds none)."""
+        j = self.journal
+        own = self._inner(self.own, placement, Counter)
+        for c, delta in moved.items():
+            if delta:
+                count = own.get(c, 0) + delta
+                if count:
+                    j.set(own, c, count)
+                else:
                     j.pop(own, c)
-            if not own:
-                j.pop(self.own, placement)
+        if not own:
+            j.pop(self.own, placement)
 
     def _recount(self, cluster: str, count: int) -> None:
         j = self.journal
@@ -469,23 +503,47 @@ class OcmLive:
         return frozenset(s.trait for s in self.sets.values() if s.contains(c))
 
     def _sources(self) -> set[str]:
-        return {src for p in self.policies.values() for pred in p.predicates for src in pred.cel}
+        """The CEL expressions some synced Placement reads (kept as they come and go)."""
+        return set(self.cel_sources)
+
+    def _count_sources(self, policy: Policy | None, step: int) -> None:
+        """A synced Placement's CEL expressions counted in (`step` 1) or out (-1): how many
+        Placements read each, none kept at 0."""
+        if policy is None:
+            return
+        for src in {src for pred in policy.predicates for src in pred.cel}:
+            count = self.cel_sources.get(src, 0) + step
+            if count:
+                self.journal.set(self.cel_sources, src, count)
+            else:
+                self.journal.pop(self.cel_sources, src)
 
     def _recompute_cel(self, names: Iterable[str] = ()) -> None:
         """Every CEL expression's outcome: a new one over every cluster, the others judged again
-        on the clusters `names` only (those that changed)."""
-        live = [c for c in self.clusters.values() if not c.terminating]
+        on the clusters `names` only (those that changed). An outcome none of those clusters
+        moves in or out of is kept as it was (the same set: nothing it decides moved); the fleet
+        is listed only for a new expression."""
         sources = {cel_trait(src): src for src in self._sources()}
         fresh = [src for trait, src in sources.items() if trait not in self.cel]
         out = {trait: o for trait, o in self.cel.items() if trait in sources}
-        out.update(_cel_matches(fresh, live, self.every))
+        if fresh:
+            out.update(
+                _cel_matches(fresh, [c for c in self.clusters.values() if not c.terminating], self.every)
+            )
         wanted = set(names)
         kept = [src for trait, src in sources.items() if src not in fresh and out[trait].error is None]
         if wanted and kept:
-            again = _cel_matches(kept, [c for c in live if c.name in wanted], self.every)
+            changed = [
+                c
+                for name in sorted(wanted)
+                if (c := self.clusters.get(name)) is not None and not c.terminating
+            ]
+            again = _cel_matches(kept, changed, self.every)
             for trait, outcome in again.items():
                 old = out[trait].matched or frozenset()
-                out[trait] = CelOutcome((old - wanted) | (outcome.matched or frozenset()))
+                new = outcome.matched or frozenset()
+                if any((name in old) != (name in new) for name in wanted):
+                    out[trait] = CelOutcome((old - wanted) | new)
         touched = set(wanted)  # the clusters whose outcomes may differ
         for trait in set(out) | set(self.cel):
             before, after = self.cel.get(trait), out.get(trait)
@@ -533,6 +591,7 @@ class OcmLive:
             self.journal.note(self._forget)
         self.journal.assign(self, "seq", self.seq + 1)
         self.journal.assign(self, "now", now)
+        self._recounted = set()  # the clusters whose count the changes move (`_put_decision`)
         self._ends_of.clear()  # the clusters' verdicts may move with the event
         if len(self._held) > 2 * len(self.requests) + 64:  # requests replaced since: let them go
             self._held.clear()
@@ -567,12 +626,13 @@ class OcmLive:
             if answer is None or set(self.own.get(key, ())) != answer.selected:
                 self.journal.add(self.dirty, key)  # not what its last sync wrote: someone else's write
             if request is not None:  # what it holds now, as a load would read it
-                held = sorted(c for c, count in self.own.get(key, {}).items() if count > 0)
+                held = _holdings(self.own.get(key, {}))
                 self._set_request(key, self._holding(key, request, held))
         changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
         # upstream's queue after the changes (what tests and reports read)
         self.journal.assign(self, "enqueued", enqueued)
         self._in_trait.clear()  # the clusters' traits as they now stand
+        self._bases.clear()
         self._flipped.clear()
         solved = {key for key in enqueued if self._must(key, changed, now)}
         self._drifted({name: changed[name] for name in scored}, enqueued, now)
@@ -677,7 +737,9 @@ class OcmLive:
             self._recompute_cel(clusters)
         for name in clusters:
             self._remodel(name)
-        for name in {c for b, a in changes for c in _decided(b) | _decided(a)} - clusters.keys():
+        # Every kept cluster's load is its count before the event (each take leaves it so); the
+        # changes moved only the counts of the clusters `_put_decision` noted.
+        for name in self._recounted - clusters.keys():
             model = self.pool.get(name)  # only its load moved: the decisions on it
             if model is not None and model.load != self.counts.get(name, 0):
                 self.pool.put(with_load(model, self.counts.get(name, 0)))
@@ -755,6 +817,7 @@ class OcmLive:
         self._ends_of.clear()
         self._held.clear()
         self._in_trait.clear()
+        self._bases.clear()
         self._flipped.clear()
         self._ranked = None
 
@@ -1040,7 +1103,7 @@ class OcmLive:
             threat = rises > 0
             if weakest is not None:
                 name, total = weakest
-                threat &= (bound > total) | ((bound == total) & (drift.labels <= name))
+                threat &= (bound > total) | ((bound == total) & drift.up_to(name))
         found: tuple[int, str] | None = None
         for at in self._in_scope_at(request, drift, threat):
             name = drift.names[at]
@@ -1066,22 +1129,47 @@ class OcmLive:
     ) -> np.ndarray:
         """The most each moved cluster's weighted Balance score can have risen since the answer's
         picture (its others' count now against the range it had there: its count logged then,
-        less the request's own decisions then, within its batch-mates' moves)."""
-        low, high = drift.then - drift.dropped, drift.then + drift.added
-        now = drift.now.copy()
+        less the request's own decisions then, within its batch-mates' moves). The scores of
+        the drift's counts as they stand are the same for every answer of the picture
+        (`_balance_bases`); only the clusters of its own decisions, now or then, and of its own
+        moves differ, each judged again here (Balance's score is a cluster's own: a table
+        lookup by its count, so the rest are those of the picture's arrays, exactly)."""
+        s_now, s_low, s_high = self._balance_bases(drift, most, answer.most)
+        mates = answer.mates is not None
+        s_now, s_low = s_now.copy(), s_low.copy()
+        if mates:
+            s_high = s_high.copy()
         for c in {*own, *answer.own, *answer.up, *answer.down}:
             at = drift.index.get(c)
             if at is None:
                 continue
-            now[at] -= own.get(c, 0)
-            mine = answer.own.get(c, 0)
-            low[at] += (c in answer.down) - mine
-            high[at] -= (c in answer.up) + mine
-        scores = weight * balance_scores(np.clip(now, 0, most), most)
-        if answer.mates is None:
-            return scores - weight * balance_scores(np.clip(low, 0, answer.most), answer.most)
-        ends = [weight * balance_scores(np.clip(x, 0, answer.most), answer.most) for x in (low, high)]
-        return scores - np.minimum(*ends)
+            then, mine = int(drift.then[at]), answer.own.get(c, 0)
+            s_now[at] = _balance(max(0, int(drift.now[at]) - own.get(c, 0)), most)
+            low = then - int(drift.dropped[at]) + (c in answer.down) - mine
+            s_low[at] = _balance(max(0, low), answer.most)
+            if mates:
+                high = then + int(drift.added[at]) - (c in answer.up) - mine
+                s_high[at] = _balance(max(0, high), answer.most)
+        scores = weight * s_now
+        if not mates:
+            return scores - weight * s_low
+        return scores - np.minimum(weight * s_low, weight * s_high)
+
+    def _balance_bases(self, drift: _Drift, most: int, then: int) -> tuple[np.ndarray, ...]:
+        """Balance's scores (unweighted) of the drift's counts now against the busiest count
+        `most`, and of its range's ends on the picture (`then`: its busiest count): every answer
+        of one picture reads these, but on its own clusters (`_rises`); read only, kept for the
+        event (by the drift's identity: the entry holds it)."""
+        key = (id(drift), most, then)
+        found = self._bases.get(key)
+        if found is None or found[0] is not drift:
+            arrays = (
+                balance_scores(np.clip(drift.now, 0, most), most),
+                balance_scores(np.clip(drift.then - drift.dropped, 0, then), then),
+                balance_scores(np.clip(drift.then + drift.added, 0, then), then),
+            )
+            found = self._bases[key] = (drift, arrays)
+        return found[1]
 
     def _balance_moved(
         self,
@@ -1171,9 +1259,7 @@ class OcmLive:
         """The request holding the clusters `held` (in name order), as a load would read it: itself
         where it holds them; the copy kept as the Placement's last made (`_request`) where the
         request is that one."""
-        if len(request.existing) == len(held) and all(
-            d.cluster == c for d, c in zip(request.existing, held, strict=True)
-        ):
+        if len(request.existing) == len(held) and list(map(_cluster_of, request.existing)) == held:
             return request
         existing = self._shared(self._decision, held, _held_decision)
         out = replace(request, existing=tuple(existing))
@@ -1248,7 +1334,6 @@ class OcmLive:
             mates,
             names,
             {name: at for at, name in enumerate(names)},
-            np.asarray(names, dtype=str),
             np.fromiter((moved.get(c, self.counts.get(c, 0)) for c in names), np.int64, len(names)),
             np.fromiter((self.counts.get(c, 0) for c in names), np.int64, len(names)),
             np.fromiter((mates.added[c] if mates else 0 for c in names), np.int64, len(names)),
@@ -1324,6 +1409,7 @@ class OcmLive:
         self._ends_of.clear()
         self._held.clear()
         self._in_trait.clear()
+        self._bases.clear()
         out = {key for key in self.policies if key not in self.answers or key in self.dirty}
         out |= {
             key for key, p in self.policies.items() if _timed(p) or any(x.external for x in p.preferences)
@@ -1379,7 +1465,7 @@ class OcmLive:
             context.misconfigured = _misconfigured(policy, required, available or members, traits, self.cel)
             if context.misconfigured is not None:
                 continue
-            held = sorted(c for c, count in self.own.get(key, {}).items() if count > 0)
+            held = _holdings(self.own.get(key, {}))
             requests.append(self._request(key, m, policy, required, held, scope))
         requests.sort(key=lambda r: r.key)
         given = self._given(requests, now) if written else {}
@@ -1845,14 +1931,6 @@ def _resource(external: str | None) -> str | None:
         return None
     parts = external.split("/")
     return parts[1] if len(parts) == 3 else None
-
-
-def _decided(obj: Obj | None) -> set[str]:
-    if obj is None or obj.get("kind") != n.DECISION:
-        return set()
-    return {
-        d.get("clusterName") for d in (obj.get("status") or {}).get("decisions") or [] if d.get("clusterName")
-    }
 
 
 def _expiry(objs: list[Manifest], now: datetime) -> datetime | None:
