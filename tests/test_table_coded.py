@@ -112,3 +112,23 @@ def test_a_small_batch_is_evaluated_by_polars_as_before(monkeypatch) -> None:
     masks = _masks(table, sets)
     assert calls == []
     assert [bool(masks[s][0]) for s in sets] == [i == 3 for i in range(len(sets))]
+
+
+class _Unasked(frozenset):
+    """Traits that may be read, never asked one by one."""
+
+    def __contains__(self, item: object) -> bool:
+        raise AssertionError("a trait asked of a cluster one by one")
+
+
+@settings(max_examples=100, deadline=None)
+@given(fleets())
+def test_trait_columns_read_each_clusters_own_traits_once(clusters) -> None:
+    clusters = [dataclasses.replace(c, traits=_Unasked(c.traits)) for c in clusters]
+    scope = ("t1", "t2", "t3")
+    table = ClusterTable(batch(clusters, pick_n(1, name="r", scope=scope)))
+    masks = table.scope_masks([scope, ("t2",), ("t3",)])
+    ordered = sorted(clusters, key=lambda c: c.name)
+    assert masks[scope].tolist() == [bool(set(c.traits) & set(scope)) for c in ordered]
+    assert masks[("t2",)].tolist() == ["t2" in set(c.traits) for c in ordered]
+    assert not masks[("t3",)].any()
