@@ -622,8 +622,11 @@ def _trait_columns(clusters: tuple[Cluster, ...], traits: list[str]) -> dict[str
                 at.append(i)
     out = {}
     for trait, at in rows.items():
-        column = np.zeros(len(clusters), dtype=bool)
-        column[at] = True
+        # A list, not a numpy array: polars makes a Series of an array only after importing
+        # numpy.ma (0.03 cpu s), which nothing else of a command imports.
+        column = [False] * len(clusters)
+        for i in at:
+            column[i] = True
         out[_trait_column(trait)] = pl.Series(column, dtype=pl.Boolean)
     return out
 
