@@ -4,9 +4,10 @@ the checks give, and leave every other shape to them: the same values, the same 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
 
 from adapters.errors import InputError
-from tests.fixtures.ocm import hub, load, managed_cluster, score
+from tests.fixtures.ocm import NS, hub, hubs, load, managed_cluster, score
 
 
 def _scored(items):
@@ -180,3 +181,36 @@ def test_each_clusters_cel_traits_are_those_its_flags_match() -> None:
         expected = [frozenset(t for k, t in enumerate(traits) if flags[k * count + i]) for i in range(count)]
         assert _cel_traits_of(traits, flags, count) == expected
     assert _cel_traits_of([], b"", 3) == [frozenset()] * 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(hubs())
+def test_each_placements_available_clusters_are_counted_by_the_sets_it_is_bound_to(objects) -> None:
+    """PlacementContext.available: the live clusters in the placement's eligible sets, counted by
+    the sets of set traits the clusters carry, as many as gathering them one by one finds."""
+    from adapters.ocm import names as n
+
+    batch, context = load(objects)
+    live = [o for o in objects if o["kind"] == "ManagedCluster" and "deletionTimestamp" not in o["metadata"]]
+    traits = {c.name: c.traits for c in batch.clusters}
+    for p in context.placements.values():
+        scope = {n.SET_TRAIT.format(s) for s in p.eligible}
+        assert p.available == sum(1 for o in live if traits[o["metadata"]["name"]] & scope)
+
+
+def test_the_clusters_of_a_placements_sets_are_gathered_only_for_a_refused_toleration(monkeypatch) -> None:
+    """Only a toleration refused reads the clusters themselves (upstream says so only where one
+    passes the predicates); elsewhere they are counted, not gathered."""
+    import adapters.ocm.load as ocm_load
+    from tests.fixtures.ocm import placement, toleration
+
+    gathered = []
+    members = ocm_load._members
+    monkeypatch.setattr(ocm_load, "_members", lambda *a: gathered.append(1) or members(*a))
+    objects = hub(managed_cluster("a"), managed_cluster("b"), placement("p", n=1))
+    _, context = load(objects)
+    assert gathered == [] and context.placements[f"{NS}/p"].available == 2
+    refused = placement("q", n=1, tolerations=[toleration(operator="Equal")])  # no key: Exists only
+    _, context = load([*objects, refused])
+    assert gathered == [1]
+    assert context.placements[f"{NS}/q"].misconfigured is not None

@@ -140,7 +140,9 @@ def _loaded(
     return batch, OcmContext(contexts, {c.name: c for c in model_clusters}, now)
 
 
-_Scoped = tuple["PlacementContext", Policy, tuple[str, ...], list[ManagedCluster]]
+# A placement's context, policy, scope and the live clusters in its eligible sets (where its
+# tolerations are refused; elsewhere a range as long, all that is read of it).
+_Scoped = tuple["PlacementContext", Policy, tuple[str, ...], Sequence[ManagedCluster]]
 
 
 def _contexts(
@@ -153,32 +155,49 @@ def _contexts(
     """By namespace/name, each Placement's context (its misconfiguration, which needs the CEL
     verdicts, still to be judged); and for each, with its policy, its scope and the live clusters
     in its eligible sets."""
-    members: dict[str, list[ManagedCluster]] = {}
-    for c in live:
-        for trait in memberships[c.name]:
-            members.setdefault(trait, []).append(c)
-    available_of: dict[tuple[str, ...], list[ManagedCluster]] = {}  # many placements share their sets
+    # How many live clusters carry each set of set traits (a fleet has few such sets): a scope's
+    # clusters counted by the sets that meet it, not gathered cluster by cluster.
+    carrying = Counter(memberships.values())
+    counts: dict[tuple[str, ...], int] = {}  # many placements share their sets
+    members: dict[str, list[ManagedCluster]] | None = None
     contexts: dict[str, PlacementContext] = {}
     scoped: list[_Scoped] = []
     for key, (m, policy) in policies.items():
         eligible = bindings.eligible(m.namespace, policy.cluster_sets)
         scope = tuple(n.SET_TRAIT.format(s) for s in eligible)
-        available = available_of.get(scope)
-        if available is None:
-            seen = {c.name: c for trait in scope for c in members.get(trait, ())}
-            available = available_of[scope] = list(seen.values())
+        count = counts.get(scope)
+        if count is None:
+            count = counts[scope] = sum(k for traits, k in carrying.items() if not traits.isdisjoint(scope))
+        # The clusters themselves only where a refused toleration reads them (_misconfigured);
+        # elsewhere it reads only whether there are any.
+        available: Sequence[ManagedCluster] = range(count)
+        if policy.toleration_error is not None:
+            if members is None:
+                members = _members(live, memberships)
+            available = list({c.name: c for trait in scope for c in members.get(trait, ())}.values())
         context = contexts[key] = PlacementContext(
             placement=m,
             count=policy.count,
             cluster_sets=policy.cluster_sets,
             bindings=len(bindings.valid(m.namespace)),
             eligible=eligible,
-            available=len(available),
+            available=count,
             groups=policy.groups,
             decisions=[d for d, _ in decisions.get((m.namespace, m.name), [])],
         )
         scoped.append((context, policy, scope, available))
     return contexts, scoped
+
+
+def _members(
+    live: list[ManagedCluster], memberships: Mapping[str, frozenset[str]]
+) -> dict[str, list[ManagedCluster]]:
+    """By set trait, the live clusters carrying it."""
+    members: dict[str, list[ManagedCluster]] = {}
+    for c in live:
+        for trait in memberships[c.name]:
+            members.setdefault(trait, []).append(c)
+    return members
 
 
 def _compile_outcomes(sources: Sequence[str]) -> dict[str, CelOutcome]:
@@ -314,7 +333,7 @@ def _required(policy: Policy, cel: Mapping[str, CelOutcome]) -> tuple[ClusterTer
 def _misconfigured(
     policy: Policy,
     required: tuple[ClusterTerm, ...] | None,
-    available: list[ManagedCluster],
+    available: Sequence[ManagedCluster],
     traits: Mapping[str, frozenset[str]],
     cel: Mapping[str, CelOutcome],
 ) -> str | None:
