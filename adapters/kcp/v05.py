@@ -60,9 +60,10 @@ the disabled label; outside `root` only the last two), unchanged ones included.
 
 from __future__ import annotations
 
+import marshal
 import random
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,7 +75,9 @@ from adapters.kcp.objects import ClusterObject, NamespaceObject
 from adapters.kcp.status import namespace_object
 from adapters.kcp.world import World, last_shuffled, seeded
 from adapters.kube.fields import time_text
+from adapters.run import forked
 from model import (
+    Choice,
     ClusterTerm,
     ExistingDecision,
     LabelOperator,
@@ -136,15 +139,30 @@ class Plan:
 
 
 def plan(world: World) -> Plan:
-    namespaces: list[NamespacePlan] = []
     load: dict[str, int] = defaultdict(int)
+    namespaces = _planned(world, world.namespaces, load)
+    return _requested(namespaces, [(p, u) for p in namespaces for u in p.units], load)
+
+
+def _planned(
+    world: World, namespaces: Iterable[NamespaceObject], load: dict[str, int]
+) -> list[NamespacePlan]:
+    """The namespaces under placement among `namespaces`, planned in turn (their entries' load
+    added to `load`)."""
+    planned: list[NamespacePlan] = []
     candidates = _Candidates(world)
     read: dict[str | None, Parsed] = {}  # each distinct annotation parsed once (read only)
-    for ns in world.namespaces:
+    for ns in namespaces:
         p = _namespace(world, ns, load, candidates, read)
         if p is not None:
-            namespaces.append(p)
-    units = [(p, u) for p in namespaces for u in p.units]
+            planned.append(p)
+    return planned
+
+
+def _requested(namespaces: list[NamespacePlan], units: list[tuple[Any, Unit]], load: dict[str, int]) -> Plan:
+    """The plan of `namespaces` whose units (with those of the namespaces a kept child plans: a
+    namespace's `namespace` and `negotiation` suffice) are `units`: a request each, ordered by its
+    namespace's creation, key and location, each unit given its request's key."""
     ordered = sorted(units, key=lambda pu: (pu[0].namespace.created, pu[0].namespace.key, pu[1].location))
     requests = []
     shared = _Shared()
@@ -153,6 +171,171 @@ def plan(world: World) -> Plan:
         u.key = request.key  # the answer is found by the request's own key, whatever it is
         requests.append(request)
     return Plan(namespaces, sorted(requests, key=lambda r: r.key), dict(load))
+
+
+# ------------------------------------------------------------------------------- the kept child
+
+
+def plan_kept(
+    world: World,
+    start: int,
+    made: Callable[[list[dict[str, Any]]], Any],
+    beside: Callable[[], bytes] | None = None,
+) -> tuple[Plan, Kept | None]:
+    """:func:`plan`'s plan, the namespaces from `start` on planned by a forked child that keeps
+    them (:func:`_kept_child`): the requests and the load are the whole plan's, its `namespaces`
+    this process's only (emit writes them: the first objects), and the Kept part gives the rest
+    once it has the result. Exact whatever the child does: where it gives no units, they are
+    planned here (and the plan is the whole one, with no Kept part); where it fails later, the
+    Kept part makes its objects here (:meth:`Kept.emitted`). The child makes `beside()` too
+    while it waits for the result (:meth:`Kept.beside`)."""
+    child = forked.Duplex(_kept_child, (world, start, made, beside))
+    load: dict[str, int] = defaultdict(int)
+    namespaces = _planned(world, world.namespaces[:start], load)
+    units: list[tuple[Any, Unit]] = [(p, u) for p in namespaces for u in p.units]
+    given = child.take()
+    if given is None:
+        namespaces += _planned(world, world.namespaces[start:], load)
+        return _requested(namespaces, [(p, u) for p in namespaces for u in p.units], load), None
+    theirs, their_load = marshal.loads(given)
+    for name, count in their_load:
+        load[name] += count
+    far: _Far | None = None
+    clusters = world.clusters
+    kept = []
+    for index, negotiation, location, kind, held, excluded in theirs:
+        if far is None or far.index != index:
+            far = _Far(index, world.namespaces[index], negotiation)
+        u = Unit(location, kind, None if held is None else clusters[held], excluded)
+        units.append((far, u))
+        kept.append(u)
+    return _requested(namespaces, units, load), Kept(child, world, start, kept, made)
+
+
+@dataclass(slots=True)
+class _Far:
+    """A namespace the kept child plans, as its requests see it."""
+
+    index: int  # in world.namespaces
+    namespace: NamespaceObject
+    negotiation: str
+
+
+def _kept_child(
+    task: tuple[World, int, Callable[[list[dict[str, Any]]], Any], Callable[[], bytes] | None],
+    receive: Callable[[], bytes],
+) -> Iterator[bytes]:
+    """The kept child (forked.Duplex): plans the namespaces from `start` on and gives their
+    units and the load of their entries (marshal); then `beside()` (b"" without it); makes the
+    objects that need no answer meanwhile; receives its units' keys and answers
+    (:meth:`Kept.answer`), then gives its Emitted's placements and unsatisfied and `made` of its
+    objects (marshal)."""
+    world, start, made, beside = task
+    load: dict[str, int] = defaultdict(int)
+    plans: list[NamespacePlan] = []
+    places: list[int] = []
+    candidates = _Candidates(world)
+    read: dict[str | None, Parsed] = {}
+    namespaces = world.namespaces
+    for index in range(start, len(namespaces)):
+        p = _namespace(world, namespaces[index], load, candidates, read)
+        if p is not None:
+            plans.append(p)
+            places.append(index)
+    yield marshal.dumps(
+        (
+            [
+                (
+                    index,
+                    p.negotiation,
+                    u.location,
+                    u.kind,
+                    None if u.held is None else u.held.neutral,
+                    u.excluded,
+                )
+                for index, p in zip(places, plans, strict=True)
+                for u in p.units
+            ],
+            list(load.items()),
+        )
+    )
+    yield b"" if beside is None else beside()
+    fixed = _fixed_all(plans, time_text(world.now))
+    keys, answers = marshal.loads(receive())
+    by_request = _answered(plans, keys, answers)
+    emitted = _emitted(world, Plan(plans, [], {}), by_request, made=fixed)
+    yield marshal.dumps((emitted.placements, emitted.unsatisfied, made(emitted.apply)))
+
+
+def _fixed_all(plans: list[NamespacePlan], now: str) -> list[dict[str, Any] | None]:
+    """The objects of the plans that need no answer (:func:`_fixed`), None for the others."""
+    return [None if _needs_answers(p) else _fixed(p, now) for p in plans]
+
+
+def _answered(plans: list[NamespacePlan], keys: list[str], answers: list[Any]) -> dict[str, RequestResult]:
+    """The plans' units given their keys, in order, and their answers by key: what emit reads of
+    a RequestResult (its choices' clusters and whether each is kept)."""
+    by_request = {}
+    units = (u for p in plans for u in p.units)
+    for u, key, choices in zip(units, keys, answers, strict=True):
+        u.key = key
+        by_request[key] = RequestResult(key, tuple(Choice(cluster, kept=kept) for cluster, kept in choices))
+    return by_request
+
+
+class Kept:
+    """The namespaces a kept child planned (:func:`plan_kept`), the last of the plan's: their
+    objects (emit's, from the result) made by the child, or here where it fails."""
+
+    def __init__(
+        self,
+        child: forked.Duplex,
+        world: World,
+        start: int,
+        units: list[Unit],
+        made: Callable[[list[dict[str, Any]]], Any],
+    ) -> None:
+        self.child, self.world, self.start, self.units, self.made = child, world, start, units, made
+        self.by_request: Mapping[str, RequestResult] = {}
+        self.besides: list[bytes | None] = []  # beside()'s answer, once taken
+
+    def beside(self) -> bytes | None:
+        """What the child made of `beside()` (None where it failed first: to be made here)."""
+        if not self.besides:
+            self.besides.append(self.child.take())
+        return self.besides[0]
+
+    def answer(self, result: Result) -> None:
+        """Send the child its units' keys and answers (where one has none, the child is stopped:
+        emit's error is made here)."""
+        self.by_request = by_request = result.by_request()
+        keys = [u.key for u in self.units]
+        if not all(key in by_request for key in keys):
+            self.child.cancel()
+            return
+        answers = [tuple((c.cluster, c.kept) for c in by_request[key].selected) for key in keys]
+        self.child.give(marshal.dumps((keys, answers)))
+
+    def part(self) -> tuple[tuple[str, ...], tuple[str, ...], Any]:
+        """(the placements, the unsatisfied, `made` of the objects) of the child's namespaces."""
+        given = self.child.take() if self.beside() is not None else None
+        if given is not None:
+            self.child.take()  # its end
+            return marshal.loads(given)
+        emitted = self.emitted()
+        return emitted.placements, emitted.unsatisfied, self.made(emitted.apply)
+
+    def emitted(self) -> Emitted:
+        """The Emitted of the child's namespaces, made here."""
+        self.child.cancel()
+        world = self.world
+        plans = _planned(world, world.namespaces[self.start :], defaultdict(int))
+        for u, kept in zip((u for p in plans for u in p.units), self.units, strict=True):
+            u.key = kept.key
+        return _emitted(world, Plan(plans, [], {}), self.by_request)
+
+    def cancel(self) -> None:
+        self.child.cancel()
 
 
 class _Candidates:
@@ -522,14 +705,29 @@ def _request(p: NamespacePlan, u: Unit, order: int, shared: _Shared) -> Placemen
 def emit(world: World, plan: Plan, result: Result, part: tuple[float, float] = (0.0, 1.0)) -> Emitted:
     """The Namespaces; of them only the run from fraction `part[0]` to `part[1]` written
     (adapters.contract.System.emit_part), the others judged satisfied or not all the same."""
-    by_request = result.by_request()
+    return _emitted(world, plan, result.by_request(), part)
+
+
+def _emitted(
+    world: World,
+    plan: Plan,
+    by_request: Mapping[str, RequestResult],
+    part: tuple[float, float] = (0.0, 1.0),
+    made: list[dict[str, Any] | None] | None = None,
+) -> Emitted:
+    """:func:`emit`'s, by the answers by request key; `made`: the objects that need no answer
+    made already (:func:`_fixed`; None for the others), by the plan's namespaces."""
     apply = []
     unsatisfied = []
     now = time_text(world.now)
     start, stop = (int(fraction * len(plan.namespaces)) for fraction in part)
     for index, p in enumerate(plan.namespaces):
         if start <= index < stop:
-            obj, ok = _write(p, by_request, now)
+            obj = None if made is None else made[index]
+            if obj is None:
+                obj, ok = _write(p, by_request, now)
+            else:
+                ok = _satisfied(p, by_request)
             apply.append(obj)
         else:
             ok = _satisfied(p, by_request)
@@ -570,27 +768,37 @@ def _satisfied(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> boo
 def _write(
     p: NamespacePlan, by_request: Mapping[str, RequestResult], now: str
 ) -> tuple[dict[str, Any], bool]:
+    if p.status != SCHEDULED or p.unchanged:  # (most: nothing written, the map not made)
+        return _fixed(p, now), _satisfied(p, by_request)
     ns = p.namespace
-    if p.status in (UNBOUND, CRASHED):  # the reconcile fails before it writes anything
-        return ns.manifest.obj, False
     annotations = None  # as read
     parsed = p.parsed  # the placement annotation as the status reconciler reads it
-    satisfied = False
-    if p.status == SCHEDULED and p.unchanged:  # (most: nothing written, the map not made)
-        satisfied = _satisfied(p, by_request)
-    elif p.status == SCHEDULED:
-        states, satisfied = _states(p, by_request)
-        if states != p.parsed.as_read:
-            text = format_placement(states)
-            annotations = {
-                **ns.annotations,
-                n.PLACEMENT_ANNOTATION: text,
-                n.NEGOTIATION_ANNOTATION: p.negotiation,
-            }
-            parsed = Parsed(True, states, text=text)  # Go's JSON of a string map reads back as it
-        satisfied = satisfied and bool(states)
+    states, satisfied = _states(p, by_request)
+    if states != p.parsed.as_read:
+        text = format_placement(states)
+        annotations = {
+            **ns.annotations,
+            n.PLACEMENT_ANNOTATION: text,
+            n.NEGOTIATION_ANNOTATION: p.negotiation,
+        }
+        parsed = Parsed(True, states, text=text)  # Go's JSON of a string map reads back as it
+    satisfied = satisfied and bool(states)
     condition = scheduled_condition(ns.labels, parsed.text, parsed)
     return namespace_object(ns.manifest.obj, None, annotations, condition, now), satisfied
+
+
+def _fixed(p: NamespacePlan, now: str) -> dict[str, Any]:
+    """The object of a namespace whose write needs no answer (:func:`_needs_answers` false)."""
+    ns = p.namespace
+    if p.status in (UNBOUND, CRASHED):  # the reconcile fails before it writes anything
+        return ns.manifest.obj
+    condition = scheduled_condition(ns.labels, p.parsed.text, p.parsed)
+    return namespace_object(ns.manifest.obj, None, None, condition, now)
+
+
+def _needs_answers(p: NamespacePlan) -> bool:
+    """Whether the namespace's object depends on its units' answers (else only its verdict)."""
+    return p.status == SCHEDULED and not p.unchanged
 
 
 def _states(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> tuple[dict[str, str], bool]:

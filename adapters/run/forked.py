@@ -375,3 +375,82 @@ def _arriving(read: int, size: int, stall: float) -> Iterator[bytes]:
             yield chunk
     except OSError:
         raise _Broken from None
+
+
+class Duplex:
+    """``func(item, receive)``'s messages (an iterable of bytes) made in a forked child that may
+    wait, between two of them, for bytes from this process (``receive()``, what :meth:`give`
+    sent): a child that keeps what it made for a later step. Not exact by itself: :meth:`take` and
+    :meth:`give` say where the child failed, stalled or could not start (None, False; it is then
+    stopped), and the caller does the child's work itself."""
+
+    def __init__(self, func: Callable[[T, Callable[[], bytes]], Iterable[bytes]], item: T) -> None:
+        self._started = time.monotonic()
+        self._child = _start_duplex(func, item) if workers() > 1 else None
+        self._messages: Iterator[bytes] | None = None
+
+    def take(self) -> bytes | None:
+        """The child's next message; None where it has none to give (then stopped)."""
+        if self._child is None:
+            return None
+        if self._messages is None:
+            pid, read, _ = self._child
+            self._messages = _received((pid, read), _stall(self._started))
+        try:
+            return next(self._messages)
+        except (_Broken, StopIteration):
+            self._child = self._messages = None  # _received stopped it, or reaps it
+            return None
+
+    def give(self, data: bytes) -> bool:
+        """Send `data` to the child's ``receive()``: whether it took it (else it is stopped)."""
+        if self._child is None:
+            return False
+        view, stall = memoryview(len(data).to_bytes(_HEADER, "little") + data), _stall(self._started)
+        try:
+            while view:
+                _, ready, _ = select.select([], [self._child[2]], [], stall)
+                if not ready:
+                    raise _Broken
+                view = view[os.write(self._child[2], view) :]
+        except (OSError, _Broken):
+            self.cancel()
+            return False
+        return True
+
+    def cancel(self) -> None:
+        """Stop the child, if any."""
+        child, messages, self._child, self._messages = self._child, self._messages, None, None
+        if child is not None:
+            os.close(child[2])
+            if messages is not None:
+                messages.close()  # closes the read end and stops the child
+            else:
+                _cancel(child[:2])
+
+
+def _start_duplex(
+    func: Callable[[T, Callable[[], bytes]], Iterable[bytes]], item: T
+) -> tuple[int, int, int] | None:
+    """A child sending func(item, receive)'s messages framed (as a Stream's) and reading
+    receive()'s from a second pipe: (pid, its messages' read end, its inbox's write end)."""
+    try:
+        inbox = os.pipe()
+    except OSError:
+        return None
+
+    def answered(item: T) -> Iterable[bytes]:
+        os.close(inbox[1])
+        return func(
+            item,
+            lambda: _read_exactly(
+                inbox[0], int.from_bytes(_read_exactly(inbox[0], _HEADER, None), "little"), None
+            ),
+        )
+
+    started = _start(answered, item, framed=True)
+    os.close(inbox[0])
+    if started is None:
+        os.close(inbox[1])
+        return None
+    return (*started, inbox[1])
