@@ -196,9 +196,10 @@ class System:
       `load_kept` (`(manifests, *, now, seed, made, beside[, config]) -> (Batch, context, part)`): load's
       batch, where a forked child may have planned the last of the objects and keep them: the
       context's emit then makes the others, and `part` (None: none kept) the child's, a
-      :class:`KeptPart`; `made(objects)` is what the child makes of them (plan_shared: their
-      comparison with the input and their text), `beside()` what it makes while it waits for the
-      result (plan_shared: the metadata's verdict);
+      :class:`KeptPart`; `made` is what the child makes of them (plan_shared: their comparison
+      with the input and their text: `made(objects)`, or `made.unchanged(obj)` one at a time,
+      then `made.text(changed)`), `beside()` what it makes while it waits for the result
+      (plan_shared: the metadata's verdict);
     - `fields` and `scope`, `scope_word`: its Identity (default: Fields, no workspaces);
     - `targets` and `explainer` (a module with `document(target, explanation, part, owned,
       applied)` and `table(document)`): what `explain` takes and how it words it;

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from adapters.generate.hubs import generate
 from adapters.kcp import load as kcp_load
 from adapters.kcp import v05
 from adapters.kcp.load import _generation, _index, _world
@@ -54,11 +55,13 @@ def world_of(objects: list[dict]) -> v05.World:
     return _world(indexed, _generation(indexed), NOW, 0)
 
 
-def test_the_kept_childs_part_is_the_plans_own(kept, monkeypatch) -> None:
-    monkeypatch.setenv(forked.ENVIRONMENT, "2")
-    shared = shared_or_error(hub("v0.5"), monkeypatch)
+@pytest.mark.parametrize("size", [(40, 120), (60, 300)])
+def test_the_kept_childs_part_is_the_plans_own(size, kept, monkeypatch) -> None:
+    """(60 x 300: a Namespace the child writes anew whose kept unit's answer keeps its cluster.)"""
+    objects = generate("kcp", *size, seed=3, now=NOW, generation="v0.5")
+    shared = shared_or_error(objects, monkeypatch)
     assert kept == ["child"]
-    assert shared == ordinary_or_error(hub("v0.5"), monkeypatch)
+    assert shared == ordinary_or_error(objects, monkeypatch)
     assert b'  "apply": [' in shared and len(shared) > 1000
 
 
@@ -68,7 +71,7 @@ def test_the_plan_with_a_kept_child_is_the_whole_plan(monkeypatch) -> None:
     world = world_of(hub("v0.5"))
     whole = v05.plan(world)
     for start in (0, 7, len(world.namespaces) // 2, len(world.namespaces)):
-        planned, part = v05.plan_kept(world_of(hub("v0.5")), start, lambda objects: len(objects))
+        planned, part = v05.plan_kept(world_of(hub("v0.5")), start, pipeline._Compared({}))
         assert part is not None
         assert planned.requests == whole.requests
         assert list(planned.load.items()) == list(whole.load.items())
@@ -147,7 +150,7 @@ def test_an_answer_missing_is_emits_error(monkeypatch) -> None:
     monkeypatch.setenv(forked.ENVIRONMENT, "2")
     monkeypatch.setattr(kcp_load, "KEPT_LEAST", 0)
     manifests = from_objects(hub("v0.5"), "<objects>", reads=reads)
-    batch, _, part = kcp_load.load_kept(manifests, now=NOW, made=len)
+    batch, _, part = kcp_load.load_kept(manifests, now=NOW, made=pipeline._Compared({}))
     result = solve(batch, SolveOptions())
     missing = part.units[-1].key
     result = Result(tuple(r for r in result.requests if r.request != missing), result.stats)
@@ -165,7 +168,9 @@ def test_the_childs_messages_are_marshal(monkeypatch) -> None:
     monkeypatch.setenv(forked.ENVIRONMENT, "2")
     world = world_of(hub("v0.5"))
     start = len(world.namespaces) // 2
-    messages = v05._kept_child((world, start, len, lambda: b"verdict"), lambda: marshal.dumps(([], [])))
+    messages = v05._kept_child(
+        (world, start, pipeline._Compared({}), lambda: b"verdict"), lambda: marshal.dumps(([], []))
+    )
     units, load = marshal.loads(next(messages))
     assert all(index >= start for index, *_ in units) and isinstance(load, list)
     assert next(messages) == b"verdict"

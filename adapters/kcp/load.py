@@ -78,7 +78,7 @@ def load_kept(
     *,
     now: datetime,
     seed: int = 0,
-    made: Callable[[list[dict[str, Any]]], Any],
+    made: Any,
     beside: Callable[[], bytes] | None = None,
 ) -> tuple[Batch, KcpContext, Any]:
     """load's batch, and its context with the last namespaces of a large v0.5 input planned by a
@@ -98,7 +98,7 @@ def _loaded(
     manifests: Sequence[Manifest],
     now: datetime,
     seed: int,
-    made: Callable[[list[dict[str, Any]]], Any] | None,
+    made: Any | None,
     beside: Callable[[], bytes] | None = None,
 ) -> tuple[Batch, KcpContext, Any]:
     from adapters.kcp import v05, v08

@@ -179,7 +179,7 @@ def _requested(namespaces: list[NamespacePlan], units: list[tuple[Any, Unit]], l
 def plan_kept(
     world: World,
     start: int,
-    made: Callable[[list[dict[str, Any]]], Any],
+    made: Any,
     beside: Callable[[], bytes] | None = None,
 ) -> tuple[Plan, Kept | None]:
     """:func:`plan`'s plan, the namespaces from `start` on planned by a forked child that keeps
@@ -222,12 +222,13 @@ class _Far:
 
 
 def _kept_child(
-    task: tuple[World, int, Callable[[list[dict[str, Any]]], Any], Callable[[], bytes] | None],
+    task: tuple[World, int, Any, Callable[[], bytes] | None],
     receive: Callable[[], bytes],
 ) -> Iterator[bytes]:
     """The kept child (forked.Duplex): plans the namespaces from `start` on and gives their
     units and the load of their entries (marshal); then `beside()` (b"" without it); makes the
-    objects that need no answer meanwhile; receives its units' keys and answers
+    objects that need no answer meanwhile, and compares them with the input (`made.unchanged`);
+    receives its units' keys and answers
     (:meth:`Kept.answer`), then gives its Emitted's placements and unsatisfied and `made` of its
     objects (marshal)."""
     world, start, made, beside = task
@@ -261,10 +262,26 @@ def _kept_child(
     )
     yield b"" if beside is None else beside()
     fixed = _fixed_all(plans, time_text(world.now))
+    same = [None if obj is None else made.unchanged(obj) for obj in fixed]
     keys, answers = marshal.loads(receive())
     by_request = _answered(plans, keys, answers)
     emitted = _emitted(world, Plan(plans, [], {}), by_request, made=fixed)
-    yield marshal.dumps((emitted.placements, emitted.unsatisfied, made(emitted.apply)))
+    yield marshal.dumps((emitted.placements, emitted.unsatisfied, _made(made, emitted.apply, same)))
+
+
+def _made(made: Any, objects: list[dict[str, Any]], same: list[bool | None]) -> tuple[int, int, Any]:
+    """`made(objects)` (how many changed, how many did not, the changed ones' text), whether
+    each is unchanged known already for some (`same`: None where not)."""
+    changed = []
+    unchanged = 0
+    for obj, known in zip(objects, same, strict=True):
+        if known is None:
+            known = made.unchanged(obj)
+        if known:
+            unchanged += 1
+        else:
+            changed.append(obj)
+    return len(changed), unchanged, made.text(changed)
 
 
 def _fixed_all(plans: list[NamespacePlan], now: str) -> list[dict[str, Any] | None]:
@@ -272,15 +289,27 @@ def _fixed_all(plans: list[NamespacePlan], now: str) -> list[dict[str, Any] | No
     return [None if _needs_answers(p) else _fixed(p, now) for p in plans]
 
 
-def _answered(plans: list[NamespacePlan], keys: list[str], answers: list[Any]) -> dict[str, RequestResult]:
+def _answered(plans: list[NamespacePlan], keys: list[str], answers: list[Any]) -> dict[str, Any]:
     """The plans' units given their keys, in order, and their answers by key: what emit reads of
-    a RequestResult (its choices' clusters and whether each is kept)."""
+    a RequestResult (`selected`: its choices' clusters and whether each is kept), one for the
+    units answered alike."""
     by_request = {}
+    alike: dict[tuple[tuple[str, bool], ...], _Answer] = {}
     units = (u for p in plans for u in p.units)
     for u, key, choices in zip(units, keys, answers, strict=True):
         u.key = key
-        by_request[key] = RequestResult(key, tuple(Choice(cluster, kept=kept) for cluster, kept in choices))
+        got = alike.get(choices)
+        if got is None:
+            got = alike[choices] = _Answer(tuple(Choice(cluster, kept=kept) for cluster, kept in choices))
+        by_request[key] = got
     return by_request
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """What emit reads of a unit's RequestResult."""
+
+    selected: tuple[Choice, ...]
 
 
 class Kept:
@@ -293,7 +322,7 @@ class Kept:
         world: World,
         start: int,
         units: list[Unit],
-        made: Callable[[list[dict[str, Any]]], Any],
+        made: Any,
     ) -> None:
         self.child, self.world, self.start, self.units, self.made = child, world, start, units, made
         self.by_request: Mapping[str, RequestResult] = {}

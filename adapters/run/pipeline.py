@@ -277,7 +277,7 @@ def _solved_unjudged(
     forked child's from the load's end, :func:`_misjudged`; else None; the part a child of the
     load keeps and the input objects by key: `kept`, where the system loads so
     (adapters.contract.System.load_kept), made before the load, whose child compares its objects
-    with them (:func:`_compared`); else None); None where it is not one system's. Where anything
+    with them (:class:`_Compared`); else None); None where it is not one system's. Where anything
     fails, owned_by's error first."""
     try:
         owned = routed(manifests)
@@ -295,7 +295,7 @@ def _solved_unjudged(
             _, batch, context = _load(name, objects, now, options, config)
         else:
             inputs = inputs_by_key(manifests)
-            made, beside = functools.partial(_compared, inputs), functools.partial(_misjudged, owned)
+            made, beside = _Compared(inputs), functools.partial(_misjudged, owned)
             batch, context, part = resolve(loads)(
                 objects, now=now, seed=options.seed, made=made, beside=beside, **_configured(name, config)
             )
@@ -576,8 +576,30 @@ def _compared(
     how many changed, how many did not, and the changed ones' text as orjson writes a List's
     items (None where json must write one)."""
     changed, unchanged = changed_against(apply, inputs)
-    pieces = orjson_items([obj for _, obj in changed])
-    return len(changed), unchanged, None if pieces is None else b"".join(pieces)
+    return len(changed), unchanged, _text([obj for _, obj in changed])
+
+
+def _text(objects: list[Mapping[str, Any]]) -> bytes | None:
+    pieces = orjson_items(objects)
+    return None if pieces is None else b"".join(pieces)
+
+
+@dataclass(frozen=True, slots=True)
+class _Compared:
+    """What a kept child makes of its objects (adapters.contract.System.load_kept): called on
+    them, :func:`_compared`'s counts and text; or one object at a time, whether it is unchanged
+    (`unchanged`: as changed_against counts it), then the changed ones' text (`text`)."""
+
+    inputs: Mapping[Key, Mapping[str, Any]]
+
+    def __call__(self, apply: list[dict[str, Any]]) -> tuple[int, int, bytes | None]:
+        return _compared(self.inputs, apply)
+
+    def unchanged(self, obj: Mapping[str, Any]) -> bool:
+        return changed_against((obj,), self.inputs)[1] == 1
+
+    def text(self, changed: list[Mapping[str, Any]]) -> bytes | None:
+        return _text(changed)
 
 
 class NotSeparable(Exception):
