@@ -151,8 +151,9 @@ class PartCosts:
 
 
 class KeptPart(Protocol):
-    """The last objects of a plan, planned by a forked child of the load that keeps them
-    (System.load_kept). Exact whatever the child does: where it fails, its work is done here."""
+    """The last objects of a plan, kept by a forked child of the load (System.load_kept), which
+    makes them once it has the result. Exact whatever the child does: where it fails, its work is
+    done here."""
 
     def answer(self, result: Result) -> None:
         """Send the child what it needs of the result (right after the solve)."""
@@ -194,7 +195,7 @@ class System:
       whole): a large plan's objects are then emitted on two cores
       (adapters.run.pipeline.plan_shared), shared by its `part_costs` (without them, emitted here);
       `load_kept` (`(manifests, *, now, seed, made, beside[, config]) -> (Batch, context, part)`): load's
-      batch, where a forked child may have planned the last of the objects and keep them: the
+      batch, where a forked child may keep the last of the objects (made after the solve): the
       context's emit then makes the others, and `part` (None: none kept) the child's, a
       :class:`KeptPart`; `made` is what the child makes of them (plan_shared: their comparison
       with the input and their text: `made(objects)`, or `made.unchanged(obj)` one at a time,

@@ -35,7 +35,7 @@ PIPELINE = (
     "_kept_planned",
 )
 # The kcp v0.5 kept child's steps (adapters/kcp/v05.py): where the tree has them.
-KEPT = ("plan_kept", "_planned", "_requested", "_answered", "_emitted", "_fixed_all")
+KEPT = ("plan", "plan_kept", "_answered", "_emitted", "_fixed_all")
 
 
 def _record(log: str, stage: str, started: float, cpu: float) -> None:

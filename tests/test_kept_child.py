@@ -1,8 +1,8 @@
 """kcp v0.5's kept child (adapters.kcp.v05.plan_kept; adapters.contract.System.load_kept): a child
-forked by the load plans the last namespaces and keeps them, judges the input's metadata while
-this process solves, then gets its units' answers and makes its namespaces' part of `-o plan`.
-The plan, the requests and the document are the one-process run's, whatever the child does: a
-child that cannot start, dies at any step or hangs has its work done here."""
+forked by the load after the plan keeps its last namespaces, judges the input's metadata and
+makes their objects that need no answer while this process solves, then gets their units' answers
+and makes their part of `-o plan`. The document is the one-process run's whatever the child does:
+a child that cannot start, dies at any step or hangs has its work done here."""
 
 from __future__ import annotations
 
@@ -29,10 +29,9 @@ from tests.test_plan_shared import NOW, bad_finalizer, hub, ordinary_or_error, s
 
 @pytest.fixture
 def kept(monkeypatch) -> list[str]:
-    """Every v0.5 input keeps a child (from its third namespace on); what became of each Kept
-    part: "child" (its objects came from the child) or "here" (made in this process)."""
+    """Every v0.5 input keeps a child; what became of each Kept part: "child" (its objects came
+    from the child) or "here" (made in this process)."""
     monkeypatch.setattr(kcp_load, "KEPT_LEAST", 0)
-    monkeypatch.setattr(kcp_load, "KEPT_FROM", 0.3)
     fates: list[str] = []
     part, emitted = v05.Kept.part, v05.Kept.emitted
 
@@ -65,25 +64,24 @@ def test_the_kept_childs_part_is_the_plans_own(size, kept, monkeypatch) -> None:
     assert b'  "apply": [' in shared and len(shared) > 1000
 
 
-def test_the_plan_with_a_kept_child_is_the_whole_plan(monkeypatch) -> None:
-    """The requests (with their order), the load (its keys in order) and the units' keys."""
+@pytest.mark.parametrize("share", [0.0, 0.3, 0.6, 1.0])
+def test_the_plan_with_a_kept_child_is_the_whole_plan(share, monkeypatch) -> None:
+    """The requests and the load whole; this process's namespaces then the child's are the plan's."""
     monkeypatch.setenv(forked.ENVIRONMENT, "2")
-    world = world_of(hub("v0.5"))
-    whole = v05.plan(world)
-    for start in (0, 7, len(world.namespaces) // 2, len(world.namespaces)):
-        planned, part = v05.plan_kept(world_of(hub("v0.5")), start, pipeline._Compared({}))
-        assert part is not None
-        assert planned.requests == whole.requests
-        assert list(planned.load.items()) == list(whole.load.items())
-        mine = [p.namespace.key for p in planned.namespaces]
-        assert mine == [p.namespace.key for p in whole.namespaces][: len(mine)]
-        assert [u.key for u in part.units] == [u.key for p in whole.namespaces[len(mine) :] for u in p.units]
-        part.cancel()
+    whole = v05.plan(world_of(hub("v0.5")))
+    planned, part = v05.plan_kept(world_of(hub("v0.5")), share, pipeline._Compared({}))
+    assert planned.requests == whole.requests
+    assert list(planned.load.items()) == list(whole.load.items())
+    assert len(part.plans) == int(share * len(whole.namespaces))
+    assert [p.namespace.key for p in planned.namespaces + part.plans] == [
+        p.namespace.key for p in whole.namespaces
+    ]
+    part.cancel()
 
 
 def _dies(step: int, how: str):
-    """The kept child's steps, the child killed (or hung) at `step`: before its units (0), before
-    its verdict (1), before it takes its answers (2), before its objects (3)."""
+    """The kept child's steps, the child killed (or hung) at `step`: before its verdict (0),
+    before it takes its answers (1), before its objects (2)."""
     child = v05._kept_child
 
     def die() -> None:
@@ -93,11 +91,11 @@ def _dies(step: int, how: str):
 
     def dying(task, receive) -> Iterator[bytes]:
         def received() -> bytes:
-            if step == 2:
+            if step == 1:
                 die()
             return receive()
 
-        stop = {0: 0, 1: 1, 3: 2}.get(step)
+        stop = {0: 0, 2: 1}.get(step)
         for sent, message in enumerate(child(task, received)):
             if sent == stop:
                 die()
@@ -106,22 +104,22 @@ def _dies(step: int, how: str):
     return dying
 
 
-@pytest.mark.parametrize("step", [0, 1, 2, 3])
+@pytest.mark.parametrize("step", [0, 1, 2])
 @pytest.mark.parametrize("how", ["killed", "hang"])
 def test_a_kept_child_killed_or_hung_at_any_step_is_redone_here(step, how, kept, monkeypatch) -> None:
-    """Before its units (all planned here, no Kept part), before its verdict (made here too),
-    before its answers or before its objects (its objects made here)."""
+    """Before its verdict (made here too), before its answers or before its objects: its
+    objects made here."""
     monkeypatch.setattr(forked, "STALL_SECONDS", 0.5)
     monkeypatch.setattr(v05, "_kept_child", _dies(step, how))
     expected = ordinary_or_error(hub("v0.5"), monkeypatch)
     assert shared_or_error(hub("v0.5"), monkeypatch) == expected
-    assert kept == ([] if step == 0 else ["here"])
+    assert kept == ["here"]
 
 
-def test_no_child_plans_it_all_here(kept, monkeypatch) -> None:
+def test_no_child_makes_it_all_here(kept, monkeypatch) -> None:
     monkeypatch.setattr(forked, "_start", lambda func, item, framed=False: None)
     assert shared_or_error(hub("v0.5"), monkeypatch) == ordinary_or_error(hub("v0.5"), monkeypatch)
-    assert kept == []
+    assert kept == ["here"]
 
 
 def test_bad_metadata_and_a_rejected_result_are_the_ordinary_errors(kept, monkeypatch) -> None:
@@ -152,7 +150,7 @@ def test_an_answer_missing_is_emits_error(monkeypatch) -> None:
     manifests = from_objects(hub("v0.5"), "<objects>", reads=reads)
     batch, _, part = kcp_load.load_kept(manifests, now=NOW, made=pipeline._Compared({}))
     result = solve(batch, SolveOptions())
-    missing = part.units[-1].key
+    missing = [u for p in part.plans for u in p.units][-1].key
     result = Result(tuple(r for r in result.requests if r.request != missing), result.stats)
     part.answer(result)
     with pytest.raises(ValueError, match="the result has no answer for"):
@@ -163,14 +161,25 @@ def test_an_answer_missing_is_emits_error(monkeypatch) -> None:
     assert missing in str(expected.value)
 
 
-def test_the_childs_messages_are_marshal(monkeypatch) -> None:
-    """Its units as plain tuples and its load's items in order (what this process rebuilds)."""
+def test_the_childs_messages(monkeypatch) -> None:
+    """Its verdict first, then, given its units' answers in order, its part: marshal."""
     monkeypatch.setenv(forked.ENVIRONMENT, "2")
-    world = world_of(hub("v0.5"))
-    start = len(world.namespaces) // 2
+    monkeypatch.setattr(kcp_load, "KEPT_LEAST", 0)
+    manifests = from_objects(hub("v0.5"), "<objects>", reads=reads)
+    batch, context, part = kcp_load.load_kept(manifests, now=NOW, made=pipeline._Compared({}))
+    part.cancel()
+    result = solve(batch, SolveOptions())
+    part.answer(result)  # (to a child stopped: only kept for emitted())
+    by_request = result.by_request()
+    answers = [
+        tuple((c.cluster, c.kept) for c in by_request[u.key].selected) for p in part.plans for u in p.units
+    ]
+    made = pipeline._Compared({})
     messages = v05._kept_child(
-        (world, start, pipeline._Compared({}), lambda: b"verdict"), lambda: marshal.dumps(([], []))
+        (context.world, part.plans, made, lambda: b"verdict"), lambda: marshal.dumps(answers)
     )
-    units, load = marshal.loads(next(messages))
-    assert all(index >= start for index, *_ in units) and isinstance(load, list)
     assert next(messages) == b"verdict"
+    placements, unsatisfied, (changed, unchanged, text) = marshal.loads(next(messages))
+    assert placements == tuple(p.namespace.key for p in part.plans)
+    assert (changed, unchanged) == (len(part.plans), 0)  # (nothing to compare with)
+    assert text == made.text(part.emitted().apply)

@@ -59,7 +59,7 @@ from adapters.kube.manifests import Manifest
 from adapters.run import forked
 from model import Batch, Cluster, Taint
 
-__all__ = ["KEPT_FROM", "KEPT_LEAST", "KcpContext", "load", "load_kept"]
+__all__ = ["KEPT_LEAST", "KEPT_SHARE", "KcpContext", "load", "load_kept"]
 
 
 @dataclass(slots=True)
@@ -81,17 +81,17 @@ def load_kept(
     made: Any,
     beside: Callable[[], bytes] | None = None,
 ) -> tuple[Batch, KcpContext, Any]:
-    """load's batch, and its context with the last namespaces of a large v0.5 input planned by a
-    child that keeps them (v05.plan_kept; adapters.contract.System.load_kept): the context's emit
-    writes the others, the Kept part (or None: all planned here) the child's."""
+    """load's batch, and its context whose last namespaces, on a large v0.5 input, a forked child
+    keeps (v05.plan_kept; adapters.contract.System.load_kept): the context's emit writes the
+    others, the Kept part (None: no child) the child's."""
     return _loaded(manifests, now, seed, made, beside)
 
 
-# From this many v0.5 namespaces a child plans the last of them and keeps them (load_kept), from
-# this fraction on: it plans them while this process plans the first and makes the requests, and
-# emits them while this process emits the first.
+# From this many v0.5 namespaces a child forked after the plan keeps the last of them (this share):
+# it judges the input's metadata and makes their objects that need no answer while this process
+# solves, then the rest of them and their text while this process emits the first ones.
 KEPT_LEAST = 20_000
-KEPT_FROM = 0.5
+KEPT_SHARE = 0.6
 
 
 def _loaded(
@@ -110,7 +110,7 @@ def _loaded(
     if generation is Generation.V08:
         plan: Any = v08.plan(world)
     elif made is not None and len(world.namespaces) >= KEPT_LEAST and forked.workers() > 1:
-        plan, kept = v05.plan_kept(world, int(len(world.namespaces) * KEPT_FROM), made, beside)
+        plan, kept = v05.plan_kept(world, KEPT_SHARE, made, beside)
     else:
         plan = v05.plan(world)
     clusters = tuple(_model_cluster(world, c, plan.load.get(name, 0)) for name, c in world.clusters.items())

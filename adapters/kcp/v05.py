@@ -139,30 +139,15 @@ class Plan:
 
 
 def plan(world: World) -> Plan:
+    namespaces: list[NamespacePlan] = []
     load: dict[str, int] = defaultdict(int)
-    namespaces = _planned(world, world.namespaces, load)
-    return _requested(namespaces, [(p, u) for p in namespaces for u in p.units], load)
-
-
-def _planned(
-    world: World, namespaces: Iterable[NamespaceObject], load: dict[str, int]
-) -> list[NamespacePlan]:
-    """The namespaces under placement among `namespaces`, planned in turn (their entries' load
-    added to `load`)."""
-    planned: list[NamespacePlan] = []
     candidates = _Candidates(world)
     read: dict[str | None, Parsed] = {}  # each distinct annotation parsed once (read only)
-    for ns in namespaces:
+    for ns in world.namespaces:
         p = _namespace(world, ns, load, candidates, read)
         if p is not None:
-            planned.append(p)
-    return planned
-
-
-def _requested(namespaces: list[NamespacePlan], units: list[tuple[Any, Unit]], load: dict[str, int]) -> Plan:
-    """The plan of `namespaces` whose units (with those of the namespaces a kept child plans: a
-    namespace's `namespace` and `negotiation` suffice) are `units`: a request each, ordered by its
-    namespace's creation, key and location, each unit given its request's key."""
+            namespaces.append(p)
+    units = [(p, u) for p in namespaces for u in p.units]
     ordered = sorted(units, key=lambda pu: (pu[0].namespace.created, pu[0].namespace.key, pu[1].location))
     requests = []
     shared = _Shared()
@@ -173,98 +158,36 @@ def _requested(namespaces: list[NamespacePlan], units: list[tuple[Any, Unit]], l
     return Plan(namespaces, sorted(requests, key=lambda r: r.key), dict(load))
 
 
-# ------------------------------------------------------------------------------- the kept child
-
-
 def plan_kept(
-    world: World,
-    start: int,
-    made: Any,
-    beside: Callable[[], bytes] | None = None,
-) -> tuple[Plan, Kept | None]:
-    """:func:`plan`'s plan, the namespaces from `start` on planned by a forked child that keeps
-    them (:func:`_kept_child`): the requests and the load are the whole plan's, its `namespaces`
-    this process's only (emit writes them: the first objects), and the Kept part gives the rest
-    once it has the result. Exact whatever the child does: where it gives no units, they are
-    planned here (and the plan is the whole one, with no Kept part); where it fails later, the
-    Kept part makes its objects here (:meth:`Kept.emitted`). The child makes `beside()` too
-    while it waits for the result (:meth:`Kept.beside`)."""
-    child = forked.Duplex(_kept_child, (world, start, made, beside))
-    load: dict[str, int] = defaultdict(int)
-    namespaces = _planned(world, world.namespaces[:start], load)
-    units: list[tuple[Any, Unit]] = [(p, u) for p in namespaces for u in p.units]
-    given = child.take()
-    if given is None:
-        namespaces += _planned(world, world.namespaces[start:], load)
-        return _requested(namespaces, [(p, u) for p in namespaces for u in p.units], load), None
-    theirs, their_load = marshal.loads(given)
-    for name, count in their_load:
-        load[name] += count
-    far: _Far | None = None
-    clusters = world.clusters
-    kept = []
-    for index, negotiation, location, kind, held, excluded in theirs:
-        if far is None or far.index != index:
-            far = _Far(index, world.namespaces[index], negotiation)
-        u = Unit(location, kind, None if held is None else clusters[held], excluded)
-        units.append((far, u))
-        kept.append(u)
-    return _requested(namespaces, units, load), Kept(child, world, start, kept, made)
-
-
-@dataclass(slots=True)
-class _Far:
-    """A namespace the kept child plans, as its requests see it."""
-
-    index: int  # in world.namespaces
-    namespace: NamespaceObject
-    negotiation: str
+    world: World, share: float, made: Any, beside: Callable[[], bytes] | None = None
+) -> tuple[Plan, Kept]:
+    """:func:`plan`'s plan, whose last namespaces (`share` of them) a forked child keeps
+    (:func:`_kept_child`): it makes `beside()` and their objects that need no answer while this
+    process solves, then, given their units' answers (:meth:`Kept.answer`), the rest of them and
+    `made` of them all. The plan returned has the requests and the load whole and only the first
+    namespaces (emit writes those); the Kept part gives the others' part (:meth:`Kept.part`).
+    Exact whatever the child does: where it fails, hangs or cannot start, its part is made here
+    (:meth:`Kept.emitted`)."""
+    whole = plan(world)
+    start = len(whole.namespaces) - int(share * len(whole.namespaces))
+    tail = whole.namespaces[start:]
+    child = forked.Duplex(_kept_child, (world, tail, made, beside))
+    return Plan(whole.namespaces[:start], whole.requests, whole.load), Kept(child, world, tail, made)
 
 
 def _kept_child(
-    task: tuple[World, int, Any, Callable[[], bytes] | None],
+    task: tuple[World, list[NamespacePlan], Any, Callable[[], bytes] | None],
     receive: Callable[[], bytes],
 ) -> Iterator[bytes]:
-    """The kept child (forked.Duplex): plans the namespaces from `start` on and gives their
-    units and the load of their entries (marshal); then `beside()` (b"" without it); makes the
-    objects that need no answer meanwhile, and compares them with the input (`made.unchanged`);
-    receives its units' keys and answers
-    (:meth:`Kept.answer`), then gives its Emitted's placements and unsatisfied and `made` of its
-    objects (marshal)."""
-    world, start, made, beside = task
-    load: dict[str, int] = defaultdict(int)
-    plans: list[NamespacePlan] = []
-    places: list[int] = []
-    candidates = _Candidates(world)
-    read: dict[str | None, Parsed] = {}
-    namespaces = world.namespaces
-    for index in range(start, len(namespaces)):
-        p = _namespace(world, namespaces[index], load, candidates, read)
-        if p is not None:
-            plans.append(p)
-            places.append(index)
-    yield marshal.dumps(
-        (
-            [
-                (
-                    index,
-                    p.negotiation,
-                    u.location,
-                    u.kind,
-                    None if u.held is None else u.held.neutral,
-                    u.excluded,
-                )
-                for index, p in zip(places, plans, strict=True)
-                for u in p.units
-            ],
-            list(load.items()),
-        )
-    )
+    """The kept child (forked.Duplex): gives `beside()` (b"" without it); makes its namespaces'
+    objects that need no answer and compares them with the input (`made.unchanged`); receives its
+    units' answers in order (:meth:`Kept.answer`), then gives its Emitted's placements and
+    unsatisfied and `made` of its objects (marshal)."""
+    world, plans, made, beside = task
     yield b"" if beside is None else beside()
     fixed = _fixed_all(plans, time_text(world.now))
     same = [None if obj is None else made.unchanged(obj) for obj in fixed]
-    keys, answers = marshal.loads(receive())
-    by_request = _answered(plans, keys, answers)
+    by_request = _answered(plans, marshal.loads(receive()))
     emitted = _emitted(world, Plan(plans, [], {}), by_request, made=fixed)
     yield marshal.dumps((emitted.placements, emitted.unsatisfied, _made(made, emitted.apply, same)))
 
@@ -289,19 +212,18 @@ def _fixed_all(plans: list[NamespacePlan], now: str) -> list[dict[str, Any] | No
     return [None if _needs_answers(p) else _fixed(p, now) for p in plans]
 
 
-def _answered(plans: list[NamespacePlan], keys: list[str], answers: list[Any]) -> dict[str, Any]:
-    """The plans' units given their keys, in order, and their answers by key: what emit reads of
+def _answered(plans: list[NamespacePlan], answers: list[Any]) -> dict[str, Any]:
+    """The answers to the plans' units, given in their order, by their keys: what emit reads of
     a RequestResult (`selected`: its choices' clusters and whether each is kept), one for the
     units answered alike."""
     by_request = {}
     alike: dict[tuple[tuple[str, bool], ...], _Answer] = {}
     units = (u for p in plans for u in p.units)
-    for u, key, choices in zip(units, keys, answers, strict=True):
-        u.key = key
+    for u, choices in zip(units, answers, strict=True):
         got = alike.get(choices)
         if got is None:
             got = alike[choices] = _Answer(tuple(Choice(cluster, kept=kept) for cluster, kept in choices))
-        by_request[key] = got
+        by_request[u.key] = got
     return by_request
 
 
@@ -313,37 +235,33 @@ class _Answer:
 
 
 class Kept:
-    """The namespaces a kept child planned (:func:`plan_kept`), the last of the plan's: their
-    objects (emit's, from the result) made by the child, or here where it fails."""
+    """The last namespaces of a plan, kept by a forked child (:func:`plan_kept`): their objects
+    (emit's, from the result) made by the child, or here where it fails."""
 
-    def __init__(
-        self,
-        child: forked.Duplex,
-        world: World,
-        start: int,
-        units: list[Unit],
-        made: Any,
-    ) -> None:
-        self.child, self.world, self.start, self.units, self.made = child, world, start, units, made
+    def __init__(self, child: forked.Duplex, world: World, plans: list[NamespacePlan], made: Any) -> None:
+        self.child, self.world, self.plans, self.made = child, world, plans, made
         self.by_request: Mapping[str, RequestResult] = {}
         self.besides: list[bytes | None] = []  # beside()'s answer, once taken
+
+    def answer(self, result: Result) -> None:
+        """Send the child its units' answers, in order (where one has none, the child is
+        stopped: emit's error is made here)."""
+        self.by_request = by_request = result.by_request()
+        answers = []
+        for p in self.plans:
+            for u in p.units:
+                got = by_request.get(u.key)
+                if got is None:
+                    self.child.cancel()
+                    return
+                answers.append(tuple((c.cluster, c.kept) for c in got.selected))
+        self.child.give(marshal.dumps(answers))
 
     def beside(self) -> bytes | None:
         """What the child made of `beside()` (None where it failed first: to be made here)."""
         if not self.besides:
             self.besides.append(self.child.take())
         return self.besides[0]
-
-    def answer(self, result: Result) -> None:
-        """Send the child its units' keys and answers (where one has none, the child is stopped:
-        emit's error is made here)."""
-        self.by_request = by_request = result.by_request()
-        keys = [u.key for u in self.units]
-        if not all(key in by_request for key in keys):
-            self.child.cancel()
-            return
-        answers = [tuple((c.cluster, c.kept) for c in by_request[key].selected) for key in keys]
-        self.child.give(marshal.dumps((keys, answers)))
 
     def part(self) -> tuple[tuple[str, ...], tuple[str, ...], Any]:
         """(the placements, the unsatisfied, `made` of the objects) of the child's namespaces."""
@@ -357,11 +275,7 @@ class Kept:
     def emitted(self) -> Emitted:
         """The Emitted of the child's namespaces, made here."""
         self.child.cancel()
-        world = self.world
-        plans = _planned(world, world.namespaces[self.start :], defaultdict(int))
-        for u, kept in zip((u for p in plans for u in p.units), self.units, strict=True):
-            u.key = kept.key
-        return _emitted(world, Plan(plans, [], {}), self.by_request)
+        return _emitted(self.world, Plan(self.plans, [], {}), self.by_request)
 
     def cancel(self) -> None:
         self.child.cancel()

@@ -37,7 +37,7 @@ from adapters.registry import (
     routed,
     system,
 )
-from adapters.run import forked
+from adapters.run import changes, forked
 from adapters.run.changes import Key, changed_against, inputs_by_key, plan_of
 from adapters.run.heap import paused_gc
 from model import Batch, LevelStats, Result, SolveStats, added_levels
@@ -596,7 +596,7 @@ class _Compared:
         return _compared(self.inputs, apply)
 
     def unchanged(self, obj: Mapping[str, Any]) -> bool:
-        return changed_against((obj,), self.inputs)[1] == 1
+        return changes.changed_against((obj,), self.inputs)[1] == 1  # (one object: not a stage)
 
     def text(self, changed: list[Mapping[str, Any]]) -> bytes | None:
         return _text(changed)
