@@ -30,7 +30,6 @@ __all__ = [
     "ExplainKind",
     "Field",
     "Identity",
-    "KeptPart",
     "Live",
     "PartCosts",
     "System",
@@ -150,31 +149,6 @@ class PartCosts:
     planned: float
 
 
-class KeptPart(Protocol):
-    """The last objects of a plan, kept by a forked child of the load (System.load_kept), which
-    makes them once it has the result. Exact whatever the child does: where it fails, its work is
-    done here."""
-
-    def answer(self, result: Result) -> None:
-        """Send the child what it needs of the result (right after the solve)."""
-
-    def beside(self) -> bytes | None:
-        """What the child made of the load's `beside()` while it waited (None where it failed
-        first: the caller makes it)."""
-        ...
-
-    def part(self) -> tuple[tuple[str, ...], tuple[str, ...], Any]:
-        """Its objects' placements and unsatisfied (as Emitted's) and what `made` made of them."""
-        ...
-
-    def emitted(self) -> Emitted:
-        """Its objects' Emitted, made here (where `made`'s answer cannot be used)."""
-        ...
-
-    def cancel(self) -> None:
-        """Stop the child."""
-
-
 @dataclass(frozen=True, slots=True)
 class System:
     """One upstream system, every facet of it, as data: the facets that are code are
@@ -194,13 +168,6 @@ class System:
       run of its objects to apply from fraction `start` to `stop` of them made (its other fields
       whole): a large plan's objects are then emitted on two cores
       (adapters.run.pipeline.plan_shared), shared by its `part_costs` (without them, emitted here);
-      `load_kept` (`(manifests, *, now, seed, made, beside[, config]) -> (Batch, context, part)`): load's
-      batch, where a forked child may keep the last of the objects (made after the solve): the
-      context's emit then makes the others, and `part` (None: none kept) the child's, a
-      :class:`KeptPart`; `made` is what the child makes of them (plan_shared: their comparison
-      with the input and their text: `made(objects)`, or `made.unchanged(obj)` one at a time,
-      then `made.text(changed)`), `beside()` what it makes while it waits for the result
-      (plan_shared: the metadata's verdict);
     - `fields` and `scope`, `scope_word`: its Identity (default: Fields, no workspaces);
     - `targets` and `explainer` (a module with `document(target, explanation, part, owned,
       applied)` and `table(document)`): what `explain` takes and how it words it;
@@ -225,7 +192,6 @@ class System:
     emit: str
     cut: str | None = None
     emit_part: str | None = None
-    load_kept: str | None = None
     part_costs: PartCosts | None = None
     shared: Mapping[str, frozenset[str]] = field(default_factory=dict)
     config_read: str | None = None

@@ -31,11 +31,7 @@ PIPELINE = (
     "inputs_by_key",
     "changed_against",
     "orjson_items",
-    "_compared",
-    "_kept_planned",
 )
-# The kcp v0.5 kept child's steps (adapters/kcp/v05.py): where the tree has them.
-KEPT = ("plan", "plan_kept", "_answered", "_emitted", "_fixed_all")
 
 
 def _record(log: str, stage: str, started: float, cpu: float) -> None:
@@ -77,12 +73,6 @@ def main(log: str, argv: list[str]) -> None:
     for module, system in ((kcp_emit, "kcp"), (openmcp_emit, "openmcp")):
         _timed(log, module, "emit", f"{system}.emit")
         _timed(log, module, "emit_part", f"{system}.emit_part")
-    import adapters.kcp.load as kcp_load
-    import adapters.kcp.v05 as v05
-
-    _timed(log, kcp_load, "load_kept", "kcp.load_kept")
-    for name in KEPT:
-        _timed(log, v05, name)
     leave = os._exit
 
     def exit_timed(code: int) -> None:

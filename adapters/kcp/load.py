@@ -29,7 +29,7 @@ gives the same choice whatever else is in the input.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from operator import itemgetter
@@ -56,10 +56,9 @@ from adapters.kcp.workspace import KcpFields, read_workspace, reference
 from adapters.kcp.world import World
 from adapters.kube.fields import time_text
 from adapters.kube.manifests import Manifest
-from adapters.run import forked
 from model import Batch, Cluster, Taint
 
-__all__ = ["KEPT_LEAST", "KEPT_SHARE", "KcpContext", "load", "load_kept"]
+__all__ = ["KcpContext", "load"]
 
 
 @dataclass(slots=True)
@@ -69,52 +68,14 @@ class KcpContext:
 
 
 def load(manifests: Sequence[Manifest], *, now: datetime, seed: int = 0) -> tuple[Batch, KcpContext]:
-    batch, context, _ = _loaded(manifests, now, seed, None)
-    return batch, context
-
-
-def load_kept(
-    manifests: Sequence[Manifest],
-    *,
-    now: datetime,
-    seed: int = 0,
-    made: Any,
-    beside: Callable[[], bytes] | None = None,
-) -> tuple[Batch, KcpContext, Any]:
-    """load's batch, and its context whose last namespaces, on a large v0.5 input, a forked child
-    keeps (v05.plan_kept; adapters.contract.System.load_kept): the context's emit writes the
-    others, the Kept part (None: no child) the child's."""
-    return _loaded(manifests, now, seed, made, beside)
-
-
-# From this many v0.5 namespaces a child forked after the plan keeps the last of them (this share):
-# it judges the input's metadata and makes their objects that need no answer while this process
-# solves, then the rest of them and their text while this process emits the first ones.
-KEPT_LEAST = 20_000
-KEPT_SHARE = 0.6
-
-
-def _loaded(
-    manifests: Sequence[Manifest],
-    now: datetime,
-    seed: int,
-    made: Any | None,
-    beside: Callable[[], bytes] | None = None,
-) -> tuple[Batch, KcpContext, Any]:
     from adapters.kcp import v05, v08
 
     objects = _index(manifests)
     generation = _generation(objects)
     world = _world(objects, generation, now, seed)
-    kept = None
-    if generation is Generation.V08:
-        plan: Any = v08.plan(world)
-    elif made is not None and len(world.namespaces) >= KEPT_LEAST and forked.workers() > 1:
-        plan, kept = v05.plan_kept(world, KEPT_SHARE, made, beside)
-    else:
-        plan = v05.plan(world)
+    plan = v05.plan(world) if generation is Generation.V05 else v08.plan(world)
     clusters = tuple(_model_cluster(world, c, plan.load.get(name, 0)) for name, c in world.clusters.items())
-    return Batch(clusters, tuple(plan.requests), now=now, seed=seed), KcpContext(world, plan), kept
+    return Batch(clusters, tuple(plan.requests), now=now, seed=seed), KcpContext(world, plan)
 
 
 def _index(manifests: Sequence[Manifest]) -> dict[str, list[tuple[str, Manifest]]]:

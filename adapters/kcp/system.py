@@ -14,7 +14,6 @@ SYSTEM = System(
     kinds={kind: frozenset(groups) for kind, groups in n.KINDS.items()},
     served=n.SERVED_VERSIONS,
     load="adapters.kcp.load:load",
-    load_kept="adapters.kcp.load:load_kept",
     emit="adapters.kcp.emit:emit",
     emit_part="adapters.kcp.emit:emit_part",
     # Measured in the forked command on the 10,000 x 50,000 hubs (i20-tspeed5): the verdict about

@@ -60,10 +60,9 @@ the disabled label; outside `root` only the last two), unchanged ones included.
 
 from __future__ import annotations
 
-import marshal
 import random
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,9 +74,7 @@ from adapters.kcp.objects import ClusterObject, NamespaceObject
 from adapters.kcp.status import namespace_object
 from adapters.kcp.world import World, last_shuffled, seeded
 from adapters.kube.fields import time_text
-from adapters.run import forked
 from model import (
-    Choice,
     ClusterTerm,
     ExistingDecision,
     LabelOperator,
@@ -156,129 +153,6 @@ def plan(world: World) -> Plan:
         u.key = request.key  # the answer is found by the request's own key, whatever it is
         requests.append(request)
     return Plan(namespaces, sorted(requests, key=lambda r: r.key), dict(load))
-
-
-def plan_kept(
-    world: World, share: float, made: Any, beside: Callable[[], bytes] | None = None
-) -> tuple[Plan, Kept]:
-    """:func:`plan`'s plan, whose last namespaces (`share` of them) a forked child keeps
-    (:func:`_kept_child`): it makes `beside()` and their objects that need no answer while this
-    process solves, then, given their units' answers (:meth:`Kept.answer`), the rest of them and
-    `made` of them all. The plan returned has the requests and the load whole and only the first
-    namespaces (emit writes those); the Kept part gives the others' part (:meth:`Kept.part`).
-    Exact whatever the child does: where it fails, hangs or cannot start, its part is made here
-    (:meth:`Kept.emitted`)."""
-    whole = plan(world)
-    start = len(whole.namespaces) - int(share * len(whole.namespaces))
-    tail = whole.namespaces[start:]
-    child = forked.Duplex(_kept_child, (world, tail, made, beside))
-    return Plan(whole.namespaces[:start], whole.requests, whole.load), Kept(child, world, tail, made)
-
-
-def _kept_child(
-    task: tuple[World, list[NamespacePlan], Any, Callable[[], bytes] | None],
-    receive: Callable[[], bytes],
-) -> Iterator[bytes]:
-    """The kept child (forked.Duplex): gives `beside()` (b"" without it); makes its namespaces'
-    objects that need no answer and compares them with the input (`made.unchanged`); receives its
-    units' answers in order (:meth:`Kept.answer`), then gives its Emitted's placements and
-    unsatisfied and `made` of its objects (marshal)."""
-    world, plans, made, beside = task
-    yield b"" if beside is None else beside()
-    fixed = _fixed_all(plans, time_text(world.now))
-    same = [None if obj is None else made.unchanged(obj) for obj in fixed]
-    by_request = _answered(plans, marshal.loads(receive()))
-    emitted = _emitted(world, Plan(plans, [], {}), by_request, made=fixed)
-    yield marshal.dumps((emitted.placements, emitted.unsatisfied, _made(made, emitted.apply, same)))
-
-
-def _made(made: Any, objects: list[dict[str, Any]], same: list[bool | None]) -> tuple[int, int, Any]:
-    """`made(objects)` (how many changed, how many did not, the changed ones' text), whether
-    each is unchanged known already for some (`same`: None where not)."""
-    changed = []
-    unchanged = 0
-    for obj, known in zip(objects, same, strict=True):
-        if known is None:
-            known = made.unchanged(obj)
-        if known:
-            unchanged += 1
-        else:
-            changed.append(obj)
-    return len(changed), unchanged, made.text(changed)
-
-
-def _fixed_all(plans: list[NamespacePlan], now: str) -> list[dict[str, Any] | None]:
-    """The objects of the plans that need no answer (:func:`_fixed`), None for the others."""
-    return [None if _needs_answers(p) else _fixed(p, now) for p in plans]
-
-
-def _answered(plans: list[NamespacePlan], answers: list[Any]) -> dict[str, Any]:
-    """The answers to the plans' units, given in their order, by their keys: what emit reads of
-    a RequestResult (`selected`: its choices' clusters and whether each is kept), one for the
-    units answered alike."""
-    by_request = {}
-    alike: dict[tuple[tuple[str, bool], ...], _Answer] = {}
-    units = (u for p in plans for u in p.units)
-    for u, choices in zip(units, answers, strict=True):
-        got = alike.get(choices)
-        if got is None:
-            got = alike[choices] = _Answer(tuple(Choice(cluster, kept=kept) for cluster, kept in choices))
-        by_request[u.key] = got
-    return by_request
-
-
-@dataclass(frozen=True, slots=True)
-class _Answer:
-    """What emit reads of a unit's RequestResult."""
-
-    selected: tuple[Choice, ...]
-
-
-class Kept:
-    """The last namespaces of a plan, kept by a forked child (:func:`plan_kept`): their objects
-    (emit's, from the result) made by the child, or here where it fails."""
-
-    def __init__(self, child: forked.Duplex, world: World, plans: list[NamespacePlan], made: Any) -> None:
-        self.child, self.world, self.plans, self.made = child, world, plans, made
-        self.by_request: Mapping[str, RequestResult] = {}
-        self.besides: list[bytes | None] = []  # beside()'s answer, once taken
-
-    def answer(self, result: Result) -> None:
-        """Send the child its units' answers, in order (where one has none, the child is
-        stopped: emit's error is made here)."""
-        self.by_request = by_request = result.by_request()
-        answers = []
-        for p in self.plans:
-            for u in p.units:
-                got = by_request.get(u.key)
-                if got is None:
-                    self.child.cancel()
-                    return
-                answers.append(tuple((c.cluster, c.kept) for c in got.selected))
-        self.child.give(marshal.dumps(answers))
-
-    def beside(self) -> bytes | None:
-        """What the child made of `beside()` (None where it failed first: to be made here)."""
-        if not self.besides:
-            self.besides.append(self.child.take())
-        return self.besides[0]
-
-    def part(self) -> tuple[tuple[str, ...], tuple[str, ...], Any]:
-        """(the placements, the unsatisfied, `made` of the objects) of the child's namespaces."""
-        given = self.child.take() if self.beside() is not None else None
-        if given is not None:
-            self.child.take()  # its end
-            return marshal.loads(given)
-        emitted = self.emitted()
-        return emitted.placements, emitted.unsatisfied, self.made(emitted.apply)
-
-    def emitted(self) -> Emitted:
-        """The Emitted of the child's namespaces, made here."""
-        self.child.cancel()
-        return _emitted(self.world, Plan(self.plans, [], {}), self.by_request)
-
-    def cancel(self) -> None:
-        self.child.cancel()
 
 
 class _Candidates:
@@ -648,29 +522,14 @@ def _request(p: NamespacePlan, u: Unit, order: int, shared: _Shared) -> Placemen
 def emit(world: World, plan: Plan, result: Result, part: tuple[float, float] = (0.0, 1.0)) -> Emitted:
     """The Namespaces; of them only the run from fraction `part[0]` to `part[1]` written
     (adapters.contract.System.emit_part), the others judged satisfied or not all the same."""
-    return _emitted(world, plan, result.by_request(), part)
-
-
-def _emitted(
-    world: World,
-    plan: Plan,
-    by_request: Mapping[str, RequestResult],
-    part: tuple[float, float] = (0.0, 1.0),
-    made: list[dict[str, Any] | None] | None = None,
-) -> Emitted:
-    """:func:`emit`'s, by the answers by request key; `made`: the objects that need no answer
-    made already (:func:`_fixed`; None for the others), by the plan's namespaces."""
+    by_request = result.by_request()
     apply = []
     unsatisfied = []
     now = time_text(world.now)
     start, stop = (int(fraction * len(plan.namespaces)) for fraction in part)
     for index, p in enumerate(plan.namespaces):
         if start <= index < stop:
-            obj = None if made is None else made[index]
-            if obj is None:
-                obj, ok = _write(p, by_request, now)
-            else:
-                ok = _satisfied(p, by_request)
+            obj, ok = _write(p, by_request, now)
             apply.append(obj)
         else:
             ok = _satisfied(p, by_request)
@@ -711,37 +570,27 @@ def _satisfied(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> boo
 def _write(
     p: NamespacePlan, by_request: Mapping[str, RequestResult], now: str
 ) -> tuple[dict[str, Any], bool]:
-    if p.status != SCHEDULED or p.unchanged:  # (most: nothing written, the map not made)
-        return _fixed(p, now), _satisfied(p, by_request)
-    ns = p.namespace
-    annotations = None  # as read
-    parsed = p.parsed  # the placement annotation as the status reconciler reads it
-    states, satisfied = _states(p, by_request)
-    if states != p.parsed.as_read:
-        text = format_placement(states)
-        annotations = {
-            **ns.annotations,
-            n.PLACEMENT_ANNOTATION: text,
-            n.NEGOTIATION_ANNOTATION: p.negotiation,
-        }
-        parsed = Parsed(True, states, text=text)  # Go's JSON of a string map reads back as it
-    satisfied = satisfied and bool(states)
-    condition = scheduled_condition(ns.labels, parsed.text, parsed)
-    return namespace_object(ns.manifest.obj, None, annotations, condition, now), satisfied
-
-
-def _fixed(p: NamespacePlan, now: str) -> dict[str, Any]:
-    """The object of a namespace whose write needs no answer (:func:`_needs_answers` false)."""
     ns = p.namespace
     if p.status in (UNBOUND, CRASHED):  # the reconcile fails before it writes anything
-        return ns.manifest.obj
-    condition = scheduled_condition(ns.labels, p.parsed.text, p.parsed)
-    return namespace_object(ns.manifest.obj, None, None, condition, now)
-
-
-def _needs_answers(p: NamespacePlan) -> bool:
-    """Whether the namespace's object depends on its units' answers (else only its verdict)."""
-    return p.status == SCHEDULED and not p.unchanged
+        return ns.manifest.obj, False
+    annotations = None  # as read
+    parsed = p.parsed  # the placement annotation as the status reconciler reads it
+    satisfied = False
+    if p.status == SCHEDULED and p.unchanged:  # (most: nothing written, the map not made)
+        satisfied = _satisfied(p, by_request)
+    elif p.status == SCHEDULED:
+        states, satisfied = _states(p, by_request)
+        if states != p.parsed.as_read:
+            text = format_placement(states)
+            annotations = {
+                **ns.annotations,
+                n.PLACEMENT_ANNOTATION: text,
+                n.NEGOTIATION_ANNOTATION: p.negotiation,
+            }
+            parsed = Parsed(True, states, text=text)  # Go's JSON of a string map reads back as it
+        satisfied = satisfied and bool(states)
+    condition = scheduled_condition(ns.labels, parsed.text, parsed)
+    return namespace_object(ns.manifest.obj, None, annotations, condition, now), satisfied
 
 
 def _states(p: NamespacePlan, by_request: Mapping[str, RequestResult]) -> tuple[dict[str, str], bool]:

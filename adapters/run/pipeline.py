@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from adapters.contract import Emitted, KeptPart, PartCosts, resolve
+from adapters.contract import PartCosts
 from adapters.errors import InputError
 from adapters.kube.manifests import Manifest, from_objects, json_lead_list, orjson_items, write_json
 from adapters.registry import (
@@ -37,7 +37,7 @@ from adapters.registry import (
     routed,
     system,
 )
-from adapters.run import changes, forked
+from adapters.run import forked
 from adapters.run.changes import Key, changed_against, inputs_by_key, plan_of
 from adapters.run.heap import paused_gc
 from model import Batch, LevelStats, Result, SolveStats, added_levels
@@ -226,7 +226,7 @@ def _judged_beside(
     solved = _solved_unjudged(manifests, now, options, config, judged_early=True)
     if solved is None:
         return None
-    owned, name, batch, context, result, judged, _, _ = solved
+    owned, name, batch, context, result, judged = solved
     checks = forked.background(_judged_and_checked, (None, batch, result, None))
     emitted = _unless_failed(manifests, (judged, checks), lambda: adapter(name).emit(context, result))
     outcome = _outcome_of(name, batch, result, emitted)
@@ -258,27 +258,11 @@ def _solved_unjudged(
     config: Mapping[str, Any] | None,
     *,
     judged_early: bool = False,
-    kept: bool = False,
-) -> (
-    tuple[
-        Mapping[str, list[Manifest]],
-        str,
-        Batch,
-        Any,
-        Result,
-        forked.Pending | None,
-        KeptPart | None,
-        dict[Key, dict[str, Any]] | None,
-    ]
-    | None
-):
+) -> tuple[Mapping[str, list[Manifest]], str, Batch, Any, Result, forked.Pending | None] | None:
     """The input routed (registry.routed), its metadata remembered, loaded and solved: (routed,
     the system, batch, context, result, the metadata's verdict under way: `judged_early`, a
-    forked child's from the load's end, :func:`_misjudged`; else None; the part a child of the
-    load keeps and the input objects by key: `kept`, where the system loads so
-    (adapters.contract.System.load_kept), made before the load, whose child compares its objects
-    with them (:class:`_Compared`); else None); None where it is not one system's. Where anything
-    fails, owned_by's error first."""
+    forked child's from the load's end, :func:`_misjudged`; else None); None where it is not one
+    system's. Where anything fails, owned_by's error first."""
     try:
         owned = routed(manifests)
     except InputError:
@@ -287,24 +271,15 @@ def _solved_unjudged(
     if len(owned) != 1:
         return None
     ((name, objects),) = owned.items()
-    judged = part = inputs = None
+    judged = None
     try:
         remember_judged(owned)
-        loads = system(name).load_kept if kept else None
-        if loads is None:
-            _, batch, context = _load(name, objects, now, options, config)
-        else:
-            inputs = inputs_by_key(manifests)
-            made, beside = _Compared(inputs), functools.partial(_misjudged, owned)
-            batch, context, part = resolve(loads)(
-                objects, now=now, seed=options.seed, made=made, beside=beside, **_configured(name, config)
-            )
+        _, batch, context = _load(name, objects, now, options, config)
         judged = forked.background(_misjudged, owned) if judged_early else None
-        return owned, name, batch, context, solve(batch, options), judged, part, inputs
+        return owned, name, batch, context, solve(batch, options), judged
     except Exception:
-        for child in (judged, part):
-            if child is not None:
-                child.cancel()
+        if judged is not None:
+            judged.cancel()
         owned_by(manifests)  # bad metadata is the error, as it is before any load
         raise
 
@@ -328,7 +303,7 @@ def _judgement(
     owned: Mapping[str, list[Manifest]],
     name: str,
     checks: forked.Pending,
-    judged: forked.Pending | _Verdict | None = None,
+    judged: forked.Pending | None = None,
 ) -> Any:
     """The children's verdict (:func:`_misjudged` where `judged`, :func:`_judged_and_checked`):
     owned_by's error where it names an object, the checker's problems where there are any, else
@@ -393,7 +368,7 @@ def plan_shared(
     if len(manifests) < _JUDGE_BESIDE or forked.workers() < 2:
         return None
     with paused_gc():
-        solved = _solved_unjudged(manifests, now, options, config, kept=True)
+        solved = _solved_unjudged(manifests, now, options, config)
         if solved is None:  # several systems, or none
             outcome = _each_system(manifests, now, options, True, config)
             return (
@@ -401,11 +376,8 @@ def plan_shared(
                 if outcome.parts
                 else None
             )
-        owned, name, batch, context, result, _, kept, inputs = solved
-        if kept is not None:
-            return _kept_planned(manifests, owned, name, batch, context, result, kept, inputs)
-        if inputs is None:
-            inputs = inputs_by_key(manifests)  # before the fork: both processes compare with it
+        owned, name, batch, context, result, _ = solved
+        inputs = inputs_by_key(manifests)  # before the fork: both processes compare with it
         costs = system(name).part_costs
         part, child = emit_part(name), _child_share(costs, len(manifests), len(batch.requests))
         if part is None:  # emitted whole (here, before the verdict, as the rest of the plan)
@@ -419,90 +391,6 @@ def plan_shared(
         theirs = _judgement(manifests, owned, name, checks)
     if share is None:
         theirs = (0, 0, b"")
-    return _document(
-        batch,
-        context,
-        result,
-        name,
-        emitted,
-        changed,
-        unchanged,
-        pieces,
-        inputs,
-        theirs,
-        lambda: part(context, result, split, 1.0).apply if share is not None else [],
-    )
-
-
-def _kept_planned(
-    manifests: list[Manifest],
-    owned: Mapping[str, list[Manifest]],
-    name: str,
-    batch: Batch,
-    context: Any,
-    result: Result,
-    kept: KeptPart,
-    inputs: dict[Key, dict[str, Any]],
-) -> _Kept:
-    """plan_shared's writer where a child of the load kept the last objects: it gets its
-    answers first, then this process forks the checker's child (no share; the metadata's
-    verdict is the kept child's, made while this process solved, or made here where it failed),
-    emits, compares and makes the text of its own objects, and joins the kept child's."""
-    _unless_failed(manifests, (kept,), lambda: kept.answer(result))
-    checks = forked.background(_judged_and_checked, (None, batch, result, None))
-    mine = _unless_failed(manifests, (checks, kept), lambda: adapter(name).emit(context, result))
-    changed, unchanged = changed_against(mine.apply, inputs)
-    pieces = orjson_items([obj for _, obj in changed])
-    placements, unsatisfied, theirs = _unless_failed(manifests, (checks, kept), kept.part)
-    emitted = Emitted(mine.apply, mine.delete, mine.placements + placements, mine.unsatisfied + unsatisfied)
-    _judgement(manifests, owned, name, checks, _Verdict(kept, owned))
-    return _document(
-        batch,
-        context,
-        result,
-        name,
-        emitted,
-        changed,
-        unchanged,
-        pieces,
-        inputs,
-        theirs,
-        lambda: kept.emitted().apply,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class _Verdict:
-    """The metadata's verdict a kept child made (adapters.contract.KeptPart.beside), as
-    _judgement takes it: made here where the child failed first."""
-
-    kept: KeptPart
-    owned: Mapping[str, list[Manifest]]
-
-    def result(self) -> bytes:
-        made = self.kept.beside()
-        return _misjudged(self.owned) if made is None else made
-
-    def cancel(self) -> None:
-        self.kept.cancel()
-
-
-def _document(
-    batch: Batch,
-    context: Any,
-    result: Result,
-    name: str,
-    emitted: Any,
-    changed: list[tuple[Any, Any]],
-    unchanged: int,
-    pieces: list[Any] | None,
-    inputs: dict[Key, dict[str, Any]],
-    theirs: tuple[int, int, bytes | None],
-    rest: Callable[[], list[dict[str, Any]]],
-) -> _Kept:
-    """plan_of's document of this process's objects (changed, unchanged, their text `pieces`)
-    and the rest's (`theirs`: how many changed, how many did not, their text), or, where orjson
-    cannot write some piece, of the rest's objects made here (`rest`)."""
     summary = _outcome_of(name, batch, result, emitted).summary
     if theirs[2] is not None and pieces is not None:
         summary = {**summary, "changed": len(changed) + theirs[0], "unchanged": unchanged + theirs[1]}
@@ -511,7 +399,9 @@ def _document(
             kept = (batch, context, result, emitted, changed, inputs)
             return _Kept(functools.partial(write_document, [pieces, [theirs[2]]]), kept)
     # The child's share made again here: json writes some piece.
-    their_changed, their_unchanged = changed_against(rest(), inputs)
+    their_changed, their_unchanged = [], 0
+    if share is not None:
+        their_changed, their_unchanged = changed_against(part(context, result, split, 1.0).apply, inputs)
     apply = [obj for _, obj in changed + their_changed]
     summary = {**summary, "changed": len(apply), "unchanged": unchanged + their_unchanged}
     document = {"apply": apply, "delete": emitted.delete, "summary": summary}
@@ -566,40 +456,10 @@ def _share_planned(
     compared with the input objects by key (adapters.run.changes.changed_against): how many
     changed, how many did not, and the changed ones' text as orjson writes a List's items (None
     where json must write one)."""
-    return _compared(inputs, part(context, result, start, stop).apply)
-
-
-def _compared(
-    inputs: Mapping[Key, Mapping[str, Any]], apply: list[dict[str, Any]]
-) -> tuple[int, int, bytes | None]:
-    """Objects compared with the input objects by key (adapters.run.changes.changed_against):
-    how many changed, how many did not, and the changed ones' text as orjson writes a List's
-    items (None where json must write one)."""
-    changed, unchanged = changed_against(apply, inputs)
-    return len(changed), unchanged, _text([obj for _, obj in changed])
-
-
-def _text(objects: list[Mapping[str, Any]]) -> bytes | None:
-    pieces = orjson_items(objects)
-    return None if pieces is None else b"".join(pieces)
-
-
-@dataclass(frozen=True, slots=True)
-class _Compared:
-    """What a kept child makes of its objects (adapters.contract.System.load_kept): called on
-    them, :func:`_compared`'s counts and text; or one object at a time, whether it is unchanged
-    (`unchanged`: as changed_against counts it), then the changed ones' text (`text`)."""
-
-    inputs: Mapping[Key, Mapping[str, Any]]
-
-    def __call__(self, apply: list[dict[str, Any]]) -> tuple[int, int, bytes | None]:
-        return _compared(self.inputs, apply)
-
-    def unchanged(self, obj: Mapping[str, Any]) -> bool:
-        return changes.changed_against((obj,), self.inputs)[1] == 1  # (one object: not a stage)
-
-    def text(self, changed: list[Mapping[str, Any]]) -> bytes | None:
-        return _text(changed)
+    emitted = part(context, result, start, stop)
+    changed, unchanged = changed_against(emitted.apply, inputs)
+    pieces = orjson_items([obj for _, obj in changed])
+    return len(changed), unchanged, None if pieces is None else b"".join(pieces)
 
 
 class NotSeparable(Exception):
