@@ -590,7 +590,11 @@ def _sent(write: Write) -> Write:
     gone (EPIPE) is the error it would be for `write`."""
     owner = getattr(write, "__self__", None)
     target: list[Any] = []
-    if isinstance(owner, io.BufferedWriter | io.FileIO | io.BufferedRandom) and write == owner.write:
+    if (
+        hasattr(os, "sendfile")
+        and isinstance(owner, io.BufferedWriter | io.FileIO | io.BufferedRandom)
+        and write == owner.write
+    ):
         with contextlib.suppress(OSError, ValueError):
             target.append((owner, owner.fileno()))
 
