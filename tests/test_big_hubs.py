@@ -5,6 +5,7 @@ temporary file (not in memory) until the parent takes it."""
 from __future__ import annotations
 
 import mmap
+import os
 import tempfile
 import tracemalloc
 from pathlib import Path
@@ -82,12 +83,76 @@ def test_a_parts_text_is_held_in_a_file_and_comes_back_whole(monkeypatch):
     pieces = [b"a" * 700, b"", memoryview(b"b" * (2 * window)), b"c"]
     held = parts._held(iter(pieces))
     assert len(made) == 1 and not isinstance(held, list)
-    back = list(held)
+    region = next(iter(held))
+    assert isinstance(region, parts._Region) and len(region) == 2 * window + 701
+    back = list(region.views())
     assert b"".join(back) == b"".join(bytes(p) for p in pieces)
     assert [len(p) for p in back] == [window, window, 701]
     # The file's own pages, mapped: not read into this process first.
     assert all(isinstance(p, memoryview) and isinstance(p.obj, mmap.mmap) for p in back)
-    assert made[0].closed
+    del back
+    assert not made[0].closed  # open while its region may be written
+    assert list(held) == [] and made[0].closed
+
+
+def _regions(tmp_path: Path, texts: list[bytes]) -> list[Any]:
+    """Each text held in a file of its own, as a region of it (with a few bytes before it)."""
+    out = []
+    for text in texts:
+        path = tmp_path / f"held{len(list(tmp_path.glob('held*')))}"
+        path.write_bytes(b"xyz" + text)
+        out.append(parts._Region.checked(os.open(path, os.O_RDONLY), 3, len(text)))
+    return out
+
+
+def test_held_regions_go_to_a_files_output_by_the_kernel_in_order(tmp_path, monkeypatch):
+    sent: list[int] = []
+    sendfile = os.sendfile
+
+    def counted(out: int, fd: int, offset: int, size: int) -> int:
+        sent.append(size)
+        return sendfile(out, fd, offset, min(size, 1000))  # the kernel may send less than asked
+
+    monkeypatch.setattr(os, "sendfile", counted)
+    texts = [bytes(range(256)) * 20, b"b" * 3, b"c" * 70_000]
+    pieces = [b"head,", *_regions(tmp_path, texts[:2]), b"mid,", *_regions(tmp_path, texts[2:]), b"end"]
+    out = tmp_path / "out"
+    with open(out, "wb") as file:
+        parts._sending(lambda write: [write(p) for p in pieces])(file.write)
+    assert out.read_bytes() == b"head," + texts[0] + texts[1] + b"mid," + texts[2] + b"end"
+    assert len(sent) == 6 + 1 + 70  # every region sent (at most 1,000 bytes a call), none written
+    # A writer that is no file's gets the same bytes from the mapped files.
+    taken: list[bytes] = []
+    sent.clear()
+    parts._sending(lambda write: [write(p) for p in pieces])(lambda piece: taken.append(bytes(piece)))
+    assert b"".join(taken) == out.read_bytes() and not sent
+
+
+@pytest.mark.parametrize("after", [0, 1500])
+def test_a_region_the_kernel_will_not_send_goes_the_mapped_way(tmp_path, monkeypatch, after):
+    sendfile, calls = os.sendfile, [0]
+
+    def refusing(out: int, fd: int, offset: int, size: int) -> int:
+        calls[0] += 1
+        if calls[0] > after // 1000:
+            raise OSError(22, "Invalid argument")
+        return sendfile(out, fd, offset, min(size, 1000))
+
+    monkeypatch.setattr(os, "sendfile", refusing)
+    texts = [bytes(range(256)) * 20, b"second"]
+    out = tmp_path / "out"
+    with open(out, "wb") as file:
+        parts._sending(lambda write: [write(p) for p in [b"<", *_regions(tmp_path, texts), b">"]])(file.write)
+    assert out.read_bytes() == b"<" + texts[0] + texts[1] + b">"
+    assert calls[0] == after // 1000 + 1  # refused once, then never asked again
+
+
+def test_a_region_to_a_reader_gone_is_a_broken_pipe(tmp_path):
+    (region,) = _regions(tmp_path, [b"x" * 100_000])
+    read, write = os.pipe()
+    os.close(read)
+    with open(write, "wb") as file, pytest.raises(BrokenPipeError):
+        parts._sending(lambda put: put(region))(file.write)
 
 
 def test_a_held_text_comes_back_from_any_place_in_its_file_or_not_at_all(tmp_path, monkeypatch):
