@@ -64,10 +64,6 @@ MAX_SWEEPS = 20
 # 99.99% of the gain over greedy (measured), so a few sweeps of a large batch suffice.
 ASKS_PER_REQUEST, MIN_ASKS = 3, 5000
 _NONE = np.empty(0, dtype=np.int64)
-# A request's Balance-scored copy is kept until its scores change (_Batch.scored), within this many
-# bytes of score arrays (each a full row of the table): a cluster event's batch of 60 to 280
-# coupled requests keeps all of its own; a whole 10,000 x 2,000 hub keeps its latest few hundred.
-KEPT_SCORES_BYTES = 32 << 20
 
 
 @lru_cache(maxsize=256)
@@ -149,7 +145,6 @@ class _Batch:
         table: ClusterTable,
         coupled: Sequence[int],
         base: Sequence[Prepared],
-        keep: bool = False,
     ) -> None:
         self.table = table
         self.coupled = list(coupled)
@@ -174,15 +169,6 @@ class _Batch:
         self.value = 0  # sum of worth x scores, once scoring has begun
         self.scoring = False
         self.most_held = 0  # at least the most decisions any coupled request holds
-        # Per row, the number of the last move that changed its count (`clock` counts them), so
-        # that a request's scores are known unchanged where none of its candidates' counts, its
-        # own holdings nor the busiest count it sees changed since it was scored (`kept`).
-        self.changed = np.full(len(self.totals), -1, dtype=np.int64)
-        self.clock = 0
-        # i -> its scored copy, the busiest count and holdings it was scored on, the clock then,
-        # and its best response on those scores where known (`remember`)
-        self.kept: dict[int, tuple[Prepared, int, np.ndarray, int, Solution | None]] = {}
-        self.kept_bytes = 0 if keep else KEPT_SCORES_BYTES  # keep: the best-response search reads them
         # Every coupled request's picks side by side in fixed slots (-1: empty), so that rescoring
         # them all is one vectorised pass with no per-request Python.
         sizes = [
@@ -213,11 +199,11 @@ class _Batch:
         busiest = np.flatnonzero(self.totals == most)
         return most - 1 if len(busiest) <= len(held) and _among(busiest, held).all() else most
 
-    def bonus(self, i: int, rows: np.ndarray, most: int | None = None) -> np.ndarray:
+    def bonus(self, i: int, rows: np.ndarray) -> np.ndarray:
         """Request i's weighted balance scores on `rows`, against the others as they stand:
         2 * trunc(100 * (0.5 - n / m)) for the others' n decisions on a row, read off a table of
-        the m + 1 values (m: `most`, where the caller has it, the busiest count it sees)."""
-        lookup = _table_of(max(self.most_seen_by(i) if most is None else most, 0))
+        the m + 1 values."""
+        lookup = _table_of(max(self.most_seen_by(i), 0))
         return self.weight[i] * lookup[self.totals[rows] - _among(rows, self.members.get(i, _NONE))]
 
     def pick_values(self, i: int, rows: np.ndarray) -> np.ndarray:
@@ -230,55 +216,16 @@ class _Batch:
     def scored(self, i: int) -> Prepared:
         """Request i with its balance scores against the others as they stand (itself where its
         Balance weight is 0: its scores are its own whatever the others hold). Scored on its
-        candidates only: nothing reads a score of a cluster it cannot pick.
-
-        The same object as last time where its scores cannot have changed since: no candidate's
-        count moved, it holds the same rows and sees the same busiest count (its scores read
-        nothing else). So a best response asked again on it is known (_Responses), and the
-        settle reads the scores its last ask made (measured on the 10k x 2k hub's cluster events:
-        1,100 of 1,226 settled requests, 648 of 1,387 asks)."""
+        candidates only: nothing reads a score of a cluster it cannot pick."""
         p = self.base[i]
         if not self.weight[i]:
             return p
         candidates = self.candidates.get(i)
         if candidates is None:
             candidates = self.candidates[i] = p.candidates
-        most, held = self.most_seen_by(i), self.members.get(i, _NONE)
-        kept = self.kept.get(i)
-        if kept is not None:
-            scored, kept_most, kept_held, at, _ = kept
-            if (
-                kept_most == most
-                and (at == self.clock or not len(candidates) or int(self.changed[candidates].max()) < at)
-                and np.array_equal(kept_held, held)
-            ):
-                return scored
-            self.kept_bytes -= scored.affinity.nbytes
-            del self.kept[i]
         affinity = p.affinity.copy()
-        affinity[candidates] += self.bonus(i, candidates, most)
-        scored = p.scored_as(affinity)
-        if self.kept_bytes + affinity.nbytes <= KEPT_SCORES_BYTES:
-            self.kept[i] = (scored, most, held, self.clock, None)
-            self.kept_bytes += affinity.nbytes
-        return scored
-
-    def forget(self) -> None:
-        """Let go of the kept scores (the search is done, the settle has read them): a request's
-        scores of every cluster are not kept past its report."""
-        self.kept.clear()
-        self.kept_bytes = KEPT_SCORES_BYTES
-
-    def remember(self, i: int, scored: Prepared, answer: Solution) -> None:
-        """Request i's best response on `scored` (what `scored(i)` gave), while those scores are kept."""
-        kept = self.kept.get(i)
-        if kept is not None and kept[0] is scored:
-            self.kept[i] = (*kept[:4], answer)
-
-    def known(self, i: int, scored: Prepared) -> Solution | None:
-        """Request i's best response on `scored`, where remembered."""
-        kept = self.kept.get(i)
-        return kept[4] if kept is not None and kept[0] is scored else None
+        affinity[candidates] += self.bonus(i, candidates)
+        return p.scored_as(affinity)
 
     def scored_on(self, i: int, rows: list[int]) -> Prepared:
         """Request i as `scored` gives it, for what reads only the scores of `rows` (its
@@ -295,8 +242,7 @@ class _Batch:
     def copy(self) -> _Batch:
         """An independent state as this one stands (what moves change is copied, the rest shared)."""
         other = copy.copy(self)
-        other.totals, other.flat, other.changed = self.totals.copy(), self.flat.copy(), self.changed.copy()
-        other.kept = dict(self.kept)
+        other.totals, other.flat = self.totals.copy(), self.flat.copy()
         other.members, other.picks = dict(self.members), dict(self.picks)
         other.candidates, other.scores = dict(self.candidates), list(self.scores)
         other.holders = {row: set(at) for row, at in self.holders.items()}
@@ -309,9 +255,6 @@ class _Batch:
         """Before anything is decided: request i holds these rows (they count, nothing is scored)."""
         self.totals[rows] += 1  # rows are distinct: no ufunc.at needed
         self.members[i] = rows
-        if len(rows):
-            self.changed[rows] = self.clock
-            self.clock += 1
         k = self.position.get(i)
         if k is not None:
             for row in rows.tolist():
@@ -325,15 +268,6 @@ class _Batch:
         self.totals[old] -= 1
         self.totals[rows] += 1
         self.members[i] = rows
-        changed = _NONE  # the rows whose count changed (scoring: the busiest count's upkeep reads them)
-        if len(old) != len(rows) or not (old == rows).all():
-            if self.scoring:
-                changed = np.setxor1d(old, rows)
-                self.changed[changed] = self.clock
-            else:  # the greedy pass and the starts: both (a row in both is marked, not changed)
-                self.changed[old] = self.clock
-                self.changed[rows] = self.clock
-            self.clock += 1
         k = self.position.get(i)
         if k is not None:
             for row in old.tolist():
@@ -357,8 +291,8 @@ class _Batch:
             # The busiest count is as it was: only the requests picking a changed cluster, the
             # mover, and those now holding (or no longer holding) every busiest cluster see
             # different scores.
-            picking = (self.holders.get(r, ()) for r in changed.tolist())
-            affected = set().union(*picking, self.limits[1] ^ before[1])
+            changed = np.setxor1d(old, rows).tolist()
+            affected = set().union(*(self.holders.get(r, ()) for r in changed), self.limits[1] ^ before[1])
             if k is not None:
                 affected.add(k)
             self._rescore(sorted(affected))
@@ -472,7 +406,8 @@ class Balance:
         self.bound = bound
         self.respond_as_upstream, self.best_response, self.explain = greedy, best_response, explain
         self.deadline, self.on_sweep = deadline, on_sweep
-        # greedy_is_best(q): where `greedy`'s answer to q is its best response too (the same solve).
+        # greedy_is_best(q): where `greedy`'s answer to q is its best response too (the same
+        # solve), whose proven value is then that answer's objective.
         self.responses = (
             _Responses(best_response, prepared, table, greedy_is_best) if best_response is not None else None
         )
@@ -492,11 +427,10 @@ class Balance:
             if self.responses is None:
                 self.reported[i] = to_result(scored, self.table, solution)
             else:
-                self.responses.greedy(i, state, scored, solution)
+                self.responses.greedy(i, scored, solution)
             return solution
 
-        keep = self.responses is not None
-        return Answer(*_decide(self.prepared, self.table, self.coupled, self.fixed, as_upstream, keep))
+        return Answer(*_decide(self.prepared, self.table, self.coupled, self.fixed, as_upstream))
 
     def joint(self, part: list[int], greedy: Answer) -> Answer:
         """Best responses from the best start by the batch objective: greedy's answer, or what the
@@ -571,7 +505,6 @@ class Balance:
             )
         if self.best_response is not None and self.bound:
             tighten(out, state, self.prepared)
-        state.forget()
         answer.settled = out
         return out
 
@@ -582,12 +515,10 @@ def _decide(
     coupled: Sequence[int],
     fixed: dict[int, Solution],
     choose: Callable[[int, _Batch], Solution],
-    keep: bool = False,
 ) -> tuple[_Batch, dict[int, Solution]]:
     """A batch state where every request first holds what it held, then, in batch order, each
-    coupled request takes `choose(i, state)` and every other its fixed solution (`keep`: the
-    state keeps each request's scores while they hold, _Batch.scored)."""
-    state = _Batch(table, coupled, prepared, keep)
+    coupled request takes `choose(i, state)` and every other its fixed solution."""
+    state = _Batch(table, coupled, prepared)
     for i, p in enumerate(prepared):
         state.hold(i, holdings(p, table, state.absent))
     answers: dict[int, Solution] = {}
@@ -730,7 +661,7 @@ def _improve(
                 return True
             budget -= 1
             scored = state.scored(i)
-            candidate = responses.answer(i, state, scored, state.scales[i])
+            candidate = responses.answer(i, scored, state.scales[i])
             asks[i] = _Ask.of(state, i, scored, candidate)
             moved = accept(i, candidate)
             asked[i] = moves
@@ -744,12 +675,12 @@ class _Responses:
     """The coupled requests' best responses, each request's answer on its own scores remembered: a
     request with a Balance weight of 0 is asked as prepared, the same object, every time (its scores
     are its own whatever the others hold), and so is the settle's ceiling of every request; asked
-    again so, it gives the same answer. An answer on scores the Balance search made is remembered
-    while the batch keeps those scores (_Batch.scored gives the same object again where they cannot
-    have changed: `answer`). Greedy's answer is remembered too where it is the best response
-    (`greedy_is_best`, the caller's: solver.api answers a request that needs no search with greedy's
-    own solve), so that a request whose scores did not change since its greedy turn is not asked
-    again. Not where a CP-SAT search answers (a request under spread with no closed form): each
+    again so, it gives the same answer. Its greedy turn is on those scores too: where greedy's
+    answer is its best response (`greedy_is_best`, the caller's: solver.api answers a request
+    needing no search with greedy's own solve), that answer is remembered and the search's asks
+    solve nothing. Scores the Balance search made are asked afresh (asked again on equal scores:
+    2 of 4,635 over the first 30 events of the 10k x 2k hub, not worth a copy of every request's
+    scores). Not where a CP-SAT search answers (a request under spread with no closed form): each
     search counts as a model, and a wall-clock cut may answer otherwise."""
 
     def __init__(
@@ -761,50 +692,44 @@ class _Responses:
     ) -> None:
         self.respond, self.prepared, self.table = respond, prepared, table
         self.greedy_is_best = greedy_is_best
-        self.own: dict[int, tuple[Solution, int | None]] = {}  # value None: not asked yet (greedy's)
+        self.own: dict[int, tuple[Solution, int | None]] = {}  # value None: greedy's, not yet asked
 
-    def remembers(self, i: int) -> bool:
-        """Whether request i's best response may be remembered: no CP-SAT search answers it."""
+    def _remembers(self, i: int) -> bool:
         base = self.prepared[i]
         return not (base.request.spread and not closed_form(base, self.table))
 
-    def greedy(self, i: int, state: _Batch, scored: Prepared, solution: Solution) -> None:
-        """Greedy's answer to request i scored as `scored` (state.scored(i)), remembered as its best
-        response where it is one."""
-        if self.greedy_is_best is None or not self.greedy_is_best(scored) or not self.remembers(i):
-            return
-        if scored is self.prepared[i]:
+    def greedy(self, i: int, p: Prepared, solution: Solution) -> None:
+        """Greedy's answer to request i scored as `p`: remembered where `p` is the request as
+        prepared and that answer is its best response."""
+        gives = self.greedy_is_best is not None and self.greedy_is_best(p)
+        if p is self.prepared[i] and gives and self._remembers(i):
             self.own.setdefault(i, (solution, None))
-        else:
-            state.remember(i, scored, solution)
 
-    def answer(self, i: int, state: _Batch, p: Prepared, scale: Scale) -> Solution:
-        """The best response of request i scored as `p` (state.scored(i)): the answer alone, what
-        the Balance search reads."""
-        if not self.remembers(i):
+    def answer(self, i: int, p: Prepared, scale: Scale) -> Solution:
+        """The best response of request i scored as `p`, the answer alone (what the search reads)."""
+        base = self.prepared[i]
+        if p is not base or not self._remembers(i):
             return self.respond(p, scale)[0]
-        if p is self.prepared[i]:
-            own = self.own.get(i)
-            if own is None:
-                own = self.own[i] = self.respond(p, scale)
-            return own[0]
-        known = state.known(i, p)
-        if known is None:
-            known, _ = self.respond(p, scale)
-            state.remember(i, p, known)
-        return known
+        own = self.own.get(i)
+        if own is None:
+            own = self.own[i] = self.respond(p, scale)
+        return own[0]
 
     def ask(self, i: int, p: Prepared, scale: Scale) -> tuple[Solution, int]:
         """The best response of request i scored as `p` (the request as prepared, or scored by
         the Balance search), and its value."""
         base = self.prepared[i]
-        if p is not base or not self.remembers(i):
+        if p is not base or not self._remembers(i):
             return self.respond(p, scale)
         own = self.own.get(i)
         if own is None:
             own = self.own[i] = self.respond(p, scale)
-        elif own[1] is None:  # greedy's answer: the same solve, its value not made then
-            own = self.own[i] = (own[0], self.respond(p, scale)[1])
+        elif own[1] is None:  # greedy's answer: its value, the objective it proves optimal
+            chosen = own[0]
+            own = self.own[i] = (
+                chosen,
+                combine(evaluate(p, self.table, scale, chosen.kept, chosen.picks), scale.spans),
+            )
         return own  # type: ignore[return-value]
 
     def of(self, i: int) -> Respond:
