@@ -346,6 +346,8 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
             deadline=deadline,
             on_sweep=sweep,
             bound=options.bound,
+            # best_response answers a request needing no search with greedy's own solve (limit 0)
+            greedy_is_best=lambda q: not _needs_search(q),
         )
         for part, answer in decide(balance, options.mode == "optimal"):
             for i, settled in balance.settle(part, answer).items():

@@ -398,6 +398,7 @@ class Balance:
         deadline: float,
         on_sweep: Callable[[int, int], None] | None = None,
         bound: bool = True,
+        greedy_is_best: Callable[[Prepared], bool] | None = None,
     ) -> None:
         self.prepared, self.table, self.coupled, self.fixed = prepared, table, list(coupled), fixed
         # The proven bound asked (solver.api.SolveOptions.bound): without it the settle makes
@@ -405,7 +406,11 @@ class Balance:
         self.bound = bound
         self.respond_as_upstream, self.best_response, self.explain = greedy, best_response, explain
         self.deadline, self.on_sweep = deadline, on_sweep
-        self.responses = _Responses(best_response, prepared, table) if best_response is not None else None
+        # greedy_is_best(q): where `greedy`'s answer to q is its best response too (the same
+        # solve), whose proven value is then that answer's objective.
+        self.responses = (
+            _Responses(best_response, prepared, table, greedy_is_best) if best_response is not None else None
+        )
         self.time_limited = False  # the wall clock cut the search
         # Greedy mode: each request's result as greedy scored it (its scores when it was decided).
         self.reported: dict[int, RequestResult] = {}
@@ -419,8 +424,10 @@ class Balance:
         def as_upstream(i: int, state: _Batch) -> Solution:
             scored = state.scored(i)
             solution = self.respond_as_upstream(scored)
-            if self.best_response is None:
+            if self.responses is None:
                 self.reported[i] = to_result(scored, self.table, solution)
+            else:
+                self.responses.greedy(i, scored, solution)
             return solution
 
         return Answer(*_decide(self.prepared, self.table, self.coupled, self.fixed, as_upstream))
@@ -654,7 +661,7 @@ def _improve(
                 return True
             budget -= 1
             scored = state.scored(i)
-            candidate, _ = responses.ask(i, scored, state.scales[i])
+            candidate = responses.answer(i, scored, state.scales[i])
             asks[i] = _Ask.of(state, i, scored, candidate)
             moved = accept(i, candidate)
             asked[i] = moves
@@ -668,25 +675,62 @@ class _Responses:
     """The coupled requests' best responses, each request's answer on its own scores remembered: a
     request with a Balance weight of 0 is asked as prepared, the same object, every time (its scores
     are its own whatever the others hold), and so is the settle's ceiling of every request; asked
-    again so, it gives the same answer. Scores the Balance search made are asked afresh (asked
-    again on equal scores: 2 of 4,635 over the first 30 events of the 10k x 2k hub, not worth a
-    copy of every request's scores). Not where a CP-SAT search answers (a request under spread
-    with no closed form): each search counts as a model, and a wall-clock cut may answer otherwise."""
+    again so, it gives the same answer. Its greedy turn is on those scores too: where greedy's
+    answer is its best response (`greedy_is_best`, the caller's: solver.api answers a request
+    needing no search with greedy's own solve), that answer is remembered and the search's asks
+    solve nothing. Scores the Balance search made are asked afresh (asked again on equal scores:
+    2 of 4,635 over the first 30 events of the 10k x 2k hub, not worth a copy of every request's
+    scores). Not where a CP-SAT search answers (a request under spread with no closed form): each
+    search counts as a model, and a wall-clock cut may answer otherwise."""
 
-    def __init__(self, respond: Respond, prepared: Sequence[Prepared], table: ClusterTable) -> None:
+    def __init__(
+        self,
+        respond: Respond,
+        prepared: Sequence[Prepared],
+        table: ClusterTable,
+        greedy_is_best: Callable[[Prepared], bool] | None = None,
+    ) -> None:
         self.respond, self.prepared, self.table = respond, prepared, table
-        self.own: dict[int, tuple[Solution, int]] = {}
+        self.greedy_is_best = greedy_is_best
+        self.own: dict[int, tuple[Solution, int | None]] = {}  # value None: greedy's, not yet asked
+
+    def _remembers(self, i: int) -> bool:
+        base = self.prepared[i]
+        return not (base.request.spread and not closed_form(base, self.table))
+
+    def greedy(self, i: int, p: Prepared, solution: Solution) -> None:
+        """Greedy's answer to request i scored as `p`: remembered where `p` is the request as
+        prepared and that answer is its best response."""
+        gives = self.greedy_is_best is not None and self.greedy_is_best(p)
+        if p is self.prepared[i] and gives and self._remembers(i):
+            self.own.setdefault(i, (solution, None))
+
+    def answer(self, i: int, p: Prepared, scale: Scale) -> Solution:
+        """The best response of request i scored as `p`, the answer alone (what the search reads)."""
+        base = self.prepared[i]
+        if p is not base or not self._remembers(i):
+            return self.respond(p, scale)[0]
+        own = self.own.get(i)
+        if own is None:
+            own = self.own[i] = self.respond(p, scale)
+        return own[0]
 
     def ask(self, i: int, p: Prepared, scale: Scale) -> tuple[Solution, int]:
         """The best response of request i scored as `p` (the request as prepared, or scored by
-        the Balance search)."""
+        the Balance search), and its value."""
         base = self.prepared[i]
-        if p is not base or (base.request.spread and not closed_form(base, self.table)):
+        if p is not base or not self._remembers(i):
             return self.respond(p, scale)
-        answer = self.own.get(i)
-        if answer is None:
-            answer = self.own[i] = self.respond(p, scale)
-        return answer
+        own = self.own.get(i)
+        if own is None:
+            own = self.own[i] = self.respond(p, scale)
+        elif own[1] is None:  # greedy's answer: its value, the objective it proves optimal
+            chosen = own[0]
+            own = self.own[i] = (
+                chosen,
+                combine(evaluate(p, self.table, scale, chosen.kept, chosen.picks), scale.spans),
+            )
+        return own  # type: ignore[return-value]
 
     def of(self, i: int) -> Respond:
         """Request i's best response as a function of the request and its scale (the ceiling's)."""
