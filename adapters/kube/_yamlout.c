@@ -152,7 +152,8 @@ static int sequence(Writer *w, PyObject *items, Py_ssize_t indent, int depth, in
 /* codec._body: a non-empty mapping's entries, rendered once per object and indentation. */
 static int body(Writer *w, PyObject *d, Py_ssize_t indent, int depth) {
     unsigned long long at = (uintptr_t)d;
-    if (indent >= 1 << 16 || at >> 48) return mapping(w, d, indent, depth); /* no memo key: as is */
+    /* Held by its container and the caller's reference alone, it stands nowhere else: no memo. */
+    if (Py_REFCNT(d) <= 2 || indent >= 1 << 16 || at >> 48) return mapping(w, d, indent, depth);
     PyObject *key = PyLong_FromUnsignedLongLong(at << 16 | (unsigned long long)indent);
     if (!key) return -1;
     PyObject *text = PyDict_GetItemWithError(w->memo, key);
