@@ -604,13 +604,7 @@ def dump_yaml_pieces(objects: Iterable[Any], fallback: Callable[[Any], str], siz
     memo: dict[Any, str] = {}
     count = 0
     for obj in objects:
-        out.append("---\n")
-        mark = len(out)
-        try:
-            _document(obj, out, memo)
-        except Unhandled:
-            del out[mark:]
-            out.append(fallback(obj))
+        _document_or(fallback, obj, out, memo)
         count += 1
         if count == size:
             yield "".join(out)
@@ -620,6 +614,48 @@ def dump_yaml_pieces(objects: Iterable[Any], fallback: Callable[[Any], str], siz
                 memo.clear()
     if out or not size:
         yield "".join(out)
+
+
+def encode_yaml_pieces(objects: Iterable[Any], fallback: Callable[[Any], str], size: int) -> Iterator[bytes]:
+    """:func:`dump_yaml_pieces`' pieces in UTF-8, the same bytes: written by the compiled writer
+    (``_yamlout``, built from adapters/kube/_yamlout.c) where it is built and `objects` is a list
+    or tuple; each document it leaves (anything but plain dicts, lists, strings, integers,
+    booleans and None; whatever this module's writer leaves to `fallback`) is written here."""
+    if _yamlout is None or type(objects) not in (list, tuple):
+        for text in dump_yaml_pieces(objects, fallback, size):
+            yield text.encode("utf-8")
+        return
+    objects = objects if type(objects) is list else list(objects)
+    memo: dict[int, bytes] = {}  # the compiled writer's rendered mappings, by identity and indent
+    own_memo: dict[Any, str] = {}  # this module's, for the documents it writes
+    total = len(objects)
+    for start in range(0, total, size) if size else (0,):
+        stop = min(start + size, total) if size else total
+        parts: list[bytes] = []
+        at = start
+        while at < stop:
+            data, at = _yamlout.render(objects, at, stop, memo, _C_STRINGS, _C_KEYS)
+            parts.append(data)
+            if at < stop:  # a document the compiled writer leaves to this one
+                out: list[str] = []
+                _document_or(fallback, objects[at], out, own_memo)
+                parts.append("".join(out).encode("utf-8"))
+                at += 1
+        yield b"".join(parts)
+        for kept in (memo, own_memo):
+            if len(kept) > _MEMO_LIMIT:
+                kept.clear()
+
+
+def _document_or(fallback: Callable[[Any], str], obj: Any, out: list[str], memo: dict) -> None:
+    """``---`` and the document, or what `fallback` writes of it when this writer leaves it."""
+    out.append("---\n")
+    mark = len(out)
+    try:
+        _document(obj, out, memo)
+    except Unhandled:
+        del out[mark:]
+        out.append(fallback(obj))
 
 
 # Past this many texts kept by identity the memo is let go between pieces: a stream of a million
@@ -651,6 +687,9 @@ _HEADS: dict[str, dict[str, str]] = {}
 _TAILS: dict[str, str] = {}
 _HEADS_LIMIT = 1 << 14
 _TAILS_LIMIT = 1 << 18
+# The compiled writer's: rendered strings and keys by value, in UTF-8, bounded alike.
+_C_STRINGS: dict[str, bytes] = {}
+_C_KEYS: dict[str, bytes] = {}
 
 
 def forget_memos() -> None:
@@ -660,8 +699,8 @@ def forget_memos() -> None:
     hundreds of MB a worker before its next part is read)."""
     for memo in (_string, _key, _plain_tag):
         memo.cache_clear()
-    _TAILS.clear()
-    _HEADS.clear()
+    for kept in (_TAILS, _HEADS, _C_STRINGS, _C_KEYS):
+        kept.clear()
 
 
 def _mapping(obj: dict[str, Any], indent: str, out: list[str], memo: dict) -> None:
@@ -818,6 +857,15 @@ class Template:
             self._mapping_heads.append((f"{head[:-1]}\n{deeper}", deeper))
             start = end + 1  # past the hole's line break, which render writes
         self._tail = text[start:]
+        # The same in UTF-8 for the compiled writer: argument positions, scalar heads, mapping
+        # heads, mapping indents, tail.
+        self._prepared = (
+            tuple(self._order),
+            tuple(head.encode() for head in self._scalar_heads),
+            tuple(head.encode() for head, _ in self._mapping_heads),
+            tuple(len(deeper) for _, deeper in self._mapping_heads),
+            self._tail.encode(),
+        )
 
     def fill(self, *values: Any) -> Shaped:
         """The object `build` makes of `values` (its arguments, in order), marked for rendering
@@ -844,3 +892,23 @@ class Template:
             parts.append("\n")
         parts.append(self._tail)
         return "".join(parts)
+
+
+# ============================================================================ the compiled writer
+
+try:  # built from _yamlout.c by `pip install .` or `python setup.py build_ext --inplace`
+    from adapters.kube import _yamlout
+except ImportError:  # no compiler where it was installed: the same bytes, written above
+    _yamlout = None
+else:
+    _yamlout.configure(
+        _string,
+        _key,
+        Unhandled,
+        Shaped,
+        "".join(sorted(_UNTYPED_STARTS)),
+        _TAILS_LIMIT,
+        _HEADS_LIMIT,
+        _MAX_PLAIN,
+        _SHARED_MIN,
+    )

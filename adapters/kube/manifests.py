@@ -843,8 +843,7 @@ _YAML_PIECE = 1024
 def yaml_items(objects: Sequence[Mapping[str, Any]]) -> Iterator[bytes]:
     """The documents of `objects` in a YAML stream, in pieces, made in this process: runs of them
     joined are the stream of their objects joined (:func:`write_yaml_stream` writes its runs so)."""
-    for text in codec.dump_yaml_pieces(objects, _dump_yaml, _YAML_PIECE):
-        yield text.encode("utf-8")
+    return codec.encode_yaml_pieces(objects, _dump_yaml, _YAML_PIECE)
 
 
 def _dump_yaml(obj: Mapping[str, Any]) -> str:
