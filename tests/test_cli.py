@@ -252,6 +252,30 @@ def test_outputs_that_cannot_express_deletions_say_how_many_there_are(tmp_path, 
     assert run_cli(solve_args([write_yaml(tmp_path / "fleet.yaml", SAMPLE)], "optimal", output)).stderr == ""
 
 
+CUT_NOTE = (
+    "note: the wall clock (--time-limit 2.5 s) cut a search: this answer may differ from an uncut "
+    "run's; a longer limit gives the deterministic one\n"
+)
+
+
+@pytest.mark.parametrize("cut", [True, False])
+def test_a_search_the_wall_clock_cut_is_said(tmp_path, monkeypatch, cut):
+    # Searches end on their deterministic budget; where the clock cut one (a loaded machine), the
+    # objects written cannot say so and may differ from an uncut run's: the command says it.
+    real = pipeline.schedule_rendered
+
+    def reported(*args, **kwargs):
+        outcome, rendered = real(*args, **kwargs)
+        outcome.summary["time_limited"] = cut
+        return outcome, rendered
+
+    monkeypatch.setattr(pipeline, "schedule_rendered", reported)
+    path = write_yaml(tmp_path / "hub.yaml", _superseded())
+    result = run_cli([*solve_args([path], "optimal", "yaml"), "--time-limit", "2.5"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == DELETES_NOTE.format(4, "yaml") + (CUT_NOTE if cut else "")
+
+
 @pytest.mark.parametrize("output", ["yaml", "json", "plan"])
 def test_the_demo_says_so_too(output):
     result = run_cli(["demo", "--system", "openmcp", "-o", output])  # the old mcp request's cluster goes

@@ -645,3 +645,35 @@ def test_the_looks_stubs_are_routed_by_kind_and_api_version() -> None:
     assert parts._routed([None, {"apiVersion": "v1", "kind": "ConfigMap"}]) is None
     with pytest.raises(TypeError):  # an unhashable kind: _planned then reads the file as ever
         parts._routed([{"apiVersion": "v1", "kind": ["a"]}])
+
+
+# ------------------------------------------------------------------------ a search the clock cut
+
+
+def cut_parts(path: str, cut: bool) -> list[Any]:
+    """Whether the parts' run says the wall clock cut a search, the solves of the parts a forked
+    child makes (it sees the same patch) made to report `cut` and this process's not, and whether
+    its output's bytes are unchanged."""
+    real = parts.schedule_part
+    here = os.getpid()
+
+    def reported(*args: Any, **kwargs: Any) -> Any:
+        outcome = real(*args, **kwargs)
+        outcome.summary["time_limited"] = cut and os.getpid() != here
+        return outcome
+
+    fleet_load.CUT_PLACEMENTS = 2
+    fleet_load.CUT_CLUSTERS_PER_PLACEMENT = 1 << 30
+    parts.schedule_part = reported
+    parted = parts.schedule_in_parts(
+        from_objects(_read(path), "hub"), now=NOW_TIME, options=SolveOptions(), config=None, output=_JSON
+    )
+    out: list[bytes] = []
+    parted.write(out.append)
+    return [parted.time_limited, b"".join(bytes(piece) for piece in out) == _whole(_read(path), "json")]
+
+
+@pytest.mark.parametrize("cut", [True, False])
+def test_the_parts_say_whether_the_wall_clock_cut_a_search(tmp_path, cut):
+    # The objects to write (YAML, JSON) cannot say it; the command's note reads Parted.time_limited.
+    assert _fresh("cut_parts", _written(tmp_path, _hub(3)), cut) == [cut, True]

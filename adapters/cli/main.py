@@ -180,6 +180,7 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
             if parted is not None:
                 _retain(parted)
                 _note_deletions(parted.deletions, output)
+                _note_time_limited(parted.time_limited, time_limit)
                 return parted.write
             reading = start_reading(list(paths), stdin=sys.stdin, reads=reads)
             from adapters.cli.progress import TerminalProgress
@@ -204,6 +205,7 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
                 if parted is not None:
                     _retain(manifests, parted)
                     _note_deletions(parted.deletions, output)
+                    _note_time_limited(parted.time_limited, time_limit)
                     return parted.write
             if output == "plan":  # a large input's objects emitted on two cores, where its system can
                 written = plan_shared(manifests, now=now, options=options, config=config)
@@ -216,6 +218,7 @@ def solve(paths, mode, now_text, seed, time_limit, configs, output, quiet) -> No
             _retain(manifests, outcome, rendered)
             _note_nothing_read(outcome)
             _note_deletions(len(outcome.delete), output)
+            _note_time_limited(bool(outcome.summary.get("time_limited")), time_limit)
             return rendered
 
     guard(run)
@@ -266,6 +269,17 @@ def _note_deletions(count: int, output: str) -> None:
         objects = f"{count} object{'' if count == 1 else 's'}"
         listed = "-o plan and -o diff list them"
         note(f"this run also deletes {objects}, which -o {output} cannot express; {listed}")
+
+
+def _note_time_limited(cut: bool, time_limit: float) -> None:
+    """Searches end on their deterministic budget; the wall clock is a safety net. Where it cut
+    one (a loaded machine, a short limit), the answer may differ from an uncut run's: say so
+    (-o plan's summary says it too, as time_limited)."""
+    if cut:
+        note(
+            f"the wall clock (--time-limit {time_limit:g} s) cut a search: this answer may differ "
+            "from an uncut run's; a longer limit gives the deterministic one"
+        )
 
 
 def _note_nothing_read(outcome: Outcome) -> None:

@@ -84,12 +84,14 @@ class Format:
 @dataclass(frozen=True, slots=True)
 class Parted:
     """The output's writer (the first part's text made here as it is written, the others passed
-    on from their children), the first part's outcome, and how many objects the parts delete
-    together (which the objects to write, YAML's and JSON's text, do not hold)."""
+    on from their children), the first part's outcome, how many objects the parts delete
+    together (which the objects to write, YAML's and JSON's text, do not hold), and whether the
+    wall clock cut any part's search (which they do not say either)."""
 
     write: Writer
     first: Outcome
     deletions: int
+    time_limited: bool = False
 
 
 def schedule_in_parts(
@@ -159,6 +161,7 @@ def _scheduled(job: _Job) -> Parted | None:
         every_fact: list[Any] = []
         every_section: list[list[Pieces]] = []
         deletions = 0
+        cut = False
         # The objects each part reads (the shared aside), writes or deletes must be its own: then
         # no part's answer could have told another's apart (module note).
         seen = np.empty(0, dtype=np.int64)
@@ -167,6 +170,7 @@ def _scheduled(job: _Job) -> Parted | None:
             for index in earlier:
                 status, sections = _made(job, index)[1:]
                 seen, deletions = _claimed(seen, deletions, status)
+                cut |= status[2]
                 every_fact.append(status[-1])
                 every_section.append([_held(section) for section in sections])
                 del sections
@@ -174,6 +178,7 @@ def _scheduled(job: _Job) -> Parted | None:
             # The run's last part: its text made as it is written (its objects kept until then).
             first, status, sections = _made(job, last)
         seen, deletions = _claimed(seen, deletions, status)
+        cut |= status[2]
         every_fact.append(status[-1])
         every_section.append(sections)
         for each, spill in zip(streams, spills, strict=True):
@@ -184,6 +189,7 @@ def _scheduled(job: _Job) -> Parted | None:
                 raise _Failed
             for status in statuses:
                 seen, deletions = _claimed(seen, deletions, status)
+                cut |= status[2]
                 every_fact.append(status[-1])
             # The messages are taken in order: each part's first section, then its second, ...
             every_section += [[_section(messages, spill) for _ in sections] for _ in statuses]
@@ -197,7 +203,7 @@ def _scheduled(job: _Job) -> Parted | None:
         for each in streams[len(taken) :]:
             each.cancel()
         return None
-    return Parted(write, first, deletions)
+    return Parted(write, first, deletions, cut)
 
 
 def _let_go() -> None:
@@ -210,7 +216,7 @@ def _let_go() -> None:
 
 # A part's status: the objects it reads (the shared aside), writes and deletes (_hashed), how
 # many it deletes, and its facts (marshal-able: a child sends it).
-Status = tuple[bytes, int, Any]
+Status = tuple[bytes, int, bool, Any]
 
 
 def _made(job: _Job, index: int) -> tuple[Outcome, Status, list[Pieces]]:
@@ -220,7 +226,8 @@ def _made(job: _Job, index: int) -> tuple[Outcome, Status, list[Pieces]]:
     outcome = schedule_part(job.system, read, now=job.now, options=job.options, config=job.config)
     facts, sections = job.output.share(outcome, read)
     touched = _identities(m.obj for m in own) | _identities(outcome.apply) | _deleted(outcome.delete)
-    return outcome, (_hashed(touched), len(outcome.delete), facts), sections
+    cut = bool(outcome.summary.get("time_limited"))
+    return outcome, (_hashed(touched), len(outcome.delete), cut, facts), sections
 
 
 def _hashed(identities: set[Any]) -> bytes:
@@ -235,7 +242,7 @@ def _hashed(identities: set[Any]) -> bytes:
 def _claimed(seen: np.ndarray, deletions: int, status: Status) -> tuple[np.ndarray, int]:
     """What the parts so far read, write or delete with this part's (_hashed, sorted), and how
     many they delete; _Failed where this part touches an object an earlier one did."""
-    touched, deleting, _ = status
+    touched, deleting, _, _ = status
     # Both hold each hash once: one that is in both is twice in the two sorted together (which
     # takes a hundredth of np.union1d's time with a million hashes).
     joined = np.concatenate((seen, np.frombuffer(touched, dtype=np.int64)))
