@@ -616,7 +616,7 @@ def test_a_parts_hashes_are_each_once_sorted_and_none_for_nothing_touched() -> N
     hashes = np.frombuffer(parts._hashed(identities), dtype=np.int64)
     assert sorted(set(hashes.tolist())) == hashes.tolist() and len(hashes) == 40
     assert parts._hashed(set()) == b""
-    seen, _ = parts._claimed(np.empty(0, dtype=np.int64), 0, (b"", 0, None))
+    seen, _ = parts._claimed(np.empty(0, dtype=np.int64), 0, (b"", 0, False, None))
     assert len(seen) == 0
 
 
