@@ -918,20 +918,7 @@ def test_the_cel_outcomes_judged_on_the_changed_clusters_are_those_judged_over_t
             for trait, outcome in again.items():
                 old = out[trait].matched or frozenset()
                 out[trait] = load_module.CelOutcome((old - wanted) | (outcome.matched or frozenset()))
-        touched = set(wanted)
-        for trait in set(out) | set(self.cel):
-            was, now = self.cel.get(trait), out.get(trait)
-            if was is not now:
-                touched |= ((was.matched if was else None) or frozenset()) ^ (
-                    (now.matched if now else None) or frozenset()
-                )
-        self.journal.assign(self, "cel", out)
-        for name in touched:
-            found = frozenset(t for t, o in out.items() if o.matched and name in o.matched)
-            if found:
-                self.journal.set(self.cel_of, name, found)
-            else:
-                self.journal.pop(self.cel_of, name)
+        self._take_cel(out, wanted)
 
     monkeypatch.setattr(OcmLive, "_recompute_cel", rebuilt)
     assert fast == _deltas(mode, 0, 60)

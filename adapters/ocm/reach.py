@@ -544,7 +544,12 @@ class OcmLive:
                 new = outcome.matched or frozenset()
                 if any((name in old) != (name in new) for name in wanted):
                     out[trait] = CelOutcome((old - wanted) | new)
-        touched = set(wanted)  # the clusters whose outcomes may differ
+        self._take_cel(out, wanted)
+
+    def _take_cel(self, out: dict[str, CelOutcome], wanted: set[str]) -> None:
+        """The outcomes `out` kept, and each cluster's CEL traits made again where `wanted` or
+        an outcome that is not the same object names it (the clusters whose traits may differ)."""
+        touched = set(wanted)
         for trait in set(out) | set(self.cel):
             before, after = self.cel.get(trait), out.get(trait)
             if before is not after:
