@@ -91,7 +91,7 @@ class Parted:
     write: Writer
     first: Outcome
     deletions: int
-    time_limited: bool = False
+    time_limited: bool
 
 
 def schedule_in_parts(
