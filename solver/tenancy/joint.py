@@ -74,18 +74,18 @@ def solve_joint(
         seconds = time.perf_counter() - started
         # Nothing is created, and only requests with no candidate are left unplaced.
         return None if flowed is None else Joint(flowed, proven, 0, False, seconds, 0.0, optima=(unplaced, 0))
-    from ortools.sat.python import cp_model  # only here: its import takes 0.2 s, the flow needs none
+    from solver.tenancy import sat  # only here: ortools' import, which the flow needs none of
 
-    total_of = cp_model.LinearExpr.sum
-    model = cp_model.CpModel()
+    total_of = sat.LinearExpr.sum
+    model = sat.Model()
     arcs = arcs_of(problem, classes)
     # Where a flow then levels the squares from CP-SAT's counts of levels 1 and 2 alone, clusters
     # alike for them are counted together (_cells); elsewhere each cluster is its own cell.
     cells = _cells(problem, arcs, alike=classes[0].aim == "squares" and all(c.demand == 1 for c in classes))
     counts = _cell_arcs(arcs, cells)
     y = {key: model.new_int_var(0, room, "") for key, room in counts.items()}
-    of_class: dict[int, list[cp_model.IntVar]] = defaultdict(list)
-    on: dict[int, list[tuple[RequestClass, cp_model.IntVar]]] = defaultdict(list)
+    of_class: dict[int, list[sat.IntVar]] = defaultdict(list)
+    on: dict[int, list[tuple[RequestClass, sat.IntVar]]] = defaultdict(list)
     for (k, cell), var in y.items():
         of_class[k].append(var)
         on[cell].append((problem.classes[k], var))
@@ -99,13 +99,13 @@ def solve_joint(
         m = len(cells[cell])
         for limit, within in _tiers(members):
             xs, demands = [x for x, _ in within], [d for _, d in within]
-            model.add(cp_model.LinearExpr.weighted_sum(xs, demands) + problem.base[cell] * m <= limit * m)
+            model.add(sat.LinearExpr.weighted_sum(xs, demands) + problem.base[cell] * m <= limit * m)
 
     # Every request is placed: on an existing cluster, else on a new one of its pool.
     # Those left over go to new clusters: of their own pool, or of a pool they may join.
     unplaced_terms, created_terms = [], []
-    to_pool: dict[tuple[int, str], cp_model.IntVar] = {}
-    opened: dict[str, cp_model.IntVar] = {}
+    to_pool: dict[tuple[int, str], sat.IntVar] = {}
+    opened: dict[str, sat.IntVar] = {}
     for cls in classes:
         n = len(cls.requests)
         rest = model.new_int_var(0, n, "")
@@ -137,12 +137,12 @@ def solve_joint(
         model.add(opened[pool] <= total_of(own))
         load = sum(cls.demand * len(cls.requests) for cls, _ in members)
         model.add(
-            cp_model.LinearExpr.weighted_sum([x for _, x in members], [cls.demand for cls, _ in members])
+            sat.LinearExpr.weighted_sum([x for _, x in members], [cls.demand for cls, _ in members])
             <= load * opened[pool]
         )
         for tier, within in _tiers(members):
             xs, demands = [x for x, _ in within], [d for _, d in within]
-            model.add(cp_model.LinearExpr.weighted_sum(xs, demands) <= tier * opened[pool])
+            model.add(sat.LinearExpr.weighted_sum(xs, demands) <= tier * opened[pool])
         created_terms.append(opened[pool])
 
     total_requests = sum(len(c.requests) for c in classes)
@@ -157,7 +157,7 @@ def solve_joint(
         model.add_hint(var, min(hinted.get(key, 0), counts[key]))
 
     every = [model.get_int_var_from_proto_index(i) for i in range(len(model.proto.variables))]
-    solver = cp_model.CpSolver()
+    solver = sat.Solver()
     solver.parameters.num_workers = 1  # deterministic
     solver.parameters.random_seed = cp_seed(seed)
     build_seconds = time.perf_counter() - started
@@ -170,18 +170,18 @@ def solve_joint(
         if remaining <= 0:
             return None
         weights = stage_weights(spans, stage)
-        objective = cp_model.LinearExpr.weighted_sum([levels[i] for i in stage], weights)
+        objective = sat.LinearExpr.weighted_sum([levels[i] for i in stage], weights)
         model.minimize(objective)
         solver.parameters.max_time_in_seconds = remaining
         solver.parameters.max_deterministic_time = budget
         began = time.perf_counter()
         status = solver.solve(model)
         seconds += time.perf_counter() - began
-        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if status not in (sat.OPTIMAL, sat.FEASIBLE):
             return None
         values = [solver.value(var) for var in every]
         best = cells.spread({key: solver.value(var) for key, var in y.items() if solver.value(var)}, problem)
-        if status == cp_model.FEASIBLE:  # a limit cut the search: its answer, unproven
+        if status == sat.FEASIBLE:  # a limit cut the search: its answer, unproven
             limited = solver.wall_time >= remaining * 0.99
             return Joint(best, False, 1, limited, seconds, build_seconds, optima=(optima[0], optima[1]))
         for i in stage:
@@ -208,12 +208,12 @@ def solve_joint(
         began = time.perf_counter()
         status = solver.solve(model)
         seconds += time.perf_counter() - began
-        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if status not in (sat.OPTIMAL, sat.FEASIBLE):
             limited = solver.wall_time >= remaining * 0.99
             return Joint(best, False, 1, limited, seconds, build_seconds, optima=counts)
         answer = {key: solver.value(var) for key, var in y.items() if solver.value(var)}
-        limited = status != cp_model.OPTIMAL and solver.wall_time >= remaining * 0.99
-        return Joint(answer, status == cp_model.OPTIMAL, 1, limited, seconds, build_seconds, optima=counts)
+        limited = status != sat.OPTIMAL and solver.wall_time >= remaining * 0.99
+        return Joint(answer, status == sat.OPTIMAL, 1, limited, seconds, build_seconds, optima=counts)
     began = time.perf_counter()
     unplaced = sum(solver.value(t) for t in unplaced_terms)
     split = {pool: solver.value(var) for pool, var in opened.items()}
@@ -244,13 +244,13 @@ def _squares(model, on, problem: Problem, classes: list[RequestClass]):
     """The sum over clusters of (load^2 - tenants^2), each square as its tangents at the integers
     (exact where the load is an integer, a convex envelope for the LP); over a range wider than
     _TANGENTS, the exact product and _TANGENTS of those tangents."""
-    from ortools.sat.python import cp_model
+    from solver.tenancy import sat
 
     ceiling = balanced_ceilings(problem, classes)
     terms = []
     for row, members in on.items():
         base = problem.base[row]
-        extra = cp_model.LinearExpr.weighted_sum([x for _, x in members], [cls.demand for cls, _ in members])
+        extra = sat.LinearExpr.weighted_sum([x for _, x in members], [cls.demand for cls, _ in members])
         most = min(
             sum(cls.demand * len(cls.requests) for cls, _ in members),
             max(0, max(cls.limit or ceiling[cls.index] for cls, _ in members) - base),
@@ -268,15 +268,15 @@ def _squares(model, on, problem: Problem, classes: list[RequestClass]):
         for a in points:
             model.add(square >= (2 * a + 1) * (base + extra) - a * (a + 1) - base * base)
         terms.append(square)
-    return cp_model.LinearExpr.sum(terms)
+    return sat.LinearExpr.sum(terms)
 
 
 def _ranks(y, problem: Problem, part: list[int]):
-    from ortools.sat.python import cp_model
+    from solver.tenancy import sat
 
     rank = {row: i for i, row in enumerate(rows_of(problem, part))}
     keys = sorted(y)
-    return cp_model.LinearExpr.weighted_sum([y[k] for k in keys], [rank[k[1]] for k in keys])
+    return sat.LinearExpr.weighted_sum([y[k] for k in keys], [rank[k[1]] for k in keys])
 
 
 class _Cells(dict):
