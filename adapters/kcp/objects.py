@@ -200,7 +200,10 @@ def _fields(manifest: Manifest, workspace: str | None) -> KcpFields:
     return kcp_fields(manifest) if workspace is None else KcpFields(manifest, workspace)
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen (nothing changes one once made): a hub makes one per object, tens of thousands,
+# and a frozen dataclass's __init__ sets each field through object.__setattr__, about 1.3 us
+# more for eight fields (tests/test_record_speed.py).
+@dataclass(slots=True)
 class _Meta:
     workspace: str
     labels: dict[str, str]
@@ -238,7 +241,8 @@ def _meta(f: KcpFields, manifest: Manifest) -> _Meta:
 # ----------------------------------------------------------------------------------------- Namespace
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: one per object of a hub, and frozen's __init__ costs more (tests/test_record_speed.py).
+@dataclass(slots=True)
 class NamespaceObject:
     manifest: Manifest
     workspace: str
@@ -416,7 +420,8 @@ def read_location(manifest: Manifest, workspace: str | None = None) -> LocationO
 # ------------------------------------------------------------------------ WorkloadCluster, SyncTarget
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: one per object of a hub, and frozen's __init__ costs more (tests/test_record_speed.py).
+@dataclass(slots=True)
 class ClusterObject:
     """A WorkloadCluster (v0.5) or a SyncTarget (v0.8)."""
 
@@ -510,7 +515,8 @@ def read_cluster(manifest: Manifest, workspace: str | None = None) -> ClusterObj
 # ---------------------------------------------------------------------------------------- Placement
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: one per object of a hub, and frozen's __init__ costs more (tests/test_record_speed.py).
+@dataclass(slots=True)
 class PlacementObject:
     manifest: Manifest
     workspace: str

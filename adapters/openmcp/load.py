@@ -57,7 +57,10 @@ __all__ = ["NewCluster", "OpenMcpContext", "RequestContext", "load"]
 PACKING = {n.BALANCED: Packing.FEWEST, n.SIMPLE: Packing.FIRST, n.RANDOM: Packing.RANDOM}
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen (nothing changes one once made): a hub makes one per object, tens of thousands,
+# and a frozen dataclass's __init__ sets each field through object.__setattr__, about 1.3 us
+# more for eight fields (tests/test_record_speed.py).
+@dataclass(slots=True)
 class NewCluster:
     """A cluster a result may create: where, under which name, from which purpose's template;
     `generate_name` for a request with the randomize label (its name the server's draw)."""

@@ -27,7 +27,10 @@ from adapters.openmcp import names as n
 __all__ = ["ClusterObject", "RequestObject", "read_cluster", "read_request", "request_uids"]
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen (nothing changes one once made): a hub makes one per object, tens of thousands,
+# and a frozen dataclass's __init__ sets each field through object.__setattr__, about 1.3 us
+# more for eight fields (tests/test_record_speed.py).
+@dataclass(slots=True)
 class ClusterObject:
     manifest: Manifest
     key: str  # namespace/name
@@ -40,7 +43,8 @@ class ClusterObject:
     deleting: bool
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: one per object of a hub, and frozen's __init__ costs more (tests/test_record_speed.py).
+@dataclass(slots=True)
 class RequestObject:
     manifest: Manifest
     key: str  # namespace/name
