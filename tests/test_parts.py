@@ -9,6 +9,7 @@ import importlib
 import json
 import marshal
 import os
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -371,6 +372,29 @@ def test_the_clusters_every_part_reads_are_loaded_once_before_the_fork(tmp_path,
     assert (cut, loads, same) == (True, [pid], True)
     cut, loads, pid, same = _fresh("clusters_loaded", _written(tmp_path, _hub(5)), output, True)
     assert (cut, loads) == (False, [pid])
+
+
+def imported_before_the_runs(path: str) -> list[Any]:
+    """[whether numpy.ma was imported before the input was cut, whether the input was scheduled in
+    parts, whether numpy.ma was imported when each forked run began]."""
+    before = "numpy.ma" in sys.modules
+    read, write = os.pipe()
+    messages = parts._part_messages
+
+    def spied(task: Any) -> Any:
+        os.write(write, b"1" if "numpy.ma" in sys.modules else b"0")
+        return messages(task)
+
+    parts._part_messages = spied
+    text = _in_parts(_read(path), "json")
+    os.close(write)
+    with os.fdopen(read, "rb") as said:
+        return [before, text is not None, list(said.read().decode())]
+
+
+def test_a_forked_run_does_not_import_what_every_run_imports(tmp_path):
+    """numpy.ma (every part's solve imports it, 0.03 CPU s) is imported once before the runs fork."""
+    assert _fresh("imported_before_the_runs", _written(tmp_path, _hub(5))) == [False, True, ["1"]]
 
 
 _JSON = parts.FORMATS["json"]
