@@ -11,6 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.errors import InputError
+from adapters.fleet.generate import generate_fleet
+from adapters.karmada.generate import generate_karmada
 from adapters.kube import codec
 from adapters.kube.manifests import (
     _dump_yaml,
@@ -20,6 +22,8 @@ from adapters.kube.manifests import (
     dump_yaml_stream,
     parse_text,
 )
+from adapters.ocm.generate import generate_ocm
+from tests.fixtures.common import NOW_TIME
 
 TRICKY_YAML = [
     "a: on\nb: yes\nc: 0123\nd: 1e3\n",
@@ -74,6 +78,27 @@ def test_fast_yaml_answers_for_plain_manifests():
         "status:\n  conditions:\n  - type: Ready\n    status: 'True'\n    generation: 2\n"
     )
     assert codec.load_yaml(text) == list(yaml.load_all(text, Loader=_Loader))
+
+
+@pytest.mark.parametrize("generate", [generate_fleet, generate_ocm, generate_karmada])
+def test_a_stream_is_parsed_into_a_tree_allocated_once(monkeypatch, generate):
+    """rapidyaml's tree is reserved before the parse, enough for a generated hub's stream (its
+    capacity is what was reserved, not grown), and the documents are PyYAML's."""
+    objects = generate(60, 40, seed=5, now=NOW_TIME)
+    text = dump_yaml_stream(objects)
+    trees = []
+    parse = codec._ryml.parse_in_arena
+
+    def spied(data, tree=None):
+        reserved = None if tree is None else tree.capacity()
+        parsed = parse(data, tree)
+        trees.append((reserved, parsed.capacity(), parsed.size()))
+        return parsed
+
+    monkeypatch.setattr(codec._ryml, "parse_in_arena", spied)
+    assert codec.load_yaml(text) == list(yaml.load_all(text, Loader=_Loader))
+    ((reserved, capacity, size),) = trees
+    assert reserved == capacity >= size > 1000
 
 
 def test_fast_yaml_answers_for_indicators_inside_plain_scalars():

@@ -9,6 +9,7 @@ import importlib
 import json
 import marshal
 import os
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -336,6 +337,64 @@ def _cut_by(name: str, cut: Any) -> None:
 )
 def test_parts_that_fail_or_clash_leave_the_input_to_one_batch(tmp_path, variant, started):
     assert _fresh("refused", _written(tmp_path, _hub(7)), variant) == [False, started]
+
+
+def clusters_loaded(path: str, output: str, bad: bool) -> list[Any]:
+    """[whether the input was scheduled in parts, every process's loads of the clusters (their
+    pids), this process's pid, the same bytes as one batch]: `bad` gives a cluster a property
+    Fleet's load refuses."""
+    objects = _read(path)
+    if bad:
+        member = next(o for o in objects if o["kind"] == n.MEMBER_CLUSTER)
+        member["status"]["properties"] = {"cpus": {"value": "many"}}
+    read, write = os.pipe()
+    clusters = fleet_load._clusters
+
+    def counted(*args: Any) -> Any:
+        os.write(write, f"{os.getpid()}\n".encode())  # a forked run's load says so too
+        return clusters(*args)
+
+    fleet_load._clusters = counted
+    text = _in_parts(objects, output)
+    fleet_load._clusters = clusters
+    os.close(write)
+    with os.fdopen(read) as said:
+        loads = [int(line) for line in said]
+    return [text is not None, loads, os.getpid(), text is None or text == _whole(objects, output)]
+
+
+@pytest.mark.parametrize("output", ["yaml", "plan"])
+def test_the_clusters_every_part_reads_are_loaded_once_before_the_fork(tmp_path, output):
+    """Every part reads every cluster: they are loaded once, here, and each forked run finds them
+    loaded (heap.reused); a cluster the load refuses leaves the input to one batch, as a part's
+    refusal would."""
+    cut, loads, pid, same = _fresh("clusters_loaded", _written(tmp_path, _hub(5)), output, False)
+    assert (cut, loads, same) == (True, [pid], True)
+    cut, loads, pid, same = _fresh("clusters_loaded", _written(tmp_path, _hub(5)), output, True)
+    assert (cut, loads) == (False, [pid])
+
+
+def imported_before_the_runs(path: str) -> list[Any]:
+    """[whether numpy.ma was imported before the input was cut, whether the input was scheduled in
+    parts, whether numpy.ma was imported when each forked run began]."""
+    before = "numpy.ma" in sys.modules
+    read, write = os.pipe()
+    messages = parts._part_messages
+
+    def spied(task: Any) -> Any:
+        os.write(write, b"1" if "numpy.ma" in sys.modules else b"0")
+        return messages(task)
+
+    parts._part_messages = spied
+    text = _in_parts(_read(path), "json")
+    os.close(write)
+    with os.fdopen(read, "rb") as said:
+        return [before, text is not None, list(said.read().decode())]
+
+
+def test_a_forked_run_does_not_import_what_every_run_imports(tmp_path):
+    """numpy.ma (every part's solve imports it, 0.03 CPU s) is imported once before the runs fork."""
+    assert _fresh("imported_before_the_runs", _written(tmp_path, _hub(5))) == [False, True, ["1"]]
 
 
 _JSON = parts.FORMATS["json"]

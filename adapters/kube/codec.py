@@ -290,6 +290,18 @@ def _emit_json(tree: Any, size_hint: int) -> bytes:
     return bytes(memoryview(buffer)[:size])
 
 
+def _nodes_at_most(data: bytes) -> int:
+    """About as many nodes as rapidyaml makes of a block-style text, a little more: one a line (a
+    key and its value are one node), one more a sequence item (`- `), and a hundredth. Reserved
+    before the parse, the tree is allocated once: grown as it parses, its capacity doubled again
+    and again (to 1,048,576 nodes), each time a new allocation the kernel zero-fills and the old
+    one copied into it (Fleet 10,000 x 2,000, each of the two runs of about 520,000 nodes: the
+    parse 0.18 to 0.22 -> 0.12 CPU s, 41,000 to 76,000 -> 22,000 page faults). A text that makes
+    more (flow style) is parsed all the same: the tree grows from there, as it did from nothing."""
+    estimate = data.count(b"\n") + data.count(b"- ")
+    return estimate + estimate // 100 + 64
+
+
 def _judged_yaml(text: str) -> list[Any] | None:
     """The documents of the text, read by rapidyaml through its JSON; None when anything could read
     differently from PyYAML."""
@@ -299,8 +311,10 @@ def _judged_yaml(text: str) -> list[Any] | None:
     if _unjudged(text, data):
         return None
     try:
+        tree = _ryml.Tree()
+        tree.reserve(_nodes_at_most(data))
         with _quiet_stderr():  # rapidyaml prints its parse errors; PyYAML words them for us
-            tree = _ryml.parse_in_arena(data)
+            _ryml.parse_in_arena(data, tree)
         if tree.size() == 0:
             return None
         as_json = _emit_json(tree, len(data))
