@@ -447,10 +447,17 @@ class Balance:
         best = sum(own.values()) + state.value
         every = {i: _holding(prepared[i], table) for i in coupled}
         plain = {i: h if not prepared[i].request.spread else None for i, h in every.items()}
+        # The second start (every request holding) continues the first (those not under spread):
+        # the counts and holders are sums, so moving the rest from the first's state is the state
+        # made from greedy's (tests/test_balance.py), without moving the first's requests again.
+        start, start_own = greedy, greedy_own
         for held in (plain, every) if plain != every else (every,):
             if all(h is None for h in held.values()):
                 continue
-            kept, kept_answers, kept_own = _held_start(greedy, greedy_own, held)
+            if start is not greedy:
+                held = {i: h if plain[i] is None else None for i, h in held.items()}
+            kept, kept_answers, kept_own = _held_start(start, start_own, held)
+            start, start_own = Answer(kept, kept_answers), kept_own
             total = sum(kept_own.values()) + kept.value
             if total >= best:
                 state, answers, own, best = kept, kept_answers, kept_own, total
@@ -539,7 +546,8 @@ def _held_start(
     """The start where each coupled request holding a valid answer (`held`) keeps it and every
     other takes greedy's: greedy's state with those requests moved (as _decide would leave it
     from nothing: the counts and holders are sums, the scores made once all are moved), and
-    the requests' answers and own values (greedy's where unmoved)."""
+    the requests' answers and own values (greedy's where unmoved). `greedy` may be an earlier
+    start, whose moved requests then stay moved."""
     state = greedy.state.copy()
     state.scoring = False
     answers, own = dict(greedy.solutions), dict(greedy_own)
