@@ -139,8 +139,9 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
     cells: _Cells | None = None
     while len(picks) < want:
         # Every cycle but the last (which also explains) picks by cells, once nothing obsolete is
-        # preferred; a cycle that finds nothing falls through, to be explained.
-        if len(picks) < want - 1 and not obsolete.any():
+        # preferred; a cycle that finds nothing falls through, to be explained. With nothing to
+        # explain (limit 0: explain_cycle reports nothing) the last one too, where cells are made.
+        if (len(picks) < want - 1 or (not limit and cells is not None)) and not obsolete.any():
             cells = cells or _Cells(p, table, state, np.flatnonzero(available), obsolete)
             step = cells.pick(state)
             if step is not None:
