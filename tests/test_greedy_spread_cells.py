@@ -4,6 +4,9 @@ spread cells too instead of scoring every available candidate, with the same ans
 
 from __future__ import annotations
 
+from unittest import mock
+
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -73,3 +76,56 @@ def test_the_last_cycle_with_nothing_to_explain_scores_no_candidate(monkeypatch)
     assert not scored
     assert (silent.picks, silent.spread_scores) == (explained.picks, explained.spread_scores)
     assert len(silent.picks) == 3
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_the_cells_pick_as_scoring_every_candidate_on_any_scores(data) -> None:
+    """The cells' heads found by their greatest keys, not sorted: the same picks as every cycle
+    scoring every candidate, on scores as the Balance search makes them (any integers)."""
+    n = data.draw(st.integers(2, 30))
+    clusters = [
+        cluster(
+            f"c{i:02}", {"zone": data.draw(st.sampled_from("abc")), "rack": data.draw(st.sampled_from("xy"))}
+        )
+        for i in range(n)
+    ]
+    request = _request(
+        data.draw(st.integers(2, n)), data.draw(st.integers(1, 2)), data.draw(st.booleans()), [], False
+    )
+    b = batch(clusters, request)
+    table = ClusterTable(b)
+    (p,) = prepare(b, table)
+    scores = data.draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n))
+    p = p.scored_as(np.asarray(scores, dtype=np.int64))
+    by_cells = greedy._spread_cycles(p, table, 0)
+    with mock.patch.object(greedy._Cells, "pick", lambda self, state: None):  # every cycle scores all
+        by_rows = greedy._spread_cycles(p, table, 0)
+    assert (by_cells.picks, by_cells.spread_scores, by_cells.released) == (
+        by_rows.picks,
+        by_rows.spread_scores,
+        by_rows.released,
+    )
+
+
+def test_the_cells_sort_no_candidate_by_its_key(monkeypatch) -> None:
+    """A Balance-scored request (its scores its own: no shared ranking serves it): the cells are
+    grouped (a radix sort of int16 cell numbers) and their heads found, with no sort of the
+    candidates' pick keys (before: one of every available candidate)."""
+    clusters = [cluster(f"c{i:03}", {"zone": "abc"[i % 3], "rack": f"r{i % 2}"}) for i in range(300)]
+    b = batch(clusters, _request(4, 1, True, [], False))
+    table = ClusterTable(b)
+    (p,) = prepare(b, table)
+    p = p.scored_as(np.arange(300, dtype=np.int64) % 7)
+    sorted_kinds: list[str] = []
+    argsort = np.argsort
+
+    def recording(a, *args, **kwargs):
+        sorted_kinds.append(np.asarray(a).dtype.name)
+        return argsort(a, *args, **kwargs)
+
+    monkeypatch.setattr(np, "argsort", recording)
+    cells = greedy._Cells(p, table, SpreadState(table, p.request.spread, []), p.candidates)
+    assert sorted_kinds == ["int16"]
+    picks = [cells.pick(SpreadState(table, p.request.spread, [])) for _ in range(3)]
+    assert all(pick is not None for pick in picks)
