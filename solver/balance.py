@@ -312,6 +312,44 @@ class _Batch:
         else:
             self._rescore_all()
 
+    def mark(self, i: int) -> tuple:
+        """What a move of coupled request i changes besides the counts and holders (which an undo
+        takes back move by move), for `undo`: while scoring, the state as it stands."""
+        k = self.position[i]
+        start, end = int(self.slot[k]), int(self.slot[k + 1])
+        return (
+            self.members[i],
+            self.picks.get(i),
+            self.flat[start:end].copy(),
+            list(self.scores),
+            self.value,
+            self.limits,
+            self.most_held,
+        )
+
+    def undo(self, i: int, mark: tuple) -> None:
+        """Coupled request i's one move since `mark` taken back: the state as it was, what a move
+        back to its earlier answer would make again (the same counts, holders, limits and scores,
+        each a function of who holds what), without making it again."""
+        members, picks, flat, self.scores, self.value, self.limits, self.most_held = mark
+        rows, k = self.members[i], self.position[i]
+        self.totals[rows] -= 1
+        self.totals[members] += 1
+        self.members[i] = members
+        for row in rows.tolist():
+            self.member_holders[row].discard(k)
+        for row in members.tolist():
+            self.member_holders.setdefault(row, set()).add(k)
+        for row in self.picks[i].tolist():
+            self.holders[row].discard(k)
+        if picks is None:
+            del self.picks[i]
+        else:
+            self.picks[i] = picks
+            for row in picks.tolist():
+                self.holders.setdefault(row, set()).add(k)
+        self.flat[int(self.slot[k]) : int(self.slot[k + 1])] = flat
+
     def _limits(self) -> tuple[int, frozenset[int]]:
         """The fleet's busiest count, and the coupled requests that hold every busiest cluster
         (their own decisions do not count, so they see one less)."""
@@ -649,11 +687,11 @@ def _improve(
         old, rows = state.members[i], selected_rows(candidate)
         if np.array_equal(rows, old):
             return False
-        current, before = answers[i], state.value
+        before, mark = state.value, state.mark(i)
         state.move(i, candidate)
         value = state.static_value(i, candidate)
         if value - own[i] + state.value - before <= 0:
-            state.move(i, current)
+            state.undo(i, mark)  # the state as a move back to answers[i] would make it again
             return False
         answers[i], own[i] = candidate, value
         moved_at[np.setxor1d(old, rows, assume_unique=True)] = moves
