@@ -117,6 +117,19 @@ def _among(rows: np.ndarray, members: np.ndarray) -> np.ndarray:
     return members[at] == rows
 
 
+def _union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.union1d of two arrays of distinct rows, sorted: the same rows, without np.unique, whose
+    masked-array check imports numpy.ma (some 40 ms of the command's CPU, for this alone)."""
+    rows = np.concatenate((a, b))
+    rows.sort()
+    if len(rows) < 2:
+        return rows
+    keep = np.empty(len(rows), dtype=bool)
+    keep[0] = True
+    np.not_equal(rows[1:], rows[:-1], out=keep[1:])
+    return rows[keep]
+
+
 def selected_rows(solution: Solution) -> np.ndarray:
     return np.asarray(sorted([*solution.kept, *solution.picks]), dtype=np.int64)
 
@@ -291,13 +304,51 @@ class _Batch:
             # The busiest count is as it was: only the requests picking a changed cluster, the
             # mover, and those now holding (or no longer holding) every busiest cluster see
             # different scores.
-            changed = np.setxor1d(old, rows).tolist()
+            changed = np.setxor1d(old, rows, assume_unique=True).tolist()
             affected = set().union(*(self.holders.get(r, ()) for r in changed), self.limits[1] ^ before[1])
             if k is not None:
                 affected.add(k)
             self._rescore(sorted(affected))
         else:
             self._rescore_all()
+
+    def mark(self, i: int) -> tuple:
+        """What a move of coupled request i changes besides the counts and holders (which an undo
+        takes back move by move), for `undo`: while scoring, the state as it stands."""
+        k = self.position[i]
+        start, end = int(self.slot[k]), int(self.slot[k + 1])
+        return (
+            self.members[i],
+            self.picks.get(i),
+            self.flat[start:end].copy(),
+            list(self.scores),
+            self.value,
+            self.limits,
+            self.most_held,
+        )
+
+    def undo(self, i: int, mark: tuple) -> None:
+        """Coupled request i's one move since `mark` taken back: the state as it was, what a move
+        back to its earlier answer would make again (the same counts, holders, limits and scores,
+        each a function of who holds what), without making it again."""
+        members, picks, flat, self.scores, self.value, self.limits, self.most_held = mark
+        rows, k = self.members[i], self.position[i]
+        self.totals[rows] -= 1
+        self.totals[members] += 1
+        self.members[i] = members
+        for row in rows.tolist():
+            self.member_holders[row].discard(k)
+        for row in members.tolist():
+            self.member_holders.setdefault(row, set()).add(k)
+        for row in self.picks[i].tolist():
+            self.holders[row].discard(k)
+        if picks is None:
+            del self.picks[i]
+        else:
+            self.picks[i] = picks
+            for row in picks.tolist():
+                self.holders.setdefault(row, set()).add(k)
+        self.flat[int(self.slot[k]) : int(self.slot[k + 1])] = flat
 
     def _limits(self) -> tuple[int, frozenset[int]]:
         """The fleet's busiest count, and the coupled requests that hold every busiest cluster
@@ -447,10 +498,17 @@ class Balance:
         best = sum(own.values()) + state.value
         every = {i: _holding(prepared[i], table) for i in coupled}
         plain = {i: h if not prepared[i].request.spread else None for i, h in every.items()}
+        # The second start (every request holding) continues the first (those not under spread):
+        # the counts and holders are sums, so moving the rest from the first's state is the state
+        # made from greedy's (tests/test_balance.py), without moving the first's requests again.
+        start, start_own = greedy, greedy_own
         for held in (plain, every) if plain != every else (every,):
             if all(h is None for h in held.values()):
                 continue
-            kept, kept_answers, kept_own = _held_start(greedy, greedy_own, held)
+            if start is not greedy:
+                held = {i: h if plain[i] is None else None for i, h in held.items()}
+            kept, kept_answers, kept_own = _held_start(start, start_own, held)
+            start, start_own = Answer(kept, kept_answers), kept_own
             total = sum(kept_own.values()) + kept.value
             if total >= best:
                 state, answers, own, best = kept, kept_answers, kept_own, total
@@ -539,7 +597,8 @@ def _held_start(
     """The start where each coupled request holding a valid answer (`held`) keeps it and every
     other takes greedy's: greedy's state with those requests moved (as _decide would leave it
     from nothing: the counts and holders are sums, the scores made once all are moved), and
-    the requests' answers and own values (greedy's where unmoved)."""
+    the requests' answers and own values (greedy's where unmoved). `greedy` may be an earlier
+    start, whose moved requests then stay moved."""
     state = greedy.state.copy()
     state.scoring = False
     answers, own = dict(greedy.solutions), dict(greedy_own)
@@ -628,14 +687,14 @@ def _improve(
         old, rows = state.members[i], selected_rows(candidate)
         if np.array_equal(rows, old):
             return False
-        current, before = answers[i], state.value
+        before, mark = state.value, state.mark(i)
         state.move(i, candidate)
         value = state.static_value(i, candidate)
         if value - own[i] + state.value - before <= 0:
-            state.move(i, current)
+            state.undo(i, mark)  # the state as a move back to answers[i] would make it again
             return False
         answers[i], own[i] = candidate, value
-        moved_at[np.setxor1d(old, rows)] = moves
+        moved_at[np.setxor1d(old, rows, assume_unique=True)] = moves
         moves += 1
         if state.limits != limits:
             limits, limits_changed_at = state.limits, moves
@@ -747,7 +806,7 @@ class _Ask:
 
     @classmethod
     def of(cls, state: _Batch, i: int, scored: Prepared, answer: Solution) -> _Ask:
-        watch = np.union1d(state.members[i], selected_rows(answer))
+        watch = _union(state.members[i], selected_rows(answer))
         return cls(watch, _worst_pick(scored, state.table, answer))
 
     def may_change(self, state: _Batch, i: int, rows: np.ndarray) -> bool:

@@ -19,8 +19,6 @@ from solver.solution import (
     explain_filtered,
     first_in_order,
     not_picked,
-    pick_order,
-    ranked,
     stable_groups,
     without,
 )
@@ -139,9 +137,10 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
     cells: _Cells | None = None
     while len(picks) < want:
         # Every cycle but the last (which also explains) picks by cells, once nothing obsolete is
-        # preferred; a cycle that finds nothing falls through, to be explained.
-        if len(picks) < want - 1 and not obsolete.any():
-            cells = cells or _Cells(p, table, state, np.flatnonzero(available), obsolete)
+        # preferred; a cycle that finds nothing falls through, to be explained. With nothing to
+        # explain (limit 0: explain_cycle reports nothing) the last one too, where cells are made.
+        if (len(picks) < want - 1 or (not limit and cells is not None)) and not obsolete.any():
+            cells = cells or _Cells(p, table, state, np.flatnonzero(available))
             step = cells.pick(state)
             if step is not None:
                 chosen, score = step
@@ -185,16 +184,14 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
 
 
 class _Cells:
-    """Available candidates grouped in cells (alike in every spread dimension, so alike in score),
-    each cell best first by affinity, then name. With nothing obsolete preferred, a cycle's pick is
-    the best head among the cells of the best score: what scoring and sorting every candidate
-    would pick, at a cost per cell, not per candidate."""
+    """Available candidates grouped in cells (alike in every spread dimension, so alike in score).
+    With nothing obsolete preferred, a cycle's pick is the best head among the cells of the best
+    score, a cell's head its best candidate by affinity, then name: what scoring and sorting every
+    candidate would pick, at a cost per cell, not per candidate. Nothing is sorted: each cell's
+    head is its greatest pick key (unique per row), found again in that cell alone once taken (a
+    request takes a few of thousands)."""
 
-    def __init__(
-        self, p: Prepared, table: ClusterTable, state: SpreadState, rows: np.ndarray, obsolete: np.ndarray
-    ) -> None:
-        # ranked would put sticky rows first: pick order by `obsolete` (none is, by now) instead.
-        rows = pick_order(p, table, rows, obsolete) if p.sticky[rows].any() else ranked(p, table, rows)
+    def __init__(self, p: Prepared, table: ClusterTable, state: SpreadState, rows: np.ndarray) -> None:
         cell = np.zeros(len(rows), dtype=np.int64)
         for d in state.dimensions:  # mixed radix: one integer per combination of slots
             cell = cell * (len(d.domains) + 1) + d.slots[rows]
@@ -202,16 +199,21 @@ class _Cells:
         if count > _DIRECT_CELLS:  # too many combinations to index directly: number those present
             _, cell = np.unique(cell, return_inverse=True)
             count = int(cell.max()) + 1 if len(cell) else 0
-        rows = rows[stable_groups(cell, count)]
+        order = stable_groups(cell, count)
+        rows = rows[order]
+        # Pick order by `obsolete` (none is, by now): the pick key with nothing sticky.
+        values = pick_key(p.affinity[rows], 0, p.rank[rows], table.size)
         sizes = np.bincount(cell, minlength=count)
         ends = np.cumsum(sizes)
         present = np.flatnonzero(sizes)
-        self.heads, self.ends = (ends - sizes)[present].tolist(), ends[present].tolist()
-        first = rows[self.heads]
-        self.slots = list(zip(*(d.slots[first].tolist() for d in state.dimensions), strict=True))
-        self.rows = rows
-        self.values = pick_key(p.affinity[rows], 0, p.rank[rows], table.size)  # nothing obsolete
-        self.head_values = self.values[self.heads].tolist()
+        starts = (ends - sizes)[present]
+        self.starts, self.ends = starts.tolist(), ends[present].tolist()
+        self.left = sizes[present].tolist()  # candidates not yet taken, per cell
+        best = np.maximum.reduceat(values, starts) if len(starts) else values[:0]
+        heads = np.flatnonzero(values == np.repeat(best, sizes[present]))  # one per cell: keys are unique
+        self.heads, self.head_values = heads.tolist(), best.tolist()
+        self.slots = list(zip(*(d.slots[rows[heads]].tolist() for d in state.dimensions), strict=True))
+        self.rows, self.values = rows, values
 
     def pick(self, state: SpreadState) -> tuple[int, int] | None:
         """The cycle's pick and its topology score, taken from its cell; None when no available
@@ -219,14 +221,20 @@ class _Cells:
         best: tuple[int, int] | None = None
         chosen = -1
         for cell, (score, violated) in enumerate(state.cell_scores(self.slots)):
-            if violated >= 0 or self.heads[cell] == self.ends[cell]:
+            if violated >= 0 or not self.left[cell]:
                 continue
             if best is None or (score, self.head_values[cell]) > best:
                 best, chosen = (score, self.head_values[cell]), cell
         if best is None:
             return None
         head = self.heads[chosen]
-        self.heads[chosen] = head + 1
-        if head + 1 < self.ends[chosen]:
-            self.head_values[chosen] = int(self.values[head + 1])
+        self.left[chosen] -= 1
+        if self.left[chosen]:  # the cell's next head: its greatest key left
+            start, end = self.starts[chosen], self.ends[chosen]
+            self.values[head] = _TAKEN
+            at = start + int(np.argmax(self.values[start:end]))
+            self.heads[chosen], self.head_values[chosen] = at, int(self.values[at])
         return int(self.rows[head]), best[0]
+
+
+_TAKEN = np.iinfo(np.int64).min  # a taken candidate's key: below every pick key

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from itertools import repeat
 from typing import Any
 
@@ -345,10 +345,26 @@ class ClusterTable:
         mask = self._tolerance_cache.get(tolerations)
         if mask is None:
             if any(t.seconds is not None for t in tolerations):  # judged at the batch's time
-                mask = _tolerated(self._clusters, self.tainted, tolerations, self.now)
+                mask = self._tolerated_now(tolerations)
             else:  # the same at any time: kept with the rows, for the batches after this one
                 mask = self._rows.tolerated(tolerations)
             self._tolerance_cache[tolerations] = mask
+        return mask
+
+    def _tolerated_now(self, tolerations: tuple[Toleration, ...]) -> np.ndarray:
+        """`tolerated` for tolerations some of which hold for a while (seconds). A row the
+        tolerations without seconds pass passes at any time; one that fails with every toleration
+        held forever fails at any time; only the rows between are judged at the batch's time. Both
+        verdicts are kept with the rows (the same at any time), so on rows a later batch kept
+        (a live scheduler's: _Rows.patched) only those rows are judged; on rows made for this
+        batch alone (a command's) every tainted row is judged once instead."""
+        if not self._rows.patched:
+            return _tolerated(self._clusters, self.tainted, tolerations, self.now)
+        forever = self._rows.tolerated(tuple(t for t in tolerations if t.seconds is None))
+        ever = self._rows.tolerated(tuple(replace(t, seconds=None) for t in tolerations))
+        mask = forever.copy()
+        for row in np.flatnonzero(ever & ~forever).tolist():
+            mask[row] = untolerated(self._clusters[row], tolerations, self.now) is None
         return mask
 
     def tolerated_held(self, row: int, tolerations: tuple[Toleration, ...]) -> bool:
@@ -433,6 +449,7 @@ class _Rows:
         self.tainted = [i for i, c in enumerate(clusters) if c.taints]
         self._series: dict[str, pl.Series] = {}
         self._tolerated: dict[tuple[Toleration, ...], np.ndarray] = {}  # of tolerations without seconds
+        self.patched = False  # made from an earlier batch's rows (a live scheduler's later batch)
 
     @classmethod
     def of(cls, clusters: tuple[Cluster, ...]) -> _Rows:
@@ -487,6 +504,7 @@ class _Rows:
         for i in remade:
             basis[i] = clusters[i]
         out = object.__new__(_Rows)
+        out.patched = True
         out.clusters = clusters
         out.basis = basis
         out.names = self.names if same_names else names
