@@ -449,11 +449,12 @@ def _cel_flags(programs: list[Any], clusters: list[Mapping[str, Any]], scores: M
     # The lister's typed objects have no apiVersion or kind (client-go's decoder clears them), so
     # upstream's CEL variable, converted from them, has neither.
     objs = [{k: v for k, v in c.items() if k not in ("apiVersion", "kind")} for c in clusters]
-    return bytes(
-        ok
-        for program in programs
-        for ok in cel.matching_clusters(program, objs, lambda name: scores.get(name, {}))
-    )
+    lists: dict[int, Any] = {}  # the scores() lists, shared by the expressions reading the same
+
+    def scores_of(name: str) -> Mapping[str, Any]:
+        return scores.get(name, {})
+
+    return bytes(ok for program in programs for ok in cel.matching_clusters(program, objs, scores_of, lists))
 
 
 def _cel_key(sources: list[str], names: list[str]) -> bytes:
