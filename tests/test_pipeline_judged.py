@@ -16,7 +16,7 @@ from adapters.run import pipeline
 from adapters.run.pipeline import schedule
 from tests.fixtures import kcp
 from tests.fixtures.common import NOW_TIME
-from tests.test_ocm_cel_alike import hub_objects as ocm_hub_objects
+from tests.fixtures.ocm import hub, managed_cluster, placement, predicate, score
 
 
 def fleet_demo() -> list[dict]:
@@ -132,6 +132,18 @@ def test_the_metadata_is_judged_while_the_batch_is_solved(monkeypatch) -> None:
     none), before it is solved; the checker's child, forked after, judges nothing again."""
     steps = _forks(monkeypatch, kcp_hub())
     assert steps == ["load", "_misjudged", "solve", "_judged_and_checked"]
+
+
+def ocm_hub_objects(n: int) -> list[dict]:
+    """An OCM hub of `n` clusters whose placements select by CEL expressions."""
+    clusters = [managed_cluster(f"c{i}", {"region": ("us-east", "eu-west")[i % 2]}) for i in range(n)]
+    scores = [score(f"c{i}", "usage", {"cpu": 10 * i - 40}) for i in range(0, n, 2)]
+    expressions = [
+        'managedCluster.metadata.labels["region"] == "us-east"',
+        'managedCluster.scores("usage").all(s, s.value > 0)',
+    ]
+    placements = [placement(f"p{k}", n=2, predicates=[predicate(cel=[e])]) for k, e in enumerate(expressions)]
+    return [*hub(*clusters), *scores, *placements]
 
 
 def test_the_metadata_is_judged_from_the_loaders_fork(monkeypatch) -> None:
