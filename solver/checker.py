@@ -15,6 +15,7 @@ from model import (
     ClusterTerm,
     Division,
     Failure,
+    LabelSelector,
     PlacementRequest,
     Replicas,
     RequestResult,
@@ -45,6 +46,7 @@ class _Fleet:
         self._scoped: dict[tuple[str, ...], set[str]] = {}
         self._matching: dict[ClusterTerm, set[str]] = {}
         self._untolerated: dict[tuple[Toleration, ...], set[str]] = {}
+        self._tainted: list[Cluster] | None = None  # the eligible clusters with a taint
 
     def passing(self, request: PlacementRequest, key: tuple) -> set[str]:
         """Names of every cluster passing the request's filters; shared by requests with equal
@@ -87,12 +89,18 @@ class _Fleet:
 
     def _matched(self, term: ClusterTerm) -> set[str]:
         """Names of the eligible clusters the term matches: only those carrying every pair of its
-        matchLabels can (LabelSelector.matches), so only those are judged."""
+        matchLabels and every trait it names can (ClusterTerm.matches), so only those are judged;
+        a term asking nothing else matches each of them."""
         found = self._matching.get(term)
         if found is None:
             pairs = term.labels.match_labels if term.labels is not None else ()
-            if pairs:
-                names = set.intersection(*(self._labelled(pair) for pair in pairs))
+            if pairs or term.traits:
+                names = set.intersection(
+                    *(self._labelled(pair) for pair in pairs), *(self._with(trait) for trait in term.traits)
+                )
+                if term == ClusterTerm(LabelSelector(pairs), traits=term.traits):
+                    found = self._matching[term] = names  # each carries every pair and trait: all it asks
+                    return found
                 candidates = [self.by_name[name] for name in names]
             else:
                 candidates = self.eligible
@@ -106,10 +114,12 @@ class _Fleet:
         request that does not hold them (first_untolerated)."""
         found = self._untolerated.get(tolerations)
         if found is None:
+            if self._tainted is None:
+                self._tainted = [c for c in self.eligible if c.taints]
             found = self._untolerated[tolerations] = {
                 c.name
-                for c in self.eligible
-                if c.taints and first_untolerated(c.taints, tolerations, self.now, held=False) is not None
+                for c in self._tainted
+                if first_untolerated(c.taints, tolerations, self.now, held=False) is not None
             }
         return found
 

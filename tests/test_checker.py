@@ -310,3 +310,30 @@ def test_the_passing_set_of_an_all_clusters_request_is_every_cluster_passes_admi
         holds = {d.cluster for d in request.existing}
         plain = {c.name for c in clusters if passes(request, c, now, held=c.name in holds)}
         assert fleet.passing(request, _filters(request)) == plain
+
+
+def test_a_terms_matches_are_asked_only_of_clusters_carrying_its_pairs_and_traits(monkeypatch) -> None:
+    """_Fleet._matched judges a term only on the eligible clusters carrying every pair of its
+    matchLabels and every trait it names (none can match otherwise), and a term asking nothing
+    more matches each of them unasked; the sets are those ClusterTerm.matches gives."""
+    rng = random.Random(3)
+    now = datetime(2026, 11, 24, 3, 0, tzinfo=UTC)
+    clusters = _random_fleet(rng, now)
+    asked: list[str] = []
+    matches = ClusterTerm.matches
+
+    def spy(term, labels, properties, claims=None, traits=frozenset()):
+        asked.append(labels.get("env", "-"))
+        return matches(term, labels, properties, claims, traits)
+
+    bare = ClusterTerm(LabelSelector((("env", "x"),)), traits=("cel",))
+    more = ClusterTerm(LabelSelector((("env", "x"),), (req("tier", "Exists"),)), traits=("cel",))
+    eligible = [c for c in clusters if c.eligible]
+    carrying = [c for c in eligible if c.labels.get("env") == "x" and "cel" in c.traits]
+    assert carrying and len(carrying) < len(eligible)
+    monkeypatch.setattr(ClusterTerm, "matches", spy)
+    fleet = _Fleet(tuple(clusters), now)
+    assert fleet._matched(bare) == {c.name for c in carrying}
+    assert asked == []
+    assert fleet._matched(more) == {c.name for c in carrying if "tier" in c.labels}
+    assert asked == ["x"] * len(carrying)

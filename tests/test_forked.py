@@ -371,3 +371,31 @@ def test_a_child_that_answered_is_waited_for_before_the_command_exits(reaped) ->
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     counted = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     assert (counted >= 0.3) == reaped
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_child_beside_the_next_is_forked_just_before_it(monkeypatch, workers) -> None:
+    """beside_next's child starts at this process's next fork, just before that child (one round
+    of page faults for the two), or when started, or is made here if never started."""
+    monkeypatch.setenv(forked.ENVIRONMENT, workers)
+    forks: list[object] = []
+    start = forked._start
+
+    def spy(func, item, **kwargs):
+        forks.append(item)
+        return start(func, item, **kwargs)
+
+    monkeypatch.setattr(forked, "_start", spy)
+    first, second = forked.beside_next(_double, 1), forked.beside_next(_double, 2)
+    assert forks == []
+    other = forked.background(_double, 3)
+    assert forks == ([1, 2, 3] if workers == "2" else [])
+    assert forked._later == ([] if workers == "2" else [first, second])
+    first.start()  # started already: nothing more
+    assert [first.result(), second.result(), other.result()] == [b"2", b"4", b"6"]
+    started = forked.beside_next(_double, 4)
+    started.start()
+    assert started.result() == b"8" and forks[3:] == ([4] if workers == "2" else [])
+    never, stopped = forked.beside_next(_double, 5), forked.beside_next(_double, 6)
+    stopped.cancel()
+    assert never.result() == b"10" and forked._later == [] and forks[4:] == []

@@ -225,3 +225,47 @@ def test_a_childs_answer_is_taken_for_a_well_formed_hub(monkeypatch: pytest.Monk
     monkeypatch.setattr(ocm_load, "_cel_flags", counted)  # the child's calls are its own
     assert [c.traits for c in load(objects)[0].clusters] == [c.traits for c in whole[0].clusters]
     assert here[0] == 0
+
+
+def _scored_beside(objects: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> tuple[Any, int]:
+    """The batch (or the error) loaded with a forked CEL child, and how often this process read
+    the scores."""
+    monkeypatch.setattr(ocm_load, "_CEL_SPLIT", 1)
+    monkeypatch.setattr(forked, "workers", lambda: 2)
+    here = [0]
+    scores = ocm_load._scores
+
+    def counted(*args: Any) -> Any:
+        here[0] += 1
+        return scores(*args)
+
+    monkeypatch.setattr(ocm_load, "_scores", counted)  # the child's calls are its own
+    try:
+        batch = load(objects)[0]
+    except InputError as error:
+        return str(error), here[0]
+    return [(c.name, c.scores, c.traits) for c in batch.clusters], here[0]
+
+
+def test_the_cel_child_reads_the_scores_as_the_load_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a CEL child is forked it reads the valid scores too (this process reads none), the
+    same as the load reads them; on bad scores it answers nothing, and this process reads them."""
+    objects = hub_objects(9)
+    whole = [(c.name, c.scores, c.traits) for c in load(objects)[0].clusters]
+    assert any(scores for _, scores, _ in whole)
+    assert _scored_beside(objects, monkeypatch) == (whole, 0)
+
+
+def test_the_scores_error_comes_first_though_the_child_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bad score and a bad placement read after it: the score's error, as when the scores are
+    read first in this process; a bad placement alone: its error."""
+    bad_score = hub_objects(9)
+    next(o for o in bad_score if o["kind"] == "AddOnPlacementScore")["status"]["scores"][0]["value"] = "high"
+    both = [*bad_score[:-1], {**bad_score[-1], "spec": {**bad_score[-1]["spec"], "numberOfClusters": "two"}}]
+    bad_placement = [*hub_objects(9)[:-1], both[-1]]
+    for objects in (bad_score, both, bad_placement):
+        with pytest.raises(InputError) as alone:
+            load(objects)
+        beside, _ = _scored_beside(objects, monkeypatch)
+        assert beside == str(alone.value)
+    assert "score" in _scored_beside(both, monkeypatch)[0].lower()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import sys
 from typing import Any
 
 import pytest
@@ -34,6 +35,9 @@ PLAIN = [
     "managedCluster.status.clusterClaims.filter(c, c.name == 'id').exists(c, c.value == 'x')",
     "managedCluster.metadata.labels.count == 3 && true",
     "[managedCluster.metadata.labels.region, 'b'].exists(x, x == 'us-east')",
+    '"gold" == managedCluster.metadata.labels.tier || "prod" != managedCluster.metadata.labels["region"]',
+    "(managedCluster.metadata.labels.count == 3) != false && 0 < managedCluster.metadata.labels.count",
+    'managedCluster.scores("usage").exists(s, s.value != 7 && s.name != "cpu" && 20 >= s.value)',
 ]
 # Outside the subset: the interpreter alone answers them.
 OUTSIDE = [
@@ -178,3 +182,54 @@ def test_a_value_the_interpreter_cannot_convert_is_no_match_there_too(odd: Any) 
         program = compile_expression(source)
         assert matching_clusters(program, [cluster], lambda name: scores) == [False]
         assert cel._evaluate(program, cel._bound(), cluster, lambda name: scores) is False
+
+
+@given(clusters=st.lists(_CLUSTER, max_size=6), scores=_SCORES)
+def test_expressions_sharing_the_scores_lists_answer_as_the_interpreter(
+    clusters: list[dict[str, Any]], scores: dict[str, Any]
+) -> None:
+    """One `lists` for every expression over the same clusters (adapters.ocm.load._cel_flags):
+    each scores() list made once, and every answer the interpreter's."""
+    scores_of = lambda name: scores.get(name, {})  # noqa: E731
+    lists: dict[int, Any] = {}
+    for source in PLAIN:
+        program = compile_expression(source)
+        assert matching_clusters(program, clusters, scores_of, lists) == matching_clusters(
+            interpreted(program), clusters, scores_of
+        )
+
+
+def _calls(work: Any) -> int:
+    """How many Python functions work() calls."""
+    count = 0
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal count
+        count += event == "call"
+
+    sys.setprofile(profile)
+    try:
+        work()
+    finally:
+        sys.setprofile(None)
+    return count - 1  # work itself
+
+
+def test_a_select_chain_and_its_comparison_with_a_literal_are_a_call_or_two() -> None:
+    """What an evaluation costs is mostly its calls: a chain of selects from the variable is one
+    closure, a comparison with a literal another, `&&` one more; a scores() list is made once for
+    the expressions sharing `lists`."""
+    cluster = {"metadata": {"name": "c1", "labels": {"environment": "prod"}}, "status": {"clusterClaims": []}}
+    for source, most in (
+        ('managedCluster.metadata.labels["environment"] == "prod"', 4),
+        ('managedCluster.metadata.labels["environment"] == "prod" && true', 6),
+    ):
+        program = compile_expression(source)
+        assert _calls(lambda: program._plain(cluster, lambda name: {})) <= most  # noqa: B023
+    scores = {"usage": [{"name": "cpu", "value": 20}]}
+    lists: dict[int, Any] = {}
+    made: list[int] = []
+    for source in PLAIN[3:5]:
+        program = compile_expression(source)
+        made.append(_calls(lambda: program._plain(cluster, lambda name: scores, lists)))  # noqa: B023
+    assert made[1] < made[0]

@@ -130,43 +130,6 @@ def test_cluster_amounts_read_as_the_checks_read_them(capacity, allocatable) -> 
     assert read(plain=True) == read(plain=False)
 
 
-def test_the_cel_childs_score_lists_are_the_loads_or_none() -> None:
-    """The CEL child reads the score lists for scores() without the checks (_plain_score_lists):
-    where the load accepts the objects, the same lists as the load's, or None (the child then
-    reads them as the load does); a hub's plain objects are read so."""
-    from datetime import UTC, datetime
-
-    from adapters.kube.manifests import from_objects
-    from adapters.ocm.load import _plain_score_lists, _scores
-
-    now = datetime(2026, 11, 24, 3, 0, tzinfo=UTC)
-    plain = [score("a", "demo", {"s": 1, "t": -100}), score("b", "demo", {}), score("a", "other", {"u": 5})]
-    expired = score("b", "old", {"s": 2}, valid_until="2026-11-23T00:00:00Z")
-    no_status = {k: v for k, v in score("c", "bare", {}).items() if k != "status"}
-    no_scores = score("c", "none", {})
-    no_scores["status"] = {"validUntil": None}
-    shapes = {
-        "plain": plain,
-        "expired": [*plain, expired],
-        "no status": [*plain, no_status],
-        "no scores": [no_scores],
-        "a float": [_scored([{"name": "s", "value": 3.0}])[1]],
-        "an extra key": [_scored([{"name": "s", "value": 1, "extra": "x"}])[1]],
-        "a name twice": [*plain, score("a", "demo", {"s": 9})],
-        "a status not an object": [{**plain[0], "status": []}],
-        "a bad value": [_scored([{"name": "s", "value": True}])[1]],
-    }
-    for shape, objects in shapes.items():
-        manifests = from_objects(objects, "<test>")
-        loose = _plain_score_lists(manifests)
-        try:
-            checked = _scores(manifests, now)[1]
-        except InputError:
-            continue
-        assert loose is None or loose == checked, shape
-    assert _plain_score_lists(from_objects([*plain, expired], "<test>")) is not None
-
-
 def test_each_clusters_cel_traits_are_those_its_flags_match() -> None:
     """The load gives each cluster the traits of the expressions it matches from the flags, one
     set per pattern of matches (_cel_traits_of): the traits whose flag for it is 1."""

@@ -257,7 +257,7 @@ def _converts_seen(value: Mapping[str, Any], keep: Keep | None) -> bool:
         got = value.get(key, _ABSENT)
         if got is _ABSENT:
             continue
-        if inner is _WHOLE or not isinstance(got, Mapping):
+        if inner is _WHOLE or not (type(got) is dict or isinstance(got, Mapping)):
             if not converts(got):
                 return False
         elif not _converts_seen(got, inner):
@@ -347,7 +347,7 @@ class CelProgram:
     _shape: _Shape = field(repr=False)
     _functions: frozenset[str] = field(repr=False, default=frozenset())  # the registered ones it calls
     # The expression in Python where it is plain (adapters.ocm.cel_fast), else None.
-    _plain: Callable[[Mapping[str, Any], Callable[[str], Any]], bool] | None = field(repr=False, default=None)
+    _plain: Callable[..., bool] | None = field(repr=False, default=None)
 
     def matches(self, cluster: Mapping[str, Any], scores: Mapping[str, list[Mapping[str, Any]]]) -> bool:
         """Whether `cluster` (a ManagedCluster as a dict) satisfies the expression; `scores` maps an
@@ -419,6 +419,7 @@ def matching_clusters(
     program: CelProgram,
     clusters: Sequence[Mapping[str, Any]],
     scores_of: Callable[[str], Mapping[str, list[Mapping[str, Any]]]],
+    lists: dict[int, Any] | None = None,
 ) -> list[bool]:
     """`program.matches` over many clusters, in order; `scores_of(namespace)` gives the
     AddOnPlacementScores of a namespace (a cluster's, by upstream's convention) by name. Only the
@@ -427,7 +428,8 @@ def matching_clusters(
     expression reads (names, ids, conditions). Where the first clusters are nearly all unlike,
     the rest are not compared (the comparison would cost more than it saves). A plain expression
     is answered in Python where the answer cannot differ (adapters.ocm.cel_fast), a tenth of an
-    evaluation's cost."""
+    evaluation's cost; `lists` (a dict the caller gives each call over the same clusters and
+    `scores_of`) keeps its scores() lists, made once for every expression reading them."""
     b = _bound()
     alike = program._shape.alike
     plain, keep = program._plain, program._shape.keep
@@ -439,15 +441,16 @@ def matching_clusters(
         if name is None:
             append(False)
             continue
-        if plain is not None and isinstance(cluster, Mapping) and _converts_seen(cluster, keep):
+        mapping = type(cluster) is dict or isinstance(cluster, Mapping)
+        if plain is not None and mapping and _converts_seen(cluster, keep):
             try:
-                append(plain(cluster, scores_of))
+                append(plain(cluster, scores_of, lists))
                 continue
             except Unsure:
                 pass
         if at == _SAMPLE and len(known) > _UNLIKE * _SAMPLE:
             alike = None
-        if alike is None or not isinstance(cluster, Mapping):
+        if alike is None or not mapping:
             append(_evaluate(program, b, cluster, scores_of))
             continue
         seen, reads = alike

@@ -23,7 +23,8 @@ with a literal name, and the macros all, exists, exists_one and filter.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import operator
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from adapters.ocm.cel_syntax import Call, Comprehension, Ident, Index, Literal, MakeList, Node, Select
@@ -37,6 +38,7 @@ _Env = dict[str, Any]
 _Eval = Callable[[_Env], Any]
 
 _SCORES = "\0scores"  # the env's key for the lookup: no CEL identifier has a NUL
+_LISTS = "\0lists"  # and for scores()' answers kept (compile_plain's matches)
 _INT64 = (-(2**63), 2**63 - 1)
 
 
@@ -44,7 +46,7 @@ class Unsure(Exception):
     """The interpreter's answer might differ here: ask it."""
 
 
-def compile_plain(tree: Node, variable: str) -> Callable[[Mapping[str, Any], Scores], bool] | None:
+def compile_plain(tree: Node, variable: str) -> Callable[..., bool] | None:
     """The expression as a Python function of (cluster, scores lookup) -> matches, raising Unsure
     where it cannot answer as the interpreter would; None where the expression is outside the
     subset. The caller checks that the cluster converts (`converts`)."""
@@ -53,8 +55,10 @@ def compile_plain(tree: Node, variable: str) -> Callable[[Mapping[str, Any], Sco
     except _Outside:
         return None
 
-    def matches(cluster: Mapping[str, Any], scores_of: Scores) -> bool:
-        return body({variable: cluster, _SCORES: scores_of}) is True
+    def matches(cluster: Mapping[str, Any], scores_of: Scores, lists: dict[int, Any] | None = None) -> bool:
+        """`lists`: scores() answers kept by the list they were made from, for the calls over
+        the same clusters and lookup (matching_clusters' of several expressions)."""
+        return body({variable: cluster, _SCORES: scores_of, _LISTS: lists}) is True
 
     return matches
 
@@ -69,10 +73,8 @@ def _compile(n: Node) -> _Eval:
     if isinstance(n, Ident) and not n.root:
         name = n.name
         return lambda env: _bound(env, name)
-    if isinstance(n, Select) and not (n.optional or n.test) and n.literal is None:
-        return _field(_compile(n.operand), n.name)
-    if isinstance(n, Index) and not n.optional and isinstance(n.index, Literal) and n.index.kind == "string":
-        return _field(_compile(n.operand), n.index.value)  # type: ignore[arg-type]
+    if _selected_key(n) is not None:
+        return _path(n)
     if isinstance(n, MakeList) and not any(n.optional):
         items = [_compile(x) for x in n.items]
         return lambda env: [item(env) for item in items]
@@ -99,14 +101,50 @@ def _bound(env: _Env, name: str) -> Any:
         raise Unsure from None
 
 
-def _field(operand: _Eval, key: str) -> _Eval:
-    def select(env: _Env) -> Any:
-        value = operand(env)
+def _selected_key(n: Node) -> str | None:
+    """The key a constant select or index (`a.b`, `a["b"]`) reads, else None."""
+    if isinstance(n, Select) and not (n.optional or n.test) and n.literal is None:
+        return n.name
+    if isinstance(n, Index) and not n.optional and isinstance(n.index, Literal) and n.index.kind == "string":
+        return n.index.value  # type: ignore[return-value]
+    return None
+
+
+def _path(n: Node) -> _Eval:
+    """A chain of constant selects (`v.a.b["c"]`) as one closure: each key read in turn where the
+    value is a map holding it, else Unsure, as a select each would; from a bound variable, read
+    at once (_bound's Unsure where it is not)."""
+    keys: list[str] = []
+    while (key := _selected_key(n)) is not None:
+        keys.append(key)
+        n = n.operand  # type: ignore[attr-defined]
+    keys.reverse()
+    if isinstance(n, Ident) and not n.root:
+        return _variable_path(n.name, tuple(keys))
+    operand = _compile(n)
+    return lambda env: _walk(operand(env), keys)
+
+
+def _variable_path(name: str, keys: tuple[str, ...]) -> _Eval:
+    if len(keys) == 1:
+        (key,) = keys
+
+        def field(env: _Env) -> Any:
+            value = env[name] if name in env else _bound(env, name)
+            if type(value) is not dict or key not in value:
+                raise Unsure  # no such key, or a select on what is not a map
+            return value[key]
+
+        return field
+    return lambda env: _walk(env[name] if name in env else _bound(env, name), keys)
+
+
+def _walk(value: Any, keys: Sequence[str]) -> Any:
+    for key in keys:
         if type(value) is not dict or key not in value:
             raise Unsure  # no such key, or a select on what is not a map
-        return value[key]
-
-    return select
+        value = value[key]
+    return value
 
 
 def _comprehension(macro: str, target: _Eval, variable: str, predicate: _Eval) -> _Eval:
@@ -154,7 +192,8 @@ def _call(n: Call) -> _Eval:
         raise _Outside
     operands = [_compile(x) for x in ([n.target] if n.target is not None else []) + n.args]
     if n.target is None and n.name in _BINARY and len(operands) == 2:
-        return _binary(_BINARY[n.name], *operands)
+        fused = _fused(n.name, n.args, operands)
+        return fused if fused is not None else _binary(_BINARY[n.name], *operands)
     if n.target is None and n.name == "!_" and len(operands) == 1:
         return _negation(operands[0])
     if n.target is not None and n.name in _STRING_METHODS and len(operands) == 2:
@@ -164,6 +203,51 @@ def _call(n: Call) -> _Eval:
 
 def _binary(operation: Callable[[Any, Any], Any], left: _Eval, right: _Eval) -> _Eval:
     return lambda env: operation(left(env), right(env))
+
+
+def _fused(name: str, args: list[Node], operands: list[_Eval]) -> _Eval | None:
+    """The commonest operators in one closure each, answering as _binary of theirs would (a
+    literal operand evaluates to itself and never errs): `&&` and `||` of two booleans, `==` and
+    `!=` of an operand and a literal, an ordering of an operand and an integer literal."""
+    left, right = operands
+    if name in ("_&&_", "_||_"):
+        both = name == "_&&_"
+
+        def logical(env: _Env) -> bool:
+            a, b = left(env), right(env)
+            if type(a) is not bool or type(b) is not bool:
+                raise Unsure
+            return (a and b) if both else (a or b)
+
+        return logical
+    if name in ("_==_", "_!=_") and isinstance(args[0], Literal) and not isinstance(args[1], Literal):
+        args, left = args[::-1], right  # equality is symmetric
+    literal = args[1]
+    if not isinstance(literal, Literal) or literal.kind not in ("string", "int", "bool"):
+        return None
+    value = literal.value
+    kind = type(value)
+    if name in ("_==_", "_!=_") and kind in (str, int, bool):
+        equal = name == "_==_"
+
+        def equality(env: _Env) -> bool:
+            a = left(env)
+            if type(a) is not kind or (kind is int and not _INT64[0] <= a <= _INT64[1]):
+                raise Unsure
+            return (a == value) if equal else (a != value)
+
+        return equality
+    if name in _ORDERINGS and kind is int:
+        compare = _ORDERINGS[name]
+
+        def ordering(env: _Env) -> bool:
+            a = left(env)
+            if type(a) is not int or not _INT64[0] <= a <= _INT64[1]:
+                raise Unsure
+            return compare(a, value)
+
+        return ordering
+    return None
 
 
 def _negation(operand: _Eval) -> _Eval:
@@ -237,6 +321,12 @@ _BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "_||_": _logical(lambda a, b: a or b),
     "@in": _in,
 }
+_ORDERINGS: dict[str, Callable[[int, int], bool]] = {
+    "_<_": operator.lt,
+    "_<=_": operator.le,
+    "_>_": operator.gt,
+    "_>=_": operator.ge,
+}
 _STRING_METHODS: dict[str, Callable[[Any, Any], bool]] = {
     "startsWith": _string_method(str.startswith),
     "endsWith": _string_method(str.endswith),
@@ -257,8 +347,17 @@ def _scores(receiver: _Eval, name: str) -> _Eval:
         items = env[_SCORES](namespace).get(name)
         if items is None:
             raise Unsure
-        out = [{"name": s.get("name"), "value": s.get("value")} for s in items]
-        if not converts(out):
+        lists = env[_LISTS]
+        kept = lists.get(id(items)) if lists is not None else None
+        if kept is not None and kept[0] is items:  # the same list: what it made then (never changed)
+            out = kept[1]
+        else:
+            out = [{"name": s.get("name"), "value": s.get("value")} for s in items]
+            if not converts(out):
+                out = None
+            if lists is not None:
+                lists[id(items)] = (items, out)  # the list held, so that its id is not another's
+        if out is None:
             raise Unsure
         return out
 

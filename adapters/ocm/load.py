@@ -9,9 +9,11 @@ not solved; emit writes it with no decisions, as upstream does.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import marshal
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import compress
@@ -89,37 +91,48 @@ def _loaded(
     live = [c for c in clusters if not c.terminating]
     sets = {m.name: read_set(m) for m in objects[n.CLUSTER_SET]}
     bindings = read_bindings(objects[n.SET_BINDING], sets)
-    valid_scores, all_scores = _scores(objects[n.SCORE], now)
-    decisions = _decisions(objects[n.DECISION])
-    policies = _policies(objects[n.PLACEMENT])
+    # The scores are read by the CEL child beside, where there is one (its answer taken after the
+    # wait); their error, if any, still comes before any error of what follows (_scores_first).
+    scored = _scores(objects[n.SCORE], now) if beside is None else None
+    with _scores_first(scored, objects[n.SCORE], now):
+        decisions = _decisions(objects[n.DECISION])
+        policies = _policies(objects[n.PLACEMENT])
 
-    # Everything that needs no CEL verdict first: the CEL child (_cel_beside) takes about as long
-    # as this process's whole reading, and is waited for only once nothing else is left to read.
-    memberships = _memberships(sets, live)
-    contexts, scoped = _contexts(policies, bindings, memberships, live, decisions)
-    # Balance counts every PlacementDecision but the placement's own; the batch's placements
-    # (and the misconfigured ones, left without decisions) are counted by the solver.
-    outside = Counter(
-        c
-        for (namespace, placement), items in decisions.items()
-        if f"{namespace}/{placement}" not in contexts
-        for _, names in items
-        for c in names
-    )
+        # Everything that needs no CEL verdict first: the CEL child (_cel_beside) takes about as
+        # long as this process's whole reading, and is waited for only once nothing else is left.
+        memberships = _memberships(sets, live)
+        contexts, scoped = _contexts(policies, bindings, memberships, live, decisions)
+        # Balance counts every PlacementDecision but the placement's own; the batch's placements
+        # (and the misconfigured ones, left without decisions) are counted by the solver.
+        outside = Counter(
+            c
+            for (namespace, placement), items in decisions.items()
+            if f"{namespace}/{placement}" not in contexts
+            for _, names in items
+            for c in names
+        )
 
-    # A placement's request needs only whether its expressions compile, unless its tolerations
-    # are misconfigured (upstream says so only where a cluster passes its predicates): made first.
-    sources = _cel_sources(policies)
-    compiled = _compile_outcomes(sources)
-    requests: list[PlacementRequest] = []
-    later: list[_Scoped] = []
-    for each in scoped:
-        if each[1].toleration_error is None:
-            _add_request(each, compiled, {}, decisions, requests)
-        else:
-            later.append(each)
+        # A placement's request needs only whether its expressions compile, unless its
+        # tolerations are misconfigured (upstream says so only where a cluster passes its
+        # predicates): made first.
+        sources = _cel_sources(policies)
+        compiled = _compile_outcomes(sources)
+        requests: list[PlacementRequest] = []
+        later: list[_Scoped] = []
+        for each in scoped:
+            if each[1].toleration_error is None:
+                _add_request(each, compiled, {}, decisions, requests)
+            else:
+                later.append(each)
 
-    _, matching, flags = _cel_verdicts(sources, live, all_scores, beside)
+    answer = _cel_answer(beside, sources, live)
+    if answer is not None:
+        valid_scores, flags = answer
+        all_scores: Mapping[str, Any] = {}  # the flags are made: scores() is asked nothing
+    else:
+        valid_scores, all_scores = scored if scored is not None else _scores(objects[n.SCORE], now)
+        flags = None
+    _, matching, flags = _cel_verdicts(sources, live, all_scores, flags)
     satisfied = _cel_traits_of(matching, flags, len(live))
     traits = {c.name: memberships[c.name] | cel for c, cel in zip(live, satisfied, strict=True)}
     for each in later:  # whether an expression compiles is all _misconfigured reads of `compiled`
@@ -374,15 +387,11 @@ class CelOutcome:
 
 
 def _cel_matches(
-    sources: Iterable[str],
-    live: list[ManagedCluster],
-    scores: Mapping[str, Mapping[str, list]],
-    beside: forked.Pending | None = None,
+    sources: Iterable[str], live: list[ManagedCluster], scores: Mapping[str, Mapping[str, list]]
 ) -> dict[str, CelOutcome]:
     """By trait, each distinct expression compiled once and evaluated once over every live
-    cluster: by the child `beside` (_cel_beside) where its answer is for these expressions and
-    clusters, else here."""
-    out, traits, flags = _cel_verdicts(sources, live, scores, beside)
+    cluster."""
+    out, traits, flags = _cel_verdicts(sources, live, scores, None)
     names = [c.name for c in live]
     n = len(live)
     for k, trait in enumerate(traits):
@@ -394,23 +403,50 @@ def _cel_verdicts(
     sources: Iterable[str],
     live: list[ManagedCluster],
     scores: Mapping[str, Mapping[str, list]],
-    beside: forked.Pending | None,
+    flags: bytes | None,
 ) -> tuple[dict[str, CelOutcome], list[str], bytes]:
     """_cel_matches' outcomes of the expressions that do not compile, by trait; the traits of
     those that do, in order; and their flags, one byte per trait and live cluster (1: it
-    matches), trait by trait."""
+    matches), trait by trait: `flags` where given (the CEL child's, _cel_answer), else made."""
     sources = sorted(set(sources))
     if not sources:
         return {}, [], b""
     programs, errors = _compiled(sources)
     failed = {cel_trait(src): CelOutcome(error=error) for src, error in errors.items()}
-    answer = beside.result() if beside is not None else b""
-    key = _cel_key(list(programs), [c.name for c in live])
-    if answer[: len(key)] == key:
-        flags = answer[len(key) :]
-    else:
+    if flags is None:
         flags = _cel_flags(list(programs.values()), [c.obj for c in live], scores)
     return failed, [cel_trait(src) for src in programs], flags
+
+
+@contextlib.contextmanager
+def _scores_first(scored: tuple[Any, Any] | None, manifests: list[Manifest], now: datetime) -> Iterator[None]:
+    """Where the scores were not read here (`scored` None: the CEL child reads them), an error
+    of what is read meanwhile comes after the scores' own, if they have one (_scores raises
+    it), as when they are read first."""
+    try:
+        yield
+    except InputError:
+        if scored is None:
+            _scores(manifests, now)
+        raise
+
+
+def _cel_answer(
+    beside: forked.Pending | None, sources: Iterable[str], live: list[ManagedCluster]
+) -> tuple[dict[str, dict[str, int]], bytes] | None:
+    """The CEL child's answer (_cel_early), waited for: the valid scores it read and the flags of
+    the expressions that compile, where it is for these expressions and live clusters (_cel_key);
+    else None (no child, bad input, another answer)."""
+    answer = beside.result() if beside is not None else b""
+    if not answer:
+        return None
+    programs, _ = _compiled(sorted(set(sources)))
+    key = _cel_key(list(programs), [c.name for c in live])
+    if answer[: len(key)] != key:
+        return None
+    size = int.from_bytes(answer[len(key) : len(key) + 8], "little")
+    start = len(key) + 8
+    return marshal.loads(answer[start : start + size]), answer[start + size :]
 
 
 def _cel_traits_of(traits: list[str], flags: bytes, count: int) -> list[frozenset[str]]:
@@ -449,11 +485,12 @@ def _cel_flags(programs: list[Any], clusters: list[Mapping[str, Any]], scores: M
     # The lister's typed objects have no apiVersion or kind (client-go's decoder clears them), so
     # upstream's CEL variable, converted from them, has neither.
     objs = [{k: v for k, v in c.items() if k not in ("apiVersion", "kind")} for c in clusters]
-    return bytes(
-        ok
-        for program in programs
-        for ok in cel.matching_clusters(program, objs, lambda name: scores.get(name, {}))
-    )
+    lists: dict[int, Any] = {}  # the scores() lists, shared by the expressions reading the same
+
+    def scores_of(name: str) -> Mapping[str, Any]:
+        return scores.get(name, {})
+
+    return bytes(ok for program in programs for ok in cel.matching_clusters(program, objs, scores_of, lists))
 
 
 def _cel_key(sources: list[str], names: list[str]) -> bytes:
@@ -478,19 +515,20 @@ def _cel_beside(objects: Mapping[str, list[Manifest]], now: datetime) -> forked.
 
 
 def _cel_early(item: tuple[Mapping[str, list[Manifest]], datetime, list[str]]) -> bytes:
-    """_cel_key and the flags of the expressions over the live clusters as load reads them
-    (their score lists as it reads them); nothing on bad input (this process's reading raises it)."""
+    """_cel_key, the valid scores as load reads them (_scores; marshal's, after their length)
+    and the flags of the expressions over the live clusters (their score lists as load reads
+    them); nothing on bad scores (load's reading raises their error)."""
     objects, now, sources = item
-    scores = _plain_score_lists(objects[n.SCORE])
-    if scores is None:
-        try:
-            _, scores = _scores(objects[n.SCORE], now)
-        except InputError:
-            return b""
+    try:
+        valid, scores = _scores(objects[n.SCORE], now)
+    except InputError:
+        return b""
+    packed = marshal.dumps(valid)
     live = [m for m in objects[n.MANAGED_CLUSTER] if m.obj["metadata"].get("deletionTimestamp") is None]
     programs, _ = _compiled(sources)
     key = _cel_key(list(programs), [m.name for m in live])
-    return key + _cel_flags(list(programs.values()), [m.obj for m in live], scores)
+    flags = _cel_flags(list(programs.values()), [m.obj for m in live], scores)
+    return b"".join((key, len(packed).to_bytes(8, "little"), packed, flags))
 
 
 def _raw_cel_sources(placements: Iterable[Manifest]) -> list[str]:
@@ -568,22 +606,6 @@ def _scores(
         for item in items:
             target[n.ADDON_SCORE.format(m.name, item["name"])] = item["value"]
     return valid, every
-
-
-def _plain_score_lists(manifests: Iterable[Manifest]) -> dict[str, dict[str, list[dict[str, Any]]]] | None:
-    """_scores' lists for CEL's scores(), where every object's status and score items are plain
-    (_plain_scores), read without the checks (the load makes them, and raises on what they
-    refuse); None otherwise."""
-    every: dict[str, dict[str, list[dict[str, Any]]]] = {}
-    for m in manifests:
-        status = m.obj.get("status")
-        if status is not None and type(status) is not dict:
-            return None
-        items = _plain_scores(status.get("scores")) if status is not None else []
-        if items is None:
-            return None
-        every.setdefault(m.namespace, {})[m.name] = items
-    return every
 
 
 def _plain_scores(raw: Any) -> list[dict[str, Any]] | None:

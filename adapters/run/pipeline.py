@@ -215,9 +215,9 @@ def _judged_beside(
     render: Callable[[Outcome], Rendered] | None,
 ) -> tuple[Outcome, Rendered | None] | None:
     """One system's input loaded before the registry's checks of its objects' metadata
-    (adapters.registry.owned_by), judged by a forked child while it is solved (the second core
-    is idle then), then checked by another, the checker's, while this process emits; None where
-    the input is not one system's. Exact: owned_by's error
+    (adapters.registry.owned_by), judged by a forked child while it is loaded and solved (forked
+    beside the loader's own: _solved_unjudged), then checked by another, the checker's,
+    while this process emits; None where the input is not one system's. Exact: owned_by's error
     comes before every other, so where anything fails (the load, say) or the child finds bad
     metadata, owned_by is asked here and gives its error first. The distinct labels and
     annotation keys are judged first (registry.remember_judged), so the loaders take each object's
@@ -261,8 +261,9 @@ def _solved_unjudged(
 ) -> tuple[Mapping[str, list[Manifest]], str, Batch, Any, Result, forked.Pending | None] | None:
     """The input routed (registry.routed), its metadata remembered, loaded and solved: (routed,
     the system, batch, context, result, the metadata's verdict under way: `judged_early`, a
-    forked child's from the load's end, :func:`_misjudged`; else None); None where it is not one
-    system's. Where anything fails, owned_by's error first."""
+    forked child's, forked beside the loader's own or at the load's end, :func:`_misjudged`;
+    else None); None where it is not one system's. Where anything fails, owned_by's error
+    first."""
     try:
         owned = routed(manifests)
     except InputError:
@@ -274,8 +275,14 @@ def _solved_unjudged(
     judged = None
     try:
         remember_judged(owned)
+        # Forked beside the loader's own child where it forks one (the OCM load's CEL child),
+        # else once the batch is loaded: a fork write-protects every page of this process, whose
+        # next writes each fault (about 45,000 faults, 0.1 to 0.15 CPU s of the solve at OCM
+        # 10,000 x 2,000, forked at its start); two forks back to back cost one round of them.
+        judged = forked.beside_next(_misjudged, owned) if judged_early else None
         _, batch, context = _load(name, objects, now, options, config)
-        judged = forked.background(_misjudged, owned) if judged_early else None
+        if judged is not None:
+            judged.start()
         return owned, name, batch, context, solve(batch, options), judged
     except Exception:
         if judged is not None:
