@@ -976,9 +976,11 @@ def _rises_alone(drift, answer, own, most, weight) -> np.ndarray:
 def test_the_rises_read_off_a_pictures_shared_scores_are_those_judged_alone(mode, monkeypatch) -> None:
     """`_rises` reads the Balance scores of a picture's moved counts once for every answer of it
     (`_balance_bases`) and judges again only the clusters of each answer's own decisions and
-    moves; the tie mask of `_drifted_bound` is a prefix of the moved names (they are in order):
-    over 60 generated events every rise equals the one judged from the counts alone, every
-    prefix the names compared, and the deltas are those of the checks judging each alone."""
+    moves, off the rises an answer with none of its own among them would have (`_shared_rises`,
+    one array per picture and Balance weight); the tie mask of `_drifted_bound` is a prefix of
+    the moved names (they are in order): over 60 generated events every rise equals the one
+    judged from the counts alone, every prefix the names compared, and the deltas are those of
+    the checks judging each alone."""
     original, asked = OcmLive._rises, Counter()
 
     def rises(self, drift, answer, own, most, weight):
@@ -988,16 +990,17 @@ def test_the_rises_read_off_a_pictures_shared_scores_are_those_judged_alone(mode
         asked[answer.mates is not None] += 1
         return out
 
-    up_to = reach_module._Drift.up_to
+    up_to = reach_module._Drift.up_to_count
 
     def compared(drift, name):
         out = up_to(drift, name)
-        assert np.array_equal(out, np.asarray(drift.names, dtype=str) <= name)
+        prefix = np.asarray(drift.names, dtype=str) <= name
+        assert np.array_equal(np.arange(len(drift.names)) < out, prefix)
         asked["ties"] += 1
         return out
 
     monkeypatch.setattr(OcmLive, "_rises", rises)
-    monkeypatch.setattr(reach_module._Drift, "up_to", compared)
+    monkeypatch.setattr(reach_module._Drift, "up_to_count", compared)
     fast = _deltas(mode, 0, 60)
     assert asked[True] > 10 and asked[False] > 10 and asked["ties"] > 10
     monkeypatch.setattr(
@@ -1013,3 +1016,66 @@ def test_a_placements_holdings_are_the_clusters_it_holds_a_decision_on() -> None
     else only those above 0, in name order: the same as counting them one by one."""
     for own in ({}, {"b": 1, "a": 2}, {"b": 1, "a": 0, "c": -1, "d": 3}, {"z": 0}):
         assert reach_module._holdings(own) == sorted(c for c, k in own.items() if k > 0)
+
+
+def _drifted_bound_alone(self, request, drift, rises, best, weakest, alone, own, most, held, now):
+    """`OcmLive._drifted_bound` as it judged every Placement before its shortcuts: the tie mask
+    made whole, every threat's scope read (none or not), the best of the rest by its least name
+    compared one by one."""
+    if best is None:
+        threat = rises > reach_module._NONE
+        bound = np.zeros(len(rises), dtype=np.int64)
+    else:
+        bound = best[0] + rises
+        threat = rises > 0
+        if weakest is not None:
+            name, total = weakest
+            prefix = np.asarray(drift.names, dtype=str) <= name
+            threat &= (bound > total) | ((bound == total) & prefix)
+    found = None
+    scoped = self._in_scope_at(request, drift, threat)
+    for at in scoped:
+        name = drift.names[at]
+        cluster = self.pool.get(name)
+        if cluster is None or not reach_module.admits(request, cluster, now, held=name in held):
+            continue
+        if alone:
+            total = reach_module._total(request, cluster, own, most, held)
+        else:
+            total = self._within_range(request, cluster, own, most, held, now)
+            if total is None:
+                return False
+        found = reach_module._better(found, (total, name))
+    rest = (rises > 0) & ~threat
+    if best is not None and rest.any():
+        top = int(bound[rest].max())
+        first = min(drift.names[at] for at in np.flatnonzero(rest & (bound == top)).tolist())
+        found = reach_module._better(found, (top, first))
+    return found
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_the_drifted_bound_judged_with_its_shortcuts_is_the_one_judged_whole(mode, monkeypatch) -> None:
+    """`_drifted_bound` reads no scope where no moved cluster threatens the weakest pick, marks
+    the ties on the prefix of the names only and takes the best of the rest at its first
+    position: over 60 generated events every bound it gives (None, a bound, or False) is the
+    one judged whole (`_drifted_bound_alone`: the mask made whole, the least name compared one
+    by one), with threats, ties and a rest among them, and the deltas are the same."""
+    original, asked = OcmLive._drifted_bound, Counter()
+
+    def bound(self, request, drift, rises, best, weakest, *rest):
+        out = original(self, request, drift, rises.copy(), best, weakest, *rest)
+        alone = _drifted_bound_alone(self, request, drift, rises.copy(), best, weakest, *rest)
+        assert out == alone
+        threat = rises > 0
+        if best is not None and weakest is not None:
+            threat &= best[0] + rises >= weakest[1]
+        asked["threat" if threat.any() else "none"] += 1
+        asked["found" if out else "not"] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_drifted_bound", bound)
+    fast = _deltas(mode, 0, 60)
+    assert asked["threat"] > 5 and asked["none"] > 5 and asked["found"] > 5, asked
+    monkeypatch.setattr(OcmLive, "_drifted_bound", _drifted_bound_alone)
+    assert fast == _deltas(mode, 0, 60)

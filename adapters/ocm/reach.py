@@ -226,10 +226,10 @@ class _Drift:
     added: np.ndarray
     dropped: np.ndarray
 
-    def up_to(self, name: str) -> np.ndarray:
-        """Whether each moved cluster's name is at most `name` (the names are in order: the
-        first so many)."""
-        return np.arange(len(self.names)) < bisect_right(self.names, name)
+    def up_to_count(self, name: str) -> int:
+        """How many moved clusters' names are at most `name` (the names are in order: the first
+        so many)."""
+        return bisect_right(self.names, name)
 
 
 class _Traits(dict):
@@ -310,6 +310,8 @@ class OcmLive:
         self._bases: dict[
             tuple[int, int, int], tuple[_Drift, tuple[np.ndarray, ...]]
         ] = {}  # _rises' (one event's)
+        # `_shared_rises`' (one event's)
+        self._shared_rise: dict[tuple[int, int, int, int, bool], tuple[_Drift, np.ndarray]] = {}
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
         self.seq = 0
         self._recounted: set[str] = set()
@@ -638,6 +640,7 @@ class OcmLive:
         self.journal.assign(self, "enqueued", enqueued)
         self._in_trait.clear()  # the clusters' traits as they now stand
         self._bases.clear()
+        self._shared_rise.clear()
         self._flipped.clear()
         solved = {key for key in enqueued if self._must(key, changed, now)}
         self._drifted({name: changed[name] for name in scored}, enqueued, now)
@@ -823,6 +826,7 @@ class OcmLive:
         self._held.clear()
         self._in_trait.clear()
         self._bases.clear()
+        self._shared_rise.clear()
         self._flipped.clear()
         self._ranked = None
 
@@ -1075,7 +1079,8 @@ class OcmLive:
                     return False
                 rises[at] = _NONE
         held = self._held_of(request)
-        for at in self._in_scope_at(request, drift, rises > 0):
+        rising = rises > 0
+        for at in self._in_scope_at(request, drift, rising) if rising.any() else ():
             cluster = self.pool.get(drift.names[at])
             if cluster is not None and admits(request, cluster, now, held=cluster.name in held):
                 return False
@@ -1100,17 +1105,23 @@ class OcmLive:
         out where it cannot pick them; else its total judged again: its own where totals are its
         own, a sorter's over the range the other feasible clusters span (`_within_range`: where it
         lies within, that is its feasible set's range); else it may)."""
+        rising = rises > 0
         if best is None:  # nothing was left out: a cluster rising is new to the feasible set
             threat = rises > _NONE
             bound = np.zeros(len(rises), dtype=np.int64)
         else:
             bound = best[0] + rises
-            threat = rises > 0
+            threat = rising
             if weakest is not None:
                 name, total = weakest
-                threat &= (bound > total) | ((bound == total) & drift.up_to(name))
+                threat = rising & (bound > total)
+                ties = drift.up_to_count(name)  # the names are in order: those at most `name`
+                if ties:
+                    threat[:ties] |= rising[:ties] & (bound[:ties] == total)
+        # Most strict Placements have no cluster whose bound would overtake their weakest pick
+        # (counted: 70 to 80% of them an event): then no scope is read.
         found: tuple[int, str] | None = None
-        for at in self._in_scope_at(request, drift, threat):
+        for at in self._in_scope_at(request, drift, threat) if threat.any() else ():
             name = drift.names[at]
             cluster = self.pool.get(name)
             if cluster is None or not admits(request, cluster, now, held=name in held):
@@ -1122,10 +1133,11 @@ class OcmLive:
                 if total is None:
                     return False
             found = _better(found, (total, name))
-        rest = (rises > 0) & ~threat
+        rest = rising & ~threat
         if best is not None and rest.any():
             top = int(bound[rest].max())
-            first = min(drift.names[at] for at in np.flatnonzero(rest & (bound == top)).tolist())
+            # The first such position has the least name (the names are in order).
+            first = drift.names[int(np.argmax(rest & (bound == top)))]
             found = _better(found, (top, first))
         return found
 
@@ -1134,31 +1146,45 @@ class OcmLive:
     ) -> np.ndarray:
         """The most each moved cluster's weighted Balance score can have risen since the answer's
         picture (its others' count now against the range it had there: its count logged then,
-        less the request's own decisions then, within its batch-mates' moves). The scores of
-        the drift's counts as they stand are the same for every answer of the picture
-        (`_balance_bases`); only the clusters of its own decisions, now or then, and of its own
-        moves differ, each judged again here (Balance's score is a cluster's own: a table
-        lookup by its count, so the rest are those of the picture's arrays, exactly)."""
-        s_now, s_low, s_high = self._balance_bases(drift, most, answer.most)
+        less the request's own decisions then, within its batch-mates' moves). The rises of the
+        drift's counts as they stand are the same for every answer of the picture with the same
+        Balance weight and busiest counts (`_shared_rises`, computed once: the ~500 strict
+        Placements an event checks share a few weights); only the clusters of its own decisions,
+        now or then, and of its own moves differ, each judged again here (Balance's score is a
+        cluster's own: a table lookup by its count, so the rest are those of the shared array,
+        exactly). A fresh array: the caller marks its picks in it."""
+        rises = self._shared_rises(drift, most, answer.most, weight, answer.mates is not None).copy()
         mates = answer.mates is not None
-        s_now, s_low = s_now.copy(), s_low.copy()
-        if mates:
-            s_high = s_high.copy()
         for c in {*own, *answer.own, *answer.up, *answer.down}:
             at = drift.index.get(c)
             if at is None:
                 continue
             then, mine = int(drift.then[at]), answer.own.get(c, 0)
-            s_now[at] = _balance(max(0, int(drift.now[at]) - own.get(c, 0)), most)
+            s_now = _balance(max(0, int(drift.now[at]) - own.get(c, 0)), most)
             low = then - int(drift.dropped[at]) + (c in answer.down) - mine
-            s_low[at] = _balance(max(0, low), answer.most)
+            s_low = weight * _balance(max(0, low), answer.most)
             if mates:
                 high = then + int(drift.added[at]) - (c in answer.up) - mine
-                s_high[at] = _balance(max(0, high), answer.most)
-        scores = weight * s_now
-        if not mates:
-            return scores - weight * s_low
-        return scores - np.minimum(weight * s_low, weight * s_high)
+                s_low = min(s_low, weight * _balance(max(0, high), answer.most))
+            rises[at] = weight * s_now - s_low
+        return rises
+
+    def _shared_rises(self, drift: _Drift, most: int, then: int, weight: int, mates: bool) -> np.ndarray:
+        """`_rises` of an answer with no own cluster among the drift's: the weighted score of each
+        count now less the least on the picture's range (read only; kept for the event with the
+        picture's scores, `_balance_bases`)."""
+        key = (id(drift), most, then, weight, mates)
+        found = self._shared_rise.get(key)
+        if found is None or found[0] is not drift:
+            s_now, s_low, s_high = self._balance_bases(drift, most, then)
+            scores = weight * s_now
+            if not mates:
+                rises = scores - weight * s_low
+            else:
+                rises = scores - np.minimum(weight * s_low, weight * s_high)
+            rises.flags.writeable = False
+            found = self._shared_rise[key] = (drift, rises)
+        return found[1]
 
     def _balance_bases(self, drift: _Drift, most: int, then: int) -> tuple[np.ndarray, ...]:
         """Balance's scores (unweighted) of the drift's counts now against the busiest count
@@ -1415,6 +1441,7 @@ class OcmLive:
         self._held.clear()
         self._in_trait.clear()
         self._bases.clear()
+        self._shared_rise.clear()
         out = {key for key in self.policies if key not in self.answers or key in self.dirty}
         out |= {
             key for key, p in self.policies.items() if _timed(p) or any(x.external for x in p.preferences)
