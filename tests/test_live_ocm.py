@@ -1079,3 +1079,37 @@ def test_the_drifted_bound_judged_with_its_shortcuts_is_the_one_judged_whole(mod
     assert asked["threat"] > 5 and asked["none"] > 5 and asked["found"] > 5, asked
     monkeypatch.setattr(OcmLive, "_drifted_bound", _drifted_bound_alone)
     assert fast == _deltas(mode, 0, 60)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_drifts_arrays_read_in_c_are_those_read_cluster_by_cluster(mode, monkeypatch) -> None:
+    """`_drift` reads its arrays by mapped dict look-ups and `_in_scope_at` its trait masks by a
+    mapped membership test: over 60 generated events every drift's names, positions and counts
+    (then, now, its batch-mates' moves, with and without mates) are those read one cluster at
+    a time, and so is every trait mask."""
+    original, asked = OcmLive._drift, Counter()
+
+    def drift(self, answer):
+        out = original(self, answer)
+        moved, mates = self._moved_since(answer.seen), answer.mates
+        names = sorted({*moved, *(mates.added if mates else ()), *(mates.dropped if mates else ())})
+        assert out.names == names and out.index == {name: at for at, name in enumerate(names)}
+        expected = (
+            [moved.get(c, self.counts.get(c, 0)) for c in names],
+            [self.counts.get(c, 0) for c in names],
+            [mates.added[c] if mates else 0 for c in names],
+            [mates.dropped[c] if mates else 0 for c in names],
+        )
+        for got, want in zip((out.then, out.now, out.added, out.dropped), expected, strict=True):
+            assert got.dtype == np.int64 and got.tolist() == want
+        asked[mates is not None] += 1
+        asked["moved"] += bool(moved)
+        for (_, trait), (of, mask) in self._in_trait.items():
+            if of is out:
+                assert mask.tolist() == [c in self.pool.with_trait(trait) for c in names]
+                asked["masks"] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_drift", drift)
+    _deltas(mode, 0, 60)
+    assert asked[True] > 5 and asked[False] > 5 and asked["moved"] > 5 and asked["masks"] > 5, asked

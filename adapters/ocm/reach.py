@@ -93,6 +93,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from functools import lru_cache, partial
+from itertools import repeat
 from operator import attrgetter
 from typing import Any, TypeVar
 
@@ -1345,7 +1346,7 @@ class OcmLive:
             found = self._in_trait.get((id(drift), trait))
             if found is None or found[0] is not drift:
                 members = self.pool.with_trait(trait)
-                mask = np.fromiter((c in members for c in drift.names), bool, len(drift.names))
+                mask = np.fromiter(map(members.__contains__, drift.names), bool, len(drift.names))
                 found = self._in_trait[(id(drift), trait)] = (drift, mask)
             scoped |= found[1]
         return np.flatnonzero(scoped if wanted is None else scoped & wanted).tolist()
@@ -1361,14 +1362,24 @@ class OcmLive:
         moved = self._moved_since(answer.seen)
         mates = answer.mates
         names = sorted({*moved, *(mates.added if mates else ()), *(mates.dropped if mates else ())})
+        # Each array read in C (a mapped dict.get: a count, its count then where it moved, a
+        # batch-mate's moves; no Python frame per cluster, a drift holds hundreds to thousands).
+        now = list(map(self.counts.get, names, repeat(0)))
+        size = len(names)
+
+        def column(counts: Mapping[str, int] | None) -> np.ndarray:
+            if not counts:
+                return np.zeros(size, dtype=np.int64)
+            return np.fromiter(map(counts.get, names, repeat(0)), np.int64, size)
+
         found = _Drift(
             mates,
             names,
-            {name: at for at, name in enumerate(names)},
-            np.fromiter((moved.get(c, self.counts.get(c, 0)) for c in names), np.int64, len(names)),
-            np.fromiter((self.counts.get(c, 0) for c in names), np.int64, len(names)),
-            np.fromiter((mates.added[c] if mates else 0 for c in names), np.int64, len(names)),
-            np.fromiter((mates.dropped[c] if mates else 0 for c in names), np.int64, len(names)),
+            dict(zip(names, range(size), strict=True)),
+            np.fromiter(map(moved.get, names, now), np.int64, size),
+            np.asarray(now, dtype=np.int64),
+            column(mates.added if mates else None),
+            column(mates.dropped if mates else None),
         )
         if len(self._drifts) > 64:
             self._drifts.clear()
