@@ -10,6 +10,7 @@ import gc
 from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -1054,30 +1055,60 @@ def _drifted_bound_alone(self, request, drift, rises, best, weakest, alone, own,
     return found
 
 
+def _taken_with(floor, found):
+    """The better of the caller's floor and a bound found, as `_stands_margins` takes them."""
+    if floor is None or found is None:
+        return found if floor is None else floor
+    return reach_module._better(floor, found)
+
+
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
 def test_the_drifted_bound_judged_with_its_shortcuts_is_the_one_judged_whole(mode, monkeypatch) -> None:
     """`_drifted_bound` reads no scope where no moved cluster threatens the weakest pick, marks
-    the ties on the prefix of the names only and takes the best of the rest at its first
-    position: over 60 generated events every bound it gives (None, a bound, or False) is the
-    one judged whole (`_drifted_bound_alone`: the mask made whole, the least name compared one
-    by one), with threats, ties and a rest among them, and the deltas are the same."""
+    the ties on the prefix of the names only, takes the best of the rest at its first position,
+    and judges the filters of a cluster whose totals are its own only where its total beats the
+    caller's floor and what was found: over 60 generated events every bound it gives, taken
+    with the floor as the caller takes it, is the one judged whole (`_drifted_bound_alone`:
+    the mask made whole, every threat's filters judged, the least name compared one by one),
+    False where that is False; with threats, ties, a rest, floors and clusters passed by on
+    their totals among them; and the deltas are the same."""
     original, asked = OcmLive._drifted_bound, Counter()
+    judged = reach_module.admits
 
-    def bound(self, request, drift, rises, best, weakest, *rest):
-        out = original(self, request, drift, rises.copy(), best, weakest, *rest)
-        alone = _drifted_bound_alone(self, request, drift, rises.copy(), best, weakest, *rest)
-        assert out == alone
+    def counted(request, c, now, *, held=False):
+        asked["admits"] += 1
+        return judged(request, c, now, held=held)
+
+    def bound(self, request, drift, rises, best, weakest, alone, own, most, held, now, floor):
+        before = asked["admits"]
+        out = original(self, request, drift, rises.copy(), best, weakest, alone, own, most, held, now, floor)
+        fast = asked["admits"] - before
+        whole = _drifted_bound_alone(
+            self, request, drift, rises.copy(), best, weakest, alone, own, most, held, now
+        )
+        asked["passed by"] += asked["admits"] - before - fast > fast
+        if whole is False or out is False:
+            assert out is whole
+        else:
+            assert _taken_with(floor, out) == _taken_with(floor, whole)
         threat = rises > 0
         if best is not None and weakest is not None:
             threat &= best[0] + rises >= weakest[1]
         asked["threat" if threat.any() else "none"] += 1
         asked["found" if out else "not"] += 1
+        asked["floor"] += floor is not None
         return out
 
+    monkeypatch.setattr(reach_module, "admits", counted)
     monkeypatch.setattr(OcmLive, "_drifted_bound", bound)
     fast = _deltas(mode, 0, 60)
-    assert asked["threat"] > 5 and asked["none"] > 5 and asked["found"] > 5, asked
-    monkeypatch.setattr(OcmLive, "_drifted_bound", _drifted_bound_alone)
+    assert asked["threat"] > 5 and asked["none"] > 5 and asked["found"] > 5 and asked["floor"] > 5, asked
+    assert asked["passed by"] > 5, asked
+    monkeypatch.setattr(
+        OcmLive,
+        "_drifted_bound",
+        lambda self, *args: _drifted_bound_alone(self, *args[:-1]),
+    )
     assert fast == _deltas(mode, 0, 60)
 
 
@@ -1113,3 +1144,34 @@ def test_a_drifts_arrays_read_in_c_are_those_read_cluster_by_cluster(mode, monke
     monkeypatch.setattr(OcmLive, "_drift", drift)
     _deltas(mode, 0, 60)
     assert asked[True] > 5 and asked[False] > 5 and asked["moved"] > 5 and asked["masks"] > 5, asked
+
+
+def test_a_threats_filters_are_judged_only_where_its_total_would_move_the_bound(monkeypatch) -> None:
+    """`_drifted_bound` on a drift of four clusters (a stub model: every cluster in scope, its
+    own totals, filters passing a and c): a, b and c threaten the weakest pick, d only rises;
+    the bound is the best passing threat (c: 15), b's filters are never judged (its 13 beats
+    the caller's floor, 12, but not a's 14 found before it), nor d's (not a threat)."""
+    names = ["a", "b", "c", "d"]
+    drift = reach_module._Drift(
+        None, names, {c: i for i, c in enumerate(names)}, *(np.zeros(4, np.int64),) * 4
+    )
+    totals, passing, judged = {"a": 14, "b": 13, "c": 15, "d": 11}, {"a", "c"}, []
+
+    def admits(request, c, now, *, held=False):
+        judged.append(c.name)
+        return c.name in passing
+
+    monkeypatch.setattr(reach_module, "admits", admits)
+    monkeypatch.setattr(reach_module, "_total", lambda request, c, own, most, held: totals[c.name])
+    model = SimpleNamespace(
+        pool={c: SimpleNamespace(name=c) for c in names},
+        _in_scope_at=lambda request, drift, wanted: np.flatnonzero(wanted).tolist(),
+    )
+    rises = np.array([5, 7, 6, 1], dtype=np.int64)
+    args = (None, drift, rises, (10, "z"), ("p", 12), True, {}, 0, frozenset(), None)
+    assert OcmLive._drifted_bound(model, *args, (12, "q")) == (15, "c")
+    assert judged == ["a", "c"]
+    judged.clear()
+    assert OcmLive._drifted_bound(model, *args, None) == (15, "c")  # no floor: the rest's d (11) first
+    assert judged == ["a", "c"]
+    assert _drifted_bound_alone(model, *args) == (15, "c") and judged[2:] == ["a", "b", "c"]

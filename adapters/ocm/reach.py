@@ -941,7 +941,9 @@ class OcmLive:
                 at = drift.index.get(c)
                 if at is not None:
                     rises[at] = _NONE
-            found = self._drifted_bound(request, drift, rises, best, weakest, alone, own, most, held, now)
+            found = self._drifted_bound(
+                request, drift, rises, best, weakest, alone, own, most, held, now, raised
+            )
             if found is False:
                 return False
             if found is not None:
@@ -1100,12 +1102,20 @@ class OcmLive:
         most: int,
         held: AbstractSet[str],
         now: datetime,
+        floor: tuple[int, str] | None = None,
     ) -> tuple[int, str] | None | bool:
         """The best bound of the moved clusters left out (None: none rose), or False where one
         may overtake the weakest pick: those whose bound would are looked at one by one (left
         out where it cannot pick them; else its total judged again: its own where totals are its
         own, a sorter's over the range the other feasible clusters span (`_within_range`: where it
-        lies within, that is its feasible set's range); else it may)."""
+        lies within, that is its feasible set's range); else it may).
+
+        `floor`: the best the caller holds already (its bound of what was left out). The caller
+        takes the better of the two, and `_better` is a maximum over one total order (the total,
+        then the name, "" the least), so a cluster whose own total does not beat the floor nor
+        what was found before it cannot move that maximum whether it passes the filters or not:
+        where totals are a cluster's own, its total is judged first (a few preferences) and its
+        filters (the required terms' match, most of the checks' cost) only where it would."""
         rising = rises > 0
         if best is None:  # nothing was left out: a cluster rising is new to the feasible set
             threat = rises > _NONE
@@ -1119,27 +1129,34 @@ class OcmLive:
                 ties = drift.up_to_count(name)  # the names are in order: those at most `name`
                 if ties:
                     threat[:ties] |= rising[:ties] & (bound[:ties] == total)
-        # Most strict Placements have no cluster whose bound would overtake their weakest pick
-        # (counted: 70 to 80% of them an event): then no scope is read.
         found: tuple[int, str] | None = None
-        for at in self._in_scope_at(request, drift, threat) if threat.any() else ():
-            name = drift.names[at]
-            cluster = self.pool.get(name)
-            if cluster is None or not admits(request, cluster, now, held=name in held):
-                continue
-            if alone:
-                total: int | None = _total(request, cluster, own, most, held)
-            else:  # a sorter's: over the range the others span (None: it may be an end)
-                total = self._within_range(request, cluster, own, most, held, now)
-                if total is None:
-                    return False
-            found = _better(found, (total, name))
         rest = rising & ~threat
         if best is not None and rest.any():
             top = int(bound[rest].max())
             # The first such position has the least name (the names are in order).
-            first = drift.names[int(np.argmax(rest & (bound == top)))]
-            found = _better(found, (top, first))
+            found = (top, drift.names[int(np.argmax(rest & (bound == top)))])
+        # Most strict Placements have no cluster whose bound would overtake their weakest pick
+        # (counted: 70 to 80% of them an event): then no scope is read.
+        beaten = floor if found is None else _better(floor, found)
+        for at in self._in_scope_at(request, drift, threat) if threat.any() else ():
+            name = drift.names[at]
+            cluster = self.pool.get(name)
+            if cluster is None:
+                continue
+            if alone:
+                total: int | None = _total(request, cluster, own, most, held)
+                if beaten is not None and not _beats((total, name), beaten):  # type: ignore[arg-type]
+                    continue  # moves no maximum, whatever its filters say
+                if not admits(request, cluster, now, held=name in held):
+                    continue
+            else:  # a sorter's: over the range the others span (None: it may be an end)
+                if not admits(request, cluster, now, held=name in held):
+                    continue
+                total = self._within_range(request, cluster, own, most, held, now)
+                if total is None:
+                    return False
+            found = _better(found, (total, name))  # type: ignore[arg-type]
+            beaten = _better(beaten, (total, name))  # type: ignore[arg-type]
         return found
 
     def _rises(
