@@ -1175,3 +1175,28 @@ def test_a_threats_filters_are_judged_only_where_its_total_would_move_the_bound(
     assert OcmLive._drifted_bound(model, *args, None) == (15, "c")  # no floor: the rest's d (11) first
     assert judged == ["a", "c"]
     assert _drifted_bound_alone(model, *args) == (15, "c") and judged[2:] == ["a", "b", "c"]
+
+
+def test_a_cluster_with_another_load_is_the_one_replace_makes() -> None:
+    """`adapters.live.kept.with_load` writes the slots through their descriptors: the copy equals
+    `dataclasses.replace(cluster, load=...)`, every other field the same object, the original
+    untouched, on a cluster with every field set (and on one with the defaults)."""
+    from dataclasses import fields
+
+    from adapters.live.kept import with_load
+    from model import Cluster
+
+    full = Cluster(
+        "alpha",
+        {"zone": "z1"},
+        load=4,
+        ineligible_reason="r",
+        claims={"k": "v"},
+        traits=frozenset({"s"}),
+        scores={"x": 1},
+    )
+    for c in (full, Cluster("beta")):
+        out = with_load(c, 9)
+        assert out == replace(c, load=9) and out.load == 9 and out is not c
+        assert all(getattr(out, f.name) is getattr(c, f.name) for f in fields(Cluster) if f.name != "load")
+        assert c.load in (4, 0)

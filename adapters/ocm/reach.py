@@ -1347,7 +1347,7 @@ class OcmLive:
         names no other while kept)."""
         found = self._held.get(id(request))
         if found is None or found[0] is not request:
-            found = self._held[id(request)] = (request, frozenset(d.cluster for d in request.existing))
+            found = self._held[id(request)] = (request, frozenset(map(_cluster_of, request.existing)))
         return found[1]
 
     def _in_scope_at(self, request: PlacementRequest, drift: _Drift, wanted: np.ndarray | None) -> list[int]:
