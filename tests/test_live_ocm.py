@@ -1200,3 +1200,24 @@ def test_a_cluster_with_another_load_is_the_one_replace_makes() -> None:
         assert out == replace(c, load=9) and out.load == 9 and out is not c
         assert all(getattr(out, f.name) is getattr(c, f.name) for f in fields(Cluster) if f.name != "load")
         assert c.load in (4, 0)
+
+
+def test_the_shared_decisions_and_picks_are_made_once_per_cluster_and_looked_up_after() -> None:
+    """`OcmLive._shared` looks every name up in C (`_Made`): each cluster's object is made on its
+    first look-up only, the same object given after, in the order of the names asked; the store
+    is let go whole once it outgrows the fleet."""
+    made: list[str] = []
+
+    def make(name: str) -> Choice:
+        made.append(name)
+        return Choice(name)
+
+    store = reach_module._Made(make)
+    model = SimpleNamespace(clusters=dict.fromkeys("abc"))
+    first = OcmLive._shared(model, store, ["b", "a", "b"])
+    assert [c.cluster for c in first] == ["b", "a", "b"] and first[0] is first[2] and made == ["b", "a"]
+    again = OcmLive._shared(model, store, ["a", "c"])
+    assert again[0] is first[1] and again[1].cluster == "c" and made == ["b", "a", "c"]
+    store.update({str(i): Choice(str(i)) for i in range(2 * 3 + 1025)})
+    assert [c.cluster for c in OcmLive._shared(model, store, ["a"])] == ["a"] and made[-1] == "a"
+    assert len(store) == 1

@@ -95,7 +95,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache, partial
 from itertools import repeat
 from operator import attrgetter
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -139,7 +139,7 @@ from solver.prepare import centered_scores
 __all__ = ["OcmLive", "live", "matters"]
 
 Obj = Mapping[str, Any]
-T = TypeVar("T")
+
 _LOG_LIMIT = 200_000  # count moves kept; a Placement last judged before the oldest kept is solved
 _TICK = timedelta(microseconds=1)
 _WALK = 256  # clusters looked at from each end of a property's order for a sorter's range
@@ -245,6 +245,18 @@ class _Traits(dict):
         return found
 
 
+class _Made(dict):
+    """One object per name, made by `make` when first looked up (`OcmLive._shared`)."""
+
+    def __init__(self, make: Callable[[str], Any]) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, name: str) -> Any:
+        found = self[name] = self.make(name)
+        return found
+
+
 _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
 
 
@@ -304,8 +316,8 @@ class OcmLive:
         # `_request`'s: per Placement, what its last request was made of and that request (its
         # holdings as they came back since); each cluster's held decision, shared (frozen).
         self._made: dict[str, tuple[tuple[Any, ...], PlacementRequest]] = {}
-        self._decision: dict[str, ExistingDecision] = {}
-        self._choice: dict[str, Choice] = {}  # each cluster's pick in an answer given (`_given`), shared
+        self._decision = _Made(_held_decision)
+        self._choice = _Made(Choice)  # each cluster's pick in an answer given (`_given`), shared
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         self._bases: dict[
@@ -1310,7 +1322,7 @@ class OcmLive:
         request is that one."""
         if len(request.existing) == len(held) and list(map(_cluster_of, request.existing)) == held:
             return request
-        existing = self._shared(self._decision, held, _held_decision)
+        existing = self._shared(self._decision, held)
         out = replace(request, existing=tuple(existing))
         made = self._made.get(key)
         if made is not None and made[1] is request:
@@ -1323,23 +1335,17 @@ class OcmLive:
         solver's: the scores and the report of clusters not picked, which neither OCM's emit nor
         this model reads for a PickAll (its decisions carry no score, its answer no margin). Each
         cluster's Choice is made once and shared (frozen: a PickAll's answer is hundreds)."""
-        picks = self._shared(self._choice, answer, Choice)
+        picks = self._shared(self._choice, answer)
         released = tuple(sorted(self._held_of(request).difference(answer)))
         return RequestResult(request.key, tuple(picks), released=released)
 
-    def _shared(self, made: dict[str, T], clusters: Iterable[str], make: Callable[[str], T]) -> list[T]:
+    def _shared(self, made: _Made, clusters: Iterable[str]) -> list[Any]:
         """One frozen object per cluster name, made once and shared by every request or answer that
-        names it (a PickAll names hundreds); `made` is let go whole once it outgrows the fleet (names
-        of clusters long gone)."""
+        names it (a PickAll names hundreds): looked up in C, made (`_Made.__missing__`) only where
+        new; `made` is let go whole once it outgrows the fleet (names of clusters long gone)."""
         if len(made) > 2 * len(self.clusters) + 1024:
             made.clear()
-        out = []
-        for c in clusters:
-            found = made.get(c)
-            if found is None:
-                found = made[c] = make(c)
-            out.append(found)
-        return out
+        return list(map(made.__getitem__, clusters))
 
     def _held_of(self, request: PlacementRequest) -> frozenset[str]:
         """The clusters the request holds (its existing decisions), made once per request (kept by
