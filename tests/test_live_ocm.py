@@ -1221,3 +1221,46 @@ def test_the_shared_decisions_and_picks_are_made_once_per_cluster_and_looked_up_
     store.update({str(i): Choice(str(i)) for i in range(2 * 3 + 1025)})
     assert [c.cluster for c in OcmLive._shared(model, store, ["a"])] == ["a"] and made[-1] == "a"
     assert len(store) == 1
+
+
+def _taken_off_one_by_one(self, keys, given) -> Counter:
+    """`OcmLive._taken_off` as `_taken` counted it before: every decision up, every given answer
+    down, cluster by cluster."""
+    taken_off: Counter[str] = Counter()
+    for key in keys:
+        taken_off.update(self.own.get(key, {}))
+        if key in given:
+            taken_off.subtract(given[key])
+    return taken_off
+
+
+def _net(counts: Counter) -> dict[str, int]:
+    return {c: k for c, k in counts.items() if k}
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_the_decisions_a_batch_takes_off_counted_net_are_those_counted_one_by_one(mode, monkeypatch) -> None:
+    """`_taken_off` counts only where a given PickAll's answer differs from what it holds, and the
+    Placements holding one decision a cluster at once: over 60 generated events every batch's
+    counts, but those at 0, are those counted decision by decision, given answers among them;
+    the deltas are the same; and so on a stub of counts other than one."""
+    original, asked = OcmLive._taken_off, Counter()
+
+    def taken_off(self, keys, given):
+        keys = list(keys)
+        out = original(self, keys, given)
+        assert _net(out) == _net(_taken_off_one_by_one(self, keys, given))
+        asked["given"] += bool(given)
+        asked["batches"] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_taken_off", taken_off)
+    fast = _deltas(mode, 0, 60)
+    assert asked["given"] > 3 and asked["batches"] > 20, asked
+    monkeypatch.setattr(OcmLive, "_taken_off", _taken_off_one_by_one)
+    assert fast == _deltas(mode, 0, 60)
+    stub = SimpleNamespace(own={"p": {"a": 2, "b": 1}, "q": {"a": 1, "c": 1}, "r": {"b": 1, "d": 1}})
+    given = {"p": ("a", "e"), "q": ("a", "c", "f")}
+    counted = OcmLive._taken_off(stub, ["p", "q", "r"], given)
+    assert _net(counted) == _net(_taken_off_one_by_one(stub, ["p", "q", "r"], given))
+    assert _net(counted) == {"a": 1, "b": 2, "d": 1, "e": -1, "f": -1}

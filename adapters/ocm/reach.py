@@ -93,7 +93,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from functools import lru_cache, partial
-from itertools import repeat
+from itertools import chain, repeat
 from operator import attrgetter
 from typing import Any
 
@@ -1538,11 +1538,7 @@ class OcmLive:
         # Balance counts every PlacementDecision but the placement's own: the batch's (and the
         # misconfigured ones', left without decisions) are counted by the solver; a PickAll
         # answered here counts with its answer.
-        taken_off: Counter[str] = Counter()
-        for key in contexts:
-            taken_off.update(self.own.get(key, {}))
-            if key in given:
-                taken_off.subtract(given[key])
+        taken_off = self._taken_off(contexts, given)
         clusters = self.pool.clusters({c: -k for c, k in taken_off.items()})
         absent = {
             c: self.counts[c] - taken_off[c]
@@ -1565,6 +1561,37 @@ class OcmLive:
             lambda result: self._answered(batch, result, keys, written=written, given=outside),
             answers,
         )
+
+    def _taken_off(self, keys: Iterable[str], given: Mapping[str, tuple[str, ...]]) -> Counter[str]:
+        """Per cluster, the decisions a batch takes off its load: every decision of the Placements
+        it holds (`keys`), less the answers given without the solver (`_given`), which count as
+        load. Only the net counts (a cluster absent or at 0 is one taken nothing off: the pool's
+        load copies and the absent load read each so): a given PickAll's answer differs from what
+        it holds by one cluster, so only the clusters where they differ are counted (not its
+        hundreds of decisions once up and once down), and the clusters of Placements holding one
+        decision on each (nearly all) are counted at once in C."""
+        ones: list[Iterable[str]] = []
+        rest: list[Mapping[str, int]] = []
+        for key in keys:
+            own = self.own.get(key, {})
+            answer = given.get(key)
+            single = bool(own) and min(own.values()) == 1 == max(own.values())
+            if answer is not None:
+                answered = set(answer)
+                if single:  # the two sets' differences, found in C
+                    net = dict.fromkeys(own.keys() - answered, 1)
+                else:
+                    net = {c: k - (c in answered) for c, k in own.items() if k != 1 or c not in answered}
+                net.update(dict.fromkeys(answered.difference(own), -1))
+                rest.append(net)
+            elif single:
+                ones.append(own)
+            else:
+                rest.append(own)
+        taken_off = Counter(chain.from_iterable(ones))
+        for counts in rest:
+            taken_off.update(counts)
+        return taken_off
 
     def _given(self, requests: Sequence[PlacementRequest], now: datetime) -> dict[str, tuple[str, ...]]:
         """The PickAlls answered without the solver, each with its answer (cluster names in name
