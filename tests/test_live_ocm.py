@@ -1264,3 +1264,71 @@ def test_the_decisions_a_batch_takes_off_counted_net_are_those_counted_one_by_on
     counted = OcmLive._taken_off(stub, ["p", "q", "r"], given)
     assert _net(counted) == _net(_taken_off_one_by_one(stub, ["p", "q", "r"], given))
     assert _net(counted) == {"a": 1, "b": 2, "d": 1, "e": -1, "f": -1}
+
+
+def _names_by_load(m):
+    ((owner, items),) = load_module._decisions([m]).items()
+    return owner, items[0][1]
+
+
+def test_a_plain_decisions_names_read_at_once_are_those_load_reads(monkeypatch) -> None:
+    """`_decision_names` reads a PlacementDecision whose every entry is plainly well formed at
+    once (`_plain_names`): over 60 generated events every decision read is read so (the
+    scheduler's own writes coming back), as load reads it; an entry load reads otherwise or
+    refuses is left to it, the same answer or the same refusal."""
+    from adapters.kube.manifests import Manifest
+
+    asked = Counter()
+    original = reach_module._decision_names
+
+    def names(m):
+        out = original(m)
+        assert out == _names_by_load(m)
+        asked["plain" if reach_module._plain_names(m.obj) is not None else "load"] += 1
+        return out
+
+    monkeypatch.setattr(reach_module, "_decision_names", names)
+    _deltas("optimal", 0, 60)
+    assert asked["plain"] > 50 and not asked["load"], asked
+    base = {
+        "apiVersion": "cluster.open-cluster-management.io/v1beta1",
+        "kind": "PlacementDecision",
+        "metadata": {
+            "name": "p-1",
+            "namespace": "ns",
+            "labels": {"cluster.open-cluster-management.io/placement": "p"},
+        },
+        "status": {
+            "decisions": [
+                {"clusterName": "c1", "reason": ""},
+                {"clusterName": "c2", "reason": "r", "score": 3},
+            ]
+        },
+    }
+    entries = [
+        None,
+        {"clusterName": "c3", "reason": "r", "score": 2**63},
+        {"clusterName": "c3", "reason": "r", "score": "4"},
+        {"clusterName": "c3", "reason": "r", "score": 4.0},
+        {"clusterName": "c3", "reason": "r", "score": True},
+        {"clusterName": "c3"},
+        {"clusterName": None, "reason": "r"},
+        {"clusterName": 3, "reason": "r"},
+        {"clusterName": "c3", "reason": "r", "score": None},
+        {"clusterName": "c3", "reason": "r", "score": -(2**63)},
+    ]
+    statuses = [None, {}, {"decisions": None}, {"decisions": "x"}, {"decisions": []}]
+    objects = [{**base, "status": {"decisions": [*base["status"]["decisions"], e]}} for e in entries]
+    objects += [{**base, "status": s} for s in statuses] + [base]
+    objects.append({**base, "metadata": {**base["metadata"], "labels": {"bad key!": "v"}}})
+    for obj in objects:
+        m = Manifest(obj, "<hub>", 1)
+        try:
+            want: Any = _names_by_load(m)
+        except Exception as e:  # noqa: BLE001 - the same refusal, whatever it is
+            want = (type(e), str(e))
+        try:
+            got: Any = original(m)
+        except Exception as e:  # noqa: BLE001
+            got = (type(e), str(e))
+        assert got == want, obj

@@ -100,7 +100,7 @@ from typing import Any
 import numpy as np
 
 from adapters.contract import Change, Taken
-from adapters.kube.fields import ZERO_TIME, Fields, parse_time
+from adapters.kube.fields import INT64, ZERO_TIME, Fields, parse_time
 from adapters.kube.manifests import Manifest
 from adapters.live.kept import ClusterPool, Journal, Timers, manifest, with_load
 from adapters.ocm import names as n
@@ -2058,9 +2058,37 @@ def _check(obj: Obj) -> Any:
 
 def _decision_names(m: Manifest) -> tuple[tuple[str, str], list[str]]:
     """A PlacementDecision's owner (namespace, placement label) and cluster names, as load reads
-    them."""
+    them: where every decision is plainly well formed (`_plain_names`: what the scheduler writes,
+    its own decisions coming back), read at once; else by load's reading, which refuses what it
+    refuses with its message."""
+    names = _plain_names(m.obj)
+    if names is not None:
+        labels = Fields(m).labels(m.obj["metadata"].get("labels"), "metadata.labels")
+        return (m.namespace, labels.get(n.PLACEMENT_LABEL, "")), names
     ((owner, items),) = _decisions([m]).items()
     return owner, items[0][1]
+
+
+def _plain_names(obj: Obj) -> list[str] | None:
+    """The cluster names of a PlacementDecision's status whose every entry is an object with a
+    string clusterName and reason and no score or an integer within int64: load's reading
+    (adapters.ocm.load._decisions) accepts exactly such an entry as it is, and reads these names
+    (None: anything else, left to it)."""
+    status = obj.get("status")
+    decisions = status.get("decisions") if type(status) is dict else None
+    if type(decisions) is not list:
+        return None
+    names = []
+    for item in decisions:
+        if type(item) is not dict:
+            return None
+        name, score = item.get("clusterName"), item.get("score")
+        if type(name) is not str or type(item.get("reason")) is not str:
+            return None
+        if score is not None and (type(score) is not int or not -INT64 - 1 <= score <= INT64):
+            return None
+        names.append(name)
+    return names
 
 
 def _placement_policy(m: Manifest) -> Policy | None:
