@@ -1633,7 +1633,7 @@ class OcmLive:
         for r in requests:
             if r.key not in flipped or (first is not None and first < r.key):
                 continue
-            held = {d.cluster for d in r.existing}
+            held = self._held_of(r)  # what it holds (made once per request)
             if held != self.answers[r.key].selected:  # not what its last sync wrote (none written)
                 continue
             passes = cluster is not None and in_scope(r, cluster) and admits(r, cluster, now, held=x in held)
@@ -1762,7 +1762,7 @@ class OcmLive:
         if not _scored_alone(request):
             return False
         own = answer.own if after is not None else self.own.get(request.key, Counter())
-        held = {d.cluster for d in request.existing}
+        held = self._held_of(request)
         reported = [(c.cluster, c.score.affinity) for c in got.selected if c.score is not None]
         reported += [
             (u.cluster, u.score.affinity)
