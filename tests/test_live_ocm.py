@@ -10,6 +10,7 @@ import gc
 from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -420,14 +421,13 @@ def test_a_decision_written_is_read_once(monkeypatch) -> None:
 
     hub = _sorter_hub()
     read: Counter[str] = Counter()
-    original = reach._decisions
+    original = reach._decision_names  # load's reading, or at once where plainly well formed
 
-    def counted(manifests):
-        manifests = list(manifests)
-        read.update(m.name for m in manifests)
-        return original(manifests)
+    def counted(m):
+        read[m.name] += 1
+        return original(m)
 
-    monkeypatch.setattr(reach, "_decisions", counted)
+    monkeypatch.setattr(reach, "_decision_names", counted)
     t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
     hub.handle(Applied({**t, "spec": {**t["spec"], "numberOfClusters": 3}}), now=ocm.NOW_TIME)
     assert read and set(read.values()) == {1}
@@ -976,9 +976,11 @@ def _rises_alone(drift, answer, own, most, weight) -> np.ndarray:
 def test_the_rises_read_off_a_pictures_shared_scores_are_those_judged_alone(mode, monkeypatch) -> None:
     """`_rises` reads the Balance scores of a picture's moved counts once for every answer of it
     (`_balance_bases`) and judges again only the clusters of each answer's own decisions and
-    moves; the tie mask of `_drifted_bound` is a prefix of the moved names (they are in order):
-    over 60 generated events every rise equals the one judged from the counts alone, every
-    prefix the names compared, and the deltas are those of the checks judging each alone."""
+    moves, off the rises an answer with none of its own among them would have (`_shared_rises`,
+    one array per picture and Balance weight); the tie mask of `_drifted_bound` is a prefix of
+    the moved names (they are in order): over 60 generated events every rise equals the one
+    judged from the counts alone, every prefix the names compared, and the deltas are those of
+    the checks judging each alone."""
     original, asked = OcmLive._rises, Counter()
 
     def rises(self, drift, answer, own, most, weight):
@@ -988,16 +990,17 @@ def test_the_rises_read_off_a_pictures_shared_scores_are_those_judged_alone(mode
         asked[answer.mates is not None] += 1
         return out
 
-    up_to = reach_module._Drift.up_to
+    up_to = reach_module._Drift.up_to_count
 
     def compared(drift, name):
         out = up_to(drift, name)
-        assert np.array_equal(out, np.asarray(drift.names, dtype=str) <= name)
+        prefix = np.asarray(drift.names, dtype=str) <= name
+        assert np.array_equal(np.arange(len(drift.names)) < out, prefix)
         asked["ties"] += 1
         return out
 
     monkeypatch.setattr(OcmLive, "_rises", rises)
-    monkeypatch.setattr(reach_module._Drift, "up_to", compared)
+    monkeypatch.setattr(reach_module._Drift, "up_to_count", compared)
     fast = _deltas(mode, 0, 60)
     assert asked[True] > 10 and asked[False] > 10 and asked["ties"] > 10
     monkeypatch.setattr(
@@ -1013,3 +1016,318 @@ def test_a_placements_holdings_are_the_clusters_it_holds_a_decision_on() -> None
     else only those above 0, in name order: the same as counting them one by one."""
     for own in ({}, {"b": 1, "a": 2}, {"b": 1, "a": 0, "c": -1, "d": 3}, {"z": 0}):
         assert reach_module._holdings(own) == sorted(c for c, k in own.items() if k > 0)
+
+
+def _drifted_bound_alone(self, request, drift, rises, best, weakest, alone, own, most, held, now):
+    """`OcmLive._drifted_bound` as it judged every Placement before its shortcuts: the tie mask
+    made whole, every threat's scope read (none or not), the best of the rest by its least name
+    compared one by one."""
+    if best is None:
+        threat = rises > reach_module._NONE
+        bound = np.zeros(len(rises), dtype=np.int64)
+    else:
+        bound = best[0] + rises
+        threat = rises > 0
+        if weakest is not None:
+            name, total = weakest
+            prefix = np.asarray(drift.names, dtype=str) <= name
+            threat &= (bound > total) | ((bound == total) & prefix)
+    found = None
+    scoped = self._in_scope_at(request, drift, threat)
+    for at in scoped:
+        name = drift.names[at]
+        cluster = self.pool.get(name)
+        if cluster is None or not reach_module.admits(request, cluster, now, held=name in held):
+            continue
+        if alone:
+            total = reach_module._total(request, cluster, own, most, held)
+        else:
+            total = self._within_range(request, cluster, own, most, held, now)
+            if total is None:
+                return False
+        found = reach_module._better(found, (total, name))
+    rest = (rises > 0) & ~threat
+    if best is not None and rest.any():
+        top = int(bound[rest].max())
+        first = min(drift.names[at] for at in np.flatnonzero(rest & (bound == top)).tolist())
+        found = reach_module._better(found, (top, first))
+    return found
+
+
+def _taken_with(floor, found):
+    """The better of the caller's floor and a bound found, as `_stands_margins` takes them."""
+    if floor is None or found is None:
+        return found if floor is None else floor
+    return reach_module._better(floor, found)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_the_drifted_bound_judged_with_its_shortcuts_is_the_one_judged_whole(mode, monkeypatch) -> None:
+    """`_drifted_bound` reads no scope where no moved cluster threatens the weakest pick, marks
+    the ties on the prefix of the names only, takes the best of the rest at its first position,
+    and judges the filters of a cluster whose totals are its own only where its total beats the
+    caller's floor and what was found: over 60 generated events every bound it gives, taken
+    with the floor as the caller takes it, is the one judged whole (`_drifted_bound_alone`:
+    the mask made whole, every threat's filters judged, the least name compared one by one),
+    False where that is False; with threats, ties, a rest, floors and clusters passed by on
+    their totals among them; and the deltas are the same."""
+    original, asked = OcmLive._drifted_bound, Counter()
+    judged = reach_module.admits
+
+    def counted(request, c, now, *, held=False):
+        asked["admits"] += 1
+        return judged(request, c, now, held=held)
+
+    def bound(self, request, drift, rises, best, weakest, alone, own, most, held, now, floor):
+        before = asked["admits"]
+        out = original(self, request, drift, rises.copy(), best, weakest, alone, own, most, held, now, floor)
+        fast = asked["admits"] - before
+        whole = _drifted_bound_alone(
+            self, request, drift, rises.copy(), best, weakest, alone, own, most, held, now
+        )
+        asked["passed by"] += asked["admits"] - before - fast > fast
+        if whole is False or out is False:
+            assert out is whole
+        else:
+            assert _taken_with(floor, out) == _taken_with(floor, whole)
+        threat = rises > 0
+        if best is not None and weakest is not None:
+            threat &= best[0] + rises >= weakest[1]
+        asked["threat" if threat.any() else "none"] += 1
+        asked["found" if out else "not"] += 1
+        asked["floor"] += floor is not None
+        return out
+
+    monkeypatch.setattr(reach_module, "admits", counted)
+    monkeypatch.setattr(OcmLive, "_drifted_bound", bound)
+    fast = _deltas(mode, 0, 60)
+    assert asked["threat"] > 5 and asked["none"] > 5 and asked["found"] > 5 and asked["floor"] > 5, asked
+    assert asked["passed by"] > 5, asked
+    monkeypatch.setattr(
+        OcmLive,
+        "_drifted_bound",
+        lambda self, *args: _drifted_bound_alone(self, *args[:-1]),
+    )
+    assert fast == _deltas(mode, 0, 60)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_drifts_arrays_read_in_c_are_those_read_cluster_by_cluster(mode, monkeypatch) -> None:
+    """`_drift` reads its arrays by mapped dict look-ups and `_in_scope_at` its trait masks by a
+    mapped membership test: over 60 generated events every drift's names, positions and counts
+    (then, now, its batch-mates' moves, with and without mates) are those read one cluster at
+    a time, and so is every trait mask."""
+    original, asked = OcmLive._drift, Counter()
+
+    def drift(self, answer):
+        out = original(self, answer)
+        moved, mates = self._moved_since(answer.seen), answer.mates
+        names = sorted({*moved, *(mates.added if mates else ()), *(mates.dropped if mates else ())})
+        assert out.names == names and out.index == {name: at for at, name in enumerate(names)}
+        expected = (
+            [moved.get(c, self.counts.get(c, 0)) for c in names],
+            [self.counts.get(c, 0) for c in names],
+            [mates.added[c] if mates else 0 for c in names],
+            [mates.dropped[c] if mates else 0 for c in names],
+        )
+        for got, want in zip((out.then, out.now, out.added, out.dropped), expected, strict=True):
+            assert got.dtype == np.int64 and got.tolist() == want
+        asked[mates is not None] += 1
+        asked["moved"] += bool(moved)
+        for (_, trait), (of, mask) in self._in_trait.items():
+            if of is out:
+                assert mask.tolist() == [c in self.pool.with_trait(trait) for c in names]
+                asked["masks"] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_drift", drift)
+    _deltas(mode, 0, 60)
+    assert asked[True] > 5 and asked[False] > 5 and asked["moved"] > 5 and asked["masks"] > 5, asked
+
+
+def test_a_threats_filters_are_judged_only_where_its_total_would_move_the_bound(monkeypatch) -> None:
+    """`_drifted_bound` on a drift of four clusters (a stub model: every cluster in scope, its
+    own totals, filters passing a and c): a, b and c threaten the weakest pick, d only rises;
+    the bound is the best passing threat (c: 15), b's filters are never judged (its 13 beats
+    the caller's floor, 12, but not a's 14 found before it), nor d's (not a threat)."""
+    names = ["a", "b", "c", "d"]
+    drift = reach_module._Drift(
+        None, names, {c: i for i, c in enumerate(names)}, *(np.zeros(4, np.int64),) * 4
+    )
+    totals, passing, judged = {"a": 14, "b": 13, "c": 15, "d": 11}, {"a", "c"}, []
+
+    def admits(request, c, now, *, held=False):
+        judged.append(c.name)
+        return c.name in passing
+
+    monkeypatch.setattr(reach_module, "admits", admits)
+    monkeypatch.setattr(reach_module, "_total", lambda request, c, own, most, held: totals[c.name])
+    model = SimpleNamespace(
+        pool={c: SimpleNamespace(name=c) for c in names},
+        _in_scope_at=lambda request, drift, wanted: np.flatnonzero(wanted).tolist(),
+    )
+    rises = np.array([5, 7, 6, 1], dtype=np.int64)
+    args = (None, drift, rises, (10, "z"), ("p", 12), True, {}, 0, frozenset(), None)
+    assert OcmLive._drifted_bound(model, *args, (12, "q")) == (15, "c")
+    assert judged == ["a", "c"]
+    judged.clear()
+    assert OcmLive._drifted_bound(model, *args, None) == (15, "c")  # no floor: the rest's d (11) first
+    assert judged == ["a", "c"]
+    assert _drifted_bound_alone(model, *args) == (15, "c") and judged[2:] == ["a", "b", "c"]
+
+
+def test_a_cluster_with_another_load_is_the_one_replace_makes() -> None:
+    """`adapters.live.kept.with_load` writes the slots through their descriptors: the copy equals
+    `dataclasses.replace(cluster, load=...)`, every other field the same object, the original
+    untouched, on a cluster with every field set (and on one with the defaults)."""
+    from dataclasses import fields
+
+    from adapters.live.kept import with_load
+    from model import Cluster
+
+    full = Cluster(
+        "alpha",
+        {"zone": "z1"},
+        load=4,
+        ineligible_reason="r",
+        claims={"k": "v"},
+        traits=frozenset({"s"}),
+        scores={"x": 1},
+    )
+    for c in (full, Cluster("beta")):
+        out = with_load(c, 9)
+        assert out == replace(c, load=9) and out.load == 9 and out is not c
+        assert all(getattr(out, f.name) is getattr(c, f.name) for f in fields(Cluster) if f.name != "load")
+        assert c.load in (4, 0)
+
+
+def test_the_shared_decisions_and_picks_are_made_once_per_cluster_and_looked_up_after() -> None:
+    """`OcmLive._shared` looks every name up in C (`_Made`): each cluster's object is made on its
+    first look-up only, the same object given after, in the order of the names asked; the store
+    is let go whole once it outgrows the fleet."""
+    made: list[str] = []
+
+    def make(name: str) -> Choice:
+        made.append(name)
+        return Choice(name)
+
+    store = reach_module._Made(make)
+    model = SimpleNamespace(clusters=dict.fromkeys("abc"))
+    first = OcmLive._shared(model, store, ["b", "a", "b"])
+    assert [c.cluster for c in first] == ["b", "a", "b"] and first[0] is first[2] and made == ["b", "a"]
+    again = OcmLive._shared(model, store, ["a", "c"])
+    assert again[0] is first[1] and again[1].cluster == "c" and made == ["b", "a", "c"]
+    store.update({str(i): Choice(str(i)) for i in range(2 * 3 + 1025)})
+    assert [c.cluster for c in OcmLive._shared(model, store, ["a"])] == ["a"] and made[-1] == "a"
+    assert len(store) == 1
+
+
+def _taken_off_one_by_one(self, keys, given) -> Counter:
+    """`OcmLive._taken_off` as `_taken` counted it before: every decision up, every given answer
+    down, cluster by cluster."""
+    taken_off: Counter[str] = Counter()
+    for key in keys:
+        taken_off.update(self.own.get(key, {}))
+        if key in given:
+            taken_off.subtract(given[key])
+    return taken_off
+
+
+def _net(counts: Counter) -> dict[str, int]:
+    return {c: k for c, k in counts.items() if k}
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_the_decisions_a_batch_takes_off_counted_net_are_those_counted_one_by_one(mode, monkeypatch) -> None:
+    """`_taken_off` counts only where a given PickAll's answer differs from what it holds, and the
+    Placements holding one decision a cluster at once: over 60 generated events every batch's
+    counts, but those at 0, are those counted decision by decision, given answers among them;
+    the deltas are the same; and so on a stub of counts other than one."""
+    original, asked = OcmLive._taken_off, Counter()
+
+    def taken_off(self, keys, given):
+        keys = list(keys)
+        out = original(self, keys, given)
+        assert _net(out) == _net(_taken_off_one_by_one(self, keys, given))
+        asked["given"] += bool(given)
+        asked["batches"] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_taken_off", taken_off)
+    fast = _deltas(mode, 0, 60)
+    assert asked["given"] > 3 and asked["batches"] > 20, asked
+    monkeypatch.setattr(OcmLive, "_taken_off", _taken_off_one_by_one)
+    assert fast == _deltas(mode, 0, 60)
+    stub = SimpleNamespace(own={"p": {"a": 2, "b": 1}, "q": {"a": 1, "c": 1}, "r": {"b": 1, "d": 1}})
+    given = {"p": ("a", "e"), "q": ("a", "c", "f")}
+    counted = OcmLive._taken_off(stub, ["p", "q", "r"], given)
+    assert _net(counted) == _net(_taken_off_one_by_one(stub, ["p", "q", "r"], given))
+    assert _net(counted) == {"a": 1, "b": 2, "d": 1, "e": -1, "f": -1}
+
+
+def _names_by_load(m):
+    ((owner, items),) = load_module._decisions([m]).items()
+    return owner, items[0][1]
+
+
+def test_a_plain_decisions_names_read_at_once_are_those_load_reads(monkeypatch) -> None:
+    """`_decision_names` reads a PlacementDecision whose every entry is plainly well formed at
+    once (`_plain_names`): over 60 generated events every decision read is read so (the
+    scheduler's own writes coming back), as load reads it; an entry load reads otherwise or
+    refuses is left to it, the same answer or the same refusal."""
+    from adapters.kube.manifests import Manifest
+
+    asked = Counter()
+    original = reach_module._decision_names
+
+    def names(m):
+        out = original(m)
+        assert out == _names_by_load(m)
+        asked["plain" if reach_module._plain_names(m.obj) is not None else "load"] += 1
+        return out
+
+    monkeypatch.setattr(reach_module, "_decision_names", names)
+    _deltas("optimal", 0, 60)
+    assert asked["plain"] > 50 and not asked["load"], asked
+    base = {
+        "apiVersion": "cluster.open-cluster-management.io/v1beta1",
+        "kind": "PlacementDecision",
+        "metadata": {
+            "name": "p-1",
+            "namespace": "ns",
+            "labels": {"cluster.open-cluster-management.io/placement": "p"},
+        },
+        "status": {
+            "decisions": [
+                {"clusterName": "c1", "reason": ""},
+                {"clusterName": "c2", "reason": "r", "score": 3},
+            ]
+        },
+    }
+    entries = [
+        None,
+        {"clusterName": "c3", "reason": "r", "score": 2**63},
+        {"clusterName": "c3", "reason": "r", "score": "4"},
+        {"clusterName": "c3", "reason": "r", "score": 4.0},
+        {"clusterName": "c3", "reason": "r", "score": True},
+        {"clusterName": "c3"},
+        {"clusterName": None, "reason": "r"},
+        {"clusterName": 3, "reason": "r"},
+        {"clusterName": "c3", "reason": "r", "score": None},
+        {"clusterName": "c3", "reason": "r", "score": -(2**63)},
+    ]
+    statuses = [None, {}, {"decisions": None}, {"decisions": "x"}, {"decisions": []}]
+    objects = [{**base, "status": {"decisions": [*base["status"]["decisions"], e]}} for e in entries]
+    objects += [{**base, "status": s} for s in statuses] + [base]
+    objects.append({**base, "metadata": {**base["metadata"], "labels": {"bad key!": "v"}}})
+    for obj in objects:
+        m = Manifest(obj, "<hub>", 1)
+        try:
+            want: Any = _names_by_load(m)
+        except Exception as e:  # noqa: BLE001 - the same refusal, whatever it is
+            want = (type(e), str(e))
+        try:
+            got: Any = original(m)
+        except Exception as e:  # noqa: BLE001
+            got = (type(e), str(e))
+        assert got == want, obj

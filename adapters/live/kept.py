@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequenc
 from dataclasses import fields
 from datetime import datetime
 from functools import partial
+from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
 from adapters.kube.manifests import Manifest
@@ -38,15 +39,22 @@ Obj = Mapping[str, Any]
 
 
 _CLUSTER_FIELDS = tuple(f.name for f in fields(Cluster))
+# Every field's value read at once (a C call), and each field's slot written through its member
+# descriptor (what object.__setattr__ ends in, without looking the name up each time).
+_cluster_values = attrgetter(*_CLUSTER_FIELDS)
+_CLUSTER_SLOTS = tuple(Cluster.__dict__[name].__set__ for name in _CLUSTER_FIELDS)
+_set_load = Cluster.__dict__["load"].__set__
 
 
 def with_load(cluster: Cluster, load: int) -> Cluster:
     """The cluster with another load (at least 0): a copy, as dataclasses.replace makes it but
-    without judging again the fields it takes as they are (a batch may move thousands)."""
+    without judging again the fields it takes as they are (a batch may move thousands: a
+    joined cluster's batch copies nearly every cluster of 10,000, its PickAlls' decisions taken
+    off; the slots written through their descriptors cost two thirds of a named setattr each)."""
     out = object.__new__(Cluster)
-    for name in _CLUSTER_FIELDS:
-        object.__setattr__(out, name, getattr(cluster, name))
-    object.__setattr__(out, "load", load)
+    for put, value in zip(_CLUSTER_SLOTS, _cluster_values(cluster), strict=True):
+        put(out, value)
+    _set_load(out, load)
     return out
 
 
