@@ -12,41 +12,19 @@ from hypothesis import strategies as st
 import solver.balance as balance
 from model import (
     Cluster,
-    ExistingDecision,
-    PlacementRequest,
     Preference,
     PropertySorter,
-    SelectionMode,
     SpreadConstraint,
-    TieBreak,
 )
 from solver import SolveOptions, check, solve
 from solver.balance import balance_scores
 from solver.objective import evaluate
-from solver.prepare import centered_scores, prepare
-from solver.solution import Solution
-from solver.table import ClusterTable
+from solver.prepare import centered_scores
+from tests.fixtures.batches import drawn_balance_batch, ocm_like
 from tests.fixtures.builders import batch, cluster
 
 BALANCE = Preference(1, balance=True)
 STEADY = Preference(1, held=True)
-
-
-def ocm_like(
-    name: str, n: int | None, *prefs: Preference, holds=(), namespace="ns", **kw
-) -> PlacementRequest:
-    """A request scored as OCM scores: smaller names win ties, holding is priced, not preferred."""
-    return PlacementRequest(
-        name,
-        namespace=namespace,
-        mode=SelectionMode.ALL if n is None else SelectionMode.N,
-        count=n or 0,
-        preferences=prefs,
-        existing=tuple(ExistingDecision(c, current=False) for c in holds),
-        tie_break=TieBreak.SMALLER_NAME,
-        prefer_held=False,
-        **kw,
-    )
 
 
 def picked(result, key: str) -> list[str]:
@@ -215,25 +193,7 @@ def test_a_held_start_from_greedys_state_is_the_state_made_from_nothing(data) ->
     """The joint search's held starts move only the holding requests in a copy of greedy's state
     (solver.balance._held_start): every count, holder, score and value is what _decide makes
     from nothing with the same answers, and greedy's own state is left as it was."""
-    names = [f"c{i}" for i in range(5)]
-    requests = [
-        ocm_like(
-            f"p{k}",
-            data.draw(st.integers(1, 3)),
-            Preference(data.draw(st.integers(-2, 2)), balance=True),
-            STEADY,
-            holds=data.draw(st.lists(st.sampled_from(names), max_size=3, unique=True)),
-        )
-        for k in range(4)
-    ]
-    b = batch([cluster(n) for n in names], *requests)
-    table = ClusterTable(b)
-    prepared = prepare(b, table)
-    coupled = balance.coupled_requests(prepared)
-
-    def answer(i: int) -> Solution:
-        rows = data.draw(st.permutations(prepared[i].candidates.tolist()))
-        return Solution(kept=[], picks=rows[: prepared[i].request.count])
+    prepared, table, coupled, answer = drawn_balance_batch(data, 4)
 
     first = {i: answer(i) for i in coupled}
     held = {i: answer(i) if data.draw(st.booleans()) else None for i in coupled}

@@ -9,31 +9,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import solver.balance as balance
-from model import ExistingDecision, PlacementRequest, Preference, SelectionMode, SpreadConstraint, TieBreak
+from model import Preference, SpreadConstraint
 from solver import SolveOptions, solve
-from solver.prepare import prepare
-from solver.solution import Solution
-from solver.table import ClusterTable
+from tests.fixtures.batches import drawn_balance_batch, ocm_like
 from tests.fixtures.builders import batch, cluster
 from tests.fixtures.common import counted_calls
 
 STEADY = Preference(1, held=True)
-
-
-def ocm_like(name: str, n: int, *prefs: Preference, holds=(), **kw) -> PlacementRequest:
-    """A request scored as OCM scores (tests/test_balance.py's): smaller names win ties, holding is
-    priced, not preferred."""
-    return PlacementRequest(
-        name,
-        namespace="ns",
-        mode=SelectionMode.N,
-        count=n,
-        preferences=prefs,
-        existing=tuple(ExistingDecision(c, current=False) for c in holds),
-        tie_break=TieBreak.SMALLER_NAME,
-        prefer_held=False,
-        **kw,
-    )
 
 
 def _picture(state: balance._Batch) -> tuple:
@@ -56,25 +38,7 @@ def _picture(state: balance._Batch) -> tuple:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_a_held_start_continued_from_an_earlier_one_is_the_start_made_from_greedys(data) -> None:
-    names = [f"c{i}" for i in range(5)]
-    requests = [
-        ocm_like(
-            f"p{k}",
-            data.draw(st.integers(1, 3)),
-            Preference(data.draw(st.integers(-2, 2)), balance=True),
-            STEADY,
-            holds=data.draw(st.lists(st.sampled_from(names), max_size=3, unique=True)),
-        )
-        for k in range(5)
-    ]
-    b = batch([cluster(n) for n in names], *requests)
-    table = ClusterTable(b)
-    prepared = prepare(b, table)
-    coupled = balance.coupled_requests(prepared)
-
-    def answer(i: int) -> Solution:
-        rows = data.draw(st.permutations(prepared[i].candidates.tolist()))
-        return Solution(kept=[], picks=rows[: prepared[i].request.count])
+    prepared, table, coupled, answer = drawn_balance_batch(data, 5)
 
     first = {i: answer(i) for i in coupled}
     every = {i: answer(i) if data.draw(st.booleans()) else None for i in coupled}
@@ -122,25 +86,7 @@ def test_the_second_held_start_moves_only_the_requests_under_spread(monkeypatch)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_a_trial_move_undone_leaves_the_state_a_move_back_makes(data) -> None:
-    names = [f"c{i}" for i in range(5)]
-    requests = [
-        ocm_like(
-            f"p{k}",
-            data.draw(st.integers(1, 3)),
-            Preference(data.draw(st.integers(-2, 2)), balance=True),
-            STEADY,
-            holds=data.draw(st.lists(st.sampled_from(names), max_size=3, unique=True)),
-        )
-        for k in range(4)
-    ]
-    b = batch([cluster(n) for n in names], *requests)
-    table = ClusterTable(b)
-    prepared = prepare(b, table)
-    coupled = balance.coupled_requests(prepared)
-
-    def answer(i: int) -> Solution:
-        rows = data.draw(st.permutations(prepared[i].candidates.tolist()))
-        return Solution(kept=[], picks=rows[: prepared[i].request.count])
+    prepared, table, coupled, answer = drawn_balance_batch(data, 4)
 
     first = {i: answer(i) for i in coupled}
     state, answers = balance._decide(prepared, table, coupled, {}, lambda i, _: first[i])

@@ -19,6 +19,7 @@ from adapters.ocm import cel
 from adapters.ocm import load as ocm_load
 from adapters.ocm.cel import matching_clusters
 from adapters.run import forked
+from tests.fixtures.common import counted_calls
 from tests.fixtures.ocm import hub, load, managed_cluster, placement, predicate, score
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -215,16 +216,9 @@ def test_a_childs_answer_is_taken_for_a_well_formed_hub(monkeypatch: pytest.Monk
     whole = load(objects)
     monkeypatch.setattr(ocm_load, "_CEL_SPLIT", 1)
     monkeypatch.setattr(forked, "workers", lambda: 2)
-    here = [0]
-    flags = ocm_load._cel_flags
-
-    def counted(*args: Any) -> bytes:
-        here[0] += 1
-        return flags(*args)
-
-    monkeypatch.setattr(ocm_load, "_cel_flags", counted)  # the child's calls are its own
+    here = counted_calls(monkeypatch, ocm_load, "_cel_flags")  # the child's calls are its own
     assert [c.traits for c in load(objects)[0].clusters] == [c.traits for c in whole[0].clusters]
-    assert here[0] == 0
+    assert here == []
 
 
 def _scored_beside(objects: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> tuple[Any, int]:
@@ -232,19 +226,12 @@ def _scored_beside(objects: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatc
     the scores."""
     monkeypatch.setattr(ocm_load, "_CEL_SPLIT", 1)
     monkeypatch.setattr(forked, "workers", lambda: 2)
-    here = [0]
-    scores = ocm_load._scores
-
-    def counted(*args: Any) -> Any:
-        here[0] += 1
-        return scores(*args)
-
-    monkeypatch.setattr(ocm_load, "_scores", counted)  # the child's calls are its own
+    here = counted_calls(monkeypatch, ocm_load, "_scores")  # the child's calls are its own
     try:
         batch = load(objects)[0]
     except InputError as error:
-        return str(error), here[0]
-    return [(c.name, c.scores, c.traits) for c in batch.clusters], here[0]
+        return str(error), len(here)
+    return [(c.name, c.scores, c.traits) for c in batch.clusters], len(here)
 
 
 def test_the_cel_child_reads_the_scores_as_the_load_does(monkeypatch: pytest.MonkeyPatch) -> None:
