@@ -233,20 +233,9 @@ class _Drift:
         return bisect_right(self.names, name)
 
 
-class _Traits(dict):
-    """A cluster's traits by name, each read when first looked up."""
-
-    def __init__(self, read: Callable[[str], frozenset[str]]) -> None:
-        super().__init__()
-        self.read = read
-
-    def __missing__(self, name: str) -> frozenset[str]:
-        found = self[name] = self.read(name)
-        return found
-
-
 class _Made(dict):
-    """One object per name, made by `make` when first looked up (`OcmLive._shared`)."""
+    """One object per name, made by `make` when first looked up (`OcmLive._shared`'s shared
+    decisions and picks; a cluster's traits, read as it is looked at)."""
 
     def __init__(self, make: Callable[[str], Any]) -> None:
         super().__init__()
@@ -1527,7 +1516,7 @@ class OcmLive:
             # only where one passes the predicates): listed for it alone.
             # (Whether one passes, in any order: each cluster's traits read as it is looked at.)
             available = [live[c] for c in members] if policy.toleration_error else []
-            traits = _Traits(self._traits)
+            traits = _Made(self._traits)
             context.misconfigured = _misconfigured(policy, required, available or members, traits, self.cel)
             if context.misconfigured is not None:
                 continue
