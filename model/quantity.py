@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
+
+from model.frozen import frozen
 
 __all__ = ["Quantity", "QuantityError", "parse_quantity"]
 
@@ -47,7 +49,7 @@ class QuantityError(ValueError):
     """A string that is not a Kubernetes quantity."""
 
 
-@dataclass(frozen=True, slots=True, order=False)
+@frozen(order=False)
 class Quantity:
     """An exact quantity. Compare with the usual operators; `nanos` is the value times 10^9."""
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from model.frozen import frozen
 from model.quantity import Quantity
 
 __all__ = [
@@ -35,7 +35,7 @@ class LabelOperator(StrEnum):
     DOES_NOT_EXIST = "DoesNotExist"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LabelRequirement:
     key: str
     operator: LabelOperator
@@ -51,7 +51,7 @@ class LabelRequirement:
         return self.key not in labels
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LabelSelector:
     """matchLabels and matchExpressions, ANDed. The empty selector matches every cluster."""
 
@@ -89,7 +89,7 @@ _COMPARE = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PropertyRequirement:
     """`property <op> value`. A cluster without the property never matches, whatever the operator."""
 
@@ -104,7 +104,7 @@ class PropertyRequirement:
         return _COMPARE[self.operator](actual.nanos, self.value.nanos)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ClusterTerm:
     """A label selector AND property requirements AND a claim selector AND named traits.
     A missing selector matches every cluster.
@@ -134,7 +134,7 @@ class ClusterTerm:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Taint:
     """`added` is when the taint appeared (None: unknown, long ago); a `new_only` taint keeps out
     only requests that do not already hold the cluster."""
@@ -154,7 +154,7 @@ class TolerationOperator(StrEnum):
 _MICROSECOND = timedelta(microseconds=1)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Toleration:
     """`seconds`: the toleration holds only while now < taint.added + seconds (None: forever; a
     taint added at an unknown time has then long expired)."""

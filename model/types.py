@@ -7,11 +7,12 @@ objects; the solver turns it into a Result; adapters write the Result back as up
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from enum import StrEnum
 from itertools import repeat
 
+from model.frozen import frozen
 from model.quantity import Quantity
 from model.selectors import ClusterTerm, LabelSelector, Taint, Toleration
 
@@ -66,7 +67,7 @@ def _within(owner: str, name: str, value: object, low: int, high: int) -> None:
         raise ValueError(f"{owner}: {name} must be an integer between {low} and {high}, got {value!r}")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Cluster:
     """One member cluster. `eligible` is false (with the reason) when nothing new may land on it;
     `leaving` means it is going away, so whatever it holds is released.
@@ -110,7 +111,7 @@ class TieBreak(StrEnum):
     SMALLER_NAME = "smaller-name"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PropertySorter:
     """Rank clusters by a numeric property.
 
@@ -126,7 +127,7 @@ class PropertySorter:
     centered: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Preference:
     """A weighted soft preference. Exactly one of these shapes:
 
@@ -160,7 +161,7 @@ class Preference:
 HELD_UNIT, BALANCE_UNIT = 100, 200
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SpreadConstraint:
     topology_key: str
     max_skew: int = 1
@@ -179,7 +180,7 @@ class Packing(StrEnum):
     RANDOM = "random"  # uniformly at random, from the batch's seed
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Tenancy:
     """The request takes one tenancy slot on exactly one cluster: an existing one it may use
     (eligible, matching `required` and `scope`), or a new one from its pool.
@@ -232,7 +233,7 @@ class Division(StrEnum):
     AGGREGATED = "aggregated"  # on the fewest clusters, those already used first (then Webster)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class StaticWeight:
     """A static weight rule: a cluster's weight is the largest weight of the rules whose term it
     matches, 0 (it gets nothing) when none does."""
@@ -244,7 +245,7 @@ class StaticWeight:
         _within("static weight", "weight", self.weight, 1, INT32_MAX)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class GroupSpread:
     """Select between `min_groups` and `max_groups` groups, a group being the clusters that share
     one value of the claim `claim` ("": every cluster a group of its own). A cluster without the
@@ -261,7 +262,7 @@ class GroupSpread:
         _within(f"group spread {self.claim!r}", "max_groups", self.max_groups, 0, INT32_MAX)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AffinityTier:
     """One of a request's ordered failover terms: the request uses one tier at a time, from the
     one it last observed on, moving on past any failure and never back (unless it is divided
@@ -272,7 +273,7 @@ class AffinityTier:
     overflow: tuple[ClusterTerm, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class NodeClass:
     """`count` identical nodes, each with `capacity` free per resource (a replica must fit within
     one node)."""
@@ -281,7 +282,7 @@ class NodeClass:
     capacity: Mapping[str, int] = field(default_factory=dict, hash=False)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Capacity:
     """A cluster's free room for replicas, in whole units per resource (the units requests'
     demands are in): what it can hold less what is allocated and being allocated. A resource
@@ -295,7 +296,7 @@ class Capacity:
     free_with_nodes: frozenset[str] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Part:
     """One part of a set of differently-sized parts: `count` replicas, each taking `demand`.
     `count` is an int32 and may be negative (upstream's API takes it): a set's footprint sums the
@@ -311,7 +312,7 @@ class Part:
                 raise ValueError(f"part: demand[{name!r}] must be an integer at least 0, got {amount!r}")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Replicas:
     """The request runs `count` replicas, divided among the clusters it selects as `division`
     says, each replica taking `demand` (whole units per resource; every resource it names must be
@@ -374,7 +375,7 @@ class Replicas:
         return self.unlimited or (self.division is Division.EVERY and self.count < 1 and not self.parts)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ClusterScore:
     """Score parts of one cluster for one request: spread ranks above affinity."""
 
@@ -382,7 +383,7 @@ class ClusterScore:
     affinity: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ExistingDecision:
     """A cluster the request already holds.
 
@@ -398,7 +399,7 @@ class ExistingDecision:
     score: ClusterScore | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PlacementRequest:
     """What one placement asks for."""
 
@@ -466,7 +467,7 @@ class PlacementRequest:
         return any(p.balance for p in self.preferences)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Batch:
     """Clusters (sorted by name) and requests (sorted by key) to solve together."""
 
@@ -553,7 +554,7 @@ class Failure(StrEnum):
     SELECTION = "selection"  # the group constraints cannot be met (detail: which, and why)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Choice:
     """A selected cluster. `score` is None where the mode does not score (FIXED)."""
 
@@ -565,7 +566,7 @@ class Choice:
     replicas: int | None = None  # the replicas it runs, for a request that divides them
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Unselected:
     cluster: str
     kind: FilterKind
@@ -575,7 +576,7 @@ class Unselected:
     skew: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RequestResult:
     request: str  # the request's key
     selected: tuple[Choice, ...]  # in decision order: kept first, then new picks best first
@@ -588,7 +589,7 @@ class RequestResult:
     tier: str = ""  # a request with failover tiers: the tier its answer (or last failure) used
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LevelStats:
     """One lexicographic level of a solve, summed over its parts: what the level counts (`name`),
     its value, and the lower bound proven on it (every level is minimised); None where nothing is
@@ -630,7 +631,7 @@ def added_levels(a: Sequence[LevelStats], b: Sequence[LevelStats]) -> tuple[Leve
     return (*out, *theirs.values())
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SolveStats:
     mode: str
     status: str  # OPTIMAL or FEASIBLE (optimal mode), GREEDY
@@ -647,7 +648,7 @@ class SolveStats:
     levels: tuple[LevelStats, ...] = ()  # most important first
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Result:
     requests: tuple[RequestResult, ...]
     stats: SolveStats
