@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import field
 from datetime import datetime
 from enum import StrEnum
-from itertools import repeat
+from itertools import chain, repeat
 
 from model.frozen import frozen
 from model.quantity import Quantity
@@ -488,19 +488,34 @@ class Batch:
     def _check_external_affinity(self) -> None:
         """External scores multiply weights: a request's most affinity depends on the fleet's
         highest score of each name."""
+        for r in self.requests:  # most requests of kcp's and openMCP's 50,000 have no preference
+            if r.preferences:
+                break
+        else:
+            return
         named = {p.external for r in self.requests for p in r.preferences if p.external is not None}
         if not named:
             return
-        # Each name's highest magnitude in C loops over the fleet's scores (a long-lived
-        # scheduler's batch of one request still holds 10,000 clusters).
+        # Magnitudes in C loops over the fleet's scores (a long-lived scheduler's batch of one
+        # request still holds 10,000 clusters). First one pass over every score, whatever its
+        # name: its highest magnitude bounds each name's, and a request whose preferences stay
+        # within MAX_AFFINITY under that bound stays within it under its names' own; a name's
+        # own highest (a pass over the fleet each) is found only for a request the bound fails.
         scores = [c.scores for c in self.clusters]
         if not set(map(type, scores)) <= {dict}:
             scores = [dict(s) for s in scores]
-        highest = {
-            name: max(map(abs, filter(None, map(dict.get, scores, repeat(name)))), default=0)
-            for name in named
-        }
+        ceiling = max(map(abs, chain.from_iterable(map(dict.values, scores))), default=0)
+        highest: dict[str, int] = {}
         for r in self.requests:
+            if not r.preferences:
+                continue
+            bound = sum(
+                abs(p.weight) * ceiling if p.external is not None else p.most() for p in r.preferences
+            )
+            if bound <= MAX_AFFINITY:
+                continue
+            for name in named.difference(highest):
+                highest[name] = max(map(abs, filter(None, map(dict.get, scores, repeat(name)))), default=0)
             most = sum(
                 abs(p.weight) * highest[p.external] if p.external is not None else p.most()
                 for p in r.preferences

@@ -1,0 +1,90 @@
+"""model.Batch's checks refuse exactly what they refused, at less cost: the external affinity
+bound first with the fleet's highest score magnitude of any name (one pass over every score), each
+name's own highest (a pass over the fleet per name) only for a request the bound does not clear."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from model import Batch, Cluster, PlacementRequest, Preference, SelectionMode, Tenancy
+from model import types as model_types
+
+I32 = 2**31 - 1
+
+
+def _request(name: str, *preferences: Preference) -> PlacementRequest:
+    return PlacementRequest(name, mode=SelectionMode.N, count=1, preferences=preferences)
+
+
+@pytest.fixture
+def passes(monkeypatch) -> list[str]:
+    """The names whose highest score a batch's check looked up over the fleet, one per pass."""
+    seen: list[str] = []
+
+    def counted(name, *args):
+        seen.append(name)
+        return itertools.repeat(name, *args)
+
+    monkeypatch.setattr(model_types, "repeat", counted)
+    return seen
+
+
+CLUSTERS = (
+    Cluster("a", scores={"x": 5, "y": -7}),
+    Cluster("b", scores={"x": -3}),
+    Cluster("c"),
+)
+
+
+def test_a_batch_within_the_bound_reads_no_name_alone(passes) -> None:
+    Batch(CLUSTERS, (_request("r", Preference(I32 // 7, external="x"), Preference(0, external="y")),))
+    assert passes == []
+
+
+def test_a_name_read_alone_where_the_bound_fails_and_the_batch_still_passes(passes) -> None:
+    # The bound (7, from y) fails; x's own highest (5) clears: accepted, as before.
+    Batch(CLUSTERS, (_request("r"), _request("s", Preference(I32 // 5, external="x"))))
+    assert sorted(passes) == ["x"]
+
+
+def test_the_first_request_over_is_refused_with_its_exact_affinity(passes) -> None:
+    held = Preference(2, held=True)  # 200, fixed
+    over = (I32 // 5 + 1) * 5 + 200
+    requests = (
+        _request("ok", Preference(I32 // 7, external="y")),
+        _request("p", Preference(I32 // 5 + 1, external="x"), held),
+        _request("q", Preference(I32, external="y")),
+    )
+    message = f"request 'p': preferences can give a cluster {over} affinity, more than {I32}"
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        Batch(CLUSTERS, requests)
+    assert sorted(passes) == ["x", "y"]
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_a_score_magnitude_counts_whatever_its_sign(sign) -> None:
+    clusters = (Cluster("a", scores={"x": sign * 2}),)
+    Batch(clusters, (_request("r", Preference(I32 // 2, external="x")),))
+    with pytest.raises(ValueError, match=f"can give a cluster {(I32 // 2 + 1) * 2} affinity"):
+        Batch(clusters, (_request("r", Preference(-(I32 // 2 + 1), external="x")),))
+
+
+def test_requests_without_preferences_read_no_score(passes) -> None:
+    clusters = (Cluster("a", scores={"x": I32}),)
+    Batch(clusters, tuple(PlacementRequest(f"r{i}") for i in range(3)))
+    Batch(clusters, (_request("r", Preference(I32)),))  # a fixed preference alone: checked when made
+    assert passes == []
+
+
+def test_the_tenancy_check_is_unchanged() -> None:
+    requests = (
+        PlacementRequest("a", tenancy=Tenancy(order=0, demand=2)),
+        PlacementRequest("b"),
+        PlacementRequest("c", tenancy=Tenancy(order=1, demand=3)),
+    )
+    Batch((Cluster("x", load=I32 - 5),), requests)
+    message = f"batch: a cluster's load ({I32 - 4}) and the requests' demand (5) exceed {I32} tenants"
+    with pytest.raises(ValueError, match=f"^{message.replace('(', '[(]').replace(')', '[)]')}$"):
+        Batch((Cluster("x", load=I32 - 4), Cluster("y")), requests)
