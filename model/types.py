@@ -60,8 +60,11 @@ __all__ = [
 INT32_MAX = 2**31 - 1
 MAX_AFFINITY = INT32_MAX  # the most affinity a request's preferences can give one cluster, +/-
 MAX_TENANCY = INT32_MAX  # a cluster's tenants at most: its load and every request's demand
+_INT32_MIN = -INT32_MAX - 1
 
 
+# A check fails through _within (its message); the checks made per value spell their bounds inline
+# first, so a value that passes costs no call and no f-string of its owner's name.
 def _within(owner: str, name: str, value: object, low: int, high: int) -> None:
     if type(value) is not int or not low <= value <= high:
         raise ValueError(f"{owner}: {name} must be an integer between {low} and {high}, got {value!r}")
@@ -91,11 +94,11 @@ class Cluster:
     capacity: Capacity | None = None  # free room for replicas; None: the cluster reports none
 
     def __post_init__(self) -> None:
-        if self.load:
+        if self.load and (type(self.load) is not int or not 0 <= self.load <= MAX_TENANCY):
             _within(f"cluster {self.name!r}", "load", self.load, 0, MAX_TENANCY)
         for name, score in self.scores.items():
-            if type(score) is not int or not -INT32_MAX - 1 <= score <= INT32_MAX:
-                _within(f"cluster {self.name!r}", f"scores[{name!r}]", score, -INT32_MAX - 1, INT32_MAX)
+            if type(score) is not int or not _INT32_MIN <= score <= INT32_MAX:
+                _within(f"cluster {self.name!r}", f"scores[{name!r}]", score, _INT32_MIN, INT32_MAX)
 
 
 class SelectionMode(StrEnum):
@@ -148,7 +151,8 @@ class Preference:
     balance: bool = False
 
     def __post_init__(self) -> None:
-        _within("preference", "weight", self.weight, -INT32_MAX - 1, INT32_MAX)
+        if type(self.weight) is not int or not _INT32_MIN <= self.weight <= INT32_MAX:
+            _within("preference", "weight", self.weight, _INT32_MIN, INT32_MAX)
 
     def most(self) -> int:
         """The most this preference gives one cluster, in absolute value, but for an external
@@ -169,7 +173,8 @@ class SpreadConstraint:
     claims: bool = False  # the topology key names a claim, not a label
 
     def __post_init__(self) -> None:
-        _within(f"spread constraint {self.topology_key!r}", "max_skew", self.max_skew, 1, INT32_MAX)
+        if type(self.max_skew) is not int or not 1 <= self.max_skew <= INT32_MAX:
+            _within(f"spread constraint {self.topology_key!r}", "max_skew", self.max_skew, 1, INT32_MAX)
 
 
 class Packing(StrEnum):
@@ -218,7 +223,8 @@ class Tenancy:
     joins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        _within("tenancy", "demand", self.demand, 1, MAX_TENANCY)
+        if type(self.demand) is not int or not 1 <= self.demand <= MAX_TENANCY:
+            _within("tenancy", "demand", self.demand, 1, MAX_TENANCY)
         if type(self.limit) is not int or self.limit < 0:  # only compared: any size holds
             raise ValueError(f"tenancy: limit must be an integer at least 0, got {self.limit!r}")
 
@@ -242,7 +248,8 @@ class StaticWeight:
     weight: int
 
     def __post_init__(self) -> None:
-        _within("static weight", "weight", self.weight, 1, INT32_MAX)
+        if type(self.weight) is not int or not 1 <= self.weight <= INT32_MAX:
+            _within("static weight", "weight", self.weight, 1, INT32_MAX)
 
 
 @frozen
@@ -258,8 +265,10 @@ class GroupSpread:
     selects: bool = True
 
     def __post_init__(self) -> None:
-        _within(f"group spread {self.claim!r}", "min_groups", self.min_groups, 0, INT32_MAX)
-        _within(f"group spread {self.claim!r}", "max_groups", self.max_groups, 0, INT32_MAX)
+        if type(self.min_groups) is not int or not 0 <= self.min_groups <= INT32_MAX:
+            _within(f"group spread {self.claim!r}", "min_groups", self.min_groups, 0, INT32_MAX)
+        if type(self.max_groups) is not int or not 0 <= self.max_groups <= INT32_MAX:
+            _within(f"group spread {self.claim!r}", "max_groups", self.max_groups, 0, INT32_MAX)
 
 
 @frozen
@@ -306,7 +315,8 @@ class Part:
     demand: Mapping[str, int] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
-        _within("part", "count", self.count, -INT32_MAX - 1, INT32_MAX)
+        if type(self.count) is not int or not _INT32_MIN <= self.count <= INT32_MAX:
+            _within("part", "count", self.count, _INT32_MIN, INT32_MAX)
         for name, amount in self.demand.items():
             if type(amount) is not int or amount < 0:
                 raise ValueError(f"part: demand[{name!r}] must be an integer at least 0, got {amount!r}")
@@ -357,13 +367,16 @@ class Replicas:
     parts: tuple[Part, ...] = ()
 
     def __post_init__(self) -> None:
-        _within("replicas", "count", self.count, -INT32_MAX - 1, INT32_MAX)
-        _within("replicas", "priority", self.priority, -INT32_MAX - 1, INT32_MAX)
+        if type(self.count) is not int or not _INT32_MIN <= self.count <= INT32_MAX:
+            _within("replicas", "count", self.count, _INT32_MIN, INT32_MAX)
+        if type(self.priority) is not int or not _INT32_MIN <= self.priority <= INT32_MAX:
+            _within("replicas", "priority", self.priority, _INT32_MIN, INT32_MAX)
         for name, amount in self.demand.items():
             if type(amount) is not int or amount < 0:
                 raise ValueError(f"replicas: demand[{name!r}] must be an integer at least 0, got {amount!r}")
         for cluster, held in self.current:
-            _within(f"replicas on {cluster!r}", "replicas", held, -INT32_MAX - 1, INT32_MAX)
+            if type(held) is not int or not _INT32_MIN <= held <= INT32_MAX:
+                _within(f"replicas on {cluster!r}", "replicas", held, _INT32_MIN, INT32_MAX)
         if self.tiers and not 0 <= self.tier < len(self.tiers):
             raise ValueError(f"replicas: tier {self.tier} is not one of {len(self.tiers)} tiers")
 

@@ -88,3 +88,69 @@ def test_the_tenancy_check_is_unchanged() -> None:
     message = f"batch: a cluster's load ({I32 - 4}) and the requests' demand (5) exceed {I32} tenants"
     with pytest.raises(ValueError, match=f"^{message.replace('(', '[(]').replace(')', '[)]')}$"):
         Batch((Cluster("x", load=I32 - 4), Cluster("y")), requests)
+
+
+# ------------------------------------------------------------- the per-value checks, inline
+# Each check spells its bounds inline and fails through model.types._within (its message): the
+# same values are refused with the same message, and a value that passes spells no owner's name.
+
+I32_MIN = -(2**31)
+
+
+class _Spelt(str):
+    """A name that counts how often it is spelt into text."""
+
+    spelt = 0
+
+    def __format__(self, spec: str) -> str:
+        _Spelt.spelt += 1
+        return str.__format__(self, spec)
+
+    def __repr__(self) -> str:
+        _Spelt.spelt += 1
+        return str.__repr__(self)
+
+
+def _term():
+    from model import ClusterTerm
+
+    return ClusterTerm()
+
+
+CHECKS = [
+    # (make from the value, owner, field, low, high)
+    (lambda v: Preference(v), "preference", "weight", I32_MIN, I32),
+    (lambda v: model_types.SpreadConstraint("zone", v), "spread constraint 'zone'", "max_skew", 1, I32),
+    (lambda v: Tenancy(order=0, demand=v), "tenancy", "demand", 1, I32),
+    (lambda v: model_types.StaticWeight(_term(), v), "static weight", "weight", 1, I32),
+    (lambda v: model_types.GroupSpread("zone", min_groups=v), "group spread 'zone'", "min_groups", 0, I32),
+    (lambda v: model_types.GroupSpread("zone", max_groups=v), "group spread 'zone'", "max_groups", 0, I32),
+    (lambda v: model_types.Part(v), "part", "count", I32_MIN, I32),
+    (lambda v: model_types.Replicas(v), "replicas", "count", I32_MIN, I32),
+    (lambda v: model_types.Replicas(1, priority=v), "replicas", "priority", I32_MIN, I32),
+    (lambda v: model_types.Replicas(1, current=(("c", v),)), "replicas on 'c'", "replicas", I32_MIN, I32),
+    (lambda v: Cluster("c", scores={"s": v}), "cluster 'c'", "scores['s']", I32_MIN, I32),
+    (lambda v: Cluster("c", load=v), "cluster 'c'", "load", 0, I32),
+]
+
+
+@pytest.mark.parametrize(("make", "owner", "field", "low", "high"), CHECKS, ids=lambda x: str(x)[:30])
+def test_a_value_check_refuses_what_it_refused(make, owner, field, low, high) -> None:
+    for value in (low, high, (low + high) // 2):
+        make(value)
+    for value in (low - 1, high + 1, float(high), str(high), True, 2**80):
+        message = f"{owner}: {field} must be an integer between {low} and {high}, got {value!r}"
+        with pytest.raises(ValueError) as refused:
+            make(value)
+        assert str(refused.value) == message
+
+
+def test_a_check_that_passes_spells_no_name() -> None:
+    _Spelt.spelt = 0
+    model_types.SpreadConstraint(_Spelt("zone"), 2)
+    model_types.GroupSpread(_Spelt("zone"), 1, 2)
+    Cluster(_Spelt("c"), scores={_Spelt("s"): 3}, load=4)
+    assert _Spelt.spelt == 0
+    with pytest.raises(ValueError, match="spread constraint 'zone'"):
+        model_types.SpreadConstraint(_Spelt("zone"), 0)
+    assert _Spelt.spelt == 1
