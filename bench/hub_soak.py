@@ -669,9 +669,9 @@ def run_hub_soak(
     report = HubSoakReport(
         profile, events, clusters, placements, seed, mode, hub, hub_start=len(objects), time_limit=time_limit
     )
-    # The solver imports CP-SAT (and through it pandas, some 25 MB) on first use: done before
-    # measuring, so the first checkpoint measures the scheduler rather than the interpreter.
-    import ortools.sat.python.cp_model  # noqa: F401
+    # The solver imports CP-SAT (solver.sat) on first use: done before measuring, so the first
+    # checkpoint measures the scheduler rather than the interpreter.
+    import solver.sat  # noqa: F401
 
     if trace:
         tracemalloc.start()

@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bounds", action="store_true", help="the solves asked for their proven bounds")
     args = parser.parse_args(argv)
 
-    import ortools.sat.python.cp_model  # noqa: F401  (CP-SAT's import is not an event's)
+    import solver.sat  # noqa: F401  (CP-SAT's import is not an event's)
 
     objects = [m.obj for m in read_sources([args.hub])]
     c0, t0 = time.process_time(), time.perf_counter()

@@ -9,16 +9,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from solver import modes, scores, spread, stickiness
 from solver.objective import Scale
 from solver.prepare import Prepared
-from solver.space import Space, cp_model_module
+from solver.space import Space, sat_module
 from solver.table import ClusterTable
-
-if TYPE_CHECKING:  # ortools (and the pandas it imports) loads only when a model is built
-    pass
 
 __all__ = ["Space", "SearchRun", "build", "cp_seed", "run", "stages", "stage_weights"]
 
@@ -92,8 +88,8 @@ def run(
     chosen = set(hint)
     for r in rows:
         model.add_hint(x[r], r in chosen)
-    cp_model = cp_model_module()
-    solver = cp_model.CpSolver()
+    sat = sat_module()
+    solver = sat.Solver()
     solver.parameters.num_workers = 1  # deterministic; these models are small
     # Presolve costs more than it saves on models this small (measured: 1.9 s against 3.8 s for
     # the 216 stage solves of a 10,000 x 2,000 fleet).
@@ -109,17 +105,17 @@ def run(
         solver.parameters.max_time_in_seconds = remaining
         solver.parameters.max_deterministic_time = budget
         weights = stage_weights(scale.spans, stage)
-        objective = cp_model.LinearExpr.weighted_sum([space.level(i) for i in stage], weights)
+        objective = sat.LinearExpr.weighted_sum([space.level(i) for i in stage], weights)
         model.maximize(objective)
         started = time.perf_counter()
         status = solver.solve(model)
         solve_seconds += time.perf_counter() - started
-        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if status not in (sat.OPTIMAL, sat.FEASIBLE):
             limited = solver.wall_time >= remaining * 0.99
             return SearchRun(best, False, (stage, _unsolved_bound(scale, stage)), limited, solve_seconds)
         best = [r for r in rows if solver.boolean_value(x[r])]
         value = round(solver.objective_value)
-        if status == cp_model.FEASIBLE:
+        if status == sat.FEASIBLE:
             limited = solver.wall_time >= remaining * 0.99
             return SearchRun(best, False, (stage, round(solver.best_objective_bound)), limited, solve_seconds)
         if number + 1 < len(plan):

@@ -12,10 +12,10 @@ from solver.objective import LEVELS
 from solver.prepare import Prepared
 from solver.table import ClusterTable
 
-if TYPE_CHECKING:  # ortools (and the pandas it imports) loads only when a model is built
-    from ortools.sat.python import cp_model
+if TYPE_CHECKING:  # ortools loads only when a model is built
+    from solver import sat as sat_types
 
-__all__ = ["Space", "cp_model_module"]
+__all__ = ["Space", "sat_module"]
 
 
 @dataclass(slots=True)
@@ -26,8 +26,8 @@ class Space:
     table: ClusterTable
     want: int  # how many new picks at most
     cells: dict[int, list[int]]  # candidates alike for spread, best first
-    model: cp_model.CpModel = field(default_factory=lambda: cp_model_module().CpModel())
-    x: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    model: sat_types.Model = field(default_factory=lambda: sat_module().Model())
+    x: dict[int, sat_types.IntVar] = field(default_factory=dict)
     terms: list[tuple[list, list[int]]] = field(default_factory=lambda: [([], []) for _ in LEVELS])
 
     @property
@@ -39,14 +39,14 @@ class Space:
         bucket[0].extend(exprs)
         bucket[1].extend(coefficients)
 
-    def level(self, i: int) -> cp_model.LinearExprT:
+    def level(self, i: int) -> sat_types.LinearExpr:
         exprs, coefficients = self.terms[i]
-        return cp_model_module().LinearExpr.weighted_sum(exprs, coefficients)
+        return sat_module().LinearExpr.weighted_sum(exprs, coefficients)
 
 
-def cp_model_module():
-    """ortools' CP-SAT module, imported on first use: most batches need no model at all, and the
-    import (with pandas, which it pulls in) costs about half a second of every command's start."""
-    from ortools.sat.python import cp_model
+def sat_module():
+    """The project's CP-SAT (solver.sat), imported on first use: most batches need no model at
+    all, and ortools' import costs some 50 ms of CPU (cp_model's, pandas with it, was 0.24 s)."""
+    from solver import sat
 
-    return cp_model
+    return sat

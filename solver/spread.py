@@ -179,7 +179,7 @@ def _change(count: int, smallest: int, second: int, largest: int) -> int:
 def contribute(space) -> None:
     """In the joint model: per constraint the final highest and lowest domain counts; hard
     constraints bound their difference, and the spread level pays for it (and for soft excess)."""
-    from ortools.sat.python import cp_model  # only when a model is built (see solver.search)
+    from solver import sat  # only when a model is built (see solver.space)
 
     p, model, x = space.p, space.model, space.x
     state = SpreadState(space.table, p.request.spread, list(p.kept))
@@ -196,7 +196,7 @@ def contribute(space) -> None:
         high = model.new_int_var(0, most, "")
         low = model.new_int_var(0, most, "")
         for code, base in enumerate(dim.counts.tolist()):
-            count = base + cp_model.LinearExpr.sum(members.get(code, []))
+            count = base + sat.LinearExpr.sum(members.get(code, []))
             model.add(high >= count)
             model.add(low <= count)
         if dim.constraint.hard:

@@ -437,16 +437,16 @@ def test_a_parts_model_runs_on_a_budget_scaled_to_its_units_and_counted_in_full(
     # to the whole deterministic budget, or to the wall clock under load: 3 to 5 cpu s, most of a
     # stage's in CP-SAT's symmetry detection, which deterministic time does not count. Its budget
     # is now its units' share of the budget (of 2,000 units), and no symmetry is detected.
-    from ortools.sat.python import cp_model
+    from solver import sat
 
     seen = []
-    solve = cp_model.CpSolver.solve
+    solve = sat.Solver.solve
 
     def spy(self, model, *args, **kwargs):
         seen.append((self.parameters.symmetry_level, self.parameters.max_deterministic_time))
         return solve(self, model, *args, **kwargs)
 
-    monkeypatch.setattr(cp_model.CpSolver, "solve", spy)
+    monkeypatch.setattr(sat.Solver, "solve", spy)
     p, greedy = _given_up_past_its_least()
     part = [0, 1]
     solve_classes(p, part, build_classes(p, part), charge(p, part, greedy), seed=0, budget=0.1, deadline=1e18)

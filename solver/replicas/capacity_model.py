@@ -80,7 +80,7 @@ def solve_classes(
     answer so far meets it is fixed there unsolved (each solve presolves the whole model anew).
     Each holds given the levels before it at `given` (the answer it was read for): it is read
     only while the model has fixed every level before it at exactly those values."""
-    from ortools.sat.python import cp_model
+    from solver import sat
 
     if not classes:
         return None
@@ -102,9 +102,9 @@ def solve_classes(
         if unit.fixed is None and not unit.options:
             constant[slot[unit.priority]] += 1
 
-    model = cp_model.CpModel()
-    s: dict[tuple[int, int], cp_model.IntVar] = {}
-    y: dict[tuple[int, int, int], cp_model.IntVar] = {}
+    model = sat.Model()
+    s: dict[tuple[int, int], sat.IntVar] = {}
+    y: dict[tuple[int, int, int], sat.IntVar] = {}
     adds_on: dict[int, list[tuple[np.ndarray, object]]] = defaultdict(list)
     most_on: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(problem.free.shape[1], dtype=np.int64))
     for cls in classes:
@@ -151,7 +151,7 @@ def solve_classes(
                     used = model.new_bool_var("")
                     model.add(var <= n * each * used)
                     terms[aim_at[unit.fresh] + 1].append(used)
-            model.add(cp_model.LinearExpr.sum(ys) == each * count)
+            model.add(sat.LinearExpr.sum(ys) == each * count)
             if unit.fresh:
                 terms[moved_at].append(-max(0, unit.count - option.kept) * count)
             if option.cost:
@@ -163,16 +163,16 @@ def solve_classes(
                 # upstream's selection so; solver.replicas.capacity_fill's grouped fill does too)
                 for groups in option.groups:
                     _one_cluster_each(model, groups, option.candidates, rows, y, cls.index, o, unit.count)
-        model.add(cp_model.LinearExpr.sum(chosen) <= n)
+        model.add(sat.LinearExpr.sum(chosen) <= n)
         constant[slot[unit.priority]] += n
         terms[slot[unit.priority]].extend(-c for c in chosen)
     for row, members in adds_on.items():
         for r in np.nonzero(most_on[row] > room[row])[0]:
             using = [(int(d[r]), add) for d, add in members if d[r]]
-            model.add(cp_model.LinearExpr.sum([d * add for d, add in using]) <= int(room[row, r]))
+            model.add(sat.LinearExpr.sum([d * add for d, add in using]) <= int(room[row, r]))
 
     _hint(model, classes, hint, s, y, arcs)
-    solver = cp_model.CpSolver()
+    solver = sat.Solver()
     solver.parameters.num_workers = 1  # deterministic
     solver.parameters.random_seed = seed % 2**31
     # No symmetry detection: its work is not counted in deterministic time (a live event's model
@@ -191,7 +191,7 @@ def solve_classes(
         if not level:
             optima[i] = None if pruned else constant[i]
             continue
-        objective = cp_model.LinearExpr.sum(level)
+        objective = sat.LinearExpr.sum(level)
         # the best so far on this level: the hint's, or the last solve's (None: it found nothing)
         best = hinted[i] if found is None else None
         if found is not None and last:
@@ -215,7 +215,7 @@ def solve_classes(
         first = i < len(slot)
         solver.parameters.max_deterministic_time = budget if first else budget * _AIM_SHARE / aims
         status = solver.solve(model)
-        last = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+        last = status in (sat.OPTIMAL, sat.FEASIBLE)
         if not last:
             limited |= _cut_by_the_clock(solver)
             if first:
@@ -226,7 +226,7 @@ def solve_classes(
         values = [solver.value(var) for var in every]
         found = {var.index: v for var, v in zip(every, values, strict=True)}
         value = round(solver.objective_value)
-        if status == cp_model.FEASIBLE:
+        if status == sat.FEASIBLE:
             limited |= _cut_by_the_clock(solver)
             if first:
                 break
@@ -255,13 +255,13 @@ def _complete_the_hint(model, solver, every, budget: float) -> None:
     """Hint every variable, not only the counts and replicas: CP-SAT completes the hint with those
     fixed (a feasibility solve, no objective), so each stage starts from a whole answer (with the
     auxiliaries unhinted, a stage of 6,000 variables found no answer in its budget)."""
-    from ortools.sat.python import cp_model
+    from solver import sat
 
     solver.parameters.fix_variables_to_their_hinted_value = True
     solver.parameters.max_deterministic_time = budget
     status = solver.solve(model)
     solver.parameters.fix_variables_to_their_hinted_value = False
-    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    if status in (sat.OPTIMAL, sat.FEASIBLE):
         values = [solver.value(var) for var in every]
         model.clear_hints()
         for var, v in zip(every, values, strict=True):

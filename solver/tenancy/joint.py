@@ -74,7 +74,7 @@ def solve_joint(
         seconds = time.perf_counter() - started
         # Nothing is created, and only requests with no candidate are left unplaced.
         return None if flowed is None else Joint(flowed, proven, 0, False, seconds, 0.0, optima=(unplaced, 0))
-    from solver.tenancy import sat  # only here: ortools' import, which the flow needs none of
+    from solver import sat  # only here: ortools' import, which the flow needs none of
 
     total_of = sat.LinearExpr.sum
     model = sat.Model()
@@ -244,7 +244,7 @@ def _squares(model, on, problem: Problem, classes: list[RequestClass]):
     """The sum over clusters of (load^2 - tenants^2), each square as its tangents at the integers
     (exact where the load is an integer, a convex envelope for the LP); over a range wider than
     _TANGENTS, the exact product and _TANGENTS of those tangents."""
-    from solver.tenancy import sat
+    from solver import sat
 
     ceiling = balanced_ceilings(problem, classes)
     terms = []
@@ -272,7 +272,7 @@ def _squares(model, on, problem: Problem, classes: list[RequestClass]):
 
 
 def _ranks(y, problem: Problem, part: list[int]):
-    from solver.tenancy import sat
+    from solver import sat
 
     rank = {row: i for i, row in enumerate(rows_of(problem, part))}
     keys = sorted(y)
