@@ -236,14 +236,14 @@ def explain_filtered(
 
 def not_picked(p: Prepared, table: ClusterTable, rows: list[int], spreads: list[int]) -> list[Unselected]:
     """The entries of candidates left out, in the given order, each with its score."""
-    shared = _shared_entries(table)
+    shared = _named(table, "not picked")
     names = table.names
     out = []
     for row, spread, affinity in zip(rows, spreads, p.affinity[rows].tolist(), strict=True):
-        entry = shared.get((row, spread, affinity))
+        key = (names[row], spread, affinity)
+        entry = shared.get(key)
         if entry is None:
-            entry = Unselected(names[row], FilterKind.NOT_PICKED, score=score_of(spread, affinity))
-            shared[(row, spread, affinity)] = entry
+            entry = shared[key] = Unselected(key[0], FilterKind.NOT_PICKED, score=score_of(spread, affinity))
         out.append(entry)
     return out
 
@@ -252,6 +252,14 @@ def _shared_entries(table: ClusterTable) -> dict[tuple, Unselected]:
     """Equal report entries are one object per table (they are frozen): a large batch reports
     tens of thousands, one in ten of them distinct (measured)."""
     return table.derived(("solution", "unselected"), dict)
+
+
+def _named(table: ClusterTable, what: str) -> dict:
+    """Equal choices and report entries are one object (they are frozen), made once for the
+    table's rows and every table made of them (ClusterTable.by_name, keyed by the cluster's name
+    and what else the object holds): a large batch makes tens of thousands of choices, one in
+    seven of them distinct (measured), and a long-lived scheduler's next batch makes them again."""
+    return table.by_name(("solution", what), dict)
 
 
 _SCORE_CACHE: dict[tuple[int, int], ClusterScore] = {}
@@ -324,15 +332,15 @@ def to_result(p: Prepared, table: ClusterTable, solution: Solution) -> RequestRe
 def _result_parts(p: Prepared, table: ClusterTable, solution: Solution) -> tuple[tuple, tuple, tuple]:
     # Equal choices are one object, shared by every request making them (they are frozen): a large
     # batch makes tens of thousands of choices, one in seven of them distinct (measured).
-    kept_choices = table.derived(("solution", "kept choices"), dict)
+    kept_choices = _named(table, "kept choices")
     names = table.names
     selected = []
     for row in solution.kept:
         score = p.kept[row].score
-        key = (row,) if score is None else (row, score.spread, score.affinity)
+        key = (names[row],) if score is None else (names[row], score.spread, score.affinity)
         choice = kept_choices.get(key)
         if choice is None:
-            choice = kept_choices[key] = Choice(names[row], score, kept=True)
+            choice = kept_choices[key] = Choice(key[0], score, kept=True)
         selected.append(choice)
     picks, restored = solution.picks, solution.restored
     if not solution.scored:
@@ -347,16 +355,16 @@ def _result_parts(p: Prepared, table: ClusterTable, solution: Solution) -> tuple
 def _scored_choices(
     p: Prepared, table: ClusterTable, picks: list[int], spread: dict[int, int], restored: frozenset[int]
 ) -> list[Choice]:
-    picked_choices = table.derived(("solution", "picked choices"), dict)
+    picked_choices = _named(table, "picked choices")
     names = table.names
     # One gather for the many picks of an all-clusters request.
     affinity = p.affinity[picks].tolist() if len(picks) > 8 else [int(p.affinity[row]) for row in picks]
     out = []
     for row, value in zip(picks, affinity, strict=True):
-        key = (row, spread.get(row, 0), value, row in restored)
+        key = (names[row], spread.get(row, 0), value, row in restored)
         choice = picked_choices.get(key)
         if choice is None:
-            choice = picked_choices[key] = Choice(names[row], score_of(key[1], value), restored=key[3])
+            choice = picked_choices[key] = Choice(key[0], score_of(key[1], value), restored=key[3])
         out.append(choice)
     return out
 

@@ -407,6 +407,18 @@ class ClusterTable:
             self._derived[key] = compute()
         return self._derived[key]
 
+    def by_name(self, key: tuple, compute: Callable[[], dict]) -> dict:
+        """A dict kept with the rows (solver.table._Rows): made once, then shared by every table
+        made of these rows or patched from them, so a long-lived scheduler's batches read what an
+        earlier batch made. Its keys hold cluster names, never rows (a patch moves rows), and its
+        values depend on those keys alone. Emptied when it grows past _BY_NAME_UP_TO entries (names
+        come and go over a long-lived scheduler's life); rows made afresh start empty."""
+        kept = self._rows.by_name
+        found = kept.get(key)
+        if found is None or len(found) > _BY_NAME_UP_TO:
+            found = kept[key] = compute()
+        return found
+
     def cluster(self, i: int):
         return self._clusters[i]
 
@@ -420,6 +432,7 @@ class ClusterTable:
 _CODED_FROM = 64
 _KEPT_FROM = 256  # clusters: below this a batch's rows are made afresh (explain's, the tests')
 _PATCHED_UP_TO = 64  # clusters not kept (new or replaced) a kept table's rows are patched for
+_BY_NAME_UP_TO = 1 << 19  # entries a dict of ClusterTable.by_name holds before it starts again
 _NAME = operator.attrgetter("name")
 
 
@@ -450,6 +463,7 @@ class _Rows:
         self._series: dict[str, pl.Series] = {}
         self._tolerated: dict[tuple[Toleration, ...], np.ndarray] = {}  # of tolerations without seconds
         self.patched = False  # made from an earlier batch's rows (a live scheduler's later batch)
+        self.by_name: dict[tuple, Any] = {}  # ClusterTable.by_name's values, carried through patches
 
     @classmethod
     def of(cls, clusters: tuple[Cluster, ...]) -> _Rows:
@@ -544,6 +558,8 @@ class _Rows:
                 mask = mask.copy() if same_names else mask
                 mask[remade] = [untolerated(clusters[i], tolerations, None) is None for i in remade]
             out._tolerated[tolerations] = _frozen(mask)
+        # Values of the clusters' names alone (ClusterTable.by_name): valid whatever the rows hold.
+        out.by_name = self.by_name
         return out
 
     @property
