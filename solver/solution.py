@@ -156,9 +156,7 @@ def best_first(
         return np.empty(0, dtype=np.int64)
     if len(rows) <= 4 * k:  # (and a negative k: all but the last -k, as slicing gives)
         return np.lexsort((p.rank[rows], obsolete[rows], p.affinity[rows], topo))[::-1][:k]
-    threshold = np.partition(topo, len(topo) - k)[len(topo) - k]
-    above = np.flatnonzero(topo > threshold)
-    tied = np.flatnonzero(topo == threshold)
+    above, tied = _split_at_kth(topo, k)
     tied_rows = rows[tied]
     value = pick_key(p.affinity[tied_rows], obsolete[tied_rows], p.rank[tied_rows], table.size)
     need = k - len(above)
@@ -177,11 +175,26 @@ def best_first_in_order(topo: np.ndarray, k: int) -> np.ndarray:
         return np.argsort(-topo, kind="stable")[:k]
     if k == 0:
         return np.empty(0, dtype=np.int64)
-    threshold = np.partition(topo, len(topo) - k)[len(topo) - k]
-    above = np.flatnonzero(topo > threshold)
-    tied = np.flatnonzero(topo == threshold)[: k - len(above)]  # the best of them come first
+    above, tied = _split_at_kth(topo, k)
+    tied = tied[: k - len(above)]  # the best of them come first
     top = np.concatenate([above, tied])
     return top[np.argsort(-topo[top], kind="stable")]
+
+
+_NO_ROWS = np.empty(0, dtype=np.intp)
+
+
+def _split_at_kth(topo: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The indices of the scores above the k-th largest (0 < k <= len) and of those equal to it,
+    each in order. Topology scores take a few values, and the best of them is usually held by
+    more than k rows (a cluster event's settled reports: by 656 of 1,191 rows, the median): then
+    the k-th largest is the largest, and no partition is needed to find it."""
+    if k > 0:
+        at_best = topo == topo.max()
+        if np.count_nonzero(at_best) >= k:
+            return _NO_ROWS, np.flatnonzero(at_best)
+    threshold = np.partition(topo, len(topo) - k)[len(topo) - k]
+    return np.flatnonzero(topo > threshold), np.flatnonzero(topo == threshold)
 
 
 def without(rows: np.ndarray, drop: list[int]) -> np.ndarray:
