@@ -156,9 +156,7 @@ def best_first(
         return np.empty(0, dtype=np.int64)
     if len(rows) <= 4 * k:  # (and a negative k: all but the last -k, as slicing gives)
         return np.lexsort((p.rank[rows], obsolete[rows], p.affinity[rows], topo))[::-1][:k]
-    threshold = np.partition(topo, len(topo) - k)[len(topo) - k]
-    above = np.flatnonzero(topo > threshold)
-    tied = np.flatnonzero(topo == threshold)
+    above, tied = _split_at_kth(topo, k)
     tied_rows = rows[tied]
     value = pick_key(p.affinity[tied_rows], obsolete[tied_rows], p.rank[tied_rows], table.size)
     need = k - len(above)
@@ -177,11 +175,26 @@ def best_first_in_order(topo: np.ndarray, k: int) -> np.ndarray:
         return np.argsort(-topo, kind="stable")[:k]
     if k == 0:
         return np.empty(0, dtype=np.int64)
-    threshold = np.partition(topo, len(topo) - k)[len(topo) - k]
-    above = np.flatnonzero(topo > threshold)
-    tied = np.flatnonzero(topo == threshold)[: k - len(above)]  # the best of them come first
+    above, tied = _split_at_kth(topo, k)
+    tied = tied[: k - len(above)]  # the best of them come first
     top = np.concatenate([above, tied])
     return top[np.argsort(-topo[top], kind="stable")]
+
+
+_NO_ROWS = np.empty(0, dtype=np.intp)
+
+
+def _split_at_kth(topo: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The indices of the scores above the k-th largest (0 < k <= len) and of those equal to it,
+    each in order. Topology scores take a few values, and the best of them is usually held by
+    more than k rows (a cluster event's settled reports: by 656 of 1,191 rows, the median): then
+    the k-th largest is the largest, and no partition is needed to find it."""
+    if k > 0:
+        at_best = topo == topo.max()
+        if np.count_nonzero(at_best) >= k:
+            return _NO_ROWS, np.flatnonzero(at_best)
+    threshold = np.partition(topo, len(topo) - k)[len(topo) - k]
+    return np.flatnonzero(topo > threshold), np.flatnonzero(topo == threshold)
 
 
 def without(rows: np.ndarray, drop: list[int]) -> np.ndarray:
@@ -236,14 +249,14 @@ def explain_filtered(
 
 def not_picked(p: Prepared, table: ClusterTable, rows: list[int], spreads: list[int]) -> list[Unselected]:
     """The entries of candidates left out, in the given order, each with its score."""
-    shared = _shared_entries(table)
+    shared = _named(table, "not picked")
     names = table.names
     out = []
     for row, spread, affinity in zip(rows, spreads, p.affinity[rows].tolist(), strict=True):
-        entry = shared.get((row, spread, affinity))
+        key = (names[row], spread, affinity)
+        entry = shared.get(key)
         if entry is None:
-            entry = Unselected(names[row], FilterKind.NOT_PICKED, score=score_of(spread, affinity))
-            shared[(row, spread, affinity)] = entry
+            entry = shared[key] = Unselected(key[0], FilterKind.NOT_PICKED, score=score_of(spread, affinity))
         out.append(entry)
     return out
 
@@ -252,6 +265,14 @@ def _shared_entries(table: ClusterTable) -> dict[tuple, Unselected]:
     """Equal report entries are one object per table (they are frozen): a large batch reports
     tens of thousands, one in ten of them distinct (measured)."""
     return table.derived(("solution", "unselected"), dict)
+
+
+def _named(table: ClusterTable, what: str) -> dict:
+    """Equal choices and report entries are one object (they are frozen), made once for the
+    table's rows and every table made of them (ClusterTable.by_name, keyed by the cluster's name
+    and what else the object holds): a large batch makes tens of thousands of choices, one in
+    seven of them distinct (measured), and a long-lived scheduler's next batch makes them again."""
+    return table.by_name(("solution", what), dict)
 
 
 _SCORE_CACHE: dict[tuple[int, int], ClusterScore] = {}
@@ -324,15 +345,15 @@ def to_result(p: Prepared, table: ClusterTable, solution: Solution) -> RequestRe
 def _result_parts(p: Prepared, table: ClusterTable, solution: Solution) -> tuple[tuple, tuple, tuple]:
     # Equal choices are one object, shared by every request making them (they are frozen): a large
     # batch makes tens of thousands of choices, one in seven of them distinct (measured).
-    kept_choices = table.derived(("solution", "kept choices"), dict)
+    kept_choices = _named(table, "kept choices")
     names = table.names
     selected = []
     for row in solution.kept:
         score = p.kept[row].score
-        key = (row,) if score is None else (row, score.spread, score.affinity)
+        key = (names[row],) if score is None else (names[row], score.spread, score.affinity)
         choice = kept_choices.get(key)
         if choice is None:
-            choice = kept_choices[key] = Choice(names[row], score, kept=True)
+            choice = kept_choices[key] = Choice(key[0], score, kept=True)
         selected.append(choice)
     picks, restored = solution.picks, solution.restored
     if not solution.scored:
@@ -347,16 +368,16 @@ def _result_parts(p: Prepared, table: ClusterTable, solution: Solution) -> tuple
 def _scored_choices(
     p: Prepared, table: ClusterTable, picks: list[int], spread: dict[int, int], restored: frozenset[int]
 ) -> list[Choice]:
-    picked_choices = table.derived(("solution", "picked choices"), dict)
+    picked_choices = _named(table, "picked choices")
     names = table.names
     # One gather for the many picks of an all-clusters request.
     affinity = p.affinity[picks].tolist() if len(picks) > 8 else [int(p.affinity[row]) for row in picks]
     out = []
     for row, value in zip(picks, affinity, strict=True):
-        key = (row, spread.get(row, 0), value, row in restored)
+        key = (names[row], spread.get(row, 0), value, row in restored)
         choice = picked_choices.get(key)
         if choice is None:
-            choice = picked_choices[key] = Choice(names[row], score_of(key[1], value), restored=key[3])
+            choice = picked_choices[key] = Choice(key[0], score_of(key[1], value), restored=key[3])
         out.append(choice)
     return out
 

@@ -380,13 +380,8 @@ class ClusterTable:
         known = self._columns.claims if claims else self._columns.labels
         if key not in known:
             cached = (np.full(self.size, -1, dtype=np.int64), [])
-        else:
-            values = self.frame.get_column(_claim_column(key) if claims else _label_column(key))
-            domains = sorted(v for v in values.unique().to_list() if v is not None)
-            codes = values.replace_strict(
-                domains, list(range(len(domains))), default=-1, return_dtype=pl.Int64
-            )
-            cached = (codes.to_numpy(), domains)
+        else:  # the rows' (kept through patches: solver.table._Rows.codes)
+            cached = self._rows.codes(_claim_column(key) if claims else _label_column(key))[:2]
         self._domain_cache[(key, claims)] = cached
         return cached
 
@@ -395,8 +390,11 @@ class ClusterTable:
         value for clusters without the key. Computed once per key; read-only."""
         slots = self._slot_cache.get((key, claims))
         if slots is None:
-            slots = self.domain_codes(key, claims)[0] + 1
-            slots.setflags(write=False)
+            known = self._columns.claims if claims else self._columns.labels
+            if key in known:
+                slots = self._rows.codes(_claim_column(key) if claims else _label_column(key))[2]
+            else:
+                slots = _frozen(self.domain_codes(key, claims)[0] + 1)
             self._slot_cache[(key, claims)] = slots
         return slots
 
@@ -406,6 +404,18 @@ class ClusterTable:
         if key not in self._derived:
             self._derived[key] = compute()
         return self._derived[key]
+
+    def by_name(self, key: tuple, compute: Callable[[], dict]) -> dict:
+        """A dict kept with the rows (solver.table._Rows): made once, then shared by every table
+        made of these rows or patched from them, so a long-lived scheduler's batches read what an
+        earlier batch made. Its keys hold cluster names, never rows (a patch moves rows), and its
+        values depend on those keys alone. Emptied when it grows past _BY_NAME_UP_TO entries (names
+        come and go over a long-lived scheduler's life); rows made afresh start empty."""
+        kept = self._rows.by_name
+        found = kept.get(key)
+        if found is None or len(found) > _BY_NAME_UP_TO:
+            found = kept[key] = compute()
+        return found
 
     def cluster(self, i: int):
         return self._clusters[i]
@@ -420,6 +430,7 @@ class ClusterTable:
 _CODED_FROM = 64
 _KEPT_FROM = 256  # clusters: below this a batch's rows are made afresh (explain's, the tests')
 _PATCHED_UP_TO = 64  # clusters not kept (new or replaced) a kept table's rows are patched for
+_BY_NAME_UP_TO = 1 << 19  # entries a dict of ClusterTable.by_name holds before it starts again
 _NAME = operator.attrgetter("name")
 
 
@@ -450,6 +461,8 @@ class _Rows:
         self._series: dict[str, pl.Series] = {}
         self._tolerated: dict[tuple[Toleration, ...], np.ndarray] = {}  # of tolerations without seconds
         self.patched = False  # made from an earlier batch's rows (a live scheduler's later batch)
+        self.by_name: dict[tuple, Any] = {}  # ClusterTable.by_name's values, carried through patches
+        self._codes: dict[str, tuple[np.ndarray, list[str], np.ndarray]] = {}  # see codes()
 
     @classmethod
     def of(cls, clusters: tuple[Cluster, ...]) -> _Rows:
@@ -544,6 +557,13 @@ class _Rows:
                 mask = mask.copy() if same_names else mask
                 mask[remade] = [untolerated(clusters[i], tolerations, None) is None for i in remade]
             out._tolerated[tolerations] = _frozen(mask)
+        # Values of the clusters' names alone (ClusterTable.by_name): valid whatever the rows hold.
+        out.by_name = self.by_name
+        out._codes = {}
+        for name, codes in self._codes.items():
+            patched = _patched_codes(codes, None if same_names else kept, remade, made.get(name))
+            if patched is not None:
+                out._codes[name] = patched
         return out
 
     @property
@@ -561,12 +581,57 @@ class _Rows:
             )
         return mask
 
+    def codes(self, name: str) -> tuple[np.ndarray, list[str], np.ndarray]:
+        """A string column's domain codes (0..D-1 in the order of the sorted values, -1 where
+        null), its values so ordered, and the codes plus one (slots), each read-only: made once
+        for these rows, and patched with them (_patched_codes) while their values stay the same
+        set. A long-lived scheduler's batches read the same few topology keys over the fleet,
+        each a polars pass of some milliseconds over 10,000 rows."""
+        found = self._codes.get(name)
+        if found is None:
+            values = self.columns([name])[name]
+            domains = sorted(v for v in values.unique().to_list() if v is not None)
+            numbers = list(range(len(domains)))
+            coded = values.replace_strict(domains, numbers, default=-1, return_dtype=pl.Int64)
+            codes = _frozen(coded.to_numpy())
+            found = self._codes[name] = (codes, domains, _frozen(codes + 1))
+        return found
+
     def columns(self, names: list[str]) -> dict[str, pl.Series]:
         """The named columns (see the *_column functions), each made once for these clusters."""
         missing = [name for name in names if name not in self._series]
         if missing:
             self._series.update(_made(self.clusters, missing))
         return {name: self._series[name] for name in names}
+
+
+def _patched_codes(
+    codes: tuple[np.ndarray, list[str], np.ndarray],
+    kept: np.ndarray | None,
+    remade: list[int],
+    values: pl.Series | None,
+) -> tuple[np.ndarray, list[str], np.ndarray] | None:
+    """_Rows.codes of a column for patched rows: the kept rows' codes gathered (`kept`, None
+    where every row is where it was), the rows made again (`remade`, their new `values`) coded
+    again; None (made afresh when asked) where a made row holds a value no kept row held, or a
+    value is no longer held: the domains and so the codes would differ."""
+    old, domains, _ = codes
+    new = old if kept is None else old[kept]
+    if remade:
+        if values is None:
+            return None
+        at = {value: code for code, value in enumerate(domains)}
+        made = [-1 if v is None else at.get(v, -2) for v in values.to_list()]
+        if -2 in made:
+            return None
+        new = new.copy() if kept is None else new
+        new[remade] = made
+    elif kept is None:
+        return codes
+    if domains and not np.bincount(new[new >= 0], minlength=len(domains)).all():
+        return None
+    new = _frozen(new)
+    return new, domains, _frozen(new + 1)
 
 
 def _load_alone(old: Cluster, new: Cluster) -> bool:
