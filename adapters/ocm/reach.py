@@ -301,6 +301,8 @@ class OcmLive:
         self._drifts: dict[tuple[int, int, int, int], _Drift] = {}  # _drift's answers
         self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
+        self._ends_walked: dict[tuple, tuple[int, float, str] | None] = {}  # _end's (one event's)
+        self._feasible_of: dict[tuple, tuple[_Drift, bool]] = {}  # _any_feasible's (one event's)
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
         # `_request`'s: per Placement, what its last request was made of and that request (its
         # holdings as they came back since); each cluster's held decision, shared (frozen).
@@ -602,6 +604,8 @@ class OcmLive:
         self.journal.assign(self, "now", now)
         self._recounted = set()  # the clusters whose count the changes move (`_put_decision`)
         self._ends_of.clear()  # the clusters' verdicts may move with the event
+        self._ends_walked.clear()
+        self._feasible_of.clear()
         if len(self._held) > 2 * len(self.requests) + 64:  # requests replaced since: let them go
             self._held.clear()
         enqueued: set[str] = set()
@@ -825,6 +829,8 @@ class OcmLive:
         self._drifts.clear()
         self._values.clear()
         self._ends_of.clear()
+        self._ends_walked.clear()
+        self._feasible_of.clear()
         self._held.clear()
         self._in_trait.clear()
         self._bases.clear()
@@ -1019,21 +1025,45 @@ class OcmLive:
     ) -> tuple[float, float] | None:
         """The lowest and the highest value of a property over the clusters that pass the
         request's filters holding nothing, `but` left out: the first such cluster from each end of
-        the fleet sorted by the value; None when one is not within `_WALK` clusters."""
-        pairs = self._by_value(prop)
+        the fleet sorted by the value; None when one is not within `_WALK` clusters.
+
+        Each end is walked once per filters and event (`_end`, nothing left out) and shared by
+        every cluster left out: a cluster that is not the end found there is passed by the walk
+        without stopping it (the end is the first passing cluster; a cluster before it fails the
+        filters, and every position counts as a step whether left out or not), so leaving it out
+        finds the same end; only where `but` is that end is the walk continued past it."""
         ends = []
-        for order in (range(len(pairs)), range(len(pairs) - 1, -1, -1)):
-            for steps, i in enumerate(order):
-                if steps == _WALK:
-                    return None
-                value, name = pairs[i]
-                c = self.pool.get(name)
-                if c is not None and name != but and admits(request, c, now):
-                    ends.append(value)
-                    break
-            else:
+        for side in (0, 1):
+            end = self._end(request, prop, side, now)
+            if end is not None and end[2] == but:
+                end = self._walk(request, prop, side, end[0] + 1, but, now)
+            if end is None:
                 return None
+            ends.append(end[1])
         return ends[0], ends[1]
+
+    def _end(
+        self, request: PlacementRequest, prop: str, side: int, now: datetime
+    ) -> tuple[int, float, str] | None:
+        """`_walk` from one end with nothing left out, kept for the event per filters."""
+        key = (prop, side, request.mode, request.scope, request.required, request.tolerations)
+        if key not in self._ends_walked:
+            self._ends_walked[key] = self._walk(request, prop, side, 0, "", now)
+        return self._ends_walked[key]
+
+    def _walk(
+        self, request: PlacementRequest, prop: str, side: int, start: int, but: str, now: datetime
+    ) -> tuple[int, float, str] | None:
+        """The first cluster passing the request's filters holding nothing (`but` left out) from
+        one end of the property's order (side 0 the lowest), from step `start` on: its step, value
+        and name; None when none is within `_WALK` steps."""
+        pairs = self._by_value(prop)
+        for steps in range(start, min(len(pairs), _WALK)):
+            value, name = pairs[steps if side == 0 else len(pairs) - 1 - steps]
+            c = self.pool.get(name)
+            if c is not None and name != but and admits(request, c, now):
+                return steps, value, name
+        return None
 
     def _by_value(self, prop: str) -> list[tuple[float, str]]:
         """The kept clusters having a property, by its value as a sorter reads it (as_float), then
@@ -1258,12 +1288,28 @@ class OcmLive:
 
     def _any_feasible(self, request: PlacementRequest, drift: _Drift, now: datetime) -> bool:
         """Whether the request may pick one of the moved clusters (in its scope, passing its
-        filters)."""
-        held = self._held_of(request)
-        for at in self._in_scope_at(request, drift, None):
-            name = drift.names[at]
-            cluster = self.pool.get(name)
-            if cluster is not None and admits(request, cluster, now, held=name in held):
+        filters). Whether one passes holding nothing reads the request's filters alone (its mode,
+        scope, required terms and tolerations; a fixed one's names), so it is judged once per
+        event, drift and filters and shared by every request with them (`_feasible_of`). Holding a
+        cluster only lets its new-only taints go, so a held cluster passes wherever it passes
+        holding nothing: where none passes so, only the request's held clusters among the moved
+        may, and those are judged again, held."""
+        fixed = request.cluster_names if request.mode is SelectionMode.FIXED else None
+        key = (id(drift), request.mode, request.scope, request.required, request.tolerations, fixed)
+        found = self._feasible_of.get(key)
+        if found is None or found[0] is not drift:
+            verdict = False
+            for at in self._in_scope_at(request, drift, None):
+                cluster = self.pool.get(drift.names[at])
+                if cluster is not None and admits(request, cluster, now):
+                    verdict = True
+                    break
+            found = self._feasible_of[key] = (drift, verdict)
+        if found[1]:
+            return True
+        for name in self._held_of(request):
+            cluster = self.pool.get(name) if name in drift.index else None
+            if cluster is not None and admits(request, cluster, now, held=True):
                 return True
         return False
 
