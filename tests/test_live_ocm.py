@@ -1331,3 +1331,129 @@ def test_a_plain_decisions_names_read_at_once_are_those_load_reads(monkeypatch) 
         except Exception as e:  # noqa: BLE001
             got = (type(e), str(e))
         assert got == want, obj
+
+
+def _walked_alone(self, request, prop, but, now):
+    """`_shared_ends` as it walked for each cluster left out, from each end of the order."""
+    pairs = self._by_value(prop)
+    ends = []
+    for order in (range(len(pairs)), range(len(pairs) - 1, -1, -1)):
+        for steps, i in enumerate(order):
+            if steps == reach_module._WALK:
+                return None
+            value, name = pairs[i]
+            c = self.pool.get(name)
+            if c is not None and name != but and reach_module.admits(request, c, now):
+                ends.append(value)
+                break
+        else:
+            return None
+    return ends[0], ends[1]
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_sorters_ends_walked_once_per_filters_are_those_walked_for_each_cluster_left_out(
+    mode, monkeypatch
+) -> None:
+    """`_shared_ends` walks each end once per filters and event and continues the walk only where
+    the cluster left out is that end: over 60 generated events every pair of ends equals the
+    walk made for that cluster alone, with clusters left out that are an end and that are not
+    among the calls; and the deltas are the same as with the walk made every time."""
+    original, asked = OcmLive._shared_ends, Counter()
+
+    def ends(self, request, prop, but, now):
+        out = original(self, request, prop, but, now)
+        assert out == _walked_alone(self, request, prop, but, now)
+        walked = [self._end(request, prop, side, now) for side in (0, 1)]
+        asked["an end" if any(w is not None and w[2] == but for w in walked) else "not"] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_shared_ends", ends)
+    fast = _deltas(mode, 0, 60)
+    assert asked["an end"] > 3 and asked["not"] > 3, asked
+    monkeypatch.setattr(OcmLive, "_shared_ends", _walked_alone)
+    assert fast == _deltas(mode, 0, 60)
+
+
+def _any_feasible_alone(self, request, drift, now):
+    """`_any_feasible` judged for the request alone: every moved cluster in its scope, held as
+    it holds it."""
+    held = {d.cluster for d in request.existing}
+    for name in drift.names:
+        cluster = self.pool.get(name)
+        if cluster is not None and reach_module.admits(request, cluster, now, held=name in held):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_whether_a_moved_cluster_is_feasible_judged_once_per_filters_is_each_requests_own(
+    mode, monkeypatch
+) -> None:
+    """`_any_feasible` judges whether a moved cluster passes holding nothing once per event,
+    drift and filters, then only the request's held clusters among the moved: over 60 generated
+    events every verdict equals the request's own (every moved cluster judged, held as it holds
+    it), with verdicts shared and found true and false among them; the deltas are the same."""
+    original, asked = OcmLive._any_feasible, Counter()
+
+    def feasible(self, request, drift, now):
+        shared = len(self._feasible_of)
+        out = original(self, request, drift, now)
+        assert out == _any_feasible_alone(self, request, drift, now)
+        asked["shared" if len(self._feasible_of) == shared else "judged"] += 1
+        asked[out] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_any_feasible", feasible)
+    fast = _deltas(mode, 0, 60)
+    assert asked["shared"] >= 2 and asked[True] > 3 and asked[False] >= 2, asked
+    monkeypatch.setattr(OcmLive, "_any_feasible", _any_feasible_alone)
+    assert fast == _deltas(mode, 0, 60)
+
+
+def test_the_pools_load_copies_are_kept_while_their_cluster_and_load_stay() -> None:
+    """`ClusterPool.clusters` with loads moved gives each such cluster with its load moved (as
+    `with_load` makes it, the others as kept); a copy asked again for the same cluster model and
+    load is the same object, a new one where the load or the model (put again) differs, and a
+    dropped cluster's copy is let go."""
+    from adapters.live.kept import ClusterPool, with_load
+    from model import Cluster
+
+    pool = ClusterPool([Cluster("a", load=3), Cluster("b", load=1), Cluster("c")])
+    first = pool.clusters({"a": -2, "c": 0})
+    assert first == (with_load(pool["a"], 1), pool["b"], pool["c"]) and first[1] is pool["b"]
+    again = pool.clusters({"a": -2, "b": 1})
+    assert again[0] is first[0] and again[1] == with_load(pool["b"], 2)
+    assert pool.clusters({"a": -1})[0].load == 2
+    assert pool.clusters({"a": -2})[0] is not first[0]  # the copy of load 2 replaced that of 1
+    kept = pool.clusters({"a": -2})[0]
+    pool.put(Cluster("a", {"x": "y"}, load=3))
+    moved = pool.clusters({"a": -2})[0]
+    assert moved is not kept and moved == Cluster("a", {"x": "y"}, load=1)
+    pool.drop("b")
+    assert "b" not in pool._copies and set(pool._copies) == {"a"}
+
+
+def test_a_held_cluster_kept_out_only_for_new_requests_is_feasible_where_none_passes_holding_nothing() -> None:
+    """`_any_feasible`'s shared verdict is whether a moved cluster passes holding nothing; a
+    request holding a moved cluster whose only taint keeps out new requests may still pick it
+    (True), one with the same filters holding nothing may not (False), each after the other in
+    both orders (the shared verdict is the same for both)."""
+    from adapters.live.kept import ClusterPool
+    from model import Cluster, PlacementRequest
+    from model.selectors import Taint
+    from model.types import SelectionMode
+
+    pool = ClusterPool([Cluster("a", taints=(Taint("drain", effect="NoSelectIfNew", new_only=True),))])
+    drift = SimpleNamespace(names=["a"], index={"a": 0})
+    holder = PlacementRequest("p", mode=SelectionMode.N, count=1, existing=(ExistingDecision("a"),))
+    other = PlacementRequest("q", mode=SelectionMode.N, count=1)
+    for order in ((holder, other), (other, holder)):
+        live = SimpleNamespace(
+            _feasible_of={},
+            _in_scope_at=lambda request, drift, wanted: list(range(len(drift.names))),
+            pool=pool,
+            _held_of=lambda request: frozenset(d.cluster for d in request.existing),
+        )
+        verdicts = {r.name: OcmLive._any_feasible(live, r, drift, None) for r in order}
+        assert verdicts == {"p": True, "q": False} and len(live._feasible_of) == 1
