@@ -248,6 +248,7 @@ class _Made(dict):
 
 
 _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
+_LOUD = object()  # `_quiet_bound`: a moved cluster may threaten; judged whole
 
 
 class _Desc(str):
@@ -304,6 +305,7 @@ class OcmLive:
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
         self._ends_walked: dict[tuple, tuple[int, float, str] | None] = {}  # _end's (one event's)
         self._feasible_of: dict[tuple, tuple[_Drift, bool]] = {}  # _any_feasible's (one event's)
+        self._orders: dict[int, tuple[np.ndarray, list[int]]] = {}  # _rise_order's (one event's)
         # `_numbers`': per request (by identity) its filters' and its `matters` inputs' numbers,
         # each distinct value numbered once; `_matters`' verdicts (one event's).
         self._numbered: dict[int, tuple[PlacementRequest, int, int]] = {}
@@ -614,6 +616,7 @@ class OcmLive:
         self._ends_walked.clear()
         self._feasible_of.clear()
         self._matters_of.clear()
+        self._orders.clear()
         if len(self._held) > 2 * len(self.requests) + 64:  # requests replaced since: let them go
             self._held.clear()
         if len(self._numbered) > 2 * len(self.requests) + 64:  # the same, with their numbers
@@ -846,6 +849,7 @@ class OcmLive:
         self._ends_walked.clear()
         self._feasible_of.clear()
         self._matters_of.clear()
+        self._orders.clear()
         self._held.clear()
         self._in_trait.clear()
         self._bases.clear()
@@ -954,18 +958,24 @@ class OcmLive:
                     raised = _better(raised, (best[0] + high + static[c], c))  # type: ignore[index]
         if drift is not None and drift.names:
             weakest = min(picks.items(), key=lambda item: (item[1], _Desc(item[0])), default=None)
-            rises = self._rises(drift, answer, own, most, weight)
+            shared = self._shared_rises(drift, most, answer.most, weight, answer.mates is not None)
+            patch = self._rise_patch(drift, answer, own, most, weight)
             for c, change in static.items():
                 at = drift.index.get(c)
                 if at is not None:
-                    rises[at] += change
+                    patch[at] = (patch[at] if at in patch else int(shared[at])) + change
             for c in picks.keys() | entered:
                 at = drift.index.get(c)
                 if at is not None:
-                    rises[at] = _NONE
-            found = self._drifted_bound(
-                request, drift, rises, best, weakest, alone, own, most, held, now, raised
-            )
+                    patch[at] = _NONE
+            found = self._quiet_bound(drift, shared, patch, best, weakest)
+            if found is _LOUD:
+                rises = shared.copy()
+                for at, rise in patch.items():
+                    rises[at] = rise
+                found = self._drifted_bound(
+                    request, drift, rises, best, weakest, alone, own, most, held, now, raised
+                )
             if found is False:
                 return False
             if found is not None:
@@ -1217,6 +1227,16 @@ class OcmLive:
         cluster's own: a table lookup by its count, so the rest are those of the shared array,
         exactly). A fresh array: the caller marks its picks in it."""
         rises = self._shared_rises(drift, most, answer.most, weight, answer.mates is not None).copy()
+        for at, rise in self._rise_patch(drift, answer, own, most, weight).items():
+            rises[at] = rise
+        return rises
+
+    def _rise_patch(
+        self, drift: _Drift, answer: _Answer, own: Mapping[str, int], most: int, weight: int
+    ) -> dict[int, int]:
+        """Where `_rises` differs from the picture's shared rises: the answer's own clusters (its
+        decisions now and then, its moves), by position in the drift."""
+        patch: dict[int, int] = {}
         mates = answer.mates is not None
         for c in {*own, *answer.own, *answer.up, *answer.down}:
             at = drift.index.get(c)
@@ -1229,8 +1249,52 @@ class OcmLive:
             if mates:
                 high = then + int(drift.added[at]) - (c in answer.up) - mine
                 s_low = min(s_low, weight * _balance(max(0, high), answer.most))
-            rises[at] = weight * s_now - s_low
-        return rises
+            patch[at] = weight * s_now - s_low
+        return patch
+
+    def _quiet_bound(
+        self,
+        drift: _Drift,
+        shared: np.ndarray,
+        patch: Mapping[int, int],
+        best: tuple[int, str] | None,
+        weakest: tuple[str, int] | None,
+    ) -> tuple[int, str] | None | object:
+        """`_drifted_bound` where no moved cluster threatens the weakest pick, found without an
+        array per answer; `_LOUD` where one may (or nothing was left out, or there is no pick):
+        the caller judges it whole. The answer's rises are the picture's shared ones (`shared`)
+        but at the positions of `patch`. Let R be the greatest rise above 0 among them (at its
+        first position: the least name, the names being in order). A cluster threatens where
+        its bound best + rise exceeds the weakest pick's total or equals it (by name); if
+        best + R is below that total, none does, and `_drifted_bound` gives the best of the rest,
+        every rising cluster: (best + R, the name at R's first position), or None where none
+        rises. R over the shared rises but the patched positions is read off their order by
+        rise, then position (`_rise_order`, one sort per shared array and event)."""
+        if best is None or weakest is None:
+            return _LOUD
+        top, at = 0, -1
+        for i in self._rise_order(shared):
+            if i not in patch:
+                top, at = int(shared[i]), i
+                break
+        for i, rise in patch.items():
+            if rise > top or (rise == top and rise > 0 and i < at):
+                top, at = rise, i
+        if at < 0:
+            return None
+        if best[0] + top >= weakest[1]:
+            return _LOUD
+        return best[0] + top, drift.names[at]
+
+    def _rise_order(self, shared: np.ndarray) -> list[int]:
+        """The positions of a shared rises array whose rise is above 0, by rise (greatest first),
+        then position; kept for the event with the array (by its identity: the entry holds it)."""
+        found = self._orders.get(id(shared))
+        if found is None or found[0] is not shared:
+            rising = np.flatnonzero(shared > 0)
+            order = rising[np.argsort(-shared[rising], kind="stable")].tolist()
+            found = self._orders[id(shared)] = (shared, order)
+        return found[1]
 
     def _shared_rises(self, drift: _Drift, most: int, then: int, weight: int, mates: bool) -> np.ndarray:
         """`_rises` of an answer with no own cluster among the drift's: the weighted score of each
@@ -1560,6 +1624,7 @@ class OcmLive:
         self._ends_walked.clear()
         self._feasible_of.clear()
         self._matters_of.clear()
+        self._orders.clear()
         self._held.clear()
         self._in_trait.clear()
         self._bases.clear()
