@@ -1546,3 +1546,34 @@ def test_a_changed_clusters_verdict_kept_per_inputs_tells_a_holder_from_the_othe
             r.name: OcmLive._matters(live, r, old, new, None, {d.cluster for d in r.existing}) for r in order
         }
         assert verdicts == {"p": False, "q": True} and len(live._matters_of) == 2
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_bound_found_quiet_off_the_shared_rises_is_the_one_judged_whole(mode, monkeypatch) -> None:
+    """`_quiet_bound` answers, without an array per answer, where no moved cluster can threaten
+    the weakest pick: over 60 generated events every bound it gives equals `_drifted_bound`'s
+    on the answer's whole rises (the shared ones with the patch written in), with bounds found
+    and none among them and answers left to the whole judgement too; the deltas are the same
+    with every answer judged whole."""
+    original, asked = OcmLive._quiet_bound, Counter()
+
+    def quiet(self, drift, shared, patch, best, weakest):
+        out = original(self, drift, shared, patch, best, weakest)
+        if out is reach_module._LOUD:
+            asked["loud"] += 1
+            return out
+        rises = shared.copy()
+        for at, rise in patch.items():
+            rises[at] = rise
+        now = self.now
+        whole = OcmLive._drifted_bound(self, None, drift, rises, best, weakest, True, {}, 0, set(), now)
+        assert out == whole, (out, whole)
+        asked["found" if out is not None else "none"] += 1
+        asked["patched"] += bool(patch)
+        return out
+
+    monkeypatch.setattr(OcmLive, "_quiet_bound", quiet)
+    fast = _deltas(mode, 0, 60)
+    assert asked["found"] > 20 and asked["loud"] > 5 and asked["patched"] > 0, asked
+    monkeypatch.setattr(OcmLive, "_quiet_bound", lambda self, *args: reach_module._LOUD)
+    assert fast == _deltas(mode, 0, 60)
