@@ -306,12 +306,10 @@ class OcmLive:
         self._ends_walked: dict[tuple, tuple[int, float, str] | None] = {}  # _end's (one event's)
         self._feasible_of: dict[tuple, tuple[_Drift, bool]] = {}  # _any_feasible's (one event's)
         self._orders: dict[int, tuple[np.ndarray, list[int]]] = {}  # _rise_order's (one event's)
-        # `_numbers`': per request (by identity) its filters' and its `matters` inputs' numbers,
-        # each distinct value numbered once; `_matters`' verdicts (one event's).
-        self._numbered: dict[int, tuple[PlacementRequest, int, int]] = {}
+        # `_filters_number`'s: per request (by identity) the number of its filters, each distinct
+        # value numbered once.
+        self._numbered: dict[int, tuple[PlacementRequest, int]] = {}
         self._filter_numbers: dict[tuple, int] = {}
-        self._input_numbers: dict[tuple, int] = {}
-        self._matters_of: dict[tuple[int, str, bool], tuple[Cluster | None, Cluster | None, bool]] = {}
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
         # `_request`'s: per Placement, what its last request was made of and that request (its
         # holdings as they came back since); each cluster's held decision, shared (frozen).
@@ -615,14 +613,12 @@ class OcmLive:
         self._ends_of.clear()  # the clusters' verdicts may move with the event
         self._ends_walked.clear()
         self._feasible_of.clear()
-        self._matters_of.clear()
         self._orders.clear()
         if len(self._held) > 2 * len(self.requests) + 64:  # requests replaced since: let them go
             self._held.clear()
         if len(self._numbered) > 2 * len(self.requests) + 64:  # the same, with their numbers
             self._numbered.clear()
             self._filter_numbers.clear()
-            self._input_numbers.clear()
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
         scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
@@ -806,9 +802,7 @@ class OcmLive:
         ):
             return False
         holds = self._held_of(request) if changed else frozenset()
-        relevant = [
-            (old, new) for old, new in changed.values() if self._matters(request, old, new, now, holds)
-        ]
+        relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now, holds)]
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
             held = self._held_of(request) if relevant else frozenset()
             flips = [(new or old).name for old, new in relevant if _verdicts(request, old, new, now, held)]  # type: ignore[union-attr]
@@ -848,7 +842,6 @@ class OcmLive:
         self._ends_of.clear()
         self._ends_walked.clear()
         self._feasible_of.clear()
-        self._matters_of.clear()
         self._orders.clear()
         self._held.clear()
         self._in_trait.clear()
@@ -1070,7 +1063,7 @@ class OcmLive:
         self, request: PlacementRequest, prop: str, side: int, now: datetime
     ) -> tuple[int, float, str] | None:
         """`_walk` from one end with nothing left out, kept for the event per filters."""
-        key = (prop, side, self._numbers(request)[0])
+        key = (prop, side, self._filters_number(request))
         if key not in self._ends_walked:
             self._ends_walked[key] = self._walk(request, prop, side, 0, "", now)
         return self._ends_walked[key]
@@ -1364,42 +1357,19 @@ class OcmLive:
                     return False
         return True
 
-    def _numbers(self, request: PlacementRequest) -> tuple[int, int]:
+    def _filters_number(self, request: PlacementRequest) -> int:
         """The number of the request's filters (what `admits` reads of it: its mode, scope,
-        required terms and tolerations, a fixed one's names) and of everything `matters` reads of
-        it (those, its preferences and spread), each distinct value numbered once: equal values
-        of different requests share a number, so the checks' verdicts that read only these are
-        kept per number (hashing the terms once per request, not per ask). Kept per request by
-        identity, as `_held_of`; let go with the numbers together (`take`), so a number names one
-        value while kept."""
+        required terms and tolerations, a fixed one's names), each distinct value numbered once:
+        equal filters of different requests share a number, so the terms are hashed once per
+        request, not per ask. Kept per request by identity, as `_held_of`; let go with the
+        numbers together (`take`), so a number names one value while kept."""
         found = self._numbered.get(id(request))
         if found is None or found[0] is not request:
             fixed = request.cluster_names if request.mode is SelectionMode.FIXED else None
             filters = (request.mode, request.scope, request.required, request.tolerations, fixed)
-            first = self._filter_numbers.setdefault(filters, len(self._filter_numbers))
-            inputs = (first, request.preferences, request.spread)
-            second = self._input_numbers.setdefault(inputs, len(self._input_numbers))
-            found = self._numbered[id(request)] = (request, first, second)
-        return found[1], found[2]
-
-    def _matters(
-        self,
-        request: PlacementRequest,
-        old: Cluster | None,
-        new: Cluster | None,
-        now: datetime,
-        holds: AbstractSet[str],
-    ) -> bool:
-        """`matters`, kept per event and changed cluster for every request with the same inputs
-        (`_numbers`) and the same holding of it: it reads of the request only its filters,
-        preferences and spread, and whether it holds the cluster; the models before and after
-        are checked to be the very ones judged."""
-        name = (new or old).name  # type: ignore[union-attr]
-        key = (self._numbers(request)[1], name, name in holds)
-        found = self._matters_of.get(key)
-        if found is None or found[0] is not old or found[1] is not new:
-            found = self._matters_of[key] = (old, new, matters(request, old, new, now, holds))
-        return found[2]
+            number = self._filter_numbers.setdefault(filters, len(self._filter_numbers))
+            found = self._numbered[id(request)] = (request, number)
+        return found[1]
 
     def _any_feasible(self, request: PlacementRequest, drift: _Drift, now: datetime) -> bool:
         """Whether the request may pick one of the moved clusters (in its scope, passing its
@@ -1409,7 +1379,7 @@ class OcmLive:
         cluster only lets its new-only taints go, so a held cluster passes wherever it passes
         holding nothing: where none passes so, only the request's held clusters among the moved
         may, and those are judged again, held."""
-        key = (id(drift), self._numbers(request)[0])
+        key = (id(drift), self._filters_number(request))
         found = self._feasible_of.get(key)
         if found is None or found[0] is not drift:
             verdict = False
@@ -1623,7 +1593,6 @@ class OcmLive:
         self._ends_of.clear()
         self._ends_walked.clear()
         self._feasible_of.clear()
-        self._matters_of.clear()
         self._orders.clear()
         self._held.clear()
         self._in_trait.clear()
