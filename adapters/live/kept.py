@@ -184,8 +184,6 @@ class ClusterPool:
         # Every cluster as one tuple, made again only after a change: batch after batch shares it
         # (and with it the rows solver.table makes of it).
         self._all: tuple[Cluster, ...] | None = None
-        # Each cluster's last load copy (`clusters`): its model then, the load asked and the copy.
-        self._copies: dict[str, tuple[Cluster, int, Cluster]] = {}
         for cluster in sorted(clusters, key=lambda c: c.name):
             self._by_name[cluster.name] = cluster
             self._names.append(cluster.name)
@@ -248,7 +246,6 @@ class ClusterPool:
             if self._journal is not None and self._journal.recording:
                 self._journal.note(partial(self.put, old))
             self._all = None
-            self._copies.pop(name, None)
             at = bisect_left(self._names, name)
             del self._names[at]
             del self._ordered[at]
@@ -285,16 +282,11 @@ class ClusterPool:
         else:
             out = [self._by_name[name] for name in names]
             position = {name: i for i, name in enumerate(names)}
-        copies = self._copies
         for name, delta in (loads or {}).items():
             at = position.get(name)
             if delta and at is not None and name in self._by_name:
                 cluster = self._by_name[name]
-                load = cluster.load + delta
-                kept = copies.get(name)
-                if kept is None or kept[0] is not cluster or kept[1] != load:
-                    kept = copies[name] = (cluster, load, with_load(cluster, load))
-                out[at] = kept[2]
+                out[at] = with_load(cluster, cluster.load + delta)
         return tuple(out)
 
     def _within(self, requests: Sequence[PlacementRequest]) -> list[str] | None:
