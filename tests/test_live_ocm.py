@@ -1411,34 +1411,13 @@ def test_whether_a_moved_cluster_is_feasible_judged_once_per_filters_is_each_req
     assert fast == _deltas(mode, 0, 60)
 
 
-def test_the_pools_load_copies_are_kept_while_their_cluster_and_load_stay() -> None:
-    """`ClusterPool.clusters` with loads moved gives each such cluster with its load moved (as
-    `with_load` makes it, the others as kept); a copy asked again for the same cluster model and
-    load is the same object, a new one where the load or the model (put again) differs, and a
-    dropped cluster's copy is let go."""
-    from adapters.live.kept import ClusterPool, with_load
-    from model import Cluster
-
-    pool = ClusterPool([Cluster("a", load=3), Cluster("b", load=1), Cluster("c")])
-    first = pool.clusters({"a": -2, "c": 0})
-    assert first == (with_load(pool["a"], 1), pool["b"], pool["c"]) and first[1] is pool["b"]
-    again = pool.clusters({"a": -2, "b": 1})
-    assert again[0] is first[0] and again[1] == with_load(pool["b"], 2)
-    assert pool.clusters({"a": -1})[0].load == 2
-    assert pool.clusters({"a": -2})[0] is not first[0]  # the copy of load 2 replaced that of 1
-    kept = pool.clusters({"a": -2})[0]
-    pool.put(Cluster("a", {"x": "y"}, load=3))
-    moved = pool.clusters({"a": -2})[0]
-    assert moved is not kept and moved == Cluster("a", {"x": "y"}, load=1)
-    pool.drop("b")
-    assert "b" not in pool._copies and set(pool._copies) == {"a"}
-
-
 def test_a_held_cluster_kept_out_only_for_new_requests_is_feasible_where_none_passes_unheld() -> None:
     """`_any_feasible`'s shared verdict is whether a moved cluster passes holding nothing; a
     request holding a moved cluster whose only taint keeps out new requests may still pick it
     (True), one with the same filters holding nothing may not (False), each after the other in
     both orders (the shared verdict is the same for both)."""
+    from functools import partial
+
     from adapters.live.kept import ClusterPool
     from model import Cluster, PlacementRequest
     from model.selectors import Taint
@@ -1454,38 +1433,18 @@ def test_a_held_cluster_kept_out_only_for_new_requests_is_feasible_where_none_pa
             _in_scope_at=lambda request, drift, wanted: list(range(len(drift.names))),
             pool=pool,
             _held_of=lambda request: frozenset(d.cluster for d in request.existing),
+            _numbered={},
+            _filter_numbers={},
         )
+        live._filters_number = partial(OcmLive._filters_number, live)
         verdicts = {r.name: OcmLive._any_feasible(live, r, drift, None) for r in order}
         assert verdicts == {"p": True, "q": False} and len(live._feasible_of) == 1
 
 
-@pytest.mark.parametrize("mode", ["greedy", "optimal"])
-def test_whether_a_changed_cluster_matters_kept_per_inputs_is_each_requests_own(mode, monkeypatch) -> None:
-    """`_matters` keeps `matters`' verdict per event, changed cluster, the request's numbered
-    inputs (filters, preferences, spread) and whether it holds the cluster: over 60 generated
-    events every verdict equals `matters` asked of the request itself, with verdicts kept and
-    both True and False among them; the deltas are the same with `matters` asked every time."""
-    original, asked = OcmLive._matters, Counter()
-
-    def kept(self, request, old, new, now, holds):
-        before = len(self._matters_of)
-        out = original(self, request, old, new, now, holds)
-        assert out == reach_module.matters(request, old, new, now, holds)
-        asked["kept" if len(self._matters_of) == before else "judged"] += 1
-        asked[out] += 1
-        return out
-
-    monkeypatch.setattr(OcmLive, "_matters", kept)
-    fast = _deltas(mode, 0, 60)
-    assert asked["kept"] > 20 and asked[True] > 5 and asked[False] > 20, asked
-    monkeypatch.setattr(OcmLive, "_matters", lambda self, *args: reach_module.matters(*args))
-    assert fast == _deltas(mode, 0, 60)
-
-
-def test_a_requests_numbers_are_shared_by_equal_inputs_and_differ_with_them() -> None:
-    """`_numbers`: requests equal in what `admits` reads share the filters' number whatever
-    their preferences; those equal in that and their preferences share the second; another
-    scope, another fixed name list or other preferences take another."""
+def test_a_requests_filters_number_is_shared_by_equal_filters_and_differs_with_them() -> None:
+    """`_filters_number`: requests equal in what `admits` reads share a number whatever their
+    preferences (equal terms made apart too); another scope, other terms or another fixed name
+    list take another; a request asked again keeps its number."""
     from model import ClusterTerm, PlacementRequest, Preference
     from model.selectors import LabelSelector
     from model.types import SelectionMode
@@ -1495,13 +1454,13 @@ def test_a_requests_numbers_are_shared_by_equal_inputs_and_differ_with_them() ->
     twin = replace(base, name="b", required=(ClusterTerm(labels=LabelSelector((("zone", "a"),))),))
     scored = replace(base, name="c", preferences=(Preference(weight=1, balance=True),))
     other = replace(base, name="d", scope=("t",))
+    zone = replace(base, name="g", required=(ClusterTerm(labels=LabelSelector((("zone", "b"),))),))
     fixed = [PlacementRequest(x, mode=SelectionMode.FIXED, cluster_names=(x,)) for x in "ef"]
-    live = SimpleNamespace(_numbered={}, _filter_numbers={}, _input_numbers={})
-    numbers = {r.name: OcmLive._numbers(live, r) for r in (base, twin, scored, other, *fixed)}
-    assert numbers["a"] == numbers["b"] and numbers["a"][0] == numbers["c"][0]
-    assert numbers["a"][1] != numbers["c"][1] and numbers["d"][0] != numbers["a"][0]
-    assert numbers["e"][0] != numbers["f"][0]
-    assert OcmLive._numbers(live, base) == numbers["a"] and len(live._numbered) == 6
+    live = SimpleNamespace(_numbered={}, _filter_numbers={})
+    numbers = {r.name: OcmLive._filters_number(live, r) for r in (base, twin, scored, other, zone, *fixed)}
+    assert numbers["a"] == numbers["b"] == numbers["c"]
+    assert len({numbers[x] for x in "adefg"}) == 5
+    assert OcmLive._filters_number(live, base) == numbers["a"] and len(live._numbered) == 7
 
 
 def test_a_centered_score_judged_on_three_floats_is_the_arrays() -> None:
@@ -1523,29 +1482,6 @@ def test_a_centered_score_judged_on_three_floats_is_the_arrays() -> None:
                 want = int(centered_scores(values, np.ones(3, dtype=bool), ascending)[2])
                 got = reach_module._centered(low, high, v, ascending)
             assert got == want, (low, high, v, ascending)
-
-
-def test_a_changed_clusters_verdict_kept_per_inputs_tells_a_holder_from_the_others() -> None:
-    """`_matters` keeps a verdict per whether the request holds the changed cluster: a cluster
-    newly tainted for new requests only matters to a request with the same inputs that does not
-    hold it, not to one that does, asked in both orders within one event."""
-    from functools import partial
-
-    from model import Cluster, PlacementRequest
-    from model.selectors import Taint
-    from model.types import SelectionMode
-
-    old = Cluster("a")
-    new = Cluster("a", taints=(Taint("drain", effect="NoSelectIfNew", new_only=True),))
-    holder = PlacementRequest("p", mode=SelectionMode.N, count=1, existing=(ExistingDecision("a"),))
-    other = PlacementRequest("q", mode=SelectionMode.N, count=1)
-    for order in ((holder, other), (other, holder)):
-        live = SimpleNamespace(_numbered={}, _filter_numbers={}, _input_numbers={}, _matters_of={})
-        live._numbers = partial(OcmLive._numbers, live)
-        verdicts = {
-            r.name: OcmLive._matters(live, r, old, new, None, {d.cluster for d in r.existing}) for r in order
-        }
-        assert verdicts == {"p": False, "q": True} and len(live._matters_of) == 2
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
