@@ -981,15 +981,19 @@ def test_the_rises_read_off_a_pictures_shared_scores_are_those_judged_alone(mode
     one array per picture and Balance weight); the tie mask of `_drifted_bound` is a prefix of
     the moved names (they are in order): over 60 generated events every rise equals the one
     judged from the counts alone, every prefix the names compared, and the deltas are those of
-    the checks judging each alone."""
-    original, asked = OcmLive._rises, Counter()
+    the checks judging each alone. (`_stands_margins` reads the shared rises and each answer's
+    patch, `_rise_patch`, which `_rises` writes in: the patch is what is checked.)"""
+    original, asked = OcmLive._rise_patch, Counter()
 
     def rises(self, drift, answer, own, most, weight):
-        out = original(self, drift, answer, own, most, weight)
+        patch = original(self, drift, answer, own, most, weight)
+        out = self._shared_rises(drift, most, answer.most, weight, answer.mates is not None).copy()
+        for at, rise in patch.items():
+            out[at] = rise
         alone = _rises_alone(drift, answer, own, most, weight)
         assert out.dtype == alone.dtype and np.array_equal(out, alone)
         asked[answer.mates is not None] += 1
-        return out
+        return patch
 
     up_to = reach_module._Drift.up_to_count
 
@@ -1000,14 +1004,16 @@ def test_the_rises_read_off_a_pictures_shared_scores_are_those_judged_alone(mode
         asked["ties"] += 1
         return out
 
-    monkeypatch.setattr(OcmLive, "_rises", rises)
+    monkeypatch.setattr(OcmLive, "_rise_patch", rises)
     monkeypatch.setattr(reach_module._Drift, "up_to_count", compared)
     fast = _deltas(mode, 0, 60)
-    assert asked[True] > 10 and asked[False] > 10 and asked["ties"] > 10
+    assert asked[True] > 10 and asked[False] > 10 and asked["ties"] > 10, asked
     monkeypatch.setattr(
         OcmLive,
-        "_rises",
-        lambda self, drift, answer, own, most, weight: _rises_alone(drift, answer, own, most, weight),
+        "_rise_patch",
+        lambda self, drift, answer, own, most, weight: dict(
+            enumerate(_rises_alone(drift, answer, own, most, weight).tolist())
+        ),
     )
     assert fast == _deltas(mode, 0, 60)
 
@@ -1332,3 +1338,185 @@ def test_a_plain_decisions_names_read_at_once_are_those_load_reads(monkeypatch) 
         except Exception as e:  # noqa: BLE001
             got = (type(e), str(e))
         assert got == want, obj
+
+
+def _walked_alone(self, request, prop, but, now):
+    """`_shared_ends` as it walked for each cluster left out, from each end of the order."""
+    pairs = self._by_value(prop)
+    ends = []
+    for order in (range(len(pairs)), range(len(pairs) - 1, -1, -1)):
+        for steps, i in enumerate(order):
+            if steps == reach_module._WALK:
+                return None
+            value, name = pairs[i]
+            c = self.pool.get(name)
+            if c is not None and name != but and reach_module.admits(request, c, now):
+                ends.append(value)
+                break
+        else:
+            return None
+    return ends[0], ends[1]
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_sorters_ends_walked_once_per_filters_are_those_walked_for_each_cluster_left_out(
+    mode, monkeypatch
+) -> None:
+    """`_shared_ends` walks each end once per filters and event and continues the walk only where
+    the cluster left out is that end: over 60 generated events every pair of ends equals the
+    walk made for that cluster alone, with clusters left out that are an end and that are not
+    among the calls; and the deltas are the same as with the walk made every time."""
+    original, asked = OcmLive._shared_ends, Counter()
+
+    def ends(self, request, prop, but, now):
+        out = original(self, request, prop, but, now)
+        assert out == _walked_alone(self, request, prop, but, now)
+        walked = [self._end(request, prop, side, now) for side in (0, 1)]
+        asked["an end" if any(w is not None and w[2] == but for w in walked) else "not"] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_shared_ends", ends)
+    fast = _deltas(mode, 0, 60)
+    assert asked["an end"] > 3 and asked["not"] > 3, asked
+    monkeypatch.setattr(OcmLive, "_shared_ends", _walked_alone)
+    assert fast == _deltas(mode, 0, 60)
+
+
+def _any_feasible_alone(self, request, drift, now):
+    """`_any_feasible` judged for the request alone: every moved cluster in its scope, held as
+    it holds it."""
+    held = {d.cluster for d in request.existing}
+    for name in drift.names:
+        cluster = self.pool.get(name)
+        if cluster is not None and reach_module.admits(request, cluster, now, held=name in held):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_whether_a_moved_cluster_is_feasible_judged_once_per_filters_is_each_requests_own(
+    mode, monkeypatch
+) -> None:
+    """`_any_feasible` judges whether a moved cluster passes holding nothing once per event,
+    drift and filters, then only the request's held clusters among the moved: over 60 generated
+    events every verdict equals the request's own (every moved cluster judged, held as it holds
+    it), with verdicts shared and found true and false among them; the deltas are the same."""
+    original, asked = OcmLive._any_feasible, Counter()
+
+    def feasible(self, request, drift, now):
+        shared = len(self._feasible_of)
+        out = original(self, request, drift, now)
+        assert out == _any_feasible_alone(self, request, drift, now)
+        asked["shared" if len(self._feasible_of) == shared else "judged"] += 1
+        asked[out] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_any_feasible", feasible)
+    fast = _deltas(mode, 0, 60)
+    assert asked["shared"] >= 2 and asked[True] > 3 and asked[False] >= 2, asked
+    monkeypatch.setattr(OcmLive, "_any_feasible", _any_feasible_alone)
+    assert fast == _deltas(mode, 0, 60)
+
+
+def test_a_held_cluster_kept_out_only_for_new_requests_is_feasible_where_none_passes_unheld() -> None:
+    """`_any_feasible`'s shared verdict is whether a moved cluster passes holding nothing; a
+    request holding a moved cluster whose only taint keeps out new requests may still pick it
+    (True), one with the same filters holding nothing may not (False), each after the other in
+    both orders (the shared verdict is the same for both)."""
+    from functools import partial
+
+    from adapters.live.kept import ClusterPool
+    from model import Cluster, PlacementRequest
+    from model.selectors import Taint
+    from model.types import SelectionMode
+
+    pool = ClusterPool([Cluster("a", taints=(Taint("drain", effect="NoSelectIfNew", new_only=True),))])
+    drift = SimpleNamespace(names=["a"], index={"a": 0})
+    holder = PlacementRequest("p", mode=SelectionMode.N, count=1, existing=(ExistingDecision("a"),))
+    other = PlacementRequest("q", mode=SelectionMode.N, count=1)
+    for order in ((holder, other), (other, holder)):
+        live = SimpleNamespace(
+            _feasible_of={},
+            _in_scope_at=lambda request, drift, wanted: list(range(len(drift.names))),
+            pool=pool,
+            _held_of=lambda request: frozenset(d.cluster for d in request.existing),
+            _numbered={},
+            _filter_numbers={},
+        )
+        live._filters_number = partial(OcmLive._filters_number, live)
+        verdicts = {r.name: OcmLive._any_feasible(live, r, drift, None) for r in order}
+        assert verdicts == {"p": True, "q": False} and len(live._feasible_of) == 1
+
+
+def test_a_requests_filters_number_is_shared_by_equal_filters_and_differs_with_them() -> None:
+    """`_filters_number`: requests equal in what `admits` reads share a number whatever their
+    preferences (equal terms made apart too); another scope, other terms or another fixed name
+    list take another; a request asked again keeps its number."""
+    from model import ClusterTerm, PlacementRequest, Preference
+    from model.selectors import LabelSelector
+    from model.types import SelectionMode
+
+    term = ClusterTerm(labels=LabelSelector((("zone", "a"),)))
+    base = PlacementRequest("a", mode=SelectionMode.N, count=2, required=(term,), scope=("s",))
+    twin = replace(base, name="b", required=(ClusterTerm(labels=LabelSelector((("zone", "a"),))),))
+    scored = replace(base, name="c", preferences=(Preference(weight=1, balance=True),))
+    other = replace(base, name="d", scope=("t",))
+    zone = replace(base, name="g", required=(ClusterTerm(labels=LabelSelector((("zone", "b"),))),))
+    fixed = [PlacementRequest(x, mode=SelectionMode.FIXED, cluster_names=(x,)) for x in "ef"]
+    live = SimpleNamespace(_numbered={}, _filter_numbers={})
+    numbers = {r.name: OcmLive._filters_number(live, r) for r in (base, twin, scored, other, zone, *fixed)}
+    assert numbers["a"] == numbers["b"] == numbers["c"]
+    assert len({numbers[x] for x in "adefg"}) == 5
+    assert OcmLive._filters_number(live, base) == numbers["a"] and len(live._numbered) == 7
+
+
+def test_a_centered_score_judged_on_three_floats_is_the_arrays() -> None:
+    """`_centered` gives `centered_scores`' score of the third value over low, high and it, for
+    drawn values within the range (either order, equal ends, signed zeros, ties at the ends,
+    infinities judged by the array)."""
+    from solver.prepare import centered_scores
+
+    rng = np.random.default_rng(3)
+    cases = [(0.0, 0.0, -0.0), (-0.0, 1.0, 0.0), (0.0, 1.0, 0.6), (1.0, 5.0, 5.0), (2.0, 2.0, 2.0)]
+    cases += [(-np.inf, 1.0, 0.5), (0.0, np.inf, 3.0)]
+    for _ in range(3000):
+        low, high = sorted(rng.choice([rng.uniform(-1e6, 1e6), rng.integers(-50, 50) / 7], 2))
+        cases.append((float(low), float(high), float(rng.uniform(low, high)) if high > low else float(low)))
+    for low, high, v in cases:
+        for ascending in (False, True):
+            values = np.asarray([low, high, v], dtype=np.float64)
+            with np.errstate(invalid="ignore"):
+                want = int(centered_scores(values, np.ones(3, dtype=bool), ascending)[2])
+                got = reach_module._centered(low, high, v, ascending)
+            assert got == want, (low, high, v, ascending)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_bound_found_quiet_off_the_shared_rises_is_the_one_judged_whole(mode, monkeypatch) -> None:
+    """`_quiet_bound` answers, without an array per answer, where no moved cluster can threaten
+    the weakest pick: over 60 generated events every bound it gives equals `_drifted_bound`'s
+    on the answer's whole rises (the shared ones with the patch written in), with bounds found
+    and none among them and answers left to the whole judgement too; the deltas are the same
+    with every answer judged whole."""
+    original, asked = OcmLive._quiet_bound, Counter()
+
+    def quiet(self, drift, shared, patch, best, weakest):
+        out = original(self, drift, shared, patch, best, weakest)
+        if out is reach_module._LOUD:
+            asked["loud"] += 1
+            return out
+        rises = shared.copy()
+        for at, rise in patch.items():
+            rises[at] = rise
+        now = self.now
+        whole = OcmLive._drifted_bound(self, None, drift, rises, best, weakest, True, {}, 0, set(), now)
+        assert out == whole, (out, whole)
+        asked["found" if out is not None else "none"] += 1
+        asked["patched"] += bool(patch)
+        return out
+
+    monkeypatch.setattr(OcmLive, "_quiet_bound", quiet)
+    fast = _deltas(mode, 0, 60)
+    assert asked["found"] > 20 and asked["loud"] > 5 and asked["patched"] > 0, asked
+    monkeypatch.setattr(OcmLive, "_quiet_bound", lambda self, *args: reach_module._LOUD)
+    assert fast == _deltas(mode, 0, 60)

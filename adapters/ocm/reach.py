@@ -86,6 +86,7 @@ refused it) leaves the model as it was; what the caches answered on it is forgot
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -247,6 +248,7 @@ class _Made(dict):
 
 
 _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
+_LOUD = object()  # `_quiet_bound`: a moved cluster may threaten; judged whole
 
 
 class _Desc(str):
@@ -301,6 +303,13 @@ class OcmLive:
         self._drifts: dict[tuple[int, int, int, int], _Drift] = {}  # _drift's answers
         self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
+        self._ends_walked: dict[tuple, tuple[int, float, str] | None] = {}  # _end's (one event's)
+        self._feasible_of: dict[tuple, tuple[_Drift, bool]] = {}  # _any_feasible's (one event's)
+        self._orders: dict[int, tuple[np.ndarray, list[int]]] = {}  # _rise_order's (one event's)
+        # `_filters_number`'s: per request (by identity) the number of its filters, each distinct
+        # value numbered once.
+        self._numbered: dict[int, tuple[PlacementRequest, int]] = {}
+        self._filter_numbers: dict[tuple, int] = {}
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
         # `_request`'s: per Placement, what its last request was made of and that request (its
         # holdings as they came back since); each cluster's held decision, shared (frozen).
@@ -602,8 +611,14 @@ class OcmLive:
         self.journal.assign(self, "now", now)
         self._recounted = set()  # the clusters whose count the changes move (`_put_decision`)
         self._ends_of.clear()  # the clusters' verdicts may move with the event
+        self._ends_walked.clear()
+        self._feasible_of.clear()
+        self._orders.clear()
         if len(self._held) > 2 * len(self.requests) + 64:  # requests replaced since: let them go
             self._held.clear()
+        if len(self._numbered) > 2 * len(self.requests) + 64:  # the same, with their numbers
+            self._numbered.clear()
+            self._filter_numbers.clear()
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
         scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
@@ -825,6 +840,9 @@ class OcmLive:
         self._drifts.clear()
         self._values.clear()
         self._ends_of.clear()
+        self._ends_walked.clear()
+        self._feasible_of.clear()
+        self._orders.clear()
         self._held.clear()
         self._in_trait.clear()
         self._bases.clear()
@@ -933,18 +951,24 @@ class OcmLive:
                     raised = _better(raised, (best[0] + high + static[c], c))  # type: ignore[index]
         if drift is not None and drift.names:
             weakest = min(picks.items(), key=lambda item: (item[1], _Desc(item[0])), default=None)
-            rises = self._rises(drift, answer, own, most, weight)
+            shared = self._shared_rises(drift, most, answer.most, weight, answer.mates is not None)
+            patch = self._rise_patch(drift, answer, own, most, weight)
             for c, change in static.items():
                 at = drift.index.get(c)
                 if at is not None:
-                    rises[at] += change
+                    patch[at] = (patch[at] if at in patch else int(shared[at])) + change
             for c in picks.keys() | entered:
                 at = drift.index.get(c)
                 if at is not None:
-                    rises[at] = _NONE
-            found = self._drifted_bound(
-                request, drift, rises, best, weakest, alone, own, most, held, now, raised
-            )
+                    patch[at] = _NONE
+            found = self._quiet_bound(drift, shared, patch, best, weakest)
+            if found is _LOUD:
+                rises = shared.copy()
+                for at, rise in patch.items():
+                    rises[at] = rise
+                found = self._drifted_bound(
+                    request, drift, rises, best, weakest, alone, own, most, held, now, raised
+                )
             if found is False:
                 return False
             if found is not None:
@@ -989,8 +1013,7 @@ class OcmLive:
                 ends = self._ends(request, p.sorter.name, cluster.name, held, now)
                 if ends is None or not ends[0] <= v <= ends[1]:
                     return None
-            values = np.asarray([ends[0], ends[1], v], dtype=np.float64)
-            total += p.weight * int(centered_scores(values, np.ones(3, dtype=bool), p.sorter.ascending)[2])
+            total += p.weight * _centered(ends[0], ends[1], v, p.sorter.ascending)
         return total
 
     def _ends(
@@ -1019,21 +1042,45 @@ class OcmLive:
     ) -> tuple[float, float] | None:
         """The lowest and the highest value of a property over the clusters that pass the
         request's filters holding nothing, `but` left out: the first such cluster from each end of
-        the fleet sorted by the value; None when one is not within `_WALK` clusters."""
-        pairs = self._by_value(prop)
+        the fleet sorted by the value; None when one is not within `_WALK` clusters.
+
+        Each end is walked once per filters and event (`_end`, nothing left out) and shared by
+        every cluster left out: a cluster that is not the end found there is passed by the walk
+        without stopping it (the end is the first passing cluster; a cluster before it fails the
+        filters, and every position counts as a step whether left out or not), so leaving it out
+        finds the same end; only where `but` is that end is the walk continued past it."""
         ends = []
-        for order in (range(len(pairs)), range(len(pairs) - 1, -1, -1)):
-            for steps, i in enumerate(order):
-                if steps == _WALK:
-                    return None
-                value, name = pairs[i]
-                c = self.pool.get(name)
-                if c is not None and name != but and admits(request, c, now):
-                    ends.append(value)
-                    break
-            else:
+        for side in (0, 1):
+            end = self._end(request, prop, side, now)
+            if end is not None and end[2] == but:
+                end = self._walk(request, prop, side, end[0] + 1, but, now)
+            if end is None:
                 return None
+            ends.append(end[1])
         return ends[0], ends[1]
+
+    def _end(
+        self, request: PlacementRequest, prop: str, side: int, now: datetime
+    ) -> tuple[int, float, str] | None:
+        """`_walk` from one end with nothing left out, kept for the event per filters."""
+        key = (prop, side, self._filters_number(request))
+        if key not in self._ends_walked:
+            self._ends_walked[key] = self._walk(request, prop, side, 0, "", now)
+        return self._ends_walked[key]
+
+    def _walk(
+        self, request: PlacementRequest, prop: str, side: int, start: int, but: str, now: datetime
+    ) -> tuple[int, float, str] | None:
+        """The first cluster passing the request's filters holding nothing (`but` left out) from
+        one end of the property's order (side 0 the lowest), from step `start` on: its step, value
+        and name; None when none is within `_WALK` steps."""
+        pairs = self._by_value(prop)
+        for steps in range(start, min(len(pairs), _WALK)):
+            value, name = pairs[steps if side == 0 else len(pairs) - 1 - steps]
+            c = self.pool.get(name)
+            if c is not None and name != but and admits(request, c, now):
+                return steps, value, name
+        return None
 
     def _by_value(self, prop: str) -> list[tuple[float, str]]:
         """The kept clusters having a property, by its value as a sorter reads it (as_float), then
@@ -1173,6 +1220,16 @@ class OcmLive:
         cluster's own: a table lookup by its count, so the rest are those of the shared array,
         exactly). A fresh array: the caller marks its picks in it."""
         rises = self._shared_rises(drift, most, answer.most, weight, answer.mates is not None).copy()
+        for at, rise in self._rise_patch(drift, answer, own, most, weight).items():
+            rises[at] = rise
+        return rises
+
+    def _rise_patch(
+        self, drift: _Drift, answer: _Answer, own: Mapping[str, int], most: int, weight: int
+    ) -> dict[int, int]:
+        """Where `_rises` differs from the picture's shared rises: the answer's own clusters (its
+        decisions now and then, its moves), by position in the drift."""
+        patch: dict[int, int] = {}
         mates = answer.mates is not None
         for c in {*own, *answer.own, *answer.up, *answer.down}:
             at = drift.index.get(c)
@@ -1185,8 +1242,52 @@ class OcmLive:
             if mates:
                 high = then + int(drift.added[at]) - (c in answer.up) - mine
                 s_low = min(s_low, weight * _balance(max(0, high), answer.most))
-            rises[at] = weight * s_now - s_low
-        return rises
+            patch[at] = weight * s_now - s_low
+        return patch
+
+    def _quiet_bound(
+        self,
+        drift: _Drift,
+        shared: np.ndarray,
+        patch: Mapping[int, int],
+        best: tuple[int, str] | None,
+        weakest: tuple[str, int] | None,
+    ) -> tuple[int, str] | None | object:
+        """`_drifted_bound` where no moved cluster threatens the weakest pick, found without an
+        array per answer; `_LOUD` where one may (or nothing was left out, or there is no pick):
+        the caller judges it whole. The answer's rises are the picture's shared ones (`shared`)
+        but at the positions of `patch`. Let R be the greatest rise above 0 among them (at its
+        first position: the least name, the names being in order). A cluster threatens where
+        its bound best + rise exceeds the weakest pick's total or equals it (by name); if
+        best + R is below that total, none does, and `_drifted_bound` gives the best of the rest,
+        every rising cluster: (best + R, the name at R's first position), or None where none
+        rises. R over the shared rises but the patched positions is read off their order by
+        rise, then position (`_rise_order`, one sort per shared array and event)."""
+        if best is None or weakest is None:
+            return _LOUD
+        top, at = 0, -1
+        for i in self._rise_order(shared):
+            if i not in patch:
+                top, at = int(shared[i]), i
+                break
+        for i, rise in patch.items():
+            if rise > top or (rise == top and rise > 0 and i < at):
+                top, at = rise, i
+        if at < 0:
+            return None
+        if best[0] + top >= weakest[1]:
+            return _LOUD
+        return best[0] + top, drift.names[at]
+
+    def _rise_order(self, shared: np.ndarray) -> list[int]:
+        """The positions of a shared rises array whose rise is above 0, by rise (greatest first),
+        then position; kept for the event with the array (by its identity: the entry holds it)."""
+        found = self._orders.get(id(shared))
+        if found is None or found[0] is not shared:
+            rising = np.flatnonzero(shared > 0)
+            order = rising[np.argsort(-shared[rising], kind="stable")].tolist()
+            found = self._orders[id(shared)] = (shared, order)
+        return found[1]
 
     def _shared_rises(self, drift: _Drift, most: int, then: int, weight: int, mates: bool) -> np.ndarray:
         """`_rises` of an answer with no own cluster among the drift's: the weighted score of each
@@ -1256,14 +1357,43 @@ class OcmLive:
                     return False
         return True
 
+    def _filters_number(self, request: PlacementRequest) -> int:
+        """The number of the request's filters (what `admits` reads of it: its mode, scope,
+        required terms and tolerations, a fixed one's names), each distinct value numbered once:
+        equal filters of different requests share a number, so the terms are hashed once per
+        request, not per ask. Kept per request by identity, as `_held_of`; let go with the
+        numbers together (`take`), so a number names one value while kept."""
+        found = self._numbered.get(id(request))
+        if found is None or found[0] is not request:
+            fixed = request.cluster_names if request.mode is SelectionMode.FIXED else None
+            filters = (request.mode, request.scope, request.required, request.tolerations, fixed)
+            number = self._filter_numbers.setdefault(filters, len(self._filter_numbers))
+            found = self._numbered[id(request)] = (request, number)
+        return found[1]
+
     def _any_feasible(self, request: PlacementRequest, drift: _Drift, now: datetime) -> bool:
         """Whether the request may pick one of the moved clusters (in its scope, passing its
-        filters)."""
-        held = self._held_of(request)
-        for at in self._in_scope_at(request, drift, None):
-            name = drift.names[at]
-            cluster = self.pool.get(name)
-            if cluster is not None and admits(request, cluster, now, held=name in held):
+        filters). Whether one passes holding nothing reads the request's filters alone (its mode,
+        scope, required terms and tolerations; a fixed one's names), so it is judged once per
+        event, drift and filters and shared by every request with them (`_feasible_of`). Holding a
+        cluster only lets its new-only taints go, so a held cluster passes wherever it passes
+        holding nothing: where none passes so, only the request's held clusters among the moved
+        may, and those are judged again, held."""
+        key = (id(drift), self._filters_number(request))
+        found = self._feasible_of.get(key)
+        if found is None or found[0] is not drift:
+            verdict = False
+            for at in self._in_scope_at(request, drift, None):
+                cluster = self.pool.get(drift.names[at])
+                if cluster is not None and admits(request, cluster, now):
+                    verdict = True
+                    break
+            found = self._feasible_of[key] = (drift, verdict)
+        if found[1]:
+            return True
+        for name in self._held_of(request):
+            cluster = self.pool.get(name) if name in drift.index else None
+            if cluster is not None and admits(request, cluster, now, held=True):
                 return True
         return False
 
@@ -1461,6 +1591,9 @@ class OcmLive:
     def stale(self, mode: str) -> set[str]:
         """The Placements a full solve of the hub as it stands may change (see the docstring)."""
         self._ends_of.clear()
+        self._ends_walked.clear()
+        self._feasible_of.clear()
+        self._orders.clear()
         self._held.clear()
         self._in_trait.clear()
         self._bases.clear()
@@ -1944,6 +2077,23 @@ def _total(
         elif p.labels is None or p.labels.matches(c.labels):
             total += p.weight
     return total
+
+
+def _centered(low: float, high: float, v: float, ascending: bool) -> int:
+    """`centered_scores`' score of `v` over the values low, high and v, where low <= v <= high
+    (as `_within_range` found): the same float64 operations in the same order (the range's
+    ends are low and high; Python floats are IEEE doubles, so each step gives the same bits; a
+    signed zero as an end moves no step past the subtraction of 0.5), without an array per ask.
+    Values not all finite are judged by `centered_scores` itself."""
+    if not (math.isfinite(low) and math.isfinite(high) and math.isfinite(v)):
+        values = np.asarray([low, high, v], dtype=np.float64)
+        return int(centered_scores(values, np.ones(3, dtype=bool), ascending)[2])
+    if high == low:
+        return 100
+    ratio = (v - low) / (high - low)
+    if ascending:
+        ratio = 1.0 - ratio
+    return int(math.trunc(((ratio - 0.5) * 2.0) * 100.0))
 
 
 def _static(request: PlacementRequest, c: Cluster, held: AbstractSet[str]) -> int:
