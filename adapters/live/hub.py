@@ -77,15 +77,16 @@ def _freeze() -> None:
     latency). A frozen object still goes when its last reference does (reference counting), only
     frozen cycles are never collected.
 
-    What each event leaves is collected once and frozen the same way, before the collector is
-    back (`handle`): the young collection walks the event's objects once (its cyclic garbage
-    goes: ortools' CpModel is a cycle through its deprecated-method closures, some 3,400
-    objects an OCM cluster event at 10,000 x 2,000), and what it kept (the model's answers, the
-    objects written) is never walked again (a full collection after 120 such events, the heap
-    unfrozen, found no garbage left). Left to the collector, each event's survivors were
-    walked again by every older generation's pass, the full ones over every event's so far:
-    some 90 ms of CPU after a join or leave (up to 214), 50 (up to 90) this way. Frozen without
-    the collection, the CpModels' cycles were never freed (409,216 objects after 120 events).
+    What each event leaves is collected once and frozen the same way, before the collector is back
+    (`handle`): the young collection walks the event's objects once (its cyclic garbage goes: ortools'
+    `cp_model.CpModel` was a cycle through its deprecated-method closures, some 3,400 objects an OCM
+    cluster event at 10,000 x 2,000, until solver/sat.py built the models without it; whatever else an
+    event leaves in a cycle goes the same way), and what it kept (the model's answers, the objects
+    written) is never walked again (a full collection after 120 such events, the heap unfrozen, found
+    no garbage left). Left to the collector, each event's survivors were walked again by every older
+    generation's pass, the full ones over every event's so far: some 90 ms of CPU after a join or
+    leave (up to 214), 50 (up to 90) this way. Frozen without the collection, the CpModels' cycles of
+    then were never freed (409,216 objects after 120 events).
     A refused event is undone and collected as before."""
     gc.collect()
     gc.freeze()
