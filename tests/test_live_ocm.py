@@ -664,6 +664,18 @@ def _deltas(mode: str, seed: int, events: int) -> list[tuple[Any, ...]]:
     return out
 
 
+def _same_deltas(monkeypatch, mode: str, name: str, checked, slow, asked: Counter) -> Counter:
+    """Over 60 generated events, `OcmLive.<name>` wrapped by `checked` (which asserts each answer
+    against the slow path's and counts in `asked`), then replaced by `slow`: the deltas are the
+    same. Gives `asked` as the checked run left it (wrappers left patched count on in the slow)."""
+    monkeypatch.setattr(OcmLive, name, checked)
+    fast = _deltas(mode, 0, 60)
+    counted = asked.copy()
+    monkeypatch.setattr(OcmLive, name, slow)
+    assert fast == _deltas(mode, 0, 60)
+    return counted
+
+
 def test_the_checks_scope_and_holdings_found_at_once_decide_as_each_cluster_judged_alone(monkeypatch) -> None:
     """The checks look at only the moved clusters in a request's scope (`_in_scope_at`, each
     trait's found once per event), read its held clusters once (`_held_of`) and the clusters by
@@ -887,8 +899,7 @@ def test_the_cel_outcomes_judged_on_the_changed_clusters_are_those_judged_over_t
     generated events, those are the ones every synced Placement reads, each outcome equals the
     expression judged over every live cluster, and every event writes what it writes with each
     outcome rebuilt as before."""
-    checked, kept = Counter(), Counter()
-    original = OcmLive._recompute_cel
+    asked, original = Counter(), OcmLive._recompute_cel
 
     def judged(self, names=()):
         before = dict(self.cel)
@@ -899,12 +910,8 @@ def test_the_cel_outcomes_judged_on_the_changed_clusters_are_those_judged_over_t
         sources = {load_module.cel_trait(src): src for src in read}
         fleet = load_module._cel_matches(list(sources.values()), live, self.every)
         assert self.cel == fleet
-        checked[bool(names)] += 1
-        kept[bool(names)] += sum(self.cel[t] is before.get(t) for t in self.cel)
-
-    monkeypatch.setattr(OcmLive, "_recompute_cel", judged)
-    fast = _deltas(mode, 0, 60)
-    assert checked[True] > 20 and kept[True] > 20  # cluster events: outcomes kept as they were
+        asked["checked", bool(names)] += 1
+        asked["kept", bool(names)] += sum(self.cel[t] is before.get(t) for t in self.cel)
 
     def rebuilt(self, names=()):  # every kept outcome made again, as before this shortcut
         live = [c for c in self.clusters.values() if not c.terminating]
@@ -921,8 +928,9 @@ def test_the_cel_outcomes_judged_on_the_changed_clusters_are_those_judged_over_t
                 out[trait] = load_module.CelOutcome((old - wanted) | (outcome.matched or frozenset()))
         self._take_cel(out, wanted)
 
-    monkeypatch.setattr(OcmLive, "_recompute_cel", rebuilt)
-    assert fast == _deltas(mode, 0, 60)
+    asked = _same_deltas(monkeypatch, mode, "_recompute_cel", judged, rebuilt, asked)
+    # cluster events: outcomes kept as they were
+    assert asked["checked", True] > 20 and asked["kept", True] > 20, asked
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
@@ -1004,18 +1012,12 @@ def test_the_rises_read_off_a_pictures_shared_scores_are_those_judged_alone(mode
         asked["ties"] += 1
         return out
 
-    monkeypatch.setattr(OcmLive, "_rise_patch", rises)
+    def alone(self, drift, answer, own, most, weight):
+        return dict(enumerate(_rises_alone(drift, answer, own, most, weight).tolist()))
+
     monkeypatch.setattr(reach_module._Drift, "up_to_count", compared)
-    fast = _deltas(mode, 0, 60)
+    asked = _same_deltas(monkeypatch, mode, "_rise_patch", rises, alone, asked)
     assert asked[True] > 10 and asked[False] > 10 and asked["ties"] > 10, asked
-    monkeypatch.setattr(
-        OcmLive,
-        "_rise_patch",
-        lambda self, drift, answer, own, most, weight: dict(
-            enumerate(_rises_alone(drift, answer, own, most, weight).tolist())
-        ),
-    )
-    assert fast == _deltas(mode, 0, 60)
 
 
 def test_a_placements_holdings_are_the_clusters_it_holds_a_decision_on() -> None:
@@ -1106,16 +1108,13 @@ def test_the_drifted_bound_judged_with_its_shortcuts_is_the_one_judged_whole(mod
         return out
 
     monkeypatch.setattr(reach_module, "admits", counted)
-    monkeypatch.setattr(OcmLive, "_drifted_bound", bound)
-    fast = _deltas(mode, 0, 60)
+
+    def whole(self, *args):  # the floor, last, is the caller's to take
+        return _drifted_bound_alone(self, *args[:-1])
+
+    asked = _same_deltas(monkeypatch, mode, "_drifted_bound", bound, whole, asked)
     assert asked["threat"] > 5 and asked["none"] > 5 and asked["found"] > 5 and asked["floor"] > 5, asked
     assert asked["passed by"] > 5, asked
-    monkeypatch.setattr(
-        OcmLive,
-        "_drifted_bound",
-        lambda self, *args: _drifted_bound_alone(self, *args[:-1]),
-    )
-    assert fast == _deltas(mode, 0, 60)
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
@@ -1260,11 +1259,8 @@ def test_the_decisions_a_batch_takes_off_counted_net_are_those_counted_one_by_on
         asked["batches"] += 1
         return out
 
-    monkeypatch.setattr(OcmLive, "_taken_off", taken_off)
-    fast = _deltas(mode, 0, 60)
+    asked = _same_deltas(monkeypatch, mode, "_taken_off", taken_off, _taken_off_one_by_one, asked)
     assert asked["given"] > 3 and asked["batches"] > 20, asked
-    monkeypatch.setattr(OcmLive, "_taken_off", _taken_off_one_by_one)
-    assert fast == _deltas(mode, 0, 60)
     stub = SimpleNamespace(own={"p": {"a": 2, "b": 1}, "q": {"a": 1, "c": 1}, "r": {"b": 1, "d": 1}})
     given = {"p": ("a", "e"), "q": ("a", "c", "f")}
     counted = OcmLive._taken_off(stub, ["p", "q", "r"], given)
@@ -1375,11 +1371,8 @@ def test_a_sorters_ends_walked_once_per_filters_are_those_walked_for_each_cluste
         asked["an end" if any(w is not None and w[2] == but for w in walked) else "not"] += 1
         return out
 
-    monkeypatch.setattr(OcmLive, "_shared_ends", ends)
-    fast = _deltas(mode, 0, 60)
+    asked = _same_deltas(monkeypatch, mode, "_shared_ends", ends, _walked_alone, asked)
     assert asked["an end"] > 3 and asked["not"] > 3, asked
-    monkeypatch.setattr(OcmLive, "_shared_ends", _walked_alone)
-    assert fast == _deltas(mode, 0, 60)
 
 
 def _any_feasible_alone(self, request, drift, now):
@@ -1411,11 +1404,8 @@ def test_whether_a_moved_cluster_is_feasible_judged_once_per_filters_is_each_req
         asked[out] += 1
         return out
 
-    monkeypatch.setattr(OcmLive, "_any_feasible", feasible)
-    fast = _deltas(mode, 0, 60)
+    asked = _same_deltas(monkeypatch, mode, "_any_feasible", feasible, _any_feasible_alone, asked)
     assert asked["shared"] >= 2 and asked[True] > 3 and asked[False] >= 2, asked
-    monkeypatch.setattr(OcmLive, "_any_feasible", _any_feasible_alone)
-    assert fast == _deltas(mode, 0, 60)
 
 
 def test_a_held_cluster_kept_out_only_for_new_requests_is_feasible_where_none_passes_unheld() -> None:
@@ -1515,8 +1505,8 @@ def test_a_bound_found_quiet_off_the_shared_rises_is_the_one_judged_whole(mode, 
         asked["patched"] += bool(patch)
         return out
 
-    monkeypatch.setattr(OcmLive, "_quiet_bound", quiet)
-    fast = _deltas(mode, 0, 60)
+    def loud(self, *args):
+        return reach_module._LOUD
+
+    asked = _same_deltas(monkeypatch, mode, "_quiet_bound", quiet, loud, asked)
     assert asked["found"] > 20 and asked["loud"] > 5 and asked["patched"] > 0, asked
-    monkeypatch.setattr(OcmLive, "_quiet_bound", lambda self, *args: reach_module._LOUD)
-    assert fast == _deltas(mode, 0, 60)
