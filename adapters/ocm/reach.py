@@ -963,9 +963,7 @@ class OcmLive:
                     patch[at] = _NONE
             found = self._quiet_bound(drift, shared, patch, best, weakest)
             if found is _LOUD:
-                rises = shared.copy()
-                for at, rise in patch.items():
-                    rises[at] = rise
+                rises = _patched(shared, patch)
                 found = self._drifted_bound(
                     request, drift, rises, best, weakest, alone, own, most, held, now, raised
                 )
@@ -1219,10 +1217,8 @@ class OcmLive:
         now or then, and of its own moves differ, each judged again here (Balance's score is a
         cluster's own: a table lookup by its count, so the rest are those of the shared array,
         exactly). A fresh array: the caller marks its picks in it."""
-        rises = self._shared_rises(drift, most, answer.most, weight, answer.mates is not None).copy()
-        for at, rise in self._rise_patch(drift, answer, own, most, weight).items():
-            rises[at] = rise
-        return rises
+        shared = self._shared_rises(drift, most, answer.most, weight, answer.mates is not None)
+        return _patched(shared, self._rise_patch(drift, answer, own, most, weight))
 
     def _rise_patch(
         self, drift: _Drift, answer: _Answer, own: Mapping[str, int], most: int, weight: int
@@ -2077,6 +2073,14 @@ def _total(
         elif p.labels is None or p.labels.matches(c.labels):
             total += p.weight
     return total
+
+
+def _patched(shared: np.ndarray, patch: Mapping[int, int]) -> np.ndarray:
+    """An answer's rises: a fresh copy of the picture's shared ones with its patch written in."""
+    rises = shared.copy()
+    for at, rise in patch.items():
+        rises[at] = rise
+    return rises
 
 
 def _centered(low: float, high: float, v: float, ascending: bool) -> int:
