@@ -501,7 +501,7 @@ class Batch:
     def _check_external_affinity(self) -> None:
         """External scores multiply weights: a request's most affinity depends on the fleet's
         highest score of each name."""
-        for r in self.requests:  # most requests of kcp's and openMCP's 50,000 have no preference
+        for r in self.requests:  # most requests of a 50,000-request tenancy batch have no preference
             if r.preferences:
                 break
         else:
