@@ -116,8 +116,7 @@ class ClusterTable:
         self._columns = self._wanted_columns(batch)
         self.frame = self._build_frame(rows)
         self._tolerance_cache: dict[tuple[Toleration, ...], np.ndarray] = {}
-        self._domain_cache: dict[tuple[str, bool], tuple[np.ndarray, list[str]]] = {}
-        self._slot_cache: dict[tuple[str, bool], np.ndarray] = {}
+        self._domain_cache: dict[tuple[str, bool], tuple[np.ndarray, list[str], np.ndarray]] = {}
         self._index_cache: dict[tuple[str, bool], dict[str, int]] = {}
         self._derived: dict[tuple, Any] = {}
 
@@ -374,29 +373,26 @@ class ClusterTable:
     def domain_codes(self, key: str, claims: bool = False) -> tuple[np.ndarray, list[str]]:
         """The topology domain of every cluster for a label (or claim) key: codes 0..D-1, -1
         without it. Computed once per key; callers must not modify the arrays."""
-        cached = self._domain_cache.get((key, claims))
-        if cached is not None:
-            return cached
-        known = self._columns.claims if claims else self._columns.labels
-        if key not in known:
-            cached = (np.full(self.size, -1, dtype=np.int64), [])
-        else:  # the rows' (kept through patches: solver.table._Rows.codes)
-            cached = self._rows.codes(_claim_column(key) if claims else _label_column(key))[:2]
-        self._domain_cache[(key, claims)] = cached
-        return cached
+        return self._coded(key, claims)[:2]
 
     def domain_slots(self, key: str, claims: bool = False) -> np.ndarray:
         """domain_codes plus one (0 without the key): an index into per-domain tables led by the
         value for clusters without the key. Computed once per key; read-only."""
-        slots = self._slot_cache.get((key, claims))
-        if slots is None:
+        return self._coded(key, claims)[2]
+
+    def _coded(self, key: str, claims: bool) -> tuple[np.ndarray, list[str], np.ndarray]:
+        """A key's codes, domains and slots: the rows' (kept through patches: _Rows.codes), or
+        every cluster without it where no cluster has the key."""
+        cached = self._domain_cache.get((key, claims))
+        if cached is None:
             known = self._columns.claims if claims else self._columns.labels
             if key in known:
-                slots = self._rows.codes(_claim_column(key) if claims else _label_column(key))[2]
+                cached = self._rows.codes(_claim_column(key) if claims else _label_column(key))
             else:
-                slots = _frozen(self.domain_codes(key, claims)[0] + 1)
-            self._slot_cache[(key, claims)] = slots
-        return slots
+                codes = np.full(self.size, -1, dtype=np.int64)
+                cached = (codes, [], _frozen(codes + 1))
+            self._domain_cache[(key, claims)] = cached
+        return cached
 
     def derived(self, key: tuple, compute: Callable[[], Any]) -> Any:
         """A value computed once per table (from the clusters alone, or a cache of what the batch
