@@ -139,6 +139,14 @@ class Journal:
             self._undo.append(partial(setattr, obj, name, getattr(obj, name)))
         setattr(obj, name, value)
 
+    def keep(self, mapping: MutableMapping[Any, Any], keys: Iterable[Any]) -> None:
+        """The mapping's values at `keys` as they stand (absent ones absent) put back by `undo`,
+        in one note: the caller then changes them in place (a decision's hundreds of counts
+        moved at once, not a note per key)."""
+        if self._undo is not None:
+            get = mapping.get
+            self._undo.append(partial(_put_all_back, mapping, [(key, get(key, _ABSENT)) for key in keys]))
+
     def pop(self, mapping: MutableMapping[Any, Any], key: Any) -> Any:
         """The value popped (None: none)."""
         old = mapping.pop(key, _ABSENT)
@@ -166,6 +174,11 @@ def _put_back(mapping: MutableMapping[Any, Any], key: Any, old: Any) -> None:
         mapping.pop(key, None)
     else:
         mapping[key] = old
+
+
+def _put_all_back(mapping: MutableMapping[Any, Any], olds: list[tuple[Any, Any]]) -> None:
+    for key, old in olds:
+        _put_back(mapping, key, old)
 
 
 class ClusterPool:
@@ -239,6 +252,20 @@ class ClusterPool:
             self._staying.discard(name)
         else:
             self._staying.add(name)
+
+    def reload(self, clusters: Sequence[Cluster]) -> None:
+        """Kept clusters replaced by copies of them that differ in their load alone
+        (`with_load`): their names, traits and leaving are as kept, so only the entries move (in
+        one pass, with one note in the journal: a Placement's decisions move hundreds)."""
+        if not clusters:
+            return
+        self._all = None
+        by_name, names, ordered = self._by_name, self._names, self._ordered
+        if self._journal is not None and self._journal.recording:
+            self._journal.note(partial(self.reload, [by_name[c.name] for c in clusters]))
+        for cluster in clusters:
+            name = cluster.name
+            ordered[bisect_left(names, name)] = by_name[name] = cluster
 
     def drop(self, name: str) -> None:
         old = self._by_name.pop(name, None)

@@ -429,78 +429,128 @@ class OcmLive:
         cluster's count moved by what it lists now against what it listed. A decision written
         again for the same Placement moves only the clusters whose number of entries differs (a
         sync rewriting hundreds of the same clusters touches none of them); the clusters whose
-        count moved are noted for the event (`_recounted`)."""
+        count moved are noted for the event (`_recounted`). The moves are one diff of the two
+        lists' counts, taken in at once (`_owned`, `_recount`): a note in the journal per map,
+        not per cluster."""
         j = self.journal
         old = j.pop(self.decision_objects, key)
-        moved: Counter[str] = Counter()
         was = old[0] if old is not None else None
         if old is not None:
             decided = self.decided_by[was]
             j.discard(decided, key)
             if not decided:
                 j.pop(self.decided_by, was)
-            moved.subtract(old[1])
-        placement = None
+        placement, names = None, None
         if m is not None:
             owner, names = checked if checked is not None else _decision_names(m)
             placement = f"{owner[0]}/{owner[1]}"
             j.set(self.decision_objects, key, (placement, names, m))
             j.add(self._inner(self.decided_by, placement, set), key)
-            moved.update(names)
+        listed = old[1] if old is not None else []
+        # Each cluster's entries now less then, in the order a Counter subtracting the old list
+        # then adding the new one keys them (the old list's clusters first).
+        if names is not None and listed == names:
+            moved: dict[str, int] = {}
+        else:
+            then, now = Counter(listed), Counter(names or ())
+            moved = {c: now.get(c, 0) - k for c, k in then.items()}
+            moved.update((c, k) for c, k in now.items() if c not in then)
         if was is not None and placement is not None and was != placement:  # moved to another
-            self._owned(was, Counter({c: -k for c, k in Counter(old[1]).items()}))  # type: ignore[index]
+            self._owned(was, {c: -k for c, k in Counter(listed).items()})
             self._owned(placement, Counter(names))
         elif was is not None or placement is not None:
             self._owned(was if was is not None else placement, moved)  # type: ignore[arg-type]
-        for c, delta in moved.items():
-            if delta:
-                self._log(c)
-                self._recount(c, self.counts.get(c, 0) + delta)
-                self._recounted.add(c)
+        self._recount({c: delta for c, delta in moved.items() if delta})
 
     def _owned(self, placement: str, moved: Mapping[str, int]) -> None:
         """The Placement's decisions per cluster moved by `moved` (none kept at 0; the Placement
         none once it holds none)."""
         j = self.journal
         own = self._inner(self.own, placement, Counter)
-        for c, delta in moved.items():
-            if delta:
-                count = own.get(c, 0) + delta
+        moves = [(c, delta) for c, delta in moved.items() if delta]
+        if moves:
+            j.keep(own, [c for c, _ in moves])
+            get = own.get
+            for c, delta in moves:
+                count = get(c, 0) + delta
                 if count:
-                    j.set(own, c, count)
+                    own[c] = count
                 else:
-                    j.pop(own, c)
+                    del own[c]
         if not own:
             j.pop(self.own, placement)
 
-    def _recount(self, cluster: str, count: int) -> None:
-        j = self.journal
-        old = self.counts.get(cluster, 0)
-        if old:
-            held = self.by_count[old]
-            j.discard(held, cluster)
-            if not held:
-                j.pop(self.by_count, old)
-        if count:
-            j.set(self.counts, cluster, count)
-            j.add(self._inner(self.by_count, count, set), cluster)
-        else:
-            j.pop(self.counts, cluster)
-
-    def _log(self, cluster: str) -> None:
-        j = self.journal
+    def _recount(self, moved: Mapping[str, int]) -> None:
+        """Each cluster's count moved by its (nonzero) delta, at once: the count log written
+        (each cluster's count before, `_log`), the counts and the clusters by count moved, one
+        note in the journal for each; the clusters noted for the event (`_recounted`)."""
+        if not moved:
+            return
+        j, counts, by_count = self.journal, self.counts, self.by_count
+        names = list(moved)
+        before = list(map(counts.get, names, repeat(0)))
+        self._log(names, before)
+        j.keep(counts, names)
+        steps = []  # each move's (cluster, count before, after, its old set let go, its new set made)
+        for c, old in zip(names, before, strict=True):
+            new = old + moved[c]
+            popped = None
+            if old:
+                held = by_count[old]
+                held.discard(c)
+                if not held:
+                    popped = by_count.pop(old)
+            made = False
+            if new:
+                counts[c] = new
+                held = by_count.get(new)
+                if held is None:
+                    held = by_count[new] = set()
+                    made = True
+                held.add(c)
+            else:
+                del counts[c]
+            steps.append((c, old, new, popped, made))
         if j.recording:
-            j.note(partial(self._unlog, len(self.log_seq)))
-        self.log_seq.append(self.seq)
-        self.log_cluster.append(cluster)
-        self.log_before.append(self.counts.get(cluster, 0))
-        if len(self.log_seq) > _LOG_LIMIT:
-            cut = len(self.log_seq) // 2
+            j.note(partial(self._uncount, steps))
+        self._recounted.update(names)
+
+    def _uncount(self, steps: list[tuple[str, int, int, set[str] | None, bool]]) -> None:
+        """`_recount`'s moves of the clusters by count undone, the last first (the sets it let go
+        put back as they were)."""
+        by_count = self.by_count
+        for c, old, new, popped, made in reversed(steps):
+            if new:
+                by_count[new].discard(c)
+                if made:
+                    del by_count[new]
+            if popped is not None:
+                by_count[old] = popped
+            if old:
+                by_count[old].add(c)
+
+    def _log(self, clusters: list[str], before: list[int]) -> None:
+        """The count log takes one entry per cluster (its count before), at this position: in
+        parts that each fill it to its limit, the oldest half let go after each (as entry by
+        entry), one note in the journal per part."""
+        j = self.journal
+        at = 0
+        while at < len(clusters):
+            room = max(1, _LOG_LIMIT + 1 - len(self.log_seq))
+            part = clusters[at : at + room]
             if j.recording:
-                cut_off = (self.log_seq[:cut], self.log_cluster[:cut], self.log_before[:cut])
-                j.note(partial(self._uncut, self.floor, cut_off))
-            self.floor = self.log_seq[cut]
-            del self.log_seq[:cut], self.log_cluster[:cut], self.log_before[:cut]
+                j.note(partial(self._unlog, len(self.log_seq)))
+            self.log_seq.extend(repeat(self.seq, len(part)))
+            self.log_cluster.extend(part)
+            self.log_before.extend(before[at : at + room])
+            at += room
+            if len(self.log_seq) > _LOG_LIMIT:
+                cut = len(self.log_seq) // 2
+                if j.recording:
+                    cut_off = (self.log_seq[:cut], self.log_cluster[:cut], self.log_before[:cut])
+                    j.note(partial(self._uncut, self.floor, cut_off))
+                self.floor = self.log_seq[cut]
+                del self.log_seq[:cut], self.log_cluster[:cut], self.log_before[:cut]
 
     def _unlog(self, length: int) -> None:
         del self.log_seq[length:], self.log_cluster[length:], self.log_before[length:]
@@ -764,10 +814,15 @@ class OcmLive:
             self._remodel(name)
         # Every kept cluster's load is its count before the event (each take leaves it so); the
         # changes moved only the counts of the clusters `_put_decision` noted.
-        for name in self._recounted - clusters.keys():
-            model = self.pool.get(name)  # only its load moved: the decisions on it
-            if model is not None and model.load != self.counts.get(name, 0):
-                self.pool.put(with_load(model, self.counts.get(name, 0)))
+        # (only their load moved: the decisions on them; replaced in one pass)
+        counts, kept = self.counts, self.pool.by_name()
+        self.pool.reload(
+            [
+                with_load(model, counts.get(name, 0))
+                for name in self._recounted - clusters.keys()
+                if (model := kept.get(name)) is not None and model.load != counts.get(name, 0)
+            ]
+        )
 
     # -- the bound ------------------------------------------------------------------------------
 
