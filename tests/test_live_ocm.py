@@ -10,6 +10,7 @@ import gc
 from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta
+from functools import partial
 from types import SimpleNamespace
 from typing import Any
 
@@ -1510,3 +1511,145 @@ def test_a_bound_found_quiet_off_the_shared_rises_is_the_one_judged_whole(mode, 
 
     asked = _same_deltas(monkeypatch, mode, "_quiet_bound", quiet, loud, asked)
     assert asked["found"] > 20 and asked["loud"] > 5 and asked["patched"] > 0, asked
+
+
+def _put_decision_cluster_by_cluster(self, key, m, checked=None) -> None:
+    """`OcmLive._put_decision` as it moved a decision's clusters one at a time: a Counter's
+    subtract and update, each cluster's own count, count, clusters by count, log entry and pool
+    model (`_settle_model`'s `put`) each through the journal."""
+    j = self.journal
+    old = j.pop(self.decision_objects, key)
+    moved: Counter[str] = Counter()
+    was = old[0] if old is not None else None
+    if old is not None:
+        decided = self.decided_by[was]
+        j.discard(decided, key)
+        if not decided:
+            j.pop(self.decided_by, was)
+        moved.subtract(old[1])
+    placement = None
+    if m is not None:
+        owner, names = checked if checked is not None else reach_module._decision_names(m)
+        placement = f"{owner[0]}/{owner[1]}"
+        j.set(self.decision_objects, key, (placement, names, m))
+        j.add(self._inner(self.decided_by, placement, set), key)
+        moved.update(names)
+
+    def owned(placement, moved):
+        own = self._inner(self.own, placement, Counter)
+        for c, delta in moved.items():
+            if delta:
+                count = own.get(c, 0) + delta
+                if count:
+                    j.set(own, c, count)
+                else:
+                    j.pop(own, c)
+        if not own:
+            j.pop(self.own, placement)
+
+    if was is not None and placement is not None and was != placement:
+        owned(was, Counter({c: -k for c, k in Counter(old[1]).items()}))
+        owned(placement, Counter(names))
+    elif was is not None or placement is not None:
+        owned(was if was is not None else placement, moved)
+    for c, delta in moved.items():
+        if not delta:
+            continue
+        if j.recording:
+            j.note(partial(self._unlog, len(self.log_seq)))
+        self.log_seq.append(self.seq)
+        self.log_cluster.append(c)
+        self.log_before.append(self.counts.get(c, 0))
+        if len(self.log_seq) > reach_module._LOG_LIMIT:
+            cut = len(self.log_seq) // 2
+            if j.recording:
+                cut_off = (self.log_seq[:cut], self.log_cluster[:cut], self.log_before[:cut])
+                j.note(partial(self._uncut, self.floor, cut_off))
+            self.floor = self.log_seq[cut]
+            del self.log_seq[:cut], self.log_cluster[:cut], self.log_before[:cut]
+        count, was_count = self.counts.get(c, 0) + delta, self.counts.get(c, 0)
+        if was_count:
+            held = self.by_count[was_count]
+            j.discard(held, c)
+            if not held:
+                j.pop(self.by_count, was_count)
+        if count:
+            j.set(self.counts, c, count)
+            j.add(self._inner(self.by_count, count, set), c)
+        else:
+            j.pop(self.counts, c)
+        self._recounted.add(c)
+
+
+def _reload_one_by_one(self, clusters) -> None:
+    for cluster in clusters:
+        self.put(cluster)
+
+
+@pytest.mark.parametrize(("mode", "log"), [("greedy", None), ("optimal", None), ("optimal", 64)])
+def test_a_decisions_moves_taken_in_at_once_keep_the_model_as_cluster_by_cluster(
+    mode, log, monkeypatch
+) -> None:
+    """`_put_decision` takes a decision's moves in as one diff of counts (`_owned`, `_recount`,
+    `_log`: a note in the journal per map; the pool's loads in one pass, `ClusterPool.reload`):
+    over 60 generated events the model after every event (counts, clusters by count, own
+    decisions, the count log and where it was cut, the pool) and the deltas are those of the
+    moves taken cluster by cluster. `log`: the count log cut that often (a decision's entries
+    then straddle a cut). (Undoing them: `test_any_event_refused_after_the_model_took_it_in_is_undone`.)"""
+    from adapters.live.kept import ClusterPool
+
+    if log is not None:
+        monkeypatch.setattr(reach_module, "_LOG_LIMIT", log)
+
+    def run() -> list[Any]:
+        now = datetime.fromisoformat(DEFAULT_NOW)
+        options = SolveOptions(mode=mode)
+        hub = HubScheduler(generate("ocm", 80, 120, seed=0, now=now), now=now, options=options)
+        world = _World("ocm", hub, 0)
+        out = []
+        for _ in range(60):
+            now += timedelta(seconds=15)
+            _, event, _ = world.next(now)
+            delta = hub.handle(event, now=now)
+            out.append((delta.apply, delta.delete, delta.requests, _model(hub, None)))
+        return out
+
+    fast = run()
+    monkeypatch.setattr(OcmLive, "_put_decision", _put_decision_cluster_by_cluster)
+    monkeypatch.setattr(ClusterPool, "reload", _reload_one_by_one)
+    slow = run()
+    assert fast == slow
+    assert sum(len(m["log"][0]) for *_, m in fast) > 100
+    if log is not None:
+        assert any(m["log"][3] for *_, m in fast)  # the log was cut
+
+
+def test_a_decisions_moves_as_two_sets_difference_are_a_counters() -> None:
+    """`_moved`: what a Counter subtracting the old list and adding the new one keeps nonzero,
+    in its order (the log's entries follow it), whether the lists name each cluster once (two
+    sets' difference) or repeat one (counted)."""
+    import random
+
+    rng = random.Random(7)
+    pool = [f"c{i}" for i in range(12)]
+    sets = 0
+    for _ in range(3_000):
+        then = (
+            rng.sample(pool, rng.randint(0, 8))
+            if rng.random() < 0.7
+            else rng.choices(pool, k=rng.randint(0, 8))
+        )
+        now = (
+            rng.sample(pool, rng.randint(0, 8))
+            if rng.random() < 0.7
+            else rng.choices(pool, k=rng.randint(0, 8))
+        )
+        if rng.random() < 0.2:
+            now = list(then)
+        counted: Counter[str] = Counter()
+        counted.subtract(then)
+        counted.update(now)
+        want = [(c, k) for c, k in counted.items() if k]
+        assert list(reach_module._moved(then, now).items()) == want, (then, now)
+        sets += len(set(then)) == len(then) and len(set(now)) == len(now)
+    assert 1_000 < sets < 2_900

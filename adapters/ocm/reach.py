@@ -81,7 +81,10 @@ Placement's request and its last answer's margins; the clusters' models in a poo
 every decision on them, a batch taking off the decisions of the Placements it holds. Every change
 of the model goes through its journal (adapters.live.kept.Journal), so that an event the hub
 refuses after the model took it in (the emit of what it woke, or the hub hearing those writes,
-refused it) leaves the model as it was; what the caches answered on it is forgotten.
+refused it) leaves the model as it was; what the caches answered on it is forgotten. A
+decision read moves its Placement's counts by one difference of its two lists (`_moved`), taken
+in at once (`_owned`, `_recount`, `_log`, the pool's `reload`: one journal note per map, each
+putting back every key it moved; the count log's entries and cuts are those made entry by entry).
 """
 
 from __future__ import annotations
@@ -186,6 +189,25 @@ class _Answer:
 _ANSWER_FIELDS = tuple(f.name for f in fields(_Answer))
 _answer_values = attrgetter(*_ANSWER_FIELDS)  # every field's value at once (a C call)
 _cluster_of = attrgetter("cluster")  # a decision's or a pick's cluster (mapped in C)
+
+
+def _moved(then: list[str], now: list[str]) -> dict[str, int]:
+    """Each cluster's entries in `now` less those in `then`, those that differ, in the order a
+    Counter subtracting `then` and adding `now` keys them (`then`'s clusters first, each list's
+    in its order). A sync's decision lists name each cluster once: their difference is two sets'
+    (a cluster's join shifts every later entry of a Placement's decisions by one: each list
+    rewritten differs by a cluster or two of its hundred); with a name repeated, counted."""
+    if then == now:
+        return {}
+    was, will = set(then), set(now)
+    if len(was) == len(then) and len(will) == len(now):
+        moved = dict.fromkeys([c for c in then if c not in will], -1)
+        moved.update(dict.fromkeys([c for c in now if c not in was], 1))
+        return moved
+    before, after = Counter(then), Counter(now)
+    counted = {c: after.get(c, 0) - k for c, k in before.items()}
+    counted.update((c, k) for c, k in after.items() if c not in before)
+    return {c: delta for c, delta in counted.items() if delta}
 
 
 def _holdings(own: Mapping[str, int]) -> list[str]:
@@ -447,20 +469,13 @@ class OcmLive:
             j.set(self.decision_objects, key, (placement, names, m))
             j.add(self._inner(self.decided_by, placement, set), key)
         listed = old[1] if old is not None else []
-        # Each cluster's entries now less then, in the order a Counter subtracting the old list
-        # then adding the new one keys them (the old list's clusters first).
-        if names is not None and listed == names:
-            moved: dict[str, int] = {}
-        else:
-            then, now = Counter(listed), Counter(names or ())
-            moved = {c: now.get(c, 0) - k for c, k in then.items()}
-            moved.update((c, k) for c, k in now.items() if c not in then)
+        moved = _moved(listed, names or [])
         if was is not None and placement is not None and was != placement:  # moved to another
             self._owned(was, {c: -k for c, k in Counter(listed).items()})
             self._owned(placement, Counter(names))
         elif was is not None or placement is not None:
             self._owned(was if was is not None else placement, moved)  # type: ignore[arg-type]
-        self._recount({c: delta for c, delta in moved.items() if delta})
+        self._recount(moved)
 
     def _owned(self, placement: str, moved: Mapping[str, int]) -> None:
         """The Placement's decisions per cluster moved by `moved` (none kept at 0; the Placement
