@@ -1201,11 +1201,28 @@ def test_a_cluster_with_another_load_is_the_one_replace_makes() -> None:
         traits=frozenset({"s"}),
         scores={"x": 1},
     )
-    for c in (full, Cluster("beta")):
+    from model import Capacity, Taint
+
+    every = Cluster(  # each field a value of its own (a field written into another's slot shows)
+        "gamma",
+        {"zone": "z2"},
+        {"cpu": 3},
+        (Taint("k", "v", "NoSelect"),),
+        eligible=False,
+        ineligible_reason="why",
+        leaving=True,
+        claims={"c": "d"},
+        traits=frozenset({"t"}),
+        scores={"y": 2},
+        load=1,
+        capacity=Capacity({"cpu": 2}),
+    )
+    assert all(getattr(every, f.name) != getattr(Cluster("gamma"), f.name) for f in fields(Cluster)[1:])
+    for c in (full, Cluster("beta"), every):
         out = with_load(c, 9)
         assert out == replace(c, load=9) and out.load == 9 and out is not c
         assert all(getattr(out, f.name) is getattr(c, f.name) for f in fields(Cluster) if f.name != "load")
-        assert c.load in (4, 0)
+        assert c.load in (4, 0, 1)
 
 
 def test_the_shared_decisions_and_picks_are_made_once_per_cluster_and_looked_up_after() -> None:
