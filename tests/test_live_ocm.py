@@ -1670,3 +1670,51 @@ def test_a_decisions_moves_as_two_sets_difference_are_a_counters() -> None:
         assert list(reach_module._moved(then, now).items()) == want, (then, now)
         sets += len(set(then)) == len(then) and len(set(now)) == len(now)
     assert 1_000 < sets < 2_900
+
+
+@pytest.mark.parametrize(("young", "passes"), [(None, False), (0, True), (10**9, False)])
+def test_an_event_leaving_few_young_containers_is_frozen_without_a_pass(young, passes, monkeypatch) -> None:
+    """A frozen hub's event that leaves fewer young containers than `_YOUNG_FROM` (the events of a
+    small hub: a few hundred) is frozen as it is, with no young pass; from that many, collected
+    first (`young` 0: every event). Either way nothing is left young after the event, and no
+    event of these leaves a cycle: what is frozen and is garbage holds no model of any event."""
+    monkeypatch.setattr(hub_module, "_FROZEN_FROM", 0)
+    if young is not None:
+        monkeypatch.setattr(hub_module, "_YOUNG_FROM", young)
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    hub = HubScheduler(generate("ocm", 80, 120, seed=1, now=now), now=now)
+    world = _World("ocm", hub, 1)
+    counted = Counter()
+    inside = [False]
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and inside[0]:
+            counted[info["generation"]] += 1
+
+    original = gc.freeze
+
+    def freeze() -> None:
+        inside[0] = False
+        original()
+
+    monkeypatch.setattr(hub_module.gc, "freeze", freeze)
+    gc.callbacks.append(seen)
+    try:
+        for _ in range(16):
+            now += timedelta(seconds=15)
+            _, event, _ = world.next(now)
+            inside[0] = True
+            hub.handle(event, now=now)
+            assert gc.get_count()[0] < 50  # nothing the event left is young
+    finally:
+        gc.callbacks.remove(seen)
+        gc.unfreeze()
+    assert counted == (Counter({0: 16}) if passes else Counter()), counted
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        gc.collect()
+        models = [o for o in gc.garbage if isinstance(o, Model)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert not models
