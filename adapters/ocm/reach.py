@@ -181,12 +181,6 @@ class _Answer:
     # it holds is what its sync would pick): the set moves by exactly the clusters whose verdict
     # moves (`_given`).
     whole: bool = False
-    # An optimal joint answer accepted below its own best response (`_shortfall`): how far its
-    # weakest pick ranked below the best cluster it left out, on the picture judged (the total
-    # the best left out was above it, and whether that cluster also came first by name at equal
-    # totals). It is held while its shortfall is no greater (`_stands_margins`); None: strict or
-    # not kept.
-    regret: tuple[int, bool] | None = None
 
 
 _ANSWER_FIELDS = tuple(f.name for f in fields(_Answer))
@@ -824,9 +818,7 @@ class OcmLive:
         if not relevant and (drift is None or not drift.names) and most == answer.most:
             self._judged_now(key, answer)
             return True
-        # A strict answer, or an optimal joint one held while its shortfall does not grow.
-        alone = _scored_alone(request) or _sorted_alone(request)
-        if answer.regret is not None or (answer.strict and alone):
+        if answer.strict and (_scored_alone(request) or _sorted_alone(request)):
             return self._stands_margins(key, request, answer, relevant, drift, most, now)
         if answer.ordered and not relevant and most == answer.most and drift is not None:
             return self._stands_ordered(key, request, answer, drift, now)
@@ -894,10 +886,6 @@ class OcmLive:
         own = self.own.get(key, Counter())
         weight = _balance_weight(request)
         best = answer.best_out
-        # A strict answer's picks must each beat the bound; one accepted below its best response
-        # (`_Answer.regret`, its totals its own) by its shortfall: each pick's total raised by it.
-        shift = (0, False) if answer.strict else answer.regret
-        assert shift is not None and (alone or not shift[0])
         if best is None and not alone:
             return False  # no feasible cluster left out then: a moved one must be new to the set
         static: dict[str, int] = {}  # a sorter's changed clusters: their inputs' change but Balance's
@@ -963,9 +951,6 @@ class OcmLive:
                     raised = _better(raised, (best[0] + high + static[c], c))  # type: ignore[index]
         if drift is not None and drift.names:
             weakest = min(picks.items(), key=lambda item: (item[1], _Desc(item[0])), default=None)
-            if weakest is not None and shift != (0, False):
-                # Its threshold lowered by the shortfall ("": a tie on the total holds, any name).
-                weakest = ("" if shift[1] else weakest[0], weakest[1] + shift[0])
             shared = self._shared_rises(drift, most, answer.most, weight, answer.mates is not None)
             patch = self._rise_patch(drift, answer, own, most, weight)
             for c, change in static.items():
@@ -986,7 +971,7 @@ class OcmLive:
                 return False
             if found is not None:
                 raised = _better(raised, found)
-        if raised is not None and not all(_holds((t, c), raised, shift) for c, t in picks.items()):
+        if raised is not None and not all(_beats((t, c), raised) for c, t in picks.items()):
             return False
         self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
         answer.picks, answer.best_out, answer.most = picks, raised, most
@@ -1841,10 +1826,6 @@ class OcmLive:
                         request, got, answer, moved if moved is not None and written else frozenset()
                     )
                 answer.strict = answer.strict and fits
-                if joint and fits and not answer.strict and request.coupled:
-                    # Below its best response on the batch's final decisions (the picture its
-                    # totals were checked on): held while its shortfall does not grow.
-                    answer.regret = _shortfall(request, got, answer)
             else:
                 answer.strict = (
                     answer.strict and _sorted_alone(request) and (moved is not None or after is not None)
@@ -1986,32 +1967,6 @@ def _beats(a: tuple[int, str], b: tuple[int, str]) -> bool:
     """Whether `a` ranks above `b` in the top N: a higher total, or equal and a smaller name
     (upstream's tie-break); a name "" stands for any, so it is beaten only on the total."""
     return a[0] > b[0] or (a[0] == b[0] and bool(b[1]) and a[1] < b[1])
-
-
-def _holds(a: tuple[int, str], b: tuple[int, str], shift: tuple[int, bool]) -> bool:
-    """Whether a pick `a` stands against the bound `b` of what was left out, its total raised by
-    a shortfall `shift` (its total, whether a tie on the total holds whatever the names):
-    `_beats` where the shift is (0, False)."""
-    total = a[0] + shift[0]
-    return total > b[0] or (total == b[0] and (shift[1] or (bool(b[1]) and a[1] < b[1])))
-
-
-def _shortfall(request: PlacementRequest, got: RequestResult, answer: _Answer) -> tuple[int, bool] | None:
-    """How far an answer that is not its own best response ranks below it (`_Answer.regret`):
-    its weakest pick (the lowest total, then the last name) against the best cluster it left out,
-    by the top N's order (the total, then the name). The shortfall is the best left out's total
-    less the weakest pick's, and whether the best left out also came first by name (then a later
-    pair at that same difference is no worse, whatever its names; else one is only where its
-    pick comes first by name). None where the answer has a pick unscored, fewer picks than its N
-    or nothing left out."""
-    best = answer.best_out
-    picks = answer.picks
-    if best is None or not picks or len(picks) != len(got.selected) or len(picks) != request.count:
-        return None
-    name, total = min(picks.items(), key=lambda item: (item[1], _Desc(item[0])))
-    if not _beats(best, (total, name)):
-        return None  # not below its best response (not strict for another reason)
-    return best[0] - total, best[1] < name
 
 
 def _better(a: tuple[int, str] | None, b: tuple[int, str]) -> tuple[int, str]:
