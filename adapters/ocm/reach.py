@@ -335,12 +335,14 @@ class OcmLive:
         self._recompute_cel()
         for name in self.clusters:
             self._remodel(name)
-        # Each Placement's margins as a sync now would judge it: greedy (each alone against the
-        # others as they stand) over every Placement. Where that sync would pick otherwise than
-        # it holds (an optimal first solve's answer), its margins say nothing: not strict.
+        # Each Placement's margins as a sync now would judge it: greedy, each alone against the
+        # others as they stand (SolveOptions.alone: no answer of the pass moves the counts another
+        # sees, so each is judged on the hub's counts, its own decisions left out, the busiest
+        # count as `_most_for` reads it). Where that sync would pick otherwise than it holds (an
+        # optimal first solve's answer), its margins say nothing: not strict.
         taken = self._taken(set(self.placements), now, written=False)
         assert taken.answered is not None
-        taken.answered(solve(taken.batch, SolveOptions(mode="greedy", seed=seed)))
+        taken.answered(solve(taken.batch, SolveOptions(mode="greedy", seed=seed, alone=True)))
         # A spread's greedy run says what its sync writes in greedy mode only (optimal's spread
         # answer is its own search's).
         greedy = result is not None and result.stats.mode == "greedy"
@@ -1800,7 +1802,9 @@ class OcmLive:
             added.update(up)
             dropped.update(down)
         moved = self._moved_by(added, dropped)
-        mates = _Moves(added, dropped) if added or dropped else None
+        # Answers never written were each judged alone on the counts as they stand
+        # (SolveOptions.alone): the picture is the log's at `seen`, no batch-mate's move in it.
+        mates = _Moves(added, dropped) if (added or dropped) and written else None
         # Where the busiest count may move through the batch, a joint answer's picture is still
         # known exactly: the counts its writes leave.
         after = _After(self, added, dropped) if joint and moved is None and written else None
@@ -1817,7 +1821,8 @@ class OcmLive:
                 answer.own = own
             else:
                 answer.own = dict(self.own.get(got.request, {}))
-                answer.mates, (answer.up, answer.down) = mates, moves[got.request]
+                if mates is not None:
+                    answer.mates, (answer.up, answer.down) = mates, moves[got.request]
             if _scored_alone(request):
                 if after is not None:  # every reported total checked on the picture after
                     fits = self._reproduces(request, got, answer, frozenset(), after=after)
@@ -1828,10 +1833,13 @@ class OcmLive:
                 answer.strict = answer.strict and fits
             else:
                 answer.strict = (
-                    answer.strict and _sorted_alone(request) and (moved is not None or after is not None)
+                    answer.strict
+                    and _sorted_alone(request)
+                    and (moved is not None or after is not None or not written)
                 )
             greedy = result.stats.mode == "greedy"
-            answer.ordered = bool(request.spread) and greedy and moved is not None and got.scheduled
+            exact = moved is not None or not written  # the picture judged is known
+            answer.ordered = bool(request.spread) and greedy and exact and got.scheduled
             answer.whole = request.mode is SelectionMode.ALL
             self.journal.set(self.answers, got.request, answer)
             self._arm(request, now=batch.now)
