@@ -59,8 +59,15 @@ enqueued Placement is solved when one of those may have changed since its last s
   batch-mates' moves on it), so the margins hold whichever picture they were taken on, provided
   the busiest count was the same in each (`_moved_by`: no moved cluster came within one of it;
   else the margins are checked against the counts before the batch, as a restart would judge
-  them). The first margins, of answers judged and never written (the model's start), are
-  checked against the counts as they stand.
+  them). The first margins, of answers judged and never written (the model's start), are each
+  Placement's sync alone against the hub as it stands (one greedy pass with
+  solver.SolveOptions.alone: no answer of the pass moves the counts another sees, so each is
+  judged on the counts logged at the start, its own decisions left out, the busiest count as
+  `_most_for` reads it): exactly the picture its next check starts from, with no batch-mate's
+  move in it. An answer holding what that sync picks is strict where its top N is (a sorter's
+  too: its sorter scores read no count); one the sync would move is not strict, and in greedy
+  mode is solved when next enqueued (the first solve synced it before the Placements after it
+  moved; an optimal answer is its joint search's and stands while nothing it reads moves).
 
 A PickAll solved only because one cluster's verdict for it moved is answered without the solver
 (`_given`: what it holds with that cluster added or taken off, its decisions the batch's outside
@@ -351,6 +358,12 @@ class OcmLive:
             answer.ordered = answer.ordered and greedy
             if answer.selected != held:
                 answer.strict, answer.ordered, answer.whole, answer.selected = False, False, False, held
+                # Greedy mode: its sync alone would write something else (the first solve synced
+                # it before the Placements after it moved): solved when next enqueued, as a sync
+                # would. (An optimal answer is its joint search's: it stands while nothing it
+                # reads moves.)
+                if greedy:
+                    self.journal.add(self.dirty, key)
 
     # -- reading --------------------------------------------------------------------------------
 
