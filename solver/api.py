@@ -47,10 +47,18 @@ class SolveOptions:
     # tightening). False: the answer alone, its bound and gaps reported as not asked (None) and
     # its status FEASIBLE (nothing proven); never a different answer.
     bound: bool = True
+    # Greedy mode only: each request decided alone against the batch as it stands, every other
+    # request holding what it holds (none of the batch's answers moves the load another sees):
+    # each answer is the request's own sync against that picture, not a batch's. Scored requests
+    # only (Balance's coupling). Used to judge answers (adapters.ocm.reach's first margins), never
+    # to write one.
+    alone: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"unknown mode {self.mode!r}; expected one of {', '.join(MODES)}")
+        if self.alone and self.mode != "greedy":
+            raise ValueError("alone is a greedy mode's option")
         if self.time_limit <= 0:
             raise ValueError("time limit must be positive")
 
@@ -141,6 +149,8 @@ class _Hints:
 
 def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
     options = options or SolveOptions()
+    if options.alone and any(r.replicas is not None or r.tenancy is not None for r in batch.requests):
+        raise ValueError("alone judges scored requests only (no replicas, no tenancy)")
     if any(r.replicas is not None for r in batch.requests):
         result = _solve_with_replicas(batch, options)
     elif any(r.tenancy is not None for r in batch.requests):
@@ -348,6 +358,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
             bound=options.bound,
             # best_response answers a request needing no search with greedy's own solve (limit 0)
             greedy_is_best=lambda q: not _needs_search(q),
+            alone=options.alone,
         )
         for part, answer in decide(balance, options.mode == "optimal"):
             for i, settled in balance.settle(part, answer).items():

@@ -467,8 +467,12 @@ class Balance:
         on_sweep: Callable[[int, int], None] | None = None,
         bound: bool = True,
         greedy_is_best: Callable[[Prepared], bool] | None = None,
+        alone: bool = False,
     ) -> None:
         self.prepared, self.table, self.coupled, self.fixed = prepared, table, list(coupled), fixed
+        # SolveOptions.alone: greedy's pass moves no answer into the state (each request sees
+        # every other holding what it holds).
+        self.alone = alone
         # The proven bound asked (solver.api.SolveOptions.bound): without it the settle makes
         # no ceiling, least shortfall or joint tightening, and each bound is its value.
         self.bound = bound
@@ -498,7 +502,7 @@ class Balance:
                 self.responses.greedy(i, scored, solution)
             return solution
 
-        return Answer(*_decide(self.prepared, self.table, self.coupled, self.fixed, as_upstream))
+        return Answer(*_decide(self.prepared, self.table, self.coupled, self.fixed, as_upstream, self.alone))
 
     def joint(self, part: list[int], greedy: Answer) -> Answer:
         """Best responses from the best start by the batch objective: greedy's answer, or what the
@@ -590,9 +594,11 @@ def _decide(
     coupled: Sequence[int],
     fixed: dict[int, Solution],
     choose: Callable[[int, _Batch], Solution],
+    alone: bool = False,
 ) -> tuple[_Batch, dict[int, Solution]]:
     """A batch state where every request first holds what it held, then, in batch order, each
-    coupled request takes `choose(i, state)` and every other its fixed solution."""
+    coupled request takes `choose(i, state)` and every other its fixed solution (`alone`: each
+    chooses against the state where every request holds what it held, which then stays)."""
     state = _Batch(table, coupled, prepared)
     for i, p in enumerate(prepared):
         state.hold(i, holdings(p, table, state.absent))
@@ -601,8 +607,9 @@ def _decide(
     for i in range(len(prepared)):
         if i in is_coupled:
             answers[i] = choose(i, state)
-            state.move(i, answers[i])
-        else:
+            if not alone:
+                state.move(i, answers[i])
+        elif not alone:
             state.move(i, fixed[i])
     state.begin_scoring()
     return state, answers

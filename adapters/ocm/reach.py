@@ -59,8 +59,15 @@ enqueued Placement is solved when one of those may have changed since its last s
   batch-mates' moves on it), so the margins hold whichever picture they were taken on, provided
   the busiest count was the same in each (`_moved_by`: no moved cluster came within one of it;
   else the margins are checked against the counts before the batch, as a restart would judge
-  them). The first margins, of answers judged and never written (the model's start), are
-  checked against the counts as they stand.
+  them). The first margins, of answers judged and never written (the model's start), are each
+  Placement's sync alone against the hub as it stands (one greedy pass with
+  solver.SolveOptions.alone: no answer of the pass moves the counts another sees, so each is
+  judged on the counts logged at the start, its own decisions left out, the busiest count as
+  `_most_for` reads it): exactly the picture its next check starts from, with no batch-mate's
+  move in it. An answer holding what that sync picks is strict where its top N is (a sorter's
+  too: its sorter scores read no count); one the sync would move is not strict, and in greedy
+  mode is solved when next enqueued (the first solve synced it before the Placements after it
+  moved; an optimal answer is its joint search's and stands while nothing it reads moves).
 
 A PickAll solved only because one cluster's verdict for it moved is answered without the solver
 (`_given`: what it holds with that cluster added or taken off, its decisions the batch's outside
@@ -357,12 +364,14 @@ class OcmLive:
         self._recompute_cel()
         for name in self.clusters:
             self._remodel(name)
-        # Each Placement's margins as a sync now would judge it: greedy (each alone against the
-        # others as they stand) over every Placement. Where that sync would pick otherwise than
-        # it holds (an optimal first solve's answer), its margins say nothing: not strict.
+        # Each Placement's margins as a sync now would judge it: greedy, each alone against the
+        # others as they stand (SolveOptions.alone: no answer of the pass moves the counts another
+        # sees, so each is judged on the hub's counts, its own decisions left out, the busiest
+        # count as `_most_for` reads it). Where that sync would pick otherwise than it holds (an
+        # optimal first solve's answer), its margins say nothing: not strict.
         taken = self._taken(set(self.placements), now, written=False)
         assert taken.answered is not None
-        taken.answered(solve(taken.batch, SolveOptions(mode="greedy", seed=seed)))
+        taken.answered(solve(taken.batch, SolveOptions(mode="greedy", seed=seed, alone=True)))
         # A spread's greedy run says what its sync writes in greedy mode only (optimal's spread
         # answer is its own search's).
         greedy = result is not None and result.stats.mode == "greedy"
@@ -371,6 +380,12 @@ class OcmLive:
             answer.ordered = answer.ordered and greedy
             if answer.selected != held:
                 answer.strict, answer.ordered, answer.whole, answer.selected = False, False, False, held
+                # Greedy mode: its sync alone would write something else (the first solve synced
+                # it before the Placements after it moved): solved when next enqueued, as a sync
+                # would. (An optimal answer is its joint search's: it stands while nothing it
+                # reads moves.)
+                if greedy:
+                    self.journal.add(self.dirty, key)
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -1870,7 +1885,9 @@ class OcmLive:
             added.update(up)
             dropped.update(down)
         moved = self._moved_by(added, dropped)
-        mates = _Moves(added, dropped) if added or dropped else None
+        # Answers never written were each judged alone on the counts as they stand
+        # (SolveOptions.alone): the picture is the log's at `seen`, no batch-mate's move in it.
+        mates = _Moves(added, dropped) if (added or dropped) and written else None
         # Where the busiest count may move through the batch, a joint answer's picture is still
         # known exactly: the counts its writes leave.
         after = _After(self, added, dropped) if joint and moved is None and written else None
@@ -1887,7 +1904,8 @@ class OcmLive:
                 answer.own = own
             else:
                 answer.own = dict(self.own.get(got.request, {}))
-                answer.mates, (answer.up, answer.down) = mates, moves[got.request]
+                if mates is not None:
+                    answer.mates, (answer.up, answer.down) = mates, moves[got.request]
             if _scored_alone(request):
                 if after is not None:  # every reported total checked on the picture after
                     fits = self._reproduces(request, got, answer, frozenset(), after=after)
@@ -1898,10 +1916,13 @@ class OcmLive:
                 answer.strict = answer.strict and fits
             else:
                 answer.strict = (
-                    answer.strict and _sorted_alone(request) and (moved is not None or after is not None)
+                    answer.strict
+                    and _sorted_alone(request)
+                    and (moved is not None or after is not None or not written)
                 )
             greedy = result.stats.mode == "greedy"
-            answer.ordered = bool(request.spread) and greedy and moved is not None and got.scheduled
+            exact = moved is not None or not written  # the picture judged is known
+            answer.ordered = bool(request.spread) and greedy and exact and got.scheduled
             answer.whole = request.mode is SelectionMode.ALL
             self.journal.set(self.answers, got.request, answer)
             self._arm(request, now=batch.now)

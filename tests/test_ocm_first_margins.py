@@ -1,0 +1,101 @@
+"""OCM's first margins (adapters/ocm/reach.py, `OcmLive.__init__`): each Placement's answer
+judged as its sync alone against the hub as it stands would judge it (its own decisions left out
+of Balance's counts, every other Placement's counted as they stand). An answer is strict exactly
+where what it holds is the strict top N of that sync; solver.SolveOptions.alone gives every
+request of a greedy batch that picture at once."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+
+import pytest
+
+from adapters.generate.common import DEFAULT_NOW
+from adapters.generate.hubs import generate
+from adapters.kube.manifests import from_objects
+from adapters.live.hub import HubScheduler
+from adapters.ocm.load import load
+from adapters.ocm.reach import OcmLive, _scored_alone, _sorted_alone
+from model import FilterKind, RequestResult, SelectionMode
+from solver import SolveOptions, solve
+from tests.test_live_ocm import _decisions, _held_fixed
+
+NOW = datetime.fromisoformat(DEFAULT_NOW)
+
+
+def _strict_top(got: RequestResult) -> bool:
+    """Whether each pick ranks above every candidate left out (a higher total, or equal and a
+    smaller name: upstream's tie-break), every one of them listed."""
+    picks = [(c.score.affinity, c.cluster) for c in got.selected if c.score is not None]
+    out = [(u.score.affinity, u.cluster) for u in got.unselected if u.kind is FilterKind.NOT_PICKED]
+    if len(picks) != len(got.selected):
+        return False
+    return all(p[0] > o[0] or (p[0] == o[0] and p[1] < o[1]) for p in picks for o in out)
+
+
+def _alone(full, key: str) -> RequestResult:
+    """The Placement's sync alone against the hub as it stands, every candidate left out listed."""
+    batch = replace(_held_fixed(full, {key}), explain_limit=100_000)
+    return solve(batch, SolveOptions(mode="greedy")).requests[0]
+
+
+@pytest.mark.parametrize("mode", ["optimal", "greedy"])
+def test_a_first_answer_is_strict_exactly_where_its_sync_alone_keeps_it_strictly(mode, monkeypatch) -> None:
+    """And in greedy mode, a Placement whose sync alone would pick otherwise than it holds is
+    solved when next enqueued (dirty); an optimal answer is its joint search's, and stands."""
+    judged = strict = moves = 0
+    made = []
+    original = OcmLive.__init__
+
+    def init(self, manifests, **kwargs):
+        made.append((manifests, kwargs))  # the hub as the first solve's writes leave it
+        original(self, manifests, **kwargs)
+
+    for seed in (2, 5):
+        made.clear()
+        monkeypatch.setattr(OcmLive, "__init__", init)
+        HubScheduler(generate("ocm", 40, 60, seed=seed, now=NOW), now=NOW, options=SolveOptions(mode=mode))
+        monkeypatch.undo()
+        manifests, kwargs = made[0]
+        live = OcmLive(manifests, **kwargs)
+        full, _ = load(manifests, now=NOW, seed=0)
+        held = _decisions([m.obj for m in manifests])
+        for request in full.requests:
+            if request.key not in live.answers:
+                continue  # misconfigured: no answer judged
+            got = _alone(full, request.key)
+            keeps = {c.cluster for c in got.selected} == held.get(request.key, set())
+            assert (request.key in live.dirty) == (mode == "greedy" and not keeps), request.key
+            moves += not keeps
+            if request.mode is not SelectionMode.N or not (_scored_alone(request) or _sorted_alone(request)):
+                continue
+            expected = keeps and _strict_top(got)
+            assert live.answers[request.key].strict == expected, request.key
+            judged += 1
+            strict += expected
+    assert judged > 60 and strict > judged // 2  # most first answers stand, on either picture
+    assert moves  # some sync alone would move: the hub is no greedy fixed point
+
+
+def test_alone_answers_each_request_as_its_batch_of_one() -> None:
+    """A greedy batch solved `alone` gives every request the answer (and the report) of its own
+    batch, every other request holding what it holds."""
+    objects = generate("ocm", 30, 40, seed=1, now=NOW)
+    full, _ = load(from_objects(objects, "<hub>"), now=NOW, seed=0)
+    full = replace(full, explain_limit=20)
+    # Every request solved, with what each holds counted as Balance's outside decisions.
+    keys = {r.key for r in full.requests}
+    together = solve(_held_fixed(full, keys), SolveOptions(mode="greedy", alone=True))
+    differs = 0
+    plain = solve(_held_fixed(full, keys), SolveOptions(mode="greedy"))
+    for got, batch_got in zip(together.requests, plain.requests, strict=True):
+        one = solve(_held_fixed(full, {got.request}), SolveOptions(mode="greedy")).requests[0]
+        assert (got.selected, got.unselected) == (one.selected, one.unselected), got.request
+        differs += (batch_got.selected, batch_got.unselected) != (one.selected, one.unselected)
+    assert differs  # a batch's greedy pass answers otherwise: each sees those before it moved
+
+
+def test_alone_is_greedy_modes_and_scored_requests_only() -> None:
+    with pytest.raises(ValueError):
+        SolveOptions(mode="optimal", alone=True)
