@@ -23,10 +23,24 @@ enqueued Placement is solved when one of those may have changed since its last s
   ran out on a cluster of its scope (a timer);
 - a cluster it holds changed its labels or claims and its decision groups select on them (the
   decisions' groups may change though the clusters do not);
-- the event's cluster changed for it (`matters`): it entered or left its scope (the status counts
-  the available clusters), its verdict changed, or, passing both before and after, one of its
-  score's inputs on it did (a preference's label match, a sorter's property, an external score,
-  the count Balance reads, a spread key);
+- the event's cluster changed for it (`matters`): its verdict changed (it entered or left its
+  scope passing its filters on the side it is in, or passed them on one side only), or, passing
+  both before and after, one of its score's inputs on it did (a preference's label match, a
+  sorter's property, an external score, the count Balance reads, a spread key). A cluster
+  entering or leaving its scope that fails its filters on both sides (a scope-only move) counts
+  only where its sync reads the scope beyond its feasible clusters (`_reads_scope`): a spread
+  (its topology domains span every cluster, feasible or not), a refused toleration (upstream's
+  Misconfigured where an available cluster passes the predicates, `_misconfigured`), or the
+  available count going to or from none (the status's AllManagedClusterSetsEmpty row, and a
+  predicate upstream cannot build, Misconfigured only where some cluster is available; judged
+  exactly over every cluster the event moved, `_empties`); or where it holds the cluster. That
+  is exact: the decisions are chosen among the feasible clusters, every score is a feasible
+  cluster's (a sorter's range spans the feasible clusters; Balance's busiest count spans every
+  cluster whatever its scope and is judged apart), the groups and numberOfSelectedClusters read
+  the picks, and the status reads the available count only as none against some, so such a
+  move leaves every byte the sync writes as it was. A PickAll the same (`_verdicts`). In optimal
+  mode a Placement not solved keeps its last joint answer, as for any event that moves nothing
+  it reads (solving it with another batch may give another answer of the same contract);
 - Balance drift: other Placements' decisions moved since its last sync. Balance reads the count
   of a cluster it may pick (in its scope, passing its filters) and the busiest count: moves on
   clusters it cannot pick change nothing it reads, and are not looked at. When the busiest count
