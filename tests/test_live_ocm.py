@@ -1517,9 +1517,18 @@ def test_a_bound_found_quiet_off_the_shared_rises_is_the_one_judged_whole(mode, 
 # -- a cluster entering or leaving a Placement's scope without passing its filters -------------
 
 
+_BY_SIDE = {
+    "topologyKey": "side",
+    "topologyKeyType": "Label",
+    "maxSkew": 1,
+    "whenUnsatisfiable": "DoNotSchedule",
+}
+
+
 def _scope_hub(mode: str, *more: dict) -> HubScheduler:
     """Set `a` (side a: c0 to c3, env prod) and set `z` (side z: none yet), both bound; `all`
-    (a PickAll), `n1` (one pick by Balance) and `steady` (two by Steady) take set `a`'s env prod
+    (a PickAll), `n1` (one pick by Balance), `steady` (two by Steady) and `spread` (a PickAll
+    spread by side: it picks every feasible cluster, spread or not) take set `a`'s env prod
     clusters; `empty` takes set `z`'s (none: AllManagedClusterSetsEmpty); c9 (side b, env dev)
     is in no set they read; and `more`."""
     prod = [ocm.predicate({"matchLabels": {"env": "prod"}})]
@@ -1540,6 +1549,7 @@ def _scope_hub(mode: str, *more: dict) -> HubScheduler:
             predicates=prod,
         ),
         ocm.placement("steady", n=2, cluster_sets=["a"], predicates=prod),
+        ocm.placement("spread", cluster_sets=["a"], predicates=prod, spread=[_BY_SIDE]),
         ocm.placement("empty", cluster_sets=["z"], predicates=prod),
         *more,
     ]
@@ -1570,12 +1580,12 @@ def _satisfied(hub: HubScheduler, name: str) -> str:
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
 def test_a_cluster_entering_or_leaving_a_scope_failing_the_filters_solves_nothing(mode) -> None:
     """c9 (env dev) relabelled into set `a`, then out again, then a cluster failing the filters
-    joining set `a` and leaving the hub: each enqueues the PickAll and both PickNs, whose
+    joining set `a` and leaving the hub: each enqueues both PickAlls and both PickNs, whose
     feasible clusters, answers and statuses do not move (set `a` holds clusters before and after):
     none is solved, and a full solve of each state writes nothing of them (fails where a scope's
     move alone counts, as it did)."""
     hub = _scope_hub(mode)
-    keys = [f"{ocm.NS}/{name}" for name in ("all", "n1", "steady")]
+    keys = [f"{ocm.NS}/{name}" for name in ("all", "n1", "steady", "spread")]
     events = [
         lambda: _labelled(hub, "c9", side="a"),
         lambda: _labelled(hub, "c9", side="b"),

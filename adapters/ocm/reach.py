@@ -28,8 +28,9 @@ enqueued Placement is solved when one of those may have changed since its last s
   both before and after, one of its score's inputs on it did (a preference's label match, a
   sorter's property, an external score, the count Balance reads, a spread key). A cluster
   entering or leaving its scope that fails its filters on both sides (a scope-only move) counts
-  only where its sync reads the scope beyond its feasible clusters (`_reads_scope`): a spread
-  (its topology domains span every cluster, feasible or not), a refused toleration (upstream's
+  only where its sync reads the scope beyond its feasible clusters (`_reads_scope`): a PickN's
+  spread (its topology domains span every cluster, feasible or not; a PickAll picks every
+  feasible cluster whatever its spread), a refused toleration (upstream's
   Misconfigured where an available cluster passes the predicates, `_misconfigured`), or the
   available count going to or from none (the status's AllManagedClusterSetsEmpty row, and a
   predicate upstream cannot build, Misconfigured only where some cluster is available; judged
@@ -1375,11 +1376,14 @@ class OcmLive:
     ) -> bool:
         """Whether the Placement's sync may read a cluster entering or leaving its scope that fails
         its filters on both sides (a scope-only move; see the module docstring): where its spread
-        reads topology domains, where a refused toleration reads the available clusters
-        themselves (`_misconfigured`), or where the event takes its available clusters to or from
-        none (the status's AllManagedClusterSetsEmpty). Nothing else it writes reads a cluster
-        that fails its filters."""
-        if request.spread or self.policies[key].toleration_error is not None:
+        reads topology domains (a PickN's: a PickAll picks every feasible cluster, spread or
+        not), where a refused toleration reads the available clusters themselves
+        (`_misconfigured`), or where the event takes its available clusters to or from none (the
+        status's AllManagedClusterSetsEmpty). Nothing else it writes reads a cluster that fails
+        its filters."""
+        if request.spread and request.mode is not SelectionMode.ALL:
+            return True
+        if self.policies[key].toleration_error is not None:
             return True
         return self._empties(request.scope, changed)
 
