@@ -719,7 +719,9 @@ def test_a_pickall_answered_without_the_solver_writes_what_the_batch_would(mode,
     the answer left as it held)."""
     given = _count_given(monkeypatch)
     fast = _deltas(mode, 0, 60)
-    assert sum(given) > 40  # it answers most of the PickAlls solved
+    # Each of them moves by its one cluster: a cluster entering or leaving the scope failing the
+    # filters (46 of the 54 given answers at 7ffd328, each what it held) no longer solves a PickAll.
+    assert sum(given) > 5
     monkeypatch.setattr(OcmLive, "_given", lambda self, requests, now: {})
     assert fast == _deltas(mode, 0, 60)
 
@@ -747,7 +749,7 @@ def test_the_pickalls_answered_without_the_solver_pass_the_checker_with_the_batc
 
     given = _count_given(monkeypatch)
     run()
-    assert sum(given) > 40
+    assert sum(given) > 5  # each moving by its one cluster (see the test above)
     monkeypatch.setattr(OcmLive, "_given", left_as_held)
     with pytest.raises(AssertionError, match="the checker rejected the ocm result"):
         run()
