@@ -870,7 +870,7 @@ def test_a_given_answers_shared_picks_are_those_made_afresh(monkeypatch) -> None
 
     monkeypatch.setattr(OcmLive, "_given_result", checked)
     _deltas("optimal", 0, 60)
-    assert len(seen) > 40
+    assert len(seen) > 5  # each moving by its one cluster (see the tests above)
 
 
 def test_the_checks_verdicts_judged_cheapest_rule_first_are_admits(monkeypatch) -> None:
