@@ -23,10 +23,25 @@ enqueued Placement is solved when one of those may have changed since its last s
   ran out on a cluster of its scope (a timer);
 - a cluster it holds changed its labels or claims and its decision groups select on them (the
   decisions' groups may change though the clusters do not);
-- the event's cluster changed for it (`matters`): it entered or left its scope (the status counts
-  the available clusters), its verdict changed, or, passing both before and after, one of its
-  score's inputs on it did (a preference's label match, a sorter's property, an external score,
-  the count Balance reads, a spread key);
+- the event's cluster changed for it (`matters`): its verdict changed (it entered or left its
+  scope passing its filters on the side it is in, or passed them on one side only), or, passing
+  both before and after, one of its score's inputs on it did (a preference's label match, a
+  sorter's property, an external score, the count Balance reads, a spread key). A cluster
+  entering or leaving its scope that fails its filters on both sides (a scope-only move) counts
+  only where its sync reads the scope beyond its feasible clusters (`_reads_scope`): a PickN's
+  spread (its topology domains span every cluster, feasible or not; a PickAll picks every
+  feasible cluster whatever its spread), a refused toleration (upstream's
+  Misconfigured where an available cluster passes the predicates, `_misconfigured`), or the
+  available count going to or from none (the status's AllManagedClusterSetsEmpty row, and a
+  predicate upstream cannot build, Misconfigured only where some cluster is available; judged
+  exactly over every cluster the event moved, `_empties`); or where it holds the cluster. That
+  is exact: the decisions are chosen among the feasible clusters, every score is a feasible
+  cluster's (a sorter's range spans the feasible clusters; Balance's busiest count spans every
+  cluster whatever its scope and is judged apart), the groups and numberOfSelectedClusters read
+  the picks, and the status reads the available count only as none against some, so such a
+  move leaves every byte the sync writes as it was. A PickAll the same (`_verdicts`). In optimal
+  mode a Placement not solved keeps its last joint answer, as for any event that moves nothing
+  it reads (solving it with another batch may give another answer of the same contract);
 - Balance drift: other Placements' decisions moved since its last sync. Balance reads the count
   of a cluster it may pick (in its scope, passing its filters) and the busiest count: moves on
   clusters it cannot pick change nothing it reads, and are not looked at. When the busiest count
@@ -353,6 +368,7 @@ class OcmLive:
         # `_shared_rises`' (one event's)
         self._shared_rise: dict[tuple[int, int, int, int, bool], tuple[_Drift, np.ndarray]] = {}
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
+        self._emptied_of: dict[tuple[str, ...], tuple[Mapping, bool]] = {}  # `_empties`' (one event's)
         self.seq = 0
         self._recounted: set[str] = set()
         for m in manifests:
@@ -739,6 +755,7 @@ class OcmLive:
         self._bases.clear()
         self._shared_rise.clear()
         self._flipped.clear()
+        self._emptied_of.clear()
         solved = {key for key in enqueued if self._must(key, changed, now)}
         self._drifted({name: changed[name] for name in scored}, enqueued, now)
         return self._taken(solved, now) if solved else None
@@ -887,10 +904,17 @@ class OcmLive:
         ):
             return False
         holds = self._held_of(request) if changed else frozenset()
-        relevant = [(old, new) for old, new in changed.values() if matters(request, old, new, now, holds)]
+        scoped = self._reads_scope(key, request, changed)
+        relevant = [
+            (old, new) for old, new in changed.values() if matters(request, old, new, now, holds, scoped)
+        ]
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
             held = self._held_of(request) if relevant else frozenset()
-            flips = [(new or old).name for old, new in relevant if _verdicts(request, old, new, now, held)]  # type: ignore[union-attr]
+            flips = [
+                (new or old).name  # type: ignore[union-attr]
+                for old, new in relevant
+                if _verdicts(request, old, new, now, held, scoped)
+            ]
             if flips:
                 if len(flips) == 1 and answer.whole:  # its answer moves by that cluster alone
                     self._flipped[key] = flips[0]
@@ -933,6 +957,7 @@ class OcmLive:
         self._bases.clear()
         self._shared_rise.clear()
         self._flipped.clear()
+        self._emptied_of.clear()
         self._ranked = None
 
     def _judged_now(self, key: str, answer: _Answer) -> None:
@@ -1427,6 +1452,63 @@ class OcmLive:
         from none (the status says which)."""
         scoped = [c is not None and in_scope(request, c) for c in (old, new)]
         return scoped[0] != scoped[1] and self._few(request.scope or ())
+
+    def _reads_scope(
+        self,
+        key: str,
+        request: PlacementRequest,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+    ) -> bool:
+        """Whether the Placement's sync may read a cluster entering or leaving its scope that fails
+        its filters on both sides (a scope-only move; see the module docstring): where its spread
+        reads topology domains (a PickN's: a PickAll picks every feasible cluster, spread or
+        not), where a refused toleration reads the available clusters themselves
+        (`_misconfigured`), or where the event takes its available clusters to or from none (the
+        status's AllManagedClusterSetsEmpty). Nothing else it writes reads a cluster that fails
+        its filters."""
+        if request.spread and request.mode is not SelectionMode.ALL:
+            return True
+        if self.policies[key].toleration_error is not None:
+            return True
+        return self._empties(request.scope, changed)
+
+    def _empties(
+        self, scope: tuple[str, ...] | None, changed: Mapping[str, tuple[Cluster | None, Cluster | None]]
+    ) -> bool:
+        """Whether the changes take the scope's clusters (the available clusters: the pool's in
+        one of its sets) from none to some or from some to none, exactly, every changed cluster
+        counted (several may enter or leave at once). A cluster in it now that did not enter was
+        in it before too, so both counts are then above zero: found after looking at no more of
+        its clusters than entered it. Otherwise it holds now only clusters that entered, and held
+        before exactly those that left. Judged once per scope and event (`_emptied_of`)."""
+        if not changed or scope is None:
+            return False
+        found = self._emptied_of.get(scope)
+        if found is not None and found[0] is changed:
+            return found[1]
+        entered: set[str] = set()
+        left = 0
+        for name, (old, new) in changed.items():
+            was, now = (c is not None and not c.traits.isdisjoint(scope) for c in (old, new))
+            if now and not was:
+                entered.add(name)
+            elif was and not now:
+                left += 1
+        verdict = False
+        if entered or left:
+            members: set[str] = set()
+            stays = False
+            for trait in scope:
+                for name in self.pool.with_trait(trait):
+                    if name not in entered:
+                        stays = True
+                        break
+                    members.add(name)
+                if stays:
+                    break
+            verdict = not stays and (not members) != (left == 0)
+        self._emptied_of[scope] = (changed, verdict)
+        return verdict
 
     def _few(self, scope: tuple[str, ...]) -> bool:
         """Whether the scope holds at most one cluster (found without listing them all)."""
@@ -2070,17 +2152,28 @@ def matters(
     after: Cluster | None,
     now: datetime,
     holds: AbstractSet[str] | None = None,
+    scoped: bool = True,
 ) -> bool:
     """Whether a cluster's change (None: absent) can change the request's answer, everything else
     as it was: it entered or left the request's scope, its verdict changed, or, passing before and
     after, one of the request's score inputs on it did (what it holds read only then; `holds`:
-    the clusters it holds, where the caller has them)."""
+    the clusters it holds, where the caller has them).
+
+    `scoped=False`: the caller found that nothing the Placement's sync writes reads a scope-only
+    move (`OcmLive._reads_scope`: no spread, no refused toleration, its available clusters not
+    taken to or from none). A cluster entering or leaving the scope then matters only where it
+    passes the filters on the side it is in the scope (its verdict moves: the feasible clusters
+    are the only ones the answer is chosen among, scored over, or ranged over by a sorter), or
+    where the request holds it (counted as before)."""
     seen = [c is not None and in_scope(request, c) for c in (before, after)]
+    name = (after or before).name  # type: ignore[union-attr]
     if seen[0] != seen[1]:
-        return True
+        if scoped:
+            return True
+        held = name in holds if holds is not None else any(d.cluster == name for d in request.existing)
+        return held or admits(request, after if seen[1] else before, now)  # type: ignore[arg-type]
     if not seen[1]:
         return False
-    name = (after or before).name  # type: ignore[union-attr]
     held = name in holds if holds is not None else any(d.cluster == name for d in request.existing)
     passes = [admits(request, c, now, held=held) for c in (before, after)]  # type: ignore[arg-type]
     if passes[0] != passes[1]:
@@ -2219,16 +2312,24 @@ def _regrouped(old: Cluster | None, new: Cluster | None, held: frozenset[str]) -
 
 
 def _verdicts(
-    request: PlacementRequest, old: Cluster | None, new: Cluster | None, now: datetime, holds: Collection[str]
+    request: PlacementRequest,
+    old: Cluster | None,
+    new: Cluster | None,
+    now: datetime,
+    holds: Collection[str],
+    scoped: bool = True,
 ) -> bool:
-    """Whether the cluster's scope or verdict for the request changed (`holds`: what it holds)."""
+    """Whether the cluster's verdict for the request changed (`holds`: what it holds), or its
+    scope did where the Placement's sync may read that (`scoped`, as `matters` reads it: else a
+    cluster failing the filters on both sides moves nothing a PickAll writes, its feasible set
+    and its status the same; one it holds is counted as before)."""
     held = (new or old).name in holds  # type: ignore[union-attr]
     seen = [c is not None and in_scope(request, c) for c in (old, new)]
     passes = [
         c is not None and s and admits(request, c, now, held=held)
         for c, s in zip((old, new), seen, strict=True)
     ]
-    return seen[0] != seen[1] or passes[0] != passes[1]
+    return passes[0] != passes[1] or (seen[0] != seen[1] and (scoped or held))
 
 
 def _score_inputs(request: PlacementRequest, c: Cluster) -> tuple[Any, ...]:
