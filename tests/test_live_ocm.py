@@ -1730,6 +1730,7 @@ def test_an_event_leaving_few_young_containers_is_frozen_without_a_pass(young, p
         gc.garbage.clear()
     assert not models
 
+
 # -- a cluster entering or leaving a Placement's scope without passing its filters -------------
 
 
