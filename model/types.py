@@ -7,6 +7,7 @@ objects; the solver turns it into a Result; adapters write the Result back as up
 from __future__ import annotations
 
 import operator
+import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field
@@ -578,7 +579,7 @@ class _Magnitudes:
     none is left at it is it found again over every cluster (as it is where that part is longer
     than _MOVED_UP_TO). A mapping is read as the model's values are, never changed once made
     (solver.table keeps a cluster's rows by its object too). One state for every thread, read
-    under `lock`."""
+    under `lock`; a forked child starts without it."""
 
     lock = threading.Lock()
     _last: _Magnitudes | None = None
@@ -616,12 +617,21 @@ class _Magnitudes:
                 tuple(state), _named(ins, name), _named(outs, name), partial(_named, scores, name)
             )
 
+    @classmethod
+    def _forked(cls) -> None:
+        """A forked child's own lock and no state: a thread of its parent may have held the lock,
+        or been moving the state, when it forked."""
+        cls.lock = threading.Lock()
+        cls._last = None
+
     def highest(self, name: str) -> int:
         state = self._named.get(name)
         if state is None:
             state = self._named[name] = list(_most(_named(self.scores, name)))
         return state[0]
 
+
+os.register_at_fork(after_in_child=_Magnitudes._forked)
 
 _MOVED_UP_TO = 64  # clusters whose scores differ (out and in) a kept _Magnitudes is moved through
 

@@ -99,3 +99,18 @@ def test_the_check_refuses_as_a_fresh_pass_would(seed) -> None:
                 Batch(*batch)
         else:
             Batch(*batch)
+
+
+def test_a_forked_child_starts_with_its_own_lock_and_no_state() -> None:
+    """A thread of the parent may hold the lock (or be moving the state) when a worker forks."""
+    import os
+
+    Batch((Cluster("a", scores={"x": 1}),), (_request("r", {"x": 1}),))
+    with _Magnitudes.lock:
+        pid = os.fork()
+        if pid == 0:  # the child: no polars, nothing but the lock and the state
+            ok = _Magnitudes.lock.acquire(timeout=2) and _Magnitudes._last is None
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert _Magnitudes._last is not None
