@@ -6,11 +6,15 @@ objects; the solver turns it into a Result; adapters write the Result back as up
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import operator
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field
 from datetime import datetime
 from enum import StrEnum
-from itertools import chain, repeat
+from functools import partial
+from operator import attrgetter
 
 from model.frozen import frozen
 from model.quantity import Quantity
@@ -509,35 +513,34 @@ class Batch:
         named = {p.external for r in self.requests for p in r.preferences if p.external is not None}
         if not named:
             return
-        # Magnitudes in C loops over the fleet's scores (a long-lived scheduler's batch of one
-        # request still holds 10,000 clusters). First one pass over every score, whatever its
-        # name: its highest magnitude bounds each name's, and a request whose preferences stay
-        # within MAX_AFFINITY under that bound stays within it under its names' own; a name's
-        # own highest (a pass over the fleet each) is found only for a request the bound fails.
-        scores = [c.scores for c in self.clusters]
-        if not set(map(type, scores)) <= {dict}:
-            scores = [dict(s) for s in scores]
-        ceiling = max(map(abs, chain.from_iterable(map(dict.values, scores))), default=0)
-        highest: dict[str, int] = {}
-        for r in self.requests:
-            if not r.preferences:
-                continue
-            bound = sum(
-                abs(p.weight) * ceiling if p.external is not None else p.most() for p in r.preferences
-            )
-            if bound <= MAX_AFFINITY:
-                continue
-            for name in named.difference(highest):
-                highest[name] = max(map(abs, filter(None, map(dict.get, scores, repeat(name)))), default=0)
-            most = sum(
-                abs(p.weight) * highest[p.external] if p.external is not None else p.most()
-                for p in r.preferences
-            )
-            if most > MAX_AFFINITY:
-                raise ValueError(
-                    f"request {r.key!r}: preferences can give a cluster {most} affinity, "
-                    f"more than {MAX_AFFINITY}"
+        # Magnitudes kept between batches (_Magnitudes: a long-lived scheduler's batch of one
+        # request still holds 10,000 clusters, and batch after batch the same score mappings).
+        # First the highest magnitude of every score, whatever its name: it bounds each name's,
+        # and a request whose preferences stay within MAX_AFFINITY under that bound stays within
+        # it under its names' own; a name's own highest is found only for a request the bound fails.
+        with _Magnitudes.lock:
+            magnitudes = _Magnitudes.of(self.clusters)
+            ceiling = magnitudes.ceiling
+            highest: dict[str, int] = {}
+            for r in self.requests:
+                if not r.preferences:
+                    continue
+                bound = sum(
+                    abs(p.weight) * ceiling if p.external is not None else p.most() for p in r.preferences
                 )
+                if bound <= MAX_AFFINITY:
+                    continue
+                for name in named.difference(highest):
+                    highest[name] = magnitudes.highest(name)
+                most = sum(
+                    abs(p.weight) * highest[p.external] if p.external is not None else p.most()
+                    for p in r.preferences
+                )
+                if most > MAX_AFFINITY:
+                    raise ValueError(
+                        f"request {r.key!r}: preferences can give a cluster {most} affinity, "
+                        f"more than {MAX_AFFINITY}"
+                    )
 
     def _check_tenancy(self) -> None:
         demand = sum(r.tenancy.demand for r in self.requests if r.tenancy is not None)
@@ -557,6 +560,134 @@ class Batch:
         answers) and none divides replicas (they share the clusters' capacity). A separable batch
         may be solved in parts, and their answers are the batch's."""
         return not any(r.tenancy is not None or r.replicas is not None or r.coupled for r in self.requests)
+
+
+_SCORES = attrgetter("scores")
+
+
+class _Magnitudes:
+    """The highest score magnitude over a batch's clusters (`ceiling`: of every name; `highest`:
+    of one name, 0 where a cluster lacks it), kept for the last batch's clusters and moved to the
+    next batch's through the part where their score mappings differ (Batch._check_external_affinity:
+    a long-lived scheduler's batches hold the same 10,000 clusters, their load copies sharing
+    their mappings, a cluster event apart; a pass over every score was most of a batch's checks).
+
+    Exact: each maximum is kept with the number of clusters at it. The two batches' mappings are
+    compared in order from both ends, slices at a time (in C: mostly the very same objects); those
+    of the part between (clusters added, gone or replaced) go out and the new ones come in: one
+    that comes in raises a maximum or counts at it, one that goes counts off it, and only when
+    none is left at it is it found again over every cluster (as it is where that part is longer
+    than _MOVED_UP_TO). A mapping is read as the model's values are, never changed once made
+    (solver.table keeps a cluster's rows by its object too). One state for every thread, read
+    under `lock`; a forked child starts without it."""
+
+    lock = threading.Lock()
+    _last: _Magnitudes | None = None
+
+    def __init__(self, scores: list[Mapping[str, int]]) -> None:
+        self.scores = scores  # per cluster, in batch order
+        self.ceiling, self._at_ceiling = _most(map(_magnitude, scores))
+        self._named: dict[str, list[int]] = {}  # by name: [highest, clusters at it]
+
+    @classmethod
+    def of(cls, clusters: Sequence[Cluster]) -> _Magnitudes:
+        """The magnitudes of these clusters' scores (the caller holds `lock`)."""
+        scores = list(map(_SCORES, clusters))
+        last = cls._last
+        if last is not None and scores == last.scores:  # one C pass, each pair the same object
+            last.scores = scores
+            return last
+        if last is not None:
+            outs, ins = _differing(last.scores, scores)
+            if len(outs) + len(ins) <= _MOVED_UP_TO:
+                last._move(scores, outs, ins)
+                return last
+        last = cls._last = cls(scores)
+        return last
+
+    def _move(self, scores: list[Mapping[str, int]], outs: list, ins: list) -> None:
+        self.scores = scores
+        if not outs and not ins:
+            return
+        every = partial(map, _magnitude, scores)
+        most = _moved((self.ceiling, self._at_ceiling), map(_magnitude, ins), map(_magnitude, outs), every)
+        self.ceiling, self._at_ceiling = most
+        for name, state in self._named.items():
+            state[:] = _moved(
+                tuple(state), _named(ins, name), _named(outs, name), partial(_named, scores, name)
+            )
+
+    @classmethod
+    def _forked(cls) -> None:
+        """A forked child's own lock and no state: a thread of its parent may have held the lock,
+        or been moving the state, when it forked."""
+        cls.lock = threading.Lock()
+        cls._last = None
+
+    def highest(self, name: str) -> int:
+        state = self._named.get(name)
+        if state is None:
+            state = self._named[name] = list(_most(_named(self.scores, name)))
+        return state[0]
+
+
+os.register_at_fork(after_in_child=_Magnitudes._forked)
+
+_MOVED_UP_TO = 64  # clusters whose scores differ (out and in) a kept _Magnitudes is moved through
+
+
+def _differing(old: list, new: list) -> tuple[list, list]:
+    """The parts of `old` and `new` between their longest common head and tail (equal mappings:
+    the same object, or equal values), found by slices compared in C."""
+    shortest = min(len(old), len(new))
+    head = 0
+    while head < shortest and old[head : head + _STEP] == new[head : head + _STEP]:
+        head += _STEP
+    head = min(head, shortest)
+    while head < shortest and old[head] == new[head]:
+        head += 1
+    tail, most = 0, shortest - head
+    a, b = len(old), len(new)
+    while tail + _STEP <= most and old[a - tail - _STEP : a - tail] == new[b - tail - _STEP : b - tail]:
+        tail += _STEP
+    while tail < most and old[a - tail - 1] == new[b - tail - 1]:
+        tail += 1
+    return old[head : a - tail], new[head : b - tail]
+
+
+_STEP = 256  # mappings compared at once by _differing
+
+
+def _magnitude(scores: Mapping[str, int]) -> int:
+    return max(map(abs, scores.values()), default=0)
+
+
+def _named(mappings: Iterable[Mapping[str, int]], name: str) -> Iterator[int]:
+    return map(abs, map(operator.methodcaller("get", name, 0), mappings))
+
+
+def _most(values: Iterable[int]) -> tuple[int, int]:
+    """The highest of the values (0 where none) and how many are at it."""
+    values = list(values)
+    most = max(values, default=0)
+    return most, values.count(most)
+
+
+def _moved(
+    kept: tuple[int, int], ins: Iterable[int], outs: Iterable[int], every: Callable[[], Iterable[int]]
+) -> tuple[int, int]:
+    """A highest value and its count (`kept`), with values come in (`ins`) and gone (`outs`, each
+    one of those counted before); found again over `every` value left when none is at it."""
+    most, count = kept
+    for value in ins:
+        if value > most:
+            most, count = value, 1
+        elif value == most:
+            count += 1
+    for value in outs:
+        if value == most:
+            count -= 1
+    return _most(every()) if count <= 0 else (most, count)
 
 
 class FilterKind(StrEnum):

@@ -479,20 +479,27 @@ class _Rows:
         again; in C loops (map over the tuples, numpy and polars gathers): a Python loop over
         10,000 rows was most of a one-cluster event's table, and a batch after two cluster events
         (one gone, one added) made its rows afresh."""
-        names = list(map(_NAME, clusters))
-        same_names = names == self.names
-        if same_names:
+        changed = _in_place(self.clusters, self.names, clusters)
+        if changed is not None:  # the same names in the same order, `changed` rows other objects
+            names, same_names = self.names, True
             kept = np.arange(len(names), dtype=np.int64)
+            known = np.ones(len(names), dtype=bool)
         else:
-            kept = np.fromiter(map(self.index.get, names, repeat(-1)), dtype=np.int64, count=len(names))
-        known = kept >= 0
-        if not known.all():
-            kept = np.where(known, kept, 0)  # a new row gathers row 0, made again below
+            names = list(map(_NAME, clusters))
+            same_names = names == self.names
+            if same_names:
+                kept = np.arange(len(names), dtype=np.int64)
+            else:
+                kept = np.fromiter(map(self.index.get, names, repeat(-1)), dtype=np.int64, count=len(names))
+            known = kept >= 0
+            if not known.all():
+                kept = np.where(known, kept, 0)  # a new row gathers row 0, made again below
         at = None if same_names else kept.tolist()
         was = self.clusters if at is None else list(map(self.clusters.__getitem__, at))
         basis = list(self.basis) if at is None else list(map(self.basis.__getitem__, at))
-        other = np.fromiter(map(operator.is_not, was, clusters), dtype=bool, count=len(names)) | ~known
-        changed = np.flatnonzero(other).tolist()
+        if changed is None:
+            other = np.fromiter(map(operator.is_not, was, clusters), dtype=bool, count=len(names)) | ~known
+            changed = np.flatnonzero(other).tolist()
         # A cluster whose load alone moved (a long-lived scheduler's counts move on thousands:
         # a batch takes its Placements' decisions off) takes its load again; its other rows and
         # columns, which read no load, are kept. Its row's basis, if it is not the cluster, is
@@ -628,6 +635,33 @@ def _patched_codes(
         return None
     new = _frozen(new)
     return new, domains, _frozen(new + 1)
+
+
+def _in_place(old: tuple[Cluster, ...], names: list[str], new: tuple[Cluster, ...]) -> list[int] | None:
+    """The rows where `new` holds another object than `old` (in order), where every such object
+    has its row's name (`names`, old's): None where they may not (another length, a name moved).
+    A batch after the last, one event apart, holds mostly the very same objects: compared a slice
+    at a time in C (equal slices are the same objects or equal ones, whose rows are the same; no
+    cluster is read), only a slice that differs is searched, and only its other objects' names
+    are read (a batch's every name read and compared was most of a patch)."""
+    size = len(old)
+    if len(new) != size:
+        return None
+    changed: list[int] = []
+    for start in range(0, size, _SLICE):
+        end = min(start + _SLICE, size)
+        if old[start:end] != new[start:end]:
+            changed.extend(i for i in range(start, end) if old[i] is not new[i])
+            if len(changed) > _IN_PLACE_UP_TO:
+                return None
+    for i in changed:
+        if new[i].name != names[i]:
+            return None
+    return changed
+
+
+_SLICE = 128  # clusters _in_place compares at once
+_IN_PLACE_UP_TO = 512  # other objects past which _in_place leaves a patch to compare every row
 
 
 def _load_alone(old: Cluster, new: Cluster) -> bool:

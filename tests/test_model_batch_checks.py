@@ -4,8 +4,6 @@ name's own highest (a pass over the fleet per name) only for a request the bound
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 from model import Batch, Cluster, PlacementRequest, Preference, SelectionMode, Tenancy
@@ -20,14 +18,16 @@ def _request(name: str, *preferences: Preference) -> PlacementRequest:
 
 @pytest.fixture
 def passes(monkeypatch) -> list[str]:
-    """The names whose highest score a batch's check looked up over the fleet, one per pass."""
+    """The names whose highest score a batch's check looked up (model.types._Magnitudes.highest:
+    kept between batches, found over the fleet the first time), one per lookup."""
     seen: list[str] = []
+    highest = model_types._Magnitudes.highest
 
-    def counted(name, *args):
+    def counted(self, name):
         seen.append(name)
-        return itertools.repeat(name, *args)
+        return highest(self, name)
 
-    monkeypatch.setattr(model_types, "repeat", counted)
+    monkeypatch.setattr(model_types._Magnitudes, "highest", counted)
     return seen
 
 

@@ -119,7 +119,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from functools import lru_cache, partial
-from itertools import chain, repeat
+from itertools import chain, filterfalse, repeat
 from operator import attrgetter
 from typing import Any
 
@@ -1785,7 +1785,7 @@ class OcmLive:
         contexts: dict[str, PlacementContext] = {}
         requests = []
         live = self.clusters
-        scopes: dict[tuple[str, ...], set[str]] = {}
+        scopes: dict[tuple[str, ...], AbstractSet[str]] = {}
         for key in sorted(keys):
             m, policy = self.placements.get(key), self.policies.get(key)
             if m is None or policy is None:
@@ -1825,9 +1825,11 @@ class OcmLive:
         # answered here counts with its answer.
         taken_off = self._taken_off(contexts, given)
         clusters = self.pool.clusters({c: -k for c, k in taken_off.items()})
+        # The counted clusters the pool no longer holds (a C pass over the counts: a set made of
+        # the fleet's names, less the pool's, cost twice as much per batch).
         absent = {
             c: self.counts[c] - taken_off[c]
-            for c in sorted(self.counts.keys() - self.pool.by_name().keys())
+            for c in sorted(filterfalse(self.pool.by_name().__contains__, self.counts))
             if self.counts[c] - taken_off[c] > 0
         }
         for r in requests:
@@ -1938,7 +1940,11 @@ class OcmLive:
                     top = max(top, count - holding(c))
         return top
 
-    def _members(self, scope: tuple[str, ...]) -> set[str]:
+    def _members(self, scope: tuple[str, ...]) -> AbstractSet[str]:
+        """The clusters of the scope's sets (read-only: one set's own members are the pool's set,
+        not a copy of thousands)."""
+        if len(scope) == 1:
+            return self.pool.with_trait(scope[0])
         return set().union(*(self.pool.with_trait(t) for t in scope)) if scope else set()
 
     def _answered(

@@ -1,0 +1,116 @@
+"""Batch's external-affinity check reads the fleet's score magnitudes kept between batches
+(model.types._Magnitudes): moved through the clusters that differ from the last batch's, they
+must be what a pass over every cluster finds, batch after batch."""
+
+from __future__ import annotations
+
+import random
+from types import MappingProxyType
+
+import pytest
+
+from model import Batch, Cluster, PlacementRequest, Preference, SelectionMode
+from model.types import INT32_MAX, MAX_AFFINITY, _Magnitudes
+
+NAMES = ("x", "y", "z")
+
+
+def _scores(rng: random.Random) -> dict[str, int]:
+    return {name: rng.randint(-9, 9) * rng.choice((1, 1, 1, 1000)) for name in NAMES if rng.random() < 0.6}
+
+
+def _fleets(seed: int, steps: int = 120) -> list[list[Cluster]]:
+    """Batches' clusters as a long-lived scheduler's follow each other: load copies sharing the
+    mappings, clusters joined, gone and replaced (one or a few at a time, some many), a mapping
+    shared by two clusters, an equal mapping made again."""
+    rng = random.Random(seed)
+    fleet = [Cluster(f"c{i:04d}", scores=_scores(rng)) for i in range(rng.randint(0, 300))]
+    out = [fleet]
+    for _ in range(steps):
+        fleet = list(fleet)
+        kind = rng.random()
+        if kind < 0.25 and fleet:  # a cluster gone: often the one holding a highest
+            top = max(fleet, key=lambda c: max(map(abs, c.scores.values()), default=0))
+            del fleet[fleet.index(top) if rng.random() < 0.5 else rng.randrange(len(fleet))]
+        elif kind < 0.5:  # joined, at times with its neighbour's very mapping
+            at = rng.randint(0, len(fleet))
+            scores = fleet[at - 1].scores if at and rng.random() < 0.5 else _scores(rng)
+            fleet.insert(at, Cluster(f"n{rng.random()}", scores=scores))
+        elif kind < 0.7 and fleet:  # replaced: new scores, an equal copy, or another's very mapping
+            at = rng.randrange(len(fleet))
+            pick = rng.random()
+            scores = (
+                _scores(rng)
+                if pick < 0.5
+                else dict(fleet[at].scores)
+                if pick < 0.75
+                else fleet[rng.randrange(len(fleet))].scores
+            )
+            fleet[at] = Cluster(fleet[at].name, scores=MappingProxyType(scores) if pick < 0.1 else scores)
+        elif kind < 0.8:  # many at once
+            for at in rng.sample(range(len(fleet)), min(len(fleet), rng.randint(0, 150))):
+                fleet[at] = Cluster(fleet[at].name, scores=_scores(rng))
+        # else: the same clusters (the load copies below)
+        out.append(
+            [Cluster(c.name, load=c.load + 1, scores=c.scores) if rng.random() < 0.3 else c for c in fleet]
+        )
+        fleet = out[-1]
+    return out
+
+
+def _brute(clusters: list[Cluster], name: str | None) -> int:
+    if name is None:
+        return max((abs(v) for c in clusters for v in c.scores.values()), default=0)
+    return max((abs(c.scores.get(name, 0)) for c in clusters), default=0)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_kept_magnitudes_are_every_clusters(seed) -> None:
+    rng = random.Random(seed)
+    for clusters in _fleets(seed):
+        with _Magnitudes.lock:
+            magnitudes = _Magnitudes.of(tuple(clusters))
+            assert magnitudes.ceiling == _brute(clusters, None)
+            for name in rng.sample(NAMES, rng.randint(0, len(NAMES))):
+                assert magnitudes.highest(name) == _brute(clusters, name), name
+
+
+def _request(key: str, weights: dict[str, int]) -> PlacementRequest:
+    prefs = tuple(Preference(weight=w, external=name) for name, w in weights.items())
+    return PlacementRequest(key, mode=SelectionMode.N, count=1, preferences=prefs)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_check_refuses_as_a_fresh_pass_would(seed) -> None:
+    """Each batch's verdict (refused or not) is the one the fleet's own magnitudes give."""
+    rng = random.Random(100 + seed)
+    for clusters in _fleets(100 + seed, steps=60):
+        weights = {name: rng.randint(1, 3) for name in rng.sample(NAMES, rng.randint(1, 3))}
+        highest = {name: _brute(clusters, name) for name in weights}
+        most = sum(w * highest[name] for name, w in weights.items())
+        # A weight scaled so the request sits just at, or just past, MAX_AFFINITY.
+        if most:
+            scale = MAX_AFFINITY // most + rng.choice((0, 1))
+            weights = {name: min(w * scale, INT32_MAX) for name, w in weights.items()}
+        refused = sum(w * highest[name] for name, w in weights.items()) > MAX_AFFINITY
+        batch = (tuple(clusters), (_request("r", weights),))
+        if refused:
+            with pytest.raises(ValueError, match="preferences can give a cluster"):
+                Batch(*batch)
+        else:
+            Batch(*batch)
+
+
+def test_a_forked_child_starts_with_its_own_lock_and_no_state() -> None:
+    """A thread of the parent may hold the lock (or be moving the state) when a worker forks."""
+    import os
+
+    Batch((Cluster("a", scores={"x": 1}),), (_request("r", {"x": 1}),))
+    with _Magnitudes.lock:
+        pid = os.fork()
+        if pid == 0:  # the child: no polars, nothing but the lock and the state
+            ok = _Magnitudes.lock.acquire(timeout=2) and _Magnitudes._last is None
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert _Magnitudes._last is not None
