@@ -392,6 +392,47 @@ def _assert_t_grown_then_s_spared(hub, s_picks: set[str], t_picks: set[str]) -> 
     assert _holds(hub, s)
 
 
+def _stuck_spread_objects() -> list[dict[str, Any]]:
+    """`s` spreads two picks by zone and by region (max skew 1 each) over a (z1, r1), b (z1, r2)
+    and c (z2, r1), by Balance; it holds b and c (one decision of others each), a is empty.
+    Greedy's run takes a first (the best score) and then finds no second pick within both skews;
+    the optimum is b and c. Four decisions on a gone cluster make the busiest count 4."""
+
+    def spread(key: str) -> dict[str, Any]:
+        hard = {"maxSkew": 1, "whenUnsatisfiable": "DoNotSchedule"}
+        return {"topologyKey": key, "topologyKeyType": "Label", **hard}
+
+    labels = {"a": ("z1", "r1"), "b": ("z1", "r2"), "c": ("z2", "r1")}
+    balance = [ocm.builtin("Balance")]
+    return [
+        *ocm.hub(*(ocm.managed_cluster(n, {"zone": z, "region": r}) for n, (z, r) in labels.items())),
+        ocm.placement(
+            "s", n=2, mode="Exact", prioritizers=balance, spread=[spread(k) for k in ("zone", "region")]
+        ),
+        ocm.decision("s", 1, ["b", "c"]),
+        *(ocm.decision(f"ghost-{i}", 1, ["gone", *(["b", "c"] if i == 0 else [])]) for i in range(4)),
+    ]
+
+
+def test_an_optimal_solve_reports_the_spreads_holding_their_greedy_run() -> None:
+    """Batch.ordered asks an optimal solve for the coupled spreads that hold exactly their answer
+    and whose greedy run on the batch's final decisions picks it (Result.ordered): `s` of the
+    spread hub (c0 and c1), not `s` of the stuck hub (b and c, where greedy takes a); nothing
+    where not asked, nor in greedy mode, and no answer changes."""
+    spread_hub = _spread_hub("optimal")
+    for objects, reported in (
+        (spread_hub.objects(), {f"{ocm.NS}/s"}),
+        (_stuck_spread_objects(), set()),
+    ):
+        full, _ = load(from_objects(objects, "<hub>"), now=ocm.NOW_TIME, seed=0)
+        asked = solve(replace(full, ordered=True), SolveOptions(mode="optimal"))
+        assert asked.ordered == reported
+        plain = solve(full, SolveOptions(mode="optimal"))
+        assert plain.ordered == frozenset()
+        assert plain.requests == asked.requests
+        assert solve(replace(full, ordered=True), SolveOptions(mode="greedy")).ordered == frozenset()
+
+
 def test_an_optimal_spread_keeps_no_greedy_run() -> None:
     """The model's first margins are judged by greedy whatever the mode: an optimal hub's spread
     answer is its own search's, not a greedy run, so nothing says its sync keeps it."""
