@@ -392,6 +392,32 @@ def _assert_t_grown_then_s_spared(hub, s_picks: set[str], t_picks: set[str]) -> 
     assert _holds(hub, s)
 
 
+def _touched(hub: HubScheduler, name: str) -> Applied:
+    """Placement `name` with an annotation added: its own object changed, so its sync runs."""
+    p = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == name)
+    return Applied({**p, "metadata": {**p["metadata"], "annotations": {"touched": "yes"}}})
+
+
+def test_an_optimal_spread_holding_its_greedy_run_is_held_while_that_run_stands() -> None:
+    """Optimal mode: `s` is solved (its own object changed) and keeps c0 and c1, which its
+    greedy run on the batch's final decisions picks too (the solver reports it): its answer is
+    held as a greedy answer is. `t` grows onto c3 and c4, which `s` may pick but left out (their
+    scores fall): a relabel enqueues `s`, which is not solved, and its sync would keep what it
+    holds. `t` shrinks back: c3 and c4 rise for `s`, and the next relabel solves it."""
+    hub = _spread_hub("optimal")
+    s = f"{ocm.NS}/s"
+    delta = hub.handle(_touched(hub, "s"), now=ocm.NOW_TIME)
+    assert s in delta.requests
+    assert hub._live["ocm"].answers[s].ordered
+    _assert_t_grown_then_s_spared(hub, {"c0", "c1"}, {"c2", "c3", "c4"})
+    t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
+    hub.handle(Applied({**t, "spec": {**t["spec"], "numberOfClusters": 1}}), now=ocm.NOW_TIME)
+    assert _decisions(hub.objects())[f"{ocm.NS}/t"] == {"c2"}
+    delta = hub.handle(_relabelled(hub, "c5"), now=ocm.NOW_TIME)
+    assert s in hub._live["ocm"].enqueued
+    assert s in delta.requests
+
+
 def _stuck_spread_objects() -> list[dict[str, Any]]:
     """`s` spreads two picks by zone and by region (max skew 1 each) over a (z1, r1), b (z1, r2)
     and c (z2, r1), by Balance; it holds b and c (one decision of others each), a is empty.
@@ -412,6 +438,25 @@ def _stuck_spread_objects() -> list[dict[str, Any]]:
         ocm.decision("s", 1, ["b", "c"]),
         *(ocm.decision(f"ghost-{i}", 1, ["gone", *(["b", "c"] if i == 0 else [])]) for i in range(4)),
     ]
+
+
+def test_an_optimal_spread_holding_what_its_greedy_run_would_not_pick_is_solved_on_drift() -> None:
+    """Optimal mode: `s` is solved and keeps b and c (its optimum), which its greedy run would
+    not pick (it takes a, then is stuck): its answer is not held as a greedy run. A decision of
+    another lands on a, which `s` may pick but left out (its score falls): a relabel enqueues
+    `s`, which is solved, as any moved count on a cluster it may pick solves an optimal spread."""
+    hub = HubScheduler(_stuck_spread_objects(), now=ocm.NOW_TIME, options=SolveOptions(mode="optimal"))
+    s = f"{ocm.NS}/s"
+    delta = hub.handle(_touched(hub, "s"), now=ocm.NOW_TIME)
+    assert s in delta.requests
+    assert _decisions(hub.objects())[s] == {"b", "c"}
+    assert not _holds(hub, s)  # greedy's sync would write a alone
+    assert not hub._live["ocm"].answers[s].ordered
+    hub.handle(Applied(ocm.decision("ghost-1", 1, ["gone", "a"])), now=ocm.NOW_TIME)
+    delta = hub.handle(_relabelled(hub, "a"), now=ocm.NOW_TIME)
+    assert s in hub._live["ocm"].enqueued
+    assert s in delta.requests
+    assert _decisions(hub.objects())[s] == {"b", "c"}
 
 
 def test_an_optimal_solve_reports_the_spreads_holding_their_greedy_run() -> None:

@@ -45,9 +45,15 @@ enqueued Placement is solved when one of those may have changed since its last s
   cluster entering or leaving it lies within the range the others span (`_within_range`: the
   range is then the same, and so is every other cluster's sorter score). Where
   the top N was not strict (a tie at the cut, an optimal answer of several coupled Placements),
-  any moved count on a cluster it may pick solves it. A spread's picks are not its top N: its
-  greedy run stands while no pick's score moved and no feasible cluster left out rose
-  (`_stands_ordered`); an optimal spread, any moved count on a cluster it may pick solves it.
+  any moved count on a cluster it may pick solves it. A spread's picks are not its top N: an
+  answer that is its greedy run on the picture it was judged on stands while no pick's score
+  moved and no feasible cluster left out rose (`_stands_ordered`), for its sync would then write
+  what it holds. Greedy's answer is its run on `_moved_by`'s picture; an optimal answer is one
+  where it holds exactly its answer and the solver reports that its greedy run on the batch's
+  final decisions picks it (`Result.ordered`: `_After`'s picture, or `_moved_by`'s where the
+  batch was not joint). Any other optimal spread (its joint answer not its greedy run: a
+  coupled trade, or an optimum greedy's run cannot reach), any moved count on a cluster it may
+  pick solves it.
 
   The margins of a Placement solved in a batch are those of the picture its sync judged: greedy
   syncs the batch one at a time, each against those before it as they answered, optimal judges
@@ -68,7 +74,12 @@ load as answered) where the batch provably answers the same without it.
 
 So greedy mode gives upstream's answer for every enqueued Placement (the skipped ones would sync
 to what they hold), each against the rest as they stand; optimal re-optimises the Placements
-solved with the rest fixed (Balance coupled among them, as the solver couples a batch). OCM is
+solved with the rest fixed (Balance coupled among them, as the solver couples a batch). The
+Placements optimal solves are, as greedy's, those whose own sync may write something else than
+they hold: a strict top N whose margins hold, or a spread that is its greedy run while that run
+stands, is held without asking whether a joint search would move it for a rise of the batch's
+objective elsewhere (the trigger is the Placement's own standing; `stale` covers what such a
+search may still move). OCM is
 not sticky: a full solve (a restart, every Placement synced against the same stale picture) may
 change exactly the Placements whose inputs moved since their last sync (`stale`): those the
 drift test would solve now, those marked changed, those with tolerations that run out or
@@ -175,7 +186,8 @@ class _Answer:
     up: frozenset[str] = frozenset()
     down: frozenset[str] = frozenset()
     # A spread's greedy run on its picture (its picks are not its top N): it stands while no
-    # pick's total moves and no feasible cluster left out rises (`_stands_ordered`).
+    # pick's total moves and no feasible cluster left out rises (`_stands_ordered`). Optimal: an
+    # answer it holds that the solver reports its greedy run picks (`Result.ordered`).
     ordered: bool = False
     # A PickAll's answer is its feasible set on its picture (as written; at the start, where what
     # it holds is what its sync would pick): the set moves by exactly the clusters whose verdict
@@ -1666,7 +1678,8 @@ class OcmLive:
         for r in requests:
             self._set_request(r.key, r)
         solved = tuple(r for r in requests if r.key not in given)
-        batch = Batch(clusters, solved, now=now, seed=self.seed, absent_load=absent)
+        # Optimal mode reports the spreads whose answer is their greedy run (`_answered`'s ordered).
+        batch = Batch(clusters, solved, now=now, seed=self.seed, absent_load=absent, ordered=True)
         context = OcmContext(contexts, self.pool.by_name(), now)
         for key in contexts:
             self.journal.discard(self.dirty, key)
@@ -1830,8 +1843,14 @@ class OcmLive:
                 answer.strict = (
                     answer.strict and _sorted_alone(request) and (moved is not None or after is not None)
                 )
-            greedy = result.stats.mode == "greedy"
-            answer.ordered = bool(request.spread) and greedy and moved is not None and got.scheduled
+            # A spread's answer that is its greedy run on a known picture: greedy's on `_moved_by`'s,
+            # optimal's where the solver reports it (holding it, its greedy run on the batch's final
+            # decisions picks it: `_After`'s picture, or `_moved_by`'s where it was not joint).
+            if result.stats.mode == "greedy":
+                run = moved is not None
+            else:
+                run = got.request in result.ordered and (joint or moved is not None)
+            answer.ordered = bool(request.spread) and run and got.scheduled
             answer.whole = request.mode is SelectionMode.ALL
             self.journal.set(self.answers, got.request, answer)
             self._arm(request, now=batch.now)
