@@ -418,6 +418,43 @@ def test_an_optimal_spread_holding_its_greedy_run_is_held_while_that_run_stands(
     assert s in delta.requests
 
 
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_spread_holding_its_greedy_run_is_not_solved_for_a_cluster_it_left_out_losing_its_verdict(
+    mode: str,
+) -> None:
+    """`s` holds c0 and c1, its greedy run (solved again: optimal's answer is then reported so).
+    A taint it does not tolerate lands on c3, which it left out: its run compares the same
+    clusters less c3, which lost every comparison it took part in, and no domain moves (c3 keeps
+    its zone), so `s` is enqueued and not solved, and its sync would keep what it holds. A taint
+    on c1, a pick, solves it."""
+    hub = _spread_hub(mode)
+    s = f"{ocm.NS}/s"
+    hub.handle(_touched(hub, "s"), now=ocm.NOW_TIME)
+    assert _decisions(hub.objects())[s] == {"c0", "c1"}
+    assert hub._live["ocm"].answers[s].ordered
+    delta = hub.handle(_tainted(hub, "c3"), now=ocm.NOW_TIME)
+    assert s in hub._live["ocm"].enqueued
+    assert s not in delta.requests
+    assert _holds(hub, s)
+    delta = hub.handle(_tainted(hub, "c1"), now=ocm.NOW_TIME)
+    assert s in delta.requests
+    assert _holds(hub, s)
+
+
+def test_a_spread_is_solved_for_a_cluster_it_left_out_losing_its_verdict_into_another_zone() -> None:
+    """As above, but c3 also moves from zone z1 to a zone of its own: the spread's domains (every
+    cluster's, eligible or not) moved, so its greedy run may differ, and `s` is solved."""
+    hub = _spread_hub("optimal")
+    s = f"{ocm.NS}/s"
+    hub.handle(_touched(hub, "s"), now=ocm.NOW_TIME)
+    assert hub._live["ocm"].answers[s].ordered
+    c = _tainted(hub, "c3").obj
+    moved = {**c, "metadata": {**c["metadata"], "labels": {**c["metadata"]["labels"], "zone": "z2"}}}
+    delta = hub.handle(Applied(moved), now=ocm.NOW_TIME)
+    assert s in hub._live["ocm"].enqueued
+    assert s in delta.requests
+
+
 def _stuck_spread_objects() -> list[dict[str, Any]]:
     """`s` spreads two picks by zone and by region (max skew 1 each) over a (z1, r1), b (z1, r2)
     and c (z2, r1), by Balance; it holds b and c (one decision of others each), a is empty.

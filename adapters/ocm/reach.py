@@ -51,9 +51,12 @@ enqueued Placement is solved when one of those may have changed since its last s
   what it holds. Greedy's answer is its run on `_moved_by`'s picture; an optimal answer is one
   where it holds exactly its answer and the solver reports that its greedy run on the batch's
   final decisions picks it (`Result.ordered`: `_After`'s picture, or `_moved_by`'s where the
-  batch was not joint). Any other optimal spread (its joint answer not its greedy run: a
-  coupled trade, or an optimum greedy's run cannot reach), any moved count on a cluster it may
-  pick solves it.
+  batch was not joint). A cluster it left out that lost its verdict (a taint it does not
+  tolerate, a label its filters refuse; in its scope before and after, in the same domain of each
+  spread key, the request reading no sorter: `_lost_only`) leaves the run as it was too: the
+  cluster lost each comparison it took part in, and the domains are every cluster's, eligible or
+  not. Any other optimal spread (its joint answer not its greedy run: a coupled trade, or an
+  optimum greedy's run cannot reach), any moved count on a cluster it may pick solves it.
 
   The margins of a Placement solved in a batch are those of the picture its sync judged: greedy
   syncs the batch one at a time, each against those before it as they answered, optimal judges
@@ -142,6 +145,7 @@ from model import (
     RequestResult,
     Result,
     SelectionMode,
+    SpreadConstraint,
 )
 from solver import SolveOptions, solve
 from solver.admits import admits, in_scope
@@ -832,7 +836,12 @@ class OcmLive:
             return True
         if answer.strict and (_scored_alone(request) or _sorted_alone(request)):
             return self._stands_margins(key, request, answer, relevant, drift, most, now)
-        if answer.ordered and not relevant and most == answer.most and drift is not None:
+        if (
+            answer.ordered
+            and most == answer.most
+            and drift is not None
+            and self._lost_only(request, answer, relevant, now)
+        ):
             return self._stands_ordered(key, request, answer, drift, now)
         # Its totals not kept: it stands only while nothing it reads moved (Balance reads the
         # count of a cluster it may pick, and the busiest count).
@@ -1146,6 +1155,37 @@ class OcmLive:
             if cluster is not None and admits(request, cluster, now, held=cluster.name in held):
                 return False
         self._judged_now(key, answer)
+        return True
+
+    def _lost_only(
+        self,
+        request: PlacementRequest,
+        answer: _Answer,
+        relevant: list[tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> bool:
+        """Whether every change that reaches the spread (`relevant`) is a cluster it left out
+        that passed and no longer passes, in its scope before and after, in the same domain of
+        each spread key (a taint it does not tolerate, a label its filters refuse). Its greedy run
+        then compares the same clusters less that one, which lost each comparison it took part
+        in; the spread's domains are every cluster's, eligible or not, and that one's stayed, so
+        no domain and no count of them moves; with no sorter (a centered one
+        spans the feasible clusters' range) no other cluster's score moves: the run picks the
+        same clusters, and `_stands_ordered` judges the rest."""
+        if not relevant:
+            return True
+        if any(p.sorter is not None for p in request.preferences):
+            return False
+        held = self._held_of(request)
+        for old, new in relevant:
+            if old is None or new is None or old.name in answer.selected or old.name in held:
+                return False
+            if not (in_scope(request, old) and in_scope(request, new)):
+                return False
+            if any(_domain(x, old) != _domain(x, new) for x in request.spread):
+                return False
+            if not admits(request, old, now, held=False) or admits(request, new, now, held=False):
+                return False
         return True
 
     def _drifted_bound(
@@ -2157,6 +2197,11 @@ def _verdicts(
         for c, s in zip((old, new), seen, strict=True)
     ]
     return seen[0] != seen[1] or passes[0] != passes[1]
+
+
+def _domain(constraint: SpreadConstraint, c: Cluster) -> str | None:
+    """The cluster's domain for a spread constraint: its label's (or claim's) value, if any."""
+    return (c.claims if constraint.claims else c.labels).get(constraint.topology_key)
 
 
 def _score_inputs(request: PlacementRequest, c: Cluster) -> tuple[Any, ...]:
