@@ -496,6 +496,10 @@ class Batch:
     # Decisions of requests outside the batch on clusters that are not in it (gone, going), by
     # cluster name: nothing lands there, but they still count toward balance's busiest count.
     absent_load: Mapping[str, int] = field(default_factory=dict, hash=False)
+    # Asks an optimal solve to report the coupled requests under spread that hold exactly their
+    # answer and whose greedy run on the batch's final decisions picks it (Result.ordered): a
+    # report asked, not part of the problem (equal batches ask the same answers).
+    ordered: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         _within("batch", "explain_limit", self.explain_limit, 0, INT32_MAX)
@@ -816,6 +820,10 @@ class Result:
     # was not asked, or the batch was decided jointly (a coupling), which keeps no greedy answer
     # request by request.
     greedy: tuple[RequestResult, ...] | None = None
+    # Where the batch asked (Batch.ordered), optimal mode: the keys of the coupled requests under
+    # spread that hold exactly their answer and whose greedy run (upstream's sync) on the batch's
+    # final decisions picks that answer too. A report only: no answer depends on it.
+    ordered: frozenset[str] = field(default=frozenset(), compare=False)
 
     def by_request(self) -> dict[str, RequestResult]:
         return {r.request: r for r in self.requests}

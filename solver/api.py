@@ -251,6 +251,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
     models = 0
     results: list[RequestResult | None] = [None] * len(prepared)
     solutions: dict[int, Solution] = {}
+    ordered: set[str] = set()  # Result.ordered, where the batch asked (Batch.ordered)
     coupled = coupled_requests(prepared)
     is_coupled = set(coupled)
     # Greedy's answer beside the optimal one: each request's greedy answer where optimal's is not
@@ -359,6 +360,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
             # best_response answers a request needing no search with greedy's own solve (limit 0)
             greedy_is_best=lambda q: not _needs_search(q),
             alone=options.alone,
+            ordered=batch.ordered and options.mode == "optimal",
         )
         for part, answer in decide(balance, options.mode == "optimal"):
             for i, settled in balance.settle(part, answer).items():
@@ -366,6 +368,8 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
                 bound += settled.bound
                 sums.add(settled.values, settled.spans, settled.least)
                 results[i] = settled.result
+                if settled.ordered:
+                    ordered.add(settled.result.request)
         time_limited |= balance.time_limited
         solve_seconds += time.perf_counter() - started_coupled
 
@@ -402,7 +406,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
         levels=sums.stats(proven),
     )
     greedy = tuple(r for r in beside if r is not None) if hints.keep else None
-    return Result(tuple(r for r in results if r is not None), stats, greedy)
+    return Result(tuple(r for r in results if r is not None), stats, greedy, frozenset(ordered))
 
 
 def _silent(_: Progress) -> None:

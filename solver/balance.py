@@ -159,6 +159,9 @@ class Coupled:
     values: tuple[int, ...]  # its levels as solver.objective.evaluate gives them
     spans: tuple[int, ...]
     least: tuple[int | None, ...] | None  # the shortfalls its bound proves (None: the bound is its value)
+    # Asked (Balance's `ordered`), optimal mode: a request under spread holding exactly its answer,
+    # which its greedy run on the final decisions picks too (`_greedy_run_holds`).
+    ordered: bool = False
 
 
 class _Batch:
@@ -468,11 +471,13 @@ class Balance:
         bound: bool = True,
         greedy_is_best: Callable[[Prepared], bool] | None = None,
         alone: bool = False,
+        ordered: bool = False,
     ) -> None:
         self.prepared, self.table, self.coupled, self.fixed = prepared, table, list(coupled), fixed
         # SolveOptions.alone: greedy's pass moves no answer into the state (each request sees
         # every other holding what it holds).
         self.alone = alone
+        self.ordered = ordered  # report Coupled.ordered (optimal mode; solver.api's Batch.ordered)
         # The proven bound asked (solver.api.SolveOptions.bound): without it the settle makes
         # no ceiling, least shortfall or joint tightening, and each bound is its value.
         self.bound = bound
@@ -562,6 +567,8 @@ class Balance:
             values = evaluate(final, table, state.scales[i], solution.kept, solution.picks)
             value = combine(values, spans)
             bound = value
+            asked = self.ordered and self.responses is not None
+            ordered = asked and self._greedy_run_holds(i, final, solution)
             if self.responses is not None:
                 solution = self.explain(final, solution)
             if self.responses is not None and self.bound:
@@ -581,11 +588,26 @@ class Balance:
                 values,
                 spans,
                 least,
+                ordered,
             )
         if self.best_response is not None and self.bound:
             tighten(out, state, self.prepared)
         answer.settled = out
         return out
+
+    def _greedy_run_holds(self, i: int, final: Prepared, solution: Solution) -> bool:
+        """Whether request i is under spread, holds exactly its answer (every decision on a
+        cluster of the batch), and its greedy run (upstream's sync: `greedy`) on its final scores,
+        with those holdings, picks that answer too. The run is made only where the rest holds."""
+        p = self.prepared[i]
+        if not p.request.spread or not solution.scheduled or p.elsewhere:
+            return False
+        mine = sorted([*solution.kept, *solution.picks])
+        held = {d.cluster for d in p.request.existing}  # (a cluster not in the batch too)
+        if len(mine) != len(held) or mine != holdings(p, self.table).tolist():
+            return False
+        run = self.respond_as_upstream(final)
+        return run.scheduled and sorted([*run.kept, *run.picks]) == mine
 
 
 def _decide(

@@ -393,6 +393,129 @@ def _assert_t_grown_then_s_spared(hub, s_picks: set[str], t_picks: set[str]) -> 
     assert _holds(hub, s)
 
 
+def _touched(hub: HubScheduler, name: str) -> Applied:
+    """Placement `name` with an annotation added: its own object changed, so its sync runs."""
+    p = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == name)
+    return Applied({**p, "metadata": {**p["metadata"], "annotations": {"touched": "yes"}}})
+
+
+def test_an_optimal_spread_holding_its_greedy_run_is_held_while_that_run_stands() -> None:
+    """Optimal mode: `s` is solved (its own object changed) and keeps c0 and c1, which its
+    greedy run on the batch's final decisions picks too (the solver reports it): its answer is
+    held as a greedy answer is. `t` grows onto c3 and c4, which `s` may pick but left out (their
+    scores fall): a relabel enqueues `s`, which is not solved, and its sync would keep what it
+    holds. `t` shrinks back: c3 and c4 rise for `s`, and the next relabel solves it."""
+    hub = _spread_hub("optimal")
+    s = f"{ocm.NS}/s"
+    delta = hub.handle(_touched(hub, "s"), now=ocm.NOW_TIME)
+    assert s in delta.requests
+    assert hub._live["ocm"].answers[s].ordered
+    _assert_t_grown_then_s_spared(hub, {"c0", "c1"}, {"c2", "c3", "c4"})
+    t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
+    hub.handle(Applied({**t, "spec": {**t["spec"], "numberOfClusters": 1}}), now=ocm.NOW_TIME)
+    assert _decisions(hub.objects())[f"{ocm.NS}/t"] == {"c2"}
+    delta = hub.handle(_relabelled(hub, "c5"), now=ocm.NOW_TIME)
+    assert s in hub._live["ocm"].enqueued
+    assert s in delta.requests
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_spread_holding_its_greedy_run_is_not_solved_for_a_cluster_it_left_out_losing_its_verdict(
+    mode: str,
+) -> None:
+    """`s` holds c0 and c1, its greedy run (solved again: optimal's answer is then reported so).
+    A taint it does not tolerate lands on c3, which it left out: its run compares the same
+    clusters less c3, which lost every comparison it took part in, and no domain moves (c3 keeps
+    its zone), so `s` is enqueued and not solved, and its sync would keep what it holds. A taint
+    on c1, a pick, solves it."""
+    hub = _spread_hub(mode)
+    s = f"{ocm.NS}/s"
+    hub.handle(_touched(hub, "s"), now=ocm.NOW_TIME)
+    assert _decisions(hub.objects())[s] == {"c0", "c1"}
+    assert hub._live["ocm"].answers[s].ordered
+    delta = hub.handle(_tainted(hub, "c3"), now=ocm.NOW_TIME)
+    assert s in hub._live["ocm"].enqueued
+    assert s not in delta.requests
+    assert _holds(hub, s)
+    delta = hub.handle(_tainted(hub, "c1"), now=ocm.NOW_TIME)
+    assert s in delta.requests
+    assert _holds(hub, s)
+
+
+def test_a_spread_is_solved_for_a_cluster_it_left_out_losing_its_verdict_into_another_zone() -> None:
+    """As above, but c3 also moves from zone z1 to a zone of its own: the spread's domains (every
+    cluster's, eligible or not) moved, so its greedy run may differ, and `s` is solved."""
+    hub = _spread_hub("optimal")
+    s = f"{ocm.NS}/s"
+    hub.handle(_touched(hub, "s"), now=ocm.NOW_TIME)
+    assert hub._live["ocm"].answers[s].ordered
+    c = _tainted(hub, "c3").obj
+    moved = {**c, "metadata": {**c["metadata"], "labels": {**c["metadata"]["labels"], "zone": "z2"}}}
+    delta = hub.handle(Applied(moved), now=ocm.NOW_TIME)
+    assert s in hub._live["ocm"].enqueued
+    assert s in delta.requests
+
+
+def _stuck_spread_objects() -> list[dict[str, Any]]:
+    """`s` spreads two picks by zone and by region (max skew 1 each) over a (z1, r1), b (z1, r2)
+    and c (z2, r1), by Balance; it holds b and c (one decision of others each), a is empty.
+    Greedy's run takes a first (the best score) and then finds no second pick within both skews;
+    the optimum is b and c. Four decisions on a gone cluster make the busiest count 4."""
+
+    def spread(key: str) -> dict[str, Any]:
+        hard = {"maxSkew": 1, "whenUnsatisfiable": "DoNotSchedule"}
+        return {"topologyKey": key, "topologyKeyType": "Label", **hard}
+
+    labels = {"a": ("z1", "r1"), "b": ("z1", "r2"), "c": ("z2", "r1")}
+    balance = [ocm.builtin("Balance")]
+    return [
+        *ocm.hub(*(ocm.managed_cluster(n, {"zone": z, "region": r}) for n, (z, r) in labels.items())),
+        ocm.placement(
+            "s", n=2, mode="Exact", prioritizers=balance, spread=[spread(k) for k in ("zone", "region")]
+        ),
+        ocm.decision("s", 1, ["b", "c"]),
+        *(ocm.decision(f"ghost-{i}", 1, ["gone", *(["b", "c"] if i == 0 else [])]) for i in range(4)),
+    ]
+
+
+def test_an_optimal_spread_holding_what_its_greedy_run_would_not_pick_is_solved_on_drift() -> None:
+    """Optimal mode: `s` is solved and keeps b and c (its optimum), which its greedy run would
+    not pick (it takes a, then is stuck): its answer is not held as a greedy run. A decision of
+    another lands on a, which `s` may pick but left out (its score falls): a relabel enqueues
+    `s`, which is solved, as any moved count on a cluster it may pick solves an optimal spread."""
+    hub = HubScheduler(_stuck_spread_objects(), now=ocm.NOW_TIME, options=SolveOptions(mode="optimal"))
+    s = f"{ocm.NS}/s"
+    delta = hub.handle(_touched(hub, "s"), now=ocm.NOW_TIME)
+    assert s in delta.requests
+    assert _decisions(hub.objects())[s] == {"b", "c"}
+    assert not _holds(hub, s)  # greedy's sync would write a alone
+    assert not hub._live["ocm"].answers[s].ordered
+    hub.handle(Applied(ocm.decision("ghost-1", 1, ["gone", "a"])), now=ocm.NOW_TIME)
+    delta = hub.handle(_relabelled(hub, "a"), now=ocm.NOW_TIME)
+    assert s in hub._live["ocm"].enqueued
+    assert s in delta.requests
+    assert _decisions(hub.objects())[s] == {"b", "c"}
+
+
+def test_an_optimal_solve_reports_the_spreads_holding_their_greedy_run() -> None:
+    """Batch.ordered asks an optimal solve for the coupled spreads that hold exactly their answer
+    and whose greedy run on the batch's final decisions picks it (Result.ordered): `s` of the
+    spread hub (c0 and c1), not `s` of the stuck hub (b and c, where greedy takes a); nothing
+    where not asked, nor in greedy mode, and no answer changes."""
+    spread_hub = _spread_hub("optimal")
+    for objects, reported in (
+        (spread_hub.objects(), {f"{ocm.NS}/s"}),
+        (_stuck_spread_objects(), set()),
+    ):
+        full, _ = load(from_objects(objects, "<hub>"), now=ocm.NOW_TIME, seed=0)
+        asked = solve(replace(full, ordered=True), SolveOptions(mode="optimal"))
+        assert asked.ordered == reported
+        plain = solve(full, SolveOptions(mode="optimal"))
+        assert plain.ordered == frozenset()
+        assert plain.requests == asked.requests
+        assert solve(replace(full, ordered=True), SolveOptions(mode="greedy")).ordered == frozenset()
+
+
 def test_an_optimal_spread_keeps_no_greedy_run() -> None:
     """The model's first margins are judged by greedy whatever the mode: an optimal hub's spread
     answer is its own search's, not a greedy run, so nothing says its sync keeps it."""

@@ -60,9 +60,18 @@ enqueued Placement is solved when one of those may have changed since its last s
   cluster entering or leaving it lies within the range the others span (`_within_range`: the
   range is then the same, and so is every other cluster's sorter score). Where
   the top N was not strict (a tie at the cut, an optimal answer of several coupled Placements),
-  any moved count on a cluster it may pick solves it. A spread's picks are not its top N: its
-  greedy run stands while no pick's score moved and no feasible cluster left out rose
-  (`_stands_ordered`); an optimal spread, any moved count on a cluster it may pick solves it.
+  any moved count on a cluster it may pick solves it. A spread's picks are not its top N: an
+  answer that is its greedy run on the picture it was judged on stands while no pick's score
+  moved and no feasible cluster left out rose (`_stands_ordered`), for its sync would then write
+  what it holds. Greedy's answer is its run on `_moved_by`'s picture; an optimal answer is one
+  where it holds exactly its answer and the solver reports that its greedy run on the batch's
+  final decisions picks it (`Result.ordered`: `_After`'s picture, or `_moved_by`'s where the
+  batch was not joint). A cluster it left out that lost its verdict (a taint it does not
+  tolerate, a label its filters refuse; in its scope before and after, in the same domain of each
+  spread key, the request reading no sorter: `_lost_only`) leaves the run as it was too: the
+  cluster lost each comparison it took part in, and the domains are every cluster's, eligible or
+  not. Any other optimal spread (its joint answer not its greedy run: a coupled trade, or an
+  optimum greedy's run cannot reach), any moved count on a cluster it may pick solves it.
 
   The margins of a Placement solved in a batch are those of the picture its sync judged: greedy
   syncs the batch one at a time, each against those before it as they answered, optimal judges
@@ -90,7 +99,12 @@ load as answered) where the batch provably answers the same without it.
 
 So greedy mode gives upstream's answer for every enqueued Placement (the skipped ones would sync
 to what they hold), each against the rest as they stand; optimal re-optimises the Placements
-solved with the rest fixed (Balance coupled among them, as the solver couples a batch). OCM is
+solved with the rest fixed (Balance coupled among them, as the solver couples a batch). The
+Placements optimal solves are, as greedy's, those whose own sync may write something else than
+they hold: a strict top N whose margins hold, or a spread that is its greedy run while that run
+stands, is held without asking whether a joint search would move it for a rise of the batch's
+objective elsewhere (the trigger is the Placement's own standing; `stale` covers what such a
+search may still move). OCM is
 not sticky: a full solve (a restart, every Placement synced against the same stale picture) may
 change exactly the Placements whose inputs moved since their last sync (`stale`): those the
 drift test would solve now, those marked changed, those with tolerations that run out or
@@ -156,6 +170,7 @@ from model import (
     RequestResult,
     Result,
     SelectionMode,
+    SpreadConstraint,
 )
 from solver import SolveOptions, solve
 from solver.admits import admits, in_scope
@@ -200,7 +215,8 @@ class _Answer:
     up: frozenset[str] = frozenset()
     down: frozenset[str] = frozenset()
     # A spread's greedy run on its picture (its picks are not its top N): it stands while no
-    # pick's total moves and no feasible cluster left out rises (`_stands_ordered`).
+    # pick's total moves and no feasible cluster left out rises (`_stands_ordered`). Optimal: an
+    # answer it holds that the solver reports its greedy run picks (`Result.ordered`).
     ordered: bool = False
     # A PickAll's answer is its feasible set on its picture (as written; at the start, where what
     # it holds is what its sync would pick): the set moves by exactly the clusters whose verdict
@@ -929,7 +945,12 @@ class OcmLive:
             return True
         if answer.strict and (_scored_alone(request) or _sorted_alone(request)):
             return self._stands_margins(key, request, answer, relevant, drift, most, now)
-        if answer.ordered and not relevant and most == answer.most and drift is not None:
+        if (
+            answer.ordered
+            and most == answer.most
+            and drift is not None
+            and self._lost_only(request, answer, relevant, now)
+        ):
             return self._stands_ordered(key, request, answer, drift, now)
         # Its totals not kept: it stands only while nothing it reads moved (Balance reads the
         # count of a cluster it may pick, and the busiest count).
@@ -1244,6 +1265,37 @@ class OcmLive:
             if cluster is not None and admits(request, cluster, now, held=cluster.name in held):
                 return False
         self._judged_now(key, answer)
+        return True
+
+    def _lost_only(
+        self,
+        request: PlacementRequest,
+        answer: _Answer,
+        relevant: list[tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> bool:
+        """Whether every change that reaches the spread (`relevant`) is a cluster it left out
+        that passed and no longer passes, in its scope before and after, in the same domain of
+        each spread key (a taint it does not tolerate, a label its filters refuse). Its greedy run
+        then compares the same clusters less that one, which lost each comparison it took part
+        in; the spread's domains are every cluster's, eligible or not, and that one's stayed, so
+        no domain and no count of them moves; with no sorter (a centered one
+        spans the feasible clusters' range) no other cluster's score moves: the run picks the
+        same clusters, and `_stands_ordered` judges the rest."""
+        if not relevant:
+            return True
+        if any(p.sorter is not None for p in request.preferences):
+            return False
+        held = self._held_of(request)
+        for old, new in relevant:
+            if old is None or new is None or old.name in answer.selected or old.name in held:
+                return False
+            if not (in_scope(request, old) and in_scope(request, new)):
+                return False
+            if any(_domain(x, old) != _domain(x, new) for x in request.spread):
+                return False
+            if not admits(request, old, now, held=False) or admits(request, new, now, held=False):
+                return False
         return True
 
     def _drifted_bound(
@@ -1835,7 +1887,8 @@ class OcmLive:
         for r in requests:
             self._set_request(r.key, r)
         solved = tuple(r for r in requests if r.key not in given)
-        batch = Batch(clusters, solved, now=now, seed=self.seed, absent_load=absent)
+        # Optimal mode reports the spreads whose answer is their greedy run (`_answered`'s ordered).
+        batch = Batch(clusters, solved, now=now, seed=self.seed, absent_load=absent, ordered=True)
         context = OcmContext(contexts, self.pool.by_name(), now)
         for key in contexts:
             self.journal.discard(self.dirty, key)
@@ -2008,9 +2061,14 @@ class OcmLive:
                     and _sorted_alone(request)
                     and (moved is not None or after is not None or not written)
                 )
-            greedy = result.stats.mode == "greedy"
-            exact = moved is not None or not written  # the picture judged is known
-            answer.ordered = bool(request.spread) and greedy and exact and got.scheduled
+            # A spread's answer that is its greedy run on a known picture: greedy's on `_moved_by`'s,
+            # optimal's where the solver reports it (holding it, its greedy run on the batch's final
+            # decisions picks it: `_After`'s picture, or `_moved_by`'s where it was not joint).
+            if result.stats.mode == "greedy":
+                run = moved is not None or not written  # the picture judged is known
+            else:
+                run = got.request in result.ordered and (joint or moved is not None)
+            answer.ordered = bool(request.spread) and run and got.scheduled
             answer.whole = request.mode is SelectionMode.ALL
             self.journal.set(self.answers, got.request, answer)
             self._arm(request, now=batch.now)
@@ -2336,6 +2394,11 @@ def _verdicts(
         for c, s in zip((old, new), seen, strict=True)
     ]
     return passes[0] != passes[1] or (seen[0] != seen[1] and (scoped or held))
+
+
+def _domain(constraint: SpreadConstraint, c: Cluster) -> str | None:
+    """The cluster's domain for a spread constraint: its label's (or claim's) value, if any."""
+    return (c.claims if constraint.claims else c.labels).get(constraint.topology_key)
 
 
 def _score_inputs(request: PlacementRequest, c: Cluster) -> tuple[Any, ...]:
