@@ -1554,10 +1554,12 @@ def test_whether_a_moved_cluster_is_feasible_judged_once_per_filters_is_each_req
         asked[out] += 1
         return out
 
-    # A stream whose verdicts are shared in either mode (optimal's first answers mostly stand).
+    # Optimal's answers on these streams now mostly stand (first margins judged alone, spreads
+    # held on their greedy run): no seed of 0 to 7 shares a verdict there, so the sharing is
+    # counted in greedy's stream, and optimal's verdicts are each checked against the request's own.
     seed = 3 if mode == "optimal" else 0
     asked = _same_deltas(monkeypatch, mode, "_any_feasible", feasible, _any_feasible_alone, asked, seed=seed)
-    assert asked["shared"] >= 2 and asked[True] > 3 and asked[False] >= 2, asked
+    assert asked["shared"] >= (2 if mode == "greedy" else 0) and asked[True] > 3 and asked[False] >= 2, asked
 
 
 def test_a_held_cluster_kept_out_only_for_new_requests_is_feasible_where_none_passes_unheld() -> None:
