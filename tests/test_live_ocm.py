@@ -32,36 +32,10 @@ from solver import SolveOptions, solve
 from solver.admits import refusals
 from solver.sat import Model
 from tests.fixtures import ocm
+from tests.fixtures.live import balance_held_fixed as _held_fixed
+from tests.fixtures.live import ocm_decisions as _decisions
 
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
-
-
-def _held_fixed(full: Batch, keys: set[str], given: tuple[RequestResult, ...] = ()) -> Batch:
-    """The full load's batch with only the Placements `keys`, every other one's decisions counted
-    in its clusters' load (Balance's outside decisions), on gone clusters too; those answered
-    without the solver (`given`) counted as answered."""
-    names = {c.name for c in full.clusters}
-    answered = {g.request: [c.cluster for c in g.selected] for g in given}
-    outside: Counter[str] = Counter()
-    for r in full.requests:
-        if r.key not in keys:
-            outside.update(answered.get(r.key, [d.cluster for d in r.existing]))
-    clusters = tuple(replace(c, load=c.load + outside[c.name]) for c in full.clusters)
-    absent = dict(full.absent_load)
-    for name, count in outside.items():
-        if name not in names:
-            absent[name] = absent.get(name, 0) + count
-    requests = tuple(r for r in full.requests if r.key in keys)
-    return replace(full, clusters=clusters, requests=requests, absent_load=dict(sorted(absent.items())))
-
-
-def _decisions(objects: list[dict[str, Any]]) -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
-    for o in objects:
-        if o["kind"] == "PlacementDecision":
-            key = f"{o['metadata']['namespace']}/{o['metadata']['labels'][PLACEMENT_LABEL]}"
-            out.setdefault(key, set()).update(d["clusterName"] for d in o["status"]["decisions"])
-    return out
 
 
 def _run(mode: str, events: int, seed: int):

@@ -19,7 +19,8 @@ from adapters.ocm.load import load
 from adapters.ocm.reach import OcmLive, _scored_alone, _sorted_alone
 from model import FilterKind, RequestResult, SelectionMode
 from solver import SolveOptions, solve
-from tests.test_live_ocm import _decisions, _held_fixed
+from tests.fixtures.live import balance_held_fixed as _held_fixed
+from tests.fixtures.live import ocm_decisions as _decisions
 
 NOW = datetime.fromisoformat(DEFAULT_NOW)
 
