@@ -1983,3 +1983,18 @@ def test_a_scope_taken_to_or_from_none_is_judged_over_every_changed_cluster() ->
     assert not judged([k, y], {"y": (None, y)})
     assert not judged([k], {"x": (x, None)})
     assert not judged([x, y], {"x": (x, x)})
+
+
+@pytest.mark.parametrize("scoped", [True, False])
+def test_a_cluster_absent_before_and_after_matters_to_no_request(scoped) -> None:
+    """A change whose cluster is absent on both sides (an AddOnPlacementScore of a cluster not
+    on the hub, a timer of a gone cluster's score) reaches no request's answer, scope read or
+    not: `matters` says so without reading a name (the 1,000-event soak met one)."""
+    from model import PlacementRequest
+    from model.types import SelectionMode
+
+    request = PlacementRequest("ns/p", mode=SelectionMode.N, count=1)
+    assert not reach_module.matters(
+        request, None, None, datetime.fromisoformat(DEFAULT_NOW), frozenset(), scoped
+    )
+    assert not reach_module.matters(request, None, None, datetime.fromisoformat(DEFAULT_NOW))

@@ -2230,14 +2230,14 @@ def matters(
     are the only ones the answer is chosen among, scored over, or ranged over by a sorter), or
     where the request holds it (counted as before)."""
     seen = [c is not None and in_scope(request, c) for c in (before, after)]
+    if not seen[0] and not seen[1]:  # out of its scope on both sides (or absent on both: a gone
+        return False  # cluster's score, say)
     name = (after or before).name  # type: ignore[union-attr]
     if seen[0] != seen[1]:
         if scoped:
             return True
         held = name in holds if holds is not None else any(d.cluster == name for d in request.existing)
         return held or admits(request, after if seen[1] else before, now)  # type: ignore[arg-type]
-    if not seen[1]:
-        return False
     held = name in holds if holds is not None else any(d.cluster == name for d in request.existing)
     passes = [admits(request, c, now, held=held) for c in (before, after)]  # type: ignore[arg-type]
     if passes[0] != passes[1]:
