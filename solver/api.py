@@ -50,7 +50,7 @@ class SolveOptions:
     # Greedy mode only: each request decided alone against the batch as it stands, every other
     # request holding what it holds (none of the batch's answers moves the load another sees):
     # each answer is the request's own sync against that picture, not a batch's. Scored requests
-    # only (Balance's coupling). Used to judge answers (adapters.ocm.reach's first margins), never
+    # only (Balance's coupling). Used to judge answers (a long-lived scheduler's first margins), never
     # to write one.
     alone: bool = False
 
