@@ -739,14 +739,18 @@ def test_what_an_event_keeps_is_frozen_before_the_collector_is_back(monkeypatch)
             gc.callbacks.remove(seen)
         gc.unfreeze()  # the rest of the session collected as before
     assert walked and max(walked) < 1_500
-    gc.set_debug(gc.DEBUG_SAVEALL)  # what was frozen and is garbage (earlier tests' leftovers too)
+    assert not _frozen_models()  # no event's CP-SAT model was kept by the freeze
+
+
+def _frozen_models() -> list[Model]:
+    """The CP-SAT models among what was frozen and is garbage (earlier tests' leftovers too)."""
+    gc.set_debug(gc.DEBUG_SAVEALL)
     try:
         gc.collect()
-        models = [o for o in gc.garbage if isinstance(o, Model)]
+        return [o for o in gc.garbage if isinstance(o, Model)]
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
-    assert not models  # no event's CP-SAT model was kept by the freeze
 
 
 def _deltas(mode: str, seed: int, events: int) -> list[tuple[Any, ...]]:
@@ -1820,14 +1824,7 @@ def test_an_event_leaving_few_young_containers_is_frozen_without_a_pass(young, p
         gc.callbacks.remove(seen)
         gc.unfreeze()
     assert counted == (Counter({0: 16}) if passes else Counter()), counted
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
-        gc.collect()
-        models = [o for o in gc.garbage if isinstance(o, Model)]
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-    assert not models
+    assert not _frozen_models()
 
 
 # -- a cluster entering or leaving a Placement's scope without passing its filters -------------
