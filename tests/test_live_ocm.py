@@ -1960,6 +1960,104 @@ def test_a_refused_toleration_reads_a_cluster_entering_its_scope_failing_its_fil
         assert _full_solve_agrees(hub, key)
 
 
+def _taken_keys(hub: HubScheduler) -> tuple[list[set[str]], list[set[str]]]:
+    """Per batch the model builds from now on, the Placements it takes up (solved or, where
+    misconfigured, only their status written); and per change it takes, what it enqueues."""
+    live = hub._live["ocm"]
+    taken: list[set[str]] = []
+    enqueued: list[set[str]] = []
+    original, take = live._taken, live.take
+
+    def spy(keys, now, **kwargs):
+        out = original(keys, now, **kwargs)
+        taken.append(set(out.context.placements))
+        return out
+
+    def spy_take(changes, now):
+        out = take(changes, now)
+        enqueued.append(set(live.enqueued))
+        return out
+
+    live._taken, live.take = spy, spy_take
+    return taken, enqueued
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_misconfigured_placement_is_taken_up_only_where_its_status_may_move(mode) -> None:
+    """`bad` (an unknown builtIn prioritizer: misconfigured whatever its clusters) takes every
+    bound set, `badz` the same takes set `z` (none: AllManagedClusterSetsEmpty), `tol` (a
+    refused toleration) set `a`'s env dev clusters: configured while none is available. A
+    relabel of c0 that moves nothing they read takes none of those it enqueues up (each was
+    taken up, its status written again, at every such event). c9 into set `a` makes `tol`
+    misconfigured (taken up), c1 relabelled then leaves it so (not), c9 into set `z` gives
+    `badz` a cluster (its PlacementSatisfied row moves: taken up) and `tol` none (configured
+    again: solved). After each, a full solve writes nothing of them (the slow judgement: fails
+    where a Placement is held misconfigured without looking again, `_misstands` kept True)."""
+    dev = [ocm.predicate({"matchLabels": {"env": "dev"}})]
+    unknown = [ocm.builtin("Spread", 2)]
+    hub = _scope_hub(
+        mode,
+        ocm.placement("bad", prioritizers=unknown),
+        ocm.placement("badz", cluster_sets=["z"], prioritizers=unknown),
+        ocm.placement(
+            "tol", cluster_sets=["a"], predicates=dev, tolerations=[ocm.toleration("k", "Exists", value="x")]
+        ),
+    )
+    keys = bad, badz, tol = tuple(f"{ocm.NS}/{name}" for name in ("bad", "badz", "tol"))
+    taken, queued = _taken_keys(hub)
+
+    def status(name: str) -> tuple[str, str]:
+        p = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == name)
+        conditions = {c["type"]: c for c in p["status"]["conditions"]}
+        return conditions["PlacementMisconfigured"]["status"], conditions["PlacementSatisfied"]["reason"]
+
+    unmatched = "NoManagedClusterMatched"
+    assert [status(k.split("/")[1]) for k in keys] == [
+        ("True", unmatched),
+        ("True", "AllManagedClusterSetsEmpty"),
+        ("False", unmatched),
+    ]
+    steps = [
+        (_labelled(hub, "c0", x="1"), {bad, tol}, set(), "AllManagedClusterSetsEmpty", "False"),
+        (_labelled(hub, "c9", side="a"), {bad, tol}, {tol}, "AllManagedClusterSetsEmpty", "True"),
+        (_labelled(hub, "c1", x="2"), {bad, tol}, set(), "AllManagedClusterSetsEmpty", "True"),
+        (_labelled(hub, "c9", side="z"), {bad, badz, tol}, {badz, tol}, unmatched, "False"),
+        (_labelled(hub, "c0", x="3"), {bad, tol}, set(), unmatched, "False"),
+    ]
+    for event, enqueued, expected, badz_satisfied, tol_misconfigured in steps:
+        taken.clear()
+        queued.clear()
+        hub.handle(event, now=ocm.NOW_TIME)
+        assert queued[0] & set(keys) == enqueued
+        assert set().union(*taken) & set(keys) == expected
+        assert status("bad") == ("True", unmatched)
+        assert status("badz") == ("True", badz_satisfied)
+        assert status("tol") == (tol_misconfigured, unmatched)
+        assert all(_full_solve_agrees(hub, key) for key in keys)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_held_cluster_relabelled_within_its_decision_group_solves_nothing(mode) -> None:
+    """`g` holds c0 and c1 in its decision group `ga` (tier a); c0 given a label nothing of `g`
+    reads stays in `ga`: not solved (every relabel of a held cluster was), and a full solve
+    writes nothing; relabelled to tier b it moves to the default group: solved."""
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}", {"tier": "a" if i < 2 else "b"}) for i in range(4))),
+        ocm.placement("g", n=2, groups=[ocm.group("ga", {"tier": "a"})]),
+    ]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+    key = f"{ocm.NS}/g"
+    held = {d["clusterName"] for o in hub.objects("PlacementDecision") for d in o["status"]["decisions"]}
+    assert held == {"c0", "c1"}
+    taken, queued = _taken_keys(hub)
+    hub.handle(_labelled(hub, "c0", x="1"), now=ocm.NOW_TIME)
+    assert key in queued[0] and not taken
+    assert _full_solve_agrees(hub, key)
+    delta = hub.handle(_labelled(hub, "c0", tier="b"), now=ocm.NOW_TIME)
+    assert key in delta.requests
+    assert _full_solve_agrees(hub, key)
+
+
 def test_a_scope_taken_to_or_from_none_is_judged_over_every_changed_cluster() -> None:
     """`_empties` over changes of several clusters at once: two entering a scope that held none
     take it from none (the first alone would look like one of two); one leaving while another

@@ -21,8 +21,9 @@ enqueued Placement is solved when one of those may have changed since its last s
 - its own objects changed (spec, annotations, its decisions: its own writes come back so), it is
   new, its scope (bindings, sets) or a CEL outcome it reads changed, or a toleration with seconds
   ran out on a cluster of its scope (a timer);
-- a cluster it holds changed its labels or claims and its decision groups select on them (the
-  decisions' groups may change though the clusters do not);
+- a cluster it holds changed its labels or claims and so its decision group (the first group
+  whose selector matches it: the groups' members and chunks read nothing else of the clusters,
+  `_regrouped`), which may move the decisions though the clusters do not;
 - the event's cluster changed for it (`matters`): its verdict changed (it entered or left its
   scope passing its filters on the side it is in, or passed them on one side only), or, passing
   both before and after, one of its score's inputs on it did (a preference's label match, a
@@ -97,6 +98,18 @@ A PickAll solved only because one cluster's verdict for it moved is answered wit
 (`_given`: what it holds with that cluster added or taken off, its decisions the batch's outside
 load as answered) where the batch provably answers the same without it.
 
+A misconfigured Placement (`_misconfigured`: no request is made of it) is written no decision
+(its decision objects are its strategy's of none) and its status: the Misconfigured message, the
+PlacementSatisfied row (its valid bindings, eligible sets, whether any cluster is available) and
+its own object's fields. It is taken up again only where one of those may have moved
+(`_misstands`): an event of its own objects (its status coming back too), its scope's bindings or
+sets (dirty), or the message or row judged again on the hub as it stands, which reads the
+available clusters only as none against some, except where a toleration is refused and the
+predicates build: then whether one of them passes the predicates, known while the one that did
+(its witness) still does. Its sync would then write what the hub holds. A Placement that stops
+being misconfigured is solved; the first judgements (nothing written) stand only where the hub
+holds what its sync writes (`_synced`).
+
 So greedy mode gives upstream's answer for every enqueued Placement (the skipped ones would sync
 to what they hold), each against the rest as they stand; optimal re-optimises the Placements
 solved with the rest fixed (Balance coupled among them, as the solver couples a batch). The
@@ -145,6 +158,8 @@ from adapters.kube.manifests import Manifest
 from adapters.live.kept import ClusterPool, Journal, Timers, manifest, with_load
 from adapters.ocm import names as n
 from adapters.ocm.clusters import ManagedCluster, read_cluster
+from adapters.ocm.emit import emit
+from adapters.ocm.groups import DecisionGroup
 from adapters.ocm.load import (
     CelOutcome,
     OcmContext,
@@ -160,6 +175,7 @@ from adapters.ocm.load import (
 )
 from adapters.ocm.policy import Policy, read_policy
 from adapters.ocm.sets import Bindings, ClusterSet, read_bindings, read_set
+from adapters.run.changes import served
 from model import (
     Batch,
     Choice,
@@ -170,6 +186,7 @@ from model import (
     RequestResult,
     Result,
     SelectionMode,
+    SolveStats,
     SpreadConstraint,
 )
 from solver import SolveOptions, solve
@@ -222,6 +239,18 @@ class _Answer:
     # it holds is what its sync would pick): the set moves by exactly the clusters whose verdict
     # moves (`_given`).
     whole: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Misjudged:
+    """A misconfigured Placement's last sync as its status read it (`OcmLive._misstands`): its
+    object as it stood (its policy with it), upstream's Misconfigured message and what the
+    PlacementSatisfied row reads (its valid bindings, eligible sets, whether any cluster is
+    available), and a witness: an available cluster that alone gives the same message."""
+
+    placement: Manifest
+    status: tuple[str, int, tuple[str, ...], bool]
+    witness: str | None
 
 
 _ANSWER_FIELDS = tuple(f.name for f in fields(_Answer))
@@ -352,6 +381,7 @@ class OcmLive:
         self.pool = ClusterPool(journal=self.journal)
         self.requests: dict[str, PlacementRequest] = {}
         self.answers: dict[str, _Answer] = {}
+        self.misjudged: dict[str, _Misjudged] = {}  # the misconfigured, as their last sync read them
         self.dirty: set[str] = set()
         self.enqueued: set[str] = set()
         self.timers: Timers[str] = Timers(journal=self.journal)
@@ -471,6 +501,7 @@ class OcmLive:
             if m is None:  # gone: what it held and was answered goes with it (no check reads it)
                 self._set_request(key, None)
                 j.pop(self.answers, key)
+                j.pop(self.misjudged, key)
             else:
                 j.set(self.placements, key, m)
                 policy = checked[0] if checked is not None else _placement_policy(m)
@@ -897,9 +928,77 @@ class OcmLive:
             return False  # gone, disabled or being deleted: upstream leaves it alone
         request = self.requests.get(key)
         answer = self.answers.get(key)
-        if request is None or answer is None or key in self.dirty:
+        if key in self.dirty:
             return True
+        if request is None or answer is None:  # new, or misconfigured: stands while its status does
+            return not self._misstands(key)
         return not self._stands(key, request, answer, changed, now)
+
+    def _misstands(self, key: str) -> bool:
+        """Whether a misconfigured Placement's sync writes what its last one wrote: what `_taken`
+        reads for its status (`_Misjudged`) is as it was. Its sync writes no decision (its
+        decision objects as its strategy makes them of none: its own, whose events mark it dirty)
+        and its status: the Misconfigured message, the PlacementSatisfied row (its valid
+        bindings, eligible sets, whether any cluster is available) and its own object's fields
+        (the same object: any event of it, its own status coming back too, solves it)."""
+        record = self.misjudged.get(key)
+        m = self.placements.get(key)
+        if record is None or m is not record.placement:
+            return False
+        policy = self.policies[key]
+        eligible = self.bindings.eligible(m.namespace, policy.cluster_sets)
+        scope = tuple(n.SET_TRAIT.format(s) for s in eligible)
+        verdict, available, witness = self._verdict(policy, scope, record.witness)
+        if (verdict, len(self.bindings.valid(m.namespace)), eligible, available) != record.status:
+            return False
+        if witness != record.witness:
+            self.journal.set(self.misjudged, key, replace(record, witness=witness))
+        return True
+
+    def _verdict(
+        self, policy: Policy, scope: tuple[str, ...], witness: str | None
+    ) -> tuple[str | None, bool, str | None]:
+        """`_misconfigured` over the scope's available clusters, as `_taken` judges it; whether
+        any is available; and a witness: an available cluster that alone gives that verdict.
+
+        `_misconfigured` reads the available clusters only for whether there are any, except
+        where a toleration is refused and the predicates build: then it is that toleration's
+        message where one passes the predicates, else what it says of none. So a witness is
+        any available cluster, or there one passing; while it stays one, nothing else is
+        looked at."""
+        traits, live, cel = _Made(self._traits), self.clusters, self.cel
+        required = _required(policy, cel)
+        none = _misconfigured(policy, required, [], traits, cel)
+
+        def alone(c: str) -> str | None:
+            return _misconfigured(policy, required, [live[c]], traits, cel)
+
+        refused = policy.toleration_error is not None and required is not None
+        if (
+            witness is not None
+            and witness in live
+            and any(witness in self.pool.with_trait(t) for t in scope)
+            and (not refused or alone(witness) != none)
+        ):
+            return alone(witness), True, witness
+        members = self._members(scope)
+        if not refused:
+            first = next(iter(members), None)
+            return (none, False, None) if first is None else (alone(first), True, first)
+        for c in members:
+            verdict = alone(c)
+            if verdict != none:
+                return verdict, True, c
+        return none, bool(members), None
+
+    def _misjudge(self, key: str, context: PlacementContext) -> None:
+        """A misconfigured Placement's sync as its status reads it (`_misstands`)."""
+        policy = self.policies[key]
+        scope = tuple(n.SET_TRAIT.format(s) for s in context.eligible)
+        verdict, available, witness = self._verdict(policy, scope, None)
+        assert verdict == context.misconfigured and available == (context.available > 0)
+        status = (verdict, context.bindings, context.eligible, available)
+        self.journal.set(self.misjudged, key, _Misjudged(context.placement, status, witness))
 
     def _stands(
         self,
@@ -915,9 +1014,8 @@ class OcmLive:
             return False
         # A decision's group may change with its cluster's labels or claims, whether or not
         # anything else of the request reads them; without group selectors nothing reads them.
-        if self.policies[key].groups.groups and any(
-            _regrouped(old, new, answer.selected) for old, new in changed.values()
-        ):
+        groups = self.policies[key].groups.groups
+        if groups and any(_regrouped(old, new, answer.selected, groups) for old, new in changed.values()):
             return False
         holds = self._held_of(request) if changed else frozenset()
         scoped = self._reads_scope(key, request, changed)
@@ -1867,7 +1965,14 @@ class OcmLive:
             traits = _Made(self._traits)
             context.misconfigured = _misconfigured(policy, required, available or members, traits, self.cel)
             if context.misconfigured is not None:
+                # No request, no answer: judged on what its status reads (`_misstands`), from
+                # what this sync writes on (at the start: where the hub holds what it writes).
+                self._set_request(key, None)
+                self.journal.pop(self.answers, key)
+                if written or self._synced(context):
+                    self._misjudge(key, context)
                 continue
+            self.journal.pop(self.misjudged, key)
             held = _holdings(self.own.get(key, {}))
             requests.append(self._request(key, m, policy, required, held, scope))
         requests.sort(key=lambda r: r.key)
@@ -1901,6 +2006,25 @@ class OcmLive:
             lambda result: self._answered(batch, result, keys, written=written, given=outside),
             answers,
         )
+
+    def _synced(self, context: PlacementContext) -> bool:
+        """Whether the hub holds what a misconfigured Placement's sync writes (emitted alone:
+        every object as stored, the server's fields aside, and nothing to delete)."""
+        out = emit(
+            OcmContext({context.key: context}, {}, self.now), Result((), SolveStats("greedy", "GREEDY"))
+        )
+        if out.delete:
+            return False
+        for obj in out.apply:
+            meta = obj["metadata"]
+            if obj["kind"] == n.PLACEMENT:
+                stored: Obj | None = context.placement.obj
+            else:
+                found = self.decision_objects.get((meta["namespace"], meta["name"]))
+                stored = found[2].obj if found is not None else None
+            if stored is None or served(obj, stored) != stored:
+                return False
+        return True
 
     def _taken_off(self, keys: Iterable[str], given: Mapping[str, tuple[str, ...]]) -> Counter[str]:
         """Per cluster, the decisions a batch takes off its load: every decision of the Placements
@@ -2368,11 +2492,22 @@ def _raised(best: tuple[int, str], rise: int) -> tuple[int, str]:
     return best if rise <= 0 else (best[0] + rise, "")
 
 
-def _regrouped(old: Cluster | None, new: Cluster | None, held: frozenset[str]) -> bool:
-    """Whether a held cluster's labels or claims changed (decision groups select on them)."""
+def _regrouped(
+    old: Cluster | None, new: Cluster | None, held: frozenset[str], groups: Sequence[DecisionGroup]
+) -> bool:
+    """Whether a held cluster changed its decision group: each group claims the picks its
+    selector matches that no group before it claimed, the rest go to "" (groups.py), and the
+    chunks' length reads only how many there are; so the groups are as they were while the
+    cluster's first matching group (read on its labels and claims) is."""
     if old is None or new is None or old.name not in held:
         return False
-    return old.labels != new.labels or old.claims != new.claims
+    if old.labels == new.labels and old.claims == new.claims:
+        return False
+    return _first_group(groups, old) != _first_group(groups, new)
+
+
+def _first_group(groups: Sequence[DecisionGroup], c: Cluster) -> int:
+    return next((i for i, g in enumerate(groups) if g.matches(c)), -1)
 
 
 def _verdicts(
