@@ -120,7 +120,8 @@ objective elsewhere (the trigger is the Placement's own standing; `stale` covers
 search may still move). OCM is
 not sticky: a full solve (a restart, every Placement synced against the same stale picture) may
 change exactly the Placements whose inputs moved since their last sync (`stale`): those the
-drift test would solve now, those marked changed, those with tolerations that run out or
+drift test would solve now, those marked changed, the misconfigured whose status would move
+(`_misstands`), those with tolerations that run out or
 external scores that expire with time, and, in optimal mode, every Placement Balance couples (the
 joint search may move any of them for a rise of the batch's objective).
 
@@ -1911,7 +1912,12 @@ class OcmLive:
         self._in_trait.clear()
         self._bases.clear()
         self._shared_rise.clear()
-        out = {key for key in self.policies if key not in self.answers or key in self.dirty}
+        # Not answered: new, or misconfigured (whose status stands or not, `_misstands`).
+        out = {
+            key
+            for key in self.policies
+            if key in self.dirty or (key not in self.answers and not self._misstands(key))
+        }
         out |= {
             key for key, p in self.policies.items() if _timed(p) or any(x.external for x in p.preferences)
         }
