@@ -1995,3 +1995,29 @@ def test_a_cluster_absent_before_and_after_matters_to_no_request(scoped) -> None
         request, None, None, datetime.fromisoformat(DEFAULT_NOW), frozenset(), scoped
     )
     assert not reach_module.matters(request, None, None, datetime.fromisoformat(DEFAULT_NOW))
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
+def test_the_changes_a_request_reads_nothing_of_are_not_asked_and_decide_as_before(
+    mode, seed, monkeypatch
+) -> None:
+    """`_relevant` asks `matters` only of a change that touched something the request reads
+    (`_touched`, `_reads`): every check finds the same relevant changes, in the same order, as
+    asking it of every change (`_relevant_each`), and every event writes, solves and enqueues the
+    same (fails with a required term's label keys, a spread's topology key or the taints left out
+    of what a request reads)."""
+    relevant, each = OcmLive._relevant, OcmLive._relevant_each
+    asked: Counter[str] = Counter()
+
+    def checked(self, key, request, changed, now):
+        out = relevant(self, key, request, changed, now)
+        assert out == each(self, key, request, changed, now), key
+        touched, reads = self._touched_in(changed) if changed else {}, self._reads_of(request)
+        asked["skipped"] += sum(t is not None and t.isdisjoint(reads) for t in touched.values())
+        asked["changes"] += len(changed)
+        asked["relevant"] += len(out)
+        return out
+
+    counted = _same_deltas(monkeypatch, mode, "_relevant", checked, each, asked, seed=seed)
+    assert counted["skipped"] > counted["changes"] / 4  # most changes touch nothing a request reads
+    assert counted["relevant"] > 20

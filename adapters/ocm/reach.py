@@ -39,7 +39,11 @@ enqueued Placement is solved when one of those may have changed since its last s
   cluster's (a sorter's range spans the feasible clusters; Balance's busiest count spans every
   cluster whatever its scope and is judged apart), the groups and numberOfSelectedClusters read
   the picks, and the status reads the available count only as none against some, so such a
-  move leaves every byte the sync writes as it was. A PickAll the same (`_verdicts`). In optimal
+  move leaves every byte the sync writes as it was. A PickAll the same (`_verdicts`). The checks
+  ask `matters` only of a change that touched something it reads for the request (`_relevant`:
+  the cluster's labels, claims, properties and external scores by key, its traits, taints,
+  eligibility and count, `_touched`, against the keys its filters, score inputs and spreads read,
+  `_reads`): any other change gives `matters` the same inputs on both sides, so its no. In optimal
   mode a Placement not solved keeps its last joint answer, as for any event that moves nothing
   it reads (solving it with another batch may give another answer of the same contract);
 - Balance drift: other Placements' decisions moved since its last sync. Balance reads the count
@@ -166,6 +170,7 @@ from model import (
     Cluster,
     ExistingDecision,
     FilterKind,
+    LabelSelector,
     PlacementRequest,
     RequestResult,
     Result,
@@ -371,6 +376,8 @@ class OcmLive:
         self._numbered: dict[int, tuple[PlacementRequest, int]] = {}
         self._filter_numbers: dict[tuple, int] = {}
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
+        self._reads_kept: dict[int, tuple[PlacementRequest, frozenset[tuple[str, str]]]] = {}  # _reads_of's
+        self._touched_of: tuple[Mapping, dict[str, frozenset[tuple[str, str]] | None]] | None = None
         # `_request`'s: per Placement, what its last request was made of and that request (its
         # holdings as they came back since); each cluster's held decision, shared (frozen).
         self._made: dict[str, tuple[tuple[Any, ...], PlacementRequest]] = {}
@@ -728,6 +735,8 @@ class OcmLive:
         self._orders.clear()
         if len(self._held) > 2 * len(self.requests) + 64:  # requests replaced since: let them go
             self._held.clear()
+        if len(self._reads_kept) > 2 * len(self.requests) + 64:  # the same
+            self._reads_kept.clear()
         if len(self._numbered) > 2 * len(self.requests) + 64:  # the same, with their numbers
             self._numbered.clear()
             self._filter_numbers.clear()
@@ -919,13 +928,10 @@ class OcmLive:
             _regrouped(old, new, answer.selected) for old, new in changed.values()
         ):
             return False
-        holds = self._held_of(request) if changed else frozenset()
-        scoped = self._reads_scope(key, request, changed)
-        relevant = [
-            (old, new) for old, new in changed.values() if matters(request, old, new, now, holds, scoped)
-        ]
+        relevant = self._relevant(key, request, changed, now)
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
             held = self._held_of(request) if relevant else frozenset()
+            scoped = bool(relevant) and self._reads_scope(key, request, changed)
             flips = [
                 (new or old).name  # type: ignore[union-attr]
                 for old, new in relevant
@@ -959,6 +965,68 @@ class OcmLive:
         self._judged_now(key, answer)
         return True
 
+    def _relevant(
+        self,
+        key: str,
+        request: PlacementRequest,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> list[tuple[Cluster | None, Cluster | None]]:
+        """The changes that matter to the request (`matters`, in `changed`'s order), asked only of
+        a change that touched something `matters` reads for it (`_touched`, `_reads`): a change
+        that touched nothing it reads gives `matters` the same inputs on both sides, so its
+        verdict, seen and passing alike before and after with the same score inputs, is no. What
+        it holds and whether it reads scope-only moves are found only when asked."""
+        if not changed:
+            return []
+        touched = self._touched_in(changed)
+        reads = self._reads_of(request)
+        out: list[tuple[Cluster | None, Cluster | None]] = []
+        holds: frozenset[str] | None = None
+        scoped: bool | None = None
+        for name, (old, new) in changed.items():
+            moved = touched[name]
+            if moved is not None and moved.isdisjoint(reads):
+                continue
+            if holds is None:
+                holds = self._held_of(request)
+                scoped = self._reads_scope(key, request, changed)
+            if matters(request, old, new, now, holds, scoped):  # type: ignore[arg-type]
+                out.append((old, new))
+        return out
+
+    def _relevant_each(
+        self,
+        key: str,
+        request: PlacementRequest,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> list[tuple[Cluster | None, Cluster | None]]:
+        """`_relevant` with `matters` asked of every change (the tests' oracle)."""
+        holds = self._held_of(request) if changed else frozenset()
+        scoped = self._reads_scope(key, request, changed)
+        return [(old, new) for old, new in changed.values() if matters(request, old, new, now, holds, scoped)]
+
+    def _touched_in(
+        self, changed: Mapping[str, tuple[Cluster | None, Cluster | None]]
+    ) -> dict[str, frozenset[tuple[str, str]] | None]:
+        """Each changed cluster's `_touched`, found once per event (kept while `changed` is the
+        same mapping: the checks of one event all read one)."""
+        found = self._touched_of
+        if found is None or found[0] is not changed:
+            found = self._touched_of = (
+                changed,
+                {name: _touched(old, new) for name, (old, new) in changed.items()},
+            )
+        return found[1]
+
+    def _reads_of(self, request: PlacementRequest) -> frozenset[tuple[str, str]]:
+        """`_reads` of the request, made once per request (kept by identity, as `_held_of`)."""
+        found = self._reads_kept.get(id(request))
+        if found is None or found[0] is not request:
+            found = self._reads_kept[id(request)] = (request, _reads(request))
+        return found[1]
+
     def _keep(self, answer: _Answer) -> None:
         """A kept answer about to move on in place: the journal puts it back as it is."""
         if self.journal.recording:
@@ -974,6 +1042,8 @@ class OcmLive:
         self._feasible_of.clear()
         self._orders.clear()
         self._held.clear()
+        self._reads_kept.clear()
+        self._touched_of = None
         self._in_trait.clear()
         self._bases.clear()
         self._shared_rise.clear()
@@ -1810,6 +1880,8 @@ class OcmLive:
         self._feasible_of.clear()
         self._orders.clear()
         self._held.clear()
+        self._reads_kept.clear()
+        self._touched_of = None
         self._in_trait.clear()
         self._bases.clear()
         self._shared_rise.clear()
@@ -2373,6 +2445,73 @@ def _regrouped(old: Cluster | None, new: Cluster | None, held: frozenset[str]) -
     if old is None or new is None or old.name not in held:
         return False
     return old.labels != new.labels or old.claims != new.claims
+
+
+_ABSENT = object()
+
+
+def _keys_moved(out: set[tuple[str, str]], tag: str, was: Mapping[str, Any], now: Mapping[str, Any]) -> None:
+    """Each key whose value (or presence) differs between the two maps, tagged."""
+    if was != now:
+        out.update((tag, k) for k in was.keys() | now.keys() if was.get(k, _ABSENT) != now.get(k, _ABSENT))
+
+
+def _touched(old: Cluster | None, new: Cluster | None) -> frozenset[tuple[str, str]] | None:
+    """What of a cluster `matters` may read changed (None: it came or went, anything may): its
+    labels, claims, properties and external scores by key, its traits (set memberships, CEL
+    outcomes) by name, its taints, its eligibility (eligible, leaving) and its count (Balance's
+    load), as `_reads` tags them. Its name is the same on both sides; nothing else of it is read
+    (`matters`: `in_scope`, `admits`, `_score_inputs`)."""
+    if old is None or new is None:
+        return None
+    out: set[tuple[str, str]] = set()
+    _keys_moved(out, "l", old.labels, new.labels)
+    _keys_moved(out, "c", old.claims, new.claims)
+    _keys_moved(out, "p", old.properties, new.properties)
+    _keys_moved(out, "s", old.scores, new.scores)
+    out.update(("t", t) for t in old.traits ^ new.traits)
+    if old.taints != new.taints:
+        out.add(("x", ""))
+    if old.eligible != new.eligible or old.leaving != new.leaving:
+        out.add(("e", ""))
+    if old.load != new.load:
+        out.add(("n", ""))
+    return frozenset(out)
+
+
+def _selector_keys(out: set[tuple[str, str]], tag: str, selector: LabelSelector | None) -> None:
+    if selector is not None:
+        out.update((tag, k) for k, _ in selector.match_labels)
+        out.update((tag, r.key) for r in selector.match_expressions)
+
+
+def _reads(request: PlacementRequest) -> frozenset[tuple[str, str]]:
+    """Everything `matters` may read of a cluster for the request, tagged as `_touched` tags a
+    change (a superset is safe: it only asks `matters`): the scope's traits (`in_scope`), the
+    eligibility, and where it filters (not FIXED, which reads only the name) the taints and what
+    its required terms read (labels, claims, properties, traits by key); what its score inputs
+    read (`_score_inputs`: a sorter's property, a preference's label keys, an external score, the
+    count where it balances, a spread's topology key)."""
+    out: set[tuple[str, str]] = {("e", "")}
+    if request.scope is not None:
+        out.update(("t", t) for t in request.scope)
+    if request.mode is not SelectionMode.FIXED:
+        out.add(("x", ""))
+        for term in request.required:
+            _selector_keys(out, "l", term.labels)
+            _selector_keys(out, "c", term.claims)
+            out.update(("p", p.name) for p in term.properties)
+            out.update(("t", t) for t in term.traits)
+    for p in request.preferences:
+        if p.sorter is not None:
+            out.add(("p", p.sorter.name))
+        _selector_keys(out, "l", p.labels)
+        if p.external is not None:
+            out.add(("s", p.external))
+        if p.balance:
+            out.add(("n", ""))
+    out.update(("c" if s.claims else "l", s.topology_key) for s in request.spread)
+    return frozenset(out)
 
 
 def _verdicts(
