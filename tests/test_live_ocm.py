@@ -2002,10 +2002,12 @@ def test_the_changes_a_request_reads_nothing_of_are_not_asked_and_decide_as_befo
     mode, seed, monkeypatch
 ) -> None:
     """`_relevant` asks `matters` only of a change that touched something the request reads
-    (`_touched`, `_reads`): every check finds the same relevant changes, in the same order, as
-    asking it of every change (`_relevant_each`), and every event writes, solves and enqueues the
-    same (fails with a required term's label keys, a spread's topology key or the taints left out
-    of what a request reads)."""
+    (`_touched`, `_reads`), judges a change of the taints alone by `_taint_matters`, and asks
+    whether it reads scope-only moves only where the scope may have moved: every check finds the
+    same relevant changes, in the same order, as asking `matters` of every change
+    (`_relevant_each`), and every event writes, solves and enqueues the same (fails with a
+    required term's label keys, a spread's topology key or the taints left out of what a request
+    reads, or with `_taint_matters` not reading the required terms)."""
     relevant, each = OcmLive._relevant, OcmLive._relevant_each
     asked: Counter[str] = Counter()
 
@@ -2013,7 +2015,10 @@ def test_the_changes_a_request_reads_nothing_of_are_not_asked_and_decide_as_befo
         out = relevant(self, key, request, changed, now)
         assert out == each(self, key, request, changed, now), key
         touched, reads = self._touched_in(changed) if changed else {}, self._reads_of(request)
-        asked["skipped"] += sum(t is not None and t.isdisjoint(reads) for t in touched.values())
+        asked["skipped"] += sum(t is not None and t.isdisjoint(reads) for t, _ in touched.values())
+        asked["tainted"] += sum(
+            t is reach_module._TAINTS_ONLY and not t.isdisjoint(reads) for t, _ in touched.values()
+        )
         asked["changes"] += len(changed)
         asked["relevant"] += len(out)
         return out
@@ -2021,3 +2026,4 @@ def test_the_changes_a_request_reads_nothing_of_are_not_asked_and_decide_as_befo
     counted = _same_deltas(monkeypatch, mode, "_relevant", checked, each, asked, seed=seed)
     assert counted["skipped"] > counted["changes"] / 4  # most changes touch nothing a request reads
     assert counted["relevant"] > 20
+    assert counted["tainted"] > 20  # judged by `_taint_matters`

@@ -43,7 +43,8 @@ enqueued Placement is solved when one of those may have changed since its last s
   ask `matters` only of a change that touched something it reads for the request (`_relevant`:
   the cluster's labels, claims, properties and external scores by key, its traits, taints,
   eligibility and count, `_touched`, against the keys its filters, score inputs and spreads read,
-  `_reads`): any other change gives `matters` the same inputs on both sides, so its no. In optimal
+  `_reads`): any other change gives `matters` the same inputs on both sides, so its no; a change
+  of the taints alone moves only the taint rule's verdict (`_taint_matters`). In optimal
   mode a Placement not solved keeps its last joint answer, as for any event that moves nothing
   it reads (solving it with another batch may give another answer of the same contract);
 - Balance drift: other Placements' decisions moved since its last sync. Balance reads the count
@@ -178,7 +179,7 @@ from model import (
     SpreadConstraint,
 )
 from solver import SolveOptions, solve
-from solver.admits import admits, in_scope
+from solver.admits import admits, in_scope, matches_required, takes_new, untolerated
 from solver.balance import balance_scores
 from solver.prepare import centered_scores
 
@@ -377,7 +378,9 @@ class OcmLive:
         self._filter_numbers: dict[tuple, int] = {}
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
         self._reads_kept: dict[int, tuple[PlacementRequest, frozenset[tuple[str, str]]]] = {}  # _reads_of's
-        self._touched_of: tuple[Mapping, dict[str, frozenset[tuple[str, str]] | None]] | None = None
+        self._touched_of: tuple[Mapping, dict[str, tuple[frozenset[tuple[str, str]] | None, bool]]] | None = (
+            None
+        )
         # `_request`'s: per Placement, what its last request was made of and that request (its
         # holdings as they came back since); each cluster's held decision, shared (frozen).
         self._made: dict[str, tuple[tuple[Any, ...], PlacementRequest]] = {}
@@ -976,7 +979,10 @@ class OcmLive:
         a change that touched something `matters` reads for it (`_touched`, `_reads`): a change
         that touched nothing it reads gives `matters` the same inputs on both sides, so its
         verdict, seen and passing alike before and after with the same score inputs, is no. What
-        it holds and whether it reads scope-only moves are found only when asked."""
+        it holds is found only when asked, and whether it reads scope-only moves only where a
+        change moved the cluster's traits or made or took the cluster (else it is in the scope on
+        both sides or on neither: `matters` does not read it). A change of the taints alone is
+        judged by the one rule it moves (`_taint_matters`)."""
         if not changed:
             return []
         touched = self._touched_in(changed)
@@ -985,13 +991,18 @@ class OcmLive:
         holds: frozenset[str] | None = None
         scoped: bool | None = None
         for name, (old, new) in changed.items():
-            moved = touched[name]
+            moved, rescoped = touched[name]
             if moved is not None and moved.isdisjoint(reads):
                 continue
             if holds is None:
                 holds = self._held_of(request)
+            if moved is _TAINTS_ONLY and request.mode is not SelectionMode.FIXED:
+                if _taint_matters(request, old, new, now, name in holds):  # type: ignore[arg-type]
+                    out.append((old, new))
+                continue
+            if rescoped and scoped is None:
                 scoped = self._reads_scope(key, request, changed)
-            if matters(request, old, new, now, holds, scoped):  # type: ignore[arg-type]
+            if matters(request, old, new, now, holds, True if scoped is None else scoped):
                 out.append((old, new))
         return out
 
@@ -1009,15 +1020,19 @@ class OcmLive:
 
     def _touched_in(
         self, changed: Mapping[str, tuple[Cluster | None, Cluster | None]]
-    ) -> dict[str, frozenset[tuple[str, str]] | None]:
-        """Each changed cluster's `_touched`, found once per event (kept while `changed` is the
-        same mapping: the checks of one event all read one)."""
+    ) -> dict[str, tuple[frozenset[tuple[str, str]] | None, bool]]:
+        """Each changed cluster's `_touched` and whether its scope may have moved (its traits, or
+        it came or went), found once per event (kept while `changed` is the same mapping: the
+        checks of one event all read one)."""
         found = self._touched_of
         if found is None or found[0] is not changed:
-            found = self._touched_of = (
-                changed,
-                {name: _touched(old, new) for name, (old, new) in changed.items()},
-            )
+            each = {}
+            for name, (old, new) in changed.items():
+                moved = _touched(old, new)
+                if moved == _TAINTS_ONLY:
+                    moved = _TAINTS_ONLY  # one object: found by identity
+                each[name] = (moved, moved is None or any(tag == "t" for tag, _ in moved))
+            found = self._touched_of = (changed, each)
         return found[1]
 
     def _reads_of(self, request: PlacementRequest) -> frozenset[tuple[str, str]]:
@@ -2477,6 +2492,25 @@ def _touched(old: Cluster | None, new: Cluster | None) -> frozenset[tuple[str, s
     if old.load != new.load:
         out.add(("n", ""))
     return frozenset(out)
+
+
+_TAINTS_ONLY = frozenset({("x", "")})  # `_touched`: the cluster's taints moved, nothing else
+
+
+def _taint_matters(request: PlacementRequest, old: Cluster, new: Cluster, now: datetime, held: bool) -> bool:
+    """`matters` of a filtering (not FIXED) request for a change of the cluster's taints alone:
+    its scope, eligibility, labels, claims, properties, traits, scores and count the same on both
+    sides, it is in the scope on both or on neither, its required terms and eligibility pass on
+    both or on neither, and its score inputs are the same: the verdict moves exactly where the
+    cluster is in its scope, may take something new, passes its required terms and is tolerated
+    on one side only (the required terms, the dearest rule, judged last and once)."""
+    return (
+        in_scope(request, new)
+        and takes_new(new)
+        and (untolerated(old, request.tolerations, now, held=held) is None)
+        != (untolerated(new, request.tolerations, now, held=held) is None)
+        and matches_required(request, new)
+    )
 
 
 def _selector_keys(out: set[tuple[str, str]], tag: str, selector: LabelSelector | None) -> None:
