@@ -861,8 +861,9 @@ def test_the_pickalls_answered_without_the_solver_pass_the_checker_with_the_batc
 
 def test_the_model_keeps_no_request_it_replaced_or_whose_placement_is_gone() -> None:
     """After every event the model's requests and answers are those of Placements that exist,
-    and `_held_of`'s cache holds no request the model replaced (kept there, a long-lived hub held
-    thousands of replaced requests and their decisions between the cache's clears)."""
+    and `_held_of`'s cache (`_facts_of`'s too) holds no request the model replaced (kept there,
+    a long-lived hub held thousands of replaced requests and their decisions between the cache's
+    clears)."""
     now = datetime.fromisoformat(DEFAULT_NOW)
     options = SolveOptions(mode="greedy")
     hub = HubScheduler(generate("ocm", 80, 120, seed=0, now=now), now=now, options=options)
@@ -876,6 +877,7 @@ def test_the_model_keeps_no_request_it_replaced_or_whose_placement_is_gone() -> 
         hub.handle(event, now=now)
         current = {id(r) for r in live.requests.values()}
         assert all(key in current for key in live._held), kind
+        assert all(key in current for key in live._facts), kind
         assert live.requests.keys() <= live.placements.keys(), kind
         assert live.answers.keys() <= live.placements.keys(), kind
     assert deleted > 0
@@ -2014,7 +2016,7 @@ def test_the_changes_a_request_reads_nothing_of_are_not_asked_and_decide_as_befo
     def checked(self, key, request, changed, now):
         out = relevant(self, key, request, changed, now)
         assert out == each(self, key, request, changed, now), key
-        touched, reads = self._touched_in(changed) if changed else {}, self._reads_of(request)
+        touched, reads = self._touched_in(changed) if changed else {}, self._facts_of(request)[0]
         asked["skipped"] += sum(t is not None and t.isdisjoint(reads) for t, _ in touched.values())
         asked["tainted"] += sum(
             t is reach_module._TAINTS_ONLY and not t.isdisjoint(reads) for t, _ in touched.values()

@@ -263,6 +263,14 @@ def _holdings(own: Mapping[str, int]) -> list[str]:
     return sorted(c for c, count in own.items() if count > 0)
 
 
+_JUDGED_FIELDS = ("seen", "own", "mates", "up", "down")  # what `OcmLive._judged_now` moves
+_judged_values = attrgetter(*_JUDGED_FIELDS)
+
+
+def _put_judged(answer: _Answer, values: tuple[Any, ...]) -> None:
+    answer.seen, answer.own, answer.mates, answer.up, answer.down = values
+
+
 def _put_back(answer: _Answer, values: tuple[Any, ...]) -> None:
     for name, value in zip(_ANSWER_FIELDS, values, strict=True):
         setattr(answer, name, value)
@@ -313,6 +321,7 @@ class _Made(dict):
         return found
 
 
+_NO_COUNTS: Mapping[str, int] = {}  # a Placement holding nothing: its decisions per cluster (read only)
 _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
 _LOUD = object()  # `_quiet_bound`: a moved cluster may threaten; judged whole
 
@@ -377,7 +386,7 @@ class OcmLive:
         self._numbered: dict[int, tuple[PlacementRequest, int]] = {}
         self._filter_numbers: dict[tuple, int] = {}
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
-        self._reads_kept: dict[int, tuple[PlacementRequest, frozenset[tuple[str, str]]]] = {}  # _reads_of's
+        self._facts: dict[int, tuple[PlacementRequest, tuple[frozenset[tuple[str, str]], int, bool]]] = {}
         self._touched_of: tuple[Mapping, dict[str, tuple[frozenset[tuple[str, str]] | None, bool]]] | None = (
             None
         )
@@ -738,8 +747,8 @@ class OcmLive:
         self._orders.clear()
         if len(self._held) > 2 * len(self.requests) + 64:  # requests replaced since: let them go
             self._held.clear()
-        if len(self._reads_kept) > 2 * len(self.requests) + 64:  # the same
-            self._reads_kept.clear()
+        if len(self._facts) > 2 * len(self.requests) + 64:  # the same
+            self._facts.clear()
         if len(self._numbered) > 2 * len(self.requests) + 64:  # the same, with their numbers
             self._numbered.clear()
             self._filter_numbers.clear()
@@ -944,15 +953,15 @@ class OcmLive:
                 if len(flips) == 1 and answer.whole:  # its answer moves by that cluster alone
                     self._flipped[key] = flips[0]
                 return False
-            self._judged_now(key, answer)
+            self._judged_as_is(key, answer)
             return True
-        weight = _balance_weight(request)
+        _, weight, alone = self._facts_of(request)
         drift = self._drift(answer) if weight else None
         most = self._most_for(key) if weight else answer.most
         if not relevant and (drift is None or not drift.names) and most == answer.most:
-            self._judged_now(key, answer)
+            self._judged_as_is(key, answer)
             return True
-        if answer.strict and (_scored_alone(request) or _sorted_alone(request)):
+        if answer.strict and alone:
             return self._stands_margins(key, request, answer, relevant, drift, most, now)
         if (
             answer.ordered
@@ -965,7 +974,7 @@ class OcmLive:
         # count of a cluster it may pick, and the busiest count).
         if relevant or most != answer.most or (drift is not None and self._any_feasible(request, drift, now)):
             return False
-        self._judged_now(key, answer)
+        self._judged_as_is(key, answer)
         return True
 
     def _relevant(
@@ -986,7 +995,7 @@ class OcmLive:
         if not changed:
             return []
         touched = self._touched_in(changed)
-        reads = self._reads_of(request)
+        reads = self._facts_of(request)[0]
         out: list[tuple[Cluster | None, Cluster | None]] = []
         holds: frozenset[str] | None = None
         scoped: bool | None = None
@@ -1035,11 +1044,14 @@ class OcmLive:
             found = self._touched_of = (changed, each)
         return found[1]
 
-    def _reads_of(self, request: PlacementRequest) -> frozenset[tuple[str, str]]:
-        """`_reads` of the request, made once per request (kept by identity, as `_held_of`)."""
-        found = self._reads_kept.get(id(request))
+    def _facts_of(self, request: PlacementRequest) -> tuple[frozenset[tuple[str, str]], int, bool]:
+        """What the checks read of the request itself, made once per request (kept by identity,
+        as `_held_of`): what `matters` reads of a cluster (`_reads`), its Balance weight, and
+        whether its margins are judged on totals (`_scored_alone` or `_sorted_alone`)."""
+        found = self._facts.get(id(request))
         if found is None or found[0] is not request:
-            found = self._reads_kept[id(request)] = (request, _reads(request))
+            alone = _scored_alone(request) or _sorted_alone(request)
+            found = self._facts[id(request)] = (request, (_reads(request), _balance_weight(request), alone))
         return found[1]
 
     def _keep(self, answer: _Answer) -> None:
@@ -1057,7 +1069,7 @@ class OcmLive:
         self._feasible_of.clear()
         self._orders.clear()
         self._held.clear()
-        self._reads_kept.clear()
+        self._facts.clear()
         self._touched_of = None
         self._in_trait.clear()
         self._bases.clear()
@@ -1069,6 +1081,16 @@ class OcmLive:
     def _judged_now(self, key: str, answer: _Answer) -> None:
         """The answer's picture moved to the hub as it stands (its margins read there)."""
         self._keep(answer)
+        self._moved_on(key, answer)
+
+    def _judged_as_is(self, key: str, answer: _Answer) -> None:
+        """`_judged_now` where the caller moves nothing else of the answer: the journal puts back
+        the fields it moves alone."""
+        if self.journal.recording:
+            self.journal.note(partial(_put_judged, answer, _judged_values(answer)))
+        self._moved_on(key, answer)
+
+    def _moved_on(self, key: str, answer: _Answer) -> None:
         answer.seen, answer.own, answer.mates = self.seq, dict(self.own.get(key, {})), None
         answer.up = answer.down = frozenset()
 
@@ -1699,11 +1721,12 @@ class OcmLive:
 
     def _set_request(self, key: str, request: PlacementRequest | None) -> None:
         """The Placement's request replaced (None: taken off), the one before let go of by
-        `_held_of`'s cache too: kept there, every request an event replaces (thousands of
-        decisions a PickAll) would live until the cache is cleared."""
+        `_held_of`'s cache too (and `_facts_of`'s): kept there, every request an event replaces
+        (thousands of decisions a PickAll) would live until the cache is cleared."""
         old = self.requests.get(key)
         if old is not None and old is not request:
             self._held.pop(id(old), None)
+            self._facts.pop(id(old), None)
         if request is None:
             self.journal.pop(self.requests, key)
             self._made.pop(key, None)
@@ -1852,7 +1875,7 @@ class OcmLive:
     def _most_for(self, key: str) -> int:
         """The busiest count Balance divides by for this Placement: every decision but its own,
         on any cluster (gone ones too)."""
-        own = self.own.get(key, Counter())
+        own = self.own.get(key, _NO_COUNTS)
         top = 0
         for count, clusters in self._by_count_desc():
             if count <= top:
@@ -1895,7 +1918,7 @@ class OcmLive:
         self._feasible_of.clear()
         self._orders.clear()
         self._held.clear()
-        self._reads_kept.clear()
+        self._facts.clear()
         self._touched_of = None
         self._in_trait.clear()
         self._bases.clear()
