@@ -861,8 +861,9 @@ def test_the_pickalls_answered_without_the_solver_pass_the_checker_with_the_batc
 
 def test_the_model_keeps_no_request_it_replaced_or_whose_placement_is_gone() -> None:
     """After every event the model's requests and answers are those of Placements that exist,
-    and `_held_of`'s cache holds no request the model replaced (kept there, a long-lived hub held
-    thousands of replaced requests and their decisions between the cache's clears)."""
+    and `_held_of`'s cache (`_facts_of`'s too) holds no request the model replaced (kept there,
+    a long-lived hub held thousands of replaced requests and their decisions between the cache's
+    clears)."""
     now = datetime.fromisoformat(DEFAULT_NOW)
     options = SolveOptions(mode="greedy")
     hub = HubScheduler(generate("ocm", 80, 120, seed=0, now=now), now=now, options=options)
@@ -876,6 +877,7 @@ def test_the_model_keeps_no_request_it_replaced_or_whose_placement_is_gone() -> 
         hub.handle(event, now=now)
         current = {id(r) for r in live.requests.values()}
         assert all(key in current for key in live._held), kind
+        assert all(key in current for key in live._facts), kind
         assert live.requests.keys() <= live.placements.keys(), kind
         assert live.answers.keys() <= live.placements.keys(), kind
     assert deleted > 0
@@ -2095,3 +2097,35 @@ def test_a_cluster_absent_before_and_after_matters_to_no_request(scoped) -> None
         request, None, None, datetime.fromisoformat(DEFAULT_NOW), frozenset(), scoped
     )
     assert not reach_module.matters(request, None, None, datetime.fromisoformat(DEFAULT_NOW))
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
+def test_the_changes_a_request_reads_nothing_of_are_not_asked_and_decide_as_before(
+    mode, seed, monkeypatch
+) -> None:
+    """`_relevant` asks `matters` only of a change that touched something the request reads
+    (`_touched`, `_reads`), judges a change of the taints alone by `_taint_matters`, and asks
+    whether it reads scope-only moves only where the scope may have moved: every check finds the
+    same relevant changes, in the same order, as asking `matters` of every change
+    (`_relevant_each`), and every event writes, solves and enqueues the same (fails with a
+    required term's label keys, a spread's topology key or the taints left out of what a request
+    reads, or with `_taint_matters` not reading the required terms)."""
+    relevant, each = OcmLive._relevant, OcmLive._relevant_each
+    asked: Counter[str] = Counter()
+
+    def checked(self, key, request, changed, now):
+        out = relevant(self, key, request, changed, now)
+        assert out == each(self, key, request, changed, now), key
+        touched, reads = self._touched_in(changed) if changed else {}, self._facts_of(request)[0]
+        asked["skipped"] += sum(t is not None and t.isdisjoint(reads) for t, _ in touched.values())
+        asked["tainted"] += sum(
+            t is reach_module._TAINTS_ONLY and not t.isdisjoint(reads) for t, _ in touched.values()
+        )
+        asked["changes"] += len(changed)
+        asked["relevant"] += len(out)
+        return out
+
+    counted = _same_deltas(monkeypatch, mode, "_relevant", checked, each, asked, seed=seed)
+    assert counted["skipped"] > counted["changes"] / 4  # most changes touch nothing a request reads
+    assert counted["relevant"] > 20
+    assert counted["tainted"] > 20  # judged by `_taint_matters`

@@ -40,7 +40,12 @@ enqueued Placement is solved when one of those may have changed since its last s
   cluster's (a sorter's range spans the feasible clusters; Balance's busiest count spans every
   cluster whatever its scope and is judged apart), the groups and numberOfSelectedClusters read
   the picks, and the status reads the available count only as none against some, so such a
-  move leaves every byte the sync writes as it was. A PickAll the same (`_verdicts`). In optimal
+  move leaves every byte the sync writes as it was. A PickAll the same (`_verdicts`). The checks
+  ask `matters` only of a change that touched something it reads for the request (`_relevant`:
+  the cluster's labels, claims, properties and external scores by key, its traits, taints,
+  eligibility and count, `_touched`, against the keys its filters, score inputs and spreads read,
+  `_reads`): any other change gives `matters` the same inputs on both sides, so its no; a change
+  of the taints alone moves only the taint rule's verdict (`_taint_matters`). In optimal
   mode a Placement not solved keeps its last joint answer, as for any event that moves nothing
   it reads (solving it with another batch may give another answer of the same contract);
 - Balance drift: other Placements' decisions moved since its last sync. Balance reads the count
@@ -183,6 +188,7 @@ from model import (
     Cluster,
     ExistingDecision,
     FilterKind,
+    LabelSelector,
     PlacementRequest,
     RequestResult,
     Result,
@@ -191,7 +197,7 @@ from model import (
     SpreadConstraint,
 )
 from solver import SolveOptions, solve
-from solver.admits import admits, in_scope
+from solver.admits import admits, in_scope, matches_required, takes_new, untolerated
 from solver.balance import balance_scores
 from solver.prepare import centered_scores
 
@@ -287,6 +293,14 @@ def _holdings(own: Mapping[str, int]) -> list[str]:
     return sorted(c for c, count in own.items() if count > 0)
 
 
+_JUDGED_FIELDS = ("seen", "own", "mates", "up", "down")  # what `OcmLive._judged_now` moves
+_judged_values = attrgetter(*_JUDGED_FIELDS)
+
+
+def _put_judged(answer: _Answer, values: tuple[Any, ...]) -> None:
+    answer.seen, answer.own, answer.mates, answer.up, answer.down = values
+
+
 def _put_back(answer: _Answer, values: tuple[Any, ...]) -> None:
     for name, value in zip(_ANSWER_FIELDS, values, strict=True):
         setattr(answer, name, value)
@@ -337,6 +351,7 @@ class _Made(dict):
         return found
 
 
+_NO_COUNTS: Mapping[str, int] = {}  # a Placement holding nothing: its decisions per cluster (read only)
 _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
 _LOUD = object()  # `_quiet_bound`: a moved cluster may threaten; judged whole
 
@@ -402,6 +417,10 @@ class OcmLive:
         self._numbered: dict[int, tuple[PlacementRequest, int]] = {}
         self._filter_numbers: dict[tuple, int] = {}
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
+        self._facts: dict[int, tuple[PlacementRequest, tuple[frozenset[tuple[str, str]], int, bool]]] = {}
+        self._touched_of: tuple[Mapping, dict[str, tuple[frozenset[tuple[str, str]] | None, bool]]] | None = (
+            None
+        )
         # `_request`'s: per Placement, what its last request was made of and that request (its
         # holdings as they came back since); each cluster's held decision, shared (frozen).
         self._made: dict[str, tuple[tuple[Any, ...], PlacementRequest]] = {}
@@ -760,6 +779,8 @@ class OcmLive:
         self._orders.clear()
         if len(self._held) > 2 * len(self.requests) + 64:  # requests replaced since: let them go
             self._held.clear()
+        if len(self._facts) > 2 * len(self.requests) + 64:  # the same
+            self._facts.clear()
         if len(self._numbered) > 2 * len(self.requests) + 64:  # the same, with their numbers
             self._numbered.clear()
             self._filter_numbers.clear()
@@ -1018,13 +1039,10 @@ class OcmLive:
         groups = self.policies[key].groups.groups
         if groups and any(_regrouped(old, new, answer.selected, groups) for old, new in changed.values()):
             return False
-        holds = self._held_of(request) if changed else frozenset()
-        scoped = self._reads_scope(key, request, changed)
-        relevant = [
-            (old, new) for old, new in changed.values() if matters(request, old, new, now, holds, scoped)
-        ]
+        relevant = self._relevant(key, request, changed, now)
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
             held = self._held_of(request) if relevant else frozenset()
+            scoped = bool(relevant) and self._reads_scope(key, request, changed)
             flips = [
                 (new or old).name  # type: ignore[union-attr]
                 for old, new in relevant
@@ -1034,15 +1052,15 @@ class OcmLive:
                 if len(flips) == 1 and answer.whole:  # its answer moves by that cluster alone
                     self._flipped[key] = flips[0]
                 return False
-            self._judged_now(key, answer)
+            self._judged_as_is(key, answer)
             return True
-        weight = _balance_weight(request)
+        _, weight, alone = self._facts_of(request)
         drift = self._drift(answer) if weight else None
         most = self._most_for(key) if weight else answer.most
         if not relevant and (drift is None or not drift.names) and most == answer.most:
-            self._judged_now(key, answer)
+            self._judged_as_is(key, answer)
             return True
-        if answer.strict and (_scored_alone(request) or _sorted_alone(request)):
+        if answer.strict and alone:
             return self._stands_margins(key, request, answer, relevant, drift, most, now)
         if (
             answer.ordered
@@ -1055,8 +1073,85 @@ class OcmLive:
         # count of a cluster it may pick, and the busiest count).
         if relevant or most != answer.most or (drift is not None and self._any_feasible(request, drift, now)):
             return False
-        self._judged_now(key, answer)
+        self._judged_as_is(key, answer)
         return True
+
+    def _relevant(
+        self,
+        key: str,
+        request: PlacementRequest,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> list[tuple[Cluster | None, Cluster | None]]:
+        """The changes that matter to the request (`matters`, in `changed`'s order), asked only of
+        a change that touched something `matters` reads for it (`_touched`, `_reads`): a change
+        that touched nothing it reads gives `matters` the same inputs on both sides, so its
+        verdict, seen and passing alike before and after with the same score inputs, is no. What
+        it holds is found only when asked, and whether it reads scope-only moves only where a
+        change moved the cluster's traits or made or took the cluster (else it is in the scope on
+        both sides or on neither: `matters` does not read it). A change of the taints alone is
+        judged by the one rule it moves (`_taint_matters`)."""
+        if not changed:
+            return []
+        touched = self._touched_in(changed)
+        reads = self._facts_of(request)[0]
+        out: list[tuple[Cluster | None, Cluster | None]] = []
+        holds: frozenset[str] | None = None
+        scoped: bool | None = None
+        for name, (old, new) in changed.items():
+            moved, rescoped = touched[name]
+            if moved is not None and moved.isdisjoint(reads):
+                continue
+            if holds is None:
+                holds = self._held_of(request)
+            if moved is _TAINTS_ONLY and request.mode is not SelectionMode.FIXED:
+                if _taint_matters(request, old, new, now, name in holds):  # type: ignore[arg-type]
+                    out.append((old, new))
+                continue
+            if rescoped and scoped is None:
+                scoped = self._reads_scope(key, request, changed)
+            if matters(request, old, new, now, holds, True if scoped is None else scoped):
+                out.append((old, new))
+        return out
+
+    def _relevant_each(
+        self,
+        key: str,
+        request: PlacementRequest,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> list[tuple[Cluster | None, Cluster | None]]:
+        """`_relevant` with `matters` asked of every change (the tests' oracle)."""
+        holds = self._held_of(request) if changed else frozenset()
+        scoped = self._reads_scope(key, request, changed)
+        return [(old, new) for old, new in changed.values() if matters(request, old, new, now, holds, scoped)]
+
+    def _touched_in(
+        self, changed: Mapping[str, tuple[Cluster | None, Cluster | None]]
+    ) -> dict[str, tuple[frozenset[tuple[str, str]] | None, bool]]:
+        """Each changed cluster's `_touched` and whether its scope may have moved (its traits, or
+        it came or went), found once per event (kept while `changed` is the same mapping: the
+        checks of one event all read one)."""
+        found = self._touched_of
+        if found is None or found[0] is not changed:
+            each = {}
+            for name, (old, new) in changed.items():
+                moved = _touched(old, new)
+                if moved == _TAINTS_ONLY:
+                    moved = _TAINTS_ONLY  # one object: found by identity
+                each[name] = (moved, moved is None or any(tag == "t" for tag, _ in moved))
+            found = self._touched_of = (changed, each)
+        return found[1]
+
+    def _facts_of(self, request: PlacementRequest) -> tuple[frozenset[tuple[str, str]], int, bool]:
+        """What the checks read of the request itself, made once per request (kept by identity,
+        as `_held_of`): what `matters` reads of a cluster (`_reads`), its Balance weight, and
+        whether its margins are judged on totals (`_scored_alone` or `_sorted_alone`)."""
+        found = self._facts.get(id(request))
+        if found is None or found[0] is not request:
+            alone = _scored_alone(request) or _sorted_alone(request)
+            found = self._facts[id(request)] = (request, (_reads(request), _balance_weight(request), alone))
+        return found[1]
 
     def _keep(self, answer: _Answer) -> None:
         """A kept answer about to move on in place: the journal puts it back as it is."""
@@ -1073,6 +1168,8 @@ class OcmLive:
         self._feasible_of.clear()
         self._orders.clear()
         self._held.clear()
+        self._facts.clear()
+        self._touched_of = None
         self._in_trait.clear()
         self._bases.clear()
         self._shared_rise.clear()
@@ -1083,6 +1180,16 @@ class OcmLive:
     def _judged_now(self, key: str, answer: _Answer) -> None:
         """The answer's picture moved to the hub as it stands (its margins read there)."""
         self._keep(answer)
+        self._moved_on(key, answer)
+
+    def _judged_as_is(self, key: str, answer: _Answer) -> None:
+        """`_judged_now` where the caller moves nothing else of the answer: the journal puts back
+        the fields it moves alone."""
+        if self.journal.recording:
+            self.journal.note(partial(_put_judged, answer, _judged_values(answer)))
+        self._moved_on(key, answer)
+
+    def _moved_on(self, key: str, answer: _Answer) -> None:
         answer.seen, answer.own, answer.mates = self.seq, dict(self.own.get(key, {})), None
         answer.up = answer.down = frozenset()
 
@@ -1713,11 +1820,12 @@ class OcmLive:
 
     def _set_request(self, key: str, request: PlacementRequest | None) -> None:
         """The Placement's request replaced (None: taken off), the one before let go of by
-        `_held_of`'s cache too: kept there, every request an event replaces (thousands of
-        decisions a PickAll) would live until the cache is cleared."""
+        `_held_of`'s cache too (and `_facts_of`'s): kept there, every request an event replaces
+        (thousands of decisions a PickAll) would live until the cache is cleared."""
         old = self.requests.get(key)
         if old is not None and old is not request:
             self._held.pop(id(old), None)
+            self._facts.pop(id(old), None)
         if request is None:
             self.journal.pop(self.requests, key)
             self._made.pop(key, None)
@@ -1866,7 +1974,7 @@ class OcmLive:
     def _most_for(self, key: str) -> int:
         """The busiest count Balance divides by for this Placement: every decision but its own,
         on any cluster (gone ones too)."""
-        own = self.own.get(key, Counter())
+        own = self.own.get(key, _NO_COUNTS)
         top = 0
         for count, clusters in self._by_count_desc():
             if count <= top:
@@ -1909,6 +2017,8 @@ class OcmLive:
         self._feasible_of.clear()
         self._orders.clear()
         self._held.clear()
+        self._facts.clear()
+        self._touched_of = None
         self._in_trait.clear()
         self._bases.clear()
         self._shared_rise.clear()
@@ -2514,6 +2624,92 @@ def _regrouped(
 
 def _first_group(groups: Sequence[DecisionGroup], c: Cluster) -> int:
     return next((i for i, g in enumerate(groups) if g.matches(c)), -1)
+
+
+_ABSENT = object()
+
+
+def _keys_moved(out: set[tuple[str, str]], tag: str, was: Mapping[str, Any], now: Mapping[str, Any]) -> None:
+    """Each key whose value (or presence) differs between the two maps, tagged."""
+    if was != now:
+        out.update((tag, k) for k in was.keys() | now.keys() if was.get(k, _ABSENT) != now.get(k, _ABSENT))
+
+
+def _touched(old: Cluster | None, new: Cluster | None) -> frozenset[tuple[str, str]] | None:
+    """What of a cluster `matters` may read changed (None: it came or went, anything may): its
+    labels, claims, properties and external scores by key, its traits (set memberships, CEL
+    outcomes) by name, its taints, its eligibility (eligible, leaving) and its count (Balance's
+    load), as `_reads` tags them. Its name is the same on both sides; nothing else of it is read
+    (`matters`: `in_scope`, `admits`, `_score_inputs`)."""
+    if old is None or new is None:
+        return None
+    out: set[tuple[str, str]] = set()
+    _keys_moved(out, "l", old.labels, new.labels)
+    _keys_moved(out, "c", old.claims, new.claims)
+    _keys_moved(out, "p", old.properties, new.properties)
+    _keys_moved(out, "s", old.scores, new.scores)
+    out.update(("t", t) for t in old.traits ^ new.traits)
+    if old.taints != new.taints:
+        out.add(("x", ""))
+    if old.eligible != new.eligible or old.leaving != new.leaving:
+        out.add(("e", ""))
+    if old.load != new.load:
+        out.add(("n", ""))
+    return frozenset(out)
+
+
+_TAINTS_ONLY = frozenset({("x", "")})  # `_touched`: the cluster's taints moved, nothing else
+
+
+def _taint_matters(request: PlacementRequest, old: Cluster, new: Cluster, now: datetime, held: bool) -> bool:
+    """`matters` of a filtering (not FIXED) request for a change of the cluster's taints alone:
+    its scope, eligibility, labels, claims, properties, traits, scores and count the same on both
+    sides, it is in the scope on both or on neither, its required terms and eligibility pass on
+    both or on neither, and its score inputs are the same: the verdict moves exactly where the
+    cluster is in its scope, may take something new, passes its required terms and is tolerated
+    on one side only (the required terms, the dearest rule, judged last and once)."""
+    return (
+        in_scope(request, new)
+        and takes_new(new)
+        and (untolerated(old, request.tolerations, now, held=held) is None)
+        != (untolerated(new, request.tolerations, now, held=held) is None)
+        and matches_required(request, new)
+    )
+
+
+def _selector_keys(out: set[tuple[str, str]], tag: str, selector: LabelSelector | None) -> None:
+    if selector is not None:
+        out.update((tag, k) for k, _ in selector.match_labels)
+        out.update((tag, r.key) for r in selector.match_expressions)
+
+
+def _reads(request: PlacementRequest) -> frozenset[tuple[str, str]]:
+    """Everything `matters` may read of a cluster for the request, tagged as `_touched` tags a
+    change (a superset is safe: it only asks `matters`): the scope's traits (`in_scope`), the
+    eligibility, and where it filters (not FIXED, which reads only the name) the taints and what
+    its required terms read (labels, claims, properties, traits by key); what its score inputs
+    read (`_score_inputs`: a sorter's property, a preference's label keys, an external score, the
+    count where it balances, a spread's topology key)."""
+    out: set[tuple[str, str]] = {("e", "")}
+    if request.scope is not None:
+        out.update(("t", t) for t in request.scope)
+    if request.mode is not SelectionMode.FIXED:
+        out.add(("x", ""))
+        for term in request.required:
+            _selector_keys(out, "l", term.labels)
+            _selector_keys(out, "c", term.claims)
+            out.update(("p", p.name) for p in term.properties)
+            out.update(("t", t) for t in term.traits)
+    for p in request.preferences:
+        if p.sorter is not None:
+            out.add(("p", p.sorter.name))
+        _selector_keys(out, "l", p.labels)
+        if p.external is not None:
+            out.add(("s", p.external))
+        if p.balance:
+            out.add(("n", ""))
+    out.update(("c" if s.claims else "l", s.topology_key) for s in request.spread)
+    return frozenset(out)
 
 
 def _verdicts(
