@@ -216,6 +216,20 @@ def _relabelled(hub: HubScheduler, name: str) -> Applied:
     return Applied({**c, "metadata": {**c["metadata"], "labels": {**c["metadata"]["labels"], "unread": "x"}}})
 
 
+def _ran(hub: HubScheduler) -> set[str]:
+    """The Placements judged by their sync alone (`OcmLive._by_runs`: refused by their picture)
+    from now on, over every take (an event's writes coming back take again)."""
+    live, ran = hub._live["ocm"], set()
+    by_runs = live._by_runs
+
+    def recorded(keys: set[str], now: datetime) -> set[str]:
+        ran.update(keys)
+        return by_runs(keys, now)
+
+    live._by_runs = recorded
+    return ran
+
+
 def _holds(hub: HubScheduler, key: str) -> bool:
     """Whether the Placement synced alone against the hub as it stands keeps what it holds."""
     objects = hub.objects()
@@ -234,14 +248,17 @@ def test_a_sorter_is_not_solved_for_counts_that_fall_on_clusters_it_left_out() -
 def test_a_sorter_is_solved_where_a_cluster_left_out_may_overtake_a_pick() -> None:
     """`t` leaves c0 for nothing (numberOfClusters 0) after `s` was judged with c0 counted: c0's
     Balance score for `s` rises from -100 to 100, which may overtake c8 (CPU 77 against c0's
-    -100, so it does not here, but the bound knows only that c0 ranked below c7): solved."""
+    -100, so it does not here, but the bound knows only that c0 ranked below c7): the margins
+    refuse it, and its sync alone (`_by_runs`) judges it: c8 and c9 still, not solved."""
     hub = _sorter_hub()
     s = f"{ocm.NS}/s"
     t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
     hub.handle(Applied({**t, "spec": {**t["spec"], "numberOfClusters": 0}}), now=ocm.NOW_TIME)
+    ran = _ran(hub)
     delta = hub.handle(_relabelled(hub, "c5"), now=ocm.NOW_TIME)
     assert s in hub._live["ocm"].enqueued
-    assert s in delta.requests
+    assert s in ran
+    assert s not in delta.requests
     assert _holds(hub, s)
 
 
@@ -255,6 +272,28 @@ def _joined_c10(*, cpu: str, capacity: str) -> Applied:
     return Applied(
         ocm.managed_cluster("c10", {"zone": "a"}, allocatable={"cpu": cpu}, capacity={"cpu": capacity})
     )
+
+
+def test_a_strict_answer_its_margins_refuse_is_judged_by_its_run() -> None:
+    """`s` sorts by CPU (c0 to c9: 1 to 10) and holds c8 and c9. c10 joins with half a CPU: the
+    feasible clusters' range moves, so every cluster's sorter score moves and the margins cannot
+    say (`_within_range`); its sync alone against the hub as it stands (`_by_runs`) still takes
+    c9 and c8: not solved, and the slow judgement keeps what it holds. A cluster joining with 12
+    CPUs is taken: solved, to what the slow judgement picks. Fails where a strict answer its
+    margins refuse is solved without its run, or held whatever its run picks."""
+    hub = _sorter_hub()
+    s = f"{ocm.NS}/s"
+    assert _decisions(hub.objects())[s] == {"c8", "c9"}
+    ran = _ran(hub)
+    delta = hub.handle(_joined_c10(cpu="500m", capacity="16"), now=ocm.NOW_TIME)
+    assert s in ran  # its margins refused it
+    assert s not in delta.requests
+    assert _holds(hub, s)
+    hub.handle(Deleted("ManagedCluster", "c10"), now=ocm.NOW_TIME)
+    delta = hub.handle(_joined_c10(cpu="12", capacity="16"), now=ocm.NOW_TIME)
+    assert s in delta.requests
+    assert _decisions(hub.objects())[s] == {"c9", "c10"}
+    assert _holds(hub, s)
 
 
 @pytest.mark.parametrize("event", ["tainted c5", "joined with CPU 5"])
@@ -279,13 +318,16 @@ def test_a_sorter_is_not_solved_for_a_cluster_entering_or_leaving_inside_its_ran
 )
 def test_a_sorter_is_solved_for_a_cluster_entering_or_leaving_at_an_end_of_its_range(event, picks) -> None:
     """c0 (CPU 1, the lowest) leaving the feasible set, or a cluster of CPU 20 (above the highest)
-    joining it, moves the range every CPU score is centered on: `s` is solved (and the joined
-    cluster, now the highest, is picked)."""
+    joining it, moves the range every CPU score is centered on: the margins refuse `s`, and its
+    sync alone (`_by_runs`) judges it: solved where the joined cluster, now the highest, is
+    picked; held where its picks stay."""
     hub = _sorter_hub()
     s = f"{ocm.NS}/s"
     change = _tainted(hub, "c0") if event == "tainted c0" else _joined_c10(cpu="20", capacity="32")
+    ran = _ran(hub)
     delta = hub.handle(change, now=ocm.NOW_TIME)
-    assert s in delta.requests
+    assert s in ran
+    assert (s in delta.requests) == (picks != {"c8", "c9"})
     assert _decisions(hub.objects())[s] == picks
     assert _holds(hub, s)
 
@@ -390,9 +432,10 @@ def test_an_optimal_spread_holding_its_greedy_run_is_held_while_that_run_stands(
     t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
     hub.handle(Applied({**t, "spec": {**t["spec"], "numberOfClusters": 1}}), now=ocm.NOW_TIME)
     assert _decisions(hub.objects())[f"{ocm.NS}/t"] == {"c2"}
+    ran = _ran(hub)
     delta = hub.handle(_relabelled(hub, "c5"), now=ocm.NOW_TIME)
     assert s in hub._live["ocm"].enqueued
-    assert s in hub._live["ocm"]._runs  # refused by its picture
+    assert s in ran  # refused by its picture
     assert s not in delta.requests
     assert _holds(hub, s)
 
@@ -431,9 +474,10 @@ def test_a_spread_is_judged_by_its_run_for_a_cluster_it_left_out_tainted_into_an
     assert hub._live["ocm"].answers[s].ordered
     c = _tainted(hub, "c3").obj
     moved = {**c, "metadata": {**c["metadata"], "labels": {**c["metadata"]["labels"], "zone": "z2"}}}
+    ran = _ran(hub)
     delta = hub.handle(Applied(moved), now=ocm.NOW_TIME)
     assert s in hub._live["ocm"].enqueued
-    assert s in hub._live["ocm"]._runs
+    assert s in ran
     assert s not in delta.requests
     assert _holds(hub, s)
 
@@ -469,10 +513,11 @@ def test_a_spread_refused_by_its_picture_is_held_while_its_run_alone_picks_what_
     s = f"{ocm.NS}/s"
     assert _decisions(hub.objects())[s] == {"c0", "c1"}
     hub.handle(Applied(ocm.decision("ghost-6", 1, ["c6"])), now=ocm.NOW_TIME)
+    ran = _ran(hub)
     delta = hub.handle(Applied(ocm.managed_cluster("c6", {"zone": "z0"})), now=ocm.NOW_TIME)
     live = hub._live["ocm"]
     assert s in live.enqueued
-    assert s in live._runs  # its picture refused it
+    assert s in ran  # its picture refused it
     assert s not in delta.requests
     assert _holds(hub, s)
     assert _full_solve_agrees(hub, s) or mode == "optimal"  # optimal's full solve is a joint search
@@ -487,8 +532,9 @@ def test_a_spread_is_solved_where_its_run_alone_moves(mode) -> None:
     is held whatever its run picks."""
     hub = _loaded_spread_hub(mode)
     s = f"{ocm.NS}/s"
+    ran = _ran(hub)
     delta = hub.handle(Applied(ocm.managed_cluster("c6", {"zone": "z2"})), now=ocm.NOW_TIME)
-    assert s in hub._live["ocm"]._runs
+    assert s in ran
     assert s in delta.requests
     assert _decisions(hub.objects())[s] == {"c0", "c6"}
     assert _holds(hub, s)

@@ -73,9 +73,9 @@ enqueued Placement is solved when one of those may have changed since its last s
   not. Any other optimal spread (its joint answer not its greedy run: a coupled trade, or an
   optimum greedy's run cannot reach), any moved count on a cluster it may pick solves it.
 
-  A PickN that these rules refuse without margins (a spread whose run may have moved, a tie at
-  the cut, an optimal joint answer: a relevant change, a moved busiest count or a feasible
-  drift) is judged by its sync itself: the event's such Placements are each synced alone
+  A PickN that these rules refuse (a strict top N whose margins cannot say, a spread whose run
+  may have moved, a tie at the cut, an optimal joint answer: a relevant change, a moved busiest
+  count or a feasible drift) is judged by its sync itself: the event's such Placements are each synced alone
   against the hub as it stands (`_by_runs`: one greedy pass with solver.SolveOptions.alone, the
   first margins' pass below), and one whose sync picks exactly the clusters it holds is not
   solved: that sync writes its decisions as they are (their groups too: a held cluster whose
@@ -962,7 +962,9 @@ class OcmLive:
             self._judged_now(key, answer)
             return True
         if answer.strict and (_scored_alone(request) or _sorted_alone(request)):
-            return self._stands_margins(key, request, answer, relevant, drift, most, now)
+            return self._stands_margins(key, request, answer, relevant, drift, most, now) or self._run(
+                key, request, changed
+            )
         if (
             answer.ordered
             and most == answer.most
@@ -985,12 +987,13 @@ class OcmLive:
         request: PlacementRequest,
         changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
     ) -> bool:
-        """A non-strict PickN refused by its kept picture (a spread, a tie at the cut, an optimal
-        joint answer) is judged by its sync alone against the hub as it stands (`_by_runs`, one
-        greedy pass over every such Placement of the event), where that sync writes nothing but
-        its decisions and what they count: no refused toleration (its Misconfigured row reads the
-        available clusters) and its available clusters not taken to or from none (`_empties`).
-        Refused here; `take` holds those whose run picks what they hold."""
+        """A PickN refused by its kept picture (a strict top N's margins; a spread, a tie at the
+        cut, an optimal joint answer) is judged by its sync alone against the hub as it stands
+        (`_by_runs`, one greedy pass over every such Placement of the event), where that sync
+        writes nothing but its decisions and what they count: no refused toleration (its
+        Misconfigured row reads the available clusters) and its available clusters not taken to
+        or from none (`_empties`). Refused here; `take` holds those whose run picks what they
+        hold."""
         if (
             request.mode is SelectionMode.N
             and self.policies[key].toleration_error is None
