@@ -79,6 +79,20 @@ enqueued Placement is solved when one of those may have changed since its last s
   not. Any other optimal spread (its joint answer not its greedy run: a coupled trade, or an
   optimum greedy's run cannot reach), any moved count on a cluster it may pick solves it.
 
+  A PickN that these rules refuse (a strict top N whose margins cannot say, a spread whose run
+  may have moved, a tie at the cut, an optimal joint answer: a relevant change, a moved busiest
+  count or a feasible drift) is judged by its sync itself: the event's such Placements are each synced alone
+  against the hub as it stands (`_by_runs`: one greedy pass with solver.SolveOptions.alone, the
+  first margins' pass below), and one whose sync picks exactly the clusters it holds is not
+  solved: that sync writes its decisions as they are (their groups too: a held cluster whose
+  group labels moved solved it before, `_regrouped`), and its status reads the picks, the spec
+  and the available count as none against some only; so not where the event may take its
+  available clusters to or from none (`_empties`) nor where a refused toleration reads them
+  (Misconfigured). Its answer becomes that run's, judged there (its margins; a spread's
+  `ordered`), as a first answer is. In greedy mode the Placement is synced before the batch, as
+  every Placement held is (upstream's queue may order it so); in optimal mode it is a Placement
+  whose own sync writes what it holds, held as a strict top N whose margins hold is.
+
   The margins of a Placement solved in a batch are those of the picture its sync judged: greedy
   syncs the batch one at a time, each against those before it as they answered, optimal judges
   on the batch's final decisions (the counts its writes leave, `_After`: known exactly, so its
@@ -119,11 +133,11 @@ So greedy mode gives upstream's answer for every enqueued Placement (the skipped
 to what they hold), each against the rest as they stand; optimal re-optimises the Placements
 solved with the rest fixed (Balance coupled among them, as the solver couples a batch). The
 Placements optimal solves are, as greedy's, those whose own sync may write something else than
-they hold: a strict top N whose margins hold, or a spread that is its greedy run while that run
-stands, is held without asking whether a joint search would move it for a rise of the batch's
-objective elsewhere (the trigger is the Placement's own standing; `stale` covers what such a
-search may still move). OCM is
-not sticky: a full solve (a restart, every Placement synced against the same stale picture) may
+they hold: a strict top N whose margins hold, a spread that is its greedy run while that run
+stands, or a PickN whose sync alone picks what it holds (`_by_runs`), is held without asking
+whether a joint search would move it for a rise of the batch's objective elsewhere (the trigger
+is the Placement's own standing; `stale` covers what such a search may still move). OCM is not
+sticky: a full solve (a restart, every Placement synced against the same stale picture) may
 change exactly the Placements whose inputs moved since their last sync (`stale`): those the
 drift test would solve now, those marked changed, the misconfigured whose status would move
 (`_misstands`), those with tolerations that run out or
@@ -435,6 +449,7 @@ class OcmLive:
         self._shared_rise: dict[tuple[int, int, int, int, bool], tuple[_Drift, np.ndarray]] = {}
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
         self._emptied_of: dict[tuple[str, ...], tuple[Mapping, bool]] = {}  # `_empties`' (one event's)
+        self._runs: set[str] = set()  # the event's refused non-strict PickNs, judged by their run
         self.seq = 0
         self._recounted: set[str] = set()
         for m in manifests:
@@ -825,7 +840,10 @@ class OcmLive:
         self._shared_rise.clear()
         self._flipped.clear()
         self._emptied_of.clear()
+        self._runs = set()  # refused by their picture, judged by their run (`_run`)
         solved = {key for key in enqueued if self._must(key, changed, now)}
+        if self._runs:
+            solved -= self._by_runs(self._runs & solved, now)
         self._drifted({name: changed[name] for name in scored}, enqueued, now)
         return self._taken(solved, now) if solved else None
 
@@ -1061,18 +1079,22 @@ class OcmLive:
             self._judged_as_is(key, answer)
             return True
         if answer.strict and alone:
-            return self._stands_margins(key, request, answer, relevant, drift, most, now)
+            return self._stands_margins(key, request, answer, relevant, drift, most, now) or self._run(
+                key, request, changed
+            )
         if (
             answer.ordered
             and most == answer.most
             and drift is not None
             and self._lost_only(request, answer, relevant, now)
+            and self._stands_ordered(key, request, answer, drift, now)
         ):
-            return self._stands_ordered(key, request, answer, drift, now)
+            return True
         # Its totals not kept: it stands only while nothing it reads moved (Balance reads the
-        # count of a cluster it may pick, and the busiest count).
+        # count of a cluster it may pick, and the busiest count), or while its sync alone picks
+        # what it holds (`_run`, judged for the event's refused at once).
         if relevant or most != answer.most or (drift is not None and self._any_feasible(request, drift, now)):
-            return False
+            return self._run(key, request, changed)
         self._judged_as_is(key, answer)
         return True
 
@@ -1152,6 +1174,45 @@ class OcmLive:
             alone = _scored_alone(request) or _sorted_alone(request)
             found = self._facts[id(request)] = (request, (_reads(request), _balance_weight(request), alone))
         return found[1]
+
+    def _run(
+        self,
+        key: str,
+        request: PlacementRequest,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+    ) -> bool:
+        """A PickN refused by its kept picture (a strict top N's margins; a spread, a tie at the
+        cut, an optimal joint answer) is judged by its sync alone against the hub as it stands
+        (`_by_runs`, one greedy pass over every such Placement of the event), where that sync
+        writes nothing but its decisions and what they count: no refused toleration (its
+        Misconfigured row reads the available clusters) and its available clusters not taken to
+        or from none (`_empties`). Refused here; `take` holds those whose run picks what they
+        hold."""
+        if (
+            request.mode is SelectionMode.N
+            and self.policies[key].toleration_error is None
+            and not self._empties(request.scope, changed)
+        ):
+            self._runs.add(key)
+        return False
+
+    def _by_runs(self, keys: set[str], now: datetime) -> set[str]:
+        """The Placements among `keys` whose sync alone against the hub as it stands (greedy,
+        SolveOptions.alone: every other Placement holding what it holds, its own decisions left
+        out, the busiest count as `_most_for` reads it; the first margins' pass) picks exactly
+        the clusters it holds: their sync writes what they hold. Each one's answer becomes that
+        run's, judged now (its margins, `ordered` for a spread), as the first margins are; the
+        others' answers are replaced again by the batch that solves them."""
+        taken = self._taken(keys, now, written=False)
+        assert taken.answered is not None
+        result = solve(taken.batch, SolveOptions(mode="greedy", seed=self.seed, alone=True))
+        taken.answered(result)
+        stands = set()
+        for got in result.requests:
+            answer = self.answers.get(got.request)
+            if answer is not None and answer.selected == frozenset(self.own.get(got.request, ())):
+                stands.add(got.request)
+        return stands
 
     def _keep(self, answer: _Answer) -> None:
         """A kept answer about to move on in place: the journal puts it back as it is."""
