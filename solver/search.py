@@ -7,7 +7,10 @@ as few stages as keep each stage's objective exact, every stage hinted with the 
 
 from __future__ import annotations
 
+import hashlib
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from solver import modes, scores, spread, stickiness
@@ -80,6 +83,42 @@ def stage_weights(spans: tuple[int, ...], stage: list[int]) -> list[int]:
     return weights
 
 
+# The stage solves made lately that CP-SAT proved optimal, by what was solved (_stage_key), with
+# the booleans' values (in `rows` order) and the objective it found. With one worker and nothing
+# random but the seed, such a solve is a function of what the key holds alone (the wall-clock
+# limit only cuts: a cut solve is not OPTIMAL and is not kept). A long-lived scheduler's Balance
+# search asks a request's best response again and again across its batches, its first stages
+# (clusters, spread: no score) the same model each time.
+_SOLVED: OrderedDict[bytes, tuple[bytes, int]] = OrderedDict()
+_SOLVED_KEPT = 1024  # the oldest go first
+_SOLVED_LOCK = threading.Lock()  # searches run on threads too (solver.api._search_in_parallel)
+
+
+def _stage_key(model, indices: tuple[int, ...], seed: int, budget: float) -> bytes:
+    """What a stage solve reads, as a SHA-256 digest (the text is some 30 kB a model): the
+    model's proto as text (its variables, constraints, the stage's objective and the hint), the
+    booleans' places in it, the seed and the deterministic budget (every other parameter is
+    run's own constant, but the wall-clock limit)."""
+    digest = hashlib.sha256(str(model.proto).encode())
+    digest.update(repr((indices, seed, budget)).encode())
+    return digest.digest()
+
+
+def _solved(key: bytes) -> tuple[bytes, int] | None:
+    with _SOLVED_LOCK:
+        found = _SOLVED.get(key)
+        if found is not None:
+            _SOLVED.move_to_end(key)
+        return found
+
+
+def _remember(key: bytes, found: tuple[bytes, int]) -> None:
+    with _SOLVED_LOCK:
+        _SOLVED[key] = found
+        if len(_SOLVED) > _SOLVED_KEPT:
+            _SOLVED.popitem(last=False)
+
+
 def run(
     space: Space, scale: Scale, hint: list[int], *, seed: int, budget: float, deadline: float
 ) -> SearchRun:
@@ -98,6 +137,7 @@ def run(
     best: list[int] | None = None
     solve_seconds = 0.0
     plan = stages(scale.spans)
+    indices = tuple(x[r].index for r in rows)  # the booleans' places in the model, in `rows` order
     for number, stage in enumerate(plan):
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
@@ -107,14 +147,23 @@ def run(
         weights = stage_weights(scale.spans, stage)
         objective = sat.LinearExpr.weighted_sum([space.level(i) for i in stage], weights)
         model.maximize(objective)
-        started = time.perf_counter()
-        status = solver.solve(model)
-        solve_seconds += time.perf_counter() - started
-        if status not in (sat.OPTIMAL, sat.FEASIBLE):
-            limited = solver.wall_time >= remaining * 0.99
-            return SearchRun(best, False, (stage, _unsolved_bound(scale, stage)), limited, solve_seconds)
-        best = [r for r in rows if solver.boolean_value(x[r])]
-        value = round(solver.objective_value)
+        key = _stage_key(model, indices, solver.parameters.random_seed, budget)
+        found = _solved(key)
+        if found is not None:  # solved before: its optimum, nothing solved again
+            status, (taken, value) = sat.OPTIMAL, found
+            best = [r for r, on in zip(rows, taken, strict=True) if on]
+        else:
+            started = time.perf_counter()
+            status = solver.solve(model)
+            solve_seconds += time.perf_counter() - started
+            if status not in (sat.OPTIMAL, sat.FEASIBLE):
+                limited = solver.wall_time >= remaining * 0.99
+                return SearchRun(best, False, (stage, _unsolved_bound(scale, stage)), limited, solve_seconds)
+            taken = bytes(solver.boolean_value(x[r]) for r in rows)
+            best = [r for r, on in zip(rows, taken, strict=True) if on]
+            value = round(solver.objective_value)
+            if status == sat.OPTIMAL:
+                _remember(key, (taken, value))
         if status == sat.FEASIBLE:
             limited = solver.wall_time >= remaining * 0.99
             return SearchRun(best, False, (stage, round(solver.best_objective_bound)), limited, solve_seconds)

@@ -1,0 +1,137 @@
+"""solver.search remembers the stage solves CP-SAT proved optimal (by a digest of the model as
+solved, the booleans' places, the seed and the budget): a search asked again answers as it did,
+without solving; a fresh solve of the same model gives the same answer; a cut is never
+remembered, and past the deadline a remembered stage is not used."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from model import Preference
+from solver import SolveOptions, sat, search, solve
+from solver.greedy import solve_greedy
+from solver.objective import scale_of
+from solver.optimal import solve_spread
+from solver.prepare import prepare
+from solver.table import ClusterTable
+from tests.fixtures.batches import SPREAD_CASES, stuck_batch
+from tests.fixtures.builders import batch, numbered, pick_n, spread
+
+
+@pytest.fixture
+def solves(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The stage solves CP-SAT makes, counted; the memo emptied before and after."""
+    made: list[int] = []
+    solve_stage = sat.Solver.solve
+
+    def counted(self, model):
+        made.append(1)
+        return solve_stage(self, model)
+
+    monkeypatch.setattr(sat.Solver, "solve", counted)
+    search._SOLVED.clear()
+    yield made
+    search._SOLVED.clear()
+
+
+def _coupled():
+    """Requests under two spread constraints that do not nest (a model each) with Balance: the
+    Balance search asks each one's best response, a CP-SAT search, round after round."""
+    clusters = [
+        *numbered(4, prefix="a", labels={"zone": "a", "rack": "r1"}),
+        *numbered(4, prefix="b", labels={"zone": "b", "rack": "r2"}),
+        *numbered(4, prefix="c", labels={"zone": "a", "rack": "r2"}),
+    ]
+    balance = (Preference(3, balance=True),)
+    requests = [
+        pick_n(3, name=f"p{k}", preferences=balance, spread=(spread("zone"), spread("rack")))
+        for k in range(3)
+    ]
+    return batch(clusters, *requests)
+
+
+def test_a_search_asked_again_solves_nothing(solves: list[int]) -> None:
+    first = solve(stuck_batch(), SolveOptions(mode="optimal"))
+    assert first.stats.models == 1 and solves
+    solves.clear()
+    again = solve(stuck_batch(), SolveOptions(mode="optimal"))
+    assert solves == []  # every stage remembered
+    assert again.requests == first.requests
+    assert (again.stats.objective, again.stats.bound, again.stats.status, again.stats.models) == (
+        first.stats.objective,
+        first.stats.bound,
+        first.stats.status,
+        first.stats.models,
+    )
+
+
+@pytest.mark.parametrize("case", sorted(SPREAD_CASES))
+def test_a_remembered_answer_is_a_fresh_solves(case: str, solves: list[int]) -> None:
+    clusters, request = SPREAD_CASES[case]
+    b = batch(clusters, request)
+    fresh = solve(b, SolveOptions(mode="optimal"))
+    remembered = solve(b, SolveOptions(mode="optimal"))
+    search._SOLVED.clear()
+    assert remembered.requests == fresh.requests == solve(b, SolveOptions(mode="optimal")).requests
+    assert remembered.stats.objective == fresh.stats.objective
+
+
+def test_the_balance_search_answers_alike_with_and_without_the_memo(
+    solves: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    b = _coupled()
+    remembered = solve(b, SolveOptions(mode="optimal"))
+    assert solves  # the searches ran CP-SAT
+    made = len(solves)
+    again = solve(b, SolveOptions(mode="optimal"))
+    assert len(solves) == made  # the second solve found every stage remembered
+    monkeypatch.setattr(search, "_solved", lambda key: None)  # nothing remembered: all solved
+    fresh = solve(b, SolveOptions(mode="optimal"))
+    assert len(solves) > made
+    assert remembered.requests == again.requests == fresh.requests
+    assert remembered.stats.objective == fresh.stats.objective
+
+
+def _space():
+    b = stuck_batch()
+    table = ClusterTable(b)
+    (p,) = prepare(b, table)
+    return p, table, scale_of(p, table)
+
+
+def test_past_the_deadline_nothing_remembered_is_used(solves: list[int]) -> None:
+    p, table, scale = _space()
+
+    def ask(deadline: float):
+        return solve_spread(
+            p,
+            table,
+            scale,
+            lambda: solve_greedy(p, table, 0),
+            0,
+            seed=0,
+            deterministic_budget=5.0,
+            deadline=deadline,
+        )
+
+    solved = ask(time.perf_counter() + 60)
+    assert solved.status == "OPTIMAL" and search._SOLVED
+    late = ask(time.perf_counter() - 1)
+    assert late.time_limited and late.status != "OPTIMAL"  # cut as before, not answered from the memo
+
+
+def test_a_cut_stage_is_not_remembered(solves: list[int]) -> None:
+    p, table, scale = _space()
+    late = solve_spread(
+        p,
+        table,
+        scale,
+        lambda: solve_greedy(p, table, 0),
+        0,
+        seed=0,
+        deterministic_budget=5.0,
+        deadline=time.perf_counter() - 1,
+    )
+    assert late.time_limited and not search._SOLVED and solves == []
