@@ -9,25 +9,11 @@ PlacementSatisfied conditions. Its other PlacementDecisions are listed for delet
 A decision strategy upstream cannot apply (groups.py) leaves upstream with no decision group at
 all: no PlacementDecision is written (every existing one is deleted) while the status still counts
 the selected clusters; that is reproduced here.
-
-A long-lived scheduler's context (adapters.ocm.reach: `OcmContext.wrote`, a mapping it keeps from
-batch to batch) holds the stored objects themselves: where a Placement's objects as made here
-would each equal the stored one as the server takes a write (adapters.run.changes.served: the
-comparison the hub makes before writing), the stored objects are handed back instead (the hub
-skips a stored object by identity, adapters.live.store.Store.unheld), and what they were made
-from is noted (`_Wrote`). A Placement emitted again from equal inputs (the stored objects and
-every value `_objects` reads: the answer's names, the context's counts and sets, the strategy,
-the labels and claims of the selected clusters its groups match) makes the same objects, which
-equal the stored ones again: they are handed back without being made. The time (`now`) is read
-only by a condition whose status differs from the stored one's, and there is none where the
-objects made equalled the stored ones. A cluster event's batch emits 50 to 190 Placements whose
-objects nearly all come back the same.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from adapters.contract import Emitted
@@ -36,8 +22,7 @@ from adapters.kube.manifests import object_reference
 from adapters.ocm import names as n
 from adapters.ocm.groups import decision_groups
 from adapters.ocm.load import OcmContext, PlacementContext
-from adapters.run.changes import served
-from model import Cluster, Result
+from model import Result
 
 __all__ = ["Emitted", "emit"]
 
@@ -50,7 +35,6 @@ def emit(context: OcmContext, result: Result) -> Emitted:
     by_request = result.by_request()
     now = time_text(context.now)
     unsatisfied: list[str] = []
-    wrote = context.wrote
     for key in sorted(context.placements):
         p = context.placements[key]
         selected: list[str] = []
@@ -59,109 +43,21 @@ def emit(context: OcmContext, result: Result) -> Emitted:
             if got is None:
                 raise ValueError(f"the result has no answer for placement {key!r}")
             selected = [c.cluster for c in got.selected]
-        if wrote is None:
-            objects, gone, satisfied = _objects(p, selected, context.clusters, now)
+        misconfigured = p.misconfigured
+        if p.groups.error is not None:
+            misconfigured = f"{n.NO_PLUGIN}:{p.groups.error}"
+            groups: list[tuple[str, list[str]]] = []
         else:
-            inputs = _inputs(p, selected, context.clusters)
-            last = wrote.get(key)
-            if last is not None and last.inputs == inputs:  # made from equal inputs: the stored ones
-                objects = [*(p.decisions[i].obj for i in last.order), p.placement.obj]
-                gone, satisfied = [], last.satisfied
-            else:
-                objects, gone, satisfied = _objects(p, selected, context.clusters, now)
-                objects = _as_stored(key, p, objects, gone, satisfied, inputs, wrote)
+            groups = decision_groups(p.groups, selected, context.clusters)
+        objects, group_status = _decisions(p, groups)
+        written = {o["metadata"]["name"] for o in objects}
+        delete += [object_reference(d) for d in p.decisions if d.name not in written]
         apply += objects
-        delete += gone
-        if not satisfied:
+        placement = _placement(p, len(selected), group_status, misconfigured, now)
+        apply.append(placement)
+        if any(c["type"] == n.SATISFIED and c["status"] != "True" for c in placement["status"]["conditions"]):
             unsatisfied.append(key)
     return Emitted(apply, delete, tuple(sorted(context.placements)), tuple(unsatisfied))
-
-
-@dataclass(frozen=True, slots=True)
-class _Wrote:
-    """A Placement's objects as emit made them equal the stored ones: what they were made from
-    (`_inputs`), the stored decisions' positions in the order they were made, and whether the
-    Placement was satisfied."""
-
-    inputs: tuple[Any, ...]
-    order: tuple[int, ...]
-    satisfied: bool
-
-
-def _inputs(p: PlacementContext, selected: list[str], clusters: Mapping[str, Cluster]) -> tuple[Any, ...]:
-    """Everything `_objects` reads but the time: the stored Placement and decisions (compared by
-    identity first, as tuples compare), the context's values (of the available clusters, only
-    whether there are none) and the answer; the selected clusters' labels and claims where
-    decision groups match them."""
-    grouped = ()
-    if p.groups.groups and p.groups.error is None:
-        grouped = tuple((clusters[c].labels, clusters[c].claims) for c in selected)
-    return (
-        p.placement.obj,
-        tuple(d.obj for d in p.decisions),
-        p.count,
-        p.cluster_sets,
-        p.bindings,
-        p.eligible,
-        p.available == 0,  # read by `_satisfied` alone, only whether it is 0 (a join moves it)
-        p.groups,
-        p.misconfigured,
-        tuple(selected),
-        grouped,
-    )
-
-
-def _as_stored(
-    key: str,
-    p: PlacementContext,
-    objects: list[dict[str, Any]],
-    gone: list[dict[str, str]],
-    satisfied: bool,
-    inputs: tuple[Any, ...],
-    wrote: dict[str, _Wrote],
-) -> list[dict[str, Any]]:
-    """The objects made, or the stored ones where each made one equals its stored one as the
-    server takes the write and none is deleted (noted in `wrote` for the next time)."""
-    wrote.pop(key, None)
-    if gone:
-        return objects
-    position = {d.name: i for i, d in enumerate(p.decisions)}
-    order = []
-    for obj in objects[:-1]:
-        at = position.get(obj["metadata"]["name"])
-        if at is None:
-            return objects
-        stored = p.decisions[at].obj
-        if served(obj, stored) != stored:
-            return objects
-        order.append(at)
-    stored = p.placement.obj
-    if served(objects[-1], stored) != stored:
-        return objects
-    wrote[key] = _Wrote(inputs, tuple(order), satisfied)
-    return [*(p.decisions[i].obj for i in order), stored]
-
-
-def _objects(
-    p: PlacementContext, selected: list[str], clusters: Mapping[str, Cluster], now: str
-) -> tuple[list[dict[str, Any]], list[dict[str, str]], bool]:
-    """The Placement's decisions and then itself as its controller writes them, the references of
-    its decisions to delete, and whether it is satisfied."""
-    misconfigured = p.misconfigured
-    if p.groups.error is not None:
-        misconfigured = f"{n.NO_PLUGIN}:{p.groups.error}"
-        groups: list[tuple[str, list[str]]] = []
-    else:
-        groups = decision_groups(p.groups, selected, clusters)
-    objects, group_status = _decisions(p, groups)
-    written = {o["metadata"]["name"] for o in objects}
-    gone = [object_reference(d) for d in p.decisions if d.name not in written]
-    placement = _placement(p, len(selected), group_status, misconfigured, now)
-    objects.append(placement)
-    satisfied = not any(
-        c["type"] == n.SATISFIED and c["status"] != "True" for c in placement["status"]["conditions"]
-    )
-    return objects, gone, satisfied
 
 
 def _decisions(

@@ -67,9 +67,6 @@ class OcmContext:
     placements: dict[str, PlacementContext]  # by namespace/name
     clusters: dict[str, Cluster]  # the batch's clusters by name
     now: datetime
-    # A long-lived scheduler's: what emit found equal to the stored objects, per Placement (see
-    # adapters.ocm.emit); None: every object made.
-    wrote: dict[str, Any] | None = None
 
 
 def cel_trait(source: str) -> str:

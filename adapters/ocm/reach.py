@@ -385,11 +385,6 @@ class OcmLive:
         self._shared_rise: dict[tuple[int, int, int, int, bool], tuple[_Drift, np.ndarray]] = {}
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
         self._emptied_of: dict[tuple[str, ...], tuple[Mapping, bool]] = {}  # `_empties`' (one event's)
-        # Per Placement, what emit found equal to its stored objects and made them from
-        # (adapters.ocm.emit: handed back as stored when made from equal inputs again). Facts of
-        # emit alone, true whatever is undone, so kept out of the journal; a deleted Placement's
-        # is let go.
-        self._wrote: dict[str, Any] = {}
         self.seq = 0
         self._recounted: set[str] = set()
         for m in manifests:
@@ -476,7 +471,6 @@ class OcmLive:
             if m is None:  # gone: what it held and was answered goes with it (no check reads it)
                 self._set_request(key, None)
                 j.pop(self.answers, key)
-                self._wrote.pop(key, None)
             else:
                 j.set(self.placements, key, m)
                 policy = checked[0] if checked is not None else _placement_policy(m)
@@ -1895,7 +1889,7 @@ class OcmLive:
         solved = tuple(r for r in requests if r.key not in given)
         # Optimal mode reports the spreads whose answer is their greedy run (`_answered`'s ordered).
         batch = Batch(clusters, solved, now=now, seed=self.seed, absent_load=absent, ordered=True)
-        context = OcmContext(contexts, self.pool.by_name(), now, self._wrote if written else None)
+        context = OcmContext(contexts, self.pool.by_name(), now)
         for key in contexts:
             self.journal.discard(self.dirty, key)
         keys = frozenset(contexts)
