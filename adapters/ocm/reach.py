@@ -385,6 +385,10 @@ class OcmLive:
         self._shared_rise: dict[tuple[int, int, int, int, bool], tuple[_Drift, np.ndarray]] = {}
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
         self._emptied_of: dict[tuple[str, ...], tuple[Mapping, bool]] = {}  # `_empties`' (one event's)
+        # `_members`' unions of several sets, each with the pool's traits version it was made at
+        # (a function of the pool's trait sets alone: kept out of the journal, which undoes the
+        # pool through `put` and `drop`, each moving the version on).
+        self._united: dict[tuple[str, ...], tuple[int, set[str]]] = {}
         self.seq = 0
         self._recounted: set[str] = set()
         for m in manifests:
@@ -1995,10 +1999,20 @@ class OcmLive:
 
     def _members(self, scope: tuple[str, ...]) -> AbstractSet[str]:
         """The clusters of the scope's sets (read-only: one set's own members are the pool's set,
-        not a copy of thousands)."""
+        not a copy of thousands; several sets' union is kept while no trait's clusters change,
+        `ClusterPool.traits_version`: a cluster event's batch unites the same few scopes of
+        thousands each, batch after batch)."""
         if len(scope) == 1:
             return self.pool.with_trait(scope[0])
-        return set().union(*(self.pool.with_trait(t) for t in scope)) if scope else set()
+        if not scope:
+            return set()
+        version = self.pool.traits_version
+        kept = self._united.get(scope)
+        if kept is None or kept[0] != version:
+            if len(self._united) > 256:  # scopes no batch asks for any more
+                self._united.clear()
+            kept = self._united[scope] = (version, set().union(*(self.pool.with_trait(t) for t in scope)))
+        return kept[1]
 
     def _answered(
         self,
