@@ -10,7 +10,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from itertools import chain, repeat
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -504,23 +504,17 @@ class _Rows:
         # a batch takes its Placements' decisions off) takes its load again; its other rows and
         # columns, which read no load, are kept. Its row's basis, if it is not the cluster, is
         # the object before it (the same fields but the load).
-        # (Judged in C loops over the changed rows at once: a live batch after a cluster event's
-        # differs from it in the loads of thousands; a row's basis itself is not compared.)
+        unknown = set(np.flatnonzero(~known).tolist())
         news = list(map(clusters.__getitem__, changed))
-        rows = np.asarray(changed, dtype=np.int64)
-        load_alone = np.fromiter(
-            map(operator.is_, news, map(basis.__getitem__, changed)), dtype=bool, count=len(news)
-        )
-        judged = np.flatnonzero(~load_alone)
-        if len(judged):
-            at = rows[judged].tolist()
-            load_alone[judged] = _loads_alone(
-                list(map(was.__getitem__, at)), list(map(clusters.__getitem__, at))
-            )
-        load_alone &= known[rows]  # a new row is made again
-        remade = rows[~load_alone].tolist()
-        for i in rows[load_alone].tolist():
-            basis[i] = was[i]
+        again = map(operator.is_, news, map(basis.__getitem__, changed))
+        remade = []
+        for i, new, before in zip(changed, news, again, strict=True):
+            if i in unknown:
+                remade.append(i)
+            elif before or _load_alone(was[i], new):
+                basis[i] = was[i]
+            else:
+                remade.append(i)
         if len(remade) > _PATCHED_UP_TO:
             return None
         for i in remade:
@@ -531,17 +525,16 @@ class _Rows:
         out.basis = basis
         out.names = self.names if same_names else names
         out.index = self.index if same_names else dict(zip(names, range(len(names)), strict=True))
-        for field, value, at in (("eligible", takes_new, remade), ("leaving", _leaving, remade)):
+        for field, value, rows in (
+            ("eligible", takes_new, remade),
+            ("leaving", _leaving, remade),
+            ("load", _load, changed),
+        ):
             array = getattr(self, field) if same_names else getattr(self, field)[kept]
-            if at:
+            if rows:
                 array = array.copy() if same_names else array
-                array[at] = [value(clusters[i]) for i in at]
+                array[rows] = [value(clusters[i]) for i in rows]
             setattr(out, field, _frozen(array))
-        load = self.load if same_names else self.load[kept]
-        if changed:
-            load = load.copy() if same_names else load
-            load[changed] = np.fromiter(map(_load, news), dtype=np.int64, count=len(news))
-        out.load = _frozen(load)
         was_tainted = np.zeros(self.size, dtype=bool)
         was_tainted[self.tainted] = True
         tainted = was_tainted[kept]
@@ -679,20 +672,6 @@ def _load_alone(old: Cluster, new: Cluster) -> bool:
 
 
 _BUT_LOAD = operator.attrgetter(*(f.name for f in fields(Cluster) if f.name != "load"))
-_BUT_LOAD_FIELDS = len(fields(Cluster)) - 1
-assert _BUT_LOAD_FIELDS > 1  # _BUT_LOAD gives a tuple
-
-
-def _loads_alone(olds: list[Cluster], news: list[Cluster]) -> np.ndarray:
-    """`_load_alone` of each pair, every field of every pair compared in one C pass."""
-    flags = np.fromiter(
-        map(
-            operator.is_, chain.from_iterable(map(_BUT_LOAD, olds)), chain.from_iterable(map(_BUT_LOAD, news))
-        ),
-        dtype=bool,
-        count=len(olds) * _BUT_LOAD_FIELDS,
-    )
-    return flags.reshape(len(olds), _BUT_LOAD_FIELDS).all(axis=1)
 
 
 def _tolerated(

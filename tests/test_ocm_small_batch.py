@@ -12,7 +12,7 @@ import pytest
 
 from adapters.live.kept import with_load
 from model import Cluster, Toleration
-from solver.table import ClusterTable, _load_alone, _loads_alone, _Rows
+from solver.table import ClusterTable, _load_alone, _Rows
 from tests.fixtures.builders import batch, cluster, pick_n, taint, term, tol
 from tests.fixtures.common import counted_calls
 
@@ -71,34 +71,6 @@ def test_a_cluster_is_load_alone_only_while_every_other_field_is_the_same_object
     other = with_load(c, 3)
     object.__setattr__(other, field, _another(getattr(c, field)))
     assert not _load_alone(c, other)
-    # the pairs judged at once (solver.table._loads_alone), every field in one pass: each pair's
-    copy = with_load(c, 5)
-    assert _loads_alone([c, c, copy, other], [with_load(c, 3), other, c, copy]).tolist() == [
-        True,
-        False,
-        True,
-        False,
-    ]
-    assert _loads_alone([], []).tolist() == []
-
-
-def test_a_batch_of_other_load_copies_judges_its_rows_at_once(monkeypatch) -> None:
-    """A live batch after a cluster event's holds other load copies of thousands of clusters than
-    it (and the patch past `_in_place`'s limit): their rows are judged load-alone all at once, no
-    pair alone, and the rows are a fresh table's."""
-    originals = _fleet()
-    first = [with_load(c, c.load + 1) if i % 3 else c for i, c in enumerate(originals)]
-    then = [with_load(c, c.load + 2) if i % 2 else c for i, c in enumerate(originals)]
-    _Rows._last = None
-    _table(originals)
-    _table(first)
-    import solver.table as table
-
-    alone = counted_calls(monkeypatch, table, "_load_alone")
-    at_once = counted_calls(monkeypatch, table, "_loads_alone")
-    patched = _table(then)
-    assert alone == [] and len(at_once) == 1
-    _same_rows(patched, _fresh(then))
 
 
 EVENTS = {
@@ -189,7 +161,7 @@ def test_the_external_affinity_check_reads_each_names_highest_magnitude_over_the
 def _counting(monkeypatch) -> list[tuple]:
     import solver.table as table
 
-    return counted_calls(monkeypatch, table, "_loads_alone")
+    return counted_calls(monkeypatch, table, "_load_alone")
 
 
 def test_a_batch_holding_the_originals_after_one_of_copies_asks_nothing_of_them(monkeypatch) -> None:
