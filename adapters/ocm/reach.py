@@ -190,6 +190,10 @@ def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Res
     return OcmLive(manifests, now=now, seed=seed, result=result)
 
 
+def _decision_entry(cluster: str) -> dict[str, Any]:
+    return {"clusterName": cluster, "reason": ""}
+
+
 def _held_decision(cluster: str) -> ExistingDecision:
     """A decision a request holds, as the load reads it: none current (OCM is not sticky)."""
     return ExistingDecision(cluster, current=False)
@@ -376,6 +380,7 @@ class OcmLive:
         self._made: dict[str, tuple[tuple[Any, ...], PlacementRequest]] = {}
         self._decision = _Made(_held_decision)
         self._choice = _Made(Choice)  # each cluster's pick in an answer given (`_given`), shared
+        self._entries = _Made(_decision_entry)  # emit's decision entries (OcmContext.entries), shared
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         self._bases: dict[
@@ -1893,7 +1898,7 @@ class OcmLive:
         solved = tuple(r for r in requests if r.key not in given)
         # Optimal mode reports the spreads whose answer is their greedy run (`_answered`'s ordered).
         batch = Batch(clusters, solved, now=now, seed=self.seed, absent_load=absent, ordered=True)
-        context = OcmContext(contexts, self.pool.by_name(), now)
+        context = OcmContext(contexts, self.pool.by_name(), now, self._entries)
         for key in contexts:
             self.journal.discard(self.dirty, key)
         keys = frozenset(contexts)
