@@ -7,11 +7,13 @@ absent load is still every counted cluster the pool lacks."""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from datetime import datetime
 
 from adapters.generate.common import DEFAULT_NOW
 from adapters.generate.hubs import generate
 from adapters.live.hub import HubScheduler
+from adapters.live.kept import with_load
 from solver import SolveOptions
 
 
@@ -55,3 +57,62 @@ def test_the_absent_load_is_found_without_a_set_of_the_counts_names() -> None:
         live.counts = counts
     assert batch.absent_load == {"gone-a": 2, "gone-b": 1}
     assert len(batch.clusters) == len(live.pool)
+
+
+def test_a_several_sets_scope_is_united_once_while_no_trait_moves() -> None:
+    """Several sets' members are united once and kept while the pool's trait sets stay
+    (`traits_version`); a cluster leaving or entering a set, taken out or put back (as the journal
+    undoes), unites them again: always every member of any of the sets."""
+    hub, _ = _hub()
+    live = hub._live["ocm"]
+    pool = live.pool
+    traits = sorted({t for c in pool.by_name().values() for t in c.traits if t.startswith("set")})
+    both = tuple(traits[:2])
+
+    def fresh() -> set[str]:
+        return set().union(*(pool.with_trait(t) for t in both))
+
+    first = live._members(both)
+    assert first == fresh() and live._members(both) is first
+    member = sorted(pool.with_trait(both[0]))[0]
+    kept = pool[member]
+    pool.put(replace(kept, traits=kept.traits - {both[0]}))  # out of the first set
+    moved = live._members(both)
+    assert moved is not first and moved == fresh()
+    pool.drop(member)
+    assert member not in live._members(both) and live._members(both) == fresh()
+    pool.put(kept)
+    assert live._members(both) == fresh() == first
+    pool.reload([with_load(kept, kept.load + 1)])  # a load alone moves no trait
+    assert live._members(both) is live._members(both)
+
+
+def test_a_batchs_load_copies_are_placed_by_a_kept_position_of_each_name(monkeypatch) -> None:
+    """The pool's tuple with loads moved (a batch's) places each moved cluster by the position
+    kept for its name (made again only once a name comes or goes), no bisection per name: after
+    any puts, drops and reloads, each cluster is where name order puts it, with its load moved."""
+    import adapters.live.kept as kept_module
+
+    hub, _ = _hub()
+    pool = hub._live["ocm"].pool
+    names = pool.names()[:]
+    bisected = []
+    original = kept_module.bisect_left
+    monkeypatch.setattr(kept_module, "bisect_left", lambda *a: bisected.append(a) or original(*a))
+    some = names[::7]
+    for step in range(4):
+        loads = {name: (i % 3) + step for i, name in enumerate(some)} | {"not-held": 5}
+        bisected.clear()
+        out = pool.clusters(loads)
+        assert bisected == []
+        expected = sorted(pool.by_name().values(), key=lambda c: c.name)
+        assert [c.name for c in out] == [c.name for c in expected]
+        assert [c.load for c in out] == [c.load + loads.get(c.name, 0) for c in expected]
+        if step == 0:
+            gone = pool[names[3]]
+            pool.drop(names[3])
+        elif step == 1:
+            pool.put(replace(gone, name="aaa-first"))
+            pool.put(gone)
+        elif step == 2:
+            pool.reload([with_load(pool[n], 9) for n in names[::5]])

@@ -238,6 +238,12 @@ class ClusterPool:
         # Every cluster as one tuple, made again only after a change: batch after batch shares it
         # (and with it the rows solver.table makes of it).
         self._all: tuple[Cluster, ...] | None = None
+        # Each name's position in the order, made again only after a name comes or goes (a batch
+        # moves the loads of thousands: each found by a lookup, not a bisection).
+        self._position: dict[str, int] | None = None
+        # Counts every change of a trait's clusters (`with_trait`): what a reader keeps of them
+        # holds while it is the same.
+        self.traits_version = 0
         for cluster in sorted(clusters, key=lambda c: c.name):
             self._by_name[cluster.name] = cluster
             self._names.append(cluster.name)
@@ -285,6 +291,7 @@ class ClusterPool:
             self._ordered[at] = cluster
             self._retrait(name, old.traits, cluster.traits)
         else:
+            self._position = None
             self._names.insert(at, name)
             self._ordered.insert(at, cluster)
             self._retrait(name, frozenset(), cluster.traits)
@@ -314,6 +321,7 @@ class ClusterPool:
             if self._journal is not None and self._journal.recording:
                 self._journal.note(partial(self.put, old))
             self._all = None
+            self._position = None
             at = bisect_left(self._names, name)
             del self._names[at]
             del self._ordered[at]
@@ -323,6 +331,7 @@ class ClusterPool:
     def _retrait(self, name: str, old: frozenset[str], new: frozenset[str]) -> None:
         if old == new:
             return
+        self.traits_version += 1
         for trait in old - new:
             names = self._with_trait[trait]
             names.discard(name)
@@ -346,14 +355,16 @@ class ClusterPool:
             return self._all
         if names is None:
             out = list(self._ordered)
-            position = {name: bisect_left(self._names, name) for name in loads or ()}
+            position = self._position
+            if position is None:
+                position = self._position = dict(zip(self._names, range(len(self._names)), strict=True))
         else:
             out = [self._by_name[name] for name in names]
             position = {name: i for i, name in enumerate(names)}
+        by_name = self._by_name
         for name, delta in (loads or {}).items():
-            at = position.get(name)
-            if delta and at is not None and name in self._by_name:
-                cluster = self._by_name[name]
+            if delta and (at := position.get(name)) is not None:  # a position is a held name's
+                cluster = by_name[name]
                 out[at] = with_load(cluster, cluster.load + delta)
         return tuple(out)
 

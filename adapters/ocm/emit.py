@@ -49,7 +49,7 @@ def emit(context: OcmContext, result: Result) -> Emitted:
             groups: list[tuple[str, list[str]]] = []
         else:
             groups = decision_groups(p.groups, selected, context.clusters)
-        objects, group_status = _decisions(p, groups)
+        objects, group_status = _decisions(p, groups, context.entries)
         written = {o["metadata"]["name"] for o in objects}
         delete += [object_reference(d) for d in p.decisions if d.name not in written]
         apply += objects
@@ -61,9 +61,13 @@ def emit(context: OcmContext, result: Result) -> Emitted:
 
 
 def _decisions(
-    p: PlacementContext, groups: list[tuple[str, list[str]]]
+    p: PlacementContext,
+    groups: list[tuple[str, list[str]]],
+    entries: Mapping[str, dict[str, Any]] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The PlacementDecision objects of every group and the groups' status entries."""
+    """The PlacementDecision objects of every group and the groups' status entries. `entries`: a
+    long-lived scheduler's decision entries, one per cluster name, shared by every object it
+    writes (read-only; see OcmContext.entries); else each entry made."""
     placement = p.placement
     existing = {d.name: d.obj for d in p.decisions}
     objects, status = [], []
@@ -85,7 +89,7 @@ def _decisions(
                     "apiVersion": n.API_VERSION,
                     "kind": n.DECISION,
                     "metadata": _decision_metadata(p, object_name, labels, existing.get(object_name)),
-                    "status": {"decisions": [{"clusterName": c, "reason": ""} for c in chunk]},
+                    "status": {"decisions": _entries(chunk, entries)},
                 }
             )
             names.append(object_name)
@@ -98,6 +102,12 @@ def _decisions(
             }
         )
     return objects, status
+
+
+def _entries(chunk: list[str], entries: Mapping[str, dict[str, Any]] | None) -> list[dict[str, Any]]:
+    if entries is None:
+        return [{"clusterName": c, "reason": ""} for c in chunk]
+    return list(map(entries.__getitem__, chunk))
 
 
 def _decision_metadata(

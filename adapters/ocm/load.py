@@ -67,6 +67,11 @@ class OcmContext:
     placements: dict[str, PlacementContext]  # by namespace/name
     clusters: dict[str, Cluster]  # the batch's clusters by name
     now: datetime
+    # A long-lived scheduler's decision entries ({"clusterName": c, "reason": ""}), made once per
+    # cluster name and shared by every PlacementDecision it writes, never changed: a decision
+    # written again holds the same entry objects as the stored one, which the hub's comparison
+    # then finds equal by identity, entry by entry. None: each entry made.
+    entries: Mapping[str, dict[str, Any]] | None = None
 
 
 def cel_trait(source: str) -> str:

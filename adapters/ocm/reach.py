@@ -228,6 +228,10 @@ def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Res
     return OcmLive(manifests, now=now, seed=seed, result=result)
 
 
+def _decision_entry(cluster: str) -> dict[str, Any]:
+    return {"clusterName": cluster, "reason": ""}
+
+
 def _held_decision(cluster: str) -> ExistingDecision:
     """A decision a request holds, as the load reads it: none current (OCM is not sticky)."""
     return ExistingDecision(cluster, current=False)
@@ -440,6 +444,7 @@ class OcmLive:
         self._made: dict[str, tuple[tuple[Any, ...], PlacementRequest]] = {}
         self._decision = _Made(_held_decision)
         self._choice = _Made(Choice)  # each cluster's pick in an answer given (`_given`), shared
+        self._entries = _Made(_decision_entry)  # emit's decision entries (OcmContext.entries), shared
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         self._bases: dict[
@@ -450,6 +455,11 @@ class OcmLive:
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
         self._emptied_of: dict[tuple[str, ...], tuple[Mapping, bool]] = {}  # `_empties`' (one event's)
         self._runs: set[str] = set()  # the event's refused non-strict PickNs, judged by their run
+
+        # `_members`' unions of several sets, each with the pool's traits version it was made at
+        # (a function of the pool's trait sets alone: kept out of the journal, which undoes the
+        # pool through `put` and `drop`, each moving the version on).
+        self._united: dict[tuple[str, ...], tuple[int, set[str]]] = {}
         self.seq = 0
         self._recounted: set[str] = set()
         for m in manifests:
@@ -2171,7 +2181,7 @@ class OcmLive:
         solved = tuple(r for r in requests if r.key not in given)
         # Optimal mode reports the spreads whose answer is their greedy run (`_answered`'s ordered).
         batch = Batch(clusters, solved, now=now, seed=self.seed, absent_load=absent, ordered=True)
-        context = OcmContext(contexts, self.pool.by_name(), now)
+        context = OcmContext(contexts, self.pool.by_name(), now, self._entries)
         for key in contexts:
             self.journal.discard(self.dirty, key)
         keys = frozenset(contexts)
@@ -2296,10 +2306,20 @@ class OcmLive:
 
     def _members(self, scope: tuple[str, ...]) -> AbstractSet[str]:
         """The clusters of the scope's sets (read-only: one set's own members are the pool's set,
-        not a copy of thousands)."""
+        not a copy of thousands; several sets' union is kept while no trait's clusters change,
+        `ClusterPool.traits_version`: a cluster event's batch unites the same few scopes of
+        thousands each, batch after batch)."""
         if len(scope) == 1:
             return self.pool.with_trait(scope[0])
-        return set().union(*(self.pool.with_trait(t) for t in scope)) if scope else set()
+        if not scope:
+            return set()
+        version = self.pool.traits_version
+        kept = self._united.get(scope)
+        if kept is None or kept[0] != version:
+            if len(self._united) > 256:  # scopes no batch asks for any more
+                self._united.clear()
+            kept = self._united[scope] = (version, set().union(*(self.pool.with_trait(t) for t in scope)))
+        return kept[1]
 
     def _answered(
         self,
