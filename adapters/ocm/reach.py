@@ -53,17 +53,7 @@ enqueued Placement is solved when one of those may have changed since its last s
   still beats the best left out raised by the most any cluster left out rose. Then nothing it
   reads can reorder its top N (a PickAll, or a PickN holding every feasible cluster, reads no
   score at all), and its sync would write what it holds: it is not solved, and its recorded
-  margins move to the counts as they now stand (so the next check starts there). The clusters
-  left out the solver reported (the best `Batch.explain_limit`, each with its total) are kept by
-  name (`_Answer.runners`), every other one left out bounded by the least of those totals (the
-  tail; none where the report listed every one): a kept cluster whose count did not move moves
-  by exactly its Balance score at its count against the busiest count now less then, one whose
-  count moved by its own rise (its total judged again where that may overtake), the tail by the
-  most any count rises; a moved cluster rising to the tail or above is kept by name from then on
-  with its own bound (the tail takes in none of those rises: raised by each event's greatest
-  rise, it climbed past the weakest pick within a few events though no cluster came near it).
-  Each kept value bounds its cluster's total and the tail every other's, so the top N stands on
-  the same ground; past `_RUNNERS` kept, the lowest fold into the tail. A Placement
+  margins move to the counts as they now stand (so the next check starts there). A Placement
   whose totals are each cluster's own is judged on the totals again, one with centered sorters
   (ResourceAllocatable*: a cluster's score spans the feasible clusters' range) by each cluster's
   change of total, exact while its feasible set stays (`_stands_margins`), or while the one
@@ -232,11 +222,6 @@ class _Answer:
     # it holds is what its sync would pick): the set moves by exactly the clusters whose verdict
     # moves (`_given`).
     whole: bool = False
-    # The best clusters left out, each by name with its total on the picture (at most; the solver
-    # reports the best `Batch.explain_limit`), and a bound of every other cluster left out (None:
-    # the report listed every one). None: not reported; `best_out` bounds them all.
-    runners: dict[str, int] | None = None
-    tail: tuple[int, str] | None = None
 
 
 _ANSWER_FIELDS = tuple(f.name for f in fields(_Answer))
@@ -324,7 +309,6 @@ class _Made(dict):
 
 _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
 _LOUD = object()  # `_quiet_bound`: a moved cluster may threaten; judged whole
-_RUNNERS = 48  # clusters left out an answer keeps by name (`_Answer.runners`), the rest bounded
 
 
 class _Desc(str):
@@ -1086,37 +1070,16 @@ class OcmLive:
             else:
                 low, _ = self._balance_moved(c, answer, own, most, weight)
                 picks[c] = total + low + static.get(c, 0)
-        # The clusters the report listed are judged each from its own total (`runners`), the
-        # rest from the bound of them all (`tail`); without a report, every one from `best`.
-        runners = answer.runners if best is not None else None
-        tail = answer.tail if runners is not None else best
-        listed: dict[str, int] = {}  # the listed clusters' totals now (at most)
-        touched = {(new or old).name for old, new in relevant}  # type: ignore[union-attr]
-        raised = tail
-        if tail is not None and most != answer.most:
-            raised = _raised(tail, _most_rise(weight, answer.most, most))
+        raised = best
+        if best is not None and most != answer.most:
+            raised = _raised(best, _most_rise(weight, answer.most, most))
         for candidate in exact:
-            if runners is not None and candidate[1] in runners:
-                listed[candidate[1]] = candidate[0]
-            else:
-                raised = _better(raised, candidate)
+            raised = _better(raised, candidate)
         for c in static.keys() - picks.keys():
             if drift is None or c not in drift.index:
                 _, high = self._balance_moved(c, answer, own, most, weight)
-                if runners is not None and c in runners:
-                    listed[c] = runners[c] + high + static[c]
-                elif high + static[c] > 0:
-                    if tail is None:
-                        return False  # feasible then, left out, yet not reported: judged whole
-                    raised = _better(raised, (tail[0] + high + static[c], c))
-        moved_runners: list[tuple[str, int]] = []
-        if runners is not None:
-            quiet = runners.keys() - touched - picks.keys()
-            if drift is not None and drift.names:
-                moving = quiet & drift.index.keys()
-                moved_runners = [(c, drift.index[c]) for c in moving]
-                quiet -= moving
-            listed.update(self._runners_moved(quiet, runners, answer, own, most, weight))
+                if high + static[c] > 0:
+                    raised = _better(raised, (best[0] + high + static[c], c))  # type: ignore[index]
         if drift is not None and drift.names:
             weakest = min(picks.items(), key=lambda item: (item[1], _Desc(item[0])), default=None)
             shared = self._shared_rises(drift, most, answer.most, weight, answer.mates is not None)
@@ -1125,117 +1088,25 @@ class OcmLive:
                 at = drift.index.get(c)
                 if at is not None:
                     patch[at] = (patch[at] if at in patch else int(shared[at])) + change
-            for c in static.keys() & (runners or {}).keys():
+            for c in picks.keys() | entered:
                 at = drift.index.get(c)
                 if at is not None:
-                    moved_runners.append((c, at))
-            for c, at in moved_runners:
-                rise = patch[at] if at in patch else int(shared[at])
-                total = runners[c] + rise  # type: ignore[index]
-                if alone and weakest is not None and not _beats((weakest[1], weakest[0]), (total, c)):
-                    cluster = self.pool.get(c)  # it may overtake: its own total judged again
-                    if cluster is None or not admits(request, cluster, now, held=c in held):
-                        continue
-                    total = _total(request, cluster, own, most, held)
-                listed[c] = total
-            for c in (picks.keys() | entered | listed.keys()) & drift.index.keys():
-                patch[drift.index[c]] = _NONE
-            if runners is not None and tail is not None:
-                # Each moved cluster rising above the tail is kept by name with its own bound (or
-                # total, where it may overtake): the tail takes in no rise of theirs, which event by
-                # event would climb past the weakest pick though no cluster came near it.
-                if (
-                    self._drifted_bound(
-                        request,
-                        drift,
-                        _patched(shared, patch),
-                        tail,
-                        weakest,
-                        alone,
-                        own,
-                        most,
-                        held,
-                        now,
-                        raised,
-                        listed,
-                    )
-                    is False
-                ):
-                    return False
-            else:
-                found = self._quiet_bound(drift, shared, patch, tail, weakest)
-                if found is _LOUD:
-                    rises = _patched(shared, patch)
-                    found = self._drifted_bound(
-                        request, drift, rises, tail, weakest, alone, own, most, held, now, raised
-                    )
-                if found is False:
-                    return False
-                if found is not None:
-                    raised = _better(raised, found)  # type: ignore[arg-type]
-        if not self._margins_hold(picks, listed, raised):
+                    patch[at] = _NONE
+            found = self._quiet_bound(drift, shared, patch, best, weakest)
+            if found is _LOUD:
+                rises = _patched(shared, patch)
+                found = self._drifted_bound(
+                    request, drift, rises, best, weakest, alone, own, most, held, now, raised
+                )
+            if found is False:
+                return False
+            if found is not None:
+                raised = _better(raised, found)
+        if raised is not None and not all(_beats((t, c), raised) for c, t in picks.items()):
             return False
-        return self._margins_move(key, answer, picks, listed, raised, most)
-
-    @staticmethod
-    def _margins_hold(
-        picks: Mapping[str, int], listed: Mapping[str, int], raised: tuple[int, str] | None
-    ) -> bool:
-        """Whether every pick beats the best left out: the bound of those not kept by name, and
-        each kept one's total (the highest, then the least name)."""
-        overall = _overall(listed, raised)
-        return overall is None or all(_beats((t, c), overall) for c, t in picks.items())
-
-    def _margins_move(
-        self,
-        key: str,
-        answer: _Answer,
-        picks: dict[str, int],
-        listed: dict[str, int],
-        raised: tuple[int, str] | None,
-        most: int,
-    ) -> bool:
-        """The answer stands: its margins move to the hub as it stands."""
         self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
-        answer.picks, answer.best_out, answer.most = picks, _overall(listed, raised), most
-        if answer.runners is not None:
-            if len(listed) > _RUNNERS:  # the lowest folded into the tail (down to two thirds)
-                ranked = sorted(listed.items(), key=_by_total_then_name)
-                keep = 2 * _RUNNERS // 3
-                listed = dict(ranked[:keep])
-                raised = _better(raised, (ranked[keep][1], ""))
-            answer.runners, answer.tail = listed, raised
+        answer.picks, answer.best_out, answer.most = picks, raised, most
         return True
-        return True
-
-    def _runners_moved(
-        self,
-        names: Collection[str],
-        runners: Mapping[str, int],
-        answer: _Answer,
-        own: Mapping[str, int],
-        most: int,
-        weight: int,
-    ) -> Iterable[tuple[str, int]]:
-        """The totals now of clusters an answer keeps by name whose count did not move since its
-        picture: each moved by exactly its Balance score at its count against the busiest count
-        now less against the picture's (none where that did not move). Their own decisions' count
-        did not move either (it is in theirs), so a cluster's others' count is the same on both
-        sides. Read at once: thousands of clusters an event."""
-        if most == answer.most or not weight or not names:
-            return ((c, runners[c]) for c in names)
-        order = list(names)
-        size = len(order)
-        others = np.fromiter(map(self.counts.get, order, repeat(0)), np.int64, size)
-        for c in own.keys() & names:
-            others[order.index(c)] -= own[c]
-        others = np.maximum(others, 0)
-        moved = weight * (
-            balance_scores(np.minimum(others, most), most)
-            - balance_scores(np.minimum(others, answer.most), answer.most)
-        )
-        totals = np.fromiter(map(runners.__getitem__, order), np.int64, size) + moved
-        return zip(order, totals.tolist(), strict=True)
 
     def _within_range(
         self,
@@ -1440,7 +1311,6 @@ class OcmLive:
         held: AbstractSet[str],
         now: datetime,
         floor: tuple[int, str] | None = None,
-        spill: dict[str, int] | None = None,
     ) -> tuple[int, str] | None | bool:
         """The best bound of the moved clusters left out (None: none rose), or False where one
         may overtake the weakest pick: those whose bound would are looked at one by one (left
@@ -1453,11 +1323,7 @@ class OcmLive:
         then the name, "" the least), so a cluster whose own total does not beat the floor nor
         what was found before it cannot move that maximum whether it passes the filters or not:
         where totals are a cluster's own, its total is judged first (a few preferences) and its
-        filters (the required terms' match, most of the checks' cost) only where it would.
-
-        `spill`: each rising cluster in the request's scope is written there by name with its
-        bound (those that may overtake: with their total, where they pass the filters) instead,
-        and nothing is returned but False (the caller's runners, `_Answer.runners`)."""
+        filters (the required terms' match, most of the checks' cost) only where it would."""
         rising = rises > 0
         if best is None:  # nothing was left out: a cluster rising is new to the feasible set
             threat = rises > _NONE
@@ -1473,13 +1339,7 @@ class OcmLive:
                     threat[:ties] |= rising[:ties] & (bound[:ties] == total)
         found: tuple[int, str] | None = None
         rest = rising & ~threat
-        if spill is not None:
-            if floor is not None:  # those below the floor: bounded by it (the caller's tail)
-                rest &= bound >= floor[0]
-            if rest.any():
-                ats = self._in_scope_at(request, drift, rest)
-                spill.update(zip(map(drift.names.__getitem__, ats), bound[ats].tolist(), strict=True))
-        elif best is not None and rest.any():
+        if best is not None and rest.any():
             top = int(bound[rest].max())
             # The first such position has the least name (the names are in order).
             found = (top, drift.names[int(np.argmax(rest & (bound == top)))])
@@ -1493,7 +1353,7 @@ class OcmLive:
                 continue
             if alone:
                 total: int | None = _total(request, cluster, own, most, held)
-                if spill is None and beaten is not None and not _beats((total, name), beaten):  # type: ignore[arg-type]
+                if beaten is not None and not _beats((total, name), beaten):  # type: ignore[arg-type]
                     continue  # moves no maximum, whatever its filters say
                 if not admits(request, cluster, now, held=name in held):
                     continue
@@ -1503,12 +1363,9 @@ class OcmLive:
                 total = self._within_range(request, cluster, own, most, held, now)
                 if total is None:
                     return False
-            if spill is not None:
-                spill[name] = total  # type: ignore[assignment]
-                continue
             found = _better(found, (total, name))  # type: ignore[arg-type]
             beaten = _better(beaten, (total, name))  # type: ignore[arg-type]
-        return None if spill is not None else found
+        return found
 
     def _rises(
         self, drift: _Drift, answer: _Answer, own: Mapping[str, int], most: int, weight: int
@@ -2183,7 +2040,7 @@ class OcmLive:
             most = (
                 after.most_for(own) if after is not None and own is not None else self._most_for(got.request)
             )
-            answer = _margins(request, got, most, seen, batch.explain_limit)
+            answer = _margins(request, got, most, seen)
             if own is not None:
                 answer.own = own
             else:
@@ -2322,23 +2179,16 @@ class _After:
         return top
 
 
-def _margins(request: PlacementRequest, got: RequestResult, most: int, seen: int, limit: int = 0) -> _Answer:
+def _margins(request: PlacementRequest, got: RequestResult, most: int, seen: int) -> _Answer:
     """The answer's picks and the best cluster it left out, and whether its top N was strict
     (each pick ranked above every cluster left out, by total then name: its own best response,
-    whichever way it was found). The clusters left out the solver reported (the best `limit` by
-    total, best first) are kept each with its total (`runners`); the rest, where the report was
-    full, are bounded by the least of those totals (any name: the report's ties are not read)."""
+    whichever way it was found)."""
     picks = {c.cluster: c.score.affinity for c in got.selected if c.score is not None}
     out = [
         (u.score.affinity, u.cluster)
         for u in got.unselected
         if u.kind is FilterKind.NOT_PICKED and u.score is not None
     ]
-    listed = sum(1 for u in got.unselected if u.kind is FilterKind.NOT_PICKED)
-    runners = tail = None
-    if out and listed == len(out) and limit > 0:
-        runners = {c: t for t, c in out}
-        tail = (min(runners.values()), "") if len(out) >= limit else None
     best_out = None
     for candidate in out:
         best_out = _better(best_out, candidate)
@@ -2347,23 +2197,7 @@ def _margins(request: PlacementRequest, got: RequestResult, most: int, seen: int
         and len(picks) == len(got.selected)
         and (best_out is None or (bool(picks) and all(_beats((t, c), best_out) for c, t in picks.items())))
     )
-    answer = _Answer(picks, best_out, strict, most, seen, frozenset(c.cluster for c in got.selected))
-    if len(runners or ()) == len(out):
-        answer.runners, answer.tail = runners, tail
-    return answer
-
-
-def _overall(listed: Mapping[str, int], raised: tuple[int, str] | None) -> tuple[int, str] | None:
-    """The best left out: the bound of those not kept by name, or the best kept one's total (the
-    highest, then the least name)."""
-    if not listed:
-        return raised
-    top = max(listed.values())
-    return _better(raised, (top, min(c for c, t in listed.items() if t == top)))
-
-
-def _by_total_then_name(item: tuple[str, int]) -> tuple[int, str]:
-    return -item[1], item[0]
+    return _Answer(picks, best_out, strict, most, seen, frozenset(c.cluster for c in got.selected))
 
 
 def _beats(a: tuple[int, str], b: tuple[int, str]) -> bool:
