@@ -455,7 +455,6 @@ class OcmLive:
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
         self._emptied_of: dict[tuple[str, ...], tuple[Mapping, bool]] = {}  # `_empties`' (one event's)
         self._runs: set[str] = set()  # the event's refused non-strict PickNs, judged by their run
-
         # `_members`' unions of several sets, each with the pool's traits version it was made at
         # (a function of the pool's trait sets alone: kept out of the journal, which undoes the
         # pool through `put` and `drop`, each moving the version on).
