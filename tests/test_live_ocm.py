@@ -785,7 +785,7 @@ def test_any_event_refused_after_the_model_took_it_in_is_undone(mode, log, monke
     writes = _writes_counted(twin)
     refuse = _writes_counted(hub, refuse=True)
     refused = 0
-    for _ in range(40):
+    for _ in range(48):
         now += timedelta(seconds=15)
         _, event, _ = world.next(now)
         writes[0] = 0
