@@ -51,7 +51,9 @@ class SolveOptions:
     # request holding what it holds (none of the batch's answers moves the load another sees):
     # each answer is the request's own sync against that picture, not a batch's. Scored requests
     # only (Balance's coupling). Used to judge answers (a long-lived scheduler's first margins), never
-    # to write one.
+    # to write one: a request under spread reports no cluster left out (its picks and their scores
+    # are what a judge reads of a spread's run; the last cycle's report of every candidate scored
+    # cost as much as the run), the same picks.
     alone: bool = False
 
     def __post_init__(self) -> None:
@@ -233,6 +235,13 @@ def _joined(a: SolveStats, b: SolveStats) -> SolveStats:
     )
 
 
+def _reported(p: Prepared, limit: int, options: SolveOptions) -> int:
+    """The clusters left out a greedy answer reports: none for a spread judged alone
+    (SolveOptions.alone), whose picks are the same whatever the report (solver.greedy's
+    `_spread_cycles` picks its last cycle by cells where nothing is explained)."""
+    return 0 if options.alone and p.request.spread else limit
+
+
 def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
     started = time.perf_counter()
     deadline = started + options.time_limit
@@ -292,7 +301,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
             else:
                 # No search needed (or greedy asked for): the greedy answer, measured by the
                 # same objective; where it needs no search it is also the optimum.
-                chosen = solve_greedy(p, table, limit)
+                chosen = solve_greedy(p, table, _reported(p, limit, options))
                 values = evaluate(p, table, scale, chosen.kept, chosen.picks)
                 part_bound = combine(values, scale.spans)
             value = combine(values, scale.spans)
@@ -319,7 +328,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
         def greedy(q: Prepared) -> Solution:
             # In optimal mode greedy's answer is where the search starts, and what is reported is
             # explained once settled: explaining it here too would be thrown away.
-            return solve_greedy(q, table, limit if options.mode == "greedy" else 0)
+            return solve_greedy(q, table, _reported(q, limit, options) if options.mode == "greedy" else 0)
 
         def best_response(q: Prepared, scale: Scale) -> tuple[Solution, int]:
             """The request's own optimum with the others fixed, and its proven bound; unexplained
