@@ -560,6 +560,10 @@ class Balance:
         out: dict[int, Coupled] = {}
         for i in (self.coupled[u] for u in part):
             solution = answer.solutions[i]
+            if self.alone:  # SolveOptions.alone: each answer judged alone, the batch's objective not asked
+                spans = state.scales[i].spans
+                out[i] = Coupled(solution, self.reported[i], 0, 0, (0,) * len(spans), spans, None)
+                continue
             # Judged on everyone else's final decisions; greedy's reported result is made, so
             # only its picks' scores are read.
             final = state.scored(i) if self.best_response is not None else state.scored_on(i, solution.picks)

@@ -16,7 +16,7 @@ from adapters.generate.hubs import generate
 from adapters.kube.manifests import from_objects
 from adapters.live.hub import HubScheduler
 from adapters.ocm.load import load
-from adapters.ocm.reach import OcmLive, _scored_alone, _sorted_alone
+from adapters.ocm.reach import OcmLive, _balance_weight, _scored_alone, _sorted_alone
 from model import FilterKind, RequestResult, SelectionMode
 from solver import SolveOptions, solve
 from tests.fixtures.live import balance_held_fixed as _held_fixed
@@ -107,3 +107,25 @@ def test_alone_answers_each_request_as_its_batch_of_one() -> None:
 def test_alone_is_greedy_modes_and_scored_requests_only() -> None:
     with pytest.raises(ValueError):
         SolveOptions(mode="optimal", alone=True)
+
+
+def test_alone_measures_no_coupled_answer(monkeypatch) -> None:
+    """An `alone` batch's answers are judged, not measured: no coupled request's objective is
+    evaluated (its Result counts none of theirs), every answer and report the same."""
+    import solver.balance as balance
+
+    objects = generate("ocm", 30, 40, seed=1, now=NOW)
+    full, _ = load(from_objects(objects, "<hub>"), now=NOW, seed=0)
+    batch = _held_fixed(full, {r.key for r in full.requests})
+    measured = []
+    original = balance.evaluate
+    monkeypatch.setattr(balance, "evaluate", lambda *a, **k: measured.append(a) or original(*a, **k))
+    got = solve(batch, SolveOptions(mode="greedy", alone=True))
+    assert not measured
+    monkeypatch.undo()
+    coupled = sum(1 for r in batch.requests if _balance_weight(r))
+    assert coupled > 10  # Balance couples most of them
+    for r in batch.requests:
+        one = solve(_held_fixed(full, {r.key}), SolveOptions(mode="greedy")).requests[0]
+        (mine,) = [g for g in got.requests if g.request == r.key]
+        assert mine.selected == one.selected, r.key
