@@ -2272,3 +2272,42 @@ def test_the_changes_a_request_reads_nothing_of_are_not_asked_and_decide_as_befo
     assert counted["skipped"] > counted["changes"] / 4  # most changes touch nothing a request reads
     assert counted["relevant"] > 20
     assert counted["tainted"] > 20  # judged by `_taint_matters`
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_strict_answer_held_on_its_anchor_bounds_every_cluster_left_out(mode, monkeypatch) -> None:
+    """`_stands_margins` bounds the clusters left out from the last check's picture, else from
+    the answer's anchor (its best left out then, the rises since), kept while no cluster left
+    out was judged by its own total. Over 60 generated events, every strict answer held on its
+    anchor is checked against the slow judgement on the hub as it then stands (its sync alone,
+    every cluster's total reported): it picks what the answer holds, and no feasible cluster
+    left out ranks above the answer's new bound. Fails where the anchor is kept past a cluster
+    judged by its own total, or its bound takes the rises since the last check only."""
+    original, anchored = OcmLive._left_out, []
+
+    def left_out(self, request, base, *args):
+        out = original(self, request, base, *args)
+        if out is not False and base is not self.answers.get(request.key):
+            anchored.append(request.key)
+        return out
+
+    monkeypatch.setattr(OcmLive, "_left_out", left_out)
+    checked = 0
+    for hub, at, _, _ in (step for seed in (5, 6) for step in _run(mode, 60, seed=seed)):
+        keys, live = set(anchored), hub._live["ocm"]
+        anchored.clear()
+        if not keys:
+            continue
+        objects = hub.objects()
+        full, _ = load(from_objects(objects, "<hub>"), now=at, seed=0)
+        full = replace(full, explain_limit=10_000)
+        held = _decisions(objects)
+        for key in sorted(keys):
+            answer = live.answers[key]
+            got = solve(_held_fixed(full, {key}), SolveOptions(mode="greedy")).requests[0]
+            assert {c.cluster for c in got.selected} == held.get(key, set()), key
+            for u in got.unselected:
+                if u.kind is reach_module.FilterKind.NOT_PICKED and u.score is not None:
+                    assert not reach_module._beats((u.score.affinity, u.cluster), answer.best_out), key
+            checked += 1
+    assert checked > 10, checked

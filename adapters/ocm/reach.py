@@ -64,7 +64,16 @@ enqueued Placement is solved when one of those may have changed since its last s
   (ResourceAllocatable*: a cluster's score spans the feasible clusters' range) by each cluster's
   change of total, exact while its feasible set stays (`_stands_margins`), or while the one
   cluster entering or leaving it lies within the range the others span (`_within_range`: the
-  range is then the same, and so is every other cluster's sorter score). Where
+  range is then the same, and so is every other cluster's sorter score). The clusters left out
+  are bounded from the last check's picture (its bound of them took in every rise up to it, so
+  it climbs check by check), and where that refuses, from the answer's anchor (`_Answer.anchor`:
+  the picture an earlier check started from, with its best left out): a cluster left out there
+  ranked below that best, so its total now is at most that best plus its own rise since (its
+  Balance score now less the least on the anchor's range of counts, the busiest count's change
+  for a count that did not move), while its other inputs are those it had there. So the anchor is
+  kept only while no check since judged a cluster left out by its own total (a changed cluster's
+  inputs moved: its total judged exactly, or its sorter's change added); such a check anchors the
+  answer afresh on its own picture. Where
   the top N was not strict (a tie at the cut, an optimal answer of several coupled Placements),
   any moved count on a cluster it may pick solves it. A spread's picks are not its top N: an
   answer that is its greedy run on the picture it was judged on stands while no pick's score
@@ -264,6 +273,10 @@ class _Answer:
     # it holds is what its sync would pick): the set moves by exactly the clusters whose verdict
     # moves (`_given`).
     whole: bool = False
+    # The picture its bound of the clusters left out is anchored on (`OcmLive._stands_margins`):
+    # the answer as it stood there (its own fields; None: the answer is its own anchor). Kept
+    # while no cluster left out was judged by its own total since (none changed its inputs).
+    anchor: _Answer | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -1346,20 +1359,64 @@ class OcmLive:
             else:
                 low, _ = self._balance_moved(c, answer, own, most, weight)
                 picks[c] = total + low + static.get(c, 0)
+        # The clusters left out bounded from the last check's picture, else from the anchor's
+        # (its best left out and the rises since: no climb of one bound per check between).
+        anchor = answer.anchor
+        if anchor is not None and anchor.seen < self.floor:
+            anchor = None
+        raised = self._left_out(request, answer, drift, picks, static, exact, entered, alone, own, most, now)
+        if raised is False and anchor is not None:
+            anchored_drift = self._drift(anchor) if drift is not None else None
+            raised = self._left_out(
+                request, anchor, anchored_drift, picks, static, exact, entered, alone, own, most, now
+            )
+        if raised is False:
+            return False
+        # The anchor stays while every cluster left out is bounded from it: none judged by its
+        # own total (a changed one's inputs moved: its rise since the anchor is not its Balance's).
+        if best is not None and not exact and static.keys() <= picks.keys():
+            if anchor is None:
+                anchor = _Answer(*_answer_values(answer))
+        else:
+            anchor = None
+        self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
+        answer.picks, answer.best_out, answer.most, answer.anchor = picks, raised, most, anchor
+        return True
+
+    def _left_out(
+        self,
+        request: PlacementRequest,
+        base: _Answer,
+        drift: _Drift | None,
+        picks: Mapping[str, int],
+        static: Mapping[str, int],
+        exact: Sequence[tuple[int, str]],
+        entered: AbstractSet[str],
+        alone: bool,
+        own: Mapping[str, int],
+        most: int,
+        now: datetime,
+    ) -> tuple[int, str] | None | bool:
+        """`_stands_margins`' bound of the clusters left out, from the picture of `base` (the
+        answer, or its anchor) to now, `drift` the clusters moved since; False where a pick may
+        not beat it."""
+        held = self._held_of(request)
+        weight = _balance_weight(request)
+        best = base.best_out
         raised = best
-        if best is not None and most != answer.most:
-            raised = _raised(best, _most_rise(weight, answer.most, most))
+        if best is not None and most != base.most:
+            raised = _raised(best, _most_rise(weight, base.most, most))
         for candidate in exact:
             raised = _better(raised, candidate)
         for c in static.keys() - picks.keys():
             if drift is None or c not in drift.index:
-                _, high = self._balance_moved(c, answer, own, most, weight)
+                _, high = self._balance_moved(c, base, own, most, weight)
                 if high + static[c] > 0:
                     raised = _better(raised, (best[0] + high + static[c], c))  # type: ignore[index]
         if drift is not None and drift.names:
             weakest = min(picks.items(), key=lambda item: (item[1], _Desc(item[0])), default=None)
-            shared = self._shared_rises(drift, most, answer.most, weight, answer.mates is not None)
-            patch = self._rise_patch(drift, answer, own, most, weight)
+            shared = self._shared_rises(drift, most, base.most, weight, base.mates is not None)
+            patch = self._rise_patch(drift, base, own, most, weight)
             for c, change in static.items():
                 at = drift.index.get(c)
                 if at is not None:
@@ -1380,9 +1437,7 @@ class OcmLive:
                 raised = _better(raised, found)
         if raised is not None and not all(_beats((t, c), raised) for c, t in picks.items()):
             return False
-        self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
-        answer.picks, answer.best_out, answer.most = picks, raised, most
-        return True
+        return raised
 
     def _within_range(
         self,
@@ -2015,7 +2070,8 @@ class OcmLive:
             column(mates.added if mates else None),
             column(mates.dropped if mates else None),
         )
-        if len(self._drifts) > 64:
+        # Kept for the log's position (every answer's anchor of the event: hundreds of pictures).
+        if self._drifts and (len(self._drifts) > 4096 or next(iter(self._drifts))[2:] != key[2:]):
             self._drifts.clear()
         self._drifts[key] = found
         return found
@@ -2026,7 +2082,7 @@ class OcmLive:
         key = (seen, len(self.log_seq), self.floor)
         found = self._moved.get(key)
         if found is None:
-            if len(self._moved) > 64:
+            if self._moved and (len(self._moved) > 4096 or next(iter(self._moved))[1:] != key[1:]):
                 self._moved.clear()
             found = self._moved[key] = self._moved_from(seen)
         return found
@@ -2673,6 +2729,7 @@ def _static(request: PlacementRequest, c: Cluster, held: AbstractSet[str]) -> in
     return _total(request, c, {}, 0, held, balance=False)
 
 
+@lru_cache(maxsize=1 << 12)
 def _most_rise(weight: int, most: int, now: int) -> int:
     """The most a weighted Balance score can rise when the busiest count goes from `most` to
     `now`, a cluster's count itself unchanged (so at most both); a negative weight rises where
