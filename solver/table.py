@@ -375,6 +375,15 @@ class ClusterTable:
             mask[row] = untolerated(self._clusters[row], tolerations, self.now) is None
         return mask
 
+    def kept(self, key: tuple, replay: Callable[[Any, np.ndarray | None, list], Any], now: Any = None) -> Any:
+        """A value of each row's cluster alone (and of `now` if given) an earlier batch of a long-lived
+        scheduler kept with these rows (_Masks.value), or None."""
+        return self._rows.masks.value(key, replay, now)
+
+    def keep(self, key: tuple, value: Any, now: Any = None) -> None:
+        """Keep such a value with these rows for the batches after (_Masks.keep_value)."""
+        self._rows.masks.keep_value(key, value, now)
+
     def tolerated_held(self, row: int, tolerations: tuple[Toleration, ...]) -> bool:
         """Whether a cluster the request already holds passes the taint filter."""
         return untolerated(self._clusters[row], tolerations, self.now, held=True) is None
@@ -435,6 +444,7 @@ class ClusterTable:
 _CODED_FROM = 64
 _REQUIRED, _SCOPE = "required", "scope"  # the kinds of mask _Rows.masks keeps
 _MASKS_UP_TO = 4096  # masks _Masks keeps (10 kB each at 10,000 clusters); past it, none more
+_VALUES_UP_TO = 512  # values _Masks keeps per kind, the last asked (a verdict: 10-100 kB)
 _LOG_UP_TO = 64  # patches _Masks replays on a mask; one further behind is made again
 _KEPT_FROM = 256  # clusters: below this a batch's rows are made afresh (explain's, the tests')
 _PATCHED_UP_TO = 64  # clusters not kept (new or replaced) a kept table's rows are patched for
@@ -510,12 +520,53 @@ class _Masks:
             if newest and len(store.masks) < _MASKS_UP_TO:
                 store.masks[(kind, key)] = (masks[key], store.epoch)
 
+    def value(self, key: tuple, replay: Callable[[Any, Any, list], Any], now: Any = None) -> Any:
+        """A value kept for these rows' lineage under `key` (`now`: of values judged at that time
+        alone), moved to these rows by `replay(value, kept, remade)` per patch since it was kept
+        (as masks are); None where none is kept or it is too far behind."""
+        store = self._store
+        if self._epoch != store.epoch or (now is not None and now != store.now):
+            return None
+        values = store.values if now is None else store.timed
+        entry = values.get(key)
+        if entry is None:
+            return None
+        value, epoch = entry
+        if epoch != store.epoch:
+            behind = store.epoch - epoch
+            if behind > len(store.log):
+                del values[key]
+                return None
+            for kept, remade in store.log[len(store.log) - behind :]:
+                value = replay(value, kept, remade)
+        del values[key]  # the newest asked last: the first kept is the one least recently asked
+        values[key] = (value, store.epoch)
+        return value
+
+    def keep_value(self, key: tuple, value: Any, now: Any = None) -> None:
+        """Keep a value (read-only, a function of each row's cluster alone and of `now` if given)
+        for these rows if they are their lineage's newest: at most _VALUES_UP_TO without a time,
+        and those of one time (the last kept's) with one."""
+        store = self._store
+        if self._epoch != store.epoch:
+            return
+        if now is not None and now != store.now:
+            store.timed.clear()
+            store.now = now
+        values = store.values if now is None else store.timed
+        if len(values) >= _VALUES_UP_TO:
+            del values[next(iter(values))]  # the least recently asked
+        values[key] = (value, store.epoch)
+
 
 class _MaskStore:
-    __slots__ = ("masks", "log", "epoch")
+    __slots__ = ("masks", "log", "epoch", "values", "timed", "now")
 
     def __init__(self) -> None:
         self.masks: dict[tuple, tuple[np.ndarray, int]] = {}  # (kind, key): (mask, the epoch it is of)
+        self.values: dict[tuple, tuple[Any, int]] = {}  # _Masks.value's, as masks
+        self.timed: dict[tuple, tuple[Any, int]] = {}  # likewise, of `now` alone
+        self.now: Any = None
         self.log: list[tuple[np.ndarray | None, list[tuple[int, Cluster]]]] = []  # the last patches
         self.epoch = 0  # patches so far
 
