@@ -382,7 +382,7 @@ class ClusterTable:
 
     def keep(self, key: tuple, value: Any, now: Any = None) -> None:
         """Keep such a value with these rows for the batches after (_Masks.keep_value)."""
-        self._rows.masks.keep_value(key, value, now)
+        self._rows.masks.keep_value(key, value, now, self.size)
 
     def tolerated_held(self, row: int, tolerations: tuple[Toleration, ...]) -> bool:
         """Whether a cluster the request already holds passes the taint filter."""
@@ -443,8 +443,9 @@ class ClusterTable:
 # codes of each key (a live scheduler's batches of one placement).
 _CODED_FROM = 64
 _REQUIRED, _SCOPE = "required", "scope"  # the kinds of mask _Rows.masks keeps
-_MASKS_UP_TO = 4096  # masks _Masks keeps (10 kB each at 10,000 clusters); past it, none more
-_VALUES_UP_TO = 512  # values _Masks keeps per kind, the last asked (a verdict: 10-100 kB)
+_MASKS_UP_TO = 4096  # masks _Masks keeps at 10,000 clusters (10 kB each); past it, none more
+_VALUES_UP_TO = 512  # values _Masks keeps per kind at 10,000 clusters, the last asked (a verdict: 10-100 kB)
+_KEPT_ROWS = 10_000  # above this many rows, _Masks keeps proportionally fewer (_up_to): bounded bytes
 _LOG_UP_TO = 64  # patches _Masks replays on a mask; one further behind is made again
 _KEPT_FROM = 256  # clusters: below this a batch's rows are made afresh (explain's, the tests')
 _PATCHED_UP_TO = 64  # clusters not kept (new or replaced) a kept table's rows are patched for
@@ -462,7 +463,8 @@ class _Masks:
     which the compiled expressions agree with), replayed on a mask when it is next asked (most
     are not asked for many patches: moved at every patch, 400 masks cost more than they saved).
     Only the lineage's newest rows read or keep masks; a mask more than _LOG_UP_TO patches behind
-    is made again; at most _MASKS_UP_TO kept. Read-only arrays, shared by the tables that ask."""
+    is made again; at most _MASKS_UP_TO kept (fewer above _KEPT_ROWS rows). Read-only arrays,
+    shared by the tables that ask."""
 
     __slots__ = ("_store", "_epoch")
 
@@ -517,7 +519,7 @@ class _Masks:
         newest = self._epoch == store.epoch
         for key, mask in masks.items():
             masks[key] = _frozen(mask)
-            if newest and len(store.masks) < _MASKS_UP_TO:
+            if newest and len(store.masks) < _up_to(_MASKS_UP_TO, len(mask)):
                 store.masks[(kind, key)] = (masks[key], store.epoch)
 
     def value(self, key: tuple, replay: Callable[[Any, Any, list], Any], now: Any = None) -> Any:
@@ -543,10 +545,11 @@ class _Masks:
         values[key] = (value, store.epoch)
         return value
 
-    def keep_value(self, key: tuple, value: Any, now: Any = None) -> None:
+    def keep_value(self, key: tuple, value: Any, now: Any = None, rows: int = 0) -> None:
         """Keep a value (read-only, a function of each row's cluster alone and of `now` if given)
-        for these rows if they are their lineage's newest: at most _VALUES_UP_TO without a time,
-        and those of one time (the last kept's) with one."""
+        for these rows (`rows` of them) if they are their lineage's newest: at most _VALUES_UP_TO
+        without a time (fewer above _KEPT_ROWS rows), and those of one time (the last kept's)
+        with one."""
         store = self._store
         if self._epoch != store.epoch:
             return
@@ -554,9 +557,15 @@ class _Masks:
             store.timed.clear()
             store.now = now
         values = store.values if now is None else store.timed
-        if len(values) >= _VALUES_UP_TO:
+        while values and len(values) >= _up_to(_VALUES_UP_TO, rows):
             del values[next(iter(values))]  # the least recently asked
         values[key] = (value, store.epoch)
+
+
+def _up_to(most: int, rows: int) -> int:
+    """How many masks or values of `rows` rows a store keeps: `most` up to _KEPT_ROWS rows, then
+    proportionally fewer (the same bytes), at least 16."""
+    return most if rows <= _KEPT_ROWS else max(16, most * _KEPT_ROWS // rows)
 
 
 class _MaskStore:

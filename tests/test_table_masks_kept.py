@@ -120,3 +120,19 @@ def test_kept_masks_are_not_evaluated_again(monkeypatch) -> None:
     later = ClusterTable(batch(_changed(clusters, 1), *requests))
     required, scoped = _masks(later, requests)
     assert not asked and len(required) == len(TERMS) and len(scoped) == len(SCOPES)
+
+
+def test_a_larger_table_keeps_proportionally_fewer(monkeypatch) -> None:
+    monkeypatch.setattr(T, "_KEPT_ROWS", 100)  # 300 rows: a third of the masks and values
+    monkeypatch.setattr(T, "_MASKS_UP_TO", 48)
+    monkeypatch.setattr(T, "_VALUES_UP_TO", 48)
+    _Rows._last = None
+    table = ClusterTable(batch(_fleet(), pick_n(1)))
+    table._rows.masks.keep(T._SCOPE, {(f"x{i}",): np.zeros(SIZE, dtype=bool) for i in range(40)})
+    for i in range(40):
+        table.keep(("value", i), i)
+    store = table._rows.masks._store
+    assert len(store.masks) == 16 and len(store.values) == 16
+    assert (
+        table.kept(("value", 39), lambda *a: None) == 39 and table.kept(("value", 0), lambda *a: None) is None
+    )
