@@ -15,6 +15,7 @@ from operator import attrgetter
 import numpy as np
 
 from model import Batch, ExistingDecision, FilterKind, PlacementRequest, SelectionMode, TieBreak
+from solver.admits import takes_new, untolerated
 from solver.table import ClusterTable, rule_masks
 
 __all__ = [
@@ -230,8 +231,8 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
         key = _filters(request)
         verdict = verdicts.get(key)
         if verdict is None:
-            verdict = verdicts[key] = _verdict(
-                request, table, required, scopes, batch.explain_limit, suffixes
+            verdict = verdicts[key] = _kept_verdict(
+                request, key, table, required, scopes, batch.explain_limit, suffixes
             )
         affinity = (
             scored.get(request.preferences, zeros) if request.mode is not SelectionMode.FIXED else zeros
@@ -310,6 +311,65 @@ def _verdict(
         _read_only(np.flatnonzero(outcome == PASS)),
         _read_only(_reported(outcome, limit)),
     )
+
+
+def _kept_verdict(
+    request: PlacementRequest,
+    key: tuple,
+    table: ClusterTable,
+    required: dict[tuple, np.ndarray],
+    scopes: dict[tuple, np.ndarray],
+    limit: int,
+    suffixes: dict[tuple[int, ...], tuple[list[np.ndarray], np.ndarray]],
+) -> _Verdict:
+    """_verdict, kept with a long-lived scheduler's table rows for the batches after (a cluster
+    event's runs pass and final batch, and the events after, judge the same few dozen filter sets
+    of the same clusters): a verdict reads each row's cluster alone (scope, required terms,
+    eligibility, taints; never the load), and the batch's time where a toleration holds for a
+    while (then kept for that time alone). When the rows are patched it moves with them: the kept
+    rows' codes gathered, the rows made again judged by the scalar rules (solver.admits); the
+    very verdict where no row moved and no code changed."""
+    if request.mode is SelectionMode.FIXED:
+        return _verdict(request, table, required, scopes, limit, suffixes)
+    tolerations, terms, scope = key
+    now = table.now if any(t.seconds is not None for t in tolerations) else None
+    kept_key = ("verdict", key, limit)
+
+    def replay(verdict: _Verdict, kept: np.ndarray | None, remade: list) -> _Verdict:
+        outcome = verdict.outcome if kept is None else verdict.outcome[kept]
+        if remade:
+            rows = [i for i, _ in remade]
+            codes = [_code(tolerations, terms, scope, cluster, now) for _, cluster in remade]
+            if kept is None and outcome[rows].tolist() == codes:
+                return verdict
+            outcome = outcome.copy() if kept is None else outcome
+            outcome[rows] = codes
+        return _Verdict(
+            _read_only(outcome),
+            _read_only(np.flatnonzero(outcome == PASS)),
+            _read_only(_reported(outcome, limit)),
+        )
+
+    verdict = table.kept(kept_key, replay, now)
+    if verdict is None:
+        verdict = _verdict(request, table, required, scopes, limit, suffixes)
+        table.keep(kept_key, verdict, now)
+    return verdict
+
+
+def _code(tolerations: tuple, terms: tuple, scope: tuple[str, ...] | None, cluster, now) -> int:
+    """One cluster's filter code (_outcome's) by the scalar rules, in plugin order."""
+    if scope is not None and cluster.traits.isdisjoint(scope):
+        return OUT_OF_SCOPE
+    if terms and not any(
+        t.matches(cluster.labels, cluster.properties, cluster.claims, cluster.traits) for t in terms
+    ):
+        return AFFINITY
+    if not takes_new(cluster):
+        return INELIGIBLE
+    if untolerated(cluster, tolerations, now) is not None:
+        return TAINT
+    return PASS
 
 
 def _outcome(

@@ -268,16 +268,25 @@ class ClusterTable:
         """required_masks, affinity_scores and scope_masks at once, in one frame pass; where a
         batch has many distinct term sets, those without property requirements in numpy
         (:meth:`_coded_required`)."""
+        kept = self._rows.masks
         distinct = list(dict.fromkeys(t for t in term_sets if t))
-        coded = self._coded_required(distinct) if len(distinct) >= _CODED_FROM and self.size else {}
-        required, scored, scoped = self._evaluate_all(
+        required = kept.known(_REQUIRED, distinct)
+        missing = [t for t in distinct if t not in required]
+        scopes = list(dict.fromkeys(scopes))
+        scoped = kept.known(_SCOPE, scopes)
+        coded = self._coded_required(missing) if len(missing) >= _CODED_FROM and self.size else {}
+        made, scored, made_scopes = self._evaluate_all(
             [
-                ((t for t in distinct if t not in coded), self._required, bool),
+                ((t for t in missing if t not in coded), self._required, bool),
                 ((p for p in preference_sets if p), self._preferences, np.int64),
-                (scopes, self._scope, bool),
+                ((s for s in scopes if s not in scoped), self._scope, bool),
             ]
         )
-        required.update(coded)
+        made.update(coded)
+        kept.keep(_REQUIRED, made)
+        kept.keep(_SCOPE, made_scopes)
+        required.update(made)
+        scoped.update(made_scopes)
         return required, scored, scoped
 
     def _coded_required(self, term_sets: list[tuple[ClusterTerm, ...]]) -> dict[tuple, np.ndarray]:
@@ -366,6 +375,15 @@ class ClusterTable:
             mask[row] = untolerated(self._clusters[row], tolerations, self.now) is None
         return mask
 
+    def kept(self, key: tuple, replay: Callable[[Any, np.ndarray | None, list], Any], now: Any = None) -> Any:
+        """A value of each row's cluster alone (and of `now` if given) an earlier batch of a long-lived
+        scheduler kept with these rows (_Masks.value), or None."""
+        return self._rows.masks.value(key, replay, now)
+
+    def keep(self, key: tuple, value: Any, now: Any = None) -> None:
+        """Keep such a value with these rows for the batches after (_Masks.keep_value)."""
+        self._rows.masks.keep_value(key, value, now, self.size)
+
     def tolerated_held(self, row: int, tolerations: tuple[Toleration, ...]) -> bool:
         """Whether a cluster the request already holds passes the taint filter."""
         return untolerated(self._clusters[row], tolerations, self.now, held=True) is None
@@ -424,10 +442,142 @@ class ClusterTable:
 # in numpy (ClusterTable._coded_required): below it, polars' one pass costs less than the domain
 # codes of each key (a live scheduler's batches of one placement).
 _CODED_FROM = 64
+_REQUIRED, _SCOPE = "required", "scope"  # the kinds of mask _Rows.masks keeps
+_MASKS_UP_TO = 4096  # masks _Masks keeps at 10,000 clusters (10 kB each); past it, none more
+_VALUES_UP_TO = 512  # values _Masks keeps per kind at 10,000 clusters, the last asked (a verdict: 10-100 kB)
+_KEPT_ROWS = 10_000  # above this many rows, _Masks keeps proportionally fewer (_up_to): bounded bytes
+_LOG_UP_TO = 64  # patches _Masks replays on a mask; one further behind is made again
 _KEPT_FROM = 256  # clusters: below this a batch's rows are made afresh (explain's, the tests')
 _PATCHED_UP_TO = 64  # clusters not kept (new or replaced) a kept table's rows are patched for
 _BY_NAME_UP_TO = 1 << 19  # entries a dict of ClusterTable.by_name holds before it starts again
 _NAME = operator.attrgetter("name")
+
+
+class _Masks:
+    """A kept table's required terms' and scopes' masks (solver.admits' rules 2 and 1 on every row),
+    kept from batch to batch: a long-lived scheduler's batches ask the same few hundred term sets
+    of the same clusters, each a polars expression (most of a small batch's prepare). A mask reads
+    each row's cluster alone (labels, claims, properties, traits; never the load), so when the rows
+    are patched (_Rows._patched) the masks move with them: one store per lineage of patched rows,
+    a log of the patches (the kept rows gathered, the rows made again judged by the scalar rule,
+    which the compiled expressions agree with), replayed on a mask when it is next asked (most
+    are not asked for many patches: moved at every patch, 400 masks cost more than they saved).
+    Only the lineage's newest rows read or keep masks; a mask more than _LOG_UP_TO patches behind
+    is made again; at most _MASKS_UP_TO kept (fewer above _KEPT_ROWS rows). Read-only arrays,
+    shared by the tables that ask."""
+
+    __slots__ = ("_store", "_epoch")
+
+    def __init__(self, store: _MaskStore | None = None, epoch: int = 0) -> None:
+        self._store = _MaskStore() if store is None else store
+        self._epoch = epoch
+
+    def moved(self, kept: np.ndarray | None, remade: list[tuple[int, Cluster]]) -> _Masks:
+        """The masks of rows patched from these (`kept`: each new row's old row, None where every
+        row stays; `remade`: the rows made again, with their clusters)."""
+        store = self._store
+        if self._epoch != store.epoch:  # not the newest rows: a new store (never asked in practice)
+            return _Masks()
+        if kept is None and not remade:
+            return self
+        store.log.append((kept, remade))
+        store.epoch += 1
+        if len(store.log) > _LOG_UP_TO:
+            store.log.pop(0)
+        return _Masks(store, store.epoch)
+
+    def known(self, kind: str, keys: Iterable[tuple]) -> dict[tuple, np.ndarray]:
+        """Of the keys, those whose mask is kept, with it moved to these rows."""
+        store = self._store
+        if self._epoch != store.epoch:
+            return {}
+        out = {}
+        for key in keys:
+            entry = store.masks.get((kind, key))
+            if entry is None:
+                continue
+            mask, epoch = entry
+            if epoch != store.epoch:
+                behind = store.epoch - epoch
+                if behind > len(store.log):
+                    del store.masks[(kind, key)]
+                    continue
+                judge = _MASK_RULES[kind]
+                for kept, remade in store.log[len(store.log) - behind :]:
+                    mask = mask.copy() if kept is None else mask[kept]
+                    if remade:
+                        mask[[i for i, _ in remade]] = [judge(key, cluster) for _, cluster in remade]
+                mask = _frozen(mask)
+                store.masks[(kind, key)] = (mask, store.epoch)
+            out[key] = mask
+        return out
+
+    def keep(self, kind: str, masks: dict[tuple, np.ndarray]) -> None:
+        """Freeze a batch's masks in place (the dict's values), and keep them for these rows if they
+        are their lineage's newest."""
+        store = self._store
+        newest = self._epoch == store.epoch
+        for key, mask in masks.items():
+            masks[key] = _frozen(mask)
+            if newest and len(store.masks) < _up_to(_MASKS_UP_TO, len(mask)):
+                store.masks[(kind, key)] = (masks[key], store.epoch)
+
+    def value(self, key: tuple, replay: Callable[[Any, Any, list], Any], now: Any = None) -> Any:
+        """A value kept for these rows' lineage under `key` (`now`: of values judged at that time
+        alone), moved to these rows by `replay(value, kept, remade)` per patch since it was kept
+        (as masks are); None where none is kept or it is too far behind."""
+        store = self._store
+        if self._epoch != store.epoch or (now is not None and now != store.now):
+            return None
+        values = store.values if now is None else store.timed
+        entry = values.get(key)
+        if entry is None:
+            return None
+        value, epoch = entry
+        if epoch != store.epoch:
+            behind = store.epoch - epoch
+            if behind > len(store.log):
+                del values[key]
+                return None
+            for kept, remade in store.log[len(store.log) - behind :]:
+                value = replay(value, kept, remade)
+        del values[key]  # the newest asked last: the first kept is the one least recently asked
+        values[key] = (value, store.epoch)
+        return value
+
+    def keep_value(self, key: tuple, value: Any, now: Any = None, rows: int = 0) -> None:
+        """Keep a value (read-only, a function of each row's cluster alone and of `now` if given)
+        for these rows (`rows` of them) if they are their lineage's newest: at most _VALUES_UP_TO
+        without a time (fewer above _KEPT_ROWS rows), and those of one time (the last kept's)
+        with one."""
+        store = self._store
+        if self._epoch != store.epoch:
+            return
+        if now is not None and now != store.now:
+            store.timed.clear()
+            store.now = now
+        values = store.values if now is None else store.timed
+        while values and len(values) >= _up_to(_VALUES_UP_TO, rows):
+            del values[next(iter(values))]  # the least recently asked
+        values[key] = (value, store.epoch)
+
+
+def _up_to(most: int, rows: int) -> int:
+    """How many masks or values of `rows` rows a store keeps: `most` up to _KEPT_ROWS rows, then
+    proportionally fewer (the same bytes), at least 16."""
+    return most if rows <= _KEPT_ROWS else max(16, most * _KEPT_ROWS // rows)
+
+
+class _MaskStore:
+    __slots__ = ("masks", "log", "epoch", "values", "timed", "now")
+
+    def __init__(self) -> None:
+        self.masks: dict[tuple, tuple[np.ndarray, int]] = {}  # (kind, key): (mask, the epoch it is of)
+        self.values: dict[tuple, tuple[Any, int]] = {}  # _Masks.value's, as masks
+        self.timed: dict[tuple, tuple[Any, int]] = {}  # likewise, of `now` alone
+        self.now: Any = None
+        self.log: list[tuple[np.ndarray | None, list[tuple[int, Cluster]]]] = []  # the last patches
+        self.epoch = 0  # patches so far
 
 
 class _Rows:
@@ -459,6 +609,7 @@ class _Rows:
         self.patched = False  # made from an earlier batch's rows (a live scheduler's later batch)
         self.by_name: dict[tuple, Any] = {}  # ClusterTable.by_name's values, carried through patches
         self._codes: dict[str, tuple[np.ndarray, list[str], np.ndarray]] = {}  # see codes()
+        self.masks = _Masks()
 
     @classmethod
     def of(cls, clusters: tuple[Cluster, ...]) -> _Rows:
@@ -567,6 +718,9 @@ class _Rows:
             patched = _patched_codes(codes, None if same_names else kept, remade, made.get(name))
             if patched is not None:
                 out._codes[name] = patched
+        # A required terms' or a scope's mask reads each row's cluster alone (its labels, claims,
+        # properties, traits; never its load): the kept masks move with the rows when asked.
+        out.masks = self.masks.moved(None if same_names else kept, [(i, clusters[i]) for i in remade])
         return out
 
     @property
@@ -683,6 +837,17 @@ def _tolerated(
         if untolerated(clusters[i], tolerations, now) is not None:
             mask[i] = False
     return mask
+
+
+def _required_row(terms: tuple[ClusterTerm, ...], cluster: Cluster) -> bool:
+    return any(t.matches(cluster.labels, cluster.properties, cluster.claims, cluster.traits) for t in terms)
+
+
+def _scope_row(scope: tuple[str, ...], cluster: Cluster) -> bool:
+    return not cluster.traits.isdisjoint(scope)
+
+
+_MASK_RULES = {_REQUIRED: _required_row, _SCOPE: _scope_row}
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:

@@ -1,0 +1,103 @@
+"""Filter verdicts kept with a long-lived scheduler's table rows (solver/prepare.py _kept_verdict):
+a lineage of batches, each after a cluster event (tainted, untainted, made ineligible, relabelled,
+traits changed, gone, joined), some at a later time (a toleration that holds for a while), reads
+the verdicts a batch of fresh clusters reads; one whose rows did not move judges none again."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+import solver.prepare as P
+import solver.table as T
+from model import Taint, Toleration, TolerationOperator
+from solver.prepare import prepare
+from solver.table import ClusterTable, _Rows
+from tests.fixtures.builders import batch, cluster, pick_n, req, term, tol
+
+SIZE = 300  # above the size from which rows are kept
+NOW = datetime(2026, 11, 24, 3, tzinfo=UTC)
+
+
+def _cluster(i: int) -> object:
+    taints = (Taint("gpu", "yes", added=NOW - timedelta(seconds=i % 90)),) if i % 7 == 0 else ()
+    made = cluster(
+        f"c{i:04d}", {"zone": f"z{i % 6}", "tier": f"t{i % 3}"}, taints=taints, eligible=i % 11 != 0
+    )
+    return replace(made, traits=frozenset({f"x{i % 3}"} if i % 2 else ()))
+
+
+TIMED = Toleration("gpu", TolerationOperator.EQUAL, "yes", "", seconds=60)
+REQUESTS = [
+    pick_n(1, "a", required=(term({"zone": "z1"}),)),
+    pick_n(1, "b", required=(term(None, req("tier", "NotIn", "t0")),), tolerations=(tol("gpu", "yes"),)),
+    pick_n(1, "c", scope=("x1", "x2"), tolerations=(TIMED,)),
+    pick_n(1, "d", scope=("x0",), required=(term({"tier": "t1"}),), tolerations=(TIMED,)),
+    pick_n(1, "e"),
+]
+
+
+def _changed(clusters: list, step: int) -> list:
+    out = list(clusters)
+    at = (step * 37) % len(out)
+    old = out[at]
+    kind = step % 7
+    if kind == 0:
+        out[at] = replace(old, taints=(Taint("gpu", "yes", added=NOW),))
+    elif kind == 1:
+        out[at] = replace(old, taints=())
+    elif kind == 2:
+        out[at] = replace(old, eligible=not old.eligible)
+    elif kind == 3:
+        out[at] = replace(old, labels={"zone": "z1", "tier": "t1"}, traits=frozenset({"x0"}))
+    elif kind == 4:
+        del out[at]
+    elif kind == 5:
+        out.append(_cluster(1000 + step))
+    else:
+        out[at] = replace(old, load=old.load + 2)  # the load alone
+    return sorted(out, key=lambda c: c.name)
+
+
+def _verdicts(clusters: list, requests: list, now: datetime) -> list:
+    b = replace(batch(clusters, *requests), now=now)
+    return prepare(b, ClusterTable(b))
+
+
+@pytest.mark.parametrize("log_up_to", [64, 1])
+def test_a_lineages_kept_verdicts_are_a_fresh_batchs(log_up_to, monkeypatch) -> None:
+    monkeypatch.setattr(T, "_LOG_UP_TO", log_up_to)
+    clusters = [_cluster(i) for i in range(SIZE)]
+    _Rows._last = None
+    _verdicts(clusters, REQUESTS, NOW)
+    for step in range(1, 30):
+        clusters = _changed(clusters, step)
+        now = NOW + timedelta(seconds=20 * (step // 2))
+        requests = [r for k, r in enumerate(REQUESTS) if (k + step) % 3]
+        got = _verdicts(clusters, requests, now)
+        last = _Rows._last
+        _Rows._last = None
+        want = _verdicts([replace(c) for c in clusters], requests, now)
+        _Rows._last = last
+        for have, expected in zip(got, want, strict=True):
+            assert np.array_equal(have.outcome, expected.outcome), (step, have.request.key)
+            assert np.array_equal(have.passing, expected.passing) and np.array_equal(have.base, expected.base)
+            assert np.array_equal(have.filtered, expected.filtered)
+            assert not have.outcome.flags.writeable
+
+
+def test_a_batch_on_unmoved_rows_judges_no_verdict_again(monkeypatch) -> None:
+    clusters = [_cluster(i) for i in range(SIZE)]
+    _Rows._last = None
+    first = _verdicts(clusters, REQUESTS, NOW)
+    judged = []
+    verdict = P._verdict
+    monkeypatch.setattr(P, "_verdict", lambda *a: judged.append(a[0]) or verdict(*a))
+    again = _verdicts(_changed(clusters, 6), REQUESTS, NOW)  # a load moved: the same rows
+    assert not judged
+    assert all(a.base is f.base for a, f in zip(again, first, strict=True))
+    _verdicts(_changed(clusters, 6), REQUESTS, NOW + timedelta(seconds=1))  # a later time
+    assert sorted(r.key for r in judged) == ["c", "d"]  # the timed tolerations' alone
