@@ -15,7 +15,7 @@ from operator import attrgetter
 import numpy as np
 
 from model import Batch, ExistingDecision, FilterKind, PlacementRequest, SelectionMode, TieBreak
-from solver.admits import takes_new, untolerated
+from solver.admits import refusals
 from solver.table import ClusterTable, rule_masks
 
 __all__ = [
@@ -306,6 +306,11 @@ def _verdict(
         outcome = np.zeros(table.size, dtype=np.int8)
     else:
         outcome = _outcome(rule_masks(request, table, required, scopes), suffixes)
+    return _verdict_of(outcome, limit)
+
+
+def _verdict_of(outcome: np.ndarray, limit: int) -> _Verdict:
+    """A verdict of its outcome codes: those passing, and the `limit` reported."""
     return _Verdict(
         _read_only(outcome),
         _read_only(np.flatnonzero(outcome == PASS)),
@@ -331,24 +336,19 @@ def _kept_verdict(
     very verdict where no row moved and no code changed."""
     if request.mode is SelectionMode.FIXED:
         return _verdict(request, table, required, scopes, limit, suffixes)
-    tolerations, terms, scope = key
-    now = table.now if any(t.seconds is not None for t in tolerations) else None
+    now = table.now if any(t.seconds is not None for t in request.tolerations) else None
     kept_key = ("verdict", key, limit)
 
     def replay(verdict: _Verdict, kept: np.ndarray | None, remade: list) -> _Verdict:
         outcome = verdict.outcome if kept is None else verdict.outcome[kept]
         if remade:
             rows = [i for i, _ in remade]
-            codes = [_code(tolerations, terms, scope, cluster, now) for _, cluster in remade]
+            codes = [_code(request, cluster, now) for _, cluster in remade]
             if kept is None and outcome[rows].tolist() == codes:
                 return verdict
             outcome = outcome.copy() if kept is None else outcome
             outcome[rows] = codes
-        return _Verdict(
-            _read_only(outcome),
-            _read_only(np.flatnonzero(outcome == PASS)),
-            _read_only(_reported(outcome, limit)),
-        )
+        return _verdict_of(outcome, limit)
 
     verdict = table.kept(kept_key, replay, now)
     if verdict is None:
@@ -357,19 +357,10 @@ def _kept_verdict(
     return verdict
 
 
-def _code(tolerations: tuple, terms: tuple, scope: tuple[str, ...] | None, cluster, now) -> int:
-    """One cluster's filter code (_outcome's) by the scalar rules, in plugin order."""
-    if scope is not None and cluster.traits.isdisjoint(scope):
-        return OUT_OF_SCOPE
-    if terms and not any(
-        t.matches(cluster.labels, cluster.properties, cluster.claims, cluster.traits) for t in terms
-    ):
-        return AFFINITY
-    if not takes_new(cluster):
-        return INELIGIBLE
-    if untolerated(cluster, tolerations, now) is not None:
-        return TAINT
-    return PASS
+def _code(request: PlacementRequest, cluster, now) -> int:
+    """One cluster's filter code (_outcome's): the first rule it fails by the scalar rules."""
+    first = refusals(request, cluster, now)
+    return _CODE[first[0]] if first else PASS
 
 
 def _outcome(
