@@ -8,6 +8,7 @@ as few stages as keep each stage's objective exact, every stage hinted with the 
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -117,6 +118,17 @@ def _remember(key: bytes, found: tuple[bytes, int]) -> None:
         _SOLVED[key] = found
         if len(_SOLVED) > _SOLVED_KEPT:
             _SOLVED.popitem(last=False)
+
+
+def _forked() -> None:
+    """A forked child's own lock and an empty store: a thread of its parent may have held the
+    lock, or been moving the store, when it forked."""
+    global _SOLVED_LOCK
+    _SOLVED_LOCK = threading.Lock()
+    _SOLVED.clear()
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def run(

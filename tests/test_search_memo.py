@@ -135,3 +135,19 @@ def test_a_cut_stage_is_not_remembered(solves: list[int]) -> None:
         deadline=time.perf_counter() - 1,
     )
     assert late.time_limited and not search._SOLVED and solves == []
+
+
+def test_a_forked_child_has_its_own_lock_and_an_empty_store() -> None:
+    """A child forked while its parent's thread held the store's lock (or moved the store) takes
+    a lock of its own and forgets the store (solver.search._forked)."""
+    import os
+
+    search._remember(b"k" * 32, (b"\x01", 1))
+    with search._SOLVED_LOCK:  # held across the fork, as by a search thread of the parent
+        pid = os.fork()
+        if pid == 0:  # the child: it must not wait on its parent's lock, and keeps nothing
+            code = 0 if search._SOLVED_LOCK.acquire(timeout=2) and not search._SOLVED else 1
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    search._SOLVED.clear()
+    assert os.waitstatus_to_exitcode(status) == 0
