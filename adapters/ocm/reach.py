@@ -86,12 +86,13 @@ enqueued Placement is solved when one of those may have changed since its last s
   spread key, the request reading no sorter: `_lost_only`) leaves the run as it was too: the
   cluster lost each comparison it took part in, and the domains are every cluster's, eligible or
   not. Any other optimal spread (its joint answer not its greedy run: a coupled trade, or an
-  optimum greedy's run cannot reach), any moved count on a cluster it may pick solves it.
+  optimum greedy's run cannot reach), any moved count on a cluster it may pick refuses it (it
+  is then judged by its run, below).
 
   A PickN that these rules refuse (a strict top N whose margins cannot say, a spread whose run
   may have moved, a tie at the cut, an optimal joint answer: a relevant change, a moved busiest
-  count or a feasible drift) is judged by its sync itself: the event's such Placements are each synced alone
-  against the hub as it stands (`_by_runs`: one greedy pass with solver.SolveOptions.alone, the
+  count or a feasible drift) is judged by its sync itself: the event's such Placements are each
+  synced alone against the hub as it stands (`_by_runs`: one greedy pass with solver.SolveOptions.alone, the
   first margins' pass below), and one whose sync picks exactly the clusters it holds is not
   solved: that sync writes its decisions as they are (their groups too: a held cluster whose
   group labels moved solved it before, `_regrouped`), and its status reads the picks, the spec
