@@ -16,7 +16,8 @@ scores (Balance counts every other Placement's decisions, Steady its own) and th
 Which of the enqueued can change (the bound): a Placement's answer is a function of its spec, its
 own decisions, and, per cluster of its scope, the cluster's filter verdict and score for it
 (Balance: the cluster's count of others' decisions and the busiest count over every cluster). An
-enqueued Placement is solved when one of those may have changed since its last sync:
+enqueued Placement is solved when one of those may have changed since its last sync (a PickN
+refused so is first judged by its sync alone, `_by_runs`, below):
 
 - its own objects changed (spec, annotations, its decisions: its own writes come back so), it is
   new, its scope (bindings, sets) or a CEL outcome it reads changed, or a toleration with seconds
@@ -48,46 +49,44 @@ enqueued Placement is solved when one of those may have changed since its last s
   of the taints alone moves only the taint rule's verdict (`_taint_matters`). In optimal
   mode a Placement not solved keeps its last joint answer, as for any event that moves nothing
   it reads (solving it with another batch may give another answer of the same contract);
-- Balance drift: other Placements' decisions moved since its last sync. Balance reads the count
-  of a cluster it may pick (in its scope, passing its filters) and the busiest count: moves on
-  clusters it cannot pick change nothing it reads, and are not looked at. When the busiest count
-  changed, every Balance score moved, by at most a known amount for a count that did not move.
-  The feasible clusters whose counts moved change their scores, each by a known amount
+- Balance drift: other Placements' decisions moved since its last sync. Balance reads the count of a
+  cluster it may pick (in its scope, passing its filters) and the busiest count: moves on clusters
+  it cannot pick change nothing it reads, and are not looked at. When the busiest count changed,
+  every Balance score moved, by at most a known amount for a count that did not move. The feasible
+  clusters whose counts moved change their scores, each by a known amount
   (solver.balance.balance_scores of its counts then and now); the answer kept its top N strictly
-  above every other feasible cluster (its weakest pick's total above the best left out, whose
-  totals the result reported), so it stands while the weakest pick, its moved scores applied,
-  still beats the best left out raised by the most any cluster left out rose. Then nothing it
-  reads can reorder its top N (a PickAll, or a PickN holding every feasible cluster, reads no
-  score at all), and its sync would write what it holds: it is not solved, and its recorded
-  margins move to the counts as they now stand (so the next check starts there). A Placement
-  whose totals are each cluster's own is judged on the totals again, one with centered sorters
-  (ResourceAllocatable*: a cluster's score spans the feasible clusters' range) by each cluster's
-  change of total, exact while its feasible set stays (`_stands_margins`), or while the one
-  cluster entering or leaving it lies within the range the others span (`_within_range`: the
-  range is then the same, and so is every other cluster's sorter score). The clusters left out
-  are bounded from the last check's picture (its bound of them took in every rise up to it, so
-  it climbs check by check), and where that refuses, from the answer's anchor (`_Answer.anchor`:
-  the picture an earlier check started from, with its best left out): a cluster left out there
-  ranked below that best, so its total now is at most that best plus its own rise since (its
-  Balance score now less the least on the anchor's range of counts, the busiest count's change
-  for a count that did not move), while its other inputs are those it had there. So the anchor is
-  kept only while no check since judged a cluster left out by its own total (a changed cluster's
-  inputs moved: its total judged exactly, or its sorter's change added); such a check anchors the
-  answer afresh on its own picture. Where
-  the top N was not strict (a tie at the cut, an optimal answer of several coupled Placements),
-  any moved count on a cluster it may pick solves it. A spread's picks are not its top N: an
-  answer that is its greedy run on the picture it was judged on stands while no pick's score
-  moved and no feasible cluster left out rose (`_stands_ordered`), for its sync would then write
-  what it holds. Greedy's answer is its run on `_moved_by`'s picture; an optimal answer is one
-  where it holds exactly its answer and the solver reports that its greedy run on the batch's
-  final decisions picks it (`Result.ordered`: `_After`'s picture, or `_moved_by`'s where the
-  batch was not joint). A cluster it left out that lost its verdict (a taint it does not
-  tolerate, a label its filters refuse; in its scope before and after, in the same domain of each
-  spread key, the request reading no sorter: `_lost_only`) leaves the run as it was too: the
-  cluster lost each comparison it took part in, and the domains are every cluster's, eligible or
-  not. Any other optimal spread (its joint answer not its greedy run: a coupled trade, or an
-  optimum greedy's run cannot reach), any moved count on a cluster it may pick refuses it (it
-  is then judged by its run, below).
+  above every other feasible cluster (its weakest pick's total above the best left out, whose totals
+  the result reported), so it stands while the weakest pick, its moved scores applied, still beats
+  the best left out raised by the most any cluster left out rose. Then nothing it reads can reorder
+  its top N (a PickAll, or a PickN holding every feasible cluster, reads no score at all), and its
+  sync would write what it holds: it is not solved, and its recorded margins move to the counts as
+  they now stand (so the next check starts there). A Placement whose totals are each cluster's own
+  is judged on the totals again, one with centered sorters (ResourceAllocatable*: a cluster's score
+  spans the feasible clusters' range) by each cluster's change of total, exact while its feasible
+  set stays (`_stands_margins`), or while the one cluster entering or leaving it lies within the
+  range the others span (`_within_range`: the range is then the same, and so is every other
+  cluster's sorter score). The clusters left out are bounded from the last check's picture (its
+  bound of them took in every rise up to it, so it climbs check by check), and where that refuses,
+  from the answer's anchor (`_Answer.anchor`: the picture an earlier check started from, with its
+  best left out): a cluster left out there ranked below that best, so its total now is at most that
+  best plus its own rise since (its Balance score now less the least on the anchor's range of
+  counts, the busiest count's change for a count that did not move), while its other inputs are
+  those it had there. So the anchor is kept only while no check since judged a cluster left out by
+  its own total (a changed cluster's inputs moved: its total judged exactly, or its sorter's change
+  added); such a check anchors the answer afresh on its own picture. Where the top N was not strict
+  (a tie at the cut, an optimal answer of several coupled Placements), any moved count on a cluster
+  it may pick refuses it. A spread's picks are not its top N: an answer that is its greedy run on
+  the picture it was judged on stands while no pick's score moved and no feasible cluster left out
+  rose (`_stands_ordered`), for its sync would then write what it holds. Greedy's answer is its run
+  on `_moved_by`'s picture; an optimal answer is one where it holds exactly its answer and the
+  solver reports that its greedy run on the batch's final decisions picks it (`Result.ordered`:
+  `_After`'s picture, or `_moved_by`'s where the batch was not joint). A cluster it left out that
+  lost its verdict (a taint it does not tolerate, a label its filters refuse; in its scope before
+  and after, in the same domain of each spread key, the request reading no sorter: `_lost_only`)
+  leaves the run as it was too: the cluster lost each comparison it took part in, and the domains
+  are every cluster's, eligible or not. Any other optimal spread (its joint answer not its greedy
+  run: a coupled trade, or an optimum greedy's run cannot reach), any moved count on a cluster it
+  may pick refuses it (it is then judged by its run, below).
 
   A PickN that these rules refuse (a strict top N whose margins cannot say, a spread whose run
   may have moved, a tie at the cut, an optimal joint answer: a relevant change, a moved busiest
