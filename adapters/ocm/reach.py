@@ -1010,14 +1010,14 @@ class OcmLive:
         policy = self.policies[key]
         eligible = self.bindings.eligible(m.namespace, policy.cluster_sets)
         scope = tuple(n.SET_TRAIT.format(s) for s in eligible)
-        verdict, available, witness = self._verdict(policy, scope, record.witness)
+        verdict, available, witness = self._misconfigured_now(policy, scope, record.witness)
         if (verdict, len(self.bindings.valid(m.namespace)), eligible, available) != record.status:
             return False
         if witness != record.witness:
             self.journal.set(self.misjudged, key, replace(record, witness=witness))
         return True
 
-    def _verdict(
+    def _misconfigured_now(
         self, policy: Policy, scope: tuple[str, ...], witness: str | None
     ) -> tuple[str | None, bool, str | None]:
         """`_misconfigured` over the scope's available clusters, as `_taken` judges it; whether
@@ -1057,7 +1057,7 @@ class OcmLive:
         """A misconfigured Placement's sync as its status reads it (`_misstands`)."""
         policy = self.policies[key]
         scope = tuple(n.SET_TRAIT.format(s) for s in context.eligible)
-        verdict, available, witness = self._verdict(policy, scope, None)
+        verdict, available, witness = self._misconfigured_now(policy, scope, None)
         assert verdict == context.misconfigured and available == (context.available > 0)
         status = (verdict, context.bindings, context.eligible, available)
         self.journal.set(self.misjudged, key, _Misjudged(context.placement, status, witness))
