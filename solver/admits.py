@@ -69,14 +69,21 @@ FIXED_RULES = (FilterKind.NOT_LISTED, FilterKind.INELIGIBLE)
 
 
 def in_scope(request: PlacementRequest, cluster: Cluster) -> bool:
-    return request.scope is None or not cluster.traits.isdisjoint(request.scope)
+    return request.scope is None or within(request.scope, cluster)
+
+
+def within(scope: tuple[str, ...], cluster: Cluster) -> bool:
+    """Whether the cluster holds one of the scope's traits (rule 1 of a scoped request)."""
+    return not cluster.traits.isdisjoint(scope)
 
 
 def matches_required(request: PlacementRequest, cluster: Cluster) -> bool:
-    return not request.required or any(
-        t.matches(cluster.labels, cluster.properties, cluster.claims, cluster.traits)
-        for t in request.required
-    )
+    return not request.required or matches_terms(request.required, cluster)
+
+
+def matches_terms(terms: tuple[ClusterTerm, ...], cluster: Cluster) -> bool:
+    """Whether the cluster matches one of the terms (rule 2 of a request that has some)."""
+    return any(t.matches(cluster.labels, cluster.properties, cluster.claims, cluster.traits) for t in terms)
 
 
 def takes_new(cluster: Cluster) -> bool:

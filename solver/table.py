@@ -27,7 +27,15 @@ from model import (
     Preference,
     Toleration,
 )
-from solver.admits import required_expression, scope_expression, selector_expression, takes_new, untolerated
+from solver.admits import (
+    matches_terms,
+    required_expression,
+    scope_expression,
+    selector_expression,
+    takes_new,
+    untolerated,
+    within,
+)
 
 __all__ = ["ClusterTable", "is_static", "rule_masks"]
 
@@ -839,15 +847,7 @@ def _tolerated(
     return mask
 
 
-def _required_row(terms: tuple[ClusterTerm, ...], cluster: Cluster) -> bool:
-    return any(t.matches(cluster.labels, cluster.properties, cluster.claims, cluster.traits) for t in terms)
-
-
-def _scope_row(scope: tuple[str, ...], cluster: Cluster) -> bool:
-    return not cluster.traits.isdisjoint(scope)
-
-
-_MASK_RULES = {_REQUIRED: _required_row, _SCOPE: _scope_row}
+_MASK_RULES = {_REQUIRED: matches_terms, _SCOPE: within}  # one row's, by the scalar rules
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
