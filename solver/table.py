@@ -10,6 +10,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
+from functools import partial
 from itertools import repeat
 from typing import Any
 
@@ -506,19 +507,25 @@ class _Masks:
                 continue
             mask, epoch = entry
             if epoch != store.epoch:
-                behind = store.epoch - epoch
-                if behind > len(store.log):
+                mask = self._replayed(mask, epoch, partial(_moved_mask, _MASK_RULES[kind], key))
+                if mask is None:
                     del store.masks[(kind, key)]
                     continue
-                judge = _MASK_RULES[kind]
-                for kept, remade in store.log[len(store.log) - behind :]:
-                    mask = mask.copy() if kept is None else mask[kept]
-                    if remade:
-                        mask[[i for i, _ in remade]] = [judge(key, cluster) for _, cluster in remade]
                 mask = _frozen(mask)
                 store.masks[(kind, key)] = (mask, store.epoch)
             out[key] = mask
         return out
+
+    def _replayed(self, item: Any, epoch: int, replay: Callable[[Any, Any, list], Any]) -> Any:
+        """An item kept at `epoch` moved through the patches logged since (`replay` per patch),
+        or None where it is further behind than the log holds."""
+        store = self._store
+        behind = store.epoch - epoch
+        if behind > len(store.log):
+            return None
+        for kept, remade in store.log[len(store.log) - behind :]:
+            item = replay(item, kept, remade)
+        return item
 
     def keep(self, kind: str, masks: dict[tuple, np.ndarray]) -> None:
         """Freeze a batch's masks in place (the dict's values), and keep them for these rows if they
@@ -543,12 +550,10 @@ class _Masks:
             return None
         value, epoch = entry
         if epoch != store.epoch:
-            behind = store.epoch - epoch
-            if behind > len(store.log):
+            value = self._replayed(value, epoch, replay)
+            if value is None:
                 del values[key]
                 return None
-            for kept, remade in store.log[len(store.log) - behind :]:
-                value = replay(value, kept, remade)
         del values[key]  # the newest asked last: the first kept is the one least recently asked
         values[key] = (value, store.epoch)
         return value
@@ -848,6 +853,16 @@ def _tolerated(
 
 
 _MASK_RULES = {_REQUIRED: matches_terms, _SCOPE: within}  # one row's, by the scalar rules
+
+
+def _moved_mask(
+    judge: Callable[[Any, Cluster], bool], key: tuple, mask: np.ndarray, kept, remade
+) -> np.ndarray:
+    """A kept mask moved through one patch: the kept rows gathered, the rows made again judged."""
+    mask = mask.copy() if kept is None else mask[kept]
+    if remade:
+        mask[[i for i, _ in remade]] = [judge(key, cluster) for _, cluster in remade]
+    return mask
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
