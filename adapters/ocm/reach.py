@@ -1009,7 +1009,7 @@ class OcmLive:
             return False
         policy = self.policies[key]
         eligible = self.bindings.eligible(m.namespace, policy.cluster_sets)
-        scope = tuple(n.SET_TRAIT.format(s) for s in eligible)
+        scope = _traits_of(eligible)
         verdict, available, witness = self._misconfigured_now(policy, scope, record.witness)
         if (verdict, len(self.bindings.valid(m.namespace)), eligible, available) != record.status:
             return False
@@ -1056,7 +1056,7 @@ class OcmLive:
     def _misjudge(self, key: str, context: PlacementContext) -> None:
         """A misconfigured Placement's sync as its status reads it (`_misstands`)."""
         policy = self.policies[key]
-        scope = tuple(n.SET_TRAIT.format(s) for s in context.eligible)
+        scope = _traits_of(context.eligible)
         verdict, available, witness = self._misconfigured_now(policy, scope, None)
         assert verdict == context.misconfigured and available == (context.available > 0)
         status = (verdict, context.bindings, context.eligible, available)
@@ -2183,7 +2183,7 @@ class OcmLive:
             if m is None or policy is None:
                 continue
             eligible = self.bindings.eligible(m.namespace, policy.cluster_sets)
-            scope = tuple(n.SET_TRAIT.format(s) for s in eligible)
+            scope = _traits_of(eligible)
             members = scopes.get(scope)
             if members is None:
                 members = scopes[scope] = self._members(scope)
@@ -2889,6 +2889,11 @@ def _score_inputs(request: PlacementRequest, c: Cluster) -> tuple[Any, ...]:
     for s in request.spread:
         out.append((c.claims if s.claims else c.labels).get(s.topology_key))
     return tuple(out)
+
+
+def _traits_of(eligible: Iterable[str]) -> tuple[str, ...]:
+    """A Placement's scope: the traits of its eligible sets, as `_taken` loads it."""
+    return tuple(n.SET_TRAIT.format(s) for s in eligible)
 
 
 def _timed(policy: Policy) -> bool:
