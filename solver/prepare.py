@@ -14,8 +14,8 @@ from operator import attrgetter
 
 import numpy as np
 
-from model import Batch, ExistingDecision, FilterKind, PlacementRequest, SelectionMode, TieBreak
-from solver.admits import refusals
+from model import Batch, ExistingDecision, FilterKind, PlacementRequest, SelectionMode, TieBreak, Toleration
+from solver.admits import refusals, untolerated
 from solver.table import ClusterTable, rule_masks
 
 __all__ = [
@@ -330,37 +330,74 @@ def _kept_verdict(
     """_verdict, kept with a long-lived scheduler's table rows for the batches after (a cluster
     event's runs pass and final batch, and the events after, judge the same few dozen filter sets
     of the same clusters): a verdict reads each row's cluster alone (scope, required terms,
-    eligibility, taints; never the load), and the batch's time where a toleration holds for a
-    while (then kept for that time alone). When the rows are patched it moves with them: the kept
+    eligibility, taints; never the load). When the rows are patched it moves with them: the kept
     rows' codes gathered, the rows made again judged by the scalar rules (solver.admits); the
-    very verdict where no row moved and no code changed."""
+    very verdict where no row moved and no code changed.
+
+    A toleration that holds for a while (seconds) makes the verdict a function of the batch's
+    time too. What is kept is then the verdict of the same tolerations held forever (`_forever`:
+    at any time, so kept as any other), and the batch's verdict is made from it: the taint rule
+    comes last, and a toleration holding now holds forever, so a row fails by another rule, or by
+    its taints, at the batch's time exactly where it does so with the tolerations held forever,
+    and a row those pass fails by its taints where the taint verdict at the batch's time
+    (ClusterTable.tolerated) refuses it."""
     if request.mode is SelectionMode.FIXED:
         return _verdict(request, table, required, scopes, limit, suffixes)
-    now = table.now if any(t.seconds is not None for t in request.tolerations) else None
-    kept_key = ("verdict", key, limit)
+    timed = any(t.seconds is not None for t in request.tolerations)
+    tolerations = _forever(request.tolerations) if timed else request.tolerations
+    kept_key = ("verdict", (tolerations, *key[1:]) if timed else key, limit)
 
     def replay(verdict: _Verdict, kept: np.ndarray | None, remade: list) -> _Verdict:
         outcome = verdict.outcome if kept is None else verdict.outcome[kept]
         if remade:
             rows = [i for i, _ in remade]
-            codes = [_code(request, cluster, now) for _, cluster in remade]
+            codes = [_code(request, cluster, tolerations if timed else None) for _, cluster in remade]
             if kept is None and outcome[rows].tolist() == codes:
                 return verdict
             outcome = outcome.copy() if kept is None else outcome
             outcome[rows] = codes
         return _verdict_of(outcome, limit)
 
-    verdict = table.kept(kept_key, replay, now)
+    verdict = table.kept(kept_key, replay)
     if verdict is None:
-        verdict = _verdict(request, table, required, scopes, limit, suffixes)
-        table.keep(kept_key, verdict, now)
-    return verdict
+        rules = rule_masks(request, table, required, scopes, tolerations)
+        verdict = _verdict_of(_outcome(rules, suffixes), limit)
+        table.keep(kept_key, verdict)
+    if not timed:
+        return verdict
+    # At the batch's time: kept for that time alone, while the rows do not move (the very verdict).
+    at_key = ("verdict at", kept_key)
+    found = table.kept(at_key, _moved, table.now)
+    if found is not None and found[0] is verdict:
+        return found[1]
+    outcome = verdict.outcome.copy()
+    np.putmask(outcome, (verdict.outcome == PASS) & ~table.tolerated(request.tolerations), TAINT)
+    at = _verdict_of(outcome, limit)
+    table.keep(at_key, (verdict, at), table.now)
+    return at
 
 
-def _code(request: PlacementRequest, cluster, now) -> int:
-    """One cluster's filter code (_outcome's): the first rule it fails by the scalar rules."""
-    first = refusals(request, cluster, now)
-    return _CODE[first[0]] if first else PASS
+def _moved(*_: object) -> None:
+    """A value that no patch of the rows keeps (made again after any)."""
+    return None
+
+
+def _forever(tolerations: tuple[Toleration, ...]) -> tuple[Toleration, ...]:
+    """The tolerations, each held forever (without seconds)."""
+    return tuple(t if t.seconds is None else replace(t, seconds=None) for t in tolerations)
+
+
+def _code(request: PlacementRequest, cluster, forever: tuple[Toleration, ...] | None = None) -> int:
+    """One cluster's filter code (_outcome's): the first rule it fails by the scalar rules, with
+    the request's tolerations held forever where `forever` gives them so (the taint rule is the
+    last: a row the request's own fail by taints alone passes where those pass)."""
+    first = refusals(request, cluster, None)
+    if not first:
+        return PASS
+    code = _CODE[first[0]]
+    if code == TAINT and forever is not None and untolerated(cluster, forever, None) is None:
+        return PASS
+    return code
 
 
 def _outcome(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from itertools import repeat
 from typing import Any
@@ -378,7 +379,31 @@ class ClusterTable:
         if not self._rows.patched:
             return _tolerated(self._clusters, self.tainted, tolerations, self.now)
         forever = self._rows.tolerated(tuple(t for t in tolerations if t.seconds is None))
-        ever = self._rows.tolerated(tuple(replace(t, seconds=None) for t in tolerations))
+        always = tuple(replace(t, seconds=None) for t in tolerations)
+        ever = self._rows.tolerated(always)
+        now = _micros(self.now)
+        if now is not None:
+            # Each row's end (_end): kept with the rows, the rows made again judged again.
+            def replay(ends: np.ndarray | None, kept: np.ndarray | None, remade: list) -> np.ndarray | None:
+                if ends is None:
+                    return None
+                ends = ends if kept is None else ends[kept]
+                if remade:
+                    made = [_end(cluster, tolerations, always) for _, cluster in remade]
+                    if None in made:
+                        return None
+                    ends = ends.copy() if kept is None else ends
+                    ends[[i for i, _ in remade]] = made
+                return _frozen(ends)
+
+            key = ("taints end", tolerations)
+            ends = self.kept(key, replay)
+            if ends is None:
+                ends = _ends(self._clusters, self.tainted, tolerations, always)
+                if ends is not None:
+                    self.keep(key, ends)
+            if ends is not None:
+                return forever | (ever & (now < ends))
         mask = forever.copy()
         for row in np.flatnonzero(ever & ~forever).tolist():
             mask[row] = untolerated(self._clusters[row], tolerations, self.now) is None
@@ -854,6 +879,57 @@ def _tolerated(
 
 _MASK_RULES = {_REQUIRED: matches_terms, _SCOPE: within}  # one row's, by the scalar rules
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+_INT64 = np.iinfo(np.int64)
+
+
+def _micros(when: datetime | None) -> int | None:
+    """A time in whole microseconds since the epoch (None: no time, or one without a zone)."""
+    if when is None or when.utcoffset() is None:
+        return None
+    return (when - _EPOCH) // _MICROSECOND
+
+
+def _end(cluster: Cluster, tolerations: tuple[Toleration, ...], always: tuple[Toleration, ...]) -> int | None:
+    """The time (_micros, within int64) before which the tolerations tolerate every taint of the
+    cluster, for a request not holding it; None where a taint's time has no zone. A toleration
+    holds a taint it matches (`always`: the same without seconds) forever, or, with seconds, while
+    now < added + seconds (Toleration.tolerates, in whole microseconds: (now - added) // 1 us <
+    seconds * 10**6, i.e. now_us < added_us + seconds * 10**6); a taint is tolerated while any
+    does, the cluster while every taint is: now < the least over its taints of the greatest over
+    their tolerations. Clamped to int64, which every time of datetime's range lies within."""
+    end = _INT64.max
+    for taint in cluster.taints:
+        best = _INT64.min
+        for t, matching in zip(tolerations, always, strict=True):
+            if not matching.tolerates(taint):
+                continue
+            if t.seconds is None:
+                best = _INT64.max
+                break
+            if taint.added is None:
+                continue
+            added = _micros(taint.added)
+            if added is None:
+                return None
+            best = max(best, min(max(added + t.seconds * 1_000_000, _INT64.min), _INT64.max))
+        end = min(end, best)
+    return end
+
+
+def _ends(
+    clusters: Sequence[Cluster], tainted: list[int], tolerations: tuple[Toleration, ...], always: tuple
+) -> np.ndarray | None:
+    """Every row's _end (the rows without taints: never), read-only; None where one has none."""
+    ends = np.full(len(clusters), _INT64.max, dtype=np.int64)
+    for i in tainted:
+        end = _end(clusters[i], tolerations, always)
+        if end is None:
+            return None
+        ends[i] = end
+    return _frozen(ends)
+
 
 def _moved_mask(
     judge: Callable[[Any, Cluster], bool], key: tuple, mask: np.ndarray, kept, remade
@@ -932,11 +1008,13 @@ def rule_masks(
     table: ClusterTable,
     required: Mapping[tuple, np.ndarray] | None = None,
     scopes: Mapping[tuple, np.ndarray] | None = None,
+    tolerations: tuple[Toleration, ...] | None = None,
 ) -> list[tuple[FilterKind, np.ndarray]]:
     """Each rule's verdict on every cluster of the table (True: it passes), in plugin order, for a
     request that filters and holds none of them; the rules that bind nothing (no scope, no
     required terms) left out. `required` and `scopes`: the masks of a whole batch, evaluated in
-    one select (ClusterTable.required_masks, scope_masks); else this request's own."""
+    one select (ClusterTable.required_masks, scope_masks); else this request's own. `tolerations`:
+    the taint rule's, in place of the request's."""
     out = []
     if request.scope is not None:
         scope = (scopes if scopes is not None else table.scope_masks([request.scope]))[request.scope]
@@ -950,5 +1028,7 @@ def rule_masks(
             )
         )
     out.append((FilterKind.INELIGIBLE, table.eligible))
-    out.append((FilterKind.TAINT, table.tolerated(request.tolerations)))
+    out.append(
+        (FilterKind.TAINT, table.tolerated(request.tolerations if tolerations is None else tolerations))
+    )
     return out

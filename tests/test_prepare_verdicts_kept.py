@@ -15,7 +15,7 @@ import solver.prepare as P
 import solver.table as T
 from model import Taint, Toleration, TolerationOperator
 from solver.prepare import prepare
-from solver.table import ClusterTable, _Rows
+from solver.table import ClusterTable, _Rows, rule_masks
 from tests.fixtures.builders import batch, cluster, pick_n, req, term, tol
 
 SIZE = 300  # above the size from which rows are kept
@@ -99,5 +99,29 @@ def test_a_batch_on_unmoved_rows_judges_no_verdict_again(monkeypatch) -> None:
     again = _verdicts(_changed(clusters, 6), REQUESTS, NOW)  # a load moved: the same rows
     assert not judged
     assert all(a.base is f.base for a, f in zip(again, first, strict=True))
-    _verdicts(_changed(clusters, 6), REQUESTS, NOW + timedelta(seconds=1))  # a later time
-    assert sorted(r.key for r in judged) == ["c", "d"]  # the timed tolerations' alone
+    later = _verdicts(_changed(clusters, 6), REQUESTS, NOW + timedelta(seconds=1))  # a later time
+    # The timed tolerations' verdicts are made from those of the same tolerations held forever:
+    # none judged again (the timed taint verdict alone is: ClusterTable.tolerated).
+    assert not judged
+    assert [a.base is f.base for a, f in zip(later, first, strict=True)] == [True, True, False, False, True]
+
+
+def test_a_timed_verdict_is_the_verdict_held_forever_refused_where_the_taints_are_at_its_time() -> None:
+    """Rows tainted, untainted, made ineligible and relabelled, judged at times across the
+    toleration's end on kept rows: each verdict the one the rules make on fresh rows (not kept)."""
+    clusters = [_cluster(i) for i in range(SIZE)]
+    _Rows._last = None
+    _verdicts(clusters, REQUESTS, NOW)
+    for step in range(1, 29):
+        clusters = _changed(clusters, step if step % 7 != 4 else 0)
+        now = NOW + timedelta(seconds=4 * step)
+        got = _verdicts(clusters, REQUESTS, now)
+        last = _Rows._last
+        _Rows._last = None
+        fresh = replace(batch([replace(c) for c in clusters], *REQUESTS), now=now)
+        table = ClusterTable(fresh)
+        _Rows._last = last
+        for have, request in zip(got, REQUESTS, strict=True):
+            want = P._outcome(rule_masks(request, table), {})
+            assert np.array_equal(have.outcome, want), (step, request.key)
+    _Rows._last = None
