@@ -2236,7 +2236,7 @@ class OcmLive:
         solved = tuple(r for r in requests if r.key not in given)
         # Optimal mode reports the spreads whose answer is their greedy run (`_answered`'s ordered).
         batch = Batch(clusters, solved, now=now, seed=self.seed, absent_load=absent, ordered=True)
-        context = OcmContext(contexts, self.pool.by_name(), now, self._entries)
+        context = OcmContext(contexts, self.pool.by_name(), now, self._entries, self._group_members)
         for key in contexts:
             self.journal.discard(self.dirty, key)
         keys = frozenset(contexts)
@@ -2248,6 +2248,10 @@ class OcmLive:
             lambda result: self._answered(batch, result, keys, written=written, given=outside),
             answers,
         )
+
+    def _group_members(self, group: DecisionGroup) -> AbstractSet[str]:
+        """The clusters a decision group matches (emit's OcmContext.members), kept by the pool."""
+        return self.pool.labelled(group, group.matches)
 
     def _synced(self, context: PlacementContext) -> bool:
         """Whether the hub holds what a misconfigured Placement's sync writes (emitted alone:
