@@ -238,6 +238,7 @@ class ClusterPool:
         self._ordered: list[Cluster] = []
         self._with_trait: dict[str, set[str]] = defaultdict(set)
         self._staying: set[str] = set()  # the names of those not leaving
+        self._tainted: set[str] = set()  # the names of those with a taint
         # Every cluster as one tuple, made again only after a change: batch after batch shares it
         # (and with it the rows solver.table makes of it).
         self._all: tuple[Cluster, ...] | None = None
@@ -258,6 +259,8 @@ class ClusterPool:
             self._ordered.append(cluster)
             if not cluster.leaving:
                 self._staying.add(cluster.name)
+            if cluster.taints:
+                self._tainted.add(cluster.name)
             for trait in cluster.traits:
                 self._with_trait[trait].add(cluster.name)
 
@@ -283,6 +286,10 @@ class ClusterPool:
     def staying(self) -> set[str]:
         """The names of the clusters not leaving (read-only)."""
         return self._staying
+
+    def tainted(self) -> set[str]:
+        """The names of the clusters with a taint (read-only)."""
+        return self._tainted
 
     def with_trait(self, trait: str) -> set[str]:
         """The names of the clusters with the trait (read-only)."""
@@ -339,6 +346,10 @@ class ClusterPool:
             self._staying.discard(name)
         else:
             self._staying.add(name)
+        if cluster.taints:
+            self._tainted.add(name)
+        else:
+            self._tainted.discard(name)
 
     def reload(self, clusters: Sequence[Cluster]) -> None:
         """Kept clusters replaced by copies of them that differ in their load alone
@@ -366,6 +377,7 @@ class ClusterPool:
             del self._names[at]
             del self._ordered[at]
             self._staying.discard(name)
+            self._tainted.discard(name)
             self._retrait(name, old.traits, frozenset())
 
     def _retrait(self, name: str, old: frozenset[str], new: frozenset[str]) -> None:
