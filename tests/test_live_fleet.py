@@ -514,3 +514,37 @@ def test_a_placement_woken_again_makes_again_only_what_changed_since(monkeypatch
     assert decided == ["m6"]  # written by the last solve
     assert sorted(kept) == ["m6", "m7"]  # m6 kept now, m7 made
     assert hub.resolve(now=NOW_TIME).apply == []
+
+
+def test_a_pools_labelled_clusters_are_judged_again_where_put_or_dropped() -> None:
+    """ClusterPool.labelled keeps a test's clusters and judges again only those put or dropped
+    since (a load moved alone, `reload`, shares the labels): after every change, undone ones
+    too, it holds what judging every cluster gives, and a test it keeps is not asked of the
+    clusters left as they were."""
+    from adapters.live.kept import ClusterPool, Journal, with_load
+    from model import Cluster
+
+    journal = Journal()
+    pool = ClusterPool([Cluster(f"c{i}", {"tier": "a" if i < 3 else "b"}) for i in range(6)], journal=journal)
+    asked: list[str] = []
+
+    def tier_a(c: Cluster) -> bool:
+        asked.append(c.name)
+        return c.labels.get("tier") == "a"
+
+    def every() -> set[str]:
+        return {c.name for c in pool.clusters() if c.labels.get("tier") == "a"}
+
+    assert set(pool.labelled("a", tier_a)) == every() == {"c0", "c1", "c2"}
+    asked.clear()
+    pool.reload([with_load(pool["c0"], 4)])
+    assert set(pool.labelled("a", tier_a)) == every() and asked == []
+    journal.mark()
+    pool.put(Cluster("c0", {"tier": "b"}))
+    pool.put(Cluster("c4", {"tier": "a"}))
+    pool.drop("c1")
+    pool.put(Cluster("c9", {"tier": "a"}))
+    assert set(pool.labelled("a", tier_a)) == every() == {"c2", "c4", "c9"}
+    assert sorted(asked) == ["c0", "c4", "c9"]
+    journal.undo()
+    assert set(pool.labelled("a", tier_a)) == every() == {"c0", "c1", "c2"}

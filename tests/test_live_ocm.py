@@ -677,6 +677,77 @@ def test_a_held_cluster_relabelled_out_of_its_decision_group_regroups_the_decisi
     assert not hub.resolve(now=ocm.NOW_TIME).apply
 
 
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_held_cluster_relabelled_back_into_its_decision_group_is_claimed_again(mode) -> None:
+    """Emit's decision groups read the clusters a group matches as the pool keeps them
+    (OcmContext.members): c1 relabelled out of `ga` and then back, the second sync finds it
+    matching again (judged anew where put), as upstream's sync and a full solve group it; and
+    the groups emit writes are those of judging every selected cluster."""
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}", {"tier": "a" if i < 2 else "b"}) for i in range(4))),
+        ocm.placement(
+            "g",
+            n=2,
+            mode="Exact",
+            prioritizers=[ocm.builtin("Balance")],
+            groups=[ocm.group("ga", {"tier": "a"})],
+        ),
+    ]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+
+    def groups() -> dict[str, list[str]]:
+        return {
+            o["metadata"]["labels"]["cluster.open-cluster-management.io/decision-group-name"]: [
+                d["clusterName"] for d in o["status"]["decisions"]
+            ]
+            for o in hub.objects("PlacementDecision")
+        }
+
+    for tier, expected in (("b", {"ga": ["c0"], "": ["c1"]}), ("a", {"ga": ["c0", "c1"]})):
+        c1 = next(o for o in hub.objects("ManagedCluster") if o["metadata"]["name"] == "c1")
+        delta = hub.handle(
+            Applied({**c1, "metadata": {**c1["metadata"], "labels": {"tier": tier}}}), now=ocm.NOW_TIME
+        )
+        assert f"{ocm.NS}/g" in delta.requests
+        assert groups() == expected
+        assert not hub.resolve(now=ocm.NOW_TIME).apply
+
+
+def test_a_tolerations_timer_is_armed_by_the_tainted_clusters_held_alone() -> None:
+    """_arm: a toleration with seconds runs out first on the held cluster whose taint came
+    first; it reads only the held clusters with a taint (the pool's tainted clusters, kept as
+    clusters are put and dropped): c1's taint, added before c2's, sets the moment, c3's taint
+    (not held) and the untainted clusters none; c1's taint gone, c2's sets it."""
+    added = {"c1": 20, "c2": 10, "c3": 30}  # minutes ago
+    clusters = [
+        ocm.managed_cluster(
+            f"c{i}", taints=[ocm.taint("maint", added=ocm.ago(added[f"c{i}"]))] if f"c{i}" in added else []
+        )
+        for i in range(6)
+    ]
+    objects = [
+        *ocm.hub(*clusters),
+        ocm.placement("p", n=2, mode="Exact", tolerations=[ocm.toleration("maint", "Exists", seconds=3600)]),
+        ocm.decision("p", 1, ["c1", "c2"]),
+    ]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME)
+    live = hub._live["ocm"]
+    assert live.pool.tainted() == {"c1", "c2", "c3"}
+    key = f"toleration:{ocm.NS}/p"
+
+    def resized(count: int) -> None:
+        p = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "p")
+        hub.handle(Applied({**p, "spec": {**p["spec"], "numberOfClusters": count}}), now=ocm.NOW_TIME)
+
+    resized(3)
+    assert live.timers._when[key] == ocm.NOW_TIME + timedelta(minutes=40)
+    c1 = next(o for o in hub.objects("ManagedCluster") if o["metadata"]["name"] == "c1")
+    hub.handle(Applied({**c1, "spec": {**c1["spec"], "taints": []}}), now=ocm.NOW_TIME)
+    assert live.pool.tainted() == {"c2", "c3"}
+    resized(2)
+    assert live.timers._when[key] == ocm.NOW_TIME + timedelta(minutes=50)
+
+
 def test_a_sorters_range_holds_the_tainted_clusters_it_keeps() -> None:
     """The range a sorter's scores span is over its feasible clusters, which are those passing its
     filters and those it holds that pass only because it holds them (a NoSelectIfNew taint keeps

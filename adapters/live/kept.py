@@ -22,7 +22,8 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import fields
 from datetime import datetime
 from functools import partial
@@ -39,6 +40,8 @@ Obj = Mapping[str, Any]
 
 
 _CLUSTER_FIELDS = tuple(f.name for f in fields(Cluster))
+_LABELLED_KEYS = 256  # tests ClusterPool.labelled keeps answers of
+_RELABELLED_UP_TO = 100_000  # names ClusterPool.labelled's log holds before a new epoch
 # Every field's value read at once (a C call), and each field's slot written through its member
 # descriptor (what object.__setattr__ ends in, without looking the name up each time), one line a
 # field (`with_load` names them: a field added, dropped or moved fails here, not in a copy).
@@ -235,6 +238,7 @@ class ClusterPool:
         self._ordered: list[Cluster] = []
         self._with_trait: dict[str, set[str]] = defaultdict(set)
         self._staying: set[str] = set()  # the names of those not leaving
+        self._tainted: set[str] = set()  # the names of those with a taint
         # Every cluster as one tuple, made again only after a change: batch after batch shares it
         # (and with it the rows solver.table makes of it).
         self._all: tuple[Cluster, ...] | None = None
@@ -244,12 +248,19 @@ class ClusterPool:
         # Counts every change of a trait's clusters (`with_trait`): what a reader keeps of them
         # holds while it is the same.
         self.traits_version = 0
+        # `labelled`'s: per key, the log's epoch and length it read and the names it holds; the
+        # log: every name put or dropped since the epoch began, in order.
+        self._labelled: dict[Hashable, tuple[int, int, set[str]]] = {}
+        self._relabelled: list[str] = []
+        self._epoch = 0
         for cluster in sorted(clusters, key=lambda c: c.name):
             self._by_name[cluster.name] = cluster
             self._names.append(cluster.name)
             self._ordered.append(cluster)
             if not cluster.leaving:
                 self._staying.add(cluster.name)
+            if cluster.taints:
+                self._tainted.add(cluster.name)
             for trait in cluster.traits:
                 self._with_trait[trait].add(cluster.name)
 
@@ -276,13 +287,48 @@ class ClusterPool:
         """The names of the clusters not leaving (read-only)."""
         return self._staying
 
+    def tainted(self) -> set[str]:
+        """The names of the clusters with a taint (read-only)."""
+        return self._tainted
+
     def with_trait(self, trait: str) -> set[str]:
         """The names of the clusters with the trait (read-only)."""
         return self._with_trait.get(trait, set())
 
+    def labelled(self, key: Hashable, test: Callable[[Cluster], bool]) -> AbstractSet[str]:
+        """The names of the clusters `test` holds for, where `test` reads a cluster's labels and
+        claims alone and `key` names it (equal keys, the same test): kept per key and judged
+        again only for the clusters put or dropped since (`reload` moves loads alone and shares
+        the labels and claims), so it is what judging every cluster now gives (read-only)."""
+        kept = self._labelled.get(key)
+        log = self._relabelled
+        if kept is None or kept[0] != self._epoch:
+            if len(self._labelled) >= _LABELLED_KEYS:  # tests no reader asks for any more
+                self._labelled.clear()
+            names = {c.name for c in self._ordered if test(c)}
+        else:
+            names = kept[2]
+            for name in dict.fromkeys(log[kept[1] :]):
+                cluster = self._by_name.get(name)
+                if cluster is not None and test(cluster):
+                    names.add(name)
+                else:
+                    names.discard(name)
+        self._labelled[key] = (self._epoch, len(log), names)
+        return names
+
+    def _relabel(self, name: str) -> None:
+        """`name` put or dropped: judged again by `labelled`'s readers (a long log begins a new
+        epoch: every kept answer then made again)."""
+        if len(self._relabelled) >= _RELABELLED_UP_TO:
+            self._relabelled.clear()
+            self._epoch += 1
+        self._relabelled.append(name)
+
     def put(self, cluster: Cluster) -> None:
         self._all = None
         name = cluster.name
+        self._relabel(name)
         at = bisect_left(self._names, name)
         old = self._by_name.get(name)
         if self._journal is not None and self._journal.recording:
@@ -300,6 +346,10 @@ class ClusterPool:
             self._staying.discard(name)
         else:
             self._staying.add(name)
+        if cluster.taints:
+            self._tainted.add(name)
+        else:
+            self._tainted.discard(name)
 
     def reload(self, clusters: Sequence[Cluster]) -> None:
         """Kept clusters replaced by copies of them that differ in their load alone
@@ -318,6 +368,7 @@ class ClusterPool:
     def drop(self, name: str) -> None:
         old = self._by_name.pop(name, None)
         if old is not None:
+            self._relabel(name)
             if self._journal is not None and self._journal.recording:
                 self._journal.note(partial(self.put, old))
             self._all = None
@@ -326,6 +377,7 @@ class ClusterPool:
             del self._names[at]
             del self._ordered[at]
             self._staying.discard(name)
+            self._tainted.discard(name)
             self._retrait(name, old.traits, frozenset())
 
     def _retrait(self, name: str, old: frozenset[str], new: frozenset[str]) -> None:

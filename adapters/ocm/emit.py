@@ -48,7 +48,7 @@ def emit(context: OcmContext, result: Result) -> Emitted:
             misconfigured = f"{n.NO_PLUGIN}:{p.groups.error}"
             groups: list[tuple[str, list[str]]] = []
         else:
-            groups = decision_groups(p.groups, selected, context.clusters)
+            groups = decision_groups(p.groups, selected, context.clusters, context.members)
         objects, group_status = _decisions(p, groups, context.entries)
         written = {o["metadata"]["name"] for o in objects}
         delete += [object_reference(d) for d in p.decisions if d.name not in written]

@@ -14,6 +14,7 @@ import hashlib
 import marshal
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import compress
@@ -26,7 +27,7 @@ from adapters.kube.validation import label_value_errors
 from adapters.ocm import names as n
 from adapters.ocm.checks import conditions
 from adapters.ocm.clusters import ManagedCluster, read_cluster
-from adapters.ocm.groups import GroupStrategy
+from adapters.ocm.groups import DecisionGroup, GroupStrategy
 from adapters.ocm.policy import Policy, read_policy
 from adapters.ocm.sets import Bindings, ClusterSet, read_bindings, read_set
 from adapters.run import forked
@@ -72,6 +73,10 @@ class OcmContext:
     # written again holds the same entry objects as the stored one, which the hub's comparison
     # then finds equal by identity, entry by entry. None: each entry made.
     entries: Mapping[str, dict[str, Any]] | None = None
+    # A long-lived scheduler's clusters matching a decision group, kept across its emits (every
+    # cluster of `clusters` the group matches; adapters.ocm.groups.decision_groups). None: each
+    # selected cluster matched.
+    members: Callable[[DecisionGroup], AbstractSet[str]] | None = None
 
 
 def cel_trait(source: str) -> str:

@@ -2236,7 +2236,7 @@ class OcmLive:
         solved = tuple(r for r in requests if r.key not in given)
         # Optimal mode reports the spreads whose answer is their greedy run (`_answered`'s ordered).
         batch = Batch(clusters, solved, now=now, seed=self.seed, absent_load=absent, ordered=True)
-        context = OcmContext(contexts, self.pool.by_name(), now, self._entries)
+        context = OcmContext(contexts, self.pool.by_name(), now, self._entries, self._group_members)
         for key in contexts:
             self.journal.discard(self.dirty, key)
         keys = frozenset(contexts)
@@ -2248,6 +2248,10 @@ class OcmLive:
             lambda result: self._answered(batch, result, keys, written=written, given=outside),
             answers,
         )
+
+    def _group_members(self, group: DecisionGroup) -> AbstractSet[str]:
+        """The clusters a decision group matches (emit's OcmContext.members), kept by the pool."""
+        return self.pool.labelled(group, group.matches)
 
     def _synced(self, context: PlacementContext) -> bool:
         """Whether the hub holds what a misconfigured Placement's sync writes (emitted alone:
@@ -2395,7 +2399,7 @@ class OcmLive:
         joint = result.stats.mode == "optimal" and sum(1 for r in requests if r.coupled) > 1
         seen = self.seq + 1 if joint else self.seq
         by_key = {r.key: r for r in requests}
-        answered = {r.request: frozenset(c.cluster for c in r.selected) for r in result.requests}
+        answered = {r.request: frozenset(map(_cluster_of, r.selected)) for r in result.requests}
         moves = {key: self._moves(key, answered.get(key, frozenset())) for key in keys}
         added, dropped = Counter(), Counter()
         for up, down in moves.values():
@@ -2416,7 +2420,7 @@ class OcmLive:
             most = (
                 after.most_for(own) if after is not None and own is not None else self._most_for(got.request)
             )
-            answer = _margins(request, got, most, seen)
+            answer = _margins(request, got, most, seen, answered[got.request])
             if own is not None:
                 answer.own = own
             else:
@@ -2450,9 +2454,10 @@ class OcmLive:
             self._arm(request, now=batch.now)
 
     def _moves(self, key: str, answered: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
-        """The clusters a Placement's answer adds to what it holds, and those it gives up."""
-        held = frozenset(self.own.get(key, ()))
-        return answered - held, held - answered
+        """The clusters a Placement's answer adds to what it holds, and those it gives up (read off
+        its counts as they are, in C: no set of the thousands a PickAll holds made)."""
+        held = self.own.get(key, _NO_COUNTS)
+        return answered.difference(held), frozenset(held.keys() - answered)
 
     def _moved_by(self, added: Counter[str], dropped: Counter[str]) -> frozenset[str] | None:
         """The clusters whose count the batch's answers move (`added`, `dropped`: per cluster, by
@@ -2516,9 +2521,11 @@ class OcmLive:
         if now is None or not any(t.seconds is not None for t in request.tolerations):
             return
         ends = []
-        for d in request.existing:
-            c = self.pool.get(d.cluster)
-            for taint in c.taints if c is not None else ():
+        # Only a held cluster with a taint can end a toleration (the pool's tainted clusters
+        # among those held, found in C: a PickAll holds thousands, nearly all untainted).
+        for name in self.pool.tainted().intersection(self._held_of(request)):
+            c = self.pool[name]
+            for taint in c.taints:
                 for t in request.tolerations:
                     if t.seconds is not None and taint.added is not None and t.tolerates(taint, now):
                         ends.append(taint.added + timedelta(seconds=t.seconds))
@@ -2555,10 +2562,16 @@ class _After:
         return top
 
 
-def _margins(request: PlacementRequest, got: RequestResult, most: int, seen: int) -> _Answer:
+def _margins(
+    request: PlacementRequest,
+    got: RequestResult,
+    most: int,
+    seen: int,
+    selected: frozenset[str] | None = None,
+) -> _Answer:
     """The answer's picks and the best cluster it left out, and whether its top N was strict
     (each pick ranked above every cluster left out, by total then name: its own best response,
-    whichever way it was found)."""
+    whichever way it was found). `selected`: the names of its picks, where the caller made them."""
     picks = {c.cluster: c.score.affinity for c in got.selected if c.score is not None}
     out = [
         (u.score.affinity, u.cluster)
@@ -2573,7 +2586,9 @@ def _margins(request: PlacementRequest, got: RequestResult, most: int, seen: int
         and len(picks) == len(got.selected)
         and (best_out is None or (bool(picks) and all(_beats((t, c), best_out) for c, t in picks.items())))
     )
-    return _Answer(picks, best_out, strict, most, seen, frozenset(c.cluster for c in got.selected))
+    if selected is None:
+        selected = frozenset(map(_cluster_of, got.selected))
+    return _Answer(picks, best_out, strict, most, seen, selected)
 
 
 def _beats(a: tuple[int, str], b: tuple[int, str]) -> bool:
