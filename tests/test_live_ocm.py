@@ -2311,3 +2311,41 @@ def test_a_strict_answer_held_on_its_anchor_bounds_every_cluster_left_out(mode, 
                     assert not reach_module._beats((u.score.affinity, u.cluster), answer.best_out), key
             checked += 1
     assert checked > 10, checked
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
+def test_what_a_request_holds_is_made_only_where_matters_reads_it(mode, seed, monkeypatch) -> None:
+    """`_relevant` makes a request's held clusters (`_held_of`: a PickAll holds hundreds) only
+    for a change `matters` reads them for: a cluster entering or leaving its scope where it reads
+    no scope-only move, or one with a taint that binds new picks alone (`first_untolerated` lets
+    such a taint go for a held cluster; no other rule reads what it holds). Every check finds the
+    same relevant changes as asking `matters` of every change with what it holds
+    (`_relevant_each`), and every event writes, solves and enqueues the same (fails where
+    `_relevant` makes what it holds for every change it reads)."""
+    relevant, each, held_of = OcmLive._relevant, OcmLive._relevant_each, OcmLive._held_of
+    asked: Counter[str] = Counter()
+    inside = [False]
+
+    def counted_held(self, request):
+        asked["held"] += inside[0]
+        return held_of(self, request)
+
+    def checked(self, key, request, changed, now):
+        inside[0] = True
+        try:
+            out = relevant(self, key, request, changed, now)
+        finally:
+            inside[0] = False
+        assert out == each(self, key, request, changed, now), key
+        touched, reads = self._touched_in(changed) if changed else {}, self._facts_of(request)[0]
+        asked["read"] += any(t is None or not t.isdisjoint(reads) for t, _ in touched.values())
+        return out
+
+    monkeypatch.setattr(OcmLive, "_held_of", counted_held)
+
+    def slow(self, key, request, changed, now):
+        return each(self, key, request, changed, now)
+
+    counted = _same_deltas(monkeypatch, mode, "_relevant", checked, slow, asked, seed=seed)
+    assert counted["read"] > 100
+    assert counted["held"] < counted["read"] / 2  # most changes read nothing it holds
