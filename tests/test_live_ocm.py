@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import partial
@@ -2349,3 +2350,32 @@ def test_what_a_request_holds_is_made_only_where_matters_reads_it(mode, seed, mo
     counted = _same_deltas(monkeypatch, mode, "_relevant", checked, slow, asked, seed=seed)
     assert counted["read"] > 100
     assert counted["held"] < counted["read"] / 2  # most changes read nothing it holds
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
+def test_an_answer_keeps_the_counts_it_was_judged_with_without_a_copy(mode, seed, monkeypatch) -> None:
+    """`_moved_on` keeps a Placement's decisions per cluster by reference, not a copy (a PickAll
+    holds hundreds, and is checked at every event of its sets): `_owned` changes them in place
+    only within the take that made them (a take's first move makes them afresh), so the counts
+    every answer was judged with never move after, and every event writes, solves and enqueues
+    as with a copy (fails with `_moved_on` copying, or with `_owned` changing a Placement's counts
+    in place in a later take)."""
+    moved_on = OcmLive._moved_on
+    kept: list[tuple[Mapping[str, int], dict[str, int]]] = []
+
+    def recorded(self, key, answer):
+        moved_on(self, key, answer)
+        assert answer.own is self.own.get(key, reach_module._NO_COUNTS), key
+        kept.append((answer.own, dict(answer.own)))
+
+    monkeypatch.setattr(OcmLive, "_moved_on", recorded)
+    fast = _deltas(mode, seed, 60)
+    assert sum(bool(snapshot) for _, snapshot in kept) > 100
+    assert all(own == snapshot for own, snapshot in kept)
+
+    def copying(self, key, answer):
+        moved_on(self, key, answer)
+        answer.own = dict(answer.own)
+
+    monkeypatch.setattr(OcmLive, "_moved_on", copying)
+    assert fast == _deltas(mode, seed, 60)

@@ -163,6 +163,9 @@ refused it) leaves the model as it was; what the caches answered on it is forgot
 decision read moves its Placement's counts by one difference of its two lists (`_moved`), taken
 in at once (`_owned`, `_recount`, `_log`, the pool's `reload`: one journal note per map, each
 putting back every key it moved; the count log's entries and cuts are those made entry by entry).
+A Placement's counts are changed in place only within the take that made them (its first move in
+a take makes them afresh, the journal putting back the ones before whole), so an answer keeps the
+counts it was judged with by reference, not by a copy (`_moved_on`).
 """
 
 from __future__ import annotations
@@ -474,6 +477,7 @@ class OcmLive:
         self._united: dict[tuple[str, ...], tuple[int, set[str]]] = {}
         self.seq = 0
         self._recounted: set[str] = set()
+        self._own_fresh: set[str] = set()
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
         self.bindings = read_bindings(self.binding_objects.values(), self.sets)
@@ -614,12 +618,19 @@ class OcmLive:
 
     def _owned(self, placement: str, moved: Mapping[str, int]) -> None:
         """The Placement's decisions per cluster moved by `moved` (none kept at 0; the Placement
-        none once it holds none)."""
+        none once it holds none). Its counts are changed in place only within the take that made
+        them: a take's first move of them makes a fresh Counter (`_own_fresh`, put back whole by
+        the journal), so the counts an answer was judged with (`_moved_on`: the Counter itself,
+        not a copy; a PickAll holds hundreds, copied at each of its checks) never move after.
+        A take reads all its changes before it checks anything, so none is kept mid-read."""
         j = self.journal
-        own = self._inner(self.own, placement, Counter)
+        own = self.own.get(placement)
         moves = [(c, delta) for c, delta in moved.items() if delta]
         if moves:
-            j.keep(own, [c for c, _ in moves])
+            if own is None or placement not in self._own_fresh:
+                own = Counter(own) if own is not None else Counter()
+                j.set(self.own, placement, own)
+                self._own_fresh.add(placement)
             get = own.get
             for c, delta in moves:
                 count = get(c, 0) + delta
@@ -627,7 +638,7 @@ class OcmLive:
                     own[c] = count
                 else:
                     del own[c]
-        if not own:
+        if own is not None and not own:
             j.pop(self.own, placement)
 
     def _recount(self, moved: Mapping[str, int]) -> None:
@@ -810,6 +821,7 @@ class OcmLive:
         self.journal.assign(self, "seq", self.seq + 1)
         self.journal.assign(self, "now", now)
         self._recounted = set()  # the clusters whose count the changes move (`_put_decision`)
+        self._own_fresh = set()  # the Placements whose counts this take made afresh (`_owned`)
         self._ends_of.clear()  # the clusters' verdicts may move with the event
         self._ends_walked.clear()
         self._feasible_of.clear()
@@ -1282,7 +1294,9 @@ class OcmLive:
         self._moved_on(key, answer)
 
     def _moved_on(self, key: str, answer: _Answer) -> None:
-        answer.seen, answer.own, answer.mates = self.seq, dict(self.own.get(key, {})), None
+        # Its decisions per cluster as they stand, kept as they are: `_owned` never changes them
+        # after the take that made them.
+        answer.seen, answer.own, answer.mates = self.seq, self.own.get(key, _NO_COUNTS), None
         answer.up = answer.down = frozenset()
 
     def _stands_margins(
