@@ -1765,8 +1765,9 @@ def test_a_bound_found_quiet_off_the_shared_rises_is_the_one_judged_whole(mode, 
 
 def _put_decision_cluster_by_cluster(self, key, m, checked=None) -> None:
     """`OcmLive._put_decision` as it moved a decision's clusters one at a time: a Counter's
-    subtract and update, each cluster's own count, count, clusters by count, log entry and pool
-    model (`_settle_model`'s `put`) each through the journal."""
+    subtract and update, each cluster's own count (on a copy of the Placement's counts, as
+    `_owned` makes them afresh), count, clusters by count, log entry and pool model
+    (`_settle_model`'s `put`) each through the journal."""
     j = self.journal
     old = j.pop(self.decision_objects, key)
     moved: Counter[str] = Counter()
@@ -1786,7 +1787,9 @@ def _put_decision_cluster_by_cluster(self, key, m, checked=None) -> None:
         moved.update(names)
 
     def owned(placement, moved):
-        own = self._inner(self.own, placement, Counter)
+        # Afresh, never in place: an answer keeps the Counter it was judged with (`_moved_on`).
+        own = Counter(self.own.get(placement, ()))
+        j.set(self.own, placement, own)
         for c, delta in moved.items():
             if delta:
                 count = own.get(c, 0) + delta
