@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import partial
@@ -1835,8 +1836,9 @@ def test_a_bound_found_quiet_off_the_shared_rises_is_the_one_judged_whole(mode, 
 
 def _put_decision_cluster_by_cluster(self, key, m, checked=None) -> None:
     """`OcmLive._put_decision` as it moved a decision's clusters one at a time: a Counter's
-    subtract and update, each cluster's own count, count, clusters by count, log entry and pool
-    model (`_settle_model`'s `put`) each through the journal."""
+    subtract and update, each cluster's own count (on a copy of the Placement's counts, as
+    `_owned` makes them afresh), count, clusters by count, log entry and pool model
+    (`_settle_model`'s `put`) each through the journal."""
     j = self.journal
     old = j.pop(self.decision_objects, key)
     moved: Counter[str] = Counter()
@@ -1856,7 +1858,9 @@ def _put_decision_cluster_by_cluster(self, key, m, checked=None) -> None:
         moved.update(names)
 
     def owned(placement, moved):
-        own = self._inner(self.own, placement, Counter)
+        # Afresh, never in place: an answer keeps the Counter it was judged with (`_moved_on`).
+        own = Counter(self.own.get(placement, ()))
+        j.set(self.own, placement, own)
         for c, delta in moved.items():
             if delta:
                 count = own.get(c, 0) + delta
@@ -2382,3 +2386,70 @@ def test_a_strict_answer_held_on_its_anchor_bounds_every_cluster_left_out(mode, 
                     assert not reach_module._beats((u.score.affinity, u.cluster), answer.best_out), key
             checked += 1
     assert checked > 10, checked
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
+def test_what_a_request_holds_is_made_only_where_matters_reads_it(mode, seed, monkeypatch) -> None:
+    """`_relevant` makes a request's held clusters (`_held_of`: a PickAll holds hundreds) only
+    for a change `matters` reads them for: a cluster entering or leaving its scope where it reads
+    no scope-only move, or one with a taint that binds new picks alone (`first_untolerated` lets
+    such a taint go for a held cluster; no other rule reads what it holds). Every check finds the
+    same relevant changes as asking `matters` of every change with what it holds
+    (`_relevant_each`), and every event writes, solves and enqueues the same (fails where
+    `_relevant` makes what it holds for every change it reads)."""
+    relevant, each, held_of = OcmLive._relevant, OcmLive._relevant_each, OcmLive._held_of
+    asked: Counter[str] = Counter()
+    inside = [False]
+
+    def counted_held(self, request):
+        asked["held"] += inside[0]
+        return held_of(self, request)
+
+    def checked(self, key, request, changed, now):
+        inside[0] = True
+        try:
+            out = relevant(self, key, request, changed, now)
+        finally:
+            inside[0] = False
+        assert out == each(self, key, request, changed, now), key
+        touched, reads = self._touched_in(changed) if changed else {}, self._facts_of(request)[0]
+        asked["read"] += any(t is None or not t.isdisjoint(reads) for t, _ in touched.values())
+        return out
+
+    monkeypatch.setattr(OcmLive, "_held_of", counted_held)
+
+    def slow(self, key, request, changed, now):
+        return each(self, key, request, changed, now)
+
+    counted = _same_deltas(monkeypatch, mode, "_relevant", checked, slow, asked, seed=seed)
+    assert counted["read"] > 100
+    assert counted["held"] < counted["read"] / 2  # most changes read nothing it holds
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
+def test_an_answer_keeps_the_counts_it_was_judged_with_without_a_copy(mode, seed, monkeypatch) -> None:
+    """`_moved_on` keeps a Placement's decisions per cluster by reference, not a copy (a PickAll
+    holds hundreds, and is checked at every event of its sets): `_owned` changes them in place
+    only within the take that made them (a take's first move makes them afresh), so the counts
+    every answer was judged with never move after, and every event writes, solves and enqueues
+    as with a copy (fails with `_moved_on` copying, or with `_owned` changing a Placement's counts
+    in place in a later take)."""
+    moved_on = OcmLive._moved_on
+    kept: list[tuple[Mapping[str, int], dict[str, int]]] = []
+
+    def recorded(self, key, answer):
+        moved_on(self, key, answer)
+        assert answer.own is self.own.get(key, reach_module._NO_COUNTS), key
+        kept.append((answer.own, dict(answer.own)))
+
+    monkeypatch.setattr(OcmLive, "_moved_on", recorded)
+    fast = _deltas(mode, seed, 60)
+    assert sum(bool(snapshot) for _, snapshot in kept) > 100
+    assert all(own == snapshot for own, snapshot in kept)
+
+    def copying(self, key, answer):
+        moved_on(self, key, answer)
+        answer.own = dict(answer.own)
+
+    monkeypatch.setattr(OcmLive, "_moved_on", copying)
+    assert fast == _deltas(mode, seed, 60)

@@ -163,6 +163,9 @@ refused it) leaves the model as it was; what the caches answered on it is forgot
 decision read moves its Placement's counts by one difference of its two lists (`_moved`), taken
 in at once (`_owned`, `_recount`, `_log`, the pool's `reload`: one journal note per map, each
 putting back every key it moved; the count log's entries and cuts are those made entry by entry).
+A Placement's counts are changed in place only within the take that made them (its first move in
+a take makes them afresh, the journal putting back the ones before whole), so an answer keeps the
+counts it was judged with by reference, not by a copy (`_moved_on`).
 """
 
 from __future__ import annotations
@@ -170,7 +173,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
@@ -474,6 +477,7 @@ class OcmLive:
         self._united: dict[tuple[str, ...], tuple[int, set[str]]] = {}
         self.seq = 0
         self._recounted: set[str] = set()
+        self._own_fresh: set[str] = set()
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
         self.bindings = read_bindings(self.binding_objects.values(), self.sets)
@@ -614,12 +618,19 @@ class OcmLive:
 
     def _owned(self, placement: str, moved: Mapping[str, int]) -> None:
         """The Placement's decisions per cluster moved by `moved` (none kept at 0; the Placement
-        none once it holds none)."""
+        none once it holds none). Its counts are changed in place only within the take that made
+        them: a take's first move of them makes a fresh Counter (`_own_fresh`, put back whole by
+        the journal), so the counts an answer was judged with (`_moved_on`: the Counter itself,
+        not a copy; a PickAll holds hundreds, copied at each of its checks) never move after.
+        A take reads all its changes before it checks anything, so none is kept mid-read."""
         j = self.journal
-        own = self._inner(self.own, placement, Counter)
+        own = self.own.get(placement)
         moves = [(c, delta) for c, delta in moved.items() if delta]
         if moves:
-            j.keep(own, [c for c, _ in moves])
+            if own is None or placement not in self._own_fresh:
+                own = Counter(own) if own is not None else Counter()
+                j.set(self.own, placement, own)
+                self._own_fresh.add(placement)
             get = own.get
             for c, delta in moves:
                 count = get(c, 0) + delta
@@ -627,7 +638,7 @@ class OcmLive:
                     own[c] = count
                 else:
                     del own[c]
-        if not own:
+        if own is not None and not own:
             j.pop(self.own, placement)
 
     def _recount(self, moved: Mapping[str, int]) -> None:
@@ -810,6 +821,7 @@ class OcmLive:
         self.journal.assign(self, "seq", self.seq + 1)
         self.journal.assign(self, "now", now)
         self._recounted = set()  # the clusters whose count the changes move (`_put_decision`)
+        self._own_fresh = set()  # the Placements whose counts this take made afresh (`_owned`)
         self._ends_of.clear()  # the clusters' verdicts may move with the event
         self._ends_walked.clear()
         self._feasible_of.clear()
@@ -1074,12 +1086,16 @@ class OcmLive:
         margins move to the hub as it now stands."""
         if answer.seen < self.floor:
             return False
-        # A decision's group may change with its cluster's labels or claims, whether or not
-        # anything else of the request reads them; without group selectors nothing reads them.
-        groups = self.policies[key].groups.groups
-        if groups and any(_regrouped(old, new, answer.selected, groups) for old, new in changed.values()):
-            return False
-        relevant = self._relevant(key, request, changed, now)
+        _, weight, alone = self._facts_of(request)
+        if changed:
+            # A decision's group may change with its cluster's labels or claims, whether or not
+            # anything else of the request reads them; without group selectors nothing reads them.
+            groups = self.policies[key].groups.groups
+            if groups and any(_regrouped(old, new, answer.selected, groups) for old, new in changed.values()):
+                return False
+            relevant = self._relevant(key, request, changed, now)
+        else:  # nothing changed of a cluster (the writes coming back, `stale`): nothing relevant
+            relevant = []
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
             held = self._held_of(request) if relevant else frozenset()
             scoped = bool(relevant) and self._reads_scope(key, request, changed)
@@ -1094,7 +1110,6 @@ class OcmLive:
                 return False
             self._judged_as_is(key, answer)
             return True
-        _, weight, alone = self._facts_of(request)
         drift = self._drift(answer) if weight else None
         most = self._most_for(key) if weight else answer.most
         if not relevant and (drift is None or not drift.names) and most == answer.most:
@@ -1131,7 +1146,10 @@ class OcmLive:
         a change that touched something `matters` reads for it (`_touched`, `_reads`): a change
         that touched nothing it reads gives `matters` the same inputs on both sides, so its
         verdict, seen and passing alike before and after with the same score inputs, is no. What
-        it holds is found only when asked, and whether it reads scope-only moves only where a
+        it holds is made only where it is read (`_Holds`: a cluster entering or leaving its scope
+        that fails its filters where it reads no scope-only move, or one with a taint that binds
+        new picks alone, `_new_only`; a PickAll holds hundreds), and whether it reads scope-only
+        moves only where a
         change moved the cluster's traits or made or took the cluster (else it is in the scope on
         both sides or on neither: `matters` does not read it). A change of the taints alone is
         judged by the one rule it moves (`_taint_matters`)."""
@@ -1140,16 +1158,19 @@ class OcmLive:
         touched = self._touched_in(changed)
         reads = self._facts_of(request)[0]
         out: list[tuple[Cluster | None, Cluster | None]] = []
-        holds: frozenset[str] | None = None
+        holds: Container[str] | None = None
         scoped: bool | None = None
         for name, (old, new) in changed.items():
             moved, rescoped = touched[name]
             if moved is not None and moved.isdisjoint(reads):
                 continue
-            if holds is None:
-                holds = self._held_of(request)
+            if holds is None:  # made where first read
+                found = self._held.get(id(request))
+                holds = found[1] if found is not None and found[0] is request else _Holds(self, request)
             if moved is _TAINTS_ONLY and request.mode is not SelectionMode.FIXED:
-                if _taint_matters(request, old, new, now, name in holds):  # type: ignore[arg-type]
+                # Holding it reads only a taint that binds new picks alone.
+                held = _new_only(old) or _new_only(new)  # type: ignore[arg-type]
+                if _taint_matters(request, old, new, now, held and name in holds):  # type: ignore[arg-type]
                     out.append((old, new))
                 continue
             if rescoped and scoped is None:
@@ -1273,7 +1294,9 @@ class OcmLive:
         self._moved_on(key, answer)
 
     def _moved_on(self, key: str, answer: _Answer) -> None:
-        answer.seen, answer.own, answer.mates = self.seq, dict(self.own.get(key, {})), None
+        # Its decisions per cluster as they stand, kept as they are: `_owned` never changes them
+        # after the take that made them.
+        answer.seen, answer.own, answer.mates = self.seq, self.own.get(key, _NO_COUNTS), None
         answer.up = answer.down = frozenset()
 
     def _stands_margins(
@@ -2606,13 +2629,15 @@ def matters(
     before: Cluster | None,
     after: Cluster | None,
     now: datetime,
-    holds: AbstractSet[str] | None = None,
+    holds: Container[str] | None = None,
     scoped: bool = True,
 ) -> bool:
     """Whether a cluster's change (None: absent) can change the request's answer, everything else
     as it was: it entered or left the request's scope, its verdict changed, or, passing before and
-    after, one of the request's score inputs on it did (what it holds read only then; `holds`:
-    the clusters it holds, where the caller has them).
+    after, one of the request's score inputs on it did (what it holds read only where a rule
+    reads it: a cluster entering or leaving its scope that fails its filters, or a taint that
+    binds new picks alone, `_new_only`; `holds`: the clusters it holds, where the caller has
+    them, asked only `name in`).
 
     `scoped=False`: the caller found that nothing the Placement's sync writes reads a scope-only
     move (`OcmLive._reads_scope`: no spread, no refused toleration, its available clusters not
@@ -2625,11 +2650,13 @@ def matters(
         return False  # cluster's score, say)
     name = (after or before).name  # type: ignore[union-attr]
     if seen[0] != seen[1]:
-        if scoped:
+        if scoped or admits(request, after if seen[1] else before, now):  # type: ignore[arg-type]
             return True
-        held = name in holds if holds is not None else any(d.cluster == name for d in request.existing)
-        return held or admits(request, after if seen[1] else before, now)  # type: ignore[arg-type]
-    held = name in holds if holds is not None else any(d.cluster == name for d in request.existing)
+        return name in holds if holds is not None else any(d.cluster == name for d in request.existing)
+    # Holding it reads only a taint that binds new picks alone (`first_untolerated`).
+    held = (_new_only(before) or _new_only(after)) and (  # type: ignore[arg-type]
+        name in holds if holds is not None else any(d.cluster == name for d in request.existing)
+    )
     passes = [admits(request, c, now, held=held) for c in (before, after)]  # type: ignore[arg-type]
     if passes[0] != passes[1]:
         return True
@@ -2808,6 +2835,29 @@ def _touched(old: Cluster | None, new: Cluster | None) -> frozenset[tuple[str, s
     if old.load != new.load:
         out.add(("n", ""))
     return frozenset(out)
+
+
+def _new_only(c: Cluster) -> bool:
+    """Whether the cluster has a taint that binds new picks alone: the only rule that reads
+    whether a request holds it (`first_untolerated` lets such a taint go for a held cluster)."""
+    return bool(c.taints) and any(t.new_only for t in c.taints)
+
+
+class _Holds:
+    """The clusters a request holds, as `matters` asks of them (`name in`), made
+    (`OcmLive._held_of`) only when first asked: a PickAll holds hundreds, and a check reads them
+    only for a cluster entering or leaving its scope that fails its filters, or one with a
+    new-only taint (`_new_only`)."""
+
+    __slots__ = ("found", "live", "request")
+
+    def __init__(self, live: OcmLive, request: PlacementRequest) -> None:
+        self.live, self.request, self.found = live, request, None
+
+    def __contains__(self, name: object) -> bool:
+        if self.found is None:
+            self.found = self.live._held_of(self.request)
+        return name in self.found
 
 
 _TAINTS_ONLY = frozenset({("x", "")})  # `_touched`: the cluster's taints moved, nothing else
