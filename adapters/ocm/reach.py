@@ -277,6 +277,9 @@ class _Answer:
     # the answer as it stood there (its own fields; None: the answer is its own anchor). Kept
     # while no cluster left out was judged by its own total since (none changed its inputs).
     anchor: _Answer | None = None
+    # The request whose totals its picks are (`OcmLive._stands_margins` judged each by `_total`;
+    # None: the solver's, whose picture may differ from `_total`'s in what the request held).
+    totalled: PlacementRequest | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,15 +388,6 @@ class _Made(dict):
 _NO_COUNTS: Mapping[str, int] = {}  # a Placement holding nothing: its decisions per cluster (read only)
 _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
 _LOUD = object()  # `_quiet_bound`: a moved cluster may threaten; judged whole
-
-
-class _Desc(str):
-    """A name that sorts backwards (the weakest pick: the lowest total, then the last name)."""
-
-    __slots__ = ()
-
-    def __lt__(self, other: str) -> bool:  # type: ignore[override]
-        return str.__gt__(self, other)
 
 
 class OcmLive:
@@ -1304,7 +1298,7 @@ class OcmLive:
         alone = _scored_alone(request)
         held = self._held_of(request)
         own = self.own.get(key, Counter())
-        weight = _balance_weight(request)
+        weight = self._facts_of(request)[1]
         best = answer.best_out
         if best is None and not alone:
             return False  # no feasible cluster left out then: a moved one must be new to the set
@@ -1350,26 +1344,43 @@ class OcmLive:
                 return False
             static[name] = _static(request, new, held) - _static(request, old, held)
         picks: dict[str, int] = {}
-        for c, total in answer.picks.items():
-            if alone:
-                cluster = self.pool.get(c)
+        if alone:
+            # A pick's total reads its cluster's count, the busiest count, its own decisions there,
+            # what it holds and the cluster's score inputs: where the picks were judged by `_total`
+            # for this request (what it holds the same), its count did not move since the picture
+            # (not in the drift, its batch-mates' moves in it too), the busiest count is the same
+            # and no relevant change touched it, its total is the one it had there.
+            clusters = self.pool.by_name()
+            same = most == answer.most and answer.totalled is request
+            moved = drift.index if drift is not None else _NO_COUNTS
+            touched = {(new or old).name for old, new in relevant} if relevant else ()  # type: ignore[union-attr]
+            for c, total in answer.picks.items():
+                cluster = clusters.get(c)
                 if cluster is None:
                     return False
-                picks[c] = _total(request, cluster, own, most, held)
-            else:
+                if same and c not in moved and c not in touched:
+                    picks[c] = total
+                else:
+                    picks[c] = _total(request, cluster, own, most, held)
+        else:
+            for c, total in answer.picks.items():
                 low, _ = self._balance_moved(c, answer, own, most, weight)
                 picks[c] = total + low + static.get(c, 0)
+        # The weakest pick: the lowest total, then the last name (every pick beats a bound it does).
+        weakest = None
+        if picks:
+            low = min(picks.values())
+            weakest = (max(c for c, total in picks.items() if total == low), low)
         # The clusters left out bounded from the last check's picture, else from the anchor's
         # (its best left out and the rises since: no climb of one bound per check between).
         anchor = answer.anchor
         if anchor is not None and anchor.seen < self.floor:
             anchor = None
-        raised = self._left_out(request, answer, drift, picks, static, exact, entered, alone, own, most, now)
+        facts = (weakest, held, weight, alone, own, most, now)
+        raised = self._left_out(request, answer, drift, picks, static, exact, entered, *facts)
         if raised is False and anchor is not None:
             anchored_drift = self._drift(anchor) if drift is not None else None
-            raised = self._left_out(
-                request, anchor, anchored_drift, picks, static, exact, entered, alone, own, most, now
-            )
+            raised = self._left_out(request, anchor, anchored_drift, picks, static, exact, entered, *facts)
         if raised is False:
             return False
         # The anchor stays while every cluster left out is bounded from it: none judged by its
@@ -1381,6 +1392,7 @@ class OcmLive:
             anchor = None
         self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
         answer.picks, answer.best_out, answer.most, answer.anchor = picks, raised, most, anchor
+        answer.totalled = request if alone else None
         return True
 
     def _left_out(
@@ -1392,6 +1404,9 @@ class OcmLive:
         static: Mapping[str, int],
         exact: Sequence[tuple[int, str]],
         entered: AbstractSet[str],
+        weakest: tuple[str, int] | None,
+        held: AbstractSet[str],
+        weight: int,
         alone: bool,
         own: Mapping[str, int],
         most: int,
@@ -1399,29 +1414,30 @@ class OcmLive:
     ) -> tuple[int, str] | None | bool:
         """`_stands_margins`' bound of the clusters left out, from the picture of `base` (the
         answer, or its anchor) to now, `drift` the clusters moved since; False where a pick may
-        not beat it."""
-        held = self._held_of(request)
-        weight = _balance_weight(request)
+        not beat it (`weakest`: the weakest pick, which every pick beats a bound it beats)."""
         best = base.best_out
         raised = best
         if best is not None and most != base.most:
             raised = _raised(best, _most_rise(weight, base.most, most))
         for candidate in exact:
             raised = _better(raised, candidate)
-        for c in static.keys() - picks.keys():
+        for c in static.keys() - picks.keys() if static else ():
             if drift is None or c not in drift.index:
                 _, high = self._balance_moved(c, base, own, most, weight)
                 if high + static[c] > 0:
                     raised = _better(raised, (best[0] + high + static[c], c))  # type: ignore[index]
+        # The moved clusters' bound only climbs from here (each found taken by `_better`): where
+        # the weakest pick does not beat it already, it does not at the end either.
+        if raised is not None and weakest is not None and not _beats((weakest[1], weakest[0]), raised):
+            return False
         if drift is not None and drift.names:
-            weakest = min(picks.items(), key=lambda item: (item[1], _Desc(item[0])), default=None)
             shared = self._shared_rises(drift, most, base.most, weight, base.mates is not None)
             patch = self._rise_patch(drift, base, own, most, weight)
             for c, change in static.items():
                 at = drift.index.get(c)
                 if at is not None:
                     patch[at] = (patch[at] if at in patch else int(shared[at])) + change
-            for c in picks.keys() | entered:
+            for c in chain(picks, entered):
                 at = drift.index.get(c)
                 if at is not None:
                     patch[at] = _NONE
@@ -1435,7 +1451,7 @@ class OcmLive:
                 return False
             if found is not None:
                 raised = _better(raised, found)
-        if raised is not None and not all(_beats((t, c), raised) for c, t in picks.items()):
+        if raised is not None and weakest is not None and not _beats((weakest[1], weakest[0]), raised):
             return False
         return raised
 
