@@ -1297,7 +1297,7 @@ class OcmLive:
         property or a sorter's label match), the range it spans may have: solved."""
         alone = _scored_alone(request)
         held = self._held_of(request)
-        own = self.own.get(key, Counter())
+        own = self.own.get(key, _NO_COUNTS)
         weight = self._facts_of(request)[1]
         best = answer.best_out
         if best is None and not alone:
@@ -1311,9 +1311,9 @@ class OcmLive:
             ]
             for old, new in relevant
         ]
-        flips = sum(1 for before, after in verdicts if before != after)
+        flips = sum(1 for before, after in verdicts if before != after) if relevant else 0
         entered: set[str] = set()  # a sorter's cluster newly feasible, its total judged exactly
-        for (old, new), feasible in zip(relevant, verdicts, strict=True):
+        for (old, new), feasible in zip(relevant, verdicts, strict=True) if relevant else ():
             name = (new or old).name  # type: ignore[union-attr]
             if name in answer.picks and not feasible[1]:
                 return False
@@ -1437,8 +1437,7 @@ class OcmLive:
                 at = drift.index.get(c)
                 if at is not None:
                     patch[at] = (patch[at] if at in patch else int(shared[at])) + change
-            for c in chain(picks, entered):
-                at = drift.index.get(c)
+            for at in map(drift.index.get, chain(picks, entered)):
                 if at is not None:
                     patch[at] = _NONE
             found = self._quiet_bound(drift, shared, patch, best, weakest)
