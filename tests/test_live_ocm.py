@@ -2451,3 +2451,42 @@ def test_an_answers_picks_totalled_by_the_solver_are_totalled_again_at_its_next_
         assert answer.picks == {c: t - 1 for c, t in totals.items()}, key
         checked += 1
     assert checked > 5, checked
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_the_moves_since_a_picture_taken_on_as_the_log_grows_are_those_read_afresh(mode, monkeypatch) -> None:
+    """`_moved_since` and `_drift` keep each picture's answer from one event to the next and
+    take it on as the log grows (the clusters first moved since added, their counts then as
+    the first entry since gives; a drift's names merged in order, its counts now read again):
+    over 60 generated events every answer is the log read entry by entry, every drift's names,
+    positions and counts those made afresh, with answers taken on among them; and the deltas
+    are those of the answers made afresh at every ask. Fails where the entries after the kept
+    length are read from the kept length whatever the picture (an entry at the picture's own
+    position taken), or the later entry's count is kept over the earlier."""
+    moved_since, original, asked = OcmLive._moved_since, OcmLive._drift, Counter()
+
+    def moved(self, seen):
+        kept = self._moved.get(seen)
+        out = moved_since(self, seen)
+        assert out == _moved_from_entry_by_entry(self, seen), seen
+        asked["moved taken on"] += kept is not None and kept[0] < len(self.log_seq)
+        return out
+
+    def drift(self, answer):
+        kept = self._drifts.get((answer.seen, id(answer.mates)))
+        out = original(self, answer)
+        then, mates = _moved_from_entry_by_entry(self, answer.seen), answer.mates
+        names = sorted({*then, *(mates.added if mates else ()), *(mates.dropped if mates else ())})
+        assert out.names == names and out.index == {name: at for at, name in enumerate(names)}
+        assert out.then.tolist() == [then.get(c, self.counts.get(c, 0)) for c in names]
+        assert out.now.tolist() == [self.counts.get(c, 0) for c in names]
+        asked["drift taken on"] += kept is not None and kept[0] < len(self.log_seq) and mates is None
+        return out
+
+    def afresh(self, answer):
+        self._drifts.clear()
+        return original(self, answer)
+
+    monkeypatch.setattr(OcmLive, "_moved_since", moved)
+    asked = _same_deltas(monkeypatch, mode, "_drift", drift, afresh, asked)
+    assert asked["moved taken on"] > 3 and asked["drift taken on"] > 3, asked

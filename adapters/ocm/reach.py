@@ -430,8 +430,12 @@ class OcmLive:
         self.log_cluster: list[str] = []
         self.log_before: list[int] = []
         self.floor = 0  # the oldest position the log still holds
-        self._moved: dict[tuple[int, int, int], dict[str, int]] = {}  # _moved_since's answers
-        self._drifts: dict[tuple[int, int, int, int], _Drift] = {}  # _drift's answers
+        # `_moved_since`'s and `_drift`'s answers by picture: the log's length and floor each was
+        # judged at (taken on from there while the log only grows) and the event last asking it
+        # (one not asked for by the last event nor this one is let go), and that event.
+        self._moved: dict[int, tuple[int, int, dict[str, int], int]] = {}
+        self._drifts: dict[tuple[int, int], tuple[int, int, _Drift, int]] = {}
+        self._kept_from = 0
         self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
         self._ends_walked: dict[tuple, tuple[int, float, str] | None] = {}  # _end's (one event's)
@@ -2057,15 +2061,29 @@ class OcmLive:
 
     def _drift(self, answer: _Answer) -> _Drift:
         """The clusters whose count moved since the answer's picture (and those its batch-mates
-        moved), as arrays: the same for every answer of one picture, kept until the log moves
-        on."""
-        key = (answer.seen, id(answer.mates), len(self.log_seq), self.floor)
-        found = self._drifts.get(key)
-        if found is not None and found.mates is answer.mates:
-            return found
+        moved), as arrays: the same for every answer of one picture, kept while the log stands
+        and taken on from there as it grows (a picture with no batch-mates' moves: its clusters
+        moved only gain the clusters moved since, each with its count then as it was; their
+        counts now are read again)."""
+        length, floor = len(self.log_seq), self.floor
+        key = (answer.seen, id(answer.mates))
+        kept = self._drifts.get(key)
+        if kept is not None and kept[:2] == (length, floor) and kept[2].mates is answer.mates:
+            if kept[3] != self.seq:
+                self._drifts[key] = (*kept[:3], self.seq)
+            return kept[2]
         moved = self._moved_since(answer.seen)
         mates = answer.mates
-        names = sorted({*moved, *(mates.added if mates else ()), *(mates.dropped if mates else ())})
+        last = None
+        if kept is not None and mates is None and kept[1] == floor and kept[0] < length:
+            last = kept[2]
+        if last is not None and last.mates is None:
+            # The names kept are in order: those moved since are merged in (a run and a few).
+            added = moved.keys() - last.index.keys() if len(moved) != len(last.names) else ()
+            names = sorted(chain(last.names, added)) if added else last.names
+        else:
+            last = None
+            names = sorted({*moved, *(mates.added if mates else ()), *(mates.dropped if mates else ())})
         # Each array read in C (a mapped dict.get: a count, its count then where it moved, a
         # batch-mate's moves; no Python frame per cluster, a drift holds hundreds to thousands).
         now = list(map(self.counts.get, names, repeat(0)))
@@ -2076,30 +2094,52 @@ class OcmLive:
                 return np.zeros(size, dtype=np.int64)
             return np.fromiter(map(counts.get, names, repeat(0)), np.int64, size)
 
+        same = last is not None and names is last.names
         found = _Drift(
             mates,
             names,
-            dict(zip(names, range(size), strict=True)),
-            np.fromiter(map(moved.get, names, now), np.int64, size),
+            last.index if same else dict(zip(names, range(size), strict=True)),  # type: ignore[union-attr]
+            last.then if same else np.fromiter(map(moved.get, names, now), np.int64, size),  # type: ignore[union-attr]
             np.asarray(now, dtype=np.int64),
             column(mates.added if mates else None),
             column(mates.dropped if mates else None),
         )
-        # Kept for the log's position (every answer's anchor of the event: hundreds of pictures).
-        if self._drifts and (len(self._drifts) > 4096 or next(iter(self._drifts))[2:] != key[2:]):
-            self._drifts.clear()
-        self._drifts[key] = found
+        self._prune()
+        self._drifts[key] = (length, floor, found, self.seq)
         return found
+
+    def _prune(self) -> None:
+        """At an event's first ask: the pictures the last event did not ask for let go (each
+        kept from one event to the next while asked; at most 4096 of each)."""
+        if self._kept_from == self.seq:
+            return
+        last = self._kept_from
+        for kept in (self._moved, self._drifts):
+            for key in [key for key, entry in kept.items() if entry[3] < last or len(kept) > 4096]:
+                del kept[key]
+        self._kept_from = self.seq
 
     def _moved_since(self, seen: int) -> Mapping[str, int]:
         """Each cluster whose count moved after position `seen`, its count then (the same for
-        every Placement judged at one position: kept until the log moves on; read only)."""
-        key = (seen, len(self.log_seq), self.floor)
-        found = self._moved.get(key)
-        if found is None:
-            if self._moved and (len(self._moved) > 4096 or next(iter(self._moved))[1:] != key[1:]):
-                self._moved.clear()
-            found = self._moved[key] = self._moved_from(seen)
+        every Placement judged at one position; read only). Kept per position and taken on from
+        there as the log grows (between two cuts, which move its floor, it only grows; an event
+        undone forgets what was kept): the entries after the length it was judged at add the
+        clusters first moved since, each at its first such entry's count."""
+        length, floor = len(self.log_seq), self.floor
+        kept = self._moved.get(seen)
+        if kept is not None and kept[:2] == (length, floor):
+            if kept[3] != self.seq:
+                self._moved[seen] = (*kept[:3], self.seq)
+            return kept[2]
+        if kept is not None and kept[1] == floor and kept[0] < length:
+            start = max(kept[0], bisect_right(self.log_seq, seen))
+            clusters, before = reversed(self.log_cluster[start:]), reversed(self.log_before[start:])
+            found = dict(zip(clusters, before, strict=True))
+            found.update(kept[2])  # an earlier entry's count then stands
+        else:
+            found = self._moved_from(seen)
+        self._prune()
+        self._moved[seen] = (length, floor, found, self.seq)
         return found
 
     def _moved_from(self, seen: int) -> dict[str, int]:
