@@ -163,6 +163,10 @@ refused it) leaves the model as it was; what the caches answered on it is forgot
 decision read moves its Placement's counts by one difference of its two lists (`_moved`), taken
 in at once (`_owned`, `_recount`, `_log`, the pool's `reload`: one journal note per map, each
 putting back every key it moved; the count log's entries and cuts are those made entry by entry).
+The moves since a picture (`_moved_since`, `_drift`) are kept from one event to the next and
+taken on as the log grows: between two cuts (each moves its floor) the log only grows, and an
+event undone forgets them, so the entries after the length they were read at are all that moved
+since.
 """
 
 from __future__ import annotations
@@ -231,6 +235,8 @@ Obj = Mapping[str, Any]
 _LOG_LIMIT = 200_000  # count moves kept; a Placement last judged before the oldest kept is solved
 _TICK = timedelta(microseconds=1)
 _WALK = 256  # clusters looked at from each end of a property's order for a sorter's range
+_KEPT_EVENTS = 16  # `OcmLive._prune`: the events a picture's moves are kept for since last asked
+_KEPT = 512  # and at most so many pictures
 
 
 def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None) -> OcmLive:
@@ -432,7 +438,7 @@ class OcmLive:
         self.floor = 0  # the oldest position the log still holds
         # `_moved_since`'s and `_drift`'s answers by picture: the log's length and floor each was
         # judged at (taken on from there while the log only grows) and the event last asking it
-        # (one not asked for by the last event nor this one is let go), and that event.
+        # (`_prune`), and the event that last pruned them.
         self._moved: dict[int, tuple[int, int, dict[str, int], int]] = {}
         self._drifts: dict[tuple[int, int], tuple[int, int, _Drift, int]] = {}
         self._kept_from = 0
@@ -2109,14 +2115,18 @@ class OcmLive:
         return found
 
     def _prune(self) -> None:
-        """At an event's first ask: the pictures the last event did not ask for let go (each
-        kept from one event to the next while asked; at most 4096 of each)."""
+        """At an event's first ask: the pictures no event of the last `_KEPT_EVENTS` asked for
+        let go, and the least recently asked past `_KEPT` (an event asks ~10 pictures afresh,
+        most of them asked again within a few events)."""
         if self._kept_from == self.seq:
             return
-        last = self._kept_from
         for kept in (self._moved, self._drifts):
-            for key in [key for key, entry in kept.items() if entry[3] < last or len(kept) > 4096]:
+            old = [key for key, entry in kept.items() if entry[3] < self.seq - _KEPT_EVENTS]
+            for key in old:
                 del kept[key]
+            if len(kept) > _KEPT:
+                for key in sorted(kept, key=lambda key: kept[key][3])[: len(kept) - _KEPT]:
+                    del kept[key]
         self._kept_from = self.seq
 
     def _moved_since(self, seen: int) -> Mapping[str, int]:
