@@ -166,6 +166,11 @@ putting back every key it moved; the count log's entries and cuts are those made
 A Placement's counts are changed in place only within the take that made them (its first move in
 a take makes them afresh, the journal putting back the ones before whole), so an answer keeps the
 counts it was judged with by reference, not by a copy (`_moved_on`).
+
+The moves since a picture (`_moved_since`, `_drift`) are kept from one event to the next and
+taken on as the log grows: between two cuts (each moves its floor) the log only grows, and an
+event undone forgets them, so the entries after the length they were read at are all that moved
+since.
 """
 
 from __future__ import annotations
@@ -234,6 +239,8 @@ Obj = Mapping[str, Any]
 _LOG_LIMIT = 200_000  # count moves kept; a Placement last judged before the oldest kept is solved
 _TICK = timedelta(microseconds=1)
 _WALK = 256  # clusters looked at from each end of a property's order for a sorter's range
+_KEPT_EVENTS = 16  # `OcmLive._prune`: the events a picture's moves are kept for since last asked
+_KEPT = 512  # and at most so many pictures
 
 
 def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None) -> OcmLive:
@@ -280,6 +287,9 @@ class _Answer:
     # the answer as it stood there (its own fields; None: the answer is its own anchor). Kept
     # while no cluster left out was judged by its own total since (none changed its inputs).
     anchor: _Answer | None = None
+    # The request whose totals its picks are (`OcmLive._stands_margins` judged each by `_total`;
+    # None: the solver's, whose picture may differ from `_total`'s in what the request held).
+    totalled: PlacementRequest | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,15 +400,6 @@ _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not lef
 _LOUD = object()  # `_quiet_bound`: a moved cluster may threaten; judged whole
 
 
-class _Desc(str):
-    """A name that sorts backwards (the weakest pick: the lowest total, then the last name)."""
-
-    __slots__ = ()
-
-    def __lt__(self, other: str) -> bool:  # type: ignore[override]
-        return str.__gt__(self, other)
-
-
 class OcmLive:
     def __init__(
         self, manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None
@@ -439,8 +440,12 @@ class OcmLive:
         self.log_cluster: list[str] = []
         self.log_before: list[int] = []
         self.floor = 0  # the oldest position the log still holds
-        self._moved: dict[tuple[int, int, int], dict[str, int]] = {}  # _moved_since's answers
-        self._drifts: dict[tuple[int, int, int, int], _Drift] = {}  # _drift's answers
+        # `_moved_since`'s and `_drift`'s answers by picture: the log's length and floor each was
+        # judged at (taken on from there while the log only grows) and the event last asking it
+        # (`_prune`), and the event that last pruned them.
+        self._moved: dict[int, tuple[int, int, dict[str, int], int]] = {}
+        self._drifts: dict[tuple[int, int], tuple[int, int, _Drift, int]] = {}
+        self._kept_from = 0
         self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
         self._ends_walked: dict[tuple, tuple[int, float, str] | None] = {}  # _end's (one event's)
@@ -1326,8 +1331,8 @@ class OcmLive:
         property or a sorter's label match), the range it spans may have: solved."""
         alone = _scored_alone(request)
         held = self._held_of(request)
-        own = self.own.get(key, Counter())
-        weight = _balance_weight(request)
+        own = self.own.get(key, _NO_COUNTS)
+        weight = self._facts_of(request)[1]
         best = answer.best_out
         if best is None and not alone:
             return False  # no feasible cluster left out then: a moved one must be new to the set
@@ -1340,9 +1345,9 @@ class OcmLive:
             ]
             for old, new in relevant
         ]
-        flips = sum(1 for before, after in verdicts if before != after)
+        flips = sum(1 for before, after in verdicts if before != after) if relevant else 0
         entered: set[str] = set()  # a sorter's cluster newly feasible, its total judged exactly
-        for (old, new), feasible in zip(relevant, verdicts, strict=True):
+        for (old, new), feasible in zip(relevant, verdicts, strict=True) if relevant else ():
             name = (new or old).name  # type: ignore[union-attr]
             if name in answer.picks and not feasible[1]:
                 return False
@@ -1373,26 +1378,43 @@ class OcmLive:
                 return False
             static[name] = _static(request, new, held) - _static(request, old, held)
         picks: dict[str, int] = {}
-        for c, total in answer.picks.items():
-            if alone:
-                cluster = self.pool.get(c)
+        if alone:
+            # A pick's total reads its cluster's count, the busiest count, its own decisions there,
+            # what it holds and the cluster's score inputs: where the picks were judged by `_total`
+            # for this request (what it holds the same), its count did not move since the picture
+            # (not in the drift, its batch-mates' moves in it too), the busiest count is the same
+            # and no relevant change touched it, its total is the one it had there.
+            clusters = self.pool.by_name()
+            same = most == answer.most and answer.totalled is request
+            moved = drift.index if drift is not None else _NO_COUNTS
+            touched = {(new or old).name for old, new in relevant} if relevant else ()  # type: ignore[union-attr]
+            for c, total in answer.picks.items():
+                cluster = clusters.get(c)
                 if cluster is None:
                     return False
-                picks[c] = _total(request, cluster, own, most, held)
-            else:
+                if same and c not in moved and c not in touched:
+                    picks[c] = total
+                else:
+                    picks[c] = _total(request, cluster, own, most, held)
+        else:
+            for c, total in answer.picks.items():
                 low, _ = self._balance_moved(c, answer, own, most, weight)
                 picks[c] = total + low + static.get(c, 0)
+        # The weakest pick: the lowest total, then the last name (every pick beats a bound it does).
+        weakest = None
+        if picks:
+            low = min(picks.values())
+            weakest = (max(c for c, total in picks.items() if total == low), low)
         # The clusters left out bounded from the last check's picture, else from the anchor's
         # (its best left out and the rises since: no climb of one bound per check between).
         anchor = answer.anchor
         if anchor is not None and anchor.seen < self.floor:
             anchor = None
-        raised = self._left_out(request, answer, drift, picks, static, exact, entered, alone, own, most, now)
+        facts = (weakest, held, weight, alone, own, most, now)
+        raised = self._left_out(request, answer, drift, picks, static, exact, entered, *facts)
         if raised is False and anchor is not None:
             anchored_drift = self._drift(anchor) if drift is not None else None
-            raised = self._left_out(
-                request, anchor, anchored_drift, picks, static, exact, entered, alone, own, most, now
-            )
+            raised = self._left_out(request, anchor, anchored_drift, picks, static, exact, entered, *facts)
         if raised is False:
             return False
         # The anchor stays while every cluster left out is bounded from it: none judged by its
@@ -1404,6 +1426,7 @@ class OcmLive:
             anchor = None
         self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
         answer.picks, answer.best_out, answer.most, answer.anchor = picks, raised, most, anchor
+        answer.totalled = request if alone else None
         return True
 
     def _left_out(
@@ -1415,6 +1438,9 @@ class OcmLive:
         static: Mapping[str, int],
         exact: Sequence[tuple[int, str]],
         entered: AbstractSet[str],
+        weakest: tuple[str, int] | None,
+        held: AbstractSet[str],
+        weight: int,
         alone: bool,
         own: Mapping[str, int],
         most: int,
@@ -1422,30 +1448,30 @@ class OcmLive:
     ) -> tuple[int, str] | None | bool:
         """`_stands_margins`' bound of the clusters left out, from the picture of `base` (the
         answer, or its anchor) to now, `drift` the clusters moved since; False where a pick may
-        not beat it."""
-        held = self._held_of(request)
-        weight = _balance_weight(request)
+        not beat it (`weakest`: the weakest pick, which every pick beats a bound it beats)."""
         best = base.best_out
         raised = best
         if best is not None and most != base.most:
             raised = _raised(best, _most_rise(weight, base.most, most))
         for candidate in exact:
             raised = _better(raised, candidate)
-        for c in static.keys() - picks.keys():
+        for c in static.keys() - picks.keys() if static else ():
             if drift is None or c not in drift.index:
                 _, high = self._balance_moved(c, base, own, most, weight)
                 if high + static[c] > 0:
                     raised = _better(raised, (best[0] + high + static[c], c))  # type: ignore[index]
+        # The moved clusters' bound only climbs from here (each found taken by `_better`): where
+        # the weakest pick does not beat it already, it does not at the end either.
+        if raised is not None and weakest is not None and not _beats((weakest[1], weakest[0]), raised):
+            return False
         if drift is not None and drift.names:
-            weakest = min(picks.items(), key=lambda item: (item[1], _Desc(item[0])), default=None)
             shared = self._shared_rises(drift, most, base.most, weight, base.mates is not None)
             patch = self._rise_patch(drift, base, own, most, weight)
             for c, change in static.items():
                 at = drift.index.get(c)
                 if at is not None:
                     patch[at] = (patch[at] if at in patch else int(shared[at])) + change
-            for c in picks.keys() | entered:
-                at = drift.index.get(c)
+            for at in map(drift.index.get, chain(picks, entered)):
                 if at is not None:
                     patch[at] = _NONE
             found = self._quiet_bound(drift, shared, patch, best, weakest)
@@ -1458,7 +1484,7 @@ class OcmLive:
                 return False
             if found is not None:
                 raised = _better(raised, found)
-        if raised is not None and not all(_beats((t, c), raised) for c, t in picks.items()):
+        if raised is not None and weakest is not None and not _beats((weakest[1], weakest[0]), raised):
             return False
         return raised
 
@@ -2065,15 +2091,29 @@ class OcmLive:
 
     def _drift(self, answer: _Answer) -> _Drift:
         """The clusters whose count moved since the answer's picture (and those its batch-mates
-        moved), as arrays: the same for every answer of one picture, kept until the log moves
-        on."""
-        key = (answer.seen, id(answer.mates), len(self.log_seq), self.floor)
-        found = self._drifts.get(key)
-        if found is not None and found.mates is answer.mates:
-            return found
+        moved), as arrays: the same for every answer of one picture, kept while the log stands
+        and taken on from there as it grows (a picture with no batch-mates' moves: its clusters
+        moved only gain the clusters moved since, each with its count then as it was; their
+        counts now are read again)."""
+        length, floor = len(self.log_seq), self.floor
+        key = (answer.seen, id(answer.mates))
+        kept = self._drifts.get(key)
+        if kept is not None and kept[:2] == (length, floor) and kept[2].mates is answer.mates:
+            if kept[3] != self.seq:
+                self._drifts[key] = (*kept[:3], self.seq)
+            return kept[2]
         moved = self._moved_since(answer.seen)
         mates = answer.mates
-        names = sorted({*moved, *(mates.added if mates else ()), *(mates.dropped if mates else ())})
+        last = None
+        if kept is not None and mates is None and kept[1] == floor and kept[0] < length:
+            last = kept[2]
+        if last is not None and last.mates is None:
+            # The names kept are in order: those moved since are merged in (a run and a few).
+            added = moved.keys() - last.index.keys() if len(moved) != len(last.names) else ()
+            names = sorted(chain(last.names, added)) if added else last.names
+        else:
+            last = None
+            names = sorted({*moved, *(mates.added if mates else ()), *(mates.dropped if mates else ())})
         # Each array read in C (a mapped dict.get: a count, its count then where it moved, a
         # batch-mate's moves; no Python frame per cluster, a drift holds hundreds to thousands).
         now = list(map(self.counts.get, names, repeat(0)))
@@ -2084,30 +2124,56 @@ class OcmLive:
                 return np.zeros(size, dtype=np.int64)
             return np.fromiter(map(counts.get, names, repeat(0)), np.int64, size)
 
+        same = last is not None and names is last.names
         found = _Drift(
             mates,
             names,
-            dict(zip(names, range(size), strict=True)),
-            np.fromiter(map(moved.get, names, now), np.int64, size),
+            last.index if same else dict(zip(names, range(size), strict=True)),  # type: ignore[union-attr]
+            last.then if same else np.fromiter(map(moved.get, names, now), np.int64, size),  # type: ignore[union-attr]
             np.asarray(now, dtype=np.int64),
             column(mates.added if mates else None),
             column(mates.dropped if mates else None),
         )
-        # Kept for the log's position (every answer's anchor of the event: hundreds of pictures).
-        if self._drifts and (len(self._drifts) > 4096 or next(iter(self._drifts))[2:] != key[2:]):
-            self._drifts.clear()
-        self._drifts[key] = found
+        self._prune()
+        self._drifts[key] = (length, floor, found, self.seq)
         return found
+
+    def _prune(self) -> None:
+        """At an event's first ask: the pictures no event of the last `_KEPT_EVENTS` asked for
+        let go, and the least recently asked past `_KEPT` (an event asks ~10 pictures afresh,
+        most of them asked again within a few events)."""
+        if self._kept_from == self.seq:
+            return
+        for kept in (self._moved, self._drifts):
+            old = [key for key, entry in kept.items() if entry[3] < self.seq - _KEPT_EVENTS]
+            for key in old:
+                del kept[key]
+            if len(kept) > _KEPT:
+                for key in sorted(kept, key=lambda key: kept[key][3])[: len(kept) - _KEPT]:
+                    del kept[key]
+        self._kept_from = self.seq
 
     def _moved_since(self, seen: int) -> Mapping[str, int]:
         """Each cluster whose count moved after position `seen`, its count then (the same for
-        every Placement judged at one position: kept until the log moves on; read only)."""
-        key = (seen, len(self.log_seq), self.floor)
-        found = self._moved.get(key)
-        if found is None:
-            if self._moved and (len(self._moved) > 4096 or next(iter(self._moved))[1:] != key[1:]):
-                self._moved.clear()
-            found = self._moved[key] = self._moved_from(seen)
+        every Placement judged at one position; read only). Kept per position and taken on from
+        there as the log grows (between two cuts, which move its floor, it only grows; an event
+        undone forgets what was kept): the entries after the length it was judged at add the
+        clusters first moved since, each at its first such entry's count."""
+        length, floor = len(self.log_seq), self.floor
+        kept = self._moved.get(seen)
+        if kept is not None and kept[:2] == (length, floor):
+            if kept[3] != self.seq:
+                self._moved[seen] = (*kept[:3], self.seq)
+            return kept[2]
+        if kept is not None and kept[1] == floor and kept[0] < length:
+            start = max(kept[0], bisect_right(self.log_seq, seen))
+            clusters, before = reversed(self.log_cluster[start:]), reversed(self.log_before[start:])
+            found = dict(zip(clusters, before, strict=True))
+            found.update(kept[2])  # an earlier entry's count then stands
+        else:
+            found = self._moved_from(seen)
+        self._prune()
+        self._moved[seen] = (length, floor, found, self.seq)
         return found
 
     def _moved_from(self, seen: int) -> dict[str, int]:
