@@ -2338,3 +2338,36 @@ def test_moved_clusters_judged_by_a_checks_first_pass_are_judged_so_by_its_ancho
 
     asked = _same_deltas(monkeypatch, mode, "_drifted_bound", bound, unshared, asked)
     assert asked["shared"] > 3, asked
+
+
+def test_a_sorters_ends_are_kept_by_the_filters_number_not_by_hashing_the_terms(monkeypatch) -> None:
+    """`_ends` keeps each property's ends per cluster left out and filters by the filters' number
+    (`_filters_number`): a request's required terms are hashed once, not at each of its asks (a
+    tail event asks thousands), and requests with equal filters share the ends."""
+    from model import ClusterTerm, PlacementRequest
+    from model.selectors import LabelSelector
+    from model.types import SelectionMode
+
+    hashed = Counter()
+    original = ClusterTerm.__hash__
+
+    def counted(term):
+        hashed["terms"] += 1
+        return original(term)
+
+    monkeypatch.setattr(ClusterTerm, "__hash__", counted)
+    term = ClusterTerm(labels=LabelSelector((("zone", "a"),)))
+    request = PlacementRequest("a", mode=SelectionMode.N, count=2, required=(term,), scope=("s",))
+    twin = replace(request, name="b", required=(ClusterTerm(labels=LabelSelector((("zone", "a"),))),))
+    walked = Counter()
+
+    def shared_ends(request, prop, but, now):
+        walked[but] += 1
+        return (1.0, 2.0)
+
+    live = SimpleNamespace(_ends_of={}, _numbered={}, _filter_numbers={}, _shared_ends=shared_ends, pool=None)
+    live._filters_number = partial(OcmLive._filters_number, live)
+    for but in ["", "c1", "c2", "", "c1"] * 4:
+        for r in (request, twin):
+            assert OcmLive._ends(live, r, "cpu", but, frozenset(), None) == (1.0, 2.0)
+    assert walked == {"": 1, "c1": 1, "c2": 1} and hashed["terms"] <= 2, (walked, hashed)

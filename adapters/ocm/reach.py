@@ -1489,7 +1489,7 @@ class OcmLive:
         (in its scope, passing its filters), `but` left out; None when an end is not found. The
         clusters passing without holding anything (`_shared_ends`, shared by every request with
         the same filters), then its held clusters, which may pass a taint the others do not."""
-        key = (prop, but, request.mode, request.scope, request.required, request.tolerations)
+        key = (prop, but, self._filters_number(request))  # what `admits` reads, numbered (not hashed)
         if key not in self._ends_of:
             self._ends_of[key] = self._shared_ends(request, prop, but, now)
         ends = self._ends_of[key]
