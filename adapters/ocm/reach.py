@@ -2063,7 +2063,13 @@ class OcmLive:
             found = self._in_trait.get((id(drift), trait))
             if found is None or found[0] is not drift:
                 members = self.pool.with_trait(trait)
-                mask = np.fromiter(map(members.__contains__, drift.names), bool, len(drift.names))
+                size = len(drift.names)
+                if 3 * len(members) < size:  # a few of a big drift's names (a join's: thousands)
+                    at = list(map(drift.index.__getitem__, drift.index.keys() & members))
+                    mask = np.zeros(size, dtype=bool)
+                    mask[at] = True
+                else:
+                    mask = np.fromiter(map(members.__contains__, drift.names), bool, size)
                 found = self._in_trait[(id(drift), trait)] = (drift, mask)
             scoped |= found[1]
         return np.flatnonzero(scoped if wanted is None else scoped & wanted).tolist()
