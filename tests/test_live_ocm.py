@@ -1314,23 +1314,9 @@ def test_the_drifted_bound_judged_with_its_shortcuts_is_the_one_judged_whole(mod
         asked["admits"] += 1
         return judged(request, c, now, held=held)
 
-    def bound(self, request, drift, rises, best, weakest, alone, own, most, held, now, floor, judged=None):
+    def bound(self, request, drift, rises, best, weakest, alone, own, most, held, now, floor):
         before = asked["admits"]
-        out = original(
-            self,
-            request,
-            drift,
-            rises.copy(),
-            best,
-            weakest,
-            alone,
-            own,
-            most,
-            held,
-            now,
-            floor,
-            judged=judged,
-        )
+        out = original(self, request, drift, rises.copy(), best, weakest, alone, own, most, held, now, floor)
         fast = asked["admits"] - before
         whole = _drifted_bound_alone(
             self, request, drift, rises.copy(), best, weakest, alone, own, most, held, now
@@ -1350,7 +1336,7 @@ def test_the_drifted_bound_judged_with_its_shortcuts_is_the_one_judged_whole(mod
 
     monkeypatch.setattr(reach_module, "admits", counted)
 
-    def whole(self, *args, judged=None):  # the floor, last, is the caller's to take
+    def whole(self, *args):  # the floor, last, is the caller's to take
         return _drifted_bound_alone(self, *args[:-1])
 
     asked = _same_deltas(monkeypatch, mode, "_drifted_bound", bound, whole, asked)
