@@ -2313,33 +2313,6 @@ def test_a_strict_answer_held_on_its_anchor_bounds_every_cluster_left_out(mode, 
     assert checked > 10, checked
 
 
-@pytest.mark.parametrize("mode", ["greedy", "optimal"])
-def test_moved_clusters_judged_by_a_checks_first_pass_are_judged_so_by_its_anchored_pass(
-    mode, monkeypatch
-) -> None:
-    """`_drifted_bound` keeps what it judged of each moved cluster (its total, its filters'
-    verdict) for the check's second pass, from the anchor: over 60 generated events every bound
-    found with the first pass's judgements equals the bound judged afresh, with second passes
-    that found judgements there; and the deltas are the same with nothing shared."""
-    original, asked = OcmLive._drifted_bound, Counter()
-
-    def bound(self, *args, judged=None):
-        fresh = original(self, *args)
-        shared = 0 if judged is None else len(judged)
-        out = original(self, *args, judged=judged)
-        assert out == fresh
-        if judged is not None and shared:
-            asked["shared"] += 1
-            asked["again"] += len(judged) == shared  # every cluster it looked at judged before
-        return out
-
-    def unshared(self, *args, judged=None):
-        return original(self, *args)
-
-    asked = _same_deltas(monkeypatch, mode, "_drifted_bound", bound, unshared, asked)
-    assert asked["shared"] > 3, asked
-
-
 def test_a_sorters_ends_are_kept_by_the_filters_number_not_by_hashing_the_terms(monkeypatch) -> None:
     """`_ends` keeps each property's ends per cluster left out and filters by the filters' number
     (`_filters_number`): a request's required terms are hashed once, not at each of its asks (a

@@ -385,7 +385,6 @@ class _Made(dict):
 _NO_COUNTS: Mapping[str, int] = {}  # a Placement holding nothing: its decisions per cluster (read only)
 _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
 _LOUD = object()  # `_quiet_bound`: a moved cluster may threaten; judged whole
-_UNSEEN = object()  # `_drifted_bound`: a moved cluster's total not judged yet
 
 
 class _Desc(str):
@@ -1365,14 +1364,11 @@ class OcmLive:
         anchor = answer.anchor
         if anchor is not None and anchor.seen < self.floor:
             anchor = None
-        judged: dict[str, list[Any]] = {}  # the moved clusters judged by the first pass, for the second
-        raised = self._left_out(
-            request, answer, drift, picks, static, exact, entered, alone, own, most, now, judged
-        )
+        raised = self._left_out(request, answer, drift, picks, static, exact, entered, alone, own, most, now)
         if raised is False and anchor is not None:
             anchored_drift = self._drift(anchor) if drift is not None else None
             raised = self._left_out(
-                request, anchor, anchored_drift, picks, static, exact, entered, alone, own, most, now, judged
+                request, anchor, anchored_drift, picks, static, exact, entered, alone, own, most, now
             )
         if raised is False:
             return False
@@ -1400,12 +1396,10 @@ class OcmLive:
         own: Mapping[str, int],
         most: int,
         now: datetime,
-        judged: dict[str, list[Any]] | None = None,
     ) -> tuple[int, str] | None | bool:
         """`_stands_margins`' bound of the clusters left out, from the picture of `base` (the
         answer, or its anchor) to now, `drift` the clusters moved since; False where a pick may
-        not beat it. `judged`: `_drifted_bound`'s judgements of moved clusters, shared by the
-        check's two passes."""
+        not beat it."""
         held = self._held_of(request)
         weight = _balance_weight(request)
         best = base.best_out
@@ -1435,7 +1429,7 @@ class OcmLive:
             if found is _LOUD:
                 rises = _patched(shared, patch)
                 found = self._drifted_bound(
-                    request, drift, rises, best, weakest, alone, own, most, held, now, raised, judged=judged
+                    request, drift, rises, best, weakest, alone, own, most, held, now, raised
                 )
             if found is False:
                 return False
@@ -1648,7 +1642,6 @@ class OcmLive:
         held: AbstractSet[str],
         now: datetime,
         floor: tuple[int, str] | None = None,
-        judged: dict[str, list[Any]] | None = None,
     ) -> tuple[int, str] | None | bool:
         """The best bound of the moved clusters left out (None: none rose), or False where one
         may overtake the weakest pick: those whose bound would are looked at one by one (left
@@ -1661,14 +1654,7 @@ class OcmLive:
         then the name, "" the least), so a cluster whose own total does not beat the floor nor
         what was found before it cannot move that maximum whether it passes the filters or not:
         where totals are a cluster's own, its total is judged first (a few preferences) and its
-        filters (the required terms' match, most of the checks' cost) only where it would.
-
-        `judged`: per moved cluster, what was judged of it for this request (its total, its
-        filters' verdict, each judged when first needed), shared by the calls of one check
-        (`_stands_margins`' pass from the last picture and the one from the anchor, whose moved
-        clusters hold most of the first's): each reads the cluster's model, the request, its
-        own counts, the busiest count and its holdings, the same in both (nothing moves the
-        model within a check), so the second judges again only the clusters the first did not."""
+        filters (the required terms' match, most of the checks' cost) only where it would."""
         rising = rises > 0
         if best is None:  # nothing was left out: a cluster rising is new to the feasible set
             threat = rises > _NONE
@@ -1691,35 +1677,21 @@ class OcmLive:
         # Most strict Placements have no cluster whose bound would overtake their weakest pick
         # (counted: 70 to 80% of them an event): then no scope is read.
         beaten = floor if found is None else _better(floor, found)
-        if judged is None:
-            judged = {}
         for at in self._in_scope_at(request, drift, threat) if threat.any() else ():
             name = drift.names[at]
-            seen = judged.get(name)
-            if seen is None:
-                cluster = self.pool.get(name)
-                if cluster is None:
-                    continue
-                seen = judged[name] = [cluster, _UNSEEN, None]  # its model, total, verdict
-            cluster = seen[0]
+            cluster = self.pool.get(name)
+            if cluster is None:
+                continue
             if alone:
-                total = seen[1]
-                if total is _UNSEEN:
-                    total = seen[1] = _total(request, cluster, own, most, held)
-                if beaten is not None and not _beats((total, name), beaten):
+                total: int | None = _total(request, cluster, own, most, held)
+                if beaten is not None and not _beats((total, name), beaten):  # type: ignore[arg-type]
                     continue  # moves no maximum, whatever its filters say
-                if seen[2] is None:
-                    seen[2] = admits(request, cluster, now, held=name in held)
-                if not seen[2]:
+                if not admits(request, cluster, now, held=name in held):
                     continue
             else:  # a sorter's: over the range the others span (None: it may be an end)
-                if seen[2] is None:
-                    seen[2] = admits(request, cluster, now, held=name in held)
-                if not seen[2]:
+                if not admits(request, cluster, now, held=name in held):
                     continue
-                total = seen[1]
-                if total is _UNSEEN:
-                    total = seen[1] = self._within_range(request, cluster, own, most, held, now)
+                total = self._within_range(request, cluster, own, most, held, now)
                 if total is None:
                     return False
             found = _better(found, (total, name))  # type: ignore[arg-type]
