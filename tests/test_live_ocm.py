@@ -2632,3 +2632,66 @@ def test_the_moves_since_a_picture_taken_on_as_the_log_grows_are_those_read_afre
     monkeypatch.setattr(OcmLive, "_moved_since", moved)
     asked = _same_deltas(monkeypatch, mode, "_drift", drift, afresh, asked)
     assert asked["moved taken on"] > 3 and asked["drift taken on"] > 3, asked
+
+
+def test_a_sorters_ends_are_kept_by_the_filters_number_not_by_hashing_the_terms(monkeypatch) -> None:
+    """`_ends` keeps each property's ends per cluster left out and filters by the filters' number
+    (`_filters_number`): a request's required terms are hashed once, not at each of its asks (a
+    tail event asks thousands), and requests with equal filters share the ends."""
+    from model import ClusterTerm, PlacementRequest
+    from model.selectors import LabelSelector
+    from model.types import SelectionMode
+
+    hashed = Counter()
+    original = ClusterTerm.__hash__
+
+    def counted(term):
+        hashed["terms"] += 1
+        return original(term)
+
+    monkeypatch.setattr(ClusterTerm, "__hash__", counted)
+    term = ClusterTerm(labels=LabelSelector((("zone", "a"),)))
+    request = PlacementRequest("a", mode=SelectionMode.N, count=2, required=(term,), scope=("s",))
+    twin = replace(request, name="b", required=(ClusterTerm(labels=LabelSelector((("zone", "a"),))),))
+    walked = Counter()
+
+    def shared_ends(request, prop, but, now):
+        walked[but] += 1
+        return (1.0, 2.0)
+
+    live = SimpleNamespace(_ends_of={}, _numbered={}, _filter_numbers={}, _shared_ends=shared_ends, pool=None)
+    live._filters_number = partial(OcmLive._filters_number, live)
+    for but in ["", "c1", "c2", "", "c1"] * 4:
+        for r in (request, twin):
+            assert OcmLive._ends(live, r, "cpu", but, frozenset(), None) == (1.0, 2.0)
+    assert walked == {"": 1, "c1": 1, "c2": 1} and hashed["terms"] <= 2, (walked, hashed)
+
+
+def test_a_traits_moved_clusters_found_from_the_smaller_side_are_those_found_name_by_name(
+    monkeypatch,
+) -> None:
+    """`_in_scope_at` finds a trait's clusters among a drift's from the trait's members where
+    they are few (a third of the drift's names or fewer), else name by name: over 60 generated
+    events every answer equals each moved cluster's membership looked up by name, with both
+    ways taken; and the deltas are the same with every trait looked up by name."""
+    original, asked = OcmLive._in_scope_at, Counter()
+
+    def by_name(self, request, drift, wanted):
+        if request.scope is None or request.mode is reach_module.SelectionMode.FIXED:
+            return np.flatnonzero(wanted).tolist() if wanted is not None else list(range(len(drift.names)))
+        scoped = [
+            any(self.pool.get(c) is not None and t in self.pool.get(c).traits for t in request.scope)
+            for c in drift.names
+        ]
+        scoped = np.array(scoped, dtype=bool) if drift.names else np.zeros(0, dtype=bool)
+        return np.flatnonzero(scoped if wanted is None else scoped & wanted).tolist()
+
+    def checked(self, request, drift, wanted):
+        out = original(self, request, drift, wanted)
+        assert out == by_name(self, request, drift, wanted)
+        for trait in request.scope or ():
+            asked["few" if 3 * len(self.pool.with_trait(trait)) < len(drift.names) else "many"] += 1
+        return out
+
+    asked = _same_deltas(monkeypatch, "greedy", "_in_scope_at", checked, by_name, asked)
+    assert asked["few"] > 3 and asked["many"] > 3, asked

@@ -1532,7 +1532,7 @@ class OcmLive:
         (in its scope, passing its filters), `but` left out; None when an end is not found. The
         clusters passing without holding anything (`_shared_ends`, shared by every request with
         the same filters), then its held clusters, which may pass a taint the others do not."""
-        key = (prop, but, request.mode, request.scope, request.required, request.tolerations)
+        key = (prop, but, self._filters_number(request))  # what `admits` reads, numbered (not hashed)
         if key not in self._ends_of:
             self._ends_of[key] = self._shared_ends(request, prop, but, now)
         ends = self._ends_of[key]
@@ -2084,7 +2084,13 @@ class OcmLive:
             found = self._in_trait.get((id(drift), trait))
             if found is None or found[0] is not drift:
                 members = self.pool.with_trait(trait)
-                mask = np.fromiter(map(members.__contains__, drift.names), bool, len(drift.names))
+                size = len(drift.names)
+                if 3 * len(members) < size:  # a few of a big drift's names (a join's: thousands)
+                    at = list(map(drift.index.__getitem__, drift.index.keys() & members))
+                    mask = np.zeros(size, dtype=bool)
+                    mask[at] = True
+                else:
+                    mask = np.fromiter(map(members.__contains__, drift.names), bool, size)
                 found = self._in_trait[(id(drift), trait)] = (drift, mask)
             scoped |= found[1]
         return np.flatnonzero(scoped if wanted is None else scoped & wanted).tolist()
