@@ -241,6 +241,9 @@ _TICK = timedelta(microseconds=1)
 _WALK = 256  # clusters looked at from each end of a property's order for a sorter's range
 _KEPT_EVENTS = 16  # `OcmLive._prune`: the events a picture's moves are kept for since last asked
 _KEPT = 512  # and at most so many pictures
+# and at most so many clusters over the pictures kept: a picture from before a join holds
+# thousands, and a hundred such (the soak's stream after its big joins) held 150 MiB
+_KEPT_CLUSTERS = 60_000
 
 
 def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None) -> OcmLive:
@@ -2146,8 +2149,8 @@ class OcmLive:
 
     def _prune(self) -> None:
         """At an event's first ask: the pictures no event of the last `_KEPT_EVENTS` asked for
-        let go, and the least recently asked past `_KEPT` (an event asks ~10 pictures afresh,
-        most of them asked again within a few events)."""
+        let go, and the least recently asked past `_KEPT` pictures or `_KEPT_CLUSTERS` clusters
+        (an event asks ~10 pictures afresh, most of them asked again within a few events)."""
         if self._kept_from == self.seq:
             return
         for kept in (self._moved, self._drifts):
@@ -2157,6 +2160,13 @@ class OcmLive:
             if len(kept) > _KEPT:
                 for key in sorted(kept, key=lambda key: kept[key][3])[: len(kept) - _KEPT]:
                     del kept[key]
+            held = sum(map(_picture_size, kept.values()))
+            if held > _KEPT_CLUSTERS:  # the least recently asked let go first
+                for key in sorted(kept, key=lambda key: kept[key][3]):
+                    held -= _picture_size(kept[key])
+                    del kept[key]
+                    if held <= _KEPT_CLUSTERS:
+                        break
         self._kept_from = self.seq
 
     def _moved_since(self, seen: int) -> Mapping[str, int]:
@@ -2811,6 +2821,12 @@ def _total(
         elif p.labels is None or p.labels.matches(c.labels):
             total += p.weight
     return total
+
+
+def _picture_size(entry: tuple[int, int, Any, int]) -> int:
+    """The clusters a kept picture holds (`OcmLive._prune`: a picture's moves, or its drift)."""
+    found = entry[2]
+    return len(found.names) if isinstance(found, _Drift) else len(found)
 
 
 def _patched(shared: np.ndarray, patch: Mapping[int, int]) -> np.ndarray:
