@@ -636,9 +636,9 @@ def test_a_decision_written_is_read_once(monkeypatch) -> None:
     read: Counter[str] = Counter()
     original = reach._decision_names  # load's reading, or at once where plainly well formed
 
-    def counted(m):
+    def counted(m, *own):
         read[m.name] += 1
-        return original(m)
+        return original(m, *own)
 
     monkeypatch.setattr(reach, "_decision_names", counted)
     t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
@@ -1599,8 +1599,8 @@ def test_a_plain_decisions_names_read_at_once_are_those_load_reads(monkeypatch) 
     asked = Counter()
     original = reach_module._decision_names
 
-    def names(m):
-        out = original(m)
+    def names(m, *own):
+        out = original(m, *own)
         assert out == _names_by_load(m)
         asked["plain" if reach_module._plain_names(m.obj) is not None else "load"] += 1
         return out
@@ -1650,6 +1650,40 @@ def test_a_plain_decisions_names_read_at_once_are_those_load_reads(monkeypatch) 
         except Exception as e:  # noqa: BLE001
             got = (type(e), str(e))
         assert got == want, obj
+
+
+def test_the_schedulers_own_decisions_coming_back_are_read_by_their_entries(monkeypatch) -> None:
+    """A PlacementDecision the scheduler wrote coming back holds its shared entries
+    (`_Entries`): `_own_names` reads its names by the entries' ids, the names `_plain_names`
+    reads; over 60 generated events most decisions read are read so (the others: those loaded
+    from the hub, each until rewritten), and the deltas are those
+    of the entry-by-entry reading. An entry not one of its own (a copy, equal or not, an entry
+    of the decision changed) is left to `_plain_names`."""
+    import copy
+
+    asked = Counter()
+    original = reach_module._own_names
+
+    def own(obj, names_by_id):
+        out = original(obj, names_by_id)
+        if out is not None:
+            assert out == reach_module._plain_names(obj)
+            asked["own"] += 1
+            copied = copy.deepcopy(obj)  # equal, from outside: not its entries (where it has any)
+            decisions = copied["status"]["decisions"]
+            if decisions:
+                assert original(copied, names_by_id) is None
+                odd = {**obj, "status": {"decisions": [*obj["status"]["decisions"][:-1], decisions[-1]]}}
+                assert original(odd, names_by_id) is None
+        else:
+            asked["other"] += 1
+        return out
+
+    monkeypatch.setattr(reach_module, "_own_names", own)
+    fast = _deltas("optimal", 0, 60)
+    assert asked["own"] > 100 and asked["own"] > asked["other"], asked
+    monkeypatch.setattr(reach_module, "_own_names", lambda obj, names_by_id: None)
+    assert fast == _deltas("optimal", 0, 60)
 
 
 def _walked_alone(self, request, prop, but, now):

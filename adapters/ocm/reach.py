@@ -251,6 +251,24 @@ def _decision_entry(cluster: str) -> dict[str, Any]:
     return {"clusterName": cluster, "reason": ""}
 
 
+class _Entries(dict):
+    """emit's decision entries (OcmContext.entries): one per cluster name, made when first looked
+    up and shared by every decision this scheduler writes (read-only: nothing changes a stored
+    object in place); and each one's name by the entry's id (`names_by_id`). An entry is never let
+    go (none is taken out), so while kept no other object has its id: a decision coming back
+    whose every entry is one of these (`_own_names`) lists their names, each entry plainly well
+    formed ({"clusterName": its name, "reason": ""}), as `_plain_names` would read it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names_by_id: dict[int, str] = {}
+
+    def __missing__(self, name: str) -> dict[str, Any]:
+        entry = self[name] = _decision_entry(name)
+        self.names_by_id[id(entry)] = name
+        return entry
+
+
 def _held_decision(cluster: str) -> ExistingDecision:
     """A decision a request holds, as the load reads it: none current (OCM is not sticky)."""
     return ExistingDecision(cluster, current=False)
@@ -465,7 +483,7 @@ class OcmLive:
         self._made: dict[str, tuple[tuple[Any, ...], PlacementRequest]] = {}
         self._decision = _Made(_held_decision)
         self._choice = _Made(Choice)  # each cluster's pick in an answer given (`_given`), shared
-        self._entries = _Made(_decision_entry)  # emit's decision entries (OcmContext.entries), shared
+        self._entries = _Entries()  # emit's decision entries (OcmContext.entries), shared
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         self._bases: dict[
@@ -820,7 +838,8 @@ class OcmLive:
 
     def take(self, changes: Sequence[Change], now: datetime) -> Taken | None:
         # Read first: a refusal keeps nothing (and what is read is kept, not read again).
-        checked = [_check(after) if after is not None else None for _, after in changes]
+        names_by_id = self._entries.names_by_id  # the system's own decisions coming back: `_own_names`
+        checked = [_check(after, names_by_id) if after is not None else None for _, after in changes]
         if self.journal.recording:  # what the caches hold was judged on the model undone
             self.journal.note(self._forget)
         self.journal.assign(self, "seq", self.seq + 1)
@@ -3056,9 +3075,10 @@ def _expiry(objs: list[Manifest], now: datetime) -> datetime | None:
     return min(ends, default=None)
 
 
-def _check(obj: Obj) -> Any:
+def _check(obj: Obj, names_by_id: Mapping[int, str] | None = None) -> Any:
     """A changed object read as load reads it (a refusal is the event's); what `_read` takes of
-    it: a cluster, a decision's owner and names, a Placement's policy (in a tuple: None is one)."""
+    it: a cluster, a decision's owner and names, a Placement's policy (in a tuple: None is one).
+    `names_by_id`: the scheduler's own decision entries' names (`_Entries`), for `_own_names`."""
     m = manifest(obj)
     kind = obj["kind"]
     if kind == n.MANAGED_CLUSTER:
@@ -3068,7 +3088,7 @@ def _check(obj: Obj) -> Any:
     elif kind == n.SCORE:
         _scores([m], ZERO_TIME)
     elif kind == n.DECISION:
-        return _decision_names(m)
+        return _decision_names(m, names_by_id)
     elif kind == n.PLACEMENT:
         return (_placement_policy(m),)
     elif kind == n.SET_BINDING:
@@ -3076,17 +3096,36 @@ def _check(obj: Obj) -> Any:
     return None
 
 
-def _decision_names(m: Manifest) -> tuple[tuple[str, str], list[str]]:
+def _decision_names(
+    m: Manifest, names_by_id: Mapping[int, str] | None = None
+) -> tuple[tuple[str, str], list[str]]:
     """A PlacementDecision's owner (namespace, placement label) and cluster names, as load reads
-    them: where every decision is plainly well formed (`_plain_names`: what the scheduler writes,
-    its own decisions coming back), read at once; else by load's reading, which refuses what it
-    refuses with its message."""
-    names = _plain_names(m.obj)
+    them: where every entry is one the scheduler wrote (`_own_names`: its own decisions coming
+    back), or else every one is plainly well formed (`_plain_names`), read at once; else by
+    load's reading, which refuses what it refuses with its message. (The labels are read as
+    load reads them in every case.)"""
+    names = _own_names(m.obj, names_by_id) if names_by_id is not None else None
+    if names is None:
+        names = _plain_names(m.obj)
     if names is not None:
         labels = Fields(m).labels(m.obj["metadata"].get("labels"), "metadata.labels")
         return (m.namespace, labels.get(n.PLACEMENT_LABEL, "")), names
     ((owner, items),) = _decisions([m]).items()
     return owner, items[0][1]
+
+
+def _own_names(obj: Obj, names_by_id: Mapping[int, str]) -> list[str] | None:
+    """The cluster names of a PlacementDecision's status whose every entry is one of the
+    scheduler's own shared entries (`_Entries`, found by its id, in C: no entry's fields read),
+    which `_plain_names` reads as these names; None where any is not (an object from outside, a
+    decision written before the entries were shared: `_plain_names` reads it). A sync's decision
+    holds 100 entries, and a join's writes coming back are hundreds of decisions."""
+    status = obj.get("status")
+    decisions = status.get("decisions") if type(status) is dict else None
+    if type(decisions) is not list:
+        return None
+    names = list(map(names_by_id.get, map(id, decisions)))
+    return None if None in names else names
 
 
 def _plain_names(obj: Obj) -> list[str] | None:
