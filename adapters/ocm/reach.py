@@ -3124,8 +3124,10 @@ def _own_names(obj: Obj, names_by_id: Mapping[int, str]) -> list[str] | None:
     decisions = status.get("decisions") if type(status) is dict else None
     if type(decisions) is not list:
         return None
-    names = list(map(names_by_id.get, map(id, decisions)))
-    return None if None in names else names
+    try:  # (an entry not its own found by the missing id: no name compared with None)
+        return list(map(names_by_id.__getitem__, map(id, decisions)))
+    except KeyError:
+        return None
 
 
 def _plain_names(obj: Obj) -> list[str] | None:
