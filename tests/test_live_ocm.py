@@ -1686,6 +1686,43 @@ def test_the_schedulers_own_decisions_coming_back_are_read_by_their_entries(monk
     assert fast == _deltas("optimal", 0, 60)
 
 
+def _model_after_each_event(events: int) -> list[Any]:
+    """The OCM model's reads of the decisions after each of the generated events: the counts,
+    the clusters by count, each Placement's own counts, answers and requests, the count log and
+    the decisions kept (their Placement and names)."""
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    options = SolveOptions(mode="optimal")
+    hub = HubScheduler(generate("ocm", 80, 120, seed=0, now=now), now=now, options=options)
+    world = _World("ocm", hub, 0)
+    out = []
+    for _ in range(events):
+        now += timedelta(seconds=15)
+        _, event, _ = world.next(now)
+        hub.handle(event, now=now)
+        live = hub._live["ocm"]
+        out.append(
+            (
+                dict(live.counts),
+                {k: set(v) for k, v in live.by_count.items()},
+                {k: dict(v) for k, v in live.own.items()},
+                {k: repr(v) for k, v in live.answers.items()},
+                dict(live.requests),
+                (list(live.log_seq), list(live.log_cluster), list(live.log_before), live.floor),
+                {k: (v[0], v[1]) for k, v in live.decision_objects.items()},
+            )
+        )
+    return out
+
+
+def test_the_model_after_its_own_decisions_read_by_their_entries_is_the_same(monkeypatch) -> None:
+    """After each of 40 generated events, the model read with the scheduler's own decisions read
+    by their entries (`_own_names`) is the model read entry by entry (`_plain_names`): the same
+    counts, clusters by count, own counts, answers, requests, count log and decisions."""
+    fast = _model_after_each_event(40)
+    monkeypatch.setattr(reach_module, "_own_names", lambda obj, names_by_id: None)
+    assert fast == _model_after_each_event(40)
+
+
 def _walked_alone(self, request, prop, but, now):
     """`_shared_ends` as it walked for each cluster left out, from each end of the order."""
     pairs = self._by_value(prop)
