@@ -1657,15 +1657,18 @@ def test_the_schedulers_own_decisions_coming_back_are_read_by_their_entries(monk
     (`_Entries`): `_own_names` reads its names by the entries' ids, the names `_plain_names`
     reads; over 60 generated events most decisions read are read so (the others: those loaded
     from the hub, each until rewritten), and the deltas are those
-    of the entry-by-entry reading. An entry not one of its own (a copy, equal or not, an entry
-    of the decision changed) is left to `_plain_names`."""
+    of the entry-by-entry reading; most of them by the very list emit wrote (`_Entries.listed`).
+    An entry not one of its own (a copy, equal or not, an entry of the decision changed, the
+    list written changed) is left to `_plain_names`."""
     import copy
 
     asked = Counter()
     original = reach_module._own_names
 
     def own(obj, names_by_id):
+        listed = id(obj["status"]["decisions"]) in names_by_id.lists  # the very list emit wrote
         out = original(obj, names_by_id)
+        asked["listed"] += listed
         if out is not None:
             assert out == reach_module._plain_names(obj)
             asked["own"] += 1
@@ -1681,7 +1684,13 @@ def test_the_schedulers_own_decisions_coming_back_are_read_by_their_entries(monk
 
     monkeypatch.setattr(reach_module, "_own_names", own)
     fast = _deltas("optimal", 0, 60)
-    assert asked["own"] > 100 and asked["own"] > asked["other"], asked
+    assert asked["own"] > 100 and asked["own"] > asked["other"] and asked["listed"] > 100, asked
+    entries = reach_module._Entries()
+    written = entries.listed(["c1", "c2"])
+    assert reach_module._own_names({"status": {"decisions": written}}, entries) == ["c1", "c2"]
+    written = entries.listed(["c1", "c2"])
+    written[1] = dict(written[1])  # an entry changed in place (equal): not the list written
+    assert reach_module._own_names({"status": {"decisions": written}}, entries) is None
     monkeypatch.setattr(reach_module, "_own_names", lambda obj, names_by_id: None)
     assert fast == _deltas("optimal", 0, 60)
 

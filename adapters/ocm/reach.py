@@ -184,7 +184,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from functools import lru_cache, partial
 from itertools import chain, filterfalse, repeat
-from operator import attrgetter
+from operator import attrgetter, is_
 from typing import Any
 
 import numpy as np
@@ -262,11 +262,27 @@ class _Entries(dict):
     def __init__(self) -> None:
         super().__init__()
         self.names_by_id: dict[int, str] = {}
+        # The entry lists written (`listed`) by id, each with itself (none other has its id while
+        # kept), its entries as written and their names: let go when read back, all at once where
+        # more than `_LISTS_KEPT` (those the hub found already stored never come back).
+        self.lists: dict[int, tuple[list[dict[str, Any]], tuple[dict[str, Any], ...], list[str]]] = {}
 
     def __missing__(self, name: str) -> dict[str, Any]:
         entry = self[name] = _decision_entry(name)
         self.names_by_id[id(entry)] = name
         return entry
+
+    def listed(self, names: list[str]) -> list[dict[str, Any]]:
+        """The entries of the clusters `names` (in that order), a list emit writes in a decision:
+        kept (`lists`) so that the decision coming back is read by the list (`_own_names`)."""
+        out = list(map(self.__getitem__, names))
+        if len(self.lists) >= _LISTS_KEPT:
+            self.lists.clear()
+        self.lists[id(out)] = (out, tuple(out), names)
+        return out
+
+
+_LISTS_KEPT = 8192  # `_Entries.lists`: more than a cluster event's writes (a join's: 1,000-2,300)
 
 
 def _held_decision(cluster: str) -> ExistingDecision:
@@ -838,8 +854,8 @@ class OcmLive:
 
     def take(self, changes: Sequence[Change], now: datetime) -> Taken | None:
         # Read first: a refusal keeps nothing (and what is read is kept, not read again).
-        names_by_id = self._entries.names_by_id  # the system's own decisions coming back: `_own_names`
-        checked = [_check(after, names_by_id) if after is not None else None for _, after in changes]
+        own = self._entries  # the system's own decisions coming back: `_own_names`
+        checked = [_check(after, own) if after is not None else None for _, after in changes]
         if self.journal.recording:  # what the caches hold was judged on the model undone
             self.journal.note(self._forget)
         self.journal.assign(self, "seq", self.seq + 1)
@@ -3075,10 +3091,10 @@ def _expiry(objs: list[Manifest], now: datetime) -> datetime | None:
     return min(ends, default=None)
 
 
-def _check(obj: Obj, names_by_id: Mapping[int, str] | None = None) -> Any:
+def _check(obj: Obj, own: _Entries | None = None) -> Any:
     """A changed object read as load reads it (a refusal is the event's); what `_read` takes of
     it: a cluster, a decision's owner and names, a Placement's policy (in a tuple: None is one).
-    `names_by_id`: the scheduler's own decision entries' names (`_Entries`), for `_own_names`."""
+    `own`: the scheduler's own decision entries and lists (`_Entries`), for `_own_names`."""
     m = manifest(obj)
     kind = obj["kind"]
     if kind == n.MANAGED_CLUSTER:
@@ -3088,7 +3104,7 @@ def _check(obj: Obj, names_by_id: Mapping[int, str] | None = None) -> Any:
     elif kind == n.SCORE:
         _scores([m], ZERO_TIME)
     elif kind == n.DECISION:
-        return _decision_names(m, names_by_id)
+        return _decision_names(m, own)
     elif kind == n.PLACEMENT:
         return (_placement_policy(m),)
     elif kind == n.SET_BINDING:
@@ -3096,15 +3112,13 @@ def _check(obj: Obj, names_by_id: Mapping[int, str] | None = None) -> Any:
     return None
 
 
-def _decision_names(
-    m: Manifest, names_by_id: Mapping[int, str] | None = None
-) -> tuple[tuple[str, str], list[str]]:
+def _decision_names(m: Manifest, own: _Entries | None = None) -> tuple[tuple[str, str], list[str]]:
     """A PlacementDecision's owner (namespace, placement label) and cluster names, as load reads
     them: where every entry is one the scheduler wrote (`_own_names`: its own decisions coming
     back), or else every one is plainly well formed (`_plain_names`), read at once; else by
     load's reading, which refuses what it refuses with its message. (The labels are read as
     load reads them in every case.)"""
-    names = _own_names(m.obj, names_by_id) if names_by_id is not None else None
+    names = _own_names(m.obj, own) if own is not None else None
     if names is None:
         names = _plain_names(m.obj)
     if names is not None:
@@ -3114,18 +3128,23 @@ def _decision_names(
     return owner, items[0][1]
 
 
-def _own_names(obj: Obj, names_by_id: Mapping[int, str]) -> list[str] | None:
+def _own_names(obj: Obj, own: _Entries) -> list[str] | None:
     """The cluster names of a PlacementDecision's status whose every entry is one of the
-    scheduler's own shared entries (`_Entries`, found by its id, in C: no entry's fields read),
-    which `_plain_names` reads as these names; None where any is not (an object from outside, a
-    decision written before the entries were shared: `_plain_names` reads it). A sync's decision
-    holds 100 entries, and a join's writes coming back are hundreds of decisions."""
+    scheduler's own shared entries (`_Entries`), which `_plain_names` reads as these names: where
+    the list is one emit wrote (`_Entries.listed`) still holding the entries it was written with,
+    their names as written; else each entry found by its id (in C: no entry's fields read). None
+    where any entry is not its own (an object from outside, a decision loaded from the hub:
+    `_plain_names` reads it). A sync's decision holds 100 entries, and a join's writes coming
+    back are hundreds of decisions."""
     status = obj.get("status")
     decisions = status.get("decisions") if type(status) is dict else None
     if type(decisions) is not list:
         return None
+    kept = own.lists.pop(id(decisions), None)  # the list written (`_Entries.listed`), read once
+    if kept is not None and len(decisions) == len(kept[1]) and all(map(is_, decisions, kept[1])):
+        return list(kept[2])  # holding the very entries it was written with: their names
     try:  # (an entry not its own found by the missing id: no name compared with None)
-        return list(map(names_by_id.__getitem__, map(id, decisions)))
+        return list(map(own.names_by_id.__getitem__, map(id, decisions)))
     except KeyError:
         return None
 
