@@ -263,8 +263,9 @@ class _Entries(dict):
         super().__init__()
         self.names_by_id: dict[int, str] = {}
         # The entry lists written (`listed`) by id, each with itself (none other has its id while
-        # kept), its entries as written and their names: let go when read back, all at once where
-        # more than `_LISTS_KEPT` (those the hub found already stored never come back).
+        # kept), its entries as written and their names: let go when read back, the rest at the
+        # next take (a solve's writes come back in the take right after it: those the hub found
+        # already stored never do), all at once where more than `_LISTS_KEPT`.
         self.lists: dict[int, tuple[list[dict[str, Any]], tuple[dict[str, Any], ...], list[str]]] = {}
 
     def __missing__(self, name: str) -> dict[str, Any]:
@@ -856,6 +857,7 @@ class OcmLive:
         # Read first: a refusal keeps nothing (and what is read is kept, not read again).
         own = self._entries  # the system's own decisions coming back: `_own_names`
         checked = [_check(after, own) if after is not None else None for _, after in changes]
+        own.lists.clear()  # the lists written by the last solve not back now never come back
         if self.journal.recording:  # what the caches hold was judged on the model undone
             self.journal.note(self._forget)
         self.journal.assign(self, "seq", self.seq + 1)
