@@ -636,9 +636,9 @@ def test_a_decision_written_is_read_once(monkeypatch) -> None:
     read: Counter[str] = Counter()
     original = reach._decision_names  # load's reading, or at once where plainly well formed
 
-    def counted(m):
+    def counted(m, *own):
         read[m.name] += 1
-        return original(m)
+        return original(m, *own)
 
     monkeypatch.setattr(reach, "_decision_names", counted)
     t = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == "t")
@@ -1599,8 +1599,8 @@ def test_a_plain_decisions_names_read_at_once_are_those_load_reads(monkeypatch) 
     asked = Counter()
     original = reach_module._decision_names
 
-    def names(m):
-        out = original(m)
+    def names(m, *own):
+        out = original(m, *own)
         assert out == _names_by_load(m)
         asked["plain" if reach_module._plain_names(m.obj) is not None else "load"] += 1
         return out
@@ -1650,6 +1650,86 @@ def test_a_plain_decisions_names_read_at_once_are_those_load_reads(monkeypatch) 
         except Exception as e:  # noqa: BLE001
             got = (type(e), str(e))
         assert got == want, obj
+
+
+def test_the_schedulers_own_decisions_coming_back_are_read_by_their_entries(monkeypatch) -> None:
+    """A PlacementDecision the scheduler wrote coming back holds its shared entries
+    (`_Entries`): `_own_names` reads its names by the entries' ids, the names `_plain_names`
+    reads; over 60 generated events most decisions read are read so (the others: those loaded
+    from the hub, each until rewritten), and the deltas are those
+    of the entry-by-entry reading; most of them by the very list emit wrote (`_Entries.listed`).
+    An entry not one of its own (a copy, equal or not, an entry of the decision changed, the
+    list written changed) is left to `_plain_names`."""
+    import copy
+
+    asked = Counter()
+    original = reach_module._own_names
+
+    def own(obj, names_by_id):
+        listed = id(obj["status"]["decisions"]) in names_by_id.lists  # the very list emit wrote
+        out = original(obj, names_by_id)
+        asked["listed"] += listed
+        if out is not None:
+            assert out == reach_module._plain_names(obj)
+            asked["own"] += 1
+            copied = copy.deepcopy(obj)  # equal, from outside: not its entries (where it has any)
+            decisions = copied["status"]["decisions"]
+            if decisions:
+                assert original(copied, names_by_id) is None
+                odd = {**obj, "status": {"decisions": [*obj["status"]["decisions"][:-1], decisions[-1]]}}
+                assert original(odd, names_by_id) is None
+        else:
+            asked["other"] += 1
+        return out
+
+    monkeypatch.setattr(reach_module, "_own_names", own)
+    fast = _deltas("optimal", 0, 60)
+    assert asked["own"] > 100 and asked["own"] > asked["other"] and asked["listed"] > 100, asked
+    entries = reach_module._Entries()
+    written = entries.listed(["c1", "c2"])
+    assert reach_module._own_names({"status": {"decisions": written}}, entries) == ["c1", "c2"]
+    written = entries.listed(["c1", "c2"])
+    written[1] = dict(written[1])  # an entry changed in place (equal): not the list written
+    assert reach_module._own_names({"status": {"decisions": written}}, entries) is None
+    monkeypatch.setattr(reach_module, "_own_names", lambda obj, names_by_id: None)
+    assert fast == _deltas("optimal", 0, 60)
+
+
+def _model_after_each_event(events: int) -> list[Any]:
+    """The OCM model's reads of the decisions after each of the generated events: the counts,
+    the clusters by count, each Placement's own counts, answers and requests, the count log and
+    the decisions kept (their Placement and names)."""
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    options = SolveOptions(mode="optimal")
+    hub = HubScheduler(generate("ocm", 80, 120, seed=0, now=now), now=now, options=options)
+    world = _World("ocm", hub, 0)
+    out = []
+    for _ in range(events):
+        now += timedelta(seconds=15)
+        _, event, _ = world.next(now)
+        hub.handle(event, now=now)
+        live = hub._live["ocm"]
+        out.append(
+            (
+                dict(live.counts),
+                {k: set(v) for k, v in live.by_count.items()},
+                {k: dict(v) for k, v in live.own.items()},
+                {k: repr(v) for k, v in live.answers.items()},
+                dict(live.requests),
+                (list(live.log_seq), list(live.log_cluster), list(live.log_before), live.floor),
+                {k: (v[0], v[1]) for k, v in live.decision_objects.items()},
+            )
+        )
+    return out
+
+
+def test_the_model_after_its_own_decisions_read_by_their_entries_is_the_same(monkeypatch) -> None:
+    """After each of 40 generated events, the model read with the scheduler's own decisions read
+    by their entries (`_own_names`) is the model read entry by entry (`_plain_names`): the same
+    counts, clusters by count, own counts, answers, requests, count log and decisions."""
+    fast = _model_after_each_event(40)
+    monkeypatch.setattr(reach_module, "_own_names", lambda obj, names_by_id: None)
+    assert fast == _model_after_each_event(40)
 
 
 def _walked_alone(self, request, prop, but, now):

@@ -107,7 +107,8 @@ def _decisions(
 def _entries(chunk: list[str], entries: Mapping[str, dict[str, Any]] | None) -> list[dict[str, Any]]:
     if entries is None:
         return [{"clusterName": c, "reason": ""} for c in chunk]
-    return list(map(entries.__getitem__, chunk))
+    listed = getattr(entries, "listed", None)  # a long-lived scheduler's: it knows the list back
+    return listed(chunk) if listed is not None else list(map(entries.__getitem__, chunk))
 
 
 def _decision_metadata(

@@ -71,7 +71,9 @@ class OcmContext:
     # A long-lived scheduler's decision entries ({"clusterName": c, "reason": ""}), made once per
     # cluster name and shared by every PlacementDecision it writes, never changed: a decision
     # written again holds the same entry objects as the stored one, which the hub's comparison
-    # then finds equal by identity, entry by entry. None: each entry made.
+    # then finds equal by identity, entry by entry. None: each entry made. Where it offers
+    # `listed` (adapters.ocm.reach._Entries), emit asks it for each decision's entry list: the
+    # scheduler then reads the decision coming back by that list.
     entries: Mapping[str, dict[str, Any]] | None = None
     # A long-lived scheduler's clusters matching a decision group, kept across its emits (every
     # cluster of `clusters` the group matches; adapters.ocm.groups.decision_groups). None: each

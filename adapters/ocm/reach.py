@@ -184,7 +184,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from functools import lru_cache, partial
 from itertools import chain, filterfalse, repeat
-from operator import attrgetter
+from operator import attrgetter, is_
 from typing import Any
 
 import numpy as np
@@ -252,6 +252,41 @@ def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Res
 
 def _decision_entry(cluster: str) -> dict[str, Any]:
     return {"clusterName": cluster, "reason": ""}
+
+
+class _Entries(dict):
+    """emit's decision entries (OcmContext.entries): one per cluster name, made when first looked
+    up and shared by every decision this scheduler writes (read-only: nothing changes a stored
+    object in place); and each one's name by the entry's id (`names_by_id`). An entry is never let
+    go (none is taken out), so while kept no other object has its id: a decision coming back
+    whose every entry is one of these (`_own_names`) lists their names, each entry plainly well
+    formed ({"clusterName": its name, "reason": ""}), as `_plain_names` would read it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names_by_id: dict[int, str] = {}
+        # The entry lists written (`listed`) by id, each with itself (none other has its id while
+        # kept), its entries as written and their names: let go when read back, the rest at the
+        # next take (a solve's writes come back in the take right after it: those the hub found
+        # already stored never do), all at once where more than `_LISTS_KEPT`.
+        self.lists: dict[int, tuple[list[dict[str, Any]], tuple[dict[str, Any], ...], list[str]]] = {}
+
+    def __missing__(self, name: str) -> dict[str, Any]:
+        entry = self[name] = _decision_entry(name)
+        self.names_by_id[id(entry)] = name
+        return entry
+
+    def listed(self, names: list[str]) -> list[dict[str, Any]]:
+        """The entries of the clusters `names` (in that order), a list emit writes in a decision:
+        kept (`lists`) so that the decision coming back is read by the list (`_own_names`)."""
+        out = list(map(self.__getitem__, names))
+        if len(self.lists) >= _LISTS_KEPT:
+            self.lists.clear()
+        self.lists[id(out)] = (out, tuple(out), names)
+        return out
+
+
+_LISTS_KEPT = 8192  # `_Entries.lists`: more than a cluster event's writes (a join's: 1,000-2,300)
 
 
 def _held_decision(cluster: str) -> ExistingDecision:
@@ -468,7 +503,7 @@ class OcmLive:
         self._made: dict[str, tuple[tuple[Any, ...], PlacementRequest]] = {}
         self._decision = _Made(_held_decision)
         self._choice = _Made(Choice)  # each cluster's pick in an answer given (`_given`), shared
-        self._entries = _Made(_decision_entry)  # emit's decision entries (OcmContext.entries), shared
+        self._entries = _Entries()  # emit's decision entries (OcmContext.entries), shared
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         self._bases: dict[
@@ -823,7 +858,9 @@ class OcmLive:
 
     def take(self, changes: Sequence[Change], now: datetime) -> Taken | None:
         # Read first: a refusal keeps nothing (and what is read is kept, not read again).
-        checked = [_check(after) if after is not None else None for _, after in changes]
+        own = self._entries  # the system's own decisions coming back: `_own_names`
+        checked = [_check(after, own) if after is not None else None for _, after in changes]
+        own.lists.clear()  # the lists written by the last solve not back now never come back
         if self.journal.recording:  # what the caches hold was judged on the model undone
             self.journal.note(self._forget)
         self.journal.assign(self, "seq", self.seq + 1)
@@ -3072,9 +3109,10 @@ def _expiry(objs: list[Manifest], now: datetime) -> datetime | None:
     return min(ends, default=None)
 
 
-def _check(obj: Obj) -> Any:
+def _check(obj: Obj, own: _Entries | None = None) -> Any:
     """A changed object read as load reads it (a refusal is the event's); what `_read` takes of
-    it: a cluster, a decision's owner and names, a Placement's policy (in a tuple: None is one)."""
+    it: a cluster, a decision's owner and names, a Placement's policy (in a tuple: None is one).
+    `own`: the scheduler's own decision entries and lists (`_Entries`), for `_own_names`."""
     m = manifest(obj)
     kind = obj["kind"]
     if kind == n.MANAGED_CLUSTER:
@@ -3084,7 +3122,7 @@ def _check(obj: Obj) -> Any:
     elif kind == n.SCORE:
         _scores([m], ZERO_TIME)
     elif kind == n.DECISION:
-        return _decision_names(m)
+        return _decision_names(m, own)
     elif kind == n.PLACEMENT:
         return (_placement_policy(m),)
     elif kind == n.SET_BINDING:
@@ -3092,17 +3130,41 @@ def _check(obj: Obj) -> Any:
     return None
 
 
-def _decision_names(m: Manifest) -> tuple[tuple[str, str], list[str]]:
+def _decision_names(m: Manifest, own: _Entries | None = None) -> tuple[tuple[str, str], list[str]]:
     """A PlacementDecision's owner (namespace, placement label) and cluster names, as load reads
-    them: where every decision is plainly well formed (`_plain_names`: what the scheduler writes,
-    its own decisions coming back), read at once; else by load's reading, which refuses what it
-    refuses with its message."""
-    names = _plain_names(m.obj)
+    them: where every entry is one the scheduler wrote (`_own_names`: its own decisions coming
+    back), or else every one is plainly well formed (`_plain_names`), read at once; else by
+    load's reading, which refuses what it refuses with its message. (The labels are read as
+    load reads them in every case.)"""
+    names = _own_names(m.obj, own) if own is not None else None
+    if names is None:
+        names = _plain_names(m.obj)
     if names is not None:
         labels = Fields(m).labels(m.obj["metadata"].get("labels"), "metadata.labels")
         return (m.namespace, labels.get(n.PLACEMENT_LABEL, "")), names
     ((owner, items),) = _decisions([m]).items()
     return owner, items[0][1]
+
+
+def _own_names(obj: Obj, own: _Entries) -> list[str] | None:
+    """The cluster names of a PlacementDecision's status whose every entry is one of the
+    scheduler's own shared entries (`_Entries`), which `_plain_names` reads as these names: where
+    the list is one emit wrote (`_Entries.listed`) still holding the entries it was written with,
+    their names as written; else each entry found by its id (in C: no entry's fields read). None
+    where any entry is not its own (an object from outside, a decision loaded from the hub:
+    `_plain_names` reads it). A sync's decision holds 100 entries, and a join's writes coming
+    back are hundreds of decisions."""
+    status = obj.get("status")
+    decisions = status.get("decisions") if type(status) is dict else None
+    if type(decisions) is not list:
+        return None
+    kept = own.lists.pop(id(decisions), None)  # the list written (`_Entries.listed`), read once
+    if kept is not None and len(decisions) == len(kept[1]) and all(map(is_, decisions, kept[1])):
+        return list(kept[2])  # holding the very entries it was written with: their names
+    try:  # (an entry not its own found by the missing id: no name compared with None)
+        return list(map(own.names_by_id.__getitem__, map(id, decisions)))
+    except KeyError:
+        return None
 
 
 def _plain_names(obj: Obj) -> list[str] | None:
