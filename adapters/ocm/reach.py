@@ -468,6 +468,8 @@ class OcmLive:
         self._entries = _Made(_decision_entry)  # emit's decision entries (OcmContext.entries), shared
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
+        self._upper_bases: dict[tuple[int, int], tuple[_Drift, np.ndarray]] = {}  # _uppers' (one event's)
+        self._score_ranges: dict[str, tuple[tuple[Cluster, ...], int, int]] = {}  # _score_range's
         self._bases: dict[
             tuple[int, int, int], tuple[_Drift, tuple[np.ndarray, ...]]
         ] = {}  # _rises' (one event's)
@@ -876,6 +878,7 @@ class OcmLive:
         self.journal.assign(self, "enqueued", enqueued)
         self._in_trait.clear()  # the clusters' traits as they now stand
         self._bases.clear()
+        self._upper_bases.clear()
         self._shared_rise.clear()
         self._flipped.clear()
         self._emptied_of.clear()
@@ -1281,6 +1284,7 @@ class OcmLive:
         self._touched_of = None
         self._in_trait.clear()
         self._bases.clear()
+        self._upper_bases.clear()
         self._shared_rise.clear()
         self._flipped.clear()
         self._emptied_of.clear()
@@ -1726,8 +1730,17 @@ class OcmLive:
         # Most strict Placements have no cluster whose bound would overtake their weakest pick
         # (counted: 70 to 80% of them an event): then no scope is read.
         beaten = floor if found is None else _better(floor, found)
-        for at in self._in_scope_at(request, drift, threat) if threat.any() else ():
+        upper = self._uppers(request, drift, own, most) if alone and threat.any() else None
+        if upper is not None and beaten is not None:
+            threat = threat & _may_beat(upper, drift.names, beaten)
+        order = self._in_scope_at(request, drift, threat) if threat.any() else []
+        if upper is not None and len(order) > 1:
+            at_ = np.asarray(order, dtype=np.int64)
+            order = at_[np.argsort(-upper[at_], kind="stable")].tolist()
+        for at in order:
             name = drift.names[at]
+            if upper is not None and beaten is not None and not _beats((int(upper[at]), name), beaten):
+                break  # neither this one nor any after it (bounded lower) moves the maximum
             cluster = self.pool.get(name)
             if cluster is None:
                 continue
@@ -1746,6 +1759,57 @@ class OcmLive:
             found = _better(found, (total, name))  # type: ignore[arg-type]
             beaten = _better(beaten, (total, name))  # type: ignore[arg-type]
         return found
+
+    def _uppers(
+        self, request: PlacementRequest, drift: _Drift, own: Mapping[str, int], most: int
+    ) -> np.ndarray:
+        """Per moved cluster, a bound of `_total` where totals are a cluster's own: its Balance
+        part exactly (the weight times the score of its count now, `drift.now`, less the
+        request's own decisions there, against the busiest count), plus the most its other
+        preferences can give any cluster (`_static_most`)."""
+        weight = _balance_weight(request)
+        upper = np.full(len(drift.names), self._static_most(request), dtype=np.int64)
+        if weight:
+            key = (id(drift), most)
+            found = self._upper_bases.get(key)
+            if found is None or found[0] is not drift:
+                found = self._upper_bases[key] = (drift, balance_scores(np.clip(drift.now, 0, most), most))
+            upper += weight * found[1]
+            for c, mine in own.items():
+                at = drift.index.get(c)
+                if at is not None and mine:
+                    count = max(0, int(drift.now[at]) - mine)
+                    upper[at] += weight * (_balance(count, most) - int(found[1][at]))
+        return upper
+
+    def _static_most(self, request: PlacementRequest) -> int:
+        """The most a request's preferences but its sorters' and Balance's give any cluster of
+        the pool (`_static`'s maximum, bounded term by term): a label match its weight where it
+        is above 0, Steady's held bonus its weight x 100 likewise, an external score its weight
+        times the greatest or least score of that name over the pool (0 where one lacks it)."""
+        most = 0
+        for p in request.preferences:
+            if p.sorter is not None or p.balance:
+                continue
+            if p.held:
+                most += max(0, p.weight * 100)
+            elif p.external is not None:
+                low, high = self._score_range(p.external)
+                most += max(p.weight * low, p.weight * high)
+            else:
+                most += max(0, p.weight)
+        return most
+
+    def _score_range(self, external: str) -> tuple[int, int]:
+        """The least and greatest external score of that name over the pool's clusters (0 where
+        one lacks it), kept while the pool's clusters are the same (`ClusterPool.clusters` gives
+        one tuple until a cluster is put, reloaded or dropped; the entry holds it)."""
+        every = self.pool.clusters()
+        found = self._score_ranges.get(external)
+        if found is None or found[0] is not every:
+            values = [c.scores.get(external, 0) for c in every]
+            found = self._score_ranges[external] = (every, min(values, default=0), max(values, default=0))
+        return found[1], found[2]
 
     def _rises(
         self, drift: _Drift, answer: _Answer, own: Mapping[str, int], most: int, weight: int
@@ -2242,6 +2306,7 @@ class OcmLive:
         self._touched_of = None
         self._in_trait.clear()
         self._bases.clear()
+        self._upper_bases.clear()
         self._shared_rise.clear()
         # Not answered: new, or misconfigured (whose status stands or not, `_misstands`).
         out = {
@@ -2694,6 +2759,18 @@ def _beats(a: tuple[int, str], b: tuple[int, str]) -> bool:
 
 def _better(a: tuple[int, str] | None, b: tuple[int, str]) -> tuple[int, str]:
     return b if a is None or _beats(b, a) else a
+
+
+def _may_beat(upper: np.ndarray, names: Sequence[str], beaten: tuple[int, str]) -> np.ndarray:
+    """Where `(upper[at], names[at])` beats `beaten` (`_beats`, at once): a higher total, or an
+    equal one and a smaller name (the names are in order: the first so many), "" beaten only on
+    the total."""
+    total, name = beaten
+    out = upper > total
+    ties = bisect_left(names, name) if name else 0
+    if ties:
+        out[:ties] |= upper[:ties] == total
+    return out
 
 
 def matters(
