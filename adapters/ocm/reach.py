@@ -65,8 +65,15 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   spans the feasible clusters' range) by each cluster's change of total, exact while its feasible
   set stays (`_stands_margins`), or while the one cluster entering or leaving it lies within the
   range the others span (`_within_range`: the range is then the same, and so is every other
-  cluster's sorter score). The clusters left out are bounded from the last check's picture (its
-  bound of them took in every rise up to it, so it climbs check by check), and where that refuses,
+  cluster's sorter score). Where totals are each cluster's own, a moved cluster is judged (its
+  total, then its filters) only where a bound of its total could still raise the bound of the
+  clusters left out (`_uppers`: Balance's and Steady's parts exactly, an external score's over
+  every value it had, then read off the cluster for those left, a label match's, which OCM has
+  none of, at its weight): a total at most that cannot, whatever its filters; the rest are
+  judged by their bound, highest first, up to the first that cannot beat what was found (the
+  bound is a maximum over one total order, so the order it is taken in moves nothing). The
+  clusters left out are bounded from the last check's picture (its bound of them took in every
+  rise up to it, so it climbs check by check), and where that refuses,
   from the answer's anchor (`_Answer.anchor`: the picture an earlier check started from, with its
   best left out): a cluster left out there ranked below that best, so its total now is at most that
   best plus its own rise since (its Balance score now less the least on the anchor's range of
@@ -221,6 +228,7 @@ from model import (
     FilterKind,
     LabelSelector,
     PlacementRequest,
+    Preference,
     RequestResult,
     Result,
     SelectionMode,
@@ -469,7 +477,10 @@ class OcmLive:
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         self._upper_bases: dict[tuple[int, int], tuple[_Drift, np.ndarray]] = {}  # _uppers' (one event's)
-        self._score_ranges: dict[str, tuple[tuple[Cluster, ...], int, int]] = {}  # _score_range's
+        # Per external score name, a range holding every value of it any model put in the pool
+        # ever had, and 0 (`_uppers`): it only widens, so it holds every cluster the pool holds
+        # or gets back from the journal (kept out of it: an undo narrows nothing it needs).
+        self._score_hull: dict[str, tuple[int, int]] = {}
         self._bases: dict[
             tuple[int, int, int], tuple[_Drift, tuple[np.ndarray, ...]]
         ] = {}  # _rises' (one event's)
@@ -806,6 +817,11 @@ class OcmLive:
             self._revalue(was, None)
             return
         model = c.to_model(self._traits(name), self.valid.get(name, {}), self.counts.get(name, 0))
+        hull = self._score_hull
+        for key, value in model.scores.items():
+            low, high = hull.get(key, (0, 0))
+            if not low <= value <= high:
+                hull[key] = (min(low, value), max(high, value))
         self._revalue(was, model)
         self.pool.put(model)
 
@@ -1730,16 +1746,16 @@ class OcmLive:
         # Most strict Placements have no cluster whose bound would overtake their weakest pick
         # (counted: 70 to 80% of them an event): then no scope is read.
         beaten = floor if found is None else _better(floor, found)
-        upper = self._uppers(request, drift, own, most) if alone and threat.any() else None
+        upper = self._uppers(request, drift, own, most, held) if alone and threat.any() else None
         if upper is not None and beaten is not None:
             threat = threat & _may_beat(upper, drift.names, beaten)
         order = self._in_scope_at(request, drift, threat) if threat.any() else []
-        if upper is not None and len(order) > 1:
-            at_ = np.asarray(order, dtype=np.int64)
-            order = at_[np.argsort(-upper[at_], kind="stable")].tolist()
+        bounds = self._scored_bounds(request, drift, upper, order) if upper is not None and order else None
+        if bounds is not None:
+            order.sort(key=lambda at: -bounds[at])  # stable: equal bounds stay in name order
         for at in order:
             name = drift.names[at]
-            if upper is not None and beaten is not None and not _beats((int(upper[at]), name), beaten):
+            if bounds is not None and beaten is not None and not _beats((bounds[at], name), beaten):
                 break  # neither this one nor any after it (bounded lower) moves the maximum
             cluster = self.pool.get(name)
             if cluster is None:
@@ -1761,14 +1777,39 @@ class OcmLive:
         return found
 
     def _uppers(
-        self, request: PlacementRequest, drift: _Drift, own: Mapping[str, int], most: int
+        self,
+        request: PlacementRequest,
+        drift: _Drift,
+        own: Mapping[str, int],
+        most: int,
+        held: AbstractSet[str],
     ) -> np.ndarray:
-        """Per moved cluster, a bound of `_total` where totals are a cluster's own: its Balance
-        part exactly (the weight times the score of its count now, `drift.now`, less the
-        request's own decisions there, against the busiest count), plus the most its other
-        preferences can give any cluster (`_static_most`)."""
-        weight = _balance_weight(request)
-        upper = np.full(len(drift.names), self._static_most(request), dtype=np.int64)
+        """Per moved cluster, a bound of `_total` where totals are a cluster's own (a moved
+        cluster gone from the pool is never judged: its entry is any). Balance's part exactly:
+        the weight times the score of its count now (`drift.now`) less the request's own
+        decisions there, against the busiest count; Steady's held bonus on the clusters it holds;
+        an external score at its weight times either end of a range holding every score of that
+        name and 0 (`_score_hull`; read off the cluster for the few left, `_scored_bounds`); a
+        label match (OCM has none) at its weight where that is above 0."""
+        upper = np.zeros(len(drift.names), dtype=np.int64)
+        weight = static = 0
+        for p in request.preferences:
+            if p.sorter is not None:
+                continue
+            if p.balance:
+                weight += p.weight
+            elif p.held:
+                if p.weight:
+                    for at in map(drift.index.get, held):
+                        if at is not None:
+                            upper[at] += p.weight * 100
+            elif p.external is not None:
+                low, high = self._score_hull.get(p.external, (0, 0))
+                static += max(p.weight * low, p.weight * high)
+            else:
+                static += max(0, p.weight)
+        if static:
+            upper += static
         if weight:
             key = (id(drift), most)
             found = self._upper_bases.get(key)
@@ -1782,34 +1823,25 @@ class OcmLive:
                     upper[at] += weight * (_balance(count, most) - int(found[1][at]))
         return upper
 
-    def _static_most(self, request: PlacementRequest) -> int:
-        """The most a request's preferences but its sorters' and Balance's give any cluster of
-        the pool (`_static`'s maximum, bounded term by term): a label match its weight where it
-        is above 0, Steady's held bonus its weight x 100 likewise, an external score its weight
-        times the greatest or least score of that name over the pool (0 where one lacks it)."""
-        most = 0
-        for p in request.preferences:
-            if p.sorter is not None or p.balance:
-                continue
-            if p.held:
-                most += max(0, p.weight * 100)
-            elif p.external is not None:
-                low, high = self._score_range(p.external)
-                most += max(p.weight * low, p.weight * high)
-            else:
-                most += max(0, p.weight)
-        return most
-
-    def _score_range(self, external: str) -> tuple[int, int]:
-        """The least and greatest external score of that name over the pool's clusters (0 where
-        one lacks it), kept while the pool's clusters are the same (`ClusterPool.clusters` gives
-        one tuple until a cluster is put, reloaded or dropped; the entry holds it)."""
-        every = self.pool.clusters()
-        found = self._score_ranges.get(external)
-        if found is None or found[0] is not every:
-            values = [c.scores.get(external, 0) for c in every]
-            found = self._score_ranges[external] = (every, min(values, default=0), max(values, default=0))
-        return found[1], found[2]
+    def _scored_bounds(
+        self, request: PlacementRequest, drift: _Drift, upper: np.ndarray, order: Sequence[int]
+    ) -> dict[int, int]:
+        """`upper` at the positions of `order`, each external score's part read off the cluster
+        itself in place of its bound over the pool (`_uppers`): the totals of these few, but a
+        label match's part."""
+        bounds = dict(zip(order, upper[list(order)].tolist(), strict=True))
+        scored = [(p.weight, p.external or "") for p in request.preferences if _external(p)]
+        if scored:
+            loose = 0
+            for w, k in scored:
+                low, high = self._score_hull.get(k, (0, 0))
+                loose += max(w * low, w * high)
+            get, names = self.pool.get, drift.names
+            for at in order:
+                c = get(names[at])
+                if c is not None:
+                    bounds[at] += sum(w * c.scores.get(k, 0) for w, k in scored) - loose
+        return bounds
 
     def _rises(
         self, drift: _Drift, answer: _Answer, own: Mapping[str, int], most: int, weight: int
@@ -2888,6 +2920,11 @@ def _total(
         elif p.labels is None or p.labels.matches(c.labels):
             total += p.weight
     return total
+
+
+def _external(p: Preference) -> bool:
+    """Whether a preference is an external score's (`_total`'s order of shapes)."""
+    return p.sorter is None and not p.balance and not p.held and p.external is not None
 
 
 def _patched(shared: np.ndarray, patch: Mapping[int, int]) -> np.ndarray:
