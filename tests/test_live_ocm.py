@@ -1417,6 +1417,59 @@ def test_the_drifted_bound_judged_with_its_shortcuts_is_the_one_judged_whole(mod
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_the_moved_clusters_bounded_totals_cut_only_what_moves_no_bound(mode, monkeypatch) -> None:
+    """`_drifted_bound` drops the moved clusters whose bound of their own total (`_uppers`: an
+    external score's part over every value it had) cannot beat the floor, walks the rest by
+    their bound with the scores read off the cluster (`_scored_bounds`) and stops where the next
+    cannot beat what was found: over 60 generated events both bounds are at least the moved
+    cluster's `_total` (the second equal: OCM's Placements have no label match, so a part one
+    too low fails), every bound found is the one found without the cut, with clusters cut among
+    them, and the deltas are those judged without it."""
+    original, uppers, asked = OcmLive._drifted_bound, OcmLive._uppers, Counter()
+    judged = reach_module._total
+
+    def counted(request, c, own, most, held, **kw):
+        asked["totals"] += 1
+        return judged(request, c, own, most, held, **kw)
+
+    def none(self, request, drift, own, most, held):
+        return None
+
+    def bound(self, request, drift, rises, best, weakest, alone, own, most, held, now, floor):
+        before = asked["totals"]
+        out = original(self, request, drift, rises.copy(), best, weakest, alone, own, most, held, now, floor)
+        cut = asked["totals"] - before
+        OcmLive._uppers = none
+        try:
+            whole = original(
+                self, request, drift, rises.copy(), best, weakest, alone, own, most, held, now, floor
+            )
+        finally:
+            OcmLive._uppers = uppers
+        assert out == whole
+        asked["cut"] += asked["totals"] - before - cut > cut
+        if alone:
+            upper = uppers(self, request, drift, own, most, held)
+            scored = self._scored_bounds(request, drift, upper, list(range(len(drift.names))))
+            for at, name in enumerate(drift.names):
+                cluster = self.pool.get(name)
+                if cluster is not None:
+                    total = judged(request, cluster, own, most, held)
+                    assert upper[at] >= total and scored[at] >= total, (name, upper[at], scored[at], total)
+                    asked["tight"] += scored[at] == total
+                    asked["loose"] += upper[at] > total
+        return out
+
+    monkeypatch.setattr(reach_module, "_total", counted)
+    monkeypatch.setattr(OcmLive, "_drifted_bound", bound)
+    fast = _deltas(mode, 0, 60)
+    monkeypatch.setattr(OcmLive, "_drifted_bound", original)
+    monkeypatch.setattr(OcmLive, "_uppers", none)
+    assert fast == _deltas(mode, 0, 60)
+    assert asked["cut"] > 5 and asked["tight"] > 5 and asked["loose"] > 5, asked
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
 def test_a_drifts_arrays_read_in_c_are_those_read_cluster_by_cluster(mode, monkeypatch) -> None:
     """`_drift` reads its arrays by mapped dict look-ups and `_in_scope_at` its trait masks by a
     mapped membership test: over 60 generated events every drift's names, positions and counts
@@ -1470,6 +1523,7 @@ def test_a_threats_filters_are_judged_only_where_its_total_would_move_the_bound(
     model = SimpleNamespace(
         pool={c: SimpleNamespace(name=c) for c in names},
         _in_scope_at=lambda request, drift, wanted: np.flatnonzero(wanted).tolist(),
+        _uppers=lambda request, drift, own, most, held: None,  # no bound of the totals: judged in order
     )
     rises = np.array([5, 7, 6, 1], dtype=np.int64)
     args = (None, drift, rises, (10, "z"), ("p", 12), True, {}, 0, frozenset(), None)
@@ -1479,6 +1533,16 @@ def test_a_threats_filters_are_judged_only_where_its_total_would_move_the_bound(
     assert OcmLive._drifted_bound(model, *args, None) == (15, "c")  # no floor: the rest's d (11) first
     assert judged == ["a", "c"]
     assert _drifted_bound_alone(model, *args) == (15, "c") and judged[2:] == ["a", "b", "c"]
+    # With bounds of the totals (`_uppers`): b (at most 13) is dropped before the scope is read,
+    # against the floor (13, "a"); c is judged first (the highest bound) and a, at most 14, is
+    # then not looked at (nor anything after it).
+    judged.clear()
+    wanted = []
+    model._in_scope_at = lambda request, drift, threat: wanted.append(threat.tolist()) or [0, 2]
+    model._uppers = lambda request, drift, own, most, held: np.array([14, 13, 16, 11], dtype=np.int64)
+    model._scored_bounds = lambda request, drift, upper, order: {at: int(upper[at]) for at in order}
+    assert OcmLive._drifted_bound(model, *args, (13, "a")) == (15, "c")
+    assert judged == ["c"] and wanted == [[True, False, True, False]]
 
 
 def test_a_cluster_with_another_load_is_the_one_replace_makes() -> None:

@@ -65,8 +65,15 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   spans the feasible clusters' range) by each cluster's change of total, exact while its feasible
   set stays (`_stands_margins`), or while the one cluster entering or leaving it lies within the
   range the others span (`_within_range`: the range is then the same, and so is every other
-  cluster's sorter score). The clusters left out are bounded from the last check's picture (its
-  bound of them took in every rise up to it, so it climbs check by check), and where that refuses,
+  cluster's sorter score). Where totals are each cluster's own, a moved cluster is judged (its
+  total, then its filters) only where a bound of its total could still raise the bound of the
+  clusters left out (`_uppers`: Balance's and Steady's parts exactly, an external score's over
+  every value it had, then read off the cluster for those left, a label match's, which OCM has
+  none of, at its weight): a total at most that cannot, whatever its filters; the rest are
+  judged by their bound, highest first, up to the first that cannot beat what was found (the
+  bound is a maximum over one total order, so the order it is taken in moves nothing). The
+  clusters left out are bounded from the last check's picture (its bound of them took in every
+  rise up to it, so it climbs check by check), and where that refuses,
   from the answer's anchor (`_Answer.anchor`: the picture an earlier check started from, with its
   best left out): a cluster left out there ranked below that best, so its total now is at most that
   best plus its own rise since (its Balance score now less the least on the anchor's range of
@@ -221,6 +228,7 @@ from model import (
     FilterKind,
     LabelSelector,
     PlacementRequest,
+    Preference,
     RequestResult,
     Result,
     SelectionMode,
@@ -506,6 +514,11 @@ class OcmLive:
         self._entries = _Entries()  # emit's decision entries (OcmContext.entries), shared
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
+        self._upper_bases: dict[tuple[int, int], tuple[_Drift, np.ndarray]] = {}  # _uppers' (one event's)
+        # Per external score name, a range holding every value of it any model put in the pool
+        # ever had, and 0 (`_uppers`): it only widens, so it holds every cluster the pool holds
+        # or gets back from the journal (kept out of it: an undo narrows nothing it needs).
+        self._score_hull: dict[str, tuple[int, int]] = {}
         self._bases: dict[
             tuple[int, int, int], tuple[_Drift, tuple[np.ndarray, ...]]
         ] = {}  # _rises' (one event's)
@@ -842,6 +855,11 @@ class OcmLive:
             self._revalue(was, None)
             return
         model = c.to_model(self._traits(name), self.valid.get(name, {}), self.counts.get(name, 0))
+        hull = self._score_hull
+        for key, value in model.scores.items():
+            low, high = hull.get(key, (0, 0))
+            if not low <= value <= high:
+                hull[key] = (min(low, value), max(high, value))
         self._revalue(was, model)
         self.pool.put(model)
 
@@ -916,6 +934,7 @@ class OcmLive:
         self.journal.assign(self, "enqueued", enqueued)
         self._in_trait.clear()  # the clusters' traits as they now stand
         self._bases.clear()
+        self._upper_bases.clear()
         self._shared_rise.clear()
         self._flipped.clear()
         self._emptied_of.clear()
@@ -1321,6 +1340,7 @@ class OcmLive:
         self._touched_of = None
         self._in_trait.clear()
         self._bases.clear()
+        self._upper_bases.clear()
         self._shared_rise.clear()
         self._flipped.clear()
         self._emptied_of.clear()
@@ -1766,8 +1786,17 @@ class OcmLive:
         # Most strict Placements have no cluster whose bound would overtake their weakest pick
         # (counted: 70 to 80% of them an event): then no scope is read.
         beaten = floor if found is None else _better(floor, found)
-        for at in self._in_scope_at(request, drift, threat) if threat.any() else ():
+        upper = self._uppers(request, drift, own, most, held) if alone and threat.any() else None
+        if upper is not None and beaten is not None:
+            threat = threat & _may_beat(upper, drift.names, beaten)
+        order = self._in_scope_at(request, drift, threat) if threat.any() else []
+        bounds = self._scored_bounds(request, drift, upper, order) if upper is not None and order else None
+        if bounds is not None:
+            order.sort(key=lambda at: -bounds[at])  # stable: equal bounds stay in name order
+        for at in order:
             name = drift.names[at]
+            if bounds is not None and beaten is not None and not _beats((bounds[at], name), beaten):
+                break  # neither this one nor any after it (bounded lower) moves the maximum
             cluster = self.pool.get(name)
             if cluster is None:
                 continue
@@ -1786,6 +1815,73 @@ class OcmLive:
             found = _better(found, (total, name))  # type: ignore[arg-type]
             beaten = _better(beaten, (total, name))  # type: ignore[arg-type]
         return found
+
+    def _uppers(
+        self,
+        request: PlacementRequest,
+        drift: _Drift,
+        own: Mapping[str, int],
+        most: int,
+        held: AbstractSet[str],
+    ) -> np.ndarray:
+        """Per moved cluster, a bound of `_total` where totals are a cluster's own (a moved
+        cluster gone from the pool is never judged: its entry is any). Balance's part exactly:
+        the weight times the score of its count now (`drift.now`) less the request's own
+        decisions there, against the busiest count; Steady's held bonus on the clusters it holds;
+        an external score at its weight times either end of a range holding every score of that
+        name and 0 (`_score_hull`; read off the cluster for the few left, `_scored_bounds`); a
+        label match (OCM has none) at its weight where that is above 0."""
+        upper = np.zeros(len(drift.names), dtype=np.int64)
+        weight = static = 0
+        for p in request.preferences:
+            if p.sorter is not None:
+                continue
+            if p.balance:
+                weight += p.weight
+            elif p.held:
+                if p.weight:
+                    for at in map(drift.index.get, held):
+                        if at is not None:
+                            upper[at] += p.weight * 100
+            elif p.external is not None:
+                low, high = self._score_hull.get(p.external, (0, 0))
+                static += max(p.weight * low, p.weight * high)
+            else:
+                static += max(0, p.weight)
+        if static:
+            upper += static
+        if weight:
+            key = (id(drift), most)
+            found = self._upper_bases.get(key)
+            if found is None or found[0] is not drift:
+                found = self._upper_bases[key] = (drift, balance_scores(np.clip(drift.now, 0, most), most))
+            upper += weight * found[1]
+            for c, mine in own.items():
+                at = drift.index.get(c)
+                if at is not None and mine:
+                    count = max(0, int(drift.now[at]) - mine)
+                    upper[at] += weight * (_balance(count, most) - int(found[1][at]))
+        return upper
+
+    def _scored_bounds(
+        self, request: PlacementRequest, drift: _Drift, upper: np.ndarray, order: Sequence[int]
+    ) -> dict[int, int]:
+        """`upper` at the positions of `order`, each external score's part read off the cluster
+        itself in place of its bound over the pool (`_uppers`): the totals of these few, but a
+        label match's part."""
+        bounds = dict(zip(order, upper[list(order)].tolist(), strict=True))
+        scored = [(p.weight, p.external or "") for p in request.preferences if _external(p)]
+        if scored:
+            loose = 0
+            for w, k in scored:
+                low, high = self._score_hull.get(k, (0, 0))
+                loose += max(w * low, w * high)
+            get, names = self.pool.get, drift.names
+            for at in order:
+                c = get(names[at])
+                if c is not None:
+                    bounds[at] += sum(w * c.scores.get(k, 0) for w, k in scored) - loose
+        return bounds
 
     def _rises(
         self, drift: _Drift, answer: _Answer, own: Mapping[str, int], most: int, weight: int
@@ -2289,6 +2385,7 @@ class OcmLive:
         self._touched_of = None
         self._in_trait.clear()
         self._bases.clear()
+        self._upper_bases.clear()
         self._shared_rise.clear()
         # Not answered: new, or misconfigured (whose status stands or not, `_misstands`).
         out = {
@@ -2743,6 +2840,18 @@ def _better(a: tuple[int, str] | None, b: tuple[int, str]) -> tuple[int, str]:
     return b if a is None or _beats(b, a) else a
 
 
+def _may_beat(upper: np.ndarray, names: Sequence[str], beaten: tuple[int, str]) -> np.ndarray:
+    """Where `(upper[at], names[at])` beats `beaten` (`_beats`, at once): a higher total, or an
+    equal one and a smaller name (the names are in order: the first so many), "" beaten only on
+    the total."""
+    total, name = beaten
+    out = upper > total
+    ties = bisect_left(names, name) if name else 0
+    if ties:
+        out[:ties] |= upper[:ties] == total
+    return out
+
+
 def matters(
     request: PlacementRequest,
     before: Cluster | None,
@@ -2864,6 +2973,11 @@ def _picture_size(entry: tuple[int, int, Any, int]) -> int:
     """The clusters a kept picture holds (`OcmLive._prune`: a picture's moves, or its drift)."""
     found = entry[2]
     return len(found.names) if isinstance(found, _Drift) else len(found)
+
+
+def _external(p: Preference) -> bool:
+    """Whether a preference is an external score's (`_total`'s order of shapes)."""
+    return p.sorter is None and not p.balance and not p.held and p.external is not None
 
 
 def _patched(shared: np.ndarray, patch: Mapping[int, int]) -> np.ndarray:
