@@ -2719,6 +2719,29 @@ def test_a_drift_without_batch_mates_is_read_off_the_logs_arrays_and_stands_as_r
     assert asked["mates-less"] > 20 and asked["cut"] > 0, asked
 
 
+def test_a_traits_clusters_among_a_drift_read_off_the_log_are_a_slice_of_its_mask_over_the_log(
+    monkeypatch,
+) -> None:
+    """`_in_scope_at` on a drift read off the log's arrays takes each trait's clusters as a
+    slice of the trait's mask over the log's names (`_trait_over_log`, made once per event):
+    over 60 generated events (optimal) every answer is what testing each of the drift's names
+    against the trait's clusters as they now stand gives, and slices were taken. Fails with the
+    masks kept across events (a relabelled cluster's traits read as they were)."""
+    original, asked = OcmLive._in_scope_at, Counter()
+
+    def in_scope(self, request, drift, wanted):
+        out = original(self, request, drift, wanted)
+        if request.scope is not None and request.mode is not reach_module.SelectionMode.FIXED:
+            members = set().union(*(self.pool.with_trait(t) for t in request.scope))
+            scoped = [i for i, c in enumerate(drift.names) if c in members and (wanted is None or wanted[i])]
+            assert out == scoped, request.key
+            asked["sliced"] += drift.places is not None and bool(self._trait_masks)
+        return out
+
+    asked = _same_deltas(monkeypatch, "optimal", "_in_scope_at", in_scope, original, asked)
+    assert asked["sliced"] > 20, asked
+
+
 def test_a_sorters_ends_are_kept_by_the_filters_number_not_by_hashing_the_terms(monkeypatch) -> None:
     """`_ends` keeps each property's ends per cluster left out and filters by the filters' number
     (`_filters_number`): a request's required terms are hashed once, not at each of its asks (a

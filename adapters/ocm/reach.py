@@ -375,6 +375,10 @@ class _Drift:
     now: np.ndarray
     added: np.ndarray
     dropped: np.ndarray
+    # A drift read off the log's arrays (`_drift_of_log`): its names' places in the log's names
+    # in order, and that order (`_LogIndex.ordered`, a new array whenever it grows).
+    places: np.ndarray | None = None
+    ordered: np.ndarray | None = None
 
     def up_to_count(self, name: str) -> int:
         """How many moved clusters' names are at most `name` (the names are in order: the first
@@ -402,6 +406,7 @@ class _LogIndex:
         self.previous = np.zeros(0, dtype=np.int64)
         self.rank = np.zeros(0, dtype=np.int64)  # by number: its place among the names in order
         self.ordered = np.zeros(0, dtype=object)  # the names in order
+        self.ordered_names: list[str] = []  # and as a list
         self.ranked = 0  # the names `rank` orders (the first so many numbers)
 
     def cut_back(self, length: int) -> None:
@@ -448,7 +453,8 @@ class _LogIndex:
             ordered = sorted(range(len(names)), key=names.__getitem__)
             self.rank = np.empty(len(names), dtype=np.int64)
             self.rank[ordered] = np.arange(len(names), dtype=np.int64)
-            self.ordered = np.array([names[k] for k in ordered] if names else [], dtype=object)
+            self.ordered_names = [names[k] for k in ordered]
+            self.ordered = np.array(self.ordered_names, dtype=object)
             self.ranked = len(names)
 
     def since(self, start: int) -> tuple[np.ndarray, np.ndarray]:
@@ -553,6 +559,7 @@ class OcmLive:
         self._entries = _Made(_decision_entry)  # emit's decision entries (OcmContext.entries), shared
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
+        self._trait_masks: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # _trait_over_log's (one event's)
         self._bases: dict[
             tuple[int, int, int], tuple[_Drift, tuple[np.ndarray, ...]]
         ] = {}  # _rises' (one event's)
@@ -962,7 +969,8 @@ class OcmLive:
         changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
         # upstream's queue after the changes (what tests and reports read)
         self.journal.assign(self, "enqueued", enqueued)
-        self._in_trait.clear()  # the clusters' traits as they now stand
+        self._in_trait.clear()
+        self._trait_masks.clear()  # the clusters' traits as they now stand
         self._bases.clear()
         self._shared_rise.clear()
         self._flipped.clear()
@@ -1368,6 +1376,7 @@ class OcmLive:
         self._facts.clear()
         self._touched_of = None
         self._in_trait.clear()
+        self._trait_masks.clear()
         self._bases.clear()
         self._shared_rise.clear()
         self._flipped.clear()
@@ -2173,6 +2182,12 @@ class OcmLive:
             if found is None or found[0] is not drift:
                 members = self.pool.with_trait(trait)
                 size = len(drift.names)
+                if drift.places is not None and self._over_log(trait, drift):
+                    # a slice of the trait's mask over the log's names
+                    mask = self._trait_over_log(trait, members)[drift.places]
+                    found = self._in_trait[(id(drift), trait)] = (drift, mask)
+                    scoped |= mask
+                    continue
                 if 3 * len(members) < size:  # a few of a big drift's names (a join's: thousands)
                     at = list(map(drift.index.__getitem__, drift.index.keys() & members))
                     mask = np.zeros(size, dtype=bool)
@@ -2182,6 +2197,35 @@ class OcmLive:
                 found = self._in_trait[(id(drift), trait)] = (drift, mask)
             scoped |= found[1]
         return np.flatnonzero(scoped if wanted is None else scoped & wanted).tolist()
+
+    def _over_log(self, trait: str, drift: _Drift) -> bool:
+        """Whether a drift read off the log takes the trait's clusters from its mask over the
+        log's names: where that mask is made this event, or the drift holds at least half
+        of the names (a mask over them all costs at most two of the drift's own)."""
+        ordered = self._log_index.ordered
+        if drift.ordered is not ordered:
+            return False
+        found = self._trait_masks.get(trait)
+        return (found is not None and found[0] is ordered) or 2 * len(drift.names) >= len(ordered)
+
+    def _trait_over_log(self, trait: str, members: AbstractSet[str]) -> np.ndarray:
+        """Which of the log's names in order (`_LogIndex.ordered`) have the trait as the
+        clusters now stand: made once per event and order (cleared with `_in_trait`), each
+        drift read off the log takes its own by its places."""
+        log = self._log_index
+        ordered = log.ordered
+        found = self._trait_masks.get(trait)
+        if found is None or found[0] is not ordered:
+            size = len(ordered)
+            if 3 * len(members) < size:
+                number, rank = log.number, log.rank
+                at = [rank[number[c]] for c in members if c in number]
+                mask = np.zeros(size, dtype=bool)
+                mask[at] = True
+            else:
+                mask = np.fromiter(map(members.__contains__, log.ordered_names), bool, size)
+            found = self._trait_masks[trait] = (ordered, mask)
+        return found[1]
 
     def _drift(self, answer: _Answer) -> _Drift:
         """The clusters whose count moved since the answer's picture (and those its batch-mates
@@ -2255,6 +2299,8 @@ class OcmLive:
             np.fromiter(map(self.counts.get, names, repeat(0)), np.int64, size),
             np.zeros(size, dtype=np.int64),
             np.zeros(size, dtype=np.int64),
+            at,
+            log.ordered,
         )
         self._prune()
         self._drifts[key] = (length, floor, found, self.seq)
@@ -2357,6 +2403,7 @@ class OcmLive:
         self._facts.clear()
         self._touched_of = None
         self._in_trait.clear()
+        self._trait_masks.clear()
         self._bases.clear()
         self._shared_rise.clear()
         # Not answered: new, or misconfigured (whose status stands or not, `_misstands`).
