@@ -1891,6 +1891,7 @@ def _put_decision_cluster_by_cluster(self, key, m, checked=None) -> None:
                 j.note(partial(self._uncut, self.floor, cut_off))
             self.floor = self.log_seq[cut]
             del self.log_seq[:cut], self.log_cluster[:cut], self.log_before[:cut]
+            self._log_index.floor = -1  # as `_log`: the log's arrays made afresh
         count, was_count = self.counts.get(c, 0) + delta, self.counts.get(c, 0)
         if was_count:
             held = self.by_count[was_count]
