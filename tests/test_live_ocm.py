@@ -2035,6 +2035,7 @@ def _put_decision_cluster_by_cluster(self, key, m, checked=None) -> None:
                 j.note(partial(self._uncut, self.floor, cut_off))
             self.floor = self.log_seq[cut]
             del self.log_seq[:cut], self.log_cluster[:cut], self.log_before[:cut]
+            self._log_index.floor = -1  # as `_log`: the log's arrays made afresh
         count, was_count = self.counts.get(c, 0) + delta, self.counts.get(c, 0)
         if was_count:
             held = self.by_count[was_count]
@@ -2776,6 +2777,114 @@ def test_the_moves_since_a_picture_taken_on_as_the_log_grows_are_those_read_afre
     monkeypatch.setattr(OcmLive, "_moved_since", moved)
     asked = _same_deltas(monkeypatch, mode, "_drift", drift, afresh, asked)
     assert asked["moved taken on"] > 3 and asked["drift taken on"] > 3, asked
+
+
+def test_the_logs_arrays_give_each_pictures_first_moves_through_growth_cut_backs_and_cuts() -> None:
+    """`_LogIndex` (the count log as arrays, `_drift_of_log`): over a random log that grows, is
+    cut back (an event undone) and cut at the front (a new floor), the clusters first moved at
+    or after every start and their counts then are those read entry by entry, the names in
+    order. Fails where an entry's previous one is read as the start itself (`<=`), or where the
+    cut back leaves each cluster's last entry as it was."""
+    import random
+
+    rng = random.Random(3)
+    log = reach_module._LogIndex()
+    clusters: list[str] = []
+    before: list[int] = []
+    floor = 0
+    checked = 0
+    for step in range(300):
+        roll = rng.random()
+        if roll < 0.15 and clusters:
+            length = rng.randrange(len(clusters))
+            del clusters[length:], before[length:]
+        elif roll < 0.2 and len(clusters) > 10:
+            cut = len(clusters) // 2
+            del clusters[:cut], before[:cut]
+            floor += 1
+        else:
+            for _ in range(rng.randrange(1, 12)):
+                clusters.append(f"c{rng.randrange(40)}")
+                before.append(rng.randrange(9))
+        if roll < 0.15 and log.length > len(clusters):
+            log.cut_back(len(clusters))
+        log.sync(clusters, before, floor)
+        assert log.length == len(clusters)
+        for start in range(len(clusters) + 1):
+            then: dict[str, int] = {}
+            for c, b in zip(clusters[start:], before[start:], strict=True):
+                then.setdefault(c, b)
+            at, counts = log.since(start)
+            names = sorted(then)
+            assert log.ordered[at].tolist() == names, (step, start)
+            assert counts.tolist() == [then[c] for c in names], (step, start)
+            checked += 1
+    assert checked > 1000
+
+
+def test_a_drift_without_batch_mates_is_read_off_the_logs_arrays_and_stands_as_read_afresh(
+    monkeypatch,
+) -> None:
+    """A picture with no batch-mates' moves: its drift comes off the log's arrays
+    (`_drift_of_log`), never a dict of the moves since it (`_moved_since`), and over 60
+    generated events with the log cut every few events (a small limit) every drift's names,
+    positions, counts then and now are those read entry by entry; the deltas are those of
+    drifts made afresh at every ask. Fails with the drift made from `_moved_since` again."""
+    monkeypatch.setattr(reach_module, "_LOG_LIMIT", 400)
+    original, plain, asked = OcmLive._drift, OcmLive._moved_since, Counter()
+    inside: list[bool] = []
+
+    def moved(self, seen):
+        asked["moved asked inside a mates-less drift"] += bool(inside and inside[-1])
+        return plain(self, seen)
+
+    def drift(self, answer):
+        inside.append(answer.mates is None)
+        try:
+            out = original(self, answer)
+        finally:
+            inside.pop()
+        then, mates = _moved_from_entry_by_entry(self, answer.seen), answer.mates
+        names = sorted({*then, *(mates.added if mates else ()), *(mates.dropped if mates else ())})
+        assert out.names == names and out.index == {name: at for at, name in enumerate(names)}
+        assert out.then.tolist() == [then.get(c, self.counts.get(c, 0)) for c in names]
+        assert out.now.tolist() == [self.counts.get(c, 0) for c in names]
+        asked["mates-less"] += mates is None
+        asked["cut"] += len(self.log_seq) < asked["length"]
+        asked["length"] = len(self.log_seq)
+        return out
+
+    def afresh(self, answer):
+        self._drifts.clear()
+        return original(self, answer)
+
+    monkeypatch.setattr(OcmLive, "_moved_since", moved)
+    asked = _same_deltas(monkeypatch, "optimal", "_drift", drift, afresh, asked)
+    assert asked["moved asked inside a mates-less drift"] == 0, asked
+    assert asked["mates-less"] > 20 and asked["cut"] > 0, asked
+
+
+def test_a_traits_clusters_among_a_drift_read_off_the_log_are_a_slice_of_its_mask_over_the_log(
+    monkeypatch,
+) -> None:
+    """`_in_scope_at` on a drift read off the log's arrays takes each trait's clusters as a
+    slice of the trait's mask over the log's names (`_trait_over_log`, made once per event):
+    over 60 generated events (optimal) every answer is what testing each of the drift's names
+    against the trait's clusters as they now stand gives, and slices were taken. Fails with the
+    masks kept across events (a relabelled cluster's traits read as they were)."""
+    original, asked = OcmLive._in_scope_at, Counter()
+
+    def in_scope(self, request, drift, wanted):
+        out = original(self, request, drift, wanted)
+        if request.scope is not None and request.mode is not reach_module.SelectionMode.FIXED:
+            members = set().union(*(self.pool.with_trait(t) for t in request.scope))
+            scoped = [i for i, c in enumerate(drift.names) if c in members and (wanted is None or wanted[i])]
+            assert out == scoped, request.key
+            asked["sliced"] += drift.places is not None and bool(self._trait_masks)
+        return out
+
+    asked = _same_deltas(monkeypatch, "optimal", "_in_scope_at", in_scope, original, asked)
+    assert asked["sliced"] > 20, asked
 
 
 def test_a_sorters_ends_are_kept_by_the_filters_number_not_by_hashing_the_terms(monkeypatch) -> None:

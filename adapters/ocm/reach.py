@@ -421,11 +421,99 @@ class _Drift:
     now: np.ndarray
     added: np.ndarray
     dropped: np.ndarray
+    # A drift read off the log's arrays (`_drift_of_log`): its names' places in the log's names
+    # in order, and that order (`_LogIndex.ordered`, a new array whenever it grows).
+    places: np.ndarray | None = None
+    ordered: np.ndarray | None = None
 
     def up_to_count(self, name: str) -> int:
         """How many moved clusters' names are at most `name` (the names are in order: the first
         so many)."""
         return bisect_right(self.names, name)
+
+
+class _LogIndex:
+    """The count log as arrays, for `OcmLive._drift`: each entry's cluster (by a number given in
+    the order first seen), its count before and the position of the previous entry of the same
+    cluster (-1: none since the floor). An entry is a cluster's first after position `start`
+    exactly when its previous entry lies before `start`, so a picture's moved clusters and their
+    counts then are a comparison over the entries since it, not a dict per picture. Taken on as
+    the log grows (an entry each), cut back where the log is cut back (`_unlog`: the entries'
+    previous entries stand) and made afresh when its floor moves."""
+
+    def __init__(self) -> None:
+        self.floor = -1
+        self.length = 0
+        self.number: dict[str, int] = {}
+        self.names: list[str] = []  # by number
+        self.last: list[int] = []  # by number: its last entry (-1: none)
+        self.clusters = np.zeros(0, dtype=np.int64)
+        self.before = np.zeros(0, dtype=np.int64)
+        self.previous = np.zeros(0, dtype=np.int64)
+        self.rank = np.zeros(0, dtype=np.int64)  # by number: its place among the names in order
+        self.ordered = np.zeros(0, dtype=object)  # the names in order
+        self.ordered_names: list[str] = []  # and as a list
+        self.ranked = 0  # the names `rank` orders (the first so many numbers)
+
+    def cut_back(self, length: int) -> None:
+        """The log cut back to `length` entries: each cluster's last entry is then the previous
+        entry of its earliest entry let go."""
+        if length >= self.length:
+            return
+        last = self.last
+        for at in range(self.length - 1, length - 1, -1):
+            last[self.clusters[at]] = int(self.previous[at])
+        self.length = length
+
+    def sync(self, clusters: list[str], before: list[int], floor: int) -> None:
+        if floor != self.floor:
+            self.__init__()  # type: ignore[misc]
+            self.floor = floor
+        length = len(clusters)
+        if length <= self.length:
+            return
+        if length > len(self.clusters):
+            size = max(length, 2 * len(self.clusters), 1024)
+            for name in ("clusters", "before", "previous"):
+                grown = np.zeros(size, dtype=np.int64)
+                grown[: self.length] = getattr(self, name)[: self.length]
+                setattr(self, name, grown)
+        number, names, last = self.number, self.names, self.last
+        start = self.length
+        numbers = []
+        previous = []
+        for at, c in enumerate(clusters[start:length], start):
+            k = number.get(c)
+            if k is None:
+                k = number[c] = len(names)
+                names.append(c)
+                last.append(-1)
+            numbers.append(k)
+            previous.append(last[k])
+            last[k] = at
+        self.clusters[start:length] = numbers
+        self.before[start:length] = before[start:length]
+        self.previous[start:length] = previous
+        self.length = length
+        if self.ranked != len(names):
+            ordered = sorted(range(len(names)), key=names.__getitem__)
+            self.rank = np.empty(len(names), dtype=np.int64)
+            self.rank[ordered] = np.arange(len(names), dtype=np.int64)
+            self.ordered_names = [names[k] for k in ordered]
+            self.ordered = np.array(self.ordered_names, dtype=object)
+            self.ranked = len(names)
+
+    def since(self, start: int) -> tuple[np.ndarray, np.ndarray]:
+        """The clusters first moved at entry `start` or later (their places among the names in
+        order, ascending) and each one's count before its first such entry."""
+        firsts = np.flatnonzero(self.previous[start : self.length] < start) + start
+        places = self.rank[self.clusters[firsts]]
+        then = np.empty(self.ranked, dtype=np.int64)
+        moved = np.zeros(self.ranked, dtype=bool)
+        moved[places] = True
+        then[places] = self.before[firsts]
+        at = np.flatnonzero(moved)
+        return at, then[at]
 
 
 class _Made(dict):
@@ -492,6 +580,9 @@ class OcmLive:
         self._moved: dict[int, tuple[int, int, dict[str, int], int]] = {}
         self._drifts: dict[tuple[int, int], tuple[int, int, _Drift, int]] = {}
         self._kept_from = 0
+        # The log as arrays (`_drift_of_log`) and the length it still holds as read (`_unlog`).
+        self._log_index = _LogIndex()
+        self._log_valid = 0
         self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
         self._ends_walked: dict[tuple, tuple[int, float, str] | None] = {}  # _end's (one event's)
@@ -519,6 +610,7 @@ class OcmLive:
         # ever had, and 0 (`_uppers`): it only widens, so it holds every cluster the pool holds
         # or gets back from the journal (kept out of it: an undo narrows nothing it needs).
         self._score_hull: dict[str, tuple[int, int]] = {}
+        self._trait_masks: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # _trait_over_log's (one event's)
         self._bases: dict[
             tuple[int, int, int], tuple[_Drift, tuple[np.ndarray, ...]]
         ] = {}  # _rises' (one event's)
@@ -768,11 +860,14 @@ class OcmLive:
                     j.note(partial(self._uncut, self.floor, cut_off))
                 self.floor = self.log_seq[cut]
                 del self.log_seq[:cut], self.log_cluster[:cut], self.log_before[:cut]
+                self._log_index.floor = -1  # made afresh (a cut may leave the floor as it was)
 
     def _unlog(self, length: int) -> None:
+        self._log_valid = min(self._log_valid, length)
         del self.log_seq[length:], self.log_cluster[length:], self.log_before[length:]
 
     def _uncut(self, floor: int, cut_off: tuple[list[int], list[str], list[int]]) -> None:
+        self._log_index.floor = -1  # made afresh (the entries' positions moved)
         self.floor = floor
         for log, head in zip((self.log_seq, self.log_cluster, self.log_before), cut_off, strict=True):
             log[:0] = head
@@ -932,7 +1027,8 @@ class OcmLive:
         changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
         # upstream's queue after the changes (what tests and reports read)
         self.journal.assign(self, "enqueued", enqueued)
-        self._in_trait.clear()  # the clusters' traits as they now stand
+        self._in_trait.clear()
+        self._trait_masks.clear()  # the clusters' traits as they now stand
         self._bases.clear()
         self._upper_bases.clear()
         self._shared_rise.clear()
@@ -1339,6 +1435,7 @@ class OcmLive:
         self._facts.clear()
         self._touched_of = None
         self._in_trait.clear()
+        self._trait_masks.clear()
         self._bases.clear()
         self._upper_bases.clear()
         self._shared_rise.clear()
@@ -2221,6 +2318,12 @@ class OcmLive:
             if found is None or found[0] is not drift:
                 members = self.pool.with_trait(trait)
                 size = len(drift.names)
+                if drift.places is not None and self._over_log(trait, drift):
+                    # a slice of the trait's mask over the log's names
+                    mask = self._trait_over_log(trait, members)[drift.places]
+                    found = self._in_trait[(id(drift), trait)] = (drift, mask)
+                    scoped |= mask
+                    continue
                 if 3 * len(members) < size:  # a few of a big drift's names (a join's: thousands)
                     at = list(map(drift.index.__getitem__, drift.index.keys() & members))
                     mask = np.zeros(size, dtype=bool)
@@ -2231,12 +2334,39 @@ class OcmLive:
             scoped |= found[1]
         return np.flatnonzero(scoped if wanted is None else scoped & wanted).tolist()
 
+    def _over_log(self, trait: str, drift: _Drift) -> bool:
+        """Whether a drift read off the log takes the trait's clusters from its mask over the
+        log's names: where that mask is made this event, or the drift holds at least half
+        of the names (a mask over them all costs at most two of the drift's own)."""
+        ordered = self._log_index.ordered
+        if drift.ordered is not ordered:
+            return False
+        found = self._trait_masks.get(trait)
+        return (found is not None and found[0] is ordered) or 2 * len(drift.names) >= len(ordered)
+
+    def _trait_over_log(self, trait: str, members: AbstractSet[str]) -> np.ndarray:
+        """Which of the log's names in order (`_LogIndex.ordered`) have the trait as the
+        clusters now stand: made once per event and order (cleared with `_in_trait`), each
+        drift read off the log takes its own by its places."""
+        log = self._log_index
+        ordered = log.ordered
+        found = self._trait_masks.get(trait)
+        if found is None or found[0] is not ordered:
+            size = len(ordered)
+            if 3 * len(members) < size:
+                number, rank = log.number, log.rank
+                at = [rank[number[c]] for c in members if c in number]
+                mask = np.zeros(size, dtype=bool)
+                mask[at] = True
+            else:
+                mask = np.fromiter(map(members.__contains__, log.ordered_names), bool, size)
+            found = self._trait_masks[trait] = (ordered, mask)
+        return found[1]
+
     def _drift(self, answer: _Answer) -> _Drift:
         """The clusters whose count moved since the answer's picture (and those its batch-mates
         moved), as arrays: the same for every answer of one picture, kept while the log stands
-        and taken on from there as it grows (a picture with no batch-mates' moves: its clusters
-        moved only gain the clusters moved since, each with its count then as it was; their
-        counts now are read again)."""
+        (a picture with no batch-mates' moves: read off the log's arrays, `_drift_of_log`)."""
         length, floor = len(self.log_seq), self.floor
         key = (answer.seen, id(answer.mates))
         kept = self._drifts.get(key)
@@ -2244,37 +2374,69 @@ class OcmLive:
             if kept[3] != self.seq:
                 self._drifts[key] = (*kept[:3], self.seq)
             return kept[2]
-        moved = self._moved_since(answer.seen)
         mates = answer.mates
-        last = None
-        if kept is not None and mates is None and kept[1] == floor and kept[0] < length:
-            last = kept[2]
-        if last is not None and last.mates is None:
-            # The names kept are in order: those moved since are merged in (a run and a few).
-            added = moved.keys() - last.index.keys() if len(moved) != len(last.names) else ()
-            names = sorted(chain(last.names, added)) if added else last.names
-        else:
-            last = None
-            names = sorted({*moved, *(mates.added if mates else ()), *(mates.dropped if mates else ())})
+        if mates is None:
+            return self._drift_of_log(answer.seen, key, kept)
+        moved = self._moved_since(answer.seen)
+        names = sorted({*moved, *mates.added, *mates.dropped})
         # Each array read in C (a mapped dict.get: a count, its count then where it moved, a
         # batch-mate's moves; no Python frame per cluster, a drift holds hundreds to thousands).
         now = list(map(self.counts.get, names, repeat(0)))
         size = len(names)
 
-        def column(counts: Mapping[str, int] | None) -> np.ndarray:
+        def column(counts: Mapping[str, int]) -> np.ndarray:
             if not counts:
                 return np.zeros(size, dtype=np.int64)
             return np.fromiter(map(counts.get, names, repeat(0)), np.int64, size)
 
-        same = last is not None and names is last.names
         found = _Drift(
             mates,
             names,
-            last.index if same else dict(zip(names, range(size), strict=True)),  # type: ignore[union-attr]
-            last.then if same else np.fromiter(map(moved.get, names, now), np.int64, size),  # type: ignore[union-attr]
+            dict(zip(names, range(size), strict=True)),
+            np.fromiter(map(moved.get, names, now), np.int64, size),
             np.asarray(now, dtype=np.int64),
-            column(mates.added if mates else None),
-            column(mates.dropped if mates else None),
+            column(mates.added),
+            column(mates.dropped),
+        )
+        self._prune()
+        self._drifts[key] = (length, floor, found, self.seq)
+        return found
+
+    def _drift_of_log(
+        self, seen: int, key: tuple[int, int], kept: tuple[int, int, _Drift, int] | None
+    ) -> _Drift:
+        """`_drift` of a picture with no batch-mates' moves, read off the log's arrays
+        (`_LogIndex`): its clusters and counts then by comparison over the entries since the
+        picture; the names, their positions and counts then of the kept drift where no cluster
+        was first moved since (the same clusters: a picture's moved clusters only grow while
+        the floor stands); the counts now read again."""
+        length, floor = len(self.log_seq), self.floor
+        log = self._log_index
+        if log.floor == floor and self._log_valid < log.length:
+            log.cut_back(self._log_valid)
+        log.sync(self.log_cluster, self.log_before, floor)
+        self._log_valid = log.length
+        at, then = log.since(bisect_right(self.log_seq, seen))
+        size = len(at)
+        last = (
+            kept[2] if kept is not None and kept[1] == floor and kept[0] < length and seen >= floor else None
+        )
+        if last is not None and last.mates is None and len(last.names) == size:
+            names, index, then = last.names, last.index, last.then
+        else:
+            names = log.ordered[at].tolist()
+            index = dict(zip(names, range(size), strict=True))
+        then.flags.writeable = False
+        found = _Drift(
+            None,
+            names,
+            index,
+            then,
+            np.fromiter(map(self.counts.get, names, repeat(0)), np.int64, size),
+            np.zeros(size, dtype=np.int64),
+            np.zeros(size, dtype=np.int64),
+            at,
+            log.ordered,
         )
         self._prune()
         self._drifts[key] = (length, floor, found, self.seq)
@@ -2384,6 +2546,7 @@ class OcmLive:
         self._facts.clear()
         self._touched_of = None
         self._in_trait.clear()
+        self._trait_masks.clear()
         self._bases.clear()
         self._upper_bases.clear()
         self._shared_rise.clear()
