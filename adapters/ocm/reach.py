@@ -1309,10 +1309,9 @@ class OcmLive:
         it holds is made only where it is read (`_Holds`: a cluster entering or leaving its scope
         that fails its filters where it reads no scope-only move, or one with a taint that binds
         new picks alone, `_new_only`; a PickAll holds hundreds), and whether it reads scope-only
-        moves only where a
-        change moved the cluster's traits or made or took the cluster (else it is in the scope on
-        both sides or on neither: `matters` does not read it). A change of the taints alone is
-        judged by the one rule it moves (`_taint_matters`)."""
+        moves only where a change moved the cluster's traits or made or took the cluster (else it
+        is in the scope on both sides or on neither: `matters` does not read it). A change of the
+        taints alone is judged by the one rule it moves (`_taint_matters`)."""
         if not changed:
             return []
         touched = self._touched_in(changed)
