@@ -2973,3 +2973,70 @@ def test_the_pictures_kept_across_events_hold_at_most_so_many_clusters(mode, mon
     monkeypatch.setattr(OcmLive, "_prune", bounded)
     assert _deltas(mode, 0, 60) == unbounded
     assert pruned["cut"] > 3, pruned
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
+def test_a_strict_answers_picks_nothing_they_read_moved_are_kept_as_they_are(mode, seed, monkeypatch) -> None:
+    """`_stands_margins` keeps the answer's picks dict itself where no pick's total can have
+    moved: totals its own (`_scored_alone`), judged for this request, the busiest count the same
+    and no pick's count moved nor changed; else (sorters) its batch-mates moved nothing, its own
+    decisions are the same dict, the busiest count is the same, no changed cluster is a pick and
+    no pick's count moved. Every pick so kept has the total the slow path gives it (`_total`
+    read again on the hub as it stands; Balance's move `_balance_moved` none), and every event
+    writes, solves and enqueues as with the picks rebuilt (fails with the dict rebuilt, or with
+    a condition of the shortcut left out)."""
+    original = OcmLive._stands_margins
+    asked: Counter[str] = Counter()
+
+    def checked(self, key, request, answer, relevant, drift, most, now):
+        before = replace(answer)
+        own, held = self.own.get(key, reach_module._NO_COUNTS), self._held_of(request)
+        out = original(self, key, request, answer, relevant, drift, most, now)
+        if out and before.picks and answer.picks is before.picks:
+            asked["kept"] += 1
+            for c, total in before.picks.items():
+                if reach_module._scored_alone(request):
+                    cluster = self.pool.get(c)
+                    assert reach_module._total(request, cluster, own, most, held) == total, (key, c)
+                else:
+                    weight = reach_module._balance_weight(request)
+                    assert self._balance_moved(c, before, own, most, weight) == (0, 0), (key, c)
+                    asked["sorted"] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_stands_margins", checked)
+    fast = _deltas(mode, seed, 60)
+    assert asked["kept"] > 20, asked
+    monkeypatch.setattr(OcmLive, "_none_moved", staticmethod(lambda picks, moved: False))  # rebuilt
+    assert fast == _deltas(mode, seed, 60)
+    assert asked["kept"] > 20 and asked["sorted"], asked
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
+def test_a_request_reading_nothing_touched_is_asked_no_relevant_change(mode, seed, monkeypatch) -> None:
+    """`_stands` finds an event's touched keys once (`_touched_in`) and asks `_relevant` only of a
+    request reading one of them: for every other, `_relevant_each` finds no relevant change, and
+    every event writes, solves and enqueues as with `_relevant` asked of every check (fails where
+    `_relevant` is asked of every check with a change)."""
+    stands, relevant, each = OcmLive._stands, OcmLive._relevant, OcmLive._relevant_each
+    asked: Counter[str] = Counter()
+    inside = [0]
+
+    def counted_relevant(self, key, request, changed, now):
+        inside[0] += 1
+        return relevant(self, key, request, changed, now)
+
+    def checked(self, key, request, answer, changed, now):
+        expected = each(self, key, request, changed, now) if changed else []
+        inside[0], fresh = 0, answer.seen >= self.floor
+        out = stands(self, key, request, answer, changed, now)
+        if changed and not self.policies[key].groups.groups and fresh:
+            asked["changed"] += 1
+            if not inside[0]:
+                assert expected == [], key
+                asked["skipped"] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_relevant", counted_relevant)
+    counted = _same_deltas(monkeypatch, mode, "_stands", checked, stands, asked, seed=seed)
+    assert counted["skipped"] > counted["changed"] / 4, counted

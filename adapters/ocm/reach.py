@@ -593,10 +593,13 @@ class OcmLive:
         self._numbered: dict[int, tuple[PlacementRequest, int]] = {}
         self._filter_numbers: dict[tuple, int] = {}
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
-        self._facts: dict[int, tuple[PlacementRequest, tuple[frozenset[tuple[str, str]], int, bool]]] = {}
-        self._touched_of: tuple[Mapping, dict[str, tuple[frozenset[tuple[str, str]] | None, bool]]] | None = (
-            None
-        )
+        self._facts: dict[int, tuple[PlacementRequest, tuple[frozenset[tuple[str, str]], int, bool, bool]]]
+        self._facts = {}
+        # `_touched_in`'s: the event's changes, each one's touched keys and their union (None: a
+        # cluster came or went).
+        self._touched_of: (
+            tuple[Mapping, dict[str, tuple[frozenset[tuple[str, str]] | None, bool]], frozenset | None] | None
+        ) = None
         # `_request`'s: per Placement, what its last request was made of and that request (its
         # holdings as they came back since); each cluster's held decision, shared (frozen).
         self._made: dict[str, tuple[tuple[Any, ...], PlacementRequest]] = {}
@@ -1246,14 +1249,25 @@ class OcmLive:
         margins move to the hub as it now stands."""
         if answer.seen < self.floor:
             return False
-        _, weight, alone = self._facts_of(request)
+        reads, weight, alone, _ = self._facts_of(request)
         if changed:
             # A decision's group may change with its cluster's labels or claims, whether or not
             # anything else of the request reads them; without group selectors nothing reads them.
             groups = self.policies[key].groups.groups
             if groups and any(_regrouped(old, new, answer.selected, groups) for old, new in changed.values()):
                 return False
-            relevant = self._relevant(key, request, changed, now)
+            # No change touched anything it reads (the event's touched keys, found once): none is
+            # relevant (`_relevant` skips each).
+            found = self._touched_of
+            if found is None or found[0] is not changed:
+                self._touched_in(changed)
+                found = self._touched_of
+            assert found is not None
+            union = found[2]
+            if union is not None and union.isdisjoint(reads):
+                relevant = []
+            else:
+                relevant = self._relevant(key, request, changed, now)
         else:  # nothing changed of a cluster (the writes coming back, `stale`): nothing relevant
             relevant = []
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
@@ -1355,26 +1369,32 @@ class OcmLive:
     ) -> dict[str, tuple[frozenset[tuple[str, str]] | None, bool]]:
         """Each changed cluster's `_touched` and whether its scope may have moved (its traits, or
         it came or went), found once per event (kept while `changed` is the same mapping: the
-        checks of one event all read one)."""
+        checks of one event all read one), with every change's touched keys at once (None: a
+        cluster came or went)."""
         found = self._touched_of
         if found is None or found[0] is not changed:
             each = {}
+            union: frozenset | None = frozenset()
             for name, (old, new) in changed.items():
                 moved = _touched(old, new)
                 if moved == _TAINTS_ONLY:
                     moved = _TAINTS_ONLY  # one object: found by identity
                 each[name] = (moved, moved is None or any(tag == "t" for tag, _ in moved))
-            found = self._touched_of = (changed, each)
+                union = None if moved is None or union is None else union | moved
+            found = self._touched_of = (changed, each, union)
         return found[1]
 
-    def _facts_of(self, request: PlacementRequest) -> tuple[frozenset[tuple[str, str]], int, bool]:
+    def _facts_of(self, request: PlacementRequest) -> tuple[frozenset[tuple[str, str]], int, bool, bool]:
         """What the checks read of the request itself, made once per request (kept by identity,
-        as `_held_of`): what `matters` reads of a cluster (`_reads`), its Balance weight, and
-        whether its margins are judged on totals (`_scored_alone` or `_sorted_alone`)."""
+        as `_held_of`): what `matters` reads of a cluster (`_reads`), its Balance weight, whether
+        its margins are judged on totals (`_scored_alone` or `_sorted_alone`) and whether each
+        total is its own (`_scored_alone`)."""
         found = self._facts.get(id(request))
         if found is None or found[0] is not request:
-            alone = _scored_alone(request) or _sorted_alone(request)
-            found = self._facts[id(request)] = (request, (_reads(request), _balance_weight(request), alone))
+            scored = _scored_alone(request)
+            alone = scored or _sorted_alone(request)
+            weight = _balance_weight(request)
+            found = self._facts[id(request)] = (request, (_reads(request), weight, alone, scored))
         return found[1]
 
     def _run(
@@ -1485,10 +1505,9 @@ class OcmLive:
         every pick still beats every such bound: nothing the sync reads can reorder it. Where
         the feasible set of a sorter may have changed (a cluster's verdict, its scope, its sorted
         property or a sorter's label match), the range it spans may have: solved."""
-        alone = _scored_alone(request)
+        _, weight, _, alone = self._facts_of(request)
         held = self._held_of(request)
         own = self.own.get(key, _NO_COUNTS)
-        weight = self._facts_of(request)[1]
         best = answer.best_out
         if best is None and not alone:
             return False  # no feasible cluster left out then: a moved one must be new to the set
@@ -1533,7 +1552,10 @@ class OcmLive:
             if _sorted_inputs(request, old) != _sorted_inputs(request, new):
                 return False
             static[name] = _static(request, new, held) - _static(request, old, held)
-        picks: dict[str, int] = {}
+        # Where every pick's total is the one it had (as below), the answer's dict itself: never
+        # changed in place (each check that moves a total makes a new one), so shared as it is.
+        kept = answer.picks
+        picks: dict[str, int]
         if alone:
             # A pick's total reads its cluster's count, the busiest count, its own decisions there,
             # what it holds and the cluster's score inputs: where the picks were judged by `_total`
@@ -1544,18 +1566,41 @@ class OcmLive:
             same = most == answer.most and answer.totalled is request
             moved = drift.index if drift is not None else _NO_COUNTS
             touched = {(new or old).name for old, new in relevant} if relevant else ()  # type: ignore[union-attr]
-            for c, total in answer.picks.items():
-                cluster = clusters.get(c)
-                if cluster is None:
-                    return False
-                if same and c not in moved and c not in touched:
-                    picks[c] = total
-                else:
-                    picks[c] = _total(request, cluster, own, most, held)
+            names = kept.keys()
+            if (
+                same
+                and names <= clusters.keys()
+                and self._none_moved(kept, moved)
+                and (not touched or names.isdisjoint(touched))
+            ):
+                picks = kept
+            else:
+                picks = {}
+                for c, total in kept.items():
+                    cluster = clusters.get(c)
+                    if cluster is None:
+                        return False
+                    if same and c not in moved and c not in touched:
+                        picks[c] = total
+                    else:
+                        picks[c] = _total(request, cluster, own, most, held)
         else:
-            for c, total in answer.picks.items():
-                low, _ = self._balance_moved(c, answer, own, most, weight)
-                picks[c] = total + low + static.get(c, 0)
+            # A pick's Balance moved only where its count did since the picture (`_balance_moved`
+            # reads the same count, own decisions and busiest count on both sides where its
+            # batch-mates moved nothing, its own decisions are the same dict: never changed in
+            # place, and the busiest count is the same).
+            quiet = not weight or (answer.mates is None and answer.own is own and most == answer.most)
+            moved = self._moved_since(answer.seen) if quiet and weight and kept else _NO_COUNTS
+            if quiet and not static and self._none_moved(kept, moved):
+                picks = kept
+            else:
+                picks = {}
+                for c, total in kept.items():
+                    if quiet and c not in moved:
+                        picks[c] = total + static.get(c, 0)
+                    else:
+                        low, _ = self._balance_moved(c, answer, own, most, weight)
+                        picks[c] = total + low + static.get(c, 0)
         # The weakest pick: the lowest total, then the last name (every pick beats a bound it does).
         weakest = None
         if picks:
@@ -1584,6 +1629,12 @@ class OcmLive:
         answer.picks, answer.best_out, answer.most, answer.anchor = picks, raised, most, anchor
         answer.totalled = request if alone else None
         return True
+
+    @staticmethod
+    def _none_moved(picks: Mapping[str, int], moved: Mapping[str, Any]) -> bool:
+        """Whether no pick is among the clusters `moved` (`_stands_margins` then keeps the picks'
+        totals as they are; looked up in C, over the fewer)."""
+        return picks.keys().isdisjoint(moved.keys())
 
     def _left_out(
         self,
