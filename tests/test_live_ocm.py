@@ -3040,3 +3040,51 @@ def test_a_request_reading_nothing_touched_is_asked_no_relevant_change(mode, see
     monkeypatch.setattr(OcmLive, "_relevant", counted_relevant)
     counted = _same_deltas(monkeypatch, mode, "_stands", checked, stands, asked, seed=seed)
     assert counted["skipped"] > counted["changed"] / 4, counted
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
+def test_the_weakest_pick_found_once_per_picks_is_the_one_found_afresh(mode, seed, monkeypatch) -> None:
+    """`_stands_margins` finds a picks dict's weakest pick (the lowest total, then the last name)
+    once and keeps it by the dict's identity (never changed in place; kept as it is by the checks
+    where no total moved): every weakest pick handed to `_left_out` is the one found afresh, and
+    every event writes, solves and enqueues the same (fails with nothing kept: no entry)."""
+    original = OcmLive._left_out
+    asked: Counter[str] = Counter()
+
+    def checked(self, request, base, drift, picks, static, exact, entered, weakest, *rest):
+        if picks:
+            low = min(picks.values())
+            assert weakest == (max(c for c, t in picks.items() if t == low), low), request.key
+            assert self._weakest[id(picks)] == (picks, weakest)
+            asked["kept"] += picks is self.answers[request.key].picks
+        return original(self, request, base, drift, picks, static, exact, entered, weakest, *rest)
+
+    monkeypatch.setattr(OcmLive, "_left_out", checked)
+    fast = _deltas(mode, seed, 60)
+    assert asked["kept"] > 20, asked
+    monkeypatch.setattr(OcmLive, "_left_out", original)
+    monkeypatch.setattr(OcmLive, "_none_moved", staticmethod(lambda picks, moved: False))  # rebuilt
+    assert fast == _deltas(mode, seed, 60)
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
+def test_a_request_holding_other_clusters_keeps_what_it_holds_made_of_their_names(
+    mode, seed, monkeypatch
+) -> None:
+    """`_holding` keeps the new request's held clusters for `_held_of`, made of the names it was
+    given (a PickAll's hundreds: no pass over its decisions): they are the clusters its decisions
+    name (fails with nothing kept for `_held_of`)."""
+    original = OcmLive._holding
+    asked: Counter[str] = Counter()
+
+    def checked(self, key, request, held):
+        out = original(self, key, request, held)
+        if out is not request:
+            found = self._held.get(id(out))
+            assert found is not None and found[0] is out, key
+            assert found[1] == frozenset(d.cluster for d in out.existing), key
+            asked["made"] += 1
+        return out
+
+    counted = _same_deltas(monkeypatch, mode, "_holding", checked, original, asked, seed=seed)
+    assert counted["made"] > 20, counted

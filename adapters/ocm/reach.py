@@ -595,6 +595,7 @@ class OcmLive:
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
         self._facts: dict[int, tuple[PlacementRequest, tuple[frozenset[tuple[str, str]], int, bool, bool]]]
         self._facts = {}
+        self._weakest: dict[int, tuple[dict[str, int], tuple[str, int]]] = {}  # _stands_margins'
         # `_touched_in`'s: the event's changes, each one's touched keys and their union (None: a
         # cluster came or went).
         self._touched_of: (
@@ -991,6 +992,8 @@ class OcmLive:
             self._held.clear()
         if len(self._facts) > 2 * len(self.requests) + 64:  # the same
             self._facts.clear()
+        if len(self._weakest) > 2 * len(self.requests) + 64:  # picks replaced since
+            self._weakest.clear()
         if len(self._numbered) > 2 * len(self.requests) + 64:  # the same, with their numbers
             self._numbered.clear()
             self._filter_numbers.clear()
@@ -1513,13 +1516,17 @@ class OcmLive:
             return False  # no feasible cluster left out then: a moved one must be new to the set
         static: dict[str, int] = {}  # a sorter's changed clusters: their inputs' change but Balance's
         exact: list[tuple[int, str]] = []  # its own totals: changed clusters left out, judged again
-        verdicts = [
+        verdicts = (
             [
-                c is not None and in_scope(request, c) and admits(request, c, now, held=c.name in held)
-                for c in (old, new)
+                [
+                    c is not None and in_scope(request, c) and admits(request, c, now, held=c.name in held)
+                    for c in (old, new)
+                ]
+                for old, new in relevant
             ]
-            for old, new in relevant
-        ]
+            if relevant
+            else ()
+        )
         flips = sum(1 for before, after in verdicts if before != after) if relevant else 0
         entered: set[str] = set()  # a sorter's cluster newly feasible, its total judged exactly
         for (old, new), feasible in zip(relevant, verdicts, strict=True) if relevant else ():
@@ -1601,11 +1608,18 @@ class OcmLive:
                     else:
                         low, _ = self._balance_moved(c, answer, own, most, weight)
                         picks[c] = total + low + static.get(c, 0)
-        # The weakest pick: the lowest total, then the last name (every pick beats a bound it does).
+        # The weakest pick: the lowest total, then the last name (every pick beats a bound it does);
+        # found once per picks dict (kept by identity, as `_held_of`: a dict never changed in
+        # place, kept as it is by the checks where no total moved).
         weakest = None
         if picks:
-            low = min(picks.values())
-            weakest = (max(c for c, total in picks.items() if total == low), low)
+            found = self._weakest.get(id(picks))
+            if found is not None and found[0] is picks:
+                weakest = found[1]
+            else:
+                low = min(picks.values())
+                weakest = (max(c for c, total in picks.items() if total == low), low)
+                self._weakest[id(picks)] = (picks, weakest)
         # The clusters left out bounded from the last check's picture, else from the anchor's
         # (its best left out and the rises since: no climb of one bound per check between).
         anchor = answer.anchor
@@ -2322,6 +2336,7 @@ class OcmLive:
             return request
         existing = self._shared(self._decision, held)
         out = replace(request, existing=tuple(existing))
+        self._held[id(out)] = (out, frozenset(held))  # `_held_of`'s, made of the names at hand
         made = self._made.get(key)
         if made is not None and made[1] is request:
             self._made[key] = (made[0], out)
