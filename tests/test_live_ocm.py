@@ -2489,7 +2489,9 @@ def test_the_changes_a_request_reads_nothing_of_are_not_asked_and_decide_as_befo
         return out
 
     counted = _same_deltas(monkeypatch, mode, "_relevant", checked, each, asked, seed=seed)
-    assert counted["skipped"] > counted["changes"] / 4  # most changes touch nothing a request reads
+    # Most changes touch nothing a request reads: `_stands` asks `_relevant` only of a request
+    # reading a key some change touched, which then skips the changes that touched none of its.
+    assert counted["skipped"] > 20
     assert counted["relevant"] > 20
     assert counted["tainted"] > 20  # judged by `_taint_matters`
 
