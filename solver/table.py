@@ -669,6 +669,7 @@ class _Rows:
         10,000 rows was most of a one-cluster event's table, and a batch after two cluster events
         (one gone, one added) made its rows afresh."""
         changed = _in_place(self.clusters, self.names, clusters)
+        moved = None
         if changed is not None:  # the same names in the same order, `changed` rows other objects
             names, same_names = self.names, True
             kept = np.arange(len(names), dtype=np.int64)
@@ -676,16 +677,23 @@ class _Rows:
         else:
             names = list(map(_NAME, clusters))
             same_names = names == self.names
+            moved = None if same_names else _one_moved(self.names, names)
             if same_names:
                 kept = np.arange(len(names), dtype=np.int64)
+            elif moved is not None:  # one name added or gone at `moved`: the rows either side slide
+                kept = _slid(len(self.names), len(names), moved)
             else:
                 kept = np.fromiter(map(self.index.get, names, repeat(-1)), dtype=np.int64, count=len(names))
             known = kept >= 0
             if not known.all():
                 kept = np.where(known, kept, 0)  # a new row gathers row 0, made again below
-        at = None if same_names else kept.tolist()
-        was = self.clusters if at is None else list(map(self.clusters.__getitem__, at))
-        basis = list(self.basis) if at is None else list(map(self.basis.__getitem__, at))
+        if moved is not None:  # the same gathers as slices (a list copied, not an index per row)
+            was = _slide(self.clusters, len(names), moved)
+            basis = _slide(self.basis, len(names), moved)
+        else:
+            at = None if same_names else kept.tolist()
+            was = self.clusters if at is None else list(map(self.clusters.__getitem__, at))
+            basis = list(self.basis) if at is None else list(map(self.basis.__getitem__, at))
         if changed is None:
             other = np.fromiter(map(operator.is_not, was, clusters), dtype=bool, count=len(names)) | ~known
             changed = np.flatnonzero(other).tolist()
@@ -827,6 +835,46 @@ def _patched_codes(
         return None
     new = _frozen(new)
     return new, domains, _frozen(new + 1)
+
+
+def _one_moved(old: list[str], new: list[str]) -> int | None:
+    """Where `new` is `old` with one name added (one longer) or one gone (one shorter), the
+    row of that name (in `new`, or in `old`); else None. A cluster joining or leaving moves
+    every row after its own by one: the rows either side are slices of the kept ones."""
+    if len(new) - len(old) == 1:
+        short, long = old, new
+    elif len(old) - len(new) == 1:
+        short, long = new, old
+    else:
+        return None
+    try:
+        at = operator.indexOf(map(operator.ne, short, long), True)
+    except ValueError:  # the short names lead the long ones: the last row added or gone
+        at = len(short)
+    if short[at:] != long[at + 1 :]:
+        return None
+    return at
+
+
+def _slid(old: int, new: int, at: int) -> np.ndarray:
+    """_Rows._patched's `kept` for one row added (new = old + 1: -1 at `at`, made again) or
+    gone (new = old - 1: row `at` left out) at `at`."""
+    if new > old:
+        return np.concatenate(
+            [
+                np.arange(at, dtype=np.int64),
+                np.array([-1], dtype=np.int64),
+                np.arange(at, old, dtype=np.int64),
+            ]
+        )
+    return np.concatenate([np.arange(at, dtype=np.int64), np.arange(at + 1, old, dtype=np.int64)])
+
+
+def _slide(items: Sequence[Any], new: int, at: int) -> list:
+    """`items` gathered by _slid's `kept` (the added row: row 0's, as a gather of row 0)."""
+    if new > len(items):
+        return [*items[:at], items[0], *items[at:]]
+    return [*items[:at], *items[at + 1 :]]
 
 
 def _in_place(old: tuple[Cluster, ...], names: list[str], new: tuple[Cluster, ...]) -> list[int] | None:
