@@ -737,15 +737,20 @@ class _Rows:
         tainted = was_tainted[kept]
         tainted[remade] = [bool(clusters[i].taints) for i in remade]
         out.tainted = np.flatnonzero(tainted).tolist()
-        series_kept = None if same_names else pl.Series(kept)
+        series_kept = None if same_names or moved is not None else pl.Series(kept)
         out._series = {}
         # The rows made again, every kept column at once (a Series made per column and row was
         # most of a patch).
         made = _made(tuple(clusters[i] for i in remade), list(self._series)) if remade else {}
         for name, series in self._series.items():
-            column = series if series_kept is None else series.gather(series_kept)
+            if same_names:
+                column = series
+            elif moved is not None:
+                column = _slid_series(series, len(names), moved)
+            else:
+                column = series.gather(series_kept)
             if remade:
-                column = column.clone() if series_kept is None else column
+                column = column.clone() if same_names else column
                 column = column.scatter(remade, made[name])
             out._series[name] = column
         # A row's taint verdict reads its taints alone: kept rows keep theirs, made rows judge again.
@@ -875,6 +880,16 @@ def _slide(items: Sequence[Any], new: int, at: int) -> list:
     if new > len(items):
         return [*items[:at], items[0], *items[at:]]
     return [*items[:at], *items[at + 1 :]]
+
+
+def _slid_series(series: pl.Series, new: int, at: int) -> pl.Series:
+    """A column gathered by _slid's `kept`, as slices either side of `at` joined in one chunk (a
+    gather by index cost three times as much a column)."""
+    if new > len(series):
+        parts = [series.slice(0, at), series.slice(0, 1), series.slice(at)]
+    else:
+        parts = [series.slice(0, at), series.slice(at + 1)]
+    return pl.concat(parts, rechunk=True)
 
 
 def _in_place(old: tuple[Cluster, ...], names: list[str], new: tuple[Cluster, ...]) -> list[int] | None:

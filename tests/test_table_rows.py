@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import polars as pl
 import pytest
 
 from adapters.live.kept import with_load
@@ -164,8 +165,9 @@ class _Unread(dict):
 def test_one_cluster_joined_or_gone_slides_the_rows_either_side(event, monkeypatch) -> None:
     """A join or a leave (and loads moved, as a live scheduler's batch moves them) moves every
     row after the cluster's by one: the kept rows are taken as slices either side of it, no
-    row looked up by name (a gather by index over 10,000 rows was a third of a join's patch),
-    and the table is the one fresh clusters make."""
+    row looked up by name and no column gathered by index (over 10,000 rows, with the cluster
+    and basis lists gathered, two thirds of a join's patch), and the table is the one fresh
+    clusters make."""
     kept = tuple(sorted(_fleet(), key=lambda c: c.name))
     after = _loaded(sorted(event(list(kept)), key=lambda c: c.name))
     expected = _fresh(after)
@@ -177,5 +179,11 @@ def test_one_cluster_joined_or_gone_slides_the_rows_either_side(event, monkeypat
     def made_again(*_):
         raise AssertionError("the rows were made again")
 
+    def gathered(*_):
+        raise AssertionError("a column gathered by index")
+
     monkeypatch.setattr(_Rows, "__init__", made_again)
-    _same(_table(after), expected)
+    with monkeypatch.context() as patch:
+        patch.setattr(pl.Series, "gather", gathered)
+        table = _table(after)
+    _same(table, expected)
