@@ -277,7 +277,8 @@ class ClusterTable:
     ) -> tuple[dict[tuple, np.ndarray], dict[tuple, np.ndarray], dict[tuple, np.ndarray]]:
         """required_masks, affinity_scores and scope_masks at once, in one frame pass; where a
         batch has many distinct term sets, those without property requirements in numpy
-        (:meth:`_coded_required`)."""
+        (:meth:`_coded_required`). The scores are read-only, shared by the sets of the same
+        static preferences, and absent for a set with none (its scores are all 0)."""
         kept = self._rows.masks
         distinct = list(dict.fromkeys(t for t in term_sets if t))
         required = kept.known(_REQUIRED, distinct)
@@ -285,13 +286,22 @@ class ClusterTable:
         scopes = list(dict.fromkeys(scopes))
         scoped = kept.known(_SCOPE, scopes)
         coded = self._coded_required(missing) if len(missing) >= _CODED_FROM and self.size else {}
-        made, scored, made_scopes = self._evaluate_all(
+        # A set's scores are its static preferences' alone (`_preferences`): the sets with the
+        # same static part share one column, those with none are left out (no score: zeros).
+        # A live scheduler's batches hold dozens of sets that differ only in their held,
+        # balance or centered preferences (249 sets over the first 50 events of the OCM soak).
+        statics: dict[tuple[Preference, ...], tuple[Preference, ...]] = {}
+        for prefs in preference_sets:
+            if prefs and prefs not in statics:
+                statics[prefs] = tuple(p for p in prefs if p.weight != 0 and is_static(p))
+        made, by_static, made_scopes = self._evaluate_all(
             [
                 ((t for t in missing if t not in coded), self._required, bool),
-                ((p for p in preference_sets if p), self._preferences, np.int64),
+                ((s for s in statics.values() if s), self._preferences, np.int64),
                 ((s for s in scopes if s not in scoped), self._scope, bool),
             ]
         )
+        scored = {prefs: _frozen(by_static[static]) for prefs, static in statics.items() if static}
         made.update(coded)
         kept.keep(_REQUIRED, made)
         kept.keep(_SCOPE, made_scopes)
