@@ -832,7 +832,8 @@ def _patched_codes(
     """_Rows.codes of a column for patched rows: the kept rows' codes gathered (`kept`, None
     where every row is where it was), the rows made again (`remade`, their new `values`) coded
     again; None (made afresh when asked) where a made row holds a value no kept row held, or a
-    value is no longer held: the domains and so the codes would differ."""
+    value is no longer held: the domains and so the codes would differ. Where every row stays,
+    only the values the made rows held before are looked for (the codes held every value)."""
     old, domains, _ = codes
     new = old if kept is None else old[kept]
     if remade:
@@ -842,7 +843,14 @@ def _patched_codes(
         made = [-1 if v is None else at.get(v, -2) for v in values.to_list()]
         if -2 in made:
             return None
-        new = new.copy() if kept is None else new
+        if kept is None:  # every value held before; only the made rows' old ones may be gone
+            gone = set(old[remade].tolist()).difference(made, (-1,))
+            new = new.copy()
+            new[remade] = made
+            if any(not (new == code).any() for code in gone):
+                return None
+            new = _frozen(new)
+            return new, domains, _frozen(new + 1)
         new[remade] = made
     elif kept is None:
         return codes
