@@ -277,7 +277,8 @@ class ClusterTable:
     ) -> tuple[dict[tuple, np.ndarray], dict[tuple, np.ndarray], dict[tuple, np.ndarray]]:
         """required_masks, affinity_scores and scope_masks at once, in one frame pass; where a
         batch has many distinct term sets, those without property requirements in numpy
-        (:meth:`_coded_required`)."""
+        (:meth:`_coded_required`). The scores are read-only, shared by the sets of the same
+        static preferences, and absent for a set with none (its scores are all 0)."""
         kept = self._rows.masks
         distinct = list(dict.fromkeys(t for t in term_sets if t))
         required = kept.known(_REQUIRED, distinct)
@@ -285,13 +286,22 @@ class ClusterTable:
         scopes = list(dict.fromkeys(scopes))
         scoped = kept.known(_SCOPE, scopes)
         coded = self._coded_required(missing) if len(missing) >= _CODED_FROM and self.size else {}
-        made, scored, made_scopes = self._evaluate_all(
+        # A set's scores are its static preferences' alone (`_preferences`): the sets with the
+        # same static part share one column, those with none are left out (no score: zeros).
+        # A live scheduler's batches hold dozens of sets that differ only in their held,
+        # balance or centered preferences (249 sets over the first 50 events of the OCM soak).
+        statics: dict[tuple[Preference, ...], tuple[Preference, ...]] = {}
+        for prefs in preference_sets:
+            if prefs and prefs not in statics:
+                statics[prefs] = tuple(p for p in prefs if p.weight != 0 and is_static(p))
+        made, by_static, made_scopes = self._evaluate_all(
             [
                 ((t for t in missing if t not in coded), self._required, bool),
-                ((p for p in preference_sets if p), self._preferences, np.int64),
+                ((s for s in statics.values() if s), self._preferences, np.int64),
                 ((s for s in scopes if s not in scoped), self._scope, bool),
             ]
         )
+        scored = {prefs: _frozen(by_static[static]) for prefs, static in statics.items() if static}
         made.update(coded)
         kept.keep(_REQUIRED, made)
         kept.keep(_SCOPE, made_scopes)
@@ -669,6 +679,7 @@ class _Rows:
         10,000 rows was most of a one-cluster event's table, and a batch after two cluster events
         (one gone, one added) made its rows afresh."""
         changed = _in_place(self.clusters, self.names, clusters)
+        moved = None
         if changed is not None:  # the same names in the same order, `changed` rows other objects
             names, same_names = self.names, True
             kept = np.arange(len(names), dtype=np.int64)
@@ -676,16 +687,23 @@ class _Rows:
         else:
             names = list(map(_NAME, clusters))
             same_names = names == self.names
+            moved = None if same_names else _one_moved(self.names, names)
             if same_names:
                 kept = np.arange(len(names), dtype=np.int64)
+            elif moved is not None:  # one name added or gone at `moved`: the rows either side slide
+                kept = _slid(len(self.names), len(names), moved)
             else:
                 kept = np.fromiter(map(self.index.get, names, repeat(-1)), dtype=np.int64, count=len(names))
             known = kept >= 0
             if not known.all():
                 kept = np.where(known, kept, 0)  # a new row gathers row 0, made again below
-        at = None if same_names else kept.tolist()
-        was = self.clusters if at is None else list(map(self.clusters.__getitem__, at))
-        basis = list(self.basis) if at is None else list(map(self.basis.__getitem__, at))
+        if moved is not None:  # the same gathers as slices (a list copied, not an index per row)
+            was = _slide(self.clusters, len(names), moved)
+            basis = _slide(self.basis, len(names), moved)
+        else:
+            at = None if same_names else kept.tolist()
+            was = self.clusters if at is None else list(map(self.clusters.__getitem__, at))
+            basis = list(self.basis) if at is None else list(map(self.basis.__getitem__, at))
         if changed is None:
             other = np.fromiter(map(operator.is_not, was, clusters), dtype=bool, count=len(names)) | ~known
             changed = np.flatnonzero(other).tolist()
@@ -729,15 +747,20 @@ class _Rows:
         tainted = was_tainted[kept]
         tainted[remade] = [bool(clusters[i].taints) for i in remade]
         out.tainted = np.flatnonzero(tainted).tolist()
-        series_kept = None if same_names else pl.Series(kept)
+        series_kept = None if same_names or moved is not None else pl.Series(kept)
         out._series = {}
         # The rows made again, every kept column at once (a Series made per column and row was
         # most of a patch).
         made = _made(tuple(clusters[i] for i in remade), list(self._series)) if remade else {}
         for name, series in self._series.items():
-            column = series if series_kept is None else series.gather(series_kept)
+            if same_names:
+                column = series
+            elif moved is not None:
+                column = _slid_series(series, len(names), moved)
+            else:
+                column = series.gather(series_kept)
             if remade:
-                column = column.clone() if series_kept is None else column
+                column = column.clone() if same_names else column
                 column = column.scatter(remade, made[name])
             out._series[name] = column
         # A row's taint verdict reads its taints alone: kept rows keep theirs, made rows judge again.
@@ -809,7 +832,8 @@ def _patched_codes(
     """_Rows.codes of a column for patched rows: the kept rows' codes gathered (`kept`, None
     where every row is where it was), the rows made again (`remade`, their new `values`) coded
     again; None (made afresh when asked) where a made row holds a value no kept row held, or a
-    value is no longer held: the domains and so the codes would differ."""
+    value is no longer held: the domains and so the codes would differ. Where every row stays,
+    only the values the made rows held before are looked for (the codes held every value)."""
     old, domains, _ = codes
     new = old if kept is None else old[kept]
     if remade:
@@ -819,7 +843,14 @@ def _patched_codes(
         made = [-1 if v is None else at.get(v, -2) for v in values.to_list()]
         if -2 in made:
             return None
-        new = new.copy() if kept is None else new
+        if kept is None:  # every value held before; only the made rows' old ones may be gone
+            gone = set(old[remade].tolist()).difference(made, (-1,))
+            new = new.copy()
+            new[remade] = made
+            if any(not (new == code).any() for code in gone):
+                return None
+            new = _frozen(new)
+            return new, domains, _frozen(new + 1)
         new[remade] = made
     elif kept is None:
         return codes
@@ -827,6 +858,56 @@ def _patched_codes(
         return None
     new = _frozen(new)
     return new, domains, _frozen(new + 1)
+
+
+def _one_moved(old: list[str], new: list[str]) -> int | None:
+    """Where `new` is `old` with one name added (one longer) or one gone (one shorter), the
+    row of that name (in `new`, or in `old`); else None. A cluster joining or leaving moves
+    every row after its own by one: the rows either side are slices of the kept ones."""
+    if len(new) - len(old) == 1:
+        short, long = old, new
+    elif len(old) - len(new) == 1:
+        short, long = new, old
+    else:
+        return None
+    try:
+        at = operator.indexOf(map(operator.ne, short, long), True)
+    except ValueError:  # the short names lead the long ones: the last row added or gone
+        at = len(short)
+    if short[at:] != long[at + 1 :]:
+        return None
+    return at
+
+
+def _slid(old: int, new: int, at: int) -> np.ndarray:
+    """_Rows._patched's `kept` for one row added (new = old + 1: -1 at `at`, made again) or
+    gone (new = old - 1: row `at` left out) at `at`."""
+    if new > old:
+        return np.concatenate(
+            [
+                np.arange(at, dtype=np.int64),
+                np.array([-1], dtype=np.int64),
+                np.arange(at, old, dtype=np.int64),
+            ]
+        )
+    return np.concatenate([np.arange(at, dtype=np.int64), np.arange(at + 1, old, dtype=np.int64)])
+
+
+def _slide(items: Sequence[Any], new: int, at: int) -> list:
+    """`items` gathered by _slid's `kept` (the added row: row 0's, as a gather of row 0)."""
+    if new > len(items):
+        return [*items[:at], items[0], *items[at:]]
+    return [*items[:at], *items[at + 1 :]]
+
+
+def _slid_series(series: pl.Series, new: int, at: int) -> pl.Series:
+    """A column gathered by _slid's `kept`, as slices either side of `at` joined in one chunk (a
+    gather by index cost three times as much a column)."""
+    if new > len(series):
+        parts = [series.slice(0, at), series.slice(0, 1), series.slice(at)]
+    else:
+        parts = [series.slice(0, at), series.slice(at + 1)]
+    return pl.concat(parts, rechunk=True)
 
 
 def _in_place(old: tuple[Cluster, ...], names: list[str], new: tuple[Cluster, ...]) -> list[int] | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import polars as pl
 import pytest
 
 from adapters.live.kept import with_load
@@ -143,3 +144,46 @@ def test_a_batch_after_a_cluster_gone_and_another_added_takes_the_kept_rows(monk
     monkeypatch.setattr(table._Rows, "__init__", made_again)
     assert _table(after).names == [c.name for c in after]
     assert sizes and max(sizes) == 1  # the added cluster's row alone
+
+
+class _Unread(dict):
+    def get(self, *_):
+        raise AssertionError("a row looked up by name")
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        lambda cs: [*cs[:40], cluster("c0039x", {"zone": "z1"}, {"memory": "1Ti"}, [Taint("u")]), *cs[40:]],
+        lambda cs: [cluster("a0", {"zone": "z1"}), *cs],
+        lambda cs: [*cs, cluster("c9999", {"gpu": "yes"})],
+        lambda cs: cs[:40] + cs[41:],
+        lambda cs: cs[1:],
+        lambda cs: cs[:-1],
+    ],
+)
+def test_one_cluster_joined_or_gone_slides_the_rows_either_side(event, monkeypatch) -> None:
+    """A join or a leave (and loads moved, as a live scheduler's batch moves them) moves every
+    row after the cluster's by one: the kept rows are taken as slices either side of it, no
+    row looked up by name and no column gathered by index (over 10,000 rows, with the cluster
+    and basis lists gathered, two thirds of a join's patch), and the table is the one fresh
+    clusters make."""
+    kept = tuple(sorted(_fleet(), key=lambda c: c.name))
+    after = _loaded(sorted(event(list(kept)), key=lambda c: c.name))
+    expected = _fresh(after)
+    _Rows._last = None
+    _table(list(kept))
+    assert _Rows._last is not None
+    _Rows._last.index = _Unread(_Rows._last.index)
+
+    def made_again(*_):
+        raise AssertionError("the rows were made again")
+
+    def gathered(*_):
+        raise AssertionError("a column gathered by index")
+
+    monkeypatch.setattr(_Rows, "__init__", made_again)
+    with monkeypatch.context() as patch:
+        patch.setattr(pl.Series, "gather", gathered)
+        table = _table(after)
+    _same(table, expected)
