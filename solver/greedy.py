@@ -140,7 +140,8 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
         # preferred; a cycle that finds nothing falls through, to be explained. With nothing to
         # explain (limit 0: explain_cycle reports nothing) the last one too, where cells are made.
         if (len(picks) < want - 1 or (not limit and cells is not None)) and not obsolete.any():
-            cells = cells or _Cells(p, table, state, np.flatnonzero(available))
+            # Before any pick the available rows are the candidates (shared where they are).
+            cells = cells or _Cells(p, table, state, np.flatnonzero(available) if picks else p.candidates)
             step = cells.pick(state)
             if step is not None:
                 chosen, score = step
@@ -218,15 +219,10 @@ class _Cells:
     def pick(self, state: SpreadState) -> tuple[int, int] | None:
         """The cycle's pick and its topology score, taken from its cell; None when no available
         candidate violates no hard constraint."""
-        best: tuple[int, int] | None = None
-        chosen = -1
-        for cell, (score, violated) in enumerate(state.cell_scores(self.slots)):
-            if violated >= 0 or not self.left[cell]:
-                continue
-            if best is None or (score, self.head_values[cell]) > best:
-                best, chosen = (score, self.head_values[cell]), cell
-        if best is None:
+        found = state.best_cell(self.slots, self.left, self.head_values)
+        if found is None:
             return None
+        chosen, score = found
         head = self.heads[chosen]
         self.left[chosen] -= 1
         if self.left[chosen]:  # the cell's next head: its greatest key left
@@ -234,7 +230,7 @@ class _Cells:
             self.values[head] = _TAKEN
             at = start + int(np.argmax(self.values[start:end]))
             self.heads[chosen], self.head_values[chosen] = at, int(self.values[at])
-        return int(self.rows[head]), best[0]
+        return int(self.rows[head]), score
 
 
 _TAKEN = np.iinfo(np.int64).min  # a taken candidate's key: below every pick key
