@@ -191,15 +191,32 @@ def first_rows(mask: np.ndarray, limit: int) -> np.ndarray:
     return np.concatenate(found)[:limit] if found else np.empty(0, np.int64)
 
 
-@dataclass(frozen=True, slots=True)
 class _Verdict:
     """One set of filters judged on every cluster, before any request's holdings: shared by the
     requests with those filters (a large batch has thousands of requests but few filter sets),
-    read-only."""
+    read-only. Its passing and reported rows are made when first read: a verdict kept with a
+    long-lived scheduler's rows is moved through every patch since it was kept (_kept_verdict's
+    replay), and only the last one's are read."""
 
-    outcome: np.ndarray
-    passing: np.ndarray
-    filtered: np.ndarray
+    __slots__ = ("outcome", "_limit", "_passing", "_filtered")
+
+    def __init__(self, outcome: np.ndarray, limit: int) -> None:
+        self.outcome = outcome
+        self._limit = limit
+        self._passing: np.ndarray | None = None
+        self._filtered: np.ndarray | None = None
+
+    @property
+    def passing(self) -> np.ndarray:
+        if self._passing is None:
+            self._passing = _read_only(np.flatnonzero(self.outcome == PASS))
+        return self._passing
+
+    @property
+    def filtered(self) -> np.ndarray:
+        if self._filtered is None:
+            self._filtered = _read_only(_reported(self.outcome, self._limit))
+        return self._filtered
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -310,12 +327,8 @@ def _verdict(
 
 
 def _verdict_of(outcome: np.ndarray, limit: int) -> _Verdict:
-    """A verdict of its outcome codes: those passing, and the `limit` reported."""
-    return _Verdict(
-        _read_only(outcome),
-        _read_only(np.flatnonzero(outcome == PASS)),
-        _read_only(_reported(outcome, limit)),
-    )
+    """A verdict of its outcome codes: those passing, and the `limit` reported (made when read)."""
+    return _Verdict(_read_only(outcome), limit)
 
 
 def _kept_verdict(
