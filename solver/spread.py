@@ -144,7 +144,11 @@ class SpreadState:
                 slot = slots[i]
                 if slot == 0:  # without the key: neutral
                     continue
-                change = _change(counts[slot - 1], smallest, second, largest)
+                count = counts[slot - 1]  # _change, inline (a call per cell and dimension)
+                if largest == smallest or count == largest:
+                    change = 1
+                else:
+                    change = -1 if count == smallest and smallest != second else 0
                 if largest - smallest + change > max_skew:
                     if hard:
                         break
