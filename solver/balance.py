@@ -197,6 +197,8 @@ class _Batch:
         self.value = 0  # sum of worth x scores, once scoring has begun
         self.scoring = False
         self.most_held = 0  # at least the most decisions any coupled request holds
+        # most_seen_by's busiest count and, once asked, its rows, while the counts do not move.
+        self._busiest: tuple[int, np.ndarray | None] | None = None
         # Every coupled request's picks side by side in fixed slots (-1: empty), so that rescoring
         # them all is one vectorised pass with no per-request Python.
         sizes = [
@@ -220,11 +222,17 @@ class _Batch:
             return most - 1 if self.position[i] in holding else most
         if not len(self.totals):
             return 0
-        most = int(self.totals.max())
+        known = self._busiest
+        if known is None:  # the busiest count as the counts stand (greedy's pass asks it per request)
+            known = self._busiest = (int(self.totals.max()), None)
+        most = known[0]
         held = self.members.get(i, _NONE)
         if most == 0 or not len(held):
             return most
-        busiest = np.flatnonzero(self.totals == most)
+        busiest = known[1]
+        if busiest is None:
+            busiest = np.flatnonzero(self.totals == most)
+            self._busiest = (most, busiest)
         return most - 1 if len(busiest) <= len(held) and _among(busiest, held).all() else most
 
     def bonus(self, i: int, rows: np.ndarray, ordered: bool = False) -> np.ndarray:
@@ -287,6 +295,7 @@ class _Batch:
     def hold(self, i: int, rows: np.ndarray) -> None:
         """Before anything is decided: request i holds these rows (they count, nothing is scored)."""
         self.totals[rows] += 1  # rows are distinct: no ufunc.at needed
+        self._busiest = None
         self.members[i] = rows
         k = self.position.get(i)
         if k is not None:
@@ -300,6 +309,7 @@ class _Batch:
         before = self._limits() if self.scoring else None
         self.totals[old] -= 1
         self.totals[rows] += 1
+        self._busiest = None
         self.members[i] = rows
         k = self.position.get(i)
         if k is not None:
@@ -355,6 +365,7 @@ class _Batch:
         rows, k = self.members[i], self.position[i]
         self.totals[rows] -= 1
         self.totals[members] += 1
+        self._busiest = None
         self.members[i] = members
         for row in rows.tolist():
             self.member_holders[row].discard(k)

@@ -9,7 +9,7 @@ import numpy as np
 
 from model import FilterKind, SelectionMode, Unselected
 from solver.admits import takes_new
-from solver.prepare import PASS, Prepared, pick_key
+from solver.prepare import Prepared, pick_key
 from solver.solution import (
     Solution,
     best_candidates,
@@ -128,28 +128,29 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
     first cycle are released at once and lose their preference, as upstream does."""
     state = SpreadState(table, p.request.spread, list(p.kept))
     want = p.request.count - p.present
-    available = p.outcome == PASS
-    obsolete = p.sticky.copy()
+    # Obsolete decisions preferred (the first cycle's): copied to be cleared after that cycle.
+    preferring = bool(p.sticky.any())
+    obsolete = p.sticky.copy() if preferring else p.sticky  # (never written while nothing is)
     picks: list[int] = []
     spread_scores: dict[int, int] = {}
-    first_cycle_obsolete = np.flatnonzero(p.obsolete)
+    first_cycle_obsolete = np.flatnonzero(p.obsolete).tolist()
     unselected: list[Unselected] = []
     cells: _Cells | None = None
     while len(picks) < want:
+        # The available rows: the candidates less the picks (made only where a cycle reads them).
         # Every cycle but the last (which also explains) picks by cells, once nothing obsolete is
         # preferred; a cycle that finds nothing falls through, to be explained. With nothing to
         # explain (limit 0: explain_cycle reports nothing) the last one too, where cells are made.
-        if (len(picks) < want - 1 or (not limit and cells is not None)) and not obsolete.any():
-            cells = cells or _Cells(p, table, state, np.flatnonzero(available))
+        if (len(picks) < want - 1 or (not limit and cells is not None)) and not preferring:
+            cells = cells or _Cells(p, table, state, without(p.candidates, picks))
             step = cells.pick(state)
             if step is not None:
                 chosen, score = step
                 spread_scores[chosen] = score
                 picks.append(chosen)
-                available[chosen] = False
                 state.add(chosen)
                 continue
-        rows = np.flatnonzero(available)
+        rows = without(p.candidates, picks)
         topo, violated = state.score(rows)
         ok = violated < 0
         scored, scores = rows[ok], topo[ok]
@@ -160,17 +161,20 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
             chosen = first_in_order(p, table, top, obsolete)
             spread_scores[chosen] = int(best)
             picks.append(chosen)
-            available[chosen] = False
             state.add(chosen)
-        obsolete[:] = False  # the first cycle released every obsolete decision it did not re-pick
+        if preferring:  # the first cycle released every obsolete decision it did not re-pick
+            obsolete[:] = False
+            preferring = False
         last = chosen is None or len(picks) == want
         if last:
-            unselected = explain_cycle(
-                p, table, limit, scored, scores, chosen, rows[~ok], violated[~ok], obsolete
-            )
+            if limit:  # (with limit 0 explain_cycle reports nothing)
+                unselected = explain_cycle(
+                    p, table, limit, scored, scores, chosen, rows[~ok], violated[~ok], obsolete
+                )
             break
-    released_rows = [r for r in first_cycle_obsolete if int(r) not in spread_scores]
-    released = [table.names[int(r)] for r in released_rows] + list(p.released)
+    released_rows = [r for r in first_cycle_obsolete if r not in spread_scores]
+    released = [table.names[r] for r in released_rows] + list(p.released)
+    obsolete_rows = set(first_cycle_obsolete)
     return Solution(
         kept=list(p.kept),
         picks=picks,
@@ -179,7 +183,7 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
         unselected=unselected,
         satisfied=p.present + len(picks) >= p.request.count,
         # Obsolete decisions the first cycle released and a later cycle picked again.
-        restored=frozenset(r for r in picks[1:] if p.obsolete[r]),
+        restored=frozenset(r for r in picks[1:] if r in obsolete_rows),
     )
 
 
@@ -218,15 +222,10 @@ class _Cells:
     def pick(self, state: SpreadState) -> tuple[int, int] | None:
         """The cycle's pick and its topology score, taken from its cell; None when no available
         candidate violates no hard constraint."""
-        best: tuple[int, int] | None = None
-        chosen = -1
-        for cell, (score, violated) in enumerate(state.cell_scores(self.slots)):
-            if violated >= 0 or not self.left[cell]:
-                continue
-            if best is None or (score, self.head_values[cell]) > best:
-                best, chosen = (score, self.head_values[cell]), cell
-        if best is None:
+        found = state.best_cell(self.slots, self.left, self.head_values)
+        if found is None:
             return None
+        chosen, score = found
         head = self.heads[chosen]
         self.left[chosen] -= 1
         if self.left[chosen]:  # the cell's next head: its greatest key left
@@ -234,7 +233,7 @@ class _Cells:
             self.values[head] = _TAKEN
             at = start + int(np.argmax(self.values[start:end]))
             self.heads[chosen], self.head_values[chosen] = at, int(self.values[at])
-        return int(self.rows[head]), best[0]
+        return int(self.rows[head]), score
 
 
 _TAKEN = np.iinfo(np.int64).min  # a taken candidate's key: below every pick key

@@ -191,15 +191,32 @@ def first_rows(mask: np.ndarray, limit: int) -> np.ndarray:
     return np.concatenate(found)[:limit] if found else np.empty(0, np.int64)
 
 
-@dataclass(frozen=True, slots=True)
 class _Verdict:
     """One set of filters judged on every cluster, before any request's holdings: shared by the
     requests with those filters (a large batch has thousands of requests but few filter sets),
-    read-only."""
+    read-only. Its passing and reported rows are made when first read: a verdict kept with a
+    long-lived scheduler's rows is moved through every patch since it was kept (_kept_verdict's
+    replay), and only the last one's are read."""
 
-    outcome: np.ndarray
-    passing: np.ndarray
-    filtered: np.ndarray
+    __slots__ = ("outcome", "_limit", "_passing", "_filtered")
+
+    def __init__(self, outcome: np.ndarray, limit: int) -> None:
+        self.outcome = outcome
+        self._limit = limit
+        self._passing: np.ndarray | None = None
+        self._filtered: np.ndarray | None = None
+
+    @property
+    def passing(self) -> np.ndarray:
+        if self._passing is None:
+            self._passing = _read_only(np.flatnonzero(self.outcome == PASS))
+        return self._passing
+
+    @property
+    def filtered(self) -> np.ndarray:
+        if self._filtered is None:
+            self._filtered = _read_only(_reported(self.outcome, self._limit))
+        return self._filtered
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -310,12 +327,8 @@ def _verdict(
 
 
 def _verdict_of(outcome: np.ndarray, limit: int) -> _Verdict:
-    """A verdict of its outcome codes: those passing, and the `limit` reported."""
-    return _Verdict(
-        _read_only(outcome),
-        _read_only(np.flatnonzero(outcome == PASS)),
-        _read_only(_reported(outcome, limit)),
-    )
+    """A verdict of its outcome codes: those passing, and the `limit` reported (made when read)."""
+    return _Verdict(_read_only(outcome), limit)
 
 
 def _kept_verdict(
@@ -450,11 +463,19 @@ def _relative_scores(
     most = known[1] + sum(
         abs(pref.weight) * HELD_SCORE * (len(p.request.existing) if pref.held else 1) for pref in relative
     )
-    affinity = static.copy()
+    # Made in int32 at once where `most` is below _COMPACT (what _compact would give): every sum
+    # on the way is a sum of some of the parts `most` bounds, so it fits as well.
+    narrow = len(static) and most < _COMPACT
+    affinity = static.astype(np.int32) if narrow else static.copy()
     feasible = None
+    existing = p.request.existing
+    # The rows its decisions name, each once where no two name the same cluster (_classify_existing's).
+    once = p.held is not None and len(p.held) + len(p.elsewhere) == len(existing)
     for pref in relative:
-        if pref.held:
-            for decision in p.request.existing:
+        if pref.held and once:
+            affinity[p.held] += pref.weight * HELD_SCORE
+        elif pref.held:
+            for decision in existing:
                 row = table.index.get(decision.cluster)
                 if row is not None:
                     affinity[row] += pref.weight * HELD_SCORE
@@ -463,8 +484,14 @@ def _relative_scores(
                 feasible = (p.outcome == PASS) | (p.outcome == HELD)
             name = pref.sorter.name  # read once per table: thousands of requests center the same few
             values = table.derived(("prepare", "float values", name), partial(table.float_values, name))
-            affinity += pref.weight * centered_scores(values, feasible, pref.sorter.ascending)
-    return _compact(affinity, most)
+            known = table.derived(("prepare", "float present", name), partial(_present, values))
+            affinity += pref.weight * centered_scores(values, feasible, pref.sorter.ascending, known)
+    return affinity if narrow else _compact(affinity, most)
+
+
+def _present(values: np.ndarray) -> np.ndarray:
+    """Where a property's values are present (not NaN): once per table, for every request centering it."""
+    return _read_only(~np.isnan(values))
 
 
 # Below this, scores are kept as int32: a request's relative scores are its own copy (thousands of
@@ -489,12 +516,15 @@ def _centered(pref) -> bool:
     return pref.sorter is not None and pref.sorter.centered
 
 
-def centered_scores(values: np.ndarray, feasible: np.ndarray, ascending: bool = False) -> np.ndarray:
+def centered_scores(
+    values: np.ndarray, feasible: np.ndarray, ascending: bool = False, present: np.ndarray | None = None
+) -> np.ndarray:
     """trunc(((v - min) / (max - min) - 0.5) * 2 * 100) over the feasible clusters that have the
     property, in float64 in exactly that order (so 0.6 gives 19, as upstream); 100 each when all
-    are equal; 0 for the others. Ascending flips the ratio (smaller values score higher)."""
+    are equal; 0 for the others. Ascending flips the ratio (smaller values score higher).
+    `present`: where the values are not NaN, if known."""
     out = np.zeros(len(values), dtype=np.int64)
-    member = feasible & ~np.isnan(values)
+    member = feasible & (~np.isnan(values) if present is None else present)
     if not member.any():
         return out
     present = values[member]

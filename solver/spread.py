@@ -120,6 +120,46 @@ class SpreadState:
             out.append((score, violated))
         return out
 
+    def best_cell(
+        self, cells: list[tuple[int, ...]], left: list[int], values: list[int]
+    ) -> tuple[int, int] | None:
+        """The cell `cell_scores` and a pick by (score, value) would choose among those with
+        candidates `left` and no hard constraint violated: (its index, its score), or None. Each
+        cell's change is judged from its own domains' counts against each dimension's extremes
+        (what `_per_domain` gives that domain), not for every domain; a cell violating a hard
+        constraint is passed over at the first one found (it is never picked, whichever one)."""
+        dims = []
+        for i in self._order:
+            d = self.dimensions[i]
+            counts = d.counts.tolist()
+            smallest, second, largest = _extremes(counts)
+            dims.append((i, d.constraint.hard, counts, smallest, second, largest, d.constraint.max_skew))
+        best: tuple[int, int] | None = None
+        chosen = -1
+        for cell, slots in enumerate(cells):
+            if not left[cell]:
+                continue
+            score = 0
+            for i, hard, counts, smallest, second, largest, max_skew in dims:
+                slot = slots[i]
+                if slot == 0:  # without the key: neutral
+                    continue
+                count = counts[slot - 1]  # _change, inline (a call per cell and dimension)
+                if largest == smallest or count == largest:
+                    change = 1
+                else:
+                    change = -1 if count == smallest and smallest != second else 0
+                if largest - smallest + change > max_skew:
+                    if hard:
+                        break
+                    score -= SOFT_VIOLATION
+                else:
+                    score -= change
+            else:
+                if best is None or (score, values[cell]) > best:
+                    best, chosen = (score, values[cell]), cell
+        return None if best is None else (chosen, best[0])
+
     def final_scores(self, rows: list[int]) -> dict[int, int]:
         """Each selected row's topology score as if it had been the last pick: `score` of that one
         row with it removed, in plain Python (a handful of rows against a few dozen domains)."""

@@ -56,3 +56,29 @@ def test_greedys_answer_is_remembered_where_it_is_the_best_response(monkeypatch,
     assert (remembered.stats.objective, remembered.stats.bound) == (every.stats.objective, every.stats.bound)
     assert remembered.stats.levels == every.stats.levels
     assert len(calls) == solved_every - 20  # each weight-0 request's first ask
+
+
+@pytest.mark.parametrize("alone", [True, False])
+def test_the_busiest_count_is_read_once_while_the_counts_stand(monkeypatch, alone: bool) -> None:
+    """Greedy's pass asks each request's busiest count (_Batch.most_seen_by): its busiest rows are
+    found once while the counts stand (an alone pass moves none: once in all) and again after a
+    move; every request sees what the counts as they stand give it."""
+    b = hub(n=24)
+    table = solver.api.ClusterTable(b)
+    prepared = solver.api.prepare(b, table)
+    found: list[int] = []
+    flatnonzero = balance.np.flatnonzero
+
+    def choose(i: int, state: balance._Batch):
+        monkeypatch.setattr(balance.np, "flatnonzero", lambda a: found.append(1) or flatnonzero(a))
+        most = state.most_seen_by(i)
+        monkeypatch.setattr(balance.np, "flatnonzero", flatnonzero)
+        kept, state._busiest = state._busiest, None  # as found afresh
+        assert state.most_seen_by(i) == most
+        state._busiest = kept
+        return solver.api.solve_greedy(state.scored(i), table, 0)
+
+    coupled = balance.coupled_requests(prepared)
+    assert len(coupled) == len(prepared)  # every request coupled: none fixed
+    balance._decide(prepared, table, coupled, {}, choose, alone=alone)
+    assert len(found) == 1 if alone else 1 < len(found) <= len(coupled)

@@ -4,6 +4,7 @@ spread cells too instead of scoring every available candidate, with the same ans
 
 from __future__ import annotations
 
+from dataclasses import replace
 from unittest import mock
 
 import numpy as np
@@ -129,3 +130,37 @@ def test_the_cells_sort_no_candidate_by_its_key(monkeypatch) -> None:
     assert sorted_kinds == ["int16"]
     picks = [cells.pick(SpreadState(table, p.request.spread, [])) for _ in range(3)]
     assert all(pick is not None for pick in picks)
+
+
+class _Compared(np.ndarray):
+    """An outcome array counting the comparisons made of it (a mask of every cluster each)."""
+
+    compared = 0
+
+    def __eq__(self, other):  # type: ignore[override]
+        _Compared.compared += 1
+        return np.asarray(self) == other
+
+
+def test_a_run_with_nothing_to_explain_explains_nothing_nor_masks_the_fleet(monkeypatch) -> None:
+    """Nothing to explain (limit 0, the runs pass's and the Balance search's): the cycles read the
+    candidates (shared rows) less the picks, with no mask of the available clusters made over
+    the whole fleet, and the last cycle makes no report."""
+    clusters = [cluster(f"c{i}", {"zone": "abc"[i % 3], "rack": f"r{i % 2}"}) for i in range(12)]
+    for count in (1, 3):
+        b = batch(clusters, _request(count, 1, True, ["c1"], False))
+        table = ClusterTable(b)
+        (p,) = prepare(b, table)
+        explained = greedy._spread_cycles(p, table, 5)
+        p = replace(p, outcome=p.outcome.view(_Compared))
+        explaining = counted_calls(monkeypatch, greedy, "explain_cycle")
+        _Compared.compared = 0
+        silent = greedy._spread_cycles(p, table, 0)
+        assert not explaining and not _Compared.compared
+        assert (silent.picks, silent.spread_scores, silent.released, silent.restored) == (
+            explained.picks,
+            explained.spread_scores,
+            explained.released,
+            explained.restored,
+        )
+        monkeypatch.undo()

@@ -9,8 +9,8 @@ from dataclasses import fields, replace
 import numpy as np
 import pytest
 
-from model import ExistingDecision, PlacementRequest, Preference, SelectionMode, TieBreak
-from solver.prepare import prepare
+from model import ExistingDecision, PlacementRequest, Preference, PropertySorter, SelectionMode, TieBreak
+from solver.prepare import centered_scores, prepare
 from solver.table import ClusterTable
 from tests.fixtures.builders import batch, cluster
 
@@ -77,3 +77,50 @@ def test_relative_scores_are_int32_exactly_where_they_fit(static: int, holds: tu
     (p,) = prepare(b, ClusterTable(b))
     assert p.affinity.dtype == dtype
     assert p.affinity.tolist() == [static + (100 if f"c{i}" in holds else 0) for i in range(4)]
+
+
+class _Looked(dict):
+    """A table's index counting its lookups by name."""
+
+    looked = 0
+
+    def get(self, key, default=None):
+        _Looked.looked += 1
+        return super().get(key, default)
+
+
+@pytest.mark.parametrize(
+    "holds",
+    [("c1", "c3", "gone"), ("c1", "c3", "c1")],  # each cluster once (one not in the fleet); one twice
+)
+def test_held_scores_are_added_on_the_held_rows_once_named(holds: tuple[str, ...]) -> None:
+    """A `held` preference adds its score on each row a decision names: on the rows prepare found
+    (_classify_existing's) where no two decisions name the same cluster, with no name looked up
+    again; by name, once per decision, where two do. A centered property (absent on some
+    clusters) is added as centered_scores gives it."""
+    clusters = [cluster(f"c{i}", props={"cpu": str(i)} if i % 3 else None) for i in range(6)]
+    request = PlacementRequest(
+        "a",
+        namespace="ns",
+        mode=SelectionMode.N,
+        count=1,
+        preferences=(
+            Preference(3, held=True),
+            Preference(2, sorter=PropertySorter("cpu", False, centered=True)),
+        ),
+        existing=tuple(ExistingDecision(c, current=False) for c in holds),
+        tie_break=TieBreak.SMALLER_NAME,
+        prefer_held=False,
+    )
+    b = batch(clusters, request)
+    table = ClusterTable(b)
+    table.index = _Looked(table.index)
+    _Looked.looked = 0
+    (p,) = prepare(b, table)
+    twice = len(set(holds)) < len(holds)
+    assert _Looked.looked == len(holds) * (2 if twice else 1)
+    values = np.array([float(i) if i % 3 else np.nan for i in range(6)])
+    centered = centered_scores(values, np.ones(6, dtype=bool))
+    held = [300 * holds.count(f"c{i}") for i in range(6)]
+    assert p.affinity.dtype == np.int32
+    assert p.affinity.tolist() == [h + 2 * c for h, c in zip(held, centered.tolist(), strict=True)]

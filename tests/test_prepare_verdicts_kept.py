@@ -17,6 +17,7 @@ from model import Taint, Toleration, TolerationOperator
 from solver.prepare import prepare
 from solver.table import ClusterTable, _Rows, rule_masks
 from tests.fixtures.builders import batch, cluster, pick_n, req, term, tol
+from tests.fixtures.common import counted_calls
 
 SIZE = 300  # above the size from which rows are kept
 NOW = datetime(2026, 11, 24, 3, tzinfo=UTC)
@@ -125,3 +126,24 @@ def test_a_timed_verdict_is_the_verdict_held_forever_refused_where_the_taints_ar
             want = P._outcome(rule_masks(request, table), {})
             assert np.array_equal(have.outcome, want), (step, request.key)
     _Rows._last = None
+
+
+def test_a_verdict_moved_through_patches_makes_its_passing_and_reported_rows_once(monkeypatch) -> None:
+    """A verdict kept a few batches back is moved through each patch since (a cluster gone, one
+    joined, one relabelled): only the last verdict's passing and reported rows are made, the
+    ones the batch reads, equal to a fresh batch's."""
+    clusters = [_cluster(i) for i in range(SIZE)]
+    _Rows._last = None
+    _verdicts(clusters, REQUESTS[:1], NOW)
+    for step in (4, 5, 3):
+        clusters = _changed(clusters, step)
+        _verdicts(clusters, REQUESTS[4:], NOW)  # another request's batch: the rows patched
+    reported = counted_calls(monkeypatch, P, "_reported")
+    (got,) = _verdicts(clusters, REQUESTS[:1], NOW)
+    assert len(reported) == 1
+    monkeypatch.undo()
+    _Rows._last = None
+    (fresh,) = _verdicts(clusters, REQUESTS[:1], NOW)
+    assert got.outcome.tolist() == fresh.outcome.tolist()
+    assert got.candidates.tolist() == fresh.candidates.tolist()
+    assert got.filtered.tolist() == fresh.filtered.tolist()

@@ -92,6 +92,29 @@ def test_cell_scores_agree_with_row_scores(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+def test_the_best_cell_is_the_best_of_the_cell_scores(seed: int) -> None:
+    """SpreadState.best_cell (a cycle's pick among the cells, judged per cell) against every
+    cell's `cell_scores` and the pick rule over them, held counts moved pick by pick."""
+    rng = random.Random(seed)
+    _, table, prepared = _prepared(seed)
+    for p in prepared:
+        if not p.request.spread:
+            continue
+        state = SpreadState(table, p.request.spread, list(p.kept))
+        rows = np.arange(table.size)
+        cells = sorted(set(zip(*(d.slots[rows].tolist() for d in state.dimensions), strict=True)))
+        values = rng.sample(range(10 * len(cells)), len(cells))
+        for row in rng.sample(range(table.size), 12):
+            left = [rng.randrange(3) for _ in cells]
+            expected = None
+            for cell, (score, violated) in enumerate(state.cell_scores(cells)):
+                if violated < 0 and left[cell] and (expected is None or (score, values[cell]) > expected[2:]):
+                    expected = (cell, score, score, values[cell])
+            assert state.best_cell(cells, left, values) == (expected and expected[:2])
+            state.add(row)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_greedy_cycles_by_cells_pick_as_scoring_every_candidate(seed: int) -> None:
     _, table, prepared = _prepared(seed)
     spread_requests = [p for p in prepared if p.request.spread]
