@@ -2973,3 +2973,43 @@ def test_the_pictures_kept_across_events_hold_at_most_so_many_clusters(mode, mon
     monkeypatch.setattr(OcmLive, "_prune", bounded)
     assert _deltas(mode, 0, 60) == unbounded
     assert pruned["cut"] > 3, pruned
+
+
+def test_a_filter_verdict_is_kept_across_events_while_the_model_it_read_stands(monkeypatch) -> None:
+    """`OcmLive._admits` keeps each verdict per cluster, filters number and held: a copy of the
+    model that moves only the load (the pool's `with_load`) reads the verdict kept, a model that
+    moved a field the filters read (here its taints) is judged again, as is every verdict that
+    may read the clock (a taint and a toleration with seconds). The kept verdicts are bounded."""
+    from adapters.live.kept import with_load
+    from model import Taint, Toleration
+
+    live = OcmLive(from_objects(_sorter_hub().objects(), "<hub>"), now=ocm.NOW_TIME, seed=0)
+    s = live.requests[f"{ocm.NS}/s"]
+    number = live._filters_number(s)
+    asked: list[str] = []
+    plain = reach_module.admits
+
+    def counted(request, cluster, now, *, held=False):
+        asked.append(cluster.name)
+        return plain(request, cluster, now, held=held)
+
+    monkeypatch.setattr(reach_module, "admits", counted)
+    c3 = live.pool.get("c3")
+    assert live._admits(s, number, c3, ocm.NOW_TIME, False)
+    assert live._admits(s, number, with_load(c3, c3.load + 4), ocm.NOW_TIME, False)
+    assert asked == ["c3"]  # the load's copy read the verdict kept
+    tainted = replace(c3, taints=(Taint("gone", effect="NoSelect", added=ocm.NOW_TIME),))
+    assert not live._admits(s, number, tainted, ocm.NOW_TIME, False)
+    assert not live._admits(s, number, with_load(tainted, 1), ocm.NOW_TIME, False)
+    assert asked == ["c3", "c3"]
+    # A toleration for a minute: the same model, passing now and refused two minutes on.
+    timed = replace(s, tolerations=(Toleration("gone", effect="NoSelect", seconds=60),))
+    t = live._filters_number(timed)
+    assert live._admits(timed, t, tainted, ocm.NOW_TIME, False)
+    assert not live._admits(timed, t, tainted, ocm.NOW_TIME + timedelta(minutes=2), False)
+    # Bounded: past the most kept, every verdict is let go and counting starts again.
+    monkeypatch.setattr(reach_module, "_VERDICTS", 3)
+    for name in ("c0", "c1", "c2", "c4", "c5"):
+        live._admits(s, number, live.pool.get(name), ocm.NOW_TIME, False)
+        assert live._verdicts_kept <= 3
+        assert sum(len(kept[1]) for kept in live._verdicts.values()) == live._verdicts_kept
