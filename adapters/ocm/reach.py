@@ -178,6 +178,15 @@ The moves since a picture (`_moved_since`, `_drift`) are kept from one event to 
 taken on as the log grows: between two cuts (each moves its floor) the log only grows, and an
 event undone forgets them, so the entries after the length they were read at are all that moved
 since.
+
+The filter verdicts the bound of the clusters left out asks (`_drifted_bound`, a sorter's ends:
+`_ends`, `_walk`) are kept from one event to the next (`_admits`): a verdict reads the request's
+filters (by their number), of the cluster only its name, labels, properties, claims, traits,
+eligibility, leaving and taints, and the clock only through a toleration with seconds of a taint.
+A model is never changed, only replaced, so a verdict kept with the model it was judged on holds
+for every model sharing each of those fields (the copies that move only the load); one that may
+read the clock is judged afresh, and an undone event puts back models whose verdicts were judged
+on them or are judged again.
 """
 
 from __future__ import annotations
