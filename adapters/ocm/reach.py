@@ -178,15 +178,6 @@ The moves since a picture (`_moved_since`, `_drift`) are kept from one event to 
 taken on as the log grows: between two cuts (each moves its floor) the log only grows, and an
 event undone forgets them, so the entries after the length they were read at are all that moved
 since.
-
-The filter verdicts the bound of the clusters left out asks (`_drifted_bound`, a sorter's ends:
-`_ends`, `_walk`) are kept from one event to the next (`_admits`): a verdict reads the request's
-filters (by their number), of the cluster only its name, labels, properties, claims, traits,
-eligibility, leaving and taints, and the clock only through a toleration with seconds of a taint.
-A model is never changed, only replaced, so a verdict kept with the model it was judged on holds
-for every model sharing each of those fields (the copies that move only the load); one that may
-read the clock is judged afresh, and an undone event puts back models whose verdicts were judged
-on them or are judged again.
 """
 
 from __future__ import annotations
@@ -261,8 +252,6 @@ _KEPT = 512  # and at most so many pictures
 # and at most so many clusters over the pictures kept: a picture from before a join holds
 # thousands, and a hundred such (the soak's stream after its big joins) held 150 MiB
 _KEPT_CLUSTERS = 60_000
-# `OcmLive._admits`: the filter verdicts kept across events, at most so many (then all let go)
-_VERDICTS = 200_000
 
 
 def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None) -> OcmLive:
@@ -599,10 +588,6 @@ class OcmLive:
         self._ends_walked: dict[tuple, tuple[int, float, str] | None] = {}  # _end's (one event's)
         self._feasible_of: dict[tuple, tuple[_Drift, bool]] = {}  # _any_feasible's (one event's)
         self._orders: dict[int, tuple[np.ndarray, list[int]]] = {}  # _rise_order's (one event's)
-        # `_admits`' verdicts kept across events: per cluster, the model they were judged on and
-        # its verdict per filters number and held; and how many are kept over every cluster.
-        self._verdicts: dict[str, list[Any]] = {}
-        self._verdicts_kept = 0
         # `_filters_number`'s: per request (by identity) the number of its filters, each distinct
         # value numbered once.
         self._numbered: dict[int, tuple[PlacementRequest, int]] = {}
@@ -1006,8 +991,6 @@ class OcmLive:
         if len(self._numbered) > 2 * len(self.requests) + 64:  # the same, with their numbers
             self._numbered.clear()
             self._filter_numbers.clear()
-            self._verdicts.clear()  # keyed by those numbers
-            self._verdicts_kept = 0
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
         scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
@@ -1715,9 +1698,7 @@ class OcmLive:
         for name in held - {but}:
             c = self.pool.get(name)
             q = c.properties.get(prop) if c is not None else None
-            if q is None or low <= q.as_float() <= high:
-                continue
-            if self._admits(request, key[2], c, now, True):  # type: ignore[arg-type]
+            if q is not None and not low <= q.as_float() <= high and admits(request, c, now, held=True):  # type: ignore[arg-type]
                 low, high = min(low, q.as_float()), max(high, q.as_float())
         return low, high
 
@@ -1759,56 +1740,12 @@ class OcmLive:
         one end of the property's order (side 0 the lowest), from step `start` on: its step, value
         and name; None when none is within `_WALK` steps."""
         pairs = self._by_value(prop)
-        number = self._filters_number(request)
         for steps in range(start, min(len(pairs), _WALK)):
             value, name = pairs[steps if side == 0 else len(pairs) - 1 - steps]
             c = self.pool.get(name)
-            if c is not None and name != but and self._admits(request, number, c, now, False):
+            if c is not None and name != but and admits(request, c, now):
                 return steps, value, name
         return None
-
-    def _admits(self, request: PlacementRequest, number: int, c: Cluster, now: datetime, held: bool) -> bool:
-        """`admits(request, c, now, held=held)`, `number` the request's `_filters_number`, its
-        verdict kept across events per cluster, filters number and held. The verdict reads the
-        request's filters (numbered: equal filters, one number), of the cluster its name, labels,
-        properties, claims, traits, eligibility, leaving and taints, and `now` only through a
-        toleration with seconds of a taint. A model is never changed, only replaced: a cluster's
-        verdicts are kept with the model they were judged on and hold for a model sharing each of
-        those fields (the pool's copies that move only the load, `with_load`, share them); any
-        other model lets them go. A verdict that may read `now` (a taint and a toleration with
-        seconds) is judged afresh. At most `_VERDICTS` are kept; the numbers let go, so are they."""
-        if c.taints and request.tolerations and any(t.seconds is not None for t in request.tolerations):
-            return admits(request, c, now, held=held)
-        entry = self._verdicts.get(c.name)
-        if entry is None:
-            entry = self._verdicts[c.name] = [c, {}]
-        else:
-            was = entry[0]
-            if was is not c:
-                if not (
-                    was.labels is c.labels
-                    and was.taints is c.taints
-                    and was.traits is c.traits
-                    and was.properties is c.properties
-                    and was.claims is c.claims
-                    and was.eligible is c.eligible
-                    and was.leaving is c.leaving
-                ):
-                    self._verdicts_kept -= len(entry[1])
-                    entry[1] = {}
-                entry[0] = c
-        verdicts = entry[1]
-        key = 2 * number + held
-        found = verdicts.get(key)
-        if found is None:
-            if self._verdicts_kept >= _VERDICTS:
-                self._verdicts.clear()
-                self._verdicts_kept = 0
-                self._verdicts[c.name] = entry
-                verdicts.clear()
-            found = verdicts[key] = admits(request, c, now, held=held)
-            self._verdicts_kept += 1
-        return found
 
     def _by_value(self, prop: str) -> list[tuple[float, str]]:
         """The kept clusters having a property, by its value as a sorter reads it (as_float), then
@@ -1952,7 +1889,6 @@ class OcmLive:
         bounds = self._scored_bounds(request, drift, upper, order) if upper is not None and order else None
         if bounds is not None:
             order.sort(key=lambda at: -bounds[at])  # stable: equal bounds stay in name order
-        number = self._filters_number(request) if order else 0
         for at in order:
             name = drift.names[at]
             if bounds is not None and beaten is not None and not _beats((bounds[at], name), beaten):
@@ -1964,10 +1900,10 @@ class OcmLive:
                 total: int | None = _total(request, cluster, own, most, held)
                 if beaten is not None and not _beats((total, name), beaten):  # type: ignore[arg-type]
                     continue  # moves no maximum, whatever its filters say
-                if not self._admits(request, number, cluster, now, name in held):
+                if not admits(request, cluster, now, held=name in held):
                     continue
             else:  # a sorter's: over the range the others span (None: it may be an end)
-                if not self._admits(request, number, cluster, now, name in held):
+                if not admits(request, cluster, now, held=name in held):
                     continue
                 total = self._within_range(request, cluster, own, most, held, now)
                 if total is None:
