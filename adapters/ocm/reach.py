@@ -178,6 +178,14 @@ The moves since a picture (`_moved_since`, `_drift`) are kept from one event to 
 taken on as the log grows: between two cuts (each moves its floor) the log only grows, and an
 event undone forgets them, so the entries after the length they were read at are all that moved
 since.
+
+A sorter's walk from one end of a property's order (`_end`: the first cluster passing the filters
+holding nothing) is kept from one event to the next (`_kept_walk`): it reads the order up to where
+it stopped and those clusters' verdicts, which read the filters, the models but their load, and
+the clock only through a toleration with seconds (such filters walk every event). The order and
+the verdicts move only where a model is replaced (`_revalue` logs each, as it was and as it is),
+so a walk stands while no model replaced since has a pair within what it read; an event undone
+forgets the walks with the log.
 """
 
 from __future__ import annotations
