@@ -3090,3 +3090,37 @@ def test_a_request_holding_other_clusters_keeps_what_it_holds_made_of_their_name
 
     counted = _same_deltas(monkeypatch, mode, "_holding", checked, original, asked, seed=seed)
     assert counted["made"] > 20, counted
+
+
+def test_a_sorters_end_walk_is_kept_while_no_model_replaced_lies_within_what_it_read() -> None:
+    """`s` sorts by CPU (c0 to c9: 1 to 10). Its walks from each end of the order (`_end`, asked
+    afresh each event) are kept across events (`_kept_walk`): c5 relabelled lies beyond what
+    either read (each stopped at its first cluster), so neither is walked again; c0 tainted lies
+    within the low end's walk, which is walked again and now ends at c1, while the high end's
+    stands. Fails where the walks are kept for the event only, or kept whatever was replaced."""
+    hub = _sorter_hub()
+    live = hub._live["ocm"]
+    s = live.requests[f"{ocm.NS}/s"]
+    prop = next(p.sorter.name for p in s.preferences if p.sorter is not None)
+    walked: list[int] = []
+    walk = live._walk
+
+    def counted(request, prop, side, start, but, now):
+        if start == 0:
+            walked.append(side)
+        return walk(request, prop, side, start, but, now)
+
+    live._walk = counted
+
+    def ends() -> tuple[Any, Any]:  # as the checks of a new event ask them
+        live._ends_walked.clear()
+        return live._end(s, prop, 0, ocm.NOW_TIME), live._end(s, prop, 1, ocm.NOW_TIME)
+
+    assert ends() == ((0, 1.0, "c0"), (0, 10.0, "c9"))
+    assert sorted(walked) == [0, 1]
+    hub.handle(_relabelled(hub, "c5"), now=ocm.NOW_TIME)
+    assert ends() == ((0, 1.0, "c0"), (0, 10.0, "c9"))
+    assert sorted(walked) == [0, 1]
+    hub.handle(_tainted(hub, "c0"), now=ocm.NOW_TIME)
+    assert ends() == ((1, 2.0, "c1"), (0, 10.0, "c9"))
+    assert sorted(walked) == [0, 0, 1]

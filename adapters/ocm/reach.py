@@ -178,6 +178,14 @@ The moves since a picture (`_moved_since`, `_drift`) are kept from one event to 
 taken on as the log grows: between two cuts (each moves its floor) the log only grows, and an
 event undone forgets them, so the entries after the length they were read at are all that moved
 since.
+
+A sorter's walk from one end of a property's order (`_end`: the first cluster passing the filters
+holding nothing) is kept from one event to the next (`_kept_walk`): it reads the order up to where
+it stopped and those clusters' verdicts, which read the filters, the models but their load, and
+the clock only through a toleration with seconds (such filters walk every event). The order and
+the verdicts move only where a model is replaced (`_revalue` logs each, as it was and as it is),
+so a walk stands while no model replaced since has a pair within what it read; an event undone
+forgets the walks with the log.
 """
 
 from __future__ import annotations
@@ -252,6 +260,9 @@ _KEPT = 512  # and at most so many pictures
 # and at most so many clusters over the pictures kept: a picture from before a join holds
 # thousands, and a hundred such (the soak's stream after its big joins) held 150 MiB
 _KEPT_CLUSTERS = 60_000
+# `OcmLive._kept_walk`: the models replaced since the walks kept were walked, at most so many
+# (then the walks are walked again)
+_REMODELS = 512
 
 
 def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None) -> OcmLive:
@@ -586,6 +597,11 @@ class OcmLive:
         self._values: dict[str, list[tuple[float, str]]] = {}  # _by_value's answers
         self._ends_of: dict[tuple, tuple[float, float] | None] = {}  # _shared_ends' (one event's)
         self._ends_walked: dict[tuple, tuple[int, float, str] | None] = {}  # _end's (one event's)
+        # `_kept_walk`'s: per (property, side, filters number) a walk, the length of the log of
+        # models replaced it was walked at, and the last pair it looked at (None: any move
+        # walks it again); the log of the models replaced (each as it was and as it is).
+        self._walks: dict[tuple, tuple[tuple[int, float, str] | None, int, tuple[float, str] | None]] = {}
+        self._remodels: list[tuple[Cluster | None, Cluster | None]] = []
         self._feasible_of: dict[tuple, tuple[_Drift, bool]] = {}  # _any_feasible's (one event's)
         self._orders: dict[int, tuple[np.ndarray, list[int]]] = {}  # _rise_order's (one event's)
         # `_filters_number`'s: per request (by identity) the number of its filters, each distinct
@@ -997,6 +1013,7 @@ class OcmLive:
         if len(self._numbered) > 2 * len(self.requests) + 64:  # the same, with their numbers
             self._numbered.clear()
             self._filter_numbers.clear()
+            self._walks.clear()  # kept by those numbers
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
         scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
@@ -1451,6 +1468,8 @@ class OcmLive:
         self._values.clear()
         self._ends_of.clear()
         self._ends_walked.clear()
+        self._walks.clear()
+        self._remodels.clear()
         self._feasible_of.clear()
         self._orders.clear()
         self._held.clear()
@@ -1795,8 +1814,49 @@ class OcmLive:
         """`_walk` from one end with nothing left out, kept for the event per filters."""
         key = (prop, side, self._filters_number(request))
         if key not in self._ends_walked:
-            self._ends_walked[key] = self._walk(request, prop, side, 0, "", now)
+            self._ends_walked[key] = self._kept_walk(request, key, now)
         return self._ends_walked[key]
+
+    def _kept_walk(
+        self, request: PlacementRequest, key: tuple[str, int, int], now: datetime
+    ) -> tuple[int, float, str] | None:
+        """`_end`'s walk kept across events by (property, side, filters number). A walk reads
+        the property's order from its side up to the pair it stops at (the end found, else the
+        `_WALK`th), and the verdicts of those clusters holding nothing, which read the request's
+        filters, the clusters' models but their load, and the clock only through a toleration
+        with seconds (such filters are walked every event). Only a model replaced (`_revalue`,
+        logged in `_remodels`) moves a pair or a verdict: the walk stands while no model
+        replaced since, as it was or as it is, has a pair within what it read (the same clusters
+        at the same steps with the same verdicts). A walk that read the whole order (shorter than
+        `_WALK`, or empty) is walked again on any such move."""
+        prop, side, _ = key
+        if any(t.seconds is not None for t in request.tolerations):
+            return self._walk(request, prop, side, 0, "", now)
+        log = self._remodels
+        kept = self._walks.get(key)
+        if kept is not None:
+            found, since, reach = kept
+            if since == len(log):
+                return found
+            if reach is not None and not any(
+                (q := c.properties.get(prop)) is not None
+                and ((q.as_float(), c.name) <= reach if side == 0 else (q.as_float(), c.name) >= reach)
+                for pair in log[since:]
+                for c in pair
+                if c is not None
+            ):
+                self._walks[key] = (found, len(log), reach)
+                return found
+        found = self._walk(request, prop, side, 0, "", now)
+        reach: tuple[float, str] | None = None
+        if found is not None:
+            reach = (found[1], found[2])
+        else:
+            pairs = self._by_value(prop)
+            if len(pairs) > _WALK:  # the walk stopped short of the order's other end
+                reach = pairs[_WALK - 1] if side == 0 else pairs[len(pairs) - _WALK]
+        self._walks[key] = (found, len(log), reach)
+        return found
 
     def _walk(
         self, request: PlacementRequest, prop: str, side: int, start: int, but: str, now: datetime
@@ -1824,7 +1884,13 @@ class OcmLive:
         return found
 
     def _revalue(self, was: Cluster | None, now: Cluster | None) -> None:
-        """A cluster's place in every property order kept (`_by_value`) moved with its model."""
+        """A cluster's place in every property order kept (`_by_value`) moved with its model (and
+        the move logged for the walks kept, `_kept_walk`; past `_REMODELS` moves, the log and
+        the walks are let go together)."""
+        if len(self._remodels) >= _REMODELS:
+            self._remodels.clear()
+            self._walks.clear()
+        self._remodels.append((was, now))
         for prop, pairs in self._values.items():
             for c, add in ((was, False), (now, True)):
                 q = c.properties.get(prop) if c is not None else None
