@@ -191,7 +191,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from functools import lru_cache, partial
 from itertools import chain, filterfalse, repeat
-from operator import attrgetter, is_
+from operator import attrgetter, is_, lt
 from typing import Any
 
 import numpy as np
@@ -2748,7 +2748,7 @@ class OcmLive:
             if held != self.answers[r.key].selected:  # not what its last sync wrote (none written)
                 continue
             passes = cluster is not None and in_scope(r, cluster) and admits(r, cluster, now, held=x in held)
-            out[r.key] = tuple(sorted(held | {x} if passes else held - {x}))
+            out[r.key] = _flip(r, held, x, passes)
         return out
 
     def _least_busiest(self, x: str, holding: Callable[[str], int]) -> int:
@@ -2961,6 +2961,23 @@ class _After:
                     if top == count:
                         return top
         return top
+
+
+def _flip(request: PlacementRequest, held: frozenset[str], x: str, passes: bool) -> tuple[str, ...]:
+    """What the request holds (`held`, its existing decisions' clusters) with `x` added (`passes`)
+    or taken off, in name order: its decisions are listed in name order, one per cluster
+    (`_holdings`), so `x` goes in or out at its place (a PickAll holds thousands: no set of them
+    sorted again); sorted as a set where they are not."""
+    names = list(map(_cluster_of, request.existing))
+    if len(names) != len(held) or not all(map(lt, names, names[1:])):
+        return tuple(sorted(held | {x} if passes else held - {x}))
+    at = bisect_left(names, x)
+    there = at < len(names) and names[at] == x
+    if passes and not there:
+        names.insert(at, x)
+    elif not passes and there:
+        del names[at]
+    return tuple(names)
 
 
 def _margins(
