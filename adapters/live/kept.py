@@ -321,6 +321,33 @@ class ClusterPool:
         self._labelled[key] = (self._epoch, len(log), names)
         return names
 
+    def united(self, traits: tuple[str, ...]) -> AbstractSet[str]:
+        """The names of the clusters with any of the traits: the union of their `with_trait` sets,
+        kept per tuple as `labelled` keeps its answers and moved only by the clusters put or
+        dropped since (a cluster's traits move only so: `reload` moves loads alone), so it is the
+        union made now (read-only). Made afresh at every traits change, a cluster event's batch
+        united the same few scopes of thousands each again (some 13 ms of a join at 10,000
+        clusters)."""
+        key = ("united", traits)
+        kept = self._labelled.get(key)
+        log = self._relabelled
+        if kept is None or kept[0] != self._epoch:
+            if len(self._labelled) >= _LABELLED_KEYS:  # tests no reader asks for any more
+                self._labelled.clear()
+            names = set().union(*(self._with_trait.get(t, ()) for t in traits))
+        else:
+            names = kept[2]
+            if len(log) > kept[1]:
+                wanted = frozenset(traits)
+                for name in dict.fromkeys(log[kept[1] :]):
+                    cluster = self._by_name.get(name)
+                    if cluster is not None and not wanted.isdisjoint(cluster.traits):
+                        names.add(name)
+                    else:
+                        names.discard(name)
+        self._labelled[key] = (self._epoch, len(log), names)
+        return names
+
     def _relabel(self, name: str) -> None:
         """`name` put or dropped: judged again by `labelled`'s readers (a long log begins a new
         epoch: every kept answer then made again)."""

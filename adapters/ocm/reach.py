@@ -619,10 +619,6 @@ class OcmLive:
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
         self._emptied_of: dict[tuple[str, ...], tuple[Mapping, bool]] = {}  # `_empties`' (one event's)
         self._runs: set[str] = set()  # the event's refused non-strict PickNs, judged by their run
-        # `_members`' unions of several sets, each with the pool's traits version it was made at
-        # (a function of the pool's trait sets alone: kept out of the journal, which undoes the
-        # pool through `put` and `drop`, each moving the version on).
-        self._united: dict[tuple[str, ...], tuple[int, set[str]]] = {}
         self.seq = 0
         self._recounted: set[str] = set()
         self._own_fresh: set[str] = set()
@@ -2766,20 +2762,14 @@ class OcmLive:
 
     def _members(self, scope: tuple[str, ...]) -> AbstractSet[str]:
         """The clusters of the scope's sets (read-only: one set's own members are the pool's set,
-        not a copy of thousands; several sets' union is kept while no trait's clusters change,
-        `ClusterPool.traits_version`: a cluster event's batch unites the same few scopes of
-        thousands each, batch after batch)."""
+        not a copy of thousands; several sets' union is kept by the pool, `ClusterPool.united`,
+        and moved only by the clusters put or dropped since: a cluster event's batch unites the
+        same few scopes of thousands each, batch after batch)."""
         if len(scope) == 1:
             return self.pool.with_trait(scope[0])
         if not scope:
             return set()
-        version = self.pool.traits_version
-        kept = self._united.get(scope)
-        if kept is None or kept[0] != version:
-            if len(self._united) > 256:  # scopes no batch asks for any more
-                self._united.clear()
-            kept = self._united[scope] = (version, set().union(*(self.pool.with_trait(t) for t in scope)))
-        return kept[1]
+        return self.pool.united(scope)
 
     def _answered(
         self,
