@@ -1202,6 +1202,31 @@ def test_a_given_answer_is_what_it_holds_with_its_cluster_put_in_or_out_at_its_p
     assert len(seen) > 5
 
 
+def test_a_given_answers_clusters_are_read_as_the_set_made_of_what_it_holds(monkeypatch) -> None:
+    """`_answered` reads each given PickAll's clusters as the set `_given` made of what it holds
+    with its one cluster put in or taken off (`_given_sets`, for the very result `_taken` made):
+    each such set is the result's names (more than 5 over 60 events), and the deltas are those of
+    reading every answer's names off its picks."""
+    original, used = OcmLive._answered, []
+
+    def checked(self, batch, result, keys, *, written=True, given=(), known=None):
+        by_key = {r.request: r for r in result.requests}
+        for key, (got, names) in (known or {}).items():
+            if by_key.get(key) is got:
+                assert names == frozenset(c.cluster for c in got.selected)
+                used.append(key)
+        return original(self, batch, result, keys, written=written, given=given, known=known)
+
+    def unknown(self, batch, result, keys, *, written=True, given=(), known=None):
+        return original(self, batch, result, keys, written=written, given=given)
+
+    monkeypatch.setattr(OcmLive, "_answered", checked)
+    fast = _deltas("optimal", 0, 60)
+    assert len(used) > 5
+    monkeypatch.setattr(OcmLive, "_answered", unknown)
+    assert fast == _deltas("optimal", 0, 60)
+
+
 def test_the_checks_verdicts_judged_cheapest_rule_first_are_admits(monkeypatch) -> None:
     """The checks judge a cluster by solver.admits, whose rules are judged cheapest first (the
     required terms last): every verdict they ask is that of the rules one by one (`refusals`

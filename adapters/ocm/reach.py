@@ -617,6 +617,8 @@ class OcmLive:
         # `_shared_rises`' (one event's)
         self._shared_rise: dict[tuple[int, int, int, int, bool], tuple[_Drift, np.ndarray]] = {}
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
+        # `_given`'s answers, each with its clusters as a set (one batch's)
+        self._given_sets: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {}
         self._emptied_of: dict[tuple[str, ...], tuple[Mapping, bool]] = {}  # `_empties`' (one event's)
         self._runs: set[str] = set()  # the event's refused non-strict PickNs, judged by their run
         self.seq = 0
@@ -2639,10 +2641,18 @@ class OcmLive:
         keys = frozenset(contexts)
         outside = tuple(r for r in requests if r.key in given)
         answers = tuple((r, self._given_result(r, given[r.key])) for r in outside)
+        # Each given answer's clusters as a set, made by `_given` from what it holds (where the
+        # answer is the one it made): read by `_answered` for that very result.
+        sets = self._given_sets
+        known = {
+            a.request: (a, sets[r.key][1])
+            for r, a in answers
+            if r.key in sets and sets[r.key][0] is given[r.key]
+        }
         return Taken(
             batch,
             context,
-            lambda result: self._answered(batch, result, keys, written=written, given=outside),
+            lambda result: self._answered(batch, result, keys, written=written, given=outside, known=known),
             answers,
         )
 
@@ -2719,6 +2729,7 @@ class OcmLive:
         busiest count from below. Both hold on every picture, so every request's answer, its
         scores and the final decisions are the same: tests/test_live_ocm.py compares the two
         paths' deltas. One cluster per event (several moving at once: all solved)."""
+        self._given_sets = {}
         flipped = {r.key: self._flipped[r.key] for r in requests if r.key in self._flipped}
         if len(set(flipped.values())) != 1:
             return {}
@@ -2745,6 +2756,8 @@ class OcmLive:
                 continue
             passes = cluster is not None and in_scope(r, cluster) and admits(r, cluster, now, held=x in held)
             out[r.key] = _flip(r, held, x, passes)
+            # its clusters as a set, from what it holds (whose hashes the set keeps: no name read)
+            self._given_sets[r.key] = (out[r.key], held | {x} if passes else held - {x})
         return out
 
     def _least_busiest(self, x: str, holding: Callable[[str], int]) -> int:
@@ -2779,18 +2792,26 @@ class OcmLive:
         *,
         written: bool = True,
         given: tuple[PlacementRequest, ...] = (),
+        known: Mapping[str, tuple[RequestResult, frozenset[str]]] | None = None,
     ) -> None:
         """Each solved Placement's margins, at the counts its sync judged (before its writes;
         `written=False`: answers the hub is not given, judged only to know which hold). `given`:
         the PickAlls answered without the solver (`_given`), whose answers `result` holds too:
-        judged as the batch holding them would judge them."""
+        judged as the batch holding them would judge them. `known`: per given answer, the result
+        `_taken` made and its clusters as a set, read for that very result (`_given_sets`)."""
         requests = (*batch.requests, *given)
         # Optimal judges coupled requests' scores on the batch's final decisions, which its
         # writes leave: those answers hold from the next position on (the writes' own moves).
         joint = result.stats.mode == "optimal" and sum(1 for r in requests if r.coupled) > 1
         seen = self.seq + 1 if joint else self.seq
         by_key = {r.key: r for r in requests}
-        answered = {r.request: frozenset(map(_cluster_of, r.selected)) for r in result.requests}
+        known = known or {}
+        answered = {
+            r.request: k[1]
+            if (k := known.get(r.request)) is not None and k[0] is r
+            else frozenset(map(_cluster_of, r.selected))
+            for r in result.requests
+        }
         moves = {key: self._moves(key, answered.get(key, frozenset())) for key in keys}
         added, dropped = Counter(), Counter()
         for up, down in moves.values():
