@@ -516,6 +516,44 @@ def test_a_placement_woken_again_makes_again_only_what_changed_since(monkeypatch
     assert hub.resolve(now=NOW_TIME).apply == []
 
 
+def test_a_pools_load_copies_are_given_again_for_the_same_cluster_and_load() -> None:
+    """ClusterPool.clusters gives a load copy made before (one of the last two of that very
+    cluster) where the load is the same, else a new one: every tuple equals the one made with
+    fresh copies, after loads, puts, reloads and an undo alike."""
+    from adapters.live.kept import ClusterPool, Journal, with_load
+    from model import Cluster
+
+    journal = Journal()
+    pool = ClusterPool([Cluster(f"c{i}", {"tier": str(i)}, load=i) for i in range(4)], journal=journal)
+
+    def fresh(loads: dict[str, int]) -> tuple[Cluster, ...]:
+        every = pool.clusters()
+        return tuple(with_load(c, c.load + loads[c.name]) if loads.get(c.name) else c for c in every)
+
+    def given(loads: dict[str, int]) -> tuple[Cluster, ...]:
+        out = pool.clusters(loads)
+        assert out == fresh(loads)
+        assert [c.load for c in out] == [c.load for c in fresh(loads)]
+        return out
+
+    first = given({"c0": 2, "c1": -1})
+    second = given({"c0": 2, "c1": 1})
+    assert second[0] is first[0] and second[1] is not first[1]
+    third = given({"c1": -1, "c2": 0})
+    assert third[1] is first[1]  # the copy before the last: kept too
+    assert third[2] is pool["c2"]  # no load moved: the cluster itself
+    assert given({"c1": 3})[1] is not first[1]  # a third load of c1: a new copy
+    pool.reload([with_load(pool["c0"], 5)])
+    reloaded = given({"c0": 2})
+    assert reloaded[0] is not first[0] and reloaded[0].load == 7
+    journal.mark()
+    pool.put(Cluster("c0", {"tier": "x"}, load=5))
+    put = given({"c0": 2})
+    assert put[0] is not reloaded[0] and put[0].labels == {"tier": "x"}
+    journal.undo()
+    assert given({"c0": 2})[0] is reloaded[0]  # the cluster put back: its copy given again
+
+
 def test_a_pools_labelled_clusters_are_judged_again_where_put_or_dropped() -> None:
     """ClusterPool.labelled keeps a test's clusters and judges again only those put or dropped
     since (a load moved alone, `reload`, shares the labels): after every change, undone ones

@@ -1165,6 +1165,68 @@ def test_a_given_answers_shared_picks_are_those_made_afresh(monkeypatch) -> None
     assert len(seen) > 5  # each moving by its one cluster (see the tests above)
 
 
+def test_a_given_answer_is_what_it_holds_with_its_cluster_put_in_or_out_at_its_place(monkeypatch) -> None:
+    """A PickAll answered without the solver answers what it holds with the one cluster added or
+    taken off, in name order (`_flip`: put in or out at its place among its decisions, listed in
+    name order): the same as sorting the set, at the start, the middle and the end, the cluster
+    already there or not; decisions not in name order (or one cluster listed twice) are sorted as
+    a set. Over 60 events every answer given is the sorted set's."""
+
+    def request(*names: str) -> SimpleNamespace:
+        return SimpleNamespace(existing=tuple(ExistingDecision(c, current=False) for c in names))
+
+    def slow(r, x, passes):
+        held = {d.cluster for d in r.existing}
+        return tuple(sorted(held | {x} if passes else held - {x}))
+
+    for names in [(), ("b",), ("b", "d", "f"), ("d", "b", "f"), ("b", "b", "d")]:
+        r = request(*names)
+        for x in ["a", "b", "c", "d", "e", "f", "g"]:
+            for passes in (True, False):
+                held = frozenset(d.cluster for d in r.existing)
+                assert reach_module._flip(r, held, x, passes) == slow(r, x, passes), (names, x, passes)
+
+    original, seen = OcmLive._given, []
+
+    def checked(self, requests, now):
+        out = original(self, requests, now)
+        by_key = {r.key: r for r in requests}
+        for key, answer in out.items():
+            x = self._flipped[key]
+            assert answer == slow(by_key[key], x, x in answer)
+            seen.append(len(answer))
+        return out
+
+    monkeypatch.setattr(OcmLive, "_given", checked)
+    _deltas("optimal", 0, 60)
+    assert len(seen) > 5
+
+
+def test_a_given_answers_clusters_are_read_as_the_set_made_of_what_it_holds(monkeypatch) -> None:
+    """`_answered` reads each given PickAll's clusters as the set `_given` made of what it holds
+    with its one cluster put in or taken off (`_given_sets`, for the very result `_taken` made):
+    each such set is the result's names (more than 5 over 60 events), and the deltas are those of
+    reading every answer's names off its picks."""
+    original, used = OcmLive._answered, []
+
+    def checked(self, batch, result, keys, *, written=True, given=(), known=None):
+        by_key = {r.request: r for r in result.requests}
+        for key, (got, names) in (known or {}).items():
+            if by_key.get(key) is got:
+                assert names == frozenset(c.cluster for c in got.selected)
+                used.append(key)
+        return original(self, batch, result, keys, written=written, given=given, known=known)
+
+    def unknown(self, batch, result, keys, *, written=True, given=(), known=None):
+        return original(self, batch, result, keys, written=written, given=given)
+
+    monkeypatch.setattr(OcmLive, "_answered", checked)
+    fast = _deltas("optimal", 0, 60)
+    assert len(used) > 5
+    monkeypatch.setattr(OcmLive, "_answered", unknown)
+    assert fast == _deltas("optimal", 0, 60)
+
+
 def test_the_checks_verdicts_judged_cheapest_rule_first_are_admits(monkeypatch) -> None:
     """The checks judge a cluster by solver.admits, whose rules are judged cheapest first (the
     required terms last): every verdict they ask is that of the rules one by one (`refusals`

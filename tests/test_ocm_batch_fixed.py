@@ -59,10 +59,11 @@ def test_the_absent_load_is_found_without_a_set_of_the_counts_names() -> None:
     assert len(batch.clusters) == len(live.pool)
 
 
-def test_a_several_sets_scope_is_united_once_while_no_trait_moves() -> None:
-    """Several sets' members are united once and kept while the pool's trait sets stay
-    (`traits_version`); a cluster leaving or entering a set, taken out or put back (as the journal
-    undoes), unites them again: always every member of any of the sets."""
+def test_a_several_sets_scope_is_united_once_and_moved_by_the_clusters_put_or_dropped() -> None:
+    """Several sets' members are united once and kept by the pool (`ClusterPool.united`), moved
+    in place by the clusters put or dropped since (a cluster leaving or entering a set, taken out
+    or put back as the journal undoes; a new epoch of the pool's log unites them again): always
+    every member of any of the sets, and the same set, not united again, after a trait moved."""
     hub, _ = _hub()
     live = hub._live["ocm"]
     pool = live.pool
@@ -72,19 +73,24 @@ def test_a_several_sets_scope_is_united_once_while_no_trait_moves() -> None:
     def fresh() -> set[str]:
         return set().union(*(pool.with_trait(t) for t in both))
 
-    first = live._members(both)
-    assert first == fresh() and live._members(both) is first
+    kept_set = live._members(both)
+    first = set(kept_set)
+    assert first == fresh() and live._members(both) is kept_set
     member = sorted(pool.with_trait(both[0]))[0]
     kept = pool[member]
     pool.put(replace(kept, traits=kept.traits - {both[0]}))  # out of the first set
     moved = live._members(both)
-    assert moved is not first and moved == fresh()
+    assert moved is kept_set and moved == fresh()
+    assert (member in moved) == (both[1] in kept.traits)
     pool.drop(member)
     assert member not in live._members(both) and live._members(both) == fresh()
     pool.put(kept)
     assert live._members(both) == fresh() == first
     pool.reload([with_load(kept, kept.load + 1)])  # a load alone moves no trait
-    assert live._members(both) is live._members(both)
+    assert live._members(both) is kept_set
+    pool._epoch += 1  # a new epoch of the log (as `_RELABELLED_UP_TO` begins one): united again
+    again = live._members(both)
+    assert again is not kept_set and again == fresh() == first
 
 
 def test_a_batchs_load_copies_are_placed_by_a_kept_position_of_each_name(monkeypatch) -> None:

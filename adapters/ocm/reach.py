@@ -199,7 +199,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from functools import lru_cache, partial
 from itertools import chain, filterfalse, repeat
-from operator import attrgetter, is_
+from operator import attrgetter, is_, lt
 from typing import Any
 
 import numpy as np
@@ -637,12 +637,10 @@ class OcmLive:
         # `_shared_rises`' (one event's)
         self._shared_rise: dict[tuple[int, int, int, int, bool], tuple[_Drift, np.ndarray]] = {}
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
+        # `_given`'s answers, each with its clusters as a set (one batch's)
+        self._given_sets: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {}
         self._emptied_of: dict[tuple[str, ...], tuple[Mapping, bool]] = {}  # `_empties`' (one event's)
         self._runs: set[str] = set()  # the event's refused non-strict PickNs, judged by their run
-        # `_members`' unions of several sets, each with the pool's traits version it was made at
-        # (a function of the pool's trait sets alone: kept out of the journal, which undoes the
-        # pool through `put` and `drop`, each moving the version on).
-        self._united: dict[tuple[str, ...], tuple[int, set[str]]] = {}
         self.seq = 0
         self._recounted: set[str] = set()
         self._own_fresh: set[str] = set()
@@ -2775,10 +2773,18 @@ class OcmLive:
         keys = frozenset(contexts)
         outside = tuple(r for r in requests if r.key in given)
         answers = tuple((r, self._given_result(r, given[r.key])) for r in outside)
+        # Each given answer's clusters as a set, made by `_given` from what it holds (where the
+        # answer is the one it made): read by `_answered` for that very result.
+        sets = self._given_sets
+        known = {
+            a.request: (a, sets[r.key][1])
+            for r, a in answers
+            if r.key in sets and sets[r.key][0] is given[r.key]
+        }
         return Taken(
             batch,
             context,
-            lambda result: self._answered(batch, result, keys, written=written, given=outside),
+            lambda result: self._answered(batch, result, keys, written=written, given=outside, known=known),
             answers,
         )
 
@@ -2855,6 +2861,7 @@ class OcmLive:
         busiest count from below. Both hold on every picture, so every request's answer, its
         scores and the final decisions are the same: tests/test_live_ocm.py compares the two
         paths' deltas. One cluster per event (several moving at once: all solved)."""
+        self._given_sets = {}
         flipped = {r.key: self._flipped[r.key] for r in requests if r.key in self._flipped}
         if len(set(flipped.values())) != 1:
             return {}
@@ -2880,7 +2887,9 @@ class OcmLive:
             if held != self.answers[r.key].selected:  # not what its last sync wrote (none written)
                 continue
             passes = cluster is not None and in_scope(r, cluster) and admits(r, cluster, now, held=x in held)
-            out[r.key] = tuple(sorted(held | {x} if passes else held - {x}))
+            out[r.key] = _flip(r, held, x, passes)
+            # its clusters as a set, from what it holds (whose hashes the set keeps: no name read)
+            self._given_sets[r.key] = (out[r.key], held | {x} if passes else held - {x})
         return out
 
     def _least_busiest(self, x: str, holding: Callable[[str], int]) -> int:
@@ -2898,20 +2907,14 @@ class OcmLive:
 
     def _members(self, scope: tuple[str, ...]) -> AbstractSet[str]:
         """The clusters of the scope's sets (read-only: one set's own members are the pool's set,
-        not a copy of thousands; several sets' union is kept while no trait's clusters change,
-        `ClusterPool.traits_version`: a cluster event's batch unites the same few scopes of
-        thousands each, batch after batch)."""
+        not a copy of thousands; several sets' union is kept by the pool, `ClusterPool.united`,
+        and moved only by the clusters put or dropped since: a cluster event's batch unites the
+        same few scopes of thousands each, batch after batch)."""
         if len(scope) == 1:
             return self.pool.with_trait(scope[0])
         if not scope:
             return set()
-        version = self.pool.traits_version
-        kept = self._united.get(scope)
-        if kept is None or kept[0] != version:
-            if len(self._united) > 256:  # scopes no batch asks for any more
-                self._united.clear()
-            kept = self._united[scope] = (version, set().union(*(self.pool.with_trait(t) for t in scope)))
-        return kept[1]
+        return self.pool.united(scope)
 
     def _answered(
         self,
@@ -2921,18 +2924,26 @@ class OcmLive:
         *,
         written: bool = True,
         given: tuple[PlacementRequest, ...] = (),
+        known: Mapping[str, tuple[RequestResult, frozenset[str]]] | None = None,
     ) -> None:
         """Each solved Placement's margins, at the counts its sync judged (before its writes;
         `written=False`: answers the hub is not given, judged only to know which hold). `given`:
         the PickAlls answered without the solver (`_given`), whose answers `result` holds too:
-        judged as the batch holding them would judge them."""
+        judged as the batch holding them would judge them. `known`: per given answer, the result
+        `_taken` made and its clusters as a set, read for that very result (`_given_sets`)."""
         requests = (*batch.requests, *given)
         # Optimal judges coupled requests' scores on the batch's final decisions, which its
         # writes leave: those answers hold from the next position on (the writes' own moves).
         joint = result.stats.mode == "optimal" and sum(1 for r in requests if r.coupled) > 1
         seen = self.seq + 1 if joint else self.seq
         by_key = {r.key: r for r in requests}
-        answered = {r.request: frozenset(map(_cluster_of, r.selected)) for r in result.requests}
+        known = known or {}
+        answered = {
+            r.request: k[1]
+            if (k := known.get(r.request)) is not None and k[0] is r
+            else frozenset(map(_cluster_of, r.selected))
+            for r in result.requests
+        }
         moves = {key: self._moves(key, answered.get(key, frozenset())) for key in keys}
         added, dropped = Counter(), Counter()
         for up, down in moves.values():
@@ -3093,6 +3104,23 @@ class _After:
                     if top == count:
                         return top
         return top
+
+
+def _flip(request: PlacementRequest, held: frozenset[str], x: str, passes: bool) -> tuple[str, ...]:
+    """What the request holds (`held`, its existing decisions' clusters) with `x` added (`passes`)
+    or taken off, in name order: its decisions are listed in name order, one per cluster
+    (`_holdings`), so `x` goes in or out at its place (a PickAll holds thousands: no set of them
+    sorted again); sorted as a set where they are not."""
+    names = list(map(_cluster_of, request.existing))
+    if len(names) != len(held) or not all(map(lt, names, names[1:])):
+        return tuple(sorted(held | {x} if passes else held - {x}))
+    at = bisect_left(names, x)
+    there = at < len(names) and names[at] == x
+    if passes and not there:
+        names.insert(at, x)
+    elif not passes and there:
+        del names[at]
+    return tuple(names)
 
 
 def _margins(
