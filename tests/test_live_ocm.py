@@ -2928,42 +2928,6 @@ def test_a_drift_without_batch_mates_is_read_off_the_logs_arrays_and_stands_as_r
     assert asked["mates-less"] > 20 and asked["cut"] > 0, asked
 
 
-def test_a_kept_drift_is_moved_on_by_the_log_entries_since_it_was_read(monkeypatch) -> None:
-    """A drift read off the log and kept from an earlier event is moved on where every entry
-    since it was read moves a cluster it holds (`_drift_carried`: the log's arrays not read
-    again, the counts now read at those clusters): over 60 generated events (optimal, the log
-    cut every few events) every drift's names, positions, counts then and now are those read
-    entry by entry, drifts were moved on, and the deltas are those of drifts made afresh at
-    every ask. Fails with the counts now copied without reading the moved clusters again, and
-    with no drift moved on (the log's arrays read at every event)."""
-    monkeypatch.setattr(reach_module, "_LOG_LIMIT", 400)
-    original, carried, asked = OcmLive._drift, OcmLive._drift_carried, Counter()
-
-    def carry(self, last, read, start):
-        out = carried(self, last, read, start)
-        asked["moved on"] += out is not None
-        return out
-
-    def drift(self, answer):
-        out = original(self, answer)
-        then, mates = _moved_from_entry_by_entry(self, answer.seen), answer.mates
-        names = sorted({*then, *(mates.added if mates else ()), *(mates.dropped if mates else ())})
-        assert out.names == names and out.index == {name: at for at, name in enumerate(names)}
-        assert out.then.tolist() == [then.get(c, self.counts.get(c, 0)) for c in names]
-        assert out.now.tolist() == [self.counts.get(c, 0) for c in names]
-        if out.places is not None:
-            assert self._log_index.ordered[out.places].tolist() == names
-        return out
-
-    def afresh(self, answer):
-        self._drifts.clear()
-        return original(self, answer)
-
-    monkeypatch.setattr(OcmLive, "_drift_carried", carry)
-    asked = _same_deltas(monkeypatch, "optimal", "_drift", drift, afresh, asked)
-    assert asked["moved on"] > 10, asked
-
-
 def test_a_traits_clusters_among_a_drift_read_off_the_log_are_a_slice_of_its_mask_over_the_log(
     monkeypatch,
 ) -> None:

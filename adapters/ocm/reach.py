@@ -436,9 +436,6 @@ class _Drift:
     # in order, and that order (`_LogIndex.ordered`, a new array whenever it grows).
     places: np.ndarray | None = None
     ordered: np.ndarray | None = None
-    # and its names' numbers in the log (`_LogIndex.number`: fixed while the floor stands), by
-    # which a drift kept from an earlier event finds its places in the log's order as it stands
-    numbers: np.ndarray | None = None
 
     def up_to_count(self, name: str) -> int:
         """How many moved clusters' names are at most `name` (the names are in order: the first
@@ -467,7 +464,6 @@ class _LogIndex:
         self.rank = np.zeros(0, dtype=np.int64)  # by number: its place among the names in order
         self.ordered = np.zeros(0, dtype=object)  # the names in order
         self.ordered_names: list[str] = []  # and as a list
-        self.by_rank = np.zeros(0, dtype=np.int64)  # the numbers of the names in order
         self.ranked = 0  # the names `rank` orders (the first so many numbers)
 
     def cut_back(self, length: int) -> None:
@@ -514,7 +510,6 @@ class _LogIndex:
             ordered = sorted(range(len(names)), key=names.__getitem__)
             self.rank = np.empty(len(names), dtype=np.int64)
             self.rank[ordered] = np.arange(len(names), dtype=np.int64)
-            self.by_rank = np.asarray(ordered, dtype=np.int64)
             self.ordered_names = [names[k] for k in ordered]
             self.ordered = np.array(self.ordered_names, dtype=object)
             self.ranked = len(names)
@@ -2550,18 +2545,11 @@ class OcmLive:
             log.cut_back(self._log_valid)
         log.sync(self.log_cluster, self.log_before, floor)
         self._log_valid = log.length
+        at, then = log.since(bisect_right(self.log_seq, seen))
+        size = len(at)
         last = (
             kept[2] if kept is not None and kept[1] == floor and kept[0] < length and seen >= floor else None
         )
-        start = bisect_right(self.log_seq, seen)
-        if last is not None and last.mates is None:
-            found = self._drift_carried(last, kept[0], start)  # type: ignore[index]
-            if found is not None:
-                self._prune()
-                self._drifts[key] = (length, floor, found, self.seq)
-                return found
-        at, then = log.since(start)
-        size = len(at)
         if last is not None and last.mates is None and len(last.names) == size:
             names, index, then = last.names, last.index, last.then
         else:
@@ -2578,50 +2566,10 @@ class OcmLive:
             np.zeros(size, dtype=np.int64),
             at,
             log.ordered,
-            log.by_rank[at],
         )
         self._prune()
         self._drifts[key] = (length, floor, found, self.seq)
         return found
-
-    def _drift_carried(self, last: _Drift, read: int, start: int) -> _Drift | None:
-        """A kept drift read off the log at log length `read` (the floor as it stands) moved on
-        to the log as it stands by the entries since (from `start` on where the picture lies
-        past `read`: its first entry after the picture), not by the log's arrays again. The
-        clusters first moved there join it, in name order, each at its first such entry's count
-        (no entry of theirs lies between the picture and `read`); the others' counts then stand
-        (each one's first entry after the picture lies before `read`); the counts now differ
-        only at the clusters of those entries (every count moved is logged first), read again.
-        Places among the log's names are read off its clusters' numbers (fixed while the floor
-        stands) by the log's order as it stands. None where the drift has no numbers."""
-        numbers = last.numbers
-        if numbers is None:
-            return None
-        log, counts, index = self._log_index, self.counts, last.index
-        start = max(read, start)
-        # each cluster's first entry from `start`: the entries from the last back, each earlier
-        # one written over the later
-        first = dict(zip(reversed(self.log_cluster[start:]), reversed(self.log_before[start:]), strict=True))
-        new = sorted(first.keys() - index.keys())
-        if new:
-            at = list(map(partial(bisect_left, last.names), new))
-            names = sorted(last.names + new)  # two runs in order: merged in one pass
-            size = len(names)
-            index = dict(zip(names, range(size), strict=True))
-            then = np.insert(last.then, at, [first[c] for c in new])
-            then.flags.writeable = False
-            numbers = np.insert(numbers, at, list(map(log.number.__getitem__, new)))
-            now = np.insert(last.now, at, list(map(counts.get, new, repeat(0))))
-            zeros = np.zeros(size, dtype=np.int64)
-            added = dropped = zeros
-        else:
-            names, then, now = last.names, last.then, last.now.copy()
-            added, dropped = last.added, last.dropped
-        moved = list(first)
-        if moved:
-            now[list(map(index.__getitem__, moved))] = list(map(counts.get, moved, repeat(0)))
-        places = last.places if last.ordered is log.ordered and not new else log.rank[numbers]
-        return _Drift(None, names, index, then, now, added, dropped, places, log.ordered, numbers)
 
     def _prune(self) -> None:
         """At an event's first ask: the pictures no event of the last `_KEPT_EVENTS` asked for
