@@ -348,11 +348,6 @@ class ClusterPool:
         self._labelled[key] = (self._epoch, len(log), names)
         return names
 
-    def relabelled(self) -> tuple[int, list[str]]:
-        """The epoch of `labelled`'s log and the log: every name put or dropped since it began,
-        in order (read only; a cluster's traits move only so)."""
-        return self._epoch, self._relabelled
-
     def _relabel(self, name: str) -> None:
         """`name` put or dropped: judged again by `labelled`'s readers (a long log begins a new
         epoch: every kept answer then made again)."""

@@ -263,7 +263,6 @@ _KEPT_CLUSTERS = 60_000
 # `OcmLive._kept_walk`: the models replaced since the walks kept were walked, at most so many
 # (then the walks are walked again)
 _REMODELS = 512
-_TRAITS_KEPT = 256  # `OcmLive._trait_by_number`: the traits whose masks over the log are kept
 
 
 def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None) -> OcmLive:
@@ -465,7 +464,6 @@ class _LogIndex:
         self.rank = np.zeros(0, dtype=np.int64)  # by number: its place among the names in order
         self.ordered = np.zeros(0, dtype=object)  # the names in order
         self.ordered_names: list[str] = []  # and as a list
-        self.by_rank = np.zeros(0, dtype=np.int64)  # the numbers of the names in order
         self.ranked = 0  # the names `rank` orders (the first so many numbers)
 
     def cut_back(self, length: int) -> None:
@@ -512,7 +510,6 @@ class _LogIndex:
             ordered = sorted(range(len(names)), key=names.__getitem__)
             self.rank = np.empty(len(names), dtype=np.int64)
             self.rank[ordered] = np.arange(len(names), dtype=np.int64)
-            self.by_rank = np.asarray(ordered, dtype=np.int64)
             self.ordered_names = [names[k] for k in ordered]
             self.ordered = np.array(self.ordered_names, dtype=object)
             self.ranked = len(names)
@@ -634,9 +631,6 @@ class OcmLive:
         # or gets back from the journal (kept out of it: an undo narrows nothing it needs).
         self._score_hull: dict[str, tuple[int, int]] = {}
         self._trait_masks: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # _trait_over_log's (one event's)
-        # _trait_by_number's: per trait, the log's numbers, the pool's epoch and log length read
-        # and the mask by number (kept across events)
-        self._trait_numbers: dict[str, tuple[dict[str, int], int, int, np.ndarray]] = {}
         self._bases: dict[
             tuple[int, int, int], tuple[_Drift, tuple[np.ndarray, ...]]
         ] = {}  # _rises' (one event's)
@@ -1481,7 +1475,6 @@ class OcmLive:
         self._touched_of = None
         self._in_trait.clear()
         self._trait_masks.clear()
-        self._trait_numbers.clear()
         self._bases.clear()
         self._upper_bases.clear()
         self._shared_rise.clear()
@@ -2488,36 +2481,16 @@ class OcmLive:
         ordered = log.ordered
         found = self._trait_masks.get(trait)
         if found is None or found[0] is not ordered:
-            mask = self._trait_by_number(trait, members)[log.by_rank]
+            size = len(ordered)
+            if 3 * len(members) < size:
+                number, rank = log.number, log.rank
+                at = [rank[number[c]] for c in members if c in number]
+                mask = np.zeros(size, dtype=bool)
+                mask[at] = True
+            else:
+                mask = np.fromiter(map(members.__contains__, log.ordered_names), bool, size)
             found = self._trait_masks[trait] = (ordered, mask)
         return found[1]
-
-    def _trait_by_number(self, trait: str, members: AbstractSet[str]) -> np.ndarray:
-        """Which of the log's names by number (`_LogIndex.number`) have the trait as the clusters
-        now stand, kept from one event to the next and judged again only for the names the pool
-        put or dropped since (a cluster's traits move only so: `ClusterPool.relabelled`) and the
-        names new to the log; made afresh where the log's numbers were (a new floor, an event
-        undone) or the pool's log began a new epoch. At most `_TRAITS_KEPT` traits."""
-        log = self._log_index
-        names, number = log.names, log.number
-        epoch, relabelled = self.pool.relabelled()
-        kept = self._trait_numbers.get(trait)
-        if kept is not None and kept[0] is number and kept[1] == epoch and kept[2] <= len(relabelled):
-            mask = kept[3]
-            if len(relabelled) > kept[2]:
-                for c in dict.fromkeys(relabelled[kept[2] :]):
-                    k = number.get(c)
-                    if k is not None and k < len(mask):
-                        mask[k] = c in members
-            if len(mask) < len(names):
-                rest = names[len(mask) :]
-                mask = np.concatenate([mask, np.fromiter(map(members.__contains__, rest), bool, len(rest))])
-        else:
-            if len(self._trait_numbers) >= _TRAITS_KEPT:
-                self._trait_numbers.clear()
-            mask = np.fromiter(map(members.__contains__, names), bool, len(names))
-        self._trait_numbers[trait] = (number, epoch, len(relabelled), mask)
-        return mask
 
     def _drift(self, answer: _Answer) -> _Drift:
         """The clusters whose count moved since the answer's picture (and those its batch-mates
