@@ -3186,27 +3186,3 @@ def test_a_sorters_end_walk_is_kept_while_no_model_replaced_lies_within_what_it_
     hub.handle(_tainted(hub, "c0"), now=ocm.NOW_TIME)
     assert ends() == ((1, 2.0, "c1"), (0, 10.0, "c9"))
     assert sorted(walked) == [0, 0, 1]
-
-
-def test_a_shared_rises_first_positions_are_the_first_of_the_whole_order_ties_by_position() -> None:
-    """`_rise_order` sorts only a shared rises array's first positions (by rise, greatest first,
-    then position) and lengthens them where an answer wants more: over random arrays with many
-    equal rises, every answer is the whole order's first positions, at least as many as wanted
-    (all where fewer rise). Fails where the rises equal to the cut are left out, and where an
-    order cut short is kept as the whole."""
-    import random
-    from types import SimpleNamespace
-
-    rng = random.Random(5)
-    checked = 0
-    for _ in range(300):
-        size = rng.randrange(0, 200)
-        shared = np.array([rng.choice([-3, 0, 1, 2, 2, 5, 7, 7, 7]) for _ in range(size)], dtype=np.int64)
-        rising = np.flatnonzero(shared > 0)
-        whole = rising[np.argsort(-shared[rising], kind="stable")].tolist()
-        live = SimpleNamespace(_orders={})
-        for wanted in sorted(rng.randrange(1, 60) for _ in range(4)):
-            out = OcmLive._rise_order(live, shared, wanted)
-            assert out == whole[: len(out)] and len(out) >= min(wanted, len(whole)), (size, wanted)
-            checked += 1
-    assert checked == 1200

@@ -263,7 +263,6 @@ _KEPT_CLUSTERS = 60_000
 # `OcmLive._kept_walk`: the models replaced since the walks kept were walked, at most so many
 # (then the walks are walked again)
 _REMODELS = 512
-_RISES_FIRST = 16  # `OcmLive._rise_order`: the positions of a shared array's order first sorted
 
 
 def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None) -> OcmLive:
@@ -604,7 +603,7 @@ class OcmLive:
         self._walks: dict[tuple, tuple[tuple[int, float, str] | None, int, tuple[float, str] | None]] = {}
         self._remodels: list[tuple[Cluster | None, Cluster | None]] = []
         self._feasible_of: dict[tuple, tuple[_Drift, bool]] = {}  # _any_feasible's (one event's)
-        self._orders: dict[int, tuple[np.ndarray, list[int], bool]] = {}  # _rise_order's (one event's)
+        self._orders: dict[int, tuple[np.ndarray, list[int]]] = {}  # _rise_order's (one event's)
         # `_filters_number`'s: per request (by identity) the number of its filters, each distinct
         # value numbered once.
         self._numbered: dict[int, tuple[PlacementRequest, int]] = {}
@@ -2162,12 +2161,11 @@ class OcmLive:
         best + R is below that total, none does, and `_drifted_bound` gives the best of the rest,
         every rising cluster: (best + R, the name at R's first position), or None where none
         rises. R over the shared rises but the patched positions is read off their order by
-        rise, then position (`_rise_order`: its first few, one sort per shared array and event
-        but where an answer's patch covers them all)."""
+        rise, then position (`_rise_order`, one sort per shared array and event)."""
         if best is None or weakest is None:
             return _LOUD
         top, at = 0, -1
-        for i in self._rise_order(shared, len(patch) + 1):
+        for i in self._rise_order(shared):
             if i not in patch:
                 top, at = int(shared[i]), i
                 break
@@ -2180,26 +2178,15 @@ class OcmLive:
             return _LOUD
         return best[0] + top, drift.names[at]
 
-    def _rise_order(self, shared: np.ndarray, wanted: int) -> list[int]:
-        """The first positions (at least `wanted` where so many rise) of a shared rises array
-        whose rise is above 0, by rise (greatest first), then position; kept for the event with
-        the array (by its identity: the entry holds it) and lengthened where an answer wants
-        more. The first m of that order are the positions whose rise is at least the m-th
-        greatest rise, V: every other one rises less than V, so lies after them; those found by
-        one partition, then sorted (stably, from position order: equal rises by position)."""
+    def _rise_order(self, shared: np.ndarray) -> list[int]:
+        """The positions of a shared rises array whose rise is above 0, by rise (greatest first),
+        then position; kept for the event with the array (by its identity: the entry holds it)."""
         found = self._orders.get(id(shared))
-        if found is not None and found[0] is shared and (found[2] or len(found[1]) >= wanted):
-            return found[1]
-        rising = np.flatnonzero(shared > 0)
-        m = max(wanted, 2 * len(found[1]) if found is not None and found[0] is shared else 0, _RISES_FIRST)
-        whole = m >= len(rising)
-        if not whole:
-            values = shared[rising]
-            cut = np.partition(values, len(values) - m)[len(values) - m]  # the m-th greatest
-            rising = rising[values >= cut]
-        order = rising[np.argsort(-shared[rising], kind="stable")].tolist()
-        self._orders[id(shared)] = (shared, order, whole)
-        return order
+        if found is None or found[0] is not shared:
+            rising = np.flatnonzero(shared > 0)
+            order = rising[np.argsort(-shared[rising], kind="stable")].tolist()
+            found = self._orders[id(shared)] = (shared, order)
+        return found[1]
 
     def _shared_rises(self, drift: _Drift, most: int, then: int, weight: int, mates: bool) -> np.ndarray:
         """`_rises` of an answer with no own cluster among the drift's: the weighted score of each
