@@ -3186,3 +3186,30 @@ def test_a_sorters_end_walk_is_kept_while_no_model_replaced_lies_within_what_it_
     hub.handle(_tainted(hub, "c0"), now=ocm.NOW_TIME)
     assert ends() == ((1, 2.0, "c1"), (0, 10.0, "c9"))
     assert sorted(walked) == [0, 0, 1]
+
+
+def test_a_redecided_placements_request_is_moved_by_the_clusters_put_in_or_taken_out(monkeypatch) -> None:
+    """The second take's request of a Placement whose decisions came back (`_held_now`) is the
+    one `_holding` makes of what it counts, sorted: where what it held with the clusters the take
+    put in or took out (`_own_flips`) is what it counts, moved by those alone (more than 5 times
+    over 60 events, a cluster put in and one taken out among them); else made as `_holding` makes
+    it. The deltas are those of making every such request as `_holding` does."""
+    asked: Counter = Counter()
+    original = OcmLive._held_now
+
+    def slow(self, key, request):
+        return self._holding(key, request, reach_module._holdings(self.own.get(key, {})))
+
+    def checked(self, key, request):
+        out = original(self, key, request)
+        made = [d.cluster for d in out.existing]
+        assert made == reach_module._holdings(self.own.get(key, {}))
+        assert out == replace(request, existing=out.existing)
+        assert self._held_of(out) == frozenset(made)
+        before = [d.cluster for d in request.existing]
+        if out is not request and made != before:
+            asked["put in" if len(made) > len(before) else "taken out"] += 1
+        return out
+
+    counted = _same_deltas(monkeypatch, "optimal", "_held_now", checked, slow, asked)
+    assert counted["put in"] > 2 and counted["taken out"] > 2, counted
