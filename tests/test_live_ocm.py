@@ -3137,9 +3137,15 @@ def test_a_request_holding_other_clusters_keeps_what_it_holds_made_of_their_name
 ) -> None:
     """`_holding` keeps the new request's held clusters for `_held_of`, made of the names it was
     given (a PickAll's hundreds: no pass over its decisions): they are the clusters its decisions
-    name (fails with nothing kept for `_held_of`)."""
+    name (fails with nothing kept for `_held_of`). The second take's requests made by `_holding`
+    too (`_held_now` moves them by their few clusters: tested apart)."""
     original = OcmLive._holding
     asked: Counter[str] = Counter()
+
+    def holding(self, key, request):
+        return self._holding(key, request, reach_module._holdings(self.own.get(key, {})))
+
+    monkeypatch.setattr(OcmLive, "_held_now", holding)
 
     def checked(self, key, request, held):
         out = original(self, key, request, held)
@@ -3207,6 +3213,9 @@ def test_a_redecided_placements_request_is_moved_by_the_clusters_put_in_or_taken
         assert out == replace(request, existing=out.existing)
         assert self._held_of(out) == frozenset(made)
         before = [d.cluster for d in request.existing]
+        if out is not request:  # what it holds kept for `_held_of`, made of the names at hand
+            found = self._held.get(id(out))
+            assert found is not None and found[0] is out and found[1] == frozenset(made), key
         if out is not request and made != before:
             asked["put in" if len(made) > len(before) else "taken out"] += 1
         return out
