@@ -554,6 +554,57 @@ def test_a_pools_load_copies_are_given_again_for_the_same_cluster_and_load() -> 
     assert given({"c0": 2})[0] is reloaded[0]  # the cluster put back: its copy given again
 
 
+def test_a_pools_moved_clusters_are_found_near_their_positions_after_names_come_or_go() -> None:
+    """After names come or go, ClusterPool.clusters finds the clusters a batch moves at their
+    kept positions or one off them, checked, else by bisection, without making every name's
+    position again (made again past `_SHIFTED_UP_TO` names come or gone or for a batch moving more
+    than `_NEAR_UP_TO`): every tuple equals the one made with fresh copies, a name not held (gone,
+    never put) moving nothing, at the ends and in the middle alike, through an undo too."""
+    from adapters.live import kept
+    from adapters.live.kept import ClusterPool, Journal, with_load
+    from model import Cluster
+
+    journal = Journal()
+    pool = ClusterPool([Cluster(f"c{i:02d}", {}, load=i) for i in range(1, 30, 2)], journal=journal)
+
+    def fresh(loads: dict[str, int]) -> tuple[Cluster, ...]:
+        every = pool.clusters()
+        return tuple(with_load(c, c.load + loads[c.name]) if loads.get(c.name) else c for c in every)
+
+    def given(loads: dict[str, int]) -> tuple[Cluster, ...]:
+        out = pool.clusters(loads)
+        assert out == fresh(loads)
+        assert [c.load for c in out] == [c.load for c in fresh(loads)]
+        assert [c.name for c in out] == pool.names()
+        return out
+
+    every = {f"c{i:02d}": i % 3 - 1 for i in range(32)}  # held or not, at the ends and between
+    given(every)
+    made = pool._position
+    assert made is not None and pool._shifted == 0
+    changes = [
+        lambda: pool.drop("c01"),  # every other one off, one back
+        lambda: pool.put(Cluster("c04", {}, load=4)),  # those after it back where they were
+        lambda: pool.put(Cluster("c00", {}, load=0)),  # those after c04 one on
+        lambda: pool.drop("c09"),  # c05 and c07 one on, those after c09 as they were
+        journal.undo,  # the four undone: four more come or gone
+    ]
+    journal.mark()
+    for change in changes:
+        change()
+        given(every)
+        given({"c00": 3, "c05": -1, "c31": 2})
+        assert pool._position is made and pool._shifted > 0  # found near, not made again
+    assert pool._shifted == 8
+    pool.put(Cluster("c02", {}, load=2))
+    given({"c02": 1})
+    assert pool._position is not made and pool._shifted == 0  # past `_SHIFTED_UP_TO`: made again
+    made = pool._position
+    pool.drop("c02")
+    given({f"c{i:02d}": 1 for i in range(kept._NEAR_UP_TO + 1)})
+    assert pool._position is not made and pool._shifted == 0  # a batch moving more: made again
+
+
 def test_a_pools_labelled_clusters_are_judged_again_where_put_or_dropped() -> None:
     """ClusterPool.labelled keeps a test's clusters and judges again only those put or dropped
     since (a load moved alone, `reload`, shares the labels): after every change, undone ones

@@ -3137,9 +3137,15 @@ def test_a_request_holding_other_clusters_keeps_what_it_holds_made_of_their_name
 ) -> None:
     """`_holding` keeps the new request's held clusters for `_held_of`, made of the names it was
     given (a PickAll's hundreds: no pass over its decisions): they are the clusters its decisions
-    name (fails with nothing kept for `_held_of`)."""
+    name (fails with nothing kept for `_held_of`). The second take's requests made by `_holding`
+    too (`_held_now` moves them by their few clusters: tested apart)."""
     original = OcmLive._holding
     asked: Counter[str] = Counter()
+
+    def holding(self, key, request):
+        return self._holding(key, request, reach_module._holdings(self.own.get(key, {})))
+
+    monkeypatch.setattr(OcmLive, "_held_now", holding)
 
     def checked(self, key, request, held):
         out = original(self, key, request, held)
@@ -3186,3 +3192,33 @@ def test_a_sorters_end_walk_is_kept_while_no_model_replaced_lies_within_what_it_
     hub.handle(_tainted(hub, "c0"), now=ocm.NOW_TIME)
     assert ends() == ((1, 2.0, "c1"), (0, 10.0, "c9"))
     assert sorted(walked) == [0, 0, 1]
+
+
+def test_a_redecided_placements_request_is_moved_by_the_clusters_put_in_or_taken_out(monkeypatch) -> None:
+    """The second take's request of a Placement whose decisions came back (`_held_now`) is the
+    one `_holding` makes of what it counts, sorted: where what it held with the clusters the take
+    put in or took out (`_own_flips`) is what it counts, moved by those alone (more than 5 times
+    over 60 events, a cluster put in and one taken out among them); else made as `_holding` makes
+    it. The deltas are those of making every such request as `_holding` does."""
+    asked: Counter = Counter()
+    original = OcmLive._held_now
+
+    def slow(self, key, request):
+        return self._holding(key, request, reach_module._holdings(self.own.get(key, {})))
+
+    def checked(self, key, request):
+        out = original(self, key, request)
+        made = [d.cluster for d in out.existing]
+        assert made == reach_module._holdings(self.own.get(key, {}))
+        assert out == replace(request, existing=out.existing)
+        assert self._held_of(out) == frozenset(made)
+        before = [d.cluster for d in request.existing]
+        if out is not request:  # what it holds kept for `_held_of`, made of the names at hand
+            found = self._held.get(id(out))
+            assert found is not None and found[0] is out and found[1] == frozenset(made), key
+        if out is not request and made != before:
+            asked["put in" if len(made) > len(before) else "taken out"] += 1
+        return out
+
+    counted = _same_deltas(monkeypatch, "optimal", "_held_now", checked, slow, asked)
+    assert counted["put in"] > 2 and counted["taken out"] > 2, counted

@@ -41,6 +41,8 @@ Obj = Mapping[str, Any]
 
 _CLUSTER_FIELDS = tuple(f.name for f in fields(Cluster))
 _LABELLED_KEYS = 256  # tests ClusterPool.labelled keeps answers of
+_SHIFTED_UP_TO = 8  # names come or gone before ClusterPool's positions are made again
+_NEAR_UP_TO = 2048  # clusters a batch moves up to which they are found near their old positions
 _RELABELLED_UP_TO = 100_000  # names ClusterPool.labelled's log holds before a new epoch
 # Every field's value read at once (a C call), and each field's slot written through its member
 # descriptor (what object.__setattr__ ends in, without looking the name up each time), one line a
@@ -242,9 +244,10 @@ class ClusterPool:
         # Every cluster as one tuple, made again only after a change: batch after batch shares it
         # (and with it the rows solver.table makes of it).
         self._all: tuple[Cluster, ...] | None = None
-        # Each name's position in the order, made again only after a name comes or goes (a batch
-        # moves the loads of thousands: each found by a lookup, not a bisection).
+        # Each name's position in the order (a batch moves the loads of thousands: each found by a
+        # lookup, not a bisection), as it was `_shifted` names come or gone ago (`_near`).
         self._position: dict[str, int] | None = None
+        self._shifted = 0
         # `clusters`' load copies: per name the last two made, each with the cluster it copies
         # (base, copy, base, copy; the latest first), given again where the cluster and the load
         # are the same (see `_copy`).
@@ -368,7 +371,7 @@ class ClusterPool:
             self._ordered[at] = cluster
             self._retrait(name, old.traits, cluster.traits)
         else:
-            self._position = None
+            self._shifted += 1
             self._names.insert(at, name)
             self._ordered.insert(at, cluster)
             self._retrait(name, frozenset(), cluster.traits)
@@ -403,7 +406,7 @@ class ClusterPool:
             if self._journal is not None and self._journal.recording:
                 self._journal.note(partial(self.put, old))
             self._all = None
-            self._position = None
+            self._shifted += 1
             at = bisect_left(self._names, name)
             del self._names[at]
             del self._ordered[at]
@@ -436,21 +439,55 @@ class ClusterPool:
             if self._all is None:
                 self._all = tuple(self._ordered)
             return self._all
+        if len(self._copies) > 2 * len(self._names) + 1024:  # names long gone: let go whole
+            self._copies.clear()
         if names is None:
             out = list(self._ordered)
             position = self._position
-            if position is None:
+            moved = loads or {}
+            if position is None or (
+                self._shifted and (self._shifted > _SHIFTED_UP_TO or len(moved) > _NEAR_UP_TO)
+            ):
                 position = self._position = dict(zip(self._names, range(len(self._names)), strict=True))
+                self._shifted = 0
+            if self._shifted:
+                return tuple(self._near(out, moved, position))
         else:
             out = [self._by_name[name] for name in names]
             position = {name: i for i, name in enumerate(names)}
         by_name, copy = self._by_name, self._copy
-        if len(self._copies) > 2 * len(self._names) + 1024:  # names long gone: let go whole
-            self._copies.clear()
         for name, delta in (loads or {}).items():
             if delta and (at := position.get(name)) is not None:  # a position is a held name's
                 out[at] = copy(by_name[name], delta)
         return tuple(out)
+
+    def _near(
+        self, out: list[Cluster], loads: Mapping[str, int], position: Mapping[str, int]
+    ) -> list[Cluster]:
+        """`out` (every cluster in name order) with the held clusters of `loads` moved, where a
+        few names came or went since the positions were made: each found at its position then or
+        one off it (one name come or gone shifts those after it by one), checked against the names
+        now, else by bisecting them (a name not found so is not held). Made again at every join
+        and leave, the 10,000 names' positions cost 2.4-3.1 ms each time (their strings out of
+        cache), against the few hundred clusters a batch of such an event moves."""
+        names, by_name, copy = self._names, self._by_name, self._copy
+        end = len(names)
+        for name, delta in loads.items():
+            if not delta:
+                continue
+            at = position.get(name)
+            if at is not None and at < end and names[at] == name:
+                pass
+            elif at is not None and at + 1 < end and names[at + 1] == name:
+                at += 1
+            elif at is not None and 0 < at <= end and names[at - 1] == name:
+                at -= 1
+            else:
+                at = bisect_left(names, name)
+                if at == end or names[at] != name:
+                    continue  # not held
+            out[at] = copy(by_name[name], delta)
+        return out
 
     def _copy(self, cluster: Cluster, delta: int) -> Cluster:
         """The cluster with its load moved by `delta` (`with_load`): one of the last two copies
