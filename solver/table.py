@@ -394,6 +394,8 @@ class ClusterTable:
     def float_values(self, name: str) -> np.ndarray:
         """A property as float64 per cluster, NaN where a cluster lacks it."""
         column = self.frame.get_column(_float_column(name))
+        if column.dtype == pl.Float64:  # nulls are NaN in to_numpy's float64 (no frame pass: polars'
+            return column.to_numpy()  # engine, some milliseconds of a live scheduler's small batch)
         return column.fill_null(float("nan")).to_numpy().astype(np.float64, copy=False)
 
     def tolerated(self, tolerations: tuple[Toleration, ...]) -> np.ndarray:
