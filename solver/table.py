@@ -294,13 +294,17 @@ class ClusterTable:
         for prefs in preference_sets:
             if prefs and prefs not in statics:
                 statics[prefs] = tuple(p for p in prefs if p.weight != 0 and is_static(p))
-        made, by_static, made_scopes = self._evaluate_all(
+        # Sets made of external scores alone in numpy (`_external_scores`): a live scheduler's
+        # batches ask only those (OCM's AddOn prioritizers), each a polars expression otherwise.
+        by_static = self._external_scores(s for s in statics.values() if s)
+        made, by_polars, made_scopes = self._evaluate_all(
             [
                 ((t for t in missing if t not in coded), self._required, bool),
-                ((s for s in statics.values() if s), self._preferences, np.int64),
+                ((s for s in statics.values() if s and s not in by_static), self._preferences, np.int64),
                 ((s for s in scopes if s not in scoped), self._scope, bool),
             ]
         )
+        by_static.update(by_polars)
         scored = {prefs: _frozen(by_static[static]) for prefs, static in statics.items() if static}
         made.update(coded)
         kept.keep(_REQUIRED, made)
@@ -308,6 +312,31 @@ class ClusterTable:
         required.update(made)
         scoped.update(made_scopes)
         return required, scored, scoped
+
+    def _external_scores(self, statics: Iterable[tuple[Preference, ...]]) -> dict[tuple, np.ndarray]:
+        """`_preferences` of the static sets made of external scores alone, in numpy: each score
+        column (Int64, 0 where a cluster has none: never null) times its weight, summed, in int64
+        (polars' Int64 product and horizontal sum, which wrap as numpy's do; the weights are int32)."""
+        out: dict[tuple, np.ndarray] = {}
+        if not self.size:
+            return out
+        columns: dict[str, np.ndarray] = self.derived(("table", "external scores"), dict)
+        for static in statics:
+            if static in out or not all(p.external is not None for p in static):
+                continue
+            total = None
+            for pref in static:
+                column = columns.get(pref.external)
+                if column is None:
+                    column = columns[pref.external] = self.frame.get_column(
+                        _score_column(pref.external)
+                    ).to_numpy()
+                    if column.dtype != np.int64:  # (never: the column is made Int64 without nulls)
+                        return {}
+                part = column * np.int64(pref.weight)
+                total = part if total is None else np.add(total, part, out=total)
+            out[static] = total
+        return out
 
     def _coded_required(self, term_sets: list[tuple[ClusterTerm, ...]]) -> dict[tuple, np.ndarray]:
         """required_masks of the term sets whose terms read no property, in numpy over each key's
@@ -365,6 +394,8 @@ class ClusterTable:
     def float_values(self, name: str) -> np.ndarray:
         """A property as float64 per cluster, NaN where a cluster lacks it."""
         column = self.frame.get_column(_float_column(name))
+        if column.dtype == pl.Float64:  # nulls are NaN in to_numpy's float64 (no frame pass: polars'
+            return column.to_numpy()  # engine, some milliseconds of a live scheduler's small batch)
         return column.fill_null(float("nan")).to_numpy().astype(np.float64, copy=False)
 
     def tolerated(self, tolerations: tuple[Toleration, ...]) -> np.ndarray:

@@ -43,3 +43,29 @@ def test_sets_of_one_static_part_share_one_column_and_a_set_with_none_is_left_ou
         assert np.array_equal(
             scored.get(s, np.zeros(table.size, dtype=np.int64)), fresh.affinity_scores([s])[s]
         )
+
+
+def test_sets_of_external_scores_alone_are_scored_in_numpy_as_polars_scores_them(monkeypatch) -> None:
+    clusters = [
+        replace(c, scores={"a": (i * 37) % 201 - 100, **({"b": i - 20} if i % 4 else {})})
+        for i, c in enumerate(_clusters())
+    ]
+    sets = [
+        (Preference(3, external="a"),),
+        (Preference(-2, external="a"), Preference(5, external="b"), Preference(1, held=True)),
+        (Preference(7, external="b"), Preference(1, balance=True)),
+        (Preference(2, external="a"), pref(3, {"zone": "z1"})),  # with a label preference: polars
+    ]
+    requests = [pick_n(1, f"p{i}", preferences=s) for i, s in enumerate(sets)]
+    table = ClusterTable(batch(clusters, *requests))
+    compiled = []
+    compile_one = table._preferences
+    monkeypatch.setattr(table, "_preferences", lambda prefs: compiled.append(prefs) or compile_one(prefs))
+    _, scored, _ = table.batch_masks((), sets, ())
+    assert compiled == [sets[3]]  # the sets of external scores alone never reach polars
+    fresh = ClusterTable(batch([replace(c) for c in clusters], *requests))
+    for s in sets:
+        expected = fresh.affinity_scores([s])[s]
+        assert scored[s].dtype == expected.dtype == np.int64
+        assert np.array_equal(scored[s], expected)
+        assert not scored[s].flags.writeable
