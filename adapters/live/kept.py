@@ -31,7 +31,7 @@ from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
 from adapters.kube.manifests import Manifest
-from model import Cluster, PlacementRequest
+from model import Cluster, PlacementRequest, vouch_scores
 
 __all__ = ["ClusterPool", "Journal", "Reads", "Timers", "generation_changed", "manifest", "with_load"]
 
@@ -242,6 +242,10 @@ class ClusterPool:
         # Every cluster as one tuple, made again only after a change: batch after batch shares it
         # (and with it the rows solver.table makes of it).
         self._all: tuple[Cluster, ...] | None = None
+        # Replaced with `_all` at every change of the order's entries: the tuples `clusters` gives
+        # (every cluster, some copied with another load) hold the same score mappings while it is
+        # the same (model.vouch_scores).
+        self._scored = object()
         # Each name's position in the order, made again only after a name comes or goes (a batch
         # moves the loads of thousands: each found by a lookup, not a bisection).
         self._position: dict[str, int] | None = None
@@ -357,7 +361,7 @@ class ClusterPool:
         self._relabelled.append(name)
 
     def put(self, cluster: Cluster) -> None:
-        self._all = None
+        self._all, self._scored = None, object()
         name = cluster.name
         self._relabel(name)
         at = bisect_left(self._names, name)
@@ -388,7 +392,7 @@ class ClusterPool:
         one pass, with one note in the journal: a Placement's decisions move hundreds)."""
         if not clusters:
             return
-        self._all = None
+        self._all, self._scored = None, object()
         by_name, names, ordered = self._by_name, self._names, self._ordered
         if self._journal is not None and self._journal.recording:
             self._journal.note(partial(self.reload, [by_name[c.name] for c in clusters]))
@@ -402,7 +406,7 @@ class ClusterPool:
             self._relabel(name)
             if self._journal is not None and self._journal.recording:
                 self._journal.note(partial(self.put, old))
-            self._all = None
+            self._all, self._scored = None, object()
             self._position = None
             at = bisect_left(self._names, name)
             del self._names[at]
@@ -435,6 +439,7 @@ class ClusterPool:
         if names is None and not any((loads or {}).values()):
             if self._all is None:
                 self._all = tuple(self._ordered)
+            vouch_scores(self._all, self._scored)
             return self._all
         if names is None:
             out = list(self._ordered)
@@ -450,7 +455,10 @@ class ClusterPool:
         for name, delta in (loads or {}).items():
             if delta and (at := position.get(name)) is not None:  # a position is a held name's
                 out[at] = copy(by_name[name], delta)
-        return tuple(out)
+        given = tuple(out)
+        if names is None:  # the order's entries, a load copy sharing its cluster's score mapping
+            vouch_scores(given, self._scored)
+        return given
 
     def _copy(self, cluster: Cluster, delta: int) -> Cluster:
         """The cluster with its load moved by `delta` (`with_load`): one of the last two copies
