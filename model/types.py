@@ -668,6 +668,7 @@ def vouch_scores(clusters: tuple[Cluster, ...], token: object) -> None:
     reading them off 10,000 clusters costs some 2 ms a batch."""
     _Magnitudes.vouch(clusters, token)
 
+
 _MOVED_UP_TO = 64  # clusters whose scores differ (out and in) a kept _Magnitudes is moved through
 
 

@@ -140,7 +140,8 @@ def test_a_pools_vouched_tuples_give_every_clusters_magnitudes(seed) -> None:
             pool.drop(rng.choice(names))
         elif kind < 0.4:
             by_name = pool.by_name()
-            pool.reload([with_load(by_name[n], rng.randint(0, 5)) for n in rng.sample(names, min(3, len(names)))])
+            moved = rng.sample(names, min(3, len(names)))
+            pool.reload([with_load(by_name[n], rng.randint(0, 5)) for n in moved])
         loads = {n: rng.randint(-1, 2) for n in rng.sample(names, min(len(names), rng.randint(0, 6)))}
         clusters = pool.clusters(loads)
         with _Magnitudes.lock:
