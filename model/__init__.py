@@ -43,9 +43,11 @@ from model.types import (
     TieBreak,
     Unselected,
     added_levels,
+    vouch_scores,
 )
 
 __all__ = [
+    "vouch_scores",
     "AffinityTier",
     "Batch",
     "Capacity",

@@ -104,7 +104,12 @@ def absent_slots(prepared: Sequence[Prepared], table: ClusterTable) -> dict[str,
     """Clusters not in the batch that still count toward the busiest count (their outside load,
     or decisions the requests held there), each given a slot after the table's rows."""
     names = set(table.absent_load)
-    names.update(d.cluster for p in prepared for d in p.request.existing if d.cluster not in table.index)
+    index = table.index
+    for p in prepared:
+        if p.held is not None:  # prepare named them (Prepared.elsewhere): no decision read again
+            names.update(p.elsewhere)
+        elif p.request.existing:
+            names.update(d.cluster for d in p.request.existing if d.cluster not in index)
     return {name: table.size + j for j, name in enumerate(sorted(names))}
 
 

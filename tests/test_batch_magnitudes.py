@@ -114,3 +114,59 @@ def test_a_forked_child_starts_with_its_own_lock_and_no_state() -> None:
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     assert _Magnitudes._last is not None
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_pools_vouched_tuples_give_every_clusters_magnitudes(seed) -> None:
+    """A long-lived scheduler's pool vouches for the tuples it gives (model.vouch_scores): a
+    tuple of the same order, some clusters copied with another load, reads no cluster where the
+    last batch's magnitudes were found for its token, and every put, drop and reload gives a new
+    one. Batch after batch, each pool's tuple (a second pool's between) has the magnitudes a pass
+    over every cluster finds."""
+    from adapters.live.kept import ClusterPool, with_load
+
+    rng = random.Random(seed)
+    pools = [ClusterPool(Cluster(f"c{i:03d}", scores=_scores(rng)) for i in range(rng.randint(1, 80)))]
+    pools.append(ClusterPool(Cluster(f"d{i:03d}", scores=_scores(rng)) for i in range(5)))
+    for _ in range(150):
+        pool = pools[0] if rng.random() < 0.85 else pools[1]
+        names = [c.name for c in pool.clusters()]
+        kind = rng.random()
+        if kind < 0.15:
+            pool.put(Cluster(rng.choice(names), scores=_scores(rng)))  # replaced (relabelled)
+        elif kind < 0.25:
+            pool.put(Cluster(f"n{rng.random()}", scores=_scores(rng)))  # joined
+        elif kind < 0.32 and len(names) > 1:
+            pool.drop(rng.choice(names))
+        elif kind < 0.4:
+            by_name = pool.by_name()
+            moved = rng.sample(names, min(3, len(names)))
+            pool.reload([with_load(by_name[n], rng.randint(0, 5)) for n in moved])
+        loads = {n: rng.randint(-1, 2) for n in rng.sample(names, min(len(names), rng.randint(0, 6)))}
+        clusters = pool.clusters(loads)
+        with _Magnitudes.lock:
+            magnitudes = _Magnitudes.of(clusters)
+            assert magnitudes.ceiling == _brute(list(clusters), None)
+            for name in NAMES:
+                assert magnitudes.highest(name) == _brute(list(clusters), name), name
+
+
+def test_a_tuple_vouched_with_the_last_token_reads_no_cluster(monkeypatch) -> None:
+    """The second batch of an event (the pool unchanged, other loads moved) finds its magnitudes
+    without reading a cluster's scores; one after a change reads them all again."""
+    import model.types as model_types
+    from adapters.live.kept import ClusterPool
+
+    pool = ClusterPool(Cluster(f"c{i}", scores={"x": i}) for i in range(50))
+    read = []
+    monkeypatch.setattr(model_types, "_SCORES", lambda c: read.append(c) or c.scores)
+    with _Magnitudes.lock:
+        assert _Magnitudes.of(pool.clusters({"c3": 1})).ceiling == 49
+        assert len(read) == 50
+        assert _Magnitudes.of(pool.clusters({"c4": 2})).ceiling == 49
+        assert _Magnitudes.of(pool.clusters()).ceiling == 49
+        assert len(read) == 50
+    pool.put(Cluster("c7", scores={"x": -70}))
+    with _Magnitudes.lock:
+        assert _Magnitudes.of(pool.clusters({"c4": 2})).ceiling == 70
+        assert len(read) == 100

@@ -11,7 +11,7 @@ import numpy as np
 
 import solver.balance_bound
 from model import Taint
-from solver.balance import _Responses, holdings
+from solver.balance import _Responses, absent_slots, holdings
 from solver.balance_bound import ceiling
 from solver.greedy import solve_greedy
 from solver.objective import scale_of
@@ -80,6 +80,27 @@ def test_the_balance_coupling_reads_a_requests_holdings_off_prepare() -> None:
     assert holdings(p, table).tolist() == [0, 1, 2, 3, 4, 5]
     assert holdings(p, table, {"gone": 7, "x": 8}).tolist() == [0, 1, 2, 3, 4, 5, 7]
     assert holdings(p, table, {"x": 8}).tolist() == [0, 1, 2, 3, 4, 5]
+
+
+class _NoMembership(_NoLookups):
+    def __contains__(self, key):
+        raise AssertionError("a decision looked up again")
+
+
+def test_the_balance_couplings_absent_slots_read_the_names_prepare_found() -> None:
+    """absent_slots reads the names of the decisions outside the table off prepare
+    (Prepared.elsewhere) and walks no decision (a join's batch of PickAlls holds tens of
+    thousands); a request prepare found none for is walked as before, with the same slots."""
+    table, p = _prepared()
+    table.absent_load = {"x": 1}
+    looked_up = absent_slots([p], table)
+    assert looked_up == {"gone": 7, "x": 8}
+    index = table.index
+    table.index = _NoMembership(index)
+    assert absent_slots([p], table) == looked_up
+    table.index = index
+    p.held = None  # not found by prepare: the decisions are walked
+    assert absent_slots([p], table) == looked_up
 
 
 def test_a_spread_answer_without_a_report_scores_nothing_for_it(monkeypatch) -> None:

@@ -31,7 +31,7 @@ from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
 from adapters.kube.manifests import Manifest
-from model import Cluster, PlacementRequest
+from model import Cluster, PlacementRequest, vouch_scores
 
 __all__ = ["ClusterPool", "Journal", "Reads", "Timers", "generation_changed", "manifest", "with_load"]
 
@@ -244,6 +244,10 @@ class ClusterPool:
         # Every cluster as one tuple, made again only after a change: batch after batch shares it
         # (and with it the rows solver.table makes of it).
         self._all: tuple[Cluster, ...] | None = None
+        # Replaced with `_all` at every change of the order's entries: the tuples `clusters` gives
+        # (every cluster, some copied with another load) hold the same score mappings while it is
+        # the same (model.vouch_scores).
+        self._scored = object()
         # Each name's position in the order (a batch moves the loads of thousands: each found by a
         # lookup, not a bisection), as it was `_shifted` names come or gone ago (`_near`).
         self._position: dict[str, int] | None = None
@@ -360,7 +364,7 @@ class ClusterPool:
         self._relabelled.append(name)
 
     def put(self, cluster: Cluster) -> None:
-        self._all = None
+        self._all, self._scored = None, object()
         name = cluster.name
         self._relabel(name)
         at = bisect_left(self._names, name)
@@ -391,7 +395,7 @@ class ClusterPool:
         one pass, with one note in the journal: a Placement's decisions move hundreds)."""
         if not clusters:
             return
-        self._all = None
+        self._all, self._scored = None, object()
         by_name, names, ordered = self._by_name, self._names, self._ordered
         if self._journal is not None and self._journal.recording:
             self._journal.note(partial(self.reload, [by_name[c.name] for c in clusters]))
@@ -405,7 +409,7 @@ class ClusterPool:
             self._relabel(name)
             if self._journal is not None and self._journal.recording:
                 self._journal.note(partial(self.put, old))
-            self._all = None
+            self._all, self._scored = None, object()
             self._shifted += 1
             at = bisect_left(self._names, name)
             del self._names[at]
@@ -438,6 +442,7 @@ class ClusterPool:
         if names is None and not any((loads or {}).values()):
             if self._all is None:
                 self._all = tuple(self._ordered)
+            vouch_scores(self._all, self._scored)
             return self._all
         if len(self._copies) > 2 * len(self._names) + 1024:  # names long gone: let go whole
             self._copies.clear()
@@ -451,7 +456,9 @@ class ClusterPool:
                 position = self._position = dict(zip(self._names, range(len(self._names)), strict=True))
                 self._shifted = 0
             if self._shifted:
-                return tuple(self._near(out, moved, position))
+                given = tuple(self._near(out, moved, position))
+                vouch_scores(given, self._scored)  # the order's entries, as below
+                return given
         else:
             out = [self._by_name[name] for name in names]
             position = {name: i for i, name in enumerate(names)}
@@ -459,7 +466,10 @@ class ClusterPool:
         for name, delta in (loads or {}).items():
             if delta and (at := position.get(name)) is not None:  # a position is a held name's
                 out[at] = copy(by_name[name], delta)
-        return tuple(out)
+        given = tuple(out)
+        if names is None:  # the order's entries, a load copy sharing its cluster's score mapping
+            vouch_scores(given, self._scored)
+        return given
 
     def _near(
         self, out: list[Cluster], loads: Mapping[str, int], position: Mapping[str, int]
