@@ -1630,6 +1630,7 @@ def test_a_threats_filters_are_judged_only_where_its_total_would_move_the_bound(
         pool={c: SimpleNamespace(name=c) for c in names},
         _in_scope_at=lambda request, drift, wanted: np.flatnonzero(wanted).tolist(),
         _uppers=lambda request, drift, own, most, held: None,  # no bound of the totals: judged in order
+        _threats_judged=lambda *args: OcmLive._threats_judged(model, *args),
     )
     rises = np.array([5, 7, 6, 1], dtype=np.int64)
     args = (None, drift, rises, (10, "z"), ("p", 12), True, {}, 0, frozenset(), None)
