@@ -1469,6 +1469,7 @@ def test_the_drifted_bound_judged_with_its_shortcuts_is_the_one_judged_whole(mod
         return out
 
     monkeypatch.setattr(reach_module, "admits", counted)
+    monkeypatch.setattr(OcmLive, "_few_threats", lambda self, *args: None)  # every answer judged here
 
     def whole(self, *args):  # the floor, last, is the caller's to take
         return _drifted_bound_alone(self, *args[:-1])
@@ -1476,6 +1477,48 @@ def test_the_drifted_bound_judged_with_its_shortcuts_is_the_one_judged_whole(mod
     asked = _same_deltas(monkeypatch, mode, "_drifted_bound", bound, whole, asked)
     assert asked["threat"] > 5 and asked["none"] > 5 and asked["found"] > 5 and asked["floor"] > 5, asked
     assert asked["passed by"] > 5, asked
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_the_few_threats_read_off_the_rises_order_are_the_patched_arrays(mode, monkeypatch) -> None:
+    """`_few_threats` reads `_drifted_bound`'s threat mask and the best bound of the rest off the
+    shared rises' order and the answer's patch, without its patched array: over 60 generated
+    events every mask and bound it gives is the one the patched array gives (`_drifted_bound`'s
+    prelude, the tie mask made whole, the rest's least name compared one by one), with threats
+    at ties (and at patched positions, in greedy: optimal's 60 events have none), a rest found,
+    and answers given up past `_FEW` (set to 2 here) among them; and the deltas are those of
+    judging every answer whole."""
+    original, asked = OcmLive._few_threats, Counter()
+    monkeypatch.setattr(reach_module, "_FEW", 2)
+
+    def few(self, drift, shared, patch, best, weakest):
+        out = original(self, drift, shared, patch, best, weakest)
+        if out is None:
+            asked["whole"] += 1
+            return None
+        rises = reach_module._patched(shared, patch)
+        bound = best[0] + rises
+        prefix = np.asarray(drift.names, dtype=str) <= weakest[0]
+        threat = (rises > 0) & ((bound > weakest[1]) | ((bound == weakest[1]) & prefix))
+        assert np.array_equal(out[0], threat)
+        rest = (rises > 0) & ~threat
+        found = None
+        if rest.any():
+            top = int(bound[rest].max())
+            found = (top, min(drift.names[at] for at in np.flatnonzero(rest & (bound == top)).tolist()))
+        assert out[1] == found
+        patched = [at for at in patch if threat[at]]
+        asked["patched threat"] += bool(patched)
+        asked["tie"] += bool((threat & (bound == weakest[1])).any())
+        asked["threat"] += bool(threat.any())
+        asked["found"] += found is not None
+        return out
+
+    asked = _same_deltas(monkeypatch, mode, "_few_threats", few, lambda self, *args: None, asked)
+    assert asked["threat"] > 5 and asked["found"] > 5 and asked["whole"] > 5, asked
+    assert asked["tie"] > 0 and (asked["patched threat"] > 0 or mode == "optimal"), (
+        asked
+    )  # counted: none in optimal
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
@@ -1523,6 +1566,7 @@ def test_the_moved_clusters_bounded_totals_cut_only_what_moves_no_bound(mode, mo
         return out
 
     monkeypatch.setattr(reach_module, "_total", counted)
+    monkeypatch.setattr(OcmLive, "_few_threats", lambda self, *args: None)  # every answer judged here
     monkeypatch.setattr(OcmLive, "_drifted_bound", bound)
     fast = _deltas(mode, 0, 60)
     monkeypatch.setattr(OcmLive, "_drifted_bound", original)
@@ -1586,6 +1630,7 @@ def test_a_threats_filters_are_judged_only_where_its_total_would_move_the_bound(
         pool={c: SimpleNamespace(name=c) for c in names},
         _in_scope_at=lambda request, drift, wanted: np.flatnonzero(wanted).tolist(),
         _uppers=lambda request, drift, own, most, held: None,  # no bound of the totals: judged in order
+        _threats_judged=lambda *args: OcmLive._threats_judged(model, *args),
     )
     rises = np.array([5, 7, 6, 1], dtype=np.int64)
     args = (None, drift, rises, (10, "z"), ("p", 12), True, {}, 0, frozenset(), None)
