@@ -421,9 +421,11 @@ def test_an_optimal_spread_holding_its_greedy_run_is_held_while_that_run_stands(
     greedy run on the batch's final decisions picks too (the solver reports it): its answer is
     held as a greedy answer is. `t` grows onto c3 and c4, which `s` may pick but left out (their
     scores fall): a relabel enqueues `s`, which is not solved, and its sync would keep what it
-    holds. `t` shrinks back: c3 and c4 rise for `s`, so its picture refuses it at the next
-    relabel; its sync alone against the hub then (`_by_runs`) still picks c0 and c1 (every
-    cluster but c2 empty, the zones' first by name): it is held, and its sync keeps them."""
+    holds. `t` shrinks back: c3 and c4 rise for `s`, but their totals now still rank below
+    every pick's (every cluster but c2 empty, c0 and c1 first by name), so each still loses every
+    comparison of the run: its picture holds it at the next relabel without its sync alone
+    (`_by_runs`), and its sync keeps c0 and c1. Fails where a rising cluster it may pick refuses
+    the picture whatever its total (`_stands_ordered`)."""
     hub = _spread_hub("optimal")
     s = f"{ocm.NS}/s"
     delta = hub.handle(_touched(hub, "s"), now=ocm.NOW_TIME)
@@ -436,7 +438,7 @@ def test_an_optimal_spread_holding_its_greedy_run_is_held_while_that_run_stands(
     ran = _ran(hub)
     delta = hub.handle(_relabelled(hub, "c5"), now=ocm.NOW_TIME)
     assert s in hub._live["ocm"].enqueued
-    assert s in ran  # refused by its picture
+    assert s not in ran  # held by its picture
     assert s not in delta.requests
     assert _holds(hub, s)
 

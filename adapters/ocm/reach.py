@@ -1313,10 +1313,10 @@ class OcmLive:
             )
         if (
             answer.ordered
-            and most == answer.most
-            and drift is not None
+            and (drift is not None or not weight)
+            and (most == answer.most or _most_rise(weight, answer.most, most) <= 0)
             and self._lost_only(request, answer, relevant, now)
-            and self._stands_ordered(key, request, answer, drift, now)
+            and self._stands_ordered(key, request, answer, drift, most, now)
         ):
             return True
         # Its totals not kept: it stands only while nothing it reads moved (Balance reads the
@@ -1903,7 +1903,13 @@ class OcmLive:
                     del pairs[at]
 
     def _stands_ordered(
-        self, key: str, request: PlacementRequest, answer: _Answer, drift: _Drift, now: datetime
+        self,
+        key: str,
+        request: PlacementRequest,
+        answer: _Answer,
+        drift: _Drift | None,
+        most: int,
+        now: datetime,
     ) -> bool:
         """A spread's greedy run judged again (`_Answer.ordered`). Each cycle picks, among the
         clusters within every hard constraint, those of the best topology score (which reads the
@@ -1913,24 +1919,65 @@ class OcmLive:
         out lost each it took part in, and still does), so the run picks the same clusters: its
         sync writes what it holds. Only Balance moved here (no changed cluster reaches it, the
         busiest count is the same): a pick's Balance score must be the same on every picture of
-        its range, and a cluster left out whose score may rise must be one it cannot pick."""
+        its range, and a cluster left out whose score may rise must be one it cannot pick.
+
+        The busiest count may have moved (`most`, the caller's), where that raises no count that
+        did not move (`_most_rise`: Balance is monotone in it, so a fall of it raises none): every
+        pick's score is then judged again, moved or not, and the moved clusters' rises are taken
+        against it. Without Balance (`drift` None) nothing but the changes `_lost_only` judged
+        moved a score."""
+        if drift is None:  # no Balance: no score moved but the changes `_lost_only` judged
+            self._judged_now(key, answer)
+            return True
         own = self.own.get(key, Counter())
         weight = _balance_weight(request)
-        rises = self._rises(drift, answer, own, answer.most, weight)
+        rises = self._rises(drift, answer, own, most, weight)
         for c in answer.selected:
             at = drift.index.get(c)
-            if at is not None:
-                if self._balance_moved(c, answer, own, answer.most, weight) != (0, 0):
+            if at is not None or most != answer.most:
+                if self._balance_moved(c, answer, own, most, weight) != (0, 0):
                     return False
-                rises[at] = _NONE
+                if at is not None:
+                    rises[at] = _NONE
         held = self._held_of(request)
         rising = rises > 0
+        weakest: tuple[int, str] | None = None
         for at in self._in_scope_at(request, drift, rising) if rising.any() else ():
             cluster = self.pool.get(drift.names[at])
             if cluster is not None and admits(request, cluster, now, held=cluster.name in held):
-                return False
-        self._judged_now(key, answer)
+                # It may pick it: it still loses where its total now ranks below every pick's.
+                if cluster.name in held or any(p.sorter is not None for p in request.preferences):
+                    return False
+                if weakest is None:
+                    weakest = self._weakest_pick(request, answer, own, most, held)
+                    if weakest is None:
+                        return False
+                if not _beats(weakest, (_total(request, cluster, own, most, held), cluster.name)):
+                    return False
+        self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
+        answer.most = most
         return True
+
+    def _weakest_pick(
+        self,
+        request: PlacementRequest,
+        answer: _Answer,
+        own: Mapping[str, int],
+        most: int,
+        held: AbstractSet[str],
+    ) -> tuple[int, str] | None:
+        """A spread's weakest pick in the order its run compares clusters (the total, then the
+        name, `_beats`), each pick's total read now (each its own with no sorter: the spread's
+        topology score is apart from the total); None where a pick is gone."""
+        weakest: tuple[int, str] | None = None
+        for c in answer.selected:
+            cluster = self.pool.get(c)
+            if cluster is None:
+                return None
+            mine = (_total(request, cluster, own, most, held), c)
+            if weakest is None or _beats(weakest, mine):
+                weakest = mine
+        return weakest
 
     def _lost_only(
         self,
