@@ -466,6 +466,73 @@ def test_a_spread_holding_its_greedy_run_is_not_solved_for_a_cluster_it_left_out
     assert _holds(hub, s)
 
 
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_spread_on_empty_clusters_is_held_by_its_picture_where_the_busiest_count_rises(mode: str) -> None:
+    """`s` holds c0 and c1 (no other decision on them: Balance's 100), `t` holds c2. Two
+    decisions on a gone cluster raise the busiest count from 1 to 2: c2's score rises for `s` (a
+    count that did not move), but no count of one or more scores as high as a count of none, so
+    every cluster left out still loses every comparison of its run. A relabel enqueues `s`: its
+    picture holds it without its sync alone (`_by_runs`), and its sync keeps c0 and c1. Then
+    the decisions go: the busiest count falls back to 1, which raises no score. Fails where a
+    moved busiest count refuses a spread's picture (`_stands_ordered`)."""
+    hub = _spread_hub(mode)
+    s, live = f"{ocm.NS}/s", hub._live["ocm"]
+    hub.handle(_touched(hub, "s"), now=ocm.NOW_TIME)
+    assert _decisions(hub.objects())[s] == {"c0", "c1"}
+    assert _decisions(hub.objects())[f"{ocm.NS}/t"] == {"c2"}
+    assert live.answers[s].ordered
+    ran = _ran(hub)
+    for event in (
+        Applied(ocm.decision("ghost-0", 1, ["gone"])),
+        Applied(ocm.decision("ghost-1", 1, ["gone"])),
+        _relabelled(hub, "c5"),
+    ):
+        delta = hub.handle(event, now=ocm.NOW_TIME)
+        assert s not in delta.requests
+    assert s in live.enqueued
+    assert live.answers[s].most == 2
+    assert s not in ran
+    assert _holds(hub, s)
+    for name in ("ghost-0", "ghost-1"):
+        hub.handle(Deleted("PlacementDecision", f"{name}-decision-1", ocm.NS), now=ocm.NOW_TIME)
+    delta = hub.handle(_relabelled(hub, "c4"), now=ocm.NOW_TIME)
+    assert s in live.enqueued
+    assert s not in delta.requests
+    assert live.answers[s].most == 1
+    assert s not in ran
+    assert _holds(hub, s)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_spread_without_balance_is_not_solved_for_a_cluster_it_left_out_losing_its_verdict(
+    mode: str,
+) -> None:
+    """As for a spread by Balance, without it (Steady alone: no count read, no drift). A cluster
+    c6 joins zone z0: its picture refuses `s` (a new cluster it may pick), its sync alone keeps c0
+    and c1 (`_by_runs`), so its answer is that run. A taint it does not tolerate on c3, which it
+    left out, is then the one change that reaches it: its run compares the same clusters less c3,
+    so it is held by its picture, not its run. Fails where a spread without Balance is judged by
+    its run (`_stands`)."""
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}", {"zone": f"z{i % 2}"}) for i in range(6))),
+        ocm.placement("s", n=2, mode="Exact", prioritizers=[ocm.builtin("Steady")], spread=[_BY_ZONE]),
+    ]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+    s, live = f"{ocm.NS}/s", hub._live["ocm"]
+    assert _decisions(hub.objects())[s] == {"c0", "c1"}
+    ran = _ran(hub)
+    delta = hub.handle(Applied(ocm.managed_cluster("c6", {"zone": "z0"})), now=ocm.NOW_TIME)
+    assert s in ran
+    assert s not in delta.requests
+    assert live.answers[s].ordered
+    ran.clear()
+    delta = hub.handle(_tainted(hub, "c3"), now=ocm.NOW_TIME)
+    assert s in live.enqueued
+    assert s not in delta.requests
+    assert s not in ran
+    assert _holds(hub, s)
+
+
 def test_a_spread_is_judged_by_its_run_for_a_cluster_it_left_out_tainted_into_another_zone() -> None:
     """As above, but c3 also moves from zone z1 to a zone of its own: the spread's domains (every
     cluster's, eligible or not) moved, so its picture cannot say (`_lost_only`). Its sync alone

@@ -1314,7 +1314,6 @@ class OcmLive:
         if (
             answer.ordered
             and (drift is not None or not weight)
-            and (most == answer.most or _most_rise(weight, answer.most, most) <= 0)
             and self._lost_only(request, answer, relevant, now)
             and self._stands_ordered(key, request, answer, drift, most, now)
         ):
@@ -1921,16 +1920,35 @@ class OcmLive:
         busiest count is the same): a pick's Balance score must be the same on every picture of
         its range, and a cluster left out whose score may rise must be one it cannot pick.
 
-        The busiest count may have moved (`most`, the caller's), where that raises no count that
-        did not move (`_most_rise`: Balance is monotone in it, so a fall of it raises none): every
-        pick's score is then judged again, moved or not, and the moved clusters' rises are taken
-        against it. Without Balance (`drift` None) nothing but the changes `_lost_only` judged
-        moved a score."""
+        The busiest count may have moved (`most`, the caller's): every pick's score is then
+        judged again, moved or not, and the moved clusters' rises are taken against it. Where
+        that raises a count that did not move (`_most_rise`: Balance is monotone in it, so only a
+        rise of it does), such a cluster's total is bounded as below. A rising cluster it may pick
+        still loses every comparison where its total now ranks below every pick's (the run
+        compares the total, then held first, then the name; one it holds is not judged so).
+        Without Balance (`drift` None) nothing but the changes `_lost_only` judged moved a
+        score."""
         if drift is None:  # no Balance: no score moved but the changes `_lost_only` judged
             self._judged_now(key, answer)
             return True
         own = self.own.get(key, Counter())
         weight = _balance_weight(request)
+        held = self._held_of(request)
+        weakest: tuple[int, str] | None = None
+        if most != answer.most and _most_rise(weight, answer.most, most) > 0:
+            # Every count that did not move may have risen, a count of none excepted (100
+            # whatever the busiest count): where it reads Balance and what it holds alone, holds
+            # nothing it left out, and its weakest pick beats the best Balance score of a count of
+            # one or more, no cluster left out that did not move can overtake a pick.
+            if (
+                weight < 0
+                or any(not (p.balance or p.held) for p in request.preferences)
+                or not held <= answer.selected
+            ):
+                return False
+            weakest = self._weakest_pick(request, answer, own, most, held)
+            if weakest is None or not _beats(weakest, (weight * _balance(1, most), "")):
+                return False
         rises = self._rises(drift, answer, own, most, weight)
         for c in answer.selected:
             at = drift.index.get(c)
@@ -1939,9 +1957,7 @@ class OcmLive:
                     return False
                 if at is not None:
                     rises[at] = _NONE
-        held = self._held_of(request)
         rising = rises > 0
-        weakest: tuple[int, str] | None = None
         for at in self._in_scope_at(request, drift, rising) if rising.any() else ():
             cluster = self.pool.get(drift.names[at])
             if cluster is not None and admits(request, cluster, now, held=cluster.name in held):
