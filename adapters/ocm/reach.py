@@ -84,7 +84,16 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   (a tie at the cut, an optimal answer of several coupled Placements), any moved count on a cluster
   it may pick refuses it. A spread's picks are not its top N: an answer that is its greedy run on
   the picture it was judged on stands while no pick's score moved and no feasible cluster left out
-  rose (`_stands_ordered`), for its sync would then write what it holds. Greedy's answer is its run
+  rose above every pick (`_stands_ordered`), for its sync would then write what it holds: the run
+  compares the total, then held first, then the name, so a cluster it does not hold whose total
+  now ranks below every pick's (read now: no sorter, so each total is the cluster's own; the
+  topology score is apart) loses each comparison it takes part in. The busiest count may move:
+  each pick's score is then read again; a fall of it raises no count that did not move (Balance
+  is monotone in it), and a rise raises only counts of one or more (a count of none scores 100
+  whatever it is), each to at most the score of a count of one, which bounds them where the
+  request reads Balance and what it holds alone and holds nothing it left out (its weakest pick
+  must beat it). Without Balance nothing but the changes that reach it (below) moves a score.
+  Greedy's answer is its run
   on `_moved_by`'s picture; an optimal answer is one where it holds exactly its answer and the
   solver reports that its greedy run on the batch's final decisions picks it (`Result.ordered`:
   `_After`'s picture, or `_moved_by`'s where the batch was not joint). A cluster it left out that
