@@ -103,9 +103,10 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   are every cluster's, eligible or not. So does a cluster it neither picks nor holds joining or
   leaving (`_came_or_went`), where each of its domains is carried by a cluster the event did not
   change (the domains are then the same list, their counts the picks'), its available clusters
-  do not go to or from none, and one joining fails its filters or ranks below every pick. Any other optimal spread (its joint answer not its greedy
-  run: a coupled trade, or an optimum greedy's run cannot reach), any moved count on a cluster it
-  may pick refuses it (it is then judged by its run, below).
+  do not go to or from none, and one joining fails its filters or ranks below every pick. Any
+  other optimal spread (its joint answer not its greedy run: a coupled trade, or an optimum
+  greedy's run cannot reach), any moved count on a cluster it may pick refuses it (it is then
+  judged by its run, below).
 
   A PickN that these rules refuse (a strict top N whose margins cannot say, a spread whose run
   may have moved, a tie at the cut, an optimal joint answer: a relevant change, a moved busiest
