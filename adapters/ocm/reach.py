@@ -100,13 +100,9 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   lost its verdict (a taint it does not tolerate, a label its filters refuse; in its scope before
   and after, in the same domain of each spread key, the request reading no sorter: `_lost_only`)
   leaves the run as it was too: the cluster lost each comparison it took part in, and the domains
-  are every cluster's, eligible or not. So does a cluster it neither picks nor holds joining or
-  leaving (`_came_or_went`), where each of its domains is carried by a cluster the event did not
-  change (the domains are then the same list, their counts the picks'), its available clusters
-  do not go to or from none, and one joining fails its filters or ranks below every pick. Any
-  other optimal spread (its joint answer not its greedy run: a coupled trade, or an optimum
-  greedy's run cannot reach), any moved count on a cluster it may pick refuses it (it is then
-  judged by its run, below).
+  are every cluster's, eligible or not. Any other optimal spread (its joint answer not its greedy
+  run: a coupled trade, or an optimum greedy's run cannot reach), any moved count on a cluster it
+  may pick refuses it (it is then judged by its run, below).
 
   A PickN that these rules refuse (a strict top N whose margins cannot say, a spread whose run
   may have moved, a tie at the cut, an optimal joint answer: a relevant change, a moved busiest
@@ -1327,7 +1323,7 @@ class OcmLive:
         if (
             answer.ordered
             and (drift is not None or not weight)
-            and self._lost_only(key, request, answer, relevant, changed, most, now)
+            and self._lost_only(request, answer, relevant, now)
             and self._stands_ordered(key, request, answer, drift, most, now)
         ):
             return True
@@ -2010,12 +2006,9 @@ class OcmLive:
 
     def _lost_only(
         self,
-        key: str,
         request: PlacementRequest,
         answer: _Answer,
         relevant: list[tuple[Cluster | None, Cluster | None]],
-        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
-        most: int,
         now: datetime,
     ) -> bool:
         """Whether every change that reaches the spread (`relevant`) is a cluster it left out
@@ -2032,13 +2025,8 @@ class OcmLive:
             return False
         held = self._held_of(request)
         for old, new in relevant:
-            name = (new or old).name  # type: ignore[union-attr]
-            if name in answer.selected or name in held:
+            if old is None or new is None or old.name in answer.selected or old.name in held:
                 return False
-            if old is None or new is None:
-                if not self._came_or_went(key, request, answer, old, new, changed, most, held, now):
-                    return False
-                continue
             if not (in_scope(request, old) and in_scope(request, new)):
                 return False
             if any(_domain(x, old) != _domain(x, new) for x in request.spread):
@@ -2046,54 +2034,6 @@ class OcmLive:
             if not admits(request, old, now, held=False) or admits(request, new, now, held=False):
                 return False
         return True
-
-    def _came_or_went(
-        self,
-        key: str,
-        request: PlacementRequest,
-        answer: _Answer,
-        old: Cluster | None,
-        new: Cluster | None,
-        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
-        most: int,
-        held: AbstractSet[str],
-        now: datetime,
-    ) -> bool:
-        """Whether a cluster that joined or left, one the spread neither picks nor holds, leaves
-        its greedy run as it was: its available clusters not taken to or from none (`_emptied`),
-        each of its domains carried by a cluster the event did not change (the domains, every
-        cluster's, eligible or not, are then the same list, and their counts read the picks
-        alone), and one that joined either not passing the filters or ranking below every pick
-        (the total now, then the name: it loses each comparison it takes part in). One that
-        left lost each it took part in."""
-        if self._emptied(request, old, new):
-            return False
-        cluster = new or old
-        assert cluster is not None
-        for constraint in request.spread:
-            value = _domain(constraint, cluster)
-            if value is not None and not self._carried(constraint, value, changed):
-                return False
-        if new is not None and in_scope(request, new) and admits(request, new, now, held=False):
-            own = self.own.get(key, _NO_COUNTS)
-            weakest = self._weakest_pick(request, answer, own, most, held)
-            if weakest is None or not _beats(weakest, (_total(request, new, own, most, held), new.name)):
-                return False
-        return True
-
-    def _carried(
-        self,
-        constraint: SpreadConstraint,
-        value: str,
-        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
-    ) -> bool:
-        """Whether a cluster of the pool the event did not change carries the domain (so it did
-        before the event and does after); looked for in the pool's order, the first found ends
-        it."""
-        for name, cluster in self.pool.by_name().items():
-            if name not in changed and _domain(constraint, cluster) == value:
-                return True
-        return False
 
     def _drifted_bound(
         self,
