@@ -421,9 +421,11 @@ def test_an_optimal_spread_holding_its_greedy_run_is_held_while_that_run_stands(
     greedy run on the batch's final decisions picks too (the solver reports it): its answer is
     held as a greedy answer is. `t` grows onto c3 and c4, which `s` may pick but left out (their
     scores fall): a relabel enqueues `s`, which is not solved, and its sync would keep what it
-    holds. `t` shrinks back: c3 and c4 rise for `s`, so its picture refuses it at the next
-    relabel; its sync alone against the hub then (`_by_runs`) still picks c0 and c1 (every
-    cluster but c2 empty, the zones' first by name): it is held, and its sync keeps them."""
+    holds. `t` shrinks back: c3 and c4 rise for `s`, but their totals now still rank below
+    every pick's (every cluster but c2 empty, c0 and c1 first by name), so each still loses every
+    comparison of the run: its picture holds it at the next relabel without its sync alone
+    (`_by_runs`), and its sync keeps c0 and c1. Fails where a rising cluster it may pick refuses
+    the picture whatever its total (`_stands_ordered`)."""
     hub = _spread_hub("optimal")
     s = f"{ocm.NS}/s"
     delta = hub.handle(_touched(hub, "s"), now=ocm.NOW_TIME)
@@ -436,7 +438,7 @@ def test_an_optimal_spread_holding_its_greedy_run_is_held_while_that_run_stands(
     ran = _ran(hub)
     delta = hub.handle(_relabelled(hub, "c5"), now=ocm.NOW_TIME)
     assert s in hub._live["ocm"].enqueued
-    assert s in ran  # refused by its picture
+    assert s not in ran  # held by its picture
     assert s not in delta.requests
     assert _holds(hub, s)
 
@@ -461,6 +463,73 @@ def test_a_spread_holding_its_greedy_run_is_not_solved_for_a_cluster_it_left_out
     assert _holds(hub, s)
     delta = hub.handle(_tainted(hub, "c1"), now=ocm.NOW_TIME)
     assert s in delta.requests
+    assert _holds(hub, s)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_spread_on_empty_clusters_is_held_by_its_picture_where_the_busiest_count_rises(mode: str) -> None:
+    """`s` holds c0 and c1 (no other decision on them: Balance's 100), `t` holds c2. Two
+    decisions on a gone cluster raise the busiest count from 1 to 2: c2's score rises for `s` (a
+    count that did not move), but no count of one or more scores as high as a count of none, so
+    every cluster left out still loses every comparison of its run. A relabel enqueues `s`: its
+    picture holds it without its sync alone (`_by_runs`), and its sync keeps c0 and c1. Then
+    the decisions go: the busiest count falls back to 1, which raises no score. Fails where a
+    moved busiest count refuses a spread's picture (`_stands_ordered`)."""
+    hub = _spread_hub(mode)
+    s, live = f"{ocm.NS}/s", hub._live["ocm"]
+    hub.handle(_touched(hub, "s"), now=ocm.NOW_TIME)
+    assert _decisions(hub.objects())[s] == {"c0", "c1"}
+    assert _decisions(hub.objects())[f"{ocm.NS}/t"] == {"c2"}
+    assert live.answers[s].ordered
+    ran = _ran(hub)
+    for event in (
+        Applied(ocm.decision("ghost-0", 1, ["gone"])),
+        Applied(ocm.decision("ghost-1", 1, ["gone"])),
+        _relabelled(hub, "c5"),
+    ):
+        delta = hub.handle(event, now=ocm.NOW_TIME)
+        assert s not in delta.requests
+    assert s in live.enqueued
+    assert live.answers[s].most == 2
+    assert s not in ran
+    assert _holds(hub, s)
+    for name in ("ghost-0", "ghost-1"):
+        hub.handle(Deleted("PlacementDecision", f"{name}-decision-1", ocm.NS), now=ocm.NOW_TIME)
+    delta = hub.handle(_relabelled(hub, "c4"), now=ocm.NOW_TIME)
+    assert s in live.enqueued
+    assert s not in delta.requests
+    assert live.answers[s].most == 1
+    assert s not in ran
+    assert _holds(hub, s)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_spread_without_balance_is_not_solved_for_a_cluster_it_left_out_losing_its_verdict(
+    mode: str,
+) -> None:
+    """As for a spread by Balance, without it (Steady alone: no count read, no drift). A cluster
+    c6 joins zone z0: its picture refuses `s` (a new cluster it may pick), its sync alone keeps c0
+    and c1 (`_by_runs`), so its answer is that run. A taint it does not tolerate on c3, which it
+    left out, is then the one change that reaches it: its run compares the same clusters less c3,
+    so it is held by its picture, not its run. Fails where a spread without Balance is judged by
+    its run (`_stands`)."""
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}", {"zone": f"z{i % 2}"}) for i in range(6))),
+        ocm.placement("s", n=2, mode="Exact", prioritizers=[ocm.builtin("Steady")], spread=[_BY_ZONE]),
+    ]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+    s, live = f"{ocm.NS}/s", hub._live["ocm"]
+    assert _decisions(hub.objects())[s] == {"c0", "c1"}
+    ran = _ran(hub)
+    delta = hub.handle(Applied(ocm.managed_cluster("c6", {"zone": "z0"})), now=ocm.NOW_TIME)
+    assert s in ran
+    assert s not in delta.requests
+    assert live.answers[s].ordered
+    ran.clear()
+    delta = hub.handle(_tainted(hub, "c3"), now=ocm.NOW_TIME)
+    assert s in live.enqueued
+    assert s not in delta.requests
+    assert s not in ran
     assert _holds(hub, s)
 
 

@@ -84,7 +84,16 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   (a tie at the cut, an optimal answer of several coupled Placements), any moved count on a cluster
   it may pick refuses it. A spread's picks are not its top N: an answer that is its greedy run on
   the picture it was judged on stands while no pick's score moved and no feasible cluster left out
-  rose (`_stands_ordered`), for its sync would then write what it holds. Greedy's answer is its run
+  rose above every pick (`_stands_ordered`), for its sync would then write what it holds: the run
+  compares the total, then held first, then the name, so a cluster it does not hold whose total
+  now ranks below every pick's (read now: no sorter, so each total is the cluster's own; the
+  topology score is apart) loses each comparison it takes part in. The busiest count may move:
+  each pick's score is then read again; a fall of it raises no count that did not move (Balance
+  is monotone in it), and a rise raises only counts of one or more (a count of none scores 100
+  whatever it is), each to at most the score of a count of one, which bounds them where the
+  request reads Balance and what it holds alone and holds nothing it left out (its weakest pick
+  must beat it). Without Balance nothing but the changes that reach it (below) moves a score.
+  Greedy's answer is its run
   on `_moved_by`'s picture; an optimal answer is one where it holds exactly its answer and the
   solver reports that its greedy run on the batch's final decisions picks it (`Result.ordered`:
   `_After`'s picture, or `_moved_by`'s where the batch was not joint). A cluster it left out that
@@ -1325,10 +1334,9 @@ class OcmLive:
             )
         if (
             answer.ordered
-            and most == answer.most
-            and drift is not None
+            and (drift is not None or not weight)
             and self._lost_only(request, answer, relevant, now)
-            and self._stands_ordered(key, request, answer, drift, now)
+            and self._stands_ordered(key, request, answer, drift, most, now)
         ):
             return True
         # Its totals not kept: it stands only while nothing it reads moved (Balance reads the
@@ -1921,7 +1929,13 @@ class OcmLive:
                     del pairs[at]
 
     def _stands_ordered(
-        self, key: str, request: PlacementRequest, answer: _Answer, drift: _Drift, now: datetime
+        self,
+        key: str,
+        request: PlacementRequest,
+        answer: _Answer,
+        drift: _Drift | None,
+        most: int,
+        now: datetime,
     ) -> bool:
         """A spread's greedy run judged again (`_Answer.ordered`). Each cycle picks, among the
         clusters within every hard constraint, those of the best topology score (which reads the
@@ -1931,24 +1945,82 @@ class OcmLive:
         out lost each it took part in, and still does), so the run picks the same clusters: its
         sync writes what it holds. Only Balance moved here (no changed cluster reaches it, the
         busiest count is the same): a pick's Balance score must be the same on every picture of
-        its range, and a cluster left out whose score may rise must be one it cannot pick."""
+        its range, and a cluster left out whose score may rise must be one it cannot pick.
+
+        The busiest count may have moved (`most`, the caller's): every pick's score is then
+        judged again, moved or not, and the moved clusters' rises are taken against it. Where
+        that raises a count that did not move (`_most_rise`: Balance is monotone in it, so only a
+        rise of it does), such a cluster's total is bounded as below. A rising cluster it may pick
+        still loses every comparison where its total now ranks below every pick's (the run
+        compares the total, then held first, then the name; one it holds is not judged so).
+        Without Balance (`drift` None) nothing but the changes `_lost_only` judged moved a
+        score."""
+        if drift is None:  # no Balance: no score moved but the changes `_lost_only` judged
+            self._judged_now(key, answer)
+            return True
         own = self.own.get(key, Counter())
         weight = _balance_weight(request)
-        rises = self._rises(drift, answer, own, answer.most, weight)
+        held = self._held_of(request)
+        weakest: tuple[int, str] | None = None
+        if most != answer.most and _most_rise(weight, answer.most, most) > 0:
+            # Every count that did not move may have risen, a count of none excepted (100
+            # whatever the busiest count): where it reads Balance and what it holds alone, holds
+            # nothing it left out, and its weakest pick beats the best Balance score of a count of
+            # one or more, no cluster left out that did not move can overtake a pick.
+            if (
+                weight < 0
+                or any(not (p.balance or p.held) for p in request.preferences)
+                or not held <= answer.selected
+            ):
+                return False
+            weakest = self._weakest_pick(request, answer, own, most, held)
+            if weakest is None or not _beats(weakest, (weight * _balance(1, most), "")):
+                return False
+        rises = self._rises(drift, answer, own, most, weight)
         for c in answer.selected:
             at = drift.index.get(c)
-            if at is not None:
-                if self._balance_moved(c, answer, own, answer.most, weight) != (0, 0):
+            if at is not None or most != answer.most:
+                if self._balance_moved(c, answer, own, most, weight) != (0, 0):
                     return False
-                rises[at] = _NONE
-        held = self._held_of(request)
+                if at is not None:
+                    rises[at] = _NONE
         rising = rises > 0
         for at in self._in_scope_at(request, drift, rising) if rising.any() else ():
             cluster = self.pool.get(drift.names[at])
             if cluster is not None and admits(request, cluster, now, held=cluster.name in held):
-                return False
-        self._judged_now(key, answer)
+                # It may pick it: it still loses where its total now ranks below every pick's.
+                if cluster.name in held or any(p.sorter is not None for p in request.preferences):
+                    return False
+                if weakest is None:
+                    weakest = self._weakest_pick(request, answer, own, most, held)
+                    if weakest is None:
+                        return False
+                if not _beats(weakest, (_total(request, cluster, own, most, held), cluster.name)):
+                    return False
+        self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
+        answer.most = most
         return True
+
+    def _weakest_pick(
+        self,
+        request: PlacementRequest,
+        answer: _Answer,
+        own: Mapping[str, int],
+        most: int,
+        held: AbstractSet[str],
+    ) -> tuple[int, str] | None:
+        """A spread's weakest pick in the order its run compares clusters (the total, then the
+        name, `_beats`), each pick's total read now (each its own with no sorter: the spread's
+        topology score is apart from the total); None where a pick is gone."""
+        weakest: tuple[int, str] | None = None
+        for c in answer.selected:
+            cluster = self.pool.get(c)
+            if cluster is None:
+                return None
+            mine = (_total(request, cluster, own, most, held), c)
+            if weakest is None or _beats(weakest, mine):
+                weakest = mine
+        return weakest
 
     def _lost_only(
         self,
