@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 
 import pytest
 
@@ -18,7 +19,7 @@ from adapters.kube.manifests import from_objects
 from adapters.live.hub import HubScheduler
 from bench.hub_soak import _full_solve
 from solver import SolveOptions
-from tests.fixtures.live import spy_on_events
+from tests.fixtures.live import pool_given, spy_on_events
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
@@ -526,15 +527,7 @@ def test_a_pools_load_copies_are_given_again_for_the_same_cluster_and_load() -> 
     journal = Journal()
     pool = ClusterPool([Cluster(f"c{i}", {"tier": str(i)}, load=i) for i in range(4)], journal=journal)
 
-    def fresh(loads: dict[str, int]) -> tuple[Cluster, ...]:
-        every = pool.clusters()
-        return tuple(with_load(c, c.load + loads[c.name]) if loads.get(c.name) else c for c in every)
-
-    def given(loads: dict[str, int]) -> tuple[Cluster, ...]:
-        out = pool.clusters(loads)
-        assert out == fresh(loads)
-        assert [c.load for c in out] == [c.load for c in fresh(loads)]
-        return out
+    given = partial(pool_given, pool)
 
     first = given({"c0": 2, "c1": -1})
     second = given({"c0": 2, "c1": 1})
@@ -561,22 +554,13 @@ def test_a_pools_moved_clusters_are_found_near_their_positions_after_names_come_
     than `_NEAR_UP_TO`): every tuple equals the one made with fresh copies, a name not held (gone,
     never put) moving nothing, at the ends and in the middle alike, through an undo too."""
     from adapters.live import kept
-    from adapters.live.kept import ClusterPool, Journal, with_load
+    from adapters.live.kept import ClusterPool, Journal
     from model import Cluster
 
     journal = Journal()
     pool = ClusterPool([Cluster(f"c{i:02d}", {}, load=i) for i in range(1, 30, 2)], journal=journal)
 
-    def fresh(loads: dict[str, int]) -> tuple[Cluster, ...]:
-        every = pool.clusters()
-        return tuple(with_load(c, c.load + loads[c.name]) if loads.get(c.name) else c for c in every)
-
-    def given(loads: dict[str, int]) -> tuple[Cluster, ...]:
-        out = pool.clusters(loads)
-        assert out == fresh(loads)
-        assert [c.load for c in out] == [c.load for c in fresh(loads)]
-        assert [c.name for c in out] == pool.names()
-        return out
+    given = partial(pool_given, pool)
 
     every = {f"c{i:02d}": i % 3 - 1 for i in range(32)}  # held or not, at the ends and between
     given(every)
