@@ -1297,12 +1297,7 @@ class OcmLive:
                 return False
             # No change touched anything it reads (the event's touched keys, found once): none is
             # relevant (`_relevant` skips each).
-            found = self._touched_of
-            if found is None or found[0] is not changed:
-                self._touched_in(changed)
-                found = self._touched_of
-            assert found is not None
-            union = found[2]
+            union = self._touched_keys(changed)
             if union is not None and union.isdisjoint(reads):
                 relevant = []
             else:
@@ -1421,6 +1416,15 @@ class OcmLive:
                 union = None if moved is None or union is None else union | moved
             found = self._touched_of = (changed, each, union)
         return found[1]
+
+    def _touched_keys(
+        self, changed: Mapping[str, tuple[Cluster | None, Cluster | None]]
+    ) -> frozenset[tuple[str, str]] | None:
+        """Every change's touched keys at once (None: a cluster came or went), kept with
+        `_touched_in`'s answer for the event."""
+        self._touched_in(changed)
+        assert self._touched_of is not None
+        return self._touched_of[2]
 
     def _facts_of(self, request: PlacementRequest) -> tuple[frozenset[tuple[str, str]], int, bool, bool]:
         """What the checks read of the request itself, made once per request (kept by identity,
