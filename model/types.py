@@ -664,7 +664,7 @@ def vouch_scores(clusters: tuple[Cluster, ...], token: object) -> None:
     check (Batch._check_external_affinity), without reading any of its clusters again when the
     last batch's were found for that token. A long-lived scheduler's pool (adapters.live.kept)
     gives its clusters in name order with some loads moved (copies sharing their mappings): two
-    batches of a cluster event, and every Placement event's batch, hold the same mappings, and
+    batches of a cluster event, and every request event's batch, hold the same mappings, and
     reading them off 10,000 clusters costs some 2 ms a batch."""
     _Magnitudes.vouch(clusters, token)
 

@@ -289,13 +289,13 @@ class ClusterTable:
         # A set's scores are its static preferences' alone (`_preferences`): the sets with the
         # same static part share one column, those with none are left out (no score: zeros).
         # A live scheduler's batches hold dozens of sets that differ only in their held,
-        # balance or centered preferences (249 sets over the first 50 events of the OCM soak).
+        # balance or centered preferences (249 sets over the first 50 events of one soak).
         statics: dict[tuple[Preference, ...], tuple[Preference, ...]] = {}
         for prefs in preference_sets:
             if prefs and prefs not in statics:
                 statics[prefs] = tuple(p for p in prefs if p.weight != 0 and is_static(p))
         # Sets made of external scores alone in numpy (`_external_scores`): a live scheduler's
-        # batches ask only those (OCM's AddOn prioritizers), each a polars expression otherwise.
+        # batches ask only those (external score prioritizers), each a polars expression otherwise.
         by_static = self._external_scores(s for s in statics.values() if s)
         made, by_polars, made_scopes = self._evaluate_all(
             [
