@@ -1569,7 +1569,9 @@ def test_the_few_threats_read_off_the_rises_order_are_the_patched_arrays(mode, m
         bound = best[0] + rises
         prefix = np.asarray(drift.names, dtype=str) <= weakest[0]
         threat = (rises > 0) & ((bound > weakest[1]) | ((bound == weakest[1]) & prefix))
-        assert np.array_equal(out[0], threat)
+        mask = np.zeros(len(drift.names), dtype=bool)
+        mask[out[0]] = True
+        assert np.array_equal(mask, threat) and len(set(out[0])) == len(out[0])
         rest = (rises > 0) & ~threat
         found = None
         if rest.any():
@@ -1588,6 +1590,67 @@ def test_the_few_threats_read_off_the_rises_order_are_the_patched_arrays(mode, m
     assert asked["tie"] > 0 and (asked["patched threat"] > 0 or mode == "optimal"), (
         asked
     )  # counted: none in optimal
+
+
+def _as_mask(drift, threats):
+    """A threat mask over the drift's positions, as `_threats_judged` takes them."""
+    mask = np.zeros(len(drift.names), dtype=bool)
+    mask[threats] = True
+    return mask
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_the_few_threats_judged_by_position_are_those_judged_by_mask(mode, monkeypatch) -> None:
+    """`_threats_few` judges a loud answer's few threats by position (each bound of its total,
+    its scope and its filters read for that cluster alone) in place of `_threats_judged`'s
+    arrays over every moved cluster: over 60 generated events every bound it gives is the one
+    `_threats_judged` gives on the same threats as a mask (False where that is False), every
+    bound of a total it reads is `_uppers`' at that position (checked at every position, Steady's
+    held bonus and the request's own decisions among them), and the same clusters in scope
+    go on to be judged, with the same bounds; with totals its own and not, threats cut by their bound,
+    out of scope, judged and found among them; and the deltas are those of judging every
+    answer by mask."""
+    original, judged, asked = OcmLive._threats_few, OcmLive._threats_judged, Counter()
+    upper_at, in_order = OcmLive._upper_at, OcmLive._judged_in_order
+    seen: list[tuple] = []
+
+    def walked(self, request, drift, order, bounds, *args):
+        if order:  # (none judged where no threat is in scope: both give what was found)
+            seen.append((list(order), None if bounds is None else {at: bounds[at] for at in order}))
+        return in_order(self, request, drift, order, bounds, *args)
+
+    def few(self, request, drift, threats, found, alone, own, most, held, now, floor):
+        seen.clear()
+        out = original(self, request, drift, threats, found, alone, own, most, held, now, floor)
+        fast = list(seen)
+        seen.clear()
+        whole = judged(
+            self, request, drift, _as_mask(drift, threats), found, alone, own, most, held, now, floor
+        )
+        assert (out is False) == (whole is False) and out == whole and fast == seen
+        if alone and threats:
+            uppers = self._uppers(request, drift, own, most, held)
+            every = range(len(drift.names))  # at every position, not the threats' alone
+            assert upper_at(self, request, drift, every, own, most, held) == dict(enumerate(uppers.tolist()))
+            steady = any(p.held and p.weight for p in request.preferences)
+            asked["held"] += steady and not held.isdisjoint(drift.names)
+            asked["own"] += any(own.get(c) for c in drift.names)
+            asked["cut"] += bool(fast) and len(fast[0][0]) < len(threats)
+        asked["alone" if alone else "sorted"] += bool(threats)
+        asked["scoped"] += request.scope is not None and bool(threats)
+        asked["judged"] += bool(fast and fast[0][0])
+        asked["found"] += out not in (None, False)
+        asked["false"] += out is False
+        return out
+
+    monkeypatch.setattr(OcmLive, "_judged_in_order", walked)
+
+    def by_mask(self, request, drift, threats, *args):
+        return judged(self, request, drift, _as_mask(drift, threats), *args)
+
+    asked = _same_deltas(monkeypatch, mode, "_threats_few", few, by_mask, asked)
+    assert asked["alone"] > 5 and asked["scoped"] > 5 and asked["judged"] > 5 and asked["found"] > 5, asked
+    assert asked["cut"] > 0 and asked["held"] > 0 and asked["own"] > 0, asked
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
@@ -1700,6 +1763,7 @@ def test_a_threats_filters_are_judged_only_where_its_total_would_move_the_bound(
         _in_scope_at=lambda request, drift, wanted: np.flatnonzero(wanted).tolist(),
         _uppers=lambda request, drift, own, most, held: None,  # no bound of the totals: judged in order
         _threats_judged=lambda *args: OcmLive._threats_judged(model, *args),
+        _judged_in_order=lambda *args: OcmLive._judged_in_order(model, *args),
     )
     rises = np.array([5, 7, 6, 1], dtype=np.int64)
     args = (None, drift, rises, (10, "z"), ("p", 12), True, {}, 0, frozenset(), None)

@@ -1740,7 +1740,7 @@ class OcmLive:
             if found is _LOUD:
                 few = self._few_threats(drift, shared, patch, best, weakest)
                 if few is not None:
-                    found = self._threats_judged(
+                    found = self._threats_few(
                         request, drift, few[0], few[1], alone, own, most, held, now, raised
                     )
                 else:
@@ -2127,6 +2127,64 @@ class OcmLive:
             threat = threat & _may_beat(upper, drift.names, beaten)
         order = self._in_scope_at(request, drift, threat) if threat.any() else []
         bounds = self._scored_bounds(request, drift, upper, order) if upper is not None and order else None
+        return self._judged_in_order(
+            request, drift, order, bounds, found, beaten, alone, own, most, held, now
+        )
+
+    def _threats_few(
+        self,
+        request: PlacementRequest,
+        drift: _Drift,
+        threats: list[int],
+        found: tuple[int, str] | None,
+        alone: bool,
+        own: Mapping[str, int],
+        most: int,
+        held: AbstractSet[str],
+        now: datetime,
+        floor: tuple[int, str] | None,
+    ) -> tuple[int, str] | None | bool:
+        """`_threats_judged` of the few threats `_few_threats` gives, by position: the same steps
+        on those positions alone, each read as a number in place of an array over every moved
+        cluster (a loud answer has a median of 2 threats among hundreds to thousands of moved
+        clusters): its bound of the total (`_upper_at`: `_uppers` at that position) against
+        what it must beat (`_beats`, `_may_beat` at one position), its scope by the traits'
+        members (what `_in_scope_at`'s masks are made of); the positions in order, as the masks
+        give them, so the same clusters are judged in the same order."""
+        if not threats:
+            return found
+        beaten = floor if found is None else _better(floor, found)
+        names = drift.names
+        order = sorted(threats)
+        upper: dict[int, int] | None = None
+        if alone:
+            upper = self._upper_at(request, drift, order, own, most, held)
+            if beaten is not None:
+                order = [at for at in order if _beats((upper[at], names[at]), beaten)]
+        if order and request.scope is not None and request.mode is not SelectionMode.FIXED:
+            members = [self.pool.with_trait(trait) for trait in request.scope]
+            order = [at for at in order if any(names[at] in m for m in members)]
+        bounds = self._scored_parts(request, drift, upper, order) if upper is not None and order else None
+        return self._judged_in_order(
+            request, drift, order, bounds, found, beaten, alone, own, most, held, now
+        )
+
+    def _judged_in_order(
+        self,
+        request: PlacementRequest,
+        drift: _Drift,
+        order: list[int],
+        bounds: Mapping[int, int] | None,
+        found: tuple[int, str] | None,
+        beaten: tuple[int, str] | None,
+        alone: bool,
+        own: Mapping[str, int],
+        most: int,
+        held: AbstractSet[str],
+        now: datetime,
+    ) -> tuple[int, str] | None | bool:
+        """`_threats_judged`'s last step: the threats in scope (`order`, by position) judged one
+        by one, by their bound of the total (`bounds`, where totals are a cluster's own) first."""
         if bounds is not None:
             order.sort(key=lambda at: -bounds[at])  # stable: equal bounds stay in name order
         for at in order:
@@ -2187,17 +2245,62 @@ class OcmLive:
         if static:
             upper += static
         if weight:
-            key = (id(drift), most)
-            found = self._upper_bases.get(key)
-            if found is None or found[0] is not drift:
-                found = self._upper_bases[key] = (drift, balance_scores(np.clip(drift.now, 0, most), most))
-            upper += weight * found[1]
+            base = self._upper_base(drift, most)
+            upper += weight * base
             for c, mine in own.items():
                 at = drift.index.get(c)
                 if at is not None and mine:
                     count = max(0, int(drift.now[at]) - mine)
-                    upper[at] += weight * (_balance(count, most) - int(found[1][at]))
+                    upper[at] += weight * (_balance(count, most) - int(base[at]))
         return upper
+
+    def _upper_base(self, drift: _Drift, most: int) -> np.ndarray:
+        """Balance's scores (unweighted) of the drift's counts now against the busiest count,
+        kept for the event (by the drift's identity: the entry holds it)."""
+        key = (id(drift), most)
+        found = self._upper_bases.get(key)
+        if found is None or found[0] is not drift:
+            found = self._upper_bases[key] = (drift, balance_scores(np.clip(drift.now, 0, most), most))
+        return found[1]
+
+    def _upper_at(
+        self,
+        request: PlacementRequest,
+        drift: _Drift,
+        order: Sequence[int],
+        own: Mapping[str, int],
+        most: int,
+        held: AbstractSet[str],
+    ) -> dict[int, int]:
+        """`_uppers` at the positions of `order` alone, each a sum of the same parts: the static
+        parts, Steady's held bonus where the request holds the cluster, Balance's weighted score
+        of its count now less the request's own decisions there (the kept base's entry where it
+        has none there: `_uppers` adds the difference to it, so the sum is the score itself)."""
+        weight = static = bonus = 0
+        for p in request.preferences:
+            if p.sorter is not None:
+                continue
+            if p.balance:
+                weight += p.weight
+            elif p.held:
+                bonus += p.weight * 100
+            elif p.external is not None:
+                low, high = self._score_hull.get(p.external, (0, 0))
+                static += max(p.weight * low, p.weight * high)
+            else:
+                static += max(0, p.weight)
+        base = self._upper_base(drift, most) if weight else None
+        names, now = drift.names, drift.now
+        out: dict[int, int] = {}
+        for at in order:
+            name = names[at]
+            upper = static + bonus if name in held else static
+            if base is not None:
+                mine = own.get(name, 0)
+                score = _balance(max(0, int(now[at]) - mine), most) if mine else int(base[at])
+                upper += weight * score
+            out[at] = upper
+        return out
 
     def _scored_bounds(
         self, request: PlacementRequest, drift: _Drift, upper: np.ndarray, order: Sequence[int]
@@ -2206,6 +2309,13 @@ class OcmLive:
         itself in place of its bound over the pool (`_uppers`): the totals of these few, but a
         label match's part."""
         bounds = dict(zip(order, upper[list(order)].tolist(), strict=True))
+        return self._scored_parts(request, drift, bounds, order)
+
+    def _scored_parts(
+        self, request: PlacementRequest, drift: _Drift, bounds: dict[int, int], order: Sequence[int]
+    ) -> dict[int, int]:
+        """`_scored_bounds` past the bounds' read: each external score's part read off the
+        cluster in place of its bound over the pool, in `bounds` (the caller's own dict)."""
         scored = [(p.weight, p.external or "") for p in request.preferences if _external(p)]
         if scored:
             loose = 0
@@ -2296,9 +2406,10 @@ class OcmLive:
         patch: Mapping[int, int],
         best: tuple[int, str] | None,
         weakest: tuple[str, int] | None,
-    ) -> tuple[np.ndarray, tuple[int, str] | None] | None:
+    ) -> tuple[list[int], tuple[int, str] | None] | None:
         """`_drifted_bound`'s prelude read off the shared rises' order (`_rise_order`) in place
-        of the answer's patched array: its threat mask and the best bound of the rest, or None
+        of the answer's patched array: its threats by position (`_threats_few` judges them) and
+        the best bound of the rest, or None
         where more than `_FEW` unpatched clusters threaten (or nothing was left out, or there is
         no pick): the caller then judges it whole. A moved cluster threatens where it rises and
         best + rise exceeds the weakest pick's total t, or equals it at a name at most the weakest
@@ -2333,10 +2444,7 @@ class OcmLive:
                 threats.append(i)
             elif rise > top or (rise == top and i < at):
                 top, at = rise, i
-        mask = np.zeros(len(drift.names), dtype=bool)
-        if threats:
-            mask[threats] = True
-        return mask, (None if at < 0 else (best[0] + top, drift.names[at]))
+        return threats, (None if at < 0 else (best[0] + top, drift.names[at]))
 
     def _rise_order(self, shared: np.ndarray) -> list[int]:
         """The positions of a shared rises array whose rise is above 0, by rise (greatest first),
