@@ -2407,18 +2407,17 @@ class OcmLive:
         best: tuple[int, str] | None,
         weakest: tuple[str, int] | None,
     ) -> tuple[list[int], tuple[int, str] | None] | None:
-        """`_drifted_bound`'s prelude read off the shared rises' order (`_rise_order`) in place
-        of the answer's patched array: its threats by position (`_threats_few` judges them) and
-        the best bound of the rest, or None
-        where more than `_FEW` unpatched clusters threaten (or nothing was left out, or there is
-        no pick): the caller then judges it whole. A moved cluster threatens where it rises and
-        best + rise exceeds the weakest pick's total t, or equals it at a name at most the weakest
-        pick's (a position below `ties`, the names being in order): along the order (rise
-        descending, then position) the unpatched threats are a prefix, since among equal rises
-        those below `ties` come first, and the first unpatched cluster past them is the best of
-        the unpatched rest (the greatest rise, then the least name); the patched positions are
-        judged one by one. Counted (events 20-139 of the soak's stream): a relabel's ~229 such
-        answers have a median of 2 threats, 90% of them at most 9."""
+        """`_drifted_bound`'s prelude read off the shared rises' order (`_rise_order`) in place of
+        the answer's patched array: its threats by position (`_threats_few` judges them) and the
+        best bound of the rest, or None where more than `_FEW` unpatched clusters threaten (or
+        nothing was left out, or there is no pick): the caller then judges it whole. A moved
+        cluster threatens where it rises and best + rise exceeds the weakest pick's total t, or
+        equals it at a name at most the weakest pick's (a position below `ties`, the names being in
+        order): along the order (rise descending, then position) the unpatched threats are a
+        prefix, since among equal rises those below `ties` come first, and the first unpatched
+        cluster past them is the best of the unpatched rest (the greatest rise, then the least
+        name); the patched positions are judged one by one. Counted (events 20-139 of the soak's
+        stream): a relabel's ~229 such answers have a median of 2 threats, 90% of them at most 9."""
         if best is None or weakest is None:
             return None
         name, total = weakest
