@@ -782,7 +782,8 @@ class _Rows:
         out._series = {}
         # The rows made again, every kept column at once (a Series made per column and row was
         # most of a patch).
-        made = _made(tuple(clusters[i] for i in remade), list(self._series)) if remade else {}
+        moving = _moving(list(self._series), remade, unknown, was, clusters) if remade else []
+        made = _made(tuple(clusters[i] for i in remade), moving) if moving else {}
         for name, series in self._series.items():
             if same_names:
                 column = series
@@ -790,7 +791,7 @@ class _Rows:
                 column = _slid_series(series, len(names), moved)
             else:
                 column = series.gather(series_kept)
-            if remade:
+            if name in made:
                 column = column.clone() if same_names else column
                 column = column.scatter(remade, made[name])
             out._series[name] = column
@@ -807,7 +808,8 @@ class _Rows:
         out.by_name = self.by_name
         out._codes = {}
         for name, codes in self._codes.items():
-            patched = _patched_codes(codes, None if same_names else kept, remade, made.get(name))
+            at = remade if name in made else []
+            patched = _patched_codes(codes, None if same_names else kept, at, made.get(name))
             if patched is not None:
                 out._codes[name] = patched
         # A required terms' or a scope's mask reads each row's cluster alone (its labels, claims,
@@ -1064,6 +1066,44 @@ def _leaving(cluster: Cluster) -> bool:
 
 def _load(cluster: Cluster) -> int:
     return cluster.load
+
+
+def _moving(
+    names: list[str],
+    remade: list[int],
+    unknown: set[int],
+    was: Sequence[Cluster],
+    clusters: Sequence[Cluster],
+) -> list[str]:
+    """Of the named columns, those whose value moves on a row made again (`_made`'s value of the
+    row's new cluster against its kept row's, `was`): every one where a row is new (`unknown`:
+    it gathered row 0). A relabelled cluster moves the columns of the labels it changed alone, a
+    tainted one none (a row made again for other fields reads every column the same)."""
+    if any(i in unknown for i in remade):
+        return names
+    moving = set()
+    for i in remade:
+        old, new = was[i], clusters[i]
+        for name in names:
+            if name not in moving and _column_value(old, name) != _column_value(new, name):
+                moving.add(name)
+    return [name for name in names if name in moving]
+
+
+def _column_value(cluster: Cluster, name: str) -> Any:
+    """One cluster's value in a named column, as `_made` makes it (a property's by its nanos:
+    both of its columns are made of them)."""
+    kind, _, key = name.partition("\x00")
+    if kind == "l":
+        return cluster.labels.get(key)
+    if kind == "c":
+        return cluster.claims.get(key)
+    if kind == "t":
+        return key in cluster.traits
+    if kind == "s":
+        return cluster.scores.get(key, 0)
+    value = cluster.properties.get(key)
+    return None if value is None else value.nanos
 
 
 def _made(clusters: tuple[Cluster, ...], names: list[str]) -> dict[str, pl.Series]:

@@ -124,3 +124,59 @@ def test_held_scores_are_added_on_the_held_rows_once_named(holds: tuple[str, ...
     held = [300 * holds.count(f"c{i}") for i in range(6)]
     assert p.affinity.dtype == np.int32
     assert p.affinity.tolist() == [h + 2 * c for h, c in zip(held, centered.tolist(), strict=True)]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_centered_scores_are_added_on_the_feasible_rows_alone(seed: int, monkeypatch) -> None:
+    """A centered property's scores are added on the rows where the request's outcome is PASS or
+    HELD alone (its candidates and the held rows that pass), with no mask over the fleet: what
+    centered_scores over that mask gives, exactly, with some values absent, some equal, ascending
+    or not, required terms failing, taints, held clusters current or not (some past a taint)."""
+    from tests.fixtures.builders import held, taint, term
+
+    rng = np.random.default_rng(seed)
+    size, top = 40, 4 if seed % 3 == 0 else 60  # few values: many equal
+    clusters = [
+        cluster(
+            f"c{i:02}",
+            labels={"zone": "a" if rng.random() < 0.7 else "b"},
+            props=None if rng.random() < 0.2 else {"cpu": str(int(rng.integers(1, top)))},
+            taints=[taint("t", "x")] if rng.random() < 0.15 else [],
+        )
+        for i in range(size)
+    ]
+    requests = []
+    for k in range(8):
+        names = rng.choice(size, size=int(rng.integers(0, 6)), replace=False)
+        requests.append(
+            PlacementRequest(
+                f"r{k}",
+                namespace="ns",
+                mode=SelectionMode.N,
+                count=2,
+                required=(term({"zone": "a"}),) if k % 2 else (),
+                preferences=(
+                    Preference(
+                        int(rng.integers(1, 5)), sorter=PropertySorter("cpu", bool(k % 3), centered=True)
+                    ),
+                ),
+                existing=tuple(
+                    held(f"c{int(n):02}", current=bool(rng.random() < 0.7)) for n in sorted(names)
+                ),
+                tie_break=TieBreak.SMALLER_NAME,
+            )
+        )
+    b = batch(clusters, *requests)
+    whole = centered_scores
+
+    def fleet_wide(*args, **kwargs):
+        raise AssertionError("a mask over the fleet")
+
+    monkeypatch.setattr("solver.prepare.centered_scores", fleet_wide)
+    table = ClusterTable(b)
+    values = table.float_values("cpu")
+    for p in prepare(b, table):
+        (preference,) = p.request.preferences
+        feasible = (p.outcome == 0) | (p.outcome == 4)  # PASS, HELD
+        expected = preference.weight * whole(values, feasible, preference.sorter.ascending)
+        assert p.affinity.tolist() == expected.tolist()

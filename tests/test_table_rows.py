@@ -187,3 +187,74 @@ def test_one_cluster_joined_or_gone_slides_the_rows_either_side(event, monkeypat
         patch.setattr(pl.Series, "gather", gathered)
         table = _table(after)
     _same(table, expected)
+
+
+_NAMES = ["l\x00zone", "l\x00gpu", "c\x00region", "t\x00edge", "s\x00addon", "p\x00cpu", "f\x00cpu"]
+
+
+def _kinds(i: int, c):
+    return replace(
+        c,
+        claims={"region": f"r{i % 3}"},
+        traits=frozenset({"edge"} if i % 4 == 0 else ()),
+        scores={"addon": i % 5} if i % 2 else {},
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "moving"),
+    [
+        (lambda c: replace(c, labels={**c.labels, "zone": "z9"}), {"l\x00zone"}),
+        (lambda c: replace(c, labels={k: v for k, v in c.labels.items() if k != "zone"}), {"l\x00zone"}),
+        (lambda c: replace(c, labels={**c.labels, "other": "x"}), set()),  # a label no column reads
+        (lambda c: replace(c, labels=dict(c.labels)), set()),  # equal labels, another object
+        (lambda c: replace(c, taints=(Taint("new"),)), set()),
+        (lambda c: replace(c, eligible=False, leaving=True), set()),
+        (
+            lambda c: replace(c, properties={**c.properties, "cpu": parse_quantity("99")}),
+            {"p\x00cpu", "f\x00cpu"},
+        ),
+        (
+            lambda c: replace(c, properties={**c.properties, "cpu": parse_quantity("4000m")}),
+            set(),
+        ),  # 3: equal
+        (lambda c: replace(c, claims={"region": "r7"}), {"c\x00region"}),
+        (lambda c: replace(c, traits=frozenset()), {"t\x00edge"}),
+        (lambda c: replace(c, scores={"addon": 9}), {"s\x00addon"}),
+        (lambda c: replace(c, labels={"zone": "z9"}, scores={"addon": 3}), {"l\x00zone", "s\x00addon"}),
+    ],
+)
+def test_a_cluster_made_again_moves_only_the_columns_it_changed(change, moving, monkeypatch) -> None:
+    """A cluster changed in place (a relabel, a taint, ...) is made again in the columns whose
+    value it changed alone: the others are the very Series kept, and every column and domain
+    code is what fresh rows of the same clusters give."""
+    import solver.table as table
+
+    kept = tuple(_kinds(i, c) for i, c in enumerate(sorted(_fleet(), key=lambda c: c.name)))
+    assert kept[4].properties["cpu"] == parse_quantity("4")
+    _Rows._last = None
+    rows = _Rows.of(kept)
+    rows.columns(_NAMES)
+    for name in _NAMES[:3]:
+        rows.codes(name)
+    after = (*kept[:4], change(kept[4]), *kept[5:])
+    asked: list[str] = []
+    made = table._made
+
+    def counted(clusters, names):
+        asked.extend(names)
+        return made(clusters, names)
+
+    monkeypatch.setattr(table, "_made", counted)
+    patched = _Rows.of(after)
+    assert patched is not rows and set(asked) == moving
+    monkeypatch.setattr(table, "_made", made)
+    _Rows._last = None
+    fresh = _Rows.of(tuple(replace(c) for c in after))
+    for name in _NAMES:
+        assert patched._series[name].equals(fresh.columns([name])[name], check_dtypes=True), name
+        assert (patched._series[name] is rows._series[name]) == (name not in moving), name
+    for name in _NAMES[:3]:
+        if name in patched._codes:
+            got, want = patched._codes[name], fresh.codes(name)
+            assert got[0].tolist() == want[0].tolist() and got[1] == want[1], name
