@@ -872,6 +872,7 @@ def _model(hub: HubScheduler, same: Any = id) -> dict[str, Any]:
         "memberships": dict(live.memberships),
         "cel": (dict(live.cel), dict(live.cel_of), dict(live.cel_sources)),
         "pool": live.pool.clusters(),
+        "uncounted": set(live._uncounted),
         "requests": dict(live.requests),
         "answers": {key: replace(a) for key, a in live.answers.items()},
         "dirty": set(live.dirty),
