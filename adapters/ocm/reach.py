@@ -653,6 +653,9 @@ class OcmLive:
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
         # `_given`'s answers, each with its clusters as a set (one batch's)
         self._given_sets: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {}
+        # `_given`'s answers, each with what its request holds, its cluster and whether it passes
+        # (one batch's): `_taken_off` reads the one cluster they differ by
+        self._given_flips: dict[str, tuple[tuple[str, ...], frozenset[str], str, bool]] = {}
         self._emptied_of: dict[tuple[str, ...], tuple[Mapping, bool]] = {}  # `_empties`' (one event's)
         self._runs: set[str] = set()  # the event's refused non-strict PickNs, judged by their run
         self.seq = 0
@@ -3022,13 +3025,25 @@ class OcmLive:
         load copies and the absent load read each so): a given PickAll's answer differs from what
         it holds by one cluster, so only the clusters where they differ are counted (not its
         hundreds of decisions once up and once down), and the clusters of Placements holding one
-        decision on each (nearly all) are counted at once in C."""
+        decision on each (nearly all) are counted at once in C. Where it holds one decision on
+        each cluster it counts, that one cluster is read off `_given` (`_given_flips`): no set
+        of its thousands of names made and compared."""
         ones: list[Iterable[str]] = []
         rest: list[Mapping[str, int]] = []
+        flips = self._given_flips
         for key in keys:
             own = self.own.get(key, {})
             answer = given.get(key)
             single = bool(own) and min(own.values()) == 1 == max(own.values())
+            flip = flips.get(key) if answer is not None and single else None
+            if flip is not None and flip[0] is answer and len(flip[1]) == len(own):
+                # `_given`'s answer: what its request holds (`flip[1]`, made of these counts'
+                # clusters, one decision each: the same set) with its one cluster put in or
+                # taken out, so only that cluster's count differs (no set of thousands made)
+                _, held, x, passes = flip
+                if passes != (x in held):
+                    rest.append({x: -1 if passes else 1})
+                continue
             if answer is not None:
                 answered = set(answer)
                 if single:  # the two sets' differences, found in C
@@ -3066,6 +3081,7 @@ class OcmLive:
         scores and the final decisions are the same: tests/test_live_ocm.py compares the two
         paths' deltas. One cluster per event (several moving at once: all solved)."""
         self._given_sets = {}
+        self._given_flips = {}
         flipped = {r.key: self._flipped[r.key] for r in requests if r.key in self._flipped}
         if len(set(flipped.values())) != 1:
             return {}
@@ -3094,6 +3110,7 @@ class OcmLive:
             out[r.key] = _flip(r, held, x, passes)
             # its clusters as a set, from what it holds (whose hashes the set keeps: no name read)
             self._given_sets[r.key] = (out[r.key], held | {x} if passes else held - {x})
+            self._given_flips[r.key] = (out[r.key], held, x, passes)
         return out
 
     def _least_busiest(self, x: str, holding: Callable[[str], int]) -> int:
