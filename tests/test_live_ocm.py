@@ -1339,6 +1339,50 @@ def test_a_given_answers_taken_off_load_is_its_one_clusters_move(monkeypatch) ->
     assert deltas == _deltas("optimal", 0, 60)
 
 
+def test_a_given_answers_moves_are_its_one_cluster(monkeypatch) -> None:
+    """`_answered` reads a given PickAll's moves (`_moves`: the clusters its answer adds to what
+    it holds and those it gives up) off its one cluster (`_given_flips`, for the very set `_given`
+    made): the sets' differences on hand-made cases and on every call over 60 events (more than 5
+    given answers read so), and the same deltas with every move read off the sets."""
+    original, fast = OcmLive._moves, []
+
+    def slow(self, key, answered):
+        held = self.own.get(key, {})
+        return answered.difference(held), frozenset(held.keys() - answered)
+
+    was = frozenset({"b", "d"})
+    for x, passes, counts in [
+        ("c", True, {"b": 1, "d": 1}),  # put in
+        ("d", False, {"b": 1, "d": 1}),  # taken out
+        ("d", True, {"b": 1, "d": 1}),  # held and passing: no move
+        ("c", False, {"b": 1, "d": 1}),  # neither
+        ("c", True, {"b": 2, "d": 1, "e": 1}),  # counting a cluster it does not hold as held
+    ]:
+        answered = frozenset(was | {x} if passes else was - {x})
+        answer = tuple(sorted(answered))
+        model = SimpleNamespace(
+            own={"p": Counter(counts)},
+            _given_flips={"p": (answer, was, x, passes)},
+            _given_sets={"p": (answer, answered)},
+        )
+        assert original(model, "p", answered) == slow(model, "p", answered), (x, passes, counts)
+        assert original(model, "p", frozenset(answered)) == slow(model, "p", answered)
+
+    def checked(self, key, answered):
+        out = original(self, key, answered)
+        assert out == slow(self, key, answered)
+        made = self._given_sets.get(key)
+        if key in self._given_flips and made is not None and made[1] is answered:
+            fast.append(key)
+        return out
+
+    monkeypatch.setattr(OcmLive, "_moves", checked)
+    deltas = _deltas("optimal", 0, 60)
+    assert len(fast) > 5
+    monkeypatch.setattr(OcmLive, "_moves", slow)
+    assert deltas == _deltas("optimal", 0, 60)
+
+
 def test_the_checks_verdicts_judged_cheapest_rule_first_are_admits(monkeypatch) -> None:
     """The checks judge a cluster by solver.admits, whose rules are judged cheapest first (the
     required terms last): every verdict they ask is that of the rules one by one (`refusals`

@@ -3220,8 +3220,21 @@ class OcmLive:
 
     def _moves(self, key: str, answered: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
         """The clusters a Placement's answer adds to what it holds, and those it gives up (read off
-        its counts as they are, in C: no set of the thousands a PickAll holds made)."""
+        its counts as they are, in C: no set of the thousands a PickAll holds made). A given
+        PickAll's answer (`_given`: the very set it made, `_given_sets`) is what its request holds
+        with one cluster put in or taken out; where the request holds as many clusters as it
+        counts (made of those counts: the same set), that cluster is its one move
+        (`_given_flips`), read without comparing the thousands."""
         held = self.own.get(key, _NO_COUNTS)
+        flip, made = self._given_flips.get(key), self._given_sets.get(key)
+        if flip is not None and made is not None and made[1] is answered and len(flip[1]) == len(held):
+            _, was, x, passes = flip
+            one = frozenset((x,))
+            if passes and x not in was:
+                return one, frozenset()
+            if not passes and x in was:
+                return frozenset(), one
+            return frozenset(), frozenset()
         return answered.difference(held), frozenset(held.keys() - answered)
 
     def _moved_by(self, added: Counter[str], dropped: Counter[str]) -> frozenset[str] | None:
