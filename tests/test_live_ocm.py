@@ -1383,6 +1383,55 @@ def test_a_given_answers_moves_are_its_one_cluster(monkeypatch) -> None:
     assert deltas == _deltas("optimal", 0, 60)
 
 
+def test_a_given_answer_releases_its_one_cluster_taken_out(monkeypatch) -> None:
+    """A given PickAll's result releases what it holds and its answer leaves out: its one cluster
+    where `_given` took it out (`_given_flips`, read for that very answer and request), else
+    nothing; the sets' difference on hand-made cases and on every result over 60 events (more
+    than 5 given so), and the same deltas with each release read off the sets."""
+    original, fast = OcmLive._given_result, []
+
+    def released(self, request, answer):
+        return tuple(sorted(self._held_of(request).difference(answer)))
+
+    held = frozenset({"b", "d"})
+    request = SimpleNamespace(
+        key="p", existing=tuple(ExistingDecision(c, current=False) for c in sorted(held))
+    )
+    for x, passes in [("c", True), ("d", False), ("d", True), ("c", False)]:
+        answer = tuple(sorted(held | {x} if passes else held - {x}))
+        model = SimpleNamespace(
+            _given_flips={"p": (answer, held, x, passes)},
+            _held_of=lambda r: held,
+            _shared=lambda made, names: list(names),
+            _choice=None,
+        )
+        got = original(model, request, answer)
+        assert got.released == released(model, request, answer), (x, passes)
+        assert [c.cluster if hasattr(c, "cluster") else c for c in got.selected] == list(answer)
+
+    def checked(self, request, answer):
+        out = original(self, request, answer)
+        assert out.released == released(self, request, answer)
+        flip = self._given_flips.get(request.key)
+        if flip is not None and flip[0] is answer:
+            fast.append(request.key)
+        return out
+
+    monkeypatch.setattr(OcmLive, "_given_result", checked)
+    deltas = _deltas("optimal", 0, 60)
+    assert len(fast) > 5
+
+    def unknown(self, request, answer):
+        flips, self._given_flips = self._given_flips, {}
+        try:
+            return original(self, request, answer)
+        finally:
+            self._given_flips = flips
+
+    monkeypatch.setattr(OcmLive, "_given_result", unknown)
+    assert deltas == _deltas("optimal", 0, 60)
+
+
 def test_the_checks_verdicts_judged_cheapest_rule_first_are_admits(monkeypatch) -> None:
     """The checks judge a cluster by solver.admits, whose rules are judged cheapest first (the
     required terms last): every verdict they ask is that of the rules one by one (`refusals`

@@ -2618,9 +2618,16 @@ class OcmLive:
         name order, none marked kept, and the decisions it gives up released. Left out, unlike the
         solver's: the scores and the report of clusters not picked, which neither OCM's emit nor
         this model reads for a PickAll (its decisions carry no score, its answer no margin). Each
-        cluster's Choice is made once and shared (frozen: a PickAll's answer is hundreds)."""
+        cluster's Choice is made once and shared (frozen: a PickAll's answer is hundreds). Where
+        the answer is `_given`'s for what this request holds, what it releases is its one cluster
+        taken out, if any (`_given_flips`: no copy of the thousands it holds made and taken off)."""
         picks = self._shared(self._choice, answer)
-        released = tuple(sorted(self._held_of(request).difference(answer)))
+        flip = self._given_flips.get(request.key)
+        if flip is not None and flip[0] is answer and flip[1] is self._held_of(request):
+            _, held, x, passes = flip
+            released: tuple[str, ...] = (x,) if not passes and x in held else ()
+        else:
+            released = tuple(sorted(self._held_of(request).difference(answer)))
         return RequestResult(request.key, tuple(picks), released=released)
 
     def _shared(self, made: _Made, clusters: Iterable[str]) -> list[Any]:
