@@ -2349,6 +2349,10 @@ def _put_decision_cluster_by_cluster(self, key, m, checked=None) -> None:
             del self.log_seq[:cut], self.log_cluster[:cut], self.log_before[:cut]
             self._log_index.floor = -1  # as `_log`: the log's arrays made afresh
         count, was_count = self.counts.get(c, 0) + delta, self.counts.get(c, 0)
+        if count and not was_count and c not in self.pool:  # counted, not held: `_uncounted`
+            j.add(self._uncounted, c)
+        elif was_count and not count:
+            j.discard(self._uncounted, c)
         if was_count:
             held = self.by_count[was_count]
             j.discard(held, c)
