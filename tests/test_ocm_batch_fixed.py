@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from adapters.generate.common import DEFAULT_NOW
 from adapters.generate.hubs import generate
@@ -44,19 +44,66 @@ class _Counts(Counter):
 
 def test_the_absent_load_is_found_without_a_set_of_the_counts_names() -> None:
     """A counted cluster the pool lacks (gone while decisions still name it) is the batch's absent
-    load, less the batch's own decisions on it; found reading the counts, not a view of their keys."""
+    load, less the batch's own decisions on it; found from the names kept as the counts move
+    (`_uncounted`), not a view of the counts' keys nor a pass over them."""
     hub, now = _hub()
     live = hub._live["ocm"]
     key = sorted(live.requests)[0]
-    counts = live.counts
-    live.counts = _Counts(counts)
-    live.counts.update({"gone-a": 2, "gone-b": 1})
-    try:
-        batch = live._taken({key}, now).batch
-    finally:
-        live.counts = counts
+    live.counts = _Counts(live.counts)  # the hub is let go after: its counts stay these
+    live._recounted = set()
+    live._recount({"gone-a": 2, "gone-b": 1})  # decisions naming clusters the pool lacks
+    batch = live._taken({key}, now).batch
     assert batch.absent_load == {"gone-a": 2, "gone-b": 1}
     assert len(batch.clusters) == len(live.pool)
+    live._recount({"gone-a": -2})  # no longer counted: no longer absent load
+    assert live._taken({key}, now).batch.absent_load == {"gone-b": 1}
+
+
+def test_the_counted_clusters_the_pool_lacks_are_kept_as_clusters_and_counts_move(monkeypatch) -> None:
+    """`_uncounted` is every counted cluster the pool lacks, at every batch and after every event
+    of a stream of joins, leaves, relabels, taints and Placements' changes (a leave's batches
+    count the gone cluster's decisions as absent load until its writes come back), and after a
+    cluster dropped and a count moved are undone by the journal."""
+    from adapters.ocm.reach import OcmLive
+    from bench.hub_soak import _World
+
+    hub, now = _hub(seed=2)
+    live = hub._live["ocm"]
+
+    def lacking() -> set[str]:
+        return {c for c in live.counts if c not in live.pool}
+
+    absent: list[dict[str, int]] = []
+    original = OcmLive._taken
+
+    def taken(self, keys, now, **kwargs):  # type: ignore[no-untyped-def]
+        assert self._uncounted == lacking()
+        out = original(self, keys, now, **kwargs)
+        assert set(out.batch.absent_load) <= lacking()
+        absent.append(dict(out.batch.absent_load))
+        return out
+
+    monkeypatch.setattr(OcmLive, "_taken", taken)
+    world = _World("ocm", hub, 2)
+    kinds = set()
+    for _ in range(60):
+        now += timedelta(seconds=15)
+        kind, event, _ = world.next(now)
+        kinds.add(kind)
+        hub.handle(event, now=now)
+        assert live._uncounted == lacking()
+    assert {"cluster-joined", "cluster-left"} <= kinds
+    assert any(absent)  # some batch counted a gone cluster's decisions
+    held = max(live.counts, key=lambda c: (live.counts[c], c))
+    journal = live.journal
+    journal.mark()
+    journal.pop(live.clusters, held)
+    live._remodel(held)  # dropped while its decisions still count
+    live._recounted = set()
+    live._recount({"new-gone": 1})
+    assert live._uncounted == lacking() == {held, "new-gone"}
+    journal.undo()
+    assert live._uncounted == lacking() == set()
 
 
 def test_a_several_sets_scope_is_united_once_and_moved_by_the_clusters_put_or_dropped() -> None:

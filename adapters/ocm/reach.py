@@ -207,7 +207,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from functools import lru_cache, partial
-from itertools import chain, filterfalse, repeat
+from itertools import chain, repeat
 from operator import attrgetter, is_, lt
 from typing import Any
 
@@ -585,6 +585,10 @@ class OcmLive:
         self.cel_of: dict[str, frozenset[str]] = {}  # cluster -> the CEL traits it satisfies
         self.cel_sources: Counter[str] = Counter()  # CEL expression -> the synced Placements reading it
         self.pool = ClusterPool(journal=self.journal)
+        # The counted clusters the pool does not hold (`_taken`'s absent load: gone, decisions
+        # still naming them), kept as the two move: a count appearing or going (`_recount`), a
+        # cluster put or dropped (`_remodel`); through the journal, so an undo puts it back.
+        self._uncounted: set[str] = set()
         self.requests: dict[str, PlacementRequest] = {}
         self.answers: dict[str, _Answer] = {}
         self.misjudged: dict[str, _Misjudged] = {}  # the misconfigured, as their last sync read them
@@ -649,6 +653,9 @@ class OcmLive:
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
         # `_given`'s answers, each with its clusters as a set (one batch's)
         self._given_sets: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {}
+        # `_given`'s answers, each with what its request holds, its cluster and whether it passes
+        # (one batch's): `_taken_off` reads the one cluster they differ by
+        self._given_flips: dict[str, tuple[tuple[str, ...], frozenset[str], str, bool]] = {}
         self._emptied_of: dict[tuple[str, ...], tuple[Mapping, bool]] = {}  # `_empties`' (one event's)
         self._runs: set[str] = set()  # the event's refused non-strict PickNs, judged by their run
         self.seq = 0
@@ -849,6 +856,10 @@ class OcmLive:
                 if not held:
                     popped = by_count.pop(old)
             made = False
+            if not old and new and c not in self.pool:  # counted now, not held (`_uncounted`)
+                j.add(self._uncounted, c)
+            elif old and not new:
+                j.discard(self._uncounted, c)
             if new:
                 counts[c] = new
                 held = by_count.get(new)
@@ -986,6 +997,8 @@ class OcmLive:
         was = self.pool.get(name)
         if c is None or c.terminating:
             self.pool.drop(name)
+            if name in self.counts:
+                self.journal.add(self._uncounted, name)
             self._revalue(was, None)
             return
         model = c.to_model(self._traits(name), self.valid.get(name, {}), self.counts.get(name, 0))
@@ -996,6 +1009,7 @@ class OcmLive:
                 hull[key] = (min(low, value), max(high, value))
         self._revalue(was, model)
         self.pool.put(model)
+        self.journal.discard(self._uncounted, name)
 
     def _rescore(self, name: str, now: datetime) -> None:
         """A cluster's scores at `now` (valid ones by name, every one for CEL) and when the next
@@ -2711,9 +2725,16 @@ class OcmLive:
         name order, none marked kept, and the decisions it gives up released. Left out, unlike the
         solver's: the scores and the report of clusters not picked, which neither OCM's emit nor
         this model reads for a PickAll (its decisions carry no score, its answer no margin). Each
-        cluster's Choice is made once and shared (frozen: a PickAll's answer is hundreds)."""
+        cluster's Choice is made once and shared (frozen: a PickAll's answer is hundreds). Where
+        the answer is `_given`'s for what this request holds, what it releases is its one cluster
+        taken out, if any (`_given_flips`: no copy of the thousands it holds made and taken off)."""
         picks = self._shared(self._choice, answer)
-        released = tuple(sorted(self._held_of(request).difference(answer)))
+        flip = self._given_flips.get(request.key)
+        if flip is not None and flip[0] is answer and flip[1] is self._held_of(request):
+            _, held, x, passes = flip
+            released: tuple[str, ...] = (x,) if not passes and x in held else ()
+        else:
+            released = tuple(sorted(self._held_of(request).difference(answer)))
         return RequestResult(request.key, tuple(picks), released=released)
 
     def _shared(self, made: _Made, clusters: Iterable[str]) -> list[Any]:
@@ -3055,11 +3076,11 @@ class OcmLive:
         # answered here counts with its answer.
         taken_off = self._taken_off(contexts, given)
         clusters = self.pool.clusters({c: -k for c, k in taken_off.items()})
-        # The counted clusters the pool no longer holds (a C pass over the counts: a set made of
-        # the fleet's names, less the pool's, cost twice as much per batch).
+        # The counted clusters the pool no longer holds (kept as they move, `_uncounted`: a pass
+        # over the 10,000 counts read each name's entry, about 1 ms a batch, two a cluster event).
         absent = {
             c: self.counts[c] - taken_off[c]
-            for c in sorted(filterfalse(self.pool.by_name().__contains__, self.counts))
+            for c in sorted(self._uncounted)
             if self.counts[c] - taken_off[c] > 0
         }
         for r in requests:
@@ -3118,13 +3139,25 @@ class OcmLive:
         load copies and the absent load read each so): a given PickAll's answer differs from what
         it holds by one cluster, so only the clusters where they differ are counted (not its
         hundreds of decisions once up and once down), and the clusters of Placements holding one
-        decision on each (nearly all) are counted at once in C."""
+        decision on each (nearly all) are counted at once in C. Where it holds one decision on
+        each cluster it counts, that one cluster is read off `_given` (`_given_flips`): no set
+        of its thousands of names made and compared."""
         ones: list[Iterable[str]] = []
         rest: list[Mapping[str, int]] = []
+        flips = self._given_flips
         for key in keys:
             own = self.own.get(key, {})
             answer = given.get(key)
             single = bool(own) and min(own.values()) == 1 == max(own.values())
+            flip = flips.get(key) if answer is not None and single else None
+            if flip is not None and flip[0] is answer and len(flip[1]) == len(own):
+                # `_given`'s answer: what its request holds (`flip[1]`, made of these counts'
+                # clusters, one decision each: the same set) with its one cluster put in or
+                # taken out, so only that cluster's count differs (no set of thousands made)
+                _, held, x, passes = flip
+                if passes != (x in held):
+                    rest.append({x: -1 if passes else 1})
+                continue
             if answer is not None:
                 answered = set(answer)
                 if single:  # the two sets' differences, found in C
@@ -3162,6 +3195,7 @@ class OcmLive:
         scores and the final decisions are the same: tests/test_live_ocm.py compares the two
         paths' deltas. One cluster per event (several moving at once: all solved)."""
         self._given_sets = {}
+        self._given_flips = {}
         flipped = {r.key: self._flipped[r.key] for r in requests if r.key in self._flipped}
         if len(set(flipped.values())) != 1:
             return {}
@@ -3190,6 +3224,7 @@ class OcmLive:
             out[r.key] = _flip(r, held, x, passes)
             # its clusters as a set, from what it holds (whose hashes the set keeps: no name read)
             self._given_sets[r.key] = (out[r.key], held | {x} if passes else held - {x})
+            self._given_flips[r.key] = (out[r.key], held, x, passes)
         return out
 
     def _least_busiest(self, x: str, holding: Callable[[str], int]) -> int:
@@ -3299,8 +3334,21 @@ class OcmLive:
 
     def _moves(self, key: str, answered: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
         """The clusters a Placement's answer adds to what it holds, and those it gives up (read off
-        its counts as they are, in C: no set of the thousands a PickAll holds made)."""
+        its counts as they are, in C: no set of the thousands a PickAll holds made). A given
+        PickAll's answer (`_given`: the very set it made, `_given_sets`) is what its request holds
+        with one cluster put in or taken out; where the request holds as many clusters as it
+        counts (made of those counts: the same set), that cluster is its one move
+        (`_given_flips`), read without comparing the thousands."""
         held = self.own.get(key, _NO_COUNTS)
+        flip, made = self._given_flips.get(key), self._given_sets.get(key)
+        if flip is not None and made is not None and made[1] is answered and len(flip[1]) == len(held):
+            _, was, x, passes = flip
+            one = frozenset((x,))
+            if passes and x not in was:
+                return one, frozenset()
+            if not passes and x in was:
+                return frozenset(), one
+            return frozenset(), frozenset()
         return answered.difference(held), frozenset(held.keys() - answered)
 
     def _moved_by(self, added: Counter[str], dropped: Counter[str]) -> frozenset[str] | None:
