@@ -614,6 +614,76 @@ def test_a_spread_is_solved_where_its_run_alone_moves(mode) -> None:
     assert _holds(hub, s)
 
 
+def _scoped_spread_hub(mode: str) -> HubScheduler:
+    """Set `a` (side a: c0 to c5, env prod, zones z0 and z1, CPU 1 to 6), bound; c9 (side b, env
+    dev, zone z1) in no set they read. `s` spreads two picks of set `a`'s env prod clusters over
+    the zones by Balance (c0 and c1, first by name), `q` the same by CPU then Balance (c5 and c4,
+    the most CPU of each zone); both solved once more (optimal: the solver reports their greedy
+    runs)."""
+    prod = [ocm.predicate({"matchLabels": {"env": "prod"}})]
+    cpu = [ocm.builtin("ResourceAllocatableCPU"), ocm.builtin("Balance")]
+    spread = {**_BY_ZONE, "topologyKey": "zone"}
+    objects = [
+        *(
+            ocm.managed_cluster(
+                f"c{i}",
+                {"side": "a", "env": "prod", "zone": f"z{i % 2}"},
+                allocatable={"cpu": str(i + 1)},
+                capacity={"cpu": "16"},
+            )
+            for i in range(6)
+        ),
+        ocm.managed_cluster("c9", {"side": "b", "env": "dev", "zone": "z1"}),
+        ocm.cluster_set("a", {"matchLabels": {"side": "a"}}),
+        ocm.binding("a"),
+        ocm.placement(
+            "s",
+            n=2,
+            mode="Exact",
+            prioritizers=[ocm.builtin("Balance")],
+            cluster_sets=["a"],
+            predicates=prod,
+            spread=[spread],
+        ),
+        ocm.placement(
+            "q", n=2, mode="Exact", prioritizers=cpu, cluster_sets=["a"], predicates=prod, spread=[spread]
+        ),
+    ]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+    for name in ("s", "q"):
+        hub.handle(_touched(hub, name), now=ocm.NOW_TIME)
+    return hub
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_spread_is_held_by_its_picture_for_a_cluster_it_left_out_leaving_or_entering_its_scope(
+    mode,
+) -> None:
+    """c9 (env dev: it fails both spreads' filters) relabelled into set `a` and out again: a
+    scope-only move, which a spread reads (its domains), but c9 keeps its zone and the spreads'
+    runs compare the same feasible clusters; then c2 (picked by neither) leaves set `a`: it loses
+    its verdict. Each enqueues `s` and `q`: `s` is held by its picture each time, not by its run
+    alone (`_by_runs`); so is `q` (a sorter) for c9's moves, its feasible clusters the same, but
+    not for c2's, whose lost verdict may move the range its sorter spans: its run judges it.
+    Neither is solved, and each one's sync keeps what it holds. Fails where a scope's move
+    refuses a spread's picture (`_out_after` not asked)."""
+    hub = _scoped_spread_hub(mode)
+    live = hub._live["ocm"]
+    s, q = f"{ocm.NS}/s", f"{ocm.NS}/q"
+    assert _decisions(hub.objects())[s] == {"c0", "c1"}
+    assert _decisions(hub.objects())[q] == {"c4", "c5"}
+    assert live.answers[s].ordered and live.answers[q].ordered
+    ran = _ran(hub)
+    for name, side in (("c9", "a"), ("c9", "b"), ("c2", "b")):
+        delta = hub.handle(_labelled(hub, name, side=side), now=ocm.NOW_TIME)
+        for key in (s, q):
+            assert key in live.enqueued, (name, side, key)
+            assert key not in delta.requests, (name, side, key)
+            assert _holds(hub, key), (name, side, key)
+        assert s not in ran, (name, side)
+        assert (q in ran) == (name == "c2"), (name, side)
+
+
 def _stuck_spread_objects() -> list[dict[str, Any]]:
     """`s` spreads two picks by zone and by region (max skew 1 each) over a (z1, r1), b (z1, r2)
     and c (z2, r1), by Balance; it holds b and c (one decision of others each), a is empty.
