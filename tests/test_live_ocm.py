@@ -616,11 +616,11 @@ def test_a_spread_is_solved_where_its_run_alone_moves(mode) -> None:
 
 
 def _scoped_spread_hub(mode: str) -> HubScheduler:
-    """Set `a` (side a: c0 to c5, env prod, zones z0 and z1, CPU 1 to 6), bound; c9 (side b, env
-    dev, zone z1) in no set they read. `s` spreads two picks of set `a`'s env prod clusters over
-    the zones by Balance (c0 and c1, first by name), `q` the same by CPU then Balance (c5 and c4,
-    the most CPU of each zone); both solved once more (optimal: the solver reports their greedy
-    runs)."""
+    """Set `a` (side a: c0 to c5, env prod, zones z0 and z1, CPU 1 to 6; c7 the same, zone z1,
+    half a CPU), bound; c9 (side b, env dev, zone z1) in no set they read. `s` spreads two picks
+    of set `a`'s env prod clusters over the zones by Balance (c0 and c1, first by name), `q` the
+    same by CPU then Balance (c5 and c4, the most CPU of each zone); both solved once more
+    (optimal: the solver reports their greedy runs)."""
     prod = [ocm.predicate({"matchLabels": {"env": "prod"}})]
     cpu = [ocm.builtin("ResourceAllocatableCPU"), ocm.builtin("Balance")]
     spread = {**_BY_ZONE, "topologyKey": "zone"}
@@ -633,6 +633,12 @@ def _scoped_spread_hub(mode: str) -> HubScheduler:
                 capacity={"cpu": "16"},
             )
             for i in range(6)
+        ),
+        ocm.managed_cluster(
+            "c7",
+            {"side": "a", "env": "prod", "zone": "z1"},
+            allocatable={"cpu": "500m"},
+            capacity={"cpu": "16"},
         ),
         ocm.managed_cluster("c9", {"side": "b", "env": "dev", "zone": "z1"}),
         ocm.cluster_set("a", {"matchLabels": {"side": "a"}}),
@@ -662,12 +668,14 @@ def test_a_spread_is_held_by_its_picture_for_a_cluster_it_left_out_leaving_or_en
 ) -> None:
     """c9 (env dev: it fails both spreads' filters) relabelled into set `a` and out again: a
     scope-only move, which a spread reads (its domains), but c9 keeps its zone and the spreads'
-    runs compare the same feasible clusters; then c2 (picked by neither) leaves set `a`: it loses
-    its verdict. Each enqueues `s` and `q`: `s` is held by its picture each time, not by its run
-    alone (`_by_runs`); so is `q` (a sorter) for c9's moves, its feasible clusters the same, but
-    not for c2's, whose lost verdict may move the range its sorter spans: its run judges it.
-    Neither is solved, and each one's sync keeps what it holds. Fails where a scope's move
-    refuses a spread's picture (`_out_after` not asked)."""
+    runs compare the same feasible clusters; then c2 and c7 (picked by neither) leave set `a`:
+    each loses its verdict. Each enqueues `s` and `q`: `s` is held by its picture each time, not
+    by its run alone (`_by_runs`); so is `q` (a sorter) for c9's moves, its feasible clusters the
+    same, and for c2's (CPU 3, within the range the others span: no other sorter score moves),
+    but not for c7's (half a CPU, the lowest: the range moves), which its run judges. Neither is
+    solved, and each one's sync keeps what it holds. Fails where a scope's move refuses a
+    spread's picture (`_out_after` not asked), or where a sorter's lost verdict is held wherever
+    its value lies."""
     hub = _scoped_spread_hub(mode)
     live = hub._live["ocm"]
     s, q = f"{ocm.NS}/s", f"{ocm.NS}/q"
@@ -675,14 +683,14 @@ def test_a_spread_is_held_by_its_picture_for_a_cluster_it_left_out_leaving_or_en
     assert _decisions(hub.objects())[q] == {"c4", "c5"}
     assert live.answers[s].ordered and live.answers[q].ordered
     ran = _ran(hub)
-    for name, side in (("c9", "a"), ("c9", "b"), ("c2", "b")):
+    for name, side in (("c9", "a"), ("c9", "b"), ("c2", "b"), ("c7", "b")):
         delta = hub.handle(_labelled(hub, name, side=side), now=ocm.NOW_TIME)
         for key in (s, q):
             assert key in live.enqueued, (name, side, key)
             assert key not in delta.requests, (name, side, key)
             assert _holds(hub, key), (name, side, key)
         assert s not in ran, (name, side)
-        assert (q in ran) == (name == "c2"), (name, side)
+        assert (q in ran) == (name == "c7"), (name, side)
 
 
 def _random_spread_hub(rng: random.Random, mode: str) -> HubScheduler:
