@@ -7,6 +7,7 @@ Placement's decisions counted as they stand."""
 from __future__ import annotations
 
 import gc
+import random
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
@@ -612,6 +613,185 @@ def test_a_spread_is_solved_where_its_run_alone_moves(mode) -> None:
     assert s in delta.requests
     assert _decisions(hub.objects())[s] == {"c1", "c6"}
     assert _holds(hub, s)
+
+
+def _scoped_spread_hub(mode: str) -> HubScheduler:
+    """Set `a` (side a: c0 to c5, env prod, zones z0 and z1, CPU 1 to 6; c7 the same, zone z1,
+    half a CPU), bound; c9 (side b, env dev, zone z1) in no set they read. `s` spreads two picks
+    of set `a`'s env prod clusters over the zones by Balance (c0 and c1, first by name), `q` the
+    same by CPU then Balance (c5 and c4, the most CPU of each zone); both solved once more
+    (optimal: the solver reports their greedy runs)."""
+    prod = [ocm.predicate({"matchLabels": {"env": "prod"}})]
+    cpu = [ocm.builtin("ResourceAllocatableCPU"), ocm.builtin("Balance")]
+    spread = {**_BY_ZONE, "topologyKey": "zone"}
+    objects = [
+        *(
+            ocm.managed_cluster(
+                f"c{i}",
+                {"side": "a", "env": "prod", "zone": f"z{i % 2}"},
+                allocatable={"cpu": str(i + 1)},
+                capacity={"cpu": "16"},
+            )
+            for i in range(6)
+        ),
+        ocm.managed_cluster(
+            "c7",
+            {"side": "a", "env": "prod", "zone": "z1"},
+            allocatable={"cpu": "500m"},
+            capacity={"cpu": "16"},
+        ),
+        ocm.managed_cluster("c9", {"side": "b", "env": "dev", "zone": "z1"}),
+        ocm.cluster_set("a", {"matchLabels": {"side": "a"}}),
+        ocm.binding("a"),
+        ocm.placement(
+            "s",
+            n=2,
+            mode="Exact",
+            prioritizers=[ocm.builtin("Balance")],
+            cluster_sets=["a"],
+            predicates=prod,
+            spread=[spread],
+        ),
+        ocm.placement(
+            "q", n=2, mode="Exact", prioritizers=cpu, cluster_sets=["a"], predicates=prod, spread=[spread]
+        ),
+    ]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+    for name in ("s", "q"):
+        hub.handle(_touched(hub, name), now=ocm.NOW_TIME)
+    return hub
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_spread_is_held_by_its_picture_for_a_cluster_it_left_out_leaving_or_entering_its_scope(
+    mode,
+) -> None:
+    """c9 (env dev: it fails both spreads' filters) relabelled into set `a` and out again: a
+    scope-only move, which a spread reads (its domains), but c9 keeps its zone and the spreads'
+    runs compare the same feasible clusters; then c2 and c7 (picked by neither) leave set `a`:
+    each loses its verdict. Each enqueues `s` and `q`: `s` is held by its picture each time, not
+    by its run alone (`_by_runs`); so is `q` (a sorter) for c9's moves, its feasible clusters the
+    same, and for c2's (CPU 3, within the range the others span: no other sorter score moves),
+    but not for c7's (half a CPU, the lowest: the range moves), which its run judges. Neither is
+    solved, and each one's sync keeps what it holds. Fails where a scope's move refuses a
+    spread's picture (`_out_after` not asked), or where a sorter's lost verdict is held wherever
+    its value lies."""
+    hub = _scoped_spread_hub(mode)
+    live = hub._live["ocm"]
+    s, q = f"{ocm.NS}/s", f"{ocm.NS}/q"
+    assert _decisions(hub.objects())[s] == {"c0", "c1"}
+    assert _decisions(hub.objects())[q] == {"c4", "c5"}
+    assert live.answers[s].ordered and live.answers[q].ordered
+    ran = _ran(hub)
+    for name, side in (("c9", "a"), ("c9", "b"), ("c2", "b"), ("c7", "b")):
+        delta = hub.handle(_labelled(hub, name, side=side), now=ocm.NOW_TIME)
+        for key in (s, q):
+            assert key in live.enqueued, (name, side, key)
+            assert key not in delta.requests, (name, side, key)
+            assert _holds(hub, key), (name, side, key)
+        assert s not in ran, (name, side)
+        assert (q in ran) == (name == "c7"), (name, side)
+
+
+def _random_spread_hub(rng: random.Random, mode: str) -> HubScheduler:
+    """Twelve clusters, each on side a or b (sets `a` and `b`, both bound), env prod or dev, in
+    one of three zones, with 1 to 8 CPUs; six spreads of one to three picks of env prod clusters
+    by zone (max skew 1 or 2, hard or soft), of set `a` or of both, by Balance, Steady, CPU or
+    two of them; three other Placements' decisions on a few clusters each."""
+    prod = [ocm.predicate({"matchLabels": {"env": "prod"}})]
+    names = [f"c{i}" for i in range(12)]
+    clusters = [
+        ocm.managed_cluster(
+            name,
+            {
+                "side": rng.choice("aab"),
+                "env": rng.choice(["prod", "prod", "dev"]),
+                "zone": f"z{rng.randrange(3)}",
+            },
+            allocatable={"cpu": str(rng.randint(1, 8))},
+            capacity={"cpu": "16"},
+        )
+        for name in names
+    ]
+    shapes = [
+        ["Balance"],
+        ["Steady"],
+        ["ResourceAllocatableCPU", "Balance"],
+        ["Balance", "Steady"],
+        ["ResourceAllocatableCPU"],
+    ]
+    spreads = [
+        ocm.placement(
+            f"s{k}",
+            n=rng.randint(1, 3),
+            mode="Exact",
+            prioritizers=[ocm.builtin(b) for b in rng.choice(shapes)],
+            cluster_sets=rng.choice([["a"], ["a", "b"]]),
+            predicates=prod,
+            spread=[
+                {
+                    **_BY_ZONE,
+                    "maxSkew": rng.choice([1, 2]),
+                    "whenUnsatisfiable": rng.choice(["DoNotSchedule", "ScheduleAnyway"]),
+                }
+            ],
+        )
+        for k in range(6)
+    ]
+    others = [ocm.decision(f"ghost-{g}", 1, rng.sample(names, rng.randint(1, 4))) for g in range(3)]
+    sets = [ocm.cluster_set(side, {"matchLabels": {"side": side}}) for side in "ab"]
+    objects = [*clusters, *sets, ocm.binding("a"), ocm.binding("b"), *spreads, *others]
+    return HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+
+
+def _random_relabel(rng: random.Random, hub: HubScheduler) -> Applied:
+    """A cluster moved to the other side (its set), to the other env (its filters) or to a zone."""
+    c = rng.choice(hub.objects("ManagedCluster"))
+    labels = dict(c["metadata"]["labels"])
+    what = rng.random()
+    if what < 0.5:
+        labels["side"] = "b" if labels["side"] == "a" else "a"
+    elif what < 0.8:
+        labels["env"] = "dev" if labels["env"] == "prod" else "prod"
+    else:
+        labels["zone"] = f"z{rng.randrange(3)}"
+    return Applied({**c, "metadata": {**c["metadata"], "labels": labels}})
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_spread_held_for_clusters_not_feasible_after_keeps_its_sync_on_random_hubs(mode) -> None:
+    """The oracle of `_out_after`: on random hubs of spreads, random relabels (a cluster's set,
+    filters or zone); every spread its picture holds with `_out_after`'s yes (`_stands`), synced
+    alone against the hub as it stands then (the event in, the batch not yet written), keeps
+    exactly what it holds. Fails where `_out_after` holds a cluster newly feasible, or a sorter's
+    cluster losing its verdict."""
+    rng = random.Random(1)
+    checked = 0
+    said: set[str] = set()  # the spreads `_out_after` said yes to, in the check under way
+    for _ in range(25):
+        hub = _random_spread_hub(rng, mode)
+        live = hub._live["ocm"]
+        out_after, stands = live._out_after, live._stands
+
+        def asked(key: str, *rest: Any, out_after=out_after) -> bool:
+            yes = out_after(key, *rest)
+            if yes:
+                said.add(key)
+            return yes
+
+        def judged(key: str, *rest: Any, stands=stands, hub=hub) -> bool:
+            said.discard(key)
+            held = stands(key, *rest)
+            if held and key in said:
+                assert _holds(hub, key), key
+                nonlocal checked
+                checked += 1
+            return held
+
+        live._out_after, live._stands = asked, judged
+        for _ in range(15):
+            hub.handle(_random_relabel(rng, hub), now=ocm.NOW_TIME)
+    assert checked > 80
 
 
 def _stuck_spread_objects() -> list[dict[str, Any]]:

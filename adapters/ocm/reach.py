@@ -100,9 +100,19 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   lost its verdict (a taint it does not tolerate, a label its filters refuse; in its scope before
   and after, in the same domain of each spread key, the request reading no sorter: `_lost_only`)
   leaves the run as it was too: the cluster lost each comparison it took part in, and the domains
-  are every cluster's, eligible or not. Any other optimal spread (its joint answer not its greedy
-  run: a coupled trade, or an optimum greedy's run cannot reach), any moved count on a cluster it
-  may pick refuses it (it is then judged by its run, below).
+  are every cluster's, eligible or not. So does any change of a cluster it neither holds nor
+  picked, in the same domain of each spread key, that leaves it not feasible (out of its scope or
+  failing its filters: `_out_after`), whether it lost its verdict by its scope or had none on
+  either side (a scope-only move, which a spread reads only through its domains): the run
+  compares the same clusters, less one that lost each comparison it took part in; the domains are
+  the table's, every cluster's in scope or not, and that one's stayed. With a sorter only where
+  it had no verdict before either (the feasible clusters, whose range it spans, are the same), or
+  where one alone lost it and its value lies within the range the others span (`_within_range`:
+  every other cluster's sorter score stays); nor where the event takes its available clusters
+  to or from none (`_empties`) or a toleration is refused (its status reads them). Any other
+  optimal spread (its joint answer not its greedy run: a coupled trade, or an optimum greedy's run
+  cannot reach), any moved count on a cluster it may pick refuses it (it is then judged by its
+  run, below).
 
   A PickN that these rules refuse (a strict top N whose margins cannot say, a spread whose run
   may have moved, a tie at the cut, an optimal joint answer: a relevant change, a moved busiest
@@ -1344,7 +1354,10 @@ class OcmLive:
         if (
             answer.ordered
             and (drift is not None or not weight)
-            and self._lost_only(request, answer, relevant, now)
+            and (
+                self._lost_only(request, answer, relevant, now)
+                or self._out_after(key, request, answer, relevant, changed, now)
+            )
             and self._stands_ordered(key, request, answer, drift, most, now)
         ):
             return True
@@ -2018,6 +2031,46 @@ class OcmLive:
         self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
         answer.most = most
         return True
+
+    def _out_after(
+        self,
+        key: str,
+        request: PlacementRequest,
+        answer: _Answer,
+        relevant: list[tuple[Cluster | None, Cluster | None]],
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> bool:
+        """Whether every change that reaches the spread (`relevant`) is a cluster it neither holds
+        nor picked, there before and after, in the same domain of each spread key, that is not
+        feasible after (out of its scope or failing its filters): it either lost its verdict (its
+        scope or its filters) or had none on either side (a scope-only move). Its greedy run then
+        compares the same clusters (less one that lost its verdict, which lost each comparison it
+        took part in); the domains are every cluster's, in scope or not, and that one's stayed.
+        With a sorter, where it had no verdict before either (the feasible clusters, whose range
+        the sorter spans, are the same), or where one alone lost its verdict and its value lies
+        within the range every other feasible cluster spans (`_within_range`: every other
+        cluster's sorter score stays). Its status reads the available clusters only as
+        none against some (`_empties`) and, with a refused toleration, themselves: neither may
+        move. `_stands_ordered` judges the rest."""
+        if self.policies[key].toleration_error is not None or self._empties(request.scope, changed):
+            return False
+        sorted_by = any(p.sorter is not None for p in request.preferences)
+        held = self._held_of(request)
+        lost: Cluster | None = None  # a sorter's cluster that lost its verdict
+        for old, new in relevant:
+            if old is None or new is None or old.name in answer.selected or old.name in held:
+                return False
+            if any(_domain(x, old) != _domain(x, new) for x in request.spread):
+                return False
+            if in_scope(request, new) and admits(request, new, now, held=False):
+                return False
+            if sorted_by and in_scope(request, old) and admits(request, old, now, held=False):
+                if lost is not None:
+                    return False
+                lost = old
+        own = self.own.get(key, _NO_COUNTS)
+        return lost is None or self._within_range(request, lost, own, answer.most, held, now) is not None
 
     def _weakest_pick(
         self,
