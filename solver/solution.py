@@ -391,12 +391,32 @@ def _plain_choices(p: Prepared, table: ClusterTable, picks: list[int]) -> tuple[
     runs = table.derived(("solution", "plain choices"), dict)
     known = runs.get(id(picks))
     if known is None or known[0] is not picks or known[1]() is not p.affinity:  # scores held weakly
-        known = runs[id(picks)] = (
-            picks,
-            weakref.ref(p.affinity),
-            tuple(_scored_choices(p, table, picks, {}, frozenset())),
-        )
+        known = runs[id(picks)] = (picks, weakref.ref(p.affinity), _row_choices(p, table, picks))
     return known[2]
+
+
+def _row_choices(p: Prepared, table: ClusterTable, picks: list[int]) -> tuple[Choice, ...]:
+    """The plain choices of `picks`, read off one array of the table's rows per scores array
+    (held weakly): the requests of a batch sharing their scores (a join's all-clusters requests,
+    thousands of picks each, mostly the same rows) make each row's choice once, not once a request.
+    A row's choice is `_scored_choices`' own (the same object, from the same shared store)."""
+    arrays = table.derived(("solution", "row choices"), dict)
+    known = arrays.get(id(p.affinity))
+    if known is None or known[0]() is not p.affinity:
+        size = table.size
+        known = arrays[id(p.affinity)] = (
+            weakref.ref(p.affinity),
+            np.empty(size, dtype=object),
+            np.zeros(size, bool),
+        )
+    _, made, have = known
+    at = np.asarray(picks, dtype=np.int64)
+    new = at[~have[at]].tolist()
+    if new:
+        for row, choice in zip(new, _scored_choices(p, table, new, {}, frozenset()), strict=True):
+            made[row] = choice
+        have[new] = True
+    return tuple(made[at].tolist())
 
 
 def cut_list(table: ClusterTable, whole: list[int], at: list[int]) -> list[int]:
