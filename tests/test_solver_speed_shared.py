@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from dataclasses import replace
 from types import MappingProxyType
 
 import numpy as np
@@ -212,3 +213,10 @@ def test_all_clusters_choices_sharing_scores_make_each_rows_choice_once(
     assert sorted(made) == sorted(set().union(*lists))  # each row once
     for picks, choices in zip(lists, got, strict=True):
         assert choices == tuple(scored(p, ClusterTable(b), picks, {}, frozenset()))
+    # another scores array: its own rows' choices, and only the last array's are kept
+    other = replace(p, affinity=p.affinity + 1)
+    assert solution._row_choices(other, table, lists[0]) == tuple(
+        scored(other, ClusterTable(b), lists[0], {}, frozenset())
+    )
+    (kept,) = table.derived(("solution", "row choices"), list)
+    assert kept[0]() is other.affinity
