@@ -95,14 +95,46 @@ _SOLVED_KEPT = 1024  # the oldest go first
 _SOLVED_LOCK = threading.Lock()  # searches run on threads too (solver.api._search_in_parallel)
 
 
-def _stage_key(model, indices: tuple[int, ...], seed: int, budget: float) -> bytes:
-    """What a stage solve reads, as a SHA-256 digest (the text is some 30 kB a model): the
+def _text(proto) -> bytes:
+    """A proto's text, the bytes a stage key hashes (ortools' pybind protos have no binary
+    serializer)."""
+    return str(proto).encode()
+
+
+def _stage_key(model, indices: tuple[int, ...], seed: int, budget: float, last: tuple | None = None) -> bytes:
+    """What a stage solve reads, as a SHA-256 digest (the text is some 40 kB a model): the
     model's proto as text (its variables, constraints, the stage's objective and the hint), the
     booleans' places in it, the seed and the deterministic budget (every other parameter is
-    run's own constant, but the wall-clock limit)."""
-    digest = hashlib.sha256(str(model.proto).encode())
+    run's own constant, but the wall-clock limit).
+
+    A later stage of the same run (`last`: the previous stage's key and its numbers of variables
+    and constraints) is keyed by the previous stage's key, the constraints appended since, the
+    objective and the hint, each text with its length: run changes nothing else of the model
+    between stages (it appends the previous stage's objective as a constraint and replaces the
+    objective and the hint), so these name the stage's whole model as its text would, and the
+    variables and constraints (~90% of the text) are not formatted again. Where a variable was
+    added since, the whole text is hashed."""
+    proto = model.proto
+    if last is not None and last[1] == len(proto.variables):
+        digest = hashlib.sha256(b"after\0" + last[0])
+        parts = [proto.constraints[i] for i in range(last[2], len(proto.constraints))]
+        for part in (*parts, proto.objective, proto.solution_hint):
+            text = _text(part)
+            digest.update(b"%d\0" % len(text))
+            digest.update(text)
+    else:
+        digest = hashlib.sha256(b"model\0" + _text(proto))
     digest.update(repr((indices, seed, budget)).encode())
     return digest.digest()
+
+
+def _hint(model, indices: tuple[int, ...], rows: list[int], chosen: set[int]) -> None:
+    """The booleans hinted, `rows` order, in two appends: the hint `Model.add_hint` makes one
+    boolean a call (the booleans are new variables, never negated: their places are their
+    indices)."""
+    hint = model.proto.solution_hint
+    hint.vars.extend(indices)
+    hint.values.extend([1 if r in chosen else 0 for r in rows])
 
 
 def _solved(key: bytes) -> tuple[bytes, int] | None:
@@ -136,9 +168,8 @@ def run(
 ) -> SearchRun:
     model, x = space.model, space.x
     rows = space.rows
-    chosen = set(hint)
-    for r in rows:
-        model.add_hint(x[r], r in chosen)
+    indices = tuple(x[r].index for r in rows)  # the booleans' places in the model, in `rows` order
+    _hint(model, indices, rows, set(hint))
     sat = sat_module()
     solver = sat.Solver()
     solver.parameters.num_workers = 1  # deterministic; these models are small
@@ -149,7 +180,7 @@ def run(
     best: list[int] | None = None
     solve_seconds = 0.0
     plan = stages(scale.spans)
-    indices = tuple(x[r].index for r in rows)  # the booleans' places in the model, in `rows` order
+    last = None  # the previous stage's key and the model's numbers of variables and constraints then
     for number, stage in enumerate(plan):
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
@@ -159,7 +190,8 @@ def run(
         weights = stage_weights(scale.spans, stage)
         objective = sat.LinearExpr.weighted_sum([space.level(i) for i in stage], weights)
         model.maximize(objective)
-        key = _stage_key(model, indices, solver.parameters.random_seed, budget)
+        key = _stage_key(model, indices, solver.parameters.random_seed, budget, last)
+        last = (key, len(model.proto.variables), len(model.proto.constraints))
         found = _solved(key)
         if found is not None:  # solved before: its optimum, nothing solved again
             status, (taken, value) = sat.OPTIMAL, found
@@ -171,7 +203,8 @@ def run(
             if status not in (sat.OPTIMAL, sat.FEASIBLE):
                 limited = solver.wall_time >= remaining * 0.99
                 return SearchRun(best, False, (stage, _unsolved_bound(scale, stage)), limited, solve_seconds)
-            taken = bytes(solver.boolean_value(x[r]) for r in rows)
+            solution = list(solver.response_proto.solution)  # the booleans read at their places
+            taken = bytes([solution[i] for i in indices])
             best = [r for r, on in zip(rows, taken, strict=True) if on]
             value = round(solver.objective_value)
             if status == sat.OPTIMAL:
@@ -182,9 +215,7 @@ def run(
         if number + 1 < len(plan):
             model.add(objective == value)
             model.clear_hints()
-            picked = set(best)
-            for r in rows:
-                model.add_hint(x[r], r in picked)
+            _hint(model, indices, rows, set(best))
     return SearchRun(best, True, None, False, solve_seconds)
 
 

@@ -151,3 +151,76 @@ def test_a_forked_child_has_its_own_lock_and_an_empty_store() -> None:
     _, status = os.waitpid(pid, 0)
     search._SOLVED.clear()
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_runs_model_text_is_formed_once_and_its_hints_set_in_bulk(
+    solves: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A later stage is keyed by the previous stage's key and what changed since (the constraints
+    appended, the objective, the hint): the whole model's text is formed once a run, by its first
+    stage. The booleans are hinted in two appends, no `Model.add_hint` call, the hint it would set."""
+    formed: list[str] = []
+    text = search._text
+    monkeypatch.setattr(search, "_text", lambda proto: formed.append(type(proto).__name__) or text(proto))
+    hinted: list[int] = []
+    add_hint = sat.Model.add_hint
+    monkeypatch.setattr(
+        sat.Model, "add_hint", lambda self, var, value: hinted.append(1) or add_hint(self, var, value)
+    )
+    clusters, request = SPREAD_CASES["two-keys"]  # two constraints that do not nest: a search of two stages
+    b = batch(clusters, request)
+    table = ClusterTable(b)
+    (p,) = prepare(b, table)
+    scale = scale_of(p, table)
+    assert len(search.stages(scale.spans)) == 2
+    solved = solve_spread(
+        p,
+        table,
+        scale,
+        lambda: solve_greedy(p, table, 0),
+        0,
+        seed=0,
+        deterministic_budget=5.0,
+        deadline=time.perf_counter() + 60,
+    )
+    assert solved.status == "OPTIMAL" and solves
+    assert formed.count("CpModelProto") == 1 and len(formed) > 1
+    assert hinted == []
+
+    one_by_one, bulk = sat.Model(), sat.Model()
+    for model in (one_by_one, bulk):
+        for _ in range(4):
+            model.new_bool_var("")
+    for index, value in zip(range(4), (True, False, False, True), strict=True):
+        one_by_one.add_hint(one_by_one.get_int_var_from_proto_index(index), value)
+    search._hint(bulk, (0, 1, 2, 3), [10, 11, 12, 13], {10, 13})
+    assert str(bulk.proto) == str(one_by_one.proto)
+
+
+def _later_key(weight: int, hinted: int, total: int, *, variables: int | None = None) -> tuple[bytes, bytes]:
+    """A second stage's key, and its whole text's key, of a small model: its objective's weight,
+    its hinted boolean and the first stage's value appended as a constraint vary."""
+    model = sat.Model()
+    x = [model.new_bool_var("") for _ in range(3)]
+    model.add(x[0] + x[1] <= 1)
+    model.maximize(x[0] + x[2])
+    search._hint(model, (0, 1, 2), [0, 1, 2], {0})
+    first = search._stage_key(model, (0, 1, 2), 0, 5.0)
+    last = (
+        first,
+        len(model.proto.variables) if variables is None else variables,
+        len(model.proto.constraints),
+    )
+    model.add(x[0] + x[2] == total)
+    model.maximize(weight * x[1] + x[2])
+    model.clear_hints()
+    search._hint(model, (0, 1, 2), [0, 1, 2], {hinted})
+    return search._stage_key(model, (0, 1, 2), 0, 5.0, last), search._stage_key(model, (0, 1, 2), 0, 5.0)
+
+
+def test_a_later_stages_key_tells_its_objective_hint_and_constraints_apart() -> None:
+    key, whole = _later_key(1, 1, 1)
+    assert _later_key(1, 1, 1)[0] == key != whole
+    assert len({key, _later_key(2, 1, 1)[0], _later_key(1, 2, 1)[0], _later_key(1, 1, 2)[0]}) == 4
+    # a variable added since the last stage: the whole text is hashed
+    assert _later_key(1, 1, 1, variables=2)[0] == whole

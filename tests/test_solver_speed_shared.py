@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from dataclasses import replace
 from types import MappingProxyType
 
 import numpy as np
@@ -189,3 +190,33 @@ def test_string_columns_agree_with_one_series_per_key(frozen: bool) -> None:
         assert column.dtype == pl.String
         assert column.to_list() == [c.labels.get(key) for c in clusters]
     assert "l\x00other" not in frame.columns
+
+
+def test_all_clusters_choices_sharing_scores_make_each_rows_choice_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Lists of many picks under one scores array (a join's all-clusters requests): each row's
+    choice is made once per table (solver.solution._row_choices), and every list's choices are
+    the ones made row by row against a table that has shared nothing."""
+    from solver import solution
+
+    b = batch(nested_fleet(3, 300), pick_all("all", preferences=[pref(7, {"tier": "a"})]))
+    table, (p,) = prepared(b)
+    rng = random.Random(5)
+    lists = [sorted(rng.sample(range(table.size), k)) for k in (200, 150, 260, 40)]
+    made: list[int] = []
+    scored = solution._scored_choices
+    monkeypatch.setattr(
+        solution, "_scored_choices", lambda p, t, picks, s, r: made.extend(picks) or scored(p, t, picks, s, r)
+    )
+    got = [solution._plain_choices(p, table, picks) for picks in lists]
+    assert sorted(made) == sorted(set().union(*lists))  # each row once
+    for picks, choices in zip(lists, got, strict=True):
+        assert choices == tuple(scored(p, ClusterTable(b), picks, {}, frozenset()))
+    # another scores array: its own rows' choices, and only the last array's are kept
+    other = replace(p, affinity=p.affinity + 1)
+    assert solution._row_choices(other, table, lists[0]) == tuple(
+        scored(other, ClusterTable(b), lists[0], {}, frozenset())
+    )
+    (kept,) = table.derived(("solution", "row choices"), list)
+    assert kept[0]() is other.affinity
