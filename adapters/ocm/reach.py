@@ -100,7 +100,19 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   lost its verdict (a taint it does not tolerate, a label its filters refuse; in its scope before
   and after, in the same domain of each spread key, the request reading no sorter: `_lost_only`)
   leaves the run as it was too: the cluster lost each comparison it took part in, and the domains
-  are every cluster's, eligible or not. Any other optimal spread (its joint answer not its greedy
+  are every cluster's, eligible or not. So does a cluster it neither picks nor holds joining or
+  leaving (`_came_or_went`), where no refused toleration reads the available clusters, the event
+  takes them neither to nor from none (`_empties`), and each of the cluster's domains is carried
+  by a cluster the event did not change (the domain lists are then the same, and their counts
+  read the held clusters and the picks alone): one that left was a candidate that lost each
+  comparison, or none; one that joined is no candidate (out of its scope, failing its filters),
+  or it ranks below every pick (the total now, then the name) and a witness shares its cell (its
+  domain of every key, or none: `_witness`), a candidate the event did not change that the spread
+  neither picks nor holds. Each cycle ranks the topology score (read from the cell and the counts
+  so far) before the total, so the witness, a candidate of every cycle with the joined cluster's
+  score and hard verdict, lost each cycle to a pick at least as good on the score, and the joined
+  cluster, below that pick on the total, loses too (a joined cluster ranking below every pick with
+  no witness may stand alone in an emptier cell: the run would take it). Any other optimal spread (its joint answer not its greedy
   run: a coupled trade, or an optimum greedy's run cannot reach), any moved count on a cluster it
   may pick refuses it (it is then judged by its run, below).
 
@@ -1330,7 +1342,7 @@ class OcmLive:
         if (
             answer.ordered
             and (drift is not None or not weight)
-            and self._lost_only(request, answer, relevant, now)
+            and self._lost_only(request, answer, relevant, now, key, changed)
             and self._stands_ordered(key, request, answer, drift, most, now)
         ):
             return True
@@ -2032,6 +2044,8 @@ class OcmLive:
         answer: _Answer,
         relevant: list[tuple[Cluster | None, Cluster | None]],
         now: datetime,
+        key: str = "",
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]] | None = None,
     ) -> bool:
         """Whether every change that reaches the spread (`relevant`) is a cluster it left out
         that passed and no longer passes, in its scope before and after, in the same domain of
@@ -2040,14 +2054,25 @@ class OcmLive:
         in; the spread's domains are every cluster's, eligible or not, and that one's stayed, so
         no domain and no count of them moves; with no sorter (a centered one
         spans the feasible clusters' range) no other cluster's score moves: the run picks the
-        same clusters, and `_stands_ordered` judges the rest."""
+        same clusters, and `_stands_ordered` judges the rest. A cluster it neither picks nor
+        holds joining or leaving is judged by `_came_or_went`."""
         if not relevant:
             return True
         if any(p.sorter is not None for p in request.preferences):
             return False
         held = self._held_of(request)
         for old, new in relevant:
-            if old is None or new is None or old.name in answer.selected or old.name in held:
+            if old is None or new is None:
+                name = (new or old).name  # type: ignore[union-attr]
+                if (
+                    changed is None
+                    or name in answer.selected
+                    or name in held
+                    or not self._came_or_went(key, request, answer, old, new, changed, held, now)
+                ):
+                    return False
+                continue
+            if old.name in answer.selected or old.name in held:
                 return False
             if not (in_scope(request, old) and in_scope(request, new)):
                 return False
@@ -2056,6 +2081,85 @@ class OcmLive:
             if not admits(request, old, now, held=False) or admits(request, new, now, held=False):
                 return False
         return True
+
+    def _came_or_went(
+        self,
+        key: str,
+        request: PlacementRequest,
+        answer: _Answer,
+        old: Cluster | None,
+        new: Cluster | None,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        held: AbstractSet[str],
+        now: datetime,
+    ) -> bool:
+        """Whether a cluster that joined (`new`) or left (`old`), one the spread neither picks nor
+        holds, leaves its greedy run as it was (see the module docstring). Refused where a
+        refused toleration reads the available clusters (Misconfigured) or the event may take
+        them to or from none (`_empties`: the status reads that). Each of its spread domains
+        must be carried by a cluster the event did not change: the domains, every cluster's,
+        eligible or not, are then the same list, and their counts read the held clusters and the
+        picks alone. One that left lost each comparison it took part in. One that joined and
+        is a candidate of the run (in its scope, passing its filters) must rank below every pick
+        (the total now, then the name) and share its cell (its domain of every spread key, or
+        none) with a witness: a candidate the event did not change that the spread neither picks
+        nor holds (`_witness`)."""
+        if self.policies[key].toleration_error is not None or self._empties(request.scope, changed):
+            return False
+        cluster = new or old
+        assert cluster is not None
+        for constraint in request.spread:
+            value = _domain(constraint, cluster)
+            if value is not None and self._domain_members(constraint, value).issubset(changed):
+                return False
+        if new is not None and in_scope(request, new) and admits(request, new, now, held=False):
+            own = self.own.get(key, _NO_COUNTS)
+            most = self._most_for(key) if _balance_weight(request) else answer.most
+            weakest = self._weakest_pick(request, answer, own, most, held)
+            if weakest is None or not _beats(weakest, (_total(request, new, own, most, held), new.name)):
+                return False
+            return self._witness(request, answer, new, changed, held, now)
+        return True
+
+    def _witness(
+        self,
+        request: PlacementRequest,
+        answer: _Answer,
+        cluster: Cluster,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        held: AbstractSet[str],
+        now: datetime,
+    ) -> bool:
+        """Whether a candidate of the spread's run shares the cluster's cell (its domain of every
+        spread key, or none), one the event did not change and the spread neither picks nor
+        holds: it was a candidate in every cycle of the run, with the cluster's topology score
+        and hard verdict in each, and lost each (an existence: the order looked in moves
+        nothing)."""
+        if not request.spread:
+            return False
+        cell = [_domain(constraint, cluster) for constraint in request.spread]
+        members = self._domain_members(request.spread[0], cell[0])
+        if request.scope is not None:
+            scope = self._members(request.scope)
+            if len(scope) < len(members):
+                members = scope
+        for name in members:
+            if name in changed or name in answer.selected or name in held:
+                continue
+            other = self.pool.get(name)
+            if (
+                other is not None
+                and all(_domain(x, other) == d for x, d in zip(request.spread, cell, strict=True))
+                and admits(request, other, now, held=False)
+            ):
+                return True
+        return False
+
+    def _domain_members(self, constraint: SpreadConstraint, value: str | None) -> AbstractSet[str]:
+        """The names of the pool's clusters in a spread key's domain (None: without the key; kept
+        by the pool, moved only by the clusters put or dropped since: `ClusterPool.labelled`)."""
+        tag = (_domain, constraint.topology_key, constraint.claims, value)
+        return self.pool.labelled(tag, lambda c: _domain(constraint, c) == value)
 
     def _drifted_bound(
         self,
