@@ -112,9 +112,10 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   so far) before the total, so the witness, a candidate of every cycle with the joined cluster's
   score and hard verdict, lost each cycle to a pick at least as good on the score, and the joined
   cluster, below that pick on the total, loses too (a joined cluster ranking below every pick with
-  no witness may stand alone in an emptier cell: the run would take it). Any other optimal spread (its joint answer not its greedy
-  run: a coupled trade, or an optimum greedy's run cannot reach), any moved count on a cluster it
-  may pick refuses it (it is then judged by its run, below).
+  no witness may stand alone in an emptier cell: the run would take it). Any other optimal
+  spread (its joint answer not its greedy run: a coupled trade, or an optimum greedy's run cannot
+  reach), any moved count on a cluster it may pick refuses it (it is then judged by its run,
+  below).
 
   A PickN that these rules refuse (a strict top N whose margins cannot say, a spread whose run
   may have moved, a tie at the cut, an optimal joint answer: a relevant change, a moved busiest
