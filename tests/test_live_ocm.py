@@ -645,15 +645,16 @@ def _came_or_went_against_runs(monkeypatch, mode: str, seed: int, events: int) -
     return count, bad
 
 
-@pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1), ("optimal", 3)])
+@pytest.mark.parametrize(("mode", "seed"), [("greedy", 1), ("optimal", 1), ("optimal", 3)])
 def test_a_spread_held_through_a_join_or_leave_is_held_by_its_run_too(
     monkeypatch, mode: str, seed: int
 ) -> None:
-    """The oracle of `_came_or_went`: over 80 generated events, every spread its rule holds
+    """The oracle of `_came_or_went`: over 120 generated events, every spread its rule holds
     through a cluster joining or leaving is also held by its sync alone (`_by_runs`), and it holds
-    some. Run the same way over the soak's first 200 events (optimal; 120 greedy) it held 2,046
+    some. Greedy's seed 1 lists a Placement where a joined candidate ranking below every pick is
+    held without a witness in its cell. Run the same way over the soak's first 200 events (optimal; 120 greedy) it held 2,046
     Placements, each held by its run too."""
-    held, bad = _came_or_went_against_runs(monkeypatch, mode, seed, 80)
+    held, bad = _came_or_went_against_runs(monkeypatch, mode, seed, 120)
     assert held > 0
     assert bad == []
 
