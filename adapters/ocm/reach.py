@@ -112,7 +112,9 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   so far) before the total, so the witness, a candidate of every cycle with the joined cluster's
   score and hard verdict, lost each cycle to a pick at least as good on the score, and the joined
   cluster, below that pick on the total, loses too (a joined cluster ranking below every pick with
-  no witness may stand alone in an emptier cell: the run would take it). Any other optimal
+  no witness may stand alone in an emptier cell: the run would take it). With a sorter only a
+  cluster that is no candidate joining or leaving is judged so (`_no_candidate`): a sorter's range
+  spans the feasible clusters, which are then the same. Any other optimal
   spread (its joint answer not its greedy run: a coupled trade, or an optimum greedy's run cannot
   reach), any moved count on a cluster it may pick refuses it (it is then judged by its run,
   below).
@@ -2056,10 +2058,14 @@ class OcmLive:
         no domain and no count of them moves; with no sorter (a centered one
         spans the feasible clusters' range) no other cluster's score moves: the run picks the
         same clusters, and `_stands_ordered` judges the rest. A cluster it neither picks nor
-        holds joining or leaving is judged by `_came_or_went`."""
+        holds joining or leaving is judged by `_came_or_went`; with a sorter, only one that is
+        no candidate (out of its scope or failing its filters, `_no_candidate`): the feasible
+        clusters, whose range a sorter reads, are then the same."""
         if not relevant:
             return True
-        if any(p.sorter is not None for p in request.preferences):
+        if any(p.sorter is not None for p in request.preferences) and not all(
+            self._no_candidate(request, old, new, now) for old, new in relevant
+        ):
             return False
         held = self._held_of(request)
         for old, new in relevant:
@@ -2121,6 +2127,18 @@ class OcmLive:
                 return False
             return self._witness(request, answer, new, changed, held, now)
         return True
+
+    @staticmethod
+    def _no_candidate(
+        request: PlacementRequest, old: Cluster | None, new: Cluster | None, now: datetime
+    ) -> bool:
+        """Whether the change is a cluster joining or leaving that is no candidate of the run: out
+        of the request's scope or failing its filters (as a cluster it does not hold)."""
+        if old is not None and new is not None:
+            return False
+        cluster = new or old
+        assert cluster is not None
+        return not (in_scope(request, cluster) and admits(request, cluster, now, held=False))
 
     def _witness(
         self,
