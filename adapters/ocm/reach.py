@@ -222,7 +222,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from functools import lru_cache, partial
-from itertools import chain, filterfalse, repeat
+from itertools import chain, filterfalse, islice, repeat
 from operator import attrgetter, is_, lt
 from typing import Any
 
@@ -564,6 +564,11 @@ class _Made(dict):
         return found
 
 
+# A witness of a joined cluster's cell (`OcmLive._witness`) is looked for among the pool's first
+# this many clusters, in its order (so the same on every run): past it the run judges.
+_WITNESS_LOOK = 512
+_WITNESSES_KEPT = 20_000  # witnesses kept, by Placement and cell, before all are forgotten
+
 _NO_COUNTS: Mapping[str, int] = {}  # a Placement holding nothing: its decisions per cluster (read only)
 _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
 _LOUD = object()  # `_quiet_bound`: a moved cluster may threaten; judged whole
@@ -665,6 +670,10 @@ class OcmLive:
         # `_given`'s answers, each with its clusters as a set (one batch's)
         self._given_sets: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {}
         self._emptied_of: dict[tuple[str, ...], tuple[Mapping, bool]] = {}  # `_empties`' (one event's)
+        # `_came_or_went`'s: each witness found, by Placement and cell (checked again when read);
+        # whether a domain is carried, for one event's changes.
+        self._witnesses: dict[tuple[str, tuple[str | None, ...]], str] = {}
+        self._carried_of: tuple[Mapping | None, dict[tuple[str, bool, str], bool]] = (None, {})
         self._runs: set[str] = set()  # the event's refused non-strict PickNs, judged by their run
         self.seq = 0
         self._recounted: set[str] = set()
@@ -2117,7 +2126,7 @@ class OcmLive:
         assert cluster is not None
         for constraint in request.spread:
             value = _domain(constraint, cluster)
-            if value is not None and self._domain_members(constraint, value).issubset(changed):
+            if value is not None and not self._carried(constraint, value, changed):
                 return False
         if new is not None and in_scope(request, new) and admits(request, new, now, held=False):
             own = self.own.get(key, _NO_COUNTS)
@@ -2125,7 +2134,7 @@ class OcmLive:
             weakest = self._weakest_pick(request, answer, own, most, held)
             if weakest is None or not _beats(weakest, (_total(request, new, own, most, held), new.name)):
                 return False
-            return self._witness(request, answer, new, changed, held, now)
+            return self._witness(key, request, answer, new, changed, held, now)
         return True
 
     @staticmethod
@@ -2142,6 +2151,7 @@ class OcmLive:
 
     def _witness(
         self,
+        key: str,
         request: PlacementRequest,
         answer: _Answer,
         cluster: Cluster,
@@ -2152,33 +2162,65 @@ class OcmLive:
         """Whether a candidate of the spread's run shares the cluster's cell (its domain of every
         spread key, or none), one the event did not change and the spread neither picks nor
         holds: it was a candidate in every cycle of the run, with the cluster's topology score
-        and hard verdict in each, and lost each (an existence: the order looked in moves
-        nothing)."""
+        and hard verdict in each, and lost each. Looked for first where one was found before
+        (checked again), then among the pool's first `_WITNESS_LOOK` clusters in its order (the
+        same on every run); none found there refuses (the run judges)."""
         if not request.spread:
             return False
-        cell = [_domain(constraint, cluster) for constraint in request.spread]
-        members = self._domain_members(request.spread[0], cell[0])
-        if request.scope is not None:
-            scope = self._members(request.scope)
-            if len(scope) < len(members):
-                members = scope
-        for name in members:
-            if name in changed or name in answer.selected or name in held:
-                continue
-            other = self.pool.get(name)
-            if (
-                other is not None
-                and all(_domain(x, other) == d for x, d in zip(request.spread, cell, strict=True))
-                and admits(request, other, now, held=False)
-            ):
+        cell = tuple(_domain(constraint, cluster) for constraint in request.spread)
+        memo = (key, cell)
+        found = self._witnesses.get(memo)
+        if found is not None and self._witnessed(request, answer, found, cell, changed, held, now):
+            return True
+        for name in islice(self.pool.by_name(), _WITNESS_LOOK):
+            if self._witnessed(request, answer, name, cell, changed, held, now):
+                if len(self._witnesses) >= _WITNESSES_KEPT:
+                    self._witnesses.clear()
+                self._witnesses[memo] = name
                 return True
         return False
 
-    def _domain_members(self, constraint: SpreadConstraint, value: str | None) -> AbstractSet[str]:
-        """The names of the pool's clusters in a spread key's domain (None: without the key; kept
-        by the pool, moved only by the clusters put or dropped since: `ClusterPool.labelled`)."""
-        tag = (_domain, constraint.topology_key, constraint.claims, value)
-        return self.pool.labelled(tag, lambda c: _domain(constraint, c) == value)
+    def _witnessed(
+        self,
+        request: PlacementRequest,
+        answer: _Answer,
+        name: str,
+        cell: tuple[str | None, ...],
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        held: AbstractSet[str],
+        now: datetime,
+    ) -> bool:
+        """Whether the named cluster is a witness of the cell (`_witness`): in the pool, not
+        changed by the event, neither picked nor held, in the cell, a candidate now."""
+        if name in changed or name in answer.selected or name in held:
+            return False
+        other = self.pool.get(name)
+        return (
+            other is not None
+            and all(_domain(x, other) == d for x, d in zip(request.spread, cell, strict=True))
+            and admits(request, other, now, held=False)
+        )
+
+    def _carried(
+        self,
+        constraint: SpreadConstraint,
+        value: str,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+    ) -> bool:
+        """Whether a cluster of the pool the event did not change carries the domain (so it did
+        before the event and does after): looked for in the pool's order, the first found ends
+        it; judged once per domain and event (`changed` is one mapping for the event's checks)."""
+        if self._carried_of[0] is not changed:
+            self._carried_of = (changed, {})
+        known = self._carried_of[1]
+        tag = (constraint.topology_key, constraint.claims, value)
+        verdict = known.get(tag)
+        if verdict is None:
+            verdict = known[tag] = any(
+                name not in changed and _domain(constraint, c) == value
+                for name, c in self.pool.by_name().items()
+            )
+        return verdict
 
     def _drifted_bound(
         self,
