@@ -107,17 +107,17 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   read the held clusters and the picks alone): one that left was a candidate that lost each
   comparison, or none; one that joined is no candidate (out of its scope, failing its filters),
   or it ranks below every pick (the total now, then the name) and a witness shares its cell (its
-  domain of every key, or none: `_witness`), a candidate the event did not change that the spread
-  neither picks nor holds. Each cycle ranks the topology score (read from the cell and the counts
-  so far) before the total, so the witness, a candidate of every cycle with the joined cluster's
-  score and hard verdict, lost each cycle to a pick at least as good on the score, and the joined
-  cluster, below that pick on the total, loses too (a joined cluster ranking below every pick with
-  no witness may stand alone in an emptier cell: the run would take it). With a sorter only a
-  cluster that is no candidate joining or leaving is judged so (`_no_candidate`): a sorter's range
-  spans the feasible clusters, which are then the same. Any other optimal
-  spread (its joint answer not its greedy run: a coupled trade, or an optimum greedy's run cannot
-  reach), any moved count on a cluster it may pick refuses it (it is then judged by its run,
-  below).
+  domain of every key, or none: `_witness`, looked for within a bound, none found refusing), a
+  candidate the event did not change that the spread neither picks nor holds. Each cycle ranks
+  the topology score (read from the cell and the counts so far) before the total, so the
+  witness, a candidate of every cycle with the joined cluster's score and hard verdict, lost each
+  cycle to a pick at least as good on the score, and the joined cluster, below that pick on the
+  total, loses too (a joined cluster ranking below every pick with no witness may stand alone in
+  an emptier cell: the run would take it). With a sorter only a cluster that is no candidate
+  joining or leaving is judged so (`_no_candidate`): a sorter's range spans the feasible
+  clusters, which are then the same. Any other optimal spread (its joint answer not its greedy
+  run: a coupled trade, or an optimum greedy's run cannot reach), any moved count on a cluster it
+  may pick refuses it (it is then judged by its run, below).
 
   A PickN that these rules refuse (a strict top N whose margins cannot say, a spread whose run
   may have moved, a tie at the cut, an optimal joint answer: a relevant change, a moved busiest
