@@ -109,10 +109,24 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   it had no verdict before either (the feasible clusters, whose range it spans, are the same), or
   where one alone lost it and its value lies within the range the others span (`_within_range`:
   every other cluster's sorter score stays); nor where the event takes its available clusters
-  to or from none (`_empties`) or a toleration is refused (its status reads them). Any other
-  optimal spread (its joint answer not its greedy run: a coupled trade, or an optimum greedy's run
-  cannot reach), any moved count on a cluster it may pick refuses it (it is then judged by its
-  run, below).
+  to or from none (`_empties`) or a toleration is refused (its status reads them). So does a
+  cluster it neither picks nor holds joining or leaving (`_came_or_went`), where no refused
+  toleration reads the available clusters, the event takes them neither to nor from none
+  (`_empties`), and each of the cluster's domains is carried by a cluster the event did not change
+  (the domain lists are then the same, and their counts read the held clusters and the picks
+  alone): one that left was a candidate that lost each comparison, or none; one that joined is no
+  candidate (out of its scope, failing its filters), or it ranks below every pick (the total now,
+  then the name) and a witness shares its cell (its domain of every key, or none: `_witness`,
+  looked for within a bound, none found refusing), a candidate the event did not change that the
+  spread neither picks nor holds. Each cycle ranks the topology score (read from the cell and the
+  counts so far) before the total, so the witness, a candidate of every cycle with the joined
+  cluster's score and hard verdict, lost each cycle to a pick at least as good on the score, and
+  the joined cluster, below that pick on the total, loses too (a joined cluster ranking below
+  every pick with no witness may stand alone in an emptier cell: the run would take it). With a
+  sorter only a cluster that is no candidate joining or leaving is judged so (`_no_candidate`): a
+  sorter's range spans the feasible clusters, which are then the same. Any other optimal spread
+  (its joint answer not its greedy run: a coupled trade, or an optimum greedy's run cannot reach),
+  any moved count on a cluster it may pick refuses it (it is then judged by its run, below).
 
   A PickN that these rules refuse (a strict top N whose margins cannot say, a spread whose run
   may have moved, a tie at the cut, an optimal joint answer: a relevant change, a moved busiest
@@ -217,7 +231,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from functools import lru_cache, partial
-from itertools import chain, repeat
+from itertools import chain, islice, repeat
 from operator import attrgetter, is_, lt
 from typing import Any
 
@@ -559,6 +573,11 @@ class _Made(dict):
         return found
 
 
+# A witness of a joined cluster's cell (`OcmLive._witness`) is looked for among the pool's first
+# this many clusters, in its order (so the same on every run): past it the run judges.
+_WITNESS_LOOK = 512
+_WITNESSES_KEPT = 20_000  # witnesses kept, by Placement and cell, before all are forgotten
+
 _NO_COUNTS: Mapping[str, int] = {}  # a Placement holding nothing: its decisions per cluster (read only)
 _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
 _LOUD = object()  # `_quiet_bound`: a moved cluster may threaten; judged whole
@@ -667,6 +686,10 @@ class OcmLive:
         # (one batch's): `_taken_off` reads the one cluster they differ by
         self._given_flips: dict[str, tuple[tuple[str, ...], frozenset[str], str, bool]] = {}
         self._emptied_of: dict[tuple[str, ...], tuple[Mapping, bool]] = {}  # `_empties`' (one event's)
+        # `_came_or_went`'s: each witness found, by Placement and cell (checked again when read);
+        # whether a domain is carried, for one event's changes.
+        self._witnesses: dict[tuple[str, tuple[str | None, ...]], str] = {}
+        self._carried_of: tuple[Mapping | None, dict[tuple[str, bool, str], bool]] = (None, {})
         self._runs: set[str] = set()  # the event's refused non-strict PickNs, judged by their run
         self.seq = 0
         self._recounted: set[str] = set()
@@ -1355,7 +1378,7 @@ class OcmLive:
             answer.ordered
             and (drift is not None or not weight)
             and (
-                self._lost_only(request, answer, relevant, now)
+                self._lost_only(request, answer, relevant, now, key, changed)
                 or self._out_after(key, request, answer, relevant, changed, now)
             )
             and self._stands_ordered(key, request, answer, drift, most, now)
@@ -2099,6 +2122,8 @@ class OcmLive:
         answer: _Answer,
         relevant: list[tuple[Cluster | None, Cluster | None]],
         now: datetime,
+        key: str = "",
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]] | None = None,
     ) -> bool:
         """Whether every change that reaches the spread (`relevant`) is a cluster it left out
         that passed and no longer passes, in its scope before and after, in the same domain of
@@ -2107,14 +2132,29 @@ class OcmLive:
         in; the spread's domains are every cluster's, eligible or not, and that one's stayed, so
         no domain and no count of them moves; with no sorter (a centered one
         spans the feasible clusters' range) no other cluster's score moves: the run picks the
-        same clusters, and `_stands_ordered` judges the rest."""
+        same clusters, and `_stands_ordered` judges the rest. A cluster it neither picks nor
+        holds joining or leaving is judged by `_came_or_went`; with a sorter, only one that is
+        no candidate (out of its scope or failing its filters, `_no_candidate`): the feasible
+        clusters, whose range a sorter reads, are then the same."""
         if not relevant:
             return True
-        if any(p.sorter is not None for p in request.preferences):
+        if any(p.sorter is not None for p in request.preferences) and not all(
+            self._no_candidate(request, old, new, now) for old, new in relevant
+        ):
             return False
         held = self._held_of(request)
         for old, new in relevant:
-            if old is None or new is None or old.name in answer.selected or old.name in held:
+            if old is None or new is None:
+                name = (new or old).name  # type: ignore[union-attr]
+                if (
+                    changed is None
+                    or name in answer.selected
+                    or name in held
+                    or not self._came_or_went(key, request, answer, old, new, changed, held, now)
+                ):
+                    return False
+                continue
+            if old.name in answer.selected or old.name in held:
                 return False
             if not (in_scope(request, old) and in_scope(request, new)):
                 return False
@@ -2123,6 +2163,130 @@ class OcmLive:
             if not admits(request, old, now, held=False) or admits(request, new, now, held=False):
                 return False
         return True
+
+    def _came_or_went(
+        self,
+        key: str,
+        request: PlacementRequest,
+        answer: _Answer,
+        old: Cluster | None,
+        new: Cluster | None,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        held: AbstractSet[str],
+        now: datetime,
+    ) -> bool:
+        """Whether a cluster that joined (`new`) or left (`old`), one the spread neither picks nor
+        holds, leaves its greedy run as it was (see the module docstring). Refused where a
+        refused toleration reads the available clusters (Misconfigured) or the event may take
+        them to or from none (`_empties`: the status reads that). Each of its spread domains
+        must be carried by a cluster the event did not change: the domains, every cluster's,
+        eligible or not, are then the same list, and their counts read the held clusters and the
+        picks alone. One that left lost each comparison it took part in. One that joined and
+        is a candidate of the run (in its scope, passing its filters) must rank below every pick
+        (the total now, then the name) and share its cell (its domain of every spread key, or
+        none) with a witness: a candidate the event did not change that the spread neither picks
+        nor holds (`_witness`)."""
+        if self.policies[key].toleration_error is not None or self._empties(request.scope, changed):
+            return False
+        cluster = new or old
+        assert cluster is not None
+        for constraint in request.spread:
+            value = _domain(constraint, cluster)
+            if value is not None and not self._carried(constraint, value, changed):
+                return False
+        if new is not None and in_scope(request, new) and admits(request, new, now, held=False):
+            own = self.own.get(key, _NO_COUNTS)
+            most = self._most_for(key) if _balance_weight(request) else answer.most
+            weakest = self._weakest_pick(request, answer, own, most, held)
+            if weakest is None or not _beats(weakest, (_total(request, new, own, most, held), new.name)):
+                return False
+            return self._witness(key, request, answer, new, changed, held, now)
+        return True
+
+    @staticmethod
+    def _no_candidate(
+        request: PlacementRequest, old: Cluster | None, new: Cluster | None, now: datetime
+    ) -> bool:
+        """Whether the change is a cluster joining or leaving that is no candidate of the run: out
+        of the request's scope or failing its filters (as a cluster it does not hold)."""
+        if old is not None and new is not None:
+            return False
+        cluster = new or old
+        assert cluster is not None
+        return not (in_scope(request, cluster) and admits(request, cluster, now, held=False))
+
+    def _witness(
+        self,
+        key: str,
+        request: PlacementRequest,
+        answer: _Answer,
+        cluster: Cluster,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        held: AbstractSet[str],
+        now: datetime,
+    ) -> bool:
+        """Whether a candidate of the spread's run shares the cluster's cell (its domain of every
+        spread key, or none), one the event did not change and the spread neither picks nor
+        holds: it was a candidate in every cycle of the run, with the cluster's topology score
+        and hard verdict in each, and lost each. Looked for first where one was found before
+        (checked again), then among the pool's first `_WITNESS_LOOK` clusters in its order (the
+        same on every run); none found there refuses (the run judges)."""
+        if not request.spread:
+            return False
+        cell = tuple(_domain(constraint, cluster) for constraint in request.spread)
+        memo = (key, cell)
+        found = self._witnesses.get(memo)
+        if found is not None and self._witnessed(request, answer, found, cell, changed, held, now):
+            return True
+        for name in islice(self.pool.by_name(), _WITNESS_LOOK):
+            if self._witnessed(request, answer, name, cell, changed, held, now):
+                if len(self._witnesses) >= _WITNESSES_KEPT:
+                    self._witnesses.clear()
+                self._witnesses[memo] = name
+                return True
+        return False
+
+    def _witnessed(
+        self,
+        request: PlacementRequest,
+        answer: _Answer,
+        name: str,
+        cell: tuple[str | None, ...],
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        held: AbstractSet[str],
+        now: datetime,
+    ) -> bool:
+        """Whether the named cluster is a witness of the cell (`_witness`): in the pool, not
+        changed by the event, neither picked nor held, in the cell, a candidate now."""
+        if name in changed or name in answer.selected or name in held:
+            return False
+        other = self.pool.get(name)
+        return (
+            other is not None
+            and all(_domain(x, other) == d for x, d in zip(request.spread, cell, strict=True))
+            and admits(request, other, now, held=False)
+        )
+
+    def _carried(
+        self,
+        constraint: SpreadConstraint,
+        value: str,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+    ) -> bool:
+        """Whether a cluster of the pool the event did not change carries the domain (so it did
+        before the event and does after): looked for in the pool's order, the first found ends
+        it; judged once per domain and event (`changed` is one mapping for the event's checks)."""
+        if self._carried_of[0] is not changed:
+            self._carried_of = (changed, {})
+        known = self._carried_of[1]
+        tag = (constraint.topology_key, constraint.claims, value)
+        verdict = known.get(tag)
+        if verdict is None:
+            verdict = known[tag] = any(
+                name not in changed and _domain(constraint, c) == value
+                for name, c in self.pool.by_name().items()
+            )
+        return verdict
 
     def _drifted_bound(
         self,
