@@ -1601,6 +1601,56 @@ def test_a_given_answer_is_what_it_holds_with_its_cluster_put_in_or_out_at_its_p
     assert len(seen) > 5
 
 
+def test_a_given_answer_is_patched_from_the_last_given_at_its_one_cluster(monkeypatch) -> None:
+    """A PickAll answered without the solver again reads its names and its picks off its last
+    answer given (`_given_last`), patched at its one cluster, where that answer is what it holds
+    (`_flip`: no decision's name read; `_given_kept`: no pick looked up but the cluster put in):
+    the same as made afresh, at the start, the middle and the end; a last answer that is not what
+    it holds is not read. Over 60 events answers are patched so (none without the kept answers)
+    and each equals one made afresh (the test above)."""
+
+    def slow(held, x, passes):
+        return tuple(sorted(held | {x} if passes else held - {x}))
+
+    unread = SimpleNamespace()  # no decisions to read: the names come from the last answer
+    for names in [(), ("b",), ("b", "d", "f")]:
+        held = frozenset(names)
+        for x in ["a", "b", "c", "d", "e", "f", "g"]:
+            for passes in (True, False):
+                assert reach_module._flip(unread, held, x, passes, names) == slow(held, x, passes)
+                for other in [(*names, "z"), ("a", *names[1:]) if names else ("a",)]:  # not what it holds
+                    r = SimpleNamespace(existing=tuple(ExistingDecision(c, current=False) for c in names))
+                    assert reach_module._flip(r, held, x, passes, other) == slow(held, x, passes)
+
+    model = SimpleNamespace(_given_last={}, requests={}, _choice=reach_module._Made(Choice))
+    model._shared = lambda made, clusters: list(map(made.__getitem__, clusters))
+    kept = partial(OcmLive._given_kept, model)
+    for answer, x in [
+        (("b", "d"), None),
+        (("a", "b", "d"), "a"),
+        (("a", "b", "c", "d"), "c"),
+        (("a", "b", "c"), "d"),
+    ]:
+        assert kept("p", answer, x) == tuple(Choice(c) for c in answer)
+        assert model._given_last["p"][0] is answer
+    model._shared = lambda made, clusters: pytest.fail("picks looked up again")
+    assert kept("p", ("a", "b", "c", "e"), "e") == tuple(Choice(c) for c in "abce")
+    assert kept("p", ("b", "c", "e"), "a") == tuple(Choice(c) for c in "bce")
+    assert kept("p", ("b", "c", "e"), "q") == tuple(Choice(c) for c in "bce")
+
+    original, made = OcmLive._shared, []
+
+    def counted(self, made_of, clusters):
+        if made_of is self._choice:
+            made.append(1)
+        return original(self, made_of, clusters)
+
+    monkeypatch.setattr(OcmLive, "_shared", counted)
+    given = _count_given(monkeypatch)
+    _deltas("optimal", 0, 60)
+    assert sum(given) - len(made) >= 3  # answers given whose picks were patched (3 of 8)
+
+
 def test_a_given_answers_clusters_are_read_as_the_set_made_of_what_it_holds(monkeypatch) -> None:
     """`_answered` reads each given PickAll's clusters as the set `_given` made of what it holds
     with its one cluster put in or taken off (`_given_sets`, for the very result `_taken` made):
@@ -1731,8 +1781,7 @@ def test_a_given_answer_releases_its_one_cluster_taken_out(monkeypatch) -> None:
         model = SimpleNamespace(
             _given_flips={"p": (answer, held, x, passes)},
             _held_of=lambda r: held,
-            _shared=lambda made, names: list(names),
-            _choice=None,
+            _given_kept=lambda key, answer, x: tuple(answer),
         )
         got = original(model, request, answer)
         assert got.released == released(model, request, answer), (x, passes)

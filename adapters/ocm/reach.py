@@ -665,6 +665,9 @@ class OcmLive:
         self._made: dict[str, tuple[tuple[Any, ...], PlacementRequest]] = {}
         self._decision = _Made(_held_decision)
         self._choice = _Made(Choice)  # each cluster's pick in an answer given (`_given`), shared
+        # Per PickAll, the last answer given (`_given_result`) and its picks: the next one, that
+        # answer with one cluster put in or taken out, is patched from them (`_given_kept`).
+        self._given_last: dict[str, tuple[tuple[str, ...], tuple[Choice, ...]]] = {}
         self._entries = _Entries()  # emit's decision entries (OcmContext.entries), shared
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
@@ -2945,14 +2948,40 @@ class OcmLive:
         cluster's Choice is made once and shared (frozen: a PickAll's answer is hundreds). Where
         the answer is `_given`'s for what this request holds, what it releases is its one cluster
         taken out, if any (`_given_flips`: no copy of the thousands it holds made and taken off)."""
-        picks = self._shared(self._choice, answer)
         flip = self._given_flips.get(request.key)
+        picks = self._given_kept(request.key, answer, flip[2] if flip is not None else None)
         if flip is not None and flip[0] is answer and flip[1] is self._held_of(request):
             _, held, x, passes = flip
             released: tuple[str, ...] = (x,) if not passes and x in held else ()
         else:
             released = tuple(sorted(self._held_of(request).difference(answer)))
-        return RequestResult(request.key, tuple(picks), released=released)
+        return RequestResult(request.key, picks, released=released)
+
+    def _given_kept(self, key: str, answer: tuple[str, ...], x: str | None) -> tuple[Choice, ...]:
+        """The picks of a PickAll's answer given (`_given_result`), kept with it: its last answer
+        given is this one with the one cluster `x` put in or taken out, at its bisect place (both
+        in name order), or the same (checked: the names around it compared, by identity in C, not
+        hashed), is patched at that place (a taint's few PickAlls name thousands each: no
+        thousands of picks looked up again); else made of the names."""
+        last = self._given_last.get(key)
+        picks: tuple[Choice, ...] | None = None
+        if last is not None and x is not None:
+            was, had = last
+            at = bisect_left(answer, x)
+            if len(answer) == len(was) + 1 and at < len(answer) and answer[at] == x:
+                if answer[:at] == was[:at] and answer[at + 1 :] == was[at:]:
+                    picks = (*had[:at], self._choice[x], *had[at:])
+            elif len(answer) + 1 == len(was) and was[at] == x:  # `at` within was (one longer)
+                if answer[:at] == was[:at] and answer[at:] == was[at + 1 :]:
+                    picks = (*had[:at], *had[at + 1 :])
+            elif answer == was:
+                picks = had
+        if picks is None:
+            picks = tuple(self._shared(self._choice, answer))
+        if len(self._given_last) > 2 * len(self.requests) + 64:  # Placements gone since: let go
+            self._given_last.clear()
+        self._given_last[key] = (answer, picks)
+        return picks
 
     def _shared(self, made: _Made, clusters: Iterable[str]) -> list[Any]:
         """One frozen object per cluster name, made once and shared by every request or answer that
@@ -3438,7 +3467,8 @@ class OcmLive:
             if held != self.answers[r.key].selected:  # not what its last sync wrote (none written)
                 continue
             passes = cluster is not None and in_scope(r, cluster) and admits(r, cluster, now, held=x in held)
-            out[r.key] = _flip(r, held, x, passes)
+            last = self._given_last.get(r.key)
+            out[r.key] = _flip(r, held, x, passes, last[0] if last is not None else None)
             # its clusters as a set, from what it holds (whose hashes the set keeps: no name read)
             self._given_sets[r.key] = (out[r.key], held | {x} if passes else held - {x})
             self._given_flips[r.key] = (out[r.key], held, x, passes)
@@ -3671,14 +3701,25 @@ class _After:
         return top
 
 
-def _flip(request: PlacementRequest, held: frozenset[str], x: str, passes: bool) -> tuple[str, ...]:
+def _flip(
+    request: PlacementRequest,
+    held: frozenset[str],
+    x: str,
+    passes: bool,
+    last: tuple[str, ...] | None = None,
+) -> tuple[str, ...]:
     """What the request holds (`held`, its existing decisions' clusters) with `x` added (`passes`)
     or taken off, in name order: its decisions are listed in name order, one per cluster
     (`_holdings`), so `x` goes in or out at its place (a PickAll holds thousands: no set of them
-    sorted again); sorted as a set where they are not."""
-    names = list(map(_cluster_of, request.existing))
-    if len(names) != len(held) or not all(map(lt, names, names[1:])):
-        return tuple(sorted(held | {x} if passes else held - {x}))
+    sorted again); sorted as a set where they are not. `last`: the Placement's last answer given
+    (names in strict name order, `_given_last`): where it holds what the request holds (as many
+    names, each held: a lookup per name in C), it is those names (no decision's name read)."""
+    if last is not None and len(last) == len(held) and held.issuperset(last):
+        names = list(last)
+    else:
+        names = list(map(_cluster_of, request.existing))
+        if len(names) != len(held) or not all(map(lt, names, names[1:])):
+            return tuple(sorted(held | {x} if passes else held - {x}))
     at = bisect_left(names, x)
     there = at < len(names) and names[at] == x
     if passes and not there:
