@@ -3124,7 +3124,7 @@ def test_a_strict_answer_held_by_its_runners_bounds_every_cluster_left_out(mode,
         return out
 
     monkeypatch.setattr(OcmLive, "_runners_out", runners_out)
-    for seed in (5, 6, 7):
+    for seed in (5, 8, 10):
         for hub, _, _, _ in _run(mode, 60, seed=seed):
             hubs[id(hub._live["ocm"])] = hub
     assert len(checked) > 10, checked
