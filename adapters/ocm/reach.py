@@ -80,7 +80,17 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   counts, the busiest count's change for a count that did not move), while its other inputs are
   those it had there. So the anchor is kept only while no check since judged a cluster left out by
   its own total (a changed cluster's inputs moved: its total judged exactly, or its sorter's change
-  added); such a check anchors the answer afresh on its own picture. Where the top N was not strict
+  added); such a check anchors the answer afresh on its own picture. Where both refuse, the
+  picture `_margins` read bounds them split (`_runners_out`): it kept its best few clusters left
+  out by name, with their totals there, and the best of every other one (`rest`). A runner's total
+  now is its own where totals are a cluster's own (exactly), else its total there plus the most its
+  Balance score rose since and its other inputs' change, and it counts only where it may be picked
+  or the weakest pick beats it; every other cluster left out there ranked below the rest, so it is
+  bounded from the rest as from the best (the best is the greatest of the two). A check that moves
+  the answer on keeps that picture (`split`) and names with the runners every cluster it judged by
+  its own total (its inputs moved, or it was not left out there: not bounded by the rest, so judged
+  by name from then on); where it added a sorter's change it lets the picture go.
+  Where the top N was not strict
   (a tie at the cut, an optimal answer of several coupled Placements), any moved count on a cluster
   it may pick refuses it. A spread's picks are not its top N: an answer that is its greedy run on
   the picture it was judged on stands while no pick's score moved and no feasible cluster left out
