@@ -219,7 +219,6 @@ forgets the walks with the log.
 
 from __future__ import annotations
 
-import heapq
 import math
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
@@ -229,7 +228,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from functools import lru_cache, partial
 from itertools import chain, repeat
-from operator import attrgetter, is_, lt
+from operator import attrgetter, is_, itemgetter, lt
 from typing import Any
 
 import numpy as np
@@ -3649,9 +3648,15 @@ def _margins(
         for u in got.unselected
         if u.kind is FilterKind.NOT_PICKED and u.score is not None
     ]
-    best_out = None
-    for candidate in out:
-        best_out = _better(best_out, candidate)
+    # The best left out by total, then name (`_beats`' order; the names are a cluster's each):
+    # the few at or above the (`_RUNNERS` + 1)th total found in numpy, then ordered.
+    top = out
+    if len(out) > _RUNNERS + 1:
+        totals = np.fromiter(map(itemgetter(0), out), np.int64, len(out))
+        at = len(out) - _RUNNERS - 1
+        top = [out[i] for i in np.flatnonzero(totals >= np.partition(totals, at)[at]).tolist()]
+    top = sorted(top, key=_runner_order)
+    best_out = top[0] if top else None
     strict = (
         not request.spread
         and len(picks) == len(got.selected)
@@ -3661,8 +3666,6 @@ def _margins(
         selected = frozenset(map(_cluster_of, got.selected))
     answer = _Answer(picks, best_out, strict, most, seen, selected)
     if strict and len(out) > 1:
-        # The best left out by total, then name (`_beats`' order: the names are a cluster's each).
-        top = heapq.nsmallest(_RUNNERS + 1, out, key=_runner_order)
         answer.runners = tuple(top[:_RUNNERS])
         answer.rest = top[_RUNNERS] if len(top) > _RUNNERS else None
     return answer
