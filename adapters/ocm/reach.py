@@ -80,17 +80,7 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   counts, the busiest count's change for a count that did not move), while its other inputs are
   those it had there. So the anchor is kept only while no check since judged a cluster left out by
   its own total (a changed cluster's inputs moved: its total judged exactly, or its sorter's change
-  added); such a check anchors the answer afresh on its own picture. Where both refuse, the
-  picture `_margins` read bounds them split (`_runners_out`): it kept its best few clusters left
-  out by name, with their totals there, and the best of every other one (`rest`). A runner's total
-  now is its own where totals are a cluster's own (exactly), else its total there plus the most its
-  Balance score rose since and its other inputs' change, and it counts only where it may be picked
-  or the weakest pick beats it; every other cluster left out there ranked below the rest, so it is
-  bounded from the rest as from the best (the best is the greatest of the two). A check that moves
-  the answer on keeps that picture (`split`) and names with the runners every cluster it judged by
-  its own total (its inputs moved, or it was not left out there: not bounded by the rest, so judged
-  by name from then on); where it added a sorter's change it lets the picture go.
-  Where the top N was not strict
+  added); such a check anchors the answer afresh on its own picture. Where the top N was not strict
   (a tie at the cut, an optimal answer of several coupled Placements), any moved count on a cluster
   it may pick refuses it. A spread's picks are not its top N: an answer that is its greedy run on
   the picture it was judged on stands while no pick's score moved and no feasible cluster left out
@@ -228,7 +218,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from functools import lru_cache, partial
 from itertools import chain, repeat
-from operator import attrgetter, is_, itemgetter, lt
+from operator import attrgetter, is_, lt
 from typing import Any
 
 import numpy as np
@@ -376,14 +366,6 @@ class _Answer:
     # The request whose totals its picks are (`OcmLive._stands_margins` judged each by `_total`;
     # None: the solver's, whose picture may differ from `_total`'s in what the request held).
     totalled: PlacementRequest | None = None
-    # The best clusters left out on the picture `_margins` read (their totals there, best first,
-    # at most `_RUNNERS`) and the best of every other one left out (None: none): the bound of
-    # those left out, `best_out`, split (`OcmLive._runners_out`). Kept only while the picture is
-    # the one they were read on: a check that moves it keeps them on a copy of that picture
-    # (`split`), with the clusters it judged by their own totals named too.
-    runners: tuple[tuple[int, str], ...] = ()
-    rest: tuple[int, str] | None = None
-    split: _Answer | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -581,8 +563,6 @@ _NO_COUNTS: Mapping[str, int] = {}  # a Placement holding nothing: its decisions
 _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
 _LOUD = object()  # `_quiet_bound`: a moved cluster may threaten; judged whole
 _FEW = 16  # `_few_threats`: past this many unpatched threats an answer's rises are judged whole
-_RUNNERS = 8  # `_margins`: the best clusters left out kept by name (`OcmLive._runners_out`)
-_NAMED = 32  # `OcmLive._split_kept`: at most so many clusters named on a kept picture
 
 
 class OcmLive:
@@ -1719,8 +1699,6 @@ class OcmLive:
             anchored_drift = self._drift(anchor) if drift is not None else None
             raised = self._left_out(request, anchor, anchored_drift, picks, static, exact, entered, *facts)
         if raised is False:
-            raised = self._runners_out(request, answer, drift, picks, static, exact, entered, *facts)
-        if raised is False:
             return False
         # The anchor stays while every cluster left out is bounded from it: none judged by its
         # own total (a changed one's inputs moved: its rise since the anchor is not its Balance's).
@@ -1729,11 +1707,8 @@ class OcmLive:
                 anchor = _Answer(*_answer_values(answer))
         else:
             anchor = None
-        split = self._split_kept(answer, alone, exact, static, picks)
         self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
         answer.picks, answer.best_out, answer.most, answer.anchor = picks, raised, most, anchor
-        if answer.runners or answer.split is not split:
-            answer.runners, answer.rest, answer.split = (), None, split
         answer.totalled = request if alone else None
         return True
 
@@ -1807,89 +1782,6 @@ class OcmLive:
         if raised is not None and weakest is not None and not _beats((weakest[1], weakest[0]), raised):
             return False
         return raised
-
-    def _runners_out(
-        self,
-        request: PlacementRequest,
-        answer: _Answer,
-        drift: _Drift | None,
-        picks: Mapping[str, int],
-        static: Mapping[str, int],
-        exact: Sequence[tuple[int, str]],
-        entered: AbstractSet[str],
-        weakest: tuple[str, int] | None,
-        held: AbstractSet[str],
-        weight: int,
-        alone: bool,
-        own: Mapping[str, int],
-        most: int,
-        now: datetime,
-    ) -> tuple[int, str] | None | bool:
-        """`_left_out` where it refused, from the picture `_margins` read (the answer's while it
-        is that one, else the copy kept of it, `split`), its best left out split: each runner
-        (one of the best clusters left out there, or one a check since judged by its own total)
-        judged by name, every other one bounded from the best of the rest (`rest`) as
-        `_left_out` bounds them from the best. A
-        runner's total now is its own where totals are a cluster's own (`_total`, exactly), else
-        its total there plus the most its Balance score can have risen since (`_balance_moved`)
-        and its other inputs' change (`static`: the sorters' scores stay while the feasible set
-        does, as for the picks); one the weakest pick does not beat counts only where it may be
-        picked (in its scope, passing its filters: `_judged_in_order`'s test). False where a
-        pick may not beat the bound (or nothing is kept by name)."""
-        base = answer if answer.runners else answer.split
-        if base is None or base.seen < self.floor or (base.rest is None and not alone):
-            return False
-        if drift is not None and base is not answer:
-            drift = self._drift(base)
-        bounds = list(exact)
-        names = set(entered)
-        for total, name in base.runners:
-            names.add(name)
-            cluster = self.pool.get(name)
-            if cluster is None:
-                continue  # gone: never picked
-            if alone:
-                total = _total(request, cluster, own, most, held)
-            else:
-                total += self._balance_moved(name, base, own, most, weight)[1] + static.get(name, 0)
-            if (
-                weakest is not None
-                and not _beats((weakest[1], weakest[0]), (total, name))
-                and not (in_scope(request, cluster) and admits(request, cluster, now, held=name in held))
-            ):
-                continue
-            bounds.append((total, name))
-        split = replace(base, best_out=base.rest)
-        facts = (weakest, held, weight, alone, own, most, now)
-        return self._left_out(request, split, drift, picks, static, bounds, names, *facts)
-
-    @staticmethod
-    def _split_kept(
-        answer: _Answer,
-        alone: bool,
-        exact: Sequence[tuple[int, str]],
-        static: Mapping[str, int],
-        picks: Mapping[str, int],
-    ) -> _Answer | None:
-        """The picture whose runners `_runners_out` reads, kept as the answer moves on (a copy of
-        the answer's own where it is that one). A cluster left out whose inputs moved is no longer
-        bounded from there by its Balance rise: where totals are a cluster's own, each such one
-        (judged by its own total here, `exact`) is named with the runners, every runner being
-        judged by its own total; else (a sorter's change added) the picture is let go, and so
-        past `_NAMED` names."""
-        split = answer if answer.runners else answer.split
-        if split is None:
-            return None
-        if exact or (static and not static.keys() <= picks.keys()):
-            if not alone:
-                return None
-            named = {name for _, name in split.runners}
-            more = tuple(entry for entry in exact if entry[1] not in named)
-            if len(split.runners) + len(more) > _NAMED:
-                return None
-            if more:
-                return replace(split, runners=split.runners + more, split=None)
-        return replace(split, split=None) if split is answer else split
 
     def _within_range(
         self,
@@ -3648,15 +3540,9 @@ def _margins(
         for u in got.unselected
         if u.kind is FilterKind.NOT_PICKED and u.score is not None
     ]
-    # The best left out by total, then name (`_beats`' order; the names are a cluster's each):
-    # the few at or above the (`_RUNNERS` + 1)th total found in numpy, then ordered.
-    top = out
-    if len(out) > _RUNNERS + 1:
-        totals = np.fromiter(map(itemgetter(0), out), np.int64, len(out))
-        at = len(out) - _RUNNERS - 1
-        top = [out[i] for i in np.flatnonzero(totals >= np.partition(totals, at)[at]).tolist()]
-    top = sorted(top, key=_runner_order)
-    best_out = top[0] if top else None
+    best_out = None
+    for candidate in out:
+        best_out = _better(best_out, candidate)
     strict = (
         not request.spread
         and len(picks) == len(got.selected)
@@ -3664,15 +3550,7 @@ def _margins(
     )
     if selected is None:
         selected = frozenset(map(_cluster_of, got.selected))
-    answer = _Answer(picks, best_out, strict, most, seen, selected)
-    if strict and len(out) > 1:
-        answer.runners = tuple(top[:_RUNNERS])
-        answer.rest = top[_RUNNERS] if len(top) > _RUNNERS else None
-    return answer
-
-
-def _runner_order(entry: tuple[int, str]) -> tuple[int, str]:
-    return -entry[0], entry[1]
+    return _Answer(picks, best_out, strict, most, seen, selected)
 
 
 def _beats(a: tuple[int, str], b: tuple[int, str]) -> bool:
