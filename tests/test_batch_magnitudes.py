@@ -5,6 +5,7 @@ must be what a pass over every cluster finds, batch after batch."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from types import MappingProxyType
 
 import pytest
@@ -153,7 +154,9 @@ def test_a_pools_vouched_tuples_give_every_clusters_magnitudes(seed) -> None:
 
 def test_a_tuple_vouched_with_the_last_token_reads_no_cluster(monkeypatch) -> None:
     """The second batch of an event (the pool unchanged, other loads moved) finds its magnitudes
-    without reading a cluster's scores; one after a change reads them all again."""
+    without reading a cluster's scores; one after a put or a drop moves them through the pool's
+    logged changes, reading no cluster either (a cluster event's first batch); one after another
+    pool's batch reads them all again."""
     import model.types as model_types
     from adapters.live.kept import ClusterPool
 
@@ -169,4 +172,42 @@ def test_a_tuple_vouched_with_the_last_token_reads_no_cluster(monkeypatch) -> No
     pool.put(Cluster("c7", scores={"x": -70}))
     with _Magnitudes.lock:
         assert _Magnitudes.of(pool.clusters({"c4": 2})).ceiling == 70
+        assert len(read) == 50
+    pool.drop("c7")
+    pool.put(Cluster("c7a", scores={"x": 60}))
+    pool.put(Cluster("c0", scores={"y": 61}))
+    with _Magnitudes.lock:
+        clusters = pool.clusters({"c4": 2})
+        magnitudes = _Magnitudes.of(clusters)
+        assert (magnitudes.ceiling, magnitudes.highest("x"), magnitudes.highest("y")) == (61, 60, 61)
+        assert len(read) == 50
+        assert magnitudes.scores == [c.scores for c in clusters]
+    other = ClusterPool([Cluster("d", scores={"x": 1})])
+    with _Magnitudes.lock:
+        assert _Magnitudes.of(other.clusters()).ceiling == 1
+        assert _Magnitudes.of(pool.clusters({"c4": 1})).ceiling == 61
+        assert len(read) == 50 + 1 + 50
+
+
+def test_a_reload_of_load_copies_keeps_the_token_and_one_of_other_scores_does_not(monkeypatch) -> None:
+    """A reload replaces clusters by load copies sharing their score mappings: the order's
+    mappings are those vouched before, so the next batch (an event's second take, after the
+    first's write-back) reads no cluster. A reloaded entry with another mapping gives a new token:
+    its magnitudes are read again."""
+    import model.types as model_types
+    from adapters.live.kept import ClusterPool, with_load
+
+    pool = ClusterPool(Cluster(f"c{i}", scores={"x": i}) for i in range(50))
+    read = []
+    monkeypatch.setattr(model_types, "_SCORES", lambda c: read.append(c) or c.scores)
+    with _Magnitudes.lock:
+        assert _Magnitudes.of(pool.clusters({"c3": 1})).ceiling == 49
+        assert len(read) == 50
+    pool.reload([with_load(pool["c5"], 7), with_load(pool["c49"], 2)])
+    with _Magnitudes.lock:
+        assert _Magnitudes.of(pool.clusters({"c4": 2})).ceiling == 49
+        assert len(read) == 50
+    pool.reload([replace(pool["c49"], scores={"x": 3})])
+    with _Magnitudes.lock:
+        assert _Magnitudes.of(pool.clusters({"c4": 2})).ceiling == 48
         assert len(read) == 100

@@ -43,6 +43,7 @@ _CLUSTER_FIELDS = tuple(f.name for f in fields(Cluster))
 _LABELLED_KEYS = 256  # tests ClusterPool.labelled keeps answers of
 _SHIFTED_UP_TO = 8  # names come or gone before ClusterPool's positions are made again
 _NEAR_UP_TO = 2048  # clusters a batch moves up to which they are found near their old positions
+_SCORED_UP_TO = 64  # changes of the order's score mappings ClusterPool logs (`_rescored`)
 _RELABELLED_UP_TO = 100_000  # names ClusterPool.labelled's log holds before a new epoch
 # Every field's value read at once (a C call), and each field's slot written through its member
 # descriptor (what object.__setattr__ ends in, without looking the name up each time), one line a
@@ -248,6 +249,10 @@ class ClusterPool:
         # (every cluster, some copied with another load) hold the same score mappings while it is
         # the same (model.vouch_scores).
         self._scored = object()
+        # How the order's score mappings moved from earlier tokens to `_scored`: per change, the
+        # token before it and the entry changed (model.vouch_scores: the next batch's magnitudes
+        # moved by the few entries, not read off every cluster), the last _SCORED_UP_TO changes.
+        self._scored_log: list[tuple[object, tuple[str, int, Any]]] = []
         # Each name's position in the order (a batch moves the loads of thousands: each found by a
         # lookup, not a bisection), as it was `_shifted` names come or gone ago (`_near`).
         self._position: dict[str, int] | None = None
@@ -364,11 +369,12 @@ class ClusterPool:
         self._relabelled.append(name)
 
     def put(self, cluster: Cluster) -> None:
-        self._all, self._scored = None, object()
+        self._all = None
         name = cluster.name
         self._relabel(name)
         at = bisect_left(self._names, name)
         old = self._by_name.get(name)
+        self._rescored("set" if old is not None else "insert", at, cluster.scores)
         if self._journal is not None and self._journal.recording:
             self._journal.note(partial(self.drop, name) if old is None else partial(self.put, old))
         if old is not None:
@@ -395,13 +401,22 @@ class ClusterPool:
         one pass, with one note in the journal: a Placement's decisions move hundreds)."""
         if not clusters:
             return
-        self._all, self._scored = None, object()
+        self._all = None
         by_name, names, ordered = self._by_name, self._names, self._ordered
         if self._journal is not None and self._journal.recording:
             self._journal.note(partial(self.reload, [by_name[c.name] for c in clusters]))
+        scored = True  # every entry's score mapping the one it replaces
         for cluster in clusters:
             name = cluster.name
-            ordered[bisect_left(names, name)] = by_name[name] = cluster
+            at = bisect_left(names, name)
+            scored = scored and ordered[at].scores is cluster.scores
+            ordered[at] = by_name[name] = cluster
+        if not scored:
+            self._scored = object()
+            self._scored_log.clear()  # a reload's entries are load copies: never logged
+        # Else the order's score mappings are, in order, those vouched with `_scored` still (a
+        # load copy shares its cluster's): the next batch's magnitudes read no cluster (an event's
+        # second take, after the first's write-back reloaded hundreds, read 10,000 again).
 
     def drop(self, name: str) -> None:
         old = self._by_name.pop(name, None)
@@ -409,14 +424,23 @@ class ClusterPool:
             self._relabel(name)
             if self._journal is not None and self._journal.recording:
                 self._journal.note(partial(self.put, old))
-            self._all, self._scored = None, object()
+            self._all = None
             self._shifted += 1
             at = bisect_left(self._names, name)
+            self._rescored("delete", at, None)
             del self._names[at]
             del self._ordered[at]
             self._staying.discard(name)
             self._tainted.discard(name)
             self._retrait(name, old.traits, frozenset())
+
+    def _rescored(self, kind: str, at: int, scores: Any) -> None:
+        """The order's entry at `at` set, inserted or deleted: a new token, the change logged."""
+        log = self._scored_log
+        if len(log) >= _SCORED_UP_TO:
+            del log[: len(log) // 2]
+        log.append((self._scored, (kind, at, scores)))
+        self._scored = object()
 
     def _retrait(self, name: str, old: frozenset[str], new: frozenset[str]) -> None:
         if old == new:
@@ -442,7 +466,7 @@ class ClusterPool:
         if names is None and not any((loads or {}).values()):
             if self._all is None:
                 self._all = tuple(self._ordered)
-            vouch_scores(self._all, self._scored)
+            vouch_scores(self._all, self._scored, self._scored_log)
             return self._all
         if len(self._copies) > 2 * len(self._names) + 1024:  # names long gone: let go whole
             self._copies.clear()
@@ -457,7 +481,7 @@ class ClusterPool:
                 self._shifted = 0
             if self._shifted:
                 given = tuple(self._near(out, moved, position))
-                vouch_scores(given, self._scored)  # the order's entries, as below
+                vouch_scores(given, self._scored, self._scored_log)  # the order's entries, as below
                 return given
         else:
             out = [self._by_name[name] for name in names]
@@ -468,7 +492,7 @@ class ClusterPool:
                 out[at] = copy(by_name[name], delta)
         given = tuple(out)
         if names is None:  # the order's entries, a load copy sharing its cluster's score mapping
-            vouch_scores(given, self._scored)
+            vouch_scores(given, self._scored, self._scored_log)
         return given
 
     def _near(
