@@ -71,7 +71,13 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   every value it had, then read off the cluster for those left, a label match's, which OCM has
   none of, at its weight): a total at most that cannot, whatever its filters; the rest are
   judged by their bound, highest first, up to the first that cannot beat what was found (the
-  bound is a maximum over one total order, so the order it is taken in moves nothing). The
+  bound is a maximum over one total order, so the order it is taken in moves nothing). With
+  centered sorters, a moved cluster whose every sorted value lies strictly inside the range the
+  feasible clusters span (or is absent) has its total judged before its filters (`_inside_total`
+  over `_sorter_ends`): where it passes them it is no end of that range, so the range is the
+  same with or without it and its total is exactly `_within_range`'s; a total that cannot beat
+  what was found moves no maximum whether it passes or not, so its filters are not asked (one
+  at or outside an end is judged as before: it may move the range). The
   clusters left out are bounded from the last check's picture (its bound of them took in every
   rise up to it, so it climbs check by check), and where that refuses,
   from the answer's anchor (`_Answer.anchor`: the picture an earlier check started from, with its
@@ -2254,6 +2260,7 @@ class OcmLive:
         by one, by their bound of the total (`bounds`, where totals are a cluster's own) first."""
         if bounds is not None:
             order.sort(key=lambda at: -bounds[at])  # stable: equal bounds stay in name order
+        inner: list[tuple[int, str, float, float, bool]] | None = None  # `_inside_total`'s ends
         for at in order:
             name = drift.names[at]
             if bounds is not None and beaten is not None and not _beats((bounds[at], name), beaten):
@@ -2261,6 +2268,18 @@ class OcmLive:
             cluster = self.pool.get(name)
             if cluster is None:
                 continue
+            if not alone and beaten is not None:  # a sorter's total first, where its range stays
+                if inner is None:
+                    inner = self._sorter_ends(request, held, now)
+                inside = _inside_total(request, cluster, own, most, held, inner) if inner else None
+                if inside is not None:
+                    if not _beats((inside, name), beaten):
+                        continue  # moves no maximum, whatever its filters say
+                    if not admits(request, cluster, now, held=name in held):
+                        continue
+                    found = _better(found, (inside, name))
+                    beaten = _better(beaten, (inside, name))
+                    continue
             if alone:
                 total: int | None = _total(request, cluster, own, most, held)
                 if beaten is not None and not _beats((total, name), beaten):  # type: ignore[arg-type]
@@ -2276,6 +2295,23 @@ class OcmLive:
             found = _better(found, (total, name))  # type: ignore[arg-type]
             beaten = _better(beaten, (total, name))  # type: ignore[arg-type]
         return found
+
+    def _sorter_ends(
+        self, request: PlacementRequest, held: AbstractSet[str], now: datetime
+    ) -> list[tuple[int, str, float, float, bool]] | None:
+        """Each centered sorter's weight, property and the feasible clusters' range of it (`_ends`
+        with nothing left out, as `_within_range` reads it first), and its order; an empty list
+        (`_judged_in_order` then judges each cluster by `_within_range`) where a sorter is
+        label-bound or an end is not found."""
+        out = []
+        for p in request.preferences:
+            if p.sorter is None:
+                continue
+            ends = None if p.labels is not None else self._ends(request, p.sorter.name, "", held, now)
+            if ends is None:
+                return []
+            out.append((p.weight, p.sorter.name, ends[0], ends[1], p.sorter.ascending))
+        return out
 
     def _uppers(
         self,
@@ -3689,6 +3725,30 @@ def _total(
             total += p.weight * c.scores.get(p.external, 0)
         elif p.labels is None or p.labels.matches(c.labels):
             total += p.weight
+    return total
+
+
+def _inside_total(
+    request: PlacementRequest,
+    c: Cluster,
+    own: Mapping[str, int],
+    most: int,
+    held: AbstractSet[str],
+    ends: Sequence[tuple[int, str, float, float, bool]],
+) -> int | None:
+    """A sorter's total on a cluster whose value of each sorted property lies strictly inside the
+    feasible clusters' range (`ends`, `OcmLive._sorter_ends`) or is absent (scored 0): what
+    `_within_range` gives it where it passes its filters (the others span that same range); None
+    where a value lies at an end or outside (then `_within_range` judges it)."""
+    total = _total(request, c, own, most, held)
+    for weight, prop, low, high, ascending in ends:
+        value = c.properties.get(prop)
+        if value is None:
+            continue
+        v = value.as_float()
+        if not low < v < high:
+            return None
+        total += weight * _centered(low, high, v, ascending)
     return total
 
 
