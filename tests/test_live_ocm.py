@@ -1981,9 +1981,18 @@ def test_a_sorters_threat_inside_its_range_passed_by_its_total_before_its_filter
     in_order, ends, asked = OcmLive._judged_in_order, OcmLive._sorter_ends, Counter()
     original_admits = reach_module.admits
 
+    walk, walking = OcmLive._walk, []
+
     def counted(request, c, now, *, held=False):
-        asked["admits"] += 1
+        asked["admits"] += not walking  # (a walk is kept for the event: the first to ask pays it)
         return original_admits(request, c, now, held=held)
+
+    def walked_ends(self, *args):
+        walking.append(1)
+        try:
+            return walk(self, *args)
+        finally:
+            walking.pop()
 
     def none(self, request, held, now):
         return []  # every threat judged by its filters, then `_within_range`
@@ -1991,7 +2000,6 @@ def test_a_sorters_threat_inside_its_range_passed_by_its_total_before_its_filter
     def walked(self, request, drift, order, bounds, found, beaten, alone, own, most, held, now):
         if alone or not order:
             return in_order(self, request, drift, order, bounds, found, beaten, alone, own, most, held, now)
-        inner = ends(self, request, held, now)  # its walks first: each is kept for the event
         first = asked["admits"]
         out = in_order(self, request, drift, list(order), bounds, found, beaten, alone, own, most, held, now)
         fast = asked["admits"] - first
@@ -2008,9 +2016,15 @@ def test_a_sorters_threat_inside_its_range_passed_by_its_total_before_its_filter
         if out is not False:
             read = [beaten if x is None else reach_module._better(beaten, x) for x in (out, whole)]
             assert read[0] == read[1], (out, whole, beaten)
+        inner = ends(self, request, held, now)  # (False: a walk not kept, none judged so)
+        asked["unkept"] += inner is False
         for at in order:
             cluster = self.pool.get(drift.names[at])
-            total = reach_module._inside_total(request, cluster, own, most, held, inner) if cluster else None
+            total = (
+                reach_module._inside_total(request, cluster, own, most, held, inner)
+                if cluster and inner
+                else None
+            )
             if total is not None:
                 assert total == self._within_range(request, cluster, own, most, held, now)
                 asked["inside"] += 1
@@ -2022,6 +2036,7 @@ def test_a_sorters_threat_inside_its_range_passed_by_its_total_before_its_filter
         return out
 
     monkeypatch.setattr(reach_module, "admits", counted)
+    monkeypatch.setattr(OcmLive, "_walk", walked_ends)
     monkeypatch.setattr(OcmLive, "_judged_in_order", walked)
     asked = _same_deltas(monkeypatch, mode, "_sorter_ends", ends, none, asked)
     assert asked["passed"] > 5 and asked["inside"] > 5 and asked["found"] > 0, asked
