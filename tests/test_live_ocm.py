@@ -2141,7 +2141,10 @@ def test_the_few_threats_judged_by_position_are_those_judged_by_mask(mode, monke
         whole = judged(
             self, request, drift, _as_mask(drift, threats), found, alone, own, most, held, now, floor
         )
-        assert (out is False) == (whole is False) and out == whole and fast == seen
+        assert (out is False) == (whole is False) and fast == seen
+        if out is not False:  # as the caller reads it (a sorter's total passed by moves no maximum)
+            read = [floor if x is None else reach_module._better(floor, x) for x in (out, whole)]
+            assert read[0] == read[1], (out, whole, floor)
         if alone and threats:
             uppers = self._uppers(request, drift, own, most, held)
             every = range(len(drift.names))  # at every position, not the threats' alone
@@ -2165,6 +2168,79 @@ def test_the_few_threats_judged_by_position_are_those_judged_by_mask(mode, monke
     asked = _same_deltas(monkeypatch, mode, "_threats_few", few, by_mask, asked)
     assert asked["alone"] > 5 and asked["scoped"] > 5 and asked["judged"] > 5 and asked["found"] > 5, asked
     assert asked["cut"] > 0 and asked["held"] > 0 and asked["own"] > 0, asked
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_sorters_threat_inside_its_range_passed_by_its_total_before_its_filters(mode, monkeypatch) -> None:
+    """`_judged_in_order` judges a sorter's threat whose sorted values lie strictly inside the
+    feasible clusters' range (or are absent) by its total first (`_inside_total` over
+    `_sorter_ends`), asking its filters only where that total beats what was found: over 60
+    generated events every such total is `_within_range`'s for the cluster, every verdict is the
+    one judging each threat by its filters then `_within_range` gives (False where that is False;
+    a bound as the caller reads it, the better of it and what it had), threats are passed by
+    without their filters, and the deltas are those of the old path."""
+    in_order, ends, asked = OcmLive._judged_in_order, OcmLive._sorter_ends, Counter()
+    original_admits = reach_module.admits
+
+    walk, walking = OcmLive._walk, []
+
+    def counted(request, c, now, *, held=False):
+        asked["admits"] += not walking  # (a walk is kept for the event: the first to ask pays it)
+        return original_admits(request, c, now, held=held)
+
+    def walked_ends(self, *args):
+        walking.append(1)
+        try:
+            return walk(self, *args)
+        finally:
+            walking.pop()
+
+    def none(self, request, held, now):
+        return []  # every threat judged by its filters, then `_within_range`
+
+    def walked(self, request, drift, order, bounds, found, beaten, alone, own, most, held, now):
+        if alone or not order:
+            return in_order(self, request, drift, order, bounds, found, beaten, alone, own, most, held, now)
+        first = asked["admits"]
+        out = in_order(self, request, drift, list(order), bounds, found, beaten, alone, own, most, held, now)
+        fast = asked["admits"] - first
+        current = OcmLive._sorter_ends
+        OcmLive._sorter_ends = none
+        try:
+            whole = in_order(
+                self, request, drift, list(order), bounds, found, beaten, alone, own, most, held, now
+            )
+        finally:
+            OcmLive._sorter_ends = current
+        slow = asked["admits"] - first - fast
+        assert (out is False) == (whole is False)
+        if out is not False:
+            read = [beaten if x is None else reach_module._better(beaten, x) for x in (out, whole)]
+            assert read[0] == read[1], (out, whole, beaten)
+        inner = ends(self, request, held, now)  # (False: a walk not kept, none judged so)
+        asked["unkept"] += inner is False
+        for at in order:
+            cluster = self.pool.get(drift.names[at])
+            total = (
+                reach_module._inside_total(request, cluster, own, most, held, inner)
+                if cluster and inner
+                else None
+            )
+            if total is not None:
+                assert total == self._within_range(request, cluster, own, most, held, now)
+                asked["inside"] += 1
+            else:
+                asked["outside"] += cluster is not None
+        asked["passed"] += slow - fast
+        asked["false"] += out is False
+        asked["found"] += out not in (None, False)
+        return out
+
+    monkeypatch.setattr(reach_module, "admits", counted)
+    monkeypatch.setattr(OcmLive, "_walk", walked_ends)
+    monkeypatch.setattr(OcmLive, "_judged_in_order", walked)
+    asked = _same_deltas(monkeypatch, mode, "_sorter_ends", ends, none, asked)
+    assert asked["passed"] > 5 and asked["inside"] > 5 and asked["found"] > 0, asked
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
@@ -2197,7 +2273,10 @@ def test_the_moved_clusters_bounded_totals_cut_only_what_moves_no_bound(mode, mo
             )
         finally:
             OcmLive._uppers = uppers
-        assert out == whole
+        assert (out is False) == (whole is False)
+        if out is not False:  # as the caller reads it (a sorter's total passed by moves no maximum)
+            read = [floor if x is None else reach_module._better(floor, x) for x in (out, whole)]
+            assert read[0] == read[1], (out, whole, floor)
         asked["cut"] += asked["totals"] - before - cut > cut
         if alone:
             upper = uppers(self, request, drift, own, most, held)

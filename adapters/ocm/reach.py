@@ -71,7 +71,13 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   every value it had, then read off the cluster for those left, a label match's, which OCM has
   none of, at its weight): a total at most that cannot, whatever its filters; the rest are
   judged by their bound, highest first, up to the first that cannot beat what was found (the
-  bound is a maximum over one total order, so the order it is taken in moves nothing). The
+  bound is a maximum over one total order, so the order it is taken in moves nothing). With
+  centered sorters, a moved cluster whose every sorted value lies strictly inside the range the
+  feasible clusters span (or is absent) has its total judged before its filters (`_inside_total`
+  over `_sorter_ends`): where it passes them it is no end of that range, so the range is the
+  same with or without it and its total is exactly `_within_range`'s; a total that cannot beat
+  what was found moves no maximum whether it passes or not, so its filters are not asked (one
+  at or outside an end is judged as before: it may move the range). The
   clusters left out are bounded from the last check's picture (its bound of them took in every
   rise up to it, so it climbs check by check), and where that refuses,
   from the answer's anchor (`_Answer.anchor`: the picture an earlier check started from, with its
@@ -1914,20 +1920,8 @@ class OcmLive:
         if any(t.seconds is not None for t in request.tolerations):
             return self._walk(request, prop, side, 0, "", now)
         log = self._remodels
-        kept = self._walks.get(key)
-        if kept is not None:
-            found, since, reach = kept
-            if since == len(log):
-                return found
-            if reach is not None and not any(
-                (q := c.properties.get(prop)) is not None
-                and ((q.as_float(), c.name) <= reach if side == 0 else (q.as_float(), c.name) >= reach)
-                for pair in log[since:]
-                for c in pair
-                if c is not None
-            ):
-                self._walks[key] = (found, len(log), reach)
-                return found
+        if self._walk_stands(key):
+            return self._walks[key][0]
         found = self._walk(request, prop, side, 0, "", now)
         reach: tuple[float, str] | None = None
         if found is not None:
@@ -1938,6 +1932,41 @@ class OcmLive:
                 reach = pairs[_WALK - 1] if side == 0 else pairs[len(pairs) - _WALK]
         self._walks[key] = (found, len(log), reach)
         return found
+
+    def _walk_stands(self, key: tuple[str, int, int]) -> bool:
+        """Whether the walk kept for `key` stands (`_kept_walk`: no model replaced since has a
+        pair within what it read), brought up to the log where it does."""
+        kept = self._walks.get(key)
+        if kept is None:
+            return False
+        found, since, reach = kept
+        log = self._remodels
+        if since == len(log):
+            return True
+        prop, side, _ = key
+        if reach is not None and not any(
+            (q := c.properties.get(prop)) is not None
+            and ((q.as_float(), c.name) <= reach if side == 0 else (q.as_float(), c.name) >= reach)
+            for pair in log[since:]
+            for c in pair
+            if c is not None
+        ):
+            self._walks[key] = (found, len(log), reach)
+            return True
+        return False
+
+    def _ends_kept(self, request: PlacementRequest, prop: str) -> bool:
+        """Whether `_ends(request, prop, "", ...)` is read without walking afresh: found already
+        this event, or both its walks found this event or kept (`_walk_stands`)."""
+        number = self._filters_number(request)
+        if (prop, "", number) in self._ends_of:
+            return True
+        if any(t.seconds is not None for t in request.tolerations):
+            return False
+        return all(
+            (prop, side, number) in self._ends_walked or self._walk_stands((prop, side, number))
+            for side in (0, 1)
+        )
 
     def _walk(
         self, request: PlacementRequest, prop: str, side: int, start: int, but: str, now: datetime
@@ -2421,6 +2450,9 @@ class OcmLive:
         by one, by their bound of the total (`bounds`, where totals are a cluster's own) first."""
         if bounds is not None:
             order.sort(key=lambda at: -bounds[at])  # stable: equal bounds stay in name order
+        # `_inside_total`'s ends (None: not read yet; False: not kept, read again once
+        # `_within_range` has walked them)
+        inner: list[tuple[int, str, float, float, bool]] | bool | None = None
         for at in order:
             name = drift.names[at]
             if bounds is not None and beaten is not None and not _beats((bounds[at], name), beaten):
@@ -2428,6 +2460,18 @@ class OcmLive:
             cluster = self.pool.get(name)
             if cluster is None:
                 continue
+            if not alone and beaten is not None:  # a sorter's total first, where its range stays
+                if inner is None:
+                    inner = self._sorter_ends(request, held, now)
+                inside = _inside_total(request, cluster, own, most, held, inner) if inner else None  # type: ignore[arg-type]
+                if inside is not None:
+                    if not _beats((inside, name), beaten):
+                        continue  # moves no maximum, whatever its filters say
+                    if not admits(request, cluster, now, held=name in held):
+                        continue
+                    found = _better(found, (inside, name))
+                    beaten = _better(beaten, (inside, name))
+                    continue
             if alone:
                 total: int | None = _total(request, cluster, own, most, held)
                 if beaten is not None and not _beats((total, name), beaten):  # type: ignore[arg-type]
@@ -2440,9 +2484,33 @@ class OcmLive:
                 total = self._within_range(request, cluster, own, most, held, now)
                 if total is None:
                     return False
+                if inner is False:
+                    inner = None
             found = _better(found, (total, name))  # type: ignore[arg-type]
             beaten = _better(beaten, (total, name))  # type: ignore[arg-type]
         return found
+
+    def _sorter_ends(
+        self, request: PlacementRequest, held: AbstractSet[str], now: datetime
+    ) -> list[tuple[int, str, float, float, bool]] | bool:
+        """Each centered sorter's weight, property and the feasible clusters' range of it (`_ends`
+        with nothing left out, as `_within_range` reads it first), and its order; an empty list
+        (`_judged_in_order` then judges each cluster by `_within_range`) where a sorter is
+        label-bound or an end is not found; False where an end would be walked afresh (`_ends_kept`:
+        a walk costs up to `_WALK` filter asks, more than the few threats of most answers, whose
+        filters refuse them all more often than not; `_within_range` walks it where it must)."""
+        sorted_by = [p.sorter.name for p in request.preferences if p.sorter is not None]
+        if not all(self._ends_kept(request, prop) for prop in sorted_by):
+            return False
+        out = []
+        for p in request.preferences:
+            if p.sorter is None:
+                continue
+            ends = None if p.labels is not None else self._ends(request, p.sorter.name, "", held, now)
+            if ends is None:
+                return []
+            out.append((p.weight, p.sorter.name, ends[0], ends[1], p.sorter.ascending))
+        return out
 
     def _uppers(
         self,
@@ -3894,6 +3962,30 @@ def _total(
             total += p.weight * c.scores.get(p.external, 0)
         elif p.labels is None or p.labels.matches(c.labels):
             total += p.weight
+    return total
+
+
+def _inside_total(
+    request: PlacementRequest,
+    c: Cluster,
+    own: Mapping[str, int],
+    most: int,
+    held: AbstractSet[str],
+    ends: Sequence[tuple[int, str, float, float, bool]],
+) -> int | None:
+    """A sorter's total on a cluster whose value of each sorted property lies strictly inside the
+    feasible clusters' range (`ends`, `OcmLive._sorter_ends`) or is absent (scored 0): what
+    `_within_range` gives it where it passes its filters (the others span that same range); None
+    where a value lies at an end or outside (then `_within_range` judges it)."""
+    total = _total(request, c, own, most, held)
+    for weight, prop, low, high, ascending in ends:
+        value = c.properties.get(prop)
+        if value is None:
+            continue
+        v = value.as_float()
+        if not low < v < high:
+            return None
+        total += weight * _centered(low, high, v, ascending)
     return total
 
 
