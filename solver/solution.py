@@ -401,7 +401,8 @@ def _row_choices(p: Prepared, table: ClusterTable, picks: list[int]) -> tuple[Ch
     thousands of picks each, mostly the same rows) make each row's choice once, not once a request.
     A row's choice is `_scored_choices`' own (the same object, from the same shared store). Only
     the last scores array's are kept: a one-shot batch of thousands of requests, each with scores
-    of its own, held one array each (20 MiB more at the peak of the OCM 10,000 x 2,000 command)."""
+    of its own, held one array each (20 MiB more at the peak of a one-shot command of 10,000
+    clusters and 2,000 requests)."""
     last = table.derived(("solution", "row choices"), lambda: [None])
     known = last[0]
     if known is None or known[0]() is not p.affinity:
