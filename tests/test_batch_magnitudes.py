@@ -152,20 +152,30 @@ def test_a_pools_vouched_tuples_give_every_clusters_magnitudes(seed) -> None:
                 assert magnitudes.highest(name) == _brute(list(clusters), name), name
 
 
+def _pool_read_once(monkeypatch):
+    """A pool of 50 clusters (scores x = 0..49) whose first batch's magnitudes were read, and the
+    clusters read so far (every score read from here on is logged there)."""
+    import model.types as model_types
+    from adapters.live.kept import ClusterPool
+
+    pool = ClusterPool(Cluster(f"c{i}", scores={"x": i}) for i in range(50))
+    read: list[Cluster] = []
+    monkeypatch.setattr(model_types, "_SCORES", lambda c: read.append(c) or c.scores)
+    with _Magnitudes.lock:
+        assert _Magnitudes.of(pool.clusters({"c3": 1})).ceiling == 49
+        assert len(read) == 50
+    return pool, read
+
+
 def test_a_tuple_vouched_with_the_last_token_reads_no_cluster(monkeypatch) -> None:
     """The second batch of an event (the pool unchanged, other loads moved) finds its magnitudes
     without reading a cluster's scores; one after a put or a drop moves them through the pool's
     logged changes, reading no cluster either (a cluster event's first batch); one after another
     pool's batch reads them all again."""
-    import model.types as model_types
     from adapters.live.kept import ClusterPool
 
-    pool = ClusterPool(Cluster(f"c{i}", scores={"x": i}) for i in range(50))
-    read = []
-    monkeypatch.setattr(model_types, "_SCORES", lambda c: read.append(c) or c.scores)
+    pool, read = _pool_read_once(monkeypatch)
     with _Magnitudes.lock:
-        assert _Magnitudes.of(pool.clusters({"c3": 1})).ceiling == 49
-        assert len(read) == 50
         assert _Magnitudes.of(pool.clusters({"c4": 2})).ceiling == 49
         assert _Magnitudes.of(pool.clusters()).ceiling == 49
         assert len(read) == 50
@@ -194,15 +204,9 @@ def test_a_reload_of_load_copies_keeps_the_token_and_one_of_other_scores_does_no
     mappings are those vouched before, so the next batch (an event's second take, after the
     first's write-back) reads no cluster. A reloaded entry with another mapping gives a new token:
     its magnitudes are read again."""
-    import model.types as model_types
-    from adapters.live.kept import ClusterPool, with_load
+    from adapters.live.kept import with_load
 
-    pool = ClusterPool(Cluster(f"c{i}", scores={"x": i}) for i in range(50))
-    read = []
-    monkeypatch.setattr(model_types, "_SCORES", lambda c: read.append(c) or c.scores)
-    with _Magnitudes.lock:
-        assert _Magnitudes.of(pool.clusters({"c3": 1})).ceiling == 49
-        assert len(read) == 50
+    pool, read = _pool_read_once(monkeypatch)
     pool.reload([with_load(pool["c5"], 7), with_load(pool["c49"], 2)])
     with _Magnitudes.lock:
         assert _Magnitudes.of(pool.clusters({"c4": 2})).ceiling == 49
