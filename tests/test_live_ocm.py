@@ -504,6 +504,18 @@ def test_a_spread_on_empty_clusters_is_held_by_its_picture_where_the_busiest_cou
     assert _holds(hub, s)
 
 
+def _steady_spread_hub(mode: str) -> HubScheduler:
+    """`s` spreads two picks over two zones by Steady alone (no count read, no drift): it holds c0
+    and c1 of c0-c5 (even names in z0, odd in z1)."""
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}", {"zone": f"z{i % 2}"}) for i in range(6))),
+        ocm.placement("s", n=2, mode="Exact", prioritizers=[ocm.builtin("Steady")], spread=[_BY_ZONE]),
+    ]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+    assert _decisions(hub.objects())[f"{ocm.NS}/s"] == {"c0", "c1"}
+    return hub
+
+
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
 def test_a_spread_without_balance_is_not_solved_for_a_cluster_it_left_out_losing_its_verdict(
     mode: str,
@@ -514,13 +526,8 @@ def test_a_spread_without_balance_is_not_solved_for_a_cluster_it_left_out_losing
     left out, is then the one change that reaches it: its run compares the same clusters less c3,
     so it is held by its picture, not its run. Fails where a spread without Balance is judged by
     its run (`_stands`)."""
-    objects = [
-        *ocm.hub(*(ocm.managed_cluster(f"c{i}", {"zone": f"z{i % 2}"}) for i in range(6))),
-        ocm.placement("s", n=2, mode="Exact", prioritizers=[ocm.builtin("Steady")], spread=[_BY_ZONE]),
-    ]
-    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+    hub = _steady_spread_hub(mode)
     s, live = f"{ocm.NS}/s", hub._live["ocm"]
-    assert _decisions(hub.objects())[s] == {"c0", "c1"}
     ran = _ran(hub)
     delta = hub.handle(Applied(ocm.managed_cluster("c6", {"zone": "z2"})), now=ocm.NOW_TIME)
     assert s in ran
@@ -567,13 +574,8 @@ def test_a_spread_is_held_by_its_picture_where_a_cluster_that_cannot_overtake_jo
     cell (c6 no longer passes), so it is judged by its run. Fails where every join or leave
     refuses the spread's picture (`_lost_only`), and where a joined candidate is held without a
     witness."""
-    objects = [
-        *ocm.hub(*(ocm.managed_cluster(f"c{i}", {"zone": f"z{i % 2}"}) for i in range(6))),
-        ocm.placement("s", n=2, mode="Exact", prioritizers=[ocm.builtin("Steady")], spread=[_BY_ZONE]),
-    ]
-    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+    hub = _steady_spread_hub(mode)
     s, live = f"{ocm.NS}/s", hub._live["ocm"]
-    assert _decisions(hub.objects())[s] == {"c0", "c1"}
     ran = _ran(hub)
     hub.handle(Applied(ocm.managed_cluster("c6", {"zone": "z2"})), now=ocm.NOW_TIME)
     assert s in ran
