@@ -2301,32 +2301,54 @@ class OcmLive:
         if self._looked_of[0] is not changed:
             self._looked_of = (changed, {None: tuple(islice(self.pool.by_name(), _WITNESS_LOOK))})
         known = self._looked_of[1]
-        tag = (
-            self._filters_number(request),
-            tuple((x.topology_key, x.claims) for x in request.spread),
-            cell,
-        )
+        spots = tuple((x.topology_key, x.claims) for x in request.spread)
+        tag = (self._filters_number(request), spots, cell)
         look = known.get(tag)
         if look is None:
-            look = known[tag] = ([], iter(known[None]))
+            look = known[tag] = ([], iter(self._in_cell(request.spread, spots, cell, changed, known)))
         passed: list[str] = look[0]
         rest: Iterator[str] = look[1]
         for name in passed:
             if name not in selected and name not in held:
                 return name
         for name in rest:
-            if name in changed:
-                continue
-            other = self.pool.get(name)
-            if (
-                other is not None
-                and all(_domain(x, other) == d for x, d in zip(request.spread, cell, strict=True))
-                and admits(request, other, now, held=False)
-            ):
+            if admits(request, self.pool.by_name()[name], now, held=False):
                 passed.append(name)
                 if name not in selected and name not in held:
                     return name
         return None
+
+    def _in_cell(
+        self,
+        spread: Sequence[SpreadConstraint],
+        spots: tuple[tuple[str, bool], ...],
+        cell: tuple[str | None, ...],
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        known: dict[Any, Any],
+    ) -> list[str]:
+        """The clusters of the pool's first `_WITNESS_LOOK` (`known[None]`) in the cell, in the
+        pool's order, but those the event changed: each spread key's domains are read once per
+        event (`known`, `_first_witness`'s), each domain's clusters listed in that order."""
+        found = known.get((spots, cell))
+        if found is None:
+            lists = []
+            for constraint, spot in zip(spread, spots, strict=True):
+                by = known.get(spot)
+                if by is None:
+                    by = known[spot] = ({}, {})
+                    for name in known[None]:
+                        other = self.pool.get(name)
+                        if other is not None and name not in changed:
+                            value = by[1][name] = _domain(constraint, other)
+                            by[0].setdefault(value, []).append(name)
+                lists.append(by)
+            found = lists[0][0].get(cell[0], [])
+            if len(lists) > 1:
+                found = [
+                    n for n in found if all(b[1][n] == d for b, d in zip(lists[1:], cell[1:], strict=True))
+                ]
+            known[(spots, cell)] = found
+        return found
 
     def _witnessed(
         self,
