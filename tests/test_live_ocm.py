@@ -601,6 +601,106 @@ def test_a_spread_is_held_by_its_picture_where_a_cluster_that_cannot_overtake_jo
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_the_witness_scan_is_shared_by_the_spreads_asking_with_the_same_filters_and_cell(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four spreads by zone with the same filters (`s1` to `s4`) each hold c0 and c1. c6 joins a
+    zone of its own (judged by their runs), then c8 joins z1: a candidate below every pick,
+    witnessed by c3 (c1, in z1, is picked). Each spread is held by its picture, and the pool's
+    clusters the witness scan asks `admits` about (c1, c3) are asked once in the event, not once
+    per spread (`_first_witness`). Fails where each spread scans on its own (the list not kept
+    for the event)."""
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}", {"zone": f"z{i % 2}"}) for i in range(6))),
+        *(
+            ocm.placement(f"s{k}", n=2, mode="Exact", prioritizers=[ocm.builtin("Steady")], spread=[_BY_ZONE])
+            for k in range(1, 5)
+        ),
+    ]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+    keys, live = [f"{ocm.NS}/s{k}" for k in range(1, 5)], hub._live["ocm"]
+    ran = _ran(hub)
+    hub.handle(Applied(ocm.managed_cluster("c6", {"zone": "z2"})), now=ocm.NOW_TIME)
+    assert all(key in ran for key in keys)
+    ran.clear()
+    asked: list[str] = []
+    scan = OcmLive._first_witness
+
+    def first_witness(self: OcmLive, *args: Any, **kwargs: Any) -> str | None:
+        def counted(request: Any, cluster: Any, *more: Any, **named: Any) -> bool:
+            asked.append(cluster.name)
+            return admits(request, cluster, *more, **named)
+
+        monkeypatch.setattr(reach_module, "admits", counted)
+        try:
+            return scan(self, *args, **kwargs)
+        finally:
+            monkeypatch.setattr(reach_module, "admits", admits)
+
+    admits = reach_module.admits
+    monkeypatch.setattr(OcmLive, "_first_witness", first_witness)
+    delta = hub.handle(Applied(ocm.managed_cluster("c8", {"zone": "z1"})), now=ocm.NOW_TIME)
+    for key in keys:
+        assert key in live.enqueued
+        assert key not in delta.requests
+        assert key not in ran
+        assert _holds(hub, key)
+        assert _decisions(hub.objects())[key] == {"c0", "c1"}
+    assert sorted(asked) == ["c1", "c3"]
+
+
+def test_the_witness_scan_reads_each_clusters_domain_once_an_event_whatever_the_filters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As above, but each spread tolerates a taint of its own that no cluster carries: the same
+    clusters pass, under four filters. The witness scans read each unchanged cluster's zone once
+    in the event (`_in_cell`), not once per spread, and each spread is still held by its picture
+    with c3 its witness. Fails where the cell's list is not kept for the event (`_in_cell` making
+    it again on each call)."""
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}", {"zone": f"z{i % 2}"}) for i in range(6))),
+        *(
+            ocm.placement(
+                f"s{k}",
+                n=2,
+                mode="Exact",
+                prioritizers=[ocm.builtin("Steady")],
+                spread=[_BY_ZONE],
+                tolerations=[ocm.toleration(f"t{k}", "Exists")],
+            )
+            for k in range(1, 5)
+        ),
+    ]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode="greedy"))
+    keys, live = [f"{ocm.NS}/s{k}" for k in range(1, 5)], hub._live["ocm"]
+    ran = _ran(hub)
+    hub.handle(Applied(ocm.managed_cluster("c6", {"zone": "z2"})), now=ocm.NOW_TIME)
+    ran.clear()
+    read: Counter[str] = Counter()
+    scan, domain = OcmLive._first_witness, reach_module._domain
+
+    def first_witness(self: OcmLive, *args: Any, **kwargs: Any) -> str | None:
+        def counted(constraint: Any, cluster: Any) -> str | None:
+            read[cluster.name] += 1
+            return domain(constraint, cluster)
+
+        monkeypatch.setattr(reach_module, "_domain", counted)
+        try:
+            return scan(self, *args, **kwargs)
+        finally:
+            monkeypatch.setattr(reach_module, "_domain", domain)
+
+    monkeypatch.setattr(OcmLive, "_first_witness", first_witness)
+    delta = hub.handle(Applied(ocm.managed_cluster("c8", {"zone": "z1"})), now=ocm.NOW_TIME)
+    for key in keys:
+        assert key in live.enqueued
+        assert key not in delta.requests
+        assert key not in ran
+        assert live._witnesses[(key, ("z1",))] == "c3"
+    assert read == Counter({f"c{i}": 1 for i in range(7)})
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
 def test_a_sorted_spread_is_held_by_its_picture_where_a_cluster_that_is_no_candidate_joins_or_leaves(
     mode: str,
 ) -> None:

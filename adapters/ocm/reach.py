@@ -232,7 +232,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
@@ -699,6 +699,10 @@ class OcmLive:
         # whether a domain is carried, for one event's changes.
         self._witnesses: dict[tuple[str, tuple[str | None, ...]], str] = {}
         self._carried_of: tuple[Mapping | None, dict[tuple[str, bool, str], bool]] = (None, {})
+        # `_first_witness`'s: by filters, spread keys and cell, for one event's changes, the
+        # names of the pool's first `_WITNESS_LOOK` that pass all but a Placement's own picks
+        # and holds, and the rest of that look not read yet.
+        self._looked_of: tuple[Mapping | None, dict[Any, Any]] = (None, {})
         self._runs: set[str] = set()  # the event's refused non-strict PickNs, judged by their run
         self.seq = 0
         self._recounted: set[str] = set()
@@ -1090,6 +1094,7 @@ class OcmLive:
             self._numbered.clear()
             self._filter_numbers.clear()
             self._walks.clear()  # kept by those numbers
+            self._looked_of = (None, {})
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
         scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
@@ -2270,13 +2275,80 @@ class OcmLive:
         found = self._witnesses.get(memo)
         if found is not None and self._witnessed(request, answer, found, cell, changed, held, now):
             return True
-        for name in islice(self.pool.by_name(), _WITNESS_LOOK):
-            if self._witnessed(request, answer, name, cell, changed, held, now):
-                if len(self._witnesses) >= _WITNESSES_KEPT:
-                    self._witnesses.clear()
-                self._witnesses[memo] = name
-                return True
-        return False
+        name = self._first_witness(request, answer.selected, cell, changed, held, now)
+        if name is None:
+            return False
+        if len(self._witnesses) >= _WITNESSES_KEPT:
+            self._witnesses.clear()
+        self._witnesses[memo] = name
+        return True
+
+    def _first_witness(
+        self,
+        request: PlacementRequest,
+        selected: AbstractSet[str],
+        cell: tuple[str | None, ...],
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        held: AbstractSet[str],
+        now: datetime,
+    ) -> str | None:
+        """The first witness of the cell (`_witnessed`) among the pool's first `_WITNESS_LOOK`
+        clusters in its order, or None. All that a witness must be but unpicked and unheld reads
+        the request's filters (`admits`), its spread keys and the cell alone, so the clusters
+        passing that are listed once per event and shared by every Placement asking with the
+        same ones, read lazily: each asks the listed first, in order, then reads on. The names
+        read and their order are the scan's, so the verdict and the name found are too."""
+        if self._looked_of[0] is not changed:
+            self._looked_of = (changed, {None: tuple(islice(self.pool.by_name(), _WITNESS_LOOK))})
+        known = self._looked_of[1]
+        spots = tuple((x.topology_key, x.claims) for x in request.spread)
+        tag = (self._filters_number(request), spots, cell)
+        look = known.get(tag)
+        if look is None:
+            look = known[tag] = ([], iter(self._in_cell(request.spread, spots, cell, changed, known)))
+        passed: list[str] = look[0]
+        rest: Iterator[str] = look[1]
+        for name in passed:
+            if name not in selected and name not in held:
+                return name
+        for name in rest:
+            if admits(request, self.pool.by_name()[name], now, held=False):
+                passed.append(name)
+                if name not in selected and name not in held:
+                    return name
+        return None
+
+    def _in_cell(
+        self,
+        spread: Sequence[SpreadConstraint],
+        spots: tuple[tuple[str, bool], ...],
+        cell: tuple[str | None, ...],
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        known: dict[Any, Any],
+    ) -> list[str]:
+        """The clusters of the pool's first `_WITNESS_LOOK` (`known[None]`) in the cell, in the
+        pool's order, but those the event changed: each spread key's domains are read once per
+        event (`known`, `_first_witness`'s), each domain's clusters listed in that order."""
+        found = known.get((spots, cell))
+        if found is None:
+            lists = []
+            for constraint, spot in zip(spread, spots, strict=True):
+                by = known.get(spot)
+                if by is None:
+                    by = known[spot] = ({}, {})
+                    for name in known[None]:
+                        other = self.pool.get(name)
+                        if other is not None and name not in changed:
+                            value = by[1][name] = _domain(constraint, other)
+                            by[0].setdefault(value, []).append(name)
+                lists.append(by)
+            found = lists[0][0].get(cell[0], [])
+            if len(lists) > 1:
+                found = [
+                    n for n in found if all(b[1][n] == d for b, d in zip(lists[1:], cell[1:], strict=True))
+                ]
+            known[(spots, cell)] = found
+        return found
 
     def _witnessed(
         self,
