@@ -1771,11 +1771,18 @@ def test_a_given_answers_clusters_are_read_as_the_set_made_of_what_it_holds(monk
     def unknown(self, batch, result, keys, *, written=True, given=(), known=None):
         return original(self, batch, result, keys, written=written, given=given)
 
-    monkeypatch.setattr(OcmLive, "_answered", checked)
-    fast = _deltas("optimal", 0, 60)
-    assert len(used) > 5
-    monkeypatch.setattr(OcmLive, "_answered", unknown)
-    assert fast == _deltas("optimal", 0, 60)
+    _same_deltas_without(monkeypatch, "_answered", checked, unknown, used)
+
+
+def _same_deltas_without(monkeypatch, name: str, checked, plain, fast: list) -> None:
+    """OcmLive's `name` replaced by `checked` (which asserts each call against the plain path and
+    lists in `fast` the calls that took the fast one) over 60 events, optimal: more than 5 took
+    it, and the deltas are those with `plain` in its place."""
+    monkeypatch.setattr(OcmLive, name, checked)
+    deltas = _deltas("optimal", 0, 60)
+    assert len(fast) > 5
+    monkeypatch.setattr(OcmLive, name, plain)
+    assert deltas == _deltas("optimal", 0, 60)
 
 
 def test_a_given_answers_taken_off_load_is_its_one_clusters_move(monkeypatch) -> None:
@@ -1809,15 +1816,13 @@ def test_a_given_answers_taken_off_load_is_its_one_clusters_move(monkeypatch) ->
         fast.extend(key for key in keys if key in given and key in flips and flips[key][0] is given[key])
         return out
 
-    monkeypatch.setattr(OcmLive, "_taken_off", checked)
-    deltas = _deltas("optimal", 0, 60)
-    assert len(fast) > 5
-    monkeypatch.setattr(
-        OcmLive,
+    _same_deltas_without(
+        monkeypatch,
         "_taken_off",
+        checked,
         lambda self, keys, given: setattr(self, "_given_flips", {}) or original(self, keys, given),
+        fast,
     )
-    assert deltas == _deltas("optimal", 0, 60)
 
 
 def test_a_given_answers_moves_are_its_one_cluster(monkeypatch) -> None:
@@ -1857,11 +1862,7 @@ def test_a_given_answers_moves_are_its_one_cluster(monkeypatch) -> None:
             fast.append(key)
         return out
 
-    monkeypatch.setattr(OcmLive, "_moves", checked)
-    deltas = _deltas("optimal", 0, 60)
-    assert len(fast) > 5
-    monkeypatch.setattr(OcmLive, "_moves", slow)
-    assert deltas == _deltas("optimal", 0, 60)
+    _same_deltas_without(monkeypatch, "_moves", checked, slow, fast)
 
 
 def test_a_given_answer_releases_its_one_cluster_taken_out(monkeypatch) -> None:
