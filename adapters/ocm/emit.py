@@ -13,7 +13,7 @@ the selected clusters; that is reproduced here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from adapters.contract import Emitted
@@ -22,7 +22,7 @@ from adapters.kube.manifests import object_reference
 from adapters.ocm import names as n
 from adapters.ocm.groups import decision_groups
 from adapters.ocm.load import OcmContext, PlacementContext
-from model import Result
+from model import Choice, Result
 
 __all__ = ["Emitted", "emit"]
 
@@ -37,12 +37,12 @@ def emit(context: OcmContext, result: Result) -> Emitted:
     unsatisfied: list[str] = []
     for key in sorted(context.placements):
         p = context.placements[key]
-        selected: list[str] = []
+        selected: Sequence[str] = []
         if p.misconfigured is None:
             got = by_request.get(key)
             if got is None:
                 raise ValueError(f"the result has no answer for placement {key!r}")
-            selected = [c.cluster for c in got.selected]
+            selected = _selected(key, got.selected, context.entries)
         misconfigured = p.misconfigured
         if p.groups.error is not None:
             misconfigured = f"{n.NO_PLUGIN}:{p.groups.error}"
@@ -58,6 +58,15 @@ def emit(context: OcmContext, result: Result) -> Emitted:
         if any(c["type"] == n.SATISFIED and c["status"] != "True" for c in placement["status"]["conditions"]):
             unsatisfied.append(key)
     return Emitted(apply, delete, tuple(sorted(context.placements)), tuple(unsatisfied))
+
+
+def _selected(key: str, picks: tuple[Choice, ...], entries: Mapping[str, Any] | None) -> Sequence[str]:
+    """The picks' cluster names, in their order: a long-lived scheduler's entries (`entries.names`)
+    know those of an answer it gave without the solver (the names it was made of); else each
+    pick's."""
+    names = getattr(entries, "names", None)
+    known = names(key, picks) if names is not None else None
+    return known if known is not None else [c.cluster for c in picks]
 
 
 def _decisions(
