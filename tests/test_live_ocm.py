@@ -4113,6 +4113,7 @@ def test_emit_reads_a_given_answers_names_off_the_names_it_was_made_of(monkeypat
         out = original(self, key, selected)
         if out is not None:
             assert list(out) == [c.cluster for c in selected], key
+            assert list(out) == sorted(set(out)), key  # strict name order (decision_groups' `in_order`)
             used.append(key)
         return out
 
@@ -4227,3 +4228,32 @@ def test_a_redecided_placement_put_in_or_taken_out_alone_copies_what_it_holds_on
         out = OcmLive._held_now(model, "p", request)
         assert [d.cluster for d in out.existing] == list(own)
         assert _Copies.made == want, (flips, _Copies.made)
+
+
+def test_decision_groups_of_names_in_order_cut_them_as_they_are(monkeypatch) -> None:
+    """`decision_groups(..., in_order=True)` (names in strict name order, each once: an answer
+    given without the solver) gives what sorting them gives, with or without groups, and with no
+    group in the strategy makes no set of the names."""
+    from adapters.ocm import groups as groups_module
+    from adapters.ocm.groups import DecisionGroup, GroupStrategy, decision_groups
+    from model import Cluster, LabelSelector
+
+    clusters = {
+        f"c{i:02d}": Cluster(f"c{i:02d}", labels={"even": str(i % 2 == 0).lower()}) for i in range(30)
+    }
+    even = DecisionGroup("even", LabelSelector(match_labels=(("even", "true"),)))
+    strategies = [GroupStrategy(), GroupStrategy(7), GroupStrategy("25%"), GroupStrategy(4, (even,))]
+    rng = random.Random(5)
+    cases = [tuple(sorted(rng.sample(sorted(clusters), rng.randint(0, 30)))) for _ in range(40)]
+    for strategy in strategies:
+        for names in cases:
+            want = decision_groups(strategy, list(names), clusters)
+            assert decision_groups(strategy, names, clusters, in_order=True) == want, (strategy, names)
+
+    def no_set(*args):
+        raise AssertionError("a set made of names in order")
+
+    monkeypatch.setattr(groups_module, "set", no_set, raising=False)
+    for strategy in strategies[:3]:
+        for names in cases:
+            decision_groups(strategy, names, clusters, in_order=True)

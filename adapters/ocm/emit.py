@@ -38,17 +38,18 @@ def emit(context: OcmContext, result: Result) -> Emitted:
     for key in sorted(context.placements):
         p = context.placements[key]
         selected: Sequence[str] = []
+        in_order = False
         if p.misconfigured is None:
             got = by_request.get(key)
             if got is None:
                 raise ValueError(f"the result has no answer for placement {key!r}")
-            selected = _selected(key, got.selected, context.entries)
+            selected, in_order = _selected(key, got.selected, context.entries)
         misconfigured = p.misconfigured
         if p.groups.error is not None:
             misconfigured = f"{n.NO_PLUGIN}:{p.groups.error}"
             groups: list[tuple[str, list[str]]] = []
         else:
-            groups = decision_groups(p.groups, selected, context.clusters, context.members)
+            groups = decision_groups(p.groups, selected, context.clusters, context.members, in_order=in_order)
         objects, group_status = _decisions(p, groups, context.entries)
         written = {o["metadata"]["name"] for o in objects}
         delete += [object_reference(d) for d in p.decisions if d.name not in written]
@@ -60,13 +61,15 @@ def emit(context: OcmContext, result: Result) -> Emitted:
     return Emitted(apply, delete, tuple(sorted(context.placements)), tuple(unsatisfied))
 
 
-def _selected(key: str, picks: tuple[Choice, ...], entries: Mapping[str, Any] | None) -> Sequence[str]:
-    """The picks' cluster names, in their order: a long-lived scheduler's entries (`entries.names`)
-    know those of an answer it gave without the solver (the names it was made of); else each
-    pick's."""
+def _selected(
+    key: str, picks: tuple[Choice, ...], entries: Mapping[str, Any] | None
+) -> tuple[Sequence[str], bool]:
+    """The picks' cluster names, in their order, and whether they are known in strict name order,
+    each once: a long-lived scheduler's entries (`entries.names`) know those of an answer it gave
+    without the solver (the names it was made of, so ordered); else each pick's."""
     names = getattr(entries, "names", None)
     known = names(key, picks) if names is not None else None
-    return known if known is not None else [c.cluster for c in picks]
+    return (known, True) if known is not None else ([c.cluster for c in picks], False)
 
 
 def _decisions(
