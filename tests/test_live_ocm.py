@@ -4257,3 +4257,32 @@ def test_decision_groups_of_names_in_order_cut_them_as_they_are(monkeypatch) -> 
     for strategy in strategies[:3]:
         for names in cases:
             decision_groups(strategy, names, clusters, in_order=True)
+
+
+def test_emit_gives_a_decision_made_before_where_the_same_is_to_be_made(monkeypatch) -> None:
+    """A long-lived scheduler's emit gives again the PlacementDecision it made last under that
+    name (`_Entries.made`, `_made_again`) where the same metadata and clusters are to be made (a
+    cluster event rewrites few of a Placement's decision lists): each is the object made afresh
+    (more than 20 over 60 events), and the deltas are those of making every one afresh."""
+    from adapters.ocm import emit as emit_module
+
+    original, used = emit_module._made_again, []
+
+    def checked(made, metadata, chunk):
+        out = original(made, metadata, chunk)
+        if out is not None:
+            fresh = {
+                "apiVersion": out["apiVersion"],
+                "kind": "PlacementDecision",
+                "metadata": metadata,
+                "status": {"decisions": [{"clusterName": c, "reason": ""} for c in chunk]},
+            }
+            assert out == fresh, metadata["name"]
+            used.append(metadata["name"])
+        return out
+
+    monkeypatch.setattr(emit_module, "_made_again", checked)
+    deltas = _deltas("optimal", 0, 60)
+    assert len(used) > 20
+    monkeypatch.setattr(emit_module, "_made_again", lambda made, metadata, chunk: None)
+    assert deltas == _deltas("optimal", 0, 60)

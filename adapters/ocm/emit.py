@@ -82,6 +82,7 @@ def _decisions(
     writes (read-only; see OcmContext.entries); else each entry made."""
     placement = p.placement
     existing = {d.name: d.obj for d in p.decisions}
+    made = getattr(entries, "made", None)  # a long-lived scheduler's objects made before
     objects, status = [], []
     k = 1
     for index, (name, members) in enumerate(groups):
@@ -96,14 +97,18 @@ def _decisions(
                 n.GROUP_NAME_LABEL: name,
                 n.GROUP_INDEX_LABEL: str(index),
             }
-            objects.append(
-                {
+            metadata = _decision_metadata(p, object_name, labels, existing.get(object_name))
+            obj = _made_again(made, metadata, chunk) if made is not None else None
+            if obj is None:
+                obj = {
                     "apiVersion": n.API_VERSION,
                     "kind": n.DECISION,
-                    "metadata": _decision_metadata(p, object_name, labels, existing.get(object_name)),
+                    "metadata": metadata,
                     "status": {"decisions": _entries(chunk, entries)},
                 }
-            )
+                if made is not None:
+                    made.keep(metadata, chunk, obj)
+            objects.append(obj)
             names.append(object_name)
         status.append(
             {
@@ -114,6 +119,18 @@ def _decisions(
             }
         )
     return objects, status
+
+
+def _made_again(made: Any, metadata: dict[str, Any], chunk: list[str]) -> dict[str, Any] | None:
+    """The PlacementDecision a long-lived scheduler's emit made last under this name (`made`,
+    adapters.ocm.reach._MadeObjects), where it is the one to make now: the same metadata and
+    the same clusters in the same order (its entries are then the very ones `_entries` gives:
+    one shared entry per cluster name, never changed). A cluster event rewrites a few of a
+    Placement's decision lists: the others are not listed again (a list of 100 made and kept)."""
+    last = made.get((metadata["namespace"], metadata["name"]))
+    if last is not None and last[0] == chunk and last[1]["metadata"] == metadata:
+        return last[1]
+    return None
 
 
 def _entries(chunk: list[str], entries: Mapping[str, dict[str, Any]] | None) -> list[dict[str, Any]]:
