@@ -4100,3 +4100,189 @@ def test_a_redecided_placements_request_is_moved_by_the_clusters_put_in_or_taken
 
     counted = _same_deltas(monkeypatch, "optimal", "_held_now", checked, slow, asked)
     assert counted["put in"] > 2 and counted["taken out"] > 2, counted
+
+
+def test_emit_reads_a_given_answers_names_off_the_names_it_was_made_of(monkeypatch) -> None:
+    """emit reads the cluster names of a PickAll's answer given without the solver off the names
+    it was made of (`_Entries.names`: the very picks of the Placement's `_given_last`), not off
+    its thousands of picks: each is the picks' names, in order (more than 5 over 60 events), and
+    the deltas are those of reading every answer's names off its picks."""
+    original, used = reach_module._Entries.names, []
+
+    def checked(self, key, selected):
+        out = original(self, key, selected)
+        if out is not None:
+            assert list(out) == [c.cluster for c in selected], key
+            assert list(out) == sorted(set(out)), key  # strict name order (decision_groups' `in_order`)
+            used.append(key)
+        return out
+
+    monkeypatch.setattr(reach_module._Entries, "names", checked)
+    deltas = _deltas("optimal", 0, 60)
+    assert len(used) > 5
+    monkeypatch.setattr(reach_module._Entries, "names", lambda self, key, selected: None)
+    assert deltas == _deltas("optimal", 0, 60)
+
+
+def test_a_decision_shifted_by_one_cluster_moves_its_two_ends_without_a_set(monkeypatch) -> None:
+    """`_moved` of a decision list shifted by one cluster (one put in or taken out before it in
+    its Placement's names: every other entry the same, in order, the one new cluster not among
+    them) is its two ends' moves, found without a set made of either list, as a Counter gives
+    them (repeated names too); any other pair as before."""
+    import random
+
+    rng = random.Random(11)
+    pool = [f"c{i}" for i in range(9)]
+    shifted = []
+    for _ in range(3_000):
+        then = (
+            rng.sample(pool, rng.randint(1, 6))
+            if rng.random() < 0.6
+            else rng.choices(pool, k=rng.randint(1, 6))
+        )
+        x = rng.choice(pool)
+        now = [x, *then[:-1]] if rng.random() < 0.5 else [*then[1:], x]
+        counted: Counter[str] = Counter()
+        counted.subtract(then)
+        counted.update(now)
+        want = [(c, k) for c, k in counted.items() if k]
+        if x not in then:
+            shifted.append((then, now, want))
+        assert list(reach_module._moved(then, now).items()) == want, (then, now)
+
+    def no_set(*args):
+        raise AssertionError("a set made of a shifted list")
+
+    monkeypatch.setattr(reach_module, "set", no_set, raising=False)
+    for then, now, want in shifted:
+        assert list(reach_module._moved(then, now).items()) == want, (then, now)
+    assert len(shifted) > 1_000
+
+
+def test_a_given_answers_margins_read_none_of_its_picks(monkeypatch) -> None:
+    """`_answered` judges an answer given without the solver (`_given_result`: its picks carry no
+    score, it reports no cluster left out) without reading its picks (`_margins`' `scoreless`):
+    the same answer as read from its picks (more than 5 over 60 events), and the same deltas as
+    with every answer's picks read."""
+    original, used = reach_module._margins, []
+    fields = reach_module._ANSWER_FIELDS
+
+    def checked(request, got, most, seen, selected=None, *, scoreless=False):
+        out = original(request, got, most, seen, selected, scoreless=scoreless)
+        if scoreless:
+            slow = original(request, got, most, seen, selected)
+            assert [getattr(out, f) for f in fields] == [getattr(slow, f) for f in fields]
+            assert all(c.score is None for c in got.selected) and not got.unselected
+            used.append(got.request)
+        return out
+
+    monkeypatch.setattr(reach_module, "_margins", checked)
+    deltas = _deltas("optimal", 0, 60)
+    assert len(used) > 5
+    monkeypatch.setattr(
+        reach_module,
+        "_margins",
+        lambda request, got, most, seen, selected=None, *, scoreless=False: original(
+            request, got, most, seen, selected
+        ),
+    )
+    assert deltas == _deltas("optimal", 0, 60)
+
+
+class _Copies(frozenset):
+    """A held set counting its copies by `difference` and `union` (each a new set)."""
+
+    made: list[str] = []
+
+    def difference(self, *others):
+        self.made.append("difference")
+        return frozenset(self).difference(*others)
+
+    def union(self, *others):
+        self.made.append("union")
+        return frozenset(self).union(*others)
+
+
+def test_a_redecided_placement_put_in_or_taken_out_alone_copies_what_it_holds_once() -> None:
+    """`_held_now` of a Placement whose take only put clusters in (or only took some out) makes
+    what it holds now in one copy of what it held (a PickAll holds thousands), not two; the
+    request is the same as made by both."""
+    from model import PlacementRequest
+
+    decision = reach_module._Made(lambda c: ExistingDecision(c, current=False))
+    request = PlacementRequest("p", existing=tuple(decision[c] for c in ("a", "c", "e")))
+    for flips, own, want in [
+        ({"b": 1}, ("a", "b", "c", "e"), ["union"]),
+        ({"c": -1}, ("a", "e"), ["difference"]),
+        ({"b": 1, "c": -1}, ("a", "b", "e"), ["difference"]),  # the union on the copy made
+    ]:
+        _Copies.made = []
+        model = SimpleNamespace(
+            own={"p": Counter(own)},
+            _own_flips={"p": flips},
+            _held_of=lambda r: _Copies(d.cluster for d in r.existing),
+            _decision=decision,
+            _held={},
+            _made={},
+        )
+        out = OcmLive._held_now(model, "p", request)
+        assert [d.cluster for d in out.existing] == list(own)
+        assert _Copies.made == want, (flips, _Copies.made)
+
+
+def test_decision_groups_of_names_in_order_cut_them_as_they_are(monkeypatch) -> None:
+    """`decision_groups(..., in_order=True)` (names in strict name order, each once: an answer
+    given without the solver) gives what sorting them gives, with or without groups, and with no
+    group in the strategy makes no set of the names."""
+    from adapters.ocm import groups as groups_module
+    from adapters.ocm.groups import DecisionGroup, GroupStrategy, decision_groups
+    from model import Cluster, LabelSelector
+
+    clusters = {
+        f"c{i:02d}": Cluster(f"c{i:02d}", labels={"even": str(i % 2 == 0).lower()}) for i in range(30)
+    }
+    even = DecisionGroup("even", LabelSelector(match_labels=(("even", "true"),)))
+    strategies = [GroupStrategy(), GroupStrategy(7), GroupStrategy("25%"), GroupStrategy(4, (even,))]
+    rng = random.Random(5)
+    cases = [tuple(sorted(rng.sample(sorted(clusters), rng.randint(0, 30)))) for _ in range(40)]
+    for strategy in strategies:
+        for names in cases:
+            want = decision_groups(strategy, list(names), clusters)
+            assert decision_groups(strategy, names, clusters, in_order=True) == want, (strategy, names)
+
+    def no_set(*args):
+        raise AssertionError("a set made of names in order")
+
+    monkeypatch.setattr(groups_module, "set", no_set, raising=False)
+    for strategy in strategies[:3]:
+        for names in cases:
+            decision_groups(strategy, names, clusters, in_order=True)
+
+
+def test_emit_gives_a_decision_made_before_where_the_same_is_to_be_made(monkeypatch) -> None:
+    """A long-lived scheduler's emit gives again the PlacementDecision it made last under that
+    name (`_Entries.made`, `_made_again`) where the same metadata and clusters are to be made (a
+    cluster event rewrites few of a Placement's decision lists): each is the object made afresh
+    (more than 20 over 60 events), and the deltas are those of making every one afresh."""
+    from adapters.ocm import emit as emit_module
+
+    original, used = emit_module._made_again, []
+
+    def checked(made, metadata, chunk):
+        out = original(made, metadata, chunk)
+        if out is not None:
+            fresh = {
+                "apiVersion": out["apiVersion"],
+                "kind": "PlacementDecision",
+                "metadata": metadata,
+                "status": {"decisions": [{"clusterName": c, "reason": ""} for c in chunk]},
+            }
+            assert out == fresh, metadata["name"]
+            used.append(metadata["name"])
+        return out
+
+    monkeypatch.setattr(emit_module, "_made_again", checked)
+    deltas = _deltas("optimal", 0, 60)
+    assert len(used) > 20
+    monkeypatch.setattr(emit_module, "_made_again", lambda made, metadata, chunk: None)
+    assert deltas == _deltas("optimal", 0, 60)

@@ -13,7 +13,7 @@ the selected clusters; that is reproduced here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from adapters.contract import Emitted
@@ -22,7 +22,7 @@ from adapters.kube.manifests import object_reference
 from adapters.ocm import names as n
 from adapters.ocm.groups import decision_groups
 from adapters.ocm.load import OcmContext, PlacementContext
-from model import Result
+from model import Choice, Result
 
 __all__ = ["Emitted", "emit"]
 
@@ -37,18 +37,19 @@ def emit(context: OcmContext, result: Result) -> Emitted:
     unsatisfied: list[str] = []
     for key in sorted(context.placements):
         p = context.placements[key]
-        selected: list[str] = []
+        selected: Sequence[str] = []
+        in_order = False
         if p.misconfigured is None:
             got = by_request.get(key)
             if got is None:
                 raise ValueError(f"the result has no answer for placement {key!r}")
-            selected = [c.cluster for c in got.selected]
+            selected, in_order = _selected(key, got.selected, context.entries)
         misconfigured = p.misconfigured
         if p.groups.error is not None:
             misconfigured = f"{n.NO_PLUGIN}:{p.groups.error}"
             groups: list[tuple[str, list[str]]] = []
         else:
-            groups = decision_groups(p.groups, selected, context.clusters, context.members)
+            groups = decision_groups(p.groups, selected, context.clusters, context.members, in_order=in_order)
         objects, group_status = _decisions(p, groups, context.entries)
         written = {o["metadata"]["name"] for o in objects}
         delete += [object_reference(d) for d in p.decisions if d.name not in written]
@@ -58,6 +59,17 @@ def emit(context: OcmContext, result: Result) -> Emitted:
         if any(c["type"] == n.SATISFIED and c["status"] != "True" for c in placement["status"]["conditions"]):
             unsatisfied.append(key)
     return Emitted(apply, delete, tuple(sorted(context.placements)), tuple(unsatisfied))
+
+
+def _selected(
+    key: str, picks: tuple[Choice, ...], entries: Mapping[str, Any] | None
+) -> tuple[Sequence[str], bool]:
+    """The picks' cluster names, in their order, and whether they are known in strict name order,
+    each once: a long-lived scheduler's entries (`entries.names`) know those of an answer it gave
+    without the solver (the names it was made of, so ordered); else each pick's."""
+    names = getattr(entries, "names", None)
+    known = names(key, picks) if names is not None else None
+    return (known, True) if known is not None else ([c.cluster for c in picks], False)
 
 
 def _decisions(
@@ -70,6 +82,7 @@ def _decisions(
     writes (read-only; see OcmContext.entries); else each entry made."""
     placement = p.placement
     existing = {d.name: d.obj for d in p.decisions}
+    made = getattr(entries, "made", None)  # a long-lived scheduler's objects made before
     objects, status = [], []
     k = 1
     for index, (name, members) in enumerate(groups):
@@ -84,14 +97,18 @@ def _decisions(
                 n.GROUP_NAME_LABEL: name,
                 n.GROUP_INDEX_LABEL: str(index),
             }
-            objects.append(
-                {
+            metadata = _decision_metadata(p, object_name, labels, existing.get(object_name))
+            obj = _made_again(made, metadata, chunk) if made is not None else None
+            if obj is None:
+                obj = {
                     "apiVersion": n.API_VERSION,
                     "kind": n.DECISION,
-                    "metadata": _decision_metadata(p, object_name, labels, existing.get(object_name)),
+                    "metadata": metadata,
                     "status": {"decisions": _entries(chunk, entries)},
                 }
-            )
+                if made is not None:
+                    made.keep(metadata, chunk, obj)
+            objects.append(obj)
             names.append(object_name)
         status.append(
             {
@@ -102,6 +119,18 @@ def _decisions(
             }
         )
     return objects, status
+
+
+def _made_again(made: Any, metadata: dict[str, Any], chunk: list[str]) -> dict[str, Any] | None:
+    """The PlacementDecision a long-lived scheduler's emit made last under this name (`made`,
+    adapters.ocm.reach._MadeObjects), where it is the one to make now: the same metadata and
+    the same clusters in the same order (its entries are then the very ones `_entries` gives:
+    one shared entry per cluster name, never changed). A cluster event rewrites a few of a
+    Placement's decision lists: the others are not listed again (a list of 100 made and kept)."""
+    last = made.get((metadata["namespace"], metadata["name"]))
+    if last is not None and last[0] == chunk and last[1]["metadata"] == metadata:
+        return last[1]
+    return None
 
 
 def _entries(chunk: list[str], entries: Mapping[str, dict[str, Any]] | None) -> list[dict[str, Any]]:

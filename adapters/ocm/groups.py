@@ -96,6 +96,8 @@ def decision_groups(
     selected: Sequence[str],
     clusters: Mapping[str, Cluster],
     members: Callable[[DecisionGroup], AbstractSet[str]] | None = None,
+    *,
+    in_order: bool = False,
 ) -> list[tuple[str, list[str]]]:
     """(group name, cluster names sorted) for every group, in index order; at least one.
 
@@ -103,12 +105,18 @@ def decision_groups(
     scheduler's, kept across its emits: OcmContext.members); the selected clusters a group
     claims are then those of them still unclaimed, found in C, instead of each selected cluster
     matched against its selector again (a cluster event's PickAlls select thousands each: some
-    5 to 10 ms an event at 10,000 x 2,000)."""
+    5 to 10 ms an event at 10,000 x 2,000).
+
+    `in_order`: `selected` is in strict name order, each name once (a long-lived scheduler's
+    answer given without the solver, OcmContext.entries' `names`): not sorted again, and with no
+    group in the strategy cut as it is (no set made of its thousands of names)."""
     length = strategy.length(len(selected))
+    if in_order and not strategy.groups:
+        return _chunks("", list(selected), length) or [("", [])]
     remaining = set(selected)
     # The names in order, each once: what is left of them after the groups is the last group's
     # (an answer's names come in order: sorted again in one pass, not sorted from a set).
-    ordered = sorted(selected)
+    ordered = list(selected) if in_order else sorted(selected)
     if len(ordered) != len(remaining):
         ordered = sorted(remaining)
     out: list[tuple[str, list[str]]] = []

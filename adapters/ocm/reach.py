@@ -328,6 +328,10 @@ class _Entries(dict):
         # next take (a solve's writes come back in the take right after it: those the hub found
         # already stored never do), all at once where more than `_LISTS_KEPT`.
         self.lists: dict[int, tuple[list[dict[str, Any]], tuple[dict[str, Any], ...], list[str]]] = {}
+        # The last answer given without the solver per Placement (`OcmLive._given_last`: its
+        # names and its picks, the one made of the other), read by `names`.
+        self.given: Mapping[str, tuple[tuple[str, ...], tuple[Choice, ...]]] = {}
+        self.made = _MadeObjects()  # emit's PlacementDecisions made, by namespace and name
 
     def __missing__(self, name: str) -> dict[str, Any]:
         entry = self[name] = _decision_entry(name)
@@ -343,8 +347,31 @@ class _Entries(dict):
         self.lists[id(out)] = (out, tuple(out), names)
         return out
 
+    def names(self, key: str, selected: tuple[Choice, ...]) -> tuple[str, ...] | None:
+        """The cluster names of the Placement's picks `selected` (emit's, in their order), where
+        they are the very picks of its last answer given without the solver (`given`: made of
+        these names, one Choice each in the same order); else None. A taint's given PickAlls
+        pick thousands each: their names are not read off the picks again."""
+        kept = self.given.get(key)
+        return kept[0] if kept is not None and kept[1] is selected else None
+
 
 _LISTS_KEPT = 8192  # `_Entries.lists`: more than a cluster event's writes (a join's: 1,000-2,300)
+
+
+class _MadeObjects(dict):
+    """The last PlacementDecision emit made under each (namespace, name), with the clusters it
+    lists (emit's `_made_again` gives it again where the same is to be made: read-only, as every
+    emitted object is). One per decision object the scheduler writes (1,266 in the 10,000 x
+    2,000 hub); let go whole past `_OBJECTS_KEPT` (names gone since)."""
+
+    def keep(self, metadata: dict[str, Any], chunk: list[str], obj: dict[str, Any]) -> None:
+        if len(self) >= _OBJECTS_KEPT:
+            self.clear()
+        self[metadata["namespace"], metadata["name"]] = (chunk, obj)
+
+
+_OBJECTS_KEPT = 16384  # `_MadeObjects`
 
 
 def _held_decision(cluster: str) -> ExistingDecision:
@@ -413,6 +440,17 @@ def _moved(then: list[str], now: list[str]) -> dict[str, int]:
     rewritten differs by a cluster or two of its hundred); with a name repeated, counted."""
     if then == now:
         return {}
+    # A chunk shifted by one cluster (one put in or taken out before it in its Placement's
+    # names): every other entry the same, in order, the one new cluster not among them. Its
+    # move is the one entry it lets go and the one it takes, whatever else it repeats (two
+    # lists compared in C, no set made of either).
+    if len(now) == len(then):  # both hold an entry or more (they differ)
+        x = now[0]
+        if now[1:] == then[:-1] and x not in then:
+            return {then[-1]: -1, x: 1}
+        x = now[-1]
+        if now[:-1] == then[1:] and x not in then:
+            return {then[0]: -1, x: 1}
     was, will = set(then), set(now)
     if len(was) == len(then) and len(will) == len(now):
         moved = dict.fromkeys([c for c in then if c not in will], -1)
@@ -675,6 +713,7 @@ class OcmLive:
         # answer with one cluster put in or taken out, is patched from them (`_given_kept`).
         self._given_last: dict[str, tuple[tuple[str, ...], tuple[Choice, ...]]] = {}
         self._entries = _Entries()  # emit's decision entries (OcmContext.entries), shared
+        self._entries.given = self._given_last  # a given answer's names, read by emit
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         self._upper_bases: dict[tuple[int, int], tuple[_Drift, np.ndarray]] = {}  # _uppers' (one event's)
@@ -3062,7 +3101,10 @@ class OcmLive:
         held = self._held_of(request)
         put = [c for c, flip in flips.items() if flip > 0 and c not in held]
         off = [c for c, flip in flips.items() if flip < 0 and c in held]
-        now = held.difference(off).union(put) if put or off else held
+        if put and off:
+            now = held.difference(off).union(put)
+        else:  # one copy of the thousands a PickAll holds where one side is empty
+            now = held.union(put) if put else held.difference(off) if off else held
         if not own or min(own.values()) <= 0 or now != own.keys():
             return self._holding(key, request, _holdings(own))
         if now is held:
@@ -3686,7 +3728,9 @@ class OcmLive:
             most = (
                 after.most_for(own) if after is not None and own is not None else self._most_for(got.request)
             )
-            answer = _margins(request, got, most, seen, answered[got.request])
+            k = known.get(got.request)
+            given_here = k is not None and k[0] is got  # a given answer: its picks carry no score
+            answer = _margins(request, got, most, seen, answered[got.request], scoreless=given_here)
             if own is not None:
                 answer.own = own
             else:
@@ -3875,16 +3919,24 @@ def _margins(
     most: int,
     seen: int,
     selected: frozenset[str] | None = None,
+    *,
+    scoreless: bool = False,
 ) -> _Answer:
     """The answer's picks and the best cluster it left out, and whether its top N was strict
     (each pick ranked above every cluster left out, by total then name: its own best response,
-    whichever way it was found). `selected`: the names of its picks, where the caller made them."""
-    picks = {c.cluster: c.score.affinity for c in got.selected if c.score is not None}
-    out = [
-        (u.score.affinity, u.cluster)
-        for u in got.unselected
-        if u.kind is FilterKind.NOT_PICKED and u.score is not None
-    ]
+    whichever way it was found). `selected`: the names of its picks, where the caller made them.
+    `scoreless`: an answer given without the solver (`OcmLive._given_result`), whose picks carry
+    no score and which reports no cluster left out: none of its thousands of picks read."""
+    if scoreless:
+        picks: dict[str, int] = {}
+        out: list[tuple[int, str]] = []
+    else:
+        picks = {c.cluster: c.score.affinity for c in got.selected if c.score is not None}
+        out = [
+            (u.score.affinity, u.cluster)
+            for u in got.unselected
+            if u.kind is FilterKind.NOT_PICKED and u.score is not None
+        ]
     best_out = None
     for candidate in out:
         best_out = _better(best_out, candidate)
