@@ -295,3 +295,40 @@ def test_the_first_solve_leaves_nothing_to_undo() -> None:
     solved = copy.deepcopy(hub.objects())
     hub._store.undo()
     assert hub.objects() == solved
+
+
+def test_a_replaced_object_keeps_its_indexes_and_an_events_writes_share_the_time(monkeypatch) -> None:
+    """The store replacing an object under its key moves only what differs: its name's and its
+    owners' index entries are the same sets (its owners read again only where its
+    ownerReferences differ), its key goes last in its kind's order, as an unindex and index left
+    them; every index is what a store made of the same objects holds. The writes of one `now`
+    make its text once."""
+    from adapters.live import store as store_module
+
+    def cm(name: str, owner: str | None, data: str) -> dict[str, Any]:
+        meta: dict[str, Any] = {"name": name, "namespace": "ns"}
+        if owner is not None:
+            meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "ConfigMap", "name": owner, "uid": owner}]
+        return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"v": data}}
+
+    store = store_module.Store([cm("a", None, "0"), cm("b", "a", "0"), cm("c", "a", "0")])
+    texts = []
+    monkeypatch.setattr(store_module, "time_text", lambda moment: texts.append(moment) or "T")
+    named, owned = store._named[("ConfigMap", "ns", "b")], store._dependents[("", "ConfigMap", "a")]
+    store.write(cm("b", "a", "1"), NOW)  # the same owner
+    assert (
+        store._named[("ConfigMap", "ns", "b")] is named and store._dependents[("", "ConfigMap", "a")] is owned
+    )
+    store.write(cm("c", "b", "1"), NOW)  # another owner
+    store.write(cm("d", None, "1"), NOW)  # new
+    assert texts == [NOW]
+    store.write(cm("a", None, "2"), LATER)
+    assert texts == [NOW, LATER]
+    assert [o["metadata"]["name"] for o in store.of_kind("ConfigMap")] == ["b", "c", "d", "a"]
+    fresh = store_module.Store(store.values())
+    assert store._dependents == fresh._dependents and store._named == fresh._named
+    assert store._types == fresh._types and set(store._ids) == {id(o) for o in store.values()}
+    assert dict(store._dependents) == {
+        ("", "ConfigMap", "a"): {object_key(cm("b", "a", "0"))},
+        ("", "ConfigMap", "b"): {object_key(cm("c", "b", "0"))},
+    }

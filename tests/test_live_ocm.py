@@ -1392,6 +1392,49 @@ def _writes_counted(hub: HubScheduler, *, refuse: bool = False) -> list[int]:
     return count
 
 
+def test_the_placements_a_namespace_gives_a_set_are_kept_until_one_of_them_changes() -> None:
+    """`_in_namespace` (what a cluster's or a binding's change enqueues) is made once per
+    namespace and set and given again until a Placement of that namespace changes, an undone
+    event's included: after each event, refused once where it writes and then taken, it is what a
+    pass over the namespace's Placements gives."""
+    from adapters.errors import InputError
+
+    def fresh(live: OcmLive, namespace: str, set_name: str) -> set[str]:
+        policies = live.by_namespace.get(namespace, {})
+        return {k for k, p in policies.items() if not p.cluster_sets or set_name in p.cluster_sets}
+
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    hub = HubScheduler(generate("ocm", 40, 60, seed=6, now=now), now=now)
+    live = hub._live["ocm"]
+    world = _World("ocm", hub, 6)
+    refuse = _writes_counted(hub, refuse=True)
+    pairs = sorted(live.binding_objects)
+    assert len(pairs) > 2
+    kept = changed = refused = 0
+    for _ in range(40):
+        now += timedelta(seconds=15)
+        kind, event, _ = world.next(now)
+        before = {pair: live._in_namespace(*pair) for pair in pairs}
+        refuse[:] = [0, 1]
+        try:
+            hub.handle(event, now=now)
+        except InputError:
+            refused += 1
+            assert all(live._in_namespace(*pair) == before[pair] for pair in pairs)
+            refuse[:] = [0, 0]
+            hub.handle(event, now=now)
+        refuse[:] = [0, 0]
+        for pair in pairs:
+            got = live._in_namespace(*pair)
+            assert got == fresh(live, *pair), (kind, pair)
+            assert live._in_namespace(*pair) is got  # kept
+            if got is before[pair]:
+                kept += 1
+            elif got != before[pair]:
+                changed += 1
+    assert refused > 5 and kept > 100 and changed > 0
+
+
 def test_what_an_event_keeps_is_frozen_before_the_collector_is_back(monkeypatch) -> None:
     """A large hub's heap is frozen after its first solve (adapters.live.hub._freeze); what each
     event keeps is frozen too, once its garbage is collected, before the collector is enabled

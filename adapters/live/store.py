@@ -57,6 +57,7 @@ class Store:
         self._log: list[Change] = []
         self._journal: list[tuple[Key, Obj | None]] = []
         self._mark = (0, 0)
+        self._now_text: tuple[datetime, str] | None = None  # the last `now` written and its text
         for obj in objects:
             self._set(object_key(obj), obj)
         self._log.clear()
@@ -121,7 +122,7 @@ class Store:
         would; the stored object (or the object, when it goes at once: being deleted with no
         finalizer left)."""
         named = self.named_by_server(obj)
-        now_text = time_text(now)
+        now_text = self._time_text(now)
         metadata = dict(named.get("metadata") or {})
         key = key if key is not None and named is obj else object_key(named)
         obj = {**named, "metadata": metadata}
@@ -165,6 +166,13 @@ class Store:
             if object_key(named) not in self._objects:
                 return named
 
+    def _time_text(self, now: datetime) -> str:
+        """`now` as the server writes it (the last one's text kept: an event's writes share it)."""
+        kept = self._now_text
+        if kept is None or kept[0] != now:
+            kept = self._now_text = (now, time_text(now))
+        return kept[1]
+
     def _new_uid(self) -> str:
         self.created += 1
         return str(uuid.uuid5(_UID_NAMESPACE, str(self.created)))
@@ -207,13 +215,16 @@ class Store:
         before = self._objects.get(key)
         if before is obj:
             return
-        if before is not None:
-            self._unindex(key, before)
-        if obj is None:
-            self._objects.pop(key, None)
+        if before is not None and obj is not None:
+            self._reindex(key, before, obj)
         else:
-            self._objects[key] = obj
-            self._index(key, obj)
+            if before is not None:
+                self._unindex(key, before)
+            if obj is None:
+                self._objects.pop(key, None)
+            else:
+                self._objects[key] = obj
+                self._index(key, obj)
         if logged:
             self._journal.append((key, before))
             self._log.append((key, before, obj))
@@ -225,6 +236,25 @@ class Store:
         self._of_kind[key[1]][key] = None
         for owner in _owners(obj):
             self._dependents[owner].add(key)
+
+    def _reindex(self, key: Key, before: Obj, obj: Obj) -> None:
+        """`_unindex(before)` then `_index(obj)` for an object replaced under its key, in one
+        step: its name and type stay, its owners are read again only where its ownerReferences
+        differ, and its key moves last in its kind's order (as the two steps leave it)."""
+        self._objects[key] = obj
+        ids = self._ids
+        ids.pop(id(before), None)
+        ids[id(obj)] = obj
+        of_kind = self._of_kind[key[1]]
+        del of_kind[key]
+        of_kind[key] = None
+        refs = (before.get("metadata") or {}).get("ownerReferences")
+        if refs != (obj.get("metadata") or {}).get("ownerReferences"):
+            was, now = _owners(before), _owners(obj)
+            for owner in was - now:
+                _discard(self._dependents, owner, key)
+            for owner in now - was:
+                self._dependents[owner].add(key)
 
     def _unindex(self, key: Key, obj: Obj) -> None:
         self._ids.pop(id(obj), None)

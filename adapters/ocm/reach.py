@@ -743,6 +743,13 @@ class OcmLive:
         # and holds, and the rest of that look not read yet.
         self._looked_of: tuple[Mapping | None, dict[Any, Any]] = (None, {})
         self._runs: set[str] = set()  # the event's refused non-strict PickNs, judged by their run
+        # `_in_namespace`'s answers by namespace and set, each with the epoch of the namespace's
+        # Placements it was made at (`_ns_epoch`: renewed through the journal at every Placement's
+        # change there, from a count that never goes back; an undo puts the epoch back with the
+        # Placements, and what was made at it holds again).
+        self._in_ns: dict[tuple[str, str], tuple[int, set[str]]] = {}
+        self._ns_epoch: dict[str, int] = {}
+        self._epochs = 0
         self.seq = 0
         self._recounted: set[str] = set()
         self._own_fresh: set[str] = set()
@@ -1142,6 +1149,8 @@ class OcmLive:
             assert obj is not None
             kind = obj["kind"]
             enqueued |= self._enqueued_before(kind, before)
+            if kind == n.PLACEMENT:  # `_in_namespace`'s answers there made again
+                self._renew_namespace(obj["metadata"].get("namespace") or "")
             if kind in (n.MANAGED_CLUSTER, n.SCORE):
                 cluster = (
                     obj["metadata"]["name"] if kind == n.MANAGED_CLUSTER else obj["metadata"]["namespace"]
@@ -1252,11 +1261,24 @@ class OcmLive:
         return out
 
     def _in_namespace(self, namespace: str, set_name: str) -> set[str]:
-        return {
+        """The synced Placements of the namespace that list the set or none (kept while no
+        Placement of the namespace changes: not to be changed by the caller)."""
+        epoch = self._ns_epoch.get(namespace, 0)
+        kept = self._in_ns.get((namespace, set_name))
+        if kept is not None and kept[0] == epoch:
+            return kept[1]
+        out = {
             key
             for key, p in self.by_namespace.get(namespace, {}).items()
             if not p.cluster_sets or set_name in p.cluster_sets
         }
+        self._in_ns[(namespace, set_name)] = (epoch, out)
+        return out
+
+    def _renew_namespace(self, namespace: str) -> None:
+        """A Placement of the namespace changes: its `_in_namespace` answers are made again."""
+        self._epochs += 1
+        self.journal.set(self._ns_epoch, namespace, self._epochs)
 
     def _settle_model(
         self, changes: Sequence[Change], clusters: dict[str, Cluster | None], now: datetime
