@@ -43,11 +43,15 @@ from model.types import (
     TieBreak,
     Unselected,
     added_levels,
+    vouch_loads,
     vouch_scores,
+    vouched_base,
 )
 
 __all__ = [
+    "vouch_loads",
     "vouch_scores",
+    "vouched_base",
     "AffinityTier",
     "Batch",
     "Capacity",

@@ -28,6 +28,7 @@ from model import (
     PlacementRequest,
     Preference,
     Toleration,
+    vouched_base,
 )
 from solver.admits import (
     matches_terms,
@@ -689,6 +690,7 @@ class _Rows:
         self.by_name: dict[tuple, Any] = {}  # ClusterTable.by_name's values, carried through patches
         self._codes: dict[str, tuple[np.ndarray, list[str], np.ndarray]] = {}  # see codes()
         self.masks = _Masks()
+        self.vouched = vouched_base(clusters)  # model.vouch_loads' base of `clusters`, or None
 
     @classmethod
     def of(cls, clusters: tuple[Cluster, ...]) -> _Rows:
@@ -710,6 +712,15 @@ class _Rows:
         10,000 rows was most of a one-cluster event's table, and a batch after two cluster events
         (one gone, one added) made its rows afresh."""
         changed = _in_place(self.clusters, self.names, clusters)
+        vouched = vouched_base(clusters)
+        # Both tuples vouched with one base (model.vouch_loads): each cluster is the kept row's or
+        # differs from it in its load alone (the same names in the same order); where more than
+        # _in_place's few are other objects, they are found in one C pass, and none is compared.
+        alone = vouched is not None and vouched is self.vouched and len(clusters) == len(self.clusters)
+        if alone and changed is None:
+            changed = np.flatnonzero(
+                np.fromiter(map(operator.is_not, self.clusters, clusters), dtype=bool, count=len(clusters))
+            ).tolist()
         moved = None
         if changed is not None:  # the same names in the same order, `changed` rows other objects
             names, same_names = self.names, True
@@ -749,7 +760,7 @@ class _Rows:
         for i, new, before in zip(changed, news, again, strict=True):
             if i in unknown:
                 remade.append(i)
-            elif before or _load_alone(was[i], new):
+            elif alone or before or _load_alone(was[i], new):
                 basis[i] = was[i]
             else:
                 remade.append(i)
@@ -759,6 +770,7 @@ class _Rows:
             basis[i] = clusters[i]
         out = object.__new__(_Rows)
         out.patched = True
+        out.vouched = vouched
         out.clusters = clusters
         out.basis = basis
         out.names = self.names if same_names else names

@@ -31,7 +31,7 @@ from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
 from adapters.kube.manifests import Manifest
-from model import Cluster, PlacementRequest, vouch_scores
+from model import Cluster, PlacementRequest, vouch_loads, vouch_scores
 
 __all__ = ["ClusterPool", "Journal", "Reads", "Timers", "generation_changed", "manifest", "with_load"]
 
@@ -467,6 +467,7 @@ class ClusterPool:
             if self._all is None:
                 self._all = tuple(self._ordered)
             vouch_scores(self._all, self._scored, self._scored_log)
+            vouch_loads(self._all, self._all)
             return self._all
         if len(self._copies) > 2 * len(self._names) + 1024:  # names long gone: let go whole
             self._copies.clear()
@@ -482,6 +483,7 @@ class ClusterPool:
             if self._shifted:
                 given = tuple(self._near(out, moved, position))
                 vouch_scores(given, self._scored, self._scored_log)  # the order's entries, as below
+                self._vouch_loads(given)
                 return given
         else:
             out = [self._by_name[name] for name in names]
@@ -493,7 +495,16 @@ class ClusterPool:
         given = tuple(out)
         if names is None:  # the order's entries, a load copy sharing its cluster's score mapping
             vouch_scores(given, self._scored, self._scored_log)
+            self._vouch_loads(given)
         return given
+
+    def _vouch_loads(self, given: tuple[Cluster, ...]) -> None:
+        """Vouch (model.vouch_loads) that `given`, every cluster in name order, holds the order's
+        entries or their load copies (`_copy`: of the very entry, `by_name`'s): an event's two
+        batches, the order unchanged between them, then share every table row but the load."""
+        if self._all is None:
+            self._all = tuple(self._ordered)
+        vouch_loads(given, self._all)
 
     def _near(
         self, out: list[Cluster], loads: Mapping[str, int], position: Mapping[str, int]
