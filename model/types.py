@@ -705,7 +705,25 @@ def vouched_base(clusters: tuple[Cluster, ...]) -> tuple[Cluster, ...] | None:
     return None
 
 
-_LOADS_VOUCHED = 4  # (clusters, base) pairs vouch_loads keeps, the latest last
+def vouch_moved(base: tuple[Cluster, ...], before: tuple[Cluster, ...], at: int) -> None:
+    """Vouch that `base`'s names are, in order, `before`'s with one name added at `at` (`base` one
+    longer) or the one at `at` gone (one shorter): tables of tuples vouched with either base
+    (`vouch_loads`) slide their rows by one at `at` without reading or comparing the names (a
+    long-lived scheduler's cluster joining or leaving). The last _LOADS_VOUCHED are kept."""
+    global _vouched_moves
+    _vouched_moves = (*_vouched_moves[1 - _LOADS_VOUCHED :], (base, before, at))
+
+
+def vouched_move(base: tuple[Cluster, ...]) -> tuple[tuple[Cluster, ...], int] | None:
+    """The `before` and `at` this very base was last vouched with (`vouch_moved`), or None."""
+    for vouched, before, at in reversed(_vouched_moves):
+        if vouched is base:
+            return before, at
+    return None
+
+
+_LOADS_VOUCHED = 4  # (clusters, base) pairs vouch_loads keeps, the latest last (vouch_moved's too)
+_vouched_moves: tuple[tuple[tuple[Cluster, ...], tuple[Cluster, ...], int], ...] = ()
 _vouched_loads: tuple[tuple[tuple[Cluster, ...], tuple[Cluster, ...]], ...] = ()
 
 

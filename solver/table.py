@@ -29,6 +29,7 @@ from model import (
     Preference,
     Toleration,
     vouched_base,
+    vouched_move,
 )
 from solver.admits import (
     matches_terms,
@@ -727,9 +728,16 @@ class _Rows:
             kept = np.arange(len(names), dtype=np.int64)
             known = np.ones(len(names), dtype=bool)
         else:
-            names = list(map(_NAME, clusters))
-            same_names = names == self.names
-            moved = None if same_names else _one_moved(self.names, names)
+            moved = _vouched_slide(self.vouched, vouched, len(self.clusters), len(clusters))
+            if moved is not None:  # model.vouch_moved: the names read off the kept ones
+                names = self.names[:moved]
+                names += [clusters[moved].name] if len(clusters) > len(self.names) else []
+                names += self.names[moved + (len(clusters) < len(self.names)) :]
+                same_names = False
+            else:
+                names = list(map(_NAME, clusters))
+                same_names = names == self.names
+                moved = None if same_names else _one_moved(self.names, names)
             if same_names:
                 kept = np.arange(len(names), dtype=np.int64)
             elif moved is not None:  # one name added or gone at `moved`: the rows either side slide
@@ -774,7 +782,12 @@ class _Rows:
         out.clusters = clusters
         out.basis = basis
         out.names = self.names if same_names else names
-        out.index = self.index if same_names else dict(zip(names, range(len(names)), strict=True))
+        if same_names:
+            out.index = self.index
+        elif moved is not None:
+            out.index = _slid_index(self.index, self.names, names, moved)
+        else:
+            out.index = dict(zip(names, range(len(names)), strict=True))
         for field, value, rows in (
             ("eligible", takes_new, remade),
             ("leaving", _leaving, remade),
@@ -953,6 +966,30 @@ def _slid_series(series: pl.Series, new: int, at: int) -> pl.Series:
     else:
         parts = [series.slice(0, at), series.slice(at + 1)]
     return pl.concat(parts, rechunk=True)
+
+
+def _vouched_slide(kept: tuple | None, base: tuple | None, old: int, new: int) -> int | None:
+    """Where the kept rows' clusters were vouched with base `kept` and the batch's with `base`
+    (model.vouch_loads), and `base`'s names are `kept`'s with one added or gone (model.vouch_moved;
+    the lengths agree): where (_one_moved's answer); else None."""
+    if kept is None or base is None:
+        return None
+    move = vouched_move(base)
+    if move is None or move[0] is not kept or len(base) != new or len(kept) != old or abs(new - old) != 1:
+        return None
+    at = move[1]
+    return at if 0 <= at < max(old, new) else None
+
+
+def _slid_index(index: dict[str, int], old: list[str], new: list[str], at: int) -> dict[str, int]:
+    """The rows' index for `new`, `old`'s names with one added or gone at `at` (_one_moved): `index`
+    (old's) copied, the name gone taken out, and the names from `at` on numbered again (a dict
+    copy in C: every name numbered anew was a quarter of a join's or leave's patch)."""
+    out = index.copy()
+    if len(new) < len(old):
+        del out[old[at]]
+    out.update(zip(new[at:], range(at, len(new)), strict=True))
+    return out
 
 
 def _in_place(old: tuple[Cluster, ...], names: list[str], new: tuple[Cluster, ...]) -> list[int] | None:

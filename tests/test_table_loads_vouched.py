@@ -120,3 +120,29 @@ def test_vouched_patches_are_the_full_comparisons(seed, monkeypatch) -> None:
         assert a == b
         assert frame_a.equals(frame_b)
         assert rest_a == rest_b
+
+
+@pytest.mark.parametrize("join", [True, False])
+def test_a_join_or_leave_slides_the_rows_without_reading_the_names(join, monkeypatch) -> None:
+    rng = random.Random(7)
+    pool = ClusterPool(_fleet(rng))
+    _Rows._last = None
+    _vouched_table(pool.clusters(_loads(rng, pool, 0.3)))  # the last event's final batch
+    if join:
+        pool.put(cluster("c0100x", {"zone": "z1"}))
+    else:
+        pool.drop(pool.names()[100])
+    clusters = pool.clusters(_loads(rng, pool, 0.01))  # the event's first batch
+    read: list[int] = []
+    name_of = table_module._NAME
+    monkeypatch.setattr(table_module, "_NAME", lambda c: read.append(1) or name_of(c))
+    table = _vouched_table(clusters)
+    assert not read  # the names slid off the kept ones, not read off every cluster
+    names = [c.name for c in clusters]
+    assert table.names == names and table.index == {name: i for i, name in enumerate(names)}
+    assert table.load.tolist() == [c.load for c in clusters]
+    # two names moved since the kept rows' base: read and compared as before
+    pool.put(cluster("c0200x", {"zone": "z2"}))
+    pool.drop(pool.names()[300])
+    _vouched_table(pool.clusters())
+    assert read
