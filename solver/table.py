@@ -762,16 +762,20 @@ class _Rows:
         # columns, which read no load, are kept. Its row's basis, if it is not the cluster, is
         # the object before it (the same fields but the load).
         unknown = set(np.flatnonzero(~known).tolist())
-        news = list(map(clusters.__getitem__, changed))
-        again = map(operator.is_, news, map(basis.__getitem__, changed))
         remade = []
-        for i, new, before in zip(changed, news, again, strict=True):
-            if i in unknown:
-                remade.append(i)
-            elif alone or before or _load_alone(was[i], new):
+        if alone:  # every row kept, every changed one its load alone moved
+            for i in changed:
                 basis[i] = was[i]
-            else:
-                remade.append(i)
+        else:
+            news = list(map(clusters.__getitem__, changed))
+            again = map(operator.is_, news, map(basis.__getitem__, changed))
+            for i, new, before in zip(changed, news, again, strict=True):
+                if i in unknown:
+                    remade.append(i)
+                elif before or _load_alone(was[i], new):
+                    basis[i] = was[i]
+                else:
+                    remade.append(i)
         if len(remade) > _PATCHED_UP_TO:
             return None
         for i in remade:
