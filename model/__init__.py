@@ -43,11 +43,19 @@ from model.types import (
     TieBreak,
     Unselected,
     added_levels,
+    vouch_loads,
+    vouch_moved,
     vouch_scores,
+    vouched_base,
+    vouched_move,
 )
 
 __all__ = [
+    "vouch_loads",
+    "vouch_moved",
     "vouch_scores",
+    "vouched_base",
+    "vouched_move",
     "AffinityTier",
     "Batch",
     "Capacity",

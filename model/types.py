@@ -685,6 +685,48 @@ def vouch_scores(clusters: tuple[Cluster, ...], token: object, log: ScoresLog = 
     _Magnitudes.vouch(clusters, token, log)
 
 
+def vouch_loads(clusters: tuple[Cluster, ...], base: tuple[Cluster, ...]) -> None:
+    """Vouch that each of `clusters` is `base`'s cluster at its position, or a copy of it that
+    differs in its load alone (every other field the very same object): two tuples vouched with
+    the same `base` then differ, position by position, in their loads alone, and solver.table
+    keeps every row but the load of the one for the other without comparing a field (a
+    long-lived scheduler's join moves the loads of thousands of clusters between its two batches:
+    each row compared field by field was most of the second batch's table). The last
+    _LOADS_VOUCHED are kept, each holding its tuples (so an identity read off them is theirs)."""
+    global _vouched_loads
+    _vouched_loads = (*_vouched_loads[1 - _LOADS_VOUCHED :], (clusters, base))
+
+
+def vouched_base(clusters: tuple[Cluster, ...]) -> tuple[Cluster, ...] | None:
+    """The `base` this very tuple was last vouched with (`vouch_loads`), or None."""
+    for vouched, base in reversed(_vouched_loads):
+        if vouched is clusters:
+            return base
+    return None
+
+
+def vouch_moved(base: tuple[Cluster, ...], before: tuple[Cluster, ...], at: int) -> None:
+    """Vouch that `base`'s names are, in order, `before`'s with one name added at `at` (`base` one
+    longer) or the one at `at` gone (one shorter): tables of tuples vouched with either base
+    (`vouch_loads`) slide their rows by one at `at` without reading or comparing the names (a
+    long-lived scheduler's cluster joining or leaving). The last _LOADS_VOUCHED are kept."""
+    global _vouched_moves
+    _vouched_moves = (*_vouched_moves[1 - _LOADS_VOUCHED :], (base, before, at))
+
+
+def vouched_move(base: tuple[Cluster, ...]) -> tuple[tuple[Cluster, ...], int] | None:
+    """The `before` and `at` this very base was last vouched with (`vouch_moved`), or None."""
+    for vouched, before, at in reversed(_vouched_moves):
+        if vouched is base:
+            return before, at
+    return None
+
+
+_LOADS_VOUCHED = 4  # (clusters, base) pairs vouch_loads keeps, the latest last (vouch_moved's too)
+_vouched_moves: tuple[tuple[tuple[Cluster, ...], tuple[Cluster, ...], int], ...] = ()
+_vouched_loads: tuple[tuple[tuple[Cluster, ...], tuple[Cluster, ...]], ...] = ()
+
+
 def _logged(last: _Magnitudes, clusters: Sequence[Cluster], log: ScoresLog) -> tuple[list, list, list] | None:
     """`last`'s mappings moved through the changes `log` holds after `last`'s token: the mappings
     then, those gone out and those come in (None: its token is not in the log, or the changes do

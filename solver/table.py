@@ -28,6 +28,8 @@ from model import (
     PlacementRequest,
     Preference,
     Toleration,
+    vouched_base,
+    vouched_move,
 )
 from solver.admits import (
     matches_terms,
@@ -689,6 +691,7 @@ class _Rows:
         self.by_name: dict[tuple, Any] = {}  # ClusterTable.by_name's values, carried through patches
         self._codes: dict[str, tuple[np.ndarray, list[str], np.ndarray]] = {}  # see codes()
         self.masks = _Masks()
+        self.vouched = vouched_base(clusters)  # model.vouch_loads' base of `clusters`, or None
 
     @classmethod
     def of(cls, clusters: tuple[Cluster, ...]) -> _Rows:
@@ -710,15 +713,31 @@ class _Rows:
         10,000 rows was most of a one-cluster event's table, and a batch after two cluster events
         (one gone, one added) made its rows afresh."""
         changed = _in_place(self.clusters, self.names, clusters)
+        vouched = vouched_base(clusters)
+        # Both tuples vouched with one base (model.vouch_loads): each cluster is the kept row's or
+        # differs from it in its load alone (the same names in the same order); where more than
+        # _in_place's few are other objects, they are found in one C pass, and none is compared.
+        alone = vouched is not None and vouched is self.vouched and len(clusters) == len(self.clusters)
+        if alone and changed is None:
+            changed = np.flatnonzero(
+                np.fromiter(map(operator.is_not, self.clusters, clusters), dtype=bool, count=len(clusters))
+            ).tolist()
         moved = None
         if changed is not None:  # the same names in the same order, `changed` rows other objects
             names, same_names = self.names, True
             kept = np.arange(len(names), dtype=np.int64)
             known = np.ones(len(names), dtype=bool)
         else:
-            names = list(map(_NAME, clusters))
-            same_names = names == self.names
-            moved = None if same_names else _one_moved(self.names, names)
+            moved = _vouched_slide(self.vouched, vouched, len(self.clusters), len(clusters))
+            if moved is not None:  # model.vouch_moved: the names read off the kept ones
+                names = self.names[:moved]
+                names += [clusters[moved].name] if len(clusters) > len(self.names) else []
+                names += self.names[moved + (len(clusters) < len(self.names)) :]
+                same_names = False
+            else:
+                names = list(map(_NAME, clusters))
+                same_names = names == self.names
+                moved = None if same_names else _one_moved(self.names, names)
             if same_names:
                 kept = np.arange(len(names), dtype=np.int64)
             elif moved is not None:  # one name added or gone at `moved`: the rows either side slide
@@ -743,26 +762,36 @@ class _Rows:
         # columns, which read no load, are kept. Its row's basis, if it is not the cluster, is
         # the object before it (the same fields but the load).
         unknown = set(np.flatnonzero(~known).tolist())
-        news = list(map(clusters.__getitem__, changed))
-        again = map(operator.is_, news, map(basis.__getitem__, changed))
         remade = []
-        for i, new, before in zip(changed, news, again, strict=True):
-            if i in unknown:
-                remade.append(i)
-            elif before or _load_alone(was[i], new):
+        if alone:  # every row kept, every changed one its load alone moved
+            for i in changed:
                 basis[i] = was[i]
-            else:
-                remade.append(i)
+        else:
+            news = list(map(clusters.__getitem__, changed))
+            again = map(operator.is_, news, map(basis.__getitem__, changed))
+            for i, new, before in zip(changed, news, again, strict=True):
+                if i in unknown:
+                    remade.append(i)
+                elif before or _load_alone(was[i], new):
+                    basis[i] = was[i]
+                else:
+                    remade.append(i)
         if len(remade) > _PATCHED_UP_TO:
             return None
         for i in remade:
             basis[i] = clusters[i]
         out = object.__new__(_Rows)
         out.patched = True
+        out.vouched = vouched
         out.clusters = clusters
         out.basis = basis
         out.names = self.names if same_names else names
-        out.index = self.index if same_names else dict(zip(names, range(len(names)), strict=True))
+        if same_names:
+            out.index = self.index
+        elif moved is not None:
+            out.index = _slid_index(self.index, self.names, names, moved)
+        else:
+            out.index = dict(zip(names, range(len(names)), strict=True))
         for field, value, rows in (
             ("eligible", takes_new, remade),
             ("leaving", _leaving, remade),
@@ -941,6 +970,30 @@ def _slid_series(series: pl.Series, new: int, at: int) -> pl.Series:
     else:
         parts = [series.slice(0, at), series.slice(at + 1)]
     return pl.concat(parts, rechunk=True)
+
+
+def _vouched_slide(kept: tuple | None, base: tuple | None, old: int, new: int) -> int | None:
+    """Where the kept rows' clusters were vouched with base `kept` and the batch's with `base`
+    (model.vouch_loads), and `base`'s names are `kept`'s with one added or gone (model.vouch_moved;
+    the lengths agree): where (_one_moved's answer); else None."""
+    if kept is None or base is None:
+        return None
+    move = vouched_move(base)
+    if move is None or move[0] is not kept or len(base) != new or len(kept) != old or abs(new - old) != 1:
+        return None
+    at = move[1]
+    return at if 0 <= at < max(old, new) else None
+
+
+def _slid_index(index: dict[str, int], old: list[str], new: list[str], at: int) -> dict[str, int]:
+    """The rows' index for `new`, `old`'s names with one added or gone at `at` (_one_moved): `index`
+    (old's) copied, the name gone taken out, and the names from `at` on numbered again (a dict
+    copy in C: every name numbered anew was a quarter of a join's or leave's patch)."""
+    out = index.copy()
+    if len(new) < len(old):
+        del out[old[at]]
+    out.update(zip(new[at:], range(at, len(new)), strict=True))
+    return out
 
 
 def _in_place(old: tuple[Cluster, ...], names: list[str], new: tuple[Cluster, ...]) -> list[int] | None:

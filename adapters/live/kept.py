@@ -31,7 +31,7 @@ from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
 from adapters.kube.manifests import Manifest
-from model import Cluster, PlacementRequest, vouch_scores
+from model import Cluster, PlacementRequest, vouch_loads, vouch_moved, vouch_scores
 
 __all__ = ["ClusterPool", "Journal", "Reads", "Timers", "generation_changed", "manifest", "with_load"]
 
@@ -261,6 +261,9 @@ class ClusterPool:
         # (base, copy, base, copy; the latest first), given again where the cluster and the load
         # are the same (see `_copy`).
         self._copies: dict[str, tuple[Cluster, Cluster, Cluster | None, Cluster | None]] = {}
+        # The last `_all` made (`_base`), where the one name come or gone since it was (None: none
+        # or more), and how many came or went.
+        self._moved_since: tuple[tuple[Cluster, ...], int | None, int] | None = None
         # Counts every change of a trait's clusters (`with_trait`): what a reader keeps of them
         # holds while it is the same.
         self.traits_version = 0
@@ -382,6 +385,7 @@ class ClusterPool:
             self._retrait(name, old.traits, cluster.traits)
         else:
             self._shifted += 1
+            self._name_moved(at)
             self._names.insert(at, name)
             self._ordered.insert(at, cluster)
             self._retrait(name, frozenset(), cluster.traits)
@@ -427,12 +431,20 @@ class ClusterPool:
             self._all = None
             self._shifted += 1
             at = bisect_left(self._names, name)
+            self._name_moved(at)
             self._rescored("delete", at, None)
             del self._names[at]
             del self._ordered[at]
             self._staying.discard(name)
             self._tainted.discard(name)
             self._retrait(name, old.traits, frozenset())
+
+    def _name_moved(self, at: int) -> None:
+        """A name comes or goes at `at`: `_moved_since` holds the last base made, and where this
+        is the one name moved since, its position (else None)."""
+        if self._moved_since is not None:
+            base, _, moves = self._moved_since
+            self._moved_since = (base, at if moves == 0 else None, moves + 1)
 
     def _rescored(self, kind: str, at: int, scores: Any) -> None:
         """The order's entry at `at` set, inserted or deleted: a new token, the change logged."""
@@ -464,10 +476,10 @@ class ClusterPool:
         depends on the others."""
         names = self._within(within) if within else None
         if names is None and not any((loads or {}).values()):
-            if self._all is None:
-                self._all = tuple(self._ordered)
-            vouch_scores(self._all, self._scored, self._scored_log)
-            return self._all
+            base = self._base()
+            vouch_scores(base, self._scored, self._scored_log)
+            vouch_loads(base, base)
+            return base
         if len(self._copies) > 2 * len(self._names) + 1024:  # names long gone: let go whole
             self._copies.clear()
         if names is None:
@@ -482,6 +494,7 @@ class ClusterPool:
             if self._shifted:
                 given = tuple(self._near(out, moved, position))
                 vouch_scores(given, self._scored, self._scored_log)  # the order's entries, as below
+                self._vouch_loads(given)
                 return given
         else:
             out = [self._by_name[name] for name in names]
@@ -493,7 +506,25 @@ class ClusterPool:
         given = tuple(out)
         if names is None:  # the order's entries, a load copy sharing its cluster's score mapping
             vouch_scores(given, self._scored, self._scored_log)
+            self._vouch_loads(given)
         return given
+
+    def _vouch_loads(self, given: tuple[Cluster, ...]) -> None:
+        """Vouch (model.vouch_loads) that `given`, every cluster in name order, holds the order's
+        entries or their load copies (`_copy`: of the very entry, `by_name`'s): an event's two
+        batches, the order unchanged between them, then share every table row but the load."""
+        vouch_loads(given, self._base())
+
+    def _base(self) -> tuple[Cluster, ...]:
+        """`_all`, made where a change cleared it; where one name alone came or went since the
+        last one made, vouched as that one's names with it added or gone (model.vouch_moved: a
+        join's or leave's table slides its rows without reading the names)."""
+        if self._all is None:
+            self._all = tuple(self._ordered)
+            if self._moved_since is not None and self._moved_since[1] is not None:
+                vouch_moved(self._all, self._moved_since[0], self._moved_since[1])
+            self._moved_since = (self._all, None, 0)
+        return self._all
 
     def _near(
         self, out: list[Cluster], loads: Mapping[str, int], position: Mapping[str, int]
