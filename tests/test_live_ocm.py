@@ -3764,6 +3764,60 @@ def test_the_logs_arrays_give_each_pictures_first_moves_through_growth_cut_backs
     assert checked > 1000
 
 
+def test_the_logs_counts_now_follow_every_move_through_growth_cut_backs_and_cuts() -> None:
+    """`_LogIndex.counts_now` (a drift's counts now, `_drift_of_log`): over a random log whose
+    every entry moves its cluster's count (logged first, as `_recount`), cut back with the
+    counts put back (an event undone) and cut at the front (a new floor), the counts read by
+    number are the counts as they stand for every name the log holds, read after every step
+    or only now and then. Fails where a cut back's clusters are not read again, or where the
+    clusters of the entries since the last read are not."""
+    import random
+
+    rng = random.Random(5)
+    for every in (1, 3):
+        log = reach_module._LogIndex()
+        clusters: list[str] = []
+        before: list[int] = []
+        counts: dict[str, int] = {}
+        floor = 0
+        checked = 0
+        for step in range(400):
+            roll = rng.random()
+            if roll < 0.15 and clusters:
+                length = rng.randrange(len(clusters))
+                for c, b in zip(reversed(clusters[length:]), reversed(before[length:]), strict=True):
+                    if b:
+                        counts[c] = b
+                    else:
+                        counts.pop(c, None)
+                del clusters[length:], before[length:]
+            elif roll < 0.2 and len(clusters) > 10:
+                cut = len(clusters) // 2
+                del clusters[:cut], before[:cut]
+                floor += 1
+            else:
+                for _ in range(rng.randrange(1, 12)):
+                    c = f"c{rng.randrange(40)}"
+                    clusters.append(c)
+                    before.append(counts.get(c, 0))
+                    new = rng.randrange(4)
+                    if new:
+                        counts[c] = new
+                    else:
+                        counts.pop(c, None)
+            if roll < 0.15 and log.length > len(clusters):
+                log.cut_back(len(clusters))
+            log.sync(clusters, before, floor)
+            if step % every:
+                continue
+            now = log.counts_now(counts)
+            assert [int(now[log.number[c]]) for c in log.names] == [counts.get(c, 0) for c in log.names]
+            at, _ = log.since(0)
+            assert now[log.order[at]].tolist() == [counts.get(c, 0) for c in log.ordered[at].tolist()]
+            checked += 1
+        assert checked > 100
+
+
 def test_a_drift_without_batch_mates_is_read_off_the_logs_arrays_and_stands_as_read_afresh(
     monkeypatch,
 ) -> None:

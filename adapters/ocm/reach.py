@@ -504,6 +504,12 @@ class _LogIndex:
         self.ordered = np.zeros(0, dtype=object)  # the names in order
         self.ordered_names: list[str] = []  # and as a list
         self.ranked = 0  # the names `rank` orders (the first so many numbers)
+        self.order = np.zeros(0, dtype=np.int64)  # by place: its number (`rank`'s inverse)
+        # By number: its count as the counts stood at `now_length` entries (`counts_now`), and
+        # the numbers whose entries were cut back since (their counts put back with them).
+        self.now = np.zeros(0, dtype=np.int64)
+        self.now_length = -1  # -1: not made
+        self.restale: list[int] = []
 
     def cut_back(self, length: int) -> None:
         """The log cut back to `length` entries: each cluster's last entry is then the previous
@@ -513,6 +519,9 @@ class _LogIndex:
         last = self.last
         for at in range(self.length - 1, length - 1, -1):
             last[self.clusters[at]] = int(self.previous[at])
+        if self.now_length >= 0:
+            self.restale.extend(self.clusters[length : self.length].tolist())
+            self.now_length = min(self.now_length, length)
         self.length = length
 
     def sync(self, clusters: list[str], before: list[int], floor: int) -> None:
@@ -551,7 +560,31 @@ class _LogIndex:
             self.rank[ordered] = np.arange(len(names), dtype=np.int64)
             self.ordered_names = [names[k] for k in ordered]
             self.ordered = np.array(self.ordered_names, dtype=object)
+            self.order = np.asarray(ordered, dtype=np.int64)
             self.ranked = len(names)
+
+    def counts_now(self, counts: Mapping[str, int]) -> np.ndarray:
+        """Each cluster's count now, by number (`counts` as they stand with the log synced: every
+        count moved is logged first, so only the clusters of the entries since it was last read,
+        and of the entries cut back since, can have moved): read once per cluster moved, not once
+        per drift (an event reads tens of drifts of thousands of clusters each)."""
+        names = self.names
+        if self.now_length < 0:
+            self.now = np.fromiter(map(counts.get, names, repeat(0)), np.int64, len(names))
+        else:
+            if len(self.now) < len(names):
+                grown = np.zeros(max(len(names), 2 * len(self.now)), dtype=np.int64)
+                grown[: len(self.now)] = self.now
+                self.now = grown
+            fresh = {*self.clusters[self.now_length : self.length].tolist(), *self.restale}
+            if fresh:
+                numbers = np.fromiter(fresh, np.int64, len(fresh))
+                self.now[numbers] = np.fromiter(
+                    map(counts.get, map(names.__getitem__, fresh), repeat(0)), np.int64, len(fresh)
+                )
+        self.restale.clear()
+        self.now_length = self.length
+        return self.now
 
     def since(self, start: int) -> tuple[np.ndarray, np.ndarray]:
         """The clusters first moved at entry `start` or later (their places among the names in
@@ -3268,7 +3301,7 @@ class OcmLive:
             names,
             index,
             then,
-            np.fromiter(map(self.counts.get, names, repeat(0)), np.int64, size),
+            log.counts_now(self.counts)[log.order[at]],
             np.zeros(size, dtype=np.int64),
             np.zeros(size, dtype=np.int64),
             at,
