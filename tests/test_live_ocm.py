@@ -3860,6 +3860,46 @@ def test_a_drift_without_batch_mates_is_read_off_the_logs_arrays_and_stands_as_r
     assert asked["mates-less"] > 20 and asked["cut"] > 0, asked
 
 
+def test_a_big_drifts_positions_looked_up_through_the_logs_numbers_are_its_dict_and_decide_alike(
+    monkeypatch,
+) -> None:
+    """A big drift read off the log keeps its positions as `_Places` (the log's numbers, one
+    array per drift), not a dict: with every drift that big (`_PLACES_FROM` 1), over 60
+    generated events with the log cut every few events, every drift's index answers `get`,
+    `in`, `[]`, `keys() &` and equality as the dict of its names would, for each of its names,
+    each other name of the log and a name never seen, and `_none_moved` as over the dict; the
+    deltas are those with every index a dict. Fails with `_Places.__contains__` reading a name of
+    the log as the drift's whether it moved since the picture or not."""
+    monkeypatch.setattr(reach_module, "_LOG_LIMIT", 400)
+    original, asked = OcmLive._drift, Counter()
+
+    def drift(self, answer):
+        out = original(self, answer)
+        index = out.index
+        plain = {name: at for at, name in enumerate(out.names)}
+        asked["places"] += isinstance(index, reach_module._Places)
+        asked["drifts"] += 1
+        assert index == plain
+        for name in [*self._log_index.names, "never-seen", *self.counts]:
+            assert index.get(name) == plain.get(name) and (name in index) == (name in plain), name
+            if name in plain:
+                assert index[name] == plain[name]
+        some = set(self._log_index.names[::3])
+        assert set(index.keys() & some) == plain.keys() & some
+        for picks in ({c: 0 for c in self._log_index.names[:4]}, {c: 0 for c in out.names[:2]}, {}):
+            assert OcmLive._none_moved(picks, index) == OcmLive._none_moved(picks, plain)
+        return out
+
+    def dicts(self, answer):
+        with monkeypatch.context() as m:
+            m.setattr(reach_module, "_PLACES_FROM", 1 << 60)
+            return original(self, answer)
+
+    monkeypatch.setattr(reach_module, "_PLACES_FROM", 1)
+    asked = _same_deltas(monkeypatch, "optimal", "_drift", drift, dicts, asked)
+    assert asked["places"] > 20, asked
+
+
 def test_a_traits_clusters_among_a_drift_read_off_the_log_are_a_slice_of_its_mask_over_the_log(
     monkeypatch,
 ) -> None:

@@ -230,6 +230,7 @@ forgets the walks with the log.
 from __future__ import annotations
 
 import math
+from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
@@ -466,7 +467,7 @@ class _Drift:
 
     mates: _Moves | None
     names: list[str]
-    index: dict[str, int]
+    index: Mapping[str, int]  # a dict, or a big drift's `_Places`
     then: np.ndarray
     now: np.ndarray
     added: np.ndarray
@@ -480,6 +481,46 @@ class _Drift:
         """How many moved clusters' names are at most `name` (the names are in order: the first
         so many)."""
         return bisect_right(self.names, name)
+
+
+class _Places(Mapping):
+    """A big drift's positions by name (`_Drift.index` of a drift read off the log of at least
+    `_PLACES_FROM` clusters): looked up through the log's numbers (`_LogIndex.number`, one dict
+    for every drift of a floor) and the drift's position of each number (-1: not moved), made by
+    one numpy pass, not a dict of thousands of names per drift (its names hashed and inserted
+    one by one, tens of drifts an event). A number given after it was made (a cluster first in
+    the log since) is no name of it."""
+
+    __slots__ = ("_at", "_names", "_number", "_size")
+
+    def __init__(self, number: dict[str, int], at: array, names: list[str]) -> None:
+        self._number, self._at, self._size, self._names = number, at, len(at), names
+
+    def get(self, name: str, default: Any = None) -> Any:
+        k = self._number.get(name)
+        if k is None or k >= self._size:
+            return default
+        place = self._at[k]
+        return default if place < 0 else place
+
+    def __contains__(self, name: object) -> bool:
+        k = self._number.get(name)  # type: ignore[call-overload]
+        return k is not None and k < self._size and self._at[k] >= 0
+
+    def __getitem__(self, name: str) -> int:
+        place = self.get(name)
+        if place is None:
+            raise KeyError(name)
+        return place
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+_PLACES_FROM = 1024  # `_Places`: a drift's clusters from which its positions are not a dict
 
 
 class _LogIndex:
@@ -1786,6 +1827,8 @@ class OcmLive:
     def _none_moved(picks: Mapping[str, int], moved: Mapping[str, Any]) -> bool:
         """Whether no pick is among the clusters `moved` (`_stands_margins` then keeps the picks'
         totals as they are; looked up in C, over the fewer)."""
+        if isinstance(moved, _Places):  # a big drift's: its picks looked up one by one
+            return not any(map(moved.__contains__, picks))
         return picks.keys().isdisjoint(moved.keys())
 
     def _left_out(
@@ -3294,7 +3337,12 @@ class OcmLive:
             names, index, then = last.names, last.index, last.then
         else:
             names = log.ordered[at].tolist()
-            index = dict(zip(names, range(size), strict=True))
+            if size >= _PLACES_FROM:
+                places = np.full(len(log.names), -1, dtype=np.int64)
+                places[log.order[at]] = np.arange(size, dtype=np.int64)
+                index = _Places(log.number, array("q", places.tobytes()), names)
+            else:
+                index = dict(zip(names, range(size), strict=True))
         then.flags.writeable = False
         found = _Drift(
             None,
