@@ -3900,6 +3900,37 @@ def test_a_big_drifts_positions_looked_up_through_the_logs_numbers_are_its_dict_
     assert asked["places"] > 20, asked
 
 
+def test_pictures_with_no_entry_between_them_share_one_drift_read_off_the_log(monkeypatch) -> None:
+    """Two pictures with no count moved between them have the same drift: `_drift_of_log` reads
+    the log's arrays once per start and log length (`_LogIndex.drifts`), and over 60 generated
+    events (the log cut every few) no start is read twice at one length, while some pictures
+    share one; the entry-by-entry drift test checks each drift's content. Fails with the drifts
+    by start not kept (every picture read afresh)."""
+    monkeypatch.setattr(reach_module, "_LOG_LIMIT", 400)
+    original, asked = reach_module._LogIndex.since, Counter()
+    read: set[tuple[int, int, int, int]] = set()
+
+    def since(self, start):
+        key = (id(self), self.floor, self.length, start)
+        asked["twice"] += key in read
+        read.add(key)
+        return original(self, start)
+
+    drift = OcmLive._drift_of_log
+
+    def counted(self, seen, key, kept):
+        log = self._log_index
+        before = len(log.drifts) if log.length == len(self.log_seq) and log.floor == self.floor else None
+        out = drift(self, seen, key, kept)
+        asked["shared"] += before is not None and len(log.drifts) == before
+        return out
+
+    monkeypatch.setattr(reach_module._LogIndex, "since", since)
+    monkeypatch.setattr(OcmLive, "_drift_of_log", counted)
+    _deltas("optimal", 0, 60)
+    assert asked["twice"] == 0 and asked["shared"] > 0, asked
+
+
 def test_a_traits_clusters_among_a_drift_read_off_the_log_are_a_slice_of_its_mask_over_the_log(
     monkeypatch,
 ) -> None:

@@ -551,6 +551,9 @@ class _LogIndex:
         self.now = np.zeros(0, dtype=np.int64)
         self.now_length = -1  # -1: not made
         self.restale: list[int] = []
+        # The drifts read off it at its length, by the entry they start at (`_drift_of_log`:
+        # pictures with no entry between them have the same drift); let go as it moves.
+        self.drifts: dict[int, Any] = {}
 
     def cut_back(self, length: int) -> None:
         """The log cut back to `length` entries: each cluster's last entry is then the previous
@@ -563,6 +566,7 @@ class _LogIndex:
         if self.now_length >= 0:
             self.restale.extend(self.clusters[length : self.length].tolist())
             self.now_length = min(self.now_length, length)
+        self.drifts.clear()
         self.length = length
 
     def sync(self, clusters: list[str], before: list[int], floor: int) -> None:
@@ -572,6 +576,7 @@ class _LogIndex:
         length = len(clusters)
         if length <= self.length:
             return
+        self.drifts.clear()
         if length > len(self.clusters):
             size = max(length, 2 * len(self.clusters), 1024)
             for name in ("clusters", "before", "previous"):
@@ -3328,7 +3333,13 @@ class OcmLive:
             log.cut_back(self._log_valid)
         log.sync(self.log_cluster, self.log_before, floor)
         self._log_valid = log.length
-        at, then = log.since(bisect_right(self.log_seq, seen))
+        start = bisect_right(self.log_seq, seen)
+        found = log.drifts.get(start)
+        if found is not None:
+            self._prune()
+            self._drifts[key] = (length, floor, found, self.seq)
+            return found
+        at, then = log.since(start)
         size = len(at)
         last = (
             kept[2] if kept is not None and kept[1] == floor and kept[0] < length and seen >= floor else None
@@ -3355,6 +3366,7 @@ class OcmLive:
             at,
             log.ordered,
         )
+        log.drifts[start] = found
         self._prune()
         self._drifts[key] = (length, floor, found, self.seq)
         return found
