@@ -3807,6 +3807,60 @@ def test_the_logs_arrays_give_each_pictures_first_moves_through_growth_cut_backs
     assert checked > 1000
 
 
+def test_the_logs_counts_now_follow_every_move_through_growth_cut_backs_and_cuts() -> None:
+    """`_LogIndex.counts_now` (a drift's counts now, `_drift_of_log`): over a random log whose
+    every entry moves its cluster's count (logged first, as `_recount`), cut back with the
+    counts put back (an event undone) and cut at the front (a new floor), the counts read by
+    number are the counts as they stand for every name the log holds, read after every step
+    or only now and then. Fails where a cut back's clusters are not read again, or where the
+    clusters of the entries since the last read are not."""
+    import random
+
+    rng = random.Random(5)
+    for every in (1, 3):
+        log = reach_module._LogIndex()
+        clusters: list[str] = []
+        before: list[int] = []
+        counts: dict[str, int] = {}
+        floor = 0
+        checked = 0
+        for step in range(400):
+            roll = rng.random()
+            if roll < 0.15 and clusters:
+                length = rng.randrange(len(clusters))
+                for c, b in zip(reversed(clusters[length:]), reversed(before[length:]), strict=True):
+                    if b:
+                        counts[c] = b
+                    else:
+                        counts.pop(c, None)
+                del clusters[length:], before[length:]
+            elif roll < 0.2 and len(clusters) > 10:
+                cut = len(clusters) // 2
+                del clusters[:cut], before[:cut]
+                floor += 1
+            else:
+                for _ in range(rng.randrange(1, 12)):
+                    c = f"c{rng.randrange(40)}"
+                    clusters.append(c)
+                    before.append(counts.get(c, 0))
+                    new = rng.randrange(4)
+                    if new:
+                        counts[c] = new
+                    else:
+                        counts.pop(c, None)
+            if roll < 0.15 and log.length > len(clusters):
+                log.cut_back(len(clusters))
+            log.sync(clusters, before, floor)
+            if step % every:
+                continue
+            now = log.counts_now(counts)
+            assert [int(now[log.number[c]]) for c in log.names] == [counts.get(c, 0) for c in log.names]
+            at, _ = log.since(0)
+            assert now[log.order[at]].tolist() == [counts.get(c, 0) for c in log.ordered[at].tolist()]
+            checked += 1
+        assert checked > 100
+
+
 def test_a_drift_without_batch_mates_is_read_off_the_logs_arrays_and_stands_as_read_afresh(
     monkeypatch,
 ) -> None:
@@ -3847,6 +3901,77 @@ def test_a_drift_without_batch_mates_is_read_off_the_logs_arrays_and_stands_as_r
     asked = _same_deltas(monkeypatch, "optimal", "_drift", drift, afresh, asked)
     assert asked["moved asked inside a mates-less drift"] == 0, asked
     assert asked["mates-less"] > 20 and asked["cut"] > 0, asked
+
+
+def test_a_big_drifts_positions_looked_up_through_the_logs_numbers_are_its_dict_and_decide_alike(
+    monkeypatch,
+) -> None:
+    """A big drift read off the log keeps its positions as `_Places` (the log's numbers, one
+    array per drift), not a dict: with every drift that big (`_PLACES_FROM` 1), over 60
+    generated events with the log cut every few events, every drift's index answers `get`,
+    `in`, `[]`, `keys() &` and equality as the dict of its names would, for each of its names,
+    each other name of the log and a name never seen, and `_none_moved` as over the dict; the
+    deltas are those with every index a dict. Fails with `_Places.__contains__` reading a name of
+    the log as the drift's whether it moved since the picture or not."""
+    monkeypatch.setattr(reach_module, "_LOG_LIMIT", 400)
+    original, asked = OcmLive._drift, Counter()
+
+    def drift(self, answer):
+        out = original(self, answer)
+        index = out.index
+        plain = {name: at for at, name in enumerate(out.names)}
+        asked["places"] += isinstance(index, reach_module._Places)
+        asked["drifts"] += 1
+        assert index == plain
+        for name in [*self._log_index.names, "never-seen", *self.counts]:
+            assert index.get(name) == plain.get(name) and (name in index) == (name in plain), name
+            if name in plain:
+                assert index[name] == plain[name]
+        some = set(self._log_index.names[::3])
+        assert set(index.keys() & some) == plain.keys() & some
+        for picks in ({c: 0 for c in self._log_index.names[:4]}, {c: 0 for c in out.names[:2]}, {}):
+            assert OcmLive._none_moved(picks, index) == OcmLive._none_moved(picks, plain)
+        return out
+
+    def dicts(self, answer):
+        with monkeypatch.context() as m:
+            m.setattr(reach_module, "_PLACES_FROM", 1 << 60)
+            return original(self, answer)
+
+    monkeypatch.setattr(reach_module, "_PLACES_FROM", 1)
+    asked = _same_deltas(monkeypatch, "optimal", "_drift", drift, dicts, asked)
+    assert asked["places"] > 20, asked
+
+
+def test_pictures_with_no_entry_between_them_share_one_drift_read_off_the_log(monkeypatch) -> None:
+    """Two pictures with no count moved between them have the same drift: `_drift_of_log` reads
+    the log's arrays once per start and log length (`_LogIndex.drifts`), and over 60 generated
+    events (the log cut every few) no start is read twice at one length, while some pictures
+    share one; the entry-by-entry drift test checks each drift's content. Fails with the drifts
+    by start not kept (every picture read afresh)."""
+    monkeypatch.setattr(reach_module, "_LOG_LIMIT", 400)
+    original, asked = reach_module._LogIndex.since, Counter()
+    read: set[tuple[int, int, int, int]] = set()
+
+    def since(self, start):
+        key = (id(self), self.floor, self.length, start)
+        asked["twice"] += key in read
+        read.add(key)
+        return original(self, start)
+
+    drift = OcmLive._drift_of_log
+
+    def counted(self, seen, key, kept):
+        log = self._log_index
+        before = len(log.drifts) if log.length == len(self.log_seq) and log.floor == self.floor else None
+        out = drift(self, seen, key, kept)
+        asked["shared"] += before is not None and len(log.drifts) == before
+        return out
+
+    monkeypatch.setattr(reach_module._LogIndex, "since", since)
+    monkeypatch.setattr(OcmLive, "_drift_of_log", counted)
+    _deltas("optimal", 0, 60)
+    assert asked["twice"] == 0 and asked["shared"] > 0, asked
 
 
 def test_a_traits_clusters_among_a_drift_read_off_the_log_are_a_slice_of_its_mask_over_the_log(

@@ -230,6 +230,7 @@ forgets the walks with the log.
 from __future__ import annotations
 
 import math
+from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
@@ -504,7 +505,7 @@ class _Drift:
 
     mates: _Moves | None
     names: list[str]
-    index: dict[str, int]
+    index: Mapping[str, int]  # a dict, or a big drift's `_Places`
     then: np.ndarray
     now: np.ndarray
     added: np.ndarray
@@ -518,6 +519,46 @@ class _Drift:
         """How many moved clusters' names are at most `name` (the names are in order: the first
         so many)."""
         return bisect_right(self.names, name)
+
+
+class _Places(Mapping):
+    """A big drift's positions by name (`_Drift.index` of a drift read off the log of at least
+    `_PLACES_FROM` clusters): looked up through the log's numbers (`_LogIndex.number`, one dict
+    for every drift of a floor) and the drift's position of each number (-1: not moved), made by
+    one numpy pass, not a dict of thousands of names per drift (its names hashed and inserted
+    one by one, tens of drifts an event). A number given after it was made (a cluster first in
+    the log since) is no name of it."""
+
+    __slots__ = ("_at", "_names", "_number", "_size")
+
+    def __init__(self, number: dict[str, int], at: array, names: list[str]) -> None:
+        self._number, self._at, self._size, self._names = number, at, len(at), names
+
+    def get(self, name: str, default: Any = None) -> Any:
+        k = self._number.get(name)
+        if k is None or k >= self._size:
+            return default
+        place = self._at[k]
+        return default if place < 0 else place
+
+    def __contains__(self, name: object) -> bool:
+        k = self._number.get(name)  # type: ignore[call-overload]
+        return k is not None and k < self._size and self._at[k] >= 0
+
+    def __getitem__(self, name: str) -> int:
+        place = self.get(name)
+        if place is None:
+            raise KeyError(name)
+        return place
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+_PLACES_FROM = 1024  # `_Places`: a drift's clusters from which its positions are not a dict
 
 
 class _LogIndex:
@@ -542,6 +583,15 @@ class _LogIndex:
         self.ordered = np.zeros(0, dtype=object)  # the names in order
         self.ordered_names: list[str] = []  # and as a list
         self.ranked = 0  # the names `rank` orders (the first so many numbers)
+        self.order = np.zeros(0, dtype=np.int64)  # by place: its number (`rank`'s inverse)
+        # By number: its count as the counts stood at `now_length` entries (`counts_now`), and
+        # the numbers whose entries were cut back since (their counts put back with them).
+        self.now = np.zeros(0, dtype=np.int64)
+        self.now_length = -1  # -1: not made
+        self.restale: list[int] = []
+        # The drifts read off it at its length, by the entry they start at (`_drift_of_log`:
+        # pictures with no entry between them have the same drift); let go as it moves.
+        self.drifts: dict[int, Any] = {}
 
     def cut_back(self, length: int) -> None:
         """The log cut back to `length` entries: each cluster's last entry is then the previous
@@ -551,6 +601,10 @@ class _LogIndex:
         last = self.last
         for at in range(self.length - 1, length - 1, -1):
             last[self.clusters[at]] = int(self.previous[at])
+        if self.now_length >= 0:
+            self.restale.extend(self.clusters[length : self.length].tolist())
+            self.now_length = min(self.now_length, length)
+        self.drifts.clear()
         self.length = length
 
     def sync(self, clusters: list[str], before: list[int], floor: int) -> None:
@@ -560,6 +614,7 @@ class _LogIndex:
         length = len(clusters)
         if length <= self.length:
             return
+        self.drifts.clear()
         if length > len(self.clusters):
             size = max(length, 2 * len(self.clusters), 1024)
             for name in ("clusters", "before", "previous"):
@@ -589,7 +644,31 @@ class _LogIndex:
             self.rank[ordered] = np.arange(len(names), dtype=np.int64)
             self.ordered_names = [names[k] for k in ordered]
             self.ordered = np.array(self.ordered_names, dtype=object)
+            self.order = np.asarray(ordered, dtype=np.int64)
             self.ranked = len(names)
+
+    def counts_now(self, counts: Mapping[str, int]) -> np.ndarray:
+        """Each cluster's count now, by number (`counts` as they stand with the log synced: every
+        count moved is logged first, so only the clusters of the entries since it was last read,
+        and of the entries cut back since, can have moved): read once per cluster moved, not once
+        per drift (an event reads tens of drifts of thousands of clusters each)."""
+        names = self.names
+        if self.now_length < 0:
+            self.now = np.fromiter(map(counts.get, names, repeat(0)), np.int64, len(names))
+        else:
+            if len(self.now) < len(names):
+                grown = np.zeros(max(len(names), 2 * len(self.now)), dtype=np.int64)
+                grown[: len(self.now)] = self.now
+                self.now = grown
+            fresh = {*self.clusters[self.now_length : self.length].tolist(), *self.restale}
+            if fresh:
+                numbers = np.fromiter(fresh, np.int64, len(fresh))
+                self.now[numbers] = np.fromiter(
+                    map(counts.get, map(names.__getitem__, fresh), repeat(0)), np.int64, len(fresh)
+                )
+        self.restale.clear()
+        self.now_length = self.length
+        return self.now
 
     def since(self, start: int) -> tuple[np.ndarray, np.ndarray]:
         """The clusters first moved at entry `start` or later (their places among the names in
@@ -1814,6 +1893,8 @@ class OcmLive:
     def _none_moved(picks: Mapping[str, int], moved: Mapping[str, Any]) -> bool:
         """Whether no pick is among the clusters `moved` (`_stands_margins` then keeps the picks'
         totals as they are; looked up in C, over the fewer)."""
+        if isinstance(moved, _Places):  # a big drift's: its picks looked up one by one
+            return not any(map(moved.__contains__, picks))
         return picks.keys().isdisjoint(moved.keys())
 
     def _left_out(
@@ -3316,7 +3397,13 @@ class OcmLive:
             log.cut_back(self._log_valid)
         log.sync(self.log_cluster, self.log_before, floor)
         self._log_valid = log.length
-        at, then = log.since(bisect_right(self.log_seq, seen))
+        start = bisect_right(self.log_seq, seen)
+        found = log.drifts.get(start)
+        if found is not None:
+            self._prune()
+            self._drifts[key] = (length, floor, found, self.seq)
+            return found
+        at, then = log.since(start)
         size = len(at)
         last = (
             kept[2] if kept is not None and kept[1] == floor and kept[0] < length and seen >= floor else None
@@ -3325,19 +3412,25 @@ class OcmLive:
             names, index, then = last.names, last.index, last.then
         else:
             names = log.ordered[at].tolist()
-            index = dict(zip(names, range(size), strict=True))
+            if size >= _PLACES_FROM:
+                places = np.full(len(log.names), -1, dtype=np.int64)
+                places[log.order[at]] = np.arange(size, dtype=np.int64)
+                index = _Places(log.number, array("q", places.tobytes()), names)
+            else:
+                index = dict(zip(names, range(size), strict=True))
         then.flags.writeable = False
         found = _Drift(
             None,
             names,
             index,
             then,
-            np.fromiter(map(self.counts.get, names, repeat(0)), np.int64, size),
+            log.counts_now(self.counts)[log.order[at]],
             np.zeros(size, dtype=np.int64),
             np.zeros(size, dtype=np.int64),
             at,
             log.ordered,
         )
+        log.drifts[start] = found
         self._prune()
         self._drifts[key] = (length, floor, found, self.seq)
         return found
