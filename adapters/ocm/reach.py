@@ -229,7 +229,6 @@ forgets the walks with the log.
 
 from __future__ import annotations
 
-import heapq
 import math
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
@@ -387,13 +386,6 @@ class _Answer:
     # The request whose totals its picks are (`OcmLive._stands_margins` judged each by `_total`;
     # None: the solver's, whose picture may differ from `_total`'s in what the request held).
     totalled: PlacementRequest | None = None
-    # A strict answer whose totals are each cluster's own (`_scored_alone`): its best clusters
-    # left out by name (`_RUNNERS` of them, best first) and the best of every other one left out
-    # (`rest`), on the picture of `rest_at` (its `seen` there; `OcmLive._left_out` judges the
-    # runners by their own totals where the best left out refuses, and moves `rest` on).
-    runners: tuple[str, ...] = ()
-    rest: tuple[int, str] | None = None
-    rest_at: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -596,7 +588,6 @@ _NO_COUNTS: Mapping[str, int] = {}  # a Placement holding nothing: its decisions
 _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
 _LOUD = object()  # `_quiet_bound`: a moved cluster may threaten; judged whole
 _FEW = 16  # `_few_threats`: past this many unpatched threats an answer's rises are judged whole
-_RUNNERS = 8  # `_margins`: a strict answer's best clusters left out kept by name (`_Answer.runners`)
 
 
 class OcmLive:
@@ -670,10 +661,6 @@ class OcmLive:
         self._facts: dict[int, tuple[PlacementRequest, tuple[frozenset[tuple[str, str]], int, bool, bool]]]
         self._facts = {}
         self._weakest: dict[int, tuple[dict[str, int], tuple[str, int]]] = {}  # _stands_margins'
-        # `_left_out`'s: the rest moved on for `_stands_margins` to keep, and `_quiet_bound`'s
-        # greatest rise (one check's, read within it).
-        self._rest_next: tuple[int, str] | None = None
-        self._top_rise: tuple[int, int] | None = None
         # `_touched_in`'s: the event's changes, each one's touched keys and their union (None: a
         # cluster came or went).
         self._touched_of: (
@@ -1760,7 +1747,6 @@ class OcmLive:
         self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
         answer.picks, answer.best_out, answer.most, answer.anchor = picks, raised, most, anchor
         answer.totalled = request if alone else None
-        self._rest_kept(answer)
         return True
 
     @staticmethod
@@ -1788,45 +1774,8 @@ class OcmLive:
     ) -> tuple[int, str] | None | bool:
         """`_stands_margins`' bound of the clusters left out, from the picture of `base` (the
         answer, or its anchor) to now, `drift` the clusters moved since; False where a pick may
-        not beat it (`weakest`: the weakest pick, which every pick beats a bound it beats).
-
-        Where `base` keeps its runners on its picture (`_Answer.runners`, `rest`: totals each a
-        cluster's own), the bound of every cluster left out but the runners is moved on from
-        `rest` with the same rises (`_rest_moved`, kept for `_stands_margins` to store), and where
-        the best left out refuses, the runners are judged by their own totals now and every other
-        cluster from `rest` (`_runners_out`)."""
-        self._rest_next = None
-        self._top_rise = None
-        runners = base.runners if alone and base.rest_at == base.seen else ()
-        facts = (weakest, held, weight, alone, own, most, now)
-        raised = self._bound_out(request, base, base.best_out, drift, picks, static, exact, entered, *facts)
-        if not runners:
-            return raised
-        if raised is False:
-            return self._runners_out(request, base, drift, picks, static, exact, entered, *facts)
-        self._rest_next = self._rest_moved(base, drift, exact, weight, most)
-        return raised
-
-    def _bound_out(
-        self,
-        request: PlacementRequest,
-        base: _Answer,
-        best: tuple[int, str] | None,
-        drift: _Drift | None,
-        picks: Mapping[str, int],
-        static: Mapping[str, int],
-        exact: Sequence[tuple[int, str]],
-        entered: AbstractSet[str] | Iterable[str],
-        weakest: tuple[str, int] | None,
-        held: AbstractSet[str],
-        weight: int,
-        alone: bool,
-        own: Mapping[str, int],
-        most: int,
-        now: datetime,
-    ) -> tuple[int, str] | None | bool:
-        """`_left_out`'s bound of the clusters that ranked below `best` on the picture of `base`
-        (its best left out, or its `rest` with the runners in `entered`: not bounded here)."""
+        not beat it (`weakest`: the weakest pick, which every pick beats a bound it beats)."""
+        best = base.best_out
         raised = best
         if best is not None and most != base.most:
             raised = _raised(best, _most_rise(weight, base.most, most))
@@ -1870,86 +1819,6 @@ class OcmLive:
         if raised is not None and weakest is not None and not _beats((weakest[1], weakest[0]), raised):
             return False
         return raised
-
-    def _runners_out(
-        self,
-        request: PlacementRequest,
-        base: _Answer,
-        drift: _Drift | None,
-        picks: Mapping[str, int],
-        static: Mapping[str, int],
-        exact: Sequence[tuple[int, str]],
-        entered: AbstractSet[str],
-        weakest: tuple[str, int] | None,
-        held: AbstractSet[str],
-        weight: int,
-        alone: bool,
-        own: Mapping[str, int],
-        most: int,
-        now: datetime,
-    ) -> tuple[int, str] | None | bool:
-        """`_left_out` where the best left out refuses and `base` keeps its runners on its
-        picture: each runner by its own total now (a total each cluster's own; taken whether or
-        not it passes its filters now, so at least what its sync reads), first and alone (a few
-        `_total`s); every other cluster left out ranked below `rest` there, so it is bounded from
-        `rest` as `_bound_out` bounds the clusters left out from the best, the runners' moved
-        counts passed over (`entered`: judged here) and a changed runner's exact total with them.
-        That bound is the rest moved on (`_rest_next`); the answer's best left out now is the
-        better of it and the runners'."""
-        clusters = self.pool.by_name()
-        found = None
-        for c in base.runners:
-            cluster = clusters.get(c)
-            if cluster is not None and c not in picks:
-                found = _better(found, (_total(request, cluster, own, most, held), c))
-        if found is not None and weakest is not None and not _beats((weakest[1], weakest[0]), found):
-            return False
-        named = base.runners
-        others = [x for x in exact if x[1] not in named] if exact else exact
-        facts = (weakest, held, weight, alone, own, most, now)
-        skip = (*entered, *named)
-        rest = self._bound_out(request, base, base.rest, drift, picks, static, others, skip, *facts)
-        if rest is False or rest is None:
-            return False
-        self._rest_next = rest
-        return rest if found is None else _better(rest, found)
-
-    def _rest_moved(
-        self,
-        base: _Answer,
-        drift: _Drift | None,
-        exact: Sequence[tuple[int, str]],
-        weight: int,
-        most: int,
-    ) -> tuple[int, str] | None:
-        """`rest` moved on where the best left out held (`_bound_out`): every cluster left out
-        but the runners ranked below it on the picture, so its total now is at most `rest` plus
-        its own rise, which for a count that did not move is at most the busiest count's change
-        gives, and for a moved one at most the greatest rise among the answer's moved clusters
-        (`_quiet_bound`'s, the picks passed over: the first position of the greatest rise has
-        the least name); a changed cluster left out (`exact`) by its total now. None where that
-        greatest rise was not found (no pick, nothing left out): `rest` is then let go."""
-        rest = base.rest
-        if rest is None:
-            return None
-        moved = _raised(rest, _most_rise(weight, base.most, most)) if most != base.most else rest
-        if drift is not None and drift.names:
-            if self._top_rise is None:
-                return None
-            rise, at = self._top_rise
-            if at >= 0:
-                moved = _better(moved, (rest[0] + rise, drift.names[at]))
-        for candidate in exact:
-            if candidate[1] not in base.runners:
-                moved = _better(moved, candidate)
-        return moved
-
-    def _rest_kept(self, answer: _Answer) -> None:
-        """The answer's `rest` moved on with it (`_left_out` left it in `_rest_next`), on its new
-        picture; else it is let go (its picture no longer the answer's)."""
-        rest = self._rest_next
-        if rest is not None:
-            answer.rest, answer.rest_at = rest, answer.seen
 
     def _within_range(
         self,
@@ -2898,7 +2767,6 @@ class OcmLive:
         for i, rise in patch.items():
             if rise > top or (rise == top and rise > 0 and i < at):
                 top, at = rise, i
-        self._top_rise = (top, at)  # `_rest_moved` reads it
         if at < 0:
             return None
         if best[0] + top >= weakest[1]:
@@ -4017,14 +3885,9 @@ def _margins(
         for u in got.unselected
         if u.kind is FilterKind.NOT_PICKED and u.score is not None
     ]
-    # The best few left out, best first (a higher total, then the smaller name: `_beats`, the
-    # names being distinct): those at or above the (`_RUNNERS` + 1)-th greatest total, ordered.
-    ranked = []
-    if out:
-        totals = [t for t, _ in out]
-        floor = heapq.nlargest(_RUNNERS + 1, totals)[-1] if len(totals) > _RUNNERS else min(totals)
-        ranked = sorted((x for x in out if x[0] >= floor), key=_rank_key)
-    best_out = ranked[0] if ranked else None
+    best_out = None
+    for candidate in out:
+        best_out = _better(best_out, candidate)
     strict = (
         not request.spread
         and len(picks) == len(got.selected)
@@ -4032,15 +3895,7 @@ def _margins(
     )
     if selected is None:
         selected = frozenset(map(_cluster_of, got.selected))
-    answer = _Answer(picks, best_out, strict, most, seen, selected)
-    if strict and len(ranked) > _RUNNERS and _scored_alone(request):
-        answer.runners = tuple(c for _, c in ranked[:_RUNNERS])
-        answer.rest, answer.rest_at = ranked[_RUNNERS], seen
-    return answer
-
-
-def _rank_key(x: tuple[int, str]) -> tuple[int, str]:
-    return -x[0], x[1]
+    return _Answer(picks, best_out, strict, most, seen, selected)
 
 
 def _beats(a: tuple[int, str], b: tuple[int, str]) -> bool:
