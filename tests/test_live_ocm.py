@@ -3625,9 +3625,11 @@ def _left_out_whole(
     """`OcmLive._left_out` as it judged before its shortcuts: the weakest pick found by ordering
     the picks (the lowest total, then the last name), the moved clusters' bound judged whole
     (`_drifted_bound`, no quiet path) whatever the bound before them, and every pick compared
-    with the bound at the end."""
+    with the bound at the end; the request's ceiling first, as the rule it is (`_ceiling`)."""
     weakest = min(sorted(picks.items(), reverse=True), key=lambda item: item[1], default=None)
     best = base.best_out
+    if best is not None and weakest is not None and weakest[1] > self._ceiling(request, held, picks):
+        return (self._ceiling(request, held, picks), "")
     raised = best
     if best is not None and most != base.most:
         raised = reach_module._raised(best, reach_module._most_rise(weight, base.most, most))
