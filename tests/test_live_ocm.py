@@ -3518,6 +3518,83 @@ def test_a_strict_answer_held_on_its_anchor_bounds_every_cluster_left_out(mode, 
     assert checked > 10, checked
 
 
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_strict_answer_held_by_its_ceiling_ranks_above_every_cluster_left_out(mode, monkeypatch) -> None:
+    """Where the weakest pick's total is above the request's ceiling (`_ceiling`: the greatest
+    total it can give a cluster left out, each score within [-100, 100] times its weight,
+    Steady's only for a cluster it holds and did not pick), `_left_out` holds a strict top N by
+    it at once; where its bound climbed above the ceiling, the ceiling bounds every cluster left
+    out (`_capped`). Over 60 generated events of three hubs, every
+    answer so held is checked against the slow judgement on the hub as it stands after the event
+    (its sync alone, every cluster's total reported): it picks what the answer holds, and no
+    feasible cluster left out ranks above the ceiling kept. Fails where the ceiling leaves out
+    Balance's part, or Steady's for a held cluster left out."""
+    capping, left_out, capped, refused = OcmLive._capped, OcmLive._left_out, [], set()
+
+    def checked(self, request, raised, *args):
+        out = capping(self, request, raised, *args)
+        if out is not False and out is not raised:
+            capped.append((request.key, out))
+            if raised is False:
+                refused.add(request.key)
+        return out
+
+    def first(self, request, base, drift, picks, static, exact, entered, weakest, held, *args):
+        out = left_out(self, request, base, drift, picks, static, exact, entered, weakest, held, *args)
+        if out == (self._ceiling(request, held, picks), ""):
+            capped.append((request.key, out))
+            refused.add(request.key)
+        return out
+
+    monkeypatch.setattr(OcmLive, "_capped", checked)
+    monkeypatch.setattr(OcmLive, "_left_out", first)
+    checked_n = refused_n = 0
+    for hub, at, _, _ in (step for seed in (5, 6, 7) for step in _run(mode, 60, seed=seed)):
+        found, live, verdicts = dict(capped), hub._live["ocm"], set(refused)
+        capped.clear()
+        refused.clear()
+        answers = live.answers
+        keys = [key for key, out in found.items() if key in answers and answers[key].best_out == out]
+        if not keys:
+            continue
+        objects = hub.objects()
+        full, _ = load(from_objects(objects, "<hub>"), now=at, seed=0)
+        full = replace(full, explain_limit=10_000)
+        held = _decisions(objects)
+        for key in sorted(keys):
+            got = solve(_held_fixed(full, {key}), SolveOptions(mode="greedy")).requests[0]
+            assert {c.cluster for c in got.selected} == held.get(key, set()), key
+            for u in got.unselected:
+                if u.kind is reach_module.FilterKind.NOT_PICKED and u.score is not None:
+                    assert not reach_module._beats((u.score.affinity, u.cluster), found[key]), key
+            checked_n += 1
+            refused_n += key in verdicts
+    assert checked_n > 10 and refused_n > 10, (checked_n, refused_n)
+
+
+def test_a_requests_ceiling_is_its_preferences_greatest_scores() -> None:
+    """`_ceiling`: each score within [-100, 100] times the absolute weight (Balance, a sorter, an
+    external score), a label match's positive weight, and Steady's 100 times its weight only
+    where the request holds a cluster it did not pick (fails where Steady's part is left out, or
+    counted for a cluster it picked)."""
+    from model import Preference, PropertySorter
+
+    request = SimpleNamespace(
+        preferences=(
+            Preference(weight=2, balance=True),
+            Preference(weight=-1, sorter=PropertySorter("cpu", ascending=False, centered=True)),
+            Preference(weight=3, external="latency"),
+            Preference(weight=5),
+            Preference(weight=-4),
+            Preference(weight=1, held=True),
+        )
+    )
+    live = SimpleNamespace(_ceilings={}, requests={})
+    picks = {"a": 1, "b": 2}
+    assert OcmLive._ceiling(live, request, frozenset({"a"}), picks) == 200 + 100 + 300 + 5
+    assert OcmLive._ceiling(live, request, frozenset({"a", "c"}), picks) == 200 + 100 + 300 + 5 + 100
+
+
 @pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
 def test_what_a_request_holds_is_made_only_where_matters_reads_it(mode, seed, monkeypatch) -> None:
     """`_relevant` makes a request's held clusters (`_held_of`: a PickAll holds hundreds) only
@@ -3591,9 +3668,11 @@ def _left_out_whole(
     """`OcmLive._left_out` as it judged before its shortcuts: the weakest pick found by ordering
     the picks (the lowest total, then the last name), the moved clusters' bound judged whole
     (`_drifted_bound`, no quiet path) whatever the bound before them, and every pick compared
-    with the bound at the end."""
+    with the bound at the end; the request's ceiling first, as the rule it is (`_ceiling`)."""
     weakest = min(sorted(picks.items(), reverse=True), key=lambda item: item[1], default=None)
     best = base.best_out
+    if best is not None and weakest is not None and weakest[1] > self._ceiling(request, held, picks):
+        return (self._ceiling(request, held, picks), "")
     raised = best
     if best is not None and most != base.most:
         raised = reach_module._raised(best, reach_module._most_rise(weight, base.most, most))

@@ -86,9 +86,16 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   counts, the busiest count's change for a count that did not move), while its other inputs are
   those it had there. So the anchor is kept only while no check since judged a cluster left out by
   its own total (a changed cluster's inputs moved: its total judged exactly, or its sorter's change
-  added); such a check anchors the answer afresh on its own picture. Where the top N was not strict
-  (a tie at the cut, an optimal answer of several coupled Placements), any moved count on a cluster
-  it may pick refuses it. A spread's picks are not its top N: an answer that is its greedy run on
+  added); such a check anchors the answer afresh on its own picture. Neither bound is kept above
+  the request's ceiling (`_ceiling`, `_capped`): the greatest total it can give a cluster left out,
+  whatever that cluster's inputs and whatever moved since any picture, its preferences' greatest
+  scores (Balance's, a sorter's and an external score's each within [-100, 100], the reader
+  holding external scores to the CRD's bounds; a label match's weight; Steady's only where it
+  holds a cluster it did not pick) times their weights; where the weakest pick's total (at most
+  its total now) is above the ceiling, the top N stands at once, no bound read. Where the top
+  N was not strict (a tie at the cut, an optimal answer of several coupled Placements), any moved
+  count on a cluster it may pick refuses it.
+  A spread's picks are not its top N: an answer that is its greedy run on
   the picture it was judged on stands while no pick's score moved and no feasible cluster left out
   rose above every pick (`_stands_ordered`), for its sync would then write what it holds: the run
   compares the total, then held first, then the name, so a cluster it does not hold whose total
@@ -778,6 +785,7 @@ class OcmLive:
         self._facts: dict[int, tuple[PlacementRequest, tuple[frozenset[tuple[str, str]], int, bool, bool]]]
         self._facts = {}
         self._weakest: dict[int, tuple[dict[str, int], tuple[str, int]]] = {}  # _stands_margins'
+        self._ceilings: dict[int, tuple[PlacementRequest, int, int]] = {}  # _ceiling's, per request
         # `_touched_in`'s: the event's changes, each one's touched keys and their union (None: a
         # cluster came or went).
         self._touched_of: (
@@ -1875,6 +1883,7 @@ class OcmLive:
         if raised is False and anchor is not None:
             anchored_drift = self._drift(anchor) if drift is not None else None
             raised = self._left_out(request, anchor, anchored_drift, picks, static, exact, entered, *facts)
+        raised = self._capped(request, raised, picks, held, weakest)
         if raised is False:
             return False
         # The anchor stays while every cluster left out is bounded from it: none judged by its
@@ -1916,8 +1925,15 @@ class OcmLive:
     ) -> tuple[int, str] | None | bool:
         """`_stands_margins`' bound of the clusters left out, from the picture of `base` (the
         answer, or its anchor) to now, `drift` the clusters moved since; False where a pick may
-        not beat it (`weakest`: the weakest pick, which every pick beats a bound it beats)."""
+        not beat it (`weakest`: the weakest pick, which every pick beats a bound it beats).
+        Where the weakest pick's total is above the request's ceiling (`_ceiling`), the ceiling
+        at once: no cluster left out can reach it, whatever moved (counted, events 20-199 of the
+        soak's stream: 70% of the calls, their drift's rises not read)."""
         best = base.best_out
+        if best is not None and weakest is not None:
+            ceiling = self._ceiling(request, held, picks)
+            if weakest[1] > ceiling:
+                return (ceiling, "")
         raised = best
         if best is not None and most != base.most:
             raised = _raised(best, _most_rise(weight, base.most, most))
@@ -1961,6 +1977,52 @@ class OcmLive:
         if raised is not None and weakest is not None and not _beats((weakest[1], weakest[0]), raised):
             return False
         return raised
+
+    def _capped(
+        self,
+        request: PlacementRequest,
+        raised: tuple[int, str] | None | bool,
+        picks: Mapping[str, int],
+        held: AbstractSet[str],
+        weakest: tuple[str, int] | None,
+    ) -> tuple[int, str] | None | bool:
+        """`_left_out`'s bound no higher than the request's ceiling (`_ceiling`: the greatest total
+        a cluster left out can have, whatever its inputs), and where the bound refused, the
+        ceiling's verdict: every cluster left out has a total at most the ceiling, so where the
+        weakest pick's total (a bound from below) is above it, every pick ranks above every
+        cluster left out, whatever moved since any picture (`_left_out` answers so at once where
+        it had a best left out; here where it had none)."""
+        if raised is None or weakest is None:
+            return raised
+        ceiling = self._ceiling(request, held, picks)
+        if raised is False:
+            return (ceiling, "") if weakest[1] > ceiling else False
+        return (ceiling, "") if raised[0] > ceiling else raised
+
+    def _ceiling(self, request: PlacementRequest, held: AbstractSet[str], picks: Mapping[str, int]) -> int:
+        """The greatest total the request can give a cluster it left out: each preference's
+        greatest score times its weight, each score being within [-100, 100] (Balance's,
+        2 * trunc(100 * (0.5 - n / m)) or 100; a sorter's, centered or interpolated; an external
+        score, which the reader holds to the CRD's bounds, `names.MAX_SCORE`), a label match's its
+        weight, and Steady's 100 only where the request holds a cluster it did not pick (else
+        none: every cluster left out is one it does not hold). Kept per request (by identity)."""
+        found = self._ceilings.get(id(request))
+        if found is None or found[0] is not request:
+            base, steady = 0, 0
+            for p in request.preferences:
+                if p.held:
+                    steady += max(0, p.weight * 100)
+                elif p.balance or p.sorter is not None or p.external is not None:
+                    base += abs(p.weight) * n.MAX_SCORE
+                else:
+                    base += max(0, p.weight)
+            if len(self._ceilings) > 2 * len(self.requests) + 64:  # requests replaced since
+                self._ceilings.clear()
+            found = self._ceilings[id(request)] = (request, base, steady)
+        _, base, steady = found
+        if steady and not held <= picks.keys():
+            return base + steady
+        return base
 
     def _within_range(
         self,
