@@ -3514,56 +3514,6 @@ def test_what_a_request_holds_is_made_only_where_matters_reads_it(mode, seed, mo
 
 
 @pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
-def test_a_change_out_of_a_requests_scope_is_not_asked_of_matters(mode, seed, monkeypatch) -> None:
-    """`_relevant` passes a change of a cluster out of the request's scope on both sides (or
-    absent) without asking `matters` or `_taint_matters` (each reads the scope first and says
-    no) or making anything else of the request: every check finds the same relevant changes as
-    asking `matters` of every change (`_relevant_each`), and every event writes, solves and
-    enqueues the same (fails where `_relevant` asks them of every change it reads)."""
-    relevant, each = OcmLive._relevant, OcmLive._relevant_each
-    matters, taint_matters = reach_module.matters, reach_module._taint_matters
-    asked: Counter[str] = Counter()
-    inside = [False]
-
-    def out_of(request, old, new) -> bool:
-        return request.scope is not None and not any(
-            c is not None and not c.traits.isdisjoint(request.scope) for c in (old, new)
-        )
-
-    def counted_matters(request, before, after, *args):
-        asked["out asked"] += inside[0] and out_of(request, before, after)
-        return matters(request, before, after, *args)
-
-    def counted_taint(request, old, new, *args):
-        asked["out asked"] += inside[0] and out_of(request, old, new)
-        return taint_matters(request, old, new, *args)
-
-    def checked(self, key, request, changed, now):
-        inside[0] = True
-        try:
-            out = relevant(self, key, request, changed, now)
-        finally:
-            inside[0] = False
-        assert out == each(self, key, request, changed, now), key
-        touched, reads = self._touched_in(changed) if changed else {}, self._facts_of(request)[0]
-        asked["out"] += sum(
-            (t is None or not t.isdisjoint(reads)) and out_of(request, *changed[name])
-            for name, (t, _) in touched.items()
-        )
-        return out
-
-    monkeypatch.setattr(reach_module, "matters", counted_matters)
-    monkeypatch.setattr(reach_module, "_taint_matters", counted_taint)
-
-    def slow(self, key, request, changed, now):
-        return each(self, key, request, changed, now)
-
-    counted = _same_deltas(monkeypatch, mode, "_relevant", checked, slow, asked, seed=seed)
-    assert counted["out"] > 10
-    assert counted["out asked"] == 0
-
-
-@pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
 def test_an_answer_keeps_the_counts_it_was_judged_with_without_a_copy(mode, seed, monkeypatch) -> None:
     """`_moved_on` keeps a Placement's decisions per cluster by reference, not a copy (a PickAll
     holds hundreds, and is checked at every event of its sets): `_owned` changes them in place

@@ -1422,9 +1422,7 @@ class OcmLive:
         new picks alone, `_new_only`; a PickAll holds hundreds), and whether it reads scope-only
         moves only where a change moved the cluster's traits or made or took the cluster (else it
         is in the scope on both sides or on neither: `matters` does not read it). A change of the
-        taints alone is judged by the one rule it moves (`_taint_matters`). A change of a cluster
-        out of the request's scope on both sides is no without anything else read (`matters` and
-        `_taint_matters` read the scope first)."""
+        taints alone is judged by the one rule it moves (`_taint_matters`)."""
         if not changed:
             return []
         touched = self._touched_in(changed)
@@ -1432,19 +1430,9 @@ class OcmLive:
         out: list[tuple[Cluster | None, Cluster | None]] = []
         holds: Container[str] | None = None
         scoped: bool | None = None
-        scope = request.scope
         for name, (old, new) in changed.items():
             moved, rescoped = touched[name]
             if moved is not None and moved.isdisjoint(reads):
-                continue
-            if (
-                scope is not None
-                and (old is None or old.traits.isdisjoint(scope))
-                and (new is None or new.traits.isdisjoint(scope))
-            ):
-                # Out of its scope on both sides (or absent): `matters` says no at its first read
-                # (`_taint_matters` too), so nothing else of it is made or asked (most changes of
-                # an event are out of most enqueued requests' scopes).
                 continue
             if holds is None:  # made where first read
                 found = self._held.get(id(request))
