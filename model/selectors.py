@@ -59,9 +59,17 @@ class LabelSelector:
     match_expressions: tuple[LabelRequirement, ...] = ()
 
     def matches(self, labels: Mapping[str, str]) -> bool:
-        return all(labels.get(k) == v for k, v in self.match_labels) and all(
-            r.matches(labels) for r in self.match_expressions
-        )
+        # Plain loops, not all() over generators: the live checks ask this thousands of times an
+        # event, most selectors one or two conditions long (the same conditions in the same order).
+        if self.match_labels:
+            get = labels.get
+            for k, v in self.match_labels:
+                if get(k) != v:
+                    return False
+        for r in self.match_expressions:  # noqa: SIM110 (a plain loop: see above)
+            if not r.matches(labels):
+                return False
+        return True
 
     def requirements(self) -> tuple[LabelRequirement, ...]:
         """Every condition as a requirement (matchLabels become In with one value)."""
@@ -126,12 +134,18 @@ class ClusterTerm:
         claims: Mapping[str, str] | None = None,
         traits: frozenset[str] = frozenset(),
     ) -> bool:
-        return (
-            (self.labels is None or self.labels.matches(labels))
-            and all(p.matches(properties) for p in self.properties)
-            and (self.claims is None or self.claims.matches(claims or {}))
-            and all(t in traits for t in self.traits)
-        )
+        # Each part in turn as before, in plain loops (`LabelSelector.matches`).
+        if self.labels is not None and not self.labels.matches(labels):
+            return False
+        for p in self.properties:
+            if not p.matches(properties):
+                return False
+        if self.claims is not None and not self.claims.matches(claims or {}):
+            return False
+        for t in self.traits:  # noqa: SIM110 (a plain loop: see `LabelSelector.matches`)
+            if t not in traits:
+                return False
+        return True
 
 
 @frozen
@@ -193,6 +207,9 @@ def first_untolerated(
     for taint in taints:
         if held and taint.new_only:
             continue
-        if not any(t.tolerates(taint, now) for t in tolerations):
+        for t in tolerations:  # a plain loop, as `LabelSelector.matches`
+            if t.tolerates(taint, now):
+                break
+        else:
             return taint
     return None

@@ -5,8 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from model import (
+    Cluster,
     ClusterTerm,
     LabelOperator,
     LabelRequirement,
@@ -19,6 +22,7 @@ from model import (
     first_untolerated,
     parse_quantity,
 )
+from solver.admits import matches_terms
 from tests.fixtures.builders import prop, req, sel, taint, tol
 
 LABELS = {"env": "prod", "zone": "east", "gpu": ""}
@@ -177,3 +181,84 @@ def test_first_untolerated_in_taint_order() -> None:
     assert first_untolerated(taints, (tol("a", "1"), tol("b", "2"), tol("c", "3"))) is None
     assert first_untolerated(taints, (tol(exists=True),)) is None
     assert first_untolerated((), ()) is None
+
+
+# -- the plain loops against the all()/any() they replace ---------------------------------------------
+
+_KEYS = st.sampled_from(["env", "zone", "gpu"])
+_VALUES = st.sampled_from(["prod", "dev", "east", ""])
+_REQUIREMENTS = st.builds(
+    LabelRequirement, _KEYS, st.sampled_from(list(LabelOperator)), st.lists(_VALUES, max_size=2).map(tuple)
+)
+_SELECTORS = st.builds(
+    LabelSelector,
+    st.lists(st.tuples(_KEYS, _VALUES), max_size=2).map(tuple),
+    st.lists(_REQUIREMENTS, max_size=2).map(tuple),
+)
+_MAPS = st.dictionaries(_KEYS, _VALUES, max_size=3)
+_PROPS = st.builds(
+    PropertyRequirement,
+    st.sampled_from(["cpu", "memory"]),
+    st.sampled_from(list(PropertyOperator)),
+    st.sampled_from(["1", "2", "500m"]).map(parse_quantity),
+)
+_TERMS = st.builds(
+    ClusterTerm,
+    st.none() | _SELECTORS,
+    st.lists(_PROPS, max_size=2).map(tuple),
+    st.none() | _SELECTORS,
+    st.lists(st.sampled_from(["t1", "t2"]), max_size=2).map(tuple),
+)
+_EFFECTS = st.sampled_from(["NoSelect", "PreferNoSelect"])
+_TAINTS = st.builds(Taint, _KEYS, _VALUES, _EFFECTS, st.none(), st.booleans())
+_TOLERATIONS = st.builds(
+    Toleration, st.sampled_from(["", "env", "zone"]), st.sampled_from(list(TolerationOperator)), _VALUES
+)
+
+
+@given(_SELECTORS, _MAPS)
+def test_a_selector_matches_as_all_of_its_conditions(selector: LabelSelector, labels: dict[str, str]) -> None:
+    """`LabelSelector.matches` (a plain loop, for the live checks' thousands of asks an event) says
+    exactly what every match label and every expression ANDed say."""
+    every = all(labels.get(k) == v for k, v in selector.match_labels) and all(
+        r.matches(labels) for r in selector.match_expressions
+    )
+    assert selector.matches(labels) is every
+
+
+@given(
+    st.lists(_TERMS, max_size=3),
+    _MAPS,
+    st.dictionaries(st.sampled_from(["cpu", "memory"]), st.sampled_from(["1", "2"]).map(parse_quantity)),
+    st.none() | _MAPS,
+    st.frozensets(st.sampled_from(["t1", "t2"])),
+)
+def test_terms_match_as_any_term_of_all_its_parts(
+    terms: list[ClusterTerm], labels: dict, properties: dict, claims: dict | None, traits: frozenset[str]
+) -> None:
+    """`ClusterTerm.matches` and `solver.admits.matches_terms` (plain loops) say what all of a
+    term's parts and any of the terms say."""
+
+    def whole(t: ClusterTerm) -> bool:
+        return (
+            (t.labels is None or t.labels.matches(labels))
+            and all(p.matches(properties) for p in t.properties)
+            and (t.claims is None or t.claims.matches(claims or {}))
+            and all(x in traits for x in t.traits)
+        )
+
+    for t in terms:
+        assert t.matches(labels, properties, claims, traits) is whole(t)
+    c = Cluster("a", labels=labels, properties=properties, claims=claims or {}, traits=traits)
+    assert matches_terms(tuple(terms), c) is any(whole(t) for t in terms)
+
+
+@given(st.lists(_TAINTS, max_size=3), st.lists(_TOLERATIONS, max_size=3), st.booleans())
+def test_the_first_untolerated_taint_is_the_first_no_toleration_tolerates(
+    taints: list[Taint], tolerations: list[Toleration], held: bool
+) -> None:
+    """`first_untolerated` (a plain loop over the tolerations) gives the first taint, skipping a
+    new-only one the request holds, that no toleration tolerates."""
+    kept = [t for t in taints if not (held and t.new_only)]
+    first = next((t for t in kept if not any(x.tolerates(t) for x in tolerations)), None)
+    assert first_untolerated(tuple(taints), tuple(tolerations), None, held=held) is first
