@@ -18,21 +18,7 @@ from model import Taint
 from solver import table as table_module
 from solver.table import ClusterTable, _Rows
 from tests.fixtures.builders import batch, cluster, pick_n, pref, spread, term, tol
-
-SIZE = 700  # above the size from which rows are kept, several slices
-
-
-def _fleet(rng: random.Random) -> list:
-    return [
-        cluster(
-            f"c{i:04d}",
-            {"zone": f"z{rng.randrange(6)}", **({"gpu": "yes"} if rng.random() < 0.2 else {})},
-            {"cpu": str(rng.randrange(13))} if rng.random() < 0.7 else {},
-            [Taint("t")] if rng.random() < 0.1 else (),
-            eligible=rng.random() < 0.95,
-        )
-        for i in range(SIZE)
-    ]
+from tests.fixtures.tables import SIZE, rows_state, table_fleet
 
 
 def _next(rng: random.Random, fleet: list) -> list:
@@ -76,25 +62,10 @@ def _table(clusters: list) -> ClusterTable:
     return ClusterTable(batch(clusters, request))
 
 
-def _rows_state(rows: _Rows) -> tuple:
-    return (
-        rows.names,
-        rows.index,
-        rows.tainted,
-        [c.name for c in rows.basis],
-        rows.eligible.tolist(),
-        rows.leaving.tolist(),
-        rows.load.tolist(),
-        sorted(rows._series),
-        {k: v.tolist() for k, v in rows._tolerated.items()},
-        {k: (v[0].tolist(), v[1]) for k, v in rows._codes.items()},
-    )
-
-
 @pytest.mark.parametrize("seed", range(8))
 def test_in_place_patches_are_the_full_comparisons(seed, monkeypatch) -> None:
     rng = random.Random(seed)
-    fleet = _fleet(rng)
+    fleet = table_fleet(rng)
     batches = [fleet]
     for _ in range(25):
         fleet = _next(rng, fleet)
@@ -111,7 +82,7 @@ def test_in_place_patches_are_the_full_comparisons(seed, monkeypatch) -> None:
             t = _table(clusters)
             t.tolerated((tol("t", exists=True),))
             t.domain_codes("zone")
-            states.append((_rows_state(_Rows._last), t.frame, t.load.tolist(), t.eligible.tolist()))
+            states.append((rows_state(_Rows._last), t.frame, t.load.tolist(), t.eligible.tolist()))
         monkeypatch.undo()
         return states
 
@@ -129,7 +100,7 @@ def test_in_place_patches_are_the_full_comparisons(seed, monkeypatch) -> None:
 
 def test_a_batch_of_the_same_names_reads_no_name_but_of_the_objects_that_differ(monkeypatch) -> None:
     rng = random.Random(5)
-    fleet = _fleet(rng)
+    fleet = table_fleet(rng)
     _Rows._last = None
     _table(fleet)
     moved = [with_load(c, c.load + 1) if i % 97 == 0 else c for i, c in enumerate(fleet)]

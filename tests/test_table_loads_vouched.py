@@ -15,7 +15,7 @@ from model import Batch, Taint, vouch_loads, vouched_base
 from solver import table as table_module
 from solver.table import ClusterTable, _Rows
 from tests.fixtures.builders import cluster, pick_n, pref, spread, term, tol
-from tests.test_table_in_place import _fleet, _rows_state
+from tests.fixtures.tables import rows_state, table_fleet
 
 
 def _vouched_table(clusters: tuple) -> ClusterTable:
@@ -35,7 +35,7 @@ def _loads(rng: random.Random, pool: ClusterPool, share: float) -> dict[str, int
 
 def test_a_batch_vouched_with_the_same_base_compares_no_field(monkeypatch) -> None:
     rng = random.Random(3)
-    pool = ClusterPool(_fleet(rng))
+    pool = ClusterPool(table_fleet(rng))
     first = pool.clusters(_loads(rng, pool, 0.02))
     _Rows._last = None
     _Rows.of(first)
@@ -69,7 +69,7 @@ def test_vouch_loads_keeps_the_last_few_tuples() -> None:
 @pytest.mark.parametrize("seed", range(6))
 def test_vouched_patches_are_the_full_comparisons(seed, monkeypatch) -> None:
     rng = random.Random(seed)
-    fleet = _fleet(rng)
+    fleet = table_fleet(rng)
     steps = []
     for _ in range(20):
         kind = rng.random()
@@ -111,7 +111,7 @@ def test_vouched_patches_are_the_full_comparisons(seed, monkeypatch) -> None:
                 t = _vouched_table(clusters)
                 t.tolerated((tol("t", exists=True),))
                 t.domain_codes("zone")
-                states.append((_rows_state(_Rows._last), t.frame, t.load.tolist(), t.eligible.tolist()))
+                states.append((rows_state(_Rows._last), t.frame, t.load.tolist(), t.eligible.tolist()))
         monkeypatch.undo()
         return states
 
@@ -125,7 +125,7 @@ def test_vouched_patches_are_the_full_comparisons(seed, monkeypatch) -> None:
 @pytest.mark.parametrize("join", [True, False])
 def test_a_join_or_leave_slides_the_rows_without_reading_the_names(join, monkeypatch) -> None:
     rng = random.Random(7)
-    pool = ClusterPool(_fleet(rng))
+    pool = ClusterPool(table_fleet(rng))
     _Rows._last = None
     _vouched_table(pool.clusters(_loads(rng, pool, 0.3)))  # the last event's final batch
     if join:
