@@ -17,8 +17,8 @@ from adapters.live.kept import with_load
 from model import Taint
 from solver import table as table_module
 from solver.table import ClusterTable, _Rows
-from tests.fixtures.builders import batch, cluster, pick_n, pref, spread, term, tol
-from tests.fixtures.tables import SIZE, rows_state, table_fleet
+from tests.fixtures.builders import batch, cluster, pick_n, pref, spread, term
+from tests.fixtures.tables import SIZE, assert_same_states, table_fleet, table_state
 
 
 def _next(rng: random.Random, fleet: list) -> list:
@@ -79,18 +79,12 @@ def test_in_place_patches_are_the_full_comparisons(seed, monkeypatch) -> None:
         _Rows._last = None
         states = []
         for clusters in batches:
-            t = _table(clusters)
-            t.tolerated((tol("t", exists=True),))
-            t.domain_codes("zone")
-            states.append((rows_state(_Rows._last), t.frame, t.load.tolist(), t.eligible.tolist()))
+            states.append(table_state(_table(clusters)))
         monkeypatch.undo()
         return states
 
     fast, full = run(True), run(False)
-    for (a, frame_a, *rest_a), (b, frame_b, *rest_b) in zip(fast, full, strict=True):
-        assert a == b
-        assert frame_a.equals(frame_b)
-        assert rest_a == rest_b
+    assert_same_states(fast, full)
     # and the last table is what fresh clusters make
     _Rows._last = None
     fresh = _table([replace(c) for c in batches[-1]])

@@ -14,8 +14,8 @@ from adapters.live.kept import ClusterPool, with_load
 from model import Batch, Taint, vouch_loads, vouched_base
 from solver import table as table_module
 from solver.table import ClusterTable, _Rows
-from tests.fixtures.builders import cluster, pick_n, pref, spread, term, tol
-from tests.fixtures.tables import rows_state, table_fleet
+from tests.fixtures.builders import cluster, pick_n, pref, spread, term
+from tests.fixtures.tables import assert_same_states, table_fleet, table_state
 
 
 def _vouched_table(clusters: tuple) -> ClusterTable:
@@ -108,18 +108,12 @@ def test_vouched_patches_are_the_full_comparisons(seed, monkeypatch) -> None:
                 share, draw = step[1], random.Random(step[2])
                 loads = {n: draw.randint(1, 3) for n in pool.names() if draw.random() < share}
                 clusters = pool.clusters(loads)
-                t = _vouched_table(clusters)
-                t.tolerated((tol("t", exists=True),))
-                t.domain_codes("zone")
-                states.append((rows_state(_Rows._last), t.frame, t.load.tolist(), t.eligible.tolist()))
+                states.append(table_state(_vouched_table(clusters)))
         monkeypatch.undo()
         return states
 
     fast, full = run(True), run(False)
-    for (a, frame_a, *rest_a), (b, frame_b, *rest_b) in zip(fast, full, strict=True):
-        assert a == b
-        assert frame_a.equals(frame_b)
-        assert rest_a == rest_b
+    assert_same_states(fast, full)
 
 
 @pytest.mark.parametrize("join", [True, False])
