@@ -4529,3 +4529,35 @@ def test_emit_gives_a_decision_made_before_where_the_same_is_to_be_made(monkeypa
     assert len(used) > 20
     monkeypatch.setattr(emit_module, "_made_again", lambda made, metadata, chunk: None)
     assert deltas == _deltas("optimal", 0, 60)
+
+
+def test_a_takes_fresh_counts_are_a_plain_dict_copied_in_order_even_with_a_key_deleted() -> None:
+    """`_owned`'s first move of a Placement's counts in a take copies them as a plain dict
+    (`_copy_counts`: `dict.copy` clones a table with deleted keys in C, where a Counter's copy
+    inserts each key again): the same counts in the same order, the counts judged before (the
+    old dict) left as they were, the journal's undo putting the old one back."""
+    from adapters.live.kept import Journal
+
+    old = Counter({f"c{i:03d}": 1 for i in range(300)})
+    del old["c007"]  # a hole, as a taint's or a leave's take leaves each PickAll's counts
+    before = list(old.items())
+    journal = Journal()
+    model = SimpleNamespace(own={"p": old}, journal=journal, _own_fresh=set(), _own_flips={})
+    journal.mark()
+    OcmLive._owned(model, "p", {"c011": -1, "c300": 1})
+    fresh = model.own["p"]
+    assert type(fresh) is dict and fresh is not old
+    assert list(fresh.items()) == [(c, k) for c, k in before if c != "c011"] + [("c300", 1)]
+    assert list(old.items()) == before
+    OcmLive._owned(model, "p", {"c012": -1})  # moved again in the same take: in place
+    assert model.own["p"] is fresh and "c012" not in fresh
+    journal.undo()
+    assert model.own["p"] is old and list(old.items()) == before
+    # A Placement counted afresh, and a take moving counts made in an earlier take with holes.
+    model._own_fresh = set()
+    OcmLive._owned(model, "q", {"a": 1, "b": 1})
+    assert type(model.own["q"]) is dict and list(model.own["q"]) == ["a", "b"]
+    del model.own["q"]["a"]
+    model._own_fresh = set()
+    OcmLive._owned(model, "q", {"c": 1})
+    assert type(model.own["q"]) is dict and list(model.own["q"].items()) == [("b", 1), ("c", 1)]

@@ -470,6 +470,14 @@ def _moved(then: list[str], now: list[str]) -> dict[str, int]:
     return {c: delta for c, delta in counted.items() if delta}
 
 
+def _copy_counts(own: dict[str, int]) -> dict[str, int]:
+    """A Placement's decisions per cluster copied as a plain dict, in their order: `dict.copy`
+    clones the table (one copy in C) even where keys were deleted (while at most a third of its
+    entries are holes), where `Counter(own)` and `dict(own)` clone only a table without holes and
+    else insert each key again (timeit, 3,000 keys, one deleted: 13 against 50 us)."""
+    return dict.copy(own)
+
+
 def _holdings(own: Mapping[str, int]) -> list[str]:
     """The clusters a Placement holds (a decision or more on each), in name order. Its decisions
     per cluster are never kept at 0 nor below (`OcmLive._owned`): every key at once where the
@@ -735,7 +743,7 @@ class OcmLive:
         self.decided_by: dict[str, set[tuple[str, str]]] = defaultdict(set)  # placement -> its decisions
         self.counts: Counter[str] = Counter()
         self.by_count: dict[int, set[str]] = defaultdict(set)  # count -> the clusters with it
-        self.own: dict[str, Counter[str]] = defaultdict(Counter)
+        self.own: dict[str, dict[str, int]] = defaultdict(Counter)  # fresh ones plain (`_owned`)
         self.placements: dict[str, Manifest] = {}
         self.policies: dict[str, Policy] = {}  # the Placements upstream syncs (not disabled, deleting)
         self.by_namespace: dict[str, dict[str, Policy]] = defaultdict(dict)  # the same, by namespace
@@ -982,16 +990,19 @@ class OcmLive:
     def _owned(self, placement: str, moved: Mapping[str, int]) -> None:
         """The Placement's decisions per cluster moved by `moved` (none kept at 0; the Placement
         none once it holds none). Its counts are changed in place only within the take that made
-        them: a take's first move of them makes a fresh Counter (`_own_fresh`, put back whole by
-        the journal), so the counts an answer was judged with (`_moved_on`: the Counter itself,
+        them: a take's first move of them makes a fresh dict (`_own_fresh`, put back whole by
+        the journal), so the counts an answer was judged with (`_moved_on`: the dict itself,
         not a copy; a PickAll holds hundreds, copied at each of its checks) never move after.
-        A take reads all its changes before it checks anything, so none is kept mid-read."""
+        A take reads all its changes before it checks anything, so none is kept mid-read. The
+        copy is a plain dict (`_copy_counts`; every reader reads the counts with `get`): a taint
+        or a leave deletes its cluster from each PickAll's counts, and the next take's copy of
+        those thousands is then cloned in C all the same."""
         j = self.journal
         own = self.own.get(placement)
         moves = [(c, delta) for c, delta in moved.items() if delta]
         if moves:
             if own is None or placement not in self._own_fresh:
-                own = Counter(own) if own is not None else Counter()
+                own = _copy_counts(own) if own is not None else {}
                 j.set(self.own, placement, own)
                 self._own_fresh.add(placement)
             get = own.get
@@ -3911,7 +3922,7 @@ class OcmLive:
             if own is not None:
                 answer.own = own
             else:
-                answer.own = dict(self.own.get(got.request, {}))
+                answer.own = _copy_counts(self.own.get(got.request, {}))
                 if mates is not None:
                     answer.mates, (answer.up, answer.down) = mates, moves[got.request]
             if _scored_alone(request):
