@@ -402,7 +402,7 @@ class _Answer:
     # Its own decisions per cluster on the picture judged (Balance reads every other's: a count
     # logged then, less these), and the moves of its batch-mates its picture may hold beyond the
     # count logged (greedy's: synced before or after it): theirs and its own, by cluster.
-    own: dict[str, int] = field(default_factory=dict)
+    own: Mapping[str, int] = field(default_factory=dict)
     mates: _Moves | None = None
     up: frozenset[str] = frozenset()
     down: frozenset[str] = frozenset()
@@ -476,6 +476,49 @@ def _copy_counts(own: dict[str, int]) -> dict[str, int]:
     entries are holes), where `Counter(own)` and `dict(own)` clone only a table without holes and
     else insert each key again (timeit, 3,000 keys, one deleted: 13 against 50 us)."""
     return dict.copy(own)
+
+
+class _Ones(Mapping[str, int]):
+    """A joint answer's own decisions on the picture its writes leave (`OcmLive._answered`): one
+    on each cluster it picked, read off the set of its picks itself, with no dict made of them (a
+    PickAll's thousands: `dict.fromkeys` of them cost 0.5-2.6 ms a cluster event). Its keys come
+    in the set's order, the order `dict.fromkeys(picks, 1)` gives its keys (both walk the set's
+    table): `get`, `in` and iterating it read the same as of that dict. A set made of its keys
+    (`_rise_patch`'s, as of a Counter's or a plain dict's counts: only an exact dict's are
+    presized) may walk them in another order; that patch's order is read by none of its readers
+    (`_quiet_bound` and `_few_threats` take the greatest rise, then the least position, each
+    position once; `_threats_few` sorts the threats; `_patched` writes by position). Read only,
+    as every answer's counts."""
+
+    __slots__ = ("picks",)
+
+    def __init__(self, picks: frozenset[str]) -> None:
+        self.picks = picks
+
+    def __getitem__(self, c: str) -> int:
+        if c in self.picks:
+            return 1
+        raise KeyError(c)
+
+    def get(self, c: str, default: Any = None) -> Any:
+        return 1 if c in self.picks else default
+
+    def __contains__(self, c: object) -> bool:
+        return c in self.picks
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.picks)
+
+    def __len__(self) -> int:
+        return len(self.picks)
+
+
+_ONES_FROM = 64  # a joint answer picking more clusters keeps its own counts as `_Ones`
+
+
+def _ones(picks: frozenset[str]) -> Mapping[str, int]:
+    """`_Ones` of a joint answer's picks (a dict where they are few: its `get` is C's)."""
+    return _Ones(picks) if len(picks) > _ONES_FROM else dict.fromkeys(picks, 1)
 
 
 def _holdings(own: Mapping[str, int]) -> list[str]:
@@ -3912,7 +3955,7 @@ class OcmLive:
             request = by_key.get(got.request)
             if request is None:
                 continue
-            own = dict.fromkeys(answered[got.request], 1) if joint else None
+            own = _ones(answered[got.request]) if joint else None
             most = (
                 after.most_for(own) if after is not None and own is not None else self._most_for(got.request)
             )
