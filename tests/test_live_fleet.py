@@ -483,6 +483,32 @@ def test_a_journal_puts_the_pool_the_timers_and_the_mappings_back() -> None:
     assert timers.due(NOW_TIME + timedelta(seconds=10)) == []
 
 
+def test_a_timer_set_again_at_its_moment_pushes_no_second_entry() -> None:
+    """adapters.live.kept.Timers.at: a key set again at the moment it has already (a Placement's
+    toleration timer armed again at each of its answers) keeps its one heap entry and notes no
+    undoing; what comes due, in which order, and the journal's undo are as with an entry each."""
+    from datetime import timedelta
+
+    from adapters.live.kept import Journal, Timers
+    from tests.fixtures.fleet import NOW_TIME
+
+    journal = Journal()
+    timers: Timers[str] = Timers(journal=journal)
+    early, late = NOW_TIME, NOW_TIME + timedelta(seconds=5)
+    for _ in range(3):
+        timers.at(late, "a")
+        timers.at(early, "b")
+    assert len(timers._heap) == 2
+    journal.mark()
+    timers.at(late, "a")
+    timers.at(early, "a")  # moved: pushed
+    timers.at(late, "a")  # back: pushed again (its first entry may be passed by meanwhile)
+    assert len(timers._heap) == 4
+    journal.undo()
+    assert timers._when == {"a": late, "b": early}
+    assert timers.due(late) == ["b", "a"] and timers.due(late) == []
+
+
 def test_a_placement_woken_again_makes_again_only_what_changed_since(monkeypatch) -> None:
     """Each binding's existing decision and, where a cycle keeps it, what emit writes of it, are
     made once per binding object (kept with the load's reading of it): a second wake makes them

@@ -603,7 +603,12 @@ class Timers(Generic[T]):
         self._journal = journal
 
     def at(self, when: datetime | None, key: T) -> None:
-        # A moment set again is pushed again; the entry of the one it replaced is passed by.
+        # A moment set again is pushed again; the entry of the one it replaced is passed by. The
+        # moment the key has already is not (its entry is in the heap: `due` gives the key at
+        # its first entry with that moment, each once, so a second entry changes nothing): a
+        # Placement's timer set again at each of its answers stays one entry.
+        if when is not None and self._when.get(key) == when:
+            return
         if self._journal is not None and self._journal.recording:
             self._journal.note(partial(self.at, self._when.get(key), key))
         if when is None:

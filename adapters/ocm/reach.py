@@ -4071,18 +4071,22 @@ class OcmLive:
 
     def _arm(self, request: PlacementRequest, now: datetime | None) -> None:
         """TaintToleration's requeue: the first moment a toleration with seconds runs out on a
-        cluster the Placement decided."""
-        if now is None or not any(t.seconds is not None for t in request.tolerations):
+        cluster the Placement decided. The tolerations with seconds are picked once, and a
+        taint with no time skipped before them (the same `tolerates` asked, in the same order:
+        a taint's PickAlls hold tens of tainted clusters each)."""
+        timed = [t for t in request.tolerations if t.seconds is not None] if now is not None else None
+        if not timed:
             return
         ends = []
+        pool = self.pool
         # Only a held cluster with a taint can end a toleration (the pool's tainted clusters
         # among those held, found in C: a PickAll holds thousands, nearly all untainted).
-        for name in self.pool.tainted().intersection(self._held_of(request)):
-            c = self.pool[name]
-            for taint in c.taints:
-                for t in request.tolerations:
-                    if t.seconds is not None and taint.added is not None and t.tolerates(taint, now):
-                        ends.append(taint.added + timedelta(seconds=t.seconds))
+        for name in pool.tainted().intersection(self._held_of(request)):
+            for taint in pool[name].taints:
+                if taint.added is not None:
+                    for t in timed:
+                        if t.tolerates(taint, now):
+                            ends.append(taint.added + timedelta(seconds=t.seconds))  # type: ignore[arg-type]
         self.timers.at(min(ends, default=None), f"toleration:{request.key}")
 
 
