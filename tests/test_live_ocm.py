@@ -4592,3 +4592,61 @@ def test_a_joint_answers_own_counts_are_read_off_its_picks_set(monkeypatch) -> N
     assert len(used) > 20, used
     monkeypatch.setattr(reach_module, "_ones", lambda picks: dict.fromkeys(picks, 1))
     assert deltas == _deltas("optimal", 0, 60)
+
+
+def test_arm_asks_each_taint_with_a_time_the_timed_tolerations_alone() -> None:
+    """`_arm` picks a request's tolerations with seconds once (each toleration's `seconds` read
+    once, not once per tainted cluster's taint) and skips a taint with no time before them; the
+    timer is set at the first end, as asking every pair gives."""
+    from adapters.live.kept import Timers
+    from model.selectors import Taint, Toleration, TolerationOperator
+
+    reads: list[int] = []
+
+    class Counted:
+        def __init__(self, t: Toleration) -> None:
+            self.t = t
+
+        @property
+        def seconds(self):
+            reads.append(1)
+            return self.t.seconds
+
+        def tolerates(self, taint, now=None):
+            return self.t.tolerates(taint, now)
+
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    tolerations = tuple(
+        Counted(t)
+        for t in (
+            Toleration("gpu", seconds=300),
+            Toleration("gpu"),
+            Toleration(operator=TolerationOperator.EXISTS, seconds=60),
+        )
+    )
+    taints = {
+        f"c{i}": SimpleNamespace(
+            taints=(Taint("gpu", added=now - timedelta(seconds=i)), Taint("old"), Taint("x", added=None))
+        )
+        for i in range(30)
+    }
+
+    class Pool:
+        def tainted(self):
+            return set(taints)
+
+        def __getitem__(self, c):
+            return taints[c]
+
+    timers: Timers[str] = Timers()
+    model = SimpleNamespace(pool=Pool(), _held_of=lambda r: frozenset(taints), timers=timers)
+    OcmLive._arm(model, SimpleNamespace(tolerations=tolerations, key="ns/p"), now)
+    assert len(reads) == len(tolerations) + 2 * 30, len(reads)  # + one per end (two a cluster)
+    want = min(
+        taint.added + timedelta(seconds=t.t.seconds)
+        for c in taints.values()
+        for taint in c.taints
+        for t in tolerations
+        if t.t.seconds is not None and taint.added is not None and t.t.tolerates(taint, now)
+    )
+    assert timers._when == {"toleration:ns/p": want}
