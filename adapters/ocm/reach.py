@@ -474,7 +474,7 @@ def _copy_counts(own: dict[str, int]) -> dict[str, int]:
     """A Placement's decisions per cluster copied as a plain dict, in their order: `dict.copy`
     clones the table (one copy in C) even where keys were deleted (while at most a third of its
     entries are holes), where `Counter(own)` and `dict(own)` clone only a table without holes and
-    else insert each key again (timeit, 3,000 keys, one deleted: 13 against 50 us)."""
+    else insert each key again (3,000 keys, one deleted: 13 against 50 us a copy)."""
     return dict.copy(own)
 
 
