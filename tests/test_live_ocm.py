@@ -3882,6 +3882,52 @@ def test_the_logs_arrays_give_each_pictures_first_moves_through_growth_cut_backs
     assert checked > 1000
 
 
+def test_the_logs_new_names_are_put_in_their_places_not_every_name_sorted_again() -> None:
+    """`_LogIndex._rank`: as a log of many clusters grows by a few new names at a time (a join's
+    cluster), the names in order, each one's place and the number at each place are those of
+    every name sorted afresh, and only the new names are read to sort them (the names already
+    in order are not sorted again); many new names at once (a new floor's first sync) are all
+    sorted. Fails where every name is sorted again at each new one (the insertion path left
+    out: the names read thousands of times)."""
+    import random
+
+    class Read(list):
+        reads = 0
+
+        def __getitem__(self, k):  # type: ignore[override]
+            Read.reads += 1
+            return list.__getitem__(self, k)
+
+    rng = random.Random(11)
+    log = reach_module._LogIndex()
+    log.sync([], [], 0)  # its floor set (a new floor makes it afresh)
+    log.names = Read()
+    clusters: list[str] = [f"c{rng.randrange(10**6):06d}" for _ in range(2000)]
+    before = [0] * len(clusters)
+    log.sync(clusters, before, 0)
+    inserted = 0
+    for step in range(60):
+        fresh = rng.choice((0, 1, 1, 2, 3, 700))
+        for _ in range(fresh):
+            clusters.append(f"c{rng.randrange(10**6):06d}" if step % 3 else rng.choice(clusters[:50]))
+            before.append(1)
+        clusters.append(rng.choice(clusters))
+        before.append(2)
+        ranked = log.ranked
+        Read.reads = 0
+        log.sync(clusters, before, 0)
+        names = list(log.names)
+        new = len(names) - ranked
+        ordered = sorted(range(len(names)), key=names.__getitem__)
+        assert log.order.tolist() == ordered, step
+        assert log.ordered_names == log.ordered.tolist() == [names[k] for k in ordered], step
+        assert log.rank[ordered].tolist() == list(range(len(names))), step
+        if 4 * new <= ranked:  # a few new: each read to sort it and to list it, no other
+            assert Read.reads <= 2 * new, (step, new, Read.reads)
+            inserted += bool(new)
+    assert inserted > 20
+
+
 def test_the_logs_counts_now_follow_every_move_through_growth_cut_backs_and_cuts() -> None:
     """`_LogIndex.counts_now` (a drift's counts now, `_drift_of_log`): over a random log whose
     every entry moves its cluster's count (logged first, as `_recount`), cut back with the
