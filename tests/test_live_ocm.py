@@ -4024,6 +4024,55 @@ def test_a_drift_without_batch_mates_is_read_off_the_logs_arrays_and_stands_as_r
     assert asked["mates-less"] > 20 and asked["cut"] > 0, asked
 
 
+def test_a_drift_with_batch_mates_whose_clusters_all_moved_is_the_logs_drift_with_their_moves(
+    monkeypatch,
+) -> None:
+    """A picture with batch-mates' moves, each on a cluster moved since it (their writes logged
+    since): its drift is the log's drift at its position (`_drift_of_mates`: the same names and
+    positions, no dict of the moves since it, `_moved_since`) with the batch-mates' moves at
+    their positions; over 60 generated events with the log cut every few events, every such
+    drift's names, positions, counts then and now are those read entry by entry and its moves
+    those of the Counters; the deltas are those with every such drift read as before. Fails with
+    `_drift_of_mates` left out (the moves since asked inside it)."""
+    monkeypatch.setattr(reach_module, "_LOG_LIMIT", 400)
+    original, plain, asked = OcmLive._drift, OcmLive._moved_since, Counter()
+    inside: list[bool] = []
+
+    def moved(self, seen):
+        asked["moved asked inside a logged mates' drift"] += bool(inside and inside[-1])
+        return plain(self, seen)
+
+    def drift(self, answer):
+        mates = answer.mates
+        then = _moved_from_entry_by_entry(self, answer.seen)
+        logged = mates is not None and {*mates.added, *mates.dropped} <= then.keys()
+        inside.append(logged)
+        try:
+            out = original(self, answer)
+        finally:
+            inside.pop()
+        if not logged:
+            return out
+        names = sorted(then)
+        assert out.names == names and out.index == {name: at for at, name in enumerate(names)}
+        assert out.then.tolist() == [then[c] for c in names]
+        assert out.now.tolist() == [self.counts.get(c, 0) for c in names]
+        assert out.added.tolist() == [mates.added.get(c, 0) for c in names]
+        assert out.dropped.tolist() == [mates.dropped.get(c, 0) for c in names]
+        asked["logged mates"] += 1
+        return out
+
+    def before(self, answer):
+        with monkeypatch.context() as m:
+            m.setattr(OcmLive, "_drift_of_mates", lambda self, seen, mates: None)
+            return original(self, answer)
+
+    monkeypatch.setattr(OcmLive, "_moved_since", moved)
+    asked = _same_deltas(monkeypatch, "optimal", "_drift", drift, before, asked)
+    assert asked["moved asked inside a logged mates' drift"] == 0, asked
+    assert asked["logged mates"] > 3, asked
+
+
 def test_a_big_drifts_positions_looked_up_through_the_logs_numbers_are_its_dict_and_decide_alike(
     monkeypatch,
 ) -> None:

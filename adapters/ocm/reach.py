@@ -3438,6 +3438,10 @@ class OcmLive:
         mates = answer.mates
         if mates is None:
             return self._drift_of_log(answer.seen, key, kept)
+        found = self._drift_of_mates(answer.seen, mates)
+        if found is not None:
+            self._drifts[key] = (length, floor, found, self.seq)
+            return found
         moved = self._moved_since(answer.seen)
         names = sorted({*moved, *mates.added, *mates.dropped})
         # Each array read in C (a mapped dict.get: a count, its count then where it moved, a
@@ -3462,6 +3466,27 @@ class OcmLive:
         self._prune()
         self._drifts[key] = (length, floor, found, self.seq)
         return found
+
+    def _drift_of_mates(self, seen: int, mates: _Moves) -> _Drift | None:
+        """`_drift` of a picture with batch-mates' moves where each cluster they moved is among
+        the clusters moved since it (their writes logged since: the usual case): the picture's
+        drift read off the log (`_drift_of_log`, shared with the pictures at its position) with
+        its batch-mates' moves set at their positions. The same names, counts then and now as
+        the moves since it give (a cluster moved since is at its first entry's count then, every
+        name of the drift is one), and its moves where the Counters hold them; None (read as
+        before) where a batch-mate's cluster did not move since."""
+        plain = (seen, id(None))
+        base = self._drift_of_log(seen, plain, self._drifts.get(plain))
+        index = base.index
+        if not all(map(index.__contains__, chain(mates.added, mates.dropped))):
+            return None
+        size = len(base.names)
+        added, dropped = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+        for column, moves in ((added, mates.added), (dropped, mates.dropped)):
+            if moves:
+                column[list(map(index.__getitem__, moves))] = list(moves.values())
+        then, now = base.then, base.now
+        return _Drift(mates, base.names, index, then, now, added, dropped, base.places, base.ordered)
 
     def _drift_of_log(
         self, seen: int, key: tuple[int, int], kept: tuple[int, int, _Drift, int] | None
