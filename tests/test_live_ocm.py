@@ -3882,59 +3882,6 @@ def test_the_logs_arrays_give_each_pictures_first_moves_through_growth_cut_backs
     assert checked > 1000
 
 
-def test_the_logs_first_moves_since_a_start_are_taken_from_a_later_starts_at_one_length() -> None:
-    """`_LogIndex._firsts`: over a random log that grows, is cut back and cut at the front, the
-    starts asked in a random order at each length, the clusters first moved at or after each
-    start and their counts then are those read entry by entry, and where a later start's first
-    entries are kept at that length they are taken from those (the entries between the two
-    starts compared alone). Fails where the kept first entries are not kept or not read (every
-    entry since the start compared again), or where a later start's are taken as they are."""
-    import random
-
-    rng = random.Random(7)
-    log = reach_module._LogIndex()
-    original = log._firsts
-    shared = Counter()
-
-    def firsts(start):
-        shared["from a later start"] += any(s > start for s in log.firsts)
-        return original(start)
-
-    log._firsts = firsts  # type: ignore[method-assign]
-    clusters: list[str] = []
-    before: list[int] = []
-    floor = 0
-    checked = 0
-    for step in range(200):
-        roll = rng.random()
-        if roll < 0.15 and clusters:
-            length = rng.randrange(len(clusters))
-            del clusters[length:], before[length:]
-        elif roll < 0.2 and len(clusters) > 10:
-            cut = len(clusters) // 2
-            del clusters[:cut], before[:cut]
-            floor += 1
-        else:
-            for _ in range(rng.randrange(1, 12)):
-                clusters.append(f"c{rng.randrange(40)}")
-                before.append(rng.randrange(9))
-        if roll < 0.15 and log.length > len(clusters):
-            log.cut_back(len(clusters))
-        log.sync(clusters, before, floor)
-        starts = list(range(len(clusters) + 1))
-        rng.shuffle(starts)
-        for start in starts[: rng.randrange(1, 8)]:
-            then: dict[str, int] = {}
-            for c, b in zip(clusters[start:], before[start:], strict=True):
-                then.setdefault(c, b)
-            at, counts = log.since(start)
-            names = sorted(then)
-            assert log.ordered[at].tolist() == names, (step, start)
-            assert counts.tolist() == [then[c] for c in names], (step, start)
-            checked += 1
-    assert checked > 500 and shared["from a later start"] > 200, (checked, shared)
-
-
 def test_the_logs_new_names_are_put_in_their_places_not_every_name_sorted_again() -> None:
     """`_LogIndex._rank`: as a log of many clusters grows by a few new names at a time (a join's
     cluster), the names in order, each one's place and the number at each place are those of

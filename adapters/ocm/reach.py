@@ -599,8 +599,6 @@ class _LogIndex:
         # The drifts read off it at its length, by the entry they start at (`_drift_of_log`:
         # pictures with no entry between them have the same drift); let go as it moves.
         self.drifts: dict[int, Any] = {}
-        # Each start's first entries (`_firsts`) at its length, let go with the drifts.
-        self.firsts: dict[int, np.ndarray] = {}
 
     def cut_back(self, length: int) -> None:
         """The log cut back to `length` entries: each cluster's last entry is then the previous
@@ -614,7 +612,6 @@ class _LogIndex:
             self.restale.extend(self.clusters[length : self.length].tolist())
             self.now_length = min(self.now_length, length)
         self.drifts.clear()
-        self.firsts.clear()
         self.length = length
 
     def sync(self, clusters: list[str], before: list[int], floor: int) -> None:
@@ -625,7 +622,6 @@ class _LogIndex:
         if length <= self.length:
             return
         self.drifts.clear()
-        self.firsts.clear()
         if length > len(self.clusters):
             size = max(length, 2 * len(self.clusters), 1024)
             for name in ("clusters", "before", "previous"):
@@ -702,7 +698,7 @@ class _LogIndex:
     def since(self, start: int) -> tuple[np.ndarray, np.ndarray]:
         """The clusters first moved at entry `start` or later (their places among the names in
         order, ascending) and each one's count before its first such entry."""
-        firsts = self._firsts(start)
+        firsts = np.flatnonzero(self.previous[start : self.length] < start) + start
         places = self.rank[self.clusters[firsts]]
         then = np.empty(self.ranked, dtype=np.int64)
         moved = np.zeros(self.ranked, dtype=bool)
@@ -710,25 +706,6 @@ class _LogIndex:
         then[places] = self.before[firsts]
         at = np.flatnonzero(moved)
         return at, then[at]
-
-
-    def _firsts(self, start: int) -> np.ndarray:
-        """The entries at or after `start` that are their cluster's first there (ascending). Where
-        a later start's are kept at this length (`above`), those are the entries from `start` to
-        it whose previous entry lies before `start`, then the kept ones whose previous entry
-        does (an entry after `above` with its previous before `start` has it before `above` too):
-        the entries between the two starts compared, not every entry since `start` again (an
-        event reads tens of pictures, each over 20,000-100,000 entries)."""
-        kept = self.firsts
-        above = min((s for s in kept if s > start), default=None)
-        if above is None:
-            firsts = np.flatnonzero(self.previous[start : self.length] < start) + start
-        else:
-            later = kept[above]
-            head = np.flatnonzero(self.previous[start:above] < start) + start
-            firsts = np.concatenate((head, later[self.previous[later] < start]))
-        kept[start] = firsts
-        return firsts
 
 
 class _Made(dict):
