@@ -3882,6 +3882,52 @@ def test_the_logs_arrays_give_each_pictures_first_moves_through_growth_cut_backs
     assert checked > 1000
 
 
+def test_the_logs_new_names_are_put_in_their_places_not_every_name_sorted_again() -> None:
+    """`_LogIndex._rank`: as a log of many clusters grows by a few new names at a time (a join's
+    cluster), the names in order, each one's place and the number at each place are those of
+    every name sorted afresh, and only the new names are read to sort them (the names already
+    in order are not sorted again); many new names at once (a new floor's first sync) are all
+    sorted. Fails where every name is sorted again at each new one (the insertion path left
+    out: the names read thousands of times)."""
+    import random
+
+    class Read(list):
+        reads = 0
+
+        def __getitem__(self, k):  # type: ignore[override]
+            Read.reads += 1
+            return list.__getitem__(self, k)
+
+    rng = random.Random(11)
+    log = reach_module._LogIndex()
+    log.sync([], [], 0)  # its floor set (a new floor makes it afresh)
+    log.names = Read()
+    clusters: list[str] = [f"c{rng.randrange(10**6):06d}" for _ in range(2000)]
+    before = [0] * len(clusters)
+    log.sync(clusters, before, 0)
+    inserted = 0
+    for step in range(60):
+        fresh = rng.choice((0, 1, 1, 2, 3, 700))
+        for _ in range(fresh):
+            clusters.append(f"c{rng.randrange(10**6):06d}" if step % 3 else rng.choice(clusters[:50]))
+            before.append(1)
+        clusters.append(rng.choice(clusters))
+        before.append(2)
+        ranked = log.ranked
+        Read.reads = 0
+        log.sync(clusters, before, 0)
+        names = list(log.names)
+        new = len(names) - ranked
+        ordered = sorted(range(len(names)), key=names.__getitem__)
+        assert log.order.tolist() == ordered, step
+        assert log.ordered_names == log.ordered.tolist() == [names[k] for k in ordered], step
+        assert log.rank[ordered].tolist() == list(range(len(names))), step
+        if 4 * new <= ranked:  # a few new: each read to sort it and to list it, no other
+            assert Read.reads <= 2 * new, (step, new, Read.reads)
+            inserted += bool(new)
+    assert inserted > 20
+
+
 def test_the_logs_counts_now_follow_every_move_through_growth_cut_backs_and_cuts() -> None:
     """`_LogIndex.counts_now` (a drift's counts now, `_drift_of_log`): over a random log whose
     every entry moves its cluster's count (logged first, as `_recount`), cut back with the
@@ -3976,6 +4022,55 @@ def test_a_drift_without_batch_mates_is_read_off_the_logs_arrays_and_stands_as_r
     asked = _same_deltas(monkeypatch, "optimal", "_drift", drift, afresh, asked)
     assert asked["moved asked inside a mates-less drift"] == 0, asked
     assert asked["mates-less"] > 20 and asked["cut"] > 0, asked
+
+
+def test_a_drift_with_batch_mates_whose_clusters_all_moved_is_the_logs_drift_with_their_moves(
+    monkeypatch,
+) -> None:
+    """A picture with batch-mates' moves, each on a cluster moved since it (their writes logged
+    since): its drift is the log's drift at its position (`_drift_of_mates`: the same names and
+    positions, no dict of the moves since it, `_moved_since`) with the batch-mates' moves at
+    their positions; over 60 generated events with the log cut every few events, every such
+    drift's names, positions, counts then and now are those read entry by entry and its moves
+    those of the Counters; the deltas are those with every such drift read as before. Fails with
+    `_drift_of_mates` left out (the moves since asked inside it)."""
+    monkeypatch.setattr(reach_module, "_LOG_LIMIT", 400)
+    original, plain, asked = OcmLive._drift, OcmLive._moved_since, Counter()
+    inside: list[bool] = []
+
+    def moved(self, seen):
+        asked["moved asked inside a logged mates' drift"] += bool(inside and inside[-1])
+        return plain(self, seen)
+
+    def drift(self, answer):
+        mates = answer.mates
+        then = _moved_from_entry_by_entry(self, answer.seen)
+        logged = mates is not None and {*mates.added, *mates.dropped} <= then.keys()
+        inside.append(logged)
+        try:
+            out = original(self, answer)
+        finally:
+            inside.pop()
+        if not logged:
+            return out
+        names = sorted(then)
+        assert out.names == names and out.index == {name: at for at, name in enumerate(names)}
+        assert out.then.tolist() == [then[c] for c in names]
+        assert out.now.tolist() == [self.counts.get(c, 0) for c in names]
+        assert out.added.tolist() == [mates.added.get(c, 0) for c in names]
+        assert out.dropped.tolist() == [mates.dropped.get(c, 0) for c in names]
+        asked["logged mates"] += 1
+        return out
+
+    def before(self, answer):
+        with monkeypatch.context() as m:
+            m.setattr(OcmLive, "_drift_of_mates", lambda self, seen, mates: None)
+            return original(self, answer)
+
+    monkeypatch.setattr(OcmLive, "_moved_since", moved)
+    asked = _same_deltas(monkeypatch, "optimal", "_drift", drift, before, asked)
+    assert asked["moved asked inside a logged mates' drift"] == 0, asked
+    assert asked["logged mates"] > 3, asked
 
 
 def test_a_big_drifts_positions_looked_up_through_the_logs_numbers_are_its_dict_and_decide_alike(

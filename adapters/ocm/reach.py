@@ -697,13 +697,31 @@ class _LogIndex:
         self.previous[start:length] = previous
         self.length = length
         if self.ranked != len(names):
+            self._rank()
+
+    def _rank(self) -> None:
+        """The names in order again (`rank`, `ordered`, `order`), each a new array: the few new
+        numbers (a join's cluster, one first logged since the floor) put in their places among
+        the names already in order (found by bisection; one insertion pass over the arrays), not
+        every name sorted again (a Python sort of ~12,000 names, several ms a join); many new
+        (the first sync of a floor) all sorted. The same arrays either way: the names are
+        distinct, and new names at one place go in their own order."""
+        names, ranked = self.names, self.ranked
+        if ranked and 4 * (len(names) - ranked) <= ranked:
+            new = sorted(range(ranked, len(names)), key=names.__getitem__)
+            fresh = [names[k] for k in new]
+            at = list(map(bisect_left, repeat(self.ordered_names), fresh))
+            self.ordered = np.insert(self.ordered, at, np.array(fresh, dtype=object))
+            self.order = np.insert(self.order, at, np.asarray(new, dtype=np.int64))
+            self.ordered_names = self.ordered.tolist()
+        else:
             ordered = sorted(range(len(names)), key=names.__getitem__)
-            self.rank = np.empty(len(names), dtype=np.int64)
-            self.rank[ordered] = np.arange(len(names), dtype=np.int64)
             self.ordered_names = [names[k] for k in ordered]
             self.ordered = np.array(self.ordered_names, dtype=object)
             self.order = np.asarray(ordered, dtype=np.int64)
-            self.ranked = len(names)
+        self.rank = np.empty(len(names), dtype=np.int64)
+        self.rank[self.order] = np.arange(len(names), dtype=np.int64)
+        self.ranked = len(names)
 
     def counts_now(self, counts: Mapping[str, int]) -> np.ndarray:
         """Each cluster's count now, by number (`counts` as they stand with the log synced: every
@@ -3474,6 +3492,10 @@ class OcmLive:
         mates = answer.mates
         if mates is None:
             return self._drift_of_log(answer.seen, key, kept)
+        found = self._drift_of_mates(answer.seen, mates)
+        if found is not None:
+            self._drifts[key] = (length, floor, found, self.seq)
+            return found
         moved = self._moved_since(answer.seen)
         names = sorted({*moved, *mates.added, *mates.dropped})
         # Each array read in C (a mapped dict.get: a count, its count then where it moved, a
@@ -3498,6 +3520,27 @@ class OcmLive:
         self._prune()
         self._drifts[key] = (length, floor, found, self.seq)
         return found
+
+    def _drift_of_mates(self, seen: int, mates: _Moves) -> _Drift | None:
+        """`_drift` of a picture with batch-mates' moves where each cluster they moved is among
+        the clusters moved since it (their writes logged since: the usual case): the picture's
+        drift read off the log (`_drift_of_log`, shared with the pictures at its position) with
+        its batch-mates' moves set at their positions. The same names, counts then and now as
+        the moves since it give (a cluster moved since is at its first entry's count then, every
+        name of the drift is one), and its moves where the Counters hold them; None (read as
+        before) where a batch-mate's cluster did not move since."""
+        plain = (seen, id(None))
+        base = self._drift_of_log(seen, plain, self._drifts.get(plain))
+        index = base.index
+        if not all(map(index.__contains__, chain(mates.added, mates.dropped))):
+            return None
+        size = len(base.names)
+        added, dropped = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+        for column, moves in ((added, mates.added), (dropped, mates.dropped)):
+            if moves:
+                column[list(map(index.__getitem__, moves))] = list(moves.values())
+        then, now = base.then, base.now
+        return _Drift(mates, base.names, index, then, now, added, dropped, base.places, base.ordered)
 
     def _drift_of_log(
         self, seen: int, key: tuple[int, int], kept: tuple[int, int, _Drift, int] | None
