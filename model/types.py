@@ -489,7 +489,9 @@ class Loads:
     """Loads of some of a batch's clusters in place of their own (`Cluster.load`): `at` the
     positions in the batch's cluster tuple (ascending), `values` their loads. A long-lived
     scheduler's batch takes the decisions of its requests off thousands of clusters' loads: it
-    carries them here beside its pool's shared tuple instead of a copy of each such cluster."""
+    carries them here beside its pool's shared tuple instead of a copy of each such cluster.
+    A batch with its loads here is not equal (`==`) to one with the same loads in copies of its
+    clusters; they are the same problem, and the solver answers them alike."""
 
     at: tuple[int, ...] = ()
     values: tuple[int, ...] = ()
