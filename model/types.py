@@ -499,7 +499,7 @@ class Loads:
     def __post_init__(self) -> None:
         if len(self.at) != len(self.values):
             raise ValueError(f"loads: {len(self.at)} positions, {len(self.values)} values")
-        if any(b <= a for a, b in zip(self.at, self.at[1:], strict=False)) or (self.at and self.at[0] < 0):
+        if not all(map(operator.lt, self.at, self.at[1:])) or (self.at and self.at[0] < 0):
             raise ValueError("loads: positions must be ascending and at least 0")
         if not set(map(type, (*self.at, *self.values))) <= {int}:
             raise ValueError("loads: positions and values must be integers")

@@ -55,6 +55,10 @@ def test_a_pools_loaded_batch_reads_the_loads_of_its_copies(seed) -> None:
             pool.drop(rng.choice(pool.names()))
         elif kind < 0.7:
             pool.reload([replace(pool[n], load=rng.randrange(4)) for n in rng.sample(pool.names(), 30)])
+        elif kind < 0.85:  # a cluster changed in place, its load too
+            pool.put(
+                replace(pool[rng.choice(pool.names())], load=rng.randrange(4) + 4, labels={"zone": "z2"})
+            )
         loads = _loads(rng, pool, rng.choice((0.0, 0.01, 0.5)))
         base, moved = pool.loaded(loads)
         assert base is pool.clusters()
