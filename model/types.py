@@ -485,8 +485,35 @@ class PlacementRequest:
 
 
 @frozen
+class Loads:
+    """Loads of some of a batch's clusters in place of their own (`Cluster.load`): `at` the
+    positions in the batch's cluster tuple (ascending), `values` their loads. A long-lived
+    scheduler's batch takes the decisions of its requests off thousands of clusters' loads: it
+    carries them here beside its pool's shared tuple instead of a copy of each such cluster.
+    A batch with its loads here is not equal (`==`) to one with the same loads in copies of its
+    clusters; they are the same problem, and the solver answers them alike."""
+
+    at: tuple[int, ...] = ()
+    values: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if len(self.at) != len(self.values):
+            raise ValueError(f"loads: {len(self.at)} positions, {len(self.values)} values")
+        if not all(map(operator.lt, self.at, self.at[1:])) or (self.at and self.at[0] < 0):
+            raise ValueError("loads: positions must be ascending and at least 0")
+        if not set(map(type, (*self.at, *self.values))) <= {int}:
+            raise ValueError("loads: positions and values must be integers")
+        if self.values and not 0 <= min(self.values) <= max(self.values) <= MAX_TENANCY:
+            low, high = min(self.values), max(self.values)
+            _within("loads", "value", low if low < 0 else high, 0, MAX_TENANCY)
+
+
+@frozen
 class Batch:
-    """Clusters (sorted by name) and requests (sorted by key) to solve together."""
+    """Clusters (sorted by name) and requests (sorted by key) to solve together.
+
+    A cluster's load is read through `cluster_loads()`: `loads`, where given, holds some
+    clusters' loads in place of their own (`Loads`)."""
 
     clusters: tuple[Cluster, ...]
     requests: tuple[PlacementRequest, ...]
@@ -500,9 +527,14 @@ class Batch:
     # answer and whose greedy run on the batch's final decisions picks it (Result.ordered): a
     # report asked, not part of the problem (equal batches ask the same answers).
     ordered: bool = field(default=False, compare=False)
+    loads: Loads | None = None  # some clusters' loads in place of their own (`cluster_loads`)
 
     def __post_init__(self) -> None:
         _within("batch", "explain_limit", self.explain_limit, 0, INT32_MAX)
+        if self.loads is not None and self.loads.at and self.loads.at[-1] >= len(self.clusters):
+            raise ValueError(
+                f"batch: a load at position {self.loads.at[-1]} of {len(self.clusters)} clusters"
+            )
         self._check_external_affinity()
         self._check_tenancy()
 
@@ -550,12 +582,21 @@ class Batch:
         demand = sum(r.tenancy.demand for r in self.requests if r.tenancy is not None)
         if not demand:
             return
-        busiest = max((c.load for c in self.clusters), default=0)
+        busiest = max(self.cluster_loads(), default=0)
         if busiest + demand > MAX_TENANCY:
             raise ValueError(
                 f"batch: a cluster's load ({busiest}) and the requests' demand ({demand}) "
                 f"exceed {MAX_TENANCY} tenants"
             )
+
+    def cluster_loads(self) -> list[int]:
+        """Each cluster's load, in the clusters' order: its own (`Cluster.load`), or `loads`'
+        where that holds its position. Every reader of a batch's loads reads them here."""
+        out = list(map(_LOAD, self.clusters))
+        if self.loads is not None:
+            for at, value in zip(self.loads.at, self.loads.values, strict=True):
+                out[at] = value
+        return out
 
     @property
     def separable(self) -> bool:
@@ -567,6 +608,7 @@ class Batch:
 
 
 _SCORES = attrgetter("scores")
+_LOAD = attrgetter("load")
 # How a pool's score mappings moved (vouch_scores): per change, the token before it and the entry
 # changed ("set" | "insert" | "delete", its position, the new mapping or None).
 ScoresLog = Sequence[tuple[object, tuple[str, int, object]]]

@@ -317,7 +317,7 @@ def _check_tenancy(
     order; each request's problems are reported in its queue order (then key)."""
     clusters = fleet.by_name
     passing = fleet.verdicts
-    count = {c.name: c.load for c in batch.clusters}
+    count = dict(zip((c.name for c in batch.clusters), batch.cluster_loads(), strict=True))
     tagged: list[tuple[int, str, str]] = []  # (queue order, key, problem)
     # Per cluster, the requests it admits: (limit, order, key, batch index, demand) sorts them in
     # the order that admits them, ties as the batch gives them.

@@ -174,7 +174,9 @@ def explain(batch: Batch, result: Result, key: str) -> Explanation:
     got = result.by_request()[key]
     if request.tenancy is not None:
         return _explain_tenancy(batch, result, request)
-    alone = Batch(batch.clusters, (request,), now=batch.now, seed=batch.seed, explain_limit=0)
+    alone = Batch(
+        batch.clusters, (request,), now=batch.now, seed=batch.seed, explain_limit=0, loads=batch.loads
+    )
     table = ClusterTable(alone)
     (p,) = prepare(alone, table)
     rows = {c.cluster: table.index[c.cluster] for c in got.selected if c.cluster in table.index}
@@ -253,7 +255,7 @@ def _explain_tenancy(batch: Batch, result: Result, request: PlacementRequest) ->
     by_key = result.by_request()
     # Tenants per cluster as the request found them: granted requests and outside load always; the
     # batch's other new placements, greedy: those before it in the queue; optimal: all of them.
-    tenants = {c.name: c.load for c in batch.clusters}
+    tenants = dict(zip((c.name for c in batch.clusters), batch.cluster_loads(), strict=True))
     turn = (tenancy.order, request.key)
     for other in batch.requests:
         if other.tenancy is None or other.key == request.key:

@@ -25,6 +25,7 @@ from model import (
     FilterKind,
     LabelOperator,
     LabelSelector,
+    Loads,
     PlacementRequest,
     Preference,
     Toleration,
@@ -118,7 +119,7 @@ class ClusterTable:
         # Eligibility as the admission rules have it (solver.admits): ineligible or leaving, nothing new.
         self.eligible = rows.eligible
         self.leaving = rows.leaving
-        self.load = rows.load
+        self.load = rows.load if batch.loads is None else _overlaid(rows.load, batch.loads)
         self.absent_load = dict(batch.absent_load)
         # Batch clusters are sorted by name, so the row index is the name rank.
         self.rank = np.arange(self.size, dtype=np.int64)
@@ -1106,6 +1107,19 @@ def _moved_mask(
     if remade:
         mask[[i for i, _ in remade]] = [judge(key, cluster) for _, cluster in remade]
     return mask
+
+
+def _overlaid(load: np.ndarray, loads: Loads) -> np.ndarray:
+    """The rows' loads (each cluster's own) with the batch's `loads` in place of theirs
+    (model.Batch.cluster_loads, as one array): a long-lived scheduler's batch shares its pool's
+    cluster tuple, so its rows are the kept ones as they are, and only this column moves."""
+    if not loads.at:
+        return load
+    out = load.copy()
+    out[np.fromiter(loads.at, dtype=np.int64, count=len(loads.at))] = np.fromiter(
+        loads.values, dtype=np.int64, count=len(loads.values)
+    )
+    return _frozen(out)
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:

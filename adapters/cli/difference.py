@@ -97,7 +97,7 @@ def _created(results) -> int:
 
 
 def _tenants(batch: Batch, results) -> dict[str, int]:
-    count = {c.name: c.load for c in batch.clusters}
+    count = dict(zip((c.name for c in batch.clusters), batch.cluster_loads(), strict=True))
     for r in results:
         for c in r.selected:
             if c.cluster in count:

@@ -356,7 +356,7 @@ class HubScheduler:
             return
         batch = taken.batch
         # A batch of no request (a deletion's run) asks nothing of its clusters.
-        result = solve(batch if batch.requests else replace(batch, clusters=()), self.options)
+        result = solve(batch if batch.requests else replace(batch, clusters=(), loads=None), self.options)
         if taken.given:  # answered without the solver: checked and emitted with the rest, in key order
             result = replace(result, requests=_merged(result.requests, tuple(a for _, a in taken.given)))
         if self.verify:

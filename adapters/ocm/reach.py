@@ -3777,7 +3777,7 @@ class OcmLive:
         # misconfigured ones', left without decisions) are counted by the solver; a PickAll
         # answered here counts with its answer.
         taken_off = self._taken_off(contexts, given)
-        clusters = self.pool.clusters({c: -k for c, k in taken_off.items()})
+        clusters, loads = self.pool.loaded({c: -k for c, k in taken_off.items()})
         # The counted clusters the pool no longer holds (kept as they move, `_uncounted`: a pass
         # over the 10,000 counts read each name's entry, about 1 ms a batch, two a cluster event).
         absent = {
@@ -3789,7 +3789,9 @@ class OcmLive:
             self._set_request(r.key, r)
         solved = tuple(r for r in requests if r.key not in given)
         # Optimal mode reports the spreads whose answer is their greedy run (`_answered`'s ordered).
-        batch = Batch(clusters, solved, now=now, seed=self.seed, absent_load=absent, ordered=True)
+        batch = Batch(
+            clusters, solved, now=now, seed=self.seed, absent_load=absent, ordered=True, loads=loads
+        )
         context = OcmContext(contexts, self.pool.by_name(), now, self._entries, self._group_members)
         for key in contexts:
             self.journal.discard(self.dirty, key)

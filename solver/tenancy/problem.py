@@ -60,7 +60,7 @@ class Problem:
         self.index = {name: i for i, name in enumerate(self.names)}
         self.requests = list(requests)
         self._with_trait: dict[str, set[int]] | None = None
-        self.base = [c.load for c in batch.clusters]
+        self.base = batch.cluster_loads()
         self.kept: list[int] = []
         self.forced: dict[int, str] = {}  # request -> the hold it gives up (movable, no longer valid)
         pending: list[int] = []
