@@ -583,14 +583,21 @@ def _classify_existing(prepared: Prepared, table: ClusterTable, limit: int) -> N
     cluster passes taints that keep out only newcomers (where every other filter passes). The
     rows they name, and the names not in the table, are kept for the Balance coupling.
 
-    Where no two decisions name the same cluster (each row then read and set once, whatever the
-    order), the rows are classified as arrays (`_classify_rows`); else one by one, in name order."""
+    Where no two of many decisions name the same cluster (each row then read and set once,
+    whatever the order), the rows are classified as arrays (`_classify_rows`); else one by one, in
+    name order (below _ROWS_FROM decisions the arrays' fixed costs are more than the loop's)."""
     decisions = sorted(prepared.request.existing, key=_CLUSTER)
-    names = list(map(_CLUSTER, decisions))
-    if len(set(names)) == len(names):
-        _classify_rows(prepared, table, limit, decisions, names)
-    else:
-        _classify_each(prepared, table, limit, decisions)
+    if len(decisions) >= _ROWS_FROM:
+        names = list(map(_CLUSTER, decisions))
+        if len(set(names)) == len(names):
+            _classify_rows(prepared, table, limit, decisions, names)
+            return
+    _classify_each(prepared, table, limit, decisions)
+
+
+# The decisions from which `_classify_rows` takes a request's holdings (measured on 10,000
+# clusters: the arrays cost ~20 us, the loop ~0.4 us a decision; equal near 30 to 60).
+_ROWS_FROM = 48
 
 
 def _classify_rows(

@@ -59,6 +59,7 @@ def _state(p) -> dict:
 
 @pytest.mark.parametrize("seed", range(12))
 def test_distinct_holdings_classified_as_arrays_are_the_loops_answer(seed: int, monkeypatch) -> None:
+    monkeypatch.setattr(prepare_module, "_ROWS_FROM", 1)
     b = _batch(seed)
     assert all(len({d.cluster for d in r.existing}) == len(r.existing) for r in b.requests)
     rows = [_state(p) for p in prepare(b, ClusterTable(b))]
@@ -75,18 +76,26 @@ def test_distinct_holdings_classified_as_arrays_are_the_loops_answer(seed: int, 
     assert any(s["held_out"] for s in rows) and any(s["obsolete"] is not None for s in rows)
 
 
-def test_the_array_path_takes_distinct_holdings_and_the_loop_a_cluster_named_twice(monkeypatch) -> None:
-    """The loop is never asked where no two decisions name the same cluster; where two do, the
-    second reads what the first set (one kept decision, the later one; one row held)."""
+def test_the_array_path_takes_many_distinct_holdings_and_the_loop_the_others(monkeypatch) -> None:
+    """The loop is never asked for many decisions naming distinct clusters; it is for a few, and
+    where two name the same cluster (the second then reads what the first set: the later decision
+    kept, its row held once and obsolete as the earlier one left it)."""
     clusters = [
-        cluster(f"c{i}", taints=[Taint("gpu", "yes", new_only=True)] if i == 1 else []) for i in range(4)
+        cluster(f"c{i:02d}", taints=[Taint("gpu", "yes", new_only=True)] if i == 1 else []) for i in range(64)
     ]
-    once = pick_all("a", existing=(ExistingDecision("c1"), ExistingDecision("c2", current=False)))
+    many = pick_all(
+        "a", existing=tuple(ExistingDecision(f"c{i:02d}", current=i % 2 == 0) for i in range(1, 61))
+    )
+    others = tuple(ExistingDecision(f"c{i:02d}") for i in range(10, 59))
     twice = pick_n(
         2,
         "b",
-        existing=(ExistingDecision("c1", current=False), ExistingDecision("c1")),
+        existing=(ExistingDecision("c01", current=False), ExistingDecision("c01"), *others),
         tolerations=(tol("gpu", "yes"),),
+    )
+    few = pick_all("c", existing=(ExistingDecision("c01"), ExistingDecision("c02", current=False)))
+    assert (
+        len(many.existing) >= prepare_module._ROWS_FROM and len(twice.existing) >= prepare_module._ROWS_FROM
     )
     calls = []
     real = prepare_module._classify_each
@@ -96,11 +105,13 @@ def test_the_array_path_takes_distinct_holdings_and_the_loop_a_cluster_named_twi
         real(prepared, table, limit, decisions)
 
     monkeypatch.setattr(prepare_module, "_classify_each", each)
-    b = batch(clusters, once, twice)
-    a, p = prepare(b, ClusterTable(b))
-    assert calls == ["b"]
+    b = batch(clusters, many, twice, few)
+    a, p, c = prepare(b, ClusterTable(b))
+    assert calls == ["b", "c"]
     assert p.request.mode is SelectionMode.N
-    assert list(p.kept) == [1] and p.kept[1].current
-    assert p.held.tolist() == [1] and p.obsolete[1]
-    assert a.held.tolist() == [1, 2] and a.obsolete.tolist() == [False, False, True, False]
-    assert np.array_equal(a.outcome[[1]], p.outcome[[1]])
+    assert p.kept[1].current and p.obsolete[1]
+    assert p.held.tolist() == [1, *range(10, 59)]
+    assert a.held.tolist() == list(range(1, 61)) and np.flatnonzero(a.obsolete).tolist() == list(
+        range(1, 61, 2)
+    )
+    assert c.held.tolist() == [1, 2] and np.flatnonzero(c.obsolete).tolist() == [2]
