@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import partial
+from itertools import compress, repeat
 from operator import attrgetter
 
 import numpy as np
@@ -580,7 +581,81 @@ def _classify_existing(prepared: Prepared, table: ClusterTable, limit: int) -> N
     """Sort existing decisions into kept, obsolete (re-evaluated) and lapsed (cluster gone or
     leaving); the request's own copy of the filters' verdict then differs where it holds: a held
     cluster passes taints that keep out only newcomers (where every other filter passes). The
-    rows they name, and the names not in the table, are kept for the Balance coupling."""
+    rows they name, and the names not in the table, are kept for the Balance coupling.
+
+    Where no two of many decisions name the same cluster (each row then read and set once,
+    whatever the order), the rows are classified as arrays (`_classify_rows`); else one by one, in
+    name order (below _ROWS_FROM decisions the arrays' fixed costs are more than the loop's)."""
+    decisions = sorted(prepared.request.existing, key=_CLUSTER)
+    if len(decisions) >= _ROWS_FROM:
+        names = list(map(_CLUSTER, decisions))
+        if len(set(names)) == len(names):
+            _classify_rows(prepared, table, limit, decisions, names)
+            return
+    _classify_each(prepared, table, limit, decisions)
+
+
+# The decisions from which `_classify_rows` takes a request's holdings (measured on 10,000
+# clusters: the arrays cost ~20 us, the loop ~0.4 us a decision; equal near 30 to 60).
+_ROWS_FROM = 48
+
+
+def _classify_rows(
+    prepared: Prepared, table: ClusterTable, limit: int, decisions: list[ExistingDecision], names: list[str]
+) -> None:
+    """_classify_each's answer for decisions naming distinct clusters (sorted by name), as array
+    steps: a row's taint is judged before its holding (as the loop does), and no row is reached
+    twice, so the steps' order over rows changes nothing; the kept decisions and the released
+    names go in name order, as the loop puts them."""
+    request = prepared.request
+    verdict = prepared.outcome
+    outcome = verdict.copy()
+    count = len(names)
+    rows = np.fromiter(map(table.index.get, names, repeat(-1)), dtype=np.int64, count=count)
+    found = rows >= 0
+    present = rows[found]
+    untainted = False
+    for row in present[outcome[present] == TAINT].tolist():
+        if table.tolerated_held(row, request.tolerations):
+            outcome[row] = PASS
+            untainted = True
+    changed = untainted
+    leaving = np.zeros(count, dtype=bool)
+    leaving[found] = table.leaving[present]
+    current = np.fromiter((d.current for d in decisions), dtype=bool, count=count)
+    staying = found & ~leaving
+    keep = staying & current
+    kept = rows[keep]
+    prepared.kept.update(zip(kept.tolist(), compress(decisions, keep.tolist()), strict=True))
+    passing = kept[outcome[kept] == PASS]  # a held cluster failing a filter is still reported as filtered
+    held_out: list[int] = []
+    if len(passing):
+        outcome[passing] = HELD
+        changed = True
+        held_out = sorted(passing[verdict[passing] == PASS].tolist())
+    gone = ~staying
+    if gone.any():
+        prepared.released.extend(compress(names, gone.tolist()))
+    prepared.held = _read_only(np.sort(present))
+    prepared.elsewhere = tuple(compress(names, (~found).tolist()))
+    obsolete = rows[staying & ~current]
+    if len(obsolete):
+        prepared.obsolete = np.zeros(table.size, dtype=bool)
+        prepared.obsolete[obsolete] = True
+    if changed:
+        prepared.outcome, prepared.passing = outcome, None
+        prepared.held_out = held_out
+        if untainted and int((outcome == PASS).sum()) != len(prepared.base) - len(held_out):
+            prepared.base = None  # a held cluster past a taint, not current: a candidate the verdict has not
+    if untainted:
+        prepared.filtered = _reported(outcome, limit)
+
+
+def _classify_each(
+    prepared: Prepared, table: ClusterTable, limit: int, decisions: list[ExistingDecision]
+) -> None:
+    """_classify_existing's steps decision by decision, in name order (where two decisions name
+    the same cluster, the second reads what the first set)."""
     request = prepared.request
     verdict = prepared.outcome
     outcome = verdict.copy()
@@ -588,7 +663,7 @@ def _classify_existing(prepared: Prepared, table: ClusterTable, limit: int) -> N
     held_out = []
     held, elsewhere = [], []
     obsolete = None
-    for decision in sorted(request.existing, key=_CLUSTER):
+    for decision in decisions:
         row = table.index.get(decision.cluster)
         if row is None:
             prepared.released.append(decision.cluster)
