@@ -289,6 +289,7 @@ from model import (
     SelectionMode,
     SolveStats,
     SpreadConstraint,
+    Toleration,
 )
 from solver import SolveOptions, solve
 from solver.admits import admits, in_scope, matches_required, takes_new, untolerated
@@ -421,6 +422,10 @@ class _Answer:
     # The request whose totals its picks are (`OcmLive._stands_margins` judged each by `_total`;
     # None: the solver's, whose picture may differ from `_total`'s in what the request held).
     totalled: PlacementRequest | None = None
+    # The moment of the sync it was first judged on (the batch's `now`; kept as its margins move:
+    # the earliest picture its margins or anchor read). A request whose tolerations with seconds
+    # may run out on a cluster it does not hold (no event, no requeue) reads it (`_in_time`).
+    at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -1530,9 +1535,10 @@ class OcmLive:
         drift = self._drift(answer) if weight else None
         most = self._most_for(key) if weight else answer.most
         if not relevant and (drift is None or not drift.names) and most == answer.most:
+            self._timed_out(request, answer, changed, now)
             self._judged_as_is(key, answer)
             return True
-        if answer.strict and alone:
+        if answer.strict and alone and self._in_time(request, answer, changed, now):
             return self._stands_margins(key, request, answer, relevant, drift, most, now) or self._run(
                 key, request, changed
             )
@@ -1646,7 +1652,7 @@ class OcmLive:
         found = self._facts.get(id(request))
         if found is None or found[0] is not request:
             scored = _scored_alone(request)
-            alone = scored or _sorted_alone(request)
+            alone = scored or _sorted_alone(request, timed=True)
             weight = _balance_weight(request)
             found = self._facts[id(request)] = (request, (_reads(request), weight, alone, scored))
         return found[1]
@@ -2023,6 +2029,54 @@ class OcmLive:
         if steady and not held <= picks.keys():
             return base + steady
         return base
+
+    def _in_time(
+        self,
+        request: PlacementRequest,
+        answer: _Answer,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> bool:
+        """Whether a strict top N's margins may be judged (`_stands_margins`) though the request
+        has tolerations with seconds: no toleration with seconds of it ran out since the answer's
+        picture (`_Answer.at`) on a cluster of its scope, as it stands or as the event found it.
+        A toleration with seconds tolerates a taint until its `added` plus the seconds and no
+        longer: the clock alone takes such a cluster out of the feasible set, with no event and,
+        on a cluster the Placement does not hold, no requeue, and a sorter's range spans the
+        feasible set. Every other move of the set is a cluster's change, which an event brings
+        to every check of a Placement whose scope holds the cluster (judged there; a cluster
+        changed or gone since is judged by its state before the event, its taints then). So
+        where no such end lies in (`at`, `now`], the feasible set moved only by the changes the
+        checks judged. Without a toleration with seconds, True (nothing to run out)."""
+        timed = _timed_sorter(request)
+        if not timed:
+            return True  # nothing runs out, or each total is its own (a cluster lost is one fewer)
+        at = answer.at
+        if at is None:
+            return False
+        olds = [old for old, _ in changed.values() if old is not None and old.taints]
+        tainted = map(self.pool.__getitem__, self.pool.tainted())
+        return not _runs_out(request, timed, chain(tainted, olds), at, now)
+
+    def _timed_out(
+        self,
+        request: PlacementRequest,
+        answer: _Answer,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> None:
+        """`_in_time` where the check holds the answer as it is, nothing it reads moved (so
+        without `_in_time`): a cluster the event changed (or took away) whose toleration with
+        seconds ran out since the answer's picture is no longer seen as it was once the event is
+        taken, so the answer forgets its picture's moment (`_Answer.at`: its margins then are
+        judged only by its run, as before any toleration with seconds was judged by them)."""
+        if answer.at is None or not answer.strict or not changed:
+            return
+        timed = _timed_sorter(request)
+        olds = [old for old, _ in changed.values() if old is not None and old.taints]
+        if timed and olds and _runs_out(request, timed, olds, answer.at, now):
+            self._keep(answer)
+            answer.at = None
 
     def _within_range(
         self,
@@ -3925,7 +3979,7 @@ class OcmLive:
             else:
                 answer.strict = (
                     answer.strict
-                    and _sorted_alone(request)
+                    and _sorted_alone(request, timed=True)
                     and (moved is not None or after is not None or not written)
                 )
             # A spread's answer that is its greedy run on a known picture: greedy's on `_moved_by`'s,
@@ -3937,6 +3991,7 @@ class OcmLive:
                 run = got.request in result.ordered and (joint or moved is not None)
             answer.ordered = bool(request.spread) and run and got.scheduled
             answer.whole = request.mode is SelectionMode.ALL
+            answer.at = batch.now
             self.journal.set(self.answers, got.request, answer)
             self._arm(request, now=batch.now)
 
@@ -4210,15 +4265,48 @@ def _scored_alone(request: PlacementRequest) -> bool:
     return not request.spread and not any(p.sorter is not None for p in request.preferences)
 
 
-def _sorted_alone(request: PlacementRequest) -> bool:
+def _sorted_alone(request: PlacementRequest, *, timed: bool = False) -> bool:
     """Whether its sorters' scores stay while its feasible set does (`_stands_margins`): centered
     sorters only (an interpolated one spans the whole fleet), no spread, and no toleration with
-    seconds (its running out changes the feasible set with no event on the cluster)."""
+    seconds (its running out changes the feasible set with no event on the cluster). `timed`:
+    tolerations with seconds too, judged so only while none ran out since the answer's picture
+    (`OcmLive._in_time`)."""
     return (
         not request.spread
         and all(p.sorter.centered for p in request.preferences if p.sorter is not None)
-        and not any(t.seconds is not None for t in request.tolerations)
+        and (timed or not any(t.seconds is not None for t in request.tolerations))
     )
+
+
+def _timed_sorter(request: PlacementRequest) -> list[Toleration]:
+    """A request's tolerations with seconds where it reads a sorter (`OcmLive._in_time`), else
+    none: without a sorter each total is its own, and a cluster the clock takes out of the
+    feasible set is one fewer left out."""
+    if not any(p.sorter is not None for p in request.preferences):
+        return []
+    return [t for t in request.tolerations if t.seconds is not None]
+
+
+def _runs_out(
+    request: PlacementRequest,
+    timed: Sequence[Toleration],
+    clusters: Iterable[Cluster],
+    at: datetime,
+    now: datetime,
+) -> bool:
+    """Whether one of `timed` (tolerations with seconds) tolerates a taint of a cluster of the
+    request's scope at `at` and not at `now` (`Toleration.tolerates`: until the taint's `added`
+    plus the seconds): the clock may have taken the cluster out of the feasible set between."""
+    for c in clusters:
+        if not c.taints or not in_scope(request, c):
+            continue
+        for taint in c.taints:
+            if taint.added is None:
+                continue
+            for t in timed:
+                if t.tolerates(taint, at) and not t.tolerates(taint, now):
+                    return True
+    return False
 
 
 def _sorted_inputs(request: PlacementRequest, c: Cluster) -> tuple[Any, ...]:
