@@ -65,11 +65,19 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   spans the feasible clusters' range) by each cluster's change of total, exact while its feasible
   set stays (`_stands_margins`), or while the one cluster entering or leaving it lies within the
   range the others span (`_within_range`: the range is then the same, and so is every other
-  cluster's sorter score). Where totals are each cluster's own, a moved cluster is judged (its
-  total, then its filters) only where a bound of its total could still raise the bound of the
-  clusters left out (`_uppers`: Balance's and Steady's parts exactly, an external score's over
-  every value it had, then read off the cluster for those left, a label match's, which OCM has
-  none of, at its weight): a total at most that cannot, whatever its filters; the rest are
+  cluster's sorter score). A toleration with seconds takes a cluster out of the feasible set by
+  the clock alone (no event, and no requeue where the Placement does not hold the cluster): a
+  sorter's answer with one is judged so only while none of those tolerations ran out since the
+  answer's picture (`_Answer.at`, the sync's moment) on a cluster of its scope (`_in_time`: the
+  pool's tainted clusters as they stand, the event's as it found them; every other move of the
+  feasible set is a cluster's change, which each check of a Placement whose scope holds the
+  cluster judges; a check that holds the answer as it is forgets that moment where one of the
+  event's clusters ran out, `_timed_out`, as that cluster is not seen as it was again).
+  Where totals are each cluster's own, a moved cluster is judged (its total, then its filters)
+  only where a bound of its total could still raise the bound of the clusters left out
+  (`_uppers`: Balance's and Steady's parts exactly, an external score's over every value it had,
+  then read off the cluster for those left, a label match's, which OCM has none of, at its
+  weight): a total at most that cannot, whatever its filters; the rest are
   judged by their bound, highest first, up to the first that cannot beat what was found (the
   bound is a maximum over one total order, so the order it is taken in moves nothing). With
   centered sorters, a moved cluster whose every sorted value lies strictly inside the range the
