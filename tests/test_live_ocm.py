@@ -4561,9 +4561,13 @@ def test_a_sorters_margins_with_tolerations_with_seconds_stand_only_while_none_r
     untainted = Cluster("c3", traits=frozenset({"set-a"}))
 
     def live(*clusters: Cluster) -> SimpleNamespace:
-        by_name = {c.name: c for c in clusters}
-        names = {name for name, c in by_name.items() if c.taints}
-        return SimpleNamespace(pool=SimpleNamespace(tainted=lambda: names, __getitem__=by_name.__getitem__))
+        class Pool(dict):  # `ClusterPool` as `_in_time` reads it
+            def tainted(self) -> set[str]:
+                return {name for name, c in self.items() if c.taints}
+
+        found = SimpleNamespace(pool=Pool((c.name, c) for c in clusters), seq=0, _run_outs_of=None)
+        found._run_outs = partial(OcmLive._run_outs, found)
+        return found
 
     answer = SimpleNamespace(at=start, strict=True)
     before, after = start + timedelta(seconds=99), start + timedelta(seconds=100)

@@ -799,6 +799,11 @@ class OcmLive:
         self._facts = {}
         self._weakest: dict[int, tuple[dict[str, int], tuple[str, int]]] = {}  # _stands_margins'
         self._ceilings: dict[int, tuple[PlacementRequest, int, int]] = {}  # _ceiling's, per request
+        # `_run_outs`': the take (`seq`) they were read at, and per tuple of tolerations with seconds
+        # the moments they run out on the pool's tainted clusters, in order, with those clusters
+        self._run_outs_of: (
+            tuple[int, dict[tuple[Toleration, ...], tuple[list[datetime], list[str]]]] | None
+        ) = None
         # `_touched_in`'s: the event's changes, each one's touched keys and their union (None: a
         # cluster came or went).
         self._touched_of: (
@@ -1731,6 +1736,7 @@ class OcmLive:
         self._flipped.clear()
         self._emptied_of.clear()
         self._ranked = None
+        self._run_outs_of = None
 
     def _judged_now(self, key: str, answer: _Answer) -> None:
         """The answer's picture moved to the hub as it stands (its margins read there)."""
@@ -2063,8 +2069,42 @@ class OcmLive:
         if at is None:
             return False
         olds = [old for old, _ in changed.values() if old is not None and old.taints]
-        tainted = map(self.pool.__getitem__, self.pool.tainted())
-        return not _runs_out(request, timed, chain(tainted, olds), at, now)
+        if olds and _runs_out(request, timed, olds, at, now):
+            return False
+        # The pool's: only the clusters whose moment lies in (`at`, `now`] are asked their scope.
+        moments, names = self._run_outs(tuple(timed))
+        end = bisect_right(moments, now)
+        for name in islice(names, bisect_right(moments, at), end):
+            if in_scope(request, self.pool[name]):
+                return False
+        return True
+
+    def _run_outs(self, timed: tuple[Toleration, ...]) -> tuple[list[datetime], list[str]]:
+        """The moments the tolerations with seconds `timed` run out on the pool's tainted
+        clusters (a taint's `added` plus the seconds of one that tolerates it when added; one
+        moment per pair), in order, with their clusters; found once a take (`seq`: the pool's
+        taints move only as a take reads the changes; an undone take forgets them, `_forget`).
+        `Toleration.tolerates` holds at a moment before its own and not from it on, so one ran
+        out in (`at`, `now`] exactly where its moment lies there."""
+        kept = self._run_outs_of
+        if kept is None or kept[0] != self.seq:
+            kept = self._run_outs_of = (self.seq, {})
+        found = kept[1].get(timed)
+        if found is None:
+            pairs = []
+            for name in self.pool.tainted():
+                for taint in self.pool[name].taints:
+                    if taint.added is None:
+                        continue
+                    for t in timed:
+                        if t.seconds is not None and t.seconds > 0 and t.tolerates(taint, taint.added):
+                            try:
+                                pairs.append((taint.added + timedelta(seconds=t.seconds), name))
+                            except OverflowError:  # past datetime's range: never runs out
+                                continue
+            pairs.sort()
+            found = kept[1][timed] = ([m for m, _ in pairs], [c for _, c in pairs])
+        return found
 
     def _timed_out(
         self,
