@@ -4529,3 +4529,65 @@ def test_emit_gives_a_decision_made_before_where_the_same_is_to_be_made(monkeypa
     assert len(used) > 20
     monkeypatch.setattr(emit_module, "_made_again", lambda made, metadata, chunk: None)
     assert deltas == _deltas("optimal", 0, 60)
+
+
+def test_a_sorters_margins_with_tolerations_with_seconds_stand_only_while_none_ran_out() -> None:
+    """`_in_time`: a strict top N with a centered sorter and a toleration with seconds is judged
+    by its margins only while no such toleration ran out since its picture (`_Answer.at`) on a
+    cluster of its scope, as the pool holds it or as the event found it (a cluster changed or
+    gone); `_timed_out`, where a check holds the answer as it is, forgets the picture's moment
+    where one of the event's clusters as it was ran out. Without a sorter, or with no
+    toleration with seconds, nothing is asked. Fails where `_in_time` does not look for a
+    toleration run out, looks only at the pool, or counts a cluster out of the request's scope."""
+    from model import (
+        Cluster,
+        PlacementRequest,
+        Preference,
+        PropertySorter,
+        SelectionMode,
+        Taint,
+        Toleration,
+        TolerationOperator,
+    )
+
+    start = datetime.fromisoformat(DEFAULT_NOW)
+    sorter = Preference(weight=1, sorter=PropertySorter("cpu", ascending=False, centered=True))
+    timed = Toleration(key="unreachable", operator=TolerationOperator.EXISTS, seconds=300)
+    request = PlacementRequest("ns/p", mode=SelectionMode.N, count=1, scope=("set-a",), preferences=(sorter,))
+    request = replace(request, tolerations=(timed,))
+    taint = Taint("unreachable", effect="NoSelect", added=start - timedelta(seconds=200))
+    tainted = Cluster("c1", taints=(taint,), traits=frozenset({"set-a"}))
+    outside = Cluster("c2", taints=(taint,), traits=frozenset({"set-b"}))
+    untainted = Cluster("c3", traits=frozenset({"set-a"}))
+
+    def live(*clusters: Cluster) -> SimpleNamespace:
+        class Pool(dict):  # `ClusterPool` as `_in_time` reads it
+            def tainted(self) -> set[str]:
+                return {name for name, c in self.items() if c.taints}
+
+        found = SimpleNamespace(pool=Pool((c.name, c) for c in clusters), _remodels=[], _run_outs_of=None)
+        found._run_outs = partial(OcmLive._run_outs, found)
+        return found
+
+    answer = SimpleNamespace(at=start, strict=True)
+    before, after = start + timedelta(seconds=99), start + timedelta(seconds=100)
+    hub = live(tainted, outside, untainted)
+    assert OcmLive._in_time(hub, request, answer, {}, before)  # runs out at start + 100 s
+    assert not OcmLive._in_time(hub, request, answer, {}, after)
+    assert OcmLive._in_time(live(outside, untainted), request, answer, {}, after)  # out of scope
+    gone = {"c1": (tainted, None)}
+    assert not OcmLive._in_time(live(untainted), request, answer, gone, after)  # as the event found it
+    assert not OcmLive._in_time(hub, request, SimpleNamespace(at=None, strict=True), {}, before)
+    # Nothing to run out, or no sorter: every total is a cluster's own.
+    assert OcmLive._in_time(hub, replace(request, tolerations=()), answer, {}, after)
+    assert OcmLive._in_time(hub, replace(request, preferences=()), answer, {}, after)
+    # A check holding as is: the picture's moment forgotten where the event's cluster ran out.
+    kept: list[Any] = []
+    stub = SimpleNamespace(_keep=kept.append)
+    held = SimpleNamespace(at=start, strict=True)
+    OcmLive._timed_out(stub, request, held, {"c3": (untainted, untainted)}, after)
+    assert held.at == start and not kept
+    OcmLive._timed_out(stub, request, held, {"c1": (tainted, None)}, before)
+    assert held.at == start and not kept
+    OcmLive._timed_out(stub, request, held, {"c1": (tainted, None)}, after)
+    assert held.at is None and kept == [held]
