@@ -65,19 +65,11 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   spans the feasible clusters' range) by each cluster's change of total, exact while its feasible
   set stays (`_stands_margins`), or while the one cluster entering or leaving it lies within the
   range the others span (`_within_range`: the range is then the same, and so is every other
-  cluster's sorter score). A toleration with seconds takes a cluster out of the feasible set by
-  the clock alone (no event, and no requeue where the Placement does not hold the cluster): a
-  sorter's answer with one is judged so only while none of those tolerations ran out since the
-  answer's picture (`_Answer.at`, the sync's moment) on a cluster of its scope (`_in_time`: the
-  pool's tainted clusters as they stand, the event's as it found them; every other move of the
-  feasible set is a cluster's change, which each check of a Placement whose scope holds the
-  cluster judges; a check that holds the answer as it is forgets that moment where one of the
-  event's clusters ran out, `_timed_out`, as that cluster is not seen as it was again).
-  Where totals are each cluster's own, a moved cluster is judged (its total, then its filters)
-  only where a bound of its total could still raise the bound of the clusters left out
-  (`_uppers`: Balance's and Steady's parts exactly, an external score's over every value it had,
-  then read off the cluster for those left, a label match's, which OCM has none of, at its
-  weight): a total at most that cannot, whatever its filters; the rest are
+  cluster's sorter score). Where totals are each cluster's own, a moved cluster is judged (its
+  total, then its filters) only where a bound of its total could still raise the bound of the
+  clusters left out (`_uppers`: Balance's and Steady's parts exactly, an external score's over
+  every value it had, then read off the cluster for those left, a label match's, which OCM has
+  none of, at its weight): a total at most that cannot, whatever its filters; the rest are
   judged by their bound, highest first, up to the first that cannot beat what was found (the
   bound is a maximum over one total order, so the order it is taken in moves nothing). With
   centered sorters, a moved cluster whose every sorted value lies strictly inside the range the
@@ -297,7 +289,6 @@ from model import (
     SelectionMode,
     SolveStats,
     SpreadConstraint,
-    Toleration,
 )
 from solver import SolveOptions, solve
 from solver.admits import admits, in_scope, matches_required, takes_new, untolerated
@@ -430,10 +421,6 @@ class _Answer:
     # The request whose totals its picks are (`OcmLive._stands_margins` judged each by `_total`;
     # None: the solver's, whose picture may differ from `_total`'s in what the request held).
     totalled: PlacementRequest | None = None
-    # The moment of the sync it was first judged on (the batch's `now`; kept as its margins move:
-    # the earliest picture its margins or anchor read). A request whose tolerations with seconds
-    # may run out on a cluster it does not hold (no event, no requeue) reads it (`_in_time`).
-    at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -799,11 +786,6 @@ class OcmLive:
         self._facts = {}
         self._weakest: dict[int, tuple[dict[str, int], tuple[str, int]]] = {}  # _stands_margins'
         self._ceilings: dict[int, tuple[PlacementRequest, int, int]] = {}  # _ceiling's, per request
-        # `_run_outs`': the length of `_remodels` they were read at, and per tuple of tolerations with
-        # seconds the moments they run out on the pool's tainted clusters, in order, with those
-        self._run_outs_of: (
-            tuple[int, dict[tuple[Toleration, ...], tuple[list[datetime], list[str]]]] | None
-        ) = None
         # `_touched_in`'s: the event's changes, each one's touched keys and their union (None: a
         # cluster came or went).
         self._touched_of: (
@@ -1548,10 +1530,9 @@ class OcmLive:
         drift = self._drift(answer) if weight else None
         most = self._most_for(key) if weight else answer.most
         if not relevant and (drift is None or not drift.names) and most == answer.most:
-            self._timed_out(request, answer, changed, now)
             self._judged_as_is(key, answer)
             return True
-        if answer.strict and alone and self._in_time(request, answer, changed, now):
+        if answer.strict and alone:
             return self._stands_margins(key, request, answer, relevant, drift, most, now) or self._run(
                 key, request, changed
             )
@@ -1665,7 +1646,7 @@ class OcmLive:
         found = self._facts.get(id(request))
         if found is None or found[0] is not request:
             scored = _scored_alone(request)
-            alone = scored or _sorted_alone(request, timed=True)
+            alone = scored or _sorted_alone(request)
             weight = _balance_weight(request)
             found = self._facts[id(request)] = (request, (_reads(request), weight, alone, scored))
         return found[1]
@@ -1736,7 +1717,6 @@ class OcmLive:
         self._flipped.clear()
         self._emptied_of.clear()
         self._ranked = None
-        self._run_outs_of = None
 
     def _judged_now(self, key: str, answer: _Answer) -> None:
         """The answer's picture moved to the hub as it stands (its margins read there)."""
@@ -2044,95 +2024,6 @@ class OcmLive:
             return base + steady
         return base
 
-    def _in_time(
-        self,
-        request: PlacementRequest,
-        answer: _Answer,
-        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
-        now: datetime,
-    ) -> bool:
-        """Whether a strict top N's margins may be judged (`_stands_margins`) though the request
-        has tolerations with seconds: no toleration with seconds of it ran out since the answer's
-        picture (`_Answer.at`) on a cluster of its scope, as it stands or as the event found it.
-        A toleration with seconds tolerates a taint until its `added` plus the seconds and no
-        longer: the clock alone takes such a cluster out of the feasible set, with no event and,
-        on a cluster the Placement does not hold, no requeue, and a sorter's range spans the
-        feasible set. Every other move of the set is a cluster's change, which an event brings
-        to every check of a Placement whose scope holds the cluster (judged there; a cluster
-        changed or gone since is judged by its state before the event, its taints then). So
-        where no such end lies in (`at`, `now`], the feasible set moved only by the changes the
-        checks judged. Without a toleration with seconds, True (nothing to run out)."""
-        timed = _timed_sorter(request)
-        if not timed:
-            return True  # nothing runs out, or each total is its own (a cluster lost is one fewer)
-        at = answer.at
-        if at is None:
-            return False
-        olds = [old for old, _ in changed.values() if old is not None and old.taints]
-        if olds and _runs_out(request, timed, olds, at, now):
-            return False
-        # The pool's: only the clusters whose moment lies in (`at`, `now`] are asked their scope.
-        moments, names = self._run_outs(tuple(timed))
-        end = bisect_right(moments, now)
-        for name in islice(names, bisect_right(moments, at), end):
-            if in_scope(request, self.pool[name]):
-                return False
-        return True
-
-    def _run_outs(self, timed: tuple[Toleration, ...]) -> tuple[list[datetime], list[str]]:
-        """The moments the tolerations with seconds `timed` run out on the pool's tainted
-        clusters (a taint's `added` plus the seconds of one that tolerates it when added; one
-        moment per pair), in order, with their clusters; kept across takes while no model
-        replaced since (`_revalue`'s log, `_remodels`, as `_walk_stands` reads it) moved its
-        taints (came or went with some): the pool's taints move only so (let go with the log, and by an
-        undone take, `_forget`). `Toleration.tolerates` holds at a moment before its own and not
-        from it on, so one ran out in (`at`, `now`] exactly where its moment lies there."""
-        kept = self._run_outs_of
-        log = self._remodels
-        if kept is not None and kept[0] != len(log):
-            if kept[0] > len(log) or any(_taints_of(was) != _taints_of(now) for was, now in log[kept[0] :]):
-                kept = None
-            else:
-                kept = self._run_outs_of = (len(log), kept[1])
-        if kept is None:
-            kept = self._run_outs_of = (len(log), {})
-        found = kept[1].get(timed)
-        if found is None:
-            pairs = []
-            for name in self.pool.tainted():
-                for taint in self.pool[name].taints:
-                    if taint.added is None:
-                        continue
-                    for t in timed:
-                        if t.seconds is not None and t.seconds > 0 and t.tolerates(taint, taint.added):
-                            try:
-                                pairs.append((taint.added + timedelta(seconds=t.seconds), name))
-                            except OverflowError:  # past datetime's range: never runs out
-                                continue
-            pairs.sort()
-            found = kept[1][timed] = ([m for m, _ in pairs], [c for _, c in pairs])
-        return found
-
-    def _timed_out(
-        self,
-        request: PlacementRequest,
-        answer: _Answer,
-        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
-        now: datetime,
-    ) -> None:
-        """`_in_time` where the check holds the answer as it is, nothing it reads moved (so
-        without `_in_time`): a cluster the event changed (or took away) whose toleration with
-        seconds ran out since the answer's picture is no longer seen as it was once the event is
-        taken, so the answer forgets its picture's moment (`_Answer.at`: its margins then are
-        judged only by its run, as before any toleration with seconds was judged by them)."""
-        if answer.at is None or not answer.strict or not changed:
-            return
-        timed = _timed_sorter(request)
-        olds = [old for old, _ in changed.values() if old is not None and old.taints]
-        if timed and olds and _runs_out(request, timed, olds, answer.at, now):
-            self._keep(answer)
-            answer.at = None
-
     def _within_range(
         self,
         request: PlacementRequest,
@@ -2318,7 +2209,6 @@ class OcmLive:
         if len(self._remodels) >= _REMODELS:
             self._remodels.clear()
             self._walks.clear()
-            self._run_outs_of = None
         self._remodels.append((was, now))
         for prop, pairs in self._values.items():
             for c, add in ((was, False), (now, True)):
@@ -4035,7 +3925,7 @@ class OcmLive:
             else:
                 answer.strict = (
                     answer.strict
-                    and _sorted_alone(request, timed=True)
+                    and _sorted_alone(request)
                     and (moved is not None or after is not None or not written)
                 )
             # A spread's answer that is its greedy run on a known picture: greedy's on `_moved_by`'s,
@@ -4047,7 +3937,6 @@ class OcmLive:
                 run = got.request in result.ordered and (joint or moved is not None)
             answer.ordered = bool(request.spread) and run and got.scheduled
             answer.whole = request.mode is SelectionMode.ALL
-            answer.at = batch.now
             self.journal.set(self.answers, got.request, answer)
             self._arm(request, now=batch.now)
 
@@ -4321,53 +4210,15 @@ def _scored_alone(request: PlacementRequest) -> bool:
     return not request.spread and not any(p.sorter is not None for p in request.preferences)
 
 
-def _sorted_alone(request: PlacementRequest, *, timed: bool = False) -> bool:
+def _sorted_alone(request: PlacementRequest) -> bool:
     """Whether its sorters' scores stay while its feasible set does (`_stands_margins`): centered
     sorters only (an interpolated one spans the whole fleet), no spread, and no toleration with
-    seconds (its running out changes the feasible set with no event on the cluster). `timed`:
-    tolerations with seconds too, judged so only while none ran out since the answer's picture
-    (`OcmLive._in_time`)."""
+    seconds (its running out changes the feasible set with no event on the cluster)."""
     return (
         not request.spread
         and all(p.sorter.centered for p in request.preferences if p.sorter is not None)
-        and (timed or not any(t.seconds is not None for t in request.tolerations))
+        and not any(t.seconds is not None for t in request.tolerations)
     )
-
-
-def _timed_sorter(request: PlacementRequest) -> list[Toleration]:
-    """A request's tolerations with seconds where it reads a sorter (`OcmLive._in_time`), else
-    none: without a sorter each total is its own, and a cluster the clock takes out of the
-    feasible set is one fewer left out."""
-    if not any(p.sorter is not None for p in request.preferences):
-        return []
-    return [t for t in request.tolerations if t.seconds is not None]
-
-
-def _taints_of(c: Cluster | None) -> tuple[Any, ...]:
-    """A cluster's taints, none where there is no cluster (`OcmLive._run_outs`)."""
-    return () if c is None else c.taints
-
-
-def _runs_out(
-    request: PlacementRequest,
-    timed: Sequence[Toleration],
-    clusters: Iterable[Cluster],
-    at: datetime,
-    now: datetime,
-) -> bool:
-    """Whether one of `timed` (tolerations with seconds) tolerates a taint of a cluster of the
-    request's scope at `at` and not at `now` (`Toleration.tolerates`: until the taint's `added`
-    plus the seconds): the clock may have taken the cluster out of the feasible set between."""
-    for c in clusters:
-        if not c.taints or not in_scope(request, c):
-            continue
-        for taint in c.taints:
-            if taint.added is None:
-                continue
-            for t in timed:
-                if t.tolerates(taint, at) and not t.tolerates(taint, now):
-                    return True
-    return False
 
 
 def _sorted_inputs(request: PlacementRequest, c: Cluster) -> tuple[Any, ...]:
