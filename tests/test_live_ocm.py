@@ -3760,6 +3760,43 @@ def test_the_margins_judged_with_their_shortcuts_are_those_judged_whole(mode, mo
     assert checked["kept"] > 10 and checked["totalled"] > 10 and checked["early"] > 5, checked
 
 
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_strict_answer_held_by_its_ceiling_at_once_moves_on_as_its_margins_judged_whole(
+    mode, monkeypatch
+) -> None:
+    """`_stands_ceiling` holds a strict top N that no relevant change touched, whose picks'
+    totals are those it had and whose weakest pick is above the request's ceiling, without
+    `_stands_margins`: over 60 generated events each answer so held moves on exactly as
+    `_stands_margins` moves it (the same verdict, every field and its anchor's, as many journal
+    notes), one it refuses is left as it was (no note), and the deltas are those with it off.
+    Fails where it leaves the busiest count or the anchor as they were, or holds an answer whose
+    weakest pick is at the ceiling."""
+    original, asked = OcmLive._stands_ceiling, Counter()
+
+    def checked(self, key, request, answer, drift, most):
+        values, undo = reach_module._answer_values(answer), self.journal._undo
+        length = len(undo) if undo is not None else 0
+        out = original(self, key, request, answer, drift, most)
+        notes = len(undo) - length if undo is not None else 0
+        if not out:
+            assert notes == 0 and reach_module._answer_values(answer) == values, key
+            asked["refused"] += 1
+            return out
+        fast = _answer_fields(answer)
+        reach_module._put_back(answer, values)
+        if undo is not None:
+            del undo[length:]
+        assert original_margins(self, key, request, answer, [], drift, most, self.now) is True, key
+        assert _answer_fields(answer) == fast, key
+        assert (len(undo) - length if undo is not None else 0) == notes, key
+        asked["held"] += 1
+        return out
+
+    original_margins = OcmLive._stands_margins
+    asked = _same_deltas(monkeypatch, mode, "_stands_ceiling", checked, lambda *args: False, asked)
+    assert asked["held"] > 10 and asked["refused"] > 10, asked
+
+
 def test_an_answers_picks_totalled_by_the_solver_are_totalled_again_at_its_next_check() -> None:
     """A pick's total is kept only where `_total` judged it for the request as it stands: an
     answer whose totals the solver gave (a sync not holding a pick totals it without Steady's

@@ -1533,6 +1533,8 @@ class OcmLive:
             self._judged_as_is(key, answer)
             return True
         if answer.strict and alone:
+            if not relevant and self._stands_ceiling(key, request, answer, drift, most):
+                return True
             return self._stands_margins(key, request, answer, relevant, drift, most, now) or self._run(
                 key, request, changed
             )
@@ -1895,6 +1897,52 @@ class OcmLive:
             anchor = None
         self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
         answer.picks, answer.best_out, answer.most, answer.anchor = picks, raised, most, anchor
+        answer.totalled = request if alone else None
+        return True
+
+    def _stands_ceiling(
+        self, key: str, request: PlacementRequest, answer: _Answer, drift: _Drift | None, most: int
+    ) -> bool:
+        """`_stands_margins` for a strict top N that no relevant change touched, where its picks'
+        totals are the ones it had (as `_stands_margins` keeps them: none moved since the picture)
+        and its weakest pick's total is above the request's ceiling (`_ceiling`): `_left_out`
+        answers the ceiling at once there, and `_capped` keeps it, so the answer moves on exactly
+        as `_stands_margins` moves it (its picks, the ceiling as its best left out, the busiest
+        count, its anchor), without that frame's setup. False where anything else holds: the
+        caller then judges it whole (counted, events 20-199 of the soak's stream: ~340 of a
+        relabel's ~465 strict answers end at the ceiling)."""
+        best = answer.best_out
+        kept = answer.picks
+        if best is None or not kept:
+            return False
+        found = self._weakest.get(id(kept))
+        if found is None or found[0] is not kept:
+            return False  # its weakest pick not found yet: `_stands_margins` finds it
+        weakest = found[1]
+        _, weight, _, alone = self._facts_of(request)
+        if alone:
+            if most != answer.most or answer.totalled is not request:
+                return False
+            moved = drift.index if drift is not None else _NO_COUNTS
+            if not kept.keys() <= self.pool.by_name().keys() or not self._none_moved(kept, moved):
+                return False
+        else:
+            own = self.own.get(key, _NO_COUNTS)
+            if weight and not (answer.mates is None and answer.own is own and most == answer.most):
+                return False
+            if weight and not self._none_moved(kept, self._moved_since(answer.seen)):
+                return False
+        held = self._held_of(request)
+        ceiling = self._ceiling(request, held, kept)
+        if weakest[1] <= ceiling:
+            return False
+        anchor = answer.anchor
+        if anchor is not None and anchor.seen < self.floor:
+            anchor = None
+        if anchor is None:
+            anchor = _Answer(*_answer_values(answer))
+        self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
+        answer.best_out, answer.most, answer.anchor = (ceiling, ""), most, anchor
         answer.totalled = request if alone else None
         return True
 
