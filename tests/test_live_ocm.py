@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import partial
+from itertools import chain
 from types import SimpleNamespace
 from typing import Any
 
@@ -1374,6 +1375,61 @@ def test_any_event_refused_after_the_model_took_it_in_is_undone(mode, log, monke
         hub.handle(event, now=now)
         assert _model(hub, None) == _model(twin, None)
     assert refused > 30
+
+
+def test_the_answers_judged_one_after_the_other_are_one_journal_note_put_back_in_order() -> None:
+    """`_note_answer` adds an answer's old fields to the journal's last note where that is its
+    own list of answers, else starts another: undone, each answer is as it was before its first
+    note, also where another note moved it between two of them (an answer first noted after
+    that note is put back after it, not with the list before it). Over a generated event, a
+    cluster event's hundreds of answers judged take a few such notes and no partial each.
+    Fails with the journal's last note not asked (one list for the event), or the list put back
+    first to last."""
+    from adapters.live.kept import Journal
+
+    def answer(seen: int) -> reach_module._Answer:
+        return reach_module._Answer({"a": 1}, None, True, 0, seen)
+
+    live = SimpleNamespace(journal=Journal(), _answer_note=None)
+    live.journal.mark()
+    a, b = answer(1), answer(1)
+
+    def judged(x: reach_module._Answer, seen: int) -> None:
+        OcmLive._note_answer(live, reach_module._put_judged, x, reach_module._judged_values(x))
+        x.seen = seen
+
+    judged(b, 2)
+    judged(b, 3)  # the same list: put back to 1, not 2
+    live.journal.assign(a, "seen", 5)
+    judged(a, 6)  # a list after the assign: undone before it
+    live.journal.undo()
+    assert (a.seen, b.seen) == (1, 1)
+
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    hub = HubScheduler(generate("ocm", 80, 120, seed=0, now=now), now=now, options=SolveOptions(mode="optimal"))
+    world, live = _World("ocm", hub, 0), hub._live["ocm"]
+    taken, undo = live.take, []
+
+    def take(changes, at):
+        out = taken(changes, at)
+        undo.append(list(live.journal._undo or ()))
+        return out
+
+    live.take = take
+    noted = 0
+    for _ in range(30):
+        now += timedelta(seconds=15)
+        kind, event, _ = world.next(now)
+        undo.clear()
+        hub.handle(event, now=now)
+        notes = [u for u in chain.from_iterable(undo) if isinstance(u, partial)]
+        lists = [u.args[0] for u in notes if u.func is reach_module._put_answers]
+        single = [u for u in notes if u.func in (reach_module._put_back, reach_module._put_judged)]
+        assert not single, kind
+        if sum(map(len, lists)) > 20:
+            assert len(lists) * 5 < sum(map(len, lists)), (kind, [len(x) for x in lists])
+            noted += 1
+    assert noted > 5, noted
 
 
 def _writes_counted(hub: HubScheduler, *, refuse: bool = False) -> list[int]:
