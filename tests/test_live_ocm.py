@@ -1406,7 +1406,8 @@ def test_the_answers_judged_one_after_the_other_are_one_journal_note_put_back_in
     assert (a.seen, b.seen) == (1, 1)
 
     now = datetime.fromisoformat(DEFAULT_NOW)
-    hub = HubScheduler(generate("ocm", 80, 120, seed=0, now=now), now=now, options=SolveOptions(mode="optimal"))
+    objects = generate("ocm", 80, 120, seed=0, now=now)
+    hub = HubScheduler(objects, now=now, options=SolveOptions(mode="optimal"))
     world, live = _World("ocm", hub, 0), hub._live["ocm"]
     taken, undo = live.take, []
 
