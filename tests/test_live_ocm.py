@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import partial
-from itertools import chain
 from types import SimpleNamespace
 from typing import Any
 
@@ -1375,62 +1374,6 @@ def test_any_event_refused_after_the_model_took_it_in_is_undone(mode, log, monke
         hub.handle(event, now=now)
         assert _model(hub, None) == _model(twin, None)
     assert refused > 30
-
-
-def test_the_answers_judged_one_after_the_other_are_one_journal_note_put_back_in_order() -> None:
-    """`_note_answer` adds an answer's old fields to the journal's last note where that is its
-    own list of answers, else starts another: undone, each answer is as it was before its first
-    note, also where another note moved it between two of them (an answer first noted after
-    that note is put back after it, not with the list before it). Over a generated event, a
-    cluster event's hundreds of answers judged take a few such notes and no partial each.
-    Fails with the journal's last note not asked (one list for the event), or the list put back
-    first to last."""
-    from adapters.live.kept import Journal
-
-    def answer(seen: int) -> reach_module._Answer:
-        return reach_module._Answer({"a": 1}, None, True, 0, seen)
-
-    live = SimpleNamespace(journal=Journal(), _answer_note=None)
-    live.journal.mark()
-    a, b = answer(1), answer(1)
-
-    def judged(x: reach_module._Answer, seen: int) -> None:
-        OcmLive._note_answer(live, reach_module._put_judged, x, reach_module._judged_values(x))
-        x.seen = seen
-
-    judged(b, 2)
-    judged(b, 3)  # the same list: put back to 1, not 2
-    live.journal.assign(a, "seen", 5)
-    judged(a, 6)  # a list after the assign: undone before it
-    live.journal.undo()
-    assert (a.seen, b.seen) == (1, 1)
-
-    now = datetime.fromisoformat(DEFAULT_NOW)
-    objects = generate("ocm", 80, 120, seed=0, now=now)
-    hub = HubScheduler(objects, now=now, options=SolveOptions(mode="optimal"))
-    world, live = _World("ocm", hub, 0), hub._live["ocm"]
-    taken, undo = live.take, []
-
-    def take(changes, at):
-        out = taken(changes, at)
-        undo.append(list(live.journal._undo or ()))
-        return out
-
-    live.take = take
-    noted = 0
-    for _ in range(30):
-        now += timedelta(seconds=15)
-        kind, event, _ = world.next(now)
-        undo.clear()
-        hub.handle(event, now=now)
-        notes = [u for u in chain.from_iterable(undo) if isinstance(u, partial)]
-        lists = [u.args[0] for u in notes if u.func is reach_module._put_answers]
-        single = [u for u in notes if u.func in (reach_module._put_back, reach_module._put_judged)]
-        assert not single, kind
-        if sum(map(len, lists)) > 20:
-            assert len(lists) * 5 < sum(map(len, lists)), (kind, [len(x) for x in lists])
-            noted += 1
-    assert noted > 5, noted
 
 
 def _writes_counted(hub: HubScheduler, *, refuse: bool = False) -> list[int]:
@@ -3815,43 +3758,6 @@ def test_the_margins_judged_with_their_shortcuts_are_those_judged_whole(mode, mo
     monkeypatch.setattr(OcmLive, "_quiet_bound", counted_quiet)
     checked = _same_deltas(monkeypatch, mode, "_stands_margins", margins, whole, asked)
     assert checked["kept"] > 10 and checked["totalled"] > 10 and checked["early"] > 5, checked
-
-
-@pytest.mark.parametrize("mode", ["greedy", "optimal"])
-def test_a_strict_answer_held_by_its_ceiling_at_once_moves_on_as_its_margins_judged_whole(
-    mode, monkeypatch
-) -> None:
-    """`_stands_ceiling` holds a strict top N that no relevant change touched, whose picks'
-    totals are those it had and whose weakest pick is above the request's ceiling, without
-    `_stands_margins`: over 60 generated events each answer so held moves on exactly as
-    `_stands_margins` moves it (the same verdict, every field and its anchor's, as many journal
-    notes), one it refuses is left as it was (no note), and the deltas are those with it off.
-    Fails where it leaves the busiest count or the anchor as they were, or holds an answer whose
-    weakest pick is at the ceiling."""
-    original, asked = OcmLive._stands_ceiling, Counter()
-
-    def checked(self, key, request, answer, drift, most):
-        values, undo = reach_module._answer_values(answer), self.journal._undo
-        length = len(undo) if undo is not None else 0
-        out = original(self, key, request, answer, drift, most)
-        notes = len(undo) - length if undo is not None else 0
-        if not out:
-            assert notes == 0 and reach_module._answer_values(answer) == values, key
-            asked["refused"] += 1
-            return out
-        fast = _answer_fields(answer)
-        reach_module._put_back(answer, values)
-        if undo is not None:
-            del undo[length:]
-        assert original_margins(self, key, request, answer, [], drift, most, self.now) is True, key
-        assert _answer_fields(answer) == fast, key
-        assert (len(undo) - length if undo is not None else 0) == notes, key
-        asked["held"] += 1
-        return out
-
-    original_margins = OcmLive._stands_margins
-    asked = _same_deltas(monkeypatch, mode, "_stands_ceiling", checked, lambda *args: False, asked)
-    assert asked["held"] > 10 and asked["refused"] > 10, asked
 
 
 def test_an_answers_picks_totalled_by_the_solver_are_totalled_again_at_its_next_check() -> None:

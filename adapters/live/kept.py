@@ -175,11 +175,6 @@ class Journal:
         if self._undo is not None:
             self._undo.append(undo)
 
-    def last(self, undo: Callable[[], Any]) -> bool:
-        """Whether `undo` is the last undoing noted: a caller that adds to what its own note puts
-        back while it is the last keeps every undoing's order (nothing noted after it)."""
-        return bool(self._undo) and self._undo[-1] is undo
-
     def set(self, mapping: MutableMapping[Any, Any], key: Any, value: Any) -> None:
         if self._undo is not None:
             self._undo.append(partial(_put_back, mapping, key, mapping.get(key, _ABSENT)))

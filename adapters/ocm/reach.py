@@ -492,16 +492,6 @@ def _put_back(answer: _Answer, values: tuple[Any, ...]) -> None:
         setattr(answer, name, value)
 
 
-_AnswerNote = tuple[Callable[[_Answer, tuple[Any, ...]], None], _Answer, tuple[Any, ...]]
-
-
-def _put_answers(entries: list[_AnswerNote]) -> None:
-    """The journal's one note of answers judged one after the other (`OcmLive._note_answer`):
-    each put back as it was, the last first (as a note each would be)."""
-    for put, answer, values in reversed(entries):
-        put(answer, values)
-
-
 @dataclass(frozen=True, slots=True)
 class _Moves:
     """A batch's moves, shared by its answers: per cluster how many answers add it and how many
@@ -796,8 +786,6 @@ class OcmLive:
         self._facts = {}
         self._weakest: dict[int, tuple[dict[str, int], tuple[str, int]]] = {}  # _stands_margins'
         self._ceilings: dict[int, tuple[PlacementRequest, int, int]] = {}  # _ceiling's, per request
-        # The journal's note of answers judged one after the other, and its list (`_note_answer`).
-        self._answer_note: tuple[Callable[[], Any], list[_AnswerNote]] | None = None
         # `_touched_in`'s: the event's changes, each one's touched keys and their union (None: a
         # cluster came or went).
         self._touched_of: (
@@ -1222,7 +1210,6 @@ class OcmLive:
             self.journal.note(self._forget)
         self.journal.assign(self, "seq", self.seq + 1)
         self.journal.assign(self, "now", now)
-        self._answer_note = None  # the last event's (its journal's) let go with it
         self._recounted = set()  # the clusters whose count the changes move (`_put_decision`)
         self._own_fresh = set()  # the Placements whose counts this take made afresh (`_owned`)
         self._own_flips = {}  # per Placement, the clusters this take put in or took out (`_owned`)
@@ -1546,8 +1533,6 @@ class OcmLive:
             self._judged_as_is(key, answer)
             return True
         if answer.strict and alone:
-            if not relevant and self._stands_ceiling(key, request, answer, drift, most):
-                return True
             return self._stands_margins(key, request, answer, relevant, drift, most, now) or self._run(
                 key, request, changed
             )
@@ -1708,22 +1693,7 @@ class OcmLive:
     def _keep(self, answer: _Answer) -> None:
         """A kept answer about to move on in place: the journal puts it back as it is."""
         if self.journal.recording:
-            self._note_answer(_put_back, answer, _answer_values(answer))
-
-    def _note_answer(
-        self, put: Callable[[_Answer, tuple[Any, ...]], None], answer: _Answer, values: tuple[Any, ...]
-    ) -> None:
-        """An answer's fields as they are (`values`, `put` puts them back), noted: added to the
-        journal's last note where that is this one's list of answers (`_put_answers`: nothing
-        noted since, so putting them back together, the last first, keeps the journal's order),
-        else in a new such note. The checks judge ~500-700 answers an event one after the other:
-        one note and a tuple each, not a partial each."""
-        found = self._answer_note
-        if found is None or not self.journal.last(found[0]):
-            entries: list[_AnswerNote] = []
-            found = self._answer_note = (partial(_put_answers, entries), entries)
-            self.journal.note(found[0])
-        found[1].append((put, answer, values))
+            self.journal.note(partial(_put_back, answer, _answer_values(answer)))
 
     def _forget(self) -> None:
         """What the caches answered (judged on a model since undone)."""
@@ -1757,7 +1727,7 @@ class OcmLive:
         """`_judged_now` where the caller moves nothing else of the answer: the journal puts back
         the fields it moves alone."""
         if self.journal.recording:
-            self._note_answer(_put_judged, answer, _judged_values(answer))
+            self.journal.note(partial(_put_judged, answer, _judged_values(answer)))
         self._moved_on(key, answer)
 
     def _moved_on(self, key: str, answer: _Answer) -> None:
@@ -1925,76 +1895,6 @@ class OcmLive:
             anchor = None
         self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
         answer.picks, answer.best_out, answer.most, answer.anchor = picks, raised, most, anchor
-        answer.totalled = request if alone else None
-        return True
-
-    def _stands_ceiling(
-        self, key: str, request: PlacementRequest, answer: _Answer, drift: _Drift | None, most: int
-    ) -> bool:
-        """`_stands_margins` for a strict top N that no relevant change touched, where its weakest
-        pick's total is above the request's ceiling (`_ceiling`): `_left_out` answers the ceiling
-        at once there, and `_capped` keeps it, so the answer moves on exactly as
-        `_stands_margins` moves it (its picks' totals found as it finds them with no relevant
-        change: kept where nothing moved them, else judged again; the ceiling as its best left
-        out, the busiest count, its anchor made or kept, `_judged_now`'s note) without the
-        verdicts, `_left_out` and `_capped` frames. False where anything else holds (the weakest
-        pick at or below the ceiling, nothing left out then, a pick gone): the caller then
-        judges it whole, as before (counted, events 20-199 of the soak's stream: ~340 of a
-        relabel's ~465 strict answers end at the ceiling)."""
-        best = answer.best_out
-        kept = answer.picks
-        if best is None or not kept:
-            return False
-        _, weight, _, alone = self._facts_of(request)
-        held = self._held_of(request)
-        own = self.own.get(key, _NO_COUNTS)
-        picks: dict[str, int]
-        if alone:  # as `_stands_margins` finds them, no change relevant
-            clusters = self.pool.by_name()
-            same = most == answer.most and answer.totalled is request
-            moved = drift.index if drift is not None else _NO_COUNTS
-            if same and kept.keys() <= clusters.keys() and self._none_moved(kept, moved):
-                picks = kept
-            else:
-                picks = {}
-                for c, total in kept.items():
-                    cluster = clusters.get(c)
-                    if cluster is None:
-                        return False
-                    if same and c not in moved:
-                        picks[c] = total
-                    else:
-                        picks[c] = _total(request, cluster, own, most, held)
-        else:
-            quiet = not weight or (answer.mates is None and answer.own is own and most == answer.most)
-            moved = self._moved_since(answer.seen) if quiet and weight else _NO_COUNTS
-            if quiet and self._none_moved(kept, moved):
-                picks = kept
-            else:
-                picks = {}
-                for c, total in kept.items():
-                    if quiet and c not in moved:
-                        picks[c] = total
-                    else:
-                        low, _ = self._balance_moved(c, answer, own, most, weight)
-                        picks[c] = total + low
-        found = self._weakest.get(id(picks))
-        if found is not None and found[0] is picks:
-            weakest = found[1]
-        else:
-            low = min(picks.values())
-            weakest = (max(c for c, total in picks.items() if total == low), low)
-            self._weakest[id(picks)] = (picks, weakest)
-        ceiling = self._ceiling(request, held, picks)
-        if weakest[1] <= ceiling:
-            return False
-        anchor = answer.anchor
-        if anchor is not None and anchor.seen < self.floor:
-            anchor = None
-        if anchor is None:
-            anchor = _Answer(*_answer_values(answer))
-        self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
-        answer.picks, answer.best_out, answer.most, answer.anchor = picks, (ceiling, ""), most, anchor
         answer.totalled = request if alone else None
         return True
 
