@@ -3983,6 +3983,26 @@ def test_the_logs_counts_now_follow_every_move_through_growth_cut_backs_and_cuts
         assert checked > 100
 
 
+def _moves_asked_within(monkeypatch, asked: Counter, label: str):
+    """`_moved_since` counting into `asked[label]` each ask made inside a call run as
+    `within(True, call)`; `within(False, call)` runs the call uncounted. Returns `within`."""
+    plain, inside = OcmLive._moved_since, []
+
+    def moved(self, seen):
+        asked[label] += bool(inside and inside[-1])
+        return plain(self, seen)
+
+    def within(counted, call):
+        inside.append(counted)
+        try:
+            return call()
+        finally:
+            inside.pop()
+
+    monkeypatch.setattr(OcmLive, "_moved_since", moved)
+    return within
+
+
 def test_a_drift_without_batch_mates_is_read_off_the_logs_arrays_and_stands_as_read_afresh(
     monkeypatch,
 ) -> None:
@@ -3992,19 +4012,11 @@ def test_a_drift_without_batch_mates_is_read_off_the_logs_arrays_and_stands_as_r
     positions, counts then and now are those read entry by entry; the deltas are those of
     drifts made afresh at every ask. Fails with the drift made from `_moved_since` again."""
     monkeypatch.setattr(reach_module, "_LOG_LIMIT", 400)
-    original, plain, asked = OcmLive._drift, OcmLive._moved_since, Counter()
-    inside: list[bool] = []
-
-    def moved(self, seen):
-        asked["moved asked inside a mates-less drift"] += bool(inside and inside[-1])
-        return plain(self, seen)
+    original, asked = OcmLive._drift, Counter()
+    within = _moves_asked_within(monkeypatch, asked, "moved asked inside a mates-less drift")
 
     def drift(self, answer):
-        inside.append(answer.mates is None)
-        try:
-            out = original(self, answer)
-        finally:
-            inside.pop()
+        out = within(answer.mates is None, lambda: original(self, answer))
         then, mates = _moved_from_entry_by_entry(self, answer.seen), answer.mates
         names = sorted({*then, *(mates.added if mates else ()), *(mates.dropped if mates else ())})
         assert out.names == names and out.index == {name: at for at, name in enumerate(names)}
@@ -4019,7 +4031,6 @@ def test_a_drift_without_batch_mates_is_read_off_the_logs_arrays_and_stands_as_r
         self._drifts.clear()
         return original(self, answer)
 
-    monkeypatch.setattr(OcmLive, "_moved_since", moved)
     asked = _same_deltas(monkeypatch, "optimal", "_drift", drift, afresh, asked)
     assert asked["moved asked inside a mates-less drift"] == 0, asked
     assert asked["mates-less"] > 20 and asked["cut"] > 0, asked
@@ -4036,22 +4047,14 @@ def test_a_drift_with_batch_mates_whose_clusters_all_moved_is_the_logs_drift_wit
     those of the Counters; the deltas are those with every such drift read as before. Fails with
     `_drift_of_mates` left out (the moves since asked inside it)."""
     monkeypatch.setattr(reach_module, "_LOG_LIMIT", 400)
-    original, plain, asked = OcmLive._drift, OcmLive._moved_since, Counter()
-    inside: list[bool] = []
-
-    def moved(self, seen):
-        asked["moved asked inside a logged mates' drift"] += bool(inside and inside[-1])
-        return plain(self, seen)
+    original, asked = OcmLive._drift, Counter()
+    within = _moves_asked_within(monkeypatch, asked, "moved asked inside a logged mates' drift")
 
     def drift(self, answer):
         mates = answer.mates
         then = _moved_from_entry_by_entry(self, answer.seen)
         logged = mates is not None and {*mates.added, *mates.dropped} <= then.keys()
-        inside.append(logged)
-        try:
-            out = original(self, answer)
-        finally:
-            inside.pop()
+        out = within(logged, lambda: original(self, answer))
         if not logged:
             return out
         names = sorted(then)
@@ -4068,7 +4071,6 @@ def test_a_drift_with_batch_mates_whose_clusters_all_moved_is_the_logs_drift_wit
             m.setattr(OcmLive, "_drift_of_mates", lambda self, seen, mates: None)
             return original(self, answer)
 
-    monkeypatch.setattr(OcmLive, "_moved_since", moved)
     asked = _same_deltas(monkeypatch, "optimal", "_drift", drift, before, asked)
     assert asked["moved asked inside a logged mates' drift"] == 0, asked
     assert asked["logged mates"] > 3, asked
