@@ -4748,3 +4748,62 @@ def test_arm_asks_each_taint_with_a_time_the_timed_tolerations_alone() -> None:
         if t.t.seconds is not None and taint.added is not None and t.t.tolerates(taint, now)
     )
     assert timers._when == {"toleration:ns/p": want}
+
+
+def _timed_taint_run(mode: str, events: int, seed: int):
+    """`_run`'s stream on a hub of 60 clusters and 200 Placements where every third untainted
+    cluster was given an unreachable taint within the last ten minutes, so tolerations with
+    seconds (the generator's) run out during the stream. Yields the hub after each event."""
+    from adapters.kube.fields import time_text
+    from adapters.ocm.names import UNREACHABLE_TAINT
+
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    objects = generate("ocm", 60, 200, seed=seed, now=now)
+    clusters = [o for o in objects if o["kind"] == "ManagedCluster"]
+    for k, o in enumerate(clusters):
+        spec = o["spec"]
+        if k % 3 == 2 and not spec.get("taints"):
+            spec["taints"] = [{"key": UNREACHABLE_TAINT, "effect": "NoSelect"}]
+        for t in spec.get("taints") or []:
+            if t["key"] == UNREACHABLE_TAINT:
+                t["timeAdded"] = time_text(now - timedelta(seconds=(k * 97) % 600))
+    hub = HubScheduler(objects, now=now, options=SolveOptions(mode=mode))
+    world = _World("ocm", hub, seed)
+    at = now
+    for _ in range(events):
+        at += timedelta(seconds=15)
+        _, event, _ = world.next(at)
+        hub.handle(event, now=at)
+        yield hub, at
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_placements_toleration_requeue_is_armed_from_what_it_holds_now(mode) -> None:
+    """Upstream's TaintToleration arms a Placement's requeue at each sync from its existing
+    decisions: the first moment a toleration with seconds runs out on a cluster it holds. A
+    sync that moved it is followed by one more (its own decisions come back), which arms from
+    the clusters it moved to; an enqueued Placement held by the checks was synced too. Over 45
+    generated events on a hub with taints added in the last ten minutes, after each event every
+    Placement's timer is at or before the first such moment over the clusters it holds. Fails
+    where the timer is armed only when a Placement is solved, from what it held before."""
+    checked = 0
+    for hub, at in _timed_taint_run(mode, 45, seed=7):
+        live = hub._live["ocm"]
+        for key, request in sorted(live.requests.items()):
+            if request is None or key not in live.policies:
+                continue
+            timed = [t for t in request.tolerations if t.seconds is not None]
+            ends = [
+                taint.added + timedelta(seconds=t.seconds)
+                for name in sorted(live._held_of(request))
+                if name in live.pool
+                for taint in live.pool[name].taints
+                if taint.added is not None
+                for t in timed
+                if t.tolerates(taint, at)
+            ]
+            if ends:
+                armed = live.timers._when.get(f"toleration:{key}")
+                assert armed is not None and armed <= min(ends), (key, at, armed, min(ends))
+                checked += 1
+    assert checked > 50, checked

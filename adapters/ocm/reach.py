@@ -1348,8 +1348,21 @@ class OcmLive:
         solved = {key for key in enqueued if self._must(key, changed, now)}
         if self._runs:
             solved -= self._by_runs(self._runs & solved, now)
+        self._rearm(enqueued - solved, now)
         self._drifted({name: changed[name] for name in scored}, enqueued, now)
         return self._taken(solved, now) if solved else None
+
+    def _rearm(self, held: AbstractSet[str], now: datetime) -> None:
+        """TaintToleration's requeue of the enqueued Placements whose answer is held: upstream
+        arms it at every sync, from the decisions the Placement holds then (`_arm`), and these
+        were synced too. Among them the Placements whose own decisions came back after an
+        answer that moved them: `_arm` at that answer read the clusters held before it, as
+        upstream's sync then did; this second sync reads the clusters it moved to."""
+        requests = self.requests
+        for key in sorted(held):
+            request = requests.get(key)
+            if request is not None and any(t.seconds is not None for t in request.tolerations):
+                self._arm(request, now)
 
     def _enqueued_before(self, kind: str, before: Obj | None) -> set[str]:
         """Placements an object's old form enqueues (a cluster's old sets, a binding's namespace)."""
