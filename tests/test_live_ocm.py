@@ -4693,10 +4693,9 @@ def test_a_joint_answers_own_counts_are_read_off_its_picks_set(monkeypatch) -> N
 
 
 def test_arm_asks_each_taint_with_a_time_the_timed_tolerations_alone() -> None:
-    """`_arm` picks a request's tolerations with seconds once (each toleration's `seconds` read
-    once, not once per tainted cluster's taint) and skips a taint with no time before them; the
-    timer is set at the first end, as asking every pair gives."""
-    from adapters.live.kept import Timers
+    """`_first_end` (`_arm`'s and `_rearm`'s moment) picks a request's tolerations with seconds
+    once (each toleration's `seconds` read once, not once per tainted cluster's taint) and skips
+    a taint with no time before them; the moment is the first end, as asking every pair gives."""
     from model.selectors import Taint, Toleration, TolerationOperator
 
     reads: list[int] = []
@@ -4736,9 +4735,8 @@ def test_arm_asks_each_taint_with_a_time_the_timed_tolerations_alone() -> None:
         def __getitem__(self, c):
             return taints[c]
 
-    timers: Timers[str] = Timers()
-    model = SimpleNamespace(pool=Pool(), _held_of=lambda r: frozenset(taints), timers=timers)
-    OcmLive._arm(model, SimpleNamespace(tolerations=tolerations, key="ns/p"), now)
+    model = SimpleNamespace(pool=Pool(), _held_of=lambda r: frozenset(taints))
+    got = OcmLive._first_end(model, SimpleNamespace(tolerations=tolerations, key="ns/p"), now)
     assert len(reads) == len(tolerations) + 2 * 30, len(reads)  # + one per end (two a cluster)
     want = min(
         taint.added + timedelta(seconds=t.t.seconds)
@@ -4747,7 +4745,7 @@ def test_arm_asks_each_taint_with_a_time_the_timed_tolerations_alone() -> None:
         for t in tolerations
         if t.t.seconds is not None and taint.added is not None and t.t.tolerates(taint, now)
     )
-    assert timers._when == {"toleration:ns/p": want}
+    assert got == want
 
 
 def _timed_taint_run(mode: str, events: int, seed: int):

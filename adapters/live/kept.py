@@ -677,6 +677,12 @@ class Timers(Generic[T]):
         self._count += 1
         heapq.heappush(self._heap, (when, self._count, key))
 
+    def sooner(self, when: datetime | None, key: T) -> None:
+        """The key's moment brought to `when` where it has none or a later one, else kept (a
+        delaying work queue's add-after: a later or no moment never postpones one waiting)."""
+        if when is not None and ((had := self._when.get(key)) is None or when < had):
+            self.at(when, key)
+
     def due(self, now: datetime) -> list[T]:
         out = []
         while self._heap and self._heap[0][0] <= now:

@@ -1354,15 +1354,16 @@ class OcmLive:
 
     def _rearm(self, held: AbstractSet[str], now: datetime) -> None:
         """TaintToleration's requeue of the enqueued Placements whose answer is held: upstream
-        arms it at every sync, from the decisions the Placement holds then (`_arm`), and these
-        were synced too. Among them the Placements whose own decisions came back after an
-        answer that moved them: `_arm` at that answer read the clusters held before it, as
-        upstream's sync then did; this second sync reads the clusters it moved to."""
+        asks for it at every sync, from the decisions the Placement holds then (`_first_end`),
+        and these were synced too. Among them the Placements whose own decisions came back after
+        an answer that moved them: `_arm` at that answer read the clusters held before it, as
+        upstream's sync then did; this second sync reads the clusters it moved to. Its queue
+        adds after a delay only sooner than a requeue already waiting (`Timers.sooner`)."""
         requests = self.requests
         for key in sorted(held):
             request = requests.get(key)
             if request is not None and any(t.seconds is not None for t in request.tolerations):
-                self._arm(request, now)
+                self.timers.sooner(self._first_end(request, now), f"toleration:{request.key}")
 
     def _enqueued_before(self, kind: str, before: Obj | None) -> set[str]:
         """Placements an object's old form enqueues (a cluster's old sets, a binding's namespace)."""
@@ -4129,12 +4130,16 @@ class OcmLive:
 
     def _arm(self, request: PlacementRequest, now: datetime | None) -> None:
         """TaintToleration's requeue: the first moment a toleration with seconds runs out on a
-        cluster the Placement decided. The tolerations with seconds are picked once, and a
-        taint with no time skipped before them (the same `tolerates` asked, in the same order:
-        a taint's PickAlls hold tens of tainted clusters each)."""
-        timed = [t for t in request.tolerations if t.seconds is not None] if now is not None else None
-        if not timed:
-            return
+        cluster the Placement decided (`_first_end`)."""
+        if now is not None and any(t.seconds is not None for t in request.tolerations):
+            self.timers.at(self._first_end(request, now), f"toleration:{request.key}")
+
+    def _first_end(self, request: PlacementRequest, now: datetime) -> datetime | None:
+        """The first moment a toleration with seconds runs out on a cluster the request holds
+        (None: none does). The tolerations with seconds are picked once, and a taint with no
+        time skipped before them (the same `tolerates` asked, in the same order: a taint's
+        PickAlls hold tens of tainted clusters each)."""
+        timed = [t for t in request.tolerations if t.seconds is not None]
         ends = []
         pool = self.pool
         # Only a held cluster with a taint can end a toleration (the pool's tainted clusters
@@ -4145,7 +4150,7 @@ class OcmLive:
                     for t in timed:
                         if t.tolerates(taint, now):
                             ends.append(taint.added + timedelta(seconds=t.seconds))  # type: ignore[arg-type]
-        self.timers.at(min(ends, default=None), f"toleration:{request.key}")
+        return min(ends, default=None)
 
 
 class _After:
