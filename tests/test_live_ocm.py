@@ -35,7 +35,7 @@ from solver.admits import refusals
 from solver.sat import Model
 from tests.fixtures import ocm
 from tests.fixtures.live import balance_held_fixed as _held_fixed
-from tests.fixtures.live import loads_in_clusters
+from tests.fixtures.live import loads_in_clusters, world_events
 from tests.fixtures.live import ocm_decisions as _decisions
 
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
@@ -4766,12 +4766,7 @@ def _timed_taint_run(mode: str, events: int, seed: int):
             if t["key"] == UNREACHABLE_TAINT:
                 t["timeAdded"] = time_text(now - timedelta(seconds=(k * 97) % 600))
     hub = HubScheduler(objects, now=now, options=SolveOptions(mode=mode))
-    world = _World("ocm", hub, seed)
-    at = now
-    for _ in range(events):
-        at += timedelta(seconds=15)
-        _, event, _ = world.next(at)
-        hub.handle(event, now=at)
+    for at in world_events(hub, "ocm", seed, events, now):
         yield hub, at
 
 
