@@ -4748,10 +4748,10 @@ def test_arm_asks_each_taint_with_a_time_the_timed_tolerations_alone() -> None:
     assert got == want
 
 
-def _timed_taint_run(mode: str, events: int, seed: int):
-    """`_run`'s stream on a hub of 60 clusters and 200 Placements where every third untainted
-    cluster was given an unreachable taint within the last ten minutes, so tolerations with
-    seconds (the generator's) run out during the stream. Yields the hub after each event."""
+def _timed_taint_hub(mode: str, seed: int) -> HubScheduler:
+    """A generated hub of 60 clusters and 200 Placements where every third untainted cluster
+    was given an unreachable taint within the last ten minutes, so tolerations with seconds (the
+    generator's) run out during a stream of events."""
     from adapters.kube.fields import time_text
     from adapters.ocm.names import UNREACHABLE_TAINT
 
@@ -4765,8 +4765,13 @@ def _timed_taint_run(mode: str, events: int, seed: int):
         for t in spec.get("taints") or []:
             if t["key"] == UNREACHABLE_TAINT:
                 t["timeAdded"] = time_text(now - timedelta(seconds=(k * 97) % 600))
-    hub = HubScheduler(objects, now=now, options=SolveOptions(mode=mode))
-    for at in world_events(hub, "ocm", seed, events, now):
+    return HubScheduler(objects, now=now, options=SolveOptions(mode=mode))
+
+
+def _timed_taint_run(mode: str, events: int, seed: int):
+    """`_run`'s stream on `_timed_taint_hub`: the hub yielded after each event."""
+    hub = _timed_taint_hub(mode, seed)
+    for at in world_events(hub, "ocm", seed, events, datetime.fromisoformat(DEFAULT_NOW)):
         yield hub, at
 
 
@@ -4800,3 +4805,55 @@ def test_a_placements_toleration_requeue_is_armed_from_what_it_holds_now(mode) -
                 assert armed is not None and armed <= min(ends), (key, at, armed, min(ends))
                 checked += 1
     assert checked > 50, checked
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_every_placement_a_take_holds_syncs_alone_to_it_on_the_hub_as_the_take_found_it(mode) -> None:
+    """Upstream's one worker syncs the Placements an event enqueued one at a time, in its
+    queue's order; a Placement's own decisions coming back enqueue it again. The live model
+    holds those whose sync writes what they hold and solves the rest after them (greedy: in key
+    order, each against those before it as they answered), so each one it holds is synced
+    against the hub as the take found it, before the batch's writes; those writes come back as
+    the next take's. Over 15 events on `_timed_taint_hub` (two seeds), every Placement a take
+    holds (enqueued, not solved; in optimal mode those whose answer is a strict top N or its
+    greedy run: a joint answer stands while nothing it reads moved), synced alone against the
+    hub as that take found it, picks exactly what it holds. The hub after the event is not that
+    picture: a batch solved after a held Placement may move the counts it read. Fails where
+    `_by_runs` holds every Placement it runs, or where `_stands` holds an answer as it is
+    without reading the drift (other Placements' moves on clusters it may pick)."""
+    checked = 0
+    for seed in (5, 8):
+        hub = _timed_taint_hub(mode, seed)
+        live = hub._live["ocm"]
+        original, found = live.take, []
+
+        def take(changes, at, original=original, live=live, hub=hub, found=found):
+            objects = list(hub.objects())  # as the take finds them: a write replaces an object whole
+            taken = original(changes, at)
+            solved = set()
+            if taken is not None:
+                solved = {r.key for r in taken.batch.requests} | {a.request for _, a in taken.given}
+            answers = live.answers
+            held = {
+                key
+                for key in live.enqueued - solved
+                if key in answers and (mode == "greedy" or answers[key].strict or answers[key].ordered)
+            }
+            found.append((at, objects, held))
+            return taken
+
+        live.take = take
+        for _ in world_events(hub, "ocm", seed, 15, datetime.fromisoformat(DEFAULT_NOW)):
+            for at, objects, held in found:
+                if not held:
+                    continue
+                full, _ = load(from_objects(objects, "<hub>"), now=at, seed=0)
+                holds = _decisions(objects)
+                # Each synced alone (`alone`: one pass, each against the rest holding what they hold).
+                synced = solve(_held_fixed(full, held), SolveOptions(mode="greedy", alone=True))
+                for got in synced.requests:
+                    picks = {c.cluster for c in got.selected}
+                    assert picks == holds.get(got.request, set()), (seed, at, got.request)
+                checked += len(synced.requests)
+            found.clear()
+    assert checked > 1000, checked
