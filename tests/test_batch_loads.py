@@ -78,6 +78,60 @@ def test_a_pools_loaded_batch_reads_the_loads_of_its_copies(seed) -> None:
                 assert got.requests == want.requests
 
 
+@pytest.mark.parametrize("few", [False, True])
+def test_a_pools_loaded_positions_are_moved_by_the_names_come_or_gone(monkeypatch, few) -> None:
+    """After names come or go (at the ends and between, one gone and come again, an undo), `loaded`
+    moves its kept positions by them instead of making every name's position again (made again
+    only past `_SHIFTS_UP_TO`): each answer equals a fresh pool's of the same clusters, and the
+    only names found again (`missed`) are those not held when the positions were made or gone
+    since (come since, gone, gone and come again, never held). A few loads (`_FEW_LOADS`) are
+    each bisected instead: the same answers. Fails where a name gone moves no position after it,
+    or where a name gone since is taken at its moved position (`_gone`)."""
+    from adapters.live import kept
+    from adapters.live.kept import Journal
+
+    monkeypatch.setattr(kept, "_FEW_LOADS", 1000 if few else 0)
+
+    journal = Journal()
+    pool = ClusterPool([replace(cluster(f"c{i:03d}"), load=i % 4) for i in range(2, 80, 2)], journal=journal)
+    pool.loaded({name: 1 for name in pool.names()})
+    made, stable = pool._position, set(pool.names())
+    assert made is not None and pool._shifts == []
+
+    def put(name: str, load: int) -> None:
+        pool.put(replace(cluster(name), load=load))
+
+    changes = [
+        ("c002", lambda: pool.drop("c002")),  # the first: every other one back
+        ("c001", lambda: put("c001", 1)),  # before every other
+        ("c999", lambda: put("c999", 2)),  # after every other
+        ("c040", lambda: pool.drop("c040")),  # between
+        ("c041", lambda: put("c041", 3)),
+        ("c078", lambda: pool.drop("c078")),  # the last
+        ("c020", lambda: pool.drop("c020")),  # gone and come again: its kept position not its own
+        ("c020", lambda: put("c020", 1)),
+        ("", journal.undo),  # the eight undone: eight more come or gone
+    ]
+    journal.mark()
+    for name, change in changes:
+        change()
+        stable.discard(name)
+        every = {f"c{i:03d}": i % 3 + 1 for i in range(100)} | {"c999": 1, "gone": 9}
+        for loads in (every, {"c004": 1, "c074": -1, "c041": 2}):
+            missed = pool.missed
+            got = pool.loaded(loads)
+            assert got == ClusterPool(list(pool.by_name().values())).loaded(loads)
+            assert pool._position is made  # moved, not made again
+            assert pool.missed - missed == (0 if few else sum(1 for name in loads if name not in stable))
+    assert len(pool._shifts) == 16
+    for i in range(kept._SHIFTS_UP_TO):
+        put(f"d{i:03d}", 0)
+    assert pool._shifts is None
+    got = pool.loaded({"c004": 2})
+    assert pool._position is not made and pool._shifts == []  # past `_SHIFTS_UP_TO`: made again
+    assert got == ClusterPool(list(pool.by_name().values())).loaded({"c004": 2})
+
+
 def test_tenancy_reads_a_batchs_loads() -> None:
     """A tenancy batch's solve, check and explanation count the batch's loads, not its clusters'."""
     clusters = tuple(cluster(f"c{i}", {"zone": "z1"}) for i in range(4))
