@@ -4748,17 +4748,16 @@ def test_arm_asks_each_taint_with_a_time_the_timed_tolerations_alone() -> None:
     assert got == want
 
 
-def _timed_taint_hub(mode: str, seed: int) -> HubScheduler:
-    """A generated hub of 60 clusters and 200 Placements where every third untainted cluster
+def _timed_taint_hub(mode: str, seed: int, clusters: int = 60, placements: int = 200) -> HubScheduler:
+    """A generated hub (60 clusters and 200 Placements unless said) where every third untainted cluster
     was given an unreachable taint within the last ten minutes, so tolerations with seconds (the
     generator's) run out during a stream of events."""
     from adapters.kube.fields import time_text
     from adapters.ocm.names import UNREACHABLE_TAINT
 
     now = datetime.fromisoformat(DEFAULT_NOW)
-    objects = generate("ocm", 60, 200, seed=seed, now=now)
-    clusters = [o for o in objects if o["kind"] == "ManagedCluster"]
-    for k, o in enumerate(clusters):
+    objects = generate("ocm", clusters, placements, seed=seed, now=now)
+    for k, o in enumerate(o for o in objects if o["kind"] == "ManagedCluster"):
         spec = o["spec"]
         if k % 3 == 2 and not spec.get("taints"):
             spec["taints"] = [{"key": UNREACHABLE_TAINT, "effect": "NoSelect"}]
@@ -4805,6 +4804,63 @@ def test_a_placements_toleration_requeue_is_armed_from_what_it_holds_now(mode) -
                 assert armed is not None and armed <= min(ends), (key, at, armed, min(ends))
                 checked += 1
     assert checked > 50, checked
+
+
+def _timed_keys(live: OcmLive) -> set[str]:
+    """The Placements whose request has a toleration with seconds, read off every request."""
+    return {k for k, r in live.requests.items() if any(t.seconds is not None for t in r.tolerations)}
+
+
+def test_the_placements_with_timed_tolerations_are_kept_as_requests_change() -> None:
+    """`OcmLive.timed` (the Placements `_rearm` asks) is, after each of 36 events on
+    `_timed_taint_hub` (40 clusters x 80 Placements: the soak's world's events, and every third
+    a Placement's tolerations replaced, alternately one with seconds made one without, none, or
+    the Placement deleted, and one without given seconds), the Placements whose request has a
+    toleration with seconds; such an event refused at the hub's first write leaves it as it was.
+    Fails where `_set_request` adds a key to the set itself, not through the journal (a refused
+    event leaves it in), or never takes a key out of it."""
+    from adapters.errors import InputError
+
+    hub = _timed_taint_hub("greedy", 3, 40, 80)
+    live = hub._live["ocm"]
+    world = _World("ocm", hub, 3)
+    refuse = _writes_counted(hub, refuse=True)
+    rng = random.Random(3)
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    timed = {"key": "cluster.open-cluster-management.io/unreachable", "operator": "Exists"}
+    choices = [[{**timed, "tolerationSeconds": 300}], [timed], [], None]  # None: deleted
+    assert live.timed == _timed_keys(live) and live.timed
+    refused = 0
+    for k in range(36):
+        now += timedelta(seconds=15)
+        if k % 3 == 2:
+            # alternately one with a toleration with seconds made one without, and the reverse
+            keys = sorted(live.timed if k % 6 == 2 else set(live.policies) - live.timed)
+            namespace, _, name = rng.choice(keys).partition("/")
+            p = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == name)
+            meta = p["metadata"]
+            tolerations = rng.choice(choices[1:] if k % 6 == 2 else choices[:1])
+            if tolerations is None:
+                event: Any = Deleted("Placement", meta["name"], meta["namespace"])
+            else:
+                spec = {**p["spec"], "tolerations": tolerations}
+                event = Applied(
+                    {"apiVersion": p["apiVersion"], "kind": "Placement", "metadata": meta, "spec": spec}
+                )
+            before = set(live.timed)
+            refuse[:] = [0, 1]
+            try:
+                hub.handle(event, now=now)  # taken where it writes nothing
+            except InputError:
+                assert live.timed == before == _timed_keys(live)
+                refused += 1
+                hub.handle(event, now=now)
+            refuse[:] = [0, 0]
+        else:
+            _, event, _ = world.next(now)
+            hub.handle(event, now=now)
+        assert live.timed == _timed_keys(live), k
+    assert refused >= 6, refused
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
