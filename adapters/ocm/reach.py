@@ -373,10 +373,22 @@ class _MadeObjects(dict):
     emitted object is). One per decision object the scheduler writes (1,266 in the 10,000 x
     2,000 hub); let go whole past `_OBJECTS_KEPT` (names gone since)."""
 
-    def keep(self, metadata: dict[str, Any], chunk: list[str], obj: dict[str, Any]) -> None:
+    def __init__(self) -> None:
+        super().__init__()
+        # The stored object each made one was found to be as served (emit's `_stored_again`),
+        # by namespace and name: given back as stored while it is the one stored.
+        self.vouched: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def keep(
+        self, metadata: dict[str, Any], chunk: list[str], obj: dict[str, Any], group: tuple[str, str, int]
+    ) -> None:
+        """`obj` made of `chunk` and its Placement name, group name and index (`group`)."""
         if len(self) >= _OBJECTS_KEPT:
             self.clear()
-        self[metadata["namespace"], metadata["name"]] = (chunk, obj)
+            self.vouched.clear()
+        key = metadata["namespace"], metadata["name"]
+        self[key] = (chunk, obj, group)
+        self.vouched.pop(key, None)
 
 
 _OBJECTS_KEPT = 16384  # `_MadeObjects`
