@@ -6,6 +6,7 @@ Placement's decisions counted as they stand."""
 
 from __future__ import annotations
 
+import copy
 import gc
 import random
 from collections import Counter
@@ -4604,9 +4605,11 @@ def test_emit_gives_a_decision_made_before_where_the_same_is_to_be_made(monkeypa
     """A long-lived scheduler's emit gives again the PlacementDecision it made last under that
     name (`_Entries.made`, `_made_again`) where the same metadata and clusters are to be made (a
     cluster event rewrites few of a Placement's decision lists): each is the object made afresh
-    (more than 20 over 60 events), and the deltas are those of making every one afresh."""
+    (more than 20 over 60 events), and the deltas are those of making every one afresh. (The
+    stored object handed back, `_stored_again`, is off here: it takes nearly all of these.)"""
     from adapters.ocm import emit as emit_module
 
+    monkeypatch.setattr(emit_module, "_stored_again", lambda *args: None)
     original, used = emit_module._made_again, []
 
     def checked(made, metadata, chunk):
@@ -4627,6 +4630,76 @@ def test_emit_gives_a_decision_made_before_where_the_same_is_to_be_made(monkeypa
     assert len(used) > 20
     monkeypatch.setattr(emit_module, "_made_again", lambda made, metadata, chunk: None)
     assert deltas == _deltas("optimal", 0, 60)
+
+
+def _stored_deltas(events: int) -> tuple[list[Any], list[dict[str, Any]]]:
+    """`_deltas`' optimal stream (seed 0), with every fifth event a user's write of one of the
+    scheduler's PlacementDecisions (a label added: upstream's sync puts its labels back) followed by
+    one of its Placement's spec (a toleration added that tolerates nothing here, so it is synced
+    again); the deltas, and the hub's objects at the end as stored (server fields too)."""
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    hub = HubScheduler(
+        generate("ocm", 80, 120, seed=0, now=now), now=now, options=SolveOptions(mode="optimal")
+    )
+    world = _World("ocm", hub, 0)
+    rng = random.Random(0)
+    out = []
+    for k in range(events):
+        now += timedelta(seconds=15)
+        if k % 5 == 4:
+            decision = rng.choice(
+                sorted(hub.objects("PlacementDecision"), key=lambda o: o["metadata"]["name"])
+            )
+            meta = decision["metadata"]
+            labels = {**meta["labels"], "user/touched": str(k)}
+            delta = hub.handle(Applied({**decision, "metadata": {**meta, "labels": labels}}), now=now)
+            out.append((delta.apply, delta.delete, delta.requests))
+            name = meta["labels"][ocm.PLACEMENT_LABEL]
+            p = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == name)
+            tolerations = [*p["spec"].get("tolerations", []), {"key": f"user/{k}", "operator": "Exists"}]
+            event: Any = Applied({**p, "spec": {**p["spec"], "tolerations": tolerations}})
+        else:
+            _, event, _ = world.next(now)
+        delta = hub.handle(event, now=now)
+        out.append((delta.apply, delta.delete, delta.requests))
+    return out, copy.deepcopy(hub.objects())
+
+
+def test_emit_hands_back_a_stored_decision_where_it_is_what_the_sync_writes(monkeypatch) -> None:
+    """A long-lived scheduler's emit hands back the stored PlacementDecision itself
+    (`_stored_again`, which the hub skips by identity) where the same Placement name, group,
+    index and clusters are to be written as in the object it made last, and the stored one is
+    that object as the hub compares it (`served`): each object handed back is, as served, the
+    object emit makes with it off (more than 5 over 30 events), and the deltas and the hub's
+    objects (resourceVersion and generation too) are those of emit with it off, on a stream with
+    users' writes of the scheduler's decisions. Fails where `_stored_again` hands back a stored
+    object without judging it as served (a decision a user relabelled, not written back)."""
+    from adapters.ocm import emit as emit_module
+    from adapters.run.changes import served
+
+    original, handed = emit_module._decisions, []
+
+    def checked(p, groups, entries=None):
+        objects, status = original(p, groups, entries)
+        with monkeypatch.context() as m:
+            m.setattr(emit_module, "_stored_again", lambda *args: None)
+            fresh, fresh_status = original(p, groups, entries)
+        assert status == fresh_status and len(objects) == len(fresh)
+        stored = {id(d.obj) for d in p.decisions}
+        for obj, made in zip(objects, fresh, strict=True):
+            if id(obj) in stored:
+                assert served(made, obj) == obj, obj["metadata"]["name"]
+                handed.append(obj["metadata"]["name"])
+            else:
+                assert obj == made  # the very object where made again (`_made_again`)
+        return objects, status
+
+    monkeypatch.setattr(emit_module, "_decisions", checked)
+    got = _stored_deltas(30)
+    assert len(handed) > 5, len(handed)
+    monkeypatch.setattr(emit_module, "_decisions", original)
+    monkeypatch.setattr(emit_module, "_stored_again", lambda *args: None)
+    assert got == _stored_deltas(30)
 
 
 def test_a_takes_fresh_counts_are_a_plain_dict_copied_in_order_even_with_a_key_deleted() -> None:
@@ -4748,17 +4821,16 @@ def test_arm_asks_each_taint_with_a_time_the_timed_tolerations_alone() -> None:
     assert got == want
 
 
-def _timed_taint_hub(mode: str, seed: int) -> HubScheduler:
-    """A generated hub of 60 clusters and 200 Placements where every third untainted cluster
+def _timed_taint_hub(mode: str, seed: int, clusters: int = 60, placements: int = 200) -> HubScheduler:
+    """A generated hub (60 clusters and 200 Placements unless said) where every third untainted cluster
     was given an unreachable taint within the last ten minutes, so tolerations with seconds (the
     generator's) run out during a stream of events."""
     from adapters.kube.fields import time_text
     from adapters.ocm.names import UNREACHABLE_TAINT
 
     now = datetime.fromisoformat(DEFAULT_NOW)
-    objects = generate("ocm", 60, 200, seed=seed, now=now)
-    clusters = [o for o in objects if o["kind"] == "ManagedCluster"]
-    for k, o in enumerate(clusters):
+    objects = generate("ocm", clusters, placements, seed=seed, now=now)
+    for k, o in enumerate(o for o in objects if o["kind"] == "ManagedCluster"):
         spec = o["spec"]
         if k % 3 == 2 and not spec.get("taints"):
             spec["taints"] = [{"key": UNREACHABLE_TAINT, "effect": "NoSelect"}]
@@ -4805,6 +4877,63 @@ def test_a_placements_toleration_requeue_is_armed_from_what_it_holds_now(mode) -
                 assert armed is not None and armed <= min(ends), (key, at, armed, min(ends))
                 checked += 1
     assert checked > 50, checked
+
+
+def _timed_keys(live: OcmLive) -> set[str]:
+    """The Placements whose request has a toleration with seconds, read off every request."""
+    return {k for k, r in live.requests.items() if any(t.seconds is not None for t in r.tolerations)}
+
+
+def test_the_placements_with_timed_tolerations_are_kept_as_requests_change() -> None:
+    """`OcmLive.timed` (the Placements `_rearm` asks) is, after each of 36 events on
+    `_timed_taint_hub` (40 clusters x 80 Placements: the soak's world's events, and every third
+    a Placement's tolerations replaced, alternately one with seconds made one without, none, or
+    the Placement deleted, and one without given seconds), the Placements whose request has a
+    toleration with seconds; such an event refused at the hub's first write leaves it as it was.
+    Fails where `_set_request` adds a key to the set itself, not through the journal (a refused
+    event leaves it in), or never takes a key out of it."""
+    from adapters.errors import InputError
+
+    hub = _timed_taint_hub("greedy", 3, 40, 80)
+    live = hub._live["ocm"]
+    world = _World("ocm", hub, 3)
+    refuse = _writes_counted(hub, refuse=True)
+    rng = random.Random(3)
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    timed = {"key": "cluster.open-cluster-management.io/unreachable", "operator": "Exists"}
+    choices = [[{**timed, "tolerationSeconds": 300}], [timed], [], None]  # None: deleted
+    assert live.timed == _timed_keys(live) and live.timed
+    refused = 0
+    for k in range(36):
+        now += timedelta(seconds=15)
+        if k % 3 == 2:
+            # alternately one with a toleration with seconds made one without, and the reverse
+            keys = sorted(live.timed if k % 6 == 2 else set(live.policies) - live.timed)
+            namespace, _, name = rng.choice(keys).partition("/")
+            p = next(o for o in hub.objects("Placement") if o["metadata"]["name"] == name)
+            meta = p["metadata"]
+            tolerations = rng.choice(choices[1:] if k % 6 == 2 else choices[:1])
+            if tolerations is None:
+                event: Any = Deleted("Placement", meta["name"], meta["namespace"])
+            else:
+                spec = {**p["spec"], "tolerations": tolerations}
+                event = Applied(
+                    {"apiVersion": p["apiVersion"], "kind": "Placement", "metadata": meta, "spec": spec}
+                )
+            before = set(live.timed)
+            refuse[:] = [0, 1]
+            try:
+                hub.handle(event, now=now)  # taken where it writes nothing
+            except InputError:
+                assert live.timed == before == _timed_keys(live)
+                refused += 1
+                hub.handle(event, now=now)
+            refuse[:] = [0, 0]
+        else:
+            _, event, _ = world.next(now)
+            hub.handle(event, now=now)
+        assert live.timed == _timed_keys(live), k
+    assert refused >= 6, refused
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])

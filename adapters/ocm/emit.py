@@ -22,6 +22,7 @@ from adapters.kube.manifests import object_reference
 from adapters.ocm import names as n
 from adapters.ocm.groups import decision_groups
 from adapters.ocm.load import OcmContext, PlacementContext
+from adapters.run.changes import served
 from model import Choice, Result
 
 __all__ = ["Emitted", "emit"]
@@ -92,22 +93,30 @@ def _decisions(
         for chunk in chunks:
             object_name = f"{placement.name}-decision-{k}"
             k += 1
-            labels = {
-                n.PLACEMENT_LABEL: placement.name,
-                n.GROUP_NAME_LABEL: name,
-                n.GROUP_INDEX_LABEL: str(index),
-            }
-            metadata = _decision_metadata(p, object_name, labels, existing.get(object_name))
-            obj = _made_again(made, metadata, chunk) if made is not None else None
+            stored = existing.get(object_name)
+            group = (placement.name, name, index)
+            obj = (
+                None
+                if made is None
+                else _stored_again(made, placement.namespace, object_name, stored, chunk, group)
+            )
             if obj is None:
-                obj = {
-                    "apiVersion": n.API_VERSION,
-                    "kind": n.DECISION,
-                    "metadata": metadata,
-                    "status": {"decisions": _entries(chunk, entries)},
+                labels = {
+                    n.PLACEMENT_LABEL: placement.name,
+                    n.GROUP_NAME_LABEL: name,
+                    n.GROUP_INDEX_LABEL: str(index),
                 }
-                if made is not None:
-                    made.keep(metadata, chunk, obj)
+                metadata = _decision_metadata(p, object_name, labels, stored)
+                obj = _made_again(made, metadata, chunk) if made is not None else None
+                if obj is None:
+                    obj = {
+                        "apiVersion": n.API_VERSION,
+                        "kind": n.DECISION,
+                        "metadata": metadata,
+                        "status": {"decisions": _entries(chunk, entries)},
+                    }
+                    if made is not None:
+                        made.keep(metadata, chunk, obj, group)
             objects.append(obj)
             names.append(object_name)
         status.append(
@@ -130,6 +139,40 @@ def _made_again(made: Any, metadata: dict[str, Any], chunk: list[str]) -> dict[s
     last = made.get((metadata["namespace"], metadata["name"]))
     if last is not None and last[0] == chunk and last[1]["metadata"] == metadata:
         return last[1]
+    return None
+
+
+def _stored_again(
+    made: Any,
+    namespace: str,
+    name: str,
+    stored: dict[str, Any] | None,
+    chunk: list[str],
+    group: tuple[str, str, int],
+) -> dict[str, Any] | None:
+    """The stored PlacementDecision itself, where it is what this sync writes, as the hub
+    compares it (adapters.live.hub `_apply`: the object the server's metadata taken in,
+    `served`): the last one emit made under this name (`made`), made of the same Placement name,
+    group and index and the same clusters in the same order, and the stored one that object as
+    served (`made.vouched`: judged once per stored object, by identity; the store never changes
+    a stored object in place). Its metadata made now would then read the stored one's
+    annotations, owner references and finalizers, which are the made one's, so it would be the
+    made one's, and `_made_again` would give that object, which the hub finds stored unchanged.
+    Handed back as stored, the hub skips it by identity (`Store.unheld`), no metadata made and
+    nothing compared: a taint rewrites a few of its PickAlls' decision lists (those after the
+    tainted cluster), over a hundred stay."""
+    if stored is None:
+        return None
+    key = (namespace, name)
+    last = made.get(key)
+    if last is None or last[2] != group or last[0] != chunk:
+        return None
+    vouched = made.vouched
+    if vouched.get(key) is stored:
+        return stored
+    if served(last[1], stored) == stored:
+        vouched[key] = stored
+        return stored
     return None
 
 

@@ -373,10 +373,22 @@ class _MadeObjects(dict):
     emitted object is). One per decision object the scheduler writes (1,266 in the 10,000 x
     2,000 hub); let go whole past `_OBJECTS_KEPT` (names gone since)."""
 
-    def keep(self, metadata: dict[str, Any], chunk: list[str], obj: dict[str, Any]) -> None:
+    def __init__(self) -> None:
+        super().__init__()
+        # The stored object each made one was found to be as served (emit's `_stored_again`),
+        # by namespace and name: given back as stored while it is the one stored.
+        self.vouched: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def keep(
+        self, metadata: dict[str, Any], chunk: list[str], obj: dict[str, Any], group: tuple[str, str, int]
+    ) -> None:
+        """`obj` made of `chunk` and its Placement name, group name and index (`group`)."""
         if len(self) >= _OBJECTS_KEPT:
             self.clear()
-        self[metadata["namespace"], metadata["name"]] = (chunk, obj)
+            self.vouched.clear()
+        key = metadata["namespace"], metadata["name"]
+        self[key] = (chunk, obj, group)
+        self.vouched.pop(key, None)
 
 
 _OBJECTS_KEPT = 16384  # `_MadeObjects`
@@ -818,6 +830,9 @@ class OcmLive:
         # cluster put or dropped (`_remodel`); through the journal, so an undo puts it back.
         self._uncounted: set[str] = set()
         self.requests: dict[str, PlacementRequest] = {}
+        # The Placements whose request has a toleration with seconds (`_rearm` asks these
+        # alone), kept by `_set_request` through the journal.
+        self.timed: set[str] = set()
         self.answers: dict[str, _Answer] = {}
         self.misjudged: dict[str, _Misjudged] = {}  # the misconfigured, as their last sync read them
         self.dirty: set[str] = set()
@@ -1358,12 +1373,13 @@ class OcmLive:
         and these were synced too. Among them the Placements whose own decisions came back after
         an answer that moved them: `_arm` at that answer read the clusters held before it, as
         upstream's sync then did; this second sync reads the clusters it moved to. Its queue
-        adds after a delay only sooner than a requeue already waiting (`Timers.sooner`)."""
+        adds after a delay only sooner than a requeue already waiting (`Timers.sooner`). Only
+        the Placements whose request has a toleration with seconds are asked (`timed`, kept as
+        requests change: the same keys, in the same order, as asking each of `held`)."""
         requests = self.requests
-        for key in sorted(held):
-            request = requests.get(key)
-            if request is not None and any(t.seconds is not None for t in request.tolerations):
-                self.timers.sooner(self._first_end(request, now), f"toleration:{request.key}")
+        for key in sorted(self.timed.intersection(held)):  # those with a toleration with seconds
+            request = requests[key]
+            self.timers.sooner(self._first_end(request, now), f"toleration:{request.key}")
 
     def _enqueued_before(self, kind: str, before: Obj | None) -> set[str]:
         """Placements an object's old form enqueues (a cluster's old sets, a binding's namespace)."""
@@ -3295,8 +3311,14 @@ class OcmLive:
         if request is None:
             self.journal.pop(self.requests, key)
             self._made.pop(key, None)
+            self.journal.discard(self.timed, key)
         else:
             self.journal.set(self.requests, key, request)
+            if old is None or old.tolerations is not request.tolerations:
+                if any(t.seconds is not None for t in request.tolerations):
+                    self.journal.add(self.timed, key)
+                else:
+                    self.journal.discard(self.timed, key)
 
     def _request(
         self,
