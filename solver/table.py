@@ -560,6 +560,7 @@ class _Masks:
             return self
         store.log.append((kept, remade))
         store.epoch += 1
+        store.composed.clear()
         if len(store.log) > _LOG_UP_TO:
             store.log.pop(0)
         return _Masks(store, store.epoch)
@@ -586,15 +587,15 @@ class _Masks:
         return out
 
     def _replayed(self, item: Any, epoch: int, replay: Callable[[Any, Any, list], Any]) -> Any:
-        """An item kept at `epoch` moved through the patches logged since (`replay` per patch),
-        or None where it is further behind than the log holds."""
+        """An item kept at `epoch` moved through the patches logged since (`replay` once, on
+        those patches as one: `_MaskStore.since`), or None where it is further behind than the
+        log holds."""
         store = self._store
         behind = store.epoch - epoch
         if behind > len(store.log):
             return None
-        for kept, remade in store.log[len(store.log) - behind :]:
-            item = replay(item, kept, remade)
-        return item
+        kept, remade = store.since(behind)
+        return replay(item, kept, remade)
 
     def keep(self, kind: str, masks: dict[tuple, np.ndarray]) -> None:
         """Freeze a batch's masks in place (the dict's values), and keep them for these rows if they
@@ -608,8 +609,8 @@ class _Masks:
 
     def value(self, key: tuple, replay: Callable[[Any, Any, list], Any], now: Any = None) -> Any:
         """A value kept for these rows' lineage under `key` (`now`: of values judged at that time
-        alone), moved to these rows by `replay(value, kept, remade)` per patch since it was kept
-        (as masks are); None where none is kept or it is too far behind."""
+        alone), moved to these rows by `replay(value, kept, remade)` on the patches since it was
+        kept, as one (as masks are); None where none is kept or it is too far behind."""
         store = self._store
         if self._epoch != store.epoch or (now is not None and now != store.now):
             return None
@@ -651,7 +652,7 @@ def _up_to(most: int, rows: int) -> int:
 
 
 class _MaskStore:
-    __slots__ = ("masks", "log", "epoch", "values", "timed", "now")
+    __slots__ = ("masks", "log", "epoch", "values", "timed", "now", "composed")
 
     def __init__(self) -> None:
         self.masks: dict[tuple, tuple[np.ndarray, int]] = {}  # (kind, key): (mask, the epoch it is of)
@@ -660,6 +661,45 @@ class _MaskStore:
         self.now: Any = None
         self.log: list[tuple[np.ndarray | None, list[tuple[int, Cluster]]]] = []  # the last patches
         self.epoch = 0  # patches so far
+        # The last `behind` patches as one (`since`), made once for the newest epoch: a cluster
+        # event's batches ask a dozen verdicts and masks kept the same few patches back.
+        self.composed: list[tuple[np.ndarray | None, list[tuple[int, Cluster]]]] = []
+
+    def since(self, behind: int) -> tuple[np.ndarray | None, list[tuple[int, Cluster]]]:
+        """The last `behind` patches of the log (at most its length) as one patch: each row's
+        row before them (None: every row stays) and the rows made again in any of them, each with
+        the cluster its last remaking made (a row a later patch gathered carried to where it went,
+        one it dropped or made again left out). A value of each row's cluster alone moved through
+        it is the value moved through them one by one (the rows' clusters are the same objects)."""
+        composed = self.composed  # [i]: the last i + 1 patches, made from the newest back
+        if not composed:
+            composed.append(self.log[-1])
+        while len(composed) < behind:
+            composed.append(_composed(self.log[-len(composed) - 1], composed[-1]))
+        return composed[behind - 1]
+
+
+def _composed(
+    first: tuple[np.ndarray | None, list[tuple[int, Cluster]]],
+    then: tuple[np.ndarray | None, list[tuple[int, Cluster]]],
+) -> tuple[np.ndarray | None, list[tuple[int, Cluster]]]:
+    """Two patches, one after the other, as one (`_MaskStore.since`)."""
+    (kept, remade), (kept2, remade2) = first, then
+    made = {row: cluster for row, cluster in remade2}
+    if kept2 is None:  # every row stays where it was: the first's made rows too, unless made again
+        for row, cluster in remade:
+            made.setdefault(row, cluster)
+        return kept, sorted(made.items(), key=_ROW)
+    if remade:
+        rows = np.fromiter((row for row, _ in remade), dtype=np.int64, count=len(remade))
+        at = np.flatnonzero(np.isin(kept2, rows))  # where the first's made rows went (a gather)
+        by_row = dict(remade)
+        for new, old in zip(at.tolist(), kept2[at].tolist(), strict=True):
+            made.setdefault(new, by_row[old])  # a row the second made again is its own
+    return (kept2 if kept is None else kept[kept2]), sorted(made.items(), key=_ROW)
+
+
+_ROW = operator.itemgetter(0)
 
 
 class _Rows:
