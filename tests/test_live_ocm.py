@@ -3530,8 +3530,8 @@ def test_a_strict_answer_held_by_its_ceiling_first_moves_on_as_left_out_held_it(
     answer judged again is judged a second time with that first ask answered None (so `_left_out`
     and `_capped` judge it, as before the shortcut) and gives the same verdict, the same fields
     (picks, best left out, busiest count, anchor) and as many journal notes; more than 20 were
-    held by the shortcut. Fails where `_held_by_ceiling` answers without a best left out on the
-    picture (its `best is None` test dropped)."""
+    held by the shortcut. Fails where `_stands_margins` keeps the weakest pick's total as the
+    bound where the ceiling holds the answer (in place of the ceiling itself)."""
     original, by_ceiling = OcmLive._stands_margins, OcmLive._held_by_ceiling
     state = {"skip": False}
     asked: Counter[str] = Counter()
