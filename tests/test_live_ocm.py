@@ -3525,18 +3525,113 @@ def test_a_strict_answer_held_on_its_anchor_bounds_every_cluster_left_out(mode, 
     assert checked > 10, checked
 
 
+def test_a_strict_answer_held_by_its_ceiling_first_moves_on_as_left_out_held_it(monkeypatch) -> None:
+    """`_stands_margins` asks `_held_by_ceiling` before `_left_out` (whose first rule it is, and
+    whose `_capped` then keeps the ceiling as it is): over 25 generated events, every strict
+    answer judged again is judged a second time with that first ask answered None (so `_left_out`
+    and `_capped` judge it, as before the shortcut) and gives the same verdict, the same fields
+    (picks, best left out, busiest count, anchor) and as many journal notes; more than 20 were
+    held by the shortcut. Fails where `_stands_margins` keeps the weakest pick's total as the
+    bound where the ceiling holds the answer (in place of the ceiling itself)."""
+    original, by_ceiling = OcmLive._stands_margins, OcmLive._held_by_ceiling
+    state = {"skip": False}
+    asked: Counter[str] = Counter()
+
+    def ceiling(self, request, best, held, picks, weakest):
+        if state["skip"]:  # the first ask, `_stands_margins`' own: as if it were not made
+            state["skip"] = False
+            return None
+        return by_ceiling(self, request, best, held, picks, weakest)
+
+    def margins(self, key, request, answer, relevant, drift, most, now):
+        values, undo = reach_module._answer_values(answer), self.journal._undo
+        length = len(undo) if undo is not None else 0
+        state["skip"] = True
+        try:
+            slow = original(self, key, request, answer, relevant, drift, most, now)
+        finally:
+            state["skip"] = False
+        slow_fields, slow_notes = _answer_fields(answer), (len(undo) if undo is not None else 0) - length
+        reach_module._put_back(answer, values)
+        if undo is not None:
+            del undo[length:]
+        out = original(self, key, request, answer, relevant, drift, most, now)
+        notes = (len(undo) if undo is not None else 0) - length
+        assert out is slow and _answer_fields(answer) == slow_fields and notes == slow_notes, key
+        ceiling = self._ceiling(request, self._held_of(request), answer.picks)
+        asked["held"] += bool(out) and answer.best_out == (ceiling, "")
+        asked["judged"] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_held_by_ceiling", ceiling)
+    monkeypatch.setattr(OcmLive, "_stands_margins", margins)
+    _deltas("optimal", 0, 25)
+    assert asked["held"] > 20 and asked["judged"] > asked["held"], asked
+
+
+def test_a_taint_change_read_once_for_every_request_finds_what_each_change_judged_alone_finds() -> None:
+    """A change of a cluster's taints alone: what `_relevant` reads of the cluster for every
+    request is found once per event (`_taint_facts`: whether a taint on either side binds new
+    picks alone, whether it takes something new now), and where it takes nothing new no request
+    is asked. On a generated hub, for taints put on and taken off held and unheld clusters, with
+    new-only taints and on clusters taking nothing new, every request's relevant changes are
+    those `matters` finds of each change (`_relevant_each`), some relevant and some held. Fails
+    where the requests holding the cluster are read as not holding it (`held` taken as it is
+    found, without `_held_of`), or where a cluster that takes something new is passed over."""
+    from model.selectors import Taint
+
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    hub = HubScheduler(generate("ocm", 60, 90, seed=3, now=now), now=now, options=SolveOptions(mode="greedy"))
+    live = hub._live["ocm"]
+    held_by: Counter[str] = Counter(c for own in live.own.values() for c, count in own.items() if count > 0)
+    names = [name for name, _ in held_by.most_common(4)] + [
+        c for c in sorted(live.pool.by_name()) if c not in held_by
+    ][:2]
+    draining = Taint("example.com/draining", effect="NoSelectIfNew", new_only=True)
+    blocking = Taint("example.com/blocked", effect="NoSelect")
+    asked: Counter[str] = Counter()
+    for name in names:
+        c = live.pool.get(name)
+        for taint in (draining, blocking):
+            tainted = replace(c, taints=(*c.taints, taint))
+            for old, new in [
+                (c, tainted),
+                (tainted, c),
+                (replace(c, eligible=False), replace(tainted, eligible=False)),
+                (replace(tainted, leaving=True), replace(c, leaving=True)),
+            ]:
+                changed = {name: (old, new)}
+                live._touched_of = None
+                for key, request in live.requests.items():
+                    if request is None:
+                        continue
+                    out = live._relevant(key, request, changed, now)
+                    assert out == live._relevant_each(key, request, changed, now), (key, name, taint)
+                    asked["relevant"] += bool(out)
+                    # held, so not relevant, where a request not holding it would find it so
+                    asked["held"] += (
+                        not out
+                        and name in live._held_of(request)
+                        and request.mode is not reach_module.SelectionMode.FIXED
+                        and reach_module._taint_matters(request, old, new, now, False)
+                    )
+    live._touched_of = None
+    assert asked["relevant"] > 10 and asked["held"] > 0, asked
+
+
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
 def test_a_strict_answer_held_by_its_ceiling_ranks_above_every_cluster_left_out(mode, monkeypatch) -> None:
     """Where the weakest pick's total is above the request's ceiling (`_ceiling`: the greatest
     total it can give a cluster left out, each score within [-100, 100] times its weight,
-    Steady's only for a cluster it holds and did not pick), `_left_out` holds a strict top N by
-    it at once; where its bound climbed above the ceiling, the ceiling bounds every cluster left
-    out (`_capped`). Over 60 generated events of three hubs, every
+    Steady's only for a cluster it holds and did not pick), `_held_by_ceiling` holds a strict top
+    N by it at once (asked by `_stands_margins` before `_left_out`, and by `_left_out` first);
+    where its bound climbed above the ceiling, the ceiling bounds every cluster left out
+    (`_capped`). Over 60 generated events of three hubs, every
     answer so held is checked against the slow judgement on the hub as it stands after the event
     (its sync alone, every cluster's total reported): it picks what the answer holds, and no
     feasible cluster left out ranks above the ceiling kept. Fails where the ceiling leaves out
     Balance's part, or Steady's for a held cluster left out."""
-    capping, left_out, capped, refused = OcmLive._capped, OcmLive._left_out, [], set()
+    capping, by_ceiling, capped, refused = OcmLive._capped, OcmLive._held_by_ceiling, [], set()
 
     def checked(self, request, raised, *args):
         out = capping(self, request, raised, *args)
@@ -3546,15 +3641,16 @@ def test_a_strict_answer_held_by_its_ceiling_ranks_above_every_cluster_left_out(
                 refused.add(request.key)
         return out
 
-    def first(self, request, base, drift, picks, static, exact, entered, weakest, held, *args):
-        out = left_out(self, request, base, drift, picks, static, exact, entered, weakest, held, *args)
-        if out == (self._ceiling(request, held, picks), ""):
+    def first(self, request, best, held, picks, weakest):
+        out = by_ceiling(self, request, best, held, picks, weakest)
+        if out is not None:
+            assert out == (self._ceiling(request, held, picks), "")
             capped.append((request.key, out))
             refused.add(request.key)
         return out
 
     monkeypatch.setattr(OcmLive, "_capped", checked)
-    monkeypatch.setattr(OcmLive, "_left_out", first)
+    monkeypatch.setattr(OcmLive, "_held_by_ceiling", first)
     checked_n = refused_n = 0
     for hub, at, _, _ in (step for seed in (5, 6, 7) for step in _run(mode, 60, seed=seed)):
         found, live, verdicts = dict(capped), hub._live["ocm"], set(refused)

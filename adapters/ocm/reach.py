@@ -871,9 +871,16 @@ class OcmLive:
         self._weakest: dict[int, tuple[dict[str, int], tuple[str, int]]] = {}  # _stands_margins'
         self._ceilings: dict[int, tuple[PlacementRequest, int, int]] = {}  # _ceiling's, per request
         # `_touched_in`'s: the event's changes, each one's touched keys and their union (None: a
-        # cluster came or went).
+        # cluster came or went), and per change of the taints alone what `_relevant` reads of the
+        # cluster for every request (`_taint_facts`).
         self._touched_of: (
-            tuple[Mapping, dict[str, tuple[frozenset[tuple[str, str]] | None, bool]], frozenset | None] | None
+            tuple[
+                Mapping,
+                dict[str, tuple[frozenset[tuple[str, str]] | None, bool]],
+                frozenset | None,
+                dict[str, tuple[bool, bool]],
+            ]
+            | None
         ) = None
         # `_request`'s: per Placement, what its last request was made of and that request (its
         # holdings as they came back since); each cluster's held decision, shared (frozen).
@@ -1608,7 +1615,8 @@ class OcmLive:
                 return False
             # No change touched anything it reads (the event's touched keys, found once): none is
             # relevant (`_relevant` skips each).
-            union = self._touched_keys(changed)
+            found = self._touched_of
+            union = found[2] if found is not None and found[0] is changed else self._touched_keys(changed)
             if union is not None and union.isdisjoint(reads):
                 relevant = []
             else:
@@ -1684,15 +1692,21 @@ class OcmLive:
             moved, rescoped = touched[name]
             if moved is not None and moved.isdisjoint(reads):
                 continue
+            if moved is _TAINTS_ONLY and request.mode is not SelectionMode.FIXED:
+                # The cluster's facts for every request, found once (`_taint_facts`): where it
+                # takes nothing new the verdict is no (`_taint_matters`); holding it reads only a
+                # taint that binds new picks alone.
+                held, takes = self._touched_of[3][name]  # type: ignore[index]
+                if not takes:
+                    continue
+                if held:
+                    held = name in self._held_of(request)
+                if _taint_matters(request, old, new, now, held):  # type: ignore[arg-type]
+                    out.append((old, new))
+                continue
             if holds is None:  # made where first read
                 found = self._held.get(id(request))
                 holds = found[1] if found is not None and found[0] is request else _Holds(self, request)
-            if moved is _TAINTS_ONLY and request.mode is not SelectionMode.FIXED:
-                # Holding it reads only a taint that binds new picks alone.
-                held = _new_only(old) or _new_only(new)  # type: ignore[arg-type]
-                if _taint_matters(request, old, new, now, held and name in holds):  # type: ignore[arg-type]
-                    out.append((old, new))
-                continue
             if rescoped and scoped is None:
                 scoped = self._reads_scope(key, request, changed)
             if matters(request, old, new, now, holds, True if scoped is None else scoped):
@@ -1722,13 +1736,15 @@ class OcmLive:
         if found is None or found[0] is not changed:
             each = {}
             union: frozenset | None = frozenset()
+            taints: dict[str, tuple[bool, bool]] = {}
             for name, (old, new) in changed.items():
                 moved = _touched(old, new)
                 if moved == _TAINTS_ONLY:
                     moved = _TAINTS_ONLY  # one object: found by identity
+                    taints[name] = _taint_facts(old, new)  # type: ignore[arg-type]
                 each[name] = (moved, moved is None or any(tag == "t" for tag, _ in moved))
                 union = None if moved is None or union is None else union | moved
-            found = self._touched_of = (changed, each, union)
+            found = self._touched_of = (changed, each, union, taints)
         return found[1]
 
     def _touched_keys(
@@ -1794,8 +1810,9 @@ class OcmLive:
 
     def _keep(self, answer: _Answer) -> None:
         """A kept answer about to move on in place: the journal puts it back as it is."""
-        if self.journal.recording:
-            self.journal.note(partial(_put_back, answer, _answer_values(answer)))
+        journal = self.journal
+        if journal.recording:
+            journal.note(partial(_put_back, answer, _answer_values(answer)))
 
     def _forget(self) -> None:
         """What the caches answered (judged on a model since undone)."""
@@ -1980,14 +1997,16 @@ class OcmLive:
         anchor = answer.anchor
         if anchor is not None and anchor.seen < self.floor:
             anchor = None
-        facts = (weakest, held, weight, alone, own, most, now)
-        raised = self._left_out(request, answer, drift, picks, static, exact, entered, *facts)
-        if raised is False and anchor is not None:
-            anchored_drift = self._drift(anchor) if drift is not None else None
-            raised = self._left_out(request, anchor, anchored_drift, picks, static, exact, entered, *facts)
-        raised = self._capped(request, raised, picks, held, weakest)
-        if raised is False:
-            return False
+        raised = self._held_by_ceiling(request, best, held, picks, weakest)
+        if raised is None:
+            bound = (weakest, held, weight, alone, own, most, now)
+            raised = self._left_out(request, answer, drift, picks, static, exact, entered, *bound)
+            if raised is False and anchor is not None:
+                anchored = self._drift(anchor) if drift is not None else None
+                raised = self._left_out(request, anchor, anchored, picks, static, exact, entered, *bound)
+            raised = self._capped(request, raised, picks, held, weakest)
+            if raised is False:
+                return False
         # The anchor stays while every cluster left out is bounded from it: none judged by its
         # own total (a changed one's inputs moved: its rise since the anchor is not its Balance's).
         if best is not None and not exact and static.keys() <= picks.keys():
@@ -2032,10 +2051,9 @@ class OcmLive:
         at once: no cluster left out can reach it, whatever moved (counted, events 20-199 of the
         soak's stream: 70% of the calls, their drift's rises not read)."""
         best = base.best_out
-        if best is not None and weakest is not None:
-            ceiling = self._ceiling(request, held, picks)
-            if weakest[1] > ceiling:
-                return (ceiling, "")
+        at = self._held_by_ceiling(request, best, held, picks, weakest)
+        if at is not None:
+            return at
         raised = best
         if best is not None and most != base.most:
             raised = _raised(best, _most_rise(weight, base.most, most))
@@ -2079,6 +2097,23 @@ class OcmLive:
         if raised is not None and weakest is not None and not _beats((weakest[1], weakest[0]), raised):
             return False
         return raised
+
+    def _held_by_ceiling(
+        self,
+        request: PlacementRequest,
+        best: tuple[int, str] | None,
+        held: AbstractSet[str],
+        picks: Mapping[str, int],
+        weakest: tuple[str, int] | None,
+    ) -> tuple[int, str] | None:
+        """The ceiling as the bound of the clusters left out where the weakest pick's total is above
+        it and the picture had a best left out (None: not so): no cluster left out can reach it,
+        whatever moved (`_left_out`'s first rule, asked by `_stands_margins` before `_left_out`,
+        whose `_capped` then keeps it as it is)."""
+        if best is None or weakest is None:
+            return None
+        ceiling = self._ceiling(request, held, picks)
+        return (ceiling, "") if weakest[1] > ceiling else None
 
     def _capped(
         self,
@@ -3521,7 +3556,7 @@ class OcmLive:
         length, floor = len(self.log_seq), self.floor
         key = (answer.seen, id(answer.mates))
         kept = self._drifts.get(key)
-        if kept is not None and kept[:2] == (length, floor) and kept[2].mates is answer.mates:
+        if kept is not None and kept[0] == length and kept[1] == floor and kept[2].mates is answer.mates:
             if kept[3] != self.seq:
                 self._drifts[key] = (*kept[:3], self.seq)
             return kept[2]
@@ -4564,6 +4599,14 @@ class _Holds:
 
 
 _TAINTS_ONLY = frozenset({("x", "")})  # `_touched`: the cluster's taints moved, nothing else
+
+
+def _taint_facts(old: Cluster, new: Cluster) -> tuple[bool, bool]:
+    """What `_taint_matters` reads of a cluster whose taints alone moved, the same for every
+    request: whether a taint on either side binds new picks alone (`_new_only`: only then does
+    holding it count) and whether it takes something new now (`takes_new`: if not, the verdict
+    is no, whatever the request)."""
+    return _new_only(old) or _new_only(new), takes_new(new)
 
 
 def _taint_matters(request: PlacementRequest, old: Cluster, new: Cluster, now: datetime, held: bool) -> bool:
