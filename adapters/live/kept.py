@@ -263,7 +263,6 @@ class ClusterPool:
         # Each name's position in the order (a batch moves the loads of thousands: each found by a
         # lookup, not a bisection), as it was `_shifted` names come or gone ago (`_near`).
         self._position: dict[str, int] | None = None
-        self._shifted = 0
         # The names come or gone since the positions were made, in order: where each came (+1) or
         # went (-1) (`loaded` moves a kept position by them); None past _SHIFTS_UP_TO (the
         # positions are then made again there).
@@ -399,7 +398,6 @@ class ClusterPool:
             self._loads[at] = cluster.load
             self._retrait(name, old.traits, cluster.traits)
         else:
-            self._shifted += 1
             self._shift(at, 1, name)
             self._name_moved(at)
             self._names.insert(at, name)
@@ -447,7 +445,6 @@ class ClusterPool:
             if self._journal is not None and self._journal.recording:
                 self._journal.note(partial(self.put, old))
             self._all = None
-            self._shifted += 1
             at = bisect_left(self._names, name)
             self._shift(at, -1, name)
             self._name_moved(at)
@@ -458,6 +455,13 @@ class ClusterPool:
             self._staying.discard(name)
             self._tainted.discard(name)
             self._retrait(name, old.traits, frozenset())
+
+    @property
+    def _shifted(self) -> int:
+        """How many names came or went since the positions were made (`_shifts` counted; past
+        _SHIFTS_UP_TO, one more than it: `clusters` then makes them again too)."""
+        shifts = self._shifts
+        return _SHIFTS_UP_TO + 1 if shifts is None else len(shifts)
 
     def _shift(self, at: int, step: int, name: str) -> None:
         """`name` comes (`step` 1) or goes (-1) at `at`: noted for `loaded` (`_shifts`, `_gone`)."""
@@ -476,7 +480,6 @@ class ClusterPool:
         """Every name's position made again: nothing come or gone since."""
         names = self._names
         position = self._position = dict(zip(names, range(len(names)), strict=True))
-        self._shifted = 0
         self._shifts = []
         self._gone = set()
         return position
