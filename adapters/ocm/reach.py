@@ -106,6 +106,11 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   whatever it is), each to at most the score of a count of one, which bounds them where the
   request reads Balance and what it holds alone and holds nothing it left out (its weakest pick
   must beat it). Without Balance nothing but the changes that reach it (below) moves a score.
+  Where a pick's score moved, the run still picks what it picked where every pick's total now
+  beats the most a cluster it does not hold can total (no sorter; Balance's range, an external
+  score's hull, a label match; it holds nothing it left out) and the picks rank among themselves
+  as the run ranked them (`_picks_above`): each cycle's clusters of the best topology score are
+  the run's, less some left out, and the cycle takes the best pick among them, the run's.
   Greedy's answer is its run
   on `_moved_by`'s picture; an optimal answer is one where it holds exactly its answer and the
   solver reports that its greedy run on the batch's final decisions picks it (`Result.ordered`:
