@@ -506,6 +506,62 @@ def test_a_spread_on_empty_clusters_is_held_by_its_picture_where_the_busiest_cou
     assert _holds(hub, s)
 
 
+def _steady_balance_spread_hub(mode: str, steady: int, balance: int) -> HubScheduler:
+    """`s` spreads two picks over two zones (c0-c5, even names in z0, odd in z1) by Balance and
+    Steady at these weights; two decisions of a Placement gone sit on c5 (the busiest count 2,
+    on a cluster `s` does not hold). `s` is solved: it holds c0 and c1 (every other cluster
+    empty, first by name), its greedy run."""
+    prioritizers = [ocm.builtin("Balance", balance), ocm.builtin("Steady", steady)]
+    objects = [
+        *ocm.hub(*(ocm.managed_cluster(f"c{i}", {"zone": f"z{i % 2}"}) for i in range(6))),
+        ocm.placement("s", n=2, mode="Exact", prioritizers=prioritizers, spread=[_BY_ZONE]),
+        ocm.decision("ghost-0", 1, ["c5"]),
+        ocm.decision("ghost-1", 1, ["c5"]),
+    ]
+    hub = HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+    hub.handle(_touched(hub, "s"), now=ocm.NOW_TIME)
+    assert _decisions(hub.objects())[f"{ocm.NS}/s"] == {"c0", "c1"}
+    assert hub._live["ocm"].answers[f"{ocm.NS}/s"].ordered
+    return hub
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_spread_whose_picks_beat_every_cluster_it_does_not_hold_is_held_where_a_picks_score_moved(
+    mode: str,
+) -> None:
+    """A decision of a Placement gone lands on c1, a pick of `s`: its Balance score for `s` falls
+    from 100 to 0 (one other decision against the busiest count 2), so its picture refuses it
+    (`_ordered_moves`: a pick's score moved). With Steady at 3 and Balance at 1 every pick still
+    totals at least 300 against the 100 at most of a cluster it does not hold (Balance's whole
+    range), and c0 (400) still ranks above c1 (300) as its run ranked them (400 each, then the
+    name): each cycle of its run picks what it picked, so `_picks_above` holds it, without its sync
+    alone (`_by_runs`), and its sync keeps c0 and c1. With Steady at 1 and Balance at 3 the same
+    move leaves c1 at 100, below c3's 300 (empty, in c1's zone): refused, its sync alone moves it
+    to c3. Fails where `_stands_ordered` does not ask `_picks_above`, or where its bound leaves
+    Balance's part out."""
+    s = f"{ocm.NS}/s"
+    hub = _steady_balance_spread_hub(mode, steady=3, balance=1)
+    live, ran = hub._live["ocm"], _ran(hub)
+    above = []
+    picks_above = live._picks_above
+    live._picks_above = lambda *a: above.append(a[0]) or picks_above(*a)
+    hub.handle(Applied(ocm.decision("ghost-2", 1, ["c1"])), now=ocm.NOW_TIME)
+    delta = hub.handle(_relabelled(hub, "c4"), now=ocm.NOW_TIME)
+    assert s in live.enqueued and s in above  # the picture refused it, `_picks_above` judged it
+    assert s not in ran
+    assert s not in delta.requests
+    assert _decisions(hub.objects())[s] == {"c0", "c1"}
+    assert _holds(hub, s)
+
+    hub = _steady_balance_spread_hub(mode, steady=1, balance=3)
+    live, ran = hub._live["ocm"], _ran(hub)
+    hub.handle(Applied(ocm.decision("ghost-2", 1, ["c1"])), now=ocm.NOW_TIME)
+    delta = hub.handle(_relabelled(hub, "c4"), now=ocm.NOW_TIME)
+    assert s in ran
+    assert _decisions(hub.objects())[s] == {"c0", "c3"}
+    assert _holds(hub, s)
+
+
 def _steady_spread_hub(mode: str) -> HubScheduler:
     """`s` spreads two picks over two zones by Steady alone (no count read, no drift): it holds c0
     and c1 of c0-c5 (even names in z0, odd in z1)."""

@@ -106,6 +106,11 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   whatever it is), each to at most the score of a count of one, which bounds them where the
   request reads Balance and what it holds alone and holds nothing it left out (its weakest pick
   must beat it). Without Balance nothing but the changes that reach it (below) moves a score.
+  Where a pick's score moved, the run still picks what it picked where every pick's total now
+  beats the most a cluster it does not hold can total (no sorter; Balance's range, an external
+  score's hull, a label match; it holds nothing it left out) and the picks rank among themselves
+  as the run ranked them (`_picks_above`): each cycle's clusters of the best topology score are
+  the run's, less some left out, and the cycle takes the best pick among them, the run's.
   Greedy's answer is its run
   on `_moved_by`'s picture; an optimal answer is one where it holds exactly its answer and the
   solver reports that its greedy run on the batch's final decisions picks it (`Result.ordered`:
@@ -2386,10 +2391,31 @@ class OcmLive:
         still loses every comparison where its total now ranks below every pick's (the run
         compares the total, then held first, then the name; one it holds is not judged so).
         Without Balance (`drift` None) nothing but the changes `_lost_only` judged moved a
-        score."""
+        score. Where this refuses (a pick's score moved, a moved busiest count's shape),
+        `_picks_above` may still hold it."""
         if drift is None:  # no Balance: no score moved but the changes `_lost_only` judged
             self._judged_now(key, answer)
             return True
+        if not (
+            self._ordered_moves(key, request, answer, drift, most, now)
+            or self._picks_above(key, request, answer, most)
+        ):
+            return False
+        self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
+        answer.most = most
+        return True
+
+    def _ordered_moves(
+        self,
+        key: str,
+        request: PlacementRequest,
+        answer: _Answer,
+        drift: _Drift,
+        most: int,
+        now: datetime,
+    ) -> bool:
+        """`_stands_ordered`'s judgement by the moves since the picture: no pick's score moved,
+        no cluster left out that may rise above the weakest pick (its docstring)."""
         own = self.own.get(key, Counter())
         weight = _balance_weight(request)
         held = self._held_of(request)
@@ -2429,9 +2455,49 @@ class OcmLive:
                         return False
                 if not _beats(weakest, (_total(request, cluster, own, most, held), cluster.name)):
                     return False
-        self._judged_now(key, answer)  # kept first as it was (the journal puts that back)
-        answer.most = most
         return True
+
+    def _picks_above(self, key: str, request: PlacementRequest, answer: _Answer, most: int) -> bool:
+        """Whether a spread's greedy run (`_Answer.ordered`, its changes since judged by
+        `_stands_ordered`'s callers: the clusters each cycle compares are those of its picture, less
+        some it left out) picks the same clusters now, whatever moved on them: every pick's total
+        now beats the most any cluster it does not hold can total (Balance's, an external score's
+        hull, a label match's; no Steady bonus: it holds nothing it left out; no sorter, whose
+        range spans the feasible set), and the picks rank among themselves now as the run ranked
+        them (`_Answer.picks`: the totals it compared; by total, then name). Each cycle picks, among
+        the clusters of the best topology score (a function of the picks before it and of the
+        domains, which did not move), the best total: a cluster left out loses to every pick, and
+        the picks among them are those of that cycle of the run, which ranks them as it did, so
+        the cycle picks what the run picked. The first cycle prefers nothing held (no
+        `prefer_held`)."""
+        picks = answer.picks
+        if request.prefer_held or not picks or picks.keys() != answer.selected:
+            return False
+        held = self._held_of(request)
+        if not held <= answer.selected:
+            return False
+        bound = 0
+        for p in request.preferences:
+            if p.sorter is not None:
+                return False
+            if p.balance:
+                bound += abs(p.weight) * 100  # Balance scores lie in [-100, 100]
+            elif p.external is not None:
+                low, high = self._score_hull.get(p.external, (0, 0))
+                bound += max(p.weight * low, p.weight * high)
+            elif not p.held:
+                bound += max(0, p.weight)
+        own = self.own.get(key, _NO_COUNTS)
+        ranked = []
+        for c, then in picks.items():
+            cluster = self.pool.get(c)
+            if cluster is None:
+                return False
+            total = _total(request, cluster, own, most, held)
+            if total <= bound:
+                return False
+            ranked.append((c, then, total))
+        return sorted(ranked, key=_by_then) == sorted(ranked, key=_by_now)
 
     def _out_after(
         self,
@@ -4303,6 +4369,15 @@ def _margins(
     if selected is None:
         selected = frozenset(map(_cluster_of, got.selected))
     return _Answer(picks, best_out, strict, most, seen, selected)
+
+
+def _by_then(pick: tuple[str, int, int]) -> tuple[int, str]:
+    """`_picks_above`'s order of a pick (name, total then, total now) by its total then, then name."""
+    return -pick[1], pick[0]
+
+
+def _by_now(pick: tuple[str, int, int]) -> tuple[int, str]:
+    return -pick[2], pick[0]
 
 
 def _beats(a: tuple[int, str], b: tuple[int, str]) -> bool:
