@@ -113,7 +113,7 @@ def _decisions(
                         "apiVersion": n.API_VERSION,
                         "kind": n.DECISION,
                         "metadata": metadata,
-                        "status": {"decisions": _entries(chunk, entries)},
+                        "status": {"decisions": _entries(chunk, entries, _last_list(made, metadata))},
                     }
                     if made is not None:
                         made.keep(metadata, chunk, obj, group)
@@ -176,11 +176,30 @@ def _stored_again(
     return None
 
 
-def _entries(chunk: list[str], entries: Mapping[str, dict[str, Any]] | None) -> list[dict[str, Any]]:
+def _entries(
+    chunk: list[str],
+    entries: Mapping[str, dict[str, Any]] | None,
+    last: tuple[list[str], list[dict[str, Any]]] | None = None,
+) -> list[dict[str, Any]]:
+    """`last`: the names and entries of the list emit made last under this object's name
+    (`_last_list`), where a long-lived scheduler's entries may read the new list off it."""
     if entries is None:
         return [{"clusterName": c, "reason": ""} for c in chunk]
     listed = getattr(entries, "listed", None)  # a long-lived scheduler's: it knows the list back
-    return listed(chunk) if listed is not None else list(map(entries.__getitem__, chunk))
+    if listed is None:
+        return list(map(entries.__getitem__, chunk))
+    return listed(chunk, last) if last is not None else listed(chunk)
+
+
+def _last_list(made: Any, metadata: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]] | None:
+    """The clusters and the decision entries of the PlacementDecision a long-lived scheduler's
+    emit made last under this namespace and name (`made`, adapters.ocm.reach._MadeObjects; its
+    entries the shared ones, read-only), or None."""
+    last = made.get((metadata["namespace"], metadata["name"])) if made is not None else None
+    if last is None:
+        return None
+    decisions = last[1]["status"]["decisions"]
+    return (last[0], decisions) if type(decisions) is list else None
 
 
 def _decision_metadata(
