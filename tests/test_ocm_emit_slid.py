@@ -102,3 +102,61 @@ def test_emits_lists_read_off_those_made_before_are_the_deltas_of_each_name_look
     assert taken["back"] + taken["forward"] > 10 and taken["back"] and taken["forward"], taken
     monkeypatch.setattr(reach_module, "_slid", lambda names, last, where: None)
     assert fast == _stream(60)
+
+
+def test_groups_claimed_off_their_members_are_those_each_cluster_matched_gives() -> None:
+    """`decision_groups` with each group's members known (`members`: emit's in a long-lived
+    scheduler, `_claimed`) gives what the names' sets met with the members' gave (`_by_sets`, the
+    code it replaced) and, the names each once, what matching each cluster against each group
+    gives (`members` None), for overlapping groups (a cluster claimed by the first group matching
+    it), names in any order, twice or in order, and every group size. Fails where a group claims among all the
+    names rather than those left (`filter(inside, ordered)`), or where a name given twice is kept
+    twice (the adjacent names' check dropped)."""
+    from adapters.ocm.groups import DecisionGroup, GroupStrategy, decision_groups
+    from model import Cluster, LabelSelector
+
+    rng = random.Random(11)
+    clusters = {
+        f"c{i:03d}": Cluster(f"c{i:03d}", labels={"a": str(i % 2), "b": str(i % 3), "c": str(i % 5)})
+        for i in range(150)
+    }
+    groups = [DecisionGroup(f"g{key}", LabelSelector(match_labels=((key, "0"),))) for key in "abc"]
+    members = {g: frozenset(c for c, cluster in clusters.items() if g.matches(cluster)) for g in groups}
+    asked = Counter()
+    for _ in range(200):
+        chosen = rng.sample(groups, rng.randint(0, 3))
+        strategy = GroupStrategy(rng.choice([3, 10, 100, "30%", "100%"]), tuple(chosen))
+        names = rng.sample(sorted(clusters), rng.randint(0, 150))
+        in_order = rng.random() < 0.3
+        if in_order:
+            names.sort()
+        elif names and rng.random() < 0.3:
+            names += rng.sample(names, rng.randint(1, len(names)))  # names given twice
+        got = decision_groups(strategy, names, clusters, members.__getitem__, in_order=in_order)
+        assert got == _by_sets(strategy, names, members.__getitem__), (strategy, names)
+        if len(set(names)) == len(names):
+            assert got == decision_groups(strategy, list(names), clusters), (strategy, names)
+        asked[len(chosen) > 1 and len(names) > 0] += 1
+    assert asked[True] > 50, asked
+
+
+def _by_sets(strategy, selected, members):
+    """`decision_groups`' answer with `members` as 9a36f78 made it: a set of the names met with
+    each group's members, what it claims sorted."""
+    length = strategy.length(len(selected))
+    remaining = set(selected)
+    ordered = sorted(selected)
+    if len(ordered) != len(remaining):
+        ordered = sorted(remaining)
+    out = []
+    for group in strategy.groups:
+        matched = sorted(remaining.intersection(members(group)))
+        remaining.difference_update(matched)
+        out += _chunks_of(group.name, matched, length)
+    rest = ordered if len(remaining) == len(ordered) else [c for c in ordered if c in remaining]
+    out += _chunks_of("", rest, length)
+    return out or [("", [])]
+
+
+def _chunks_of(name, members, length):
+    return [(name, members[i : i + length]) for i in range(0, len(members), length)] if members else []
