@@ -14,8 +14,6 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from itertools import filterfalse
-from operator import eq
 from typing import Any
 
 from adapters.kube.fields import INT32, Fields, whole
@@ -115,8 +113,6 @@ def decision_groups(
     length = strategy.length(len(selected))
     if in_order and not strategy.groups:
         return _chunks("", list(selected), length) or [("", [])]
-    if members is not None:
-        return _claimed(strategy, selected, members, length, in_order)
     remaining = set(selected)
     # The names in order, each once: what is left of them after the groups is the last group's
     # (an answer's names come in order: sorted again in one pass, not sorted from a set).
@@ -133,32 +129,6 @@ def decision_groups(
         out += _chunks(group.name, matched, length)
     rest = ordered if len(remaining) == len(ordered) else [c for c in ordered if c in remaining]
     out += _chunks("", rest, length)
-    return out or [("", [])]
-
-
-def _claimed(
-    strategy: GroupStrategy,
-    selected: Sequence[str],
-    members: Callable[[DecisionGroup], AbstractSet[str]],
-    length: int,
-    in_order: bool,
-) -> list[tuple[str, list[str]]]:
-    """`decision_groups` where each group's members are known (`members`): the names in order,
-    each once, passed through each group's members in turn, its own (in order) taken out of
-    those left, in C passes (`filter`), where making a set of them, meeting it with the group's
-    and sorting what it claims (in the set's order) read each name several times. The same
-    groups: those left are the names in order less those claimed before."""
-    left = list(selected) if in_order else sorted(selected)
-    if any(map(eq, left, left[1:])):  # a name twice (next to itself once in order): once each
-        left = sorted(set(left))
-    out: list[tuple[str, list[str]]] = []
-    for group in strategy.groups:
-        inside = members(group).__contains__
-        matched = list(filter(inside, left))
-        if matched:
-            left = list(filterfalse(inside, left)) if len(matched) < len(left) else []
-        out += _chunks(group.name, matched, length)
-    out += _chunks("", left, length)
     return out or [("", [])]
 
 
