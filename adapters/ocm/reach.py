@@ -4120,7 +4120,9 @@ class OcmLive:
                 if mates is not None:
                     answer.mates, (answer.up, answer.down) = mates, moves[got.request]
             if _scored_alone(request):
-                if after is not None:  # every reported total checked on the picture after
+                if given_here:  # its picks carry no score and it reports none left out: no total
+                    fits = True  # to check (`_given_result`)
+                elif after is not None:  # every reported total checked on the picture after
                     fits = self._reproduces(request, got, answer, frozenset(), after=after)
                 else:  # answers never written move nothing the log sees: every total checked
                     fits = self._reproduces(
@@ -4203,20 +4205,28 @@ class OcmLive:
         if not _scored_alone(request):
             return False
         own = answer.own if after is not None else self.own.get(request.key, Counter())
-        held = self._held_of(request)
-        reported = [(c.cluster, c.score.affinity) for c in got.selected if c.score is not None]
-        reported += [
-            (u.cluster, u.score.affinity)
-            for u in got.unselected
-            if u.kind is FilterKind.NOT_PICKED and u.score is not None
-        ]
+        held: frozenset[str] | None = None  # what it holds, read at the first total judged
+        # In their order, read as judged: the first total that differs ends it (a PickAll's
+        # thousands of picks are not listed first).
+        reported = chain(
+            ((c.cluster, c.score.affinity) for c in got.selected if c.score is not None),
+            (
+                (u.cluster, u.score.affinity)
+                for u in got.unselected
+                if u.kind is FilterKind.NOT_PICKED and u.score is not None
+            ),
+        )
         for name, total in reported:
             if name in moved:
                 continue
             cluster = self.pool.get(name)
             if cluster is not None and after is not None:
                 cluster = after.cluster(cluster)
-            if cluster is None or _total(request, cluster, own, answer.most, held) != total:
+            if cluster is None:
+                return False
+            if held is None:
+                held = self._held_of(request)
+            if _total(request, cluster, own, answer.most, held) != total:
                 return False
         return True
 
