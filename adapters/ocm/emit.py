@@ -113,7 +113,7 @@ def _decisions(
                         "apiVersion": n.API_VERSION,
                         "kind": n.DECISION,
                         "metadata": metadata,
-                        "status": {"decisions": _entries(chunk, entries, _last_list(made, metadata))},
+                        "status": {"decisions": _listed(chunk, entries, made, metadata)},
                     }
                     if made is not None:
                         made.keep(metadata, chunk, obj, group)
@@ -176,19 +176,22 @@ def _stored_again(
     return None
 
 
-def _entries(
-    chunk: list[str],
-    entries: Mapping[str, dict[str, Any]] | None,
-    last: tuple[list[str], list[dict[str, Any]]] | None = None,
-) -> list[dict[str, Any]]:
-    """`last`: the names and entries of the list emit made last under this object's name
-    (`_last_list`), where a long-lived scheduler's entries may read the new list off it."""
+def _entries(chunk: list[str], entries: Mapping[str, dict[str, Any]] | None) -> list[dict[str, Any]]:
     if entries is None:
         return [{"clusterName": c, "reason": ""} for c in chunk]
     listed = getattr(entries, "listed", None)  # a long-lived scheduler's: it knows the list back
-    if listed is None:
-        return list(map(entries.__getitem__, chunk))
-    return listed(chunk, last) if last is not None else listed(chunk)
+    return listed(chunk) if listed is not None else list(map(entries.__getitem__, chunk))
+
+
+def _listed(
+    chunk: list[str], entries: Mapping[str, dict[str, Any]] | None, made: Any, metadata: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The decision entries of `chunk`: where a long-lived scheduler made a list under this
+    object's name before (`_last_list`), its entries' `listed` is handed it (read off it where
+    the names slid by one place); else `_entries`."""
+    last = _last_list(made, metadata)
+    listed = getattr(entries, "listed", None)
+    return listed(chunk, last) if last is not None and listed is not None else _entries(chunk, entries)
 
 
 def _last_list(made: Any, metadata: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]] | None:
