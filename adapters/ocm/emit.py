@@ -113,7 +113,7 @@ def _decisions(
                         "apiVersion": n.API_VERSION,
                         "kind": n.DECISION,
                         "metadata": metadata,
-                        "status": {"decisions": _entries(chunk, entries)},
+                        "status": {"decisions": _listed(chunk, entries, made, metadata)},
                     }
                     if made is not None:
                         made.keep(metadata, chunk, obj, group)
@@ -181,6 +181,28 @@ def _entries(chunk: list[str], entries: Mapping[str, dict[str, Any]] | None) -> 
         return [{"clusterName": c, "reason": ""} for c in chunk]
     listed = getattr(entries, "listed", None)  # a long-lived scheduler's: it knows the list back
     return listed(chunk) if listed is not None else list(map(entries.__getitem__, chunk))
+
+
+def _listed(
+    chunk: list[str], entries: Mapping[str, dict[str, Any]] | None, made: Any, metadata: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The decision entries of `chunk`: where a long-lived scheduler made a list under this
+    object's name before (`_last_list`), its entries' `listed` is handed it (read off it where
+    the names slid by one place); else `_entries`."""
+    last = _last_list(made, metadata)
+    listed = getattr(entries, "listed", None)
+    return listed(chunk, last) if last is not None and listed is not None else _entries(chunk, entries)
+
+
+def _last_list(made: Any, metadata: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]] | None:
+    """The clusters and the decision entries of the PlacementDecision a long-lived scheduler's
+    emit made last under this namespace and name (`made`, adapters.ocm.reach._MadeObjects; its
+    entries the shared ones, read-only), or None."""
+    last = made.get((metadata["namespace"], metadata["name"])) if made is not None else None
+    if last is None:
+        return None
+    decisions = last[1]["status"]["decisions"]
+    return (last[0], decisions) if type(decisions) is list else None
 
 
 def _decision_metadata(

@@ -351,10 +351,17 @@ class _Entries(dict):
         self.names_by_id[id(entry)] = name
         return entry
 
-    def listed(self, names: list[str]) -> list[dict[str, Any]]:
+    def listed(
+        self, names: list[str], last: tuple[list[str], list[dict[str, Any]]] | None = None
+    ) -> list[dict[str, Any]]:
         """The entries of the clusters `names` (in that order), a list emit writes in a decision:
-        kept (`lists`) so that the decision coming back is read by the list (`_own_names`)."""
-        out = list(map(self.__getitem__, names))
+        kept (`lists`) so that the decision coming back is read by the list (`_own_names`).
+        `last`: the names and the entries of a list made before (emit's last object under the
+        same name, `_MadeObjects`), whose entries are read off it by slices where `names` are
+        its names slid by one place (`_slid`)."""
+        out = _slid(names, last, self) if last is not None else None
+        if out is None:
+            out = list(map(self.__getitem__, names))
         if len(self.lists) >= _LISTS_KEPT:
             self.lists.clear()
         self.lists[id(out)] = (out, tuple(out), names)
@@ -367,6 +374,34 @@ class _Entries(dict):
         pick thousands each: their names are not read off the picks again."""
         kept = self.given.get(key)
         return kept[0] if kept is not None and kept[1] is selected else None
+
+
+def _slid(
+    names: list[str], last: tuple[list[str], list[dict[str, Any]]], entries: Mapping[str, dict[str, Any]]
+) -> list[dict[str, Any]] | None:
+    """The entries of `names` read off a list made before (`last`: its names and its entries,
+    `entries`' own for those names, as `_Entries.listed` made them: entries are never replaced)
+    where `names` are its names slid by one place: one name put in front and the rest moved back
+    (its last one gone where the list is full), or its first one gone and the rest moved forward
+    (a name or more put at its end). A join puts one name in each of its PickAlls' lists and a
+    leave or a taint takes one out: every decision of 100 after it slides so (a join's writes
+    are hundreds of them), and a slice of a list copies its entries in C, where looking each
+    name up reads a hundred dicts. Else None (`listed` looks each up)."""
+    before, made = last
+    size, known = len(names), len(before)
+    if size < 2 or len(made) != known or known < 2:
+        return None
+    if names[1] == before[0] and known >= size - 1 and names[1:] == before[: size - 1]:
+        out = [entries[names[0]]]
+        out += made[: size - 1]
+        return out
+    if names[0] == before[1]:
+        kept = min(size, known - 1)
+        if names[:kept] == before[1 : kept + 1]:
+            out = made[1 : kept + 1]
+            out += map(entries.__getitem__, names[kept:])
+            return out
+    return None
 
 
 _LISTS_KEPT = 8192  # `_Entries.lists`: more than a cluster event's writes (a join's: 1,000-2,300)
@@ -4151,7 +4186,9 @@ class OcmLive:
                 if mates is not None:
                     answer.mates, (answer.up, answer.down) = mates, moves[got.request]
             if _scored_alone(request):
-                if after is not None:  # every reported total checked on the picture after
+                if given_here:  # its picks carry no score and it reports none left out: no total
+                    fits = True  # to check (`_given_result`)
+                elif after is not None:  # every reported total checked on the picture after
                     fits = self._reproduces(request, got, answer, frozenset(), after=after)
                 else:  # answers never written move nothing the log sees: every total checked
                     fits = self._reproduces(
@@ -4234,20 +4271,28 @@ class OcmLive:
         if not _scored_alone(request):
             return False
         own = answer.own if after is not None else self.own.get(request.key, Counter())
-        held = self._held_of(request)
-        reported = [(c.cluster, c.score.affinity) for c in got.selected if c.score is not None]
-        reported += [
-            (u.cluster, u.score.affinity)
-            for u in got.unselected
-            if u.kind is FilterKind.NOT_PICKED and u.score is not None
-        ]
+        held: frozenset[str] | None = None  # what it holds, read at the first total judged
+        # In their order, read as judged: the first total that differs ends it (a PickAll's
+        # thousands of picks are not listed first).
+        reported = chain(
+            ((c.cluster, c.score.affinity) for c in got.selected if c.score is not None),
+            (
+                (u.cluster, u.score.affinity)
+                for u in got.unselected
+                if u.kind is FilterKind.NOT_PICKED and u.score is not None
+            ),
+        )
         for name, total in reported:
             if name in moved:
                 continue
             cluster = self.pool.get(name)
             if cluster is not None and after is not None:
                 cluster = after.cluster(cluster)
-            if cluster is None or _total(request, cluster, own, answer.most, held) != total:
+            if cluster is None:
+                return False
+            if held is None:
+                held = self._held_of(request)
+            if _total(request, cluster, own, answer.most, held) != total:
                 return False
         return True
 
