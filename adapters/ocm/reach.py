@@ -899,6 +899,8 @@ class OcmLive:
         # walks it again); the log of the models replaced (each as it was and as it is).
         self._walks: dict[tuple, tuple[tuple[int, float, str] | None, int, tuple[float, str] | None]] = {}
         self._remodels: list[tuple[Cluster | None, Cluster | None]] = []
+        # `_walk_stands`' refusals: per key, the walk kept that it found not standing
+        self._unstood: dict[tuple, tuple] = {}
         self._feasible_of: dict[tuple, tuple[_Drift, bool]] = {}  # _any_feasible's (one event's)
         self._orders: dict[int, tuple[np.ndarray, list[int]]] = {}  # _rise_order's (one event's)
         # `_filters_number`'s: per request (by identity) the number of its filters, each distinct
@@ -945,6 +947,9 @@ class OcmLive:
         ] = {}  # _rises' (one event's)
         # `_shared_rises`' (one event's)
         self._shared_rise: dict[tuple[int, int, int, int, bool], tuple[_Drift, np.ndarray]] = {}
+        # `_shared_rises`' orders by rise (`_rise_order`) of the weight-1 rises, shared by every
+        # weight above 0 (one event's)
+        self._unit_orders: dict[tuple[int, int, int, bool], tuple[_Drift, list[int]]] = {}
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
         # `_given`'s answers, each with its clusters as a set (one batch's)
         self._given_sets: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {}
@@ -1361,6 +1366,7 @@ class OcmLive:
             self._numbered.clear()
             self._filter_numbers.clear()
             self._walks.clear()  # kept by those numbers
+            self._unstood.clear()
             self._looked_of = (None, {})
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
@@ -1404,6 +1410,7 @@ class OcmLive:
         self._bases.clear()
         self._upper_bases.clear()
         self._shared_rise.clear()
+        self._unit_orders.clear()
         self._flipped.clear()
         self._emptied_of.clear()
         self._runs = set()  # refused by their picture, judged by their run (`_run`)
@@ -1862,6 +1869,7 @@ class OcmLive:
         self._ends_of.clear()
         self._ends_walked.clear()
         self._walks.clear()
+        self._unstood.clear()
         self._remodels.clear()
         self._feasible_of.clear()
         self._orders.clear()
@@ -1873,6 +1881,7 @@ class OcmLive:
         self._bases.clear()
         self._upper_bases.clear()
         self._shared_rise.clear()
+        self._unit_orders.clear()
         self._flipped.clear()
         self._emptied_of.clear()
         self._ranked = None
@@ -2321,7 +2330,9 @@ class OcmLive:
 
     def _walk_stands(self, key: tuple[str, int, int]) -> bool:
         """Whether the walk kept for `key` stands (`_kept_walk`: no model replaced since has a
-        pair within what it read), brought up to the log where it does."""
+        pair within what it read), brought up to the log where it does. A walk found not to
+        stand never does again (the log only grows while it is kept, the move within its reach
+        stays in it): refused at once (`_unstood`, by the walk's identity), until walked afresh."""
         kept = self._walks.get(key)
         if kept is None:
             return False
@@ -2329,6 +2340,8 @@ class OcmLive:
         log = self._remodels
         if since == len(log):
             return True
+        if self._unstood.get(key) is kept:
+            return False  # refused already: the log only grows while this walk is kept
         prop, side, _ = key
         if reach is not None and not any(
             (q := c.properties.get(prop)) is not None
@@ -2339,6 +2352,7 @@ class OcmLive:
         ):
             self._walks[key] = (found, len(log), reach)
             return True
+        self._unstood[key] = kept
         return False
 
     def _ends_kept(self, request: PlacementRequest, prop: str) -> bool:
@@ -2386,6 +2400,7 @@ class OcmLive:
         if len(self._remodels) >= _REMODELS:
             self._remodels.clear()
             self._walks.clear()
+            self._unstood.clear()
         self._remodels.append((was, now))
         for prop, pairs in self._values.items():
             for c, add in ((was, False), (now, True)):
@@ -2967,6 +2982,10 @@ class OcmLive:
         # `_inside_total`'s ends (None: not read yet; False: not kept, read again once
         # `_within_range` has walked them)
         inner: list[tuple[int, str, float, float, bool]] | bool | None = None
+        if not alone and beaten is not None and order:
+            inner = self._sorter_ends(request, held, now)
+            if inner:  # kept for every threat: their filters asked by total, greatest first
+                return self._judged_inside(request, drift, order, inner, found, beaten, own, most, held, now)
         for at in order:
             name = drift.names[at]
             if bounds is not None and beaten is not None and not _beats((bounds[at], name), beaten):
@@ -3002,6 +3021,56 @@ class OcmLive:
                     inner = None
             found = _better(found, (total, name))  # type: ignore[arg-type]
             beaten = _better(beaten, (total, name))  # type: ignore[arg-type]
+        return found
+
+    def _judged_inside(
+        self,
+        request: PlacementRequest,
+        drift: _Drift,
+        order: list[int],
+        inner: list[tuple[int, str, float, float, bool]],
+        found: tuple[int, str] | None,
+        beaten: tuple[int, str],
+        own: Mapping[str, int],
+        most: int,
+        held: AbstractSet[str],
+        now: datetime,
+    ) -> tuple[int, str] | None | bool:
+        """`_judged_in_order` of a sorter's threats where `_sorter_ends` is kept (`inner`): the
+        same verdict, its filters asked of fewer threats. A threat at or outside an end of a
+        range (`_inside_total` None) is judged as before, by its filters then `_within_range`
+        (False where that is None: every such threat is judged, in any order). Of the rest,
+        those whose total beats what was found are asked their filters by total, greatest first
+        (then the least name: `_beats`' order), up to the first that passes: the loop one by
+        one takes the better of each that passes and beats what it found so far, a maximum over
+        one total order, so its result is the better of the others' and the greatest total that
+        passes where that beats them, which this one finds; the ones below it that the loop
+        asked move no maximum."""
+        names, get = drift.names, self.pool.get
+        total_of = _total_of(request, own, most, held)
+        inside: list[tuple[int, str, Cluster]] = []
+        for at in order:
+            name = names[at]
+            cluster = get(name)
+            if cluster is None:
+                continue
+            total = _inside_of(cluster, inner, total_of)
+            if total is None:  # it may be an end: over the range the others span
+                if not admits(request, cluster, now, held=name in held):
+                    continue
+                total = self._within_range(request, cluster, own, most, held, now)
+                if total is None:
+                    return False
+                found = _better(found, (total, name))
+                beaten = _better(beaten, (total, name))
+            elif _beats((total, name), beaten):
+                inside.append((total, name, cluster))
+        inside.sort(key=lambda x: (-x[0], x[1]))
+        for total, name, cluster in inside:
+            if not _beats((total, name), beaten):
+                break  # neither this one nor any after it moves the maximum
+            if admits(request, cluster, now, held=name in held):
+                return _better(found, (total, name))
         return found
 
     def _sorter_ends(
@@ -3263,7 +3332,10 @@ class OcmLive:
 
     def _rise_order(self, shared: np.ndarray) -> list[int]:
         """The positions of a shared rises array whose rise is above 0, by rise (greatest first),
-        then position; kept for the event with the array (by its identity: the entry holds it)."""
+        then position; kept for the event with the array (by its identity: the entry holds it).
+        A Balance weight w above 0 gives rises w times those of weight 1 (`_shared_rises`: each
+        an integer), the same positions above 0 in the same order, ties and all: one sort serves
+        every such weight of a picture (`_unit_orders`)."""
         found = self._orders.get(id(shared))
         if found is None or found[0] is not shared:
             rising = np.flatnonzero(shared > 0)
@@ -3286,6 +3358,12 @@ class OcmLive:
                 rises = scores - np.minimum(weight * s_low, weight * s_high)
             rises.flags.writeable = False
             found = self._shared_rise[key] = (drift, rises)
+            if weight > 0:  # its order by rise is the weight-1 rises' (`_rise_order`), shared
+                unit = self._unit_orders.get(key[:3] + (mates,))
+                if unit is not None and unit[0] is drift:
+                    self._orders[id(rises)] = (rises, unit[1])
+                else:
+                    self._unit_orders[key[:3] + (mates,)] = (drift, self._rise_order(rises))
         return found[1]
 
     def _balance_bases(self, drift: _Drift, most: int, then: int) -> tuple[np.ndarray, ...]:
@@ -3874,6 +3952,7 @@ class OcmLive:
         self._bases.clear()
         self._upper_bases.clear()
         self._shared_rise.clear()
+        self._unit_orders.clear()
         # Not answered: new, or misconfigured (whose status stands or not, `_misstands`).
         out = {
             key
@@ -4586,6 +4665,62 @@ def _inside_total(
             return None
         total += weight * _centered(low, high, v, ascending)
     return total
+
+
+def _total_of(
+    request: PlacementRequest, own: Mapping[str, int], most: int, held: AbstractSet[str]
+) -> Callable[[Cluster], int]:
+    """`_total` of the request for any cluster, its preferences read once (for the many clusters
+    one answer judges): the same parts summed (integers: in any order), Balance's weights
+    summed over its one score."""
+    weight = bonus = fixed = 0
+    scored: list[tuple[int, str]] = []
+    labelled: list[tuple[int, Any]] = []
+    for p in request.preferences:
+        if p.sorter is not None:
+            continue
+        if p.balance:
+            weight += p.weight
+        elif p.held:
+            bonus += p.weight * 100
+        elif p.external is not None:
+            scored.append((p.weight, p.external))
+        elif p.labels is None:
+            fixed += p.weight
+        else:
+            labelled.append((p.weight, p.labels))
+
+    def total(c: Cluster) -> int:
+        out = fixed
+        if weight:
+            out += weight * _balance(max(0, c.load - own.get(c.name, 0)), most)
+        if bonus and c.name in held:
+            out += bonus
+        for w, key in scored:
+            out += w * c.scores.get(key, 0)
+        for w, labels in labelled:
+            if labels.matches(c.labels):
+                out += w
+        return out
+
+    return total
+
+
+def _inside_of(
+    c: Cluster, ends: Sequence[tuple[int, str, float, float, bool]], total_of: Callable[[Cluster], int]
+) -> int | None:
+    """`_inside_total` with the request's total read through `_total_of`: its sorted values
+    first (None at or outside an end, the total not read), then the total."""
+    sorted_part = 0
+    for weight, prop, low, high, ascending in ends:
+        value = c.properties.get(prop)
+        if value is None:
+            continue
+        v = value.as_float()
+        if not low < v < high:
+            return None
+        sorted_part += weight * _centered(low, high, v, ascending)
+    return total_of(c) + sorted_part
 
 
 def _picture_size(entry: tuple[int, int, Any, int]) -> int:

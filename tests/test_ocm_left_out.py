@@ -1,0 +1,169 @@
+"""The bound of the clusters an OCM answer left out (adapters/ocm/reach.py, `OcmLive._left_out`):
+a sorter's threats judged by total before their filters (`_judged_inside`, `_inside_of`), the
+order by rise shared by every Balance weight of a picture (`_rise_order`, `_unit_orders`), and a
+walk found not to stand refused at once (`_walk_stands`, `_unstood`). Each gives what the path
+it replaces gives, on generated hubs."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime
+
+import numpy as np
+import pytest
+
+from adapters.generate.common import DEFAULT_NOW
+from adapters.generate.hubs import generate
+from adapters.live.hub import HubScheduler
+from adapters.ocm import reach as reach_module
+from adapters.ocm.reach import OcmLive
+from solver import SolveOptions
+from tests.fixtures.live import world_events
+
+
+def _run(mode: str, events: int, seed: int = 0) -> OcmLive:
+    """A generated hub (80 clusters, 120 Placements) sent `events` of the soak's events: its OCM
+    model."""
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    hub = HubScheduler(generate("ocm", 80, 120, seed=seed, now=now), now=now, options=SolveOptions(mode=mode))
+    for _ in world_events(hub, "ocm", seed, events, now):
+        pass
+    return hub._live["ocm"]
+
+
+def _one_by_one(self, request, drift, order, inner, found, beaten, own, most, held, now):
+    """`_judged_inside` as `_judged_in_order` judged it before: each threat in name order, its
+    total first (`_inside_total`), its filters where that beats what was found so far."""
+    for at in order:
+        name = drift.names[at]
+        cluster = self.pool.get(name)
+        if cluster is None:
+            continue
+        inside = reach_module._inside_total(request, cluster, own, most, held, inner)
+        if inside is not None:
+            if not reach_module._beats((inside, name), beaten):
+                continue
+            if not reach_module.admits(request, cluster, now, held=name in held):
+                continue
+            found = reach_module._better(found, (inside, name))
+            beaten = reach_module._better(beaten, (inside, name))
+            continue
+        if not reach_module.admits(request, cluster, now, held=name in held):
+            continue
+        total = self._within_range(request, cluster, own, most, held, now)
+        if total is None:
+            return False
+        found = reach_module._better(found, (total, name))
+        beaten = reach_module._better(beaten, (total, name))
+    return found
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_sorters_threats_asked_their_filters_by_total_judge_as_one_by_one(mode, monkeypatch) -> None:
+    """Over 60 generated events (seed 3), every verdict `_judged_inside` gives is the one the threats
+    judged one by one in name order give (False where that is False; a bound as the caller reads
+    it, the better of it and what it must beat), every total `_inside_of` reads is
+    `_inside_total`'s, and its filters are asked of no more threats, of fewer in some answer.
+    Fails where the threats whose total beats what was found are not sorted by total before
+    their filters are asked (`inside.sort` left out: the first in name order that passes taken)."""
+    judged, asked = OcmLive._judged_inside, Counter()
+    admits = reach_module.admits
+
+    walk, walking = OcmLive._walk, []
+
+    def counted(request, c, now, *, held=False):
+        asked["admits"] += not walking  # (a walk is kept for the event: the first to ask pays it)
+        return admits(request, c, now, held=held)
+
+    def walked(self, *args):
+        walking.append(1)
+        try:
+            return walk(self, *args)
+        finally:
+            walking.pop()
+
+    def inside_of(c, ends, total_of):
+        out = reach_module._inside_total(request_of[0], c, *context[0], ends)
+        assert inside(c, ends, total_of) == out
+        asked["inside"] += out is not None
+        return out
+
+    request_of: list = [None]
+    context: list = [None]
+    inside = reach_module._inside_of
+
+    def checked(self, request, drift, order, inner, found, beaten, own, most, held, now):
+        request_of[0], context[0] = request, (own, most, held)
+        first = asked["admits"]
+        out = judged(self, request, drift, list(order), inner, found, beaten, own, most, held, now)
+        fast = asked["admits"] - first
+        whole = _one_by_one(self, request, drift, list(order), inner, found, beaten, own, most, held, now)
+        slow = asked["admits"] - first - fast
+        assert (out is False) == (whole is False)
+        if out is not False:
+            read = [reach_module._better(beaten, x) if x is not None else beaten for x in (out, whole)]
+            assert read[0] == read[1], (out, whole, beaten)
+        assert fast <= slow
+        asked["fewer"] += fast < slow
+        asked["calls"] += 1
+        return out
+
+    monkeypatch.setattr(reach_module, "admits", counted)
+    monkeypatch.setattr(OcmLive, "_walk", walked)
+    monkeypatch.setattr(reach_module, "_inside_of", inside_of)
+    monkeypatch.setattr(OcmLive, "_judged_inside", checked)
+    _run(mode, 60, seed=3)
+    assert asked["calls"] > 5 and asked["inside"] > 5 and asked["fewer"] > 0, asked
+
+
+def test_the_order_by_rise_shared_across_weights_is_each_arrays_own() -> None:
+    """After 40 generated events, for each drift kept and a range of Balance weights (0 and below
+    too) and busiest counts then, the order `_rise_order` gives every shared rises array (read
+    off the weight-1 rises where the weight is above 0, `_unit_orders`) is that array's own: its
+    positions above 0 by rise, greatest first, then position. Fails where the order is shared
+    with a weight of 0 or below (`weight > 0` read as `weight != 0`)."""
+    live = _run("greedy", 40)
+    shared = 0
+    drifts = [entry[2] for entry in live._drifts.values() if len(entry[2].names) > 1]
+    assert drifts
+    most = max(live.counts.values(), default=0) + 1
+    for drift in drifts[:4]:
+        for then in (most, most + 3):
+            for mates in (False, True):
+                for weight in (1, 3, 2, 0, -1, -2):
+                    before = len(live._orders)
+                    rises = live._shared_rises(drift, most, then, weight, mates)
+                    shared += weight > 0 and len(live._orders) > before and id(rises) in live._orders
+                    order = live._rise_order(rises)
+                    rising = np.flatnonzero(rises > 0)
+                    own = rising[np.argsort(-rises[rising], kind="stable")].tolist()
+                    assert order == own, (weight, then, mates)
+    assert shared > 0
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_walk_refused_once_is_refused_as_the_log_would_refuse_it(mode, monkeypatch) -> None:
+    """Over 60 generated events, every answer `_walk_stands` gives is the one it gives with its
+    refusals forgotten (`_unstood` emptied: the log read again), and some refusals are read off
+    them. Fails where a refusal is kept by the key alone, not by the walk it refused (a walk
+    made afresh since read as refused)."""
+    original, asked = OcmLive._walk_stands, Counter()
+
+    def checked(self, key):
+        kept = self._walks.get(key)
+        remembered = kept is not None and self._unstood.get(key) is kept
+        out = original(self, key)
+        unstood = dict(self._unstood)
+        self._unstood.clear()
+        try:
+            assert original(self, key) == out, key
+        finally:
+            self._unstood.clear()
+            self._unstood.update(unstood)
+        asked["remembered"] += remembered
+        asked[out] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_walk_stands", checked)
+    _run(mode, 60)
+    assert asked["remembered"] > 0 and asked[True] > 0, asked
