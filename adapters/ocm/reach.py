@@ -869,6 +869,12 @@ class OcmLive:
         self._facts: dict[int, tuple[PlacementRequest, tuple[frozenset[tuple[str, str]], int, bool, bool]]]
         self._facts = {}
         self._weakest: dict[int, tuple[dict[str, int], tuple[str, int]]] = {}  # _stands_margins'
+        # `_shape`'s: each distinct value of a part of the requests (their tolerations, their
+        # required terms, their score inputs) and the one `_Shape` standing for it; and `_asked`'s
+        # answers of the clusters the checks ask of (the event's changes), per shape (`_feasible`).
+        self._shapes: dict[tuple, _Shape] = {}
+        self._asks: dict[tuple, tuple[Any, ...]] = {}
+        self._asks_now: datetime | None = None
         self._ceilings: dict[int, tuple[PlacementRequest, int, int]] = {}  # _ceiling's, per request
         # `_touched_in`'s: the event's changes, each one's touched keys and their union (None: a
         # cluster came or went), and per change of the taints alone what `_relevant` reads of the
@@ -1308,6 +1314,7 @@ class OcmLive:
         self._own_fresh = set()  # the Placements whose counts this take made afresh (`_owned`)
         self._own_flips = {}  # per Placement, the clusters this take put in or took out (`_owned`)
         self._ends_of.clear()  # the clusters' verdicts may move with the event
+        self._asks.clear()
         self._ends_walked.clear()
         self._feasible_of.clear()
         self._orders.clear()
@@ -1315,6 +1322,8 @@ class OcmLive:
             self._held.clear()
         if len(self._facts) > 2 * len(self.requests) + 64:  # the same
             self._facts.clear()
+        if len(self._shapes) > 2 * len(self.requests) + 64:  # values no request has any more
+            self._shapes.clear()
         if len(self._weakest) > 2 * len(self.requests) + 64:  # picks replaced since
             self._weakest.clear()
         if len(self._numbered) > 2 * len(self.requests) + 64:  # the same, with their numbers
@@ -1606,7 +1615,7 @@ class OcmLive:
         margins move to the hub as it now stands."""
         if answer.seen < self.floor:
             return False
-        reads, weight, alone, _ = self._facts_of(request)
+        reads, weight, alone, _, _ = self._facts_of(request)
         if changed:
             # A decision's group may change with its cluster's labels or claims, whether or not
             # anything else of the request reads them; without group selectors nothing reads them.
@@ -1624,13 +1633,7 @@ class OcmLive:
         else:  # nothing changed of a cluster (the writes coming back, `stale`): nothing relevant
             relevant = []
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
-            held = self._held_of(request) if relevant else frozenset()
-            scoped = bool(relevant) and self._reads_scope(key, request, changed)
-            flips = [
-                (new or old).name  # type: ignore[union-attr]
-                for old, new in relevant
-                if _verdicts(request, old, new, now, held, scoped)
-            ]
+            flips = self._flips(key, request, relevant, changed, now) if relevant else ()
             if flips:
                 if len(flips) == 1 and answer.whole:  # its answer moves by that cluster alone
                     self._flipped[key] = flips[0]
@@ -1684,7 +1687,9 @@ class OcmLive:
         if not changed:
             return []
         touched = self._touched_in(changed)
-        reads = self._facts_of(request)[0]
+        facts = self._facts_of(request)
+        reads, shapes = facts[0], facts[4]
+        asks = self._asked(now)
         out: list[tuple[Cluster | None, Cluster | None]] = []
         holds: Container[str] | None = None
         scoped: bool | None = None
@@ -1701,7 +1706,15 @@ class OcmLive:
                     continue
                 if held:
                     held = name in self._held_of(request)
-                if _taint_matters(request, old, new, now, held):  # type: ignore[arg-type]
+                # `_taint_matters`: its scope, eligibility and required terms the same on both
+                # sides, the verdict moves where they pass and the taints are tolerated on one
+                # side only (the required terms, the dearest rule, judged last).
+                if (
+                    in_scope(request, new)  # type: ignore[arg-type]
+                    and self._tolerated(request, old, now, held, asks, shapes)  # type: ignore[arg-type]
+                    != self._tolerated(request, new, now, held, asks, shapes)  # type: ignore[arg-type]
+                    and self._required(request, new, asks, shapes)  # type: ignore[arg-type]
+                ):
                     out.append((old, new))
                 continue
             if holds is None:  # made where first read
@@ -1709,8 +1722,36 @@ class OcmLive:
                 holds = found[1] if found is not None and found[0] is request else _Holds(self, request)
             if rescoped and scoped is None:
                 scoped = self._reads_scope(key, request, changed)
-            if matters(request, old, new, now, holds, True if scoped is None else scoped):
+            if self._matters(request, old, new, now, holds, True if scoped is None else scoped, asks, shapes):
                 out.append((old, new))
+        return out
+
+    def _flips(
+        self,
+        key: str,
+        request: PlacementRequest,
+        relevant: Sequence[tuple[Cluster | None, Cluster | None]],
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> list[str]:
+        """The PickAll's relevant changes whose verdict moved (`_verdicts`, each verdict asked of
+        `_feasible`: a cluster in the scope passes its filters where it admits the request)."""
+        held = self._held_of(request)
+        scoped = self._reads_scope(key, request, changed)
+        shapes, asks = self._facts_of(request)[4], self._asked(now)
+        scope = request.scope
+        out = []
+        for old, new in relevant:
+            name = (new or old).name  # type: ignore[union-attr]
+            holds = name in held
+            if self._feasible(request, old, now, holds, asks, shapes) != self._feasible(
+                request, new, now, holds, asks, shapes
+            ) or (
+                (scoped or holds)
+                and (old is not None and (scope is None or not old.traits.isdisjoint(scope)))
+                != (new is not None and (scope is None or not new.traits.isdisjoint(scope)))
+            ):
+                out.append(name)
         return out
 
     def _relevant_each(
@@ -1756,18 +1797,147 @@ class OcmLive:
         assert self._touched_of is not None
         return self._touched_of[2]
 
-    def _facts_of(self, request: PlacementRequest) -> tuple[frozenset[tuple[str, str]], int, bool, bool]:
+    def _facts_of(
+        self, request: PlacementRequest
+    ) -> tuple[frozenset[tuple[str, str]], int, bool, bool, tuple[_Shape, _Shape, _Shape]]:
         """What the checks read of the request itself, made once per request (kept by identity,
         as `_held_of`): what `matters` reads of a cluster (`_reads`), its Balance weight, whether
-        its margins are judged on totals (`_scored_alone` or `_sorted_alone`) and whether each
-        total is its own (`_scored_alone`)."""
+        its margins are judged on totals (`_scored_alone` or `_sorted_alone`), whether each
+        total is its own (`_scored_alone`), and the shapes of its tolerations, its required terms
+        and its score inputs (`_shape`: what `_feasible` and `_matters` ask once per shape)."""
         found = self._facts.get(id(request))
         if found is None or found[0] is not request:
             scored = _scored_alone(request)
             alone = scored or _sorted_alone(request)
             weight = _balance_weight(request)
-            found = self._facts[id(request)] = (request, (_reads(request), weight, alone, scored))
+            shapes = (
+                self._shape(("x", request.tolerations)),
+                self._shape(("r", request.required)),
+                self._shape(("s", request.preferences, request.spread)),
+            )
+            found = self._facts[id(request)] = (request, (_reads(request), weight, alone, scored, shapes))
         return found[1]
+
+    def _shape(self, value: tuple) -> _Shape:
+        """The one `_Shape` of a value (made once per request, kept while `_shapes` holds it)."""
+        shape = self._shapes.get(value)
+        if shape is None:
+            shape = self._shapes[value] = _Shape()
+        return shape
+
+    def _asked(self, now: datetime) -> dict[tuple, tuple[Any, ...]]:
+        """`_asks`, kept for one clock: its answers read `now` (a toleration with seconds)."""
+        if now is not self._asks_now:
+            if now != self._asks_now:
+                self._asks.clear()
+            self._asks_now = now
+        elif len(self._asks) > 1 << 16:  # many clusters asked of outside a take's checks
+            self._asks.clear()
+        return self._asks
+
+    def _feasible(
+        self,
+        request: PlacementRequest,
+        c: Cluster | None,
+        now: datetime,
+        held: bool,
+        asks: dict[tuple, tuple[Any, ...]],
+        shapes: tuple[_Shape, ...],
+    ) -> bool:
+        """`c is not None and in_scope(request, c) and admits(request, c, now, held=held)`, its two
+        dearest rules asked once per cluster and shape (`_tolerated`, `_required`; `asks` from
+        `_asked`, `shapes` from `_facts_of`): the rules are pure and all must pass, so the order
+        they are judged in moves nothing."""
+        if c is None or (request.scope is not None and c.traits.isdisjoint(request.scope)):
+            return False
+        if request.mode is SelectionMode.FIXED:
+            return c.name in request.cluster_names and takes_new(c)
+        return (
+            c.eligible
+            and not c.leaving  # `takes_new`
+            and self._tolerated(request, c, now, held, asks, shapes)
+            and self._required(request, c, asks, shapes)
+        )
+
+    def _tolerated(
+        self,
+        request: PlacementRequest,
+        c: Cluster,
+        now: datetime,
+        held: bool,
+        asks: dict[tuple, tuple[Any, ...]],
+        shapes: tuple[_Shape, ...],
+    ) -> bool:
+        """`untolerated(c, request.tolerations, now, held=held) is None`, asked once per event and
+        cluster of every request whose tolerations are equal: it reads the cluster's taints, the
+        tolerations, `now` and `held` alone, so a key of the tolerations' shape (`_shape`: equal
+        values, one shape), the cluster (by identity: a model is never changed, only replaced,
+        and the entry holds it, so its id names no other while kept) and `held` is enough, `now`
+        the same for every answer `asks` keeps (`_asked`)."""
+        if not c.taints:
+            return True
+        key = (shapes[0], id(c), held)
+        found = asks.get(key)
+        if found is None or found[0] is not c:
+            found = asks[key] = (c, untolerated(c, request.tolerations, now, held=held) is None)
+        return found[1]
+
+    def _required(
+        self,
+        request: PlacementRequest,
+        c: Cluster,
+        asks: dict[tuple, tuple[Any, ...]],
+        shapes: tuple[_Shape, ...],
+    ) -> bool:
+        """`matches_required(request, c)`, asked once per event and cluster of every request whose
+        required terms are equal: it reads the terms and the cluster alone (keyed as
+        `_tolerated`'s)."""
+        if not request.required:
+            return True
+        key = (shapes[1], id(c))
+        found = asks.get(key)
+        if found is None or found[0] is not c:
+            found = asks[key] = (c, matches_required(request, c))
+        return found[1]
+
+    def _matters(
+        self,
+        request: PlacementRequest,
+        before: Cluster | None,
+        after: Cluster | None,
+        now: datetime,
+        holds: Container[str],
+        scoped: bool,
+        asks: dict[tuple, tuple[Any, ...]],
+        shapes: tuple[_Shape, ...],
+    ) -> bool:
+        """`matters(request, before, after, now, holds, scoped)`, its verdicts asked of
+        `_feasible` (an admits of a cluster in the scope is its `_feasible`) and whether its score
+        inputs moved once per event and change of every request whose score inputs are equal
+        (`_score_inputs` reads the preferences, the spread and the cluster alone: keyed by their
+        shape and the two clusters, as `_tolerated`'s)."""
+        scope = request.scope
+        seen0 = before is not None and (scope is None or not before.traits.isdisjoint(scope))
+        seen1 = after is not None and (scope is None or not after.traits.isdisjoint(scope))
+        if not seen0 and not seen1:
+            return False
+        name = (after or before).name  # type: ignore[union-attr]
+        if seen0 != seen1:
+            if scoped or self._feasible(request, after if seen1 else before, now, False, asks, shapes):
+                return True
+            return name in holds
+        held = (_new_only(before) or _new_only(after)) and name in holds  # type: ignore[arg-type]
+        passes = self._feasible(request, before, now, held, asks, shapes)
+        if passes != self._feasible(request, after, now, held, asks, shapes):
+            return True
+        if not passes:
+            return False
+        key = (shapes[2], id(before), id(after))
+        found = asks.get(key)
+        if found is None or found[0] is not before or found[1] is not after:
+            moved = _score_inputs(request, before) != _score_inputs(request, after)  # type: ignore[arg-type]
+            found = asks[key] = (before, after, moved)
+        return found[2]
 
     def _run(
         self,
@@ -1827,6 +1997,7 @@ class OcmLive:
         self._orders.clear()
         self._held.clear()
         self._facts.clear()
+        self._asks.clear()
         self._touched_of = None
         self._in_trait.clear()
         self._trait_masks.clear()
@@ -1880,7 +2051,7 @@ class OcmLive:
         every pick still beats every such bound: nothing the sync reads can reorder it. Where
         the feasible set of a sorter may have changed (a cluster's verdict, its scope, its sorted
         property or a sorter's label match), the range it spans may have: solved."""
-        _, weight, _, alone = self._facts_of(request)
+        _, weight, _, alone, _ = self._facts_of(request)
         held = self._held_of(request)
         own = self.own.get(key, _NO_COUNTS)
         best = answer.best_out
@@ -1888,17 +2059,15 @@ class OcmLive:
             return False  # no feasible cluster left out then: a moved one must be new to the set
         static: dict[str, int] = {}  # a sorter's changed clusters: their inputs' change but Balance's
         exact: list[tuple[int, str]] = []  # its own totals: changed clusters left out, judged again
-        verdicts = (
-            [
-                [
-                    c is not None and in_scope(request, c) and admits(request, c, now, held=c.name in held)
-                    for c in (old, new)
-                ]
+        if relevant:  # each cluster's verdict (`_feasible`: asked once per event and shape)
+            shapes, asks = self._facts_of(request)[4], self._asked(now)
+            ask = self._feasible
+            verdicts = [
+                [ask(request, c, now, c is not None and c.name in held, asks, shapes) for c in (old, new)]
                 for old, new in relevant
             ]
-            if relevant
-            else ()
-        )
+        else:
+            verdicts = ()  # type: ignore[assignment]
         flips = sum(1 for before, after in verdicts if before != after) if relevant else 0
         entered: set[str] = set()  # a sorter's cluster newly feasible, its total judged exactly
         for (old, new), feasible in zip(relevant, verdicts, strict=True) if relevant else ():
@@ -3767,6 +3936,7 @@ class OcmLive:
         self._orders.clear()
         self._held.clear()
         self._facts.clear()
+        self._asks.clear()
         self._touched_of = None
         self._in_trait.clear()
         self._trait_masks.clear()
@@ -4579,6 +4749,15 @@ def _new_only(c: Cluster) -> bool:
     """Whether the cluster has a taint that binds new picks alone: the only rule that reads
     whether a request holds it (`first_untolerated` lets such a taint go for a held cluster)."""
     return bool(c.taints) and any(t.new_only for t in c.taints)
+
+
+class _Shape:
+    """One distinct value of a part of the requests (`OcmLive._shape`): every request whose part
+    is equal shares it, so an answer that reads that part alone (and the cluster) is asked once
+    per cluster (`OcmLive._feasible`). Hashed and compared by identity (a key holding it hashes
+    at once, not its value)."""
+
+    __slots__ = ()
 
 
 class _Holds:
