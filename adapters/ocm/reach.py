@@ -1686,22 +1686,28 @@ class OcmLive:
         taints alone is judged by the one rule it moves (`_taint_matters`)."""
         if not changed:
             return []
-        touched = self._touched_in(changed)
+        found = self._touched_of  # `_touched_in`'s, found once per event
+        if found is None or found[0] is not changed:
+            self._touched_in(changed)
+            found = self._touched_of
+        touched, taints = found[1], found[3]  # type: ignore[index]
         facts = self._facts_of(request)
-        reads, shapes = facts[0], facts[4]
-        asks = self._asked(now)
+        reads, shapes, scope = facts[0], facts[4], request.scope
+        asks = None
         out: list[tuple[Cluster | None, Cluster | None]] = []
         holds: Container[str] | None = None
         scoped: bool | None = None
         for name, (old, new) in changed.items():
-            moved, rescoped = touched[name]
+            moved, _ = touched[name]
             if moved is not None and moved.isdisjoint(reads):
                 continue
+            if asks is None:
+                asks = self._asked(now)
             if moved is _TAINTS_ONLY and request.mode is not SelectionMode.FIXED:
                 # The cluster's facts for every request, found once (`_taint_facts`): where it
                 # takes nothing new the verdict is no (`_taint_matters`); holding it reads only a
                 # taint that binds new picks alone.
-                held, takes = self._touched_of[3][name]  # type: ignore[index]
+                held, takes = taints[name]
                 if not takes:
                     continue
                 if held:
@@ -1710,19 +1716,37 @@ class OcmLive:
                 # sides, the verdict moves where they pass and the taints are tolerated on one
                 # side only (the required terms, the dearest rule, judged last).
                 if (
-                    in_scope(request, new)  # type: ignore[arg-type]
+                    (scope is None or not new.traits.isdisjoint(scope))  # type: ignore[union-attr]
                     and self._tolerated(request, old, now, held, asks, shapes)  # type: ignore[arg-type]
                     != self._tolerated(request, new, now, held, asks, shapes)  # type: ignore[arg-type]
                     and self._required(request, new, asks, shapes)  # type: ignore[arg-type]
                 ):
                     out.append((old, new))
                 continue
+            # `matters`, its verdicts asked of `_feasible` (an admits of a cluster in the scope is
+            # its `_feasible`), whether it reads scope-only moves asked only where one is read.
+            seen0 = old is not None and (scope is None or not old.traits.isdisjoint(scope))
+            seen1 = new is not None and (scope is None or not new.traits.isdisjoint(scope))
+            if not seen0 and not seen1:  # out of its scope on both sides (or absent on both)
+                continue
             if holds is None:  # made where first read
                 found = self._held.get(id(request))
                 holds = found[1] if found is not None and found[0] is request else _Holds(self, request)
-            if rescoped and scoped is None:
-                scoped = self._reads_scope(key, request, changed)
-            if self._matters(request, old, new, now, holds, True if scoped is None else scoped, asks, shapes):
+            if seen0 != seen1:  # its traits moved, or it came or went
+                if scoped is None:
+                    scoped = self._reads_scope(key, request, changed)
+                if (
+                    scoped
+                    or self._feasible(request, new if seen1 else old, now, False, asks, shapes)
+                    or name in holds
+                ):
+                    out.append((old, new))
+                continue
+            held = (_new_only(old) or _new_only(new)) and name in holds  # type: ignore[arg-type]
+            passes = self._feasible(request, old, now, held, asks, shapes)
+            if passes != self._feasible(request, new, now, held, asks, shapes) or (
+                passes and self._inputs_moved(request, old, new, asks, shapes)  # type: ignore[arg-type]
+            ):
                 out.append((old, new))
         return out
 
@@ -1900,42 +1924,22 @@ class OcmLive:
             found = asks[key] = (c, matches_required(request, c))
         return found[1]
 
-    def _matters(
+    def _inputs_moved(
         self,
         request: PlacementRequest,
-        before: Cluster | None,
-        after: Cluster | None,
-        now: datetime,
-        holds: Container[str],
-        scoped: bool,
+        before: Cluster,
+        after: Cluster,
         asks: dict[tuple, tuple[Any, ...]],
         shapes: tuple[_Shape, ...],
     ) -> bool:
-        """`matters(request, before, after, now, holds, scoped)`, its verdicts asked of
-        `_feasible` (an admits of a cluster in the scope is its `_feasible`) and whether its score
-        inputs moved once per event and change of every request whose score inputs are equal
-        (`_score_inputs` reads the preferences, the spread and the cluster alone: keyed by their
-        shape and the two clusters, as `_tolerated`'s)."""
-        scope = request.scope
-        seen0 = before is not None and (scope is None or not before.traits.isdisjoint(scope))
-        seen1 = after is not None and (scope is None or not after.traits.isdisjoint(scope))
-        if not seen0 and not seen1:
-            return False
-        name = (after or before).name  # type: ignore[union-attr]
-        if seen0 != seen1:
-            if scoped or self._feasible(request, after if seen1 else before, now, False, asks, shapes):
-                return True
-            return name in holds
-        held = (_new_only(before) or _new_only(after)) and name in holds  # type: ignore[arg-type]
-        passes = self._feasible(request, before, now, held, asks, shapes)
-        if passes != self._feasible(request, after, now, held, asks, shapes):
-            return True
-        if not passes:
-            return False
+        """`_score_inputs(request, before) != _score_inputs(request, after)`, asked once per event
+        and change of every request whose score inputs are equal: it reads the preferences, the
+        spread and the two clusters alone (keyed by their shape and the clusters, as
+        `_tolerated`'s)."""
         key = (shapes[2], id(before), id(after))
         found = asks.get(key)
         if found is None or found[0] is not before or found[1] is not after:
-            moved = _score_inputs(request, before) != _score_inputs(request, after)  # type: ignore[arg-type]
+            moved = _score_inputs(request, before) != _score_inputs(request, after)
             found = asks[key] = (before, after, moved)
         return found[2]
 
