@@ -1691,7 +1691,8 @@ class OcmLive:
             self._touched_in(changed)
             found = self._touched_of
         touched, taints = found[1], found[3]  # type: ignore[index]
-        facts = self._facts_of(request)
+        facts = self._facts.get(id(request))  # `_facts_of`'s, found as it finds them
+        facts = facts[1] if facts is not None and facts[0] is request else self._facts_of(request)
         reads, shapes, scope = facts[0], facts[4], request.scope
         asks = None
         out: list[tuple[Cluster | None, Cluster | None]] = []
@@ -1714,13 +1715,19 @@ class OcmLive:
                     held = name in self._held_of(request)
                 # `_taint_matters`: its scope, eligibility and required terms the same on both
                 # sides, the verdict moves where they pass and the taints are tolerated on one
-                # side only (the required terms, the dearest rule, judged last).
-                if (
-                    (scope is None or not new.traits.isdisjoint(scope))  # type: ignore[union-attr]
-                    and self._tolerated(request, old, now, held, asks, shapes)  # type: ignore[arg-type]
-                    != self._tolerated(request, new, now, held, asks, shapes)  # type: ignore[arg-type]
-                    and self._required(request, new, asks, shapes)  # type: ignore[arg-type]
-                ):
+                # side only (the required terms, the dearest rule, judged last). Past the scope
+                # it reads the tolerations, the required terms, `held`, the two clusters and
+                # `now` alone: asked once per change of every request where they are equal.
+                if scope is not None and new.traits.isdisjoint(scope):  # type: ignore[union-attr]
+                    continue
+                ask = (shapes[0], shapes[1], held, id(old), id(new))
+                kept = asks.get(ask)
+                if kept is None or kept[0] is not old or kept[1] is not new:
+                    tolerated = self._tolerated(request, old, now, held, asks, shapes)  # type: ignore[arg-type]
+                    moved = tolerated != self._tolerated(request, new, now, held, asks, shapes)  # type: ignore[arg-type]
+                    verdict = moved and self._required(request, new, asks, shapes)  # type: ignore[arg-type]
+                    kept = asks[ask] = (old, new, verdict)
+                if kept[2]:
                     out.append((old, new))
                 continue
             # `matters`, its verdicts asked of `_feasible` (an admits of a cluster in the scope is
