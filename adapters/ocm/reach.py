@@ -866,8 +866,7 @@ class OcmLive:
         self._numbered: dict[int, tuple[PlacementRequest, int]] = {}
         self._filter_numbers: dict[tuple, int] = {}
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
-        self._facts: dict[int, tuple[PlacementRequest, tuple[frozenset[tuple[str, str]], int, bool, bool]]]
-        self._facts = {}
+        self._facts: dict[int, tuple[PlacementRequest, tuple[Any, ...]]] = {}  # `_facts_of`'s
         self._weakest: dict[int, tuple[dict[str, int], tuple[str, int]]] = {}  # _stands_margins'
         # `_shape`'s: each distinct value of a part of the requests (their tolerations, their
         # required terms, their score inputs) and the one `_Shape` standing for it; and `_asked`'s
@@ -1724,8 +1723,8 @@ class OcmLive:
                 kept = asks.get(ask)
                 if kept is None or kept[0] is not old or kept[1] is not new:
                     tolerated = self._tolerated(request, old, now, held, asks, shapes)  # type: ignore[arg-type]
-                    moved = tolerated != self._tolerated(request, new, now, held, asks, shapes)  # type: ignore[arg-type]
-                    verdict = moved and self._required(request, new, asks, shapes)  # type: ignore[arg-type]
+                    differs = tolerated != self._tolerated(request, new, now, held, asks, shapes)  # type: ignore[arg-type]
+                    verdict = differs and self._required(request, new, asks, shapes)  # type: ignore[arg-type]
                     kept = asks[ask] = (old, new, verdict)
                 if kept[2]:
                     out.append((old, new))
