@@ -3675,6 +3675,75 @@ def test_a_taint_change_read_once_for_every_request_finds_what_each_change_judge
     assert asked["relevant"] > 10 and asked["held"] > 0, asked
 
 
+def test_the_verdicts_asked_once_per_shape_are_each_requests_own() -> None:
+    """The checks ask a changed cluster's taint rule, required terms and score inputs once per
+    event for every request whose tolerations, required terms or score inputs are equal
+    (`_shape`, `_asked`; `_feasible`, `_tolerated`, `_required`, `_inputs_moved`): on a
+    generated hub, for new-only, blocking and timed taints put on held and unheld clusters,
+    relabels, eligibility, and the clusters joining and leaving, every request's answers, asked
+    in one event of every request in turn, held and not, equal those asked alone (`in_scope`
+    and `admits`; `_relevant_each`; `_verdicts` for a PickAll), and a clock moved past a
+    toleration's seconds answers afresh. Fails where `_tolerated`'s key leaves out `held`, or
+    where `_asked` keeps its answers over a new clock."""
+    from model.selectors import Taint, Toleration, TolerationOperator
+    from solver.admits import admits, in_scope
+
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    later = now + timedelta(seconds=120)
+    hub = HubScheduler(generate("ocm", 60, 90, seed=3, now=now), now=now, options=SolveOptions(mode="greedy"))
+    live = hub._live["ocm"]
+    timed = Toleration("example.com/timed", TolerationOperator.EXISTS, seconds=60)
+    requests = [(k, r) for k, r in live.requests.items() if r is not None]
+    # Requests tolerating the timed taint for 60 s (several sharing those tolerations).
+    requests += [(k, replace(r, tolerations=(timed,))) for k, r in requests[::3]]
+    held_by: Counter[str] = Counter(c for own in live.own.values() for c, count in own.items() if count > 0)
+    names = [name for name, _ in held_by.most_common(4)] + [
+        c for c in sorted(live.pool.by_name()) if c not in held_by
+    ][:2]
+    taints = (
+        Taint("example.com/draining", effect="NoSelectIfNew", new_only=True),
+        Taint("example.com/blocked", effect="NoSelect"),
+        Taint("example.com/timed", effect="NoSelect", added=now),
+    )
+    other = live.pool.get(sorted(live.pool.by_name())[-1])
+    changes = []  # the same cluster objects asked at both clocks
+    for name in names:
+        c = live.pool.get(name)
+        variants = [replace(c, taints=(*c.taints, t)) for t in taints]
+        variants += [replace(c, labels=other.labels), replace(c, eligible=False)]
+        variants.append(replace(c, traits=frozenset()))
+        changes += [(name, c, v) for v in variants] + [(name, v, c) for v in variants]
+        changes += [(name, None, c), (name, c, None)]
+    asked: Counter[str] = Counter()
+    for at in (now, later):
+        asks = live._asked(at)
+        for name, old, new in changes:
+            changed = {name: (old, new)}
+            live._touched_of = None
+            for key, request in requests:
+                shapes = live._facts_of(request)[4]
+                for x in (old, new):
+                    wants = [
+                        x is not None and in_scope(request, x) and admits(request, x, at, held=h)
+                        for h in (True, False)
+                    ]
+                    for held, want in zip((True, False), wants, strict=True):  # held, then not
+                        assert live._feasible(request, x, at, held, asks, shapes) == want, (key, name)
+                    asked["held"] += wants[0] != wants[1]
+                    if at == now and x is not None and timed in request.tolerations:
+                        asked["timed"] += wants[1] and any(t.key == timed.key for t in x.taints)
+                out = live._relevant(key, request, changed, at)
+                assert out == live._relevant_each(key, request, changed, at), (key, name)
+                asked["relevant"] += bool(out)
+                if out and request.mode is reach_module.SelectionMode.ALL:
+                    holds, scoped = live._held_of(request), live._reads_scope(key, request, changed)
+                    want = [name] if reach_module._verdicts(request, old, new, at, holds, scoped) else []
+                    assert live._flips(key, request, out, changed, at) == want, (key, name)
+                    asked["flips"] += bool(want)
+    live._touched_of = None
+    assert min(asked.values()) > 0 and asked["relevant"] > 50, asked
+
+
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
 def test_a_strict_answer_held_by_its_ceiling_ranks_above_every_cluster_left_out(mode, monkeypatch) -> None:
     """Where the weakest pick's total is above the request's ceiling (`_ceiling`: the greatest

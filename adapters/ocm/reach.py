@@ -908,9 +908,14 @@ class OcmLive:
         self._numbered: dict[int, tuple[PlacementRequest, int]] = {}
         self._filter_numbers: dict[tuple, int] = {}
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
-        self._facts: dict[int, tuple[PlacementRequest, tuple[frozenset[tuple[str, str]], int, bool, bool]]]
-        self._facts = {}
+        self._facts: dict[int, tuple[PlacementRequest, tuple[Any, ...]]] = {}  # `_facts_of`'s
         self._weakest: dict[int, tuple[dict[str, int], tuple[str, int]]] = {}  # _stands_margins'
+        # `_shape`'s: each distinct value of a part of the requests (their tolerations, their
+        # required terms, their score inputs) and the one `_Shape` standing for it; and `_asked`'s
+        # answers of the clusters the checks ask of (the event's changes), per shape (`_feasible`).
+        self._shapes: dict[tuple, _Shape] = {}
+        self._asks: dict[tuple, tuple[Any, ...]] = {}
+        self._asks_now: datetime | None = None
         self._ceilings: dict[int, tuple[PlacementRequest, int, int]] = {}  # _ceiling's, per request
         # `_touched_in`'s: the event's changes, each one's touched keys and their union (None: a
         # cluster came or went), and per change of the taints alone what `_relevant` reads of the
@@ -1353,6 +1358,7 @@ class OcmLive:
         self._own_fresh = set()  # the Placements whose counts this take made afresh (`_owned`)
         self._own_flips = {}  # per Placement, the clusters this take put in or took out (`_owned`)
         self._ends_of.clear()  # the clusters' verdicts may move with the event
+        self._asks.clear()
         self._ends_walked.clear()
         self._feasible_of.clear()
         self._orders.clear()
@@ -1360,6 +1366,8 @@ class OcmLive:
             self._held.clear()
         if len(self._facts) > 2 * len(self.requests) + 64:  # the same
             self._facts.clear()
+        if len(self._shapes) > 2 * len(self.requests) + 64:  # values no request has any more
+            self._shapes.clear()
         if len(self._weakest) > 2 * len(self.requests) + 64:  # picks replaced since
             self._weakest.clear()
         if len(self._numbered) > 2 * len(self.requests) + 64:  # the same, with their numbers
@@ -1653,7 +1661,7 @@ class OcmLive:
         margins move to the hub as it now stands."""
         if answer.seen < self.floor:
             return False
-        reads, weight, alone, _ = self._facts_of(request)
+        reads, weight, alone, _, _ = self._facts_of(request)
         if changed:
             # A decision's group may change with its cluster's labels or claims, whether or not
             # anything else of the request reads them; without group selectors nothing reads them.
@@ -1671,13 +1679,7 @@ class OcmLive:
         else:  # nothing changed of a cluster (the writes coming back, `stale`): nothing relevant
             relevant = []
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
-            held = self._held_of(request) if relevant else frozenset()
-            scoped = bool(relevant) and self._reads_scope(key, request, changed)
-            flips = [
-                (new or old).name  # type: ignore[union-attr]
-                for old, new in relevant
-                if _verdicts(request, old, new, now, held, scoped)
-            ]
+            flips = self._flips(key, request, relevant, changed, now) if relevant else ()
             if flips:
                 if len(flips) == 1 and answer.whole:  # its answer moves by that cluster alone
                     self._flipped[key] = flips[0]
@@ -1730,34 +1732,103 @@ class OcmLive:
         taints alone is judged by the one rule it moves (`_taint_matters`)."""
         if not changed:
             return []
-        touched = self._touched_in(changed)
-        reads = self._facts_of(request)[0]
+        found = self._touched_of  # `_touched_in`'s, found once per event
+        if found is None or found[0] is not changed:
+            self._touched_in(changed)
+            found = self._touched_of
+        touched, taints = found[1], found[3]  # type: ignore[index]
+        facts = self._facts.get(id(request))  # `_facts_of`'s, found as it finds them
+        facts = facts[1] if facts is not None and facts[0] is request else self._facts_of(request)
+        reads, shapes, scope = facts[0], facts[4], request.scope
+        asks = None
         out: list[tuple[Cluster | None, Cluster | None]] = []
         holds: Container[str] | None = None
         scoped: bool | None = None
         for name, (old, new) in changed.items():
-            moved, rescoped = touched[name]
+            moved, _ = touched[name]
             if moved is not None and moved.isdisjoint(reads):
                 continue
+            if asks is None:
+                asks = self._asked(now)
             if moved is _TAINTS_ONLY and request.mode is not SelectionMode.FIXED:
                 # The cluster's facts for every request, found once (`_taint_facts`): where it
                 # takes nothing new the verdict is no (`_taint_matters`); holding it reads only a
                 # taint that binds new picks alone.
-                held, takes = self._touched_of[3][name]  # type: ignore[index]
+                held, takes = taints[name]
                 if not takes:
                     continue
                 if held:
                     held = name in self._held_of(request)
-                if _taint_matters(request, old, new, now, held):  # type: ignore[arg-type]
+                # `_taint_matters`: its scope, eligibility and required terms the same on both
+                # sides, the verdict moves where they pass and the taints are tolerated on one
+                # side only (the required terms, the dearest rule, judged last). Past the scope
+                # it reads the tolerations, the required terms, `held`, the two clusters and
+                # `now` alone: asked once per change of every request where they are equal.
+                if scope is not None and new.traits.isdisjoint(scope):  # type: ignore[union-attr]
+                    continue
+                ask = (shapes[0], shapes[1], held, id(old), id(new))
+                kept = asks.get(ask)
+                if kept is None or kept[0] is not old or kept[1] is not new:
+                    tolerated = self._tolerated(request, old, now, held, asks, shapes)  # type: ignore[arg-type]
+                    differs = tolerated != self._tolerated(request, new, now, held, asks, shapes)  # type: ignore[arg-type]
+                    verdict = differs and self._required(request, new, asks, shapes)  # type: ignore[arg-type]
+                    kept = asks[ask] = (old, new, verdict)
+                if kept[2]:
                     out.append((old, new))
+                continue
+            # `matters`, its verdicts asked of `_feasible` (an admits of a cluster in the scope is
+            # its `_feasible`), whether it reads scope-only moves asked only where one is read.
+            seen0 = old is not None and (scope is None or not old.traits.isdisjoint(scope))
+            seen1 = new is not None and (scope is None or not new.traits.isdisjoint(scope))
+            if not seen0 and not seen1:  # out of its scope on both sides (or absent on both)
                 continue
             if holds is None:  # made where first read
                 found = self._held.get(id(request))
                 holds = found[1] if found is not None and found[0] is request else _Holds(self, request)
-            if rescoped and scoped is None:
-                scoped = self._reads_scope(key, request, changed)
-            if matters(request, old, new, now, holds, True if scoped is None else scoped):
+            if seen0 != seen1:  # its traits moved, or it came or went
+                if scoped is None:
+                    scoped = self._reads_scope(key, request, changed)
+                if (
+                    scoped
+                    or self._feasible(request, new if seen1 else old, now, False, asks, shapes)
+                    or name in holds
+                ):
+                    out.append((old, new))
+                continue
+            held = (_new_only(old) or _new_only(new)) and name in holds  # type: ignore[arg-type]
+            passes = self._feasible(request, old, now, held, asks, shapes)
+            if passes != self._feasible(request, new, now, held, asks, shapes) or (
+                passes and self._inputs_moved(request, old, new, asks, shapes)  # type: ignore[arg-type]
+            ):
                 out.append((old, new))
+        return out
+
+    def _flips(
+        self,
+        key: str,
+        request: PlacementRequest,
+        relevant: Sequence[tuple[Cluster | None, Cluster | None]],
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> list[str]:
+        """The PickAll's relevant changes whose verdict moved (`_verdicts`, each verdict asked of
+        `_feasible`: a cluster in the scope passes its filters where it admits the request)."""
+        held = self._held_of(request)
+        scoped = self._reads_scope(key, request, changed)
+        shapes, asks = self._facts_of(request)[4], self._asked(now)
+        scope = request.scope
+        out = []
+        for old, new in relevant:
+            name = (new or old).name  # type: ignore[union-attr]
+            holds = name in held
+            if self._feasible(request, old, now, holds, asks, shapes) != self._feasible(
+                request, new, now, holds, asks, shapes
+            ) or (
+                (scoped or holds)
+                and (old is not None and (scope is None or not old.traits.isdisjoint(scope)))
+                != (new is not None and (scope is None or not new.traits.isdisjoint(scope)))
+            ):
+                out.append(name)
         return out
 
     def _relevant_each(
@@ -1803,18 +1874,127 @@ class OcmLive:
         assert self._touched_of is not None
         return self._touched_of[2]
 
-    def _facts_of(self, request: PlacementRequest) -> tuple[frozenset[tuple[str, str]], int, bool, bool]:
+    def _facts_of(
+        self, request: PlacementRequest
+    ) -> tuple[frozenset[tuple[str, str]], int, bool, bool, tuple[_Shape, _Shape, _Shape]]:
         """What the checks read of the request itself, made once per request (kept by identity,
         as `_held_of`): what `matters` reads of a cluster (`_reads`), its Balance weight, whether
-        its margins are judged on totals (`_scored_alone` or `_sorted_alone`) and whether each
-        total is its own (`_scored_alone`)."""
+        its margins are judged on totals (`_scored_alone` or `_sorted_alone`), whether each
+        total is its own (`_scored_alone`), and the shapes of its tolerations, its required terms
+        and its score inputs (`_shape`: what `_feasible` and `_matters` ask once per shape)."""
         found = self._facts.get(id(request))
         if found is None or found[0] is not request:
             scored = _scored_alone(request)
             alone = scored or _sorted_alone(request)
             weight = _balance_weight(request)
-            found = self._facts[id(request)] = (request, (_reads(request), weight, alone, scored))
+            shapes = (
+                self._shape(("x", request.tolerations)),
+                self._shape(("r", request.required)),
+                self._shape(("s", request.preferences, request.spread)),
+            )
+            found = self._facts[id(request)] = (request, (_reads(request), weight, alone, scored, shapes))
         return found[1]
+
+    def _shape(self, value: tuple) -> _Shape:
+        """The one `_Shape` of a value (made once per request, kept while `_shapes` holds it)."""
+        shape = self._shapes.get(value)
+        if shape is None:
+            shape = self._shapes[value] = _Shape()
+        return shape
+
+    def _asked(self, now: datetime) -> dict[tuple, tuple[Any, ...]]:
+        """`_asks`, kept for one clock: its answers read `now` (a toleration with seconds)."""
+        if now is not self._asks_now:
+            if now != self._asks_now:
+                self._asks.clear()
+            self._asks_now = now
+        elif len(self._asks) > 1 << 16:  # many clusters asked of outside a take's checks
+            self._asks.clear()
+        return self._asks
+
+    def _feasible(
+        self,
+        request: PlacementRequest,
+        c: Cluster | None,
+        now: datetime,
+        held: bool,
+        asks: dict[tuple, tuple[Any, ...]],
+        shapes: tuple[_Shape, ...],
+    ) -> bool:
+        """`c is not None and in_scope(request, c) and admits(request, c, now, held=held)`, its two
+        dearest rules asked once per cluster and shape (`_tolerated`, `_required`; `asks` from
+        `_asked`, `shapes` from `_facts_of`): the rules are pure and all must pass, so the order
+        they are judged in moves nothing."""
+        if c is None or (request.scope is not None and c.traits.isdisjoint(request.scope)):
+            return False
+        if request.mode is SelectionMode.FIXED:
+            return c.name in request.cluster_names and takes_new(c)
+        return (
+            c.eligible
+            and not c.leaving  # `takes_new`
+            and self._tolerated(request, c, now, held, asks, shapes)
+            and self._required(request, c, asks, shapes)
+        )
+
+    def _tolerated(
+        self,
+        request: PlacementRequest,
+        c: Cluster,
+        now: datetime,
+        held: bool,
+        asks: dict[tuple, tuple[Any, ...]],
+        shapes: tuple[_Shape, ...],
+    ) -> bool:
+        """`untolerated(c, request.tolerations, now, held=held) is None`, asked once per event and
+        cluster of every request whose tolerations are equal: it reads the cluster's taints, the
+        tolerations, `now` and `held` alone, so a key of the tolerations' shape (`_shape`: equal
+        values, one shape), the cluster (by identity: a model is never changed, only replaced,
+        and the entry holds it, so its id names no other while kept) and `held` is enough, `now`
+        the same for every answer `asks` keeps (`_asked`)."""
+        if not c.taints:
+            return True
+        key = (shapes[0], id(c), held)
+        found = asks.get(key)
+        if found is None or found[0] is not c:
+            found = asks[key] = (c, untolerated(c, request.tolerations, now, held=held) is None)
+        return found[1]
+
+    def _required(
+        self,
+        request: PlacementRequest,
+        c: Cluster,
+        asks: dict[tuple, tuple[Any, ...]],
+        shapes: tuple[_Shape, ...],
+    ) -> bool:
+        """`matches_required(request, c)`, asked once per event and cluster of every request whose
+        required terms are equal: it reads the terms and the cluster alone (keyed as
+        `_tolerated`'s)."""
+        if not request.required:
+            return True
+        key = (shapes[1], id(c))
+        found = asks.get(key)
+        if found is None or found[0] is not c:
+            found = asks[key] = (c, matches_required(request, c))
+        return found[1]
+
+    def _inputs_moved(
+        self,
+        request: PlacementRequest,
+        before: Cluster,
+        after: Cluster,
+        asks: dict[tuple, tuple[Any, ...]],
+        shapes: tuple[_Shape, ...],
+    ) -> bool:
+        """`_score_inputs(request, before) != _score_inputs(request, after)`, asked once per event
+        and change of every request whose score inputs are equal: it reads the preferences, the
+        spread and the two clusters alone (keyed by their shape and the clusters, as
+        `_tolerated`'s)."""
+        key = (shapes[2], id(before), id(after))
+        found = asks.get(key)
+        if found is None or found[0] is not before or found[1] is not after:
+            moved = _score_inputs(request, before) != _score_inputs(request, after)
+            found = asks[key] = (before, after, moved)
+        return found[2]
 
     def _run(
         self,
@@ -1875,6 +2055,7 @@ class OcmLive:
         self._orders.clear()
         self._held.clear()
         self._facts.clear()
+        self._asks.clear()
         self._touched_of = None
         self._in_trait.clear()
         self._trait_masks.clear()
@@ -1929,7 +2110,7 @@ class OcmLive:
         every pick still beats every such bound: nothing the sync reads can reorder it. Where
         the feasible set of a sorter may have changed (a cluster's verdict, its scope, its sorted
         property or a sorter's label match), the range it spans may have: solved."""
-        _, weight, _, alone = self._facts_of(request)
+        _, weight, _, alone, _ = self._facts_of(request)
         held = self._held_of(request)
         own = self.own.get(key, _NO_COUNTS)
         best = answer.best_out
@@ -1937,17 +2118,15 @@ class OcmLive:
             return False  # no feasible cluster left out then: a moved one must be new to the set
         static: dict[str, int] = {}  # a sorter's changed clusters: their inputs' change but Balance's
         exact: list[tuple[int, str]] = []  # its own totals: changed clusters left out, judged again
-        verdicts = (
-            [
-                [
-                    c is not None and in_scope(request, c) and admits(request, c, now, held=c.name in held)
-                    for c in (old, new)
-                ]
+        if relevant:  # each cluster's verdict (`_feasible`: asked once per event and shape)
+            shapes, asks = self._facts_of(request)[4], self._asked(now)
+            ask = self._feasible
+            verdicts = [
+                [ask(request, c, now, c is not None and c.name in held, asks, shapes) for c in (old, new)]
                 for old, new in relevant
             ]
-            if relevant
-            else ()
-        )
+        else:
+            verdicts = ()  # type: ignore[assignment]
         flips = sum(1 for before, after in verdicts if before != after) if relevant else 0
         entered: set[str] = set()  # a sorter's cluster newly feasible, its total judged exactly
         for (old, new), feasible in zip(relevant, verdicts, strict=True) if relevant else ():
@@ -3946,6 +4125,7 @@ class OcmLive:
         self._orders.clear()
         self._held.clear()
         self._facts.clear()
+        self._asks.clear()
         self._touched_of = None
         self._in_trait.clear()
         self._trait_masks.clear()
@@ -4834,6 +5014,15 @@ def _new_only(c: Cluster) -> bool:
     """Whether the cluster has a taint that binds new picks alone: the only rule that reads
     whether a request holds it (`first_untolerated` lets such a taint go for a held cluster)."""
     return bool(c.taints) and any(t.new_only for t in c.taints)
+
+
+class _Shape:
+    """One distinct value of a part of the requests (`OcmLive._shape`): every request whose part
+    is equal shares it, so an answer that reads that part alone (and the cluster) is asked once
+    per cluster (`OcmLive._feasible`). Hashed and compared by identity (a key holding it hashes
+    at once, not its value)."""
+
+    __slots__ = ()
 
 
 class _Holds:
