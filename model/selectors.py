@@ -41,6 +41,13 @@ class LabelRequirement:
     operator: LabelOperator
     values: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        # `matches` tells operators apart by identity, and equal requirements must match alike
+        # (the live checks share one verdict between equal ones): an operator given as its
+        # string ("In") is kept as its member, an unknown one refused.
+        if self.operator.__class__ is not LabelOperator:
+            object.__setattr__(self, "operator", LabelOperator(self.operator))
+
     def matches(self, labels: Mapping[str, str]) -> bool:
         if self.operator is LabelOperator.IN:
             return labels.get(self.key) in self.values
@@ -178,6 +185,10 @@ class Toleration:
     value: str = ""
     effect: str = ""
     seconds: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.operator.__class__ is not TolerationOperator:  # as LabelRequirement's: by identity
+            object.__setattr__(self, "operator", TolerationOperator(self.operator))
 
     def tolerates(self, taint: Taint, now: datetime | None = None) -> bool:
         if self.effect and self.effect != taint.effect:

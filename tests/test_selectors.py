@@ -262,3 +262,20 @@ def test_the_first_untolerated_taint_is_the_first_no_toleration_tolerates(
     kept = [t for t in taints if not (held and t.new_only)]
     first = next((t for t in kept if not any(x.tolerates(t) for x in tolerations)), None)
     assert first_untolerated(tuple(taints), tuple(tolerations), None, held=held) is first
+
+
+def test_an_operator_given_as_its_string_matches_as_its_member() -> None:
+    """Equal requirements and tolerations match alike (the live OCM checks share one verdict
+    between equal ones, and `matches`/`tolerates` tell operators apart by identity): an operator
+    given as its string is its member, an unknown one refused. Fails where the string is kept
+    (an "In" requirement then matches as DoesNotExist; an "Exists" toleration as Equal)."""
+    as_text = LabelRequirement("zone", "In", ("a",))  # type: ignore[arg-type]
+    member = LabelRequirement("zone", LabelOperator.IN, ("a",))
+    assert as_text == member and as_text.operator is LabelOperator.IN
+    assert as_text.matches({"zone": "a"}) and not as_text.matches({})
+    assert LabelRequirement("zone", "NotIn", ("a",)).matches({"zone": "b"})  # type: ignore[arg-type]
+    tolerated = Toleration(key="gpu", operator="Exists")  # type: ignore[arg-type]
+    assert tolerated.operator is TolerationOperator.EXISTS
+    assert tolerated.tolerates(Taint("gpu", "yes"), datetime(2026, 1, 1, tzinfo=UTC))
+    with pytest.raises(ValueError):
+        LabelRequirement("zone", "Near", ("a",))  # type: ignore[arg-type]
