@@ -5,7 +5,7 @@ The objects are equal to those made entry by entry, and so are the deltas."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -14,21 +14,14 @@ from adapters.generate.common import DEFAULT_NOW
 from adapters.generate.hubs import generate
 from adapters.live.hub import HubScheduler
 from adapters.ocm import emit as emit_module
-from bench.hub_soak import _World
 from solver import SolveOptions
+from tests.fixtures.live import world_deltas
 
 
 def _run(mode: str, events: int) -> tuple[HubScheduler, list[tuple[Any, ...]]]:
     now = datetime.fromisoformat(DEFAULT_NOW)
     hub = HubScheduler(generate("ocm", 80, 120, seed=0, now=now), now=now, options=SolveOptions(mode=mode))
-    world = _World("ocm", hub, 0)
-    out = []
-    for _ in range(events):
-        now += timedelta(seconds=15)
-        _, event, _ = world.next(now)
-        delta = hub.handle(event, now=now)
-        out.append((delta.apply, delta.delete, delta.requests))
-    return hub, out
+    return hub, [(d.apply, d.delete, d.requests) for _, d in world_deltas(hub, "ocm", 0, events, now)]
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])

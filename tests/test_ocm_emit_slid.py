@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import datetime
 from operator import is_
 from typing import Any
 
@@ -13,8 +13,8 @@ from adapters.generate.common import DEFAULT_NOW
 from adapters.generate.hubs import generate
 from adapters.live.hub import HubScheduler
 from adapters.ocm import reach as reach_module
-from bench.hub_soak import _World
 from solver import SolveOptions
+from tests.fixtures.live import world_deltas
 
 
 def _chunks(names: list[str], size: int) -> list[list[str]]:
@@ -73,14 +73,7 @@ def _stream(events: int) -> list[tuple[Any, ...]]:
     hub = HubScheduler(
         generate("ocm", 800, 30, seed=3, now=now), now=now, options=SolveOptions(mode="optimal")
     )
-    world = _World("ocm", hub, 3)
-    out = []
-    for _ in range(events):
-        now += timedelta(seconds=15)
-        _, event, _ = world.next(now)
-        delta = hub.handle(event, now=now)
-        out.append((delta.apply, delta.delete, delta.requests))
-    return out
+    return [(d.apply, d.delete, d.requests) for _, d in world_deltas(hub, "ocm", 3, events, now)]
 
 
 def test_emits_lists_read_off_those_made_before_are_the_deltas_of_each_name_looked_up(monkeypatch) -> None:
