@@ -5059,7 +5059,9 @@ def _taint_matters(request: PlacementRequest, old: Cluster, new: Cluster, now: d
     sides, it is in the scope on both or on neither, its required terms and eligibility pass on
     both or on neither, and its score inputs are the same: the verdict moves exactly where the
     cluster is in its scope, may take something new, passes its required terms and is tolerated
-    on one side only (the required terms, the dearest rule, judged last and once)."""
+    on one side only (the required terms, the dearest rule, judged last and once).
+    The rule as stated, for the module docstring and the tests: `OcmLive._relevant` asks it
+    through the event's memo (`_asked`), and the tests hold that to this."""
     return (
         in_scope(request, new)
         and takes_new(new)
@@ -5115,7 +5117,9 @@ def _verdicts(
     """Whether the cluster's verdict for the request changed (`holds`: what it holds), or its
     scope did where the Placement's sync may read that (`scoped`, as `matters` reads it: else a
     cluster failing the filters on both sides moves nothing a PickAll writes, its feasible set
-    and its status the same; one it holds is counted as before)."""
+    and its status the same; one it holds is counted as before). The rule as
+    stated, for the module docstring and the tests: `OcmLive._flips` asks it through the event's
+    memo (`_asked`), and the tests hold that to this."""
     held = (new or old).name in holds  # type: ignore[union-attr]
     seen = [c is not None and in_scope(request, c) for c in (old, new)]
     passes = [
