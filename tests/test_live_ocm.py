@@ -36,7 +36,7 @@ from solver.admits import refusals
 from solver.sat import Model
 from tests.fixtures import ocm
 from tests.fixtures.live import balance_held_fixed as _held_fixed
-from tests.fixtures.live import loads_in_clusters, world_events
+from tests.fixtures.live import count_admits_outside_walks, loads_in_clusters, world_events
 from tests.fixtures.live import ocm_decisions as _decisions
 
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
@@ -2384,20 +2384,6 @@ def test_a_sorters_threat_inside_its_range_passed_by_its_total_before_its_filter
     a bound as the caller reads it, the better of it and what it had), threats are passed by
     without their filters, and the deltas are those of the old path."""
     in_order, ends, asked = OcmLive._judged_in_order, OcmLive._sorter_ends, Counter()
-    original_admits = reach_module.admits
-
-    walk, walking = OcmLive._walk, []
-
-    def counted(request, c, now, *, held=False):
-        asked["admits"] += not walking  # (a walk is kept for the event: the first to ask pays it)
-        return original_admits(request, c, now, held=held)
-
-    def walked_ends(self, *args):
-        walking.append(1)
-        try:
-            return walk(self, *args)
-        finally:
-            walking.pop()
 
     def none(self, request, held, now):
         return []  # every threat judged by its filters, then `_within_range`
@@ -2440,8 +2426,7 @@ def test_a_sorters_threat_inside_its_range_passed_by_its_total_before_its_filter
         asked["found"] += out not in (None, False)
         return out
 
-    monkeypatch.setattr(reach_module, "admits", counted)
-    monkeypatch.setattr(OcmLive, "_walk", walked_ends)
+    count_admits_outside_walks(monkeypatch, asked)
     monkeypatch.setattr(OcmLive, "_judged_in_order", walked)
     asked = _same_deltas(monkeypatch, mode, "_sorter_ends", ends, none, asked)
     assert asked["passed"] > 5 and asked["inside"] > 5 and asked["found"] > 0, asked

@@ -18,7 +18,7 @@ from adapters.live.hub import HubScheduler
 from adapters.ocm import reach as reach_module
 from adapters.ocm.reach import OcmLive
 from solver import SolveOptions
-from tests.fixtures.live import world_events
+from tests.fixtures.live import count_admits_outside_walks, world_events
 
 
 def _run(mode: str, events: int, seed: int = 0) -> OcmLive:
@@ -67,20 +67,6 @@ def test_a_sorters_threats_asked_their_filters_by_total_judge_as_one_by_one(mode
     Fails where the threats whose total beats what was found are not sorted by total before
     their filters are asked (`inside.sort` left out: the first in name order that passes taken)."""
     judged, asked = OcmLive._judged_inside, Counter()
-    admits = reach_module.admits
-
-    walk, walking = OcmLive._walk, []
-
-    def counted(request, c, now, *, held=False):
-        asked["admits"] += not walking  # (a walk is kept for the event: the first to ask pays it)
-        return admits(request, c, now, held=held)
-
-    def walked(self, *args):
-        walking.append(1)
-        try:
-            return walk(self, *args)
-        finally:
-            walking.pop()
 
     def inside_of(c, ends, total_of):
         out = reach_module._inside_total(request_of[0], c, *context[0], ends)
@@ -108,8 +94,7 @@ def test_a_sorters_threats_asked_their_filters_by_total_judge_as_one_by_one(mode
         asked["calls"] += 1
         return out
 
-    monkeypatch.setattr(reach_module, "admits", counted)
-    monkeypatch.setattr(OcmLive, "_walk", walked)
+    count_admits_outside_walks(monkeypatch, asked)
     monkeypatch.setattr(reach_module, "_inside_of", inside_of)
     monkeypatch.setattr(OcmLive, "_judged_inside", checked)
     _run(mode, 60, seed=3)
