@@ -865,15 +865,20 @@ class _Responses:
 @dataclass(slots=True)
 class _Ask:
     """What a request's last ask depended on: the rows it holds or would take, and the value its
-    best response's worst pick had (None: any change may matter)."""
+    best response's worst pick had (None: any change may matter, and no row is kept)."""
 
     watch: np.ndarray
     worst: int | None
 
     @classmethod
     def of(cls, state: _Batch, i: int, scored: Prepared, answer: Solution) -> _Ask:
-        watch = _union(state.members[i], selected_rows(answer))
-        return cls(watch, _worst_pick(scored, state.table, answer))
+        """The ask's dependencies. Where its answer is no plain top N (`_worst_pick` None: a
+        request under spread, most of the asks that cost) no rows are watched: may_change then
+        answers True before it reads them, so their union would be made for nothing."""
+        worst = _worst_pick(scored, state.table, answer)
+        if worst is None:
+            return cls(_NONE, None)
+        return cls(_union(state.members[i], selected_rows(answer)), worst)
 
     def may_change(self, state: _Batch, i: int, rows: np.ndarray) -> bool:
         """Whether clusters whose counts changed can change what asking request i gives: one it
