@@ -90,13 +90,12 @@ class Model(cmh.CpBaseModel):
         if not isinstance(obj, cmh.LinearExpr) or not obj.is_integer():
             raise TypeError(f"not an integral objective: {type(obj).__name__!r}")
         flat = cmh.FlatIntExpr(obj)
-        for var in flat.vars:
-            objective.vars.append(var.index)
+        # In two extends, not an append a term (a search's stage objective has some hundred).
+        objective.vars.extend([var.index for var in flat.vars])
         if maximize:
             objective.scaling_factor = -1.0
             objective.offset = -flat.offset
-            for c in flat.coeffs:
-                objective.coeffs.append(-c)
+            objective.coeffs.extend([-c for c in flat.coeffs])
         else:
             objective.scaling_factor = 1.0
             objective.offset = flat.offset
