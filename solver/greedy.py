@@ -103,8 +103,8 @@ def solve_top_n(p: Prepared, table: ClusterTable, limit: int) -> Solution:
     picks, rest = ranked[:want], ranked[want:]
     return Solution(
         kept=list(p.kept),
-        picks=[int(r) for r in picks],
-        released=released_obsolete(p, table, picks),
+        picks=picks.tolist(),
+        released=_released(p, table, picks),
         unselected=_not_picked(p, table, rest[:limit], limit) if limit > 0 else [],
         satisfied=p.present + len(picks) >= p.request.count,
     )
@@ -117,6 +117,15 @@ def explain_top_n(p: Prepared, table: ClusterTable, picks: list[int], limit: int
         return []
     rest = without(p.candidates, picks)
     return _not_picked(p, table, best_rows(p, table, rest, limit)[:limit], limit)
+
+
+def _released(p: Prepared, table: ClusterTable, picks: np.ndarray) -> list[str]:
+    """released_obsolete(p, table, picks), its obsolete rows read among the held ones (`_marked`)."""
+    obsolete = _marked(p, p.obsolete)
+    if not obsolete:
+        return list(p.released)
+    chosen = set(picks.tolist())
+    return [table.names[r] for r in obsolete if r not in chosen] + list(p.released)
 
 
 def _not_picked(p: Prepared, table: ClusterTable, rest: np.ndarray, limit: int) -> list[Unselected]:

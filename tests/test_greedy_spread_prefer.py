@@ -41,12 +41,13 @@ def test_the_first_cycle_by_cells_picks_as_scoring_every_candidate(data) -> None
     scoring every candidate does, explained or not. Fails where `prefer` leaves the obsolete rows'
     keys as they are (`value = int(self.values[at])`, no `+ self.step`)."""
     n = data.draw(st.integers(2, 24))
-    clusters = [
-        cluster(f"c{i:02}", {"zone": data.draw(st.sampled_from("abc")), "rack": data.draw(st.sampled_from("xy"))})
-        for i in range(n)
-    ]
-    holds = data.draw(st.lists(st.sampled_from([c.name for c in clusters]), unique=True, min_size=1, max_size=4))
-    request = _request(data.draw(st.integers(2, n)), data.draw(st.integers(1, 2)), data.draw(st.booleans()), holds)
+    zones = data.draw(st.lists(st.sampled_from("abc"), min_size=n, max_size=n))
+    racks = data.draw(st.lists(st.sampled_from("xy"), min_size=n, max_size=n))
+    clusters = [cluster(f"c{i:02}", {"zone": zones[i], "rack": racks[i]}) for i in range(n)]
+    names = [c.name for c in clusters]
+    holds = data.draw(st.lists(st.sampled_from(names), unique=True, min_size=1, max_size=4))
+    count, skew, hard = data.draw(st.integers(2, n)), data.draw(st.integers(1, 2)), data.draw(st.booleans())
+    request = _request(count, skew, hard, holds)
     b = batch(clusters, request)
     table = ClusterTable(b)
     (p,) = prepare(b, table)
