@@ -314,7 +314,7 @@ class _Batch:
         before = self._limits() if self.scoring else None
         self.totals[old] -= 1
         self.totals[rows] += 1
-        self._busiest = None
+        self._busiest = None if self.scoring else self._moved_busiest(old, rows)
         self.members[i] = rows
         k = self.position.get(i)
         if k is not None:
@@ -346,6 +346,31 @@ class _Batch:
             self._rescore(sorted(affected))
         else:
             self._rescore_all()
+
+    def _moved_busiest(self, old: np.ndarray, rows: np.ndarray) -> tuple[int, np.ndarray | None] | None:
+        """most_seen_by's busiest count (and, where known, its rows) once a request has moved from
+        `old` to `rows` (the counts already moved), from what it was: only those rows changed,
+        each by one, so the greedy pass reads the fleet's counts once, not once a request. None
+        where the busiest rows may all have gone down (read again when next asked)."""
+        known = self._busiest
+        if known is None:
+            return None
+        most, busiest = known
+        before, after = set(old.tolist()), set(rows.tolist())
+        up, down = sorted(after - before), before - after
+        counts = self.totals[up].tolist() if up else []
+        top = [row for row, n in zip(up, counts, strict=True) if n > most]
+        if top:  # rows at the busiest count went up: they alone are above it
+            return most + 1, np.asarray(top, dtype=np.int64)
+        risen = [row for row, n in zip(up, counts, strict=True) if n == most]
+        if busiest is None:  # it stands where a row rose to it, or where none that went down was at it
+            if risen or not down or int(self.totals[sorted(down)].max()) + 1 < most:
+                return most, None
+            return None
+        left = [row for row in busiest.tolist() if row not in down]
+        if not left and not risen:
+            return None
+        return most, np.asarray(sorted(left + risen), dtype=np.int64)
 
     def mark(self, i: int) -> tuple:
         """What a move of coupled request i changes besides the counts and holders (which an undo
