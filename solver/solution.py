@@ -395,11 +395,6 @@ def _plain_choices(p: Prepared, table: ClusterTable, picks: list[int]) -> tuple[
     return known[2]
 
 
-# The picks from which `_row_choices` makes a scores array's choices per row (two arrays of every
-# row) rather than one by one (each a lookup in the shared store, about 1 us).
-_ROWS_FROM = 32
-
-
 def _row_choices(p: Prepared, table: ClusterTable, picks: list[int]) -> tuple[Choice, ...]:
     """The plain choices of `picks`, read off one array of the table's rows per scores array
     (held weakly): the requests of a batch sharing their scores (a join's all-clusters requests,
@@ -411,8 +406,6 @@ def _row_choices(p: Prepared, table: ClusterTable, picks: list[int]) -> tuple[Ch
     last = table.derived(("solution", "row choices"), lambda: [None])
     known = last[0]
     if known is None or known[0]() is not p.affinity:
-        if len(picks) < _ROWS_FROM:  # a few picks on scores of their own (Balance's): no array of every row
-            return tuple(_scored_choices(p, table, picks, {}, frozenset()))
         size = table.size
         known = last[0] = (
             weakref.ref(p.affinity),

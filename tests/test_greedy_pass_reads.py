@@ -1,12 +1,11 @@
 """What a greedy answer of a Balance-scored request reads (the OCM scheduler's greedy pass, one
 request at a time on scores of its own): the obsolete decisions among the rows it holds, not the
-fleet's, and the few picks' choices one by one, not through arrays of every row."""
+fleet's."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from solver import solution
 from solver.greedy import solve_greedy
 from solver.stickiness import released_obsolete
 from tests.fixtures.builders import batch, cluster, held, pick_n, prepared
@@ -26,17 +25,3 @@ def test_a_top_n_releases_its_obsolete_decisions_as_released_obsolete_does() -> 
     assert answer.released == released_obsolete(p, table, answer.picks)
     assert table.index["c3"] in answer.picks or table.index["c5"] in answer.picks
     assert len(answer.released) == 2  # one obsolete decision not picked again, and the gone one
-
-
-def test_a_few_picks_on_scores_of_their_own_make_no_array_of_every_row() -> None:
-    """Ten picks on scores no other request shares (Balance's): their choices are the ones the
-    shared store holds, made one by one, and no scores array's row choices are kept for them.
-    Fails where `_row_choices` makes its arrays whatever the picks (`_ROWS_FROM = 0`)."""
-    clusters = [cluster(f"c{i:03}") for i in range(300)]
-    b = batch(clusters, pick_n(10))
-    table, (p,) = prepared(b)
-    p = p.scored_as(np.arange(300, dtype=np.int64) % 7)
-    picks = list(range(10, 20))
-    choices = solution._plain_choices(p, table, picks)
-    assert choices == tuple(solution._scored_choices(p, table, picks, {}, frozenset()))
-    assert table.derived(("solution", "row choices"), lambda: [None]) == [None]
