@@ -202,8 +202,8 @@ class _Batch:
         self.value = 0  # sum of worth x scores, once scoring has begun
         self.scoring = False
         self.most_held = 0  # at least the most decisions any coupled request holds
-        # most_seen_by's busiest count and, once asked, its rows, while the counts do not move.
-        self._busiest: tuple[int, np.ndarray | None] | None = None
+        # most_seen_by's busiest count and how many clusters have it (carried through the moves).
+        self._busiest: tuple[int, int] | None = None
         # Every coupled request's picks side by side in fixed slots (-1: empty), so that rescoring
         # them all is one vectorised pass with no per-request Python.
         sizes = [
@@ -228,17 +228,15 @@ class _Batch:
         if not len(self.totals):
             return 0
         known = self._busiest
-        if known is None:  # the busiest count as the counts stand (greedy's pass asks it per request)
-            known = self._busiest = (int(self.totals.max()), None)
-        most = known[0]
+        if known is None:  # the busiest count as the counts stand, and how many clusters have it
+            most = int(self.totals.max())
+            known = self._busiest = (most, int(np.count_nonzero(self.totals == most)))
+        most, count = known
         held = self.members.get(i, _NONE)
-        if most == 0 or not len(held):
+        if most == 0 or count > len(held):
             return most
-        busiest = known[1]
-        if busiest is None:
-            busiest = np.flatnonzero(self.totals == most)
-            self._busiest = (most, busiest)
-        return most - 1 if len(busiest) <= len(held) and _among(busiest, held).all() else most
+        # It holds every busiest cluster where as many of its own (distinct) rows have that count.
+        return most - 1 if int(np.count_nonzero(self.totals[held] == most)) == count else most
 
     def bonus(self, i: int, rows: np.ndarray, ordered: bool = False) -> np.ndarray:
         """Request i's weighted balance scores on `rows` (`ordered`: sorted, each once), against
@@ -314,7 +312,7 @@ class _Batch:
         before = self._limits() if self.scoring else None
         self.totals[old] -= 1
         self.totals[rows] += 1
-        self._busiest = None
+        self._busiest = None if self.scoring else self._moved_busiest(old, rows)
         self.members[i] = rows
         k = self.position.get(i)
         if k is not None:
@@ -346,6 +344,26 @@ class _Batch:
             self._rescore(sorted(affected))
         else:
             self._rescore_all()
+
+    def _moved_busiest(self, old: np.ndarray, rows: np.ndarray) -> tuple[int, int] | None:
+        """most_seen_by's busiest count and how many clusters have it, once a request has moved
+        from `old` to `rows` (the counts already moved), from what they were: only those rows
+        changed, each by one, so the greedy pass reads the fleet's counts once, not once a
+        request. None where no cluster is left at the count (read again when next asked)."""
+        known = self._busiest
+        if known is None:
+            return None
+        most, count = known
+        before, after = set(old.tolist()), set(rows.tolist())
+        up, down = sorted(after - before), sorted(before - after)
+        risen = self.totals[up].tolist() if up else []
+        top = sum(1 for n in risen if n > most)
+        if top:  # clusters at the busiest count went up: they alone are above it
+            return most + 1, top
+        count += sum(1 for n in risen if n == most)
+        if down:
+            count -= sum(1 for n in self.totals[down].tolist() if n + 1 == most)
+        return (most, count) if count else None
 
     def mark(self, i: int) -> tuple:
         """What a move of coupled request i changes besides the counts and holders (which an undo

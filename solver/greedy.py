@@ -4,6 +4,7 @@ topology spread. It is the baseline of every comparison and the hint of every se
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 
 import numpy as np
 
@@ -102,8 +103,8 @@ def solve_top_n(p: Prepared, table: ClusterTable, limit: int) -> Solution:
     picks, rest = ranked[:want], ranked[want:]
     return Solution(
         kept=list(p.kept),
-        picks=[int(r) for r in picks],
-        released=released_obsolete(p, table, picks),
+        picks=picks.tolist(),
+        released=_released(p, table, picks),
         unselected=_not_picked(p, table, rest[:limit], limit) if limit > 0 else [],
         satisfied=p.present + len(picks) >= p.request.count,
     )
@@ -118,6 +119,15 @@ def explain_top_n(p: Prepared, table: ClusterTable, picks: list[int], limit: int
     return _not_picked(p, table, best_rows(p, table, rest, limit)[:limit], limit)
 
 
+def _released(p: Prepared, table: ClusterTable, picks: np.ndarray) -> list[str]:
+    """released_obsolete(p, table, picks), its obsolete rows read among the held ones (`_marked`)."""
+    obsolete = _marked(p, p.obsolete)
+    if not obsolete:
+        return list(p.released)
+    chosen = set(picks.tolist())
+    return [table.names[r] for r in obsolete if r not in chosen] + list(p.released)
+
+
 def _not_picked(p: Prepared, table: ClusterTable, rest: np.ndarray, limit: int) -> list[Unselected]:
     unselected = not_picked(p, table, rest.tolist(), [0] * len(rest))
     return unselected + explain_filtered(p, table, limit - len(unselected))
@@ -128,27 +138,35 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
     first cycle are released at once and lose their preference, as upstream does."""
     state = SpreadState(table, p.request.spread, list(p.kept))
     want = p.request.count - p.present
-    # Obsolete decisions preferred (the first cycle's): copied to be cleared after that cycle.
-    preferring = bool(p.sticky.any())
-    obsolete = p.sticky.copy() if preferring else p.sticky  # (never written while nothing is)
+    # Obsolete decisions preferred (the first cycle's), cleared after that cycle; found among the
+    # rows the request holds, where prepare named them, not over the fleet.
+    sticky_rows = _marked(p, p.sticky)
+    preferring = bool(sticky_rows)
+    obsolete = p.sticky
     picks: list[int] = []
     spread_scores: dict[int, int] = {}
-    first_cycle_obsolete = np.flatnonzero(p.obsolete).tolist()
+    first_cycle_obsolete = _marked(p, p.obsolete)
     unselected: list[Unselected] = []
     cells: _Cells | None = None
     while len(picks) < want:
         # The available rows: the candidates less the picks (made only where a cycle reads them).
-        # Every cycle but the last (which also explains) picks by cells, once nothing obsolete is
-        # preferred; a cycle that finds nothing falls through, to be explained. With nothing to
-        # explain (limit 0: explain_cycle reports nothing) the last one too, where cells are made.
-        if (len(picks) < want - 1 or (not limit and cells is not None)) and not preferring:
+        # Every cycle but the last (which also explains) picks by cells, the first one too where
+        # it prefers obsolete decisions (their keys raised for that pick: `_Cells.prefer`); a
+        # cycle that finds nothing falls through, to be explained. With nothing to explain
+        # (limit 0: explain_cycle reports nothing) the last one too, where cells are made.
+        if len(picks) < want - 1 or (not limit and cells is not None):
             cells = cells or _Cells(p, table, state, without(p.candidates, picks))
+            if preferring:
+                cells.prefer(p, sticky_rows)
             step = cells.pick(state)
             if step is not None:
                 chosen, score = step
                 spread_scores[chosen] = score
                 picks.append(chosen)
                 state.add(chosen)
+                if preferring:  # the first cycle released every obsolete decision it did not re-pick
+                    obsolete = np.zeros(len(p.sticky), dtype=bool)
+                    preferring = False
                 continue
         rows = without(p.candidates, picks)
         topo, violated = state.score(rows)
@@ -163,7 +181,7 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
             picks.append(chosen)
             state.add(chosen)
         if preferring:  # the first cycle released every obsolete decision it did not re-pick
-            obsolete[:] = False
+            obsolete = np.zeros(len(p.sticky), dtype=bool)
             preferring = False
         last = chosen is None or len(picks) == want
         if last:
@@ -187,13 +205,24 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
     )
 
 
+def _marked(p: Prepared, mask: np.ndarray) -> list[int]:
+    """The rows `mask` marks (p.obsolete or p.sticky: rows holding an obsolete decision, which
+    prepare sets only among the rows the request's decisions name), read among those rows where
+    prepare found them (Prepared.held), not over the fleet; sorted, as np.flatnonzero gives them."""
+    held = p.held
+    if held is None:
+        return np.flatnonzero(mask).tolist()
+    return held[mask[held]].tolist()
+
+
 class _Cells:
     """Available candidates grouped in cells (alike in every spread dimension, so alike in score).
-    With nothing obsolete preferred, a cycle's pick is the best head among the cells of the best
-    score, a cell's head its best candidate by affinity, then name: what scoring and sorting every
-    candidate would pick, at a cost per cell, not per candidate. Nothing is sorted: each cell's
-    head is its greatest pick key (unique per row), found again in that cell alone once taken (a
-    request takes a few of thousands)."""
+    A cycle's pick is the best head among the cells of the best score, a cell's head its best
+    candidate by affinity, then name: what scoring and sorting every candidate would pick, at a
+    cost per cell, not per candidate. Nothing is sorted: each cell's head is its greatest pick key
+    (unique per row), found again in that cell alone once taken (a request takes a few of
+    thousands). Where a cycle prefers obsolete decisions (the first one), `prefer` raises their
+    keys for that pick alone."""
 
     def __init__(self, p: Prepared, table: ClusterTable, state: SpreadState, rows: np.ndarray) -> None:
         cell = np.zeros(len(rows), dtype=np.int64)
@@ -218,17 +247,37 @@ class _Cells:
         self.heads, self.head_values = heads.tolist(), best.tolist()
         self.slots = list(zip(*(d.slots[rows[heads]].tolist() for d in state.dimensions), strict=True))
         self.rows, self.values = rows, values
+        self.step = max(table.size, 1)  # what holding an obsolete decision adds to a pick key
+        self.preferred: tuple[list[int], list[int]] | None = None  # `prefer`'s heads, next pick only
+
+    def prefer(self, p: Prepared, sticky: list[int]) -> None:
+        """For the next pick alone: the rows of obsolete decisions (`sticky`, p.sticky's rows)
+        preferred, as pick_key orders them with sticky 1 (their key plus `step`): each cell's head
+        is then the greater of its head and its preferred rows."""
+        heads, values = list(self.heads), list(self.head_values)
+        if sticky:
+            for at in np.flatnonzero(p.sticky[self.rows]).tolist():
+                if self.values[at] == _TAKEN:
+                    continue
+                value, cell = int(self.values[at]) + self.step, bisect_right(self.ends, at)
+                if value > values[cell]:
+                    heads[cell], values[cell] = at, value
+        self.preferred = (heads, values)
 
     def pick(self, state: SpreadState) -> tuple[int, int] | None:
         """The cycle's pick and its topology score, taken from its cell; None when no available
         candidate violates no hard constraint."""
-        found = state.best_cell(self.slots, self.left, self.head_values)
+        preferred, self.preferred = self.preferred, None
+        heads, values = preferred if preferred is not None else (self.heads, self.head_values)
+        found = state.best_cell(self.slots, self.left, values)
         if found is None:
             return None
         chosen, score = found
-        head = self.heads[chosen]
+        head = heads[chosen]
         self.left[chosen] -= 1
-        if self.left[chosen]:  # the cell's next head: its greatest key left
+        if head != self.heads[chosen]:  # a preferred row, not its cell's head: taken, the head stays
+            self.values[head] = _TAKEN
+        elif self.left[chosen]:  # the cell's next head: its greatest key left
             start, end = self.starts[chosen], self.ends[chosen]
             self.values[head] = _TAKEN
             at = start + int(np.argmax(self.values[start:end]))
