@@ -5192,3 +5192,25 @@ def test_every_placement_a_take_holds_syncs_alone_to_it_on_the_hub_as_the_take_f
             checked += len(synced.requests)
         found.clear()
     assert checked > 500, checked
+
+
+def test_a_takes_decisions_counted_once_read_are_counted_as_each_was_read(monkeypatch) -> None:
+    """After each of 40 generated events, the model whose take counts its decisions' moves once
+    it has read them all (`_recount_all` over `_recounts`: a join's or leave's writes coming back
+    move a cluster out of one of a Placement's decisions and into the next) is the model that
+    counts each decision as it reads it (`_recounts` None: `_put_decision` counts at once): the
+    same counts, clusters by count, own counts, answers, requests, count log and decisions. Fails
+    where `_recount_all` reads every count before the first move (a cluster moved by two
+    decisions of a take logged twice at its count before the take)."""
+    once = _model_after_each_event(40)
+    put = OcmLive._put_decision
+
+    def as_read(self, *args: Any, **kw: Any) -> None:
+        pending, self._recounts = self._recounts, None
+        try:
+            put(self, *args, **kw)
+        finally:
+            self._recounts = pending
+
+    monkeypatch.setattr(OcmLive, "_put_decision", as_read)
+    assert once == _model_after_each_event(40)

@@ -980,6 +980,9 @@ class OcmLive:
         self._epochs = 0
         self.seq = 0
         self._recounted: set[str] = set()
+        # The decisions' moves a take read, counted at the end of its reading (`_recount_all`);
+        # None outside it (counted as read).
+        self._recounts: list[Mapping[str, int]] | None = None
         self._own_fresh: set[str] = set()
         self._own_flips: dict[str, dict[str, int]] = {}
         for m in manifests:
@@ -1096,21 +1099,31 @@ class OcmLive:
         sync rewriting hundreds of the same clusters touches none of them); the clusters whose
         count moved are noted for the event (`_recounted`). The moves are one diff of the two
         lists' counts, taken in at once (`_owned`, `_recount`): a note in the journal per map,
-        not per cluster."""
+        not per cluster; within a take's reading, the counts are moved once for all its
+        decisions when they are read (`_recounts`, `_recount_all`). A decision written again for
+        the Placement that owned it (its own writes coming back) is replaced in place: its
+        Placement's set of decision keys (`decided_by`) would have it taken out and put back,
+        which leaves it as it is (nothing reads those sets' order: `_taken` sorts them, and
+        `decision_objects` is read by key alone)."""
         j = self.journal
-        old = j.pop(self.decision_objects, key)
-        was = old[0] if old is not None else None
-        if old is not None:
-            decided = self.decided_by[was]
-            j.discard(decided, key)
-            if not decided:
-                j.pop(self.decided_by, was)
         placement, names = None, None
         if m is not None:
             owner, names = checked if checked is not None else _decision_names(m)
             placement = f"{owner[0]}/{owner[1]}"
+        old = self.decision_objects.get(key)
+        was = old[0] if old is not None else None
+        if was is not None and was == placement:  # written again for the same Placement
             j.set(self.decision_objects, key, (placement, names, m))
-            j.add(self._inner(self.decided_by, placement, set), key)
+        else:
+            if old is not None:
+                j.pop(self.decision_objects, key)
+                decided = self.decided_by[was]
+                j.discard(decided, key)
+                if not decided:
+                    j.pop(self.decided_by, was)
+            if placement is not None:
+                j.set(self.decision_objects, key, (placement, names, m))
+                j.add(self._inner(self.decided_by, placement, set), key)
         listed = old[1] if old is not None else []
         moved = _moved(listed, names or [])
         if was is not None and placement is not None and was != placement:  # moved to another
@@ -1118,7 +1131,11 @@ class OcmLive:
             self._owned(placement, Counter(names))
         elif was is not None or placement is not None:
             self._owned(was if was is not None else placement, moved)  # type: ignore[arg-type]
-        self._recount(moved)
+        if self._recounts is not None:  # within take's reading: counted once after it
+            if moved:
+                self._recounts.append(moved)
+        else:
+            self._recount(moved)
 
     def _owned(self, placement: str, moved: Mapping[str, int]) -> None:
         """The Placement's decisions per cluster moved by `moved` (none kept at 0; the Placement
@@ -1162,37 +1179,55 @@ class OcmLive:
         """Each cluster's count moved by its (nonzero) delta, at once: the count log written
         (each cluster's count before, `_log`), the counts and the clusters by count moved, one
         note in the journal for each; the clusters noted for the event (`_recounted`)."""
-        if not moved:
-            return
-        j, counts, by_count = self.journal, self.counts, self.by_count
-        names = list(moved)
-        before = list(map(counts.get, names, repeat(0)))
-        self._log(names, before)
+        if moved:
+            self._recount_all([moved])
+
+    def _recount_all(self, moves: Sequence[Mapping[str, int]]) -> None:
+        """`_recount` of each of `moves` in turn (a take's decisions read, in the order read), in
+        one pass: the same log entries in the same order (each cluster's count before its own
+        move, read as the moves before it left it; `_log` cuts by the log's length alone, so in
+        one call as in many), the same counts, clusters by count and `_uncounted` after each
+        step, and the same clusters noted, with one note per map in the journal for the whole
+        take (`keep` takes every count before the first move, which is what putting them back
+        puts, each listed name in turn). Nothing reads the counts, the log or the pool while
+        a take reads its changes (the pool moves in `_settle_model`, after), so counting them
+        at its end is counting them as read. A join's or leave's writes coming back are ~100
+        decisions of a move or two each: one `_recount` each was a log part, a keep, a
+        journal note and a set update each."""
+        j, counts, by_count, pool = self.journal, self.counts, self.by_count, self.pool
+        names: list[str] = []
+        for moved in moves:
+            names += moved
         j.keep(counts, names)
+        before = []
         steps = []  # each move's (cluster, count before, after, its old set let go, its new set made)
-        for c, old in zip(names, before, strict=True):
-            new = old + moved[c]
-            popped = None
-            if old:
-                held = by_count[old]
-                held.discard(c)
-                if not held:
-                    popped = by_count.pop(old)
-            made = False
-            if not old and new and c not in self.pool:  # counted now, not held (`_uncounted`)
-                j.add(self._uncounted, c)
-            elif old and not new:
-                j.discard(self._uncounted, c)
-            if new:
-                counts[c] = new
-                held = by_count.get(new)
-                if held is None:
-                    held = by_count[new] = set()
-                    made = True
-                held.add(c)
-            else:
-                del counts[c]
-            steps.append((c, old, new, popped, made))
+        for moved in moves:
+            for c, delta in moved.items():
+                old = counts.get(c, 0)
+                before.append(old)
+                new = old + delta
+                popped = None
+                if old:
+                    held = by_count[old]
+                    held.discard(c)
+                    if not held:
+                        popped = by_count.pop(old)
+                made = False
+                if not old and new and c not in pool:  # counted now, not held (`_uncounted`)
+                    j.add(self._uncounted, c)
+                elif old and not new:
+                    j.discard(self._uncounted, c)
+                if new:
+                    counts[c] = new
+                    held = by_count.get(new)
+                    if held is None:
+                        held = by_count[new] = set()
+                        made = True
+                    held.add(c)
+                else:
+                    del counts[c]
+                steps.append((c, old, new, popped, made))
+        self._log(names, before)
         if j.recording:
             j.note(partial(self._uncount, steps))
         self._recounted.update(names)
@@ -1379,6 +1414,7 @@ class OcmLive:
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
         scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
+        self._recounts = recounts = []  # the decisions' moves, counted once read (`_recount_all`)
         for (before, after), read in zip(changes, checked, strict=True):
             obj = after if after is not None else before
             assert obj is not None
@@ -1395,6 +1431,9 @@ class OcmLive:
                     scored.add(cluster)
             self._read(kind, before, after, now, checked=read)
             enqueued |= self._enqueued_after(kind, before, after)
+        self._recounts = None
+        if recounts:
+            self._recount_all(recounts)
         for key in self.timers.due(now):
             kind, _, name = key.partition(":")
             if kind == "score" and name in self.clusters:
