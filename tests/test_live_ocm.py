@@ -5214,3 +5214,81 @@ def test_a_takes_decisions_counted_once_read_are_counted_as_each_was_read(monkey
 
     monkeypatch.setattr(OcmLive, "_put_decision", as_read)
     assert once == _model_after_each_event(40)
+
+
+def test_a_placements_own_status_coming_back_keeps_its_policy_read(monkeypatch) -> None:
+    """Over 60 generated events (Placements created, respecified, deleted, and every sync's
+    status written back), each policy `_placement_policy` reads with the scheduler's entries
+    (`_Entries.policies`: a spec read before, the very object, not read again) is the one a
+    fresh reading gives, most of them read so, and the deltas are those of reading every spec.
+    Fails where the policy kept is given without the spec being the very one read (a
+    respecified Placement read as its old spec)."""
+    original = reach_module._placement_policy
+    asked = Counter()
+
+    def checked(m, own=None):
+        kept = own.policies.get(f"{m.namespace}/{m.name}") if own is not None else None
+        got = original(m, own)
+        assert got == original(m)
+        asked["kept" if kept is not None and kept[0] is m.obj.get("spec") else "read"] += 1
+        return got
+
+    monkeypatch.setattr(reach_module, "_placement_policy", checked)
+    fast = _deltas("optimal", 0, 60)
+    assert asked["kept"] > 30 and asked["read"] > 0, asked
+    monkeypatch.setattr(reach_module, "_placement_policy", lambda m, own=None: original(m))
+    assert fast == _deltas("optimal", 0, 60)
+
+
+def test_a_decisions_labels_read_before_are_known_by_identity(monkeypatch) -> None:
+    """emit gives a PlacementDecision it rewrites the labels of the stored one it replaces where
+    they are equal (`_labels_again`), the same map, which `_decision_names` read when that one
+    came in (`_Entries.labels`): over 60 generated events most decisions coming back are known
+    so, each read as a fresh reading reads it, and the deltas are those of reading every
+    decision's labels. Labels that differ are the ones given, and labels refused are refused
+    every time. Fails where `_labels_again` gives the stored labels without comparing them (a
+    decision moved to another group keeping its old group's labels)."""
+    from adapters.errors import InputError
+    from adapters.kube.manifests import Manifest
+    from adapters.ocm import emit as emit_module
+    from adapters.ocm import names as ocm_names
+
+    original = reach_module._decision_names
+    asked = Counter()
+
+    def checked(m, own=None):
+        raw = m.obj["metadata"].get("labels")
+        kept = own.labels.get(id(raw)) if own is not None else None
+        got = original(m, own)
+        assert got == original(m)
+        if own is not None:  # a take's (the model's first reading knows none)
+            asked["known" if kept is not None and kept[0] is raw else "read"] += 1
+        return got
+
+    monkeypatch.setattr(reach_module, "_decision_names", checked)
+    fast = _deltas("optimal", 0, 60)
+    assert asked["known"] > 100 and asked["known"] > asked["read"], asked
+    monkeypatch.setattr(emit_module, "_labels_again", lambda stored, labels: labels)
+    monkeypatch.setattr(reach_module, "_decision_names", lambda m, own=None: original(m))
+    assert fast == _deltas("optimal", 0, 60)
+    monkeypatch.undo()
+
+    entries = reach_module._Entries()
+    labels = {
+        ocm_names.PLACEMENT_LABEL: "p",
+        ocm_names.GROUP_NAME_LABEL: "",
+        ocm_names.GROUP_INDEX_LABEL: "0",
+    }
+    metadata = {"name": "p-decision-1", "namespace": ocm.NS, "labels": labels}
+    obj = {"kind": "PlacementDecision", "metadata": metadata, "status": {"decisions": entries.listed(["c1"])}}
+    assert emit_module._labels_again(obj, dict(labels)) is labels
+    other = {**labels, ocm_names.GROUP_INDEX_LABEL: "1"}
+    assert emit_module._labels_again(obj, other) is other
+    assert emit_module._labels_again(None, other) is other
+    m = Manifest(obj, "<test>", 1)
+    assert reach_module._decision_names(m, entries) == ((ocm.NS, "p"), ["c1"])
+    assert entries.labels[id(labels)] == (labels, "p")
+    bad = {**obj, "metadata": {**metadata, "labels": {ocm_names.PLACEMENT_LABEL: "q" * 64}}}
+    for _ in range(2):
+        with pytest.raises(InputError, match="no more than 63 characters"):
+            reach_module._decision_names(Manifest(bad, "<test>", 1), entries)

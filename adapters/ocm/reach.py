@@ -345,6 +345,14 @@ class _Entries(dict):
         # names and its picks, the one made of the other), read by `names`.
         self.given: Mapping[str, tuple[tuple[str, ...], tuple[Choice, ...]]] = {}
         self.made = _MadeObjects()  # emit's PlacementDecisions made, by namespace and name
+        # What `_check` read of objects coming back (the scheduler's own writes share these with
+        # what it read before: emit copies a Placement's spec by reference, `_decisions` gives a
+        # decision the labels of the stored one it replaces, where equal): per Placement key, the spec
+        # read and its policy (`_placement_policy`); by id, a decision's labels read (each held
+        # with its id) and their Placement label (`_decision_names`). Stored objects are never
+        # changed in place, so the same object reads the same.
+        self.policies: dict[str, tuple[Any, Policy]] = {}
+        self.labels: dict[int, tuple[dict[str, Any], str]] = {}
 
     def __missing__(self, name: str) -> dict[str, Any]:
         entry = self[name] = _decision_entry(name)
@@ -405,6 +413,7 @@ def _slid(
 
 
 _LISTS_KEPT = 8192  # `_Entries.lists`: more than a cluster event's writes (a join's: 1,000-2,300)
+_READS_KEPT = 16384  # `_Entries.policies` and `_Entries.labels`: let go whole past this many
 
 
 class _MadeObjects(dict):
@@ -1072,7 +1081,7 @@ class OcmLive:
                 j.pop(self.misjudged, key)
             else:
                 j.set(self.placements, key, m)
-                policy = checked[0] if checked is not None else _placement_policy(m)
+                policy = checked[0] if checked is not None else _placement_policy(m, self._entries)
                 if policy is not None:
                     j.set(self.policies, key, policy)
                     j.set(self.by_namespace[namespace], key, policy)
@@ -1108,7 +1117,7 @@ class OcmLive:
         j = self.journal
         placement, names = None, None
         if m is not None:
-            owner, names = checked if checked is not None else _decision_names(m)
+            owner, names = checked if checked is not None else _decision_names(m, self._entries)
             placement = f"{owner[0]}/{owner[1]}"
         old = self.decision_objects.get(key)
         was = old[0] if old is not None else None
@@ -5232,7 +5241,7 @@ def _check(obj: Obj, own: _Entries | None = None) -> Any:
     elif kind == n.DECISION:
         return _decision_names(m, own)
     elif kind == n.PLACEMENT:
-        return (_placement_policy(m),)
+        return (_placement_policy(m, own),)
     elif kind == n.SET_BINDING:
         read_bindings([m], {})
     return None
@@ -5243,13 +5252,25 @@ def _decision_names(m: Manifest, own: _Entries | None = None) -> tuple[tuple[str
     them: where every entry is one the scheduler wrote (`_own_names`: its own decisions coming
     back), or else every one is plainly well formed (`_plain_names`), read at once; else by
     load's reading, which refuses what it refuses with its message. (The labels are read as
-    load reads them in every case.)"""
+    load reads them in every case: a labels map read before, the very object (`own.labels`, by
+    id, each held: no other has its id while kept), is not read again, for an object never
+    changed in place reads as it read: emit gives each decision it rewrites the labels of the
+    stored one it replaces where equal, so its own writes coming back hold labels read when
+    that one came in.)"""
     names = _own_names(m.obj, own) if own is not None else None
     if names is None:
         names = _plain_names(m.obj)
     if names is not None:
-        labels = Fields(m).labels(m.obj["metadata"].get("labels"), "metadata.labels")
-        return (m.namespace, labels.get(n.PLACEMENT_LABEL, "")), names
+        raw = m.obj["metadata"].get("labels")
+        kept = own.labels.get(id(raw)) if own is not None else None
+        if kept is not None and kept[0] is raw:
+            return (m.namespace, kept[1]), names
+        label = Fields(m).labels(raw, "metadata.labels").get(n.PLACEMENT_LABEL, "")
+        if own is not None and type(raw) is dict:
+            if len(own.labels) >= _READS_KEPT:
+                own.labels.clear()
+            own.labels[id(raw)] = (raw, label)
+        return (m.namespace, label), names
     ((owner, items),) = _decisions([m]).items()
     return owner, items[0][1]
 
@@ -5297,9 +5318,14 @@ def _plain_names(obj: Obj) -> list[str] | None:
     return names
 
 
-def _placement_policy(m: Manifest) -> Policy | None:
+def _placement_policy(m: Manifest, own: _Entries | None = None) -> Policy | None:
     """The Placement's policy as load reads it (refused as load refuses it); None where upstream
-    leaves it alone (disabled, being deleted)."""
+    leaves it alone (disabled, being deleted). `own.policies`: the spec last read for this
+    Placement and its policy (read_policy reads the spec alone, its Fields only naming what it
+    refuses): where the spec is that very object, the policy read then, not read again (a stored
+    object is never changed in place; the scheduler's own status writes coming back carry the
+    spec they were made from, emit copying it by reference). The rest (the metadata, the status
+    emit wrote) is read as before."""
     f = Fields(m)
     if not m.namespace:
         raise f.fail("a Placement is namespaced", "metadata.namespace")
@@ -5310,4 +5336,15 @@ def _placement_policy(m: Manifest) -> Policy | None:
     if metadata.get("deletionTimestamp") is not None or annotations.get(n.DISABLE_ANNOTATION) == "true":
         return None
     _check_status(f, f.mapping(m.obj.get("status"), "status"))
-    return read_policy(f, m.obj.get("spec"))
+    spec = m.obj.get("spec")
+    if own is None:
+        return read_policy(f, spec)
+    key = f"{m.namespace}/{m.name}"
+    kept = own.policies.get(key)
+    if kept is not None and kept[0] is spec:
+        return kept[1]
+    policy = read_policy(f, spec)
+    if len(own.policies) >= _READS_KEPT:
+        own.policies.clear()
+    own.policies[key] = (spec, policy)
+    return policy
