@@ -5292,3 +5292,39 @@ def test_a_decisions_labels_read_before_are_known_by_identity(monkeypatch) -> No
     for _ in range(2):
         with pytest.raises(InputError, match="no more than 63 characters"):
             reach_module._decision_names(Manifest(bad, "<test>", 1), entries)
+
+
+def test_a_request_known_to_hold_what_its_placement_counted_is_moved_without_comparing(monkeypatch) -> None:
+    """A Placement whose decisions came back, its request recorded as holding exactly the
+    clusters of the counts the take found (`_held_own`: by `_taken`, or by `_held_now` after an
+    earlier take), is moved by the take's flips without comparing what it holds with its counts:
+    over 60 generated events it is so more than 100 times (50 of them its counts moved by the
+    take, made afresh), each time the request holds exactly
+    those clusters (the claim), the request made is the one `_holding` makes of the counts, and
+    the deltas (and queues) are those of comparing every time. Fails where `_owned` records the
+    counts it made afresh as those the take found (`_own_was` set after the copy): no request is
+    then known."""
+    asked: Counter = Counter()
+    original = OcmLive._held_now
+
+    def checked(self, key, request):
+        kept = self._held_own.get(key)
+        start = self._own_was[key] if key in self._own_was else self.own.get(key)
+        known = kept is not None and start is not None and kept[0] is request and kept[1] is start
+        if known:
+            assert self._held_of(request) == start.keys()
+        out = original(self, key, request)
+        assert [d.cluster for d in out.existing] == reach_module._holdings(self.own.get(key, {}))
+        asked["known" if known else "compared"] += 1
+        asked["known, moved"] += known and key in self._own_was  # counts the take made afresh
+        return out
+
+    def compared(self, key, request):
+        self._held_own.clear()
+        return original(self, key, request)
+
+    monkeypatch.setattr(OcmLive, "_held_now", checked)
+    fast = _deltas("optimal", 0, 60)
+    assert asked["known"] > 100 and asked["known, moved"] > 50, asked
+    monkeypatch.setattr(OcmLive, "_held_now", compared)
+    assert fast == _deltas("optimal", 0, 60)

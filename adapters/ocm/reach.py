@@ -994,6 +994,11 @@ class OcmLive:
         self._recounts: list[Mapping[str, int]] | None = None
         self._own_fresh: set[str] = set()
         self._own_flips: dict[str, dict[str, int]] = {}
+        # Per Placement, its counts as the take found them, where it made them afresh (`_owned`;
+        # None: it held none); and a request known to hold exactly the clusters of a Placement's
+        # counts, with those counts (`_held_now`: the dict itself, never moved after).
+        self._own_was: dict[str, dict[str, int] | None] = {}
+        self._held_own: dict[str, tuple[PlacementRequest, dict[str, int]]] = {}
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
         self.bindings = read_bindings(self.binding_objects.values(), self.sets)
@@ -1161,6 +1166,8 @@ class OcmLive:
         moves = [(c, delta) for c, delta in moved.items() if delta]
         if moves:
             if own is None or placement not in self._own_fresh:
+                if placement not in self._own_fresh:
+                    self._own_was[placement] = own  # as the take found them (`_held_now`)
                 own = _copy_counts(own) if own is not None else {}
                 j.set(self.own, placement, own)
                 self._own_fresh.add(placement)
@@ -1401,6 +1408,7 @@ class OcmLive:
         self._recounted = set()  # the clusters whose count the changes move (`_put_decision`)
         self._own_fresh = set()  # the Placements whose counts this take made afresh (`_owned`)
         self._own_flips = {}  # per Placement, the clusters this take put in or took out (`_owned`)
+        self._own_was = {}  # per Placement, its counts before this take made them afresh (`_owned`)
         self._ends_of.clear()  # the clusters' verdicts may move with the event
         self._asks.clear()
         self._ends_walked.clear()
@@ -1454,10 +1462,16 @@ class OcmLive:
         self._settle_model(changes, clusters, now)
         for key in self._redecided(changes):
             answer, request = self.answers.get(key), self.requests.get(key)
-            if answer is None or self.own.get(key, {}).keys() != answer.selected:
-                self.journal.add(self.dirty, key)  # not what its last sync wrote: someone else's write
+            own = self.own.get(key, {})
+            held: AbstractSet[str] = own.keys()
             if request is not None:  # what it holds now, as a load would read it
-                self._set_request(key, self._held_now(key, request))
+                request = self._held_now(key, request)
+                self._set_request(key, request)
+                kept = self._held_own.get(key)
+                if kept is not None and kept[0] is request and kept[1] is own:
+                    held = self._held_of(request)  # the same clusters, as a set (compared in C)
+            if answer is None or held != answer.selected:
+                self.journal.add(self.dirty, key)  # not what its last sync wrote: someone else's write
         changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
         # upstream's queue after the changes (what tests and reports read)
         self.journal.assign(self, "enqueued", enqueued)
@@ -3752,6 +3766,7 @@ class OcmLive:
         if request is None:
             self.journal.pop(self.requests, key)
             self._made.pop(key, None)
+            self._held_own.pop(key, None)
             self.journal.discard(self.timed, key)
         else:
             self.journal.set(self.requests, key, request)
@@ -3809,7 +3824,19 @@ class OcmLive:
         holding those is this one with those few entries put in or taken off at their bisect
         places. Else (someone else's decisions, a count not above 0) as `_holding` makes it. A
         PickAll's request was made again from its thousands of names, sorted, at each sync of it
-        (0.2-1 ms each; a join's or leave's second take reads back tens)."""
+        (0.2-1 ms each; a join's or leave's second take reads back tens).
+
+        Where the request is known to hold exactly the clusters of the counts the take found
+        (`_held_own`: the request and that very dict, recorded where it was made of them, by
+        `_taken`, or found so here), the compare is not made, for it would find them equal: a
+        Placement's counts are a fresh dict at each take that moves them (`_owned`), moved in
+        place only while that take reads, before anything is recorded, so a dict recorded never
+        moves after (an undone take puts back the dicts and requests before it, objects again,
+        which a record of the undone one does not name); the take's flips are exactly the
+        clusters its moves put in or took out of those counts (a count goes to or from none
+        only there; none is kept at 0 nor goes below, each being a sum of lists' entries), so
+        what it holds with them applied is every cluster counted now, each above 0. The answer
+        is then recorded for the counts as they now stand (their keys are `now`)."""
         own = self.own.get(key, {})
         flips = self._own_flips.get(key, {})
         held = self._held_of(request)
@@ -3819,9 +3846,15 @@ class OcmLive:
             now = held.difference(off).union(put)
         else:  # one copy of the thousands a PickAll holds where one side is empty
             now = held.union(put) if put else held.difference(off) if off else held
-        if not own or min(own.values()) <= 0 or now != own.keys():
+        kept = self._held_own.get(key)
+        start = self._own_was[key] if key in self._own_was else self.own.get(key)
+        known = kept is not None and start is not None and kept[0] is request and kept[1] is start
+        if not known and (not own or min(own.values()) <= 0 or now != own.keys()):
             return self._holding(key, request, _holdings(own))
+        if not own:  # (known: it held clusters, none now: `_holding` holds none)
+            return self._holding(key, request, [])
         if now is held:
+            self._held_own[key] = (request, own)
             return request
         existing = list(request.existing)
         for c in off:
@@ -3831,6 +3864,7 @@ class OcmLive:
             existing.insert(bisect_left(existing, c, key=_cluster_of), decision[c])
         out = replace(request, existing=tuple(existing))
         self._held[id(out)] = (out, now)  # `_held_of`'s
+        self._held_own[key] = (out, own)
         made = self._made.get(key)
         if made is not None and made[1] is request:
             self._made[key] = (made[0], out)
@@ -4248,8 +4282,12 @@ class OcmLive:
                     self._misjudge(key, context)
                 continue
             self.journal.pop(self.misjudged, key)
-            held = _holdings(self.own.get(key, {}))
-            requests.append(self._request(key, m, policy, required, held, scope))
+            own = self.own.get(key)
+            held = _holdings(own or {})
+            request = self._request(key, m, policy, required, held, scope)
+            requests.append(request)
+            if own and len(held) == len(own):  # holding every cluster counted (`_held_now`)
+                self._held_own[key] = (request, own)
         requests.sort(key=lambda r: r.key)
         given = self._given(requests, now) if written else {}
         # Balance counts every PlacementDecision but the placement's own: the batch's (and the
