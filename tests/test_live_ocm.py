@@ -5328,3 +5328,53 @@ def test_a_request_known_to_hold_what_its_placement_counted_is_moved_without_com
     assert asked["known"] > 100 and asked["known, moved"] > 50, asked
     monkeypatch.setattr(OcmLive, "_held_now", compared)
     assert fast == _deltas("optimal", 0, 60)
+
+
+def test_a_request_known_to_hold_what_its_placement_counts_is_taken_again_as_made(monkeypatch) -> None:
+    """A Placement solved again whose last request made (`_request`) is recorded as holding
+    exactly the clusters it counts (`_held_own`) and is made of what it reads now is taken as it
+    is (`_taken`): over 60 generated events, after each, every request so recorded holds exactly
+    those clusters; `_request` is asked less often, and the deltas are those of making every
+    request afresh (what it reads never found the same). Fails where `_taken` gives the recorded
+    request without comparing what it is made of (a respecified Placement solved with its old
+    request)."""
+    asked: Counter = Counter()
+    original = OcmLive._request
+
+    def counted(self, *args, **kw):
+        asked[self.seq] += 1
+        return original(self, *args, **kw)
+
+    def recorded_hold_their_counts(hub: HubScheduler, solved: tuple[str, ...]) -> None:
+        live = hub._live["ocm"]
+        for key, (request, own) in live._held_own.items():
+            if live.requests.get(key) is request and live.own.get(key) is own:
+                assert live._held_of(request) == own.keys()
+        for key in solved:  # each request solved is the one made afresh of what it reads
+            m, policy = live.placements[key], live.policies[key]
+            if key not in live.requests:  # misconfigured
+                continue
+            scope = reach_module._traits_of(live.bindings.eligible(m.namespace, policy.cluster_sets))
+            required = reach_module._required(policy, live.cel)
+            held = reach_module._holdings(live.own.get(key, {}))
+            assert live.requests[key] == reach_module.placement_request(m, policy, required, held, scope)
+
+    def deltas() -> list[tuple[Any, ...]]:
+        now = datetime.fromisoformat(DEFAULT_NOW)
+        hub = HubScheduler(generate("ocm", 80, 120, seed=0, now=now), now=now, options=SolveOptions())
+        world = _World("ocm", hub, 0)
+        out = []
+        for _ in range(60):
+            now += timedelta(seconds=15)
+            _, event, _ = world.next(now)
+            delta = hub.handle(event, now=now)
+            recorded_hold_their_counts(hub, delta.requests)
+            out.append((delta.apply, delta.delete, delta.requests, set(hub._live["ocm"].enqueued)))
+        return out
+
+    monkeypatch.setattr(OcmLive, "_request", counted)
+    fast, made = deltas(), sum(asked.values())
+    asked.clear()
+    monkeypatch.setattr(reach_module, "_request_reads", lambda *args: object())
+    assert fast == deltas()
+    assert sum(asked.values()) > made + 200, (made, sum(asked.values()))

@@ -582,6 +582,22 @@ def _ones(picks: frozenset[str]) -> Mapping[str, int]:
     return _Ones(picks) if len(picks) > _ONES_FROM else dict.fromkeys(picks, 1)
 
 
+def _request_reads(
+    m: Manifest, policy: Policy, required: tuple | None, scope: tuple[str, ...]
+) -> tuple[Any, ...]:
+    """What a Placement's request is made of beside what it holds (`OcmLive._request`)."""
+    return (
+        m.name,
+        m.namespace,
+        policy.count,
+        policy.preferences,
+        policy.spread,
+        policy.tolerations,
+        required,
+        scope,
+    )
+
+
 def _holdings(own: Mapping[str, int]) -> list[str]:
     """The clusters a Placement holds (a decision or more on each), in name order. Its decisions
     per cluster are never kept at 0 nor below (`OcmLive._owned`): every key at once where the
@@ -3793,8 +3809,7 @@ class OcmLive:
         its holdings moved: the rest of a PickAll's request is not made again, nor a decision per
         cluster it holds)."""
         made = self._made.get(key)
-        reads = (m.name, m.namespace, policy.count, policy.preferences, policy.spread, policy.tolerations)
-        reads += (required, scope)
+        reads = _request_reads(m, policy, required, scope)
         if made is None or made[0] != reads:
             request = placement_request(m, policy, required, held, scope)
             self._made[key] = (reads, request)
@@ -4283,11 +4298,25 @@ class OcmLive:
                 continue
             self.journal.pop(self.misjudged, key)
             own = self.own.get(key)
-            held = _holdings(own or {})
-            request = self._request(key, m, policy, required, held, scope)
+            kept, made = self._held_own.get(key), self._made.get(key)
+            if (
+                own
+                and kept is not None
+                and kept[1] is own
+                and made is not None
+                and made[1] is kept[0]
+                and made[0] == _request_reads(m, policy, required, scope)
+            ):
+                # The last request made, known to hold exactly the clusters it counts (`_held_own`,
+                # in name order): `_request` would give it again (`_holding` finds it holds them),
+                # so what it holds is neither sorted nor compared (a PickAll's thousands).
+                request = kept[0]
+            else:
+                held = _holdings(own or {})
+                request = self._request(key, m, policy, required, held, scope)
+                if own and len(held) == len(own):  # holding every cluster counted (`_held_now`)
+                    self._held_own[key] = (request, own)
             requests.append(request)
-            if own and len(held) == len(own):  # holding every cluster counted (`_held_now`)
-                self._held_own[key] = (request, own)
         requests.sort(key=lambda r: r.key)
         given = self._given(requests, now) if written else {}
         # Balance counts every PlacementDecision but the placement's own: the batch's (and the
