@@ -1706,12 +1706,20 @@ def test_the_moves_since_a_picture_and_the_holdings_read_at_once_decide_as_befor
 def test_a_request_kept_from_its_last_load_is_the_one_a_fresh_load_makes(mode, monkeypatch) -> None:
     """A batch's requests are made again only where what they read of the Placement moved
     (`_request`: its policy's count, preferences, spread, tolerations, the required terms, the
-    scope), otherwise the last one made, holding what the Placement now holds (`_holding`): each
-    equals what `placement_request` makes afresh, and every event writes and solves what fresh
-    requests give (fails where a request is kept through a change of its holdings or of its
-    count)."""
-    made, fresh = OcmLive._request, OcmLive._holding
+    scope), otherwise the last one made, holding what the Placement now holds (`_holding`; or
+    taken again as it is, `_request_again`, where known to hold it): each equals what
+    `placement_request` makes afresh, and every event writes and solves what fresh requests give
+    (fails where a request is kept through a change of its holdings or of its count)."""
+    made, fresh, again = OcmLive._request, OcmLive._holding, OcmLive._request_again
     kept: list[bool] = []
+
+    def checked_again(self, key, m, policy, required, scope):
+        out = again(self, key, m, policy, required, scope)
+        if out is not None:
+            held = reach_module._holdings(self.own.get(key, {}))
+            assert out == load_module.placement_request(m, policy, required, held, scope)
+            kept.append(True)
+        return out
 
     def checked(self, key, m, policy, required, held, scope):
         before = self._made.get(key)
@@ -1727,6 +1735,7 @@ def test_a_request_kept_from_its_last_load_is_the_one_a_fresh_load_makes(mode, m
 
     monkeypatch.setattr(OcmLive, "_request", checked)
     monkeypatch.setattr(OcmLive, "_holding", checked_holding)
+    monkeypatch.setattr(OcmLive, "_request_again", checked_again)
     reused = _deltas(mode, 0, 60)
     assert sum(kept) > len(kept) / 2  # most requests are kept
     monkeypatch.setattr(
@@ -1743,6 +1752,7 @@ def test_a_request_kept_from_its_last_load_is_the_one_a_fresh_load_makes(mode, m
             request, existing=tuple(ExistingDecision(c, current=False) for c in held)
         ),
     )
+    monkeypatch.setattr(OcmLive, "_request_again", lambda self, key, m, policy, required, scope: None)
     assert reused == _deltas(mode, 0, 60)
 
 
@@ -5333,11 +5343,11 @@ def test_a_request_known_to_hold_what_its_placement_counted_is_moved_without_com
 def test_a_request_known_to_hold_what_its_placement_counts_is_taken_again_as_made(monkeypatch) -> None:
     """A Placement solved again whose last request made (`_request`) is recorded as holding
     exactly the clusters it counts (`_held_own`) and is made of what it reads now is taken as it
-    is (`_taken`): over 60 generated events, after each, every request so recorded holds exactly
+    is (`_request_again`): over 60 generated events, after each, every request so recorded holds exactly
     those clusters; `_request` is asked less often, and the deltas are those of making every
-    request afresh (what it reads never found the same). Fails where `_taken` gives the recorded
-    request without comparing what it is made of (a respecified Placement solved with its old
-    request)."""
+    request afresh (what it reads never found the same). Fails where `_request_again` gives the
+    recorded request without comparing what it is made of (a respecified Placement solved with
+    its old request)."""
     asked: Counter = Counter()
     original = OcmLive._request
 

@@ -3816,6 +3816,25 @@ class OcmLive:
             return request
         return self._holding(key, made[1], held)
 
+    def _request_again(
+        self, key: str, m: Manifest, policy: Policy, required: tuple | None, scope: tuple[str, ...]
+    ) -> PlacementRequest | None:
+        """The Placement's last request made (`_request`), where it is made of what the Placement
+        reads now and known to hold exactly the clusters it counts (`_held_own`, in name order):
+        `_request` would give it again (`_holding` finds it holds them), so what the Placement
+        holds is neither sorted nor compared (a PickAll's thousands); else None."""
+        own, kept, made = self.own.get(key), self._held_own.get(key), self._made.get(key)
+        if (
+            own
+            and kept is not None
+            and kept[1] is own
+            and made is not None
+            and made[1] is kept[0]
+            and made[0] == _request_reads(m, policy, required, scope)
+        ):
+            return kept[0]
+        return None
+
     def _holding(self, key: str, request: PlacementRequest, held: list[str]) -> PlacementRequest:
         """The request holding the clusters `held` (in name order), as a load would read it: itself
         where it holds them; the copy kept as the Placement's last made (`_request`) where the
@@ -4297,21 +4316,9 @@ class OcmLive:
                     self._misjudge(key, context)
                 continue
             self.journal.pop(self.misjudged, key)
-            own = self.own.get(key)
-            kept, made = self._held_own.get(key), self._made.get(key)
-            if (
-                own
-                and kept is not None
-                and kept[1] is own
-                and made is not None
-                and made[1] is kept[0]
-                and made[0] == _request_reads(m, policy, required, scope)
-            ):
-                # The last request made, known to hold exactly the clusters it counts (`_held_own`,
-                # in name order): `_request` would give it again (`_holding` finds it holds them),
-                # so what it holds is neither sorted nor compared (a PickAll's thousands).
-                request = kept[0]
-            else:
+            request = self._request_again(key, m, policy, required, scope)
+            if request is None:
+                own = self.own.get(key)
                 held = _holdings(own or {})
                 request = self._request(key, m, policy, required, held, scope)
                 if own and len(held) == len(own):  # holding every cluster counted (`_held_now`)
