@@ -5266,10 +5266,10 @@ def test_a_decisions_labels_read_before_are_known_by_identity(monkeypatch) -> No
     original = reach_module._decision_names
     asked = Counter()
 
-    def checked(m, own=None):
+    def checked(m, own=None, labels=None):
         raw = m.obj["metadata"].get("labels")
         kept = own.labels.get(id(raw)) if own is not None else None
-        got = original(m, own)
+        got = original(m, own, labels)
         assert got == original(m)
         if own is not None:  # a take's (the model's first reading knows none)
             asked["known" if kept is not None and kept[0] is raw else "read"] += 1
@@ -5279,7 +5279,7 @@ def test_a_decisions_labels_read_before_are_known_by_identity(monkeypatch) -> No
     fast = _deltas("optimal", 0, 60)
     assert asked["known"] > 100 and asked["known"] > asked["read"], asked
     monkeypatch.setattr(emit_module, "_labels_again", lambda stored, labels: labels)
-    monkeypatch.setattr(reach_module, "_decision_names", lambda m, own=None: original(m))
+    monkeypatch.setattr(reach_module, "_decision_names", lambda m, own=None, labels=None: original(m))
     assert fast == _deltas("optimal", 0, 60)
     monkeypatch.undo()
 

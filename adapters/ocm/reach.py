@@ -1138,7 +1138,7 @@ class OcmLive:
         j = self.journal
         placement, names = None, None
         if m is not None:
-            owner, names = checked if checked is not None else _decision_names(m, self._entries)
+            owner, names = checked if checked is not None else _decision_names(m, labels=self._entries.labels)
             placement = f"{owner[0]}/{owner[1]}"
         old = self.decision_objects.get(key)
         was = old[0] if old is not None else None
@@ -5321,7 +5321,9 @@ def _check(obj: Obj, own: _Entries | None = None) -> Any:
     return None
 
 
-def _decision_names(m: Manifest, own: _Entries | None = None) -> tuple[tuple[str, str], list[str]]:
+def _decision_names(
+    m: Manifest, own: _Entries | None = None, labels: dict[int, tuple[dict[str, Any], str]] | None = None
+) -> tuple[tuple[str, str], list[str]]:
     """A PlacementDecision's owner (namespace, placement label) and cluster names, as load reads
     them: where every entry is one the scheduler wrote (`_own_names`: its own decisions coming
     back), or else every one is plainly well formed (`_plain_names`), read at once; else by
@@ -5330,20 +5332,22 @@ def _decision_names(m: Manifest, own: _Entries | None = None) -> tuple[tuple[str
     id, each held: no other has its id while kept), is not read again, for an object never
     changed in place reads as it read: emit gives each decision it rewrites the labels of the
     stored one it replaces where equal, so its own writes coming back hold labels read when
-    that one came in.)"""
+    that one came in.) `labels`: that memo alone where no `own` is given (the model's first
+    reading: no entry is its own yet)."""
     names = _own_names(m.obj, own) if own is not None else None
     if names is None:
         names = _plain_names(m.obj)
     if names is not None:
+        memo = own.labels if own is not None else labels
         raw = m.obj["metadata"].get("labels")
-        kept = own.labels.get(id(raw)) if own is not None else None
+        kept = memo.get(id(raw)) if memo is not None else None
         if kept is not None and kept[0] is raw:
             return (m.namespace, kept[1]), names
         label = Fields(m).labels(raw, "metadata.labels").get(n.PLACEMENT_LABEL, "")
-        if own is not None and type(raw) is dict:
-            if len(own.labels) >= _READS_KEPT:
-                own.labels.clear()
-            own.labels[id(raw)] = (raw, label)
+        if memo is not None and type(raw) is dict:
+            if len(memo) >= _READS_KEPT:
+                memo.clear()
+            memo[id(raw)] = (raw, label)
         return (m.namespace, label), names
     ((owner, items),) = _decisions([m]).items()
     return owner, items[0][1]
