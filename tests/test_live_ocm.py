@@ -2695,8 +2695,8 @@ def test_a_plain_decisions_names_read_at_once_are_those_load_reads(monkeypatch) 
     asked = Counter()
     original = reach_module._decision_names
 
-    def names(m, *own):
-        out = original(m, *own)
+    def names(m, *own, **labels):
+        out = original(m, *own, **labels)
         assert out == _names_by_load(m)
         asked["plain" if reach_module._plain_names(m.obj) is not None else "load"] += 1
         return out
@@ -4782,6 +4782,8 @@ def test_a_redecided_placement_put_in_or_taken_out_alone_copies_what_it_holds_on
             _decision=decision,
             _held={},
             _made={},
+            _held_own={},  # no request known to hold what it counts: compared
+            _own_was={},
         )
         out = OcmLive._held_now(model, "p", request)
         assert [d.cluster for d in out.existing] == list(own)
@@ -4929,7 +4931,7 @@ def test_a_takes_fresh_counts_are_a_plain_dict_copied_in_order_even_with_a_key_d
     del old["c007"]  # a hole, as a taint's or a leave's take leaves each PickAll's counts
     before = list(old.items())
     journal = Journal()
-    model = SimpleNamespace(own={"p": old}, journal=journal, _own_fresh=set(), _own_flips={})
+    model = SimpleNamespace(own={"p": old}, journal=journal, _own_fresh=set(), _own_flips={}, _own_was={})
     journal.mark()
     OcmLive._owned(model, "p", {"c011": -1, "c300": 1})
     fresh = model.own["p"]
