@@ -1706,12 +1706,20 @@ def test_the_moves_since_a_picture_and_the_holdings_read_at_once_decide_as_befor
 def test_a_request_kept_from_its_last_load_is_the_one_a_fresh_load_makes(mode, monkeypatch) -> None:
     """A batch's requests are made again only where what they read of the Placement moved
     (`_request`: its policy's count, preferences, spread, tolerations, the required terms, the
-    scope), otherwise the last one made, holding what the Placement now holds (`_holding`): each
-    equals what `placement_request` makes afresh, and every event writes and solves what fresh
-    requests give (fails where a request is kept through a change of its holdings or of its
-    count)."""
-    made, fresh = OcmLive._request, OcmLive._holding
+    scope), otherwise the last one made, holding what the Placement now holds (`_holding`; or
+    taken again as it is, `_request_again`, where known to hold it): each equals what
+    `placement_request` makes afresh, and every event writes and solves what fresh requests give
+    (fails where a request is kept through a change of its holdings or of its count)."""
+    made, fresh, again = OcmLive._request, OcmLive._holding, OcmLive._request_again
     kept: list[bool] = []
+
+    def checked_again(self, key, m, policy, required, scope):
+        out = again(self, key, m, policy, required, scope)
+        if out is not None:
+            held = reach_module._holdings(self.own.get(key, {}))
+            assert out == load_module.placement_request(m, policy, required, held, scope)
+            kept.append(True)
+        return out
 
     def checked(self, key, m, policy, required, held, scope):
         before = self._made.get(key)
@@ -1727,6 +1735,7 @@ def test_a_request_kept_from_its_last_load_is_the_one_a_fresh_load_makes(mode, m
 
     monkeypatch.setattr(OcmLive, "_request", checked)
     monkeypatch.setattr(OcmLive, "_holding", checked_holding)
+    monkeypatch.setattr(OcmLive, "_request_again", checked_again)
     reused = _deltas(mode, 0, 60)
     assert sum(kept) > len(kept) / 2  # most requests are kept
     monkeypatch.setattr(
@@ -1743,6 +1752,7 @@ def test_a_request_kept_from_its_last_load_is_the_one_a_fresh_load_makes(mode, m
             request, existing=tuple(ExistingDecision(c, current=False) for c in held)
         ),
     )
+    monkeypatch.setattr(OcmLive, "_request_again", lambda self, key, m, policy, required, scope: None)
     assert reused == _deltas(mode, 0, 60)
 
 
@@ -2685,8 +2695,8 @@ def test_a_plain_decisions_names_read_at_once_are_those_load_reads(monkeypatch) 
     asked = Counter()
     original = reach_module._decision_names
 
-    def names(m, *own):
-        out = original(m, *own)
+    def names(m, *own, **labels):
+        out = original(m, *own, **labels)
         assert out == _names_by_load(m)
         asked["plain" if reach_module._plain_names(m.obj) is not None else "load"] += 1
         return out
@@ -4772,6 +4782,8 @@ def test_a_redecided_placement_put_in_or_taken_out_alone_copies_what_it_holds_on
             _decision=decision,
             _held={},
             _made={},
+            _held_own={},  # no request known to hold what it counts: compared
+            _own_was={},
         )
         out = OcmLive._held_now(model, "p", request)
         assert [d.cluster for d in out.existing] == list(own)
@@ -4919,7 +4931,7 @@ def test_a_takes_fresh_counts_are_a_plain_dict_copied_in_order_even_with_a_key_d
     del old["c007"]  # a hole, as a taint's or a leave's take leaves each PickAll's counts
     before = list(old.items())
     journal = Journal()
-    model = SimpleNamespace(own={"p": old}, journal=journal, _own_fresh=set(), _own_flips={})
+    model = SimpleNamespace(own={"p": old}, journal=journal, _own_fresh=set(), _own_flips={}, _own_was={})
     journal.mark()
     OcmLive._owned(model, "p", {"c011": -1, "c300": 1})
     fresh = model.own["p"]
@@ -5192,3 +5204,189 @@ def test_every_placement_a_take_holds_syncs_alone_to_it_on_the_hub_as_the_take_f
             checked += len(synced.requests)
         found.clear()
     assert checked > 500, checked
+
+
+def test_a_takes_decisions_counted_once_read_are_counted_as_each_was_read(monkeypatch) -> None:
+    """After each of 40 generated events, the model whose take counts its decisions' moves once
+    it has read them all (`_recount_all` over `_recounts`: a join's or leave's writes coming back
+    move a cluster out of one of a Placement's decisions and into the next) is the model that
+    counts each decision as it reads it (`_recounts` None: `_put_decision` counts at once): the
+    same counts, clusters by count, own counts, answers, requests, count log and decisions. Fails
+    where `_recount_all` reads every count before the first move (a cluster moved by two
+    decisions of a take logged twice at its count before the take)."""
+    once = _model_after_each_event(40)
+    put = OcmLive._put_decision
+
+    def as_read(self, *args: Any, **kw: Any) -> None:
+        pending, self._recounts = self._recounts, None
+        try:
+            put(self, *args, **kw)
+        finally:
+            self._recounts = pending
+
+    monkeypatch.setattr(OcmLive, "_put_decision", as_read)
+    assert once == _model_after_each_event(40)
+
+
+def test_a_placements_own_status_coming_back_keeps_its_policy_read(monkeypatch) -> None:
+    """Over 60 generated events (Placements created, respecified, deleted, and every sync's
+    status written back), each policy `_placement_policy` reads with the scheduler's entries
+    (`_Entries.policies`: a spec read before, the very object, not read again) is the one a
+    fresh reading gives, most of them read so, and the deltas are those of reading every spec.
+    Fails where the policy kept is given without the spec being the very one read (a
+    respecified Placement read as its old spec)."""
+    original = reach_module._placement_policy
+    asked = Counter()
+
+    def checked(m, own=None):
+        kept = own.policies.get(f"{m.namespace}/{m.name}") if own is not None else None
+        got = original(m, own)
+        assert got == original(m)
+        asked["kept" if kept is not None and kept[0] is m.obj.get("spec") else "read"] += 1
+        return got
+
+    monkeypatch.setattr(reach_module, "_placement_policy", checked)
+    fast = _deltas("optimal", 0, 60)
+    assert asked["kept"] > 30 and asked["read"] > 0, asked
+    monkeypatch.setattr(reach_module, "_placement_policy", lambda m, own=None: original(m))
+    assert fast == _deltas("optimal", 0, 60)
+
+
+def test_a_decisions_labels_read_before_are_known_by_identity(monkeypatch) -> None:
+    """emit gives a PlacementDecision it rewrites the labels of the stored one it replaces where
+    they are equal (`_labels_again`), the same map, which `_decision_names` read when that one
+    came in (`_Entries.labels`): over 60 generated events most decisions coming back are known
+    so, each read as a fresh reading reads it, and the deltas are those of reading every
+    decision's labels. Labels that differ are the ones given, and labels refused are refused
+    every time. Fails where `_labels_again` gives the stored labels without comparing them (a
+    decision moved to another group keeping its old group's labels)."""
+    from adapters.errors import InputError
+    from adapters.kube.manifests import Manifest
+    from adapters.ocm import emit as emit_module
+    from adapters.ocm import names as ocm_names
+
+    original = reach_module._decision_names
+    asked = Counter()
+
+    def checked(m, own=None, labels=None):
+        raw = m.obj["metadata"].get("labels")
+        kept = own.labels.get(id(raw)) if own is not None else None
+        got = original(m, own, labels)
+        assert got == original(m)
+        if own is not None:  # a take's (the model's first reading knows none)
+            asked["known" if kept is not None and kept[0] is raw else "read"] += 1
+        return got
+
+    monkeypatch.setattr(reach_module, "_decision_names", checked)
+    fast = _deltas("optimal", 0, 60)
+    assert asked["known"] > 100 and asked["known"] > asked["read"], asked
+    monkeypatch.setattr(emit_module, "_labels_again", lambda stored, labels: labels)
+    monkeypatch.setattr(reach_module, "_decision_names", lambda m, own=None, labels=None: original(m))
+    assert fast == _deltas("optimal", 0, 60)
+    monkeypatch.undo()
+
+    entries = reach_module._Entries()
+    labels = {
+        ocm_names.PLACEMENT_LABEL: "p",
+        ocm_names.GROUP_NAME_LABEL: "",
+        ocm_names.GROUP_INDEX_LABEL: "0",
+    }
+    metadata = {"name": "p-decision-1", "namespace": ocm.NS, "labels": labels}
+    obj = {"kind": "PlacementDecision", "metadata": metadata, "status": {"decisions": entries.listed(["c1"])}}
+    assert emit_module._labels_again(obj, dict(labels)) is labels
+    other = {**labels, ocm_names.GROUP_INDEX_LABEL: "1"}
+    assert emit_module._labels_again(obj, other) is other
+    assert emit_module._labels_again(None, other) is other
+    m = Manifest(obj, "<test>", 1)
+    assert reach_module._decision_names(m, entries) == ((ocm.NS, "p"), ["c1"])
+    assert entries.labels[id(labels)] == (labels, "p")
+    bad = {**obj, "metadata": {**metadata, "labels": {ocm_names.PLACEMENT_LABEL: "q" * 64}}}
+    for _ in range(2):
+        with pytest.raises(InputError, match="no more than 63 characters"):
+            reach_module._decision_names(Manifest(bad, "<test>", 1), entries)
+
+
+def test_a_request_known_to_hold_what_its_placement_counted_is_moved_without_comparing(monkeypatch) -> None:
+    """A Placement whose decisions came back, its request recorded as holding exactly the
+    clusters of the counts the take found (`_held_own`: by `_taken`, or by `_held_now` after an
+    earlier take), is moved by the take's flips without comparing what it holds with its counts:
+    over 60 generated events it is so more than 100 times (50 of them its counts moved by the
+    take, made afresh), each time the request holds exactly
+    those clusters (the claim), the request made is the one `_holding` makes of the counts, and
+    the deltas (and queues) are those of comparing every time. Fails where `_owned` records the
+    counts it made afresh as those the take found (`_own_was` set after the copy): no request is
+    then known."""
+    asked: Counter = Counter()
+    original = OcmLive._held_now
+
+    def checked(self, key, request):
+        kept = self._held_own.get(key)
+        start = self._own_was[key] if key in self._own_was else self.own.get(key)
+        known = kept is not None and start is not None and kept[0] is request and kept[1] is start
+        if known:
+            assert self._held_of(request) == start.keys()
+        out = original(self, key, request)
+        assert [d.cluster for d in out.existing] == reach_module._holdings(self.own.get(key, {}))
+        asked["known" if known else "compared"] += 1
+        asked["known, moved"] += known and key in self._own_was  # counts the take made afresh
+        return out
+
+    def compared(self, key, request):
+        self._held_own.clear()
+        return original(self, key, request)
+
+    monkeypatch.setattr(OcmLive, "_held_now", checked)
+    fast = _deltas("optimal", 0, 60)
+    assert asked["known"] > 100 and asked["known, moved"] > 50, asked
+    monkeypatch.setattr(OcmLive, "_held_now", compared)
+    assert fast == _deltas("optimal", 0, 60)
+
+
+def test_a_request_known_to_hold_what_its_placement_counts_is_taken_again_as_made(monkeypatch) -> None:
+    """A Placement solved again whose last request made (`_request`) is recorded as holding
+    exactly the clusters it counts (`_held_own`) and is made of what it reads now is taken as it
+    is (`_request_again`): over 60 generated events, after each, every request so recorded holds exactly
+    those clusters; `_request` is asked less often, and the deltas are those of making every
+    request afresh (what it reads never found the same). Fails where `_request_again` gives the
+    recorded request without comparing what it is made of (a respecified Placement solved with
+    its old request)."""
+    asked: Counter = Counter()
+    original = OcmLive._request
+
+    def counted(self, *args, **kw):
+        asked[self.seq] += 1
+        return original(self, *args, **kw)
+
+    def recorded_hold_their_counts(hub: HubScheduler, solved: tuple[str, ...]) -> None:
+        live = hub._live["ocm"]
+        for key, (request, own) in live._held_own.items():
+            if live.requests.get(key) is request and live.own.get(key) is own:
+                assert live._held_of(request) == own.keys()
+        for key in solved:  # each request solved is the one made afresh of what it reads
+            m, policy = live.placements[key], live.policies[key]
+            if key not in live.requests:  # misconfigured
+                continue
+            scope = reach_module._traits_of(live.bindings.eligible(m.namespace, policy.cluster_sets))
+            required = reach_module._required(policy, live.cel)
+            held = reach_module._holdings(live.own.get(key, {}))
+            assert live.requests[key] == reach_module.placement_request(m, policy, required, held, scope)
+
+    def deltas() -> list[tuple[Any, ...]]:
+        now = datetime.fromisoformat(DEFAULT_NOW)
+        hub = HubScheduler(generate("ocm", 80, 120, seed=0, now=now), now=now, options=SolveOptions())
+        world = _World("ocm", hub, 0)
+        out = []
+        for _ in range(60):
+            now += timedelta(seconds=15)
+            _, event, _ = world.next(now)
+            delta = hub.handle(event, now=now)
+            recorded_hold_their_counts(hub, delta.requests)
+            out.append((delta.apply, delta.delete, delta.requests, set(hub._live["ocm"].enqueued)))
+        return out
+
+    monkeypatch.setattr(OcmLive, "_request", counted)
+    fast, made = deltas(), sum(asked.values())
+    asked.clear()
+    monkeypatch.setattr(reach_module, "_request_reads", lambda *args: object())
+    assert fast == deltas()
+    assert sum(asked.values()) > made + 200, (made, sum(asked.values()))

@@ -106,6 +106,8 @@ def _decisions(
                     n.GROUP_NAME_LABEL: name,
                     n.GROUP_INDEX_LABEL: str(index),
                 }
+                if made is not None:
+                    labels = _labels_again(stored, labels)
                 metadata = _decision_metadata(p, object_name, labels, stored)
                 obj = _made_again(made, metadata, chunk) if made is not None else None
                 if obj is None:
@@ -128,6 +130,15 @@ def _decisions(
             }
         )
     return objects, status
+
+
+def _labels_again(stored: Mapping[str, Any] | None, labels: dict[str, str]) -> dict[str, str]:
+    """`labels`, or the equal labels of the stored PlacementDecision this one replaces: the same
+    map object (read-only, as every stored object is), which a long-lived scheduler read when
+    that object came in (adapters.ocm.reach `_decision_names` knows it by identity). The object
+    written is the same either way."""
+    kept = ((stored or {}).get("metadata") or {}).get("labels")
+    return kept if type(kept) is dict and kept == labels else labels
 
 
 def _made_again(made: Any, metadata: dict[str, Any], chunk: list[str]) -> dict[str, Any] | None:

@@ -345,6 +345,14 @@ class _Entries(dict):
         # names and its picks, the one made of the other), read by `names`.
         self.given: Mapping[str, tuple[tuple[str, ...], tuple[Choice, ...]]] = {}
         self.made = _MadeObjects()  # emit's PlacementDecisions made, by namespace and name
+        # What `_check` read of objects coming back (the scheduler's own writes share these with
+        # what it read before: emit copies a Placement's spec by reference, `_decisions` gives a
+        # decision the labels of the stored one it replaces, where equal): per Placement key, the spec
+        # read and its policy (`_placement_policy`); by id, a decision's labels read (each held
+        # with its id) and their Placement label (`_decision_names`). Stored objects are never
+        # changed in place, so the same object reads the same.
+        self.policies: dict[str, tuple[Any, Policy]] = {}
+        self.labels: dict[int, tuple[dict[str, Any], str]] = {}
 
     def __missing__(self, name: str) -> dict[str, Any]:
         entry = self[name] = _decision_entry(name)
@@ -405,6 +413,7 @@ def _slid(
 
 
 _LISTS_KEPT = 8192  # `_Entries.lists`: more than a cluster event's writes (a join's: 1,000-2,300)
+_READS_KEPT = 16384  # `_Entries.policies` and `_Entries.labels`: let go whole past this many
 
 
 class _MadeObjects(dict):
@@ -571,6 +580,22 @@ _ONES_FROM = 64  # a joint answer picking more clusters keeps its own counts as 
 def _ones(picks: frozenset[str]) -> Mapping[str, int]:
     """`_Ones` of a joint answer's picks (a dict where they are few: its `get` is C's)."""
     return _Ones(picks) if len(picks) > _ONES_FROM else dict.fromkeys(picks, 1)
+
+
+def _request_reads(
+    m: Manifest, policy: Policy, required: tuple | None, scope: tuple[str, ...]
+) -> tuple[Any, ...]:
+    """What a Placement's request is made of beside what it holds (`OcmLive._request`)."""
+    return (
+        m.name,
+        m.namespace,
+        policy.count,
+        policy.preferences,
+        policy.spread,
+        policy.tolerations,
+        required,
+        scope,
+    )
 
 
 def _holdings(own: Mapping[str, int]) -> list[str]:
@@ -980,8 +1005,16 @@ class OcmLive:
         self._epochs = 0
         self.seq = 0
         self._recounted: set[str] = set()
+        # The decisions' moves a take read, counted at the end of its reading (`_recount_all`);
+        # None outside it (counted as read).
+        self._recounts: list[Mapping[str, int]] | None = None
         self._own_fresh: set[str] = set()
         self._own_flips: dict[str, dict[str, int]] = {}
+        # Per Placement, its counts as the take found them, where it made them afresh (`_owned`;
+        # None: it held none); and a request known to hold exactly the clusters of a Placement's
+        # counts, with those counts (`_held_now`: the dict itself, never moved after).
+        self._own_was: dict[str, dict[str, int] | None] = {}
+        self._held_own: dict[str, tuple[PlacementRequest, dict[str, int]]] = {}
         for m in manifests:
             self._read(m.kind, None, m.obj, now, initial=True)
         self.bindings = read_bindings(self.binding_objects.values(), self.sets)
@@ -1069,7 +1102,7 @@ class OcmLive:
                 j.pop(self.misjudged, key)
             else:
                 j.set(self.placements, key, m)
-                policy = checked[0] if checked is not None else _placement_policy(m)
+                policy = checked[0] if checked is not None else _placement_policy(m, self._entries)
                 if policy is not None:
                     j.set(self.policies, key, policy)
                     j.set(self.by_namespace[namespace], key, policy)
@@ -1096,21 +1129,31 @@ class OcmLive:
         sync rewriting hundreds of the same clusters touches none of them); the clusters whose
         count moved are noted for the event (`_recounted`). The moves are one diff of the two
         lists' counts, taken in at once (`_owned`, `_recount`): a note in the journal per map,
-        not per cluster."""
+        not per cluster; within a take's reading, the counts are moved once for all its
+        decisions when they are read (`_recounts`, `_recount_all`). A decision written again for
+        the Placement that owned it (its own writes coming back) is replaced in place: its
+        Placement's set of decision keys (`decided_by`) would have it taken out and put back,
+        which leaves it as it is (nothing reads those sets' order: `_taken` sorts them, and
+        `decision_objects` is read by key alone)."""
         j = self.journal
-        old = j.pop(self.decision_objects, key)
-        was = old[0] if old is not None else None
-        if old is not None:
-            decided = self.decided_by[was]
-            j.discard(decided, key)
-            if not decided:
-                j.pop(self.decided_by, was)
         placement, names = None, None
         if m is not None:
-            owner, names = checked if checked is not None else _decision_names(m)
+            owner, names = checked if checked is not None else _decision_names(m, labels=self._entries.labels)
             placement = f"{owner[0]}/{owner[1]}"
+        old = self.decision_objects.get(key)
+        was = old[0] if old is not None else None
+        if was is not None and was == placement:  # written again for the same Placement
             j.set(self.decision_objects, key, (placement, names, m))
-            j.add(self._inner(self.decided_by, placement, set), key)
+        else:
+            if old is not None:
+                j.pop(self.decision_objects, key)
+                decided = self.decided_by[was]
+                j.discard(decided, key)
+                if not decided:
+                    j.pop(self.decided_by, was)
+            if placement is not None:
+                j.set(self.decision_objects, key, (placement, names, m))
+                j.add(self._inner(self.decided_by, placement, set), key)
         listed = old[1] if old is not None else []
         moved = _moved(listed, names or [])
         if was is not None and placement is not None and was != placement:  # moved to another
@@ -1118,7 +1161,11 @@ class OcmLive:
             self._owned(placement, Counter(names))
         elif was is not None or placement is not None:
             self._owned(was if was is not None else placement, moved)  # type: ignore[arg-type]
-        self._recount(moved)
+        if self._recounts is not None:  # within take's reading: counted once after it
+            if moved:
+                self._recounts.append(moved)
+        else:
+            self._recount(moved)
 
     def _owned(self, placement: str, moved: Mapping[str, int]) -> None:
         """The Placement's decisions per cluster moved by `moved` (none kept at 0; the Placement
@@ -1135,6 +1182,8 @@ class OcmLive:
         moves = [(c, delta) for c, delta in moved.items() if delta]
         if moves:
             if own is None or placement not in self._own_fresh:
+                if placement not in self._own_fresh:
+                    self._own_was[placement] = own  # as the take found them (`_held_now`)
                 own = _copy_counts(own) if own is not None else {}
                 j.set(self.own, placement, own)
                 self._own_fresh.add(placement)
@@ -1162,37 +1211,55 @@ class OcmLive:
         """Each cluster's count moved by its (nonzero) delta, at once: the count log written
         (each cluster's count before, `_log`), the counts and the clusters by count moved, one
         note in the journal for each; the clusters noted for the event (`_recounted`)."""
-        if not moved:
-            return
-        j, counts, by_count = self.journal, self.counts, self.by_count
-        names = list(moved)
-        before = list(map(counts.get, names, repeat(0)))
-        self._log(names, before)
+        if moved:
+            self._recount_all([moved])
+
+    def _recount_all(self, moves: Sequence[Mapping[str, int]]) -> None:
+        """`_recount` of each of `moves` in turn (a take's decisions read, in the order read), in
+        one pass: the same log entries in the same order (each cluster's count before its own
+        move, read as the moves before it left it; `_log` cuts by the log's length alone, so in
+        one call as in many), the same counts, clusters by count and `_uncounted` after each
+        step, and the same clusters noted, with one note per map in the journal for the whole
+        take (`keep` takes every count before the first move, which is what putting them back
+        puts, each listed name in turn). Nothing reads the counts, the log or the pool while
+        a take reads its changes (the pool moves in `_settle_model`, after), so counting them
+        at its end is counting them as read. A join's or leave's writes coming back are ~100
+        decisions of a move or two each: one `_recount` each was a log part, a keep, a
+        journal note and a set update each."""
+        j, counts, by_count, pool = self.journal, self.counts, self.by_count, self.pool
+        names: list[str] = []
+        for moved in moves:
+            names += moved
         j.keep(counts, names)
+        before = []
         steps = []  # each move's (cluster, count before, after, its old set let go, its new set made)
-        for c, old in zip(names, before, strict=True):
-            new = old + moved[c]
-            popped = None
-            if old:
-                held = by_count[old]
-                held.discard(c)
-                if not held:
-                    popped = by_count.pop(old)
-            made = False
-            if not old and new and c not in self.pool:  # counted now, not held (`_uncounted`)
-                j.add(self._uncounted, c)
-            elif old and not new:
-                j.discard(self._uncounted, c)
-            if new:
-                counts[c] = new
-                held = by_count.get(new)
-                if held is None:
-                    held = by_count[new] = set()
-                    made = True
-                held.add(c)
-            else:
-                del counts[c]
-            steps.append((c, old, new, popped, made))
+        for moved in moves:
+            for c, delta in moved.items():
+                old = counts.get(c, 0)
+                before.append(old)
+                new = old + delta
+                popped = None
+                if old:
+                    held = by_count[old]
+                    held.discard(c)
+                    if not held:
+                        popped = by_count.pop(old)
+                made = False
+                if not old and new and c not in pool:  # counted now, not held (`_uncounted`)
+                    j.add(self._uncounted, c)
+                elif old and not new:
+                    j.discard(self._uncounted, c)
+                if new:
+                    counts[c] = new
+                    held = by_count.get(new)
+                    if held is None:
+                        held = by_count[new] = set()
+                        made = True
+                    held.add(c)
+                else:
+                    del counts[c]
+                steps.append((c, old, new, popped, made))
+        self._log(names, before)
         if j.recording:
             j.note(partial(self._uncount, steps))
         self._recounted.update(names)
@@ -1357,6 +1424,7 @@ class OcmLive:
         self._recounted = set()  # the clusters whose count the changes move (`_put_decision`)
         self._own_fresh = set()  # the Placements whose counts this take made afresh (`_owned`)
         self._own_flips = {}  # per Placement, the clusters this take put in or took out (`_owned`)
+        self._own_was = {}  # per Placement, its counts before this take made them afresh (`_owned`)
         self._ends_of.clear()  # the clusters' verdicts may move with the event
         self._asks.clear()
         self._ends_walked.clear()
@@ -1379,6 +1447,7 @@ class OcmLive:
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
         scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
+        self._recounts = recounts = []  # the decisions' moves, counted once read (`_recount_all`)
         for (before, after), read in zip(changes, checked, strict=True):
             obj = after if after is not None else before
             assert obj is not None
@@ -1395,6 +1464,9 @@ class OcmLive:
                     scored.add(cluster)
             self._read(kind, before, after, now, checked=read)
             enqueued |= self._enqueued_after(kind, before, after)
+        self._recounts = None
+        if recounts:
+            self._recount_all(recounts)
         for key in self.timers.due(now):
             kind, _, name = key.partition(":")
             if kind == "score" and name in self.clusters:
@@ -1406,10 +1478,16 @@ class OcmLive:
         self._settle_model(changes, clusters, now)
         for key in self._redecided(changes):
             answer, request = self.answers.get(key), self.requests.get(key)
-            if answer is None or self.own.get(key, {}).keys() != answer.selected:
-                self.journal.add(self.dirty, key)  # not what its last sync wrote: someone else's write
+            own = self.own.get(key, {})
+            held: AbstractSet[str] = own.keys()
             if request is not None:  # what it holds now, as a load would read it
-                self._set_request(key, self._held_now(key, request))
+                request = self._held_now(key, request)
+                self._set_request(key, request)
+                kept = self._held_own.get(key)
+                if kept is not None and kept[0] is request and kept[1] is own:
+                    held = self._held_of(request)  # the same clusters, as a set (compared in C)
+            if answer is None or held != answer.selected:
+                self.journal.add(self.dirty, key)  # not what its last sync wrote: someone else's write
         changed = {name: (old, self.pool.get(name)) for name, old in clusters.items()}
         # upstream's queue after the changes (what tests and reports read)
         self.journal.assign(self, "enqueued", enqueued)
@@ -3704,6 +3782,7 @@ class OcmLive:
         if request is None:
             self.journal.pop(self.requests, key)
             self._made.pop(key, None)
+            self._held_own.pop(key, None)
             self.journal.discard(self.timed, key)
         else:
             self.journal.set(self.requests, key, request)
@@ -3730,13 +3809,31 @@ class OcmLive:
         its holdings moved: the rest of a PickAll's request is not made again, nor a decision per
         cluster it holds)."""
         made = self._made.get(key)
-        reads = (m.name, m.namespace, policy.count, policy.preferences, policy.spread, policy.tolerations)
-        reads += (required, scope)
+        reads = _request_reads(m, policy, required, scope)
         if made is None or made[0] != reads:
             request = placement_request(m, policy, required, held, scope)
             self._made[key] = (reads, request)
             return request
         return self._holding(key, made[1], held)
+
+    def _request_again(
+        self, key: str, m: Manifest, policy: Policy, required: tuple | None, scope: tuple[str, ...]
+    ) -> PlacementRequest | None:
+        """The Placement's last request made (`_request`), where it is made of what the Placement
+        reads now and known to hold exactly the clusters it counts (`_held_own`, in name order):
+        `_request` would give it again (`_holding` finds it holds them), so what the Placement
+        holds is neither sorted nor compared (a PickAll's thousands); else None."""
+        own, kept, made = self.own.get(key), self._held_own.get(key), self._made.get(key)
+        if (
+            own
+            and kept is not None
+            and kept[1] is own
+            and made is not None
+            and made[1] is kept[0]
+            and made[0] == _request_reads(m, policy, required, scope)
+        ):
+            return kept[0]
+        return None
 
     def _holding(self, key: str, request: PlacementRequest, held: list[str]) -> PlacementRequest:
         """The request holding the clusters `held` (in name order), as a load would read it: itself
@@ -3761,7 +3858,19 @@ class OcmLive:
         holding those is this one with those few entries put in or taken off at their bisect
         places. Else (someone else's decisions, a count not above 0) as `_holding` makes it. A
         PickAll's request was made again from its thousands of names, sorted, at each sync of it
-        (0.2-1 ms each; a join's or leave's second take reads back tens)."""
+        (0.2-1 ms each; a join's or leave's second take reads back tens).
+
+        Where the request is known to hold exactly the clusters of the counts the take found
+        (`_held_own`: the request and that very dict, recorded where it was made of them, by
+        `_taken`, or found so here), the compare is not made, for it would find them equal: a
+        Placement's counts are a fresh dict at each take that moves them (`_owned`), moved in
+        place only while that take reads, before anything is recorded, so a dict recorded never
+        moves after (an undone take puts back the dicts and requests before it, objects again,
+        which a record of the undone one does not name); the take's flips are exactly the
+        clusters its moves put in or took out of those counts (a count goes to or from none
+        only there; none is kept at 0 nor goes below, each being a sum of lists' entries), so
+        what it holds with them applied is every cluster counted now, each above 0. The answer
+        is then recorded for the counts as they now stand (their keys are `now`)."""
         own = self.own.get(key, {})
         flips = self._own_flips.get(key, {})
         held = self._held_of(request)
@@ -3771,9 +3880,15 @@ class OcmLive:
             now = held.difference(off).union(put)
         else:  # one copy of the thousands a PickAll holds where one side is empty
             now = held.union(put) if put else held.difference(off) if off else held
-        if not own or min(own.values()) <= 0 or now != own.keys():
+        kept = self._held_own.get(key)
+        start = self._own_was[key] if key in self._own_was else self.own.get(key)
+        known = kept is not None and start is not None and kept[0] is request and kept[1] is start
+        if not known and (not own or min(own.values()) <= 0 or now != own.keys()):
             return self._holding(key, request, _holdings(own))
+        if not own:  # (known: it held clusters, none now: `_holding` holds none)
+            return self._holding(key, request, [])
         if now is held:
+            self._held_own[key] = (request, own)
             return request
         existing = list(request.existing)
         for c in off:
@@ -3783,6 +3898,7 @@ class OcmLive:
             existing.insert(bisect_left(existing, c, key=_cluster_of), decision[c])
         out = replace(request, existing=tuple(existing))
         self._held[id(out)] = (out, now)  # `_held_of`'s
+        self._held_own[key] = (out, own)
         made = self._made.get(key)
         if made is not None and made[1] is request:
             self._made[key] = (made[0], out)
@@ -4200,8 +4316,14 @@ class OcmLive:
                     self._misjudge(key, context)
                 continue
             self.journal.pop(self.misjudged, key)
-            held = _holdings(self.own.get(key, {}))
-            requests.append(self._request(key, m, policy, required, held, scope))
+            request = self._request_again(key, m, policy, required, scope)
+            if request is None:
+                own = self.own.get(key)
+                held = _holdings(own or {})
+                request = self._request(key, m, policy, required, held, scope)
+                if own and len(held) == len(own):  # holding every cluster counted (`_held_now`)
+                    self._held_own[key] = (request, own)
+            requests.append(request)
         requests.sort(key=lambda r: r.key)
         given = self._given(requests, now) if written else {}
         # Balance counts every PlacementDecision but the placement's own: the batch's (and the
@@ -5193,24 +5315,40 @@ def _check(obj: Obj, own: _Entries | None = None) -> Any:
     elif kind == n.DECISION:
         return _decision_names(m, own)
     elif kind == n.PLACEMENT:
-        return (_placement_policy(m),)
+        return (_placement_policy(m, own),)
     elif kind == n.SET_BINDING:
         read_bindings([m], {})
     return None
 
 
-def _decision_names(m: Manifest, own: _Entries | None = None) -> tuple[tuple[str, str], list[str]]:
+def _decision_names(
+    m: Manifest, own: _Entries | None = None, labels: dict[int, tuple[dict[str, Any], str]] | None = None
+) -> tuple[tuple[str, str], list[str]]:
     """A PlacementDecision's owner (namespace, placement label) and cluster names, as load reads
     them: where every entry is one the scheduler wrote (`_own_names`: its own decisions coming
     back), or else every one is plainly well formed (`_plain_names`), read at once; else by
     load's reading, which refuses what it refuses with its message. (The labels are read as
-    load reads them in every case.)"""
+    load reads them in every case: a labels map read before, the very object (`own.labels`, by
+    id, each held: no other has its id while kept), is not read again, for an object never
+    changed in place reads as it read: emit gives each decision it rewrites the labels of the
+    stored one it replaces where equal, so its own writes coming back hold labels read when
+    that one came in.) `labels`: that memo alone where no `own` is given (the model's first
+    reading: no entry is its own yet)."""
     names = _own_names(m.obj, own) if own is not None else None
     if names is None:
         names = _plain_names(m.obj)
     if names is not None:
-        labels = Fields(m).labels(m.obj["metadata"].get("labels"), "metadata.labels")
-        return (m.namespace, labels.get(n.PLACEMENT_LABEL, "")), names
+        memo = own.labels if own is not None else labels
+        raw = m.obj["metadata"].get("labels")
+        kept = memo.get(id(raw)) if memo is not None else None
+        if kept is not None and kept[0] is raw:
+            return (m.namespace, kept[1]), names
+        label = Fields(m).labels(raw, "metadata.labels").get(n.PLACEMENT_LABEL, "")
+        if memo is not None and type(raw) is dict:
+            if len(memo) >= _READS_KEPT:
+                memo.clear()
+            memo[id(raw)] = (raw, label)
+        return (m.namespace, label), names
     ((owner, items),) = _decisions([m]).items()
     return owner, items[0][1]
 
@@ -5258,9 +5396,14 @@ def _plain_names(obj: Obj) -> list[str] | None:
     return names
 
 
-def _placement_policy(m: Manifest) -> Policy | None:
+def _placement_policy(m: Manifest, own: _Entries | None = None) -> Policy | None:
     """The Placement's policy as load reads it (refused as load refuses it); None where upstream
-    leaves it alone (disabled, being deleted)."""
+    leaves it alone (disabled, being deleted). `own.policies`: the spec last read for this
+    Placement and its policy (read_policy reads the spec alone, its Fields only naming what it
+    refuses): where the spec is that very object, the policy read then, not read again (a stored
+    object is never changed in place; the scheduler's own status writes coming back carry the
+    spec they were made from, emit copying it by reference). The rest (the metadata, the status
+    emit wrote) is read as before."""
     f = Fields(m)
     if not m.namespace:
         raise f.fail("a Placement is namespaced", "metadata.namespace")
@@ -5271,4 +5414,15 @@ def _placement_policy(m: Manifest) -> Policy | None:
     if metadata.get("deletionTimestamp") is not None or annotations.get(n.DISABLE_ANNOTATION) == "true":
         return None
     _check_status(f, f.mapping(m.obj.get("status"), "status"))
-    return read_policy(f, m.obj.get("spec"))
+    spec = m.obj.get("spec")
+    if own is None:
+        return read_policy(f, spec)
+    key = f"{m.namespace}/{m.name}"
+    kept = own.policies.get(key)
+    if kept is not None and kept[0] is spec:
+        return kept[1]
+    policy = read_policy(f, spec)
+    if len(own.policies) >= _READS_KEPT:
+        own.policies.clear()
+    own.policies[key] = (spec, policy)
+    return policy
