@@ -495,11 +495,16 @@ def _relative_scores(
 def _feasible_rows(p: Prepared) -> np.ndarray:
     """The rows where the request's outcome is PASS or HELD (what `centered_scores` centers
     over), sorted: its candidates and the rows it holds that pass (HELD is set on those alone,
-    _classify_existing's), found without a pass over the fleet."""
-    candidates = p.candidates
+    _classify_existing's), found without a pass over the fleet. Where the rows it holds that pass
+    are the shared rows' it holds alone (`held_out`: none passes by a held cluster's taint alone),
+    these are the shared rows (`base`, its candidates with `held_out`) themselves: read-only,
+    the same array for the requests of one verdict and the batches after (_add_centered's)."""
     if p.held is None or not len(p.held):
-        return candidates
+        return p.candidates
     held = p.held[p.outcome[p.held] == HELD]
+    if p.base is not None and len(held) == len(p.held_out):
+        return p.base
+    candidates = p.candidates
     return np.union1d(candidates, held) if len(held) else candidates
 
 
@@ -514,19 +519,47 @@ def _add_centered(
     """`affinity += weight * centered_scores(values, feasible mask, ascending, present)`, on the
     feasible rows alone (`feasible`: their rows; centered_scores gives 0 on every other): the same
     values in the same float64 steps, element by element, and the same extremes (a request's
-    candidates are about a tenth of the fleet)."""
-    member = feasible[present[feasible]]
+    candidates are about a tenth of the fleet). The centered scores of read-only values over
+    read-only rows (a shared verdict's, _feasible_rows') are kept by their identities
+    (`_CENTERED`) for every request and batch after that asks them again."""
+    shared = not feasible.flags.writeable and not values.flags.writeable
+    key = (id(feasible), id(values), ascending)
+    known = _CENTERED.get(key) if shared else None
+    if known is None:
+        known = (feasible, values, *_centered_part(values, feasible, ascending, present))
+        if shared:
+            while len(_CENTERED) >= _CENTERED_UP_TO:
+                del _CENTERED[next(iter(_CENTERED))]  # the first kept
+            _CENTERED[key] = known
+    member, scores = known[2:]
     if not len(member):
         return
+    affinity[member] += weight * 100 if scores is None else weight * scores
+
+
+def _centered_part(
+    values: np.ndarray, feasible: np.ndarray, ascending: bool, present: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The feasible rows with the property, and their centered scores (int64; None where all are
+    100, the values all equal)."""
+    member = feasible[present[feasible]]
+    if not len(member):
+        return member, None
     own = values[member]
     low, high = own.min(), own.max()
     if high == low:
-        affinity[member] += weight * 100
-        return
+        return member, None
     ratio = (own - low) / (high - low)
     if ascending:
         ratio = 1.0 - ratio
-    affinity[member] += weight * np.trunc(((ratio - 0.5) * 2.0) * 100.0).astype(np.int64)
+    return member, _read_only(np.trunc(((ratio - 0.5) * 2.0) * 100.0).astype(np.int64))
+
+
+# _add_centered's centered scores by the identities of the rows and values they are of (each
+# entry keeps both alive): a verdict's rows and a property's values last while the rows do, and a
+# live scheduler's batches center the same few (the first of them kept dropped past the bound).
+_CENTERED: dict[tuple[int, int, bool], tuple] = {}
+_CENTERED_UP_TO = 128
 
 
 def _present(values: np.ndarray) -> np.ndarray:

@@ -395,11 +395,9 @@ class ClusterTable:
         return index
 
     def float_values(self, name: str) -> np.ndarray:
-        """A property as float64 per cluster, NaN where a cluster lacks it."""
-        column = self.frame.get_column(_float_column(name))
-        if column.dtype == pl.Float64:  # nulls are NaN in to_numpy's float64 (no frame pass: polars'
-            return column.to_numpy()  # engine, some milliseconds of a live scheduler's small batch)
-        return column.fill_null(float("nan")).to_numpy().astype(np.float64, copy=False)
+        """A property as float64 per cluster, NaN where a cluster lacks it; read-only, the very
+        array of the batches before while the rows' column is the same (_Rows.float_values)."""
+        return self._rows.float_values(name)
 
     def tolerated(self, tolerations: tuple[Toleration, ...]) -> np.ndarray:
         """Which clusters have no taint left untolerated (judged at the batch's time, for a request
@@ -735,6 +733,7 @@ class _Rows:
         # Columns kept but not yet moved to these rows: each the Series it starts from and the
         # patches' steps on it since (`_stepped`), made when read (`columns`).
         self._later: dict[str, tuple[pl.Series, list[tuple]]] = {}
+        self._floats: dict[str, tuple[pl.Series, np.ndarray]] = {}  # float_values', by the Series made of
         self._tolerated: dict[tuple[Toleration, ...], np.ndarray] = {}  # of tolerations without seconds
         self.patched = False  # made from an earlier batch's rows (a live scheduler's later batch)
         self.by_name: dict[tuple, Any] = {}  # ClusterTable.by_name's values, carried through patches
@@ -858,6 +857,7 @@ class _Rows:
         out.tainted = np.flatnonzero(tainted).tolist()
         out._series = {}
         out._later = {}
+        out._floats = dict(self._floats)  # each valid while its Series is the rows' (float_values)
         # The rows made again, every kept column at once (a Series made per column and row was
         # most of a patch).
         moving = _moving([*self._series, *self._later], remade, unknown, was, clusters) if remade else []
@@ -924,6 +924,20 @@ class _Rows:
                 _tolerated(self.clusters, self.tainted, tolerations, None)
             )
         return mask
+
+    def float_values(self, name: str) -> np.ndarray:
+        """A property's float column as float64, NaN where null, read-only: made once per Series
+        (kept through patches that leave the column as it was), so the batches of a long-lived
+        scheduler share one array, and what is kept by its identity (prepare's centered scores)."""
+        column = self.columns([_float_column(name)])[_float_column(name)]
+        found = self._floats.get(name)
+        if found is None or found[0] is not column:
+            if column.dtype == pl.Float64:  # nulls are NaN in to_numpy's float64 (no frame pass: polars'
+                values = column.to_numpy()  # engine, some milliseconds of a live scheduler's small batch)
+            else:
+                values = column.fill_null(float("nan")).to_numpy().astype(np.float64, copy=False)
+            found = self._floats[name] = (column, _frozen(values))
+        return found[1]
 
     def codes(self, name: str) -> tuple[np.ndarray, list[str], np.ndarray]:
         """A string column's domain codes (0..D-1 in the order of the sorted values, -1 where
