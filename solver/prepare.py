@@ -289,19 +289,21 @@ _EXISTING = 7  # where PlacementRequest.signature() holds the existing decisions
 
 def _twin(requests: tuple[PlacementRequest, ...], i: int, first: dict[tuple, list[int]]) -> int:
     """The index of the first request with a signature equal to request i's. Existing decisions
-    are hashed by their clusters' names only (hashing thousands of decisions field by field costs
-    more than the rest of prepare's loop): requests holding the same clusters are then compared
-    in full."""
+    are hashed by their number and their first and last clusters' names alone (hashing thousands
+    of decisions field by field costs more than the rest of prepare's loop, and every name of a
+    live scheduler's few requests holding thousands each, which are never twins, was most of
+    this): requests whose decisions agree in those are then compared in full."""
     request = requests[i]
     signature = request.signature()
-    if not request.existing or signature[_EXISTING] is not request.existing:
+    existing = request.existing
+    if not existing or signature[_EXISTING] is not existing:
         key = signature
     else:
-        names = tuple(map(_CLUSTER, request.existing))
-        key = (*signature[:_EXISTING], names, *signature[_EXISTING + 1 :])
+        ends = (len(existing), existing[0].cluster, existing[-1].cluster)
+        key = (*signature[:_EXISTING], ends, *signature[_EXISTING + 1 :])
     alike = first.setdefault(key, [])
     for j in alike:
-        if requests[j].existing == request.existing:
+        if requests[j].existing == existing:
             return j
     alike.append(i)
     return i
