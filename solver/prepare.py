@@ -17,7 +17,7 @@ from operator import attrgetter
 import numpy as np
 
 from model import Batch, ExistingDecision, FilterKind, PlacementRequest, SelectionMode, TieBreak, Toleration
-from solver.admits import refusals, untolerated
+from solver.admits import in_scope, matches_required, refusals, takes_new, untolerated
 from solver.table import ClusterTable, rule_masks
 
 __all__ = [
@@ -406,16 +406,24 @@ def _forever(tolerations: tuple[Toleration, ...]) -> tuple[Toleration, ...]:
 
 
 def _code(request: PlacementRequest, cluster, forever: tuple[Toleration, ...] | None = None) -> int:
-    """One cluster's filter code (_outcome's): the first rule it fails by the scalar rules, with
+    """One cluster's filter code (_outcome's): the first rule it fails by the scalar rules
+    (solver.admits' `refusals`, in its order, judged only as far as the first that fails), with
     the request's tolerations held forever where `forever` gives them so (the taint rule is the
     last: a row the request's own fail by taints alone passes where those pass)."""
-    first = refusals(request, cluster, None)
-    if not first:
+    if request.mode is SelectionMode.FIXED:
+        first = refusals(request, cluster, None)
+        return _CODE[first[0]] if first else PASS
+    if not in_scope(request, cluster):
+        return OUT_OF_SCOPE
+    if not matches_required(request, cluster):
+        return AFFINITY
+    if not takes_new(cluster):
+        return INELIGIBLE
+    if untolerated(cluster, request.tolerations, None) is None:
         return PASS
-    code = _CODE[first[0]]
-    if code == TAINT and forever is not None and untolerated(cluster, forever, None) is None:
+    if forever is not None and untolerated(cluster, forever, None) is None:
         return PASS
-    return code
+    return TAINT
 
 
 def _outcome(
