@@ -730,9 +730,6 @@ class _Rows:
         self.load = _frozen(np.fromiter((c.load for c in clusters), dtype=np.int64, count=size))
         self.tainted = [i for i, c in enumerate(clusters) if c.taints]
         self._series: dict[str, pl.Series] = {}
-        # Columns kept but not yet moved to these rows: each the Series it starts from and the
-        # patches' steps on it since (`_stepped`), made when read (`columns`).
-        self._later: dict[str, tuple[pl.Series, list[tuple]]] = {}
         self._floats: dict[str, tuple[pl.Series, np.ndarray]] = {}  # float_values', by the Series made of
         self._tolerated: dict[tuple[Toleration, ...], np.ndarray] = {}  # of tolerations without seconds
         self.patched = False  # made from an earlier batch's rows (a live scheduler's later batch)
@@ -855,39 +852,24 @@ class _Rows:
         tainted = was_tainted[kept]
         tainted[remade] = [bool(clusters[i].taints) for i in remade]
         out.tainted = np.flatnonzero(tainted).tolist()
+        series_kept = None if same_names or moved is not None else pl.Series(kept)
         out._series = {}
-        out._later = {}
         out._floats = dict(self._floats)  # each valid while its Series is the rows' (float_values)
         # The rows made again, every kept column at once (a Series made per column and row was
         # most of a patch).
-        moving = _moving([*self._series, *self._later], remade, unknown, was, clusters) if remade else []
+        moving = _moving(list(self._series), remade, unknown, was, clusters) if remade else []
         made = _made(tuple(clusters[i] for i in remade), moving) if moving else {}
-        if same_names:
-            for name, series in self._series.items():
-                if name in made:
-                    series = series.clone().scatter(remade, made[name])
-                out._series[name] = series
-        # Rows that moved move a column when it is next read (`columns`): the steps kept, in order,
-        # with the column they start from. A batch reads some of the columns kept (on the OCM
-        # 10,000 x 2,000 stream, 16 of 39 a batch and 45% before the next join or leave), and each
-        # moved was a copy of 10,000 values (most of a join's or leave's patch).
-        step = (
-            None
-            if same_names
-            else (_SLIDE, len(names), moved)
-            if moved is not None
-            else (_GATHER, pl.Series(kept))
-        )
-        pending = [(name, series, []) for name, series in self._series.items()] if step else []
-        pending += [(name, series, steps) for name, (series, steps) in self._later.items()]
-        for name, series, steps in pending:
-            steps = [*steps, step] if step else steps
-            if name in made:
-                steps = [*steps, (_SCATTER, remade, made[name])]
-            if len(steps) > _LATER_UP_TO:
-                out._series[name] = _stepped(series, steps)
+        for name, series in self._series.items():
+            if same_names:
+                column = series
+            elif moved is not None:
+                column = _slid_series(series, len(names), moved)
             else:
-                out._later[name] = (series, steps)
+                column = series.gather(series_kept)
+            if name in made:
+                column = column.clone() if same_names else column
+                column = column.scatter(remade, made[name])
+            out._series[name] = column
         # A row's taint verdict reads its taints alone: kept rows keep theirs, made rows judge again.
         out._tolerated = {}
         for tolerations, mask in self._tolerated.items():
@@ -957,32 +939,10 @@ class _Rows:
 
     def columns(self, names: list[str]) -> dict[str, pl.Series]:
         """The named columns (see the *_column functions), each made once for these clusters."""
-        for name in names:
-            later = self._later.pop(name, None)
-            if later is not None:
-                self._series[name] = _stepped(*later)
         missing = [name for name in names if name not in self._series]
         if missing:
             self._series.update(_made(self.clusters, missing))
         return {name: self._series[name] for name in names}
-
-
-_SLIDE, _GATHER, _SCATTER = "slide", "gather", "scatter"  # a patch's steps on a column (_Rows._later)
-_LATER_UP_TO = 16  # steps a column waits for (its rows gathers share one index per patch); past it, made
-
-
-def _stepped(series: pl.Series, steps: list[tuple]) -> pl.Series:
-    """A column moved through patches' steps, one after the other, as _Rows._patched moved every
-    column at once before: slid (_slid_series) or gathered to the new rows, then its rows made
-    again scattered (in place: the first step, a slide or a gather, made a new Series)."""
-    for step in steps:
-        if step[0] is _SLIDE:
-            series = _slid_series(series, step[1], step[2])
-        elif step[0] is _GATHER:
-            series = series.gather(step[1])
-        else:
-            series = series.scatter(step[1], step[2])
-    return series
 
 
 def _patched_codes(
