@@ -8,6 +8,7 @@ cluster under its current policy.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import compress, repeat
@@ -16,7 +17,7 @@ from operator import attrgetter
 import numpy as np
 
 from model import Batch, ExistingDecision, FilterKind, PlacementRequest, SelectionMode, TieBreak, Toleration
-from solver.admits import refusals, untolerated
+from solver.admits import in_scope, matches_required, refusals, takes_new, untolerated
 from solver.table import ClusterTable, rule_masks
 
 __all__ = [
@@ -282,24 +283,27 @@ def prepare(batch: Batch, table: ClusterTable) -> list[Prepared]:
 
 
 _CLUSTER = attrgetter("cluster")
+_CURRENT = attrgetter("current")
 _EXISTING = 7  # where PlacementRequest.signature() holds the existing decisions
 
 
 def _twin(requests: tuple[PlacementRequest, ...], i: int, first: dict[tuple, list[int]]) -> int:
     """The index of the first request with a signature equal to request i's. Existing decisions
-    are hashed by their clusters' names only (hashing thousands of decisions field by field costs
-    more than the rest of prepare's loop): requests holding the same clusters are then compared
-    in full."""
+    are hashed by their number and their first and last clusters' names alone (hashing thousands
+    of decisions field by field costs more than the rest of prepare's loop, and every name of a
+    live scheduler's few requests holding thousands each, which are never twins, was most of
+    this): requests whose decisions agree in those are then compared in full."""
     request = requests[i]
     signature = request.signature()
-    if not request.existing or signature[_EXISTING] is not request.existing:
+    existing = request.existing
+    if not existing or signature[_EXISTING] is not existing:
         key = signature
     else:
-        names = tuple(map(_CLUSTER, request.existing))
-        key = (*signature[:_EXISTING], names, *signature[_EXISTING + 1 :])
+        ends = (len(existing), existing[0].cluster, existing[-1].cluster)
+        key = (*signature[:_EXISTING], ends, *signature[_EXISTING + 1 :])
     alike = first.setdefault(key, [])
     for j in alike:
-        if requests[j].existing == request.existing:
+        if requests[j].existing == existing:
             return j
     alike.append(i)
     return i
@@ -402,16 +406,24 @@ def _forever(tolerations: tuple[Toleration, ...]) -> tuple[Toleration, ...]:
 
 
 def _code(request: PlacementRequest, cluster, forever: tuple[Toleration, ...] | None = None) -> int:
-    """One cluster's filter code (_outcome's): the first rule it fails by the scalar rules, with
+    """One cluster's filter code (_outcome's): the first rule it fails by the scalar rules
+    (solver.admits' `refusals`, in its order, judged only as far as the first that fails), with
     the request's tolerations held forever where `forever` gives them so (the taint rule is the
     last: a row the request's own fail by taints alone passes where those pass)."""
-    first = refusals(request, cluster, None)
-    if not first:
+    if request.mode is SelectionMode.FIXED:
+        first = refusals(request, cluster, None)
+        return _CODE[first[0]] if first else PASS
+    if not in_scope(request, cluster):
+        return OUT_OF_SCOPE
+    if not matches_required(request, cluster):
+        return AFFINITY
+    if not takes_new(cluster):
+        return INELIGIBLE
+    if untolerated(cluster, request.tolerations, None) is None:
         return PASS
-    code = _CODE[first[0]]
-    if code == TAINT and forever is not None and untolerated(cluster, forever, None) is None:
+    if forever is not None and untolerated(cluster, forever, None) is None:
         return PASS
-    return code
+    return TAINT
 
 
 def _outcome(
@@ -493,11 +505,16 @@ def _relative_scores(
 def _feasible_rows(p: Prepared) -> np.ndarray:
     """The rows where the request's outcome is PASS or HELD (what `centered_scores` centers
     over), sorted: its candidates and the rows it holds that pass (HELD is set on those alone,
-    _classify_existing's), found without a pass over the fleet."""
-    candidates = p.candidates
+    _classify_existing's), found without a pass over the fleet. Where the rows it holds that pass
+    are the shared rows' it holds alone (`held_out`: none passes by a held cluster's taint alone),
+    these are the shared rows (`base`, its candidates with `held_out`) themselves: read-only,
+    the same array for the requests of one verdict and the batches after (_add_centered's)."""
     if p.held is None or not len(p.held):
-        return candidates
+        return p.candidates
     held = p.held[p.outcome[p.held] == HELD]
+    if p.base is not None and len(held) == len(p.held_out):
+        return p.base
+    candidates = p.candidates
     return np.union1d(candidates, held) if len(held) else candidates
 
 
@@ -512,19 +529,47 @@ def _add_centered(
     """`affinity += weight * centered_scores(values, feasible mask, ascending, present)`, on the
     feasible rows alone (`feasible`: their rows; centered_scores gives 0 on every other): the same
     values in the same float64 steps, element by element, and the same extremes (a request's
-    candidates are about a tenth of the fleet)."""
-    member = feasible[present[feasible]]
+    candidates are about a tenth of the fleet). The centered scores of read-only values over
+    read-only rows (a shared verdict's, _feasible_rows') are kept by their identities
+    (`_CENTERED`) for every request and batch after that asks them again."""
+    shared = not feasible.flags.writeable and not values.flags.writeable
+    key = (id(feasible), id(values), ascending)
+    known = _CENTERED.get(key) if shared else None
+    if known is None:
+        known = (feasible, values, *_centered_part(values, feasible, ascending, present))
+        if shared:
+            while len(_CENTERED) >= _CENTERED_UP_TO:
+                del _CENTERED[next(iter(_CENTERED))]  # the first kept
+            _CENTERED[key] = known
+    member, scores = known[2:]
     if not len(member):
         return
+    affinity[member] += weight * 100 if scores is None else weight * scores
+
+
+def _centered_part(
+    values: np.ndarray, feasible: np.ndarray, ascending: bool, present: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The feasible rows with the property, and their centered scores (int64; None where all are
+    100, the values all equal)."""
+    member = feasible[present[feasible]]
+    if not len(member):
+        return member, None
     own = values[member]
     low, high = own.min(), own.max()
     if high == low:
-        affinity[member] += weight * 100
-        return
+        return member, None
     ratio = (own - low) / (high - low)
     if ascending:
         ratio = 1.0 - ratio
-    affinity[member] += weight * np.trunc(((ratio - 0.5) * 2.0) * 100.0).astype(np.int64)
+    return member, _read_only(np.trunc(((ratio - 0.5) * 2.0) * 100.0).astype(np.int64))
+
+
+# _add_centered's centered scores by the identities of the rows and values they are of (each
+# entry keeps both alive): a verdict's rows and a property's values last while the rows do, and a
+# live scheduler's batches center the same few (the first of them kept dropped past the bound).
+_CENTERED: dict[tuple[int, int, bool], tuple] = {}
+_CENTERED_UP_TO = 128
 
 
 def _present(values: np.ndarray) -> np.ndarray:
@@ -586,13 +631,29 @@ def _classify_existing(prepared: Prepared, table: ClusterTable, limit: int) -> N
     Where no two of many decisions name the same cluster (each row then read and set once,
     whatever the order), the rows are classified as arrays (`_classify_rows`); else one by one, in
     name order (below _ROWS_FROM decisions the arrays' fixed costs are more than the loop's)."""
-    decisions = sorted(prepared.request.existing, key=_CLUSTER)
+    existing = prepared.request.existing
+    if len(existing) >= _ROWS_FROM:
+        # A request's decisions as the adapters give them: in name order, each cluster once, every
+        # one in the table (all 101 of 3,100 requests holding 48 or more over the OCM 200-event
+        # stream, ~3,150 each). Their rows then rise (a row is its name's rank in the batch's
+        # sorted clusters), and they are classified as they come, neither sorted nor set apart.
+        names = list(map(_CLUSTER, existing))
+        rows = _rows_of(table, names)
+        if rows[0] >= 0 and bool((rows[1:] > rows[:-1]).all()):
+            _classify_rows(prepared, table, limit, existing, names, rows)
+            return
+    decisions = sorted(existing, key=_CLUSTER)
     if len(decisions) >= _ROWS_FROM:
         names = list(map(_CLUSTER, decisions))
         if len(set(names)) == len(names):
-            _classify_rows(prepared, table, limit, decisions, names)
+            _classify_rows(prepared, table, limit, decisions, names, _rows_of(table, names))
             return
     _classify_each(prepared, table, limit, decisions)
+
+
+def _rows_of(table: ClusterTable, names: list[str]) -> np.ndarray:
+    """Each name's row in the table, -1 where it has none."""
+    return np.fromiter(map(table.index.get, names, repeat(-1)), dtype=np.int64, count=len(names))
 
 
 # The decisions from which `_classify_rows` takes a request's holdings (measured on 10,000
@@ -601,7 +662,12 @@ _ROWS_FROM = 48
 
 
 def _classify_rows(
-    prepared: Prepared, table: ClusterTable, limit: int, decisions: list[ExistingDecision], names: list[str]
+    prepared: Prepared,
+    table: ClusterTable,
+    limit: int,
+    decisions: Sequence[ExistingDecision],
+    names: list[str],
+    rows: np.ndarray,
 ) -> None:
     """_classify_each's answer for decisions naming distinct clusters (sorted by name), as array
     steps: a row's taint is judged before its holding (as the loop does), and no row is reached
@@ -611,7 +677,6 @@ def _classify_rows(
     verdict = prepared.outcome
     outcome = verdict.copy()
     count = len(names)
-    rows = np.fromiter(map(table.index.get, names, repeat(-1)), dtype=np.int64, count=count)
     found = rows >= 0
     present = rows[found]
     untainted = False
@@ -622,7 +687,7 @@ def _classify_rows(
     changed = untainted
     leaving = np.zeros(count, dtype=bool)
     leaving[found] = table.leaving[present]
-    current = np.fromiter((d.current for d in decisions), dtype=bool, count=count)
+    current = np.fromiter(map(_CURRENT, decisions), dtype=bool, count=count)
     staying = found & ~leaving
     keep = staying & current
     kept = rows[keep]

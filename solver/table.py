@@ -395,11 +395,9 @@ class ClusterTable:
         return index
 
     def float_values(self, name: str) -> np.ndarray:
-        """A property as float64 per cluster, NaN where a cluster lacks it."""
-        column = self.frame.get_column(_float_column(name))
-        if column.dtype == pl.Float64:  # nulls are NaN in to_numpy's float64 (no frame pass: polars'
-            return column.to_numpy()  # engine, some milliseconds of a live scheduler's small batch)
-        return column.fill_null(float("nan")).to_numpy().astype(np.float64, copy=False)
+        """A property as float64 per cluster, NaN where a cluster lacks it; read-only, the very
+        array of the batches before while the rows' column is the same (_Rows.float_values)."""
+        return self._rows.float_values(name)
 
     def tolerated(self, tolerations: tuple[Toleration, ...]) -> np.ndarray:
         """Which clusters have no taint left untolerated (judged at the batch's time, for a request
@@ -692,7 +690,12 @@ def _composed(
         return kept, sorted(made.items(), key=_ROW)
     if remade:
         rows = np.fromiter((row for row, _ in remade), dtype=np.int64, count=len(remade))
-        at = np.flatnonzero(np.isin(kept2, rows))  # where the first's made rows went (a gather)
+        # Where the first's made rows went (a gather): np.isin's answer, by a table of the rows
+        # between the patches (isin compared each of 10,000 rows with each made row: most of a
+        # cluster event's masks and verdicts moved).
+        made_rows = np.zeros(max(int(rows.max()), int(kept2.max(initial=-1))) + 1, dtype=bool)
+        made_rows[rows] = True
+        at = np.flatnonzero(made_rows[kept2])
         by_row = dict(remade)
         for new, old in zip(at.tolist(), kept2[at].tolist(), strict=True):
             made.setdefault(new, by_row[old])  # a row the second made again is its own
@@ -727,6 +730,7 @@ class _Rows:
         self.load = _frozen(np.fromiter((c.load for c in clusters), dtype=np.int64, count=size))
         self.tainted = [i for i, c in enumerate(clusters) if c.taints]
         self._series: dict[str, pl.Series] = {}
+        self._floats: dict[str, tuple[pl.Series, np.ndarray]] = {}  # float_values', by the Series made of
         self._tolerated: dict[tuple[Toleration, ...], np.ndarray] = {}  # of tolerations without seconds
         self.patched = False  # made from an earlier batch's rows (a live scheduler's later batch)
         self.by_name: dict[tuple, Any] = {}  # ClusterTable.by_name's values, carried through patches
@@ -850,6 +854,7 @@ class _Rows:
         out.tainted = np.flatnonzero(tainted).tolist()
         series_kept = None if same_names or moved is not None else pl.Series(kept)
         out._series = {}
+        out._floats = dict(self._floats)  # each valid while its Series is the rows' (float_values)
         # The rows made again, every kept column at once (a Series made per column and row was
         # most of a patch).
         moving = _moving(list(self._series), remade, unknown, was, clusters) if remade else []
@@ -901,6 +906,20 @@ class _Rows:
                 _tolerated(self.clusters, self.tainted, tolerations, None)
             )
         return mask
+
+    def float_values(self, name: str) -> np.ndarray:
+        """A property's float column as float64, NaN where null, read-only: made once per Series
+        (kept through patches that leave the column as it was), so the batches of a long-lived
+        scheduler share one array, and what is kept by its identity (prepare's centered scores)."""
+        column = self.columns([_float_column(name)])[_float_column(name)]
+        found = self._floats.get(name)
+        if found is None or found[0] is not column:
+            if column.dtype == pl.Float64:  # nulls are NaN in to_numpy's float64 (no frame pass: polars'
+                values = column.to_numpy()  # engine, some milliseconds of a live scheduler's small batch)
+            else:
+                values = column.fill_null(float("nan")).to_numpy().astype(np.float64, copy=False)
+            found = self._floats[name] = (column, _frozen(values))
+        return found[1]
 
     def codes(self, name: str) -> tuple[np.ndarray, list[str], np.ndarray]:
         """A string column's domain codes (0..D-1 in the order of the sorted values, -1 where
