@@ -36,7 +36,7 @@ from solver.admits import refusals
 from solver.sat import Model
 from tests.fixtures import ocm
 from tests.fixtures.live import balance_held_fixed as _held_fixed
-from tests.fixtures.live import count_admits_outside_walks, loads_in_clusters, world_events
+from tests.fixtures.live import count_admits_outside_walks, loads_in_clusters, world_deltas, world_events
 from tests.fixtures.live import ocm_decisions as _decisions
 
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
@@ -5374,12 +5374,8 @@ def test_a_request_known_to_hold_what_its_placement_counts_is_taken_again_as_mad
     def deltas() -> list[tuple[Any, ...]]:
         now = datetime.fromisoformat(DEFAULT_NOW)
         hub = HubScheduler(generate("ocm", 80, 120, seed=0, now=now), now=now, options=SolveOptions())
-        world = _World("ocm", hub, 0)
         out = []
-        for _ in range(60):
-            now += timedelta(seconds=15)
-            _, event, _ = world.next(now)
-            delta = hub.handle(event, now=now)
+        for _, delta in world_deltas(hub, "ocm", 0, 60, now):
             recorded_hold_their_counts(hub, delta.requests)
             out.append((delta.apply, delta.delete, delta.requests, set(hub._live["ocm"].enqueued)))
         return out
