@@ -11,26 +11,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import solver.greedy as greedy
-from model import ExistingDecision, PlacementRequest, Preference, SelectionMode, SpreadConstraint, TieBreak
+from model import PlacementRequest
 from solver.prepare import prepare
 from solver.spread import SpreadState
 from solver.table import ClusterTable
-from tests.fixtures.builders import batch, cluster
+from tests.fixtures.builders import batch, cluster, zone_rack_spread
 from tests.fixtures.common import counted_calls
 
 
 def _request(count: int, max_skew: int, hard: bool, holds: list[str]) -> PlacementRequest:
-    return PlacementRequest(
-        "p",
-        namespace="ns",
-        mode=SelectionMode.N,
-        count=count,
-        preferences=(Preference(1, held=True),),
-        existing=tuple(ExistingDecision(c, current=False) for c in holds),  # obsolete: re-decided
-        spread=(SpreadConstraint("zone", max_skew, hard), SpreadConstraint("rack", 1, False)),
-        tie_break=TieBreak.SMALLER_NAME,
-        prefer_held=True,
-    )
+    """Holding `holds` as obsolete decisions (re-decided), which it prefers."""
+    return zone_rack_spread(count, max_skew, hard, holds, current=False, prefer_held=True)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
