@@ -634,7 +634,7 @@ def _classify_existing(prepared: Prepared, table: ClusterTable, limit: int) -> N
     existing = prepared.request.existing
     if len(existing) >= _ROWS_FROM:
         # A request's decisions as the adapters give them: in name order, each cluster once, every
-        # one in the table (all 101 of 3,100 requests holding 48 or more over the OCM 200-event
+        # one in the table (all 101 of 3,100 requests holding 48 or more over the live bench
         # stream, ~3,150 each). Their rows then rise (a row is its name's rank in the batch's
         # sorted clusters), and they are classified as they come, neither sorted nor set apart.
         names = list(map(_CLUSTER, existing))
