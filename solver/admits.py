@@ -52,6 +52,7 @@ __all__ = [
     "RULES",
     "FIXED_RULES",
     "admits",
+    "first_refusal",
     "refusals",
     "takes_new",
     "untolerated",
@@ -121,6 +122,24 @@ def refusals(
         untolerated(cluster, request.tolerations, now, held=held) is None,
     )
     return tuple(kind for kind, passed in zip(RULES, checks, strict=True) if not passed)
+
+
+def first_refusal(
+    request: PlacementRequest, cluster: Cluster, now: datetime | None, *, held: bool = False
+) -> FilterKind | None:
+    """`refusals`' first (the reason the cluster is reported with), the rules judged in plugin
+    order only as far as the first that fails; None when it admits the request."""
+    if request.mode is SelectionMode.FIXED:
+        if cluster.name not in request.cluster_names:
+            return FIXED_RULES[0]
+        return None if takes_new(cluster) else FIXED_RULES[1]
+    if not in_scope(request, cluster):
+        return RULES[0]
+    if not matches_required(request, cluster):
+        return RULES[1]
+    if not takes_new(cluster):
+        return RULES[2]
+    return None if untolerated(cluster, request.tolerations, now, held=held) is None else RULES[3]
 
 
 def admits(request: PlacementRequest, cluster: Cluster, now: datetime | None, *, held: bool = False) -> bool:

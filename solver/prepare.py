@@ -17,7 +17,7 @@ from operator import attrgetter
 import numpy as np
 
 from model import Batch, ExistingDecision, FilterKind, PlacementRequest, SelectionMode, TieBreak, Toleration
-from solver.admits import in_scope, matches_required, refusals, takes_new, untolerated
+from solver.admits import first_refusal, untolerated
 from solver.table import ClusterTable, rule_masks
 
 __all__ = [
@@ -407,23 +407,16 @@ def _forever(tolerations: tuple[Toleration, ...]) -> tuple[Toleration, ...]:
 
 def _code(request: PlacementRequest, cluster, forever: tuple[Toleration, ...] | None = None) -> int:
     """One cluster's filter code (_outcome's): the first rule it fails by the scalar rules
-    (solver.admits' `refusals`, in its order, judged only as far as the first that fails), with
-    the request's tolerations held forever where `forever` gives them so (the taint rule is the
-    last: a row the request's own fail by taints alone passes where those pass)."""
-    if request.mode is SelectionMode.FIXED:
-        first = refusals(request, cluster, None)
-        return _CODE[first[0]] if first else PASS
-    if not in_scope(request, cluster):
-        return OUT_OF_SCOPE
-    if not matches_required(request, cluster):
-        return AFFINITY
-    if not takes_new(cluster):
-        return INELIGIBLE
-    if untolerated(cluster, request.tolerations, None) is None:
+    (solver.admits' `first_refusal`, judged only as far as it), with the request's tolerations
+    held forever where `forever` gives them so (the taint rule is the last: a row the request's
+    own fail by taints alone passes where those pass)."""
+    first = first_refusal(request, cluster, None)
+    if first is None:
         return PASS
-    if forever is not None and untolerated(cluster, forever, None) is None:
+    code = _CODE[first]
+    if code == TAINT and forever is not None and untolerated(cluster, forever, None) is None:
         return PASS
-    return TAINT
+    return code
 
 
 def _outcome(

@@ -22,7 +22,7 @@ from model import (
     TolerationOperator,
 )
 from solver import SolveOptions, check, solve
-from solver.admits import admits, refusals
+from solver.admits import admits, first_refusal, refusals
 from solver.checker import passes
 from solver.table import ClusterTable, rule_masks
 from tests.fixtures.batches import SETTINGS, batches
@@ -127,14 +127,17 @@ def _checker_admits_named(b: Batch, request, name: str) -> bool:
 @given(admission_batches())
 def test_the_rule_set_and_the_independent_checker_agree(b: Batch) -> None:
     """The checker's plain rules and solver.admits, scalar and compiled over the table, give every
-    (request, cluster) the same verdict, held or not; the compiled form lists the same refusals."""
+    (request, cluster) the same verdict, held or not; the compiled form lists the same refusals,
+    and `first_refusal` is the first of them."""
     table = ClusterTable(b)
     for request in b.requests:
         masks = rule_masks(request, table) if request.mode is not SelectionMode.FIXED else []
         for row, c in enumerate(b.clusters):
             for held in (False, True):
                 verdict = admits(request, c, b.now, held=held)
-                assert verdict == (refusals(request, c, b.now, held=held) == ())
+                refused = refusals(request, c, b.now, held=held)
+                assert verdict == (refused == ())
+                assert first_refusal(request, c, b.now, held=held) == (refused[0] if refused else None)
                 if request.mode is SelectionMode.FIXED:
                     assert verdict == _checker_admits_named(b, request, c.name)
                 else:
