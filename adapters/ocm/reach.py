@@ -1448,23 +1448,25 @@ class OcmLive:
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
         scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
         self._recounts = recounts = []  # the decisions' moves, counted once read (`_recount_all`)
-        for (before, after), read in zip(changes, checked, strict=True):
-            obj = after if after is not None else before
-            assert obj is not None
-            kind = obj["kind"]
-            enqueued |= self._enqueued_before(kind, before)
-            if kind == n.PLACEMENT:  # `_in_namespace`'s answers there made again
-                self._renew_namespace(obj["metadata"].get("namespace") or "")
-            if kind in (n.MANAGED_CLUSTER, n.SCORE):
-                cluster = (
-                    obj["metadata"]["name"] if kind == n.MANAGED_CLUSTER else obj["metadata"]["namespace"]
-                )
-                clusters.setdefault(cluster, self.pool.get(cluster))
-                if kind == n.SCORE:
-                    scored.add(cluster)
-            self._read(kind, before, after, now, checked=read)
-            enqueued |= self._enqueued_after(kind, before, after)
-        self._recounts = None
+        try:
+            for (before, after), read in zip(changes, checked, strict=True):
+                obj = after if after is not None else before
+                assert obj is not None
+                kind = obj["kind"]
+                enqueued |= self._enqueued_before(kind, before)
+                if kind == n.PLACEMENT:  # `_in_namespace`'s answers there made again
+                    self._renew_namespace(obj["metadata"].get("namespace") or "")
+                if kind in (n.MANAGED_CLUSTER, n.SCORE):
+                    cluster = (
+                        obj["metadata"]["name"] if kind == n.MANAGED_CLUSTER else obj["metadata"]["namespace"]
+                    )
+                    clusters.setdefault(cluster, self.pool.get(cluster))
+                    if kind == n.SCORE:
+                        scored.add(cluster)
+                self._read(kind, before, after, now, checked=read)
+                enqueued |= self._enqueued_after(kind, before, after)
+        finally:  # (a read refused leaves nothing counted: the journal takes the take back)
+            self._recounts = None
         if recounts:
             self._recount_all(recounts)
         for key in self.timers.due(now):
