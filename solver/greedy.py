@@ -140,8 +140,7 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
     want = p.request.count - p.present
     # Obsolete decisions preferred (the first cycle's), cleared after that cycle; found among the
     # rows the request holds, where prepare named them, not over the fleet.
-    sticky_rows = _marked(p, p.sticky)
-    preferring = bool(sticky_rows)
+    preferring = bool(_marked(p, p.sticky))
     obsolete = p.sticky
     picks: list[int] = []
     spread_scores: dict[int, int] = {}
@@ -157,7 +156,7 @@ def _spread_cycles(p: Prepared, table: ClusterTable, limit: int) -> Solution:
         if len(picks) < want - 1 or (not limit and cells is not None):
             cells = cells or _Cells(p, table, state, without(p.candidates, picks))
             if preferring:
-                cells.prefer(p, sticky_rows)
+                cells.prefer(p)
             step = cells.pick(state)
             if step is not None:
                 chosen, score = step
@@ -250,18 +249,17 @@ class _Cells:
         self.step = max(table.size, 1)  # what holding an obsolete decision adds to a pick key
         self.preferred: tuple[list[int], list[int]] | None = None  # `prefer`'s heads, next pick only
 
-    def prefer(self, p: Prepared, sticky: list[int]) -> None:
-        """For the next pick alone: the rows of obsolete decisions (`sticky`, p.sticky's rows)
-        preferred, as pick_key orders them with sticky 1 (their key plus `step`): each cell's head
-        is then the greater of its head and its preferred rows."""
+    def prefer(self, p: Prepared) -> None:
+        """For the next pick alone: the rows of obsolete decisions (p.sticky) preferred, as
+        pick_key orders them with sticky 1 (their key plus `step`): each cell's head is then the
+        greater of its head and its preferred rows."""
         heads, values = list(self.heads), list(self.head_values)
-        if sticky:
-            for at in np.flatnonzero(p.sticky[self.rows]).tolist():
-                if self.values[at] == _TAKEN:
-                    continue
-                value, cell = int(self.values[at]) + self.step, bisect_right(self.ends, at)
-                if value > values[cell]:
-                    heads[cell], values[cell] = at, value
+        for at in np.flatnonzero(p.sticky[self.rows]).tolist():
+            if self.values[at] == _TAKEN:
+                continue
+            value, cell = int(self.values[at]) + self.step, bisect_right(self.ends, at)
+            if value > values[cell]:
+                heads[cell], values[cell] = at, value
         self.preferred = (heads, values)
 
     def pick(self, state: SpreadState) -> tuple[int, int] | None:
