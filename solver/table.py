@@ -127,7 +127,10 @@ class ClusterTable:
         self._clusters = clusters
         self._rows = rows
         self._columns = self._wanted_columns(batch)
-        self.frame = self._build_frame(rows)
+        # The wanted columns made (and kept with the rows) now, as before; the frame over them
+        # only where a polars pass or a generator reads it (`frame`).
+        self._data = self._wanted_data(rows)
+        self._frame: pl.DataFrame | None = None
         self._tolerance_cache: dict[tuple[Toleration, ...], np.ndarray] = {}
         self._domain_cache: dict[tuple[str, bool], tuple[np.ndarray, list[str], np.ndarray]] = {}
         self._index_cache: dict[tuple[str, bool], dict[str, int]] = {}
@@ -166,17 +169,28 @@ class ClusterTable:
             frozenset(labels), frozenset(properties), frozenset(claims), frozenset(traits), frozenset(scores)
         )
 
-    def _build_frame(self, rows: _Rows) -> pl.DataFrame:
+    def _wanted_data(self, rows: _Rows) -> dict[str, pl.Series]:
         columns = self._columns
-        data = rows.columns(
+        return rows.columns(
             [_label_column(k) for k in sorted(columns.labels)]
             + [_claim_column(k) for k in sorted(columns.claims)]
             + [_trait_column(t) for t in sorted(columns.traits)]
             + [_score_column(name) for name in sorted(columns.scores)]
             + [f(name) for name in sorted(columns.properties) for f in (_exact_column, _float_column)]
         )
-        # No columns: still one row per cluster (polars rejects an empty dict with a height).
-        return pl.DataFrame(data or None, height=self.size)
+
+    @property
+    def frame(self) -> pl.DataFrame:
+        """The wanted columns as one frame, made when first read: a polars pass over them
+        (`_evaluate_all`: a batch asking masks or scores no kept value holds) and the generators
+        read it; most of a long-lived scheduler's batches ask none (every mask kept, external
+        scores and traits read off their columns), and the frame was a third of a millisecond a
+        batch. Its columns are the Series made when the table was (the same values as ever)."""
+        frame = self._frame
+        if frame is None:
+            # No columns: still one row per cluster (polars rejects an empty dict with a height).
+            frame = self._frame = pl.DataFrame(self._data or None, height=self.size)
+        return frame
 
     # -- compiled expressions -----------------------------------------------------------------
 
@@ -331,9 +345,7 @@ class ClusterTable:
             for pref in static:
                 column = columns.get(pref.external)
                 if column is None:
-                    column = columns[pref.external] = self.frame.get_column(
-                        _score_column(pref.external)
-                    ).to_numpy()
+                    column = columns[pref.external] = self._data[_score_column(pref.external)].to_numpy()
                     if column.dtype != np.int64:  # (never: the column is made Int64 without nulls)
                         return {}
                 part = column * np.int64(pref.weight)
@@ -362,7 +374,7 @@ class ClusterTable:
                 for trait in term.traits:
                     column = traits.get(trait)
                     if column is None:
-                        column = traits[trait] = self.frame.get_column(_trait_column(trait)).to_numpy()
+                        column = traits[trait] = self._data[_trait_column(trait)].to_numpy()
                     passing &= column
                 matched |= passing
             out[terms] = matched
