@@ -178,7 +178,12 @@ class _Batch:
         table: ClusterTable,
         coupled: Sequence[int],
         base: Sequence[Prepared],
+        *,
+        alone: bool = False,
     ) -> None:
+        # SolveOptions.alone (`_decide`): every request chooses against the counts as held, and
+        # nothing moves or is scored after; the moves' slots and who holds each row are not kept.
+        self.alone = alone
         self.table = table
         self.coupled = list(coupled)
         self.position = {i: k for k, i in enumerate(self.coupled)}
@@ -206,13 +211,20 @@ class _Batch:
         self._busiest: tuple[int, int] | None = None
         # Every coupled request's picks side by side in fixed slots (-1: empty), so that rescoring
         # them all is one vectorised pass with no per-request Python.
-        sizes = [
-            max(
-                0,
-                min(base[i].request.count - base[i].present, int(np.count_nonzero(base[i].outcome == PASS))),
-            )
-            for i in coupled
-        ]
+        sizes = (
+            [0] * len(self.coupled)
+            if alone
+            else [
+                max(
+                    0,
+                    min(
+                        base[i].request.count - base[i].present,
+                        int(np.count_nonzero(base[i].outcome == PASS)),
+                    ),
+                )
+                for i in coupled
+            ]
+        )
         self.slot = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self.flat = np.full(int(self.slot[-1]), -1, dtype=np.int64)
         self.owner = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
@@ -301,7 +313,7 @@ class _Batch:
         self._busiest = None
         self.members[i] = rows
         k = self.position.get(i)
-        if k is not None:
+        if k is not None and not self.alone:  # read by the moves and the search alone
             for row in rows.tolist():
                 self.member_holders.setdefault(row, set()).add(k)
 
@@ -658,8 +670,10 @@ def _decide(
 ) -> tuple[_Batch, dict[int, Solution]]:
     """A batch state where every request first holds what it held, then, in batch order, each
     coupled request takes `choose(i, state)` and every other its fixed solution (`alone`: each
-    chooses against the state where every request holds what it held, which then stays)."""
-    state = _Batch(table, coupled, prepared)
+    chooses against the state where every request holds what it held, which then stays; nothing
+    moves and nothing reads the state's scores after, so its scoring is not begun: the settle
+    judges each answer alone and reads its scales only)."""
+    state = _Batch(table, coupled, prepared, alone=alone)
     for i, p in enumerate(prepared):
         state.hold(i, holdings(p, table, state.absent))
     answers: dict[int, Solution] = {}
@@ -671,7 +685,8 @@ def _decide(
                 state.move(i, answers[i])
         elif not alone:
             state.move(i, fixed[i])
-    state.begin_scoring()
+    if not alone:
+        state.begin_scoring()
     return state, answers
 
 
