@@ -54,7 +54,8 @@ class SolveOptions:
     # to write one: a request under spread reports no cluster left out (its picks and their scores
     # are what a judge reads of a spread's run; the last cycle's report of every candidate scored
     # cost as much as the run), the same picks; and no coupled request's objective is evaluated
-    # (its value counts 0 in the stats: each answer is judged, not measured).
+    # or scaled (its value and its levels' spans count 0 in the stats: each answer is judged, not
+    # measured).
     alone: bool = False
 
     def __post_init__(self) -> None:

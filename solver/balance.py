@@ -41,6 +41,7 @@ from model import RequestResult, SelectionMode
 from solver.balance_bound import at_least, balance_score, ceiling, tighten
 from solver.coupling import Levels
 from solver.objective import (
+    LEVELS,
     LevelSums,
     Scale,
     affinity_weight,
@@ -57,6 +58,8 @@ from solver.stickiness import released_obsolete
 from solver.table import ClusterTable
 
 __all__ = ["balance_scores", "Balance", "Coupled", "coupled_requests", "MAX_SWEEPS"]
+
+_NO_LEVELS = (0,) * len(LEVELS)  # an alone answer's levels and spans: judged, not measured
 
 MAX_SWEEPS = 20
 # Asks (a request's best responses tried) per search, deterministic unlike the wall clock: small
@@ -188,11 +191,12 @@ class _Batch:
         self.coupled = list(coupled)
         self.position = {i: k for k, i in enumerate(self.coupled)}
         self.base = base
-        self.scales = {i: scale_of(base[i], table) for i in coupled}
+        # Each coupled request's objective's scale (none alone: no objective is measured there).
+        self.scales = {} if alone else {i: scale_of(base[i], table) for i in coupled}
         self.weight = {i: _weight(base[i]) for i in coupled}  # each coupled request's Balance weight
         self.candidates: dict[int, np.ndarray] = {}  # each coupled request's, once asked
         # What one balance point is worth in each coupled request's objective: exact ints.
-        self.worth = [self.weight[i] * affinity_weight(self.scales[i].spans) for i in coupled]
+        self.worth = [self.weight[i] * affinity_weight(self.scales[i].spans) for i in self.scales]
         # Counts per cluster row, then per cluster not in the batch (they only raise the busiest).
         self.absent = absent_slots(base, table)
         self.totals = np.concatenate(
@@ -606,9 +610,8 @@ class Balance:
         out: dict[int, Coupled] = {}
         for i in (self.coupled[u] for u in part):
             solution = answer.solutions[i]
-            if self.alone:  # SolveOptions.alone: each answer judged alone, the batch's objective not asked
-                spans = state.scales[i].spans
-                out[i] = Coupled(solution, self.reported[i], 0, 0, (0,) * len(spans), spans, None)
+            if self.alone:  # SolveOptions.alone: each answer judged alone, no objective measured
+                out[i] = Coupled(solution, self.reported[i], 0, 0, _NO_LEVELS, _NO_LEVELS, None)
                 continue
             # Judged on everyone else's final decisions; greedy's reported result is made, so
             # only its picks' scores are read.
@@ -671,8 +674,8 @@ def _decide(
     """A batch state where every request first holds what it held, then, in batch order, each
     coupled request takes `choose(i, state)` and every other its fixed solution (`alone`: each
     chooses against the state where every request holds what it held, which then stays; nothing
-    moves and nothing reads the state's scores after, so its scoring is not begun: the settle
-    judges each answer alone and reads its scales only)."""
+    moves and nothing reads the state's scores or scales after, so neither is made: the settle
+    judges each answer alone, measuring none)."""
     state = _Batch(table, coupled, prepared, alone=alone)
     for i, p in enumerate(prepared):
         state.hold(i, holdings(p, table, state.absent))
