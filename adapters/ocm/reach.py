@@ -4539,12 +4539,19 @@ class OcmLive:
             else frozenset(map(_cluster_of, r.selected))
             for r in result.requests
         }
-        moves = {key: self._moves(key, answered.get(key, frozenset())) for key in keys}
+        moves: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
         added, dropped = Counter(), Counter()
-        for up, down in moves.values():
-            added.update(up)
-            dropped.update(down)
-        moved = self._moved_by(added, dropped)
+        moved: frozenset[str] | None = None
+        # Greedy answers never written (the runs pass, the first margins: SolveOptions.alone) read
+        # no move of the batch: each is judged on the counts as they stand (every total checked,
+        # its picture known, no batch-mate's move in it), so neither the moves nor the busiest
+        # count through them (`_moved_by`, a pass over every count) are made.
+        if written or result.stats.mode != "greedy":
+            moves = {key: self._moves(key, answered.get(key, frozenset())) for key in keys}
+            for up, down in moves.values():
+                added.update(up)
+                dropped.update(down)
+            moved = self._moved_by(added, dropped)
         # Answers never written were each judged alone on the counts as they stand
         # (SolveOptions.alone): the picture is the log's at `seen`, no batch-mate's move in it.
         mates = _Moves(added, dropped) if (added or dropped) and written else None
