@@ -317,7 +317,7 @@ class _Batch:
         self._busiest = None
         self.members[i] = rows
         k = self.position.get(i)
-        if k is not None and not self.alone:  # read by the moves and the search alone
+        if k is not None and not self.alone:  # read only by the moves and the search
             for row in rows.tolist():
                 self.member_holders.setdefault(row, set()).add(k)
 
