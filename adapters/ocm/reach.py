@@ -1865,19 +1865,23 @@ class OcmLive:
             seen1 = new is not None and (scope is None or not new.traits.isdisjoint(scope))
             if not seen0 and not seen1:  # out of its scope on both sides (or absent on both)
                 continue
-            if holds is None:  # made where first read
-                found = self._held.get(id(request))
-                holds = found[1] if found is not None and found[0] is request else _Holds(self, request)
             if seen0 != seen1:  # its traits moved, or it came or went
-                if scoped is None:
-                    scoped = self._reads_scope(key, request, changed)
+                if scoped is None:  # `_reads_scope`, its rules inline (in its order)
+                    scoped = (
+                        (bool(request.spread) and request.mode is not SelectionMode.ALL)
+                        or self.policies[key].toleration_error is not None
+                        or self._emptied_now(scope, changed)
+                    )
                 if (
                     scoped
-                    or self._feasible(request, new if seen1 else old, now, False, asks, shapes)
-                    or name in holds
+                    or self._feasible_seen(request, new if seen1 else old, now, asks, shapes)  # type: ignore[arg-type]
+                    or name in self._held_of(request)
                 ):
                     out.append((old, new))
                 continue
+            if holds is None:  # made where first read
+                found = self._held.get(id(request))
+                holds = found[1] if found is not None and found[0] is request else _Holds(self, request)
             held = (_new_only(old) or _new_only(new)) and name in holds  # type: ignore[arg-type]
             passes = self._feasible(request, old, now, held, asks, shapes)
             if passes != self._feasible(request, new, now, held, asks, shapes) or (
@@ -2018,6 +2022,38 @@ class OcmLive:
             and self._tolerated(request, c, now, held, asks, shapes)
             and self._required(request, c, asks, shapes)
         )
+
+    def _feasible_seen(
+        self,
+        request: PlacementRequest,
+        c: Cluster,
+        now: datetime,
+        asks: dict[tuple, tuple[Any, ...]],
+        shapes: tuple[_Shape, ...],
+    ) -> bool:
+        """`_feasible(request, c, now, False, asks, shapes)` of a cluster in the request's scope
+        (`_relevant`'s seen side): its scope is not judged again, and the toleration and
+        required-terms memos are asked only where the cluster has a taint and the request
+        required terms (each answers True at once otherwise), so the same rules in the same
+        order give the same verdict."""
+        if request.mode is SelectionMode.FIXED:
+            return c.name in request.cluster_names and takes_new(c)
+        return (
+            c.eligible
+            and not c.leaving
+            and (not c.taints or self._tolerated(request, c, now, False, asks, shapes))
+            and (not request.required or self._required(request, c, asks, shapes))
+        )
+
+    def _emptied_now(
+        self, scope: tuple[str, ...] | None, changed: Mapping[str, tuple[Cluster | None, Cluster | None]]
+    ) -> bool:
+        """`_empties(scope, changed)`, its answer for the event read first (`_emptied_of`: kept
+        only for a scope, with the very changes it judged)."""
+        found = self._emptied_of.get(scope)  # type: ignore[arg-type]
+        if found is not None and found[0] is changed:
+            return found[1]
+        return self._empties(scope, changed)
 
     def _tolerated(
         self,
@@ -3101,15 +3137,17 @@ class OcmLive:
         found = known.get((spots, cell))
         if found is None:
             lists = []
-            for constraint, spot in zip(spread, spots, strict=True):
+            for spot in spots:  # each constraint's (topology key, claims): what `_domain` reads
                 by = known.get(spot)
-                if by is None:
+                if by is None:  # `_domain` of each, inline: the key's label (or claim) value
                     by = known[spot] = ({}, {})
+                    cells, domains, clusters = by[0], by[1], self.pool.by_name()
+                    topology, claims = spot
                     for name in known[None]:
-                        other = self.pool.get(name)
+                        other = clusters.get(name)
                         if other is not None and name not in changed:
-                            value = by[1][name] = _domain(constraint, other)
-                            by[0].setdefault(value, []).append(name)
+                            value = domains[name] = (other.claims if claims else other.labels).get(topology)
+                            cells.setdefault(value, []).append(name)
                 lists.append(by)
             found = lists[0][0].get(cell[0], [])
             if len(lists) > 1:
