@@ -3137,17 +3137,15 @@ class OcmLive:
         found = known.get((spots, cell))
         if found is None:
             lists = []
-            for spot in spots:  # each constraint's (topology key, claims): what `_domain` reads
+            for constraint, spot in zip(spread, spots, strict=True):
                 by = known.get(spot)
-                if by is None:  # `_domain` of each, inline: the key's label (or claim) value
+                if by is None:
                     by = known[spot] = ({}, {})
-                    cells, domains, clusters = by[0], by[1], self.pool.by_name()
-                    topology, claims = spot
                     for name in known[None]:
-                        other = clusters.get(name)
+                        other = self.pool.get(name)
                         if other is not None and name not in changed:
-                            value = domains[name] = (other.claims if claims else other.labels).get(topology)
-                            cells.setdefault(value, []).append(name)
+                            value = by[1][name] = _domain(constraint, other)
+                            by[0].setdefault(value, []).append(name)
                 lists.append(by)
             found = lists[0][0].get(cell[0], [])
             if len(lists) > 1:
