@@ -1,6 +1,8 @@
 """A spread's ordered answer judged by the moves since its picture (`OcmLive._ordered_moves`): the
 rising clusters in its scope read once per picture and scope (`_rising_in_scope`), its own
-positions (`_rise_patch`) apart, equal the answer's patched rises judged one by one."""
+positions (`_rise_patch`) apart, equal the answer's patched rises judged one by one. And the
+relevance of a cluster entering or leaving a request's scope judged with its rules inline
+(`OcmLive._relevant`)."""
 
 from __future__ import annotations
 
@@ -141,3 +143,53 @@ def test_a_spreads_rising_clusters_read_once_per_picture_and_scope_judge_as_its_
         hub.handle(event, now=now)
     assert asked["calls"] > 20 and asked["refused"] > 5 and asked["variants refused"] > 5, asked
     assert asked["patched"] > 5 and asked["held then"] > 5, asked
+
+
+def test_a_clusters_scope_move_is_relevant_as_matters_says_with_its_rules_inline() -> None:
+    """`_relevant` judges a cluster entering or leaving a request's scope (its traits moved, or
+    it came or went) with `_reads_scope`'s rules and the seen cluster's filters inline
+    (`_feasible_seen`, `_emptied_now`): on a generated hub, for every request (its policy as it
+    is, and with a refused toleration), the changes of a held and an unheld cluster that take
+    it out of every scope or bring it in (its traits emptied, it leaving, ineligible, tainted),
+    joining and leaving, give the relevant changes `matters` finds of each (`_relevant_each`).
+    Fails where `_feasible_seen` leaves out the leaving rule, or where the inline scope rules
+    leave out the refused toleration (both checked)."""
+    from model.selectors import Taint
+
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    hub = HubScheduler(generate("ocm", 60, 90, seed=3, now=now), now=now, options=SolveOptions(mode="greedy"))
+    live = hub._live["ocm"]
+    requests = [(k, r) for k, r in live.requests.items() if r is not None]
+    held_by = Counter(c for own in live.own.values() for c, count in own.items() if count > 0)
+    names = [name for name, _ in held_by.most_common(2)]
+    names += [c for c in sorted(live.pool.by_name()) if c not in held_by][:2]
+    asked: Counter[str] = Counter()
+    policies = dict(live.policies)
+    for refused in (False, True):
+        if refused:  # every policy with a refused toleration (its sync reads scope-only moves)
+            live.policies.update({k: replace(p, toleration_error="refused") for k, p in policies.items()})
+        try:
+            for name in names:
+                c = live.pool.get(name)
+                out_of_scope = replace(c, traits=frozenset())
+                variants = [
+                    replace(c, leaving=True),
+                    replace(c, eligible=False),
+                    replace(c, taints=(*c.taints, Taint("example.com/blocked", effect="NoSelect"))),
+                    c,
+                ]
+                changes = [(out_of_scope, v) for v in variants] + [(v, out_of_scope) for v in variants]
+                changes += [(None, v) for v in variants] + [(v, None) for v in variants]
+                for old, new in changes:
+                    changed = {name: (old, new)}
+                    live._touched_of = None
+                    for key, request in requests:
+                        out = live._relevant(key, request, changed, now)
+                        assert out == live._relevant_each(key, request, changed, now), (key, name, refused)
+                        asked["relevant"] += bool(out)
+                        asked["not relevant"] += not out
+        finally:
+            live.policies.clear()
+            live.policies.update(policies)
+            live._touched_of = None
+    assert asked["relevant"] > 50 and asked["not relevant"] > 50, asked
