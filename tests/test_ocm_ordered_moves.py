@@ -96,7 +96,7 @@ def _held_variants(live: OcmLive, key, request, answer, drift, most):
 def test_a_spreads_rising_clusters_read_once_per_picture_and_scope_judge_as_its_own_rises(
     monkeypatch,
 ) -> None:
-    """Over 60 generated events, optimal, every `_ordered_moves` call (and the same answer asked
+    """Over 40 generated events, optimal, every `_ordered_moves` call (and the same answer asked
     again at the busiest count one up and one down, and by variants of its request holding a
     rising cluster, scoped without it and then with it: the function is pure, so asked of
     several pictures and requests) equals the oracle judging the answer's own patched rises
@@ -137,7 +137,7 @@ def test_a_spreads_rising_clusters_read_once_per_picture_and_scope_judge_as_its_
         generate("ocm", 80, 120, seed=0, now=now), now=now, options=SolveOptions(mode="optimal")
     )
     world = _World("ocm", hub, 0)
-    for _ in range(60):
+    for _ in range(40):
         now += timedelta(seconds=15)
         _, event, _ = world.next(now)
         hub.handle(event, now=now)
