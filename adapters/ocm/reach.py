@@ -2764,7 +2764,16 @@ class OcmLive:
         now: datetime,
     ) -> bool:
         """`_stands_ordered`'s judgement by the moves since the picture: no pick's score moved,
-        no cluster left out that may rise above the weakest pick (its docstring)."""
+        no cluster left out that may rise above the weakest pick (its docstring).
+
+        The answer's rises are the picture's shared ones with its own positions patched
+        (`_rises` is `_patched(_shared_rises, _rise_patch)`), so the positions rising in its
+        scope, its picks left out, are the shared array's rising in scope (`_rising_in_scope`,
+        found once per picture and scope) less the patched positions, plus the patched ones
+        rising in scope, less the picks: no array is made per answer. Each is judged by pure
+        tests (its filters, `_feasible`: `admits` of a cluster in the scope; held; a sorter;
+        its total against the weakest pick, `_weakest_pick` pure) and the verdict is their
+        conjunction, so the order they are read in moves nothing."""
         own = self.own.get(key, Counter())
         weight = _balance_weight(request)
         held = self._held_of(request)
