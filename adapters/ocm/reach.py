@@ -2771,7 +2771,8 @@ class OcmLive:
         scope, its picks left out, are the shared array's rising in scope (`_rising_in_scope`,
         found once per picture and scope) less the patched positions, plus the patched ones
         rising in scope, less the picks: no array is made per answer. Each is judged by pure
-        tests (its filters, `_feasible`: `admits` of a cluster in the scope; held; a sorter;
+        tests (its filters: `_feasible`, which is `admits` of a cluster in the scope, or
+        `admits` itself for named clusters, whose scope it does not read; held; a sorter;
         its total against the weakest pick, `_weakest_pick` pure) and the verdict is their
         conjunction, so the order they are read in moves nothing."""
         own = self.own.get(key, Counter())
@@ -2811,13 +2812,18 @@ class OcmLive:
         if not rising:
             return True
         shapes, asks = self._facts_of(request)[4], self._asked(now)
+        fixed = request.mode is SelectionMode.FIXED  # its `admits` reads no scope: asked itself
         sorted_by = None
         for at in rising:
             name = names[at]
             if name in picks:
                 continue
             cluster = get(name)
-            if cluster is not None and self._feasible(request, cluster, now, name in held, asks, shapes):
+            if cluster is not None and (
+                admits(request, cluster, now, held=name in held)
+                if fixed
+                else self._feasible(request, cluster, now, name in held, asks, shapes)
+            ):
                 # It may pick it: it still loses where its total now ranks below every pick's.
                 if sorted_by is None:
                     sorted_by = any(p.sorter is not None for p in request.preferences)
