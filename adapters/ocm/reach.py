@@ -858,6 +858,7 @@ _NO_COUNTS: Mapping[str, int] = {}  # a Placement holding nothing: its decisions
 _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not left out)
 _LOUD = object()  # `_quiet_bound`: a moved cluster may threaten; judged whole
 _FEW = 16  # `_few_threats`: past this many unpatched threats an answer's rises are judged whole
+_RISING_BY_NAME = 64  # `_rising_in_scope`: up to this many rising clusters, their traits read by name
 
 
 class OcmLive:
@@ -928,6 +929,7 @@ class OcmLive:
         self._unstood: dict[tuple, tuple] = {}
         self._feasible_of: dict[tuple, tuple[_Drift, bool]] = {}  # _any_feasible's (one event's)
         self._orders: dict[int, tuple[np.ndarray, list[int]]] = {}  # _rise_order's (one event's)
+        self._rising: dict[tuple, tuple[np.ndarray, list[int]]] = {}  # _rising_in_scope's (one event's)
         # `_filters_number`'s: per request (by identity) the number of its filters, each distinct
         # value numbered once.
         self._numbered: dict[int, tuple[PlacementRequest, int]] = {}
@@ -1430,6 +1432,7 @@ class OcmLive:
         self._ends_walked.clear()
         self._feasible_of.clear()
         self._orders.clear()
+        self._rising.clear()
         if len(self._held) > 2 * len(self.requests) + 64:  # requests replaced since: let them go
             self._held.clear()
         if len(self._facts) > 2 * len(self.requests) + 64:  # the same
@@ -1862,19 +1865,23 @@ class OcmLive:
             seen1 = new is not None and (scope is None or not new.traits.isdisjoint(scope))
             if not seen0 and not seen1:  # out of its scope on both sides (or absent on both)
                 continue
-            if holds is None:  # made where first read
-                found = self._held.get(id(request))
-                holds = found[1] if found is not None and found[0] is request else _Holds(self, request)
             if seen0 != seen1:  # its traits moved, or it came or went
-                if scoped is None:
-                    scoped = self._reads_scope(key, request, changed)
+                if scoped is None:  # `_reads_scope`, its rules inline (in its order)
+                    scoped = (
+                        (bool(request.spread) and request.mode is not SelectionMode.ALL)
+                        or self.policies[key].toleration_error is not None
+                        or self._emptied_now(scope, changed)
+                    )
                 if (
                     scoped
-                    or self._feasible(request, new if seen1 else old, now, False, asks, shapes)
-                    or name in holds
+                    or self._feasible_seen(request, new if seen1 else old, now, asks, shapes)  # type: ignore[arg-type]
+                    or name in self._held_of(request)
                 ):
                     out.append((old, new))
                 continue
+            if holds is None:  # made where first read
+                found = self._held.get(id(request))
+                holds = found[1] if found is not None and found[0] is request else _Holds(self, request)
             held = (_new_only(old) or _new_only(new)) and name in holds  # type: ignore[arg-type]
             passes = self._feasible(request, old, now, held, asks, shapes)
             if passes != self._feasible(request, new, now, held, asks, shapes) or (
@@ -2016,6 +2023,38 @@ class OcmLive:
             and self._required(request, c, asks, shapes)
         )
 
+    def _feasible_seen(
+        self,
+        request: PlacementRequest,
+        c: Cluster,
+        now: datetime,
+        asks: dict[tuple, tuple[Any, ...]],
+        shapes: tuple[_Shape, ...],
+    ) -> bool:
+        """`_feasible(request, c, now, False, asks, shapes)` of a cluster in the request's scope
+        (`_relevant`'s seen side): its scope is not judged again, and the toleration and
+        required-terms memos are asked only where the cluster has a taint and the request
+        required terms (each answers True at once otherwise), so the same rules in the same
+        order give the same verdict."""
+        if request.mode is SelectionMode.FIXED:
+            return c.name in request.cluster_names and takes_new(c)
+        return (
+            c.eligible
+            and not c.leaving
+            and (not c.taints or self._tolerated(request, c, now, False, asks, shapes))
+            and (not request.required or self._required(request, c, asks, shapes))
+        )
+
+    def _emptied_now(
+        self, scope: tuple[str, ...] | None, changed: Mapping[str, tuple[Cluster | None, Cluster | None]]
+    ) -> bool:
+        """`_empties(scope, changed)`, its answer for the event read first (`_emptied_of`: kept
+        only for a scope, with the very changes it judged)."""
+        found = self._emptied_of.get(scope)  # type: ignore[arg-type]
+        if found is not None and found[0] is changed:
+            return found[1]
+        return self._empties(scope, changed)
+
     def _tolerated(
         self,
         request: PlacementRequest,
@@ -2133,6 +2172,7 @@ class OcmLive:
         self._remodels.clear()
         self._feasible_of.clear()
         self._orders.clear()
+        self._rising.clear()
         self._held.clear()
         self._facts.clear()
         self._asks.clear()
@@ -2724,7 +2764,17 @@ class OcmLive:
         now: datetime,
     ) -> bool:
         """`_stands_ordered`'s judgement by the moves since the picture: no pick's score moved,
-        no cluster left out that may rise above the weakest pick (its docstring)."""
+        no cluster left out that may rise above the weakest pick (its docstring).
+
+        The answer's rises are the picture's shared ones with its own positions patched
+        (`_rises` is `_patched(_shared_rises, _rise_patch)`), so the positions rising in its
+        scope, its picks left out, are the shared array's rising in scope (`_rising_in_scope`,
+        found once per picture and scope) less the patched positions, plus the patched ones
+        rising in scope, less the picks: no array is made per answer. Each is judged by pure
+        tests (its filters: `_feasible`, which is `admits` of a cluster in the scope, or
+        `admits` itself for named clusters, whose scope it does not read; held; a sorter;
+        its total against the weakest pick, `_weakest_pick` pure) and the verdict is their
+        conjunction, so the order they are read in moves nothing."""
         own = self.own.get(key, Counter())
         weight = _balance_weight(request)
         held = self._held_of(request)
@@ -2743,28 +2793,82 @@ class OcmLive:
             weakest = self._weakest_pick(request, answer, own, most, held)
             if weakest is None or not _beats(weakest, (weight * _balance(1, most), "")):
                 return False
-        rises = self._rises(drift, answer, own, most, weight)
-        for c in answer.selected:
-            at = drift.index.get(c)
-            if at is not None or most != answer.most:
-                if self._balance_moved(c, answer, own, most, weight) != (0, 0):
-                    return False
-                if at is not None:
-                    rises[at] = _NONE
-        rising = rises > 0
-        for at in self._in_scope_at(request, drift, rising) if rising.any() else ():
-            cluster = self.pool.get(drift.names[at])
-            if cluster is not None and admits(request, cluster, now, held=cluster.name in held):
+        shared = self._shared_rises(drift, most, answer.most, weight, answer.mates is not None)
+        patch = self._rise_patch(drift, answer, own, most, weight)
+        picks = answer.selected
+        for c in picks:
+            moved = most != answer.most or c in drift.index  # its count, or every score, moved
+            if moved and self._balance_moved(c, answer, own, most, weight) != (0, 0):
+                return False
+        names, get = drift.names, self.pool.get
+        rising = [at for at in self._rising_in_scope(request, drift, shared) if at not in patch]
+        if patch:
+            scope = _scope_of(request)
+            rising += [
+                at
+                for at, rise in patch.items()
+                if rise > 0 and (scope is None or self._in_scope_named(scope, names[at]))
+            ]
+        if not rising:
+            return True
+        shapes, asks = self._facts_of(request)[4], self._asked(now)
+        fixed = request.mode is SelectionMode.FIXED  # its `admits` reads no scope: asked itself
+        sorted_by = None
+        for at in rising:
+            name = names[at]
+            if name in picks:
+                continue
+            cluster = get(name)
+            if cluster is not None and (
+                admits(request, cluster, now, held=name in held)
+                if fixed
+                else self._feasible(request, cluster, now, name in held, asks, shapes)
+            ):
                 # It may pick it: it still loses where its total now ranks below every pick's.
-                if cluster.name in held or any(p.sorter is not None for p in request.preferences):
+                if sorted_by is None:
+                    sorted_by = any(p.sorter is not None for p in request.preferences)
+                if name in held or sorted_by:
                     return False
                 if weakest is None:
                     weakest = self._weakest_pick(request, answer, own, most, held)
                     if weakest is None:
                         return False
-                if not _beats(weakest, (_total(request, cluster, own, most, held), cluster.name)):
+                if not _beats(weakest, (_total(request, cluster, own, most, held), name)):
                     return False
         return True
+
+    def _rising_in_scope(self, request: PlacementRequest, drift: _Drift, shared: np.ndarray) -> list[int]:
+        """The positions where a picture's shared rises (`_shared_rises`) are above 0 whose
+        cluster lies in the request's scope as the clusters now stand (`_in_scope_at` of
+        `shared > 0`: every one where admits reads no scope), in no particular order. They read
+        the shared array (its drift's names) and the scope alone, so they are found once per
+        event and shared by every request with that scope (`_rising`, by the array's identity:
+        the entry holds it, and `_shared_rises` serves an array only within the take that made
+        it, the clusters' traits standing). Where few rise, each one's traits are read by name
+        (`_in_scope_named`, what `_in_scope_at`'s masks hold), not a mask over the drift."""
+        scope = _scope_of(request)
+        key = (id(shared), scope)
+        found = self._rising.get(key)
+        if found is None or found[0] is not shared:
+            order = self._rise_order(shared)  # every position above 0
+            if scope is None:
+                positions = order
+            elif len(order) <= _RISING_BY_NAME:
+                names = drift.names
+                positions = [at for at in order if self._in_scope_named(scope, names[at])]
+            else:
+                positions = self._in_scope_at(request, drift, shared > 0)
+            found = self._rising[key] = (shared, positions)
+        return found[1]
+
+    def _in_scope_named(self, scope: tuple[str, ...], name: str) -> bool:
+        """Whether the named cluster holds one of the scope's traits as the pool now stands (a
+        position `_in_scope_at` keeps)."""
+        with_trait = self.pool.with_trait
+        for trait in scope:  # noqa: SIM110  (a plain loop: asked per rising cluster)
+            if name in with_trait(trait):
+                return True
+        return False
 
     def _picks_above(self, key: str, request: PlacementRequest, answer: _Answer, most: int) -> bool:
         """Whether a spread's greedy run (`_Answer.ordered`, its changes since judged by
@@ -4241,6 +4345,7 @@ class OcmLive:
         self._ends_walked.clear()
         self._feasible_of.clear()
         self._orders.clear()
+        self._rising.clear()
         self._held.clear()
         self._facts.clear()
         self._asks.clear()
@@ -5043,6 +5148,12 @@ def _picture_size(entry: tuple[int, int, Any, int]) -> int:
 def _external(p: Preference) -> bool:
     """Whether a preference is an external score's (`_total`'s order of shapes)."""
     return p.sorter is None and not p.balance and not p.held and p.external is not None
+
+
+def _scope_of(request: PlacementRequest) -> tuple[str, ...] | None:
+    """The traits `admits` reads a request's scope by (None: it reads none, no scope or named
+    clusters; `OcmLive._in_scope_at`'s)."""
+    return None if request.scope is None or request.mode is SelectionMode.FIXED else request.scope
 
 
 def _patched(shared: np.ndarray, patch: Mapping[int, int]) -> np.ndarray:
