@@ -160,7 +160,8 @@ def test_a_sorters_threats_read_as_arrays_judge_as_one_by_one(mode, monkeypatch)
     (`_judged_inside_of`, `_INSIDE_ARRAYS` at 1) give exactly the verdict the loop gives them
     (`_INSIDE_ARRAYS` past any count: False, None or the same bound), every total and end
     `_inside_totals` reads over the take's columns (`_column`) is `_inside_of`'s, cluster by
-    cluster, and every threat's scope read by position (`_in_scope_of`) is `_in_scope_at`'s.
+    cluster, every threat's scope read by position (`_in_scope_of`) is `_in_scope_at`'s, and
+    every bound `_scored_bounds` reads over the columns is the one read cluster by cluster.
     Fails where the columns outlive a take (`self._columns.clear()` left out of `take`: a load
     read on an earlier take's model)."""
     judged, asked = OcmLive._judged_inside, Counter()
@@ -195,7 +196,17 @@ def test_a_sorters_threats_read_as_arrays_judge_as_one_by_one(mode, monkeypatch)
         asked["scopes"] += 1
         return out
 
+    bounded = OcmLive._scored_bounds
+
+    def scored_bounds(self, request, drift, upper, order):
+        out = bounded(self, request, drift, upper, order)
+        one_by_one = dict(zip(order, upper[list(order)].tolist(), strict=True))
+        assert out == self._scored_parts(request, drift, one_by_one, order)
+        asked["bounds"] += 1
+        return out
+
     monkeypatch.setattr(OcmLive, "_judged_inside", checked)
     monkeypatch.setattr(OcmLive, "_in_scope_of", in_scope)
+    monkeypatch.setattr(OcmLive, "_scored_bounds", scored_bounds)
     _run(mode, 40, seed=3)
-    assert asked["calls"] > 5 and asked["totals"] > 20 and asked["scopes"] > 0, asked
+    assert asked["calls"] > 5 and asked["totals"] > 20 and asked["scopes"] > 0 and asked["bounds"] > 0, asked

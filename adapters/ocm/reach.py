@@ -3580,9 +3580,21 @@ class OcmLive:
     ) -> dict[int, int]:
         """`upper` at the positions of `order`, each external score's part read off the cluster
         itself in place of its bound over the pool (`_uppers`): the totals of these few, but a
-        label match's part."""
-        bounds = dict(zip(order, upper[list(order)].tolist(), strict=True))
-        return self._scored_parts(request, drift, bounds, order)
+        label match's part. The scores read as the take's columns (`_column`: each cluster's
+        read once a take), the sums as `_scored_parts` makes them (integers), a cluster gone
+        from the pool left at its bound."""
+        at = np.asarray(order, dtype=np.int64)
+        bounds = upper[at]
+        scored = [(p.weight, p.external or "") for p in request.preferences if _external(p)]
+        if scored:
+            loose = 0
+            exact = np.zeros(len(at), dtype=np.int64)
+            for w, k in scored:
+                low, high = self._score_hull.get(k, (0, 0))
+                loose += max(w * low, w * high)
+                exact += w * self._column(drift, ("score", k), at)
+            bounds = np.where(self._column(drift, ("gone", ""), at), bounds, bounds + exact - loose)
+        return dict(zip(order, bounds.tolist(), strict=True))
 
     def _scored_parts(
         self, request: PlacementRequest, drift: _Drift, bounds: dict[int, int], order: Sequence[int]
