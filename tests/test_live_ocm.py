@@ -2553,6 +2553,7 @@ def test_a_threats_filters_are_judged_only_where_its_total_would_move_the_bound(
     model = SimpleNamespace(
         pool={c: SimpleNamespace(name=c) for c in names},
         _in_scope_at=lambda request, drift, wanted: np.flatnonzero(wanted).tolist(),
+        _in_scope_of=lambda request, drift, wanted: np.flatnonzero(wanted).tolist(),
         _uppers=lambda request, drift, own, most, held: None,  # no bound of the totals: judged in order
         _threats_judged=lambda *args: OcmLive._threats_judged(model, *args),
         _judged_in_order=lambda *args: OcmLive._judged_in_order(model, *args),
@@ -2570,7 +2571,7 @@ def test_a_threats_filters_are_judged_only_where_its_total_would_move_the_bound(
     # then not looked at (nor anything after it).
     judged.clear()
     wanted = []
-    model._in_scope_at = lambda request, drift, threat: wanted.append(threat.tolist()) or [0, 2]
+    model._in_scope_of = lambda request, drift, threat: wanted.append(threat.tolist()) or [0, 2]
     model._uppers = lambda request, drift, own, most, held: np.array([14, 13, 16, 11], dtype=np.int64)
     model._scored_bounds = lambda request, drift, upper, order: {at: int(upper[at]) for at in order}
     assert OcmLive._drifted_bound(model, *args, (13, "a")) == (15, "c")
@@ -4364,6 +4365,13 @@ def test_pictures_with_no_entry_between_them_share_one_drift_read_off_the_log(mo
     assert asked["twice"] == 0 and asked["shared"] > 0, asked
 
 
+def _scope_through_in_scope_at(self, request, drift, wanted):
+    """The threats' scope (`_in_scope_of`, read by position over the take's columns) read through
+    `_in_scope_at` as it was before it: the tests of `_in_scope_at`'s masks take its paths over
+    the threats too."""
+    return self._in_scope_at(request, drift, wanted)
+
+
 def test_a_traits_clusters_among_a_drift_read_off_the_log_are_a_slice_of_its_mask_over_the_log(
     monkeypatch,
 ) -> None:
@@ -4383,6 +4391,7 @@ def test_a_traits_clusters_among_a_drift_read_off_the_log_are_a_slice_of_its_mas
             asked["sliced"] += drift.places is not None and bool(self._trait_masks)
         return out
 
+    monkeypatch.setattr(OcmLive, "_in_scope_of", _scope_through_in_scope_at)
     asked = _same_deltas(monkeypatch, "optimal", "_in_scope_at", in_scope, original, asked)
     assert asked["sliced"] > 20, asked
 
@@ -4446,6 +4455,7 @@ def test_a_traits_moved_clusters_found_from_the_smaller_side_are_those_found_nam
             asked["few" if 3 * len(self.pool.with_trait(trait)) < len(drift.names) else "many"] += 1
         return out
 
+    monkeypatch.setattr(OcmLive, "_in_scope_of", _scope_through_in_scope_at)
     asked = _same_deltas(monkeypatch, "greedy", "_in_scope_at", checked, by_name, asked)
     assert asked["few"] > 3 and asked["many"] > 3, asked
 

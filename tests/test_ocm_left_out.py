@@ -152,3 +152,61 @@ def test_a_walk_refused_once_is_refused_as_the_log_would_refuse_it(mode, monkeyp
     monkeypatch.setattr(OcmLive, "_walk_stands", checked)
     _run(mode, 60)
     assert asked["remembered"] > 0 and asked[True] > 0, asked
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_sorters_threats_read_as_arrays_judge_as_one_by_one(mode, monkeypatch) -> None:
+    """Over 40 generated events, every sorter's threats sent through the arrays
+    (`_judged_inside_of`, `_INSIDE_ARRAYS` at 1) give exactly the verdict the loop gives them
+    (`_INSIDE_ARRAYS` past any count: False, None or the same bound), every total and end
+    `_inside_totals` reads over the take's columns (`_column`) is `_inside_of`'s, cluster by
+    cluster, every threat's scope read by position (`_in_scope_of`) is `_in_scope_at`'s, and
+    every bound `_scored_bounds` reads over the columns is the one read cluster by cluster.
+    Fails where the columns outlive a take (`self._columns.clear()` left out of `take`: a load
+    read on an earlier take's model)."""
+    judged, asked = OcmLive._judged_inside, Counter()
+
+    def checked(self, request, drift, order, inner, found, beaten, own, most, held, now):
+        if not order:
+            return judged(self, request, drift, order, inner, found, beaten, own, most, held, now)
+        at = np.asarray(order, dtype=np.int64)
+        at = at[~self._column(drift, ("gone", ""), at)]
+        named = [drift.names[i] for i in at.tolist()]
+        totals = reach_module._inside_totals(request, drift, at, named, inner, own, most, held, self._column)
+        if totals is not None:
+            total_of = reach_module._total_of(request, own, most, held)
+            for i, name in enumerate(named):
+                one = reach_module._inside_of(self.pool.get(name), inner, total_of)
+                assert bool(totals[1][i]) == (one is None), name
+                assert one is None or int(totals[0][i]) == one, (name, int(totals[0][i]), one)
+                asked["totals"] += 1
+        monkeypatch.setattr(reach_module, "_INSIDE_ARRAYS", 1)
+        fast = judged(self, request, drift, list(order), inner, found, beaten, own, most, held, now)
+        monkeypatch.setattr(reach_module, "_INSIDE_ARRAYS", 1 << 30)
+        slow = judged(self, request, drift, list(order), inner, found, beaten, own, most, held, now)
+        assert fast == slow and (fast is False) == (slow is False), (fast, slow)
+        asked["calls"] += 1
+        return fast
+
+    scoped = OcmLive._in_scope_of
+
+    def in_scope(self, request, drift, wanted):
+        out = scoped(self, request, drift, wanted)
+        assert out == self._in_scope_at(request, drift, wanted)
+        asked["scopes"] += 1
+        return out
+
+    bounded = OcmLive._scored_bounds
+
+    def scored_bounds(self, request, drift, upper, order):
+        out = bounded(self, request, drift, upper, order)
+        one_by_one = dict(zip(order, upper[list(order)].tolist(), strict=True))
+        assert out == self._scored_parts(request, drift, one_by_one, order)
+        asked["bounds"] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_judged_inside", checked)
+    monkeypatch.setattr(OcmLive, "_in_scope_of", in_scope)
+    monkeypatch.setattr(OcmLive, "_scored_bounds", scored_bounds)
+    _run(mode, 40, seed=3)
+    assert asked["calls"] > 5 and asked["totals"] > 20 and asked["scopes"] > 0 and asked["bounds"] > 0, asked

@@ -968,6 +968,8 @@ class OcmLive:
         self._entries.given = self._given_last  # a given answer's names, read by emit
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
+        # `_column`'s (one take's)
+        self._columns: dict[tuple[int, tuple[str, str]], tuple[Any, np.ndarray, np.ndarray]] = {}
         self._upper_bases: dict[tuple[int, int], tuple[_Drift, np.ndarray]] = {}  # _uppers' (one event's)
         # Per external score name, a range holding every value of it any model put in the pool
         # ever had, and 0 (`_uppers`): it only widens, so it holds every cluster the pool holds
@@ -1497,6 +1499,7 @@ class OcmLive:
         # upstream's queue after the changes (what tests and reports read)
         self.journal.assign(self, "enqueued", enqueued)
         self._in_trait.clear()
+        self._columns.clear()
         self._trait_masks.clear()  # the clusters' traits as they now stand
         self._bases.clear()
         self._upper_bases.clear()
@@ -2178,6 +2181,7 @@ class OcmLive:
         self._asks.clear()
         self._touched_of = None
         self._in_trait.clear()
+        self._columns.clear()
         self._trait_masks.clear()
         self._bases.clear()
         self._upper_bases.clear()
@@ -3280,11 +3284,26 @@ class OcmLive:
         upper = self._uppers(request, drift, own, most, held) if alone and threat.any() else None
         if upper is not None and beaten is not None:
             threat = threat & _may_beat(upper, drift.names, beaten)
-        order = self._in_scope_at(request, drift, threat) if threat.any() else []
+        order = self._in_scope_of(request, drift, threat) if threat.any() else []
         bounds = self._scored_bounds(request, drift, upper, order) if upper is not None and order else None
         return self._judged_in_order(
             request, drift, order, bounds, found, beaten, alone, own, most, held, now
         )
+
+    def _in_scope_of(self, request: PlacementRequest, drift: _Drift, wanted: np.ndarray) -> list[int]:
+        """`_in_scope_at` of the threats `wanted`: whether each lies in one of its scope's traits
+        read by position (`_column`: whether its name is among the trait's members, what
+        `_in_scope_at`'s masks are made of), only where asked. `_in_scope_at` makes a mask of
+        every moved cluster a trait and drift, at the first ask of the take; the threats are a
+        few hundred of a drift's thousands (counted over the soak's stream: ~2 masks an event
+        made here, ~600 us each). The same positions, in the same (rising) order."""
+        at = np.flatnonzero(wanted)
+        if request.scope is None or request.mode is SelectionMode.FIXED:
+            return at.tolist()
+        scoped = np.zeros(len(at), dtype=bool)
+        for trait in request.scope:
+            scoped |= self._column(drift, ("trait", trait), at)
+        return at[scoped].tolist()
 
     def _threats_few(
         self,
@@ -3410,6 +3429,10 @@ class OcmLive:
         passes where that beats them, which this one finds; the ones below it that the loop
         asked move no maximum."""
         names, get = drift.names, self.pool.get
+        if len(order) >= _INSIDE_ARRAYS:
+            judged = self._judged_inside_of(request, drift, order, inner, found, beaten, own, most, held, now)
+            if judged is not _LOUD:
+                return judged  # type: ignore[return-value]
         total_of = _total_of(request, own, most, held)
         inside: list[tuple[int, str, Cluster]] = []
         for at in order:
@@ -3435,6 +3458,112 @@ class OcmLive:
             if admits(request, cluster, now, held=name in held):
                 return _better(found, (total, name))
         return found
+
+    def _judged_inside_of(
+        self,
+        request: PlacementRequest,
+        drift: _Drift,
+        order: list[int],
+        inner: list[tuple[int, str, float, float, bool]],
+        found: tuple[int, str] | None,
+        beaten: tuple[int, str],
+        own: Mapping[str, int],
+        most: int,
+        held: AbstractSet[str],
+        now: datetime,
+    ) -> tuple[int, str] | None | bool | object:
+        """`_judged_inside` of many threats, their inside totals and ends read as arrays
+        (`_inside_totals` over `_column`s: each cluster's load, sorted values and external
+        scores read once a take, whichever answer asks first); `_LOUD` where a part is not read
+        so (the caller judges them one by one). The same verdict, the same clusters asked their
+        filters in the same order: the threats at or outside an end are judged first, in order,
+        as the loop judges them (each one, in any order: a maximum, or False at the first
+        `_within_range` refuses); the loop keeps an inside threat where it beats what was found
+        so far and asks its filters only where it still beats what was found at the end
+        (`_beats` is transitive and what was found only climbs), so the inside threats asked
+        are those beating the final bound, by total, greatest first, then the least name, up
+        to the first that passes. A moved cluster gone from the pool is passed, as the loop
+        passes it."""
+        at = np.asarray(order, dtype=np.int64)
+        at = at[~self._column(drift, ("gone", ""), at)]
+        names = drift.names
+        named = [names[i] for i in at.tolist()]
+        totals = _inside_totals(request, drift, at, named, inner, own, most, held, self._column)
+        if totals is None:
+            return _LOUD
+        total, ends = totals
+        get = self.pool.get
+        for i in np.flatnonzero(ends).tolist():
+            name = named[i]
+            cluster = get(name)
+            if not admits(request, cluster, now, held=name in held):  # type: ignore[arg-type]
+                continue
+            value = self._within_range(request, cluster, own, most, held, now)  # type: ignore[arg-type]
+            if value is None:
+                return False
+            found = _better(found, (value, name))
+            beaten = _better(beaten, (value, name))
+        floor, least = beaten
+        rest = ~ends
+        above = np.flatnonzero(rest & (total > floor)).tolist()
+        if least:  # an equal total beats it with a smaller name ("": on the total alone)
+            above += [i for i in np.flatnonzero(rest & (total == floor)).tolist() if named[i] < least]
+        for minus, name in sorted((-int(total[i]), named[i]) for i in above):
+            if admits(request, get(name), now, held=name in held):  # type: ignore[arg-type]
+                return _better(found, (-minus, name))
+        return found
+
+    def _column(self, drift: _Drift, field: tuple[str, str], at: np.ndarray) -> np.ndarray:
+        """A value of the drift's clusters at the positions `at`, as the clusters now stand: whether
+        one has a trait ("trait", the trait: its name among the pool's members of it), whether
+        one is gone from the pool ("gone"), its load ("load"), a property's value by `as_float`
+        ("value", the property; NaN where absent or gone: `as_float` is a quotient of an
+        integer, never NaN), an external score ("score", its name; 0 where absent). Each read
+        once a take per cluster, whichever answer asks first, and kept with the take (cleared
+        where `_in_trait` is: the clusters' models stand within it): over the log's names in
+        order where the drift is read off the log (`_Drift.places`: every such drift of the
+        take shares them; the threats of the answers are mostly the same clusters, counted ~550
+        asked of ~170 an event), else over the drift's own names."""
+        owner: Any
+        if drift.places is not None and drift.ordered is not None:
+            owner, where = drift.ordered, drift.places[at]
+        else:
+            owner, where = drift, at
+        key = (id(owner), field)
+        kept = self._columns.get(key)
+        if kept is None or kept[0] is not owner:
+            size = len(drift.ordered) if owner is drift.ordered else len(drift.names)  # type: ignore[arg-type]
+            kind = field[0]
+            dtype = bool if kind in ("gone", "trait") else np.float64 if kind == "value" else np.int64
+            kept = self._columns[key] = (owner, np.zeros(size, dtype=dtype), np.zeros(size, dtype=bool))
+        _, values, known = kept
+        missing = where[~known[where]]
+        if missing.size:
+            if owner is drift:
+                names = drift.names
+                named = [names[i] for i in missing.tolist()]
+            else:
+                named = owner[missing].tolist()
+            kind, name = field
+            read: Iterable[Any]
+            if kind == "trait":
+                read = map(self.pool.with_trait(name).__contains__, named)
+            else:
+                clusters = list(map(self.pool.get, named))
+                if kind == "gone":
+                    read = (c is None for c in clusters)
+                elif kind == "load":
+                    read = (0 if c is None else c.load for c in clusters)
+                elif kind == "value":
+                    read = (
+                        math.nan if c is None or (q := c.properties.get(name)) is None else q.as_float()
+                        for c in clusters
+                    )
+                else:
+                    read = (0 if c is None else c.scores.get(name, 0) for c in clusters)
+            values[missing] = np.fromiter(read, values.dtype, missing.size)
+            known[missing] = True
+        return values[where]
 
     def _sorter_ends(
         self, request: PlacementRequest, held: AbstractSet[str], now: datetime
@@ -3555,9 +3684,21 @@ class OcmLive:
     ) -> dict[int, int]:
         """`upper` at the positions of `order`, each external score's part read off the cluster
         itself in place of its bound over the pool (`_uppers`): the totals of these few, but a
-        label match's part."""
-        bounds = dict(zip(order, upper[list(order)].tolist(), strict=True))
-        return self._scored_parts(request, drift, bounds, order)
+        label match's part. The scores read as the take's columns (`_column`: each cluster's
+        read once a take), the sums as `_scored_parts` makes them (integers), a cluster gone
+        from the pool left at its bound."""
+        at = np.asarray(order, dtype=np.int64)
+        bounds = upper[at]
+        scored = [(p.weight, p.external or "") for p in request.preferences if _external(p)]
+        if scored:
+            loose = 0
+            exact = np.zeros(len(at), dtype=np.int64)
+            for w, k in scored:
+                low, high = self._score_hull.get(k, (0, 0))
+                loose += max(w * low, w * high)
+                exact += w * self._column(drift, ("score", k), at)
+            bounds = np.where(self._column(drift, ("gone", ""), at), bounds, bounds + exact - loose)
+        return dict(zip(order, bounds.tolist(), strict=True))
 
     def _scored_parts(
         self, request: PlacementRequest, drift: _Drift, bounds: dict[int, int], order: Sequence[int]
@@ -4351,6 +4492,7 @@ class OcmLive:
         self._asks.clear()
         self._touched_of = None
         self._in_trait.clear()
+        self._columns.clear()
         self._trait_masks.clear()
         self._bases.clear()
         self._upper_bases.clear()
@@ -5120,6 +5262,71 @@ def _total_of(
         return out
 
     return total
+
+
+_INSIDE_ARRAYS = 16  # `_judged_inside`: from this many threats their inside totals are read as arrays
+
+
+def _inside_totals(
+    request: PlacementRequest,
+    drift: _Drift,
+    at: np.ndarray,
+    named: Sequence[str],
+    ends: Sequence[tuple[int, str, float, float, bool]],
+    own: Mapping[str, int],
+    most: int,
+    held: AbstractSet[str],
+    column: Callable[[_Drift, tuple[str, str], np.ndarray], np.ndarray],
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """`_inside_of` of the drift's clusters at the positions `at` (`named` their names, none gone)
+    at once: each one's total (int64) and whether it lies at or outside an end (where
+    `_inside_of` gives None; its total is then any), or None where a part is not read so (a
+    label match's preference, an end not finite: the caller reads them one by one). The
+    clusters' loads, sorted values and external scores are `column`s (`OcmLive._column`). The
+    same parts as `_total_of` and `_centered`: Balance's score looked up in the same table
+    (`balance_scores` of the load less the request's own, clipped to [0, most], as `_balance`
+    reads it), Steady's bonus, each external score; a sorted value (NaN: absent, scored 0)
+    scored by the same float64 operations in the same order, element by element (IEEE: the
+    same bits as Python's floats), truncated toward zero."""
+    weight = bonus = fixed = 0
+    scored: list[tuple[int, str]] = []
+    for p in request.preferences:
+        if p.sorter is not None:
+            continue
+        if p.balance:
+            weight += p.weight
+        elif p.held:
+            bonus += p.weight * 100
+        elif p.external is not None:
+            scored.append((p.weight, p.external))
+        elif p.labels is None:
+            fixed += p.weight
+        else:
+            return None
+    if not all(math.isfinite(low) and math.isfinite(high) for _, _, low, high, _ in ends):
+        return None
+    size = len(named)
+    total = np.full(size, fixed, dtype=np.int64)
+    if weight:
+        others = column(drift, ("load", ""), at)
+        if own:
+            others = others - np.fromiter(map(own.get, named, repeat(0)), np.int64, size)
+        total += weight * balance_scores(np.clip(others, 0, most), most)
+    if bonus and held:
+        total += bonus * np.fromiter(map(held.__contains__, named), bool, size)
+    for w, key in scored:
+        total += w * column(drift, ("score", key), at)
+    outside = np.zeros(size, dtype=bool)
+    for w, prop, low, high, ascending in ends:
+        values = column(drift, ("value", prop), at)
+        within = (low < values) & (values < high)  # False where absent (NaN)
+        outside |= ~np.isnan(values) & ~within
+        if within.any():  # then low < high
+            ratio = (values[within] - low) / (high - low)
+            if ascending:
+                ratio = 1.0 - ratio
+            total[within] += w * np.trunc(((ratio - 0.5) * 2.0) * 100.0).astype(np.int64)
+    return total, outside
 
 
 def _inside_of(
