@@ -1368,6 +1368,7 @@ def _model(hub: HubScheduler, same: Any = id) -> dict[str, Any]:
         "enqueued": set(live.enqueued),
         "timers": dict(live.timers._when),
         "log": (list(live.log_seq), list(live.log_cluster), list(live.log_before), live.floor, live.seq),
+        "last_logged": dict(live._last_logged),
         "now": live.now,
     }
 
@@ -3060,6 +3061,7 @@ def _put_decision_cluster_by_cluster(self, key, m, checked=None) -> None:
         self.log_seq.append(self.seq)
         self.log_cluster.append(c)
         self.log_before.append(self.counts.get(c, 0))
+        j.set(self._last_logged, c, self.seq)  # as `_log`: the cluster's last entry
         if len(self.log_seq) > reach_module._LOG_LIMIT:
             cut = len(self.log_seq) // 2
             if j.recording:

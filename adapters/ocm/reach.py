@@ -907,6 +907,10 @@ class OcmLive:
         self.log_cluster: list[str] = []
         self.log_before: list[int] = []
         self.floor = 0  # the oldest position the log still holds
+        # Each cluster's last entry's position (`_log`; put back with the entries an undo takes
+        # off, kept through a cut: an entry cut lies below the floor, before any picture judged):
+        # whether a cluster moved since a picture, one lookup (`_quiet`).
+        self._last_logged: dict[str, int] = {}
         # `_moved_since`'s and `_drift`'s answers by picture: the log's length and floor each was
         # judged at (taken on from there while the log only grows) and the event last asking it
         # (`_prune`), and the event that last pruned them.
@@ -1283,6 +1287,8 @@ class OcmLive:
         parts that each fill it to its limit, the oldest half let go after each (as entry by
         entry), one note in the journal per part."""
         j = self.journal
+        j.keep(self._last_logged, clusters)
+        self._last_logged.update(zip(clusters, repeat(self.seq)))
         at = 0
         while at < len(clusters):
             room = max(1, _LOG_LIMIT + 1 - len(self.log_seq))
@@ -1766,8 +1772,20 @@ class OcmLive:
                 return False
             self._judged_as_is(key, answer)
             return True
-        drift = self._drift(answer) if weight else None
-        most = self._most_for(key) if weight else answer.most
+        if weight:
+            most = self._most_for(key)
+            if not relevant and answer.mates is None and most == answer.most:
+                # Its drift is the log's entries after its picture (no batch-mates' moves): it
+                # names no cluster exactly where the last entry lies at or before the picture.
+                log = self.log_seq
+                if not log or log[-1] <= answer.seen:
+                    self._judged_as_is(key, answer)
+                    return True
+                if alone and answer.strict and self._quiet(key, request, answer):
+                    return True
+            drift = self._drift(answer)
+        else:
+            drift, most = None, answer.most
         if not relevant and (drift is None or not drift.names) and most == answer.most:
             self._judged_as_is(key, answer)
             return True
@@ -1791,6 +1809,42 @@ class OcmLive:
         if relevant or most != answer.most or (drift is not None and self._any_feasible(request, drift, now)):
             return self._run(key, request, changed)
         self._judged_as_is(key, answer)
+        return True
+
+    def _quiet(self, key: str, request: PlacementRequest, answer: _Answer) -> bool:
+        """`_stands_margins`' hold at the ceiling, judged without its path where the answer's
+        totals are each its own cluster's and it reads nothing that moved: the caller found no
+        relevant change, no batch-mates' moves in its picture, the busiest count the same and a
+        count moved since (its drift names a cluster). Then `_stands_margins` keeps its picks'
+        totals as they are (judged by `_total` for this request, the busiest count the same, no
+        pick in the drift: no pick's last entry after the picture, `_last_logged`, every pick
+        in the pool), and where the weakest pick (the same, kept per picks dict) is above the
+        ceiling (`_held_by_ceiling`) it moves the answer on at once: best left out the ceiling,
+        the anchor kept or made from the answer as it stood (the one below the floor let go),
+        `_judged_now`. This does the same, in the same order, and answers False (nothing moved)
+        wherever that path would not end so; the caller then judges it whole."""
+        best, picks, seen = answer.best_out, answer.picks, answer.seen
+        if best is None or not picks or answer.totalled is not request or not self._facts_of(request)[3]:
+            return False
+        if max(map(self._last_logged.get, picks, repeat(-1))) > seen:  # a pick moved since
+            return False
+        if not picks.keys() <= self.pool.by_name().keys():
+            return False
+        found = self._weakest.get(id(picks))
+        if found is not None and found[0] is picks:
+            weakest = found[1]
+        else:
+            low = min(picks.values())
+            weakest = (max(c for c, total in picks.items() if total == low), low)
+            self._weakest[id(picks)] = (picks, weakest)
+        raised = self._held_by_ceiling(request, best, self._held_of(request), picks, weakest)
+        if raised is None:
+            return False
+        anchor = answer.anchor
+        if anchor is None or anchor.seen < self.floor:
+            anchor = _Answer(*_answer_values(answer))
+        self._judged_now(key, answer)
+        answer.best_out, answer.anchor = raised, anchor
         return True
 
     def _relevant(
