@@ -5388,3 +5388,54 @@ def test_a_request_known_to_hold_what_its_placement_counts_is_taken_again_as_mad
     monkeypatch.setattr(reach_module, "_request_reads", lambda *args: object())
     assert fast == deltas()
     assert sum(asked.values()) > made + 200, (made, sum(asked.values()))
+
+
+@pytest.mark.parametrize(("mode", "log"), [("optimal", None), ("greedy", 64)])
+def test_a_strict_answer_held_by_its_ceiling_with_nothing_it_reads_moved_is_judged_as_its_margins_judge_it(
+    mode, log, monkeypatch
+) -> None:
+    """`_quiet`: over 40 generated events (the count log cut every 64 entries for one run, so
+    anchors fall below the floor), every hold it gives is judged again from the answer as it
+    stood by `_stands_margins`, with the drift and busiest count `_stands` reads and no relevant
+    change: the drift names a cluster, the busiest count is the answer's, and the verdict and
+    every field after (the anchor's too) are the same, the picks the same dict; a refusal moves
+    nothing. Every answer `_stands` judges as is with no batch-mates' moves in its picture has a
+    drift naming no cluster (the log's last entry at or before it). Holds and refusals both
+    counted. Fails where `_quiet`'s moved-pick lookup skips a pick (`islice(picks, 1, None)`),
+    or where `_log` does not record its entries' position in `_last_logged`."""
+    if log is not None:
+        monkeypatch.setattr(reach_module, "_LOG_LIMIT", log)
+    quiet, as_is = OcmLive._quiet, OcmLive._judged_as_is
+    asked: Counter[str] = Counter()
+
+    def replayed(self, key, request, answer):
+        before = reach_module._answer_values(answer)
+        held = quiet(self, key, request, answer)
+        after = reach_module._answer_values(answer)
+        if not held:
+            assert all(a is b for a, b in zip(after, before, strict=True)), key
+            asked["refused"] += 1
+            return False
+        fields = _answer_fields(answer)
+        reach_module._put_back(answer, before)
+        drift, most = self._drift(answer), self._most_for(key)
+        assert drift.names and most == answer.most, key
+        assert self._stands_margins(key, request, answer, [], drift, most, self.now), key
+        assert _answer_fields(answer) == fields and answer.picks is after[0], key
+        asked["held"] += 1
+        return True
+
+    def judged(self, key, answer):
+        if (
+            answer.mates is None
+            and answer.seen >= self.floor
+            and (not self.log_seq or self.log_seq[-1] <= answer.seen)
+        ):
+            assert not self._drift(answer).names, key
+            asked["as is"] += 1
+        return as_is(self, key, answer)
+
+    monkeypatch.setattr(OcmLive, "_quiet", replayed)
+    monkeypatch.setattr(OcmLive, "_judged_as_is", judged)
+    _deltas(mode, 0, 40)
+    assert asked["held"] > 20 and asked["refused"] > 5 and asked["as is"] > 20, asked

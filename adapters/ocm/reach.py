@@ -939,6 +939,8 @@ class OcmLive:
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
         self._facts: dict[int, tuple[PlacementRequest, tuple[Any, ...]]] = {}  # `_facts_of`'s
         self._weakest: dict[int, tuple[dict[str, int], tuple[str, int]]] = {}  # _stands_margins'
+        # `_quiet`'s: per picks dict (by identity) and request, `_held_by_ceiling`'s answer
+        self._ceiling_held: dict[int, tuple[dict[str, int], PlacementRequest, tuple[int, str] | None]] = {}
         # `_shape`'s: each distinct value of a part of the requests (their tolerations, their
         # required terms, their score inputs) and the one `_Shape` standing for it; and `_asked`'s
         # answers of the clusters the checks ask of (the event's changes), per shape (`_feasible`).
@@ -1830,20 +1832,27 @@ class OcmLive:
             return False
         if not picks.keys() <= self.pool.by_name().keys():
             return False
-        found = self._weakest.get(id(picks))
-        if found is not None and found[0] is picks:
-            weakest = found[1]
+        # The ceiling's verdict reads the request and the picks alone (what it holds, its
+        # preferences; the weakest pick's total): kept per picks dict, never changed in place.
+        found = self._ceiling_held.get(id(picks))
+        if found is not None and found[0] is picks and found[1] is request:
+            raised = found[2]
         else:
             low = min(picks.values())
             weakest = (max(c for c, total in picks.items() if total == low), low)
-            self._weakest[id(picks)] = (picks, weakest)
-        raised = self._held_by_ceiling(request, best, self._held_of(request), picks, weakest)
+            raised = self._held_by_ceiling(request, best, self._held_of(request), picks, weakest)
+            if len(self._ceiling_held) > 2 * len(self.requests) + 64:  # picks replaced since
+                self._ceiling_held.clear()
+            self._ceiling_held[id(picks)] = (picks, request, raised)
         if raised is None:
             return False
         anchor = answer.anchor
+        values = _answer_values(answer)  # as it stood: the anchor made of it, and the journal's
         if anchor is None or anchor.seen < self.floor:
-            anchor = _Answer(*_answer_values(answer))
-        self._judged_now(key, answer)
+            anchor = _Answer(*values)
+        if self.journal.recording:  # `_judged_now`'s note
+            self.journal.note(partial(_put_back, answer, values))
+        self._moved_on(key, answer)
         answer.best_out, answer.anchor = raised, anchor
         return True
 
