@@ -228,7 +228,11 @@ counts it was judged with by reference, not by a copy (`_moved_on`).
 The moves since a picture (`_moved_since`, `_drift`) are kept from one event to the next and
 taken on as the log grows: between two cuts (each moves its floor) the log only grows, and an
 event undone forgets them, so the entries after the length they were read at are all that moved
-since.
+since. Each cluster's last entry's position is kept as the log grows (`_last_logged`, put back
+with the entries an undo takes off): whether a cluster moved since a picture is one lookup, so a
+strict top N held by its ceiling with nothing it reads moved is judged without its drift or its
+margins' path (`_quiet`), and an answer whose picture the log has no entry after is judged as is
+without its drift.
 
 A sorter's walk from one end of a property's order (`_end`: the first cluster passing the filters
 holding nothing) is kept from one event to the next (`_kept_walk`): it reads the order up to where
