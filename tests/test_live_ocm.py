@@ -5439,3 +5439,35 @@ def test_a_strict_answer_held_by_its_ceiling_with_nothing_it_reads_moved_is_judg
     monkeypatch.setattr(OcmLive, "_judged_as_is", judged)
     _deltas(mode, 0, 40)
     assert asked["held"] > 20 and asked["refused"] > 5 and asked["as is"] > 20, asked
+
+
+@pytest.mark.parametrize("log", [None, 8])
+def test_each_clusters_last_logged_position_is_its_last_entry_and_an_undo_puts_it_back(
+    log, monkeypatch
+) -> None:
+    """`_last_logged` as `_log` keeps it: after entries logged at a new position (a cluster new to
+    the log, one logged twice; `log`: the log cut short while they go in), a cluster's last
+    position is after a picture exactly where the moves since it (`_moved_since`) name it, for
+    every picture the floor keeps; and the journal's undo puts every position back as it stood.
+    Fails where `_put_logged_back` passes over a cluster (`clusters[1:]`) or `_log` notes nothing."""
+    if log is not None:
+        monkeypatch.setattr(reach_module, "_LOG_LIMIT", log)
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    hub = HubScheduler(generate("ocm", 20, 30, seed=2, now=now), now=now, options=SolveOptions(mode="greedy"))
+    live = hub._live["ocm"]
+    names = sorted(live.pool.by_name())
+    for step in range(3):  # positions before the one undone
+        live.seq += 1
+        live._log(names[step : step + 4], [live.counts.get(c, 0) for c in names[step : step + 4]])
+    before = (dict(live._last_logged), list(live.log_seq), live.floor)
+    live.journal.mark()
+    live.journal.assign(live, "seq", live.seq + 1)
+    moved = [names[0], names[-1], names[5], names[-1], "gone"]
+    live._log(moved, [live.counts.get(c, 0) for c in moved])
+    assert live._last_logged["gone"] == live._last_logged[names[0]] == live.seq
+    for seen in sorted(set(live.log_seq)) + [live.floor]:
+        if seen >= live.floor:
+            since = {c for c, at in live._last_logged.items() if at > seen}
+            assert since == set(live._moved_from(seen)), seen
+    live.journal.undo()
+    assert (dict(live._last_logged), list(live.log_seq), live.floor) == before

@@ -619,6 +619,16 @@ def _put_judged(answer: _Answer, values: tuple[Any, ...]) -> None:
     answer.seen, answer.own, answer.mates, answer.up, answer.down = values
 
 
+def _put_logged_back(last: dict[str, int], clusters: list[str], olds: list[int | None]) -> None:
+    """`OcmLive._log`'s undoing of `_last_logged`: each cluster's last position as it stood
+    before the entries (None: it had none; a cluster logged twice has the same on both)."""
+    for c, old in zip(clusters, olds, strict=True):
+        if old is None:
+            last.pop(c, None)
+        else:
+            last[c] = old
+
+
 def _put_back(answer: _Answer, values: tuple[Any, ...]) -> None:
     for name, value in zip(_ANSWER_FIELDS, values, strict=True):
         setattr(answer, name, value)
@@ -1293,8 +1303,10 @@ class OcmLive:
         parts that each fill it to its limit, the oldest half let go after each (as entry by
         entry), one note in the journal per part."""
         j = self.journal
-        j.keep(self._last_logged, clusters)
-        self._last_logged.update(zip(clusters, repeat(self.seq)))
+        last = self._last_logged
+        if j.recording:  # each cluster's last position as it stood (None: none), read in C
+            j.note(partial(_put_logged_back, last, clusters, list(map(last.get, clusters))))
+        last.update(zip(clusters, repeat(self.seq)))
         at = 0
         while at < len(clusters):
             room = max(1, _LOG_LIMIT + 1 - len(self.log_seq))
