@@ -1368,6 +1368,7 @@ def _model(hub: HubScheduler, same: Any = id) -> dict[str, Any]:
         "enqueued": set(live.enqueued),
         "timers": dict(live.timers._when),
         "log": (list(live.log_seq), list(live.log_cluster), list(live.log_before), live.floor, live.seq),
+        "last_logged": dict(live._last_logged),
         "now": live.now,
     }
 
@@ -3061,6 +3062,7 @@ def _put_decision_cluster_by_cluster(self, key, m, checked=None) -> None:
         self.log_seq.append(self.seq)
         self.log_cluster.append(c)
         self.log_before.append(self.counts.get(c, 0))
+        j.set(self._last_logged, c, self.seq)  # as `_log`: the cluster's last entry
         if len(self.log_seq) > reach_module._LOG_LIMIT:
             cut = len(self.log_seq) // 2
             if j.recording:
@@ -5396,3 +5398,86 @@ def test_a_request_known_to_hold_what_its_placement_counts_is_taken_again_as_mad
     monkeypatch.setattr(reach_module, "_request_reads", lambda *args: object())
     assert fast == deltas()
     assert sum(asked.values()) > made + 200, (made, sum(asked.values()))
+
+
+@pytest.mark.parametrize(("mode", "log"), [("optimal", None), ("greedy", 64)])
+def test_a_strict_answer_held_by_its_ceiling_with_nothing_it_reads_moved_is_judged_as_its_margins_judge_it(
+    mode, log, monkeypatch
+) -> None:
+    """`_quiet`: over 40 generated events (the count log cut every 64 entries for one run, so
+    anchors fall below the floor), every hold it gives is judged again from the answer as it
+    stood by `_stands_margins`, with the drift and busiest count `_stands` reads and no relevant
+    change: the drift names a cluster, the busiest count is the answer's, and the verdict and
+    every field after (the anchor's too) are the same, the picks the same dict; a refusal moves
+    nothing. Every answer `_stands` judges as is with no batch-mates' moves in its picture has a
+    drift naming no cluster (the log's last entry at or before it). Holds and refusals both
+    counted. Fails where `_quiet`'s moved-pick lookup skips a pick (`islice(picks, 1, None)`),
+    or where `_log` does not record its entries' position in `_last_logged`."""
+    if log is not None:
+        monkeypatch.setattr(reach_module, "_LOG_LIMIT", log)
+    quiet, as_is = OcmLive._quiet, OcmLive._judged_as_is
+    asked: Counter[str] = Counter()
+
+    def replayed(self, key, request, answer):
+        before = reach_module._answer_values(answer)
+        held = quiet(self, key, request, answer)
+        after = reach_module._answer_values(answer)
+        if not held:
+            assert all(a is b for a, b in zip(after, before, strict=True)), key
+            asked["refused"] += 1
+            return False
+        fields = _answer_fields(answer)
+        reach_module._put_back(answer, before)
+        drift, most = self._drift(answer), self._most_for(key)
+        assert drift.names and most == answer.most, key
+        assert self._stands_margins(key, request, answer, [], drift, most, self.now), key
+        assert _answer_fields(answer) == fields and answer.picks is after[0], key
+        asked["held"] += 1
+        return True
+
+    def judged(self, key, answer):
+        if (
+            answer.mates is None
+            and answer.seen >= self.floor
+            and (not self.log_seq or self.log_seq[-1] <= answer.seen)
+        ):
+            assert not self._drift(answer).names, key
+            asked["as is"] += 1
+        return as_is(self, key, answer)
+
+    monkeypatch.setattr(OcmLive, "_quiet", replayed)
+    monkeypatch.setattr(OcmLive, "_judged_as_is", judged)
+    _deltas(mode, 0, 40)
+    assert asked["held"] > 20 and asked["refused"] > 5 and asked["as is"] > 20, asked
+
+
+@pytest.mark.parametrize("log", [None, 8])
+def test_each_clusters_last_logged_position_is_its_last_entry_and_an_undo_puts_it_back(
+    log, monkeypatch
+) -> None:
+    """`_last_logged` as `_log` keeps it: after entries logged at a new position (a cluster new to
+    the log, one logged twice; `log`: the log cut short while they go in), a cluster's last
+    position is after a picture exactly where the moves since it (`_moved_since`) name it, for
+    every picture the floor keeps; and the journal's undo puts every position back as it stood.
+    Fails where `_put_logged_back` passes over a cluster (`clusters[1:]`) or `_log` notes nothing."""
+    if log is not None:
+        monkeypatch.setattr(reach_module, "_LOG_LIMIT", log)
+    now = datetime.fromisoformat(DEFAULT_NOW)
+    hub = HubScheduler(generate("ocm", 20, 30, seed=2, now=now), now=now, options=SolveOptions(mode="greedy"))
+    live = hub._live["ocm"]
+    names = sorted(live.pool.by_name())
+    for step in range(3):  # positions before the one undone
+        live.seq += 1
+        live._log(names[step : step + 4], [live.counts.get(c, 0) for c in names[step : step + 4]])
+    before = (dict(live._last_logged), list(live.log_seq), live.floor)
+    live.journal.mark()
+    live.journal.assign(live, "seq", live.seq + 1)
+    moved = [names[0], names[-1], names[5], names[-1], "gone"]
+    live._log(moved, [live.counts.get(c, 0) for c in moved])
+    assert live._last_logged["gone"] == live._last_logged[names[0]] == live.seq
+    for seen in sorted(set(live.log_seq)) + [live.floor]:
+        if seen >= live.floor:
+            since = {c for c, at in live._last_logged.items() if at > seen}
+            assert since == set(live._moved_from(seen)), seen
+    live.journal.undo()
+    assert (dict(live._last_logged), list(live.log_seq), live.floor) == before

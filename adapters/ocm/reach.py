@@ -228,7 +228,11 @@ counts it was judged with by reference, not by a copy (`_moved_on`).
 The moves since a picture (`_moved_since`, `_drift`) are kept from one event to the next and
 taken on as the log grows: between two cuts (each moves its floor) the log only grows, and an
 event undone forgets them, so the entries after the length they were read at are all that moved
-since.
+since. Each cluster's last entry's position is kept as the log grows (`_last_logged`, put back
+with the entries an undo takes off): whether a cluster moved since a picture is one lookup, so a
+strict top N held by its ceiling with nothing it reads moved is judged without its drift or its
+margins' path (`_quiet`), and an answer whose picture the log has no entry after is judged as is
+without its drift.
 
 A sorter's walk from one end of a property's order (`_end`: the first cluster passing the filters
 holding nothing) is kept from one event to the next (`_kept_walk`): it reads the order up to where
@@ -615,6 +619,16 @@ def _put_judged(answer: _Answer, values: tuple[Any, ...]) -> None:
     answer.seen, answer.own, answer.mates, answer.up, answer.down = values
 
 
+def _put_logged_back(last: dict[str, int], clusters: list[str], olds: list[int | None]) -> None:
+    """`OcmLive._log`'s undoing of `_last_logged`: each cluster's last position as it stood
+    before the entries (None: it had none; a cluster logged twice has the same on both)."""
+    for c, old in zip(clusters, olds, strict=True):
+        if old is None:
+            last.pop(c, None)
+        else:
+            last[c] = old
+
+
 def _put_back(answer: _Answer, values: tuple[Any, ...]) -> None:
     for name, value in zip(_ANSWER_FIELDS, values, strict=True):
         setattr(answer, name, value)
@@ -908,6 +922,10 @@ class OcmLive:
         self.log_cluster: list[str] = []
         self.log_before: list[int] = []
         self.floor = 0  # the oldest position the log still holds
+        # Each cluster's last entry's position (`_log`; put back with the entries an undo takes
+        # off, kept through a cut: an entry cut lies below the floor, before any picture judged):
+        # whether a cluster moved since a picture, one lookup (`_quiet`).
+        self._last_logged: dict[str, int] = {}
         # `_moved_since`'s and `_drift`'s answers by picture: the log's length and floor each was
         # judged at (taken on from there while the log only grows) and the event last asking it
         # (`_prune`), and the event that last pruned them.
@@ -937,6 +955,8 @@ class OcmLive:
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
         self._facts: dict[int, tuple[PlacementRequest, tuple[Any, ...]]] = {}  # `_facts_of`'s
         self._weakest: dict[int, tuple[dict[str, int], tuple[str, int]]] = {}  # _stands_margins'
+        # `_quiet`'s: per picks dict (by identity) and request, `_held_by_ceiling`'s answer
+        self._ceiling_held: dict[int, tuple[dict[str, int], PlacementRequest, tuple[int, str] | None]] = {}
         # `_shape`'s: each distinct value of a part of the requests (their tolerations, their
         # required terms, their score inputs) and the one `_Shape` standing for it; and `_asked`'s
         # answers of the clusters the checks ask of (the event's changes), per shape (`_feasible`).
@@ -1287,6 +1307,10 @@ class OcmLive:
         parts that each fill it to its limit, the oldest half let go after each (as entry by
         entry), one note in the journal per part."""
         j = self.journal
+        last = self._last_logged
+        if j.recording:  # each cluster's last position as it stood (None: none), read in C
+            j.note(partial(_put_logged_back, last, clusters, list(map(last.get, clusters))))
+        last.update(zip(clusters, repeat(self.seq)))
         at = 0
         while at < len(clusters):
             room = max(1, _LOG_LIMIT + 1 - len(self.log_seq))
@@ -1772,8 +1796,20 @@ class OcmLive:
                 return False
             self._judged_as_is(key, answer)
             return True
-        drift = self._drift(answer) if weight else None
-        most = self._most_for(key) if weight else answer.most
+        if weight:
+            most = self._most_for(key)
+            if not relevant and answer.mates is None and most == answer.most:
+                # Its drift is the log's entries after its picture (no batch-mates' moves): it
+                # names no cluster exactly where the last entry lies at or before the picture.
+                log = self.log_seq
+                if not log or log[-1] <= answer.seen:
+                    self._judged_as_is(key, answer)
+                    return True
+                if alone and answer.strict and self._quiet(key, request, answer):
+                    return True
+            drift = self._drift(answer)
+        else:
+            drift, most = None, answer.most
         if not relevant and (drift is None or not drift.names) and most == answer.most:
             self._judged_as_is(key, answer)
             return True
@@ -1797,6 +1833,49 @@ class OcmLive:
         if relevant or most != answer.most or (drift is not None and self._any_feasible(request, drift, now)):
             return self._run(key, request, changed)
         self._judged_as_is(key, answer)
+        return True
+
+    def _quiet(self, key: str, request: PlacementRequest, answer: _Answer) -> bool:
+        """`_stands_margins`' hold at the ceiling, judged without its path where the answer's
+        totals are each its own cluster's and it reads nothing that moved: the caller found no
+        relevant change, no batch-mates' moves in its picture, the busiest count the same and a
+        count moved since (its drift names a cluster). Then `_stands_margins` keeps its picks'
+        totals as they are (judged by `_total` for this request, the busiest count the same, no
+        pick in the drift: no pick's last entry after the picture, `_last_logged`, every pick
+        in the pool), and where the weakest pick (the same, kept per picks dict) is above the
+        ceiling (`_held_by_ceiling`) it moves the answer on at once: best left out the ceiling,
+        the anchor kept or made from the answer as it stood (the one below the floor let go),
+        `_judged_now`. This does the same, in the same order, and answers False (nothing moved)
+        wherever that path would not end so; the caller then judges it whole."""
+        best, picks, seen = answer.best_out, answer.picks, answer.seen
+        if best is None or not picks or answer.totalled is not request or not self._facts_of(request)[3]:
+            return False
+        if max(map(self._last_logged.get, picks, repeat(-1))) > seen:  # a pick moved since
+            return False
+        if not picks.keys() <= self.pool.by_name().keys():
+            return False
+        # The ceiling's verdict reads the request and the picks alone (what it holds, its
+        # preferences; the weakest pick's total): kept per picks dict, never changed in place.
+        found = self._ceiling_held.get(id(picks))
+        if found is not None and found[0] is picks and found[1] is request:
+            raised = found[2]
+        else:
+            low = min(picks.values())
+            weakest = (max(c for c, total in picks.items() if total == low), low)
+            raised = self._held_by_ceiling(request, best, self._held_of(request), picks, weakest)
+            if len(self._ceiling_held) > 2 * len(self.requests) + 64:  # picks replaced since
+                self._ceiling_held.clear()
+            self._ceiling_held[id(picks)] = (picks, request, raised)
+        if raised is None:
+            return False
+        anchor = answer.anchor
+        values = _answer_values(answer)  # as it stood: the anchor made of it, and the journal's
+        if anchor is None or anchor.seen < self.floor:
+            anchor = _Answer(*values)
+        if self.journal.recording:  # `_judged_now`'s note
+            self.journal.note(partial(_put_back, answer, values))
+        self._moved_on(key, answer)
+        answer.best_out, answer.anchor = raised, anchor
         return True
 
     def _relevant(
