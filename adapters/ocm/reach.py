@@ -505,6 +505,12 @@ _answer_values = attrgetter(*_ANSWER_FIELDS)  # every field's value at once (a C
 _cluster_of = attrgetter("cluster")  # a decision's or a pick's cluster (mapped in C)
 
 
+def _weakest_of(picks: Mapping[str, int]) -> tuple[str, int]:
+    """The weakest pick: the lowest total, then the last name (every pick beats a bound it does)."""
+    low = min(picks.values())
+    return max(c for c, total in picks.items() if total == low), low
+
+
 def _moved(then: list[str], now: list[str]) -> dict[str, int]:
     """Each cluster's entries in `now` less those in `then`, those that differ, in the order a
     Counter subtracting `then` and adding `now` keys them (`then`'s clusters first, each list's
@@ -1860,9 +1866,7 @@ class OcmLive:
         if found is not None and found[0] is picks and found[1] is request:
             raised = found[2]
         else:
-            low = min(picks.values())
-            weakest = (max(c for c, total in picks.items() if total == low), low)
-            raised = self._held_by_ceiling(request, best, self._held_of(request), picks, weakest)
+            raised = self._held_by_ceiling(request, best, self._held_of(request), picks, _weakest_of(picks))
             if len(self._ceiling_held) > 2 * len(self.requests) + 64:  # picks replaced since
                 self._ceiling_held.clear()
             self._ceiling_held[id(picks)] = (picks, request, raised)
@@ -1872,8 +1876,7 @@ class OcmLive:
         values = _answer_values(answer)  # as it stood: the anchor made of it, and the journal's
         if anchor is None or anchor.seen < self.floor:
             anchor = _Answer(*values)
-        if self.journal.recording:  # `_judged_now`'s note
-            self.journal.note(partial(_put_back, answer, values))
+        self._keep(answer, values)  # `_judged_now`, its note of the values read once
         self._moved_on(key, answer)
         answer.best_out, answer.anchor = raised, anchor
         return True
@@ -2236,11 +2239,12 @@ class OcmLive:
                 stands.add(got.request)
         return stands
 
-    def _keep(self, answer: _Answer) -> None:
-        """A kept answer about to move on in place: the journal puts it back as it is."""
+    def _keep(self, answer: _Answer, values: tuple[Any, ...] | None = None) -> None:
+        """A kept answer about to move on in place: the journal puts it back as it is (`values`:
+        its fields as the caller already read them, `_answer_values`)."""
         journal = self.journal
         if journal.recording:
-            journal.note(partial(_put_back, answer, _answer_values(answer)))
+            journal.note(partial(_put_back, answer, _answer_values(answer) if values is None else values))
 
     def _forget(self) -> None:
         """What the caches answered (judged on a model since undone)."""
@@ -2420,8 +2424,7 @@ class OcmLive:
             if found is not None and found[0] is picks:
                 weakest = found[1]
             else:
-                low = min(picks.values())
-                weakest = (max(c for c, total in picks.items() if total == low), low)
+                weakest = _weakest_of(picks)
                 self._weakest[id(picks)] = (picks, weakest)
         # The clusters left out bounded from the last check's picture, else from the anchor's
         # (its best left out and the rises since: no climb of one bound per check between).
@@ -3377,10 +3380,11 @@ class OcmLive:
         few hundred of a drift's thousands (counted over the soak's stream: ~2 masks an event
         made here, ~600 us each). The same positions, in the same (rising) order."""
         at = np.flatnonzero(wanted)
-        if request.scope is None or request.mode is SelectionMode.FIXED:
+        scope = _scope_of(request)
+        if scope is None:
             return at.tolist()
         scoped = np.zeros(len(at), dtype=bool)
-        for trait in request.scope:
+        for trait in scope:
             scoped |= self._column(drift, ("trait", trait), at)
         return at[scoped].tolist()
 
@@ -4296,10 +4300,11 @@ class OcmLive:
         named clusters). Only these can pass its filters: admits refuses the others at its
         first rule, so leaving them out changes no verdict. Each trait's clusters among the
         drift's are found once per event and shared by every request whose scope holds it."""
-        if request.scope is None or request.mode is SelectionMode.FIXED:
+        scope = _scope_of(request)
+        if scope is None:
             return np.flatnonzero(wanted).tolist() if wanted is not None else list(range(len(drift.names)))
         scoped = np.zeros(len(drift.names), dtype=bool)
-        for trait in request.scope:
+        for trait in scope:
             found = self._in_trait.get((id(drift), trait))
             if found is None or found[0] is not drift:
                 members = self.pool.with_trait(trait)
