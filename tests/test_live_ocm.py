@@ -199,20 +199,8 @@ def test_margins_taken_while_the_busiest_count_moves_are_checked_against_the_cou
 
 
 def _sorter_hub(*more: dict) -> HubScheduler:
-    """`s` sorts ten clusters by CPU (c9 the most) with Balance, two picks; `t` takes the emptiest
-    by Balance, c0 first by name; and `more`."""
-    prioritizers = [ocm.builtin("ResourceAllocatableCPU"), ocm.builtin("Balance")]
-    clusters = [
-        ocm.managed_cluster(f"c{i}", {"zone": "a"}, allocatable={"cpu": str(i + 1)}, capacity={"cpu": "16"})
-        for i in range(10)
-    ]
-    objects = [
-        *ocm.hub(*clusters),
-        ocm.placement("s", n=2, mode="Exact", prioritizers=prioritizers),
-        ocm.placement("t", n=1, mode="Exact", prioritizers=[ocm.builtin("Balance")]),
-        *more,
-    ]
-    return HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode="greedy"))
+    """`ocm.sorter_hub`'s objects, scheduled greedily."""
+    return HubScheduler(ocm.sorter_hub(*more), now=ocm.NOW_TIME, options=SolveOptions(mode="greedy"))
 
 
 def _relabelled(hub: HubScheduler, name: str) -> Applied:

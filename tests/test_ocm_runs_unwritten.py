@@ -16,19 +16,9 @@ from tests.fixtures import ocm
 
 
 def _hub(mode: str) -> HubScheduler:
-    """`s` sorts ten clusters by CPU (c9 the most) with Balance, two picks; `t` takes the emptiest
-    by Balance."""
-    prioritizers = [ocm.builtin("ResourceAllocatableCPU"), ocm.builtin("Balance")]
-    clusters = [
-        ocm.managed_cluster(f"c{i}", {"zone": "a"}, allocatable={"cpu": str(i + 1)}, capacity={"cpu": "16"})
-        for i in range(10)
-    ]
-    objects = [
-        *ocm.hub(*clusters),
-        ocm.placement("s", n=2, mode="Exact", prioritizers=prioritizers),
-        ocm.placement("t", n=1, mode="Exact", prioritizers=[ocm.builtin("Balance")]),
-    ]
-    return HubScheduler(objects, now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
+    """`ocm.sorter_hub`: `s` sorts ten clusters by CPU (c9 the most) with Balance, two picks; `t`
+    takes the emptiest by Balance."""
+    return HubScheduler(ocm.sorter_hub(), now=ocm.NOW_TIME, options=SolveOptions(mode=mode))
 
 
 def _answer(live: OcmLive, key: str) -> tuple:

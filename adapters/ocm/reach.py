@@ -5309,12 +5309,12 @@ def _inside_total(
     return total
 
 
-def _total_of(
-    request: PlacementRequest, own: Mapping[str, int], most: int, held: AbstractSet[str]
-) -> Callable[[Cluster], int]:
-    """`_total` of the request for any cluster, its preferences read once (for the many clusters
-    one answer judges): the same parts summed (integers: in any order), Balance's weights
-    summed over its one score."""
+def _preference_parts(
+    request: PlacementRequest,
+) -> tuple[int, int, int, list[tuple[int, str]], list[tuple[int, Any]]]:
+    """A request's preferences but its sorters, summed as `_total` reads them: Balance's weights
+    (over its one score), Steady's bonus (its weight times 100), the weights given to every
+    cluster, and the external scores' and the label matches' (weight, what it reads)."""
     weight = bonus = fixed = 0
     scored: list[tuple[int, str]] = []
     labelled: list[tuple[int, Any]] = []
@@ -5331,6 +5331,16 @@ def _total_of(
             fixed += p.weight
         else:
             labelled.append((p.weight, p.labels))
+    return weight, bonus, fixed, scored, labelled
+
+
+def _total_of(
+    request: PlacementRequest, own: Mapping[str, int], most: int, held: AbstractSet[str]
+) -> Callable[[Cluster], int]:
+    """`_total` of the request for any cluster, its preferences read once (for the many clusters
+    one answer judges): the same parts summed (integers: in any order), Balance's weights
+    summed over its one score."""
+    weight, bonus, fixed, scored, labelled = _preference_parts(request)
 
     def total(c: Cluster) -> int:
         out = fixed
@@ -5372,21 +5382,9 @@ def _inside_totals(
     reads it), Steady's bonus, each external score; a sorted value (NaN: absent, scored 0)
     scored by the same float64 operations in the same order, element by element (IEEE: the
     same bits as Python's floats), truncated toward zero."""
-    weight = bonus = fixed = 0
-    scored: list[tuple[int, str]] = []
-    for p in request.preferences:
-        if p.sorter is not None:
-            continue
-        if p.balance:
-            weight += p.weight
-        elif p.held:
-            bonus += p.weight * 100
-        elif p.external is not None:
-            scored.append((p.weight, p.external))
-        elif p.labels is None:
-            fixed += p.weight
-        else:
-            return None
+    weight, bonus, fixed, scored, labelled = _preference_parts(request)
+    if labelled:
+        return None
     if not all(math.isfinite(low) and math.isfinite(high) for _, _, low, high, _ in ends):
         return None
     size = len(named)
