@@ -3525,13 +3525,10 @@ class OcmLive:
                 continue
             total = _inside_of(cluster, inner, total_of)
             if total is None:  # it may be an end: over the range the others span
-                if not admits(request, cluster, now, held=name in held):
-                    continue
-                total = self._within_range(request, cluster, own, most, held, now)
-                if total is None:
+                judged = self._end_judged(request, cluster, name, found, beaten, own, most, held, now)
+                if judged is None:
                     return False
-                found = _better(found, (total, name))
-                beaten = _better(beaten, (total, name))
+                found, beaten = judged
             elif _beats((total, name), beaten):
                 inside.append((total, name, cluster))
         inside.sort(key=lambda x: (-x[0], x[1]))
@@ -3541,6 +3538,29 @@ class OcmLive:
             if admits(request, cluster, now, held=name in held):
                 return _better(found, (total, name))
         return found
+
+    def _end_judged(
+        self,
+        request: PlacementRequest,
+        cluster: Cluster,
+        name: str,
+        found: tuple[int, str] | None,
+        beaten: tuple[int, str],
+        own: Mapping[str, int],
+        most: int,
+        held: AbstractSet[str],
+        now: datetime,
+    ) -> tuple[tuple[int, str] | None, tuple[int, str]] | None:
+        """A sorter's threat at or outside an end of its range (`_judged_inside`,
+        `_judged_inside_of`): by its filters, then its total over the range the others span
+        (`_within_range`). What was found and what beats it raised by that total; as they were
+        where its filters refuse it; None where `_within_range` refuses (the caller's False)."""
+        if not admits(request, cluster, now, held=name in held):
+            return found, beaten
+        total = self._within_range(request, cluster, own, most, held, now)
+        if total is None:
+            return None
+        return _better(found, (total, name)), _better(beaten, (total, name))
 
     def _judged_inside_of(
         self,
@@ -3578,14 +3598,10 @@ class OcmLive:
         get = self.pool.get
         for i in np.flatnonzero(ends).tolist():
             name = named[i]
-            cluster = get(name)
-            if not admits(request, cluster, now, held=name in held):  # type: ignore[arg-type]
-                continue
-            value = self._within_range(request, cluster, own, most, held, now)  # type: ignore[arg-type]
-            if value is None:
+            judged = self._end_judged(request, get(name), name, found, beaten, own, most, held, now)  # type: ignore[arg-type]
+            if judged is None:
                 return False
-            found = _better(found, (value, name))
-            beaten = _better(beaten, (value, name))
+            found, beaten = judged
         floor, least = beaten
         rest = ~ends
         above = np.flatnonzero(rest & (total > floor)).tolist()
