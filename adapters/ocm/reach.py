@@ -234,6 +234,14 @@ strict top N held by its ceiling with nothing it reads moved is judged without i
 margins' path (`_quiet`), and an answer whose picture the log has no entry after is judged as is
 without its drift.
 
+The enqueued Placements are sorted by one loop per take (`_checked`), the event's facts read
+once (the log and its floor, the changes that can regroup a held cluster, the touched keys, the
+busiest count's clusters): a Placement these end cheaply (dirty, gone, below the floor,
+regrouped; with no relevant change, a PickAll or one without Balance judged as is, one with
+Balance and its busiest count the same judged as is where no log entry follows its picture, or
+held by its ceiling, `_quiet`) is no longer visited by `_stands`; the rest are, handed what the
+loop found.
+
 A sorter's walk from one end of a property's order (`_end`: the first cluster passing the filters
 holding nothing) is kept from one event to the next (`_kept_walk`): it reads the order up to where
 it stopped and those clusters' verdicts, which read the filters, the models but their load, and
