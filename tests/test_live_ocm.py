@@ -4514,32 +4514,82 @@ def test_a_strict_answers_picks_nothing_they_read_moved_are_kept_as_they_are(mod
 
 @pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
 def test_a_request_reading_nothing_touched_is_asked_no_relevant_change(mode, seed, monkeypatch) -> None:
-    """`_stands` finds an event's touched keys once (`_touched_in`) and asks `_relevant` only of a
-    request reading one of them: for every other, `_relevant_each` finds no relevant change, and
-    every event writes, solves and enqueues as with `_relevant` asked of every check (fails where
-    `_relevant` is asked of every check with a change)."""
-    stands, relevant, each = OcmLive._stands, OcmLive._relevant, OcmLive._relevant_each
+    """The checks (`_checked`) find an event's touched keys once (`_touched_in`) and ask
+    `_relevant` only of a request reading one of them: for every other, `_relevant_each` finds no
+    relevant change, and every event writes, solves and enqueues as with `_relevant` asked of
+    every check (fails where `_relevant` is asked of every check with a change)."""
+    checks, relevant, each = OcmLive._checked, OcmLive._relevant, OcmLive._relevant_each
     asked: Counter[str] = Counter()
-    inside = [0]
+    inside: set[str] = set()
 
     def counted_relevant(self, key, request, changed, now):
-        inside[0] += 1
+        inside.add(key)
         return relevant(self, key, request, changed, now)
 
-    def checked(self, key, request, answer, changed, now):
-        expected = each(self, key, request, changed, now) if changed else []
-        inside[0], fresh = 0, answer.seen >= self.floor
-        out = stands(self, key, request, answer, changed, now)
-        if changed and not self.policies[key].groups.groups and fresh:
+    def checked(self, enqueued, changed, now):
+        expected = {}
+        for key in enqueued:
+            request, answer = self.requests.get(key), self.answers.get(key)
+            if request is None or answer is None or key not in self.policies or key in self.dirty:
+                continue
+            if changed and not self.policies[key].groups.groups and answer.seen >= self.floor:
+                expected[key] = each(self, key, request, changed, now)
+        inside.clear()
+        out = checks(self, enqueued, changed, now)
+        for key, found in expected.items():
             asked["changed"] += 1
-            if not inside[0]:
-                assert expected == [], key
+            if key not in inside:
+                assert found == [], key
                 asked["skipped"] += 1
         return out
 
     monkeypatch.setattr(OcmLive, "_relevant", counted_relevant)
-    counted = _same_deltas(monkeypatch, mode, "_stands", checked, stands, asked, seed=seed)
+    counted = _same_deltas(monkeypatch, mode, "_checked", checked, checks, asked, seed=seed)
     assert counted["skipped"] > counted["changed"] / 4, counted
+
+
+@pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
+def test_the_checks_sorted_by_one_loop_judge_as_each_placement_asked_alone(mode, seed, monkeypatch) -> None:
+    """`_checked` runs `_stands`' preamble and cheap ends for every enqueued Placement in one
+    loop (the log, the regrouping changes, the touched keys and the busiest count's clusters read
+    once per take) and visits `_stands` with what it found: on every take it solves exactly the
+    Placements `_must` asked of each solves, sends the same to their runs (`_runs`, `_flipped`)
+    and leaves every answer with the same fields (each take judged both ways, the per-key one
+    undone through the journal first), and every event writes, solves and enqueues as the per-key
+    checks do. Fails where the busiest count is read off the top count for every Placement
+    (`most = top`, holding decisions on a busiest cluster or not)."""
+    checks = OcmLive._checked
+    asked: Counter[str] = Counter()
+
+    def each(self, enqueued, changed, now):
+        return {key for key in enqueued if self._must(key, changed, now)}
+
+    def both(self, enqueued, changed, now):
+        undo = self.journal._undo
+        if undo is None:
+            return checks(self, enqueued, changed, now)
+        at, runs, flipped = len(undo), set(self._runs), dict(self._flipped)
+        alone = each(self, enqueued, changed, now)
+        fields = {key: _answer_fields(self.answers.get(key)) for key in enqueued}
+        sent = (set(self._runs), dict(self._flipped))
+        while len(undo) > at:  # the per-key checks' moves put back
+            undo.pop()()
+        self._runs.clear()
+        self._runs.update(runs)
+        self._flipped.clear()
+        self._flipped.update(flipped)
+        out = checks(self, enqueued, changed, now)
+        assert out == alone
+        assert {key: _answer_fields(self.answers.get(key)) for key in enqueued} == fields
+        assert (self._runs, self._flipped) == sent
+        asked["checked"] += len(enqueued)
+        asked["solved"] += len(out)
+        answers = [self.answers[key] for key in enqueued if key in self.answers]
+        asked["moved on"] += sum(answer.seen == self.seq for answer in answers)
+        return out
+
+    counted = _same_deltas(monkeypatch, mode, "_checked", both, each, asked, seed=seed)
+    assert counted["checked"] > 1000 and counted["solved"] > 20 and counted["moved on"] > 500, counted
 
 
 @pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])

@@ -234,6 +234,14 @@ strict top N held by its ceiling with nothing it reads moved is judged without i
 margins' path (`_quiet`), and an answer whose picture the log has no entry after is judged as is
 without its drift.
 
+The enqueued Placements are sorted by one loop per take (`_checked`), the event's facts read
+once (the log and its floor, the changes that can regroup a held cluster, the touched keys, the
+busiest count's clusters): a Placement these end cheaply (dirty, gone, below the floor,
+regrouped; with no relevant change, a PickAll or one without Balance judged as is, one with
+Balance and its busiest count the same judged as is where no log entry follows its picture, or
+held by its ceiling, `_quiet`) is no longer visited by `_stands`; the rest are, handed what the
+loop found.
+
 A sorter's walk from one end of a property's order (`_end`: the first cluster passing the filters
 holding nothing) is kept from one event to the next (`_kept_walk`): it reads the order up to where
 it stopped and those clusters' verdicts, which read the filters, the models but their load, and
@@ -993,6 +1001,9 @@ class OcmLive:
         self._entries = _Entries()  # emit's decision entries (OcmContext.entries), shared
         self._entries.given = self._given_last  # a given answer's names, read by emit
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
+        # `_checked`'s preamble of the check under way, handed to `_stands`: its key, its relevant
+        # changes and busiest count (None: `_stands` finds them).
+        self._sorted: tuple[str, list[tuple[Cluster | None, Cluster | None]], int] | None = None
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         # `_column`'s (one take's)
         self._columns: dict[tuple[int, tuple[str, str]], tuple[Any, np.ndarray, np.ndarray]] = {}
@@ -1538,7 +1549,7 @@ class OcmLive:
         self._flipped.clear()
         self._emptied_of.clear()
         self._runs = set()  # refused by their picture, judged by their run (`_run`)
-        solved = {key for key in enqueued if self._must(key, changed, now)}
+        solved = self._checked(enqueued, changed, now)
         if self._runs:
             solved -= self._by_runs(self._runs & solved, now)
         self._rearm(enqueued - solved, now)
@@ -1699,6 +1710,101 @@ class OcmLive:
             return not self._misstands(key)
         return not self._stands(key, request, answer, changed, now)
 
+    def _checked(
+        self,
+        enqueued: AbstractSet[str],
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> set[str]:
+        """The enqueued Placements `_must` solves (`{key for key in enqueued if self._must(key,
+        changed, now)}`, in the same order), sorted by one loop that reads the event's facts once:
+        `_stands`' preamble and its cheap ends run here, and only a Placement they do not end is
+        visited (`_stands`, handed what its preamble found: `_sorted`).
+
+        What is read once, not per Placement, and why it is the same for each:
+        - the log and its floor (`_stands`' first test and its no-entry-after test): they move
+          only where decisions are read (`_recount_all`, `_log`), before the checks, and where a
+          batch is taken (`_by_runs`, `_taken`), after them;
+        - the changes that may regroup a held cluster (`_regrouped` is no for a change that made
+          or took the cluster or moved neither its labels nor its claims, whatever the request),
+          so a Placement with group selectors is asked only of the others (a relabel's one);
+        - the event's touched keys (`_touched_keys`), as `_stands` reads them;
+        - the busiest count (`_most_for`): the clusters of the top count by count
+          (`_by_count_desc`, kept while the log stands): a Placement with no decision on any of
+          them reads that count (its first cluster gives it), any other is asked `_most_for`.
+        A PickAll or a Placement without Balance that no change is relevant to is judged as is
+        (`_stands`: no drift is read, the busiest count is its answer's); one with Balance ends
+        as `_stands` ends it (no entry after its picture: as is; else `_quiet`); any other is
+        visited with its relevant changes and busiest count (`_stands` reads them off `_sorted`
+        and goes on from the drift)."""
+        policies, requests, answers, dirty = self.policies, self.requests, self.answers, self.dirty
+        facts, own, floor = self._facts, self.own, self.floor
+        log = self.log_seq
+        last = log[-1] if log else None  # no entry: every picture is as the counts now stand
+        if changed:
+            union = self._touched_keys(changed)
+            regroup = [
+                (old, new)
+                for old, new in changed.values()
+                if old is not None
+                and new is not None
+                and (old.labels != new.labels or old.claims != new.claims)
+            ]
+        else:  # nothing changed of a cluster: nothing relevant, nothing regrouped
+            union, regroup = frozenset(), []
+        ranked = self._by_count_desc()
+        top, tops = ranked[0] if ranked else (0, set())
+        every, stands = SelectionMode.ALL, self._stands
+        solved = set()
+        for key in enqueued:
+            if key not in policies:
+                continue  # gone, disabled or being deleted: upstream leaves it alone
+            request, answer = requests.get(key), answers.get(key)
+            if key in dirty:
+                solved.add(key)
+                continue
+            if request is None or answer is None:  # new, or misconfigured: stands while its status does
+                if not self._misstands(key):
+                    solved.add(key)
+                continue
+            if answer.seen < floor:
+                solved.add(key)
+                continue
+            found = facts.get(id(request))
+            reads, weight, alone, _, _ = (
+                found[1] if found is not None and found[0] is request else self._facts_of(request)
+            )
+            if regroup:
+                groups = policies[key].groups.groups
+                if groups and any(_regrouped(old, new, answer.selected, groups) for old, new in regroup):
+                    solved.add(key)
+                    continue
+            if union is not None and union.isdisjoint(reads):
+                relevant = []
+            else:
+                relevant = self._relevant(key, request, changed, now)
+            most = answer.most
+            if request.mode is every or not weight:
+                if not relevant:
+                    self._judged_as_is(key, answer)
+                    continue
+            else:
+                held = own.get(key, _NO_COUNTS)
+                most = top if top and held.keys().isdisjoint(tops) else self._most_for(key)
+                if not relevant and answer.mates is None and most == answer.most:
+                    if last is None or last <= answer.seen:
+                        self._judged_as_is(key, answer)
+                        continue
+                    if alone and answer.strict and self._quiet(key, request, answer):
+                        continue
+            self._sorted = (key, relevant, most)
+            try:
+                if not stands(key, request, answer, changed, now):
+                    solved.add(key)
+            finally:
+                self._sorted = None
+        return solved
+
     def _misstands(self, key: str) -> bool:
         """Whether a misconfigured Placement's sync writes what its last one wrote: what `_taken`
         reads for its status (`_Misjudged`) is as it was. Its sync writes no decision (its
@@ -1774,7 +1880,14 @@ class OcmLive:
         now: datetime,
     ) -> bool:
         """Whether its sync provably writes what it holds (see the module docstring); if so its
-        margins move to the hub as it now stands."""
+        margins move to the hub as it now stands. Where `_checked` ran its preamble and cheap
+        ends (`_sorted` names the key), it goes on from the drift with what they found."""
+        handed = self._sorted
+        if handed is not None and handed[0] == key:
+            self._sorted = None
+            _, relevant, most = handed
+            _, weight, alone, _, _ = self._facts_of(request)
+            return self._stands_on(key, request, answer, changed, now, relevant, most, weight, alone, True)
         if answer.seen < self.floor:
             return False
         reads, weight, alone, _, _ = self._facts_of(request)
@@ -1794,6 +1907,24 @@ class OcmLive:
                 relevant = self._relevant(key, request, changed, now)
         else:  # nothing changed of a cluster (the writes coming back, `stale`): nothing relevant
             relevant = []
+        most = answer.most
+        return self._stands_on(key, request, answer, changed, now, relevant, most, weight, alone, False)
+
+    def _stands_on(
+        self,
+        key: str,
+        request: PlacementRequest,
+        answer: _Answer,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+        relevant: list[tuple[Cluster | None, Cluster | None]],
+        most: int,
+        weight: int,
+        alone: bool,
+        sorted_: bool,
+    ) -> bool:
+        """`_stands` past its preamble: its relevant changes found; `sorted_`: `_checked` found
+        the busiest count (`most`) and ran the cheap ends below, which did not end it."""
         if request.mode is SelectionMode.ALL:  # every feasible cluster, whatever the scores
             flips = self._flips(key, request, relevant, changed, now) if relevant else ()
             if flips:
@@ -1803,8 +1934,9 @@ class OcmLive:
             self._judged_as_is(key, answer)
             return True
         if weight:
-            most = self._most_for(key)
-            if not relevant and answer.mates is None and most == answer.most:
+            if not sorted_:
+                most = self._most_for(key)
+            if not sorted_ and not relevant and answer.mates is None and most == answer.most:
                 # Its drift is the log's entries after its picture (no batch-mates' moves): it
                 # names no cluster exactly where the last entry lies at or before the picture.
                 log = self.log_seq
