@@ -55,7 +55,8 @@ class SolveOptions:
     # are what a judge reads of a spread's run; the last cycle's report of every candidate scored
     # cost as much as the run), the same picks; and no coupled request's objective is evaluated
     # or scaled (its value and its levels' spans count 0 in the stats: each answer is judged, not
-    # measured).
+    # measured). A top N whose scores read a sorter reports its best cluster left out alone (its
+    # picks and that one are what a judge reads: its totals are no cluster's own), the same picks.
     alone: bool = False
 
     def __post_init__(self) -> None:
@@ -240,8 +241,19 @@ def _joined(a: SolveStats, b: SolveStats) -> SolveStats:
 def _reported(p: Prepared, limit: int, options: SolveOptions) -> int:
     """The clusters left out a greedy answer reports: none for a spread judged alone
     (SolveOptions.alone), whose picks are the same whatever the report (solver.greedy's
-    `_spread_cycles` picks its last cycle by cells where nothing is explained)."""
-    return 0 if options.alone and p.request.spread else limit
+    `_spread_cycles` picks its last cycle by cells where nothing is explained); the best one
+    alone for a top N judged alone whose scores read a sorter (the same picks: `solve_top_n`
+    reports the candidates it did not pick in pick order, best first, after choosing them; a
+    judge reads such an answer's picks and its best cluster left out, its totals being no
+    cluster's own)."""
+    if not options.alone:
+        return limit
+    request = p.request
+    if request.spread:
+        return 0
+    if any(pref.sorter is not None for pref in request.preferences):
+        return min(limit, 1)
+    return limit
 
 
 def _solve_scored(batch: Batch, options: SolveOptions) -> Result:

@@ -82,7 +82,8 @@ def test_a_first_answer_is_strict_exactly_where_its_sync_alone_keeps_it_strictly
 def test_alone_answers_each_request_as_its_batch_of_one() -> None:
     """A greedy batch solved `alone` gives every request the answer (and the report) of its own
     batch, every other request holding what it holds; a request under spread reports no cluster
-    left out (its picks the same: its last cycle then picks by cells)."""
+    left out (its picks the same: its last cycle then picks by cells), a top N reading a sorter the
+    first entry of its report alone (its best cluster left out)."""
     objects = generate("ocm", 30, 40, seed=1, now=NOW)
     full, _ = load(from_objects(objects, "<hub>"), now=NOW, seed=0)
     full = replace(full, explain_limit=20)
@@ -92,16 +93,22 @@ def test_alone_answers_each_request_as_its_batch_of_one() -> None:
     differs = spreads = 0
     plain = solve(_held_fixed(full, keys), SolveOptions(mode="greedy"))
     spread = {r.key for r in full.requests if r.spread}
+    sorted_ = {r.key for r in full.requests if any(p.sorter is not None for p in r.preferences)} - spread
+    cut = 0
     for got, batch_got in zip(together.requests, plain.requests, strict=True):
         one = solve(_held_fixed(full, {got.request}), SolveOptions(mode="greedy")).requests[0]
         if got.request in spread:
             assert (got.selected, got.unselected) == (one.selected, ()), got.request
             spreads += bool(one.unselected)  # a report its batch of one makes, left out
+        elif got.request in sorted_:
+            assert (got.selected, got.unselected) == (one.selected, one.unselected[:1]), got.request
+            cut += len(one.unselected) > 1
         else:
             assert (got.selected, got.unselected) == (one.selected, one.unselected), got.request
         differs += (batch_got.selected, batch_got.unselected) != (one.selected, one.unselected)
     assert differs  # a batch's greedy pass answers otherwise: each sees those before it moved
     assert spreads  # some spread whose report the pass leaves out
+    assert cut  # some sorted top N whose report the pass cuts to its first entry
 
 
 def test_alone_is_greedy_modes_and_scored_requests_only() -> None:
