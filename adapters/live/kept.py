@@ -376,11 +376,6 @@ class ClusterPool:
         self._labelled[key] = (self._epoch, len(log), names)
         return names
 
-    def relabel_log(self) -> tuple[int, list[str]]:
-        """`labelled`'s log as it stands: its epoch and the names put or dropped since it began,
-        in order (read-only; a reader keeps the epoch and the length it read, as `labelled`)."""
-        return self._epoch, self._relabelled
-
     def _relabel(self, name: str) -> None:
         """`name` put or dropped: judged again by `labelled`'s readers (a long log begins a new
         epoch: every kept answer then made again)."""

@@ -281,7 +281,6 @@ from adapters.ocm.load import (
     cel_trait,
     placement_request,
 )
-from adapters.ocm.masks import FeasibleSets
 from adapters.ocm.policy import Policy, read_policy
 from adapters.ocm.sets import Bindings, ClusterSet, read_bindings, read_set
 from adapters.run.changes import served
@@ -912,9 +911,6 @@ class OcmLive:
         self.cel_of: dict[str, frozenset[str]] = {}  # cluster -> the CEL traits it satisfies
         self.cel_sources: Counter[str] = Counter()  # CEL expression -> the synced Placements reading it
         self.pool = ClusterPool(journal=self.journal)
-        # Per filter key, the clusters passing it holding nothing, kept between events and moved
-        # by the pool's puts and drops (`_exact_out` reads them where the bounds refuse).
-        self.feasible_sets = FeasibleSets(self.pool)
         # The counted clusters the pool does not hold (`_taken`'s absent load: gone, decisions
         # still naming them), kept as the two move: a count appearing or going (`_recount`), a
         # cluster put or dropped (`_remodel`); through the journal, so an undo puts it back.
@@ -2435,7 +2431,6 @@ class OcmLive:
         anchor = answer.anchor
         if anchor is not None and anchor.seen < self.floor:
             anchor = None
-        judged = False
         raised = self._held_by_ceiling(request, best, held, picks, weakest)
         if raised is None:
             bound = (weakest, held, weight, alone, own, most, now)
@@ -2444,14 +2439,11 @@ class OcmLive:
                 anchored = self._drift(anchor) if drift is not None else None
                 raised = self._left_out(request, anchor, anchored, picks, static, exact, entered, *bound)
             raised = self._capped(request, raised, picks, held, weakest)
-            if raised is False and not relevant and not static and not exact:
-                raised = self._exact_out(request, picks, weakest, held, own, most, now)
-                judged = raised is not False  # every cluster left out judged now: no anchor
             if raised is False:
                 return False
         # The anchor stays while every cluster left out is bounded from it: none judged by its
         # own total (a changed one's inputs moved: its rise since the anchor is not its Balance's).
-        if best is not None and not exact and not judged and static.keys() <= picks.keys():
+        if best is not None and not exact and static.keys() <= picks.keys():
             if anchor is None:
                 anchor = _Answer(*_answer_values(answer))
         else:
@@ -2460,101 +2452,6 @@ class OcmLive:
         answer.picks, answer.best_out, answer.most, answer.anchor = picks, raised, most, anchor
         answer.totalled = request if alone else None
         return True
-
-    def _exact_out(
-        self,
-        request: PlacementRequest,
-        picks: Mapping[str, int],
-        weakest: tuple[str, int] | None,
-        held: AbstractSet[str],
-        own: Mapping[str, int],
-        most: int,
-        now: datetime,
-    ) -> tuple[int, str] | None | bool:
-        """The exact best cluster left out now, where `_left_out`'s bounds refused a top N checked
-        with no relevant change (so its feasible set and its picks' verdicts are as on its last
-        check): every cluster passing its filters (`FeasibleSets`, the held ones judged holding),
-        the picks left out, each judged by its total now (`_total`: Balance on the counts as they
-        stand against the busiest count, its own decisions left out; each centered sorter's score
-        over the feasible clusters' range of its property, as `centered_scores` gives it), the
-        first by total then name (`_better`: upstream's order). The answer stands iff the weakest
-        pick beats it (None: no cluster left out), as a sync would find: its solve ranks the same
-        totals over the same feasible set, so holding it here moves no output. False where it
-        does not, or where the request's totals are not judged so (a spread, a label-bound or
-        interpolated sorter, a toleration with seconds, fewer picks than its N)."""
-        if weakest is None or request.spread or len(picks) < request.count:
-            return False
-        if any(
-            p.sorter is not None and (p.labels is not None or not p.sorter.centered)
-            for p in request.preferences
-        ):
-            return False
-        passing = self.feasible_sets.passing(request, now)
-        if passing is None:
-            return False
-        clusters = self.pool.by_name()
-        feasible = passing  # a new set: the held ones judged holding below
-        if held:
-            shapes, asks = self._facts_of(request)[4], self._asked(now)
-            for name in held:
-                c = clusters.get(name)
-                if c is not None and self._feasible(request, c, now, True, asks, shapes):
-                    feasible.add(name)
-                else:
-                    feasible.discard(name)
-        if not picks.keys() <= feasible or len(feasible) == len(picks):
-            return False if not picks.keys() <= feasible else None
-        order = list(feasible)
-        models = [clusters[name] for name in order]
-        at = dict(zip(order, range(len(order)), strict=True))
-        totals = np.zeros(len(order), dtype=np.int64)
-        weight = 0
-        for p in request.preferences:
-            if p.sorter is not None:  # its range spans every feasible cluster, the picks too
-                prop = p.sorter.name
-                values = np.fromiter(
-                    (
-                        math.nan if q is None else q.as_float()
-                        for q in (c.properties.get(prop) for c in models)
-                    ),
-                    dtype=np.float64,
-                    count=len(models),
-                )
-                totals += p.weight * centered_scores(
-                    values, np.ones(len(models), dtype=bool), p.sorter.ascending
-                )
-            elif p.balance:
-                weight += p.weight
-            elif p.held:
-                for name in held:
-                    if name in at:
-                        totals[at[name]] += p.weight * 100
-            elif p.external is not None:
-                ext = p.external
-                totals += p.weight * np.fromiter(
-                    (c.scores.get(ext, 0) for c in models), dtype=np.int64, count=len(models)
-                )
-            elif p.labels is None:
-                totals += p.weight
-            else:
-                labels = p.labels
-                totals += p.weight * np.fromiter(
-                    (labels.matches(c.labels) for c in models), dtype=bool, count=len(models)
-                )
-        if weight:  # `_balance` of each: its count less its own decisions, against the busiest
-            others = np.fromiter((c.load for c in models), dtype=np.int64, count=len(models))
-            for name, mine in own.items():
-                if name in at:
-                    others[at[name]] -= mine
-            totals += weight * balance_scores(np.minimum(np.maximum(others, 0), most), most)
-        out = np.ones(len(order), dtype=bool)
-        for name in picks:
-            out[at[name]] = False
-        top = int(totals[out].max())
-        best = (top, min(order[i] for i in np.flatnonzero(out & (totals == top))))
-        if best is not None and not _beats((weakest[1], weakest[0]), best):
-            return False
-        return best
 
     @staticmethod
     def _none_moved(picks: Mapping[str, int], moved: Mapping[str, Any]) -> bool:
