@@ -74,6 +74,7 @@ def build(p: Prepared, table: ClusterTable, want: int, cells: dict[int, list[int
 # again for one proto copy (C++) and a wrapper per variable.
 _BUILT: OrderedDict[tuple, tuple[object, int, list[int], list[int]]] = OrderedDict()
 _BUILT_KEPT = 128  # the oldest go first
+_BUILT_ROWS = 4096  # a model of more booleans is not kept (its proto's copy would hold megabytes)
 _BUILT_LOCK = threading.Lock()  # searches run on threads too (solver.api._search_in_parallel)
 
 
@@ -119,16 +120,18 @@ def _built(shape: tuple) -> tuple[object, int, list[int], list[int]] | None:
 def _keep_built(shape: tuple, space: Space) -> None:
     """The model as built, copied (the search goes on to add to it), with its clusters' and
     spread levels' terms: those are variables (their indices) and their coefficients."""
-    proto = type(space.model.proto)()
-    proto.copy_from(space.model.proto)
     clusters = space.terms[LEVELS.index("clusters")]
     exprs, coefficients = space.terms[LEVELS.index("spread")]
     picks = list(space.x.values())
+    if len(picks) > _BUILT_ROWS:
+        return
     if len(picks) != sum(shape[0]):
         return  # a row in two cells: a boolean per row is not one per place (never, cells part rows)
     modes_terms = len(clusters[0]) == len(picks) and all(map(operator.is_, clusters[0], picks))
     if not modes_terms or set(clusters[1]) - {1}:
         return  # not modes' terms as `_again` gives them: not kept
+    proto = type(space.model.proto)()
+    proto.copy_from(space.model.proto)
     indices = [e.index for e in exprs]
     with _BUILT_LOCK:
         _BUILT[shape] = (proto, len(space.x), indices, list(coefficients))

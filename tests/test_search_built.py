@@ -157,3 +157,20 @@ def test_a_kept_model_answers_as_a_fresh_one() -> None:
         search._built = original
     assert kept.requests == fresh.requests
     assert kept.stats.objective == fresh.stats.objective
+
+
+def test_a_model_of_more_booleans_than_kept_is_built_fresh_each_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model past `_BUILT_ROWS` booleans is not kept (its copy would hold megabytes): each
+    build is fresh, and the same. Fails where `_keep_built` keeps it whatever its size."""
+    clusters = [cluster(f"{z}{i}", {"zone": z}) for z in "ab" for i in range(3)]
+    b = batch(clusters, pick_n(3, spread=(spread("zone"),)))
+    table = ClusterTable(b)
+    (p,) = prepare(b, table)
+    cells = _cells(p, table, 3)
+    monkeypatch.setattr(search, "_BUILT_ROWS", sum(map(len, cells.values())) - 1)
+    first = _signature(search.build(p, table, 3, cells))
+    assert not search._BUILT
+    assert _signature(search.build(p, table, 3, cells)) == first
+    monkeypatch.setattr(search, "_BUILT_ROWS", sum(map(len, cells.values())))
+    search.build(p, table, 3, cells)
+    assert len(search._BUILT) == 1
