@@ -1699,7 +1699,9 @@ class OcmLive:
     def _must(
         self, key: str, changed: Mapping[str, tuple[Cluster | None, Cluster | None]], now: datetime
     ) -> bool:
-        """Whether the enqueued Placement's sync may write something else than it holds."""
+        """Whether the enqueued Placement's sync may write something else than it holds, one
+        Placement asked alone: `take` sorts them all at once (`_checked`); this is its tests'
+        oracle."""
         if key not in self.policies:
             return False  # gone, disabled or being deleted: upstream leaves it alone
         request = self.requests.get(key)
