@@ -802,9 +802,9 @@ def _came_or_went_against_runs(monkeypatch, mode: str, seed: int, events: int) -
         calls.append((key, out))
         return out
 
-    def shadowed(self, key, request, answer, changed, now):
+    def shadowed(self, key, request, answer, changed, now, handed=None):
         calls.clear()
-        out = stands(self, key, request, answer, changed, now)
+        out = stands(self, key, request, answer, changed, now, handed)
         if out and (key, True) in calls:
             held.add(key)
             self._run(key, request, changed)

@@ -1001,9 +1001,6 @@ class OcmLive:
         self._entries = _Entries()  # emit's decision entries (OcmContext.entries), shared
         self._entries.given = self._given_last  # a given answer's names, read by emit
         self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
-        # `_checked`'s preamble of the check under way, handed to `_stands`: its key, its relevant
-        # changes and busiest count (None: `_stands` finds them).
-        self._sorted: tuple[str, list[tuple[Cluster | None, Cluster | None]], int] | None = None
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         # `_column`'s (one take's)
         self._columns: dict[tuple[int, tuple[str, str]], tuple[Any, np.ndarray, np.ndarray]] = {}
@@ -1721,7 +1718,7 @@ class OcmLive:
         """The enqueued Placements `_must` solves (`{key for key in enqueued if self._must(key,
         changed, now)}`, in the same order), sorted by one loop that reads the event's facts once:
         `_stands`' preamble and its cheap ends run here, and only a Placement they do not end is
-        visited (`_stands`, handed what its preamble found: `_sorted`).
+        visited (`_stands`, handed what its preamble found).
 
         What is read once, not per Placement, and why it is the same for each:
         - the log and its floor (`_stands`' first test and its no-entry-after test): they move
@@ -1737,8 +1734,8 @@ class OcmLive:
         A PickAll or a Placement without Balance that no change is relevant to is judged as is
         (`_stands`: no drift is read, the busiest count is its answer's); one with Balance ends
         as `_stands` ends it (no entry after its picture: as is; else `_quiet`); any other is
-        visited with its relevant changes and busiest count (`_stands` reads them off `_sorted`
-        and goes on from the drift)."""
+        visited with its relevant changes and busiest count (`_stands` goes on from the drift
+        with them)."""
         policies, requests, answers, dirty = self.policies, self.requests, self.answers, self.dirty
         facts, own, floor = self._facts, self.own, self.floor
         log = self.log_seq
@@ -1799,12 +1796,8 @@ class OcmLive:
                         continue
                     if alone and answer.strict and self._quiet(key, request, answer):
                         continue
-            self._sorted = (key, relevant, most)
-            try:
-                if not stands(key, request, answer, changed, now):
-                    solved.add(key)
-            finally:
-                self._sorted = None
+            if not stands(key, request, answer, changed, now, (relevant, most)):
+                solved.add(key)
         return solved
 
     def _misstands(self, key: str) -> bool:
@@ -1880,14 +1873,14 @@ class OcmLive:
         answer: _Answer,
         changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
         now: datetime,
+        handed: tuple[list[tuple[Cluster | None, Cluster | None]], int] | None = None,
     ) -> bool:
         """Whether its sync provably writes what it holds (see the module docstring); if so its
-        margins move to the hub as it now stands. Where `_checked` ran its preamble and cheap
-        ends (`_sorted` names the key), it goes on from the drift with what they found."""
-        handed = self._sorted
-        if handed is not None and handed[0] == key:
-            self._sorted = None
-            _, relevant, most = handed
+        margins move to the hub as it now stands. `handed`: `_checked` ran its preamble and cheap
+        ends, which did not end it, and found its relevant changes and busiest count: it goes on
+        from the drift with them."""
+        if handed is not None:
+            relevant, most = handed
             _, weight, alone, _, _ = self._facts_of(request)
             return self._stands_on(key, request, answer, changed, now, relevant, most, weight, alone, True)
         if answer.seen < self.floor:
