@@ -28,6 +28,10 @@ from solver.table import ClusterTable
 __all__ = ["Space", "SearchRun", "build", "cp_seed", "run", "stages", "stage_weights"]
 
 PLUGINS = (modes, scores, spread, stickiness)
+# The plugins that write the proto, from what the model's shape alone decides (`_shape`): a kept
+# model of the shape stands in for them (`_again`); the others add terms alone, made per ask. A
+# plugin that writes the proto from anything else must not be kept so.
+SHAPED = (modes, spread)
 # A stage's objective must be exact as a double (CP-SAT reports one); small stages also prove
 # optimality much faster than one stage with huge lexicographic weights (measured: 3.6 s against
 # 7.2 s for the 85 searches of a 10,000 x 2,000 fleet).
@@ -162,7 +166,7 @@ def _again(
     space.add("clusters", picks, [1] * len(picks))
     space.add("spread", [variable(model, i) for i in indices], list(coefficients))
     for plugin in PLUGINS:
-        if plugin not in (modes, spread):
+        if plugin not in SHAPED:
             plugin.contribute(space)
     return space
 
