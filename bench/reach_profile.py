@@ -6,9 +6,8 @@ With `--phases`, each event's CPU is also split: the system models' `take` (what
 reaches: the checks, the batch's load; where the model has them, its checks of the enqueued
 Placements alone, `checks`, and the batch's load alone, `load`), the solver's `solve` and the
 cyclic collector's passes (gc callbacks), medians per kind; timed alone, with no profiler's
-per-call cost (where the checks are timed per Placement, `_must`, the timer costs some 2 us
-each); and the requests answered without the solver (adapters.contract.Taken.given), mean per
-event.
+per-call cost (the checks are timed once a take, `_checked`); and the requests answered without
+the solver (adapters.contract.Taken.given), mean per event.
 
 The wall clock (adapters.live.hub.HubScheduler's rule): the events whose batch a wall-clock limit
 cut (`Delta.time_limited`, `--time-limit` wall seconds per batch) are counted per kind, and the
@@ -137,8 +136,7 @@ def main(argv: list[str] | None = None) -> int:
 
 class _Phases:
     """CPU seconds of the current event spent in the system models' `take` (and, where a model
-    has them, its checks of the enqueued Placements, `_checked` or `_must`, and the batch's load,
-    `_taken`),
+    has them, its checks of the enqueued Placements, `_checked`, and the batch's load, `_taken`),
     the solver, and in the cyclic collector's passes; and the requests the models answered
     without the solver (adapters.contract.Taken.given)."""
 
@@ -151,9 +149,7 @@ class _Phases:
         self._started = 0.0
         for live in hub._live.values():
             live.take = self._counted(self._timed("take", live.take))  # type: ignore[method-assign]
-            # the checks: one call per take where the model sorts them at once (`_checked`)
-            checks = "_checked" if hasattr(live, "_checked") else "_must"
-            for name, method in (("checks", checks), ("load", "_taken")):
+            for name, method in (("checks", "_checked"), ("load", "_taken")):
                 if hasattr(live, method):
                     setattr(live, method, self._timed(name, getattr(live, method)))
         hub_module.solve = self._timed("solve", hub_module.solve)
