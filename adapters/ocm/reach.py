@@ -1734,15 +1734,13 @@ class OcmLive:
         A PickAll or a Placement without Balance that no change is relevant to is judged as is
         (`_stands`: no drift is read, the busiest count is its answer's); one with Balance ends
         as `_stands` ends it (no entry after its picture: as is; else `_quiet`); a strict one
-        whose totals are each its own, with no batch-mates' moves in its picture, ends where
-        its weakest pick stays above the ceiling (`_ceiling_holds`: past relevant changes, a
-        moved busiest count or a pick moved since; asked after `_quiet` refused only where a
-        pick's total is judged again, else it reads what `_quiet` read and refuses as it did);
-        any other is visited with its relevant changes and busiest count (`_stands` goes on
-        from the drift with them)."""
+        whose totals are each its own, with a relevant change and no batch-mates' moves in its
+        picture, ends where its weakest pick stays above the ceiling (`_ceiling_holds`); any
+        other is visited with its relevant changes and busiest count (`_stands` goes on from the
+        drift with them)."""
         policies, requests, answers, dirty = self.policies, self.requests, self.answers, self.dirty
         facts, own, floor = self._facts, self.own, self.floor
-        log, logged = self.log_seq, self._last_logged
+        log = self.log_seq
         last = log[-1] if log else None  # no entry: every picture is as the counts now stand
         if changed:
             union = self._touched_keys(changed)
@@ -1794,21 +1792,19 @@ class OcmLive:
             else:
                 held = own.get(key, _NO_COUNTS)
                 most = top if top and held.keys().isdisjoint(tops) else self._most_for(key)
-                ceiling = scored and answer.strict and answer.mates is None
                 if not relevant and answer.mates is None and most == answer.most:
                     if last is None or last <= answer.seen:
                         self._judged_as_is(key, answer)
                         continue
-                    if alone and answer.strict:
-                        if self._quiet(key, request, answer):
-                            continue
-                        # `_quiet` refused: `_ceiling_holds` reads what it read, and so refuses
-                        # too, but where a pick's total is judged again (a pick moved since, or
-                        # the totals are not this request's).
-                        if ceiling:
-                            moved = max(map(logged.get, answer.picks or (), repeat(-1)), default=-1)
-                            ceiling = answer.totalled is not request or moved > answer.seen
-                if ceiling and self._ceiling_holds(key, request, answer, relevant, most, now):
+                    if alone and answer.strict and self._quiet(key, request, answer):
+                        continue
+                elif (
+                    relevant
+                    and scored
+                    and answer.strict
+                    and answer.mates is None
+                    and self._ceiling_holds(key, request, answer, relevant, most, now)
+                ):
                     continue
             if not stands(key, request, answer, changed, now, (relevant, most)):
                 solved.add(key)
@@ -2033,10 +2029,12 @@ class OcmLive:
     ) -> bool:
         """`_stands_margins`' hold at the ceiling where the answer's totals are each its own
         cluster's (`_scored_alone`), judged without `_stands`' path: for a strict answer with no
-        batch-mates' moves in its picture that `_checked` did not end (`_quiet` refused, or a
-        change is relevant, or the busiest count `most` moved). `_stands` would go on to
-        `_stands_margins` with the drift since the picture (`_stands_on`: a relevant change, a
-        moved busiest count, or else `_checked` found a log entry after the picture), which:
+        batch-mates' moves in its picture that `_checked` found a change relevant to, the
+        busiest count `most` moved or not (with no relevant change, a hold past a moved busiest
+        count or a pick moved since is left to `_stands`: judged here, it measured no cheaper
+        than its visit, whose cost is the picks' totals). `_stands` would go on to
+        `_stands_margins` with the drift since the picture (`_stands_on`: a relevant change),
+        which:
         - asks each relevant change's verdict after (`_feasible`, held as `_held_of` says; the
           one before is read only by a sorter's range): a pick no longer feasible, a cluster
           left out no longer feasible that may empty the scope (`_emptied`), or one feasible with
