@@ -2051,54 +2051,46 @@ class OcmLive:
           out the ceiling, the busiest count `most`, the picks as judged, the anchor kept or made
           of the answer as it stood where no cluster was judged by its own total (the one below
           the floor let go), else none; `_judged_now`.
-        This does the same, in the same order, reads nothing else and moves nothing where it
-        answers False (the caller then visits `_stands`, which judges it whole): the verdicts,
-        the totals and the ceiling are pure (their memos aside), and the drift, which it does not
-        make, is a memo too. It refuses first, with nothing judged, where no pick can be above
-        the ceiling: a total (`_total`) sums each preference's score times its weight, each at
-        most what `_ceiling` counts for it, but Steady's bonus, which `_ceiling` counts where the
-        request holds a cluster it did not pick; so where the request gives no Steady bonus or
-        holds a cluster left out, every total is at most the ceiling, whatever moved."""
+        This does the same, reads nothing else and moves nothing where it answers False (the
+        caller then visits `_stands`, which judges it whole): the verdicts, the totals and the
+        ceiling are pure (their memos aside), and the drift, which it does not make, is a memo
+        too; it judges the ceiling before the verdicts, which moves nothing (either ends it
+        False, and only where neither does is anything moved). Where the picks stay as they
+        are, the ceiling's verdict on them is the one `_quiet` keeps per picks dict and request
+        (`_ceiling_held`; the weakest pick found afresh where not kept). Where a total is judged
+        again, it refuses first, with none judged, where no pick can be above the ceiling: a
+        total (`_total`) sums each preference's score times its weight, each at most what
+        `_ceiling` counts for it, but Steady's bonus, which `_ceiling` counts where the request
+        holds a cluster it did not pick; so where the request gives no Steady bonus or holds a
+        cluster left out, every total is at most the ceiling, whatever moved."""
         best, kept, seen = answer.best_out, answer.picks, answer.seen
         if best is None or not kept or not self._facts_of(request)[3]:
             return False
-        # No pick can be above the ceiling where it counts no Steady bonus (the request gives
-        # none, or holds a cluster it did not pick): every total is then at most the ceiling.
         held = self._held_of(request)
-        self._ceiling(request, held, kept)
-        if not self._ceilings[id(request)][2] or not held <= kept.keys():
-            return False
         clusters = self.pool.by_name()
         if not kept.keys() <= clusters.keys():
             return False
-        touched: AbstractSet[str] = frozenset()
-        entered = False
-        if relevant:
-            shapes, asks, ask = self._facts_of(request)[4], self._asked(now), self._feasible
-            touched = set()
-            for old, new in relevant:
-                name = (new or old).name  # type: ignore[union-attr]
-                touched.add(name)
-                feasible = ask(request, new, now, new is not None and name in held, asks, shapes)
-                if name in kept:
-                    if not feasible:
-                        return False
-                elif not feasible:
-                    if self._emptied(request, old, new):
-                        return False
-                elif len(kept) < request.count:
-                    return False  # a cluster newly feasible for one short of its N
-                else:
-                    entered = True
+        touched = {(new or old).name for old, new in relevant}  # type: ignore[union-attr]
         last = self._last_logged
         same = most == answer.most and answer.totalled is request
-        if (
-            same
-            and max(map(last.get, kept, repeat(-1))) <= seen
-            and (not touched or kept.keys().isdisjoint(touched))
-        ):
+        if same and max(map(last.get, kept, repeat(-1))) <= seen and kept.keys().isdisjoint(touched):
+            # The picks as they are: the ceiling's verdict on them read as `_quiet` reads it
+            # (kept per picks dict and request, `_ceiling_held`).
             picks = kept
+            found = self._ceiling_held.get(id(kept))
+            if found is not None and found[0] is kept and found[1] is request:
+                raised = found[2]
+            else:
+                raised = self._held_by_ceiling(request, best, held, kept, _weakest_of(kept))
+                if len(self._ceiling_held) > 2 * len(self.requests) + 64:  # picks replaced since
+                    self._ceiling_held.clear()
+                self._ceiling_held[id(kept)] = (kept, request, raised)
         else:
+            # No pick can be above the ceiling where it counts no Steady bonus (the request
+            # gives none, or holds a cluster it did not pick): refused before any total.
+            self._ceiling(request, held, kept)
+            if not self._ceilings[id(request)][2] or not held <= kept.keys():
+                return False
             own = self.own.get(key, _NO_COUNTS)
             picks = {}
             for c, total in kept.items():
@@ -2106,15 +2098,30 @@ class OcmLive:
                     picks[c] = total
                 else:
                     picks[c] = _total(request, clusters[c], own, most, held)
-        found = self._weakest.get(id(picks))
-        if found is not None and found[0] is picks:
-            weakest = found[1]
-        else:
-            weakest = _weakest_of(picks)
-            self._weakest[id(picks)] = (picks, weakest)
-        raised = self._held_by_ceiling(request, best, held, picks, weakest)
+            found = self._weakest.get(id(picks))
+            if found is not None and found[0] is picks:
+                weakest = found[1]
+            else:
+                weakest = _weakest_of(picks)
+                self._weakest[id(picks)] = (picks, weakest)
+            raised = self._held_by_ceiling(request, best, held, picks, weakest)
         if raised is None:
             return False
+        entered = False
+        shapes, asks, ask = self._facts_of(request)[4], self._asked(now), self._feasible
+        for old, new in relevant:
+            name = (new or old).name  # type: ignore[union-attr]
+            feasible = ask(request, new, now, new is not None and name in held, asks, shapes)
+            if name in kept:
+                if not feasible:
+                    return False
+            elif not feasible:
+                if self._emptied(request, old, new):
+                    return False
+            elif len(kept) < request.count:
+                return False  # a cluster newly feasible for one short of its N
+            else:
+                entered = True
         anchor = answer.anchor
         if anchor is not None and anchor.seen < self.floor:
             anchor = None
