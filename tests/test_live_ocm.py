@@ -5489,6 +5489,58 @@ def test_a_strict_answer_held_by_its_ceiling_with_nothing_it_reads_moved_is_judg
     assert asked["held"] > 20 and asked["refused"] > 5 and asked["as is"] > 20, asked
 
 
+@pytest.mark.parametrize(("mode", "log"), [("optimal", None), ("greedy", 64)])
+def test_a_strict_answer_held_by_its_ceiling_past_what_moved_is_judged_as_its_margins_judge_it(
+    mode, log, monkeypatch
+) -> None:
+    """`_ceiling_holds`: over 40 generated events (the count log cut every 64 entries for one run,
+    so anchors fall below the floor), every hold it gives is judged again from the answer as it
+    stood by `_stands_margins`, with the relevant changes and busiest count `_checked` found and
+    the drift `_stands` reads: the verdict and every field after (the anchor's too, the totals
+    judged again) are the same, the picks the same dict where it kept them; a refusal moves
+    nothing. Holds past a relevant change, past a newly feasible cluster left out, past a moved
+    busiest count and past a pick moved since are each counted. Fails where it keeps the anchor
+    past a newly feasible cluster left out (`entered` never set), or where it keeps the total of a
+    pick moved since (`last.get(c, -1) <= seen` dropped)."""
+    if log is not None:
+        monkeypatch.setattr(reach_module, "_LOG_LIMIT", log)
+    holds = OcmLive._ceiling_holds
+    asked: Counter[str] = Counter()
+
+    def replayed(self, key, request, answer, relevant, most, now):
+        before = reach_module._answer_values(answer)
+        moved = any(self._last_logged.get(c, -1) > answer.seen for c in answer.picks or ())
+        holding, shapes = self._held_of(request), self._facts_of(request)[4]
+        entered = any(
+            (new or old).name not in (answer.picks or ())
+            and self._feasible(request, new, now, new is not None and new.name in holding, {}, shapes)
+            for old, new in relevant
+        )
+        held = holds(self, key, request, answer, relevant, most, now)
+        after = reach_module._answer_values(answer)
+        if not held:
+            assert all(a is b for a, b in zip(after, before, strict=True)), key
+            asked["refused"] += 1
+            return False
+        fields = _answer_fields(answer)
+        reach_module._put_back(answer, before)
+        drift = self._drift(answer)
+        assert self._stands_margins(key, request, answer, relevant, drift, most, now), key
+        assert _answer_fields(answer) == fields, key
+        assert (answer.picks is after[0]) == (after[0] is before[0]), key
+        asked["held"] += 1
+        asked["relevant"] += bool(relevant)
+        asked["entered"] += entered
+        asked["most moved"] += most != before[reach_module._ANSWER_FIELDS.index("most")]
+        asked["pick moved"] += moved
+        return True
+
+    monkeypatch.setattr(OcmLive, "_ceiling_holds", replayed)
+    _deltas(mode, 0, 40)
+    assert asked["held"] > 20 and asked["refused"] > 5, asked
+    assert min(asked["relevant"], asked["entered"], asked["most moved"], asked["pick moved"]) > 0, asked
+
+
 @pytest.mark.parametrize("log", [None, 8])
 def test_each_clusters_last_logged_position_is_its_last_entry_and_an_undo_puts_it_back(
     log, monkeypatch

@@ -1733,9 +1733,11 @@ class OcmLive:
           them reads that count (its first cluster gives it), any other is asked `_most_for`.
         A PickAll or a Placement without Balance that no change is relevant to is judged as is
         (`_stands`: no drift is read, the busiest count is its answer's); one with Balance ends
-        as `_stands` ends it (no entry after its picture: as is; else `_quiet`); any other is
-        visited with its relevant changes and busiest count (`_stands` goes on from the drift
-        with them)."""
+        as `_stands` ends it (no entry after its picture: as is; else `_quiet`); a strict one
+        whose totals are each its own, with a relevant change and no batch-mates' moves in its
+        picture, ends where its weakest pick stays above the ceiling (`_ceiling_holds`); any
+        other is visited with its relevant changes and busiest count (`_stands` goes on from the
+        drift with them)."""
         policies, requests, answers, dirty = self.policies, self.requests, self.answers, self.dirty
         facts, own, floor = self._facts, self.own, self.floor
         log = self.log_seq
@@ -1770,7 +1772,7 @@ class OcmLive:
                 solved.add(key)
                 continue
             found = facts.get(id(request))
-            reads, weight, alone, _, _ = (
+            reads, weight, alone, scored, _ = (
                 found[1] if found is not None and found[0] is request else self._facts_of(request)
             )
             if regroup:
@@ -1796,6 +1798,14 @@ class OcmLive:
                         continue
                     if alone and answer.strict and self._quiet(key, request, answer):
                         continue
+                elif (
+                    relevant
+                    and scored
+                    and answer.strict
+                    and answer.mates is None
+                    and self._ceiling_holds(key, request, answer, relevant, most, now)
+                ):
+                    continue
             if not stands(key, request, answer, changed, now, (relevant, most)):
                 solved.add(key)
         return solved
@@ -2006,6 +2016,124 @@ class OcmLive:
         self._keep(answer, values)  # `_judged_now`, its note of the values read once
         self._moved_on(key, answer)
         answer.best_out, answer.anchor = raised, anchor
+        return True
+
+    def _ceiling_holds(
+        self,
+        key: str,
+        request: PlacementRequest,
+        answer: _Answer,
+        relevant: list[tuple[Cluster | None, Cluster | None]],
+        most: int,
+        now: datetime,
+    ) -> bool:
+        """`_stands_margins`' hold at the ceiling where the answer's totals are each its own
+        cluster's (`_scored_alone`), judged without `_stands`' path: for a strict answer with no
+        batch-mates' moves in its picture that `_checked` found a change relevant to, the
+        busiest count `most` moved or not (with no relevant change, a hold past a moved busiest
+        count or a pick moved since is left to `_stands`: judged here, it measured no cheaper
+        than its visit, whose cost is the picks' totals). `_stands` would go on to
+        `_stands_margins` with the drift since the picture (`_stands_on`: a relevant change),
+        which:
+        - asks each relevant change's verdict after (`_feasible`, held as `_held_of` says; the
+          one before is read only by a sorter's range): a pick no longer feasible, a cluster
+          left out no longer feasible that may empty the scope (`_emptied`), or one feasible with
+          fewer picks than the request's N ends it False; a cluster left out still or newly
+          feasible is judged by its own total (`exact`: read only by `_left_out`, which the
+          ceiling skips, and by the anchor's rule, which lets the anchor go);
+        - keeps each pick's total where the busiest count and the request are the picture's, the
+          pick is not in the drift and no relevant change is on it, else judges it by `_total`
+          (a pick not in the pool: False). With no batch-mates' moves the drift names exactly
+          the clusters whose last log entry is after the picture (`_last_logged`, as `_quiet`
+          reads it), so the drift itself is not read;
+        - finds the weakest pick (kept per picks dict in `_weakest`, as it keeps it) and, where
+          it is above the ceiling (`_held_by_ceiling`), moves the answer on at once: best left
+          out the ceiling, the busiest count `most`, the picks as judged, the anchor kept or made
+          of the answer as it stood where no cluster was judged by its own total (the one below
+          the floor let go), else none; `_judged_now`.
+        This does the same, reads nothing else and moves nothing where it answers False (the
+        caller then visits `_stands`, which judges it whole): the verdicts, the totals and the
+        ceiling are pure (their memos aside), and the drift, which it does not make, is a memo
+        too; it judges the ceiling before the verdicts, which moves nothing (either ends it
+        False, and only where neither does is anything moved). Where the picks stay as they
+        are, the ceiling's verdict on them is the one `_quiet` keeps per picks dict and request
+        (`_ceiling_held`; the weakest pick found afresh where not kept). Where a total is judged
+        again, it refuses first, with none judged, where no pick can be above the ceiling: a
+        total (`_total`) sums each preference's score times its weight, each at most what
+        `_ceiling` counts for it, but Steady's bonus, which `_ceiling` counts where the request
+        holds a cluster it did not pick; so where the request gives no Steady bonus or holds a
+        cluster left out, every total is at most the ceiling, whatever moved."""
+        best, kept, seen = answer.best_out, answer.picks, answer.seen
+        if best is None or not kept or not self._facts_of(request)[3]:
+            return False
+        held = self._held_of(request)
+        clusters = self.pool.by_name()
+        if not kept.keys() <= clusters.keys():
+            return False
+        touched = {(new or old).name for old, new in relevant}  # type: ignore[union-attr]
+        last = self._last_logged
+        same = most == answer.most and answer.totalled is request
+        if same and max(map(last.get, kept, repeat(-1))) <= seen and kept.keys().isdisjoint(touched):
+            # The picks as they are: the ceiling's verdict on them read as `_quiet` reads it
+            # (kept per picks dict and request, `_ceiling_held`).
+            picks = kept
+            found = self._ceiling_held.get(id(kept))
+            if found is not None and found[0] is kept and found[1] is request:
+                raised = found[2]
+            else:
+                raised = self._held_by_ceiling(request, best, held, kept, _weakest_of(kept))
+                if len(self._ceiling_held) > 2 * len(self.requests) + 64:  # picks replaced since
+                    self._ceiling_held.clear()
+                self._ceiling_held[id(kept)] = (kept, request, raised)
+        else:
+            # No pick can be above the ceiling where it counts no Steady bonus (the request
+            # gives none, or holds a cluster it did not pick): refused before any total.
+            self._ceiling(request, held, kept)
+            if not self._ceilings[id(request)][2] or not held <= kept.keys():
+                return False
+            own = self.own.get(key, _NO_COUNTS)
+            picks = {}
+            for c, total in kept.items():
+                if same and last.get(c, -1) <= seen and c not in touched:
+                    picks[c] = total
+                else:
+                    picks[c] = _total(request, clusters[c], own, most, held)
+            found = self._weakest.get(id(picks))
+            if found is not None and found[0] is picks:
+                weakest = found[1]
+            else:
+                weakest = _weakest_of(picks)
+                self._weakest[id(picks)] = (picks, weakest)
+            raised = self._held_by_ceiling(request, best, held, picks, weakest)
+        if raised is None:
+            return False
+        entered = False
+        shapes, asks, ask = self._facts_of(request)[4], self._asked(now), self._feasible
+        for old, new in relevant:
+            name = (new or old).name  # type: ignore[union-attr]
+            feasible = ask(request, new, now, new is not None and name in held, asks, shapes)
+            if name in kept:
+                if not feasible:
+                    return False
+            elif not feasible:
+                if self._emptied(request, old, new):
+                    return False
+            elif len(kept) < request.count:
+                return False  # a cluster newly feasible for one short of its N
+            else:
+                entered = True
+        anchor = answer.anchor
+        if anchor is not None and anchor.seen < self.floor:
+            anchor = None
+        values = _answer_values(answer)  # as it stood: the anchor made of it, and the journal's
+        if entered:
+            anchor = None
+        elif anchor is None:
+            anchor = _Answer(*values)
+        self._keep(answer, values)  # `_judged_now`, its note of the values read once
+        self._moved_on(key, answer)
+        answer.picks, answer.best_out, answer.most, answer.anchor = picks, raised, most, anchor
+        answer.totalled = request
         return True
 
     def _relevant(
