@@ -1,8 +1,9 @@
 """The bound of the clusters an OCM answer left out (adapters/ocm/reach.py, `OcmLive._left_out`):
 a sorter's threats judged by total before their filters (`_judged_inside`, `_inside_of`), the
 order by rise shared by every Balance weight of a picture (`_rise_order`, `_unit_orders`), and a
-walk found not to stand refused at once (`_walk_stands`, `_unstood`). Each gives what the path
-it replaces gives, on generated hubs."""
+walk found not to stand refused at once (`_walk_stands`, `_unstood`), or brought up to the log
+of models replaced (`_walk_moved`, `_log_since`). Each gives what the path it replaces gives,
+on generated hubs."""
 
 from __future__ import annotations
 
@@ -210,3 +211,48 @@ def test_a_sorters_threats_read_as_arrays_judge_as_one_by_one(mode, monkeypatch)
     monkeypatch.setattr(OcmLive, "_scored_bounds", scored_bounds)
     _run(mode, 40, seed=3)
     assert asked["calls"] > 5 and asked["totals"] > 20 and asked["scopes"] > 0 and asked["bounds"] > 0, asked
+
+
+@pytest.mark.parametrize(("mode", "walk"), [("greedy", 6), ("optimal", 6), ("optimal", 12)])
+def test_a_walk_brought_up_to_the_log_is_the_walk_made_afresh(mode, walk, monkeypatch) -> None:
+    """Over 60 generated events (walks of at most `walk` steps: the hub's 80 clusters would
+    all be read by walks of `_WALK`, kept with no reach, never brought up), every walk
+    `_walk_moved` brings up to the log of models replaced (where `_walk_stands` refused it) is
+    the walk made afresh there: the same end (its step, value and name, or none within the
+    steps) and the same reach `_kept_walk` keeps with it; and every first pair `_log_since`
+    reads over the log's tail is the one read pair by pair. Some walks are brought up so,
+    with and without an end. Fails where a replaced cluster within what the walk read is taken
+    as passing without its filters asked (`admits` left out of `_walk_moved`)."""
+    moved, since, asked = OcmLive._walk_moved, OcmLive._log_since, Counter()
+
+    def checked(self, request, key, now):
+        out = moved(self, request, key, now)
+        if out:
+            prop, side, _ = key
+            found = self._walk(request, prop, side, 0, "", now)
+            pairs = self._by_value(prop)
+            if found is not None:
+                reach = (found[1], found[2])
+            else:
+                reach = pairs[reach_module._WALK - 1] if side == 0 else pairs[len(pairs) - reach_module._WALK]
+            assert self._walks[key] == (found, len(self._remodels), reach), key
+            asked["found" if found is not None else "none"] += 1
+        return out
+
+    def read(self, prop, side, start):
+        out = since(self, prop, side, start)
+        pairs = [
+            (q.as_float(), c.name)
+            for pair in self._remodels[start:]
+            for c in pair
+            if c is not None and (q := c.properties.get(prop)) is not None
+        ]
+        assert out == ((min(pairs) if side == 0 else max(pairs)) if pairs else None)
+        asked["read"] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_walk_moved", checked)
+    monkeypatch.setattr(OcmLive, "_log_since", read)
+    monkeypatch.setattr(reach_module, "_WALK", walk)
+    _run(mode, 60)
+    assert asked["found"] > 0 and asked["none"] > 0 and asked["read"] > 0, asked
