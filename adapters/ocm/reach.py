@@ -961,8 +961,11 @@ class OcmLive:
         self._unstood: dict[tuple, tuple] = {}
         # `_walk_moved`'s refusals, as `_unstood`'s
         self._unmoved: dict[tuple, tuple] = {}
-        # `_log_since`'s: per (property, side, start) the log's length and its answer there
+        # `_log_since`'s: per (property, side, start) the log's length and its answer there;
+        # per property, how many of the log's entries were read, the places of those having it
+        # and each one's least and greatest pair of it
         self._log_reads: dict[tuple, tuple[int, tuple[float, str] | None]] = {}
+        self._log_pairs: dict[str, tuple[list[int], list[int], list[tuple], list[tuple]]] = {}
         self._feasible_of: dict[tuple, tuple[_Drift, bool]] = {}  # _any_feasible's (one event's)
         self._orders: dict[int, tuple[np.ndarray, list[int]]] = {}  # _rise_order's (one event's)
         self._rising: dict[tuple, tuple[np.ndarray, list[int]]] = {}  # _rising_in_scope's (one event's)
@@ -2391,6 +2394,7 @@ class OcmLive:
         self._unmoved.clear()
         self._remodels.clear()
         self._log_reads.clear()
+        self._log_pairs.clear()
         self._feasible_of.clear()
         self._orders.clear()
         self._rising.clear()
@@ -2879,19 +2883,28 @@ class OcmLive:
         does (pairs are totally ordered: `as_float` is never NaN). Kept per (property, side,
         start) while the log has the length it was read at: every walk kept from one start
         (most were brought up to the log at the last event) reads the log's tail once, not once
-        per filters."""
+        per filters; and each entry's least and greatest pair of the property read once
+        (`_log_pairs`, by the entries' places: the log only grows while they are kept, both let
+        go together), so a tail is a minimum (or maximum) over a slice of them."""
         log = self._remodels
         key = (prop, side, since)
         found = self._log_reads.get(key)
         if found is not None and found[0] == len(log):
             return found[1]
-        pairs = [
-            (q.as_float(), c.name)
-            for pair in log[since:]
-            for c in pair
-            if c is not None and (q := c.properties.get(prop)) is not None
-        ]
-        first = (min(pairs) if side == 0 else max(pairs)) if pairs else None
+        read, at, lows, highs = self._log_pairs.setdefault(prop, ([0], [], [], []))
+        for i in range(read[0], len(log)):  # the entries not read yet, each once
+            pairs = [
+                (q.as_float(), c.name)
+                for c in log[i]
+                if c is not None and (q := c.properties.get(prop)) is not None
+            ]
+            if pairs:
+                at.append(i)
+                lows.append(min(pairs))
+                highs.append(max(pairs))
+        read[0] = len(log)
+        start = bisect_left(at, since)
+        first = (min(lows[start:]) if side == 0 else max(highs[start:])) if start < len(at) else None
         self._log_reads[key] = (len(log), first)
         return first
 
@@ -3001,6 +3014,7 @@ class OcmLive:
             self._unstood.clear()
             self._unmoved.clear()
             self._log_reads.clear()
+            self._log_pairs.clear()
         self._remodels.append((was, now))
         for prop, pairs in self._values.items():
             for c, add in ((was, False), (now, True)):
