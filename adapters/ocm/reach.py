@@ -2784,6 +2784,19 @@ class OcmLive:
         ends = self._ends_of[key]
         if ends is None:
             return None
+        return self._held_ends(request, prop, but, ends, held, now)
+
+    def _held_ends(
+        self,
+        request: PlacementRequest,
+        prop: str,
+        but: str,
+        ends: tuple[float, float],
+        held: AbstractSet[str],
+        now: datetime,
+    ) -> tuple[float, float]:
+        """`_ends` past the shared ends: widened by the request's held clusters (`but` left out)
+        that pass its filters holding them."""
         low, high = ends
         for name in held - {but}:
             c = self.pool.get(name)
@@ -3901,17 +3914,51 @@ class OcmLive:
         (`_judged_in_order` then judges each cluster by `_within_range`) where a sorter is
         label-bound or an end is not found; False where an end would be walked afresh (`_ends_kept`:
         a walk costs up to `_WALK` filter asks, more than the few threats of most answers, whose
-        filters refuse them all more often than not; `_within_range` walks it where it must)."""
-        sorted_by = [p.sorter.name for p in request.preferences if p.sorter is not None]
-        if not all(self._ends_kept(request, prop, now) for prop in sorted_by):
-            return False
+        filters refuse them all more often than not; `_within_range` walks it where it must).
+
+        `_ends_kept` and `_ends` read as one: each sorter's shared ends (`_shared_ends` with
+        nothing left out: `_ends_of`'s, else its two walks found this event, kept, or brought up
+        to the log, which are what `_end`, `_kept_walk` then give, kept for the event as they
+        keep them) asked first for every sorter, False at the first a walk would be made afresh
+        (or the filters have a toleration with seconds: walked every event); then, in the
+        preferences' order, [] at the first sorter label-bound or with an end not found, else
+        its ends widened by the held clusters (`_held_ends`, as `_ends` widens them)."""
+        number = self._filters_number(request)
+        shared: dict[str, tuple[float, float] | None] = {}
+        timed: bool | None = None
+        for p in request.preferences:
+            if p.sorter is None or p.sorter.name in shared:
+                continue
+            prop = p.sorter.name
+            key = (prop, "", number)
+            if key in self._ends_of:
+                shared[prop] = self._ends_of[key]
+                continue
+            if timed is None:
+                timed = any(t.seconds is not None for t in request.tolerations)
+            if timed:
+                return False
+            found = []
+            for side in (0, 1):
+                walk = (prop, side, number)
+                if walk in self._ends_walked:
+                    found.append(self._ends_walked[walk])
+                elif self._walk_stands(walk) or self._walk_moved(request, walk, now):
+                    found.append(self._walks[walk][0])
+                else:
+                    return False
+            for side in (0, 1):
+                self._ends_walked[(prop, side, number)] = found[side]
+            ends = None if found[0] is None or found[1] is None else (found[0][1], found[1][1])
+            shared[prop] = self._ends_of[key] = ends
         out = []
         for p in request.preferences:
             if p.sorter is None:
                 continue
-            ends = None if p.labels is not None else self._ends(request, p.sorter.name, "", held, now)
+            ends = None if p.labels is not None else shared[p.sorter.name]
             if ends is None:
                 return []
+            ends = self._held_ends(request, p.sorter.name, "", ends, held, now)
             out.append((p.weight, p.sorter.name, ends[0], ends[1], p.sorter.ascending))
         return out
 
