@@ -4413,6 +4413,7 @@ def test_a_sorters_ends_are_kept_by_the_filters_number_not_by_hashing_the_terms(
 
     live = SimpleNamespace(_ends_of={}, _numbered={}, _filter_numbers={}, _shared_ends=shared_ends, pool=None)
     live._filters_number = partial(OcmLive._filters_number, live)
+    live._held_ends = partial(OcmLive._held_ends, live)
     for but in ["", "c1", "c2", "", "c1"] * 4:
         for r in (request, twin):
             assert OcmLive._ends(live, r, "cpu", but, frozenset(), None) == (1.0, 2.0)

@@ -1,8 +1,9 @@
 """The bound of the clusters an OCM answer left out (adapters/ocm/reach.py, `OcmLive._left_out`):
 a sorter's threats judged by total before their filters (`_judged_inside`, `_inside_of`), the
 order by rise shared by every Balance weight of a picture (`_rise_order`, `_unit_orders`), and a
-walk found not to stand refused at once (`_walk_stands`, `_unstood`). Each gives what the path
-it replaces gives, on generated hubs."""
+walk found not to stand refused at once (`_walk_stands`, `_unstood`), or brought up to the log
+of models replaced (`_walk_moved`, `_log_since`), and a sorter's ends read with its walks at once
+(`_sorter_ends`). Each gives what the path it replaces gives, on generated hubs."""
 
 from __future__ import annotations
 
@@ -210,3 +211,100 @@ def test_a_sorters_threats_read_as_arrays_judge_as_one_by_one(mode, monkeypatch)
     monkeypatch.setattr(OcmLive, "_scored_bounds", scored_bounds)
     _run(mode, 40, seed=3)
     assert asked["calls"] > 5 and asked["totals"] > 20 and asked["scopes"] > 0 and asked["bounds"] > 0, asked
+
+
+@pytest.mark.parametrize(("mode", "walk"), [("greedy", 6), ("optimal", 6), ("optimal", 12)])
+def test_a_walk_brought_up_to_the_log_is_the_walk_made_afresh(mode, walk, monkeypatch) -> None:
+    """Over 60 generated events (walks of at most `walk` steps: the hub's 80 clusters would
+    all be read by walks of `_WALK`, kept with no reach, never brought up), every walk
+    `_walk_moved` brings up to the log of models replaced (where `_walk_stands` refused it) is
+    the walk made afresh there: the same end (its step, value and name, or none within the
+    steps) and the same reach `_kept_walk` keeps with it; and every first pair `_log_since`
+    reads over the log's tail is the one read pair by pair. Some walks are brought up so,
+    with and without an end. Fails where a replaced cluster within what the walk read is taken
+    as passing without its filters asked (`admits` left out of `_walk_moved`)."""
+    moved, since, asked = OcmLive._walk_moved, OcmLive._log_since, Counter()
+
+    def checked(self, request, key, now):
+        out = moved(self, request, key, now)
+        if out:
+            prop, side, _ = key
+            found = self._walk(request, prop, side, 0, "", now)
+            pairs = self._by_value(prop)
+            if found is not None:
+                reach = (found[1], found[2])
+            else:
+                reach = pairs[reach_module._WALK - 1] if side == 0 else pairs[len(pairs) - reach_module._WALK]
+            assert self._walks[key] == (found, len(self._remodels), reach), key
+            asked["found" if found is not None else "none"] += 1
+        return out
+
+    def read(self, prop, side, start):
+        out = since(self, prop, side, start)
+        pairs = [
+            (q.as_float(), c.name)
+            for pair in self._remodels[start:]
+            for c in pair
+            if c is not None and (q := c.properties.get(prop)) is not None
+        ]
+        assert out == ((min(pairs) if side == 0 else max(pairs)) if pairs else None)
+        asked["read"] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_walk_moved", checked)
+    monkeypatch.setattr(OcmLive, "_log_since", read)
+    monkeypatch.setattr(reach_module, "_WALK", walk)
+    _run(mode, 60)
+    assert asked["found"] > 0 and asked["none"] > 0 and asked["read"] > 0, asked
+
+
+def _sorter_ends_composed(self, request, held, now):
+    """`_sorter_ends` as it was composed: `_ends_kept` asked of every sorter, then `_ends` of
+    each in turn."""
+    sorted_by = [p.sorter.name for p in request.preferences if p.sorter is not None]
+    if not all(self._ends_kept(request, prop, now) for prop in sorted_by):
+        return False
+    out = []
+    for p in request.preferences:
+        if p.sorter is None:
+            continue
+        ends = None if p.labels is not None else self._ends(request, p.sorter.name, "", held, now)
+        if ends is None:
+            return []
+        out.append((p.weight, p.sorter.name, ends[0], ends[1], p.sorter.ascending))
+    return out
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_sorters_ends_read_at_once_are_the_ends_composed(mode, monkeypatch) -> None:
+    """Over 60 generated events (walks of at most 6 steps, so some are kept with a reach and
+    brought up to the log), every `_sorter_ends` answer (the shared ends and the walks read at
+    once) is the one `_ends_kept` then `_ends` give from the same state (False, [] or the same
+    ends), and every walk and ends both keep for the event are the same; each of the three
+    answers is given. Fails where a walk the log moved is not brought up to it there
+    (`_walk_moved` left out of `_sorter_ends`: False where `_ends_kept` finds it kept)."""
+    at_once, asked = OcmLive._sorter_ends, Counter()
+    kept = ("_ends_of", "_ends_walked", "_walks", "_unstood", "_unmoved")
+
+    def checked(self, request, held, now):
+        before = {k: dict(getattr(self, k)) for k in kept}
+        out = at_once(self, request, held, now)
+        after = {k: dict(getattr(self, k)) for k in kept}
+        for k in kept:
+            getattr(self, k).clear()
+            getattr(self, k).update(before[k])
+        composed = _sorter_ends_composed(self, request, held, now)
+        assert out == composed, (out, composed)
+        for k in ("_ends_of", "_ends_walked"):
+            mine, theirs = after[k], getattr(self, k)
+            assert all(mine[x] == theirs[x] for x in mine.keys() & theirs.keys()), k
+        for k in kept:
+            getattr(self, k).clear()
+            getattr(self, k).update(after[k])
+        asked["list" if out else str(out)] += 1
+        return out
+
+    monkeypatch.setattr(OcmLive, "_sorter_ends", checked)
+    monkeypatch.setattr(reach_module, "_WALK", 6)
+    _run(mode, 60)
+    assert asked["False"] > 0 and asked["[]"] > 0 and asked["list"] > 0, asked

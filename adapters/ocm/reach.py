@@ -959,6 +959,13 @@ class OcmLive:
         self._remodels: list[tuple[Cluster | None, Cluster | None]] = []
         # `_walk_stands`' refusals: per key, the walk kept that it found not standing
         self._unstood: dict[tuple, tuple] = {}
+        # `_walk_moved`'s refusals, as `_unstood`'s
+        self._unmoved: dict[tuple, tuple] = {}
+        # `_log_since`'s: per (property, side, start) the log's length and its answer there;
+        # per property, how many of the log's entries were read, the places of those having it
+        # and each one's least and greatest pair of it
+        self._log_reads: dict[tuple, tuple[int, tuple[float, str] | None]] = {}
+        self._log_pairs: dict[str, tuple[list[int], list[int], list[tuple], list[tuple]]] = {}
         self._feasible_of: dict[tuple, tuple[_Drift, bool]] = {}  # _any_feasible's (one event's)
         self._orders: dict[int, tuple[np.ndarray, list[int]]] = {}  # _rise_order's (one event's)
         self._rising: dict[tuple, tuple[np.ndarray, list[int]]] = {}  # _rising_in_scope's (one event's)
@@ -1470,6 +1477,7 @@ class OcmLive:
         self._ends_of.clear()  # the clusters' verdicts may move with the event
         self._asks.clear()
         self._ends_walked.clear()
+        self._log_reads.clear()
         self._feasible_of.clear()
         self._orders.clear()
         self._rising.clear()
@@ -1486,6 +1494,7 @@ class OcmLive:
             self._filter_numbers.clear()
             self._walks.clear()  # kept by those numbers
             self._unstood.clear()
+            self._unmoved.clear()
             self._looked_of = (None, {})
         enqueued: set[str] = set()
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
@@ -2510,7 +2519,10 @@ class OcmLive:
         self._ends_walked.clear()
         self._walks.clear()
         self._unstood.clear()
+        self._unmoved.clear()
         self._remodels.clear()
+        self._log_reads.clear()
+        self._log_pairs.clear()
         self._feasible_of.clear()
         self._orders.clear()
         self._rising.clear()
@@ -2900,6 +2912,19 @@ class OcmLive:
         ends = self._ends_of[key]
         if ends is None:
             return None
+        return self._held_ends(request, prop, but, ends, held, now)
+
+    def _held_ends(
+        self,
+        request: PlacementRequest,
+        prop: str,
+        but: str,
+        ends: tuple[float, float],
+        held: AbstractSet[str],
+        now: datetime,
+    ) -> tuple[float, float]:
+        """`_ends` past the shared ends: widened by the request's held clusters (`but` left out)
+        that pass its filters holding them."""
         low, high = ends
         for name in held - {but}:
             c = self.pool.get(name)
@@ -2955,7 +2980,7 @@ class OcmLive:
         if any(t.seconds is not None for t in request.tolerations):
             return self._walk(request, prop, side, 0, "", now)
         log = self._remodels
-        if self._walk_stands(key):
+        if self._walk_stands(key) or self._walk_moved(request, key, now):
             return self._walks[key][0]
         found = self._walk(request, prop, side, 0, "", now)
         reach: tuple[float, str] | None = None
@@ -2983,28 +3008,115 @@ class OcmLive:
         if self._unstood.get(key) is kept:
             return False  # refused already: the log only grows while this walk is kept
         prop, side, _ = key
-        if reach is not None and not any(
-            (q := c.properties.get(prop)) is not None
-            and ((q.as_float(), c.name) <= reach if side == 0 else (q.as_float(), c.name) >= reach)
-            for pair in log[since:]
-            for c in pair
-            if c is not None
-        ):
-            self._walks[key] = (found, len(log), reach)
-            return True
+        if reach is not None:
+            first = self._log_since(prop, side, since)
+            if first is None or (first > reach if side == 0 else first < reach):
+                self._walks[key] = (found, len(log), reach)
+                return True
         self._unstood[key] = kept
         return False
 
-    def _ends_kept(self, request: PlacementRequest, prop: str) -> bool:
+    def _log_since(self, prop: str, side: int, since: int) -> tuple[float, str] | None:
+        """The first pair (value, name) of the property, from the side's end of its order (side
+        0 the least), among the models replaced since the log's `since`th entry, as they were
+        and as they are (None: no such model has the property). A walk kept from `since` stands
+        exactly where this pair lies past its reach: some such pair lies within it iff the first
+        does (pairs are totally ordered: `as_float` is never NaN). Kept per (property, side,
+        start) while the log has the length it was read at: every walk kept from one start
+        (most were brought up to the log at the last event) reads the log's tail once, not once
+        per filters; and each entry's least and greatest pair of the property read once
+        (`_log_pairs`, by the entries' places: the log only grows while they are kept, both let
+        go together), so a tail is a minimum (or maximum) over a slice of them."""
+        log = self._remodels
+        key = (prop, side, since)
+        found = self._log_reads.get(key)
+        if found is not None and found[0] == len(log):
+            return found[1]
+        read, at, lows, highs = self._log_pairs.setdefault(prop, ([0], [], [], []))
+        for i in range(read[0], len(log)):  # the entries not read yet, each once
+            pairs = [
+                (q.as_float(), c.name)
+                for c in log[i]
+                if c is not None and (q := c.properties.get(prop)) is not None
+            ]
+            if pairs:
+                at.append(i)
+                lows.append(min(pairs))
+                highs.append(max(pairs))
+        read[0] = len(log)
+        start = bisect_left(at, since)
+        first = (min(lows[start:]) if side == 0 else max(highs[start:])) if start < len(at) else None
+        self._log_reads[key] = (len(log), first)
+        return first
+
+    def _walk_moved(self, request: PlacementRequest, key: tuple[str, int, int], now: datetime) -> bool:
+        """The walk kept for `key` brought up to the log where models replaced since lie within
+        what it read (`_walk_stands` refused it), without walking afresh; False where it cannot
+        be (it read the whole order, its end's own model was replaced, or the order read now
+        reaches past what it read): then walked afresh. A cluster whose model was not replaced
+        since has the same pair and the same verdict (what `_kept_walk` stands on), so of the
+        pairs the walk read, those of such clusters still fail before its end, and its end (a
+        pair at most `reach`, from the side's end) still passes. Where the order changed it is
+        only at the replaced clusters' pairs: the first passing pair now is the first of the end
+        (if found) and the replaced clusters' pairs as they are now, within what it read, that
+        pass the filters now (`admits` holding nothing, as `_walk` asks), its step its place in
+        the order now (`bisect_left`); past `_WALK` steps there is no end, and the walk stops
+        at the `_WALK`th pair (every pair before it failing). With no end found, no such pair
+        passing: every pair within what it read fails, so where the `_WALK`th pair now is still
+        within it, there is no end. The same answer, step and reach a fresh walk gives."""
+        kept = self._walks.get(key)
+        if kept is None or self._unmoved.get(key) is kept:
+            return False
+        found, _, reach = kept
+        if reach is None:
+            self._unmoved[key] = kept
+            return False
+        prop, side, _ = key
+        log = self._remodels
+        touched = {c.name for pair in log[kept[1] :] for c in pair if c is not None}
+        if found is not None and found[2] in touched:
+            self._unmoved[key] = kept
+            return False
+        get = self.pool.get
+        first = (found[1], found[2]) if found is not None else None
+        for name in touched:
+            c = get(name)
+            q = c.properties.get(prop) if c is not None else None
+            if q is None:
+                continue
+            at = (q.as_float(), name)
+            if side == 0:
+                inside = at < first if first is not None else at <= reach
+            else:
+                inside = at > first if first is not None else at >= reach
+            if inside and admits(request, c, now):  # type: ignore[arg-type]
+                first = at
+        pairs = self._by_value(prop)
+        size = len(pairs)
+        if first is not None:
+            i = bisect_left(pairs, first)
+            steps = i if side == 0 else size - 1 - i
+            if steps < _WALK:
+                self._walks[key] = ((steps, first[0], first[1]), len(log), first)
+                return True
+        elif size <= _WALK or (pairs[_WALK - 1] > reach if side == 0 else pairs[size - _WALK] < reach):
+            self._unmoved[key] = kept
+            return False
+        self._walks[key] = (None, len(log), pairs[_WALK - 1] if side == 0 else pairs[size - _WALK])
+        return True
+
+    def _ends_kept(self, request: PlacementRequest, prop: str, now: datetime) -> bool:
         """Whether `_ends(request, prop, "", ...)` is read without walking afresh: found already
-        this event, or both its walks found this event or kept (`_walk_stands`)."""
+        this event, or both its walks found this event or kept (`_walk_stands`, `_walk_moved`)."""
         number = self._filters_number(request)
         if (prop, "", number) in self._ends_of:
             return True
         if any(t.seconds is not None for t in request.tolerations):
             return False
         return all(
-            (prop, side, number) in self._ends_walked or self._walk_stands((prop, side, number))
+            (key := (prop, side, number)) in self._ends_walked
+            or self._walk_stands(key)
+            or self._walk_moved(request, key, now)
             for side in (0, 1)
         )
 
@@ -3041,6 +3153,9 @@ class OcmLive:
             self._remodels.clear()
             self._walks.clear()
             self._unstood.clear()
+            self._unmoved.clear()
+            self._log_reads.clear()
+            self._log_pairs.clear()
         self._remodels.append((was, now))
         for prop, pairs in self._values.items():
             for c, add in ((was, False), (now, True)):
@@ -3927,17 +4042,51 @@ class OcmLive:
         (`_judged_in_order` then judges each cluster by `_within_range`) where a sorter is
         label-bound or an end is not found; False where an end would be walked afresh (`_ends_kept`:
         a walk costs up to `_WALK` filter asks, more than the few threats of most answers, whose
-        filters refuse them all more often than not; `_within_range` walks it where it must)."""
-        sorted_by = [p.sorter.name for p in request.preferences if p.sorter is not None]
-        if not all(self._ends_kept(request, prop) for prop in sorted_by):
-            return False
+        filters refuse them all more often than not; `_within_range` walks it where it must).
+
+        `_ends_kept` and `_ends` read as one: each sorter's shared ends (`_shared_ends` with
+        nothing left out: `_ends_of`'s, else its two walks found this event, kept, or brought up
+        to the log, which are what `_end`, `_kept_walk` then give, kept for the event as they
+        keep them) asked first for every sorter, False at the first a walk would be made afresh
+        (or the filters have a toleration with seconds: walked every event); then, in the
+        preferences' order, [] at the first sorter label-bound or with an end not found, else
+        its ends widened by the held clusters (`_held_ends`, as `_ends` widens them)."""
+        number = self._filters_number(request)
+        shared: dict[str, tuple[float, float] | None] = {}
+        timed: bool | None = None
+        for p in request.preferences:
+            if p.sorter is None or p.sorter.name in shared:
+                continue
+            prop = p.sorter.name
+            key = (prop, "", number)
+            if key in self._ends_of:
+                shared[prop] = self._ends_of[key]
+                continue
+            if timed is None:
+                timed = any(t.seconds is not None for t in request.tolerations)
+            if timed:
+                return False
+            found = []
+            for side in (0, 1):
+                walk = (prop, side, number)
+                if walk in self._ends_walked:
+                    found.append(self._ends_walked[walk])
+                elif self._walk_stands(walk) or self._walk_moved(request, walk, now):
+                    found.append(self._walks[walk][0])
+                else:
+                    return False
+            for side in (0, 1):
+                self._ends_walked[(prop, side, number)] = found[side]
+            ends = None if found[0] is None or found[1] is None else (found[0][1], found[1][1])
+            shared[prop] = self._ends_of[key] = ends
         out = []
         for p in request.preferences:
             if p.sorter is None:
                 continue
-            ends = None if p.labels is not None else self._ends(request, p.sorter.name, "", held, now)
+            ends = None if p.labels is not None else shared[p.sorter.name]
             if ends is None:
                 return []
+            ends = self._held_ends(request, p.sorter.name, "", ends, held, now)
             out.append((p.weight, p.sorter.name, ends[0], ends[1], p.sorter.ascending))
         return out
 
