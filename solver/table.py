@@ -677,7 +677,7 @@ class _MaskStore:
         # The epoch before's `composed` (as far as it was asked), which `since` carries forward,
         # and the last patch's rows gathered by their row before it (`_origin`), made once.
         self.previous: list[tuple[np.ndarray | None, list[tuple[int, Cluster]]]] = []
-        self.origin: np.ndarray | None = None
+        self.origin: list[int] | None = None
 
     def since(self, behind: int) -> tuple[np.ndarray | None, list[tuple[int, Cluster]]]:
         """The last `behind` patches of the log (at most its length) as one patch: each row's
@@ -707,7 +707,7 @@ class _MaskStore:
                 composed.append(_composed(log[-i - 1], composed[-1]))
         return composed[behind - 1]
 
-    def _origin(self) -> np.ndarray | None:
+    def _origin(self) -> list[int] | None:
         """The last patch's gather inverted: for each row before it, the row it went to, -1 where
         it went nowhere or only to a row the patch made again (which keeps its own cluster); None
         where every row stays. Rows the patch did not make again each gather a row of their own
@@ -717,16 +717,16 @@ class _MaskStore:
         if origin is None and kept is not None:
             carried = kept >= 0
             carried[[row for row, _ in remade]] = False
-            origin = np.full(int(kept.max(initial=-1)) + 1, -1, dtype=np.int64)
-            origin[kept[carried]] = np.flatnonzero(carried)
-            self.origin = origin
+            inverse = np.full(int(kept.max(initial=-1)) + 1, -1, dtype=np.int64)
+            inverse[kept[carried]] = np.flatnonzero(carried)
+            origin = self.origin = inverse.tolist()  # read a row at a time (a numpy scalar each: slower)
         return origin
 
 
 def _composed(
     first: tuple[np.ndarray | None, list[tuple[int, Cluster]]],
     then: tuple[np.ndarray | None, list[tuple[int, Cluster]]],
-    origin: np.ndarray | None = None,
+    origin: list[int] | None = None,
 ) -> tuple[np.ndarray | None, list[tuple[int, Cluster]]]:
     """Two patches, one after the other, as one (`_MaskStore.since`); `origin`, if given, is
     `then`'s gather inverted (`_MaskStore._origin`)."""
@@ -739,7 +739,7 @@ def _composed(
     if remade and origin is not None:  # where the first's made rows went, read off the inverse
         size = len(origin)
         for row, cluster in remade:
-            if row < size and (new := int(origin[row])) >= 0:
+            if row < size and (new := origin[row]) >= 0:
                 made.setdefault(new, cluster)
     elif 0 < len(remade) <= _FEW_MADE:  # each made row found by one comparison over the gather
         for row, cluster in remade:
