@@ -677,7 +677,7 @@ class _MaskStore:
         # The epoch before's `composed` (as far as it was asked), which `since` carries forward,
         # and the last patch's rows gathered by their row before it (`_origin`), made once.
         self.previous: list[tuple[np.ndarray | None, list[tuple[int, Cluster]]]] = []
-        self.origin: list[int] | None = None
+        self.origin: _Origin | None = None
 
     def since(self, behind: int) -> tuple[np.ndarray | None, list[tuple[int, Cluster]]]:
         """The last `behind` patches of the log (at most its length) as one patch: each row's
@@ -707,26 +707,43 @@ class _MaskStore:
                 composed.append(_composed(log[-i - 1], composed[-1]))
         return composed[behind - 1]
 
-    def _origin(self) -> list[int] | None:
-        """The last patch's gather inverted: for each row before it, the row it went to, -1 where
-        it went nowhere or only to a row the patch made again (which keeps its own cluster); None
-        where every row stays. Rows the patch did not make again each gather a row of their own
-        (names are unique; a new row's placeholder is made again), so the inverse is one scatter."""
+    def _origin(self) -> _Origin | None:
+        """Where the last patch took each row before it (None where every row stays), made once:
+        a slide (one row joined or gone at `at`, the rows from it on moved by `delta`: a join's
+        or a leave's, `_slid`'s, read off the gather's pattern, and rows past the ones kept gone)
+        as those numbers, any other gather inverted (for each row
+        before it, the row it went to, -1 where it went nowhere or only to a row the patch made
+        again, which keeps its own cluster: rows not made again each gather a row of their own,
+        names being unique and a new row's placeholder made again, so it is one scatter)."""
         origin = self.origin
         kept, remade = self.log[-1]
         if origin is None and kept is not None:
-            carried = kept >= 0
-            carried[[row for row, _ in remade]] = False
-            inverse = np.full(int(kept.max(initial=-1)) + 1, -1, dtype=np.int64)
-            inverse[kept[carried]] = np.flatnonzero(carried)
-            origin = self.origin = inverse.tolist()  # read a row at a time (a numpy scalar each: slower)
+            size = len(kept)
+            moved = np.flatnonzero(kept != np.arange(size, dtype=np.int64))
+            if not len(moved):  # the last row gone
+                origin = (size, -1, size, None)
+            elif kept[at := int(moved[0])] == -1 and np.array_equal(kept[at + 1 :], np.arange(at, size - 1)):
+                origin = (at, 1, size, None)
+            elif np.array_equal(kept[at:], np.arange(at + 1, size + 1)):
+                origin = (at, -1, size, None)
+            else:
+                carried = kept >= 0
+                carried[[row for row, _ in remade]] = False
+                inverse = np.full(int(kept.max(initial=-1)) + 1, -1, dtype=np.int64)
+                inverse[kept[carried]] = np.flatnonzero(carried)
+                origin = (0, 0, size, inverse)
+            self.origin = origin
         return origin
+
+
+# `_MaskStore._origin`'s: (at, delta, rows after, None) for a slide, (0, 0, rows after, inverse) else.
+_Origin = tuple[int, int, int, "np.ndarray | None"]
 
 
 def _composed(
     first: tuple[np.ndarray | None, list[tuple[int, Cluster]]],
     then: tuple[np.ndarray | None, list[tuple[int, Cluster]]],
-    origin: list[int] | None = None,
+    origin: _Origin | None = None,
 ) -> tuple[np.ndarray | None, list[tuple[int, Cluster]]]:
     """Two patches, one after the other, as one (`_MaskStore.since`); `origin`, if given, is
     `then`'s gather inverted (`_MaskStore._origin`)."""
@@ -736,10 +753,18 @@ def _composed(
         for row, cluster in remade:
             made.setdefault(row, cluster)
         return kept, sorted(made.items(), key=_ROW)
-    if remade and origin is not None:  # where the first's made rows went, read off the inverse
-        size = len(origin)
+    if remade and origin is not None and origin[3] is None:  # a slide: each made row's place by arithmetic
+        at, delta, size, _ = origin
         for row, cluster in remade:
-            if row < size and (new := origin[row]) >= 0:
+            # A leave's row `at` went nowhere, nor did rows past the rows after (a gather that
+            # dropped the last rows too reads as a slide over the rows it kept).
+            new = row if row < at else row + delta if delta > 0 or row > at else size
+            if new < size:
+                made.setdefault(new, cluster)
+    elif remade and origin is not None:  # where the first's made rows went, read off the inverse
+        inverse = origin[3]
+        for row, cluster in remade:
+            if row < len(inverse) and (new := int(inverse[row])) >= 0:
                 made.setdefault(new, cluster)
     elif 0 < len(remade) <= _FEW_MADE:  # each made row found by one comparison over the gather
         for row, cluster in remade:
@@ -757,7 +782,14 @@ def _composed(
         by_row = dict(remade)
         for new, old in zip(at.tolist(), kept2[at].tolist(), strict=True):
             made.setdefault(new, by_row[old])  # a row the second made again is its own
-    return (kept2 if kept is None else kept[kept2]), sorted(made.items(), key=_ROW)
+    if kept is None:
+        return kept2, sorted(made.items(), key=_ROW)
+    if origin is not None and origin[3] is None:  # kept[kept2] for a slide: slices, not a gather
+        at, delta, size, _ = origin
+        if delta > 0:  # (the joined row's placeholder, -1, gathers the last row, as a gather does)
+            return np.concatenate((kept[:at], kept[-1:], kept[at : size - 1])), sorted(made.items(), key=_ROW)
+        return np.concatenate((kept[:at], kept[at + 1 : size + 1])), sorted(made.items(), key=_ROW)
+    return kept[kept2], sorted(made.items(), key=_ROW)
 
 
 _ROW = operator.itemgetter(0)

@@ -1,8 +1,9 @@
 """The patches since a kept value as one, carried forward from the epoch before (solver/table.py
 `_MaskStore.since`, `_MaskStore._origin`, `_composed`): over drawn lineages of patches (rows made
-again in place, one row joined or gone with the rows either side slid, rows gathered afresh with
-new names among them, several patches with no read between), every depth read in a drawn order
-moves a value as the patches one by one do, and is the patch composed back from the log."""
+again in place, one row joined or gone with the rows either side slid, two rows gone at once,
+rows gathered afresh with new names among them, several patches with no read between), every
+depth read in a drawn order moves a value as the patches one by one do, and is the patch composed
+back from the log."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def _moved(values: list, kept, remade) -> list:
 def _patch(values: list, rng: random.Random, step: int) -> tuple:
     """One drawn patch of `values` (each row's object): (kept, remade)."""
     size = len(values)
-    kind = rng.randrange(5)
+    kind = rng.randrange(6)
     if kind == 0:  # rows made again in place (a relabel, a taint; several: past _FEW_MADE)
         rows = sorted(rng.sample(range(size), rng.choice((1, 1, 2, 7))))
         return None, [(row, f"m{step}.{row}") for row in rows]
@@ -41,6 +42,9 @@ def _patch(values: list, rng: random.Random, step: int) -> tuple:
         kept = _slid(size, size + 1, at)
         rows = sorted({at, size} | set(rng.sample(range(size + 1), 2)))
         return kept, [(row, f"x{step}.{row}") for row in rows]
+    if kind == 4:  # two gone at once, one of them the last (a gather that looks like a leave's slide)
+        at = rng.randrange(size - 1)
+        return np.array([*range(at), *range(at + 1, size - 1)], dtype=np.int64), []
     # Gathered afresh: rows shuffled, some dropped, new ones placed after row 0's place (a new
     # row's placeholder gathers row 0, as `_Rows._patched`'s does), row 0's often made again.
     order = rng.sample(range(size), size - 2)
@@ -68,12 +72,16 @@ def _same(a: tuple, b: tuple) -> bool:
 def test_composed_forward_is_the_patches_one_by_one() -> None:
     """Fails where `_Masks.moved` keeps the epoch before's `previous` when nothing was composed
     since (`store.previous = store.composed or store.previous`: two patches with no read between
-    carry a composition two epochs old), where `_origin` lets a row the last patch made again
-    keep its gather (its `carried[...] = False` line removed: a new row's placeholder takes row
-    0's place), where `since` carries forward from `previous[i]` (one patch too few), where
-    `_composed` finds no made row by comparison (its `_FEW_MADE` loop finding none), or where its
-    table takes a joined row's placeholder (-1) for the last row (`& (kept2 >= 0)` removed: the
-    base's KeyError where the last row was made again just before a join)."""
+    carry a composition two epochs old), where `since` carries forward from `previous[i]` (one
+    patch too few), where `_origin` lets a row the last patch made again keep its gather (its
+    `carried[...] = False` line removed: a new row's placeholder takes row 0's place), where a
+    slide's arithmetic keeps a row past the rows after (`if new < size` made always true: two
+    rows gone, the last one too, read as a leave's slide) or moves a leave's own row (`row +
+    delta` for every row from `at`), where a slide's slices skip the joined row's placeholder
+    (`kept[-1:]` left out), where `_composed` finds no made row by comparison (its `_FEW_MADE`
+    loop finding none), or where its table takes a joined row's placeholder (-1) for the last
+    row (`& (kept2 >= 0)` removed: the base's KeyError where the last row was made again just
+    before a join)."""
     for seed in range(40):
         rng = random.Random(seed)
         values = [f"c{i}" for i in range(ROWS)]
