@@ -693,8 +693,9 @@ class _MaskStore:
         the one composed back from the log, which was done for deeper ones. A relabel's or a
         taint's patch moves no row: carried forward each depth costs its made rows alone, where
         composed back each depth across an earlier join or leave gathered every row (10,000) and
-        judged each against the made ones; a join's or a leave's reads its made rows' places off
-        one inverse of the last patch (`_origin`), made once."""
+        judged each against the made ones. A join's or a leave's is read once as a slide
+        (`_origin`): each depth places its made rows by arithmetic and moves its kept rows by
+        slices, not a gather."""
         composed, log = self.composed, self.log
         if not composed:
             composed.append(log[-1])
@@ -708,13 +709,13 @@ class _MaskStore:
         return composed[behind - 1]
 
     def _origin(self) -> _Origin | None:
-        """Where the last patch took each row before it (None where every row stays), made once:
-        a slide (one row joined or gone at `at`, the rows from it on moved by `delta`: a join's
-        or a leave's, `_slid`'s, read off the gather's pattern, and rows past the ones kept gone)
-        as those numbers, any other gather inverted (for each row
-        before it, the row it went to, -1 where it went nowhere or only to a row the patch made
-        again, which keeps its own cluster: rows not made again each gather a row of their own,
-        names being unique and a new row's placeholder made again, so it is one scatter)."""
+        """Where the last patch took each row before it (None where every row stays), made once.
+        A slide (one row joined or gone at `at`, the rows from it on moved by `delta`: a join's
+        or a leave's, `_slid`'s, read off the gather's pattern; rows past those kept are gone) as
+        those numbers; any other gather inverted: for each row before it, the row it went to, -1
+        where it went nowhere or only to a row the patch made again (which keeps its own cluster).
+        Rows not made again each gather a row of their own (names are unique, a new row's
+        placeholder is made again), so the inverse is one scatter."""
         origin = self.origin
         kept, remade = self.log[-1]
         if origin is None and kept is not None:
@@ -746,7 +747,7 @@ def _composed(
     origin: _Origin | None = None,
 ) -> tuple[np.ndarray | None, list[tuple[int, Cluster]]]:
     """Two patches, one after the other, as one (`_MaskStore.since`); `origin`, if given, is
-    `then`'s gather inverted (`_MaskStore._origin`)."""
+    where `then` took each row (`_MaskStore._origin`: a slide's numbers or an inverse)."""
     (kept, remade), (kept2, remade2) = first, then
     made = {row: cluster for row, cluster in remade2}
     if kept2 is None:  # every row stays where it was: the first's made rows too, unless made again
