@@ -570,7 +570,7 @@ class _Masks:
             return self
         store.log.append((kept, remade))
         store.epoch += 1
-        store.composed.clear()
+        store.previous, store.composed, store.origin = store.composed, [], None
         if len(store.log) > _LOG_UP_TO:
             store.log.pop(0)
         return _Masks(store, store.epoch)
@@ -662,7 +662,7 @@ def _up_to(most: int, rows: int) -> int:
 
 
 class _MaskStore:
-    __slots__ = ("masks", "log", "epoch", "values", "timed", "now", "composed")
+    __slots__ = ("masks", "log", "epoch", "values", "timed", "now", "composed", "previous", "origin")
 
     def __init__(self) -> None:
         self.masks: dict[tuple, tuple[np.ndarray, int]] = {}  # (kind, key): (mask, the epoch it is of)
@@ -674,47 +674,127 @@ class _MaskStore:
         # The last `behind` patches as one (`since`), made once for the newest epoch: a cluster
         # event's batches ask a dozen verdicts and masks kept the same few patches back.
         self.composed: list[tuple[np.ndarray | None, list[tuple[int, Cluster]]]] = []
+        # The epoch before's `composed` (as far as it was asked), which `since` carries forward,
+        # and the last patch's rows gathered by their row before it (`_origin`), made once.
+        self.previous: list[tuple[np.ndarray | None, list[tuple[int, Cluster]]]] = []
+        self.origin: _Origin | None = None
 
     def since(self, behind: int) -> tuple[np.ndarray | None, list[tuple[int, Cluster]]]:
         """The last `behind` patches of the log (at most its length) as one patch: each row's
         row before them (None: every row stays) and the rows made again in any of them, each with
         the cluster its last remaking made (a row a later patch gathered carried to where it went,
         one it dropped or made again left out). A value of each row's cluster alone moved through
-        it is the value moved through them one by one (the rows' clusters are the same objects)."""
-        composed = self.composed  # [i]: the last i + 1 patches, made from the newest back
+        it is the value moved through them one by one (the rows' clusters are the same objects).
+
+        Made forward where it can: the epoch before's composed patches (`previous`, as far as they
+        were asked) each followed by the last patch, `previous[i - 1]` being the `i` patches before
+        it as one. Composing is associative (a row's row before the chain is read through the same
+        patches, and its cluster is its last remaking's, however they are grouped), so the patch is
+        the one composed back from the log, which was done for deeper ones. A relabel's or a
+        taint's patch moves no row: carried forward each depth costs its made rows alone, where
+        composed back each depth across an earlier join or leave gathered every row (10,000) and
+        judged each against the made ones. A join's or a leave's is read once as a slide
+        (`_origin`): each depth places its made rows by arithmetic and moves its kept rows by
+        slices, not a gather."""
+        composed, log = self.composed, self.log
         if not composed:
-            composed.append(self.log[-1])
+            composed.append(log[-1])
+        previous = self.previous
         while len(composed) < behind:
-            composed.append(_composed(self.log[-len(composed) - 1], composed[-1]))
+            i = len(composed)
+            if i <= len(previous):
+                composed.append(_composed(previous[i - 1], log[-1], self._origin()))
+            else:
+                composed.append(_composed(log[-i - 1], composed[-1]))
         return composed[behind - 1]
+
+    def _origin(self) -> _Origin | None:
+        """Where the last patch took each row before it (None where every row stays), made once.
+        A slide (one row joined or gone at `at`, the rows from it on moved by `delta`: a join's
+        or a leave's, `_slid`'s, read off the gather's pattern; rows past those kept are gone) as
+        those numbers; any other gather inverted: for each row before it, the row it went to, -1
+        where it went nowhere or only to a row the patch made again (which keeps its own cluster).
+        Rows not made again each gather a row of their own (names are unique, a new row's
+        placeholder is made again), so the inverse is one scatter."""
+        origin = self.origin
+        kept, remade = self.log[-1]
+        if origin is None and kept is not None:
+            size = len(kept)
+            moved = np.flatnonzero(kept != np.arange(size, dtype=np.int64))
+            if not len(moved):  # the last row gone
+                origin = (size, -1, size, None)
+            elif kept[at := int(moved[0])] == -1 and np.array_equal(kept[at + 1 :], np.arange(at, size - 1)):
+                origin = (at, 1, size, None)
+            elif np.array_equal(kept[at:], np.arange(at + 1, size + 1)):
+                origin = (at, -1, size, None)
+            else:
+                carried = kept >= 0
+                carried[[row for row, _ in remade]] = False
+                inverse = np.full(int(kept.max(initial=-1)) + 1, -1, dtype=np.int64)
+                inverse[kept[carried]] = np.flatnonzero(carried)
+                origin = (0, 0, size, inverse)
+            self.origin = origin
+        return origin
+
+
+# `_MaskStore._origin`'s: (at, delta, rows after, None) for a slide, (0, 0, rows after, inverse) else.
+_Origin = tuple[int, int, int, "np.ndarray | None"]
 
 
 def _composed(
     first: tuple[np.ndarray | None, list[tuple[int, Cluster]]],
     then: tuple[np.ndarray | None, list[tuple[int, Cluster]]],
+    origin: _Origin | None = None,
 ) -> tuple[np.ndarray | None, list[tuple[int, Cluster]]]:
-    """Two patches, one after the other, as one (`_MaskStore.since`)."""
+    """Two patches, one after the other, as one (`_MaskStore.since`); `origin`, if given, is
+    where `then` took each row (`_MaskStore._origin`: a slide's numbers or an inverse)."""
     (kept, remade), (kept2, remade2) = first, then
     made = {row: cluster for row, cluster in remade2}
     if kept2 is None:  # every row stays where it was: the first's made rows too, unless made again
         for row, cluster in remade:
             made.setdefault(row, cluster)
         return kept, sorted(made.items(), key=_ROW)
-    if remade:
+    if remade and origin is not None and origin[3] is None:  # a slide: each made row's place by arithmetic
+        at, delta, size, _ = origin
+        for row, cluster in remade:
+            # A leave's row `at` went nowhere, nor did rows past the rows after (a gather that
+            # dropped the last rows too reads as a slide over the rows it kept).
+            new = row if row < at else row + delta if delta > 0 or row > at else size
+            if new < size:
+                made.setdefault(new, cluster)
+    elif remade and origin is not None:  # where the first's made rows went, read off the inverse
+        inverse = origin[3]
+        for row, cluster in remade:
+            if row < len(inverse) and (new := int(inverse[row])) >= 0:
+                made.setdefault(new, cluster)
+    elif 0 < len(remade) <= _FEW_MADE:  # each made row found by one comparison over the gather
+        for row, cluster in remade:
+            for new in np.flatnonzero(kept2 == row).tolist():
+                made.setdefault(new, cluster)
+    elif remade:
         rows = np.fromiter((row for row, _ in remade), dtype=np.int64, count=len(remade))
         # Where the first's made rows went (a gather): np.isin's answer, by a table of the rows
         # between the patches (isin compared each of 10,000 rows with each made row: most of a
-        # cluster event's masks and verdicts moved).
+        # cluster event's masks and verdicts moved). A row the second made again is its own (a
+        # joined row's placeholder, -1, gathers nothing).
         made_rows = np.zeros(max(int(rows.max()), int(kept2.max(initial=-1))) + 1, dtype=bool)
         made_rows[rows] = True
-        at = np.flatnonzero(made_rows[kept2])
+        at = np.flatnonzero(made_rows[kept2] & (kept2 >= 0))
         by_row = dict(remade)
         for new, old in zip(at.tolist(), kept2[at].tolist(), strict=True):
             made.setdefault(new, by_row[old])  # a row the second made again is its own
-    return (kept2 if kept is None else kept[kept2]), sorted(made.items(), key=_ROW)
+    if kept is None:
+        return kept2, sorted(made.items(), key=_ROW)
+    if origin is not None and origin[3] is None:  # kept[kept2] for a slide: slices, not a gather
+        at, delta, size, _ = origin
+        if delta > 0:  # (the joined row's placeholder, -1, gathers the last row, as a gather does)
+            return np.concatenate((kept[:at], kept[-1:], kept[at : size - 1])), sorted(made.items(), key=_ROW)
+        return np.concatenate((kept[:at], kept[at + 1 : size + 1])), sorted(made.items(), key=_ROW)
+    return kept[kept2], sorted(made.items(), key=_ROW)
 
 
 _ROW = operator.itemgetter(0)
+_FEW_MADE = 4  # made rows `_composed` finds by a comparison each over the gather (fewer passes than a table)
 
 
 class _Rows:
