@@ -306,6 +306,8 @@ from model import (
     SelectionMode,
     SolveStats,
     SpreadConstraint,
+    Taint,
+    Toleration,
 )
 from solver import SolveOptions, solve
 from solver.admits import admits, in_scope, matches_required, takes_new, untolerated
@@ -494,6 +496,9 @@ class _Answer:
     # The request whose totals its picks are (`OcmLive._stands_margins` judged each by `_total`;
     # None: the solver's, whose picture may differ from `_total`'s in what the request held).
     totalled: PlacementRequest | None = None
+    # The clock its picture was judged at (the take's: its verdicts read a toleration with
+    # seconds at that moment; None: unknown), moved with `seen` (`OcmLive._timed_window`).
+    at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -625,12 +630,12 @@ def _holdings(own: Mapping[str, int]) -> list[str]:
     return sorted(c for c, count in own.items() if count > 0)
 
 
-_JUDGED_FIELDS = ("seen", "own", "mates", "up", "down")  # what `OcmLive._judged_now` moves
+_JUDGED_FIELDS = ("seen", "own", "mates", "up", "down", "at")  # what `OcmLive._judged_now` moves
 _judged_values = attrgetter(*_JUDGED_FIELDS)
 
 
 def _put_judged(answer: _Answer, values: tuple[Any, ...]) -> None:
-    answer.seen, answer.own, answer.mates, answer.up, answer.down = values
+    answer.seen, answer.own, answer.mates, answer.up, answer.down, answer.at = values
 
 
 def _put_logged_back(last: dict[str, int], clusters: list[str], olds: list[int | None]) -> None:
@@ -957,6 +962,13 @@ class OcmLive:
         # walks it again); the log of the models replaced (each as it was and as it is).
         self._walks: dict[tuple, tuple[tuple[int, float, str] | None, int, tuple[float, str] | None]] = {}
         self._remodels: list[tuple[Cluster | None, Cluster | None]] = []
+        # `_ends_in`'s: the moment the pool's clusters with a toleration's end after it are kept
+        # from (the first interval's start; None: none asked yet)
+        self._ends_from: datetime | None = None
+        # `_ends_in`'s: per toleration, the moment, the taints its ends were made of, the ends and
+        # the take they were last found standing in (the pool's models move only where a take
+        # reads its changes, before its checks)
+        self._ends_made: dict[Toleration, tuple[datetime, tuple, list[datetime], int]] = {}
         # `_walk_stands`' refusals: per key, the walk kept that it found not standing
         self._unstood: dict[tuple, tuple] = {}
         self._feasible_of: dict[tuple, tuple[_Drift, bool]] = {}  # _any_feasible's (one event's)
@@ -1946,7 +1958,7 @@ class OcmLive:
         if not relevant and (drift is None or not drift.names) and most == answer.most:
             self._judged_as_is(key, answer)
             return True
-        if answer.strict and alone:
+        if answer.strict and (alone or self._timed_window(request, answer, changed, now)):
             return self._stands_margins(key, request, answer, relevant, drift, most, now) or self._run(
                 key, request, changed
             )
@@ -2178,13 +2190,17 @@ class OcmLive:
     ) -> tuple[frozenset[tuple[str, str]], int, bool, bool, tuple[_Shape, _Shape, _Shape]]:
         """What the checks read of the request itself, made once per request (kept by identity,
         as `_held_of`): what `matters` reads of a cluster (`_reads`), its Balance weight, whether
-        its margins are judged on totals (`_scored_alone` or `_sorted_alone`), whether each
-        total is its own (`_scored_alone`), and the shapes of its tolerations, its required terms
-        and its score inputs (`_shape`: what `_feasible` and `_matters` ask once per shape)."""
+        its margins are judged on totals whatever the clock (`_scored_alone`, or `_sorted_alone`
+        with no toleration with seconds: one that runs out may move the range its sorters span,
+        so such a request's are judged only within `_timed_window`), whether each total is its
+        own (`_scored_alone`), and the shapes of its tolerations, its required terms and its
+        score inputs (`_shape`: what `_feasible` and `_matters` ask once per shape)."""
         found = self._facts.get(id(request))
         if found is None or found[0] is not request:
             scored = _scored_alone(request)
-            alone = scored or _sorted_alone(request)
+            alone = scored or (
+                _sorted_alone(request) and not any(t.seconds is not None for t in request.tolerations)
+            )
             weight = _balance_weight(request)
             shapes = (
                 self._shape(("x", request.tolerations)),
@@ -2418,6 +2434,7 @@ class OcmLive:
         # after the take that made them.
         answer.seen, answer.own, answer.mates = self.seq, self.own.get(key, _NO_COUNTS), None
         answer.up = answer.down = frozenset()
+        answer.at = self.now  # the take's clock, which the checks judge at
 
     def _stands_margins(
         self,
@@ -5043,6 +5060,7 @@ class OcmLive:
             k = known.get(got.request)
             given_here = k is not None and k[0] is got  # a given answer: its picks carry no score
             answer = _margins(request, got, most, seen, answered[got.request], scoreless=given_here)
+            answer.at = batch.now  # the clock its sync judged its verdicts at
             if own is not None:
                 answer.own = own
             else:
@@ -5183,6 +5201,98 @@ class OcmLive:
                         if t.tolerates(taint, now):
                             ends.append(taint.added + timedelta(seconds=t.seconds))  # type: ignore[arg-type]
         return min(ends, default=None)
+
+    def _timed_window(
+        self,
+        request: PlacementRequest,
+        answer: _Answer,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> bool:
+        """Whether a strict top N with centered sorters and a toleration with seconds
+        (`_sorted_alone`, left out of `_facts_of`'s `alone`) is judged by its margins as the
+        others of its kind (`_stands_margins`, the sorters' path): where provably no toleration
+        of it ran out on a cluster between its picture and now, nor runs out at `now`.
+
+        What the margins read: the picks' totals and the best total left out, taken on the
+        picture its answer was judged on (`_Answer.at`, the take's clock then; its anchor's too,
+        an earlier picture the bound of the clusters left out may start from), each sorter's
+        score spanning the range of that picture's feasible clusters; `_stands_margins` judges
+        the event's changed clusters (their verdicts read at `now`) and the counts moved since.
+        That is exact while every other cluster's verdict is the same at `now` as on the
+        picture: the feasible set, so each sorter's range, then moves only by the changes it
+        judges. A verdict reads the clock only through a toleration with seconds, `t`
+        tolerating a taint it matches while `clock < taint.added + t.seconds`: a model's verdict
+        is a step function of the clock whose only steps are those ends. Where none lies in
+        `(lo, hi]` (the least and greatest of the pictures' clocks and `now`), every clock in
+        `[lo, hi]` gives each model the same verdict (an end at `now` no longer tolerates: it
+        counts). The models read: every cluster as it stands (`_ends_in`), and the event's
+        changed ones as they were (judged at `now` on both sides, so a step of the old one
+        between the picture and now would be missed). No other model was read since the
+        picture: a cluster of its scope whose object changed at an earlier event enqueued it
+        then (the premise every check rests on), and that check moved its picture or solved
+        it; a model replaced by its scores alone holds the same taints as the one after it. A
+        cluster it holds also runs out by its timer (`_first_end`: dirty then); none is read
+        here. Fails where the interval leaves `now` out (`found <= hi` made `found < hi`)."""
+        if not _sorted_alone(request):
+            return False
+        at, anchor = answer.at, answer.anchor
+        if at is None:
+            return False
+        lo = hi = at
+        if anchor is not None:
+            if anchor.at is None:
+                return False
+            lo, hi = min(lo, anchor.at), max(hi, anchor.at)
+        lo, hi = min(lo, now), max(hi, now)
+        olds = [old for old, _ in changed.values() if old is not None and old.taints]
+        for t in request.tolerations:
+            if t.seconds is not None and self._ends_in(t, lo, hi, olds):
+                return False
+        return True
+
+    def _ends_in(self, t: Toleration, lo: datetime, hi: datetime, olds: Sequence[Cluster]) -> bool:
+        """Whether the toleration stops tolerating a taint it matches (`_end_after`) at a
+        moment in `(lo, hi]` on a cluster as it stands or on one of `olds`. The clusters with
+        such an end after a moment are kept by the pool (`ClusterPool.labelled`, moved only by
+        the clusters put or dropped since: a load copy holds the same taints), the moment fixed
+        at the first one asked (`_ends_from`: an interval starting before it is refused); their
+        ends, in order, are made again only where their taints are not those they were made of
+        (the same taints, in the same order: the same ends)."""
+        since = self._ends_from
+        if since is None:
+            since = self._ends_from = lo
+        if lo < since:
+            return True
+        kept = self._ends_made.get(t)
+        if kept is None or kept[0] != since or kept[3] != self.seq:
+            pool = self.pool
+            names = pool.labelled(("toleration ends", t, since), partial(_ends_after, t, since))
+            by_name = pool.by_name()
+            taints = tuple(map(_taints_of, map(by_name.__getitem__, names)))
+            if (
+                kept is None
+                or kept[0] != since
+                or len(kept[1]) != len(taints)
+                or not all(map(is_, taints, kept[1]))
+            ):
+                found = (_end_after(t, taint, since) for held in taints for taint in held)
+                kept = (since, taints, sorted(e for e in found if e is not None), self.seq)
+            else:
+                kept = (*kept[:3], self.seq)
+            if self.journal.recording:  # an event undone puts its seq back: let these go with it
+                self.journal.note(partial(self._ends_made.pop, t, None))
+            self._ends_made[t] = kept
+        ends = kept[2]
+        i = bisect_right(ends, lo)
+        if i < len(ends) and ends[i] <= hi:
+            return True
+        for c in olds:
+            for taint in c.taints:
+                end = _end_after(t, taint, lo)
+                if end is not None and end <= hi:
+                    return True
+        return False
 
 
 class _After:
@@ -5374,13 +5484,10 @@ def _scored_alone(request: PlacementRequest) -> bool:
 
 def _sorted_alone(request: PlacementRequest) -> bool:
     """Whether its sorters' scores stay while its feasible set does (`_stands_margins`): centered
-    sorters only (an interpolated one spans the whole fleet), no spread, and no toleration with
-    seconds (its running out changes the feasible set with no event on the cluster)."""
-    return (
-        not request.spread
-        and all(p.sorter.centered for p in request.preferences if p.sorter is not None)
-        and not any(t.seconds is not None for t in request.tolerations)
-    )
+    sorters only (an interpolated one spans the whole fleet), no spread. A toleration with
+    seconds may move that set with no event on a cluster (it runs out): such a request's margins
+    are read only within `OcmLive._timed_window` (`_facts_of` leaves it out of `alone`)."""
+    return not request.spread and all(p.sorter.centered for p in request.preferences if p.sorter is not None)
 
 
 def _sorted_inputs(request: PlacementRequest, c: Cluster) -> tuple[Any, ...]:
@@ -5682,6 +5789,37 @@ def _touched(old: Cluster | None, new: Cluster | None) -> frozenset[tuple[str, s
     if old.load != new.load:
         out.add(("n", ""))
     return frozenset(out)
+
+
+def _end_after(t: Toleration, taint: Taint, after: datetime) -> datetime | None:
+    """The moment the toleration with seconds stops tolerating the taint (`taint.added +
+    t.seconds`: `Toleration.tolerates` holds before it), where it matches the taint but for the
+    time (its key, operator, value and effect) and that moment lies after `after`; else None
+    (a taint with no time added is never tolerated by it, and a moment past datetime's range
+    is never reached: no step of its verdict)."""
+    if taint.added is None or not _untimed(t).tolerates(taint):
+        return None
+    try:
+        end = taint.added + timedelta(seconds=t.seconds)  # type: ignore[arg-type]
+    except OverflowError:
+        return None
+    return end if end > after else None
+
+
+@lru_cache(maxsize=256)
+def _untimed(t: Toleration) -> Toleration:
+    """The toleration but its seconds: it matches a taint as `t` does, whatever the time."""
+    return replace(t, seconds=None)
+
+
+_taints_of = attrgetter("taints")
+
+
+def _ends_after(t: Toleration, after: datetime, c: Cluster) -> bool:
+    """Whether a toleration stops tolerating a taint of the cluster after a moment
+    (`_end_after`): `OcmLive._ends_in`'s test of the pool's clusters (it reads their taints,
+    which a load copy shares)."""
+    return any(_end_after(t, taint, after) is not None for taint in c.taints)
 
 
 def _new_only(c: Cluster) -> bool:
