@@ -255,7 +255,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -965,10 +965,8 @@ class OcmLive:
         # `_ends_in`'s: the moment the pool's clusters with a toleration's end after it are kept
         # from (the first interval's start; None: none asked yet)
         self._ends_from: datetime | None = None
-        # `_ends_in`'s: per toleration, the moment, the taints its ends were made of, the ends and
-        # the take they were last found standing in (the pool's models move only where a take
-        # reads its changes, before its checks)
-        self._ends_made: dict[Toleration, tuple[datetime, tuple, list[datetime], int]] = {}
+        # `_ends_in`'s: per toleration its ends on the pool's clusters (`_TimedEnds`)
+        self._ends_made: dict[Toleration, _TimedEnds] = {}
         # `_walk_stands`' refusals: per key, the walk kept that it found not standing
         self._unstood: dict[tuple, tuple] = {}
         self._feasible_of: dict[tuple, tuple[_Drift, bool]] = {}  # _any_feasible's (one event's)
@@ -5233,7 +5231,7 @@ class OcmLive:
         then (the premise every check rests on), and that check moved its picture or solved
         it; a model replaced by its scores alone holds the same taints as the one after it. A
         cluster it holds also runs out by its timer (`_first_end`: dirty then); none is read
-        here. Fails where the interval leaves `now` out (`found <= hi` made `found < hi`)."""
+        here."""
         if not _sorted_alone(request):
             return False
         at, anchor = answer.at, answer.anchor
@@ -5253,37 +5251,23 @@ class OcmLive:
 
     def _ends_in(self, t: Toleration, lo: datetime, hi: datetime, olds: Sequence[Cluster]) -> bool:
         """Whether the toleration stops tolerating a taint it matches (`_end_after`) at a
-        moment in `(lo, hi]` on a cluster as it stands or on one of `olds`. The clusters with
-        such an end after a moment are kept by the pool (`ClusterPool.labelled`, moved only by
-        the clusters put or dropped since: a load copy holds the same taints), the moment fixed
-        at the first one asked (`_ends_from`: an interval starting before it is refused); their
-        ends, in order, are made again only where their taints are not those they were made of
-        (the same taints, in the same order: the same ends)."""
+        moment in `(lo, hi]` on a cluster as it stands or on one of `olds`. The pool keeps the
+        clusters with such an end after a moment (`ClusterPool.labelled`, its test asked of
+        every cluster put since its last answer, of every cluster where it starts afresh; a
+        load copy, which it is not asked of, holds the same taints), the moment fixed at the
+        first interval asked (`_ends_from`: one starting before it is refused). Each cluster it
+        asks of has its ends taken again (`_TimedEnds`), so they are those of every cluster as it
+        stands, and of some gone since (more ends only refuse more)."""
         since = self._ends_from
         if since is None:
             since = self._ends_from = lo
         if lo < since:
             return True
         kept = self._ends_made.get(t)
-        if kept is None or kept[0] != since or kept[3] != self.seq:
-            pool = self.pool
-            names = pool.labelled(("toleration ends", t, since), partial(_ends_after, t, since))
-            by_name = pool.by_name()
-            taints = tuple(map(_taints_of, map(by_name.__getitem__, names)))
-            if (
-                kept is None
-                or kept[0] != since
-                or len(kept[1]) != len(taints)
-                or not all(map(is_, taints, kept[1]))
-            ):
-                found = (_end_after(t, taint, since) for held in taints for taint in held)
-                kept = (since, taints, sorted(e for e in found if e is not None), self.seq)
-            else:
-                kept = (*kept[:3], self.seq)
-            if self.journal.recording:  # an event undone puts its seq back: let these go with it
-                self.journal.note(partial(self._ends_made.pop, t, None))
-            self._ends_made[t] = kept
-        ends = kept[2]
+        if kept is None or kept.since != since:  # (its own key: the pool asks it of every cluster)
+            kept = self._ends_made[t] = _TimedEnds(t, since)
+        self.pool.labelled(("toleration ends", kept), kept.asked)
+        ends = kept.settled()
         i = bisect_right(ends, lo)
         if i < len(ends) and ends[i] <= hi:
             return True
@@ -5293,6 +5277,37 @@ class OcmLive:
                 if end is not None and end <= hi:
                     return True
         return False
+
+
+class _TimedEnds:
+    """A toleration's ends after a moment on the pool's clusters (`OcmLive._ends_in`): `asked`
+    is `ClusterPool.labelled`'s test, whose answer is whether a cluster has such an end; each
+    cluster it is asked of has its ends noted, and `settled` puts the noted ones in place of
+    what that cluster had: every end, in order."""
+
+    def __init__(self, t: Toleration, since: datetime) -> None:
+        self.t, self.since = t, since
+        self.of: dict[str, list[datetime]] = {}  # per cluster, its ends
+        self.ends: list[datetime] = []  # every cluster's, in order
+        self.noted: list[tuple[str, list[datetime]]] = []
+
+    def asked(self, c: Cluster) -> bool:
+        found = [e for taint in c.taints if (e := _end_after(self.t, taint, self.since)) is not None]
+        self.noted.append((c.name, found))
+        return bool(found)
+
+    def settled(self) -> list[datetime]:
+        if self.noted:
+            ends, of = self.ends, self.of
+            for name, found in self.noted:
+                for e in of.pop(name, ()):
+                    del ends[bisect_left(ends, e)]
+                if found:
+                    of[name] = found
+                    for e in found:
+                        insort(ends, e)
+            self.noted = []
+        return self.ends
 
 
 class _After:
@@ -5810,16 +5825,6 @@ def _end_after(t: Toleration, taint: Taint, after: datetime) -> datetime | None:
 def _untimed(t: Toleration) -> Toleration:
     """The toleration but its seconds: it matches a taint as `t` does, whatever the time."""
     return replace(t, seconds=None)
-
-
-_taints_of = attrgetter("taints")
-
-
-def _ends_after(t: Toleration, after: datetime, c: Cluster) -> bool:
-    """Whether a toleration stops tolerating a taint of the cluster after a moment
-    (`_end_after`): `OcmLive._ends_in`'s test of the pool's clusters (it reads their taints,
-    which a load copy shares)."""
-    return any(_end_after(t, taint, after) is not None for taint in c.taints)
 
 
 def _new_only(c: Cluster) -> bool:
