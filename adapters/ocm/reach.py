@@ -65,7 +65,9 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   spans the feasible clusters' range) by each cluster's change of total, exact while its feasible
   set stays (`_stands_margins`), or while the one cluster entering or leaving it lies within the
   range the others span (`_within_range`: the range is then the same, and so is every other
-  cluster's sorter score). Where totals are each cluster's own, a moved cluster is judged (its
+  cluster's sorter score; with a toleration with seconds too, whose running out moves the
+  feasible set with no event, only where none runs out on a cluster between its picture's
+  clock and now, `_timed_window`). Where totals are each cluster's own, a moved cluster is judged (its
   total, then its filters) only where a bound of its total could still raise the bound of the
   clusters left out (`_uppers`: Balance's and Steady's parts exactly, an external score's over
   every value it had, then read off the cluster for those left, a label match's, which OCM has
