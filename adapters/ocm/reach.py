@@ -5294,6 +5294,10 @@ class _TimedEnds:
         self.noted: list[tuple[str, list[datetime]]] = []
 
     def asked(self, c: Cluster) -> bool:
+        if not c.taints:  # (nearly every cluster where the pool starts afresh: noted only where
+            if c.name in self.of:  # it had ends)
+                self.noted.append((c.name, []))
+            return False
         found = [e for taint in c.taints if (e := _end_after(self.t, taint, self.since)) is not None]
         self.noted.append((c.name, found))
         return bool(found)
