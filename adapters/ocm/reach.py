@@ -65,7 +65,9 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   spans the feasible clusters' range) by each cluster's change of total, exact while its feasible
   set stays (`_stands_margins`), or while the one cluster entering or leaving it lies within the
   range the others span (`_within_range`: the range is then the same, and so is every other
-  cluster's sorter score). Where totals are each cluster's own, a moved cluster is judged (its
+  cluster's sorter score; with a toleration with seconds too, whose running out moves the
+  feasible set with no event, only where none runs out on a cluster between its picture's
+  clock and now, `_timed_window`). Where totals are each cluster's own, a moved cluster is judged (its
   total, then its filters) only where a bound of its total could still raise the bound of the
   clusters left out (`_uppers`: Balance's and Steady's parts exactly, an external score's over
   every value it had, then read off the cluster for those left, a label match's, which OCM has
@@ -255,7 +257,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -306,6 +308,8 @@ from model import (
     SelectionMode,
     SolveStats,
     SpreadConstraint,
+    Taint,
+    Toleration,
 )
 from solver import SolveOptions, solve
 from solver.admits import admits, in_scope, matches_required, takes_new, untolerated
@@ -494,6 +498,9 @@ class _Answer:
     # The request whose totals its picks are (`OcmLive._stands_margins` judged each by `_total`;
     # None: the solver's, whose picture may differ from `_total`'s in what the request held).
     totalled: PlacementRequest | None = None
+    # The clock its picture was judged at (the take's: its verdicts read a toleration with
+    # seconds at that moment; None: unknown), moved with `seen` (`OcmLive._timed_window`).
+    at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -625,12 +632,12 @@ def _holdings(own: Mapping[str, int]) -> list[str]:
     return sorted(c for c, count in own.items() if count > 0)
 
 
-_JUDGED_FIELDS = ("seen", "own", "mates", "up", "down")  # what `OcmLive._judged_now` moves
+_JUDGED_FIELDS = ("seen", "own", "mates", "up", "down", "at")  # what `OcmLive._judged_now` moves
 _judged_values = attrgetter(*_JUDGED_FIELDS)
 
 
 def _put_judged(answer: _Answer, values: tuple[Any, ...]) -> None:
-    answer.seen, answer.own, answer.mates, answer.up, answer.down = values
+    answer.seen, answer.own, answer.mates, answer.up, answer.down, answer.at = values
 
 
 def _put_logged_back(last: dict[str, int], clusters: list[str], olds: list[int | None]) -> None:
@@ -957,6 +964,11 @@ class OcmLive:
         # walks it again); the log of the models replaced (each as it was and as it is).
         self._walks: dict[tuple, tuple[tuple[int, float, str] | None, int, tuple[float, str] | None]] = {}
         self._remodels: list[tuple[Cluster | None, Cluster | None]] = []
+        # `_ends_in`'s: the moment the pool's clusters with a toleration's end after it are kept
+        # from (the first interval's start; None: none asked yet)
+        self._ends_from: datetime | None = None
+        # `_ends_in`'s: per toleration its ends on the pool's clusters (`_TimedEnds`)
+        self._ends_made: dict[Toleration, _TimedEnds] = {}
         # `_walk_stands`' refusals: per key, the walk kept that it found not standing
         self._unstood: dict[tuple, tuple] = {}
         # `_walk_moved`'s refusals, as `_unstood`'s
@@ -1965,7 +1977,7 @@ class OcmLive:
         if not relevant and (drift is None or not drift.names) and most == answer.most:
             self._judged_as_is(key, answer)
             return True
-        if answer.strict and alone:
+        if answer.strict and (alone or self._timed_window(request, answer, changed, now)):
             return self._stands_margins(key, request, answer, relevant, drift, most, now) or self._run(
                 key, request, changed
             )
@@ -2315,13 +2327,17 @@ class OcmLive:
     ) -> tuple[frozenset[tuple[str, str]], int, bool, bool, tuple[_Shape, _Shape, _Shape]]:
         """What the checks read of the request itself, made once per request (kept by identity,
         as `_held_of`): what `matters` reads of a cluster (`_reads`), its Balance weight, whether
-        its margins are judged on totals (`_scored_alone` or `_sorted_alone`), whether each
-        total is its own (`_scored_alone`), and the shapes of its tolerations, its required terms
-        and its score inputs (`_shape`: what `_feasible` and `_matters` ask once per shape)."""
+        its margins are judged on totals whatever the clock (`_scored_alone`, or `_sorted_alone`
+        with no toleration with seconds: one that runs out may move the range its sorters span,
+        so such a request's are judged only within `_timed_window`), whether each total is its
+        own (`_scored_alone`), and the shapes of its tolerations, its required terms and its
+        score inputs (`_shape`: what `_feasible` and `_matters` ask once per shape)."""
         found = self._facts.get(id(request))
         if found is None or found[0] is not request:
             scored = _scored_alone(request)
-            alone = scored or _sorted_alone(request)
+            alone = scored or (
+                _sorted_alone(request) and not any(t.seconds is not None for t in request.tolerations)
+            )
             weight = _balance_weight(request)
             shapes = (
                 self._shape(("x", request.tolerations)),
@@ -2558,6 +2574,7 @@ class OcmLive:
         # after the take that made them.
         answer.seen, answer.own, answer.mates = self.seq, self.own.get(key, _NO_COUNTS), None
         answer.up = answer.down = frozenset()
+        answer.at = self.now  # the take's clock, which the checks judge at
 
     def _stands_margins(
         self,
@@ -5320,6 +5337,7 @@ class OcmLive:
             k = known.get(got.request)
             given_here = k is not None and k[0] is got  # a given answer: its picks carry no score
             answer = _margins(request, got, most, seen, answered[got.request], scoreless=given_here)
+            answer.at = batch.now  # the clock its sync judged its verdicts at
             if own is not None:
                 answer.own = own
             else:
@@ -5460,6 +5478,119 @@ class OcmLive:
                         if t.tolerates(taint, now):
                             ends.append(taint.added + timedelta(seconds=t.seconds))  # type: ignore[arg-type]
         return min(ends, default=None)
+
+    def _timed_window(
+        self,
+        request: PlacementRequest,
+        answer: _Answer,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> bool:
+        """Whether a strict top N with centered sorters and a toleration with seconds
+        (`_sorted_alone`, left out of `_facts_of`'s `alone`) is judged by its margins as the
+        others of its kind (`_stands_margins`, the sorters' path): where provably no toleration
+        of it ran out on a cluster between its picture and now, nor runs out at `now`.
+
+        What the margins read: the picks' totals and the best total left out, taken on the
+        picture its answer was judged on (`_Answer.at`, the take's clock then; its anchor's too,
+        an earlier picture the bound of the clusters left out may start from), each sorter's
+        score spanning the range of that picture's feasible clusters; `_stands_margins` judges
+        the event's changed clusters (their verdicts read at `now`) and the counts moved since.
+        That is exact while every other cluster's verdict is the same at `now` as on the
+        picture: the feasible set, so each sorter's range, then moves only by the changes it
+        judges. A verdict reads the clock only through a toleration with seconds, `t`
+        tolerating a taint it matches while `clock < taint.added + t.seconds`: a model's verdict
+        is a step function of the clock whose only steps are those ends. Where none lies in
+        `(lo, hi]` (the least and greatest of the pictures' clocks and `now`), every clock in
+        `[lo, hi]` gives each model the same verdict (an end at `now` no longer tolerates: it
+        counts). The models read: every cluster as it stands (`_ends_in`), and the event's
+        changed ones as they were (judged at `now` on both sides, so a step of the old one
+        between the picture and now would be missed). No other model was read since the
+        picture: a cluster of its scope whose object changed at an earlier event enqueued it
+        then (the premise every check rests on), and that check moved its picture or solved
+        it; a model replaced by its scores alone holds the same taints as the one after it. A
+        cluster it holds also runs out by its timer (`_first_end`: dirty then); none is read
+        here."""
+        if not _sorted_alone(request):
+            return False
+        at, anchor = answer.at, answer.anchor
+        if at is None:
+            return False
+        lo = hi = at
+        if anchor is not None:
+            if anchor.at is None:
+                return False
+            lo, hi = min(lo, anchor.at), max(hi, anchor.at)
+        lo, hi = min(lo, now), max(hi, now)
+        olds = [old for old, _ in changed.values() if old is not None and old.taints]
+        for t in request.tolerations:
+            if t.seconds is not None and self._ends_in(t, lo, hi, olds):
+                return False
+        return True
+
+    def _ends_in(self, t: Toleration, lo: datetime, hi: datetime, olds: Sequence[Cluster]) -> bool:
+        """Whether the toleration stops tolerating a taint it matches (`_end_after`) at a
+        moment in `(lo, hi]` on a cluster as it stands or on one of `olds`. The pool keeps the
+        clusters with such an end after a moment (`ClusterPool.labelled`, its test asked of
+        every cluster put since its last answer, of every cluster where it starts afresh; a
+        load copy, which it is not asked of, holds the same taints), the moment fixed at the
+        first interval asked (`_ends_from`: one starting before it is refused). Each cluster it
+        asks of has its ends taken again (`_TimedEnds`), so they are those of every cluster as it
+        stands, and of some gone since (more ends only refuse more)."""
+        since = self._ends_from
+        if since is None:
+            since = self._ends_from = lo
+        if lo < since:
+            return True
+        kept = self._ends_made.get(t)
+        if kept is None or kept.since != since:  # (its own key: the pool asks it of every cluster)
+            kept = self._ends_made[t] = _TimedEnds(t, since)
+        self.pool.labelled(("toleration ends", kept), kept.asked)
+        ends = kept.settled()
+        i = bisect_right(ends, lo)
+        if i < len(ends) and ends[i] <= hi:
+            return True
+        for c in olds:
+            for taint in c.taints:
+                end = _end_after(t, taint, lo)
+                if end is not None and end <= hi:
+                    return True
+        return False
+
+
+class _TimedEnds:
+    """A toleration's ends after a moment on the pool's clusters (`OcmLive._ends_in`): `asked`
+    is `ClusterPool.labelled`'s test, whose answer is whether a cluster has such an end; each
+    cluster it is asked of has its ends noted, and `settled` puts the noted ones in place of
+    what that cluster had: every end, in order."""
+
+    def __init__(self, t: Toleration, since: datetime) -> None:
+        self.t, self.since = t, since
+        self.of: dict[str, list[datetime]] = {}  # per cluster, its ends
+        self.ends: list[datetime] = []  # every cluster's, in order
+        self.noted: list[tuple[str, list[datetime]]] = []
+
+    def asked(self, c: Cluster) -> bool:
+        if not c.taints:  # (nearly every cluster where the pool starts afresh: noted only where
+            if c.name in self.of:  # it had ends)
+                self.noted.append((c.name, []))
+            return False
+        found = [e for taint in c.taints if (e := _end_after(self.t, taint, self.since)) is not None]
+        self.noted.append((c.name, found))
+        return bool(found)
+
+    def settled(self) -> list[datetime]:
+        if self.noted:
+            ends, of = self.ends, self.of
+            for name, found in self.noted:
+                for e in of.pop(name, ()):
+                    del ends[bisect_left(ends, e)]
+                if found:
+                    of[name] = found
+                    for e in found:
+                        insort(ends, e)
+            self.noted = []
+        return self.ends
 
 
 class _After:
@@ -5651,13 +5782,10 @@ def _scored_alone(request: PlacementRequest) -> bool:
 
 def _sorted_alone(request: PlacementRequest) -> bool:
     """Whether its sorters' scores stay while its feasible set does (`_stands_margins`): centered
-    sorters only (an interpolated one spans the whole fleet), no spread, and no toleration with
-    seconds (its running out changes the feasible set with no event on the cluster)."""
-    return (
-        not request.spread
-        and all(p.sorter.centered for p in request.preferences if p.sorter is not None)
-        and not any(t.seconds is not None for t in request.tolerations)
-    )
+    sorters only (an interpolated one spans the whole fleet), no spread. A toleration with
+    seconds may move that set with no event on a cluster (it runs out): such a request's margins
+    are read only within `OcmLive._timed_window` (`_facts_of` leaves it out of `alone`)."""
+    return not request.spread and all(p.sorter.centered for p in request.preferences if p.sorter is not None)
 
 
 def _sorted_inputs(request: PlacementRequest, c: Cluster) -> tuple[Any, ...]:
@@ -5959,6 +6087,27 @@ def _touched(old: Cluster | None, new: Cluster | None) -> frozenset[tuple[str, s
     if old.load != new.load:
         out.add(("n", ""))
     return frozenset(out)
+
+
+def _end_after(t: Toleration, taint: Taint, after: datetime) -> datetime | None:
+    """The moment the toleration with seconds stops tolerating the taint (`taint.added +
+    t.seconds`: `Toleration.tolerates` holds before it), where it matches the taint but for the
+    time (its key, operator, value and effect) and that moment lies after `after`; else None
+    (a taint with no time added is never tolerated by it, and a moment past datetime's range
+    is never reached: no step of its verdict)."""
+    if taint.added is None or not _untimed(t).tolerates(taint):
+        return None
+    try:
+        end = taint.added + timedelta(seconds=t.seconds)  # type: ignore[arg-type]
+    except OverflowError:
+        return None
+    return end if end > after else None
+
+
+@lru_cache(maxsize=256)
+def _untimed(t: Toleration) -> Toleration:
+    """The toleration but its seconds: it matches a taint as `t` does, whatever the time."""
+    return replace(t, seconds=None)
 
 
 def _new_only(c: Cluster) -> bool:
