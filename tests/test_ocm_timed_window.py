@@ -3,9 +3,12 @@ judged by its margins only where no toleration of it runs out between its pictur
 
 from __future__ import annotations
 
+import copy
 from datetime import timedelta
 
-from adapters.live.hub import HubScheduler
+import pytest
+
+from adapters.live.hub import Applied, HubScheduler
 from adapters.ocm.reach import OcmLive
 from solver import SolveOptions, solve
 from tests.fixtures import ocm
@@ -81,3 +84,22 @@ def test_a_timed_sorter_is_judged_by_its_margins_only_while_no_toleration_runs_o
     # Its anchor pictured before the end: the bound it may start from read c0 feasible.
     answer.anchor = type(answer)(**{**{f: getattr(answer, f) for f in answer.__slots__}, "at": _AT})
     assert not live._timed_window(request, answer, {}, _END + timedelta(seconds=60))
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_timed_sorter_whose_left_out_cluster_ran_out_is_not_held_as_is(mode: str) -> None:
+    """An event that moves nothing `s` reads (an unread label on c5), 200 s after the first solve:
+    c0's toleration ran out at 100 s, with no event on c0, so the CPU range is 2..10 and the sync
+    picks c9 and c8 where `s` holds c9 and c7. No relevant change, no drift: the checks' hold as
+    is would keep c7; `_ran_out` sends it to its run, which writes the sync's picks. Fails where
+    `_checked` does not ask `_ran_out` (the Placement then held as is, as before the fix)."""
+    objects = _hub()
+    hub = HubScheduler(objects, now=_AT, options=SolveOptions(mode=mode))
+    c5 = copy.deepcopy(next(o for o in hub.objects("ManagedCluster") if o["metadata"]["name"] == "c5"))
+    c5["metadata"]["labels"]["unread"] = "x"
+    now = _AT + timedelta(seconds=200)
+    hub.handle(Applied(c5), now=now)
+    live: OcmLive = hub._live["ocm"]
+    assert f"{ocm.NS}/s" in live.enqueued
+    decided = {d["clusterName"] for o in hub.objects("PlacementDecision") for d in o["status"]["decisions"]}
+    assert decided == _picks(list(hub.objects()), now) == {"c9", "c8"}

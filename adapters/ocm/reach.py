@@ -21,7 +21,9 @@ refused so is first judged by its sync alone, `_by_runs`, below):
 
 - its own objects changed (spec, annotations, its decisions: its own writes come back so), it is
   new, its scope (bindings, sets) or a CEL outcome it reads changed, or a toleration with seconds
-  ran out on a cluster of its scope (a timer);
+  ran out on a cluster it holds (a timer); a top N reading a sorter whose toleration with
+  seconds ran out on any cluster since its picture is judged by its sync alone (`_ran_out`: the
+  sorter's range spans the feasible clusters, which moved with no event);
 - a cluster it holds changed its labels or claims and so its decision group (the first group
   whose selector matches it: the groups' members and chunks read nothing else of the clusters,
   `_regrouped`), which may move the decisions though the clusters do not;
@@ -1806,6 +1808,10 @@ class OcmLive:
             else:
                 relevant = self._relevant(key, request, changed, now)
             most = answer.most
+            if request.tolerations and self._ran_out(request, answer, changed, now):
+                self._run(key, request, changed)  # held only where its sync alone picks it (`_by_runs`)
+                solved.add(key)
+                continue
             if request.mode is every or not weight:
                 if not relevant:
                     self._judged_as_is(key, answer)
@@ -1959,6 +1965,8 @@ class OcmLive:
                 return False
             self._judged_as_is(key, answer)
             return True
+        if not sorted_ and request.tolerations and self._ran_out(request, answer, changed, now):
+            return self._run(key, request, changed)  # (`_checked` asked it of the sorted)
         if weight:
             if not sorted_:
                 most = self._most_for(key)
@@ -1977,7 +1985,8 @@ class OcmLive:
         if not relevant and (drift is None or not drift.names) and most == answer.most:
             self._judged_as_is(key, answer)
             return True
-        if answer.strict and (alone or self._timed_window(request, answer, changed, now)):
+        # A timed sorter reached here within its window (`_ran_out` above): `_timed_window` holds.
+        if answer.strict and (alone or (request.tolerations and _sorted_alone(request))):
             return self._stands_margins(key, request, answer, relevant, drift, most, now) or self._run(
                 key, request, changed
             )
@@ -5511,8 +5520,42 @@ class OcmLive:
         it; a model replaced by its scores alone holds the same taints as the one after it. A
         cluster it holds also runs out by its timer (`_first_end`: dirty then); none is read
         here."""
-        if not _sorted_alone(request):
+        return _sorted_alone(request) and self._in_window(request, answer, changed, now)
+
+    def _ran_out(
+        self,
+        request: PlacementRequest,
+        answer: _Answer,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> bool:
+        """Whether a top N reading a sorter may have lost a feasible cluster to the clock since its
+        answer's picture: a toleration of it with seconds ran out on a cluster between then and
+        now (`_in_window` refuses). Such a cluster's verdict moved with no event on it, so no
+        relevant change shows it, yet a sorter's score spans the feasible clusters' range: every
+        other cluster's score may have moved, and the sync may pick otherwise (a cluster it
+        holds runs out by its timer instead, `_first_end`: dirty then). None of the checks' holds
+        reads that, so none is asked: its sync alone judges it (`_run`), or it is solved. A top N
+        without a sorter reads no such range (a cluster left out that turns infeasible moves no
+        other cluster's total, nor a spread's domains, which span every cluster), nor does a
+        PickAll (every feasible cluster, whatever the scores). Fixes a hold as is found by
+        i27-timed: nothing relevant, nothing drifted, a left-out cluster's toleration ran out."""
+        if request.mode is SelectionMode.ALL or not any(t.seconds is not None for t in request.tolerations):
             return False
+        if not any(p.sorter is not None for p in request.preferences):
+            return False
+        return not self._in_window(request, answer, changed, now)
+
+    def _in_window(
+        self,
+        request: PlacementRequest,
+        answer: _Answer,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+    ) -> bool:
+        """`_timed_window`'s clock test for any request: no toleration of it with seconds runs
+        out on a cluster between the answer's picture (and its anchor's) and now, nor at `now`
+        (False where a picture's clock is unknown)."""
         at, anchor = answer.at, answer.anchor
         if at is None:
             return False
