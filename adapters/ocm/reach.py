@@ -2027,16 +2027,7 @@ class OcmLive:
             return False
         if not picks.keys() <= self.pool.by_name().keys():
             return False
-        # The ceiling's verdict reads the request and the picks alone (what it holds, its
-        # preferences; the weakest pick's total): kept per picks dict, never changed in place.
-        found = self._ceiling_held.get(id(picks))
-        if found is not None and found[0] is picks and found[1] is request:
-            raised = found[2]
-        else:
-            raised = self._held_by_ceiling(request, best, self._held_of(request), picks, _weakest_of(picks))
-            if len(self._ceiling_held) > 2 * len(self.requests) + 64:  # picks replaced since
-                self._ceiling_held.clear()
-            self._ceiling_held[id(picks)] = (picks, request, raised)
+        raised = self._ceiling_of_kept(request, best, picks)
         if raised is None:
             return False
         anchor = answer.anchor
@@ -2047,6 +2038,33 @@ class OcmLive:
         self._moved_on(key, answer)
         answer.best_out, answer.anchor = raised, anchor
         return True
+
+    def _ceiling_of_kept(
+        self, request: PlacementRequest, best: tuple[int, str], picks: Mapping[str, int]
+    ) -> tuple[int, str] | None:
+        """`_held_by_ceiling` of picks whose totals are kept as they are (`_quiet`,
+        `_ceiling_holds`). The verdict reads the request and the picks alone (what it holds, its
+        preferences, the weakest pick's total; `best` only for being some): kept per picks dict,
+        never changed in place, and request (`_ceiling_held`)."""
+        found = self._ceiling_held.get(id(picks))
+        if found is not None and found[0] is picks and found[1] is request:
+            return found[2]
+        raised = self._held_by_ceiling(request, best, self._held_of(request), picks, _weakest_of(picks))
+        if len(self._ceiling_held) > 2 * len(self.requests) + 64:  # picks replaced since
+            self._ceiling_held.clear()
+        self._ceiling_held[id(picks)] = (picks, request, raised)
+        return raised
+
+    def _weakest_kept(self, picks: Mapping[str, int]) -> tuple[str, int]:
+        """The weakest pick (`_weakest_of`: the lowest total, then the last name), found once per
+        picks dict: kept by identity, as `_held_of` keeps its sets (a dict never changed in
+        place, kept as it is by the checks where no total moved)."""
+        found = self._weakest.get(id(picks))
+        if found is not None and found[0] is picks:
+            return found[1]
+        weakest = _weakest_of(picks)
+        self._weakest[id(picks)] = (picks, weakest)
+        return weakest
 
     def _ceiling_holds(
         self,
@@ -2107,14 +2125,7 @@ class OcmLive:
             # The picks as they are: the ceiling's verdict on them read as `_quiet` reads it
             # (kept per picks dict and request, `_ceiling_held`).
             picks = kept
-            found = self._ceiling_held.get(id(kept))
-            if found is not None and found[0] is kept and found[1] is request:
-                raised = found[2]
-            else:
-                raised = self._held_by_ceiling(request, best, held, kept, _weakest_of(kept))
-                if len(self._ceiling_held) > 2 * len(self.requests) + 64:  # picks replaced since
-                    self._ceiling_held.clear()
-                self._ceiling_held[id(kept)] = (kept, request, raised)
+            raised = self._ceiling_of_kept(request, best, kept)
         else:
             # No pick can be above the ceiling where it counts no Steady bonus (the request
             # gives none, or holds a cluster it did not pick): refused before any total.
@@ -2128,13 +2139,7 @@ class OcmLive:
                     picks[c] = total
                 else:
                     picks[c] = _total(request, clusters[c], own, most, held)
-            found = self._weakest.get(id(picks))
-            if found is not None and found[0] is picks:
-                weakest = found[1]
-            else:
-                weakest = _weakest_of(picks)
-                self._weakest[id(picks)] = (picks, weakest)
-            raised = self._held_by_ceiling(request, best, held, picks, weakest)
+            raised = self._held_by_ceiling(request, best, held, picks, self._weakest_kept(picks))
         if raised is None:
             return False
         entered = False
@@ -2708,17 +2713,8 @@ class OcmLive:
                     else:
                         low, _ = self._balance_moved(c, answer, own, most, weight)
                         picks[c] = total + low + static.get(c, 0)
-        # The weakest pick: the lowest total, then the last name (every pick beats a bound it does);
-        # found once per picks dict (kept by identity, as `_held_of`: a dict never changed in
-        # place, kept as it is by the checks where no total moved).
-        weakest = None
-        if picks:
-            found = self._weakest.get(id(picks))
-            if found is not None and found[0] is picks:
-                weakest = found[1]
-            else:
-                weakest = _weakest_of(picks)
-                self._weakest[id(picks)] = (picks, weakest)
+        # The weakest pick (every pick beats a bound it does).
+        weakest = self._weakest_kept(picks) if picks else None
         # The clusters left out bounded from the last check's picture, else from the anchor's
         # (its best left out and the rises since: no climb of one bound per check between).
         anchor = answer.anchor
