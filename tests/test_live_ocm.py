@@ -3918,6 +3918,22 @@ def _answer_fields(answer) -> list[Any] | None:
     ]
 
 
+def _hold_replayed(key, answer, hold, asked: Counter[str]) -> tuple[tuple, tuple, list[Any]] | None:
+    """A check's hold (`hold()`) asked of `answer`: a refusal must move none of its fields
+    (counted as refused; None); a hold gives the fields as they stood and after it, with its
+    fields judged, the answer put back as it stood for the caller to judge again."""
+    before = reach_module._answer_values(answer)
+    held = hold()
+    after = reach_module._answer_values(answer)
+    if not held:
+        assert all(a is b for a, b in zip(after, before, strict=True)), key
+        asked["refused"] += 1
+        return None
+    fields = _answer_fields(answer)
+    reach_module._put_back(answer, before)
+    return before, after, fields
+
+
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])
 def test_the_margins_judged_with_their_shortcuts_are_those_judged_whole(mode, monkeypatch) -> None:
     """`_stands_margins` keeps a pick's total where its picks were judged by `_total` for the
@@ -5459,15 +5475,10 @@ def test_a_strict_answer_held_by_its_ceiling_with_nothing_it_reads_moved_is_judg
     asked: Counter[str] = Counter()
 
     def replayed(self, key, request, answer):
-        before = reach_module._answer_values(answer)
-        held = quiet(self, key, request, answer)
-        after = reach_module._answer_values(answer)
-        if not held:
-            assert all(a is b for a, b in zip(after, before, strict=True)), key
-            asked["refused"] += 1
+        found = _hold_replayed(key, answer, lambda: quiet(self, key, request, answer), asked)
+        if found is None:
             return False
-        fields = _answer_fields(answer)
-        reach_module._put_back(answer, before)
+        _, after, fields = found
         drift, most = self._drift(answer), self._most_for(key)
         assert drift.names and most == answer.most, key
         assert self._stands_margins(key, request, answer, [], drift, most, self.now), key
@@ -5510,7 +5521,6 @@ def test_a_strict_answer_held_by_its_ceiling_past_what_moved_is_judged_as_its_ma
     asked: Counter[str] = Counter()
 
     def replayed(self, key, request, answer, relevant, most, now):
-        before = reach_module._answer_values(answer)
         moved = any(self._last_logged.get(c, -1) > answer.seen for c in answer.picks or ())
         holding, shapes = self._held_of(request), self._facts_of(request)[4]
         entered = any(
@@ -5518,14 +5528,12 @@ def test_a_strict_answer_held_by_its_ceiling_past_what_moved_is_judged_as_its_ma
             and self._feasible(request, new, now, new is not None and new.name in holding, {}, shapes)
             for old, new in relevant
         )
-        held = holds(self, key, request, answer, relevant, most, now)
-        after = reach_module._answer_values(answer)
-        if not held:
-            assert all(a is b for a, b in zip(after, before, strict=True)), key
-            asked["refused"] += 1
+        found = _hold_replayed(
+            key, answer, lambda: holds(self, key, request, answer, relevant, most, now), asked
+        )
+        if found is None:
             return False
-        fields = _answer_fields(answer)
-        reach_module._put_back(answer, before)
+        before, after, fields = found
         drift = self._drift(answer)
         assert self._stands_margins(key, request, answer, relevant, drift, most, now), key
         assert _answer_fields(answer) == fields, key
