@@ -2890,7 +2890,7 @@ def test_whether_a_moved_cluster_is_feasible_judged_once_per_filters_is_each_req
     # held on their greedy run): no seed of 0 to 7 shares a verdict there, so the sharing is
     # counted in greedy's stream, and optimal's verdicts are each checked against the request's own.
     # (Greedy's seed 22: answers held by their run alone are judged at the event, so fewer share a
-    # picture; the timed sorters judged by their margins (`_timed_window`) ask none, so seeds 0
+    # picture; the timed sorters judged by their margins (`_in_window`) ask none, so seeds 0
     # to 21, 9 among them, share fewer than two verdicts or find fewer than two false.)
     seed = 3 if mode == "optimal" else 22
     asked = _same_deltas(monkeypatch, mode, "_any_feasible", feasible, _any_feasible_alone, asked, seed=seed)

@@ -1,4 +1,4 @@
-"""`OcmLive._timed_window`: a strict top N with a centered sorter and a toleration with seconds is
+"""`OcmLive._in_window`: a strict top N with a centered sorter and a toleration with seconds is
 judged by its margins only where no toleration of it runs out between its picture and now."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 
 from adapters.live.hub import Applied, HubScheduler
+from adapters.ocm import reach
 from adapters.ocm.reach import OcmLive
 from solver import SolveOptions, solve
 from tests.fixtures import ocm
@@ -70,20 +71,21 @@ def test_a_timed_sorter_is_judged_by_its_margins_only_while_no_toleration_runs_o
     assert set(answer.picks) == {"c9", "c7"} == _picks(objects, _AT)
     assert answer.strict and answer.at == _AT
     assert not live._facts_of(request)[2]  # `alone`: its margins read without a window never
+    assert reach._sorted_alone(request)  # its margins read within the window (`_stands_on`)
     for seconds in (0, 1, 50, 99):
         now = _AT + timedelta(seconds=seconds)
-        assert live._timed_window(request, answer, {}, now), seconds
+        assert live._in_window(request, answer, {}, now), seconds
         assert _picks(objects, now) == {"c9", "c7"}, seconds
     for seconds in (100, 101, 400):
         now = _AT + timedelta(seconds=seconds)
-        assert not live._timed_window(request, answer, {}, now), seconds
+        assert not live._in_window(request, answer, {}, now), seconds
         assert _picks(objects, now) == {"c9", "c8"}, seconds
     # Pictured after the end: nothing runs out between it and now.
     answer.at = _END + timedelta(seconds=1)
-    assert live._timed_window(request, answer, {}, _END + timedelta(seconds=60))
+    assert live._in_window(request, answer, {}, _END + timedelta(seconds=60))
     # Its anchor pictured before the end: the bound it may start from read c0 feasible.
     answer.anchor = type(answer)(**{**{f: getattr(answer, f) for f in answer.__slots__}, "at": _AT})
-    assert not live._timed_window(request, answer, {}, _END + timedelta(seconds=60))
+    assert not live._in_window(request, answer, {}, _END + timedelta(seconds=60))
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])

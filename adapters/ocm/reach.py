@@ -69,7 +69,7 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   range the others span (`_within_range`: the range is then the same, and so is every other
   cluster's sorter score; with a toleration with seconds too, whose running out moves the
   feasible set with no event, only where none runs out on a cluster between its picture's
-  clock and now, `_timed_window`). Where totals are each cluster's own, a moved cluster is judged (its
+  clock and now, `_in_window`). Where totals are each cluster's own, a moved cluster is judged (its
   total, then its filters) only where a bound of its total could still raise the bound of the
   clusters left out (`_uppers`: Balance's and Steady's parts exactly, an external score's over
   every value it had, then read off the cluster for those left, a label match's, which OCM has
@@ -501,7 +501,7 @@ class _Answer:
     # None: the solver's, whose picture may differ from `_total`'s in what the request held).
     totalled: PlacementRequest | None = None
     # The clock its picture was judged at (the take's: its verdicts read a toleration with
-    # seconds at that moment; None: unknown), moved with `seen` (`OcmLive._timed_window`).
+    # seconds at that moment; None: unknown), moved with `seen` (`OcmLive._in_window`).
     at: datetime | None = None
 
 
@@ -1985,7 +1985,7 @@ class OcmLive:
         if not relevant and (drift is None or not drift.names) and most == answer.most:
             self._judged_as_is(key, answer)
             return True
-        # A timed sorter reached here within its window (`_ran_out` above): `_timed_window` holds.
+        # A timed sorter reached here within its window (`_ran_out` refused it: `_in_window`).
         if answer.strict and (alone or (request.tolerations and _sorted_alone(request))):
             return self._stands_margins(key, request, answer, relevant, drift, most, now) or self._run(
                 key, request, changed
@@ -2343,7 +2343,7 @@ class OcmLive:
         as `_held_of`): what `matters` reads of a cluster (`_reads`), its Balance weight, whether
         its margins are judged on totals whatever the clock (`_scored_alone`, or `_sorted_alone`
         with no toleration with seconds: one that runs out may move the range its sorters span,
-        so such a request's are judged only within `_timed_window`), whether each total is its
+        so such a request's are judged only within `_in_window`), whether each total is its
         own (`_scored_alone`), and the shapes of its tolerations, its required terms and its
         score inputs (`_shape`: what `_feasible` and `_matters` ask once per shape)."""
         found = self._facts.get(id(request))
@@ -5484,40 +5484,6 @@ class OcmLive:
                             ends.append(taint.added + timedelta(seconds=t.seconds))  # type: ignore[arg-type]
         return min(ends, default=None)
 
-    def _timed_window(
-        self,
-        request: PlacementRequest,
-        answer: _Answer,
-        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
-        now: datetime,
-    ) -> bool:
-        """Whether a strict top N with centered sorters and a toleration with seconds
-        (`_sorted_alone`, left out of `_facts_of`'s `alone`) is judged by its margins as the
-        others of its kind (`_stands_margins`, the sorters' path): where provably no toleration
-        of it ran out on a cluster between its picture and now, nor runs out at `now`.
-
-        What the margins read: the picks' totals and the best total left out, taken on the
-        picture its answer was judged on (`_Answer.at`, the take's clock then; its anchor's too,
-        an earlier picture the bound of the clusters left out may start from), each sorter's
-        score spanning the range of that picture's feasible clusters; `_stands_margins` judges
-        the event's changed clusters (their verdicts read at `now`) and the counts moved since.
-        That is exact while every other cluster's verdict is the same at `now` as on the
-        picture: the feasible set, so each sorter's range, then moves only by the changes it
-        judges. A verdict reads the clock only through a toleration with seconds, `t`
-        tolerating a taint it matches while `clock < taint.added + t.seconds`: a model's verdict
-        is a step function of the clock whose only steps are those ends. Where none lies in
-        `(lo, hi]` (the least and greatest of the pictures' clocks and `now`), every clock in
-        `[lo, hi]` gives each model the same verdict (an end at `now` no longer tolerates: it
-        counts). The models read: every cluster as it stands (`_ends_in`), and the event's
-        changed ones as they were (judged at `now` on both sides, so a step of the old one
-        between the picture and now would be missed). No other model was read since the
-        picture: a cluster of its scope whose object changed at an earlier event enqueued it
-        then (the premise every check rests on), and that check moved its picture or solved
-        it; a model replaced by its scores alone holds the same taints as the one after it. A
-        cluster it holds also runs out by its timer (`_first_end`: dirty then); none is read
-        here."""
-        return _sorted_alone(request) and self._in_window(request, answer, changed, now)
-
     def _ran_out(
         self,
         request: PlacementRequest,
@@ -5549,9 +5515,32 @@ class OcmLive:
         changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
         now: datetime,
     ) -> bool:
-        """`_timed_window`'s clock test for any request: no toleration of it with seconds runs
-        out on a cluster between the answer's picture (and its anchor's) and now, nor at `now`
-        (False where a picture's clock is unknown)."""
+        """Whether no toleration of the request with seconds runs out on a cluster between the
+        answer's picture (and its anchor's) and now, nor at `now` (False where a picture's clock
+        is unknown). Where it holds, a strict top N with centered sorters and such a toleration
+        (`_sorted_alone`, left out of `_facts_of`'s `alone`) is judged by its margins as the
+        others of its kind (`_stands_margins`); where it does not, `_ran_out` sends it to its run.
+
+        What the margins read: the picks' totals and the best total left out, taken on the
+        picture its answer was judged on (`_Answer.at`, the take's clock then; its anchor's too,
+        an earlier picture the bound of the clusters left out may start from), each sorter's
+        score spanning the range of that picture's feasible clusters; `_stands_margins` judges
+        the event's changed clusters (their verdicts read at `now`) and the counts moved since.
+        That is exact while every other cluster's verdict is the same at `now` as on the
+        picture: the feasible set, so each sorter's range, then moves only by the changes it
+        judges. A verdict reads the clock only through a toleration with seconds, `t`
+        tolerating a taint it matches while `clock < taint.added + t.seconds`: a model's verdict
+        is a step function of the clock whose only steps are those ends. Where none lies in
+        `(lo, hi]` (the least and greatest of the pictures' clocks and `now`), every clock in
+        `[lo, hi]` gives each model the same verdict (an end at `now` no longer tolerates: it
+        counts). The models read: every cluster as it stands (`_ends_in`), and the event's
+        changed ones as they were (judged at `now` on both sides, so a step of the old one
+        between the picture and now would be missed). No other model was read since the
+        picture: a cluster of its scope whose object changed at an earlier event enqueued it
+        then (the premise every check rests on), and that check moved its picture or solved
+        it; a model replaced by its scores alone holds the same taints as the one after it. A
+        cluster it holds also runs out by its timer (`_first_end`: dirty then); none is read
+        here."""
         at, anchor = answer.at, answer.anchor
         if at is None:
             return False
@@ -5823,7 +5812,7 @@ def _sorted_alone(request: PlacementRequest) -> bool:
     """Whether its sorters' scores stay while its feasible set does (`_stands_margins`): centered
     sorters only (an interpolated one spans the whole fleet), no spread. A toleration with
     seconds may move that set with no event on a cluster (it runs out): such a request's margins
-    are read only within `OcmLive._timed_window` (`_facts_of` leaves it out of `alone`)."""
+    are read only within `OcmLive._in_window` (`_facts_of` leaves it out of `alone`)."""
     return not request.spread and all(p.sorter.centered for p in request.preferences if p.sorter is not None)
 
 
