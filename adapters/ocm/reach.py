@@ -5500,8 +5500,7 @@ class OcmLive:
         reads that, so none is asked: its sync alone judges it (`_run`), or it is solved. A top N
         without a sorter reads no such range (a cluster left out that turns infeasible moves no
         other cluster's total, nor a spread's domains, which span every cluster), nor does a
-        PickAll (every feasible cluster, whatever the scores). Fixes a hold as is found by
-        i27-timed: nothing relevant, nothing drifted, a left-out cluster's toleration ran out."""
+        PickAll (every feasible cluster, whatever the scores)."""
         if request.mode is SelectionMode.ALL or not any(t.seconds is not None for t in request.tolerations):
             return False
         if not any(p.sorter is not None for p in request.preferences):
