@@ -3,7 +3,8 @@ a sorter's threats judged by total before their filters (`_judged_inside`, `_ins
 order by rise shared by every Balance weight of a picture (`_rise_order`, `_unit_orders`), and a
 walk found not to stand refused at once (`_walk_stands`, `_unstood`), or brought up to the log
 of models replaced (`_walk_moved`, `_log_since`), and a sorter's ends read with its walks at once
-(`_sorter_ends`). Each gives what the path it replaces gives, on generated hubs."""
+(`_sorter_ends`), and a sorter's few threats all refused by their filters answered without its
+ends (`_none_admitted`). Each gives what the path it replaces gives, on generated hubs."""
 
 from __future__ import annotations
 
@@ -308,3 +309,37 @@ def test_a_sorters_ends_read_at_once_are_the_ends_composed(mode, monkeypatch) ->
     monkeypatch.setattr(reach_module, "_WALK", 6)
     _run(mode, 60)
     assert asked["False"] > 0 and asked["[]"] > 0 and asked["list"] > 0, asked
+
+
+@pytest.mark.parametrize("mode", ["greedy", "optimal"])
+def test_a_sorters_few_threats_all_refused_answer_what_was_found(mode, monkeypatch) -> None:
+    """Over 60 generated events (seed 3), every `_judged_in_order` call gives, as the caller reads
+    it (False where that is False; else the better of it and what it must beat), what it gives
+    with `_none_admitted` answering False (the sorters' ends read, the threats judged as
+    before), with threats all refused answered early and some a threat passes among them.
+    Fails where a threat that passes its filters does not end the pre-pass (`return False`
+    read as `continue`: every few threats taken as refused)."""
+    judged, none_admitted, asked = OcmLive._judged_in_order, OcmLive._none_admitted, Counter()
+
+    def counted(self, request, drift, order, held, now):
+        out = none_admitted(self, request, drift, order, held, now)
+        asked["refused" if out else "passed"] += 1
+        return out
+
+    def checked(self, request, drift, order, bounds, found, beaten, *rest):
+        out = judged(self, request, drift, list(order), bounds, found, beaten, *rest)
+        with monkeypatch.context() as m:
+            m.setattr(OcmLive, "_none_admitted", lambda *args: False)
+            whole = judged(self, request, drift, list(order), bounds, found, beaten, *rest)
+        assert (out is False) == (whole is False), (out, whole)
+        if out is not False and beaten is not None:
+            read = [reach_module._better(beaten, x) if x is not None else beaten for x in (out, whole)]
+            assert read[0] == read[1], (out, whole, beaten)
+        elif out is not False:
+            assert out == whole, (out, whole)
+        return out
+
+    monkeypatch.setattr(OcmLive, "_none_admitted", counted)
+    monkeypatch.setattr(OcmLive, "_judged_in_order", checked)
+    _run(mode, 60, seed=3)
+    assert asked["refused"] > 5 and asked["passed"] > 0, asked
