@@ -1779,7 +1779,6 @@ class OcmLive:
         ranked = self._by_count_desc()
         top, tops = ranked[0] if ranked else (0, set())
         every, stands = SelectionMode.ALL, self._stands
-        shared: dict[tuple, tuple[list, tuple[tuple[str, bool], ...]]] = {}  # `_relevant_shared`'s
         solved = set()
         for key in enqueued:
             if key not in policies:
@@ -1807,7 +1806,7 @@ class OcmLive:
             if union is not None and union.isdisjoint(reads):
                 relevant = []
             else:
-                relevant = self._relevant_shared(key, request, changed, now, shared)
+                relevant = self._relevant(key, request, changed, now)
             most = answer.most
             if request.tolerations and self._ran_out(request, answer, changed, now):
                 self._run(key, request, changed)  # held only where its sync alone picks it (`_by_runs`)
@@ -2178,7 +2177,6 @@ class OcmLive:
         request: PlacementRequest,
         changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
         now: datetime,
-        holds: Container[str] | None = None,
     ) -> list[tuple[Cluster | None, Cluster | None]]:
         """The changes that matter to the request (`matters`, in `changed`'s order), asked only of
         a change that touched something `matters` reads for it (`_touched`, `_reads`): a change
@@ -2189,9 +2187,7 @@ class OcmLive:
         new picks alone, `_new_only`; a PickAll holds hundreds), and whether it reads scope-only
         moves only where a change moved the cluster's traits or made or took the cluster (else it
         is in the scope on both sides or on neither: `matters` does not read it). A change of the
-        taints alone is judged by the one rule it moves (`_taint_matters`). `holds`: what it
-        holds, asked `name in` alone (`_relevant_shared`'s record of what was asked), else made
-        here where first read."""
+        taints alone is judged by the one rule it moves (`_taint_matters`)."""
         if not changed:
             return []
         found = self._touched_of  # `_touched_in`'s, found once per event
@@ -2204,6 +2200,7 @@ class OcmLive:
         reads, shapes, scope = facts[0], facts[4], request.scope
         asks = None
         out: list[tuple[Cluster | None, Cluster | None]] = []
+        holds: Container[str] | None = None
         scoped: bool | None = None
         for name, (old, new) in changed.items():
             moved, _ = touched[name]
@@ -2219,7 +2216,7 @@ class OcmLive:
                 if not takes:
                     continue
                 if held:
-                    held = name in (self._held_of(request) if holds is None else holds)
+                    held = name in self._held_of(request)
                 # `_taint_matters`: its scope, eligibility and required terms the same on both
                 # sides, the verdict moves where they pass and the taints are tolerated on one
                 # side only (the required terms, the dearest rule, judged last). Past the scope
@@ -2253,7 +2250,7 @@ class OcmLive:
                 if (
                     scoped
                     or self._feasible_seen(request, new if seen1 else old, now, asks, shapes)  # type: ignore[arg-type]
-                    or name in (self._held_of(request) if holds is None else holds)
+                    or name in self._held_of(request)
                 ):
                     out.append((old, new))
                 continue
@@ -2266,35 +2263,6 @@ class OcmLive:
                 passes and self._inputs_moved(request, old, new, asks, shapes)  # type: ignore[arg-type]
             ):
                 out.append((old, new))
-        return out
-
-    def _relevant_shared(
-        self,
-        key: str,
-        request: PlacementRequest,
-        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
-        now: datetime,
-        shared: dict[tuple, tuple[list, tuple[tuple[str, bool], ...]]],
-    ) -> list[tuple[Cluster | None, Cluster | None]]:
-        """`_relevant(key, request, changed, now)`, found once per event for every request that
-        asks it the same questions (`shared`: `_checked`'s, for one `changed` and `now`): its
-        filters (`_filters_number`), its score inputs (`_facts_of`'s third shape; `_reads` is
-        made of both), whether its toleration is refused, and `name in` what it holds, recorded
-        (`_Asked`) and checked again for another request of the same key."""
-        facts = self._facts.get(id(request))
-        facts = facts[1] if facts is not None and facts[0] is request else self._facts_of(request)
-        tag = (self._filters_number(request), facts[4][2], self.policies[key].toleration_error is not None)
-        found = shared.get(tag)
-        if found is None:
-            record = _Asked(self, request)
-            out = self._relevant(key, request, changed, now, record)
-            shared[tag] = (out, tuple(record.asked))
-            return out
-        out, asked = found
-        if asked:
-            held = self._held_of(request)
-            if any((name in held) is not answer for name, answer in asked):
-                return self._relevant(key, request, changed, now)
         return out
 
     def _flips(
@@ -6199,21 +6167,6 @@ class _Holds:
         if self.found is None:
             self.found = self.live._held_of(self.request)
         return name in self.found
-
-
-class _Asked:
-    """What a request holds, asked `name in` (`OcmLive._relevant_shared`): each name asked and
-    its answer recorded in order, what it holds made only when first asked (`_Holds`)."""
-
-    __slots__ = ("asked", "holds")
-
-    def __init__(self, live: OcmLive, request: PlacementRequest) -> None:
-        self.holds, self.asked = _Holds(live, request), []
-
-    def __contains__(self, name: object) -> bool:
-        answer = name in self.holds
-        self.asked.append((name, answer))
-        return answer
 
 
 _TAINTS_ONLY = frozenset({("x", "")})  # `_touched`: the cluster's taints moved, nothing else
