@@ -896,8 +896,6 @@ _NONE = np.iinfo(np.int64).min // 4  # a rise that is no rise (a pick's: not lef
 _LOUD = object()  # `_quiet_bound`: a moved cluster may threaten; judged whole
 _FEW = 16  # `_few_threats`: past this many unpatched threats an answer's rises are judged whole
 _RISING_BY_NAME = 64  # `_rising_in_scope`: up to this many rising clusters, their traits read by name
-_FEASIBLE_FIRST = 64  # `_any_feasible`: the drift's first clusters read by name before its scope's masks
-_RISING_BOUND = 2  # `_rising_lose`: past this many rising clusters, the bound on a total is tried first
 
 
 class OcmLive:
@@ -1827,12 +1825,6 @@ class OcmLive:
                         continue
                     if alone and answer.strict and self._quiet(key, request, answer):
                         continue
-                    if (
-                        answer.ordered
-                        and request.spread
-                        and self._spread_quiet(key, request, answer, weight, now)
-                    ):
-                        continue
                 elif (
                     relevant
                     and scored
@@ -2045,36 +2037,6 @@ class OcmLive:
         self._keep(answer, values)  # `_judged_now`, its note of the values read once
         self._moved_on(key, answer)
         answer.best_out, answer.anchor = raised, anchor
-        return True
-
-    def _spread_quiet(
-        self, key: str, request: PlacementRequest, answer: _Answer, weight: int, now: datetime
-    ) -> bool:
-        """`_stands`' hold of a spread's greedy answer (`_Answer.ordered`) judged without its
-        path: the caller found no relevant change, no batch-mates' moves in its picture, the
-        busiest count the same and a log entry after the picture. `_stands_on` then reads the
-        drift: naming no cluster, the answer is judged as is; else (a spread: no margins;
-        `_lost_only` holds with no change) `_stands_ordered` asks `_ordered_moves`, which, no
-        cluster of its picks, own decisions or moves in the drift (`_none_in_drift`), asks only
-        `_rising_lose` of the shared rising positions in its scope, and where that holds moves
-        the answer on (`_judged_now`; its busiest count the same). This does the same, in the
-        same order, and answers False (nothing moved) wherever that path would not end so (a
-        pick or own cluster in the drift, a rising cluster it may pick above a pick): the caller
-        then judges it whole."""
-        own = self.own.get(key, _NO_COUNTS)
-        if not self._none_in_drift(answer, own):
-            return False
-        drift = self._drift(answer)
-        if not drift.names:
-            self._judged_as_is(key, answer)
-            return True
-        most = answer.most
-        rising = self._rising_in_scope(request, drift, self._shared_rises(drift, most, most, weight, False))
-        if rising and not self._rising_lose(
-            request, answer, own, most, self._held_of(request), drift.names, rising, now, None
-        ):
-            return False
-        self._judged_now(key, answer)
         return True
 
     def _ceiling_of_kept(
@@ -3310,19 +3272,13 @@ class OcmLive:
             if weakest is None or not _beats(weakest, (weight * _balance(1, most), "")):
                 return False
         shared = self._shared_rises(drift, most, answer.most, weight, answer.mates is not None)
-        if most == answer.most and self._none_in_drift(answer, own):
-            # No pick's count moved, no own cluster is in the drift: no patch, no pick to judge.
-            rising = self._rising_in_scope(request, drift, shared)
-            return not rising or self._rising_lose(
-                request, answer, own, most, held, drift.names, rising, now, weakest
-            )
         patch = self._rise_patch(drift, answer, own, most, weight)
         picks = answer.selected
         for c in picks:
             moved = most != answer.most or c in drift.index  # its count, or every score, moved
             if moved and self._balance_moved(c, answer, own, most, weight) != (0, 0):
                 return False
-        names = drift.names
+        names, get = drift.names, self.pool.get
         rising = [at for at in self._rising_in_scope(request, drift, shared) if at not in patch]
         if patch:
             scope = _scope_of(request)
@@ -3331,45 +3287,8 @@ class OcmLive:
                 for at, rise in patch.items()
                 if rise > 0 and (scope is None or self._in_scope_named(scope, names[at]))
             ]
-        return not rising or self._rising_lose(request, answer, own, most, held, names, rising, now, weakest)
-
-    def _none_in_drift(self, answer: _Answer, own: Mapping[str, int]) -> bool:
-        """Whether no cluster `_rise_patch` or `_ordered_moves`' pick loop reads (its picks, its
-        own decisions now and then, its moves) is in the drift of an answer with no batch-mates'
-        moves: a drift read off the log names only clusters with an entry after the picture, so
-        none whose last entry (`_last_logged`) is at or before it. Then its patch is empty and,
-        the busiest count the same, no pick's score moved."""
-        if answer.mates is not None:
-            return False
-        seen, get = answer.seen, self._last_logged.get
-        clusters = chain(answer.selected, own, answer.own, answer.up, answer.down)
-        return max(map(get, clusters, repeat(-1)), default=-1) <= seen
-
-    def _rising_lose(
-        self,
-        request: PlacementRequest,
-        answer: _Answer,
-        own: Mapping[str, int],
-        most: int,
-        held: AbstractSet[str],
-        names: list[str],
-        rising: list[int],
-        now: datetime,
-        weakest: tuple[int, str] | None,
-    ) -> bool:
-        """`_ordered_moves`' last test: every rising cluster of the drift (`rising`, positions
-        of `names`) it did not pick either fails its filters or ranks below every pick (its total
-        now below the weakest pick's, then the name; none held, no sorter)."""
-        picks, get = answer.selected, self.pool.get
-        if len(rising) > _RISING_BOUND and held <= picks:
-            # None held is left out: where the weakest pick's total beats the most a cluster it
-            # does not hold can total (no sorter), every rising cluster it may pick loses.
-            bound = self._bound_out(request)
-            if bound is not None:
-                if weakest is None:
-                    weakest = self._weakest_pick(request, answer, own, most, held)
-                if weakest is not None and weakest[0] > bound:
-                    return True
+        if not rising:
+            return True
         shapes, asks = self._facts_of(request)[4], self._asked(now)
         fixed = request.mode is SelectionMode.FIXED  # its `admits` reads no scope: asked itself
         sorted_by = None
@@ -3448,9 +3367,17 @@ class OcmLive:
         held = self._held_of(request)
         if not held <= answer.selected:
             return False
-        bound = self._bound_out(request)
-        if bound is None:
-            return False
+        bound = 0
+        for p in request.preferences:
+            if p.sorter is not None:
+                return False
+            if p.balance:
+                bound += abs(p.weight) * 100  # Balance scores lie in [-100, 100]
+            elif p.external is not None:
+                low, high = self._score_hull.get(p.external, (0, 0))
+                bound += max(p.weight * low, p.weight * high)
+            elif not p.held:
+                bound += max(0, p.weight)
         own = self.own.get(key, _NO_COUNTS)
         ranked = []
         for c, then in picks.items():
@@ -3462,25 +3389,6 @@ class OcmLive:
                 return False
             ranked.append((c, then, total))
         return sorted(ranked, key=_by_then) == sorted(ranked, key=_by_now)
-
-    def _bound_out(self, request: PlacementRequest) -> int | None:
-        """The most `_total` can give a cluster the request does not hold: Balance's weight at
-        100 (its scores lie in [-100, 100]), an external score's weight at its hull's end
-        (`_score_hull`: every value any model of the pool had, and 0), a label match's weight
-        where above 0, no Steady bonus. None where a sorter reads it (its range spans the
-        feasible set: the run compares its score, which `_total` leaves out)."""
-        bound = 0
-        for p in request.preferences:
-            if p.sorter is not None:
-                return None
-            if p.balance:
-                bound += abs(p.weight) * 100
-            elif p.external is not None:
-                low, high = self._score_hull.get(p.external, (0, 0))
-                bound += max(p.weight * low, p.weight * high)
-            elif not p.held:
-                bound += max(0, p.weight)
-        return bound
 
     def _out_after(
         self,
@@ -4616,28 +4524,16 @@ class OcmLive:
         event, drift and filters and shared by every request with them (`_feasible_of`). Holding a
         cluster only lets its new-only taints go, so a held cluster passes wherever it passes
         holding nothing: where none passes so, only the request's held clusters among the moved
-        may, and those are judged again, held. The verdict is whether any passes, whatever the
-        order: the drift's first `_FEASIBLE_FIRST` clusters are asked by name first (`admits`
-        refuses one out of scope at its first rule; most verdicts that find one find it there),
-        the rest in its scope only past them (`_in_scope_at`'s masks, made over the whole drift)."""
+        may, and those are judged again, held."""
         key = (id(drift), self._filters_number(request))
         found = self._feasible_of.get(key)
         if found is None or found[0] is not drift:
-            names, get = drift.names, self.pool.get
             verdict = False
-            for name in islice(names, _FEASIBLE_FIRST):  # by name: `admits` refuses out of scope first
-                cluster = get(name)
+            for at in self._in_scope_at(request, drift, None):
+                cluster = self.pool.get(drift.names[at])
                 if cluster is not None and admits(request, cluster, now):
                     verdict = True
                     break
-            else:
-                if len(names) > _FEASIBLE_FIRST:
-                    positions = self._in_scope_at(request, drift, None)  # ascending
-                    for at in islice(positions, bisect_left(positions, _FEASIBLE_FIRST), None):
-                        cluster = get(names[at])
-                        if cluster is not None and admits(request, cluster, now):
-                            verdict = True
-                            break
             found = self._feasible_of[key] = (drift, verdict)
         if found[1]:
             return True
