@@ -3986,6 +3986,52 @@ def test_the_margins_judged_with_their_shortcuts_are_those_judged_whole(mode, mo
     assert checked["kept"] > 10 and checked["totalled"] > 10 and checked["early"] > 5, checked
 
 
+def test_a_picks_total_where_only_the_busiest_count_moved_moves_by_its_balance_part(monkeypatch) -> None:
+    """`_stands_margins` and `_ceiling_holds` move a pick's total by `_most_shift` where only the
+    busiest count moved for it (its count, its own decisions there and what the request reads
+    of it as on the picture): over 40 generated events (optimal), every such pick of an answer
+    they hold has the total it is judged afresh to have: `_total` for a request whose totals are
+    each its own, the kept total plus `_balance_moved`'s least move for one with sorters. Both
+    kinds are counted. Fails where `_most_shift` reads the busiest counts the other way round
+    (the score at the picture's less the score now), or where a sorter's pick's count is read
+    without the request's own decisions there."""
+    margins, holds, asked = OcmLive._stands_margins, OcmLive._ceiling_holds, Counter()
+
+    def judged(self, key, request, answer, relevant, most, run):
+        before = reach_module._Answer(*reach_module._answer_values(answer))
+        out = run()
+        if not out or most == before.most or before.mates is not None:
+            return out
+        own, weight = self.own.get(key, reach_module._NO_COUNTS), self._facts_of(request)[1]
+        touched = {(new or old).name for old, new in relevant}
+        moved = self._moved_since(before.seen)
+        clusters, held = self.pool.by_name(), self._held_of(request)
+        for c, total in answer.picks.items():
+            if c in moved or c in touched:
+                continue
+            if reach_module._scored_alone(request):
+                if before.totalled is request:
+                    assert total == reach_module._total(request, clusters[c], own, most, held), key
+                    asked["scored"] += 1
+            elif not relevant and before.own is own:
+                assert total == before.picks[c] + self._balance_moved(c, before, own, most, weight)[0], key
+                asked["sorter"] += 1
+        return out
+
+    def margins_judged(self, key, request, answer, relevant, drift, most, now):
+        run = partial(margins, self, key, request, answer, relevant, drift, most, now)
+        return judged(self, key, request, answer, relevant, most, run)
+
+    def holds_judged(self, key, request, answer, relevant, most, now):
+        run = partial(holds, self, key, request, answer, relevant, most, now)
+        return judged(self, key, request, answer, relevant, most, run)
+
+    monkeypatch.setattr(OcmLive, "_stands_margins", margins_judged)
+    monkeypatch.setattr(OcmLive, "_ceiling_holds", holds_judged)
+    _deltas("optimal", 0, 40)
+    assert asked["scored"] > 20 and asked["sorter"] > 2, asked
+
+
 def test_an_answers_picks_totalled_by_the_solver_are_totalled_again_at_its_next_check() -> None:
     """A pick's total is kept only where `_total` judged it for the request as it stands: an
     answer whose totals the solver gave (a sync not holding a pick totals it without Steady's

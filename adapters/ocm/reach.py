@@ -2090,7 +2090,8 @@ class OcmLive:
           feasible is judged by its own total (`exact`: read only by `_left_out`, which the
           ceiling skips, and by the anchor's rule, which lets the anchor go);
         - keeps each pick's total where the busiest count and the request are the picture's, the
-          pick is not in the drift and no relevant change is on it, else judges it by `_total`
+          pick is not in the drift and no relevant change is on it, moves it by its Balance part
+          alone where only the busiest count differs (`_most_shift`), else judges it by `_total`
           (a pick not in the pool: False). With no batch-mates' moves the drift names exactly
           the clusters whose last log entry is after the picture (`_last_logged`, as `_quiet`
           reads it), so the drift itself is not read;
@@ -2134,11 +2135,17 @@ class OcmLive:
                 return False
             own = self.own.get(key, _NO_COUNTS)
             picks = {}
+            totalled = answer.totalled is request
+            weight = self._facts_of(request)[1]
+            shift = _most_shift(weight, answer.most, most) if totalled and not same else None
+            top = len(shift) - 1 if shift is not None else 0
             for c, total in kept.items():
-                if same and last.get(c, -1) <= seen and c not in touched:
-                    picks[c] = total
-                else:
+                if not totalled or last.get(c, -1) > seen or c in touched:
                     picks[c] = _total(request, clusters[c], own, most, held)
+                elif shift is None:
+                    picks[c] = total
+                else:  # only the busiest count moved for it (`_stands_margins`' rule)
+                    picks[c] = total + shift[min(max(0, clusters[c].load - own.get(c, 0)), top)]
             raised = self._held_by_ceiling(request, best, held, picks, self._weakest_kept(picks))
         if raised is None:
             return False
@@ -2674,8 +2681,12 @@ class OcmLive:
             # for this request (what it holds the same), its count did not move since the picture
             # (not in the drift, its batch-mates' moves in it too), the busiest count is the same
             # and no relevant change touched it, its total is the one it had there.
+            # Where only the busiest count moved for it, such a total moves by its Balance part
+            # alone (`_total` is linear in it: the weight times the score of the same count at
+            # each busiest count, `_most_shift`).
             clusters = self.pool.by_name()
-            same = most == answer.most and answer.totalled is request
+            totalled = answer.totalled is request
+            same = most == answer.most and totalled
             moved = drift.index if drift is not None else _NO_COUNTS
             touched = {(new or old).name for old, new in relevant} if relevant else ()  # type: ignore[union-attr]
             names = kept.keys()
@@ -2688,28 +2699,39 @@ class OcmLive:
                 picks = kept
             else:
                 picks = {}
+                shift = _most_shift(weight, answer.most, most) if totalled and not same else None
+                top = len(shift) - 1 if shift is not None else 0
                 for c, total in kept.items():
                     cluster = clusters.get(c)
                     if cluster is None:
                         return False
-                    if same and c not in moved and c not in touched:
+                    if not totalled or c in moved or c in touched:
+                        picks[c] = _total(request, cluster, own, most, held)
+                    elif shift is None:
                         picks[c] = total
                     else:
-                        picks[c] = _total(request, cluster, own, most, held)
+                        picks[c] = total + shift[min(max(0, cluster.load - own.get(c, 0)), top)]
         else:
             # A pick's Balance moved only where its count did since the picture (`_balance_moved`
             # reads the same count, own decisions and busiest count on both sides where its
             # batch-mates moved nothing, its own decisions are the same dict: never changed in
-            # place, and the busiest count is the same).
-            quiet = not weight or (answer.mates is None and answer.own is own and most == answer.most)
-            moved = self._moved_since(answer.seen) if quiet and weight and kept else _NO_COUNTS
+            # place, and the busiest count is the same). Where only the busiest count differs, it
+            # moved by the same count's score at each (`_most_shift`).
+            steady = not weight or (answer.mates is None and answer.own is own)
+            quiet = steady and (not weight or most == answer.most)
+            moved = self._moved_since(answer.seen) if steady and weight and kept else _NO_COUNTS
             if quiet and not static and self._none_moved(kept, moved):
                 picks = kept
             else:
                 picks = {}
+                shift = _most_shift(weight, answer.most, most) if steady and not quiet else None
+                top, counts = (len(shift) - 1, self.counts) if shift is not None else (0, _NO_COUNTS)
                 for c, total in kept.items():
                     if quiet and c not in moved:
                         picks[c] = total + static.get(c, 0)
+                    elif shift is not None and c not in moved:
+                        count = max(0, counts.get(c, 0) - own.get(c, 0))
+                        picks[c] = total + shift[min(count, top)] + static.get(c, 0)
                     else:
                         low, _ = self._balance_moved(c, answer, own, most, weight)
                         picks[c] = total + low + static.get(c, 0)
@@ -6077,6 +6099,16 @@ def _centered(low: float, high: float, v: float, ascending: bool) -> int:
 def _static(request: PlacementRequest, c: Cluster, held: AbstractSet[str]) -> int:
     """The request's total on a cluster but its sorters' and Balance's scores."""
     return _total(request, c, {}, 0, held, balance=False)
+
+
+@lru_cache(maxsize=1 << 12)
+def _most_shift(weight: int, then: int, now: int) -> tuple[int, ...]:
+    """How far a weighted Balance score moves when the busiest count goes from `then` to `now`,
+    the cluster's count (its others' decisions) unchanged: by count 0 .. the greater of the two
+    (`_balance` reads a count past its busiest count as that count, so every count past the
+    greater moves as the greater does)."""
+    top = max(then, now, 0)
+    return tuple(weight * (_balance(k, now) - _balance(k, then)) for k in range(top + 1))
 
 
 @lru_cache(maxsize=1 << 12)
