@@ -1129,12 +1129,7 @@ def _slid_series(series: pl.Series, new: int, at: int, value: pl.Series | None =
         parts = [series.slice(0, at), series.slice(0, 1) if value is None else value, series.slice(at)]
     else:
         parts = [series.slice(0, at), series.slice(at + 1)]
-    # Joined in one chunk only past _CHUNKS_UP_TO: few columns are read before the next join or
-    # leave (every mask and code kept), and a chunk's copy of 10,000 strings was most of a slide.
-    return pl.concat(parts, rechunk=series.n_chunks() + len(parts) > _CHUNKS_UP_TO)
-
-
-_CHUNKS_UP_TO = 8  # a slid column's chunks (its parts are slices: no value copied until joined)
+    return pl.concat(parts, rechunk=True)
 
 
 def _vouched_slide(kept: tuple | None, base: tuple | None, old: int, new: int) -> int | None:

@@ -97,29 +97,3 @@ def test_a_join_with_another_row_made_again_still_scatters() -> None:
     table = _table(after)
     assert _Rows._last is not kept_rows and _Rows._last.patched  # patched, not made afresh
     _same(table, expected)
-
-
-def test_slid_columns_are_joined_in_one_chunk_only_past_the_bound() -> None:
-    """Joins and leaves one after another slide the columns without copying them: a slid column
-    keeps its slices as chunks until more than _CHUNKS_UP_TO would be held, and each table is
-    still the one fresh clusters make. Fails where `_slid_series` joins every slide in one chunk
-    (no column holds two), or never does (past the bound) (both checked)."""
-    from solver.table import _CHUNKS_UP_TO
-
-    clusters = sorted(_fleet(), key=lambda c: c.name)
-    _Rows._last = None
-    _table(list(clusters))
-    chunks = []
-    for step in range(12):
-        if step % 2:
-            clusters = clusters[: 7 * step] + clusters[7 * step + 1 :]  # a leave
-        else:
-            clusters = sorted([*clusters, cluster(f"c{step:04d}j", {"zone": "z1"})], key=lambda c: c.name)
-        after = _loaded(clusters)
-        table = _table(after)
-        chunks.append(max(series.n_chunks() for series in _Rows._last._series.values()))
-        expected_rows, _Rows._last = _Rows._last, None
-        _same(table, _table([replace(c) for c in after]))
-        _Rows._last = expected_rows
-    assert chunks[0] > 1
-    assert max(chunks) <= _CHUNKS_UP_TO
