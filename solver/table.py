@@ -951,7 +951,14 @@ class _Rows:
         # most of a patch).
         moving = _moving(list(self._series), remade, unknown, was, clusters) if remade else []
         made = _made(tuple(clusters[i] for i in remade), moving) if moving else {}
+        # A join whose one made row is the new one (the others' loads alone moved): its value goes
+        # between the slices, where the slide would put row 0's for the scatter to replace.
+        joined = moved is not None and len(names) > len(self.names) and remade == [moved]
         for name, series in self._series.items():
+            value = made.get(name) if joined else None
+            if value is not None and value.dtype == series.dtype:
+                out._series[name] = _slid_series(series, len(names), moved, value)
+                continue
             if same_names:
                 column = series
             elif moved is not None:
@@ -1114,11 +1121,12 @@ def _slide(items: Sequence[Any], new: int, at: int) -> list:
     return [*items[:at], *items[at + 1 :]]
 
 
-def _slid_series(series: pl.Series, new: int, at: int) -> pl.Series:
+def _slid_series(series: pl.Series, new: int, at: int, value: pl.Series | None = None) -> pl.Series:
     """A column gathered by _slid's `kept`, as slices either side of `at` joined in one chunk (a
-    gather by index cost three times as much a column)."""
+    gather by index cost three times as much a column); an added row's `value` (a one-row Series
+    of the column's dtype) put in place of row 0's where given."""
     if new > len(series):
-        parts = [series.slice(0, at), series.slice(0, 1), series.slice(at)]
+        parts = [series.slice(0, at), series.slice(0, 1) if value is None else value, series.slice(at)]
     else:
         parts = [series.slice(0, at), series.slice(at + 1)]
     return pl.concat(parts, rechunk=True)
