@@ -2138,14 +2138,13 @@ class OcmLive:
             totalled = answer.totalled is request
             weight = self._facts_of(request)[1]
             shift = _most_shift(weight, answer.most, most) if totalled and not same else None
-            top = len(shift) - 1 if shift is not None else 0
             for c, total in kept.items():
                 if not totalled or last.get(c, -1) > seen or c in touched:
                     picks[c] = _total(request, clusters[c], own, most, held)
                 elif shift is None:
                     picks[c] = total
                 else:  # only the busiest count moved for it (`_stands_margins`' rule)
-                    picks[c] = total + shift[min(max(0, clusters[c].load - own.get(c, 0)), top)]
+                    picks[c] = _shifted(total, shift, clusters[c].load - own.get(c, 0))
             raised = self._held_by_ceiling(request, best, held, picks, self._weakest_kept(picks))
         if raised is None:
             return False
@@ -2700,7 +2699,6 @@ class OcmLive:
             else:
                 picks = {}
                 shift = _most_shift(weight, answer.most, most) if totalled and not same else None
-                top = len(shift) - 1 if shift is not None else 0
                 for c, total in kept.items():
                     cluster = clusters.get(c)
                     if cluster is None:
@@ -2710,7 +2708,7 @@ class OcmLive:
                     elif shift is None:
                         picks[c] = total
                     else:
-                        picks[c] = total + shift[min(max(0, cluster.load - own.get(c, 0)), top)]
+                        picks[c] = _shifted(total, shift, cluster.load - own.get(c, 0))
         else:
             # A pick's Balance moved only where its count did since the picture (`_balance_moved`
             # reads the same count, own decisions and busiest count on both sides where its
@@ -2725,13 +2723,12 @@ class OcmLive:
             else:
                 picks = {}
                 shift = _most_shift(weight, answer.most, most) if steady and not quiet else None
-                top, counts = (len(shift) - 1, self.counts) if shift is not None else (0, _NO_COUNTS)
+                counts = self.counts if shift is not None else _NO_COUNTS
                 for c, total in kept.items():
                     if quiet and c not in moved:
                         picks[c] = total + static.get(c, 0)
                     elif shift is not None and c not in moved:
-                        count = max(0, counts.get(c, 0) - own.get(c, 0))
-                        picks[c] = total + shift[min(count, top)] + static.get(c, 0)
+                        picks[c] = _shifted(total, shift, counts.get(c, 0) - own.get(c, 0)) + static.get(c, 0)
                     else:
                         low, _ = self._balance_moved(c, answer, own, most, weight)
                         picks[c] = total + low + static.get(c, 0)
@@ -6109,6 +6106,12 @@ def _most_shift(weight: int, then: int, now: int) -> tuple[int, ...]:
     greater moves as the greater does)."""
     top = max(then, now, 0)
     return tuple(weight * (_balance(k, now) - _balance(k, then)) for k in range(top + 1))
+
+
+def _shifted(total: int, shift: tuple[int, ...], others: int) -> int:
+    """A total moved by `_most_shift` for a cluster with `others` decisions (none below 0; past
+    the table's end, as its last count moves)."""
+    return total + shift[min(max(0, others), len(shift) - 1)]
 
 
 @lru_cache(maxsize=1 << 12)
