@@ -6,47 +6,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
 import polars as pl
 import pytest
 
-from adapters.live.kept import with_load
 from model import Taint, parse_quantity
 from solver.table import ClusterTable, _Rows
-from tests.fixtures.builders import batch, cluster, pick_n, pref, term
-
-SIZE = 300  # above the size from which rows are kept
-
-
-def _fleet() -> list:
-    return [
-        cluster(
-            f"c{i:04d}",
-            {"zone": f"z{i % 7}", **({"gpu": "yes"} if i % 5 == 0 else {})},
-            {"cpu": str(i % 13), "memory": f"{i}Gi"} if i % 3 else {},
-            [Taint("t")] if i % 11 == 0 else (),
-            eligible=i % 17 != 0,
-        )
-        for i in range(SIZE)
-    ]
-
-
-def _table(clusters: list) -> ClusterTable:
-    prefer = (pref(3, {"gpu": "yes"}, sort="cpu"), pref(2, sort="memory"))
-    request = pick_n(2, required=(term({"zone": "z1"}),), preferences=prefer)
-    return ClusterTable(batch(clusters, request))
+from tests.fixtures.builders import cluster
+from tests.fixtures.tables import assert_same_table, loads_moved, rows_fleet, rows_table
 
 
 def _fresh(clusters: list) -> ClusterTable:
     _Rows._last = None
-    return _table([replace(c) for c in clusters])
-
-
-def _same(a: ClusterTable, b: ClusterTable) -> None:
-    assert a.names == b.names and a.index == b.index and a.tainted == b.tainted
-    for field in ("eligible", "leaving", "load"):
-        assert np.array_equal(getattr(a, field), getattr(b, field))
-    assert a.frame.equals(b.frame) and a.frame.columns == b.frame.columns
+    return rows_table([replace(c) for c in clusters])
 
 
 def _quantities(**values: str) -> dict:
@@ -62,11 +33,6 @@ def _changed(clusters: list) -> list:
     return out
 
 
-def _loaded(clusters: list) -> list:
-    """Half the clusters with another load alone (a long-lived scheduler's counts moved)."""
-    return [with_load(c, c.load + 1 + i % 3) if i % 2 else c for i, c in enumerate(clusters)]
-
-
 @pytest.mark.parametrize(
     "event",
     [
@@ -80,7 +46,7 @@ def _loaded(clusters: list) -> list:
         lambda cs: cs[:-1],
         lambda cs: _changed(cs[:55] + cs[56:]),
         lambda cs: cs[2:],
-        lambda cs: _loaded(_changed(cs)),
+        lambda cs: loads_moved(_changed(cs)),
         lambda cs: [
             *cs[1:40],
             cluster("c0039x", {"zone": "z2"}, {"cpu": "3"}),
@@ -92,30 +58,30 @@ def _loaded(clusters: list) -> list:
     ],
 )
 def test_a_batch_after_another_makes_the_table_fresh_clusters_make(event) -> None:
-    clusters = _fleet()
+    clusters = rows_fleet()
     kept = tuple(sorted(clusters, key=lambda c: c.name))
     _Rows._last = None
-    _table(list(kept))
+    rows_table(list(kept))
     after = sorted(event(list(kept)), key=lambda c: c.name)
     expected = _fresh(after)
     _Rows._last = None
-    _table(list(kept))
-    _same(_table(after), expected)
-    assert not _table(after).eligible.flags.writeable  # shared rows are read-only
+    rows_table(list(kept))
+    assert_same_table(rows_table(after), expected)
+    assert not rows_table(after).eligible.flags.writeable  # shared rows are read-only
 
 
 def test_rows_are_kept_through_any_number_of_loads_moved() -> None:
     """Every other cluster's load moved (150, more than the few objects patched): the columns,
     which read no load, are the very ones kept."""
-    kept = tuple(sorted(_fleet(), key=lambda c: c.name))
+    kept = tuple(sorted(rows_fleet(), key=lambda c: c.name))
     _Rows._last = None
-    _table(list(kept))
+    rows_table(list(kept))
     before = _Rows._last
     assert before is not None
-    after = _loaded(list(kept))
-    _same(_table(after), _fresh(after))
+    after = loads_moved(list(kept))
+    assert_same_table(rows_table(after), _fresh(after))
     _Rows._last = before
-    _table(after)
+    rows_table(after)
     assert _Rows._last is not before
     assert all(_Rows._last._series[name] is series for name, series in before._series.items())
 
@@ -125,9 +91,9 @@ def test_a_batch_after_a_cluster_gone_and_another_added_takes_the_kept_rows(monk
     case) patch the kept rows; the rows were made afresh, every column of 10,000 clusters again."""
     import solver.table as table
 
-    kept = tuple(sorted(_fleet(), key=lambda c: c.name))
+    kept = tuple(sorted(rows_fleet(), key=lambda c: c.name))
     _Rows._last = None
-    _table(list(kept))
+    rows_table(list(kept))
     after = [*kept[1:40], cluster("c0039x", {"zone": "z2"}), *kept[40:]]
 
     sizes = []
@@ -142,7 +108,7 @@ def test_a_batch_after_a_cluster_gone_and_another_added_takes_the_kept_rows(monk
 
     monkeypatch.setattr(table, "_made", counted)
     monkeypatch.setattr(table._Rows, "__init__", made_again)
-    assert _table(after).names == [c.name for c in after]
+    assert rows_table(after).names == [c.name for c in after]
     assert sizes and max(sizes) == 1  # the added cluster's row alone
 
 
@@ -168,11 +134,11 @@ def test_one_cluster_joined_or_gone_slides_the_rows_either_side(event, monkeypat
     row looked up by name and no column gathered by index (over 10,000 rows, with the cluster
     and basis lists gathered, two thirds of a join's patch), and the table is the one fresh
     clusters make."""
-    kept = tuple(sorted(_fleet(), key=lambda c: c.name))
-    after = _loaded(sorted(event(list(kept)), key=lambda c: c.name))
+    kept = tuple(sorted(rows_fleet(), key=lambda c: c.name))
+    after = loads_moved(sorted(event(list(kept)), key=lambda c: c.name))
     expected = _fresh(after)
     _Rows._last = None
-    _table(list(kept))
+    rows_table(list(kept))
     assert _Rows._last is not None
     _Rows._last.index = _Unread(_Rows._last.index)
 
@@ -185,8 +151,8 @@ def test_one_cluster_joined_or_gone_slides_the_rows_either_side(event, monkeypat
     monkeypatch.setattr(_Rows, "__init__", made_again)
     with monkeypatch.context() as patch:
         patch.setattr(pl.Series, "gather", gathered)
-        table = _table(after)
-    _same(table, expected)
+        table = rows_table(after)
+    assert_same_table(table, expected)
 
 
 _NAMES = ["l\x00zone", "l\x00gpu", "c\x00region", "t\x00edge", "s\x00addon", "p\x00cpu", "f\x00cpu"]
@@ -230,7 +196,7 @@ def test_a_cluster_made_again_moves_only_the_columns_it_changed(change, moving, 
     code is what fresh rows of the same clusters give."""
     import solver.table as table
 
-    kept = tuple(_kinds(i, c) for i, c in enumerate(sorted(_fleet(), key=lambda c: c.name)))
+    kept = tuple(_kinds(i, c) for i, c in enumerate(sorted(rows_fleet(), key=lambda c: c.name)))
     assert kept[4].properties["cpu"] == parse_quantity("4")
     _Rows._last = None
     rows = _Rows.of(kept)
