@@ -43,6 +43,8 @@ from solver import SolveOptions
 
 __all__ = ["main"]
 
+TARGET_MS = 20.0  # issue 21's median per event, every system
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -55,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--phases", action="store_true", help="CPU of the models' take and of the collector")
     parser.add_argument("--time-limit", type=float, default=WALL_LIMIT, help="each batch's wall seconds")
     parser.add_argument("--bounds", action="store_true", help="the solves asked for their proven bounds")
+    parser.add_argument("--each", default="", help="write every event's figures here (JSON lines)")
     args = parser.parse_args(argv)
 
     import solver.sat  # noqa: F401  (CP-SAT's import is not an event's)
@@ -74,8 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     phases: dict[str, dict[str, list[float]]] = {name: defaultdict(list) for name in _Phases.NAMES}
     cut: dict[str, int] = defaultdict(int)  # events whose batch the wall clock cut
     digest = hashlib.sha256()
+    rows: list[dict[str, Any]] = []  # every event's figures (`--each`)
     now = NOW
-    for _ in range(args.events):
+    for index in range(1, args.events + 1):
         now += STEPS.get(args.profile, STEP)  # the soak's clock (Fleet's heartbeats stay fresh)
         kind, event, _ = world.next(now)
         profile = profiles[kind] if args.cprofile else None
@@ -100,19 +104,34 @@ def main(argv: list[str] | None = None) -> int:
         solved[kind].append(len(delta.requests))
         cut[kind] += getattr(delta, "time_limited", False)  # a tree before the flag (a base run) says nothing
         digest.update(json.dumps([delta.apply, delta.delete], sort_keys=True).encode())
+        if args.each:
+            row = {"event": index, "kind": kind, "cpu_ms": cpu[kind][-1], "wall_ms": wall[kind][-1]}
+            row["solved"] = len(delta.requests)
+            if phase is not None:
+                row |= {name: phases[name][kind][-1] for name in _Phases.NAMES}
+            rows.append(row)
+    if args.each:
+        with open(args.each, "w") as out:
+            out.writelines(json.dumps(row) + "\n" for row in rows)
     print(f"first solve: {first[0]:.1f} cpu s, {first[1]:.1f} wall s; {args.events} events")
     print(
         f"digest {digest.hexdigest()[:16]}...; wall-clock limit {args.time_limit:g} s per batch, "
         f"cut: first solve {getattr(hub.initial, 'time_limited', False)}, events {sum(cut.values())}"
     )
-    print("kind | n | cpu ms median / p99 / max | wall ms median / p99 | requests solved (mean) | cut")
+    # The median of all events falls among the cheapest cluster events (Placement events are a few
+    # ms): the p25 and the events within the target show that cheap end.
+    print(
+        f"kind | n | cpu ms p25 / median / p99 / max | within {TARGET_MS:g} ms | wall ms median / p99 | "
+        "requests solved (mean) | cut"
+    )
     every = [x for v in cpu.values() for x in v]
     for kind in [*sorted(cpu), "all"]:
         c = np.array(every if kind == "all" else cpu[kind])
         w = np.array([x for v in wall.values() for x in v] if kind == "all" else wall[kind])
         s = np.array([x for v in solved.values() for x in v] if kind == "all" else solved[kind])
         print(
-            f"{kind} | {len(c)} | {np.median(c):.1f} / {np.percentile(c, 99):.1f} / {c.max():.1f} | "
+            f"{kind} | {len(c)} | {np.percentile(c, 25):.1f} / {np.median(c):.1f} / "
+            f"{np.percentile(c, 99):.1f} / {c.max():.1f} | {int((c <= TARGET_MS).sum())} | "
             f"{np.median(w):.1f} / {np.percentile(w, 99):.1f} | {s.mean():.1f} | "
             f"{sum(cut.values()) if kind == 'all' else cut[kind]}"
         )
