@@ -101,6 +101,9 @@ KINDS = (
     "request-deleted",
 )
 MEMORY_FACTOR = 1.1
+# Issue 21's median per event, every system: where a few kinds are cheap, the median of all events
+# falls among the cheapest of the rest, so each kind's p25 and its events within this are reported.
+MEDIAN_TARGET_MS = 20.0
 WALL_LIMIT = SolveOptions().time_limit  # the solver's default wall seconds per batch
 MEMORY_SLACK_KIB = 8 * 1024
 STEP = timedelta(seconds=15)
@@ -749,10 +752,12 @@ def run_hub_soak(
 def _stats(ms: list[float]) -> dict[str, float]:
     a = np.array(ms) if ms else np.zeros(1)
     return {
+        "p25": float(np.percentile(a, 25)),
         "median": float(np.median(a)),
         "p95": float(np.percentile(a, 95)),
         "p99": float(np.percentile(a, 99)),
         "max": float(a.max()),
+        "within": float((np.array(ms) <= MEDIAN_TARGET_MS).sum()),  # events within the median's target
     }
 
 
@@ -800,16 +805,19 @@ def render(reports: list[HubSoakReport]) -> str:
         "",
         "Per event kind:",
         "",
-        "| profile | event | events | requests solved per event | CPU ms median / p99 / max "
-        "| wall ms median / p99 / max |",
-        "| --- | --- | ---: | ---: | ---: | ---: |",
+        "| profile | event | events | requests solved per event | CPU ms p25 / median / p99 / max "
+        f"| within {MEDIAN_TARGET_MS:g} ms | wall ms median / p99 / max |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in reports:
-        for kind in [k for k in KINDS if k in r.latency_ms]:
+        solved = sum(r.requests[k] * r.kinds[k] for k in r.kinds) / max(1, sum(r.kinds.values()))
+        for kind in [*(k for k in KINDS if k in r.latency_ms), "all"]:
             cpu, wall = r.latency_ms[kind], r.wall_ms[kind]
+            events, mean = (r.kinds[kind], r.requests[kind]) if kind != "all" else (r.events, solved)
             lines.append(
-                f"| {r.profile} | {kind} | {r.kinds[kind]} | {r.requests[kind]:.1f} | "
-                f"{cpu['median']:.1f} / {cpu['p99']:.1f} / {cpu['max']:.1f} | "
+                f"| {r.profile} | {kind} | {events} | {mean:.1f} | "
+                f"{cpu['p25']:.1f} / {cpu['median']:.1f} / {cpu['p99']:.1f} / {cpu['max']:.1f} | "
+                f"{cpu['within']:.0f} | "
                 f"{wall['median']:.1f} / {wall['p99']:.1f} / {wall['max']:.1f} |"
             )
     lines += ["", *(_digest_line(r) for r in reports)]
