@@ -8,15 +8,25 @@ cluster under its current policy.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import compress, repeat
-from operator import attrgetter
+from itertools import compress, count, islice, repeat
+from operator import attrgetter, is_not
 
 import numpy as np
 
-from model import Batch, ExistingDecision, FilterKind, PlacementRequest, SelectionMode, TieBreak, Toleration
+from model import (
+    Batch,
+    Cluster,
+    ExistingDecision,
+    FilterKind,
+    PlacementRequest,
+    SelectionMode,
+    TieBreak,
+    Toleration,
+)
 from solver.admits import first_refusal, untolerated
 from solver.table import ClusterTable, rule_masks
 
@@ -630,9 +640,16 @@ def _classify_existing(prepared: Prepared, table: ClusterTable, limit: int) -> N
         # one in the table (all 101 of 3,100 requests holding 48 or more over the live bench
         # stream, ~3,150 each). Their rows then rise (a row is its name's rank in the batch's
         # sorted clusters), and they are classified as they come, neither sorted nor set apart.
-        names = list(map(_CLUSTER, existing))
-        rows = _rows_of(table, names)
+        # Their rows carried from an earlier batch where it can (`_kept_rows`), else read off the
+        # names; either is each decision's row.
+        rows = _kept_rows(table, prepared.request)
+        names = None
+        if rows is None:
+            names = list(map(_CLUSTER, existing))
+            rows = _rows_of(table, names)
         if rows[0] >= 0 and bool((rows[1:] > rows[:-1]).all()):
+            if table.patched:  # a long-lived scheduler's batch: batches of these rows follow
+                _keep_rows(table, prepared.request, rows)
             _classify_rows(prepared, table, limit, existing, names, rows)
             return
     decisions = sorted(existing, key=_CLUSTER)
@@ -649,6 +666,97 @@ def _rows_of(table: ClusterTable, names: list[str]) -> np.ndarray:
     return np.fromiter(map(table.index.get, names, repeat(-1)), dtype=np.int64, count=len(names))
 
 
+def _kept_rows(table: ClusterTable, request: PlacementRequest) -> np.ndarray | None:
+    """Each of the request's decisions' row, as `_rows_of` reads it off their names, where an
+    earlier batch of these rows' lineage kept the rows of its decisions then (`_keep_rows`) and
+    its decisions now are those with a few put in or taken off (`_rows_across`); None where none
+    is kept or more moved. A long-lived scheduler's PickAll holding thousands is solved where a
+    cluster's verdict moved for it (a join's batch holds several) and holds that cluster more
+    or less after: its thousands of names were read and looked up again at each batch (~0.5 ms
+    a PickAll of 4,000). Kept per row (each row's decision then, -1 where none), moved with the
+    rows as the table's kept values are (ClusterTable.kept)."""
+    kept = table.kept(("held rows", request.key), _held_moved, held=True)
+    if kept is None:
+        return None
+    old, at = kept
+    rows = np.flatnonzero(at >= 0)
+    before = np.full(len(old), -1, dtype=np.int64)  # -1: its cluster has no row now
+    before[at[rows]] = rows
+    existing = request.existing
+    return before if existing is old else _rows_across(old, existing, before, table.index)
+
+
+def _rows_across(
+    old: tuple[ExistingDecision, ...],
+    new: tuple[ExistingDecision, ...],
+    before: np.ndarray,
+    index: dict[str, int],
+) -> np.ndarray | None:
+    """The rows of `new`'s decisions, where `before` holds those of `old`'s: the runs of the very
+    objects both hold, in the same order, take their rows from `before` (the same cluster), a
+    decision of `new` alone its cluster's row from `index` (-1 where none), one of `old` alone
+    none. Each of `new`'s is read once, in order, so the answer is `_rows_of`'s over its names
+    whatever the order; name order (both sorted, as the adapters give them) only keeps the runs
+    long. None past _ACROSS_UP_TO decisions put in, taken off or replaced."""
+    parts: list[np.ndarray | list[int]] = []
+    i = j = 0
+    size, length = len(old), len(new)
+    moves = 0
+    while True:
+        run = next(compress(count(), map(is_not, islice(old, i, None), islice(new, j, None))), None)
+        if run is None:
+            run = min(size - i, length - j)
+        if run:
+            parts.append(before[i : i + run])
+            i, j = i + run, j + run
+        if j == length:
+            break
+        moves += 1
+        if moves > _ACROSS_UP_TO:
+            return None
+        if i < size and new[j].cluster == old[i].cluster:  # the same cluster, another decision
+            parts.append(before[i : i + 1])
+            i, j = i + 1, j + 1
+        elif i < size and old[i].cluster < new[j].cluster:  # taken off
+            i += 1
+        else:  # put in
+            parts.append([index.get(new[j].cluster, -1)])
+            j += 1
+    return np.concatenate(parts).astype(np.int64, copy=False) if parts else np.empty(0, dtype=np.int64)
+
+
+# Decisions put in, taken off or replaced across which `_rows_across` carries a request's rows
+# (a PickAll's answer moves by the clusters whose verdict moved: one a cluster event).
+_ACROSS_UP_TO = 16
+
+
+def _keep_rows(table: ClusterTable, request: PlacementRequest, rows: np.ndarray) -> None:
+    """Keep with the table's rows where each of the request's decisions (each found, in rising
+    rows) lies, for the batches after (`_kept_rows`)."""
+    at = np.full(table.size, -1, dtype=np.int32)
+    at[rows] = np.arange(len(rows), dtype=np.int32)
+    at.flags.writeable = False
+    table.keep(("held rows", request.key), (request.existing, at), held=True)
+
+
+def _held_moved(
+    value: tuple[tuple[ExistingDecision, ...], np.ndarray],
+    kept: np.ndarray | None,
+    remade: list[tuple[int, Cluster]],
+) -> tuple[tuple[ExistingDecision, ...], np.ndarray]:
+    """`_keep_rows`' value moved with the rows (ClusterTable.kept's replay: `kept`, each row's row
+    before, None where every row stays; `remade`, the rows made again, which may name another
+    cluster): a kept row holds the decision it held, a row made again the decision naming its
+    cluster (found by bisection: the decisions are in name order), or none."""
+    existing, at = value
+    at = at[kept] if kept is not None else at.copy()
+    for row, cluster in remade:
+        i = bisect_left(existing, cluster.name, key=_CLUSTER)
+        at[row] = i if i < len(existing) and existing[i].cluster == cluster.name else -1
+    at.flags.writeable = False
+    return existing, at
+
+
 # The decisions from which `_classify_rows` takes a request's holdings (measured on 10,000
 # clusters: the arrays cost ~20 us, the loop ~0.4 us a decision; equal near 30 to 60).
 _ROWS_FROM = 48
@@ -659,7 +767,7 @@ def _classify_rows(
     table: ClusterTable,
     limit: int,
     decisions: Sequence[ExistingDecision],
-    names: list[str],
+    names: list[str] | None,
     rows: np.ndarray,
 ) -> None:
     """_classify_each's answer for decisions naming distinct clusters (sorted by name), as array
@@ -669,7 +777,7 @@ def _classify_rows(
     request = prepared.request
     verdict = prepared.outcome
     outcome = verdict.copy()
-    count = len(names)
+    count = len(decisions)
     found = rows >= 0
     present = rows[found]
     untainted = False
@@ -693,9 +801,12 @@ def _classify_rows(
         held_out = sorted(passing[verdict[passing] == PASS].tolist())
     gone = ~staying
     if gone.any():
-        prepared.released.extend(compress(names, gone.tolist()))
+        prepared.released.extend(compress(names or map(_CLUSTER, decisions), gone.tolist()))
     prepared.held = _read_only(np.sort(present))
-    prepared.elsewhere = tuple(compress(names, (~found).tolist()))
+    # (none where every decision has a row: a PickAll's thousands not read for none)
+    prepared.elsewhere = (
+        () if len(present) == count else tuple(compress(names or map(_CLUSTER, decisions), (~found).tolist()))
+    )
     obsolete = rows[staying & ~current]
     if len(obsolete):
         prepared.obsolete = np.zeros(table.size, dtype=bool)

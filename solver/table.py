@@ -463,14 +463,28 @@ class ClusterTable:
             mask[row] = untolerated(self._clusters[row], tolerations, self.now) is None
         return mask
 
-    def kept(self, key: tuple, replay: Callable[[Any, np.ndarray | None, list], Any], now: Any = None) -> Any:
-        """A value of each row's cluster alone (and of `now` if given) an earlier batch of a long-lived
-        scheduler kept with these rows (_Masks.value), or None."""
-        return self._rows.masks.value(key, replay, now)
+    @property
+    def patched(self) -> bool:
+        """Whether the rows were patched from an earlier batch's (a long-lived scheduler's batch
+        after its first): only then is a value worth keeping for the batches after (`keep`)."""
+        return self._rows.patched
 
-    def keep(self, key: tuple, value: Any, now: Any = None) -> None:
+    def kept(
+        self,
+        key: tuple,
+        replay: Callable[[Any, np.ndarray | None, list], Any],
+        now: Any = None,
+        *,
+        held: bool = False,
+    ) -> Any:
+        """A value of each row's cluster alone (and of `now` if given) an earlier batch of a long-lived
+        scheduler kept with these rows (_Masks.value), or None. `held`: one of the values kept
+        apart, per request (_MaskStore.held)."""
+        return self._rows.masks.value(key, replay, now, held=held)
+
+    def keep(self, key: tuple, value: Any, now: Any = None, *, held: bool = False) -> None:
         """Keep such a value with these rows for the batches after (_Masks.keep_value)."""
-        self._rows.masks.keep_value(key, value, now, self.size)
+        self._rows.masks.keep_value(key, value, now, self.size, held=held)
 
     def tolerated_held(self, row: int, tolerations: tuple[Toleration, ...]) -> bool:
         """Whether a cluster the request already holds passes the taint filter."""
@@ -533,6 +547,7 @@ _CODED_FROM = 64
 _REQUIRED, _SCOPE = "required", "scope"  # the kinds of mask _Rows.masks keeps
 _MASKS_UP_TO = 4096  # masks _Masks keeps at 10,000 clusters (10 kB each); past it, none more
 _VALUES_UP_TO = 512  # values _Masks keeps per kind at 10,000 clusters, the last asked (a verdict: 10-100 kB)
+_HELD_UP_TO = 256  # values kept apart (_MaskStore.held): requests' decisions' rows, 40 kB each
 _KEPT_ROWS = 10_000  # above this many rows, _Masks keeps proportionally fewer (_up_to): bounded bytes
 _LOG_UP_TO = 64  # patches _Masks replays on a mask; one further behind is made again
 _KEPT_FROM = 256  # clusters: below this a batch's rows are made afresh (explain's, the tests')
@@ -617,14 +632,17 @@ class _Masks:
             if newest and len(store.masks) < _up_to(_MASKS_UP_TO, len(mask)):
                 store.masks[(kind, key)] = (masks[key], store.epoch)
 
-    def value(self, key: tuple, replay: Callable[[Any, Any, list], Any], now: Any = None) -> Any:
+    def value(
+        self, key: tuple, replay: Callable[[Any, Any, list], Any], now: Any = None, *, held: bool = False
+    ) -> Any:
         """A value kept for these rows' lineage under `key` (`now`: of values judged at that time
-        alone), moved to these rows by `replay(value, kept, remade)` on the patches since it was
-        kept, as one (as masks are); None where none is kept or it is too far behind."""
+        alone; `held`: among the values kept apart), moved to these rows by `replay(value, kept,
+        remade)` on the patches since it was kept, as one (as masks are); None where none is kept
+        or it is too far behind."""
         store = self._store
         if self._epoch != store.epoch or (now is not None and now != store.now):
             return None
-        values = store.values if now is None else store.timed
+        values = store.held if held else store.values if now is None else store.timed
         entry = values.get(key)
         if entry is None:
             return None
@@ -638,19 +656,21 @@ class _Masks:
         values[key] = (value, store.epoch)
         return value
 
-    def keep_value(self, key: tuple, value: Any, now: Any = None, rows: int = 0) -> None:
+    def keep_value(
+        self, key: tuple, value: Any, now: Any = None, rows: int = 0, *, held: bool = False
+    ) -> None:
         """Keep a value (read-only, a function of each row's cluster alone and of `now` if given)
         for these rows (`rows` of them) if they are their lineage's newest: at most _VALUES_UP_TO
         without a time (fewer above _KEPT_ROWS rows), and those of one time (the last kept's)
-        with one."""
+        with one; `held` (without a time), at most _HELD_UP_TO apart from those."""
         store = self._store
         if self._epoch != store.epoch:
             return
         if now is not None and now != store.now:
             store.timed.clear()
             store.now = now
-        values = store.values if now is None else store.timed
-        while values and len(values) >= _up_to(_VALUES_UP_TO, rows):
+        values = store.held if held else store.values if now is None else store.timed
+        while values and len(values) >= _up_to(_HELD_UP_TO if held else _VALUES_UP_TO, rows):
             del values[next(iter(values))]  # the least recently asked
         values[key] = (value, store.epoch)
 
@@ -662,12 +682,15 @@ def _up_to(most: int, rows: int) -> int:
 
 
 class _MaskStore:
-    __slots__ = ("masks", "log", "epoch", "values", "timed", "now", "composed", "previous", "origin")
+    __slots__ = ("masks", "log", "epoch", "values", "timed", "held", "now", "composed", "previous", "origin")
 
     def __init__(self) -> None:
         self.masks: dict[tuple, tuple[np.ndarray, int]] = {}  # (kind, key): (mask, the epoch it is of)
         self.values: dict[tuple, tuple[Any, int]] = {}  # _Masks.value's, as masks
         self.timed: dict[tuple, tuple[Any, int]] = {}  # likewise, of `now` alone
+        # Likewise, one per request (a request's decisions' rows, solver.prepare `_kept_rows`),
+        # kept apart: the values above are the batches' verdicts, hundreds asked again and again.
+        self.held: dict[tuple, tuple[Any, int]] = {}
         self.now: Any = None
         self.log: list[tuple[np.ndarray | None, list[tuple[int, Cluster]]]] = []  # the last patches
         self.epoch = 0  # patches so far

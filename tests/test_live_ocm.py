@@ -30,7 +30,7 @@ from adapters.ocm import reach as reach_module
 from adapters.ocm.load import load
 from adapters.ocm.reach import OcmLive
 from bench.hub_soak import _World
-from model import Batch, Choice, ExistingDecision, RequestResult
+from model import Batch, Choice, ExistingDecision, RequestResult, SelectionMode
 from solver import SolveOptions, solve
 from solver.admits import refusals
 from solver.sat import Model
@@ -4835,14 +4835,14 @@ def test_a_given_answers_margins_read_none_of_its_picks(monkeypatch) -> None:
     """`_answered` judges an answer given without the solver (`_given_result`: its picks carry no
     score, it reports no cluster left out) without reading its picks (`_margins`' `scoreless`):
     the same answer as read from its picks (more than 5 over 60 events), and the same deltas as
-    with every answer's picks read."""
+    with every answer's picks read (a PickAll's too, `whole`)."""
     original, used = reach_module._margins, []
     fields = reach_module._ANSWER_FIELDS
 
-    def checked(request, got, most, seen, selected=None, *, scoreless=False):
-        out = original(request, got, most, seen, selected, scoreless=scoreless)
+    def checked(request, got, most, seen, selected=None, *, scoreless=False, whole=False):
+        out = original(request, got, most, seen, selected, scoreless=scoreless, whole=whole)
         if scoreless:
-            slow = original(request, got, most, seen, selected)
+            slow = original(request, got, most, seen, selected, whole=whole)
             assert [getattr(out, f) for f in fields] == [getattr(slow, f) for f in fields]
             assert all(c.score is None for c in got.selected) and not got.unselected
             used.append(got.request)
@@ -4854,11 +4854,36 @@ def test_a_given_answers_margins_read_none_of_its_picks(monkeypatch) -> None:
     monkeypatch.setattr(
         reach_module,
         "_margins",
-        lambda request, got, most, seen, selected=None, *, scoreless=False: original(
+        lambda request, got, most, seen, selected=None, *, scoreless=False, whole=False: original(
             request, got, most, seen, selected
         ),
     )
     assert deltas == _deltas("optimal", 0, 60)
+
+
+def test_a_pickalls_answer_keeps_no_picks_and_is_not_strict(monkeypatch) -> None:
+    """`_answered` keeps a PickAll's answer without its picks and not strict (`_margins`' `whole`:
+    its checks read its verdicts alone), and checks no total of an answer not strict
+    (`_reproduces` asked of strict answers alone): more than 5 such answers over 40 events. The
+    deltas with every answer's picks read are test_a_given_answers_margins_read_none_of_its_picks'.
+    Fails where `_margins` reads a PickAll's picks (`whole` left out: checked)."""
+    original, reproduces, seen = reach_module._margins, reach_module.OcmLive._reproduces, []
+
+    def checked(request, got, most, seen_at, selected=None, *, scoreless=False, whole=False):
+        out = original(request, got, most, seen_at, selected, scoreless=scoreless, whole=whole)
+        if request.mode is SelectionMode.ALL:
+            assert out.picks == {} and not out.strict, request.key
+            seen.append(request.key)
+        return out
+
+    def strict_only(self, request, got, answer, moved, *, after=None):
+        assert answer.strict, request.key
+        return reproduces(self, request, got, answer, moved, after=after)
+
+    monkeypatch.setattr(reach_module, "_margins", checked)
+    monkeypatch.setattr(reach_module.OcmLive, "_reproduces", strict_only)
+    _deltas("optimal", 0, 40)
+    assert len(seen) > 5
 
 
 class _Copies(frozenset):

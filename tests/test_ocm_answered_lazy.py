@@ -56,10 +56,12 @@ def test_reported_totals_judged_as_read_give_the_verdict_of_listing_them_first(m
     hundreds; 35 and 25 events), every `_reproduces` verdict equals that of the totals listed
     first (9a36f78's, run on the same state), fitting and not; and every answer of a request
     scored alone is judged but the given PickAlls' (`known`), which carry no score and report
-    none left out (so the listed judging finds them fitting): `_answered` keeps what it kept.
+    none left out (so the listed judging finds them fitting), and those its margins found not
+    strict, which stay not strict whatever the totals (a PickAll's, `_margins`' `whole`, is
+    read here with its picks, so that its totals are judged): `_answered` keeps what it kept.
     Fails where what the request holds is never read for the totals (`held = frozenset()` for
-    `self._held_of(request)`), or where every PickAll's answer is taken as fitting unjudged
-    (`given_here or request.mode is SelectionMode.ALL`)."""
+    `self._held_of(request)`), or where an answer its margins found strict is taken as fitting
+    unjudged (`fits = True` for every answer)."""
     verdicts, asked = Counter(), []
     lazy = OcmLive._reproduces
 
@@ -85,12 +87,22 @@ def test_reported_totals_judged_as_read_give_the_verdict_of_listing_them_first(m
             if k is not None and k[0] is got:  # a given answer: nothing to judge
                 assert all(c.score is None for c in got.selected) and not got.unselected
                 verdicts["given"] += 1
-            else:
-                assert id(got) in seen, got.request
+            else:  # judged, or not strict by its margins (then not strict, unjudged)
+                assert id(got) in seen or not self.answers[got.request].strict, got.request
         asked.clear()
 
     monkeypatch.setattr(OcmLive, "_reproduces", checked)
     monkeypatch.setattr(OcmLive, "_answered", judged)
+    # A PickAll's answer read with its picks, as strict as they make it (`whole` left out), so
+    # that its totals are judged too: most totals that do not fit are a PickAll's.
+    margins = reach_module._margins
+    monkeypatch.setattr(
+        reach_module,
+        "_margins",
+        lambda request, got, most, seen, selected=None, *, scoreless=False, whole=False: margins(
+            request, got, most, seen, selected, scoreless=scoreless
+        ),
+    )
     _stream(80, 120, 0, 35)
     _stream(800, 30, 3, 25)
     assert verdicts[True] > 50 and verdicts[False] > 5 and verdicts["given"], verdicts

@@ -5389,7 +5389,12 @@ class OcmLive:
             )
             k = known.get(got.request)
             given_here = k is not None and k[0] is got  # a given answer: its picks carry no score
-            answer = _margins(request, got, most, seen, answered[got.request], scoreless=given_here)
+            # A PickAll's answer keeps no picks (its checks read its verdicts alone, `_flips`):
+            # its thousands of totals are not read into a dict.
+            whole = request.mode is SelectionMode.ALL
+            answer = _margins(
+                request, got, most, seen, answered[got.request], scoreless=given_here, whole=whole
+            )
             answer.at = batch.now  # the clock its sync judged its verdicts at
             if own is not None:
                 answer.own = own
@@ -5398,8 +5403,8 @@ class OcmLive:
                 if mates is not None:
                     answer.mates, (answer.up, answer.down) = mates, moves[got.request]
             if _scored_alone(request):
-                if given_here:  # its picks carry no score and it reports none left out: no total
-                    fits = True  # to check (`_given_result`)
+                if given_here or not answer.strict:  # no total to check: a given answer's picks
+                    fits = True  # carry no score (`_given_result`); one not strict stays so
                 elif after is not None:  # every reported total checked on the picture after
                     fits = self._reproduces(request, got, answer, frozenset(), after=after)
                 else:  # answers never written move nothing the log sees: every total checked
@@ -5421,7 +5426,7 @@ class OcmLive:
             else:
                 run = got.request in result.ordered and (joint or moved is not None)
             answer.ordered = bool(request.spread) and run and got.scheduled
-            answer.whole = request.mode is SelectionMode.ALL
+            answer.whole = whole
             self.journal.set(self.answers, got.request, answer)
             self._arm(request, now=batch.now)
 
@@ -5734,17 +5739,21 @@ def _margins(
     selected: frozenset[str] | None = None,
     *,
     scoreless: bool = False,
+    whole: bool = False,
 ) -> _Answer:
     """The answer's picks and the best cluster it left out, and whether its top N was strict
     (each pick ranked above every cluster left out, by total then name: its own best response,
     whichever way it was found). `selected`: the names of its picks, where the caller made them.
     `scoreless`: an answer given without the solver (`OcmLive._given_result`), whose picks carry
-    no score and which reports no cluster left out: none of its thousands of picks read."""
-    if scoreless:
-        picks: dict[str, int] = {}
-        out: list[tuple[int, str]] = []
-    else:
-        picks = {c.cluster: c.score.affinity for c in got.selected if c.score is not None}
+    no score and which reports no cluster left out: none of its thousands of picks read.
+    `whole`: a PickAll's answer, which keeps no picks and is not strict, as a given one: every
+    check of a PickAll reads its verdicts alone (`OcmLive._stands_on`, `_checked`: its answer's
+    clusters, `whole`, and the flips), never its totals, its strictness or its margins."""
+    picks: dict[str, int] = {}
+    out: list[tuple[int, str]] = []
+    if not scoreless:
+        if not whole:
+            picks = {c.cluster: c.score.affinity for c in got.selected if c.score is not None}
         out = [
             (u.score.affinity, u.cluster)
             for u in got.unselected
@@ -5754,7 +5763,8 @@ def _margins(
     for candidate in out:
         best_out = _better(best_out, candidate)
     strict = (
-        not request.spread
+        not whole
+        and not request.spread
         and len(picks) == len(got.selected)
         and (best_out is None or (bool(picks) and all(_beats((t, c), best_out) for c, t in picks.items())))
     )
