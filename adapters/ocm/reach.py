@@ -333,6 +333,7 @@ _KEPT_CLUSTERS = 60_000
 # `OcmLive._kept_walk`: the models replaced since the walks kept were walked, at most so many
 # (then the walks are walked again)
 _REMODELS = 512
+_RETAINTED = 4096  # `_first_end`'s log of clusters whose taints moved: let go past this many
 
 
 def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None) -> OcmLive:
@@ -966,6 +967,11 @@ class OcmLive:
         # walks it again); the log of the models replaced (each as it was and as it is).
         self._walks: dict[tuple, tuple[tuple[int, float, str] | None, int, tuple[float, str] | None]] = {}
         self._remodels: list[tuple[Cluster | None, Cluster | None]] = []
+        # `_first_end`'s: per Placement its request, the clock and the taint log's length it was
+        # found at and the ends tolerated then, in order; the log: each cluster whose taints
+        # moved (put in, replaced or dropped by `_remodel`), in order.
+        self._ends_kept: dict[str, tuple[PlacementRequest, datetime, int, list[datetime]]] = {}
+        self._retainted: list[str] = []
         # `_ends_in`'s: the moment the pool's clusters with a toleration's end after it are kept
         # from (the first interval's start; None: none asked yet)
         self._ends_from: datetime | None = None
@@ -1449,6 +1455,8 @@ class OcmLive:
         c = self.clusters.get(name)
         was = self.pool.get(name)
         if c is None or c.terminating:
+            if was is not None and was.taints:
+                self._retainted.append(name)
             self.pool.drop(name)
             if name in self.counts:
                 self.journal.add(self._uncounted, name)
@@ -1461,6 +1469,8 @@ class OcmLive:
             if not low <= value <= high:
                 hull[key] = (min(low, value), max(high, value))
         self._revalue(was, model)
+        if (was.taints if was is not None else ()) != model.taints:
+            self._retainted.append(name)
         self.pool.put(model)
         self.journal.discard(self._uncounted, name)
 
@@ -1503,6 +1513,8 @@ class OcmLive:
             self._shapes.clear()
         if len(self._weakest) > 2 * len(self.requests) + 64:  # picks replaced since
             self._weakest.clear()
+        if len(self._ends_kept) > 2 * len(self.requests) + 64:  # Placements gone since
+            self._ends_kept.clear()
         if len(self._numbered) > 2 * len(self.requests) + 64:  # the same, with their numbers
             self._numbered.clear()
             self._filter_numbers.clear()
@@ -2576,6 +2588,7 @@ class OcmLive:
         self._flipped.clear()
         self._emptied_of.clear()
         self._ranked = None
+        self._ends_kept.clear()
 
     def _judged_now(self, key: str, answer: _Answer) -> None:
         """The answer's picture moved to the hub as it stands (its margins read there)."""
@@ -5516,21 +5529,54 @@ class OcmLive:
 
     def _first_end(self, request: PlacementRequest, now: datetime) -> datetime | None:
         """The first moment a toleration with seconds runs out on a cluster the request holds
-        (None: none does). The tolerations with seconds are picked once, and a taint with no
-        time skipped before them (the same `tolerates` asked, in the same order: a taint's
-        PickAlls hold tens of tainted clusters each)."""
+        (None: none does): the least end `taint.added + t.seconds` of a timed toleration `t`
+        tolerating a taint of a held cluster at `now`.
+
+        Kept per Placement (`_ends_kept`: `_rearm` asks it of every timed Placement an event
+        enqueues and holds, ~35 an event, each a walk of tens of tainted clusters), with the
+        ends tolerated at the clock `then` it was found at, in order. A toleration with seconds
+        tolerates a taint at a clock exactly where it matches the taint whatever the clock and
+        the clock is before the end (`Toleration.tolerates`: now < added + seconds), so at any
+        `now` from `then` on those tolerated now are those tolerated then whose end is after
+        `now`: the first such end is the answer. It stands while the request is the same object
+        (its tolerations and held clusters) and no held cluster's taints moved since (each
+        model put in, replaced or dropped with other taints is logged, `_retainted`); an
+        earlier clock is found afresh."""
+        held = self._held_of(request)
+        log = self._retainted
+        kept = self._ends_kept.get(request.key)
+        if kept is not None and kept[0] is request and kept[1] <= now:
+            ends = kept[3]
+            if kept[2] == len(log) or held.isdisjoint(log[kept[2] :]):
+                if kept[2] != len(log):  # the log read up to here once
+                    self._ends_kept[request.key] = (request, kept[1], len(log), ends)
+                at = bisect_right(ends, now)
+                return ends[at] if at < len(ends) else None
+        ends = self._ends_at(request, held, now)
+        if len(log) > _RETAINTED:  # the log let go, and the ends kept by its positions with it
+            log.clear()
+            self._ends_kept.clear()
+        self._ends_kept[request.key] = (request, now, len(log), ends)
+        return ends[0] if ends else None
+
+    def _ends_at(self, request: PlacementRequest, held: AbstractSet[str], now: datetime) -> list[datetime]:
+        """The ends of the request's tolerations with seconds tolerating a taint of a held
+        cluster at `now`, in order. The tolerations with seconds are picked once, and a taint
+        with no time skipped before them (the same `tolerates` asked, in the same order: a
+        taint's PickAlls hold tens of tainted clusters each)."""
         timed = [t for t in request.tolerations if t.seconds is not None]
         ends = []
         pool = self.pool
         # Only a held cluster with a taint can end a toleration (the pool's tainted clusters
         # among those held, found in C: a PickAll holds thousands, nearly all untainted).
-        for name in pool.tainted().intersection(self._held_of(request)):
+        for name in pool.tainted().intersection(held):
             for taint in pool[name].taints:
                 if taint.added is not None:
                     for t in timed:
                         if t.tolerates(taint, now):
                             ends.append(taint.added + timedelta(seconds=t.seconds))  # type: ignore[arg-type]
-        return min(ends, default=None)
+        ends.sort()
+        return ends
 
     def _ran_out(
         self,

@@ -1,0 +1,42 @@
+"""`OcmLive._first_end`'s kept ends: a Placement's first toleration end found again where a
+cluster it holds had its taints moved, though its request stands."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from adapters.live.hub import Applied, HubScheduler
+from adapters.ocm.reach import OcmLive
+from solver import SolveOptions
+from tests.fixtures import ocm
+
+_AT = ocm.NOW_TIME
+
+
+def _cluster(name: str, added: str | None = None) -> dict:
+    taints = [ocm.taint(ocm.UNREACHABLE, added=added)] if added is not None else ()
+    return ocm.managed_cluster(name, {"zone": "a"}, taints=taints)
+
+
+def test_a_held_cluster_tainted_under_a_standing_request_moves_its_first_end() -> None:
+    """`p`, a PickAll tolerating the unreachable taint for 300 s, holds c0..c3, none tainted:
+    no toleration of it can run out (its ends kept, found at the first solve's clock). c1 is
+    then tainted unreachable (added at the first solve's clock): p tolerates it, so it still
+    holds c0..c3 and its request is the same object, but its first end is now that taint's,
+    300 s on, and the requeue `_rearm` arms at the event is there. Fails where the kept ends
+    are read though a held cluster's taints moved since they were found (the log of such
+    clusters, `_retainted`, not read)."""
+    clusters = [_cluster(f"c{i}") for i in range(4)]
+    p = ocm.placement("p", tolerations=[ocm.toleration(ocm.UNREACHABLE, "Exists", seconds=300)])
+    hub = HubScheduler([*ocm.hub(*clusters), p], now=_AT, options=SolveOptions(mode="greedy"))
+    live: OcmLive = hub._live["ocm"]
+    key = f"{ocm.NS}/p"
+    request = live.requests[key]
+    assert live._held_of(request) == {"c0", "c1", "c2", "c3"}
+    assert live._first_end(request, _AT) is None and key in live._ends_kept
+    now = _AT + timedelta(seconds=15)
+    hub.handle(Applied(_cluster("c1", added=ocm.ago(0))), now=now)
+    assert live.requests[key] is request  # held as it was: nothing of it was solved
+    end = _AT + timedelta(seconds=300)
+    assert live._first_end(request, now) == end
+    assert live.timers._when.get(f"toleration:{key}") == end
