@@ -5142,7 +5142,7 @@ def test_arm_asks_each_taint_with_a_time_the_timed_tolerations_alone() -> None:
             return taints[c]
 
     model = SimpleNamespace(pool=Pool())
-    got = OcmLive._ends_at(model, SimpleNamespace(tolerations=tolerations), frozenset(taints), now)[0]
+    got = OcmLive._ends_at(model, SimpleNamespace(tolerations=tolerations), frozenset(taints), now)[0][0]
     assert len(reads) == len(tolerations) + 2 * 30, len(reads)  # + one per end (two a cluster)
     want = min(
         taint.added + timedelta(seconds=t.t.seconds)
@@ -5225,17 +5225,17 @@ def test_the_first_end_kept_is_the_one_found_afresh() -> None:
     checked = reused = 0
     original = OcmLive._ends_at
 
-    def counted(self, request, held, now):
+    def counted(self, request, held, now, known=None, stale=frozenset()):
         nonlocal reused
         reused -= 1
-        return original(self, request, held, now)
+        return original(self, request, held, now, known, stale)
 
     for at in world_events(hub, "ocm", 7, 40, datetime.fromisoformat(DEFAULT_NOW)):
         for key in sorted(live.timed):
             request = live.requests[key]
             held = live._held_of(request)
             for now in (at, at + timedelta(seconds=200), at + timedelta(seconds=700)):
-                fresh = original(live, request, held, now)
+                fresh = original(live, request, held, now)[0]
                 reused += 1
                 with pytest.MonkeyPatch.context() as patch:
                     patch.setattr(OcmLive, "_ends_at", counted)
@@ -5244,7 +5244,7 @@ def test_the_first_end_kept_is_the_one_found_afresh() -> None:
                 checked += fresh != []
             live._ends_kept.pop(key)  # found afresh 700 s on, then asked at the event's clock
             live._first_end(request, at + timedelta(seconds=700))
-            fresh = original(live, request, held, at)
+            fresh = original(live, request, held, at)[0]
             assert live._first_end(request, at) == (fresh[0] if fresh else None), key
     assert checked > 50 and reused > 1000, (checked, reused)
 

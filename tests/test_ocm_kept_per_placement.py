@@ -24,9 +24,11 @@ def test_a_held_cluster_tainted_under_a_standing_request_moves_its_first_end() -
     no toleration of it can run out (its ends kept, found at the first solve's clock). c1 is
     then tainted unreachable (added at the first solve's clock): p tolerates it, so it still
     holds c0..c3 and its request is the same object, but its first end is now that taint's,
-    300 s on, and the requeue `_rearm` arms at the event is there. Fails where the kept ends
-    are read though a held cluster's taints moved since they were found (the log of such
-    clusters, `_retainted`, not read)."""
+    300 s on, and the requeue `_rearm` arms at the event is there; c1's taint put again 30 s
+    later moves that end 30 s on (the ends of c1 found again, the other held clusters' read off
+    those kept). Fails where the kept ends are read though a held cluster's taints moved since
+    they were found (the log of such clusters, `_retainted`, not read), and where a cluster in
+    that log has its kept ends read (`name not in stale` left out in `_ends_at`)."""
     clusters = [_cluster(f"c{i}") for i in range(4)]
     p = ocm.placement("p", tolerations=[ocm.toleration(ocm.UNREACHABLE, "Exists", seconds=300)])
     hub = HubScheduler([*ocm.hub(*clusters), p], now=_AT, options=SolveOptions(mode="greedy"))
@@ -41,6 +43,10 @@ def test_a_held_cluster_tainted_under_a_standing_request_moves_its_first_end() -
     end = _AT + timedelta(seconds=300)
     assert live._first_end(request, now) == end
     assert live.timers._when.get(f"toleration:{key}") == end
+    later = now + timedelta(seconds=15)  # c1's taint put again 30 s on: its end moves on too
+    hub.handle(Applied(_cluster("c1", added=ocm.later(0.5))), now=later)
+    assert live.requests[key] is request
+    assert live._first_end(request, later) == end + timedelta(seconds=30)
 
 
 def test_a_placements_decision_groups_respecified_are_read_by_the_next_regroup() -> None:
