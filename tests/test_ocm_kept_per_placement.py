@@ -1,6 +1,6 @@
 """What the live OCM model keeps per Placement from one event to the next, found again where
 what it was made of moved though the request stands: `_first_end`'s ends (a held cluster's
-taints moved) and `_checked`'s row (`_row_of`: the policy respecified)."""
+taints moved)."""
 
 from __future__ import annotations
 
@@ -47,45 +47,3 @@ def test_a_held_cluster_tainted_under_a_standing_request_moves_its_first_end() -
     hub.handle(Applied(_cluster("c1", added=ocm.later(0.5))), now=later)
     assert live.requests[key] is request
     assert live._first_end(request, later) == end + timedelta(seconds=30)
-
-
-def test_a_placements_decision_groups_respecified_are_read_by_the_next_regroup() -> None:
-    """`_checked` keeps what it reads of a Placement's request and policy (`_row_of`) while both
-    are the same objects; a policy respecified may leave the request the same object (its
-    decision groups are no part of it). `g` holds c0 and c1 in its group `ga` (tier a); a
-    relabel of c3 checks it (its row made); `ga` is then respecified to select `tier2: z` (g
-    solved: c0 and c1 in the default group); c0 then labelled `tier2: z` joins `ga` by the new
-    groups only, so its sync writes c0 into `ga`, as a full solve does. Fails where the row is
-    kept though the policy is another object (`row[1] is not policy` left out: the old groups,
-    by which c0 stays in `ga`, judge the relabel)."""
-    clusters = [ocm.managed_cluster(f"c{i}", {"tier": "a" if i < 2 else "b"}) for i in range(4)]
-
-    def g(selector: dict) -> dict:
-        return ocm.placement(
-            "g", n=2, mode="Exact", prioritizers=[ocm.builtin("Balance")], groups=[ocm.group("ga", selector)]
-        )
-
-    hub = HubScheduler([*ocm.hub(*clusters), g({"tier": "a"})], now=_AT, options=SolveOptions())
-    live: OcmLive = hub._live["ocm"]
-    key = f"{ocm.NS}/g"
-
-    def relabel(name: str, labels: dict) -> None:
-        c = next(o for o in hub.objects("ManagedCluster") if o["metadata"]["name"] == name)
-        hub.handle(Applied({**c, "metadata": {**c["metadata"], "labels": labels}}), now=_AT)
-
-    def groups() -> dict[str, list[str]]:
-        return {
-            o["metadata"]["labels"][ocm.GROUP_NAME_LABEL]: [
-                d["clusterName"] for d in o["status"]["decisions"]
-            ]
-            for o in hub.objects("PlacementDecision")
-        }
-
-    relabel("c3", {"tier": "b", "x": "1"})
-    assert key in live._rows and groups() == {"ga": ["c0", "c1"]}
-    request = live.requests[key]
-    hub.handle(Applied(g({"tier2": "z"})), now=_AT)
-    assert groups() == {"": ["c0", "c1"]} and live.requests[key] is request
-    relabel("c0", {"tier": "a", "tier2": "z"})
-    assert groups() == {"ga": ["c0"], "": ["c1"]}
-    assert not hub.resolve(now=_AT).apply

@@ -969,7 +969,9 @@ class OcmLive:
         self._remodels: list[tuple[Cluster | None, Cluster | None]] = []
         # `_first_end`'s: per Placement its request, the clock and the taint log's length it was
         # found at and the ends tolerated then, in order and per held cluster with a taint; the
-        # log: each cluster whose taints moved (put in, replaced or dropped by `_remodel`).
+        # log: each cluster whose taints moved (put in, replaced or dropped by `_remodel`; an
+        # event undone leaves its names there, so ends kept are found again, and `_forget` lets
+        # the ends go).
         self._ends_kept: dict[
             str, tuple[PlacementRequest, datetime, int, list[datetime], dict[str, list[datetime]]]
         ] = {}
@@ -997,7 +999,6 @@ class OcmLive:
         self._filter_numbers: dict[tuple, int] = {}
         self._held: dict[int, tuple[PlacementRequest, frozenset[str]]] = {}  # _held_of's
         self._facts: dict[int, tuple[PlacementRequest, tuple[Any, ...]]] = {}  # `_facts_of`'s
-        self._rows: dict[str, tuple[Any, ...]] = {}  # `_row_of`'s, per Placement
         self._weakest: dict[int, tuple[dict[str, int], tuple[str, int]]] = {}  # _stands_margins'
         # `_quiet`'s: per picks dict (by identity) and request, `_held_by_ceiling`'s answer
         self._ceiling_held: dict[int, tuple[dict[str, int], PlacementRequest, tuple[int, str] | None]] = {}
@@ -1512,7 +1513,6 @@ class OcmLive:
             self._held.clear()
         if len(self._facts) > 2 * len(self.requests) + 64:  # the same
             self._facts.clear()
-            self._rows.clear()
         if len(self._shapes) > 2 * len(self.requests) + 64:  # values no request has any more
             self._shapes.clear()
         if len(self._weakest) > 2 * len(self.requests) + 64:  # picks replaced since
@@ -1778,7 +1778,7 @@ class OcmLive:
         other is visited with its relevant changes and busiest count (`_stands` goes on from the
         drift with them)."""
         policies, requests, answers, dirty = self.policies, self.requests, self.answers, self.dirty
-        rows, own, floor = self._rows, self.own, self.floor
+        facts, own, floor = self._facts, self.own, self.floor
         log = self.log_seq
         last = log[-1] if log else None  # no entry: every picture is as the counts now stand
         if changed:
@@ -1794,11 +1794,10 @@ class OcmLive:
             union, regroup = frozenset(), []
         ranked = self._by_count_desc()
         top, tops = ranked[0] if ranked else (0, set())
-        stands = self._stands
+        every, stands = SelectionMode.ALL, self._stands
         solved = set()
         for key in enqueued:
-            policy = policies.get(key)
-            if policy is None:
+            if key not in policies:
                 continue  # gone, disabled or being deleted: upstream leaves it alone
             request, answer = requests.get(key), answers.get(key)
             if key in dirty:
@@ -1811,27 +1810,25 @@ class OcmLive:
             if answer.seen < floor:
                 solved.add(key)
                 continue
-            row = rows.get(key)
-            if row is None or row[0] is not request or row[1] is not policy:
-                row = self._row_of(key, request, policy)
-            _, _, reads, weight, alone, scored, timed, plain, groups = row
-            if (
-                regroup
-                and groups
-                and any(_regrouped(old, new, answer.selected, groups) for old, new in regroup)
-            ):
-                solved.add(key)
-                continue
+            found = facts.get(id(request))
+            reads, weight, alone, scored, _ = (
+                found[1] if found is not None and found[0] is request else self._facts_of(request)
+            )
+            if regroup:
+                groups = policies[key].groups.groups
+                if groups and any(_regrouped(old, new, answer.selected, groups) for old, new in regroup):
+                    solved.add(key)
+                    continue
             if union is not None and union.isdisjoint(reads):
                 relevant = []
             else:
                 relevant = self._relevant(key, request, changed, now)
             most = answer.most
-            if timed and self._ran_out(request, answer, changed, now):
+            if request.tolerations and self._ran_out(request, answer, changed, now):
                 self._run(key, request, changed)  # held only where its sync alone picks it (`_by_runs`)
                 solved.add(key)
                 continue
-            if plain:
+            if request.mode is every or not weight:
                 if not relevant:
                     self._judged_as_is(key, answer)
                     continue
@@ -1855,28 +1852,6 @@ class OcmLive:
             if not stands(key, request, answer, changed, now, (relevant, most)):
                 solved.add(key)
         return solved
-
-    def _row_of(self, key: str, request: PlacementRequest, policy: Policy) -> tuple[Any, ...]:
-        """What `_checked`'s loop reads of a Placement's request and policy alone, made once per
-        pair (kept by key while both are the same objects, `_rows`): the two, `_facts_of`'s
-        reads, Balance weight, alone and scored, whether `_ran_out` may say yes (`_may_run_out`:
-        it says no of any other request), whether it is judged as is where no change is
-        relevant (a PickAll, or no Balance), and its decision groups (`_regrouped`'s)."""
-        reads, weight, alone, scored, _ = self._facts_of(request)
-        plain = request.mode is SelectionMode.ALL or not weight
-        row = (
-            request,
-            policy,
-            reads,
-            weight,
-            alone,
-            scored,
-            _may_run_out(request),
-            plain,
-            policy.groups.groups,
-        )
-        self._rows[key] = row
-        return row
 
     def _misstands(self, key: str) -> bool:
         """Whether a misconfigured Placement's sync writes what its last one wrote: what `_taken`
@@ -2605,7 +2580,6 @@ class OcmLive:
         self._rising.clear()
         self._held.clear()
         self._facts.clear()
-        self._rows.clear()
         self._asks.clear()
         self._touched_of = None
         self._in_trait.clear()
@@ -5106,7 +5080,6 @@ class OcmLive:
         self._rising.clear()
         self._held.clear()
         self._facts.clear()
-        self._rows.clear()
         self._asks.clear()
         self._touched_of = None
         self._in_trait.clear()
@@ -5651,7 +5624,11 @@ class OcmLive:
         without a sorter reads no such range (a cluster left out that turns infeasible moves no
         other cluster's total, nor a spread's domains, which span every cluster), nor does a
         PickAll (every feasible cluster, whatever the scores)."""
-        return _may_run_out(request) and not self._in_window(request, answer, changed, now)
+        if request.mode is SelectionMode.ALL or not any(t.seconds is not None for t in request.tolerations):
+            return False
+        if not any(p.sorter is not None for p in request.preferences):
+            return False
+        return not self._in_window(request, answer, changed, now)
 
     def _in_window(
         self,
@@ -5941,16 +5918,6 @@ def _respecified(before: Obj | None, after: Obj | None) -> bool:
         for o in (before, after)
     ]
     return before.get("spec") != after.get("spec") or meta[0] != meta[1]
-
-
-def _may_run_out(request: PlacementRequest) -> bool:
-    """Whether `OcmLive._ran_out` reads the clock for the request: a top N reading a sorter,
-    with a toleration with seconds (it says no of any other)."""
-    return (
-        request.mode is not SelectionMode.ALL
-        and any(t.seconds is not None for t in request.tolerations)
-        and any(p.sorter is not None for p in request.preferences)
-    )
 
 
 def _balance_weight(request: PlacementRequest) -> int:
