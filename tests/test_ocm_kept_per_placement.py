@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from adapters.live.hub import Applied, HubScheduler
+from adapters.ocm import reach
 from adapters.ocm.reach import OcmLive
 from solver import SolveOptions
 from tests.fixtures import ocm
@@ -47,3 +48,22 @@ def test_a_held_cluster_tainted_under_a_standing_request_moves_its_first_end() -
     hub.handle(Applied(_cluster("c1", added=ocm.later(0.5))), now=later)
     assert live.requests[key] is request
     assert live._first_end(request, later) == end + timedelta(seconds=30)
+
+
+def test_the_log_of_moved_taints_is_let_go_with_the_ends_kept_by_it(monkeypatch) -> None:
+    """The log of clusters whose taints moved (`_retainted`) is let go, with every end kept by
+    its positions, once it holds `_RETAINTED` names (here 3), whether or not any Placement's
+    ends are asked: a hub with no toleration with seconds never asks. c1's taint put again at
+    each of eight events keeps it at most 3 long, and `p`'s first end is each time that taint's.
+    Fails where `_retaint` does not let the log go (it grows by one an event)."""
+    monkeypatch.setattr(reach, "_RETAINTED", 3)
+    clusters = [_cluster(f"c{i}") for i in range(4)]
+    p = ocm.placement("p", tolerations=[ocm.toleration(ocm.UNREACHABLE, "Exists", seconds=300)])
+    hub = HubScheduler([*ocm.hub(*clusters), p], now=_AT, options=SolveOptions(mode="greedy"))
+    live: OcmLive = hub._live["ocm"]
+    key = f"{ocm.NS}/p"
+    for k in range(1, 9):
+        now = _AT + timedelta(seconds=15 * k)
+        hub.handle(Applied(_cluster("c1", added=ocm.later(k / 4))), now=now)
+        assert len(live._retainted) <= 3, k
+        assert live._first_end(live.requests[key], now) == _AT + timedelta(seconds=300 + 15 * k), k

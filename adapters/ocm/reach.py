@@ -1460,7 +1460,7 @@ class OcmLive:
         was = self.pool.get(name)
         if c is None or c.terminating:
             if was is not None and was.taints:
-                self._retainted.append(name)
+                self._retaint(name)
             self.pool.drop(name)
             if name in self.counts:
                 self.journal.add(self._uncounted, name)
@@ -1474,9 +1474,17 @@ class OcmLive:
                 hull[key] = (min(low, value), max(high, value))
         self._revalue(was, model)
         if (was.taints if was is not None else ()) != model.taints:
-            self._retainted.append(name)
+            self._retaint(name)
         self.pool.put(model)
         self.journal.discard(self._uncounted, name)
+
+    def _retaint(self, name: str) -> None:
+        """A cluster's taints moved: logged for `_first_end`'s kept ends (past `_RETAINTED` names
+        the log and the ends kept by its positions are let go together)."""
+        if len(self._retainted) >= _RETAINTED:
+            self._retainted.clear()
+            self._ends_kept.clear()
+        self._retainted.append(name)
 
     def _rescore(self, name: str, now: datetime) -> None:
         """A cluster's scores at `now` (valid ones by name, every one for CEL) and when the next
@@ -5565,9 +5573,6 @@ class OcmLive:
             if kept[0].tolerations == request.tolerations:
                 known, stale = kept[4], frozenset(log[kept[2] :])
         ends, per = self._ends_at(request, held, now, known, stale)
-        if len(log) > _RETAINTED:  # the log let go, and the ends kept by its positions with it
-            log.clear()
-            self._ends_kept.clear()
         self._ends_kept[request.key] = (request, now, len(log), ends, per)
         at = bisect_right(ends, now)  # (a cluster's kept ends are taken as kept: some may be past)
         return ends[at] if at < len(ends) else None
