@@ -5123,9 +5123,10 @@ def test_a_joint_answers_own_counts_are_read_off_its_picks_set(monkeypatch) -> N
 
 
 def test_arm_asks_each_taint_with_a_time_the_timed_tolerations_alone() -> None:
-    """`_first_end` (`_arm`'s and `_rearm`'s moment) picks a request's tolerations with seconds
-    once (each toleration's `seconds` read once, not once per tainted cluster's taint) and skips
-    a taint with no time before them; the moment is the first end, as asking every pair gives."""
+    """`_first_end` (`_arm`'s and `_rearm`'s moment) finds a request's ends (`_ends_at`) picking
+    its tolerations with seconds once (each toleration's `seconds` read once, not once per tainted
+    cluster's taint) and skipping a taint with no time before them; the first end is the moment,
+    as asking every pair gives."""
     from model.selectors import Taint, Toleration, TolerationOperator
 
     reads: list[int] = []
@@ -5165,8 +5166,8 @@ def test_arm_asks_each_taint_with_a_time_the_timed_tolerations_alone() -> None:
         def __getitem__(self, c):
             return taints[c]
 
-    model = SimpleNamespace(pool=Pool(), _held_of=lambda r: frozenset(taints))
-    got = OcmLive._first_end(model, SimpleNamespace(tolerations=tolerations, key="ns/p"), now)
+    model = SimpleNamespace(pool=Pool())
+    got = OcmLive._ends_at(model, SimpleNamespace(tolerations=tolerations), frozenset(taints), now)[0][0]
     assert len(reads) == len(tolerations) + 2 * 30, len(reads)  # + one per end (two a cluster)
     want = min(
         taint.added + timedelta(seconds=t.t.seconds)
@@ -5234,6 +5235,43 @@ def test_a_placements_toleration_requeue_is_armed_from_what_it_holds_now(mode) -
                 assert armed is not None and armed <= min(ends), (key, at, armed, min(ends))
                 checked += 1
     assert checked > 50, checked
+
+
+def test_the_first_end_kept_is_the_one_found_afresh() -> None:
+    """`_first_end` keeps each Placement's ends tolerated at the clock it found them
+    (`_ends_kept`) and answers a later clock from them while its request and its held clusters'
+    taints stand. Over 40 events on `_timed_taint_hub` (greedy, seed 7), after each event and
+    for every Placement with a toleration with seconds, the moment is the one its ends found
+    afresh give (`_ends_at`) at the event's clock, 200 s and 700 s on, and at the event's clock
+    again once the kept ends were found 700 s on. Fails where kept ends are read at a clock before the
+    one they were found at (`kept[1] <= now` left out: an end between the two is missed)."""
+    hub = _timed_taint_hub("greedy", 7)
+    live = hub._live["ocm"]
+    checked = reused = 0
+    original = OcmLive._ends_at
+
+    def counted(self, request, held, now, known=None, stale=frozenset()):
+        nonlocal reused
+        reused -= 1
+        return original(self, request, held, now, known, stale)
+
+    for at in world_events(hub, "ocm", 7, 40, datetime.fromisoformat(DEFAULT_NOW)):
+        for key in sorted(live.timed):
+            request = live.requests[key]
+            held = live._held_of(request)
+            for now in (at, at + timedelta(seconds=200), at + timedelta(seconds=700)):
+                fresh = original(live, request, held, now)[0]
+                reused += 1
+                with pytest.MonkeyPatch.context() as patch:
+                    patch.setattr(OcmLive, "_ends_at", counted)
+                    got = live._first_end(request, now)
+                assert got == (fresh[0] if fresh else None), (key, now)
+                checked += fresh != []
+            live._ends_kept.pop(key)  # found afresh 700 s on, then asked at the event's clock
+            live._first_end(request, at + timedelta(seconds=700))
+            fresh = original(live, request, held, at)[0]
+            assert live._first_end(request, at) == (fresh[0] if fresh else None), key
+    assert checked > 50 and reused > 1000, (checked, reused)
 
 
 def _timed_keys(live: OcmLive) -> set[str]:

@@ -333,6 +333,7 @@ _KEPT_CLUSTERS = 60_000
 # `OcmLive._kept_walk`: the models replaced since the walks kept were walked, at most so many
 # (then the walks are walked again)
 _REMODELS = 512
+_RETAINTED = 4096  # `_first_end`'s log of clusters whose taints moved: let go past this many
 
 
 def live(manifests: Sequence[Manifest], *, now: datetime, seed: int, result: Result | None = None) -> OcmLive:
@@ -966,6 +967,15 @@ class OcmLive:
         # walks it again); the log of the models replaced (each as it was and as it is).
         self._walks: dict[tuple, tuple[tuple[int, float, str] | None, int, tuple[float, str] | None]] = {}
         self._remodels: list[tuple[Cluster | None, Cluster | None]] = []
+        # `_first_end`'s: per Placement its request, the clock and the taint log's length it was
+        # found at and the ends tolerated then, in order and per held cluster with a taint; the
+        # log: each cluster whose taints moved (put in, replaced or dropped by `_remodel`; an
+        # event undone leaves its names there, so ends kept are found again, and `_forget` lets
+        # the ends go).
+        self._ends_kept: dict[
+            str, tuple[PlacementRequest, datetime, int, list[datetime], dict[str, list[datetime]]]
+        ] = {}
+        self._retainted: list[str] = []
         # `_ends_in`'s: the moment the pool's clusters with a toleration's end after it are kept
         # from (the first interval's start; None: none asked yet)
         self._ends_from: datetime | None = None
@@ -1449,6 +1459,8 @@ class OcmLive:
         c = self.clusters.get(name)
         was = self.pool.get(name)
         if c is None or c.terminating:
+            if was is not None and was.taints:
+                self._retaint(name)
             self.pool.drop(name)
             if name in self.counts:
                 self.journal.add(self._uncounted, name)
@@ -1461,8 +1473,18 @@ class OcmLive:
             if not low <= value <= high:
                 hull[key] = (min(low, value), max(high, value))
         self._revalue(was, model)
+        if (was.taints if was is not None else ()) != model.taints:
+            self._retaint(name)
         self.pool.put(model)
         self.journal.discard(self._uncounted, name)
+
+    def _retaint(self, name: str) -> None:
+        """A cluster's taints moved: logged for `_first_end`'s kept ends (past `_RETAINTED` names
+        the log and the ends kept by its positions are let go together)."""
+        if len(self._retainted) >= _RETAINTED:
+            self._retainted.clear()
+            self._ends_kept.clear()
+        self._retainted.append(name)
 
     def _rescore(self, name: str, now: datetime) -> None:
         """A cluster's scores at `now` (valid ones by name, every one for CEL) and when the next
@@ -1503,6 +1525,8 @@ class OcmLive:
             self._shapes.clear()
         if len(self._weakest) > 2 * len(self.requests) + 64:  # picks replaced since
             self._weakest.clear()
+        if len(self._ends_kept) > 2 * len(self.requests) + 64:  # Placements gone since
+            self._ends_kept.clear()
         if len(self._numbered) > 2 * len(self.requests) + 64:  # the same, with their numbers
             self._numbered.clear()
             self._filter_numbers.clear()
@@ -2576,6 +2600,7 @@ class OcmLive:
         self._flipped.clear()
         self._emptied_of.clear()
         self._ranked = None
+        self._ends_kept.clear()
 
     def _judged_now(self, key: str, answer: _Answer) -> None:
         """The answer's picture moved to the hub as it stands (its margins read there)."""
@@ -5521,21 +5546,76 @@ class OcmLive:
 
     def _first_end(self, request: PlacementRequest, now: datetime) -> datetime | None:
         """The first moment a toleration with seconds runs out on a cluster the request holds
-        (None: none does). The tolerations with seconds are picked once, and a taint with no
-        time skipped before them (the same `tolerates` asked, in the same order: a taint's
-        PickAlls hold tens of tainted clusters each)."""
+        (None: none does): the least end `taint.added + t.seconds` of a timed toleration `t`
+        tolerating a taint of a held cluster at `now`.
+
+        Kept per Placement (`_ends_kept`: `_rearm` asks it of every timed Placement an event
+        enqueues and holds, ~45 an event, and `_arm` of each answered; a PickAll holds hundreds
+        of tainted clusters), with the ends tolerated at the clock `then` it was found at, in
+        order and per held cluster. A toleration with seconds tolerates a taint at a clock
+        exactly where it matches the taint whatever the clock and the clock is before the end
+        (`Toleration.tolerates`: now < added + seconds), so at any `now` from `then` on those
+        tolerated now are those tolerated then whose end is after `now`: the first such end is
+        the answer (a cluster's ends are kept from the clock they were found at, `then` or
+        earlier, and read the same way). It stands while the request is the same object (its
+        tolerations and held clusters) and no held cluster's taints moved since (each model put
+        in, replaced or dropped with other taints is logged, `_retainted`). Else, from `then` on
+        and with the same tolerations (a request holding other clusters, or a held cluster's
+        taints moved), each held cluster's ends are read off those kept where its taints did
+        not move (`_ends_at`); an earlier clock is found afresh."""
+        held = self._held_of(request)
+        log = self._retainted
+        kept = self._ends_kept.get(request.key)
+        known, stale = None, frozenset()
+        if kept is not None and kept[1] <= now:
+            fresh = kept[2] == len(log)
+            if kept[0] is request and (fresh or held.isdisjoint(log[kept[2] :])):
+                ends = kept[3]
+                if not fresh:  # the log read up to here once
+                    self._ends_kept[request.key] = (request, kept[1], len(log), ends, kept[4])
+                at = bisect_right(ends, now)
+                return ends[at] if at < len(ends) else None
+            if kept[0].tolerations == request.tolerations:
+                known, stale = kept[4], frozenset(log[kept[2] :])
+        ends, per = self._ends_at(request, held, now, known, stale)
+        self._ends_kept[request.key] = (request, now, len(log), ends, per)
+        at = bisect_right(ends, now)  # (a cluster's kept ends are taken as kept: some may be past)
+        return ends[at] if at < len(ends) else None
+
+    def _ends_at(
+        self,
+        request: PlacementRequest,
+        held: AbstractSet[str],
+        now: datetime,
+        known: Mapping[str, list[datetime]] | None = None,
+        stale: AbstractSet[str] = frozenset(),
+    ) -> tuple[list[datetime], dict[str, list[datetime]]]:
+        """The ends of the request's tolerations with seconds tolerating a taint of a held
+        cluster at `now`, in order, and per held cluster with a taint. The tolerations with
+        seconds are picked once, and a taint with no time skipped before them (the same
+        `tolerates` asked, in the same order: a taint's PickAlls hold tens of tainted clusters
+        each). `known`: per cluster its ends tolerated at an earlier clock by the same
+        tolerations (`_first_end`'s), taken as they are for a cluster not in `stale` (its taints
+        the same since): those after `now` are its ends now, so the caller reads only those
+        (the rest, ends at or before `now`, are among the ends given)."""
         timed = [t for t in request.tolerations if t.seconds is not None]
-        ends = []
         pool = self.pool
         # Only a held cluster with a taint can end a toleration (the pool's tainted clusters
         # among those held, found in C: a PickAll holds thousands, nearly all untainted).
-        for name in pool.tainted().intersection(self._held_of(request)):
+        names = pool.tainted().intersection(held)
+        per: dict[str, list[datetime]] = {}
+        if known is not None:
+            kept = names.intersection(known.keys()).difference(stale)
+            per = {name: known[name] for name in kept}
+            names -= kept
+        for name in names:
+            mine = per[name] = []
             for taint in pool[name].taints:
                 if taint.added is not None:
                     for t in timed:
                         if t.tolerates(taint, now):
-                            ends.append(taint.added + timedelta(seconds=t.seconds))  # type: ignore[arg-type]
-        return min(ends, default=None)
+                            mine.append(taint.added + timedelta(seconds=t.seconds))  # type: ignore[arg-type]
+        return sorted(chain.from_iterable(per.values())), per
 
     def _ran_out(
         self,
