@@ -5239,7 +5239,7 @@ def test_a_placements_toleration_requeue_is_armed_from_what_it_holds_now(mode) -
 
 def test_the_first_end_kept_is_the_one_found_afresh() -> None:
     """`_first_end` keeps each Placement's ends tolerated at the clock it found them
-    (`_ends_kept`) and answers a later clock from them while its request and its held clusters'
+    (`_first_ends`) and answers a later clock from them while its request and its held clusters'
     taints stand. Over 40 events on `_timed_taint_hub` (greedy, seed 7), after each event and
     for every Placement with a toleration with seconds, the moment is the one its ends found
     afresh give (`_ends_at`) at the event's clock, 200 s and 700 s on, and at the event's clock
@@ -5267,7 +5267,7 @@ def test_the_first_end_kept_is_the_one_found_afresh() -> None:
                     got = live._first_end(request, now)
                 assert got == (fresh[0] if fresh else None), (key, now)
                 checked += fresh != []
-            live._ends_kept.pop(key)  # found afresh 700 s on, then asked at the event's clock
+            live._first_ends.pop(key)  # found afresh 700 s on, then asked at the event's clock
             live._first_end(request, at + timedelta(seconds=700))
             fresh = original(live, request, held, at)[0]
             assert live._first_end(request, at) == (fresh[0] if fresh else None), key

@@ -37,7 +37,7 @@ def test_a_held_cluster_tainted_under_a_standing_request_moves_its_first_end() -
     key = f"{ocm.NS}/p"
     request = live.requests[key]
     assert live._held_of(request) == {"c0", "c1", "c2", "c3"}
-    assert live._first_end(request, _AT) is None and key in live._ends_kept
+    assert live._first_end(request, _AT) is None and key in live._first_ends
     now = _AT + timedelta(seconds=15)
     hub.handle(Applied(_cluster("c1", added=ocm.ago(0))), now=now)
     assert live.requests[key] is request  # held as it was: nothing of it was solved

@@ -972,7 +972,7 @@ class OcmLive:
         # log: each cluster whose taints moved (put in, replaced or dropped by `_remodel`; an
         # event undone leaves its names there, so ends kept are found again, and `_forget` lets
         # the ends go).
-        self._ends_kept: dict[
+        self._first_ends: dict[
             str, tuple[PlacementRequest, datetime, int, list[datetime], dict[str, list[datetime]]]
         ] = {}
         self._retainted: list[str] = []
@@ -1483,7 +1483,7 @@ class OcmLive:
         the log and the ends kept by its positions are let go together)."""
         if len(self._retainted) >= _RETAINTED:
             self._retainted.clear()
-            self._ends_kept.clear()
+            self._first_ends.clear()
         self._retainted.append(name)
 
     def _rescore(self, name: str, now: datetime) -> None:
@@ -1525,8 +1525,8 @@ class OcmLive:
             self._shapes.clear()
         if len(self._weakest) > 2 * len(self.requests) + 64:  # picks replaced since
             self._weakest.clear()
-        if len(self._ends_kept) > 2 * len(self.requests) + 64:  # Placements gone since
-            self._ends_kept.clear()
+        if len(self._first_ends) > 2 * len(self.requests) + 64:  # Placements gone since
+            self._first_ends.clear()
         if len(self._numbered) > 2 * len(self.requests) + 64:  # the same, with their numbers
             self._numbered.clear()
             self._filter_numbers.clear()
@@ -2600,7 +2600,7 @@ class OcmLive:
         self._flipped.clear()
         self._emptied_of.clear()
         self._ranked = None
-        self._ends_kept.clear()
+        self._first_ends.clear()
 
     def _judged_now(self, key: str, answer: _Answer) -> None:
         """The answer's picture moved to the hub as it stands (its margins read there)."""
@@ -5549,7 +5549,7 @@ class OcmLive:
         (None: none does): the least end `taint.added + t.seconds` of a timed toleration `t`
         tolerating a taint of a held cluster at `now`.
 
-        Kept per Placement (`_ends_kept`: `_rearm` asks it of every timed Placement an event
+        Kept per Placement (`_first_ends`: `_rearm` asks it of every timed Placement an event
         enqueues and holds, ~45 an event, and `_arm` of each answered; a PickAll holds hundreds
         of tainted clusters), with the ends tolerated at the clock `then` it was found at, in
         order and per held cluster. A toleration with seconds tolerates a taint at a clock
@@ -5565,20 +5565,20 @@ class OcmLive:
         not move (`_ends_at`); an earlier clock is found afresh."""
         held = self._held_of(request)
         log = self._retainted
-        kept = self._ends_kept.get(request.key)
+        kept = self._first_ends.get(request.key)
         known, stale = None, frozenset()
         if kept is not None and kept[1] <= now:
             fresh = kept[2] == len(log)
             if kept[0] is request and (fresh or held.isdisjoint(log[kept[2] :])):
                 ends = kept[3]
                 if not fresh:  # the log read up to here once
-                    self._ends_kept[request.key] = (request, kept[1], len(log), ends, kept[4])
+                    self._first_ends[request.key] = (request, kept[1], len(log), ends, kept[4])
                 at = bisect_right(ends, now)
                 return ends[at] if at < len(ends) else None
             if kept[0].tolerations == request.tolerations:
                 known, stale = kept[4], frozenset(log[kept[2] :])
         ends, per = self._ends_at(request, held, now, known, stale)
-        self._ends_kept[request.key] = (request, now, len(log), ends, per)
+        self._first_ends[request.key] = (request, now, len(log), ends, per)
         at = bisect_right(ends, now)  # (a cluster's kept ends are taken as kept: some may be past)
         return ends[at] if at < len(ends) else None
 
