@@ -642,7 +642,7 @@ class _Masks:
         store = self._store
         if self._epoch != store.epoch or (now is not None and now != store.now):
             return None
-        values = store.held if held else store.values if now is None else store.timed
+        values, _ = store.values_of(now, held)
         entry = values.get(key)
         if entry is None:
             return None
@@ -669,8 +669,8 @@ class _Masks:
         if now is not None and now != store.now:
             store.timed.clear()
             store.now = now
-        values = store.held if held else store.values if now is None else store.timed
-        while values and len(values) >= _up_to(_HELD_UP_TO if held else _VALUES_UP_TO, rows):
+        values, most = store.values_of(now, held)
+        while values and len(values) >= _up_to(most, rows):
             del values[next(iter(values))]  # the least recently asked
         values[key] = (value, store.epoch)
 
@@ -701,6 +701,13 @@ class _MaskStore:
         # and the last patch's rows gathered by their row before it (`_origin`), made once.
         self.previous: list[tuple[np.ndarray | None, list[tuple[int, Cluster]]]] = []
         self.origin: _Origin | None = None
+
+    def values_of(self, now: Any, held: bool) -> tuple[dict[tuple, tuple[Any, int]], int]:
+        """The values a key is kept among (`held`: those kept apart; else those of `now` where
+        given, or those with no time) and how many of them are kept at most."""
+        if held:
+            return self.held, _HELD_UP_TO
+        return (self.values, _VALUES_UP_TO) if now is None else (self.timed, _VALUES_UP_TO)
 
     def since(self, behind: int) -> tuple[np.ndarray | None, list[tuple[int, Cluster]]]:
         """The last `behind` patches of the log (at most its length) as one patch: each row's
