@@ -637,10 +637,24 @@ def _holdings(own: Mapping[str, int]) -> list[str]:
 
 _JUDGED_FIELDS = ("seen", "own", "mates", "up", "down", "at")  # what `OcmLive._judged_now` moves
 _judged_values = attrgetter(*_JUDGED_FIELDS)
+_JUDGED_COUNT = len(_JUDGED_FIELDS)
+assert len(_ANSWER_FIELDS) != _JUDGED_COUNT  # (`_put_answers_back` tells them apart by it)
 
 
 def _put_judged(answer: _Answer, values: tuple[Any, ...]) -> None:
     answer.seen, answer.own, answer.mates, answer.up, answer.down, answer.at = values
+
+
+def _put_answers_back(notes: list[tuple[_Answer, tuple[Any, ...]]]) -> None:
+    """`OcmLive._checked`'s one note for every answer its checks moved (`OcmLive._notes`): each
+    answer's fields as they stood before a move, the last put back first (as notes one per move
+    are undone); `_judged_as_is`' six fields or `_keep`'s every field."""
+    for answer, values in reversed(notes):
+        if len(values) == _JUDGED_COUNT:
+            answer.seen, answer.own, answer.mates, answer.up, answer.down, answer.at = values
+        else:
+            for name, value in zip(_ANSWER_FIELDS, values, strict=True):
+                setattr(answer, name, value)
 
 
 def _put_logged_back(last: dict[str, int], clusters: list[str], olds: list[int | None]) -> None:
@@ -1002,6 +1016,15 @@ class OcmLive:
         self._weakest: dict[int, tuple[dict[str, int], tuple[str, int]]] = {}  # _stands_margins'
         # `_quiet`'s: per picks dict (by identity) and request, `_held_by_ceiling`'s answer
         self._ceiling_held: dict[int, tuple[dict[str, int], PlacementRequest, tuple[int, str] | None]] = {}
+        # The answers' fields as they stood before the checks moved them, one take's (`_checked`:
+        # one journal note puts them all back, the last first; None: outside the checks, each
+        # move noted alone).
+        self._notes: list[tuple[_Answer, tuple[Any, ...]]] | None = None
+        # `_checked`'s per request (by identity): `_facts_of`'s reads, Balance weight, `alone`,
+        # `scored`, whether `_ran_out` may refuse it (a PickN reading a sorter, with a toleration
+        # with seconds), and whether it is judged as is with no relevant change (a PickAll, or
+        # no Balance).
+        self._sorts: dict[int, tuple[PlacementRequest, frozenset, int, bool, bool, bool, bool]] = {}
         # `_shape`'s: each distinct value of a part of the requests (their tolerations, their
         # required terms, their score inputs) and the one `_Shape` standing for it; and `_asked`'s
         # answers of the clusters the checks ask of (the event's changes), per shape (`_feasible`).
@@ -1521,6 +1544,8 @@ class OcmLive:
             self._held.clear()
         if len(self._facts) > 2 * len(self.requests) + 64:  # the same
             self._facts.clear()
+        if len(self._sorts) > 2 * len(self.requests) + 64:  # the same
+            self._sorts.clear()
         if len(self._shapes) > 2 * len(self.requests) + 64:  # values no request has any more
             self._shapes.clear()
         if len(self._weakest) > 2 * len(self.requests) + 64:  # picks replaced since
@@ -1786,7 +1811,7 @@ class OcmLive:
         other is visited with its relevant changes and busiest count (`_stands` goes on from the
         drift with them)."""
         policies, requests, answers, dirty = self.policies, self.requests, self.answers, self.dirty
-        facts, own, floor = self._facts, self.own, self.floor
+        sorts, own, floor = self._sorts, self.own, self.floor
         log = self.log_seq
         last = log[-1] if log else None  # no entry: every picture is as the counts now stand
         if changed:
@@ -1802,64 +1827,98 @@ class OcmLive:
             union, regroup = frozenset(), []
         ranked = self._by_count_desc()
         top, tops = ranked[0] if ranked else (0, set())
-        every, stands = SelectionMode.ALL, self._stands
+        stands = self._stands
         solved = set()
-        for key in enqueued:
-            if key not in policies:
-                continue  # gone, disabled or being deleted: upstream leaves it alone
-            request, answer = requests.get(key), answers.get(key)
-            if key in dirty:
-                solved.add(key)
-                continue
-            if request is None or answer is None:  # new, or misconfigured: stands while its status does
-                if not self._misstands(key):
-                    solved.add(key)
-                continue
-            if answer.seen < floor:
-                solved.add(key)
-                continue
-            found = facts.get(id(request))
-            reads, weight, alone, scored, _ = (
-                found[1] if found is not None and found[0] is request else self._facts_of(request)
-            )
-            if regroup:
-                groups = policies[key].groups.groups
-                if groups and any(_regrouped(old, new, answer.selected, groups) for old, new in regroup):
+        # Judged as is (moved on at once after the loop, `_judged_all`: each visited once, and no
+        # check reads another Placement's answer) and every answer moved, put back by one note.
+        as_is: list[str] = []
+        as_is_answers: list[_Answer] = []
+        journal = self.journal
+        if journal.recording:
+            self._notes = notes = []
+            journal.note(partial(_put_answers_back, notes))
+        try:
+            for key in enqueued:
+                if key not in policies:
+                    continue  # gone, disabled or being deleted: upstream leaves it alone
+                request, answer = requests.get(key), answers.get(key)
+                if key in dirty:
                     solved.add(key)
                     continue
-            if union is not None and union.isdisjoint(reads):
-                relevant = []
-            else:
-                relevant = self._relevant(key, request, changed, now)
-            most = answer.most
-            if request.tolerations and self._ran_out(request, answer, changed, now):
-                self._run(key, request, changed)  # held only where its sync alone picks it (`_by_runs`)
-                solved.add(key)
-                continue
-            if request.mode is every or not weight:
-                if not relevant:
-                    self._judged_as_is(key, answer)
+                if request is None or answer is None:  # new, or misconfigured: stands while its status does
+                    if not self._misstands(key):
+                        solved.add(key)
                     continue
-            else:
-                held = own.get(key, _NO_COUNTS)
-                most = top if top and held.keys().isdisjoint(tops) else self._most_for(key)
-                if not relevant and answer.mates is None and most == answer.most:
-                    if last is None or last <= answer.seen:
-                        self._judged_as_is(key, answer)
-                        continue
-                    if alone and answer.strict and self._quiet(key, request, answer):
-                        continue
-                elif (
-                    relevant
-                    and scored
-                    and answer.strict
-                    and answer.mates is None
-                    and self._ceiling_holds(key, request, answer, relevant, most, now)
-                ):
+                if answer.seen < floor:
+                    solved.add(key)
                     continue
-            if not stands(key, request, answer, changed, now, (relevant, most)):
-                solved.add(key)
+                found = sorts.get(id(request))
+                if found is None or found[0] is not request:
+                    found = self._sorts_of(request)
+                _, reads, weight, alone, scored, timed, plain = found
+                if regroup:
+                    groups = policies[key].groups.groups
+                    if groups and any(_regrouped(old, new, answer.selected, groups) for old, new in regroup):
+                        solved.add(key)
+                        continue
+                if union is not None and union.isdisjoint(reads):
+                    relevant = []
+                else:
+                    relevant = self._relevant(key, request, changed, now)
+                most = answer.most
+                if timed and self._ran_out(request, answer, changed, now):
+                    self._run(key, request, changed)  # held only where its sync alone picks it (`_by_runs`)
+                    solved.add(key)
+                    continue
+                if plain:
+                    if not relevant:
+                        as_is.append(key)
+                        as_is_answers.append(answer)
+                        continue
+                else:
+                    held = own.get(key, _NO_COUNTS)
+                    most = top if top and held.keys().isdisjoint(tops) else self._most_for(key)
+                    if not relevant and answer.mates is None and most == answer.most:
+                        if last is None or last <= answer.seen:
+                            as_is.append(key)
+                            as_is_answers.append(answer)
+                            continue
+                        if alone and answer.strict and self._quiet(key, request, answer):
+                            continue
+                    elif (
+                        relevant
+                        and scored
+                        and answer.strict
+                        and answer.mates is None
+                        and self._ceiling_holds(key, request, answer, relevant, most, now)
+                    ):
+                        continue
+                if not stands(key, request, answer, changed, now, (relevant, most)):
+                    solved.add(key)
+            if as_is:
+                self._judged_all(as_is, as_is_answers)
+        finally:
+            self._notes = None
         return solved
+
+    def _sorts_of(
+        self, request: PlacementRequest
+    ) -> tuple[PlacementRequest, frozenset[tuple[str, str]], int, bool, bool, bool, bool]:
+        """What `_checked` reads of the request itself, made once per request (kept by identity,
+        `_sorts`): `_facts_of`'s reads, Balance weight, `alone` and `scored`; whether `_ran_out`
+        may refuse it (its first tests, which read the request alone: a PickN with a toleration
+        with seconds and a sorter); and whether no relevant change leaves it judged as is (a
+        PickAll, or no Balance: `_stands` reads no drift of it)."""
+        reads, weight, alone, scored, _ = self._facts_of(request)
+        timed = (
+            request.mode is not SelectionMode.ALL
+            and any(t.seconds is not None for t in request.tolerations)
+            and any(p.sorter is not None for p in request.preferences)
+        )
+        plain = request.mode is SelectionMode.ALL or not weight
+        found = (request, reads, weight, alone, scored, timed, plain)
+        self._sorts[id(request)] = found
+        return found
 
     def _misstands(self, key: str) -> bool:
         """Whether a misconfigured Placement's sync writes what its last one wrote: what `_taken`
@@ -2075,7 +2134,10 @@ class OcmLive:
             return found[2]
         raised = self._held_by_ceiling(request, best, self._held_of(request), picks, _weakest_of(picks))
         if len(self._ceiling_held) > 2 * len(self.requests) + 64:  # picks replaced since
-            self._ceiling_held.clear()
+            # Those of no answer let go (not all: an answer's kept picks are asked again at its
+            # next check, every Placement with Balance missing at once where all were).
+            live = {id(answer.picks) for answer in self.answers.values()}
+            self._ceiling_held = {at: found for at, found in self._ceiling_held.items() if at in live}
         self._ceiling_held[id(picks)] = (picks, request, raised)
         return raised
 
@@ -2565,7 +2627,12 @@ class OcmLive:
 
     def _keep(self, answer: _Answer, values: tuple[Any, ...] | None = None) -> None:
         """A kept answer about to move on in place: the journal puts it back as it is (`values`:
-        its fields as the caller already read them, `_answer_values`)."""
+        its fields as the caller already read them, `_answer_values`); within the checks, by
+        their one note (`_notes`)."""
+        notes = self._notes
+        if notes is not None:
+            notes.append((answer, _answer_values(answer) if values is None else values))
+            return
         journal = self.journal
         if journal.recording:
             journal.note(partial(_put_back, answer, _answer_values(answer) if values is None else values))
@@ -2588,6 +2655,7 @@ class OcmLive:
         self._rising.clear()
         self._held.clear()
         self._facts.clear()
+        self._sorts.clear()
         self._asks.clear()
         self._touched_of = None
         self._in_trait.clear()
@@ -2609,10 +2677,35 @@ class OcmLive:
 
     def _judged_as_is(self, key: str, answer: _Answer) -> None:
         """`_judged_now` where the caller moves nothing else of the answer: the journal puts back
-        the fields it moves alone."""
-        if self.journal.recording:
+        the fields it moves alone (within the checks, their one note does: `_notes`)."""
+        notes = self._notes
+        if notes is not None:
+            notes.append((answer, _judged_values(answer)))
+        elif self.journal.recording:
             self.journal.note(partial(_put_judged, answer, _judged_values(answer)))
         self._moved_on(key, answer)
+
+    def _judged_all(self, keys: list[str], answers: list[_Answer]) -> None:
+        """`_judged_as_is` of each answer (of the Placement at the same place in `keys`), at once:
+        their fields as they stand put in the checks' one note (`_notes`; else one note of its
+        own), each then moved on as `_moved_on` moves it (the take's position and clock, its
+        decisions per cluster as they stand, no batch-mates' moves)."""
+        notes = self._notes
+        kept = zip(answers, map(_judged_values, answers), strict=True)
+        if notes is not None:
+            notes.extend(kept)
+        elif self.journal.recording:
+            self.journal.note(partial(_put_answers_back, list(kept)))
+        seq, clock, own, none = self.seq, self.now, self.own, frozenset()
+        for key, answer in zip(keys, answers, strict=True):
+            answer.seen, answer.own, answer.mates, answer.up, answer.down, answer.at = (
+                seq,
+                own.get(key, _NO_COUNTS),
+                None,
+                none,
+                none,
+                clock,
+            )
 
     def _moved_on(self, key: str, answer: _Answer) -> None:
         # Its decisions per cluster as they stand, kept as they are: `_owned` never changes them
@@ -5088,6 +5181,7 @@ class OcmLive:
         self._rising.clear()
         self._held.clear()
         self._facts.clear()
+        self._sorts.clear()
         self._asks.clear()
         self._touched_of = None
         self._in_trait.clear()
