@@ -5574,8 +5574,9 @@ def test_a_strict_answer_held_by_its_ceiling_with_nothing_it_reads_moved_is_judg
     stood by `_stands_margins`, with the drift and busiest count `_stands` reads and no relevant
     change: the drift names a cluster, the busiest count is the answer's, and the verdict and
     every field after (the anchor's too) are the same, the picks the same dict; a refusal moves
-    nothing. Every answer `_stands` judges as is with no batch-mates' moves in its picture has a
-    drift naming no cluster (the log's last entry at or before it). Holds and refusals both
+    nothing. Every answer `_stands` or the checks' loop (`_judged_all`) judges as is with no
+    batch-mates' moves in its picture has a drift naming no cluster (the log's last entry at or
+    before it). Holds and refusals both
     counted. Fails where `_quiet`'s moved-pick lookup skips a pick (`islice(picks, 1, None)`),
     or where `_log` does not record its entries' position in `_last_logged`."""
     if log is not None:
@@ -5605,8 +5606,13 @@ def test_a_strict_answer_held_by_its_ceiling_with_nothing_it_reads_moved_is_judg
             asked["as is"] += 1
         return as_is(self, key, answer)
 
+    def judged_all(self, keys, answers):  # the checks' as is, moved on at once after their loop
+        for key, answer in zip(keys, answers, strict=True):
+            judged(self, key, answer)
+
     monkeypatch.setattr(OcmLive, "_quiet", replayed)
     monkeypatch.setattr(OcmLive, "_judged_as_is", judged)
+    monkeypatch.setattr(OcmLive, "_judged_all", judged_all)
     _deltas(mode, 0, 40)
     assert asked["held"] > 20 and asked["refused"] > 5 and asked["as is"] > 20, asked
 
