@@ -145,3 +145,26 @@ def test_an_answers_clusters_in_a_drift_found_at_once_are_those_looked_up_one_by
         asked["down"] += bool(answer.down & set(moved) - set(own) - set(then) - answer.up)
         asked["places"] += type(index) is not dict
     assert asked["found"] > 100 and asked["down"] > 10 and asked["places"] > 100, asked
+
+
+def test_who_moved_since_a_sorters_picture_read_off_its_drift_is_the_logs() -> None:
+    """`_stands_margins` reads which of a sorter's picks moved since its picture off the drift it
+    was handed (`_moved_for`; its answers with no batch-mates' moves alone come there): over 40
+    generated events (greedy), every such read names exactly the clusters `_moved_since` gives
+    for that picture, some of them with clusters moved. Fails where nothing is read as moved
+    (`_moved_for` answering `_NO_COUNTS`: a moved pick's total kept as it was)."""
+    moved_for, asked = OcmLive._moved_for, Counter()
+
+    def checked(self, answer, drift):
+        out = moved_for(self, answer, drift)
+        assert set(out) == set(self._moved_since(answer.seen))
+        asked["drift" if out is (drift.index if drift is not None else None) else "log"] += 1
+        asked["moved"] += bool(out)
+        return out
+
+    OcmLive._moved_for = checked
+    try:
+        _run("greedy", 40)
+    finally:
+        OcmLive._moved_for = moved_for
+    assert asked["drift"] > 20 and asked["moved"] > 20, asked

@@ -2742,14 +2742,7 @@ class OcmLive:
             # moved by the same count's score at each (`_most_shift`).
             steady = not weight or (answer.mates is None and answer.own is own)
             quiet = steady and (not weight or most == answer.most)
-            # The clusters moved since the picture (read for who moved alone): its drift's, which
-            # with no batch-mates' moves holds exactly those (`_drift_of_log`), where it has one.
-            if not (steady and weight and kept):
-                moved = _NO_COUNTS
-            elif drift is not None and drift.mates is None:
-                moved = drift.index
-            else:
-                moved = self._moved_since(answer.seen)
+            moved = self._moved_for(answer, drift) if steady and weight and kept else _NO_COUNTS
             if quiet and not static and self._none_moved(kept, moved):
                 picks = kept
             else:
@@ -2792,6 +2785,15 @@ class OcmLive:
         answer.picks, answer.best_out, answer.most, answer.anchor = picks, raised, most, anchor
         answer.totalled = request if alone else None
         return True
+
+    def _moved_for(self, answer: _Answer, drift: _Drift | None) -> Mapping[str, Any]:
+        """The clusters whose count moved since the answer's picture, for who moved alone (its
+        keys): its drift's index where the drift has no batch-mates' moves (`_drift_of_log`: the
+        clusters with a log entry after the picture, exactly `_moved_since`'s keys), without a
+        dict made per picture; else `_moved_since` itself."""
+        if drift is not None and drift.mates is None:
+            return drift.index
+        return self._moved_since(answer.seen)
 
     @staticmethod
     def _none_moved(picks: Mapping[str, int], moved: Mapping[str, Any]) -> bool:
