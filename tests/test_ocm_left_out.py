@@ -1,6 +1,6 @@
 """The bound of the clusters an OCM answer left out (adapters/ocm/reach.py, `OcmLive._left_out`):
 a sorter's threats judged by total before their filters (`_judged_inside`, `_inside_of`), the
-order by rise shared by every Balance weight of a picture (`_rise_order`, `_unit_orders`), and a
+order by rise shared by every Balance weight of a picture (`_rise_order`, `_unit_rises`), and a
 walk found not to stand refused at once (`_walk_stands`, `_unstood`), or brought up to the log
 of models replaced (`_walk_moved`, `_log_since`), and a sorter's ends read with its walks at once
 (`_sorter_ends`), and a sorter's few threats all refused by their filters answered without its
@@ -106,7 +106,7 @@ def test_a_sorters_threats_asked_their_filters_by_total_judge_as_one_by_one(mode
 def test_the_order_by_rise_shared_across_weights_is_each_arrays_own() -> None:
     """After 40 generated events, for each drift kept and a range of Balance weights (0 and below
     too) and busiest counts then, the order `_rise_order` gives every shared rises array (read
-    off the weight-1 rises where the weight is above 0, `_unit_orders`) is that array's own: its
+    off the weight-1 rises of the weight's sign, `_unit_rises`) is that array's own: its
     positions above 0 by rise, greatest first, then position. Fails where the order is shared
     with a weight of 0 or below (`weight > 0` read as `weight != 0`)."""
     live = _run("greedy", 40)

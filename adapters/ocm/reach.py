@@ -1069,9 +1069,9 @@ class OcmLive:
         ] = {}  # _rises' (one event's)
         # `_shared_rises`' (one event's)
         self._shared_rise: dict[tuple[int, int, int, int, bool], tuple[_Drift, np.ndarray]] = {}
-        # `_shared_rises`' orders by rise (`_rise_order`) of the weight-1 rises, shared by every
-        # weight above 0 (one event's)
-        self._unit_orders: dict[tuple[int, int, int, bool], tuple[_Drift, list[int]]] = {}
+        # `_unit_rises`': per picture's drift, busiest counts, batch-mates' moves or not and the
+        # sign of the Balance weight, the weight-1 rises and their order by rise (one event's)
+        self._units: dict[tuple[int, int, int, bool, bool], tuple[_Drift, np.ndarray, list[int]]] = {}
         self._flipped: dict[str, str] = {}  # PickAlls solved for one cluster's verdict alone (one event's)
         # `_given`'s answers, each with its clusters as a set (one batch's)
         self._given_sets: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {}
@@ -1614,7 +1614,7 @@ class OcmLive:
         self._bases.clear()
         self._upper_bases.clear()
         self._shared_rise.clear()
-        self._unit_orders.clear()
+        self._units.clear()
         self._flipped.clear()
         self._emptied_of.clear()
         self._runs = set()  # refused by their picture, judged by their run (`_run`)
@@ -2664,7 +2664,7 @@ class OcmLive:
         self._bases.clear()
         self._upper_bases.clear()
         self._shared_rise.clear()
-        self._unit_orders.clear()
+        self._units.clear()
         self._flipped.clear()
         self._emptied_of.clear()
         self._ranked = None
@@ -2835,7 +2835,7 @@ class OcmLive:
             # moved by the same count's score at each (`_most_shift`).
             steady = not weight or (answer.mates is None and answer.own is own)
             quiet = steady and (not weight or most == answer.most)
-            moved = self._moved_since(answer.seen) if steady and weight and kept else _NO_COUNTS
+            moved = self._moved_for(answer, drift) if steady and weight and kept else _NO_COUNTS
             if quiet and not static and self._none_moved(kept, moved):
                 picks = kept
             else:
@@ -2878,6 +2878,15 @@ class OcmLive:
         answer.picks, answer.best_out, answer.most, answer.anchor = picks, raised, most, anchor
         answer.totalled = request if alone else None
         return True
+
+    def _moved_for(self, answer: _Answer, drift: _Drift | None) -> Mapping[str, Any]:
+        """The clusters whose count moved since the answer's picture, for who moved alone (its
+        keys): its drift's index where the drift has no batch-mates' moves (`_drift_of_log`: the
+        clusters with a log entry after the picture, exactly `_moved_since`'s keys), without a
+        dict made per picture; else `_moved_since` itself."""
+        if drift is not None and drift.mates is None:
+            return drift.index
+        return self._moved_since(answer.seen)
 
     @staticmethod
     def _none_moved(picks: Mapping[str, int], moved: Mapping[str, Any]) -> bool:
@@ -2935,9 +2944,17 @@ class OcmLive:
                 at = drift.index.get(c)
                 if at is not None:
                     patch[at] = (patch[at] if at in patch else int(shared[at])) + change
-            for at in map(drift.index.get, chain(picks, entered)):
-                if at is not None:
-                    patch[at] = _NONE
+            index = drift.index
+            if type(index) is dict:  # the picks in the drift: a set intersection in C, over the fewer
+                for c in index.keys() & picks.keys():
+                    patch[index[c]] = _NONE
+                for at in map(index.get, entered) if entered else ():
+                    if at is not None:
+                        patch[at] = _NONE
+            else:
+                for at in map(index.get, chain(picks, entered)):
+                    if at is not None:
+                        patch[at] = _NONE
             found = self._quiet_bound(drift, shared, patch, best, weakest)
             if found is _LOUD:
                 few = self._few_threats(drift, shared, patch, best, weakest)
@@ -4428,13 +4445,16 @@ class OcmLive:
         self, drift: _Drift, answer: _Answer, own: Mapping[str, int], most: int, weight: int
     ) -> dict[int, int]:
         """Where `_rises` differs from the picture's shared rises: the answer's own clusters (its
-        decisions now and then, its moves), by position in the drift."""
+        decisions now and then, its moves), by position in the drift. Those of them in the drift
+        found by a set intersection in C over the fewer (`_in_drift`), not a look-up each."""
         patch: dict[int, int] = {}
+        found = _in_drift(drift.index, own, answer)
+        if not found:
+            return patch
         mates = answer.mates is not None
-        for c in {*own, *answer.own, *answer.up, *answer.down}:
-            at = drift.index.get(c)
-            if at is None:
-                continue
+        index = drift.index
+        for c in found:
+            at = index[c]
             then, mine = int(drift.then[at]), answer.own.get(c, 0)
             s_now = _balance(max(0, int(drift.now[at]) - own.get(c, 0)), most)
             low = then - int(drift.dropped[at]) + (c in answer.down) - mine
@@ -4528,9 +4548,9 @@ class OcmLive:
     def _rise_order(self, shared: np.ndarray) -> list[int]:
         """The positions of a shared rises array whose rise is above 0, by rise (greatest first),
         then position; kept for the event with the array (by its identity: the entry holds it).
-        A Balance weight w above 0 gives rises w times those of weight 1 (`_shared_rises`: each
-        an integer), the same positions above 0 in the same order, ties and all: one sort serves
-        every such weight of a picture (`_unit_orders`)."""
+        A Balance weight w gives rises w times those of weight 1 or -1 by its sign (`_shared_rises`:
+        each an integer), the same positions above 0 in the same order, ties and all: one sort
+        serves every weight of that sign of a picture (`_unit_rises`, kept with each array)."""
         found = self._orders.get(id(shared))
         if found is None or found[0] is not shared:
             rising = np.flatnonzero(shared > 0)
@@ -4541,25 +4561,54 @@ class OcmLive:
     def _shared_rises(self, drift: _Drift, most: int, then: int, weight: int, mates: bool) -> np.ndarray:
         """`_rises` of an answer with no own cluster among the drift's: the weighted score of each
         count now less the least on the picture's range (read only; kept for the event with the
-        picture's scores, `_balance_bases`)."""
+        picture's scores, `_balance_bases`). The weight times the weight-1 rises of its sign
+        (`_unit_rises`: integers, so the product is exact), that array itself at weight 1 (most
+        answers'); its order by rise (`_rise_order`) is theirs, kept with it."""
         key = (id(drift), most, then, weight, mates)
         found = self._shared_rise.get(key)
         if found is None or found[0] is not drift:
-            s_now, s_low, s_high = self._balance_bases(drift, most, then)
-            scores = weight * s_now
-            if not mates:
-                rises = scores - weight * s_low
+            unit, order = self._unit_rises(drift, most, then, mates, weight > 0)
+            if weight == 1:
+                rises = unit
             else:
-                rises = scores - np.minimum(weight * s_low, weight * s_high)
-            rises.flags.writeable = False
+                rises = weight * unit
+                rises.flags.writeable = False
+                if not weight:
+                    order = []
             found = self._shared_rise[key] = (drift, rises)
-            if weight > 0:  # its order by rise is the weight-1 rises' (`_rise_order`), shared
-                unit = self._unit_orders.get(key[:3] + (mates,))
-                if unit is not None and unit[0] is drift:
-                    self._orders[id(rises)] = (rises, unit[1])
-                else:
-                    self._unit_orders[key[:3] + (mates,)] = (drift, self._rise_order(rises))
+            self._orders[id(rises)] = (rises, order)
         return found[1]
+
+    def _unit_rises(
+        self, drift: _Drift, most: int, then: int, mates: bool, up: bool
+    ) -> tuple[np.ndarray, list[int]]:
+        """The rises of Balance weight 1 (`up`), or those of weight -1 times -1: the arrays every
+        weight of that sign scales (`_shared_rises`), and the positions where that sign's weights
+        rise, by rise (greatest first), then position, the order of every such weight's rises,
+        ties and all (`_rise_order`). A weight w above 0 rises by w (s_now - min(s_low, s_high));
+        one below 0 by w s_now - min(w s_low, w s_high) = w (s_now - max(s_low, s_high)), rising
+        where that difference is below 0, the most where it is least (without batch-mates' moves
+        s_low and s_high are one: both signs read s_now - s_low). Read only; kept for the event
+        with the picture's scores (`_balance_bases`)."""
+        key = (id(drift), most, then, mates, up)
+        found = self._units.get(key)
+        if found is None or found[0] is not drift:
+            s_now, s_low, s_high = self._balance_bases(drift, most, then)
+            if not mates:
+                unit = s_now - s_low
+            elif up:
+                unit = s_now - np.minimum(s_low, s_high)
+            else:
+                unit = s_now - np.maximum(s_low, s_high)
+            unit.flags.writeable = False
+            if up:
+                rising = np.flatnonzero(unit > 0)
+                order = rising[np.argsort(-unit[rising], kind="stable")].tolist()
+            else:
+                rising = np.flatnonzero(unit < 0)
+                order = rising[np.argsort(unit[rising], kind="stable")].tolist()
+            found = self._units[key] = (drift, unit, order)
+        return found[1], found[2]
 
     def _balance_bases(self, drift: _Drift, most: int, then: int) -> tuple[np.ndarray, ...]:
         """Balance's scores (unweighted) of the drift's counts now against the busiest count
@@ -5190,7 +5239,7 @@ class OcmLive:
         self._bases.clear()
         self._upper_bases.clear()
         self._shared_rise.clear()
-        self._unit_orders.clear()
+        self._units.clear()
         # Not answered: new, or misconfigured (whose status stands or not, `_misstands`).
         out = {
             key
@@ -6250,6 +6299,26 @@ def _scope_of(request: PlacementRequest) -> tuple[str, ...] | None:
     """The traits `admits` reads a request's scope by (None: it reads none, no scope or named
     clusters; `OcmLive._in_scope_at`'s)."""
     return None if request.scope is None or request.mode is SelectionMode.FIXED else request.scope
+
+
+def _in_drift(index: Mapping[str, int], own: Mapping[str, int], answer: _Answer) -> AbstractSet[str]:
+    """The clusters of a Placement's decisions now (`own`) and on the answer's picture, and of the
+    answer's moves, that are among a drift's (`index`: its positions by name): for a dict, a set
+    intersection in C (two dicts' keys: over the fewer; a set or `_Ones`: over its names), in
+    place of their union looked up one by one; a big drift's `_Places` asks each name. The same
+    set of names either way."""
+    if type(index) is not dict:
+        return {c for c in {*own, *answer.own, *answer.up, *answer.down} if c in index}
+    keys = index.keys()
+    found = keys & (own.keys() if isinstance(own, dict) else own)
+    then = answer.own
+    if then is not own and then:
+        found |= keys & (then.keys() if isinstance(then, dict) else then)
+    if answer.up:
+        found |= keys & answer.up
+    if answer.down:
+        found |= keys & answer.down
+    return found
 
 
 def _patched(shared: np.ndarray, patch: Mapping[int, int]) -> np.ndarray:
