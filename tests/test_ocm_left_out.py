@@ -401,3 +401,53 @@ def test_a_threats_scope_and_bounds_read_through_kept_parts_are_those_read_afres
         model._score_hull[key] = hull
         uppers = model._uppers(scored, drift, own, 9, held)
         assert model._upper_at(scored, drift, every, own, 9, held) == dict(enumerate(uppers.tolist())), hull
+
+
+def test_a_sorters_many_threats_cut_by_their_kept_term_verdicts_keep_every_admitted_one() -> None:
+    """A sorter's many threats are cut to those whose labels may match a required term
+    (`_terms_may`: each term's matchLabels and In conditions, the verdicts kept across events
+    per terms, `_terms_kept`): on a generated hub's model, over a drift of every cluster, the
+    threats kept are exactly those meeting a term's conditions (so every one `admits` takes is
+    kept), in order; after a cluster's model is replaced by one with other labels (`_revalue`,
+    then the pool's put) its verdict is read again. Fails where the kept verdicts outlive a
+    model replaced (the pops of `_remodels`' clusters left out of `_terms_kept`)."""
+    from dataclasses import replace
+
+    from model import ClusterTerm, LabelSelector
+    from model.selectors import LabelOperator, LabelRequirement
+
+    model = _run("optimal", 0)
+    names = list(model.pool.names())
+    size = len(names)
+    counts = np.zeros(size, dtype=np.int64)
+    drift = reach_module._Drift(
+        None, names, dict(zip(names, range(size), strict=True)), counts, counts,
+        np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64),
+    )  # fmt: skip
+    key, value = next(iter(model.pool.get(names[0]).labels.items()))
+    among = LabelRequirement(key, LabelOperator.IN, ("x", "y"))
+    terms = (
+        ClusterTerm(labels=LabelSelector(match_labels=((key, value),))),
+        ClusterTerm(labels=LabelSelector(match_expressions=(among,))),
+    )
+    request = next(r for r in model.requests.values() if r is not None and r.scope)
+    request = replace(request, required=terms, scope=None, tolerations=())
+    order = list(range(size))
+    for round_ in range(2):
+        kept = model._terms_may(request, drift, order)
+        expected = [i for i, c in enumerate(names) if model.pool.get(c).labels.get(key) in (value, "x", "y")]
+        assert kept == expected, round_
+        admitted = [i for i, c in enumerate(names) if reach_module.admits(request, model.pool.get(c), None)]
+        assert set(admitted) <= set(kept) and admitted, round_
+        # a cluster out of the terms relabelled into them, one in them out of them
+        outside = next(c for c in names if model.pool.get(c).labels.get(key) not in (value, "x", "y"))
+        labelled_x = (c for c in names if model.pool.get(c).labels.get(key) == "x")
+        inside = names[0] if round_ == 0 else next(labelled_x)
+        for name, label in ((outside, "x"), (inside, "z")):
+            was = model.pool.get(name)
+            now = replace(was, labels={**was.labels, key: label})
+            model._revalue(was, now)
+            model.pool.put(now)
+    assert model._terms_may(request, drift, order) == [
+        i for i, c in enumerate(names) if model.pool.get(c).labels.get(key) in (value, "x", "y")
+    ]
