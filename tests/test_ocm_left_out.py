@@ -4,7 +4,8 @@ order by rise shared by every Balance weight of a picture (`_rise_order`, `_unit
 walk found not to stand refused at once (`_walk_stands`, `_unstood`), or brought up to the log
 of models replaced (`_walk_moved`, `_log_since`), and a sorter's ends read with its walks at once
 (`_sorter_ends`), and a sorter's few threats all refused by their filters answered without its
-ends (`_none_admitted`). Each gives what the path it replaces gives, on generated hubs."""
+ends (`_none_admitted`), and a threat's scope and bound read through kept parts (`_members`,
+`_upper_parts`). Each gives what the path it replaces gives, on generated hubs."""
 
 from __future__ import annotations
 
@@ -343,3 +344,110 @@ def test_a_sorters_few_threats_all_refused_answer_what_was_found(mode, monkeypat
     monkeypatch.setattr(OcmLive, "_judged_in_order", checked)
     _run(mode, 60, seed=3)
     assert asked["refused"] > 5 and asked["passed"] > 0, asked
+
+
+def test_a_threats_scope_and_bounds_read_through_kept_parts_are_those_read_afresh() -> None:
+    """A threat's scope of several traits is read through the pool's kept union of their members
+    (`_members`: one column per scope, `_in_scope_of`; one set, `_threats_few`), and a bound of
+    its total through the request's preference sums kept per request (`_upper_parts`), the
+    external scores' bounds read from the hull at each ask: on a generated hub's model, over a
+    drift of every cluster, each scope of two traits (with clusters in the second alone) gives
+    the positions testing each trait's members gives, and `_upper_at` gives `_uppers`' bound
+    at every position, again after an external score widens the hull. Fails where the hull is
+    read once with the kept sums (the static part kept in `_upper_parts`: the widened bound
+    missed) or a scope is read as its first trait's members (`_members(name)` as
+    `with_trait(name[0])` in `_column`'s "scope" fill)."""
+    from dataclasses import replace
+
+    from model import Preference
+
+    model = _run("optimal", 0)
+    names = list(model.pool.names())
+    size = len(names)
+    counts = np.arange(size, dtype=np.int64) % 7
+    drift = reach_module._Drift(
+        None, names, dict(zip(names, range(size), strict=True)), counts, counts + 1,
+        np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64),
+    )  # fmt: skip
+    traits = sorted(model.pool._with_trait, key=lambda t: (len(model.pool.with_trait(t)), t))
+    pairs = [
+        (a, b)
+        for a in traits
+        for b in traits
+        if a != b and model.pool.with_trait(b) - model.pool.with_trait(a) and model.pool.with_trait(a)
+    ][:6]
+    assert pairs
+    request = next(r for r in model.requests.values() if r is not None and r.scope)
+    wanted = np.arange(size) % 3 != 0
+    for scope in pairs:
+        scoped = replace(request, scope=scope, mode=reach_module.SelectionMode.N)
+        members = model.pool.with_trait(scope[0]) | model.pool.with_trait(scope[1])
+        expected = [i for i, c in enumerate(names) if wanted[i] and c in members]
+        assert model._in_scope_of(scoped, drift, wanted) == expected, scope
+        assert set(model._members(scope)) == members, scope
+    key = "i30-threats-score"
+    scored = replace(
+        request,
+        preferences=(
+            *request.preferences,
+            Preference(weight=2, external=key),
+            Preference(weight=-3, external=key),
+        ),
+    )
+    own = {names[0]: 1, names[2]: 3}
+    held = frozenset(names[1:4])
+    every = range(size)
+    for hull in ((0, 0), (-40, 10), (-40, 90)):
+        model._score_hull[key] = hull
+        uppers = model._uppers(scored, drift, own, 9, held)
+        assert model._upper_at(scored, drift, every, own, 9, held) == dict(enumerate(uppers.tolist())), hull
+
+
+def test_a_sorters_many_threats_cut_by_their_kept_term_verdicts_keep_every_admitted_one() -> None:
+    """A sorter's many threats are cut to those whose labels may match a required term
+    (`_terms_may`: each term's matchLabels and In conditions, the verdicts kept across events
+    per terms, `_terms_kept`): on a generated hub's model, over a drift of every cluster, the
+    threats kept are exactly those meeting a term's conditions (so every one `admits` takes is
+    kept), in order; after a cluster's model is replaced by one with other labels (`_revalue`,
+    then the pool's put) its verdict is read again. Fails where the kept verdicts outlive a
+    model replaced (the pops of `_remodels`' clusters left out of `_terms_kept`)."""
+    from dataclasses import replace
+
+    from model import ClusterTerm, LabelSelector
+    from model.selectors import LabelOperator, LabelRequirement
+
+    model = _run("optimal", 0)
+    names = list(model.pool.names())
+    size = len(names)
+    counts = np.zeros(size, dtype=np.int64)
+    drift = reach_module._Drift(
+        None, names, dict(zip(names, range(size), strict=True)), counts, counts,
+        np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64),
+    )  # fmt: skip
+    key, value = next(iter(model.pool.get(names[0]).labels.items()))
+    among = LabelRequirement(key, LabelOperator.IN, ("x", "y"))
+    terms = (
+        ClusterTerm(labels=LabelSelector(match_labels=((key, value),))),
+        ClusterTerm(labels=LabelSelector(match_expressions=(among,))),
+    )
+    request = next(r for r in model.requests.values() if r is not None and r.scope)
+    request = replace(request, required=terms, scope=None, tolerations=())
+    order = list(range(size))
+    for round_ in range(2):
+        kept = model._terms_may(request, drift, order)
+        expected = [i for i, c in enumerate(names) if model.pool.get(c).labels.get(key) in (value, "x", "y")]
+        assert kept == expected, round_
+        admitted = [i for i, c in enumerate(names) if reach_module.admits(request, model.pool.get(c), None)]
+        assert set(admitted) <= set(kept) and admitted, round_
+        # a cluster out of the terms relabelled into them, one in them out of them
+        outside = next(c for c in names if model.pool.get(c).labels.get(key) not in (value, "x", "y"))
+        labelled_x = (c for c in names if model.pool.get(c).labels.get(key) == "x")
+        inside = names[0] if round_ == 0 else next(labelled_x)
+        for name, label in ((outside, "x"), (inside, "z")):
+            was = model.pool.get(name)
+            now = replace(was, labels={**was.labels, key: label})
+            model._revalue(was, now)
+            model.pool.put(now)
+    assert model._terms_may(request, drift, order) == [
+        i for i, c in enumerate(names) if model.pool.get(c).labels.get(key) in (value, "x", "y")
+    ]
