@@ -161,12 +161,13 @@ class _Runs:
     (solver.balance `_greedy_run_holds`); about a third of a cluster event's greedy asks in its
     final batch were such repeats. At most _RUNS_UP_TO answers kept (each keeps its scores)."""
 
-    __slots__ = ("table", "known", "kept")
+    __slots__ = ("table", "known", "kept", "closed")
 
     def __init__(self, table: ClusterTable) -> None:
         self.table = table
         self.known: dict[int, list[tuple[Prepared, Solution]]] = {}  # by id(request): the batch holds each
         self.kept = 0
+        self.closed = False  # cleared: nothing kept any more
 
     def answer(self, q: Prepared) -> Solution:
         """solve_greedy(q, table, 0), or the answer to an earlier ask on the same scores."""
@@ -176,10 +177,16 @@ class _Runs:
                 if _same_scores(p, q):
                     return solution
         solution = solve_greedy(q, self.table, 0)
-        if self.kept < _RUNS_UP_TO:
+        if self.kept < _RUNS_UP_TO and not self.closed:
             self.known.setdefault(id(q.request), []).append((q, solution))
             self.kept += 1
         return solution
+
+    def clear(self) -> None:
+        """Every answer let go, none kept after: the settle has reported them all, and no
+        request's scores of every cluster are kept past it."""
+        self.known.clear()
+        self.closed = True
 
 
 _RUNS_UP_TO = 64  # answers `_Runs` keeps per solve (each with a request's scores of every cluster)
@@ -433,6 +440,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
             explain,
             deadline=deadline,
             on_sweep=sweep,
+            settled=None if runs is None else runs.clear,
             bound=options.bound,
             # best_response answers a request needing no search with greedy's own solve (limit 0)
             greedy_is_best=lambda q: not _needs_search(q),
