@@ -6,7 +6,7 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import partial
 
 import numpy as np
@@ -150,6 +150,60 @@ class _Hints:
         if found is None:
             found = self.solutions[signature] = solve_greedy(p, self.table, self.limit)
         return found
+
+
+class _Runs:
+    """Greedy's unexplained answers (limit 0) within one optimal solve of coupled requests, by
+    request, each with the scores it was asked on: asked again on the same scores, the answer
+    found is given again (greedy reads nothing else of a request, and the table is the solve's).
+    A batch of one coupled request asks greedy three times on one set of scores: its greedy pass,
+    its search's hint (or its best response, where greedy's is that) and the settle's greedy run
+    (solver.balance `_greedy_run_holds`); about a third of a cluster event's greedy asks in its
+    final batch were such repeats. At most _RUNS_UP_TO answers kept (each keeps its scores)."""
+
+    __slots__ = ("table", "known", "kept", "closed")
+
+    def __init__(self, table: ClusterTable) -> None:
+        self.table = table
+        self.known: dict[int, list[tuple[Prepared, Solution]]] = {}  # by id(request): the batch holds each
+        self.kept = 0
+        self.closed = False  # cleared: nothing kept any more
+
+    def answer(self, q: Prepared) -> Solution:
+        """solve_greedy(q, table, 0), or the answer to an earlier ask on the same scores."""
+        found = self.known.get(id(q.request))
+        if found is not None:
+            for p, solution in found:
+                if _same_scores(p, q):
+                    return solution
+        solution = solve_greedy(q, self.table, 0)
+        if self.kept < _RUNS_UP_TO and not self.closed:
+            self.known.setdefault(id(q.request), []).append((q, solution))
+            self.kept += 1
+        return solution
+
+    def clear(self) -> None:
+        """Every answer let go, none kept after: the settle has reported them all, and no
+        request's scores of every cluster are kept past it."""
+        self.known.clear()
+        self.closed = True
+
+
+_RUNS_UP_TO = 64  # answers `_Runs` keeps per solve (each with a request's scores of every cluster)
+
+
+def _same_scores(p: Prepared, q: Prepared) -> bool:
+    """Whether two asks of one request are the same to greedy: every field the same object (as
+    Prepared.scored_as shares them), and the scores equal, value for value and of one dtype."""
+    if p is q:
+        return True
+    if any(getattr(p, f) is not getattr(q, f) for f in _SHARED_FIELDS):
+        return False
+    a, b = p.affinity, q.affinity
+    return a is b or (a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b)))
+
+
+_SHARED_FIELDS = tuple(f.name for f in fields(Prepared) if f.name != "affinity")
 
 
 def solve(batch: Batch, options: SolveOptions | None = None) -> Result:
@@ -339,22 +393,29 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
     if coupled:
         started_coupled = time.perf_counter()
 
+        # Optimal mode: greedy's unexplained answers on scores asked again within this solve
+        # (`_Runs`: the greedy pass, a search's hint, a best response, the settle's greedy run).
+        runs = _Runs(table) if options.mode == "optimal" else None
+
         def greedy(q: Prepared) -> Solution:
             # In optimal mode greedy's answer is where the search starts, and what is reported is
             # explained once settled: explaining it here too would be thrown away.
-            return solve_greedy(q, table, _reported(q, limit, options) if options.mode == "greedy" else 0)
+            if runs is not None:
+                return runs.answer(q)
+            return solve_greedy(q, table, _reported(q, limit, options))
 
         def best_response(q: Prepared, scale: Scale) -> tuple[Solution, int]:
             """The request's own optimum with the others fixed, and its proven bound; unexplained
             (the search asks many times, and only the last answer is reported)."""
             nonlocal models, time_limited
+            assert runs is not None  # optimal mode's
             if _needs_search(q):
-                outcome = _search(q, table, options, 0, deadline, scale)
+                outcome = _search(q, table, options, 0, deadline, scale, greedy=partial(runs.answer, q))
                 models += outcome.searched
                 time_limited |= outcome.time_limited
                 statuses.add(outcome.status)
                 return outcome.solution, outcome.bound
-            chosen = solve_greedy(q, table, 0)
+            chosen = runs.answer(q)
             return chosen, combine(evaluate(q, table, scale, chosen.kept, chosen.picks), scale.spans)
 
         def explain(q: Prepared, chosen: Solution) -> Solution:
@@ -379,6 +440,7 @@ def _solve_scored(batch: Batch, options: SolveOptions) -> Result:
             explain,
             deadline=deadline,
             on_sweep=sweep,
+            settled=None if runs is None else runs.clear,
             bound=options.bound,
             # best_response answers a request needing no search with greedy's own solve (limit 0)
             greedy_is_best=lambda q: not _needs_search(q),

@@ -518,6 +518,7 @@ class Balance:
         *,
         deadline: float,
         on_sweep: Callable[[int, int], None] | None = None,
+        settled: Callable[[], None] | None = None,
         bound: bool = True,
         greedy_is_best: Callable[[Prepared], bool] | None = None,
         alone: bool = False,
@@ -533,6 +534,8 @@ class Balance:
         self.bound = bound
         self.respond_as_upstream, self.best_response, self.explain = greedy, best_response, explain
         self.deadline, self.on_sweep = deadline, on_sweep
+        # Called once every answer is settled: what the caller kept for the solve's asks may go.
+        self.settled = settled
         # greedy_is_best(q): where `greedy`'s answer to q is its best response too (the same
         # solve), whose proven value is then that answer's objective.
         self.responses = (
@@ -646,6 +649,8 @@ class Balance:
         if self.best_response is not None and self.bound:
             tighten(out, state, self.prepared)
         answer.settled = out
+        if self.settled is not None:
+            self.settled()
         return out
 
     def _greedy_run_holds(self, i: int, final: Prepared, solution: Solution) -> bool:

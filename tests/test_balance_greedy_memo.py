@@ -45,11 +45,13 @@ def hub(n: int = 40, groups: int = 6, size: int = 5):
 def test_greedys_answer_is_remembered_where_it_is_the_best_response(monkeypatch, bound: bool) -> None:
     b = hub()
     options = SolveOptions(bound=bound)
+    monkeypatch.setattr(solver.api, "_RUNS_UP_TO", 0)  # no repeat answered by solver.api `_Runs`
     monkeypatch.setattr(balance._Responses, "greedy", lambda *args: None)  # nothing remembered
     calls = counted_calls(monkeypatch, solver.api, "solve_greedy")
     every = solve(b, options)
     solved_every = len(calls)
     monkeypatch.undo()
+    monkeypatch.setattr(solver.api, "_RUNS_UP_TO", 0)
     calls = counted_calls(monkeypatch, solver.api, "solve_greedy")
     remembered = solve(b, options)
     assert remembered.requests == every.requests
