@@ -98,9 +98,11 @@ def test_an_answer_the_checks_moved_twice_is_put_back_as_it_first_stood() -> Non
     Fails where `_put_answers_back` puts the moves back in the order they were made."""
     answer = _Answer(picks={"a": 3}, best_out=(1, "b"), strict=True, most=4, seen=7)
     first = reach_module._answer_values(answer)
-    notes: list[tuple[_Answer, tuple[Any, ...]]] = [(answer, reach_module._judged_values(answer))]
+    notes: list[tuple[Any, _Answer, tuple[Any, ...]]] = [
+        (reach_module._put_judged, answer, reach_module._judged_values(answer))
+    ]
     answer.seen, answer.own = 8, {"a": 1}
-    notes.append((answer, reach_module._answer_values(answer)))
+    notes.append((reach_module._put_back, answer, reach_module._answer_values(answer)))
     answer.seen, answer.best_out, answer.picks = 9, (2, ""), {"a": 5}
     reach_module._put_answers_back(notes)
     assert all(a is b for a, b in zip(reach_module._answer_values(answer), first, strict=True))

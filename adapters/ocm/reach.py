@@ -638,24 +638,22 @@ def _holdings(own: Mapping[str, int]) -> list[str]:
 
 _JUDGED_FIELDS = ("seen", "own", "mates", "up", "down", "at")  # what `OcmLive._judged_now` moves
 _judged_values = attrgetter(*_JUDGED_FIELDS)
-_JUDGED_COUNT = len(_JUDGED_FIELDS)
-assert len(_ANSWER_FIELDS) != _JUDGED_COUNT  # (`_put_answers_back` tells them apart by it)
 
 
 def _put_judged(answer: _Answer, values: tuple[Any, ...]) -> None:
     answer.seen, answer.own, answer.mates, answer.up, answer.down, answer.at = values
 
 
-def _put_answers_back(notes: list[tuple[_Answer, tuple[Any, ...]]]) -> None:
+_AnswerNote = tuple[Callable[[_Answer, tuple[Any, ...]], None], _Answer, tuple[Any, ...]]
+
+
+def _put_answers_back(notes: list[_AnswerNote]) -> None:
     """`OcmLive._checked`'s one note for every answer its checks moved (`OcmLive._notes`): each
-    answer's fields as they stood before a move, the last put back first (as notes one per move
-    are undone); `_judged_as_is`' six fields or `_keep`'s every field."""
-    for answer, values in reversed(notes):
-        if len(values) == _JUDGED_COUNT:
-            answer.seen, answer.own, answer.mates, answer.up, answer.down, answer.at = values
-        else:
-            for name, value in zip(_ANSWER_FIELDS, values, strict=True):
-                setattr(answer, name, value)
+    answer's fields as they stood before a move, put back by the note a move alone would have
+    made (`_put_judged`: `_judged_as_is`' six fields; `_put_back`: `_keep`'s every field), the
+    last first (as notes one per move are undone)."""
+    for put, answer, values in reversed(notes):
+        put(answer, values)
 
 
 def _put_logged_back(last: dict[str, int], clusters: list[str], olds: list[int | None]) -> None:
@@ -1024,7 +1022,7 @@ class OcmLive:
         # The answers' fields as they stood before the checks moved them, one take's (`_checked`:
         # one journal note puts them all back, the last first; None: outside the checks, each
         # move noted alone).
-        self._notes: list[tuple[_Answer, tuple[Any, ...]]] | None = None
+        self._notes: list[_AnswerNote] | None = None
         # `_checked`'s per request (by identity): `_facts_of`'s reads, Balance weight, `alone`,
         # `scored`, whether `_ran_out` may refuse it (a PickN reading a sorter, with a toleration
         # with seconds), and whether it is judged as is with no relevant change (a PickAll, or
@@ -2637,7 +2635,7 @@ class OcmLive:
         their one note (`_notes`)."""
         notes = self._notes
         if notes is not None:
-            notes.append((answer, _answer_values(answer) if values is None else values))
+            notes.append((_put_back, answer, _answer_values(answer) if values is None else values))
             return
         journal = self.journal
         if journal.recording:
@@ -2687,7 +2685,7 @@ class OcmLive:
         the fields it moves alone (within the checks, their one note does: `_notes`)."""
         notes = self._notes
         if notes is not None:
-            notes.append((answer, _judged_values(answer)))
+            notes.append((_put_judged, answer, _judged_values(answer)))
         elif self.journal.recording:
             self.journal.note(partial(_put_judged, answer, _judged_values(answer)))
         self._moved_on(key, answer)
@@ -2698,11 +2696,11 @@ class OcmLive:
         own), each then moved on as `_moved_on` moves it (the take's position and clock, its
         decisions per cluster as they stand, no batch-mates' moves)."""
         notes = self._notes
-        kept = zip(answers, map(_judged_values, answers), strict=True)
+        kept = [(_put_judged, answer, _judged_values(answer)) for answer in answers]
         if notes is not None:
             notes.extend(kept)
         elif self.journal.recording:
-            self.journal.note(partial(_put_answers_back, list(kept)))
+            self.journal.note(partial(_put_answers_back, kept))
         seq, clock, own, none = self.seq, self.now, self.own, frozenset()
         for key, answer in zip(keys, answers, strict=True):
             answer.seen, answer.own, answer.mates, answer.up, answer.down, answer.at = (
