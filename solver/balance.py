@@ -844,10 +844,13 @@ class _Responses:
     again so, it gives the same answer. Its greedy turn is on those scores too: where greedy's
     answer is its best response (`greedy_is_best`, the caller's: solver.api answers a request
     needing no search with greedy's own solve), that answer is remembered and the search's asks
-    solve nothing. Scores the Balance search made are asked afresh (asked again on equal scores:
-    2 of 4,635 over the first 30 events of the 10k x 2k hub, not worth a copy of every request's
-    scores). Not where a CP-SAT search answers (a request under spread with no closed form): each
-    search counts as a model, and a wall-clock cut may answer otherwise."""
+    solve nothing. Scores the Balance search made are asked afresh here (asked again on equal
+    scores: 2 of 4,635 over the first 30 events of the 10k x 2k hub); the caller's greedy, which
+    best responses needing no search are, keeps its own answers on equal scores within one solve
+    (solver.api `_Runs`: the greedy pass, the hint and the settle's run ask one set of scores
+    three times in a small batch). Not where a CP-SAT search answers (a request under spread
+    with no closed form): each search counts as a model, and a wall-clock cut may answer
+    otherwise."""
 
     def __init__(
         self,
