@@ -4007,7 +4007,7 @@ class OcmLive:
             inner = self._sorter_ends(request, held, now)
             if inner:  # kept for every threat: their filters asked by total, greatest first
                 return self._judged_inside(request, drift, order, inner, found, beaten, own, most, held, now)
-        if not alone and len(order) >= _TERMS_ARRAYS and request.required:
+        if not alone and len(order) >= _TERMS_CUT_FROM and request.required:
             order = self._terms_may(request, drift, order)  # the rest are refused: passed by below
         for at in order:
             name = drift.names[at]
@@ -6329,7 +6329,7 @@ def _total_of(
 
 
 _INSIDE_ARRAYS = 16  # `_judged_inside`: from this many threats their inside totals are read as arrays
-_TERMS_ARRAYS = 48  # `_judged_in_order`: from this many of a sorter's threats, their terms read as arrays
+_TERMS_CUT_FROM = 48  # `_judged_in_order`: from this many of a sorter's threats, those no term may admit cut
 _IN = LabelOperator.IN
 
 
