@@ -36,7 +36,13 @@ from solver.admits import refusals
 from solver.sat import Model
 from tests.fixtures import ocm
 from tests.fixtures.live import balance_held_fixed as _held_fixed
-from tests.fixtures.live import count_admits_outside_walks, loads_in_clusters, world_deltas, world_events
+from tests.fixtures.live import (
+    checks_put_back,
+    count_admits_outside_walks,
+    loads_in_clusters,
+    world_deltas,
+    world_events,
+)
 from tests.fixtures.live import ocm_decisions as _decisions
 
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
@@ -4636,12 +4642,7 @@ def test_the_checks_sorted_by_one_loop_judge_as_each_placement_asked_alone(mode,
         alone = each(self, enqueued, changed, now)
         fields = {key: _answer_fields(self.answers.get(key)) for key in enqueued}
         sent = (set(self._runs), dict(self._flipped))
-        while len(undo) > at:  # the per-key checks' moves put back
-            undo.pop()()
-        self._runs.clear()
-        self._runs.update(runs)
-        self._flipped.clear()
-        self._flipped.update(flipped)
+        checks_put_back(self, at, runs, flipped)  # the per-key checks' moves put back
         out = checks(self, enqueued, changed, now)
         assert out == alone
         assert {key: _answer_fields(self.answers.get(key)) for key in enqueued} == fields

@@ -5,7 +5,7 @@ after its loop (`_judged_all`), every answer it moves put back by one journal no
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -15,8 +15,8 @@ from adapters.generate.hubs import generate
 from adapters.live.hub import HubScheduler
 from adapters.ocm import reach as reach_module
 from adapters.ocm.reach import OcmLive, _Answer
-from bench.hub_soak import _World
 from solver import SolveOptions
+from tests.fixtures.live import checks_put_back, ocm_model_after
 
 
 def _fields(answer: _Answer | None) -> list[Any] | None:
@@ -36,13 +36,7 @@ def _same(a: list[Any] | None, b: list[Any] | None) -> bool:
 
 
 def _run(mode: str, seed: int, events: int) -> None:
-    now = datetime.fromisoformat(DEFAULT_NOW)
-    hub = HubScheduler(generate("ocm", 80, 120, seed=seed, now=now), now=now, options=SolveOptions(mode=mode))
-    world = _World("ocm", hub, seed)
-    for _ in range(events):
-        now += timedelta(seconds=15)
-        _, event, _ = world.next(now)
-        hub.handle(event, now=now)
+    ocm_model_after(mode, events, seed)
 
 
 @pytest.mark.parametrize(("mode", "seed"), [("greedy", 0), ("optimal", 1)])
@@ -72,13 +66,8 @@ def test_the_checks_one_note_puts_back_every_answer_they_moved(mode, seed, monke
             and answer.best_out is before[key][1]
             for key, answer in self.answers.items()
         )
-        while len(undo) > at:
-            undo.pop()()
+        checks_put_back(self, at, runs, flipped)
         assert all(_same(_fields(self.answers[key]), fields) for key, fields in before.items())
-        self._runs.clear()
-        self._runs.update(runs)
-        self._flipped.clear()
-        self._flipped.update(flipped)
         again = checks(self, enqueued, changed, now)
         assert again == out
         assert all(

@@ -10,28 +10,17 @@ ends (`_none_admitted`), and a threat's scope and bound read through kept parts 
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime
 
 import numpy as np
 import pytest
 
-from adapters.generate.common import DEFAULT_NOW
-from adapters.generate.hubs import generate
-from adapters.live.hub import HubScheduler
 from adapters.ocm import reach as reach_module
 from adapters.ocm.reach import OcmLive
-from solver import SolveOptions
-from tests.fixtures.live import count_admits_outside_walks, world_events
+from tests.fixtures.live import count_admits_outside_walks, ocm_model_after
 
 
 def _run(mode: str, events: int, seed: int = 0) -> OcmLive:
-    """A generated hub (80 clusters, 120 Placements) sent `events` of the soak's events: its OCM
-    model."""
-    now = datetime.fromisoformat(DEFAULT_NOW)
-    hub = HubScheduler(generate("ocm", 80, 120, seed=seed, now=now), now=now, options=SolveOptions(mode=mode))
-    for _ in world_events(hub, "ocm", seed, events, now):
-        pass
-    return hub._live["ocm"]
+    return ocm_model_after(mode, events, seed)
 
 
 def _one_by_one(self, request, drift, order, inner, found, beaten, own, most, held, now):

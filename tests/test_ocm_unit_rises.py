@@ -8,27 +8,16 @@ from __future__ import annotations
 import random
 from array import array
 from collections import Counter
-from datetime import datetime
 
 import numpy as np
 
-from adapters.generate.common import DEFAULT_NOW
-from adapters.generate.hubs import generate
-from adapters.live.hub import HubScheduler
 from adapters.ocm import reach as reach_module
 from adapters.ocm.reach import OcmLive
-from solver import SolveOptions
-from tests.fixtures.live import world_events
+from tests.fixtures.live import ocm_model_after
 
 
 def _run(mode: str, events: int, seed: int = 0) -> OcmLive:
-    """A generated hub (80 clusters, 120 Placements) sent `events` of the soak's events: its OCM
-    model."""
-    now = datetime.fromisoformat(DEFAULT_NOW)
-    hub = HubScheduler(generate("ocm", 80, 120, seed=seed, now=now), now=now, options=SolveOptions(mode=mode))
-    for _ in world_events(hub, "ocm", seed, events, now):
-        pass
-    return hub._live["ocm"]
+    return ocm_model_after(mode, events, seed)
 
 
 def _rises_weighted(live: OcmLive, drift, most: int, then: int, weight: int, mates: bool) -> np.ndarray:
