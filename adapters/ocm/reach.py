@@ -223,8 +223,12 @@ of the model goes through its journal (adapters.live.kept.Journal), so that an e
 refuses after the model took it in (the emit of what it woke, or the hub hearing those writes,
 refused it) leaves the model as it was; what the caches answered on it is forgotten. A
 decision read moves its Placement's counts by one difference of its two lists (`_moved`), taken
-in at once (`_owned`, `_recount`, `_log`, the pool's `reload`: one journal note per map, each
-putting back every key it moved; the count log's entries and cuts are those made entry by entry).
+in at once (`_owned`, `_recount`, the pool's `reload`: one journal note per map, each putting
+back every key it moved). The count log takes one entry per cluster whose count a take moved net,
+at its count before the take (`_log_moved`): a picture lies before all of a take's entries or
+none, so a cluster moved and moved back within one take (a join's writes coming back shift a
+PickAll's names from each decision to the next) moved for no picture; its entries and cuts are
+those `_log` would make entry by entry.
 A Placement's counts are changed in place only within the take that made them (its first move in
 a take makes them afresh, the journal putting back the ones before whole), so an answer keeps the
 counts it was judged with by reference, not by a copy (`_moved_on`).
@@ -955,7 +959,9 @@ class OcmLive:
         self.dirty: set[str] = set()
         self.enqueued: set[str] = set()
         self.timers: Timers[str] = Timers(journal=self.journal)
-        self.log_seq: list[int] = []  # the count log: each move's position, cluster, count before
+        # The count log: per cluster a take moved net, the take's position, the cluster, its count
+        # before (`_log_moved`).
+        self.log_seq: list[int] = []
         self.log_cluster: list[str] = []
         self.log_before: list[int] = []
         self.floor = 0  # the oldest position the log still holds
@@ -1058,7 +1064,7 @@ class OcmLive:
         self._given_last: dict[str, tuple[tuple[str, ...], tuple[Choice, ...]]] = {}
         self._entries = _Entries()  # emit's decision entries (OcmContext.entries), shared
         self._entries.given = self._given_last  # a given answer's names, read by emit
-        self._ranked: tuple[tuple[int, int], list[tuple[int, set[str]]]] | None = None  # _by_count_desc's
+        self._ranked: list[tuple[int, set[str]]] | None = None  # _by_count_desc's
         self._in_trait: dict[tuple[int, str], tuple[_Drift, np.ndarray]] = {}  # _in_scope_at's (one event's)
         # `_column`'s (one take's)
         self._columns: dict[tuple[int, tuple[str, str]], tuple[Any, np.ndarray, np.ndarray]] = {}
@@ -1104,6 +1110,9 @@ class OcmLive:
         # The decisions' moves a take read, counted at the end of its reading (`_recount_all`);
         # None outside it (counted as read).
         self._recounts: list[Mapping[str, int]] | None = None
+        # Within a take's reading, each cluster whose count it moved: its count before the take
+        # (`_recount_all` fills it, `_log_moved` logs it at the end of the reading); None outside.
+        self._first_counts: dict[str, int] | None = None
         self._own_fresh: set[str] = set()
         self._own_flips: dict[str, dict[str, int]] = {}
         # Per Placement, its counts as the take found them, where it made them afresh (`_owned`;
@@ -1305,23 +1314,25 @@ class OcmLive:
 
     def _recount(self, moved: Mapping[str, int]) -> None:
         """Each cluster's count moved by its (nonzero) delta, at once: the count log written
-        (each cluster's count before, `_log`), the counts and the clusters by count moved, one
+        (each cluster's count before; within a take, net at the end of its reading,
+        `_log_moved`), the counts and the clusters by count moved, one
         note in the journal for each; the clusters noted for the event (`_recounted`)."""
         if moved:
-            self._recount_all([moved])
+            self._recount_all([moved], self._first_counts)
 
-    def _recount_all(self, moves: Sequence[Mapping[str, int]]) -> None:
+    def _recount_all(self, moves: Sequence[Mapping[str, int]], first: dict[str, int] | None = None) -> None:
         """`_recount` of each of `moves` in turn (a take's decisions read, in the order read), in
-        one pass: the same log entries in the same order (each cluster's count before its own
-        move, read as the moves before it left it; `_log` cuts by the log's length alone, so in
-        one call as in many), the same counts, clusters by count and `_uncounted` after each
-        step, and the same clusters noted, with one note per map in the journal for the whole
+        one pass: each cluster's count before its first move kept for the log (`first`), the
+        same counts, clusters by count and `_uncounted` after each step, and the same clusters
+        noted, with one note per map in the journal for the whole
         take (`keep` takes every count before the first move, which is what putting them back
         puts, each listed name in turn). Nothing reads the counts, the log or the pool while
         a take reads its changes (the pool moves in `_settle_model`, after), so counting them
         at its end is counting them as read. A join's or leave's writes coming back are ~100
         decisions of a move or two each: one `_recount` each was a log part, a keep, a
-        journal note and a set update each."""
+        journal note and a set update each. `first`: the take's counts before its first move,
+        taken on (each cluster's first count kept) and logged at the end of its reading
+        (`_log_moved`); None: these moves logged now, as one take."""
         j, counts, by_count, pool = self.journal, self.counts, self.by_count, self.pool
         names: list[str] = []
         for moved in moves:
@@ -1355,7 +1366,15 @@ class OcmLive:
                 else:
                     del counts[c]
                 steps.append((c, old, new, popped, made))
-        self._log(names, before)
+                if made or popped is not None:  # a count gained or lost its set
+                    self._ranked = None
+        now = first is None
+        if now:
+            first = {}
+        for c, old in zip(names, before, strict=True):
+            first.setdefault(c, old)
+        if now:
+            self._log_moved(first)
         if j.recording:
             j.note(partial(self._uncount, steps))
         self._recounted.update(names)
@@ -1364,6 +1383,7 @@ class OcmLive:
         """`_recount`'s moves of the clusters by count undone, the last first (the sets it let go
         put back as they were)."""
         by_count = self.by_count
+        self._ranked = None  # (sets put back and let go)
         for c, old, new, popped, made in reversed(steps):
             if new:
                 by_count[new].discard(c)
@@ -1373,6 +1393,19 @@ class OcmLive:
                 by_count[old] = popped
             if old:
                 by_count[old].add(c)
+
+    def _log_moved(self, first: Mapping[str, int]) -> None:
+        """One log entry per cluster whose count a take moved net, at its count before the take
+        (`first`: each cluster it moved, its count then), in the order first moved. A drift
+        reads, of the entries after a picture, each cluster's first count then and its count
+        now, and a take's entries are all at one position (a picture is before all or none of
+        them), so a cluster moved and moved back within one take (a join's writes coming back
+        move a cluster out of each later decision of a PickAll and into the next) is read as
+        one that never moved: logging it would only put it in every older picture's drift."""
+        counts = self.counts
+        logged = [c for c, old in first.items() if counts.get(c, 0) != old]
+        if logged:
+            self._log(logged, list(map(first.__getitem__, logged)))
 
     def _log(self, clusters: list[str], before: list[int]) -> None:
         """The count log takes one entry per cluster (its count before), at this position: in
@@ -1567,6 +1600,7 @@ class OcmLive:
         clusters: dict[str, Cluster | None] = {}  # the clusters whose model changed: as they were
         scored: set[str] = set()  # clusters whose change enqueues only some of those it moves
         self._recounts = recounts = []  # the decisions' moves, counted once read (`_recount_all`)
+        self._first_counts = first = {}  # logged net at the end of the reading (`_log_moved`)
         try:
             for (before, after), read in zip(changes, checked, strict=True):
                 obj = after if after is not None else before
@@ -1585,9 +1619,10 @@ class OcmLive:
                 self._read(kind, before, after, now, checked=read)
                 enqueued |= self._enqueued_after(kind, before, after)
         finally:  # (a read refused leaves nothing counted: the journal takes the take back)
-            self._recounts = None
+            self._recounts = self._first_counts = None
         if recounts:
-            self._recount_all(recounts)
+            self._recount_all(recounts, first)
+        self._log_moved(first)
         for key in self.timers.due(now):
             kind, _, name = key.partition(":")
             if kind == "score" and name in self.clusters:
@@ -1798,15 +1833,17 @@ class OcmLive:
 
         What is read once, not per Placement, and why it is the same for each:
         - the log and its floor (`_stands`' first test and its no-entry-after test): they move
-          only where decisions are read (`_recount_all`, `_log`), before the checks, and where a
+          only where decisions are read (`_log_moved`, at the end of a take's reading), before
+          the checks, and where a
           batch is taken (`_by_runs`, `_taken`), after them;
         - the changes that may regroup a held cluster (`_regrouped` is no for a change that made
           or took the cluster or moved neither its labels nor its claims, whatever the request),
           so a Placement with group selectors is asked only of the others (a relabel's one);
         - the event's touched keys (`_touched_keys`), as `_stands` reads them;
         - the busiest count (`_most_for`): the clusters of the top count by count
-          (`_by_count_desc`, kept while the log stands): a Placement with no decision on any of
-          them reads that count (its first cluster gives it), any other is asked `_most_for`.
+          (`_by_count_desc`, kept while no count gains or loses its set): a Placement with no
+          decision on any of them reads that count (its first cluster gives it), any other is
+          asked `_most_for`.
         A PickAll or a Placement without Balance that no change is relevant to is judged as is
         (`_stands`: no drift is read, the busiest count is its answer's); one with Balance ends
         as `_stands` ends it (no entry after its picture: as is; else `_quiet`); a strict one
@@ -5311,12 +5348,15 @@ class OcmLive:
         return top
 
     def _by_count_desc(self) -> list[tuple[int, set[str]]]:
-        """The clusters by their count of decisions, the busiest first (read only; kept until the
-        log moves on: every count moved is logged first)."""
-        key = (len(self.log_seq), self.floor)
-        if self._ranked is None or self._ranked[0] != key:
-            self._ranked = (key, sorted(self.by_count.items(), key=lambda item: -item[0]))
-        return self._ranked[1]
+        """The clusters by their count of decisions, the busiest first (read only): kept while
+        `by_count` holds the very sets it ranked, which move in place; a count gaining or losing
+        its set lets it go (`_recount_all`, `_uncount`). Not keyed by the log: a count whose
+        last cluster leaves gets a new set when one comes back, within one take too, where the
+        log has no entry for it."""
+        ranked = self._ranked
+        if ranked is None:
+            ranked = self._ranked = sorted(self.by_count.items(), key=lambda item: -item[0])
+        return ranked
 
     def _most(self) -> int:
         return max(self.counts.values(), default=0)
