@@ -59,14 +59,14 @@ def _peak(objects: list[dict[str, Any]]) -> int:
 
 
 def test_the_writers_memo_stays_bounded_over_a_long_stream(monkeypatch):
-    objects = _objects(40_000)
+    objects = _objects(12_000)  # six times the limit below (40,000 took 12 s under tracemalloc)
     _text(objects)  # the bounded caches of strings and keys filled
     monkeypatch.setattr(codec, "_MEMO_LIMIT", 1 << 40)  # never let go, as before
     unbounded = _peak(objects)
     monkeypatch.setattr(codec, "_MEMO_LIMIT", 2048)
     bounded = _peak(objects)
-    # Kept whole, the memo holds a text for each object's own dicts: some 40,000 x 300 bytes.
-    assert unbounded - bounded > 40_000 * 150
+    # Kept whole, the memo holds a text for each object's own dicts: some 12,000 x 300 bytes.
+    assert unbounded - bounded > 12_000 * 150
 
 
 def test_a_parts_text_is_held_in_a_file_and_comes_back_whole(monkeypatch):
