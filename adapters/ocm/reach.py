@@ -2200,7 +2200,7 @@ class OcmLive:
         own = self.own.get(key, _NO_COUNTS)
         most, now = answer.most, self.now
         raised = self._left_out(
-            request, answer, drift, picks, {}, (), (), weakest, held, weight, scored, own, most, now
+            request, answer, drift, picks, {}, (), (), weakest, held, weight, scored, own, most, now, True
         )
         if raised is False:
             return None
@@ -2998,15 +2998,17 @@ class OcmLive:
         own: Mapping[str, int],
         most: int,
         now: datetime,
+        below: bool = False,
     ) -> tuple[int, str] | None | bool:
         """`_stands_margins`' bound of the clusters left out, from the picture of `base` (the
         answer, or its anchor) to now, `drift` the clusters moved since; False where a pick may
         not beat it (`weakest`: the weakest pick, which every pick beats a bound it beats).
         Where the weakest pick's total is above the request's ceiling (`_ceiling`), the ceiling
         at once: no cluster left out can reach it, whatever moved (counted, events 20-199 of the
-        soak's stream: 70% of the calls, their drift's rises not read)."""
+        soak's stream: 70% of the calls, their drift's rises not read). `below`: the caller found
+        it is not (`_quiet`, on the same request, best and picks), so that is not asked again."""
         best = base.best_out
-        at = self._held_by_ceiling(request, best, held, picks, weakest)
+        at = None if below else self._held_by_ceiling(request, best, held, picks, weakest)
         if at is not None:
             return at
         raised = best
