@@ -2133,19 +2133,36 @@ class OcmLive:
         return True
 
     def _quiet(self, key: str, request: PlacementRequest, answer: _Answer) -> bool:
-        """`_stands_margins`' hold at the ceiling, judged without its path where the answer's
-        totals are each its own cluster's and it reads nothing that moved: the caller found no
-        relevant change, no batch-mates' moves in its picture, the busiest count the same and a
-        count moved since (its drift names a cluster). Then `_stands_margins` keeps its picks'
-        totals as they are (judged by `_total` for this request, the busiest count the same, no
-        pick in the drift: no pick's last entry after the picture, `_last_logged`, every pick
-        in the pool), and where the weakest pick (the same, kept per picks dict) is above the
-        ceiling (`_held_by_ceiling`) it moves the answer on at once: best left out the ceiling,
-        the anchor kept or made from the answer as it stood (the one below the floor let go),
-        `_judged_now`. This does the same, in the same order, and answers False (nothing moved)
-        wherever that path would not end so; the caller then judges it whole."""
+        """`_stands_margins`' hold judged without its path where its picks' totals are kept as
+        they are and it reads nothing that moved but the counts of clusters it did not pick: the
+        caller found no relevant change, no batch-mates' moves in its picture, the busiest count
+        the same and a count moved since (its drift names a cluster), the answer strict and its
+        margins judged on totals (`_facts_of`'s `alone`). Then `_stands_margins` keeps its picks'
+        totals as they are: no pick's last entry after the picture (`_last_logged`: no pick in
+        the drift), each pick in the pool, and where each total is its own (`_scored_alone`)
+        judged by `_total` for this request (the busiest count the same), else (centered
+        sorters: each pick's total moves by its Balance score alone) its own decisions the same
+        dict as at the picture (`answer.own`). Where the weakest pick (the same, kept per picks
+        dict) is above the ceiling (`_held_by_ceiling`) it moves the answer on at once; else it
+        judges the clusters left out (`_left_out`, from the answer's own picture, with no
+        changed cluster: nothing static, exact or entered) and caps that bound (`_capped`). A
+        hold moves the answer on as that path does: best left out that bound, the anchor kept or
+        made from the answer as it stood (the one below the floor let go), `_judged_now`, its
+        totals judged there (`totalled`: the request where they are its own, else None). This
+        does the same, in the same order and on the same arguments, and answers False (nothing
+        moved) wherever that path would not end so (a refusal from the answer's picture, which
+        that path judges again from the anchor's); the caller then judges it whole. Counted
+        (events 0-199 of the soak's stream): ~97 visits a relabel, ~67 a taint held past the
+        ceiling here in place of `_stands`' whole path."""
         best, picks, seen = answer.best_out, answer.picks, answer.seen
-        if best is None or not picks or answer.totalled is not request or not self._facts_of(request)[3]:
+        if best is None or not picks:
+            return False
+        facts = self._facts_of(request)
+        scored = facts[3]
+        if scored:
+            if answer.totalled is not request:
+                return False
+        elif answer.own is not self.own.get(key, _NO_COUNTS):
             return False
         if max(map(self._last_logged.get, picks, repeat(-1))) > seen:  # a pick moved since
             return False
@@ -2153,7 +2170,9 @@ class OcmLive:
             return False
         raised = self._ceiling_of_kept(request, best, picks)
         if raised is None:
-            return False
+            raised = self._quiet_left(key, request, answer, facts[1], scored)
+            if raised is None:
+                return False
         anchor = answer.anchor
         values = _answer_values(answer)  # as it stood: the anchor made of it, and the journal's
         if anchor is None or anchor.seen < self.floor:
@@ -2161,7 +2180,32 @@ class OcmLive:
         self._keep(answer, values)  # `_judged_now`, its note of the values read once
         self._moved_on(key, answer)
         answer.best_out, answer.anchor = raised, anchor
+        answer.totalled = request if scored else None
         return True
+
+    def _quiet_left(
+        self, key: str, request: PlacementRequest, answer: _Answer, weight: int, scored: bool
+    ) -> tuple[int, str] | None:
+        """`_quiet`'s bound of the clusters left out where the ceiling does not hold: what
+        `_stands_margins` finds on that path (`_left_out` from the answer's picture, the picks as
+        they are, nothing static, exact or entered, the busiest count the answer's, the drift
+        `_stands` reads; capped by `_capped`), or None where it refuses there or the drift names
+        no cluster (that path then judges it from the anchor, or as is)."""
+        drift = self._drift(answer)
+        if not drift.names:
+            return None
+        picks = answer.picks
+        held = self._held_of(request)
+        weakest = self._weakest_kept(picks)
+        own = self.own.get(key, _NO_COUNTS)
+        most, now = answer.most, self.now
+        raised = self._left_out(
+            request, answer, drift, picks, {}, (), (), weakest, held, weight, scored, own, most, now, True
+        )
+        if raised is False:
+            return None
+        raised = self._capped(request, raised, picks, held, weakest)
+        return None if raised is False or raised is None else raised  # type: ignore[return-value]
 
     def _ceiling_of_kept(
         self, request: PlacementRequest, best: tuple[int, str], picks: Mapping[str, int]
@@ -2954,15 +2998,17 @@ class OcmLive:
         own: Mapping[str, int],
         most: int,
         now: datetime,
+        below: bool = False,
     ) -> tuple[int, str] | None | bool:
         """`_stands_margins`' bound of the clusters left out, from the picture of `base` (the
         answer, or its anchor) to now, `drift` the clusters moved since; False where a pick may
         not beat it (`weakest`: the weakest pick, which every pick beats a bound it beats).
         Where the weakest pick's total is above the request's ceiling (`_ceiling`), the ceiling
         at once: no cluster left out can reach it, whatever moved (counted, events 20-199 of the
-        soak's stream: 70% of the calls, their drift's rises not read)."""
+        soak's stream: 70% of the calls, their drift's rises not read). `below`: the caller found
+        it is not (`_quiet`, on the same request, best and picks), so that is not asked again."""
         best = base.best_out
-        at = self._held_by_ceiling(request, best, held, picks, weakest)
+        at = None if below else self._held_by_ceiling(request, best, held, picks, weakest)
         if at is not None:
             return at
         raised = best
