@@ -5759,6 +5759,57 @@ def test_a_strict_answer_held_by_its_ceiling_past_what_moved_is_judged_as_its_ma
     assert min(asked["relevant"], asked["entered"], asked["most moved"], asked["pick moved"]) > 0, asked
 
 
+@pytest.mark.parametrize(("mode", "seed"), [("optimal", 0), ("greedy", 1)])
+def test_the_relevant_changes_let_go_move_no_verdict_nor_margin(mode, seed, monkeypatch) -> None:
+    """`_left_lost`: over 40 generated events, wherever it lets a relevant change of a strict top
+    N go (a cluster it did not pick, failing its filters now), `_stands_margins` judges the
+    answer as it stood alike with every relevant change and with those kept (the drift and the
+    busiest count `_stands` reads): the same verdict and every field after (the anchor's too).
+    Changes let go and kept picks no longer feasible are each counted, and every event writes,
+    solves and enqueues as with nothing let go. Fails where it lets a pick go too (`name not in
+    picks` dropped), or a sorter's lost cluster whatever its value (`_within_range` not asked)."""
+    cut = OcmLive._left_lost
+    asked: Counter[str] = Counter()
+
+    def replayed(self, key, request, answer, relevant, scored, now):
+        kept = cut(self, key, request, answer, relevant, scored, now)
+        holding, shapes = self._held_of(request), self._facts_of(request)[4]
+        asked["pick lost"] += any(
+            (new or old).name in answer.picks
+            and not self._feasible(request, new, now, new is not None and new.name in holding, {}, shapes)
+            for old, new in kept
+        )
+        if len(kept) == len(relevant):
+            return kept
+        weight = self._facts_of(request)[1]
+        drift = self._drift(answer) if weight else None
+        most = self._most_for(key) if weight else answer.most
+        values = reach_module._answer_values(answer)
+        notes, undo = self._notes, self.journal._undo
+        self._notes = self.journal._undo = None  # the replays note nothing: put back below
+        try:
+            judged = []
+            for changes in (relevant, kept):
+                verdict = self._stands_margins(key, request, answer, changes, drift, most, now)
+                judged.append((verdict, _answer_fields(answer)))
+                reach_module._put_back(answer, values)
+        finally:
+            self._notes, self.journal._undo = notes, undo
+        assert judged[0] == judged[1], key
+        asked["let go"] += len(relevant) - len(kept)
+        asked["held"] += judged[0][0]
+        asked["sorter"] += not scored
+        return kept
+
+    monkeypatch.setattr(OcmLive, "_left_lost", replayed)
+    fast = _deltas(mode, seed, 40)
+    assert asked["let go"] > 20 and asked["held"] > 10 and asked["pick lost"] > 0, asked
+    monkeypatch.setattr(
+        OcmLive, "_left_lost", lambda self, key, request, answer, relevant, scored, now: relevant
+    )
+    assert fast == _deltas(mode, seed, 40)
+
+
 @pytest.mark.parametrize("log", [None, 8])
 def test_each_clusters_last_logged_position_is_its_last_entry_and_an_undo_puts_it_back(
     log, monkeypatch

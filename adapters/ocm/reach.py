@@ -48,7 +48,10 @@ refused so is first judged by its sync alone, `_by_runs`, below):
   the cluster's labels, claims, properties and external scores by key, its traits, taints,
   eligibility and count, `_touched`, against the keys its filters, score inputs and spreads read,
   `_reads`): any other change gives `matters` the same inputs on both sides, so its no; a change
-  of the taints alone moves only the taint rule's verdict (`_taint_matters`). In optimal
+  of the taints alone moves only the taint rule's verdict (`_taint_matters`). A strict top N
+  judged on its totals lets go a relevant change of a cluster it did not pick that fails its
+  filters now (`_left_lost`: its margins' check reads it for nothing, a sorter's only where its
+  value lies within the range the others span), so its cheap ends may judge it. In optimal
   mode a Placement not solved keeps its last joint answer, as for any event that moves nothing
   it reads (solving it with another batch may give another answer of the same contract);
 - Balance drift: other Placements' decisions moved since its last sync. Balance reads the count of a
@@ -1850,7 +1853,9 @@ class OcmLive:
         whose totals are each its own, with a relevant change and no batch-mates' moves in its
         picture, ends where its weakest pick stays above the ceiling (`_ceiling_holds`); any
         other is visited with its relevant changes and busiest count (`_stands` goes on from the
-        drift with them)."""
+        drift with them). A strict one judged on its totals whose every relevant change
+        `_left_lost` lets go ends as one with none (as is, `_quiet`), or where its weakest pick
+        stays above the ceiling (`_ceiling_holds`, as it did with them)."""
         policies, requests, answers, dirty = self.policies, self.requests, self.answers, self.dirty
         sorts, own, floor = self._sorts, self.own, self.floor
         log = self.log_seq
@@ -1902,10 +1907,14 @@ class OcmLive:
                     if groups and any(_regrouped(old, new, answer.selected, groups) for old, new in regroup):
                         solved.add(key)
                         continue
+                cut = False  # every relevant change one `_left_lost` lets go
                 if union is not None and union.isdisjoint(reads):
                     relevant = []
                 else:
                     relevant = self._relevant(key, request, changed, now)
+                    if relevant and alone and answer.strict and request.mode is not SelectionMode.ALL:
+                        relevant = self._left_lost(key, request, answer, relevant, scored, now)
+                        cut = not relevant
                 most = answer.most
                 if timed and self._ran_out(request, answer, changed, now):
                     self._run(key, request, changed)  # held only where its sync alone picks it (`_by_runs`)
@@ -1926,8 +1935,10 @@ class OcmLive:
                             continue
                         if alone and answer.strict and self._quiet(key, request, answer):
                             continue
+                        if cut and scored and self._ceiling_holds(key, request, answer, relevant, most, now):
+                            continue  # as it was with the changes let go (`_left_lost`)
                     elif (
-                        relevant
+                        (relevant or cut)
                         and scored
                         and answer.strict
                         and answer.mates is None
@@ -2046,7 +2057,7 @@ class OcmLive:
             return self._stands_on(key, request, answer, changed, now, relevant, most, weight, alone, True)
         if answer.seen < self.floor:
             return False
-        reads, weight, alone, _, _ = self._facts_of(request)
+        reads, weight, alone, scored, _ = self._facts_of(request)
         if changed:
             # A decision's group may change with its cluster's labels or claims, whether or not
             # anything else of the request reads them; without group selectors nothing reads them.
@@ -2061,6 +2072,8 @@ class OcmLive:
                 relevant = []
             else:
                 relevant = self._relevant(key, request, changed, now)
+                if relevant and alone and answer.strict and request.mode is not SelectionMode.ALL:
+                    relevant = self._left_lost(key, request, answer, relevant, scored, now)
         else:  # nothing changed of a cluster (the writes coming back, `stale`): nothing relevant
             relevant = []
         most = answer.most
@@ -2468,6 +2481,58 @@ class OcmLive:
                 != (new is not None and (scope is None or not new.traits.isdisjoint(scope)))
             ):
                 out.append(name)
+        return out
+
+    def _left_lost(
+        self,
+        key: str,
+        request: PlacementRequest,
+        answer: _Answer,
+        relevant: list[tuple[Cluster | None, Cluster | None]],
+        scored: bool,
+        now: datetime,
+    ) -> list[tuple[Cluster | None, Cluster | None]]:
+        """The relevant changes of a strict top N judged on its totals (`_stands_margins`: each
+        total its own cluster's, `scored`, or its centered sorters' range kept) less those
+        `_stands_margins` passes over: a cluster it did not pick that fails its filters now
+        (`_feasible` after, held as `_held_of` says) and whose move cannot take its available
+        clusters to or from none (`_emptied`); with a sorter, only where it is the one change
+        whose verdict moved and its value lies within the range the others span
+        (`_within_range`: whether it does reads neither the counts nor the busiest count).
+        Such a cluster is no pick, so no pick's total reads it; it is not feasible, so it is no
+        cluster left out (its bound only falls), not judged by its own total (`exact`) and lets
+        no anchor go; with a sorter every other cluster's sorter score stays. So
+        `_stands_margins` and `_ceiling_holds` read it for nothing but those tests, and give
+        the same verdict and margins with or without it. Its sync chooses among the feasible
+        clusters (the range its sorters span among them the same) and writes the available
+        count as none against some alone, so it writes what it holds exactly where it did
+        without the change."""
+        held = self._held_of(request)
+        shapes, asks, feasible = self._facts_of(request)[4], self._asked(now), self._feasible
+        picks = answer.picks
+        out = []
+        lost = None  # a sorter's one lost cluster (its old model)
+        flips = 0
+        for old, new in relevant:
+            name = (new or old).name  # type: ignore[union-attr]
+            after = feasible(request, new, now, new is not None and name in held, asks, shapes)
+            before = False
+            if not scored:
+                before = feasible(request, old, now, old is not None and name in held, asks, shapes)
+                flips += before != after
+            if name not in picks and not after and not self._emptied(request, old, new):
+                if not before:
+                    continue
+                if lost is None:
+                    lost = old
+                    continue
+            out.append((old, new))
+        if lost is not None and (
+            flips > 1
+            or self._within_range(request, lost, self.own.get(key, _NO_COUNTS), answer.most, held, now)
+            is None
+        ):
+            return relevant
         return out
 
     def _relevant_each(
