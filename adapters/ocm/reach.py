@@ -1919,6 +1919,14 @@ class OcmLive:
                 else:
                     held = own.get(key, _NO_COUNTS)
                     most = top if top and held.keys().isdisjoint(tops) else self._most_for(key)
+                    if (
+                        most != answer.most
+                        and not relevant
+                        and answer.mates is None
+                        and answer.strict
+                        and self._most_nil(key, request, answer, most)
+                    ):
+                        continue  # only the busiest count moved for it, and none of its picks' totals
                     if not relevant and answer.mates is None and most == answer.most:
                         if last is None or last <= answer.seen:
                             as_is.append(key)
@@ -2755,6 +2763,60 @@ class OcmLive:
         answer.seen, answer.own, answer.mates = self.seq, self.own.get(key, _NO_COUNTS), None
         answer.up = answer.down = frozenset()
         answer.at = self.now  # the take's clock, which the checks judge at
+
+    def _most_nil(self, key: str, request: PlacementRequest, answer: _Answer, most: int) -> bool:
+        """`_stands_margins`' hold at the ceiling, judged without its path, where only the busiest
+        count moved for a strict answer whose totals are each its own and moved none of its
+        picks' totals: the caller found no relevant change, no batch-mates' moves in its picture
+        and the busiest count `most` other than the answer's. `_stands` would go on to
+        `_stands_margins` (`_stands_on`), which, with no relevant change (no verdict asked, no
+        cluster judged by its own total, no sorter's change), totals the picks: where they were
+        judged by `_total` for this request and no pick is in the drift (no batch-mates' moves:
+        no pick's last log entry after the picture, `_last_logged`, as `_quiet` reads it) and
+        every pick is in the pool, each total moves by its Balance part alone
+        (`_most_shift`: the weight times the score of its count, its decisions but the
+        request's own, at each busiest count). Where no pick's count moves in that table (read
+        as `_shifted` reads it: none below 0, a count past the table's end as its last), every
+        total is the one it had, so the picks as judged equal
+        the kept ones, their weakest pick and the ceiling's verdict too (`_held_by_ceiling`
+        reads the request, what it holds, the picks' names and the weakest pick: kept per picks
+        dict and request, `_ceiling_of_kept`). Where that verdict holds, `_stands_margins`
+        moves the answer on at once: best left out the ceiling, the busiest count `most`, the
+        picks (equal; here the kept dict, which no one changes in place), the anchor kept (the
+        one below the floor let go) or made of the answer as it stood (no cluster judged by its
+        own total), its totals this request's, `_judged_now`; this does the same. Anywhere else
+        it moves nothing and answers False (the caller visits `_stands`): every test before the
+        move reads only pure functions and memos. An answer whose best left out is a named
+        cluster is refused at once (its weakest pick was not above the ceiling when judged).
+        Small counts rarely move (the score truncates 100 * count / most, which a busiest count
+        moved by one shifts by about count / most**2): half the visits of the busiest count's
+        waves, measured."""
+        best, picks = answer.best_out, answer.picks
+        if best is None or best[1] or not picks or answer.totalled is not request:
+            return False  # (a named best left out: its weakest pick was not above the ceiling)
+        _, weight, _, scored, _ = self._facts_of(request)
+        if not scored:
+            return False
+        shift = _most_shift(weight, answer.most, most)
+        last = len(shift) - 1
+        if max(map(self._last_logged.get, picks, repeat(-1))) > answer.seen:  # a pick moved since
+            return False
+        clusters, own = self.pool.by_name(), self.own.get(key, _NO_COUNTS)
+        for c in picks:
+            cluster = clusters.get(c)
+            if cluster is None or shift[min(max(0, cluster.load - own.get(c, 0)), last)]:
+                return False
+        raised = self._ceiling_of_kept(request, best, picks)
+        if raised is None:
+            return False
+        anchor = answer.anchor
+        values = _answer_values(answer)  # as it stood: the anchor made of it, and the journal's
+        if anchor is None or anchor.seen < self.floor:
+            anchor = _Answer(*values)
+        self._keep(answer, values)  # `_judged_now`, its note of the values read once
+        self._moved_on(key, answer)
+        answer.best_out, answer.most, answer.anchor = raised, most, anchor
+        return True
 
     def _stands_margins(
         self,
