@@ -1846,7 +1846,8 @@ class OcmLive:
           asked `_most_for`.
         A PickAll or a Placement without Balance that no change is relevant to is judged as is
         (`_stands`: no drift is read, the busiest count is its answer's); one with Balance ends
-        as `_stands` ends it (no entry after its picture: as is; else `_quiet`); a strict one
+        as `_stands` ends it (no entry after its picture: as is; else `_quiet`), and where only
+        the busiest count moved for it, moving none of its picks' totals, by `_most_nil`; a strict one
         whose totals are each its own, with a relevant change and no batch-mates' moves in its
         picture, ends where its weakest pick stays above the ceiling (`_ceiling_holds`); any
         other is visited with its relevant changes and busiest count (`_stands` goes on from the
