@@ -1847,7 +1847,7 @@ class OcmLive:
         A PickAll or a Placement without Balance that no change is relevant to is judged as is
         (`_stands`: no drift is read, the busiest count is its answer's); one with Balance ends
         as `_stands` ends it (no entry after its picture: as is; else `_quiet`), and where only
-        the busiest count moved for it, moving none of its picks' totals, by `_most_nil`; a strict one
+        the busiest count moved for it, moving none of its picks' totals, by `_most_held`; a strict one
         whose totals are each its own, with a relevant change and no batch-mates' moves in its
         picture, ends where its weakest pick stays above the ceiling (`_ceiling_holds`); any
         other is visited with its relevant changes and busiest count (`_stands` goes on from the
@@ -1925,7 +1925,7 @@ class OcmLive:
                         and not relevant
                         and answer.mates is None
                         and answer.strict
-                        and self._most_nil(key, request, answer, most)
+                        and self._most_held(key, request, answer, most)
                     ):
                         continue  # only the busiest count moved for it, and none of its picks' totals
                     if not relevant and answer.mates is None and most == answer.most:
@@ -2765,7 +2765,7 @@ class OcmLive:
         answer.up = answer.down = frozenset()
         answer.at = self.now  # the take's clock, which the checks judge at
 
-    def _most_nil(self, key: str, request: PlacementRequest, answer: _Answer, most: int) -> bool:
+    def _most_held(self, key: str, request: PlacementRequest, answer: _Answer, most: int) -> bool:
         """`_stands_margins`' hold at the ceiling, judged without its path, where only the busiest
         count moved for a strict answer whose totals are each its own and moved none of its
         picks' totals: the caller found no relevant change, no batch-mates' moves in its picture
@@ -2799,15 +2799,25 @@ class OcmLive:
         if not scored:
             return False
         shift = _most_shift(weight, answer.most, most)
-        last = len(shift) - 1
-        if max(map(self._last_logged.get, picks, repeat(-1))) > answer.seen:  # a pick moved since
-            return False
+        last, seen, logged = len(shift) - 1, answer.seen, self._last_logged
         clusters, own = self.pool.by_name(), self.own.get(key, _NO_COUNTS)
-        for c in picks:
+        judged = picks  # a new dict only where a total moved
+        for c, total in picks.items():
             cluster = clusters.get(c)
-            if cluster is None or shift[min(max(0, cluster.load - own.get(c, 0)), last)]:
+            if cluster is None:
                 return False
-        raised = self._ceiling_of_kept(request, best, picks)
+            if logged.get(c, -1) > seen:  # a pick moved since: its total judged again
+                now = _total(request, cluster, own, most, self._held_of(request))
+            else:
+                now = total + shift[min(max(0, cluster.load - own.get(c, 0)), last)]
+            if now != total:
+                if judged is picks:
+                    judged = dict(picks)
+                judged[c] = now
+        if judged is picks:
+            raised = self._ceiling_of_kept(request, best, picks)
+        else:
+            raised = self._held_by_ceiling(request, best, self._held_of(request), judged, _weakest_of(judged))
         if raised is None:
             return False
         anchor = answer.anchor
@@ -2816,7 +2826,7 @@ class OcmLive:
             anchor = _Answer(*values)
         self._keep(answer, values)  # `_judged_now`, its note of the values read once
         self._moved_on(key, answer)
-        answer.best_out, answer.most, answer.anchor = raised, most, anchor
+        answer.picks, answer.best_out, answer.most, answer.anchor = judged, raised, most, anchor
         return True
 
     def _stands_margins(
