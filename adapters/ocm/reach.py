@@ -1849,7 +1849,8 @@ class OcmLive:
           asked `_most_for`.
         A PickAll or a Placement without Balance that no change is relevant to is judged as is
         (`_stands`: no drift is read, the busiest count is its answer's); one with Balance ends
-        as `_stands` ends it (no entry after its picture: as is; else `_quiet`); a strict one
+        as `_stands` ends it (no entry after its picture: as is; else `_quiet`), and where only
+        the busiest count moved for it, at its ceiling (`_most_held`); a strict one
         whose totals are each its own, with a relevant change and no batch-mates' moves in its
         picture, ends where its weakest pick stays above the ceiling (`_ceiling_holds`); any
         other is visited with its relevant changes and busiest count (`_stands` goes on from the
@@ -1928,6 +1929,14 @@ class OcmLive:
                 else:
                     held = own.get(key, _NO_COUNTS)
                     most = top if top and held.keys().isdisjoint(tops) else self._most_for(key)
+                    if (
+                        most != answer.most
+                        and not relevant
+                        and answer.mates is None
+                        and answer.strict
+                        and self._most_held(key, request, answer, most)
+                    ):
+                        continue  # only the busiest count moved for it: held at its ceiling
                     if not relevant and answer.mates is None and most == answer.most:
                         if last is None or last <= answer.seen:
                             as_is.append(key)
@@ -2864,6 +2873,67 @@ class OcmLive:
         answer.seen, answer.own, answer.mates = self.seq, self.own.get(key, _NO_COUNTS), None
         answer.up = answer.down = frozenset()
         answer.at = self.now  # the take's clock, which the checks judge at
+
+    def _most_held(self, key: str, request: PlacementRequest, answer: _Answer, most: int) -> bool:
+        """`_stands_margins`' hold at the ceiling, judged without its path, where only the busiest
+        count moved for a strict answer whose totals are each its own: the caller found no
+        relevant change, no batch-mates' moves in its picture and the busiest count `most` other
+        than the answer's. `_stands` would go on to `_stands_margins` (`_stands_on`), which, with
+        no relevant change (no verdict asked, no cluster judged by its own total, no sorter's
+        change), totals the picks where they were judged by `_total` for this request and every
+        pick is in the pool: a pick in the drift (no batch-mates' moves: its last log entry after
+        the picture, `_last_logged`, as `_quiet` reads it) by `_total`, any other by its Balance
+        part alone (`_most_shift`: the weight times the score of its count, its decisions but the
+        request's own, at each busiest count, read as `_shifted` reads it: none below 0, a count
+        past the table's end as its last). This totals them so. Where no total moved (most moves
+        are nil: the score truncates 100 * count / most, which a busiest count moved by one
+        shifts by about count / most**2), the picks as judged equal the kept ones, and so do
+        their weakest pick and the ceiling's verdict (`_held_by_ceiling` reads the request, what
+        it holds, the picks' names and the weakest pick: kept per picks dict and request,
+        `_ceiling_of_kept`); the kept dict (no one changes it in place) stands for them. Where
+        that verdict holds, `_stands_margins` moves the answer on at once: the picks as judged,
+        best left out the ceiling, the busiest count `most`, the anchor kept (the one below the
+        floor let go) or made of the answer as it stood (no cluster judged by its own total), its
+        totals this request's, `_judged_now`; this does the same. Anywhere else it moves nothing
+        and answers False (the caller visits `_stands`): every test before the move reads only
+        pure functions and memos. An answer whose best left out is a named cluster is refused at
+        once (its weakest pick was not above the ceiling when judged)."""
+        best, picks = answer.best_out, answer.picks
+        if best is None or best[1] or not picks or answer.totalled is not request:
+            return False  # (a named best left out: its weakest pick was not above the ceiling)
+        _, weight, _, scored, _ = self._facts_of(request)
+        if not scored:
+            return False
+        shift = _most_shift(weight, answer.most, most)
+        last, seen, logged = len(shift) - 1, answer.seen, self._last_logged
+        clusters, own = self.pool.by_name(), self.own.get(key, _NO_COUNTS)
+        judged = picks  # a new dict only where a total moved
+        for c, total in picks.items():
+            cluster = clusters.get(c)
+            if cluster is None:
+                return False
+            if logged.get(c, -1) > seen:  # a pick moved since: its total judged again
+                now = _total(request, cluster, own, most, self._held_of(request))
+            else:
+                now = total + shift[min(max(0, cluster.load - own.get(c, 0)), last)]
+            if now != total:
+                if judged is picks:
+                    judged = dict(picks)
+                judged[c] = now
+        if judged is picks:
+            raised = self._ceiling_of_kept(request, best, picks)
+        else:
+            raised = self._held_by_ceiling(request, best, self._held_of(request), judged, _weakest_of(judged))
+        if raised is None:
+            return False
+        anchor = answer.anchor
+        values = _answer_values(answer)  # as it stood: the anchor made of it, and the journal's
+        if anchor is None or anchor.seen < self.floor:
+            anchor = _Answer(*values)
+        self._keep(answer, values)  # `_judged_now`, its note of the values read once
+        self._moved_on(key, answer)
+        answer.picks, answer.best_out, answer.most, answer.anchor = judged, raised, most, anchor
+        return True
 
     def _stands_margins(
         self,
