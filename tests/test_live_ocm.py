@@ -36,6 +36,7 @@ from solver import SolveOptions, solve
 from solver.admits import refusals
 from solver.sat import Model
 from tests.fixtures import ocm
+from tests.fixtures.live import answer_fields as _answer_fields
 from tests.fixtures.live import balance_held_fixed as _held_fixed
 from tests.fixtures.live import (
     checks_put_back,
@@ -44,6 +45,7 @@ from tests.fixtures.live import (
     world_deltas,
     world_events,
 )
+from tests.fixtures.live import hold_replayed as _hold_replayed
 from tests.fixtures.live import ocm_decisions as _decisions
 
 PLACEMENT_LABEL = "cluster.open-cluster-management.io/placement"
@@ -3927,33 +3929,6 @@ def _left_out_whole(
     if raised is not None and not all(reach_module._beats((t, c), raised) for c, t in picks.items()):
         return False
     return raised
-
-
-def _answer_fields(answer) -> list[Any] | None:
-    """Every field of an answer, its anchor's too, but whose totals its picks are."""
-    if answer is None:
-        return None
-    return [
-        _answer_fields(getattr(answer, f)) if f == "anchor" else getattr(answer, f)
-        for f in reach_module._ANSWER_FIELDS
-        if f != "totalled"
-    ]
-
-
-def _hold_replayed(key, answer, hold, asked: Counter[str]) -> tuple[tuple, tuple, list[Any]] | None:
-    """A check's hold (`hold()`) asked of `answer`: a refusal must move none of its fields
-    (counted as refused; None); a hold gives the fields as they stood and after it, with its
-    fields judged, the answer put back as it stood for the caller to judge again."""
-    before = reach_module._answer_values(answer)
-    held = hold()
-    after = reach_module._answer_values(answer)
-    if not held:
-        assert all(a is b for a, b in zip(after, before, strict=True)), key
-        asked["refused"] += 1
-        return None
-    fields = _answer_fields(answer)
-    reach_module._put_back(answer, before)
-    return before, after, fields
 
 
 @pytest.mark.parametrize("mode", ["greedy", "optimal"])

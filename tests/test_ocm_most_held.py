@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime, timedelta
-from typing import Any
 
 import pytest
 
@@ -16,14 +15,7 @@ from adapters.live.hub import HubScheduler
 from adapters.ocm.reach import OcmLive
 from bench.hub_soak import _World
 from solver import SolveOptions
-
-
-def _fields(answer: Any) -> list[Any] | None:
-    """Every field of an answer, its anchor's too."""
-    if answer is None:
-        return None
-    values = zip(reach_module._ANSWER_FIELDS, reach_module._answer_values(answer), strict=True)
-    return [_fields(value) if f == "anchor" else value for f, value in values]
+from tests.fixtures.live import answer_fields, hold_replayed
 
 
 @pytest.mark.parametrize(("mode", "log"), [("optimal", None), ("greedy", 64)])
@@ -44,18 +36,13 @@ def test_a_hold_past_a_moved_busiest_count_is_judged_as_its_margins_judge_it(mod
     asked: Counter[str] = Counter()
 
     def replayed(self, key, request, answer, most):
-        before = reach_module._answer_values(answer)
-        held = held_(self, key, request, answer, most)
-        after = reach_module._answer_values(answer)
-        if not held:
-            assert all(a is b for a, b in zip(after, before, strict=True)), key
-            asked["refused"] += 1
+        found = hold_replayed(key, answer, lambda: held_(self, key, request, answer, most), asked, True)
+        if found is None:
             return False
-        fields = _fields(answer)
-        reach_module._put_back(answer, before)
+        before, after, fields = found
         assert most != answer.most, key
         assert self._stands_margins(key, request, answer, [], self._drift(answer), most, self.now), key
-        assert _fields(answer) == fields, key
+        assert answer_fields(answer, True) == fields, key
         own = self.own.get(key, {})
         clusters = self.pool.by_name()
         asked["held"] += 1
