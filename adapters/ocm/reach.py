@@ -2195,12 +2195,7 @@ class OcmLive:
             raised = self._quiet_left(key, request, answer, facts[1], scored)
             if raised is None:
                 return False
-        anchor = answer.anchor
-        values = _answer_values(answer)  # as it stood: the anchor made of it, and the journal's
-        if anchor is None or anchor.seen < self.floor:
-            anchor = _Answer(*values)
-        self._keep(answer, values)  # `_judged_now`, its note of the values read once
-        self._moved_on(key, answer)
+        anchor = self._judged_now_anchored(key, answer)
         answer.best_out, answer.anchor = raised, anchor
         answer.totalled = request if scored else None
         return True
@@ -2356,16 +2351,7 @@ class OcmLive:
                 return False  # a cluster newly feasible for one short of its N
             else:
                 entered = True
-        anchor = answer.anchor
-        if anchor is not None and anchor.seen < self.floor:
-            anchor = None
-        values = _answer_values(answer)  # as it stood: the anchor made of it, and the journal's
-        if entered:
-            anchor = None
-        elif anchor is None:
-            anchor = _Answer(*values)
-        self._keep(answer, values)  # `_judged_now`, its note of the values read once
-        self._moved_on(key, answer)
+        anchor = self._judged_now_anchored(key, answer, made=not entered)
         answer.picks, answer.best_out, answer.most, answer.anchor = picks, raised, most, anchor
         answer.totalled = request
         return True
@@ -2835,6 +2821,22 @@ class OcmLive:
         self._keep(answer)
         self._moved_on(key, answer)
 
+    def _judged_now_anchored(self, key: str, answer: _Answer, made: bool = True) -> _Answer | None:
+        """`_judged_now` of an answer held at its ceiling (`_quiet`, `_ceiling_holds`,
+        `_most_held`), its fields as it stood read once for the journal and the anchor; gives the
+        anchor it is to keep: its own where not below the floor, else one made of it as it stood
+        (`made` False: none, where a cluster newly feasible left out makes no picture a bound).
+        The caller then sets its fields as judged."""
+        values = _answer_values(answer)
+        anchor = answer.anchor
+        if not made:
+            anchor = None
+        elif anchor is None or anchor.seen < self.floor:
+            anchor = _Answer(*values)
+        self._keep(answer, values)
+        self._moved_on(key, answer)
+        return anchor
+
     def _judged_as_is(self, key: str, answer: _Answer) -> None:
         """`_judged_now` where the caller moves nothing else of the answer: the journal puts back
         the fields it moves alone (within the checks, their one note does: `_notes`)."""
@@ -2926,12 +2928,7 @@ class OcmLive:
             raised = self._held_by_ceiling(request, best, self._held_of(request), judged, _weakest_of(judged))
         if raised is None:
             return False
-        anchor = answer.anchor
-        values = _answer_values(answer)  # as it stood: the anchor made of it, and the journal's
-        if anchor is None or anchor.seen < self.floor:
-            anchor = _Answer(*values)
-        self._keep(answer, values)  # `_judged_now`, its note of the values read once
-        self._moved_on(key, answer)
+        anchor = self._judged_now_anchored(key, answer)
         answer.picks, answer.best_out, answer.most, answer.anchor = judged, raised, most, anchor
         return True
 
