@@ -1908,14 +1908,10 @@ class OcmLive:
                     if groups and any(_regrouped(old, new, answer.selected, groups) for old, new in regroup):
                         solved.add(key)
                         continue
-                cut = False  # every relevant change one `_left_lost` lets go
                 if union is not None and union.isdisjoint(reads):
-                    relevant = []
-                else:
-                    relevant = self._relevant(key, request, changed, now)
-                    if relevant and alone and answer.strict and request.mode is not SelectionMode.ALL:
-                        relevant = self._left_lost(key, request, answer, relevant, scored, now)
-                        cut = not relevant
+                    relevant, cut = [], False
+                else:  # `cut`: every relevant change one `_left_lost` lets go
+                    relevant, cut = self._relevant_kept(key, request, answer, changed, now, alone, scored)
                 most = answer.most
                 if timed and self._ran_out(request, answer, changed, now):
                     self._run(key, request, changed)  # held only where its sync alone picks it (`_by_runs`)
@@ -2080,9 +2076,7 @@ class OcmLive:
             if union is not None and union.isdisjoint(reads):
                 relevant = []
             else:
-                relevant = self._relevant(key, request, changed, now)
-                if relevant and alone and answer.strict and request.mode is not SelectionMode.ALL:
-                    relevant = self._left_lost(key, request, answer, relevant, scored, now)
+                relevant, _ = self._relevant_kept(key, request, answer, changed, now, alone, scored)
         else:  # nothing changed of a cluster (the writes coming back, `stale`): nothing relevant
             relevant = []
         most = answer.most
@@ -2477,6 +2471,25 @@ class OcmLive:
             ):
                 out.append(name)
         return out
+
+    def _relevant_kept(
+        self,
+        key: str,
+        request: PlacementRequest,
+        answer: _Answer,
+        changed: Mapping[str, tuple[Cluster | None, Cluster | None]],
+        now: datetime,
+        alone: bool,
+        scored: bool,
+    ) -> tuple[list[tuple[Cluster | None, Cluster | None]], bool]:
+        """The relevant changes (`_relevant`) the checks judge: for a strict top N judged on its
+        totals (`alone`), less those `_left_lost` lets go; and whether it let go every one of
+        them (some there were), which `_checked` judges as it was without them."""
+        relevant = self._relevant(key, request, changed, now)
+        if relevant and alone and answer.strict and request.mode is not SelectionMode.ALL:
+            kept = self._left_lost(key, request, answer, relevant, scored, now)
+            return kept, not kept
+        return relevant, False
 
     def _left_lost(
         self,
