@@ -12,7 +12,8 @@ from bench import ocm_index_sim
 
 
 def test_the_index_simulation_counts_each_visit_against_a_pair_and_puts_the_model_back():
-    methods = {name: getattr(reach.OcmLive, name) for name in ("_log_moved", "_checked", "_stands", "_quiet")}
+    names = ("_log_moved", "_checked", "_stands", "_quiet", "_quiet_left")
+    methods = {name: getattr(reach.OcmLive, name) for name in names}
     objects = generate("ocm", 80, 120, seed=3, now=datetime.fromisoformat(DEFAULT_NOW))
     per_kind, counts = ocm_index_sim.simulate(objects, 30, "optimal", 3)
     assert sum(per_kind.values()) == 30
